@@ -1,0 +1,48 @@
+# Thin wrapper over CMake. The two set-up commands of the README:
+#   make demo   install what is missing, build, analyze a bundled fixture
+#   make test   install what is missing, build, run every test (plain and ASan/UBSan)
+# Also: make build, make bench, make fuzz [FUZZ_SECONDS=600], make clean.
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 60
+DEPS_STAMP := build/.deps-ok
+
+.PHONY: all deps build demo test test-plain test-asan bench fuzz clean
+
+all: build
+
+$(DEPS_STAMP): scripts/deps.sh
+	sh scripts/deps.sh
+	@mkdir -p build && touch $@
+
+deps: $(DEPS_STAMP)
+
+build: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build -j$(JOBS)
+
+demo: build
+	./build/oomlens analyze fixtures/demo -o demo-report.html --db demo.db
+	@echo "open demo-report.html"
+
+test-plain: build
+	cd build && ctest --output-on-failure -j$(JOBS)
+
+test-asan: deps
+	CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOOMLENS_SANITIZE=ON >/dev/null
+	cmake --build build-asan -j$(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --output-on-failure -j$(JOBS)
+
+test: test-plain test-asan
+
+bench: build
+	sh bench/run.sh
+
+fuzz: deps
+	CC=clang cmake -S . -B build-fuzz -DOOMLENS_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build-fuzz -j$(JOBS)
+	sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+clean:
+	rm -rf build build-asan build-fuzz demo.db demo-report.html

@@ -1,0 +1,31 @@
+/*
+ * formats.h -- the table of artifact formats oomlens reads, and detection.
+ *
+ * Detection looks at content, never only at a name: each format's sniff
+ * scores the first bytes of a file (0 = not this format, 100 = certain),
+ * and the highest score wins. Adding a format is one row in formats.c.
+ */
+#ifndef OOMLENS_FORMATS_H
+#define OOMLENS_FORMATS_H
+
+#include <stddef.h>
+#include "../lib/input.h"
+#include "../parsers/sink.h"
+
+struct format {
+	const char *kind;      /* stored in artifact.kind */
+	const char *what;      /* one line for --help and the report */
+	int (*sniff)(const unsigned char *head, size_t n);
+	int (*parse)(struct input *in, struct sink *s); /* records >= 0, or -1 */
+};
+
+extern const struct format formats[];
+
+#define DETECT_HEAD (64 * 1024)
+
+/* The best format for an input (reads ahead with input_peek, consumes
+ * nothing), or NULL when none recognises it. */
+const struct format *detect_format(struct input *in);
+const struct format *format_by_kind(const char *kind);
+
+#endif

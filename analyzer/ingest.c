@@ -1,0 +1,170 @@
+/*
+ * ingest.c -- walk the artifacts, detect each, run its parser into the
+ * timeline, one transaction per artifact. A failed artifact leaves its
+ * row and diagnostics; the others go on.
+ */
+#include "ingest.h"
+#include "formats.h"
+#include "../lib/strbuf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Note an artifact we could not open or do not read. */
+static int note_artifact(struct timeline *tl, const char *path, const char *status,
+			 enum ol_severity sev, const char *msg, uint64_t size)
+{
+	int64_t id = timeline_artifact_begin(tl, path, NULL, size, 0);
+	if (id < 0)
+		return -1;
+	if (msg)
+		sink_diagf(&tl->sink, 0, 0, sev, "%s", msg);
+	return timeline_artifact_end(tl, 1, status, 0, 0);
+}
+
+static int ingest_file(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
+		       struct ingest_stats *st)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct input in;
+	const struct format *f;
+	const char *status;
+	double t0 = now_s();
+	int64_t id;
+	int n, r;
+
+	st->files++;
+	if (input_open(&in, path, &err) < 0) {
+		if (!cfg->quiet)
+			fprintf(stderr, "oomlens: %s\n", err.buf);
+		st->failed++;
+		r = note_artifact(tl, path, "failed", OL_ERROR, err.buf, 0);
+		strbuf_release(&err);
+		return r;
+	}
+	f = cfg->force_kind ? format_by_kind(cfg->force_kind) : detect_format(&in);
+	if (!f) {
+		st->skipped++;
+		if (!cfg->quiet)
+			fprintf(stderr, "oomlens: %s: skipped: not a format oomlens reads\n", path);
+		input_close(&in);
+		return note_artifact(tl, path, "skipped", OL_INFO,
+				     "not a format oomlens reads", in.size);
+	}
+	id = timeline_artifact_begin(tl, path, f->kind, in.size, in.compressed);
+	if (id < 0) {
+		input_close(&in);
+		return -1;
+	}
+	n = f->parse(&in, &tl->sink);
+	if (in.error)
+		sink_diagf(&tl->sink, 0, in.offset, OL_ERROR,
+			   "read error after %llu bytes (%s): the rest of the file is lost",
+			   (unsigned long long)in.offset,
+			   in.compressed ? "corrupt or truncated gzip stream" : strerror(in.error));
+	if (n < 0) {
+		status = "failed";
+		st->failed++;
+	} else if (tl->sink.n_errors) {
+		status = "partial";
+		st->partial++;
+		st->records += (uint64_t)n;
+	} else {
+		status = n ? "ok" : "empty";
+		st->ok += n ? 1 : 0;
+		st->records += (uint64_t)n;
+	}
+	st->bytes += in.offset;
+	if (!cfg->quiet && (tl->sink.n_errors || n < 0))
+		fprintf(stderr, "oomlens: %s: %s (%u errors, %u warnings; see the report)\n",
+			path, status, tl->sink.n_errors, tl->sink.n_warnings);
+	r = timeline_artifact_end(tl, n >= 0, status, in.offset, now_s() - t0);
+	input_close(&in);
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ingest_path(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
+		       struct ingest_stats *st, int depth)
+{
+	struct stat sb;
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	int r = 0;
+
+	if (stat(path, &sb) < 0) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
+		if (!cfg->quiet)
+			fprintf(stderr, "oomlens: %s\n", msg);
+		st->files++;
+		st->failed++;
+		return note_artifact(tl, path, "failed", OL_ERROR, msg, 0);
+	}
+	if (!S_ISDIR(sb.st_mode))
+		return ingest_file(tl, path, cfg, st);
+	if (depth > 16)
+		return 0;
+	d = opendir(path);
+	if (!d) {
+		st->failed++;
+		return note_artifact(tl, path, "failed", OL_ERROR, strerror(errno), 0);
+	}
+	while ((de = readdir(d))) {
+		struct strbuf sbp = STRBUF_INIT;
+		if (de->d_name[0] == '.')
+			continue;  /* ., .., and hidden files */
+		if (n == cap) {
+			char **p = realloc(names, (cap = cap ? cap * 2 : 32) * sizeof(*names));
+			if (!p) {
+				r = -1;
+				break;
+			}
+			names = p;
+		}
+		strbuf_addf(&sbp, "%s%s%s", path,
+			    path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
+		names[n++] = strbuf_detach(&sbp, NULL);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (r == 0)
+			r = ingest_path(tl, names[i], cfg, st, depth + 1);
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
+		 const struct ingest_cfg *cfg, struct ingest_stats *st)
+{
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < npaths; i++)
+		if (ingest_path(tl, paths[i], cfg, st, 0) < 0)
+			return -1;
+	if (timeline_align_clocks(tl) < 0)
+		return -1;
+	return st->records ? 0 : 1;
+}

@@ -1,0 +1,24 @@
+/*
+ * rules.h -- the rule modules and the verdict.
+ *
+ * Each rule (analyzer/rules/<name>.c) reads the timeline with SQL and
+ * writes findings (finding + evidence rows). verdict.c then combines the
+ * findings into the incident's one verdict row. Rules never parse files.
+ */
+#ifndef OOMLENS_RULES_H
+#define OOMLENS_RULES_H
+
+#include "timeline.h"
+
+struct rule {
+	const char *name;
+	const char *what;
+	int (*run)(struct timeline *tl);   /* findings written, or -1 */
+};
+
+extern const struct rule rules[];
+
+/* Clear old findings, run every rule, write the verdict. 0 or -1. */
+int analyze_timeline(struct timeline *tl);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * timeline.h -- the incident database: one SQLite file per incident.
+ *
+ * The timeline owns the schema (docs/schema.md) and every write. Ingest
+ * opens it, and for each artifact calls timeline_artifact_begin(), runs the
+ * parser against timeline_sink(), then timeline_artifact_end(): one
+ * transaction per artifact, so a parser that fails leaves only its
+ * artifact row and diagnostics behind. Rules and reports read tl->db with
+ * plain SQL.
+ */
+#ifndef OOMLENS_TIMELINE_H
+#define OOMLENS_TIMELINE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "../parsers/sink.h"
+
+#define TIMELINE_SCHEMA_VERSION 1
+
+struct strbuf;
+
+#define TIMELINE_NSTMT 64
+#define TIMELINE_MAX_DIAGS 200
+
+struct tl_pending_diag {
+	uint64_t line, offset;
+	enum ol_severity sev;
+	char msg[512];
+};
+
+struct timeline {
+	sqlite3 *db;
+	struct sink sink;          /* bound to the current artifact */
+	int64_t artifact_id;       /* 0 outside an artifact */
+	struct ingest_opts opts;   /* set by the caller before ingest */
+	const char *stmt_sql[TIMELINE_NSTMT]; /* statement cache, timeline.c */
+	sqlite3_stmt *stmts[TIMELINE_NSTMT];
+	struct tl_pending_diag pending[TIMELINE_MAX_DIAGS]; /* this artifact's */
+	unsigned n_pending, n_dropped;
+};
+
+/* Open (create=1: create fresh, replacing an existing file) the database at
+ * path. Returns 0, or -1 with a message in err. */
+int timeline_open(struct timeline *tl, const char *path, int create, struct strbuf *err);
+void timeline_close(struct timeline *tl);
+
+/* Start an artifact: inserts its row, opens the transaction, binds the sink.
+ * Returns the artifact id (> 0) or -1. */
+int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const char *kind,
+				uint64_t size, int compressed);
+/* End it. ok=0: roll back everything the parser wrote, keep the artifact
+ * row (status 'failed') and its diagnostics. status: "ok", "partial",
+ * "failed", "skipped". Returns 0 or -1. */
+int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
+			  uint64_t bytes_read, double seconds);
+/* Record a diagnostic for an artifact outside its parse (open failures...). */
+int timeline_diag(struct timeline *tl, int64_t artifact_id, uint64_t line,
+		  uint64_t offset, enum ol_severity sev, const char *msg);
+/* Set a meta key outside any artifact (artifact_id NULL). */
+int timeline_meta(struct timeline *tl, const char *key, const char *value);
+
+/* Place boot-relative times on UTC using the anchors found (and
+ * --boot-time); marks what could not be placed. Run after ingest. */
+int timeline_align_clocks(struct timeline *tl);
+
+/* Run one SQL statement with no result rows. */
+int timeline_exec(struct timeline *tl, const char *sql);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * input.h -- one artifact opened for reading: a plain file, a gzip file
+ * (read transparently), or a block of memory (tests and fuzzers).
+ *
+ * Parsers read an input either as bytes (input_read) or as lines
+ * (input_getline); they do not mix the two. Memory is bounded: one buffer
+ * of INPUT_BUFSZ bytes whatever the file size. Lines longer than
+ * INPUT_MAX_LINE are cut there; the rest of the line is skipped and
+ * in->line_cut is set for that line, so the parser can say so.
+ */
+#ifndef OOMLENS_INPUT_H
+#define OOMLENS_INPUT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define INPUT_BUFSZ (1u << 20)
+#define INPUT_MAX_LINE (INPUT_BUFSZ - 1)
+
+struct strbuf;
+
+struct input {
+	const char *path;       /* display name, not owned */
+	int fd;                 /* -1 for memory inputs */
+	void *gz;               /* gzFile when compressed, else NULL */
+	int compressed;         /* 1: gzip on disk */
+	uint64_t size;          /* bytes on disk (compressed size for .gz) */
+	int64_t mtime;          /* seconds since the epoch, 0 if unknown */
+
+	const unsigned char *mem; /* memory input (not owned) */
+	size_t mem_len, mem_pos;
+
+	unsigned char *buf;     /* read buffer */
+	size_t pos, end;        /* unread bytes are buf[pos..end) */
+	uint64_t offset;        /* uncompressed offset of buf[pos] */
+	uint64_t line_offset;   /* offset of the line last returned */
+	uint64_t lineno;        /* 1-based number of the line last returned */
+	int line_cut;           /* the line last returned was cut */
+	int eof;
+	int error;              /* a read failed; errno-like code */
+};
+
+/* Open path. Returns 0, or -1 with a message in err (if not NULL). */
+int input_open(struct input *in, const char *path, struct strbuf *err);
+/* Wrap n bytes at data (not copied; they must outlive the input). */
+int input_open_mem(struct input *in, const char *name, const void *data, size_t n);
+void input_close(struct input *in);
+
+/* Up to n bytes into dst. Returns the count, 0 at end, -1 on a read error. */
+ssize_t input_read(struct input *in, void *dst, size_t n);
+/* Skip n bytes. Returns the count skipped (less at end of input). */
+uint64_t input_skip(struct input *in, uint64_t n);
+/* Next line without its "\n" or "\r\n". Returns 1 with *line and *len set
+ * (valid until the next call), 0 at end of input, -1 on a read error. */
+int input_getline(struct input *in, const char **line, size_t *len);
+/* Look at the first bytes without consuming them (up to INPUT_BUFSZ).
+ * Returns a pointer to what is buffered and its length in *n. */
+const unsigned char *input_peek(struct input *in, size_t want, size_t *n);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * sink.h -- what parsers produce, and the interface they hand it to.
+ *
+ * A parser turns one artifact into calls on a struct sink: events, task
+ * rows, series samples, stacks, mappings, GPU objects, diagnostics. It knows
+ * nothing about where they go. analyzer/timeline.c implements the sink over
+ * SQLite; a zeroed struct sink (every op NULL) is the null sink used by the
+ * fuzzers, and the sink_* wrappers below make a NULL op a no-op.
+ *
+ * Conventions for every record:
+ *   - an unknown integer is OL_NULL (INT64_MIN), never 0;
+ *   - an unknown string is NULL;
+ *   - strings are borrowed: valid only during the call (the sink copies);
+ *   - sizes are bytes unless the field name says otherwise (_kb, _pages).
+ * Ops return an id (> 0) or 0 where there is none, and -1 when the store
+ * failed; a parser stops on -1 (the artifact is then rolled back).
+ */
+#ifndef OOMLENS_SINK_H
+#define OOMLENS_SINK_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <jansson.h>
+
+#define OL_NULL INT64_MIN
+
+/* Which clock a time was read on. */
+enum ol_clock {
+	OL_CLOCK_NONE = 0,  /* no time at all */
+	OL_CLOCK_UTC,       /* utc_ns is UTC */
+	OL_CLOCK_LOCAL,     /* wall clock of unknown zone, stored as if UTC */
+	OL_CLOCK_BOOT,      /* only boot_ns is known (aligned later if anchored) */
+};
+
+/* A point in time as the artifact gave it. */
+struct ol_time {
+	enum ol_clock clock;
+	int64_t utc_ns;       /* ns since the epoch, OL_NULL if unknown */
+	int64_t boot_ns;      /* ns since boot, OL_NULL if unknown */
+	const char *boot_id;  /* journal boot id, or NULL */
+};
+
+enum ol_severity { OL_INFO = 0, OL_WARN = 1, OL_ERROR = 2 };
+
+/* Options a user gives that parsers need to place times. */
+struct ingest_opts {
+	int64_t boot_time_ns;   /* --boot-time, OL_NULL if not given */
+	int tz_known;           /* --tz given */
+	int32_t tz_offset_s;    /* local time = UTC + tz_offset_s */
+	int year;               /* --year for year-less syslog, 0 = from mtime */
+};
+
+/* A discrete happening. data holds the kind's own fields (json object,
+ * borrowed; may be NULL); docs/json.md lists them per kind. */
+struct ol_event {
+	const char *kind;       /* "oom_kill", "oom_invoked", "oom_reaper", ... */
+	struct ol_time t;
+	int64_t pid;
+	const char *comm;
+	int64_t bytes;          /* the kind's main size (e.g. rss freed, bytes requested) */
+	uint64_t line;          /* 1-based source line, or byte offset for binary inputs */
+	const char *summary;    /* one line for humans */
+	json_t *data;
+};
+
+/* One row of the kernel's OOM task dump. Page columns are pages. */
+struct ol_task {
+	int64_t pid, uid, tgid;
+	int64_t total_vm_pages, rss_pages;
+	int64_t rss_anon_pages, rss_file_pages, rss_shmem_pages;
+	int64_t pgtables_bytes, nr_ptes, nr_pmds, swapents;
+	int64_t oom_adj, oom_score_adj;
+	const char *name;
+};
+
+/* One stack frame, innermost first. */
+struct ol_frame {
+	const char *name;       /* function */
+	const char *file;       /* source file or module path */
+	int64_t line;           /* source line, or offset within module */
+	const char *build_id;   /* hex, or NULL */
+};
+
+/* One capture of a process's mappings (smaps, smaps_rollup, core NT_FILE). */
+struct ol_capture {
+	const char *source;     /* "smaps", "smaps_rollup", "core" */
+	struct ol_time t;
+	int64_t pid;
+	const char *comm;
+	const char *status;     /* NULL, or "ESRCH"/"EACCES" for an empty record */
+};
+
+/* One VMA. Sizes in kB as smaps prints them; kinds: heap, anon, file,
+ * stack, gpu, shmem, hugepage, special. extra: every other smaps key. */
+struct ol_mapping {
+	uint64_t start, end;
+	const char *perms;
+	uint64_t offset;
+	const char *dev;
+	int64_t inode;
+	const char *path;
+	const char *kind;
+	int64_t size_kb, rss_kb, pss_kb, anon_kb, swap_kb;
+	const char *vmflags;
+	json_t *extra;
+};
+
+struct sink {
+	void *ctx;                      /* the implementation's state */
+	const struct ingest_opts *opts; /* may be NULL */
+	const char *path;               /* artifact being parsed, for messages */
+
+	int64_t (*event)(struct sink *, const struct ol_event *);
+	int64_t (*task)(struct sink *, int64_t event_id, const struct ol_task *);
+	int64_t (*series)(struct sink *, const char *name, const char *unit,
+			  const char *entity);
+	int64_t (*sample)(struct sink *, int64_t series_id, const struct ol_time *,
+			  double value);
+	int64_t (*meta)(struct sink *, const char *key, const char *value);
+	int64_t (*stack)(struct sink *, const struct ol_frame *frames, size_t n);
+	int64_t (*anchor)(struct sink *, const char *boot_id, int64_t boot_ns,
+			  int64_t utc_ns, const char *how);
+	int64_t (*capture)(struct sink *, const struct ol_capture *);
+	int64_t (*mapping)(struct sink *, int64_t capture_id, const struct ol_mapping *);
+	int64_t (*diag)(struct sink *, uint64_t line, uint64_t offset,
+			enum ol_severity, const char *msg);
+
+	/* --- PyTorch snapshots (issue 3) --- */
+
+	/* --- CUDA and host core dumps (issue 4) --- */
+
+	/* --- time series sources (issue 5) --- */
+
+	unsigned n_errors, n_warnings;  /* diagnostics so far (kept by sink_diagf) */
+};
+
+/* Wrappers: a NULL op succeeds without storing (returns 1 for ids). */
+#define OL_SINK_CALL(s, op, ...) ((s)->op ? (s)->op((s), __VA_ARGS__) : 1)
+static inline int64_t sink_event(struct sink *s, const struct ol_event *e)
+{ return OL_SINK_CALL(s, event, e); }
+static inline int64_t sink_task(struct sink *s, int64_t ev, const struct ol_task *t)
+{ return OL_SINK_CALL(s, task, ev, t); }
+static inline int64_t sink_series(struct sink *s, const char *name, const char *unit,
+				  const char *entity)
+{ return OL_SINK_CALL(s, series, name, unit, entity); }
+static inline int64_t sink_sample(struct sink *s, int64_t id, const struct ol_time *t, double v)
+{ return OL_SINK_CALL(s, sample, id, t, v); }
+static inline int64_t sink_meta(struct sink *s, const char *k, const char *v)
+{ return OL_SINK_CALL(s, meta, k, v); }
+static inline int64_t sink_stack(struct sink *s, const struct ol_frame *f, size_t n)
+{ return OL_SINK_CALL(s, stack, f, n); }
+static inline int64_t sink_anchor(struct sink *s, const char *boot_id, int64_t boot_ns,
+				  int64_t utc_ns, const char *how)
+{ return OL_SINK_CALL(s, anchor, boot_id, boot_ns, utc_ns, how); }
+static inline int64_t sink_capture(struct sink *s, const struct ol_capture *c)
+{ return OL_SINK_CALL(s, capture, c); }
+static inline int64_t sink_mapping(struct sink *s, int64_t cap, const struct ol_mapping *m)
+{ return OL_SINK_CALL(s, mapping, cap, m); }
+
+/* Record a diagnostic "path:line: message" (line 0: use offset instead).
+ * Counts errors and warnings in s. Returns -1 only if the store failed. */
+int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
+		   enum ol_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* A time with nothing known. */
+static inline struct ol_time ol_time_none(void)
+{
+	struct ol_time t = { OL_CLOCK_NONE, OL_NULL, OL_NULL, NULL };
+	return t;
+}
+
+/* json helpers for event data: integers that may be OL_NULL become null. */
+static inline json_t *ol_json_int(int64_t v)
+{ return v == OL_NULL ? json_null() : json_integer(v); }
+static inline json_t *ol_json_str(const char *s)
+{ return s ? json_string(s) : json_null(); }
+
+/* A json string from n bytes of untrusted text (invalid UTF-8 replaced);
+ * never NULL unless out of memory. */
+json_t *ol_json_strn(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * query.c -- database reading helpers for the reports; see query.h.
+ */
+#include "query.h"
+#include "../lib/strbuf.h"
+#include "../lib/timeutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+sqlite3_stmt *q_prepare(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "oomlens: report query failed: %s\n", sqlite3_errmsg(db));
+		return NULL;
+	}
+	return st;
+}
+
+json_t *q_json(sqlite3_stmt *st, int col)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		return json_integer(sqlite3_column_int64(st, col));
+	case SQLITE_FLOAT:
+		return json_real(sqlite3_column_double(st, col));
+	case SQLITE_TEXT:
+	case SQLITE_BLOB:
+		strbuf_add_utf8(&sb, (const char *)sqlite3_column_text(st, col),
+				(size_t)sqlite3_column_bytes(st, col));
+		j = json_stringn(sb.buf, sb.len);
+		strbuf_release(&sb);
+		return j;
+	default:
+		return json_null();
+	}
+}
+
+json_t *q_json_time(sqlite3_stmt *st, int col)
+{
+	char buf[40];
+
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return json_null();
+	format_iso8601(sqlite3_column_int64(st, col), buf, sizeof(buf));
+	return json_string(buf);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+json_t *q_rows(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = q_prepare(db, sql);
+	json_t *arr = json_array();
+	int i, n;
+
+	if (!st)
+		return arr;
+	n = sqlite3_column_count(st);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *o = json_object();
+		for (i = 0; i < n; i++) {
+			const char *name = sqlite3_column_name(st, i);
+			if (!strcmp(name, "data")) {
+				json_t *d = NULL;
+				if (sqlite3_column_type(st, i) == SQLITE_TEXT)
+					d = json_loads((const char *)sqlite3_column_text(st, i), 0, NULL);
+				if (json_is_object(d))
+					json_object_update(o, d);
+				json_decref(d);
+			} else if (ends_with(name, "_json")) {
+				json_t *d = NULL;
+				char key[64];
+				snprintf(key, sizeof(key), "%.*s", (int)(strlen(name) - 5), name);
+				if (sqlite3_column_type(st, i) == SQLITE_TEXT)
+					d = json_loads((const char *)sqlite3_column_text(st, i), 0, NULL);
+				json_object_set_new(o, key, d ? d : json_null());
+			} else if (ends_with(name, "time")) {
+				json_object_set_new(o, name, q_json_time(st, i));
+			} else {
+				json_object_set_new(o, name, q_json(st, i));
+			}
+		}
+		json_array_append_new(arr, o);
+	}
+	sqlite3_finalize(st);
+	return arr;
+}
+
+int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt)
+{
+	sqlite3_stmt *st = q_prepare(db, sql);
+	int64_t v = dflt;
+
+	if (!st)
+		return dflt;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}

@@ -1,0 +1,26 @@
+/*
+ * query.h -- small helpers the reports use to read the database: run a
+ * query and turn a column into JSON, one scalar, or a time string.
+ */
+#ifndef OOMLENS_QUERY_H
+#define OOMLENS_QUERY_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdint.h>
+
+/* Prepare sql or print why and return NULL. */
+sqlite3_stmt *q_prepare(sqlite3 *db, const char *sql);
+/* Column as JSON: NULL -> null, integer, real, text (UTF-8 cleaned). */
+json_t *q_json(sqlite3_stmt *st, int col);
+/* Column as JSON time: ISO 8601 UTC string, or null when NULL. */
+json_t *q_json_time(sqlite3_stmt *st, int col);
+/* Every row of sql as an object keyed by column name; q_json per value.
+ * Columns named "*_time" go through q_json_time; a column named "data"
+ * holding a JSON object is merged into the row; a column "x_json" holding
+ * JSON text becomes key "x" with that value. */
+json_t *q_rows(sqlite3 *db, const char *sql);
+/* First column of the first row as int64, or dflt. */
+int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt);
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# deps.sh -- install the Debian packages oomlens needs to build and test,
+# skipping those already present. Run as root on Debian 12 (bookworm) or later.
+#   scripts/deps.sh            build + test dependencies
+#   scripts/deps.sh --browser  also Chromium, for the HTML report browser test
+set -e
+pkgs="build-essential cmake pkg-config libsqlite3-dev libelf-dev libdw-dev zlib1g-dev libjansson-dev libcmocka-dev python3 gdb"
+[ "$1" = "--browser" ] && pkgs="$pkgs chromium"
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing packages:$missing (run as root, or install them)" >&2
+	exit 1
+fi
+echo "deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,34 @@
+/*
+ * testutil.h -- what the cmocka tests share: an in-memory timeline fed
+ * from a string or a file, and one-value SQL queries to assert on.
+ */
+#ifndef OOMLENS_TESTUTIL_H
+#define OOMLENS_TESTUTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analyzer/timeline.h"
+
+/* A fresh in-memory timeline (fails the test if it cannot). */
+struct timeline *t_open(void);
+void t_close(struct timeline *tl);
+/* Parse text (n bytes; n = 0 means strlen) as one artifact named name with
+ * the parser of format kind; returns what the parser returned. */
+int t_parse_mem(struct timeline *tl, const char *kind, const char *name,
+		const char *text, size_t n);
+/* Parse a file (path relative to the source tree) with detection. */
+int t_parse_file(struct timeline *tl, const char *relpath);
+/* First column of the first row of a printf-formatted query. */
+int64_t t_int(struct timeline *tl, const char *fmt, ...);       /* NULL -> OL_NULL */
+double t_real(struct timeline *tl, const char *fmt, ...);
+const char *t_text(struct timeline *tl, const char *fmt, ...);  /* static buffer, "(null)" */
+/* Read a whole file of the source tree; caller frees. */
+char *t_slurp(const char *relpath, size_t *n);
+/* Absolute path of a file in the source tree (static buffer). */
+const char *t_src(const char *relpath);
+
+#endif
