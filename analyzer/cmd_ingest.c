@@ -3,6 +3,7 @@
  * fresh incident database, nothing else.
  */
 #include "cli.h"
+#include "formats.h"
 #include "ingest.h"
 #include "../lib/strbuf.h"
 
@@ -96,6 +97,14 @@ int cmd_ingest(int argc, char **argv)
 	if (!db || !np) {
 		free(paths);
 		return usage(ingest_usage);
+	}
+	if (cfg.force_kind && !format_by_kind(cfg.force_kind)) {
+		const struct format *f;
+		error("--kind: unknown format '%s'; the formats are:", cfg.force_kind);
+		for (f = formats; f->kind; f++)
+			fprintf(stderr, "  %-16s %s\n", f->kind, f->what);
+		free(paths);
+		return EXIT_USAGE;
 	}
 	tl = calloc(1, sizeof(*tl));
 	r = tl ? run_ingest(db, append, paths, np, &opts, &cfg, tl) : EXIT_ERROR;

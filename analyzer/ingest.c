@@ -34,6 +34,25 @@ static int note_artifact(struct timeline *tl, const char *path, const char *stat
 	return timeline_artifact_end(tl, 1, status, 0, 0);
 }
 
+/* The progress line: only on a terminal, only for large files. */
+#define PROGRESS_MIN_SIZE (64u << 20)
+
+static void show_progress(struct input *in, void *arg)
+{
+	double t0 = *(double *)arg, dt = now_s() - t0;
+
+	if (in->compressed)
+		fprintf(stderr, "\r%s: %llu MB read", in->path,
+			(unsigned long long)(in->offset >> 20));
+	else
+		fprintf(stderr, "\r%s: %llu of %llu MB (%.0f%%)", in->path,
+			(unsigned long long)(in->offset >> 20),
+			(unsigned long long)(in->size >> 20),
+			in->size ? 100.0 * (double)in->offset / (double)in->size : 0.0);
+	if (dt > 0.5)
+		fprintf(stderr, ", %.0f MB/s   ", (double)in->offset / 1e6 / dt);
+}
+
 static int ingest_file(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
 		       struct ingest_stats *st)
 {
@@ -63,12 +82,20 @@ static int ingest_file(struct timeline *tl, const char *path, const struct inges
 		return note_artifact(tl, path, "skipped", OL_INFO,
 				     "not a format oomlens reads", in.size);
 	}
+	if (cfg->progress > 0 && in.size >= PROGRESS_MIN_SIZE) {
+		in.progress = show_progress;
+		in.progress_arg = &t0;
+		in.progress_every = 16u << 20;
+		in.progress_next = in.progress_every;
+	}
 	id = timeline_artifact_begin(tl, path, f->kind, in.size, in.compressed);
 	if (id < 0) {
 		input_close(&in);
 		return -1;
 	}
 	n = f->parse(&in, &tl->sink);
+	if (in.progress && in.progress_next > in.progress_every)
+		fputc('\n', stderr);
 	if (in.error)
 		sink_diagf(&tl->sink, 0, in.offset, OL_ERROR,
 			   "read error after %llu bytes (%s): the rest of the file is lost",

@@ -139,6 +139,10 @@ static ssize_t fill(struct input *in)
 		return r;
 	}
 	in->end += (size_t)r;
+	if (in->progress && in->offset >= in->progress_next) {
+		in->progress_next = in->offset + in->progress_every;
+		in->progress(in, in->progress_arg);
+	}
 	return r;
 }
 

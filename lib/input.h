@@ -39,6 +39,12 @@ struct input {
 	int line_cut;           /* the line last returned was cut */
 	int eof;
 	int error;              /* a read failed; errno-like code */
+
+	/* Optional: called after each buffer refill once progress_every more
+	 * bytes were read (ingest uses it for its progress line). */
+	void (*progress)(struct input *in, void *arg);
+	void *progress_arg;
+	uint64_t progress_every, progress_next;
 };
 
 /* Open path. Returns 0, or -1 with a message in err (if not NULL). */

@@ -1,0 +1,61 @@
+#!/bin/sh
+# t_cli.sh OOMLENS SRCDIR -- the command line as a user meets it: help,
+# version, exit codes, analyze/report/timeline round trip, and that a
+# broken artifact does not stop the others.
+set -u
+bin=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+check() { # check NAME EXPECTED_RC ACTUAL_RC
+	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
+		echo "FAIL: $1: exit $3, expected $2"; fail=$((fail + 1)); fi
+}
+has() { # has NAME FILE TEXT
+	if grep -q -- "$3" "$2"; then pass=$((pass + 1)); else
+		echo "FAIL: $1: '$3' not in $2"; fail=$((fail + 1)); fi
+}
+
+"$bin" --version >"$tmp/v"; check version 0 $?
+has version "$tmp/v" "oomlens [0-9]"
+for c in analyze ingest report timeline; do
+	"$bin" $c --help >"$tmp/h" 2>&1; check "$c --help" 0 $?
+	has "$c --help" "$tmp/h" "usage: oomlens $c"
+done
+"$bin" nosuchcommand 2>/dev/null; check "unknown command" 2 $?
+"$bin" analyze 2>/dev/null; check "analyze without paths" 2 $?
+"$bin" analyze --format pdf x 2>/dev/null; check "bad format" 2 $?
+"$bin" ingest --db "$tmp/x.db" --kind nope x 2>/dev/null; check "bad kind" 2 $?
+
+# Nothing usable: exit 1, and the reason is said.
+printf 'just some text\n' >"$tmp/notes.txt"
+"$bin" analyze --db "$tmp/n.db" --json "$tmp/notes.txt" >/dev/null 2>"$tmp/e"; check "nothing usable" 1 $?
+has "nothing usable message" "$tmp/e" "nothing usable"
+
+# A directory with a good log, a missing file and junk: exit 0, all listed.
+mkdir "$tmp/inc"
+cp "$src/fixtures/demo/"* "$tmp/inc/"
+printf 'junk\n' >"$tmp/inc/zz-notes.txt"
+"$bin" analyze -q --db "$tmp/a.db" --format json "$tmp/inc" "$tmp/missing.log" >"$tmp/a.json"
+check "analyze dir" 0 $?
+has "json events" "$tmp/a.json" '"kind": "oom_kill"'
+has "json skipped artifact" "$tmp/a.json" '"status": "skipped"'
+has "json failed artifact" "$tmp/a.json" '"status": "failed"'
+"$bin" report --format md "$tmp/a.db" >"$tmp/a.md"; check "report md" 0 $?
+has "md verdict" "$tmp/a.md" "Verdict"
+"$bin" report -o "$tmp/a.html" "$tmp/a.db"; check "report html" 0 $?
+has "html doctype" "$tmp/a.html" "<!DOCTYPE html>"
+"$bin" timeline "$tmp/a.db" >"$tmp/t"; check "timeline" 0 $?
+has "timeline kill" "$tmp/t" "oom_kill"
+"$bin" report "$tmp/notes.txt" 2>/dev/null >/dev/null; check "report on a non-db" 1 $?
+
+# gzip is read transparently.
+gzip -c "$src/fixtures/demo/kern.log" >"$tmp/kern.log.gz"
+"$bin" ingest -q --db "$tmp/g.db" "$tmp/kern.log.gz"; check "ingest gz" 0 $?
+"$bin" timeline "$tmp/g.db" >"$tmp/tg"
+has "gz events" "$tmp/tg" "oom_kill"
+
+echo "t_cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
