@@ -110,16 +110,34 @@ static int64_t key_int(const char *p, const char *e, const char *key)
 	return parse_int(k, e, &v) ? v : OL_NULL;
 }
 
-/* Copy [p, e) into dst (size n), trimmed, always terminated. */
+/* Copy [p, e) into dst (size n), trimmed, as valid UTF-8 (bad bytes
+ * become U+FFFD), cut at a character boundary, always terminated. */
 static void copy_str(char *dst, size_t n, const char *p, const char *e)
 {
-	size_t k;
+	size_t k, i;
 
 	while (p < e && is_space((unsigned char)*p))
 		p++;
 	while (e > p && is_space((unsigned char)e[-1]))
 		e--;
 	k = (size_t)(e - p);
+	for (i = 0; i < k; i++)
+		if ((unsigned char)p[i] >= 0x80 || !p[i])
+			break;
+	if (i < k) {   /* not plain ASCII: validate */
+		struct strbuf sb = STRBUF_INIT;
+		if (strbuf_add_utf8(&sb, p, k < 4 * n ? k : 4 * n) == 0) {
+			k = sb.len < n ? sb.len : n - 1;
+			while (k && k < sb.len && ((unsigned char)sb.buf[k] & 0xc0) == 0x80)
+				k--;
+			memcpy(dst, sb.buf, k);
+			dst[k] = '\0';
+			strbuf_release(&sb);
+			return;
+		}
+		strbuf_release(&sb);
+		k = 0;
+	}
 	if (k >= n)
 		k = n - 1;
 	memcpy(dst, p, k);
@@ -241,6 +259,7 @@ struct oomev {
 	char group_path[512];
 	int64_t invoked_id;
 	int nkills;
+	int64_t killed[64];       /* pids killed in this report (oom.group repeats) */
 	int64_t last_kill_pid;
 	const char *nokill_reason;
 	int panic;
@@ -1489,15 +1508,18 @@ static int m_killed(struct kparse *kp, const struct krec *r, const char *p, cons
 	pgt = key_int(fields, e, "pgtables:");
 	score_adj = key_int(fields, e, "oom_score_adj:");
 
-	/* Which report does it belong to? */
+	/* Which report does it belong to? A repeat of the last victim, or of
+	 * any victim of an oom.group kill, is the same victim (spec 1.9.3). */
 	if (ev->open && ev->nkills) {
 		if (pid == ev->last_kill_pid && !ev->group)
-			return 1;                 /* the oom.group repeat */
-		if (!ev->group || (ev->t.boot_ns != OL_NULL && ns_between(&ev->t, &r->t) > GAP_NS)) {
+			return 1;
+		if (!ev->group || ns_between(&ev->t, &r->t) > GAP_NS) {
 			if (ev_close(kp) < 0)
 				return -1;
-		} else if (pid == ev->last_kill_pid) {
-			return 1;
+		} else {
+			for (i = 0; i < (size_t)ev->nkills && i < 64; i++)
+				if (ev->killed[i] == pid)
+					return 1;
 		}
 	}
 	if (ev->open && ev->have_header && !ev->nkills && ns_between(&ev->t, &r->t) > GAP_NS)
@@ -1556,6 +1578,8 @@ static int m_killed(struct kparse *kp, const struct krec *r, const char *p, cons
 	if (emit(kp, id) < 0)
 		return -1;
 	recent_add(kp, pid, id, &r->t);
+	if (ev->nkills < 64)
+		ev->killed[ev->nkills] = pid;
 	ev->nkills++;
 	ev->last_kill_pid = pid;
 	return 1;
