@@ -412,7 +412,7 @@ static const char *dmesg_stamp(const char *p, const char *e, int64_t *ns)
 		scale /= 10;
 		p++;
 	}
-	if (p >= e || *p != ']' || s > 100000000000LL)
+	if (p >= e || *p != ']' || s > 9000000000LL)
 		return NULL;
 	*ns = s * NS_PER_S + us * 1000;
 	return p + 1;
@@ -705,7 +705,7 @@ static int strip_prefix(struct kparse *kp, const char *l, const char *e, struct 
 			break;
 		}
 		/* short-unix "1683722096.123456 host kernel: " */
-		if ((q = parse_int(p, e, &v)) && q < e && *q == '.' && v > 100000000 && v < 10000000000LL) {
+		if ((q = parse_int(p, e, &v)) && q < e && *q == '.' && v > 100000000 && v < 9000000000LL) {
 			int64_t us = 0, scale = 100000;
 			const char *s = q + 1;
 			while (s < e && is_digit((unsigned char)*s)) {
@@ -728,7 +728,8 @@ static int strip_prefix(struct kparse *kp, const char *l, const char *e, struct 
 			const char *s = q + 1, *semi;
 			if ((s = parse_int(s, e, &seq)) && s < e && *s == ',' &&
 			    (s = parse_int(s + 1, e, &us)) && s < e && *s == ',' &&
-			    (semi = memchr(s, ';', (size_t)(e - s))) && semi - s < 64) {
+			    (semi = memchr(s, ';', (size_t)(e - s))) && semi - s < 64 &&
+			    us >= 0 && us < 9000000000000000LL) {
 				r->t.clock = OL_CLOCK_BOOT;
 				r->t.boot_ns = us * 1000;
 				plain(r, semi + 1, e);
@@ -846,14 +847,16 @@ static int page_kb_for(struct kparse *kp, struct oomev *ev, int64_t victim_pid,
 	return 4;
 }
 
+/* Arithmetic on values read from the log: OL_NULL in, or overflow, gives OL_NULL. */
 static int64_t pages_kb(int64_t pages, int pk)
 {
-	return pages == OL_NULL ? OL_NULL : pages * pk;
+	return pages == OL_NULL || pages < 0 || pages > INT64_MAX / 1024 ? OL_NULL : pages * pk;
 }
 
 static int64_t sum2(int64_t a, int64_t b)
 {
-	return a == OL_NULL || b == OL_NULL ? OL_NULL : a + b;
+	return a == OL_NULL || b == OL_NULL || a < 0 || b < 0 || a > INT64_MAX / 4 ||
+	       b > INT64_MAX / 4 ? OL_NULL : a + b;
 }
 
 /* The CONSTRAINT_* word for this report, or NULL when it cannot be told. */
@@ -1238,7 +1241,7 @@ static int m_meminfo(struct kparse *kp, const char *p, const char *e)
 	if ((c = find(p, e, " present:"))) {
 		v = key_int(c, e, "present:");
 		if (v != OL_NULL)
-			ev->present_kb = (ev->present_kb == OL_NULL ? 0 : ev->present_kb) + v;
+			ev->present_kb = sum2(ev->present_kb == OL_NULL ? 0 : ev->present_kb, v);
 		return 1;
 	}
 	if (ev->in_meminfo && !starts(p, e, "Node ") && find(p, e, ":"))
@@ -1568,8 +1571,10 @@ static int m_killed(struct kparse *kp, const struct krec *r, const char *p, cons
 	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
 	ee.pid = pid;
 	ee.comm = comm[0] ? comm : NULL;
-	ee.bytes = anon == OL_NULL ? OL_NULL
-		   : (anon + (file == OL_NULL ? 0 : file) + (shmem == OL_NULL ? 0 : shmem)) * 1024;
+	{
+		int64_t kb = sum2(sum2(anon, file == OL_NULL ? 0 : file), shmem == OL_NULL ? 0 : shmem);
+		ee.bytes = kb == OL_NULL || kb > INT64_MAX / 1024 ? OL_NULL : kb * 1024;
+	}
 	ee.line = kp->in->lineno;
 	ee.summary = summary;
 	ee.data = d;
@@ -1908,11 +1913,12 @@ static int journal_json(struct kparse *kp, const char *l, size_t n)
 	memset(&r, 0, sizeof(r));
 	r.t = ol_time_none();
 	r.ident_pid = OL_NULL;
-	if (json_u64(o, "__REALTIME_TIMESTAMP", &rt)) {
+	if (json_u64(o, "__REALTIME_TIMESTAMP", &rt) && rt >= 0 && rt < 9000000000000000LL) {
 		r.t.clock = OL_CLOCK_UTC;
 		r.t.utc_ns = rt * 1000;
 	}
-	if (json_u64(o, "_SOURCE_MONOTONIC_TIMESTAMP", &mono))
+	if (json_u64(o, "_SOURCE_MONOTONIC_TIMESTAMP", &mono) && mono >= 0 &&
+	    mono < 9000000000000000LL)
 		r.t.boot_ns = mono * 1000;
 	if (r.t.clock == OL_CLOCK_NONE && r.t.boot_ns != OL_NULL)
 		r.t.clock = OL_CLOCK_BOOT;
