@@ -434,6 +434,30 @@ static void nokill_and_damage(void **state)
 	t_close(tl);
 }
 
+/* The bundled demo (make demo): a vLLM host, journalctl short-iso-precise. */
+static void demo_vllm_host(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, "fixtures/demo/kern.log") >= 0);
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), KIND);
+	assert_int_equal(count(tl, "oom_kill"), 1);
+	assert_int_equal(t_int(tl, "SELECT pid FROM event WHERE kind='oom_kill'"), 4312);
+	assert_string_equal(t_text(tl, "SELECT comm FROM event WHERE kind='oom_kill'"), "python3");
+	assert_string_equal(jtext(tl, "oom_kill", 0, "invoker.comm"), "pt_main_thread");
+	assert_int_equal(jint(tl, "oom_kill", 0, "invoker.pid"), 4390);
+	assert_int_equal(jint(tl, "oom_kill", 0, "anon_rss_kb"), 53180000);
+	assert_string_equal(jtext(tl, "oom_kill", 0, "constraint"), "none");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM task"), 13);
+	assert_int_equal(jint(tl, "oom_invoked", 0, "anon_kb"), (151203LL + 14902110LL) * 4);
+	assert_int_equal(jint(tl, "oom_invoked", 0, "free_kb"), 61044LL * 4);
+	assert_string_equal(t_text(tl, "SELECT clock FROM event WHERE kind='oom_kill'"), "utc");
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind='oom_kill'"),
+			 1764440560123456000LL);
+	assert_int_equal(count(tl, "oom_reaper"), 1);
+	t_close(tl);
+}
+
 static void sniff_scores(void **state)
 {
 	struct timeline *tl = t_open();
@@ -461,6 +485,7 @@ int main(void)
 		cmocka_unit_test(prefix_matrix),
 		cmocka_unit_test(tz_option_makes_utc),
 		cmocka_unit_test(nokill_and_damage),
+		cmocka_unit_test(demo_vllm_host),
 		cmocka_unit_test(sniff_scores),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
