@@ -311,6 +311,7 @@ struct kparse {
 	unsigned nrecent;
 	int64_t anchors;
 	int n;                    /* records produced */
+	int reports;              /* OOM reports or kills seen */
 	int failed;
 	int sysrq_pending;
 	int rate_limited;
@@ -939,6 +940,7 @@ static int emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm
 	if (!ev->have_header || ev->finalized)
 		return 0;
 	ev->finalized = 1;
+	kp->reports++;
 	pk = page_kb_for(kp, ev, victim_pid, victim_vm_kb, &assumed);
 	d = json_object();
 	set_str(d, "gfp_mask", ev->gfp);
@@ -1601,6 +1603,7 @@ static int m_killed(struct kparse *kp, const struct krec *r, const char *p, cons
 	if (emit(kp, id) < 0)
 		return -1;
 	recent_add(kp, pid, id, &r->t);
+	kp->reports++;
 	if (ev->nkills < 64)
 		ev->killed[ev->nkills] = pid;
 	ev->nkills++;
@@ -1815,6 +1818,8 @@ static int m_context(struct kparse *kp, const char *p, const char *e)
 	}
 	if (find(p, e, "Kernel panic - not syncing")) {
 		ev->panic = 1;
+		if (find(p, e, "panic_on_oom"))
+			ev->nokill_reason = "panic_on_oom";
 		return 1;
 	}
 	if (find(p, e, "is already exiting. Skip killing")) {
@@ -2072,7 +2077,7 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 			   (unsigned long long)in->lineno);
 	if (ev_close(kp) < 0 || kp->failed)
 		goto out;
-	if (kp->n) {
+	if (kp->reports) {
 		char v[16];
 		snprintf(v, sizeof(v), "%d", (kp->page_kb ? kp->page_kb : 4) * 1024);
 		if (emit(kp, sink_meta(s, "kernel.page_size", v)) < 0 ||

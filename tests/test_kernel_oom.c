@@ -434,6 +434,45 @@ static void nokill_and_damage(void **state)
 	t_close(tl);
 }
 
+/* Shapes seen in real reports: RHEL 7.5 taint text before the release,
+ * the 4.13/4.14 double space before order=, 4.8-4.13 zone lines without
+ * "Node N", a docker cpuset name. */
+static void real_world_shapes(void **state)
+{
+	struct timeline *tl = t_open();
+	static const char text[] =
+		"Dec 11 10:48:09 h kernel: thrash invoked oom-killer: gfp_mask=0xd0, order=0, oom_score_adj=0\n"
+		"Dec 11 10:48:09 h kernel: thrash cpuset=91091d5382d5 mems_allowed=0-1\n"
+		"Dec 11 10:48:09 h kernel: CPU: 2 PID: 11554 Comm: thrash Kdump: loaded Tainted: G          I    ------------ T 3.10.0-862.11.6.el7.x86_64 #1\n"
+		"Dec 11 10:48:09 h kernel: [<ffffffffa1c0f5b8>] ? try_get_mem_cgroup_from_mm+0x28/0x60\n"
+		"Dec 11 10:48:09 h kernel: Memory cgroup out of memory: Kill process 11554 (thrash) score 1000 or sacrifice child\n"
+		"Dec 11 10:48:09 h kernel: Killed process 11554 (thrash) total-vm:1000kB, anon-rss:800kB, file-rss:4kB, shmem-rss:0kB\n"
+		"[   13.957383] mem invoked oom-killer: gfp_mask=0x14200ca(GFP_HIGHUSER_MOVABLE), nodemask=(null),  order=0, oom_score_adj=0\n"
+		"[   13.957877] CPU: 0 PID: 93 Comm: mem Not tainted 4.14.67+ #1\n"
+		"[   13.956714] Node 0 active_anon:968kB inactive_anon:32280kB all_unreclaimable? no\n"
+		"[   13.959081] DMA free:519112kB boost:7216kB min:10428kB present:786432kB managed:663836kB\n"
+		"[   13.962208] DMA: 142*4kB (UEC) 161*8kB (UEC) 59*16kB (UEC) = 519120kB\n"
+		"[   13.968136] 1012736 pages RAM\n"
+		"[   13.970000] Out of memory: Kill process 93 (mem) score 900 or sacrifice child\n"
+		"[   13.970505] Killed process 93 (mem) total-vm:4000kB, anon-rss:2000kB, file-rss:0kB, shmem-rss:0kB\n";
+	(void)state;
+	tl->opts.year = 2018;
+	assert_true(t_parse_mem(tl, KIND, "m", text, 0) > 0);
+	assert_int_equal(count(tl, "oom_invoked"), 2);
+	assert_string_equal(meta(tl, "kernel.release"), "3.10.0-862.11.6.el7.x86_64");
+	assert_string_equal(jtext(tl, "oom_invoked", 0, "kernel_release"), "3.10.0-862.11.6.el7.x86_64");
+	assert_string_equal(jtext(tl, "oom_invoked", 0, "constraint"), "memcg");  /* wording + trace */
+	assert_string_equal(jtext(tl, "oom_invoked", 0, "mems_allowed"), "0-1");
+	assert_string_equal(jtext(tl, "oom_invoked", 1, "kernel_release"), "4.14.67+");
+	assert_int_equal(jint(tl, "oom_invoked", 1, "order"), 0);
+	assert_string_equal(jtext(tl, "oom_invoked", 1, "nodemask"), "(null)");
+	assert_string_equal(jtext(tl, "oom_invoked", 1, "constraint"), "none");
+	assert_int_equal(jint(tl, "oom_invoked", 1, "ram_kb"), 1012736LL * 4);
+	assert_int_equal(jint(tl, "oom_invoked", 1, "page_size_assumed"), 0);
+	assert_int_equal(jint(tl, "oom_kill", 1, "score"), 900);
+	t_close(tl);
+}
+
 /* The bundled demo (make demo): a vLLM host, journalctl short-iso-precise. */
 static void demo_vllm_host(void **state)
 {
@@ -485,6 +524,7 @@ int main(void)
 		cmocka_unit_test(prefix_matrix),
 		cmocka_unit_test(tz_option_makes_utc),
 		cmocka_unit_test(nokill_and_damage),
+		cmocka_unit_test(real_world_shapes),
 		cmocka_unit_test(demo_vllm_host),
 		cmocka_unit_test(sniff_scores),
 	};
