@@ -294,6 +294,7 @@ struct krec {
 	char ident[48];           /* syslog tag without [pid], "" when none */
 	int64_t ident_pid;
 	int has_ident;
+	int from_json;            /* journal JSON: boot id given */
 };
 
 struct kparse {
@@ -312,6 +313,8 @@ struct kparse {
 	int64_t anchors;
 	int n;                    /* records produced */
 	int reports;              /* OOM reports or kills seen */
+	int64_t max_boot_ns;      /* text logs: a stamp far below it = a reboot */
+	int boots;
 	int failed;
 	int sysrq_pending;
 	int rate_limited;
@@ -1884,6 +1887,18 @@ static int record(struct kparse *kp, const struct krec *r)
 {
 	const char *p = r->msg, *e = r->end, *c;
 
+	/* Text logs carry no boot id: a kernel stamp going back by more than
+	 * 10 s means the machine rebooted; later boots get "boot-N". */
+	if (r->t.boot_ns != OL_NULL && !r->from_json) {
+		if (kp->max_boot_ns != 0 && r->t.boot_ns + 10 * NS_PER_S < kp->max_boot_ns) {
+			if (ev_close(kp) < 0)
+				return -1;
+			snprintf(kp->boot_id, sizeof(kp->boot_id), "boot-%d", ++kp->boots + 1);
+			kp->max_boot_ns = r->t.boot_ns;
+		}
+		if (r->t.boot_ns > kp->max_boot_ns)
+			kp->max_boot_ns = r->t.boot_ns;
+	}
 	if (r->t.clock != OL_CLOCK_NONE)
 		kp->last_t = r->t;
 	/* a header that found no kill in GAP_NS is over */
@@ -1936,6 +1951,7 @@ static int journal_json(struct kparse *kp, const char *l, size_t n)
 	memset(&r, 0, sizeof(r));
 	r.t = ol_time_none();
 	r.ident_pid = OL_NULL;
+	r.from_json = 1;
 	if (json_u64(o, "__REALTIME_TIMESTAMP", &rt) && rt >= 0 && rt < 9000000000000000LL) {
 		r.t.clock = OL_CLOCK_UTC;
 		r.t.utc_ns = rt * 1000;

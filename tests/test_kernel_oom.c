@@ -473,6 +473,21 @@ static void real_world_shapes(void **state)
 	t_close(tl);
 }
 
+/* A dmesg stamp going back means a reboot: later boots get their own id. */
+static void reboot_starts_new_boot_id(void **state)
+{
+	struct timeline *tl = t_open();
+	static const char text[] =
+		"[ 9000.000001] Out of memory: Killed process 10 (a) total-vm:8kB, anon-rss:4kB, file-rss:0kB, shmem-rss:0kB\n"
+		"[    0.000000] Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org)\n"
+		"[   50.000001] Out of memory: Killed process 11 (b) total-vm:8kB, anon-rss:4kB, file-rss:0kB, shmem-rss:0kB\n";
+	(void)state;
+	assert_true(t_parse_mem(tl, KIND, "m", text, 0) > 0);
+	assert_string_equal(t_text(tl, "SELECT boot_id FROM event WHERE pid=10"), "(null)");
+	assert_string_equal(t_text(tl, "SELECT boot_id FROM event WHERE pid=11"), "boot-2");
+	t_close(tl);
+}
+
 /* The bundled demo (make demo): a vLLM host, journalctl short-iso-precise. */
 static void demo_vllm_host(void **state)
 {
@@ -525,6 +540,7 @@ int main(void)
 		cmocka_unit_test(tz_option_makes_utc),
 		cmocka_unit_test(nokill_and_damage),
 		cmocka_unit_test(real_world_shapes),
+		cmocka_unit_test(reboot_starts_new_boot_id),
 		cmocka_unit_test(demo_vllm_host),
 		cmocka_unit_test(sniff_scores),
 	};
