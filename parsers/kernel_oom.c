@@ -639,6 +639,10 @@ static int strip_prefix(struct kparse *kp, const char *l, const char *e, struct 
 	/* pasted quote marks */
 	while (e - p >= 2 && p[0] == '>' && (p[1] == ' ' || p[1] == '>'))
 		p += p[1] == ' ' ? 2 : 1;
+	if (p >= e) {
+		plain(r, p, e);
+		return 1;
+	}
 	switch (first_class[(unsigned char)*p]) {
 	case K_SPACE:
 		q = skip_ws(p, e);
@@ -1202,7 +1206,7 @@ static void meminfo_tokens(struct oomev *ev, const char *p, const char *e)
 		while (c < e && *c != ':' && *c != ' ')
 			c++;
 		if (c >= e || *c != ':') {
-			p = c + 1;
+			p = c < e ? c + 1 : e;
 			continue;
 		}
 		v = parse_int(c + 1, e, &x);
