@@ -1,30 +1,2117 @@
 /*
- * kernel_oom.c -- placeholder: counts kill lines. Replaced by the full
- * parser (issue 2).
+ * kernel_oom.c -- kernel OOM-killer reports from any kernel log source.
+ *
+ * Two layers. The prefix layer recognises, line by line and by shape
+ * alone, the wrapper a log source put around the kernel's text (dmesg raw,
+ * -T, -r, -x, PRINTK_CALLER; RFC 3164/3339/5424 syslog; every journalctl
+ * short form; journal JSON; /dev/kmsg), strips it and keeps its time,
+ * identifier and boot id. The message layer is one state machine over the
+ * kernel text (docs/formats.md, spec linux-oom-artifacts.md sections 1-2):
+ * header -> context -> Mem-Info or memcg block -> task table -> victim
+ * selection -> Killed line(s), with the oom_reaper, allocation failures and
+ * userspace killers recognised on their own.
+ *
+ * Speed: outside an OOM report only lines holding one of a few byte
+ * patterns ("oom", "OOM", "ill", "ailure") can matter; every other line is
+ * rejected by one table-driven pass over its bytes, before any prefix work
+ * and without building a string.
+ *
+ * Memory: one report at a time; its task table is capped at MAX_TASKS rows.
  */
 #include "kernel_oom.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "../lib/strbuf.h"
+#include "../lib/timeutil.h"
+
+#define MAX_TASKS 100000
+#define RECENT_KILLS 16
+#define GAP_NS (30 * NS_PER_S)   /* a header this long without a kill is over */
+#define PAGE_UNLIMITED_KB (1LL << 52)
+
+/* ---------------------------------------------------------------------
+ * Small text helpers over [p, e) ranges.
+ */
+
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+static int is_space(int c) { return c == ' ' || c == '\t'; }
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && is_space((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* Decimal integer (optional '-') at p; NULL if none. Saturates. */
+static const char *parse_int(const char *p, const char *e, int64_t *v)
+{
+	int neg = 0;
+	int64_t x = 0;
+	const char *s;
+
+	if (p < e && (*p == '-' || *p == '+')) {
+		neg = *p == '-';
+		p++;
+	}
+	s = p;
+	while (p < e && is_digit((unsigned char)*p)) {
+		if (x < (INT64_MAX - 9) / 10)
+			x = x * 10 + (*p - '0');
+		p++;
+	}
+	if (p == s)
+		return NULL;
+	*v = neg ? -x : x;
+	return p;
+}
+
+static const char *find(const char *p, const char *e, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (p >= e)
+		return NULL;
+	return memmem(p, (size_t)(e - p), needle, n);
+}
+
+/* Last occurrence of needle in [p, e). */
+static const char *rfind(const char *p, const char *e, const char *needle)
+{
+	size_t n = strlen(needle);
+	const char *q;
+
+	if ((size_t)(e - p) < n)
+		return NULL;
+	for (q = e - n; q >= p; q--)
+		if (!memcmp(q, needle, n))
+			return q;
+	return NULL;
+}
+
+static int starts(const char *p, const char *e, const char *lit)
+{
+	size_t n = strlen(lit);
+	return (size_t)(e - p) >= n && !memcmp(p, lit, n);
+}
+
+/* The integer following key (e.g. "total-vm:") in [p, e), or OL_NULL. */
+static int64_t key_int(const char *p, const char *e, const char *key)
+{
+	const char *k = find(p, e, key);
+	int64_t v;
+
+	if (!k)
+		return OL_NULL;
+	k = skip_ws(k + strlen(key), e);
+	return parse_int(k, e, &v) ? v : OL_NULL;
+}
+
+/* Copy [p, e) into dst (size n), trimmed, as valid UTF-8 (bad bytes
+ * become U+FFFD), cut at a character boundary, always terminated. */
+static void copy_str(char *dst, size_t n, const char *p, const char *e)
+{
+	size_t k, i;
+
+	while (p < e && is_space((unsigned char)*p))
+		p++;
+	while (e > p && is_space((unsigned char)e[-1]))
+		e--;
+	k = (size_t)(e - p);
+	for (i = 0; i < k; i++)
+		if ((unsigned char)p[i] >= 0x80 || !p[i])
+			break;
+	if (i < k) {   /* not plain ASCII: validate */
+		struct strbuf sb = STRBUF_INIT;
+		if (strbuf_add_utf8(&sb, p, k < 4 * n ? k : 4 * n) == 0) {
+			k = sb.len < n ? sb.len : n - 1;
+			while (k && k < sb.len && ((unsigned char)sb.buf[k] & 0xc0) == 0x80)
+				k--;
+			memcpy(dst, sb.buf, k);
+			dst[k] = '\0';
+			strbuf_release(&sb);
+			return;
+		}
+		strbuf_release(&sb);
+		k = 0;
+	}
+	if (k >= n)
+		k = n - 1;
+	memcpy(dst, p, k);
+	dst[k] = '\0';
+}
+
+/* Node list "0-1,3" -> bit mask (nodes < 64); -1 when not a list. */
+static int64_t node_mask(const char *p, const char *e)
+{
+	uint64_t m = 0;
+	int64_t a, b;
+
+	if (p >= e)
+		return -1;
+	while (p < e) {
+		if (!(p = parse_int(p, e, &a)) || a < 0 || a > 63)
+			return -1;
+		b = a;
+		if (p < e && *p == '-' && !(p = parse_int(p + 1, e, &b)))
+			return -1;
+		if (b < a || b > 63)
+			return -1;
+		for (; a <= b; a++)
+			m |= 1ull << a;
+		if (p < e && *p != ',')
+			return -1;
+		if (p < e)
+			p++;
+	}
+	return (int64_t)(m & INT64_MAX);
+}
+
+/* ---------------------------------------------------------------------
+ * Cheap rejection: does the line hold one of the patterns that can start
+ * or continue something we read outside a report's body? Every such line
+ * holds "oom" (header, oom_reaper, oom-kill:, oom.group, systemd-oomd,
+ * earlyoom), "OOM" (sysrq), "Kil" (Kill/Killed process, systemd-oomd) or
+ * "lure" (page allocation failure). SSE2 finds the first two bytes of each
+ * 16 positions at a time; a hit is confirmed byte by byte.
+ */
+
+static int hot_at(const unsigned char *p, const unsigned char *e)
+{
+	if (e - p < 3)
+		return 0;
+	switch (p[0]) {
+	case 'o': return p[1] == 'o' && p[2] == 'm';
+	case 'O': return p[1] == 'O' && p[2] == 'M';
+	case 'K': return p[1] == 'i' && p[2] == 'l';
+	case 'l': return p[1] == 'u' && p[2] == 'r' && e - p >= 4 && p[3] == 'e';
+	default: return 0;
+	}
+}
+
+static int line_is_hot(const char *l, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)l, *e = p + n;
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i co = _mm_set1_epi8('o'), cO = _mm_set1_epi8('O'), cK = _mm_set1_epi8('K'),
+		      ci = _mm_set1_epi8('i'), cl = _mm_set1_epi8('l'), cu = _mm_set1_epi8('u');
+
+	for (; i + 17 <= n; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(p + i + 1));
+		__m128i m = _mm_or_si128(
+			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, co), _mm_cmpeq_epi8(b, co)),
+				     _mm_and_si128(_mm_cmpeq_epi8(a, cO), _mm_cmpeq_epi8(b, cO))),
+			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cK), _mm_cmpeq_epi8(b, ci)),
+				     _mm_and_si128(_mm_cmpeq_epi8(a, cl), _mm_cmpeq_epi8(b, cu))));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		while (bits) {
+			unsigned k = (unsigned)__builtin_ctz(bits);
+			if (hot_at(p + i + k, e))
+				return 1;
+			bits &= bits - 1;
+		}
+	}
+#endif
+	for (; i + 2 < n; i++)
+		if (hot_at(p + i, e))
+			return 1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * The state of one parse.
+ */
+
+struct ktask {
+	struct ol_task t;
+	size_t name_off;  /* into names */
+};
+
+/* One OOM report being assembled. */
+struct oomev {
+	int open;                 /* 1: header seen or kill selection seen */
+	int have_header;
+	int finalized;            /* oom_invoked emitted */
+	uint64_t line;
+	struct ol_time t;
+	char boot_id[64];
+	char comm[64];
+	int64_t pid;              /* invoker, from the CPU line */
+	char gfp[32], gfp_flags[160];
+	int64_t order, score_adj, oom_adj;
+	char nodemask[64], cpuset[256], mems[64];
+	int have_nodemask, have_cpuset, cpu_seen;
+	char release[96];
+	int operator_triggered;
+	char constraint[32];      /* from oom-kill: (lower case, no prefix) */
+	char oom_memcg[512], task_memcg[512];
+	int memcg_hint, mpol_hint, global_oom;
+	int64_t mc[4][3];         /* memory, memory+swap, kmem, swap: usage, limit, failcnt */
+	int64_t mi_free, mi_aa, mi_ia, mi_af, mi_if, mi_sr, mi_su, mi_shmem;
+	int64_t swap_free_kb, swap_total_kb, pages_ram, pages_reserved, pagecache;
+	int64_t buddy_kb, present_kb;
+	uint64_t nodes_seen;
+	int in_meminfo;
+	/* task table */
+	int ncols;
+	unsigned char cols[24];
+	struct ktask *tasks;
+	size_t ntasks, cap;
+	struct strbuf names;
+	int tasks_dropped;
+	/* victim selection */
+	int64_t sel_pid, sel_score;
+	char sel_comm[64];
+	char ck_task[64];
+	int64_t ck_pid, ck_uid;
+	int group;
+	char group_path[512];
+	int64_t invoked_id;
+	int nkills;
+	int64_t killed[64];       /* pids killed in this report (oom.group repeats) */
+	int64_t last_kill_pid;
+	const char *nokill_reason;
+	int panic;
+};
+
+struct recent_kill {
+	int64_t pid, event_id, boot_ns, utc_ns;
+};
+
+/* One record after its prefix is stripped. */
+struct krec {
+	const char *msg, *end;
+	struct ol_time t;
+	char ident[48];           /* syslog tag without [pid], "" when none */
+	int64_t ident_pid;
+	int has_ident;
+	int from_json;            /* journal JSON: boot id given */
+};
+
+struct kparse {
+	struct sink *s;
+	struct input *in;
+	struct oomev ev;
+	struct ol_time last_t;
+	char boot_id[64];
+	char last_boot_id[64];
+	/* year of year-less stamps */
+	int year, last_mon, mtime_year, mtime_mon, year_warned;
+	int page_kb;              /* inferred page size in kB, 0 = not yet */
+	char release[96];
+	struct recent_kill recent[RECENT_KILLS];
+	unsigned nrecent;
+	int64_t anchors;
+	int n;                    /* records produced */
+	int reports;              /* OOM reports or kills seen */
+	int64_t max_boot_ns;      /* text logs: a stamp far below it = a reboot */
+	int boots;
+	int failed;
+	int sysrq_pending;
+	int rate_limited;
+	struct strbuf tmp;        /* decoded JSON message / kmsg */
+};
+
+enum col { C_NONE, C_UID, C_TGID, C_TOTAL_VM, C_RSS, C_CPU, C_OOM_ADJ, C_OOM_SCORE_ADJ,
+	   C_NR_PTES, C_NR_PMDS, C_SWAPENTS, C_PGTABLES, C_RSS_ANON, C_RSS_FILE, C_RSS_SHMEM,
+	   C_NAME };
+
+static const struct { const char *name; enum col c; } col_names[] = {
+	{ "uid", C_UID }, { "tgid", C_TGID }, { "total_vm", C_TOTAL_VM }, { "rss", C_RSS },
+	{ "cpu", C_CPU }, { "oom_adj", C_OOM_ADJ }, { "oom_score_adj", C_OOM_SCORE_ADJ },
+	{ "nr_ptes", C_NR_PTES }, { "nr_pmds", C_NR_PMDS }, { "swapents", C_SWAPENTS },
+	{ "pgtables_bytes", C_PGTABLES }, { "rss_anon", C_RSS_ANON }, { "rss_file", C_RSS_FILE },
+	{ "rss_shmem", C_RSS_SHMEM }, { "name", C_NAME },
+};
+
+static void ev_reset(struct oomev *ev)
+{
+	struct strbuf names = ev->names;
+	struct ktask *tasks = ev->tasks;
+	size_t cap = ev->cap;
+	int i, j;
+
+	memset(ev, 0, sizeof(*ev));
+	strbuf_reset(&names);
+	ev->names = names;
+	ev->tasks = tasks;
+	ev->cap = cap;
+	ev->t = ol_time_none();
+	ev->pid = ev->order = ev->score_adj = ev->oom_adj = OL_NULL;
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 3; j++)
+			ev->mc[i][j] = OL_NULL;
+	ev->mi_free = ev->mi_aa = ev->mi_ia = ev->mi_af = ev->mi_if = OL_NULL;
+	ev->mi_sr = ev->mi_su = ev->mi_shmem = OL_NULL;
+	ev->swap_free_kb = ev->swap_total_kb = ev->pages_ram = ev->pages_reserved = OL_NULL;
+	ev->pagecache = ev->buddy_kb = ev->present_kb = OL_NULL;
+	ev->sel_pid = ev->sel_score = ev->ck_pid = ev->ck_uid = OL_NULL;
+	ev->invoked_id = OL_NULL;
+	ev->last_kill_pid = OL_NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Times.
+ */
+
+static int64_t ns_between(const struct ol_time *a, const struct ol_time *b)
+{
+	if (a->boot_ns != OL_NULL && b->boot_ns != OL_NULL)
+		return b->boot_ns - a->boot_ns;
+	if (a->utc_ns != OL_NULL && b->utc_ns != OL_NULL && a->clock == b->clock)
+		return b->utc_ns - a->utc_ns;
+	return 0;
+}
+
+/* A wall-clock time read without zone: UTC with --tz, else local. */
+static void set_local(struct kparse *kp, struct ol_time *t, int64_t ns)
+{
+	const struct ingest_opts *o = kp->s->opts;
+
+	if (o && o->tz_known) {
+		t->clock = OL_CLOCK_UTC;
+		t->utc_ns = ns - (int64_t)o->tz_offset_s * NS_PER_S;
+	} else {
+		t->clock = OL_CLOCK_LOCAL;
+		t->utc_ns = ns;
+	}
+}
+
+/* The year of a year-less stamp in month mon: --year (advancing at a
+ * Dec->Jan wrap), else the input's mtime (a month after it is last year). */
+static int year_for(struct kparse *kp, int mon)
+{
+	int y;
+
+	if (kp->s->opts && kp->s->opts->year) {
+		if (!kp->year)
+			kp->year = kp->s->opts->year;
+		if (kp->last_mon && mon < kp->last_mon && kp->last_mon - mon >= 6)
+			kp->year++;
+		kp->last_mon = mon;
+		return kp->year;
+	}
+	if (kp->mtime_year) {
+		y = kp->mtime_year;
+		if (mon > kp->mtime_mon)
+			y--;
+		return y;
+	}
+	if (!kp->year_warned) {
+		sink_diagf(kp->s, kp->in->lineno, 0, OL_WARN,
+			   "time stamps have no year and the file has no mtime; assuming 1970 "
+			   "(give --year)");
+		kp->year_warned = 1;
+	}
+	return 1970;
+}
+
+/* "[ 4600.123456]" at p: boot ns, returns the byte after ']' or NULL. */
+static const char *dmesg_stamp(const char *p, const char *e, int64_t *ns)
+{
+	int64_t s = 0, us = 0, scale = 100000;
+	const char *q;
+
+	if (p >= e || *p != '[')
+		return NULL;
+	p = skip_ws(p + 1, e);
+	if (!(q = parse_int(p, e, &s)) || s < 0 || q >= e || *q != '.')
+		return NULL;
+	p = q + 1;
+	if (p >= e || !is_digit((unsigned char)*p))
+		return NULL;
+	while (p < e && is_digit((unsigned char)*p)) {
+		us += (*p - '0') * scale;
+		scale /= 10;
+		p++;
+	}
+	if (p >= e || *p != ']' || s > 9000000000LL)
+		return NULL;
+	*ns = s * NS_PER_S + us * 1000;
+	return p + 1;
+}
+
+/* Optional PRINTK_CALLER "[   T71]" / "[C3]" right after a stamp. */
+static const char *caller_id(const char *p, const char *e)
+{
+	const char *q = skip_ws(p + 1, e);
+
+	if (p >= e || *p != '[' || q >= e || (*q != 'T' && *q != 'C'))
+		return p;
+	q++;
+	if (q >= e || !is_digit((unsigned char)*q))
+		return p;
+	while (q < e && is_digit((unsigned char)*q))
+		q++;
+	return q < e && *q == ']' ? q + 1 : p;
+}
+
+/* "Nov 29 18:22:40[.123456] " (RFC 3164, journal short/short-precise). */
+static const char *month_stamp(struct kparse *kp, const char *p, const char *e,
+			       struct ol_time *t)
+{
+	int mon, d, h, mi, s;
+	int64_t v, ns, frac = 0, scale = 100000000;
+	const char *q;
+
+	if (e - p < 15 || !(mon = month_from_name(p, 3)) || p[3] != ' ')
+		return NULL;
+	q = p + 4;
+	if (*q == ' ')
+		q++;
+	if (!(q = parse_int(q, e, &v)) || v < 1 || v > 31 || e - q < 10 || *q != ' ')
+		return NULL;
+	d = (int)v;
+	q++;
+	if (!is_digit((unsigned char)q[0]) || !is_digit((unsigned char)q[1]) || q[2] != ':' ||
+	    !is_digit((unsigned char)q[3]) || !is_digit((unsigned char)q[4]) || q[5] != ':' ||
+	    !is_digit((unsigned char)q[6]) || !is_digit((unsigned char)q[7]))
+		return NULL;
+	h = (q[0] - '0') * 10 + q[1] - '0';
+	mi = (q[3] - '0') * 10 + q[4] - '0';
+	s = (q[6] - '0') * 10 + q[7] - '0';
+	q += 8;
+	if (q < e && *q == '.') {
+		q++;
+		while (q < e && is_digit((unsigned char)*q)) {
+			frac += (*q - '0') * scale;
+			scale /= 10;
+			q++;
+		}
+	}
+	if (q >= e || *q != ' ')
+		return NULL;
+	ns = utc_ns(year_for(kp, mon), mon, d, h, mi, s, (long)frac);
+	if (ns < 0)
+		return NULL;
+	set_local(kp, t, ns);
+	return q + 1;
+}
+
+/* "Thu Dec  7 00:05:00 2017]" (dmesg -T, after the '['). */
+static const char *ctime_stamp(struct kparse *kp, const char *p, const char *e,
+			       struct ol_time *t)
+{
+	int mon, d, h, mi, s;
+	int64_t y, v, ns;
+	const char *q;
+
+	if (e - p < 24 || p[3] != ' ' || !(mon = month_from_name(p + 4, 3)) || p[7] != ' ')
+		return NULL;
+	q = p + 8;
+	if (*q == ' ')
+		q++;
+	if (!(q = parse_int(q, e, &v)) || v < 1 || v > 31 || e - q < 15 || *q != ' ')
+		return NULL;
+	d = (int)v;
+	q++;
+	if (q[2] != ':' || q[5] != ':' || q[8] != ' ')
+		return NULL;
+	h = (q[0] - '0') * 10 + q[1] - '0';
+	mi = (q[3] - '0') * 10 + q[4] - '0';
+	s = (q[6] - '0') * 10 + q[7] - '0';
+	if (!(q = parse_int(q + 9, e, &y)) || q >= e || *q != ']')
+		return NULL;
+	if ((ns = utc_ns((int)y, mon, d, h, mi, s, 0)) < 0)
+		return NULL;
+	set_local(kp, t, ns);
+	return q + 1;
+}
+
+/* " host ident[pid]: " after a syslog/journal stamp. Returns the message
+ * start, or NULL when the shape is not there. strict: ident must be
+ * "kernel" or carry a [pid] (used after a dmesg-like stamp). */
+static const char *host_ident(const char *p, const char *e, struct krec *r, int strict)
+{
+	const char *h, *i, *ie, *b, *colon;
+	int64_t v;
+
+	p = skip_ws(p, e);
+	h = p;
+	while (p < e && *p != ' ')
+		p++;
+	if (p == h || p >= e || p[-1] == ':')
+		return NULL;
+	i = p + 1;
+	colon = memchr(i, ':', (size_t)(e - i));
+	if (!colon || colon == i)
+		return NULL;
+	if (memchr(i, ' ', (size_t)(colon - i)))
+		return NULL;
+	ie = colon;
+	b = memchr(i, '[', (size_t)(colon - i));
+	if (b && colon[-1] == ']' && parse_int(b + 1, colon - 1, &v)) {
+		ie = b;
+		r->ident_pid = v;
+	} else if (strict && !((size_t)(colon - i) == 6 && !memcmp(i, "kernel", 6))) {
+		return NULL;
+	}
+	copy_str(r->ident, sizeof(r->ident), i, ie);
+	r->has_ident = 1;
+	p = colon + 1;
+	if (p < e && *p == ' ')
+		p++;
+	return p;
+}
+
+/* After "kernel: ", an optional dmesg stamp. */
+static const char *maybe_stamp(const char *p, const char *e, struct krec *r)
+{
+	int64_t ns;
+	const char *q;
+
+	if (p < e && *p == '[' && (q = dmesg_stamp(p, e, &ns))) {
+		r->t.boot_ns = ns;
+		q = caller_id(q, e);
+		if (q < e && *q == ' ')
+			q++;
+		return q;
+	}
+	return p;
+}
+
+static const char *iso_stamp(const char *p, const char *e, struct ol_time *t, int *had_zone)
+{
+	int64_t ns;
+	int off, k;
+	const char *z;
+
+	if ((k = parse_iso8601(p, (size_t)(e - p), &ns, &off)) < 0)
+		return NULL;
+	z = p + k;
+	/* a zone is whatever parse_iso8601 read after "YYYY-MM-DDTHH:MM:SS[.frac]" */
+	*had_zone = z[-1] == 'Z' || memchr(p + 19, '+', (size_t)(z - p - 19)) ||
+		    memchr(p + 19, '-', (size_t)(z - p - 19));
+	t->utc_ns = ns;
+	t->clock = OL_CLOCK_UTC;
+	return z;
+}
+
+/* Prefix-less text: the whole line is the message. */
+static void plain(struct krec *r, const char *p, const char *e)
+{
+	r->msg = p;
+	r->end = e;
+}
+
+/* Classes of a line's first byte, for the prefix dispatch. */
+enum { K_OTHER, K_BRACKET, K_LT, K_DIGIT, K_UPPER, K_LOWER, K_BRACE, K_SPACE };
+static unsigned char first_class[256];
+
+static void init_classes(void)
+{
+	int c;
+
+	if (first_class['['])
+		return;
+	for (c = '0'; c <= '9'; c++)
+		first_class[c] = K_DIGIT;
+	for (c = 'A'; c <= 'Z'; c++)
+		first_class[c] = K_UPPER;
+	for (c = 'a'; c <= 'z'; c++)
+		first_class[c] = K_LOWER;
+	first_class[' '] = first_class['\t'] = K_SPACE;
+	first_class['<'] = K_LT;
+	first_class['{'] = K_BRACE;
+	first_class['['] = K_BRACKET;
+}
+
+/* Strip the prefix of one text line into r. Returns 1 when a known
+ * prefix (or plain text) was found, 2 for an indented continuation. */
+static int strip_prefix(struct kparse *kp, const char *l, const char *e, struct krec *r)
+{
+	const char *p = l, *q;
+	int64_t v, ns;
+	int zone;
+
+	memset(r, 0, sizeof(*r));
+	r->t = ol_time_none();
+	r->ident_pid = OL_NULL;
+	/* pasted quote marks */
+	while (e - p >= 2 && p[0] == '>' && (p[1] == ' ' || p[1] == '>'))
+		p += p[1] == ' ' ? 2 : 1;
+	if (p >= e) {
+		plain(r, p, e);
+		return 1;
+	}
+	switch (first_class[(unsigned char)*p]) {
+	case K_SPACE:
+		q = skip_ws(p, e);
+		if (q < e && *q == '[' && (dmesg_stamp(q, e, &ns) || ctime_stamp(kp, q + 1, e, &r->t)))
+			return strip_prefix(kp, q, e, r);
+		plain(r, q, e);
+		r->t = kp->last_t;
+		return 2;
+	case K_BRACKET:
+		if ((q = dmesg_stamp(p, e, &ns))) {
+			r->t.clock = OL_CLOCK_BOOT;
+			r->t.boot_ns = ns;
+			q = caller_id(q, e);
+			if (q < e && *q == ' ')
+				q++;
+			/* journalctl -o short-monotonic: "[ 1.2] host kernel: " */
+			{
+				const char *m = host_ident(q, e, r, 1);
+				if (m)
+					q = m;
+				else
+					r->has_ident = 0, r->ident[0] = '\0', r->ident_pid = OL_NULL;
+			}
+			plain(r, q, e);
+			return 1;
+		}
+		if ((q = ctime_stamp(kp, p + 1, e, &r->t))) {
+			if (q < e && *q == ' ')
+				q++;
+			plain(r, q, e);
+			return 1;
+		}
+		break;
+	case K_LT:
+		/* "<4>[ 1.2] " raw dmesg, or "<4>1 ISO host app procid msgid sd msg" */
+		q = p + 1;
+		if (!(q = parse_int(q, e, &v)) || q >= e || *q != '>')
+			break;
+		q++;
+		if (q < e && *q == '[')
+			return strip_prefix(kp, q, e, r);
+		if (e - q > 2 && q[0] == '1' && q[1] == ' ' && (q = iso_stamp(q + 2, e, &r->t, &zone))) {
+			const char *f[5];
+			int i;
+			if (!zone)
+				set_local(kp, &r->t, r->t.utc_ns);
+			for (i = 0; i < 5; i++) {   /* host app procid msgid sd */
+				q = skip_ws(q, e);
+				f[i] = q;
+				if (i == 4 && q < e && *q == '[') {
+					const char *c = memchr(q, ']', (size_t)(e - q));
+					q = c ? c + 1 : e;
+					while (q < e && *q == '[' && (c = memchr(q, ']', (size_t)(e - q))))
+						q = c + 1;
+				} else {
+					while (q < e && *q != ' ')
+						q++;
+				}
+				if (i == 1)
+					copy_str(r->ident, sizeof(r->ident), f[1], q);
+				if (i == 2 && parse_int(f[2], q, &v) == q)
+					r->ident_pid = v;
+			}
+			r->has_ident = 1;
+			if (q < e && *q == ' ')
+				q++;
+			if (e - q >= 3 && (unsigned char)q[0] == 0xef && (unsigned char)q[1] == 0xbb &&
+			    (unsigned char)q[2] == 0xbf)
+				q += 3;   /* BOM */
+			q = maybe_stamp(q, e, r);
+			plain(r, q, e);
+			return 1;
+		}
+		break;
+	case K_DIGIT:
+		/* ISO (rsyslog RFC 3339, journal short-iso[-precise]) */
+		if (e - p > 19 && p[4] == '-' && (q = iso_stamp(p, e, &r->t, &zone))) {
+			if (!zone)
+				set_local(kp, &r->t, r->t.utc_ns);
+			if ((q = host_ident(q, e, r, 0))) {
+				q = maybe_stamp(q, e, r);
+				plain(r, q, e);
+				return 1;
+			}
+			r->t = ol_time_none();
+			break;
+		}
+		/* short-unix "1683722096.123456 host kernel: " */
+		if ((q = parse_int(p, e, &v)) && q < e && *q == '.' && v > 100000000 && v < 9000000000LL) {
+			int64_t us = 0, scale = 100000;
+			const char *s = q + 1;
+			while (s < e && is_digit((unsigned char)*s)) {
+				us += (*s - '0') * scale;
+				scale /= 10;
+				s++;
+			}
+			if (s < e && *s == ' ' && (s = host_ident(s, e, r, 0))) {
+				r->t.clock = OL_CLOCK_UTC;
+				r->t.utc_ns = v * NS_PER_S + us * 1000;
+				s = maybe_stamp(s, e, r);
+				plain(r, s, e);
+				return 1;
+			}
+			r->has_ident = 0;
+		}
+		/* /dev/kmsg "6,51234,4607765352,-[,caller=T1];text" */
+		if ((q = parse_int(p, e, &v)) && q < e && *q == ',') {
+			int64_t seq, us;
+			const char *s = q + 1, *semi;
+			if ((s = parse_int(s, e, &seq)) && s < e && *s == ',' &&
+			    (s = parse_int(s + 1, e, &us)) && s < e && *s == ',' &&
+			    (semi = memchr(s, ';', (size_t)(e - s))) && semi - s < 64 &&
+			    us >= 0 && us < 9000000000000000LL) {
+				r->t.clock = OL_CLOCK_BOOT;
+				r->t.boot_ns = us * 1000;
+				plain(r, semi + 1, e);
+				return 1;
+			}
+		}
+		break;
+	case K_UPPER:
+		if ((q = month_stamp(kp, p, e, &r->t))) {
+			if ((q = host_ident(q, e, r, 0))) {
+				q = maybe_stamp(q, e, r);
+				plain(r, q, e);
+				return 1;
+			}
+			r->t = ol_time_none();
+			break;
+		}
+		/* short-full "Wed 2023-05-10 12:34:56 UTC host kernel: " */
+		if (e - p > 28 && p[3] == ' ' && is_digit((unsigned char)p[4]) && p[8] == '-' &&
+		    (q = iso_stamp(p + 4, e, &r->t, &zone))) {
+			const char *z = q + 1;
+			while (z < e && *z != ' ')
+				z++;
+			if (q < e && *q == ' ' && !(z - q == 4 && !memcmp(q + 1, "UTC", 3)) &&
+			    !(z - q == 4 && !memcmp(q + 1, "GMT", 3)))
+				set_local(kp, &r->t, r->t.utc_ns);
+			if (z < e && (q = host_ident(z, e, r, 0))) {
+				q = maybe_stamp(q, e, r);
+				plain(r, q, e);
+				return 1;
+			}
+			r->t = ol_time_none();
+		}
+		break;
+	case K_LOWER:
+		/* dmesg -x "kern  :warn  : [ 1.2] " */
+		if (starts(p, e, "kern") && (q = memchr(p, ':', (size_t)(e - p))) && q - p < 8 &&
+		    (q = memchr(q + 1, ':', (size_t)(e - q - 1))) && q - p < 20) {
+			q++;
+			if (q < e && *q == ' ')
+				q++;
+			if (q < e && *q == '[')
+				return strip_prefix(kp, q, e, r);
+			plain(r, q, e);
+			return 1;
+		}
+		break;
+	default:
+		break;
+	}
+	plain(r, p, e);
+	return 1;
+}
+
+/* ---------------------------------------------------------------------
+ * Emitting.
+ */
+
+static int emit(struct kparse *kp, int64_t id)
+{
+	if (id < 0)
+		kp->failed = 1;
+	else
+		kp->n++;
+	return id < 0 ? -1 : 0;
+}
+
+static json_t *mk_json_int(int64_t v) { return ol_json_int(v); }
+
+static void set_str(json_t *o, const char *k, const char *v)
+{
+	json_object_set_new(o, k, v && *v ? json_string(v) : json_null());
+}
+
+static void set_int(json_t *o, const char *k, int64_t v)
+{
+	json_object_set_new(o, k, mk_json_int(v));
+}
+
+/* Page size in kB for this report (spec 1.3), and whether assumed. */
+static int page_kb_for(struct kparse *kp, struct oomev *ev, int64_t victim_pid,
+		       int64_t victim_vm_kb, int *assumed)
+{
+	size_t i;
+	int64_t k;
+
+	*assumed = 0;
+	if (victim_pid != OL_NULL && victim_vm_kb != OL_NULL && victim_vm_kb > 0)
+		for (i = 0; i < ev->ntasks; i++)
+			if (ev->tasks[i].t.pid == victim_pid && ev->tasks[i].t.total_vm_pages > 0 &&
+			    victim_vm_kb % ev->tasks[i].t.total_vm_pages == 0) {
+				k = victim_vm_kb / ev->tasks[i].t.total_vm_pages;
+				if (k == 4 || k == 8 || k == 16 || k == 64) {
+					kp->page_kb = (int)k;
+					return (int)k;
+				}
+			}
+	if (ev->buddy_kb == 4 || ev->buddy_kb == 8 || ev->buddy_kb == 16 || ev->buddy_kb == 64) {
+		kp->page_kb = (int)ev->buddy_kb;
+		return kp->page_kb;
+	}
+	if (ev->pages_ram > 0 && ev->present_kb > 0) {
+		static const int cand[] = { 4, 8, 16, 64 };
+		for (i = 0; i < 4; i++) {
+			double r = (double)ev->present_kb / (double)ev->pages_ram / cand[i];
+			if (r > 0.9 && r < 1.15) {
+				kp->page_kb = cand[i];
+				return cand[i];
+			}
+		}
+	}
+	if (kp->page_kb)
+		return kp->page_kb;
+	*assumed = 1;
+	return 4;
+}
+
+/* Arithmetic on values read from the log: OL_NULL in, or overflow, gives OL_NULL. */
+static int64_t pages_kb(int64_t pages, int pk)
+{
+	return pages == OL_NULL || pages < 0 || pages > INT64_MAX / 1024 ? OL_NULL : pages * pk;
+}
+
+static int64_t sum2(int64_t a, int64_t b)
+{
+	return a == OL_NULL || b == OL_NULL || a < 0 || b < 0 || a > INT64_MAX / 4 ||
+	       b > INT64_MAX / 4 ? OL_NULL : a + b;
+}
+
+/* The CONSTRAINT_* word for this report, or NULL when it cannot be told. */
+static const char *constraint_of(struct oomev *ev)
+{
+	int64_t nm, ma, online;
+
+	if (ev->constraint[0])
+		return ev->constraint;
+	if (ev->memcg_hint)
+		return "memcg";
+	if (ev->mpol_hint)
+		return "memory_policy";
+	if (!ev->have_header)
+		return NULL;
+	online = ev->nodes_seen ? (int64_t)(ev->nodes_seen & INT64_MAX) : -1;
+	if (ev->have_nodemask && strcmp(ev->nodemask, "(null)") &&
+	    (nm = node_mask(ev->nodemask, ev->nodemask + strlen(ev->nodemask))) >= 0 &&
+	    online > 0 && (nm & online) != online)
+		return "memory_policy";
+	if (ev->have_cpuset && (ma = node_mask(ev->mems, ev->mems + strlen(ev->mems))) >= 0 &&
+	    online > 0 && (ma & online) != online)
+		return "cpuset";
+	if (ev->mi_free != OL_NULL || ev->pages_ram != OL_NULL)
+		return "none";
+	return NULL;
+}
+
+static json_t *invoker_json(struct oomev *ev)
+{
+	json_t *o = json_object();
+	int h = ev->have_header;
+
+	set_str(o, "comm", h ? ev->comm : NULL);
+	set_int(o, "pid", h ? ev->pid : OL_NULL);
+	set_str(o, "gfp_mask", h ? ev->gfp : NULL);
+	set_int(o, "order", h ? ev->order : OL_NULL);
+	set_int(o, "oom_score_adj", h ? ev->score_adj : OL_NULL);
+	return o;
+}
+
+static void note_release(struct kparse *kp, const char *rel)
+{
+	if (!rel[0] || kp->release[0])
+		return;
+	snprintf(kp->release, sizeof(kp->release), "%s", rel);
+	emit(kp, sink_meta(kp->s, "kernel.release", rel));
+}
+
+/* Emit the oom_invoked event of the open report (once) with its tasks. */
+static int emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm_kb)
+{
+	struct oomev *ev = &kp->ev;
+	struct ol_event e;
+	json_t *d;
+	int pk, assumed;
+	size_t i;
+	int64_t id;
+	static const char *mcn[4] = { "memcg", "memsw", "kmem", "swap" };
+	char key[40], summary[256];
+
+	if (!ev->have_header || ev->finalized)
+		return 0;
+	ev->finalized = 1;
+	kp->reports++;
+	pk = page_kb_for(kp, ev, victim_pid, victim_vm_kb, &assumed);
+	d = json_object();
+	set_str(d, "gfp_mask", ev->gfp);
+	set_str(d, "gfp_flags", ev->gfp_flags[0] ? ev->gfp_flags : NULL);
+	set_int(d, "order", ev->order);
+	set_int(d, "oom_score_adj", ev->score_adj);
+	set_str(d, "nodemask", ev->have_nodemask ? ev->nodemask : NULL);
+	set_str(d, "cpuset", ev->have_cpuset ? ev->cpuset : NULL);
+	set_str(d, "mems_allowed", ev->mems[0] ? ev->mems : NULL);
+	set_str(d, "constraint", constraint_of(ev));
+	set_str(d, "oom_memcg", ev->oom_memcg);
+	set_str(d, "task_memcg", ev->task_memcg);
+	for (i = 0; i < 4; i++) {
+		int64_t lim = ev->mc[i][1];
+		snprintf(key, sizeof(key), "%s_usage_kb", mcn[i]);
+		set_int(d, key, ev->mc[i][0]);
+		snprintf(key, sizeof(key), "%s_limit_kb", mcn[i]);
+		set_int(d, key, lim != OL_NULL && lim >= PAGE_UNLIMITED_KB ? OL_NULL : lim);
+		snprintf(key, sizeof(key), "%s_failcnt", mcn[i]);
+		set_int(d, key, ev->mc[i][2]);
+	}
+	set_int(d, "free_kb", pages_kb(ev->mi_free, pk));
+	set_int(d, "anon_kb", pages_kb(sum2(ev->mi_aa, ev->mi_ia), pk));
+	set_int(d, "file_kb", pages_kb(sum2(ev->mi_af, ev->mi_if), pk));
+	set_int(d, "slab_kb", pages_kb(sum2(ev->mi_sr, ev->mi_su), pk));
+	set_int(d, "shmem_kb", pages_kb(ev->mi_shmem, pk));
+	set_int(d, "swap_free_kb", ev->swap_free_kb);
+	set_int(d, "swap_total_kb", ev->swap_total_kb);
+	set_int(d, "ram_kb", pages_kb(ev->pages_ram, pk));
+	set_int(d, "reserved_kb", pages_kb(ev->pages_reserved, pk));
+	json_object_set_new(d, "page_size", json_integer(pk * 1024));
+	json_object_set_new(d, "page_size_assumed", json_boolean(assumed));
+	set_str(d, "kernel_release", ev->release);
+	json_object_set_new(d, "operator_triggered", json_boolean(ev->operator_triggered));
+	json_object_set_new(d, "tasks", json_integer((json_int_t)ev->ntasks));
+	if (ev->tasks_dropped)
+		set_int(d, "tasks_dropped", ev->tasks_dropped);
+	snprintf(summary, sizeof(summary), "%s invoked the OOM killer (order=%lld, constraint %s)",
+		 ev->comm[0] ? ev->comm : "?", (long long)(ev->order == OL_NULL ? 0 : ev->order),
+		 constraint_of(ev) ? constraint_of(ev) : "unknown");
+	e.kind = "oom_invoked";
+	e.t = ev->t;
+	e.t.boot_id = ev->boot_id[0] ? ev->boot_id : NULL;
+	e.pid = ev->pid;
+	e.comm = ev->comm[0] ? ev->comm : NULL;
+	e.bytes = ev->order != OL_NULL && ev->order >= 0 && ev->order < 30
+		  ? ((int64_t)pk * 1024) << ev->order : OL_NULL;
+	e.line = ev->line;
+	e.summary = summary;
+	e.data = d;
+	id = sink_event(kp->s, &e);
+	json_decref(d);
+	if (emit(kp, id) < 0)
+		return -1;
+	ev->invoked_id = id;
+	for (i = 0; i < ev->ntasks; i++) {
+		struct ol_task t = ev->tasks[i].t;
+		t.name = ev->names.buf + ev->tasks[i].name_off;
+		if (emit(kp, sink_task(kp->s, id, &t)) < 0)
+			return -1;
+	}
+	if (ev->t.boot_ns != OL_NULL && ev->t.utc_ns != OL_NULL && ev->t.clock == OL_CLOCK_UTC)
+		if (emit(kp, sink_anchor(kp->s, e.t.boot_id, ev->t.boot_ns, ev->t.utc_ns,
+					 "kernel log line with wall clock and kernel stamp")) < 0)
+			return -1;
+	return 0;
+}
+
+/* Close the open report: a header without a kill becomes oom_no_kill. */
+static int ev_close(struct kparse *kp)
+{
+	struct oomev *ev = &kp->ev;
+	int r = 0;
+
+	if (ev->open && ev->have_header && !ev->nkills) {
+		if (emit_invoked(kp, OL_NULL, OL_NULL) < 0)
+			return -1;
+		{
+			struct ol_event e;
+			json_t *d = json_object();
+			char summary[200];
+			set_str(d, "reason", ev->nokill_reason ? ev->nokill_reason
+				: (ev->panic ? "panic" : NULL));
+			set_int(d, "invoker_event", ev->invoked_id);
+			json_object_set_new(d, "invoker", invoker_json(ev));
+			set_str(d, "constraint", constraint_of(ev));
+			json_object_set_new(d, "panic", json_boolean(ev->panic));
+			snprintf(summary, sizeof(summary), "OOM report by %s without a kill",
+				 ev->comm[0] ? ev->comm : "?");
+			e.kind = "oom_no_kill";
+			e.t = ev->t;
+			e.t.boot_id = ev->boot_id[0] ? ev->boot_id : NULL;
+			e.pid = ev->pid;
+			e.comm = ev->comm[0] ? ev->comm : NULL;
+			e.bytes = OL_NULL;
+			e.line = ev->line;
+			e.summary = summary;
+			e.data = d;
+			r = emit(kp, sink_event(kp->s, &e));
+			json_decref(d);
+		}
+	}
+	ev_reset(ev);
+	return r;
+}
+
+static void ev_open(struct kparse *kp, const struct krec *r)
+{
+	ev_reset(&kp->ev);
+	kp->ev.open = 1;
+	kp->ev.line = kp->in->lineno;
+	kp->ev.t = r->t;
+	snprintf(kp->ev.boot_id, sizeof(kp->ev.boot_id), "%s", kp->boot_id);
+}
+
+/* ---------------------------------------------------------------------
+ * Message matchers. Each gets the message (prefix stripped, leading blanks
+ * skipped) and returns 1 when it took the line, 0 when not, -1 on a sink
+ * failure.
+ */
+
+/* "<comm> invoked oom-killer: gfp_mask=0x..(..), [nodemask=..,] order=N, ..." */
+static int m_header(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	struct oomev *ev;
+	const char *k = find(p, e, " invoked oom-killer: "), *q, *c;
+	int64_t v;
+
+	if (!k)
+		return 0;
+	if (ev_close(kp) < 0)
+		return -1;
+	ev_open(kp, r);
+	ev = &kp->ev;
+	ev->have_header = 1;
+	copy_str(ev->comm, sizeof(ev->comm), p, k);
+	q = k + 21;
+	if ((c = find(q, e, "gfp_mask="))) {
+		const char *s = c + 9, *t = s;
+		while (t < e && *t != '(' && *t != ',' && *t != ' ')
+			t++;
+		copy_str(ev->gfp, sizeof(ev->gfp), s, t);
+		if (t < e && *t == '(') {
+			const char *cl = memchr(t, ')', (size_t)(e - t));
+			copy_str(ev->gfp_flags, sizeof(ev->gfp_flags), t + 1, cl ? cl : e);
+		}
+	}
+	if ((c = find(q, e, "nodemask="))) {
+		const char *s = c + 9, *t = s;
+		while (t < e && *t != ',' && *t != ' ')
+			t++;
+		copy_str(ev->nodemask, sizeof(ev->nodemask), s, t);
+		ev->have_nodemask = 1;
+	}
+	ev->order = key_int(q, e, "order=");
+	if ((c = find(q, e, "oom_score_adj=")) && parse_int(c + 14, e, &v))
+		ev->score_adj = v;
+	else if ((c = find(q, e, "oomkilladj=")) && parse_int(c + 11, e, &v))
+		ev->oom_adj = v;
+	if ((c = find(q, e, "oom_adj=")) && (c == q || c[-1] != '_') && parse_int(c + 8, e, &v))
+		ev->oom_adj = v;
+	if (ev->order == -1 || kp->sysrq_pending)
+		ev->operator_triggered = 1;
+	kp->sysrq_pending = 0;
+	return 1;
+}
+
+/* "CPU: 2 PID: 1842 Comm: x Not tainted 5.15.0 #1" / "Pid: 1234, comm: x Not tainted 3.2.0" */
+static int m_cpu(struct kparse *kp, const char *p, const char *e)
+{
+	struct oomev *ev = &kp->ev;
+	const char *c, *t, *s, *x;
+	int64_t v;
+
+	if (starts(p, e, "CPU: ")) {
+		if (!(c = find(p, e, " PID: ")) || !(s = find(c, e, " Comm: ")))
+			return 0;
+		if (parse_int(c + 6, e, &v))
+			ev->pid = v;
+		s += 7;
+	} else if (starts(p, e, "Pid: ")) {
+		if (!parse_int(p + 5, e, &v) || !(s = find(p, e, ", comm: ")))
+			return 0;
+		ev->pid = v;
+		s += 8;
+	} else {
+		return 0;
+	}
+	ev->cpu_seen = 1;
+	t = find(s, e, " Not tainted");
+	x = find(s, e, " Tainted: ");
+	if (!t || (x && x < t))
+		t = x;
+	if (!t)
+		return 1;
+	/* release: the first token that starts "<digits>.<digit>" after the taint */
+	c = t + 1;
+	while (c < e) {
+		const char *w = skip_ws(c, e), *we = w;
+		while (we < e && *we != ' ')
+			we++;
+		if (we - w >= 3 && is_digit((unsigned char)w[0])) {
+			const char *d = w;
+			while (d < we && is_digit((unsigned char)*d))
+				d++;
+			if (d + 1 < we && *d == '.' && is_digit((unsigned char)d[1])) {
+				copy_str(ev->release, sizeof(ev->release), w, we);
+				note_release(kp, ev->release);
+				break;
+			}
+		}
+		if (we == w)
+			break;
+		c = we;
+	}
+	return 1;
+}
+
+/* "memory: usage 524288kB, limit 524288kB, failcnt 123456" and friends. */
+static int m_memcg_counter(struct kparse *kp, const char *p, const char *e)
+{
+	static const char *keys[4] = { "memory: usage ", "memory+swap: usage ", "kmem: usage ",
+				       "swap: usage " };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (starts(p, e, keys[i])) {
+			struct oomev *ev = &kp->ev;
+			ev->mc[i][0] = key_int(p, e, "usage ");
+			ev->mc[i][1] = key_int(p, e, "limit ");
+			ev->mc[i][2] = key_int(p, e, "failcnt ");
+			ev->memcg_hint = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* Mem-Info summary "key:value" tokens (values in pages, no unit). */
+static void meminfo_tokens(struct oomev *ev, const char *p, const char *e)
+{
+	static const struct { const char *k; size_t off; } keys[] = {
+		{ "free", offsetof(struct oomev, mi_free) },
+		{ "active_anon", offsetof(struct oomev, mi_aa) },
+		{ "inactive_anon", offsetof(struct oomev, mi_ia) },
+		{ "active_file", offsetof(struct oomev, mi_af) },
+		{ "inactive_file", offsetof(struct oomev, mi_if) },
+		{ "slab_reclaimable", offsetof(struct oomev, mi_sr) },
+		{ "slab_unreclaimable", offsetof(struct oomev, mi_su) },
+		{ "shmem", offsetof(struct oomev, mi_shmem) },
+	};
+	while (p < e) {
+		const char *k = skip_ws(p, e), *c = k, *v;
+		int64_t x;
+		size_t i;
+
+		while (c < e && *c != ':' && *c != ' ')
+			c++;
+		if (c >= e || *c != ':') {
+			p = c < e ? c + 1 : e;
+			continue;
+		}
+		v = parse_int(c + 1, e, &x);
+		if (v && (v == e || *v == ' ' || *v == '\t'))
+			for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+				if ((size_t)(c - k) == strlen(keys[i].k) &&
+				    !memcmp(k, keys[i].k, (size_t)(c - k)))
+					*(int64_t *)((char *)ev + keys[i].off) = x;
+		p = v ? v : c + 1;
+	}
+}
+
+/* Zone, buddy, swap and RAM lines of the global memory block. */
+static int m_meminfo(struct kparse *kp, const char *p, const char *e)
+{
+	struct oomev *ev = &kp->ev;
+	const char *c;
+	int64_t v;
+
+	if (starts(p, e, "Mem-Info:") || starts(p, e, "Mem-info:")) {
+		ev->in_meminfo = 1;
+		if (e - p > 10)
+			meminfo_tokens(ev, p + 9, e);
+		return 1;
+	}
+	if (starts(p, e, "Free swap")) {
+		if ((c = memchr(p, '=', (size_t)(e - p))))
+			ev->swap_free_kb = key_int(c, e, "=");
+		return 1;
+	}
+	if (starts(p, e, "Total swap")) {
+		if ((c = memchr(p, '=', (size_t)(e - p))))
+			ev->swap_total_kb = key_int(c, e, "=");
+		return 1;
+	}
+	if (is_digit((unsigned char)*p) && (c = parse_int(p, e, &v))) {
+		if (starts(c, e, " pages RAM"))
+			ev->pages_ram = v;
+		else if (starts(c, e, " pages reserved"))
+			ev->pages_reserved = v;
+		else if (starts(c, e, " total pagecache pages"))
+			ev->pagecache = v;
+		else
+			return 0;
+		return 1;
+	}
+	if (starts(p, e, "Node ")) {
+		if (parse_int(p + 5, e, &v) && v >= 0 && v < 64)
+			ev->nodes_seen |= 1ull << v;
+	}
+	/* buddy list "Node 0 DMA: 21*4kB (UM) ..." (or "DMA: ..." on 4.8-4.13) */
+	if ((c = memchr(p, '*', (size_t)(e - p))) && c > p && is_digit((unsigned char)c[-1]) &&
+	    ev->buddy_kb == OL_NULL && find(p, c, ": ")) {
+		const char *d = parse_int(c + 1, e, &v);
+		if (d && starts(d, e, "kB"))
+			ev->buddy_kb = v;
+		return 1;
+	}
+	if ((c = find(p, e, " present:"))) {
+		v = key_int(c, e, "present:");
+		if (v != OL_NULL)
+			ev->present_kb = sum2(ev->present_kb == OL_NULL ? 0 : ev->present_kb, v);
+		return 1;
+	}
+	if (ev->in_meminfo && !starts(p, e, "Node ") && find(p, e, ":"))
+		meminfo_tokens(ev, p, e);
+	return 0;
+}
+
+/* Task table header "[ pid ]   uid  tgid total_vm rss ... name". */
+static int m_task_header(struct kparse *kp, const char *p, const char *e)
+{
+	struct oomev *ev = &kp->ev;
+	const char *c;
+	int n = 0;
+
+	if (e - p < 7 || *p != '[' || !(c = memchr(p, ']', (size_t)(e - p))) ||
+	    !find(p, c, "pid"))
+		return 0;
+	c++;
+	while (c < e && n < (int)sizeof(ev->cols)) {
+		const char *w = skip_ws(c, e), *we = w;
+		size_t i;
+		unsigned char col = C_NONE;
+		while (we < e && !is_space((unsigned char)*we))
+			we++;
+		if (we == w)
+			break;
+		for (i = 0; i < sizeof(col_names) / sizeof(col_names[0]); i++)
+			if ((size_t)(we - w) == strlen(col_names[i].name) &&
+			    !memcmp(w, col_names[i].name, (size_t)(we - w)))
+				col = (unsigned char)col_names[i].c;
+		ev->cols[n++] = col;
+		c = we;
+	}
+	ev->ncols = n;
+	ev->in_meminfo = 0;
+	return 1;
+}
+
+/* Task row "[  1234]  1000  1234  123456  7890 ... name". */
+static int m_task_row(struct kparse *kp, const char *p, const char *e)
+{
+	struct oomev *ev = &kp->ev;
+	struct ktask kt;
+	const char *c;
+	int64_t v;
+	int i;
+
+	if (!ev->ncols || *p != '[')
+		return 0;
+	c = parse_int(skip_ws(p + 1, e), e, &v);
+	if (!c || c >= e || *c != ']')
+		return 0;
+	memset(&kt, 0, sizeof(kt));
+	kt.t.pid = v;
+	kt.t.uid = kt.t.tgid = kt.t.total_vm_pages = kt.t.rss_pages = OL_NULL;
+	kt.t.rss_anon_pages = kt.t.rss_file_pages = kt.t.rss_shmem_pages = OL_NULL;
+	kt.t.pgtables_bytes = kt.t.nr_ptes = kt.t.nr_pmds = kt.t.swapents = OL_NULL;
+	kt.t.oom_adj = kt.t.oom_score_adj = OL_NULL;
+	c++;
+	for (i = 0; i < ev->ncols; i++) {
+		const char *w = skip_ws(c, e), *d;
+		if (ev->cols[i] == C_NAME) {
+			c = w;
+			break;
+		}
+		if (!(d = parse_int(w, e, &v)) || (d < e && !is_space((unsigned char)*d))) {
+			/* truncated or damaged row: keep what we have */
+			c = w;
+			break;
+		}
+		switch (ev->cols[i]) {
+		case C_UID: kt.t.uid = v; break;
+		case C_TGID: kt.t.tgid = v; break;
+		case C_TOTAL_VM: kt.t.total_vm_pages = v; break;
+		case C_RSS: kt.t.rss_pages = v; break;
+		case C_OOM_ADJ: kt.t.oom_adj = v; break;
+		case C_OOM_SCORE_ADJ: kt.t.oom_score_adj = v; break;
+		case C_NR_PTES: kt.t.nr_ptes = v; break;
+		case C_NR_PMDS: kt.t.nr_pmds = v; break;
+		case C_SWAPENTS: kt.t.swapents = v; break;
+		case C_PGTABLES: kt.t.pgtables_bytes = v; break;
+		case C_RSS_ANON: kt.t.rss_anon_pages = v; break;
+		case C_RSS_FILE: kt.t.rss_file_pages = v; break;
+		case C_RSS_SHMEM: kt.t.rss_shmem_pages = v; break;
+		default: break;
+		}
+		c = d;
+	}
+	if (ev->ntasks >= MAX_TASKS) {
+		ev->tasks_dropped++;
+		return 1;
+	}
+	if (ev->ntasks == ev->cap) {
+		size_t nc = ev->cap ? ev->cap * 2 : 64;
+		struct ktask *nt = realloc(ev->tasks, nc * sizeof(*nt));
+		if (!nt) {
+			ev->tasks_dropped++;
+			return 1;
+		}
+		ev->tasks = nt;
+		ev->cap = nc;
+	}
+	kt.name_off = ev->names.len;
+	{
+		const char *ne = e;
+		c = skip_ws(c, e);
+		while (ne > c && is_space((unsigned char)ne[-1]))
+			ne--;
+		if (strbuf_add_utf8(&ev->names, c, (size_t)(ne - c)) < 0 ||
+		    strbuf_addch(&ev->names, '\0') < 0) {
+			ev->tasks_dropped++;
+			return 1;
+		}
+	}
+	ev->tasks[ev->ntasks++] = kt;
+	return 1;
+}
+
+/* "oom-kill:constraint=CONSTRAINT_X,nodemask=..,...,task=c,pid=N,uid=N" */
+static int m_oomkill_summary(struct kparse *kp, const char *p, const char *e)
+{
+	struct oomev *ev = &kp->ev;
+	const char *c, *t, *f;
+	int64_t v;
+	size_t i;
+
+	if (!starts(p, e, "oom-kill:"))
+		return 0;
+	if ((c = find(p, e, "constraint="))) {
+		c += 11;
+		if (starts(c, e, "CONSTRAINT_"))
+			c += 11;
+		t = c;
+		while (t < e && *t != ',')
+			t++;
+		copy_str(ev->constraint, sizeof(ev->constraint), c, t);
+		for (i = 0; ev->constraint[i]; i++)
+			if (ev->constraint[i] >= 'A' && ev->constraint[i] <= 'Z')
+				ev->constraint[i] = (char)(ev->constraint[i] | 0x20);
+	}
+	if ((c = find(p, e, ",nodemask=")) && !ev->have_nodemask) {
+		c += 10;
+		t = c;
+		while (t < e && *t != ',')
+			t++;
+		copy_str(ev->nodemask, sizeof(ev->nodemask), c, t);
+		ev->have_nodemask = 1;
+	}
+	if ((c = find(p, e, ",cpuset=")) && !ev->have_cpuset) {
+		c += 8;
+		t = find(c, e, ",mems_allowed=");
+		copy_str(ev->cpuset, sizeof(ev->cpuset), c, t ? t : e);
+		ev->have_cpuset = 1;
+		if (t) {
+			const char *m = t + 14, *me = m;
+			while (me < e && (is_digit((unsigned char)*me) || *me == '-' ||
+					  (*me == ',' && me + 1 < e && is_digit((unsigned char)me[1]))))
+				me++;
+			copy_str(ev->mems, sizeof(ev->mems), m, me);
+		}
+	}
+	if (find(p, e, ",global_oom"))
+		ev->global_oom = 1;
+	/* from the right: ,uid= ,pid= ,task= */
+	f = e;
+	if ((c = rfind(p, f, ",uid=")) && parse_int(c + 5, e, &v)) {
+		ev->ck_uid = v;
+		f = c;
+	}
+	if ((c = rfind(p, f, ",pid=")) && parse_int(c + 5, e, &v)) {
+		ev->ck_pid = v;
+		f = c;
+	}
+	if ((c = rfind(p, f, ",task="))) {
+		copy_str(ev->ck_task, sizeof(ev->ck_task), c + 6, f);
+		f = c;
+	}
+	if ((c = find(p, f, ",task_memcg="))) {
+		copy_str(ev->task_memcg, sizeof(ev->task_memcg), c + 12, f);
+		f = c;
+	}
+	if ((c = find(p, f, ",oom_memcg="))) {
+		t = find(c + 11, f, ",task_memcg=");
+		copy_str(ev->oom_memcg, sizeof(ev->oom_memcg), c + 11, t ? t : f);
+	}
+	return 1;
+}
+
+/* "...Kill process N (c) score S or sacrifice child" (pre-5.1 selection). */
+static int m_kill_select(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	struct oomev *ev = &kp->ev;
+	const char *k = find(p, e, "Kill process "), *c, *o, *cl;
+	int64_t pid;
+
+	if (!k || find(k, e, "sharing same memory"))
+		return k ? 1 : 0;
+	if (!(c = parse_int(k + 13, e, &pid)))
+		return 0;
+	if (!ev->open || ev->nkills || ev->sel_pid != OL_NULL) {
+		if (ev_close(kp) < 0)
+			return -1;
+		ev_open(kp, r);
+	}
+	ev = &kp->ev;
+	ev->sel_pid = pid;
+	ev->sel_score = key_int(c, e, ") score ");
+	if ((o = memchr(c, '(', (size_t)(e - c))) && (cl = find(o, e, ") score ")))
+		copy_str(ev->sel_comm, sizeof(ev->sel_comm), o + 1, cl);
+	if (find(p, k, "Memory cgroup out of memory"))
+		ev->memcg_hint = 1;
+	if (find(p, k, "MPOL_BIND"))
+		ev->mpol_hint = 1;
+	return 1;
+}
+
+static void recent_add(struct kparse *kp, int64_t pid, int64_t id, const struct ol_time *t)
+{
+	struct recent_kill *rk = &kp->recent[kp->nrecent++ % RECENT_KILLS];
+	rk->pid = pid;
+	rk->event_id = id;
+	rk->boot_ns = t->boot_ns;
+	rk->utc_ns = t->utc_ns;
+}
+
+/* Victim line in every variant (spec 1.6). */
+static int m_killed(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	struct oomev *ev = &kp->ev;
+	const char *k = find(p, e, "Killed process "), *c, *o, *cl, *fields;
+	int64_t pid, uid = OL_NULL, score_adj, vm, anon, file, shmem, pgt;
+	char comm[64] = "", summary[256];
+	const char *constraint;
+	int memcg_wording;
+	struct ol_event ee;
+	json_t *d;
+	int64_t id;
+	size_t i;
+
+	if (!k || !(c = parse_int(k + 15, e, &pid)))
+		return 0;
+	memcg_wording = find(p, k, "Memory cgroup out of memory") != NULL;
+	fields = c;
+	if (starts(c, e, ", UID ")) {            /* RHEL 6 */
+		const char *d2 = parse_int(c + 6, e, &uid);
+		c = d2 ? d2 : c + 6;
+	}
+	if ((o = memchr(c, '(', (size_t)(e - c)))) {
+		cl = find(o, e, ") total-vm:");
+		if (!cl)
+			cl = find(o, e, "), UID ");
+		if (!cl)
+			cl = rfind(o, e, ")");
+		if (cl && cl > o) {
+			copy_str(comm, sizeof(comm), o + 1, cl);
+			fields = cl;
+		}
+	}
+	if (starts(fields, e, "), UID "))           /* RHEL 7 */
+		parse_int(fields + 7, e, &uid);
+	vm = key_int(fields, e, "total-vm:");
+	anon = key_int(fields, e, "anon-rss:");
+	file = key_int(fields, e, "file-rss:");
+	shmem = key_int(fields, e, "shmem-rss:");
+	if (uid == OL_NULL)
+		uid = key_int(fields, e, "UID:");
+	pgt = key_int(fields, e, "pgtables:");
+	score_adj = key_int(fields, e, "oom_score_adj:");
+
+	/* Which report does it belong to? A repeat of the last victim, or of
+	 * any victim of an oom.group kill, is the same victim (spec 1.9.3). */
+	if (ev->open && ev->nkills) {
+		if (pid == ev->last_kill_pid && !ev->group)
+			return 1;
+		if (!ev->group || ns_between(&ev->t, &r->t) > GAP_NS) {
+			if (ev_close(kp) < 0)
+				return -1;
+		} else {
+			for (i = 0; i < (size_t)ev->nkills && i < 64; i++)
+				if (ev->killed[i] == pid)
+					return 1;
+		}
+	}
+	if (ev->open && ev->have_header && !ev->nkills && ns_between(&ev->t, &r->t) > GAP_NS)
+		if (ev_close(kp) < 0)
+			return -1;
+	if (!ev->open)
+		ev_open(kp, r);
+	if (memcg_wording)
+		ev->memcg_hint = 1;
+	if (score_adj == OL_NULL)
+		for (i = 0; i < ev->ntasks; i++)
+			if (ev->tasks[i].t.pid == pid) {
+				score_adj = ev->tasks[i].t.oom_score_adj;
+				break;
+			}
+	if (emit_invoked(kp, pid, vm) < 0)
+		return -1;
+	constraint = constraint_of(ev);
+	if (!comm[0] && ev->ck_pid == pid)
+		snprintf(comm, sizeof(comm), "%s", ev->ck_task);
+	if (uid == OL_NULL && ev->ck_pid == pid)
+		uid = ev->ck_uid;
+
+	d = json_object();
+	set_int(d, "uid", uid);
+	set_int(d, "total_vm_kb", vm);
+	set_int(d, "anon_rss_kb", anon);
+	set_int(d, "file_rss_kb", file);
+	set_int(d, "shmem_rss_kb", shmem);
+	set_int(d, "pgtables_kb", pgt);
+	set_int(d, "oom_score_adj", score_adj);
+	set_str(d, "constraint", constraint);
+	set_str(d, "task_memcg", ev->task_memcg);
+	set_str(d, "oom_memcg", ev->oom_memcg);
+	json_object_set_new(d, "invoker", invoker_json(ev));
+	set_int(d, "invoker_event", ev->invoked_id);
+	set_int(d, "score", ev->sel_pid == pid || ev->sel_pid == OL_NULL ? ev->sel_score : OL_NULL);
+	set_int(d, "selected_pid", ev->sel_pid);
+	json_object_set_new(d, "oom_group", json_boolean(ev->group));
+	json_object_set_new(d, "operator_triggered", json_boolean(ev->operator_triggered));
+	set_str(d, "kernel_release", ev->release[0] ? ev->release : NULL);
+	snprintf(summary, sizeof(summary), "%s killed %s (pid %lld)",
+		 memcg_wording ? "memcg OOM" : "OOM killer", comm[0] ? comm : "?", (long long)pid);
+	ee.kind = "oom_kill";
+	ee.t = r->t;
+	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
+	ee.pid = pid;
+	ee.comm = comm[0] ? comm : NULL;
+	{
+		int64_t kb = sum2(sum2(anon, file == OL_NULL ? 0 : file), shmem == OL_NULL ? 0 : shmem);
+		ee.bytes = kb == OL_NULL || kb > INT64_MAX / 1024 ? OL_NULL : kb * 1024;
+	}
+	ee.line = kp->in->lineno;
+	ee.summary = summary;
+	ee.data = d;
+	id = sink_event(kp->s, &ee);
+	json_decref(d);
+	if (emit(kp, id) < 0)
+		return -1;
+	recent_add(kp, pid, id, &r->t);
+	kp->reports++;
+	if (ev->nkills < 64)
+		ev->killed[ev->nkills] = pid;
+	ev->nkills++;
+	ev->last_kill_pid = pid;
+	return 1;
+}
+
+/* "oom_reaper: reaped process N (c), now anon-rss:0kB, ..." / "unable to reap pid:N (c)" */
+static int m_reaper(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	const char *c, *o, *cl;
+	int64_t pid = OL_NULL, kill_id = OL_NULL, anon, file, shmem;
+	char comm[64] = "", summary[200];
+	int reaped;
+	unsigned i;
+	struct ol_event ee;
+	json_t *d;
+
+	if (!starts(p, e, "oom_reaper: "))
+		return 0;
+	if ((c = find(p, e, "reaped process ")))
+		reaped = 1, c = parse_int(c + 15, e, &pid);
+	else if ((c = find(p, e, "unable to reap pid:")))
+		reaped = 0, c = parse_int(c + 19, e, &pid);
+	else
+		return 1;
+	if (c && (o = memchr(c, '(', (size_t)(e - c)))) {
+		cl = find(o, e, "), now");
+		if (!cl)
+			cl = rfind(o, e, ")");
+		if (cl)
+			copy_str(comm, sizeof(comm), o + 1, cl);
+	}
+	anon = key_int(p, e, "anon-rss:");
+	file = key_int(p, e, "file-rss:");
+	shmem = key_int(p, e, "shmem-rss:");
+	for (i = 0; i < RECENT_KILLS && i < kp->nrecent; i++) {
+		struct recent_kill *rk = &kp->recent[(kp->nrecent - 1 - i) % RECENT_KILLS];
+		if (rk->pid == pid) {
+			kill_id = rk->event_id;
+			break;
+		}
+	}
+	d = json_object();
+	json_object_set_new(d, "reaped", json_boolean(reaped));
+	set_int(d, "anon_rss_kb", anon);
+	set_int(d, "file_rss_kb", file);
+	set_int(d, "shmem_rss_kb", shmem);
+	set_int(d, "kill_event", kill_id);
+	snprintf(summary, sizeof(summary), "oom_reaper %s %s (pid %lld)",
+		 reaped ? "reaped" : "could not reap", comm[0] ? comm : "?", (long long)pid);
+	ee.kind = "oom_reaper";
+	ee.t = r->t;
+	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
+	ee.pid = pid;
+	ee.comm = comm[0] ? comm : NULL;
+	ee.bytes = OL_NULL;
+	ee.line = kp->in->lineno;
+	ee.summary = summary;
+	ee.data = d;
+	reaped = emit(kp, sink_event(kp->s, &ee));
+	json_decref(d);
+	return reaped < 0 ? -1 : 1;
+}
+
+/* "<comm>: page allocation failure: order:N, mode:0x..(..), nodemask=..." */
+static int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	const char *k = find(p, e, ": page allocation failure: "), *c, *t;
+	char comm[64], mode[32] = "", summary[200];
+	struct ol_event ee;
+	json_t *d;
+	int64_t order;
+	int rc;
+
+	if (!k)
+		return 0;
+	if (kp->ev.open && kp->ev.nkills && ev_close(kp) < 0)
+		return -1;
+	copy_str(comm, sizeof(comm), p, k);
+	order = key_int(k, e, "order:");
+	if ((c = find(k, e, "mode:"))) {
+		t = c + 5;
+		while (t < e && *t != '(' && *t != ',' && *t != ' ')
+			t++;
+		copy_str(mode, sizeof(mode), c + 5, t);
+	}
+	d = json_object();
+	set_int(d, "order", order);
+	set_str(d, "gfp_mask", mode);
+	snprintf(summary, sizeof(summary), "%s: page allocation failure (order %lld)", comm,
+		 (long long)(order == OL_NULL ? 0 : order));
+	ee.kind = "alloc_failure";
+	ee.t = r->t;
+	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
+	ee.pid = OL_NULL;
+	ee.comm = comm[0] ? comm : NULL;
+	ee.bytes = OL_NULL;
+	ee.line = kp->in->lineno;
+	ee.summary = summary;
+	ee.data = d;
+	rc = emit(kp, sink_event(kp->s, &ee));
+	json_decref(d);
+	return rc < 0 ? -1 : 1;
+}
+
+/* systemd-oomd and earlyoom kills. */
+static int m_userspace(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	const char *killer = NULL, *c, *t;
+	char target[512] = "", reason[256] = "", comm[64] = "", summary[300], sig[16] = "";
+	int64_t pid = OL_NULL, uid = OL_NULL;
+	struct ol_event ee;
+	json_t *d;
+	int rc;
+
+	if (!strcmp(r->ident, "systemd-oomd") && starts(p, e, "Killed ")) {
+		killer = "systemd-oomd";
+		c = p + 7;
+		t = find(c, e, " due to ");
+		copy_str(target, sizeof(target), c, t ? t : e);
+		if (t)
+			copy_str(reason, sizeof(reason), t + 8, e);
+	} else if ((!strcmp(r->ident, "earlyoom") || !r->has_ident) &&
+		   starts(p, e, "sending SIG") && (c = find(p, e, " to process "))) {
+		killer = "earlyoom";
+		copy_str(sig, sizeof(sig), p + 8, c);
+		t = parse_int(c + 12, e, &pid);
+		uid = key_int(c, e, " uid ");
+		if (t && (c = memchr(t, '"', (size_t)(e - t))) &&
+		    (t = memchr(c + 1, '"', (size_t)(e - c - 1))))
+			copy_str(comm, sizeof(comm), c + 1, t);
+		if ((c = find(p, e, ": badness ")))
+			copy_str(reason, sizeof(reason), c + 2, e);
+	} else {
+		return 0;
+	}
+	d = json_object();
+	json_object_set_new(d, "killer", json_string(killer));
+	set_str(d, "cgroup", target);
+	set_str(d, "reason", reason);
+	set_str(d, "signal", sig);
+	set_int(d, "uid", uid);
+	snprintf(summary, sizeof(summary), "%s killed %s", killer,
+		 target[0] ? target : comm[0] ? comm : "?");
+	ee.kind = "userspace_kill";
+	ee.t = r->t;
+	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
+	ee.pid = pid;
+	ee.comm = comm[0] ? comm : NULL;
+	ee.bytes = OL_NULL;
+	ee.line = kp->in->lineno;
+	ee.summary = summary;
+	ee.data = d;
+	rc = emit(kp, sink_event(kp->s, &ee));
+	json_decref(d);
+	return rc < 0 ? -1 : 1;
+}
+
+/* Lines that only matter inside an open report. */
+static int m_context(struct kparse *kp, const char *p, const char *e)
+{
+	struct oomev *ev = &kp->ev;
+	const char *c;
+	int r;
+
+	if (!ev->cpu_seen && (r = m_cpu(kp, p, e)))
+		return r;
+	if ((c = find(p, e, " cpuset=")) && find(c, e, " mems_allowed=") && !ev->have_cpuset) {
+		const char *m = find(c, e, " mems_allowed=");
+		copy_str(ev->cpuset, sizeof(ev->cpuset), c + 8, m);
+		copy_str(ev->mems, sizeof(ev->mems), m + 14, e);
+		ev->have_cpuset = 1;
+		return 1;
+	}
+	if (starts(p, e, "Workqueue:") && find(p, e, "moom_callback")) {
+		ev->operator_triggered = 1;
+		return 1;
+	}
+	if (find(p, e, "mem_cgroup_out_of_memory") || find(p, e, "try_charge")) {
+		ev->memcg_hint = 1;
+		return 1;
+	}
+	if (starts(p, e, "Task in ") && (c = find(p, e, " killed as a result of limit of "))) {
+		copy_str(ev->task_memcg, sizeof(ev->task_memcg), p + 8, c);
+		copy_str(ev->oom_memcg, sizeof(ev->oom_memcg), c + 32, e);
+		ev->memcg_hint = 1;
+		return 1;
+	}
+	if ((r = m_memcg_counter(kp, p, e)))
+		return r;
+	if (starts(p, e, "Memory cgroup stats for ")) {
+		ev->memcg_hint = 1;
+		ev->in_meminfo = 0;
+		return 1;
+	}
+	if ((r = m_task_header(kp, p, e)))
+		return r;
+	if ((r = m_task_row(kp, p, e)))
+		return r;
+	if (starts(p, e, "Tasks in ") && find(p, e, "memory.oom.group")) {
+		c = find(p, e, " are going to be killed");
+		copy_str(ev->group_path, sizeof(ev->group_path), p + 9, c ? c : e);
+		ev->group = 1;
+		return 1;
+	}
+	if (find(p, e, "Out of memory and no killable processes")) {
+		ev->nokill_reason = "no_killable_processes";
+		if (find(p, e, "Kernel panic"))
+			ev->panic = 1;
+		return 1;
+	}
+	if (find(p, e, "Kernel panic - not syncing")) {
+		ev->panic = 1;
+		if (find(p, e, "panic_on_oom"))
+			ev->nokill_reason = "panic_on_oom";
+		return 1;
+	}
+	if (find(p, e, "is already exiting. Skip killing")) {
+		ev->nokill_reason = "victim_exiting";
+		return 1;
+	}
+	if (find(p, e, "OOM request ignored")) {
+		ev->nokill_reason = "no_eligible_task";
+		return 1;
+	}
+	return m_meminfo(kp, p, e);
+}
+
+/* One kernel (or daemon) message, prefix already stripped. */
+static int message(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	int rc;
+
+	p = skip_ws(p, e);
+	while (e > p && is_space((unsigned char)e[-1]))
+		e--;
+	if (p >= e)
+		return 0;
+	if (r->has_ident && strcmp(r->ident, "kernel"))
+		return m_userspace(kp, r, p, e);
+	if ((rc = m_header(kp, r, p, e)))
+		return rc;
+	if ((rc = m_killed(kp, r, p, e)))
+		return rc;
+	if ((rc = m_reaper(kp, r, p, e)))
+		return rc;
+	if ((rc = m_kill_select(kp, r, p, e)))
+		return rc;
+	if (kp->ev.open && (rc = m_oomkill_summary(kp, p, e)))
+		return rc;
+	if ((rc = m_alloc_failure(kp, r, p, e)))
+		return rc;
+	if (find(p, e, "Manual OOM execution")) {
+		kp->sysrq_pending = 1;
+		return 1;
+	}
+	if (find(p, e, "oom_kill_process") && find(p, e, "callbacks suppressed")) {
+		kp->rate_limited = 1;
+		return 1;
+	}
+	if (!r->has_ident && (rc = m_userspace(kp, r, p, e)))
+		return rc;
+	if (kp->ev.open && kp->ev.have_header && !kp->ev.nkills)
+		return m_context(kp, p, e);
+	if (kp->ev.open && kp->ev.nkills && starts(p, e, "Tasks in ") &&
+	    find(p, e, "memory.oom.group")) {
+		const char *c = find(p, e, " are going to be killed");
+		copy_str(kp->ev.group_path, sizeof(kp->ev.group_path), p + 9, c ? c : e);
+		kp->ev.group = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* A record's message, split at rsyslog "#012" and journal "\n". */
+static int record(struct kparse *kp, const struct krec *r)
+{
+	const char *p = r->msg, *e = r->end, *c;
+
+	/* Text logs carry no boot id: a kernel stamp going back by more than
+	 * 10 s means the machine rebooted; later boots get "boot-N". */
+	if (r->t.boot_ns != OL_NULL && !r->from_json) {
+		if (kp->max_boot_ns != 0 && r->t.boot_ns + 10 * NS_PER_S < kp->max_boot_ns) {
+			if (ev_close(kp) < 0)
+				return -1;
+			snprintf(kp->boot_id, sizeof(kp->boot_id), "boot-%d", ++kp->boots + 1);
+			kp->max_boot_ns = r->t.boot_ns;
+		}
+		if (r->t.boot_ns > kp->max_boot_ns)
+			kp->max_boot_ns = r->t.boot_ns;
+	}
+	if (r->t.clock != OL_CLOCK_NONE)
+		kp->last_t = r->t;
+	/* a header that found no kill in GAP_NS is over */
+	if (kp->ev.open && kp->ev.have_header && !kp->ev.nkills &&
+	    ns_between(&kp->ev.t, &r->t) > GAP_NS && ev_close(kp) < 0)
+		return -1;
+	while (p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		const char *h = find(p, nl ? nl : e, "#012");
+		c = h ? h : nl ? nl : e;
+		if (message(kp, r, p, c) < 0)
+			return -1;
+		p = c + (h ? 4 : 1);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Journal JSON and kmsg escapes.
+ */
+
+static int json_u64(json_t *o, const char *k, int64_t *v)
+{
+	json_t *j = json_object_get(o, k);
+	const char *s;
+	const char *end;
+
+	if (!json_is_string(j))
+		return 0;
+	s = json_string_value(j);
+	end = s + strlen(s);
+	return parse_int(s, end, v) == end;
+}
+
+static int journal_json(struct kparse *kp, const char *l, size_t n)
+{
+	json_error_t err;
+	json_t *o = json_loadb(l, n, 0, &err), *m, *j;
+	struct krec r;
+	int64_t rt, mono;
+	int rc = 0;
+	size_t i;
+
+	if (!o || !json_is_object(o)) {
+		sink_diagf(kp->s, kp->in->lineno, 0, OL_WARN,
+			   "expected a journal JSON object: %s", err.text);
+		json_decref(o);
+		return 0;
+	}
+	memset(&r, 0, sizeof(r));
+	r.t = ol_time_none();
+	r.ident_pid = OL_NULL;
+	r.from_json = 1;
+	if (json_u64(o, "__REALTIME_TIMESTAMP", &rt) && rt >= 0 && rt < 9000000000000000LL) {
+		r.t.clock = OL_CLOCK_UTC;
+		r.t.utc_ns = rt * 1000;
+	}
+	if (json_u64(o, "_SOURCE_MONOTONIC_TIMESTAMP", &mono) && mono >= 0 &&
+	    mono < 9000000000000000LL)
+		r.t.boot_ns = mono * 1000;
+	if (r.t.clock == OL_CLOCK_NONE && r.t.boot_ns != OL_NULL)
+		r.t.clock = OL_CLOCK_BOOT;
+	j = json_object_get(o, "_BOOT_ID");
+	if (json_is_string(j))
+		snprintf(kp->boot_id, sizeof(kp->boot_id), "%s", json_string_value(j));
+	j = json_object_get(o, "SYSLOG_IDENTIFIER");
+	if (json_is_string(j)) {
+		snprintf(r.ident, sizeof(r.ident), "%s", json_string_value(j));
+		r.has_ident = 1;
+	}
+	j = json_object_get(o, "_TRANSPORT");
+	if (json_is_string(j) && !strcmp(json_string_value(j), "kernel")) {
+		snprintf(r.ident, sizeof(r.ident), "kernel");
+		r.has_ident = 1;
+	}
+	m = json_object_get(o, "MESSAGE");
+	strbuf_reset(&kp->tmp);
+	if (json_is_string(m)) {
+		strbuf_add(&kp->tmp, json_string_value(m), json_string_length(m));
+	} else if (json_is_array(m)) {
+		json_array_foreach(m, i, j) {
+			json_int_t b = json_integer_value(j);
+			if (!json_is_integer(j) || b < 0 || b > 255) {
+				sink_diagf(kp->s, kp->in->lineno, 0, OL_WARN,
+					   "MESSAGE byte array holds a non-byte at index %zu", i);
+				break;
+			}
+			strbuf_addch(&kp->tmp, (int)b);
+		}
+	}
+	if (kp->tmp.len) {
+		r.msg = kp->tmp.buf;
+		r.end = kp->tmp.buf + kp->tmp.len;
+		/* anchor once per boot id */
+		if (r.t.utc_ns != OL_NULL && r.t.boot_ns != OL_NULL && kp->boot_id[0] &&
+		    strcmp(kp->boot_id, kp->last_boot_id)) {
+			snprintf(kp->last_boot_id, sizeof(kp->last_boot_id), "%s", kp->boot_id);
+			if (emit(kp, sink_anchor(kp->s, kp->boot_id, r.t.boot_ns, r.t.utc_ns,
+						 "journal __REALTIME_TIMESTAMP + _SOURCE_MONOTONIC_TIMESTAMP")) < 0)
+				rc = -1;
+		}
+		if (!rc)
+			rc = record(kp, &r);
+	}
+	json_decref(o);
+	return rc;
+}
+
+/* Is the MESSAGE of this journal JSON line a byte array (so that the
+ * cheap keyword test cannot see its text)? */
+static int json_msg_is_array(const char *p, const char *e)
+{
+	const char *m = find(p, e, "\"MESSAGE\"");
+
+	if (!m)
+		return 0;
+	m = skip_ws(m + 9, e);
+	if (m < e && *m == ':')
+		m = skip_ws(m + 1, e);
+	return m < e && *m == '[';
+}
+
+/* ---------------------------------------------------------------------
+ * Entry points.
+ */
 
 int kernel_oom_sniff(const unsigned char *head, size_t n)
 {
-	return memmem(head, n, "oom", 3) ? 50 : 0;
+	static const char *strong[] = { "invoked oom-killer", "Killed process ", "oom_reaper: ",
+					"oom-kill:constraint=", "Out of memory: Kill" };
+	static const char *weak[] = { "kernel: ", "\"_TRANSPORT\":\"kernel\"", "\"_TRANSPORT\" : \"kernel\"", "] Linux version ",
+				      "Mem-Info:", "page allocation failure" };
+	size_t i;
+
+	for (i = 0; i < sizeof(strong) / sizeof(strong[0]); i++)
+		if (memmem(head, n, strong[i], strlen(strong[i])))
+			return 80;
+	for (i = 0; i < sizeof(weak) / sizeof(weak[0]); i++)
+		if (memmem(head, n, weak[i], strlen(weak[i])))
+			return 30;
+	return 0;
 }
 
 int kernel_oom_parse(struct input *in, struct sink *s)
 {
+	struct kparse *kp = calloc(1, sizeof(*kp));
 	const char *line;
 	size_t len;
-	int n = 0;
+	int rc, result = -1;
 
-	while (input_getline(in, &line, &len) == 1) {
-		if (memmem(line, len, "Killed process", 14)) {
-			struct ol_event e = { "oom_kill", ol_time_none(), OL_NULL, NULL, OL_NULL,
-					      in->lineno, NULL, NULL };
-			if (sink_event(s, &e) < 0)
-				return -1;
-			n++;
-		}
+	if (!kp)
+		return -1;
+	init_classes();
+	kp->s = s;
+	kp->in = in;
+	strbuf_init(&kp->tmp);
+	strbuf_init(&kp->ev.names);
+	ev_reset(&kp->ev);
+	kp->last_t = ol_time_none();
+	if (in->mtime > 0) {
+		int y, m, d;
+		civil_from_ns(in->mtime * NS_PER_S, &y, &m, &d);
+		kp->mtime_year = y;
+		kp->mtime_mon = m;
 	}
-	return n;
+	while ((rc = input_getline(in, &line, &len)) == 1) {
+		struct krec r;
+		const char *e = line + len;
+
+		if (in->line_cut)
+			sink_diagf(s, in->lineno, 0, OL_WARN,
+				   "line longer than %u bytes: read its start only", INPUT_MAX_LINE);
+		/* cheap reject: outside a report's body only hot lines matter */
+		if (!(kp->ev.open && kp->ev.have_header && !kp->ev.nkills) && !line_is_hot(line, len) &&
+		    !(len && *line == '{' && json_msg_is_array(line, e)))
+			continue;
+		if (len && *line == '{') {
+			if (journal_json(kp, line, len) < 0)
+				goto out;
+			continue;
+		}
+		if (!len)
+			continue;
+		strip_prefix(kp, line, e, &r);
+		if (record(kp, &r) < 0)
+			goto out;
+		if (kp->failed)
+			goto out;
+	}
+	if (rc < 0)
+		sink_diagf(s, in->lineno, 0, OL_ERROR, "read error after line %llu",
+			   (unsigned long long)in->lineno);
+	if (ev_close(kp) < 0 || kp->failed)
+		goto out;
+	if (kp->reports) {
+		char v[16];
+		snprintf(v, sizeof(v), "%d", (kp->page_kb ? kp->page_kb : 4) * 1024);
+		if (emit(kp, sink_meta(s, "kernel.page_size", v)) < 0 ||
+		    emit(kp, sink_meta(s, "kernel.page_size_assumed", kp->page_kb ? "0" : "1")) < 0)
+			goto out;
+	}
+	if (kp->rate_limited && sink_diagf(s, 0, 0, OL_INFO,
+			"the kernel suppressed OOM reports (ratelimit): some kills have no header") < 0)
+		goto out;
+	result = kp->n;
+out:
+	strbuf_release(&kp->tmp);
+	strbuf_release(&kp->ev.names);
+	free(kp->ev.tasks);
+	free(kp);
+	return result;
 }
