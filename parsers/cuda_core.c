@@ -266,9 +266,11 @@ static const char *exc_name(int64_t code, char *buf, size_t n)
 
 /* Inflate a gzip input into an unlinked temporary file, leaving holes for
  * zero blocks (cores are mostly zeros in places); at most
- * cuda_core_gz_limit bytes. Returns the fd or -1 (diagnostic given). */
-static int inflate_to_tmp(struct core *c, struct input *in)
+ * cuda_core_gz_limit bytes. Returns the fd or -1 (diagnostic given;
+ * -2 when the sink failed). */
+int core_inflate_tmp(struct input *in, struct sink *s)
 {
+	struct core cc, *c = &cc;
 	const char *dir = getenv("TMPDIR");
 	char path[4096];
 	unsigned char *buf = NULL;
@@ -276,6 +278,8 @@ static int inflate_to_tmp(struct core *c, struct input *in)
 	int fd = -1;
 	const size_t bsz = 256 * 1024;
 
+	memset(c, 0, sizeof(*c));
+	c->s = s;
 	snprintf(path, sizeof(path), "%s/oomlens-cudacore-XXXXXX", dir && *dir ? dir : "/tmp");
 	fd = mkstemp(path);
 	if (fd < 0) {
@@ -322,7 +326,11 @@ fail:
 	fd = -1;
 out:
 	free(buf);
-	return fd;
+	if (c->failed && fd >= 0) {
+		close(fd);
+		return -2;
+	}
+	return c->failed ? -2 : fd;
 }
 
 /* Explain why libelf refused the file, from its first 64 bytes. */
@@ -366,9 +374,13 @@ static int open_core(struct core *c, struct input *in, int *tmpfd, unsigned char
 		memcpy(h, in->mem, hn);
 	} else {
 		if (in->compressed) {
-			fd = *tmpfd = inflate_to_tmp(c, in);
-			if (fd < 0)
+			fd = *tmpfd = core_inflate_tmp(in, c->s);
+			if (fd < 0) {
+				if (fd == -2)
+					c->failed = 1;
+				*tmpfd = -1;
 				return -1;
+			}
 		} else {
 			fd = in->fd;
 		}
