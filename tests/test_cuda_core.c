@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "analyzer/ingest.h"
 #include "parsers/cuda_core.h"
+#include "reports/report.h"
 #include "cuda_core_writer.c"
 
 #include <stdio.h>
@@ -599,6 +600,52 @@ static void cubin_broken(void **state)
 	t_close(tl);
 }
 
+/* The gpu_cores section of --format json. */
+static void json_section(void **state)
+{
+	struct timeline *tl = t_open();
+	struct ccw w;
+	struct ccw_ids ids;
+	struct ccw_opts o = base_opts;
+	json_t *j, *g, *none;
+	(void)state;
+	o.nctx = 3;
+	ccw_init(&w);
+	assert_int_equal(ccw_build(&w, &o, &ids), 0);
+	assert_true(parse_model(tl, &w, "a.nvcudmp") > 0);
+	ccw_free(&w);
+	o.exception = 0;
+	o.nregions = 0;
+	ccw_init(&w);
+	assert_int_equal(ccw_build(&w, &o, &ids), 0);
+	assert_true(parse_model(tl, &w, "b.nvcudmp") > 0);
+	ccw_free(&w);
+	j = report_json(tl->db);
+	assert_int_equal(json_array_size(json_object_get(j, "gpu_cores")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "host_cores")), 0);
+	g = json_array_get(json_object_get(j, "gpu_cores"), 0);
+	assert_string_equal(json_string_value(json_object_get(g, "path")), "a.nvcudmp");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(g, "devices"), 0), "name")), "NVIDIA H100 80GB HBM3");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(g, "devices"), 0), "sm_type")), "sm_90");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(
+		json_object_get(g, "devices"), 0), "num_sms")), 132);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(
+		json_object_get(g, "contexts"), 0), "count")), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(g, "grids"), 0), "function")), CCW_KERNEL);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(g, "exception"),
+							       "name")), "Warp Illegal Address");
+	assert_int_equal(json_integer_value(json_object_get(g, "regions")), 5);
+	assert_int_equal(json_integer_value(json_object_get(g, "region_bytes")), 8192 + 336);
+	none = json_array_get(json_object_get(j, "gpu_cores"), 1);
+	assert_true(json_is_null(json_object_get(none, "exception")));
+	assert_int_equal(json_integer_value(json_object_get(none, "regions")), 3);
+	json_decref(j);
+	t_close(tl);
+}
+
 static void sniffing(void **state)
 {
 	unsigned char h[64];
@@ -638,6 +685,7 @@ int main(void)
 		cmocka_unit_test(overlaps_and_counts),
 		cmocka_unit_test(truncated_files),
 		cmocka_unit_test(cubin_broken),
+		cmocka_unit_test(json_section),
 		cmocka_unit_test(sniffing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

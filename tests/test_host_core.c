@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "analyzer/ingest.h"
 #include "parsers/host_core.h"
+#include "reports/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,24 @@ static void gcore_victim(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE size_kb * 1024 != end - start"), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE rss_kb IS NOT NULL"), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity != 'info'"), 0);
+	/* the host_cores section of --format json */
+	{
+		json_t *j = report_json(tl->db);
+		json_t *h = json_array_get(json_object_get(j, "host_cores"), 0);
+		json_t *t0 = json_array_get(json_object_get(h, "threads"), 0);
+		json_t *f0 = json_array_get(json_object_get(t0, "frames"), 0);
+		assert_int_equal(json_integer_value(json_object_get(h, "pid")), pid);
+		assert_string_equal(json_string_value(json_object_get(h, "comm")), "victim");
+		assert_int_equal(json_integer_value(json_object_get(h, "signal")), 11);
+		assert_string_equal(json_string_value(json_object_get(h, "signal_name")), "SIGSEGV");
+		assert_int_equal(json_array_size(json_object_get(h, "threads")), 3);
+		assert_true(json_is_true(json_object_get(t0, "crashed")));
+		assert_int_equal(json_integer_value(json_object_get(t0, "tid")), pid);
+		assert_string_equal(json_string_value(json_object_get(f0, "name")), "victim_crash");
+		assert_int_equal(json_integer_value(json_object_get(f0, "line")), 42);
+		assert_int_equal(json_array_size(json_object_get(j, "gpu_cores")), 0);
+		json_decref(j);
+	}
 	t_close(tl);
 
 	/* cut short: gdb writes its notes last, so threads and signal are
