@@ -30,11 +30,19 @@ static void put64(unsigned char *p, uint64_t v)
 	put32(p + 4, (uint32_t)(v >> 32));
 }
 
+/* Append s to a string table; capacity doubles at powers of two (the
+ * length alone tells when to grow), so 70,000 names cost no quadratic copy. */
 static size_t intern(unsigned char **tab, size_t *len, const char *s)
 {
-	size_t n = strlen(s) + 1, at = *len;
+	size_t n = strlen(s) + 1, at = *len, cap = 64;
 
-	*tab = realloc(*tab, *len + n);
+	while (cap < at)
+		cap *= 2;
+	if (!*tab || at + n > cap) {
+		while (cap < at + n)
+			cap *= 2;
+		*tab = realloc(*tab, cap);
+	}
 	memcpy(*tab + at, s, n);
 	*len += n;
 	return at;
