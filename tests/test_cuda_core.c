@@ -313,6 +313,48 @@ static void gzip_and_sparse_files(void **state)
 	unlink(sp);
 }
 
+/* Two gzip members (as a concatenation of .gz files), then a size cap. */
+static void gzip_members_and_limit(void **state)
+{
+	struct timeline *tl = t_open();
+	struct ccw w;
+	struct ccw_ids ids;
+	const char *gz = BINDIR "/test_cuda_core_2m.nvcudmp.gz";
+	unsigned char *b;
+	size_t n;
+	uint64_t total, saved = cuda_core_gz_limit;
+	gzFile f;
+	(void)state;
+	ccw_init(&w);
+	assert_int_equal(ccw_build(&w, &base_opts, &ids), 0);
+	assert_int_equal(ccw_serialise(&w, &b, &n, &total), 0);
+	ccw_free(&w);
+	f = gzopen(gz, "wb");
+	assert_non_null(f);
+	assert_int_equal(gzwrite(f, b, (unsigned)(n / 2)), (int)(n / 2));
+	gzclose(f);
+	f = gzopen(gz, "ab");
+	assert_non_null(f);
+	assert_int_equal(gzwrite(f, b + n / 2, (unsigned)(n - n / 2)), (int)(n - n / 2));
+	gzclose(f);
+	free(b);
+	ingest_file(tl, gz);
+	assert_common(tl);
+	t_close(tl);
+
+	tl = t_open();
+	cuda_core_gz_limit = 1000;
+	ingest_file(tl, gz);
+	cuda_core_gz_limit = saved;
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " 'the gzip core inflates to more than the 1000-byte limit%%'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " 'section header table at offset %%'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_device"), 0);
+	t_close(tl);
+	unlink(gz);
+}
+
 /* More than SHN_LORESERVE sections: e_shnum 0, e_shstrndx SHN_XINDEX. */
 static void extended_numbering(void **state)
 {
@@ -678,6 +720,7 @@ int main(void)
 		cmocka_unit_test(wider_rows),
 		cmocka_unit_test(contexts_and_devices),
 		cmocka_unit_test(gzip_and_sparse_files),
+		cmocka_unit_test(gzip_members_and_limit),
 		cmocka_unit_test(extended_numbering),
 		cmocka_unit_test(partial_rows_and_bad_string),
 		cmocka_unit_test(offsets_past_end),
