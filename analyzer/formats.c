@@ -3,12 +3,18 @@
  */
 #include "formats.h"
 #include "../parsers/kernel_oom.h"
+#include "../parsers/cuda_core.h"
+#include "../parsers/host_core.h"
 
 #include <string.h>
 
 const struct format formats[] = {
 	{ "kernel_log", "kernel log with OOM-killer reports (dmesg, syslog, journalctl, kmsg)",
 	  kernel_oom_sniff, kernel_oom_parse },
+	{ "cuda_core", "CUDA GPU core dump (.nvcudmp, ELF EM_CUDA), plain or gzip",
+	  cuda_core_sniff, cuda_core_parse },
+	{ "host_core", "host process core dump (ELF ET_CORE: gcore, kernel core files)",
+	  host_core_sniff, host_core_parse },
 	{ NULL, NULL, NULL, NULL }
 };
 

@@ -105,6 +105,61 @@ struct ol_mapping {
 	json_t *extra;
 };
 
+/* --- CUDA and host core dumps (issue 4): record types --- */
+
+/* One row of a CUDA core's device table. Strings from .strtab. */
+struct ol_gpu_device {
+	int64_t device;                 /* device-table row index (devIdx) */
+	const char *name, *type, *sm_type;
+	int64_t dev_id, pci_bus_id, pci_dev_id, num_sms, warps_per_sm;
+	int64_t lanes_per_warp, regs_per_lane, preds_per_lane;
+	int64_t sm_major, sm_minor, instruction_size, status;
+	int64_t uregs_per_warp, upreds_per_warp, barriers_per_warp; /* r400, r575 */
+	int64_t contexts;               /* context rows read for this device */
+};
+
+struct ol_gpu_context {
+	int64_t device, row, context_id, tid, device_idx;
+	int64_t shared_window, local_window, global_window;
+	int64_t modules;                /* module rows read for this context */
+};
+
+/* A loaded module; functions: json array of STT_FUNC names of its
+ * relocated image (borrowed, may be NULL). */
+struct ol_gpu_module {
+	int64_t device, context_id, module_handle;
+	int64_t size;                   /* relocated image bytes, OL_NULL if none */
+	int64_t elf_size;               /* non-relocated image bytes, OL_NULL if none */
+	int64_t kernels;                /* entry functions in the image */
+	json_t *functions;
+};
+
+struct ol_gpu_grid {
+	int64_t device, grid_id, context_id, module_handle, function_entry;
+	const char *function;           /* kernel name from the module's symbols */
+	int64_t grid_dim[3], block_dim[3], cluster_dim[3];
+	const char *status;             /* "pending", "active", ... */
+	int64_t status_code, kernel_type, origin, num_regs, host_tid;
+	const char *exception;          /* exception name seen in this grid, or NULL */
+};
+
+/* A recorded device memory range (contents never read). */
+struct ol_gpu_region {
+	int64_t device;                 /* OL_NULL for global/managed (root level) */
+	const char *kind;               /* global, managed, local, shared, param */
+	int64_t address, size, file_offset;
+	int complete;                   /* 1: all bytes are inside the file */
+};
+
+/* A thread of a host core with its backtrace (stack id from sink_stack). */
+struct ol_thread {
+	int64_t pid, tid;
+	const char *name;
+	int64_t signal;                 /* the signal that ended the process, on the thread it hit */
+	int64_t stack_id;
+	int crashed;                    /* 1: the thread that got the signal */
+};
+
 struct sink {
 	void *ctx;                      /* the implementation's state */
 	const struct ingest_opts *opts; /* may be NULL */
@@ -128,6 +183,12 @@ struct sink {
 	/* --- PyTorch snapshots (issue 3) --- */
 
 	/* --- CUDA and host core dumps (issue 4) --- */
+	int64_t (*gpu_device)(struct sink *, const struct ol_gpu_device *);
+	int64_t (*gpu_context)(struct sink *, const struct ol_gpu_context *);
+	int64_t (*gpu_module)(struct sink *, const struct ol_gpu_module *);
+	int64_t (*gpu_grid)(struct sink *, const struct ol_gpu_grid *);
+	int64_t (*gpu_region)(struct sink *, const struct ol_gpu_region *);
+	int64_t (*thread)(struct sink *, const struct ol_thread *);
 
 	/* --- time series sources (issue 5) --- */
 
@@ -156,6 +217,19 @@ static inline int64_t sink_capture(struct sink *s, const struct ol_capture *c)
 { return OL_SINK_CALL(s, capture, c); }
 static inline int64_t sink_mapping(struct sink *s, int64_t cap, const struct ol_mapping *m)
 { return OL_SINK_CALL(s, mapping, cap, m); }
+/* issue 4 */
+static inline int64_t sink_gpu_device(struct sink *s, const struct ol_gpu_device *d)
+{ return OL_SINK_CALL(s, gpu_device, d); }
+static inline int64_t sink_gpu_context(struct sink *s, const struct ol_gpu_context *c)
+{ return OL_SINK_CALL(s, gpu_context, c); }
+static inline int64_t sink_gpu_module(struct sink *s, const struct ol_gpu_module *m)
+{ return OL_SINK_CALL(s, gpu_module, m); }
+static inline int64_t sink_gpu_grid(struct sink *s, const struct ol_gpu_grid *g)
+{ return OL_SINK_CALL(s, gpu_grid, g); }
+static inline int64_t sink_gpu_region(struct sink *s, const struct ol_gpu_region *r)
+{ return OL_SINK_CALL(s, gpu_region, r); }
+static inline int64_t sink_thread(struct sink *s, const struct ol_thread *t)
+{ return OL_SINK_CALL(s, thread, t); }
 
 /* Record a diagnostic "path:line: message" (line 0: use offset instead).
  * Counts errors and warnings in s. Returns -1 only if the store failed. */

@@ -73,6 +73,65 @@ static json_t *json_findings(sqlite3 *db)
 	return fs;
 }
 
+/* ---- core dumps (issue 4) ---- */
+
+/* Per CUDA core: devices, contexts per device, grids, the first exception
+ * (or null), and the recorded memory regions. */
+static json_t *json_gpu_cores(sqlite3 *db)
+{
+	return q_rows(db,
+		"SELECT a.path,"
+		" (SELECT json_group_array(json_object('device', device, 'name', name,"
+		"   'sm_type', sm_type, 'num_sms', num_sms, 'contexts', contexts))"
+		"  FROM (SELECT * FROM gpu_device WHERE artifact_id = a.id ORDER BY device))"
+		"  AS devices_json,"
+		" (SELECT json_group_array(json_object('device', device, 'count', contexts,"
+		"   'threads', (SELECT count(DISTINCT tid) FROM gpu_context c"
+		"     WHERE c.artifact_id = a.id AND c.device = d.device)))"
+		"  FROM (SELECT * FROM gpu_device WHERE artifact_id = a.id ORDER BY device) d)"
+		"  AS contexts_json,"
+		" (SELECT count(*) FROM gpu_module WHERE artifact_id = a.id) AS modules,"
+		" (SELECT json_group_array(json_object('device', device, 'grid_id', grid_id,"
+		"   'function', function, 'grid_dim', json_array(grid_x, grid_y, grid_z),"
+		"   'block_dim', json_array(block_x, block_y, block_z), 'status', status,"
+		"   'exception', exception))"
+		"  FROM (SELECT * FROM gpu_grid WHERE artifact_id = a.id ORDER BY id)) AS grids_json,"
+		" (SELECT json_object('name', data ->> 'exception', 'code', data ->> 'code',"
+		"   'device', data ->> 'device', 'sm', data ->> 'sm', 'block', data -> 'block',"
+		"   'thread', data -> 'thread', 'function', data ->> 'function',"
+		"   'pc', data ->> 'pc', 'error_pc', data ->> 'error_pc', 'lanes', data ->> 'lanes')"
+		"  FROM event WHERE artifact_id = a.id AND kind = 'cuda_exception'"
+		"  ORDER BY id LIMIT 1) AS exception_json,"
+		" (SELECT count(*) FROM gpu_region WHERE artifact_id = a.id) AS regions,"
+		" (SELECT coalesce(sum(size), 0) FROM gpu_region WHERE artifact_id = a.id)"
+		"  AS region_bytes"
+		" FROM artifact a WHERE a.kind = 'cuda_core' ORDER BY a.id");
+}
+
+/* Per host core: process, signal, threads with their frames. */
+static json_t *json_host_cores(sqlite3 *db)
+{
+	return q_rows(db,
+		"SELECT a.path,"
+		" (SELECT pid FROM capture WHERE artifact_id = a.id AND source = 'core' LIMIT 1)"
+		"  AS pid,"
+		" (SELECT comm FROM capture WHERE artifact_id = a.id AND source = 'core' LIMIT 1)"
+		"  AS comm,"
+		" (SELECT data ->> 'signal' FROM event WHERE artifact_id = a.id"
+		"  AND kind = 'process_crash') AS signal,"
+		" (SELECT data ->> 'signal_name' FROM event WHERE artifact_id = a.id"
+		"  AND kind = 'process_crash') AS signal_name,"
+		" (SELECT json_group_array(json_object('tid', t.tid, 'crashed', json(CASE"
+		"   WHEN t.crashed THEN 'true' ELSE 'false' END), 'signal', t.signal,"
+		"   'frames', json(coalesce((SELECT json_group_array(json_object('name', f.name,"
+		"     'file', f.file, 'line', f.line, 'build_id', f.build_id))"
+		"     FROM (SELECT * FROM frame WHERE stack_id = t.stack_id ORDER BY idx) f),"
+		"    '[]'))))"
+		"  FROM (SELECT * FROM thread WHERE artifact_id = a.id ORDER BY crashed DESC, id) t)"
+		"  AS threads_json"
+		" FROM artifact a WHERE a.kind = 'host_core' ORDER BY a.id");
+}
+
 json_t *report_json(sqlite3 *db)
 {
 	json_t *o = json_object();
@@ -83,5 +142,7 @@ json_t *report_json(sqlite3 *db)
 	json_object_set_new(o, "findings", json_findings(db));
 	json_object_set_new(o, "events", json_events(db));
 	json_object_set_new(o, "artifacts", json_artifacts(db));
+	json_object_set_new(o, "gpu_cores", json_gpu_cores(db));     /* issue 4 */
+	json_object_set_new(o, "host_cores", json_host_cores(db));   /* issue 4 */
 	return o;
 }
