@@ -3,12 +3,28 @@
  */
 #include "formats.h"
 #include "../parsers/kernel_oom.h"
+/* issue 5: time series sources */
+#include "../parsers/cgroup.h"
+#include "../parsers/dcgm.h"
+#include "../parsers/nvidia_smi.h"
+#include "../parsers/server_log.h"
+#include "../parsers/smaps.h"
 
 #include <string.h>
 
 const struct format formats[] = {
 	{ "kernel_log", "kernel log with OOM-killer reports (dmesg, syslog, journalctl, kmsg)",
 	  kernel_oom_sniff, kernel_oom_parse },
+	/* --- issue 5: time series sources --- */
+	{ "smaps", "/proc/PID/smaps or smaps_rollup, one capture or a ### series",
+	  smaps_sniff, smaps_parse },
+	{ "cgroup", "cgroup v1/v2 memory files, one copy or a ### series",
+	  cgroup_sniff, cgroup_parse },
+	{ "nvidia_smi", "nvidia-smi --query-gpu / --query-compute-apps CSV log",
+	  nvidia_smi_sniff, nvidia_smi_parse },
+	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse },
+	{ "server_log", "inference server log (vLLM, TGI, PyTorch tracebacks)",
+	  server_log_sniff, server_log_parse },
 	{ NULL, NULL, NULL, NULL }
 };
 
