@@ -47,7 +47,7 @@ struct smi_st {
 	int n;
 	int ncol;
 	enum col cols[MAXCOL];
-	int header, guessed, warned_time;
+	int header, guessed, warned_time, noted_local;
 	uint64_t total_seen;                /* gpu.total_bytes.gpuN stored, N < 64 */
 	char uuids[MAXGPU][48];             /* uuid -> index, from rows with both */
 	int uuid_idx[MAXGPU];
@@ -238,6 +238,8 @@ static int row(struct smi_st *st, const struct field *f, int k)
 					  "timestamp \"%.*s\" is not YYYY/MM/DD HH:MM:SS.mmm",
 					  (int)(ts->n > 40 ? 40 : ts->n), ts->p) < 0 ? -1 : 0;
 		t = wall_time(st->s, v);
+		if (note_local_clock(st->s, &t, &st->noted_local) < 0)
+			return -1;
 	} else if (!st->warned_time++ &&
 		   sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
 			      "no timestamp column: samples have no time") < 0) {

@@ -123,6 +123,14 @@ struct ol_time wall_time(const struct sink *s, int64_t wall_ns)
 	return t;
 }
 
+int note_local_clock(struct sink *s, const struct ol_time *t, int *noted)
+{
+	if (*noted || t->clock != OL_CLOCK_LOCAL)
+		return 0;
+	*noted = 1;
+	return sink_meta(s, "time.clock", "local") < 0 ? -1 : 0;
+}
+
 int guess_year(const struct sink *s, const struct input *in)
 {
 	int y, m, d;

@@ -43,6 +43,9 @@ int parse_uint_commas(const char *s, size_t n, int64_t *v, size_t *used);
 /* A wall-clock time of unknown zone: UTC when the user gave --tz, else
  * OL_CLOCK_LOCAL (stored as if UTC). */
 struct ol_time wall_time(const struct sink *s, int64_t wall_ns);
+/* Record once per artifact (meta time.clock = "local", artifact-scoped)
+ * that its times are wall clock of unknown zone. -1 if the sink failed. */
+int note_local_clock(struct sink *s, const struct ol_time *t, int *noted);
 /* The year for year-less stamps: --year, else the file's mtime year, else
  * 0 (unknown). */
 int guess_year(const struct sink *s, const struct input *in);

@@ -36,6 +36,7 @@ struct srv_st {
 	int records;
 	int year;
 	int warned_year;
+	int noted_local;
 	char msg[MSG_MAX];          /* the current line without its wrappers */
 	size_t msg_n;
 	struct ol_time t;           /* time of the current line */
@@ -50,6 +51,10 @@ struct srv_st {
 	uint64_t tb_line;
 	char exc[2048];             /* exception line that decides the kind */
 	int exc_oom;
+	int chained;                /* a "During handling ..." line came last */
+	int last_oom_set;
+	json_int_t last_oom_dev, last_oom_req;
+	struct ol_time last_oom_t;
 	/* meta de-duplication */
 	char last_meta[16][160];
 };
@@ -164,6 +169,8 @@ static int unwrap(struct srv_st *st)
 					int64_t w = utc_ns(st->year, mo, d, h, mi, se, frac);
 					if (w >= 0)
 						st->t = wall_time(st->s, w);
+					if (note_local_clock(st->s, &st->t, &st->noted_local) < 0)
+						return -1;
 				} else if (!st->warned_year++ &&
 					   sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
 						      "vLLM time stamps have no year and neither"
@@ -332,25 +339,30 @@ static int startup_line(struct srv_st *st, const char *m, size_t n)
 	char buf[64];
 	double d;
 
-	if ((p = mem_find(m, n, "Loading model weights took ")) ||
-	    (p = mem_find(m, n, "Model loading took ")) ||
-	    (p = mem_find(m, n, "model weights take "))) {
-		p = strstr(p, "take") + 4;
-		if (*p == 's')
-			p++;
-		if (put_meta_bytes(st, 7, "server.weights_bytes",
-				   parse_size(p, n - (size_t)(p - m), NULL)) < 0)
-			return -1;
-	}
-	if ((p = mem_find(m, n, "Available KV cache memory: ")) ||
-	    (p = mem_find(m, n, "reserved for KV Cache is "))) {
-		p = strchr(p, ':') && strchr(p, ':') < m + n ? strchr(p, ':') + 1 : p + 25;
-		if (put_meta_bytes(st, 8, "server.kv_cache_bytes",
-				   parse_size(p, n - (size_t)(p - m), NULL)) < 0)
-			return -1;
+	{
+		static const char *const wlab[] = { "Loading model weights took ",
+			"Model loading took ", "model weights take ", NULL };
+		static const char *const klab[] = { "Available KV cache memory: ",
+			"reserved for KV Cache is ", NULL };
+		for (u = 0; wlab[u]; u++)
+			if ((p = mem_find(m, n, wlab[u]))) {
+				p += strlen(wlab[u]);
+				if (put_meta_bytes(st, 7, "server.weights_bytes",
+						   parse_size(p, n - (size_t)(p - m), NULL)) < 0)
+					return -1;
+				break;
+			}
+		for (u = 0; klab[u]; u++)
+			if ((p = mem_find(m, n, klab[u]))) {
+				p += strlen(klab[u]);
+				if (put_meta_bytes(st, 8, "server.kv_cache_bytes",
+						   parse_size(p, n - (size_t)(p - m), NULL)) < 0)
+					return -1;
+				break;
+			}
 	}
 	if ((p = mem_find(m, n, "# GPU blocks: ")) || (p = mem_find(m, n, "# cuda blocks: "))) {
-		p = strchr(p, ':') + 1;
+		p += p[2] == 'G' ? 14 : 15;
 		if (parse_uint_commas(p, n - (size_t)(p - m), &v, NULL) == 0 &&
 		    put_meta_bytes(st, 9, "server.kv_cache_blocks", v) < 0)
 			return -1;
@@ -475,8 +487,19 @@ static json_t *oom_data(const char *m, size_t n, int64_t *requested, char *summa
 	unalloc = OL_NULL;
 	if ((p = mem_find(m, n, "Of the allocated memory ")))
 		alloc = parse_size(p + 24, n - (size_t)(p + 24 - m), NULL);
-	if ((p = mem_find(m, n, "is allocated by PyTorch, and ")))
-		unalloc = parse_size(p + 29, n - (size_t)(p + 29 - m), NULL);
+	/* "..., and X is reserved by PyTorch but unallocated" (2.4+ puts "with X
+	 * allocated in private pools (e.g., CUDA Graphs)" in between) */
+	if ((p = mem_find(m, n, " is reserved by PyTorch but unallocated"))) {
+		const char *a = p;
+		while (a > m && p - a < 48 && memcmp(a, "and ", 4) != 0)
+			a--;
+		if (!memcmp(a, "and ", 4))
+			unalloc = parse_size(a + 4, (size_t)(p - a - 4), NULL);
+	}
+	if ((p = mem_find(m, n, "allocated in private pools")) &&
+	    (e = mem_find(m, (size_t)(p - m), ", with ")))
+		json_object_set_new(d, "private_pools_bytes",
+				    ol_json_int(parse_size(e + 7, (size_t)(p - e - 7), NULL)));
 	for (p = m; (p = memmem(p, (size_t)(m + n - p), "Process ", 8)); p += 8) {
 		char *end;
 		long long pid = strtoll(p + 8, &end, 10);
@@ -547,6 +570,29 @@ static int is_oom_text(const char *m, size_t n)
 	return mem_find(m, n, "CUDA out of memory") || mem_find(m, n, "OutOfMemoryError");
 }
 
+/* The same OOM is often logged twice: the worker's traceback, then the
+ * router or engine client repeating the message. A traceback-less OOM
+ * with the device and size of the previous one within 5 s is that echo. */
+static int dup_oom(struct srv_st *st, json_t *d, const struct ol_time *t)
+{
+	json_int_t dev = json_integer_value(json_object_get(d, "device"));
+	json_int_t req = json_integer_value(json_object_get(d, "requested_bytes"));
+
+	if (!st->last_oom_set || dev != st->last_oom_dev || req != st->last_oom_req)
+		return 0;
+	if (t->clock == OL_CLOCK_NONE || st->last_oom_t.clock == OL_CLOCK_NONE)
+		return 1;
+	return llabs(t->utc_ns - st->last_oom_t.utc_ns) <= 5 * NS_PER_S;
+}
+
+static void remember_oom(struct srv_st *st, json_t *d, const struct ol_time *t)
+{
+	st->last_oom_set = 1;
+	st->last_oom_dev = json_integer_value(json_object_get(d, "device"));
+	st->last_oom_req = json_integer_value(json_object_get(d, "requested_bytes"));
+	st->last_oom_t = *t;
+}
+
 /* One event: torch_oom (exc is a CUDA OOM) or server_error. */
 static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb,
 		const struct ol_time *t, int64_t pid, uint64_t line)
@@ -560,6 +606,11 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb,
 	if (is_oom_text(exc, en)) {
 		d = oom_data(exc, en, &bytes, summary, sizeof(summary));
 		e.kind = "torch_oom";
+		if (!tb && dup_oom(st, d, t)) {
+			json_decref(d);
+			return 0;
+		}
+		remember_oom(st, d, t);
 	} else {
 		const char *c = memchr(exc, ':', en);
 		d = json_object();
@@ -612,6 +663,7 @@ static int tb_flush(struct srv_st *st)
 		 st->tb_line);
 	strbuf_reset(&st->tbuf);
 	st->tb = TB_NONE;
+	st->chained = 0;
 	st->tb_cut = 0;
 	st->exc[0] = 0;
 	st->exc_oom = 0;
@@ -634,9 +686,11 @@ static int traceback(struct srv_st *st, const char *m, size_t n)
 		    starts(m, n, "The above exception was the direct cause")) {
 			tb_add(st, "", 0);
 			tb_add(st, m, n);
+			st->chained = 1;
 			return 1;
 		}
-		if (starts(m, n, "Traceback (most recent call last)")) {
+		if (st->chained && starts(m, n, "Traceback (most recent call last)")) {
+			st->chained = 0;
 			tb_add(st, "", 0);
 			tb_add(st, m, n);
 			st->tb = TB_FRAMES;

@@ -300,12 +300,14 @@ static int begin_implicit(struct smaps_st *st)
 	return 0;
 }
 
-/* "start-end perms offset dev inode [path]": 1 if it is one (st->m set). */
-static int read_header(struct smaps_st *st, const char *l, size_t n)
+/* "start-end perms offset dev inode [path]": 1 if it is one. With store,
+ * the VMA being read becomes this one (st->m, perms, dev, path). */
+static int read_header(struct smaps_st *st, const char *l, size_t n, int store)
 {
 	uint64_t a, b, off;
 	size_t i = 0, j;
 	int64_t ino = 0;
+	char perms[8];
 
 	if (read_hex(l, n, &i, &a) < 0 || i >= n || l[i] != '-')
 		return 0;
@@ -315,9 +317,9 @@ static int read_header(struct smaps_st *st, const char *l, size_t n)
 	j = ++i;
 	while (i < n && l[i] != ' ')
 		i++;
-	if (i - j < 4 || i - j >= sizeof(st->perms))
+	if (i - j < 4 || i - j >= sizeof(perms))
 		return 0;
-	copy_str(st->perms, sizeof(st->perms), l + j, i - j);
+	copy_str(perms, sizeof(perms), l + j, i - j);
 	i++;
 	if (read_hex(l, n, &i, &off) < 0 || i >= n || l[i] != ' ')
 		return 0;
@@ -326,13 +328,19 @@ static int read_header(struct smaps_st *st, const char *l, size_t n)
 		i++;
 	if (i == j || i - j >= sizeof(st->dev) || !memchr(l + j, ':', i - j))
 		return 0;
-	copy_str(st->dev, sizeof(st->dev), l + j, i - j);
-	i++;
-	j = i;
-	while (i < n && l[i] >= '0' && l[i] <= '9' && i - j < 19)
-		ino = ino * 10 + (l[i++] - '0');
-	if (i == j || (i < n && l[i] != ' '))
-		return 0;
+	{
+		size_t dj = j, dn = i - j;
+		i++;
+		j = i;
+		while (i < n && l[i] >= '0' && l[i] <= '9' && i - j < 19)
+			ino = ino * 10 + (l[i++] - '0');
+		if (i == j || (i < n && l[i] != ' '))
+			return 0;
+		if (!store)
+			return 1;
+		copy_str(st->dev, sizeof(st->dev), l + dj, dn);
+	}
+	memcpy(st->perms, perms, sizeof(perms));
 	while (i < n && l[i] == ' ')
 		i++;
 	copy_str(st->path, sizeof(st->path), l + i, n - i);
@@ -439,11 +447,12 @@ int smaps_parse(struct input *in, struct sink *s)
 			begin_capture(&st);
 			continue;
 		}
-		if (read_header(&st, l, n)) {
+		if (read_header(&st, l, n, 0)) {
 			if (!st.open && begin_implicit(&st) < 0)
 				goto out;
 			if (end_map(&st) < 0)
 				goto out;
+			read_header(&st, l, n, 1);
 			st.in_map = 1;
 			continue;
 		}
@@ -480,7 +489,7 @@ int smaps_sniff(const unsigned char *head, size_t n)
 	{
 		struct smaps_st st;
 		memset(&st, 0, sizeof(st));
-		if (read_header(&st, h, l) && mem_find(h, n, "\nRss:"))
+		if (read_header(&st, h, l, 0) && mem_find(h, n, "\nRss:"))
 			return 90;
 	}
 	return 0;
