@@ -41,7 +41,8 @@ void civil_from_ns(int64_t ns, int *y, int *mon, int *day)
 int64_t utc_ns(int y, int mon, int day, int h, int min, int s, long nsec)
 {
 	if (mon < 1 || mon > 12 || day < 1 || day > 31 || h < 0 || h > 23 || min < 0 ||
-	    min > 59 || s < 0 || s > 60 || nsec < 0 || nsec >= NS_PER_S || y < 1900 || y > 9999)
+	    min > 59 || s < 0 || s > 60 || nsec < 0 || nsec >= NS_PER_S || y < 1900 ||
+	    y > 2261)  /* int64 ns since 1970 end in April 2262 */
 		return -1;
 	return ((days_from_civil(y, (unsigned)mon, (unsigned)day) * 86400 + h * 3600 +
 		 min * 60 + s) * NS_PER_S) + nsec;

@@ -55,6 +55,8 @@ struct srv_st {
 	int last_oom_set;
 	json_int_t last_oom_dev, last_oom_req;
 	struct ol_time last_oom_t;
+	int64_t stat_ids[16];       /* series ids of stat_fields for stat_ent */
+	char stat_ent[32];
 	/* meta de-duplication */
 	char last_meta[16][160];
 };
@@ -443,12 +445,17 @@ static int stats_line(struct srv_st *st, const char *m, size_t n)
 				return -1;
 			continue;
 		}
-		{
-			int64_t id = sink_series(st->s, stat_fields[i].series, stat_fields[i].unit, ent);
-			if (id < 0 || sink_sample(st->s, id, &st->t, v * stat_fields[i].mult) < 0)
-				return -1;
-			st->records++;
+		if (strcmp(ent, st->stat_ent)) {  /* ids are cached per entity */
+			memset(st->stat_ids, 0, sizeof(st->stat_ids));
+			copy_str(st->stat_ent, sizeof(st->stat_ent), ent, strlen(ent));
 		}
+		if (!st->stat_ids[i])
+			st->stat_ids[i] = sink_series(st->s, stat_fields[i].series,
+						      stat_fields[i].unit, ent);
+		if (st->stat_ids[i] < 0 ||
+		    sink_sample(st->s, st->stat_ids[i], &st->t, v * stat_fields[i].mult) < 0)
+			return -1;
+		st->records++;
 	}
 	return 0;
 }
@@ -765,6 +772,8 @@ int server_log_parse(struct input *in, struct sink *s)
 				goto out;
 			continue;
 		}
+		if (n > 6 && !memcmp(m, "INFO:  ", 7))
+			continue;  /* uvicorn access and lifecycle lines */
 		if (startup_line(st, m, n) < 0)
 			goto out;
 	}
