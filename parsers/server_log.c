@@ -52,6 +52,7 @@ struct srv_st {
 	char exc[2048];             /* exception line that decides the kind */
 	int exc_oom;
 	int chained;                /* a "During handling ..." line came last */
+	int in_args;                /* inside TGI's pretty-printed "Args {" */
 	int last_oom_set;
 	json_int_t last_oom_dev, last_oom_req;
 	struct ol_time last_oom_t;
@@ -757,6 +758,21 @@ int server_log_parse(struct input *in, struct sink *s)
 		n = st->msg_n;
 		if (st->t.clock == OL_CLOCK_NONE)
 			st->t = st->last_t;
+		if (st->in_args) {  /* TGI "Args {" one field a line, up to "}" */
+			if (n && m[0] == '}') {
+				st->in_args = 0;
+			} else if (n && m[0] == ' ') {
+				if (config_line(st, m, n) < 0)
+					goto out;
+				continue;
+			} else {
+				st->in_args = 0;
+			}
+		}
+		if (n >= 6 && !memcmp(m + n - 6, "Args {", 6)) {
+			st->in_args = 1;
+			continue;
+		}
 		r = traceback(st, m, n);
 		if (r < 0)
 			goto out;
@@ -770,6 +786,17 @@ int server_log_parse(struct input *in, struct sink *s)
 		if (mem_find(m, n, "Avg prompt throughput: ")) {
 			if (stats_line(st, m, n) < 0)
 				goto out;
+			continue;
+		}
+		if (starts(m, n, "Prefix cache hit rate: GPU: ")) {  /* V0 0.5-0.6, own line */
+			double v;
+			int64_t id;
+			if (parse_num(m + 28, n - 28, &v, NULL) == 0) {
+				id = sink_series(s, "server.prefix_cache_hit_rate", "ratio", "vllm");
+				if (id < 0 || sink_sample(s, id, &st->t, v / 100.0) < 0)
+					goto out;
+				st->records++;
+			}
 			continue;
 		}
 		if (n > 6 && !memcmp(m, "INFO:  ", 7))

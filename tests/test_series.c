@@ -643,6 +643,31 @@ static void tgi_log(void **state)
 	t_close(tl);
 }
 
+static void tgi_pretty_args(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "server_log", "tgi",
+		"2024-05-10T12:34:56.123456Z  INFO text_generation_launcher: Args {\n"
+		"    model_id: \"bigscience/bloom-560m\",\n"
+		"    revision: None,\n"
+		"    num_shard: Some(\n"
+		"        4,\n"
+		"    ),\n"
+		"    dtype: None,\n"
+		"    max_total_tokens: Some(\n"
+		"        2048,\n"
+		"    ),\n"
+		"    cuda_memory_fraction: 0.85,\n"
+		"}\n"
+		"2024-05-10T12:34:57.000000Z  INFO download: text_generation_launcher: Starting download\n",
+		0), 2);
+	assert_string_equal(meta(tl, "server.model"), "bigscience/bloom-560m");
+	assert_string_equal(meta(tl, "server.gpu_memory_utilization"), "0.85");
+	assert_string_equal(meta(tl, "server.dtype"), "(null)");
+	t_close(tl);
+}
+
 static void vllm_without_year(void **state)
 {
 	struct timeline *tl = t_open();
@@ -652,6 +677,13 @@ static void vllm_without_year(void **state)
 		" generation throughput: 2.0 tokens/s, Running: 3 reqs, Waiting: 4 reqs, GPU KV cache"
 		" usage: 50.0%, Prefix cache hit rate: 0.0%\n", 0), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample WHERE time_ns IS NULL"), 6);
+	/* V0's separate prefix cache line */
+	assert_int_equal(t_parse_mem(tl, "server_log", "v0",
+		"INFO 11-29 18:22:40 metrics.py:367] Prefix cache hit rate: GPU: 61.25%, CPU: 0.00%\n",
+		0), 1);
+	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
+			   " s.name = 'server.prefix_cache_hit_rate' ORDER BY sample.rowid DESC LIMIT 1")
+		    == 0.6125);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE '%%year%%'"), 1);
 	t_close(tl);
 }
@@ -743,6 +775,7 @@ int main(void)
 		cmocka_unit_test(vllm_v1_log),
 		cmocka_unit_test(torch_old_form_and_plain_traceback),
 		cmocka_unit_test(tgi_log),
+		cmocka_unit_test(tgi_pretty_args),
 		cmocka_unit_test(vllm_without_year),
 		cmocka_unit_test(detection),
 		cmocka_unit_test(json_series_section),
