@@ -5,6 +5,12 @@
 #include "../parsers/kernel_oom.h"
 #include "../parsers/cuda_core.h"
 #include "../parsers/host_core.h"
+/* issue 5: time series sources */
+#include "../parsers/cgroup.h"
+#include "../parsers/dcgm.h"
+#include "../parsers/nvidia_smi.h"
+#include "../parsers/server_log.h"
+#include "../parsers/smaps.h"
 
 #include <string.h>
 
@@ -15,6 +21,16 @@ const struct format formats[] = {
 	  cuda_core_sniff, cuda_core_parse },
 	{ "host_core", "host process core dump (ELF ET_CORE: gcore, kernel core files)",
 	  host_core_sniff, host_core_parse },
+	/* --- issue 5: time series sources --- */
+	{ "smaps", "/proc/PID/smaps or smaps_rollup, one capture or a ### series",
+	  smaps_sniff, smaps_parse },
+	{ "cgroup", "cgroup v1/v2 memory files, one copy or a ### series",
+	  cgroup_sniff, cgroup_parse },
+	{ "nvidia_smi", "nvidia-smi --query-gpu / --query-compute-apps CSV log",
+	  nvidia_smi_sniff, nvidia_smi_parse },
+	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse },
+	{ "server_log", "inference server log (vLLM, TGI, PyTorch tracebacks)",
+	  server_log_sniff, server_log_parse },
 	{ NULL, NULL, NULL, NULL }
 };
 

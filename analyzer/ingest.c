@@ -6,6 +6,7 @@
 #include "ingest.h"
 #include "formats.h"
 #include "../lib/strbuf.h"
+#include "../parsers/cgroup.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -74,6 +75,14 @@ static int ingest_file(struct timeline *tl, const char *path, const struct inges
 		return r;
 	}
 	f = cfg->force_kind ? format_by_kind(cfg->force_kind) : detect_format(&in);
+	if (!f && !cfg->force_kind) {
+		/* issue 5: one-value cgroup files (memory.max: "max") have no
+		 * content signature; their name is the only clue. */
+		size_t hn;
+		const unsigned char *head = input_peek(&in, DETECT_HEAD, &hn);
+		if (cgroup_name_sniff(path, head, hn))
+			f = format_by_kind("cgroup");
+	}
 	if (!f) {
 		st->skipped++;
 		if (!cfg->quiet)

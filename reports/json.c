@@ -132,6 +132,39 @@ static json_t *json_host_cores(sqlite3 *db)
 		" FROM artifact a WHERE a.kind = 'host_core' ORDER BY a.id");
 }
 
+/* --- issue 5: time series and the clock anchors used to place them --- */
+
+/* One row per series: its size and time span. clock: "local" when the
+ * writing artifact stored wall-clock times of unknown zone (meta
+ * time.clock), "boot" when no point could be placed on UTC, null when no
+ * point has any time, else "utc". */
+static json_t *json_series(sqlite3 *db)
+{
+	return q_rows(db,
+		"SELECT s.name, s.unit, s.entity, count(p.value) AS points,"
+		" min(p.value) AS min, max(p.value) AS max,"
+		" min(p.time_ns) AS first_time, max(p.time_ns) AS last_time,"
+		" CASE WHEN count(p.time_ns) = 0 AND count(p.boot_ns) > 0 THEN 'boot'"
+		"  WHEN count(p.time_ns) = 0 THEN NULL"
+		"  WHEN EXISTS (SELECT 1 FROM meta m WHERE m.artifact_id = s.artifact_id"
+		"   AND m.key = 'time.clock' AND m.value = 'local') THEN 'local'"
+		"  ELSE 'utc' END AS clock,"
+		" count(p.value) - count(p.time_ns) AS unplaced_points,"
+		" a.path AS artifact"
+		" FROM series s LEFT JOIN sample p ON p.series_id = s.id"
+		" LEFT JOIN artifact a ON a.id = s.artifact_id"
+		" GROUP BY s.id ORDER BY s.name, s.entity");
+}
+
+static json_t *json_anchors(sqlite3 *db)
+{
+	return q_rows(db,
+		"SELECT a.path AS artifact, n.boot_id,"
+		" CASE WHEN n.boot_ns IS NULL THEN NULL ELSE n.boot_ns / 1e9 END AS boot_s,"
+		" n.utc_ns AS utc_time, n.how FROM anchor n"
+		" LEFT JOIN artifact a ON a.id = n.artifact_id ORDER BY n.id");
+}
+
 json_t *report_json(sqlite3 *db)
 {
 	json_t *o = json_object();
@@ -144,5 +177,7 @@ json_t *report_json(sqlite3 *db)
 	json_object_set_new(o, "artifacts", json_artifacts(db));
 	json_object_set_new(o, "gpu_cores", json_gpu_cores(db));     /* issue 4 */
 	json_object_set_new(o, "host_cores", json_host_cores(db));   /* issue 4 */
+	json_object_set_new(o, "series", json_series(db));     /* issue 5 */
+	json_object_set_new(o, "anchors", json_anchors(db));   /* issue 5 */
 	return o;
 }

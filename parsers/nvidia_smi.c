@@ -1,0 +1,360 @@
+/*
+ * nvidia_smi.c -- nvidia-smi CSV query logs into gpu.* series.
+ *
+ * A header line names the columns ("memory.used [MiB]"); it may come
+ * again after a restart and then replaces the column list. Without any
+ * header (noheader) the columns are told by their shape: a
+ * "YYYY/MM/DD HH:MM:SS.mmm" time, a GPU-uuid, a small integer before any
+ * size = index, other text = name, then the sizes in the documented
+ * default order memory.used, memory.total, memory.free, memory.reserved,
+ * and percentages utilization.gpu then utilization.memory (a warning says
+ * so). Times are local wall clock without zone: OL_CLOCK_LOCAL unless
+ * --tz was given. "[N/A]" and the other bracketed non-values are unknown
+ * (no sample), never 0.
+ */
+#include "nvidia_smi.h"
+#include "seriesutil.h"
+#include "../lib/timeutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum col {
+	C_OTHER, C_TS, C_INDEX, C_UUID, C_NAME, C_USED, C_TOTAL, C_FREE, C_RESERVED,
+	C_UTIL, C_UTILMEM, C_PID, C_PNAME, C_PUSED
+};
+
+static const struct { const char *name; enum col col; } col_names[] = {
+	{ "timestamp", C_TS }, { "index", C_INDEX }, { "uuid", C_UUID },
+	{ "gpu_uuid", C_UUID }, { "name", C_NAME }, { "gpu_name", C_NAME },
+	{ "memory.used", C_USED }, { "memory.total", C_TOTAL }, { "memory.free", C_FREE },
+	{ "memory.reserved", C_RESERVED }, { "utilization.gpu", C_UTIL },
+	{ "utilization.memory", C_UTILMEM }, { "pid", C_PID },
+	{ "process_name", C_PNAME }, { "used_gpu_memory", C_PUSED },
+	{ "used_memory", C_PUSED }, { "pci.bus_id", C_OTHER }, { "gpu_bus_id", C_OTHER },
+	{ "driver_version", C_OTHER }, { "temperature.gpu", C_OTHER },
+	{ "power.draw", C_OTHER }, { "count", C_OTHER }, { "serial", C_OTHER },
+	{ "clocks.sm", C_OTHER }, { "pstate", C_OTHER }, { NULL, C_OTHER }
+};
+
+#define MAXCOL 48
+#define MAXGPU 64
+
+struct smi_st {
+	struct sink *s;
+	struct input *in;
+	int n;
+	int ncol;
+	enum col cols[MAXCOL];
+	int header, guessed, warned_time, noted_local;
+	uint64_t total_seen;                /* gpu.total_bytes.gpuN stored, N < 64 */
+	char uuids[MAXGPU][48];             /* uuid -> index, from rows with both */
+	int uuid_idx[MAXGPU];
+	int nuuid;
+};
+
+struct field { const char *p; size_t n; };
+
+/* Split on "," and trim spaces. Returns the field count (<= MAXCOL). */
+static int split(const char *l, size_t n, struct field *f)
+{
+	int k = 0;
+	size_t i = 0, j;
+
+	while (i <= n && k < MAXCOL) {
+		for (j = i; j < n && l[j] != ','; j++)
+			;
+		f[k].p = l + i;
+		f[k].n = j - i;
+		while (f[k].n && (f[k].p[0] == ' ' || f[k].p[0] == '\t')) {
+			f[k].p++;
+			f[k].n--;
+		}
+		while (f[k].n && (f[k].p[f[k].n - 1] == ' ' || f[k].p[f[k].n - 1] == '\r'))
+			f[k].n--;
+		k++;
+		i = j + 1;
+	}
+	return k;
+}
+
+static enum col col_of(const struct field *f, int *known)
+{
+	size_t n = f->n;
+	const char *b = memchr(f->p, '[', n);
+	int i;
+
+	if (b)
+		n = (size_t)(b - f->p);
+	while (n && f->p[n - 1] == ' ')
+		n--;
+	for (i = 0; col_names[i].name; i++)
+		if (strlen(col_names[i].name) == n && !memcmp(col_names[i].name, f->p, n)) {
+			*known = 1;
+			return col_names[i].col;
+		}
+	*known = 0;
+	return C_OTHER;
+}
+
+/* "2025/11/29 18:22:40.123" -> wall ns, or OL_NULL. */
+static int64_t read_ts(const struct field *f)
+{
+	int y, mo, d, h, mi, se, ms = 0;
+	char buf[40];
+	int64_t t;
+
+	if (f->n < 19 || f->n >= sizeof(buf))
+		return OL_NULL;
+	memcpy(buf, f->p, f->n);
+	buf[f->n] = 0;
+	if (sscanf(buf, "%4d/%2d/%2d %2d:%2d:%2d.%3d", &y, &mo, &d, &h, &mi, &se, &ms) < 6)
+		return OL_NULL;
+	t = utc_ns(y, mo, d, h, mi, se, (long)ms * 1000000L);
+	return t < 0 ? OL_NULL : t;
+}
+
+static int is_int(const struct field *f, int64_t *v)
+{
+	size_t u;
+	return parse_uint_commas(f->p, f->n, v, &u) == 0 && u == f->n;
+}
+
+/* Column roles of a header-less row, by shape (see the top comment). */
+static void guess_cols(struct smi_st *st, const struct field *f, int k)
+{
+	static const enum col mem_order[] = { C_USED, C_TOTAL, C_FREE, C_RESERVED };
+	static const enum col pct_order[] = { C_UTIL, C_UTILMEM };
+	int i, nmem = 0, npct = 0, have_index = 0;
+	int64_t v;
+
+	for (i = 0; i < k; i++) {
+		const struct field *x = &f[i];
+		enum col c = C_OTHER;
+		if (read_ts(x) != OL_NULL)
+			c = C_TS;
+		else if (x->n > 4 && !memcmp(x->p, "GPU-", 4))
+			c = C_UUID;
+		else if (x->n > 4 && !memcmp(x->p + x->n - 4, " MiB", 4))
+			c = nmem < 4 ? mem_order[nmem++] : C_OTHER;
+		else if (x->n > 2 && !memcmp(x->p + x->n - 2, " %", 2))
+			c = npct < 2 ? pct_order[npct++] : C_OTHER;
+		else if (is_int(x, &v) && v < 64 && !have_index && !nmem) {
+			c = C_INDEX;
+			have_index = 1;
+		} else if (is_int(x, &v))
+			c = nmem < 4 ? mem_order[nmem++] : C_OTHER;
+		else if (x->n && x->p[0] != '[' && memchr(x->p, ':', x->n) == NULL)
+			c = C_NAME;
+		st->cols[i] = c;
+	}
+	st->ncol = k;
+	st->guessed = 1;
+}
+
+/* A size column: "78012 MiB", or a bare number read as MiB (nvidia-smi
+ * prints every memory field in MiB). OL_NULL for "[N/A]" and the like. */
+static int64_t read_mib(const struct field *f)
+{
+	size_t u;
+	int64_t b;
+	double v;
+
+	if (!f->n || f->p[0] == '[')
+		return OL_NULL;
+	b = parse_size(f->p, f->n, &u);
+	if (b != OL_NULL && u == f->n)
+		return b;
+	if (parse_num(f->p, f->n, &v, &u) == 0 && u == f->n && v >= 0 && v < 1e12)
+		return (int64_t)(v * 1048576.0);
+	return OL_NULL;
+}
+
+static int read_pct(const struct field *f, double *v)
+{
+	size_t u;
+
+	if (!f->n || f->p[0] == '[' || parse_num(f->p, f->n, v, &u) < 0)
+		return -1;
+	while (u < f->n && f->p[u] == ' ')
+		u++;
+	return (u == f->n || (u + 1 == f->n && f->p[u] == '%')) ? 0 : -1;
+}
+
+static int put(struct smi_st *st, const char *name, const char *unit, const char *entity,
+	       const struct ol_time *t, double v)
+{
+	int64_t id = sink_series(st->s, name, unit, entity);
+
+	if (id < 0 || sink_sample(st->s, id, t, v) < 0)
+		return -1;
+	st->n++;
+	return 0;
+}
+
+static int uuid_index(struct smi_st *st, const struct field *u)
+{
+	int i;
+
+	for (i = 0; i < st->nuuid; i++)
+		if (strlen(st->uuids[i]) == u->n && !memcmp(st->uuids[i], u->p, u->n))
+			return st->uuid_idx[i];
+	return -1;
+}
+
+static int row(struct smi_st *st, const struct field *f, int k)
+{
+	const struct field *ts = NULL, *idx = NULL, *uuid = NULL, *pid = NULL;
+	const struct field *mem[4] = { NULL, NULL, NULL, NULL }, *util = NULL, *pused = NULL;
+	struct ol_time t = ol_time_none();
+	char gpu[64], ent[96];
+	int i, gi = -1;
+	int64_t v;
+	double d;
+
+	if (k != st->ncol)
+		return sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
+				  "%d fields where the header has %d: row skipped", k,
+				  st->ncol) < 0 ? -1 : 0;
+	for (i = 0; i < k; i++)
+		switch (st->cols[i]) {
+		case C_TS: ts = &f[i]; break;
+		case C_INDEX: idx = &f[i]; break;
+		case C_UUID: uuid = &f[i]; break;
+		case C_USED: mem[0] = &f[i]; break;
+		case C_TOTAL: mem[1] = &f[i]; break;
+		case C_FREE: mem[2] = &f[i]; break;
+		case C_RESERVED: mem[3] = &f[i]; break;
+		case C_UTIL: util = &f[i]; break;
+		case C_PID: pid = &f[i]; break;
+		case C_PUSED: pused = &f[i]; break;
+		default: break;
+		}
+	if (ts) {
+		v = read_ts(ts);
+		if (v == OL_NULL)
+			return sink_diagf(st->s, st->in->lineno, 0, OL_ERROR,
+					  "timestamp \"%.*s\" is not YYYY/MM/DD HH:MM:SS.mmm",
+					  (int)(ts->n > 40 ? 40 : ts->n), ts->p) < 0 ? -1 : 0;
+		t = wall_time(st->s, v);
+		if (note_local_clock(st->s, &t, &st->noted_local) < 0)
+			return -1;
+	} else if (!st->warned_time++ &&
+		   sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
+			      "no timestamp column: samples have no time") < 0) {
+		return -1;
+	}
+	if (idx && is_int(idx, &v) && v < 1000000)
+		gi = (int)v;
+	if (gi < 0 && uuid)
+		gi = uuid_index(st, uuid);
+	if (gi >= 0 && uuid && uuid_index(st, uuid) < 0 && st->nuuid < MAXGPU) {
+		copy_str(st->uuids[st->nuuid], sizeof(st->uuids[0]), uuid->p, uuid->n);
+		st->uuid_idx[st->nuuid++] = gi;
+	}
+	if (gi >= 0)
+		snprintf(gpu, sizeof(gpu), "gpu%d", gi);
+	else if (uuid && uuid->n)
+		snprintf(gpu, sizeof(gpu), "%.*s", (int)(uuid->n > 60 ? 60 : uuid->n), uuid->p);
+	else
+		snprintf(gpu, sizeof(gpu), "gpu0");
+
+	if (pid || pused) {  /* --query-compute-apps */
+		if (!pid || !is_int(pid, &v))
+			return sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
+					  "compute-apps row without a pid: skipped") < 0 ? -1 : 0;
+		snprintf(ent, sizeof(ent), "%s/pid:%lld", gpu, (long long)v);
+		if (pused && (v = read_mib(pused)) != OL_NULL)
+			return put(st, "gpu.proc_used_bytes", "bytes", ent, &t, (double)v);
+		return 0;
+	}
+	{
+		static const char *const names[4] = {
+			"gpu.used_bytes", "gpu.total_bytes", "gpu.free_bytes", "gpu.reserved_bytes"
+		};
+		for (i = 0; i < 4; i++) {
+			if (!mem[i] || (v = read_mib(mem[i])) == OL_NULL)
+				continue;
+			if (put(st, names[i], "bytes", gpu, &t, (double)v) < 0)
+				return -1;
+			if (i == 1 && gi >= 0 && gi < 64 && !(st->total_seen & (1ull << gi))) {
+				char key[48], val[32];
+				st->total_seen |= 1ull << gi;
+				snprintf(key, sizeof(key), "gpu.total_bytes.gpu%d", gi);
+				snprintf(val, sizeof(val), "%lld", (long long)v);
+				if (sink_meta(st->s, key, val) < 0)
+					return -1;
+			}
+		}
+	}
+	if (util && read_pct(util, &d) == 0 && put(st, "gpu.util_percent", "%", gpu, &t, d) < 0)
+		return -1;
+	return 0;
+}
+
+int nvidia_smi_parse(struct input *in, struct sink *s)
+{
+	struct smi_st st;
+	struct field f[MAXCOL];
+	const char *l;
+	size_t n;
+	int k, i, known, nknown;
+
+	memset(&st, 0, sizeof(st));
+	st.s = s;
+	st.in = in;
+	while (input_getline(in, &l, &n) == 1) {
+		while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
+			n--;
+		if (!n || mem_find(l, n, "No running processes found") ||
+		    mem_find(l, n, "No devices were found"))
+			continue;
+		k = split(l, n, f);
+		for (i = nknown = 0; i < k; i++) {
+			col_of(&f[i], &known);
+			nknown += known;
+		}
+		if (nknown && nknown * 2 >= k) {  /* a header (again) */
+			for (i = 0; i < k; i++)
+				st.cols[i] = col_of(&f[i], &known);
+			st.ncol = k;
+			st.header = 1;
+			continue;
+		}
+		if (!st.header && !st.guessed) {
+			guess_cols(&st, f, k);
+			if (sink_diagf(s, in->lineno, 0, OL_WARN,
+				       "no CSV header (noheader): columns told by their shape;"
+				       " sizes taken in the order memory.used, memory.total,"
+				       " memory.free") < 0)
+				return -1;
+		}
+		if (row(&st, f, k) < 0)
+			return -1;
+	}
+	return st.n;
+}
+
+int nvidia_smi_sniff(const unsigned char *head, size_t n)
+{
+	const char *h = (const char *)head;
+	const char *eol = memchr(h, '\n', n);
+	size_t l = eol ? (size_t)(eol - h) : n;
+	struct field f[MAXCOL];
+	int k, i, known, nknown = 0, has_mem = 0;
+
+	k = split(h, l, f);
+	for (i = 0; i < k; i++) {
+		enum col c = col_of(&f[i], &known);
+		nknown += known;
+		has_mem |= c == C_USED || c == C_TOTAL || c == C_FREE || c == C_PUSED ||
+			   c == C_PID;
+	}
+	if (nknown >= 2 && has_mem && nknown * 2 >= k)
+		return 90;
+	/* noheader: "2025/11/29 18:22:40.123, 0, ..., 78012 MiB, ..." */
+	if (k >= 3 && read_ts(&f[0]) != OL_NULL && mem_find(h, l, " MiB"))
+		return 80;
+	return 0;
+}

@@ -1,0 +1,19 @@
+/*
+ * nvidia_smi.h -- nvidia-smi --query-gpu=... and --query-compute-apps=...
+ * CSV logs (--format=csv[,noheader][,nounits], -l/-lms loops), any column
+ * order, several GPUs, repeated headers (specs/linux-oom-artifacts.md 5.1).
+ */
+#ifndef OOMLENS_NVIDIA_SMI_H
+#define OOMLENS_NVIDIA_SMI_H
+
+#include <stddef.h>
+#include "sink.h"
+#include "../lib/input.h"
+
+int nvidia_smi_sniff(const unsigned char *head, size_t n);
+/* gpu.* series per GPU (entity gpuN, or the GPU uuid when there is no
+ * index), gpu.proc_used_bytes per process, meta gpu.total_bytes.gpuN.
+ * Returns the number of samples, or -1 when the sink failed. */
+int nvidia_smi_parse(struct input *in, struct sink *s);
+
+#endif

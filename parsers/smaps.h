@@ -1,0 +1,22 @@
+/*
+ * smaps.h -- /proc/PID/smaps and /proc/PID/smaps_rollup: one capture, or a
+ * series of captures separated by "### <iso> pid=.. src=.. [mono=..]"
+ * lines (specs/linux-oom-artifacts.md 3.5).
+ */
+#ifndef OOMLENS_SMAPS_H
+#define OOMLENS_SMAPS_H
+
+#include <stddef.h>
+#include "sink.h"
+#include "../lib/input.h"
+
+int smaps_sniff(const unsigned char *head, size_t n);
+/* Each capture becomes a capture row, each VMA a mapping row, and the
+ * per-process sums the proc.* series. Returns the number of captures, or
+ * -1 when the sink failed. */
+int smaps_parse(struct input *in, struct sink *s);
+/* The mapping kind of a VMA: heap, anon, file, stack, gpu, shmem,
+ * hugepage, special (see docs/formats.md). vmflags may be NULL. */
+const char *smaps_kind(const char *path, const char *vmflags, int64_t kernel_page_kb);
+
+#endif

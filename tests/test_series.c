@@ -1,0 +1,784 @@
+/*
+ * test_series.c -- the time-series sources of issue 5: smaps (fixture and
+ * the real /proc files of a child process), cgroup v1 and v2 files,
+ * nvidia-smi CSV in its header/nounits/noheader/compute-apps forms, DCGM
+ * exporter text, vLLM V0/V1, TGI and plain PyTorch logs, detection, and
+ * the JSON series section.
+ */
+#include "testutil.h"
+#include "analyzer/formats.h"
+#include "lib/input.h"
+#include "lib/strbuf.h"
+#include "lib/timeutil.h"
+#include "parsers/smaps.h"
+#include "reports/report.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MiB 1048576LL
+#define GiB 1073741824LL
+
+static int parse_fixture(struct timeline *tl, const char *kind, const char *rel)
+{
+	size_t n;
+	char *text = t_slurp(rel, &n);
+	int r = t_parse_mem(tl, kind, rel, text, n);
+	free(text);
+	return r;
+}
+
+static int64_t T(int y, int mo, int d, int h, int mi, int s, long ns)
+{
+	return utc_ns(y, mo, d, h, mi, s, ns);
+}
+
+/* ---- smaps ---- */
+
+static void smaps_series_fixture(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(parse_fixture(tl, "smaps", "tests/data/series/smaps_series.txt"), 3);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM capture"), 3);
+	assert_string_equal(t_text(tl, "SELECT source FROM capture WHERE id = 1"), "smaps");
+	assert_string_equal(t_text(tl, "SELECT comm FROM capture WHERE id = 1"), "python3");
+	assert_int_equal(t_int(tl, "SELECT pid FROM capture WHERE id = 1"), 4312);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM capture WHERE id = 1"),
+			 T(2025, 11, 29, 18, 22, 40, 123456000));
+	assert_int_equal(t_int(tl, "SELECT boot_ns FROM capture WHERE id = 1"), 4607765352000LL);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE capture_id = 1"), 10);
+	/* kinds */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE kind = 'heap'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE kind = 'anon'"), 2);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE kind = 'gpu'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE kind = 'shmem'"), 2);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE kind = 'hugepage'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE kind = 'stack'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE kind = 'file'"), 1);
+	assert_string_equal(t_text(tl, "SELECT kind FROM mapping WHERE path = '[vsyscall]'"),
+			    "special");
+	assert_string_equal(t_text(tl, "SELECT kind FROM mapping WHERE path ="
+				       " '/memfd:cuda-ipc (deleted)'"), "shmem");
+	/* columns and extra */
+	assert_int_equal(t_int(tl, "SELECT rss_kb FROM mapping WHERE path = '[heap]'"), 261120);
+	assert_int_equal(t_int(tl, "SELECT swap_kb FROM mapping WHERE path = '[heap]'"), 1024);
+	assert_int_equal(t_int(tl, "SELECT size_kb FROM mapping WHERE kind = 'gpu'"), 32768);
+	assert_int_equal(t_int(tl, "SELECT start FROM mapping WHERE kind = 'gpu'"), 0x7f4e10000000LL);
+	assert_string_equal(t_text(tl, "SELECT vmflags FROM mapping WHERE kind = 'gpu'"),
+			    "rd wr sh mr mw me ms io pf dc de dd sd");
+	assert_string_equal(t_text(tl, "SELECT perms || ' ' || dev FROM mapping WHERE kind = 'gpu'"),
+			    "rw-s 00:05");
+	assert_int_equal(t_int(tl, "SELECT json_extract(extra, '$.AnonHugePages') FROM mapping"
+			     " WHERE path = '[heap]'"), 196608);
+	assert_int_equal(t_int(tl, "SELECT json_extract(extra, '$.THPeligible') FROM mapping"
+			     " WHERE path = '[heap]'"), 1);
+	assert_int_equal(t_int(tl, "SELECT json_extract(extra, '$.ProtectionKey') FROM mapping"
+			     " WHERE kind = 'stack'"), 0);
+	assert_int_equal(t_int(tl, "SELECT json_extract(extra, '$.Private_Hugetlb') FROM mapping"
+			     " WHERE kind = 'hugepage'"), 4096);
+	/* the rollup */
+	assert_string_equal(t_text(tl, "SELECT source FROM capture WHERE id = 2"), "smaps_rollup");
+	assert_int_equal(t_int(tl, "SELECT json_extract(extra, '$.Pss_Anon') FROM mapping"
+			     " WHERE capture_id = 2"), 3495936);
+	/* the empty record: the process was gone */
+	assert_string_equal(t_text(tl, "SELECT status FROM capture WHERE id = 3"), "ESRCH");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE capture_id = 3"), 0);
+	/* series: one point per non-empty capture */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'proc.rss_bytes' AND s.entity = 'pid:4312'"), 2);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'proc.rss_bytes' ORDER BY time_ns LIMIT 1"),
+			 1442868LL * 1024);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'proc.rss_bytes' ORDER BY time_ns DESC LIMIT 1"),
+			 3761304LL * 1024);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'proc.swap_bytes' ORDER BY time_ns LIMIT 1"), 1024 * 1024);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'proc.anon_bytes' ORDER BY time_ns LIMIT 1"),
+			 (261120LL + 1048576 + 48) * 1024);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'proc.kind_rss_bytes' AND s.entity = 'pid:4312/shmem'"),
+			 133120LL * 1024);
+	assert_string_equal(t_text(tl, "SELECT unit FROM series WHERE name = 'proc.pss_bytes'"),
+			    "bytes");
+	/* anchors: UTC + mono on each separator */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM anchor"), 3);
+	assert_string_equal(t_text(tl, "SELECT boot_id FROM anchor LIMIT 1"),
+			    "8f0c2b6e-1d2a-4c55-9a1e-0b7d3c1f9e42");
+	t_close(tl);
+}
+
+static void smaps_kinds(void **state)
+{
+	(void)state;
+	assert_string_equal(smaps_kind("/dev/nvidia-uvm", "rd wr", 4), "gpu");
+	assert_string_equal(smaps_kind("/dev/dri/renderD128", NULL, 4), "gpu");
+	assert_string_equal(smaps_kind("/dev/kfd", NULL, 4), "gpu");
+	assert_string_equal(smaps_kind("/SYSV00000000 (deleted)", NULL, 4), "shmem");
+	assert_string_equal(smaps_kind("[anon:scudo:primary]", NULL, 4), "anon");
+	assert_string_equal(smaps_kind("[anon_shmem:x]", NULL, 4), "shmem");
+	assert_string_equal(smaps_kind("/dev/hugepages/x", NULL, 2048), "hugepage");
+	assert_string_equal(smaps_kind("", "rd wr mr mw me ht", 2048), "hugepage");
+	assert_string_equal(smaps_kind(NULL, NULL, OL_NULL), "anon");
+	assert_string_equal(smaps_kind("[stack:1234]", NULL, 4), "stack");
+	assert_string_equal(smaps_kind("[vdso]", NULL, 4), "special");
+	assert_string_equal(smaps_kind("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", NULL, 4),
+			    "file");
+}
+
+static void append_file(struct strbuf *sb, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char buf[65536];
+	size_t k;
+
+	assert_non_null(f);
+	while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(sb, buf, k);
+	fclose(f);
+}
+
+static void append_sep(struct strbuf *sb, pid_t pid, const char *src)
+{
+	struct timespec ts, mono;
+	char iso[40];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	format_iso8601((int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec, iso, sizeof(iso));
+	strbuf_addf(sb, "### %s pid=%d comm=test_series src=%s mono=%lld.%06ld\n", iso, (int)pid,
+		    src, (long long)mono.tv_sec, mono.tv_nsec / 1000);
+}
+
+/* A child maps 64 MiB private anonymous memory and 16 MiB shared
+ * anonymous memory, touches 32 MiB and 16 MiB of them, then unmaps the
+ * shared one; its smaps and smaps_rollup are captured after each step. */
+static void smaps_of_a_real_process(void **state)
+{
+	int down[2], up[2];
+	uintptr_t addr[2];
+	struct strbuf cap = STRBUF_INIT;
+	struct timeline *tl;
+	char c = 'x', path[64];
+	pid_t pid;
+	int stage, status;
+	(void)state;
+
+	assert_int_equal(pipe(down), 0);
+	assert_int_equal(pipe(up), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *a = mmap(NULL, 64 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		char *b = mmap(NULL, 16 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			       -1, 0);
+		uintptr_t ab[2] = { (uintptr_t)a, (uintptr_t)b };
+		if (a == MAP_FAILED || b == MAP_FAILED)
+			_exit(1);
+		if (write(up[1], ab, sizeof(ab)) != sizeof(ab) || read(down[0], &c, 1) != 1)
+			_exit(1);
+		memset(a, 1, 32 * MiB);
+		memset(b, 2, 16 * MiB);
+		if (write(up[1], "2", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(1);
+		munmap(b, 16 * MiB);
+		if (write(up[1], "3", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	for (stage = 1; stage <= 3; stage++) {
+		if (stage == 1)
+			assert_int_equal(read(up[0], addr, sizeof(addr)), sizeof(addr));
+		else
+			assert_int_equal(read(up[0], &c, 1), 1);
+		snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+		append_sep(&cap, pid, "smaps");
+		append_file(&cap, path);
+		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+		append_sep(&cap, pid, "smaps_rollup");
+		append_file(&cap, path);
+		assert_int_equal(write(down[1], "x", 1), 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "smaps", "live-capture", cap.buf, cap.len), 6);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic"), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM capture WHERE source = 'smaps'"), 3);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM capture WHERE source = 'smaps_rollup'"), 3);
+	assert_int_equal(t_int(tl, "SELECT min(pid) FROM capture"), pid);
+	/* the private region (the kernel may merge it with a neighbour) */
+	assert_true(t_int(tl, "SELECT size_kb FROM mapping WHERE capture_id = 1 AND start <= %llu"
+			  " AND end >= %llu", (unsigned long long)addr[0],
+			  (unsigned long long)(addr[0] + 64 * MiB)) >= 65536);
+	assert_string_equal(t_text(tl, "SELECT kind FROM mapping WHERE capture_id = 1 AND start <= %llu"
+				   " AND end > %llu", (unsigned long long)addr[0],
+				   (unsigned long long)addr[0]), "anon");
+	assert_true(t_int(tl, "SELECT rss_kb FROM mapping WHERE capture_id = 3 AND start <= %llu"
+			  " AND end > %llu", (unsigned long long)addr[0],
+			  (unsigned long long)addr[0]) >= 32768);
+	/* the shared one: /dev/zero (deleted), shmem, touched, then gone */
+	assert_int_equal(t_int(tl, "SELECT size_kb FROM mapping WHERE capture_id = 1 AND start = %llu",
+			       (unsigned long long)addr[1]), 16384);
+	assert_string_equal(t_text(tl, "SELECT kind FROM mapping WHERE capture_id = 1 AND start = %llu",
+				   (unsigned long long)addr[1]), "shmem");
+	assert_int_equal(t_int(tl, "SELECT rss_kb FROM mapping WHERE capture_id = 3 AND start = %llu",
+			       (unsigned long long)addr[1]), 16384);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM mapping WHERE capture_id = 5 AND start = %llu",
+			       (unsigned long long)addr[1]), 0);
+	/* rollup Rss grew by the 48 MiB touched, then fell by the 16 unmapped */
+	{
+		int64_t r1 = t_int(tl, "SELECT rss_kb FROM mapping WHERE capture_id = 2");
+		int64_t r2 = t_int(tl, "SELECT rss_kb FROM mapping WHERE capture_id = 4");
+		int64_t r3 = t_int(tl, "SELECT rss_kb FROM mapping WHERE capture_id = 6");
+		assert_true(r2 - r1 >= 48 * 1024 - 1024);
+		assert_true(r2 - r3 >= 16 * 1024 - 1024);
+	}
+	assert_true(t_int(tl, "SELECT max(value) - min(value) FROM sample JOIN series s"
+			  " ON s.id = series_id WHERE s.name = 'proc.rss_bytes' AND s.entity = 'pid:%d'",
+			  (int)pid) >= 47 * MiB);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM anchor"), 6);
+	t_close(tl);
+	strbuf_release(&cap);
+	close(down[0]); close(down[1]); close(up[0]); close(up[1]);
+}
+
+static void smaps_without_separator(void **state)
+{
+	struct timeline *tl = t_open();
+	static const char text[] =
+		"5584de44e000-7fffa0c96000 ---p 00000000 00:00 0                          [rollup]\n"
+		"Rss:                1660 kB\n"
+		"Pss:                 353 kB\n"
+		"Pss_Anon:            112 kB\n"
+		"Anonymous:           112 kB\n"
+		"Swap:                  0 kB\n"
+		"Weird line\n";
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "smaps", "cap/smaps_rollup.777.20251129T182240Z", text, 0), 1);
+	assert_int_equal(t_int(tl, "SELECT pid FROM capture"), 777);
+	assert_string_equal(t_text(tl, "SELECT source FROM capture"), "smaps_rollup");
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM capture"), T(2025, 11, 29, 18, 22, 40, 0));
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'proc.pss_bytes' AND s.entity = 'pid:777'"), 353 * 1024);
+	assert_int_equal(t_int(tl, "SELECT line FROM diagnostic WHERE severity = 'warning'"), 7);
+	t_close(tl);
+	/* no name, no mtime: a capture without time and no samples, said so */
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "smaps", "mem", text, 0), 1);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM capture"), OL_NULL);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample"), 0);
+	assert_true(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE '%%no time%%'") == 1);
+	t_close(tl);
+}
+
+/* ---- cgroup ---- */
+
+#define CGPATH "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod7c1e_4b2a.slice/cri-containerd-9f3a.scope"
+
+static int64_t cg_value(struct timeline *tl, const char *name, int last)
+{
+	return t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+		     " WHERE s.name = '%s' AND s.entity = '" CGPATH "' ORDER BY time_ns %s LIMIT 1",
+		     name, last ? "DESC" : "");
+}
+
+static void cgroup_v2_series(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(parse_fixture(tl, "cgroup", "tests/data/series/cgroup_v2_series.txt") > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic"), 0);
+	assert_int_equal(cg_value(tl, "cgroup.current_bytes", 0), 30064771072LL);
+	assert_int_equal(cg_value(tl, "cgroup.current_bytes", 1), 34359672832LL);
+	assert_int_equal(cg_value(tl, "cgroup.oom_kill", 0), 0);
+	assert_int_equal(cg_value(tl, "cgroup.oom_kill", 1), 1);
+	assert_int_equal(cg_value(tl, "cgroup.oom", 1), 1);
+	assert_int_equal(cg_value(tl, "cgroup.max_events", 1), 57);
+	assert_int_equal(cg_value(tl, "cgroup.anon_bytes", 0), 27917287424LL);
+	assert_int_equal(cg_value(tl, "cgroup.file_bytes", 0), 1879048192LL);
+	assert_int_equal(cg_value(tl, "cgroup.shmem_bytes", 0), 1073741824LL);
+	assert_int_equal(cg_value(tl, "cgroup.peak_bytes", 0), 34359738368LL);
+	assert_int_equal(cg_value(tl, "cgroup.swap_bytes", 0), 0);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.peak_bytes'"), T(2025, 11, 29, 18, 22, 50, 0));
+	/* limits are meta; a repeated equal value is stored once */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key = 'cgroup.max_bytes'"), 1);
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'cgroup.max_bytes'"),
+			    "34359738368");
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'cgroup.high_bytes'"), "max");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM anchor"), 1);
+	t_close(tl);
+}
+
+static void cgroup_v1_directory(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	/* real files of this machine's v1 memory controller, copied */
+	t_parse_file(tl, "tests/data/series/cgv1");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM artifact"), 7);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM artifact WHERE kind = 'cgroup'"), 7);
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'cgroup.max_bytes'"), "max");
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'cgroup.memsw_max_bytes'"),
+			    "max");
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.current_bytes'"), 344219648);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.peak_bytes'"), 1208352768);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.anon_bytes'"), 10887168);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.file_bytes'"), 9531392);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.shmem_bytes'"), 9084928);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.oom_kill'"), 0);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.max_events'"), 0);
+	/* time from mtime, said so; entity = the directory */
+	assert_true(t_int(tl, "SELECT min(time_ns) FROM sample") > T(2020, 1, 1, 0, 0, 0, 0));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE '%%mtime%%'"), 7);
+	assert_int_equal(t_int(tl, "SELECT count(DISTINCT entity) FROM series"), 1);
+	assert_true(t_int(tl, "SELECT entity LIKE '%%/cgv1' FROM series LIMIT 1") == 1);
+	t_close(tl);
+}
+
+static void cgroup_bad_values(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "cgroup", "x/memory.current", "12abc\n", 0), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'error'"), 1);
+	assert_int_equal(t_parse_mem(tl, "cgroup", "x/memory.events", "low 0\noom_kill x\n", 0), 0);
+	assert_int_equal(t_int(tl, "SELECT line FROM diagnostic WHERE message LIKE '%%oom_kill%%'"), 2);
+	t_close(tl);
+}
+
+/* ---- nvidia-smi ---- */
+
+static int64_t gpu_value(struct timeline *tl, const char *name, const char *ent, int nth)
+{
+	return t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+		     " WHERE s.name = '%s' AND s.entity = '%s' ORDER BY time_ns LIMIT 1 OFFSET %d",
+		     name, ent, nth);
+}
+
+static void nvidia_smi_header_form(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(parse_fixture(tl, "nvidia_smi", "tests/data/series/nvidia_smi_gpu.csv") > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic"), 0);
+	assert_int_equal(gpu_value(tl, "gpu.used_bytes", "gpu0", 0), 78012 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.used_bytes", "gpu0", 1), 81020 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.used_bytes", "gpu0", 2), 512 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.free_bytes", "gpu0", 1), 26 * MiB);
+	/* [N/A] is unknown: no sample, not 0 */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'gpu.used_bytes' AND s.entity = 'gpu1'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'gpu.total_bytes' AND s.entity = 'gpu1'"), 2);
+	assert_int_equal(gpu_value(tl, "gpu.util_percent", "gpu0", 1), 100);
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'gpu.total_bytes.gpu1'"),
+			    "85520809984");
+	/* local wall clock, stored as if UTC, and marked */
+	assert_int_equal(t_int(tl, "SELECT min(time_ns) FROM sample"),
+			 T(2025, 11, 29, 18, 22, 40, 123000000));
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'time.clock'"), "local");
+	t_close(tl);
+
+	/* with --tz +01:00 the same rows are UTC, an hour earlier */
+	tl = t_open();
+	tl->opts.tz_known = 1;
+	tl->opts.tz_offset_s = 3600;
+	assert_true(parse_fixture(tl, "nvidia_smi", "tests/data/series/nvidia_smi_gpu.csv") > 0);
+	assert_int_equal(t_int(tl, "SELECT min(time_ns) FROM sample"),
+			 T(2025, 11, 29, 17, 22, 40, 123000000));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key = 'time.clock'"), 0);
+	t_close(tl);
+}
+
+static void nvidia_smi_nounits_and_noheader(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(parse_fixture(tl, "nvidia_smi", "tests/data/series/nvidia_smi_nounits.csv"), 6);
+	assert_int_equal(gpu_value(tl, "gpu.used_bytes", "gpu0", 0), 78012 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.total_bytes", "gpu1", 0), 81559 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.util_percent", "gpu1", 0), 55);
+	t_close(tl);
+
+	tl = t_open();
+	assert_int_equal(parse_fixture(tl, "nvidia_smi", "tests/data/series/nvidia_smi_noheader.csv"), 6);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'warning'"
+			     " AND message LIKE '%%noheader%%'"), 1);
+	assert_int_equal(gpu_value(tl, "gpu.used_bytes", "gpu0", 1), 80100 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.total_bytes", "gpu0", 0), 81920 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.util_percent", "gpu0", 0), 99);
+	t_close(tl);
+}
+
+static void nvidia_smi_compute_apps(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(parse_fixture(tl, "nvidia_smi", "tests/data/series/nvidia_smi_apps.csv"), 1);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'gpu.proc_used_bytes' AND s.entity ="
+			     " 'GPU-5c0e8a6f-2d1b-4e3c-9f7a-1b2c3d4e5f60/pid:4312'"), 77120 * MiB);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM series"), 1);
+	t_close(tl);
+}
+
+static void nvidia_smi_ragged_rows(void **state)
+{
+	struct timeline *tl = t_open();
+	static const char text[] =
+		"timestamp, index, memory.used [MiB]\n"
+		"2025/11/29 18:22:40.123, 0, 100 MiB\n"
+		"2025/11/29 18:22:40.123, 0\n"
+		"2025/13/29 18:22:40.123, 0, 100 MiB\n";
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "nvidia_smi", "smi", text, 0), 1);
+	assert_int_equal(t_int(tl, "SELECT line FROM diagnostic WHERE severity = 'warning'"), 3);
+	assert_int_equal(t_int(tl, "SELECT line FROM diagnostic WHERE severity = 'error'"), 4);
+	t_close(tl);
+}
+
+/* ---- DCGM ---- */
+
+static void dcgm_scrape(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(parse_fixture(tl, "dcgm", "tests/data/series/dcgm_scrape.prom"), 8);
+	assert_int_equal(gpu_value(tl, "gpu.used_bytes", "gpu0", 0), 78012 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.free_bytes", "gpu1", 0), 3056 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.reserved_bytes", "gpu0", 0), 513 * MiB);
+	assert_int_equal(gpu_value(tl, "gpu.util_percent", "gpu1", 0), 96);
+	/* an explicit sample time (ms) wins */
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'gpu.used_bytes' AND s.entity = 'gpu1'"),
+			 1764440560000LL * 1000000);
+	/* the others have no time here (memory input: no mtime), said so */
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'gpu.used_bytes' AND s.entity = 'gpu0'"), OL_NULL);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic"), 1);
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'gpu.total_bytes.gpu0'"),
+			    "85520809984");
+	t_close(tl);
+}
+
+/* ---- server logs ---- */
+
+static const char *meta(struct timeline *tl, const char *key)
+{
+	return t_text(tl, "SELECT value FROM meta WHERE key = '%s' ORDER BY rowid DESC LIMIT 1", key);
+}
+
+static int64_t ev_int(struct timeline *tl, const char *kind, const char *field)
+{
+	return t_int(tl, "SELECT json_extract(data, '$.%s') FROM event WHERE kind = '%s'"
+		     " ORDER BY id LIMIT 1", field, kind);
+}
+
+static void vllm_v0_log(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	tl->opts.year = 2025;
+	assert_true(parse_fixture(tl, "server_log", "tests/data/series/vllm_v0.log") > 0);
+	assert_string_equal(meta(tl, "server.model"), "meta-llama/Meta-Llama-3.1-70B-Instruct");
+	assert_string_equal(meta(tl, "server.dtype"), "bfloat16");
+	assert_string_equal(meta(tl, "server.tensor_parallel_size"), "4");
+	assert_string_equal(meta(tl, "server.gpu_memory_utilization"), "0.95");
+	assert_string_equal(meta(tl, "server.max_num_seqs"), "256");
+	assert_string_equal(meta(tl, "server.max_model_len"), "131072");
+	assert_string_equal(meta(tl, "server.max_num_batched_tokens"), "(null)");
+	assert_string_equal(meta(tl, "server.version"), "0.6.3.post1");
+	assert_int_equal(atoll(meta(tl, "server.weights_bytes")), (int64_t)(32.8894 * GiB + 0.5));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key = 'server.weights_bytes'"), 1);
+	assert_string_equal(meta(tl, "server.kv_cache_blocks"), "24563");
+	assert_string_equal(meta(tl, "server.max_concurrency"), "3");
+	assert_string_equal(meta(tl, "server.max_concurrency_tokens"), "131072");
+	/* statistics */
+	assert_int_equal(gpu_value(tl, "server.running", "vllm", 1), 38);
+	assert_int_equal(gpu_value(tl, "server.swapped", "vllm", 1), 2);
+	assert_int_equal(gpu_value(tl, "server.waiting", "vllm", 1), 5);
+	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
+			   " s.name = 'server.gpu_kv_usage' ORDER BY time_ns DESC LIMIT 1") > 0.9739);
+	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
+			   " s.name = 'server.cpu_kv_usage' ORDER BY time_ns DESC LIMIT 1") < 0.0121);
+	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
+			   " s.name = 'server.prompt_tokens_per_s' ORDER BY time_ns DESC LIMIT 1")
+		    == 1520.3);
+	assert_int_equal(t_int(tl, "SELECT max(time_ns) FROM sample"), T(2025, 11, 29, 18, 22, 40, 0));
+	assert_string_equal(meta(tl, "time.clock"), "local");
+	/* one OOM, its chained traceback kept whole, no separate server_error */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event"), 1);
+	assert_int_equal(t_int(tl, "SELECT bytes FROM event WHERE kind = 'torch_oom'"), 2 * GiB);
+	assert_int_equal(t_int(tl, "SELECT line FROM event"), 15);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event"), T(2025, 11, 29, 18, 22, 45, 0));
+	assert_string_equal(t_text(tl, "SELECT clock FROM event"), "local");
+	assert_int_equal(ev_int(tl, "torch_oom", "device"), 0);
+	assert_int_equal(ev_int(tl, "torch_oom", "total_bytes"), (int64_t)(79.19 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "free_bytes"), (int64_t)(1.06 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "allocated_bytes"), (int64_t)(74.31 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "reserved_unallocated_bytes"),
+			 (int64_t)(2.55 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "process_in_use_bytes"), OL_NULL);
+	assert_int_equal(ev_int(tl, "torch_oom", "processes[0].pid"), 4312);
+	assert_int_equal(ev_int(tl, "torch_oom", "suggests_expandable_segments"), 1);
+	assert_true(t_int(tl, "SELECT json_extract(data, '$.traceback') LIKE '%%direct cause%%"
+			  "AsyncEngineDeadError%%' FROM event") == 1);
+	assert_true(t_int(tl, "SELECT json_extract(data, '$.traceback') LIKE"
+			  " '%%  File \"/usr/local/lib/python3.10/dist-packages/vllm/worker/model_runner.py\""
+			  ", line 1654%%' FROM event") == 1);
+	t_close(tl);
+}
+
+static void vllm_v1_log(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	tl->opts.year = 2025;
+	assert_true(parse_fixture(tl, "server_log", "tests/data/series/vllm_v1.log") > 0);
+	assert_string_equal(meta(tl, "server.model"), "Qwen/Qwen2.5-32B-Instruct");
+	assert_string_equal(meta(tl, "server.max_num_batched_tokens"), "8192");
+	assert_string_equal(meta(tl, "server.gpu_memory_utilization"), "0.92");
+	assert_string_equal(meta(tl, "server.max_model_len"), "32768");
+	assert_string_equal(meta(tl, "server.tensor_parallel_size"), "2");
+	assert_int_equal(atoll(meta(tl, "server.weights_bytes")), (int64_t)(30.7102 * GiB + 0.5));
+	assert_int_equal(atoll(meta(tl, "server.kv_cache_bytes")), (int64_t)(38.41 * GiB + 0.5));
+	assert_string_equal(meta(tl, "server.kv_cache_tokens"), "314656");
+	assert_string_equal(meta(tl, "server.max_concurrency"), "9.6");
+	assert_string_equal(meta(tl, "server.max_concurrency_tokens"), "32768");
+	assert_int_equal(gpu_value(tl, "server.waiting", "vllm", 1), 12);
+	assert_int_equal(gpu_value(tl, "server.running", "vllm", 1), 64);
+	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
+			   " s.name = 'server.prefix_cache_hit_rate' ORDER BY time_ns DESC LIMIT 1")
+		    > 0.4349);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM series WHERE name = 'server.swapped'"), 0);
+	/* the OOM inside a RuntimeError of the engine core */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 1);
+	assert_int_equal(t_int(tl, "SELECT pid FROM event WHERE kind = 'torch_oom'"), 245);
+	assert_int_equal(ev_int(tl, "torch_oom", "device"), 1);
+	assert_int_equal(ev_int(tl, "torch_oom", "requested_bytes"), (int64_t)(1.5 * GiB));
+	assert_int_equal(ev_int(tl, "torch_oom", "free_bytes"), 420 * MiB);
+	assert_int_equal(ev_int(tl, "torch_oom", "process_in_use_bytes"), (int64_t)(78.77 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "allocated_bytes"), (int64_t)(76.02 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "private_pools_bytes"), (int64_t)(1.10 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "reserved_unallocated_bytes"),
+			 (int64_t)(1.52 * GiB + 0.5));
+	/* the API server's own traceback: a server_error */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'server_error'"), 1);
+	assert_int_equal(t_int(tl, "SELECT pid FROM event WHERE kind = 'server_error'"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.exception_type') FROM event"
+				   " WHERE kind = 'server_error'"),
+			    "vllm.v1.engine.exceptions.EngineDeadError");
+	t_close(tl);
+}
+
+static void torch_old_form_and_plain_traceback(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(parse_fixture(tl, "server_log", "tests/data/series/torch_old.log"), 2);
+	assert_int_equal(ev_int(tl, "torch_oom", "requested_bytes"), 2 * GiB);
+	assert_int_equal(ev_int(tl, "torch_oom", "total_bytes"), (int64_t)(79.15 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "allocated_bytes"), (int64_t)(74.02 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "free_bytes"), (int64_t)(1.23 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "reserved_bytes"), (int64_t)(76.50 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "reserved_unallocated_bytes"),
+			 (int64_t)(76.50 * GiB + 0.5) - (int64_t)(74.02 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "suggests_expandable_segments"), 0);
+	assert_int_equal(ev_int(tl, "torch_oom", "suggests_max_split_size"), 1);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind = 'torch_oom'"), OL_NULL);
+	assert_int_equal(t_int(tl, "SELECT line FROM event WHERE kind = 'server_error'"), 8);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.exception_type') FROM event"
+				   " WHERE kind = 'server_error'"), "ModuleNotFoundError");
+	t_close(tl);
+	/* pre-1.5 "cached" wording, and a message outside any traceback */
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "server_log", "x",
+		"RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 3; 10.92 GiB"
+		" total capacity; 9.86 GiB already allocated; 11.50 MiB free; 10.04 GiB cached)\n", 0), 1);
+	assert_int_equal(ev_int(tl, "torch_oom", "device"), 3);
+	assert_int_equal(ev_int(tl, "torch_oom", "reserved_bytes"), (int64_t)(10.04 * GiB + 0.5));
+	assert_int_equal(ev_int(tl, "torch_oom", "free_bytes"), (int64_t)(11.5 * MiB));
+	assert_string_equal(t_text(tl, "SELECT json_type(data, '$.traceback') FROM event"), "null");
+	t_close(tl);
+}
+
+static void tgi_log(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(parse_fixture(tl, "server_log", "tests/data/series/tgi.log") > 0);
+	assert_string_equal(meta(tl, "server.model"), "meta-llama/Meta-Llama-3-8B-Instruct");
+	assert_string_equal(meta(tl, "server.dtype"), "bfloat16");
+	assert_string_equal(meta(tl, "server.tensor_parallel_size"), "2");
+	assert_string_equal(meta(tl, "server.max_model_len"), "4096");
+	assert_string_equal(meta(tl, "server.max_num_batched_tokens"), "4096");
+	assert_string_equal(meta(tl, "server.max_num_seqs"), "128");
+	assert_string_equal(meta(tl, "server.gpu_memory_utilization"), "0.9");
+	assert_string_equal(meta(tl, "server.kv_cache_tokens"), "19264");
+	/* the router's echo of the shard's OOM is not a second OOM */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 1);
+	assert_string_equal(t_text(tl, "SELECT clock FROM event"), "utc");
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event"), T(2025, 11, 29, 18, 22, 44, 100000));
+	assert_int_equal(ev_int(tl, "torch_oom", "requested_bytes"), 1024 * MiB);
+	assert_int_equal(ev_int(tl, "torch_oom", "processes[0].pid"), 2211);
+	t_close(tl);
+}
+
+static void tgi_pretty_args(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "server_log", "tgi",
+		"2024-05-10T12:34:56.123456Z  INFO text_generation_launcher: Args {\n"
+		"    model_id: \"bigscience/bloom-560m\",\n"
+		"    revision: None,\n"
+		"    num_shard: Some(\n"
+		"        4,\n"
+		"    ),\n"
+		"    dtype: None,\n"
+		"    max_total_tokens: Some(\n"
+		"        2048,\n"
+		"    ),\n"
+		"    cuda_memory_fraction: 0.85,\n"
+		"}\n"
+		"2024-05-10T12:34:57.000000Z  INFO download: text_generation_launcher: Starting download\n",
+		0), 2);
+	assert_string_equal(meta(tl, "server.model"), "bigscience/bloom-560m");
+	assert_string_equal(meta(tl, "server.gpu_memory_utilization"), "0.85");
+	assert_string_equal(meta(tl, "server.dtype"), "(null)");
+	t_close(tl);
+}
+
+static void vllm_without_year(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "server_log", "v",
+		"INFO 11-29 18:22:40 [loggers.py:116] Avg prompt throughput: 1.0 tokens/s, Avg"
+		" generation throughput: 2.0 tokens/s, Running: 3 reqs, Waiting: 4 reqs, GPU KV cache"
+		" usage: 50.0%, Prefix cache hit rate: 0.0%\n", 0), 6);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample WHERE time_ns IS NULL"), 6);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE '%%year%%'"), 1);
+	/* V0's separate prefix cache line */
+	assert_int_equal(t_parse_mem(tl, "server_log", "v0",
+		"INFO 11-29 18:22:40 metrics.py:367] Prefix cache hit rate: GPU: 61.25%, CPU: 0.00%\n",
+		0), 1);
+	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
+			   " s.name = 'server.prefix_cache_hit_rate' ORDER BY sample.rowid DESC LIMIT 1")
+		    == 0.6125);
+	t_close(tl);
+}
+
+/* ---- detection and report ---- */
+
+static void detection(void **state)
+{
+	static const struct { const char *file, *kind; } cases[] = {
+		{ "tests/data/series/smaps_series.txt", "smaps" },
+		{ "tests/data/series/cgroup_v2_series.txt", "cgroup" },
+		{ "tests/data/series/cgv1/memory.stat", "cgroup" },
+		{ "tests/data/series/cgv1/memory.oom_control", "cgroup" },
+		{ "tests/data/series/nvidia_smi_gpu.csv", "nvidia_smi" },
+		{ "tests/data/series/nvidia_smi_nounits.csv", "nvidia_smi" },
+		{ "tests/data/series/nvidia_smi_noheader.csv", "nvidia_smi" },
+		{ "tests/data/series/nvidia_smi_apps.csv", "nvidia_smi" },
+		{ "tests/data/series/dcgm_scrape.prom", "dcgm" },
+		{ "tests/data/series/vllm_v0.log", "server_log" },
+		{ "tests/data/series/vllm_v1.log", "server_log" },
+		{ "tests/data/series/tgi.log", "server_log" },
+		{ "tests/data/series/torch_old.log", "server_log" },
+	};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct input in;
+		const struct format *f;
+		assert_int_equal(input_open(&in, t_src(cases[i].file), NULL), 0);
+		f = detect_format(&in);
+		assert_non_null(f);
+		if (strcmp(f->kind, cases[i].kind))
+			fail_msg("%s detected as %s", cases[i].file, f->kind);
+		input_close(&in);
+	}
+}
+
+static void json_series_section(void **state)
+{
+	struct timeline *tl = t_open();
+	json_t *o, *arr, *s;
+	size_t i;
+	int found = 0;
+	(void)state;
+	assert_true(parse_fixture(tl, "smaps", "tests/data/series/smaps_series.txt") > 0);
+	assert_true(parse_fixture(tl, "nvidia_smi", "tests/data/series/nvidia_smi_gpu.csv") > 0);
+	o = report_json(tl->db);
+	arr = json_object_get(o, "series");
+	assert_true(json_is_array(arr));
+	json_array_foreach(arr, i, s) {
+		if (strcmp(json_string_value(json_object_get(s, "name")), "proc.rss_bytes"))
+			continue;
+		found = 1;
+		assert_string_equal(json_string_value(json_object_get(s, "entity")), "pid:4312");
+		assert_string_equal(json_string_value(json_object_get(s, "unit")), "bytes");
+		assert_int_equal(json_integer_value(json_object_get(s, "points")), 2);
+		assert_true(json_number_value(json_object_get(s, "max")) == 3761304.0 * 1024);
+		assert_string_equal(json_string_value(json_object_get(s, "first_time")),
+				    "2025-11-29T18:22:40.123456Z");
+		assert_string_equal(json_string_value(json_object_get(s, "last_time")),
+				    "2025-11-29T18:22:50.125002Z");
+		assert_string_equal(json_string_value(json_object_get(s, "clock")), "utc");
+	}
+	assert_true(found);
+	json_array_foreach(arr, i, s)
+		if (!strcmp(json_string_value(json_object_get(s, "name")), "gpu.used_bytes"))
+			assert_string_equal(json_string_value(json_object_get(s, "clock")), "local");
+	assert_int_equal(json_array_size(json_object_get(o, "anchors")), 3);
+	json_decref(o);
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(smaps_series_fixture),
+		cmocka_unit_test(smaps_kinds),
+		cmocka_unit_test(smaps_of_a_real_process),
+		cmocka_unit_test(smaps_without_separator),
+		cmocka_unit_test(cgroup_v2_series),
+		cmocka_unit_test(cgroup_v1_directory),
+		cmocka_unit_test(cgroup_bad_values),
+		cmocka_unit_test(nvidia_smi_header_form),
+		cmocka_unit_test(nvidia_smi_nounits_and_noheader),
+		cmocka_unit_test(nvidia_smi_compute_apps),
+		cmocka_unit_test(nvidia_smi_ragged_rows),
+		cmocka_unit_test(dcgm_scrape),
+		cmocka_unit_test(vllm_v0_log),
+		cmocka_unit_test(vllm_v1_log),
+		cmocka_unit_test(torch_old_form_and_plain_traceback),
+		cmocka_unit_test(tgi_log),
+		cmocka_unit_test(tgi_pretty_args),
+		cmocka_unit_test(vllm_without_year),
+		cmocka_unit_test(detection),
+		cmocka_unit_test(json_series_section),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
