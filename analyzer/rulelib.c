@@ -270,14 +270,19 @@ int rl_per_request(struct timeline *tl, int64_t until_ns, double *bytes, const c
 			}
 		}
 	}
-	if (rl_query_num(tl, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
-			 " FROM event WHERE kind = 'torch_oom' AND coalesce(json_extract(data,"
-			 " '$.requested_bytes'), bytes) > 0 ORDER BY time_ns LIMIT 1", &v) == 0) {
+	if (rl_oom_request(tl, &v) == 0) {
 		*bytes = v;
 		*how = "size of the allocation that failed";
 		return 0;
 	}
 	return -1;
+}
+
+int rl_oom_request(struct timeline *tl, double *bytes)
+{
+	return rl_query_num(tl, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
+			    " FROM event WHERE kind = 'torch_oom' AND coalesce(json_extract(data,"
+			    " '$.requested_bytes'), bytes) > 0 ORDER BY time_ns LIMIT 1", bytes);
 }
 
 int rl_gpu_total(struct timeline *tl, double *bytes)
@@ -435,11 +440,12 @@ int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double 
 
 	if (!sid || rl_series_load(tl, sid, until_ns, &s) < 0)
 		return -1;
-	/* start-up ends when the series first reaches half its median (a
-	 * spike at the end or a leak's late level do not move the median far) */
+	/* start-up ends when the series first reaches 90% of the median of
+	 * its first third (a spike at the end or a leak's late level do not
+	 * move that median) */
 	memcpy(tmp, s.avg, s.n * sizeof(*tmp));
-	mid = stats_median(tmp, s.n);
-	for (i = 0; i < s.n && s.avg[i] < mid / 2; i++)
+	mid = stats_median(tmp, s.n / 3 ? s.n / 3 : s.n);
+	for (i = 0; i < s.n && s.avg[i] < 0.9 * mid; i++)
 		;
 	for (; i < s.n && k < 10; i++)
 		v[k++] = s.avg[i];

@@ -67,13 +67,16 @@ int rl_trend(const struct rl_series *s, struct rl_trend *tr);
  * server.running (paired on one grid), else the torch_oom request size.
  * how gets a short description. 0, or -1 unknown. */
 int rl_per_request(struct timeline *tl, int64_t until_ns, double *bytes, const char **how);
+/* Size of the allocation that failed (first torch_oom: data
+ * requested_bytes or bytes). 0, or -1 none. */
+int rl_oom_request(struct timeline *tl, double *bytes);
 /* Capacity of the device the incident ran out of: gpu.total_bytes series,
  * meta gpu.total_bytes.gpuN, torch_oom data. 0, or -1 unknown. */
 int rl_gpu_total(struct timeline *tl, double *bytes);
 
 /* Memory in use after start-up of a series name (first entity with
- * samples): the median of the 10 points after it first reaches half its
- * median. 0, or -1 when there is no such series. *id gets the series. */
+ * samples): the median of the 10 points after it first reaches 90% of
+ * the median of its first third. 0, or -1 when there is no such series. *id gets the series. */
 int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double *bytes,
 		int64_t *id);
 

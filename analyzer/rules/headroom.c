@@ -4,7 +4,8 @@
  *
  * GPU: baseline = weights + KV cache (meta server.weights_bytes +
  * server.kv_cache_bytes) or gpu.used after start-up (rl_baseline); the
- * room is gpu total - baseline, the need is rl_per_request. Host: the
+ * room is gpu total - baseline, the need is rl_per_request or the
+ * allocation that failed, whichever is larger. Host: the
  * cgroup limit (meta cgroup.max_bytes) against cgroup.current (or
  * proc.rss) after start-up: less than one request of room, or less than
  * HOST_MIN_ROOM of the limit when the per-request need is unknown.
@@ -18,14 +19,17 @@
 
 static int gpu_headroom(struct timeline *tl, int64_t until)
 {
-	double total, w, kv, base, need, util;
+	double total, w, kv, base, need, util, failed;
 	const char *how = NULL, *base_how;
 	int64_t sid = 0, fid;
 	struct rl_finding f;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], b4[32];
 
 	if (rl_gpu_total(tl, &total) < 0 || rl_per_request(tl, until, &need, &how) < 0)
 		return 0;
+	/* one request needs at least the allocation that failed */
+	if (rl_oom_request(tl, &failed) == 0 && failed > need)
+		need = failed;
 	if (rl_meta_num(tl, "server.weights_bytes", &w) == 0 &&
 	    rl_meta_num(tl, "server.kv_cache_bytes", &kv) == 0) {
 		double used;
@@ -52,7 +56,7 @@ static int gpu_headroom(struct timeline *tl, int64_t until)
 	snprintf(f.title, sizeof(f.title), "%s of %s is taken before any request (%s):"
 		 " %s left, one request needs %s", rl_bytes(base, b1, sizeof(b1)),
 		 rl_bytes(total, b2, sizeof(b2)), base_how, rl_bytes(total - base, b3, sizeof(b3)),
-		 rl_bytes(need, b1, sizeof(b1)));
+		 rl_bytes(need, b4, sizeof(b4)));
 	if (rl_meta_num(tl, "server.gpu_memory_utilization", &util) == 0 && util > 0 && util <= 1) {
 		/* room for at least one request at the 0.7 safety factor */
 		double cut = need / 0.7 - (total - base);

@@ -19,6 +19,10 @@
 #define LEAK_MIN_GROWTH_FRAC 0.05
 #define LEAK_MIN_GROWTH_BYTES (256 * MIB)
 #define LEAK_MIN_SPAN_S 600.0
+#define ALLOC_MIN_LIVE 8          /* live allocations of one stack */
+#define ALLOC_MIN_SPREAD 0.5      /* their births span half the trace */
+#define ALLOC_MIN_FRACTION 0.02   /* of the live bytes in the trace */
+#define ALLOC_MIN_WINDOW_S 300.0
 
 static struct rl_series cur;
 
@@ -170,8 +174,10 @@ static int alloc_stacks_run(struct timeline *tl)
 		return 0;
 	if (rl_alloc_indexes(tl) < 0)
 		return -1;
+	/* "keeps growing" needs a window: at least ALLOC_MIN_WINDOW_S of trace */
 	if (rl_query_num(tl, "SELECT min(alloc_ns) FROM alloc", &t_min) < 0 ||
-	    rl_query_num(tl, "SELECT max(alloc_ns) FROM alloc", &t_max) < 0 || t_max <= t_min)
+	    rl_query_num(tl, "SELECT max(alloc_ns) FROM alloc", &t_max) < 0 ||
+	    t_max - t_min < ALLOC_MIN_WINDOW_S * 1e9)
 		return 0;
 	if (rl_query_num(tl, "SELECT sum(size) FROM alloc WHERE state = 'live'", &live_total) < 0 ||
 	    live_total <= 0)
@@ -185,9 +191,10 @@ static int alloc_stacks_run(struct timeline *tl)
 		"  WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3)),"
 		" (SELECT count(*) FROM alloc b WHERE b.state = 'freed' AND b.stack_id = a.stack_id)"
 		" FROM alloc a WHERE a.state = 'live' AND a.stack_id IS NOT NULL"
-		" GROUP BY a.stack_id HAVING count(*) >= 8 ORDER BY sum(a.size) DESC LIMIT 5",
+		" GROUP BY a.stack_id HAVING count(*) >= ?1 ORDER BY sum(a.size) DESC LIMIT 5",
 		-1, &st, NULL) != SQLITE_OK)
 		return -1;
+	sqlite3_bind_int(st, 1, ALLOC_MIN_LIVE);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t stack = sqlite3_column_int64(st, 0);
 		double n = sqlite3_column_double(st, 1), bytes = sqlite3_column_double(st, 2);
@@ -198,10 +205,10 @@ static int alloc_stacks_run(struct timeline *tl)
 		struct rl_finding f;
 		char b1[32];
 
-		if (spread < 0.5 || bytes < 0.02 * live_total || freed > n)
+		if (spread < ALLOC_MIN_SPREAD || bytes < ALLOC_MIN_FRACTION * live_total || freed > n)
 			continue;
 		rl_finding_init(&f, "alloc_stacks", "leak", "alloc_stack");
-		f.score = 0.55 + 0.35 * rl_clamp01((spread - 0.5) / 0.4) * rl_clamp01(n / 64);
+		f.score = 0.55 + 0.35 * rl_clamp01((spread - ALLOC_MIN_SPREAD) / 0.4) * rl_clamp01(n / 64);
 		rl_fig(&f, "live_allocations", n);
 		rl_fig(&f, "live_bytes", bytes);
 		rl_fig(&f, "live_fraction", bytes / live_total);

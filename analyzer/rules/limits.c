@@ -52,7 +52,7 @@ static int util_limit(struct timeline *tl)
 	rl_fig(&f, "suggested_gpu_memory_utilization", floor(((total - others) / total - 0.02) * 100) / 100);
 	snprintf(f.title, sizeof(f.title), "gpu_memory_utilization %.2f claims %s of %s while other"
 		 " processes hold %s on the GPU", util, rl_bytes(util * total, b1, sizeof(b1)),
-		 rl_bytes(total, b2, sizeof(b2)), rl_bytes(others, b2, sizeof(b2)));
+		 rl_bytes(total, b2, sizeof(b2)), rl_bytes(others, b3, sizeof(b3)));
 	rl_advice(&f, "Set --gpu-memory-utilization to at most %.2f, or move the other processes"
 		  " off this GPU.", floor(((total - others) / total - 0.02) * 100) / 100);
 	fid = rl_finding_write(tl, &f);

@@ -5,8 +5,10 @@
  * The rise is the change point rl_trend finds on the residuals of the
  * series' trend (so a slow leak under it does not hide it). Kept when it
  * ends within SPIKE_NEAR of the end of the series (the OOM), stands out of
- * the baseline's noise (rl_trend: > 6 sigma and > 3% of the level) and is
- * at least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
+ * the baseline's noise (rl_trend: > 6 sigma and > 3% of the level) and
+ * took at least SPIKE_MIN_ROOM of the room left over the baseline (the
+ * capacity: GPU total for gpu/torch series, cgroup.max_bytes for host
+ * ones), or, capacity unknown, is at least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
  * and when server.running / waiting / KV usage rose with it; a rise worth
  * fewer than two requests is rather a headroom problem (headroom rule).
  * With an allocator snapshot: the stack that allocated most in the rise.
@@ -17,7 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SPIKE_MIN_FRAC 0.10      /* rise / baseline */
+#define SPIKE_MIN_FRAC 0.10      /* rise / baseline, capacity unknown */
+#define SPIKE_MIN_ROOM 0.5       /* rise / (capacity - baseline) */
 #define SPIKE_NEAR_FRAC 0.25     /* rise starts in the last quarter of the series */
 #define SPIKE_NEAR_S 1800.0      /* or in its last half hour */
 
@@ -40,6 +43,17 @@ static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_
 	return rl_query_num(tl, sql, after);
 }
 
+/* What a memory series can grow to: the GPU for gpu/torch series, the
+ * cgroup limit for process and cgroup series. 0, or -1 unknown. */
+static int capacity_of(struct timeline *tl, const char *series, double *cap)
+{
+	if (!strncmp(series, "gpu.", 4) || !strncmp(series, "torch.", 6))
+		return rl_gpu_total(tl, cap);
+	if (rl_meta_num(tl, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
+		return 0;
+	return -1;
+}
+
 int rule_spike(struct timeline *tl)
 {
 	int64_t until = rl_oom_time(tl, NULL), best_id = 0, fid, t_start = 0, t_peak = 0;
@@ -58,7 +72,7 @@ int rule_spike(struct timeline *tl)
 			return -1;
 		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
 		while (sqlite3_step(st) == SQLITE_ROW) {
-			double frac, score, span;
+			double frac, score, span, cap;
 			if (rl_series_load(tl, sqlite3_column_int64(st, 0), until, &cur) < 0 ||
 			    rl_trend(&cur, &tr) < 0 || !tr.rise || tr.baseline <= 0)
 				continue;
@@ -66,10 +80,17 @@ int rule_spike(struct timeline *tl)
 			if (span - tr.rise_start_t > SPIKE_NEAR_FRAC * span &&
 			    span - tr.rise_start_t > SPIKE_NEAR_S)
 				continue;
-			frac = (tr.peak - tr.baseline) / tr.baseline;
-			if (frac < SPIKE_MIN_FRAC)
-				continue;
-			score = 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_FRAC) / 0.3);
+			if (capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline) {
+				frac = (tr.peak - tr.baseline) / (cap - tr.baseline);
+				if (frac < SPIKE_MIN_ROOM)
+					continue;
+				score = 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_ROOM) / 0.4);
+			} else {
+				frac = (tr.peak - tr.baseline) / tr.baseline;
+				if (frac < SPIKE_MIN_FRAC)
+					continue;
+				score = 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_FRAC) / 0.3);
+			}
 			if (score > best) {
 				best = score;
 				bt = tr;
