@@ -22,10 +22,12 @@
 #include <sys/stat.h>
 
 static const char replay_usage[] =
-	"usage: oomlens replay DIR...\n"
+	"usage: oomlens replay [--oracle DBDIR] DIR...\n"
 	"  Ingests each case directory (artifacts + expected.json), classifies it and\n"
 	"  compares the verdict with expected.json. Directories without expected.json\n"
 	"  are skipped.\n"
+	"  --oracle DBDIR  classify DBDIR/<case>.db (a timeline written by\n"
+	"                  fixtures/gen_fixtures.py --oracle) instead of ingesting\n"
 	"exit: 0 all cases passed, 3 a case did not give its expected verdict, 2 usage\n";
 
 static int cmp_str(const void *a, const void *b)
@@ -230,8 +232,9 @@ static void case_options(json_t *o, struct ingest_opts *opts)
 		opts->year = (int)json_integer_value(v);
 }
 
-/* Run one case: 1 passed, 0 failed, -1 skipped. */
-static int replay_case(const char *dir)
+/* Run one case: 1 passed, 0 failed, -1 skipped. oracle: directory of
+ * prepared timelines to classify instead of ingesting (NULL: ingest). */
+static int replay_case(const char *dir, const char *oracle)
 {
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT, why = STRBUF_INIT, name = STRBUF_INIT;
 	struct ingest_cfg cfg = { 1, 0, NULL };
@@ -266,6 +269,17 @@ static int replay_case(const char *dir)
 		goto done;
 	}
 	tl = calloc(1, sizeof(*tl));
+	if (tl && oracle) {
+		struct strbuf db = STRBUF_INIT;
+		strbuf_addf(&db, "%s/%s.db", oracle, name.buf);
+		i = timeline_open(tl, db.buf, 0, &err);
+		strbuf_release(&db);
+		if (i < 0) {
+			printf("FAIL %s: %s\n", name.buf, err.buf);
+			goto done;
+		}
+		goto analyze;
+	}
 	if (!tl || timeline_open(tl, ":memory:", 1, &err) < 0) {
 		printf("FAIL %s: %s\n", name.buf, err.len ? err.buf : "out of memory");
 		goto done;
@@ -278,6 +292,7 @@ static int replay_case(const char *dir)
 		printf("FAIL %s: cannot ingest the case\n", name.buf);
 		goto done;
 	}
+analyze:
 	if (analyze_timeline(tl) < 0) {
 		printf("FAIL %s: the rules failed\n", name.buf);
 		goto done;
@@ -308,8 +323,13 @@ done:
 int cmd_replay(int argc, char **argv)
 {
 	int i, pass = 0, fail = 0, ndirs = 0;
+	const char *oracle = NULL;
 
 	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--oracle") && i + 1 < argc) {
+			oracle = argv[++i];
+			continue;
+		}
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(replay_usage, stdout);
 			return EXIT_OK;
@@ -323,7 +343,12 @@ int cmd_replay(int argc, char **argv)
 	if (!ndirs)
 		return usage(replay_usage);
 	for (i = 1; i < argc; i++) {
-		int r = replay_case(argv[i]);
+		int r;
+		if (!strcmp(argv[i], "--oracle")) {
+			i++;
+			continue;
+		}
+		r = replay_case(argv[i], oracle);
 		if (r > 0)
 			pass++;
 		else if (r == 0)

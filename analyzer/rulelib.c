@@ -183,6 +183,11 @@ int rl_series_load(struct timeline *tl, int64_t id, int64_t until_ns, struct rl_
 
 int rl_trend(const struct rl_series *s, struct rl_trend *tr)
 {
+	return rl_trend_ex(s, 64 * MIB, tr);
+}
+
+int rl_trend_ex(const struct rl_series *s, double min_rise, struct rl_trend *tr)
+{
 	double res[RL_MAX_POINTS];
 	struct fit f;
 	struct change c;
@@ -200,7 +205,7 @@ int rl_trend(const struct rl_series *s, struct rl_trend *tr)
 	if (stats_change_point(res, n, n / 2, &c) == 0) {
 		double level = f.intercept + f.slope * s->t[c.at];
 		double rise = c.after - c.before;
-		double floor_ = level * 0.03 > 64 * MIB ? level * 0.03 : 64 * MIB;
+		double floor_ = level * 0.03 > min_rise ? level * 0.03 : min_rise;
 		if (rise > 6 * c.noise && rise > floor_) {
 			size_t pk = c.at;
 			for (i = c.at; i < n; i++)
@@ -455,4 +460,13 @@ int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double 
 	if (id)
 		*id = sid;
 	return 0;
+}
+
+int rl_capacity_of(struct timeline *tl, const char *series, double *cap)
+{
+	if (!strncmp(series, "gpu.", 4) || !strncmp(series, "torch.", 6))
+		return rl_gpu_total(tl, cap);
+	if (rl_meta_num(tl, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
+		return 0;
+	return -1;
 }

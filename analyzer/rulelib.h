@@ -61,7 +61,10 @@ int rl_series_load(struct timeline *tl, int64_t id, int64_t until_ns, struct rl_
 /* Same on a given grid (bucket b = (time - t0) / width), for pairing. */
 int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s);
-/* Analyse a loaded series (see struct rl_trend). 0, or -1 (too few points). */
+/* Analyse a loaded series (see struct rl_trend). A final rise must exceed
+ * 6 sigma of the residuals, 3% of the level and min_rise (units of the
+ * series; rl_trend: 64 MiB). 0, or -1 (too few points). */
+int rl_trend_ex(const struct rl_series *s, double min_rise, struct rl_trend *tr);
 int rl_trend(const struct rl_series *s, struct rl_trend *tr);
 /* Memory a request needs, in bytes: the slope of memory in use against
  * server.running (paired on one grid), else the torch_oom request size.
@@ -79,6 +82,11 @@ int rl_gpu_total(struct timeline *tl, double *bytes);
  * the median of its first third. 0, or -1 when there is no such series. *id gets the series. */
 int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double *bytes,
 		int64_t *id);
+
+/* What a memory series can grow to: the GPU total for gpu.* and torch.*
+ * series, the cgroup limit (meta cgroup.max_bytes) for proc.* and
+ * cgroup.* ones. 0, or -1 unknown. */
+int rl_capacity_of(struct timeline *tl, const char *series, double *cap);
 
 /* Value of series (name, entity) nearest before t_ns (or last); -1 none. */
 int rl_value_at(struct timeline *tl, const char *name, const char *entity,

@@ -3,8 +3,10 @@
  *
  * For every memory-in-use series (rl_memory_series), up to the OOM: a
  * Theil-Sen trend over what precedes the final rise (rl_trend), kept when
- * it grows steadily (R^2 >= LEAK_MIN_R2), by a visible amount (>= 5% of the
- * level and >= 256 MiB) over at least 10 minutes. The strongest series
+ * it grows steadily (R^2 >= LEAK_MIN_R2), by a visible amount (>= 256 MiB
+ * and either LEAK_MIN_ROOM_FRAC of the room the series had at its start
+ * below its capacity, or, capacity unknown, LEAK_MIN_GROWTH_FRAC of its
+ * level) over at least 10 minutes. The strongest series
  * makes the finding; growth per request served comes from
  * server.requests_total when it was logged; "not returned" is memory that
  * stays up after the load (server.running) falls.
@@ -17,6 +19,7 @@
 
 #define LEAK_MIN_R2 0.7
 #define LEAK_MIN_GROWTH_FRAC 0.05
+#define LEAK_MIN_ROOM_FRAC 0.25
 #define LEAK_MIN_GROWTH_BYTES (256 * MIB)
 #define LEAK_MIN_SPAN_S 600.0
 #define ALLOC_MIN_LIVE 8          /* live allocations of one stack */
@@ -93,18 +96,27 @@ static int leak_run(struct timeline *tl)
 			return -1;
 		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
 		while (sqlite3_step(st) == SQLITE_ROW) {
-			double frac, score;
+			double frac, score, cap, strength;
 			if (rl_series_load(tl, sqlite3_column_int64(st, 0), until, &cur) < 0 ||
 			    rl_trend(&cur, &tr) < 0)
 				continue;
 			if (tr.fit.slope <= 0 || tr.duration_s < LEAK_MIN_SPAN_S ||
 			    tr.fit.r2 < LEAK_MIN_R2 || tr.growth < LEAK_MIN_GROWTH_BYTES)
 				continue;
-			frac = tr.growth / (tr.level_end > 0 ? tr.level_end : 1);
-			if (frac < LEAK_MIN_GROWTH_FRAC)
-				continue;
+			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 &&
+			    cap > tr.level_start) {
+				frac = tr.growth / (cap - tr.level_start);
+				if (frac < LEAK_MIN_ROOM_FRAC)
+					continue;
+				strength = rl_clamp01(frac / 0.75);
+			} else {
+				frac = tr.growth / (tr.level_end > 0 ? tr.level_end : 1);
+				if (frac < LEAK_MIN_GROWTH_FRAC)
+					continue;
+				strength = rl_clamp01(frac / 0.25);
+			}
 			score = (0.5 + 0.5 * (tr.fit.r2 - LEAK_MIN_R2) / (1 - LEAK_MIN_R2)) *
-				(0.6 + 0.4 * rl_clamp01(frac / 0.25));
+				(0.6 + 0.4 * strength);
 			if (score > best) {
 				best = score;
 				best_tr = tr;

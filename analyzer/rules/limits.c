@@ -22,7 +22,7 @@ static int util_limit(struct timeline *tl)
 	struct rl_finding f;
 	sqlite3_stmt *st;
 	int64_t fid;
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 
 	if (rl_meta_num(tl, "server.gpu_memory_utilization", &util) < 0 || util <= 0 || util > 1 ||
 	    rl_gpu_total(tl, &total) < 0)

@@ -43,15 +43,41 @@ static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_
 	return rl_query_num(tl, sql, after);
 }
 
-/* What a memory series can grow to: the GPU for gpu/torch series, the
- * cgroup limit for process and cgroup series. 0, or -1 unknown. */
-static int capacity_of(struct timeline *tl, const char *series, double *cap)
+/* Without a memory rise (allocator caches hide it from nvidia-smi): the
+ * concurrency itself, server.running rising to at least RUN_MIN_FACTOR
+ * times its baseline (and by RUN_MIN_RISE requests) just before the OOM. */
+#define RUN_MIN_FACTOR 2.0
+#define RUN_MIN_RISE 8.0
+
+static int running_spike(struct timeline *tl, int64_t until)
 {
-	if (!strncmp(series, "gpu.", 4) || !strncmp(series, "torch.", 6))
-		return rl_gpu_total(tl, cap);
-	if (rl_meta_num(tl, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
+	struct rl_trend tr;
+	struct rl_finding f;
+	double span, id;
+	int64_t fid;
+
+	if (until == OL_NULL || rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running'"
+					     " ORDER BY id LIMIT 1", &id) < 0 ||
+	    rl_series_load(tl, (int64_t)id, until, &cur) < 0 || rl_trend_ex(&cur, RUN_MIN_RISE, &tr) < 0 ||
+	    !tr.rise)
 		return 0;
-	return -1;
+	span = cur.last_t;
+	if ((span - tr.rise_start_t > SPIKE_NEAR_FRAC * span && span - tr.rise_start_t > SPIKE_NEAR_S) ||
+	    tr.peak < RUN_MIN_FACTOR * (tr.baseline > 1 ? tr.baseline : 1))
+		return 0;
+	rl_finding_init(&f, "spike", "spike", "concurrency");
+	f.score = 0.5 + 0.2 * rl_clamp01((tr.peak / (tr.baseline > 1 ? tr.baseline : 1) - 2) / 3);
+	rl_fig(&f, "running_before", round(tr.baseline * 10) / 10);
+	rl_fig(&f, "running_peak", tr.peak);
+	rl_fig(&f, "rise_seconds", tr.rise_peak_t - tr.rise_start_t);
+	snprintf(f.title, sizeof(f.title), "Running requests rose from %.0f to %.0f in %.0f s just"
+		 " before the OOM", tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t);
+	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
+		  " the memory left over the baseline holds, and let bursts queue.");
+	fid = rl_finding_write(tl, &f);
+	if (fid < 0 || rl_evidence(tl, fid, "series", (int64_t)id, "server.running") < 0)
+		return -1;
+	return 1;
 }
 
 int rule_spike(struct timeline *tl)
@@ -80,7 +106,7 @@ int rule_spike(struct timeline *tl)
 			if (span - tr.rise_start_t > SPIKE_NEAR_FRAC * span &&
 			    span - tr.rise_start_t > SPIKE_NEAR_S)
 				continue;
-			if (capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline) {
+			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline) {
 				frac = (tr.peak - tr.baseline) / (cap - tr.baseline);
 				if (frac < SPIKE_MIN_ROOM)
 					continue;
@@ -106,7 +132,7 @@ int rule_spike(struct timeline *tl)
 		st = NULL;
 	}
 	if (!best_id)
-		return 0;
+		return running_spike(tl, until);
 	rl_finding_init(&f, "spike", "spike", "burst");
 	rl_fig(&f, "baseline_bytes", floor(bt.baseline));
 	rl_fig(&f, "peak_bytes", floor(bt.peak));
