@@ -115,35 +115,89 @@ int64_t rl_oom_time(struct timeline *tl, int64_t *ev_id)
 	return t;
 }
 
+/* The last loads, kept for the other rules of the same analysis: leak,
+ * spike, headroom and per-request estimates read the same series on the
+ * same grid. Keyed by (id, t0, t1, width) and the database handle. */
+#define RL_CACHE 6
+static struct {
+	sqlite3 *db;
+	int64_t id, t0, t1, width;
+	struct rl_series s;
+} cache[RL_CACHE];
+static unsigned cache_next;
+
+void rl_cache_reset(void)
+{
+	memset(cache, 0, sizeof(cache));
+	cache_next = 0;
+}
+
 int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s)
 {
 	sqlite3_stmt *st;
+	int64_t cur = INT64_MIN;
+	double n = 0, st_sum = 0, v_sum = 0;
+	unsigned i;
 
+	if (width < 1)
+		width = 1;
+	for (i = 0; i < RL_CACHE; i++)
+		if (cache[i].db == tl->db && cache[i].id == id && cache[i].t0 == t0 &&
+		    cache[i].t1 == t1 && cache[i].width == width) {
+			memcpy(s, &cache[i].s, sizeof(*s));
+			return s->n ? 0 : -1;
+		}
 	s->n = 0;
 	s->id = id;
 	s->t0_ns = t0;
 	s->last_t = 0;
-	if (width < 1)
-		width = 1;
-	st = prep(tl, "SELECT (time_ns - ?2) / ?3 AS b, avg(time_ns - ?2), avg(value), max(value),"
-		      " max(time_ns - ?2) FROM sample WHERE series_id = ?1 AND time_ns BETWEEN ?2 AND ?4"
-		      " AND value IS NOT NULL GROUP BY b ORDER BY b");
+	/* one pass in index order (series_id, time_ns): buckets close as the
+	 * time moves on; no GROUP BY sort */
+	st = prep(tl, "SELECT time_ns, value FROM sample WHERE series_id = ?1 AND time_ns"
+		      " BETWEEN ?2 AND ?3 AND value IS NOT NULL ORDER BY time_ns");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, t0);
-	sqlite3_bind_int64(st, 3, width);
-	sqlite3_bind_int64(st, 4, t1);
-	while (sqlite3_step(st) == SQLITE_ROW && s->n < RL_MAX_POINTS) {
-		s->b[s->n] = sqlite3_column_int64(st, 0);
-		s->t[s->n] = sqlite3_column_double(st, 1) / 1e9;
-		s->avg[s->n] = sqlite3_column_double(st, 2);
-		s->max[s->n] = sqlite3_column_double(st, 3);
-		s->last_t = sqlite3_column_double(st, 4) / 1e9;
+	sqlite3_bind_int64(st, 3, t1);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0) - t0;
+		double v = sqlite3_column_double(st, 1);
+		int64_t b = t / width;
+		if (b != cur) {
+			if (n > 0 && s->n < RL_MAX_POINTS) {
+				s->t[s->n] = st_sum / n / 1e9;
+				s->avg[s->n] = v_sum / n;
+				s->n++;
+			}
+			if (s->n >= RL_MAX_POINTS)
+				break;
+			cur = b;
+			n = st_sum = v_sum = 0;
+			s->b[s->n] = b;
+			s->max[s->n] = v;
+		}
+		n++;
+		st_sum += (double)t;
+		v_sum += v;
+		if (v > s->max[s->n])
+			s->max[s->n] = v;
+		s->last_t = (double)t / 1e9;
+	}
+	if (n > 0 && s->n < RL_MAX_POINTS) {
+		s->t[s->n] = st_sum / n / 1e9;
+		s->avg[s->n] = v_sum / n;
 		s->n++;
 	}
 	sqlite3_finalize(st);
+	cache[cache_next].db = tl->db;
+	cache[cache_next].id = id;
+	cache[cache_next].t0 = t0;
+	cache[cache_next].t1 = t1;
+	cache[cache_next].width = width;
+	memcpy(&cache[cache_next].s, s, sizeof(*s));
+	cache_next = (cache_next + 1) % RL_CACHE;
 	return s->n ? 0 : -1;
 }
 

@@ -58,6 +58,9 @@ int64_t rl_oom_time(struct timeline *tl, int64_t *ev_id);
 /* Fill s with series id's samples with time_ns <= until_ns (OL_NULL: all),
  * bucketed into at most RL_MAX_POINTS buckets. 0, or -1 (no samples). */
 int rl_series_load(struct timeline *tl, int64_t id, int64_t until_ns, struct rl_series *s);
+/* Forget the series loads kept for reuse (analyze_timeline calls it
+ * before and after the rules: the database may change in between). */
+void rl_cache_reset(void);
 /* Same on a given grid (bucket b = (time - t0) / width), for pairing. */
 int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s);

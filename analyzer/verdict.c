@@ -154,6 +154,7 @@ int analyze_timeline(struct timeline *tl)
 {
 	const struct rule *r;
 
+	rl_cache_reset();
 	if (timeline_exec(tl, "BEGIN; DELETE FROM evidence; DELETE FROM finding;"
 			  " DELETE FROM verdict") < 0)
 		return -1;
@@ -163,6 +164,7 @@ int analyze_timeline(struct timeline *tl)
 			timeline_exec(tl, "ROLLBACK");
 			return -1;
 		}
+	rl_cache_reset();
 	if (write_verdict(tl) < 0) {
 		timeline_exec(tl, "ROLLBACK");
 		return -1;

@@ -44,37 +44,50 @@ static int requests_served(struct timeline *tl, int64_t t0, int64_t t1, double *
 	return 0;
 }
 
-/* Memory that stays after the load falls: the last time server.running
- * drops to a quarter of its peak, memory there against memory at the peak. */
-static void not_returned(struct timeline *tl, int64_t until_ns, struct rl_finding *f)
-{
-	double peak_run, low_run, mem_peak, mem_low;
+/* Memory that stays after the load falls: server.running drops to a
+ * quarter of its peak after the peak, yet memory in use (the series of
+ * the finding, on the same grid) stays at 90% of its level at the peak. */
+static struct rl_series run;
 
-	if (rl_query_num(tl, "SELECT max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
-			 " WHERE s.name = 'server.running'", &peak_run) < 0 || peak_run < 4)
+static void not_returned(struct timeline *tl, int64_t mem_id, int64_t until_ns,
+			 struct rl_finding *f)
+{
+	double id, mem_peak = -1, mem_low = -1, low_run;
+	size_t i, j, pk = 0, lo;
+	int64_t t0, t1;
+
+	if (rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id"
+			 " LIMIT 1", &id) < 0 || rl_series_load(tl, (int64_t)id, until_ns, &run) < 0)
 		return;
-	(void)until_ns;
-	if (rl_query_num(tl, "SELECT min(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
-			 " WHERE s.name = 'server.running' AND p.time_ns > (SELECT min(p2.time_ns)"
-			 " FROM series s2 JOIN sample p2 ON p2.series_id = s2.id WHERE"
-			 " s2.name = 'server.running' AND p2.value = (SELECT max(p3.value) FROM series s3"
-			 " JOIN sample p3 ON p3.series_id = s3.id WHERE s3.name = 'server.running'))",
-			 &low_run) < 0 || low_run > peak_run / 4)
+	for (i = 1; i < run.n; i++)
+		if (run.max[i] > run.max[pk])
+			pk = i;
+	if (run.max[pk] < 4)
 		return;
-	if (rl_query_num(tl, "SELECT p.value FROM series s JOIN sample p ON p.series_id = s.id"
-			 " JOIN (SELECT p2.time_ns AS t FROM series s2 JOIN sample p2 ON p2.series_id"
-			 " = s2.id WHERE s2.name = 'server.running' ORDER BY p2.value DESC, p2.time_ns"
-			 " LIMIT 1) pk WHERE s.name IN ('torch.allocated_bytes', 'proc.anon_bytes')"
-			 " AND p.time_ns >= pk.t ORDER BY p.time_ns LIMIT 1", &mem_peak) < 0)
+	for (lo = pk, i = pk; i < run.n; i++)
+		if (run.avg[i] < run.avg[lo])
+			lo = i;
+	low_run = run.avg[lo];
+	if (lo == pk || low_run > run.max[pk] / 4)
 		return;
-	if (rl_query_num(tl, "SELECT p.value FROM series s JOIN sample p ON p.series_id = s.id"
-			 " WHERE s.name IN ('torch.allocated_bytes', 'proc.anon_bytes')"
-			 " ORDER BY p.time_ns DESC LIMIT 1", &mem_low) < 0)
+	/* memory on the same grid as running */
+	t0 = run.t0_ns;
+	t1 = run.t0_ns + (int64_t)(run.last_t * 1e9);
+	if (rl_series_load_grid(tl, mem_id, t0, t1, (t1 - t0) / (RL_MAX_POINTS - 1) + 1, &cur) < 0)
 		return;
+	for (j = 0; j < cur.n; j++) {
+		if (cur.b[j] == run.b[pk])
+			mem_peak = cur.avg[j];
+		if (cur.b[j] == run.b[lo])
+			mem_low = cur.avg[j];
+	}
 	if (mem_peak > 0 && mem_low >= 0.9 * mem_peak) {
-		rl_fig(f, "running_peak", peak_run);
-		rl_fig(f, "running_low", low_run);
+		rl_fig(f, "running_peak", run.max[pk]);
+		rl_fig(f, "running_low", round(low_run * 10) / 10);
 		rl_fig(f, "retained_fraction", mem_low / mem_peak);
+		rl_advice(f, "Memory stayed at %.0f%% of its peak after the load fell from %.0f to"
+			  " %.1f running requests: it is not given back.", 100 * mem_low / mem_peak,
+			  run.max[pk], low_run);
 		f->score = rl_clamp01(f->score + 0.05);
 	}
 }
@@ -160,7 +173,7 @@ static int leak_run(struct timeline *tl)
 				  " held by a reference).", best_tr.growth / served, served);
 		}
 	}
-	not_returned(tl, until, &f);
+	not_returned(tl, best_id, until, &f);
 	rl_advice(&f, "At this rate the %s of headroom lost before the OOM comes back in"
 		  " %.1f hours after a restart: restart periodically as a stop-gap and find the"
 		  " owner of the growth (an allocator snapshot with history shows the stacks:"
