@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "rules.h"
+#include "rulelib.h"
 #include "../lib/strbuf.h"
 #include "../reports/report.h"
 
@@ -24,13 +25,13 @@ static void print_text(sqlite3 *db)
 	if (sqlite3_prepare_v2(db, "SELECT class, cause, confidence, summary, missing FROM verdict"
 			       " ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
-			printf("verdict: %s", sqlite3_column_text(st, 0));
+			printf("verdict: %s", rl_col_text(st, 0));
 			if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-				printf(" (%s)", sqlite3_column_text(st, 1));
+				printf(" (%s)", rl_col_text(st, 1));
 			printf(", confidence %.2f\n  %s\n", sqlite3_column_double(st, 2),
-			       sqlite3_column_text(st, 3));
+			       rl_col_text(st, 3));
 			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-				printf("  missing: %s\n", sqlite3_column_text(st, 4));
+				printf("  missing: %s\n", rl_col_text(st, 4));
 		}
 		sqlite3_finalize(st);
 	}
@@ -38,9 +39,9 @@ static void print_text(sqlite3 *db)
 			       " ORDER BY score DESC, id", -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW)
 			printf("finding %.2f %s/%s: %s\n  figures: %s\n  advice: %s\n",
-			       sqlite3_column_double(st, 0), sqlite3_column_text(st, 1),
-			       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-			       sqlite3_column_text(st, 4), sqlite3_column_text(st, 5));
+			       sqlite3_column_double(st, 0), rl_col_text(st, 1),
+			       rl_col_text(st, 2), rl_col_text(st, 3),
+			       rl_col_text(st, 4), rl_col_text(st, 5));
 		sqlite3_finalize(st);
 	}
 }

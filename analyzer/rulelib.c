@@ -474,6 +474,13 @@ int rl_evidence(struct timeline *tl, int64_t finding_id, const char *table, int6
 	return r;
 }
 
+const char *rl_col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : "?";
+}
+
 const char *rl_bytes(double b, char *buf, size_t n)
 {
 	if (fabs(b) >= GIB)

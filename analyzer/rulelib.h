@@ -119,6 +119,8 @@ int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f);
 void rl_finding_drop(struct rl_finding *f);
 int rl_evidence(struct timeline *tl, int64_t finding_id, const char *table, int64_t id,
 		const char *note);
+/* Column i of a row as text, "?" when NULL (for titles). */
+const char *rl_col_text(sqlite3_stmt *st, int i);
 /* "1.25 GiB" / "512.0 MiB" into buf. */
 const char *rl_bytes(double b, char *buf, size_t n);
 /* clamp to [0,1] */

@@ -55,7 +55,8 @@ static void missing_evidence(struct timeline *tl, char *buf, size_t n)
 			n - strlen(buf) - 1);
 	if (rl_query_num(tl, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1", &v) < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
-	if (rl_oom_time(tl, NULL) == OL_NULL)
+	if (rl_query_num(tl, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
+			 " 'oom_invoked', 'userspace_kill', 'cuda_exception') LIMIT 1", &v) < 0)
 		strncat(buf, "the OOM event itself (kernel log or the OutOfMemoryError); ",
 			n - strlen(buf) - 1);
 	if (strlen(buf) >= 2)
@@ -91,7 +92,7 @@ static int write_verdict(struct timeline *tl)
 		} else {
 			char one[100];
 			snprintf(one, sizeof(one), "%s%s (%s)", contrib[0] ? ", " : "",
-				 sqlite3_column_text(st, 1), c);
+				 rl_col_text(st, 1), c);
 			if (strlen(contrib) + strlen(one) + 1 < sizeof(contrib))
 				strcat(contrib, one);
 		}

@@ -64,11 +64,11 @@ static int from_smi(struct timeline *tl)
 		rl_fig(&f, "stray_context_bytes", bytes);
 		rl_fig(&f, "gpus", sqlite3_column_double(st, 4));
 		snprintf(f.title, sizeof(f.title), "%s holds %lld processes, %.0f of them stray contexts"
-			 " of processes working on other GPUs (%s)", sqlite3_column_text(st, 0),
+			 " of processes working on other GPUs (%s)", rl_col_text(st, 0),
 			 (long long)sqlite3_column_int64(st, 1), stray, rl_bytes(bytes, b1, sizeof(b1)));
 		rl_advice(&f, "Each worker should see only its own GPU: set CUDA_VISIBLE_DEVICES per"
 			  " rank (or torch.cuda.set_device(local_rank) before any CUDA call); this"
-			  " frees %s on %s.", rl_bytes(bytes, b1, sizeof(b1)), sqlite3_column_text(st, 0));
+			  " frees %s on %s.", rl_bytes(bytes, b1, sizeof(b1)), rl_col_text(st, 0));
 		r = rl_finding_write(tl, &f) < 0 ? -1 : 1;
 	}
 	sqlite3_finalize(st);

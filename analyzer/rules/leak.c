@@ -135,8 +135,7 @@ static int leak_run(struct timeline *tl)
 				best_tr = tr;
 				best_id = cur.id;
 				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
-				snprintf(best_ent, sizeof(best_ent), "%s",
-					 (const char *)sqlite3_column_text(st, 1));
+				snprintf(best_ent, sizeof(best_ent), "%s", rl_col_text(st, 1));
 			}
 		}
 		sqlite3_finalize(st);

@@ -124,8 +124,7 @@ int rule_spike(struct timeline *tl)
 				t_start = cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9);
 				t_peak = cur.t0_ns + (int64_t)(tr.rise_peak_t * 1e9);
 				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
-				snprintf(best_ent, sizeof(best_ent), "%s",
-					 (const char *)sqlite3_column_text(st, 1));
+				snprintf(best_ent, sizeof(best_ent), "%s", rl_col_text(st, 1));
 			}
 		}
 		sqlite3_finalize(st);

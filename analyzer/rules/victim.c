@@ -44,8 +44,8 @@ int rule_victim(struct timeline *tl)
 		rl_fig(&f, "largest_rss_bytes", br);
 		rl_fig(&f, "largest_oom_score_adj", (double)badj);
 		snprintf(f.title, sizeof(f.title), "The OOM killer killed %s (%s, oom_score_adj %lld)"
-			 " while %s held %s (oom_score_adj %lld)", sqlite3_column_text(st, 3),
-			 rl_bytes(vr, b1, sizeof(b1)), (long long)vadj, sqlite3_column_text(st, 7),
+			 " while %s held %s (oom_score_adj %lld)", rl_col_text(st, 3),
+			 rl_bytes(vr, b1, sizeof(b1)), (long long)vadj, rl_col_text(st, 7),
 			 rl_bytes(br, b2, sizeof(b2)), (long long)badj);
 		if (adj)
 			rl_advice(&f, "oom_score_adj %s: set it to 0 for both (or protect the victim,"
