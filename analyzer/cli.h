@@ -21,6 +21,8 @@ int cmd_analyze(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_classify(int argc, char **argv);
 
 /* "oomlens: <msg>" on stderr; returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

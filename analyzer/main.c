@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	{ "ingest", cmd_ingest, "ingest artifacts into an incident database" },
 	{ "report", cmd_report, "write the report of an incident database" },
 	{ "timeline", cmd_timeline, "print an incident's events in time order" },
+	{ "classify", cmd_classify, "re-run the rules on an incident database, print the verdict" },
+	{ "replay", cmd_replay, "classify fixture cases and compare with their expected.json" },
 	{ NULL, NULL, NULL }
 };
 

@@ -18,6 +18,18 @@ struct rule {
 
 extern const struct rule rules[];
 
+/* The rule modules (analyzer/rules/<name>.c), listed in verdict.c. */
+int rule_leak(struct timeline *tl);
+int rule_spike(struct timeline *tl);
+int rule_headroom(struct timeline *tl);
+int rule_limits(struct timeline *tl);
+int rule_fragmentation(struct timeline *tl);
+int rule_contexts(struct timeline *tl);
+int rule_victim(struct timeline *tl);
+
+/* A finding counts toward the verdict from this score on. */
+#define VERDICT_MIN_SCORE 0.3
+
 /* Clear old findings, run every rule, write the verdict. 0 or -1. */
 int analyze_timeline(struct timeline *tl);
 

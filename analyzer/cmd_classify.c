@@ -1,0 +1,86 @@
+/*
+ * cmd_classify.c -- `oomlens classify [--json] DB`: run only the rules
+ * on an incident database that was already ingested (replacing its
+ * findings and verdict) and print the verdict. For re-running new rules
+ * on old incidents, and for timing the rules alone (bench/bench_rules.sh).
+ */
+#include "cli.h"
+#include "rules.h"
+#include "rulelib.h"
+#include "../lib/strbuf.h"
+#include "../reports/report.h"
+
+#include <string.h>
+
+static const char classify_usage[] =
+	"usage: oomlens classify [--json] DB\n"
+	"  Runs the rules on an ingested incident database (findings and verdict are\n"
+	"  replaced) and prints the verdict and findings; --json prints the JSON report.\n"
+	"exit: 0 done, 1 database or rules failed, 2 usage\n";
+
+static void print_text(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT class, cause, confidence, summary, missing FROM verdict"
+			       " ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			printf("verdict: %s", rl_col_text(st, 0));
+			if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+				printf(" (%s)", rl_col_text(st, 1));
+			printf(", confidence %.2f\n  %s\n", sqlite3_column_double(st, 2),
+			       rl_col_text(st, 3));
+			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+				printf("  missing: %s\n", rl_col_text(st, 4));
+		}
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(db, "SELECT score, class, cause, title, figures, advice FROM finding"
+			       " ORDER BY score DESC, id", -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			printf("finding %.2f %s/%s: %s\n  figures: %s\n  advice: %s\n",
+			       sqlite3_column_double(st, 0), rl_col_text(st, 1),
+			       rl_col_text(st, 2), rl_col_text(st, 3),
+			       rl_col_text(st, 4), rl_col_text(st, 5));
+		sqlite3_finalize(st);
+	}
+}
+
+int cmd_classify(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *db = NULL;
+	struct timeline tl;
+	int i, json = 0, r = EXIT_OK;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(classify_usage, stdout);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			error("unknown option '%s'", argv[i]);
+			return usage(classify_usage);
+		} else if (!db) {
+			db = argv[i];
+		} else {
+			return usage(classify_usage);
+		}
+	}
+	if (!db)
+		return usage(classify_usage);
+	if (timeline_open(&tl, db, 0, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return EXIT_ERROR;
+	}
+	if (analyze_timeline(&tl) < 0)
+		r = EXIT_ERROR;
+	else if (json)
+		r = write_report(tl.db, REPORT_JSON, NULL) < 0 ? EXIT_ERROR : EXIT_OK;
+	else
+		print_text(tl.db);
+	timeline_close(&tl);
+	return r;
+}

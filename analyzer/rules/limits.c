@@ -1,0 +1,104 @@
+/*
+ * limits.c -- misconfiguration: a configured limit larger than what the
+ * device has.
+ *
+ *  - server.gpu_memory_utilization x total + the memory other processes
+ *    hold on that GPU (gpu.proc_used_bytes of other pids) > total;
+ *  - server.max_num_seqs x per-request need > total - baseline: the server
+ *    admits more concurrent requests than fit (a contributing cause: it is
+ *    what lets a burst through, score LIMIT_SEQS_SCORE).
+ */
+#include "../rulelib.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define LIMIT_UTIL_SCORE 0.85
+#define LIMIT_SEQS_SCORE 0.45
+
+static int util_limit(struct timeline *tl)
+{
+	double util, total, others = 0, mine = 0;
+	struct rl_finding f;
+	sqlite3_stmt *st;
+	int64_t fid;
+	char b1[32], b2[32], b3[32];
+
+	if (rl_meta_num(tl, "server.gpu_memory_utilization", &util) < 0 || util <= 0 || util > 1 ||
+	    rl_gpu_total(tl, &total) < 0)
+		return 0;
+	/* per process peak on the first GPU listed; the largest is the server */
+	if (sqlite3_prepare_v2(tl->db,
+		"SELECT s.entity, max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
+		" WHERE s.name = 'gpu.proc_used_bytes' AND substr(s.entity, 1, instr(s.entity, '/'))"
+		" = (SELECT substr(entity, 1, instr(entity, '/')) FROM series WHERE name ="
+		" 'gpu.proc_used_bytes' ORDER BY entity LIMIT 1) GROUP BY s.entity"
+		" ORDER BY 2 DESC", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (mine == 0)
+			mine = sqlite3_column_double(st, 1);
+		else
+			others += sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (util * total + others <= total)
+		return 0;
+	rl_finding_init(&f, "limits", "misconfig", "limit");
+	f.score = LIMIT_UTIL_SCORE;
+	rl_fig(&f, "gpu_memory_utilization", util);
+	rl_fig(&f, "total_bytes", total);
+	rl_fig(&f, "other_processes_bytes", others);
+	rl_fig(&f, "suggested_gpu_memory_utilization", floor(((total - others) / total - 0.02) * 100) / 100);
+	snprintf(f.title, sizeof(f.title), "gpu_memory_utilization %.2f claims %s of %s while other"
+		 " processes hold %s on the GPU", util, rl_bytes(util * total, b1, sizeof(b1)),
+		 rl_bytes(total, b2, sizeof(b2)), rl_bytes(others, b3, sizeof(b3)));
+	rl_advice(&f, "Set --gpu-memory-utilization to at most %.2f, or move the other processes"
+		  " off this GPU.", floor(((total - others) / total - 0.02) * 100) / 100);
+	fid = rl_finding_write(tl, &f);
+	return fid < 0 ? -1 : 1;
+}
+
+static int seqs_limit(struct timeline *tl, int64_t until)
+{
+	double seqs, need, total, base, w, kv, safe;
+	const char *how;
+	struct rl_finding f;
+	char b1[32], b2[32], b3[32];
+
+	if (rl_meta_num(tl, "server.max_num_seqs", &seqs) < 0 || seqs < 1 ||
+	    rl_gpu_total(tl, &total) < 0 || rl_per_request(tl, until, &need, &how) < 0)
+		return 0;
+	if (rl_baseline(tl, "gpu.used_bytes", until, &base, NULL) < 0) {
+		if (rl_meta_num(tl, "server.weights_bytes", &w) < 0 ||
+		    rl_meta_num(tl, "server.kv_cache_bytes", &kv) < 0)
+			return 0;
+		base = w + kv;
+	}
+	if (total <= base || seqs * need <= total - base)
+		return 0;
+	safe = floor((total - base) / need * 0.7);
+	rl_finding_init(&f, "limits", "misconfig", "max_num_seqs");
+	f.score = LIMIT_SEQS_SCORE;
+	rl_fig(&f, "max_num_seqs", seqs);
+	rl_fig(&f, "per_request_bytes", floor(need));
+	rl_fig(&f, "baseline_bytes", floor(base));
+	rl_fig(&f, "safe_concurrency", safe);
+	snprintf(f.title, sizeof(f.title), "max_num_seqs %.0f x %s per request exceeds the %s left"
+		 " over the baseline", seqs, rl_bytes(need, b1, sizeof(b1)),
+		 rl_bytes(total - base, b2, sizeof(b2)));
+	rl_advice(&f, "Lower --max-num-seqs to %.0f ((%s - %s) / %s x 0.7).", safe > 1 ? safe : 1,
+		  rl_bytes(total, b1, sizeof(b1)), rl_bytes(base, b2, sizeof(b2)),
+		  rl_bytes(need, b3, sizeof(b3)));
+	return rl_finding_write(tl, &f) < 0 ? -1 : 1;
+}
+
+int rule_limits(struct timeline *tl)
+{
+	int a = util_limit(tl), b;
+
+	if (a < 0)
+		return -1;
+	b = seqs_limit(tl, rl_oom_time(tl, NULL));
+	return b < 0 ? -1 : a + b;
+}

@@ -1,0 +1,220 @@
+/*
+ * spike.c -- the concurrency-spike rule: a sharp rise over a stable
+ * baseline shortly before the OOM.
+ *
+ * The rise is the change point rl_trend finds on the residuals of the
+ * series' trend (so a slow leak under it does not hide it). Kept when it
+ * ends within SPIKE_NEAR of the end of the series (the OOM), stands out of
+ * the baseline's noise (rl_trend: > 6 sigma and > 3% of the level) and
+ * took at least SPIKE_MIN_ROOM of the room left over the baseline (the
+ * capacity: GPU total for gpu/torch series, cgroup.max_bytes for host
+ * ones), or, capacity unknown, is at least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
+ * and when server.running / waiting / KV usage rose with it; a rise worth
+ * fewer than two requests is rather a headroom problem (headroom rule).
+ * With an allocator snapshot: the stack that allocated most in the rise.
+ */
+#include "../rulelib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SPIKE_MIN_FRAC 0.10      /* rise / baseline, capacity unknown */
+#define SPIKE_MIN_ROOM 0.5       /* rise / (capacity - baseline) */
+#define SPIKE_NEAR_FRAC 0.25     /* rise starts in the last quarter of the series */
+#define SPIKE_NEAR_S 1800.0      /* or in its last half hour */
+
+static struct rl_series cur;
+
+/* Value of a server series just before the rise and its max after it. */
+static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_t t1,
+		       double *before, double *after)
+{
+	char sql[400];
+
+	snprintf(sql, sizeof(sql), "SELECT avg(p.value) FROM series s JOIN sample p ON"
+		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
+		 name, (long long)(t0 - (t1 - t0) * 4 - 60000000000LL), (long long)t0);
+	if (rl_query_num(tl, sql, before) < 0)
+		return -1;
+	snprintf(sql, sizeof(sql), "SELECT max(p.value) FROM series s JOIN sample p ON"
+		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
+		 name, (long long)t0, (long long)t1);
+	return rl_query_num(tl, sql, after);
+}
+
+/* Without a memory rise (allocator caches hide it from nvidia-smi): the
+ * concurrency itself, server.running rising to at least RUN_MIN_FACTOR
+ * times its baseline (and by RUN_MIN_RISE requests) just before the OOM. */
+#define RUN_MIN_FACTOR 2.0
+#define RUN_MIN_RISE 8.0
+
+static int running_spike(struct timeline *tl, int64_t until)
+{
+	struct rl_trend tr;
+	struct rl_finding f;
+	double span, id;
+	int64_t fid;
+
+	if (until == OL_NULL || rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running'"
+					     " ORDER BY id LIMIT 1", &id) < 0 ||
+	    rl_series_load(tl, (int64_t)id, until, &cur) < 0 || rl_trend_ex(&cur, RUN_MIN_RISE, &tr) < 0 ||
+	    !tr.rise)
+		return 0;
+	span = cur.last_t;
+	if ((span - tr.rise_start_t > SPIKE_NEAR_FRAC * span && span - tr.rise_start_t > SPIKE_NEAR_S) ||
+	    tr.peak < RUN_MIN_FACTOR * (tr.baseline > 1 ? tr.baseline : 1))
+		return 0;
+	rl_finding_init(&f, "spike", "spike", "concurrency");
+	f.score = 0.5 + 0.2 * rl_clamp01((tr.peak / (tr.baseline > 1 ? tr.baseline : 1) - 2) / 3);
+	rl_fig(&f, "running_before", round(tr.baseline * 10) / 10);
+	rl_fig(&f, "running_peak", tr.peak);
+	rl_fig(&f, "rise_seconds", tr.rise_peak_t - tr.rise_start_t);
+	snprintf(f.title, sizeof(f.title), "Running requests rose from %.0f to %.0f in %.0f s just"
+		 " before the OOM", tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t);
+	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
+		  " the memory left over the baseline holds, and let bursts queue.");
+	fid = rl_finding_write(tl, &f);
+	if (fid < 0 || rl_evidence(tl, fid, "series", (int64_t)id, "server.running") < 0)
+		return -1;
+	return 1;
+}
+
+int rule_spike(struct timeline *tl)
+{
+	int64_t until = rl_oom_time(tl, NULL), best_id = 0, fid, t_start = 0, t_peak = 0;
+	sqlite3_stmt *st = NULL;
+	struct rl_trend tr, bt;
+	double best = 0, per_req, rb, ra;
+	const char *how = NULL;
+	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32], b3[32];
+	struct rl_finding f;
+	int i, r = 0;
+
+	memset(&bt, 0, sizeof(bt));
+	for (i = 0; rl_memory_series[i]; i++) {
+		if (sqlite3_prepare_v2(tl->db, "SELECT id, entity FROM series WHERE name = ?",
+				       -1, &st, NULL) != SQLITE_OK)
+			return -1;
+		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			double frac, score, span, cap;
+			if (rl_series_load(tl, sqlite3_column_int64(st, 0), until, &cur) < 0 ||
+			    rl_trend(&cur, &tr) < 0 || !tr.rise || tr.baseline <= 0)
+				continue;
+			span = cur.last_t;
+			if (span - tr.rise_start_t > SPIKE_NEAR_FRAC * span &&
+			    span - tr.rise_start_t > SPIKE_NEAR_S)
+				continue;
+			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline) {
+				frac = (tr.peak - tr.baseline) / (cap - tr.baseline);
+				if (frac < SPIKE_MIN_ROOM)
+					continue;
+				score = 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_ROOM) / 0.4);
+			} else {
+				frac = (tr.peak - tr.baseline) / tr.baseline;
+				if (frac < SPIKE_MIN_FRAC)
+					continue;
+				score = 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_FRAC) / 0.3);
+			}
+			if (score > best) {
+				best = score;
+				bt = tr;
+				best_id = cur.id;
+				t_start = cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9);
+				t_peak = cur.t0_ns + (int64_t)(tr.rise_peak_t * 1e9);
+				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
+				snprintf(best_ent, sizeof(best_ent), "%s", rl_col_text(st, 1));
+			}
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (!best_id)
+		return running_spike(tl, until);
+	rl_finding_init(&f, "spike", "spike", "burst");
+	rl_fig(&f, "baseline_bytes", floor(bt.baseline));
+	rl_fig(&f, "peak_bytes", floor(bt.peak));
+	rl_fig(&f, "rise_bytes", floor(bt.peak - bt.baseline));
+	rl_fig(&f, "rise_seconds", bt.rise_peak_t - bt.rise_start_t);
+	rl_fig(&f, "noise_bytes", floor(bt.noise));
+	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s in %.0f s over a baseline of %s,"
+		 " just before the OOM", best_name, best_ent[0] ? " " : "", best_ent,
+		 rl_bytes(bt.peak - bt.baseline, b1, sizeof(b1)), bt.rise_peak_t - bt.rise_start_t,
+		 rl_bytes(bt.baseline, b2, sizeof(b2)));
+	if (server_rise(tl, "server.running", t_start, t_peak, &rb, &ra) == 0) {
+		rl_fig(&f, "running_before", round(rb * 10) / 10);
+		rl_fig(&f, "running_peak", ra);
+		if (ra >= 1.5 * rb + 1)
+			best += 0.1;
+	}
+	if (server_rise(tl, "server.waiting", t_start, t_peak, &rb, &ra) == 0) {
+		rl_fig(&f, "waiting_peak", ra);
+		if (ra > rb + 1)
+			best += 0.05;
+	}
+	if (server_rise(tl, "server.gpu_kv_usage", t_start, t_peak, &rb, &ra) == 0) {
+		rl_fig(&f, "kv_usage_before", round(rb * 1000) / 1000);
+		rl_fig(&f, "kv_usage_peak", ra);
+	}
+	if (rl_per_request(tl, t_start, &per_req, &how) == 0 && per_req > 0) {
+		double total, req_in_rise = (bt.peak - bt.baseline) / per_req;
+		rl_fig(&f, "per_request_bytes", floor(per_req));
+		rl_fig(&f, "requests_in_rise", round(req_in_rise * 10) / 10);
+		if (req_in_rise < 2)   /* one request does not make a burst */
+			best -= 0.25;
+		if (rl_gpu_total(tl, &total) == 0 && total > bt.baseline) {
+			double safe = floor((total - bt.baseline) / per_req * 0.7);
+			rl_fig(&f, "safe_concurrency", safe);
+			rl_advice(&f, "Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
+				  " per request x 0.7), e.g. vLLM --max-num-seqs %.0f, and let the"
+				  " rest queue.", safe, rl_bytes(total, b1, sizeof(b1)),
+				  rl_bytes(bt.baseline, b2, sizeof(b2)), rl_bytes(per_req, b3, sizeof(b3)),
+				  safe > 1 ? safe : 1);
+		}
+	}
+	if (!f.advice[0])
+		rl_advice(&f, "Bound concurrency (max concurrent requests / batch tokens) so a burst"
+			  " queues instead of allocating; size it from the per-request memory.");
+	f.score = best;
+	fid = rl_finding_write(tl, &f);
+	if (fid < 0 || rl_evidence(tl, fid, "series", best_id, "memory in use, change point") < 0)
+		return -1;
+	r = 1;
+	/* the stack that allocated most during the rise (allocator snapshot) */
+	if (rl_table_exists(tl, "alloc")) {
+		if (rl_alloc_indexes(tl) < 0)
+			return -1;
+		if (sqlite3_prepare_v2(tl->db,
+			"SELECT stack_id, count(*), sum(size), sum(free_ns IS NOT NULL),"
+			" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM"
+			"  frame WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3))"
+			" FROM alloc a WHERE alloc_ns >= (SELECT max(alloc_ns) FROM alloc) - ?1"
+			" AND stack_id IS NOT NULL GROUP BY stack_id ORDER BY sum(size) DESC LIMIT 1",
+			-1, &st, NULL) != SQLITE_OK)
+			return -1;
+		sqlite3_bind_int64(st, 1, t_peak - t_start + 10000000000LL);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) >= 16) {
+			rl_finding_init(&f, "spike", "spike", "short_lived_allocs");
+			f.score = 0.6;
+			rl_fig(&f, "allocations", sqlite3_column_double(st, 1));
+			rl_fig(&f, "bytes", sqlite3_column_double(st, 2));
+			rl_fig(&f, "freed", sqlite3_column_double(st, 3));
+			snprintf(f.title, sizeof(f.title), "%lld allocations (%s) from one stack at the"
+				 " peak: %s", (long long)sqlite3_column_int64(st, 1),
+				 rl_bytes(sqlite3_column_double(st, 2), b1, sizeof(b1)),
+				 sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4)
+							   : "(no frames)");
+			rl_advice(&f, "These per-request allocations piled up together: bound the"
+				  " batch (tokens per step) or the concurrency that drives them.");
+			fid = rl_finding_write(tl, &f);
+			if (fid < 0 || rl_evidence(tl, fid, "stack", sqlite3_column_int64(st, 0),
+						   "allocating stack at the peak") < 0)
+				r = -1;
+			else
+				r++;
+		}
+		sqlite3_finalize(st);
+	}
+	return r;
+}

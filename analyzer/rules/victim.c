@@ -1,0 +1,67 @@
+/*
+ * victim.c -- misconfiguration: the kernel's OOM killer picked a victim
+ * that is not the largest process of its task dump, because oom_score_adj
+ * protected the largest (< 0) or exposed the victim (> 0); or, with equal
+ * adjustments, it killed the wrong process anyway (wrong_victim).
+ */
+#include "../rulelib.h"
+
+#include <stdio.h>
+
+int rule_victim(struct timeline *tl)
+{
+	sqlite3_stmt *st;
+	struct rl_finding f;
+	double page = 4096;
+	int r = 0;
+
+	rl_meta_num(tl, "kernel.page_size", &page);
+	/* victim of each oom_kill and the largest task of the dump before it */
+	if (sqlite3_prepare_v2(tl->db,
+		"WITH k AS (SELECT e.id AS kid, e.pid AS vpid, e.comm AS vcomm, (SELECT i.id FROM"
+		"  event i WHERE i.kind = 'oom_invoked' AND i.id < e.id ORDER BY i.id DESC LIMIT 1)"
+		"  AS inv FROM event e WHERE e.kind = 'oom_kill' AND e.pid IS NOT NULL)"
+		" SELECT k.kid, k.inv, v.pid, v.name, v.rss_pages, v.oom_score_adj,"
+		"  b.pid, b.name, b.rss_pages, b.oom_score_adj, b.id"
+		" FROM k JOIN task v ON v.event_id = k.inv AND v.pid = k.vpid"
+		" JOIN task b ON b.id = (SELECT id FROM task WHERE event_id = k.inv"
+		"  ORDER BY rss_pages DESC LIMIT 1)"
+		" WHERE b.pid != v.pid AND b.rss_pages > v.rss_pages ORDER BY k.kid LIMIT 1",
+		-1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t vadj = sqlite3_column_int64(st, 5), badj = sqlite3_column_int64(st, 9), fid;
+		double vr = sqlite3_column_double(st, 4) * page, br = sqlite3_column_double(st, 8) * page;
+		int adj = vadj > badj;
+		char b1[32], b2[32];
+
+		rl_finding_init(&f, "victim", "misconfig", adj ? "oom_score_adj" : "wrong_victim");
+		f.score = adj ? 0.6 : 0.4;
+		rl_fig(&f, "victim_pid", sqlite3_column_double(st, 2));
+		rl_fig(&f, "victim_rss_bytes", vr);
+		rl_fig(&f, "victim_oom_score_adj", (double)vadj);
+		rl_fig(&f, "largest_pid", sqlite3_column_double(st, 6));
+		rl_fig(&f, "largest_rss_bytes", br);
+		rl_fig(&f, "largest_oom_score_adj", (double)badj);
+		snprintf(f.title, sizeof(f.title), "The OOM killer killed %s (%s, oom_score_adj %lld)"
+			 " while %s held %s (oom_score_adj %lld)", rl_col_text(st, 3),
+			 rl_bytes(vr, b1, sizeof(b1)), (long long)vadj, rl_col_text(st, 7),
+			 rl_bytes(br, b2, sizeof(b2)), (long long)badj);
+		if (adj)
+			rl_advice(&f, "oom_score_adj %s: set it to 0 for both (or protect the victim,"
+				  " not the process that grows) so the kernel kills the process that"
+				  " caused the pressure.", badj < 0 ? "protects the largest process" :
+				  "exposes the victim");
+		else
+			rl_advice(&f, "Give each service its own cgroup limit (memory.max) so the one"
+				  " that grows is the one limited.");
+		fid = rl_finding_write(tl, &f);
+		if (fid < 0 || rl_evidence(tl, fid, "event", sqlite3_column_int64(st, 0), "oom_kill") < 0 ||
+		    rl_evidence(tl, fid, "task", sqlite3_column_int64(st, 10), "largest task") < 0)
+			r = -1;
+		else
+			r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
