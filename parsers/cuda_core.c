@@ -793,6 +793,15 @@ static void read_contexts(struct core *c)
 				     "deviceIdx is %lld, not the device its table hangs off",
 				     k, x->info, (long long)cx->device_idx);
 			c->devs[x->info].contexts++;
+			/* Duplicate handles: kept (modules refer to rows), reported. */
+			for (size_t q = x->aux; q + 1 < c->nctx && q < (size_t)x->aux + 4096; q++)
+				if (c->ctxs[q].c.context_id == cx->context_id) {
+					DIAG(c, row_off(x, k, 0), OL_WARN, "context %u of device "
+					     "%u repeats context id 0x%llx of row %lld", k, x->info,
+					     (unsigned long long)cx->context_id,
+					     (long long)c->ctxs[q].c.row);
+					break;
+				}
 		}
 	}
 }
