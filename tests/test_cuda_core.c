@@ -531,6 +531,9 @@ static void overlaps_and_counts(void **state)
 			       extra, ids.devtbl), 1);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
 			       " '%%lane table with 33 rows, more than 32 lanes per warp'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'info' AND"
+			       " message = '1 sections of types this reader does not know (first:"
+			       " 0x800000c8; a newer driver?) were skipped'"), 1);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_region WHERE kind = 'global'"), 2);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_device"), 1);
 	assert_int_equal(t_int(tl, "SELECT data ->> 'lanes' FROM event"), 2);
