@@ -158,6 +158,7 @@ struct core {
 	int records;
 	int failed;                         /* a sink call returned -1 */
 	unsigned strtab_diags;
+	uint64_t cubin_bytes;               /* cubin bytes copied so far */
 };
 
 /* ---- little helpers ---- */
@@ -419,7 +420,8 @@ static int index_sections(struct core *c)
 	size_t i, n, shstrndx, overlaps = 0;
 	size_t *order = NULL;
 	uint64_t maxend = 0;
-	size_t maxi = 0;
+	size_t maxi = 0, unknown = 0;
+	uint32_t unknown_type = 0;
 
 	if (!gelf_getehdr(c->elf, &eh)) {
 		DIAG(c, 0, OL_ERROR, "cannot read the ELF header: %s", elf_errmsg(-1));
@@ -495,6 +497,8 @@ static int index_sections(struct core *c)
 		x->info = sh.sh_info;
 		if (sh.sh_type > SHT_LOUSER && sh.sh_type <= SHT_LOUSER + K_MAX)
 			x->kind = (unsigned char)(sh.sh_type - SHT_LOUSER);
+		else if (sh.sh_type >= SHT_LOUSER && !unknown++)
+			unknown_type = sh.sh_type;
 		if (sh.sh_type == SHT_NOBITS) {
 			x->size = 0;
 			continue;
@@ -516,6 +520,9 @@ static int index_sections(struct core *c)
 				c->strtab = i;
 		}
 	}
+	if (unknown)
+		DIAG(c, 0, OL_INFO, "%zu sections of types this reader does not know "
+		     "(first: 0x%x; a newer driver?) were skipped", unknown, unknown_type);
 	/* Overlapping section contents: report, keep reading. */
 	if (overlaps > 1) {
 		struct span *v = malloc(overlaps * sizeof(*v));
@@ -793,6 +800,15 @@ static void read_contexts(struct core *c)
 				     "deviceIdx is %lld, not the device its table hangs off",
 				     k, x->info, (long long)cx->device_idx);
 			c->devs[x->info].contexts++;
+			/* Duplicate handles: kept (modules refer to rows), reported. */
+			for (size_t q = x->aux; q + 1 < c->nctx && q < (size_t)x->aux + 4096; q++)
+				if (c->ctxs[q].c.context_id == cx->context_id) {
+					DIAG(c, row_off(x, k, 0), OL_WARN, "context %u of device "
+					     "%u repeats context id 0x%llx of row %lld", k, x->info,
+					     (unsigned long long)cx->context_id,
+					     (long long)c->ctxs[q].c.row);
+					break;
+				}
 		}
 	}
 }
@@ -901,6 +917,18 @@ static void read_cubin(struct core *c, struct mod_rec *mr, size_t i)
 		     (unsigned long long)x->size, MAX_IMAGE);
 		return;
 	}
+	/* Overlapping sections could name one big image thousands of times:
+	 * copy at most the file's size (or MAX_IMAGE) in all. */
+	if (c->cubin_bytes == UINT64_MAX)
+		return;   /* over budget: said once */
+	if (c->cubin_bytes + x->size > (c->len > MAX_IMAGE ? c->len : MAX_IMAGE)) {
+		DIAG(c, x->off, OL_WARN, "section %zu: the relocated cubins add up to more "
+		     "bytes than the file holds (overlapping sections); kernel names of this "
+		     "and later modules are not read", i);
+		c->cubin_bytes = UINT64_MAX;
+		return;
+	}
+	c->cubin_bytes += x->size;
 	copy = malloc((size_t)x->size);
 	if (!copy)
 		goto out;

@@ -393,6 +393,12 @@ static void partial_rows_and_bad_string(void **state)
 	memset(p + 40, 0x99, 7);
 	w.s[ids.ctxtbl].data = p;
 	w.s[ids.ctxtbl].size = 47;
+	/* a second context row repeating the first one's id */
+	p = realloc(p, 87);
+	memmove(p + 40, p, 40);
+	memset(p + 80, 0x99, 7);
+	w.s[ids.ctxtbl].data = p;
+	w.s[ids.ctxtbl].size = 87;
 	/* device name: string offset far out of .strtab */
 	memset(w.s[ids.devtbl].data, 0, 8);
 	w.s[ids.devtbl].data[1] = 0x40;   /* 16384 */
@@ -406,7 +412,10 @@ static void partial_rows_and_bad_string(void **state)
 	assert_true(t_int(tl, "SELECT offset FROM diagnostic WHERE message LIKE 'device name%%'") > 64);
 	assert_int_equal(t_int(tl, "SELECT name FROM gpu_device"), OL_NULL);
 	assert_string_equal(t_text(tl, "SELECT sm_type FROM gpu_device"), "sm_90");
-	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_context"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message ="
+			       " 'context 1 of device 0 repeats context id 0x55550000 of row 0'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_context"), 2);
+	assert_int_equal(t_int(tl, "SELECT contexts FROM gpu_device"), 2);
 	assert_string_equal(t_text(tl, "SELECT function FROM gpu_grid"), CCW_KERNEL);
 	ccw_free(&w);
 	t_close(tl);
@@ -522,6 +531,9 @@ static void overlaps_and_counts(void **state)
 			       extra, ids.devtbl), 1);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
 			       " '%%lane table with 33 rows, more than 32 lanes per warp'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'info' AND"
+			       " message = '1 sections of types this reader does not know (first:"
+			       " 0x800000c8; a newer driver?) were skipped'"), 1);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_region WHERE kind = 'global'"), 2);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_device"), 1);
 	assert_int_equal(t_int(tl, "SELECT data ->> 'lanes' FROM event"), 2);
