@@ -151,6 +151,7 @@ int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
 	s->n = 0;
 	s->id = id;
 	s->t0_ns = t0;
+	s->width_ns = width;
 	s->last_t = 0;
 	/* one pass in index order (series_id, time_ns): buckets close as the
 	 * time moves on; no GROUP BY sort */
@@ -426,7 +427,7 @@ int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f)
 {
 	sqlite3_stmt *st = prep(tl, "INSERT INTO finding(rule, class, cause, score, title,"
 				" advice, figures) VALUES(?,?,?,?,?,?,?)");
-	char *fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	char *fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : NULL;
 	int64_t id = -1;
 
 	if (!st)
@@ -530,4 +531,30 @@ int rl_capacity_of(struct timeline *tl, const char *series, double *cap)
 	if (rl_meta_num(tl, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
 		return 0;
 	return -1;
+}
+
+int rl_correlation(struct timeline *tl, const struct rl_series *a, int64_t b_id, double *r)
+{
+	static struct rl_series b;
+	static double x[RL_MAX_POINTS], y[RL_MAX_POINTS];
+	size_t i = 0, j = 0, n = 0;
+
+	if (rl_series_load_grid(tl, b_id, a->t0_ns, a->t0_ns + (int64_t)RL_MAX_POINTS * a->width_ns,
+				a->width_ns, &b) < 0)
+		return -1;
+	while (i < a->n && j < b.n) {
+		if (a->b[i] < b.b[j]) {
+			i++;
+		} else if (a->b[i] > b.b[j]) {
+			j++;
+		} else {
+			x[n] = a->max[i];
+			y[n++] = b.max[j];
+			i++, j++;
+		}
+	}
+	if (n < 8)
+		return -1;
+	*r = stats_pearson(x, y, n);
+	return 0;
 }

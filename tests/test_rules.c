@@ -332,6 +332,7 @@ static void spike_rise_before_oom(void **state)
 	assert_true(fabs(figure(tl, "burst", "rise_bytes") - 5.5 * GIB) < 0.3 * GIB);
 	assert_true(figure(tl, "burst", "rise_seconds") <= 40);
 	assert_float_equal(figure(tl, "burst", "running_peak"), 40, 1.5);
+	assert_true(figure(tl, "burst", "running_correlation") > 0.8);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "spike");
 	t_close(tl);
 

@@ -85,6 +85,7 @@ int rule_spike(struct timeline *tl)
 	int64_t until = rl_oom_time(tl, NULL), best_id = 0, fid, t_start = 0, t_peak = 0;
 	sqlite3_stmt *st = NULL;
 	struct rl_trend tr, bt;
+	static struct rl_series best_s;
 	double best = 0, per_req, rb, ra;
 	const char *how = NULL;
 	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32], b3[32];
@@ -121,6 +122,7 @@ int rule_spike(struct timeline *tl)
 				best = score;
 				bt = tr;
 				best_id = cur.id;
+				best_s = cur;
 				t_start = cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9);
 				t_peak = cur.t0_ns + (int64_t)(tr.rise_peak_t * 1e9);
 				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
@@ -148,6 +150,9 @@ int rule_spike(struct timeline *tl)
 		if (ra >= 1.5 * rb + 1)
 			best += 0.1;
 	}
+	if (rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id LIMIT 1",
+			 &rb) == 0 && rl_correlation(tl, &best_s, (int64_t)rb, &ra) == 0)
+		rl_fig(&f, "running_correlation", round(ra * 1000) / 1000);
 	if (server_rise(tl, "server.waiting", t_start, t_peak, &rb, &ra) == 0) {
 		rl_fig(&f, "waiting_peak", ra);
 		if (ra > rb + 1)
