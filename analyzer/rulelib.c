@@ -218,9 +218,11 @@ static int series_span(struct timeline *tl, int64_t id, int64_t until_ns, int64_
 	sqlite3_bind_int64(st, 2, until_ns == OL_NULL ? INT64_MAX : until_ns);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
 	    sqlite3_column_type(st, 1) != SQLITE_NULL) {
+		int64_t d;
 		*t0 = sqlite3_column_int64(st, 0);
 		*t1 = sqlite3_column_int64(st, 1);
-		r = *t1 >= *t0 ? 0 : -1;
+		/* hostile times: a span that does not fit is no series */
+		r = *t1 >= *t0 && !__builtin_sub_overflow(*t1, *t0, &d) ? 0 : -1;
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -539,8 +541,12 @@ int rl_correlation(struct timeline *tl, const struct rl_series *a, int64_t b_id,
 	static double x[RL_MAX_POINTS], y[RL_MAX_POINTS];
 	size_t i = 0, j = 0, n = 0;
 
-	if (rl_series_load_grid(tl, b_id, a->t0_ns, a->t0_ns + (int64_t)RL_MAX_POINTS * a->width_ns,
-				a->width_ns, &b) < 0)
+	int64_t end;
+
+	if (__builtin_mul_overflow((int64_t)RL_MAX_POINTS, a->width_ns, &end) ||
+	    __builtin_add_overflow(end, a->t0_ns, &end))
+		end = INT64_MAX;
+	if (rl_series_load_grid(tl, b_id, a->t0_ns, end, a->width_ns, &b) < 0)
 		return -1;
 	while (i < a->n && j < b.n) {
 		if (a->b[i] < b.b[j]) {

@@ -596,6 +596,35 @@ static void oom_victim_and_score_adj(void **state)
 	t_close(tl);
 }
 
+/* ---- hostile timelines ---- */
+
+static void rules_survive_hostile_values(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	/* times at the ends of the range, infinities, duplicates, bad JSON */
+	assert_int_equal(timeline_exec(tl,
+		"INSERT INTO series(id, name, unit, entity) VALUES(1, 'gpu.used_bytes', 'bytes', 'gpu0'),"
+		" (2, 'proc.rss_bytes', 'bytes', 'pid:1'), (3, 'server.running', 'requests', 'x');"
+		"INSERT INTO sample(series_id, time_ns, value) VALUES"
+		" (1, -9223372036854775807, 1), (1, 9223372036854775807, 2), (1, 5, 1e308),"
+		" (2, 10, 9e999), (2, 10, -9e999), (2, 10, 0), (2, 11, 1), (2, 12, 1), (2, 13, 1),"
+		" (2, 14, 1), (2, 15, 1), (2, 16, 1), (2, 17, 1e300), (3, 1, -5), (3, 2, 1e300);"
+		"INSERT INTO meta(key, value) VALUES('gpu.total_bytes.gpu0', 'lots'),"
+		" ('cgroup.max_bytes', '-1'), ('server.gpu_memory_utilization', 'nan'),"
+		" ('server.max_num_seqs', '1e308');"
+		"INSERT INTO event(kind, time_ns, pid, bytes, data) VALUES"
+		" ('torch_oom', 20, 1, -5, 'not json'), ('oom_kill', 21, NULL, NULL, '[]'),"
+		" ('oom_invoked', 19, 1, NULL, '{}');"
+		"INSERT INTO task(event_id, pid, rss_pages, oom_score_adj, name) VALUES"
+		" (3, 1, NULL, NULL, NULL), (3, 2, 9223372036854775807, -1000, NULL)"), 0);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM verdict"), 1);
+	/* whatever was found, every score is a number in [0, 1] */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE NOT (score BETWEEN 0 AND 1)"), 0);
+	t_close(tl);
+}
+
 /* ---- verdict ---- */
 
 static void verdict_inconclusive_names_missing(void **state)
@@ -655,6 +684,7 @@ int main(void)
 		cmocka_unit_test(fragmentation_from_message_and_segments),
 		cmocka_unit_test(cuda_contexts),
 		cmocka_unit_test(oom_victim_and_score_adj),
+		cmocka_unit_test(rules_survive_hostile_values),
 		cmocka_unit_test(verdict_inconclusive_names_missing),
 		cmocka_unit_test(verdict_confidence_reflects_agreement),
 	};

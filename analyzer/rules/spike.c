@@ -31,10 +31,14 @@ static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_
 		       double *before, double *after)
 {
 	char sql[400];
+	/* the baseline window: four rise-lengths and a minute before the rise */
+	double from = (double)t0 - ((double)t1 - (double)t0) * 4 - 60e9;
 
+	if (from < -9e18)
+		from = -9e18;
 	snprintf(sql, sizeof(sql), "SELECT avg(p.value) FROM series s JOIN sample p ON"
 		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
-		 name, (long long)(t0 - (t1 - t0) * 4 - 60000000000LL), (long long)t0);
+		 name, (long long)from, (long long)t0);
 	if (rl_query_num(tl, sql, before) < 0)
 		return -1;
 	snprintf(sql, sizeof(sql), "SELECT max(p.value) FROM series s JOIN sample p ON"
