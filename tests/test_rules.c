@@ -232,6 +232,35 @@ static void leak_against_capacity_and_per_request(void **state)
 	t_close(tl);
 }
 
+static void leak_memory_not_returned(void **state)
+{
+	struct timeline *tl = t_open();
+	/* anon memory grows 8 MiB a sample; the load falls from 40 to 2
+	 * running requests at sample 300 and memory does not come back */
+	double mem[3] = { 4 * GIB, 8 * MIB, 2 * MIB };
+	double run[5] = { 40, 1, -38, 300, 1 };
+	(void)state;
+	series(tl, "proc.anon_bytes", "pid:1", 480, 30, line, mem);
+	series(tl, "server.running", "vllm", 480, 30, step, run);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "growth"), 1);
+	assert_true(figure(tl, "growth", "retained_fraction") >= 1.0);
+	assert_true(figure(tl, "growth", "running_low") <= 3);
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause = 'growth'"),
+			       "not given back"));
+	t_close(tl);
+
+	/* the load does not fall: no such figure */
+	tl = t_open();
+	series(tl, "proc.anon_bytes", "pid:1", 480, 30, line, mem);
+	series(tl, "server.running", "vllm", 480, 30, line, (double[]){ 40, 0, 1 });
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "growth"), 1);
+	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.retained_fraction') IS NULL"
+			       " FROM finding WHERE cause = 'growth'"), 1);
+	t_close(tl);
+}
+
 /* snapshot tables as docs/schema.md has them (issue 3's store) */
 static void alloc_tables(struct timeline *tl)
 {
@@ -588,6 +617,12 @@ static void oom_victim_and_score_adj(void **state)
 	assert_float_equal(figure(tl, "oom_score_adj", "largest_rss_bytes"), 8000000 * 4096.0, 0);
 	assert_float_equal(figure(tl, "oom_score_adj", "victim_oom_score_adj"), 1000, 0);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "misconfig");
+	/* no adjustment in the task rows (old kernels): the kill line's counts */
+	assert_int_equal(timeline_exec(tl, "UPDATE task SET oom_score_adj = NULL;"
+				       " UPDATE event SET data = '{\"oom_score_adj\": 900}'"
+				       " WHERE kind = 'oom_kill'"), 0);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_float_equal(figure(tl, "oom_score_adj", "victim_oom_score_adj"), 900, 0);
 	/* the killer took the largest: nothing to say */
 	assert_int_equal(timeline_exec(tl, "UPDATE event SET pid = 10 WHERE kind = 'oom_kill'"), 0);
 	assert_int_equal(analyze_timeline(tl), 0);
@@ -675,6 +710,7 @@ int main(void)
 		cmocka_unit_test(leak_steady_growth_is_a_leak),
 		cmocka_unit_test(leak_thresholds),
 		cmocka_unit_test(leak_against_capacity_and_per_request),
+		cmocka_unit_test(leak_memory_not_returned),
 		cmocka_unit_test(leak_alloc_stack_spread),
 		cmocka_unit_test(spike_rise_before_oom),
 		cmocka_unit_test(spike_on_a_leak_is_both),
