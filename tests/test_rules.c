@@ -439,9 +439,19 @@ static void headroom_one_request(void **state)
 	meta(tl, "gpu.total_bytes.gpu0", "85899345920");
 	meta(tl, "server.weights_bytes", "72477573120");
 	meta(tl, "server.kv_cache_bytes", "10200547328");
-	torch_oom(tl, 600, 2.8 * GIB, 80 * GIB, 0);          /* 2.8 GiB fits: outside */
+	torch_oom(tl, 600, 2.0 * GIB, 80 * GIB, 0);  /* 2.0 / 0.7 = 2.86 GiB fits: outside */
 	assert_int_equal(analyze_timeline(tl), 0);
 	assert_int_equal(findings(tl, "headroom"), 0);
+	t_close(tl);
+
+	tl = t_open();
+	meta(tl, "gpu.total_bytes.gpu0", "85899345920");
+	meta(tl, "server.weights_bytes", "72477573120");
+	meta(tl, "server.kv_cache_bytes", "10200547328");
+	torch_oom(tl, 600, 2.2 * GIB, 80 * GIB, 0);  /* 2.2 / 0.7 = 3.14 GiB: inside, no margin */
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "headroom"), 1);
+	assert_float_equal(t_real(tl, "SELECT score FROM finding WHERE cause = 'headroom'"), 0.65, 1e-9);
 	t_close(tl);
 }
 
