@@ -382,6 +382,33 @@ static void spike_rise_before_oom(void **state)
 	t_close(tl);
 }
 
+static void spike_of_concurrency_behind_cached_memory(void **state)
+{
+	struct timeline *tl;
+	/* nvidia-smi flat at the allocator's high-water mark; running goes
+	 * from 10 to 40 (inside: >= 2x and +8) or to 17 (outside) */
+	(void)state;
+
+	tl = t_open();
+	series(tl, "gpu.used_bytes", "gpu0", 400, 10, line, (double[]){ 78 * GIB, 0, 0 });
+	series(tl, "server.running", "vllm", 400, 10, step, (double[]){ 10, 1, 30, 392, 3 });
+	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "burst"), 0);
+	assert_int_equal(findings(tl, "concurrency"), 1);
+	assert_float_equal(figure(tl, "concurrency", "running_peak"), 40, 1.5);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "spike");
+	t_close(tl);
+
+	tl = t_open();
+	series(tl, "gpu.used_bytes", "gpu0", 400, 10, line, (double[]){ 78 * GIB, 0, 0 });
+	series(tl, "server.running", "vllm", 400, 10, step, (double[]){ 10, 0.3, 7, 392, 3 });
+	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "concurrency"), 0);
+	t_close(tl);
+}
+
 static void spike_on_a_leak_is_both(void **state)
 {
 	struct timeline *tl = t_open();
@@ -723,6 +750,7 @@ int main(void)
 		cmocka_unit_test(leak_memory_not_returned),
 		cmocka_unit_test(leak_alloc_stack_spread),
 		cmocka_unit_test(spike_rise_before_oom),
+		cmocka_unit_test(spike_of_concurrency_behind_cached_memory),
 		cmocka_unit_test(spike_on_a_leak_is_both),
 		cmocka_unit_test(headroom_one_request),
 		cmocka_unit_test(cgroup_limit_over_baseline),
