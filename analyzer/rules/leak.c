@@ -5,8 +5,8 @@
  * Theil-Sen trend over what precedes the final rise (rl_trend), kept when
  * it grows steadily (R^2 >= LEAK_MIN_R2), by a visible amount (>= 256 MiB
  * and either LEAK_MIN_ROOM_FRAC of the room the series had at its start
- * below its capacity, or, capacity unknown, LEAK_MIN_GROWTH_FRAC of its
- * level) over at least 10 minutes. The strongest series
+ * below its capacity, when it started at half the capacity or more, or
+ * else LEAK_MIN_GROWTH_FRAC of its level) over at least 10 minutes. The strongest series
  * makes the finding; growth per request served comes from
  * server.requests_total when it was logged; "not returned" is memory that
  * stays up after the load (server.running) falls.
@@ -20,6 +20,7 @@
 #define LEAK_MIN_R2 0.7
 #define LEAK_MIN_GROWTH_FRAC 0.05
 #define LEAK_MIN_ROOM_FRAC 0.25
+#define LEAK_VISIBLE 0.5
 #define LEAK_MIN_GROWTH_BYTES (256 * MIB)
 #define LEAK_MIN_SPAN_S 600.0
 #define ALLOC_MIN_LIVE 8          /* live allocations of one stack */
@@ -116,8 +117,10 @@ static int leak_run(struct timeline *tl)
 			if (tr.fit.slope <= 0 || tr.duration_s < LEAK_MIN_SPAN_S ||
 			    tr.fit.r2 < LEAK_MIN_R2 || tr.growth < LEAK_MIN_GROWTH_BYTES)
 				continue;
+			/* room form only for a series that carries most of the
+			 * capacity (see spike.c) */
 			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 &&
-			    cap > tr.level_start) {
+			    cap > tr.level_start && tr.level_start >= LEAK_VISIBLE * cap) {
 				frac = tr.growth / (cap - tr.level_start);
 				if (frac < LEAK_MIN_ROOM_FRAC)
 					continue;

@@ -8,7 +8,9 @@
  * the baseline's noise (rl_trend: > 6 sigma and > 3% of the level) and
  * took at least SPIKE_MIN_ROOM of the room left over the baseline (the
  * capacity: GPU total for gpu/torch series, cgroup.max_bytes for host
- * ones), or, capacity unknown, is at least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
+ * ones) when the baseline is at least half the capacity, or else
+ * (capacity unknown, or a series that sees only part of the memory) is at
+ * least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
  * and when server.running / waiting / KV usage rose with it; a rise worth
  * fewer than two requests is rather a headroom problem (headroom rule).
  * With an allocator snapshot: the stack that allocated most in the rise.
@@ -21,6 +23,7 @@
 
 #define SPIKE_MIN_FRAC 0.10      /* rise / baseline, capacity unknown */
 #define SPIKE_MIN_ROOM 0.5       /* rise / (capacity - baseline) */
+#define SPIKE_VISIBLE 0.5        /* baseline / capacity for the room form */
 #define SPIKE_NEAR_FRAC 0.25     /* rise starts in the last quarter of the series */
 #define SPIKE_NEAR_S 1800.0      /* or in its last half hour */
 
@@ -111,7 +114,12 @@ int rule_spike(struct timeline *tl)
 			if (span - tr.rise_start_t > SPIKE_NEAR_FRAC * span &&
 			    span - tr.rise_start_t > SPIKE_NEAR_S)
 				continue;
-			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline) {
+			/* against the room below capacity when the series carries
+			 * most of it; a series that sees only part of the memory
+			 * (a snapshot trace without the weights) is judged by its
+			 * own level */
+			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline &&
+			    tr.baseline >= SPIKE_VISIBLE * cap) {
 				frac = (tr.peak - tr.baseline) / (cap - tr.baseline);
 				if (frac < SPIKE_MIN_ROOM)
 					continue;
