@@ -101,7 +101,7 @@ static int leak_run(struct timeline *tl)
 	double best = 0, served;
 	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32];
 	struct rl_finding f;
-	int i, r = 0;
+	int i;
 
 	memset(&best_tr, 0, sizeof(best_tr));
 	for (i = 0; rl_memory_series[i]; i++) {
@@ -176,18 +176,23 @@ static int leak_run(struct timeline *tl)
 		}
 	}
 	not_returned(tl, best_id, until, &f);
-	rl_advice(&f, "At this rate the %s of headroom lost before the OOM comes back in"
-		  " %.1f hours after a restart: restart periodically as a stop-gap and find the"
-		  " owner of the growth (an allocator snapshot with history shows the stacks:"
-		  " torch.cuda.memory._record_memory_history()).",
-		  rl_bytes(best_tr.growth, b1, sizeof(b1)), best_tr.duration_s / 3600);
+	{
+		/* how long a restarted process lasts at this rate */
+		double cap, room = best_tr.growth, hours;
+		if (rl_capacity_of(tl, best_name, &cap) == 0 && cap > best_tr.level_start)
+			room = cap - best_tr.level_start;
+		hours = room / best_tr.fit.slope / 3600;
+		rl_fig(&f, "hours_to_oom_after_restart", round(hours * 10) / 10);
+		rl_advice(&f, "At %.0f MB/hour the %s of room above the start-up level is gone"
+			  " %.1f hours after a restart: restart before that as a stop-gap, and find"
+			  " the owner of the growth (an allocator snapshot with history shows the"
+			  " stacks: torch.cuda.memory._record_memory_history()).",
+			  best_tr.fit.slope * 3600 / MIB, rl_bytes(room, b1, sizeof(b1)), hours);
+	}
 	fid = rl_finding_write(tl, &f);
-	if (fid < 0)
+	if (fid < 0 || rl_evidence(tl, fid, "series", best_id, "memory in use, trend fitted") < 0)
 		return -1;
-	if (rl_evidence(tl, fid, "series", best_id, "memory in use, trend fitted") < 0)
-		return -1;
-	r = 1;
-	return r;
+	return 1;
 }
 
 static int alloc_stacks_run(struct timeline *tl)
