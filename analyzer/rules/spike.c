@@ -50,6 +50,42 @@ static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_
 	return rl_query_num(tl, sql, after);
 }
 
+/* 10%-90% rise time of a series between t0 and t1 (ns): from the last
+ * sample at or under 10% of the rise to the first at or over 90% after it.
+ * One indexed range read. 0, or -1 when the samples do not show it. */
+static int rise_time(struct timeline *tl, int64_t id, int64_t t0, int64_t t1, double base,
+		     double peak, double *secs)
+{
+	sqlite3_stmt *st;
+	double lo = base + 0.1 * (peak - base), hi = base + 0.9 * (peak - base);
+	int64_t t_lo = OL_NULL, t_hi = OL_NULL;
+	int r = -1;
+
+	if (sqlite3_prepare_v2(tl->db, "SELECT time_ns, value FROM sample WHERE series_id = ?"
+			       " AND time_ns BETWEEN ? AND ? AND value IS NOT NULL ORDER BY time_ns",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, t0);
+	sqlite3_bind_int64(st, 3, t1);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+		double v = sqlite3_column_double(st, 1);
+		if (v <= lo) {
+			t_lo = t;
+			t_hi = OL_NULL;
+		} else if (v >= hi && t_lo != OL_NULL && t_hi == OL_NULL) {
+			t_hi = t;
+		}
+	}
+	sqlite3_finalize(st);
+	if (t_lo != OL_NULL && t_hi != OL_NULL && t_hi >= t_lo) {
+		*secs = (double)(t_hi - t_lo) / 1e9;
+		r = 0;
+	}
+	return r;
+}
+
 /* Without a memory rise (allocator caches hide it from nvidia-smi): the
  * concurrency itself, server.running rising to at least RUN_MIN_FACTOR
  * times its baseline (and by RUN_MIN_RISE requests) just before the OOM. */
@@ -150,7 +186,16 @@ int rule_spike(struct timeline *tl)
 	rl_fig(&f, "baseline_bytes", floor(bt.baseline));
 	rl_fig(&f, "peak_bytes", floor(bt.peak));
 	rl_fig(&f, "rise_bytes", floor(bt.peak - bt.baseline));
-	rl_fig(&f, "rise_seconds", bt.rise_peak_t - bt.rise_start_t);
+	{
+		/* 10%-90% rise time from the raw samples around the rise (the
+		 * buckets are minutes wide on long series) */
+		double rs = bt.rise_peak_t - bt.rise_start_t;
+		if (rise_time(tl, best_id, t_start - best_s.width_ns, t_peak + best_s.width_ns,
+			      bt.baseline, bt.peak, &rs) == 0)
+			t_start = t_peak - (int64_t)(rs * 1e9);
+		rl_fig(&f, "rise_seconds", round(rs * 10) / 10);
+		bt.rise_start_t = bt.rise_peak_t - rs;
+	}
 	rl_fig(&f, "noise_bytes", floor(bt.noise));
 	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s in %.0f s over a baseline of %s,"
 		 " just before the OOM", best_name, best_ent[0] ? " " : "", best_ent,
