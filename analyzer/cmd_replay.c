@@ -250,8 +250,10 @@ static int replay_case(const char *dir, const char *oracle)
 	while (name.len > 1 && name.buf[name.len - 1] == '/')
 		strbuf_setlen(&name, name.len - 1);
 	strbuf_addf(&path, "%s/expected.json", name.buf);
-	if (stat(path.buf, &sb) < 0)
+	if (stat(path.buf, &sb) < 0) {
+		fprintf(stderr, "oomlens: %s: no expected.json, skipped\n", name.buf);
 		goto done;
+	}
 	{
 		const char *slash = strrchr(name.buf, '/');
 		if (slash) {

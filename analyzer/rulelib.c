@@ -151,6 +151,7 @@ int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
 	s->n = 0;
 	s->id = id;
 	s->t0_ns = t0;
+	s->width_ns = width;
 	s->last_t = 0;
 	/* one pass in index order (series_id, time_ns): buckets close as the
 	 * time moves on; no GROUP BY sort */
@@ -217,9 +218,11 @@ static int series_span(struct timeline *tl, int64_t id, int64_t until_ns, int64_
 	sqlite3_bind_int64(st, 2, until_ns == OL_NULL ? INT64_MAX : until_ns);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
 	    sqlite3_column_type(st, 1) != SQLITE_NULL) {
+		int64_t d;
 		*t0 = sqlite3_column_int64(st, 0);
 		*t1 = sqlite3_column_int64(st, 1);
-		r = *t1 >= *t0 ? 0 : -1;
+		/* hostile times: a span that does not fit is no series */
+		r = *t1 >= *t0 && !__builtin_sub_overflow(*t1, *t0, &d) ? 0 : -1;
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -426,7 +429,7 @@ int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f)
 {
 	sqlite3_stmt *st = prep(tl, "INSERT INTO finding(rule, class, cause, score, title,"
 				" advice, figures) VALUES(?,?,?,?,?,?,?)");
-	char *fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	char *fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : NULL;
 	int64_t id = -1;
 
 	if (!st)
@@ -530,4 +533,34 @@ int rl_capacity_of(struct timeline *tl, const char *series, double *cap)
 	if (rl_meta_num(tl, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
 		return 0;
 	return -1;
+}
+
+int rl_correlation(struct timeline *tl, const struct rl_series *a, int64_t b_id, double *r)
+{
+	static struct rl_series b;
+	static double x[RL_MAX_POINTS], y[RL_MAX_POINTS];
+	size_t i = 0, j = 0, n = 0;
+
+	int64_t end;
+
+	if (__builtin_mul_overflow((int64_t)RL_MAX_POINTS, a->width_ns, &end) ||
+	    __builtin_add_overflow(end, a->t0_ns, &end))
+		end = INT64_MAX;
+	if (rl_series_load_grid(tl, b_id, a->t0_ns, end, a->width_ns, &b) < 0)
+		return -1;
+	while (i < a->n && j < b.n) {
+		if (a->b[i] < b.b[j]) {
+			i++;
+		} else if (a->b[i] > b.b[j]) {
+			j++;
+		} else {
+			x[n] = a->max[i];
+			y[n++] = b.max[j];
+			i++, j++;
+		}
+	}
+	if (n < 8)
+		return -1;
+	*r = stats_pearson(x, y, n);
+	return 0;
 }

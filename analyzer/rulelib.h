@@ -21,6 +21,7 @@ struct rl_series {
 	int64_t id;
 	char name[64], entity[160];
 	int64_t t0_ns;              /* time of the first sample */
+	int64_t width_ns;           /* bucket width */
 	size_t n;
 	double t[RL_MAX_POINTS];    /* seconds since t0 (bucket mean) */
 	double avg[RL_MAX_POINTS];  /* bucket mean */
@@ -69,6 +70,9 @@ int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
  * series; rl_trend: 64 MiB). 0, or -1 (too few points). */
 int rl_trend_ex(const struct rl_series *s, double min_rise, struct rl_trend *tr);
 int rl_trend(const struct rl_series *s, struct rl_trend *tr);
+/* Pearson correlation of two series on a's grid (pairs of buckets both
+ * have); 0, or -1 when fewer than 8 pairs. */
+int rl_correlation(struct timeline *tl, const struct rl_series *a, int64_t b_id, double *r);
 /* Memory a request needs, in bytes: the slope of memory in use against
  * server.running (paired on one grid), else the torch_oom request size.
  * how gets a short description. 0, or -1 unknown. */

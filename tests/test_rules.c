@@ -232,6 +232,35 @@ static void leak_against_capacity_and_per_request(void **state)
 	t_close(tl);
 }
 
+static void leak_memory_not_returned(void **state)
+{
+	struct timeline *tl = t_open();
+	/* anon memory grows 8 MiB a sample; the load falls from 40 to 2
+	 * running requests at sample 300 and memory does not come back */
+	double mem[3] = { 4 * GIB, 8 * MIB, 2 * MIB };
+	double run[5] = { 40, 1, -38, 300, 1 };
+	(void)state;
+	series(tl, "proc.anon_bytes", "pid:1", 480, 30, line, mem);
+	series(tl, "server.running", "vllm", 480, 30, step, run);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "growth"), 1);
+	assert_true(figure(tl, "growth", "retained_fraction") >= 1.0);
+	assert_true(figure(tl, "growth", "running_low") <= 3);
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause = 'growth'"),
+			       "not given back"));
+	t_close(tl);
+
+	/* the load does not fall: no such figure */
+	tl = t_open();
+	series(tl, "proc.anon_bytes", "pid:1", 480, 30, line, mem);
+	series(tl, "server.running", "vllm", 480, 30, line, (double[]){ 40, 0, 1 });
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "growth"), 1);
+	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.retained_fraction') IS NULL"
+			       " FROM finding WHERE cause = 'growth'"), 1);
+	t_close(tl);
+}
+
 /* snapshot tables as docs/schema.md has them (issue 3's store) */
 static void alloc_tables(struct timeline *tl)
 {
@@ -332,6 +361,7 @@ static void spike_rise_before_oom(void **state)
 	assert_true(fabs(figure(tl, "burst", "rise_bytes") - 5.5 * GIB) < 0.3 * GIB);
 	assert_true(figure(tl, "burst", "rise_seconds") <= 40);
 	assert_float_equal(figure(tl, "burst", "running_peak"), 40, 1.5);
+	assert_true(figure(tl, "burst", "running_correlation") > 0.8);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "spike");
 	t_close(tl);
 
@@ -349,6 +379,33 @@ static void spike_rise_before_oom(void **state)
 	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
 	assert_int_equal(analyze_timeline(tl), 0);
 	assert_int_equal(findings(tl, "burst"), 0);
+	t_close(tl);
+}
+
+static void spike_of_concurrency_behind_cached_memory(void **state)
+{
+	struct timeline *tl;
+	/* nvidia-smi flat at the allocator's high-water mark; running goes
+	 * from 10 to 40 (inside: >= 2x and +8) or to 17 (outside) */
+	(void)state;
+
+	tl = t_open();
+	series(tl, "gpu.used_bytes", "gpu0", 400, 10, line, (double[]){ 78 * GIB, 0, 0 });
+	series(tl, "server.running", "vllm", 400, 10, step, (double[]){ 10, 1, 30, 392, 3 });
+	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "burst"), 0);
+	assert_int_equal(findings(tl, "concurrency"), 1);
+	assert_float_equal(figure(tl, "concurrency", "running_peak"), 40, 1.5);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "spike");
+	t_close(tl);
+
+	tl = t_open();
+	series(tl, "gpu.used_bytes", "gpu0", 400, 10, line, (double[]){ 78 * GIB, 0, 0 });
+	series(tl, "server.running", "vllm", 400, 10, step, (double[]){ 10, 0.3, 7, 392, 3 });
+	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "concurrency"), 0);
 	t_close(tl);
 }
 
@@ -409,9 +466,19 @@ static void headroom_one_request(void **state)
 	meta(tl, "gpu.total_bytes.gpu0", "85899345920");
 	meta(tl, "server.weights_bytes", "72477573120");
 	meta(tl, "server.kv_cache_bytes", "10200547328");
-	torch_oom(tl, 600, 2.8 * GIB, 80 * GIB, 0);          /* 2.8 GiB fits: outside */
+	torch_oom(tl, 600, 2.0 * GIB, 80 * GIB, 0);  /* 2.0 / 0.7 = 2.86 GiB fits: outside */
 	assert_int_equal(analyze_timeline(tl), 0);
 	assert_int_equal(findings(tl, "headroom"), 0);
+	t_close(tl);
+
+	tl = t_open();
+	meta(tl, "gpu.total_bytes.gpu0", "85899345920");
+	meta(tl, "server.weights_bytes", "72477573120");
+	meta(tl, "server.kv_cache_bytes", "10200547328");
+	torch_oom(tl, 600, 2.2 * GIB, 80 * GIB, 0);  /* 2.2 / 0.7 = 3.14 GiB: inside, no margin */
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "headroom"), 1);
+	assert_float_equal(t_real(tl, "SELECT score FROM finding WHERE cause = 'headroom'"), 0.65, 1e-9);
 	t_close(tl);
 }
 
@@ -586,11 +653,46 @@ static void oom_victim_and_score_adj(void **state)
 	assert_float_equal(figure(tl, "oom_score_adj", "largest_rss_bytes"), 8000000 * 4096.0, 0);
 	assert_float_equal(figure(tl, "oom_score_adj", "victim_oom_score_adj"), 1000, 0);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "misconfig");
+	/* no adjustment in the task rows (old kernels): the kill line's counts */
+	assert_int_equal(timeline_exec(tl, "UPDATE task SET oom_score_adj = NULL;"
+				       " UPDATE event SET data = '{\"oom_score_adj\": 900}'"
+				       " WHERE kind = 'oom_kill'"), 0);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_float_equal(figure(tl, "oom_score_adj", "victim_oom_score_adj"), 900, 0);
 	/* the killer took the largest: nothing to say */
 	assert_int_equal(timeline_exec(tl, "UPDATE event SET pid = 10 WHERE kind = 'oom_kill'"), 0);
 	assert_int_equal(analyze_timeline(tl), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding"), 0);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "inconclusive");
+	t_close(tl);
+}
+
+/* ---- hostile timelines ---- */
+
+static void rules_survive_hostile_values(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	/* times at the ends of the range, infinities, duplicates, bad JSON */
+	assert_int_equal(timeline_exec(tl,
+		"INSERT INTO series(id, name, unit, entity) VALUES(1, 'gpu.used_bytes', 'bytes', 'gpu0'),"
+		" (2, 'proc.rss_bytes', 'bytes', 'pid:1'), (3, 'server.running', 'requests', 'x');"
+		"INSERT INTO sample(series_id, time_ns, value) VALUES"
+		" (1, -9223372036854775807, 1), (1, 9223372036854775807, 2), (1, 5, 1e308),"
+		" (2, 10, 9e999), (2, 10, -9e999), (2, 10, 0), (2, 11, 1), (2, 12, 1), (2, 13, 1),"
+		" (2, 14, 1), (2, 15, 1), (2, 16, 1), (2, 17, 1e300), (3, 1, -5), (3, 2, 1e300);"
+		"INSERT INTO meta(key, value) VALUES('gpu.total_bytes.gpu0', 'lots'),"
+		" ('cgroup.max_bytes', '-1'), ('server.gpu_memory_utilization', 'nan'),"
+		" ('server.max_num_seqs', '1e308');"
+		"INSERT INTO event(kind, time_ns, pid, bytes, data) VALUES"
+		" ('torch_oom', 20, 1, -5, 'not json'), ('oom_kill', 21, NULL, NULL, '[]'),"
+		" ('oom_invoked', 19, 1, NULL, '{}');"
+		"INSERT INTO task(event_id, pid, rss_pages, oom_score_adj, name) VALUES"
+		" (3, 1, NULL, NULL, NULL), (3, 2, 9223372036854775807, -1000, NULL)"), 0);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM verdict"), 1);
+	/* whatever was found, every score is a number in [0, 1] */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE NOT (score BETWEEN 0 AND 1)"), 0);
 	t_close(tl);
 }
 
@@ -644,8 +746,10 @@ int main(void)
 		cmocka_unit_test(leak_steady_growth_is_a_leak),
 		cmocka_unit_test(leak_thresholds),
 		cmocka_unit_test(leak_against_capacity_and_per_request),
+		cmocka_unit_test(leak_memory_not_returned),
 		cmocka_unit_test(leak_alloc_stack_spread),
 		cmocka_unit_test(spike_rise_before_oom),
+		cmocka_unit_test(spike_of_concurrency_behind_cached_memory),
 		cmocka_unit_test(spike_on_a_leak_is_both),
 		cmocka_unit_test(headroom_one_request),
 		cmocka_unit_test(cgroup_limit_over_baseline),
@@ -653,6 +757,7 @@ int main(void)
 		cmocka_unit_test(fragmentation_from_message_and_segments),
 		cmocka_unit_test(cuda_contexts),
 		cmocka_unit_test(oom_victim_and_score_adj),
+		cmocka_unit_test(rules_survive_hostile_values),
 		cmocka_unit_test(verdict_inconclusive_names_missing),
 		cmocka_unit_test(verdict_confidence_reflects_agreement),
 	};

@@ -5,7 +5,9 @@
  * GPU: baseline = weights + KV cache (meta server.weights_bytes +
  * server.kv_cache_bytes) or gpu.used after start-up (rl_baseline); the
  * room is gpu total - baseline, the need is rl_per_request or the
- * allocation that failed, whichever is larger. Host: the
+ * allocation that failed, whichever is larger; it fires when the safe
+ * concurrency, room / need x 0.7, is below one request (score 0.65 when
+ * one request still fits without the margin, 0.75-0.95 when not). Host: the
  * cgroup limit (meta cgroup.max_bytes) against cgroup.current (or
  * proc.rss) after start-up: less than one request of room, or less than
  * HOST_MIN_ROOM of the limit when the per-request need is unknown.
@@ -16,6 +18,7 @@
 #include <stdio.h>
 
 #define HOST_MIN_ROOM 0.10
+#define HEADROOM_SAFETY 0.7   /* the factor of the safe concurrency */
 
 static int gpu_headroom(struct timeline *tl, int64_t until)
 {
@@ -44,10 +47,12 @@ static int gpu_headroom(struct timeline *tl, int64_t until)
 	} else {
 		return 0;
 	}
-	if (total - base >= need || base <= 0)
+	/* safe concurrency (room / need x 0.7) below one request */
+	if (total - base >= need / HEADROOM_SAFETY || base <= 0)
 		return 0;
 	rl_finding_init(&f, "headroom", "misconfig", "headroom");
-	f.score = 0.75 + 0.2 * rl_clamp01((need - (total - base)) / need * 2);
+	f.score = total - base >= need ? 0.65 :
+		  0.75 + 0.2 * rl_clamp01((need - (total - base)) / need * 2);
 	rl_fig(&f, "total_bytes", total);
 	rl_fig(&f, "baseline_bytes", floor(base));
 	rl_fig(&f, "headroom_bytes", floor(total - base));
@@ -59,7 +64,7 @@ static int gpu_headroom(struct timeline *tl, int64_t until)
 		 rl_bytes(need, b4, sizeof(b4)));
 	if (rl_meta_num(tl, "server.gpu_memory_utilization", &util) == 0 && util > 0 && util <= 1) {
 		/* room for at least one request at the 0.7 safety factor */
-		double cut = need / 0.7 - (total - base);
+		double cut = need / HEADROOM_SAFETY - (total - base);
 		double nu = floor((util - cut / total) * 100) / 100;
 		rl_fig(&f, "gpu_memory_utilization", util);
 		rl_fig(&f, "suggested_gpu_memory_utilization", nu);
@@ -69,7 +74,7 @@ static int gpu_headroom(struct timeline *tl, int64_t until)
 	} else {
 		rl_advice(&f, "Free %s of the baseline (smaller KV cache or weights) so one request"
 			  " fits with a 0.7 safety factor.",
-			  rl_bytes(need / 0.7 - (total - base), b1, sizeof(b1)));
+			  rl_bytes(need / HEADROOM_SAFETY - (total - base), b1, sizeof(b1)));
 	}
 	fid = rl_finding_write(tl, &f);
 	if (fid < 0 || (sid && rl_evidence(tl, fid, "series", sid, base_how) < 0))

@@ -5,8 +5,8 @@
  * Theil-Sen trend over what precedes the final rise (rl_trend), kept when
  * it grows steadily (R^2 >= LEAK_MIN_R2), by a visible amount (>= 256 MiB
  * and either LEAK_MIN_ROOM_FRAC of the room the series had at its start
- * below its capacity, or, capacity unknown, LEAK_MIN_GROWTH_FRAC of its
- * level) over at least 10 minutes. The strongest series
+ * below its capacity, when it started at half the capacity or more, or
+ * else LEAK_MIN_GROWTH_FRAC of its level) over at least 10 minutes. The strongest series
  * makes the finding; growth per request served comes from
  * server.requests_total when it was logged; "not returned" is memory that
  * stays up after the load (server.running) falls.
@@ -20,6 +20,7 @@
 #define LEAK_MIN_R2 0.7
 #define LEAK_MIN_GROWTH_FRAC 0.05
 #define LEAK_MIN_ROOM_FRAC 0.25
+#define LEAK_VISIBLE 0.5
 #define LEAK_MIN_GROWTH_BYTES (256 * MIB)
 #define LEAK_MIN_SPAN_S 600.0
 #define ALLOC_MIN_LIVE 8          /* live allocations of one stack */
@@ -100,7 +101,7 @@ static int leak_run(struct timeline *tl)
 	double best = 0, served;
 	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32];
 	struct rl_finding f;
-	int i, r = 0;
+	int i;
 
 	memset(&best_tr, 0, sizeof(best_tr));
 	for (i = 0; rl_memory_series[i]; i++) {
@@ -116,8 +117,10 @@ static int leak_run(struct timeline *tl)
 			if (tr.fit.slope <= 0 || tr.duration_s < LEAK_MIN_SPAN_S ||
 			    tr.fit.r2 < LEAK_MIN_R2 || tr.growth < LEAK_MIN_GROWTH_BYTES)
 				continue;
+			/* room form only for a series that carries most of the
+			 * capacity (see spike.c) */
 			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 &&
-			    cap > tr.level_start) {
+			    cap > tr.level_start && tr.level_start >= LEAK_VISIBLE * cap) {
 				frac = tr.growth / (cap - tr.level_start);
 				if (frac < LEAK_MIN_ROOM_FRAC)
 					continue;
@@ -173,18 +176,23 @@ static int leak_run(struct timeline *tl)
 		}
 	}
 	not_returned(tl, best_id, until, &f);
-	rl_advice(&f, "At this rate the %s of headroom lost before the OOM comes back in"
-		  " %.1f hours after a restart: restart periodically as a stop-gap and find the"
-		  " owner of the growth (an allocator snapshot with history shows the stacks:"
-		  " torch.cuda.memory._record_memory_history()).",
-		  rl_bytes(best_tr.growth, b1, sizeof(b1)), best_tr.duration_s / 3600);
+	{
+		/* how long a restarted process lasts at this rate */
+		double cap, room = best_tr.growth, hours;
+		if (rl_capacity_of(tl, best_name, &cap) == 0 && cap > best_tr.level_start)
+			room = cap - best_tr.level_start;
+		hours = room / best_tr.fit.slope / 3600;
+		rl_fig(&f, "hours_to_oom_after_restart", round(hours * 10) / 10);
+		rl_advice(&f, "At %.0f MB/hour the %s of room above the start-up level is gone"
+			  " %.1f hours after a restart: restart before that as a stop-gap, and find"
+			  " the owner of the growth (an allocator snapshot with history shows the"
+			  " stacks: torch.cuda.memory._record_memory_history()).",
+			  best_tr.fit.slope * 3600 / MIB, rl_bytes(room, b1, sizeof(b1)), hours);
+	}
 	fid = rl_finding_write(tl, &f);
-	if (fid < 0)
+	if (fid < 0 || rl_evidence(tl, fid, "series", best_id, "memory in use, trend fitted") < 0)
 		return -1;
-	if (rl_evidence(tl, fid, "series", best_id, "memory in use, trend fitted") < 0)
-		return -1;
-	r = 1;
-	return r;
+	return 1;
 }
 
 static int alloc_stacks_run(struct timeline *tl)

@@ -8,7 +8,9 @@
  * the baseline's noise (rl_trend: > 6 sigma and > 3% of the level) and
  * took at least SPIKE_MIN_ROOM of the room left over the baseline (the
  * capacity: GPU total for gpu/torch series, cgroup.max_bytes for host
- * ones), or, capacity unknown, is at least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
+ * ones) when the baseline is at least half the capacity, or else
+ * (capacity unknown, or a series that sees only part of the memory) is at
+ * least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
  * and when server.running / waiting / KV usage rose with it; a rise worth
  * fewer than two requests is rather a headroom problem (headroom rule).
  * With an allocator snapshot: the stack that allocated most in the rise.
@@ -21,6 +23,7 @@
 
 #define SPIKE_MIN_FRAC 0.10      /* rise / baseline, capacity unknown */
 #define SPIKE_MIN_ROOM 0.5       /* rise / (capacity - baseline) */
+#define SPIKE_VISIBLE 0.5        /* baseline / capacity for the room form */
 #define SPIKE_NEAR_FRAC 0.25     /* rise starts in the last quarter of the series */
 #define SPIKE_NEAR_S 1800.0      /* or in its last half hour */
 
@@ -31,16 +34,56 @@ static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_
 		       double *before, double *after)
 {
 	char sql[400];
+	/* the baseline window: four rise-lengths and a minute before the rise */
+	double from = (double)t0 - ((double)t1 - (double)t0) * 4 - 60e9;
 
+	if (from < -9e18)
+		from = -9e18;
 	snprintf(sql, sizeof(sql), "SELECT avg(p.value) FROM series s JOIN sample p ON"
 		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
-		 name, (long long)(t0 - (t1 - t0) * 4 - 60000000000LL), (long long)t0);
+		 name, (long long)from, (long long)t0);
 	if (rl_query_num(tl, sql, before) < 0)
 		return -1;
 	snprintf(sql, sizeof(sql), "SELECT max(p.value) FROM series s JOIN sample p ON"
 		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
 		 name, (long long)t0, (long long)t1);
 	return rl_query_num(tl, sql, after);
+}
+
+/* 10%-90% rise time of a series between t0 and t1 (ns): from the last
+ * sample at or under 10% of the rise to the first at or over 90% after it.
+ * One indexed range read. 0, or -1 when the samples do not show it. */
+static int rise_time(struct timeline *tl, int64_t id, int64_t t0, int64_t t1, double base,
+		     double peak, double *secs)
+{
+	sqlite3_stmt *st;
+	double lo = base + 0.1 * (peak - base), hi = base + 0.9 * (peak - base);
+	int64_t t_lo = OL_NULL, t_hi = OL_NULL;
+	int r = -1;
+
+	if (sqlite3_prepare_v2(tl->db, "SELECT time_ns, value FROM sample WHERE series_id = ?"
+			       " AND time_ns BETWEEN ? AND ? AND value IS NOT NULL ORDER BY time_ns",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, t0);
+	sqlite3_bind_int64(st, 3, t1);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+		double v = sqlite3_column_double(st, 1);
+		if (v <= lo) {
+			t_lo = t;
+			t_hi = OL_NULL;
+		} else if (v >= hi && t_lo != OL_NULL && t_hi == OL_NULL) {
+			t_hi = t;
+		}
+	}
+	sqlite3_finalize(st);
+	if (t_lo != OL_NULL && t_hi != OL_NULL && t_hi >= t_lo) {
+		*secs = (double)(t_hi - t_lo) / 1e9;
+		r = 0;
+	}
+	return r;
 }
 
 /* Without a memory rise (allocator caches hide it from nvidia-smi): the
@@ -85,6 +128,7 @@ int rule_spike(struct timeline *tl)
 	int64_t until = rl_oom_time(tl, NULL), best_id = 0, fid, t_start = 0, t_peak = 0;
 	sqlite3_stmt *st = NULL;
 	struct rl_trend tr, bt;
+	static struct rl_series best_s;
 	double best = 0, per_req, rb, ra;
 	const char *how = NULL;
 	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32], b3[32];
@@ -106,7 +150,12 @@ int rule_spike(struct timeline *tl)
 			if (span - tr.rise_start_t > SPIKE_NEAR_FRAC * span &&
 			    span - tr.rise_start_t > SPIKE_NEAR_S)
 				continue;
-			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline) {
+			/* against the room below capacity when the series carries
+			 * most of it; a series that sees only part of the memory
+			 * (a snapshot trace without the weights) is judged by its
+			 * own level */
+			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline &&
+			    tr.baseline >= SPIKE_VISIBLE * cap) {
 				frac = (tr.peak - tr.baseline) / (cap - tr.baseline);
 				if (frac < SPIKE_MIN_ROOM)
 					continue;
@@ -121,6 +170,7 @@ int rule_spike(struct timeline *tl)
 				best = score;
 				bt = tr;
 				best_id = cur.id;
+				best_s = cur;
 				t_start = cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9);
 				t_peak = cur.t0_ns + (int64_t)(tr.rise_peak_t * 1e9);
 				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
@@ -136,7 +186,16 @@ int rule_spike(struct timeline *tl)
 	rl_fig(&f, "baseline_bytes", floor(bt.baseline));
 	rl_fig(&f, "peak_bytes", floor(bt.peak));
 	rl_fig(&f, "rise_bytes", floor(bt.peak - bt.baseline));
-	rl_fig(&f, "rise_seconds", bt.rise_peak_t - bt.rise_start_t);
+	{
+		/* 10%-90% rise time from the raw samples around the rise (the
+		 * buckets are minutes wide on long series) */
+		double rs = bt.rise_peak_t - bt.rise_start_t;
+		if (rise_time(tl, best_id, t_start - best_s.width_ns, t_peak + best_s.width_ns,
+			      bt.baseline, bt.peak, &rs) == 0)
+			t_start = t_peak - (int64_t)(rs * 1e9);
+		rl_fig(&f, "rise_seconds", round(rs * 10) / 10);
+		bt.rise_start_t = bt.rise_peak_t - rs;
+	}
 	rl_fig(&f, "noise_bytes", floor(bt.noise));
 	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s in %.0f s over a baseline of %s,"
 		 " just before the OOM", best_name, best_ent[0] ? " " : "", best_ent,
@@ -148,6 +207,9 @@ int rule_spike(struct timeline *tl)
 		if (ra >= 1.5 * rb + 1)
 			best += 0.1;
 	}
+	if (rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id LIMIT 1",
+			 &rb) == 0 && rl_correlation(tl, &best_s, (int64_t)rb, &ra) == 0)
+		rl_fig(&f, "running_correlation", round(ra * 1000) / 1000);
 	if (server_rise(tl, "server.waiting", t_start, t_peak, &rb, &ra) == 0) {
 		rl_fig(&f, "waiting_peak", ra);
 		if (ra > rb + 1)

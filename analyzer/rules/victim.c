@@ -2,7 +2,9 @@
  * victim.c -- misconfiguration: the kernel's OOM killer picked a victim
  * that is not the largest process of its task dump, because oom_score_adj
  * protected the largest (< 0) or exposed the victim (> 0); or, with equal
- * adjustments, it killed the wrong process anyway (wrong_victim).
+ * adjustments, it killed the wrong process anyway (wrong_victim). The
+ * victim's adjustment comes from its task row, else from the oom_kill
+ * event's data (the 5.4+ kill line prints it).
  */
 #include "../rulelib.h"
 
@@ -18,11 +20,13 @@ int rule_victim(struct timeline *tl)
 	rl_meta_num(tl, "kernel.page_size", &page);
 	/* victim of each oom_kill and the largest task of the dump before it */
 	if (sqlite3_prepare_v2(tl->db,
-		"WITH k AS (SELECT e.id AS kid, e.pid AS vpid, e.comm AS vcomm, (SELECT i.id FROM"
+		"WITH k AS (SELECT e.id AS kid, e.pid AS vpid, e.data AS kdata, (SELECT i.id FROM"
 		"  event i WHERE i.kind = 'oom_invoked' AND i.id < e.id ORDER BY i.id DESC LIMIT 1)"
 		"  AS inv FROM event e WHERE e.kind = 'oom_kill' AND e.pid IS NOT NULL)"
-		" SELECT k.kid, k.inv, v.pid, v.name, v.rss_pages, v.oom_score_adj,"
-		"  b.pid, b.name, b.rss_pages, b.oom_score_adj, b.id"
+		" SELECT k.kid, k.inv, v.pid, v.name, v.rss_pages,"
+		"  coalesce(v.oom_score_adj, CASE WHEN json_valid(k.kdata) THEN"
+		"   json_extract(k.kdata, '$.oom_score_adj') END, 0),"
+		"  b.pid, b.name, b.rss_pages, coalesce(b.oom_score_adj, 0), b.id"
 		" FROM k JOIN task v ON v.event_id = k.inv AND v.pid = k.vpid"
 		" JOIN task b ON b.id = (SELECT id FROM task WHERE event_id = k.inv"
 		"  ORDER BY rss_pages DESC LIMIT 1)"
