@@ -5,6 +5,7 @@
  * sysrq), times and anchors, and damaged input.
  */
 #include "testutil.h"
+#include "reports/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -512,6 +513,45 @@ static void demo_vllm_host(void **state)
 	t_close(tl);
 }
 
+/* The JSON contract of a killed process: exactly these keys, unknown = null. */
+static void json_contract_of_oom_kill(void **state)
+{
+	static const char *keys[] = { "kind", "pid", "comm", "uid", "total_vm_kb", "anon_rss_kb",
+		"file_rss_kb", "shmem_rss_kb", "pgtables_kb", "oom_score_adj", "constraint",
+		"task_memcg", "time", "boot_s", "invoker", "invoker_event" };
+	static const char *inv[] = { "comm", "pid", "gfp_mask", "order", "oom_score_adj" };
+	struct timeline *tl = load("k419_memcg_v1_dmesg.log", 0);
+	json_t *r, *ev, *k = NULL, *e;
+	size_t i;
+	(void)state;
+	assert_int_equal(timeline_align_clocks(tl), 0);
+	r = report_json(tl->db);
+	ev = json_object_get(r, "events");
+	json_array_foreach(ev, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "kind")), "oom_kill"))
+			k = e;
+	assert_non_null(k);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!json_object_get(k, keys[i]))
+			fail_msg("oom_kill lacks key %s", keys[i]);
+	for (i = 0; i < sizeof(inv) / sizeof(inv[0]); i++)
+		if (!json_object_get(json_object_get(k, "invoker"), inv[i]))
+			fail_msg("invoker lacks key %s", inv[i]);
+	assert_int_equal(json_integer_value(json_object_get(k, "pid")), 40311);
+	assert_string_equal(json_string_value(json_object_get(k, "comm")), "java");
+	assert_true(json_is_null(json_object_get(k, "uid")));
+	assert_true(json_is_null(json_object_get(k, "pgtables_kb")));
+	assert_true(json_is_null(json_object_get(k, "time")));      /* boot clock only */
+	assert_true(json_real_value(json_object_get(k, "boot_s")) > 1024601.15);
+	assert_string_equal(json_string_value(json_object_get(k, "constraint")), "memcg");
+	assert_int_equal(json_integer_value(json_object_get(k, "oom_score_adj")), 969);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(k, "invoker"), "order")), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(k, "invoker"), "gfp_mask")),
+			    "0x6000c0");
+	json_decref(r);
+	t_close(tl);
+}
+
 static void sniff_scores(void **state)
 {
 	struct timeline *tl = t_open();
@@ -542,6 +582,7 @@ int main(void)
 		cmocka_unit_test(real_world_shapes),
 		cmocka_unit_test(reboot_starts_new_boot_id),
 		cmocka_unit_test(demo_vllm_host),
+		cmocka_unit_test(json_contract_of_oom_kill),
 		cmocka_unit_test(sniff_scores),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
