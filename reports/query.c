@@ -108,3 +108,39 @@ int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt)
 	sqlite3_finalize(st);
 	return v;
 }
+
+double q_real(sqlite3 *db, const char *sql, double dflt)
+{
+	sqlite3_stmt *st = q_prepare(db, sql);
+	double v = dflt;
+
+	if (!st)
+		return dflt;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int q_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = q_prepare(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view')"
+				     " AND name = ?");
+	int r = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	r = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return r;
+}
+
+sqlite3_stmt *q_try(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	return st;
+}

@@ -22,5 +22,14 @@ json_t *q_json_time(sqlite3_stmt *st, int col);
 json_t *q_rows(sqlite3 *db, const char *sql);
 /* First column of the first row as int64, or dflt. */
 int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt);
+/* First column of the first row as double, or dflt. */
+double q_real(sqlite3 *db, const char *sql, double dflt);
+/* 1 when the database has a table (or view) of that name, else 0. Domain
+ * tables (snapshot, segment, alloc, gpu_device...) are created by their
+ * parsers' stores and may be missing from a given database. */
+int q_has_table(sqlite3 *db, const char *name);
+/* Prepare sql quietly: NULL (no message) when it does not compile, e.g. a
+ * domain table with other columns than expected. */
+sqlite3_stmt *q_try(sqlite3 *db, const char *sql);
 
 #endif
