@@ -138,38 +138,73 @@ static int ends(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
+struct cand {
+	int64_t id;
+	char *name, *entity;
+};
+
+/* 1 when series id has a sample on the UTC clock (an index seek). */
+static int has_timed_samples(sqlite3_stmt *ex, int64_t id)
+{
+	int r;
+
+	sqlite3_reset(ex);
+	sqlite3_bind_int64(ex, 1, id);
+	r = sqlite3_step(ex) == SQLITE_ROW;
+	return r;
+}
+
 /* Pick the series to draw: the known ones first (in table order), then
- * other byte series by size, at most panels[].max_series per panel. */
+ * other byte series, at most panels[].max_series per panel. The series
+ * list is read once (capped at MAX_CAND); samples are only touched by an
+ * index seek per candidate here, and once per drawn series when bucketing. */
+#define MAX_CAND 20000
 static void pick_series(struct chart *c)
 {
-	sqlite3_stmt *st = q_prepare(c->db,
-		"SELECT s.id, s.name, s.entity, count(m.time_ns), max(m.value)"
-		" FROM series s JOIN sample m ON m.series_id = s.id"
-		" WHERE m.time_ns IS NOT NULL AND m.value IS NOT NULL"
-		" GROUP BY s.id ORDER BY s.name, s.entity");
-	int per_panel[NPANEL] = { 0 }, used_colors = 0, pass;
+	sqlite3_stmt *st = q_prepare(c->db, "SELECT id, name, entity FROM series"
+					    " ORDER BY name, entity LIMIT 20000");
+	sqlite3_stmt *ex = q_prepare(c->db, "SELECT 1 FROM sample WHERE series_id = ?"
+					    " AND time_ns IS NOT NULL LIMIT 1");
+	struct cand *cv = NULL;
+	int per_panel[NPANEL] = { 0 }, used_colors = 0, pass, nc = 0, i;
 
-	if (!st)
-		return;
-	/* two passes over the rows: known names, then other byte series */
+	if (!st || !ex)
+		goto out;
+	cv = calloc(MAX_CAND, sizeof(*cv));
+	if (!cv)
+		goto out;
+	while (nc < MAX_CAND && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *ent = (const char *)sqlite3_column_text(st, 2);
+		if (!name)
+			continue;
+		cv[nc].id = sqlite3_column_int64(st, 0);
+		cv[nc].name = strdup(name);
+		cv[nc].entity = strdup(ent ? ent : "");
+		if (!cv[nc].name || !cv[nc].entity) {
+			free(cv[nc].name);
+			free(cv[nc].entity);
+			break;
+		}
+		nc++;
+	}
+	/* two passes: known names in table order, then other byte series */
 	for (pass = 0; pass < 2; pass++) {
 		int k;
 		for (k = 0; k < (pass ? 1 : (int)NKNOWN); k++) {
-			sqlite3_reset(st);
-			while (sqlite3_step(st) == SQLITE_ROW) {
-				const char *name = (const char *)sqlite3_column_text(st, 1);
-				const char *ent = (const char *)sqlite3_column_text(st, 2);
-				int ki = name ? known_index(name) : -1;
+			for (i = 0; i < nc; i++) {
+				const char *name = cv[i].name, *ent = cv[i].entity;
+				int ki = known_index(name);
 				enum panel p;
 				struct cseries *cs;
 				int same = 0, j;
 
-				if (!name)
-					continue;
 				if (pass == 0 && ki != k)
 					continue;
 				if (pass == 1 && (ki >= 0 || !ends(name, "_bytes") ||
 						  !strcmp(name, "gpu.free_bytes")))
+					continue;
+				if (!has_timed_samples(ex, cv[i].id))
 					continue;
 				p = pass == 0 ? known[ki].panel : P_BYTES;
 				if (c->ns == MAX_SERIES || per_panel[p] == panels[p].max_series) {
@@ -177,7 +212,7 @@ static void pick_series(struct chart *c)
 						if (c->skipped.len)
 							strbuf_addstr(&c->skipped, ", ");
 						strbuf_add_utf8(&c->skipped, name, strlen(name));
-						if (ent && *ent) {
+						if (*ent) {
 							strbuf_addch(&c->skipped, ' ');
 							strbuf_add_utf8(&c->skipped, ent, strlen(ent));
 						}
@@ -188,14 +223,12 @@ static void pick_series(struct chart *c)
 				cs = &c->s[c->ns];
 				for (j = 0; j < c->ns; j++)
 					same += !strcmp(c->s[j].name, name);
-				cs->id = sqlite3_column_int64(st, 0);
+				cs->id = cv[i].id;
 				snprintf(cs->name, sizeof(cs->name), "%s", name);
 				strbuf_init(&cs->entity);
-				if (ent)
-					strbuf_add_utf8(&cs->entity, ent, strlen(ent));
+				strbuf_add_utf8(&cs->entity, ent, strlen(ent));
 				cs->panel = p;
-				cs->n_samples = sqlite3_column_int64(st, 3);
-				cs->vmax = sqlite3_column_double(st, 4);
+				cs->vmax = NAN;        /* set by the first bucketing */
 				if (pass == 0 && !same) {
 					cs->color = known[ki].color;
 				} else {
@@ -210,7 +243,14 @@ static void pick_series(struct chart *c)
 			}
 		}
 	}
+out:
+	for (i = 0; i < nc; i++) {
+		free(cv[i].name);
+		free(cv[i].entity);
+	}
+	free(cv);
 	sqlite3_finalize(st);
+	sqlite3_finalize(ex);
 }
 
 static int marker_kind(const char *k)
@@ -304,11 +344,11 @@ static int time_range(struct chart *c)
 
 	for (k = 0; k < c->ns; k++) {
 		char sql[160];
-		snprintf(sql, sizeof(sql), "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
-			 (long long)c->s[k].id);
+		snprintf(sql, sizeof(sql), "SELECT time_ns FROM sample WHERE series_id = %lld"
+			 " AND time_ns IS NOT NULL ORDER BY time_ns LIMIT 1", (long long)c->s[k].id);
 		c->s[k].tmin = q_int(c->db, sql, OL_NULL);
-		snprintf(sql, sizeof(sql), "SELECT max(time_ns) FROM sample WHERE series_id = %lld",
-			 (long long)c->s[k].id);
+		snprintf(sql, sizeof(sql), "SELECT time_ns FROM sample WHERE series_id = %lld"
+			 " AND time_ns IS NOT NULL ORDER BY time_ns DESC LIMIT 1", (long long)c->s[k].id);
 		c->s[k].tmax = q_int(c->db, sql, OL_NULL);
 		if (c->s[k].tmin != OL_NULL && c->s[k].tmin < t0)
 			t0 = c->s[k].tmin;
@@ -372,6 +412,7 @@ static double xpix(const struct chart *c, double t)
 /* One pass over a series' samples into its PLOT_W buckets. */
 static void bucket_series(struct chart *c, struct cseries *cs)
 {
+	int first_pass = isnan(cs->vmax);
 	sqlite3_stmt *st = q_prepare(c->db, "SELECT time_ns, value FROM sample WHERE series_id = ?1"
 					    " AND time_ns BETWEEN ?2 AND ?3 AND value IS NOT NULL"
 					    " ORDER BY time_ns");
@@ -403,6 +444,11 @@ static void bucket_series(struct chart *c, struct cseries *cs)
 		}
 		b->last = v;
 		b->n++;
+		if (first_pass) {
+			cs->n_samples++;
+			if (!(v <= cs->vmax))      /* NaN (unset) or larger */
+				cs->vmax = v;
+		}
 	}
 	sqlite3_finalize(st);
 	for (col = 0; col < PLOT_W; col++)
