@@ -138,12 +138,17 @@ static void header(struct strbuf *sb, struct report_summary *s)
 
 	strbuf_addstr(sb, "<header><h1>OOM incident report</h1>\n<p class=muted>");
 	if (s->has_oom) {
-		fmt_time(buf, sizeof(buf), s->oom_ns, s->oom_boot_ns);
-		strbuf_addstr(sb, "First OOM event <b>");
-		h_text(sb, buf, (size_t)-1);
-		strbuf_addstr(sb, "</b> (");
+		strbuf_addstr(sb, "First OOM event: <b>");
 		h_text(sb, s->oom_kind.buf, s->oom_kind.len);
-		strbuf_addstr(sb, ") &middot; ");
+		if (s->oom_ns == OL_NULL && s->oom_boot_ns == OL_NULL) {
+			strbuf_addstr(sb, "</b> at an unknown time");
+		} else {
+			fmt_time(buf, sizeof(buf), s->oom_ns, s->oom_boot_ns);
+			strbuf_addstr(sb, "</b> at <b>");
+			h_text(sb, buf, (size_t)-1);
+			strbuf_addstr(sb, "</b>");
+		}
+		strbuf_addstr(sb, " &middot; ");
 	}
 	strbuf_addf(sb, "written by oomlens %s from the incident database alone</p>\n",
 		    OOMLENS_VERSION);
@@ -207,7 +212,7 @@ static void header(struct strbuf *sb, struct report_summary *s)
 		if (s->victim_comm.len)
 			h_text(sb, s->victim_comm.buf, s->victim_comm.len);
 		else
-			strbuf_addstr(sb, "process");
+			strbuf_addstr(sb, "name unknown");
 		strbuf_addstr(sb, "</div><div class=ks>");
 		if (s->victim_pid != OL_NULL)
 			strbuf_addf(sb, "pid %lld, ", (long long)s->victim_pid);

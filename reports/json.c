@@ -113,14 +113,35 @@ static json_t *json_findings(sqlite3 *db)
 }
 
 /* Events: the common columns, then the kind's own fields from data. */
+static const char events_sql[] =
+	"SELECT e.kind, e.time_ns AS time, e.clock,"
+	" CASE WHEN e.boot_ns IS NULL THEN NULL ELSE e.boot_ns / 1e9 END AS boot_s,"
+	" e.pid, e.comm, e.bytes, e.summary, a.path AS artifact, e.line, e.data"
+	" FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"
+	" ORDER BY e.time_ns IS NULL, e.time_ns, e.boot_ns, e.id";
+
 static json_t *json_events(sqlite3 *db)
 {
-	return q_rows(db,
-		"SELECT e.kind, e.time_ns AS time, e.clock,"
-		" CASE WHEN e.boot_ns IS NULL THEN NULL ELSE e.boot_ns / 1e9 END AS boot_s,"
-		" e.pid, e.comm, e.bytes, e.summary, a.path AS artifact, e.line, e.data"
-		" FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"
-		" ORDER BY e.time_ns IS NULL, e.time_ns, e.boot_ns, e.id");
+	return q_rows(db, events_sql);
+}
+
+/* The same array written row by row: memory stays bounded with millions
+ * of events. One event per line. */
+static int stream_events(sqlite3 *db, FILE *out)
+{
+	sqlite3_stmt *st = q_prepare(db, events_sql);
+	int n = 0, r = 0;
+
+	fputc('[', out);
+	while (st && r == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		json_t *o = q_row(st);
+		fputs(n++ ? ",\n  " : "\n  ", out);
+		r = json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+		json_decref(o);
+	}
+	sqlite3_finalize(st);
+	fputs(n ? "\n]" : "]", out);
+	return st ? r : -1;
 }
 
 /* Each kernel OOM with a task dump: when, who invoked it, the victim, and
@@ -225,18 +246,19 @@ static json_t *json_unknowns(sqlite3 *db)
 static const struct {
 	const char *key;
 	json_t *(*fn)(sqlite3 *db);
+	int (*stream)(sqlite3 *db, FILE *out); /* for unbounded sections, or NULL */
 } sections[] = {
-	{ "oomlens", json_version },
-	{ "schema", json_schema },
-	{ "verdict", json_verdict },
-	{ "summary", json_summary },
-	{ "findings", json_findings },
-	{ "events", json_events },
-	{ "oom_tasks", json_oom_tasks },
-	{ "meta", json_meta },
-	{ "artifacts", json_artifacts },
-	{ "unknowns", json_unknowns },
-	{ NULL, NULL }
+	{ "oomlens", json_version, NULL },
+	{ "schema", json_schema, NULL },
+	{ "verdict", json_verdict, NULL },
+	{ "summary", json_summary, NULL },
+	{ "findings", json_findings, NULL },
+	{ "events", json_events, stream_events },
+	{ "oom_tasks", json_oom_tasks, NULL },
+	{ "meta", json_meta, NULL },
+	{ "artifacts", json_artifacts, NULL },
+	{ "unknowns", json_unknowns, NULL },
+	{ NULL, NULL, NULL }
 };
 
 json_t *report_json(sqlite3 *db)
@@ -251,4 +273,25 @@ json_t *report_json(sqlite3 *db)
 		json_object_set_new(o, sections[i].key, v ? v : json_null());
 	}
 	return o;
+}
+
+int report_json_write(sqlite3 *db, FILE *out)
+{
+	int i, r = 0;
+
+	fputc('{', out);
+	for (i = 0; sections[i].key && r == 0; i++) {
+		fprintf(out, "%s\n\"%s\": ", i ? "," : "", sections[i].key);
+		if (sections[i].stream) {
+			r = sections[i].stream(db, out);
+		} else {
+			json_t *v = sections[i].fn(db);
+			r = json_dumpf(v ? v : json_null(), out,
+				       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+				       JSON_REAL_PRECISION(12));
+			json_decref(v);
+		}
+	}
+	fputs("\n}\n", out);
+	return r == 0 && !ferror(out) ? 0 : -1;
 }

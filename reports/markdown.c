@@ -79,7 +79,7 @@ static void md_head(struct strbuf *sb, struct report_summary *s)
 		if (s->victim_comm.len)
 			md(sb, s->victim_comm.buf, s->victim_comm.len);
 		else
-			strbuf_addstr(sb, "process");
+			strbuf_addstr(sb, "name unknown");
 		if (s->victim_pid != OL_NULL)
 			strbuf_addf(sb, " (pid %lld)", (long long)s->victim_pid);
 		strbuf_addstr(sb, ", ");

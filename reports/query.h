@@ -20,6 +20,8 @@ json_t *q_json_time(sqlite3_stmt *st, int col);
  * holding a JSON object is merged into the row; a column "x_json" holding
  * JSON text becomes key "x" with that value. */
 json_t *q_rows(sqlite3 *db, const char *sql);
+/* The current row of st as q_rows builds it; caller decrefs. */
+json_t *q_row(sqlite3_stmt *st);
 /* First column of the first row as int64, or dflt. */
 int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt);
 /* First column of the first row as double, or dflt. */
