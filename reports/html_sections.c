@@ -163,7 +163,10 @@ void html_findings(struct strbuf *sb, sqlite3 *db)
 /* --- events --------------------------------------------------------------- */
 
 #define KEY_KINDS "('oom_invoked', 'oom_kill', 'oom_reaper', 'oom_no_kill', 'userspace_kill'," \
-		  " 'alloc_failure', 'torch_oom', 'cuda_exception', 'process_crash', 'server_error')"
+		  " 'alloc_failure', 'torch_oom', 'cuda_exception', 'process_crash')"
+/* Server errors can be millions: the table shows the last 20 before the
+ * first OOM event (or the last 20 when no OOM is on UTC). */
+#define SERVER_ERRORS_SHOWN 20
 
 void html_events(struct strbuf *sb, sqlite3 *db)
 {
@@ -177,10 +180,17 @@ void html_events(struct strbuf *sb, sqlite3 *db)
 		return;
 	}
 	st = q_prepare(db,
-		"SELECT e.time_ns, e.boot_ns, e.kind, e.pid, e.comm, e.bytes, e.summary, a.path, e.line"
-		" FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"
-		" WHERE e.kind IN " KEY_KINDS
-		" ORDER BY e.time_ns IS NULL, e.time_ns, e.boot_ns, e.id LIMIT 200");
+		"WITH oom AS (SELECT min(time_ns) AS t FROM event WHERE kind IN " KEY_KINDS "),"
+		" picked AS ("
+		"  SELECT * FROM (SELECT id FROM event WHERE kind IN " KEY_KINDS
+		"   ORDER BY time_ns IS NULL, time_ns, boot_ns, id LIMIT 200)"
+		"  UNION ALL SELECT * FROM (SELECT id FROM event WHERE kind = 'server_error'"
+		"   AND time_ns <= COALESCE((SELECT t FROM oom) + 60000000000, time_ns)"
+		"   ORDER BY time_ns IS NULL, time_ns DESC, id DESC LIMIT 20))" /* SERVER_ERRORS_SHOWN */
+		" SELECT e.time_ns, e.boot_ns, e.kind, e.pid, e.comm, e.bytes, e.summary, a.path, e.line"
+		" FROM picked p JOIN event e ON e.id = p.id"
+		" LEFT JOIN artifact a ON a.id = e.artifact_id"
+		" ORDER BY e.time_ns IS NULL, e.time_ns, e.boot_ns, e.id");
 	strbuf_addstr(sb, "<table><tr><th>time (UTC)</th><th>kind</th><th class=n>pid</th>"
 			  "<th>process</th><th class=n>bytes</th><th>what</th><th>source</th></tr>\n");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
@@ -211,10 +221,13 @@ void html_events(struct strbuf *sb, sqlite3 *db)
 				  " event.</td></tr>\n");
 	strbuf_addstr(sb, "</table>\n");
 	{
-		int64_t total = q_int(db, "SELECT count(*) FROM event WHERE kind IN " KEY_KINDS, n);
+		int64_t total = q_int(db, "SELECT count(*) FROM event WHERE kind IN " KEY_KINDS, 0) +
+				q_int(db, "SELECT count(*) FROM event WHERE kind = 'server_error'", 0);
 		if (total > n)
-			strbuf_addf(sb, "<p class=more>%lld more such events in the database"
-				    " (<code>oomlens timeline</code>).</p>\n", (long long)(total - n));
+			strbuf_addf(sb, "<p class=more>%lld more OOM, kill and error events in the"
+				    " database (<code>oomlens timeline</code>); server errors shown: the"
+				    " last %d before the OOM.</p>\n", (long long)(total - n),
+				    SERVER_ERRORS_SHOWN);
 	}
 	strbuf_addstr(sb, "<details><summary>Events by kind</summary>\n");
 	h_table(sb, db, "SELECT kind, count(*) AS events, min(time_ns) AS first_ns,"

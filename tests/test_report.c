@@ -128,6 +128,14 @@ static void build_incident(struct timeline *tl, int with_domain)
 		  " (4, 2, 'oom_reaper', NULL, 'boot', 99000000000, 4312, 'python3', NULL, 746,"
 		  "  'oom_reaper: reaped process 4312', NULL)",
 		  (long long)(T_OOM - NS), (long long)T_OOM, (long long)(T_OOM + NS / 10));
+	/* server errors: one long before, 25 in the last minutes */
+	execf(tl, "INSERT INTO event(artifact_id, kind, time_ns, clock, pid, comm, line, summary)"
+		  " VALUES (3, 'server_error', %lld, 'utc', 4312, 'python3', 10, 'early traceback')",
+		  (long long)(T_OOM - 7000 * NS));
+	for (i = 0; i < 25; i++)
+		execf(tl, "INSERT INTO event(artifact_id, kind, time_ns, clock, pid, comm, line,"
+		      " summary) VALUES (3, 'server_error', %lld, 'utc', 4312, 'python3', %d,"
+		      " 'traceback %d')", (long long)(T_OOM - (int64_t)(25 - i) * 10 * NS), 100 + i, i);
 	exec(tl, "INSERT INTO task(event_id, pid, uid, tgid, total_vm_pages, rss_pages,"
 		 " rss_anon_pages, rss_file_pages, rss_shmem_pages, swapents, oom_score_adj, name)"
 		 " VALUES (2, 4312, 1000, 4312, 67250000, 7085888, 7083888, 1500, 500, 0, 0, '"
@@ -287,6 +295,11 @@ static void html_full_incident(void **state)
 	contains(h, "at byte 4096: ELF note segment truncated");
 	contains(h, "a second snapshot an hour earlier");
 	contains(h, "1 events are only on the boot clock");
+	lacks(h, "early traceback");            /* server errors: the last 20 before the OOM */
+	lacks(h, "traceback 4<");
+	contains(h, "traceback 5<");
+	contains(h, "traceback 24<");
+	contains(h, "6 more OOM, kill and error events in the database");
 	contains(h, "boot+99.000s");
 	/* hostile strings: escaped in text, attributes and SVG */
 	no_injection(h);
@@ -352,12 +365,14 @@ static void json_full_incident(void **state)
 	assert_true(json_real_value(json_object_get(json_object_get(f, "figures"),
 						     "slope_mb_per_hour")) == 7168.0);
 	assert_int_equal(json_array_size(json_object_get(f, "evidence")), 2);
-	ev = json_array_get(json_object_get(j, "events"), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "events")), 30);
+	ev = json_array_get(json_object_get(j, "events"), 28);   /* in time order */
 	assert_string_equal(json_string_value(json_object_get(ev, "kind")), "oom_kill");
 	assert_string_equal(json_string_value(json_object_get(ev, "time")),
 			    "2025-11-29T18:22:40.100000Z");
 	assert_int_equal(json_integer_value(json_object_get(ev, "anon_rss_kb")), 28311552);
-	ev = json_array_get(json_object_get(j, "events"), 3);   /* not on UTC: last */
+	ev = json_array_get(json_object_get(j, "events"), 29);   /* not on UTC: last */
+	assert_string_equal(json_string_value(json_object_get(ev, "kind")), "oom_reaper");
 	assert_true(json_is_null(json_object_get(ev, "time")));
 	assert_true(json_real_value(json_object_get(ev, "boot_s")) == 99.0);
 	f = json_array_get(json_object_get(j, "oom_tasks"), 0);
