@@ -196,9 +196,9 @@ void html_events(struct strbuf *sb, sqlite3 *db)
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(st, 2);
 		int hot = kind && (!strcmp(kind, "oom_kill") || !strcmp(kind, "userspace_kill"));
-		strbuf_addstr(sb, hot ? "<tr class=victim><td>" : "<tr><td>");
+		strbuf_addstr(sb, hot ? "<tr class=victim><td class=t>" : "<tr><td class=t>");
 		h_time(sb, st, 0, 1);
-		strbuf_addstr(sb, "</td><td>");
+		strbuf_addstr(sb, "</td><td class=t>");
 		h_col(sb, st, 2);
 		strbuf_addstr(sb, "</td>");
 		h_num(sb, st, 3);
@@ -361,6 +361,9 @@ static void stack_frames(struct strbuf *sb, sqlite3 *db, sqlite3_stmt *fr, int64
 	strbuf_addstr(sb, "</div>");
 }
 
+/* The allocations of the latest snapshot (one incident may hold several). */
+#define LATEST " AND snapshot_id IS (SELECT max(snapshot_id) FROM alloc)"
+
 void html_live_allocs(struct strbuf *sb, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL, *fr = NULL;
@@ -375,10 +378,10 @@ void html_live_allocs(struct strbuf *sb, sqlite3 *db)
 			 " ingested (table <code>alloc</code> is absent).");
 		goto out;
 	}
-	count = q_int(db, "SELECT count(*) FROM alloc WHERE state = 'live'", 0);
-	total = q_real(db, "SELECT sum(size) FROM alloc WHERE state = 'live'", 0);
+	count = q_int(db, "SELECT count(*) FROM alloc WHERE state = 'live'" LATEST, 0);
+	total = q_real(db, "SELECT sum(size) FROM alloc WHERE state = 'live'" LATEST, 0);
 	stacks = q_int(db, "SELECT count(*) FROM (SELECT 1 FROM alloc WHERE state = 'live'"
-		       " GROUP BY device, stack_id)", 0);
+		       LATEST " GROUP BY device, stack_id)", 0);
 	if (!count) {
 		h_na(sb, "The snapshot's trace holds no allocation alive at its end.");
 		goto out;
@@ -388,7 +391,7 @@ void html_live_allocs(struct strbuf *sb, sqlite3 *db)
 		    " snapshot; the trace is a ring buffer, so older allocations may be"
 		    " missing).</p>\n", buf, (long long)count, (long long)stacks);
 	st = q_try(db, "SELECT device, stack_id, count(*), sum(size), max(size) FROM alloc"
-		       " WHERE state = 'live' GROUP BY device, stack_id"
+		       " WHERE state = 'live'" LATEST " GROUP BY device, stack_id"
 		       " ORDER BY sum(size) DESC LIMIT 25");
 	if (q_has_table(db, "frame"))
 		fr = q_try(db, "SELECT name, file, line FROM frame WHERE stack_id = ?"

@@ -116,7 +116,7 @@ int h_table(struct strbuf *sb, sqlite3 *db, const char *sql, const char *count_s
 			    (strstr(name, "size") || ends(name, "_bytes"))) {
 				h_bytes_td(sb, st, i);
 			} else if (type == SQLITE_INTEGER && ends(name, "_ns")) {
-				strbuf_addstr(sb, "<td>");
+				strbuf_addstr(sb, "<td class=t>");
 				h_time(sb, st, i, -1);
 				strbuf_addstr(sb, "</td>");
 			} else if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {

@@ -115,6 +115,7 @@ struct chart {
 	int64_t t0, t1;
 	double ymax[NPANEL];           /* top of each panel's y axis */
 	double ystep[NPANEL], yunit[NPANEL];
+	int empty[NPANEL];             /* a panel drawn with nothing on its y axis */
 	const char *yuname[NPANEL];
 	int top[NPANEL], present[NPANEL];
 	int height;
@@ -333,6 +334,13 @@ static double leak_value(json_t *n, double t)
 	       note(n, "slope") * 1048576.0 * (t - note(n, "fit_start")) / 3600e9;
 }
 
+#define TIME_MAX 4102444800000000000LL    /* 2100-01-01 */
+
+static int64_t clamp_time(int64_t t)
+{
+	return t < 60 * NS_PER_S ? 60 * NS_PER_S : t > TIME_MAX ? TIME_MAX : t;
+}
+
 /* The time range: drawn series, markers, annotation windows. */
 static int time_range(struct chart *c)
 {
@@ -381,6 +389,10 @@ static int time_range(struct chart *c)
 			}
 		}
 	}
+	/* hostile or broken times must not overflow the arithmetic below:
+	 * the axis spans 1970..2100 at most, times outside sit at its edges */
+	t0 = clamp_time(t0);
+	t1 = clamp_time(t1);
 	if (t1 - t0 < 60 * NS_PER_S) {          /* a single instant: a minute around it */
 		int64_t mid = t0 / 2 + t1 / 2;
 		t0 = mid - 30 * NS_PER_S;
@@ -393,8 +405,8 @@ static int time_range(struct chart *c)
 
 static int column_of(const struct chart *c, int64_t t)
 {
-	double x = (double)(t - c->t0) / (double)(c->t1 - c->t0) * (PLOT_W - 1);
-	int col = (int)(x + 0.5);
+	double x = ((double)t - (double)c->t0) / (double)(c->t1 - c->t0) * (PLOT_W - 1);
+	int col = x < 0 ? 0 : x > PLOT_W ? PLOT_W : (int)(x + 0.5);
 
 	return col < 0 ? 0 : col >= PLOT_W ? PLOT_W - 1 : col;
 }
@@ -549,6 +561,7 @@ static void layout(struct chart *c)
 				vmax[P_BYTES] = vals[j];
 	}
 	c->present[P_BYTES] = 1; /* markers and annotations live there */
+	c->empty[P_BYTES] = !(vmax[P_BYTES] > 0);
 	for (k = 0; k < NPANEL; k++) {
 		axis_of(c, vmax[k], (enum panel)k);
 		if (!c->present[k])
@@ -596,6 +609,13 @@ static void draw_axes(struct chart *c, struct strbuf *sb)
 			continue;
 		strbuf_addf(sb, "<rect x=%d y=%d width=%d height=%d class=plot />\n",
 			    ML, top, PLOT_W, h);
+		if (c->empty[k]) {
+			strbuf_addf(sb, "<text x=%d y=%d class=axt>no memory series in the artifacts:"
+				    " events only</text>\n", ML + PLOT_W / 2, top + h / 2);
+			strbuf_addf(sb, "<text x=%d y=%d class=pt>%s</text>\n", ML + 6, top + 14,
+				    panels[k].title);
+			continue;
+		}
 		for (v = 0; v <= c->ymax[k] / unit + 1e-9; v += st) {
 			double y = ypix(c, (enum panel)k, v * unit);
 			strbuf_addf(sb, "<line x1=%d x2=%d y1=%.1f y2=%.1f class=grid />", ML,
@@ -939,7 +959,9 @@ int html_chart(struct strbuf *sb, sqlite3 *db)
 	strbuf_addstr(sb, "</figure>\n");
 	/* a long incident: zoom on the minutes before the first OOM too */
 	oom = q_int(db, "SELECT min(time_ns) FROM event WHERE kind IN " MARKER_KINDS, OL_NULL);
-	if (oom != OL_NULL && oom - c->t0 > 45 * 60 * NS_PER_S) {
+	if (oom != OL_NULL)
+		oom = clamp_time(oom);
+	if (oom != OL_NULL && oom - c->t0 > 45 * 60 * NS_PER_S && oom < TIME_MAX - NS_PER_S * 3600) {
 		char t[40];
 		c->t0 = oom - ZOOM_BEFORE_S * NS_PER_S;
 		c->t1 = oom + ZOOM_AFTER_S * NS_PER_S;
