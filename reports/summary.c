@@ -89,7 +89,7 @@ void fmt_figure(struct strbuf *out, const char *key, const json_t *v)
 	} else if (ends(key, "_bytes_per_request")) {
 		fmt_bytes(buf, sizeof(buf), d);
 		strbuf_addf(out, "%s per request", buf);
-	} else if (ends(key, "_ns") && d > 1e17) { /* a time: after 1973 */
+	} else if (ends(key, "_ns") && d > 1e17 && d < 9e18) { /* a time: after 1973 */
 		format_iso8601((int64_t)d, buf, sizeof(buf));
 		strbuf_addstr(out, buf);
 	} else if (ends(key, "_ns")) {             /* a duration */

@@ -374,6 +374,10 @@ static int time_range(struct chart *c)
 	sqlite3_finalize(st);
 	if (t0 > t1)
 		return -1;
+	/* hostile or broken times must not overflow the arithmetic below:
+	 * the axis spans 1970..2100 at most, times outside sit at its edges */
+	t0 = clamp_time(t0);
+	t1 = clamp_time(t1);
 	json_array_foreach(c->notes, i, n) {
 		static const char *const keys[] = { "fit_start", "fit_end", "spike_start", "spike_end" };
 		size_t j;
@@ -389,10 +393,6 @@ static int time_range(struct chart *c)
 			}
 		}
 	}
-	/* hostile or broken times must not overflow the arithmetic below:
-	 * the axis spans 1970..2100 at most, times outside sit at its edges */
-	t0 = clamp_time(t0);
-	t1 = clamp_time(t1);
 	if (t1 - t0 < 60 * NS_PER_S) {          /* a single instant: a minute around it */
 		int64_t mid = t0 / 2 + t1 / 2;
 		t0 = mid - 30 * NS_PER_S;

@@ -514,6 +514,41 @@ static void large_series_is_downsampled_with_its_peak(void **state)
 	t_close(tl);
 }
 
+/* Times and figures no parser should produce, but a corrupt database or a
+ * buggy rule might: no overflow (UBSan), no crash, still a page. */
+static void hostile_times_and_figures(void **state)
+{
+	struct timeline *tl = t_open();
+	char *h, *m, *s;
+	(void)state;
+
+	exec(tl, "INSERT INTO series(id, name, unit, entity) VALUES (1, 'gpu.used_bytes', 'bytes', 'gpu0'),"
+		 " (2, 'server.running', 'requests', 'vllm');"
+		 "INSERT INTO sample(series_id, time_ns, value) VALUES (1, 9223372036854775807, 1e308),"
+		 " (1, -9223372036854775807, -5), (1, 0, 1), (2, 5, 9e18), (2, 6, -1);"
+		 "INSERT INTO event(kind, time_ns, clock, pid, comm, bytes) VALUES"
+		 " ('oom_kill', -9223372036854775807, 'utc', -1, '', -9223372036854775807),"
+		 " ('torch_oom', 9223372036854775806, 'utc', NULL, NULL, 9223372036854775807);"
+		 "INSERT INTO finding(rule, class, score, figures) VALUES"
+		 " ('x', 'leak', 1e308, '{\"slope_mb_per_hour\":1e308,\"fit_start_time_ns\":-1e300,"
+		 "   \"intercept_bytes\":-1e308,\"spike_start_ns\":1e300,\"spike_end_ns\":-1,"
+		 "   \"baseline_bytes\":1e308,\"total_bytes\":1e307}'),"
+		 " ('y', 'spike', NULL, 'not json'), ('z', 'misconfig', NULL, '[1,2]');"
+		 "INSERT INTO verdict(class, confidence) VALUES ('" HOSTILE_SCRIPT "', 7.5)");
+	h = render(tl, REPORT_HTML, NULL);
+	contains(h, "<svg xmlns");
+	contains(h, "confidence <b>100 %</b>");    /* clamped to 0..1 */
+	no_injection(h);
+	free(h);
+	m = render(tl, REPORT_MD, NULL);
+	no_injection(m);
+	free(m);
+	s = render(tl, REPORT_JSON, NULL);
+	assert_non_null(strstr(s, "\"verdict\""));
+	free(s);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +557,7 @@ int main(void)
 		cmocka_unit_test(json_full_incident),
 		cmocka_unit_test(html_missing_data_is_said),
 		cmocka_unit_test(large_series_is_downsampled_with_its_peak),
+		cmocka_unit_test(hostile_times_and_figures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
