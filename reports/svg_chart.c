@@ -856,9 +856,10 @@ static void legend(struct chart *c, struct strbuf *sb)
 		struct cseries *cs = &c->s[k];
 		char buf[32];
 		strbuf_addf(sb, "<li><svg width=26 height=10 aria-hidden=true><line x1=1 x2=25"
-			    " y1=5 y2=5 stroke=\"%s\" stroke-width=2.5%s%s%s /></svg>%s",
+			    " y1=5 y2=5 stroke=\"%s\" stroke-width=2.5%s%s%s /></svg>",
 			    cs->color, cs->dash ? " stroke-dasharray=\"" : "",
-			    cs->dash ? cs->dash : "", cs->dash ? "\"" : "", cs->label);
+			    cs->dash ? cs->dash : "", cs->dash ? "\"" : "");
+		h_text(sb, cs->label, (size_t)-1);   /* a name from the database for other series */
 		if (cs->entity.len) {
 			strbuf_addstr(sb, " <span class=ent>");
 			h_text(sb, cs->entity.buf, cs->entity.len);
@@ -870,8 +871,9 @@ static void legend(struct chart *c, struct strbuf *sb)
 			snprintf(buf, sizeof(buf), "%.0f %%", cs->vmax * 100);
 		else
 			snprintf(buf, sizeof(buf), "%g", cs->vmax);
-		strbuf_addf(sb, " <span class=muted title=\"%s: %lld samples, drawn as %lld"
-			    " pixel columns\">peak %s</span></li>", cs->name,
+		strbuf_addstr(sb, " <span class=muted title=\"");
+		h_text(sb, cs->name, (size_t)-1);
+		strbuf_addf(sb, ": %lld samples, drawn as %lld pixel columns\">peak %s</span></li>",
 			    (long long)cs->n_samples, (long long)cs->n_drawn, buf);
 	}
 	if (isfinite(c->limit_bytes))

@@ -93,7 +93,9 @@ static void build_incident(struct timeline *tl, int with_domain)
 		 " (2, 1, 'gpu.total_bytes', 'bytes', 'gpu0'),"
 		 " (3, 3, 'server.running', 'requests', 'vllm'),"
 		 " (4, 3, 'server.gpu_kv_usage', 'ratio', 'vllm'),"
-		 " (5, 2, 'cgroup.current_bytes', 'bytes', '/sys" HOSTILE_IMG "')");
+		 " (5, 2, 'cgroup.current_bytes', 'bytes', '/sys" HOSTILE_IMG "'),"
+		 " (6, 2, 'x" HOSTILE_SCRIPT "_bytes', 'bytes', '')");
+	exec(tl, "INSERT INTO sample(series_id, time_ns, value) VALUES (6, 1764440000000000000, 1e9)");
 	assert_int_equal(sqlite3_prepare_v2(tl->db, "INSERT INTO sample(series_id, time_ns, value)"
 					    " VALUES (?, ?, ?)", -1, &st, NULL), SQLITE_OK);
 	exec(tl, "BEGIN");
@@ -267,6 +269,7 @@ static void html_full_incident(void **state)
 	contains(h, "class=pt>requests in flight</text>");
 	contains(h, "class=pt>KV-cache usage</text>");
 	contains(h, "stroke=\"#1f5fa8\"");                 /* gpu.used */
+	contains(h, "</svg>x&lt;script&gt;alert(1)&lt;/script&gt;_bytes");  /* another byte series */
 	contains(h, "<g class=leak>");
 	contains(h, "leak +7168 MiB/h");
 	contains(h, "<g class=spike>");
