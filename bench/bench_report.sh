@@ -27,7 +27,7 @@ fi
 rows=$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]);
 print(c.execute('select count(*) from sample').fetchone()[0], c.execute('select count(*) from event').fetchone()[0])" "$db")
 echo "database: $(du -m "$db" | cut -f1) MB, samples and events: $rows"
-for fmt in html md; do
+for fmt in html md json; do
 	/usr/bin/time -v "$oomlens" report --format $fmt -o "$scratch/report.$fmt" "$db" \
 		2>"$scratch/time.$fmt"
 	secs=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$scratch/time.$fmt")

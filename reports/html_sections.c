@@ -184,9 +184,11 @@ void html_events(struct strbuf *sb, sqlite3 *db)
 		" picked AS ("
 		"  SELECT * FROM (SELECT id FROM event WHERE kind IN " KEY_KINDS
 		"   ORDER BY time_ns IS NULL, time_ns, boot_ns, id LIMIT 200)"
-		"  UNION ALL SELECT * FROM (SELECT id FROM event WHERE kind = 'server_error'"
+		/* +kind: walk the time index backwards, not every server error */
+		"  UNION ALL SELECT * FROM (SELECT id FROM event WHERE +kind = 'server_error'"
+		"   AND time_ns IS NOT NULL"
 		"   AND time_ns <= COALESCE((SELECT t FROM oom) + 60000000000, time_ns)"
-		"   ORDER BY time_ns IS NULL, time_ns DESC, id DESC LIMIT 20))" /* SERVER_ERRORS_SHOWN */
+		"   ORDER BY time_ns DESC LIMIT 20))" /* SERVER_ERRORS_SHOWN */
 		" SELECT e.time_ns, e.boot_ns, e.kind, e.pid, e.comm, e.bytes, e.summary, a.path, e.line"
 		" FROM picked p JOIN event e ON e.id = p.id"
 		" LEFT JOIN artifact a ON a.id = e.artifact_id"
