@@ -222,19 +222,42 @@ void html_events(struct strbuf *sb, sqlite3 *db)
 		strbuf_addstr(sb, "<tr><td colspan=7 class=muted>No OOM, kill, crash or error"
 				  " event.</td></tr>\n");
 	strbuf_addstr(sb, "</table>\n");
+	/* one pass over the kind index: the counts by kind, and how many of
+	 * the listed kinds the table left out */
+	st = q_prepare(db, "SELECT kind, count(*) FROM event GROUP BY kind ORDER BY 2 DESC, 1");
 	{
-		int64_t total = q_int(db, "SELECT count(*) FROM event WHERE kind IN " KEY_KINDS, 0) +
-				q_int(db, "SELECT count(*) FROM event WHERE kind = 'server_error'", 0);
+		static const char *const listed[] = {
+			"oom_invoked", "oom_kill", "oom_reaper", "oom_no_kill", "userspace_kill",
+			"alloc_failure", "torch_oom", "cuda_exception", "process_crash",
+			"server_error", NULL
+		};
+		struct strbuf kinds = STRBUF_INIT;
+		int64_t total = 0;
+		int rows = 0, i;
+
+		while (st && sqlite3_step(st) == SQLITE_ROW) {
+			const char *kind = (const char *)sqlite3_column_text(st, 0);
+			for (i = 0; kind && listed[i]; i++)
+				if (!strcmp(kind, listed[i]))
+					total += sqlite3_column_int64(st, 1);
+			if (rows++ < 100) {
+				strbuf_addstr(&kinds, "<tr><td>");
+				h_col(&kinds, st, 0);
+				strbuf_addstr(&kinds, "</td>");
+				h_num(&kinds, st, 1);
+				strbuf_addstr(&kinds, "</tr>\n");
+			}
+		}
+		sqlite3_finalize(st);
 		if (total > n)
 			strbuf_addf(sb, "<p class=more>%lld more OOM, kill and error events in the"
 				    " database (<code>oomlens timeline</code>); server errors shown: the"
 				    " last %d before the OOM.</p>\n", (long long)(total - n),
 				    SERVER_ERRORS_SHOWN);
+		strbuf_addf(sb, "<details><summary>Events by kind</summary>\n<table><tr><th>kind"
+			    "</th><th class=n>events</th></tr>\n%s</table>\n", kinds.buf);
+		strbuf_release(&kinds);
 	}
-	strbuf_addstr(sb, "<details><summary>Events by kind</summary>\n");
-	h_table(sb, db, "SELECT kind, count(*) AS events, min(time_ns) AS first_ns,"
-		    " max(time_ns) AS last_ns, sum(time_ns IS NULL) AS not_on_utc"
-		    " FROM event GROUP BY kind ORDER BY events DESC", NULL, 100);
 	strbuf_addstr(sb, "</details></section>\n");
 }
 
@@ -765,7 +788,7 @@ void html_unknowns(struct strbuf *sb, sqlite3 *db)
 			    " if UTC (give <code>--tz</code>).</li>", (long long)n);
 		items++;
 	}
-	n = q_int(db, "SELECT count(*) FROM sample WHERE time_ns IS NULL", 0);
+	n = q_int(db, Q_UNTIMED_SAMPLES, 0);
 	if (n > 0) {
 		strbuf_addf(sb, "<li>%lld samples have no UTC time and are not drawn.</li>",
 			    (long long)n);

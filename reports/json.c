@@ -222,7 +222,7 @@ static json_t *json_unknowns(sqlite3 *db)
 	json_object_set_new(o, "events_local_time",
 		json_integer(q_int(db, "SELECT count(*) FROM event WHERE clock = 'local'", 0)));
 	json_object_set_new(o, "samples_not_on_utc",
-		json_integer(q_int(db, "SELECT count(*) FROM sample WHERE time_ns IS NULL", 0)));
+		json_integer(q_int(db, Q_UNTIMED_SAMPLES, 0)));
 	json_object_set_new(o, "artifacts_not_read", q_rows(db,
 		"SELECT path, status, errors FROM artifact WHERE status IN ('failed', 'partial',"
 		" 'empty') ORDER BY id"));

@@ -9,6 +9,11 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+/* Samples not on UTC, counted with one index seek per series (the index
+ * is (series_id, time_ns): a plain "WHERE time_ns IS NULL" scans it all). */
+#define Q_UNTIMED_SAMPLES "SELECT sum((SELECT count(*) FROM sample m" \
+	" WHERE m.series_id = s.id AND m.time_ns IS NULL)) FROM series s"
+
 /* Prepare sql or print why and return NULL. */
 sqlite3_stmt *q_prepare(sqlite3 *db, const char *sql);
 /* Column as JSON: NULL -> null, integer, real, text (UTF-8 cleaned). */

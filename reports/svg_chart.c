@@ -981,7 +981,7 @@ int html_chart(struct strbuf *sb, sqlite3 *db)
 		h_text(sb, c->skipped.buf, c->skipped.len);
 		strbuf_addstr(sb, c->n_skipped > 8 ? ", &#8230;</p>\n" : ".</p>\n");
 	}
-	untimed = q_int(db, "SELECT count(*) FROM sample WHERE time_ns IS NULL", 0);
+	untimed = q_int(db, Q_UNTIMED_SAMPLES, 0);
 	if (untimed > 0)
 		strbuf_addf(sb, "<p class=warn>%lld samples have no UTC time (boot clock not"
 			    " aligned) and are not drawn.</p>\n", (long long)untimed);

@@ -96,6 +96,7 @@ static void build_incident(struct timeline *tl, int with_domain)
 		 " (5, 2, 'cgroup.current_bytes', 'bytes', '/sys" HOSTILE_IMG "'),"
 		 " (6, 2, 'x" HOSTILE_SCRIPT "_bytes', 'bytes', '')");
 	exec(tl, "INSERT INTO sample(series_id, time_ns, value) VALUES (6, 1764440000000000000, 1e9)");
+	exec(tl, "INSERT INTO sample(series_id, time_ns, boot_ns, value) VALUES (1, NULL, 5, 1e9)");
 	assert_int_equal(sqlite3_prepare_v2(tl->db, "INSERT INTO sample(series_id, time_ns, value)"
 					    " VALUES (?, ?, ?)", -1, &st, NULL), SQLITE_OK);
 	exec(tl, "BEGIN");
@@ -298,6 +299,7 @@ static void html_full_incident(void **state)
 	contains(h, "at byte 4096: ELF note segment truncated");
 	contains(h, "a second snapshot an hour earlier");
 	contains(h, "1 events are only on the boot clock");
+	contains(h, "<li>1 samples have no UTC time and are not drawn.</li>");
 	lacks(h, "early traceback");            /* server errors: the last 20 before the OOM */
 	lacks(h, "traceback 4<");
 	contains(h, "traceback 5<");
@@ -385,6 +387,8 @@ static void json_full_incident(void **state)
 							      "kernel.page_size")), "4096");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "unknowns"),
 							    "events_not_on_utc")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "unknowns"),
+							    "samples_not_on_utc")), 1);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(j, "unknowns"),
 							 "artifacts_not_read")), 2);
 	assert_false(strstr(s, "<script>") == NULL);  /* raw in a JSON string: it is data */
