@@ -32,6 +32,8 @@ for fmt in html md json; do
 		2>"$scratch/time.$fmt"
 	secs=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$scratch/time.$fmt")
 	rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$scratch/time.$fmt")
+	cpu=$(awk -F': ' '/User time|System time/ { t += $2 } END { printf "%.2f", t }' \
+		"$scratch/time.$fmt")
 	size=$(wc -c <"$scratch/report.$fmt")
-	echo "$fmt: wall $secs, output $size bytes, peak RSS $((rss / 1024)) MiB"
+	echo "$fmt: wall $secs, cpu ${cpu}s, output $size bytes, peak RSS $((rss / 1024)) MiB"
 done

@@ -734,9 +734,12 @@ static void draw_notes(struct chart *c, struct strbuf *sb, int layer)
 				x1 = x0 + 3;
 			strbuf_addf(sb, "<g class=spike><title>spike window: ");
 			h_text(sb, title, (size_t)-1);
+			/* the label inside the band, or left of it at the right edge */
 			strbuf_addf(sb, "</title><rect x=%.1f y=%d width=%.1f height=%d />"
-				    "<text x=%.1f y=%d class=als>spike</text></g>\n",
-				    x0, MT, x1 - x0, bottom - MT, x0 + 3, MT + 28);
+				    "<text x=%.1f y=%d class=%s>spike</text></g>\n",
+				    x0, MT, x1 - x0, bottom - MT,
+				    x0 + 40 > ML + PLOT_W ? x0 - 3 : x0 + 3, MT + 28,
+				    x0 + 40 > ML + PLOT_W ? "al" : "als");
 		}
 		if (layer == 0 && isfinite(base) && isfinite(total) && total > base) {
 			double y0 = ypix(c, P_BYTES, total), y1 = ypix(c, P_BYTES, base);
