@@ -98,7 +98,8 @@ static const char css[] =
 	"footer{margin-top:40px;font-size:12px;color:var(--mute)}"
 	"@media (max-width:760px){.keys{grid-template-columns:1fr}}"
 	"@media print{body{padding:0;max-width:none;font-size:12px}nav{display:none}"
-	"h2{break-after:avoid}figure,table{break-inside:auto}details{display:block}"
+	"h2{break-after:avoid}figure,table{break-inside:auto}"
+	"details::details-content{content-visibility:visible;display:contents}"
 	"a{color:inherit;text-decoration:none}}";
 
 static const char *class_label(const char *c)
