@@ -30,7 +30,8 @@
 #define PLOT_W 900           /* pixel columns of the plot */
 #define ML 74                /* left margin: y labels */
 #define MR 26
-#define MT 48                /* top: marker labels */
+#define MT 60                /* top: 4 rows of marker labels */
+#define LABEL_ROWS 4
 #define SVG_W (ML + PLOT_W + MR)
 #define PANEL_GAP 34
 #define MAX_SERIES 16
@@ -780,7 +781,7 @@ static void draw_markers(struct chart *c, struct strbuf *sb)
 		" count(*), min(time_ns), min(pid), min(comm) FROM event"
 		" WHERE kind IN " MARKER_KINDS " AND time_ns BETWEEN ?1 AND ?1 + ?2"
 		" GROUP BY kind, col ORDER BY col, kind LIMIT 4000");
-	double row_end[3] = { -1e9, -1e9, -1e9 };
+	double row_end[LABEL_ROWS] = { -1e9, -1e9, -1e9, -1e9 };
 	int bottom = bottom_of_plots(c);
 
 	if (!st)
@@ -830,10 +831,10 @@ static void draw_markers(struct chart *c, struct strbuf *sb)
 			double w = 6.0 * (double)label.len;
 			int right = x - 3 + w > SVG_W - 2;   /* no room: end at the marker */
 			double start = right ? x + 3 - w : x - 3;
-			for (r = 0; r < 3; r++)
+			for (r = 0; r < LABEL_ROWS; r++)
 				if (start > row_end[r] + 4)
 					break;
-			if (r < 3) {
+			if (r < LABEL_ROWS) {
 				strbuf_addf(sb, "<text x=%.1f y=%d class=\"ml%s\" fill=\"%s\">",
 					    right ? x + 3 : x - 3, 12 + 11 * r, right ? " mr" : "",
 					    marker_kinds[mk].color);

@@ -513,9 +513,9 @@ static void large_series_is_downsampled_with_its_peak(void **state)
 	pts = path_extent(h, "#1f5fa8", &ymin, &ymax);
 	assert_true(pts <= 4 * 900);
 	assert_true(pts > 900);
-	/* axis 0..60 GiB over 290 px from y=48: 50 GiB at 48 + 290/6 = 96.3 */
-	assert_true(ymin > 95.5 && ymin < 97.5);
-	assert_true(ymax > 285);                 /* the 10 GiB floor */
+	/* axis 0..60 GiB over 290 px from y=60: 50 GiB at 60 + 290/6 = 108.3 */
+	assert_true(ymin > 107.5 && ymin < 109.5);
+	assert_true(ymax > 297);                 /* the 10 GiB floor: 60 + 290 * 5/6 */
 	contains(h, "peak 50.0 GiB");
 	free(h);
 	t_close(tl);
