@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps build demo test test-plain test-asan bench fuzz clean
+.PHONY: all deps browser-deps build demo test test-plain test-asan bench fuzz clean
 
 all: build
 
@@ -25,7 +25,11 @@ demo: build
 	./build/oomlens analyze fixtures/demo -o demo-report.html --db demo.db
 	@echo "open demo-report.html"
 
-test-plain: build
+# the HTML report's browser test (tests/t_browser.sh) needs Chromium
+browser-deps:
+	sh scripts/deps.sh --browser
+
+test-plain: build browser-deps
 	cd build && ctest --output-on-failure -j$(JOBS)
 
 test-asan: deps

@@ -159,12 +159,15 @@ int parse_iso8601(const char *s, size_t n, int64_t *ns, int *off)
 void format_iso8601(int64_t ns, char *buf, size_t n)
 {
 	int y, mo, d;
-	int64_t secs = ns / NS_PER_S, sod;
+	int64_t secs = ns / NS_PER_S, sod, rem = ns % NS_PER_S;
 	long us;
 
-	if (ns < 0 && ns % NS_PER_S)
+	/* floor division without secs * NS_PER_S, which overflows near INT64_MIN */
+	if (rem < 0) {
 		secs--;
-	us = (long)((ns - secs * NS_PER_S) / 1000);
+		rem += NS_PER_S;
+	}
+	us = (long)(rem / 1000);
 	civil_from_ns(ns, &y, &mo, &d);
 	sod = secs % 86400;
 	if (sod < 0)

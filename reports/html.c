@@ -1,226 +1,295 @@
 /*
- * html.c -- the self-contained HTML report: one file, inline CSS, no
- * script, no external request. Every string from an artifact goes through
- * strbuf_add_html.
+ * html.c -- the self-contained HTML report: one file, inline CSS and
+ * inline SVG, no script, no external request (the Content-Security-Policy
+ * forbids any), readable offline and printable.
+ *
+ * Layout: the header says the verdict, its confidence and three key
+ * figures (peak memory against its limit, the process killed, the lead
+ * figure of the strongest finding); then the timeline chart (svg_chart.c)
+ * and the sections (html_sections.c). Every string from an artifact goes
+ * through h_text()/h_col() (html_util.c).
  */
 #include "report.h"
+#include "html_util.h"
 #include "query.h"
+#include "summary.h"
 #include "../analyzer/cli.h"
-#include "../lib/strbuf.h"
-#include "../lib/timeutil.h"
+#include "../parsers/sink.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char css[] =
-	"body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}"
-	"h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:1.8em;"
-	"border-bottom:1px solid #ddd}table{border-collapse:collapse;width:100%;font-size:13px}"
-	"th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}"
-	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
-	".verdict{font-size:1.2em;padding:.6em 1em;background:#f4f6fa;border-left:5px solid #4a6fa5}"
-	".muted{color:#777}.err{color:#b00}.warn{color:#a60}"
-	"code{font:12px ui-monospace,monospace}@media print{body{margin:0}}";
+	":root{--ink:#1d2430;--mute:#667085;--line:#e3e6eb;--accent:#3b5b92}"
+	"*{box-sizing:border-box}"
+	"body{font:14px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+	"margin:0 auto;padding:24px 28px 60px;max-width:1120px;color:var(--ink);background:#fff;"
+	"-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+	"h1{font-size:22px;margin:0 0 2px}h2{font-size:17px;margin:34px 0 10px;padding-bottom:4px;"
+	"border-bottom:2px solid var(--line)}h3{font-size:14.5px;margin:18px 0 6px}"
+	"a{color:var(--accent)}code{font:12px/1.4 ui-monospace,'DejaVu Sans Mono',Menlo,monospace}"
+	"table{border-collapse:collapse;width:100%;font-size:12.5px;margin:4px 0}"
+	"th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}"
+	"td{overflow-wrap:anywhere}td.t{white-space:nowrap;overflow-wrap:normal}"
+	"th{font-weight:600;color:#3a4352;background:#f6f7f9}"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+	".muted{color:var(--mute)}.err{color:#b3261e}.warn{color:#9a5b00}"
+	".na{color:var(--mute);font-style:italic;margin:6px 0}.more{color:var(--mute);font-size:12.5px}"
+	".sub{margin:8px 0 2px;font-weight:600;font-size:12.5px;color:#3a4352}"
+	"nav{font-size:12.5px;color:var(--mute);margin:6px 0 0}nav a{margin-right:10px}"
+	/* verdict and key figures */
+	".verdict{margin:16px 0 12px;padding:14px 18px;border:1px solid var(--line);"
+	"border-left:6px solid #7b8494;border-radius:4px;background:#f8f9fb}"
+	".v-leak{border-left-color:#c0392b}.v-spike{border-left-color:#d9822b}"
+	".v-misconfig{border-left-color:#3b5b92}"
+	".vhead{display:flex;align-items:baseline;gap:14px;flex-wrap:wrap}"
+	".vclass{font-size:21px;font-weight:700}.vcause{font-size:15px;color:#3a4352}"
+	".conf{margin-left:auto;font-size:13px;color:#3a4352;white-space:nowrap}"
+	".cbar{display:inline-block;width:90px;height:8px;background:#e3e6eb;border-radius:4px;"
+	"vertical-align:middle;margin-left:6px;overflow:hidden}"
+	".cbar span{display:block;height:100%;background:#3b5b92}"
+	".vsum{margin:8px 0 0;font-size:14.5px}"
+	".keys{display:grid;grid-template-columns:repeat(3,1fr);gap:12px;margin:0 0 8px}"
+	".key{border:1px solid var(--line);border-radius:4px;padding:10px 14px;min-width:0}"
+	".kl{font-size:11.5px;text-transform:uppercase;letter-spacing:.04em;color:var(--mute)}"
+	".kv{font-size:22px;font-weight:700;margin:2px 0;overflow-wrap:anywhere}"
+	".ks{font-size:12.5px;color:#3a4352;overflow-wrap:anywhere}"
+	/* chart */
+	"figure{margin:8px 0}svg{display:block;width:100%;height:auto}"
+	"svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}"
+	".plot{fill:#fff;stroke:#c9ced6}.grid{stroke:#eceef1;stroke-width:1}.tick{stroke:#8a929e}"
+	".yl{font-size:11px;fill:#5b6472;text-anchor:end}.xl{font-size:11px;fill:#5b6472;"
+	"text-anchor:middle}.axt{font-size:11.5px;fill:#3a4352;text-anchor:middle}"
+	".pt{font-size:11.5px;font-weight:600;fill:#3a4352}"
+	".s{fill:none;stroke-width:1.6;stroke-linejoin:round}"
+	".al{font-size:11px;text-anchor:end;font-weight:600}.als{font-size:11px;font-weight:600}"
+	".ml{font-size:10.5px;font-weight:600}.mr{text-anchor:end}"
+	".al,.als,.ml{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
+	".spike rect{fill:#f5b041;fill-opacity:.18}.spike text{fill:#a05a00}"
+	".headroom rect{fill:#58b368;fill-opacity:.10}.headroom line{stroke:#2e7d32;"
+	"stroke-dasharray:3 3}.headroom text{fill:#2e7d32}"
+	".leak line,.leakl{stroke:#b3261e;stroke-width:2.2;stroke-dasharray:10 4}"
+	".leak text{fill:#b3261e}.spiker{fill:#f5b041;fill-opacity:.35}"
+	".headr{fill:#58b368;fill-opacity:.25}"
+	".legend{list-style:none;padding:0;margin:6px 0 0;display:flex;flex-wrap:wrap;"
+	"gap:4px 18px;font-size:12.5px}.legend li{display:flex;align-items:center;gap:6px}"
+	".legend svg{display:inline;width:auto}.ent{font:11.5px ui-monospace,'DejaVu Sans Mono',"
+	"monospace;color:#3a4352}"
+	/* sections */
+	".finding{border:1px solid var(--line);border-radius:4px;padding:4px 16px 10px;"
+	"margin:10px 0;break-inside:avoid}"
+	".tags{margin:0 0 6px;font-size:12.5px;color:var(--mute)}"
+	".tag{display:inline-block;padding:0 7px;border-radius:9px;background:#eef1f6;"
+	"color:#3a4352;font-weight:600}"
+	"table.figs{width:auto;min-width:360px}table.figs th{background:none;font-weight:500;"
+	"color:#3a4352}"
+	".ev{margin:2px 0;padding-left:20px;font-size:12.5px}"
+	".advice{background:#f3f7ee;border-left:3px solid #58a04b;padding:6px 10px;margin:8px 0 0}"
+	"tr.victim td{background:#fdecea}.killed{color:#b3261e}"
+	".bar{display:inline-block;width:80px;height:8px;background:#eef1f6;margin-right:6px;"
+	"vertical-align:middle}.bar span{display:block;height:100%;background:#7a3fa0}"
+	".frames code{font-size:11.5px}.frames{line-height:1.35}"
+	".segs .free{fill:#e6e9ee}.segs .used{fill:#3b5b92}.sl{font-size:11px;fill:#3a4352}"
+	".sw-used,.sw-free{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px;"
+	"vertical-align:middle}.sw-used{background:#3b5b92}.sw-free{background:#e6e9ee}"
+	"figcaption{font-size:12px;color:var(--mute)}"
+	"tr.diag td{background:#fbfbfc;font-size:12px}tr.diag ul{margin:0;padding-left:18px}"
+	"details summary{cursor:pointer;color:var(--accent);font-size:12.5px}"
+	"footer{margin-top:40px;font-size:12px;color:var(--mute)}"
+	"@media (max-width:760px){.keys{grid-template-columns:1fr}}"
+	"@media print{body{padding:0;max-width:none;font-size:12px}nav{display:none}"
+	"h2{break-after:avoid}figure,table{break-inside:auto}"
+	"details::details-content{content-visibility:visible;display:contents}"
+	"a{color:inherit;text-decoration:none}}";
 
-static void add_text(struct strbuf *sb, sqlite3_stmt *st, int col)
+static const char *class_label(const char *c)
 {
-	const char *s = (const char *)sqlite3_column_text(st, col);
-	struct strbuf u = STRBUF_INIT;
-
-	if (!s) {
-		strbuf_addstr(sb, "<span class=muted>-</span>");
-		return;
-	}
-	strbuf_add_utf8(&u, s, (size_t)sqlite3_column_bytes(st, col));
-	strbuf_add_html(sb, u.buf, u.len);
-	strbuf_release(&u);
+	if (!strcmp(c, "leak"))
+		return "Memory leak";
+	if (!strcmp(c, "spike"))
+		return "Concurrency spike";
+	if (!strcmp(c, "misconfig"))
+		return "Misconfiguration";
+	if (!strcmp(c, "inconclusive"))
+		return "Inconclusive";
+	return NULL;
 }
 
-static void add_num(struct strbuf *sb, sqlite3_stmt *st, int col)
+/* How the lead figure of a finding is titled in the header. */
+static const char *figure_label(const char *key)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		strbuf_addstr(sb, "<td class=n><span class=muted>-</span></td>");
+	static const char *const names[][2] = {
+		{ "slope_mb_per_hour", "Leak rate" },
+		{ "peak_over_baseline_ratio", "Peak over baseline" },
+		{ "headroom_bytes", "Headroom" },
+		{ "contexts_per_device", "CUDA contexts per device" },
+		{ "largest_free_block_bytes", "Largest free block" },
+		{ "peak_bytes", "Peak" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i][0], key))
+			return names[i][1];
+	return NULL;
+}
+
+static void header(struct strbuf *sb, struct report_summary *s)
+{
+	char buf[64], buf2[64];
+	const char *cl = s->has_verdict ? class_label(s->vclass.buf) : NULL;
+
+	strbuf_addstr(sb, "<header><h1>OOM incident report</h1>\n<p class=muted>");
+	if (s->has_oom) {
+		strbuf_addstr(sb, "First OOM event: <b>");
+		h_text(sb, s->oom_kind.buf, s->oom_kind.len);
+		if (s->oom_ns == OL_NULL && s->oom_boot_ns == OL_NULL) {
+			strbuf_addstr(sb, "</b> at an unknown time");
+		} else {
+			fmt_time(buf, sizeof(buf), s->oom_ns, s->oom_boot_ns);
+			strbuf_addstr(sb, "</b> at <b>");
+			h_text(sb, buf, (size_t)-1);
+			strbuf_addstr(sb, "</b>");
+		}
+		strbuf_addstr(sb, " &middot; ");
+	}
+	strbuf_addf(sb, "written by oomlens %s from the incident database alone</p>\n",
+		    OOMLENS_VERSION);
+
+	strbuf_addstr(sb, "<div class=\"verdict");
+	if (cl) {
+		strbuf_addstr(sb, " v-");
+		h_text(sb, s->vclass.buf, s->vclass.len);
+	}
+	strbuf_addstr(sb, "\"><div class=vhead><span class=vclass>");
+	if (!s->has_verdict)
+		strbuf_addstr(sb, "No verdict");
+	else if (cl)
+		strbuf_addstr(sb, cl);
 	else
-		strbuf_addf(sb, "<td class=n>%lld</td>", (long long)sqlite3_column_int64(st, col));
-}
+		h_text(sb, s->vclass.buf, s->vclass.len);
+	strbuf_addstr(sb, "</span>");
+	if (s->cause.len) {
+		strbuf_addstr(sb, "<span class=vcause>cause: <b>");
+		h_text(sb, s->cause.buf, s->cause.len);
+		strbuf_addstr(sb, "</b></span>");
+	}
+	if (isfinite(s->confidence)) {
+		double c = s->confidence < 0 ? 0 : s->confidence > 1 ? 1 : s->confidence;
+		strbuf_addf(sb, "<span class=conf>confidence <b>%.0f %%</b><span class=cbar>"
+			    "<span style=\"width:%.0f%%\"></span></span></span>", c * 100, c * 100);
+	}
+	strbuf_addstr(sb, "</div>\n<p class=vsum>");
+	if (s->vsummary.len)
+		h_text(sb, s->vsummary.buf, s->vsummary.len);
+	else if (!s->has_verdict)
+		strbuf_addstr(sb, "The rules have not been run on this database.");
+	strbuf_addstr(sb, "</p></div>\n<div class=keys>\n");
 
-static void add_time(struct strbuf *sb, sqlite3_stmt *st, int tcol, int bcol)
-{
-	char buf[40];
-
-	if (sqlite3_column_type(st, tcol) != SQLITE_NULL) {
-		format_iso8601(sqlite3_column_int64(st, tcol), buf, sizeof(buf));
+	/* 1: peak memory against its limit */
+	strbuf_addstr(sb, "<div class=key><div class=kl>Peak memory</div><div class=kv>");
+	if (s->has_peak) {
+		fmt_bytes(buf, sizeof(buf), s->peak_bytes);
 		strbuf_addstr(sb, buf);
-	} else if (sqlite3_column_type(st, bcol) != SQLITE_NULL) {
-		strbuf_addf(sb, "boot+%.3fs <span class=muted>(not on UTC)</span>",
-			    (double)sqlite3_column_int64(st, bcol) / 1e9);
+		strbuf_addstr(sb, "</div><div class=ks>");
+		if (isfinite(s->limit_bytes) && s->limit_bytes > 0) {
+			fmt_bytes(buf2, sizeof(buf2), s->limit_bytes);
+			strbuf_addf(sb, "<b>%.1f %%</b> of %s (", 100 * s->peak_bytes / s->limit_bytes,
+				    buf2);
+			h_text(sb, s->limit_what.buf, s->limit_what.len);
+			strbuf_addstr(sb, ")<br>");
+		}
+		h_text(sb, s->peak_series.buf, s->peak_series.len);
+		if (s->peak_ns != OL_NULL) {
+			fmt_time(buf, sizeof(buf), s->peak_ns, OL_NULL);
+			strbuf_addf(sb, " at %s", buf);
+		}
 	} else {
-		strbuf_addstr(sb, "<span class=muted>unknown</span>");
+		strbuf_addstr(sb, "unknown</div><div class=ks>no memory series in the artifacts");
 	}
-}
+	strbuf_addstr(sb, "</div></div>\n");
 
-static void section_verdict(sqlite3 *db, struct strbuf *sb)
-{
-	sqlite3_stmt *st = q_prepare(db, "SELECT class, cause, confidence, summary, missing"
-					 " FROM verdict ORDER BY id LIMIT 1");
-	if (!st)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		strbuf_addstr(sb, "<div class=verdict><b>Verdict: ");
-		add_text(sb, st, 0);
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
-			strbuf_addstr(sb, " (");
-			add_text(sb, st, 1);
-			strbuf_addstr(sb, ")");
+	/* 2: the process the OOM took */
+	strbuf_addstr(sb, "<div class=key><div class=kl>Killed</div><div class=kv>");
+	if (s->has_victim) {
+		if (s->victim_comm.len)
+			h_text(sb, s->victim_comm.buf, s->victim_comm.len);
+		else
+			strbuf_addstr(sb, "name unknown");
+		strbuf_addstr(sb, "</div><div class=ks>");
+		if (s->victim_pid != OL_NULL)
+			strbuf_addf(sb, "pid %lld, ", (long long)s->victim_pid);
+		h_text(sb, s->victim_kind.buf, s->victim_kind.len);
+		if (s->victim_bytes != OL_NULL) {
+			fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
+			strbuf_addf(sb, ", %s %s", buf,
+				    !strcmp(s->victim_kind.buf, "torch_oom") ? "requested" : "freed");
 		}
-		strbuf_addf(sb, "</b> &middot; confidence %.2f<br>", sqlite3_column_double(st, 2));
-		add_text(sb, st, 3);
-		if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
-			strbuf_addstr(sb, "<br><span class=muted>Missing evidence: ");
-			add_text(sb, st, 4);
-			strbuf_addstr(sb, "</span>");
-		}
-		strbuf_addstr(sb, "</div>\n");
+	} else {
+		strbuf_addstr(sb, "unknown</div><div class=ks>no kill recorded in the artifacts");
 	}
-	sqlite3_finalize(st);
-}
+	strbuf_addstr(sb, "</div></div>\n");
 
-static void section_events(sqlite3 *db, struct strbuf *sb)
-{
-	sqlite3_stmt *st = q_prepare(db,
-		"SELECT e.time_ns, e.boot_ns, e.kind, e.pid, e.comm, e.summary, a.path, e.line"
-		" FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"
-		" ORDER BY e.time_ns IS NULL, e.time_ns, e.boot_ns, e.id LIMIT 2000");
-	int n = 0;
-
-	if (!st)
-		return;
-	strbuf_addstr(sb, "<h2>Events</h2>\n<table><tr><th>time (UTC)</th><th>kind</th>"
-			  "<th class=n>pid</th><th>process</th><th>what</th><th>source</th></tr>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		strbuf_addstr(sb, "<tr><td>");
-		add_time(sb, st, 0, 1);
-		strbuf_addstr(sb, "</td><td>");
-		add_text(sb, st, 2);
-		strbuf_addstr(sb, "</td>");
-		add_num(sb, st, 3);
-		strbuf_addstr(sb, "<td>");
-		add_text(sb, st, 4);
-		strbuf_addstr(sb, "</td><td>");
-		add_text(sb, st, 5);
-		strbuf_addstr(sb, "</td><td><code>");
-		add_text(sb, st, 6);
-		strbuf_addf(sb, ":%lld</code></td></tr>\n", (long long)sqlite3_column_int64(st, 7));
-		n++;
+	/* 3: the strongest finding's lead figure */
+	strbuf_addstr(sb, "<div class=key><div class=kl>");
+	if (s->top_key.len) {
+		if (figure_label(s->top_key.buf))
+			strbuf_addstr(sb, figure_label(s->top_key.buf));
+		else
+			h_text(sb, s->top_key.buf, s->top_key.len);
+		strbuf_addstr(sb, "</div><div class=kv>");
+		h_text(sb, s->top_value.buf, s->top_value.len);
+		strbuf_addstr(sb, "</div><div class=ks>");
+		h_text(sb, s->top_title.buf, s->top_title.len);
+	} else if (s->n_findings) {
+		strbuf_addstr(sb, "Top finding</div><div class=kv>");
+		h_text(sb, s->top_title.buf, s->top_title.len);
+		strbuf_addstr(sb, "</div><div class=ks>");
+	} else {
+		strbuf_addstr(sb, "Findings</div><div class=kv>none</div><div class=ks>"
+				  "no rule found enough evidence");
 	}
-	if (!n)
-		strbuf_addstr(sb, "<tr><td colspan=6 class=muted>No events were found in the"
-				  " artifacts.</td></tr>\n");
-	strbuf_addstr(sb, "</table>\n");
-	sqlite3_finalize(st);
-}
-
-/* The task table of each OOM event that has one, largest RSS first. */
-static void section_tasks(sqlite3 *db, struct strbuf *sb)
-{
-	sqlite3_stmt *ev = q_prepare(db,
-		"SELECT e.id, e.time_ns, e.boot_ns, e.comm, e.pid,"
-		" (SELECT k.pid FROM event k WHERE k.kind = 'oom_kill'"
-		"   AND json_extract(k.data, '$.invoker_event') = e.id LIMIT 1)"
-		" FROM event e WHERE EXISTS (SELECT 1 FROM task t WHERE t.event_id = e.id)"
-		" ORDER BY e.time_ns, e.boot_ns, e.id LIMIT 50");
-	sqlite3_stmt *st;
-
-	if (!ev)
-		return;
-	while (sqlite3_step(ev) == SQLITE_ROW) {
-		int64_t victim = sqlite3_column_type(ev, 5) == SQLITE_NULL ? -1
-				 : sqlite3_column_int64(ev, 5);
-		strbuf_addstr(sb, "<h2>Processes at the OOM of ");
-		add_time(sb, ev, 1, 2);
-		strbuf_addstr(sb, " (invoked by ");
-		add_text(sb, ev, 3);
-		strbuf_addstr(sb, "), by RSS</h2>\n<table><tr><th class=n>pid</th><th class=n>uid</th>"
-				  "<th>name</th><th class=n>total_vm (pages)</th>"
-				  "<th class=n>rss (pages)</th><th class=n>swap (pages)</th>"
-				  "<th class=n>oom_score_adj</th></tr>\n");
-		st = q_prepare(db, "SELECT pid, uid, name, total_vm_pages, rss_pages, swapents,"
-				   " oom_score_adj FROM task WHERE event_id = ?"
-				   " ORDER BY rss_pages DESC LIMIT 200");
-		if (!st)
-			break;
-		sqlite3_bind_int64(st, 1, sqlite3_column_int64(ev, 0));
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int is_victim = sqlite3_column_int64(st, 0) == victim;
-			strbuf_addstr(sb, is_victim ? "<tr style='background:#fde8e8'>" : "<tr>");
-			add_num(sb, st, 0);
-			add_num(sb, st, 1);
-			strbuf_addstr(sb, "<td>");
-			add_text(sb, st, 2);
-			strbuf_addstr(sb, is_victim ? " <b>(killed)</b></td>" : "</td>");
-			add_num(sb, st, 3);
-			add_num(sb, st, 4);
-			add_num(sb, st, 5);
-			add_num(sb, st, 6);
-			strbuf_addstr(sb, "</tr>\n");
-		}
-		sqlite3_finalize(st);
-		strbuf_addstr(sb, "</table>\n");
-	}
-	sqlite3_finalize(ev);
-}
-
-static void section_artifacts(sqlite3 *db, struct strbuf *sb)
-{
-	sqlite3_stmt *st = q_prepare(db,
-		"SELECT a.path, a.kind, a.size, a.status, d.line, d.offset, d.severity, d.message"
-		" FROM artifact a LEFT JOIN diagnostic d ON d.artifact_id = a.id"
-		" ORDER BY a.id, d.id");
-	if (!st)
-		return;
-	strbuf_addstr(sb, "<h2>Artifacts read</h2>\n<table><tr><th>file</th><th>kind</th>"
-			  "<th class=n>bytes</th><th>status</th><th>diagnostic</th></tr>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *sev = (const char *)sqlite3_column_text(st, 6);
-		strbuf_addstr(sb, "<tr><td><code>");
-		add_text(sb, st, 0);
-		strbuf_addstr(sb, "</code></td><td>");
-		add_text(sb, st, 1);
-		strbuf_addstr(sb, "</td>");
-		add_num(sb, st, 2);
-		strbuf_addstr(sb, "<td>");
-		add_text(sb, st, 3);
-		strbuf_addstr(sb, "</td><td>");
-		if (sev) {
-			strbuf_addf(sb, "<span class=%s>", !strcmp(sev, "error") ? "err" : "warn");
-			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-				strbuf_addf(sb, "line %lld: ", (long long)sqlite3_column_int64(st, 4));
-			else if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-				strbuf_addf(sb, "byte %lld: ", (long long)sqlite3_column_int64(st, 5));
-			add_text(sb, st, 7);
-			strbuf_addstr(sb, "</span>");
-		}
-		strbuf_addstr(sb, "</td></tr>\n");
-	}
-	strbuf_addstr(sb, "</table>\n");
-	sqlite3_finalize(st);
+	if (s->n_findings > 1)
+		strbuf_addf(sb, " <span class=muted>(+%d more findings)</span>", s->n_findings - 1);
+	strbuf_addstr(sb, "</div></div>\n</div>\n");
+	strbuf_addstr(sb, "<nav><a href=\"#timeline\">Timeline</a><a href=\"#findings\">Findings</a>"
+			  "<a href=\"#events\">Events</a><a href=\"#tasks\">Processes</a>"
+			  "<a href=\"#live\">Live memory</a><a href=\"#segments\">Segments</a>"
+			  "<a href=\"#gpu\">GPU core</a><a href=\"#artifacts\">Artifacts</a>"
+			  "<a href=\"#unknowns\">Unknowns</a></nav></header>\n");
 }
 
 int report_html(sqlite3 *db, FILE *out)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct report_summary s;
 	int r;
 
 	strbuf_addf(&sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
 		    " style-src 'unsafe-inline'; img-src data:\">"
-		    "<title>oomlens incident report</title><style>%s</style></head><body>\n"
-		    "<h1>OOM incident report</h1>\n<p class=muted>oomlens %s</p>\n",
-		    css, OOMLENS_VERSION);
-	section_verdict(db, &sb);
-	section_events(db, &sb);
-	section_tasks(db, &sb);
-	section_artifacts(db, &sb);
-	strbuf_addstr(&sb, "</body></html>\n");
+		    "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
+		    "<title>OOM incident report</title><style>%s</style></head><body>\n", css);
+	if (report_summary_load(db, &s) < 0) {
+		report_summary_release(&s);
+		strbuf_release(&sb);
+		return -1;
+	}
+	header(&sb, &s);
+	report_summary_release(&s);
+	html_chart(&sb, db);
+	html_findings(&sb, db);
+	html_events(&sb, db);
+	html_tasks(&sb, db);
+	html_live_allocs(&sb, db);
+	html_segments(&sb, db);
+	html_gpu(&sb, db);
+	html_artifacts(&sb, db);
+	html_unknowns(&sb, db);
+	strbuf_addf(&sb, "<footer>oomlens %s &middot; schema %lld &middot; every row behind this"
+		    " report is in the incident database (<code>sqlite3 incident.db</code>).</footer>\n"
+		    "</body></html>\n", OOMLENS_VERSION,
+		    (long long)q_int(db, "PRAGMA user_version", 0));
 	r = fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
 	strbuf_release(&sb);
 	return r;

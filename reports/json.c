@@ -1,22 +1,204 @@
 /*
- * json.c -- the machine-readable report (docs/json.md). One object:
- * verdict, findings, events, artifacts (with diagnostics), and one
- * section per artifact family. Keys never disappear: an unknown value is
- * null and an empty family is an empty array.
+ * json.c -- the machine-readable report (docs/json.md). One object, one
+ * key per section, each built by its own json_<section>() function listed
+ * in sections[] below: to add a section, write its function and add one
+ * row (keep the order of the table: it is the order of the keys). Keys
+ * never disappear: an unknown value is null and an empty family an empty
+ * array. Strings are UTF-8 cleaned (q_json) and escaped by jansson.
  */
 #include "report.h"
 #include "query.h"
+#include "summary.h"
 #include "../analyzer/cli.h"
+#include "../parsers/sink.h"
 
-/* Events: the common columns, then the kind's own fields from data. */
+#include <math.h>
+
+static json_t *json_version(sqlite3 *db)
+{
+	(void)db;
+	return json_string(OOMLENS_VERSION);
+}
+
+static json_t *json_schema(sqlite3 *db)
+{
+	return json_integer(q_int(db, "PRAGMA user_version", 0));
+}
+
+static json_t *json_verdict(sqlite3 *db)
+{
+	json_t *rows = q_rows(db,
+		"SELECT class, cause, confidence, summary, missing FROM verdict"
+		" ORDER BY id LIMIT 1");
+	json_t *v = json_array_get(rows, 0);
+
+	v = v ? json_incref(v) : json_null();
+	json_decref(rows);
+	return v;
+}
+
+static json_t *str_or_null(const struct strbuf *sb, int known)
+{
+	return known ? json_stringn(sb->buf, sb->len) : json_null();
+}
+
+static json_t *int_or_null(int64_t v)
+{
+	return v == OL_NULL ? json_null() : json_integer(v);
+}
+
+static json_t *time_or_null(int64_t ns)
+{
+	char buf[40];
+
+	if (ns == OL_NULL)
+		return json_null();
+	fmt_time(buf, sizeof(buf), ns, OL_NULL);
+	return json_string(buf);
+}
+
+/* The key figures of the report's header (summary.h). */
+static json_t *json_summary(sqlite3 *db)
+{
+	struct report_summary s;
+	json_t *o;
+
+	if (report_summary_load(db, &s) < 0) {
+		report_summary_release(&s);
+		return json_null();
+	}
+	o = json_object();
+	json_object_set_new(o, "first_oom", s.has_oom ? json_pack("{s:o, s:o, s:o}",
+		"kind", json_stringn(s.oom_kind.buf, s.oom_kind.len),
+		"time", time_or_null(s.oom_ns),
+		"boot_s", s.oom_boot_ns == OL_NULL ? json_null()
+			  : json_real((double)s.oom_boot_ns / 1e9)) : json_null());
+	json_object_set_new(o, "victim", s.has_victim ? json_pack("{s:o, s:o, s:o, s:o}",
+		"kind", json_stringn(s.victim_kind.buf, s.victim_kind.len),
+		"pid", int_or_null(s.victim_pid),
+		"comm", str_or_null(&s.victim_comm, s.victim_comm.len > 0),
+		"bytes", int_or_null(s.victim_bytes)) : json_null());
+	json_object_set_new(o, "peak", s.has_peak ? json_pack("{s:o, s:f, s:o, s:o, s:o}",
+		"series", json_stringn(s.peak_series.buf, s.peak_series.len),
+		"bytes", s.peak_bytes,
+		"time", time_or_null(s.peak_ns),
+		"limit_bytes", isfinite(s.limit_bytes) ? json_real(s.limit_bytes) : json_null(),
+		"limit", str_or_null(&s.limit_what, s.limit_what.len > 0)) : json_null());
+	json_object_set_new(o, "top_finding", s.n_findings ? json_pack("{s:o, s:o, s:o}",
+		"title", json_stringn(s.top_title.buf, s.top_title.len),
+		"figure", str_or_null(&s.top_key, s.top_key.len > 0),
+		"value", str_or_null(&s.top_value, s.top_key.len > 0)) : json_null());
+	report_summary_release(&s);
+	return o;
+}
+
+static json_t *json_findings(sqlite3 *db)
+{
+	json_t *fs = q_rows(db,
+		"SELECT id, rule, class, cause, score, title, advice, figures AS figures_json"
+		" FROM finding ORDER BY score DESC, id");
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(fs, i, f) {
+		char sql[200];
+		snprintf(sql, sizeof(sql),
+			 "SELECT ref_table AS \"table\", ref_id AS id, note FROM evidence"
+			 " WHERE finding_id = %lld",
+			 (long long)json_integer_value(json_object_get(f, "id")));
+		json_object_set_new(f, "evidence", q_rows(db, sql));
+		json_object_del(f, "id");
+	}
+	return fs;
+}
+
+/* Events: the common columns, then the kind's own fields from data; in
+ * time order, then those not on UTC by boot time. Two queries, so that
+ * the first walks the time index instead of sorting millions of rows. */
+#define EVENT_COLUMNS \
+	"SELECT e.kind, e.time_ns AS time, e.clock," \
+	" CASE WHEN e.boot_ns IS NULL THEN NULL ELSE e.boot_ns / 1e9 END AS boot_s," \
+	" e.pid, e.comm, e.bytes, e.summary, a.path AS artifact, e.line, e.data" \
+	" FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"
+static const char *const events_sql[] = {
+	EVENT_COLUMNS " WHERE e.time_ns IS NOT NULL ORDER BY e.time_ns, e.id",
+	EVENT_COLUMNS " WHERE e.time_ns IS NULL ORDER BY e.boot_ns, e.id",
+};
+
 static json_t *json_events(sqlite3 *db)
 {
-	return q_rows(db,
-		"SELECT e.kind, e.time_ns AS time, e.clock,"
-		" CASE WHEN e.boot_ns IS NULL THEN NULL ELSE e.boot_ns / 1e9 END AS boot_s,"
-		" e.pid, e.comm, e.bytes, e.summary, a.path AS artifact, e.line, e.data"
-		" FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"
-		" ORDER BY e.time_ns IS NULL, e.time_ns, e.boot_ns, e.id");
+	json_t *a = q_rows(db, events_sql[0]), *b = q_rows(db, events_sql[1]);
+
+	json_array_extend(a, b);
+	json_decref(b);
+	return a;
+}
+
+/* The same array written row by row: memory stays bounded with millions
+ * of events. One event per line. */
+static int stream_events(sqlite3 *db, FILE *out)
+{
+	int n = 0, r = 0, q;
+
+	fputc('[', out);
+	for (q = 0; q < 2 && r == 0; q++) {
+		sqlite3_stmt *st = q_prepare(db, events_sql[q]);
+		if (!st)
+			r = -1;
+		while (st && r == 0 && sqlite3_step(st) == SQLITE_ROW) {
+			json_t *o = q_row(st);
+			fputs(n++ ? ",\n  " : "\n  ", out);
+			r = json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER |
+				       JSON_REAL_PRECISION(12));
+			json_decref(o);
+		}
+		sqlite3_finalize(st);
+	}
+	fputs(n ? "\n]" : "]", out);
+	return r;
+}
+
+/* Each kernel OOM with a task dump: when, who invoked it, the victim, and
+ * the tasks (largest RSS first). */
+static json_t *json_oom_tasks(sqlite3 *db)
+{
+	json_t *ooms = q_rows(db,
+		"SELECT e.id, e.time_ns AS time, e.pid AS invoked_by_pid, e.comm AS invoked_by,"
+		" (SELECT k.pid FROM event k WHERE k.kind = 'oom_kill' AND json_valid(k.data)"
+		"  AND json_extract(k.data, '$.invoker_event') = e.id LIMIT 1) AS victim_pid"
+		" FROM event e WHERE e.kind = 'oom_invoked'"
+		" AND EXISTS (SELECT 1 FROM task t WHERE t.event_id = e.id)"
+		" ORDER BY e.time_ns, e.boot_ns, e.id");
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(ooms, i, o) {
+		char sql[400];
+		snprintf(sql, sizeof(sql),
+			 "SELECT pid, uid, tgid, name, total_vm_pages, rss_pages, rss_anon_pages,"
+			 " rss_file_pages, rss_shmem_pages, pgtables_bytes, swapents, oom_score_adj"
+			 " FROM task WHERE event_id = %lld ORDER BY rss_pages DESC, pid",
+			 (long long)json_integer_value(json_object_get(o, "id")));
+		json_object_set_new(o, "tasks", q_rows(db, sql));
+		json_object_del(o, "id");
+	}
+	return ooms;
+}
+
+static json_t *json_meta(sqlite3 *db)
+{
+	json_t *rows = q_rows(db, "SELECT key, value FROM meta WHERE artifact_id IS NULL"
+				  " ORDER BY key, rowid");
+	json_t *o = json_object(), *r;
+	size_t i;
+
+	json_array_foreach(rows, i, r) {
+		const char *k = json_string_value(json_object_get(r, "key"));
+		if (k)
+			json_object_set(o, k, json_object_get(r, "value"));
+	}
+	json_decref(rows);
+	return o;
 }
 
 static json_t *json_artifacts(sqlite3 *db)
@@ -41,36 +223,36 @@ static json_t *json_artifacts(sqlite3 *db)
 	return arts;
 }
 
-static json_t *json_verdict(sqlite3 *db)
+/* What the report could not determine (the HTML's last section). */
+static json_t *json_unknowns(sqlite3 *db)
 {
-	json_t *rows = q_rows(db,
-		"SELECT class, cause, confidence, summary, missing FROM verdict"
-		" ORDER BY id LIMIT 1");
-	json_t *v = json_array_get(rows, 0);
+	json_t *o = json_object();
+	json_t *v = json_verdict(db);
 
-	v = v ? json_incref(v) : json_null();
-	json_decref(rows);
-	return v;
-}
-
-static json_t *json_findings(sqlite3 *db)
-{
-	json_t *fs = q_rows(db,
-		"SELECT id, rule, class, cause, score, title, advice, figures AS figures_json"
-		" FROM finding ORDER BY score DESC, id");
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(fs, i, f) {
-		char sql[200];
-		snprintf(sql, sizeof(sql),
-			 "SELECT ref_table AS \"table\", ref_id AS id, note FROM evidence"
-			 " WHERE finding_id = %lld",
-			 (long long)json_integer_value(json_object_get(f, "id")));
-		json_object_set_new(f, "evidence", q_rows(db, sql));
-		json_object_del(f, "id");
+	json_object_set(o, "missing", json_is_object(v) ? json_object_get(v, "missing") : json_null());
+	json_decref(v);
+	json_object_set_new(o, "events_not_on_utc",
+		json_integer(q_int(db, "SELECT count(*) FROM event WHERE time_ns IS NULL", 0)));
+	json_object_set_new(o, "events_local_time",
+		json_integer(q_int(db, "SELECT count(*) FROM event WHERE clock = 'local'", 0)));
+	json_object_set_new(o, "samples_not_on_utc",
+		json_integer(q_int(db, Q_UNTIMED_SAMPLES, 0)));
+	json_object_set_new(o, "artifacts_not_read", q_rows(db,
+		"SELECT path, status, errors FROM artifact WHERE status IN ('failed', 'partial',"
+		" 'empty') ORDER BY id"));
+	json_object_set_new(o, "tables_absent", json_array());
+	{
+		static const char *const domain[] = {
+			"snapshot", "segment", "block", "trace", "alloc", "gpu_device", "gpu_context",
+			"gpu_module", "gpu_grid", "gpu_region", "thread", NULL
+		};
+		int i;
+		for (i = 0; domain[i]; i++)
+			if (!q_has_table(db, domain[i]))
+				json_array_append_new(json_object_get(o, "tables_absent"),
+						      json_string(domain[i]));
 	}
-	return fs;
+	return o;
 }
 
 /* ---- core dumps (issue 4) ---- */
@@ -165,19 +347,61 @@ static json_t *json_anchors(sqlite3 *db)
 		" LEFT JOIN artifact a ON a.id = n.artifact_id ORDER BY n.id");
 }
 
+/* The sections, in key order. Other issues add theirs here (snapshots,
+ * gpu_cores, host_cores, series): one function and one row each. */
+static const struct {
+	const char *key;
+	json_t *(*fn)(sqlite3 *db);
+	int (*stream)(sqlite3 *db, FILE *out); /* for unbounded sections, or NULL */
+} sections[] = {
+	{ "oomlens", json_version, NULL },
+	{ "schema", json_schema, NULL },
+	{ "verdict", json_verdict, NULL },
+	{ "summary", json_summary, NULL },
+	{ "findings", json_findings, NULL },
+	{ "events", json_events, stream_events },
+	{ "oom_tasks", json_oom_tasks, NULL },
+	{ "meta", json_meta, NULL },
+	{ "artifacts", json_artifacts, NULL },
+	{ "unknowns", json_unknowns, NULL },
+	{ "gpu_cores", json_gpu_cores, NULL },     /* issue 4 */
+	{ "host_cores", json_host_cores, NULL },   /* issue 4 */
+	{ "series", json_series, NULL },           /* issue 5 */
+	{ "anchors", json_anchors, NULL },         /* issue 5 */
+	{ NULL, NULL, NULL }
+};
+
 json_t *report_json(sqlite3 *db)
 {
 	json_t *o = json_object();
+	int i;
 
-	json_object_set_new(o, "oomlens", json_string(OOMLENS_VERSION));
-	json_object_set_new(o, "schema", json_integer(q_int(db, "PRAGMA user_version", 0)));
-	json_object_set_new(o, "verdict", json_verdict(db));
-	json_object_set_new(o, "findings", json_findings(db));
-	json_object_set_new(o, "events", json_events(db));
-	json_object_set_new(o, "artifacts", json_artifacts(db));
-	json_object_set_new(o, "gpu_cores", json_gpu_cores(db));     /* issue 4 */
-	json_object_set_new(o, "host_cores", json_host_cores(db));   /* issue 4 */
-	json_object_set_new(o, "series", json_series(db));     /* issue 5 */
-	json_object_set_new(o, "anchors", json_anchors(db));   /* issue 5 */
+	if (!o)
+		return NULL;
+	for (i = 0; sections[i].key; i++) {
+		json_t *v = sections[i].fn(db);
+		json_object_set_new(o, sections[i].key, v ? v : json_null());
+	}
 	return o;
+}
+
+int report_json_write(sqlite3 *db, FILE *out)
+{
+	int i, r = 0;
+
+	fputc('{', out);
+	for (i = 0; sections[i].key && r == 0; i++) {
+		fprintf(out, "%s\n\"%s\": ", i ? "," : "", sections[i].key);
+		if (sections[i].stream) {
+			r = sections[i].stream(db, out);
+		} else {
+			json_t *v = sections[i].fn(db);
+			r = json_dumpf(v ? v : json_null(), out,
+				       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+				       JSON_REAL_PRECISION(12));
+			json_decref(v);
+		}
+	}
+	fputs("\n}\n", out);
+	return r == 0 && !ferror(out) ? 0 : -1;
 }

@@ -57,41 +57,45 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+json_t *q_row(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+	int i, n = sqlite3_column_count(st);
+
+	for (i = 0; i < n; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		if (!strcmp(name, "data")) {
+			json_t *d = NULL;
+			if (sqlite3_column_type(st, i) == SQLITE_TEXT)
+				d = json_loads((const char *)sqlite3_column_text(st, i), 0, NULL);
+			if (json_is_object(d))
+				json_object_update(o, d);
+			json_decref(d);
+		} else if (ends_with(name, "_json")) {
+			json_t *d = NULL;
+			char key[64];
+			snprintf(key, sizeof(key), "%.*s", (int)(strlen(name) - 5), name);
+			if (sqlite3_column_type(st, i) == SQLITE_TEXT)
+				d = json_loads((const char *)sqlite3_column_text(st, i), 0, NULL);
+			json_object_set_new(o, key, d ? d : json_null());
+		} else if (ends_with(name, "time")) {
+			json_object_set_new(o, name, q_json_time(st, i));
+		} else {
+			json_object_set_new(o, name, q_json(st, i));
+		}
+	}
+	return o;
+}
+
 json_t *q_rows(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = q_prepare(db, sql);
 	json_t *arr = json_array();
-	int i, n;
 
 	if (!st)
 		return arr;
-	n = sqlite3_column_count(st);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *o = json_object();
-		for (i = 0; i < n; i++) {
-			const char *name = sqlite3_column_name(st, i);
-			if (!strcmp(name, "data")) {
-				json_t *d = NULL;
-				if (sqlite3_column_type(st, i) == SQLITE_TEXT)
-					d = json_loads((const char *)sqlite3_column_text(st, i), 0, NULL);
-				if (json_is_object(d))
-					json_object_update(o, d);
-				json_decref(d);
-			} else if (ends_with(name, "_json")) {
-				json_t *d = NULL;
-				char key[64];
-				snprintf(key, sizeof(key), "%.*s", (int)(strlen(name) - 5), name);
-				if (sqlite3_column_type(st, i) == SQLITE_TEXT)
-					d = json_loads((const char *)sqlite3_column_text(st, i), 0, NULL);
-				json_object_set_new(o, key, d ? d : json_null());
-			} else if (ends_with(name, "time")) {
-				json_object_set_new(o, name, q_json_time(st, i));
-			} else {
-				json_object_set_new(o, name, q_json(st, i));
-			}
-		}
-		json_array_append_new(arr, o);
-	}
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(arr, q_row(st));
 	sqlite3_finalize(st);
 	return arr;
 }
@@ -107,4 +111,40 @@ int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+double q_real(sqlite3 *db, const char *sql, double dflt)
+{
+	sqlite3_stmt *st = q_prepare(db, sql);
+	double v = dflt;
+
+	if (!st)
+		return dflt;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int q_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = q_prepare(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view')"
+				     " AND name = ?");
+	int r = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	r = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return r;
+}
+
+sqlite3_stmt *q_try(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	return st;
 }

@@ -9,6 +9,11 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+/* Samples not on UTC, counted with one index seek per series (the index
+ * is (series_id, time_ns): a plain "WHERE time_ns IS NULL" scans it all). */
+#define Q_UNTIMED_SAMPLES "SELECT sum((SELECT count(*) FROM sample m" \
+	" WHERE m.series_id = s.id AND m.time_ns IS NULL)) FROM series s"
+
 /* Prepare sql or print why and return NULL. */
 sqlite3_stmt *q_prepare(sqlite3 *db, const char *sql);
 /* Column as JSON: NULL -> null, integer, real, text (UTF-8 cleaned). */
@@ -20,7 +25,18 @@ json_t *q_json_time(sqlite3_stmt *st, int col);
  * holding a JSON object is merged into the row; a column "x_json" holding
  * JSON text becomes key "x" with that value. */
 json_t *q_rows(sqlite3 *db, const char *sql);
+/* The current row of st as q_rows builds it; caller decrefs. */
+json_t *q_row(sqlite3_stmt *st);
 /* First column of the first row as int64, or dflt. */
 int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt);
+/* First column of the first row as double, or dflt. */
+double q_real(sqlite3 *db, const char *sql, double dflt);
+/* 1 when the database has a table (or view) of that name, else 0. Domain
+ * tables (snapshot, segment, alloc, gpu_device...) are created by their
+ * parsers' stores and may be missing from a given database. */
+int q_has_table(sqlite3 *db, const char *name);
+/* Prepare sql quietly: NULL (no message) when it does not compile, e.g. a
+ * domain table with other columns than expected. */
+sqlite3_stmt *q_try(sqlite3 *db, const char *sql);
 
 #endif

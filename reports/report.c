@@ -21,18 +21,9 @@ int report_format_parse(const char *s, enum report_format *f)
 
 int report_write(sqlite3 *db, enum report_format f, FILE *out)
 {
-	json_t *j;
-	int r;
-
 	switch (f) {
 	case REPORT_JSON:
-		j = report_json(db);
-		if (!j)
-			return -1;
-		r = json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', out);
-		json_decref(j);
-		return r;
+		return report_json_write(db, out);
 	case REPORT_MD:
 		return report_markdown(db, out);
 	default:

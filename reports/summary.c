@@ -1,0 +1,319 @@
+/*
+ * summary.c -- the incident at a glance (see summary.h): verdict, OOM
+ * time and victim, peak against limit, strongest finding; and the number
+ * formatting the reports share.
+ */
+#include "summary.h"
+#include "query.h"
+#include "../lib/timeutil.h"
+#include "../parsers/sink.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void col_text(struct strbuf *sb, sqlite3_stmt *st, int col)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+
+	if (s)
+		strbuf_add_utf8(sb, s, (size_t)sqlite3_column_bytes(st, col));
+}
+
+static int64_t col_int(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? OL_NULL
+							   : sqlite3_column_int64(st, col);
+}
+
+void fmt_bytes(char *buf, size_t n, double b)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double a = fabs(b);
+	int u = 0;
+
+	if (!isfinite(b)) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	while (a >= 1024 && u < 5) {
+		a /= 1024;
+		b /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%.0f B", b);
+	else
+		snprintf(buf, n, "%.*f %s", a < 10 ? 2 : a < 100 ? 1 : 0, b, units[u]);
+}
+
+void fmt_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns)
+{
+	if (utc_ns != OL_NULL)
+		format_iso8601(utc_ns, buf, n);
+	else if (boot_ns != OL_NULL)
+		snprintf(buf, n, "boot+%.3fs (not on UTC)", (double)boot_ns / 1e9);
+	else
+		snprintf(buf, n, "unknown");
+}
+
+static int ends(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+void fmt_figure(struct strbuf *out, const char *key, const json_t *v)
+{
+	char buf[64];
+	double d;
+
+	if (json_is_string(v)) {
+		strbuf_add_utf8(out, json_string_value(v), json_string_length(v));
+		return;
+	}
+	if (json_is_boolean(v)) {
+		strbuf_addstr(out, json_is_true(v) ? "yes" : "no");
+		return;
+	}
+	if (!json_is_number(v)) {
+		strbuf_addstr(out, json_is_null(v) ? "unknown" : "(structured)");
+		return;
+	}
+	d = json_number_value(v);
+	if (ends(key, "_bytes")) {
+		fmt_bytes(buf, sizeof(buf), d);
+		strbuf_addstr(out, buf);
+	} else if (ends(key, "_mb_per_hour")) {
+		strbuf_addf(out, "%+.1f MiB/h", d);
+	} else if (ends(key, "_bytes_per_request")) {
+		fmt_bytes(buf, sizeof(buf), d);
+		strbuf_addf(out, "%s per request", buf);
+	} else if (ends(key, "_ns") && d > 1e17 && d < 9e18) { /* a time: after 1973 */
+		format_iso8601((int64_t)d, buf, sizeof(buf));
+		strbuf_addstr(out, buf);
+	} else if (ends(key, "_ns")) {             /* a duration */
+		strbuf_addf(out, "%.3f s", d / 1e9);
+	} else if (ends(key, "_s") || ends(key, "_seconds")) {
+		strbuf_addf(out, "%.3g s", d);
+	} else if (ends(key, "_percent")) {
+		strbuf_addf(out, "%.1f %%", d);
+	} else if (ends(key, "_ratio") || ends(key, "_fraction")) {
+		strbuf_addf(out, "%.2f (%.0f %%)", d, d * 100);
+	} else if (json_is_integer(v)) {
+		strbuf_addf(out, "%lld", (long long)json_integer_value(v));
+	} else {
+		strbuf_addf(out, "%.4g", d);
+	}
+}
+
+/* The figure a reader looks at first, by name; else the first one. */
+static const char *const lead_figures[] = {
+	"slope_mb_per_hour", "peak_over_baseline_ratio", "headroom_bytes",
+	"contexts_per_device", "largest_free_block_bytes", "peak_bytes", NULL
+};
+
+static void top_finding(sqlite3 *db, struct report_summary *s)
+{
+	sqlite3_stmt *st = q_prepare(db, "SELECT title, figures, rule FROM finding"
+					 " ORDER BY score DESC, id LIMIT 1");
+	json_t *fig = NULL, *v = NULL;
+	const char *key = NULL;
+	int i;
+
+	if (!st)
+		return;
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto out;
+	col_text(&s->top_title, st, 0);
+	if (!s->top_title.len)
+		col_text(&s->top_title, st, 2);
+	if (sqlite3_column_type(st, 1) == SQLITE_TEXT)
+		fig = json_loads((const char *)sqlite3_column_text(st, 1), 0, NULL);
+	if (!json_is_object(fig))
+		goto out;
+	for (i = 0; lead_figures[i] && !v; i++)
+		if ((v = json_object_get(fig, lead_figures[i])))
+			key = lead_figures[i];
+	if (!v) {
+		void *it = json_object_iter(fig);
+		if (it) {
+			key = json_object_iter_key(it);
+			v = json_object_iter_value(it);
+		}
+	}
+	if (v) {
+		strbuf_add_utf8(&s->top_key, key, strlen(key));
+		fmt_figure(&s->top_value, key, v);
+	}
+out:
+	json_decref(fig);
+	sqlite3_finalize(st);
+}
+
+/* Which series ran out, in order of preference, and where its limit is. */
+static const struct {
+	const char *series;
+	const char *limit_series;  /* same entity, or gpuN for cuda:N */
+	const char *limit_meta;    /* meta key (+ ".entity" when ends with '.') */
+} peak_kinds[] = {
+	{ "gpu.used_bytes", "gpu.total_bytes", "gpu.total_bytes." },
+	{ "torch.reserved_bytes", "gpu.total_bytes", "gpu.total_bytes." },
+	{ "cgroup.current_bytes", NULL, "cgroup.max_bytes" },
+	{ "proc.rss_bytes", NULL, "cgroup.max_bytes" },
+	{ NULL, NULL, NULL }
+};
+
+static void peak(sqlite3 *db, struct report_summary *s)
+{
+	sqlite3_stmt *st = NULL, *lim = NULL;
+	char entity[128], gpu[128];
+	int i;
+
+	for (i = 0; peak_kinds[i].series && !s->has_peak; i++) {
+		st = q_prepare(db, "SELECT s.entity, m.value, m.time_ns FROM series s"
+				   " JOIN sample m ON m.series_id = s.id"
+				   " WHERE s.name = ? AND m.value IS NOT NULL"
+				   " ORDER BY m.value DESC LIMIT 1");
+		if (!st)
+			return;
+		sqlite3_bind_text(st, 1, peak_kinds[i].series, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			continue;
+		}
+		s->has_peak = 1;
+		snprintf(entity, sizeof(entity), "%s",
+			 sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+		strbuf_addstr(&s->peak_series, peak_kinds[i].series);
+		if (entity[0]) {
+			strbuf_addch(&s->peak_series, ' ');
+			strbuf_add_utf8(&s->peak_series, entity, strlen(entity));
+		}
+		s->peak_bytes = sqlite3_column_double(st, 1);
+		s->peak_ns = col_int(st, 2);
+		sqlite3_finalize(st);
+		/* cuda:N -> gpuN for the card's total */
+		if (!strncmp(entity, "cuda:", 5))
+			snprintf(gpu, sizeof(gpu), "gpu%s", entity + 5);
+		else
+			snprintf(gpu, sizeof(gpu), "%s", entity);
+		if (peak_kinds[i].limit_series) {
+			lim = q_prepare(db, "SELECT max(m.value) FROM series s JOIN sample m"
+					    " ON m.series_id = s.id WHERE s.name = ? AND s.entity = ?");
+			if (lim) {
+				sqlite3_bind_text(lim, 1, peak_kinds[i].limit_series, -1, SQLITE_STATIC);
+				sqlite3_bind_text(lim, 2, gpu, -1, SQLITE_STATIC);
+				if (sqlite3_step(lim) == SQLITE_ROW &&
+				    sqlite3_column_type(lim, 0) != SQLITE_NULL) {
+					s->limit_bytes = sqlite3_column_double(lim, 0);
+					strbuf_addf(&s->limit_what, "%s ", peak_kinds[i].limit_series);
+					strbuf_add_utf8(&s->limit_what, gpu, strlen(gpu));
+				}
+				sqlite3_finalize(lim);
+			}
+		}
+		if (isnan(s->limit_bytes)) {
+			char key[200];
+			const char *m = peak_kinds[i].limit_meta;
+			if (ends(m, "."))
+				snprintf(key, sizeof(key), "%s%s", m, gpu);
+			else
+				snprintf(key, sizeof(key), "%s", m);
+			lim = q_prepare(db, "SELECT CAST(value AS REAL) FROM meta WHERE key = ?"
+					    " AND value GLOB '[0-9]*' LIMIT 1");
+			if (lim) {
+				sqlite3_bind_text(lim, 1, key, -1, SQLITE_TRANSIENT);
+				if (sqlite3_step(lim) == SQLITE_ROW) {
+					s->limit_bytes = sqlite3_column_double(lim, 0);
+					strbuf_add_utf8(&s->limit_what, key, strlen(key));
+				}
+				sqlite3_finalize(lim);
+			}
+		}
+	}
+}
+
+#define OOM_KINDS "'oom_kill', 'oom_invoked', 'torch_oom', 'cuda_exception'," \
+		  " 'userspace_kill', 'oom_no_kill', 'alloc_failure'"
+
+int report_summary_load(sqlite3 *db, struct report_summary *s)
+{
+	sqlite3_stmt *st;
+
+	memset(s, 0, sizeof(*s));
+	strbuf_init(&s->vclass);
+	strbuf_init(&s->cause);
+	strbuf_init(&s->vsummary);
+	strbuf_init(&s->missing);
+	strbuf_init(&s->oom_kind);
+	strbuf_init(&s->victim_comm);
+	strbuf_init(&s->victim_kind);
+	strbuf_init(&s->peak_series);
+	strbuf_init(&s->limit_what);
+	strbuf_init(&s->top_title);
+	strbuf_init(&s->top_key);
+	strbuf_init(&s->top_value);
+	s->confidence = NAN;
+	s->oom_ns = s->oom_boot_ns = s->victim_pid = s->victim_bytes = s->peak_ns = OL_NULL;
+	s->limit_bytes = NAN;
+
+	st = q_prepare(db, "SELECT class, cause, confidence, summary, missing FROM verdict"
+			   " ORDER BY id LIMIT 1");
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		s->has_verdict = 1;
+		col_text(&s->vclass, st, 0);
+		col_text(&s->cause, st, 1);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			s->confidence = sqlite3_column_double(st, 2);
+		col_text(&s->vsummary, st, 3);
+		col_text(&s->missing, st, 4);
+	}
+	sqlite3_finalize(st);
+
+	st = q_prepare(db, "SELECT kind, time_ns, boot_ns FROM event WHERE kind IN (" OOM_KINDS ")"
+			   " ORDER BY time_ns IS NULL, time_ns, boot_ns, id LIMIT 1");
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		s->has_oom = 1;
+		col_text(&s->oom_kind, st, 0);
+		s->oom_ns = col_int(st, 1);
+		s->oom_boot_ns = col_int(st, 2);
+	}
+	sqlite3_finalize(st);
+
+	st = q_prepare(db, "SELECT kind, pid, comm, bytes FROM event"
+			   " WHERE kind IN ('oom_kill', 'userspace_kill', 'torch_oom', 'process_crash')"
+			   " ORDER BY kind != 'oom_kill', kind != 'userspace_kill', kind != 'torch_oom',"
+			   " time_ns IS NULL, time_ns, boot_ns, id LIMIT 1");
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		s->has_victim = 1;
+		col_text(&s->victim_kind, st, 0);
+		s->victim_pid = col_int(st, 1);
+		col_text(&s->victim_comm, st, 2);
+		s->victim_bytes = col_int(st, 3);
+	}
+	sqlite3_finalize(st);
+
+	peak(db, s);
+	s->n_findings = (int)q_int(db, "SELECT count(*) FROM finding", 0);
+	top_finding(db, s);
+	return 0;
+}
+
+void report_summary_release(struct report_summary *s)
+{
+	strbuf_release(&s->vclass);
+	strbuf_release(&s->cause);
+	strbuf_release(&s->vsummary);
+	strbuf_release(&s->missing);
+	strbuf_release(&s->oom_kind);
+	strbuf_release(&s->victim_comm);
+	strbuf_release(&s->victim_kind);
+	strbuf_release(&s->peak_series);
+	strbuf_release(&s->limit_what);
+	strbuf_release(&s->top_title);
+	strbuf_release(&s->top_key);
+	strbuf_release(&s->top_value);
+}
