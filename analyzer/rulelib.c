@@ -399,7 +399,7 @@ void rl_fig(struct rl_finding *f, const char *key, double v)
 	if (!f->figures || !isfinite(v))
 		return;
 	/* integers stay integers in the JSON (bytes, counts) */
-	if (fabs(v) < 9e15 && v == floor(v))
+	if (fabs(v) < 9.2e18 && v == floor(v))
 		json_object_set_new(f->figures, key, json_integer((json_int_t)v));
 	else
 		json_object_set_new(f->figures, key, json_real(round(v * 1e4) / 1e4));

@@ -166,6 +166,10 @@ static int leak_run(struct timeline *tl)
 			 (long long)best_id);
 		if (rl_query_num(tl, sql, &v) == 0)
 			t0 = (int64_t)v;
+		/* the fitted line the report draws */
+		rl_fig(&f, "fit_start_time_ns", (double)t0);
+		rl_fig(&f, "fit_end_time_ns", (double)(t0 + (int64_t)(best_tr.duration_s * 1e9)));
+		rl_fig(&f, "intercept_bytes", floor(best_tr.level_start));
 		if (requests_served(tl, t0, t0 + (int64_t)(best_tr.duration_s * 1e9), &served) == 0 &&
 		    served > 0) {
 			rl_fig(&f, "requests_served", served);

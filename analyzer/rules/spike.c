@@ -197,6 +197,9 @@ int rule_spike(struct timeline *tl)
 		bt.rise_start_t = bt.rise_peak_t - rs;
 	}
 	rl_fig(&f, "noise_bytes", floor(bt.noise));
+	/* the window the report shades */
+	rl_fig(&f, "spike_start_ns", (double)t_start);
+	rl_fig(&f, "spike_end_ns", (double)(t_peak + best_s.width_ns));
 	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s in %.0f s over a baseline of %s,"
 		 " just before the OOM", best_name, best_ent[0] ? " " : "", best_ent,
 		 rl_bytes(bt.peak - bt.baseline, b1, sizeof(b1)), bt.rise_peak_t - bt.rise_start_t,
