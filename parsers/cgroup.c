@@ -130,7 +130,7 @@ static int read_value(const char *s, size_t n, int64_t *v, int *is_max)
 	if (!n || n > 19)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
+		if (s[i] < '0' || s[i] > '9' || x > (INT64_MAX - (s[i] - '0')) / 10)
 			return -1;
 		x = x * 10 + (s[i] - '0');
 	}

@@ -332,7 +332,7 @@ static int read_header(struct smaps_st *st, const char *l, size_t n, int store)
 		size_t dj = j, dn = i - j;
 		i++;
 		j = i;
-		while (i < n && l[i] >= '0' && l[i] <= '9' && i - j < 19)
+		while (i < n && l[i] >= '0' && l[i] <= '9' && i - j < 18)
 			ino = ino * 10 + (l[i++] - '0');
 		if (i == j || (i < n && l[i] != ' '))
 			return 0;
