@@ -224,6 +224,23 @@ static void set_entity_from_path(struct cg_st *st)
 		copy_str(st->entity, sizeof(st->entity), ".", 1);
 		return;
 	}
+	/* a copy that kept the sysfs layout names the cgroup itself:
+	 * ".../sys/fs/cgroup[/memory]/kubepods.slice/x" -> "/kubepods.slice/x",
+	 * the form the kernel prints in oom_memcg= */
+	{
+		const char *fs = p, *q;
+		while ((q = strstr(fs, "/sys/fs/cgroup")) && q < slash)
+			fs = q + 14;
+		if (fs != p) {
+			if (!strncmp(fs, "/memory/", 8) || (!strncmp(fs, "/memory", 7) && fs + 7 == slash))
+				fs += 7;
+			if (fs >= slash)
+				copy_str(st->entity, sizeof(st->entity), "/", 1);
+			else
+				copy_str(st->entity, sizeof(st->entity), fs, (size_t)(slash - fs));
+			return;
+		}
+	}
 	copy_str(st->entity, sizeof(st->entity), p, (size_t)(slash - p));
 }
 
