@@ -169,7 +169,9 @@ static int unwrap(struct srv_st *st)
 					frac *= 10;
 			}
 			if (mo > 0 && d > 0 && h >= 0 && mi >= 0 && se >= 0 && j < n && m[j] == ' ') {
-				if (st->year) {
+				if (st->t.clock == OL_CLOCK_UTC) {
+					/* kubectl --timestamps already gave UTC: keep it */
+				} else if (st->year) {
 					int64_t w = utc_ns(st->year, mo, d, h, mi, se, frac);
 					if (w >= 0)
 						st->t = wall_time(st->s, w);

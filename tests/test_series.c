@@ -697,6 +697,12 @@ static void vllm_without_year(void **state)
 		" usage: 50.0%, Prefix cache hit rate: 0.0%\n", 0), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample WHERE time_ns IS NULL"), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE '%%year%%'"), 1);
+	/* kubectl logs --timestamps: the UTC time wins over vLLM's local one */
+	assert_int_equal(t_parse_mem(tl, "server_log", "k8s",
+		"2025-11-29T17:22:40.500000000Z INFO 11-29 18:22:40 [loggers.py:116] Avg prompt"
+		" throughput: 1.0 tokens/s, Running: 7 reqs\n", 0), 2);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample WHERE value = 7"),
+			 T(2025, 11, 29, 17, 22, 40, 500000000));
 	/* V0's separate prefix cache line */
 	assert_int_equal(t_parse_mem(tl, "server_log", "v0",
 		"INFO 11-29 18:22:40 metrics.py:367] Prefix cache hit rate: GPU: 61.25%, CPU: 0.00%\n",
