@@ -74,9 +74,10 @@ run() {
 		2> "$dir/$name.time" || true
 	secs=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
 		for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$dir/$name.time")
+	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$dir/$name.time")
 	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/$name.time")
 	bytes=$(wc -c < "$file")
-	echo "$name: $(awk -v b="$bytes" -v s="$secs" 'BEGIN { printf "%.0f MB in %.1f s = %.1f MB/s", b / 1e6, s, b / 1e6 / s }'), peak RSS $((rss / 1024)) MiB, db $(du -m "$dir/$name.db" | cut -f1) MB"
+	echo "$name: $(awk -v b="$bytes" -v s="$secs" 'BEGIN { printf "%.0f MB in %.1f s = %.1f MB/s", b / 1e6, s, b / 1e6 / s }') wall, $(awk -v b="$bytes" -v c="$cpu" 'BEGIN { printf "%.1f CPU s = %.1f MB/CPU-s", c, b / 1e6 / c }'), peak RSS $((rss / 1024)) MiB, db $(du -m "$dir/$name.db" | cut -f1) MB"
 }
 run smaps "$smaps"
 run vllm "$vlog"

@@ -130,7 +130,7 @@ static int read_value(const char *s, size_t n, int64_t *v, int *is_max)
 	if (!n || n > 19)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
+		if (s[i] < '0' || s[i] > '9' || x > (INT64_MAX - (s[i] - '0')) / 10)
 			return -1;
 		x = x * 10 + (s[i] - '0');
 	}
@@ -223,6 +223,23 @@ static void set_entity_from_path(struct cg_st *st)
 	if (!p || !(slash = strrchr(p, '/'))) {
 		copy_str(st->entity, sizeof(st->entity), ".", 1);
 		return;
+	}
+	/* a copy that kept the sysfs layout names the cgroup itself:
+	 * ".../sys/fs/cgroup[/memory]/kubepods.slice/x" -> "/kubepods.slice/x",
+	 * the form the kernel prints in oom_memcg= */
+	{
+		const char *fs = p, *q;
+		while ((q = strstr(fs, "/sys/fs/cgroup")) && q < slash)
+			fs = q + 14;
+		if (fs != p) {
+			if (!strncmp(fs, "/memory/", 8) || (!strncmp(fs, "/memory", 7) && fs + 7 == slash))
+				fs += 7;
+			if (fs >= slash)
+				copy_str(st->entity, sizeof(st->entity), "/", 1);
+			else
+				copy_str(st->entity, sizeof(st->entity), fs, (size_t)(slash - fs));
+			return;
+		}
 	}
 	copy_str(st->entity, sizeof(st->entity), p, (size_t)(slash - p));
 }

@@ -53,6 +53,7 @@ struct srv_st {
 	int exc_oom;
 	int chained;                /* a "During handling ..." line came last */
 	int in_args;                /* inside TGI's pretty-printed "Args {" */
+	char args_key[64];          /* "num_shard" of a "num_shard: Some(" line */
 	int last_oom_set;
 	json_int_t last_oom_dev, last_oom_req;
 	struct ol_time last_oom_t;
@@ -168,7 +169,9 @@ static int unwrap(struct srv_st *st)
 					frac *= 10;
 			}
 			if (mo > 0 && d > 0 && h >= 0 && mi >= 0 && se >= 0 && j < n && m[j] == ' ') {
-				if (st->year) {
+				if (st->t.clock == OL_CLOCK_UTC) {
+					/* kubectl --timestamps already gave UTC: keep it */
+				} else if (st->year) {
 					int64_t w = utc_ns(st->year, mo, d, h, mi, se, frac);
 					if (w >= 0)
 						st->t = wall_time(st->s, w);
@@ -762,8 +765,28 @@ int server_log_parse(struct input *in, struct sink *s)
 			if (n && m[0] == '}') {
 				st->in_args = 0;
 			} else if (n && m[0] == ' ') {
-				if (config_line(st, m, n) < 0)
+				/* "    num_shard: Some(" / "        4," / "    )," */
+				const char *c = memchr(m, ':', n);
+				if (n > 5 && !memcmp(m + n - 5, "Some(", 5) && c) {
+					const char *k = m;
+					while (*k == ' ')
+						k++;
+					copy_str(st->args_key, sizeof(st->args_key), k, (size_t)(c - k));
+				} else if (st->args_key[0] && !c) {
+					char kv[256];
+					const char *v = m;
+					while (*v == ' ')
+						v++;
+					if (*v != ')') {
+						snprintf(kv, sizeof(kv), "%s: %.*s", st->args_key,
+							 (int)(n - (size_t)(v - m) > 160 ? 160 : n - (size_t)(v - m)), v);
+						if (config_line(st, kv, strlen(kv)) < 0)
+							goto out;
+					}
+					st->args_key[0] = 0;
+				} else if (config_line(st, m, n) < 0) {
 					goto out;
+				}
 				continue;
 			} else {
 				st->in_args = 0;

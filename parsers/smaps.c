@@ -42,6 +42,7 @@ struct smaps_st {
 	int64_t kps_kb;
 	json_t *extra;
 	unsigned bad_lines;
+	unsigned extra_full;
 };
 
 static int hexval(char c)
@@ -170,6 +171,7 @@ static void reset_map(struct smaps_st *st)
 	st->in_map = 0;
 	st->kps_kb = OL_NULL;
 	st->vmflags[0] = 0;
+	st->extra_full = 0;
 }
 
 static void add_tot(int64_t *tot, int64_t kb)
@@ -332,7 +334,7 @@ static int read_header(struct smaps_st *st, const char *l, size_t n, int store)
 		size_t dj = j, dn = i - j;
 		i++;
 		j = i;
-		while (i < n && l[i] >= '0' && l[i] <= '9' && i - j < 19)
+		while (i < n && l[i] >= '0' && l[i] <= '9' && i - j < 18)
 			ino = ino * 10 + (l[i++] - '0');
 		if (i == j || (i < n && l[i] != ' '))
 			return 0;
@@ -383,6 +385,13 @@ static int read_field(struct smaps_st *st, const char *l, size_t n)
 		v = v * 10 + (l[j] - '0');
 	if (!st->extra && !(st->extra = json_object()))
 		return 1;
+	if (json_object_size(st->extra) >= 64 && !json_object_get(st->extra, key)) {
+		/* a hostile block of endless distinct keys: memory stays bounded */
+		if (!st->extra_full++)
+			sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
+				   "more than 64 extra keys in one VMA block: the rest dropped");
+		return 1;
+	}
 	if (!digits || (j < n && !(n - j == 3 && !memcmp(l + j, " kB", 3)))) {
 		/* a value oomlens does not know the form of: kept as text */
 		json_object_set_new(st->extra, key, ol_json_strn(l + i, n - i));

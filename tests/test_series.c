@@ -354,6 +354,23 @@ static void cgroup_v1_directory(void **state)
 	t_close(tl);
 }
 
+static void cgroup_entity_from_sysfs_copy(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "cgroup",
+		"case/sys/fs/cgroup/kubepods.slice/cri-containerd-9f3a.scope/memory.current",
+		"4096\n", 0), 1);
+	assert_int_equal(t_parse_mem(tl, "cgroup",
+		"/sys/fs/cgroup/memory/docker/abc/memory.usage_in_bytes", "8192\n", 0), 1);
+	assert_int_equal(t_parse_mem(tl, "cgroup", "/sys/fs/cgroup/memory.current", "1\n", 0), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM series WHERE entity ="
+			       " '/kubepods.slice/cri-containerd-9f3a.scope'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM series WHERE entity = '/docker/abc'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM series WHERE entity = '/'"), 1);
+	t_close(tl);
+}
+
 static void cgroup_bad_values(void **state)
 {
 	struct timeline *tl = t_open();
@@ -661,10 +678,12 @@ static void tgi_pretty_args(void **state)
 		"    cuda_memory_fraction: 0.85,\n"
 		"}\n"
 		"2024-05-10T12:34:57.000000Z  INFO download: text_generation_launcher: Starting download\n",
-		0), 2);
+		0), 4);
 	assert_string_equal(meta(tl, "server.model"), "bigscience/bloom-560m");
 	assert_string_equal(meta(tl, "server.gpu_memory_utilization"), "0.85");
 	assert_string_equal(meta(tl, "server.dtype"), "(null)");
+	assert_string_equal(meta(tl, "server.tensor_parallel_size"), "4");
+	assert_string_equal(meta(tl, "server.max_model_len"), "2048");
 	t_close(tl);
 }
 
@@ -678,6 +697,12 @@ static void vllm_without_year(void **state)
 		" usage: 50.0%, Prefix cache hit rate: 0.0%\n", 0), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample WHERE time_ns IS NULL"), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE '%%year%%'"), 1);
+	/* kubectl logs --timestamps: the UTC time wins over vLLM's local one */
+	assert_int_equal(t_parse_mem(tl, "server_log", "k8s",
+		"2025-11-29T17:22:40.500000000Z INFO 11-29 18:22:40 [loggers.py:116] Avg prompt"
+		" throughput: 1.0 tokens/s, Running: 7 reqs\n", 0), 2);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample WHERE value = 7"),
+			 T(2025, 11, 29, 17, 22, 40, 500000000));
 	/* V0's separate prefix cache line */
 	assert_int_equal(t_parse_mem(tl, "server_log", "v0",
 		"INFO 11-29 18:22:40 metrics.py:367] Prefix cache hit rate: GPU: 61.25%, CPU: 0.00%\n",
@@ -765,6 +790,7 @@ int main(void)
 		cmocka_unit_test(smaps_without_separator),
 		cmocka_unit_test(cgroup_v2_series),
 		cmocka_unit_test(cgroup_v1_directory),
+		cmocka_unit_test(cgroup_entity_from_sysfs_copy),
 		cmocka_unit_test(cgroup_bad_values),
 		cmocka_unit_test(nvidia_smi_header_form),
 		cmocka_unit_test(nvidia_smi_nounits_and_noheader),
