@@ -272,6 +272,51 @@ static void set_int(json_t *o, const char *k, int64_t v)
 	json_object_set_new(o, k, mk_json_int(v));
 }
 
+/* Send one event to the sink and count it: kind at time t, read at source
+ * line, with data d (released here); boot_id and comm "" mean none.
+ * Returns the event's id, or -1 when the sink failed. */
+static int64_t send_event(struct kparse *kp, const char *kind, struct ol_time t,
+			  const char *boot_id, uint64_t line, int64_t pid, const char *comm,
+			  int64_t bytes, const char *summary, json_t *d)
+{
+	struct ol_event ee;
+	int64_t id;
+
+	ee.kind = kind;
+	ee.t = t;
+	ee.t.boot_id = boot_id[0] ? boot_id : NULL;
+	ee.pid = pid;
+	ee.comm = comm[0] ? comm : NULL;
+	ee.bytes = bytes;
+	ee.line = line;
+	ee.summary = summary;
+	ee.data = d;
+	id = sink_event(kp->s, &ee);
+	json_decref(d);
+	return emit(kp, id) < 0 ? -1 : id;
+}
+
+/* send_event for the record r being read: its time and line, the current
+ * boot id. */
+static int64_t record_event(struct kparse *kp, const struct krec *r, const char *kind,
+			    int64_t pid, const char *comm, int64_t bytes, const char *summary,
+			    json_t *d)
+{
+	return send_event(kp, kind, r->t, kp->boot_id, kp->in->lineno, pid, comm, bytes,
+			  summary, d);
+}
+
+/* send_event for the open report: the time, line and boot id of its first
+ * line, its invoker. */
+static int64_t report_event(struct kparse *kp, const char *kind, int64_t bytes,
+			    const char *summary, json_t *d)
+{
+	struct oomev *ev = &kp->ev;
+
+	return send_event(kp, kind, ev->t, ev->boot_id, ev->line, ev->pid, ev->comm, bytes,
+			  summary, d);
+}
+
 /* Page size in kB for this report (spec 1.3), and whether assumed. */
 static int page_kb_for(struct kparse *kp, struct oomev *ev, int64_t victim_pid,
 		       int64_t victim_vm_kb, int *assumed)
@@ -373,11 +418,10 @@ static void note_release(struct kparse *kp, const char *rel)
 static int emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm_kb)
 {
 	struct oomev *ev = &kp->ev;
-	struct ol_event e;
 	json_t *d;
 	int pk, assumed;
 	size_t i;
-	int64_t id;
+	int64_t id, bytes;
 	static const char *mcn[4] = { "memcg", "memsw", "kmem", "swap" };
 	char key[40], summary[256];
 
@@ -425,19 +469,10 @@ static int emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm
 	snprintf(summary, sizeof(summary), "%s invoked the OOM killer (order=%lld, constraint %s)",
 		 ev->comm[0] ? ev->comm : "?", (long long)(ev->order == OL_NULL ? 0 : ev->order),
 		 constraint_of(ev) ? constraint_of(ev) : "unknown");
-	e.kind = "oom_invoked";
-	e.t = ev->t;
-	e.t.boot_id = ev->boot_id[0] ? ev->boot_id : NULL;
-	e.pid = ev->pid;
-	e.comm = ev->comm[0] ? ev->comm : NULL;
-	e.bytes = ev->order != OL_NULL && ev->order >= 0 && ev->order < 30
-		  ? ((int64_t)pk * 1024) << ev->order : OL_NULL;
-	e.line = ev->line;
-	e.summary = summary;
-	e.data = d;
-	id = sink_event(kp->s, &e);
-	json_decref(d);
-	if (emit(kp, id) < 0)
+	bytes = ev->order != OL_NULL && ev->order >= 0 && ev->order < 30
+		? ((int64_t)pk * 1024) << ev->order : OL_NULL;
+	id = report_event(kp, "oom_invoked", bytes, summary, d);
+	if (id < 0)
 		return -1;
 	ev->invoked_id = id;
 	for (i = 0; i < ev->ntasks; i++) {
@@ -447,7 +482,8 @@ static int emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm
 			return -1;
 	}
 	if (ev->t.boot_ns != OL_NULL && ev->t.utc_ns != OL_NULL && ev->t.clock == OL_CLOCK_UTC)
-		if (emit(kp, sink_anchor(kp->s, e.t.boot_id, ev->t.boot_ns, ev->t.utc_ns,
+		if (emit(kp, sink_anchor(kp->s, ev->boot_id[0] ? ev->boot_id : NULL,
+					 ev->t.boot_ns, ev->t.utc_ns,
 					 "kernel log line with wall clock and kernel stamp")) < 0)
 			return -1;
 	return 0;
@@ -463,7 +499,6 @@ static int ev_close(struct kparse *kp)
 		if (emit_invoked(kp, OL_NULL, OL_NULL) < 0)
 			return -1;
 		{
-			struct ol_event e;
 			json_t *d = json_object();
 			char summary[200];
 			set_str(d, "reason", ev->nokill_reason ? ev->nokill_reason
@@ -474,17 +509,8 @@ static int ev_close(struct kparse *kp)
 			json_object_set_new(d, "panic", json_boolean(ev->panic));
 			snprintf(summary, sizeof(summary), "OOM report by %s without a kill",
 				 ev->comm[0] ? ev->comm : "?");
-			e.kind = "oom_no_kill";
-			e.t = ev->t;
-			e.t.boot_id = ev->boot_id[0] ? ev->boot_id : NULL;
-			e.pid = ev->pid;
-			e.comm = ev->comm[0] ? ev->comm : NULL;
-			e.bytes = OL_NULL;
-			e.line = ev->line;
-			e.summary = summary;
-			e.data = d;
-			r = emit(kp, sink_event(kp->s, &e));
-			json_decref(d);
+			if (report_event(kp, "oom_no_kill", OL_NULL, summary, d) < 0)
+				r = -1;
 		}
 	}
 	ev_reset(ev);
@@ -936,11 +962,10 @@ static int m_killed(struct kparse *kp, const struct krec *r, const char *p, cons
 {
 	struct oomev *ev = &kp->ev;
 	const char *k = find(p, e, "Killed process "), *c, *o, *cl, *fields;
-	int64_t pid, uid = OL_NULL, score_adj, vm, anon, file, shmem, pgt;
+	int64_t pid, uid = OL_NULL, score_adj, vm, anon, file, shmem, pgt, kb;
 	char comm[64] = "", summary[256];
 	const char *constraint;
 	int memcg_wording;
-	struct ol_event ee;
 	json_t *d;
 	int64_t id;
 	size_t i;
@@ -1030,21 +1055,10 @@ static int m_killed(struct kparse *kp, const struct krec *r, const char *p, cons
 	set_str(d, "kernel_release", ev->release[0] ? ev->release : NULL);
 	snprintf(summary, sizeof(summary), "%s killed %s (pid %lld)",
 		 memcg_wording ? "memcg OOM" : "OOM killer", comm[0] ? comm : "?", (long long)pid);
-	ee.kind = "oom_kill";
-	ee.t = r->t;
-	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
-	ee.pid = pid;
-	ee.comm = comm[0] ? comm : NULL;
-	{
-		int64_t kb = sum2(sum2(anon, file == OL_NULL ? 0 : file), shmem == OL_NULL ? 0 : shmem);
-		ee.bytes = kb == OL_NULL || kb > INT64_MAX / 1024 ? OL_NULL : kb * 1024;
-	}
-	ee.line = kp->in->lineno;
-	ee.summary = summary;
-	ee.data = d;
-	id = sink_event(kp->s, &ee);
-	json_decref(d);
-	if (emit(kp, id) < 0)
+	kb = sum2(sum2(anon, file == OL_NULL ? 0 : file), shmem == OL_NULL ? 0 : shmem);
+	id = record_event(kp, r, "oom_kill", pid, comm,
+			  kb == OL_NULL || kb > INT64_MAX / 1024 ? OL_NULL : kb * 1024, summary, d);
+	if (id < 0)
 		return -1;
 	recent_add(kp, pid, id, &r->t);
 	kp->reports++;
@@ -1063,7 +1077,6 @@ static int m_reaper(struct kparse *kp, const struct krec *r, const char *p, cons
 	char comm[64] = "", summary[200];
 	int reaped;
 	unsigned i;
-	struct ol_event ee;
 	json_t *d;
 
 	if (!starts(p, e, "oom_reaper: "))
@@ -1099,18 +1112,9 @@ static int m_reaper(struct kparse *kp, const struct krec *r, const char *p, cons
 	set_int(d, "kill_event", kill_id);
 	snprintf(summary, sizeof(summary), "oom_reaper %s %s (pid %lld)",
 		 reaped ? "reaped" : "could not reap", comm[0] ? comm : "?", (long long)pid);
-	ee.kind = "oom_reaper";
-	ee.t = r->t;
-	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
-	ee.pid = pid;
-	ee.comm = comm[0] ? comm : NULL;
-	ee.bytes = OL_NULL;
-	ee.line = kp->in->lineno;
-	ee.summary = summary;
-	ee.data = d;
-	reaped = emit(kp, sink_event(kp->s, &ee));
-	json_decref(d);
-	return reaped < 0 ? -1 : 1;
+	if (record_event(kp, r, "oom_reaper", pid, comm, OL_NULL, summary, d) < 0)
+		return -1;
+	return 1;
 }
 
 /* "<comm>: page allocation failure: order:N, mode:0x..(..), nodemask=..." */
@@ -1118,10 +1122,8 @@ static int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *
 {
 	const char *k = find(p, e, ": page allocation failure: "), *c, *t;
 	char comm[64], mode[32] = "", summary[200];
-	struct ol_event ee;
 	json_t *d;
 	int64_t order;
-	int rc;
 
 	if (!k)
 		return 0;
@@ -1140,18 +1142,9 @@ static int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *
 	set_str(d, "gfp_mask", mode);
 	snprintf(summary, sizeof(summary), "%s: page allocation failure (order %lld)", comm,
 		 (long long)(order == OL_NULL ? 0 : order));
-	ee.kind = "alloc_failure";
-	ee.t = r->t;
-	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
-	ee.pid = OL_NULL;
-	ee.comm = comm[0] ? comm : NULL;
-	ee.bytes = OL_NULL;
-	ee.line = kp->in->lineno;
-	ee.summary = summary;
-	ee.data = d;
-	rc = emit(kp, sink_event(kp->s, &ee));
-	json_decref(d);
-	return rc < 0 ? -1 : 1;
+	if (record_event(kp, r, "alloc_failure", OL_NULL, comm, OL_NULL, summary, d) < 0)
+		return -1;
+	return 1;
 }
 
 /* systemd-oomd and earlyoom kills. */
@@ -1160,9 +1153,7 @@ static int m_userspace(struct kparse *kp, const struct krec *r, const char *p, c
 	const char *killer = NULL, *c, *t;
 	char target[512] = "", reason[256] = "", comm[64] = "", summary[300], sig[16] = "";
 	int64_t pid = OL_NULL, uid = OL_NULL;
-	struct ol_event ee;
 	json_t *d;
-	int rc;
 
 	if (!strcmp(r->ident, "systemd-oomd") && starts(p, e, "Killed ")) {
 		killer = "systemd-oomd";
@@ -1193,18 +1184,23 @@ static int m_userspace(struct kparse *kp, const struct krec *r, const char *p, c
 	set_int(d, "uid", uid);
 	snprintf(summary, sizeof(summary), "%s killed %s", killer,
 		 target[0] ? target : comm[0] ? comm : "?");
-	ee.kind = "userspace_kill";
-	ee.t = r->t;
-	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
-	ee.pid = pid;
-	ee.comm = comm[0] ? comm : NULL;
-	ee.bytes = OL_NULL;
-	ee.line = kp->in->lineno;
-	ee.summary = summary;
-	ee.data = d;
-	rc = emit(kp, sink_event(kp->s, &ee));
-	json_decref(d);
-	return rc < 0 ? -1 : 1;
+	if (record_event(kp, r, "userspace_kill", pid, comm, OL_NULL, summary, d) < 0)
+		return -1;
+	return 1;
+}
+
+/* "Tasks in /x are going to be killed due to memory.oom.group set": an
+ * oom.group kill (before the Killed lines, or between them). */
+static int m_group(struct kparse *kp, const char *p, const char *e)
+{
+	const char *c;
+
+	if (!starts(p, e, "Tasks in ") || !find(p, e, "memory.oom.group"))
+		return 0;
+	c = find(p, e, " are going to be killed");
+	copy_str(kp->ev.group_path, sizeof(kp->ev.group_path), p + 9, c ? c : e);
+	kp->ev.group = 1;
+	return 1;
 }
 
 /* Lines that only matter inside an open report. */
@@ -1248,12 +1244,8 @@ static int m_context(struct kparse *kp, const char *p, const char *e)
 		return r;
 	if ((r = m_task_row(kp, p, e)))
 		return r;
-	if (starts(p, e, "Tasks in ") && find(p, e, "memory.oom.group")) {
-		c = find(p, e, " are going to be killed");
-		copy_str(ev->group_path, sizeof(ev->group_path), p + 9, c ? c : e);
-		ev->group = 1;
-		return 1;
-	}
+	if ((r = m_group(kp, p, e)))
+		return r;
 	if (find(p, e, "Out of memory and no killable processes")) {
 		ev->nokill_reason = "no_killable_processes";
 		if (find(p, e, "Kernel panic"))
@@ -1313,13 +1305,8 @@ static int message(struct kparse *kp, const struct krec *r, const char *p, const
 		return rc;
 	if (kp->ev.open && kp->ev.have_header && !kp->ev.nkills)
 		return m_context(kp, p, e);
-	if (kp->ev.open && kp->ev.nkills && starts(p, e, "Tasks in ") &&
-	    find(p, e, "memory.oom.group")) {
-		const char *c = find(p, e, " are going to be killed");
-		copy_str(kp->ev.group_path, sizeof(kp->ev.group_path), p + 9, c ? c : e);
-		kp->ev.group = 1;
-		return 1;
-	}
+	if (kp->ev.open && kp->ev.nkills)
+		return m_group(kp, p, e);
 	return 0;
 }
 
