@@ -64,10 +64,27 @@ static int year_for(struct kprefix *px, int mon)
 	return 1970;
 }
 
+/* The digits at *qp, read as the fraction after a decimal point where the
+ * first digit is worth scale (100000 for microseconds); digits finer than
+ * the unit add nothing. *qp moves past the digits. */
+static int64_t fraction(const char **qp, const char *e, int64_t scale)
+{
+	const char *q = *qp;
+	int64_t f = 0;
+
+	while (q < e && is_digit((unsigned char)*q)) {
+		f += (*q - '0') * scale;
+		scale /= 10;
+		q++;
+	}
+	*qp = q;
+	return f;
+}
+
 /* "[ 4600.123456]" at p: boot ns, returns the byte after ']' or NULL. */
 static const char *dmesg_stamp(const char *p, const char *e, int64_t *ns)
 {
-	int64_t s = 0, us = 0, scale = 100000;
+	int64_t s = 0, us;
 	const char *q;
 
 	if (p >= e || *p != '[')
@@ -78,11 +95,7 @@ static const char *dmesg_stamp(const char *p, const char *e, int64_t *ns)
 	p = q + 1;
 	if (p >= e || !is_digit((unsigned char)*p))
 		return NULL;
-	while (p < e && is_digit((unsigned char)*p)) {
-		us += (*p - '0') * scale;
-		scale /= 10;
-		p++;
-	}
+	us = fraction(&p, e, 100000);
 	if (p >= e || *p != ']' || s > 9000000000LL)
 		return NULL;
 	*ns = s * NS_PER_S + us * 1000;
@@ -104,38 +117,49 @@ static const char *caller_id(const char *p, const char *e)
 	return q < e && *q == ']' ? q + 1 : p;
 }
 
+/* The day of month " 7" / "29" at q, then a blank and at least need more
+ * bytes: the day into *d; returns the byte after the blank, or NULL. */
+static const char *day_at(const char *q, const char *e, int64_t need, int *d)
+{
+	int64_t v;
+
+	if (*q == ' ')
+		q++;
+	if (!(q = parse_int(q, e, &v)) || v < 1 || v > 31 || e - q < need + 1 || *q != ' ')
+		return NULL;
+	*d = (int)v;
+	return q + 1;
+}
+
+/* The two-digit fields of "HH:MM:SS" at q (the caller checked its shape). */
+static void clock_at(const char *q, int *h, int *mi, int *s)
+{
+	*h = (q[0] - '0') * 10 + q[1] - '0';
+	*mi = (q[3] - '0') * 10 + q[4] - '0';
+	*s = (q[6] - '0') * 10 + q[7] - '0';
+}
+
 /* "Nov 29 18:22:40[.123456] " (RFC 3164, journal short/short-precise). */
 static const char *month_stamp(struct kprefix *px, const char *p, const char *e,
 			       struct ol_time *t)
 {
 	int mon, d, h, mi, s;
-	int64_t v, ns, frac = 0, scale = 100000000;
+	int64_t ns, frac = 0;
 	const char *q;
 
 	if (e - p < 15 || !(mon = month_from_name(p, 3)) || p[3] != ' ')
 		return NULL;
-	q = p + 4;
-	if (*q == ' ')
-		q++;
-	if (!(q = parse_int(q, e, &v)) || v < 1 || v > 31 || e - q < 10 || *q != ' ')
+	if (!(q = day_at(p + 4, e, 9, &d)))
 		return NULL;
-	d = (int)v;
-	q++;
 	if (!is_digit((unsigned char)q[0]) || !is_digit((unsigned char)q[1]) || q[2] != ':' ||
 	    !is_digit((unsigned char)q[3]) || !is_digit((unsigned char)q[4]) || q[5] != ':' ||
 	    !is_digit((unsigned char)q[6]) || !is_digit((unsigned char)q[7]))
 		return NULL;
-	h = (q[0] - '0') * 10 + q[1] - '0';
-	mi = (q[3] - '0') * 10 + q[4] - '0';
-	s = (q[6] - '0') * 10 + q[7] - '0';
+	clock_at(q, &h, &mi, &s);
 	q += 8;
 	if (q < e && *q == '.') {
 		q++;
-		while (q < e && is_digit((unsigned char)*q)) {
-			frac += (*q - '0') * scale;
-			scale /= 10;
-			q++;
-		}
+		frac = fraction(&q, e, 100000000);
 	}
 	if (q >= e || *q != ' ')
 		return NULL;
@@ -151,23 +175,16 @@ static const char *ctime_stamp(struct kprefix *px, const char *p, const char *e,
 			       struct ol_time *t)
 {
 	int mon, d, h, mi, s;
-	int64_t y, v, ns;
+	int64_t y, ns;
 	const char *q;
 
 	if (e - p < 24 || p[3] != ' ' || !(mon = month_from_name(p + 4, 3)) || p[7] != ' ')
 		return NULL;
-	q = p + 8;
-	if (*q == ' ')
-		q++;
-	if (!(q = parse_int(q, e, &v)) || v < 1 || v > 31 || e - q < 15 || *q != ' ')
+	if (!(q = day_at(p + 8, e, 14, &d)))
 		return NULL;
-	d = (int)v;
-	q++;
 	if (q[2] != ':' || q[5] != ':' || q[8] != ' ')
 		return NULL;
-	h = (q[0] - '0') * 10 + q[1] - '0';
-	mi = (q[3] - '0') * 10 + q[4] - '0';
-	s = (q[6] - '0') * 10 + q[7] - '0';
+	clock_at(q, &h, &mi, &s);
 	if (!(q = parse_int(q + 9, e, &y)) || q >= e || *q != ']')
 		return NULL;
 	if ((ns = utc_ns((int)y, mon, d, h, mi, s, 0)) < 0)
@@ -250,6 +267,16 @@ static void plain(struct krec *r, const char *p, const char *e)
 {
 	r->msg = p;
 	r->end = e;
+}
+
+/* The rest of a syslog/journal line after its stamp, " host ident[pid]:
+ * [dmesg stamp] message", into r. 0 when it has not that shape. */
+static int syslog_rest(const char *q, const char *e, struct krec *r)
+{
+	if (!(q = host_ident(q, e, r, 0)))
+		return 0;
+	plain(r, maybe_stamp(q, e, r), e);
+	return 1;
 }
 
 /* Classes of a line's first byte, for the prefix dispatch. */
@@ -373,28 +400,18 @@ static int strip(struct kprefix *px, const char *l, const char *e, struct krec *
 		if (e - p > 19 && p[4] == '-' && (q = iso_stamp(p, e, &r->t, &zone))) {
 			if (!zone)
 				set_local(px, &r->t, r->t.utc_ns);
-			if ((q = host_ident(q, e, r, 0))) {
-				q = maybe_stamp(q, e, r);
-				plain(r, q, e);
+			if (syslog_rest(q, e, r))
 				return 1;
-			}
 			r->t = ol_time_none();
 			break;
 		}
 		/* short-unix "1683722096.123456 host kernel: " */
 		if ((q = parse_int(p, e, &v)) && q < e && *q == '.' && v > 100000000 && v < 9000000000LL) {
-			int64_t us = 0, scale = 100000;
 			const char *s = q + 1;
-			while (s < e && is_digit((unsigned char)*s)) {
-				us += (*s - '0') * scale;
-				scale /= 10;
-				s++;
-			}
-			if (s < e && *s == ' ' && (s = host_ident(s, e, r, 0))) {
+			int64_t us = fraction(&s, e, 100000);
+			if (s < e && *s == ' ' && syslog_rest(s, e, r)) {
 				r->t.clock = OL_CLOCK_UTC;
 				r->t.utc_ns = v * NS_PER_S + us * 1000;
-				s = maybe_stamp(s, e, r);
-				plain(r, s, e);
 				return 1;
 			}
 			r->has_ident = 0;
@@ -416,11 +433,8 @@ static int strip(struct kprefix *px, const char *l, const char *e, struct krec *
 		break;
 	case K_UPPER:
 		if ((q = month_stamp(px, p, e, &r->t))) {
-			if ((q = host_ident(q, e, r, 0))) {
-				q = maybe_stamp(q, e, r);
-				plain(r, q, e);
+			if (syslog_rest(q, e, r))
 				return 1;
-			}
 			r->t = ol_time_none();
 			break;
 		}
@@ -433,11 +447,8 @@ static int strip(struct kprefix *px, const char *l, const char *e, struct krec *
 			if (q < e && *q == ' ' && !(z - q == 4 && !memcmp(q + 1, "UTC", 3)) &&
 			    !(z - q == 4 && !memcmp(q + 1, "GMT", 3)))
 				set_local(px, &r->t, r->t.utc_ns);
-			if (z < e && (q = host_ident(z, e, r, 0))) {
-				q = maybe_stamp(q, e, r);
-				plain(r, q, e);
+			if (z < e && syslog_rest(z, e, r))
 				return 1;
-			}
 			r->t = ol_time_none();
 		}
 		break;
