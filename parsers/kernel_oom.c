@@ -233,10 +233,8 @@ static void ev_reset(struct oomev *ev)
 	ev->last_kill_pid = OL_NULL;
 }
 
-/* ---------------------------------------------------------------------
- * Times.
- */
-
+/* b - a in ns, on the boot clock when both have it, else on a shared
+ * wall clock; 0 when they cannot be compared. */
 static int64_t ns_between(const struct ol_time *a, const struct ol_time *b)
 {
 	if (a->boot_ns != OL_NULL && b->boot_ns != OL_NULL)
@@ -245,7 +243,6 @@ static int64_t ns_between(const struct ol_time *a, const struct ol_time *b)
 		return b->utc_ns - a->utc_ns;
 	return 0;
 }
-
 
 /* ---------------------------------------------------------------------
  * Emitting.

@@ -269,6 +269,10 @@ static void plain(struct krec *r, const char *p, const char *e)
 	r->end = e;
 }
 
+/* ---------------------------------------------------------------------
+ * Stripping.
+ */
+
 /* The rest of a syslog/journal line after its stamp, " host ident[pid]:
  * [dmesg stamp] message", into r. 0 when it has not that shape. */
 static int syslog_rest(const char *q, const char *e, struct krec *r)
