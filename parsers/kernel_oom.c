@@ -1,15 +1,13 @@
 /*
  * kernel_oom.c -- kernel OOM-killer reports from any kernel log source.
  *
- * Two layers. The prefix layer recognises, line by line and by shape
- * alone, the wrapper a log source put around the kernel's text (dmesg raw,
- * -T, -r, -x, PRINTK_CALLER; RFC 3164/3339/5424 syslog; every journalctl
- * short form; journal JSON; /dev/kmsg), strips it and keeps its time,
- * identifier and boot id. The message layer is one state machine over the
- * kernel text (docs/formats.md, spec linux-oom-artifacts.md sections 1-2):
- * header -> context -> Mem-Info or memcg block -> task table -> victim
- * selection -> Killed line(s), with the oom_reaper, allocation failures and
- * userspace killers recognised on their own.
+ * parsers/kernel_prefix.c strips each line's log-source wrapper (dmesg,
+ * syslog, journalctl text and JSON, /dev/kmsg) and hands back the kernel
+ * text with its time. This file is the message layer: one state machine
+ * over that text (docs/formats.md, spec linux-oom-artifacts.md sections
+ * 1-2): header -> context -> Mem-Info or memcg block -> task table ->
+ * victim selection -> Killed line(s), with the oom_reaper, allocation
+ * failures and userspace killers recognised on their own.
  *
  * Speed: outside an OOM report only lines holding one of a few byte
  * patterns ("oom", "OOM", "ill", "ailure") can matter; every other line is
@@ -23,11 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
+#include "kernel_prefix.h"
+#include "kernel_scan.h"
 #include "../lib/strbuf.h"
 #include "../lib/timeutil.h"
 
@@ -35,117 +34,6 @@
 #define RECENT_KILLS 16
 #define GAP_NS (30 * NS_PER_S)   /* a header this long without a kill is over */
 #define PAGE_UNLIMITED_KB (1LL << 52)
-
-/* ---------------------------------------------------------------------
- * Small text helpers over [p, e) ranges.
- */
-
-static int is_digit(int c) { return c >= '0' && c <= '9'; }
-static int is_space(int c) { return c == ' ' || c == '\t'; }
-
-static const char *skip_ws(const char *p, const char *e)
-{
-	while (p < e && is_space((unsigned char)*p))
-		p++;
-	return p;
-}
-
-/* Decimal integer (optional '-') at p; NULL if none. Saturates. */
-static const char *parse_int(const char *p, const char *e, int64_t *v)
-{
-	int neg = 0;
-	int64_t x = 0;
-	const char *s;
-
-	if (p < e && (*p == '-' || *p == '+')) {
-		neg = *p == '-';
-		p++;
-	}
-	s = p;
-	while (p < e && is_digit((unsigned char)*p)) {
-		if (x < (INT64_MAX - 9) / 10)
-			x = x * 10 + (*p - '0');
-		p++;
-	}
-	if (p == s)
-		return NULL;
-	*v = neg ? -x : x;
-	return p;
-}
-
-static const char *find(const char *p, const char *e, const char *needle)
-{
-	size_t n = strlen(needle);
-	if (p >= e)
-		return NULL;
-	return memmem(p, (size_t)(e - p), needle, n);
-}
-
-/* Last occurrence of needle in [p, e). */
-static const char *rfind(const char *p, const char *e, const char *needle)
-{
-	size_t n = strlen(needle);
-	const char *q;
-
-	if ((size_t)(e - p) < n)
-		return NULL;
-	for (q = e - n; q >= p; q--)
-		if (!memcmp(q, needle, n))
-			return q;
-	return NULL;
-}
-
-static int starts(const char *p, const char *e, const char *lit)
-{
-	size_t n = strlen(lit);
-	return (size_t)(e - p) >= n && !memcmp(p, lit, n);
-}
-
-/* The integer following key (e.g. "total-vm:") in [p, e), or OL_NULL. */
-static int64_t key_int(const char *p, const char *e, const char *key)
-{
-	const char *k = find(p, e, key);
-	int64_t v;
-
-	if (!k)
-		return OL_NULL;
-	k = skip_ws(k + strlen(key), e);
-	return parse_int(k, e, &v) ? v : OL_NULL;
-}
-
-/* Copy [p, e) into dst (size n), trimmed, as valid UTF-8 (bad bytes
- * become U+FFFD), cut at a character boundary, always terminated. */
-static void copy_str(char *dst, size_t n, const char *p, const char *e)
-{
-	size_t k, i;
-
-	while (p < e && is_space((unsigned char)*p))
-		p++;
-	while (e > p && is_space((unsigned char)e[-1]))
-		e--;
-	k = (size_t)(e - p);
-	for (i = 0; i < k; i++)
-		if ((unsigned char)p[i] >= 0x80 || !p[i])
-			break;
-	if (i < k) {   /* not plain ASCII: validate */
-		struct strbuf sb = STRBUF_INIT;
-		if (strbuf_add_utf8(&sb, p, k < 4 * n ? k : 4 * n) == 0) {
-			k = sb.len < n ? sb.len : n - 1;
-			while (k && k < sb.len && ((unsigned char)sb.buf[k] & 0xc0) == 0x80)
-				k--;
-			memcpy(dst, sb.buf, k);
-			dst[k] = '\0';
-			strbuf_release(&sb);
-			return;
-		}
-		strbuf_release(&sb);
-		k = 0;
-	}
-	if (k >= n)
-		k = n - 1;
-	memcpy(dst, p, k);
-	dst[k] = '\0';
-}
 
 /* Node list "0-1,3" -> bit mask (nodes < 64); -1 when not a list. */
 static int64_t node_mask(const char *p, const char *e)
@@ -287,30 +175,17 @@ struct recent_kill {
 	int64_t pid, event_id, boot_ns, utc_ns;
 };
 
-/* One record after its prefix is stripped. */
-struct krec {
-	const char *msg, *end;
-	struct ol_time t;
-	char ident[48];           /* syslog tag without [pid], "" when none */
-	int64_t ident_pid;
-	int has_ident;
-	int from_json;            /* journal JSON: boot id given */
-};
-
 struct kparse {
 	struct sink *s;
 	struct input *in;
+	struct kprefix px;        /* the log-source wrapper layer */
 	struct oomev ev;
-	struct ol_time last_t;
-	char boot_id[64];
-	char last_boot_id[64];
-	/* year of year-less stamps */
-	int year, last_mon, mtime_year, mtime_mon, year_warned;
+	char boot_id[64];         /* journal _BOOT_ID, or "boot-N" guessed from stamps */
+	char last_boot_id[64];    /* the boot id last anchored */
 	int page_kb;              /* inferred page size in kB, 0 = not yet */
 	char release[96];
 	struct recent_kill recent[RECENT_KILLS];
 	unsigned nrecent;
-	int64_t anchors;
 	int n;                    /* records produced */
 	int reports;              /* OOM reports or kills seen */
 	int64_t max_boot_ns;      /* text logs: a stamp far below it = a reboot */
@@ -318,7 +193,6 @@ struct kparse {
 	int failed;
 	int sysrq_pending;
 	int rate_limited;
-	struct strbuf tmp;        /* decoded JSON message / kmsg */
 };
 
 enum col { C_NONE, C_UID, C_TGID, C_TOTAL_VM, C_RSS, C_CPU, C_OOM_ADJ, C_OOM_SCORE_ADJ,
@@ -359,10 +233,8 @@ static void ev_reset(struct oomev *ev)
 	ev->last_kill_pid = OL_NULL;
 }
 
-/* ---------------------------------------------------------------------
- * Times.
- */
-
+/* b - a in ns, on the boot clock when both have it, else on a shared
+ * wall clock; 0 when they cannot be compared. */
 static int64_t ns_between(const struct ol_time *a, const struct ol_time *b)
 {
 	if (a->boot_ns != OL_NULL && b->boot_ns != OL_NULL)
@@ -370,444 +242,6 @@ static int64_t ns_between(const struct ol_time *a, const struct ol_time *b)
 	if (a->utc_ns != OL_NULL && b->utc_ns != OL_NULL && a->clock == b->clock)
 		return b->utc_ns - a->utc_ns;
 	return 0;
-}
-
-/* A wall-clock time read without zone: UTC with --tz, else local. */
-static void set_local(struct kparse *kp, struct ol_time *t, int64_t ns)
-{
-	const struct ingest_opts *o = kp->s->opts;
-
-	if (o && o->tz_known) {
-		t->clock = OL_CLOCK_UTC;
-		t->utc_ns = ns - (int64_t)o->tz_offset_s * NS_PER_S;
-	} else {
-		t->clock = OL_CLOCK_LOCAL;
-		t->utc_ns = ns;
-	}
-}
-
-/* The year of a year-less stamp in month mon: --year (advancing at a
- * Dec->Jan wrap), else the input's mtime (a month after it is last year). */
-static int year_for(struct kparse *kp, int mon)
-{
-	int y;
-
-	if (kp->s->opts && kp->s->opts->year) {
-		if (!kp->year)
-			kp->year = kp->s->opts->year;
-		if (kp->last_mon && mon < kp->last_mon && kp->last_mon - mon >= 6)
-			kp->year++;
-		kp->last_mon = mon;
-		return kp->year;
-	}
-	if (kp->mtime_year) {
-		y = kp->mtime_year;
-		if (mon > kp->mtime_mon)
-			y--;
-		return y;
-	}
-	if (!kp->year_warned) {
-		sink_diagf(kp->s, kp->in->lineno, 0, OL_WARN,
-			   "time stamps have no year and the file has no mtime; assuming 1970 "
-			   "(give --year)");
-		kp->year_warned = 1;
-	}
-	return 1970;
-}
-
-/* "[ 4600.123456]" at p: boot ns, returns the byte after ']' or NULL. */
-static const char *dmesg_stamp(const char *p, const char *e, int64_t *ns)
-{
-	int64_t s = 0, us = 0, scale = 100000;
-	const char *q;
-
-	if (p >= e || *p != '[')
-		return NULL;
-	p = skip_ws(p + 1, e);
-	if (!(q = parse_int(p, e, &s)) || s < 0 || q >= e || *q != '.')
-		return NULL;
-	p = q + 1;
-	if (p >= e || !is_digit((unsigned char)*p))
-		return NULL;
-	while (p < e && is_digit((unsigned char)*p)) {
-		us += (*p - '0') * scale;
-		scale /= 10;
-		p++;
-	}
-	if (p >= e || *p != ']' || s > 9000000000LL)
-		return NULL;
-	*ns = s * NS_PER_S + us * 1000;
-	return p + 1;
-}
-
-/* Optional PRINTK_CALLER "[   T71]" / "[C3]" right after a stamp. */
-static const char *caller_id(const char *p, const char *e)
-{
-	const char *q = skip_ws(p + 1, e);
-
-	if (p >= e || *p != '[' || q >= e || (*q != 'T' && *q != 'C'))
-		return p;
-	q++;
-	if (q >= e || !is_digit((unsigned char)*q))
-		return p;
-	while (q < e && is_digit((unsigned char)*q))
-		q++;
-	return q < e && *q == ']' ? q + 1 : p;
-}
-
-/* "Nov 29 18:22:40[.123456] " (RFC 3164, journal short/short-precise). */
-static const char *month_stamp(struct kparse *kp, const char *p, const char *e,
-			       struct ol_time *t)
-{
-	int mon, d, h, mi, s;
-	int64_t v, ns, frac = 0, scale = 100000000;
-	const char *q;
-
-	if (e - p < 15 || !(mon = month_from_name(p, 3)) || p[3] != ' ')
-		return NULL;
-	q = p + 4;
-	if (*q == ' ')
-		q++;
-	if (!(q = parse_int(q, e, &v)) || v < 1 || v > 31 || e - q < 10 || *q != ' ')
-		return NULL;
-	d = (int)v;
-	q++;
-	if (!is_digit((unsigned char)q[0]) || !is_digit((unsigned char)q[1]) || q[2] != ':' ||
-	    !is_digit((unsigned char)q[3]) || !is_digit((unsigned char)q[4]) || q[5] != ':' ||
-	    !is_digit((unsigned char)q[6]) || !is_digit((unsigned char)q[7]))
-		return NULL;
-	h = (q[0] - '0') * 10 + q[1] - '0';
-	mi = (q[3] - '0') * 10 + q[4] - '0';
-	s = (q[6] - '0') * 10 + q[7] - '0';
-	q += 8;
-	if (q < e && *q == '.') {
-		q++;
-		while (q < e && is_digit((unsigned char)*q)) {
-			frac += (*q - '0') * scale;
-			scale /= 10;
-			q++;
-		}
-	}
-	if (q >= e || *q != ' ')
-		return NULL;
-	ns = utc_ns(year_for(kp, mon), mon, d, h, mi, s, (long)frac);
-	if (ns < 0)
-		return NULL;
-	set_local(kp, t, ns);
-	return q + 1;
-}
-
-/* "Thu Dec  7 00:05:00 2017]" (dmesg -T, after the '['). */
-static const char *ctime_stamp(struct kparse *kp, const char *p, const char *e,
-			       struct ol_time *t)
-{
-	int mon, d, h, mi, s;
-	int64_t y, v, ns;
-	const char *q;
-
-	if (e - p < 24 || p[3] != ' ' || !(mon = month_from_name(p + 4, 3)) || p[7] != ' ')
-		return NULL;
-	q = p + 8;
-	if (*q == ' ')
-		q++;
-	if (!(q = parse_int(q, e, &v)) || v < 1 || v > 31 || e - q < 15 || *q != ' ')
-		return NULL;
-	d = (int)v;
-	q++;
-	if (q[2] != ':' || q[5] != ':' || q[8] != ' ')
-		return NULL;
-	h = (q[0] - '0') * 10 + q[1] - '0';
-	mi = (q[3] - '0') * 10 + q[4] - '0';
-	s = (q[6] - '0') * 10 + q[7] - '0';
-	if (!(q = parse_int(q + 9, e, &y)) || q >= e || *q != ']')
-		return NULL;
-	if ((ns = utc_ns((int)y, mon, d, h, mi, s, 0)) < 0)
-		return NULL;
-	set_local(kp, t, ns);
-	return q + 1;
-}
-
-/* " host ident[pid]: " after a syslog/journal stamp. Returns the message
- * start, or NULL when the shape is not there. strict: ident must be
- * "kernel" or carry a [pid] (used after a dmesg-like stamp). */
-static const char *host_ident(const char *p, const char *e, struct krec *r, int strict)
-{
-	const char *h, *i, *ie, *b, *colon;
-	int64_t v;
-
-	p = skip_ws(p, e);
-	h = p;
-	while (p < e && *p != ' ')
-		p++;
-	if (p == h || p >= e || p[-1] == ':')
-		return NULL;
-	i = p + 1;
-	colon = memchr(i, ':', (size_t)(e - i));
-	if (!colon || colon == i)
-		return NULL;
-	if (memchr(i, ' ', (size_t)(colon - i)))
-		return NULL;
-	ie = colon;
-	b = memchr(i, '[', (size_t)(colon - i));
-	if (b && colon[-1] == ']' && parse_int(b + 1, colon - 1, &v)) {
-		ie = b;
-		r->ident_pid = v;
-	} else if (strict && !((size_t)(colon - i) == 6 && !memcmp(i, "kernel", 6))) {
-		return NULL;
-	}
-	copy_str(r->ident, sizeof(r->ident), i, ie);
-	r->has_ident = 1;
-	p = colon + 1;
-	if (p < e && *p == ' ')
-		p++;
-	return p;
-}
-
-/* After "kernel: ", an optional dmesg stamp. */
-static const char *maybe_stamp(const char *p, const char *e, struct krec *r)
-{
-	int64_t ns;
-	const char *q;
-
-	if (p < e && *p == '[' && (q = dmesg_stamp(p, e, &ns))) {
-		r->t.boot_ns = ns;
-		q = caller_id(q, e);
-		if (q < e && *q == ' ')
-			q++;
-		return q;
-	}
-	return p;
-}
-
-static const char *iso_stamp(const char *p, const char *e, struct ol_time *t, int *had_zone)
-{
-	int64_t ns;
-	int off, k;
-	const char *z;
-
-	if ((k = parse_iso8601(p, (size_t)(e - p), &ns, &off)) < 0)
-		return NULL;
-	z = p + k;
-	/* a zone is whatever parse_iso8601 read after "YYYY-MM-DDTHH:MM:SS[.frac]" */
-	*had_zone = z[-1] == 'Z' || memchr(p + 19, '+', (size_t)(z - p - 19)) ||
-		    memchr(p + 19, '-', (size_t)(z - p - 19));
-	t->utc_ns = ns;
-	t->clock = OL_CLOCK_UTC;
-	return z;
-}
-
-/* Prefix-less text: the whole line is the message. */
-static void plain(struct krec *r, const char *p, const char *e)
-{
-	r->msg = p;
-	r->end = e;
-}
-
-/* Classes of a line's first byte, for the prefix dispatch. */
-enum { K_OTHER, K_BRACKET, K_LT, K_DIGIT, K_UPPER, K_LOWER, K_BRACE, K_SPACE };
-static unsigned char first_class[256];
-
-static void init_classes(void)
-{
-	int c;
-
-	if (first_class['['])
-		return;
-	for (c = '0'; c <= '9'; c++)
-		first_class[c] = K_DIGIT;
-	for (c = 'A'; c <= 'Z'; c++)
-		first_class[c] = K_UPPER;
-	for (c = 'a'; c <= 'z'; c++)
-		first_class[c] = K_LOWER;
-	first_class[' '] = first_class['\t'] = K_SPACE;
-	first_class['<'] = K_LT;
-	first_class['{'] = K_BRACE;
-	first_class['['] = K_BRACKET;
-}
-
-/* Strip the prefix of one text line into r. Returns 1 when a known
- * prefix (or plain text) was found, 2 for an indented continuation. */
-static int strip_prefix(struct kparse *kp, const char *l, const char *e, struct krec *r)
-{
-	const char *p = l, *q;
-	int64_t v, ns;
-	int zone;
-
-	memset(r, 0, sizeof(*r));
-	r->t = ol_time_none();
-	r->ident_pid = OL_NULL;
-	/* pasted quote marks */
-	while (e - p >= 2 && p[0] == '>' && (p[1] == ' ' || p[1] == '>'))
-		p += p[1] == ' ' ? 2 : 1;
-	if (p >= e) {
-		plain(r, p, e);
-		return 1;
-	}
-	switch (first_class[(unsigned char)*p]) {
-	case K_SPACE:
-		q = skip_ws(p, e);
-		if (q < e && *q == '[' && (dmesg_stamp(q, e, &ns) || ctime_stamp(kp, q + 1, e, &r->t)))
-			return strip_prefix(kp, q, e, r);
-		plain(r, q, e);
-		r->t = kp->last_t;
-		return 2;
-	case K_BRACKET:
-		if ((q = dmesg_stamp(p, e, &ns))) {
-			r->t.clock = OL_CLOCK_BOOT;
-			r->t.boot_ns = ns;
-			q = caller_id(q, e);
-			if (q < e && *q == ' ')
-				q++;
-			/* journalctl -o short-monotonic: "[ 1.2] host kernel: " */
-			{
-				const char *m = host_ident(q, e, r, 1);
-				if (m)
-					q = m;
-				else
-					r->has_ident = 0, r->ident[0] = '\0', r->ident_pid = OL_NULL;
-			}
-			plain(r, q, e);
-			return 1;
-		}
-		if ((q = ctime_stamp(kp, p + 1, e, &r->t))) {
-			if (q < e && *q == ' ')
-				q++;
-			plain(r, q, e);
-			return 1;
-		}
-		break;
-	case K_LT:
-		/* "<4>[ 1.2] " raw dmesg, or "<4>1 ISO host app procid msgid sd msg" */
-		q = p + 1;
-		if (!(q = parse_int(q, e, &v)) || q >= e || *q != '>')
-			break;
-		q++;
-		if (q < e && *q == '[')
-			return strip_prefix(kp, q, e, r);
-		if (e - q > 2 && q[0] == '1' && q[1] == ' ' && (q = iso_stamp(q + 2, e, &r->t, &zone))) {
-			const char *f[5];
-			int i;
-			if (!zone)
-				set_local(kp, &r->t, r->t.utc_ns);
-			for (i = 0; i < 5; i++) {   /* host app procid msgid sd */
-				q = skip_ws(q, e);
-				f[i] = q;
-				if (i == 4 && q < e && *q == '[') {
-					const char *c = memchr(q, ']', (size_t)(e - q));
-					q = c ? c + 1 : e;
-					while (q < e && *q == '[' && (c = memchr(q, ']', (size_t)(e - q))))
-						q = c + 1;
-				} else {
-					while (q < e && *q != ' ')
-						q++;
-				}
-				if (i == 1)
-					copy_str(r->ident, sizeof(r->ident), f[1], q);
-				if (i == 2 && parse_int(f[2], q, &v) == q)
-					r->ident_pid = v;
-			}
-			r->has_ident = 1;
-			if (q < e && *q == ' ')
-				q++;
-			if (e - q >= 3 && (unsigned char)q[0] == 0xef && (unsigned char)q[1] == 0xbb &&
-			    (unsigned char)q[2] == 0xbf)
-				q += 3;   /* BOM */
-			q = maybe_stamp(q, e, r);
-			plain(r, q, e);
-			return 1;
-		}
-		break;
-	case K_DIGIT:
-		/* ISO (rsyslog RFC 3339, journal short-iso[-precise]) */
-		if (e - p > 19 && p[4] == '-' && (q = iso_stamp(p, e, &r->t, &zone))) {
-			if (!zone)
-				set_local(kp, &r->t, r->t.utc_ns);
-			if ((q = host_ident(q, e, r, 0))) {
-				q = maybe_stamp(q, e, r);
-				plain(r, q, e);
-				return 1;
-			}
-			r->t = ol_time_none();
-			break;
-		}
-		/* short-unix "1683722096.123456 host kernel: " */
-		if ((q = parse_int(p, e, &v)) && q < e && *q == '.' && v > 100000000 && v < 9000000000LL) {
-			int64_t us = 0, scale = 100000;
-			const char *s = q + 1;
-			while (s < e && is_digit((unsigned char)*s)) {
-				us += (*s - '0') * scale;
-				scale /= 10;
-				s++;
-			}
-			if (s < e && *s == ' ' && (s = host_ident(s, e, r, 0))) {
-				r->t.clock = OL_CLOCK_UTC;
-				r->t.utc_ns = v * NS_PER_S + us * 1000;
-				s = maybe_stamp(s, e, r);
-				plain(r, s, e);
-				return 1;
-			}
-			r->has_ident = 0;
-		}
-		/* /dev/kmsg "6,51234,4607765352,-[,caller=T1];text" */
-		if ((q = parse_int(p, e, &v)) && q < e && *q == ',') {
-			int64_t seq, us;
-			const char *s = q + 1, *semi;
-			if ((s = parse_int(s, e, &seq)) && s < e && *s == ',' &&
-			    (s = parse_int(s + 1, e, &us)) && s < e && *s == ',' &&
-			    (semi = memchr(s, ';', (size_t)(e - s))) && semi - s < 64 &&
-			    us >= 0 && us < 9000000000000000LL) {
-				r->t.clock = OL_CLOCK_BOOT;
-				r->t.boot_ns = us * 1000;
-				plain(r, semi + 1, e);
-				return 1;
-			}
-		}
-		break;
-	case K_UPPER:
-		if ((q = month_stamp(kp, p, e, &r->t))) {
-			if ((q = host_ident(q, e, r, 0))) {
-				q = maybe_stamp(q, e, r);
-				plain(r, q, e);
-				return 1;
-			}
-			r->t = ol_time_none();
-			break;
-		}
-		/* short-full "Wed 2023-05-10 12:34:56 UTC host kernel: " */
-		if (e - p > 28 && p[3] == ' ' && is_digit((unsigned char)p[4]) && p[8] == '-' &&
-		    (q = iso_stamp(p + 4, e, &r->t, &zone))) {
-			const char *z = q + 1;
-			while (z < e && *z != ' ')
-				z++;
-			if (q < e && *q == ' ' && !(z - q == 4 && !memcmp(q + 1, "UTC", 3)) &&
-			    !(z - q == 4 && !memcmp(q + 1, "GMT", 3)))
-				set_local(kp, &r->t, r->t.utc_ns);
-			if (z < e && (q = host_ident(z, e, r, 0))) {
-				q = maybe_stamp(q, e, r);
-				plain(r, q, e);
-				return 1;
-			}
-			r->t = ol_time_none();
-		}
-		break;
-	case K_LOWER:
-		/* dmesg -x "kern  :warn  : [ 1.2] " */
-		if (starts(p, e, "kern") && (q = memchr(p, ':', (size_t)(e - p))) && q - p < 8 &&
-		    (q = memchr(q + 1, ':', (size_t)(e - q - 1))) && q - p < 20) {
-			q++;
-			if (q < e && *q == ' ')
-				q++;
-			if (q < e && *q == '[')
-				return strip_prefix(kp, q, e, r);
-			plain(r, q, e);
-			return 1;
-		}
-		break;
-	default:
-		break;
-	}
-	plain(r, p, e);
-	return 1;
 }
 
 /* ---------------------------------------------------------------------
@@ -833,6 +267,51 @@ static void set_str(json_t *o, const char *k, const char *v)
 static void set_int(json_t *o, const char *k, int64_t v)
 {
 	json_object_set_new(o, k, mk_json_int(v));
+}
+
+/* Send one event to the sink and count it: kind at time t, read at source
+ * line, with data d (released here); boot_id and comm "" mean none.
+ * Returns the event's id, or -1 when the sink failed. */
+static int64_t send_event(struct kparse *kp, const char *kind, struct ol_time t,
+			  const char *boot_id, uint64_t line, int64_t pid, const char *comm,
+			  int64_t bytes, const char *summary, json_t *d)
+{
+	struct ol_event ee;
+	int64_t id;
+
+	ee.kind = kind;
+	ee.t = t;
+	ee.t.boot_id = boot_id[0] ? boot_id : NULL;
+	ee.pid = pid;
+	ee.comm = comm[0] ? comm : NULL;
+	ee.bytes = bytes;
+	ee.line = line;
+	ee.summary = summary;
+	ee.data = d;
+	id = sink_event(kp->s, &ee);
+	json_decref(d);
+	return emit(kp, id) < 0 ? -1 : id;
+}
+
+/* send_event for the record r being read: its time and line, the current
+ * boot id. */
+static int64_t record_event(struct kparse *kp, const struct krec *r, const char *kind,
+			    int64_t pid, const char *comm, int64_t bytes, const char *summary,
+			    json_t *d)
+{
+	return send_event(kp, kind, r->t, kp->boot_id, kp->in->lineno, pid, comm, bytes,
+			  summary, d);
+}
+
+/* send_event for the open report: the time, line and boot id of its first
+ * line, its invoker. */
+static int64_t report_event(struct kparse *kp, const char *kind, int64_t bytes,
+			    const char *summary, json_t *d)
+{
+	struct oomev *ev = &kp->ev;
+
+	return send_event(kp, kind, ev->t, ev->boot_id, ev->line, ev->pid, ev->comm, bytes,
+			  summary, d);
 }
 
 /* Page size in kB for this report (spec 1.3), and whether assumed. */
@@ -936,11 +415,10 @@ static void note_release(struct kparse *kp, const char *rel)
 static int emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm_kb)
 {
 	struct oomev *ev = &kp->ev;
-	struct ol_event e;
 	json_t *d;
 	int pk, assumed;
 	size_t i;
-	int64_t id;
+	int64_t id, bytes;
 	static const char *mcn[4] = { "memcg", "memsw", "kmem", "swap" };
 	char key[40], summary[256];
 
@@ -988,19 +466,10 @@ static int emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm
 	snprintf(summary, sizeof(summary), "%s invoked the OOM killer (order=%lld, constraint %s)",
 		 ev->comm[0] ? ev->comm : "?", (long long)(ev->order == OL_NULL ? 0 : ev->order),
 		 constraint_of(ev) ? constraint_of(ev) : "unknown");
-	e.kind = "oom_invoked";
-	e.t = ev->t;
-	e.t.boot_id = ev->boot_id[0] ? ev->boot_id : NULL;
-	e.pid = ev->pid;
-	e.comm = ev->comm[0] ? ev->comm : NULL;
-	e.bytes = ev->order != OL_NULL && ev->order >= 0 && ev->order < 30
-		  ? ((int64_t)pk * 1024) << ev->order : OL_NULL;
-	e.line = ev->line;
-	e.summary = summary;
-	e.data = d;
-	id = sink_event(kp->s, &e);
-	json_decref(d);
-	if (emit(kp, id) < 0)
+	bytes = ev->order != OL_NULL && ev->order >= 0 && ev->order < 30
+		? ((int64_t)pk * 1024) << ev->order : OL_NULL;
+	id = report_event(kp, "oom_invoked", bytes, summary, d);
+	if (id < 0)
 		return -1;
 	ev->invoked_id = id;
 	for (i = 0; i < ev->ntasks; i++) {
@@ -1010,7 +479,8 @@ static int emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm
 			return -1;
 	}
 	if (ev->t.boot_ns != OL_NULL && ev->t.utc_ns != OL_NULL && ev->t.clock == OL_CLOCK_UTC)
-		if (emit(kp, sink_anchor(kp->s, e.t.boot_id, ev->t.boot_ns, ev->t.utc_ns,
+		if (emit(kp, sink_anchor(kp->s, ev->boot_id[0] ? ev->boot_id : NULL,
+					 ev->t.boot_ns, ev->t.utc_ns,
 					 "kernel log line with wall clock and kernel stamp")) < 0)
 			return -1;
 	return 0;
@@ -1026,7 +496,6 @@ static int ev_close(struct kparse *kp)
 		if (emit_invoked(kp, OL_NULL, OL_NULL) < 0)
 			return -1;
 		{
-			struct ol_event e;
 			json_t *d = json_object();
 			char summary[200];
 			set_str(d, "reason", ev->nokill_reason ? ev->nokill_reason
@@ -1037,17 +506,8 @@ static int ev_close(struct kparse *kp)
 			json_object_set_new(d, "panic", json_boolean(ev->panic));
 			snprintf(summary, sizeof(summary), "OOM report by %s without a kill",
 				 ev->comm[0] ? ev->comm : "?");
-			e.kind = "oom_no_kill";
-			e.t = ev->t;
-			e.t.boot_id = ev->boot_id[0] ? ev->boot_id : NULL;
-			e.pid = ev->pid;
-			e.comm = ev->comm[0] ? ev->comm : NULL;
-			e.bytes = OL_NULL;
-			e.line = ev->line;
-			e.summary = summary;
-			e.data = d;
-			r = emit(kp, sink_event(kp->s, &e));
-			json_decref(d);
+			if (report_event(kp, "oom_no_kill", OL_NULL, summary, d) < 0)
+				r = -1;
 		}
 	}
 	ev_reset(ev);
@@ -1499,11 +959,10 @@ static int m_killed(struct kparse *kp, const struct krec *r, const char *p, cons
 {
 	struct oomev *ev = &kp->ev;
 	const char *k = find(p, e, "Killed process "), *c, *o, *cl, *fields;
-	int64_t pid, uid = OL_NULL, score_adj, vm, anon, file, shmem, pgt;
+	int64_t pid, uid = OL_NULL, score_adj, vm, anon, file, shmem, pgt, kb;
 	char comm[64] = "", summary[256];
 	const char *constraint;
 	int memcg_wording;
-	struct ol_event ee;
 	json_t *d;
 	int64_t id;
 	size_t i;
@@ -1593,21 +1052,10 @@ static int m_killed(struct kparse *kp, const struct krec *r, const char *p, cons
 	set_str(d, "kernel_release", ev->release[0] ? ev->release : NULL);
 	snprintf(summary, sizeof(summary), "%s killed %s (pid %lld)",
 		 memcg_wording ? "memcg OOM" : "OOM killer", comm[0] ? comm : "?", (long long)pid);
-	ee.kind = "oom_kill";
-	ee.t = r->t;
-	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
-	ee.pid = pid;
-	ee.comm = comm[0] ? comm : NULL;
-	{
-		int64_t kb = sum2(sum2(anon, file == OL_NULL ? 0 : file), shmem == OL_NULL ? 0 : shmem);
-		ee.bytes = kb == OL_NULL || kb > INT64_MAX / 1024 ? OL_NULL : kb * 1024;
-	}
-	ee.line = kp->in->lineno;
-	ee.summary = summary;
-	ee.data = d;
-	id = sink_event(kp->s, &ee);
-	json_decref(d);
-	if (emit(kp, id) < 0)
+	kb = sum2(sum2(anon, file == OL_NULL ? 0 : file), shmem == OL_NULL ? 0 : shmem);
+	id = record_event(kp, r, "oom_kill", pid, comm,
+			  kb == OL_NULL || kb > INT64_MAX / 1024 ? OL_NULL : kb * 1024, summary, d);
+	if (id < 0)
 		return -1;
 	recent_add(kp, pid, id, &r->t);
 	kp->reports++;
@@ -1626,7 +1074,6 @@ static int m_reaper(struct kparse *kp, const struct krec *r, const char *p, cons
 	char comm[64] = "", summary[200];
 	int reaped;
 	unsigned i;
-	struct ol_event ee;
 	json_t *d;
 
 	if (!starts(p, e, "oom_reaper: "))
@@ -1662,18 +1109,9 @@ static int m_reaper(struct kparse *kp, const struct krec *r, const char *p, cons
 	set_int(d, "kill_event", kill_id);
 	snprintf(summary, sizeof(summary), "oom_reaper %s %s (pid %lld)",
 		 reaped ? "reaped" : "could not reap", comm[0] ? comm : "?", (long long)pid);
-	ee.kind = "oom_reaper";
-	ee.t = r->t;
-	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
-	ee.pid = pid;
-	ee.comm = comm[0] ? comm : NULL;
-	ee.bytes = OL_NULL;
-	ee.line = kp->in->lineno;
-	ee.summary = summary;
-	ee.data = d;
-	reaped = emit(kp, sink_event(kp->s, &ee));
-	json_decref(d);
-	return reaped < 0 ? -1 : 1;
+	if (record_event(kp, r, "oom_reaper", pid, comm, OL_NULL, summary, d) < 0)
+		return -1;
+	return 1;
 }
 
 /* "<comm>: page allocation failure: order:N, mode:0x..(..), nodemask=..." */
@@ -1681,10 +1119,8 @@ static int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *
 {
 	const char *k = find(p, e, ": page allocation failure: "), *c, *t;
 	char comm[64], mode[32] = "", summary[200];
-	struct ol_event ee;
 	json_t *d;
 	int64_t order;
-	int rc;
 
 	if (!k)
 		return 0;
@@ -1703,18 +1139,9 @@ static int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *
 	set_str(d, "gfp_mask", mode);
 	snprintf(summary, sizeof(summary), "%s: page allocation failure (order %lld)", comm,
 		 (long long)(order == OL_NULL ? 0 : order));
-	ee.kind = "alloc_failure";
-	ee.t = r->t;
-	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
-	ee.pid = OL_NULL;
-	ee.comm = comm[0] ? comm : NULL;
-	ee.bytes = OL_NULL;
-	ee.line = kp->in->lineno;
-	ee.summary = summary;
-	ee.data = d;
-	rc = emit(kp, sink_event(kp->s, &ee));
-	json_decref(d);
-	return rc < 0 ? -1 : 1;
+	if (record_event(kp, r, "alloc_failure", OL_NULL, comm, OL_NULL, summary, d) < 0)
+		return -1;
+	return 1;
 }
 
 /* systemd-oomd and earlyoom kills. */
@@ -1723,9 +1150,7 @@ static int m_userspace(struct kparse *kp, const struct krec *r, const char *p, c
 	const char *killer = NULL, *c, *t;
 	char target[512] = "", reason[256] = "", comm[64] = "", summary[300], sig[16] = "";
 	int64_t pid = OL_NULL, uid = OL_NULL;
-	struct ol_event ee;
 	json_t *d;
-	int rc;
 
 	if (!strcmp(r->ident, "systemd-oomd") && starts(p, e, "Killed ")) {
 		killer = "systemd-oomd";
@@ -1756,18 +1181,23 @@ static int m_userspace(struct kparse *kp, const struct krec *r, const char *p, c
 	set_int(d, "uid", uid);
 	snprintf(summary, sizeof(summary), "%s killed %s", killer,
 		 target[0] ? target : comm[0] ? comm : "?");
-	ee.kind = "userspace_kill";
-	ee.t = r->t;
-	ee.t.boot_id = kp->boot_id[0] ? kp->boot_id : NULL;
-	ee.pid = pid;
-	ee.comm = comm[0] ? comm : NULL;
-	ee.bytes = OL_NULL;
-	ee.line = kp->in->lineno;
-	ee.summary = summary;
-	ee.data = d;
-	rc = emit(kp, sink_event(kp->s, &ee));
-	json_decref(d);
-	return rc < 0 ? -1 : 1;
+	if (record_event(kp, r, "userspace_kill", pid, comm, OL_NULL, summary, d) < 0)
+		return -1;
+	return 1;
+}
+
+/* "Tasks in /x are going to be killed due to memory.oom.group set": an
+ * oom.group kill (before the Killed lines, or between them). */
+static int m_group(struct kparse *kp, const char *p, const char *e)
+{
+	const char *c;
+
+	if (!starts(p, e, "Tasks in ") || !find(p, e, "memory.oom.group"))
+		return 0;
+	c = find(p, e, " are going to be killed");
+	copy_str(kp->ev.group_path, sizeof(kp->ev.group_path), p + 9, c ? c : e);
+	kp->ev.group = 1;
+	return 1;
 }
 
 /* Lines that only matter inside an open report. */
@@ -1811,12 +1241,8 @@ static int m_context(struct kparse *kp, const char *p, const char *e)
 		return r;
 	if ((r = m_task_row(kp, p, e)))
 		return r;
-	if (starts(p, e, "Tasks in ") && find(p, e, "memory.oom.group")) {
-		c = find(p, e, " are going to be killed");
-		copy_str(ev->group_path, sizeof(ev->group_path), p + 9, c ? c : e);
-		ev->group = 1;
-		return 1;
-	}
+	if ((r = m_group(kp, p, e)))
+		return r;
 	if (find(p, e, "Out of memory and no killable processes")) {
 		ev->nokill_reason = "no_killable_processes";
 		if (find(p, e, "Kernel panic"))
@@ -1876,13 +1302,8 @@ static int message(struct kparse *kp, const struct krec *r, const char *p, const
 		return rc;
 	if (kp->ev.open && kp->ev.have_header && !kp->ev.nkills)
 		return m_context(kp, p, e);
-	if (kp->ev.open && kp->ev.nkills && starts(p, e, "Tasks in ") &&
-	    find(p, e, "memory.oom.group")) {
-		const char *c = find(p, e, " are going to be killed");
-		copy_str(kp->ev.group_path, sizeof(kp->ev.group_path), p + 9, c ? c : e);
-		kp->ev.group = 1;
-		return 1;
-	}
+	if (kp->ev.open && kp->ev.nkills)
+		return m_group(kp, p, e);
 	return 0;
 }
 
@@ -1903,8 +1324,6 @@ static int record(struct kparse *kp, const struct krec *r)
 		if (r->t.boot_ns > kp->max_boot_ns)
 			kp->max_boot_ns = r->t.boot_ns;
 	}
-	if (r->t.clock != OL_CLOCK_NONE)
-		kp->last_t = r->t;
 	/* a header that found no kill in GAP_NS is over */
 	if (kp->ev.open && kp->ev.have_header && !kp->ev.nkills &&
 	    ns_between(&kp->ev.t, &r->t) > GAP_NS && ev_close(kp) < 0)
@@ -1920,110 +1339,29 @@ static int record(struct kparse *kp, const struct krec *r)
 	return 0;
 }
 
-/* ---------------------------------------------------------------------
- * Journal JSON and kmsg escapes.
- */
-
-static int json_u64(json_t *o, const char *k, int64_t *v)
+/* One journalctl -o json line: its boot id becomes the current one (even
+ * without a message), the first record of each boot id with both clocks
+ * anchors them, and its message is read as any other record's. Returns -1
+ * when the sink failed. */
+static int journal_record(struct kparse *kp, const char *l, size_t n)
 {
-	json_t *j = json_object_get(o, k);
-	const char *s;
-	const char *end;
-
-	if (!json_is_string(j))
-		return 0;
-	s = json_string_value(j);
-	end = s + strlen(s);
-	return parse_int(s, end, v) == end;
-}
-
-static int journal_json(struct kparse *kp, const char *l, size_t n)
-{
-	json_error_t err;
-	json_t *o = json_loadb(l, n, 0, &err), *m, *j;
 	struct krec r;
-	int64_t rt, mono;
-	int rc = 0;
-	size_t i;
+	int has_msg = kprefix_journal_json(&kp->px, l, n, &r);
 
-	if (!o || !json_is_object(o)) {
-		sink_diagf(kp->s, kp->in->lineno, 0, OL_WARN,
-			   "expected a journal JSON object: %s", err.text);
-		json_decref(o);
+	if (r.has_boot_id)
+		snprintf(kp->boot_id, sizeof(kp->boot_id), "%s", r.boot_id);
+	if (!has_msg)
 		return 0;
+	if (r.t.utc_ns != OL_NULL && r.t.boot_ns != OL_NULL && kp->boot_id[0] &&
+	    strcmp(kp->boot_id, kp->last_boot_id)) {
+		snprintf(kp->last_boot_id, sizeof(kp->last_boot_id), "%s", kp->boot_id);
+		if (emit(kp, sink_anchor(kp->s, kp->boot_id, r.t.boot_ns, r.t.utc_ns,
+					 "journal __REALTIME_TIMESTAMP + _SOURCE_MONOTONIC_TIMESTAMP")) < 0)
+			return -1;
 	}
-	memset(&r, 0, sizeof(r));
-	r.t = ol_time_none();
-	r.ident_pid = OL_NULL;
-	r.from_json = 1;
-	if (json_u64(o, "__REALTIME_TIMESTAMP", &rt) && rt >= 0 && rt < 9000000000000000LL) {
-		r.t.clock = OL_CLOCK_UTC;
-		r.t.utc_ns = rt * 1000;
-	}
-	if (json_u64(o, "_SOURCE_MONOTONIC_TIMESTAMP", &mono) && mono >= 0 &&
-	    mono < 9000000000000000LL)
-		r.t.boot_ns = mono * 1000;
-	if (r.t.clock == OL_CLOCK_NONE && r.t.boot_ns != OL_NULL)
-		r.t.clock = OL_CLOCK_BOOT;
-	j = json_object_get(o, "_BOOT_ID");
-	if (json_is_string(j))
-		snprintf(kp->boot_id, sizeof(kp->boot_id), "%s", json_string_value(j));
-	j = json_object_get(o, "SYSLOG_IDENTIFIER");
-	if (json_is_string(j)) {
-		snprintf(r.ident, sizeof(r.ident), "%s", json_string_value(j));
-		r.has_ident = 1;
-	}
-	j = json_object_get(o, "_TRANSPORT");
-	if (json_is_string(j) && !strcmp(json_string_value(j), "kernel")) {
-		snprintf(r.ident, sizeof(r.ident), "kernel");
-		r.has_ident = 1;
-	}
-	m = json_object_get(o, "MESSAGE");
-	strbuf_reset(&kp->tmp);
-	if (json_is_string(m)) {
-		strbuf_add(&kp->tmp, json_string_value(m), json_string_length(m));
-	} else if (json_is_array(m)) {
-		json_array_foreach(m, i, j) {
-			json_int_t b = json_integer_value(j);
-			if (!json_is_integer(j) || b < 0 || b > 255) {
-				sink_diagf(kp->s, kp->in->lineno, 0, OL_WARN,
-					   "MESSAGE byte array holds a non-byte at index %zu", i);
-				break;
-			}
-			strbuf_addch(&kp->tmp, (int)b);
-		}
-	}
-	if (kp->tmp.len) {
-		r.msg = kp->tmp.buf;
-		r.end = kp->tmp.buf + kp->tmp.len;
-		/* anchor once per boot id */
-		if (r.t.utc_ns != OL_NULL && r.t.boot_ns != OL_NULL && kp->boot_id[0] &&
-		    strcmp(kp->boot_id, kp->last_boot_id)) {
-			snprintf(kp->last_boot_id, sizeof(kp->last_boot_id), "%s", kp->boot_id);
-			if (emit(kp, sink_anchor(kp->s, kp->boot_id, r.t.boot_ns, r.t.utc_ns,
-						 "journal __REALTIME_TIMESTAMP + _SOURCE_MONOTONIC_TIMESTAMP")) < 0)
-				rc = -1;
-		}
-		if (!rc)
-			rc = record(kp, &r);
-	}
-	json_decref(o);
-	return rc;
+	return record(kp, &r);
 }
 
-/* Is the MESSAGE of this journal JSON line a byte array (so that the
- * cheap keyword test cannot see its text)? */
-static int json_msg_is_array(const char *p, const char *e)
-{
-	const char *m = find(p, e, "\"MESSAGE\"");
-
-	if (!m)
-		return 0;
-	m = skip_ws(m + 9, e);
-	if (m < e && *m == ':')
-		m = skip_ws(m + 1, e);
-	return m < e && *m == '[';
-}
 
 /* ---------------------------------------------------------------------
  * Entry points.
@@ -2055,19 +1393,11 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 
 	if (!kp)
 		return -1;
-	init_classes();
 	kp->s = s;
 	kp->in = in;
-	strbuf_init(&kp->tmp);
+	kprefix_init(&kp->px, in, s);
 	strbuf_init(&kp->ev.names);
 	ev_reset(&kp->ev);
-	kp->last_t = ol_time_none();
-	if (in->mtime > 0) {
-		int y, m, d;
-		civil_from_ns(in->mtime * NS_PER_S, &y, &m, &d);
-		kp->mtime_year = y;
-		kp->mtime_mon = m;
-	}
 	while ((rc = input_getline(in, &line, &len)) == 1) {
 		struct krec r;
 		const char *e = line + len;
@@ -2077,16 +1407,16 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 				   "line longer than %u bytes: read its start only", INPUT_MAX_LINE);
 		/* cheap reject: outside a report's body only hot lines matter */
 		if (!(kp->ev.open && kp->ev.have_header && !kp->ev.nkills) && !line_is_hot(line, len) &&
-		    !(len && *line == '{' && json_msg_is_array(line, e)))
+		    !(len && *line == '{' && kprefix_json_message_is_array(line, e)))
 			continue;
 		if (len && *line == '{') {
-			if (journal_json(kp, line, len) < 0)
+			if (journal_record(kp, line, len) < 0)
 				goto out;
 			continue;
 		}
 		if (!len)
 			continue;
-		strip_prefix(kp, line, e, &r);
+		kprefix_strip(&kp->px, line, e, &r);
 		if (record(kp, &r) < 0)
 			goto out;
 		if (kp->failed)
@@ -2109,7 +1439,7 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 		goto out;
 	result = kp->n;
 out:
-	strbuf_release(&kp->tmp);
+	kprefix_release(&kp->px);
 	strbuf_release(&kp->ev.names);
 	free(kp->ev.tasks);
 	free(kp);
