@@ -17,6 +17,8 @@ struct format {
 	const char *what;      /* one line for --help and the report */
 	int (*sniff)(const unsigned char *head, size_t n);
 	int (*parse)(struct input *in, struct sink *s); /* records >= 0, or -1 */
+	int line_log;          /* 1: a log whose lines can share a file with other
+				* line logs (a syslog holds kernel and vLLM lines) */
 };
 
 extern const struct format formats[];
@@ -26,6 +28,10 @@ extern const struct format formats[];
 /* The best format for an input (reads ahead with input_peek, consumes
  * nothing), or NULL when none recognises it. */
 const struct format *detect_format(struct input *in);
+/* Every format that reads this input, best first, at most max: the best
+ * one, and when it is a line log, every other line log that recognises
+ * the input too (each reads its own lines of the file). Returns the count. */
+int detect_formats(struct input *in, const struct format **out, int max);
 const struct format *format_by_kind(const char *kind);
 
 #endif

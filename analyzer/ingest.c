@@ -54,62 +54,31 @@ static void show_progress(struct input *in, void *arg)
 		fprintf(stderr, ", %.0f MB/s   ", (double)in->offset / 1e6 / dt);
 }
 
-static int ingest_file(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
-		       struct ingest_stats *st)
+/* Run format f over the open input as one artifact. */
+static int parse_artifact(struct timeline *tl, const char *path, struct input *in,
+			  const struct format *f, const struct ingest_cfg *cfg,
+			  struct ingest_stats *st)
 {
-	struct strbuf err = STRBUF_INIT;
-	struct input in;
-	const struct format *f;
-	const char *status;
 	double t0 = now_s();
-	int64_t id;
-	int n, r;
+	const char *status;
+	int n;
 
-	st->files++;
-	if (input_open(&in, path, &err) < 0) {
-		if (!cfg->quiet)
-			fprintf(stderr, "oomlens: %s\n", err.buf);
-		st->failed++;
-		r = note_artifact(tl, path, "failed", OL_ERROR, err.buf, 0);
-		strbuf_release(&err);
-		return r;
+	if (cfg->progress > 0 && in->size >= PROGRESS_MIN_SIZE) {
+		in->progress = show_progress;
+		in->progress_arg = &t0;
+		in->progress_every = 16u << 20;
+		in->progress_next = in->progress_every;
 	}
-	f = cfg->force_kind ? format_by_kind(cfg->force_kind) : detect_format(&in);
-	if (!f && !cfg->force_kind) {
-		/* issue 5: one-value cgroup files (memory.max: "max") have no
-		 * content signature; their name is the only clue. */
-		size_t hn;
-		const unsigned char *head = input_peek(&in, DETECT_HEAD, &hn);
-		if (cgroup_name_sniff(path, head, hn))
-			f = format_by_kind("cgroup");
-	}
-	if (!f) {
-		st->skipped++;
-		if (!cfg->quiet)
-			fprintf(stderr, "oomlens: %s: skipped: not a format oomlens reads\n", path);
-		input_close(&in);
-		return note_artifact(tl, path, "skipped", OL_INFO,
-				     "not a format oomlens reads", in.size);
-	}
-	if (cfg->progress > 0 && in.size >= PROGRESS_MIN_SIZE) {
-		in.progress = show_progress;
-		in.progress_arg = &t0;
-		in.progress_every = 16u << 20;
-		in.progress_next = in.progress_every;
-	}
-	id = timeline_artifact_begin(tl, path, f->kind, in.size, in.compressed);
-	if (id < 0) {
-		input_close(&in);
+	if (timeline_artifact_begin(tl, path, f->kind, in->size, in->compressed) < 0)
 		return -1;
-	}
-	n = f->parse(&in, &tl->sink);
-	if (in.progress && in.progress_next > in.progress_every)
+	n = f->parse(in, &tl->sink);
+	if (in->progress && in->progress_next > in->progress_every)
 		fputc('\n', stderr);
-	if (in.error)
-		sink_diagf(&tl->sink, 0, in.offset, OL_ERROR,
+	if (in->error)
+		sink_diagf(&tl->sink, 0, in->offset, OL_ERROR,
 			   "read error after %llu bytes (%s): the rest of the file is lost",
-			   (unsigned long long)in.offset,
-			   in.compressed ? "corrupt or truncated gzip stream" : strerror(in.error));
+			   (unsigned long long)in->offset,
+			   in->compressed ? "corrupt or truncated gzip stream" : strerror(in->error));
 	if (n < 0) {
 		status = "failed";
 		st->failed++;
@@ -122,11 +91,64 @@ static int ingest_file(struct timeline *tl, const char *path, const struct inges
 		st->ok += n ? 1 : 0;
 		st->records += (uint64_t)n;
 	}
-	st->bytes += in.offset;
+	st->bytes += in->offset;
 	if (!cfg->quiet && (tl->sink.n_errors || n < 0))
-		fprintf(stderr, "oomlens: %s: %s (%u errors, %u warnings; see the report)\n",
-			path, status, tl->sink.n_errors, tl->sink.n_warnings);
-	r = timeline_artifact_end(tl, n >= 0, status, in.offset, now_s() - t0);
+		fprintf(stderr, "oomlens: %s: %s: %s (%u errors, %u warnings; see the report)\n",
+			path, f->kind, status, tl->sink.n_errors, tl->sink.n_warnings);
+	return timeline_artifact_end(tl, n >= 0, status, in->offset, now_s() - t0);
+}
+
+/* One file: detect its format(s), then parse it once per format (a syslog
+ * with kernel and server lines is read by both line-log parsers). */
+static int ingest_file(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
+		       struct ingest_stats *st)
+{
+	struct strbuf err = STRBUF_INIT;
+	const struct format *fs[4];
+	struct input in;
+	int i, nf, r = 0;
+
+	st->files++;
+	if (input_open(&in, path, &err) < 0) {
+		if (!cfg->quiet)
+			fprintf(stderr, "oomlens: %s\n", err.buf);
+		st->failed++;
+		r = note_artifact(tl, path, "failed", OL_ERROR, err.buf, 0);
+		strbuf_release(&err);
+		return r;
+	}
+	if (cfg->force_kind) {
+		fs[0] = format_by_kind(cfg->force_kind);
+		nf = fs[0] ? 1 : 0;
+	} else {
+		nf = detect_formats(&in, fs, 4);
+	}
+	if (!nf && !cfg->force_kind) {
+		/* issue 5: one-value cgroup files (memory.max: "max") have no
+		 * content signature; their name is the only clue. */
+		size_t hn;
+		const unsigned char *head = input_peek(&in, DETECT_HEAD, &hn);
+		if (cgroup_name_sniff(path, head, hn) && (fs[0] = format_by_kind("cgroup")))
+			nf = 1;
+	}
+	if (!nf) {
+		st->skipped++;
+		if (!cfg->quiet)
+			fprintf(stderr, "oomlens: %s: skipped: not a format oomlens reads\n", path);
+		input_close(&in);
+		return note_artifact(tl, path, "skipped", OL_INFO,
+				     "not a format oomlens reads", in.size);
+	}
+	for (i = 0; i < nf && r == 0; i++) {
+		if (i > 0) {
+			input_close(&in);
+			if (input_open(&in, path, &err) < 0) {
+				strbuf_release(&err);
+				return -1;
+			}
+		}
+		r = parse_artifact(tl, path, &in, fs[i], cfg, st);
+	}
 	input_close(&in);
 	return r;
 }

@@ -57,5 +57,21 @@ gzip -c "$src/fixtures/demo/kern.log" >"$tmp/kern.log.gz"
 "$bin" timeline "$tmp/g.db" >"$tmp/tg"
 has "gz events" "$tmp/tg" "oom_kill"
 
+# A syslog holding kernel and vLLM lines is read by both line-log parsers.
+{
+	head -3 "$src/fixtures/demo/kern.log"
+	for i in 0 1 2; do
+		echo "2025-11-29T18:2$i:00.000000+0000 gpu-a100-03 vllm[4312]: INFO 11-29 18:2$i:00" \
+		     "[loggers.py:116] Engine 000: Avg prompt throughput: 2040.0 tokens/s, Avg generation" \
+		     "throughput: 424.8 tokens/s, Running: 2$i reqs, Waiting: 0 reqs, GPU KV cache usage:" \
+		     "11.8%, Prefix cache hit rate: 0.0%"
+	done
+	tail -n +4 "$src/fixtures/demo/kern.log"
+} >"$tmp/syslog"
+"$bin" analyze -q --db "$tmp/s.db" --format json "$tmp/syslog" >"$tmp/s.json"; check "mixed syslog" 0 $?
+has "mixed syslog: kernel part" "$tmp/s.json" '"kind": "oom_kill"'
+has "mixed syslog: server part" "$tmp/s.json" '"name": "server.running"'
+has "mixed syslog: two artifacts" "$tmp/s.json" '"kind": "server_log"'
+
 echo "t_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
