@@ -3,12 +3,17 @@
  */
 #include "formats.h"
 #include "../parsers/kernel_oom.h"
+#include "../parsers/torch_snapshot.h"
 
 #include <string.h>
 
 const struct format formats[] = {
 	{ "kernel_log", "kernel log with OOM-killer reports (dmesg, syslog, journalctl, kmsg)",
 	  kernel_oom_sniff, kernel_oom_parse },
+	{ "torch_snapshot", "PyTorch CUDA memory snapshot (pickle of torch.cuda.memory._snapshot())",
+	  torch_snapshot_sniff, torch_snapshot_parse },
+	{ "torch_snapshot_flat", "PyTorch memory snapshot in oomlens' flat JSON Lines form (oomlens convert)",
+	  torch_flat_sniff, torch_flat_parse },
 	{ NULL, NULL, NULL, NULL }
 };
 

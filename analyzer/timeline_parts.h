@@ -19,7 +19,14 @@ void tl_bind_time(sqlite3_stmt *st, int col, const struct ol_time *t); /* 3 colu
 const char *tl_clock_name(enum ol_clock c);
 
 /* Domain stores: each adds its CREATE statements and its sink ops. */
-#define TIMELINE_SCHEMA_PARTS
-#define TIMELINE_BIND_PARTS(sink) do { (void)(sink); } while (0)
+/* issue 3: PyTorch snapshots (timeline_snapshot.c) */
+extern const char timeline_schema_snapshot[];
+void timeline_bind_snapshot(struct sink *s);
+
+#define TIMELINE_SCHEMA_PARTS \
+	timeline_schema_snapshot,
+#define TIMELINE_BIND_PARTS(sink) do { \
+	timeline_bind_snapshot(sink); \
+	} while (0)
 
 #endif
