@@ -310,6 +310,7 @@ static int push_string(struct dec *d, enum pk_type t, const unsigned char *p, si
 	struct pk_obj *o = obj_new(t);
 	struct pk_val v;
 	size_t i;
+	int r;
 
 	if (!o)
 		goto oom;
@@ -320,7 +321,23 @@ static int push_string(struct dec *d, enum pk_type t, const unsigned char *p, si
 				break;
 		if (i < n) {
 			struct strbuf sb = STRBUF_INIT;
-			if (strbuf_add_utf8(&sb, (const char *)p, n) < 0) {
+			size_t k;
+			/* CPython writes lone surrogates (surrogatepass) as
+			 * ED A0..BF 80..BF: one character, one U+FFFD */
+			if (strbuf_add(&sb, p, n) < 0) {
+				free(o);
+				goto oom;
+			}
+			for (k = i; k + 2 < n; k++)
+				if (p[k] == 0xed && p[k + 1] >= 0xa0 && p[k + 1] <= 0xbf &&
+				    p[k + 2] >= 0x80 && p[k + 2] <= 0xbf) {
+					memcpy(sb.buf + k, "\xef\xbf\xbd", 3);
+					k += 2;
+				}
+			p = (const unsigned char *)strbuf_detach(&sb, NULL);
+			r = strbuf_add_utf8(&sb, (const char *)p, n);
+			free((void *)p);
+			if (r < 0) {
 				free(o);
 				goto oom;
 			}
@@ -841,6 +858,104 @@ static struct pk_val long_value(const unsigned char *p, uint64_t n)
 	return v;
 }
 
+/* ---- protocol 0 text strings ---- */
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Append code point cp as UTF-8 (surrogates and out-of-range: U+FFFD). */
+static int add_cp(struct strbuf *sb, uint32_t cp)
+{
+	char u[4];
+
+	if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		cp = 0xfffd;
+	if (cp < 0x80)
+		return strbuf_addch(sb, (int)cp);
+	if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		return strbuf_add(sb, u, 2);
+	}
+	if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		return strbuf_add(sb, u, 3);
+	}
+	u[0] = (char)(0xf0 | (cp >> 18));
+	u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	u[3] = (char)(0x80 | (cp & 0x3f));
+	return strbuf_add(sb, u, 4);
+}
+
+/* UNICODE: raw-unicode-escape (\uXXXX, \UXXXXXXXX; other bytes latin-1). */
+static int unescape_raw_unicode(struct strbuf *sb, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\\' && i + 1 < n && (s[i + 1] == 'u' || s[i + 1] == 'U')) {
+			size_t k = s[i + 1] == 'u' ? 4 : 8, j;
+			uint32_t cp = 0;
+			if (i + 2 + k <= n) {
+				for (j = 0; j < k && hexval(s[i + 2 + j]) >= 0; j++)
+					cp = cp * 16 + (uint32_t)hexval(s[i + 2 + j]);
+				if (j == k) {
+					if (add_cp(sb, cp) < 0)
+						return -1;
+					i += 2 + k;
+					continue;
+				}
+			}
+		}
+		if (add_cp(sb, c) < 0)
+			return -1;
+		i++;
+	}
+	return 0;
+}
+
+/* STRING: a Python 2 str repr body (\\, \', \n, \xHH ...), bytes kept. */
+static int unescape_string(struct strbuf *sb, const char *s, size_t n)
+{
+	struct strbuf raw = STRBUF_INIT;
+	size_t i = 0;
+	int r;
+
+	while (i < n) {
+		int c = (unsigned char)s[i++];
+		if (c == '\\' && i < n) {
+			int e = s[i++];
+			switch (e) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case '0': c = 0; break;
+			case 'x':
+				if (i + 2 <= n && hexval(s[i]) >= 0 && hexval(s[i + 1]) >= 0) {
+					c = hexval(s[i]) * 16 + hexval(s[i + 1]);
+					i += 2;
+				}
+				break;
+			default: c = e; break;
+			}
+		}
+		if (strbuf_addch(&raw, c) < 0) {
+			strbuf_release(&raw);
+			return -1;
+		}
+	}
+	r = strbuf_add(sb, raw.buf, raw.len);
+	strbuf_release(&raw);
+	return r;
+}
+
 /* ---- the loop ---- */
 
 /* One opcode. Returns 0 to go on, 1 at STOP, -1 on error (status set),
@@ -985,15 +1100,30 @@ static int step(struct dec *d)
 		}
 		return push(d, v);
 	}
-	case 'S': case 'V': { /* text strings (protocol 0), kept raw */
+	case 'S': case 'V': { /* text strings (protocol 0) */
 		char big[4096];
+		struct strbuf sb = STRBUF_INIT;
 		size_t n;
 		if ((r = read_line(d, big, sizeof(big))) < 0)
 			return r;
 		n = (size_t)r;
-		if (op == 'S' && n >= 2 && (big[0] == '\'' || big[0] == '"') && big[n - 1] == big[0])
-			return push_string(d, PK_STR, (unsigned char *)big + 1, n - 2);
-		return push_string(d, PK_STR, (unsigned char *)big, n);
+		if (op == 'S') {
+			if (n < 2 || (big[0] != '\'' && big[0] != '"') || big[n - 1] != big[0]) {
+				fail(d, PK_CORRUPT, "STRING argument is not quoted%s", NULL);
+				return -1;
+			}
+			r = unescape_string(&sb, big + 1, n - 2);
+		} else {
+			r = unescape_raw_unicode(&sb, big, n);
+		}
+		if (r < 0) {
+			strbuf_release(&sb);
+			fail(d, PK_CORRUPT, "out of memory%s", NULL);
+			return -1;
+		}
+		r = push_string(d, PK_STR, (unsigned char *)sb.buf, sb.len);
+		strbuf_release(&sb);
+		return r;
 	}
 	case 'T': return op_string(d, 4, PK_STR);          /* BINSTRING */
 	case 'U': return op_string(d, 1, PK_STR);          /* SHORT_BINSTRING */

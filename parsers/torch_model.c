@@ -134,10 +134,11 @@ static int64_t stack_of(struct ts_model *m, const struct ts_frames *fr)
 	}
 	if (fr->get(fr, &f, &n) < 0)
 		return OL_NULL;
-	id = sink_stack(m->s, f, n);
-	if (id < 0)
+	/* an empty frame list: no stack was recorded */
+	id = n ? sink_stack(m->s, f, n) : OL_NULL;
+	if (id < 0 && id != OL_NULL)
 		return -1;
-	if (!fr->key)
+	if (!fr->key || id == OL_NULL)
 		return id;
 	if ((m->sn + 1) * 2 > m->scap) {
 		/* grow, or start over past a million stacks (the store dedups anyway) */
