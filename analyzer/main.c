@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "ingest", cmd_ingest, "ingest artifacts into an incident database" },
 	{ "report", cmd_report, "write the report of an incident database" },
 	{ "timeline", cmd_timeline, "print an incident's events in time order" },
+	{ "convert", cmd_convert, "write a PyTorch memory snapshot pickle as flat JSON Lines" },
 	{ NULL, NULL, NULL }
 };
 
