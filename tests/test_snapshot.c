@@ -10,6 +10,7 @@
 #include "parsers/torch_snapshot.h"
 #include "lib/input.h"
 #include "lib/strbuf.h"
+#include "reports/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -636,6 +637,51 @@ static void flat_form_bad_lines_and_truncation(void **state)
 	t_close(tl);
 }
 
+/* The JSON report's snapshots section and torch_oom event. */
+static void json_report_snapshots(void **state)
+{
+	struct timeline *tl = t_open();
+	json_t *r, *sn, *oom, *ev;
+	size_t i;
+	int found = 0;
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "tests/data/snapshot/v2_5.p4.pickle"), 0);
+	assert_int_equal(t_parse_file(tl, "tests/data/snapshot/v1_13_list.p2.pickle"), 0);
+	r = report_json(tl->db);
+	assert_int_equal(json_array_size(json_object_get(r, "snapshots")), 2);
+	sn = json_array_get(json_object_get(r, "snapshots"), 0);
+	assert_int_equal(json_integer_value(json_object_get(sn, "devices")), 2);
+	assert_int_equal(json_integer_value(json_object_get(sn, "segments")), 2);
+	assert_int_equal(json_integer_value(json_object_get(sn, "reserved_bytes")), 22 * MiB);
+	assert_int_equal(json_integer_value(json_object_get(sn, "allocated_bytes")),
+			 2 * MiB + 512 * 1024);
+	assert_int_equal(json_integer_value(json_object_get(sn, "trace_events")), 11);
+	assert_int_equal(json_integer_value(json_object_get(sn, "allocs")), 4);
+	assert_int_equal(json_integer_value(json_object_get(sn, "peak_allocated_bytes")), 3145728);
+	assert_int_equal(json_array_size(json_object_get(sn, "ooms")), 1);
+	oom = json_array_get(json_object_get(sn, "ooms"), 0);
+	assert_int_equal(json_integer_value(json_object_get(oom, "device")), 0);
+	assert_int_equal(json_integer_value(json_object_get(oom, "requested_bytes")), 100 * MiB);
+	assert_int_equal(json_integer_value(json_object_get(oom, "device_free_bytes")), 12345678);
+	assert_string_equal(json_string_value(json_object_get(oom, "time")),
+			    "2023-11-14T22:13:20.000060Z");
+	/* the segments-only snapshot: no trace figures */
+	sn = json_array_get(json_object_get(r, "snapshots"), 1);
+	assert_true(json_is_null(json_object_get(sn, "peak_allocated_bytes")));
+	assert_int_equal(json_array_size(json_object_get(sn, "ooms")), 0);
+	json_array_foreach(json_object_get(r, "events"), i, ev)
+		if (!strcmp(json_string_value(json_object_get(ev, "kind")), "torch_oom")) {
+			found++;
+			assert_int_equal(json_integer_value(json_object_get(ev, "device_free_bytes")),
+					 12345678);
+			assert_int_equal(json_integer_value(json_object_get(ev, "bytes")), 100 * MiB);
+		}
+	assert_int_equal(found, 1);
+	json_decref(r);
+	t_close(tl);
+}
+
 static void sniff_by_content(void **state)
 {
 	size_t n;
@@ -665,6 +711,7 @@ int main(void)
 		cmocka_unit_test(snapshot_corrupt_opcode),
 		cmocka_unit_test(flat_form_gives_the_same_timeline),
 		cmocka_unit_test(flat_form_bad_lines_and_truncation),
+		cmocka_unit_test(json_report_snapshots),
 		cmocka_unit_test(sniff_by_content),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
