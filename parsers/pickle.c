@@ -177,7 +177,7 @@ struct dec {
 	uint64_t mgen;
 	uint64_t mlen;          /* 1 + the largest index stored */
 	struct fifo_ent *fifo;
-	size_t fhead, fcount;
+	size_t fhead, fcount, fcap;
 	unsigned lost_fetches;
 	enum pk_status status;
 	int protocol;
@@ -500,17 +500,31 @@ static int memo_put(struct dec *d, uint32_t idx)
 	pk_incref(&e->v);
 	if (is_obj(e->v.type))
 		e->v.u.o->memo = idx;
-	/* FIFO window of entries not fetched yet */
-	if (d->fcount == PK_MEMO_WINDOW) {
+	/* FIFO window of entries not fetched yet (a ring, grown up to the window) */
+	if (d->fcount == d->fcap && d->fcap < PK_MEMO_WINDOW) {
+		size_t nc = d->fcap ? d->fcap * 2 : 256, k;
+		struct fifo_ent *nf = malloc(nc * sizeof(*nf));
+		if (!nf) {
+			fail(d, PK_CORRUPT, "out of memory%s", NULL);
+			return -1;
+		}
+		for (k = 0; k < d->fcount; k++)
+			nf[k] = d->fifo[(d->fhead + k) % d->fcap];
+		free(d->fifo);
+		d->fifo = nf;
+		d->fcap = nc;
+		d->fhead = 0;
+	}
+	if (d->fcount == d->fcap) {
 		struct fifo_ent *f = &d->fifo[d->fhead];
 		size_t j = memo_slot(d, f->idx);
 		if (d->memo[j].used && d->memo[j].gen == f->gen && !d->memo[j].fetched)
 			memo_del_slot(d, j);
-		d->fhead = (d->fhead + 1) % PK_MEMO_WINDOW;
+		d->fhead = (d->fhead + 1) % d->fcap;
 		d->fcount--;
 	}
-	d->fifo[(d->fhead + d->fcount) % PK_MEMO_WINDOW].idx = idx;
-	d->fifo[(d->fhead + d->fcount) % PK_MEMO_WINDOW].gen = d->mgen;
+	d->fifo[(d->fhead + d->fcount) % d->fcap].idx = idx;
+	d->fifo[(d->fhead + d->fcount) % d->fcap].gen = d->mgen;
 	d->fcount++;
 	return 0;
 }
@@ -583,7 +597,7 @@ static int add_item(struct dec *d, struct pk_val *cv, struct pk_val *key, struct
 		     " (recursive structures are not supported)", pk_opname(d->op));
 		goto bad;
 	}
-	if (is_obj(val->type) && val->u.o == c) {
+	if ((is_obj(val->type) && val->u.o == c) || (key && is_obj(key->type) && key->u.o == c)) {
 		fail(d, PK_CORRUPT, "%s of a container into itself", pk_opname(d->op));
 		goto bad;
 	}
@@ -748,7 +762,8 @@ static int build_from(struct dec *d, size_t from, enum pk_type t)
 	items = malloc((n ? n : 1) * sizeof(*items));
 	if (!items)
 		goto oom;
-	memcpy(items, d->stk + from, n * sizeof(*items));
+	if (n)
+		memcpy(items, d->stk + from, n * sizeof(*items));
 	d->sp = from;
 	if (push_container(d, t) < 0) {
 		for (i = 0; i < n; i++)
@@ -1220,10 +1235,9 @@ int pk_decode(struct input *in, const struct pk_handler *h, struct sink *s,
 	d.h = h;
 	d.protocol = -1;
 	d.base = in->offset;
-	d.cap = 1u << 20;
+	d.cap = 1u << 16;
 	d.buf = malloc(d.cap);
-	d.fifo = malloc(PK_MEMO_WINDOW * sizeof(*d.fifo));
-	if (!d.buf || !d.fifo) {
+	if (!d.buf) {
 		sink_diagf(s, 0, 0, OL_ERROR, "out of memory");
 		res->status = PK_CORRUPT;
 		goto out;

@@ -56,6 +56,15 @@ struct ts_model {
 	int64_t max_device;
 };
 
+/* a + b, saturated (sizes come from the file and may be hostile) */
+static int64_t add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN + 1;
+	return r;
+}
+
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 33;
@@ -375,7 +384,7 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 		if (l->used) {
 			if (emit_alloc(m, l, OL_NULL, OL_NULL, "freed") < 0)
 				return -1;
-			d->allocated -= l->size;
+			d->allocated = add(d->allocated, l->size == OL_NULL ? 0 : -l->size);
 		} else {
 			m->ln++;
 		}
@@ -387,7 +396,7 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 		l->ns = ns;
 		l->stack = r.stack_id;
 		if (x->size != OL_NULL)
-			d->allocated += x->size;
+			d->allocated = add(d->allocated, x->size);
 		if (d->allocated > d->peak)
 			d->peak = d->allocated;
 		return sample(m, x->device, 0, ns, d->allocated);
@@ -400,7 +409,7 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 			if (emit_alloc(m, &l, x->seq, ns, "freed") < 0)
 				return -1;
 			if (l.size != OL_NULL)
-				d->allocated -= l.size;
+				d->allocated = add(d->allocated, -l.size);
 			return sample(m, x->device, 0, ns, d->allocated);
 		} else {
 			struct live l = { x->addr, x->device, x->size, OL_NULL, OL_NULL,
@@ -409,11 +418,11 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 		}
 	}
 	if ((!strcmp(a, "segment_alloc") || !strcmp(a, "segment_map")) && x->size != OL_NULL) {
-		d->reserved += x->size;
+		d->reserved = add(d->reserved, x->size);
 		return sample(m, x->device, 1, ns, d->reserved);
 	}
 	if ((!strcmp(a, "segment_free") || !strcmp(a, "segment_unmap")) && x->size != OL_NULL) {
-		d->reserved -= x->size;
+		d->reserved = add(d->reserved, x->size == INT64_MIN ? INT64_MAX : -x->size);
 		if (d->reserved < 0)
 			d->reserved = 0;
 		return sample(m, x->device, 1, ns, d->reserved);
@@ -477,7 +486,8 @@ static int m_end(void *ctx, int64_t devices)
 			return -1;
 		}
 	free(v);
-	memset(m->live, 0, m->lcap * sizeof(*m->live));
+	if (m->live)
+		memset(m->live, 0, m->lcap * sizeof(*m->live));
 	m->ln = 0;
 	for (i = 0; i < m->ndev; i++)
 		if (m->trace_events && (peak == OL_NULL || m->devs[i].peak > peak))

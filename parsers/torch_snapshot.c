@@ -210,9 +210,8 @@ static int do_block(struct rdr *r, const struct pk_val *bv, int64_t *next_addr)
 		b.address = hist_addr != OL_NULL ? hist_addr : *next_addr;
 	if (b.requested_size == OL_NULL && b.state && strcmp(b.state, "inactive"))
 		b.requested_size = real_size;
-	if (b.address != OL_NULL && b.size != OL_NULL)
-		*next_addr = b.address + b.size;
-	else
+	if (b.address == OL_NULL || b.size == OL_NULL ||
+	    __builtin_add_overflow(b.address, b.size, next_addr))
 		*next_addr = OL_NULL;
 	b.frames = frames_of(r, frames, &fs);
 	return r->ops->block(r->ops->ctx, &b);
