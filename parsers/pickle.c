@@ -70,19 +70,66 @@ static const char *refusal(unsigned char op)
 
 static uint64_t next_serial = 1;
 
-static struct pk_obj *obj_new(enum pk_type t)
-{
-	struct pk_obj *o = calloc(1, sizeof(*o));
+/* Allocation pools: trace entries are made and freed millions of times, so
+ * freed containers (with their item arrays) and small strings are kept for
+ * reuse, up to POOL_MAX each. Strings live inline after their object. */
+#define POOL_MAX 4096
+#define SMALL_STR 48
+#define KEEP_ITEMS 64
+static struct pk_obj *cpool[POOL_MAX], *spool[POOL_MAX];
+static size_t ncpool, nspool;
 
-	if (!o)
-		return NULL;
+static void obj_init(struct pk_obj *o, enum pk_type t)
+{
 	o->refs = 1;
 	o->type = t;
+	o->tag = 0;
 	o->depth = 1;
+	o->parents = 0;
+	o->shared = 0;
 	o->memo = -1;
 	o->serial = next_serial++;
+}
+
+/* A container object (list, tuple, dict, set), empty. */
+static struct pk_obj *obj_new(enum pk_type t)
+{
+	struct pk_obj *o;
+
+	if (ncpool) {
+		o = cpool[--ncpool];
+		o->u.c.n = 0;
+		o->u.c.count = 0;
+	} else {
+		o = calloc(1, sizeof(*o));
+		if (!o)
+			return NULL;
+	}
+	obj_init(o, t);
 	return o;
 }
+
+/* A str/bytes object with room for n bytes + NUL inline. */
+static struct pk_obj *obj_new_str(enum pk_type t, size_t n)
+{
+	struct pk_obj *o;
+
+	if (n < SMALL_STR && nspool)
+		o = spool[--nspool];
+	else
+		o = malloc(sizeof(*o) + (n < SMALL_STR ? SMALL_STR : n + 1));
+	if (!o)
+		return NULL;
+	obj_init(o, t);
+	o->u.str.s = (char *)(o + 1);
+	o->u.str.n = n;
+	return o;
+}
+
+static int is_container(enum pk_type t);
+
+/* Free an object whose references are all gone (children released). */
+static void obj_free(struct pk_obj *o);
 
 static int is_obj(enum pk_type t)
 {
@@ -107,9 +154,16 @@ static void obj_free(struct pk_obj *o)
 	if (is_container(o->type)) {
 		for (i = 0; i < o->u.c.n; i++)
 			pk_release(&o->u.c.v[i]);
+		if (o->u.c.cap <= KEEP_ITEMS && ncpool < POOL_MAX) {
+			cpool[ncpool++] = o;
+			return;
+		}
 		free(o->u.c.v);
-	} else {
-		free(o->u.str.s);
+		o->u.c.v = NULL;
+		o->u.c.cap = 0;
+	} else if (o->u.str.n < SMALL_STR && nspool < POOL_MAX) {
+		spool[nspool++] = o;
+		return;
 	}
 	free(o);
 }
@@ -307,58 +361,46 @@ static long pop_mark(struct dec *d)
 /* A string object from n raw bytes (UTF-8 cleaned when str). */
 static int push_string(struct dec *d, enum pk_type t, const unsigned char *p, size_t n)
 {
-	struct pk_obj *o = obj_new(t);
+	struct strbuf sb = STRBUF_INIT, raw = STRBUF_INIT;
+	struct pk_obj *o;
 	struct pk_val v;
-	size_t i;
-	int r;
+	size_t i, k;
 
-	if (!o)
-		goto oom;
 	if (t == PK_STR) {
 		/* fast path: plain ASCII without NUL */
 		for (i = 0; i < n; i++)
 			if (p[i] >= 0x80 || p[i] == 0)
 				break;
 		if (i < n) {
-			struct strbuf sb = STRBUF_INIT;
-			size_t k;
 			/* CPython writes lone surrogates (surrogatepass) as
 			 * ED A0..BF 80..BF: one character, one U+FFFD */
-			if (strbuf_add(&sb, p, n) < 0) {
-				free(o);
+			if (strbuf_add(&raw, p, n) < 0)
 				goto oom;
-			}
 			for (k = i; k + 2 < n; k++)
 				if (p[k] == 0xed && p[k + 1] >= 0xa0 && p[k + 1] <= 0xbf &&
 				    p[k + 2] >= 0x80 && p[k + 2] <= 0xbf) {
-					memcpy(sb.buf + k, "\xef\xbf\xbd", 3);
+					memcpy(raw.buf + k, "\xef\xbf\xbd", 3);
 					k += 2;
 				}
-			p = (const unsigned char *)strbuf_detach(&sb, NULL);
-			r = strbuf_add_utf8(&sb, (const char *)p, n);
-			free((void *)p);
-			if (r < 0) {
-				free(o);
+			if (strbuf_add_utf8(&sb, raw.buf, raw.len) < 0)
 				goto oom;
-			}
-			o->u.str.n = sb.len;
-			o->u.str.s = strbuf_detach(&sb, NULL);
-			goto done;
+			p = (const unsigned char *)sb.buf;
+			n = sb.len;
 		}
 	}
-	o->u.str.s = malloc(n + 1);
-	if (!o->u.str.s) {
-		free(o);
+	o = obj_new_str(t, n);
+	if (!o)
 		goto oom;
-	}
 	memcpy(o->u.str.s, p, n);
 	o->u.str.s[n] = 0;
-	o->u.str.n = n;
-done:
+	strbuf_release(&sb);
+	strbuf_release(&raw);
 	v.type = t;
 	v.u.o = o;
 	return push(d, v);
 oom:
+	strbuf_release(&sb);
+	strbuf_release(&raw);
 	fail(d, PK_CORRUPT, "out of memory%s", NULL);
 	return -1;
 }
@@ -625,7 +667,7 @@ static int add_item(struct dec *d, struct pk_val *cv, struct pk_val *key, struct
 		}
 	}
 	if (c->u.c.n + want > c->u.c.cap) {
-		size_t nc = c->u.c.cap ? c->u.c.cap * 2 : 8;
+		size_t nc = c->u.c.cap ? c->u.c.cap * 2 : cv->type == PK_DICT ? 24 : 8;
 		struct pk_val *nv;
 		if (nc > 2 * (size_t)PK_MAX_ITEMS) {
 			fail(d, PK_CORRUPT, "a container holds more items than the limit%s", NULL);
@@ -725,10 +767,16 @@ static int build_from(struct dec *d, size_t from, enum pk_type t)
 		if (!o)
 			goto oom;
 		if (n) {
-			o->u.c.v = malloc(n * sizeof(*o->u.c.v));
-			if (!o->u.c.v) {
-				free(o);
-				goto oom;
+			if (o->u.c.cap < n) {
+				struct pk_val *nv = realloc(o->u.c.v, n * sizeof(*nv));
+				if (!nv) {
+					struct pk_val t0 = { PK_TUPLE, { 0 } };
+					t0.u.o = o;
+					pk_release(&t0);
+					goto oom;
+				}
+				o->u.c.v = nv;
+				o->u.c.cap = n;
 			}
 		}
 		for (i = 0; i < n; i++) {
@@ -739,7 +787,7 @@ static int build_from(struct dec *d, size_t from, enum pk_type t)
 					depth = o->u.c.v[i].u.o->depth + 1;
 			}
 		}
-		o->u.c.n = o->u.c.cap = n;
+		o->u.c.n = n;
 		o->u.c.count = n;
 		o->depth = depth;
 		d->sp = from;

@@ -40,7 +40,7 @@ enum pk_type {
 #define PK_MAX_MARKS 4096            /* open MARKs */
 #define PK_MAX_STRING (256u << 20)   /* one str/bytes */
 #define PK_MAX_ITEMS (64u << 20)     /* items held in one container */
-#define PK_MEMO_WINDOW (1u << 20)    /* unreferenced memo entries kept */
+#define PK_MEMO_WINDOW (1u << 16)    /* unreferenced memo entries kept */
 #define PK_MAX_MEMO (1u << 25)       /* memo entries held in all */
 
 struct pk_obj;
