@@ -167,6 +167,86 @@ static void decoder_refuses_real_payloads(void **state)
 	t_close(tl);
 }
 
+/* Decode bytes with no handler; returns the number of error diagnostics
+ * and copies the first message into msg. */
+static unsigned decode_bytes(const unsigned char *p, size_t n, enum pk_status *st,
+			     char *msg, size_t msz)
+{
+	struct input in;
+	struct sink s;
+	struct pk_handler h = { NULL, NULL, NULL };
+	struct pk_result res;
+	struct timeline *tl = t_open();
+
+	assert_true(timeline_artifact_begin(tl, "x", "torch_snapshot", n, 0) > 0);
+	s = tl->sink;
+	input_open_mem(&in, "x", p, n);
+	pk_decode(&in, &h, &s, &res);
+	*st = res.status;
+	pk_release(&res.top);
+	input_close(&in);
+	tl->sink.n_errors = s.n_errors;
+	timeline_artifact_end(tl, 1, "ok", n, 0);
+	snprintf(msg, msz, "%s", t_text(tl, "SELECT message FROM diagnostic ORDER BY id"));
+	t_close(tl);
+	return s.n_errors;
+}
+
+/* Hostile shapes: reference cycles, too deep nesting, a memo fetch of an
+ * entry that left the window, a string longer than the file. */
+static void decoder_limits_and_hostile_shapes(void **state)
+{
+	static const unsigned char self_item[] = { 0x80, 4, ']', 0x94, 'h', 0, 'a', '.' };
+	static const unsigned char self_key[] = { 0x80, 4, '}', 0x94, 'h', 0, 'K', 1, 's', '.' };
+	static const unsigned char long_str[] = { 0x80, 4, 'X', 0xff, 0xff, 0xff, 0x00, 'a', '.' };
+	/* L1.append(L2), then L2.append(1): L2 was already placed */
+	static const unsigned char placed[] = { 0x80, 4, ']', 0x94, ']', 0x94, 'a',
+						'h', 1, 'K', 1, 'a', '.' };
+	unsigned char deep[200];
+	unsigned char *far;
+	size_t n = 0, i;
+	enum pk_status st;
+	char msg[600];
+	(void)state;
+
+	assert_int_equal(decode_bytes(self_item, sizeof(self_item), &st, msg, sizeof(msg)), 1);
+	assert_string_equal(msg, "pickle offset 6: APPEND of a container into itself");
+	assert_int_equal(decode_bytes(self_key, sizeof(self_key), &st, msg, sizeof(msg)), 1);
+	assert_string_equal(msg, "pickle offset 8: SETITEM of a container into itself");
+	assert_int_equal(decode_bytes(placed, sizeof(placed), &st, msg, sizeof(msg)), 1);
+	assert_string_equal(msg, "pickle offset 11: APPEND into a container already placed in"
+			    " another (recursive structures are not supported)");
+	assert_int_equal(decode_bytes(long_str, sizeof(long_str), &st, msg, sizeof(msg)), 1);
+	assert_int_equal(st, PK_CORRUPT);
+	assert_string_equal(msg, "pickle offset 2: BINUNICODE length larger than the rest of"
+			    " the file or the limit");
+	deep[n++] = 0x80;
+	deep[n++] = 4;
+	for (i = 0; i < 70; i++)
+		deep[n++] = ']';
+	for (i = 0; i < 69; i++)
+		deep[n++] = 'a';
+	deep[n++] = '.';
+	assert_true(decode_bytes(deep, n, &st, msg, sizeof(msg)) >= 1);
+	assert_string_equal(msg, "pickle offset 135: containers nested deeper than 64");
+	/* 70,000 memoized strings, then a fetch of the first: it left the
+	 * 65,536-entry window of entries never fetched */
+	far = malloc(8 + 70000 * 4 + 8);
+	n = 0;
+	far[n++] = 0x80; far[n++] = 4; far[n++] = ']'; far[n++] = 0x94; far[n++] = '(';
+	for (i = 0; i < 70000; i++) {
+		far[n++] = 0x8c; far[n++] = 1; far[n++] = 'x'; far[n++] = 0x94;
+	}
+	far[n++] = 'h'; far[n++] = 1;      /* the first string: dropped */
+	far[n++] = 'j'; far[n++] = 0x70; far[n++] = 0x11; far[n++] = 1; far[n++] = 0; /* 70000: held */
+	far[n++] = 'e'; far[n++] = '.';
+	assert_int_equal(decode_bytes(far, n, &st, msg, sizeof(msg)), 1);
+	assert_int_equal(st, PK_DONE);
+	assert_string_equal(msg, "pickle offset 280005: memo index 1 is not held (never stored, or"
+			    " dropped after being streamed or leaving the memo window); using None");
+	free(far);
+}
+
 /* Streaming: each trace entry is handed over as its APPENDS batch closes
  * and is not kept by its list. */
 struct count_ud {
@@ -699,6 +779,7 @@ int main(void)
 		cmocka_unit_test(decoder_plain_values_all_protocols),
 		cmocka_unit_test(decoder_refuses_every_executing_opcode),
 		cmocka_unit_test(decoder_refuses_real_payloads),
+		cmocka_unit_test(decoder_limits_and_hostile_shapes),
 		cmocka_unit_test(decoder_streams_trace_entries),
 		cmocka_unit_test(snapshot_2_5_protocols_2_4),
 		cmocka_unit_test(snapshot_2_11_protocol_5),
