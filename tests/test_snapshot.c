@@ -11,6 +11,9 @@
 #include "lib/input.h"
 #include "lib/strbuf.h"
 #include "reports/report.h"
+#include "analyzer/ingest.h"
+
+#include <zlib.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -762,6 +765,33 @@ static void json_report_snapshots(void **state)
 	t_close(tl);
 }
 
+/* Users gzip multi-GB snapshots: read through gzip, detected by content. */
+static void snapshot_gzipped(void **state)
+{
+	char path[] = "/tmp/oomlens-snap-XXXXXX";
+	int fd = mkstemp(path);
+	size_t n;
+	char *data = t_slurp("tests/data/snapshot/v2_5.p4.pickle", &n);
+	gzFile gz;
+	struct timeline *tl = t_open();
+	struct ingest_cfg cfg = { 1, 0, NULL };
+	struct ingest_stats st;
+	char *p = path;
+	(void)state;
+
+	assert_true(fd >= 0);
+	gz = gzdopen(fd, "wb");
+	assert_int_equal(gzwrite(gz, data, (unsigned)n), (int)n);
+	gzclose(gz);
+	assert_int_equal(ingest_paths(tl, &p, 1, &cfg, &st), 0);
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "torch_snapshot");
+	assert_int_equal(t_int(tl, "SELECT compressed FROM artifact"), 1);
+	assert_main_scenario(tl, 4, 1);
+	unlink(path);
+	free(data);
+	t_close(tl);
+}
+
 static void sniff_by_content(void **state)
 {
 	size_t n;
@@ -793,6 +823,7 @@ int main(void)
 		cmocka_unit_test(flat_form_gives_the_same_timeline),
 		cmocka_unit_test(flat_form_bad_lines_and_truncation),
 		cmocka_unit_test(json_report_snapshots),
+		cmocka_unit_test(snapshot_gzipped),
 		cmocka_unit_test(sniff_by_content),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
