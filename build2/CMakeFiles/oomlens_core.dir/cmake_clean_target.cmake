@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "liboomlens_core.a"
+)
