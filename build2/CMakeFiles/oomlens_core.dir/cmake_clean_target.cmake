@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "liboomlens_core.a"
-)
