@@ -150,12 +150,10 @@ static int64_t stack_of(struct ts_model *m, const struct ts_frames *fr)
 	if (!fr->key || id == OL_NULL)
 		return id;
 	if ((m->sn + 1) * 2 > m->scap) {
-		/* grow, or start over past a million stacks (the store dedups anyway) */
+		/* grow (never forget a key: the threaded reader sends a stack's
+		 * frames once, with its first use) */
 		size_t nc = m->scap ? m->scap * 2 : 1024;
-		if (nc > (1u << 21)) {
-			memset(m->stacks, 0, m->scap * sizeof(*m->stacks));
-			m->sn = 0;
-		} else {
+		{
 			struct stack_ent *ns = calloc(nc, sizeof(*ns));
 			if (!ns)
 				return id;

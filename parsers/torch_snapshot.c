@@ -490,7 +490,7 @@ int torch_snapshot_parse(struct input *in, struct sink *s)
 
 	if (!m)
 		return -1;
-	r = torch_snapshot_decode(in, s, &ops);
+	r = ts_pipe_run(in, s, &ops);
 	n = ts_model_free(m);
 	if (r < 0)
 		return -1;

@@ -88,6 +88,10 @@ int torch_snapshot_parse(struct input *in, struct sink *s);
  * records produced, or -1 if ops failed. */
 int torch_snapshot_decode(struct input *in, struct sink *s, const struct ts_ops *ops);
 
+/* The same, with the decoding in a second thread; ops run in the caller's
+ * thread (torch_pipe.c). Falls back to one thread if none can start. */
+int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops);
+
 /* ---- the model ---- */
 struct ts_model;
 struct ts_model *ts_model_new(struct sink *s, struct ts_ops *ops);
