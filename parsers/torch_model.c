@@ -12,8 +12,8 @@
  * (a free the trace did not record, e.g. skip_actions) closes the old
  * lifetime as freed with unknown free time.
  *
- * Series per device (entity cuda:N), sampled at each change when the
- * entry has a time: torch.allocated_bytes = bytes of the allocations made
+ * Series per device (entity cuda:N), from the entries that have a time;
+ * per millisecond, the peak and the level at its end (at most two samples): torch.allocated_bytes = bytes of the allocations made
  * inside the trace window and not yet freed (frees of older allocations
  * do not count: their size was never added); torch.reserved_bytes = bytes
  * of segment_alloc/segment_map minus segment_free/segment_unmap, never
@@ -34,9 +34,17 @@ struct stack_ent {
 	int64_t id;
 };
 
+/* A series being sampled: the open millisecond's peak and last value. */
+struct ser {
+	int64_t sid;                /* series id, 0 = not made yet */
+	int pending;
+	int64_t bucket;             /* the open millisecond */
+	int64_t max, max_ns, last, last_ns;
+};
+
 struct dev {
 	int64_t allocated, reserved, peak;
-	int64_t s_alloc, s_res;     /* series ids, 0 = not made yet */
+	struct ser ser[2];          /* 0 allocated, 1 reserved */
 };
 
 struct ts_model {
@@ -198,24 +206,62 @@ static struct dev *dev_of(struct ts_model *m, int64_t device)
 	return &m->devs[device];
 }
 
+static int emit_sample(struct ts_model *m, int64_t device, int reserved, struct ser *x,
+		       int64_t ns, int64_t v)
+{
+	struct ol_time t = { OL_CLOCK_UTC, ns, OL_NULL, NULL };
+
+	if (!x->sid) {
+		char ent[32];
+		snprintf(ent, sizeof(ent), "cuda:%lld", (long long)device);
+		x->sid = sink_series(m->s, reserved ? "torch.reserved_bytes" : "torch.allocated_bytes",
+				     "bytes", ent);
+		if (x->sid < 0)
+			return -1;
+	}
+	return sink_sample(m->s, x->sid, &t, (double)v) < 0 ? -1 : 0;
+}
+
+/* Close the open millisecond: its peak, then its last value if different. */
+static int flush_ser(struct ts_model *m, int64_t device, int reserved, struct ser *x)
+{
+	if (!x->pending)
+		return 0;
+	x->pending = 0;
+	if (emit_sample(m, device, reserved, x, x->max_ns, x->max) < 0)
+		return -1;
+	if (x->last_ns != x->max_ns && x->last != x->max)
+		return emit_sample(m, device, reserved, x, x->last_ns, x->last);
+	return 0;
+}
+
+/* A new value of a series at ns. Samples are kept per millisecond: the
+ * peak of each millisecond and the level at its end (at most two points),
+ * so that millions of trace events do not become millions of samples. */
 static int sample(struct ts_model *m, int64_t device, int reserved, int64_t ns, int64_t v)
 {
 	struct dev *d = dev_of(m, device);
-	int64_t *sid;
-	struct ol_time t = { OL_CLOCK_UTC, ns, OL_NULL, NULL };
+	struct ser *x;
+	int64_t b;
 
 	if (!d || ns == OL_NULL)
 		return 0;
-	sid = reserved ? &d->s_res : &d->s_alloc;
-	if (!*sid) {
-		char ent[32];
-		snprintf(ent, sizeof(ent), "cuda:%lld", (long long)device);
-		*sid = sink_series(m->s, reserved ? "torch.reserved_bytes" : "torch.allocated_bytes",
-				   "bytes", ent);
-		if (*sid < 0)
-			return -1;
+	x = &d->ser[reserved];
+	b = ns / 1000000;
+	if (x->pending && b != x->bucket && flush_ser(m, device, reserved, x) < 0)
+		return -1;
+	if (!x->pending) {
+		x->pending = 1;
+		x->bucket = b;
+		x->max = v;
+		x->max_ns = ns;
+	} else if (v > x->max) {
+		x->max = v;
+		x->max_ns = ns;
 	}
-	return sink_sample(m->s, *sid, &t, (double)v) < 0 ? -1 : 0;
+	x->last = v;
+	x->last_ns = ns;
+	return 0;
 }
 
 static void pool_text(char *buf, size_t n, int64_t a, int64_t b, const char **out)
@@ -490,6 +536,10 @@ static int m_end(void *ctx, int64_t devices)
 	for (i = 0; i < m->ndev; i++)
 		if (m->trace_events && (peak == OL_NULL || m->devs[i].peak > peak))
 			peak = m->devs[i].peak;
+	for (i = 0; i < m->ndev; i++)
+		if (flush_ser(m, (int64_t)i, 0, &m->devs[i].ser[0]) < 0 ||
+		    flush_ser(m, (int64_t)i, 1, &m->devs[i].ser[1]) < 0)
+			return -1;
 	m->info.devices = devices != OL_NULL ? devices
 			  : m->max_device >= 0 ? m->max_device + 1 : 0;
 	m->info.trace_events = m->trace_events;

@@ -393,7 +393,15 @@ static void assert_main_scenario(struct timeline *tl, int proto, int timed)
 		assert_string_equal(t_text(tl, "SELECT group_concat(CAST(value AS INTEGER), ' ') FROM"
 				" (SELECT value FROM sample p JOIN series s ON s.id = p.series_id WHERE"
 				" s.name = 'torch.allocated_bytes' AND s.entity = 'cuda:0'"
-				" ORDER BY time_ns)"), "1048576 3145728 2097152 2621440");
+				" ORDER BY time_ns)"), "3145728 2621440");
+		/* per millisecond: the peak (at +20 us) and the level at its end */
+		assert_int_equal(t_int(tl, "SELECT min(time_ns) FROM sample p JOIN series s ON"
+				       " s.id = p.series_id WHERE s.name = 'torch.allocated_bytes'"
+				       " AND s.entity = 'cuda:0'"), T0_NS + 20000);
+		assert_string_equal(t_text(tl, "SELECT group_concat(CAST(value AS INTEGER), ' ') FROM"
+				" (SELECT value FROM sample p JOIN series s ON s.id = p.series_id WHERE"
+				" s.name = 'torch.allocated_bytes' AND s.entity = 'cuda:1'"
+				" ORDER BY time_ns)"), "256 0");
 		assert_int_equal(t_int(tl, "SELECT value FROM sample p JOIN series s ON"
 				       " s.id = p.series_id WHERE s.name = 'torch.reserved_bytes'"
 				       " AND s.entity = 'cuda:0'"), 20 * MiB);
@@ -529,6 +537,14 @@ static void snapshot_big_batches_and_memo(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM alloc WHERE state = 'live'"), 650);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM stack"), 40 + 2);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM trace WHERE stack_id IS NULL"), 0);
+	/* samples: at most two per millisecond, the peak among them */
+	assert_int_equal(t_int(tl, "SELECT max(value) FROM sample p JOIN series s ON"
+			       " s.id = p.series_id WHERE s.name = 'torch.allocated_bytes'"),
+			 t_int(tl, "SELECT peak_allocated_bytes FROM snapshot"));
+	assert_true(t_int(tl, "SELECT count(*) FROM sample p JOIN series s ON s.id = p.series_id"
+			      " WHERE s.name = 'torch.allocated_bytes'") <=
+		    2 * t_int(tl, "SELECT count(DISTINCT time_ns / 1000000) FROM trace"));
+	assert_true(t_int(tl, "SELECT count(*) FROM sample") >= 4);
 	t_close(tl);
 }
 
