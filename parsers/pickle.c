@@ -8,12 +8,14 @@
  * container that was placed inside another may not be filled any more,
  * which rules out cycles and keeps each object's depth exact.
  *
- * Memo policy: an entry fetched at least once (BINGET...) is pinned until
- * the end; entries never fetched live in a FIFO window of PK_MEMO_WINDOW
- * entries and are dropped when they fall out of it (or at once when the
- * consumer takes the container they hold). A later fetch of a dropped
- * entry is an error diagnostic and yields None. Real snapshots fetch keys,
- * action names and frame lists within a few entries of their creation.
+ * Memo policy: recent entries live in a ring of PK_MEMO_WINDOW slots
+ * indexed by memo index (CPython's indices are sequential, so a put and a
+ * fetch are one array access). When a slot is reused, its entry moves to
+ * the pinned table (a hash) if it was fetched at least once (keys, action
+ * names, frame dicts and lists), and is dropped if it never was; a
+ * container the consumer takes is dropped at once. A later fetch of a
+ * dropped entry is an error diagnostic and yields None. Real snapshots
+ * fetch shared objects within a few entries of their creation.
  */
 #include "pickle.h"
 #include "../lib/strbuf.h"
@@ -200,13 +202,7 @@ struct memo_ent {
 	uint32_t idx;
 	int used;
 	int fetched;
-	uint64_t gen;
 	struct pk_val v;
-};
-
-struct fifo_ent {
-	uint32_t idx;
-	uint64_t gen;
 };
 
 struct dec {
@@ -228,10 +224,10 @@ struct dec {
 	/* memo */
 	struct memo_ent *memo;
 	size_t mcap, mn;
-	uint64_t mgen;
 	uint64_t mlen;          /* 1 + the largest index stored */
-	struct fifo_ent *fifo;
-	size_t fhead, fcount, fcap;
+	uint32_t pin_max;       /* largest index in the pinned table */
+	struct memo_ent *ring;  /* recent entries, slot = idx & (rcap - 1) */
+	size_t rcap;
 	unsigned lost_fetches;
 	enum pk_status status;
 	int protocol;
@@ -508,21 +504,16 @@ static void memo_del_slot(struct dec *d, size_t i)
 	}
 }
 
-static int memo_put(struct dec *d, uint32_t idx)
+/* Store v at idx in the pinned table (taking a reference). */
+static int pin_put(struct dec *d, uint32_t idx, struct pk_val v, int fetched)
 {
 	struct memo_ent *e;
-	size_t i;
 
-	if (!d->sp || d->sp == floor_sp(d)) {
-		fail(d, PK_CORRUPT, "%s with nothing to store", pk_opname(d->op));
-		return -1;
-	}
 	if ((d->mn + 1) * 4 >= d->mcap * 3 && memo_grow(d) < 0) {
 		fail(d, PK_CORRUPT, "out of memory%s", NULL);
 		return -1;
 	}
-	i = memo_slot(d, idx);
-	e = &d->memo[i];
+	e = &d->memo[memo_slot(d, idx)];
 	if (e->used) {
 		pk_release(&e->v);
 	} else {
@@ -534,49 +525,116 @@ static int memo_put(struct dec *d, uint32_t idx)
 		e->idx = idx;
 		d->mn++;
 	}
+	e->fetched = fetched;
+	e->v = v;
+	if (idx > d->pin_max)
+		d->pin_max = idx;
+	return 0;
+}
+
+/* Empty a ring slot: a fetched entry moves to the pinned table, one never
+ * fetched is dropped. */
+static int ring_evict(struct dec *d, struct memo_ent *s)
+{
+	s->used = 0;
+	if (s->fetched)
+		return pin_put(d, s->idx, s->v, 1);
+	if (is_obj(s->v.type) && s->v.u.o->memo == (int64_t)s->idx)
+		s->v.u.o->memo = -1;
+	pk_release(&s->v);
+	return 0;
+}
+
+static int ring_grow(struct dec *d)
+{
+	size_t nc = d->rcap ? d->rcap * 2 : 1024, i;
+	struct memo_ent *nr = calloc(nc, sizeof(*nr));
+
+	if (!nr)
+		return -1;
+	for (i = 0; i < d->rcap; i++)
+		if (d->ring[i].used)
+			nr[d->ring[i].idx & (nc - 1)] = d->ring[i];
+	free(d->ring);
+	d->ring = nr;
+	d->rcap = nc;
+	return 0;
+}
+
+/* MEMOIZE/PUT: the top of the stack at idx. Recent entries live in a ring
+ * indexed by idx (CPython's indices are sequential): slot reuse drops the
+ * entries never fetched and moves the fetched ones to the pinned table. */
+static int memo_put(struct dec *d, uint32_t idx)
+{
+	struct memo_ent *s;
+	struct pk_val v;
+
+	if (!d->sp || d->sp == floor_sp(d)) {
+		fail(d, PK_CORRUPT, "%s with nothing to store", pk_opname(d->op));
+		return -1;
+	}
+	v = d->stk[d->sp - 1];
+	pk_incref(&v);
 	if ((uint64_t)idx + 1 > d->mlen)
 		d->mlen = (uint64_t)idx + 1;
-	e->fetched = 0;
-	e->gen = ++d->mgen;
-	e->v = d->stk[d->sp - 1];
-	pk_incref(&e->v);
-	if (is_obj(e->v.type))
-		e->v.u.o->memo = idx;
-	/* FIFO window of entries not fetched yet (a ring, grown up to the window) */
-	if (d->fcount == d->fcap && d->fcap < PK_MEMO_WINDOW) {
-		size_t nc = d->fcap ? d->fcap * 2 : 256, k;
-		struct fifo_ent *nf = malloc(nc * sizeof(*nf));
-		if (!nf) {
-			fail(d, PK_CORRUPT, "out of memory%s", NULL);
-			return -1;
-		}
-		for (k = 0; k < d->fcount; k++)
-			nf[k] = d->fifo[(d->fhead + k) % d->fcap];
-		free(d->fifo);
-		d->fifo = nf;
-		d->fcap = nc;
-		d->fhead = 0;
+	for (;;) {
+		if (!d->rcap && ring_grow(d) < 0)
+			goto oom;
+		s = &d->ring[idx & (d->rcap - 1)];
+		if (!s->used || s->idx == idx || d->rcap >= PK_MEMO_WINDOW)
+			break;
+		if (ring_grow(d) < 0)
+			goto oom;
 	}
-	if (d->fcount == d->fcap) {
-		struct fifo_ent *f = &d->fifo[d->fhead];
-		size_t j = memo_slot(d, f->idx);
-		if (d->memo[j].used && d->memo[j].gen == f->gen && !d->memo[j].fetched)
-			memo_del_slot(d, j);
-		d->fhead = (d->fhead + 1) % d->fcap;
-		d->fcount--;
+	if (s->used && s->idx != idx) {
+		if (s->idx > idx)   /* older than the window: straight to the table */
+			return pin_put(d, idx, v, 0) < 0 ? (pk_release(&v), -1) : 0;
+		if (ring_evict(d, s) < 0)
+			goto fail;
 	}
-	d->fifo[(d->fhead + d->fcount) % d->fcap].idx = idx;
-	d->fifo[(d->fhead + d->fcount) % d->fcap].gen = d->mgen;
-	d->fcount++;
+	if (s->used) {
+		pk_release(&s->v);
+	} else if (d->mn && idx <= d->pin_max) {
+		/* a re-put of an index in the table: the ring copy wins */
+		size_t i = memo_slot(d, idx);
+		if (d->memo[i].used)
+			memo_del_slot(d, i);
+	}
+	s->used = 1;
+	s->idx = idx;
+	s->fetched = 0;
+	s->v = v;
+	if (is_obj(v.type))
+		v.u.o->memo = idx;
 	return 0;
+oom:
+	fail(d, PK_CORRUPT, "out of memory%s", NULL);
+fail:
+	pk_release(&v);
+	return -1;
+}
+
+static struct memo_ent *memo_find(struct dec *d, uint32_t idx)
+{
+	if (d->rcap) {
+		struct memo_ent *s = &d->ring[idx & (d->rcap - 1)];
+		if (s->used && s->idx == idx)
+			return s;
+	}
+	if (d->mcap) {
+		struct memo_ent *e = &d->memo[memo_slot(d, idx)];
+		if (e->used)
+			return e;
+	}
+	return NULL;
 }
 
 static int memo_get(struct dec *d, uint32_t idx)
 {
-	struct memo_ent *e = d->mcap ? &d->memo[memo_slot(d, idx)] : NULL;
+	struct memo_ent *e = memo_find(d, idx);
 	struct pk_val v;
 
-	if (!e || !e->used) {
+	if (!e) {
 		if (d->lost_fetches++ < 20) {
 			char msg[160];
 			snprintf(msg, sizeof(msg), "memo index %u is not held (never stored, or"
@@ -600,14 +658,17 @@ static int memo_get(struct dec *d, uint32_t idx)
 static void memo_forget(struct dec *d, const struct pk_val *v)
 {
 	struct pk_obj *o = v->u.o;
-	size_t i;
+	struct memo_ent *e;
 
-	if (!is_container(v->type) || o->memo < 0 || o->shared || !d->mcap)
+	if (!is_container(v->type) || o->memo < 0 || o->shared)
 		return;
-	i = memo_slot(d, (uint32_t)o->memo);
-	if (d->memo[i].used && is_obj(d->memo[i].v.type) && d->memo[i].v.u.o == o &&
-	    !d->memo[i].fetched)
-		memo_del_slot(d, i);
+	e = memo_find(d, (uint32_t)o->memo);
+	if (!e || e->fetched || !is_obj(e->v.type) || e->v.u.o != o)
+		return;
+	if (d->rcap && e >= d->ring && e < d->ring + d->rcap)
+		ring_evict(d, e);
+	else
+		memo_del_slot(d, (size_t)(e - d->memo));
 }
 
 /* ---- containers ---- */
@@ -1326,7 +1387,13 @@ out:
 				pk_release(&d.memo[i].v);
 	}
 	free(d.memo);
-	free(d.fifo);
+	if (d.ring) {
+		size_t i;
+		for (i = 0; i < d.rcap; i++)
+			if (d.ring[i].used)
+				pk_release(&d.ring[i].v);
+	}
+	free(d.ring);
 	free(d.stk);
 	free(d.buf);
 	return res->status == PK_ABORTED ? -1 : 0;

@@ -14,7 +14,7 @@
  * the caller takes is not stored, so a list of ten million trace entries
  * is never built. Memory is bounded by what the data's structure needs:
  * the decoder stack, the memo entries that are referenced again (pinned),
- * and a window of recent unreferenced memo entries (PK_MEMO_WINDOW).
+ * and a ring of the most recent memo entries (PK_MEMO_WINDOW slots).
  *
  * Values: scalars are held inline in a pk_val; strings, bytes and
  * containers are reference-counted pk_obj. Strings are UTF-8 cleaned
@@ -40,7 +40,7 @@ enum pk_type {
 #define PK_MAX_MARKS 4096            /* open MARKs */
 #define PK_MAX_STRING (256u << 20)   /* one str/bytes */
 #define PK_MAX_ITEMS (64u << 20)     /* items held in one container */
-#define PK_MEMO_WINDOW (1u << 16)    /* unreferenced memo entries kept */
+#define PK_MEMO_WINDOW (1u << 16)    /* recent memo entries kept (a power of 2) */
 #define PK_MAX_MEMO (1u << 25)       /* memo entries held in all */
 
 struct pk_obj;

@@ -421,7 +421,7 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 	if (!strcmp(a, "alloc") && x->addr != OL_NULL) {
 		size_t i;
 		struct live *l;
-		if ((m->ln + 1) * 4 >= m->lcap * 3 && live_grow(m) < 0)
+		if ((m->ln + 1) * 2 >= m->lcap && live_grow(m) < 0)  /* load <= 1/2: misses probe short */
 			return 0;
 		i = live_slot(m, x->device, x->addr);
 		l = &m->live[i];
