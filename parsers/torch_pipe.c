@@ -334,8 +334,8 @@ static int p_get(const struct ts_frames *tf, const struct ol_frame **f, size_t *
 {
 	const struct fref *r = (const struct fref *)tf;
 
-	if (!r->x->frames_here) {
-		/* sent with an earlier record: the model has it cached */
+	if (!r->x->frames_here || !r->x->fn) {
+		/* sent with an earlier record (the model has it cached), or empty */
 		*f = NULL;
 		*n = 0;
 		return 0;
