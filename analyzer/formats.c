@@ -11,6 +11,7 @@
 #include "../parsers/nvidia_smi.h"
 #include "../parsers/server_log.h"
 #include "../parsers/smaps.h"
+#include "../parsers/torch_snapshot.h"
 
 #include <string.h>
 
@@ -21,6 +22,10 @@ const struct format formats[] = {
 	  cuda_core_sniff, cuda_core_parse, 0 },
 	{ "host_core", "host process core dump (ELF ET_CORE: gcore, kernel core files)",
 	  host_core_sniff, host_core_parse, 0 },
+	{ "torch_snapshot", "PyTorch CUDA memory snapshot (pickle of torch.cuda.memory._snapshot())",
+	  torch_snapshot_sniff, torch_snapshot_parse, 0 },
+	{ "torch_snapshot_flat", "PyTorch memory snapshot in oomlens' flat JSON Lines form (oomlens convert)",
+	  torch_flat_sniff, torch_flat_parse, 0 },
 	/* --- issue 5: time series sources --- */
 	{ "smaps", "/proc/PID/smaps or smaps_rollup, one capture or a ### series",
 	  smaps_sniff, smaps_parse, 0 },

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "timeline", cmd_timeline, "print an incident's events in time order" },
 	{ "classify", cmd_classify, "re-run the rules on an incident database, print the verdict" },
 	{ "replay", cmd_replay, "classify fixture cases and compare with their expected.json" },
+	{ "convert", cmd_convert, "write a PyTorch memory snapshot pickle as flat JSON Lines" },
 	{ NULL, NULL, NULL }
 };
 

@@ -495,8 +495,10 @@ int timeline_open(struct timeline *tl, const char *path, int create, struct strb
 	tl->opts.boot_time_ns = OL_NULL;
 	if (create && strcmp(path, ":memory:") != 0)
 		unlink(path);
-	if (sqlite3_open_v2(path, &tl->db, create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-						  : SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	/* NOMUTEX: one thread per connection; the mutexes cost ~5% of a bulk ingest */
+	if (sqlite3_open_v2(path, &tl->db, (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+						   : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		strbuf_addf(err, "%s: cannot open database: %s", path,
 			    tl->db ? sqlite3_errmsg(tl->db) : "out of memory");
 		sqlite3_close(tl->db);

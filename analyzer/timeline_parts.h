@@ -21,7 +21,13 @@ const char *tl_clock_name(enum ol_clock c);
 /* Domain stores: each adds its CREATE statements and its sink ops. */
 extern const char timeline_schema_cores[];      /* issue 4: timeline_cores.c */
 void timeline_bind_cores(struct sink *s);
-#define TIMELINE_SCHEMA_PARTS timeline_schema_cores,
-#define TIMELINE_BIND_PARTS(sink) do { timeline_bind_cores(sink); } while (0)
+extern const char timeline_schema_snapshot[];   /* issue 3: timeline_snapshot.c */
+void timeline_bind_snapshot(struct sink *s);
+
+#define TIMELINE_SCHEMA_PARTS timeline_schema_cores, timeline_schema_snapshot,
+#define TIMELINE_BIND_PARTS(sink) do { \
+	timeline_bind_cores(sink); \
+	timeline_bind_snapshot(sink); \
+	} while (0)
 
 #endif

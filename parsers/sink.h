@@ -160,6 +160,42 @@ struct ol_thread {
 	int crashed;                    /* 1: the thread that got the signal */
 };
 
+/* --- PyTorch snapshots (issue 3): rows of docs/schema.md "PyTorch
+ * snapshots". pool ids are text "A,B"; sizes bytes; times UTC ns. --- */
+struct ol_snapshot {
+	const char *form;        /* "dict" or "list" */
+	int64_t protocol;        /* pickle protocol */
+	int64_t devices, trace_events, peak_allocated_bytes; /* known at the end */
+	json_t *settings;        /* allocator_settings object, or NULL */
+};
+
+struct ol_segment {
+	int64_t device, address, total_size, allocated_size, active_size, requested_size;
+	int64_t stream;
+	const char *segment_type, *pool_id;
+	int64_t is_expandable, stack_id;
+};
+
+struct ol_block {
+	int64_t address, size, requested_size;
+	const char *state;
+	int64_t stack_id;
+};
+
+struct ol_trace {
+	int64_t device, seq;
+	const char *action;
+	int64_t addr, size, stream, time_ns, device_free;
+	const char *compile_context, *user_metadata, *pool_id;
+	int64_t stack_id;
+};
+
+struct ol_alloc {
+	int64_t device, addr, size, alloc_seq, alloc_ns, free_seq, free_ns;
+	const char *state;       /* "freed", "live", "orphan_free" */
+	int64_t stack_id;
+};
+
 struct sink {
 	void *ctx;                      /* the implementation's state */
 	const struct ingest_opts *opts; /* may be NULL */
@@ -181,6 +217,13 @@ struct sink {
 			enum ol_severity, const char *msg);
 
 	/* --- PyTorch snapshots (issue 3) --- */
+	int64_t (*snapshot)(struct sink *, const struct ol_snapshot *);  /* -> id */
+	/* the end-of-file fields (devices, trace_events, peak, settings) */
+	int64_t (*snapshot_end)(struct sink *, int64_t snapshot_id, const struct ol_snapshot *);
+	int64_t (*segment)(struct sink *, int64_t snapshot_id, const struct ol_segment *);
+	int64_t (*block)(struct sink *, int64_t segment_id, const struct ol_block *);
+	int64_t (*trace)(struct sink *, int64_t snapshot_id, const struct ol_trace *);
+	int64_t (*alloc)(struct sink *, int64_t snapshot_id, const struct ol_alloc *);
 
 	/* --- CUDA and host core dumps (issue 4) --- */
 	int64_t (*gpu_device)(struct sink *, const struct ol_gpu_device *);
@@ -230,6 +273,20 @@ static inline int64_t sink_gpu_region(struct sink *s, const struct ol_gpu_region
 { return OL_SINK_CALL(s, gpu_region, r); }
 static inline int64_t sink_thread(struct sink *s, const struct ol_thread *t)
 { return OL_SINK_CALL(s, thread, t); }
+
+/* issue 3 */
+static inline int64_t sink_snapshot(struct sink *s, const struct ol_snapshot *x)
+{ return OL_SINK_CALL(s, snapshot, x); }
+static inline int64_t sink_snapshot_end(struct sink *s, int64_t id, const struct ol_snapshot *x)
+{ return OL_SINK_CALL(s, snapshot_end, id, x); }
+static inline int64_t sink_segment(struct sink *s, int64_t snap, const struct ol_segment *x)
+{ return OL_SINK_CALL(s, segment, snap, x); }
+static inline int64_t sink_block(struct sink *s, int64_t seg, const struct ol_block *x)
+{ return OL_SINK_CALL(s, block, seg, x); }
+static inline int64_t sink_trace(struct sink *s, int64_t snap, const struct ol_trace *x)
+{ return OL_SINK_CALL(s, trace, snap, x); }
+static inline int64_t sink_alloc(struct sink *s, int64_t snap, const struct ol_alloc *x)
+{ return OL_SINK_CALL(s, alloc, snap, x); }
 
 /* Record a diagnostic "path:line: message" (line 0: use offset instead).
  * Counts errors and warnings in s. Returns -1 only if the store failed. */

@@ -398,9 +398,10 @@ void html_live_allocs(struct strbuf *sb, sqlite3 *db)
 	int rank = 0;
 
 	strbuf_addstr(sb, "<section id=live><h2>Live memory at the OOM, by allocation stack</h2>\n");
-	if (!q_has_table(db, "alloc")) {
+	if (!q_has_table(db, "alloc") || !q_has_table(db, "snapshot") ||
+	    q_int(db, "SELECT count(*) FROM snapshot", 0) == 0) {
 		h_na(sb, "Not available: no PyTorch memory snapshot with an allocation trace was"
-			 " ingested (table <code>alloc</code> is absent).");
+			 " ingested.");
 		goto out;
 	}
 	count = q_int(db, "SELECT count(*) FROM alloc WHERE state = 'live'" LATEST, 0);
@@ -510,9 +511,9 @@ void html_segments(struct strbuf *sb, sqlite3 *db)
 	int n = 0, y;
 
 	strbuf_addstr(sb, "<section id=segments><h2>Allocator segments</h2>\n");
-	if (!q_has_table(db, "segment")) {
-		h_na(sb, "Not available: no PyTorch memory snapshot was ingested (table"
-			 " <code>segment</code> is absent).");
+	if (!q_has_table(db, "segment") || !q_has_table(db, "snapshot") ||
+	    q_int(db, "SELECT count(*) FROM snapshot", 0) == 0) {
+		h_na(sb, "Not available: no PyTorch memory snapshot was ingested.");
 		goto out;
 	}
 	snap = q_int(db, "SELECT max(snapshot_id) FROM segment", OL_NULL);

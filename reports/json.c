@@ -347,6 +347,37 @@ static json_t *json_anchors(sqlite3 *db)
 		" LEFT JOIN artifact a ON a.id = n.artifact_id ORDER BY n.id");
 }
 
+/* PyTorch memory snapshots (issue 3): one object per snapshot file, sizes
+ * at snapshot time from segments, figures from the trace, and its OOMs. */
+static json_t *json_snapshots(sqlite3 *db)
+{
+	json_t *snaps = q_rows(db,
+		"SELECT s.id, a.path AS artifact, s.form, s.protocol, s.devices,"
+		" (SELECT count(*) FROM segment g WHERE g.snapshot_id = s.id) AS segments,"
+		" (SELECT sum(total_size) FROM segment g WHERE g.snapshot_id = s.id) AS reserved_bytes,"
+		" (SELECT sum(allocated_size) FROM segment g WHERE g.snapshot_id = s.id)"
+		"   AS allocated_bytes,"
+		" s.trace_events,"
+		" (SELECT count(*) FROM alloc l WHERE l.snapshot_id = s.id"
+		"   AND l.state <> 'orphan_free') AS allocs,"
+		" s.peak_allocated_bytes"
+		" FROM snapshot s LEFT JOIN artifact a ON a.id = s.artifact_id ORDER BY s.id");
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(snaps, i, o) {
+		char sql[300];
+		snprintf(sql, sizeof(sql),
+			 "SELECT device, size AS requested_bytes, device_free AS device_free_bytes,"
+			 " time_ns AS time FROM trace WHERE snapshot_id = %lld AND action = 'oom'"
+			 " ORDER BY device, seq",
+			 (long long)json_integer_value(json_object_get(o, "id")));
+		json_object_set_new(o, "ooms", q_rows(db, sql));
+		json_object_del(o, "id");
+	}
+	return snaps;
+}
+
 /* The sections, in key order. Other issues add theirs here (snapshots,
  * gpu_cores, host_cores, series): one function and one row each. */
 static const struct {
@@ -368,6 +399,7 @@ static const struct {
 	{ "host_cores", json_host_cores, NULL },   /* issue 4 */
 	{ "series", json_series, NULL },           /* issue 5 */
 	{ "anchors", json_anchors, NULL },         /* issue 5 */
+	{ "snapshots", json_snapshots, NULL },     /* issue 3 */
 	{ NULL, NULL, NULL }
 };
 

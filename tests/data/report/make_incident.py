@@ -219,7 +219,8 @@ def main():
         size = rnd.choice([2 * MiB, 20 * MiB, 512 * 1024, 64 * MiB]) if s != 1 else 128 * MiB
         allocs.append((1, 0, 0x7f0000000000 + i * 4096, size, i, t0 + i * NS, None if live else i + 5,
                        None, "live" if live else "freed", s))
-    cur.executemany("INSERT INTO alloc VALUES (?,?,?,?,?,?,?,?,?,?)", allocs)
+    cur.executemany("INSERT INTO alloc(snapshot_id, device, addr, size, alloc_seq, alloc_ns,"
+                    " free_seq, free_ns, state, stack_id) VALUES (?,?,?,?,?,?,?,?,?,?)", allocs)
     addr = 0x7f2000000000
     for sg in range(1, 58):
         size = rnd.choice([2 * MiB, 20 * MiB, 512 * MiB, 1 * GiB, 2 * GiB])
@@ -233,7 +234,8 @@ def main():
         while off < size:
             b = min(size - off, rnd.choice([512 * 1024, 2 * MiB, 8 * MiB, 20 * MiB, 64 * MiB]))
             st = "active_allocated" if rnd.random() < 0.7 else "inactive"
-            cur.execute("INSERT INTO block VALUES (?,?,?,?,?,?)", (sg, addr + off, b, b, st, None))
+            cur.execute("INSERT INTO block(segment_id, address, size, requested_size, state, stack_id)"
+                        " VALUES (?,?,?,?,?,?)", (sg, addr + off, b, b, st, None))
             used += b if st != "inactive" else 0
             off += b
         cur.execute("UPDATE segment SET allocated_size = ?, active_size = ? WHERE id = ?", (used, used, sg))

@@ -1,0 +1,96 @@
+/*
+ * cmd_convert.c -- `oomlens convert SNAPSHOT.pickle [-o OUT]`: a PyTorch
+ * memory snapshot pickle to the flat JSON Lines form (docs/flat-format.md),
+ * streamed, without a database. Problems go to stderr with their offset.
+ */
+#include "cli.h"
+#include "../parsers/torch_snapshot.h"
+#include "../lib/input.h"
+#include "../lib/strbuf.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char convert_usage[] =
+	"usage: oomlens convert SNAPSHOT.pickle [-o OUT]\n"
+	"  Writes the PyTorch memory snapshot SNAPSHOT (pickle, maybe .gz) in the\n"
+	"  flat JSON Lines form to OUT (default: standard output).\n"
+	"exit: 0 converted, 1 errors (what could be read is written), 2 usage\n";
+
+static int64_t print_diag(struct sink *s, uint64_t line, uint64_t offset,
+			  enum ol_severity sev, const char *msg)
+{
+	(void)offset;
+	if (line)
+		fprintf(stderr, "oomlens: %s:%llu: %s: %s\n", s->path, (unsigned long long)line,
+			sev == OL_ERROR ? "error" : sev == OL_WARN ? "warning" : "info", msg);
+	else
+		fprintf(stderr, "oomlens: %s: %s: %s\n", s->path,
+			sev == OL_ERROR ? "error" : sev == OL_WARN ? "warning" : "info", msg);
+	return 1;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	const char *src = NULL, *out = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct sink s;
+	struct input in;
+	struct ts_ops ops;
+	struct ts_writer *w;
+	FILE *f;
+	int i, r;
+	int64_t lines;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(convert_usage, stdout);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			error("unknown option '%s'", argv[i]);
+			return usage(convert_usage);
+		} else if (!src) {
+			src = argv[i];
+		} else {
+			return usage(convert_usage);
+		}
+	}
+	if (!src)
+		return usage(convert_usage);
+	if (input_open(&in, src, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return EXIT_ERROR;
+	}
+	{
+		size_t n;
+		const unsigned char *head = input_peek(&in, 64 * 1024, &n);
+		if (!torch_snapshot_sniff(head, n))
+			fprintf(stderr, "oomlens: %s: warning: does not look like a memory snapshot"
+				" pickle; trying anyway\n", src);
+	}
+	f = out && strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		error("%s: %s", out, strerror(errno));
+		input_close(&in);
+		return EXIT_ERROR;
+	}
+	memset(&s, 0, sizeof(s));
+	s.path = src;
+	s.diag = print_diag;
+	w = ts_writer_new(f, &s, &ops);
+	r = w ? torch_snapshot_decode(&in, &s, &ops) : -1;
+	lines = w ? ts_writer_free(w) : -1;
+	input_close(&in);
+	if (f != stdout && fclose(f) != 0)
+		lines = -1;
+	else if (f == stdout && fflush(f) != 0)
+		lines = -1;
+	if (r < 0 || lines < 0) {
+		error("%s: cannot write the flat form", out ? out : "stdout");
+		return EXIT_ERROR;
+	}
+	return s.n_errors ? EXIT_ERROR : EXIT_OK;
+}

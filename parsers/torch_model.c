@@ -1,0 +1,584 @@
+/*
+ * torch_model.c -- what a memory snapshot means for the timeline: turns
+ * the normalized records of a reader (struct ts_ops, torch_snapshot.h)
+ * into sink calls. Shared by the pickle and the flat reader, so both give
+ * the same rows.
+ *
+ * Allocation lifetimes: `alloc` opens a lifetime keyed by (device, addr)
+ * in a hash table; `free_completed` at that key closes it (state freed).
+ * A free_completed with no open lifetime is an allocation made before the
+ * trace window (the ring buffer dropped it): state orphan_free. What is
+ * still open at the end is state live. An `alloc` at a key already open
+ * (a free the trace did not record, e.g. skip_actions) closes the old
+ * lifetime as freed with unknown free time.
+ *
+ * Series per device (entity cuda:N), from the entries that have a time;
+ * per millisecond, the peak and the level at its end (at most two samples): torch.allocated_bytes = bytes of the allocations made
+ * inside the trace window and not yet freed (frees of older allocations
+ * do not count: their size was never added); torch.reserved_bytes = bytes
+ * of segment_alloc/segment_map minus segment_free/segment_unmap, never
+ * below 0 (segments older than the window are unknown).
+ */
+#include "torch_snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct live {
+	int64_t addr, device, size, seq, ns, stack;
+	int used;
+};
+
+struct stack_ent {
+	uint64_t key;
+	int64_t id;
+};
+
+/* A series being sampled: the open millisecond's peak and last value. */
+struct ser {
+	int64_t sid;                /* series id, 0 = not made yet */
+	int pending;
+	int64_t bucket;             /* the open millisecond */
+	int64_t max, max_ns, last, last_ns;
+};
+
+struct dev {
+	int64_t allocated, reserved, peak;
+	struct ser ser[2];          /* 0 allocated, 1 reserved */
+};
+
+struct ts_model {
+	struct sink *s;
+	int64_t snap;               /* snapshot id, 0 before begin */
+	int64_t seg;                /* current segment id */
+	int64_t records;
+	int64_t trace_events;
+	int failed;
+	struct ol_snapshot info;
+	struct live *live;
+	size_t lcap, ln;
+	struct stack_ent *stacks;
+	size_t scap, sn;
+	struct dev *devs;
+	size_t ndev;
+	int64_t max_device;
+};
+
+/* a + b, saturated (sizes come from the file and may be hostile) */
+static int64_t add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN + 1;
+	return r;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* ---- live allocations ---- */
+
+static size_t live_slot(const struct ts_model *m, int64_t dev, int64_t addr)
+{
+	size_t mask = m->lcap - 1;
+	size_t i = mix((uint64_t)addr ^ ((uint64_t)dev << 56)) & mask;
+
+	while (m->live[i].used && (m->live[i].addr != addr || m->live[i].device != dev))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int live_grow(struct ts_model *m)
+{
+	struct live *old = m->live;
+	size_t oc = m->lcap, i;
+
+	m->lcap = oc ? oc * 2 : 4096;
+	m->live = calloc(m->lcap, sizeof(*m->live));
+	if (!m->live) {
+		m->live = old;
+		m->lcap = oc;
+		return -1;
+	}
+	for (i = 0; i < oc; i++)
+		if (old[i].used)
+			m->live[live_slot(m, old[i].device, old[i].addr)] = old[i];
+	free(old);
+	return 0;
+}
+
+static void live_del(struct ts_model *m, size_t i)
+{
+	size_t mask = m->lcap - 1, j = i, k;
+
+	m->live[i].used = 0;
+	m->ln--;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!m->live[j].used)
+			return;
+		k = mix((uint64_t)m->live[j].addr ^ ((uint64_t)m->live[j].device << 56)) & mask;
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			m->live[i] = m->live[j];
+			m->live[j].used = 0;
+			i = j;
+		}
+	}
+}
+
+/* ---- stacks ---- */
+
+static int64_t stack_of(struct ts_model *m, const struct ts_frames *fr)
+{
+	const struct ol_frame *f;
+	size_t n, i, mask;
+	int64_t id;
+
+	if (!fr)
+		return OL_NULL;
+	if (m->scap && fr->key) {
+		mask = m->scap - 1;
+		for (i = mix(fr->key) & mask; m->stacks[i].key; i = (i + 1) & mask)
+			if (m->stacks[i].key == fr->key)
+				return m->stacks[i].id;
+	}
+	if (fr->get(fr, &f, &n) < 0)
+		return OL_NULL;
+	/* an empty frame list: no stack was recorded */
+	id = n ? sink_stack(m->s, f, n) : OL_NULL;
+	if (id < 0 && id != OL_NULL)
+		return -1;
+	if (!fr->key || id == OL_NULL)
+		return id;
+	if ((m->sn + 1) * 2 > m->scap) {
+		/* grow (never forget a key: the threaded reader sends a stack's
+		 * frames once, with its first use) */
+		size_t nc = m->scap ? m->scap * 2 : 1024;
+		{
+			struct stack_ent *ns = calloc(nc, sizeof(*ns));
+			if (!ns)
+				return id;
+			for (i = 0; i < m->scap; i++)
+				if (m->stacks[i].key) {
+					size_t j = mix(m->stacks[i].key) & (nc - 1);
+					while (ns[j].key)
+						j = (j + 1) & (nc - 1);
+					ns[j] = m->stacks[i];
+				}
+			free(m->stacks);
+			m->stacks = ns;
+			m->scap = nc;
+		}
+	}
+	mask = m->scap - 1;
+	for (i = mix(fr->key) & mask; m->stacks[i].key; i = (i + 1) & mask)
+		;
+	m->stacks[i].key = fr->key;
+	m->stacks[i].id = id;
+	m->sn++;
+	return id;
+}
+
+/* ---- per device ---- */
+
+static struct dev *dev_of(struct ts_model *m, int64_t device)
+{
+	if (device < 0 || device >= TS_MAX_DEVICES)
+		return NULL;
+	if ((size_t)device >= m->ndev) {
+		size_t n = (size_t)device + 1;
+		struct dev *nd = realloc(m->devs, n * sizeof(*nd));
+		if (!nd)
+			return NULL;
+		memset(nd + m->ndev, 0, (n - m->ndev) * sizeof(*nd));
+		m->devs = nd;
+		m->ndev = n;
+	}
+	if (device > m->max_device)
+		m->max_device = device;
+	return &m->devs[device];
+}
+
+static int emit_sample(struct ts_model *m, int64_t device, int reserved, struct ser *x,
+		       int64_t ns, int64_t v)
+{
+	struct ol_time t = { OL_CLOCK_UTC, ns, OL_NULL, NULL };
+
+	if (!x->sid) {
+		char ent[32];
+		snprintf(ent, sizeof(ent), "cuda:%lld", (long long)device);
+		x->sid = sink_series(m->s, reserved ? "torch.reserved_bytes" : "torch.allocated_bytes",
+				     "bytes", ent);
+		if (x->sid < 0)
+			return -1;
+	}
+	return sink_sample(m->s, x->sid, &t, (double)v) < 0 ? -1 : 0;
+}
+
+/* Close the open millisecond: its peak, then its last value if different. */
+static int flush_ser(struct ts_model *m, int64_t device, int reserved, struct ser *x)
+{
+	if (!x->pending)
+		return 0;
+	x->pending = 0;
+	if (emit_sample(m, device, reserved, x, x->max_ns, x->max) < 0)
+		return -1;
+	if (x->last_ns != x->max_ns && x->last != x->max)
+		return emit_sample(m, device, reserved, x, x->last_ns, x->last);
+	return 0;
+}
+
+/* A new value of a series at ns. Samples are kept per millisecond: the
+ * peak of each millisecond and the level at its end (at most two points),
+ * so that millions of trace events do not become millions of samples. */
+static int sample(struct ts_model *m, int64_t device, int reserved, int64_t ns, int64_t v)
+{
+	struct dev *d = dev_of(m, device);
+	struct ser *x;
+	int64_t b;
+
+	if (!d || ns == OL_NULL)
+		return 0;
+	x = &d->ser[reserved];
+	b = ns / 1000000;
+	if (x->pending && b != x->bucket && flush_ser(m, device, reserved, x) < 0)
+		return -1;
+	if (!x->pending) {
+		x->pending = 1;
+		x->bucket = b;
+		x->max = v;
+		x->max_ns = ns;
+	} else if (v > x->max) {
+		x->max = v;
+		x->max_ns = ns;
+	}
+	x->last = v;
+	x->last_ns = ns;
+	return 0;
+}
+
+static void pool_text(char *buf, size_t n, int64_t a, int64_t b, const char **out)
+{
+	if (a == OL_NULL && b == OL_NULL) {
+		*out = NULL;
+		return;
+	}
+	snprintf(buf, n, "%lld,%lld", (long long)(a == OL_NULL ? -1 : a),
+		 (long long)(b == OL_NULL ? -1 : b));
+	*out = buf;
+}
+
+/* ---- ops ---- */
+
+static int m_begin(void *ctx, const struct ts_header *h)
+{
+	struct ts_model *m = ctx;
+
+	if (m->snap)
+		return 0;
+	m->info.form = h->form;
+	m->info.protocol = h->protocol;
+	m->info.devices = m->info.trace_events = m->info.peak_allocated_bytes = OL_NULL;
+	m->snap = sink_snapshot(m->s, &m->info);
+	m->info.form = NULL;
+	if (m->snap < 0)
+		return -1;
+	m->records++;
+	return 0;
+}
+
+static int m_segment(void *ctx, const struct ts_segment *x)
+{
+	struct ts_model *m = ctx;
+	struct ol_segment r;
+	char pool[48];
+
+	r.device = x->device;
+	r.address = x->address;
+	r.total_size = x->total_size;
+	r.allocated_size = x->allocated_size;
+	r.active_size = x->active_size;
+	r.requested_size = x->requested_size;
+	r.stream = x->stream;
+	r.segment_type = x->segment_type;
+	pool_text(pool, sizeof(pool), x->pool_a, x->pool_b, &r.pool_id);
+	r.is_expandable = x->is_expandable;
+	r.stack_id = stack_of(m, x->frames);
+	if (r.stack_id == -1)
+		return -1;
+	m->seg = sink_segment(m->s, m->snap, &r);
+	if (m->seg < 0)
+		return -1;
+	if (x->device != OL_NULL)
+		dev_of(m, x->device);
+	m->records++;
+	return 0;
+}
+
+static int m_block(void *ctx, const struct ts_block *x)
+{
+	struct ts_model *m = ctx;
+	struct ol_block r;
+
+	if (!m->seg)
+		return 0;
+	r.address = x->address;
+	r.size = x->size;
+	r.requested_size = x->requested_size;
+	r.state = x->state;
+	r.stack_id = stack_of(m, x->frames);
+	if (r.stack_id == -1 || sink_block(m->s, m->seg, &r) < 0)
+		return -1;
+	m->records++;
+	return 0;
+}
+
+static int emit_alloc(struct ts_model *m, const struct live *l, int64_t free_seq,
+		      int64_t free_ns, const char *state)
+{
+	struct ol_alloc a = { l->device, l->addr, l->size, l->seq, l->ns, free_seq, free_ns,
+			      state, l->stack };
+
+	if (sink_alloc(m->s, m->snap, &a) < 0)
+		return -1;
+	m->records++;
+	return 0;
+}
+
+static int oom_event(struct ts_model *m, const struct ts_entry *x, int64_t ns)
+{
+	struct ol_event e;
+	char summary[200];
+	json_t *data = json_object();
+	int64_t id;
+
+	json_object_set_new(data, "device", ol_json_int(x->device));
+	json_object_set_new(data, "requested_bytes", ol_json_int(x->size));
+	json_object_set_new(data, "device_free_bytes", ol_json_int(x->device_free));
+	snprintf(summary, sizeof(summary),
+		 "PyTorch CUDA out of memory on cuda:%lld: %lld bytes requested, %lld free",
+		 (long long)x->device, (long long)x->size, (long long)x->device_free);
+	if (x->size == OL_NULL || x->device_free == OL_NULL)
+		snprintf(summary, sizeof(summary), "PyTorch CUDA out of memory on cuda:%lld",
+			 (long long)x->device);
+	e.kind = "torch_oom";
+	e.t.clock = ns == OL_NULL ? OL_CLOCK_NONE : OL_CLOCK_UTC;
+	e.t.utc_ns = ns;
+	e.t.boot_ns = OL_NULL;
+	e.t.boot_id = NULL;
+	e.pid = OL_NULL;
+	e.comm = NULL;
+	e.bytes = x->size;
+	e.line = 0;
+	e.summary = summary;
+	e.data = data;
+	id = sink_event(m->s, &e);
+	json_decref(data);
+	if (id < 0)
+		return -1;
+	m->records++;
+	return 0;
+}
+
+static int m_entry(void *ctx, const struct ts_entry *x)
+{
+	struct ts_model *m = ctx;
+	struct ol_trace r;
+	char pool[48];
+	struct dev *d;
+	const char *a = x->action;
+	int64_t ns = OL_NULL;
+
+	if (x->time_us != OL_NULL && x->time_us > -9000000000000000LL &&
+	    x->time_us < 9000000000000000LL)
+		ns = x->time_us * 1000;
+	r.device = x->device;
+	r.seq = x->seq;
+	r.action = a;
+	r.addr = x->addr;
+	r.size = x->size;
+	r.stream = x->stream;
+	r.time_ns = ns;
+	r.device_free = x->device_free;
+	r.compile_context = x->compile_context;
+	r.user_metadata = x->user_metadata;
+	pool_text(pool, sizeof(pool), x->pool_a, x->pool_b, &r.pool_id);
+	r.stack_id = stack_of(m, x->frames);
+	if (r.stack_id == -1 || sink_trace(m->s, m->snap, &r) < 0)
+		return -1;
+	m->records++;
+	m->trace_events++;
+	d = x->device == OL_NULL ? NULL : dev_of(m, x->device);
+	if (!a || !d)
+		return 0;
+	if (!strcmp(a, "alloc") && x->addr != OL_NULL) {
+		size_t i;
+		struct live *l;
+		if ((m->ln + 1) * 2 >= m->lcap && live_grow(m) < 0)  /* load <= 1/2: misses probe short */
+			return 0;
+		i = live_slot(m, x->device, x->addr);
+		l = &m->live[i];
+		if (l->used) {
+			if (emit_alloc(m, l, OL_NULL, OL_NULL, "freed") < 0)
+				return -1;
+			d->allocated = add(d->allocated, l->size == OL_NULL ? 0 : -l->size);
+		} else {
+			m->ln++;
+		}
+		l->used = 1;
+		l->addr = x->addr;
+		l->device = x->device;
+		l->size = x->size;
+		l->seq = x->seq;
+		l->ns = ns;
+		l->stack = r.stack_id;
+		if (x->size != OL_NULL)
+			d->allocated = add(d->allocated, x->size);
+		if (d->allocated > d->peak)
+			d->peak = d->allocated;
+		return sample(m, x->device, 0, ns, d->allocated);
+	}
+	if (!strcmp(a, "free_completed") && x->addr != OL_NULL) {
+		size_t i = m->lcap ? live_slot(m, x->device, x->addr) : 0;
+		if (m->lcap && m->live[i].used) {
+			struct live l = m->live[i];
+			live_del(m, i);
+			if (emit_alloc(m, &l, x->seq, ns, "freed") < 0)
+				return -1;
+			if (l.size != OL_NULL)
+				d->allocated = add(d->allocated, -l.size);
+			return sample(m, x->device, 0, ns, d->allocated);
+		} else {
+			struct live l = { x->addr, x->device, x->size, OL_NULL, OL_NULL,
+					  r.stack_id, 0 };
+			return emit_alloc(m, &l, x->seq, ns, "orphan_free");
+		}
+	}
+	if ((!strcmp(a, "segment_alloc") || !strcmp(a, "segment_map")) && x->size != OL_NULL) {
+		d->reserved = add(d->reserved, x->size);
+		return sample(m, x->device, 1, ns, d->reserved);
+	}
+	if ((!strcmp(a, "segment_free") || !strcmp(a, "segment_unmap")) && x->size != OL_NULL) {
+		d->reserved = add(d->reserved, x->size == INT64_MIN ? INT64_MAX : -x->size);
+		if (d->reserved < 0)
+			d->reserved = 0;
+		return sample(m, x->device, 1, ns, d->reserved);
+	}
+	if (!strcmp(a, "oom"))
+		return oom_event(m, x, ns);
+	return 0;
+}
+
+static int m_settings(void *ctx, json_t *settings)
+{
+	struct ts_model *m = ctx;
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(settings))
+		return 0;
+	json_decref(m->info.settings);
+	m->info.settings = json_incref(settings);
+	json_object_foreach(settings, k, v) {
+		char key[200];
+		char *text = json_is_string(v) ? NULL
+			: json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER);
+		int64_t r;
+		snprintf(key, sizeof(key), "torch.allocator.%s", k);
+		r = sink_meta(m->s, key, json_is_string(v) ? json_string_value(v) : text);
+		free(text);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_live(const void *a, const void *b)
+{
+	const struct live *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int m_end(void *ctx, int64_t devices)
+{
+	struct ts_model *m = ctx;
+	struct live *v;
+	size_t i, n = 0;
+	int64_t peak = OL_NULL;
+
+	if (!m->snap)
+		return 0;
+	v = malloc((m->ln ? m->ln : 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	for (i = 0; i < m->lcap; i++)
+		if (m->live[i].used)
+			v[n++] = m->live[i];
+	qsort(v, n, sizeof(*v), cmp_live);
+	for (i = 0; i < n; i++)
+		if (emit_alloc(m, &v[i], OL_NULL, OL_NULL, "live") < 0) {
+			free(v);
+			return -1;
+		}
+	free(v);
+	if (m->live)
+		memset(m->live, 0, m->lcap * sizeof(*m->live));
+	m->ln = 0;
+	for (i = 0; i < m->ndev; i++)
+		if (m->trace_events && (peak == OL_NULL || m->devs[i].peak > peak))
+			peak = m->devs[i].peak;
+	for (i = 0; i < m->ndev; i++)
+		if (flush_ser(m, (int64_t)i, 0, &m->devs[i].ser[0]) < 0 ||
+		    flush_ser(m, (int64_t)i, 1, &m->devs[i].ser[1]) < 0)
+			return -1;
+	m->info.devices = devices != OL_NULL ? devices
+			  : m->max_device >= 0 ? m->max_device + 1 : 0;
+	m->info.trace_events = m->trace_events;
+	m->info.peak_allocated_bytes = peak;
+	if (sink_snapshot_end(m->s, m->snap, &m->info) < 0)
+		return -1;
+	return 0;
+}
+
+struct ts_model *ts_model_new(struct sink *s, struct ts_ops *ops)
+{
+	struct ts_model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->s = s;
+	m->max_device = -1;
+	memset(ops, 0, sizeof(*ops));
+	ops->ctx = m;
+	ops->begin = m_begin;
+	ops->segment = m_segment;
+	ops->block = m_block;
+	ops->entry = m_entry;
+	ops->settings = m_settings;
+	ops->end = m_end;
+	return m;
+}
+
+int64_t ts_model_free(struct ts_model *m)
+{
+	int64_t r;
+
+	if (!m)
+		return 0;
+	r = m->records;
+	json_decref(m->info.settings);
+	free(m->live);
+	free(m->stacks);
+	free(m->devs);
+	free(m);
+	return r;
+}

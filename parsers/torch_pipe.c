@@ -1,0 +1,428 @@
+/*
+ * torch_pipe.c -- decode a snapshot pickle in a second thread, so that the
+ * decoder and the store (model + SQLite, in the caller's thread) run side
+ * by side. See ts_pipe_run in torch_snapshot.h.
+ *
+ * The decoder thread turns each record (struct ts_ops call) into a copy in
+ * a batch: the struct by value, its strings in the batch's arena, and a
+ * stack's frames only the first time its key is seen (the model caches
+ * key -> stack id, so it asks for frames once per key). Two batches
+ * alternate: the decoder fills one while the caller replays the other into
+ * the model's ops. Nothing is shared between the threads but the batches
+ * (handed over under the mutex) and the sink's diagnostic counters, which
+ * only the decoder thread writes during a parse.
+ */
+#include "torch_snapshot.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH_RECS 4096
+#define ARENA_CHUNK (256 * 1024)
+
+enum { R_BEGIN, R_SEG, R_BLOCK, R_ENTRY, R_SETTINGS, R_END };
+
+struct prec {
+	int kind;
+	union {
+		struct ts_header h;
+		struct ts_segment g;
+		struct ts_block b;
+		struct ts_entry e;
+		json_t *settings;
+		int64_t devices;
+	} u;
+	int has_frames;          /* the record has a stack */
+	uint64_t fkey;
+	size_t f0, fn;           /* its frames in the batch, if sent here */
+	int frames_here;
+};
+
+struct batch {
+	struct prec *r;
+	size_t n;
+	char **chunks;           /* arena */
+	size_t nchunks, used;
+	struct ol_frame *fr;
+	size_t nfr, frcap;
+	int full;
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct batch b[2];
+	int cur;                 /* batch the decoder fills */
+	int done, abort, oom;
+	int result;              /* the decoder's */
+	struct input *in;
+	struct sink *s;
+	uint64_t *sent;          /* frames keys already sent (hash set) */
+	size_t scap, sn;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* ---- batches ---- */
+
+static char *arena_dup(struct batch *b, const char *s)
+{
+	size_t n;
+	char *p;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	if (!b->nchunks || b->used + n > ARENA_CHUNK) {
+		char **nc = realloc(b->chunks, (b->nchunks + 1) * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		b->chunks = nc;
+		b->chunks[b->nchunks] = malloc(n > ARENA_CHUNK ? n : ARENA_CHUNK);
+		if (!b->chunks[b->nchunks])
+			return NULL;
+		b->nchunks++;
+		b->used = 0;
+	}
+	p = b->chunks[b->nchunks - 1] + b->used;
+	memcpy(p, s, n);
+	b->used += n;
+	return p;
+}
+
+static void batch_reset(struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->r[i].kind == R_SETTINGS)
+			json_decref(b->r[i].u.settings);
+	for (i = 1; i < b->nchunks; i++)
+		free(b->chunks[i]);
+	b->nchunks = b->nchunks ? 1 : 0;
+	b->used = 0;
+	b->n = 0;
+	b->nfr = 0;
+}
+
+static void batch_free(struct batch *b)
+{
+	batch_reset(b);
+	if (b->nchunks)
+		free(b->chunks[0]);
+	free(b->chunks);
+	free(b->r);
+	free(b->fr);
+}
+
+/* ---- decoder side ---- */
+
+/* Hand the current batch over and wait for the other one. 0 or -1 (the
+ * caller gave up). */
+static int publish(struct pipe *p)
+{
+	int r;
+
+	pthread_mutex_lock(&p->mu);
+	p->b[p->cur].full = 1;
+	pthread_cond_broadcast(&p->cv);
+	p->cur ^= 1;
+	while (p->b[p->cur].full && !p->abort)
+		pthread_cond_wait(&p->cv, &p->mu);
+	r = p->abort ? -1 : 0;
+	pthread_mutex_unlock(&p->mu);
+	if (r == 0)
+		batch_reset(&p->b[p->cur]);
+	return r;
+}
+
+static struct prec *new_rec(struct pipe *p, int kind)
+{
+	struct batch *b = &p->b[p->cur];
+	struct prec *x;
+
+	if (b->n == BATCH_RECS || b->nchunks > 8) {
+		if (publish(p) < 0)
+			return NULL;
+		b = &p->b[p->cur];
+	}
+	if (!b->r && !(b->r = malloc(BATCH_RECS * sizeof(*b->r)))) {
+		p->oom = 1;
+		return NULL;
+	}
+	x = &b->r[b->n++];
+	memset(x, 0, sizeof(*x));
+	x->kind = kind;
+	return x;
+}
+
+/* Was key sent before? Marks it sent. */
+static int seen(struct pipe *p, uint64_t key)
+{
+	size_t i, mask;
+
+	if ((p->sn + 1) * 2 > p->scap) {
+		size_t nc = p->scap ? p->scap * 2 : 1024;
+		uint64_t *ns = calloc(nc, sizeof(*ns));
+		if (!ns)
+			return 0;
+		for (i = 0; i < p->scap; i++)
+			if (p->sent[i]) {
+				size_t j = mix(p->sent[i]) & (nc - 1);
+				while (ns[j])
+					j = (j + 1) & (nc - 1);
+				ns[j] = p->sent[i];
+			}
+		free(p->sent);
+		p->sent = ns;
+		p->scap = nc;
+	}
+	mask = p->scap - 1;
+	for (i = mix(key) & mask; p->sent[i]; i = (i + 1) & mask)
+		if (p->sent[i] == key)
+			return 1;
+	p->sent[i] = key;
+	p->sn++;
+	return 0;
+}
+
+static int copy_frames(struct pipe *p, struct prec *x, const struct ts_frames *fr)
+{
+	struct batch *b = &p->b[p->cur];
+	const struct ol_frame *f;
+	size_t n, i;
+
+	if (!fr)
+		return 0;
+	x->has_frames = 1;
+	x->fkey = fr->key;
+	if (fr->key && seen(p, fr->key))
+		return 0;
+	if (fr->get(fr, &f, &n) < 0)
+		return 0;
+	if (b->nfr + n > b->frcap) {
+		size_t nc = b->frcap ? b->frcap : 1024;
+		struct ol_frame *nf;
+		while (nc < b->nfr + n)
+			nc *= 2;
+		nf = realloc(b->fr, nc * sizeof(*nf));
+		if (!nf)
+			return -1;
+		b->fr = nf;
+		b->frcap = nc;
+	}
+	x->f0 = b->nfr;
+	x->fn = n;
+	x->frames_here = 1;
+	for (i = 0; i < n; i++) {
+		struct ol_frame *d = &b->fr[b->nfr++];
+		d->name = arena_dup(b, f[i].name);
+		d->file = arena_dup(b, f[i].file);
+		d->line = f[i].line;
+		d->build_id = NULL;
+	}
+	return 0;
+}
+
+static int q_begin(void *ctx, const struct ts_header *h)
+{
+	struct pipe *p = ctx;
+	struct prec *x = new_rec(p, R_BEGIN);
+
+	if (!x)
+		return -1;
+	x->u.h = *h;
+	x->u.h.form = arena_dup(&p->b[p->cur], h->form);
+	return 0;
+}
+
+static int q_segment(void *ctx, const struct ts_segment *g)
+{
+	struct pipe *p = ctx;
+	struct prec *x = new_rec(p, R_SEG);
+
+	if (!x)
+		return -1;
+	x->u.g = *g;
+	x->u.g.segment_type = arena_dup(&p->b[p->cur], g->segment_type);
+	x->u.g.frames = NULL;
+	return copy_frames(p, x, g->frames);
+}
+
+static int q_block(void *ctx, const struct ts_block *bl)
+{
+	struct pipe *p = ctx;
+	struct prec *x = new_rec(p, R_BLOCK);
+
+	if (!x)
+		return -1;
+	x->u.b = *bl;
+	x->u.b.state = arena_dup(&p->b[p->cur], bl->state);
+	x->u.b.frames = NULL;
+	return copy_frames(p, x, bl->frames);
+}
+
+static int q_entry(void *ctx, const struct ts_entry *e)
+{
+	struct pipe *p = ctx;
+	struct prec *x = new_rec(p, R_ENTRY);
+	struct batch *b;
+
+	if (!x)
+		return -1;
+	b = &p->b[p->cur];
+	x->u.e = *e;
+	x->u.e.action = arena_dup(b, e->action);
+	x->u.e.compile_context = arena_dup(b, e->compile_context);
+	x->u.e.user_metadata = arena_dup(b, e->user_metadata);
+	x->u.e.frames = NULL;
+	return copy_frames(p, x, e->frames);
+}
+
+static int q_settings(void *ctx, json_t *settings)
+{
+	struct pipe *p = ctx;
+	struct prec *x = new_rec(p, R_SETTINGS);
+
+	if (!x)
+		return -1;
+	x->u.settings = json_deep_copy(settings);
+	return 0;
+}
+
+static int q_end(void *ctx, int64_t devices)
+{
+	struct pipe *p = ctx;
+	struct prec *x = new_rec(p, R_END);
+
+	if (!x)
+		return -1;
+	x->u.devices = devices;
+	return 0;
+}
+
+static void *decoder_main(void *arg)
+{
+	struct pipe *p = arg;
+	struct ts_ops ops = { p, q_begin, q_segment, q_block, q_entry, q_settings, q_end };
+
+	p->result = torch_snapshot_decode(p->in, p->s, &ops);
+	pthread_mutex_lock(&p->mu);
+	p->b[p->cur].full = 1;
+	p->done = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* ---- caller side ---- */
+
+struct fref {
+	struct ts_frames f;
+	const struct batch *b;
+	const struct prec *x;
+};
+
+static int p_get(const struct ts_frames *tf, const struct ol_frame **f, size_t *n)
+{
+	const struct fref *r = (const struct fref *)tf;
+
+	if (!r->x->frames_here || !r->x->fn) {
+		/* sent with an earlier record (the model has it cached), or empty */
+		*f = NULL;
+		*n = 0;
+		return 0;
+	}
+	*f = r->b->fr + r->x->f0;
+	*n = r->x->fn;
+	return 0;
+}
+
+static int replay(const struct batch *b, const struct ts_ops *ops)
+{
+	size_t i;
+	struct fref fr;
+	int r = 0;
+
+	fr.f.get = p_get;
+	fr.f.priv = NULL;
+	fr.b = b;
+	for (i = 0; i < b->n && r >= 0; i++) {
+		struct prec *x = &b->r[i];
+		const struct ts_frames *f = NULL;
+		if (x->has_frames) {
+			fr.f.key = x->fkey;
+			fr.x = x;
+			f = &fr.f;
+		}
+		switch (x->kind) {
+		case R_BEGIN: r = ops->begin(ops->ctx, &x->u.h); break;
+		case R_SEG: x->u.g.frames = f; r = ops->segment(ops->ctx, &x->u.g); break;
+		case R_BLOCK: x->u.b.frames = f; r = ops->block(ops->ctx, &x->u.b); break;
+		case R_ENTRY: x->u.e.frames = f; r = ops->entry(ops->ctx, &x->u.e); break;
+		case R_SETTINGS:
+			r = x->u.settings ? ops->settings(ops->ctx, x->u.settings) : 0;
+			break;
+		case R_END: r = ops->end(ops->ctx, x->u.devices); break;
+		}
+	}
+	return r;
+}
+
+int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops)
+{
+	struct pipe *p = calloc(1, sizeof(*p));
+	pthread_t th;
+	int cur = 0, failed = 0, stop, r;
+
+	if (!p)
+		return -1;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->in = in;
+	p->s = s;
+	if (pthread_create(&th, NULL, decoder_main, p) != 0) {
+		/* no thread: decode here */
+		r = torch_snapshot_decode(in, s, ops);
+		goto out;
+	}
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (!p->b[cur].full && !p->done)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (!p->b[cur].full) {
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		pthread_mutex_unlock(&p->mu);
+		if (!failed && replay(&p->b[cur], ops) < 0)
+			failed = 1;
+		pthread_mutex_lock(&p->mu);
+		if (failed)
+			p->abort = 1;
+		p->b[cur].full = 0;
+		pthread_cond_broadcast(&p->cv);
+		stop = p->done && !p->b[cur ^ 1].full;
+		pthread_mutex_unlock(&p->mu);
+		if (stop)
+			break;
+		cur ^= 1;
+	}
+	pthread_join(th, NULL);
+	r = failed || p->result < 0 || p->oom ? -1 : 0;
+out:
+	batch_free(&p->b[0]);
+	batch_free(&p->b[1]);
+	free(p->sent);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	free(p);
+	return r;
+}
