@@ -21,8 +21,11 @@ build: deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build -j$(JOBS)
 
+# A GPU incident from the fixtures: a slow leak in a vLLM server tipped over
+# by a burst of requests (nvidia-smi log + vLLM log, times written in UTC).
 demo: build
-	./build/oomlens analyze fixtures/demo -o demo-report.html --db demo.db
+	./build/oomlens analyze --tz +00:00 --year 2026 fixtures/mixed_gpu_leak_spike \
+		-o demo-report.html --db demo.db
 	@echo "open demo-report.html"
 
 # the HTML report's browser test (tests/t_browser.sh) needs Chromium
