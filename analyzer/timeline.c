@@ -283,6 +283,23 @@ static int64_t op_sample(struct sink *s, int64_t series_id, const struct ol_time
 	return tl_step(tl, st) < 0 ? -1 : 1;
 }
 
+static const char sql_shift[] =
+	"UPDATE sample SET value = value + ? WHERE series_id = ? AND rowid > ?";
+
+/* Only this artifact's samples move: rowids above those at its start. */
+static int64_t op_series_shift(struct sink *s, int64_t series_id, double delta)
+{
+	struct timeline *tl = s->ctx;
+	sqlite3_stmt *st = timeline_stmt(tl, sql_shift);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_double(st, 1, delta);
+	sqlite3_bind_int64(st, 2, series_id);
+	sqlite3_bind_int64(st, 3, tl->sample_rowid_begin);
+	return tl_step(tl, st) < 0 ? -1 : 1;
+}
+
 static const char sql_meta[] = "INSERT INTO meta(artifact_id, key, value) VALUES(?,?,?)";
 
 static int64_t op_meta(struct sink *s, const char *key, const char *value)
@@ -532,6 +549,7 @@ int timeline_open(struct timeline *tl, const char *path, int create, struct strb
 	tl->sink.task = op_task;
 	tl->sink.series = op_series;
 	tl->sink.sample = op_sample;
+	tl->sink.series_shift = op_series_shift;
 	tl->sink.meta = op_meta;
 	tl->sink.stack = op_stack;
 	tl->sink.anchor = op_anchor;
@@ -561,6 +579,7 @@ void timeline_close(struct timeline *tl)
 	tl->db = NULL;
 }
 
+static const char sql_sample_max[] = "SELECT coalesce(max(rowid), 0) FROM sample";
 static const char sql_artifact_add[] =
 	"INSERT INTO artifact(path, kind, size, compressed, status) VALUES(?,?,?,?,'reading')";
 
@@ -580,6 +599,14 @@ int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const cha
 		return -1;
 	if (timeline_exec(tl, "SAVEPOINT artifact") < 0)
 		return -1;
+	{
+		sqlite3_stmt *q = timeline_stmt(tl, sql_sample_max);
+		tl->sample_rowid_begin = 0;
+		if (q && sqlite3_step(q) == SQLITE_ROW)
+			tl->sample_rowid_begin = sqlite3_column_int64(q, 0);
+		if (q)
+			sqlite3_reset(q);
+	}
 	tl->sink.path = path;
 	tl->sink.n_errors = tl->sink.n_warnings = 0;
 	tl->n_pending = tl->n_dropped = 0;

@@ -38,6 +38,7 @@ struct timeline {
 	sqlite3_stmt *stmts[TIMELINE_NSTMT];
 	struct tl_pending_diag pending[TIMELINE_MAX_DIAGS]; /* this artifact's */
 	unsigned n_pending, n_dropped;
+	int64_t sample_rowid_begin; /* max sample rowid when the artifact began */
 };
 
 /* Open (create=1: create fresh, replacing an existing file) the database at

@@ -215,6 +215,9 @@ struct sink {
 	int64_t (*mapping)(struct sink *, int64_t capture_id, const struct ol_mapping *);
 	int64_t (*diag)(struct sink *, uint64_t line, uint64_t offset,
 			enum ol_severity, const char *msg);
+	/* Add delta to every sample this artifact wrote to a series (a
+	 * relative series placed on its level once the level is known). */
+	int64_t (*series_shift)(struct sink *, int64_t series_id, double delta);
 
 	/* --- PyTorch snapshots (issue 3) --- */
 	int64_t (*snapshot)(struct sink *, const struct ol_snapshot *);  /* -> id */
@@ -256,6 +259,8 @@ static inline int64_t sink_stack(struct sink *s, const struct ol_frame *f, size_
 static inline int64_t sink_anchor(struct sink *s, const char *boot_id, int64_t boot_ns,
 				  int64_t utc_ns, const char *how)
 { return OL_SINK_CALL(s, anchor, boot_id, boot_ns, utc_ns, how); }
+static inline int64_t sink_series_shift(struct sink *s, int64_t id, double delta)
+{ return OL_SINK_CALL(s, series_shift, id, delta); }
 static inline int64_t sink_capture(struct sink *s, const struct ol_capture *c)
 { return OL_SINK_CALL(s, capture, c); }
 static inline int64_t sink_mapping(struct sink *s, int64_t cap, const struct ol_mapping *m)

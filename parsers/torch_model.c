@@ -18,6 +18,14 @@
  * do not count: their size was never added); torch.reserved_bytes = bytes
  * of segment_alloc/segment_map minus segment_free/segment_unmap, never
  * below 0 (segments older than the window are unknown).
+ *
+ * Both series are then anchored to the snapshot's segments: at the end of
+ * the trace the allocator held what the segments say (sum of
+ * allocated_size and total_size per device), so the difference between
+ * that and the trace's closing level (the weights and caches allocated
+ * before the trace window) is added to every sample of the series
+ * (sink_series_shift). A reserved series that was clamped at 0 is left
+ * relative: its offset is not a constant.
  */
 #include "torch_snapshot.h"
 
@@ -45,6 +53,9 @@ struct ser {
 struct dev {
 	int64_t allocated, reserved, peak;
 	struct ser ser[2];          /* 0 allocated, 1 reserved */
+	int64_t seg_allocated, seg_reserved; /* from the snapshot's segments */
+	int has_segments;
+	int reserved_clamped;       /* the reserved level was clamped at 0 */
 };
 
 struct ts_model {
@@ -316,8 +327,16 @@ static int m_segment(void *ctx, const struct ts_segment *x)
 	m->seg = sink_segment(m->s, m->snap, &r);
 	if (m->seg < 0)
 		return -1;
-	if (x->device != OL_NULL)
-		dev_of(m, x->device);
+	if (x->device != OL_NULL) {
+		struct dev *d = dev_of(m, x->device);
+		if (d) {
+			d->has_segments = 1;
+			if (x->allocated_size != OL_NULL)
+				d->seg_allocated = add(d->seg_allocated, x->allocated_size);
+			if (x->total_size != OL_NULL)
+				d->seg_reserved = add(d->seg_reserved, x->total_size);
+		}
+	}
 	m->records++;
 	return 0;
 }
@@ -467,8 +486,10 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 	}
 	if ((!strcmp(a, "segment_free") || !strcmp(a, "segment_unmap")) && x->size != OL_NULL) {
 		d->reserved = add(d->reserved, x->size == INT64_MIN ? INT64_MAX : -x->size);
-		if (d->reserved < 0)
+		if (d->reserved < 0) {
 			d->reserved = 0;
+			d->reserved_clamped = 1;
+		}
 		return sample(m, x->device, 1, ns, d->reserved);
 	}
 	if (!strcmp(a, "oom"))
@@ -508,6 +529,27 @@ static int cmp_live(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Place a device's series on the level the segments give (see the top of
+ * the file); the peak moves with the allocated series. */
+static int anchor_series(struct ts_model *m, struct dev *d)
+{
+	int64_t off;
+
+	if (!d->has_segments)
+		return 0;
+	off = d->seg_allocated - d->allocated;
+	if (d->ser[0].sid > 0 && off > 0) {
+		if (sink_series_shift(m->s, d->ser[0].sid, (double)off) < 0)
+			return -1;
+		d->peak = add(d->peak, off);
+	}
+	off = d->seg_reserved - d->reserved;
+	if (d->ser[1].sid > 0 && off > 0 && !d->reserved_clamped &&
+	    sink_series_shift(m->s, d->ser[1].sid, (double)off) < 0)
+		return -1;
+	return 0;
+}
+
 static int m_end(void *ctx, int64_t devices)
 {
 	struct ts_model *m = ctx;
@@ -534,12 +576,13 @@ static int m_end(void *ctx, int64_t devices)
 		memset(m->live, 0, m->lcap * sizeof(*m->live));
 	m->ln = 0;
 	for (i = 0; i < m->ndev; i++)
+		if (flush_ser(m, (int64_t)i, 0, &m->devs[i].ser[0]) < 0 ||
+		    flush_ser(m, (int64_t)i, 1, &m->devs[i].ser[1]) < 0 ||
+		    anchor_series(m, &m->devs[i]) < 0)
+			return -1;
+	for (i = 0; i < m->ndev; i++)
 		if (m->trace_events && (peak == OL_NULL || m->devs[i].peak > peak))
 			peak = m->devs[i].peak;
-	for (i = 0; i < m->ndev; i++)
-		if (flush_ser(m, (int64_t)i, 0, &m->devs[i].ser[0]) < 0 ||
-		    flush_ser(m, (int64_t)i, 1, &m->devs[i].ser[1]) < 0)
-			return -1;
 	m->info.devices = devices != OL_NULL ? devices
 			  : m->max_device >= 0 ? m->max_device + 1 : 0;
 	m->info.trace_events = m->trace_events;

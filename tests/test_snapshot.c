@@ -819,6 +819,33 @@ static void sniff_by_content(void **state)
 	free(data);
 }
 
+/* The trace only sees what was allocated inside its window; the weights
+ * and caches allocated before it are in the segments. The series end on
+ * the level the segments give (the fixture's trace starts after 15 GiB of
+ * weights and 48 GiB of KV cache were allocated). */
+static void series_anchored_to_segments(void **state)
+{
+	struct timeline *tl = t_open();
+	int64_t seg_alloc, last, first;
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "fixtures/leak_gpu_snapshot/oom_snapshot.pickle"), 0);
+	seg_alloc = t_int(tl, "SELECT sum(allocated_size) FROM segment WHERE device = 0");
+	last = t_int(tl, "SELECT CAST(value AS INTEGER) FROM sample p JOIN series s ON"
+		     " s.id = p.series_id WHERE s.name = 'torch.allocated_bytes'"
+		     " AND s.entity = 'cuda:0' ORDER BY time_ns DESC, p.rowid DESC LIMIT 1");
+	first = t_int(tl, "SELECT CAST(value AS INTEGER) FROM sample p JOIN series s ON"
+		      " s.id = p.series_id WHERE s.name = 'torch.allocated_bytes'"
+		      " AND s.entity = 'cuda:0' ORDER BY time_ns, p.rowid LIMIT 1");
+	assert_true(seg_alloc > 60LL * 1024 * 1024 * 1024);
+	assert_int_equal(last, seg_alloc);
+	assert_true(first > 60LL * 1024 * 1024 * 1024);   /* the weights were there */
+	assert_int_equal(t_int(tl, "SELECT peak_allocated_bytes FROM snapshot"),
+			 t_int(tl, "SELECT CAST(max(value) AS INTEGER) FROM sample p JOIN series s"
+			       " ON s.id = p.series_id WHERE s.name = 'torch.allocated_bytes'"));
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -841,6 +868,7 @@ int main(void)
 		cmocka_unit_test(json_report_snapshots),
 		cmocka_unit_test(snapshot_gzipped),
 		cmocka_unit_test(sniff_by_content),
+		cmocka_unit_test(series_anchored_to_segments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
