@@ -20,7 +20,7 @@ has() { # has NAME FILE TEXT
 
 "$bin" --version >"$tmp/v"; check version 0 $?
 has version "$tmp/v" "oomlens [0-9]"
-for c in analyze ingest report timeline; do
+for c in analyze ingest report timeline classify replay convert; do
 	"$bin" $c --help >"$tmp/h" 2>&1; check "$c --help" 0 $?
 	has "$c --help" "$tmp/h" "usage: oomlens $c"
 done
