@@ -13,7 +13,14 @@
  *     without one;
  *   - "Avg prompt throughput: ..." engine statistics give server.* samples;
  *   - start-up lines give server.* meta (a key is stored again only when
- *     its value changes; the last row wins).
+ *     its value changes; the last row wins);
+ *   - requests served are counted into server.requests_total (cumulative,
+ *     one sample per second at most): uvicorn access lines of the API
+ *     server ("INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1"
+ *     200 OK", a POST answered 2xx), vLLM's "Finished request <id>" and
+ *     TGI's router "...: Success" lines. A server can log two of these for
+ *     the same request, so only the first kind seen in a file is counted.
+ *     Access lines carry no time: they take the last time seen.
  */
 #include "server_log.h"
 #include "seriesutil.h"
@@ -61,7 +68,15 @@ struct srv_st {
 	char stat_ent[32];
 	/* meta de-duplication */
 	char last_meta[16][160];
+	/* requests served (server.requests_total) */
+	int req_kind;               /* the kind counted: 0 none yet, else REQ_* */
+	int64_t req_count, req_sid, req_sec;
+	int req_pending;
+	struct ol_time req_t;
+	const char *req_ent;
 };
+
+enum { REQ_ACCESS = 1, REQ_FINISHED, REQ_TGI };
 
 /* ---- line wrappers ---- */
 
@@ -738,6 +753,57 @@ static int traceback(struct srv_st *st, const char *m, size_t n)
 	return 0;
 }
 
+/* Write the open second's count. */
+static int req_flush(struct srv_st *st)
+{
+	if (!st->req_pending)
+		return 0;
+	st->req_pending = 0;
+	if (!st->req_sid)
+		st->req_sid = sink_series(st->s, "server.requests_total", "requests", st->req_ent);
+	if (st->req_sid < 0 || sink_sample(st->s, st->req_sid, &st->req_t,
+					   (double)st->req_count) < 0)
+		return -1;
+	st->records++;
+	return 0;
+}
+
+/* One more request served, of kind k, at the current line's time. */
+static int req_served(struct srv_st *st, int k, const char *ent)
+{
+	int64_t sec;
+
+	if (st->req_kind && st->req_kind != k)
+		return 0;
+	st->req_kind = k;
+	st->req_ent = ent;
+	if (st->t.clock != OL_CLOCK_UTC && st->t.clock != OL_CLOCK_LOCAL) {
+		st->req_count++;
+		return 0;  /* cannot be placed: counted, not sampled */
+	}
+	sec = st->t.utc_ns / NS_PER_S;
+	if (st->req_pending && sec != st->req_sec && req_flush(st) < 0)
+		return -1;
+	st->req_count++;
+	st->req_pending = 1;
+	st->req_sec = sec;
+	st->req_t = st->t;
+	return 0;
+}
+
+/* 'INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1" 200 OK' */
+static int is_access_post_ok(const char *m, size_t n)
+{
+	const char *q = mem_find(m, n, " - \"POST ");
+	const char *e;
+
+	if (!q)
+		return 0;
+	e = memchr(q + 9, '"', n - (size_t)(q + 9 - m));
+	return e && (size_t)(e - m) + 3 < n && e[1] == ' ' && e[2] == '2' &&
+	       isdigit((unsigned char)e[3]);
+}
+
 int server_log_parse(struct input *in, struct sink *s)
 {
 	struct srv_st *st = calloc(1, sizeof(*st));
@@ -822,12 +888,27 @@ int server_log_parse(struct input *in, struct sink *s)
 			}
 			continue;
 		}
-		if (n > 6 && !memcmp(m, "INFO:  ", 7))
-			continue;  /* uvicorn access and lifecycle lines */
+		if (n > 6 && !memcmp(m, "INFO:  ", 7)) {
+			/* uvicorn access and lifecycle lines */
+			if (is_access_post_ok(m, n) && req_served(st, REQ_ACCESS, "vllm") < 0)
+				goto out;
+			continue;
+		}
+		if (starts(m, n, "Finished request ")) {
+			if (req_served(st, REQ_FINISHED, "vllm") < 0)
+				goto out;
+			continue;
+		}
+		if (n > 9 && !memcmp(m + n - 9, ": Success", 9) &&
+		    mem_find(m, n, "text_generation_router")) {
+			if (req_served(st, REQ_TGI, "tgi") < 0)
+				goto out;
+			continue;
+		}
 		if (startup_line(st, m, n) < 0)
 			goto out;
 	}
-	if (tb_flush(st) < 0)
+	if (tb_flush(st) < 0 || req_flush(st) < 0)
 		goto out;
 	rc = st->records;
 out:

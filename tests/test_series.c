@@ -713,6 +713,49 @@ static void vllm_without_year(void **state)
 	t_close(tl);
 }
 
+/* Requests served: uvicorn access lines of vLLM's API server (a POST
+ * answered 2xx counts; a GET or a 4xx does not) take the last time seen,
+ * and the count is sampled once per second; TGI counts its router's
+ * "Success" lines. */
+static void requests_served(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	tl->opts.year = 2025;
+	assert_int_equal(t_parse_mem(tl, "server_log", "vllm",
+		"INFO 11-29 18:22:40 [loggers.py:116] Engine 000: Avg prompt throughput: 1.0 tokens/s,"
+		" Running: 3 reqs\n"
+		"INFO:     10.0.0.7:51234 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+		"INFO:     10.0.0.7:51236 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
+		"INFO:     10.0.0.9:40000 - \"GET /metrics HTTP/1.1\" 200 OK\n"
+		"INFO:     10.0.0.7:51238 - \"POST /v1/completions HTTP/1.1\" 400 Bad Request\n"
+		"INFO 11-29 18:22:41 [loggers.py:116] Engine 000: Avg prompt throughput: 1.0 tokens/s,"
+		" Running: 2 reqs\n"
+		"INFO:     10.0.0.7:51240 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
+		"INFO 11-29 18:22:41 [async_llm_engine.py:140] Finished request cmpl-1.\n", 0), 6);
+	assert_string_equal(t_text(tl, "SELECT group_concat(CAST(value AS INTEGER), ' ') FROM"
+		" (SELECT value FROM sample p JOIN series s ON s.id = p.series_id WHERE"
+		" s.name = 'server.requests_total' AND s.entity = 'vllm' ORDER BY time_ns)"), "2 3");
+	assert_int_equal(t_int(tl, "SELECT min(time_ns) FROM sample p JOIN series s ON"
+			       " s.id = p.series_id WHERE s.name = 'server.requests_total'"),
+			 T(2025, 11, 29, 18, 22, 40, 0));
+	assert_string_equal(t_text(tl, "SELECT unit FROM series WHERE name = 'server.requests_total'"),
+			    "requests");
+	/* TGI */
+	assert_true(t_parse_mem(tl, "server_log", "tgi",
+		"2024-05-10T12:34:56.789012Z  INFO generate{parameters=GenerateParameters {"
+		" best_of: None, max_new_tokens: Some(512) } total_time=\"357.867572ms\""
+		" queue_time=\"49.382\xc2\xb5s\"}: text_generation_router::server:"
+		" router/src/server.rs:309: Success\n"
+		"2024-05-10T12:34:57.100000Z  INFO generate{parameters=GenerateParameters {"
+		" best_of: None }}: text_generation_router::server: router/src/server.rs:309: Success\n",
+		0) >= 1);
+	assert_int_equal(t_int(tl, "SELECT CAST(max(value) AS INTEGER) FROM sample p JOIN series s"
+			       " ON s.id = p.series_id WHERE s.name = 'server.requests_total'"
+			       " AND s.entity = 'tgi'"), 2);
+	t_close(tl);
+}
+
 /* ---- detection and report ---- */
 
 static void detection(void **state)
@@ -803,6 +846,7 @@ int main(void)
 		cmocka_unit_test(tgi_log),
 		cmocka_unit_test(tgi_pretty_args),
 		cmocka_unit_test(vllm_without_year),
+		cmocka_unit_test(requests_served),
 		cmocka_unit_test(detection),
 		cmocka_unit_test(json_series_section),
 	};
