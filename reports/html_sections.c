@@ -751,7 +751,43 @@ void html_artifacts(struct strbuf *sb, sqlite3 *db)
 	else if (total > n)
 		strbuf_addf(sb, "<p class=more>%lld more artifacts in the database.</p>\n",
 			    (long long)(total - n));
+	html_clocks(sb, db);
 	strbuf_addstr(sb, "</section>\n");
+}
+
+/* How the sources were put on one UTC clock: the anchors that placed
+ * boot-relative times (an artifact that saw both clocks, or --boot-time),
+ * and the sources whose wall-clock times have no zone. */
+void html_clocks(struct strbuf *sb, sqlite3 *db)
+{
+	int64_t anchors = q_int(db, "SELECT count(*) FROM anchor", 0);
+	int64_t local = q_int(db, "SELECT count(*) FROM (SELECT artifact_id FROM meta WHERE"
+			      " key = 'time.clock' AND value = 'local' UNION SELECT artifact_id"
+			      " FROM event WHERE clock = 'local')", 0);
+
+	strbuf_addstr(sb, "<h3>Clocks</h3>\n");
+	if (!anchors && !local) {
+		strbuf_addstr(sb, "<p class=muted>Every time was read on UTC (or on no clock):"
+				  " no alignment was needed.</p>\n");
+		return;
+	}
+	if (anchors) {
+		strbuf_addstr(sb, "<p>Boot-relative times (dmesg stamps) were placed on UTC with"
+				  " these anchors; the median offset per boot is used.</p>\n");
+		h_table(sb, db, "SELECT coalesce(a.path, '--boot-time') AS source, n.how,"
+			" n.boot_id, round(n.boot_ns / 1e9, 6) AS boot_seconds,"
+			" n.utc_ns AS utc_time_ns FROM anchor n"
+			" LEFT JOIN artifact a ON a.id = n.artifact_id ORDER BY n.id LIMIT 20",
+			"SELECT count(*) FROM anchor", 20);
+	}
+	if (local) {
+		strbuf_addstr(sb, "<p>These sources give wall-clock times without a zone; they"
+				  " are read as if UTC (give <code>--tz</code> to place them):</p>\n");
+		h_table(sb, db, "SELECT a.path AS source, a.kind FROM artifact a WHERE a.id IN"
+			" (SELECT artifact_id FROM meta WHERE key = 'time.clock' AND value = 'local'"
+			" UNION SELECT artifact_id FROM event WHERE clock = 'local')"
+			" ORDER BY a.id LIMIT 20", NULL, 20);
+	}
 }
 
 /* --- what the report could not determine ---------------------------------- */
@@ -820,7 +856,7 @@ void html_unknowns(struct strbuf *sb, sqlite3 *db)
 				  " unknown.</li>");
 		items++;
 	}
-	if (!q_has_table(db, "segment") && !q_has_table(db, "alloc")) {
+	if (!q_has_table(db, "snapshot") || !q_int(db, "SELECT count(*) FROM snapshot", 0)) {
 		strbuf_addstr(sb, "<li>No PyTorch memory snapshot: which code held the GPU memory is"
 				  " unknown.</li>");
 		items++;

@@ -46,6 +46,7 @@ void html_live_allocs(struct strbuf *sb, sqlite3 *db);
 void html_segments(struct strbuf *sb, sqlite3 *db);
 void html_gpu(struct strbuf *sb, sqlite3 *db);
 void html_artifacts(struct strbuf *sb, sqlite3 *db);
+void html_clocks(struct strbuf *sb, sqlite3 *db);    /* inside the artifacts section */
 void html_unknowns(struct strbuf *sb, sqlite3 *db);
 
 /* The timeline chart (svg_chart.c): every series on one UTC axis, OOM

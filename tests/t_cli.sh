@@ -47,6 +47,14 @@ has "json failed artifact" "$tmp/a.json" '"status": "failed"'
 has "md verdict" "$tmp/a.md" "Verdict"
 "$bin" report -o "$tmp/a.html" "$tmp/a.db"; check "report html" 0 $?
 has "html doctype" "$tmp/a.html" "<!DOCTYPE html>"
+has "html clocks" "$tmp/a.html" "<h3>Clocks</h3>"
+# --boot-time is shown as the anchor that placed dmesg times
+printf '[ 4600.100000] Out of memory: Killed process 4312 (python3) total-vm:1000kB, anon-rss:800kB, file-rss:0kB, shmem-rss:0kB\n' >"$tmp/dmesg.txt"
+"$bin" analyze -q --boot-time 2026-11-29T10:00:00Z --db "$tmp/b.db" -o "$tmp/b.html" "$tmp/dmesg.txt"
+check "analyze --boot-time" 0 $?
+has "anchor shown" "$tmp/b.html" "<td>--boot-time</td>"
+"$bin" timeline "$tmp/b.db" >"$tmp/tb"
+has "dmesg placed on UTC" "$tmp/tb" "2026-11-29T11:16:40.100000Z"
 "$bin" timeline "$tmp/a.db" >"$tmp/t"; check "timeline" 0 $?
 has "timeline kill" "$tmp/t" "oom_kill"
 "$bin" report "$tmp/notes.txt" 2>/dev/null >/dev/null; check "report on a non-db" 1 $?
