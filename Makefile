@@ -44,6 +44,7 @@ test-asan: deps
 test: test-plain test-asan
 
 bench: build
+	sh scripts/deps.sh --bench
 	sh bench/run.sh
 
 fuzz: deps

@@ -1,11 +1,15 @@
 #!/bin/sh
 # deps.sh -- install the Debian packages oomlens needs to build and test,
 # skipping those already present. Run as root on Debian 12 (bookworm) or later.
-#   scripts/deps.sh            build + test dependencies
+#   scripts/deps.sh            build + test dependencies (clang and its
+#                              sanitizer/libFuzzer runtime for the ASan/UBSan
+#                              test build and the fuzzers)
 #   scripts/deps.sh --browser  also Chromium, for the HTML report browser test
+#   scripts/deps.sh --bench    also the tools the benchmarks use
 set -e
-pkgs="build-essential cmake pkg-config libsqlite3-dev libelf-dev libdw-dev zlib1g-dev libjansson-dev libcmocka-dev python3 gdb"
+pkgs="build-essential cmake pkg-config libsqlite3-dev libelf-dev libdw-dev zlib1g-dev libjansson-dev libcmocka-dev python3 gdb clang libclang-rt-dev"
 [ "$1" = "--browser" ] && pkgs="$pkgs chromium"
+[ "$1" = "--bench" ] && pkgs="$pkgs sqlite3 time bc"
 
 missing=""
 for p in $pkgs; do
