@@ -4,6 +4,7 @@
  * row and diagnostics; the others go on.
  */
 #include "ingest.h"
+#include "correlate.h"
 #include "formats.h"
 #include "../lib/strbuf.h"
 #include "../parsers/cgroup.h"
@@ -222,7 +223,7 @@ int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
 	for (i = 0; i < npaths; i++)
 		if (ingest_path(tl, paths[i], cfg, st, 0) < 0)
 			return -1;
-	if (timeline_align_clocks(tl) < 0)
+	if (timeline_align_clocks(tl) < 0 || correlate_events(tl) < 0)
 		return -1;
 	return st->records ? 0 : 1;
 }

@@ -189,7 +189,9 @@ void html_events(struct strbuf *sb, sqlite3 *db)
 		"   AND time_ns IS NOT NULL"
 		"   AND time_ns <= COALESCE((SELECT t FROM oom) + 60000000000, time_ns)"
 		"   ORDER BY time_ns DESC LIMIT 20))" /* SERVER_ERRORS_SHOWN */
-		" SELECT e.time_ns, e.boot_ns, e.kind, e.pid, e.comm, e.bytes, e.summary, a.path, e.line"
+		" SELECT e.time_ns, e.boot_ns, e.kind, e.pid, e.comm, e.bytes, e.summary, a.path, e.line,"
+		" (SELECT a2.path FROM event o JOIN artifact a2 ON a2.id = o.artifact_id"
+		"  WHERE json_valid(e.data) AND o.id = json_extract(e.data, '$.same_as_event'))"
 		" FROM picked p JOIN event e ON e.id = p.id"
 		" LEFT JOIN artifact a ON a.id = e.artifact_id"
 		" ORDER BY e.time_ns IS NULL, e.time_ns, e.boot_ns, e.id");
@@ -210,6 +212,11 @@ void html_events(struct strbuf *sb, sqlite3 *db)
 		h_bytes_td(sb, st, 5);
 		strbuf_addstr(sb, "<td>");
 		h_col(sb, st, 6);
+		if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+			strbuf_addstr(sb, " <span class=muted>(the same OOM as in <code>");
+			h_col(sb, st, 9);
+			strbuf_addstr(sb, "</code>)</span>");
+		}
 		strbuf_addstr(sb, "</td><td><code>");
 		h_col(sb, st, 7);
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL)

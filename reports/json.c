@@ -116,7 +116,7 @@ static json_t *json_findings(sqlite3 *db)
  * time order, then those not on UTC by boot time. Two queries, so that
  * the first walks the time index instead of sorting millions of rows. */
 #define EVENT_COLUMNS \
-	"SELECT e.kind, e.time_ns AS time, e.clock," \
+	"SELECT e.id, e.kind, e.time_ns AS time, e.clock," \
 	" CASE WHEN e.boot_ns IS NULL THEN NULL ELSE e.boot_ns / 1e9 END AS boot_s," \
 	" e.pid, e.comm, e.bytes, e.summary, a.path AS artifact, e.line, e.data" \
 	" FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"

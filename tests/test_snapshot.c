@@ -6,6 +6,7 @@
  * fixtures/gen_snapshots.py), and the flat form's equivalence.
  */
 #include "testutil.h"
+#include "analyzer/correlate.h"
 #include "parsers/pickle.h"
 #include "parsers/torch_snapshot.h"
 #include "lib/input.h"
@@ -846,6 +847,38 @@ static void series_anchored_to_segments(void **state)
 	t_close(tl);
 }
 
+/* One OOM, two witnesses: the snapshot's `oom` entry and the server's
+ * OutOfMemoryError ("Tried to allocate 0.12 GiB") are linked; an OOM of
+ * another size in another log is not. */
+static void same_oom_in_snapshot_and_log(void **state)
+{
+	struct timeline *tl = t_open();
+	static const char other[] =
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a"
+		" total capacity of 73.00 GiB of which 0.08 GiB is free.\n";
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "fixtures/leak_gpu_snapshot"), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 2);
+	assert_int_equal(t_int(tl, "SELECT json_extract(e.data, '$.same_as_event') FROM event e"
+			       " JOIN artifact a ON a.id = e.artifact_id WHERE a.path LIKE"
+			       " '%%server.err'"),
+			 t_int(tl, "SELECT e.id FROM event e JOIN artifact a ON a.id = e.artifact_id"
+			       " WHERE a.path LIKE '%%.pickle' AND e.kind = 'torch_oom'"));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom' AND"
+			       " json_extract(data, '$.same_as_event') IS NULL"), 1);
+	t_close(tl);
+
+	tl = t_open();
+	assert_int_equal(t_parse_file(tl, "fixtures/leak_gpu_snapshot/oom_snapshot.pickle"), 0);
+	t_parse_mem(tl, "server_log", "other.log", other, 0);
+	assert_int_equal(correlate_events(tl), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 2);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE"
+			       " json_extract(data, '$.same_as_event') IS NOT NULL"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -869,6 +902,7 @@ int main(void)
 		cmocka_unit_test(snapshot_gzipped),
 		cmocka_unit_test(sniff_by_content),
 		cmocka_unit_test(series_anchored_to_segments),
+		cmocka_unit_test(same_oom_in_snapshot_and_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
