@@ -187,8 +187,11 @@ static void gcore_binary_missing(void **state)
 			      " t.stack_id WHERE t.crashed = 1 AND f.idx = 0") > 0);
 	assert_int_equal(t_int(tl, "SELECT length(f.build_id) FROM thread t JOIN frame f ON"
 			       " f.stack_id = t.stack_id WHERE t.crashed = 1 AND f.idx = 0"), 40);
-	/* libc is still on this machine: its frames are named */
-	assert_true(t_int(tl, "SELECT count(*) FROM frame WHERE name LIKE '%%start_thread%%'") >= 1);
+	/* libc is still on this machine: its frames are named, from its
+	 * dynamic symbols at least (the workers wait in pause() and sleep();
+	 * start_thread needs libc's debug info, which a machine may lack) */
+	assert_true(t_int(tl, "SELECT count(*) FROM frame WHERE name LIKE 'pause%%'"
+			  " OR name LIKE 'sleep%%' OR name LIKE 'clock_nanosleep%%'") >= 2);
 	t_close(tl);
 	unlink(core);
 }
