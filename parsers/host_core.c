@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_FRAMES 256
@@ -390,10 +391,22 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			}
 		}
 	} else {
-		char *s = malloc(32);
-		if (s)
-			snprintf(s, 32, "0x%" PRIx64, (uint64_t)pc);
-		f->name = own(h, s);
+		/* no module (binary not opened): the mapped file of NT_FILE and
+		 * the offset in it, else the bare address */
+		size_t i;
+		for (i = 0; i < h->nfiles; i++)
+			if (adj >= h->files[i].start && adj < h->files[i].end)
+				break;
+		if (i < h->nfiles) {
+			f->file = h->files[i].name;
+			f->line = (int64_t)(pc - h->files[i].start +
+					    h->files[i].pgoff * (h->page_size ? h->page_size : 1));
+		} else {
+			char *s = malloc(32);
+			if (s)
+				snprintf(s, 32, "0x%" PRIx64, (uint64_t)pc);
+			f->name = own(h, s);
+		}
 	}
 	return DWARF_CB_OK;
 }
@@ -434,22 +447,58 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	return h->failed ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
+/* libdwfl opens the binaries the core names, at the paths the core gives:
+ * untrusted text. Only regular files are opened: a FIFO there would block
+ * the read forever, a device would never end. */
+static int find_elf_regular(Dwfl_Module *mod, void **userdata, const char *modname,
+			    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct stat st;
+
+	if (modname && modname[0] == '/' && stat(modname, &st) == 0 && !S_ISREG(st.st_mode))
+		return -1;
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+/* The first mapped file the core names that exists here but is not a
+ * regular file (a FIFO, a device), or NULL. libdwfl opens the mapped files
+ * by name while it matches modules; such a file would block it for ever. */
+static const char *unsafe_mapped_file(const struct hcore *h)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < h->nfiles; i++)
+		if (h->files[i].name[0] == '/' && stat(h->files[i].name, &st) == 0 &&
+		    !S_ISREG(st.st_mode))
+			return h->files[i].name;
+	return NULL;
+}
+
 static void read_threads(struct hcore *h)
 {
 	static char *debuginfo_path = NULL;
 	static const Dwfl_Callbacks cb = {
-		.find_elf = dwfl_build_id_find_elf,
+		.find_elf = find_elf_regular,
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 		.debuginfo_path = &debuginfo_path,
 	};
 	size_t i;
 	int r;
 
+	const char *unsafe = unsafe_mapped_file(h);
+
 	h->dwfl = dwfl_begin(&cb);
 	if (!h->dwfl)
 		return;
 	dwfl_report_begin(h->dwfl);
-	r = dwfl_core_file_report(h->dwfl, h->elf, NULL);
+	if (unsafe) {
+		HDIAG(h, 0, OL_WARN, "the core maps %s, which is not a regular file here: no"
+		      " binary is opened, frames are bare addresses", unsafe);
+		r = 0;
+	} else {
+		r = dwfl_core_file_report(h->dwfl, h->elf, NULL);
+	}
 	dwfl_report_end(h->dwfl, NULL, NULL);
 	if (r < 0) {
 		const char *why = dwfl_errmsg(-1);
