@@ -9,6 +9,8 @@ secs=${2:-60}
 shift 2 || true
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$here/artifacts"
+# leaks inside system libraries (see lsan.supp) are not findings
+export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 names="$*"
 [ -n "$names" ] || names=$(cd "$bdir" && ls fuzz_* 2>/dev/null | sed 's/^fuzz_//')
 for n in $names; do

@@ -142,7 +142,7 @@ int dcgm_parse(struct input *in, struct sink *s)
 		}
 		i += ml;
 		t = base;
-		if (parse_num(l + i, n - i, &ts, &ml) == 0 && ts > 0 && ts < 9e15) {
+		if (parse_num(l + i, n - i, &ts, &ml) == 0 && ts > 0 && ts < 9.2e12) {  /* ms that fit int64 ns */
 			t = ol_time_none();
 			t.clock = OL_CLOCK_UTC;
 			t.utc_ns = (int64_t)ts * 1000000LL;

@@ -495,6 +495,14 @@ static void dcgm_scrape(void **state)
 	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'gpu.total_bytes.gpu0'"),
 			    "85520809984");
 	t_close(tl);
+
+	/* a sample time in ms past what int64 ns holds (found by fuzz_dcgm):
+	 * not a time, and no overflow (UBSan build) */
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "dcgm", "x",
+		"DCGM_FI_DEV_FB_USED{gpu=\"0\"} 100 9764440560000\n", 0), 1);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample"), OL_NULL);
+	t_close(tl);
 }
 
 /* ---- server logs ---- */
