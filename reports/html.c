@@ -209,7 +209,22 @@ static void header(struct strbuf *sb, struct report_summary *s)
 	}
 	strbuf_addstr(sb, "</div></div>\n");
 
-	/* 2: the process the OOM took */
+	/* 2: the process the OOM took, or the allocation that failed when the
+	 * OOM was PyTorch's (nothing was killed: the process raised) */
+	if (s->has_victim && !strcmp(s->victim_kind.buf, "torch_oom") &&
+	    s->victim_bytes != OL_NULL) {
+		fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
+		strbuf_addf(sb, "<div class=key><div class=kl>Failed allocation</div>"
+			    "<div class=kv>%s</div><div class=ks>CUDA out of memory (torch_oom)", buf);
+		if (s->victim_comm.len) {
+			strbuf_addstr(sb, " in ");
+			h_text(sb, s->victim_comm.buf, s->victim_comm.len);
+		}
+		if (s->victim_pid != OL_NULL)
+			strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
+		strbuf_addstr(sb, "</div></div>\n");
+		goto third;
+	}
 	strbuf_addstr(sb, "<div class=key><div class=kl>Killed</div><div class=kv>");
 	if (s->has_victim) {
 		if (s->victim_comm.len)
@@ -230,6 +245,7 @@ static void header(struct strbuf *sb, struct report_summary *s)
 	}
 	strbuf_addstr(sb, "</div></div>\n");
 
+third:
 	/* 3: the strongest finding's lead figure */
 	strbuf_addstr(sb, "<div class=key><div class=kl>");
 	if (s->top_key.len) {

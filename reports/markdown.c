@@ -74,8 +74,14 @@ static void md_head(struct strbuf *sb, struct report_summary *s)
 		md(sb, s->oom_kind.buf, s->oom_kind.len);
 		strbuf_addstr(sb, ")\n");
 	}
-	strbuf_addstr(sb, "- **Killed:** ");
-	if (s->has_victim) {
+	if (s->has_victim && !strcmp(s->victim_kind.buf, "torch_oom") &&
+	    s->victim_bytes != OL_NULL) {
+		fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
+		strbuf_addf(sb, "- **Failed allocation:** %s, CUDA out of memory (torch_oom)", buf);
+		if (s->victim_pid != OL_NULL)
+			strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
+	} else if (s->has_victim) {
+		strbuf_addstr(sb, "- **Killed:** ");
 		if (s->victim_comm.len)
 			md(sb, s->victim_comm.buf, s->victim_comm.len);
 		else
@@ -86,11 +92,10 @@ static void md_head(struct strbuf *sb, struct report_summary *s)
 		md(sb, s->victim_kind.buf, s->victim_kind.len);
 		if (s->victim_bytes != OL_NULL) {
 			fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
-			strbuf_addf(sb, ", %s %s", buf,
-				    !strcmp(s->victim_kind.buf, "torch_oom") ? "requested" : "freed");
+			strbuf_addf(sb, ", %s freed", buf);
 		}
 	} else {
-		strbuf_addstr(sb, "unknown (no kill recorded)");
+		strbuf_addstr(sb, "- **Killed:** unknown (no kill recorded)");
 	}
 	strbuf_addstr(sb, "\n- **Peak memory:** ");
 	if (s->has_peak) {

@@ -81,5 +81,11 @@ has "mixed syslog: kernel part" "$tmp/s.json" '"kind": "oom_kill"'
 has "mixed syslog: server part" "$tmp/s.json" '"name": "server.running"'
 has "mixed syslog: two artifacts" "$tmp/s.json" '"kind": "server_log"'
 
+# A PyTorch OOM kills nothing: the header names the failed allocation.
+"$bin" analyze -q --tz +00:00 --year 2026 --format md --db "$tmp/g2.db" \
+	"$src/fixtures/mixed_gpu_leak_spike" >"$tmp/g2.md"; check "gpu incident md" 0 $?
+has "failed allocation" "$tmp/g2.md" "Failed allocation:\*\* 236 MiB"
+has "gpu verdict" "$tmp/g2.md" "Verdict:\*\* leak"
+
 echo "t_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
