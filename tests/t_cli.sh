@@ -87,5 +87,10 @@ has "mixed syslog: two artifacts" "$tmp/s.json" '"kind": "server_log"'
 has "failed allocation" "$tmp/g2.md" "Failed allocation:\*\* 236 MiB"
 has "gpu verdict" "$tmp/g2.md" "Verdict:\*\* leak"
 
+# Without --tz, the sources with zone-less local times are named on stderr.
+"$bin" analyze --year 2026 --format json --db "$tmp/g3.db" \
+	"$src/fixtures/mixed_gpu_leak_spike" >/dev/null 2>"$tmp/g3.err"; check "local clock run" 0 $?
+has "local clock named" "$tmp/g3.err" "local times without a zone.*nvidia-smi.csv"
+
 echo "t_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
