@@ -97,18 +97,8 @@ static json_t *json_findings(sqlite3 *db)
 	json_t *fs = q_rows(db,
 		"SELECT id, rule, class, cause, score, title, advice, figures AS figures_json"
 		" FROM finding ORDER BY score DESC, id");
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(fs, i, f) {
-		char sql[200];
-		snprintf(sql, sizeof(sql),
-			 "SELECT ref_table AS \"table\", ref_id AS id, note FROM evidence"
-			 " WHERE finding_id = %lld",
-			 (long long)json_integer_value(json_object_get(f, "id")));
-		json_object_set_new(f, "evidence", q_rows(db, sql));
-		json_object_del(f, "id");
-	}
+	q_attach(db, fs, "evidence", "SELECT ref_table AS \"table\", ref_id AS id, note"
+		 " FROM evidence WHERE finding_id = %lld");
 	return fs;
 }
 
@@ -169,19 +159,11 @@ static json_t *json_oom_tasks(sqlite3 *db)
 		" FROM event e WHERE e.kind = 'oom_invoked'"
 		" AND EXISTS (SELECT 1 FROM task t WHERE t.event_id = e.id)"
 		" ORDER BY e.time_ns, e.boot_ns, e.id");
-	size_t i;
-	json_t *o;
 
-	json_array_foreach(ooms, i, o) {
-		char sql[400];
-		snprintf(sql, sizeof(sql),
-			 "SELECT pid, uid, tgid, name, total_vm_pages, rss_pages, rss_anon_pages,"
-			 " rss_file_pages, rss_shmem_pages, pgtables_bytes, swapents, oom_score_adj"
-			 " FROM task WHERE event_id = %lld ORDER BY rss_pages DESC, pid",
-			 (long long)json_integer_value(json_object_get(o, "id")));
-		json_object_set_new(o, "tasks", q_rows(db, sql));
-		json_object_del(o, "id");
-	}
+	q_attach(db, ooms, "tasks",
+		 "SELECT pid, uid, tgid, name, total_vm_pages, rss_pages, rss_anon_pages,"
+		 " rss_file_pages, rss_shmem_pages, pgtables_bytes, swapents, oom_score_adj"
+		 " FROM task WHERE event_id = %lld ORDER BY rss_pages DESC, pid");
 	return ooms;
 }
 
@@ -209,17 +191,11 @@ static json_t *json_artifacts(sqlite3 *db)
 	size_t i;
 	json_t *a;
 
-	json_array_foreach(arts, i, a) {
-		char sql[200];
-		snprintf(sql, sizeof(sql),
-			 "SELECT line, offset, severity, message FROM diagnostic"
-			 " WHERE artifact_id = %lld ORDER BY id",
-			 (long long)json_integer_value(json_object_get(a, "id")));
+	json_array_foreach(arts, i, a)
 		json_object_set_new(a, "compressed",
 			json_boolean(json_integer_value(json_object_get(a, "compressed"))));
-		json_object_set_new(a, "diagnostics", q_rows(db, sql));
-		json_object_del(a, "id");
-	}
+	q_attach(db, arts, "diagnostics", "SELECT line, offset, severity, message FROM"
+		 " diagnostic WHERE artifact_id = %lld ORDER BY id");
 	return arts;
 }
 
@@ -362,19 +338,11 @@ static json_t *json_snapshots(sqlite3 *db)
 		"   AND l.state <> 'orphan_free') AS allocs,"
 		" s.peak_allocated_bytes"
 		" FROM snapshot s LEFT JOIN artifact a ON a.id = s.artifact_id ORDER BY s.id");
-	size_t i;
-	json_t *o;
 
-	json_array_foreach(snaps, i, o) {
-		char sql[300];
-		snprintf(sql, sizeof(sql),
-			 "SELECT device, size AS requested_bytes, device_free AS device_free_bytes,"
-			 " time_ns AS time FROM trace WHERE snapshot_id = %lld AND action = 'oom'"
-			 " ORDER BY device, seq",
-			 (long long)json_integer_value(json_object_get(o, "id")));
-		json_object_set_new(o, "ooms", q_rows(db, sql));
-		json_object_del(o, "id");
-	}
+	q_attach(db, snaps, "ooms",
+		 "SELECT device, size AS requested_bytes, device_free AS device_free_bytes,"
+		 " time_ns AS time FROM trace WHERE snapshot_id = %lld AND action = 'oom'"
+		 " ORDER BY device, seq");
 	return snaps;
 }
 

@@ -148,3 +148,18 @@ sqlite3_stmt *q_try(sqlite3 *db, const char *sql)
 		return NULL;
 	return st;
 }
+
+void q_attach(sqlite3 *db, json_t *rows, const char *key, const char *sql)
+{
+	struct strbuf q = STRBUF_INIT;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(rows, i, r) {
+		strbuf_reset(&q);
+		strbuf_addf(&q, sql, (long long)json_integer_value(json_object_get(r, "id")));
+		json_object_set_new(r, key, q_rows(db, q.buf));
+		json_object_del(r, "id");
+	}
+	strbuf_release(&q);
+}

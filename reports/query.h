@@ -27,6 +27,10 @@ json_t *q_json_time(sqlite3_stmt *st, int col);
 json_t *q_rows(sqlite3 *db, const char *sql);
 /* The current row of st as q_rows builds it; caller decrefs. */
 json_t *q_row(sqlite3_stmt *st);
+/* For each row of rows (from q_rows, with an "id" column): run sql, a
+ * printf format with one %lld for that id, store its rows under key, and
+ * drop "id" from the row. */
+void q_attach(sqlite3 *db, json_t *rows, const char *key, const char *sql);
 /* First column of the first row as int64, or dflt. */
 int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt);
 /* First column of the first row as double, or dflt. */
