@@ -2,6 +2,6 @@
  * fuzz_cgroup.c -- libFuzzer harness for parsers/cgroup.c (see fuzz_line_parser.h).
  */
 #include "fuzz_line_parser.h"
-#include "../parsers/cgroup.h"
+#include "parsers/cgroup.h"
 
 FUZZ_TEXT_PARSER(cgroup_sniff, cgroup_parse)

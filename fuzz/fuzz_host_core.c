@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../lib/input.h"
-#include "../parsers/host_core.h"
+#include "lib/input.h"
+#include "parsers/host_core.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../lib/input.h"
-#include "../parsers/sink.h"
+#include "lib/input.h"
+#include "parsers/sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,6 +2,6 @@
  * fuzz_nvidia_smi.c -- libFuzzer harness for parsers/nvidia_smi.c (see fuzz_line_parser.h).
  */
 #include "fuzz_line_parser.h"
-#include "../parsers/nvidia_smi.h"
+#include "parsers/nvidia_smi.h"
 
 FUZZ_TEXT_PARSER(nvidia_smi_sniff, nvidia_smi_parse)

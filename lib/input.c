@@ -1,8 +1,8 @@
 /*
  * input.c -- buffered reading of artifacts, gzip included; see input.h.
  */
-#include "input.h"
-#include "strbuf.h"
+#include "lib/input.h"
+#include "lib/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>

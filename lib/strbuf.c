@@ -1,7 +1,7 @@
 /*
  * strbuf.c -- growable strings; see strbuf.h for the invariants.
  */
-#include "strbuf.h"
+#include "lib/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * timeutil.c -- UTC calendar arithmetic and time stamp parsing; see
  * timeutil.h. The date algorithms are Howard Hinnant's civil calendar.
  */
-#include "timeutil.h"
+#include "lib/timeutil.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,9 +6,9 @@
  * approximate); the entity is the record's cgroup= path, else the
  * directory the file was copied into.
  */
-#include "cgroup.h"
-#include "seriesutil.h"
-#include "../lib/timeutil.h"
+#include "parsers/cgroup.h"
+#include "parsers/seriesutil.h"
+#include "lib/timeutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,8 +9,8 @@
 #define OOMLENS_CGROUP_H
 
 #include <stddef.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 int cgroup_sniff(const unsigned char *head, size_t n);
 /* The one exception to content-only detection (called by ingest when no

@@ -17,7 +17,7 @@
  * unlinked sparse temporary file (size capped by cuda_core_gz_limit) and
  * mapped like a plain one.
  */
-#include "cuda_core.h"
+#include "parsers/cuda_core.h"
 
 #include <errno.h>
 #include <fcntl.h>

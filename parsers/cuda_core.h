@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 /* Most bytes a gzip-compressed core is inflated to (into an unlinked,
  * sparse temporary file); the rest is reported as cut. */

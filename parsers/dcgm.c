@@ -6,9 +6,9 @@
  * "### <iso>" separator, else the file's mtime (approximate, said in a
  * diagnostic). Metrics oomlens does not use are skipped silently.
  */
-#include "dcgm.h"
-#include "seriesutil.h"
-#include "../lib/timeutil.h"
+#include "parsers/dcgm.h"
+#include "parsers/seriesutil.h"
+#include "lib/timeutil.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,8 +7,8 @@
 #define OOMLENS_DCGM_H
 
 #include <stddef.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 int dcgm_sniff(const unsigned char *head, size_t n);
 /* gpu.* series per GPU (entity gpuN from the gpu label) and meta

@@ -13,8 +13,8 @@
  * only read, never run). Frames without symbols keep module + offset +
  * build id. Nothing from the core is executed.
  */
-#include "host_core.h"
-#include "cuda_core.h"
+#include "parsers/host_core.h"
+#include "parsers/cuda_core.h"
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>

@@ -7,8 +7,8 @@
 #define OOMLENS_HOST_CORE_H
 
 #include <stddef.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 /* 100 for an ELF ET_CORE whose machine is not EM_CUDA, else 0. */
 int host_core_sniff(const unsigned char *head, size_t n);

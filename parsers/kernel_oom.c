@@ -16,7 +16,7 @@
  *
  * Memory: one report at a time; its task table is capped at MAX_TASKS rows.
  */
-#include "kernel_oom.h"
+#include "parsers/kernel_oom.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +25,10 @@
 #include <emmintrin.h>
 #endif
 
-#include "kernel_prefix.h"
-#include "kernel_scan.h"
-#include "../lib/strbuf.h"
-#include "../lib/timeutil.h"
+#include "parsers/kernel_prefix.h"
+#include "parsers/kernel_scan.h"
+#include "lib/strbuf.h"
+#include "lib/timeutil.h"
 
 #define MAX_TASKS 100000
 #define RECENT_KILLS 16

@@ -6,8 +6,8 @@
 #define OOMLENS_KERNEL_OOM_H
 
 #include <stddef.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 /* How sure (0..100) that head (the first n bytes of a file) is a kernel log. */
 int kernel_oom_sniff(const unsigned char *head, size_t n);

@@ -9,13 +9,13 @@
  * "host kernel: [ 1.2] ") are stripped one after the other. A line no
  * wrapper fits is plain kernel text.
  */
-#include "kernel_prefix.h"
+#include "parsers/kernel_prefix.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel_scan.h"
-#include "../lib/timeutil.h"
+#include "parsers/kernel_scan.h"
+#include "lib/timeutil.h"
 
 /* ---------------------------------------------------------------------
  * Stamps.

@@ -25,9 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink.h"
-#include "../lib/input.h"
-#include "../lib/strbuf.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
+#include "lib/strbuf.h"
 
 /* One log record, its wrapper stripped. */
 struct krec {

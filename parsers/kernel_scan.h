@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sink.h"
-#include "../lib/strbuf.h"
+#include "parsers/sink.h"
+#include "lib/strbuf.h"
 
 /* Byte classes of the kernel text (ASCII only). */
 static inline int is_digit(int c) { return c >= '0' && c <= '9'; }

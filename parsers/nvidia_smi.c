@@ -12,9 +12,9 @@
  * --tz was given. "[N/A]" and the other bracketed non-values are unknown
  * (no sample), never 0.
  */
-#include "nvidia_smi.h"
-#include "seriesutil.h"
-#include "../lib/timeutil.h"
+#include "parsers/nvidia_smi.h"
+#include "parsers/seriesutil.h"
+#include "lib/timeutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
 #define OOMLENS_NVIDIA_SMI_H
 
 #include <stddef.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 int nvidia_smi_sniff(const unsigned char *head, size_t n);
 /* gpu.* series per GPU (entity gpuN, or the GPU uuid when there is no

@@ -17,8 +17,8 @@
  * dropped entry is an error diagnostic and yields None. Real snapshots
  * fetch shared objects within a few entries of their creation.
  */
-#include "pickle.h"
-#include "../lib/strbuf.h"
+#include "parsers/pickle.h"
+#include "lib/strbuf.h"
 
 #include <errno.h>
 #include <stdlib.h>

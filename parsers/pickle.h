@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 enum pk_type {
 	PK_NONE, PK_BOOL, PK_INT, PK_BIGINT, PK_FLOAT,   /* inline */

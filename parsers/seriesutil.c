@@ -2,8 +2,8 @@
  * seriesutil.c -- helpers shared by the time-series parsers; see
  * seriesutil.h.
  */
-#include "seriesutil.h"
-#include "../lib/timeutil.h"
+#include "parsers/seriesutil.h"
+#include "lib/timeutil.h"
 
 #include <stdlib.h>
 #include <string.h>

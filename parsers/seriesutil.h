@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 /* A parsed capture separator. Strings are copied (NUL-terminated). */
 struct capsep {

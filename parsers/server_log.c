@@ -22,10 +22,10 @@
  *     the same request, so only the first kind seen in a file is counted.
  *     Access lines carry no time: they take the last time seen.
  */
-#include "server_log.h"
-#include "seriesutil.h"
-#include "../lib/strbuf.h"
-#include "../lib/timeutil.h"
+#include "parsers/server_log.h"
+#include "parsers/seriesutil.h"
+#include "lib/strbuf.h"
+#include "lib/timeutil.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
 #define OOMLENS_SERVER_LOG_H
 
 #include <stddef.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 int server_log_sniff(const unsigned char *head, size_t n);
 /* torch_oom and server_error events, server.* series (entity "vllm") and

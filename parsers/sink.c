@@ -2,12 +2,12 @@
  * sink.c -- the one piece of the sink interface that is code: formatted
  * diagnostics. Everything else is in sink.h.
  */
-#include "sink.h"
+#include "parsers/sink.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "../lib/strbuf.h"
+#include "lib/strbuf.h"
 
 int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
 		   enum ol_severity sev, const char *fmt, ...)

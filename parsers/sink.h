@@ -3,7 +3,7 @@
  *
  * A parser turns one artifact into calls on a struct sink: events, task
  * rows, series samples, stacks, mappings, GPU objects, diagnostics. It knows
- * nothing about where they go. analyzer/timeline.c implements the sink over
+ * nothing about where they go. analyzer/store/timeline.c implements the sink over
  * SQLite; a zeroed struct sink (every op NULL) is the null sink used by the
  * fuzzers, and the sink_* wrappers below make a NULL op a no-op.
  *
@@ -22,7 +22,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#define OL_NULL INT64_MIN
+#include "lib/common.h"
+
 
 /* Which clock a time was read on. */
 enum ol_clock {

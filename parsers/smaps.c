@@ -7,9 +7,9 @@
  * VMA block is kept: Size, Rss, Pss, Anonymous, Swap and VmFlags in
  * columns, the others in mapping.extra.
  */
-#include "smaps.h"
-#include "seriesutil.h"
-#include "../lib/timeutil.h"
+#include "parsers/smaps.h"
+#include "parsers/seriesutil.h"
+#include "lib/timeutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>

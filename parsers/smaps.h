@@ -7,8 +7,8 @@
 #define OOMLENS_SMAPS_H
 
 #include <stddef.h>
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 int smaps_sniff(const unsigned char *head, size_t n);
 /* Each capture becomes a capture row, each VMA a mapping row, and the

@@ -8,8 +8,8 @@
  * "form", "protocol"}, then records with a "type": stack (before first
  * use), segment, block (after its segment), trace, settings, end.
  */
-#include "torch_snapshot.h"
-#include "../lib/strbuf.h"
+#include "parsers/torch_snapshot.h"
+#include "lib/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>

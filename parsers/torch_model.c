@@ -27,7 +27,7 @@
  * (sink_series_shift). A reserved series that was clamped at 0 is left
  * relative: its offset is not a constant.
  */
-#include "torch_snapshot.h"
+#include "parsers/torch_snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * (handed over under the mutex) and the sink's diagnostic counters, which
  * only the decoder thread writes during a parse.
  */
-#include "torch_snapshot.h"
+#include "parsers/torch_snapshot.h"
 
 #include <pthread.h>
 #include <stdlib.h>

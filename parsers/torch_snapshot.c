@@ -11,8 +11,8 @@
  * not place (odd producers) still arrives whole at the top-level dict and
  * is walked there, so the records are the same, only the memory differs.
  */
-#include "torch_snapshot.h"
-#include "pickle.h"
+#include "parsers/torch_snapshot.h"
+#include "parsers/pickle.h"
 
 #include <math.h>
 #include <string.h>

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink.h"
-#include "../lib/input.h"
+#include "parsers/sink.h"
+#include "lib/input.h"
 
 /* Caps applied by the readers (identically, so both forms agree). */
 #define TS_MAX_FRAMES 256      /* frames kept per stack (innermost first) */

@@ -9,12 +9,11 @@
  * and the sections (html_sections.c). Every string from an artifact goes
  * through h_text()/h_col() (html_util.c).
  */
-#include "report.h"
-#include "html_util.h"
-#include "query.h"
-#include "summary.h"
-#include "../analyzer/cli.h"
-#include "../parsers/sink.h"
+#include "reports/report.h"
+#include "reports/html_util.h"
+#include "analyzer/store/query.h"
+#include "reports/summary.h"
+#include "lib/common.h"
 
 #include <math.h>
 #include <string.h>

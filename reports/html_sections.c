@@ -9,10 +9,10 @@
  * instead of failing. Tables are capped (HTML_TABLE_CAP or less) with a
  * note of how many more rows the database holds.
  */
-#include "html_util.h"
-#include "query.h"
-#include "summary.h"
-#include "../parsers/sink.h"
+#include "reports/html_util.h"
+#include "analyzer/store/query.h"
+#include "reports/summary.h"
+#include "lib/common.h"
 
 #include <jansson.h>
 #include <math.h>

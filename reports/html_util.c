@@ -2,10 +2,10 @@
  * html_util.c -- escaped output and table helpers for the HTML report;
  * see html_util.h.
  */
-#include "html_util.h"
-#include "query.h"
-#include "summary.h"
-#include "../parsers/sink.h"
+#include "reports/html_util.h"
+#include "analyzer/store/query.h"
+#include "reports/summary.h"
+#include "lib/common.h"
 
 #include <string.h>
 

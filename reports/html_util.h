@@ -13,7 +13,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "../lib/strbuf.h"
+#include "lib/strbuf.h"
 
 /* Rows a table shows before "N more in the database". */
 #define HTML_TABLE_CAP 200

@@ -6,11 +6,10 @@
  * never disappear: an unknown value is null and an empty family an empty
  * array. Strings are UTF-8 cleaned (q_json) and escaped by jansson.
  */
-#include "report.h"
-#include "query.h"
-#include "summary.h"
-#include "../analyzer/cli.h"
-#include "../parsers/sink.h"
+#include "reports/report.h"
+#include "analyzer/store/query.h"
+#include "reports/summary.h"
+#include "lib/common.h"
 
 #include <math.h>
 

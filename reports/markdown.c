@@ -6,12 +6,11 @@
  * characters backslash-escaped, '<' and '&' as entities, newlines folded),
  * so an artifact cannot inject links, images or HTML into the ticket.
  */
-#include "report.h"
-#include "query.h"
-#include "summary.h"
-#include "../analyzer/cli.h"
-#include "../lib/strbuf.h"
-#include "../parsers/sink.h"
+#include "reports/report.h"
+#include "analyzer/store/query.h"
+#include "reports/summary.h"
+#include "lib/common.h"
+#include "lib/strbuf.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * report.c -- pick the report form; the forms live in json.c, html.c and
  * markdown.c.
  */
-#include "report.h"
+#include "reports/report.h"
 
 #include <string.h>
 

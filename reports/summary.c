@@ -3,10 +3,10 @@
  * time and victim, peak against limit, strongest finding; and the number
  * formatting the reports share.
  */
-#include "summary.h"
-#include "query.h"
-#include "../lib/timeutil.h"
-#include "../parsers/sink.h"
+#include "reports/summary.h"
+#include "analyzer/store/query.h"
+#include "lib/timeutil.h"
+#include "lib/common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "../lib/strbuf.h"
+#include "lib/strbuf.h"
 
 struct report_summary {
 	int has_verdict;

@@ -15,11 +15,11 @@
  * and no peak is lost; markers are grouped per pixel column and kind.
  * The database keeps every row.
  */
-#include "html_util.h"
-#include "query.h"
-#include "summary.h"
-#include "../lib/timeutil.h"
-#include "../parsers/sink.h"
+#include "reports/html_util.h"
+#include "analyzer/store/query.h"
+#include "reports/summary.h"
+#include "lib/timeutil.h"
+#include "lib/common.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  * that must give diagnostics and keep the rest.
  */
 #include "testutil.h"
-#include "analyzer/ingest.h"
+#include "analyzer/ingest/ingest.h"
 #include "parsers/cuda_core.h"
 #include "reports/report.h"
 #include "cuda_core_writer.c"

@@ -7,7 +7,7 @@
  * fallback. Without gdb or a compiler the tests are skipped (visibly).
  */
 #include "testutil.h"
-#include "analyzer/ingest.h"
+#include "analyzer/ingest/ingest.h"
 #include "parsers/host_core.h"
 #include "reports/report.h"
 

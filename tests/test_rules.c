@@ -5,9 +5,9 @@
  * inside and just outside a rule's threshold. Also the statistics.
  */
 #include "testutil.h"
-#include "analyzer/rules.h"
-#include "analyzer/rulelib.h"
-#include "analyzer/stats.h"
+#include "analyzer/rules/rules.h"
+#include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/stats.h"
 
 #include <math.h>
 #include <stdio.h>

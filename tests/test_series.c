@@ -6,7 +6,7 @@
  * the JSON series section.
  */
 #include "testutil.h"
-#include "analyzer/formats.h"
+#include "analyzer/ingest/formats.h"
 #include "lib/input.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"

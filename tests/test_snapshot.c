@@ -6,13 +6,13 @@
  * fixtures/gen_snapshots.py), and the flat form's equivalence.
  */
 #include "testutil.h"
-#include "analyzer/correlate.h"
+#include "analyzer/store/correlate.h"
 #include "parsers/pickle.h"
 #include "parsers/torch_snapshot.h"
 #include "lib/input.h"
 #include "lib/strbuf.h"
 #include "reports/report.h"
-#include "analyzer/ingest.h"
+#include "analyzer/ingest/ingest.h"
 
 #include <zlib.h>
 

@@ -2,8 +2,8 @@
  * testutil.c -- helpers for the cmocka tests; see testutil.h.
  */
 #include "testutil.h"
-#include "analyzer/formats.h"
-#include "analyzer/ingest.h"
+#include "analyzer/ingest/formats.h"
+#include "analyzer/ingest/ingest.h"
 #include "lib/input.h"
 #include "lib/strbuf.h"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "analyzer/timeline.h"
+#include "analyzer/store/timeline.h"
 
 /* A fresh in-memory timeline (fails the test if it cannot). */
 struct timeline *t_open(void);

@@ -8,7 +8,7 @@
  *    processes whose main GPU is another one (each stray context costs
  *    hundreds of MiB: typically every rank touching cuda:0).
  */
-#include "../rulelib.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <stdio.h>
 

@@ -10,7 +10,7 @@
  * Advice: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True unless the
  * allocator settings (meta torch.allocator.expandable_segments) have it.
  */
-#include "../rulelib.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <math.h>
 #include <stdio.h>

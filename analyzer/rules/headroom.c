@@ -12,7 +12,7 @@
  * proc.rss) after start-up: less than one request of room, or less than
  * HOST_MIN_ROOM of the limit when the per-request need is unknown.
  */
-#include "../rulelib.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * server.requests_total when it was logged; "not returned" is memory that
  * stays up after the load (server.running) falls.
  */
-#include "../rulelib.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  *    admits more concurrent requests than fit (a contributing cause: it is
  *    what lets a burst through, score LIMIT_SEQS_SCORE).
  */
-#include "../rulelib.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  * fewer than two requests is rather a headroom problem (headroom rule).
  * With an allocator snapshot: the stack that allocated most in the rise.
  */
-#include "../rulelib.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * victim's adjustment comes from its task row, else from the oom_kill
  * event's data (the 5.4+ kill line prints it).
  */
-#include "../rulelib.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <stdio.h>
 

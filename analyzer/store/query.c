@@ -1,9 +1,9 @@
 /*
  * query.c -- database reading helpers for the reports; see query.h.
  */
-#include "query.h"
-#include "../lib/strbuf.h"
-#include "../lib/timeutil.h"
+#include "analyzer/store/query.h"
+#include "lib/strbuf.h"
+#include "lib/timeutil.h"
 
 #include <stdio.h>
 #include <string.h>

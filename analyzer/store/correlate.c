@@ -8,7 +8,7 @@
  * marked with `same_as_event` (the id of the first) so that counts and
  * reports can show one OOM. Runs after the clocks are aligned.
  */
-#include "correlate.h"
+#include "analyzer/store/correlate.h"
 
 /* Same device (or one unknown), requested sizes within 5% (PyTorch prints
  * "0.12 GiB": two decimals), times within two minutes (or one unknown),

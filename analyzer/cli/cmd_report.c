@@ -2,10 +2,10 @@
  * cmd_report.c -- `oomlens report DB`: regenerate a report from an
  * incident database alone.
  */
-#include "cli.h"
-#include "timeline.h"
-#include "../lib/strbuf.h"
-#include "../reports/report.h"
+#include "analyzer/cli/cli.h"
+#include "analyzer/store/timeline.h"
+#include "lib/strbuf.h"
+#include "reports/report.h"
 
 #include <string.h>
 

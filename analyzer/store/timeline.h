@@ -14,7 +14,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "../parsers/sink.h"
+#include "parsers/sink.h"
 
 #define TIMELINE_SCHEMA_VERSION 1
 

@@ -4,7 +4,7 @@
  * host core threads (thread). Host core mappings go to the core capture
  * and mapping tables of timeline.c. Schema in docs/schema.md "Core dumps".
  */
-#include "timeline_parts.h"
+#include "analyzer/store/timeline_parts.h"
 
 const char timeline_schema_cores[] =
 	"CREATE TABLE gpu_device(\n"

@@ -10,8 +10,8 @@
  * the primary's score, raised a little by each further finding of the
  * same class and lowered by the strength of the strongest other class.
  */
-#include "rules.h"
-#include "rulelib.h"
+#include "analyzer/rules/rules.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <stdio.h>
 #include <string.h>

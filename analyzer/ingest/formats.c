@@ -1,17 +1,17 @@
 /*
  * formats.c -- the format table and content sniffing; see formats.h.
  */
-#include "formats.h"
-#include "../parsers/kernel_oom.h"
-#include "../parsers/cuda_core.h"
-#include "../parsers/host_core.h"
+#include "analyzer/ingest/formats.h"
+#include "parsers/kernel_oom.h"
+#include "parsers/cuda_core.h"
+#include "parsers/host_core.h"
 /* issue 5: time series sources */
-#include "../parsers/cgroup.h"
-#include "../parsers/dcgm.h"
-#include "../parsers/nvidia_smi.h"
-#include "../parsers/server_log.h"
-#include "../parsers/smaps.h"
-#include "../parsers/torch_snapshot.h"
+#include "parsers/cgroup.h"
+#include "parsers/dcgm.h"
+#include "parsers/nvidia_smi.h"
+#include "parsers/server_log.h"
+#include "parsers/smaps.h"
+#include "parsers/torch_snapshot.h"
 
 #include <string.h>
 

@@ -7,8 +7,8 @@
 #ifndef OOMLENS_RULELIB_H
 #define OOMLENS_RULELIB_H
 
-#include "timeline.h"
-#include "stats.h"
+#include "analyzer/store/timeline.h"
+#include "analyzer/rules/stats.h"
 
 #include <jansson.h>
 

@@ -3,7 +3,7 @@
  * (see rulelib.h). Every query here is indexed: sample(series_id,
  * time_ns), meta(key), event(kind).
  */
-#include "rulelib.h"
+#include "analyzer/rules/rulelib.h"
 
 #include <math.h>
 #include <stdarg.h>

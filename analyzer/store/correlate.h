@@ -5,7 +5,7 @@
 #ifndef OOMLENS_CORRELATE_H
 #define OOMLENS_CORRELATE_H
 
-#include "timeline.h"
+#include "analyzer/store/timeline.h"
 
 /* Mark duplicate events with data.same_as_event. 0 or -1. */
 int correlate_events(struct timeline *tl);

@@ -6,9 +6,9 @@
  * sink ops. Statements are prepared once and cached by their SQL text's
  * address (timeline_stmt), so every insert is a bind + step.
  */
-#include "timeline.h"
-#include "timeline_parts.h"
-#include "../lib/strbuf.h"
+#include "analyzer/store/timeline.h"
+#include "analyzer/store/timeline_parts.h"
+#include "lib/strbuf.h"
 
 #include <stdio.h>
 #include <string.h>

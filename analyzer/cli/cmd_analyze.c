@@ -2,11 +2,11 @@
  * cmd_analyze.c -- `oomlens analyze PATH...`: ingest, classify, report.
  * What an SRE runs first after an incident.
  */
-#include "cli.h"
-#include "ingest.h"
-#include "rules.h"
-#include "../lib/strbuf.h"
-#include "../reports/report.h"
+#include "analyzer/cli/cli.h"
+#include "analyzer/ingest/ingest.h"
+#include "analyzer/rules/rules.h"
+#include "lib/strbuf.h"
+#include "reports/report.h"
 
 #include <libgen.h>
 #include <stdlib.h>
@@ -41,25 +41,6 @@ static void base_name(const char *path, struct strbuf *out)
 	}
 }
 
-int write_report(void *db, int format, const char *path)
-{
-	FILE *out = stdout;
-	int r;
-
-	if (path && strcmp(path, "-")) {
-		out = fopen(path, "w");
-		if (!out)
-			return error("%s: cannot write the report", path);
-	}
-	r = report_write(db, (enum report_format)format, out);
-	if (out != stdout) {
-		if (fclose(out) != 0)
-			r = error("%s: write failed", path);
-	} else {
-		fflush(stdout);
-	}
-	return r;
-}
 
 int cmd_analyze(int argc, char **argv)
 {

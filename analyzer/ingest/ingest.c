@@ -3,11 +3,11 @@
  * timeline, one transaction per artifact. A failed artifact leaves its
  * row and diagnostics; the others go on.
  */
-#include "ingest.h"
-#include "correlate.h"
-#include "formats.h"
-#include "../lib/strbuf.h"
-#include "../parsers/cgroup.h"
+#include "analyzer/ingest/ingest.h"
+#include "analyzer/store/correlate.h"
+#include "analyzer/ingest/formats.h"
+#include "lib/strbuf.h"
+#include "parsers/cgroup.h"
 
 #include <dirent.h>
 #include <errno.h>

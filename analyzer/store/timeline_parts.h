@@ -6,7 +6,7 @@
 #ifndef OOMLENS_TIMELINE_PARTS_H
 #define OOMLENS_TIMELINE_PARTS_H
 
-#include "timeline.h"
+#include "analyzer/store/timeline.h"
 
 /* Prepared statement for sql (a static string: cached by its address),
  * reset and unbound. NULL on error. */

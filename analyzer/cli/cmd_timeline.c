@@ -2,10 +2,10 @@
  * cmd_timeline.c -- `oomlens timeline DB`: every event in time order, one
  * line each, for reading on a terminal (or --json, one object per line).
  */
-#include "cli.h"
-#include "timeline.h"
-#include "../lib/strbuf.h"
-#include "../lib/timeutil.h"
+#include "analyzer/cli/cli.h"
+#include "analyzer/store/timeline.h"
+#include "lib/strbuf.h"
+#include "lib/timeutil.h"
 
 #include <stdlib.h>
 #include <string.h>

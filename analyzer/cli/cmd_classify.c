@@ -4,11 +4,11 @@
  * findings and verdict) and print the verdict. For re-running new rules
  * on old incidents, and for timing the rules alone (bench/bench_rules.sh).
  */
-#include "cli.h"
-#include "rules.h"
-#include "rulelib.h"
-#include "../lib/strbuf.h"
-#include "../reports/report.h"
+#include "analyzer/cli/cli.h"
+#include "analyzer/rules/rules.h"
+#include "analyzer/rules/rulelib.h"
+#include "lib/strbuf.h"
+#include "reports/report.h"
 
 #include <string.h>
 

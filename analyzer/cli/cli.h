@@ -5,9 +5,12 @@
 #ifndef OOMLENS_CLI_H
 #define OOMLENS_CLI_H
 
+#include <sqlite3.h>
 #include <stdio.h>
 
-#define OOMLENS_VERSION "0.1.0"
+#include "reports/report.h"
+
+#include "lib/common.h"
 
 /* Exit codes (docs/cli.md). */
 enum {
@@ -23,7 +26,7 @@ int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
-int cmd_convert(int argc, char **argv);   /* issue 3 */
+int cmd_convert(int argc, char **argv);
 
 /* "oomlens: <msg>" on stderr; returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -43,7 +46,7 @@ int run_ingest(const char *db, int append, char **paths, int npaths,
 	       const struct ingest_opts *opts, struct ingest_cfg *cfg,
 	       struct timeline *tl);
 /* Write the report of an open database to path ("-" or NULL: stdout). */
-int write_report(void *db, int format, const char *path);
+int write_report(sqlite3 *db, enum report_format format, const char *path);
 
 #define INGEST_OPTIONS_HELP \
 	"  --boot-time ISO    when the machine booted (places dmesg times on UTC)\n" \

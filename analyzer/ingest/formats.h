@@ -9,8 +9,8 @@
 #define OOMLENS_FORMATS_H
 
 #include <stddef.h>
-#include "../lib/input.h"
-#include "../parsers/sink.h"
+#include "lib/input.h"
+#include "parsers/sink.h"
 
 struct format {
 	const char *kind;      /* stored in artifact.kind */

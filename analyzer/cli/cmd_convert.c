@@ -3,10 +3,10 @@
  * memory snapshot pickle to the flat JSON Lines form (docs/flat-format.md),
  * streamed, without a database. Problems go to stderr with their offset.
  */
-#include "cli.h"
-#include "../parsers/torch_snapshot.h"
-#include "../lib/input.h"
-#include "../lib/strbuf.h"
+#include "analyzer/cli/cli.h"
+#include "parsers/torch_snapshot.h"
+#include "lib/input.h"
+#include "lib/strbuf.h"
 
 #include <errno.h>
 #include <string.h>

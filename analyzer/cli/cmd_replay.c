@@ -6,11 +6,11 @@
  * that must contribute, figures within tolerances, missing evidence.
  * One line per case, then "N passed, N failed"; exit 3 on any mismatch.
  */
-#include "cli.h"
-#include "ingest.h"
-#include "rules.h"
-#include "../lib/strbuf.h"
-#include "../lib/timeutil.h"
+#include "analyzer/cli/cli.h"
+#include "analyzer/ingest/ingest.h"
+#include "analyzer/rules/rules.h"
+#include "lib/strbuf.h"
+#include "lib/timeutil.h"
 
 #include <dirent.h>
 #include <jansson.h>

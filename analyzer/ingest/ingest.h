@@ -4,7 +4,7 @@
 #ifndef OOMLENS_INGEST_H
 #define OOMLENS_INGEST_H
 
-#include "timeline.h"
+#include "analyzer/store/timeline.h"
 
 struct ingest_stats {
 	unsigned files;      /* artifacts looked at */

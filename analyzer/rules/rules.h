@@ -8,7 +8,7 @@
 #ifndef OOMLENS_RULES_H
 #define OOMLENS_RULES_H
 
-#include "timeline.h"
+#include "analyzer/store/timeline.h"
 
 struct rule {
 	const char *name;

@@ -2,10 +2,10 @@
  * cmd_ingest.c -- `oomlens ingest --db DB PATH...`: artifacts into a
  * fresh incident database, nothing else.
  */
-#include "cli.h"
-#include "formats.h"
-#include "ingest.h"
-#include "../lib/strbuf.h"
+#include "analyzer/cli/cli.h"
+#include "analyzer/ingest/formats.h"
+#include "analyzer/ingest/ingest.h"
+#include "lib/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,68 +21,7 @@ static const char ingest_usage[] =
 	INGEST_OPTIONS_HELP
 	"exit: 0 something was read, 1 nothing usable, 2 usage\n";
 
-/* Say which artifacts gave wall-clock times without a zone: they were read
- * as UTC, which misplaces them against the UTC sources unless the host ran
- * on UTC. Nothing is guessed; the user can give --tz. */
-static void warn_local_clock(struct timeline *tl)
-{
-	sqlite3_stmt *st;
-	int n = 0;
 
-	if (sqlite3_prepare_v2(tl->db, "SELECT path FROM artifact WHERE id IN"
-			       " (SELECT artifact_id FROM meta WHERE key = 'time.clock' AND"
-			       " value = 'local' UNION SELECT artifact_id FROM event WHERE"
-			       " clock = 'local') ORDER BY id", -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (n++ < 5)
-			fprintf(stderr, "%s%s", n == 1 ? "oomlens: local times without a zone,"
-				" read as UTC (give --tz if the host was not on UTC): " : ", ",
-				(const char *)sqlite3_column_text(st, 0));
-	}
-	if (n > 5)
-		fprintf(stderr, " and %d more", n - 5);
-	if (n)
-		fputc('\n', stderr);
-	sqlite3_finalize(st);
-}
-
-/* Shared by ingest and analyze: open db, ingest paths, print a summary. */
-int run_ingest(const char *db, int append, char **paths, int npaths,
-	       const struct ingest_opts *opts, struct ingest_cfg *cfg,
-	       struct timeline *tl)
-{
-	struct strbuf err = STRBUF_INIT;
-	struct ingest_stats st;
-	int r;
-
-	if (timeline_open(tl, db, !append, &err) < 0) {
-		error("%s", err.buf);
-		strbuf_release(&err);
-		return EXIT_ERROR;
-	}
-	tl->opts = *opts;
-	if (cfg->progress < 0)
-		cfg->progress = isatty(2);
-	r = ingest_paths(tl, paths, npaths, cfg, &st);
-	if (r < 0) {
-		error("%s: the database failed while ingesting", db);
-		return EXIT_ERROR;
-	}
-	if (!cfg->quiet)
-		fprintf(stderr,
-			"oomlens: %u artifacts: %u read, %u with errors, %u failed, %u skipped;"
-			" %llu records into %s\n",
-			st.files, st.ok, st.partial, st.failed, st.skipped,
-			(unsigned long long)st.records, db);
-	if (r == 1) {
-		error("nothing usable in the artifacts given");
-		return EXIT_ERROR;
-	}
-	if (!cfg->quiet && !opts->tz_known)
-		warn_local_clock(tl);
-	return EXIT_OK;
-}
 
 int cmd_ingest(int argc, char **argv)
 {

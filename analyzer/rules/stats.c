@@ -1,7 +1,7 @@
 /*
  * stats.c -- robust statistics for the rules (see stats.h).
  */
-#include "stats.h"
+#include "analyzer/rules/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

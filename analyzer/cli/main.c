@@ -2,9 +2,9 @@
  * main.c -- the oomlens command: a table of subcommands, each a cmd_*
  * function in its own file (after git.c).
  */
-#include "cli.h"
-#include "../lib/timeutil.h"
-#include "../parsers/sink.h"
+#include "analyzer/cli/cli.h"
+#include "lib/timeutil.h"
+#include "parsers/sink.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -27,55 +27,7 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL }
 };
 
-int error(const char *fmt, ...)
-{
-	va_list ap;
 
-	fputs("oomlens: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
-int usage(const char *text)
-{
-	fputs(text, stderr);
-	return EXIT_USAGE;
-}
-
-int parse_ingest_option(int argc, char **argv, int *i, struct ingest_opts *o)
-{
-	const char *a = argv[*i];
-	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-
-	if (strcmp(a, "--boot-time") && strcmp(a, "--tz") && strcmp(a, "--year"))
-		return 0;
-	if (!v)
-		return error("%s needs a value", a);
-	(*i)++;
-	if (!strcmp(a, "--boot-time")) {
-		int off;
-		int64_t ns;
-		if (parse_iso8601(v, strlen(v), &ns, &off) < 0)
-			return error("--boot-time: expected an ISO 8601 time, got '%s'", v);
-		o->boot_time_ns = ns;
-	} else if (!strcmp(a, "--tz")) {
-		int off;
-		if (parse_tz_offset(v, strlen(v), &off) < 0)
-			return error("--tz: expected +HH:MM or -HH:MM, got '%s'", v);
-		o->tz_known = 1;
-		o->tz_offset_s = off;
-	} else {
-		char *end;
-		long y = strtol(v, &end, 10);
-		if (*end || y < 1970 || y > 9999)
-			return error("--year: expected a year, got '%s'", v);
-		o->year = (int)y;
-	}
-	return 1;
-}
 
 static int main_usage(void)
 {

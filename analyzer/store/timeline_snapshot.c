@@ -5,7 +5,7 @@
  * Every insert is a cached prepared statement inside the artifact's
  * transaction.
  */
-#include "timeline_parts.h"
+#include "analyzer/store/timeline_parts.h"
 
 const char timeline_schema_snapshot[] =
 	"CREATE TABLE snapshot(\n"

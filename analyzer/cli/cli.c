@@ -1,0 +1,147 @@
+/*
+ * cli.c -- what the commands share: messages on stderr (the only layer
+ * that prints), the options of every command that ingests, the ingest
+ * run with its summary, and writing a report to a file or stdout.
+ */
+#include "analyzer/cli/cli.h"
+#include "analyzer/ingest/ingest.h"
+#include "lib/strbuf.h"
+#include "lib/timeutil.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("oomlens: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+int usage(const char *text)
+{
+	fputs(text, stderr);
+	return EXIT_USAGE;
+}
+
+int parse_ingest_option(int argc, char **argv, int *i, struct ingest_opts *o)
+{
+	const char *a = argv[*i];
+	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+
+	if (strcmp(a, "--boot-time") && strcmp(a, "--tz") && strcmp(a, "--year"))
+		return 0;
+	if (!v)
+		return error("%s needs a value", a);
+	(*i)++;
+	if (!strcmp(a, "--boot-time")) {
+		int off;
+		int64_t ns;
+		if (parse_iso8601(v, strlen(v), &ns, &off) < 0)
+			return error("--boot-time: expected an ISO 8601 time, got '%s'", v);
+		o->boot_time_ns = ns;
+	} else if (!strcmp(a, "--tz")) {
+		int off;
+		if (parse_tz_offset(v, strlen(v), &off) < 0)
+			return error("--tz: expected +HH:MM or -HH:MM, got '%s'", v);
+		o->tz_known = 1;
+		o->tz_offset_s = off;
+	} else {
+		char *end;
+		long y = strtol(v, &end, 10);
+		if (*end || y < 1970 || y > 9999)
+			return error("--year: expected a year, got '%s'", v);
+		o->year = (int)y;
+	}
+	return 1;
+}
+
+/* Say which artifacts gave wall-clock times without a zone: they were read
+ * as UTC, which misplaces them against the UTC sources unless the host ran
+ * on UTC. Nothing is guessed; the user can give --tz. */
+static void warn_local_clock(struct timeline *tl)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(tl->db, "SELECT path FROM artifact WHERE id IN"
+			       " (SELECT artifact_id FROM meta WHERE key = 'time.clock' AND"
+			       " value = 'local' UNION SELECT artifact_id FROM event WHERE"
+			       " clock = 'local') ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (n++ < 5)
+			fprintf(stderr, "%s%s", n == 1 ? "oomlens: local times without a zone,"
+				" read as UTC (give --tz if the host was not on UTC): " : ", ",
+				(const char *)sqlite3_column_text(st, 0));
+	}
+	if (n > 5)
+		fprintf(stderr, " and %d more", n - 5);
+	if (n)
+		fputc('\n', stderr);
+	sqlite3_finalize(st);
+}
+
+/* Shared by ingest and analyze: open db, ingest paths, print a summary. */
+int run_ingest(const char *db, int append, char **paths, int npaths,
+	       const struct ingest_opts *opts, struct ingest_cfg *cfg,
+	       struct timeline *tl)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct ingest_stats st;
+	int r;
+
+	if (timeline_open(tl, db, !append, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return EXIT_ERROR;
+	}
+	tl->opts = *opts;
+	if (cfg->progress < 0)
+		cfg->progress = isatty(2);
+	r = ingest_paths(tl, paths, npaths, cfg, &st);
+	if (r < 0) {
+		error("%s: the database failed while ingesting", db);
+		return EXIT_ERROR;
+	}
+	if (!cfg->quiet)
+		fprintf(stderr,
+			"oomlens: %u artifacts: %u read, %u with errors, %u failed, %u skipped;"
+			" %llu records into %s\n",
+			st.files, st.ok, st.partial, st.failed, st.skipped,
+			(unsigned long long)st.records, db);
+	if (r == 1) {
+		error("nothing usable in the artifacts given");
+		return EXIT_ERROR;
+	}
+	if (!cfg->quiet && !opts->tz_known)
+		warn_local_clock(tl);
+	return EXIT_OK;
+}
+
+int write_report(sqlite3 *db, enum report_format format, const char *path)
+{
+	FILE *out = stdout;
+	int r;
+
+	if (path && strcmp(path, "-")) {
+		out = fopen(path, "w");
+		if (!out)
+			return error("%s: cannot write the report", path);
+	}
+	r = report_write(db, format, out);
+	if (out != stdout) {
+		if (fclose(out) != 0)
+			r = error("%s: write failed", path);
+	} else {
+		fflush(stdout);
+	}
+	return r;
+}
