@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/bench_series.sh OOMLENS SCRATCH -- issue 5 (time series sources).
+# bench/bench_series.sh OOMLENS SCRATCH -- time series sources.
 # Generates, deterministically, (1) a capture series of SMAPS_CAPTURES
 # (default 10000) smaps captures of one process with 2,000 mappings each
 # and (2) a vLLM log of VLLM_MB (default 1024) MB of engine statistics,

@@ -106,7 +106,7 @@ struct ol_mapping {
 	json_t *extra;
 };
 
-/* --- CUDA and host core dumps (issue 4): record types --- */
+/* --- CUDA and host core dumps: record types --- */
 
 /* One row of a CUDA core's device table. Strings from .strtab. */
 struct ol_gpu_device {
@@ -161,7 +161,7 @@ struct ol_thread {
 	int crashed;                    /* 1: the thread that got the signal */
 };
 
-/* --- PyTorch snapshots (issue 3): rows of docs/schema.md "PyTorch
+/* --- PyTorch snapshots: rows of docs/schema.md "PyTorch
  * snapshots". pool ids are text "A,B"; sizes bytes; times UTC ns. --- */
 struct ol_snapshot {
 	const char *form;        /* "dict" or "list" */
@@ -220,7 +220,7 @@ struct sink {
 	 * relative series placed on its level once the level is known). */
 	int64_t (*series_shift)(struct sink *, int64_t series_id, double delta);
 
-	/* --- PyTorch snapshots (issue 3) --- */
+	/* --- PyTorch snapshots --- */
 	int64_t (*snapshot)(struct sink *, const struct ol_snapshot *);  /* -> id */
 	/* the end-of-file fields (devices, trace_events, peak, settings) */
 	int64_t (*snapshot_end)(struct sink *, int64_t snapshot_id, const struct ol_snapshot *);
@@ -229,7 +229,7 @@ struct sink {
 	int64_t (*trace)(struct sink *, int64_t snapshot_id, const struct ol_trace *);
 	int64_t (*alloc)(struct sink *, int64_t snapshot_id, const struct ol_alloc *);
 
-	/* --- CUDA and host core dumps (issue 4) --- */
+	/* --- CUDA and host core dumps --- */
 	int64_t (*gpu_device)(struct sink *, const struct ol_gpu_device *);
 	int64_t (*gpu_context)(struct sink *, const struct ol_gpu_context *);
 	int64_t (*gpu_module)(struct sink *, const struct ol_gpu_module *);
@@ -237,7 +237,7 @@ struct sink {
 	int64_t (*gpu_region)(struct sink *, const struct ol_gpu_region *);
 	int64_t (*thread)(struct sink *, const struct ol_thread *);
 
-	/* --- time series sources (issue 5) --- */
+	/* --- time series sources --- */
 
 	unsigned n_errors, n_warnings;  /* diagnostics so far (kept by sink_diagf) */
 };
@@ -266,7 +266,6 @@ static inline int64_t sink_capture(struct sink *s, const struct ol_capture *c)
 { return OL_SINK_CALL(s, capture, c); }
 static inline int64_t sink_mapping(struct sink *s, int64_t cap, const struct ol_mapping *m)
 { return OL_SINK_CALL(s, mapping, cap, m); }
-/* issue 4 */
 static inline int64_t sink_gpu_device(struct sink *s, const struct ol_gpu_device *d)
 { return OL_SINK_CALL(s, gpu_device, d); }
 static inline int64_t sink_gpu_context(struct sink *s, const struct ol_gpu_context *c)
@@ -280,7 +279,6 @@ static inline int64_t sink_gpu_region(struct sink *s, const struct ol_gpu_region
 static inline int64_t sink_thread(struct sink *s, const struct ol_thread *t)
 { return OL_SINK_CALL(s, thread, t); }
 
-/* issue 3 */
 static inline int64_t sink_snapshot(struct sink *s, const struct ol_snapshot *x)
 { return OL_SINK_CALL(s, snapshot, x); }
 static inline int64_t sink_snapshot_end(struct sink *s, int64_t id, const struct ol_snapshot *x)

@@ -230,7 +230,7 @@ static json_t *json_unknowns(sqlite3 *db)
 	return o;
 }
 
-/* ---- core dumps (issue 4) ---- */
+/* ---- core dumps ---- */
 
 /* Per CUDA core: devices, contexts per device, grids, the first exception
  * (or null), and the recorded memory regions. */
@@ -289,7 +289,7 @@ static json_t *json_host_cores(sqlite3 *db)
 		" FROM artifact a WHERE a.kind = 'host_core' ORDER BY a.id");
 }
 
-/* --- issue 5: time series and the clock anchors used to place them --- */
+/* --- time series and the clock anchors used to place them --- */
 
 /* One row per series: its size and time span. clock: "local" when the
  * writing artifact stored wall-clock times of unknown zone (meta
@@ -322,7 +322,7 @@ static json_t *json_anchors(sqlite3 *db)
 		" LEFT JOIN artifact a ON a.id = n.artifact_id ORDER BY n.id");
 }
 
-/* PyTorch memory snapshots (issue 3): one object per snapshot file, sizes
+/* PyTorch memory snapshots: one object per snapshot file, sizes
  * at snapshot time from segments, figures from the trace, and its OOMs. */
 static json_t *json_snapshots(sqlite3 *db)
 {
@@ -362,11 +362,11 @@ static const struct {
 	{ "meta", json_meta, NULL },
 	{ "artifacts", json_artifacts, NULL },
 	{ "unknowns", json_unknowns, NULL },
-	{ "gpu_cores", json_gpu_cores, NULL },     /* issue 4 */
-	{ "host_cores", json_host_cores, NULL },   /* issue 4 */
-	{ "series", json_series, NULL },           /* issue 5 */
-	{ "anchors", json_anchors, NULL },         /* issue 5 */
-	{ "snapshots", json_snapshots, NULL },     /* issue 3 */
+	{ "gpu_cores", json_gpu_cores, NULL },
+	{ "host_cores", json_host_cores, NULL },
+	{ "series", json_series, NULL },
+	{ "anchors", json_anchors, NULL },
+	{ "snapshots", json_snapshots, NULL },
 	{ NULL, NULL, NULL }
 };
 

@@ -1,5 +1,5 @@
 /*
- * test_report.c -- the three report forms (issue 7), rendered from
+ * test_report.c -- the three report forms, rendered from
  * in-memory incident databases: a full vLLM incident (series, OOM events,
  * task dump, snapshot tables, CUDA core tables, findings with chart
  * annotation figures, a verdict) with hostile strings wherever an artifact

@@ -600,7 +600,7 @@ static void cuda_contexts(void **state)
 	assert_int_equal(findings(tl, "cuda_context_explosion"), 0);
 	t_close(tl);
 
-	/* a core dump with 3 contexts on device 0 (issue 4's table) */
+	/* a core dump with 3 contexts on device 0 */
 	tl = t_open();
 	assert_int_equal(timeline_exec(tl, "INSERT INTO gpu_context(artifact_id, device,"
 				       " context_id, tid) VALUES(1, 0, 1, 10), (1, 0, 2, 11),"

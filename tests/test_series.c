@@ -1,5 +1,5 @@
 /*
- * test_series.c -- the time-series sources of issue 5: smaps (fixture and
+ * test_series.c -- the time-series sources: smaps (fixture and
  * the real /proc files of a child process), cgroup v1 and v2 files,
  * nvidia-smi CSV in its header/nounits/noheader/compute-apps forms, DCGM
  * exporter text, vLLM V0/V1, TGI and plain PyTorch logs, detection, and

@@ -1,5 +1,5 @@
 /*
- * test_snapshot.c -- PyTorch memory snapshots (issue 3): the pickle
+ * test_snapshot.c -- PyTorch memory snapshots: the pickle
  * decoder (every plain-data opcode, the memo, refusal of every opcode that
  * would run code, truncation and corruption), the snapshot reader in each
  * schema generation (fixtures written by CPython's pickle, see

@@ -5,7 +5,7 @@
 #include "parsers/kernel_oom.h"
 #include "parsers/cuda_core.h"
 #include "parsers/host_core.h"
-/* issue 5: time series sources */
+/* time series sources */
 #include "parsers/cgroup.h"
 #include "parsers/dcgm.h"
 #include "parsers/nvidia_smi.h"
@@ -26,7 +26,7 @@ const struct format formats[] = {
 	  torch_snapshot_sniff, torch_snapshot_parse, 0 },
 	{ "torch_snapshot_flat", "PyTorch memory snapshot in oomlens' flat JSON Lines form (oomlens convert)",
 	  torch_flat_sniff, torch_flat_parse, 0 },
-	/* --- issue 5: time series sources --- */
+	/* --- time series sources --- */
 	{ "smaps", "/proc/PID/smaps or smaps_rollup, one capture or a ### series",
 	  smaps_sniff, smaps_parse, 0 },
 	{ "cgroup", "cgroup v1/v2 memory files, one copy or a ### series",

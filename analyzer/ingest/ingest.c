@@ -125,7 +125,7 @@ static int ingest_file(struct timeline *tl, const char *path, const struct inges
 		nf = detect_formats(&in, fs, 4);
 	}
 	if (!nf && !cfg->force_kind) {
-		/* issue 5: one-value cgroup files (memory.max: "max") have no
+		/* one-value cgroup files (memory.max: "max") have no
 		 * content signature; their name is the only clue. */
 		size_t hn;
 		const unsigned char *head = input_peek(&in, DETECT_HEAD, &hn);

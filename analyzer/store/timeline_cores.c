@@ -1,5 +1,5 @@
 /*
- * timeline_cores.c -- the store for core dumps (issue 4): CUDA GPU core
+ * timeline_cores.c -- the store for core dumps: CUDA GPU core
  * tables (gpu_device, gpu_context, gpu_module, gpu_grid, gpu_region) and
  * host core threads (thread). Host core mappings go to the core capture
  * and mapping tables of timeline.c. Schema in docs/schema.md "Core dumps".

@@ -19,9 +19,9 @@ void tl_bind_time(sqlite3_stmt *st, int col, const struct ol_time *t); /* 3 colu
 const char *tl_clock_name(enum ol_clock c);
 
 /* Domain stores: each adds its CREATE statements and its sink ops. */
-extern const char timeline_schema_cores[];      /* issue 4: timeline_cores.c */
+extern const char timeline_schema_cores[];      /* timeline_cores.c */
 void timeline_bind_cores(struct sink *s);
-extern const char timeline_schema_snapshot[];   /* issue 3: timeline_snapshot.c */
+extern const char timeline_schema_snapshot[];   /* timeline_snapshot.c */
 void timeline_bind_snapshot(struct sink *s);
 
 #define TIMELINE_SCHEMA_PARTS timeline_schema_cores, timeline_schema_snapshot,

@@ -1,7 +1,7 @@
 /*
  * timeline_snapshot.c -- the store of PyTorch memory snapshots: tables
  * snapshot, segment, block, trace, alloc (docs/schema.md "PyTorch
- * snapshots") and the sink ops that fill them (parsers/sink.h, issue 3).
+ * snapshots") and the sink ops that fill them (parsers/sink.h).
  * Every insert is a cached prepared statement inside the artifact's
  * transaction.
  */
