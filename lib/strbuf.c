@@ -14,6 +14,7 @@ void strbuf_init(struct strbuf *sb)
 	sb->buf = strbuf_empty;
 	sb->len = 0;
 	sb->alloc = 0;
+	sb->failed = 0;
 }
 
 void strbuf_release(struct strbuf *sb)
@@ -36,15 +37,19 @@ void strbuf_setlen(struct strbuf *sb, size_t len)
 	sb->buf[len] = '\0';
 }
 
-/* Make room for extra more bytes plus the NUL. Returns 0, or -1 on overflow
- * or allocation failure (contents unchanged). */
+/* Make room for extra more bytes plus the NUL. Returns 0, or -1 on overflow,
+ * allocation failure or an earlier failure (contents unchanged, failed set). */
 int strbuf_grow(struct strbuf *sb, size_t extra)
 {
 	size_t need, n;
 	char *p;
 
-	if (extra > (size_t)-1 / 2 - sb->len)
+	if (sb->failed)
 		return -1;
+	if (extra > (size_t)-1 / 2 - sb->len) {
+		sb->failed = 1;
+		return -1;
+	}
 	need = sb->len + extra + 1;
 	if (need <= sb->alloc)
 		return 0;
@@ -52,8 +57,10 @@ int strbuf_grow(struct strbuf *sb, size_t extra)
 	while (n < need)
 		n = n / 2 * 3 + 16;
 	p = realloc(sb->alloc ? sb->buf : NULL, n);
-	if (!p)
+	if (!p) {
+		sb->failed = 1;
 		return -1;
+	}
 	if (!sb->alloc)
 		p[0] = '\0';
 	sb->buf = p;
@@ -90,6 +97,8 @@ int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	va_copy(cp, ap);
 	n = vsnprintf(NULL, 0, fmt, cp);
 	va_end(cp);
+	if (n < 0)
+		sb->failed = 1;
 	if (n < 0 || strbuf_grow(sb, (size_t)n) < 0)
 		return -1;
 	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);

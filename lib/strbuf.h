@@ -4,7 +4,12 @@
  * Invariants: buf is never NULL (an empty strbuf points at a static ""),
  * buf[len] == '\0', and alloc is 0 until the first append. A strbuf owns
  * its memory; strbuf_release() frees it and leaves an empty strbuf behind.
- * Appends that cannot allocate return -1 and leave the contents unchanged.
+ * Out of memory: an append that cannot allocate returns -1, leaves the
+ * contents as they were and sets the sticky flag `failed`; every later
+ * append is refused (-1) until the strbuf is released. So a caller may
+ * ignore the result of each append and check strbuf_failed() once, where
+ * the text is used (written, stored, returned), as SQLite's sqlite3_str
+ * does: a text that is used is then always complete.
  */
 #ifndef OOMLENS_STRBUF_H
 #define OOMLENS_STRBUF_H
@@ -16,14 +21,18 @@ struct strbuf {
 	char *buf;
 	size_t len;
 	size_t alloc;
+	int failed;     /* sticky: an append could not allocate */
 };
 
 extern char strbuf_empty[];
-#define STRBUF_INIT { strbuf_empty, 0, 0 }
+#define STRBUF_INIT { strbuf_empty, 0, 0, 0 }
 
 void strbuf_init(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);
-void strbuf_reset(struct strbuf *sb);            /* len = 0, keeps memory */
+void strbuf_reset(struct strbuf *sb);            /* len = 0, keeps memory and failed */
+/* 1 when an append has failed since the last init/release: the text is
+ * incomplete and must not be used as if it were whole. */
+static inline int strbuf_failed(const struct strbuf *sb) { return sb->failed; }
 int strbuf_grow(struct strbuf *sb, size_t extra);
 int strbuf_add(struct strbuf *sb, const void *data, size_t n);
 int strbuf_addstr(struct strbuf *sb, const char *s);

@@ -31,6 +31,28 @@ static void strbuf_escapes_markup(void **state)
 	assert_string_equal(sb.buf, "");
 }
 
+/* An append that cannot be done sets the sticky flag; later appends are
+ * refused, so a text checked once with strbuf_failed() is never used as
+ * if it were whole. */
+static void strbuf_failure_is_sticky(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	assert_int_equal(strbuf_addstr(&sb, "kept"), 0);
+	assert_false(strbuf_failed(&sb));
+	assert_int_equal(strbuf_grow(&sb, (size_t)-1 / 2), -1);
+	assert_true(strbuf_failed(&sb));
+	assert_int_equal(strbuf_addstr(&sb, " lost"), -1);
+	assert_int_equal(strbuf_addf(&sb, "%d", 1), -1);
+	assert_string_equal(sb.buf, "kept");
+	strbuf_reset(&sb);
+	assert_true(strbuf_failed(&sb));
+	strbuf_release(&sb);
+	assert_false(strbuf_failed(&sb));
+	assert_int_equal(strbuf_addstr(&sb, "again"), 0);
+	strbuf_release(&sb);
+}
+
 static void iso8601_forms(void **state)
 {
 	int64_t ns;
@@ -203,6 +225,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(strbuf_escapes_markup),
+		cmocka_unit_test(strbuf_failure_is_sticky),
 		cmocka_unit_test(iso8601_forms),
 		cmocka_unit_test(lines_crlf_and_last_line),
 		cmocka_unit_test(overlong_line_is_cut_and_skipped),
