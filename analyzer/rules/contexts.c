@@ -12,16 +12,16 @@
 
 #include <stdio.h>
 
-static int from_core(struct timeline *tl)
+static int from_core(struct rule_ctx *c)
 {
 	double n, dev;
 	struct rl_finding f;
 
-	if (!rl_table_exists(tl, "gpu_context") ||
-	    rl_query_num(tl, "SELECT count(*) FROM gpu_context GROUP BY artifact_id, device"
+	if (!rl_table_exists(c, "gpu_context") ||
+	    rl_query_num(c, "SELECT count(*) FROM gpu_context GROUP BY artifact_id, device"
 			 " ORDER BY 1 DESC LIMIT 1", &n) < 0 || n < 2)
 		return 0;
-	rl_query_num(tl, "SELECT device FROM gpu_context GROUP BY artifact_id, device"
+	rl_query_num(c, "SELECT device FROM gpu_context GROUP BY artifact_id, device"
 		     " ORDER BY count(*) DESC LIMIT 1", &dev);
 	rl_finding_init(&f, "contexts", "misconfig", "cuda_context_explosion");
 	f.score = 0.6 + 0.3 * rl_clamp01((n - 1) / 4);
@@ -30,10 +30,10 @@ static int from_core(struct timeline *tl)
 	snprintf(f.title, sizeof(f.title), "%.0f CUDA contexts on device %.0f in one process", n, dev);
 	rl_advice(&f, "Create one context per device (use the primary context: cudaSetDevice,"
 		  " not cuCtxCreate per thread); each extra context costs device memory.");
-	return rl_finding_write(tl, &f) < 0 ? -1 : 1;
+	return rl_finding_write(c, &f) < 0 ? -1 : 1;
 }
 
-static int from_smi(struct timeline *tl)
+static int from_smi(struct rule_ctx *c)
 {
 	sqlite3_stmt *st;
 	struct rl_finding f;
@@ -41,7 +41,7 @@ static int from_smi(struct timeline *tl)
 
 	/* per (gpu, pid) peak; a pid is stray on a GPU where it holds less
 	 * than a quarter of what it holds on its main GPU */
-	if (!rl_table_exists(tl, "series") || sqlite3_prepare_v2(tl->db,
+	if (!rl_table_exists(c, "series") || sqlite3_prepare_v2(c->tl->db,
 		"WITH pp AS (SELECT substr(s.entity, 1, instr(s.entity, '/') - 1) AS gpu,"
 		"  substr(s.entity, instr(s.entity, '/') + 1) AS pid, max(p.value) AS used"
 		"  FROM series s JOIN sample p ON p.series_id = s.id"
@@ -69,18 +69,18 @@ static int from_smi(struct timeline *tl)
 		rl_advice(&f, "Each worker should see only its own GPU: set CUDA_VISIBLE_DEVICES per"
 			  " rank (or torch.cuda.set_device(local_rank) before any CUDA call); this"
 			  " frees %s on %s.", rl_bytes(bytes, b1, sizeof(b1)), rl_col_text(st, 0));
-		r = rl_finding_write(tl, &f) < 0 ? -1 : 1;
+		r = rl_finding_write(c, &f) < 0 ? -1 : 1;
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-int rule_contexts(struct timeline *tl)
+int rule_contexts(struct rule_ctx *c)
 {
-	int a = from_core(tl), b;
+	int a = from_core(c), b;
 
 	if (a < 0)
 		return -1;
-	b = from_smi(tl);
+	b = from_smi(c);
 	return b < 0 ? -1 : a + b;
 }

@@ -18,7 +18,7 @@
 
 #define FRAG_MIN_RATIO 1.0
 
-int rule_fragmentation(struct timeline *tl)
+int rule_fragmentation(struct rule_ctx *c)
 {
 	double req = 0, unalloc = -1, free_blocks = -1, largest = -1, reserved = -1, alloc = -1;
 	double v;
@@ -27,37 +27,37 @@ int rule_fragmentation(struct timeline *tl)
 	struct rl_finding f;
 	int expandable = 0;
 
-	if (rl_query_num(tl, "SELECT id FROM event WHERE kind = 'torch_oom' ORDER BY time_ns, id"
+	if (rl_query_num(c, "SELECT id FROM event WHERE kind = 'torch_oom' ORDER BY time_ns, id"
 			 " LIMIT 1", &v) == 0) {
 		ev = (int64_t)v;
-		rl_query_num(tl, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
+		rl_query_num(c, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
 			     " FROM event WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1", &req);
-		rl_query_num(tl, "SELECT json_extract(data, '$.reserved_unallocated_bytes') FROM event"
+		rl_query_num(c, "SELECT json_extract(data, '$.reserved_unallocated_bytes') FROM event"
 			     " WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1", &unalloc);
-		rl_query_num(tl, "SELECT json_extract(data, '$.allocated_bytes') FROM event"
+		rl_query_num(c, "SELECT json_extract(data, '$.allocated_bytes') FROM event"
 			     " WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1", &alloc);
 	}
-	if (rl_table_exists(tl, "segment") && rl_table_exists(tl, "block") &&
-	    rl_query_num(tl, "SELECT max(id) FROM snapshot", &v) == 0) {
+	if (rl_table_exists(c, "segment") && rl_table_exists(c, "block") &&
+	    rl_query_num(c, "SELECT max(id) FROM snapshot", &v) == 0) {
 		char sql[300];
 		snap = (int64_t)v;
 		snprintf(sql, sizeof(sql), "SELECT sum(total_size) FROM segment WHERE snapshot_id = %lld",
 			 (long long)snap);
-		rl_query_num(tl, sql, &reserved);
+		rl_query_num(c, sql, &reserved);
 		snprintf(sql, sizeof(sql), "SELECT sum(allocated_size) FROM segment WHERE snapshot_id = %lld",
 			 (long long)snap);
 		if (alloc < 0)
-			rl_query_num(tl, sql, &alloc);
+			rl_query_num(c, sql, &alloc);
 		snprintf(sql, sizeof(sql), "SELECT sum(b.size), max(b.size) FROM block b JOIN segment s"
 			 " ON s.id = b.segment_id WHERE s.snapshot_id = %lld AND b.state = 'inactive'",
 			 (long long)snap);
-		rl_query_num(tl, sql, &free_blocks);
+		rl_query_num(c, sql, &free_blocks);
 		snprintf(sql, sizeof(sql), "SELECT max(b.size) FROM block b JOIN segment s"
 			 " ON s.id = b.segment_id WHERE s.snapshot_id = %lld AND b.state = 'inactive'",
 			 (long long)snap);
-		rl_query_num(tl, sql, &largest);
+		rl_query_num(c, sql, &largest);
 		if (req <= 0)   /* the snapshot's own oom trace event */
-			rl_query_num(tl, "SELECT size FROM trace WHERE action = 'oom' ORDER BY seq DESC"
+			rl_query_num(c, "SELECT size FROM trace WHERE action = 'oom' ORDER BY seq DESC"
 				     " LIMIT 1", &req);
 		if (unalloc < 0 && reserved >= 0 && alloc >= 0)
 			unalloc = reserved - alloc;
@@ -66,7 +66,7 @@ int rule_fragmentation(struct timeline *tl)
 		return 0;
 	if (unalloc < FRAG_MIN_RATIO * req && !(free_blocks >= req && largest >= 0 && largest < req))
 		return 0;
-	if (rl_meta_text(tl, "torch.allocator.expandable_segments", buf, sizeof(buf)) == 0 &&
+	if (rl_meta_text(c, "torch.allocator.expandable_segments", buf, sizeof(buf)) == 0 &&
 	    (!strcasecmp(buf, "true") || !strcmp(buf, "1")))
 		expandable = 1;
 	rl_finding_init(&f, "fragmentation", "misconfig", "fragmentation");
@@ -90,9 +90,9 @@ int rule_fragmentation(struct timeline *tl)
 	else
 		rl_advice(&f, "expandable_segments is already on: lower max_split_size_mb / call"
 			  " torch.cuda.empty_cache() between phases with different tensor sizes.");
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || (ev && rl_evidence(tl, fid, "event", ev, "torch_oom") < 0) ||
-	    (snap && rl_evidence(tl, fid, "snapshot", snap, "segments at the OOM") < 0))
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || (ev && rl_evidence(c, fid, "event", ev, "torch_oom") < 0) ||
+	    (snap && rl_evidence(c, fid, "snapshot", snap, "segments at the OOM") < 0))
 		return -1;
 	return 1;
 }

@@ -28,18 +28,16 @@
 #define ALLOC_MIN_FRACTION 0.02   /* of the live bytes in the trace */
 #define ALLOC_MIN_WINDOW_S 300.0
 
-static struct rl_series cur;
-
 /* Requests served between two times from server.requests_total. */
-static int requests_served(struct timeline *tl, int64_t t0, int64_t t1, double *n)
+static int requests_served(struct rule_ctx *c, int64_t t0, int64_t t1, double *n)
 {
 	double a, b;
 
-	if (rl_value_at(tl, "server.requests_total", NULL, t0, &a) < 0 &&
-	    rl_query_num(tl, "SELECT min(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
+	if (rl_value_at(c, "server.requests_total", NULL, t0, &a) < 0 &&
+	    rl_query_num(c, "SELECT min(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
 			 " WHERE s.name = 'server.requests_total'", &a) < 0)
 		return -1;
-	if (rl_value_at(tl, "server.requests_total", NULL, t1, &b) < 0 || b <= a)
+	if (rl_value_at(c, "server.requests_total", NULL, t1, &b) < 0 || b <= a)
 		return -1;
 	*n = b - a;
 	return 0;
@@ -48,54 +46,53 @@ static int requests_served(struct timeline *tl, int64_t t0, int64_t t1, double *
 /* Memory that stays after the load falls: server.running drops to a
  * quarter of its peak after the peak, yet memory in use (the series of
  * the finding, on the same grid) stays at 90% of its level at the peak. */
-static struct rl_series run;
-
-static void not_returned(struct timeline *tl, int64_t mem_id, int64_t until_ns,
+static void not_returned(struct rule_ctx *c, int64_t mem_id, int64_t until_ns,
 			 struct rl_finding *f)
 {
+	struct rl_series *run = &c->x, *mem = &c->cur;
 	double id, mem_peak = -1, mem_low = -1, low_run;
 	size_t i, j, pk = 0, lo;
 	int64_t t0, t1;
 
-	if (rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id"
-			 " LIMIT 1", &id) < 0 || rl_series_load(tl, (int64_t)id, until_ns, &run) < 0)
+	if (rl_query_num(c, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id"
+			 " LIMIT 1", &id) < 0 || rl_series_load(c, (int64_t)id, until_ns, run) < 0)
 		return;
-	for (i = 1; i < run.n; i++)
-		if (run.max[i] > run.max[pk])
+	for (i = 1; i < run->n; i++)
+		if (run->max[i] > run->max[pk])
 			pk = i;
-	if (run.max[pk] < 4)
+	if (run->max[pk] < 4)
 		return;
-	for (lo = pk, i = pk; i < run.n; i++)
-		if (run.avg[i] < run.avg[lo])
+	for (lo = pk, i = pk; i < run->n; i++)
+		if (run->avg[i] < run->avg[lo])
 			lo = i;
-	low_run = run.avg[lo];
-	if (lo == pk || low_run > run.max[pk] / 4)
+	low_run = run->avg[lo];
+	if (lo == pk || low_run > run->max[pk] / 4)
 		return;
 	/* memory on the same grid as running */
-	t0 = run.t0_ns;
-	t1 = run.t0_ns + (int64_t)(run.last_t * 1e9);
-	if (rl_series_load_grid(tl, mem_id, t0, t1, (t1 - t0) / (RL_MAX_POINTS - 1) + 1, &cur) < 0)
+	t0 = run->t0_ns;
+	t1 = run->t0_ns + (int64_t)(run->last_t * 1e9);
+	if (rl_series_load_grid(c, mem_id, t0, t1, (t1 - t0) / (RL_MAX_POINTS - 1) + 1, mem) < 0)
 		return;
-	for (j = 0; j < cur.n; j++) {
-		if (cur.b[j] == run.b[pk])
-			mem_peak = cur.avg[j];
-		if (cur.b[j] == run.b[lo])
-			mem_low = cur.avg[j];
+	for (j = 0; j < mem->n; j++) {
+		if (mem->b[j] == run->b[pk])
+			mem_peak = mem->avg[j];
+		if (mem->b[j] == run->b[lo])
+			mem_low = mem->avg[j];
 	}
 	if (mem_peak > 0 && mem_low >= 0.9 * mem_peak) {
-		rl_fig(f, "running_peak", run.max[pk]);
+		rl_fig(f, "running_peak", run->max[pk]);
 		rl_fig(f, "running_low", round(low_run * 10) / 10);
 		rl_fig(f, "retained_fraction", mem_low / mem_peak);
 		rl_advice(f, "Memory stayed at %.0f%% of its peak after the load fell from %.0f to"
 			  " %.1f running requests: it is not given back.", 100 * mem_low / mem_peak,
-			  run.max[pk], low_run);
+			  run->max[pk], low_run);
 		f->score = rl_clamp01(f->score + 0.05);
 	}
 }
 
-static int leak_run(struct timeline *tl)
+static int leak_run(struct rule_ctx *c)
 {
-	int64_t until = rl_oom_time(tl, NULL), best_id = 0, fid;
+	int64_t until = c->oom_ns, best_id = 0, fid;
 	sqlite3_stmt *st = NULL;
 	struct rl_trend tr, best_tr;
 	double best = 0, served;
@@ -105,21 +102,21 @@ static int leak_run(struct timeline *tl)
 
 	memset(&best_tr, 0, sizeof(best_tr));
 	for (i = 0; rl_memory_series[i]; i++) {
-		if (sqlite3_prepare_v2(tl->db, "SELECT id, entity FROM series WHERE name = ?",
+		if (sqlite3_prepare_v2(c->tl->db, "SELECT id, entity FROM series WHERE name = ?",
 				       -1, &st, NULL) != SQLITE_OK)
 			return -1;
 		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			double frac, score, cap, strength;
-			if (rl_series_load(tl, sqlite3_column_int64(st, 0), until, &cur) < 0 ||
-			    rl_trend(&cur, &tr) < 0)
+			if (rl_series_load(c, sqlite3_column_int64(st, 0), until, &c->cur) < 0 ||
+			    rl_trend(&c->cur, &tr) < 0)
 				continue;
 			if (tr.fit.slope <= 0 || tr.duration_s < LEAK_MIN_SPAN_S ||
 			    tr.fit.r2 < LEAK_MIN_R2 || tr.growth < LEAK_MIN_GROWTH_BYTES)
 				continue;
 			/* room form only for a series that carries most of the
 			 * capacity (see spike.c) */
-			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 &&
+			if (rl_capacity_of(c, rl_memory_series[i], &cap) == 0 &&
 			    cap > tr.level_start && tr.level_start >= LEAK_VISIBLE * cap) {
 				frac = tr.growth / (cap - tr.level_start);
 				if (frac < LEAK_MIN_ROOM_FRAC)
@@ -136,7 +133,7 @@ static int leak_run(struct timeline *tl)
 			if (score > best) {
 				best = score;
 				best_tr = tr;
-				best_id = cur.id;
+				best_id = c->cur.id;
 				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
 				snprintf(best_ent, sizeof(best_ent), "%s", rl_col_text(st, 1));
 			}
@@ -159,18 +156,18 @@ static int leak_run(struct timeline *tl)
 		 best_tr.fit.r2, rl_bytes(best_tr.level_start, b1, sizeof(b1)),
 		 rl_bytes(best_tr.level_end, b2, sizeof(b2)), best_tr.duration_s / 3600);
 	{
-		int64_t t0 = cur.t0_ns; /* of the last loaded; reload the best's start */
+		int64_t t0 = c->cur.t0_ns; /* of the last loaded; reload the best's start */
 		double v;
 		char sql[160];
 		snprintf(sql, sizeof(sql), "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
 			 (long long)best_id);
-		if (rl_query_num(tl, sql, &v) == 0)
+		if (rl_query_num(c, sql, &v) == 0)
 			t0 = (int64_t)v;
 		/* the fitted line the report draws */
 		rl_fig(&f, "fit_start_time_ns", (double)t0);
 		rl_fig(&f, "fit_end_time_ns", (double)(t0 + (int64_t)(best_tr.duration_s * 1e9)));
 		rl_fig(&f, "intercept_bytes", floor(best_tr.level_start));
-		if (requests_served(tl, t0, t0 + (int64_t)(best_tr.duration_s * 1e9), &served) == 0 &&
+		if (requests_served(c, t0, t0 + (int64_t)(best_tr.duration_s * 1e9), &served) == 0 &&
 		    served > 0) {
 			rl_fig(&f, "requests_served", served);
 			rl_fig(&f, "per_request_bytes", floor(best_tr.growth / served));
@@ -179,11 +176,11 @@ static int leak_run(struct timeline *tl)
 				  " held by a reference).", best_tr.growth / served, served);
 		}
 	}
-	not_returned(tl, best_id, until, &f);
+	not_returned(c, best_id, until, &f);
 	{
 		/* how long a restarted process lasts at this rate */
 		double cap, room = best_tr.growth, hours;
-		if (rl_capacity_of(tl, best_name, &cap) == 0 && cap > best_tr.level_start)
+		if (rl_capacity_of(c, best_name, &cap) == 0 && cap > best_tr.level_start)
 			room = cap - best_tr.level_start;
 		hours = room / best_tr.fit.slope / 3600;
 		rl_fig(&f, "hours_to_oom_after_restart", round(hours * 10) / 10);
@@ -193,35 +190,35 @@ static int leak_run(struct timeline *tl)
 			  " stacks: torch.cuda.memory._record_memory_history()).",
 			  best_tr.fit.slope * 3600 / MIB, rl_bytes(room, b1, sizeof(b1)), hours);
 	}
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || rl_evidence(tl, fid, "series", best_id, "memory in use, trend fitted") < 0)
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", best_id, "memory in use, trend fitted") < 0)
 		return -1;
 	return 1;
 }
 
-static int alloc_stacks_run(struct timeline *tl)
+static int alloc_stacks_run(struct rule_ctx *c)
 {
 	sqlite3_stmt *st = NULL;
 	double t_min, t_max, live_total;
 	int64_t fid;
 	int r = 0;
 
-	if (!rl_table_exists(tl, "alloc"))
+	if (!rl_table_exists(c, "alloc"))
 		return 0;
-	if (rl_alloc_indexes(tl) < 0)
+	if (rl_alloc_indexes(c) < 0)
 		return -1;
 	/* "keeps growing" needs a window: at least ALLOC_MIN_WINDOW_S of trace */
-	if (rl_query_num(tl, "SELECT min(alloc_ns) FROM alloc", &t_min) < 0 ||
-	    rl_query_num(tl, "SELECT max(alloc_ns) FROM alloc", &t_max) < 0 ||
+	if (rl_query_num(c, "SELECT min(alloc_ns) FROM alloc", &t_min) < 0 ||
+	    rl_query_num(c, "SELECT max(alloc_ns) FROM alloc", &t_max) < 0 ||
 	    t_max - t_min < ALLOC_MIN_WINDOW_S * 1e9)
 		return 0;
-	if (rl_query_num(tl, "SELECT sum(size) FROM alloc WHERE state = 'live'", &live_total) < 0 ||
+	if (rl_query_num(c, "SELECT sum(size) FROM alloc WHERE state = 'live'", &live_total) < 0 ||
 	    live_total <= 0)
 		return 0;
 	/* a leaking stack: many live allocations whose birth times spread over
 	 * most of the recorded window (weights and caches are born together at
 	 * start-up; activations die young). Only live rows are read (index). */
-	if (sqlite3_prepare_v2(tl->db,
+	if (sqlite3_prepare_v2(c->tl->db,
 		"SELECT a.stack_id, count(*), sum(a.size), min(a.alloc_ns), max(a.alloc_ns),"
 		" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM frame"
 		"  WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3)),"
@@ -256,8 +253,8 @@ static int alloc_stacks_run(struct timeline *tl)
 			 frames ? frames : "(no frames)");
 		rl_advice(&f, "This stack allocates and never frees: %s. Find who keeps the tensors"
 			  " it returns alive.", frames ? frames : "(no frames recorded)");
-		fid = rl_finding_write(tl, &f);
-		if (fid < 0 || rl_evidence(tl, fid, "stack", stack, "allocating stack") < 0) {
+		fid = rl_finding_write(c, &f);
+		if (fid < 0 || rl_evidence(c, fid, "stack", stack, "allocating stack") < 0) {
 			r = -1;
 			break;
 		}
@@ -267,12 +264,12 @@ static int alloc_stacks_run(struct timeline *tl)
 	return r;
 }
 
-int rule_leak(struct timeline *tl)
+int rule_leak(struct rule_ctx *c)
 {
-	int a = leak_run(tl), b;
+	int a = leak_run(c), b;
 
 	if (a < 0)
 		return -1;
-	b = alloc_stacks_run(tl);
+	b = alloc_stacks_run(c);
 	return b < 0 ? -1 : a + b;
 }

@@ -16,20 +16,20 @@ const char *const rl_memory_series[] = {
 	"cgroup.anon_bytes", "cgroup.current_bytes", "torch.reserved_bytes", NULL
 };
 
-static sqlite3_stmt *prep(struct timeline *tl, const char *sql)
+static sqlite3_stmt *prep(struct rule_ctx *c, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(tl->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "oomlens: sqlite: %s\n", sqlite3_errmsg(tl->db));
+	if (sqlite3_prepare_v2(c->tl->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "oomlens: sqlite: %s\n", sqlite3_errmsg(c->tl->db));
 		return NULL;
 	}
 	return st;
 }
 
-int rl_table_exists(struct timeline *tl, const char *name)
+int rl_table_exists(struct rule_ctx *c, const char *name)
 {
-	sqlite3_stmt *st = prep(tl, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+	sqlite3_stmt *st = prep(c, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
 	int r = 0;
 
 	if (!st)
@@ -40,16 +40,16 @@ int rl_table_exists(struct timeline *tl, const char *name)
 	return r;
 }
 
-int rl_alloc_indexes(struct timeline *tl)
+int rl_alloc_indexes(struct rule_ctx *c)
 {
-	return timeline_exec(tl,
+	return timeline_exec(c->tl,
 		"CREATE INDEX IF NOT EXISTS alloc_state_stack ON alloc(state, stack_id, alloc_ns, size);"
 		"CREATE INDEX IF NOT EXISTS alloc_time ON alloc(alloc_ns)");
 }
 
-int rl_meta_text(struct timeline *tl, const char *key, char *buf, size_t n)
+int rl_meta_text(struct rule_ctx *c, const char *key, char *buf, size_t n)
 {
-	sqlite3_stmt *st = prep(tl, "SELECT value FROM meta WHERE key = ? AND value IS NOT NULL"
+	sqlite3_stmt *st = prep(c, "SELECT value FROM meta WHERE key = ? AND value IS NOT NULL"
 				" ORDER BY artifact_id IS NULL, rowid LIMIT 1");
 	int r = -1;
 
@@ -64,12 +64,12 @@ int rl_meta_text(struct timeline *tl, const char *key, char *buf, size_t n)
 	return r;
 }
 
-int rl_meta_num(struct timeline *tl, const char *key, double *out)
+int rl_meta_num(struct rule_ctx *c, const char *key, double *out)
 {
 	char buf[64], *end;
 	double v;
 
-	if (rl_meta_text(tl, key, buf, sizeof(buf)) < 0)
+	if (rl_meta_text(c, key, buf, sizeof(buf)) < 0)
 		return -1;
 	v = strtod(buf, &end);
 	if (end == buf || !isfinite(v))
@@ -78,9 +78,9 @@ int rl_meta_num(struct timeline *tl, const char *key, double *out)
 	return 0;
 }
 
-int rl_query_num(struct timeline *tl, const char *sql, double *out)
+int rl_query_num(struct rule_ctx *c, const char *sql, double *out)
 {
-	sqlite3_stmt *st = prep(tl, sql);
+	sqlite3_stmt *st = prep(c, sql);
 	int r = -1;
 
 	if (!st)
@@ -93,61 +93,41 @@ int rl_query_num(struct timeline *tl, const char *sql, double *out)
 	return r;
 }
 
-int64_t rl_oom_time(struct timeline *tl, int64_t *ev_id)
+int64_t rl_oom_time(struct rule_ctx *c)
 {
-	sqlite3_stmt *st = prep(tl,
+	sqlite3_stmt *st = prep(c,
 		"SELECT id, time_ns FROM event WHERE time_ns IS NOT NULL AND (kind IN"
 		" ('torch_oom', 'oom_kill', 'oom_invoked', 'userspace_kill')"
 		" OR (kind = 'cuda_exception' AND lower(summary) LIKE '%out of memory%'))"
 		" ORDER BY time_ns LIMIT 1");
 	int64_t t = OL_NULL;
 
-	if (ev_id)
-		*ev_id = 0;
 	if (!st)
 		return OL_NULL;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		if (ev_id)
-			*ev_id = sqlite3_column_int64(st, 0);
+	if (sqlite3_step(st) == SQLITE_ROW)
 		t = sqlite3_column_int64(st, 1);
-	}
 	sqlite3_finalize(st);
 	return t;
 }
 
-/* The last loads, kept for the other rules of the same analysis: leak,
- * spike, headroom and per-request estimates read the same series on the
- * same grid. Keyed by (id, t0, t1, width) and the database handle. */
-#define RL_CACHE 6
-static struct {
-	sqlite3 *db;
-	int64_t id, t0, t1, width;
-	struct rl_series s;
-} cache[RL_CACHE];
-static unsigned cache_next;
-
-void rl_cache_reset(void)
-{
-	memset(cache, 0, sizeof(cache));
-	cache_next = 0;
-}
-
-int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
+int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s)
 {
 	sqlite3_stmt *st;
+	struct rl_cached *k;
 	int64_t cur = INT64_MIN;
 	double n = 0, st_sum = 0, v_sum = 0;
 	unsigned i;
 
 	if (width < 1)
 		width = 1;
-	for (i = 0; i < RL_CACHE; i++)
-		if (cache[i].db == tl->db && cache[i].id == id && cache[i].t0 == t0 &&
-		    cache[i].t1 == t1 && cache[i].width == width) {
-			memcpy(s, &cache[i].s, sizeof(*s));
+	for (i = 0; i < RL_CACHE; i++) {
+		const struct rl_cached *k = &c->cache[i];
+		if (k->used && k->id == id && k->t0 == t0 && k->t1 == t1 && k->width == width) {
+			memcpy(s, &k->s, sizeof(*s));
 			return s->n ? 0 : -1;
 		}
+	}
 	s->n = 0;
 	s->id = id;
 	s->t0_ns = t0;
@@ -155,7 +135,7 @@ int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
 	s->last_t = 0;
 	/* one pass in index order (series_id, time_ns): buckets close as the
 	 * time moves on; no GROUP BY sort */
-	st = prep(tl, "SELECT time_ns, value FROM sample WHERE series_id = ?1 AND time_ns"
+	st = prep(c, "SELECT time_ns, value FROM sample WHERE series_id = ?1 AND time_ns"
 		      " BETWEEN ?2 AND ?3 AND value IS NOT NULL ORDER BY time_ns");
 	if (!st)
 		return -1;
@@ -192,24 +172,25 @@ int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
 		s->n++;
 	}
 	sqlite3_finalize(st);
-	cache[cache_next].db = tl->db;
-	cache[cache_next].id = id;
-	cache[cache_next].t0 = t0;
-	cache[cache_next].t1 = t1;
-	cache[cache_next].width = width;
-	memcpy(&cache[cache_next].s, s, sizeof(*s));
-	cache_next = (cache_next + 1) % RL_CACHE;
+	k = &c->cache[c->cache_next];
+	k->used = 1;
+	k->id = id;
+	k->t0 = t0;
+	k->t1 = t1;
+	k->width = width;
+	memcpy(&k->s, s, sizeof(*s));
+	c->cache_next = (c->cache_next + 1) % RL_CACHE;
 	return s->n ? 0 : -1;
 }
 
 /* First and last sample time of a series up to until_ns (both index seeks). */
-static int series_span(struct timeline *tl, int64_t id, int64_t until_ns, int64_t *t0,
+static int series_span(struct rule_ctx *c, int64_t id, int64_t until_ns, int64_t *t0,
 		       int64_t *t1)
 {
 	sqlite3_stmt *st;
 	int r = -1;
 
-	st = prep(tl, "SELECT (SELECT min(time_ns) FROM sample WHERE series_id = ?1"
+	st = prep(c, "SELECT (SELECT min(time_ns) FROM sample WHERE series_id = ?1"
 		      " AND time_ns IS NOT NULL), (SELECT max(time_ns) FROM sample"
 		      " WHERE series_id = ?1 AND time_ns <= ?2)");
 	if (!st)
@@ -228,14 +209,14 @@ static int series_span(struct timeline *tl, int64_t id, int64_t until_ns, int64_
 	return r;
 }
 
-int rl_series_load(struct timeline *tl, int64_t id, int64_t until_ns, struct rl_series *s)
+int rl_series_load(struct rule_ctx *c, int64_t id, int64_t until_ns, struct rl_series *s)
 {
 	int64_t t0, t1;
 
 	s->n = 0;
-	if (series_span(tl, id, until_ns, &t0, &t1) < 0)
+	if (series_span(c, id, until_ns, &t0, &t1) < 0)
 		return -1;
-	return rl_series_load_grid(tl, id, t0, t1, (t1 - t0) / (RL_MAX_POINTS - 1) + 1, s);
+	return rl_series_load_grid(c, id, t0, t1, (t1 - t0) / (RL_MAX_POINTS - 1) + 1, s);
 }
 
 int rl_trend(const struct rl_series *s, struct rl_trend *tr)
@@ -288,40 +269,40 @@ int rl_trend_ex(const struct rl_series *s, double min_rise, struct rl_trend *tr)
 }
 
 /* id of series (name, entity) or the first of that name; 0 if none. */
-static int64_t series_id(struct timeline *tl, const char *name)
+static int64_t series_id(struct rule_ctx *c, const char *name)
 {
 	double v;
 	char sql[200];
 
 	snprintf(sql, sizeof(sql), "SELECT s.id FROM series s WHERE s.name = '%s' AND EXISTS"
 		 " (SELECT 1 FROM sample p WHERE p.series_id = s.id) ORDER BY s.id LIMIT 1", name);
-	return rl_query_num(tl, sql, &v) == 0 ? (int64_t)v : 0;
+	return rl_query_num(c, sql, &v) == 0 ? (int64_t)v : 0;
 }
 
-int rl_per_request(struct timeline *tl, int64_t until_ns, double *bytes, const char **how)
+int rl_per_request(struct rule_ctx *c, int64_t until_ns, double *bytes, const char **how)
 {
 	static const char *const mem[] = { "torch.allocated_bytes", "gpu.used_bytes",
 					   "proc.rss_bytes", "cgroup.current_bytes", NULL };
-	static struct rl_series a, b; /* large: not on the stack; rules run one at a time */
-	int64_t run = series_id(tl, "server.running"), t0, t1, m = 0;
-	double x[RL_MAX_POINTS], y[RL_MAX_POINTS], v;
+	struct rl_series *a = &c->x, *b = &c->y;
+	double *x = c->v1, *y = c->v2, v;
+	int64_t run = series_id(c, "server.running"), t0, t1, m = 0;
 	struct fit f;
 	size_t i, j, n;
 
 	for (i = 0; run && mem[i] && !m; i++)
-		m = series_id(tl, mem[i]);
-	if (run && m && series_span(tl, run, until_ns, &t0, &t1) == 0) {
+		m = series_id(c, mem[i]);
+	if (run && m && series_span(c, run, until_ns, &t0, &t1) == 0) {
 		int64_t w = (t1 - t0) / (RL_MAX_POINTS - 1) + 1;
-		if (rl_series_load_grid(tl, run, t0, t1, w, &a) == 0 &&
-		    rl_series_load_grid(tl, m, t0, t1, w, &b) == 0) {
-			for (i = j = n = 0; i < a.n && j < b.n;) {
-				if (a.b[i] < b.b[j]) {
+		if (rl_series_load_grid(c, run, t0, t1, w, a) == 0 &&
+		    rl_series_load_grid(c, m, t0, t1, w, b) == 0) {
+			for (i = j = n = 0; i < a->n && j < b->n;) {
+				if (a->b[i] < b->b[j]) {
 					i++;
-				} else if (a.b[i] > b.b[j]) {
+				} else if (a->b[i] > b->b[j]) {
 					j++;
 				} else {
-					x[n] = a.avg[i];
-					y[n++] = b.avg[j];
+					x[n] = a->avg[i];
+					y[n++] = b->avg[j];
 					i++, j++;
 				}
 			}
@@ -332,7 +313,7 @@ int rl_per_request(struct timeline *tl, int64_t until_ns, double *bytes, const c
 			}
 		}
 	}
-	if (rl_oom_request(tl, &v) == 0) {
+	if (rl_oom_request(c, &v) == 0) {
 		*bytes = v;
 		*how = "size of the allocation that failed";
 		return 0;
@@ -340,29 +321,29 @@ int rl_per_request(struct timeline *tl, int64_t until_ns, double *bytes, const c
 	return -1;
 }
 
-int rl_oom_request(struct timeline *tl, double *bytes)
+int rl_oom_request(struct rule_ctx *c, double *bytes)
 {
-	return rl_query_num(tl, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
+	return rl_query_num(c, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
 			    " FROM event WHERE kind = 'torch_oom' AND coalesce(json_extract(data,"
 			    " '$.requested_bytes'), bytes) > 0 ORDER BY time_ns LIMIT 1", bytes);
 }
 
-int rl_gpu_total(struct timeline *tl, double *bytes)
+int rl_gpu_total(struct rule_ctx *c, double *bytes)
 {
-	if (rl_query_num(tl, "SELECT max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
+	if (rl_query_num(c, "SELECT max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
 			 " WHERE s.name = 'gpu.total_bytes' AND p.value > 0", bytes) == 0)
 		return 0;
-	if (rl_query_num(tl, "SELECT max(CAST(value AS REAL)) FROM meta WHERE key LIKE"
+	if (rl_query_num(c, "SELECT max(CAST(value AS REAL)) FROM meta WHERE key LIKE"
 			 " 'gpu.total\\_bytes.%' ESCAPE '\\' AND CAST(value AS REAL) > 0", bytes) == 0)
 		return 0;
-	return rl_query_num(tl, "SELECT max(json_extract(data, '$.total_bytes')) FROM event"
+	return rl_query_num(c, "SELECT max(json_extract(data, '$.total_bytes')) FROM event"
 			    " WHERE kind = 'torch_oom' AND json_extract(data, '$.total_bytes') > 0", bytes);
 }
 
-int rl_value_at(struct timeline *tl, const char *name, const char *entity,
+int rl_value_at(struct rule_ctx *c, const char *name, const char *entity,
 		int64_t t_ns, double *out)
 {
-	sqlite3_stmt *st = prep(tl,
+	sqlite3_stmt *st = prep(c,
 		"SELECT p.value FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = ?1 AND (?2 IS NULL OR s.entity = ?2) AND p.value IS NOT NULL"
 		" AND p.time_ns <= ?3 ORDER BY p.time_ns DESC LIMIT 1");
@@ -425,9 +406,9 @@ void rl_finding_drop(struct rl_finding *f)
 	f->figures = NULL;
 }
 
-int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f)
+int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 {
-	sqlite3_stmt *st = prep(tl, "INSERT INTO finding(rule, class, cause, score, title,"
+	sqlite3_stmt *st = prep(c, "INSERT INTO finding(rule, class, cause, score, title,"
 				" advice, figures) VALUES(?,?,?,?,?,?,?)");
 	char *fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : NULL;
 	int64_t id = -1;
@@ -444,9 +425,9 @@ int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f)
 	if (fig)
 		sqlite3_bind_text(st, 7, fig, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_DONE)
-		id = sqlite3_last_insert_rowid(tl->db);
+		id = sqlite3_last_insert_rowid(c->tl->db);
 	else
-		fprintf(stderr, "oomlens: sqlite: %s\n", sqlite3_errmsg(tl->db));
+		fprintf(stderr, "oomlens: sqlite: %s\n", sqlite3_errmsg(c->tl->db));
 	sqlite3_finalize(st);
 done:
 	free(fig);
@@ -454,10 +435,10 @@ done:
 	return id;
 }
 
-int rl_evidence(struct timeline *tl, int64_t finding_id, const char *table, int64_t id,
+int rl_evidence(struct rule_ctx *c, int64_t finding_id, const char *table, int64_t id,
 		const char *note)
 {
-	sqlite3_stmt *st = prep(tl, "INSERT INTO evidence(finding_id, ref_table, ref_id, note)"
+	sqlite3_stmt *st = prep(c, "INSERT INTO evidence(finding_id, ref_table, ref_id, note)"
 				" VALUES(?,?,?,?)");
 	int r = -1;
 
@@ -498,26 +479,25 @@ double rl_clamp01(double x)
 	return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double *bytes,
+int rl_baseline(struct rule_ctx *c, const char *name, int64_t until_ns, double *bytes,
 		int64_t *id)
 {
-	static struct rl_series s;
-	static double tmp[RL_MAX_POINTS];
-	double mid, v[10];
+	struct rl_series *s = &c->cur;
+	double mid, v[10], *tmp = c->v1;
 	size_t i, k = 0;
-	int64_t sid = series_id(tl, name);
+	int64_t sid = series_id(c, name);
 
-	if (!sid || rl_series_load(tl, sid, until_ns, &s) < 0)
+	if (!sid || rl_series_load(c, sid, until_ns, s) < 0)
 		return -1;
 	/* start-up ends when the series first reaches 90% of the median of
 	 * its first third (a spike at the end or a leak's late level do not
 	 * move that median) */
-	memcpy(tmp, s.avg, s.n * sizeof(*tmp));
-	mid = stats_median(tmp, s.n / 3 ? s.n / 3 : s.n);
-	for (i = 0; i < s.n && s.avg[i] < 0.9 * mid; i++)
+	memcpy(tmp, s->avg, s->n * sizeof(*tmp));
+	mid = stats_median(tmp, s->n / 3 ? s->n / 3 : s->n);
+	for (i = 0; i < s->n && s->avg[i] < 0.9 * mid; i++)
 		;
-	for (; i < s.n && k < 10; i++)
-		v[k++] = s.avg[i];
+	for (; i < s->n && k < 10; i++)
+		v[k++] = s->avg[i];
 	if (!k)
 		return -1;
 	*bytes = stats_median(v, k);
@@ -526,36 +506,35 @@ int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double 
 	return 0;
 }
 
-int rl_capacity_of(struct timeline *tl, const char *series, double *cap)
+int rl_capacity_of(struct rule_ctx *c, const char *series, double *cap)
 {
 	if (!strncmp(series, "gpu.", 4) || !strncmp(series, "torch.", 6))
-		return rl_gpu_total(tl, cap);
-	if (rl_meta_num(tl, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
+		return rl_gpu_total(c, cap);
+	if (rl_meta_num(c, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
 		return 0;
 	return -1;
 }
 
-int rl_correlation(struct timeline *tl, const struct rl_series *a, int64_t b_id, double *r)
+int rl_correlation(struct rule_ctx *c, const struct rl_series *a, int64_t b_id, double *r)
 {
-	static struct rl_series b;
-	static double x[RL_MAX_POINTS], y[RL_MAX_POINTS];
+	struct rl_series *b = &c->y;
+	double *x = c->v1, *y = c->v2;
 	size_t i = 0, j = 0, n = 0;
-
 	int64_t end;
 
 	if (__builtin_mul_overflow((int64_t)RL_MAX_POINTS, a->width_ns, &end) ||
 	    __builtin_add_overflow(end, a->t0_ns, &end))
 		end = INT64_MAX;
-	if (rl_series_load_grid(tl, b_id, a->t0_ns, end, a->width_ns, &b) < 0)
+	if (rl_series_load_grid(c, b_id, a->t0_ns, end, a->width_ns, b) < 0)
 		return -1;
-	while (i < a->n && j < b.n) {
-		if (a->b[i] < b.b[j]) {
+	while (i < a->n && j < b->n) {
+		if (a->b[i] < b->b[j]) {
 			i++;
-		} else if (a->b[i] > b.b[j]) {
+		} else if (a->b[i] > b->b[j]) {
 			j++;
 		} else {
 			x[n] = a->max[i];
-			y[n++] = b.max[j];
+			y[n++] = b->max[j];
 			i++, j++;
 		}
 	}

@@ -44,26 +44,51 @@ struct rl_trend {
 	double baseline, peak, noise; /* level before it, max after, sigma */
 };
 
+/* The last series loads, kept for the other rules of the same analysis:
+ * leak, spike, headroom and per-request estimates read the same series on
+ * the same grid. Keyed by (id, t0, t1, width); a ring of RL_CACHE. */
+#define RL_CACHE 6
+struct rl_cached {
+	int used;
+	int64_t id, t0, t1, width;
+	struct rl_series s;
+};
+
+/* One analysis: what its rules share, made by analyze_timeline() and
+ * passed to every rule and helper. The database is the only input; this
+ * holds what is derived from it once (the OOM time), the series cache and
+ * scratch space too large for the stack. Each scratch member names the
+ * helpers that use it: a caller never passes one into a helper that uses
+ * the same one. */
+struct rule_ctx {
+	struct timeline *tl;
+	int64_t oom_ns;             /* the incident (rl_oom_time); OL_NULL: none */
+	struct rl_cached cache[RL_CACHE];
+	unsigned cache_next;
+	struct rl_series cur;       /* one-off loads: the rules, rl_baseline */
+	struct rl_series best;      /* the best series a rule keeps */
+	struct rl_series x, y;      /* pairs on one grid: rl_per_request (x, y), rl_correlation (y), leak's load curve (x) */
+	double v1[RL_MAX_POINTS], v2[RL_MAX_POINTS]; /* pairs of values: rl_per_request, rl_correlation, rl_baseline (v1) */
+};
+
 /* 1 if a table (domain tables exist only when their parser is merged). */
-int rl_table_exists(struct timeline *tl, const char *name);
+int rl_table_exists(struct rule_ctx *c, const char *name);
 /* A meta value as a number; 0 found, -1 absent or not a number. */
-int rl_meta_num(struct timeline *tl, const char *key, double *out);
+int rl_meta_num(struct rule_ctx *c, const char *key, double *out);
 /* A meta value as text into buf; 0 found, -1 absent. */
-int rl_meta_text(struct timeline *tl, const char *key, char *buf, size_t n);
+int rl_meta_text(struct rule_ctx *c, const char *key, char *buf, size_t n);
 /* One number from an SQL query (first column of first row); -1 if none/NULL. */
-int rl_query_num(struct timeline *tl, const char *sql, double *out);
+int rl_query_num(struct rule_ctx *c, const char *sql, double *out);
 /* UTC ns of the incident: the first OOM-like event (torch_oom, oom_kill,
  * oom_invoked, cuda_exception with out of memory, userspace_kill) with a
- * time; OL_NULL when there is none. *ev_id (may be NULL) gets its id. */
-int64_t rl_oom_time(struct timeline *tl, int64_t *ev_id);
+ * time; OL_NULL when there is none. analyze_timeline() keeps it in
+ * c->oom_ns for the rules. */
+int64_t rl_oom_time(struct rule_ctx *c);
 /* Fill s with series id's samples with time_ns <= until_ns (OL_NULL: all),
  * bucketed into at most RL_MAX_POINTS buckets. 0, or -1 (no samples). */
-int rl_series_load(struct timeline *tl, int64_t id, int64_t until_ns, struct rl_series *s);
-/* Forget the series loads kept for reuse (analyze_timeline calls it
- * before and after the rules: the database may change in between). */
-void rl_cache_reset(void);
+int rl_series_load(struct rule_ctx *c, int64_t id, int64_t until_ns, struct rl_series *s);
 /* Same on a given grid (bucket b = (time - t0) / width), for pairing. */
-int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
+int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s);
 /* Analyse a loaded series (see struct rl_trend). A final rise must exceed
  * 6 sigma of the residuals, 3% of the level and min_rise (units of the
@@ -72,36 +97,36 @@ int rl_trend_ex(const struct rl_series *s, double min_rise, struct rl_trend *tr)
 int rl_trend(const struct rl_series *s, struct rl_trend *tr);
 /* Pearson correlation of two series on a's grid (pairs of buckets both
  * have); 0, or -1 when fewer than 8 pairs. */
-int rl_correlation(struct timeline *tl, const struct rl_series *a, int64_t b_id, double *r);
+int rl_correlation(struct rule_ctx *c, const struct rl_series *a, int64_t b_id, double *r);
 /* Memory a request needs, in bytes: the slope of memory in use against
  * server.running (paired on one grid), else the torch_oom request size.
  * how gets a short description. 0, or -1 unknown. */
-int rl_per_request(struct timeline *tl, int64_t until_ns, double *bytes, const char **how);
+int rl_per_request(struct rule_ctx *c, int64_t until_ns, double *bytes, const char **how);
 /* Size of the allocation that failed (first torch_oom: data
  * requested_bytes or bytes). 0, or -1 none. */
-int rl_oom_request(struct timeline *tl, double *bytes);
+int rl_oom_request(struct rule_ctx *c, double *bytes);
 /* Capacity of the device the incident ran out of: gpu.total_bytes series,
  * meta gpu.total_bytes.gpuN, torch_oom data. 0, or -1 unknown. */
-int rl_gpu_total(struct timeline *tl, double *bytes);
+int rl_gpu_total(struct rule_ctx *c, double *bytes);
 
 /* Memory in use after start-up of a series name (first entity with
  * samples): the median of the 10 points after it first reaches 90% of
  * the median of its first third. 0, or -1 when there is no such series. *id gets the series. */
-int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double *bytes,
+int rl_baseline(struct rule_ctx *c, const char *name, int64_t until_ns, double *bytes,
 		int64_t *id);
 
 /* What a memory series can grow to: the GPU total for gpu.* and torch.*
  * series, the cgroup limit (meta cgroup.max_bytes) for proc.* and
  * cgroup.* ones. 0, or -1 unknown. */
-int rl_capacity_of(struct timeline *tl, const char *series, double *cap);
+int rl_capacity_of(struct rule_ctx *c, const char *series, double *cap);
 
 /* Value of series (name, entity) nearest before t_ns (or last); -1 none. */
-int rl_value_at(struct timeline *tl, const char *name, const char *entity,
+int rl_value_at(struct rule_ctx *c, const char *name, const char *entity,
 		int64_t t_ns, double *out);
 
 /* Indexes the rules' alloc queries need (created if the snapshot store
  * did not): alloc(state, stack_id, alloc_ns, size), alloc(alloc_ns). */
-int rl_alloc_indexes(struct timeline *tl);
+int rl_alloc_indexes(struct rule_ctx *c);
 
 /* The memory-in-use series the trend rules look at, in preference order. */
 extern const char *const rl_memory_series[];
@@ -119,9 +144,9 @@ void rl_finding_init(struct rl_finding *f, const char *rule, const char *class_,
 void rl_fig(struct rl_finding *f, const char *key, double v);
 void rl_advice(struct rl_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Write it (frees figures); returns the finding id or -1. */
-int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f);
+int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f);
 void rl_finding_drop(struct rl_finding *f);
-int rl_evidence(struct timeline *tl, int64_t finding_id, const char *table, int64_t id,
+int rl_evidence(struct rule_ctx *c, int64_t finding_id, const char *table, int64_t id,
 		const char *note);
 /* Column i of a row as text, "?" when NULL (for titles). */
 const char *rl_col_text(sqlite3_stmt *st, int i);

@@ -27,10 +27,8 @@
 #define SPIKE_NEAR_FRAC 0.25     /* rise starts in the last quarter of the series */
 #define SPIKE_NEAR_S 1800.0      /* or in its last half hour */
 
-static struct rl_series cur;
-
 /* Value of a server series just before the rise and its max after it. */
-static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_t t1,
+static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t t1,
 		       double *before, double *after)
 {
 	char sql[400];
@@ -42,18 +40,18 @@ static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_
 	snprintf(sql, sizeof(sql), "SELECT avg(p.value) FROM series s JOIN sample p ON"
 		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
 		 name, (long long)from, (long long)t0);
-	if (rl_query_num(tl, sql, before) < 0)
+	if (rl_query_num(c, sql, before) < 0)
 		return -1;
 	snprintf(sql, sizeof(sql), "SELECT max(p.value) FROM series s JOIN sample p ON"
 		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
 		 name, (long long)t0, (long long)t1);
-	return rl_query_num(tl, sql, after);
+	return rl_query_num(c, sql, after);
 }
 
 /* 10%-90% rise time of a series between t0 and t1 (ns): from the last
  * sample at or under 10% of the rise to the first at or over 90% after it.
  * One indexed range read. 0, or -1 when the samples do not show it. */
-static int rise_time(struct timeline *tl, int64_t id, int64_t t0, int64_t t1, double base,
+static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, double base,
 		     double peak, double *secs)
 {
 	sqlite3_stmt *st;
@@ -61,7 +59,7 @@ static int rise_time(struct timeline *tl, int64_t id, int64_t t0, int64_t t1, do
 	int64_t t_lo = OL_NULL, t_hi = OL_NULL;
 	int r = -1;
 
-	if (sqlite3_prepare_v2(tl->db, "SELECT time_ns, value FROM sample WHERE series_id = ?"
+	if (sqlite3_prepare_v2(c->tl->db, "SELECT time_ns, value FROM sample WHERE series_id = ?"
 			       " AND time_ns BETWEEN ? AND ? AND value IS NOT NULL ORDER BY time_ns",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
@@ -92,19 +90,19 @@ static int rise_time(struct timeline *tl, int64_t id, int64_t t0, int64_t t1, do
 #define RUN_MIN_FACTOR 2.0
 #define RUN_MIN_RISE 8.0
 
-static int running_spike(struct timeline *tl, int64_t until)
+static int running_spike(struct rule_ctx *c, int64_t until)
 {
 	struct rl_trend tr;
 	struct rl_finding f;
 	double span, id;
 	int64_t fid;
 
-	if (until == OL_NULL || rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running'"
+	if (until == OL_NULL || rl_query_num(c, "SELECT id FROM series WHERE name = 'server.running'"
 					     " ORDER BY id LIMIT 1", &id) < 0 ||
-	    rl_series_load(tl, (int64_t)id, until, &cur) < 0 || rl_trend_ex(&cur, RUN_MIN_RISE, &tr) < 0 ||
+	    rl_series_load(c, (int64_t)id, until, &c->cur) < 0 || rl_trend_ex(&c->cur, RUN_MIN_RISE, &tr) < 0 ||
 	    !tr.rise)
 		return 0;
-	span = cur.last_t;
+	span = c->cur.last_t;
 	if ((span - tr.rise_start_t > SPIKE_NEAR_FRAC * span && span - tr.rise_start_t > SPIKE_NEAR_S) ||
 	    tr.peak < RUN_MIN_FACTOR * (tr.baseline > 1 ? tr.baseline : 1))
 		return 0;
@@ -117,18 +115,17 @@ static int running_spike(struct timeline *tl, int64_t until)
 		 " before the OOM", tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t);
 	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
 		  " the memory left over the baseline holds, and let bursts queue.");
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || rl_evidence(tl, fid, "series", (int64_t)id, "server.running") < 0)
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", (int64_t)id, "server.running") < 0)
 		return -1;
 	return 1;
 }
 
-int rule_spike(struct timeline *tl)
+int rule_spike(struct rule_ctx *c)
 {
-	int64_t until = rl_oom_time(tl, NULL), best_id = 0, fid, t_start = 0, t_peak = 0;
+	int64_t until = c->oom_ns, best_id = 0, fid, t_start = 0, t_peak = 0;
 	sqlite3_stmt *st = NULL;
 	struct rl_trend tr, bt;
-	static struct rl_series best_s;
 	double best = 0, per_req, rb, ra;
 	const char *how = NULL;
 	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32], b3[32];
@@ -137,16 +134,16 @@ int rule_spike(struct timeline *tl)
 
 	memset(&bt, 0, sizeof(bt));
 	for (i = 0; rl_memory_series[i]; i++) {
-		if (sqlite3_prepare_v2(tl->db, "SELECT id, entity FROM series WHERE name = ?",
+		if (sqlite3_prepare_v2(c->tl->db, "SELECT id, entity FROM series WHERE name = ?",
 				       -1, &st, NULL) != SQLITE_OK)
 			return -1;
 		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			double frac, score, span, cap;
-			if (rl_series_load(tl, sqlite3_column_int64(st, 0), until, &cur) < 0 ||
-			    rl_trend(&cur, &tr) < 0 || !tr.rise || tr.baseline <= 0)
+			if (rl_series_load(c, sqlite3_column_int64(st, 0), until, &c->cur) < 0 ||
+			    rl_trend(&c->cur, &tr) < 0 || !tr.rise || tr.baseline <= 0)
 				continue;
-			span = cur.last_t;
+			span = c->cur.last_t;
 			if (span - tr.rise_start_t > SPIKE_NEAR_FRAC * span &&
 			    span - tr.rise_start_t > SPIKE_NEAR_S)
 				continue;
@@ -154,7 +151,7 @@ int rule_spike(struct timeline *tl)
 			 * most of it; a series that sees only part of the memory
 			 * (a snapshot trace without the weights) is judged by its
 			 * own level */
-			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline &&
+			if (rl_capacity_of(c, rl_memory_series[i], &cap) == 0 && cap > tr.baseline &&
 			    tr.baseline >= SPIKE_VISIBLE * cap) {
 				frac = (tr.peak - tr.baseline) / (cap - tr.baseline);
 				if (frac < SPIKE_MIN_ROOM)
@@ -169,10 +166,10 @@ int rule_spike(struct timeline *tl)
 			if (score > best) {
 				best = score;
 				bt = tr;
-				best_id = cur.id;
-				best_s = cur;
-				t_start = cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9);
-				t_peak = cur.t0_ns + (int64_t)(tr.rise_peak_t * 1e9);
+				best_id = c->cur.id;
+				c->best = c->cur;
+				t_start = c->cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9);
+				t_peak = c->cur.t0_ns + (int64_t)(tr.rise_peak_t * 1e9);
 				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
 				snprintf(best_ent, sizeof(best_ent), "%s", rl_col_text(st, 1));
 			}
@@ -181,7 +178,7 @@ int rule_spike(struct timeline *tl)
 		st = NULL;
 	}
 	if (!best_id)
-		return running_spike(tl, until);
+		return running_spike(c, until);
 	rl_finding_init(&f, "spike", "spike", "burst");
 	rl_fig(&f, "baseline_bytes", floor(bt.baseline));
 	rl_fig(&f, "peak_bytes", floor(bt.peak));
@@ -190,7 +187,7 @@ int rule_spike(struct timeline *tl)
 		/* 10%-90% rise time from the raw samples around the rise (the
 		 * buckets are minutes wide on long series) */
 		double rs = bt.rise_peak_t - bt.rise_start_t;
-		if (rise_time(tl, best_id, t_start - best_s.width_ns, t_peak + best_s.width_ns,
+		if (rise_time(c, best_id, t_start - c->best.width_ns, t_peak + c->best.width_ns,
 			      bt.baseline, bt.peak, &rs) == 0)
 			t_start = t_peak - (int64_t)(rs * 1e9);
 		rl_fig(&f, "rise_seconds", round(rs * 10) / 10);
@@ -199,36 +196,36 @@ int rule_spike(struct timeline *tl)
 	rl_fig(&f, "noise_bytes", floor(bt.noise));
 	/* the window the report shades */
 	rl_fig(&f, "spike_start_ns", (double)t_start);
-	rl_fig(&f, "spike_end_ns", (double)(t_peak + best_s.width_ns));
+	rl_fig(&f, "spike_end_ns", (double)(t_peak + c->best.width_ns));
 	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s in %.0f s over a baseline of %s,"
 		 " just before the OOM", best_name, best_ent[0] ? " " : "", best_ent,
 		 rl_bytes(bt.peak - bt.baseline, b1, sizeof(b1)), bt.rise_peak_t - bt.rise_start_t,
 		 rl_bytes(bt.baseline, b2, sizeof(b2)));
-	if (server_rise(tl, "server.running", t_start, t_peak, &rb, &ra) == 0) {
+	if (server_rise(c, "server.running", t_start, t_peak, &rb, &ra) == 0) {
 		rl_fig(&f, "running_before", round(rb * 10) / 10);
 		rl_fig(&f, "running_peak", ra);
 		if (ra >= 1.5 * rb + 1)
 			best += 0.1;
 	}
-	if (rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id LIMIT 1",
-			 &rb) == 0 && rl_correlation(tl, &best_s, (int64_t)rb, &ra) == 0)
+	if (rl_query_num(c, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id LIMIT 1",
+			 &rb) == 0 && rl_correlation(c, &c->best, (int64_t)rb, &ra) == 0)
 		rl_fig(&f, "running_correlation", round(ra * 1000) / 1000);
-	if (server_rise(tl, "server.waiting", t_start, t_peak, &rb, &ra) == 0) {
+	if (server_rise(c, "server.waiting", t_start, t_peak, &rb, &ra) == 0) {
 		rl_fig(&f, "waiting_peak", ra);
 		if (ra > rb + 1)
 			best += 0.05;
 	}
-	if (server_rise(tl, "server.gpu_kv_usage", t_start, t_peak, &rb, &ra) == 0) {
+	if (server_rise(c, "server.gpu_kv_usage", t_start, t_peak, &rb, &ra) == 0) {
 		rl_fig(&f, "kv_usage_before", round(rb * 1000) / 1000);
 		rl_fig(&f, "kv_usage_peak", ra);
 	}
-	if (rl_per_request(tl, t_start, &per_req, &how) == 0 && per_req > 0) {
+	if (rl_per_request(c, t_start, &per_req, &how) == 0 && per_req > 0) {
 		double total, req_in_rise = (bt.peak - bt.baseline) / per_req;
 		rl_fig(&f, "per_request_bytes", floor(per_req));
 		rl_fig(&f, "requests_in_rise", round(req_in_rise * 10) / 10);
 		if (req_in_rise < 2)   /* one request does not make a burst */
 			best -= 0.25;
-		if (rl_gpu_total(tl, &total) == 0 && total > bt.baseline) {
+		if (rl_gpu_total(c, &total) == 0 && total > bt.baseline) {
 			double safe = floor((total - bt.baseline) / per_req * 0.7);
 			rl_fig(&f, "safe_concurrency", safe);
 			rl_advice(&f, "Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
@@ -242,15 +239,15 @@ int rule_spike(struct timeline *tl)
 		rl_advice(&f, "Bound concurrency (max concurrent requests / batch tokens) so a burst"
 			  " queues instead of allocating; size it from the per-request memory.");
 	f.score = best;
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || rl_evidence(tl, fid, "series", best_id, "memory in use, change point") < 0)
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", best_id, "memory in use, change point") < 0)
 		return -1;
 	r = 1;
 	/* the stack that allocated most during the rise (allocator snapshot) */
-	if (rl_table_exists(tl, "alloc")) {
-		if (rl_alloc_indexes(tl) < 0)
+	if (rl_table_exists(c, "alloc")) {
+		if (rl_alloc_indexes(c) < 0)
 			return -1;
-		if (sqlite3_prepare_v2(tl->db,
+		if (sqlite3_prepare_v2(c->tl->db,
 			"SELECT stack_id, count(*), sum(size), sum(free_ns IS NOT NULL),"
 			" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM"
 			"  frame WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3))"
@@ -272,8 +269,8 @@ int rule_spike(struct timeline *tl)
 							   : "(no frames)");
 			rl_advice(&f, "These per-request allocations piled up together: bound the"
 				  " batch (tokens per step) or the concurrency that drives them.");
-			fid = rl_finding_write(tl, &f);
-			if (fid < 0 || rl_evidence(tl, fid, "stack", sqlite3_column_int64(st, 0),
+			fid = rl_finding_write(c, &f);
+			if (fid < 0 || rl_evidence(c, fid, "stack", sqlite3_column_int64(st, 0),
 						   "allocating stack at the peak") < 0)
 				r = -1;
 			else

@@ -14,6 +14,7 @@
 #include "analyzer/rules/rulelib.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const struct rule rules[] = {
@@ -38,24 +39,24 @@ struct class_score {
 };
 
 /* What is absent from the timeline, for the verdict's missing column. */
-static void missing_evidence(struct timeline *tl, char *buf, size_t n)
+static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 {
 	double v;
 
 	buf[0] = 0;
-	if (rl_query_num(tl, "SELECT 1 FROM series s WHERE s.name IN ('torch.allocated_bytes',"
+	if (rl_query_num(c, "SELECT 1 FROM series s WHERE s.name IN ('torch.allocated_bytes',"
 			 " 'gpu.used_bytes', 'proc.rss_bytes', 'proc.anon_bytes', 'cgroup.current_bytes',"
 			 " 'cgroup.anon_bytes') AND (SELECT count(*) FROM (SELECT 1 FROM sample p"
 			 " WHERE p.series_id = s.id LIMIT 8)) >= 8 LIMIT 1", &v) < 0)
 		strncat(buf, "memory in use over time before the OOM (nvidia-smi/DCGM log,"
 			" smaps_rollup or cgroup captures); ", n - strlen(buf) - 1);
-	if (!rl_table_exists(tl, "snapshot") ||
-	    rl_query_num(tl, "SELECT 1 FROM snapshot LIMIT 1", &v) < 0)
+	if (!rl_table_exists(c, "snapshot") ||
+	    rl_query_num(c, "SELECT 1 FROM snapshot LIMIT 1", &v) < 0)
 		strncat(buf, "an allocator snapshot (torch.cuda.memory._snapshot() pickle); ",
 			n - strlen(buf) - 1);
-	if (rl_query_num(tl, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1", &v) < 0)
+	if (rl_query_num(c, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1", &v) < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
-	if (rl_query_num(tl, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
+	if (rl_query_num(c, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
 			 " 'oom_invoked', 'userspace_kill', 'cuda_exception') LIMIT 1", &v) < 0)
 		strncat(buf, "the OOM event itself (kernel log or the OutOfMemoryError); ",
 			n - strlen(buf) - 1);
@@ -63,7 +64,7 @@ static void missing_evidence(struct timeline *tl, char *buf, size_t n)
 		buf[strlen(buf) - 2] = 0;
 }
 
-static int write_verdict(struct timeline *tl)
+static int write_verdict(struct rule_ctx *c)
 {
 	struct class_score cs[3];
 	sqlite3_stmt *st;
@@ -72,7 +73,7 @@ static int write_verdict(struct timeline *tl)
 	int i, p = -1, r = -1;
 
 	memset(cs, 0, sizeof(cs));
-	if (sqlite3_prepare_v2(tl->db, "SELECT class, cause, score, title FROM finding"
+	if (sqlite3_prepare_v2(c->tl->db, "SELECT class, cause, score, title FROM finding"
 			       " WHERE score >= ? ORDER BY score DESC, id", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_double(st, 1, VERDICT_MIN_SCORE);
@@ -104,12 +105,12 @@ static int write_verdict(struct timeline *tl)
 			p = i;
 	if (p == 2 && cs[1].n && cs[1].best >= 0.5)
 		p = 1;   /* a leak tipped over by a spike */
-	missing_evidence(tl, missing, sizeof(missing));
+	missing_evidence(c, missing, sizeof(missing));
 	if (p < 0) {
 		snprintf(summary, sizeof(summary), "No rule found enough evidence to classify the"
 			 " incident%s", missing[0] ? "; missing evidence is listed" : "");
 		st = NULL;
-		if (sqlite3_prepare_v2(tl->db, "INSERT INTO verdict(class, cause, confidence, summary,"
+		if (sqlite3_prepare_v2(c->tl->db, "INSERT INTO verdict(class, cause, confidence, summary,"
 				       " missing) VALUES('inconclusive', NULL, 0.0, ?, ?)", -1, &st,
 				       NULL) != SQLITE_OK)
 			return -1;
@@ -137,7 +138,7 @@ static int write_verdict(struct timeline *tl)
 	snprintf(summary, sizeof(summary), "%s: %s.%s%s%s%s", classes[p], cs[p].title,
 		 lead[0] || contrib[0] ? " Contributing: " : "", lead,
 		 lead[0] && contrib[0] ? ", " : "", contrib);
-	if (sqlite3_prepare_v2(tl->db, "INSERT INTO verdict(class, cause, confidence, summary,"
+	if (sqlite3_prepare_v2(c->tl->db, "INSERT INTO verdict(class, cause, confidence, summary,"
 			       " missing) VALUES(?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, classes[p], -1, SQLITE_STATIC);
@@ -153,22 +154,29 @@ static int write_verdict(struct timeline *tl)
 
 int analyze_timeline(struct timeline *tl)
 {
+	struct rule_ctx *c = calloc(1, sizeof(*c));   /* large: the series cache */
 	const struct rule *r;
+	int ret = -1;
 
-	rl_cache_reset();
+	if (!c)
+		return -1;
+	c->tl = tl;
 	if (timeline_exec(tl, "BEGIN; DELETE FROM evidence; DELETE FROM finding;"
 			  " DELETE FROM verdict") < 0)
-		return -1;
+		goto done;
+	c->oom_ns = rl_oom_time(c);
 	for (r = rules; r->name; r++)
-		if (r->run(tl) < 0) {
+		if (r->run(c) < 0) {
 			fprintf(stderr, "oomlens: rule %s failed\n", r->name);
 			timeline_exec(tl, "ROLLBACK");
-			return -1;
+			goto done;
 		}
-	rl_cache_reset();
-	if (write_verdict(tl) < 0) {
+	if (write_verdict(c) < 0) {
 		timeline_exec(tl, "ROLLBACK");
-		return -1;
+		goto done;
 	}
-	return timeline_exec(tl, "COMMIT");
+	ret = timeline_exec(tl, "COMMIT");
+done:
+	free(c);
+	return ret;
 }

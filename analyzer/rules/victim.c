@@ -10,16 +10,16 @@
 
 #include <stdio.h>
 
-int rule_victim(struct timeline *tl)
+int rule_victim(struct rule_ctx *c)
 {
 	sqlite3_stmt *st;
 	struct rl_finding f;
 	double page = 4096;
 	int r = 0;
 
-	rl_meta_num(tl, "kernel.page_size", &page);
+	rl_meta_num(c, "kernel.page_size", &page);
 	/* victim of each oom_kill and the largest task of the dump before it */
-	if (sqlite3_prepare_v2(tl->db,
+	if (sqlite3_prepare_v2(c->tl->db,
 		"WITH k AS (SELECT e.id AS kid, e.pid AS vpid, e.data AS kdata, (SELECT i.id FROM"
 		"  event i WHERE i.kind = 'oom_invoked' AND i.id < e.id ORDER BY i.id DESC LIMIT 1)"
 		"  AS inv FROM event e WHERE e.kind = 'oom_kill' AND e.pid IS NOT NULL)"
@@ -59,9 +59,9 @@ int rule_victim(struct timeline *tl)
 		else
 			rl_advice(&f, "Give each service its own cgroup limit (memory.max) so the one"
 				  " that grows is the one limited.");
-		fid = rl_finding_write(tl, &f);
-		if (fid < 0 || rl_evidence(tl, fid, "event", sqlite3_column_int64(st, 0), "oom_kill") < 0 ||
-		    rl_evidence(tl, fid, "task", sqlite3_column_int64(st, 10), "largest task") < 0)
+		fid = rl_finding_write(c, &f);
+		if (fid < 0 || rl_evidence(c, fid, "event", sqlite3_column_int64(st, 0), "oom_kill") < 0 ||
+		    rl_evidence(c, fid, "task", sqlite3_column_int64(st, 10), "largest task") < 0)
 			r = -1;
 		else
 			r = 1;
