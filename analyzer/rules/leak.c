@@ -90,108 +90,108 @@ static void not_returned(struct rule_ctx *c, int64_t mem_id, int64_t until_ns,
 	}
 }
 
-static int leak_run(struct rule_ctx *c)
+/* Score of a memory series as a leak (rl_judge): its trend grows steadily,
+ * by a visible amount, for long enough; 0 when it does not. */
+static double judge_growth(struct rule_ctx *c, const char *name, const struct rl_series *s,
+			   const struct rl_trend *tr)
 {
-	int64_t until = c->oom_ns, best_id = 0, fid;
-	sqlite3_stmt *st = NULL;
-	struct rl_trend tr, best_tr;
-	double best = 0, served;
-	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32];
-	struct rl_finding f;
-	int i;
+	double frac, cap, strength;
 
-	memset(&best_tr, 0, sizeof(best_tr));
-	for (i = 0; rl_memory_series[i]; i++) {
-		if (sqlite3_prepare_v2(c->tl->db, "SELECT id, entity FROM series WHERE name = ?",
-				       -1, &st, NULL) != SQLITE_OK)
-			return -1;
-		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			double frac, score, cap, strength;
-			if (rl_series_load(c, sqlite3_column_int64(st, 0), until, &c->cur) < 0 ||
-			    rl_trend(&c->cur, &tr) < 0)
-				continue;
-			if (tr.fit.slope <= 0 || tr.duration_s < LEAK_MIN_SPAN_S ||
-			    tr.fit.r2 < LEAK_MIN_R2 || tr.growth < LEAK_MIN_GROWTH_BYTES)
-				continue;
-			/* room form only for a series that carries most of the
-			 * capacity (see spike.c) */
-			if (rl_capacity_of(c, rl_memory_series[i], &cap) == 0 &&
-			    cap > tr.level_start && tr.level_start >= LEAK_VISIBLE * cap) {
-				frac = tr.growth / (cap - tr.level_start);
-				if (frac < LEAK_MIN_ROOM_FRAC)
-					continue;
-				strength = rl_clamp01(frac / 0.75);
-			} else {
-				frac = tr.growth / (tr.level_end > 0 ? tr.level_end : 1);
-				if (frac < LEAK_MIN_GROWTH_FRAC)
-					continue;
-				strength = rl_clamp01(frac / 0.25);
-			}
-			score = (0.5 + 0.5 * (tr.fit.r2 - LEAK_MIN_R2) / (1 - LEAK_MIN_R2)) *
-				(0.6 + 0.4 * strength);
-			if (score > best) {
-				best = score;
-				best_tr = tr;
-				best_id = c->cur.id;
-				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
-				snprintf(best_ent, sizeof(best_ent), "%s", rl_col_text(st, 1));
-			}
-		}
-		sqlite3_finalize(st);
-		st = NULL;
-	}
-	if (!best_id)
+	(void)s;
+	if (tr->fit.slope <= 0 || tr->duration_s < LEAK_MIN_SPAN_S ||
+	    tr->fit.r2 < LEAK_MIN_R2 || tr->growth < LEAK_MIN_GROWTH_BYTES)
 		return 0;
+	/* room form only for a series that carries most of the capacity
+	 * (see spike.c) */
+	if (rl_capacity_of(c, name, &cap) == 0 && cap > tr->level_start &&
+	    tr->level_start >= LEAK_VISIBLE * cap) {
+		frac = tr->growth / (cap - tr->level_start);
+		if (frac < LEAK_MIN_ROOM_FRAC)
+			return 0;
+		strength = rl_clamp01(frac / 0.75);
+	} else {
+		frac = tr->growth / (tr->level_end > 0 ? tr->level_end : 1);
+		if (frac < LEAK_MIN_GROWTH_FRAC)
+			return 0;
+		strength = rl_clamp01(frac / 0.25);
+	}
+	return (0.5 + 0.5 * (tr->fit.r2 - LEAK_MIN_R2) / (1 - LEAK_MIN_R2)) * (0.6 + 0.4 * strength);
+}
+
+/* The fitted line the report draws, and the growth per request served
+ * over it when server.requests_total was logged. */
+static void fit_and_requests(struct rule_ctx *c, const struct rl_pick *p, struct rl_finding *f)
+{
+	const struct rl_trend *tr = &p->tr;
+	int64_t t0 = c->cur.t0_ns; /* of the last loaded; reload the best's start */
+	double v, served;
+	char sql[160];
+
+	snprintf(sql, sizeof(sql), "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
+		 (long long)p->s->id);
+	if (rl_query_num(c, sql, &v) == 0)
+		t0 = (int64_t)v;
+	rl_fig(f, "fit_start_time_ns", (double)t0);
+	rl_fig(f, "fit_end_time_ns", (double)(t0 + (int64_t)(tr->duration_s * 1e9)));
+	rl_fig(f, "intercept_bytes", floor(tr->level_start));
+	if (requests_served(c, t0, t0 + (int64_t)(tr->duration_s * 1e9), &served) == 0 &&
+	    served > 0) {
+		rl_fig(f, "requests_served", served);
+		rl_fig(f, "per_request_bytes", floor(tr->growth / served));
+		rl_advice(f, "Memory grows by about %.0f bytes per request served (%.0f requests):"
+			  " look for per-request state kept alive (caches, lists, tensors"
+			  " held by a reference).", tr->growth / served, served);
+	}
+}
+
+/* How long a restarted process lasts at this rate. */
+static void restart_advice(struct rule_ctx *c, const struct rl_pick *p, struct rl_finding *f)
+{
+	const struct rl_trend *tr = &p->tr;
+	double cap, room = tr->growth, hours;
+	char b1[32];
+
+	if (rl_capacity_of(c, p->name, &cap) == 0 && cap > tr->level_start)
+		room = cap - tr->level_start;
+	hours = room / tr->fit.slope / 3600;
+	rl_fig(f, "hours_to_oom_after_restart", round(hours * 10) / 10);
+	rl_advice(f, "At %.0f MB/hour the %s of room above the start-up level is gone"
+		  " %.1f hours after a restart: restart before that as a stop-gap, and find"
+		  " the owner of the growth (an allocator snapshot with history shows the"
+		  " stacks: torch.cuda.memory._record_memory_history()).",
+		  tr->fit.slope * 3600 / MIB, rl_bytes(room, b1, sizeof(b1)), hours);
+}
+
+/* The growth finding: the memory series that leaks most convincingly. */
+static int leak_growth(struct rule_ctx *c)
+{
+	struct rl_pick p;
+	const struct rl_trend *tr = &p.tr;
+	struct rl_finding f;
+	char b1[32], b2[32];
+	int64_t fid, sid;
+	int r = rl_pick_memory_series(c, judge_growth, &p);
+
+	if (r <= 0)
+		return r;
+	sid = p.s->id;
 	rl_finding_init(&f, "leak", "leak", "growth");
-	f.score = best;
-	rl_fig(&f, "slope_mb_per_hour", best_tr.fit.slope * 3600 / MIB);
-	rl_fig(&f, "r2", best_tr.fit.r2);
-	rl_fig(&f, "growth_bytes", floor(best_tr.growth));
-	rl_fig(&f, "span_hours", best_tr.duration_s / 3600);
-	rl_fig(&f, "start_bytes", floor(best_tr.level_start));
-	rl_fig(&f, "end_bytes", floor(best_tr.level_end));
+	f.score = p.score;
+	rl_fig(&f, "slope_mb_per_hour", tr->fit.slope * 3600 / MIB);
+	rl_fig(&f, "r2", tr->fit.r2);
+	rl_fig(&f, "growth_bytes", floor(tr->growth));
+	rl_fig(&f, "span_hours", tr->duration_s / 3600);
+	rl_fig(&f, "start_bytes", floor(tr->level_start));
+	rl_fig(&f, "end_bytes", floor(tr->level_end));
 	snprintf(f.title, sizeof(f.title), "%s%s%s grows %.1f MB/hour (R\xc2\xb2 %.2f): %s -> %s over %.1f h",
-		 best_name, best_ent[0] ? " " : "", best_ent, best_tr.fit.slope * 3600 / MIB,
-		 best_tr.fit.r2, rl_bytes(best_tr.level_start, b1, sizeof(b1)),
-		 rl_bytes(best_tr.level_end, b2, sizeof(b2)), best_tr.duration_s / 3600);
-	{
-		int64_t t0 = c->cur.t0_ns; /* of the last loaded; reload the best's start */
-		double v;
-		char sql[160];
-		snprintf(sql, sizeof(sql), "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
-			 (long long)best_id);
-		if (rl_query_num(c, sql, &v) == 0)
-			t0 = (int64_t)v;
-		/* the fitted line the report draws */
-		rl_fig(&f, "fit_start_time_ns", (double)t0);
-		rl_fig(&f, "fit_end_time_ns", (double)(t0 + (int64_t)(best_tr.duration_s * 1e9)));
-		rl_fig(&f, "intercept_bytes", floor(best_tr.level_start));
-		if (requests_served(c, t0, t0 + (int64_t)(best_tr.duration_s * 1e9), &served) == 0 &&
-		    served > 0) {
-			rl_fig(&f, "requests_served", served);
-			rl_fig(&f, "per_request_bytes", floor(best_tr.growth / served));
-			rl_advice(&f, "Memory grows by about %.0f bytes per request served (%.0f requests):"
-				  " look for per-request state kept alive (caches, lists, tensors"
-				  " held by a reference).", best_tr.growth / served, served);
-		}
-	}
-	not_returned(c, best_id, until, &f);
-	{
-		/* how long a restarted process lasts at this rate */
-		double cap, room = best_tr.growth, hours;
-		if (rl_capacity_of(c, best_name, &cap) == 0 && cap > best_tr.level_start)
-			room = cap - best_tr.level_start;
-		hours = room / best_tr.fit.slope / 3600;
-		rl_fig(&f, "hours_to_oom_after_restart", round(hours * 10) / 10);
-		rl_advice(&f, "At %.0f MB/hour the %s of room above the start-up level is gone"
-			  " %.1f hours after a restart: restart before that as a stop-gap, and find"
-			  " the owner of the growth (an allocator snapshot with history shows the"
-			  " stacks: torch.cuda.memory._record_memory_history()).",
-			  best_tr.fit.slope * 3600 / MIB, rl_bytes(room, b1, sizeof(b1)), hours);
-	}
+		 p.name, p.entity[0] ? " " : "", p.entity, tr->fit.slope * 3600 / MIB,
+		 tr->fit.r2, rl_bytes(tr->level_start, b1, sizeof(b1)),
+		 rl_bytes(tr->level_end, b2, sizeof(b2)), tr->duration_s / 3600);
+	fit_and_requests(c, &p, &f);
+	not_returned(c, sid, c->oom_ns, &f);
+	restart_advice(c, &p, &f);
 	fid = rl_finding_write(c, &f);
-	if (fid < 0 || rl_evidence(c, fid, "series", best_id, "memory in use, trend fitted") < 0)
+	if (fid < 0 || rl_evidence(c, fid, "series", sid, "memory in use, trend fitted") < 0)
 		return -1;
 	return 1;
 }
@@ -266,7 +266,7 @@ static int alloc_stacks_run(struct rule_ctx *c)
 
 int rule_leak(struct rule_ctx *c)
 {
-	int a = leak_run(c), b;
+	int a = leak_growth(c), b;
 
 	if (a < 0)
 		return -1;

@@ -268,6 +268,38 @@ int rl_trend_ex(const struct rl_series *s, double min_rise, struct rl_trend *tr)
 	return 0;
 }
 
+int rl_pick_memory_series(struct rule_ctx *c, rl_judge *judge, struct rl_pick *pick)
+{
+	sqlite3_stmt *st = prep(c, "SELECT id, entity FROM series WHERE name = ?");
+	struct rl_trend tr;
+	int i;
+
+	memset(pick, 0, sizeof(*pick));
+	pick->s = &c->best;
+	if (!st)
+		return -1;
+	for (i = 0; rl_memory_series[i]; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			double score;
+			if (rl_series_load(c, sqlite3_column_int64(st, 0), c->oom_ns, &c->cur) < 0 ||
+			    rl_trend(&c->cur, &tr) < 0)
+				continue;
+			score = judge(c, rl_memory_series[i], &c->cur, &tr);
+			if (score > pick->score) {
+				pick->score = score;
+				pick->name = rl_memory_series[i];
+				pick->tr = tr;
+				snprintf(pick->entity, sizeof(pick->entity), "%s", rl_col_text(st, 1));
+				memcpy(&c->best, &c->cur, sizeof(c->best));
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	return pick->name != NULL;
+}
+
 /* id of series (name, entity) or the first of that name; 0 if none. */
 static int64_t series_id(struct rule_ctx *c, const char *name)
 {

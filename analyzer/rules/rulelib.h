@@ -131,6 +131,26 @@ int rl_alloc_indexes(struct rule_ctx *c);
 /* The memory-in-use series the trend rules look at, in preference order. */
 extern const char *const rl_memory_series[];
 
+/* The memory series a trend rule picked (rl_pick_memory_series). */
+struct rl_pick {
+	const char *name;           /* its rl_memory_series name; NULL: none */
+	char entity[160];           /* "?" when NULL */
+	const struct rl_series *s;  /* its load: c->best */
+	struct rl_trend tr;         /* its trend */
+	double score;               /* what the judge gave it */
+};
+
+/* How a rule scores one memory series (name, its load s cut at the OOM,
+ * its trend): > 0 keeps it in the running, 0 skips it. A judge must not
+ * use c->cur or c->best (s is c->cur). */
+typedef double rl_judge(struct rule_ctx *c, const char *name, const struct rl_series *s,
+			const struct rl_trend *tr);
+
+/* For each memory series (rl_memory_series, every entity), cut at the
+ * OOM: load it, rl_trend it, judge it; keep the best-scoring (the first of
+ * equals) in *pick, its load in c->best. 1 picked, 0 none, -1 failed. */
+int rl_pick_memory_series(struct rule_ctx *c, rl_judge *judge, struct rl_pick *pick);
+
 /* A finding being built: figures and advice are added, then written. */
 struct rl_finding {
 	const char *rule, *class_, *cause;
