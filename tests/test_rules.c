@@ -261,6 +261,67 @@ static void leak_memory_not_returned(void **state)
 	t_close(tl);
 }
 
+/* One sample of series id at ns (UTC). */
+static void sample_at(struct timeline *tl, int64_t id, int64_t ns, double v)
+{
+	struct ol_time t = { OL_CLOCK_UTC, ns, OL_NULL, NULL };
+
+	assert_true(sink_sample(&tl->sink, id, &t, v) > 0);
+}
+
+static void leak_fit_is_the_picked_series(void **state)
+{
+	struct timeline *tl = t_open();
+	int64_t id;
+	int i;
+	(void)state;
+
+	/* gpu0 leaks from T0; gpu1, loaded after it, is flat and starts an
+	 * hour later: the fitted line starts where gpu0 does */
+	series(tl, "gpu.used_bytes", "gpu0", 480, 30, line, (double[]){ 40 * GIB, 20 * MIB, 4 * MIB });
+	begin(tl);
+	id = sink_series(&tl->sink, "gpu.used_bytes", "bytes", "gpu1");
+	for (i = 0; i < 360; i++)
+		sample_at(tl, id, (T0 + 3600 + i * 30LL) * NS, 20 * GIB + MIB * noise(i));
+	end(tl);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'growth'"),
+			       "gpu.used_bytes gpu0 grows"));
+	assert_float_equal(figure(tl, "growth", "fit_start_time_ns"), (double)(T0 * NS), 0);
+	t_close(tl);
+}
+
+static void leak_requests_counted_from_the_series_start(void **state)
+{
+	struct timeline *tl = t_open();
+	/* memory from T0 + 1 ns (a time a double cannot hold: it reads back
+	 * as T0); the request counter stands at 503 30 s before, at 1000 at
+	 * that first memory sample, then 10 more every 30 s. Served over the
+	 * fit: the counter at its end minus 1000, not minus 503. */
+	int64_t t0 = T0 * NS + 1, mem, req;
+	double end_ns, at_end;
+	int i;
+	(void)state;
+
+	begin(tl);
+	mem = sink_series(&tl->sink, "proc.rss_bytes", "bytes", "pid:1");
+	req = sink_series(&tl->sink, "server.requests_total", "requests", "vllm");
+	sample_at(tl, req, t0 - 30 * NS, 503);
+	sample_at(tl, req, t0, 1000);
+	for (i = 0; i < 480; i++) {
+		sample_at(tl, mem, t0 + i * 30 * NS, 10 * GIB + 2.6 * MIB * i + MIB * noise(i));
+		sample_at(tl, req, t0 + (i * 30 + 7) * NS, 1010 + 10 * i);
+	}
+	end(tl);
+	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(findings(tl, "growth"), 1);
+	end_ns = figure(tl, "growth", "fit_end_time_ns");
+	at_end = t_real(tl, "SELECT value FROM sample WHERE series_id = %lld AND time_ns <= %lld"
+			" ORDER BY time_ns DESC LIMIT 1", (long long)req, (long long)end_ns);
+	assert_float_equal(figure(tl, "growth", "requests_served"), at_end - 1000, 0);
+	t_close(tl);
+}
+
 /* a snapshot and two stacks in the snapshot store's tables */
 static void alloc_tables(struct timeline *tl)
 {
@@ -733,6 +794,8 @@ int main(void)
 		cmocka_unit_test(leak_thresholds),
 		cmocka_unit_test(leak_against_capacity_and_per_request),
 		cmocka_unit_test(leak_memory_not_returned),
+		cmocka_unit_test(leak_fit_is_the_picked_series),
+		cmocka_unit_test(leak_requests_counted_from_the_series_start),
 		cmocka_unit_test(leak_alloc_stack_spread),
 		cmocka_unit_test(spike_rise_before_oom),
 		cmocka_unit_test(spike_of_concurrency_behind_cached_memory),

@@ -123,14 +123,9 @@ static double judge_growth(struct rule_ctx *c, const char *name, const struct rl
 static void fit_and_requests(struct rule_ctx *c, const struct rl_pick *p, struct rl_finding *f)
 {
 	const struct rl_trend *tr = &p->tr;
-	int64_t t0 = c->cur.t0_ns; /* of the last loaded; reload the best's start */
-	double v, served;
-	char sql[160];
+	int64_t t0 = p->s->t0_ns;   /* the picked series' first sample */
+	double served;
 
-	snprintf(sql, sizeof(sql), "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
-		 (long long)p->s->id);
-	if (rl_query_num(c, sql, &v) == 0)
-		t0 = (int64_t)v;
 	rl_fig(f, "fit_start_time_ns", (double)t0);
 	rl_fig(f, "fit_end_time_ns", (double)(t0 + (int64_t)(tr->duration_s * 1e9)));
 	rl_fig(f, "intercept_bytes", floor(tr->level_start));
