@@ -20,11 +20,13 @@
 #define HOST_MIN_ROOM 0.10
 #define HEADROOM_SAFETY 0.7   /* the factor of the safe concurrency */
 
-static int gpu_headroom(struct rule_ctx *c, int64_t until)
+/* GPU: room over the baseline below what one request needs, with the
+ * margin: 1 finding, 0 none, -1 failed. */
+static int gpu_headroom(struct rule_ctx *c)
 {
 	double total, w, kv, base, need, util, failed;
 	const char *how = NULL, *base_how;
-	int64_t sid = 0, fid;
+	int64_t until = c->oom_ns, sid = 0, fid;
 	struct rl_finding f;
 	char b1[32], b2[32], b3[32], b4[32];
 
@@ -82,11 +84,13 @@ static int gpu_headroom(struct rule_ctx *c, int64_t until)
 	return 1;
 }
 
-static int host_headroom(struct rule_ctx *c, int64_t until)
+/* Host: the cgroup limit over the baseline leaves less than a request,
+ * or little of the limit: 1 finding, 0 none, -1 failed. */
+static int host_headroom(struct rule_ctx *c)
 {
 	double max, base, need = 0;
 	const char *how = NULL, *src = "cgroup.current_bytes";
-	int64_t sid = 0, fid;
+	int64_t until = c->oom_ns, sid = 0, fid;
 	int have_need;
 	struct rl_finding f;
 	char b1[32], b2[32], b3[32];
@@ -129,11 +133,7 @@ static int host_headroom(struct rule_ctx *c, int64_t until)
 
 int rule_headroom(struct rule_ctx *c)
 {
-	int64_t until = c->oom_ns;
-	int a = gpu_headroom(c, until), b;
+	static rl_part *const parts[] = { gpu_headroom, host_headroom, NULL };
 
-	if (a < 0)
-		return -1;
-	b = host_headroom(c, until);
-	return b < 0 ? -1 : a + b;
+	return rl_run_parts(c, parts);
 }

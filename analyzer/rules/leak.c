@@ -34,8 +34,8 @@ static int requests_served(struct rule_ctx *c, int64_t t0, int64_t t1, double *n
 	double a, b;
 
 	if (rl_value_at(c, "server.requests_total", NULL, t0, &a) < 0 &&
-	    rl_query_num(c, "SELECT min(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
-			 " WHERE s.name = 'server.requests_total'", &a) < 0)
+	    rl_num(c, &a, "SELECT min(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
+		   " WHERE s.name = 'server.requests_total'") < 0)
 		return -1;
 	if (rl_value_at(c, "server.requests_total", NULL, t1, &b) < 0 || b <= a)
 		return -1;
@@ -46,16 +46,14 @@ static int requests_served(struct rule_ctx *c, int64_t t0, int64_t t1, double *n
 /* Memory that stays after the load falls: server.running drops to a
  * quarter of its peak after the peak, yet memory in use (the series of
  * the finding, on the same grid) stays at 90% of its level at the peak. */
-static void not_returned(struct rule_ctx *c, int64_t mem_id, int64_t until_ns,
-			 struct rl_finding *f)
+static void not_returned(struct rule_ctx *c, int64_t mem_id, struct rl_finding *f)
 {
 	struct rl_series *run = &c->x, *mem = &c->cur;
-	double id, mem_peak = -1, mem_low = -1, low_run;
+	int64_t id = rl_series_id(c, "server.running", 0), t0, t1;
+	double mem_peak = -1, mem_low = -1, low_run;
 	size_t i, j, pk = 0, lo;
-	int64_t t0, t1;
 
-	if (rl_query_num(c, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id"
-			 " LIMIT 1", &id) < 0 || rl_series_load(c, (int64_t)id, until_ns, run) < 0)
+	if (!id || rl_series_load(c, id, c->oom_ns, run) < 0)
 		return;
 	for (i = 1; i < run->n; i++)
 		if (run->max[i] > run->max[pk])
@@ -183,7 +181,7 @@ static int leak_growth(struct rule_ctx *c)
 		 tr->fit.r2, rl_bytes(tr->level_start, b1, sizeof(b1)),
 		 rl_bytes(tr->level_end, b2, sizeof(b2)), tr->duration_s / 3600);
 	fit_and_requests(c, &p, &f);
-	not_returned(c, sid, c->oom_ns, &f);
+	not_returned(c, sid, &f);
 	restart_advice(c, &p, &f);
 	fid = rl_finding_write(c, &f);
 	if (fid < 0 || rl_evidence(c, fid, "series", sid, "memory in use, trend fitted") < 0)
@@ -191,69 +189,82 @@ static int leak_growth(struct rule_ctx *c)
 	return 1;
 }
 
-static int alloc_stacks_run(struct rule_ctx *c)
+/* The finding of one stack of st's current row (alloc_stacks' query),
+ * when its live allocations look like a leak: 1 written, 0 not one, -1
+ * failed. */
+static int alloc_stack_finding(struct rule_ctx *c, sqlite3_stmt *st, double t_min, double t_max,
+			       double live_total)
 {
-	sqlite3_stmt *st = NULL;
-	double t_min, t_max, live_total;
-	int64_t fid;
-	int r = 0;
+	int64_t stack = sqlite3_column_int64(st, 0), fid;
+	double n = sqlite3_column_double(st, 1), bytes = sqlite3_column_double(st, 2);
+	double first = sqlite3_column_double(st, 3), last = sqlite3_column_double(st, 4);
+	double freed = sqlite3_column_double(st, 6);
+	double spread = (last - first) / (t_max - t_min);
+	const char *frames = (const char *)sqlite3_column_text(st, 5);
+	struct rl_finding f;
+	char b1[32];
 
-	if (!rl_table_exists(c, "alloc"))
+	if (spread < ALLOC_MIN_SPREAD || bytes < ALLOC_MIN_FRACTION * live_total || freed > n)
+		return 0;
+	rl_finding_init(&f, "alloc_stacks", "leak", "alloc_stack");
+	f.score = 0.55 + 0.35 * rl_clamp01((spread - ALLOC_MIN_SPREAD) / 0.4) * rl_clamp01(n / 64);
+	rl_fig(&f, "live_allocations", n);
+	rl_fig(&f, "live_bytes", bytes);
+	rl_fig(&f, "live_fraction", bytes / live_total);
+	rl_fig(&f, "birth_spread", spread);
+	rl_fig(&f, "stack_id", (double)stack);
+	rl_fig(&f, "slope_mb_per_hour", bytes / MIB / ((last - first) / 3.6e12));
+	snprintf(f.title, sizeof(f.title), "%.0f live allocations (%s) from one stack, born"
+		 " all along the trace: %s", n, rl_bytes(bytes, b1, sizeof(b1)),
+		 frames ? frames : "(no frames)");
+	rl_advice(&f, "This stack allocates and never frees: %s. Find who keeps the tensors"
+		  " it returns alive.", frames ? frames : "(no frames recorded)");
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "stack", stack, "allocating stack") < 0)
+		return -1;
+	return 1;
+}
+
+/* Stacks of an allocator trace whose allocations stay live: findings
+ * written, or -1. */
+static int alloc_stacks(struct rule_ctx *c)
+{
+	sqlite3_stmt *st;
+	double t_min, t_max, live_total;
+	int r = 0, one;
+
+	if (!q_has_table(c->db, "alloc"))
 		return 0;
 	if (rl_alloc_indexes(c) < 0)
 		return -1;
 	/* "keeps growing" needs a window: at least ALLOC_MIN_WINDOW_S of trace */
-	if (rl_query_num(c, "SELECT min(alloc_ns) FROM alloc", &t_min) < 0 ||
-	    rl_query_num(c, "SELECT max(alloc_ns) FROM alloc", &t_max) < 0 ||
+	if (rl_num(c, &t_min, "SELECT min(alloc_ns) FROM alloc") < 0 ||
+	    rl_num(c, &t_max, "SELECT max(alloc_ns) FROM alloc") < 0 ||
 	    t_max - t_min < ALLOC_MIN_WINDOW_S * 1e9)
 		return 0;
-	if (rl_query_num(c, "SELECT sum(size) FROM alloc WHERE state = 'live'", &live_total) < 0 ||
+	if (rl_num(c, &live_total, "SELECT sum(size) FROM alloc WHERE state = 'live'") < 0 ||
 	    live_total <= 0)
 		return 0;
 	/* a leaking stack: many live allocations whose birth times spread over
 	 * most of the recorded window (weights and caches are born together at
 	 * start-up; activations die young). Only live rows are read (index). */
-	if (sqlite3_prepare_v2(c->tl->db,
+	st = rl_prepare(c,
 		"SELECT a.stack_id, count(*), sum(a.size), min(a.alloc_ns), max(a.alloc_ns),"
 		" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM frame"
 		"  WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3)),"
 		" (SELECT count(*) FROM alloc b WHERE b.state = 'freed' AND b.stack_id = a.stack_id)"
 		" FROM alloc a WHERE a.state = 'live' AND a.stack_id IS NOT NULL"
-		" GROUP BY a.stack_id HAVING count(*) >= ?1 ORDER BY sum(a.size) DESC LIMIT 5",
-		-1, &st, NULL) != SQLITE_OK)
+		" GROUP BY a.stack_id HAVING count(*) >= ?1 ORDER BY sum(a.size) DESC LIMIT 5");
+	if (!st)
 		return -1;
 	sqlite3_bind_int(st, 1, ALLOC_MIN_LIVE);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t stack = sqlite3_column_int64(st, 0);
-		double n = sqlite3_column_double(st, 1), bytes = sqlite3_column_double(st, 2);
-		double first = sqlite3_column_double(st, 3), last = sqlite3_column_double(st, 4);
-		double freed = sqlite3_column_double(st, 6);
-		double spread = (last - first) / (t_max - t_min);
-		const char *frames = (const char *)sqlite3_column_text(st, 5);
-		struct rl_finding f;
-		char b1[32];
-
-		if (spread < ALLOC_MIN_SPREAD || bytes < ALLOC_MIN_FRACTION * live_total || freed > n)
-			continue;
-		rl_finding_init(&f, "alloc_stacks", "leak", "alloc_stack");
-		f.score = 0.55 + 0.35 * rl_clamp01((spread - ALLOC_MIN_SPREAD) / 0.4) * rl_clamp01(n / 64);
-		rl_fig(&f, "live_allocations", n);
-		rl_fig(&f, "live_bytes", bytes);
-		rl_fig(&f, "live_fraction", bytes / live_total);
-		rl_fig(&f, "birth_spread", spread);
-		rl_fig(&f, "stack_id", (double)stack);
-		rl_fig(&f, "slope_mb_per_hour", bytes / MIB / ((last - first) / 3.6e12));
-		snprintf(f.title, sizeof(f.title), "%.0f live allocations (%s) from one stack, born"
-			 " all along the trace: %s", n, rl_bytes(bytes, b1, sizeof(b1)),
-			 frames ? frames : "(no frames)");
-		rl_advice(&f, "This stack allocates and never frees: %s. Find who keeps the tensors"
-			  " it returns alive.", frames ? frames : "(no frames recorded)");
-		fid = rl_finding_write(c, &f);
-		if (fid < 0 || rl_evidence(c, fid, "stack", stack, "allocating stack") < 0) {
+		one = alloc_stack_finding(c, st, t_min, t_max, live_total);
+		if (one < 0) {
 			r = -1;
 			break;
 		}
-		r++;
+		r += one;
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -261,10 +272,7 @@ static int alloc_stacks_run(struct rule_ctx *c)
 
 int rule_leak(struct rule_ctx *c)
 {
-	int a = leak_growth(c), b;
+	static rl_part *const parts[] = { leak_growth, alloc_stacks, NULL };
 
-	if (a < 0)
-		return -1;
-	b = alloc_stacks_run(c);
-	return b < 0 ? -1 : a + b;
+	return rl_run_parts(c, parts);
 }

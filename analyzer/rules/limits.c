@@ -16,6 +16,8 @@
 #define LIMIT_UTIL_SCORE 0.85
 #define LIMIT_SEQS_SCORE 0.45
 
+/* gpu_memory_utilization claiming more than other processes leave: 1
+ * finding, 0 none, -1 failed. */
 static int util_limit(struct rule_ctx *c)
 {
 	double util, total, others = 0, mine = 0;
@@ -28,12 +30,13 @@ static int util_limit(struct rule_ctx *c)
 	    rl_gpu_total(c, &total) < 0)
 		return 0;
 	/* per process peak on the first GPU listed; the largest is the server */
-	if (sqlite3_prepare_v2(c->tl->db,
+	st = rl_prepare(c,
 		"SELECT s.entity, max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = 'gpu.proc_used_bytes' AND substr(s.entity, 1, instr(s.entity, '/'))"
 		" = (SELECT substr(entity, 1, instr(entity, '/')) FROM series WHERE name ="
 		" 'gpu.proc_used_bytes' ORDER BY entity LIMIT 1) GROUP BY s.entity"
-		" ORDER BY 2 DESC", -1, &st, NULL) != SQLITE_OK)
+		" ORDER BY 2 DESC");
+	if (!st)
 		return -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (mine == 0)
@@ -59,8 +62,11 @@ static int util_limit(struct rule_ctx *c)
 	return fid < 0 ? -1 : 1;
 }
 
-static int seqs_limit(struct rule_ctx *c, int64_t until)
+/* max_num_seqs admitting more requests than fit over the baseline: 1
+ * finding, 0 none, -1 failed. */
+static int seqs_limit(struct rule_ctx *c)
 {
+	int64_t until = c->oom_ns;
 	double seqs, need, total, base, w, kv, safe;
 	const char *how;
 	struct rl_finding f;
@@ -95,10 +101,7 @@ static int seqs_limit(struct rule_ctx *c, int64_t until)
 
 int rule_limits(struct rule_ctx *c)
 {
-	int a = util_limit(c), b;
+	static rl_part *const parts[] = { util_limit, seqs_limit, NULL };
 
-	if (a < 0)
-		return -1;
-	b = seqs_limit(c, c->oom_ns);
-	return b < 0 ? -1 : a + b;
+	return rl_run_parts(c, parts);
 }

@@ -34,7 +34,11 @@ int rule_victim(struct rule_ctx *c);
 /* A finding counts toward the verdict from this score on. */
 #define VERDICT_MIN_SCORE 0.3
 
-/* Clear old findings, run every rule, write the verdict. 0 or -1. */
-int analyze_timeline(struct timeline *tl);
+struct strbuf;
+
+/* Clear old findings, run every rule, write the verdict, in one
+ * transaction. 0, or -1 with why in err (may be NULL) and the timeline as
+ * it was before the call. Prints nothing. */
+int analyze_timeline(struct timeline *tl, struct strbuf *err);
 
 #endif

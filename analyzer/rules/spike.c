@@ -31,21 +31,18 @@
 static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t t1,
 		       double *before, double *after)
 {
-	char sql[400];
 	/* the baseline window: four rise-lengths and a minute before the rise */
 	double from = (double)t0 - ((double)t1 - (double)t0) * 4 - 60e9;
 
 	if (from < -9e18)
 		from = -9e18;
-	snprintf(sql, sizeof(sql), "SELECT avg(p.value) FROM series s JOIN sample p ON"
-		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
-		 name, (long long)from, (long long)t0);
-	if (rl_query_num(c, sql, before) < 0)
+	if (rl_num(c, before, "SELECT avg(p.value) FROM series s JOIN sample p ON"
+		   " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
+		   name, (long long)from, (long long)t0) < 0)
 		return -1;
-	snprintf(sql, sizeof(sql), "SELECT max(p.value) FROM series s JOIN sample p ON"
-		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
-		 name, (long long)t0, (long long)t1);
-	return rl_query_num(c, sql, after);
+	return rl_num(c, after, "SELECT max(p.value) FROM series s JOIN sample p ON"
+		      " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
+		      name, (long long)t0, (long long)t1);
 }
 
 /* 10%-90% rise time of a series between t0 and t1 (ns): from the last
@@ -54,18 +51,13 @@ static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t
 static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, double base,
 		     double peak, double *secs)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = rl_samples(c, id, t0, t1);
 	double lo = base + 0.1 * (peak - base), hi = base + 0.9 * (peak - base);
 	int64_t t_lo = OL_NULL, t_hi = OL_NULL;
 	int r = -1;
 
-	if (sqlite3_prepare_v2(c->tl->db, "SELECT time_ns, value FROM sample WHERE series_id = ?"
-			       " AND time_ns BETWEEN ? AND ? AND value IS NOT NULL ORDER BY time_ns",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, t0);
-	sqlite3_bind_int64(st, 3, t1);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0);
 		double v = sqlite3_column_double(st, 1);
@@ -90,17 +82,17 @@ static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, dou
 #define RUN_MIN_FACTOR 2.0
 #define RUN_MIN_RISE 8.0
 
-static int running_spike(struct rule_ctx *c, int64_t until)
+/* 1 finding, 0 none, -1 failed. */
+static int running_spike(struct rule_ctx *c)
 {
 	struct rl_trend tr;
 	struct rl_finding f;
-	double span, id;
-	int64_t fid;
+	double span;
+	int64_t id, fid;
 
-	if (until == OL_NULL || rl_query_num(c, "SELECT id FROM series WHERE name = 'server.running'"
-					     " ORDER BY id LIMIT 1", &id) < 0 ||
-	    rl_series_load(c, (int64_t)id, until, &c->cur) < 0 || rl_trend_ex(&c->cur, RUN_MIN_RISE, &tr) < 0 ||
-	    !tr.rise)
+	if (c->oom_ns == OL_NULL || !(id = rl_series_id(c, "server.running", 0)) ||
+	    rl_series_load(c, id, c->oom_ns, &c->cur) < 0 ||
+	    rl_trend_ex(&c->cur, RUN_MIN_RISE, &tr) < 0 || !tr.rise)
 		return 0;
 	span = c->cur.last_t;
 	if ((span - tr.rise_start_t > SPIKE_NEAR_FRAC * span && span - tr.rise_start_t > SPIKE_NEAR_S) ||
@@ -116,7 +108,7 @@ static int running_spike(struct rule_ctx *c, int64_t until)
 	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
 		  " the memory left over the baseline holds, and let bursts queue.");
 	fid = rl_finding_write(c, &f);
-	if (fid < 0 || rl_evidence(c, fid, "series", (int64_t)id, "server.running") < 0)
+	if (fid < 0 || rl_evidence(c, fid, "series", id, "server.running") < 0)
 		return -1;
 	return 1;
 }
@@ -182,6 +174,7 @@ static void rise_figures(struct rule_ctx *c, struct burst *b, struct rl_finding 
 static void load_figures(struct rule_ctx *c, struct burst *b, struct rl_finding *f)
 {
 	double rb, ra;
+	int64_t run;
 
 	if (server_rise(c, "server.running", b->t_start, b->t_peak, &rb, &ra) == 0) {
 		rl_fig(f, "running_before", round(rb * 10) / 10);
@@ -189,8 +182,7 @@ static void load_figures(struct rule_ctx *c, struct burst *b, struct rl_finding 
 		if (ra >= 1.5 * rb + 1)
 			b->score += 0.1;
 	}
-	if (rl_query_num(c, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id LIMIT 1",
-			 &rb) == 0 && rl_correlation(c, b->p.s, (int64_t)rb, &ra) == 0)
+	if ((run = rl_series_id(c, "server.running", 0)) && rl_correlation(c, b->p.s, run, &ra) == 0)
 		rl_fig(f, "running_correlation", round(ra * 1000) / 1000);
 	if (server_rise(c, "server.waiting", b->t_start, b->t_peak, &rb, &ra) == 0) {
 		rl_fig(f, "waiting_peak", ra);
@@ -241,17 +233,17 @@ static int short_lived_allocs(struct rule_ctx *c, const struct burst *b)
 	char b1[32];
 	int r = 0;
 
-	if (!rl_table_exists(c, "alloc"))
+	if (!q_has_table(c->db, "alloc"))
 		return 0;
 	if (rl_alloc_indexes(c) < 0)
 		return -1;
-	if (sqlite3_prepare_v2(c->tl->db,
+	st = rl_prepare(c,
 		"SELECT stack_id, count(*), sum(size), sum(free_ns IS NOT NULL),"
 		" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM"
 		"  frame WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3))"
 		" FROM alloc a WHERE alloc_ns >= (SELECT max(alloc_ns) FROM alloc) - ?1"
-		" AND stack_id IS NOT NULL GROUP BY stack_id ORDER BY sum(size) DESC LIMIT 1",
-		-1, &st, NULL) != SQLITE_OK)
+		" AND stack_id IS NOT NULL GROUP BY stack_id ORDER BY sum(size) DESC LIMIT 1");
+	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, b->t_peak - b->t_start + 10000000000LL);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) >= 16) {
@@ -288,7 +280,7 @@ int rule_spike(struct rule_ctx *c)
 	if (r < 0)
 		return -1;
 	if (r == 0)
-		return running_spike(c, c->oom_ns);
+		return running_spike(c);
 	b.score = b.p.score;
 	b.t_start = b.p.s->t0_ns + (int64_t)(bt->rise_start_t * 1e9);
 	b.t_peak = b.p.s->t0_ns + (int64_t)(bt->rise_peak_t * 1e9);
