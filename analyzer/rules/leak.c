@@ -1,15 +1,17 @@
 /*
  * leak.c -- the leak rule: memory in use that keeps growing.
  *
- * For every memory-in-use series (rl_memory_series), up to the OOM: a
- * Theil-Sen trend over what precedes the final rise (rl_trend), kept when
- * it grows steadily (R^2 >= LEAK_MIN_R2), by a visible amount (>= 256 MiB
- * and either LEAK_MIN_ROOM_FRAC of the room the series had at its start
- * below its capacity, when it started at half the capacity or more, or
- * else LEAK_MIN_GROWTH_FRAC of its level) over at least 10 minutes. The strongest series
- * makes the finding; growth per request served comes from
- * server.requests_total when it was logged; "not returned" is memory that
- * stays up after the load (server.running) falls.
+ * For every memory-in-use series, up to the OOM: a Theil-Sen trend over
+ * what precedes the final rise (rl_trend), kept when it grows steadily
+ * (R^2 >= LEAK_MIN_R2), by a visible amount (>= 256 MiB and either
+ * LEAK_MIN_ROOM_FRAC of the room the series had at its start below its
+ * capacity, when it started at half the capacity or more, or else
+ * LEAK_MIN_GROWTH_FRAC of its level) over at least 10 minutes. The
+ * strongest series (rl_pick_memory_series with judge_growth) makes the
+ * finding; growth per request served comes from server.requests_total
+ * when it was logged; "not returned" is memory that stays up after the
+ * load (server.running) falls. With an allocator trace: stacks whose
+ * live allocations were born all along it (alloc_stacks).
  */
 #include "analyzer/rules/rulelib.h"
 

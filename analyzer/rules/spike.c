@@ -10,7 +10,8 @@
  * capacity: GPU total for gpu/torch series, cgroup.max_bytes for host
  * ones) when the baseline is at least half the capacity, or else
  * (capacity unknown, or a series that sees only part of the memory) is at
- * least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
+ * least SPIKE_MIN_FRAC of the baseline (judge_burst; the best-scoring
+ * series is picked by rl_pick_memory_series). Its score grows with its size
  * and when server.running / waiting / KV usage rose with it; a rise worth
  * fewer than two requests is rather a headroom problem (headroom rule).
  * With an allocator snapshot: the stack that allocated most in the rise.
