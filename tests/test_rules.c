@@ -8,6 +8,7 @@
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/rulelib.h"
 #include "analyzer/rules/stats.h"
+#include "lib/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -148,7 +149,7 @@ static void leak_steady_growth_is_a_leak(void **state)
 	double p[3] = { 60 * GIB, 20 * MIB, 40 * MIB };
 	(void)state;
 	series(tl, "gpu.used_bytes", "gpu0", 480, 30, line, p);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 1);
 	assert_true(fabs(figure(tl, "growth", "slope_mb_per_hour") - 2400) < 20);
 	assert_true(figure(tl, "growth", "r2") > 0.9);
@@ -174,32 +175,32 @@ static void leak_thresholds(void **state)
 
 	tl = t_open();
 	series(tl, "proc.rss_bytes", "pid:1", 480, 30, line, small);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 0);
 	t_close(tl);
 
 	tl = t_open();
 	series(tl, "proc.rss_bytes", "pid:1", 480, 30, line, low_frac);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 0);
 	t_close(tl);
 
 	tl = t_open();
 	series(tl, "proc.rss_bytes", "pid:1", 480, 30, line, inside);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 1);
 	t_close(tl);
 
 	tl = t_open();
 	series(tl, "proc.rss_bytes", "pid:1", 480, 30, line, noisy);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 0);
 	t_close(tl);
 
 	/* too short a window: 9 minutes of strong growth is not a trend yet */
 	tl = t_open();
 	series(tl, "proc.rss_bytes", "pid:1", 54, 10, line, (double[]){ 1 * GIB, 50 * MIB, 1 * MIB });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 0);
 	t_close(tl);
 }
@@ -216,7 +217,7 @@ static void leak_against_capacity_and_per_request(void **state)
 	tl = t_open();
 	meta(tl, "cgroup.max_bytes", "17179869184");
 	series(tl, "cgroup.current_bytes", "/app", 480, 30, line, out);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 0);
 	t_close(tl);
 
@@ -225,7 +226,7 @@ static void leak_against_capacity_and_per_request(void **state)
 	series(tl, "cgroup.current_bytes", "/app", 480, 30, line, in);
 	/* 10 requests per sample: per request = 1.1 GiB / 4790 */
 	series(tl, "server.requests_total", "vllm", 480, 30, line, (double[]){ 0, 10, 0 });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 1);
 	assert_true(fabs(figure(tl, "growth", "per_request_bytes") - 1.1 * GIB / 4790) <
 		    0.05 * 1.1 * GIB / 4790);
@@ -242,7 +243,7 @@ static void leak_memory_not_returned(void **state)
 	(void)state;
 	series(tl, "proc.anon_bytes", "pid:1", 480, 30, line, mem);
 	series(tl, "server.running", "vllm", 480, 30, step, run);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 1);
 	assert_true(figure(tl, "growth", "retained_fraction") >= 1.0);
 	assert_true(figure(tl, "growth", "running_low") <= 3);
@@ -254,10 +255,71 @@ static void leak_memory_not_returned(void **state)
 	tl = t_open();
 	series(tl, "proc.anon_bytes", "pid:1", 480, 30, line, mem);
 	series(tl, "server.running", "vllm", 480, 30, line, (double[]){ 40, 0, 1 });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 1);
 	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.retained_fraction') IS NULL"
 			       " FROM finding WHERE cause = 'growth'"), 1);
+	t_close(tl);
+}
+
+/* One sample of series id at ns (UTC). */
+static void sample_at(struct timeline *tl, int64_t id, int64_t ns, double v)
+{
+	struct ol_time t = { OL_CLOCK_UTC, ns, OL_NULL, NULL };
+
+	assert_true(sink_sample(&tl->sink, id, &t, v) > 0);
+}
+
+static void leak_fit_is_the_picked_series(void **state)
+{
+	struct timeline *tl = t_open();
+	int64_t id;
+	int i;
+	(void)state;
+
+	/* gpu0 leaks from T0; gpu1, loaded after it, is flat and starts an
+	 * hour later: the fitted line starts where gpu0 does */
+	series(tl, "gpu.used_bytes", "gpu0", 480, 30, line, (double[]){ 40 * GIB, 20 * MIB, 4 * MIB });
+	begin(tl);
+	id = sink_series(&tl->sink, "gpu.used_bytes", "bytes", "gpu1");
+	for (i = 0; i < 360; i++)
+		sample_at(tl, id, (T0 + 3600 + i * 30LL) * NS, 20 * GIB + MIB * noise(i));
+	end(tl);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'growth'"),
+			       "gpu.used_bytes gpu0 grows"));
+	assert_float_equal(figure(tl, "growth", "fit_start_time_ns"), (double)(T0 * NS), 0);
+	t_close(tl);
+}
+
+static void leak_requests_counted_from_the_series_start(void **state)
+{
+	struct timeline *tl = t_open();
+	/* memory from T0 + 1 ns (a time a double cannot hold: it reads back
+	 * as T0); the request counter stands at 503 30 s before, at 1000 at
+	 * that first memory sample, then 10 more every 30 s. Served over the
+	 * fit: the counter at its end minus 1000, not minus 503. */
+	int64_t t0 = T0 * NS + 1, mem, req;
+	double end_ns, at_end;
+	int i;
+	(void)state;
+
+	begin(tl);
+	mem = sink_series(&tl->sink, "proc.rss_bytes", "bytes", "pid:1");
+	req = sink_series(&tl->sink, "server.requests_total", "requests", "vllm");
+	sample_at(tl, req, t0 - 30 * NS, 503);
+	sample_at(tl, req, t0, 1000);
+	for (i = 0; i < 480; i++) {
+		sample_at(tl, mem, t0 + i * 30 * NS, 10 * GIB + 2.6 * MIB * i + MIB * noise(i));
+		sample_at(tl, req, t0 + (i * 30 + 7) * NS, 1010 + 10 * i);
+	}
+	end(tl);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(findings(tl, "growth"), 1);
+	end_ns = figure(tl, "growth", "fit_end_time_ns");
+	at_end = t_real(tl, "SELECT value FROM sample WHERE series_id = %lld AND time_ns <= %lld"
+			" ORDER BY time_ns DESC LIMIT 1", (long long)req, (long long)end_ns);
+	assert_float_equal(figure(tl, "growth", "requests_served"), at_end - 1000, 0);
 	t_close(tl);
 }
 
@@ -295,7 +357,7 @@ static void leak_alloc_stack_spread(void **state)
 			 1000 + i, (T0 + 20 + i * 40) * NS);
 		assert_int_equal(timeline_exec(tl, sql), 0);
 	}
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "alloc_stack"), 1);
 	assert_float_equal(figure(tl, "alloc_stack", "live_allocations"), 40, 0);
 	assert_float_equal(figure(tl, "alloc_stack", "live_bytes"), 40 * 25165824.0, 0);
@@ -320,7 +382,7 @@ static void leak_alloc_stack_spread(void **state)
 			 1000 + i, (T0 + 20 + i * 3) * NS);
 		assert_int_equal(timeline_exec(tl, sql), 0);
 	}
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "alloc_stack"), 0);
 	t_close(tl);
 }
@@ -342,7 +404,7 @@ static void spike_rise_before_oom(void **state)
 	series(tl, "gpu.used_bytes", "gpu0", 400, 10, step, in);
 	series(tl, "server.running", "vllm", 400, 10, step, (double[]){ 10, 1, 30, 390, 3 });
 	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "burst"), 1);
 	assert_true(fabs(figure(tl, "burst", "rise_bytes") - 5.5 * GIB) < 0.3 * GIB);
 	assert_true(figure(tl, "burst", "rise_seconds") <= 40);
@@ -355,7 +417,7 @@ static void spike_rise_before_oom(void **state)
 	meta(tl, "gpu.total_bytes.gpu0", "85899345920");
 	series(tl, "gpu.used_bytes", "gpu0", 400, 10, step, out);
 	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "burst"), 0);
 	t_close(tl);
 
@@ -363,7 +425,7 @@ static void spike_rise_before_oom(void **state)
 	meta(tl, "gpu.total_bytes.gpu0", "85899345920");
 	series(tl, "gpu.used_bytes", "gpu0", 400, 10, step, early);
 	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "burst"), 0);
 	t_close(tl);
 }
@@ -379,7 +441,7 @@ static void spike_of_concurrency_behind_cached_memory(void **state)
 	series(tl, "gpu.used_bytes", "gpu0", 400, 10, line, (double[]){ 78 * GIB, 0, 0 });
 	series(tl, "server.running", "vllm", 400, 10, step, (double[]){ 10, 1, 30, 392, 3 });
 	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "burst"), 0);
 	assert_int_equal(findings(tl, "concurrency"), 1);
 	assert_float_equal(figure(tl, "concurrency", "running_peak"), 40, 1.5);
@@ -390,7 +452,7 @@ static void spike_of_concurrency_behind_cached_memory(void **state)
 	series(tl, "gpu.used_bytes", "gpu0", 400, 10, line, (double[]){ 78 * GIB, 0, 0 });
 	series(tl, "server.running", "vllm", 400, 10, step, (double[]){ 10, 0.3, 7, 392, 3 });
 	torch_oom(tl, 3995, 300 * MIB, 80 * GIB, 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "concurrency"), 0);
 	t_close(tl);
 }
@@ -412,7 +474,7 @@ static void spike_on_a_leak_is_both(void **state)
 		assert_true(sink_sample(&tl->sink, id, &t, v) > 0);
 	}
 	end(tl);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 1);
 	assert_int_equal(findings(tl, "burst"), 1);
 	/* the trend is measured without the final rise */
@@ -436,7 +498,7 @@ static void headroom_one_request(void **state)
 	meta(tl, "server.kv_cache_bytes", "10200547328");    /* 9.5 GiB */
 	meta(tl, "server.gpu_memory_utilization", "0.98");
 	torch_oom(tl, 600, 3.2 * GIB, 80 * GIB, 0);          /* needs 3.2 GiB: inside */
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "headroom"), 1);
 	assert_float_equal(figure(tl, "headroom", "headroom_bytes"), 3 * GIB, 1);
 	assert_float_equal(figure(tl, "headroom", "safe_concurrency"), 0, 0);
@@ -453,7 +515,7 @@ static void headroom_one_request(void **state)
 	meta(tl, "server.weights_bytes", "72477573120");
 	meta(tl, "server.kv_cache_bytes", "10200547328");
 	torch_oom(tl, 600, 2.0 * GIB, 80 * GIB, 0);  /* 2.0 / 0.7 = 2.86 GiB fits: outside */
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "headroom"), 0);
 	t_close(tl);
 
@@ -462,7 +524,7 @@ static void headroom_one_request(void **state)
 	meta(tl, "server.weights_bytes", "72477573120");
 	meta(tl, "server.kv_cache_bytes", "10200547328");
 	torch_oom(tl, 600, 2.2 * GIB, 80 * GIB, 0);  /* 2.2 / 0.7 = 3.14 GiB: inside, no margin */
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "headroom"), 1);
 	assert_float_equal(t_real(tl, "SELECT score FROM finding WHERE cause = 'headroom'"), 0.65, 1e-9);
 	t_close(tl);
@@ -477,7 +539,7 @@ static void cgroup_limit_over_baseline(void **state)
 	tl = t_open();
 	meta(tl, "cgroup.max_bytes", "8589934592");
 	series(tl, "cgroup.current_bytes", "/app", 100, 10, line, (double[]){ 7.3 * GIB, 0, 10 * MIB });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "limit"), 1);
 	assert_true(fabs(figure(tl, "limit", "headroom_fraction") - 0.0875) < 0.005);
 	assert_float_equal(figure(tl, "limit", "suggested_limit_bytes"), 11.0 * GIB, 0);
@@ -486,7 +548,7 @@ static void cgroup_limit_over_baseline(void **state)
 	tl = t_open();
 	meta(tl, "cgroup.max_bytes", "8589934592");
 	series(tl, "cgroup.current_bytes", "/app", 100, 10, line, (double[]){ 7.1 * GIB, 0, 10 * MIB });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "limit"), 0);
 	t_close(tl);
 }
@@ -502,7 +564,7 @@ static void gpu_utilization_and_max_num_seqs(void **state)
 	meta(tl, "server.gpu_memory_utilization", "0.95");
 	series(tl, "gpu.proc_used_bytes", "gpu0/pid:100", 20, 10, line, (double[]){ 76 * GIB, 0, 0 });
 	series(tl, "gpu.proc_used_bytes", "gpu0/pid:200", 20, 10, line, (double[]){ 5 * GIB, 0, 0 });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "limit"), 1);
 	assert_float_equal(figure(tl, "limit", "other_processes_bytes"), 5 * GIB, 0);
 	assert_float_equal(figure(tl, "limit", "suggested_gpu_memory_utilization"), 0.91, 1e-9);
@@ -514,7 +576,7 @@ static void gpu_utilization_and_max_num_seqs(void **state)
 	meta(tl, "server.gpu_memory_utilization", "0.95");
 	series(tl, "gpu.proc_used_bytes", "gpu0/pid:100", 20, 10, line, (double[]){ 76 * GIB, 0, 0 });
 	series(tl, "gpu.proc_used_bytes", "gpu0/pid:200", 20, 10, line, (double[]){ 3 * GIB, 0, 0 });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "limit"), 0);
 	t_close(tl);
 
@@ -525,7 +587,7 @@ static void gpu_utilization_and_max_num_seqs(void **state)
 	meta(tl, "server.weights_bytes", "16106127360");
 	meta(tl, "server.kv_cache_bytes", "59055800320");
 	torch_oom(tl, 100, 500 * MIB, 80 * GIB, 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "max_num_seqs"), 1);
 	assert_float_equal(figure(tl, "max_num_seqs", "safe_concurrency"), 14, 0);
 	t_close(tl);
@@ -541,14 +603,14 @@ static void fragmentation_from_message_and_segments(void **state)
 	/* the message alone: 2.1 GiB cached vs 2 GiB asked (inside), 1.9 (outside) */
 	tl = t_open();
 	torch_oom(tl, 100, 2 * GIB, 80 * GIB, 2.1 * GIB);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "fragmentation"), 1);
 	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause = 'fragmentation'"),
 			       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
 	t_close(tl);
 	tl = t_open();
 	torch_oom(tl, 100, 2 * GIB, 80 * GIB, 1.9 * GIB);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "fragmentation"), 0);
 	t_close(tl);
 
@@ -566,7 +628,7 @@ static void fragmentation_from_message_and_segments(void **state)
 	}
 	assert_int_equal(timeline_exec(tl, "INSERT INTO trace(snapshot_id, seq, action, size)"
 				       " VALUES(1, 1, 'oom', 1073741824)"), 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "fragmentation"), 1);
 	assert_float_equal(figure(tl, "fragmentation", "largest_free_block_bytes"), 41943040, 0);
 	assert_float_equal(figure(tl, "fragmentation", "reserved_unallocated_bytes"), 64 * 41943040.0, 0);
@@ -586,7 +648,7 @@ static void cuda_contexts(void **state)
 	series(tl, "gpu.proc_used_bytes", "gpu0/pid:1", 10, 10, line, (double[]){ 70 * GIB, 0, 0 });
 	series(tl, "gpu.proc_used_bytes", "gpu1/pid:2", 10, 10, line, (double[]){ 70 * GIB, 0, 0 });
 	series(tl, "gpu.proc_used_bytes", "gpu0/pid:2", 10, 10, line, (double[]){ 500 * MIB, 0, 0 });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "cuda_context_explosion"), 1);
 	assert_float_equal(figure(tl, "cuda_context_explosion", "stray_contexts"), 1, 0);
 	assert_float_equal(figure(tl, "cuda_context_explosion", "contexts_per_device"), 2, 0);
@@ -596,7 +658,7 @@ static void cuda_contexts(void **state)
 	tl = t_open();
 	series(tl, "gpu.proc_used_bytes", "gpu0/pid:1", 10, 10, line, (double[]){ 30 * GIB, 0, 0 });
 	series(tl, "gpu.proc_used_bytes", "gpu0/pid:2", 10, 10, line, (double[]){ 30 * GIB, 0, 0 });
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "cuda_context_explosion"), 0);
 	t_close(tl);
 
@@ -605,11 +667,11 @@ static void cuda_contexts(void **state)
 	assert_int_equal(timeline_exec(tl, "INSERT INTO gpu_context(artifact_id, device,"
 				       " context_id, tid) VALUES(1, 0, 1, 10), (1, 0, 2, 11),"
 				       " (1, 0, 3, 12), (1, 1, 4, 13)"), 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "cuda_context_explosion"), 1);
 	assert_float_equal(figure(tl, "cuda_context_explosion", "contexts_per_device"), 3, 0);
 	assert_int_equal(timeline_exec(tl, "DELETE FROM gpu_context WHERE context_id IN (2, 3)"), 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "cuda_context_explosion"), 0);
 	t_close(tl);
 }
@@ -634,7 +696,7 @@ static void oom_victim_and_score_adj(void **state)
 	assert_true(sink_task(&tl->sink, ev, &small) > 0);
 	assert_true(sink_event(&tl->sink, &kill) > 0);
 	end(tl);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "oom_score_adj"), 1);
 	assert_float_equal(figure(tl, "oom_score_adj", "largest_rss_bytes"), 8000000 * 4096.0, 0);
 	assert_float_equal(figure(tl, "oom_score_adj", "victim_oom_score_adj"), 1000, 0);
@@ -643,11 +705,11 @@ static void oom_victim_and_score_adj(void **state)
 	assert_int_equal(timeline_exec(tl, "UPDATE task SET oom_score_adj = NULL;"
 				       " UPDATE event SET data = '{\"oom_score_adj\": 900}'"
 				       " WHERE kind = 'oom_kill'"), 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_float_equal(figure(tl, "oom_score_adj", "victim_oom_score_adj"), 900, 0);
 	/* the killer took the largest: nothing to say */
 	assert_int_equal(timeline_exec(tl, "UPDATE event SET pid = 10 WHERE kind = 'oom_kill'"), 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding"), 0);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "inconclusive");
 	t_close(tl);
@@ -675,10 +737,44 @@ static void rules_survive_hostile_values(void **state)
 		" ('oom_invoked', 19, 1, NULL, '{}');"
 		"INSERT INTO task(event_id, pid, rss_pages, oom_score_adj, name) VALUES"
 		" (3, 1, NULL, NULL, NULL), (3, 2, 9223372036854775807, -1000, NULL)"), 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM verdict"), 1);
 	/* whatever was found, every score is a number in [0, 1] */
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE NOT (score BETWEEN 0 AND 1)"), 0);
+	t_close(tl);
+}
+
+/* ---- failures ---- */
+
+static void rules_fail_with_a_message_and_roll_back(void **state)
+{
+	struct timeline *tl = t_open();
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	series(tl, "gpu.used_bytes", "gpu0", 480, 30, line, (double[]){ 60 * GIB, 20 * MIB, 40 * MIB });
+	assert_int_equal(analyze_timeline(tl, &err), 0);
+	assert_int_equal(err.len, 0);
+	/* an alloc table of another shape: the leak rule cannot index it */
+	assert_int_equal(timeline_exec(tl, "DROP TABLE alloc; CREATE TABLE alloc(x)"), 0);
+	assert_int_equal(analyze_timeline(tl, &err), -1);
+	assert_non_null(strstr(err.buf, "rule leak failed: sqlite: "));
+	/* rolled back: the findings and the verdict of the run before stay */
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	assert_int_equal(findings(tl, "growth"), 1);
+	strbuf_release(&err);
+	t_close(tl);
+
+	/* a read that cannot be prepared is a failure, not absent evidence:
+	 * the fragmentation rule reads the oom size from a trace table that
+	 * has no such column */
+	tl = t_open();
+	alloc_tables(tl);
+	assert_int_equal(timeline_exec(tl, "DROP TABLE trace; CREATE TABLE trace(x)"), 0);
+	assert_int_equal(analyze_timeline(tl, &err), -1);
+	assert_non_null(strstr(err.buf, "rule fragmentation failed: sqlite: "));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM verdict"), 0);
+	strbuf_release(&err);
 	t_close(tl);
 }
 
@@ -689,7 +785,7 @@ static void verdict_inconclusive_names_missing(void **state)
 	struct timeline *tl = t_open();
 	(void)state;
 	/* no domain tables at all: every rule skips quietly */
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM verdict"), 1);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "inconclusive");
 	assert_float_equal(t_real(tl, "SELECT confidence FROM verdict"), 0, 0);
@@ -697,7 +793,7 @@ static void verdict_inconclusive_names_missing(void **state)
 	assert_non_null(strstr(t_text(tl, "SELECT missing FROM verdict"), "allocator snapshot"));
 	assert_non_null(strstr(t_text(tl, "SELECT missing FROM verdict"), "the OOM event"));
 	/* analyze twice: findings and verdict are replaced, not added */
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM verdict"), 1);
 	t_close(tl);
 }
@@ -714,10 +810,10 @@ static void verdict_confidence_reflects_agreement(void **state)
 	meta(tl, "server.weights_bytes", "72477573120");
 	meta(tl, "server.kv_cache_bytes", "10200547328");
 	torch_oom(tl, 600, 3.2 * GIB, 80 * GIB, 0);
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	alone = t_real(tl, "SELECT confidence FROM verdict");
 	meta(tl, "server.max_num_seqs", "64");
-	assert_int_equal(analyze_timeline(tl), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	together = t_real(tl, "SELECT confidence FROM verdict");
 	assert_true(alone > 0.5 && alone <= 1);
 	assert_true(together > alone);
@@ -733,6 +829,8 @@ int main(void)
 		cmocka_unit_test(leak_thresholds),
 		cmocka_unit_test(leak_against_capacity_and_per_request),
 		cmocka_unit_test(leak_memory_not_returned),
+		cmocka_unit_test(leak_fit_is_the_picked_series),
+		cmocka_unit_test(leak_requests_counted_from_the_series_start),
 		cmocka_unit_test(leak_alloc_stack_spread),
 		cmocka_unit_test(spike_rise_before_oom),
 		cmocka_unit_test(spike_of_concurrency_behind_cached_memory),
@@ -744,6 +842,7 @@ int main(void)
 		cmocka_unit_test(cuda_contexts),
 		cmocka_unit_test(oom_victim_and_score_adj),
 		cmocka_unit_test(rules_survive_hostile_values),
+		cmocka_unit_test(rules_fail_with_a_message_and_roll_back),
 		cmocka_unit_test(verdict_inconclusive_names_missing),
 		cmocka_unit_test(verdict_confidence_reflects_agreement),
 	};

@@ -46,7 +46,7 @@ int cmd_analyze(int argc, char **argv)
 {
 	struct ingest_opts opts = { OL_NULL, 0, 0, 0 };
 	struct ingest_cfg cfg = { 0, -1, NULL };
-	struct strbuf dbpath = STRBUF_INIT, outpath = STRBUF_INIT;
+	struct strbuf dbpath = STRBUF_INIT, outpath = STRBUF_INIT, err = STRBUF_INIT;
 	enum report_format fmt = REPORT_HTML;
 	const char *db = NULL, *out = NULL;
 	struct timeline *tl = NULL;
@@ -109,8 +109,10 @@ int cmd_analyze(int argc, char **argv)
 		goto done;
 	}
 	r = run_ingest(db, 0, paths, np, &opts, &cfg, tl);
-	if (r == EXIT_OK && analyze_timeline(tl) < 0)
+	if (r == EXIT_OK && analyze_timeline(tl, &err) < 0) {
+		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		r = EXIT_ERROR;
+	}
 	if (r == EXIT_OK) {
 		if (write_report(tl->db, fmt, out) < 0)
 			r = EXIT_ERROR;
@@ -124,5 +126,6 @@ done:
 	free(paths);
 	strbuf_release(&dbpath);
 	strbuf_release(&outpath);
+	strbuf_release(&err);
 	return r;
 }

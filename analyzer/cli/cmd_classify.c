@@ -6,7 +6,7 @@
  */
 #include "analyzer/cli/cli.h"
 #include "analyzer/rules/rules.h"
-#include "analyzer/rules/rulelib.h"
+#include "analyzer/store/query.h"
 #include "lib/strbuf.h"
 #include "reports/report.h"
 
@@ -25,13 +25,13 @@ static void print_text(sqlite3 *db)
 	if (sqlite3_prepare_v2(db, "SELECT class, cause, confidence, summary, missing FROM verdict"
 			       " ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
-			printf("verdict: %s", rl_col_text(st, 0));
+			printf("verdict: %s", q_text(st, 0));
 			if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-				printf(" (%s)", rl_col_text(st, 1));
+				printf(" (%s)", q_text(st, 1));
 			printf(", confidence %.2f\n  %s\n", sqlite3_column_double(st, 2),
-			       rl_col_text(st, 3));
+			       q_text(st, 3));
 			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-				printf("  missing: %s\n", rl_col_text(st, 4));
+				printf("  missing: %s\n", q_text(st, 4));
 		}
 		sqlite3_finalize(st);
 	}
@@ -39,9 +39,9 @@ static void print_text(sqlite3 *db)
 			       " ORDER BY score DESC, id", -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW)
 			printf("finding %.2f %s/%s: %s\n  figures: %s\n  advice: %s\n",
-			       sqlite3_column_double(st, 0), rl_col_text(st, 1),
-			       rl_col_text(st, 2), rl_col_text(st, 3),
-			       rl_col_text(st, 4), rl_col_text(st, 5));
+			       sqlite3_column_double(st, 0), q_text(st, 1),
+			       q_text(st, 2), q_text(st, 3),
+			       q_text(st, 4), q_text(st, 5));
 		sqlite3_finalize(st);
 	}
 }
@@ -75,12 +75,15 @@ int cmd_classify(int argc, char **argv)
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
-	if (analyze_timeline(&tl) < 0)
+	if (analyze_timeline(&tl, &err) < 0) {
+		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		r = EXIT_ERROR;
+	}
 	else if (json)
 		r = write_report(tl.db, REPORT_JSON, NULL) < 0 ? EXIT_ERROR : EXIT_OK;
 	else
 		print_text(tl.db);
 	timeline_close(&tl);
+	strbuf_release(&err);
 	return r;
 }

@@ -295,7 +295,9 @@ static int replay_case(const char *dir, const char *oracle)
 		goto done;
 	}
 analyze:
-	if (analyze_timeline(tl) < 0) {
+	strbuf_reset(&err);
+	if (analyze_timeline(tl, &err) < 0) {
+		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		printf("FAIL %s: the rules failed\n", name.buf);
 		goto done;
 	}

@@ -12,17 +12,19 @@
 
 #include <stdio.h>
 
-static int from_core(struct timeline *tl)
+/* Contexts per device in one process of a CUDA core dump: 1 finding, 0
+ * none, -1 failed. */
+static int from_core(struct rule_ctx *c)
 {
-	double n, dev;
+	double n, dev = 0;
 	struct rl_finding f;
 
-	if (!rl_table_exists(tl, "gpu_context") ||
-	    rl_query_num(tl, "SELECT count(*) FROM gpu_context GROUP BY artifact_id, device"
-			 " ORDER BY 1 DESC LIMIT 1", &n) < 0 || n < 2)
+	if (!q_has_table(c->db, "gpu_context") ||
+	    rl_num(c, &n, "SELECT count(*) FROM gpu_context GROUP BY artifact_id, device"
+		   " ORDER BY 1 DESC LIMIT 1") < 0 || n < 2)
 		return 0;
-	rl_query_num(tl, "SELECT device FROM gpu_context GROUP BY artifact_id, device"
-		     " ORDER BY count(*) DESC LIMIT 1", &dev);
+	rl_num(c, &dev, "SELECT device FROM gpu_context GROUP BY artifact_id, device"
+	       " ORDER BY count(*) DESC LIMIT 1");
 	rl_finding_init(&f, "contexts", "misconfig", "cuda_context_explosion");
 	f.score = 0.6 + 0.3 * rl_clamp01((n - 1) / 4);
 	rl_fig(&f, "contexts_per_device", n);
@@ -30,10 +32,12 @@ static int from_core(struct timeline *tl)
 	snprintf(f.title, sizeof(f.title), "%.0f CUDA contexts on device %.0f in one process", n, dev);
 	rl_advice(&f, "Create one context per device (use the primary context: cudaSetDevice,"
 		  " not cuCtxCreate per thread); each extra context costs device memory.");
-	return rl_finding_write(tl, &f) < 0 ? -1 : 1;
+	return rl_finding_write(c, &f) < 0 ? -1 : 1;
 }
 
-static int from_smi(struct timeline *tl)
+/* Stray contexts seen by nvidia-smi's per-process memory: 1 finding, 0
+ * none, -1 failed. */
+static int from_smi(struct rule_ctx *c)
 {
 	sqlite3_stmt *st;
 	struct rl_finding f;
@@ -41,7 +45,7 @@ static int from_smi(struct timeline *tl)
 
 	/* per (gpu, pid) peak; a pid is stray on a GPU where it holds less
 	 * than a quarter of what it holds on its main GPU */
-	if (!rl_table_exists(tl, "series") || sqlite3_prepare_v2(tl->db,
+	st = rl_prepare(c,
 		"WITH pp AS (SELECT substr(s.entity, 1, instr(s.entity, '/') - 1) AS gpu,"
 		"  substr(s.entity, instr(s.entity, '/') + 1) AS pid, max(p.value) AS used"
 		"  FROM series s JOIN sample p ON p.series_id = s.id"
@@ -51,8 +55,8 @@ static int from_smi(struct timeline *tl)
 		" SELECT pp.gpu, count(*), sum(pp.used < mx.main / 4), "
 		"  sum(CASE WHEN pp.used < mx.main / 4 THEN pp.used ELSE 0 END),"
 		"  (SELECT count(DISTINCT gpu) FROM pp)"
-		" FROM pp JOIN mx ON mx.pid = pp.pid GROUP BY pp.gpu ORDER BY 3 DESC LIMIT 1",
-		-1, &st, NULL) != SQLITE_OK)
+		" FROM pp JOIN mx ON mx.pid = pp.pid GROUP BY pp.gpu ORDER BY 3 DESC LIMIT 1");
+	if (!st)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 2) >= 1) {
 		double stray = sqlite3_column_double(st, 2), bytes = sqlite3_column_double(st, 3);
@@ -64,23 +68,20 @@ static int from_smi(struct timeline *tl)
 		rl_fig(&f, "stray_context_bytes", bytes);
 		rl_fig(&f, "gpus", sqlite3_column_double(st, 4));
 		snprintf(f.title, sizeof(f.title), "%s holds %lld processes, %.0f of them stray contexts"
-			 " of processes working on other GPUs (%s)", rl_col_text(st, 0),
+			 " of processes working on other GPUs (%s)", q_text(st, 0),
 			 (long long)sqlite3_column_int64(st, 1), stray, rl_bytes(bytes, b1, sizeof(b1)));
 		rl_advice(&f, "Each worker should see only its own GPU: set CUDA_VISIBLE_DEVICES per"
 			  " rank (or torch.cuda.set_device(local_rank) before any CUDA call); this"
-			  " frees %s on %s.", rl_bytes(bytes, b1, sizeof(b1)), rl_col_text(st, 0));
-		r = rl_finding_write(tl, &f) < 0 ? -1 : 1;
+			  " frees %s on %s.", rl_bytes(bytes, b1, sizeof(b1)), q_text(st, 0));
+		r = rl_finding_write(c, &f) < 0 ? -1 : 1;
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-int rule_contexts(struct timeline *tl)
+int rule_contexts(struct rule_ctx *c)
 {
-	int a = from_core(tl), b;
+	static rl_part *const parts[] = { from_core, from_smi, NULL };
 
-	if (a < 0)
-		return -1;
-	b = from_smi(tl);
-	return b < 0 ? -1 : a + b;
+	return rl_run_parts(c, parts);
 }

@@ -18,55 +18,74 @@
 
 #define FRAG_MIN_RATIO 1.0
 
-int rule_fragmentation(struct timeline *tl)
+/* What the allocator had when the request failed; -1: unknown. */
+struct frag {
+	double req, unalloc, free_blocks, largest, reserved, alloc;
+	int64_t ev, snap;           /* the torch_oom event, the snapshot; 0: none */
+};
+
+/* The figures the first torch_oom event carries. */
+static void from_event(struct rule_ctx *c, struct frag *fr)
 {
-	double req = 0, unalloc = -1, free_blocks = -1, largest = -1, reserved = -1, alloc = -1;
 	double v;
-	int64_t ev = 0, snap = 0, fid;
+
+	if (rl_num(c, &v, "SELECT id FROM event WHERE kind = 'torch_oom' ORDER BY time_ns, id"
+		   " LIMIT 1") < 0)
+		return;
+	fr->ev = (int64_t)v;
+	rl_num(c, &fr->req, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
+	       " FROM event WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1");
+	rl_num(c, &fr->unalloc, "SELECT json_extract(data, '$.reserved_unallocated_bytes') FROM event"
+	       " WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1");
+	rl_num(c, &fr->alloc, "SELECT json_extract(data, '$.allocated_bytes') FROM event"
+	       " WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1");
+}
+
+/* The figures of the last allocator snapshot's segments and blocks, for
+ * what the event did not say. */
+static void from_segments(struct rule_ctx *c, struct frag *fr)
+{
+	double v;
+	long long snap;
+
+	if (!q_has_table(c->db, "segment") || !q_has_table(c->db, "block") ||
+	    rl_num(c, &v, "SELECT max(id) FROM snapshot") < 0)
+		return;
+	fr->snap = (int64_t)v;
+	snap = (long long)fr->snap;
+	rl_num(c, &fr->reserved, "SELECT sum(total_size) FROM segment WHERE snapshot_id = %lld", snap);
+	if (fr->alloc < 0)
+		rl_num(c, &fr->alloc, "SELECT sum(allocated_size) FROM segment WHERE snapshot_id = %lld",
+		       snap);
+	rl_num(c, &fr->free_blocks, "SELECT sum(b.size), max(b.size) FROM block b JOIN segment s"
+	       " ON s.id = b.segment_id WHERE s.snapshot_id = %lld AND b.state = 'inactive'", snap);
+	rl_num(c, &fr->largest, "SELECT max(b.size) FROM block b JOIN segment s"
+	       " ON s.id = b.segment_id WHERE s.snapshot_id = %lld AND b.state = 'inactive'", snap);
+	if (fr->req <= 0)   /* the snapshot's own oom trace event */
+		rl_num(c, &fr->req, "SELECT size FROM trace WHERE action = 'oom' ORDER BY seq DESC"
+		       " LIMIT 1");
+	if (fr->unalloc < 0 && fr->reserved >= 0 && fr->alloc >= 0)
+		fr->unalloc = fr->reserved - fr->alloc;
+}
+
+int rule_fragmentation(struct rule_ctx *c)
+{
+	struct frag fr = { 0, -1, -1, -1, -1, -1, 0, 0 };
+	double req, unalloc, largest, reserved, alloc;
+	int64_t fid;
 	char buf[32], b1[32], b2[32], b3[32];
 	struct rl_finding f;
 	int expandable = 0;
 
-	if (rl_query_num(tl, "SELECT id FROM event WHERE kind = 'torch_oom' ORDER BY time_ns, id"
-			 " LIMIT 1", &v) == 0) {
-		ev = (int64_t)v;
-		rl_query_num(tl, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
-			     " FROM event WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1", &req);
-		rl_query_num(tl, "SELECT json_extract(data, '$.reserved_unallocated_bytes') FROM event"
-			     " WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1", &unalloc);
-		rl_query_num(tl, "SELECT json_extract(data, '$.allocated_bytes') FROM event"
-			     " WHERE kind = 'torch_oom' ORDER BY time_ns, id LIMIT 1", &alloc);
-	}
-	if (rl_table_exists(tl, "segment") && rl_table_exists(tl, "block") &&
-	    rl_query_num(tl, "SELECT max(id) FROM snapshot", &v) == 0) {
-		char sql[300];
-		snap = (int64_t)v;
-		snprintf(sql, sizeof(sql), "SELECT sum(total_size) FROM segment WHERE snapshot_id = %lld",
-			 (long long)snap);
-		rl_query_num(tl, sql, &reserved);
-		snprintf(sql, sizeof(sql), "SELECT sum(allocated_size) FROM segment WHERE snapshot_id = %lld",
-			 (long long)snap);
-		if (alloc < 0)
-			rl_query_num(tl, sql, &alloc);
-		snprintf(sql, sizeof(sql), "SELECT sum(b.size), max(b.size) FROM block b JOIN segment s"
-			 " ON s.id = b.segment_id WHERE s.snapshot_id = %lld AND b.state = 'inactive'",
-			 (long long)snap);
-		rl_query_num(tl, sql, &free_blocks);
-		snprintf(sql, sizeof(sql), "SELECT max(b.size) FROM block b JOIN segment s"
-			 " ON s.id = b.segment_id WHERE s.snapshot_id = %lld AND b.state = 'inactive'",
-			 (long long)snap);
-		rl_query_num(tl, sql, &largest);
-		if (req <= 0)   /* the snapshot's own oom trace event */
-			rl_query_num(tl, "SELECT size FROM trace WHERE action = 'oom' ORDER BY seq DESC"
-				     " LIMIT 1", &req);
-		if (unalloc < 0 && reserved >= 0 && alloc >= 0)
-			unalloc = reserved - alloc;
-	}
+	from_event(c, &fr);
+	from_segments(c, &fr);
+	req = fr.req, unalloc = fr.unalloc, largest = fr.largest;
+	reserved = fr.reserved, alloc = fr.alloc;
 	if (req <= 0 || unalloc < 0)
 		return 0;
-	if (unalloc < FRAG_MIN_RATIO * req && !(free_blocks >= req && largest >= 0 && largest < req))
+	if (unalloc < FRAG_MIN_RATIO * req && !(fr.free_blocks >= req && largest >= 0 && largest < req))
 		return 0;
-	if (rl_meta_text(tl, "torch.allocator.expandable_segments", buf, sizeof(buf)) == 0 &&
+	if (rl_meta_text(c, "torch.allocator.expandable_segments", buf, sizeof(buf)) == 0 &&
 	    (!strcasecmp(buf, "true") || !strcmp(buf, "1")))
 		expandable = 1;
 	rl_finding_init(&f, "fragmentation", "misconfig", "fragmentation");
@@ -90,9 +109,9 @@ int rule_fragmentation(struct timeline *tl)
 	else
 		rl_advice(&f, "expandable_segments is already on: lower max_split_size_mb / call"
 			  " torch.cuda.empty_cache() between phases with different tensor sizes.");
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || (ev && rl_evidence(tl, fid, "event", ev, "torch_oom") < 0) ||
-	    (snap && rl_evidence(tl, fid, "snapshot", snap, "segments at the OOM") < 0))
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || (fr.ev && rl_evidence(c, fid, "event", fr.ev, "torch_oom") < 0) ||
+	    (fr.snap && rl_evidence(c, fid, "snapshot", fr.snap, "segments at the OOM") < 0))
 		return -1;
 	return 1;
 }

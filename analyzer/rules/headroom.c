@@ -20,29 +20,31 @@
 #define HOST_MIN_ROOM 0.10
 #define HEADROOM_SAFETY 0.7   /* the factor of the safe concurrency */
 
-static int gpu_headroom(struct timeline *tl, int64_t until)
+/* GPU: room over the baseline below what one request needs, with the
+ * margin: 1 finding, 0 none, -1 failed. */
+static int gpu_headroom(struct rule_ctx *c)
 {
 	double total, w, kv, base, need, util, failed;
 	const char *how = NULL, *base_how;
-	int64_t sid = 0, fid;
+	int64_t until = c->oom_ns, sid = 0, fid;
 	struct rl_finding f;
 	char b1[32], b2[32], b3[32], b4[32];
 
-	if (rl_gpu_total(tl, &total) < 0 || rl_per_request(tl, until, &need, &how) < 0)
+	if (rl_gpu_total(c, &total) < 0 || rl_per_request(c, until, &need, &how) < 0)
 		return 0;
 	/* one request needs at least the allocation that failed */
-	if (rl_oom_request(tl, &failed) == 0 && failed > need)
+	if (rl_oom_request(c, &failed) == 0 && failed > need)
 		need = failed;
-	if (rl_meta_num(tl, "server.weights_bytes", &w) == 0 &&
-	    rl_meta_num(tl, "server.kv_cache_bytes", &kv) == 0) {
+	if (rl_meta_num(c, "server.weights_bytes", &w) == 0 &&
+	    rl_meta_num(c, "server.kv_cache_bytes", &kv) == 0) {
 		double used;
 		base = w + kv;
 		base_how = "weights + KV cache";
 		/* the CUDA context and runtime come on top: take the device's
 		 * own figure when it is the larger one */
-		if (rl_baseline(tl, "gpu.used_bytes", until, &used, &sid) == 0 && used > base)
+		if (rl_baseline(c, "gpu.used_bytes", until, &used, &sid) == 0 && used > base)
 			base = used, base_how = "gpu memory used after start-up";
-	} else if (rl_baseline(tl, "gpu.used_bytes", until, &base, &sid) == 0) {
+	} else if (rl_baseline(c, "gpu.used_bytes", until, &base, &sid) == 0) {
 		base_how = "gpu memory used after start-up";
 	} else {
 		return 0;
@@ -62,7 +64,7 @@ static int gpu_headroom(struct timeline *tl, int64_t until)
 		 " %s left, one request needs %s", rl_bytes(base, b1, sizeof(b1)),
 		 rl_bytes(total, b2, sizeof(b2)), base_how, rl_bytes(total - base, b3, sizeof(b3)),
 		 rl_bytes(need, b4, sizeof(b4)));
-	if (rl_meta_num(tl, "server.gpu_memory_utilization", &util) == 0 && util > 0 && util <= 1) {
+	if (rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 && util > 0 && util <= 1) {
 		/* room for at least one request at the 0.7 safety factor */
 		double cut = need / HEADROOM_SAFETY - (total - base);
 		double nu = floor((util - cut / total) * 100) / 100;
@@ -76,29 +78,31 @@ static int gpu_headroom(struct timeline *tl, int64_t until)
 			  " fits with a 0.7 safety factor.",
 			  rl_bytes(need / HEADROOM_SAFETY - (total - base), b1, sizeof(b1)));
 	}
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || (sid && rl_evidence(tl, fid, "series", sid, base_how) < 0))
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || (sid && rl_evidence(c, fid, "series", sid, base_how) < 0))
 		return -1;
 	return 1;
 }
 
-static int host_headroom(struct timeline *tl, int64_t until)
+/* Host: the cgroup limit over the baseline leaves less than a request,
+ * or little of the limit: 1 finding, 0 none, -1 failed. */
+static int host_headroom(struct rule_ctx *c)
 {
 	double max, base, need = 0;
 	const char *how = NULL, *src = "cgroup.current_bytes";
-	int64_t sid = 0, fid;
+	int64_t until = c->oom_ns, sid = 0, fid;
 	int have_need;
 	struct rl_finding f;
 	char b1[32], b2[32], b3[32];
 
-	if (rl_meta_num(tl, "cgroup.max_bytes", &max) < 0 || max <= 0 || max > 1e18)
+	if (rl_meta_num(c, "cgroup.max_bytes", &max) < 0 || max <= 0 || max > 1e18)
 		return 0;
-	if (rl_baseline(tl, src, until, &base, &sid) < 0) {
+	if (rl_baseline(c, src, until, &base, &sid) < 0) {
 		src = "proc.rss_bytes";
-		if (rl_baseline(tl, src, until, &base, &sid) < 0)
+		if (rl_baseline(c, src, until, &base, &sid) < 0)
 			return 0;
 	}
-	have_need = rl_per_request(tl, until, &need, &how) == 0 && need > 0 &&
+	have_need = rl_per_request(c, until, &need, &how) == 0 && need > 0 &&
 		    need < max;
 	if (have_need ? max - base >= need : max - base >= HOST_MIN_ROOM * max)
 		return 0;
@@ -121,19 +125,15 @@ static int host_headroom(struct timeline *tl, int64_t until)
 			  " to at least %s (%.0f bytes), or shrink the process's baseline.",
 			  rl_bytes(want, b1, sizeof(b1)), want);
 	}
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || rl_evidence(tl, fid, "series", sid, "baseline after start-up") < 0)
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", sid, "baseline after start-up") < 0)
 		return -1;
 	return 1;
 }
 
-int rule_headroom(struct timeline *tl)
+int rule_headroom(struct rule_ctx *c)
 {
-	int64_t until = rl_oom_time(tl, NULL);
-	int a = gpu_headroom(tl, until), b;
+	static rl_part *const parts[] = { gpu_headroom, host_headroom, NULL };
 
-	if (a < 0)
-		return -1;
-	b = host_headroom(tl, until);
-	return b < 0 ? -1 : a + b;
+	return rl_run_parts(c, parts);
 }

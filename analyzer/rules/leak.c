@@ -1,15 +1,17 @@
 /*
  * leak.c -- the leak rule: memory in use that keeps growing.
  *
- * For every memory-in-use series (rl_memory_series), up to the OOM: a
- * Theil-Sen trend over what precedes the final rise (rl_trend), kept when
- * it grows steadily (R^2 >= LEAK_MIN_R2), by a visible amount (>= 256 MiB
- * and either LEAK_MIN_ROOM_FRAC of the room the series had at its start
- * below its capacity, when it started at half the capacity or more, or
- * else LEAK_MIN_GROWTH_FRAC of its level) over at least 10 minutes. The strongest series
- * makes the finding; growth per request served comes from
- * server.requests_total when it was logged; "not returned" is memory that
- * stays up after the load (server.running) falls.
+ * For every memory-in-use series, up to the OOM: a Theil-Sen trend over
+ * what precedes the final rise (rl_trend), kept when it grows steadily
+ * (R^2 >= LEAK_MIN_R2), by a visible amount (>= 256 MiB and either
+ * LEAK_MIN_ROOM_FRAC of the room the series had at its start below its
+ * capacity, when it started at half the capacity or more, or else
+ * LEAK_MIN_GROWTH_FRAC of its level) over at least 10 minutes. The
+ * strongest series (rl_pick_memory_series with judge_growth) makes the
+ * finding; growth per request served comes from server.requests_total
+ * when it was logged; "not returned" is memory that stays up after the
+ * load (server.running) falls. With an allocator trace: stacks whose
+ * live allocations were born all along it (alloc_stacks).
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -28,18 +30,16 @@
 #define ALLOC_MIN_FRACTION 0.02   /* of the live bytes in the trace */
 #define ALLOC_MIN_WINDOW_S 300.0
 
-static struct rl_series cur;
-
 /* Requests served between two times from server.requests_total. */
-static int requests_served(struct timeline *tl, int64_t t0, int64_t t1, double *n)
+static int requests_served(struct rule_ctx *c, int64_t t0, int64_t t1, double *n)
 {
 	double a, b;
 
-	if (rl_value_at(tl, "server.requests_total", NULL, t0, &a) < 0 &&
-	    rl_query_num(tl, "SELECT min(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
-			 " WHERE s.name = 'server.requests_total'", &a) < 0)
+	if (rl_value_at(c, "server.requests_total", NULL, t0, &a) < 0 &&
+	    rl_num(c, &a, "SELECT min(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
+		   " WHERE s.name = 'server.requests_total'") < 0)
 		return -1;
-	if (rl_value_at(tl, "server.requests_total", NULL, t1, &b) < 0 || b <= a)
+	if (rl_value_at(c, "server.requests_total", NULL, t1, &b) < 0 || b <= a)
 		return -1;
 	*n = b - a;
 	return 0;
@@ -48,231 +48,233 @@ static int requests_served(struct timeline *tl, int64_t t0, int64_t t1, double *
 /* Memory that stays after the load falls: server.running drops to a
  * quarter of its peak after the peak, yet memory in use (the series of
  * the finding, on the same grid) stays at 90% of its level at the peak. */
-static struct rl_series run;
-
-static void not_returned(struct timeline *tl, int64_t mem_id, int64_t until_ns,
-			 struct rl_finding *f)
+static void not_returned(struct rule_ctx *c, int64_t mem_id, struct rl_finding *f)
 {
-	double id, mem_peak = -1, mem_low = -1, low_run;
+	struct rl_series *run = &c->x, *mem = &c->cur;
+	int64_t id = rl_series_id(c, "server.running", 0), t0, t1;
+	double mem_peak = -1, mem_low = -1, low_run;
 	size_t i, j, pk = 0, lo;
-	int64_t t0, t1;
 
-	if (rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id"
-			 " LIMIT 1", &id) < 0 || rl_series_load(tl, (int64_t)id, until_ns, &run) < 0)
+	if (!id || rl_series_load(c, id, c->oom_ns, run) < 0)
 		return;
-	for (i = 1; i < run.n; i++)
-		if (run.max[i] > run.max[pk])
+	for (i = 1; i < run->n; i++)
+		if (run->max[i] > run->max[pk])
 			pk = i;
-	if (run.max[pk] < 4)
+	if (run->max[pk] < 4)
 		return;
-	for (lo = pk, i = pk; i < run.n; i++)
-		if (run.avg[i] < run.avg[lo])
+	for (lo = pk, i = pk; i < run->n; i++)
+		if (run->avg[i] < run->avg[lo])
 			lo = i;
-	low_run = run.avg[lo];
-	if (lo == pk || low_run > run.max[pk] / 4)
+	low_run = run->avg[lo];
+	if (lo == pk || low_run > run->max[pk] / 4)
 		return;
 	/* memory on the same grid as running */
-	t0 = run.t0_ns;
-	t1 = run.t0_ns + (int64_t)(run.last_t * 1e9);
-	if (rl_series_load_grid(tl, mem_id, t0, t1, (t1 - t0) / (RL_MAX_POINTS - 1) + 1, &cur) < 0)
+	t0 = run->t0_ns;
+	t1 = run->t0_ns + (int64_t)(run->last_t * 1e9);
+	if (rl_series_load_grid(c, mem_id, t0, t1, (t1 - t0) / (RL_MAX_POINTS - 1) + 1, mem) < 0)
 		return;
-	for (j = 0; j < cur.n; j++) {
-		if (cur.b[j] == run.b[pk])
-			mem_peak = cur.avg[j];
-		if (cur.b[j] == run.b[lo])
-			mem_low = cur.avg[j];
+	for (j = 0; j < mem->n; j++) {
+		if (mem->b[j] == run->b[pk])
+			mem_peak = mem->avg[j];
+		if (mem->b[j] == run->b[lo])
+			mem_low = mem->avg[j];
 	}
 	if (mem_peak > 0 && mem_low >= 0.9 * mem_peak) {
-		rl_fig(f, "running_peak", run.max[pk]);
+		rl_fig(f, "running_peak", run->max[pk]);
 		rl_fig(f, "running_low", round(low_run * 10) / 10);
 		rl_fig(f, "retained_fraction", mem_low / mem_peak);
 		rl_advice(f, "Memory stayed at %.0f%% of its peak after the load fell from %.0f to"
 			  " %.1f running requests: it is not given back.", 100 * mem_low / mem_peak,
-			  run.max[pk], low_run);
+			  run->max[pk], low_run);
 		f->score = rl_clamp01(f->score + 0.05);
 	}
 }
 
-static int leak_run(struct timeline *tl)
+/* Score of a memory series as a leak (rl_judge): its trend grows steadily,
+ * by a visible amount, for long enough; 0 when it does not. */
+static double judge_growth(struct rule_ctx *c, const char *name, const struct rl_series *s,
+			   const struct rl_trend *tr)
 {
-	int64_t until = rl_oom_time(tl, NULL), best_id = 0, fid;
-	sqlite3_stmt *st = NULL;
-	struct rl_trend tr, best_tr;
-	double best = 0, served;
-	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32];
-	struct rl_finding f;
-	int i;
+	double frac, cap, strength;
 
-	memset(&best_tr, 0, sizeof(best_tr));
-	for (i = 0; rl_memory_series[i]; i++) {
-		if (sqlite3_prepare_v2(tl->db, "SELECT id, entity FROM series WHERE name = ?",
-				       -1, &st, NULL) != SQLITE_OK)
-			return -1;
-		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			double frac, score, cap, strength;
-			if (rl_series_load(tl, sqlite3_column_int64(st, 0), until, &cur) < 0 ||
-			    rl_trend(&cur, &tr) < 0)
-				continue;
-			if (tr.fit.slope <= 0 || tr.duration_s < LEAK_MIN_SPAN_S ||
-			    tr.fit.r2 < LEAK_MIN_R2 || tr.growth < LEAK_MIN_GROWTH_BYTES)
-				continue;
-			/* room form only for a series that carries most of the
-			 * capacity (see spike.c) */
-			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 &&
-			    cap > tr.level_start && tr.level_start >= LEAK_VISIBLE * cap) {
-				frac = tr.growth / (cap - tr.level_start);
-				if (frac < LEAK_MIN_ROOM_FRAC)
-					continue;
-				strength = rl_clamp01(frac / 0.75);
-			} else {
-				frac = tr.growth / (tr.level_end > 0 ? tr.level_end : 1);
-				if (frac < LEAK_MIN_GROWTH_FRAC)
-					continue;
-				strength = rl_clamp01(frac / 0.25);
-			}
-			score = (0.5 + 0.5 * (tr.fit.r2 - LEAK_MIN_R2) / (1 - LEAK_MIN_R2)) *
-				(0.6 + 0.4 * strength);
-			if (score > best) {
-				best = score;
-				best_tr = tr;
-				best_id = cur.id;
-				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
-				snprintf(best_ent, sizeof(best_ent), "%s", rl_col_text(st, 1));
-			}
-		}
-		sqlite3_finalize(st);
-		st = NULL;
-	}
-	if (!best_id)
+	(void)s;
+	if (tr->fit.slope <= 0 || tr->duration_s < LEAK_MIN_SPAN_S ||
+	    tr->fit.r2 < LEAK_MIN_R2 || tr->growth < LEAK_MIN_GROWTH_BYTES)
 		return 0;
+	/* room form only for a series that carries most of the capacity
+	 * (see spike.c) */
+	if (rl_capacity_of(c, name, &cap) == 0 && cap > tr->level_start &&
+	    tr->level_start >= LEAK_VISIBLE * cap) {
+		frac = tr->growth / (cap - tr->level_start);
+		if (frac < LEAK_MIN_ROOM_FRAC)
+			return 0;
+		strength = rl_clamp01(frac / 0.75);
+	} else {
+		frac = tr->growth / (tr->level_end > 0 ? tr->level_end : 1);
+		if (frac < LEAK_MIN_GROWTH_FRAC)
+			return 0;
+		strength = rl_clamp01(frac / 0.25);
+	}
+	return (0.5 + 0.5 * (tr->fit.r2 - LEAK_MIN_R2) / (1 - LEAK_MIN_R2)) * (0.6 + 0.4 * strength);
+}
+
+/* The fitted line the report draws, and the growth per request served
+ * over it when server.requests_total was logged. */
+static void fit_and_requests(struct rule_ctx *c, const struct rl_pick *p, struct rl_finding *f)
+{
+	const struct rl_trend *tr = &p->tr;
+	int64_t t0 = p->s->t0_ns;   /* the picked series' first sample */
+	double served;
+
+	rl_fig(f, "fit_start_time_ns", (double)t0);
+	rl_fig(f, "fit_end_time_ns", (double)(t0 + (int64_t)(tr->duration_s * 1e9)));
+	rl_fig(f, "intercept_bytes", floor(tr->level_start));
+	if (requests_served(c, t0, t0 + (int64_t)(tr->duration_s * 1e9), &served) == 0 &&
+	    served > 0) {
+		rl_fig(f, "requests_served", served);
+		rl_fig(f, "per_request_bytes", floor(tr->growth / served));
+		rl_advice(f, "Memory grows by about %.0f bytes per request served (%.0f requests):"
+			  " look for per-request state kept alive (caches, lists, tensors"
+			  " held by a reference).", tr->growth / served, served);
+	}
+}
+
+/* How long a restarted process lasts at this rate. */
+static void restart_advice(struct rule_ctx *c, const struct rl_pick *p, struct rl_finding *f)
+{
+	const struct rl_trend *tr = &p->tr;
+	double cap, room = tr->growth, hours;
+	char b1[32];
+
+	if (rl_capacity_of(c, p->name, &cap) == 0 && cap > tr->level_start)
+		room = cap - tr->level_start;
+	hours = room / tr->fit.slope / 3600;
+	rl_fig(f, "hours_to_oom_after_restart", round(hours * 10) / 10);
+	rl_advice(f, "At %.0f MB/hour the %s of room above the start-up level is gone"
+		  " %.1f hours after a restart: restart before that as a stop-gap, and find"
+		  " the owner of the growth (an allocator snapshot with history shows the"
+		  " stacks: torch.cuda.memory._record_memory_history()).",
+		  tr->fit.slope * 3600 / MIB, rl_bytes(room, b1, sizeof(b1)), hours);
+}
+
+/* The growth finding: the memory series that leaks most convincingly. */
+static int leak_growth(struct rule_ctx *c)
+{
+	struct rl_pick p;
+	const struct rl_trend *tr = &p.tr;
+	struct rl_finding f;
+	char b1[32], b2[32];
+	int64_t fid, sid;
+	int r = rl_pick_memory_series(c, judge_growth, &p);
+
+	if (r <= 0)
+		return r;
+	sid = p.s->id;
 	rl_finding_init(&f, "leak", "leak", "growth");
-	f.score = best;
-	rl_fig(&f, "slope_mb_per_hour", best_tr.fit.slope * 3600 / MIB);
-	rl_fig(&f, "r2", best_tr.fit.r2);
-	rl_fig(&f, "growth_bytes", floor(best_tr.growth));
-	rl_fig(&f, "span_hours", best_tr.duration_s / 3600);
-	rl_fig(&f, "start_bytes", floor(best_tr.level_start));
-	rl_fig(&f, "end_bytes", floor(best_tr.level_end));
+	f.score = p.score;
+	rl_fig(&f, "slope_mb_per_hour", tr->fit.slope * 3600 / MIB);
+	rl_fig(&f, "r2", tr->fit.r2);
+	rl_fig(&f, "growth_bytes", floor(tr->growth));
+	rl_fig(&f, "span_hours", tr->duration_s / 3600);
+	rl_fig(&f, "start_bytes", floor(tr->level_start));
+	rl_fig(&f, "end_bytes", floor(tr->level_end));
 	snprintf(f.title, sizeof(f.title), "%s%s%s grows %.1f MB/hour (R\xc2\xb2 %.2f): %s -> %s over %.1f h",
-		 best_name, best_ent[0] ? " " : "", best_ent, best_tr.fit.slope * 3600 / MIB,
-		 best_tr.fit.r2, rl_bytes(best_tr.level_start, b1, sizeof(b1)),
-		 rl_bytes(best_tr.level_end, b2, sizeof(b2)), best_tr.duration_s / 3600);
-	{
-		int64_t t0 = cur.t0_ns; /* of the last loaded; reload the best's start */
-		double v;
-		char sql[160];
-		snprintf(sql, sizeof(sql), "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
-			 (long long)best_id);
-		if (rl_query_num(tl, sql, &v) == 0)
-			t0 = (int64_t)v;
-		/* the fitted line the report draws */
-		rl_fig(&f, "fit_start_time_ns", (double)t0);
-		rl_fig(&f, "fit_end_time_ns", (double)(t0 + (int64_t)(best_tr.duration_s * 1e9)));
-		rl_fig(&f, "intercept_bytes", floor(best_tr.level_start));
-		if (requests_served(tl, t0, t0 + (int64_t)(best_tr.duration_s * 1e9), &served) == 0 &&
-		    served > 0) {
-			rl_fig(&f, "requests_served", served);
-			rl_fig(&f, "per_request_bytes", floor(best_tr.growth / served));
-			rl_advice(&f, "Memory grows by about %.0f bytes per request served (%.0f requests):"
-				  " look for per-request state kept alive (caches, lists, tensors"
-				  " held by a reference).", best_tr.growth / served, served);
-		}
-	}
-	not_returned(tl, best_id, until, &f);
-	{
-		/* how long a restarted process lasts at this rate */
-		double cap, room = best_tr.growth, hours;
-		if (rl_capacity_of(tl, best_name, &cap) == 0 && cap > best_tr.level_start)
-			room = cap - best_tr.level_start;
-		hours = room / best_tr.fit.slope / 3600;
-		rl_fig(&f, "hours_to_oom_after_restart", round(hours * 10) / 10);
-		rl_advice(&f, "At %.0f MB/hour the %s of room above the start-up level is gone"
-			  " %.1f hours after a restart: restart before that as a stop-gap, and find"
-			  " the owner of the growth (an allocator snapshot with history shows the"
-			  " stacks: torch.cuda.memory._record_memory_history()).",
-			  best_tr.fit.slope * 3600 / MIB, rl_bytes(room, b1, sizeof(b1)), hours);
-	}
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || rl_evidence(tl, fid, "series", best_id, "memory in use, trend fitted") < 0)
+		 p.name, p.entity[0] ? " " : "", p.entity, tr->fit.slope * 3600 / MIB,
+		 tr->fit.r2, rl_bytes(tr->level_start, b1, sizeof(b1)),
+		 rl_bytes(tr->level_end, b2, sizeof(b2)), tr->duration_s / 3600);
+	fit_and_requests(c, &p, &f);
+	not_returned(c, sid, &f);
+	restart_advice(c, &p, &f);
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", sid, "memory in use, trend fitted") < 0)
 		return -1;
 	return 1;
 }
 
-static int alloc_stacks_run(struct timeline *tl)
+/* The finding of one stack of st's current row (alloc_stacks' query),
+ * when its live allocations look like a leak: 1 written, 0 not one, -1
+ * failed. */
+static int alloc_stack_finding(struct rule_ctx *c, sqlite3_stmt *st, double t_min, double t_max,
+			       double live_total)
 {
-	sqlite3_stmt *st = NULL;
-	double t_min, t_max, live_total;
-	int64_t fid;
-	int r = 0;
+	int64_t stack = sqlite3_column_int64(st, 0), fid;
+	double n = sqlite3_column_double(st, 1), bytes = sqlite3_column_double(st, 2);
+	double first = sqlite3_column_double(st, 3), last = sqlite3_column_double(st, 4);
+	double freed = sqlite3_column_double(st, 6);
+	double spread = (last - first) / (t_max - t_min);
+	const char *frames = (const char *)sqlite3_column_text(st, 5);
+	struct rl_finding f;
+	char b1[32];
 
-	if (!rl_table_exists(tl, "alloc"))
+	if (spread < ALLOC_MIN_SPREAD || bytes < ALLOC_MIN_FRACTION * live_total || freed > n)
 		return 0;
-	if (rl_alloc_indexes(tl) < 0)
+	rl_finding_init(&f, "alloc_stacks", "leak", "alloc_stack");
+	f.score = 0.55 + 0.35 * rl_clamp01((spread - ALLOC_MIN_SPREAD) / 0.4) * rl_clamp01(n / 64);
+	rl_fig(&f, "live_allocations", n);
+	rl_fig(&f, "live_bytes", bytes);
+	rl_fig(&f, "live_fraction", bytes / live_total);
+	rl_fig(&f, "birth_spread", spread);
+	rl_fig(&f, "stack_id", (double)stack);
+	rl_fig(&f, "slope_mb_per_hour", bytes / MIB / ((last - first) / 3.6e12));
+	snprintf(f.title, sizeof(f.title), "%.0f live allocations (%s) from one stack, born"
+		 " all along the trace: %s", n, rl_bytes(bytes, b1, sizeof(b1)),
+		 frames ? frames : "(no frames)");
+	rl_advice(&f, "This stack allocates and never frees: %s. Find who keeps the tensors"
+		  " it returns alive.", frames ? frames : "(no frames recorded)");
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "stack", stack, "allocating stack") < 0)
+		return -1;
+	return 1;
+}
+
+/* Stacks of an allocator trace whose allocations stay live: findings
+ * written, or -1. */
+static int alloc_stacks(struct rule_ctx *c)
+{
+	sqlite3_stmt *st;
+	double t_min, t_max, live_total;
+	int r = 0, one;
+
+	if (!q_has_table(c->db, "alloc"))
+		return 0;
+	if (rl_alloc_indexes(c) < 0)
 		return -1;
 	/* "keeps growing" needs a window: at least ALLOC_MIN_WINDOW_S of trace */
-	if (rl_query_num(tl, "SELECT min(alloc_ns) FROM alloc", &t_min) < 0 ||
-	    rl_query_num(tl, "SELECT max(alloc_ns) FROM alloc", &t_max) < 0 ||
+	if (rl_num(c, &t_min, "SELECT min(alloc_ns) FROM alloc") < 0 ||
+	    rl_num(c, &t_max, "SELECT max(alloc_ns) FROM alloc") < 0 ||
 	    t_max - t_min < ALLOC_MIN_WINDOW_S * 1e9)
 		return 0;
-	if (rl_query_num(tl, "SELECT sum(size) FROM alloc WHERE state = 'live'", &live_total) < 0 ||
+	if (rl_num(c, &live_total, "SELECT sum(size) FROM alloc WHERE state = 'live'") < 0 ||
 	    live_total <= 0)
 		return 0;
 	/* a leaking stack: many live allocations whose birth times spread over
 	 * most of the recorded window (weights and caches are born together at
 	 * start-up; activations die young). Only live rows are read (index). */
-	if (sqlite3_prepare_v2(tl->db,
+	st = rl_prepare(c,
 		"SELECT a.stack_id, count(*), sum(a.size), min(a.alloc_ns), max(a.alloc_ns),"
 		" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM frame"
 		"  WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3)),"
 		" (SELECT count(*) FROM alloc b WHERE b.state = 'freed' AND b.stack_id = a.stack_id)"
 		" FROM alloc a WHERE a.state = 'live' AND a.stack_id IS NOT NULL"
-		" GROUP BY a.stack_id HAVING count(*) >= ?1 ORDER BY sum(a.size) DESC LIMIT 5",
-		-1, &st, NULL) != SQLITE_OK)
+		" GROUP BY a.stack_id HAVING count(*) >= ?1 ORDER BY sum(a.size) DESC LIMIT 5");
+	if (!st)
 		return -1;
 	sqlite3_bind_int(st, 1, ALLOC_MIN_LIVE);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t stack = sqlite3_column_int64(st, 0);
-		double n = sqlite3_column_double(st, 1), bytes = sqlite3_column_double(st, 2);
-		double first = sqlite3_column_double(st, 3), last = sqlite3_column_double(st, 4);
-		double freed = sqlite3_column_double(st, 6);
-		double spread = (last - first) / (t_max - t_min);
-		const char *frames = (const char *)sqlite3_column_text(st, 5);
-		struct rl_finding f;
-		char b1[32];
-
-		if (spread < ALLOC_MIN_SPREAD || bytes < ALLOC_MIN_FRACTION * live_total || freed > n)
-			continue;
-		rl_finding_init(&f, "alloc_stacks", "leak", "alloc_stack");
-		f.score = 0.55 + 0.35 * rl_clamp01((spread - ALLOC_MIN_SPREAD) / 0.4) * rl_clamp01(n / 64);
-		rl_fig(&f, "live_allocations", n);
-		rl_fig(&f, "live_bytes", bytes);
-		rl_fig(&f, "live_fraction", bytes / live_total);
-		rl_fig(&f, "birth_spread", spread);
-		rl_fig(&f, "stack_id", (double)stack);
-		rl_fig(&f, "slope_mb_per_hour", bytes / MIB / ((last - first) / 3.6e12));
-		snprintf(f.title, sizeof(f.title), "%.0f live allocations (%s) from one stack, born"
-			 " all along the trace: %s", n, rl_bytes(bytes, b1, sizeof(b1)),
-			 frames ? frames : "(no frames)");
-		rl_advice(&f, "This stack allocates and never frees: %s. Find who keeps the tensors"
-			  " it returns alive.", frames ? frames : "(no frames recorded)");
-		fid = rl_finding_write(tl, &f);
-		if (fid < 0 || rl_evidence(tl, fid, "stack", stack, "allocating stack") < 0) {
+		one = alloc_stack_finding(c, st, t_min, t_max, live_total);
+		if (one < 0) {
 			r = -1;
 			break;
 		}
-		r++;
+		r += one;
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-int rule_leak(struct timeline *tl)
+int rule_leak(struct rule_ctx *c)
 {
-	int a = leak_run(tl), b;
+	static rl_part *const parts[] = { leak_growth, alloc_stacks, NULL };
 
-	if (a < 0)
-		return -1;
-	b = alloc_stacks_run(tl);
-	return b < 0 ? -1 : a + b;
+	return rl_run_parts(c, parts);
 }

@@ -16,7 +16,9 @@
 #define LIMIT_UTIL_SCORE 0.85
 #define LIMIT_SEQS_SCORE 0.45
 
-static int util_limit(struct timeline *tl)
+/* gpu_memory_utilization claiming more than other processes leave: 1
+ * finding, 0 none, -1 failed. */
+static int util_limit(struct rule_ctx *c)
 {
 	double util, total, others = 0, mine = 0;
 	struct rl_finding f;
@@ -24,16 +26,17 @@ static int util_limit(struct timeline *tl)
 	int64_t fid;
 	char b1[32], b2[32], b3[32];
 
-	if (rl_meta_num(tl, "server.gpu_memory_utilization", &util) < 0 || util <= 0 || util > 1 ||
-	    rl_gpu_total(tl, &total) < 0)
+	if (rl_meta_num(c, "server.gpu_memory_utilization", &util) < 0 || util <= 0 || util > 1 ||
+	    rl_gpu_total(c, &total) < 0)
 		return 0;
 	/* per process peak on the first GPU listed; the largest is the server */
-	if (sqlite3_prepare_v2(tl->db,
+	st = rl_prepare(c,
 		"SELECT s.entity, max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = 'gpu.proc_used_bytes' AND substr(s.entity, 1, instr(s.entity, '/'))"
 		" = (SELECT substr(entity, 1, instr(entity, '/')) FROM series WHERE name ="
 		" 'gpu.proc_used_bytes' ORDER BY entity LIMIT 1) GROUP BY s.entity"
-		" ORDER BY 2 DESC", -1, &st, NULL) != SQLITE_OK)
+		" ORDER BY 2 DESC");
+	if (!st)
 		return -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (mine == 0)
@@ -55,23 +58,26 @@ static int util_limit(struct timeline *tl)
 		 rl_bytes(total, b2, sizeof(b2)), rl_bytes(others, b3, sizeof(b3)));
 	rl_advice(&f, "Set --gpu-memory-utilization to at most %.2f, or move the other processes"
 		  " off this GPU.", floor(((total - others) / total - 0.02) * 100) / 100);
-	fid = rl_finding_write(tl, &f);
+	fid = rl_finding_write(c, &f);
 	return fid < 0 ? -1 : 1;
 }
 
-static int seqs_limit(struct timeline *tl, int64_t until)
+/* max_num_seqs admitting more requests than fit over the baseline: 1
+ * finding, 0 none, -1 failed. */
+static int seqs_limit(struct rule_ctx *c)
 {
+	int64_t until = c->oom_ns;
 	double seqs, need, total, base, w, kv, safe;
 	const char *how;
 	struct rl_finding f;
 	char b1[32], b2[32], b3[32];
 
-	if (rl_meta_num(tl, "server.max_num_seqs", &seqs) < 0 || seqs < 1 ||
-	    rl_gpu_total(tl, &total) < 0 || rl_per_request(tl, until, &need, &how) < 0)
+	if (rl_meta_num(c, "server.max_num_seqs", &seqs) < 0 || seqs < 1 ||
+	    rl_gpu_total(c, &total) < 0 || rl_per_request(c, until, &need, &how) < 0)
 		return 0;
-	if (rl_baseline(tl, "gpu.used_bytes", until, &base, NULL) < 0) {
-		if (rl_meta_num(tl, "server.weights_bytes", &w) < 0 ||
-		    rl_meta_num(tl, "server.kv_cache_bytes", &kv) < 0)
+	if (rl_baseline(c, "gpu.used_bytes", until, &base, NULL) < 0) {
+		if (rl_meta_num(c, "server.weights_bytes", &w) < 0 ||
+		    rl_meta_num(c, "server.kv_cache_bytes", &kv) < 0)
 			return 0;
 		base = w + kv;
 	}
@@ -90,15 +96,12 @@ static int seqs_limit(struct timeline *tl, int64_t until)
 	rl_advice(&f, "Lower --max-num-seqs to %.0f ((%s - %s) / %s x 0.7).", safe > 1 ? safe : 1,
 		  rl_bytes(total, b1, sizeof(b1)), rl_bytes(base, b2, sizeof(b2)),
 		  rl_bytes(need, b3, sizeof(b3)));
-	return rl_finding_write(tl, &f) < 0 ? -1 : 1;
+	return rl_finding_write(c, &f) < 0 ? -1 : 1;
 }
 
-int rule_limits(struct timeline *tl)
+int rule_limits(struct rule_ctx *c)
 {
-	int a = util_limit(tl), b;
+	static rl_part *const parts[] = { util_limit, seqs_limit, NULL };
 
-	if (a < 0)
-		return -1;
-	b = seqs_limit(tl, rl_oom_time(tl, NULL));
-	return b < 0 ? -1 : a + b;
+	return rl_run_parts(c, parts);
 }

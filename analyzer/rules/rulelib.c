@@ -1,7 +1,10 @@
 /*
- * rulelib.c -- shared reading and writing helpers of the rule modules
- * (see rulelib.h). Every query here is indexed: sample(series_id,
- * time_ns), meta(key), event(kind).
+ * rulelib.c -- the rule modules' context and errors, their reads of the
+ * timeline (through the store's query layer, failures kept in the
+ * context), the incident's figures that need no series, and the finding
+ * and evidence writers; see rulelib.h. Series are in series.c. Every
+ * query here is indexed: sample(series_id, time_ns), meta(key),
+ * event(kind).
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -11,65 +14,90 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const rl_memory_series[] = {
-	"torch.allocated_bytes", "gpu.used_bytes", "proc.rss_bytes", "proc.anon_bytes",
-	"cgroup.anon_bytes", "cgroup.current_bytes", "torch.reserved_bytes", NULL
-};
+/* ---- the context and its errors ---- */
 
-static sqlite3_stmt *prep(struct timeline *tl, const char *sql)
+int rl_fail(struct rule_ctx *c, const char *msg)
 {
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(tl->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "oomlens: sqlite: %s\n", sqlite3_errmsg(tl->db));
-		return NULL;
+	if (!c->failed) {
+		c->failed = 1;
+		snprintf(c->err, sizeof(c->err), "sqlite: %s", msg);
 	}
+	return -1;
+}
+
+int rl_sql_failed(struct rule_ctx *c)
+{
+	return rl_fail(c, sqlite3_errmsg(c->db));
+}
+
+sqlite3_stmt *rl_prepare(struct rule_ctx *c, const char *sql)
+{
+	sqlite3_stmt *st = q_try(c->db, sql);
+
+	if (!st)
+		rl_sql_failed(c);
 	return st;
 }
 
-int rl_table_exists(struct timeline *tl, const char *name)
+int rl_exec(struct rule_ctx *c, const char *sql)
 {
-	sqlite3_stmt *st = prep(tl, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-	int r = 0;
+	char *msg = NULL;
 
-	if (!st)
+	if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	r = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return r;
+	rl_fail(c, msg ? msg : sqlite3_errmsg(c->db));
+	sqlite3_free(msg);
+	return -1;
 }
 
-int rl_alloc_indexes(struct timeline *tl)
+int rl_run_parts(struct rule_ctx *c, rl_part *const parts[])
 {
-	return timeline_exec(tl,
-		"CREATE INDEX IF NOT EXISTS alloc_state_stack ON alloc(state, stack_id, alloc_ns, size);"
-		"CREATE INDEX IF NOT EXISTS alloc_time ON alloc(alloc_ns)");
-}
+	int n = 0, r, i;
 
-int rl_meta_text(struct timeline *tl, const char *key, char *buf, size_t n)
-{
-	sqlite3_stmt *st = prep(tl, "SELECT value FROM meta WHERE key = ? AND value IS NOT NULL"
-				" ORDER BY artifact_id IS NULL, rowid LIMIT 1");
-	int r = -1;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
-		r = 0;
+	for (i = 0; parts[i]; i++) {
+		r = parts[i](c);
+		if (r < 0)
+			return -1;
+		n += r;
 	}
-	sqlite3_finalize(st);
-	return r;
+	return n;
 }
 
-int rl_meta_num(struct timeline *tl, const char *key, double *out)
+/* ---- reading the timeline ---- */
+
+int rl_num(struct rule_ctx *c, double *out, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+	int r;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	if (!sql)
+		return rl_fail(c, "out of memory");
+	r = q_number(c->db, sql, out);
+	if (r < 0)
+		rl_sql_failed(c);
+	sqlite3_free(sql);
+	return r == 1 ? 0 : -1;
+}
+
+int rl_meta_text(struct rule_ctx *c, const char *key, char *buf, size_t n)
+{
+	int r = q_meta(c->db, key, buf, n);
+
+	if (r < 0)
+		rl_sql_failed(c);
+	return r == 1 ? 0 : -1;
+}
+
+int rl_meta_num(struct rule_ctx *c, const char *key, double *out)
 {
 	char buf[64], *end;
 	double v;
 
-	if (rl_meta_text(tl, key, buf, sizeof(buf)) < 0)
+	if (rl_meta_text(c, key, buf, sizeof(buf)) < 0)
 		return -1;
 	v = strtod(buf, &end);
 	if (end == buf || !isfinite(v))
@@ -78,291 +106,19 @@ int rl_meta_num(struct timeline *tl, const char *key, double *out)
 	return 0;
 }
 
-int rl_query_num(struct timeline *tl, const char *sql, double *out)
-{
-	sqlite3_stmt *st = prep(tl, sql);
-	int r = -1;
-
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*out = sqlite3_column_double(st, 0);
-		r = 0;
-	}
-	sqlite3_finalize(st);
-	return r;
-}
-
-int64_t rl_oom_time(struct timeline *tl, int64_t *ev_id)
-{
-	sqlite3_stmt *st = prep(tl,
-		"SELECT id, time_ns FROM event WHERE time_ns IS NOT NULL AND (kind IN"
-		" ('torch_oom', 'oom_kill', 'oom_invoked', 'userspace_kill')"
-		" OR (kind = 'cuda_exception' AND lower(summary) LIKE '%out of memory%'))"
-		" ORDER BY time_ns LIMIT 1");
-	int64_t t = OL_NULL;
-
-	if (ev_id)
-		*ev_id = 0;
-	if (!st)
-		return OL_NULL;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		if (ev_id)
-			*ev_id = sqlite3_column_int64(st, 0);
-		t = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return t;
-}
-
-/* The last loads, kept for the other rules of the same analysis: leak,
- * spike, headroom and per-request estimates read the same series on the
- * same grid. Keyed by (id, t0, t1, width) and the database handle. */
-#define RL_CACHE 6
-static struct {
-	sqlite3 *db;
-	int64_t id, t0, t1, width;
-	struct rl_series s;
-} cache[RL_CACHE];
-static unsigned cache_next;
-
-void rl_cache_reset(void)
-{
-	memset(cache, 0, sizeof(cache));
-	cache_next = 0;
-}
-
-int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
-			int64_t width, struct rl_series *s)
-{
-	sqlite3_stmt *st;
-	int64_t cur = INT64_MIN;
-	double n = 0, st_sum = 0, v_sum = 0;
-	unsigned i;
-
-	if (width < 1)
-		width = 1;
-	for (i = 0; i < RL_CACHE; i++)
-		if (cache[i].db == tl->db && cache[i].id == id && cache[i].t0 == t0 &&
-		    cache[i].t1 == t1 && cache[i].width == width) {
-			memcpy(s, &cache[i].s, sizeof(*s));
-			return s->n ? 0 : -1;
-		}
-	s->n = 0;
-	s->id = id;
-	s->t0_ns = t0;
-	s->width_ns = width;
-	s->last_t = 0;
-	/* one pass in index order (series_id, time_ns): buckets close as the
-	 * time moves on; no GROUP BY sort */
-	st = prep(tl, "SELECT time_ns, value FROM sample WHERE series_id = ?1 AND time_ns"
-		      " BETWEEN ?2 AND ?3 AND value IS NOT NULL ORDER BY time_ns");
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, t0);
-	sqlite3_bind_int64(st, 3, t1);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0) - t0;
-		double v = sqlite3_column_double(st, 1);
-		int64_t b = t / width;
-		if (b != cur) {
-			if (n > 0 && s->n < RL_MAX_POINTS) {
-				s->t[s->n] = st_sum / n / 1e9;
-				s->avg[s->n] = v_sum / n;
-				s->n++;
-			}
-			if (s->n >= RL_MAX_POINTS)
-				break;
-			cur = b;
-			n = st_sum = v_sum = 0;
-			s->b[s->n] = b;
-			s->max[s->n] = v;
-		}
-		n++;
-		st_sum += (double)t;
-		v_sum += v;
-		if (v > s->max[s->n])
-			s->max[s->n] = v;
-		s->last_t = (double)t / 1e9;
-	}
-	if (n > 0 && s->n < RL_MAX_POINTS) {
-		s->t[s->n] = st_sum / n / 1e9;
-		s->avg[s->n] = v_sum / n;
-		s->n++;
-	}
-	sqlite3_finalize(st);
-	cache[cache_next].db = tl->db;
-	cache[cache_next].id = id;
-	cache[cache_next].t0 = t0;
-	cache[cache_next].t1 = t1;
-	cache[cache_next].width = width;
-	memcpy(&cache[cache_next].s, s, sizeof(*s));
-	cache_next = (cache_next + 1) % RL_CACHE;
-	return s->n ? 0 : -1;
-}
-
-/* First and last sample time of a series up to until_ns (both index seeks). */
-static int series_span(struct timeline *tl, int64_t id, int64_t until_ns, int64_t *t0,
-		       int64_t *t1)
-{
-	sqlite3_stmt *st;
-	int r = -1;
-
-	st = prep(tl, "SELECT (SELECT min(time_ns) FROM sample WHERE series_id = ?1"
-		      " AND time_ns IS NOT NULL), (SELECT max(time_ns) FROM sample"
-		      " WHERE series_id = ?1 AND time_ns <= ?2)");
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, until_ns == OL_NULL ? INT64_MAX : until_ns);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
-	    sqlite3_column_type(st, 1) != SQLITE_NULL) {
-		int64_t d;
-		*t0 = sqlite3_column_int64(st, 0);
-		*t1 = sqlite3_column_int64(st, 1);
-		/* hostile times: a span that does not fit is no series */
-		r = *t1 >= *t0 && !__builtin_sub_overflow(*t1, *t0, &d) ? 0 : -1;
-	}
-	sqlite3_finalize(st);
-	return r;
-}
-
-int rl_series_load(struct timeline *tl, int64_t id, int64_t until_ns, struct rl_series *s)
-{
-	int64_t t0, t1;
-
-	s->n = 0;
-	if (series_span(tl, id, until_ns, &t0, &t1) < 0)
-		return -1;
-	return rl_series_load_grid(tl, id, t0, t1, (t1 - t0) / (RL_MAX_POINTS - 1) + 1, s);
-}
-
-int rl_trend(const struct rl_series *s, struct rl_trend *tr)
-{
-	return rl_trend_ex(s, 64 * MIB, tr);
-}
-
-int rl_trend_ex(const struct rl_series *s, double min_rise, struct rl_trend *tr)
-{
-	double res[RL_MAX_POINTS];
-	struct fit f;
-	struct change c;
-	size_t i, n = s->n, head = n * 4 / 5, cut = n;
-
-	memset(tr, 0, sizeof(*tr));
-	if (n < 8)
-		return -1;
-	/* 1. trend of the first 80%, 2. residuals, 3. change point in the
-	 * last half of the residuals: the final rise, if it stands out. */
-	if (stats_theil_sen(s->t, s->avg, head, &f) < 0)
-		return -1;
-	for (i = 0; i < n; i++)
-		res[i] = s->max[i] - (f.intercept + f.slope * s->t[i]);
-	if (stats_change_point(res, n, n / 2, &c) == 0) {
-		double level = f.intercept + f.slope * s->t[c.at];
-		double rise = c.after - c.before;
-		double floor_ = level * 0.03 > min_rise ? level * 0.03 : min_rise;
-		if (rise > 6 * c.noise && rise > floor_) {
-			size_t pk = c.at;
-			for (i = c.at; i < n; i++)
-				if (s->max[i] > s->max[pk])
-					pk = i;
-			tr->rise = 1;
-			tr->rise_at = c.at;
-			tr->rise_start_t = s->t[c.at > 0 ? c.at - 1 : 0];
-			tr->rise_peak_t = s->t[pk];
-			tr->baseline = level;
-			tr->peak = s->max[pk];
-			tr->noise = c.noise;
-			cut = c.at;
-		}
-	}
-	if (cut < 3 || stats_theil_sen(s->t, s->avg, cut, &tr->fit) < 0)
-		tr->fit = f;
-	tr->duration_s = s->t[(cut < n ? cut : n) - 1] - s->t[0];
-	tr->level_start = tr->fit.intercept + tr->fit.slope * s->t[0];
-	tr->level_end = tr->fit.intercept + tr->fit.slope * s->t[(cut < n ? cut : n) - 1];
-	tr->growth = tr->fit.slope * tr->duration_s;
-	return 0;
-}
-
-/* id of series (name, entity) or the first of that name; 0 if none. */
-static int64_t series_id(struct timeline *tl, const char *name)
+int64_t rl_series_id(struct rule_ctx *c, const char *name, int sampled)
 {
 	double v;
-	char sql[200];
 
-	snprintf(sql, sizeof(sql), "SELECT s.id FROM series s WHERE s.name = '%s' AND EXISTS"
-		 " (SELECT 1 FROM sample p WHERE p.series_id = s.id) ORDER BY s.id LIMIT 1", name);
-	return rl_query_num(tl, sql, &v) == 0 ? (int64_t)v : 0;
+	return rl_num(c, &v, "SELECT s.id FROM series s WHERE s.name = '%s'%s ORDER BY s.id LIMIT 1",
+		      name, sampled ? " AND EXISTS (SELECT 1 FROM sample p WHERE p.series_id = s.id)"
+		      : "") == 0 ? (int64_t)v : 0;
 }
 
-int rl_per_request(struct timeline *tl, int64_t until_ns, double *bytes, const char **how)
-{
-	static const char *const mem[] = { "torch.allocated_bytes", "gpu.used_bytes",
-					   "proc.rss_bytes", "cgroup.current_bytes", NULL };
-	static struct rl_series a, b; /* large: not on the stack; rules run one at a time */
-	int64_t run = series_id(tl, "server.running"), t0, t1, m = 0;
-	double x[RL_MAX_POINTS], y[RL_MAX_POINTS], v;
-	struct fit f;
-	size_t i, j, n;
-
-	for (i = 0; run && mem[i] && !m; i++)
-		m = series_id(tl, mem[i]);
-	if (run && m && series_span(tl, run, until_ns, &t0, &t1) == 0) {
-		int64_t w = (t1 - t0) / (RL_MAX_POINTS - 1) + 1;
-		if (rl_series_load_grid(tl, run, t0, t1, w, &a) == 0 &&
-		    rl_series_load_grid(tl, m, t0, t1, w, &b) == 0) {
-			for (i = j = n = 0; i < a.n && j < b.n;) {
-				if (a.b[i] < b.b[j]) {
-					i++;
-				} else if (a.b[i] > b.b[j]) {
-					j++;
-				} else {
-					x[n] = a.avg[i];
-					y[n++] = b.avg[j];
-					i++, j++;
-				}
-			}
-			if (n >= 10 && stats_theil_sen(x, y, n, &f) == 0 && f.slope > 0) {
-				*bytes = f.slope;
-				*how = "slope of memory in use against running requests";
-				return 0;
-			}
-		}
-	}
-	if (rl_oom_request(tl, &v) == 0) {
-		*bytes = v;
-		*how = "size of the allocation that failed";
-		return 0;
-	}
-	return -1;
-}
-
-int rl_oom_request(struct timeline *tl, double *bytes)
-{
-	return rl_query_num(tl, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
-			    " FROM event WHERE kind = 'torch_oom' AND coalesce(json_extract(data,"
-			    " '$.requested_bytes'), bytes) > 0 ORDER BY time_ns LIMIT 1", bytes);
-}
-
-int rl_gpu_total(struct timeline *tl, double *bytes)
-{
-	if (rl_query_num(tl, "SELECT max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
-			 " WHERE s.name = 'gpu.total_bytes' AND p.value > 0", bytes) == 0)
-		return 0;
-	if (rl_query_num(tl, "SELECT max(CAST(value AS REAL)) FROM meta WHERE key LIKE"
-			 " 'gpu.total\\_bytes.%' ESCAPE '\\' AND CAST(value AS REAL) > 0", bytes) == 0)
-		return 0;
-	return rl_query_num(tl, "SELECT max(json_extract(data, '$.total_bytes')) FROM event"
-			    " WHERE kind = 'torch_oom' AND json_extract(data, '$.total_bytes') > 0", bytes);
-}
-
-int rl_value_at(struct timeline *tl, const char *name, const char *entity,
+int rl_value_at(struct rule_ctx *c, const char *name, const char *entity,
 		int64_t t_ns, double *out)
 {
-	sqlite3_stmt *st = prep(tl,
+	sqlite3_stmt *st = rl_prepare(c,
 		"SELECT p.value FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = ?1 AND (?2 IS NULL OR s.entity = ?2) AND p.value IS NOT NULL"
 		" AND p.time_ns <= ?3 ORDER BY p.time_ns DESC LIMIT 1");
@@ -383,6 +139,63 @@ int rl_value_at(struct timeline *tl, const char *name, const char *entity,
 	sqlite3_finalize(st);
 	return r;
 }
+
+int64_t rl_oom_time(struct rule_ctx *c)
+{
+	/* read as an integer: a time in ns does not survive a double */
+	sqlite3_stmt *st = rl_prepare(c,
+		"SELECT time_ns FROM event WHERE time_ns IS NOT NULL AND (kind IN"
+		" ('torch_oom', 'oom_kill', 'oom_invoked', 'userspace_kill')"
+		" OR (kind = 'cuda_exception' AND lower(summary) LIKE '%out of memory%'))"
+		" ORDER BY time_ns LIMIT 1");
+	int64_t t = OL_NULL;
+
+	if (!st)
+		return OL_NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		t = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return t;
+}
+
+int rl_alloc_indexes(struct rule_ctx *c)
+{
+	return rl_exec(c,
+		"CREATE INDEX IF NOT EXISTS alloc_state_stack ON alloc(state, stack_id, alloc_ns, size);"
+		"CREATE INDEX IF NOT EXISTS alloc_time ON alloc(alloc_ns)");
+}
+
+/* ---- the incident's figures ---- */
+
+int rl_oom_request(struct rule_ctx *c, double *bytes)
+{
+	return rl_num(c, bytes, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
+		      " FROM event WHERE kind = 'torch_oom' AND coalesce(json_extract(data,"
+		      " '$.requested_bytes'), bytes) > 0 ORDER BY time_ns LIMIT 1");
+}
+
+int rl_gpu_total(struct rule_ctx *c, double *bytes)
+{
+	if (rl_num(c, bytes, "SELECT max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
+		   " WHERE s.name = 'gpu.total_bytes' AND p.value > 0") == 0)
+		return 0;
+	if (rl_num(c, bytes, "SELECT max(CAST(value AS REAL)) FROM meta WHERE key LIKE"
+		   " 'gpu.total\\_bytes.%%' ESCAPE '\\' AND CAST(value AS REAL) > 0") == 0)
+		return 0;
+	return rl_num(c, bytes, "SELECT max(json_extract(data, '$.total_bytes')) FROM event"
+		      " WHERE kind = 'torch_oom' AND json_extract(data, '$.total_bytes') > 0");
+}
+
+int rl_capacity_of(struct rule_ctx *c, const char *series, double *cap)
+{
+	if (!strncmp(series, "gpu.", 4) || !strncmp(series, "torch.", 6))
+		return rl_gpu_total(c, cap);
+	if (rl_meta_num(c, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
+		return 0;
+	return -1;
+}
+
+/* ---- findings ---- */
 
 void rl_finding_init(struct rl_finding *f, const char *rule, const char *class_,
 		     const char *cause)
@@ -425,10 +238,10 @@ void rl_finding_drop(struct rl_finding *f)
 	f->figures = NULL;
 }
 
-int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f)
+int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 {
-	sqlite3_stmt *st = prep(tl, "INSERT INTO finding(rule, class, cause, score, title,"
-				" advice, figures) VALUES(?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO finding(rule, class, cause, score, title,"
+				      " advice, figures) VALUES(?,?,?,?,?,?,?)");
 	char *fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : NULL;
 	int64_t id = -1;
 
@@ -444,9 +257,9 @@ int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f)
 	if (fig)
 		sqlite3_bind_text(st, 7, fig, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_DONE)
-		id = sqlite3_last_insert_rowid(tl->db);
+		id = sqlite3_last_insert_rowid(c->db);
 	else
-		fprintf(stderr, "oomlens: sqlite: %s\n", sqlite3_errmsg(tl->db));
+		rl_sql_failed(c);
 	sqlite3_finalize(st);
 done:
 	free(fig);
@@ -454,11 +267,11 @@ done:
 	return id;
 }
 
-int rl_evidence(struct timeline *tl, int64_t finding_id, const char *table, int64_t id,
+int rl_evidence(struct rule_ctx *c, int64_t finding_id, const char *table, int64_t id,
 		const char *note)
 {
-	sqlite3_stmt *st = prep(tl, "INSERT INTO evidence(finding_id, ref_table, ref_id, note)"
-				" VALUES(?,?,?,?)");
+	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO evidence(finding_id, ref_table, ref_id, note)"
+				      " VALUES(?,?,?,?)");
 	int r = -1;
 
 	if (!st)
@@ -473,15 +286,10 @@ int rl_evidence(struct timeline *tl, int64_t finding_id, const char *table, int6
 		sqlite3_bind_text(st, 4, note, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_DONE)
 		r = 0;
+	else
+		rl_sql_failed(c);
 	sqlite3_finalize(st);
 	return r;
-}
-
-const char *rl_col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? (const char *)t : "?";
 }
 
 const char *rl_bytes(double b, char *buf, size_t n)
@@ -496,71 +304,4 @@ const char *rl_bytes(double b, char *buf, size_t n)
 double rl_clamp01(double x)
 {
 	return x < 0 ? 0 : x > 1 ? 1 : x;
-}
-
-int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double *bytes,
-		int64_t *id)
-{
-	static struct rl_series s;
-	static double tmp[RL_MAX_POINTS];
-	double mid, v[10];
-	size_t i, k = 0;
-	int64_t sid = series_id(tl, name);
-
-	if (!sid || rl_series_load(tl, sid, until_ns, &s) < 0)
-		return -1;
-	/* start-up ends when the series first reaches 90% of the median of
-	 * its first third (a spike at the end or a leak's late level do not
-	 * move that median) */
-	memcpy(tmp, s.avg, s.n * sizeof(*tmp));
-	mid = stats_median(tmp, s.n / 3 ? s.n / 3 : s.n);
-	for (i = 0; i < s.n && s.avg[i] < 0.9 * mid; i++)
-		;
-	for (; i < s.n && k < 10; i++)
-		v[k++] = s.avg[i];
-	if (!k)
-		return -1;
-	*bytes = stats_median(v, k);
-	if (id)
-		*id = sid;
-	return 0;
-}
-
-int rl_capacity_of(struct timeline *tl, const char *series, double *cap)
-{
-	if (!strncmp(series, "gpu.", 4) || !strncmp(series, "torch.", 6))
-		return rl_gpu_total(tl, cap);
-	if (rl_meta_num(tl, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
-		return 0;
-	return -1;
-}
-
-int rl_correlation(struct timeline *tl, const struct rl_series *a, int64_t b_id, double *r)
-{
-	static struct rl_series b;
-	static double x[RL_MAX_POINTS], y[RL_MAX_POINTS];
-	size_t i = 0, j = 0, n = 0;
-
-	int64_t end;
-
-	if (__builtin_mul_overflow((int64_t)RL_MAX_POINTS, a->width_ns, &end) ||
-	    __builtin_add_overflow(end, a->t0_ns, &end))
-		end = INT64_MAX;
-	if (rl_series_load_grid(tl, b_id, a->t0_ns, end, a->width_ns, &b) < 0)
-		return -1;
-	while (i < a->n && j < b.n) {
-		if (a->b[i] < b.b[j]) {
-			i++;
-		} else if (a->b[i] > b.b[j]) {
-			j++;
-		} else {
-			x[n] = a->max[i];
-			y[n++] = b.max[j];
-			i++, j++;
-		}
-	}
-	if (n < 8)
-		return -1;
-	*r = stats_pearson(x, y, n);
-	return 0;
 }

@@ -1,13 +1,24 @@
 /*
- * rulelib.h -- what the rule modules share to read the timeline and write
- * findings: table/meta/series lookups (bucketed in SQL, so a week of
- * one-second samples becomes a few hundred points in one indexed pass),
- * the incident's OOM time, and finding + evidence writers.
+ * rulelib.h -- what the rule modules share: the context of one analysis,
+ * reading the timeline through the store's query layer with errors kept
+ * in that context (rulelib.c), memory series bucketed in SQL and their
+ * shape (series.c: a week of one-second samples becomes a few hundred
+ * points in one indexed pass), the incident's figures (OOM time,
+ * capacity, baseline, per-request need), and the finding and evidence
+ * writers.
+ *
+ * Errors: a helper whose query cannot be prepared or whose write fails
+ * records the first such message in the context (c->err) and answers as
+ * if the evidence were absent (-1, 0 or NULL as it says); the rule goes
+ * on or returns -1, and analyze_timeline() fails the analysis with that
+ * message once the rule is done. Nothing here prints.
  */
 #ifndef OOMLENS_RULELIB_H
 #define OOMLENS_RULELIB_H
 
+#include "analyzer/store/query.h"
 #include "analyzer/store/timeline.h"
+#include "analyzer/rules/rules.h"
 #include "analyzer/rules/stats.h"
 
 #include <jansson.h>
@@ -19,7 +30,6 @@
 /* A series reduced to at most RL_MAX_POINTS time buckets up to a cut-off. */
 struct rl_series {
 	int64_t id;
-	char name[64], entity[160];
 	int64_t t0_ns;              /* time of the first sample */
 	int64_t width_ns;           /* bucket width */
 	size_t n;
@@ -44,67 +54,147 @@ struct rl_trend {
 	double baseline, peak, noise; /* level before it, max after, sigma */
 };
 
-/* 1 if a table (domain tables exist only when their parser is merged). */
-int rl_table_exists(struct timeline *tl, const char *name);
+/* The last series loads, kept for the other rules of the same analysis:
+ * leak, spike, headroom and per-request estimates read the same series on
+ * the same grid. Keyed by (id, t0, t1, width); a ring of RL_CACHE. */
+#define RL_CACHE 6
+struct rl_cached {
+	int used;
+	int64_t id, t0, t1, width;
+	struct rl_series s;
+};
+
+/* One analysis: what its rules share, made by analyze_timeline() and
+ * passed to every rule and helper. The database is the only input; this
+ * holds what is derived from it once (the OOM time), the first error, the
+ * series cache and scratch space too large for the stack. Each scratch
+ * member names the helpers that use it: a caller never passes one into a
+ * helper that uses the same one. */
+struct rule_ctx {
+	struct timeline *tl;
+	sqlite3 *db;                /* tl->db */
+	int64_t oom_ns;             /* the incident (rl_oom_time); OL_NULL: none */
+	int failed;                 /* 1 once a query or write failed */
+	char err[300];              /* the first failure's message */
+	struct rl_cached cache[RL_CACHE];
+	unsigned cache_next;
+	struct rl_series cur;       /* one-off loads: rl_pick_memory_series, rl_baseline, the rules */
+	struct rl_series best;      /* the series rl_pick_memory_series picked */
+	struct rl_series x, y;      /* pairs on one grid: rl_per_request (x, y), rl_correlation (y), leak's load (x) */
+	double v1[RL_MAX_POINTS], v2[RL_MAX_POINTS]; /* values of pairs: rl_per_request, rl_correlation, rl_baseline (v1) */
+};
+
+/* ---- the context and its errors (rulelib.c) ---- */
+
+/* Record msg as the analysis's failure ("sqlite: msg") unless one is
+ * recorded already; returns -1. */
+int rl_fail(struct rule_ctx *c, const char *msg);
+/* rl_fail with the database's last error message. */
+int rl_sql_failed(struct rule_ctx *c);
+/* Prepare sql; NULL (failure recorded) when it does not prepare. */
+sqlite3_stmt *rl_prepare(struct rule_ctx *c, const char *sql);
+/* Run SQL statements that return no rows; 0, or -1 (failure recorded). */
+int rl_exec(struct rule_ctx *c, const char *sql);
+/* A rule made of parts (rl_run_parts). */
+typedef int rl_part(struct rule_ctx *c);
+/* Run parts (NULL-terminated) in order: the findings they wrote, or -1 at
+ * the first that fails. */
+int rl_run_parts(struct rule_ctx *c, rl_part *const parts[]);
+
+/* ---- reading the timeline (rulelib.c) ---- */
+
+/* One number: the first column of the first row of the query fmt builds
+ * (sqlite3_mprintf: write a literal % as %%). 0 found, -1 none or NULL. */
+int rl_num(struct rule_ctx *c, double *out, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A meta value as text into buf (q_meta); 0 found, -1 absent. */
+int rl_meta_text(struct rule_ctx *c, const char *key, char *buf, size_t n);
 /* A meta value as a number; 0 found, -1 absent or not a number. */
-int rl_meta_num(struct timeline *tl, const char *key, double *out);
-/* A meta value as text into buf; 0 found, -1 absent. */
-int rl_meta_text(struct timeline *tl, const char *key, char *buf, size_t n);
-/* One number from an SQL query (first column of first row); -1 if none/NULL. */
-int rl_query_num(struct timeline *tl, const char *sql, double *out);
+int rl_meta_num(struct rule_ctx *c, const char *key, double *out);
+/* Id of the first series (lowest id) named name, only among those with
+ * samples when sampled is 1; 0 when there is none. */
+int64_t rl_series_id(struct rule_ctx *c, const char *name, int sampled);
+/* Value of series (name, entity; NULL: any) nearest at or before t_ns
+ * (OL_NULL: the last); 0, or -1 none. */
+int rl_value_at(struct rule_ctx *c, const char *name, const char *entity,
+		int64_t t_ns, double *out);
 /* UTC ns of the incident: the first OOM-like event (torch_oom, oom_kill,
  * oom_invoked, cuda_exception with out of memory, userspace_kill) with a
- * time; OL_NULL when there is none. *ev_id (may be NULL) gets its id. */
-int64_t rl_oom_time(struct timeline *tl, int64_t *ev_id);
+ * time; OL_NULL when there is none. analyze_timeline() keeps it in
+ * c->oom_ns for the rules. */
+int64_t rl_oom_time(struct rule_ctx *c);
+/* Indexes the rules' alloc queries need (created if the snapshot store
+ * did not): alloc(state, stack_id, alloc_ns, size), alloc(alloc_ns). */
+int rl_alloc_indexes(struct rule_ctx *c);
+
+/* ---- the incident's figures (rulelib.c, series.c) ---- */
+
+/* Size of the allocation that failed (first torch_oom: data
+ * requested_bytes or bytes). 0, or -1 none. */
+int rl_oom_request(struct rule_ctx *c, double *bytes);
+/* Capacity of the device the incident ran out of: gpu.total_bytes series,
+ * meta gpu.total_bytes.gpuN, torch_oom data. 0, or -1 unknown. */
+int rl_gpu_total(struct rule_ctx *c, double *bytes);
+/* What a memory series can grow to: the GPU total for gpu.* and torch.*
+ * series, the cgroup limit (meta cgroup.max_bytes) for proc.* and
+ * cgroup.* ones. 0, or -1 unknown. */
+int rl_capacity_of(struct rule_ctx *c, const char *series, double *cap);
+/* Memory a request needs, in bytes: the slope of memory in use against
+ * server.running (paired on one grid, up to until_ns), else the torch_oom
+ * request size. how gets a short description. 0, or -1 unknown. */
+int rl_per_request(struct rule_ctx *c, int64_t until_ns, double *bytes, const char **how);
+/* Memory in use after start-up of a series name (first entity with
+ * samples): the median of the 10 points after it first reaches 90% of
+ * the median of its first third. 0, or -1 when there is no such series.
+ * *id (may be NULL) gets the series. */
+int rl_baseline(struct rule_ctx *c, const char *name, int64_t until_ns, double *bytes,
+		int64_t *id);
+
+/* ---- series (series.c) ---- */
+
+/* The memory-in-use series the trend rules look at, in preference order. */
+extern const char *const rl_memory_series[];
+
+/* The samples of series id with a value and a time in [t0, t1], as
+ * (time_ns, value) rows in time order (one index range); NULL: failed.
+ * The caller finalizes it. */
+sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1);
 /* Fill s with series id's samples with time_ns <= until_ns (OL_NULL: all),
  * bucketed into at most RL_MAX_POINTS buckets. 0, or -1 (no samples). */
-int rl_series_load(struct timeline *tl, int64_t id, int64_t until_ns, struct rl_series *s);
-/* Forget the series loads kept for reuse (analyze_timeline calls it
- * before and after the rules: the database may change in between). */
-void rl_cache_reset(void);
+int rl_series_load(struct rule_ctx *c, int64_t id, int64_t until_ns, struct rl_series *s);
 /* Same on a given grid (bucket b = (time - t0) / width), for pairing. */
-int rl_series_load_grid(struct timeline *tl, int64_t id, int64_t t0, int64_t t1,
+int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s);
 /* Analyse a loaded series (see struct rl_trend). A final rise must exceed
  * 6 sigma of the residuals, 3% of the level and min_rise (units of the
  * series; rl_trend: 64 MiB). 0, or -1 (too few points). */
 int rl_trend_ex(const struct rl_series *s, double min_rise, struct rl_trend *tr);
 int rl_trend(const struct rl_series *s, struct rl_trend *tr);
-/* Pearson correlation of two series on a's grid (pairs of buckets both
- * have); 0, or -1 when fewer than 8 pairs. */
-int rl_correlation(struct timeline *tl, const struct rl_series *a, int64_t b_id, double *r);
-/* Memory a request needs, in bytes: the slope of memory in use against
- * server.running (paired on one grid), else the torch_oom request size.
- * how gets a short description. 0, or -1 unknown. */
-int rl_per_request(struct timeline *tl, int64_t until_ns, double *bytes, const char **how);
-/* Size of the allocation that failed (first torch_oom: data
- * requested_bytes or bytes). 0, or -1 none. */
-int rl_oom_request(struct timeline *tl, double *bytes);
-/* Capacity of the device the incident ran out of: gpu.total_bytes series,
- * meta gpu.total_bytes.gpuN, torch_oom data. 0, or -1 unknown. */
-int rl_gpu_total(struct timeline *tl, double *bytes);
+/* Pearson correlation of bucket maxima of a and series b_id on a's grid
+ * (pairs of buckets both have); 0, or -1 when fewer than 8 pairs. */
+int rl_correlation(struct rule_ctx *c, const struct rl_series *a, int64_t b_id, double *r);
 
-/* Memory in use after start-up of a series name (first entity with
- * samples): the median of the 10 points after it first reaches 90% of
- * the median of its first third. 0, or -1 when there is no such series. *id gets the series. */
-int rl_baseline(struct timeline *tl, const char *name, int64_t until_ns, double *bytes,
-		int64_t *id);
+/* The memory series a trend rule picked (rl_pick_memory_series). */
+struct rl_pick {
+	const char *name;           /* its rl_memory_series name; NULL: none */
+	char entity[160];           /* "?" when NULL */
+	const struct rl_series *s;  /* its load: c->best */
+	struct rl_trend tr;         /* its trend */
+	double score;               /* what the judge gave it */
+};
 
-/* What a memory series can grow to: the GPU total for gpu.* and torch.*
- * series, the cgroup limit (meta cgroup.max_bytes) for proc.* and
- * cgroup.* ones. 0, or -1 unknown. */
-int rl_capacity_of(struct timeline *tl, const char *series, double *cap);
+/* How a rule scores one memory series (name, its load s cut at the OOM,
+ * its trend): > 0 keeps it in the running, 0 skips it. A judge must not
+ * use c->cur or c->best (s is c->cur). */
+typedef double rl_judge(struct rule_ctx *c, const char *name, const struct rl_series *s,
+			const struct rl_trend *tr);
 
-/* Value of series (name, entity) nearest before t_ns (or last); -1 none. */
-int rl_value_at(struct timeline *tl, const char *name, const char *entity,
-		int64_t t_ns, double *out);
+/* For each memory series (rl_memory_series, every entity), cut at the
+ * OOM: load it, rl_trend it, judge it; keep the best-scoring (the first of
+ * equals) in *pick, its load in c->best. 1 picked, 0 none, -1 failed. */
+int rl_pick_memory_series(struct rule_ctx *c, rl_judge *judge, struct rl_pick *pick);
 
-/* Indexes the rules' alloc queries need (created if the snapshot store
- * did not): alloc(state, stack_id, alloc_ns, size), alloc(alloc_ns). */
-int rl_alloc_indexes(struct timeline *tl);
-
-/* The memory-in-use series the trend rules look at, in preference order. */
-extern const char *const rl_memory_series[];
+/* ---- findings (rulelib.c) ---- */
 
 /* A finding being built: figures and advice are added, then written. */
 struct rl_finding {
@@ -116,15 +206,17 @@ struct rl_finding {
 };
 void rl_finding_init(struct rl_finding *f, const char *rule, const char *class_,
 		     const char *cause);
+/* A figure; integral values stay integers in the JSON. */
 void rl_fig(struct rl_finding *f, const char *key, double v);
+/* Append a sentence to the advice. */
 void rl_advice(struct rl_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Write it (frees figures); returns the finding id or -1. */
-int64_t rl_finding_write(struct timeline *tl, struct rl_finding *f);
+int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f);
 void rl_finding_drop(struct rl_finding *f);
-int rl_evidence(struct timeline *tl, int64_t finding_id, const char *table, int64_t id,
+/* An evidence row of finding_id: the row id of table (<= 0: none) and a
+ * note. 0 or -1. */
+int rl_evidence(struct rule_ctx *c, int64_t finding_id, const char *table, int64_t id,
 		const char *note);
-/* Column i of a row as text, "?" when NULL (for titles). */
-const char *rl_col_text(sqlite3_stmt *st, int i);
 /* "1.25 GiB" / "512.0 MiB" into buf. */
 const char *rl_bytes(double b, char *buf, size_t n);
 /* clamp to [0,1] */

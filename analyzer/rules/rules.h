@@ -10,27 +10,35 @@
 
 #include "analyzer/store/timeline.h"
 
+/* What one analysis shares among its rules (rulelib.h): made by
+ * analyze_timeline() for each run, so a rule keeps no state of its own. */
+struct rule_ctx;
+
 struct rule {
 	const char *name;
 	const char *what;
-	int (*run)(struct timeline *tl);   /* findings written, or -1 */
+	int (*run)(struct rule_ctx *c);   /* findings written, or -1 */
 };
 
 extern const struct rule rules[];
 
 /* The rule modules (analyzer/rules/<name>.c), listed in verdict.c. */
-int rule_leak(struct timeline *tl);
-int rule_spike(struct timeline *tl);
-int rule_headroom(struct timeline *tl);
-int rule_limits(struct timeline *tl);
-int rule_fragmentation(struct timeline *tl);
-int rule_contexts(struct timeline *tl);
-int rule_victim(struct timeline *tl);
+int rule_leak(struct rule_ctx *c);
+int rule_spike(struct rule_ctx *c);
+int rule_headroom(struct rule_ctx *c);
+int rule_limits(struct rule_ctx *c);
+int rule_fragmentation(struct rule_ctx *c);
+int rule_contexts(struct rule_ctx *c);
+int rule_victim(struct rule_ctx *c);
 
 /* A finding counts toward the verdict from this score on. */
 #define VERDICT_MIN_SCORE 0.3
 
-/* Clear old findings, run every rule, write the verdict. 0 or -1. */
-int analyze_timeline(struct timeline *tl);
+struct strbuf;
+
+/* Clear old findings, run every rule, write the verdict, in one
+ * transaction. 0, or -1 with why in err (may be NULL) and the timeline as
+ * it was before the call. Prints nothing. */
+int analyze_timeline(struct timeline *tl, struct strbuf *err);
 
 #endif

@@ -10,7 +10,8 @@
  * capacity: GPU total for gpu/torch series, cgroup.max_bytes for host
  * ones) when the baseline is at least half the capacity, or else
  * (capacity unknown, or a series that sees only part of the memory) is at
- * least SPIKE_MIN_FRAC of the baseline. Its score grows with its size
+ * least SPIKE_MIN_FRAC of the baseline (judge_burst; the best-scoring
+ * series is picked by rl_pick_memory_series). Its score grows with its size
  * and when server.running / waiting / KV usage rose with it; a rise worth
  * fewer than two requests is rather a headroom problem (headroom rule).
  * With an allocator snapshot: the stack that allocated most in the rise.
@@ -27,47 +28,37 @@
 #define SPIKE_NEAR_FRAC 0.25     /* rise starts in the last quarter of the series */
 #define SPIKE_NEAR_S 1800.0      /* or in its last half hour */
 
-static struct rl_series cur;
-
 /* Value of a server series just before the rise and its max after it. */
-static int server_rise(struct timeline *tl, const char *name, int64_t t0, int64_t t1,
+static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t t1,
 		       double *before, double *after)
 {
-	char sql[400];
 	/* the baseline window: four rise-lengths and a minute before the rise */
 	double from = (double)t0 - ((double)t1 - (double)t0) * 4 - 60e9;
 
 	if (from < -9e18)
 		from = -9e18;
-	snprintf(sql, sizeof(sql), "SELECT avg(p.value) FROM series s JOIN sample p ON"
-		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
-		 name, (long long)from, (long long)t0);
-	if (rl_query_num(tl, sql, before) < 0)
+	if (rl_num(c, before, "SELECT avg(p.value) FROM series s JOIN sample p ON"
+		   " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
+		   name, (long long)from, (long long)t0) < 0)
 		return -1;
-	snprintf(sql, sizeof(sql), "SELECT max(p.value) FROM series s JOIN sample p ON"
-		 " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
-		 name, (long long)t0, (long long)t1);
-	return rl_query_num(tl, sql, after);
+	return rl_num(c, after, "SELECT max(p.value) FROM series s JOIN sample p ON"
+		      " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
+		      name, (long long)t0, (long long)t1);
 }
 
 /* 10%-90% rise time of a series between t0 and t1 (ns): from the last
  * sample at or under 10% of the rise to the first at or over 90% after it.
  * One indexed range read. 0, or -1 when the samples do not show it. */
-static int rise_time(struct timeline *tl, int64_t id, int64_t t0, int64_t t1, double base,
+static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, double base,
 		     double peak, double *secs)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = rl_samples(c, id, t0, t1);
 	double lo = base + 0.1 * (peak - base), hi = base + 0.9 * (peak - base);
 	int64_t t_lo = OL_NULL, t_hi = OL_NULL;
 	int r = -1;
 
-	if (sqlite3_prepare_v2(tl->db, "SELECT time_ns, value FROM sample WHERE series_id = ?"
-			       " AND time_ns BETWEEN ? AND ? AND value IS NOT NULL ORDER BY time_ns",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, t0);
-	sqlite3_bind_int64(st, 3, t1);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0);
 		double v = sqlite3_column_double(st, 1);
@@ -92,19 +83,19 @@ static int rise_time(struct timeline *tl, int64_t id, int64_t t0, int64_t t1, do
 #define RUN_MIN_FACTOR 2.0
 #define RUN_MIN_RISE 8.0
 
-static int running_spike(struct timeline *tl, int64_t until)
+/* 1 finding, 0 none, -1 failed. */
+static int running_spike(struct rule_ctx *c)
 {
 	struct rl_trend tr;
 	struct rl_finding f;
-	double span, id;
-	int64_t fid;
+	double span;
+	int64_t id, fid;
 
-	if (until == OL_NULL || rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running'"
-					     " ORDER BY id LIMIT 1", &id) < 0 ||
-	    rl_series_load(tl, (int64_t)id, until, &cur) < 0 || rl_trend_ex(&cur, RUN_MIN_RISE, &tr) < 0 ||
-	    !tr.rise)
+	if (c->oom_ns == OL_NULL || !(id = rl_series_id(c, "server.running", 0)) ||
+	    rl_series_load(c, id, c->oom_ns, &c->cur) < 0 ||
+	    rl_trend_ex(&c->cur, RUN_MIN_RISE, &tr) < 0 || !tr.rise)
 		return 0;
-	span = cur.last_t;
+	span = c->cur.last_t;
 	if ((span - tr.rise_start_t > SPIKE_NEAR_FRAC * span && span - tr.rise_start_t > SPIKE_NEAR_S) ||
 	    tr.peak < RUN_MIN_FACTOR * (tr.baseline > 1 ? tr.baseline : 1))
 		return 0;
@@ -117,169 +108,195 @@ static int running_spike(struct timeline *tl, int64_t until)
 		 " before the OOM", tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t);
 	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
 		  " the memory left over the baseline holds, and let bursts queue.");
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || rl_evidence(tl, fid, "series", (int64_t)id, "server.running") < 0)
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", id, "server.running") < 0)
 		return -1;
 	return 1;
 }
 
-int rule_spike(struct timeline *tl)
+/* Score of a memory series as a burst (rl_judge): a final rise near the
+ * OOM that takes the room left, or a good part of the level; 0 when not. */
+static double judge_burst(struct rule_ctx *c, const char *name, const struct rl_series *s,
+			  const struct rl_trend *tr)
 {
-	int64_t until = rl_oom_time(tl, NULL), best_id = 0, fid, t_start = 0, t_peak = 0;
-	sqlite3_stmt *st = NULL;
-	struct rl_trend tr, bt;
-	static struct rl_series best_s;
-	double best = 0, per_req, rb, ra;
-	const char *how = NULL;
-	char best_name[64] = "", best_ent[160] = "", b1[32], b2[32], b3[32];
-	struct rl_finding f;
-	int i, r = 0;
+	double frac, span = s->last_t, cap;
 
-	memset(&bt, 0, sizeof(bt));
-	for (i = 0; rl_memory_series[i]; i++) {
-		if (sqlite3_prepare_v2(tl->db, "SELECT id, entity FROM series WHERE name = ?",
-				       -1, &st, NULL) != SQLITE_OK)
-			return -1;
-		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			double frac, score, span, cap;
-			if (rl_series_load(tl, sqlite3_column_int64(st, 0), until, &cur) < 0 ||
-			    rl_trend(&cur, &tr) < 0 || !tr.rise || tr.baseline <= 0)
-				continue;
-			span = cur.last_t;
-			if (span - tr.rise_start_t > SPIKE_NEAR_FRAC * span &&
-			    span - tr.rise_start_t > SPIKE_NEAR_S)
-				continue;
-			/* against the room below capacity when the series carries
-			 * most of it; a series that sees only part of the memory
-			 * (a snapshot trace without the weights) is judged by its
-			 * own level */
-			if (rl_capacity_of(tl, rl_memory_series[i], &cap) == 0 && cap > tr.baseline &&
-			    tr.baseline >= SPIKE_VISIBLE * cap) {
-				frac = (tr.peak - tr.baseline) / (cap - tr.baseline);
-				if (frac < SPIKE_MIN_ROOM)
-					continue;
-				score = 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_ROOM) / 0.4);
-			} else {
-				frac = (tr.peak - tr.baseline) / tr.baseline;
-				if (frac < SPIKE_MIN_FRAC)
-					continue;
-				score = 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_FRAC) / 0.3);
-			}
-			if (score > best) {
-				best = score;
-				bt = tr;
-				best_id = cur.id;
-				best_s = cur;
-				t_start = cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9);
-				t_peak = cur.t0_ns + (int64_t)(tr.rise_peak_t * 1e9);
-				snprintf(best_name, sizeof(best_name), "%s", rl_memory_series[i]);
-				snprintf(best_ent, sizeof(best_ent), "%s", rl_col_text(st, 1));
-			}
-		}
-		sqlite3_finalize(st);
-		st = NULL;
+	if (!tr->rise || tr->baseline <= 0)
+		return 0;
+	if (span - tr->rise_start_t > SPIKE_NEAR_FRAC * span && span - tr->rise_start_t > SPIKE_NEAR_S)
+		return 0;
+	/* against the room below capacity when the series carries most of
+	 * it; a series that sees only part of the memory (a snapshot trace
+	 * without the weights) is judged by its own level */
+	if (rl_capacity_of(c, name, &cap) == 0 && cap > tr->baseline &&
+	    tr->baseline >= SPIKE_VISIBLE * cap) {
+		frac = (tr->peak - tr->baseline) / (cap - tr->baseline);
+		if (frac < SPIKE_MIN_ROOM)
+			return 0;
+		return 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_ROOM) / 0.4);
 	}
-	if (!best_id)
-		return running_spike(tl, until);
-	rl_finding_init(&f, "spike", "spike", "burst");
-	rl_fig(&f, "baseline_bytes", floor(bt.baseline));
-	rl_fig(&f, "peak_bytes", floor(bt.peak));
-	rl_fig(&f, "rise_bytes", floor(bt.peak - bt.baseline));
-	{
-		/* 10%-90% rise time from the raw samples around the rise (the
-		 * buckets are minutes wide on long series) */
-		double rs = bt.rise_peak_t - bt.rise_start_t;
-		if (rise_time(tl, best_id, t_start - best_s.width_ns, t_peak + best_s.width_ns,
-			      bt.baseline, bt.peak, &rs) == 0)
-			t_start = t_peak - (int64_t)(rs * 1e9);
-		rl_fig(&f, "rise_seconds", round(rs * 10) / 10);
-		bt.rise_start_t = bt.rise_peak_t - rs;
-	}
-	rl_fig(&f, "noise_bytes", floor(bt.noise));
+	frac = (tr->peak - tr->baseline) / tr->baseline;
+	if (frac < SPIKE_MIN_FRAC)
+		return 0;
+	return 0.5 + 0.3 * rl_clamp01((frac - SPIKE_MIN_FRAC) / 0.3);
+}
+
+/* A burst being described: the picked series and the rise's window. */
+struct burst {
+	struct rl_pick p;
+	int64_t t_start, t_peak;    /* UTC ns: the rise's start and peak */
+	double score;
+};
+
+/* The rise's size and 10%-90% time, from the raw samples around it (the
+ * buckets are minutes wide on long series); sets b->t_start. */
+static void rise_figures(struct rule_ctx *c, struct burst *b, struct rl_finding *f)
+{
+	struct rl_trend *bt = &b->p.tr;
+	int64_t w = b->p.s->width_ns;
+	double rs = bt->rise_peak_t - bt->rise_start_t;
+
+	rl_fig(f, "baseline_bytes", floor(bt->baseline));
+	rl_fig(f, "peak_bytes", floor(bt->peak));
+	rl_fig(f, "rise_bytes", floor(bt->peak - bt->baseline));
+	if (rise_time(c, b->p.s->id, b->t_start - w, b->t_peak + w, bt->baseline, bt->peak, &rs) == 0)
+		b->t_start = b->t_peak - (int64_t)(rs * 1e9);
+	rl_fig(f, "rise_seconds", round(rs * 10) / 10);
+	bt->rise_start_t = bt->rise_peak_t - rs;
+	rl_fig(f, "noise_bytes", floor(bt->noise));
 	/* the window the report shades */
-	rl_fig(&f, "spike_start_ns", (double)t_start);
-	rl_fig(&f, "spike_end_ns", (double)(t_peak + best_s.width_ns));
-	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s in %.0f s over a baseline of %s,"
-		 " just before the OOM", best_name, best_ent[0] ? " " : "", best_ent,
-		 rl_bytes(bt.peak - bt.baseline, b1, sizeof(b1)), bt.rise_peak_t - bt.rise_start_t,
-		 rl_bytes(bt.baseline, b2, sizeof(b2)));
-	if (server_rise(tl, "server.running", t_start, t_peak, &rb, &ra) == 0) {
-		rl_fig(&f, "running_before", round(rb * 10) / 10);
-		rl_fig(&f, "running_peak", ra);
+	rl_fig(f, "spike_start_ns", (double)b->t_start);
+	rl_fig(f, "spike_end_ns", (double)(b->t_peak + w));
+}
+
+/* What the server did in the rise: running and waiting requests and KV
+ * usage before and at the peak (a rise that follows the load scores
+ * higher). */
+static void load_figures(struct rule_ctx *c, struct burst *b, struct rl_finding *f)
+{
+	double rb, ra;
+	int64_t run;
+
+	if (server_rise(c, "server.running", b->t_start, b->t_peak, &rb, &ra) == 0) {
+		rl_fig(f, "running_before", round(rb * 10) / 10);
+		rl_fig(f, "running_peak", ra);
 		if (ra >= 1.5 * rb + 1)
-			best += 0.1;
+			b->score += 0.1;
 	}
-	if (rl_query_num(tl, "SELECT id FROM series WHERE name = 'server.running' ORDER BY id LIMIT 1",
-			 &rb) == 0 && rl_correlation(tl, &best_s, (int64_t)rb, &ra) == 0)
-		rl_fig(&f, "running_correlation", round(ra * 1000) / 1000);
-	if (server_rise(tl, "server.waiting", t_start, t_peak, &rb, &ra) == 0) {
-		rl_fig(&f, "waiting_peak", ra);
+	if ((run = rl_series_id(c, "server.running", 0)) && rl_correlation(c, b->p.s, run, &ra) == 0)
+		rl_fig(f, "running_correlation", round(ra * 1000) / 1000);
+	if (server_rise(c, "server.waiting", b->t_start, b->t_peak, &rb, &ra) == 0) {
+		rl_fig(f, "waiting_peak", ra);
 		if (ra > rb + 1)
-			best += 0.05;
+			b->score += 0.05;
 	}
-	if (server_rise(tl, "server.gpu_kv_usage", t_start, t_peak, &rb, &ra) == 0) {
-		rl_fig(&f, "kv_usage_before", round(rb * 1000) / 1000);
-		rl_fig(&f, "kv_usage_peak", ra);
+	if (server_rise(c, "server.gpu_kv_usage", b->t_start, b->t_peak, &rb, &ra) == 0) {
+		rl_fig(f, "kv_usage_before", round(rb * 1000) / 1000);
+		rl_fig(f, "kv_usage_peak", ra);
 	}
-	if (rl_per_request(tl, t_start, &per_req, &how) == 0 && per_req > 0) {
-		double total, req_in_rise = (bt.peak - bt.baseline) / per_req;
-		rl_fig(&f, "per_request_bytes", floor(per_req));
-		rl_fig(&f, "requests_in_rise", round(req_in_rise * 10) / 10);
+}
+
+/* Requests the rise is worth, and the concurrency that would have fit. */
+static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_finding *f)
+{
+	const struct rl_trend *bt = &b->p.tr;
+	double per_req, total, req_in_rise;
+	const char *how = NULL;
+	char b1[32], b2[32], b3[32];
+
+	if (rl_per_request(c, b->t_start, &per_req, &how) == 0 && per_req > 0) {
+		req_in_rise = (bt->peak - bt->baseline) / per_req;
+		rl_fig(f, "per_request_bytes", floor(per_req));
+		rl_fig(f, "requests_in_rise", round(req_in_rise * 10) / 10);
 		if (req_in_rise < 2)   /* one request does not make a burst */
-			best -= 0.25;
-		if (rl_gpu_total(tl, &total) == 0 && total > bt.baseline) {
-			double safe = floor((total - bt.baseline) / per_req * 0.7);
-			rl_fig(&f, "safe_concurrency", safe);
-			rl_advice(&f, "Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
+			b->score -= 0.25;
+		if (rl_gpu_total(c, &total) == 0 && total > bt->baseline) {
+			double safe = floor((total - bt->baseline) / per_req * 0.7);
+			rl_fig(f, "safe_concurrency", safe);
+			rl_advice(f, "Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
 				  " per request x 0.7), e.g. vLLM --max-num-seqs %.0f, and let the"
 				  " rest queue.", safe, rl_bytes(total, b1, sizeof(b1)),
-				  rl_bytes(bt.baseline, b2, sizeof(b2)), rl_bytes(per_req, b3, sizeof(b3)),
+				  rl_bytes(bt->baseline, b2, sizeof(b2)), rl_bytes(per_req, b3, sizeof(b3)),
 				  safe > 1 ? safe : 1);
 		}
 	}
-	if (!f.advice[0])
-		rl_advice(&f, "Bound concurrency (max concurrent requests / batch tokens) so a burst"
+	if (!f->advice[0])
+		rl_advice(f, "Bound concurrency (max concurrent requests / batch tokens) so a burst"
 			  " queues instead of allocating; size it from the per-request memory.");
-	f.score = best;
-	fid = rl_finding_write(tl, &f);
-	if (fid < 0 || rl_evidence(tl, fid, "series", best_id, "memory in use, change point") < 0)
+}
+
+/* The stack that allocated most during the rise (allocator snapshot):
+ * 1 finding written, 0 none, -1 failed. */
+static int short_lived_allocs(struct rule_ctx *c, const struct burst *b)
+{
+	sqlite3_stmt *st;
+	struct rl_finding f;
+	char b1[32];
+	int r = 0;
+
+	if (!q_has_table(c->db, "alloc"))
+		return 0;
+	if (rl_alloc_indexes(c) < 0)
 		return -1;
-	r = 1;
-	/* the stack that allocated most during the rise (allocator snapshot) */
-	if (rl_table_exists(tl, "alloc")) {
-		if (rl_alloc_indexes(tl) < 0)
-			return -1;
-		if (sqlite3_prepare_v2(tl->db,
-			"SELECT stack_id, count(*), sum(size), sum(free_ns IS NOT NULL),"
-			" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM"
-			"  frame WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3))"
-			" FROM alloc a WHERE alloc_ns >= (SELECT max(alloc_ns) FROM alloc) - ?1"
-			" AND stack_id IS NOT NULL GROUP BY stack_id ORDER BY sum(size) DESC LIMIT 1",
-			-1, &st, NULL) != SQLITE_OK)
-			return -1;
-		sqlite3_bind_int64(st, 1, t_peak - t_start + 10000000000LL);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) >= 16) {
-			rl_finding_init(&f, "spike", "spike", "short_lived_allocs");
-			f.score = 0.6;
-			rl_fig(&f, "allocations", sqlite3_column_double(st, 1));
-			rl_fig(&f, "bytes", sqlite3_column_double(st, 2));
-			rl_fig(&f, "freed", sqlite3_column_double(st, 3));
-			snprintf(f.title, sizeof(f.title), "%lld allocations (%s) from one stack at the"
-				 " peak: %s", (long long)sqlite3_column_int64(st, 1),
-				 rl_bytes(sqlite3_column_double(st, 2), b1, sizeof(b1)),
-				 sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4)
-							   : "(no frames)");
-			rl_advice(&f, "These per-request allocations piled up together: bound the"
-				  " batch (tokens per step) or the concurrency that drives them.");
-			fid = rl_finding_write(tl, &f);
-			if (fid < 0 || rl_evidence(tl, fid, "stack", sqlite3_column_int64(st, 0),
-						   "allocating stack at the peak") < 0)
-				r = -1;
-			else
-				r++;
-		}
-		sqlite3_finalize(st);
+	st = rl_prepare(c,
+		"SELECT stack_id, count(*), sum(size), sum(free_ns IS NOT NULL),"
+		" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM"
+		"  frame WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3))"
+		" FROM alloc a WHERE alloc_ns >= (SELECT max(alloc_ns) FROM alloc) - ?1"
+		" AND stack_id IS NOT NULL GROUP BY stack_id ORDER BY sum(size) DESC LIMIT 1");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, b->t_peak - b->t_start + 10000000000LL);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) >= 16) {
+		int64_t fid;
+		rl_finding_init(&f, "spike", "spike", "short_lived_allocs");
+		f.score = 0.6;
+		rl_fig(&f, "allocations", sqlite3_column_double(st, 1));
+		rl_fig(&f, "bytes", sqlite3_column_double(st, 2));
+		rl_fig(&f, "freed", sqlite3_column_double(st, 3));
+		snprintf(f.title, sizeof(f.title), "%lld allocations (%s) from one stack at the"
+			 " peak: %s", (long long)sqlite3_column_int64(st, 1),
+			 rl_bytes(sqlite3_column_double(st, 2), b1, sizeof(b1)),
+			 sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4)
+						   : "(no frames)");
+		rl_advice(&f, "These per-request allocations piled up together: bound the"
+			  " batch (tokens per step) or the concurrency that drives them.");
+		fid = rl_finding_write(c, &f);
+		r = fid < 0 || rl_evidence(c, fid, "stack", sqlite3_column_int64(st, 0),
+					   "allocating stack at the peak") < 0 ? -1 : 1;
 	}
+	sqlite3_finalize(st);
 	return r;
+}
+
+int rule_spike(struct rule_ctx *c)
+{
+	struct burst b;
+	const struct rl_trend *bt = &b.p.tr;
+	struct rl_finding f;
+	char b1[32], b2[32];
+	int64_t fid;
+	int r = rl_pick_memory_series(c, judge_burst, &b.p);
+
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return running_spike(c);
+	b.score = b.p.score;
+	b.t_start = b.p.s->t0_ns + (int64_t)(bt->rise_start_t * 1e9);
+	b.t_peak = b.p.s->t0_ns + (int64_t)(bt->rise_peak_t * 1e9);
+	rl_finding_init(&f, "spike", "spike", "burst");
+	rise_figures(c, &b, &f);
+	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s in %.0f s over a baseline of %s,"
+		 " just before the OOM", b.p.name, b.p.entity[0] ? " " : "", b.p.entity,
+		 rl_bytes(bt->peak - bt->baseline, b1, sizeof(b1)), bt->rise_peak_t - bt->rise_start_t,
+		 rl_bytes(bt->baseline, b2, sizeof(b2)));
+	load_figures(c, &b, &f);
+	concurrency_advice(c, &b, &f);
+	f.score = b.score;
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", b.p.s->id, "memory in use, change point") < 0)
+		return -1;
+	r = short_lived_allocs(c, &b);
+	return r < 0 ? -1 : 1 + r;
 }

@@ -12,8 +12,10 @@
  */
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/rulelib.h"
+#include "lib/strbuf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const struct rule rules[] = {
@@ -38,48 +40,47 @@ struct class_score {
 };
 
 /* What is absent from the timeline, for the verdict's missing column. */
-static void missing_evidence(struct timeline *tl, char *buf, size_t n)
+static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 {
 	double v;
 
 	buf[0] = 0;
-	if (rl_query_num(tl, "SELECT 1 FROM series s WHERE s.name IN ('torch.allocated_bytes',"
-			 " 'gpu.used_bytes', 'proc.rss_bytes', 'proc.anon_bytes', 'cgroup.current_bytes',"
-			 " 'cgroup.anon_bytes') AND (SELECT count(*) FROM (SELECT 1 FROM sample p"
-			 " WHERE p.series_id = s.id LIMIT 8)) >= 8 LIMIT 1", &v) < 0)
+	if (rl_num(c, &v, "SELECT 1 FROM series s WHERE s.name IN ('torch.allocated_bytes',"
+		   " 'gpu.used_bytes', 'proc.rss_bytes', 'proc.anon_bytes', 'cgroup.current_bytes',"
+		   " 'cgroup.anon_bytes') AND (SELECT count(*) FROM (SELECT 1 FROM sample p"
+		   " WHERE p.series_id = s.id LIMIT 8)) >= 8 LIMIT 1") < 0)
 		strncat(buf, "memory in use over time before the OOM (nvidia-smi/DCGM log,"
 			" smaps_rollup or cgroup captures); ", n - strlen(buf) - 1);
-	if (!rl_table_exists(tl, "snapshot") ||
-	    rl_query_num(tl, "SELECT 1 FROM snapshot LIMIT 1", &v) < 0)
+	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0)
 		strncat(buf, "an allocator snapshot (torch.cuda.memory._snapshot() pickle); ",
 			n - strlen(buf) - 1);
-	if (rl_query_num(tl, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1", &v) < 0)
+	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
-	if (rl_query_num(tl, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
-			 " 'oom_invoked', 'userspace_kill', 'cuda_exception') LIMIT 1", &v) < 0)
+	if (rl_num(c, &v, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
+		   " 'oom_invoked', 'userspace_kill', 'cuda_exception') LIMIT 1") < 0)
 		strncat(buf, "the OOM event itself (kernel log or the OutOfMemoryError); ",
 			n - strlen(buf) - 1);
 	if (strlen(buf) >= 2)
 		buf[strlen(buf) - 2] = 0;
 }
 
-static int write_verdict(struct timeline *tl)
+/* Score each class (cs[i] for classes[i]) by the findings that count,
+ * best first; the causes beyond each class's best are listed in contrib
+ * (n bytes). 0 or -1. */
+static int score_classes(struct rule_ctx *c, struct class_score *cs, char *contrib, size_t n)
 {
-	struct class_score cs[3];
-	sqlite3_stmt *st;
-	char summary[1600], missing[600], contrib[600] = "", lead[300] = "";
-	double conf, other = 0;
-	int i, p = -1, r = -1;
+	sqlite3_stmt *st = rl_prepare(c, "SELECT class, cause, score, title FROM finding"
+				      " WHERE score >= ? ORDER BY score DESC, id");
+	int i;
 
-	memset(cs, 0, sizeof(cs));
-	if (sqlite3_prepare_v2(tl->db, "SELECT class, cause, score, title FROM finding"
-			       " WHERE score >= ? ORDER BY score DESC, id", -1, &st, NULL) != SQLITE_OK)
+	memset(cs, 0, 3 * sizeof(*cs));
+	if (!st)
 		return -1;
 	sqlite3_bind_double(st, 1, VERDICT_MIN_SCORE);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *c = (const char *)sqlite3_column_text(st, 0);
+		const char *cls = (const char *)sqlite3_column_text(st, 0);
 		for (i = 0; classes[i]; i++)
-			if (c && !strcmp(c, classes[i]))
+			if (cls && !strcmp(cls, classes[i]))
 				break;
 		if (!classes[i])
 			continue;
@@ -92,34 +93,60 @@ static int write_verdict(struct timeline *tl)
 		} else {
 			char one[100];
 			snprintf(one, sizeof(one), "%s%s (%s)", contrib[0] ? ", " : "",
-				 rl_col_text(st, 1), c);
-			if (strlen(contrib) + strlen(one) + 1 < sizeof(contrib))
+				 q_text(st, 1), cls);
+			if (strlen(contrib) + strlen(one) + 1 < n)
 				strcat(contrib, one);
 		}
 	}
 	sqlite3_finalize(st);
+	return 0;
+}
+
+/* The primary class (an index into classes), or -1 when none scored. */
+static int primary_class(const struct class_score *cs)
+{
+	int i, p = -1;
+
 	/* classes in tie-break order: misconfig, leak, spike */
 	for (i = 0; classes[i]; i++)
 		if (cs[i].n && (p < 0 || cs[i].best > cs[p].best))
 			p = i;
 	if (p == 2 && cs[1].n && cs[1].best >= 0.5)
 		p = 1;   /* a leak tipped over by a spike */
-	missing_evidence(tl, missing, sizeof(missing));
-	if (p < 0) {
-		snprintf(summary, sizeof(summary), "No rule found enough evidence to classify the"
-			 " incident%s", missing[0] ? "; missing evidence is listed" : "");
-		st = NULL;
-		if (sqlite3_prepare_v2(tl->db, "INSERT INTO verdict(class, cause, confidence, summary,"
-				       " missing) VALUES('inconclusive', NULL, 0.0, ?, ?)", -1, &st,
-				       NULL) != SQLITE_OK)
-			return -1;
-		sqlite3_bind_text(st, 1, summary, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, missing[0] ? missing : "no memory pressure found in the"
-				  " evidence given", -1, SQLITE_STATIC);
-		r = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-		sqlite3_finalize(st);
-		return r;
-	}
+	return p;
+}
+
+/* Insert the verdict row (cls NULL: inconclusive); 0 or -1. */
+static int insert_verdict(struct rule_ctx *c, const char *cls, const char *cause, double conf,
+			  const char *summary, const char *missing)
+{
+	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO verdict(class, cause, confidence, summary,"
+				      " missing) VALUES(coalesce(?1, 'inconclusive'), ?2, ?3, ?4, ?5)");
+	int r;
+
+	if (!st)
+		return -1;
+	if (cls)
+		sqlite3_bind_text(st, 1, cls, -1, SQLITE_STATIC);
+	if (cause)
+		sqlite3_bind_text(st, 2, cause, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 3, conf);
+	sqlite3_bind_text(st, 4, summary, -1, SQLITE_STATIC);
+	if (missing)
+		sqlite3_bind_text(st, 5, missing, -1, SQLITE_STATIC);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : rl_sql_failed(c);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The verdict of primary class p: its confidence and summary. 0 or -1. */
+static int write_classified(struct rule_ctx *c, const struct class_score *cs, int p,
+			    const char *contrib, const char *missing)
+{
+	char summary[1600], lead[300] = "";
+	double conf, other = 0;
+	int i;
+
 	for (i = 0; classes[i]; i++)
 		if (i != p && cs[i].n) {
 			size_t len = strlen(lead);
@@ -137,38 +164,65 @@ static int write_verdict(struct timeline *tl)
 	snprintf(summary, sizeof(summary), "%s: %s.%s%s%s%s", classes[p], cs[p].title,
 		 lead[0] || contrib[0] ? " Contributing: " : "", lead,
 		 lead[0] && contrib[0] ? ", " : "", contrib);
-	if (sqlite3_prepare_v2(tl->db, "INSERT INTO verdict(class, cause, confidence, summary,"
-			       " missing) VALUES(?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, classes[p], -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, cs[p].cause, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 3, (double)(int)(conf * 1000 + 0.5) / 1000);
-	sqlite3_bind_text(st, 4, summary, -1, SQLITE_STATIC);
-	if (missing[0])
-		sqlite3_bind_text(st, 5, missing, -1, SQLITE_STATIC);
-	r = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(st);
-	return r;
+	return insert_verdict(c, classes[p], cs[p].cause, (double)(int)(conf * 1000 + 0.5) / 1000,
+			      summary, missing[0] ? missing : NULL);
 }
 
-int analyze_timeline(struct timeline *tl)
+static int write_verdict(struct rule_ctx *c)
 {
-	const struct rule *r;
+	struct class_score cs[3];
+	char summary[200], missing[600], contrib[600] = "";
+	int p;
 
-	rl_cache_reset();
-	if (timeline_exec(tl, "BEGIN; DELETE FROM evidence; DELETE FROM finding;"
-			  " DELETE FROM verdict") < 0)
+	if (score_classes(c, cs, contrib, sizeof(contrib)) < 0)
 		return -1;
-	for (r = rules; r->name; r++)
-		if (r->run(tl) < 0) {
-			fprintf(stderr, "oomlens: rule %s failed\n", r->name);
-			timeline_exec(tl, "ROLLBACK");
-			return -1;
-		}
-	rl_cache_reset();
-	if (write_verdict(tl) < 0) {
-		timeline_exec(tl, "ROLLBACK");
+	p = primary_class(cs);
+	missing_evidence(c, missing, sizeof(missing));
+	if (p >= 0)
+		return write_classified(c, cs, p, contrib, missing);
+	snprintf(summary, sizeof(summary), "No rule found enough evidence to classify the"
+		 " incident%s", missing[0] ? "; missing evidence is listed" : "");
+	return insert_verdict(c, NULL, NULL, 0.0, summary, missing[0] ? missing :
+			      "no memory pressure found in the evidence given");
+}
+
+/* Why the analysis failed, into err (may be NULL); returns -1. */
+static int analysis_failed(struct rule_ctx *c, const char *what, struct strbuf *err)
+{
+	/* a failed step leaves the transaction open: drop what was written */
+	if (!sqlite3_get_autocommit(c->db))
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+	if (err)
+		strbuf_addf(err, "%s%s%s", what, c->failed ? ": " : "", c->failed ? c->err : "");
+	free(c);
+	return -1;
+}
+
+int analyze_timeline(struct timeline *tl, struct strbuf *err)
+{
+	struct rule_ctx *c = calloc(1, sizeof(*c));   /* large: the series cache */
+	const struct rule *r;
+	char what[80];
+
+	if (!c) {
+		if (err)
+			strbuf_addstr(err, "out of memory");
 		return -1;
 	}
-	return timeline_exec(tl, "COMMIT");
+	c->tl = tl;
+	c->db = tl->db;
+	if (rl_exec(c, "BEGIN; DELETE FROM evidence; DELETE FROM finding; DELETE FROM verdict") < 0)
+		return analysis_failed(c, "clearing the old findings failed", err);
+	c->oom_ns = rl_oom_time(c);
+	for (r = rules; r->name; r++)
+		if (r->run(c) < 0 || c->failed) {
+			snprintf(what, sizeof(what), "rule %s failed", r->name);
+			return analysis_failed(c, what, err);
+		}
+	if (write_verdict(c) < 0 || c->failed)
+		return analysis_failed(c, "writing the verdict failed", err);
+	if (rl_exec(c, "COMMIT") < 0)
+		return analysis_failed(c, "committing the findings failed", err);
+	free(c);
+	return 0;
 }

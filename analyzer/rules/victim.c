@@ -10,16 +10,16 @@
 
 #include <stdio.h>
 
-int rule_victim(struct timeline *tl)
+int rule_victim(struct rule_ctx *c)
 {
 	sqlite3_stmt *st;
 	struct rl_finding f;
 	double page = 4096;
 	int r = 0;
 
-	rl_meta_num(tl, "kernel.page_size", &page);
+	rl_meta_num(c, "kernel.page_size", &page);
 	/* victim of each oom_kill and the largest task of the dump before it */
-	if (sqlite3_prepare_v2(tl->db,
+	st = rl_prepare(c,
 		"WITH k AS (SELECT e.id AS kid, e.pid AS vpid, e.data AS kdata, (SELECT i.id FROM"
 		"  event i WHERE i.kind = 'oom_invoked' AND i.id < e.id ORDER BY i.id DESC LIMIT 1)"
 		"  AS inv FROM event e WHERE e.kind = 'oom_kill' AND e.pid IS NOT NULL)"
@@ -30,8 +30,8 @@ int rule_victim(struct timeline *tl)
 		" FROM k JOIN task v ON v.event_id = k.inv AND v.pid = k.vpid"
 		" JOIN task b ON b.id = (SELECT id FROM task WHERE event_id = k.inv"
 		"  ORDER BY rss_pages DESC LIMIT 1)"
-		" WHERE b.pid != v.pid AND b.rss_pages > v.rss_pages ORDER BY k.kid LIMIT 1",
-		-1, &st, NULL) != SQLITE_OK)
+		" WHERE b.pid != v.pid AND b.rss_pages > v.rss_pages ORDER BY k.kid LIMIT 1");
+	if (!st)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t vadj = sqlite3_column_int64(st, 5), badj = sqlite3_column_int64(st, 9), fid;
@@ -48,8 +48,8 @@ int rule_victim(struct timeline *tl)
 		rl_fig(&f, "largest_rss_bytes", br);
 		rl_fig(&f, "largest_oom_score_adj", (double)badj);
 		snprintf(f.title, sizeof(f.title), "The OOM killer killed %s (%s, oom_score_adj %lld)"
-			 " while %s held %s (oom_score_adj %lld)", rl_col_text(st, 3),
-			 rl_bytes(vr, b1, sizeof(b1)), (long long)vadj, rl_col_text(st, 7),
+			 " while %s held %s (oom_score_adj %lld)", q_text(st, 3),
+			 rl_bytes(vr, b1, sizeof(b1)), (long long)vadj, q_text(st, 7),
 			 rl_bytes(br, b2, sizeof(b2)), (long long)badj);
 		if (adj)
 			rl_advice(&f, "oom_score_adj %s: set it to 0 for both (or protect the victim,"
@@ -59,9 +59,9 @@ int rule_victim(struct timeline *tl)
 		else
 			rl_advice(&f, "Give each service its own cgroup limit (memory.max) so the one"
 				  " that grows is the one limited.");
-		fid = rl_finding_write(tl, &f);
-		if (fid < 0 || rl_evidence(tl, fid, "event", sqlite3_column_int64(st, 0), "oom_kill") < 0 ||
-		    rl_evidence(tl, fid, "task", sqlite3_column_int64(st, 10), "largest task") < 0)
+		fid = rl_finding_write(c, &f);
+		if (fid < 0 || rl_evidence(c, fid, "event", sqlite3_column_int64(st, 0), "oom_kill") < 0 ||
+		    rl_evidence(c, fid, "task", sqlite3_column_int64(st, 10), "largest task") < 0)
 			r = -1;
 		else
 			r = 1;

@@ -163,3 +163,46 @@ void q_attach(sqlite3 *db, json_t *rows, const char *key, const char *sql)
 	}
 	strbuf_release(&q);
 }
+
+/* Step st to its first row: 1 when that row's first column is not NULL. */
+static int first_value(sqlite3_stmt *st)
+{
+	return sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
+}
+
+int q_number(sqlite3 *db, const char *sql, double *out)
+{
+	sqlite3_stmt *st = q_try(db, sql);
+	int r;
+
+	if (!st)
+		return -1;
+	r = first_value(st);
+	if (r)
+		*out = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int q_meta(sqlite3 *db, const char *key, char *buf, size_t n)
+{
+	sqlite3_stmt *st = q_try(db, "SELECT value FROM meta WHERE key = ? AND value IS NOT NULL"
+				 " ORDER BY artifact_id IS NULL, rowid LIMIT 1");
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	r = first_value(st);
+	if (r)
+		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return r;
+}
+
+const char *q_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : "?";
+}

@@ -43,4 +43,19 @@ int q_has_table(sqlite3 *db, const char *name);
  * domain table with other columns than expected. */
 sqlite3_stmt *q_try(sqlite3 *db, const char *sql);
 
+/* Reads that tell "nothing there" from "could not ask", for callers (the
+ * rules) that must not take a failed query for absent evidence. Nothing
+ * is printed: on -1, sqlite3_errmsg(db) says why. */
+
+/* First column of the first row of sql as a double into *out: 1; 0 when
+ * there is no row, the value is NULL or the step fails (json_extract on
+ * malformed JSON: the value is not there); -1 when sql does not prepare. */
+int q_number(sqlite3 *db, const char *sql, double *out);
+/* Value of meta key as text into buf (cut to n): 1, 0 absent, -1 failed.
+ * Values recorded by artifacts come first (the first recorded), the
+ * run-wide one (artifact_id NULL) last. */
+int q_meta(sqlite3 *db, const char *key, char *buf, size_t n);
+/* Column i of st's current row as text, "?" when NULL (titles, listings). */
+const char *q_text(sqlite3_stmt *st, int i);
+
 #endif
