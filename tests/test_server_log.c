@@ -1,10 +1,12 @@
 /*
  * test_server_log.c -- inference server logs (vLLM V0/V1, TGI, plain
  * PyTorch scripts): start-up configuration, engine statistics, requests
- * served, tracebacks and PyTorch's CUDA OOM message.
+ * served, tracebacks and PyTorch's CUDA OOM message, one message per
+ * wording it has had.
  */
 #include "testutil.h"
 #include "lib/timeutil.h"
+#include "parsers/torch_oom_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +15,16 @@
 #define MiB 1048576LL
 #define GiB 1073741824LL
 
-static int parse_fixture(struct timeline *tl, const char *kind, const char *rel)
+/* A file of the source tree read by the server-log parser (no detection);
+ * what the parser returned. */
+static int parse_log(struct timeline *tl, const char *rel)
 {
 	size_t n;
 	char *text = t_slurp(rel, &n);
-	int r = t_parse_mem(tl, kind, rel, text, n);
+	int r = t_parse_mem(tl, "server_log", rel, text, n);
+
 	free(text);
 	return r;
-}
-
-static int64_t T(int y, int mo, int d, int h, int mi, int s, long ns)
-{
-	return utc_ns(y, mo, d, h, mi, s, ns);
 }
 
 static int64_t gpu_value(struct timeline *tl, const char *name, const char *ent, int nth)
@@ -50,7 +50,7 @@ static void vllm_v0_log(void **state)
 	struct timeline *tl = t_open();
 	(void)state;
 	tl->opts.year = 2025;
-	assert_true(parse_fixture(tl, "server_log", "tests/data/series/vllm_v0.log") > 0);
+	assert_true(parse_log(tl, "tests/data/series/vllm_v0.log") > 0);
 	assert_string_equal(meta(tl, "server.model"), "meta-llama/Meta-Llama-3.1-70B-Instruct");
 	assert_string_equal(meta(tl, "server.dtype"), "bfloat16");
 	assert_string_equal(meta(tl, "server.tensor_parallel_size"), "4");
@@ -75,13 +75,13 @@ static void vllm_v0_log(void **state)
 	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
 			   " s.name = 'server.prompt_tokens_per_s' ORDER BY time_ns DESC LIMIT 1")
 		    == 1520.3);
-	assert_int_equal(t_int(tl, "SELECT max(time_ns) FROM sample"), T(2025, 11, 29, 18, 22, 40, 0));
+	assert_int_equal(t_int(tl, "SELECT max(time_ns) FROM sample"), utc_ns(2025, 11, 29, 18, 22, 40, 0));
 	assert_string_equal(meta(tl, "time.clock"), "local");
 	/* one OOM, its chained traceback kept whole, no separate server_error */
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event"), 1);
 	assert_int_equal(t_int(tl, "SELECT bytes FROM event WHERE kind = 'torch_oom'"), 2 * GiB);
 	assert_int_equal(t_int(tl, "SELECT line FROM event"), 15);
-	assert_int_equal(t_int(tl, "SELECT time_ns FROM event"), T(2025, 11, 29, 18, 22, 45, 0));
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event"), utc_ns(2025, 11, 29, 18, 22, 45, 0));
 	assert_string_equal(t_text(tl, "SELECT clock FROM event"), "local");
 	assert_int_equal(ev_int(tl, "torch_oom", "device"), 0);
 	assert_int_equal(ev_int(tl, "torch_oom", "total_bytes"), (int64_t)(79.19 * GiB + 0.5));
@@ -105,7 +105,7 @@ static void vllm_v1_log(void **state)
 	struct timeline *tl = t_open();
 	(void)state;
 	tl->opts.year = 2025;
-	assert_true(parse_fixture(tl, "server_log", "tests/data/series/vllm_v1.log") > 0);
+	assert_true(parse_log(tl, "tests/data/series/vllm_v1.log") > 0);
 	assert_string_equal(meta(tl, "server.model"), "Qwen/Qwen2.5-32B-Instruct");
 	assert_string_equal(meta(tl, "server.max_num_batched_tokens"), "8192");
 	assert_string_equal(meta(tl, "server.gpu_memory_utilization"), "0.92");
@@ -146,7 +146,7 @@ static void torch_old_form_and_plain_traceback(void **state)
 {
 	struct timeline *tl = t_open();
 	(void)state;
-	assert_int_equal(parse_fixture(tl, "server_log", "tests/data/series/torch_old.log"), 2);
+	assert_int_equal(parse_log(tl, "tests/data/series/torch_old.log"), 2);
 	assert_int_equal(ev_int(tl, "torch_oom", "requested_bytes"), 2 * GiB);
 	assert_int_equal(ev_int(tl, "torch_oom", "total_bytes"), (int64_t)(79.15 * GiB + 0.5));
 	assert_int_equal(ev_int(tl, "torch_oom", "allocated_bytes"), (int64_t)(74.02 * GiB + 0.5));
@@ -177,7 +177,7 @@ static void tgi_log(void **state)
 {
 	struct timeline *tl = t_open();
 	(void)state;
-	assert_true(parse_fixture(tl, "server_log", "tests/data/series/tgi.log") > 0);
+	assert_true(parse_log(tl, "tests/data/series/tgi.log") > 0);
 	assert_string_equal(meta(tl, "server.model"), "meta-llama/Meta-Llama-3-8B-Instruct");
 	assert_string_equal(meta(tl, "server.dtype"), "bfloat16");
 	assert_string_equal(meta(tl, "server.tensor_parallel_size"), "2");
@@ -189,7 +189,7 @@ static void tgi_log(void **state)
 	/* the router's echo of the shard's OOM is not a second OOM */
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 1);
 	assert_string_equal(t_text(tl, "SELECT clock FROM event"), "utc");
-	assert_int_equal(t_int(tl, "SELECT time_ns FROM event"), T(2025, 11, 29, 18, 22, 44, 100000));
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event"), utc_ns(2025, 11, 29, 18, 22, 44, 100000));
 	assert_int_equal(ev_int(tl, "torch_oom", "requested_bytes"), 1024 * MiB);
 	assert_int_equal(ev_int(tl, "torch_oom", "processes[0].pid"), 2211);
 	t_close(tl);
@@ -237,7 +237,7 @@ static void vllm_without_year(void **state)
 		"2025-11-29T17:22:40.500000000Z INFO 11-29 18:22:40 [loggers.py:116] Avg prompt"
 		" throughput: 1.0 tokens/s, Running: 7 reqs\n", 0), 2);
 	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample WHERE value = 7"),
-			 T(2025, 11, 29, 17, 22, 40, 500000000));
+			 utc_ns(2025, 11, 29, 17, 22, 40, 500000000));
 	/* V0's separate prefix cache line */
 	assert_int_equal(t_parse_mem(tl, "server_log", "v0",
 		"INFO 11-29 18:22:40 metrics.py:367] Prefix cache hit rate: GPU: 61.25%, CPU: 0.00%\n",
@@ -273,7 +273,7 @@ static void requests_served(void **state)
 		" s.name = 'server.requests_total' AND s.entity = 'vllm' ORDER BY time_ns)"), "2 3");
 	assert_int_equal(t_int(tl, "SELECT min(time_ns) FROM sample p JOIN series s ON"
 			       " s.id = p.series_id WHERE s.name = 'server.requests_total'"),
-			 T(2025, 11, 29, 18, 22, 40, 0));
+			 utc_ns(2025, 11, 29, 18, 22, 40, 0));
 	assert_string_equal(t_text(tl, "SELECT unit FROM series WHERE name = 'server.requests_total'"),
 			    "requests");
 	/* TGI */
@@ -291,6 +291,141 @@ static void requests_served(void **state)
 	t_close(tl);
 }
 
+/* ---- PyTorch's OOM message, one per wording ---- */
+
+#define B(x, unit) ((int64_t)((x) * (double)(unit) + 0.5))
+#define NUL OL_NULL
+
+/* One message of each wording, and every size field read from it. */
+static const struct wording_case {
+	const char *wording, *message;
+	int64_t device, req, total, fre, allowed, inuse, alloc, resv, unalloc, pools;
+} wording_cases[] = {
+	{ "old_cached",   /* 1.0 - 1.3; cached < allocated: no unallocated part */
+	  "RuntimeError: CUDA out of memory. Tried to allocate 26.00 MiB (GPU 0; 1024.00 MiB"
+	  " total capacity; 435.61 MiB already allocated; 24.17 MiB free; 26.39 MiB cached)",
+	  0, 26 * MiB, 1024 * MiB, B(24.17, MiB), NUL, NUL, B(435.61, MiB), B(26.39, MiB),
+	  NUL, NUL },
+	{ "reserved_in_total",   /* 1.4 - 2.0, with a memory fraction set */
+	  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 2;"
+	  " 15.77 GiB total capacity; 15.37 GiB already allocated; 13.62 MiB free; 15.77 GiB"
+	  " allowed; 15.40 GiB reserved in total by PyTorch) If reserved memory is >> allocated"
+	  " memory try setting max_split_size_mb to avoid fragmentation.",
+	  2, 128 * MiB, B(15.77, GiB), B(13.62, MiB), B(15.77, GiB), NUL, B(15.37, GiB),
+	  B(15.40, GiB), B(15.40, GiB) - B(15.37, GiB), NUL },
+	{ "capacty_typo",   /* 2.1 */
+	  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 138.00 MiB. GPU 0"
+	  " has a total capacty of 15.90 GiB of which 8.44 MiB is free. Process 1246069 has"
+	  " 577.00 MiB memory in use. Including non-PyTorch memory, this process has 15.32 GiB"
+	  " memory in use. Of the allocated memory 14.12 GiB is allocated by PyTorch, and 410.41"
+	  " MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is"
+	  " large try setting max_split_size_mb to avoid fragmentation.  See documentation for"
+	  " Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+	  0, 138 * MiB, B(15.90, GiB), B(8.44, MiB), NUL, B(15.32, GiB), B(14.12, GiB),
+	  B(14.12, GiB) + B(410.41, MiB), B(410.41, MiB), NUL },
+	{ "total_capacity_of_which",   /* 2.2+, from 2.4 with private pools */
+	  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 252.00 MiB. GPU 1 has a"
+	  " total capacity of 10.57 GiB of which 163.12 MiB is free. Process 2073789 has 10.41"
+	  " GiB memory in use. Of the allocated memory 9.67 GiB is allocated by PyTorch, with"
+	  " 299.88 MiB allocated in private pools (e.g., CUDA Graphs), and 26.44 MiB is reserved"
+	  " by PyTorch but unallocated. If reserved but unallocated memory is large try setting"
+	  " PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.",
+	  1, 252 * MiB, B(10.57, GiB), B(163.12, MiB), NUL, NUL, B(9.67, GiB),
+	  B(9.67, GiB) + B(26.44, MiB), B(26.44, MiB), B(299.88, MiB) },
+	{ "would_exceed_allowed",   /* its lines joined as server_join.c joins them */
+	  "torch.cuda.OutOfMemoryError: Allocation on device 3 would exceed allowed memory. (out"
+	  " of memory) Currently allocated     : 6.89 GiB Requested               : 320.00 MiB"
+	  " Device limit            : 23.69 GiB Free (according to CUDA): 2.94 MiB PyTorch limit"
+	  " (set by user-supplied memory fraction)                         : 12.00 GiB",
+	  3, 320 * MiB, B(23.69, GiB), B(2.94, MiB), 12 * GiB, NUL, B(6.89, GiB), NUL, NUL, NUL },
+	{ "would_exceed_allowed",   /* no fraction: SIZE_MAX, past 64 bits, is null */
+	  "OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)"
+	  " Currently allocated : 12.20 GiB Requested : 1.88 GiB Device limit : 16.00 GiB Free"
+	  " (according to CUDA): 0 bytes PyTorch limit (set by user-supplied memory fraction) :"
+	  " 17179869184.00 GiB",
+	  0, B(1.88, GiB), 16 * GiB, 0, NUL, NUL, B(12.20, GiB), NUL, NUL, NUL },
+};
+
+/* Field of torch_oom_fields()'s object, OL_NULL when null or absent. */
+static int64_t field(json_t *d, const char *key)
+{
+	json_t *v = json_object_get(d, key);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : OL_NULL;
+}
+
+static void torch_oom_wordings(void **state)
+{
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(wording_cases) / sizeof(wording_cases[0]); i++) {
+		const struct wording_case *c = &wording_cases[i];
+		size_t n = strlen(c->message);
+		char summary[256];
+		int64_t req;
+		json_t *d = torch_oom_fields(c->message, n, &req, summary, sizeof(summary));
+		assert_non_null(d);
+		assert_true(torch_oom_text(c->message, n) && torch_oom_start(c->message, n));
+		assert_true(torch_oom_message(c->message, n) && torch_oom_complete(c->message, n));
+		assert_string_equal(json_string_value(json_object_get(d, "wording")), c->wording);
+		assert_int_equal(req, c->req);
+		assert_int_equal(field(d, "requested_bytes"), c->req);
+		assert_int_equal(field(d, "device"), c->device);
+		assert_int_equal(field(d, "total_bytes"), c->total);
+		assert_int_equal(field(d, "free_bytes"), c->fre);
+		assert_int_equal(field(d, "allowed_bytes"), c->allowed);
+		assert_int_equal(field(d, "process_in_use_bytes"), c->inuse);
+		assert_int_equal(field(d, "allocated_bytes"), c->alloc);
+		assert_int_equal(field(d, "reserved_bytes"), c->resv);
+		assert_int_equal(field(d, "reserved_unallocated_bytes"), c->unalloc);
+		assert_int_equal(field(d, "private_pools_bytes"), c->pools);
+		json_decref(d);
+	}
+}
+
+/* The other processes on the card, and the advice the message gives. */
+static void torch_oom_processes_and_advice(void **state)
+{
+	const char *m = wording_cases[2].message;
+	char summary[256];
+	int64_t req;
+	json_t *d = torch_oom_fields(m, strlen(m), &req, summary, sizeof(summary)), *p;
+	(void)state;
+	p = json_object_get(d, "processes");
+	assert_int_equal(json_array_size(p), 1);
+	assert_int_equal(field(json_array_get(p, 0), "pid"), 1246069);
+	assert_int_equal(field(json_array_get(p, 0), "bytes"), 577 * MiB);
+	assert_true(json_is_true(json_object_get(d, "suggests_max_split_size")));
+	assert_true(json_is_false(json_object_get(d, "suggests_expandable_segments")));
+	assert_string_equal(summary, "CUDA out of memory on GPU 0: tried to allocate 138.0 MiB"
+			    " (8.4 MiB free)");
+	json_decref(d);
+	m = wording_cases[0].message;
+	d = torch_oom_fields(m, strlen(m), &req, summary, sizeof(summary));
+	assert_int_equal(json_array_size(json_object_get(d, "processes")), 0);
+	assert_null(json_object_get(d, "private_pools_bytes"));
+	json_decref(d);
+}
+
+/* What is not (yet) the message: an engine's own words, a message cut
+ * before its end, one a following line must complete. */
+static void torch_oom_mentions_and_parts(void **state)
+{
+	static const char warmup[] = "RuntimeError: CUDA out of memory occurred when warming up"
+				     " sampler with 256 dummy requests.";
+	static const char head[] = "torch.OutOfMemoryError: CUDA out of memory.";
+	static const char cut[] = "OutOfMemoryError: Allocation on device 0 would exceed allowed"
+				  " memory. (out of memory) Currently allocated : 1.00 GiB";
+	(void)state;
+	assert_true(torch_oom_text(warmup, strlen(warmup)));
+	assert_false(torch_oom_start(warmup, strlen(warmup)));
+	assert_false(torch_oom_message(warmup, strlen(warmup)));
+	assert_true(torch_oom_start(head, strlen(head)));
+	assert_false(torch_oom_message(head, strlen(head)));
+	assert_false(torch_oom_complete(head, strlen(head)));
+	assert_true(torch_oom_message(cut, strlen(cut)));
+	assert_false(torch_oom_complete(cut, strlen(cut)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +436,9 @@ int main(void)
 		cmocka_unit_test(tgi_pretty_args),
 		cmocka_unit_test(vllm_without_year),
 		cmocka_unit_test(requests_served),
+		cmocka_unit_test(torch_oom_wordings),
+		cmocka_unit_test(torch_oom_processes_and_advice),
+		cmocka_unit_test(torch_oom_mentions_and_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
