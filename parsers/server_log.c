@@ -199,7 +199,9 @@ int server_log_sniff(const unsigned char *head, size_t n)
 	    mem_find(h, n, "text_generation_router") || mem_find(h, n, "vLLM API server version") ||
 	    mem_find(h, n, "LLM engine (v"))
 		return 80;
-	if (mem_find(h, n, "CUDA out of memory. Tried to allocate"))
+	if (mem_find(h, n, "CUDA out of memory. Tried to allocate") ||
+	    mem_find(h, n, "OutOfMemoryError: CUDA out of memory.") ||
+	    mem_find(h, n, "would exceed allowed memory. (out of memory)"))
 		return 75;
 	if (mem_find(h, n, "Traceback (most recent call last):"))
 		return 60;

@@ -6,6 +6,8 @@
  * its manifest row says.
  */
 #include "testutil.h"
+#include "analyzer/ingest/formats.h"
+#include "lib/input.h"
 #include "lib/timeutil.h"
 #include "parsers/torch_oom_text.h"
 
@@ -490,6 +492,29 @@ static void torch_oom_over_lines(void **state)
 	t_close(tl);
 }
 
+/* A file holding only PyTorch's message is a server log, in each of its
+ * forms that opens with its own words. */
+static void lone_messages_detected(void **state)
+{
+	static const char *const files[] = {
+		"tests/data/real/gpu_host/torch-oom-private-pools-cuda-graphs-wrapped.log",
+		"tests/data/real/gpu_host/torch-oom-would-exceed-allowed-multiline.log",
+		"tests/data/real/gpu_host/torch-oom-would-exceed-allowed-oneline.log",
+		"tests/data/real/gpu_host/torch-oom-cached-kib.log",
+	};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct input in;
+		const struct format *f;
+		assert_int_equal(input_open(&in, t_src(files[i]), NULL), 0);
+		f = detect_format(&in);
+		if (!f || strcmp(f->kind, "server_log"))
+			fail_msg("%s detected as %s", files[i], f ? f->kind : "nothing");
+		input_close(&in);
+	}
+}
+
 /* ---- the real excerpts of tests/data/real ---- */
 
 /* A size as a manifest prints it ("14.99 GiB", "0 bytes"): bytes in *v,
@@ -685,6 +710,7 @@ int main(void)
 		cmocka_unit_test(torch_oom_processes_and_advice),
 		cmocka_unit_test(torch_oom_mentions_and_parts),
 		cmocka_unit_test(torch_oom_over_lines),
+		cmocka_unit_test(lone_messages_detected),
 		cmocka_unit_test(real_torch_oom_excerpts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
