@@ -78,10 +78,13 @@ static int64_t device_of(const char *m, size_t n)
 
 /* ---- the wordings ---- */
 
+/* Every line of a server log is asked whether it is the message: one
+ * search for what all its names share ("...emory") answers most. */
 int torch_oom_text(const char *m, size_t n)
 {
-	return mem_find(m, n, "CUDA out of memory") || mem_find(m, n, "OutOfMemoryError") ||
-	       mem_find(m, n, "would exceed allowed memory");
+	return mem_find(m, n, "emory") &&
+	       (mem_find(m, n, "CUDA out of memory") || mem_find(m, n, "OutOfMemoryError") ||
+		mem_find(m, n, "would exceed allowed memory"));
 }
 
 int torch_oom_message(const char *m, size_t n)
@@ -92,7 +95,9 @@ int torch_oom_message(const char *m, size_t n)
 
 int torch_oom_start(const char *m, size_t n)
 {
-	return torch_oom_message(m, n) || mem_find(m, n, "CUDA out of memory.");
+	return torch_oom_text(m, n) && (mem_find(m, n, "Tried to allocate") ||
+					mem_find(m, n, "would exceed allowed memory") ||
+					mem_find(m, n, "CUDA out of memory."));
 }
 
 int torch_oom_piece(const char *m, size_t n)
