@@ -1,5 +1,6 @@
 /*
- * fuzz_server_log.c -- libFuzzer harness for parsers/server_log.c (see fuzz_line_parser.h).
+ * fuzz_server_log.c -- libFuzzer harness for the server-log parser (parsers/server_*.c,
+ * parsers/torch_oom_text.c; see fuzz_line_parser.h).
  */
 #include "fuzz_line_parser.h"
 #include "parsers/server_log.h"

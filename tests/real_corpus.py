@@ -106,6 +106,24 @@ def torch_field(field):
     return lambda rep: [e.get(field) for e in events_of(rep, ("torch_oom",))]
 
 
+# PyTorch 2.1+ prints no reserved total, only "U is reserved by PyTorch but
+# unallocated": that is the figure a reader sees as "reserved" there.
+NEW_WORDINGS = ("capacty_typo", "total_capacity_of_which")
+
+
+def torch_reserved(rep):
+    return [e.get("reserved_unallocated_bytes" if e.get("wording") in NEW_WORDINGS
+                  else "reserved_bytes") for e in events_of(rep, ("torch_oom",))]
+
+
+def torch_in_use(rep):
+    """'Process N has X memory in use' (the manifest's torch_in_use), and
+    'this process has X memory in use'."""
+    return [b for e in events_of(rep, ("torch_oom",))
+            for b in [p.get("bytes") for p in e.get("processes") or []] +
+            [e.get("process_in_use_bytes")]]
+
+
 def engine_errors(rep):
     return [x.get("kind") for e in engines(rep) for x in e.get("errors") or []]
 
@@ -146,9 +164,9 @@ SERVING_NUMERIC = {
     "torch_total": torch_field("total_bytes"),
     "torch_free": torch_field("free_bytes"),
     "torch_allocated": torch_field("allocated_bytes"),
-    "torch_reserved": torch_field("reserved_bytes"),
+    "torch_reserved": torch_reserved,
     "torch_allowed": torch_field("allowed_bytes"),
-    "torch_in_use": torch_field("process_in_use_bytes"),
+    "torch_in_use": torch_in_use,
 }
 
 SERVING_TEXT = {
