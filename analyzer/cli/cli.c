@@ -31,6 +31,18 @@ int usage(const char *text)
 	return EXIT_USAGE;
 }
 
+static void store_error(void *arg, const char *msg)
+{
+	(void)arg;
+	error("sqlite: %s", msg);
+}
+
+void watch_store_errors(struct timeline *tl)
+{
+	tl->on_error = store_error;
+	tl->on_error_arg = NULL;
+}
+
 int parse_ingest_option(int argc, char **argv, int *i, struct ingest_opts *o)
 {
 	const char *a = argv[*i];
@@ -103,6 +115,7 @@ int run_ingest(const char *db, int append, char **paths, int npaths,
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
+	watch_store_errors(tl);
 	tl->opts = *opts;
 	if (cfg->progress < 0)
 		cfg->progress = isatty(2);

@@ -75,6 +75,7 @@ int cmd_classify(int argc, char **argv)
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
+	watch_store_errors(&tl);
 	if (analyze_timeline(&tl) < 0)
 		r = EXIT_ERROR;
 	else if (json)
