@@ -237,7 +237,7 @@ static void case_options(json_t *o, struct ingest_opts *opts)
 static int replay_case(const char *dir, const char *oracle)
 {
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT, why = STRBUF_INIT, name = STRBUF_INIT;
-	struct ingest_cfg cfg = { 1, 0, NULL };
+	struct ingest_cfg cfg = { .quiet = 1 };
 	struct ingest_stats st;
 	struct timeline *tl = NULL;
 	json_error_t jerr;
