@@ -68,6 +68,14 @@ static void bind_int(sqlite3_stmt *st, int i, int64_t v)
 		sqlite3_bind_int64(st, i, v);
 }
 
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
 static void bind_json(sqlite3_stmt *st, int i, json_t *j)
 {
 	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -94,7 +102,6 @@ static void bind_col(sqlite3_stmt *st, int i, const struct col *c, int64_t artif
 {
 	const void *f = row + c->off;
 	const struct ol_time *t = f;
-	const char *s;
 
 	switch (c->kind) {
 	case COL_ARTIFACT:
@@ -119,11 +126,7 @@ static void bind_col(sqlite3_stmt *st, int i, const struct col *c, int64_t artif
 		sqlite3_bind_double(st, i, *(const double *)f);
 		break;
 	case COL_TEXT:
-		s = *(const char *const *)f;
-		if (s)
-			sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, i);
+		bind_text(st, i, *(const char *const *)f);
 		break;
 	case COL_JSON:
 		bind_json(st, i, *(json_t *const *)f);
@@ -133,11 +136,7 @@ static void bind_col(sqlite3_stmt *st, int i, const struct col *c, int64_t artif
 				? t->utc_ns : OL_NULL);
 		break;
 	case COL_CLOCK:
-		s = clock_name(t->clock);
-		if (s)
-			sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, i);
+		bind_text(st, i, clock_name(t->clock));
 		break;
 	case COL_BOOT_NS:
 		bind_int(st, i, t->boot_ns);

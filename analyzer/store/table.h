@@ -69,6 +69,8 @@ struct table {
 /* Shorthands for descriptor lists. COLUMN: a column named as its field
  * of the record type (a member of a member needs the long form). */
 #define COLUMN(type, field, decl, kind) { #field, decl, kind, offsetof(type, field), AT_INSERT }
+#define INT_COLUMN(type, field) COLUMN(type, field, "INTEGER", COL_INT)
+#define TEXT_COLUMN(type, field) COLUMN(type, field, "TEXT", COL_TEXT)
 #define ID_COLUMN { "id", "INTEGER PRIMARY KEY", COL_ID, 0, AT_INSERT }
 #define ARTIFACT_COLUMN(decl) { "artifact_id", decl, COL_ARTIFACT, 0, AT_INSERT }
 #define PARENT_COLUMN(name, decl) { name, decl, COL_PARENT, 0, AT_INSERT }

@@ -31,7 +31,7 @@ struct diag_row { int64_t line, offset; const char *severity, *message; };
 static const struct col meta_cols[] = {
 	ARTIFACT_COLUMN("INTEGER"),
 	COLUMN(struct meta_row, key, "TEXT NOT NULL", COL_TEXT),
-	COLUMN(struct meta_row, value, "TEXT", COL_TEXT),
+	TEXT_COLUMN(struct meta_row, value),
 };
 static const struct table meta_table = TABLE("meta", meta_cols, NULL, NULL,
 	"CREATE INDEX meta_key ON meta(key);\n");
@@ -54,10 +54,10 @@ const struct table timeline_artifact_table = TABLE("artifact", artifact_cols, NU
 static const struct col diagnostic_cols[] = {
 	ID_COLUMN,
 	ARTIFACT_COLUMN("INTEGER REFERENCES artifact(id)"),
-	COLUMN(struct diag_row, line, "INTEGER", COL_INT),
-	COLUMN(struct diag_row, offset, "INTEGER", COL_INT),
-	COLUMN(struct diag_row, severity, "TEXT", COL_TEXT),
-	COLUMN(struct diag_row, message, "TEXT", COL_TEXT),
+	INT_COLUMN(struct diag_row, line),
+	INT_COLUMN(struct diag_row, offset),
+	TEXT_COLUMN(struct diag_row, severity),
+	TEXT_COLUMN(struct diag_row, message),
 };
 static const struct table diagnostic_table = TABLE("diagnostic", diagnostic_cols, NULL, NULL, NULL);
 
@@ -67,18 +67,18 @@ static const struct col event_cols[] = {
 	COLUMN(struct ol_event, kind, "TEXT NOT NULL", COL_TEXT),
 	TIME_COLUMNS(struct ol_event, t),
 	{ "boot_id", "TEXT", COL_TEXT, offsetof(struct ol_event, t.boot_id), AT_INSERT },
-	COLUMN(struct ol_event, pid, "INTEGER", COL_INT),
-	COLUMN(struct ol_event, comm, "TEXT", COL_TEXT),
-	COLUMN(struct ol_event, bytes, "INTEGER", COL_INT),
+	INT_COLUMN(struct ol_event, pid),
+	TEXT_COLUMN(struct ol_event, comm),
+	INT_COLUMN(struct ol_event, bytes),
 	COLUMN(struct ol_event, line, "INTEGER", COL_U64),
-	COLUMN(struct ol_event, summary, "TEXT", COL_TEXT),
+	TEXT_COLUMN(struct ol_event, summary),
 	COLUMN(struct ol_event, data, "TEXT", COL_JSON),
 };
 static const struct table event_table = TABLE("event", event_cols, NULL, NULL,
 	"CREATE INDEX event_time ON event(time_ns);\n"
 	"CREATE INDEX event_kind ON event(kind);\n");
 
-#define TK(field) COLUMN(struct ol_task, field, "INTEGER", COL_INT)
+#define TK(field) INT_COLUMN(struct ol_task, field)
 static const struct col task_cols[] = {
 	ID_COLUMN,
 	PARENT_COLUMN("event_id", "INTEGER REFERENCES event(id)"),
@@ -86,7 +86,7 @@ static const struct col task_cols[] = {
 	TK(rss_anon_pages), TK(rss_file_pages), TK(rss_shmem_pages),
 	TK(pgtables_bytes), TK(nr_ptes), TK(nr_pmds), TK(swapents), TK(oom_adj),
 	TK(oom_score_adj),
-	COLUMN(struct ol_task, name, "TEXT", COL_TEXT),
+	TEXT_COLUMN(struct ol_task, name),
 };
 static const struct table task_table = TABLE("task", task_cols, NULL, NULL,
 	"CREATE INDEX task_event ON task(event_id);\n");
@@ -95,7 +95,7 @@ static const struct col series_cols[] = {
 	ID_COLUMN,
 	ARTIFACT_COLUMN("INTEGER"),
 	COLUMN(struct series_row, name, "TEXT NOT NULL", COL_TEXT),
-	COLUMN(struct series_row, unit, "TEXT", COL_TEXT),
+	TEXT_COLUMN(struct series_row, unit),
 	COLUMN(struct series_row, entity, "TEXT NOT NULL DEFAULT ''", COL_TEXT),
 };
 static const struct table series_table = TABLE("series", series_cols,
@@ -113,7 +113,7 @@ static const struct table sample_table = TABLE("sample", sample_cols, NULL, NULL
 static const struct col stack_cols[] = {
 	ID_COLUMN,
 	COLUMN(struct stack_row, hash, "INTEGER UNIQUE", COL_U64),
-	COLUMN(struct stack_row, depth, "INTEGER", COL_INT),
+	INT_COLUMN(struct stack_row, depth),
 };
 static const struct table stack_table = TABLE("stack", stack_cols, NULL, NULL, NULL);
 
@@ -131,21 +131,21 @@ static const struct table frame_table = TABLE("frame", frame_cols,
 static const struct col anchor_cols[] = {
 	ID_COLUMN,
 	ARTIFACT_COLUMN("INTEGER"),
-	COLUMN(struct anchor_row, boot_id, "TEXT", COL_TEXT),
-	COLUMN(struct anchor_row, boot_ns, "INTEGER", COL_INT),
-	COLUMN(struct anchor_row, utc_ns, "INTEGER", COL_INT),
-	COLUMN(struct anchor_row, how, "TEXT", COL_TEXT),
+	TEXT_COLUMN(struct anchor_row, boot_id),
+	INT_COLUMN(struct anchor_row, boot_ns),
+	INT_COLUMN(struct anchor_row, utc_ns),
+	TEXT_COLUMN(struct anchor_row, how),
 };
 static const struct table anchor_table = TABLE("anchor", anchor_cols, NULL, NULL, NULL);
 
 static const struct col capture_cols[] = {
 	ID_COLUMN,
 	ARTIFACT_COLUMN("INTEGER"),
-	COLUMN(struct ol_capture, source, "TEXT", COL_TEXT),
+	TEXT_COLUMN(struct ol_capture, source),
 	TIME_COLUMNS(struct ol_capture, t),
-	COLUMN(struct ol_capture, pid, "INTEGER", COL_INT),
-	COLUMN(struct ol_capture, comm, "TEXT", COL_TEXT),
-	COLUMN(struct ol_capture, status, "TEXT", COL_TEXT),
+	INT_COLUMN(struct ol_capture, pid),
+	TEXT_COLUMN(struct ol_capture, comm),
+	TEXT_COLUMN(struct ol_capture, status),
 };
 static const struct table capture_table = TABLE("capture", capture_cols, NULL, NULL, NULL);
 
@@ -193,25 +193,10 @@ const struct table *const timeline_common_tables[] = {
 
 /* ---- sink ops ---- */
 
-static int64_t op_event(struct sink *s, const struct ol_event *e)
-{
-	return tl_insert(s->ctx, &event_table, 0, e);
-}
-
-static int64_t op_task(struct sink *s, int64_t event_id, const struct ol_task *t)
-{
-	return tl_insert(s->ctx, &task_table, event_id, t);
-}
-
-static int64_t op_capture(struct sink *s, const struct ol_capture *c)
-{
-	return tl_insert(s->ctx, &capture_table, 0, c);
-}
-
-static int64_t op_mapping(struct sink *s, int64_t capture_id, const struct ol_mapping *m)
-{
-	return tl_insert(s->ctx, &mapping_table, capture_id, m);
-}
+RECORD_OP(event, struct ol_event, event_table)
+CHILD_RECORD_OP(task, struct ol_task, task_table)
+RECORD_OP(capture, struct ol_capture, capture_table)
+CHILD_RECORD_OP(mapping, struct ol_mapping, mapping_table)
 
 static int64_t op_sample(struct sink *s, int64_t series_id, const struct ol_time *t,
 			 double value)

@@ -10,8 +10,8 @@
 
 #define ARTIFACT_COL ARTIFACT_COLUMN("INTEGER REFERENCES artifact(id)")
 
-#define DV(field) COLUMN(struct ol_gpu_device, field, "INTEGER", COL_INT)
-#define DT(field) COLUMN(struct ol_gpu_device, field, "TEXT", COL_TEXT)
+#define DV(field) INT_COLUMN(struct ol_gpu_device, field)
+#define DT(field) TEXT_COLUMN(struct ol_gpu_device, field)
 static const struct col device_cols[] = {
 	ID_COLUMN, ARTIFACT_COL,
 	DV(device), DT(name), DT(type), DT(sm_type), DV(dev_id), DV(pci_bus_id),
@@ -22,7 +22,7 @@ static const struct col device_cols[] = {
 };
 static const struct table device_table = TABLE("gpu_device", device_cols, NULL, NULL, NULL);
 
-#define CX(field) COLUMN(struct ol_gpu_context, field, "INTEGER", COL_INT)
+#define CX(field) INT_COLUMN(struct ol_gpu_context, field)
 static const struct col context_cols[] = {
 	ID_COLUMN, ARTIFACT_COL,
 	CX(device), CX(row), CX(context_id), CX(tid), CX(device_idx), CX(shared_window),
@@ -30,7 +30,7 @@ static const struct col context_cols[] = {
 };
 static const struct table context_table = TABLE("gpu_context", context_cols, NULL, NULL, NULL);
 
-#define MD(field) COLUMN(struct ol_gpu_module, field, "INTEGER", COL_INT)
+#define MD(field) INT_COLUMN(struct ol_gpu_module, field)
 static const struct col module_cols[] = {
 	ID_COLUMN, ARTIFACT_COL,
 	MD(device), MD(context_id), MD(module_handle), MD(size), MD(elf_size), MD(kernels),
@@ -38,8 +38,8 @@ static const struct col module_cols[] = {
 };
 static const struct table module_table = TABLE("gpu_module", module_cols, NULL, NULL, NULL);
 
-#define GR(field) COLUMN(struct ol_gpu_grid, field, "INTEGER", COL_INT)
-#define GT(field) COLUMN(struct ol_gpu_grid, field, "TEXT", COL_TEXT)
+#define GR(field) INT_COLUMN(struct ol_gpu_grid, field)
+#define GT(field) TEXT_COLUMN(struct ol_gpu_grid, field)
 /* The three columns name_x, _y, _z of an int64_t[3] member. */
 #define DIM_COLS(name, member) \
 	{ name "_x", "INTEGER", COL_INT, offsetof(struct ol_gpu_grid, member[0]), AT_INSERT }, \
@@ -56,11 +56,11 @@ static const struct table grid_table = TABLE("gpu_grid", grid_cols, NULL, NULL, 
 
 static const struct col region_cols[] = {
 	ID_COLUMN, ARTIFACT_COL,
-	COLUMN(struct ol_gpu_region, device, "INTEGER", COL_INT),
-	COLUMN(struct ol_gpu_region, kind, "TEXT", COL_TEXT),
-	COLUMN(struct ol_gpu_region, address, "INTEGER", COL_INT),
-	COLUMN(struct ol_gpu_region, size, "INTEGER", COL_INT),
-	COLUMN(struct ol_gpu_region, file_offset, "INTEGER", COL_INT),
+	INT_COLUMN(struct ol_gpu_region, device),
+	TEXT_COLUMN(struct ol_gpu_region, kind),
+	INT_COLUMN(struct ol_gpu_region, address),
+	INT_COLUMN(struct ol_gpu_region, size),
+	INT_COLUMN(struct ol_gpu_region, file_offset),
 	COLUMN(struct ol_gpu_region, complete, "INTEGER", COL_CINT),
 };
 static const struct table region_table = TABLE("gpu_region", region_cols, NULL, NULL,
@@ -68,10 +68,10 @@ static const struct table region_table = TABLE("gpu_region", region_cols, NULL, 
 
 static const struct col thread_cols[] = {
 	ID_COLUMN, ARTIFACT_COL,
-	COLUMN(struct ol_thread, pid, "INTEGER", COL_INT),
-	COLUMN(struct ol_thread, tid, "INTEGER", COL_INT),
-	COLUMN(struct ol_thread, name, "TEXT", COL_TEXT),
-	COLUMN(struct ol_thread, signal, "INTEGER", COL_INT),
+	INT_COLUMN(struct ol_thread, pid),
+	INT_COLUMN(struct ol_thread, tid),
+	TEXT_COLUMN(struct ol_thread, name),
+	INT_COLUMN(struct ol_thread, signal),
 	COLUMN(struct ol_thread, crashed, "INTEGER", COL_CINT),
 	COLUMN(struct ol_thread, stack_id, "INTEGER REFERENCES stack(id)", COL_REF),
 };
@@ -82,35 +82,12 @@ const struct table *const timeline_cores_tables[] = {
 	&thread_table, NULL
 };
 
-static int64_t op_gpu_device(struct sink *s, const struct ol_gpu_device *d)
-{
-	return tl_insert(s->ctx, &device_table, 0, d);
-}
-
-static int64_t op_gpu_context(struct sink *s, const struct ol_gpu_context *c)
-{
-	return tl_insert(s->ctx, &context_table, 0, c);
-}
-
-static int64_t op_gpu_module(struct sink *s, const struct ol_gpu_module *m)
-{
-	return tl_insert(s->ctx, &module_table, 0, m);
-}
-
-static int64_t op_gpu_grid(struct sink *s, const struct ol_gpu_grid *g)
-{
-	return tl_insert(s->ctx, &grid_table, 0, g);
-}
-
-static int64_t op_gpu_region(struct sink *s, const struct ol_gpu_region *r)
-{
-	return tl_insert(s->ctx, &region_table, 0, r);
-}
-
-static int64_t op_thread(struct sink *s, const struct ol_thread *t)
-{
-	return tl_insert(s->ctx, &thread_table, 0, t);
-}
+RECORD_OP(gpu_device, struct ol_gpu_device, device_table)
+RECORD_OP(gpu_context, struct ol_gpu_context, context_table)
+RECORD_OP(gpu_module, struct ol_gpu_module, module_table)
+RECORD_OP(gpu_grid, struct ol_gpu_grid, grid_table)
+RECORD_OP(gpu_region, struct ol_gpu_region, region_table)
+RECORD_OP(thread, struct ol_thread, thread_table)
 
 void timeline_bind_cores(struct sink *s)
 {

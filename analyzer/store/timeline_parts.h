@@ -32,6 +32,16 @@ int64_t tl_insert_in(struct timeline *tl, const struct table *t, int64_t artifac
  * table t. Returns 0 or -1. */
 int tl_update(struct timeline *tl, const struct table *t, int64_t id, const void *row);
 
+/* Define op_NAME, the sink op that inserts its record into table:
+ * RECORD_OP for op(sink, record), CHILD_RECORD_OP for op(sink, parent
+ * id, record). */
+#define RECORD_OP(name, type, table) \
+	static int64_t op_##name(struct sink *s, const type *r) \
+	{ return tl_insert(s->ctx, &(table), 0, r); }
+#define CHILD_RECORD_OP(name, type, table) \
+	static int64_t op_##name(struct sink *s, int64_t parent, const type *r) \
+	{ return tl_insert(s->ctx, &(table), parent, r); }
+
 /* The record stores: each lists its tables (NULL-terminated, in the order
  * they are created) and binds its sink ops. */
 extern const struct table *const timeline_common_tables[];    /* timeline_common.c */

@@ -26,32 +26,32 @@ static const struct col snapshot_cols[] = {
 };
 static const struct table snapshot_table = TABLE("snapshot", snapshot_cols, NULL, NULL, NULL);
 
-#define SG(field) COLUMN(struct ol_segment, field, "INTEGER", COL_INT)
+#define SG(field) INT_COLUMN(struct ol_segment, field)
 static const struct col segment_cols[] = {
 	ID_COLUMN,
 	PARENT_COLUMN("snapshot_id", "INTEGER NOT NULL REFERENCES snapshot(id)"),
 	SG(device), SG(address), SG(total_size), SG(allocated_size), SG(active_size),
 	SG(requested_size), SG(stream),
-	COLUMN(struct ol_segment, segment_type, "TEXT", COL_TEXT),
-	COLUMN(struct ol_segment, pool_id, "TEXT", COL_TEXT),
+	TEXT_COLUMN(struct ol_segment, segment_type),
+	TEXT_COLUMN(struct ol_segment, pool_id),
 	SG(is_expandable), SG(stack_id),
 };
 static const struct table segment_table = TABLE("segment", segment_cols, NULL, NULL,
 	"CREATE INDEX segment_snapshot ON segment(snapshot_id);\n");
 
-#define BL(field) COLUMN(struct ol_block, field, "INTEGER", COL_INT)
+#define BL(field) INT_COLUMN(struct ol_block, field)
 static const struct col block_cols[] = {
 	ID_COLUMN,
 	PARENT_COLUMN("segment_id", "INTEGER NOT NULL REFERENCES segment(id)"),
 	BL(address), BL(size), BL(requested_size),
-	COLUMN(struct ol_block, state, "TEXT", COL_TEXT),
+	TEXT_COLUMN(struct ol_block, state),
 	BL(stack_id),
 };
 static const struct table block_table = TABLE("block", block_cols, NULL, NULL,
 	"CREATE INDEX block_segment ON block(segment_id);\n");
 
-#define TR(field) COLUMN(struct ol_trace, field, "INTEGER", COL_INT)
-#define TT(field) COLUMN(struct ol_trace, field, "TEXT", COL_TEXT)
+#define TR(field) INT_COLUMN(struct ol_trace, field)
+#define TT(field) TEXT_COLUMN(struct ol_trace, field)
 static const struct col trace_cols[] = {
 	PARENT_COLUMN("snapshot_id", "INTEGER NOT NULL"),
 	TR(device), TR(seq), TT(action), TR(addr), TR(size), TR(stream), TR(time_ns),
@@ -60,11 +60,11 @@ static const struct col trace_cols[] = {
 static const struct table trace_table = TABLE("trace", trace_cols, NULL, NULL,
 	"CREATE INDEX trace_oom ON trace(snapshot_id) WHERE action = 'oom';\n");
 
-#define AL(field) COLUMN(struct ol_alloc, field, "INTEGER", COL_INT)
+#define AL(field) INT_COLUMN(struct ol_alloc, field)
 static const struct col alloc_cols[] = {
 	PARENT_COLUMN("snapshot_id", "INTEGER NOT NULL"),
 	AL(device), AL(addr), AL(size), AL(alloc_seq), AL(alloc_ns), AL(free_seq),
-	AL(free_ns), COLUMN(struct ol_alloc, state, "TEXT", COL_TEXT), AL(stack_id),
+	AL(free_ns), TEXT_COLUMN(struct ol_alloc, state), AL(stack_id),
 };
 static const struct table alloc_table = TABLE("alloc", alloc_cols, NULL, NULL, NULL);
 
@@ -72,10 +72,7 @@ const struct table *const timeline_snapshot_tables[] = {
 	&snapshot_table, &segment_table, &block_table, &trace_table, &alloc_table, NULL
 };
 
-static int64_t op_snapshot(struct sink *s, const struct ol_snapshot *x)
-{
-	return tl_insert(s->ctx, &snapshot_table, 0, x);
-}
+RECORD_OP(snapshot, struct ol_snapshot, snapshot_table)
 
 /* The fields known only at the end of the file (devices, trace_events,
  * peak, settings). */
@@ -84,25 +81,10 @@ static int64_t op_snapshot_end(struct sink *s, int64_t id, const struct ol_snaps
 	return tl_update(s->ctx, &snapshot_table, id, x) < 0 ? -1 : 1;
 }
 
-static int64_t op_segment(struct sink *s, int64_t snap, const struct ol_segment *x)
-{
-	return tl_insert(s->ctx, &segment_table, snap, x);
-}
-
-static int64_t op_block(struct sink *s, int64_t seg, const struct ol_block *x)
-{
-	return tl_insert(s->ctx, &block_table, seg, x);
-}
-
-static int64_t op_trace(struct sink *s, int64_t snap, const struct ol_trace *x)
-{
-	return tl_insert(s->ctx, &trace_table, snap, x);
-}
-
-static int64_t op_alloc(struct sink *s, int64_t snap, const struct ol_alloc *x)
-{
-	return tl_insert(s->ctx, &alloc_table, snap, x);
-}
+CHILD_RECORD_OP(segment, struct ol_segment, segment_table)
+CHILD_RECORD_OP(block, struct ol_block, block_table)
+CHILD_RECORD_OP(trace, struct ol_trace, trace_table)
+CHILD_RECORD_OP(alloc, struct ol_alloc, alloc_table)
 
 void timeline_bind_snapshot(struct sink *s)
 {
