@@ -26,7 +26,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Note an artifact we could not open or do not read. */
+/* Note an artifact we could not open or do not read: its row with status
+ * and, when msg is given, one diagnostic. Returns 0, or -1 when the store
+ * failed. */
 static int note_artifact(struct timeline *tl, const char *path, const char *status,
 			 enum ol_severity sev, const char *msg, uint64_t size)
 {
@@ -74,7 +76,10 @@ static void tell_progress(struct input *in, void *arg)
 	pr->cfg->on_progress(pr->cfg->arg, &p);
 }
 
-/* Run format f over the open input as one artifact. */
+/* Run format f over the open input as one artifact (one transaction),
+ * count the outcome in st and tell cfg about a failed or partial one.
+ * Returns 0, or -1 when the store failed; a parser that fails only makes
+ * the artifact 'failed'. */
 static int parse_artifact(struct timeline *tl, const char *path, struct input *in,
 			  const struct format *f, const struct ingest_cfg *cfg,
 			  struct ingest_stats *st)
@@ -122,7 +127,9 @@ static int parse_artifact(struct timeline *tl, const char *path, struct input *i
 }
 
 /* One file: detect its format(s), then parse it once per format (a syslog
- * with kernel and server lines is read by both line-log parsers). */
+ * with kernel and server lines is read by both line-log parsers). A file
+ * that cannot be opened or is of no known format is noted as such.
+ * Returns 0, or -1 when the store failed. */
 static int ingest_file(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
 		       struct ingest_stats *st)
 {
@@ -174,11 +181,15 @@ static int ingest_file(struct timeline *tl, const char *path, const struct inges
 	return r;
 }
 
+/* qsort order of file names: bytewise, so that a walk is reproducible. */
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A file, or a directory walked in name order (hidden names skipped, at
+ * most 16 levels deep). Returns 0, or -1 when the store failed or memory
+ * ran out. */
 static int ingest_path(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
 		       struct ingest_stats *st, int depth)
 {

@@ -30,9 +30,11 @@ static const struct table *const *const schema_parts[] = {
 
 int tl_fail(struct timeline *tl, const char *msg)
 {
-	snprintf(tl->errmsg, sizeof(tl->errmsg), "%s", msg ? msg : "error");
+	if (!msg)
+		msg = "error";
+	snprintf(tl->errmsg, sizeof(tl->errmsg), "%s", msg);
 	if (tl->on_error)
-		tl->on_error(tl->on_error_arg, tl->errmsg);
+		tl->on_error(tl->on_error_arg, msg);  /* whole, errmsg may be cut */
 	return -1;
 }
 
@@ -155,7 +157,8 @@ int tl_update(struct timeline *tl, const struct table *t, int64_t id, const void
 
 /* ---- lifecycle ---- */
 
-/* Create every table of schema_parts and stamp the schema version. */
+/* Create every table of schema_parts and stamp the schema version, in
+ * one exec. Returns 0, or -1 with the message in tl->errmsg. */
 static int create_schema(struct timeline *tl)
 {
 	struct strbuf sql = STRBUF_INIT;
@@ -174,6 +177,7 @@ static int create_schema(struct timeline *tl)
 	return r;
 }
 
+/* PRAGMA user_version of the open database, -1 when it cannot be read. */
 static int schema_version(struct timeline *tl)
 {
 	sqlite3_stmt *st;

@@ -48,7 +48,7 @@ struct timeline {
 	int64_t artifact_id;       /* 0 outside an artifact */
 	struct ingest_opts opts;   /* set by the caller before ingest */
 	struct tl_stmt stmts[TIMELINE_NSTMT]; /* statement cache, timeline.c */
-	char errmsg[256];          /* the last store error, "" when none */
+	char errmsg[256];          /* the last store error ("" when none), cut to fit */
 	/* Told of each store error (msg: SQLite's message) when set. */
 	void (*on_error)(void *arg, const char *msg);
 	void *on_error_arg;
