@@ -52,7 +52,7 @@ static void dump_diags(struct timeline *tl)
 /* Ingest a file of the build dir with detection. */
 static void ingest_file(struct timeline *tl, const char *path)
 {
-	struct ingest_cfg cfg = { 1, 0, NULL };
+	struct ingest_cfg cfg = { .quiet = 1 };
 	struct ingest_stats st;
 	char *p = strdup(path);
 

@@ -47,7 +47,7 @@ static int make_core(const char *name, const char *core)
 
 static void ingest_file(struct timeline *tl, const char *path)
 {
-	struct ingest_cfg cfg = { 1, 0, NULL };
+	struct ingest_cfg cfg = { .quiet = 1 };
 	struct ingest_stats st;
 	char *p = strdup(path);
 

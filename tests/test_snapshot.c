@@ -791,7 +791,7 @@ static void snapshot_gzipped(void **state)
 	char *data = t_slurp("tests/data/snapshot/v2_5.p4.pickle", &n);
 	gzFile gz;
 	struct timeline *tl = t_open();
-	struct ingest_cfg cfg = { 1, 0, NULL };
+	struct ingest_cfg cfg = { .quiet = 1 };
 	struct ingest_stats st;
 	char *p = path;
 	(void)state;

@@ -56,7 +56,7 @@ const char *t_src(const char *relpath)
 
 int t_parse_file(struct timeline *tl, const char *relpath)
 {
-	struct ingest_cfg cfg = { 1, 0, NULL };
+	struct ingest_cfg cfg = { .quiet = 1 };
 	struct ingest_stats st;
 	char *p = strdup(t_src(relpath));
 	int r = ingest_paths(tl, &p, 1, &cfg, &st);

@@ -31,6 +31,18 @@ int usage(const char *text)
 	return EXIT_USAGE;
 }
 
+static void store_error(void *arg, const char *msg)
+{
+	(void)arg;
+	error("sqlite: %s", msg);
+}
+
+void watch_store_errors(struct timeline *tl)
+{
+	tl->on_error = store_error;
+	tl->on_error_arg = NULL;
+}
+
 int parse_ingest_option(int argc, char **argv, int *i, struct ingest_opts *o)
 {
 	const char *a = argv[*i];
@@ -89,6 +101,33 @@ static void warn_local_clock(struct timeline *tl)
 	sqlite3_finalize(st);
 }
 
+/* Ingest's messages: one "oomlens: ..." line each. */
+static void ingest_message(void *arg, const char *line)
+{
+	(void)arg;
+	error("%s", line);
+}
+
+/* Ingest's progress: one line rewritten in place, ended when done. */
+static void ingest_progress(void *arg, const struct ingest_progress *p)
+{
+	(void)arg;
+	if (p->done) {
+		fputc('\n', stderr);
+		return;
+	}
+	if (p->compressed)
+		fprintf(stderr, "\r%s: %llu MB read", p->path,
+			(unsigned long long)(p->offset >> 20));
+	else
+		fprintf(stderr, "\r%s: %llu of %llu MB (%.0f%%)", p->path,
+			(unsigned long long)(p->offset >> 20),
+			(unsigned long long)(p->size >> 20),
+			p->size ? 100.0 * (double)p->offset / (double)p->size : 0.0);
+	if (p->seconds > 0.5)
+		fprintf(stderr, ", %.0f MB/s   ", (double)p->offset / 1e6 / p->seconds);
+}
+
 /* Shared by ingest and analyze: open db, ingest paths, print a summary. */
 int run_ingest(const char *db, int append, char **paths, int npaths,
 	       const struct ingest_opts *opts, struct ingest_cfg *cfg,
@@ -103,9 +142,12 @@ int run_ingest(const char *db, int append, char **paths, int npaths,
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
+	watch_store_errors(tl);
 	tl->opts = *opts;
 	if (cfg->progress < 0)
 		cfg->progress = isatty(2);
+	cfg->message = ingest_message;
+	cfg->on_progress = ingest_progress;
 	r = ingest_paths(tl, paths, npaths, cfg, &st);
 	if (r < 0) {
 		error("%s: the database failed while ingesting", db);

@@ -40,6 +40,9 @@ struct ingest_opts;
 struct ingest_cfg;
 struct timeline;
 int parse_ingest_option(int argc, char **argv, int *i, struct ingest_opts *o);
+/* Print each store error of an open timeline as it happens
+ * ("oomlens: sqlite: <message>"). */
+void watch_store_errors(struct timeline *tl);
 /* Open db (fresh unless append) and ingest paths into tl; prints the
  * summary. Returns an exit code. tl stays open for the caller. */
 int run_ingest(const char *db, int append, char **paths, int npaths,

@@ -45,7 +45,7 @@ static void base_name(const char *path, struct strbuf *out)
 int cmd_analyze(int argc, char **argv)
 {
 	struct ingest_opts opts = { OL_NULL, 0, 0, 0 };
-	struct ingest_cfg cfg = { 0, -1, NULL };
+	struct ingest_cfg cfg = { .progress = -1 };
 	struct strbuf dbpath = STRBUF_INIT, outpath = STRBUF_INIT, err = STRBUF_INIT;
 	enum report_format fmt = REPORT_HTML;
 	const char *db = NULL, *out = NULL;

@@ -75,6 +75,7 @@ int cmd_classify(int argc, char **argv)
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
+	watch_store_errors(&tl);
 	if (analyze_timeline(&tl, &err) < 0) {
 		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		r = EXIT_ERROR;

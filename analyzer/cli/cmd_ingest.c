@@ -26,7 +26,7 @@ static const char ingest_usage[] =
 int cmd_ingest(int argc, char **argv)
 {
 	struct ingest_opts opts = { OL_NULL, 0, 0, 0 };
-	struct ingest_cfg cfg = { 0, -1, NULL };
+	struct ingest_cfg cfg = { .progress = -1 };
 	struct timeline *tl;
 	const char *db = NULL;
 	int i, np = 0, append = 0, r;

@@ -237,7 +237,7 @@ static void case_options(json_t *o, struct ingest_opts *opts)
 static int replay_case(const char *dir, const char *oracle)
 {
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT, why = STRBUF_INIT, name = STRBUF_INIT;
-	struct ingest_cfg cfg = { 1, 0, NULL };
+	struct ingest_cfg cfg = { .quiet = 1 };
 	struct ingest_stats st;
 	struct timeline *tl = NULL;
 	json_error_t jerr;
@@ -280,12 +280,14 @@ static int replay_case(const char *dir, const char *oracle)
 			printf("FAIL %s: %s\n", name.buf, err.buf);
 			goto done;
 		}
+		watch_store_errors(tl);
 		goto analyze;
 	}
 	if (!tl || timeline_open(tl, ":memory:", 1, &err) < 0) {
 		printf("FAIL %s: %s\n", name.buf, err.len ? err.buf : "out of memory");
 		goto done;
 	}
+	watch_store_errors(tl);
 	case_options(json_object_get(exp, "options"), &tl->opts);
 	memset(&st, 0, sizeof(st));
 	strbuf_setlen(&path, path.len - strlen("/expected.json"));

@@ -50,6 +50,7 @@ int cmd_report(int argc, char **argv)
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
+	watch_store_errors(&tl);
 	r = write_report(tl.db, fmt, out) < 0 ? EXIT_ERROR : EXIT_OK;
 	timeline_close(&tl);
 	return r;

@@ -49,6 +49,7 @@ int cmd_timeline(int argc, char **argv)
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
+	watch_store_errors(&tl);
 	if (sqlite3_prepare_v2(tl.db,
 		"SELECT e.time_ns, e.clock, e.boot_ns, e.kind, e.pid, e.comm, e.summary,"
 		" a.path, e.line, e.data FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"

@@ -1,7 +1,8 @@
 /*
  * ingest.c -- walk the artifacts, detect each, run its parser into the
  * timeline, one transaction per artifact. A failed artifact leaves its
- * row and diagnostics; the others go on.
+ * row and diagnostics; the others go on. What the user should hear goes
+ * to the callbacks of struct ingest_cfg (ingest.h); nothing is printed.
  */
 #include "analyzer/ingest/ingest.h"
 #include "analyzer/store/correlate.h"
@@ -11,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Note an artifact we could not open or do not read. */
+/* Note an artifact we could not open or do not read: its row with status
+ * and, when msg is given, one diagnostic. Returns 0, or -1 when the store
+ * failed. */
 static int note_artifact(struct timeline *tl, const char *path, const char *status,
 			 enum ol_severity sev, const char *msg, uint64_t size)
 {
@@ -36,45 +40,68 @@ static int note_artifact(struct timeline *tl, const char *path, const char *stat
 	return timeline_artifact_end(tl, 1, status, 0, 0);
 }
 
-/* The progress line: only on a terminal, only for large files. */
-#define PROGRESS_MIN_SIZE (64u << 20)
-
-static void show_progress(struct input *in, void *arg)
+/* Tell cfg->message one line, printf-style, unless quiet. */
+static void say(const struct ingest_cfg *cfg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(const struct ingest_cfg *cfg, const char *fmt, ...)
 {
-	double t0 = *(double *)arg, dt = now_s() - t0;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
 
-	if (in->compressed)
-		fprintf(stderr, "\r%s: %llu MB read", in->path,
-			(unsigned long long)(in->offset >> 20));
-	else
-		fprintf(stderr, "\r%s: %llu of %llu MB (%.0f%%)", in->path,
-			(unsigned long long)(in->offset >> 20),
-			(unsigned long long)(in->size >> 20),
-			in->size ? 100.0 * (double)in->offset / (double)in->size : 0.0);
-	if (dt > 0.5)
-		fprintf(stderr, ", %.0f MB/s   ", (double)in->offset / 1e6 / dt);
+	if (cfg->quiet || !cfg->message)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (!strbuf_failed(&sb))
+		cfg->message(cfg->arg, sb.buf);
+	strbuf_release(&sb);
 }
 
-/* Run format f over the open input as one artifact. */
+/* Progress: only when asked for, only for large files. */
+#define PROGRESS_MIN_SIZE (64u << 20)
+
+struct progress {
+	const struct ingest_cfg *cfg;
+	double t0;
+};
+
+/* The input's refill hook: where reading stands, to cfg->on_progress. */
+static void tell_progress(struct input *in, void *arg)
+{
+	const struct progress *pr = arg;
+	struct ingest_progress p = { in->path, in->offset, in->size, in->compressed,
+				     now_s() - pr->t0, 0 };
+
+	pr->cfg->on_progress(pr->cfg->arg, &p);
+}
+
+/* Run format f over the open input as one artifact (one transaction),
+ * count the outcome in st and tell cfg about a failed or partial one.
+ * Returns 0, or -1 when the store failed; a parser that fails only makes
+ * the artifact 'failed'. */
 static int parse_artifact(struct timeline *tl, const char *path, struct input *in,
 			  const struct format *f, const struct ingest_cfg *cfg,
 			  struct ingest_stats *st)
 {
-	double t0 = now_s();
+	struct progress pr = { cfg, now_s() };
 	const char *status;
 	int n;
 
-	if (cfg->progress > 0 && in->size >= PROGRESS_MIN_SIZE) {
-		in->progress = show_progress;
-		in->progress_arg = &t0;
+	if (cfg->progress > 0 && cfg->on_progress && in->size >= PROGRESS_MIN_SIZE) {
+		in->progress = tell_progress;
+		in->progress_arg = &pr;
 		in->progress_every = 16u << 20;
 		in->progress_next = in->progress_every;
 	}
 	if (timeline_artifact_begin(tl, path, f->kind, in->size, in->compressed) < 0)
 		return -1;
 	n = f->parse(in, &tl->sink);
-	if (in->progress && in->progress_next > in->progress_every)
-		fputc('\n', stderr);
+	if (in->progress && in->progress_next > in->progress_every) {
+		struct ingest_progress done = { path, 0, in->size, in->compressed,
+						now_s() - pr.t0, 1 };
+		cfg->on_progress(cfg->arg, &done);
+	}
 	if (in->error)
 		sink_diagf(&tl->sink, 0, in->offset, OL_ERROR,
 			   "read error after %llu bytes (%s): the rest of the file is lost",
@@ -93,14 +120,16 @@ static int parse_artifact(struct timeline *tl, const char *path, struct input *i
 		st->records += (uint64_t)n;
 	}
 	st->bytes += in->offset;
-	if (!cfg->quiet && (tl->sink.n_errors || n < 0))
-		fprintf(stderr, "oomlens: %s: %s: %s (%u errors, %u warnings; see the report)\n",
-			path, f->kind, status, tl->sink.n_errors, tl->sink.n_warnings);
-	return timeline_artifact_end(tl, n >= 0, status, in->offset, now_s() - t0);
+	if (tl->sink.n_errors || n < 0)
+		say(cfg, "%s: %s: %s (%u errors, %u warnings; see the report)",
+		    path, f->kind, status, tl->sink.n_errors, tl->sink.n_warnings);
+	return timeline_artifact_end(tl, n >= 0, status, in->offset, now_s() - pr.t0);
 }
 
 /* One file: detect its format(s), then parse it once per format (a syslog
- * with kernel and server lines is read by both line-log parsers). */
+ * with kernel and server lines is read by both line-log parsers). A file
+ * that cannot be opened or is of no known format is noted as such.
+ * Returns 0, or -1 when the store failed. */
 static int ingest_file(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
 		       struct ingest_stats *st)
 {
@@ -111,8 +140,7 @@ static int ingest_file(struct timeline *tl, const char *path, const struct inges
 
 	st->files++;
 	if (input_open(&in, path, &err) < 0) {
-		if (!cfg->quiet)
-			fprintf(stderr, "oomlens: %s\n", err.buf);
+		say(cfg, "%s", err.buf);
 		st->failed++;
 		r = note_artifact(tl, path, "failed", OL_ERROR, err.buf, 0);
 		strbuf_release(&err);
@@ -134,8 +162,7 @@ static int ingest_file(struct timeline *tl, const char *path, const struct inges
 	}
 	if (!nf) {
 		st->skipped++;
-		if (!cfg->quiet)
-			fprintf(stderr, "oomlens: %s: skipped: not a format oomlens reads\n", path);
+		say(cfg, "%s: skipped: not a format oomlens reads", path);
 		input_close(&in);
 		return note_artifact(tl, path, "skipped", OL_INFO,
 				     "not a format oomlens reads", in.size);
@@ -154,11 +181,15 @@ static int ingest_file(struct timeline *tl, const char *path, const struct inges
 	return r;
 }
 
+/* qsort order of file names: bytewise, so that a walk is reproducible. */
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A file, or a directory walked in name order (hidden names skipped, at
+ * most 16 levels deep). Returns 0, or -1 when the store failed or memory
+ * ran out. */
 static int ingest_path(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
 		       struct ingest_stats *st, int depth)
 {
@@ -172,8 +203,7 @@ static int ingest_path(struct timeline *tl, const char *path, const struct inges
 	if (stat(path, &sb) < 0) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
-		if (!cfg->quiet)
-			fprintf(stderr, "oomlens: %s\n", msg);
+		say(cfg, "%s", msg);
 		st->files++;
 		st->failed++;
 		return note_artifact(tl, path, "failed", OL_ERROR, msg, 0);

@@ -1,5 +1,7 @@
 /*
  * query.c -- database reading helpers for the reports; see query.h.
+ * Nothing here prints: a query that does not compile is said to the
+ * error callback the command line installs (q_on_error).
  */
 #include "analyzer/store/query.h"
 #include "lib/strbuf.h"
@@ -8,12 +10,24 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Who hears why a query did not compile: set once, before any report
+ * (q_on_error), and only read after. */
+static void (*error_fn)(void *arg, const char *msg);
+static void *error_arg;
+
+void q_on_error(void (*fn)(void *arg, const char *msg), void *arg)
+{
+	error_fn = fn;
+	error_arg = arg;
+}
+
 sqlite3_stmt *q_prepare(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "oomlens: report query failed: %s\n", sqlite3_errmsg(db));
+		if (error_fn)
+			error_fn(error_arg, sqlite3_errmsg(db));
 		return NULL;
 	}
 	return st;
@@ -100,28 +114,39 @@ json_t *q_rows(sqlite3 *db, const char *sql)
 	return arr;
 }
 
-int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt)
+/* Step st to its first row: 1 when that row's first column is not NULL. */
+static int first_value(sqlite3_stmt *st)
+{
+	return sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
+}
+
+/* sql prepared and stepped to its first row, when that row's first
+ * column is not NULL; else NULL. The caller finalizes it. */
+static sqlite3_stmt *first_value_of(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = q_prepare(db, sql);
-	int64_t v = dflt;
 
-	if (!st)
-		return dflt;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
+	if (st && !first_value(st)) {
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	return st;
+}
+
+int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt)
+{
+	sqlite3_stmt *st = first_value_of(db, sql);
+	int64_t v = st ? sqlite3_column_int64(st, 0) : dflt;
+
 	sqlite3_finalize(st);
 	return v;
 }
 
 double q_real(sqlite3 *db, const char *sql, double dflt)
 {
-	sqlite3_stmt *st = q_prepare(db, sql);
-	double v = dflt;
+	sqlite3_stmt *st = first_value_of(db, sql);
+	double v = st ? sqlite3_column_double(st, 0) : dflt;
 
-	if (!st)
-		return dflt;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_double(st, 0);
 	sqlite3_finalize(st);
 	return v;
 }
@@ -162,12 +187,6 @@ void q_attach(sqlite3 *db, json_t *rows, const char *key, const char *sql)
 		json_object_del(r, "id");
 	}
 	strbuf_release(&q);
-}
-
-/* Step st to its first row: 1 when that row's first column is not NULL. */
-static int first_value(sqlite3_stmt *st)
-{
-	return sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
 }
 
 int q_number(sqlite3 *db, const char *sql, double *out)

@@ -1,6 +1,7 @@
 /*
  * query.h -- small helpers the reports use to read the database: run a
- * query and turn a column into JSON, one scalar, or a time string.
+ * query and turn a column into JSON, one scalar, or a time string. They
+ * never print.
  */
 #ifndef OOMLENS_QUERY_H
 #define OOMLENS_QUERY_H
@@ -14,8 +15,13 @@
 #define Q_UNTIMED_SAMPLES "SELECT sum((SELECT count(*) FROM sample m" \
 	" WHERE m.series_id = s.id AND m.time_ns IS NULL)) FROM series s"
 
-/* Prepare sql or print why and return NULL. */
+/* Prepare sql; NULL when it does not compile, after telling the error
+ * callback why (SQLite's message). */
 sqlite3_stmt *q_prepare(sqlite3 *db, const char *sql);
+/* Who q_prepare tells: the command line prints "report query failed".
+ * NULL (the default): no one. One setting for the process, made before
+ * any report is written (as sqlite3_config(SQLITE_CONFIG_LOG) is). */
+void q_on_error(void (*fn)(void *arg, const char *msg), void *arg);
 /* Column as JSON: NULL -> null, integer, real, text (UTF-8 cleaned). */
 json_t *q_json(sqlite3_stmt *st, int col);
 /* Column as JSON time: ISO 8601 UTC string, or null when NULL. */

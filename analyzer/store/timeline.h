@@ -7,6 +7,11 @@
  * transaction per artifact, so a parser that fails leaves only its
  * artifact row and diagnostics behind. Rules and reports read tl->db with
  * plain SQL.
+ *
+ * The timeline never prints. A failing call returns -1 and keeps SQLite's
+ * message in tl->errmsg; an owner that wants to hear of every store error
+ * as it happens (the command line prints them) sets tl->on_error after
+ * timeline_open.
  */
 #ifndef OOMLENS_TIMELINE_H
 #define OOMLENS_TIMELINE_H
@@ -29,20 +34,32 @@ struct tl_pending_diag {
 	char msg[512];
 };
 
+/* A cached prepared statement: for a SQL text (key: its address, which
+ * -1) or for a described table's INSERT or UPDATE (key: the table). */
+struct tl_stmt {
+	const void *key;
+	int which;
+	sqlite3_stmt *st;
+};
+
 struct timeline {
 	sqlite3 *db;
 	struct sink sink;          /* bound to the current artifact */
 	int64_t artifact_id;       /* 0 outside an artifact */
 	struct ingest_opts opts;   /* set by the caller before ingest */
-	const char *stmt_sql[TIMELINE_NSTMT]; /* statement cache, timeline.c */
-	sqlite3_stmt *stmts[TIMELINE_NSTMT];
+	struct tl_stmt stmts[TIMELINE_NSTMT]; /* statement cache, timeline.c */
+	char errmsg[256];          /* the last store error ("" when none), cut to fit */
+	/* Told of each store error (msg: SQLite's message) when set. */
+	void (*on_error)(void *arg, const char *msg);
+	void *on_error_arg;
 	struct tl_pending_diag pending[TIMELINE_MAX_DIAGS]; /* this artifact's */
 	unsigned n_pending, n_dropped;
 	int64_t sample_rowid_begin; /* max sample rowid when the artifact began */
 };
 
 /* Open (create=1: create fresh, replacing an existing file) the database at
- * path. Returns 0, or -1 with a message in err. */
+ * path. Clears *tl first (on_error included). Returns 0, or -1 with a
+ * message in err. */
 int timeline_open(struct timeline *tl, const char *path, int create, struct strbuf *err);
 void timeline_close(struct timeline *tl);
 
@@ -65,7 +82,8 @@ int timeline_meta(struct timeline *tl, const char *key, const char *value);
  * --boot-time); marks what could not be placed. Run after ingest. */
 int timeline_align_clocks(struct timeline *tl);
 
-/* Run one SQL statement with no result rows. */
+/* Run SQL statements that return no rows. Returns 0, or -1 with the
+ * message in tl->errmsg. */
 int timeline_exec(struct timeline *tl, const char *sql);
 
 #endif

@@ -1,33 +1,67 @@
 /*
- * timeline_parts.h -- internals shared by timeline.c and the domain stores
- * (timeline_*.c): the statement cache, bind helpers, and the lists of
- * domain schema parts and sink binders. Not for parsers or reports.
+ * timeline_parts.h -- internals shared by timeline.c and the record stores
+ * (timeline_*.c): the statement cache, the generic insert and update of a
+ * described record (table.h), and each store's list of tables and sink
+ * ops. Not for parsers, rules or reports.
  */
 #ifndef OOMLENS_TIMELINE_PARTS_H
 #define OOMLENS_TIMELINE_PARTS_H
 
+#include "analyzer/store/table.h"
 #include "analyzer/store/timeline.h"
 
-/* Prepared statement for sql (a static string: cached by its address),
- * reset and unbound. NULL on error. */
+/* The prepared statement for sql, a static string (cached by its
+ * address), reset and unbound. NULL on error (tl->errmsg says why). */
 sqlite3_stmt *timeline_stmt(struct timeline *tl, const char *sql);
+/* Step a bound statement that returns no rows, and reset it. Returns the
+ * last inserted rowid, or -1 on error (tl->errmsg says why). */
 int64_t tl_step(struct timeline *tl, sqlite3_stmt *st);
-void tl_bind_int(sqlite3_stmt *st, int col, int64_t v);      /* OL_NULL -> NULL */
-void tl_bind_text(sqlite3_stmt *st, int col, const char *s); /* NULL -> NULL */
-void tl_bind_json(sqlite3_stmt *st, int col, json_t *j);     /* NULL -> NULL */
-void tl_bind_time(sqlite3_stmt *st, int col, const struct ol_time *t); /* 3 columns */
-const char *tl_clock_name(enum ol_clock c);
+/* Record a store error: keep msg in tl->errmsg, tell tl->on_error.
+ * Returns -1. */
+int tl_fail(struct timeline *tl, const char *msg);
 
-/* Domain stores: each adds its CREATE statements and its sink ops. */
-extern const char timeline_schema_cores[];      /* timeline_cores.c */
+/* Insert the record at row into table t: artifact_id is the current
+ * artifact (tl_insert) or the one given (tl_insert_in: 0 = none), parent
+ * the id a COL_PARENT column takes. Returns the new row's id when the
+ * table has one, else 1; -1 on error. */
+int64_t tl_insert(struct timeline *tl, const struct table *t, int64_t parent,
+		  const void *row);
+int64_t tl_insert_in(struct timeline *tl, const struct table *t, int64_t artifact_id,
+		     int64_t parent, const void *row);
+/* Write the AT_END and AT_BOTH columns of the record at row to row id of
+ * table t. Returns 0 or -1. */
+int tl_update(struct timeline *tl, const struct table *t, int64_t id, const void *row);
+
+/* Define op_NAME, the sink op that inserts its record into table:
+ * RECORD_OP for op(sink, record), CHILD_RECORD_OP for op(sink, parent
+ * id, record). */
+#define RECORD_OP(name, type, table) \
+	static int64_t op_##name(struct sink *s, const type *r) \
+	{ return tl_insert(s->ctx, &(table), 0, r); }
+#define CHILD_RECORD_OP(name, type, table) \
+	static int64_t op_##name(struct sink *s, int64_t parent, const type *r) \
+	{ return tl_insert(s->ctx, &(table), parent, r); }
+
+/* The record stores: each lists its tables (NULL-terminated, in the order
+ * they are created) and binds its sink ops. */
+extern const struct table *const timeline_common_tables[];    /* timeline_common.c */
+void timeline_bind_common(struct sink *s);
+extern const struct table *const timeline_cores_tables[];     /* timeline_cores.c */
 void timeline_bind_cores(struct sink *s);
-extern const char timeline_schema_snapshot[];   /* timeline_snapshot.c */
+extern const struct table *const timeline_snapshot_tables[];  /* timeline_snapshot.c */
 void timeline_bind_snapshot(struct sink *s);
 
-#define TIMELINE_SCHEMA_PARTS timeline_schema_cores, timeline_schema_snapshot,
-#define TIMELINE_BIND_PARTS(sink) do { \
-	timeline_bind_cores(sink); \
-	timeline_bind_snapshot(sink); \
-	} while (0)
+/* The artifact row, inserted by timeline_artifact_begin and closed
+ * (AT_END columns) by timeline_artifact_end. */
+struct tl_artifact {
+	const char *path, *kind;
+	uint64_t size;
+	int compressed;
+	const char *status;     /* "reading", then the final status */
+	uint64_t bytes_read;
+	double seconds;
+	int64_t errors, warnings;
+};
+extern const struct table timeline_artifact_table;           /* timeline_common.c */
 
 #endif

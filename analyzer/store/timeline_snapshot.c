@@ -2,183 +2,89 @@
  * timeline_snapshot.c -- the store of PyTorch memory snapshots: tables
  * snapshot, segment, block, trace, alloc (docs/schema.md "PyTorch
  * snapshots") and the sink ops that fill them (parsers/sink.h).
- * Every insert is a cached prepared statement inside the artifact's
- * transaction.
+ *
+ * Each table is one column list (table.h); each op is one insert of the
+ * parser's record through a cached prepared statement inside the
+ * artifact's transaction, its text bound without a copy (trace and alloc
+ * rows come by the million). The snapshot row is inserted when the file
+ * begins and its AT_END columns written when it ends.
  */
 #include "analyzer/store/timeline_parts.h"
 
-const char timeline_schema_snapshot[] =
-	"CREATE TABLE snapshot(\n"
-	"  id INTEGER PRIMARY KEY, artifact_id INTEGER REFERENCES artifact(id),\n"
-	"  form TEXT, protocol INTEGER, devices INTEGER, trace_events INTEGER,\n"
-	"  peak_allocated_bytes INTEGER, settings TEXT);\n"
-	"CREATE TABLE segment(\n"
-	"  id INTEGER PRIMARY KEY, snapshot_id INTEGER NOT NULL REFERENCES snapshot(id),\n"
-	"  device INTEGER, address INTEGER, total_size INTEGER, allocated_size INTEGER,\n"
-	"  active_size INTEGER, requested_size INTEGER, stream INTEGER,\n"
-	"  segment_type TEXT, pool_id TEXT, is_expandable INTEGER, stack_id INTEGER);\n"
-	"CREATE INDEX segment_snapshot ON segment(snapshot_id);\n"
-	"CREATE TABLE block(\n"
-	"  id INTEGER PRIMARY KEY, segment_id INTEGER NOT NULL REFERENCES segment(id),\n"
-	"  address INTEGER, size INTEGER, requested_size INTEGER, state TEXT,\n"
-	"  stack_id INTEGER);\n"
-	"CREATE INDEX block_segment ON block(segment_id);\n"
-	"CREATE TABLE trace(\n"
-	"  snapshot_id INTEGER NOT NULL, device INTEGER, seq INTEGER, action TEXT,\n"
-	"  addr INTEGER, size INTEGER, stream INTEGER, time_ns INTEGER,\n"
-	"  device_free INTEGER, compile_context TEXT, user_metadata TEXT,\n"
-	"  pool_id TEXT, stack_id INTEGER);\n"
-	"CREATE INDEX trace_oom ON trace(snapshot_id) WHERE action = 'oom';\n"
-	"CREATE TABLE alloc(\n"
-	"  snapshot_id INTEGER NOT NULL, device INTEGER, addr INTEGER, size INTEGER,\n"
-	"  alloc_seq INTEGER, alloc_ns INTEGER, free_seq INTEGER, free_ns INTEGER,\n"
-	"  state TEXT, stack_id INTEGER);\n";
+#define SN(field, kind, when) \
+	{ #field, kind == COL_TEXT || kind == COL_JSON ? "TEXT" : "INTEGER", kind, \
+	  offsetof(struct ol_snapshot, field), when }
+static const struct col snapshot_cols[] = {
+	ID_COLUMN,
+	ARTIFACT_COLUMN("INTEGER REFERENCES artifact(id)"),
+	SN(form, COL_TEXT, AT_INSERT),
+	SN(protocol, COL_INT, AT_INSERT),
+	SN(devices, COL_INT, AT_END),
+	SN(trace_events, COL_INT, AT_END),
+	SN(peak_allocated_bytes, COL_INT, AT_END),
+	SN(settings, COL_JSON, AT_END),
+};
+static const struct table snapshot_table = TABLE("snapshot", snapshot_cols, NULL, NULL, NULL);
 
-/* Bind borrowed text without a copy: the string outlives the step, which
- * comes in the same op (SQLITE_STATIC), and the next use of the cached
- * statement rebinds every column first. Saves a malloc per text column of
- * millions of trace rows. */
-static void bind_text_static(sqlite3_stmt *st, int col, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, col);
-}
+#define SG(field) INT_COLUMN(struct ol_segment, field)
+static const struct col segment_cols[] = {
+	ID_COLUMN,
+	PARENT_COLUMN("snapshot_id", "INTEGER NOT NULL REFERENCES snapshot(id)"),
+	SG(device), SG(address), SG(total_size), SG(allocated_size), SG(active_size),
+	SG(requested_size), SG(stream),
+	TEXT_COLUMN(struct ol_segment, segment_type),
+	TEXT_COLUMN(struct ol_segment, pool_id),
+	SG(is_expandable), SG(stack_id),
+};
+static const struct table segment_table = TABLE("segment", segment_cols, NULL, NULL,
+	"CREATE INDEX segment_snapshot ON segment(snapshot_id);\n");
 
-static const char sql_snapshot[] =
-	"INSERT INTO snapshot(artifact_id, form, protocol) VALUES(?,?,?)";
+#define BL(field) INT_COLUMN(struct ol_block, field)
+static const struct col block_cols[] = {
+	ID_COLUMN,
+	PARENT_COLUMN("segment_id", "INTEGER NOT NULL REFERENCES segment(id)"),
+	BL(address), BL(size), BL(requested_size),
+	TEXT_COLUMN(struct ol_block, state),
+	BL(stack_id),
+};
+static const struct table block_table = TABLE("block", block_cols, NULL, NULL,
+	"CREATE INDEX block_segment ON block(segment_id);\n");
 
-static int64_t op_snapshot(struct sink *s, const struct ol_snapshot *x)
-{
-	struct timeline *tl = s->ctx;
-	sqlite3_stmt *st = timeline_stmt(tl, sql_snapshot);
+#define TR(field) INT_COLUMN(struct ol_trace, field)
+#define TT(field) TEXT_COLUMN(struct ol_trace, field)
+static const struct col trace_cols[] = {
+	PARENT_COLUMN("snapshot_id", "INTEGER NOT NULL"),
+	TR(device), TR(seq), TT(action), TR(addr), TR(size), TR(stream), TR(time_ns),
+	TR(device_free), TT(compile_context), TT(user_metadata), TT(pool_id), TR(stack_id),
+};
+static const struct table trace_table = TABLE("trace", trace_cols, NULL, NULL,
+	"CREATE INDEX trace_oom ON trace(snapshot_id) WHERE action = 'oom';\n");
 
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, tl->artifact_id);
-	tl_bind_text(st, 2, x->form);
-	tl_bind_int(st, 3, x->protocol);
-	return tl_step(tl, st);
-}
+#define AL(field) INT_COLUMN(struct ol_alloc, field)
+static const struct col alloc_cols[] = {
+	PARENT_COLUMN("snapshot_id", "INTEGER NOT NULL"),
+	AL(device), AL(addr), AL(size), AL(alloc_seq), AL(alloc_ns), AL(free_seq),
+	AL(free_ns), TEXT_COLUMN(struct ol_alloc, state), AL(stack_id),
+};
+static const struct table alloc_table = TABLE("alloc", alloc_cols, NULL, NULL, NULL);
 
-static const char sql_snapshot_end[] =
-	"UPDATE snapshot SET devices = ?, trace_events = ?, peak_allocated_bytes = ?,"
-	" settings = ? WHERE id = ?";
+const struct table *const timeline_snapshot_tables[] = {
+	&snapshot_table, &segment_table, &block_table, &trace_table, &alloc_table, NULL
+};
 
+RECORD_OP(snapshot, struct ol_snapshot, snapshot_table)
+
+/* The fields known only at the end of the file (devices, trace_events,
+ * peak, settings). */
 static int64_t op_snapshot_end(struct sink *s, int64_t id, const struct ol_snapshot *x)
 {
-	struct timeline *tl = s->ctx;
-	sqlite3_stmt *st = timeline_stmt(tl, sql_snapshot_end);
-
-	if (!st)
-		return -1;
-	tl_bind_int(st, 1, x->devices);
-	tl_bind_int(st, 2, x->trace_events);
-	tl_bind_int(st, 3, x->peak_allocated_bytes);
-	tl_bind_json(st, 4, x->settings);
-	sqlite3_bind_int64(st, 5, id);
-	return tl_step(tl, st) < 0 ? -1 : 1;
+	return tl_update(s->ctx, &snapshot_table, id, x) < 0 ? -1 : 1;
 }
 
-static const char sql_segment[] =
-	"INSERT INTO segment(snapshot_id, device, address, total_size, allocated_size,"
-	" active_size, requested_size, stream, segment_type, pool_id, is_expandable,"
-	" stack_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)";
-
-static int64_t op_segment(struct sink *s, int64_t snap, const struct ol_segment *x)
-{
-	struct timeline *tl = s->ctx;
-	sqlite3_stmt *st = timeline_stmt(tl, sql_segment);
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, snap);
-	tl_bind_int(st, 2, x->device);
-	tl_bind_int(st, 3, x->address);
-	tl_bind_int(st, 4, x->total_size);
-	tl_bind_int(st, 5, x->allocated_size);
-	tl_bind_int(st, 6, x->active_size);
-	tl_bind_int(st, 7, x->requested_size);
-	tl_bind_int(st, 8, x->stream);
-	tl_bind_text(st, 9, x->segment_type);
-	tl_bind_text(st, 10, x->pool_id);
-	tl_bind_int(st, 11, x->is_expandable);
-	tl_bind_int(st, 12, x->stack_id);
-	return tl_step(tl, st);
-}
-
-static const char sql_block[] =
-	"INSERT INTO block(segment_id, address, size, requested_size, state, stack_id)"
-	" VALUES(?,?,?,?,?,?)";
-
-static int64_t op_block(struct sink *s, int64_t seg, const struct ol_block *x)
-{
-	struct timeline *tl = s->ctx;
-	sqlite3_stmt *st = timeline_stmt(tl, sql_block);
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, seg);
-	tl_bind_int(st, 2, x->address);
-	tl_bind_int(st, 3, x->size);
-	tl_bind_int(st, 4, x->requested_size);
-	tl_bind_text(st, 5, x->state);
-	tl_bind_int(st, 6, x->stack_id);
-	return tl_step(tl, st);
-}
-
-static const char sql_trace[] =
-	"INSERT INTO trace(snapshot_id, device, seq, action, addr, size, stream, time_ns,"
-	" device_free, compile_context, user_metadata, pool_id, stack_id)"
-	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)";
-
-static int64_t op_trace(struct sink *s, int64_t snap, const struct ol_trace *x)
-{
-	struct timeline *tl = s->ctx;
-	sqlite3_stmt *st = timeline_stmt(tl, sql_trace);
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, snap);
-	tl_bind_int(st, 2, x->device);
-	tl_bind_int(st, 3, x->seq);
-	bind_text_static(st, 4, x->action);
-	tl_bind_int(st, 5, x->addr);
-	tl_bind_int(st, 6, x->size);
-	tl_bind_int(st, 7, x->stream);
-	tl_bind_int(st, 8, x->time_ns);
-	tl_bind_int(st, 9, x->device_free);
-	bind_text_static(st, 10, x->compile_context);
-	bind_text_static(st, 11, x->user_metadata);
-	bind_text_static(st, 12, x->pool_id);
-	tl_bind_int(st, 13, x->stack_id);
-	return tl_step(tl, st) < 0 ? -1 : 1;
-}
-
-static const char sql_alloc[] =
-	"INSERT INTO alloc(snapshot_id, device, addr, size, alloc_seq, alloc_ns,"
-	" free_seq, free_ns, state, stack_id) VALUES(?,?,?,?,?,?,?,?,?,?)";
-
-static int64_t op_alloc(struct sink *s, int64_t snap, const struct ol_alloc *x)
-{
-	struct timeline *tl = s->ctx;
-	sqlite3_stmt *st = timeline_stmt(tl, sql_alloc);
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, snap);
-	tl_bind_int(st, 2, x->device);
-	tl_bind_int(st, 3, x->addr);
-	tl_bind_int(st, 4, x->size);
-	tl_bind_int(st, 5, x->alloc_seq);
-	tl_bind_int(st, 6, x->alloc_ns);
-	tl_bind_int(st, 7, x->free_seq);
-	tl_bind_int(st, 8, x->free_ns);
-	bind_text_static(st, 9, x->state);
-	tl_bind_int(st, 10, x->stack_id);
-	return tl_step(tl, st) < 0 ? -1 : 1;
-}
+CHILD_RECORD_OP(segment, struct ol_segment, segment_table)
+CHILD_RECORD_OP(block, struct ol_block, block_table)
+CHILD_RECORD_OP(trace, struct ol_trace, trace_table)
+CHILD_RECORD_OP(alloc, struct ol_alloc, alloc_table)
 
 void timeline_bind_snapshot(struct sink *s)
 {

@@ -1,0 +1,161 @@
+/*
+ * table.c -- the SQL of a table built from its column descriptors, and
+ * the binds of one record; see table.h.
+ */
+#include "analyzer/store/table.h"
+#include "lib/strbuf.h"
+#include "parsers/sink.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int table_has_id(const struct table *t)
+{
+	return t->ncols && t->cols[0].kind == COL_ID;
+}
+
+void table_create_sql(const struct table *t, struct strbuf *sql)
+{
+	size_t i;
+
+	strbuf_addf(sql, "CREATE TABLE %s(", t->name);
+	for (i = 0; i < t->ncols; i++)
+		strbuf_addf(sql, "%s\n  %s %s", i ? "," : "", t->cols[i].name, t->cols[i].decl);
+	if (t->constraints)
+		strbuf_addf(sql, ",\n  %s", t->constraints);
+	strbuf_addf(sql, ")%s%s;\n", t->options ? " " : "", t->options ? t->options : "");
+	if (t->indexes)
+		strbuf_addstr(sql, t->indexes);
+}
+
+/* Whether column c is written by statement which. */
+static int col_in(const struct col *c, enum table_stmt which)
+{
+	if (c->kind == COL_ID || c->kind == COL_NONE)
+		return 0;
+	if (which == TABLE_INSERT)
+		return c->when != AT_END;
+	return c->when != AT_INSERT;
+}
+
+void table_stmt_sql(const struct table *t, enum table_stmt which, struct strbuf *sql)
+{
+	size_t i, n = 0;
+
+	if (which == TABLE_UPDATE)
+		strbuf_addf(sql, "UPDATE %s SET ", t->name);
+	else
+		strbuf_addf(sql, "INSERT INTO %s(", t->name);
+	for (i = 0; i < t->ncols; i++)
+		if (col_in(&t->cols[i], which))
+			strbuf_addf(sql, "%s%s%s", n++ ? ", " : "", t->cols[i].name,
+				    which == TABLE_UPDATE ? " = ?" : "");
+	if (which == TABLE_UPDATE) {
+		strbuf_addstr(sql, " WHERE id = ?");
+		return;
+	}
+	strbuf_addstr(sql, ") VALUES(");
+	for (i = 0; i < n; i++)
+		strbuf_addstr(sql, i ? ",?" : "?");
+	strbuf_addch(sql, ')');
+}
+
+static void bind_int(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v == OL_NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_json(sqlite3_stmt *st, int i, json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, free);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static const char *clock_name(enum ol_clock c)
+{
+	switch (c) {
+	case OL_CLOCK_UTC: return "utc";
+	case OL_CLOCK_LOCAL: return "local";
+	case OL_CLOCK_BOOT: return "boot";
+	default: return NULL;
+	}
+}
+
+/* Bind column c of the record at row to parameter i. */
+static void bind_col(sqlite3_stmt *st, int i, const struct col *c, int64_t artifact_id,
+		     int64_t parent, const char *row)
+{
+	const void *f = row + c->off;
+	const struct ol_time *t = f;
+
+	switch (c->kind) {
+	case COL_ARTIFACT:
+		bind_int(st, i, artifact_id ? artifact_id : OL_NULL);
+		break;
+	case COL_PARENT:
+		bind_int(st, i, parent);
+		break;
+	case COL_INT:
+		bind_int(st, i, *(const int64_t *)f);
+		break;
+	case COL_U64:
+		sqlite3_bind_int64(st, i, (int64_t)*(const uint64_t *)f);
+		break;
+	case COL_CINT:
+		sqlite3_bind_int(st, i, *(const int *)f);
+		break;
+	case COL_REF:
+		bind_int(st, i, *(const int64_t *)f > 0 ? *(const int64_t *)f : OL_NULL);
+		break;
+	case COL_REAL:
+		sqlite3_bind_double(st, i, *(const double *)f);
+		break;
+	case COL_TEXT:
+		bind_text(st, i, *(const char *const *)f);
+		break;
+	case COL_JSON:
+		bind_json(st, i, *(json_t *const *)f);
+		break;
+	case COL_TIME_NS:
+		bind_int(st, i, t->clock == OL_CLOCK_UTC || t->clock == OL_CLOCK_LOCAL
+				? t->utc_ns : OL_NULL);
+		break;
+	case COL_CLOCK:
+		bind_text(st, i, clock_name(t->clock));
+		break;
+	case COL_BOOT_NS:
+		bind_int(st, i, t->boot_ns);
+		break;
+	case COL_ID:
+	case COL_NONE:
+		break;
+	}
+}
+
+void table_bind(sqlite3_stmt *st, const struct table *t, enum table_stmt which,
+		int64_t artifact_id, int64_t parent, const void *row, int64_t id)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < t->ncols; i++)
+		if (col_in(&t->cols[i], which))
+			bind_col(st, ++n, &t->cols[i], artifact_id, parent, row);
+	if (which == TABLE_UPDATE)
+		sqlite3_bind_int64(st, n + 1, id);
+}
