@@ -163,3 +163,64 @@ void q_attach(sqlite3 *db, json_t *rows, const char *key, const char *sql)
 	}
 	strbuf_release(&q);
 }
+
+/* --- reading that returns its failure instead of printing it ------------ */
+
+sqlite3_stmt *q_prepare_err(sqlite3 *db, const char *sql, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+		return st;
+	if (err && !err->len)
+		strbuf_addstr(err, sqlite3_errmsg(db));
+	return NULL;
+}
+
+int64_t q_int_err(sqlite3 *db, const char *sql, int64_t dflt, struct strbuf *err)
+{
+	sqlite3_stmt *st = q_prepare_err(db, sql, err);
+	int64_t v;
+
+	if (!st)
+		return dflt;
+	v = q_int_next(st, dflt);
+	sqlite3_finalize(st);
+	return v;
+}
+
+double q_real_err(sqlite3 *db, const char *sql, double dflt, struct strbuf *err)
+{
+	sqlite3_stmt *st = q_prepare_err(db, sql, err);
+	double v = dflt;
+
+	if (!st)
+		return dflt;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int64_t q_int_next(sqlite3_stmt *st, int64_t dflt)
+{
+	int64_t v = dflt;
+
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
+json_t *q_rows_next(sqlite3_stmt *st, int64_t max)
+{
+	json_t *arr = json_array();
+	int64_t n = 0;
+
+	while (arr && (max < 0 || n < max) && sqlite3_step(st) == SQLITE_ROW) {
+		json_array_append_new(arr, q_row(st));
+		n++;
+	}
+	sqlite3_reset(st);
+	return arr;
+}

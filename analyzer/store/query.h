@@ -43,4 +43,25 @@ int q_has_table(sqlite3 *db, const char *name);
  * domain table with other columns than expected. */
 sqlite3_stmt *q_try(sqlite3 *db, const char *sql);
 
+/* --- reading that returns its failure instead of printing it --------------
+ * For callers that must say why a query failed without printing (library
+ * code): the first failure's message goes into err, later ones keep it. */
+struct strbuf;
+
+/* Prepare sql. NULL when it does not compile; then, unless err already
+ * holds a message, err gets SQLite's (err may be NULL). Caller finalizes. */
+sqlite3_stmt *q_prepare_err(sqlite3 *db, const char *sql, struct strbuf *err);
+/* First column of the first row of sql as int64, or dflt when there is no
+ * row, the value is NULL or the query failed (err says why, as above). */
+int64_t q_int_err(sqlite3 *db, const char *sql, int64_t dflt, struct strbuf *err);
+/* The same as a double. */
+double q_real_err(sqlite3 *db, const char *sql, double dflt, struct strbuf *err);
+/* First column of st's next row as int64, or dflt; st (prepared and bound
+ * by the caller) is reset afterwards, ready to be bound again. */
+int64_t q_int_next(sqlite3_stmt *st, int64_t dflt);
+/* st's next rows, at most max (max < 0: all), as q_row builds them, in a
+ * new array (caller decrefs; NULL only when out of memory); st is reset
+ * afterwards, ready to be bound again. */
+json_t *q_rows_next(sqlite3_stmt *st, int64_t max);
+
 #endif
