@@ -8,6 +8,7 @@
  */
 #include "testutil.h"
 #include "reports/report.h"
+#include "lib/strbuf.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -194,15 +195,20 @@ static void build_incident(struct timeline *tl, int with_domain)
 		 "INSERT INTO thread(artifact_id, tid, name, signal, stack_id) VALUES (4, 4312, 'python3', 'SIGABRT', 1)");
 }
 
-/* Render db in format f into a malloc'd NUL-terminated string. */
+/* Render db in format f into a malloc'd NUL-terminated string; every
+ * query of the report must have worked. */
 static char *render(struct timeline *tl, enum report_format f, size_t *len)
 {
+	struct strbuf err = STRBUF_INIT;
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *out = open_memstream(&buf, &n);
 
 	assert_non_null(out);
-	assert_int_equal(report_write(tl->db, f, out), 0);
+	assert_int_equal(report_write(tl->db, f, out, &err), 0);
+	if (err.len)
+		fail_msg("the report said: %s", err.buf);
+	strbuf_release(&err);
 	fclose(out);
 	if (len)
 		*len = n;
