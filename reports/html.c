@@ -5,13 +5,13 @@
  *
  * Layout: the header says the verdict, its confidence and three key
  * figures (peak memory against its limit, the process killed, the lead
- * figure of the strongest finding); then the timeline chart (svg_chart.c)
- * and the sections (html_sections.c). Every string from an artifact goes
- * through h_text()/h_col() (html_util.c).
+ * figure of the strongest finding) and the navigation; then the sections
+ * of the table in sections.c, each in its <section> (the chart first:
+ * chart_svg.c). Every string from an artifact goes through
+ * h_text()/h_val() (html_util.c).
  */
-#include "reports/report.h"
+#include "reports/section.h"
 #include "reports/html_util.h"
-#include "analyzer/store/query.h"
 #include "reports/summary.h"
 #include "lib/common.h"
 
@@ -133,10 +133,10 @@ static const char *figure_label(const char *key)
 	return NULL;
 }
 
-static void header(struct strbuf *sb, struct report_summary *s)
+/* The first OOM event and where the report comes from. */
+static void header_oom(struct strbuf *sb, const struct report_summary *s)
 {
-	char buf[64], buf2[64];
-	const char *cl = s->has_verdict ? class_label(s->vclass.buf) : NULL;
+	char buf[64];
 
 	strbuf_addstr(sb, "<header><h1>OOM incident report</h1>\n<p class=muted>");
 	if (s->has_oom) {
@@ -154,6 +154,12 @@ static void header(struct strbuf *sb, struct report_summary *s)
 	}
 	strbuf_addf(sb, "written by oomlens %s from the incident database alone</p>\n",
 		    OOMLENS_VERSION);
+}
+
+/* The verdict: class, cause, confidence bar and summary. */
+static void header_verdict(struct strbuf *sb, const struct report_summary *s)
+{
+	const char *cl = s->has_verdict ? class_label(s->vclass.buf) : NULL;
 
 	strbuf_addstr(sb, "<div class=\"verdict");
 	if (cl) {
@@ -183,69 +189,85 @@ static void header(struct strbuf *sb, struct report_summary *s)
 		h_text(sb, s->vsummary.buf, s->vsummary.len);
 	else if (!s->has_verdict)
 		strbuf_addstr(sb, "The rules have not been run on this database.");
-	strbuf_addstr(sb, "</p></div>\n<div class=keys>\n");
+	strbuf_addstr(sb, "</p></div>\n");
+}
 
-	/* 1: peak memory against its limit */
+/* Key figure 1: the peak of the memory that ran out against its limit. */
+static void card_peak(struct strbuf *sb, const struct report_summary *s)
+{
+	char buf[64], buf2[64];
+	double pct;
+
 	strbuf_addstr(sb, "<div class=key><div class=kl>Peak memory</div><div class=kv>");
-	if (s->has_peak) {
-		fmt_bytes(buf, sizeof(buf), s->peak_bytes);
-		strbuf_addstr(sb, buf);
-		strbuf_addstr(sb, "</div><div class=ks>");
-		if (isfinite(s->limit_bytes) && s->limit_bytes > 0) {
-			fmt_bytes(buf2, sizeof(buf2), s->limit_bytes);
-			strbuf_addf(sb, "<b>%.1f %%</b> of %s (", 100 * s->peak_bytes / s->limit_bytes,
-				    buf2);
-			h_text(sb, s->limit_what.buf, s->limit_what.len);
-			strbuf_addstr(sb, ")<br>");
-		}
-		h_text(sb, s->peak_series.buf, s->peak_series.len);
-		if (s->peak_ns != OL_NULL) {
-			fmt_time(buf, sizeof(buf), s->peak_ns, OL_NULL);
-			strbuf_addf(sb, " at %s", buf);
-		}
-	} else {
-		strbuf_addstr(sb, "unknown</div><div class=ks>no memory series in the artifacts");
+	if (!s->has_peak) {
+		strbuf_addstr(sb, "unknown</div><div class=ks>no memory series in the artifacts"
+				  "</div></div>\n");
+		return;
+	}
+	fmt_bytes(buf, sizeof(buf), s->peak_bytes);
+	strbuf_addstr(sb, buf);
+	strbuf_addstr(sb, "</div><div class=ks>");
+	if (peak_share(s, &pct, buf2, sizeof(buf2))) {
+		strbuf_addf(sb, "<b>%.1f %%</b> of %s (", pct, buf2);
+		h_text(sb, s->limit_what.buf, s->limit_what.len);
+		strbuf_addstr(sb, ")<br>");
+	}
+	h_text(sb, s->peak_series.buf, s->peak_series.len);
+	if (s->peak_ns != OL_NULL) {
+		fmt_time(buf, sizeof(buf), s->peak_ns, OL_NULL);
+		strbuf_addf(sb, " at %s", buf);
 	}
 	strbuf_addstr(sb, "</div></div>\n");
+}
 
-	/* 2: the process the OOM took, or the allocation that failed when the
-	 * OOM was PyTorch's (nothing was killed: the process raised) */
-	if (s->has_victim && !strcmp(s->victim_kind.buf, "torch_oom") &&
-	    s->victim_bytes != OL_NULL) {
-		fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
-		strbuf_addf(sb, "<div class=key><div class=kl>Failed allocation</div>"
-			    "<div class=kv>%s</div><div class=ks>CUDA out of memory (torch_oom)", buf);
-		if (s->victim_comm.len) {
-			strbuf_addstr(sb, " in ");
-			h_text(sb, s->victim_comm.buf, s->victim_comm.len);
-		}
-		if (s->victim_pid != OL_NULL)
-			strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
-		strbuf_addstr(sb, "</div></div>\n");
-		goto third;
+/* Key figure 2, when the OOM was PyTorch's: the allocation that failed
+ * (nothing was killed: the process raised). */
+static void card_failed_allocation(struct strbuf *sb, const struct report_summary *s)
+{
+	char buf[64];
+
+	fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
+	strbuf_addf(sb, "<div class=key><div class=kl>Failed allocation</div>"
+		    "<div class=kv>%s</div><div class=ks>CUDA out of memory (torch_oom)", buf);
+	if (s->victim_comm.len) {
+		strbuf_addstr(sb, " in ");
+		h_text(sb, s->victim_comm.buf, s->victim_comm.len);
 	}
+	if (s->victim_pid != OL_NULL)
+		strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
+	strbuf_addstr(sb, "</div></div>\n");
+}
+
+/* Key figure 2: the process the OOM took. */
+static void card_killed(struct strbuf *sb, const struct report_summary *s)
+{
+	char buf[64];
+
 	strbuf_addstr(sb, "<div class=key><div class=kl>Killed</div><div class=kv>");
-	if (s->has_victim) {
-		if (s->victim_comm.len)
-			h_text(sb, s->victim_comm.buf, s->victim_comm.len);
-		else
-			strbuf_addstr(sb, "name unknown");
-		strbuf_addstr(sb, "</div><div class=ks>");
-		if (s->victim_pid != OL_NULL)
-			strbuf_addf(sb, "pid %lld, ", (long long)s->victim_pid);
-		h_text(sb, s->victim_kind.buf, s->victim_kind.len);
-		if (s->victim_bytes != OL_NULL) {
-			fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
-			strbuf_addf(sb, ", %s %s", buf,
-				    !strcmp(s->victim_kind.buf, "torch_oom") ? "requested" : "freed");
-		}
-	} else {
-		strbuf_addstr(sb, "unknown</div><div class=ks>no kill recorded in the artifacts");
+	if (!s->has_victim) {
+		strbuf_addstr(sb, "unknown</div><div class=ks>no kill recorded in the artifacts"
+				  "</div></div>\n");
+		return;
+	}
+	if (s->victim_comm.len)
+		h_text(sb, s->victim_comm.buf, s->victim_comm.len);
+	else
+		strbuf_addstr(sb, "name unknown");
+	strbuf_addstr(sb, "</div><div class=ks>");
+	if (s->victim_pid != OL_NULL)
+		strbuf_addf(sb, "pid %lld, ", (long long)s->victim_pid);
+	h_text(sb, s->victim_kind.buf, s->victim_kind.len);
+	if (s->victim_bytes != OL_NULL) {
+		fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
+		strbuf_addf(sb, ", %s %s", buf,
+			    !strcmp(s->victim_kind.buf, "torch_oom") ? "requested" : "freed");
 	}
 	strbuf_addstr(sb, "</div></div>\n");
+}
 
-third:
-	/* 3: the strongest finding's lead figure */
+/* Key figure 3: the strongest finding's lead figure. */
+static void card_finding(struct strbuf *sb, const struct report_summary *s)
+{
 	strbuf_addstr(sb, "<div class=key><div class=kl>");
 	if (s->top_key.len) {
 		if (figure_label(s->top_key.buf))
@@ -266,46 +288,66 @@ third:
 	}
 	if (s->n_findings > 1)
 		strbuf_addf(sb, " <span class=muted>(+%d more findings)</span>", s->n_findings - 1);
-	strbuf_addstr(sb, "</div></div>\n</div>\n");
-	strbuf_addstr(sb, "<nav><a href=\"#timeline\">Timeline</a><a href=\"#findings\">Findings</a>"
-			  "<a href=\"#events\">Events</a><a href=\"#tasks\">Processes</a>"
-			  "<a href=\"#live\">Live memory</a><a href=\"#segments\">Segments</a>"
-			  "<a href=\"#gpu\">GPU core</a><a href=\"#artifacts\">Artifacts</a>"
-			  "<a href=\"#unknowns\">Unknowns</a></nav></header>\n");
+	strbuf_addstr(sb, "</div></div>\n");
 }
 
-int report_html(sqlite3 *db, FILE *out)
+/* The navigation: one link per HTML section of the table, in its order. */
+static void nav(struct strbuf *sb)
+{
+	int i;
+
+	strbuf_addstr(sb, "<nav>");
+	for (i = 0; report_sections[i].id; i++)
+		if (report_sections[i].html)
+			strbuf_addf(sb, "<a href=\"#%s\">%s</a>", section_anchor(&report_sections[i]),
+				    report_sections[i].nav);
+	strbuf_addstr(sb, "</nav>");
+}
+
+/* The page's header: first OOM, verdict, three key figures, navigation. */
+static void header(struct strbuf *sb, const struct report_summary *s)
+{
+	header_oom(sb, s);
+	header_verdict(sb, s);
+	strbuf_addstr(sb, "<div class=keys>\n");
+	card_peak(sb, s);
+	if (s->has_victim && !strcmp(s->victim_kind.buf, "torch_oom") &&
+	    s->victim_bytes != OL_NULL)
+		card_failed_allocation(sb, s);
+	else
+		card_killed(sb, s);
+	card_finding(sb, s);
+	strbuf_addstr(sb, "</div>\n");
+	nav(sb);
+	strbuf_addstr(sb, "</header>\n");
+}
+
+/* The page: head and style, header, each HTML section of the table in
+ * its <section>, footer; written at once, complete or not at all. */
+int report_html_write(struct report_ctx *c, FILE *out)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct report_summary s;
-	int r;
+	int i, r;
 
 	strbuf_addf(&sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
 		    " style-src 'unsafe-inline'; img-src data:\">"
 		    "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
 		    "<title>OOM incident report</title><style>%s</style></head><body>\n", css);
-	if (report_summary_load(db, &s) < 0) {
-		report_summary_release(&s);
-		strbuf_release(&sb);
-		return -1;
+	header(&sb, &c->sum);
+	for (i = 0; report_sections[i].id; i++) {
+		const struct section *s = &report_sections[i];
+		if (!s->html)
+			continue;
+		strbuf_addf(&sb, "<section id=%s><h2>%s</h2>\n", section_anchor(s), s->heading);
+		s->html(&sb, c, s->load ? report_model(c, s->id) : NULL);
+		strbuf_addstr(&sb, "</section>\n");
 	}
-	header(&sb, &s);
-	report_summary_release(&s);
-	html_chart(&sb, db);
-	html_findings(&sb, db);
-	html_events(&sb, db);
-	html_tasks(&sb, db);
-	html_live_allocs(&sb, db);
-	html_segments(&sb, db);
-	html_gpu(&sb, db);
-	html_artifacts(&sb, db);
-	html_unknowns(&sb, db);
 	strbuf_addf(&sb, "<footer>oomlens %s &middot; schema %lld &middot; every row behind this"
 		    " report is in the incident database (<code>sqlite3 incident.db</code>).</footer>\n"
 		    "</body></html>\n", OOMLENS_VERSION,
-		    (long long)q_int(db, "PRAGMA user_version", 0));
-	r = fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
+		    (long long)json_integer_value(report_model(c, "schema")));
+	r = !strbuf_failed(&sb) && fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
 	strbuf_release(&sb);
 	return r;
 }

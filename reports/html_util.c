@@ -3,7 +3,7 @@
  * see html_util.h.
  */
 #include "reports/html_util.h"
-#include "analyzer/store/query.h"
+#include "reports/section.h"
 #include "reports/summary.h"
 #include "lib/common.h"
 
@@ -11,55 +11,51 @@
 
 void h_text(struct strbuf *sb, const char *s, size_t n)
 {
-	struct strbuf u = STRBUF_INIT;
-
-	if (!s)
-		return;
-	if (n == (size_t)-1)
-		n = strlen(s);
-	strbuf_add_utf8(&u, s, n);
-	strbuf_add_html(sb, u.buf, u.len);
-	strbuf_release(&u);
+	if (s)
+		add_escaped(sb, s, n == (size_t)-1 ? strlen(s) : n, strbuf_add_html);
 }
 
-void h_col(struct strbuf *sb, sqlite3_stmt *st, int col)
+void h_val(struct strbuf *sb, const json_t *v)
 {
-	const char *s = (const char *)sqlite3_column_text(st, col);
-
-	if (!s)
-		strbuf_addstr(sb, "<span class=muted>-</span>");
-	else
-		h_text(sb, s, (size_t)sqlite3_column_bytes(st, col));
+	add_value(sb, v, strbuf_add_html, "<span class=muted>-</span>");
 }
 
-void h_num(struct strbuf *sb, sqlite3_stmt *st, int col)
+void h_key(struct strbuf *sb, const json_t *row, const char *key)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+	h_val(sb, json_object_get(row, key));
+}
+
+void h_in(struct strbuf *sb, const char *open, const json_t *row, const char *key,
+	  const char *close)
+{
+	strbuf_addstr(sb, open);
+	h_key(sb, row, key);
+	strbuf_addstr(sb, close);
+}
+
+void h_num_td(struct strbuf *sb, const json_t *v)
+{
+	if (!v || json_is_null(v))
 		strbuf_addstr(sb, "<td class=n><span class=muted>-</span></td>");
 	else
-		strbuf_addf(sb, "<td class=n>%lld</td>", (long long)sqlite3_column_int64(st, col));
+		strbuf_addf(sb, "<td class=n>%lld</td>", (long long)jv_int(v));
 }
 
-void h_bytes_td(struct strbuf *sb, sqlite3_stmt *st, int col)
+void h_bytes_td(struct strbuf *sb, const json_t *v)
 {
 	char buf[32];
 
-	if (sqlite3_column_type(st, col) == SQLITE_NULL) {
+	if (!v || json_is_null(v)) {
 		strbuf_addstr(sb, "<td class=n><span class=muted>-</span></td>");
 		return;
 	}
-	fmt_bytes(buf, sizeof(buf), sqlite3_column_double(st, col));
-	strbuf_addf(sb, "<td class=n title=\"%lld bytes\">%s</td>",
-		    (long long)sqlite3_column_int64(st, col), buf);
+	fmt_bytes(buf, sizeof(buf), jv_real(v));
+	strbuf_addf(sb, "<td class=n title=\"%lld bytes\">%s</td>", (long long)jv_int(v), buf);
 }
 
-void h_time(struct strbuf *sb, sqlite3_stmt *st, int tcol, int bcol)
+void h_time(struct strbuf *sb, int64_t t, int64_t b)
 {
 	char buf[64];
-	int64_t t = sqlite3_column_type(st, tcol) == SQLITE_NULL ? OL_NULL
-		    : sqlite3_column_int64(st, tcol);
-	int64_t b = bcol < 0 || sqlite3_column_type(st, bcol) == SQLITE_NULL ? OL_NULL
-		    : sqlite3_column_int64(st, bcol);
 
 	fmt_time(buf, sizeof(buf), t, b);
 	if (t == OL_NULL && b != OL_NULL)
@@ -68,11 +64,26 @@ void h_time(struct strbuf *sb, sqlite3_stmt *st, int tcol, int bcol)
 		strbuf_addstr(sb, buf);
 }
 
+void h_time_iso(struct strbuf *sb, const char *iso, int64_t b)
+{
+	if (iso)
+		strbuf_addstr(sb, iso);
+	else
+		h_time(sb, OL_NULL, b);
+}
+
 void h_na(struct strbuf *sb, const char *what)
 {
 	strbuf_addstr(sb, "<p class=na>");
 	strbuf_addstr(sb, what);
 	strbuf_addstr(sb, "</p>\n");
+}
+
+void h_more(struct strbuf *sb, int64_t total, int64_t shown, const char *what)
+{
+	if (total > shown)
+		strbuf_addf(sb, "<p class=more>%lld more%s%s in the database.</p>\n",
+			    (long long)(total - shown), *what ? " " : "", what);
 }
 
 static int ends(const char *s, const char *suffix)
@@ -87,58 +98,47 @@ static int skip_column(const char *name)
 	return !strcmp(name, "id") || !strcmp(name, "artifact_id") || ends(name, "stack_id");
 }
 
-int h_table(struct strbuf *sb, sqlite3 *db, const char *sql, const char *count_sql, int cap)
+/* One cell, its look chosen by the value's type and the column's name. */
+static void table_cell(struct strbuf *sb, const char *name, const json_t *v)
 {
-	sqlite3_stmt *st = q_try(db, sql);
-	int i, n, rows = 0;
+	if (json_is_integer(v) && (strstr(name, "size") || ends(name, "_bytes"))) {
+		h_bytes_td(sb, v);
+	} else if (json_is_integer(v) && ends(name, "_ns")) {
+		strbuf_addstr(sb, "<td class=t>");
+		h_time(sb, json_integer_value(v), OL_NULL);
+		strbuf_addstr(sb, "</td>");
+	} else {
+		strbuf_addstr(sb, json_is_number(v) ? "<td class=n>" : "<td>");
+		h_val(sb, v);
+		strbuf_addstr(sb, "</td>");
+	}
+}
 
-	if (!st)
-		return -1;
-	n = sqlite3_column_count(st);
+void h_table(struct strbuf *sb, const json_t *t)
+{
+	const json_t *cols = json_object_get(t, "columns"), *rows = json_object_get(t, "rows");
+	const json_t *row, *c;
+	size_t i, j;
+
+	if (!t)
+		return;
 	strbuf_addstr(sb, "<table><tr>");
-	for (i = 0; i < n; i++) {
-		const char *name = sqlite3_column_name(st, i);
-		if (skip_column(name))
+	json_array_foreach(cols, j, c) {
+		if (skip_column(json_string_value(c)))
 			continue;
 		strbuf_addstr(sb, "<th>");
-		h_text(sb, name, (size_t)-1);
+		h_text(sb, json_string_value(c), (size_t)-1);
 		strbuf_addstr(sb, "</th>");
 	}
 	strbuf_addstr(sb, "</tr>\n");
-	while (rows < cap && sqlite3_step(st) == SQLITE_ROW) {
+	json_array_foreach(rows, i, row) {
 		strbuf_addstr(sb, "<tr>");
-		for (i = 0; i < n; i++) {
-			const char *name = sqlite3_column_name(st, i);
-			int type = sqlite3_column_type(st, i);
-			if (skip_column(name))
-				continue;
-			if (type == SQLITE_INTEGER &&
-			    (strstr(name, "size") || ends(name, "_bytes"))) {
-				h_bytes_td(sb, st, i);
-			} else if (type == SQLITE_INTEGER && ends(name, "_ns")) {
-				strbuf_addstr(sb, "<td class=t>");
-				h_time(sb, st, i, -1);
-				strbuf_addstr(sb, "</td>");
-			} else if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
-				strbuf_addstr(sb, "<td class=n>");
-				h_col(sb, st, i);
-				strbuf_addstr(sb, "</td>");
-			} else {
-				strbuf_addstr(sb, "<td>");
-				h_col(sb, st, i);
-				strbuf_addstr(sb, "</td>");
-			}
-		}
+		json_array_foreach(cols, j, c)
+			if (!skip_column(json_string_value(c)))
+				table_cell(sb, json_string_value(c), json_array_get(row, j));
 		strbuf_addstr(sb, "</tr>\n");
-		rows++;
 	}
 	strbuf_addstr(sb, "</table>\n");
-	sqlite3_finalize(st);
-	if (count_sql) {
-		int64_t total = q_int(db, count_sql, rows);
-		if (total > rows)
-			strbuf_addf(sb, "<p class=more>%lld more in the database.</p>\n",
-				    (long long)(total - rows));
-	}
-	return rows;
+	h_more(sb, json_integer_value(json_object_get(t, "total")), (int64_t)json_array_size(rows),
+	       "");
 }

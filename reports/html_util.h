@@ -1,16 +1,16 @@
 /*
  * html_util.h -- what the HTML report's files share: escaped output of
- * database text, table cells, a generic query-to-table renderer, and the
- * section entry points (html_sections.c, svg_chart.c).
+ * the models' values (section.h), table cells, and a generic table of an
+ * r_table model.
  *
  * Rule: no byte from the database reaches the page except through
- * h_text()/h_col() (strbuf_add_html after UTF-8 cleaning), which are safe
+ * h_text()/h_val() (strbuf_add_html after UTF-8 cleaning), which are safe
  * in element text and in quoted attribute values alike.
  */
 #ifndef OOMLENS_HTML_UTIL_H
 #define OOMLENS_HTML_UTIL_H
 
-#include <sqlite3.h>
+#include <jansson.h>
 #include <stdint.h>
 
 #include "lib/strbuf.h"
@@ -20,39 +20,31 @@
 
 /* s[0..n) escaped (n = (size_t)-1: strlen). NULL s appends nothing. */
 void h_text(struct strbuf *sb, const char *s, size_t n);
-/* Column col escaped; a NULL column as a muted dash. */
-void h_col(struct strbuf *sb, sqlite3_stmt *st, int col);
-/* <td class=n> with the integer, or a muted dash for NULL. */
-void h_num(struct strbuf *sb, sqlite3_stmt *st, int col);
+/* A model value escaped, as SQLite gives it as text (numbers as their
+ * digits); a missing or null value as a muted dash. */
+void h_val(struct strbuf *sb, const json_t *v);
+/* h_val of key in row. */
+void h_key(struct strbuf *sb, const json_t *row, const char *key);
+/* open, h_key of key in row, close: a value in its markup. */
+void h_in(struct strbuf *sb, const char *open, const json_t *row, const char *key,
+	  const char *close);
+/* <td class=n> with the integer, or a muted dash for null. */
+void h_num_td(struct strbuf *sb, const json_t *v);
 /* <td class=n> with a byte count for people, the exact count in title. */
-void h_bytes_td(struct strbuf *sb, sqlite3_stmt *st, int col);
-/* Time cell contents from a time_ns and a boot_ns column. */
-void h_time(struct strbuf *sb, sqlite3_stmt *st, int tcol, int bcol);
+void h_bytes_td(struct strbuf *sb, const json_t *v);
+/* A time: ISO 8601 UTC, else boot+seconds (marked: not on UTC), else
+ * "unknown" (either may be OL_NULL). */
+void h_time(struct strbuf *sb, int64_t utc_ns, int64_t boot_ns);
+/* The same from a model's ISO time string (NULL when not on UTC). */
+void h_time_iso(struct strbuf *sb, const char *iso, int64_t boot_ns);
 /* "<p class=na>what is not available and why</p>" */
 void h_na(struct strbuf *sb, const char *what);
-/* Every row of sql as a table (headers = column names; columns named
- * *size*, *_bytes are shown as bytes; *_ns as times), at most cap rows,
- * then a note with the rest's count (count_sql gives the total; may be
- * NULL). Returns the rows shown, or -1 when sql does not compile (e.g. a
- * domain table with other columns): nothing is written then. */
-int h_table(struct strbuf *sb, sqlite3 *db, const char *sql, const char *count_sql, int cap);
-
-/* Sections (html_sections.c). Each writes its <section>; when its data
- * is missing it says so instead of failing. */
-void html_findings(struct strbuf *sb, sqlite3 *db);
-void html_events(struct strbuf *sb, sqlite3 *db);
-void html_tasks(struct strbuf *sb, sqlite3 *db);
-void html_live_allocs(struct strbuf *sb, sqlite3 *db);
-void html_segments(struct strbuf *sb, sqlite3 *db);
-void html_gpu(struct strbuf *sb, sqlite3 *db);
-void html_artifacts(struct strbuf *sb, sqlite3 *db);
-void html_clocks(struct strbuf *sb, sqlite3 *db);    /* inside the artifacts section */
-void html_unknowns(struct strbuf *sb, sqlite3 *db);
-
-/* The timeline chart (svg_chart.c): every series on one UTC axis, OOM
- * markers and finding annotations, downsampled to min/max per pixel
- * column. Writes a <figure> (or a note when there is nothing to draw).
- * Returns the number of series drawn. */
-int html_chart(struct strbuf *sb, sqlite3 *db);
+/* "<p class=more>N more WHAT in the database.</p>" when total > shown. */
+void h_more(struct strbuf *sb, int64_t total, int64_t shown, const char *what);
+/* An r_table model as a table (headers = column names; columns named
+ * *size*, *_bytes are shown as bytes; *_ns as times; row ids are left
+ * out), then "N more in the database" when it holds more. NULL t writes
+ * nothing. */
+void h_table(struct strbuf *sb, const json_t *t);
 
 #endif

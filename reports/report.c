@@ -1,9 +1,12 @@
 /*
- * report.c -- pick the report form; the forms live in json.c, html.c and
- * markdown.c.
+ * report.c -- pick the report form and write it: the forms live in
+ * html.c, markdown.c and json.c, their sections in the table of
+ * sections.c.
  */
 #include "reports/report.h"
+#include "reports/section.h"
 
+#include <errno.h>
 #include <string.h>
 
 int report_format_parse(const char *s, enum report_format *f)
@@ -19,14 +22,32 @@ int report_format_parse(const char *s, enum report_format *f)
 	return 0;
 }
 
-int report_write(sqlite3 *db, enum report_format f, FILE *out)
+int report_write(sqlite3 *db, enum report_format f, FILE *out, struct strbuf *err)
 {
+	struct report_ctx c;
+	int r;
+
+	if (report_ctx_open(&c, db, f != REPORT_JSON, err) < 0) {
+		report_ctx_close(&c);
+		return -1;
+	}
+	errno = 0;
 	switch (f) {
 	case REPORT_JSON:
-		return report_json_write(db, out);
+		r = report_json_write(&c, out);
+		break;
 	case REPORT_MD:
-		return report_markdown(db, out);
+		r = report_md_write(&c, out);
+		break;
 	default:
-		return report_html(db, out);
+		r = report_html_write(&c, out);
+		break;
 	}
+	if (c.qerr.len)
+		strbuf_addf(err, "report query failed: %s", c.qerr.buf);
+	else if (r < 0)
+		strbuf_addf(err, "cannot write the report: %s", errno ? strerror(errno)
+								 : "out of memory");
+	report_ctx_close(&c);
+	return r;
 }

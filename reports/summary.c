@@ -4,6 +4,7 @@
  * formatting the reports share.
  */
 #include "reports/summary.h"
+#include "reports/section.h"
 #include "analyzer/store/query.h"
 #include "lib/timeutil.h"
 #include "lib/common.h"
@@ -12,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-void col_text(struct strbuf *sb, sqlite3_stmt *st, int col)
+/* Append column col of st as raw text (UTF-8 cleaned); nothing if NULL. */
+static void col_text(struct strbuf *sb, sqlite3_stmt *st, int col)
 {
 	const char *s = (const char *)sqlite3_column_text(st, col);
 
@@ -24,6 +26,38 @@ static int64_t col_int(sqlite3_stmt *st, int col)
 {
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? OL_NULL
 							   : sqlite3_column_int64(st, col);
+}
+
+void add_escaped(struct strbuf *sb, const char *s, size_t n,
+		 int (*escape)(struct strbuf *, const char *, size_t))
+{
+	struct strbuf u = STRBUF_INIT;
+
+	strbuf_add_utf8(&u, s, n);
+	escape(sb, u.buf, u.len);
+	strbuf_release(&u);
+}
+
+void add_value(struct strbuf *sb, const json_t *v,
+	       int (*escape)(struct strbuf *, const char *, size_t), const char *null_text)
+{
+	char buf[40];
+	const char *s;
+	long n = jv_text(v, buf, sizeof(buf), &s);
+
+	if (n < 0)
+		strbuf_addstr(sb, null_text);
+	else
+		add_escaped(sb, s, (size_t)n, escape);
+}
+
+int peak_share(const struct report_summary *s, double *percent, char *limit, size_t n)
+{
+	if (!s->has_peak || !isfinite(s->limit_bytes) || s->limit_bytes <= 0)
+		return 0;
+	*percent = 100 * s->peak_bytes / s->limit_bytes;
+	fmt_bytes(limit, n, s->limit_bytes);
+	return 1;
 }
 
 void fmt_bytes(char *buf, size_t n, double b)
@@ -113,30 +147,31 @@ static const char *const lead_figures[] = {
 	"contexts_per_device", "largest_free_block_bytes", "peak_bytes", NULL
 };
 
-static void top_finding(sqlite3 *db, struct report_summary *s)
+/* The strongest finding (the first of the findings model) and its lead
+ * figure. */
+static void top_finding(struct report_ctx *c, struct report_summary *s)
 {
-	sqlite3_stmt *st = q_prepare(db, "SELECT title, figures, rule FROM finding"
-					 " ORDER BY score DESC, id LIMIT 1");
-	json_t *fig = NULL, *v = NULL;
+	const json_t *fs = report_model(c, "findings");
+	const json_t *f = json_array_get(model_rows(fs), 0);
+	const json_t *fig = json_object_get(f, "figures"), *v = NULL, *t;
 	const char *key = NULL;
 	int i;
 
-	if (!st)
+	s->n_findings = (int)model_total(fs);
+	if (!f)
 		return;
-	if (sqlite3_step(st) != SQLITE_ROW)
-		goto out;
-	col_text(&s->top_title, st, 0);
-	if (!s->top_title.len)
-		col_text(&s->top_title, st, 2);
-	if (sqlite3_column_type(st, 1) == SQLITE_TEXT)
-		fig = json_loads((const char *)sqlite3_column_text(st, 1), 0, NULL);
+	t = json_object_get(f, "title");
+	if (!json_is_string(t) || !json_string_length(t))
+		t = json_object_get(f, "rule");
+	if (json_is_string(t))
+		strbuf_add(&s->top_title, json_string_value(t), json_string_length(t));
 	if (!json_is_object(fig))
-		goto out;
+		return;
 	for (i = 0; lead_figures[i] && !v; i++)
 		if ((v = json_object_get(fig, lead_figures[i])))
 			key = lead_figures[i];
 	if (!v) {
-		void *it = json_object_iter(fig);
+		void *it = json_object_iter((json_t *)fig);
 		if (it) {
 			key = json_object_iter_key(it);
 			v = json_object_iter_value(it);
@@ -146,9 +181,6 @@ static void top_finding(sqlite3 *db, struct report_summary *s)
 		strbuf_add_utf8(&s->top_key, key, strlen(key));
 		fmt_figure(&s->top_value, key, v);
 	}
-out:
-	json_decref(fig);
-	sqlite3_finalize(st);
 }
 
 /* Which series ran out, in order of preference, and where its limit is. */
@@ -164,24 +196,62 @@ static const struct {
 	{ NULL, NULL, NULL }
 };
 
-static void peak(sqlite3 *db, struct report_summary *s)
+/* The limit of peak kind k on entity gpu ("gpu0" for cuda:0): the highest
+ * sample of its limit series on that entity, else its meta key. */
+static void peak_limit(struct report_ctx *c, struct report_summary *s, int k, const char *gpu)
 {
-	sqlite3_stmt *st = NULL, *lim = NULL;
+	sqlite3_stmt *lim;
+	char key[200];
+	const char *m = peak_kinds[k].limit_meta;
+
+	if (peak_kinds[k].limit_series) {
+		lim = r_prepare(c, "SELECT max(m.value) FROM series s JOIN sample m"
+				   " ON m.series_id = s.id WHERE s.name = ? AND s.entity = ?");
+		if (lim) {
+			sqlite3_bind_text(lim, 1, peak_kinds[k].limit_series, -1, SQLITE_STATIC);
+			sqlite3_bind_text(lim, 2, gpu, -1, SQLITE_STATIC);
+			if (sqlite3_step(lim) == SQLITE_ROW &&
+			    sqlite3_column_type(lim, 0) != SQLITE_NULL) {
+				s->limit_bytes = sqlite3_column_double(lim, 0);
+				strbuf_addf(&s->limit_what, "%s ", peak_kinds[k].limit_series);
+				strbuf_add_utf8(&s->limit_what, gpu, strlen(gpu));
+			}
+			sqlite3_finalize(lim);
+		}
+	}
+	if (!isnan(s->limit_bytes))
+		return;
+	if (ends(m, "."))
+		snprintf(key, sizeof(key), "%s%s", m, gpu);
+	else
+		snprintf(key, sizeof(key), "%s", m);
+	lim = r_prepare(c, "SELECT CAST(value AS REAL) FROM meta WHERE key = ?"
+			   " AND value GLOB '[0-9]*' LIMIT 1");
+	if (!lim)
+		return;
+	sqlite3_bind_text(lim, 1, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(lim) == SQLITE_ROW) {
+		s->limit_bytes = sqlite3_column_double(lim, 0);
+		strbuf_add_utf8(&s->limit_what, key, strlen(key));
+	}
+	sqlite3_finalize(lim);
+}
+
+/* The highest sample of the first peak kind that has samples. */
+static void peak(struct report_ctx *c, struct report_summary *s)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT s.entity, m.value, m.time_ns FROM series s"
+				     " JOIN sample m ON m.series_id = s.id"
+				     " WHERE s.name = ? AND m.value IS NOT NULL"
+				     " ORDER BY m.value DESC LIMIT 1");
 	char entity[128], gpu[128];
 	int i;
 
-	for (i = 0; peak_kinds[i].series && !s->has_peak; i++) {
-		st = q_prepare(db, "SELECT s.entity, m.value, m.time_ns FROM series s"
-				   " JOIN sample m ON m.series_id = s.id"
-				   " WHERE s.name = ? AND m.value IS NOT NULL"
-				   " ORDER BY m.value DESC LIMIT 1");
-		if (!st)
-			return;
+	for (i = 0; st && peak_kinds[i].series && !s->has_peak; i++) {
+		sqlite3_reset(st);
 		sqlite3_bind_text(st, 1, peak_kinds[i].series, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_ROW) {
-			sqlite3_finalize(st);
+		if (sqlite3_step(st) != SQLITE_ROW)
 			continue;
-		}
 		s->has_peak = 1;
 		snprintf(entity, sizeof(entity), "%s",
 			 sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
@@ -192,52 +262,20 @@ static void peak(sqlite3 *db, struct report_summary *s)
 		}
 		s->peak_bytes = sqlite3_column_double(st, 1);
 		s->peak_ns = col_int(st, 2);
-		sqlite3_finalize(st);
 		/* cuda:N -> gpuN for the card's total */
 		if (!strncmp(entity, "cuda:", 5))
 			snprintf(gpu, sizeof(gpu), "gpu%s", entity + 5);
 		else
 			snprintf(gpu, sizeof(gpu), "%s", entity);
-		if (peak_kinds[i].limit_series) {
-			lim = q_prepare(db, "SELECT max(m.value) FROM series s JOIN sample m"
-					    " ON m.series_id = s.id WHERE s.name = ? AND s.entity = ?");
-			if (lim) {
-				sqlite3_bind_text(lim, 1, peak_kinds[i].limit_series, -1, SQLITE_STATIC);
-				sqlite3_bind_text(lim, 2, gpu, -1, SQLITE_STATIC);
-				if (sqlite3_step(lim) == SQLITE_ROW &&
-				    sqlite3_column_type(lim, 0) != SQLITE_NULL) {
-					s->limit_bytes = sqlite3_column_double(lim, 0);
-					strbuf_addf(&s->limit_what, "%s ", peak_kinds[i].limit_series);
-					strbuf_add_utf8(&s->limit_what, gpu, strlen(gpu));
-				}
-				sqlite3_finalize(lim);
-			}
-		}
-		if (isnan(s->limit_bytes)) {
-			char key[200];
-			const char *m = peak_kinds[i].limit_meta;
-			if (ends(m, "."))
-				snprintf(key, sizeof(key), "%s%s", m, gpu);
-			else
-				snprintf(key, sizeof(key), "%s", m);
-			lim = q_prepare(db, "SELECT CAST(value AS REAL) FROM meta WHERE key = ?"
-					    " AND value GLOB '[0-9]*' LIMIT 1");
-			if (lim) {
-				sqlite3_bind_text(lim, 1, key, -1, SQLITE_TRANSIENT);
-				if (sqlite3_step(lim) == SQLITE_ROW) {
-					s->limit_bytes = sqlite3_column_double(lim, 0);
-					strbuf_add_utf8(&s->limit_what, key, strlen(key));
-				}
-				sqlite3_finalize(lim);
-			}
-		}
+		peak_limit(c, s, i, gpu);
 	}
+	sqlite3_finalize(st);
 }
 
 #define OOM_KINDS "'oom_kill', 'oom_invoked', 'torch_oom', 'cuda_exception'," \
 		  " 'userspace_kill', 'oom_no_kill', 'alloc_failure'"
 
-int report_summary_load(sqlite3 *db, struct report_summary *s)
+int report_summary_load(struct report_ctx *c, struct report_summary *s)
 {
 	sqlite3_stmt *st;
 
@@ -258,12 +296,13 @@ int report_summary_load(sqlite3 *db, struct report_summary *s)
 	s->oom_ns = s->oom_boot_ns = s->victim_pid = s->victim_bytes = s->peak_ns = OL_NULL;
 	s->limit_bytes = NAN;
 
-	st = q_prepare(db, "SELECT class, cause, confidence, summary, missing FROM verdict"
-			   " ORDER BY id LIMIT 1");
+	st = r_prepare(c, "SELECT class, cause, confidence, summary, missing FROM verdict"
+			  " ORDER BY id LIMIT 1");
 	if (!st)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		s->has_verdict = 1;
+		s->verdict = q_row(st);
 		col_text(&s->vclass, st, 0);
 		col_text(&s->cause, st, 1);
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
@@ -273,8 +312,8 @@ int report_summary_load(sqlite3 *db, struct report_summary *s)
 	}
 	sqlite3_finalize(st);
 
-	st = q_prepare(db, "SELECT kind, time_ns, boot_ns FROM event WHERE kind IN (" OOM_KINDS ")"
-			   " ORDER BY time_ns IS NULL, time_ns, boot_ns, id LIMIT 1");
+	st = r_prepare(c, "SELECT kind, time_ns, boot_ns FROM event WHERE kind IN (" OOM_KINDS ")"
+			  " ORDER BY time_ns IS NULL, time_ns, boot_ns, id LIMIT 1");
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		s->has_oom = 1;
 		col_text(&s->oom_kind, st, 0);
@@ -283,10 +322,10 @@ int report_summary_load(sqlite3 *db, struct report_summary *s)
 	}
 	sqlite3_finalize(st);
 
-	st = q_prepare(db, "SELECT kind, pid, comm, bytes FROM event"
-			   " WHERE kind IN ('oom_kill', 'userspace_kill', 'torch_oom', 'process_crash')"
-			   " ORDER BY kind != 'oom_kill', kind != 'userspace_kill', kind != 'torch_oom',"
-			   " time_ns IS NULL, time_ns, boot_ns, id LIMIT 1");
+	st = r_prepare(c, "SELECT kind, pid, comm, bytes FROM event"
+			  " WHERE kind IN ('oom_kill', 'userspace_kill', 'torch_oom', 'process_crash')"
+			  " ORDER BY kind != 'oom_kill', kind != 'userspace_kill', kind != 'torch_oom',"
+			  " time_ns IS NULL, time_ns, boot_ns, id LIMIT 1");
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		s->has_victim = 1;
 		col_text(&s->victim_kind, st, 0);
@@ -296,14 +335,15 @@ int report_summary_load(sqlite3 *db, struct report_summary *s)
 	}
 	sqlite3_finalize(st);
 
-	peak(db, s);
-	s->n_findings = (int)q_int(db, "SELECT count(*) FROM finding", 0);
-	top_finding(db, s);
+	peak(c, s);
+	top_finding(c, s);
 	return 0;
 }
 
 void report_summary_release(struct report_summary *s)
 {
+	json_decref(s->verdict);
+	s->verdict = NULL;
 	strbuf_release(&s->vclass);
 	strbuf_release(&s->cause);
 	strbuf_release(&s->vsummary);

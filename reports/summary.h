@@ -17,7 +17,10 @@
 
 #include "lib/strbuf.h"
 
+struct report_ctx;
+
 struct report_summary {
+	json_t *verdict;            /* the first verdict row as the JSON report gives it, or NULL */
 	int has_verdict;
 	struct strbuf vclass, cause, vsummary, missing;
 	double confidence;          /* NAN when unknown */
@@ -48,10 +51,24 @@ struct report_summary {
 	struct strbuf top_key, top_value;    /* "slope_mb_per_hour", "+512.0 MiB/h" */
 };
 
-/* Fill s from db (every field set, unknowns as documented). 0 or -1. */
-int report_summary_load(sqlite3 *db, struct report_summary *s);
+/* Fill s from c's database (every field set, unknowns as documented); the
+ * strongest finding and their number come from the findings model. 0, or
+ * -1 when the verdict table cannot be read (c->qerr says why). Release s
+ * in either case. */
+int report_summary_load(struct report_ctx *c, struct report_summary *s);
 void report_summary_release(struct report_summary *s);
 
+/* Append s[0..n) UTF-8 cleaned (summary.h's rule for database text), then
+ * escaped for its output by escape (strbuf_add_html, strbuf_add_md). */
+void add_escaped(struct strbuf *sb, const char *s, size_t n,
+		 int (*escape)(struct strbuf *, const char *, size_t));
+/* A model value (section.h) as SQLite gives it as text, escaped by escape;
+ * null_text (already in the output's markup) when v is missing or null. */
+void add_value(struct strbuf *sb, const json_t *v,
+	       int (*escape)(struct strbuf *, const char *, size_t), const char *null_text);
+/* The peak's share of its limit: 1 with *percent and the limit in bytes
+ * for people in limit[n] when a positive limit is known, else 0. */
+int peak_share(const struct report_summary *s, double *percent, char *limit, size_t n);
 /* "79.1 GiB", "512 B", "-3.0 MiB" (binary prefixes). */
 void fmt_bytes(char *buf, size_t n, double bytes);
 /* A finding figure for people: the unit is read from the key's suffix
@@ -60,7 +77,5 @@ void fmt_bytes(char *buf, size_t n, double bytes);
 void fmt_figure(struct strbuf *out, const char *key, const json_t *v);
 /* A time: ISO 8601 UTC, or "boot+12.345s (not on UTC)", or "unknown". */
 void fmt_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns);
-/* Append column col of st as raw text (UTF-8 cleaned); nothing if NULL. */
-void col_text(struct strbuf *sb, sqlite3_stmt *st, int col);
 
 #endif

@@ -4,15 +4,21 @@
  * task dump, snapshot tables, CUDA core tables, findings with chart
  * annotation figures, a verdict) with hostile strings wherever an artifact
  * controls text; an empty database; and a million-sample series that must
- * draw under 2 MB with its one-sample peak kept.
+ * draw under 2 MB with its one-sample peak kept. Also what the sections
+ * table promises: one order for every format, each query run once per
+ * report, the same figure in every format, counts past the caps, and
+ * failures returned rather than printed.
  */
 #include "testutil.h"
 #include "reports/report.h"
+#include "reports/section.h"
+#include "lib/strbuf.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HOSTILE_SCRIPT "<script>alert(1)</script>"
 #define HOSTILE_IMG "\"><img src=x onerror=alert(1)>"
@@ -194,15 +200,20 @@ static void build_incident(struct timeline *tl, int with_domain)
 		 "INSERT INTO thread(artifact_id, tid, name, signal, stack_id) VALUES (4, 4312, 'python3', 'SIGABRT', 1)");
 }
 
-/* Render db in format f into a malloc'd NUL-terminated string. */
+/* Render db in format f into a malloc'd NUL-terminated string; every
+ * query of the report must have worked. */
 static char *render(struct timeline *tl, enum report_format f, size_t *len)
 {
+	struct strbuf err = STRBUF_INIT;
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *out = open_memstream(&buf, &n);
 
 	assert_non_null(out);
-	assert_int_equal(report_write(tl->db, f, out), 0);
+	assert_int_equal(report_write(tl->db, f, out, &err), 0);
+	if (err.len)
+		fail_msg("the report said: %s", err.buf);
+	strbuf_release(&err);
 	fclose(out);
 	if (len)
 		*len = n;
@@ -555,6 +566,246 @@ static void hostile_times_and_figures(void **state)
 	t_close(tl);
 }
 
+
+/* The HTML navigation, the HTML sections, the Markdown sections and the
+ * JSON keys all follow the one table, in its order. */
+static void sections_table_orders_every_format(void **state)
+{
+	struct timeline *tl = t_open();
+	char *h, *m, *s, *p;
+	const char *md_heads[] = { "### Findings", "### Processes killed or failed",
+				   "### Artifacts", "### Not determined", NULL };
+	const char *after = NULL;
+	json_t *j;
+	int i, keys = 0;
+	(void)state;
+
+	build_incident(tl, 1);
+	h = render(tl, REPORT_HTML, NULL);
+	p = strstr(h, "<nav>");
+	assert_non_null(p);
+	for (i = 0; report_sections[i].id; i++) {
+		char link[80], sect[80];
+		if (!report_sections[i].html)
+			continue;
+		snprintf(link, sizeof(link), "<a href=\"#%s\">", section_anchor(&report_sections[i]));
+		snprintf(sect, sizeof(sect), "<section id=%s>", section_anchor(&report_sections[i]));
+		p = strstr(p, link);                  /* the links, in table order */
+		assert_non_null(p);
+		assert_non_null(strstr(h, sect));
+		if (after)
+			assert_true(strstr(h, sect) > strstr(h, after));   /* the body too */
+		after = strstr(h, sect);
+	}
+	contains(h, "<a href=\"#tasks\">Processes</a>");
+	contains(h, "<section id=tasks><h2>Processes at the kernel OOM</h2>");
+	free(h);
+	m = render(tl, REPORT_MD, NULL);
+	for (i = 0, p = m; md_heads[i]; i++) {
+		p = strstr(p, md_heads[i]);
+		if (!p)
+			fail_msg("Markdown section missing or out of order: %s", md_heads[i]);
+	}
+	free(m);
+	s = render(tl, REPORT_JSON, NULL);
+	j = json_loads(s, JSON_PRESERVE_ORDER, NULL);
+	assert_non_null(j);
+	{
+		void *it = json_object_iter(j);
+		for (i = 0; report_sections[i].id; i++) {
+			if (!report_sections[i].json)
+				continue;
+			assert_non_null(it);
+			assert_string_equal(json_object_iter_key(it), report_sections[i].id);
+			it = json_object_iter_next(j, it);
+			keys++;
+		}
+		assert_null(it);                      /* no key outside the table */
+	}
+	assert_int_equal(keys, 15);
+	json_decref(j);
+	free(s);
+	t_close(tl);
+}
+
+/* Statements run by one report: a query without parameters that runs
+ * twice read the same rows twice. */
+struct runs {
+	char *sql[512];
+	int n[512], count;
+};
+
+static int trace_run(unsigned type, void *ctx, void *p, void *x)
+{
+	struct runs *r = ctx;
+	const char *sql = x;
+	int i;
+
+	(void)type;
+	(void)p;
+	for (i = 0; i < r->count; i++)
+		if (!strcmp(r->sql[i], sql)) {
+			r->n[i]++;
+			return 0;
+		}
+	if (r->count < 512) {
+		r->sql[r->count] = strdup(sql);
+		r->n[r->count++] = 1;
+	}
+	return 0;
+}
+
+static void each_query_runs_once_per_report(void **state)
+{
+	static const enum report_format forms[] = { REPORT_HTML, REPORT_MD, REPORT_JSON };
+	struct timeline *tl = t_open();
+	int f, i;
+	(void)state;
+
+	build_incident(tl, 1);
+	for (f = 0; f < 3; f++) {
+		struct runs r;
+		memset(&r, 0, sizeof(r));
+		sqlite3_trace_v2(tl->db, SQLITE_TRACE_STMT, trace_run, &r);
+		free(render(tl, forms[f], NULL));
+		sqlite3_trace_v2(tl->db, 0, NULL, NULL);
+		assert_true(r.count > 10);            /* the trace saw the report */
+		for (i = 0; i < r.count; i++) {
+			if (!strchr(r.sql[i], '?') && r.n[i] > 1)
+				fail_msg("format %d ran %d times: %s", f, r.n[i], r.sql[i]);
+			free(r.sql[i]);
+		}
+	}
+	t_close(tl);
+}
+
+/* The victim of a task dump whose kill does not name its invoker (older
+ * kernels, lost lines): the next kill of the same log. The HTML
+ * highlighted it and the JSON said null; both take it from one model. */
+static void dump_victim_agrees_between_formats(void **state)
+{
+	struct timeline *tl = t_open();
+	char *h, *s;
+	json_t *j;
+	(void)state;
+
+	build_incident(tl, 0);
+	exec(tl, "UPDATE event SET data = '{\"anon_rss_kb\":28311552}' WHERE id = 3");
+	h = render(tl, REPORT_HTML, NULL);
+	contains(h, "<tr class=victim><td class=n>4312</td>");
+	free(h);
+	s = render(tl, REPORT_JSON, NULL);
+	j = json_loads(s, 0, NULL);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(j,
+		"oom_tasks"), 0), "victim_pid")), 4312);
+	json_decref(j);
+	free(s);
+	t_close(tl);
+}
+
+/* Past the caps every form says how many more rows the database holds;
+ * the JSON has them all. */
+static void caps_say_how_many_more(void **state)
+{
+	struct timeline *tl = t_open();
+	char *h, *m, *s;
+	json_t *j;
+	int i;
+	(void)state;
+
+	exec(tl, "BEGIN");
+	for (i = 0; i < 60; i++)
+		execf(tl, "INSERT INTO finding(id, rule, class, score, title) VALUES"
+		      " (%d, 'r%d', 'leak', %f, 'finding %d')", i + 1, i, 1.0 - i / 100.0, i);
+	for (i = 0; i < 25; i++)
+		execf(tl, "INSERT INTO evidence(finding_id, ref_table, ref_id, note) VALUES"
+		      " (1, 'series', %d, 'row %d')", i, i);
+	for (i = 0; i < 510; i++)
+		execf(tl, "INSERT INTO artifact(id, path, kind, status) VALUES (%d, 'a%d.log',"
+		      " 'kernel_log', 'ok')", i + 1, i);
+	for (i = 0; i < 23; i++)
+		execf(tl, "INSERT INTO diagnostic(artifact_id, line, severity, message) VALUES"
+		      " (1, %d, 'warning', 'odd line')", i + 1);
+	exec(tl, "COMMIT");
+	h = render(tl, REPORT_HTML, NULL);
+	contains(h, "<p class=more>10 more findings in the database.</p>");
+	contains(h, "<p class=more>5 more evidence rows in the database.</p>");
+	contains(h, "<li class=more>3 more diagnostics in the database</li>");
+	contains(h, "<p class=more>10 more artifacts in the database.</p>");
+	contains(h, "(+59 more findings)");
+	lacks(h, "finding 50<");
+	free(h);
+	m = render(tl, REPORT_MD, NULL);
+	contains(m, "55 more findings in the full report.");
+	contains(m, "480 more artifacts in the database.");
+	free(m);
+	s = render(tl, REPORT_JSON, NULL);
+	j = json_loads(s, 0, NULL);
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), 60);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(j,
+		"findings"), 0), "evidence")), 25);
+	assert_int_equal(json_array_size(json_object_get(j, "artifacts")), 510);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(j,
+		"artifacts"), 0), "diagnostics")), 23);
+	assert_null(json_object_get(json_array_get(json_object_get(j, "findings"), 0),
+				    "evidence_total"));  /* counts past caps are for people only */
+	json_decref(j);
+	free(s);
+	t_close(tl);
+}
+
+/* Run report_write with stderr sent to a file; returns what it returned,
+ * fills err, and fails if anything was printed. */
+static int write_quietly(struct timeline *tl, enum report_format f, struct strbuf *err)
+{
+	char path[] = "/tmp/oomlens-test-stderr.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2), r;
+	FILE *out = fopen("/dev/null", "w");
+
+	assert_true(fd >= 0 && saved >= 0 && out);
+	fflush(stderr);
+	dup2(fd, 2);
+	r = report_write(tl->db, f, out, err);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	fclose(out);
+	if (lseek(fd, 0, SEEK_END) != 0)
+		fail_msg("the report printed on stderr");
+	close(fd);
+	unlink(path);
+	return r;
+}
+
+/* A query that fails is returned with SQLite's message, never printed:
+ * without the verdict table no HTML or Markdown can be written (its
+ * header is the verdict), the JSON is written with null there; without a
+ * table one section reads, the report is written and says which query
+ * failed. */
+static void failures_are_returned_not_printed(void **state)
+{
+	struct timeline *tl = t_open();
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	build_incident(tl, 1);
+	exec(tl, "DROP TABLE anchor");
+	assert_int_equal(write_quietly(tl, REPORT_HTML, &err), 0);
+	contains(err.buf, "report query failed: no such table: anchor");
+	strbuf_reset(&err);
+	exec(tl, "DROP TABLE verdict");
+	assert_int_equal(write_quietly(tl, REPORT_HTML, &err), -1);
+	contains(err.buf, "report query failed: no such table: verdict");
+	strbuf_reset(&err);
+	assert_int_equal(write_quietly(tl, REPORT_MD, &err), -1);
+	contains(err.buf, "no such table: verdict");
+	strbuf_reset(&err);
+	assert_int_equal(write_quietly(tl, REPORT_JSON, &err), 0);
+	contains(err.buf, "no such table: verdict");
+	strbuf_release(&err);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +815,11 @@ int main(void)
 		cmocka_unit_test(html_missing_data_is_said),
 		cmocka_unit_test(large_series_is_downsampled_with_its_peak),
 		cmocka_unit_test(hostile_times_and_figures),
+		cmocka_unit_test(sections_table_orders_every_format),
+		cmocka_unit_test(each_query_runs_once_per_report),
+		cmocka_unit_test(dump_victim_agrees_between_formats),
+		cmocka_unit_test(caps_say_how_many_more),
+		cmocka_unit_test(failures_are_returned_not_printed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

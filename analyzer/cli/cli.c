@@ -170,6 +170,7 @@ int run_ingest(const char *db, int append, char **paths, int npaths,
 
 int write_report(sqlite3 *db, enum report_format format, const char *path)
 {
+	struct strbuf err = STRBUF_INIT;
 	FILE *out = stdout;
 	int r;
 
@@ -178,7 +179,10 @@ int write_report(sqlite3 *db, enum report_format format, const char *path)
 		if (!out)
 			return error("%s: cannot write the report", path);
 	}
-	r = report_write(db, format, out);
+	r = report_write(db, format, out, &err);
+	if (err.len)     /* the reason it failed, or a query whose part is missing */
+		error("%s", err.buf);
+	strbuf_release(&err);
 	if (out != stdout) {
 		if (fclose(out) != 0)
 			r = error("%s: write failed", path);

@@ -3,7 +3,6 @@
  * function in its own file (after git.c).
  */
 #include "analyzer/cli/cli.h"
-#include "analyzer/store/query.h"
 #include "lib/timeutil.h"
 #include "parsers/sink.h"
 
@@ -42,18 +41,10 @@ static int main_usage(void)
 	return EXIT_USAGE;
 }
 
-/* A report query that did not compile: said, and the report goes on. */
-static void query_error(void *arg, const char *msg)
-{
-	(void)arg;
-	error("report query failed: %s", msg);
-}
-
 int main(int argc, char **argv)
 {
 	const struct command *c;
 
-	q_on_error(query_error, NULL);
 	if (argc < 2)
 		return main_usage();
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {

@@ -1,7 +1,7 @@
 /*
- * query.c -- database reading helpers for the reports; see query.h.
- * Nothing here prints: a query that does not compile is said to the
- * error callback the command line installs (q_on_error).
+ * query.c -- reading the incident database, for the rules and the
+ * reports; see query.h. Nothing here prints: a failure is returned, with
+ * SQLite's message in the caller's strbuf or in sqlite3_errmsg(db).
  */
 #include "analyzer/store/query.h"
 #include "lib/strbuf.h"
@@ -10,27 +10,30 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Who hears why a query did not compile: set once, before any report
- * (q_on_error), and only read after. */
-static void (*error_fn)(void *arg, const char *msg);
-static void *error_arg;
-
-void q_on_error(void (*fn)(void *arg, const char *msg), void *arg)
-{
-	error_fn = fn;
-	error_arg = arg;
-}
-
-sqlite3_stmt *q_prepare(sqlite3 *db, const char *sql)
+sqlite3_stmt *q_try(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		if (error_fn)
-			error_fn(error_arg, sqlite3_errmsg(db));
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
-	}
 	return st;
+}
+
+sqlite3_stmt *q_prepare_err(sqlite3 *db, const char *sql, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+		return st;
+	if (err && !err->len)
+		strbuf_addstr(err, sqlite3_errmsg(db));
+	return NULL;
+}
+
+/* Step st to its first row: 1 when that row's first column is not NULL. */
+static int first_value(sqlite3_stmt *st)
+{
+	return sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
 }
 
 json_t *q_json(sqlite3_stmt *st, int col)
@@ -101,92 +104,52 @@ json_t *q_row(sqlite3_stmt *st)
 	return o;
 }
 
-json_t *q_rows(sqlite3 *db, const char *sql)
+json_t *q_rows_next(sqlite3_stmt *st, int64_t max)
 {
-	sqlite3_stmt *st = q_prepare(db, sql);
 	json_t *arr = json_array();
+	int64_t n = 0;
 
-	if (!st)
-		return arr;
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while (arr && (max < 0 || n < max) && sqlite3_step(st) == SQLITE_ROW) {
 		json_array_append_new(arr, q_row(st));
-	sqlite3_finalize(st);
+		n++;
+	}
+	sqlite3_reset(st);
 	return arr;
 }
 
-/* Step st to its first row: 1 when that row's first column is not NULL. */
-static int first_value(sqlite3_stmt *st)
+int64_t q_int_next(sqlite3_stmt *st, int64_t dflt)
 {
-	return sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
-}
+	int64_t v = dflt;
 
-/* sql prepared and stepped to its first row, when that row's first
- * column is not NULL; else NULL. The caller finalizes it. */
-static sqlite3_stmt *first_value_of(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = q_prepare(db, sql);
-
-	if (st && !first_value(st)) {
-		sqlite3_finalize(st);
-		st = NULL;
-	}
-	return st;
-}
-
-int64_t q_int(sqlite3 *db, const char *sql, int64_t dflt)
-{
-	sqlite3_stmt *st = first_value_of(db, sql);
-	int64_t v = st ? sqlite3_column_int64(st, 0) : dflt;
-
-	sqlite3_finalize(st);
+	if (first_value(st))
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
 	return v;
 }
 
-double q_real(sqlite3 *db, const char *sql, double dflt)
+int64_t q_int_err(sqlite3 *db, const char *sql, int64_t dflt, struct strbuf *err)
 {
-	sqlite3_stmt *st = first_value_of(db, sql);
-	double v = st ? sqlite3_column_double(st, 0) : dflt;
-
-	sqlite3_finalize(st);
-	return v;
-}
-
-int q_has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st = q_prepare(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view')"
-				     " AND name = ?");
-	int r = 0;
+	sqlite3_stmt *st = q_prepare_err(db, sql, err);
+	int64_t v;
 
 	if (!st)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	r = sqlite3_step(st) == SQLITE_ROW;
+		return dflt;
+	v = q_int_next(st, dflt);
 	sqlite3_finalize(st);
-	return r;
+	return v;
 }
 
-sqlite3_stmt *q_try(sqlite3 *db, const char *sql)
+double q_real_err(sqlite3 *db, const char *sql, double dflt, struct strbuf *err)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = q_prepare_err(db, sql, err);
+	double v = dflt;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	return st;
-}
-
-void q_attach(sqlite3 *db, json_t *rows, const char *key, const char *sql)
-{
-	struct strbuf q = STRBUF_INIT;
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(rows, i, r) {
-		strbuf_reset(&q);
-		strbuf_addf(&q, sql, (long long)json_integer_value(json_object_get(r, "id")));
-		json_object_set_new(r, key, q_rows(db, q.buf));
-		json_object_del(r, "id");
-	}
-	strbuf_release(&q);
+	if (!st)
+		return dflt;
+	if (first_value(st))
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
 }
 
 int q_number(sqlite3 *db, const char *sql, double *out)
@@ -215,6 +178,20 @@ int q_meta(sqlite3 *db, const char *key, char *buf, size_t n)
 	r = first_value(st);
 	if (r)
 		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return r;
+}
+
+int q_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = q_try(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view')"
+				     " AND name = ?");
+	int r = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	r = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return r;
 }

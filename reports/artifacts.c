@@ -1,0 +1,146 @@
+/*
+ * artifacts.c -- the artifacts read, with their status, timings and
+ * diagnostics; the HTML's artifacts section also says how the clocks were
+ * aligned (clocks.c). The HTML shows ARTIFACTS_CAP artifacts of
+ * DIAGNOSTICS_CAP diagnostics each, the Markdown the first MD_ARTIFACTS.
+ */
+#include "reports/section.h"
+#include "reports/html_util.h"
+#include "reports/md_util.h"
+#include "analyzer/store/query.h"
+#include "lib/common.h"
+
+#include <string.h>
+
+#define ARTIFACTS_CAP 500
+#define DIAGNOSTICS_CAP 20
+#define MD_ARTIFACTS 30
+
+/* The JSON's artifacts array (capped: a list of the first ARTIFACTS_CAP,
+ * each with diagnostics_total when its diagnostics were capped). */
+json_t *load_artifacts(struct report_ctx *c)
+{
+	json_t *arts = r_rows(c, "SELECT id, path, kind, size, compressed, status, bytes_read,"
+			      " seconds, errors, warnings FROM artifact ORDER BY id",
+			      r_cap(c, ARTIFACTS_CAP)), *a;
+	int64_t total;
+	size_t i;
+
+	json_array_foreach(arts, i, a)
+		json_object_set_new(a, "compressed",
+			json_boolean(json_integer_value(json_object_get(a, "compressed"))));
+	r_attach(c, arts, "diagnostics", "SELECT line, offset, severity, message FROM diagnostic"
+		 " WHERE artifact_id = ?1 ORDER BY id LIMIT ?2", DIAGNOSTICS_CAP,
+		 "SELECT count(*) FROM diagnostic WHERE artifact_id = ?1");
+	total = (int64_t)json_array_size(arts);
+	if (c->capped && total >= ARTIFACTS_CAP)
+		total = r_int(c, "SELECT count(*) FROM artifact", total);
+	return r_list(c, arts, total);
+}
+
+/* --- HTML ----------------------------------------------------------------- */
+
+static const char *status_class(const char *status)
+{
+	return !status ? "" : !strcmp(status, "failed") ? " class=err"
+	       : !strcmp(status, "partial") ? " class=warn"
+	       : !strcmp(status, "skipped") ? " class=muted" : "";
+}
+
+/* An artifact's diagnostics as a row under it, with how many more. */
+static void html_diagnostics(struct strbuf *sb, const json_t *a)
+{
+	const json_t *dg = json_object_get(a, "diagnostics"), *d;
+	size_t i, n = json_array_size(dg);
+
+	json_array_foreach(dg, i, d) {
+		const char *sev = json_string_value(json_object_get(d, "severity"));
+		if (!i)
+			strbuf_addstr(sb, "<tr class=diag><td colspan=7><ul>");
+		strbuf_addf(sb, "<li class=%s>", sev && !strcmp(sev, "error") ? "err"
+			    : sev && !strcmp(sev, "warning") ? "warn" : "muted");
+		h_key(sb, d, "severity");
+		if (!jv_null(d, "line"))
+			strbuf_addf(sb, " at line %lld", (long long)jv_int_or_null(d, "line"));
+		else if (!jv_null(d, "offset"))
+			strbuf_addf(sb, " at byte %lld", (long long)jv_int_or_null(d, "offset"));
+		strbuf_addstr(sb, ": ");
+		h_key(sb, d, "message");
+		strbuf_addstr(sb, "</li>");
+	}
+	if (!n)
+		return;
+	if (jv_int_or_null(a, "diagnostics_total") > (int64_t)n)
+		strbuf_addf(sb, "<li class=more>%lld more diagnostics in the database</li>",
+			    (long long)(jv_int_or_null(a, "diagnostics_total") - (int64_t)n));
+	strbuf_addstr(sb, "</ul></td></tr>\n");
+}
+
+/* One artifact's row: file, kind, size, status, time, errors. */
+static void html_artifact(struct strbuf *sb, const json_t *a)
+{
+	strbuf_addstr(sb, "<tr><td><code>");
+	h_key(sb, a, "path");
+	strbuf_addstr(sb, "</code>");
+	if (json_is_true(json_object_get(a, "compressed")))
+		strbuf_addstr(sb, " <span class=muted>(compressed)</span>");
+	strbuf_addstr(sb, "</td><td>");
+	h_key(sb, a, "kind");
+	strbuf_addstr(sb, "</td>");
+	h_bytes_td(sb, json_object_get(a, "size"));
+	strbuf_addf(sb, "<td%s>", status_class(json_string_value(json_object_get(a, "status"))));
+	h_key(sb, a, "status");
+	strbuf_addstr(sb, "</td>");
+	if (jv_null(a, "seconds"))
+		strbuf_addstr(sb, "<td class=n><span class=muted>-</span></td>");
+	else
+		strbuf_addf(sb, "<td class=n>%.2f</td>", jv_real(json_object_get(a, "seconds")));
+	h_num_td(sb, json_object_get(a, "errors"));
+	h_num_td(sb, json_object_get(a, "warnings"));
+	strbuf_addstr(sb, "</tr>\n");
+	html_diagnostics(sb, a);
+}
+
+/* Every artifact (to the cap), then the clocks. */
+void html_artifacts(struct strbuf *sb, struct report_ctx *c, const json_t *m)
+{
+	const json_t *rows = model_rows(m), *a;
+	size_t i;
+
+	strbuf_addstr(sb, "<table><tr><th>file</th><th>kind</th><th class=n>size</th>"
+			  "<th>status</th><th class=n>seconds</th><th class=n>errors</th>"
+			  "<th class=n>warnings</th></tr>\n");
+	json_array_foreach(rows, i, a)
+		html_artifact(sb, a);
+	strbuf_addstr(sb, "</table>\n");
+	if (!json_array_size(rows))
+		h_na(sb, "No artifact was read.");
+	else
+		h_more(sb, model_total(m), (int64_t)json_array_size(rows), "artifacts");
+	html_clocks(sb, c, report_model(c, "anchors"));
+}
+
+/* --- Markdown --------------------------------------------------------------- */
+
+void md_artifacts(struct strbuf *sb, struct report_ctx *c, const json_t *m)
+{
+	static const char *const cells[] = { "path", "kind", "status", NULL };
+	const json_t *a;
+	size_t i, n = 0;
+
+	(void)c;
+	strbuf_addstr(sb, "### Artifacts\n\n| file | kind | status | errors | warnings |\n"
+			  "|---|---|---|---:|---:|\n");
+	json_array_foreach(model_rows(m), i, a) {
+		if (i == MD_ARTIFACTS)
+			break;
+		md_cells(sb, a, cells);
+		strbuf_addf(sb, " | %lld | %lld |\n", (long long)jv_int(json_object_get(a, "errors")),
+			    (long long)jv_int(json_object_get(a, "warnings")));
+		n++;
+	}
+	if (model_total(m) > (int64_t)n)
+		strbuf_addf(sb, "\n%lld more artifacts in the database.\n",
+			    (long long)(model_total(m) - (int64_t)n));
+	strbuf_addstr(sb, "\n");
+}

@@ -1,0 +1,140 @@
+/*
+ * oom_tasks.c -- the kernel OOM task dumps: for each OOM the oom-killer
+ * reported with its task list, when, who invoked it, the victim, and
+ * every process with its memory, largest RSS first. The HTML shows the
+ * first DUMPS_CAP dumps of TASKS_CAP processes each, sizes in bytes from
+ * pages of the kernel's page size.
+ */
+#include "reports/section.h"
+#include "analyzer/store/query.h"
+#include "reports/html_util.h"
+#include "lib/common.h"
+
+/* The victim: the oom_kill that names this OOM as its invoker, else the
+ * next oom_kill of the same artifact before its next OOM report. */
+#define VICTIM_PID \
+	"COALESCE((SELECT k.pid FROM event k WHERE k.kind = 'oom_kill'" \
+	"   AND json_valid(k.data) AND json_extract(k.data, '$.invoker_event') = e.id LIMIT 1)," \
+	"  (SELECT k.pid FROM event k WHERE k.kind = 'oom_kill'" \
+	"   AND k.artifact_id IS e.artifact_id AND k.id > e.id" \
+	"   AND NOT EXISTS (SELECT 1 FROM event o WHERE o.kind = 'oom_invoked'" \
+	"     AND o.artifact_id IS e.artifact_id AND o.id > e.id AND o.id < k.id)" \
+	"   ORDER BY k.id LIMIT 1))"
+#define DUMPS_SELECT "SELECT e.id, e.time_ns AS time, e.pid AS invoked_by_pid," \
+	" e.comm AS invoked_by, " VICTIM_PID " AS victim_pid"
+#define DUMPS_FROM " FROM event e WHERE e.kind = 'oom_invoked'" \
+	" AND EXISTS (SELECT 1 FROM task t WHERE t.event_id = e.id)" \
+	" ORDER BY e.time_ns, e.boot_ns, e.id"
+#define DUMPS_CAP 5
+#define TASKS_CAP 40
+
+/* The JSON's oom_tasks array. Capped: the first DUMPS_CAP as a list whose
+ * total counts every dump, each dump with boot_ns and tasks_total, and
+ * the model's page_size (meta kernel.page_size, else 4096). */
+json_t *load_oom_tasks(struct report_ctx *c)
+{
+	json_t *dumps, *m;
+	int64_t total;
+
+	if (!c->capped)
+		dumps = r_rows(c, DUMPS_SELECT DUMPS_FROM, -1);
+	else
+		dumps = r_rows(c, DUMPS_SELECT ", e.boot_ns, (SELECT count(*) FROM task t"
+			       " WHERE t.event_id = e.id) AS tasks_total" DUMPS_FROM " LIMIT 5",
+			       DUMPS_CAP);
+	r_attach(c, dumps, "tasks",
+		 "SELECT pid, uid, tgid, name, total_vm_pages, rss_pages, rss_anon_pages,"
+		 " rss_file_pages, rss_shmem_pages, pgtables_bytes, swapents, oom_score_adj"
+		 " FROM task WHERE event_id = ?1 ORDER BY rss_pages DESC, pid LIMIT ?2",
+		 TASKS_CAP, NULL);
+	if (!c->capped)
+		return dumps;
+	total = r_int(c, "SELECT count(DISTINCT event_id) FROM task", 0);
+	m = r_list(c, dumps, total);
+	json_object_set_new(m, "page_size", json_integer(r_int(c,
+		"SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'kernel.page_size'"
+		" AND value GLOB '[0-9]*' LIMIT 1", 4096)));
+	return m;
+}
+
+/* pages * page as SQLite multiplies them: an integer, or a real when the
+ * product does not fit (or the pages are not an integer); new reference. */
+static json_t *pages_bytes(const json_t *pages, int64_t page)
+{
+	long long p;
+
+	if (!pages || json_is_null(pages))
+		return json_null();
+	if (json_is_integer(pages) &&
+	    !__builtin_mul_overflow((long long)json_integer_value(pages), (long long)page, &p))
+		return json_integer(p);
+	return json_real(jv_real(pages) * (double)page);
+}
+
+/* One process of a dump, sizes in bytes; the victim marked killed. */
+static void html_task(struct strbuf *sb, const json_t *t, int64_t victim, int64_t page)
+{
+	static const char *const sizes[] = {
+		"rss_pages", "rss_anon_pages", "rss_file_pages", "rss_shmem_pages",
+		"total_vm_pages", "swapents", NULL
+	};
+	int64_t pid = jv_int_or_null(t, "pid");
+	int is_victim = victim != OL_NULL && pid != OL_NULL && pid == victim, i;
+
+	strbuf_addstr(sb, is_victim ? "<tr class=victim>" : "<tr>");
+	h_num_td(sb, json_object_get(t, "pid"));
+	h_num_td(sb, json_object_get(t, "uid"));
+	strbuf_addstr(sb, "<td>");
+	h_key(sb, t, "name");
+	strbuf_addstr(sb, is_victim ? " <b class=killed>killed</b></td>" : "</td>");
+	for (i = 0; sizes[i]; i++) {
+		json_t *b = pages_bytes(json_object_get(t, sizes[i]), page);
+		h_bytes_td(sb, b);
+		json_decref(b);
+	}
+	h_num_td(sb, json_object_get(t, "oom_score_adj"));
+	strbuf_addstr(sb, "</tr>\n");
+}
+
+/* One OOM: when, who invoked it, its processes by RSS. */
+static void html_dump(struct strbuf *sb, const json_t *d, int64_t page)
+{
+	const json_t *tasks = json_object_get(d, "tasks"), *t;
+	int64_t victim = jv_int_or_null(d, "victim_pid");
+	size_t i;
+
+	strbuf_addstr(sb, "<h3>OOM at ");
+	h_time_iso(sb, json_string_value(json_object_get(d, "time")), jv_int_or_null(d, "boot_ns"));
+	strbuf_addstr(sb, ", invoked by ");
+	h_key(sb, d, "invoked_by");
+	if (!jv_null(d, "invoked_by_pid"))
+		strbuf_addf(sb, " (pid %lld)", (long long)jv_int_or_null(d, "invoked_by_pid"));
+	strbuf_addf(sb, "</h3>\n<p class=muted>Largest RSS first; sizes from pages of %lld"
+		    " bytes.</p>\n", (long long)page);
+	strbuf_addstr(sb, "<table><tr><th class=n>pid</th><th class=n>uid</th><th>name</th>"
+			  "<th class=n>RSS</th><th class=n>anon</th><th class=n>file</th>"
+			  "<th class=n>shmem</th><th class=n>virtual</th><th class=n>swap</th>"
+			  "<th class=n>oom_score_adj</th></tr>\n");
+	json_array_foreach(tasks, i, t)
+		html_task(sb, t, victim, page);
+	strbuf_addstr(sb, "</table>\n");
+	h_more(sb, jv_int_or_null(d, "tasks_total"), (int64_t)json_array_size(tasks),
+	       "processes in this dump");
+}
+
+/* Each dump to the cap, or why there is none. */
+void html_oom_tasks(struct strbuf *sb, struct report_ctx *c, const json_t *m)
+{
+	const json_t *dumps = model_rows(m), *d;
+	int64_t page = jv_int_or_null(m, "page_size");
+	size_t i;
+
+	(void)c;
+	json_array_foreach(dumps, i, d)
+		html_dump(sb, d, page);
+	if (!json_array_size(dumps))
+		h_na(sb, "No kernel OOM task dump in the artifacts (a kernel log with the"
+			 " oom-killer's task list would show every process and its memory).");
+	else
+		h_more(sb, model_total(m), (int64_t)json_array_size(dumps), "OOM task dumps");
+}

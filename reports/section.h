@@ -1,0 +1,172 @@
+/*
+ * section.h -- the report's sections, and the one table of them
+ * (sections.c) that every format follows: the HTML navigation and the
+ * order of the HTML body, the Markdown's sections and the JSON report's
+ * keys.
+ *
+ * A section reads its rows once per report, through the store's query
+ * layer, into a model (a json_t); each format draws the section from that
+ * model. Models are loaded on first use (report_model) and kept until the
+ * report is written, so a section may draw from another's model (the chart
+ * takes its annotations from the findings) without reading them again.
+ *
+ * Two ways to load, chosen once per report:
+ *  - capped (HTML, Markdown): a loader reads at most the rows people are
+ *    shown (the caps at the top of each section's file) and counts the
+ *    rest. A capped list is {"rows": [...], "total": N}; rows may carry,
+ *    besides the keys of the JSON report, what only people are shown (a
+ *    joined event's kind, a boot time, "<child>_total" counts past a cap),
+ *    named in each loader's comment.
+ *  - full (JSON): the model is the section's JSON value (docs/json.md),
+ *    every row. A section with a stream function writes its JSON value row
+ *    by row instead (the events: bounded memory whatever their number).
+ *
+ * Every string in a model is UTF-8 cleaned text from the database (q_json);
+ * each format escapes it for its output.
+ */
+#ifndef OOMLENS_SECTION_H
+#define OOMLENS_SECTION_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/strbuf.h"
+#include "reports/summary.h"
+
+#define REPORT_MODELS 32   /* rows in the sections table, at most */
+
+struct report_ctx {
+	sqlite3 *db;
+	int capped;                       /* 1: HTML/Markdown, 0: JSON (every row) */
+	int has_summary;                  /* sum was loaded */
+	struct report_summary sum;        /* the header's figures (summary.h) */
+	json_t *model[REPORT_MODELS];     /* by row of the table, once loaded */
+	unsigned char loaded[REPORT_MODELS];
+	struct strbuf qerr;               /* SQLite's message for the first failed query */
+};
+
+/* Reads the section's model (NULL: JSON null / nothing to show). */
+typedef json_t *section_load_fn(struct report_ctx *c);
+/* Draws the section from its model (m may be NULL). */
+typedef void section_draw_fn(struct strbuf *sb, struct report_ctx *c, const json_t *m);
+/* Writes the section's JSON value to out row by row. 0 or -1. */
+typedef int section_stream_fn(struct report_ctx *c, FILE *out);
+
+struct section {
+	const char *id;          /* JSON key and HTML anchor */
+	const char *anchor;      /* the HTML anchor when it is not id, else NULL */
+	const char *nav;         /* HTML: the navigation's label */
+	const char *heading;     /* HTML: the section's <h2> */
+	int json;                /* a key of the JSON report */
+	section_load_fn *load;   /* NULL: the section has no model (the chart draws its own) */
+	section_draw_fn *html;   /* NULL: not in the HTML report */
+	section_draw_fn *md;     /* NULL: not in the Markdown */
+	section_stream_fn *stream;  /* JSON: unbounded sections, else NULL */
+};
+
+/* The table, in the order of every format; ends with a NULL id. Rows with
+ * no key and no renderer are models other sections share. */
+extern const struct section report_sections[];
+
+/* Start a report of db: capped (HTML/Markdown) or full (JSON). Loads the
+ * summary; in capped mode a summary that cannot be read fails the report
+ * (-1, err says why), in full mode it is JSON null. Close in every case. */
+int report_ctx_open(struct report_ctx *c, sqlite3 *db, int capped, struct strbuf *err);
+void report_ctx_close(struct report_ctx *c);
+/* The model of section id, read on first use (borrowed; NULL when the
+ * loader found nothing). id must be in the table. */
+const json_t *report_model(struct report_ctx *c, const char *id);
+/* Forget a model that no later section needs (the JSON report writes one
+ * section at a time, and frees each as it goes). */
+void report_model_drop(struct report_ctx *c, const char *id);
+/* The HTML anchor of section s. */
+const char *section_anchor(const struct section *s);
+
+/* The forms, written from an open context (report.c picks one): 0 or -1. */
+int report_html_write(struct report_ctx *c, FILE *out);   /* html.c */
+int report_md_write(struct report_ctx *c, FILE *out);     /* markdown.c */
+int report_json_write(struct report_ctx *c, FILE *out);   /* json.c */
+
+/* --- reading, for loaders: failures go to c->qerr, nothing is printed --- */
+
+sqlite3_stmt *r_prepare(struct report_ctx *c, const char *sql);
+int64_t r_int(struct report_ctx *c, const char *sql, int64_t dflt);
+double r_real(struct report_ctx *c, const char *sql, double dflt);
+/* At most max rows (max < 0: all) of sql as q_row builds them; an empty
+ * array when the query fails. */
+json_t *r_rows(struct report_ctx *c, const char *sql, int64_t max);
+/* 1 when the database has that table (one read of the schema per report). */
+int r_has_table(struct report_ctx *c, const char *name);
+/* The rows of the snapshot table, 0 when it is absent (read once). */
+int64_t r_snapshots(struct report_ctx *c);
+/* The limit a capped report puts on a list (cap), or -1 (all) in full mode. */
+int64_t r_cap(const struct report_ctx *c, int64_t cap);
+/* For each row of rows (each with an "id"): store under key the rows of
+ * child_sql (?1 = that id; "LIMIT ?2" takes r_cap(c, cap)); in capped mode,
+ * when the cap was reached, "<key>_total" from count_sql (?1 = the id).
+ * Then drop "id" from the row. */
+void r_attach(struct report_ctx *c, json_t *rows, const char *key, const char *child_sql,
+	      int64_t cap, const char *count_sql);
+/* A list as the mode wants it: the rows themselves (full), or
+ * {"rows": rows, "total": total} (capped). Takes rows' reference. */
+json_t *r_list(struct report_ctx *c, json_t *rows, int64_t total);
+/* A generic table for people: {"columns": [names], "rows": [[values]],
+ * "total": N} of at most cap rows of sql, total given (the caller counted
+ * them anyway) or, when < 0, the rows read. NULL when sql does not
+ * compile (a domain table with other columns): nothing is said then. */
+json_t *r_table(struct report_ctx *c, const char *sql, int64_t total, int64_t cap);
+
+/* --- the models' values --- */
+
+/* The rows of a list model, either form (NULL when m is not a list). */
+const json_t *model_rows(const json_t *m);
+/* The rows a list stands for in the database (its size when full). */
+int64_t model_total(const json_t *m);
+/* A value as SQLite's column_int64/column_double would read it: null is
+ * 0, a real is clamped to int64, text gives its leading number. */
+int64_t jv_int(const json_t *v);
+double jv_real(const json_t *v);
+/* A value as SQLite gives it as text: *s at a string's bytes, or at a
+ * number's digits written in buf[n]; returns the length, or -1 when v is
+ * missing or null. */
+long jv_text(const json_t *v, char *buf, size_t n, const char **s);
+/* The value of key in o as an int64, or OL_NULL when missing or null. */
+int64_t jv_int_or_null(const json_t *o, const char *key);
+/* 1 when key is missing from o or null. */
+int jv_null(const json_t *o, const char *key);
+
+/* --- the sections, one file each, named for the section (declared by
+ * their types above) --- */
+
+section_load_fn load_findings;                         /* findings.c */
+section_draw_fn html_findings, md_findings;
+section_load_fn load_events, load_event_counts;       /* events.c */
+section_stream_fn stream_events;
+section_draw_fn html_events, md_events;
+section_load_fn load_oom_tasks;                        /* oom_tasks.c */
+section_draw_fn html_oom_tasks;
+section_load_fn load_live_memory;                      /* live_memory.c */
+section_draw_fn html_live_memory;
+section_load_fn load_segments;                         /* segments.c */
+section_draw_fn html_segments;
+section_load_fn load_gpu_core;                         /* gpu_core.c */
+section_draw_fn html_gpu_core;
+section_load_fn load_artifacts;                        /* artifacts.c */
+section_draw_fn html_artifacts, md_artifacts;
+section_load_fn load_anchors;                          /* clocks.c */
+section_draw_fn html_clocks;
+section_load_fn load_unknowns;                         /* unknowns.c */
+section_draw_fn html_unknowns, md_unknowns;
+section_draw_fn html_timeline;                         /* chart_svg.c */
+section_load_fn load_tables;                           /* sections.c */
+/* json.c: the sections only the JSON report has */
+section_load_fn load_version, load_schema, load_verdict, load_summary, load_meta,
+	load_gpu_cores, load_host_cores, load_series, load_snapshots;
+
+/* The events whose time is a wall-clock time of unknown zone (events.c
+ * counts them for the HTML, unknowns.c for the JSON). */
+#define EVENTS_LOCAL_TIME "SELECT count(*) FROM event WHERE clock = 'local'"
+
+#endif

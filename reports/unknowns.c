@@ -1,0 +1,154 @@
+/*
+ * unknowns.c -- what the report could not determine: the evidence the
+ * verdict missed, times not on UTC, artifacts not read, families of
+ * evidence absent from the database.
+ */
+#include "reports/section.h"
+#include "reports/html_util.h"
+#include "reports/md_util.h"
+#include "analyzer/store/query.h"
+
+#define NOT_READ_CAP 50
+
+/* The JSON's unknowns object. Capped: the first NOT_READ_CAP artifacts
+ * not read, "series": true when there is a time series, and no
+ * events_local_time (a pass over every event: the HTML takes it from the
+ * event_counts model, the Markdown does not show it). */
+json_t *load_unknowns(struct report_ctx *c)
+{
+	static const char *const domain[] = {
+		"snapshot", "segment", "block", "trace", "alloc", "gpu_device", "gpu_context",
+		"gpu_module", "gpu_grid", "gpu_region", "thread", NULL
+	};
+	const json_t *missing = json_object_get(c->sum.verdict, "missing");
+	json_t *o = json_object(), *absent = json_array();
+	int i;
+
+	json_object_set_new(o, "missing", missing ? json_incref((json_t *)missing) : json_null());
+	json_object_set_new(o, "events_not_on_utc",
+		json_integer(r_int(c, "SELECT count(*) FROM event WHERE time_ns IS NULL", 0)));
+	if (!c->capped)
+		json_object_set_new(o, "events_local_time",
+				    json_integer(r_int(c, EVENTS_LOCAL_TIME, 0)));
+	json_object_set_new(o, "samples_not_on_utc",
+		json_integer(r_int(c, Q_UNTIMED_SAMPLES, 0)));
+	json_object_set_new(o, "artifacts_not_read", r_rows(c,
+		"SELECT path, status, errors FROM artifact WHERE status IN ('failed', 'partial',"
+		" 'empty') ORDER BY id", r_cap(c, NOT_READ_CAP)));
+	for (i = 0; domain[i]; i++)
+		if (!r_has_table(c, domain[i]))
+			json_array_append_new(absent, json_string(domain[i]));
+	json_object_set_new(o, "tables_absent", absent);
+	if (c->capped)
+		json_object_set_new(o, "series", json_boolean(r_int(c, "SELECT count(*) FROM"
+						 " (SELECT 1 FROM series LIMIT 1)", 0)));
+	return o;
+}
+
+/* --- HTML ------------------------------------------------------------------- */
+
+/* The counts of things not placed (local: from event_counts); returns
+ * the items written. */
+static int html_not_placed(struct strbuf *sb, const json_t *m, int64_t local)
+{
+	int64_t n;
+	int items = 0;
+
+	if ((n = jv_int_or_null(m, "events_not_on_utc")) > 0) {
+		strbuf_addf(sb, "<li>%lld events are only on the boot clock (no anchor placed them on"
+			    " UTC; give <code>--boot-time</code>): they are listed as boot+seconds and"
+			    " not drawn on the chart.</li>", (long long)n);
+		items++;
+	}
+	if ((n = local) > 0) {
+		strbuf_addf(sb, "<li>%lld events carry a wall-clock time of unknown zone, read as"
+			    " if UTC (give <code>--tz</code>).</li>", (long long)n);
+		items++;
+	}
+	if ((n = jv_int_or_null(m, "samples_not_on_utc")) > 0) {
+		strbuf_addf(sb, "<li>%lld samples have no UTC time and are not drawn.</li>",
+			    (long long)n);
+		items++;
+	}
+	return items;
+}
+
+/* The artifacts not read; returns the items written. */
+static int html_not_read(struct strbuf *sb, const json_t *m)
+{
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(json_object_get(m, "artifacts_not_read"), i, a) {
+		strbuf_addstr(sb, "<li><code>");
+		h_key(sb, a, "path");
+		strbuf_addstr(sb, "</code> was ");
+		h_key(sb, a, "status");
+		strbuf_addf(sb, " (%lld errors, see <a href=\"#artifacts\">artifacts</a>).</li>",
+			    (long long)jv_int(json_object_get(a, "errors")));
+	}
+	return (int)json_array_size(json_object_get(m, "artifacts_not_read"));
+}
+
+/* Every unknown as an item, or "Nothing". */
+void html_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
+{
+	const struct report_summary *s = &c->sum;
+	const json_t *counts = report_model(c, "event_counts");
+	int items = 0;
+
+	strbuf_addstr(sb, "<ul>");
+	if (s->missing.len) {
+		strbuf_addstr(sb, "<li><b>Evidence that would have decided the verdict:</b> ");
+		h_text(sb, s->missing.buf, s->missing.len);
+		strbuf_addstr(sb, "</li>");
+		items++;
+	}
+	if (!s->has_verdict) {
+		strbuf_addstr(sb, "<li>No verdict is recorded: the rules were not run on this"
+				  " database (<code>oomlens analyze</code> runs them).</li>");
+		items++;
+	}
+	if (!jv_int(json_object_get(counts, "oom_or_kill"))) {
+		strbuf_addstr(sb, "<li>No OOM or kill event was found: when and what the OOM killed"
+				  " is unknown.</li>");
+		items++;
+	}
+	items += html_not_placed(sb, m, jv_int(json_object_get(counts, "local")));
+	items += html_not_read(sb, m);
+	if (!json_is_true(json_object_get(m, "series"))) {
+		strbuf_addstr(sb, "<li>No memory time series (nvidia-smi/DCGM log, cgroup or smaps"
+				  " captures, snapshot trace): how memory grew before the OOM is"
+				  " unknown.</li>");
+		items++;
+	}
+	if (!r_has_table(c, "snapshot") || !r_snapshots(c)) {
+		strbuf_addstr(sb, "<li>No PyTorch memory snapshot: which code held the GPU memory is"
+				  " unknown.</li>");
+		items++;
+	}
+	if (!items)
+		strbuf_addstr(sb, "<li>Nothing: every artifact was read and every time placed on"
+				  " UTC.</li>");
+	strbuf_addstr(sb, "</ul>");
+}
+
+/* --- Markdown ----------------------------------------------------------------- */
+
+void md_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
+{
+	int64_t boot = jv_int(json_object_get(m, "events_not_on_utc"));
+
+	if (!c->sum.missing.len && !boot)
+		return;
+	strbuf_addstr(sb, "### Not determined\n\n");
+	if (c->sum.missing.len) {
+		strbuf_addstr(sb, "- Missing evidence: ");
+		md(sb, c->sum.missing.buf, c->sum.missing.len);
+		strbuf_addstr(sb, "\n");
+	}
+	if (boot)
+		strbuf_addf(sb, "- %lld events only on the boot clock (not placed on UTC)\n",
+			    (long long)boot);
+	strbuf_addstr(sb, "\n");
+}
