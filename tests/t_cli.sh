@@ -20,10 +20,23 @@ has() { # has NAME FILE TEXT
 
 "$bin" --version >"$tmp/v"; check version 0 $?
 has version "$tmp/v" "oomlens [0-9]"
+# Help is asked for: on stdout, exit 0; a wrong command line: stderr, exit 2.
+"$bin" --help >"$tmp/h" 2>/dev/null; check "--help" 0 $?
+has "--help on stdout" "$tmp/h" "usage: oomlens <command>"
 for c in analyze ingest report timeline classify replay convert; do
-	"$bin" $c --help >"$tmp/h" 2>&1; check "$c --help" 0 $?
-	has "$c --help" "$tmp/h" "usage: oomlens $c"
+	"$bin" $c --help >"$tmp/h" 2>/dev/null; check "$c --help" 0 $?
+	has "$c --help on stdout" "$tmp/h" "usage: oomlens $c"
 done
+"$bin" analyze --tz >/dev/null 2>"$tmp/e"; check "option without its value" 2 $?
+has "missing value said" "$tmp/e" "--tz needs a value"
+"$bin" analyze --frobnicate x >/dev/null 2>"$tmp/e"; check "unknown option" 2 $?
+has "unknown option said" "$tmp/e" "unknown option '--frobnicate'"
+# replay of nothing is not a pass
+"$bin" replay "$tmp/no-such-case" >/dev/null 2>"$tmp/e"; check "replay of a missing path" 2 $?
+has "missing case named" "$tmp/e" "no-such-case: No such file or directory"
+mkdir "$tmp/empty-case"
+"$bin" replay "$tmp/empty-case" >/dev/null 2>"$tmp/e"; check "replay of no case" 2 $?
+has "no case said" "$tmp/e" "no case to replay"
 "$bin" nosuchcommand 2>/dev/null; check "unknown command" 2 $?
 "$bin" analyze 2>/dev/null; check "analyze without paths" 2 $?
 "$bin" analyze --format pdf x 2>/dev/null; check "bad format" 2 $?
@@ -57,6 +70,10 @@ has "anchor shown" "$tmp/b.html" "<td>--boot-time</td>"
 has "dmesg placed on UTC" "$tmp/tb" "2026-11-29T11:16:40.100000Z"
 "$bin" timeline "$tmp/a.db" >"$tmp/t"; check "timeline" 0 $?
 has "timeline kill" "$tmp/t" "oom_kill"
+"$bin" timeline --kind=oom_kill "$tmp/a.db" >"$tmp/t"; check "timeline --kind=" 0 $?
+has "timeline --kind kill" "$tmp/t" "oom_kill"
+"$bin" timeline --kind bogus "$tmp/a.db" >/dev/null 2>"$tmp/e"; check "timeline --kind bogus" 2 $?
+has "kinds listed" "$tmp/e" "its kinds: .*oom_kill"
 "$bin" report "$tmp/notes.txt" 2>/dev/null >/dev/null; check "report on a non-db" 1 $?
 
 # gzip is read transparently.

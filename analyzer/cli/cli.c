@@ -1,10 +1,13 @@
 /*
- * cli.c -- what the commands share: messages on stderr (the only layer
- * that prints), the options of every command that ingests, the ingest
- * run with its summary, and writing a report to a file or stdout.
+ * cli.c -- what the commands share: messages on stderr and help on
+ * stdout (this is the only layer that prints), the option walk over each
+ * command's table and the options of every command that ingests, opening
+ * a database, the ingest run with its summary, and writing a report to a
+ * file or stdout.
  */
 #include "analyzer/cli/cli.h"
 #include "analyzer/ingest/ingest.h"
+#include "analyzer/store/timeline.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
 
@@ -43,36 +46,107 @@ void watch_store_errors(struct timeline *tl)
 	tl->on_error_arg = NULL;
 }
 
-int parse_ingest_option(int argc, char **argv, int *i, struct ingest_opts *o)
+int help(const char *text)
 {
-	const char *a = argv[*i];
-	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	fputs(text, stdout);
+	return EXIT_OK;
+}
 
-	if (strcmp(a, "--boot-time") && strcmp(a, "--tz") && strcmp(a, "--year"))
-		return 0;
-	if (!v)
-		return error("%s needs a value", a);
-	(*i)++;
-	if (!strcmp(a, "--boot-time")) {
-		int off;
+/* The row of a's table for argument arg ("--db", "--db=X", "-o"), with
+ * the length of its name in *len; NULL when none matches. */
+static const struct cli_opt *find_opt(const struct cli_args *a, const char *arg, size_t *len)
+{
+	const struct cli_opt *o;
+
+	for (o = a->opts; o->name; o++) {
+		size_t n = strlen(o->name);
+		if (!strncmp(arg, o->name, n) && (arg[n] == 0 || (arg[n] == '=' && o->takes_value))) {
+			*len = n;
+			return o;
+		}
+		if (o->alias && arg[0] == '-' && arg[1] == o->alias && arg[2] == 0) {
+			*len = 2;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+int cli_next(struct cli_args *a)
+{
+	const struct cli_opt *o;
+	const char *arg;
+	size_t len;
+
+	for (;;) {
+		if (a->i >= a->argc)
+			return CLI_DONE;
+		arg = a->argv[a->i++];
+		if (!strcmp(arg, "--") && !a->only_args)
+			a->only_args = 1;
+		else if (a->only_args || arg[0] != '-' || arg[1] == 0)
+			a->args[a->nargs++] = (char *)arg;  /* nargs < i: nothing unread is lost */
+		else
+			break;
+	}
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+		return CLI_HELP;
+	o = find_opt(a, arg, &len);
+	if (!o) {
+		error("unknown option '%s'", arg);
+		return CLI_BAD;
+	}
+	a->value = NULL;
+	if (!o->takes_value)
+		return (int)o->id;
+	if (arg[len] == '=') {
+		a->value = arg + len + 1;
+	} else if (a->i < a->argc) {
+		a->value = a->argv[a->i++];
+	} else {
+		error("%s needs a value", o->name);
+		return CLI_BAD;
+	}
+	return (int)o->id;
+}
+
+int cli_ingest_option(enum cli_opt_id id, const char *v, struct ingest_opts *o)
+{
+	int off;
+
+	if (id == OPT_BOOT_TIME) {
 		int64_t ns;
 		if (parse_iso8601(v, strlen(v), &ns, &off) < 0)
 			return error("--boot-time: expected an ISO 8601 time, got '%s'", v);
 		o->boot_time_ns = ns;
-	} else if (!strcmp(a, "--tz")) {
-		int off;
+	} else if (id == OPT_TZ) {
 		if (parse_tz_offset(v, strlen(v), &off) < 0)
 			return error("--tz: expected +HH:MM or -HH:MM, got '%s'", v);
 		o->tz_known = 1;
 		o->tz_offset_s = off;
-	} else {
+	} else if (id == OPT_YEAR) {
 		char *end;
 		long y = strtol(v, &end, 10);
-		if (*end || y < 1970 || y > 9999)
+		if (end == v || *end || y < 1970 || y > 9999)
 			return error("--year: expected a year, got '%s'", v);
 		o->year = (int)y;
+	} else {
+		return error("internal: option %d is not an ingest option", (int)id);
 	}
-	return 1;
+	return 0;
+}
+
+int open_db(struct timeline *tl, const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (timeline_open(tl, path, 0, &err) < 0) {
+		error("%s", err.len ? err.buf : "out of memory");
+		strbuf_release(&err);
+		return -1;
+	}
+	watch_store_errors(tl);
+	return 0;
 }
 
 /* Say which artifacts gave wall-clock times without a zone: they were read

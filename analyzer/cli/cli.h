@@ -30,16 +30,63 @@ int cmd_convert(int argc, char **argv);
 
 /* "oomlens: <msg>" on stderr; returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print usage text and return EXIT_USAGE. */
+/* Print usage text on stderr and return EXIT_USAGE. */
 int usage(const char *text);
 
-/* Shared options of the commands that ingest, parsed from argv[i]; returns
- * 1 if it consumed the option (and maybe its value), 0 if not ours, -1 on
- * a bad value. */
+/* ---- options (after curl's tool_getparam.c: one table per command) ---- */
+
+/* The options the commands know; each command lists those it takes. */
+enum cli_opt_id {
+	OPT_APPEND = 1, OPT_BOOT_TIME, OPT_DB, OPT_FORMAT, OPT_JSON, OPT_KIND,
+	OPT_ORACLE, OPT_OUTPUT, OPT_QUIET, OPT_TZ, OPT_YEAR,
+};
+
+struct cli_opt {
+	const char *name;       /* "--db" */
+	char alias;             /* 'o' for -o, or 0 */
+	int takes_value;        /* 1: "--db X" or "--db=X" */
+	enum cli_opt_id id;
+};
+
+/* The options of every command that ingests (cli_ingest_option reads them). */
+#define CLI_INGEST_OPTS \
+	{ "--boot-time", 0, 1, OPT_BOOT_TIME }, { "--tz", 0, 1, OPT_TZ }, \
+	{ "--year", 0, 1, OPT_YEAR }
+
+/* What cli_next found, when not an option. */
+enum { CLI_DONE = 0, CLI_BAD = -1, CLI_HELP = -2 };
+
+/* A walk over a command's argv (argv[0] is the command's name). The
+ * arguments that are not options are gathered, in order, at the front of
+ * argv: once the walk is done they are args[0..nargs). */
+struct cli_args {
+	int argc;
+	char **argv;
+	const struct cli_opt *opts; /* ends with a { NULL } row */
+	int i;                      /* next argv index */
+	int only_args;              /* after "--": everything is an argument */
+	const char *value;          /* the option's value */
+	char **args;                /* = argv: the arguments gathered so far */
+	int nargs;
+};
+#define CLI_ARGS_INIT(argc, argv, opts) { (argc), (argv), (opts), 1, 0, NULL, (argv), 0 }
+
+/* The next option's id (its value, if it takes one, in a->value),
+ * CLI_HELP for -h/--help, CLI_DONE at the end, or CLI_BAD after saying
+ * what is wrong (unknown option, missing value). Arguments met on the way
+ * are gathered (see struct cli_args). */
+int cli_next(struct cli_args *a);
+/* Read one of CLI_INGEST_OPTS into o: 0, or -1 after saying why. */
 struct ingest_opts;
+int cli_ingest_option(enum cli_opt_id id, const char *value, struct ingest_opts *o);
+/* The command's help on stdout; returns EXIT_OK. */
+int help(const char *text);
+
 struct ingest_cfg;
 struct timeline;
-int parse_ingest_option(int argc, char **argv, int *i, struct ingest_opts *o);
+/* Open an existing incident database for a command, saying why not
+ * (and returning -1) when it cannot be. */
+int open_db(struct timeline *tl, const char *path);
 /* Print each store error of an open timeline as it happens
  * ("oomlens: sqlite: <message>"). */
 void watch_store_errors(struct timeline *tl);

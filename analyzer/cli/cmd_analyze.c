@@ -25,6 +25,12 @@ static const char analyze_usage[] =
 	INGEST_OPTIONS_HELP
 	"exit: 0 done, 1 nothing usable in the artifacts, 2 usage\n";
 
+static const struct cli_opt analyze_opts[] = {
+	{ "--output", 'o', 1, OPT_OUTPUT }, { "--db", 0, 1, OPT_DB },
+	{ "--format", 0, 1, OPT_FORMAT }, { "--json", 0, 0, OPT_JSON },
+	{ "--quiet", 'q', 0, OPT_QUIET }, CLI_INGEST_OPTS, { NULL, 0, 0, 0 }
+};
+
 /* "incident/" -> "incident", "/x/kern.log.gz" -> "kern.log.gz" */
 static void base_name(const char *path, struct strbuf *out)
 {
@@ -41,74 +47,19 @@ static void base_name(const char *path, struct strbuf *out)
 	}
 }
 
-
-int cmd_analyze(int argc, char **argv)
+/* Ingest paths into db, classify, write the report: an exit code. */
+static int analyze(const char *db, const char *out, enum report_format fmt, char **paths,
+		   int npaths, const struct ingest_opts *opts, struct ingest_cfg *cfg)
 {
-	struct ingest_opts opts = { OL_NULL, 0, 0, 0 };
-	struct ingest_cfg cfg = { .progress = -1 };
-	struct strbuf dbpath = STRBUF_INIT, outpath = STRBUF_INIT, err = STRBUF_INIT;
-	enum report_format fmt = REPORT_HTML;
-	const char *db = NULL, *out = NULL;
-	struct timeline *tl = NULL;
-	char **paths;
-	int i, np = 0, r;
+	struct strbuf err = STRBUF_INIT;
+	struct timeline *tl = calloc(1, sizeof(*tl));
+	int r;
 
-	paths = calloc((size_t)argc + 1, sizeof(*paths));
-	if (!paths)
-		return EXIT_ERROR;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(analyze_usage, stdout);
-			free(paths);
-			return EXIT_OK;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--db") && i + 1 < argc) {
-			db = argv[++i];
-		} else if (!strcmp(a, "--format") && i + 1 < argc) {
-			if (report_format_parse(argv[++i], &fmt) < 0) {
-				error("--format: expected html, md or json, got '%s'", argv[i]);
-				free(paths);
-				return EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--json")) {
-			fmt = REPORT_JSON;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			cfg.quiet = 1;
-		} else if ((r = parse_ingest_option(argc, argv, &i, &opts)) != 0) {
-			if (r < 0) {
-				free(paths);
-				return EXIT_USAGE;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			error("unknown option '%s'", a);
-			free(paths);
-			return usage(analyze_usage);
-		} else {
-			paths[np++] = argv[i];
-		}
-	}
-	if (!np) {
-		free(paths);
-		return usage(analyze_usage);
-	}
-	if (!db) {
-		base_name(paths[0], &dbpath);
-		strbuf_addstr(&dbpath, ".db");
-		db = dbpath.buf;
-	}
-	if (!out && fmt == REPORT_HTML) {
-		base_name(paths[0], &outpath);
-		strbuf_addstr(&outpath, ".html");
-		out = outpath.buf;
-	}
-	tl = calloc(1, sizeof(*tl));
 	if (!tl) {
-		r = EXIT_ERROR;
-		goto done;
+		error("out of memory");
+		return EXIT_ERROR;
 	}
-	r = run_ingest(db, 0, paths, np, &opts, &cfg, tl);
+	r = run_ingest(db, 0, paths, npaths, opts, cfg, tl);
 	if (r == EXIT_OK && analyze_timeline(tl, &err) < 0) {
 		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		r = EXIT_ERROR;
@@ -116,16 +67,68 @@ int cmd_analyze(int argc, char **argv)
 	if (r == EXIT_OK) {
 		if (write_report(tl->db, fmt, out) < 0)
 			r = EXIT_ERROR;
-		else if (out && strcmp(out, "-") && !cfg.quiet)
+		else if (out && strcmp(out, "-") && !cfg->quiet)
 			fprintf(stderr, "oomlens: report written to %s (database %s)\n", out, db);
 	}
-done:
-	if (tl)
-		timeline_close(tl);
+	timeline_close(tl);
 	free(tl);
-	free(paths);
+	strbuf_release(&err);
+	return r;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct ingest_opts opts = { OL_NULL, 0, 0, 0 };
+	struct ingest_cfg cfg = { .progress = -1 };
+	struct strbuf dbpath = STRBUF_INIT, outpath = STRBUF_INIT;
+	enum report_format fmt = REPORT_HTML;
+	const char *db = NULL, *out = NULL;
+	struct cli_args a = CLI_ARGS_INIT(argc, argv, analyze_opts);
+	int o, r;
+
+	while ((o = cli_next(&a)) != CLI_DONE) {
+		switch (o) {
+		case CLI_HELP:
+			return help(analyze_usage);
+		case CLI_BAD:
+			return usage(analyze_usage);
+		case OPT_OUTPUT:
+			out = a.value;
+			break;
+		case OPT_DB:
+			db = a.value;
+			break;
+		case OPT_FORMAT:
+			if (report_format_parse(a.value, &fmt) < 0) {
+				error("--format: expected html, md or json, got '%s'", a.value);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_JSON:
+			fmt = REPORT_JSON;
+			break;
+		case OPT_QUIET:
+			cfg.quiet = 1;
+			break;
+		default:
+			if (cli_ingest_option(o, a.value, &opts) < 0)
+				return EXIT_USAGE;
+		}
+	}
+	if (!a.nargs)
+		return usage(analyze_usage);
+	if (!db) {
+		base_name(a.args[0], &dbpath);
+		strbuf_addstr(&dbpath, ".db");
+		db = dbpath.buf;
+	}
+	if (!out && fmt == REPORT_HTML) {
+		base_name(a.args[0], &outpath);
+		strbuf_addstr(&outpath, ".html");
+		out = outpath.buf;
+	}
+	r = analyze(db, out, fmt, a.args, a.nargs, &opts, &cfg);
 	strbuf_release(&dbpath);
 	strbuf_release(&outpath);
-	strbuf_release(&err);
 	return r;
 }

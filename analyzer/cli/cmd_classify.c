@@ -46,44 +46,36 @@ static void print_text(sqlite3 *db)
 	}
 }
 
+static const struct cli_opt classify_opts[] = {
+	{ "--json", 0, 0, OPT_JSON }, { NULL, 0, 0, 0 }
+};
+
 int cmd_classify(int argc, char **argv)
 {
+	struct cli_args a = CLI_ARGS_INIT(argc, argv, classify_opts);
 	struct strbuf err = STRBUF_INIT;
-	const char *db = NULL;
 	struct timeline tl;
-	int i, json = 0, r = EXIT_OK;
+	int o, json = 0, r = EXIT_OK;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(classify_usage, stdout);
-			return EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			error("unknown option '%s'", argv[i]);
+	while ((o = cli_next(&a)) != CLI_DONE) {
+		if (o == CLI_HELP)
+			return help(classify_usage);
+		if (o != OPT_JSON)
 			return usage(classify_usage);
-		} else if (!db) {
-			db = argv[i];
-		} else {
-			return usage(classify_usage);
-		}
+		json = 1;
 	}
-	if (!db)
+	if (a.nargs != 1)
 		return usage(classify_usage);
-	if (timeline_open(&tl, db, 0, &err) < 0) {
-		error("%s", err.buf);
-		strbuf_release(&err);
+	if (open_db(&tl, a.args[0]) < 0)
 		return EXIT_ERROR;
-	}
-	watch_store_errors(&tl);
 	if (analyze_timeline(&tl, &err) < 0) {
 		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		r = EXIT_ERROR;
-	}
-	else if (json)
+	} else if (json) {
 		r = write_report(tl.db, REPORT_JSON, NULL) < 0 ? EXIT_ERROR : EXIT_OK;
-	else
+	} else {
 		print_text(tl.db);
+	}
 	timeline_close(&tl);
 	strbuf_release(&err);
 	return r;

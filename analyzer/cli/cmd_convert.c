@@ -30,6 +30,10 @@ static int64_t print_diag(struct sink *s, uint64_t line, uint64_t offset,
 	return 1;
 }
 
+static const struct cli_opt convert_opts[] = {
+	{ "--output", 'o', 1, OPT_OUTPUT }, { NULL, 0, 0, 0 }
+};
+
 int cmd_convert(int argc, char **argv)
 {
 	const char *src = NULL, *out = NULL;
@@ -39,26 +43,20 @@ int cmd_convert(int argc, char **argv)
 	struct ts_ops ops;
 	struct ts_writer *w;
 	FILE *f;
-	int i, r;
+	struct cli_args a = CLI_ARGS_INIT(argc, argv, convert_opts);
+	int o, r;
 	int64_t lines;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(convert_usage, stdout);
-			return EXIT_OK;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			error("unknown option '%s'", argv[i]);
+	while ((o = cli_next(&a)) != CLI_DONE) {
+		if (o == CLI_HELP)
+			return help(convert_usage);
+		if (o != OPT_OUTPUT)
 			return usage(convert_usage);
-		} else if (!src) {
-			src = argv[i];
-		} else {
-			return usage(convert_usage);
-		}
+		out = a.value;
 	}
-	if (!src)
+	if (a.nargs != 1)
 		return usage(convert_usage);
+	src = a.args[0];
 	if (input_open(&in, src, &err) < 0) {
 		error("%s", err.buf);
 		strbuf_release(&err);

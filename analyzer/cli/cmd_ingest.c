@@ -21,63 +21,59 @@ static const char ingest_usage[] =
 	INGEST_OPTIONS_HELP
 	"exit: 0 something was read, 1 nothing usable, 2 usage\n";
 
-
+static const struct cli_opt ingest_opts[] = {
+	{ "--db", 0, 1, OPT_DB }, { "--kind", 0, 1, OPT_KIND }, { "--append", 0, 0, OPT_APPEND },
+	{ "--quiet", 'q', 0, OPT_QUIET }, CLI_INGEST_OPTS, { NULL, 0, 0, 0 }
+};
 
 int cmd_ingest(int argc, char **argv)
 {
 	struct ingest_opts opts = { OL_NULL, 0, 0, 0 };
 	struct ingest_cfg cfg = { .progress = -1 };
+	struct cli_args a = CLI_ARGS_INIT(argc, argv, ingest_opts);
 	struct timeline *tl;
 	const char *db = NULL;
-	int i, np = 0, append = 0, r;
-	char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	int o, append = 0, r;
 
-	if (!paths)
-		return EXIT_ERROR;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(ingest_usage, stdout);
-			free(paths);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--db") && i + 1 < argc) {
-			db = argv[++i];
-		} else if (!strcmp(a, "--kind") && i + 1 < argc) {
-			cfg.force_kind = argv[++i];
-		} else if (!strcmp(a, "--append")) {
-			append = 1;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			cfg.quiet = 1;
-		} else if ((r = parse_ingest_option(argc, argv, &i, &opts)) != 0) {
-			if (r < 0) {
-				free(paths);
-				return EXIT_USAGE;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			error("unknown option '%s'", a);
-			free(paths);
+	while ((o = cli_next(&a)) != CLI_DONE) {
+		switch (o) {
+		case CLI_HELP:
+			return help(ingest_usage);
+		case CLI_BAD:
 			return usage(ingest_usage);
-		} else {
-			paths[np++] = argv[i];
+		case OPT_DB:
+			db = a.value;
+			break;
+		case OPT_KIND:
+			cfg.force_kind = a.value;
+			break;
+		case OPT_APPEND:
+			append = 1;
+			break;
+		case OPT_QUIET:
+			cfg.quiet = 1;
+			break;
+		default:
+			if (cli_ingest_option(o, a.value, &opts) < 0)
+				return EXIT_USAGE;
 		}
 	}
-	if (!db || !np) {
-		free(paths);
+	if (!db || !a.nargs)
 		return usage(ingest_usage);
-	}
 	if (cfg.force_kind && !format_by_kind(cfg.force_kind)) {
 		const struct format *f;
 		error("--kind: unknown format '%s'; the formats are:", cfg.force_kind);
 		for (f = formats; f->kind; f++)
 			fprintf(stderr, "  %-16s %s\n", f->kind, f->what);
-		free(paths);
 		return EXIT_USAGE;
 	}
 	tl = calloc(1, sizeof(*tl));
-	r = tl ? run_ingest(db, append, paths, np, &opts, &cfg, tl) : EXIT_ERROR;
-	if (tl)
-		timeline_close(tl);
+	if (!tl) {
+		error("out of memory");
+		return EXIT_ERROR;
+	}
+	r = run_ingest(db, append, a.args, a.nargs, &opts, &cfg, tl);
+	timeline_close(tl);
 	free(tl);
-	free(paths);
 	return r;
 }

@@ -13,6 +13,7 @@
 #include "lib/timeutil.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char replay_usage[] =
 	"usage: oomlens replay [--oracle DBDIR] DIR...\n"
@@ -28,7 +30,8 @@ static const char replay_usage[] =
 	"  are skipped.\n"
 	"  --oracle DBDIR  classify DBDIR/<case>.db (a timeline written by\n"
 	"                  fixtures/gen_fixtures.py --oracle) instead of ingesting\n"
-	"exit: 0 all cases passed, 3 a case did not give its expected verdict, 2 usage\n";
+	"exit: 0 all cases passed, 3 a case did not give its expected verdict, 2 usage\n"
+	"      (also: a DIR that does not exist, or no DIR holding an expected.json)\n";
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -137,80 +140,111 @@ static int cause_ok(json_t *want, const char *got)
 	return 0;
 }
 
-/* Compare the classified timeline with expected; mismatches into why. */
-static void compare(sqlite3 *db, json_t *exp, struct strbuf *why)
-{
-	const char *cls = NULL, *cause = NULL, *missing = NULL, *key;
-	json_t *v, *figs;
-	sqlite3_stmt *st;
-	double conf = 0;
-	size_t i;
+/* The first verdict row's class, cause, confidence and missing list,
+ * copied (the caller frees the strings); 0, or -1 when there is none. */
+struct verdict_row {
+	char *cls, *cause, *missing;
+	double conf;
+};
 
+static int read_verdict(sqlite3 *db, struct verdict_row *v)
+{
+	sqlite3_stmt *st;
+	int r = -1;
+
+	memset(v, 0, sizeof(*v));
 	if (sqlite3_prepare_v2(db, "SELECT class, cause, confidence, missing FROM verdict"
-			       " ORDER BY id LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
-		add_mismatch(why, "no verdict table");
-		return;
-	}
+			       " ORDER BY id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		cls = (const char *)sqlite3_column_text(st, 0);
-		cause = (const char *)sqlite3_column_text(st, 1);
-		conf = sqlite3_column_double(st, 2);
-		missing = (const char *)sqlite3_column_text(st, 3);
-		cls = cls ? strdup(cls) : NULL;
-		cause = cause ? strdup(cause) : NULL;
-		missing = missing ? strdup(missing) : NULL;
+		const char *c = (const char *)sqlite3_column_text(st, 0);
+		const char *k = (const char *)sqlite3_column_text(st, 1);
+		const char *m = (const char *)sqlite3_column_text(st, 3);
+		v->cls = c ? strdup(c) : NULL;
+		v->cause = k ? strdup(k) : NULL;
+		v->missing = m ? strdup(m) : NULL;
+		v->conf = sqlite3_column_double(st, 2);
+		r = 0;
 	}
 	sqlite3_finalize(st);
+	return r;
+}
+
+/* The verdict against expected's class, cause, min_confidence,
+ * contributing and missing; mismatches into why. */
+static void compare_verdict(sqlite3 *db, json_t *exp, struct strbuf *why)
+{
+	struct verdict_row vr;
+	json_t *v;
+	size_t i;
+
+	read_verdict(db, &vr);
 	v = json_object_get(exp, "class");
-	if (json_is_string(v) && (!cls || strcmp(json_string_value(v), cls)))
+	if (json_is_string(v) && (!vr.cls || strcmp(json_string_value(v), vr.cls)))
 		add_mismatch(why, "expected class %s, got %s (%s)", json_string_value(v),
-			     cls ? cls : "no verdict", cause ? cause : "no cause");
+			     vr.cls ? vr.cls : "no verdict", vr.cause ? vr.cause : "no cause");
 	v = json_object_get(exp, "cause");
-	if (v && !json_is_null(v) && !cause_ok(v, cause)) {
+	if (v && !json_is_null(v) && !cause_ok(v, vr.cause)) {
 		char *w = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		add_mismatch(why, "expected cause %s, got %s", w ? w : "?", cause ? cause : "null");
+		add_mismatch(why, "expected cause %s, got %s", w ? w : "?",
+			     vr.cause ? vr.cause : "null");
 		free(w);
 	}
 	v = json_object_get(exp, "min_confidence");
-	if (json_is_number(v) && conf < json_number_value(v))
-		add_mismatch(why, "expected confidence >= %.2f, got %.2f", json_number_value(v), conf);
+	if (json_is_number(v) && vr.conf < json_number_value(v))
+		add_mismatch(why, "expected confidence >= %.2f, got %.2f", json_number_value(v),
+			     vr.conf);
 	json_array_foreach(json_object_get(exp, "contributing"), i, v)
 		if (json_is_string(v) && !has_finding(db, json_string_value(v)))
 			add_mismatch(why, "expected a %s finding, got none", json_string_value(v));
 	json_array_foreach(json_object_get(exp, "missing"), i, v)
-		if (json_is_string(v) && (!missing || !strcasestr(missing, json_string_value(v))))
+		if (json_is_string(v) && (!vr.missing || !strcasestr(vr.missing, json_string_value(v))))
 			add_mismatch(why, "expected '%s' in missing, got '%s'", json_string_value(v),
-				     missing ? missing : "");
-	figs = json_object_get(exp, "figures");
-	json_object_foreach(figs, key, v) {
-		/* "cause.figure" or "figure" */
-		char c[64] = "";
-		const char *dot = strchr(key, '.'), *fk = key;
-		double got, want = json_number_value(json_object_get(v, "value"));
-		json_t *rel = json_object_get(v, "rel"), *abs_ = json_object_get(v, "abs");
-		json_t *mn = json_object_get(v, "min"), *mx = json_object_get(v, "max");
-		if (dot && (size_t)(dot - key) < sizeof(c)) {
-			memcpy(c, key, (size_t)(dot - key));
-			c[dot - key] = 0;
-			fk = dot + 1;
-		}
-		if (figure(db, c[0] ? c : NULL, fk, &got) < 0) {
-			add_mismatch(why, "expected figure %s, got none", key);
-			continue;
-		}
-		if ((json_is_number(mn) && got < json_number_value(mn)) ||
-		    (json_is_number(mx) && got > json_number_value(mx)) ||
-		    (json_is_number(rel) && fabs(got - want) > fabs(want) * json_number_value(rel)) ||
-		    (json_is_number(abs_) && fabs(got - want) > json_number_value(abs_)))
-			add_mismatch(why, "expected %s %s%g, got %g", key,
-				     json_is_number(mn) || json_is_number(mx) ? "in range near " : "",
-				     json_is_number(json_object_get(v, "value")) ? want :
-				     json_is_number(mn) ? json_number_value(mn) : json_number_value(mx),
-				     got);
+				     vr.missing ? vr.missing : "");
+	free(vr.cls);
+	free(vr.cause);
+	free(vr.missing);
+}
+
+/* One expected figure: key "cause.figure" or "figure", spec {value, rel,
+ * abs, min, max}; a mismatch into why. */
+static void compare_figure(sqlite3 *db, const char *key, json_t *spec, struct strbuf *why)
+{
+	char c[64] = "";
+	const char *dot = strchr(key, '.'), *fk = key;
+	double got, want = json_number_value(json_object_get(spec, "value"));
+	json_t *rel = json_object_get(spec, "rel"), *abs_ = json_object_get(spec, "abs");
+	json_t *mn = json_object_get(spec, "min"), *mx = json_object_get(spec, "max");
+
+	if (dot && (size_t)(dot - key) < sizeof(c)) {
+		memcpy(c, key, (size_t)(dot - key));
+		c[dot - key] = 0;
+		fk = dot + 1;
 	}
-	free((void *)cls);
-	free((void *)cause);
-	free((void *)missing);
+	if (figure(db, c[0] ? c : NULL, fk, &got) < 0) {
+		add_mismatch(why, "expected figure %s, got none", key);
+		return;
+	}
+	if ((json_is_number(mn) && got < json_number_value(mn)) ||
+	    (json_is_number(mx) && got > json_number_value(mx)) ||
+	    (json_is_number(rel) && fabs(got - want) > fabs(want) * json_number_value(rel)) ||
+	    (json_is_number(abs_) && fabs(got - want) > json_number_value(abs_)))
+		add_mismatch(why, "expected %s %s%g, got %g", key,
+			     json_is_number(mn) || json_is_number(mx) ? "in range near " : "",
+			     json_is_number(json_object_get(spec, "value")) ? want :
+			     json_is_number(mn) ? json_number_value(mn) : json_number_value(mx),
+			     got);
+}
+
+/* Compare the classified timeline with expected; mismatches into why. */
+static void compare(sqlite3 *db, json_t *exp, struct strbuf *why)
+{
+	const char *key;
+	json_t *v;
+
+	compare_verdict(db, exp, why);
+	json_object_foreach(json_object_get(exp, "figures"), key, v)
+		compare_figure(db, key, v, why);
 }
 
 /* Ingest options a case may need: {"boot_time": ISO, "tz": "+HH:MM", "year": N}. */
@@ -232,134 +266,135 @@ static void case_options(json_t *o, struct ingest_opts *opts)
 		opts->year = (int)json_integer_value(v);
 }
 
-/* Run one case: 1 passed, 0 failed, -1 skipped. oracle: directory of
- * prepared timelines to classify instead of ingesting (NULL: ingest). */
+/* The case's name: the last component of dir, without trailing '/'. */
+static void case_name(const char *dir, struct strbuf *name)
+{
+	const char *end = dir + strlen(dir), *start;
+
+	while (end > dir + 1 && end[-1] == '/')
+		end--;
+	start = end;
+	while (start > dir && start[-1] != '/')
+		start--;
+	strbuf_add(name, start, (size_t)(end - start));
+}
+
+/* The case's timeline in tl: the oracle's prepared database for it, or
+ * its artifacts ingested into memory with its options. 0, or -1 with why. */
+static int case_timeline(struct timeline *tl, const char *dir, const char *name,
+			 json_t *exp, const char *oracle, struct strbuf *why)
+{
+	struct ingest_cfg cfg = { .quiet = 1 };
+	struct strbuf db = STRBUF_INIT;
+	struct ingest_stats st;
+	char **paths = NULL;
+	int n = 0, i, r;
+
+	if (oracle)
+		strbuf_addf(&db, "%s/%s.db", oracle, name);
+	r = timeline_open(tl, oracle ? db.buf : ":memory:", !oracle, why);
+	strbuf_release(&db);
+	if (r < 0)
+		return -1;
+	watch_store_errors(tl);
+	if (oracle)
+		return 0;
+	case_options(json_object_get(exp, "options"), &tl->opts);
+	n = case_paths(dir, &paths);
+	if (n < 0 || (n > 0 && ingest_paths(tl, paths, n, &cfg, &st) < 0)) {
+		strbuf_addstr(why, "cannot ingest the case");
+		r = -1;
+	}
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	return r;
+}
+
+/* Run one case: 1 passed, 0 failed, -1 skipped (no expected.json).
+ * oracle: directory of prepared timelines to classify instead of
+ * ingesting (NULL: ingest). */
 static int replay_case(const char *dir, const char *oracle)
 {
-	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT, why = STRBUF_INIT, name = STRBUF_INIT;
-	struct ingest_cfg cfg = { .quiet = 1 };
-	struct ingest_stats st;
+	struct strbuf path = STRBUF_INIT, why = STRBUF_INIT, name = STRBUF_INIT;
 	struct timeline *tl = NULL;
 	json_error_t jerr;
 	json_t *exp = NULL;
-	char **paths = NULL;
-	struct stat sb;
-	int n = 0, i, r = -1;
+	int r = -1;
 
-	strbuf_addstr(&name, dir);
-	while (name.len > 1 && name.buf[name.len - 1] == '/')
-		strbuf_setlen(&name, name.len - 1);
-	strbuf_addf(&path, "%s/expected.json", name.buf);
-	if (stat(path.buf, &sb) < 0) {
-		fprintf(stderr, "oomlens: %s: no expected.json, skipped\n", name.buf);
+	case_name(dir, &name);
+	strbuf_addf(&path, "%s/expected.json", dir);
+	if (access(path.buf, F_OK) < 0) {
+		fprintf(stderr, "oomlens: %s: no expected.json, skipped\n", dir);
 		goto done;
-	}
-	{
-		const char *slash = strrchr(name.buf, '/');
-		if (slash) {
-			struct strbuf tmp = STRBUF_INIT;
-			strbuf_addstr(&tmp, slash + 1);
-			strbuf_setlen(&name, 0);
-			strbuf_addstr(&name, tmp.buf);
-			strbuf_release(&tmp);
-		}
 	}
 	r = 0;
 	exp = json_load_file(path.buf, 0, &jerr);
-	if (!exp || !json_is_object(exp)) {
-		printf("FAIL %s: expected.json:%d: %s\n", name.buf, jerr.line, jerr.text);
-		goto done;
-	}
-	tl = calloc(1, sizeof(*tl));
-	if (tl && oracle) {
-		struct strbuf db = STRBUF_INIT;
-		strbuf_addf(&db, "%s/%s.db", oracle, name.buf);
-		i = timeline_open(tl, db.buf, 0, &err);
-		strbuf_release(&db);
-		if (i < 0) {
-			printf("FAIL %s: %s\n", name.buf, err.buf);
-			goto done;
-		}
-		watch_store_errors(tl);
-		goto analyze;
-	}
-	if (!tl || timeline_open(tl, ":memory:", 1, &err) < 0) {
-		printf("FAIL %s: %s\n", name.buf, err.len ? err.buf : "out of memory");
-		goto done;
-	}
-	watch_store_errors(tl);
-	case_options(json_object_get(exp, "options"), &tl->opts);
-	memset(&st, 0, sizeof(st));
-	strbuf_setlen(&path, path.len - strlen("/expected.json"));
-	n = case_paths(path.buf, &paths);
-	if (n < 0 || (n > 0 && ingest_paths(tl, paths, n, &cfg, &st) < 0)) {
-		printf("FAIL %s: cannot ingest the case\n", name.buf);
-		goto done;
-	}
-analyze:
-	strbuf_reset(&err);
-	if (analyze_timeline(tl, &err) < 0) {
-		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
-		printf("FAIL %s: the rules failed\n", name.buf);
-		goto done;
-	}
-	compare(tl->db, exp, &why);
+	if (!exp || !json_is_object(exp))
+		strbuf_addf(&why, "expected.json:%d: %s", jerr.line, jerr.text);
+	else if (!(tl = calloc(1, sizeof(*tl))))
+		strbuf_addstr(&why, "out of memory");
+	else if (case_timeline(tl, dir, name.buf, exp, oracle, &why) == 0 &&
+		 analyze_timeline(tl, &why) == 0)
+		compare(tl->db, exp, &why);
+	else if (!why.len)
+		strbuf_addstr(&why, "the rules failed");
 	if (why.len) {
-		printf("FAIL %s: %s\n", name.buf, why.buf);
+		printf("FAIL %s: %s\n", name.buf, strbuf_failed(&why) ? "out of memory" : why.buf);
 	} else {
 		printf("PASS %s\n", name.buf);
 		r = 1;
 	}
 done:
-	for (i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
 	if (tl)
 		timeline_close(tl);
 	free(tl);
 	json_decref(exp);
 	strbuf_release(&path);
-	strbuf_release(&err);
 	strbuf_release(&why);
 	strbuf_release(&name);
 	fflush(stdout);
 	return r;
 }
 
+static const struct cli_opt replay_opts[] = {
+	{ "--oracle", 0, 1, OPT_ORACLE }, { NULL, 0, 0, 0 }
+};
+
 int cmd_replay(int argc, char **argv)
 {
-	int i, pass = 0, fail = 0, ndirs = 0;
+	struct cli_args a = CLI_ARGS_INIT(argc, argv, replay_opts);
+	int i, o, pass = 0, fail = 0;
 	const char *oracle = NULL;
+	struct stat sb;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--oracle") && i + 1 < argc) {
-			oracle = argv[++i];
-			continue;
-		}
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(replay_usage, stdout);
-			return EXIT_OK;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			error("unknown option '%s'", argv[i]);
+	while ((o = cli_next(&a)) != CLI_DONE) {
+		if (o == CLI_HELP)
+			return help(replay_usage);
+		if (o != OPT_ORACLE)
 			return usage(replay_usage);
-		}
-		ndirs++;
+		oracle = a.value;
 	}
-	if (!ndirs)
+	if (!a.nargs)
 		return usage(replay_usage);
-	for (i = 1; i < argc; i++) {
-		int r;
-		if (!strcmp(argv[i], "--oracle")) {
-			i++;
-			continue;
+	/* a case that is not there is a mistake, not a pass: say it first */
+	for (i = 0; i < a.nargs; i++)
+		if (stat(a.args[i], &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			error("%s: %s", a.args[i], stat(a.args[i], &sb) < 0 ? strerror(errno)
+			      : "not a case directory");
+			return EXIT_USAGE;
 		}
-		r = replay_case(argv[i], oracle);
+	for (i = 0; i < a.nargs; i++) {
+		int r = replay_case(a.args[i], oracle);
 		if (r > 0)
 			pass++;
 		else if (r == 0)
 			fail++;
 	}
 	printf("%d passed, %d failed\n", pass, fail);
+	if (!pass && !fail) {
+		error("no case to replay: none of the directories holds an expected.json");
+		return EXIT_USAGE;
+	}
 	return fail ? EXIT_MISMATCH : EXIT_OK;
 }

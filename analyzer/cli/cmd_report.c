@@ -14,43 +14,42 @@ static const char report_usage[] =
 	"  Writes the report of an incident database (default: html to stdout).\n"
 	"exit: 0 written, 1 the database could not be read, 2 usage\n";
 
+static const struct cli_opt report_opts[] = {
+	{ "--output", 'o', 1, OPT_OUTPUT }, { "--format", 0, 1, OPT_FORMAT },
+	{ "--json", 0, 0, OPT_JSON }, { NULL, 0, 0, 0 }
+};
+
 int cmd_report(int argc, char **argv)
 {
-	struct strbuf err = STRBUF_INIT;
+	struct cli_args a = CLI_ARGS_INIT(argc, argv, report_opts);
 	enum report_format fmt = REPORT_HTML;
-	const char *db = NULL, *out = NULL;
+	const char *out = NULL;
 	struct timeline tl;
-	int i, r;
+	int o, r;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(report_usage, stdout);
-			return EXIT_OK;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--format") && i + 1 < argc) {
-			if (report_format_parse(argv[++i], &fmt) < 0)
-				return usage(report_usage);
-		} else if (!strcmp(a, "--json")) {
-			fmt = REPORT_JSON;
-		} else if (a[0] == '-' && a[1]) {
-			error("unknown option '%s'", a);
+	while ((o = cli_next(&a)) != CLI_DONE) {
+		switch (o) {
+		case CLI_HELP:
+			return help(report_usage);
+		case OPT_OUTPUT:
+			out = a.value;
+			break;
+		case OPT_FORMAT:
+			if (report_format_parse(a.value, &fmt) == 0)
+				break;
+			error("--format: expected html, md or json, got '%s'", a.value);
 			return usage(report_usage);
-		} else if (!db) {
-			db = a;
-		} else {
+		case OPT_JSON:
+			fmt = REPORT_JSON;
+			break;
+		default:
 			return usage(report_usage);
 		}
 	}
-	if (!db)
+	if (a.nargs != 1)
 		return usage(report_usage);
-	if (timeline_open(&tl, db, 0, &err) < 0) {
-		error("%s", err.buf);
-		strbuf_release(&err);
+	if (open_db(&tl, a.args[0]) < 0)
 		return EXIT_ERROR;
-	}
-	watch_store_errors(&tl);
 	r = write_report(tl.db, fmt, out) < 0 ? EXIT_ERROR : EXIT_OK;
 	timeline_close(&tl);
 	return r;

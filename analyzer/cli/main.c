@@ -29,35 +29,38 @@ static const struct command commands[] = {
 
 
 
-static int main_usage(void)
+/* The command list: on stdout when asked for (--help), else on stderr. */
+static void main_usage(FILE *out)
 {
 	const struct command *c;
 
-	fprintf(stderr, "usage: oomlens <command> [options] [args]\n\ncommands:\n");
+	fprintf(out, "usage: oomlens <command> [options] [args]\n\ncommands:\n");
 	for (c = commands; c->name; c++)
-		fprintf(stderr, "  %-10s %s\n", c->name, c->help);
-	fprintf(stderr, "\n'oomlens <command> --help' for a command's options; --version.\n"
+		fprintf(out, "  %-10s %s\n", c->name, c->help);
+	fprintf(out, "\n'oomlens <command> --help' for a command's options; --version.\n"
 		"exit codes: 0 ok, 1 nothing usable / error, 2 usage, 3 replay mismatch\n");
-	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
 	const struct command *c;
 
-	if (argc < 2)
-		return main_usage();
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("oomlens %s\n", OOMLENS_VERSION);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help") || !strcmp(argv[1], "-h")) {
-		main_usage();
+		main_usage(stdout);
 		return EXIT_OK;
 	}
 	for (c = commands; c->name; c++)
 		if (!strcmp(argv[1], c->name))
 			return c->fn(argc - 1, argv + 1);
 	error("'%s' is not a command", argv[1]);
-	return main_usage();
+	main_usage(stderr);
+	return EXIT_USAGE;
 }
