@@ -616,13 +616,41 @@ static int json_u64(json_t *o, const char *k, int64_t *v)
 	return parse_int(s, end, v) == end;
 }
 
+/* A journal MESSAGE m (a string, or an array of byte values; anything
+ * else is no message) into px->msg. Returns -1 when memory ran out: the
+ * text is then incomplete, so px->msg is emptied (and its sticky failure
+ * cleared) instead of being used. */
+static int journal_message(struct kprefix *px, json_t *m)
+{
+	json_t *j;
+	size_t i;
+
+	strbuf_reset(&px->msg);
+	if (json_is_string(m)) {
+		strbuf_add(&px->msg, json_string_value(m), json_string_length(m));
+	} else if (json_is_array(m)) {
+		json_array_foreach(m, i, j) {
+			json_int_t b = json_integer_value(j);
+			if (!json_is_integer(j) || b < 0 || b > 255) {
+				sink_diagf(px->s, px->in->lineno, 0, OL_WARN,
+					   "MESSAGE byte array holds a non-byte at index %zu", i);
+				break;
+			}
+			strbuf_addch(&px->msg, (int)b);
+		}
+	}
+	if (!strbuf_failed(&px->msg))
+		return 0;
+	strbuf_release(&px->msg);
+	return -1;
+}
+
 int kprefix_journal_json(struct kprefix *px, const char *l, size_t n, struct krec *r)
 {
 	json_error_t err;
-	json_t *o = json_loadb(l, n, 0, &err), *m, *j;
+	json_t *o = json_loadb(l, n, 0, &err), *j;
 	int64_t rt, mono;
 	int rc = 0;
-	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	r->t = ol_time_none();
@@ -657,20 +685,10 @@ int kprefix_journal_json(struct kprefix *px, const char *l, size_t n, struct kre
 		snprintf(r->ident, sizeof(r->ident), "kernel");
 		r->has_ident = 1;
 	}
-	m = json_object_get(o, "MESSAGE");
-	strbuf_reset(&px->msg);
-	if (json_is_string(m)) {
-		strbuf_add(&px->msg, json_string_value(m), json_string_length(m));
-	} else if (json_is_array(m)) {
-		json_array_foreach(m, i, j) {
-			json_int_t b = json_integer_value(j);
-			if (!json_is_integer(j) || b < 0 || b > 255) {
-				sink_diagf(px->s, px->in->lineno, 0, OL_WARN,
-					   "MESSAGE byte array holds a non-byte at index %zu", i);
-				break;
-			}
-			strbuf_addch(&px->msg, (int)b);
-		}
+	if (journal_message(px, json_object_get(o, "MESSAGE")) < 0) {
+		sink_diagf(px->s, px->in->lineno, 0, OL_WARN,
+			   "out of memory decoding the journal MESSAGE: record skipped");
+		goto out;
 	}
 	if (px->msg.len) {
 		r->msg = px->msg.buf;
