@@ -51,18 +51,13 @@ static int64_t send_event(struct kparse *kp, const char *kind, struct ol_time t,
 			  const char *boot_id, uint64_t line, int64_t pid, const char *comm,
 			  int64_t bytes, const char *summary, json_t *d)
 {
-	struct ol_event ee;
+	struct ol_event ee = {
+		.kind = kind, .t = t, .pid = pid, .comm = comm[0] ? comm : NULL,
+		.bytes = bytes, .line = line, .summary = summary, .data = d,
+	};
 	int64_t id;
 
-	ee.kind = kind;
-	ee.t = t;
 	ee.t.boot_id = boot_id[0] ? boot_id : NULL;
-	ee.pid = pid;
-	ee.comm = comm[0] ? comm : NULL;
-	ee.bytes = bytes;
-	ee.line = line;
-	ee.summary = summary;
-	ee.data = d;
 	id = sink_event(kp->s, &ee);
 	json_decref(d);
 	return kp_emit(kp, id) < 0 ? -1 : id;

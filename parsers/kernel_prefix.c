@@ -283,6 +283,17 @@ static int syslog_rest(const char *q, const char *e, struct krec *r)
 	return 1;
 }
 
+/* syslog_rest after a stamp the caller already put in r->t: when the
+ * rest has not that shape, the time is cleared too and 0 returned, so r
+ * is as it was for the next reader. */
+static int stamp_then_rest(const char *q, const char *e, struct krec *r)
+{
+	if (q < e && syslog_rest(q, e, r))
+		return 1;
+	r->t = ol_time_none();
+	return 0;
+}
+
 /* Classes of a line's first byte, for the prefix dispatch. */
 enum { K_OTHER, K_BRACKET, K_LT, K_DIGIT, K_UPPER, K_LOWER, K_BRACE, K_SPACE, K_N };
 static unsigned char first_class[256];
@@ -429,10 +440,7 @@ static int iso_syslog(struct kprefix *px, const char *p, const char *e, struct k
 		return 0;
 	if (!zone)
 		set_local(px, &r->t, r->t.utc_ns);
-	if (syslog_rest(q, e, r))
-		return 1;
-	r->t = ol_time_none();
-	return 0;
+	return stamp_then_rest(q, e, r);
 }
 
 /* journalctl -o short-unix "1683722096.123456 host kernel: ". */
@@ -482,12 +490,7 @@ static int rfc3164(struct kprefix *px, const char *p, const char *e, struct krec
 {
 	const char *q = month_stamp(px, p, e, &r->t);
 
-	if (!q)
-		return 0;
-	if (syslog_rest(q, e, r))
-		return 1;
-	r->t = ol_time_none();
-	return 0;
+	return q ? stamp_then_rest(q, e, r) : 0;
 }
 
 /* journalctl -o short-full "Wed 2023-05-10 12:34:56 UTC host kernel: ":
@@ -506,10 +509,7 @@ static int short_full(struct kprefix *px, const char *p, const char *e, struct k
 	if (q < e && *q == ' ' && !(z - q == 4 && !memcmp(q + 1, "UTC", 3)) &&
 	    !(z - q == 4 && !memcmp(q + 1, "GMT", 3)))
 		set_local(px, &r->t, r->t.utc_ns);
-	if (z < e && syslog_rest(z, e, r))
-		return 1;
-	r->t = ol_time_none();
-	return 0;
+	return stamp_then_rest(z, e, r);
 }
 
 /* dmesg -x "kern  :warn  : [ 1.2] " (the stamp stripped in turn). */
