@@ -157,6 +157,10 @@ static const char *file_from_key(const char *k, size_t kl)
 #undef KEY
 }
 
+/* One line of a cgroup file's body: "key value" of a key-value file (the
+ * file told from the key when unknown), or the one value of a one-value
+ * file; what oomlens uses becomes a sample or a meta setting, a line that
+ * is not the file's shape a diagnostic. -1 when the sink failed. */
 static int body_line(struct cg_st *st, const char *l, size_t n)
 {
 	const struct cg_map *m;
@@ -217,6 +221,8 @@ static int body_line(struct cg_st *st, const char *l, size_t n)
 	return 0;  /* memory.low, memory.min, memory.oom.group, ...: not used */
 }
 
+/* The entity of a reading without cgroup=: the directory it was copied
+ * into (the artifact's path less its file name), "." without one. */
 static void set_entity_from_path(struct cg_st *st)
 {
 	const char *p = st->s->path, *slash;

@@ -56,6 +56,7 @@ static int hot_at(const unsigned char *p, const unsigned char *e)
 	}
 }
 
+/* Does the line l[0..n) hold one of the hot patterns (see above)? */
 static int line_is_hot(const char *l, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)l, *e = p + n;
@@ -220,6 +221,7 @@ static struct kparse *kparse_new(struct input *in, struct sink *s)
 	return kp;
 }
 
+/* Free kp and what its report and prefix layer hold. */
 static void kparse_free(struct kparse *kp)
 {
 	kprefix_release(&kp->px);

@@ -245,6 +245,8 @@ static const char *maybe_stamp(const char *p, const char *e, struct krec *r)
 	return p;
 }
 
+/* An ISO 8601 stamp at p into t (UTC as read; the caller makes it local
+ * when *had_zone is 0). Returns the byte after it, or NULL. */
 static const char *iso_stamp(const char *p, const char *e, struct ol_time *t, int *had_zone)
 {
 	int64_t ns;
@@ -298,6 +300,8 @@ static int stamp_then_rest(const char *q, const char *e, struct krec *r)
 enum { K_OTHER, K_BRACKET, K_LT, K_DIGIT, K_UPPER, K_LOWER, K_BRACE, K_SPACE, K_N };
 static unsigned char first_class[256];
 
+/* Fill first_class once (the same values each time, so a second parse
+ * starting at once does no harm). */
 static void init_classes(void)
 {
 	int c;

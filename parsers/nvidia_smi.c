@@ -79,6 +79,8 @@ static int split(const char *l, size_t n, struct field *f)
 	return k;
 }
 
+/* The column a header field names ("memory.used [MiB]": the unit is not
+ * part of the name); *known is 0 for a name not in col_names. */
 static enum col col_of(const struct field *f, int *known)
 {
 	size_t n = f->n;
@@ -115,6 +117,7 @@ static int64_t read_ts(const struct field *f)
 	return t < 0 ? OL_NULL : t;
 }
 
+/* Is the whole field a non-negative integer (into *v)? */
 static int is_int(const struct field *f, int64_t *v)
 {
 	size_t u;
@@ -171,6 +174,8 @@ static int64_t read_mib(const struct field *f)
 	return OL_NULL;
 }
 
+/* A percentage field "87 %" or "87" into *v. 0, or -1 for "[N/A]" and
+ * anything else. */
 static int read_pct(const struct field *f, double *v)
 {
 	size_t u;
@@ -182,6 +187,7 @@ static int read_pct(const struct field *f, double *v)
 	return (u == f->n || (u + 1 == f->n && f->p[u] == '%')) ? 0 : -1;
 }
 
+/* Store one sample and count it. -1 when the sink failed. */
 static int put(struct smi_st *st, const char *name, const char *unit, const char *entity,
 	       const struct ol_time *t, double v)
 {
@@ -191,6 +197,7 @@ static int put(struct smi_st *st, const char *name, const char *unit, const char
 	return 0;
 }
 
+/* The GPU index an earlier row gave uuid u, or -1. */
 static int uuid_index(struct smi_st *st, const struct field *u)
 {
 	int i;
@@ -207,6 +214,8 @@ struct row_fields {
 	const struct field *mem[4];   /* used, total, free, reserved */
 };
 
+/* Point rf at the fields of a row of k fields f by the column list's roles
+ * (the last column of a role wins). */
 static void row_fields(const struct smi_st *st, const struct field *f, int k,
 		       struct row_fields *rf)
 {

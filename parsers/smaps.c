@@ -45,6 +45,7 @@ struct smaps_st {
 	unsigned extra_full;
 };
 
+/* The value of hex digit c, or -1. */
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -146,6 +147,9 @@ static void name_info(const char *path, int64_t *pid, int64_t *ns)
 	}
 }
 
+/* The capture row of the capture being read (status: NULL, or "ESRCH"
+ * and the like for a capture with no VMA); its id goes to st->cap_id.
+ * -1 when the sink failed. */
 static int add_capture_row(struct smaps_st *st, const char *status)
 {
 	struct ol_capture c;
@@ -164,6 +168,7 @@ static int add_capture_row(struct smaps_st *st, const char *status)
 	return 0;
 }
 
+/* Forget the VMA being read (its extra keys are released). */
 static void reset_map(struct smaps_st *st)
 {
 	json_decref(st->extra);
@@ -174,6 +179,7 @@ static void reset_map(struct smaps_st *st)
 	st->extra_full = 0;
 }
 
+/* *tot += kb, where OL_NULL (never seen) is nothing. */
 static void add_tot(int64_t *tot, int64_t kb)
 {
 	if (kb == OL_NULL)
@@ -255,6 +261,8 @@ static int end_capture(struct smaps_st *st)
 	return 0;
 }
 
+/* Start a capture of the process and time in st->sep / st->t: no VMA,
+ * no totals yet; a smaps_rollup separator makes it a rollup. */
 static void begin_capture(struct smaps_st *st)
 {
 	int i;
@@ -421,6 +429,8 @@ static int read_field(struct smaps_st *st, const char *l, size_t n)
 	return 1;
 }
 
+/* A line smaps cannot read: a warning what, for the first 100 only (the
+ * rest are counted at the end). -1 when the sink failed. */
 static int bad_line(struct smaps_st *st, const char *what)
 {
 	if (++st->bad_lines > 100)
