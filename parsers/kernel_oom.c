@@ -75,6 +75,10 @@ static int line_is_hot(const char *l, size_t n)
 			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cK), _mm_cmpeq_epi8(b, ci)),
 				     _mm_and_si128(_mm_cmpeq_epi8(a, cl), _mm_cmpeq_epi8(b, cu))));
 		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		/* almost every block has no candidate: say so, so that the
+		 * compiler lays the next block's load right after this test */
+		if (__builtin_expect(bits == 0, 1))
+			continue;
 		while (bits) {
 			unsigned k = (unsigned)__builtin_ctz(bits);
 			if (hot_at(p + i + k, e))
