@@ -311,8 +311,11 @@ int cgroup_parse(struct input *in, struct sink *s)
 		if (capsep_parse(l, n, &sep)) {
 			if (record_start(&st, &sep) < 0)
 				return -1;
-		} else if ((first && single_file(&st) < 0) || body_line(&st, l, n) < 0) {
-			return -1;
+		} else {
+			if (first && single_file(&st) < 0)
+				return -1;
+			if (body_line(&st, l, n) < 0)
+				return -1;
 		}
 		first = 0;
 	}

@@ -133,7 +133,8 @@ static int sample_time(struct dcgm_st *st, const char *p, size_t n, struct ol_ti
 }
 
 /* Store value v of metric k for GPU label gpu ("" = none: gpu0) at t; the
- * first FB_TOTAL of each GPU is also meta gpu.total_bytes.gpuN. */
+ * first FB_TOTAL of each GPU is also meta gpu.total_bytes.gpuN. -1 when
+ * the sink failed. */
 static int store(struct dcgm_st *st, int k, const char *gpu, const struct ol_time *t,
 		 double v)
 {
