@@ -76,25 +76,28 @@ static const char *const meta_keys[4] = {
 	"cgroup.memsw_max_bytes"
 };
 
+/* Store a limit key = val, unless it repeats the value last stored under
+ * key (a series of readings repeats the same limit). -1 when the sink failed. */
 static int put_meta(struct cg_st *st, const char *key, const char *val)
 {
-	int i;
+	int i, r;
 
 	for (i = 0; i < 4; i++)
-		if (!strcmp(meta_keys[i], key)) {
-			if (!strcmp(st->last_meta[i], val))
-				return 0;
-			copy_str(st->last_meta[i], sizeof(st->last_meta[i]), val, strlen(val));
-		}
-	if (sink_meta(st->s, key, val) < 0)
-		return -1;
-	st->n++;
-	return 0;
+		if (!strcmp(meta_keys[i], key))
+			break;
+	if (i < 4)
+		r = put_meta_changed(st->s, st->last_meta[i], sizeof(st->last_meta[i]), key, val);
+	else
+		r = sink_meta(st->s, key, val) < 0 ? -1 : 1;
+	if (r > 0)
+		st->n++;
+	return r < 0 ? -1 : 0;
 }
 
+/* Store value v (or "max") read for map m: a limit as meta ("max" from
+ * CG_UNLIMITED up), a counter as a sample of its series. */
 static int put_value(struct cg_st *st, const struct cg_map *m, int is_max, int64_t v)
 {
-	int64_t id;
 	char buf[32];
 
 	if (!m->unit) {
@@ -106,8 +109,7 @@ static int put_value(struct cg_st *st, const struct cg_map *m, int is_max, int64
 	}
 	if (is_max)
 		return 0;
-	id = sink_series(st->s, m->name, m->unit, st->entity);
-	if (id < 0 || sink_sample(st->s, id, &st->t, (double)v) < 0)
+	if (put_sample(st->s, m->name, m->unit, st->entity, &st->t, (double)v) < 0)
 		return -1;
 	st->n++;
 	return 0;
@@ -155,6 +157,10 @@ static const char *file_from_key(const char *k, size_t kl)
 #undef KEY
 }
 
+/* One line of a cgroup file's body: "key value" of a key-value file (the
+ * file told from the key when unknown), or the one value of a one-value
+ * file; what oomlens uses becomes a sample or a meta setting, a line that
+ * is not the file's shape a diagnostic. -1 when the sink failed. */
 static int body_line(struct cg_st *st, const char *l, size_t n)
 {
 	const struct cg_map *m;
@@ -162,8 +168,7 @@ static int body_line(struct cg_st *st, const char *l, size_t n)
 	int is_max;
 	size_t k;
 
-	while (n && (l[n - 1] == ' ' || l[n - 1] == '\r'))
-		n--;
+	n = trim_end(l, n);
 	if (!n)
 		return 0;
 	st->body_lines++;
@@ -216,6 +221,8 @@ static int body_line(struct cg_st *st, const char *l, size_t n)
 	return 0;  /* memory.low, memory.min, memory.oom.group, ...: not used */
 }
 
+/* The entity of a reading without cgroup=: the directory it was copied
+ * into (the artifact's path less its file name), "." without one. */
 static void set_entity_from_path(struct cg_st *st)
 {
 	const char *p = st->s->path, *slash;
@@ -244,67 +251,73 @@ static void set_entity_from_path(struct cg_st *st)
 	copy_str(st->entity, sizeof(st->entity), p, (size_t)(slash - p));
 }
 
+/* A "### <iso> src=cgroup:<file> cgroup=<path>" separator: the record
+ * after it has that file, entity and time. -1 when the sink failed. */
+static int record_start(struct cg_st *st, const struct capsep *sep)
+{
+	struct sink *s = st->s;
+
+	st->t = capsep_time(sep);
+	st->body_lines = 0;
+	st->file[0] = 0;
+	if (!strncmp(sep->src, "cgroup:", 7))
+		copy_str(st->file, sizeof(st->file), sep->src + 7, strlen(sep->src + 7));
+	else if (sink_diagf(s, st->in->lineno, 0, OL_WARN,
+			    "record without src=cgroup:<file>: file told from its keys") < 0)
+		return -1;
+	if (sep->cgroup[0])
+		copy_str(st->entity, sizeof(st->entity), sep->cgroup, strlen(sep->cgroup));
+	else
+		set_entity_from_path(st);
+	if (sep->utc_ns == OL_NULL &&
+	    sink_diagf(s, st->in->lineno, 0, OL_ERROR,
+		       "record separator without a readable ISO 8601 time") < 0)
+		return -1;
+	return capsep_anchor(s, sep, "cgroup record separator (UTC time + mono=)");
+}
+
+/* A file without separators is one copied reading: its file name says
+ * what it is, its mtime when (approximately). -1 when the sink failed. */
+static int single_file(struct cg_st *st)
+{
+	struct sink *s = st->s;
+	const char *base = s->path ? strrchr(s->path, '/') : NULL;
+
+	base = base ? base + 1 : s->path;
+	if (base && !strncmp(base, "memory.", 7))
+		copy_str(st->file, sizeof(st->file), base, strlen(base));
+	set_entity_from_path(st);
+	st->t = mtime_time(st->in);
+	if (st->t.clock != OL_CLOCK_NONE)
+		return sink_diagf(s, 0, 0, OL_INFO, "single cgroup reading: time taken from the"
+				  " file's mtime (approximate)") < 0 ? -1 : 0;
+	return sink_diagf(s, 0, 0, OL_WARN, "single cgroup reading without a file time:"
+			  " samples have no time") < 0 ? -1 : 0;
+}
+
 int cgroup_parse(struct input *in, struct sink *s)
 {
 	struct cg_st st;
 	struct capsep sep;
-	const char *l, *base;
+	const char *l;
 	size_t n;
-	int r, first = 1;
+	int first = 1;
 
 	memset(&st, 0, sizeof(st));
 	st.s = s;
 	st.in = in;
 	st.t = ol_time_none();
-	while ((r = input_getline(in, &l, &n)) == 1) {
+	while (input_getline(in, &l, &n) == 1) {
 		if (capsep_parse(l, n, &sep)) {
-			st.t = capsep_time(&sep);
-			st.body_lines = 0;
-			st.file[0] = 0;
-			if (!strncmp(sep.src, "cgroup:", 7))
-				copy_str(st.file, sizeof(st.file), sep.src + 7, strlen(sep.src + 7));
-			else if (sink_diagf(s, in->lineno, 0, OL_WARN,
-					    "record without src=cgroup:<file>: file told from its"
-					    " keys") < 0)
+			if (record_start(&st, &sep) < 0)
 				return -1;
-			if (sep.cgroup[0])
-				copy_str(st.entity, sizeof(st.entity), sep.cgroup, strlen(sep.cgroup));
-			else
-				set_entity_from_path(&st);
-			if (sep.utc_ns == OL_NULL &&
-			    sink_diagf(s, in->lineno, 0, OL_ERROR,
-				       "record separator without a readable ISO 8601 time") < 0)
+		} else {
+			if (first && single_file(&st) < 0)
 				return -1;
-			if (sep.utc_ns != OL_NULL && sep.mono_ns != OL_NULL &&
-			    sink_anchor(s, st.t.boot_id, sep.mono_ns, sep.utc_ns,
-					"cgroup record separator (UTC time + mono=)") < 0)
+			if (body_line(&st, l, n) < 0)
 				return -1;
-			first = 0;
-			continue;
 		}
-		if (first) {
-			/* one copied file: its name and mtime */
-			first = 0;
-			base = s->path ? strrchr(s->path, '/') : NULL;
-			base = base ? base + 1 : s->path;
-			if (base && !strncmp(base, "memory.", 7))
-				copy_str(st.file, sizeof(st.file), base, strlen(base));
-			set_entity_from_path(&st);
-			if (in->mtime > 0) {
-				st.t.clock = OL_CLOCK_UTC;
-				st.t.utc_ns = in->mtime * NS_PER_S;
-				if (sink_diagf(s, 0, 0, OL_INFO,
-					       "single cgroup reading: time taken from the file's"
-					       " mtime (approximate)") < 0)
-					return -1;
-			} else if (sink_diagf(s, 0, 0, OL_WARN,
-					      "single cgroup reading without a file time: samples"
-					      " have no time") < 0) {
-				return -1;
-			}
-		}
-		if (body_line(&st, l, n) < 0)
-			return -1;
+		first = 0;
 	}
 	return st.n;
 }
@@ -312,10 +325,9 @@ int cgroup_parse(struct input *in, struct sink *s)
 int cgroup_sniff(const unsigned char *head, size_t n)
 {
 	const char *h = (const char *)head;
-	const char *eol = memchr(h, '\n', n);
 	struct capsep sep;
 
-	if (capsep_parse(h, eol ? (size_t)(eol - h) : n, &sep))
+	if (capsep_parse(h, first_line_len(h, n), &sep))
 		return !strncmp(sep.src, "cgroup:", 7) ? 95 : 0;
 	if (n > 4 && !memcmp(h, "low ", 4) && mem_find(h, n, "\noom_kill "))
 		return 85;

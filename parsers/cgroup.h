@@ -12,6 +12,7 @@
 #include "parsers/sink.h"
 #include "lib/input.h"
 
+/* How sure (0..100) that head (the first n bytes of a file) is a cgroup memory file or a series of its readings. */
 int cgroup_sniff(const unsigned char *head, size_t n);
 /* The one exception to content-only detection (called by ingest when no
  * format recognised the content): a file NAMED memory.* holding a single

@@ -85,98 +85,134 @@ static size_t labels_end(const char *l, size_t n)
 	return 0;
 }
 
+/* The state of one scrape file. */
+struct dcgm_st {
+	struct sink *s;
+	struct input *in;
+	struct ol_time base;      /* the last separator's time, else the file's mtime */
+	int warned;               /* "no sample timestamps" said (or a separator gave one) */
+	uint64_t total_seen;      /* gpu.total_bytes.gpuN stored, N < 64 */
+	int count;                /* samples stored */
+};
+
+/* The index in dcgm_metrics of the metric named l[0..ml), or -1. */
+static int metric_index(const char *l, size_t ml)
+{
+	int k;
+
+	for (k = 0; dcgm_metrics[k].metric; k++)
+		if (strlen(dcgm_metrics[k].metric) == ml && !memcmp(dcgm_metrics[k].metric, l, ml))
+			return k;
+	return -1;
+}
+
+/* The time of a sample whose text after the value is [p, p + n): the
+ * line's own timestamp (ms) when it has one, else st->base, said once.
+ * -1 when the sink failed. */
+static int sample_time(struct dcgm_st *st, const char *p, size_t n, struct ol_time *t)
+{
+	size_t used;
+	double ts;
+
+	*t = st->base;
+	if (parse_num(p, n, &ts, &used) == 0 && ts > 0 && ts < 9.2e12) {  /* ms that fit int64 ns */
+		*t = ol_time_none();
+		t->clock = OL_CLOCK_UTC;
+		t->utc_ns = (int64_t)ts * 1000000LL;
+		return 0;
+	}
+	if (st->warned)
+		return 0;
+	st->warned = 1;
+	return sink_diagf(st->s, st->in->lineno, 0,
+			  st->base.clock == OL_CLOCK_NONE ? OL_WARN : OL_INFO,
+			  st->base.clock == OL_CLOCK_NONE
+			  ? "no sample timestamps and no file time: samples have no time"
+			  : "no sample timestamps: scrape time taken from the file's"
+			    " mtime (approximate)") < 0 ? -1 : 0;
+}
+
+/* Store value v of metric k for GPU label gpu ("" = none: gpu0) at t; the
+ * first FB_TOTAL of each GPU is also meta gpu.total_bytes.gpuN. -1 when
+ * the sink failed. */
+static int store(struct dcgm_st *st, int k, const char *gpu, const struct ol_time *t,
+		 double v)
+{
+	char ent[64], val[32];
+	unsigned gi = 0;
+
+	snprintf(ent, sizeof(ent), "gpu%s", gpu[0] ? gpu : "0");
+	if (put_sample(st->s, dcgm_metrics[k].series, dcgm_metrics[k].unit, ent, t,
+		       v * dcgm_metrics[k].mult) < 0)
+		return -1;
+	st->count++;
+	if (strcmp(dcgm_metrics[k].metric, "DCGM_FI_DEV_FB_TOTAL") || !gpu[0] ||
+	    sscanf(gpu, "%u", &gi) != 1)
+		return 0;
+	snprintf(val, sizeof(val), "%.0f", v * 1048576.0);
+	return note_gpu_total(st->s, &st->total_seen, gi, val);
+}
+
+/* One sample line `NAME{labels} VALUE [TIMESTAMP_MS]` of n bytes; lines
+ * of metrics oomlens does not use are passed over. -1 when the sink failed. */
+static int sample_line(struct dcgm_st *st, const char *l, size_t n)
+{
+	struct ol_time t;
+	size_t i, ml, le, used;
+	char gpu[32] = "";
+	double v;
+	int k;
+
+	for (ml = 0; ml < n && l[ml] != '{' && l[ml] != ' '; ml++)
+		;
+	if ((k = metric_index(l, ml)) < 0)
+		return 0;
+	le = ml;
+	if (ml < n && l[ml] == '{') {
+		if (!(le = labels_end(l + ml, n - ml)))
+			return sink_diagf(st->s, st->in->lineno, 0, OL_ERROR,
+					  "unterminated label set {...}") < 0 ? -1 : 0;
+		if (label(l + ml + 1, le - 1, "gpu", gpu, sizeof(gpu)) < 0)
+			gpu[0] = 0;
+		le += ml;
+	}
+	i = le;
+	if (parse_num(l + i, n - i, &v, &used) < 0)
+		return sink_diagf(st->s, st->in->lineno, 0, OL_ERROR,
+				  "%s: expected a number after the labels",
+				  dcgm_metrics[k].metric) < 0 ? -1 : 0;
+	i += used;
+	if (sample_time(st, l + i, n - i, &t) < 0)
+		return -1;
+	if (v < 0 || v > 1e12)
+		return 0;
+	return store(st, k, gpu, &t, v);
+}
+
 int dcgm_parse(struct input *in, struct sink *s)
 {
-	struct ol_time base = ol_time_none(), t;
+	struct dcgm_st st;
 	struct capsep sep;
-	uint64_t total_seen = 0;
 	const char *l;
-	size_t n, i, ml, le;
-	int count = 0, k, warned = 0;
-	char gpu[32], ent[64];
-	double v, ts;
+	size_t n;
 
-	if (in->mtime > 0) {
-		base.clock = OL_CLOCK_UTC;
-		base.utc_ns = in->mtime * NS_PER_S;
-	}
+	memset(&st, 0, sizeof(st));
+	st.s = s;
+	st.in = in;
+	st.base = mtime_time(in);
 	while (input_getline(in, &l, &n) == 1) {
-		while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
-			n--;
+		n = trim_end(l, n);
 		if (capsep_parse(l, n, &sep)) {
-			base = capsep_time(&sep);
-			warned = 1;
+			st.base = capsep_time(&sep);
+			st.warned = 1;   /* a separator's time is the scrape's own */
 			continue;
 		}
 		if (!n || l[0] == '#')
 			continue;
-		for (ml = 0; ml < n && l[ml] != '{' && l[ml] != ' '; ml++)
-			;
-		for (k = 0; dcgm_metrics[k].metric; k++)
-			if (strlen(dcgm_metrics[k].metric) == ml &&
-			    !memcmp(dcgm_metrics[k].metric, l, ml))
-				break;
-		if (!dcgm_metrics[k].metric)
-			continue;
-		le = ml;
-		gpu[0] = 0;
-		if (ml < n && l[ml] == '{') {
-			le = labels_end(l + ml, n - ml);
-			if (!le) {
-				if (sink_diagf(s, in->lineno, 0, OL_ERROR,
-					       "unterminated label set {...}") < 0)
-					return -1;
-				continue;
-			}
-			if (label(l + ml + 1, le - 1, "gpu", gpu, sizeof(gpu)) < 0)
-				gpu[0] = 0;
-			le += ml;
-		}
-		i = le;
-		if (parse_num(l + i, n - i, &v, &ml) < 0) {
-			if (sink_diagf(s, in->lineno, 0, OL_ERROR,
-				       "%s: expected a number after the labels",
-				       dcgm_metrics[k].metric) < 0)
-				return -1;
-			continue;
-		}
-		i += ml;
-		t = base;
-		if (parse_num(l + i, n - i, &ts, &ml) == 0 && ts > 0 && ts < 9.2e12) {  /* ms that fit int64 ns */
-			t = ol_time_none();
-			t.clock = OL_CLOCK_UTC;
-			t.utc_ns = (int64_t)ts * 1000000LL;
-		} else if (!warned) {
-			warned = 1;
-			if (sink_diagf(s, in->lineno, 0, base.clock == OL_CLOCK_NONE ? OL_WARN : OL_INFO,
-				       base.clock == OL_CLOCK_NONE
-				       ? "no sample timestamps and no file time: samples have no time"
-				       : "no sample timestamps: scrape time taken from the file's"
-					 " mtime (approximate)") < 0)
-				return -1;
-		}
-		if (v < 0 || v > 1e12)
-			continue;
-		snprintf(ent, sizeof(ent), "gpu%s", gpu[0] ? gpu : "0");
-		{
-			int64_t id = sink_series(s, dcgm_metrics[k].series, dcgm_metrics[k].unit, ent);
-			if (id < 0 || sink_sample(s, id, &t, v * dcgm_metrics[k].mult) < 0)
-				return -1;
-			count++;
-		}
-		if (k == 2 && gpu[0]) {
-			unsigned gi = 0;
-			if (sscanf(gpu, "%u", &gi) == 1 && gi < 64 && !(total_seen & (1ull << gi))) {
-				char key[48], val[32];
-				total_seen |= 1ull << gi;
-				snprintf(key, sizeof(key), "gpu.total_bytes.gpu%u", gi);
-				snprintf(val, sizeof(val), "%.0f", v * 1048576.0);
-				if (sink_meta(s, key, val) < 0)
-					return -1;
-			}
-		}
+		if (sample_line(&st, l, n) < 0)
+			return -1;
 	}
-	return count;
+	return st.count;
 }
 
 int dcgm_sniff(const unsigned char *head, size_t n)

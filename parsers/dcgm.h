@@ -10,6 +10,7 @@
 #include "parsers/sink.h"
 #include "lib/input.h"
 
+/* How sure (0..100) that head (the first n bytes of a file) is a DCGM exporter scrape. */
 int dcgm_sniff(const unsigned char *head, size_t n);
 /* gpu.* series per GPU (entity gpuN from the gpu label) and meta
  * gpu.total_bytes.gpuN. Returns the number of samples, or -1. */

@@ -245,6 +245,8 @@ static const char *maybe_stamp(const char *p, const char *e, struct krec *r)
 	return p;
 }
 
+/* An ISO 8601 stamp at p into t (UTC as read; the caller makes it local
+ * when *had_zone is 0). Returns the byte after it, or NULL. */
 static const char *iso_stamp(const char *p, const char *e, struct ol_time *t, int *had_zone)
 {
 	int64_t ns;
@@ -283,10 +285,23 @@ static int syslog_rest(const char *q, const char *e, struct krec *r)
 	return 1;
 }
 
+/* syslog_rest after a stamp the caller already put in r->t: when the
+ * rest has not that shape, the time is cleared too and 0 returned, so r
+ * is as it was for the next reader. */
+static int stamp_then_rest(const char *q, const char *e, struct krec *r)
+{
+	if (q < e && syslog_rest(q, e, r))
+		return 1;
+	r->t = ol_time_none();
+	return 0;
+}
+
 /* Classes of a line's first byte, for the prefix dispatch. */
-enum { K_OTHER, K_BRACKET, K_LT, K_DIGIT, K_UPPER, K_LOWER, K_BRACE, K_SPACE };
+enum { K_OTHER, K_BRACKET, K_LT, K_DIGIT, K_UPPER, K_LOWER, K_BRACE, K_SPACE, K_N };
 static unsigned char first_class[256];
 
+/* Fill first_class once (the same values each time, so a second parse
+ * starting at once does no harm). */
 static void init_classes(void)
 {
 	int c;
@@ -305,172 +320,248 @@ static void init_classes(void)
 	first_class['['] = K_BRACKET;
 }
 
+/* A prefix reader: one wrapper shape at the start of [p, e). When the
+ * line has that shape, it strips it into r (calling strip on the rest for
+ * a nested wrapper) and returns strip's value (1, or 2 for an indented
+ * continuation); when not, it returns 0 with r as it was. */
+typedef int prefix_reader(struct kprefix *px, const char *p, const char *e, struct krec *r);
+
+static int strip(struct kprefix *px, const char *l, const char *e, struct krec *r);
+
+/* An indented line: "  [ 1.2] ..." (a stamp after blanks: strip it), or
+ * a multi-line printk's continuation, which takes the last record's time. */
+static int indented(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q = skip_ws(p, e);
+	int64_t ns;
+
+	if (q < e && *q == '[' && (dmesg_stamp(q, e, &ns) || ctime_stamp(px, q + 1, e, &r->t)))
+		return strip(px, q, e, r);
+	plain(r, q, e);
+	r->t = px->last_t;
+	r->continuation = 1;
+	return 2;
+}
+
+/* dmesg "[ 4600.123456] [caller] ", and journalctl -o short-monotonic
+ * "[ 4600.123456] host kernel: ". */
+static int dmesg_stamped(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q, *m;
+	int64_t ns;
+
+	(void)px;
+	if (!(q = dmesg_stamp(p, e, &ns)))
+		return 0;
+	r->t.clock = OL_CLOCK_BOOT;
+	r->t.boot_ns = ns;
+	q = caller_id(q, e);
+	if (q < e && *q == ' ')
+		q++;
+	if ((m = host_ident(q, e, r, 1)))
+		q = m;
+	plain(r, q, e);
+	return 1;
+}
+
+/* dmesg -T "[Thu Dec  7 00:05:00 2017] ". */
+static int dmesg_ctime(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q = ctime_stamp(px, p + 1, e, &r->t);
+
+	if (!q)
+		return 0;
+	if (q < e && *q == ' ')
+		q++;
+	plain(r, q, e);
+	return 1;
+}
+
+/* The RFC 5424 header after "<N>1 " and its stamp, at q: "host app procid
+ * msgid [sd]... [BOM]msg"; app becomes the ident, a numeric procid its pid. */
+static void rfc5424_rest(const char *q, const char *e, struct krec *r)
+{
+	const char *f[5];
+	int64_t v = 0;
+	int i;
+
+	for (i = 0; i < 5; i++) {   /* host app procid msgid sd */
+		q = skip_ws(q, e);
+		f[i] = q;
+		if (i == 4 && q < e && *q == '[') {
+			const char *c = memchr(q, ']', (size_t)(e - q));
+			q = c ? c + 1 : e;
+			while (q < e && *q == '[' && (c = memchr(q, ']', (size_t)(e - q))))
+				q = c + 1;
+		} else {
+			while (q < e && *q != ' ')
+				q++;
+		}
+		if (i == 1)
+			copy_str(r->ident, sizeof(r->ident), f[1], q);
+		if (i == 2 && parse_int(f[2], q, &v) == q)
+			r->ident_pid = v;
+	}
+	r->has_ident = 1;
+	if (q < e && *q == ' ')
+		q++;
+	if (e - q >= 3 && (unsigned char)q[0] == 0xef && (unsigned char)q[1] == 0xbb &&
+	    (unsigned char)q[2] == 0xbf)
+		q += 3;   /* BOM */
+	plain(r, maybe_stamp(q, e, r), e);
+}
+
+/* A syslog priority "<4>": raw dmesg "<4>[ 1.2] " (the stamp stripped in
+ * turn), or RFC 5424 "<4>1 ISO host app procid msgid sd msg". */
+static int priority(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q;
+	int64_t v;
+	int zone;
+
+	if (!(q = parse_int(p + 1, e, &v)) || q >= e || *q != '>')
+		return 0;
+	q++;
+	if (q < e && *q == '[')
+		return strip(px, q, e, r);
+	if (e - q > 2 && q[0] == '1' && q[1] == ' ' && (q = iso_stamp(q + 2, e, &r->t, &zone))) {
+		if (!zone)
+			set_local(px, &r->t, r->t.utc_ns);
+		rfc5424_rest(q, e, r);
+		return 1;
+	}
+	return 0;
+}
+
+/* ISO 8601 stamp, then " host ident: ": rsyslog RFC 3339, journalctl
+ * short-iso[-precise]. */
+static int iso_syslog(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q;
+	int zone;
+
+	if (e - p <= 19 || p[4] != '-' || !(q = iso_stamp(p, e, &r->t, &zone)))
+		return 0;
+	if (!zone)
+		set_local(px, &r->t, r->t.utc_ns);
+	return stamp_then_rest(q, e, r);
+}
+
+/* journalctl -o short-unix "1683722096.123456 host kernel: ". */
+static int short_unix(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q, *s;
+	int64_t v, us;
+
+	(void)px;
+	if (!(q = parse_int(p, e, &v)) || q >= e || *q != '.' || v <= 100000000 ||
+	    v >= 9000000000LL)
+		return 0;
+	s = q + 1;
+	us = fraction(&s, e, 100000);
+	if (s >= e || *s != ' ' || !syslog_rest(s, e, r))
+		return 0;
+	r->t.clock = OL_CLOCK_UTC;
+	r->t.utc_ns = v * NS_PER_S + us * 1000;
+	return 1;
+}
+
+/* /dev/kmsg "6,51234,4607765352,-[,caller=T1];text": priority, sequence,
+ * microseconds since boot, flags, then the text after ';'. */
+static int kmsg(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q, *s, *semi;
+	int64_t v, seq, us;
+
+	(void)px;
+	if (!(q = parse_int(p, e, &v)) || q >= e || *q != ',')
+		return 0;
+	s = q + 1;
+	if (!(s = parse_int(s, e, &seq)) || s >= e || *s != ',' ||
+	    !(s = parse_int(s + 1, e, &us)) || s >= e || *s != ',' ||
+	    !(semi = memchr(s, ';', (size_t)(e - s))) || semi - s >= 64 ||
+	    us < 0 || us >= 9000000000000000LL)
+		return 0;
+	r->t.clock = OL_CLOCK_BOOT;
+	r->t.boot_ns = us * 1000;
+	plain(r, semi + 1, e);
+	return 1;
+}
+
+/* RFC 3164 and journalctl short / short-precise: "Nov 29 18:22:40[.123456]
+ * host ident: ". */
+static int rfc3164(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q = month_stamp(px, p, e, &r->t);
+
+	return q ? stamp_then_rest(q, e, r) : 0;
+}
+
+/* journalctl -o short-full "Wed 2023-05-10 12:34:56 UTC host kernel: ":
+ * UTC for a UTC or GMT zone word, else local. */
+static int short_full(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q, *z;
+	int zone;
+
+	if (e - p <= 28 || p[3] != ' ' || !is_digit((unsigned char)p[4]) || p[8] != '-' ||
+	    !(q = iso_stamp(p + 4, e, &r->t, &zone)))
+		return 0;
+	z = q + 1;
+	while (z < e && *z != ' ')
+		z++;
+	if (q < e && *q == ' ' && !(z - q == 4 && !memcmp(q + 1, "UTC", 3)) &&
+	    !(z - q == 4 && !memcmp(q + 1, "GMT", 3)))
+		set_local(px, &r->t, r->t.utc_ns);
+	return stamp_then_rest(z, e, r);
+}
+
+/* dmesg -x "kern  :warn  : [ 1.2] " (the stamp stripped in turn). */
+static int dmesg_x(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q;
+
+	if (!starts(p, e, "kern") || !(q = memchr(p, ':', (size_t)(e - p))) || q - p >= 8 ||
+	    !(q = memchr(q + 1, ':', (size_t)(e - q - 1))) || q - p >= 20)
+		return 0;
+	q++;
+	if (q < e && *q == ' ')
+		q++;
+	if (q < e && *q == '[')
+		return strip(px, q, e, r);
+	plain(r, q, e);
+	return 1;
+}
+
+/* The readers to try, in order, for each class of a line's first byte. */
+static prefix_reader *const readers[K_N][3] = {
+	[K_SPACE] = { indented },
+	[K_BRACKET] = { dmesg_stamped, dmesg_ctime },
+	[K_LT] = { priority },
+	[K_DIGIT] = { iso_syslog, short_unix, kmsg },
+	[K_UPPER] = { rfc3164, short_full },
+	[K_LOWER] = { dmesg_x },
+};
+
 /* Strip the prefix of one text line into r (kprefix_strip without the
- * bookkeeping; it calls itself on the rest of the line for nested
- * wrappers: "<4>[..]", "kern  :warn  : [..]", an indented stamp). */
+ * bookkeeping): pasted "> " quote marks, then the first reader of the
+ * line's first-byte class that fits; a line none fits is plain text. */
 static int strip(struct kprefix *px, const char *l, const char *e, struct krec *r)
 {
-	const char *p = l, *q;
-	int64_t v, ns;
-	int zone;
+	prefix_reader *const *rd;
+	const char *p = l;
+	int i, rc;
 
 	memset(r, 0, sizeof(*r));
 	r->t = ol_time_none();
 	r->ident_pid = OL_NULL;
-	/* pasted quote marks */
 	while (e - p >= 2 && p[0] == '>' && (p[1] == ' ' || p[1] == '>'))
 		p += p[1] == ' ' ? 2 : 1;
-	if (p >= e) {
-		plain(r, p, e);
-		return 1;
-	}
-	switch (first_class[(unsigned char)*p]) {
-	case K_SPACE:
-		q = skip_ws(p, e);
-		if (q < e && *q == '[' && (dmesg_stamp(q, e, &ns) || ctime_stamp(px, q + 1, e, &r->t)))
-			return strip(px, q, e, r);
-		plain(r, q, e);
-		r->t = px->last_t;
-		r->continuation = 1;
-		return 2;
-	case K_BRACKET:
-		if ((q = dmesg_stamp(p, e, &ns))) {
-			r->t.clock = OL_CLOCK_BOOT;
-			r->t.boot_ns = ns;
-			q = caller_id(q, e);
-			if (q < e && *q == ' ')
-				q++;
-			/* journalctl -o short-monotonic: "[ 1.2] host kernel: " */
-			{
-				const char *m = host_ident(q, e, r, 1);
-				if (m)
-					q = m;
-				else
-					r->has_ident = 0, r->ident[0] = '\0', r->ident_pid = OL_NULL;
-			}
-			plain(r, q, e);
-			return 1;
-		}
-		if ((q = ctime_stamp(px, p + 1, e, &r->t))) {
-			if (q < e && *q == ' ')
-				q++;
-			plain(r, q, e);
-			return 1;
-		}
-		break;
-	case K_LT:
-		/* "<4>[ 1.2] " raw dmesg, or "<4>1 ISO host app procid msgid sd msg" */
-		q = p + 1;
-		if (!(q = parse_int(q, e, &v)) || q >= e || *q != '>')
-			break;
-		q++;
-		if (q < e && *q == '[')
-			return strip(px, q, e, r);
-		if (e - q > 2 && q[0] == '1' && q[1] == ' ' && (q = iso_stamp(q + 2, e, &r->t, &zone))) {
-			const char *f[5];
-			int i;
-			if (!zone)
-				set_local(px, &r->t, r->t.utc_ns);
-			for (i = 0; i < 5; i++) {   /* host app procid msgid sd */
-				q = skip_ws(q, e);
-				f[i] = q;
-				if (i == 4 && q < e && *q == '[') {
-					const char *c = memchr(q, ']', (size_t)(e - q));
-					q = c ? c + 1 : e;
-					while (q < e && *q == '[' && (c = memchr(q, ']', (size_t)(e - q))))
-						q = c + 1;
-				} else {
-					while (q < e && *q != ' ')
-						q++;
-				}
-				if (i == 1)
-					copy_str(r->ident, sizeof(r->ident), f[1], q);
-				if (i == 2 && parse_int(f[2], q, &v) == q)
-					r->ident_pid = v;
-			}
-			r->has_ident = 1;
-			if (q < e && *q == ' ')
-				q++;
-			if (e - q >= 3 && (unsigned char)q[0] == 0xef && (unsigned char)q[1] == 0xbb &&
-			    (unsigned char)q[2] == 0xbf)
-				q += 3;   /* BOM */
-			q = maybe_stamp(q, e, r);
-			plain(r, q, e);
-			return 1;
-		}
-		break;
-	case K_DIGIT:
-		/* ISO (rsyslog RFC 3339, journal short-iso[-precise]) */
-		if (e - p > 19 && p[4] == '-' && (q = iso_stamp(p, e, &r->t, &zone))) {
-			if (!zone)
-				set_local(px, &r->t, r->t.utc_ns);
-			if (syslog_rest(q, e, r))
-				return 1;
-			r->t = ol_time_none();
-			break;
-		}
-		/* short-unix "1683722096.123456 host kernel: " */
-		if ((q = parse_int(p, e, &v)) && q < e && *q == '.' && v > 100000000 && v < 9000000000LL) {
-			const char *s = q + 1;
-			int64_t us = fraction(&s, e, 100000);
-			if (s < e && *s == ' ' && syslog_rest(s, e, r)) {
-				r->t.clock = OL_CLOCK_UTC;
-				r->t.utc_ns = v * NS_PER_S + us * 1000;
-				return 1;
-			}
-			r->has_ident = 0;
-		}
-		/* /dev/kmsg "6,51234,4607765352,-[,caller=T1];text" */
-		if ((q = parse_int(p, e, &v)) && q < e && *q == ',') {
-			int64_t seq, us;
-			const char *s = q + 1, *semi;
-			if ((s = parse_int(s, e, &seq)) && s < e && *s == ',' &&
-			    (s = parse_int(s + 1, e, &us)) && s < e && *s == ',' &&
-			    (semi = memchr(s, ';', (size_t)(e - s))) && semi - s < 64 &&
-			    us >= 0 && us < 9000000000000000LL) {
-				r->t.clock = OL_CLOCK_BOOT;
-				r->t.boot_ns = us * 1000;
-				plain(r, semi + 1, e);
-				return 1;
-			}
-		}
-		break;
-	case K_UPPER:
-		if ((q = month_stamp(px, p, e, &r->t))) {
-			if (syslog_rest(q, e, r))
-				return 1;
-			r->t = ol_time_none();
-			break;
-		}
-		/* short-full "Wed 2023-05-10 12:34:56 UTC host kernel: " */
-		if (e - p > 28 && p[3] == ' ' && is_digit((unsigned char)p[4]) && p[8] == '-' &&
-		    (q = iso_stamp(p + 4, e, &r->t, &zone))) {
-			const char *z = q + 1;
-			while (z < e && *z != ' ')
-				z++;
-			if (q < e && *q == ' ' && !(z - q == 4 && !memcmp(q + 1, "UTC", 3)) &&
-			    !(z - q == 4 && !memcmp(q + 1, "GMT", 3)))
-				set_local(px, &r->t, r->t.utc_ns);
-			if (z < e && syslog_rest(z, e, r))
-				return 1;
-			r->t = ol_time_none();
-		}
-		break;
-	case K_LOWER:
-		/* dmesg -x "kern  :warn  : [ 1.2] " */
-		if (starts(p, e, "kern") && (q = memchr(p, ':', (size_t)(e - p))) && q - p < 8 &&
-		    (q = memchr(q + 1, ':', (size_t)(e - q - 1))) && q - p < 20) {
-			q++;
-			if (q < e && *q == ' ')
-				q++;
-			if (q < e && *q == '[')
-				return strip(px, q, e, r);
-			plain(r, q, e);
-			return 1;
-		}
-		break;
-	default:
-		break;
+	if (p < e) {
+		rd = readers[first_class[(unsigned char)*p]];
+		for (i = 0; i < 3 && rd[i]; i++)
+			if ((rc = rd[i](px, p, e, r)))
+				return rc;
 	}
 	plain(r, p, e);
 	return 1;
@@ -529,13 +620,41 @@ static int json_u64(json_t *o, const char *k, int64_t *v)
 	return parse_int(s, end, v) == end;
 }
 
+/* A journal MESSAGE m (a string, or an array of byte values; anything
+ * else is no message) into px->msg. Returns -1 when memory ran out: the
+ * text is then incomplete, so px->msg is emptied (and its sticky failure
+ * cleared) instead of being used. */
+static int journal_message(struct kprefix *px, json_t *m)
+{
+	json_t *j;
+	size_t i;
+
+	strbuf_reset(&px->msg);
+	if (json_is_string(m)) {
+		strbuf_add(&px->msg, json_string_value(m), json_string_length(m));
+	} else if (json_is_array(m)) {
+		json_array_foreach(m, i, j) {
+			json_int_t b = json_integer_value(j);
+			if (!json_is_integer(j) || b < 0 || b > 255) {
+				sink_diagf(px->s, px->in->lineno, 0, OL_WARN,
+					   "MESSAGE byte array holds a non-byte at index %zu", i);
+				break;
+			}
+			strbuf_addch(&px->msg, (int)b);
+		}
+	}
+	if (!strbuf_failed(&px->msg))
+		return 0;
+	strbuf_release(&px->msg);
+	return -1;
+}
+
 int kprefix_journal_json(struct kprefix *px, const char *l, size_t n, struct krec *r)
 {
 	json_error_t err;
-	json_t *o = json_loadb(l, n, 0, &err), *m, *j;
+	json_t *o = json_loadb(l, n, 0, &err), *j;
 	int64_t rt, mono;
 	int rc = 0;
-	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	r->t = ol_time_none();
@@ -570,20 +689,10 @@ int kprefix_journal_json(struct kprefix *px, const char *l, size_t n, struct kre
 		snprintf(r->ident, sizeof(r->ident), "kernel");
 		r->has_ident = 1;
 	}
-	m = json_object_get(o, "MESSAGE");
-	strbuf_reset(&px->msg);
-	if (json_is_string(m)) {
-		strbuf_add(&px->msg, json_string_value(m), json_string_length(m));
-	} else if (json_is_array(m)) {
-		json_array_foreach(m, i, j) {
-			json_int_t b = json_integer_value(j);
-			if (!json_is_integer(j) || b < 0 || b > 255) {
-				sink_diagf(px->s, px->in->lineno, 0, OL_WARN,
-					   "MESSAGE byte array holds a non-byte at index %zu", i);
-				break;
-			}
-			strbuf_addch(&px->msg, (int)b);
-		}
+	if (journal_message(px, json_object_get(o, "MESSAGE")) < 0) {
+		sink_diagf(px->s, px->in->lineno, 0, OL_WARN,
+			   "out of memory decoding the journal MESSAGE: record skipped");
+		goto out;
 	}
 	if (px->msg.len) {
 		r->msg = px->msg.buf;

@@ -1,6 +1,6 @@
 /*
  * kernel_scan.h -- the small text scanners shared by the two layers of the
- * kernel log parser (parsers/kernel_prefix.c, parsers/kernel_oom.c).
+ * kernel log parser (parsers/kernel_prefix.c, parsers/kernel_oom*.c).
  *
  * Every function works on a byte range [p, e) that need not be
  * NUL-terminated and never reads outside it; a NULL return means "not

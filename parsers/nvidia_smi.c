@@ -79,6 +79,8 @@ static int split(const char *l, size_t n, struct field *f)
 	return k;
 }
 
+/* The column a header field names ("memory.used [MiB]": the unit is not
+ * part of the name); *known is 0 for a name not in col_names. */
 static enum col col_of(const struct field *f, int *known)
 {
 	size_t n = f->n;
@@ -115,6 +117,7 @@ static int64_t read_ts(const struct field *f)
 	return t < 0 ? OL_NULL : t;
 }
 
+/* Is the whole field a non-negative integer (into *v)? */
 static int is_int(const struct field *f, int64_t *v)
 {
 	size_t u;
@@ -171,6 +174,8 @@ static int64_t read_mib(const struct field *f)
 	return OL_NULL;
 }
 
+/* A percentage field "87 %" or "87" into *v. 0, or -1 for "[N/A]" and
+ * anything else. */
 static int read_pct(const struct field *f, double *v)
 {
 	size_t u;
@@ -182,17 +187,17 @@ static int read_pct(const struct field *f, double *v)
 	return (u == f->n || (u + 1 == f->n && f->p[u] == '%')) ? 0 : -1;
 }
 
+/* Store one sample and count it. -1 when the sink failed. */
 static int put(struct smi_st *st, const char *name, const char *unit, const char *entity,
 	       const struct ol_time *t, double v)
 {
-	int64_t id = sink_series(st->s, name, unit, entity);
-
-	if (id < 0 || sink_sample(st->s, id, t, v) < 0)
+	if (put_sample(st->s, name, unit, entity, t, v) < 0)
 		return -1;
 	st->n++;
 	return 0;
 }
 
+/* The GPU index an earlier row gave uuid u, or -1. */
 static int uuid_index(struct smi_st *st, const struct field *u)
 {
 	int i;
@@ -203,49 +208,70 @@ static int uuid_index(struct smi_st *st, const struct field *u)
 	return -1;
 }
 
-static int row(struct smi_st *st, const struct field *f, int k)
-{
-	const struct field *ts = NULL, *idx = NULL, *uuid = NULL, *pid = NULL;
-	const struct field *mem[4] = { NULL, NULL, NULL, NULL }, *util = NULL, *pused = NULL;
-	struct ol_time t = ol_time_none();
-	char gpu[64], ent[96];
-	int i, gi = -1;
-	int64_t v;
-	double d;
+/* The fields of one row by role (NULL: the row has no such column). */
+struct row_fields {
+	const struct field *ts, *idx, *uuid, *pid, *util, *pused;
+	const struct field *mem[4];   /* used, total, free, reserved */
+};
 
-	if (k != st->ncol)
-		return sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
-				  "%d fields where the header has %d: row skipped", k,
-				  st->ncol) < 0 ? -1 : 0;
+/* Point rf at the fields of a row of k fields f by the column list's roles
+ * (the last column of a role wins). */
+static void row_fields(const struct smi_st *st, const struct field *f, int k,
+		       struct row_fields *rf)
+{
+	int i;
+
+	memset(rf, 0, sizeof(*rf));
 	for (i = 0; i < k; i++)
 		switch (st->cols[i]) {
-		case C_TS: ts = &f[i]; break;
-		case C_INDEX: idx = &f[i]; break;
-		case C_UUID: uuid = &f[i]; break;
-		case C_USED: mem[0] = &f[i]; break;
-		case C_TOTAL: mem[1] = &f[i]; break;
-		case C_FREE: mem[2] = &f[i]; break;
-		case C_RESERVED: mem[3] = &f[i]; break;
-		case C_UTIL: util = &f[i]; break;
-		case C_PID: pid = &f[i]; break;
-		case C_PUSED: pused = &f[i]; break;
+		case C_TS: rf->ts = &f[i]; break;
+		case C_INDEX: rf->idx = &f[i]; break;
+		case C_UUID: rf->uuid = &f[i]; break;
+		case C_USED: rf->mem[0] = &f[i]; break;
+		case C_TOTAL: rf->mem[1] = &f[i]; break;
+		case C_FREE: rf->mem[2] = &f[i]; break;
+		case C_RESERVED: rf->mem[3] = &f[i]; break;
+		case C_UTIL: rf->util = &f[i]; break;
+		case C_PID: rf->pid = &f[i]; break;
+		case C_PUSED: rf->pused = &f[i]; break;
 		default: break;
 		}
-	if (ts) {
-		v = read_ts(ts);
-		if (v == OL_NULL)
-			return sink_diagf(st->s, st->in->lineno, 0, OL_ERROR,
-					  "timestamp \"%.*s\" is not YYYY/MM/DD HH:MM:SS.mmm",
-					  (int)(ts->n > 40 ? 40 : ts->n), ts->p) < 0 ? -1 : 0;
-		t = wall_time(st->s, v);
-		if (note_local_clock(st->s, &t, &st->noted_local) < 0)
+}
+
+/* The time of a row from its timestamp field ts (NULL: none, said once).
+ * Returns 0 with *t set, 1 when the row is to be skipped (its time is
+ * unreadable: an error was recorded), -1 when the sink failed. */
+static int row_time(struct smi_st *st, const struct field *ts, struct ol_time *t)
+{
+	int64_t v;
+
+	*t = ol_time_none();
+	if (!ts) {
+		if (!st->warned_time++ &&
+		    sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
+			       "no timestamp column: samples have no time") < 0)
 			return -1;
-	} else if (!st->warned_time++ &&
-		   sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
-			      "no timestamp column: samples have no time") < 0) {
-		return -1;
+		return 0;
 	}
-	if (idx && is_int(idx, &v) && v < 1000000)
+	v = read_ts(ts);
+	if (v == OL_NULL)
+		return sink_diagf(st->s, st->in->lineno, 0, OL_ERROR,
+				  "timestamp \"%.*s\" is not YYYY/MM/DD HH:MM:SS.mmm",
+				  (int)(ts->n > 40 ? 40 : ts->n), ts->p) < 0 ? -1 : 1;
+	*t = wall_time(st->s, v);
+	return note_local_clock(st->s, t, &st->noted_local) < 0 ? -1 : 0;
+}
+
+/* The GPU of a row: its index, else the index its uuid had in an earlier
+ * row (learned here), into gpu as "gpuN", else the uuid itself, else
+ * "gpu0". Returns the index, or -1 when none is known. */
+static int row_gpu(struct smi_st *st, const struct row_fields *rf, char *gpu, size_t n)
+{
+	const struct field *uuid = rf->uuid;
+	int64_t v;
+	int gi = -1;
+
+	if (rf->idx && is_int(rf->idx, &v) && v < 1000000)
 		gi = (int)v;
 	if (gi < 0 && uuid)
 		gi = uuid_index(st, uuid);
@@ -254,43 +280,79 @@ static int row(struct smi_st *st, const struct field *f, int k)
 		st->uuid_idx[st->nuuid++] = gi;
 	}
 	if (gi >= 0)
-		snprintf(gpu, sizeof(gpu), "gpu%d", gi);
+		snprintf(gpu, n, "gpu%d", gi);
 	else if (uuid && uuid->n)
-		snprintf(gpu, sizeof(gpu), "%.*s", (int)(uuid->n > 60 ? 60 : uuid->n), uuid->p);
+		snprintf(gpu, n, "%.*s", (int)(uuid->n > 60 ? 60 : uuid->n), uuid->p);
 	else
-		snprintf(gpu, sizeof(gpu), "gpu0");
+		snprintf(gpu, n, "gpu0");
+	return gi;
+}
 
-	if (pid || pused) {  /* --query-compute-apps */
-		if (!pid || !is_int(pid, &v))
-			return sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
-					  "compute-apps row without a pid: skipped") < 0 ? -1 : 0;
-		snprintf(ent, sizeof(ent), "%s/pid:%lld", gpu, (long long)v);
-		if (pused && (v = read_mib(pused)) != OL_NULL)
-			return put(st, "gpu.proc_used_bytes", "bytes", ent, &t, (double)v);
-		return 0;
-	}
-	{
-		static const char *const names[4] = {
-			"gpu.used_bytes", "gpu.total_bytes", "gpu.free_bytes", "gpu.reserved_bytes"
-		};
-		for (i = 0; i < 4; i++) {
-			if (!mem[i] || (v = read_mib(mem[i])) == OL_NULL)
-				continue;
-			if (put(st, names[i], "bytes", gpu, &t, (double)v) < 0)
+/* A --query-compute-apps row: one process's memory on gpu. */
+static int compute_app(struct smi_st *st, const struct row_fields *rf, const char *gpu,
+		       const struct ol_time *t)
+{
+	char ent[96];
+	int64_t v;
+
+	if (!rf->pid || !is_int(rf->pid, &v))
+		return sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
+				  "compute-apps row without a pid: skipped") < 0 ? -1 : 0;
+	snprintf(ent, sizeof(ent), "%s/pid:%lld", gpu, (long long)v);
+	if (rf->pused && (v = read_mib(rf->pused)) != OL_NULL)
+		return put(st, "gpu.proc_used_bytes", "bytes", ent, t, (double)v);
+	return 0;
+}
+
+/* A --query-gpu row: the card's memory columns and utilization. */
+static int gpu_memory(struct smi_st *st, const struct row_fields *rf, const char *gpu,
+		      int gi, const struct ol_time *t)
+{
+	static const char *const names[4] = {
+		"gpu.used_bytes", "gpu.total_bytes", "gpu.free_bytes", "gpu.reserved_bytes"
+	};
+	char val[32];
+	int64_t v;
+	double d;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (!rf->mem[i] || (v = read_mib(rf->mem[i])) == OL_NULL)
+			continue;
+		if (put(st, names[i], "bytes", gpu, t, (double)v) < 0)
+			return -1;
+		if (i == 1 && gi >= 0) {
+			snprintf(val, sizeof(val), "%lld", (long long)v);
+			if (note_gpu_total(st->s, &st->total_seen, (unsigned)gi, val) < 0)
 				return -1;
-			if (i == 1 && gi >= 0 && gi < 64 && !(st->total_seen & (1ull << gi))) {
-				char key[48], val[32];
-				st->total_seen |= 1ull << gi;
-				snprintf(key, sizeof(key), "gpu.total_bytes.gpu%d", gi);
-				snprintf(val, sizeof(val), "%lld", (long long)v);
-				if (sink_meta(st->s, key, val) < 0)
-					return -1;
-			}
 		}
 	}
-	if (util && read_pct(util, &d) == 0 && put(st, "gpu.util_percent", "%", gpu, &t, d) < 0)
+	if (rf->util && read_pct(rf->util, &d) == 0 &&
+	    put(st, "gpu.util_percent", "%", gpu, t, d) < 0)
 		return -1;
 	return 0;
+}
+
+/* One data row of k fields. A row whose field count is not the header's
+ * is skipped with a warning. -1 when the sink failed. */
+static int row(struct smi_st *st, const struct field *f, int k)
+{
+	struct row_fields rf;
+	struct ol_time t;
+	char gpu[64];
+	int gi, r;
+
+	if (k != st->ncol)
+		return sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
+				  "%d fields where the header has %d: row skipped", k,
+				  st->ncol) < 0 ? -1 : 0;
+	row_fields(st, f, k, &rf);
+	if ((r = row_time(st, rf.ts, &t)))
+		return r < 0 ? -1 : 0;
+	gi = row_gpu(st, &rf, gpu, sizeof(gpu));
+	if (rf.pid || rf.pused)
+		return compute_app(st, &rf, gpu, &t);
+	return gpu_memory(st, &rf, gpu, gi, &t);
 }
 
 int nvidia_smi_parse(struct input *in, struct sink *s)
@@ -305,8 +367,7 @@ int nvidia_smi_parse(struct input *in, struct sink *s)
 	st.s = s;
 	st.in = in;
 	while (input_getline(in, &l, &n) == 1) {
-		while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
-			n--;
+		n = trim_end(l, n);
 		if (!n || mem_find(l, n, "No running processes found") ||
 		    mem_find(l, n, "No devices were found"))
 			continue;
@@ -339,8 +400,7 @@ int nvidia_smi_parse(struct input *in, struct sink *s)
 int nvidia_smi_sniff(const unsigned char *head, size_t n)
 {
 	const char *h = (const char *)head;
-	const char *eol = memchr(h, '\n', n);
-	size_t l = eol ? (size_t)(eol - h) : n;
+	size_t l = first_line_len(h, n);
 	struct field f[MAXCOL];
 	int k, i, known, nknown = 0, has_mem = 0;
 

@@ -10,6 +10,7 @@
 #include "parsers/sink.h"
 #include "lib/input.h"
 
+/* How sure (0..100) that head (the first n bytes of a file) is an nvidia-smi CSV query log. */
 int nvidia_smi_sniff(const unsigned char *head, size_t n);
 /* gpu.* series per GPU (entity gpuN, or the GPU uuid when there is no
  * index), gpu.proc_used_bytes per process, meta gpu.total_bytes.gpuN.

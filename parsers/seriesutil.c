@@ -5,8 +5,23 @@
 #include "parsers/seriesutil.h"
 #include "lib/timeutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+size_t first_line_len(const char *s, size_t n)
+{
+	const char *eol = memchr(s, '\n', n);
+
+	return eol ? (size_t)(eol - s) : n;
+}
+
+size_t trim_end(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
+		n--;
+	return n;
+}
 
 const char *mem_find(const char *s, size_t n, const char *needle)
 {
@@ -123,6 +138,45 @@ struct ol_time wall_time(const struct sink *s, int64_t wall_ns)
 	return t;
 }
 
+struct ol_time mtime_time(const struct input *in)
+{
+	struct ol_time t = ol_time_none();
+
+	if (in->mtime > 0) {
+		t.clock = OL_CLOCK_UTC;
+		t.utc_ns = in->mtime * NS_PER_S;
+	}
+	return t;
+}
+
+int put_sample(struct sink *s, const char *name, const char *unit, const char *entity,
+	       const struct ol_time *t, double v)
+{
+	int64_t id = sink_series(s, name, unit, entity);
+
+	return id < 0 || sink_sample(s, id, t, v) < 0 ? -1 : 0;
+}
+
+int put_meta_changed(struct sink *s, char *last, size_t cap, const char *key,
+		     const char *val)
+{
+	if (!strcmp(last, val))
+		return 0;
+	copy_str(last, cap, val, strlen(val));
+	return sink_meta(s, key, val) < 0 ? -1 : 1;
+}
+
+int note_gpu_total(struct sink *s, uint64_t *seen, unsigned gpu, const char *val)
+{
+	char key[48];
+
+	if (gpu >= 64 || (*seen & (1ull << gpu)))
+		return 0;
+	*seen |= 1ull << gpu;
+	snprintf(key, sizeof(key), "gpu.total_bytes.gpu%u", gpu);
+	return sink_meta(s, key, val) < 0 ? -1 : 0;
+}
+
 int note_local_clock(struct sink *s, const struct ol_time *t, int *noted)
 {
 	if (*noted || t->clock != OL_CLOCK_LOCAL)
@@ -197,6 +251,14 @@ int capsep_parse(const char *line, size_t len, struct capsep *sep)
 		i = j;
 	}
 	return 1;
+}
+
+int capsep_anchor(struct sink *s, const struct capsep *sep, const char *how)
+{
+	if (sep->utc_ns == OL_NULL || sep->mono_ns == OL_NULL)
+		return 0;
+	return sink_anchor(s, sep->boot_id[0] ? sep->boot_id : NULL, sep->mono_ns, sep->utc_ns,
+			   how) < 0 ? -1 : 0;
 }
 
 struct ol_time capsep_time(const struct capsep *sep)

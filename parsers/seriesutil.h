@@ -2,7 +2,8 @@
  * seriesutil.h -- what the time-series parsers (smaps, cgroup, nvidia-smi,
  * DCGM, server logs) share: the "### <iso> key=value ..." capture
  * separator of specs/linux-oom-artifacts.md 3.5, sizes with units, local
- * wall-clock placement and small text helpers. No SQL, no output.
+ * wall-clock and file-time placement, the sink calls every series parser
+ * makes the same way, and small text helpers. No SQL, no output.
  */
 #ifndef OOMLENS_SERIESUTIL_H
 #define OOMLENS_SERIESUTIL_H
@@ -50,6 +51,33 @@ int note_local_clock(struct sink *s, const struct ol_time *t, int *noted);
  * 0 (unknown). */
 int guess_year(const struct sink *s, const struct input *in);
 
+/* The time a file's mtime gives (UTC, approximate: the caller says so),
+ * or no time when the input has no mtime. */
+struct ol_time mtime_time(const struct input *in);
+/* The anchor a separator with both a UTC time and mono= gives (boot id
+ * from the separator), described as how. 0 (also when there is none to
+ * give), or -1 when the sink failed. */
+int capsep_anchor(struct sink *s, const struct capsep *sep, const char *how);
+
+/* Store a sample v at t of the series (name, unit, entity). 0, or -1 when
+ * the sink failed. */
+int put_sample(struct sink *s, const char *name, const char *unit, const char *entity,
+	       const struct ol_time *t, double v);
+/* Store meta key = val unless val equals last (the value last stored under
+ * key, a buffer of cap bytes), which it then becomes: a file read again
+ * and again does not repeat a setting. 1 stored, 0 same as last, -1 when
+ * the sink failed. */
+int put_meta_changed(struct sink *s, char *last, size_t cap, const char *key,
+		     const char *val);
+/* Store meta gpu.total_bytes.gpuN = val (a byte count) the first time GPU
+ * index gpu (< 64) is seen, marking it in *seen. 0, or -1 when the sink
+ * failed. */
+int note_gpu_total(struct sink *s, uint64_t *seen, unsigned gpu, const char *val);
+
+/* The length of the first line of [s, s + n) (without its '\n'). */
+size_t first_line_len(const char *s, size_t n);
+/* n less the trailing spaces and CRs of s[0..n). */
+size_t trim_end(const char *s, size_t n);
 /* Find needle in [s, s+n); NULL if absent. */
 const char *mem_find(const char *s, size_t n, const char *needle);
 /* Copy at most cap-1 bytes of s[0..n) into dst, NUL-terminated. */

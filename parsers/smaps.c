@@ -45,6 +45,7 @@ struct smaps_st {
 	unsigned extra_full;
 };
 
+/* The value of hex digit c, or -1. */
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -146,6 +147,9 @@ static void name_info(const char *path, int64_t *pid, int64_t *ns)
 	}
 }
 
+/* The capture row of the capture being read (status: NULL, or "ESRCH"
+ * and the like for a capture with no VMA); its id goes to st->cap_id.
+ * -1 when the sink failed. */
 static int add_capture_row(struct smaps_st *st, const char *status)
 {
 	struct ol_capture c;
@@ -164,6 +168,7 @@ static int add_capture_row(struct smaps_st *st, const char *status)
 	return 0;
 }
 
+/* Forget the VMA being read (its extra keys are released). */
 static void reset_map(struct smaps_st *st)
 {
 	json_decref(st->extra);
@@ -174,6 +179,7 @@ static void reset_map(struct smaps_st *st)
 	st->extra_full = 0;
 }
 
+/* *tot += kb, where OL_NULL (never seen) is nothing. */
 static void add_tot(int64_t *tot, int64_t kb)
 {
 	if (kb == OL_NULL)
@@ -213,16 +219,13 @@ static int end_map(struct smaps_st *st)
 	return 0;
 }
 
+/* A sample of kb kB (none when OL_NULL) of series name for entity at the
+ * capture's time. -1 when the sink failed. */
 static int sample(struct smaps_st *st, const char *name, const char *entity, int64_t kb)
 {
-	int64_t id;
-
 	if (kb == OL_NULL)
 		return 0;
-	id = sink_series(st->s, name, "bytes", entity);
-	if (id < 0)
-		return -1;
-	return sink_sample(st->s, id, &st->t, (double)kb * 1024.0) < 0 ? -1 : 0;
+	return put_sample(st->s, name, "bytes", entity, &st->t, (double)kb * 1024.0);
 }
 
 /* Finish the capture in progress: its last VMA, then its series. */
@@ -258,6 +261,8 @@ static int end_capture(struct smaps_st *st)
 	return 0;
 }
 
+/* Start a capture of the process and time in st->sep / st->t: no VMA,
+ * no totals yet; a smaps_rollup separator makes it a rollup. */
 static void begin_capture(struct smaps_st *st)
 {
 	int i;
@@ -284,8 +289,7 @@ static int begin_implicit(struct smaps_st *st)
 		st->t.clock = OL_CLOCK_UTC;
 		st->t.utc_ns = ns;
 	} else if (st->in->mtime > 0) {
-		st->t.clock = OL_CLOCK_UTC;
-		st->t.utc_ns = st->in->mtime * NS_PER_S;
+		st->t = mtime_time(st->in);
 		if (sink_diagf(st->s, st->in->lineno, 0, OL_INFO,
 			       "no capture separator: capture time taken from the file's"
 			       " mtime (approximate)") < 0)
@@ -302,46 +306,56 @@ static int begin_implicit(struct smaps_st *st)
 	return 0;
 }
 
+/* A hex number at l[*i] ended by the byte c; *i moves past both. 0, or
+ * -1 when it is not there. */
+static int hex_then(const char *l, size_t n, size_t *i, uint64_t *v, char c)
+{
+	if (read_hex(l, n, i, v) < 0 || *i >= n || l[*i] != c)
+		return -1;
+	(*i)++;
+	return 0;
+}
+
+/* The word at l[*i]: returns its start; *i moves to the ' ' after it (or n). */
+static size_t word(const char *l, size_t n, size_t *i)
+{
+	size_t j = *i;
+
+	while (*i < n && l[*i] != ' ')
+		(*i)++;
+	return j;
+}
+
 /* "start-end perms offset dev inode [path]": 1 if it is one. With store,
  * the VMA being read becomes this one (st->m, perms, dev, path). */
 static int read_header(struct smaps_st *st, const char *l, size_t n, int store)
 {
 	uint64_t a, b, off;
-	size_t i = 0, j;
+	size_t i = 0, j, dj, dn;
 	int64_t ino = 0;
 	char perms[8];
 
-	if (read_hex(l, n, &i, &a) < 0 || i >= n || l[i] != '-')
+	if (hex_then(l, n, &i, &a, '-') < 0 || hex_then(l, n, &i, &b, ' ') < 0)
 		return 0;
-	i++;
-	if (read_hex(l, n, &i, &b) < 0 || i >= n || l[i] != ' ')
-		return 0;
-	j = ++i;
-	while (i < n && l[i] != ' ')
-		i++;
+	j = word(l, n, &i);
 	if (i - j < 4 || i - j >= sizeof(perms))
 		return 0;
 	copy_str(perms, sizeof(perms), l + j, i - j);
 	i++;
-	if (read_hex(l, n, &i, &off) < 0 || i >= n || l[i] != ' ')
+	if (hex_then(l, n, &i, &off, ' ') < 0)
+		return 0;
+	dj = word(l, n, &i);
+	dn = i - dj;
+	if (!dn || dn >= sizeof(st->dev) || !memchr(l + dj, ':', dn))
 		return 0;
 	j = ++i;
-	while (i < n && l[i] != ' ')
-		i++;
-	if (i == j || i - j >= sizeof(st->dev) || !memchr(l + j, ':', i - j))
+	while (i < n && l[i] >= '0' && l[i] <= '9' && i - j < 18)
+		ino = ino * 10 + (l[i++] - '0');
+	if (i == j || (i < n && l[i] != ' '))
 		return 0;
-	{
-		size_t dj = j, dn = i - j;
-		i++;
-		j = i;
-		while (i < n && l[i] >= '0' && l[i] <= '9' && i - j < 18)
-			ino = ino * 10 + (l[i++] - '0');
-		if (i == j || (i < n && l[i] != ' '))
-			return 0;
-		if (!store)
-			return 1;
-		copy_str(st->dev, sizeof(st->dev), l + dj, dn);
-	}
+	if (!store)
+		return 1;
+	copy_str(st->dev, sizeof(st->dev), l + dj, dn);
 	memcpy(st->perms, perms, sizeof(perms));
 	while (i < n && l[i] == ' ')
 		i++;
@@ -415,6 +429,8 @@ static int read_field(struct smaps_st *st, const char *l, size_t n)
 	return 1;
 }
 
+/* A line smaps cannot read: a warning what, for the first 100 only (the
+ * rest are counted at the end). -1 when the sink failed. */
 static int bad_line(struct smaps_st *st, const char *what)
 {
 	if (++st->bad_lines > 100)
@@ -449,9 +465,7 @@ int smaps_parse(struct input *in, struct sink *s)
 				       "capture separator without a readable ISO 8601 time"
 				       " (expected \"### 2025-11-29T18:22:40.123456Z pid=...\")") < 0)
 				goto out;
-			if (st.sep.utc_ns != OL_NULL && st.sep.mono_ns != OL_NULL &&
-			    sink_anchor(s, st.t.boot_id, st.sep.mono_ns, st.sep.utc_ns,
-					"smaps capture separator (UTC time + mono=)") < 0)
+			if (capsep_anchor(s, &st.sep, "smaps capture separator (UTC time + mono=)") < 0)
 				goto out;
 			begin_capture(&st);
 			continue;
@@ -489,8 +503,7 @@ out:
 int smaps_sniff(const unsigned char *head, size_t n)
 {
 	const char *h = (const char *)head;
-	const char *eol = memchr(h, '\n', n);
-	size_t l = eol ? (size_t)(eol - h) : n;
+	size_t l = first_line_len(h, n);
 	struct capsep sep;
 
 	if (capsep_parse(h, l, &sep))

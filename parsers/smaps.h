@@ -10,6 +10,7 @@
 #include "parsers/sink.h"
 #include "lib/input.h"
 
+/* How sure (0..100) that head (the first n bytes of a file) is an smaps or smaps_rollup capture. */
 int smaps_sniff(const unsigned char *head, size_t n);
 /* Each capture becomes a capture row, each VMA a mapping row, and the
  * per-process sums the proc.* series. Returns the number of captures, or

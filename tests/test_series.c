@@ -158,59 +158,78 @@ static void append_sep(struct strbuf *sb, pid_t pid, const char *src)
 		    src, (long long)mono.tv_sec, mono.tv_nsec / 1000);
 }
 
-/* A child maps 64 MiB private anonymous memory and 16 MiB shared
- * anonymous memory, touches 32 MiB and 16 MiB of them, then unmaps the
- * shared one; its smaps and smaps_rollup are captured after each step. */
-static void smaps_of_a_real_process(void **state)
+/* The child of smaps_of_a_real_process: maps 64 MiB private and 16 MiB
+ * shared anonymous memory and writes their addresses to up, then at each
+ * byte read from down takes its next step (touch 32 + 16 MiB; unmap the
+ * shared one; exit). Never returns. */
+static void mapping_child(int up, int down)
 {
-	int down[2], up[2];
-	uintptr_t addr[2];
-	struct strbuf cap = STRBUF_INIT;
-	struct timeline *tl;
-	char c = 'x', path[64];
+	char c;
+	char *a = mmap(NULL, 64 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	char *b = mmap(NULL, 16 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+	uintptr_t ab[2] = { (uintptr_t)a, (uintptr_t)b };
+
+	if (a == MAP_FAILED || b == MAP_FAILED)
+		_exit(1);
+	if (write(up, ab, sizeof(ab)) != sizeof(ab) || read(down, &c, 1) != 1)
+		_exit(1);
+	memset(a, 1, 32 * MiB);
+	memset(b, 2, 16 * MiB);
+	if (write(up, "2", 1) != 1 || read(down, &c, 1) != 1)
+		_exit(1);
+	munmap(b, 16 * MiB);
+	if (write(up, "3", 1) != 1 || read(down, &c, 1) != 1)
+		_exit(1);
+	_exit(0);
+}
+
+/* Run mapping_child, appending its smaps and smaps_rollup (each after a
+ * separator) to cap after each of its three steps; addr gets the
+ * addresses of its two regions. Returns its pid, reaped after a clean exit. */
+static pid_t capture_child(struct strbuf *cap, uintptr_t addr[2])
+{
+	int down[2], up[2], stage, status;
+	char c, path[64];
 	pid_t pid;
-	int stage, status;
-	(void)state;
 
 	assert_int_equal(pipe(down), 0);
 	assert_int_equal(pipe(up), 0);
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0) {
-		char *a = mmap(NULL, 64 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
-		char *b = mmap(NULL, 16 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			       -1, 0);
-		uintptr_t ab[2] = { (uintptr_t)a, (uintptr_t)b };
-		if (a == MAP_FAILED || b == MAP_FAILED)
-			_exit(1);
-		if (write(up[1], ab, sizeof(ab)) != sizeof(ab) || read(down[0], &c, 1) != 1)
-			_exit(1);
-		memset(a, 1, 32 * MiB);
-		memset(b, 2, 16 * MiB);
-		if (write(up[1], "2", 1) != 1 || read(down[0], &c, 1) != 1)
-			_exit(1);
-		munmap(b, 16 * MiB);
-		if (write(up[1], "3", 1) != 1 || read(down[0], &c, 1) != 1)
-			_exit(1);
-		_exit(0);
-	}
+	if (pid == 0)
+		mapping_child(up[1], down[0]);
 	for (stage = 1; stage <= 3; stage++) {
 		if (stage == 1)
-			assert_int_equal(read(up[0], addr, sizeof(addr)), sizeof(addr));
+			assert_int_equal(read(up[0], addr, 2 * sizeof(addr[0])), 2 * sizeof(addr[0]));
 		else
 			assert_int_equal(read(up[0], &c, 1), 1);
 		snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
-		append_sep(&cap, pid, "smaps");
-		append_file(&cap, path);
+		append_sep(cap, pid, "smaps");
+		append_file(cap, path);
 		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-		append_sep(&cap, pid, "smaps_rollup");
-		append_file(&cap, path);
+		append_sep(cap, pid, "smaps_rollup");
+		append_file(cap, path);
 		assert_int_equal(write(down[1], "x", 1), 1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(down[0]); close(down[1]); close(up[0]); close(up[1]);
+	return pid;
+}
 
+/* A live child's captures: its regions, their kinds and Rss, the rollup
+ * and proc.rss_bytes following what it touched and unmapped. */
+static void smaps_of_a_real_process(void **state)
+{
+	uintptr_t addr[2];
+	struct strbuf cap = STRBUF_INIT;
+	struct timeline *tl;
+	pid_t pid;
+	(void)state;
+
+	pid = capture_child(&cap, addr);
 	tl = t_open();
 	assert_int_equal(t_parse_mem(tl, "smaps", "live-capture", cap.buf, cap.len), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic"), 0);
@@ -250,7 +269,6 @@ static void smaps_of_a_real_process(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM anchor"), 6);
 	t_close(tl);
 	strbuf_release(&cap);
-	close(down[0]); close(down[1]); close(up[0]); close(up[1]);
 }
 
 static void smaps_without_separator(void **state)
