@@ -9,6 +9,7 @@
  * use), segment, block (after its segment), trace, settings, end.
  */
 #include "parsers/torch_snapshot.h"
+#include "parsers/torch_model.h"
 #include "lib/strbuf.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * torch_model.c -- what a memory snapshot means for the timeline: turns
- * the normalized records of a reader (struct ts_ops, torch_snapshot.h)
- * into sink calls. Shared by the pickle and the flat reader, so both give
+ * the normalized records of a reader (struct ts_ops, torch_records.h)
+ * into sink calls; see torch_model.h. Shared by the pickle and the flat reader, so both give
  * the same rows.
  *
  * Allocation lifetimes: `alloc` opens a lifetime keyed by (device, addr)
@@ -27,8 +27,9 @@
  * (sink_series_shift). A reserved series that was clamped at 0 is left
  * relative: its offset is not a constant.
  */
-#include "parsers/torch_snapshot.h"
+#include "parsers/torch_model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,18 +1,18 @@
 /*
- * torch_pipe.c -- decode a snapshot pickle in a second thread, so that the
- * decoder and the store (model + SQLite, in the caller's thread) run side
- * by side. See ts_pipe_run in torch_snapshot.h.
+ * torch_pipe.c -- run a snapshot producer (the pickle decoder) in a second
+ * thread, so that decoding and storing (model + SQLite, in the caller's
+ * thread) run side by side. See torch_pipe.h.
  *
- * The decoder thread turns each record (struct ts_ops call) into a copy in
- * a batch: the struct by value, its strings in the batch's arena, and a
- * stack's frames only the first time its key is seen (the model caches
- * key -> stack id, so it asks for frames once per key). Two batches
- * alternate: the decoder fills one while the caller replays the other into
- * the model's ops. Nothing is shared between the threads but the batches
- * (handed over under the mutex) and the sink's diagnostic counters, which
- * only the decoder thread writes during a parse.
+ * The decoder thread turns each record (struct ts_ops call) and each
+ * diagnostic into a copy in a batch: the struct by value, its strings in
+ * the batch's arena, and a stack's frames only the first time its key is
+ * seen (the model caches key -> stack id, so it asks for frames once per
+ * key). Two batches alternate: the decoder fills one while the caller
+ * replays the other, in order, into the ops and onto the real sink.
+ * Nothing is shared between the threads but the batches, handed over
+ * under the mutex: the decoder never touches the caller's sink.
  */
-#include "parsers/torch_snapshot.h"
+#include "parsers/torch_pipe.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,7 +21,14 @@
 #define BATCH_RECS 4096
 #define ARENA_CHUNK (256 * 1024)
 
-enum { R_BEGIN, R_SEG, R_BLOCK, R_ENTRY, R_SETTINGS, R_END };
+enum { R_BEGIN, R_SEG, R_BLOCK, R_ENTRY, R_SETTINGS, R_END, R_DIAG };
+
+/* A diagnostic of the decoder, for sink_diagf in the caller's thread. */
+struct pdiag {
+	uint64_t line, offset;
+	enum ol_severity sev;
+	const char *msg;
+};
 
 struct prec {
 	int kind;
@@ -32,6 +39,7 @@ struct prec {
 		struct ts_entry e;
 		json_t *settings;
 		int64_t devices;
+		struct pdiag d;
 	} u;
 	int has_frames;          /* the record has a stack */
 	uint64_t fkey;
@@ -57,7 +65,8 @@ struct pipe {
 	int done, abort, oom;
 	int result;              /* the decoder's */
 	struct input *in;
-	struct sink *s;
+	ts_decode_fn decode;
+	struct sink ds;          /* the decoder's sink: diagnostics, queued */
 	uint64_t *sent;          /* frames keys already sent (hash set) */
 	size_t scap, sn;
 };
@@ -308,12 +317,33 @@ static int q_end(void *ctx, int64_t devices)
 	return 0;
 }
 
+/* The decoder's sink op: queue the diagnostic (-1: the caller gave up, or
+ * no memory). */
+static int64_t q_diag(struct sink *ds, uint64_t line, uint64_t offset, enum ol_severity sev,
+		      const char *msg)
+{
+	struct pipe *p = ds->ctx;
+	struct prec *x = new_rec(p, R_DIAG);
+
+	if (!x)
+		return -1;
+	x->u.d.line = line;
+	x->u.d.offset = offset;
+	x->u.d.sev = sev;
+	x->u.d.msg = arena_dup(&p->b[p->cur], msg);
+	if (!x->u.d.msg) {
+		p->oom = 1;
+		return -1;
+	}
+	return 1;
+}
+
 static void *decoder_main(void *arg)
 {
 	struct pipe *p = arg;
 	struct ts_ops ops = { p, q_begin, q_segment, q_block, q_entry, q_settings, q_end };
 
-	p->result = torch_snapshot_decode(p->in, p->s, &ops);
+	p->result = p->decode(p->in, &p->ds, &ops);
 	pthread_mutex_lock(&p->mu);
 	p->b[p->cur].full = 1;
 	p->done = 1;
@@ -345,7 +375,9 @@ static int p_get(const struct ts_frames *tf, const struct ol_frame **f, size_t *
 	return 0;
 }
 
-static int replay(const struct batch *b, const struct ts_ops *ops)
+/* Replay batch b into ops and, for diagnostics, onto s. 0, or -1 when
+ * ops or the sink failed. */
+static int replay(const struct batch *b, const struct ts_ops *ops, struct sink *s)
 {
 	size_t i;
 	struct fref fr;
@@ -371,12 +403,17 @@ static int replay(const struct batch *b, const struct ts_ops *ops)
 			r = x->u.settings ? ops->settings(ops->ctx, x->u.settings) : 0;
 			break;
 		case R_END: r = ops->end(ops->ctx, x->u.devices); break;
+		case R_DIAG:
+			r = sink_diagf(s, x->u.d.line, x->u.d.offset, x->u.d.sev, "%s",
+				       x->u.d.msg) < 0 ? -1 : 0;
+			break;
 		}
 	}
 	return r;
 }
 
-int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops)
+int ts_pipe_run(struct input *in, struct sink *s, ts_decode_fn decode,
+		const struct ts_ops *ops)
 {
 	struct pipe *p = calloc(1, sizeof(*p));
 	pthread_t th;
@@ -387,10 +424,14 @@ int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops)
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->in = in;
-	p->s = s;
+	p->decode = decode;
+	p->ds.ctx = p;
+	p->ds.opts = s->opts;
+	p->ds.path = s->path;
+	p->ds.diag = q_diag;
 	if (pthread_create(&th, NULL, decoder_main, p) != 0) {
 		/* no thread: decode here */
-		r = torch_snapshot_decode(in, s, ops);
+		r = decode(in, s, ops);
 		goto out;
 	}
 	for (;;) {
@@ -402,7 +443,7 @@ int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops)
 			break;
 		}
 		pthread_mutex_unlock(&p->mu);
-		if (!failed && replay(&p->b[cur], ops) < 0)
+		if (!failed && replay(&p->b[cur], ops, s) < 0)
 			failed = 1;
 		pthread_mutex_lock(&p->mu);
 		if (failed)

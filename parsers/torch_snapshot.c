@@ -1,8 +1,9 @@
 /*
  * torch_snapshot.c -- the pickle reader of PyTorch memory snapshots: drives
- * the streaming decoder (pickle.c) and turns segments, blocks and trace
- * entries into normalized records (struct ts_ops) as they complete. See
- * torch_snapshot.h and docs/formats.md.
+ * the streaming decoder (pickle.h) and turns segments, blocks and trace
+ * entries into normalized records (struct ts_ops) as they complete; and
+ * torch_snapshot_parse, which runs it through the pipe (torch_pipe.h) into
+ * the model (torch_model.h). See torch_snapshot.h and docs/formats.md.
  *
  * Streaming: the top-level dict, its "segments" and "device_traces" lists
  * and each device's trace list are tagged when the decoder creates them;
@@ -12,9 +13,13 @@
  * is walked there, so the records are the same, only the memory differs.
  */
 #include "parsers/torch_snapshot.h"
+#include "parsers/torch_model.h"
+#include "parsers/torch_pipe.h"
 #include "parsers/pickle.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -490,7 +495,7 @@ int torch_snapshot_parse(struct input *in, struct sink *s)
 
 	if (!m)
 		return -1;
-	r = ts_pipe_run(in, s, &ops);
+	r = ts_pipe_run(in, s, torch_snapshot_decode, &ops);
 	n = ts_model_free(m);
 	if (r < 0)
 		return -1;
