@@ -12,7 +12,9 @@
  * within a few entries of their creation.
  */
 #include "parsers/pickle_internal.h"
+#include "parsers/hashtab.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,26 +58,20 @@ static void drop_value(struct memo_ent *e)
 	pk_release(&e->v);
 }
 
-/* Remove the entry at slot i (backward-shift deletion). */
+static size_t memo_home(const void *slot)
+{
+	return ((const struct memo_ent *)slot)->idx * 2654435761u;
+}
+
+/* Remove the entry at slot i of the pinned table. */
 static void memo_del_slot(struct dec *d, size_t i)
 {
-	size_t m = d->mcap - 1, j = i, k;
+	struct probe_table t = { d->memo, sizeof(*d->memo), d->mcap - 1,
+				 offsetof(struct memo_ent, used), memo_home };
 
 	drop_value(&d->memo[i]);
-	d->memo[i].used = 0;
+	probe_delete(&t, i);
 	d->mn--;
-	for (;;) {
-		j = (j + 1) & m;
-		if (!d->memo[j].used)
-			return;
-		k = (d->memo[j].idx * 2654435761u) & m;
-		/* can entry j move to the hole at i? */
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			d->memo[i] = d->memo[j];
-			d->memo[j].used = 0;
-			i = j;
-		}
-	}
 }
 
 /* Store v at idx in the pinned table (taking a reference). */

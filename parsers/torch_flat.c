@@ -10,6 +10,7 @@
  */
 #include "parsers/torch_snapshot.h"
 #include "parsers/torch_model.h"
+#include "parsers/hashtab.h"
 #include "lib/strbuf.h"
 
 #include <stdlib.h>
@@ -21,21 +22,11 @@ struct ts_writer {
 	FILE *f;
 	struct sink *s;
 	struct strbuf line;
-	uint64_t *keys;          /* frames keys already written (hash set) */
-	uint64_t *ids;
-	size_t kcap, kn;
+	struct keymap ids;       /* frames key -> flat stack id, once written */
 	uint64_t next_id;
 	int64_t lines;
 	int failed;
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
 
 static void j_str(struct strbuf *sb, const char *s)
 {
@@ -107,25 +98,12 @@ static int w_flush(struct ts_writer *w)
 	return 0;
 }
 
-/* The flat id of a stack, writing its record on first use; 0 = none. */
-static int64_t w_stack(struct ts_writer *w, const struct ts_frames *fr)
+/* Write the stack record of id: frames f[0..n), dropping outer frames
+ * until the line fits the reader's line limit. 0, or -1 (write failed). */
+static int w_stack_line(struct ts_writer *w, uint64_t id, const struct ol_frame *f, size_t n)
 {
-	const struct ol_frame *f;
-	size_t n, i, k, mask;
-	uint64_t id;
+	size_t k;
 
-	if (!fr)
-		return OL_NULL;
-	if (w->kcap) {
-		mask = w->kcap - 1;
-		for (i = mix(fr->key) & mask; w->keys[i]; i = (i + 1) & mask)
-			if (w->keys[i] == fr->key)
-				return (int64_t)w->ids[i];
-	}
-	if (fr->get(fr, &f, &n) < 0 || n == 0)
-		return OL_NULL;
-	id = ++w->next_id;
-	/* a line must fit the reader's line limit: drop outer frames if not */
 	for (;;) {
 		strbuf_reset(&w->line);
 		strbuf_addf(&w->line, "{\"type\":\"stack\",\"id\":%llu,\"frames\":[",
@@ -144,39 +122,29 @@ static int64_t w_stack(struct ts_writer *w, const struct ts_frames *fr)
 			   " keeping the innermost %zu", n, n * 3 / 4);
 		n = n * 3 / 4;
 	}
-	if (w_flush(w) < 0)
+	return w_flush(w);
+}
+
+/* The flat id of a stack, writing its record on first use; OL_NULL =
+ * none, -1 = a write failed. */
+static int64_t w_stack(struct ts_writer *w, const struct ts_frames *fr)
+{
+	const struct ol_frame *f;
+	size_t n;
+	int64_t id;
+
+	if (!fr)
+		return OL_NULL;
+	if (keymap_get(&w->ids, fr->key, &id))
+		return id;
+	if (fr->get(fr, &f, &n) < 0 || n == 0)
+		return OL_NULL;
+	id = (int64_t)++w->next_id;
+	if (w_stack_line(w, (uint64_t)id, f, n) < 0)
 		return -1;
-	if (fr->key) {
-		if ((w->kn + 1) * 2 > w->kcap) {
-			size_t nc = w->kcap ? w->kcap * 2 : 1024;
-			uint64_t *nk = calloc(nc, sizeof(*nk)), *ni = calloc(nc, sizeof(*ni));
-			if (!nk || !ni) {
-				free(nk);
-				free(ni);
-				return (int64_t)id;
-			}
-			for (i = 0; i < w->kcap; i++)
-				if (w->keys[i]) {
-					size_t j = mix(w->keys[i]) & (nc - 1);
-					while (nk[j])
-						j = (j + 1) & (nc - 1);
-					nk[j] = w->keys[i];
-					ni[j] = w->ids[i];
-				}
-			free(w->keys);
-			free(w->ids);
-			w->keys = nk;
-			w->ids = ni;
-			w->kcap = nc;
-		}
-		mask = w->kcap - 1;
-		for (i = mix(fr->key) & mask; w->keys[i]; i = (i + 1) & mask)
-			;
-		w->keys[i] = fr->key;
-		w->ids[i] = id;
-		w->kn++;
-	}
-	return (int64_t)id;
+	if (fr->key)
+		keymap_put(&w->ids, fr->key, id);   /* out of memory: written again */
+	return id;
 }
 
 static int w_begin(void *ctx, const struct ts_header *h)
@@ -304,8 +272,7 @@ int64_t ts_writer_free(struct ts_writer *w)
 	int64_t r = w->failed ? -1 : w->lines;
 
 	strbuf_release(&w->line);
-	free(w->keys);
-	free(w->ids);
+	keymap_free(&w->ids);
 	free(w);
 	return r;
 }
@@ -314,18 +281,20 @@ int64_t ts_writer_free(struct ts_writer *w)
 
 #define FLAT_MAX_STACKS (1u << 20)
 
+/* A stack record read: its frames, whose strings it owns. */
 struct fstack {
-	uint64_t id;            /* 0 = empty slot */
+	uint64_t id;
 	struct ol_frame *f;
-	char **strs;            /* owned copies */
+	char **strs;            /* name, file of each frame */
 	size_t n;
 };
 
 struct flat {
 	struct sink *s;
 	struct ts_ops *ops;
-	struct fstack *st;
-	size_t cap, n;
+	struct fstack *st;      /* the stacks defined so far */
+	size_t n, cap;
+	struct keymap byid;     /* stack id -> index in st */
 	uint64_t lineno;
 	unsigned warns;
 };
@@ -340,15 +309,9 @@ static int f_get(const struct ts_frames *tf, const struct ol_frame **f, size_t *
 
 static struct fstack *find_stack(struct flat *fl, uint64_t id)
 {
-	size_t i, mask;
+	int64_t i;
 
-	if (!fl->cap || !id)
-		return NULL;
-	mask = fl->cap - 1;
-	for (i = mix(id) & mask; fl->st[i].id; i = (i + 1) & mask)
-		if (fl->st[i].id == id)
-			return &fl->st[i];
-	return NULL;
+	return keymap_get(&fl->byid, id, &i) ? &fl->st[i] : NULL;
 }
 
 static void warnf(struct flat *fl, const char *what)
@@ -404,18 +367,62 @@ static const struct ts_frames *jframes(struct flat *fl, json_t *o, struct ts_fra
 static void free_stack(struct fstack *x)
 {
 	size_t i;
-	for (i = 0; i < 3 * x->n; i++)
+	for (i = 0; i < 2 * x->n; i++)
 		free(x->strs[i]);
 	free(x->strs);
 	free(x->f);
 }
 
+/* The first TS_MAX_FRAMES frames of a stack record's array into x (id
+ * set by the caller). 0, or -1 when out of memory (x empty). */
+static int read_frames(json_t *fr, struct fstack *x)
+{
+	size_t i;
+
+	x->n = json_array_size(fr) < TS_MAX_FRAMES ? json_array_size(fr) : TS_MAX_FRAMES;
+	x->f = calloc(x->n ? x->n : 1, sizeof(*x->f));
+	x->strs = calloc(2 * (x->n ? x->n : 1), sizeof(*x->strs));
+	if (!x->f || !x->strs) {
+		free(x->f);
+		free(x->strs);
+		return -1;
+	}
+	for (i = 0; i < x->n; i++) {
+		json_t *e = json_array_get(fr, i);
+		const char *name = jstr(e, "name"), *file = jstr(e, "file");
+		x->strs[2 * i] = name ? strdup(name) : NULL;
+		x->strs[2 * i + 1] = file ? strdup(file) : NULL;
+		x->f[i].name = x->strs[2 * i];
+		x->f[i].file = x->strs[2 * i + 1];
+		x->f[i].line = jint(e, "line");
+		x->f[i].build_id = NULL;
+	}
+	return 0;
+}
+
+/* Keep x as stack x->id. 0, or -1 when out of memory (x not kept). */
+static int keep_stack(struct flat *fl, const struct fstack *x)
+{
+	if (fl->n == fl->cap) {
+		size_t nc = fl->cap ? fl->cap * 2 : 256;
+		struct fstack *ns = realloc(fl->st, nc * sizeof(*ns));
+		if (!ns)
+			return -1;
+		fl->st = ns;
+		fl->cap = nc;
+	}
+	if (keymap_put(&fl->byid, x->id, (int64_t)fl->n) < 0)
+		return -1;
+	fl->st[fl->n++] = *x;
+	return 0;
+}
+
+/* A stack record: kept for the records after it that name its id. */
 static int add_stack(struct flat *fl, json_t *o)
 {
 	json_t *fr = json_object_get(o, "frames");
 	int64_t id = jint(o, "id");
 	struct fstack x;
-	size_t i, mask;
 
 	if (id <= 0 || !json_is_array(fr)) {
 		warnf(fl, "stack record without a positive id and a frames array; skipped");
@@ -431,47 +438,8 @@ static int add_stack(struct flat *fl, json_t *o)
 	}
 	memset(&x, 0, sizeof(x));
 	x.id = (uint64_t)id;
-	x.n = json_array_size(fr) < TS_MAX_FRAMES ? json_array_size(fr) : TS_MAX_FRAMES;
-	x.f = calloc(x.n ? x.n : 1, sizeof(*x.f));
-	x.strs = calloc(3 * (x.n ? x.n : 1), sizeof(*x.strs));
-	if (!x.f || !x.strs) {
-		free(x.f);
-		free(x.strs);
-		return 0;
-	}
-	for (i = 0; i < x.n; i++) {
-		json_t *e = json_array_get(fr, i);
-		const char *name = jstr(e, "name"), *file = jstr(e, "file");
-		x.strs[3 * i] = name ? strdup(name) : NULL;
-		x.strs[3 * i + 1] = file ? strdup(file) : NULL;
-		x.f[i].name = x.strs[3 * i];
-		x.f[i].file = x.strs[3 * i + 1];
-		x.f[i].line = jint(e, "line");
-		x.f[i].build_id = NULL;
-	}
-	if ((fl->n + 1) * 2 > fl->cap) {
-		size_t nc = fl->cap ? fl->cap * 2 : 1024;
-		struct fstack *ns = calloc(nc, sizeof(*ns));
-		if (!ns) {
-			free_stack(&x);
-			return 0;
-		}
-		for (i = 0; i < fl->cap; i++)
-			if (fl->st[i].id) {
-				size_t j = mix(fl->st[i].id) & (nc - 1);
-				while (ns[j].id)
-					j = (j + 1) & (nc - 1);
-				ns[j] = fl->st[i];
-			}
-		free(fl->st);
-		fl->st = ns;
-		fl->cap = nc;
-	}
-	mask = fl->cap - 1;
-	for (i = mix(x.id) & mask; fl->st[i].id; i = (i + 1) & mask)
-		;
-	fl->st[i] = x;
-	fl->n++;
+	if (read_frames(fr, &x) == 0 && keep_stack(fl, &x) < 0)
+		free_stack(&x);
 	return 0;
 }
 
@@ -608,10 +576,10 @@ int torch_flat_parse(struct input *in, struct sink *s)
 			   " keeping what was read");
 		r = ops.end(ops.ctx, OL_NULL);
 	}
-	for (i = 0; i < fl.cap; i++)
-		if (fl.st[i].id)
-			free_stack(&fl.st[i]);
+	for (i = 0; i < fl.n; i++)
+		free_stack(&fl.st[i]);
 	free(fl.st);
+	keymap_free(&fl.byid);
 	n = ts_model_free(m);
 	if (r < 0)
 		return -1;

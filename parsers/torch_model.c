@@ -28,7 +28,9 @@
  * relative: its offset is not a constant.
  */
 #include "parsers/torch_model.h"
+#include "parsers/hashtab.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +38,6 @@
 struct live {
 	int64_t addr, device, size, seq, ns, stack;
 	int used;
-};
-
-struct stack_ent {
-	uint64_t key;
-	int64_t id;
 };
 
 /* A series being sampled: the open millisecond's peak and last value. */
@@ -69,8 +66,7 @@ struct ts_model {
 	struct ol_snapshot info;
 	struct live *live;
 	size_t lcap, ln;
-	struct stack_ent *stacks;
-	size_t scap, sn;
+	struct keymap stacks;       /* frames key -> stack id */
 	struct dev *devs;
 	size_t ndev;
 	int64_t max_device;
@@ -85,22 +81,12 @@ static int64_t add(int64_t a, int64_t b)
 	return r;
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 /* ---- live allocations ---- */
 
 static size_t live_slot(const struct ts_model *m, int64_t dev, int64_t addr)
 {
 	size_t mask = m->lcap - 1;
-	size_t i = mix((uint64_t)addr ^ ((uint64_t)dev << 56)) & mask;
+	size_t i = ol_hash64((uint64_t)addr ^ ((uint64_t)dev << 56)) & mask;
 
 	while (m->live[i].used && (m->live[i].addr != addr || m->live[i].device != dev))
 		i = (i + 1) & mask;
@@ -126,75 +112,46 @@ static int live_grow(struct ts_model *m)
 	return 0;
 }
 
+static size_t live_home(const void *slot)
+{
+	const struct live *l = slot;
+	return ol_hash64((uint64_t)l->addr ^ ((uint64_t)l->device << 56));
+}
+
+/* Remove the lifetime at slot i. */
 static void live_del(struct ts_model *m, size_t i)
 {
-	size_t mask = m->lcap - 1, j = i, k;
+	struct probe_table t = { m->live, sizeof(*m->live), m->lcap - 1,
+				 offsetof(struct live, used), live_home };
 
-	m->live[i].used = 0;
+	probe_delete(&t, i);
 	m->ln--;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!m->live[j].used)
-			return;
-		k = mix((uint64_t)m->live[j].addr ^ ((uint64_t)m->live[j].device << 56)) & mask;
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			m->live[i] = m->live[j];
-			m->live[j].used = 0;
-			i = j;
-		}
-	}
 }
 
 /* ---- stacks ---- */
 
+/* The stack id of fr (sink_stack once per key), OL_NULL for none, -1
+ * when the sink failed. */
 static int64_t stack_of(struct ts_model *m, const struct ts_frames *fr)
 {
 	const struct ol_frame *f;
-	size_t n, i, mask;
+	size_t n;
 	int64_t id;
 
 	if (!fr)
 		return OL_NULL;
-	if (m->scap && fr->key) {
-		mask = m->scap - 1;
-		for (i = mix(fr->key) & mask; m->stacks[i].key; i = (i + 1) & mask)
-			if (m->stacks[i].key == fr->key)
-				return m->stacks[i].id;
-	}
+	if (keymap_get(&m->stacks, fr->key, &id))
+		return id;
 	if (fr->get(fr, &f, &n) < 0)
 		return OL_NULL;
 	/* an empty frame list: no stack was recorded */
 	id = n ? sink_stack(m->s, f, n) : OL_NULL;
 	if (id < 0 && id != OL_NULL)
 		return -1;
-	if (!fr->key || id == OL_NULL)
-		return id;
-	if ((m->sn + 1) * 2 > m->scap) {
-		/* grow (never forget a key: the threaded reader sends a stack's
-		 * frames once, with its first use) */
-		size_t nc = m->scap ? m->scap * 2 : 1024;
-		{
-			struct stack_ent *ns = calloc(nc, sizeof(*ns));
-			if (!ns)
-				return id;
-			for (i = 0; i < m->scap; i++)
-				if (m->stacks[i].key) {
-					size_t j = mix(m->stacks[i].key) & (nc - 1);
-					while (ns[j].key)
-						j = (j + 1) & (nc - 1);
-					ns[j] = m->stacks[i];
-				}
-			free(m->stacks);
-			m->stacks = ns;
-			m->scap = nc;
-		}
-	}
-	mask = m->scap - 1;
-	for (i = mix(fr->key) & mask; m->stacks[i].key; i = (i + 1) & mask)
-		;
-	m->stacks[i].key = fr->key;
-	m->stacks[i].id = id;
-	m->sn++;
+	/* kept for good (the threaded reader sends a stack's frames once,
+	 * with its first use); out of memory, later uses have no stack */
+	if (fr->key && id != OL_NULL)
+		keymap_put(&m->stacks, fr->key, id);
 	return id;
 }
 
@@ -621,7 +578,7 @@ int64_t ts_model_free(struct ts_model *m)
 	r = m->records;
 	json_decref(m->info.settings);
 	free(m->live);
-	free(m->stacks);
+	keymap_free(&m->stacks);
 	free(m->devs);
 	free(m);
 	return r;

@@ -13,6 +13,7 @@
  * under the mutex: the decoder never touches the caller's sink.
  */
 #include "parsers/torch_pipe.h"
+#include "parsers/hashtab.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -67,17 +68,8 @@ struct pipe {
 	struct input *in;
 	ts_decode_fn decode;
 	struct sink ds;          /* the decoder's sink: diagnostics, queued */
-	uint64_t *sent;          /* frames keys already sent (hash set) */
-	size_t scap, sn;
+	struct keymap sent;      /* frames keys already sent */
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
 
 /* ---- batches ---- */
 
@@ -172,33 +164,12 @@ static struct prec *new_rec(struct pipe *p, int kind)
 	return x;
 }
 
-/* Was key sent before? Marks it sent. */
+/* Was key sent before? Marks it sent (when memory allows). */
 static int seen(struct pipe *p, uint64_t key)
 {
-	size_t i, mask;
-
-	if ((p->sn + 1) * 2 > p->scap) {
-		size_t nc = p->scap ? p->scap * 2 : 1024;
-		uint64_t *ns = calloc(nc, sizeof(*ns));
-		if (!ns)
-			return 0;
-		for (i = 0; i < p->scap; i++)
-			if (p->sent[i]) {
-				size_t j = mix(p->sent[i]) & (nc - 1);
-				while (ns[j])
-					j = (j + 1) & (nc - 1);
-				ns[j] = p->sent[i];
-			}
-		free(p->sent);
-		p->sent = ns;
-		p->scap = nc;
-	}
-	mask = p->scap - 1;
-	for (i = mix(key) & mask; p->sent[i]; i = (i + 1) & mask)
-		if (p->sent[i] == key)
-			return 1;
-	p->sent[i] = key;
-	p->sn++;
+	if (keymap_get(&p->sent, key, NULL))
+		return 1;
+	keymap_put(&p->sent, key, 1);
 	return 0;
 }
 
@@ -461,7 +432,7 @@ int ts_pipe_run(struct input *in, struct sink *s, ts_decode_fn decode,
 out:
 	batch_free(&p->b[0]);
 	batch_free(&p->b[1]);
-	free(p->sent);
+	keymap_free(&p->sent);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	free(p);
