@@ -158,71 +158,56 @@ static int w_begin(void *ctx, const struct ts_header *h)
 	return w_flush(w);
 }
 
-static int w_segment(void *ctx, const struct ts_segment *x)
+/* A record line of kind k: its type, its fields, its stack's id (the
+ * stack's own line written first if new). */
+static int w_record(struct ts_writer *w, const struct ts_kind *k, const void *rec)
 {
-	struct ts_writer *w = ctx;
-	int64_t st = w_stack(w, x->frames);
+	int64_t st = w_stack(w, *ts_frames_of(rec, k));
+	size_t i;
 
 	if (st == -1)
 		return -1;
-	strbuf_addstr(&w->line, "{\"type\":\"segment\"");
-	j_kint(&w->line, "device", x->device);
-	j_kint(&w->line, "address", x->address);
-	j_kint(&w->line, "total_size", x->total_size);
-	j_kint(&w->line, "allocated_size", x->allocated_size);
-	j_kint(&w->line, "active_size", x->active_size);
-	j_kint(&w->line, "requested_size", x->requested_size);
-	j_kint(&w->line, "stream", x->stream);
-	j_kstr(&w->line, "segment_type", x->segment_type);
-	j_kpool(&w->line, "pool_id", x->pool_a, x->pool_b);
-	if (x->is_expandable == 0 || x->is_expandable == 1)
-		strbuf_addf(&w->line, ",\"is_expandable\":%s", x->is_expandable ? "true" : "false");
-	else
-		j_kint(&w->line, "is_expandable", x->is_expandable);
+	strbuf_addf(&w->line, "{\"type\":\"%s\"", k->name);
+	for (i = 0; i < k->nfields; i++) {
+		const struct ts_field *f = &k->fields[i];
+		const int64_t *v = ts_int(rec, f);
+
+		switch (f->type) {
+		case TS_F_INT:
+			j_kint(&w->line, f->name, *v);
+			break;
+		case TS_F_FLAG:
+			if (*v == 0 || *v == 1)
+				strbuf_addf(&w->line, ",\"%s\":%s", f->name, *v ? "true" : "false");
+			else
+				j_kint(&w->line, f->name, *v);
+			break;
+		case TS_F_STR:
+			j_kstr(&w->line, f->name, *ts_str(rec, f));
+			break;
+		case TS_F_POOL:
+			j_kpool(&w->line, f->name, v[0], v[1]);
+			break;
+		}
+	}
 	j_kint(&w->line, "stack", st);
 	strbuf_addch(&w->line, '}');
 	return w_flush(w);
+}
+
+static int w_segment(void *ctx, const struct ts_segment *x)
+{
+	return w_record(ctx, &ts_segment_kind, x);
 }
 
 static int w_block(void *ctx, const struct ts_block *x)
 {
-	struct ts_writer *w = ctx;
-	int64_t st = w_stack(w, x->frames);
-
-	if (st == -1)
-		return -1;
-	strbuf_addstr(&w->line, "{\"type\":\"block\"");
-	j_kint(&w->line, "address", x->address);
-	j_kint(&w->line, "size", x->size);
-	j_kint(&w->line, "requested_size", x->requested_size);
-	j_kstr(&w->line, "state", x->state);
-	j_kint(&w->line, "stack", st);
-	strbuf_addch(&w->line, '}');
-	return w_flush(w);
+	return w_record(ctx, &ts_block_kind, x);
 }
 
 static int w_entry(void *ctx, const struct ts_entry *x)
 {
-	struct ts_writer *w = ctx;
-	int64_t st = w_stack(w, x->frames);
-
-	if (st == -1)
-		return -1;
-	strbuf_addstr(&w->line, "{\"type\":\"trace\"");
-	j_kint(&w->line, "device", x->device);
-	j_kint(&w->line, "seq", x->seq);
-	j_kstr(&w->line, "action", x->action);
-	j_kint(&w->line, "addr", x->addr);
-	j_kint(&w->line, "size", x->size);
-	j_kint(&w->line, "stream", x->stream);
-	j_kint(&w->line, "time_us", x->time_us);
-	j_kint(&w->line, "device_free", x->device_free);
-	j_kstr(&w->line, "compile_context", x->compile_context);
-	j_kstr(&w->line, "user_metadata", x->user_metadata);
-	j_kpool(&w->line, "pool_id", x->pool_a, x->pool_b);
-	j_kint(&w->line, "stack", st);
-	strbuf_addch(&w->line, '}');
-	return w_flush(w);
+	return w_record(ctx, &ts_entry_kind, x);
 }
 
 static int w_settings(void *ctx, json_t *settings)
@@ -443,6 +428,33 @@ static int add_stack(struct flat *fl, json_t *o)
 	return 0;
 }
 
+/* The fields of kind k from object o into rec (absent or of another
+ * type: OL_NULL / NULL), then its stack (through tf). */
+static void read_fields(struct flat *fl, json_t *o, const struct ts_kind *k, void *rec,
+			struct ts_frames *tf)
+{
+	size_t i;
+
+	for (i = 0; i < k->nfields; i++) {
+		const struct ts_field *f = &k->fields[i];
+		int64_t *v = ts_int(rec, f);
+
+		switch (f->type) {
+		case TS_F_INT:
+		case TS_F_FLAG:
+			*v = jint(o, f->name);
+			break;
+		case TS_F_STR:
+			*ts_str(rec, f) = jstr(o, f->name);
+			break;
+		case TS_F_POOL:
+			jpool(o, f->name, &v[0], &v[1]);
+			break;
+		}
+	}
+	*ts_frames_of(rec, k) = jframes(fl, o, tf);
+}
+
 /* One record line. Returns 1 at "end", 0 to go on, -1 if ops failed. */
 static int record(struct flat *fl, json_t *o)
 {
@@ -457,42 +469,17 @@ static int record(struct flat *fl, json_t *o)
 		return add_stack(fl, o);
 	if (!strcmp(type, "segment")) {
 		struct ts_segment g;
-		g.device = jint(o, "device");
-		g.address = jint(o, "address");
-		g.total_size = jint(o, "total_size");
-		g.allocated_size = jint(o, "allocated_size");
-		g.active_size = jint(o, "active_size");
-		g.requested_size = jint(o, "requested_size");
-		g.stream = jint(o, "stream");
-		g.segment_type = jstr(o, "segment_type");
-		jpool(o, "pool_id", &g.pool_a, &g.pool_b);
-		g.is_expandable = jint(o, "is_expandable");
-		g.frames = jframes(fl, o, &tf);
+		read_fields(fl, o, &ts_segment_kind, &g, &tf);
 		return fl->ops->segment(fl->ops->ctx, &g);
 	}
 	if (!strcmp(type, "block")) {
 		struct ts_block b;
-		b.address = jint(o, "address");
-		b.size = jint(o, "size");
-		b.requested_size = jint(o, "requested_size");
-		b.state = jstr(o, "state");
-		b.frames = jframes(fl, o, &tf);
+		read_fields(fl, o, &ts_block_kind, &b, &tf);
 		return fl->ops->block(fl->ops->ctx, &b);
 	}
 	if (!strcmp(type, "trace")) {
 		struct ts_entry e;
-		e.device = jint(o, "device");
-		e.seq = jint(o, "seq");
-		e.action = jstr(o, "action");
-		e.addr = jint(o, "addr");
-		e.size = jint(o, "size");
-		e.stream = jint(o, "stream");
-		e.time_us = jint(o, "time_us");
-		e.device_free = jint(o, "device_free");
-		e.compile_context = jstr(o, "compile_context");
-		e.user_metadata = jstr(o, "user_metadata");
-		jpool(o, "pool_id", &e.pool_a, &e.pool_b);
-		e.frames = jframes(fl, o, &tf);
+		read_fields(fl, o, &ts_entry_kind, &e, &tf);
 		if (!e.action) {
 			warnf(fl, "trace record without an action; skipped");
 			return 0;

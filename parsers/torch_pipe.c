@@ -223,47 +223,38 @@ static int q_begin(void *ctx, const struct ts_header *h)
 	return 0;
 }
 
-static int q_segment(void *ctx, const struct ts_segment *g)
+/* Queue a copy of record rec of kind k as a record of type rk: the
+ * struct by value, its strings in the arena, its frames if new. */
+static int q_record(struct pipe *p, int rk, const struct ts_kind *k, const void *rec)
 {
-	struct pipe *p = ctx;
-	struct prec *x = new_rec(p, R_SEG);
-
-	if (!x)
-		return -1;
-	x->u.g = *g;
-	x->u.g.segment_type = arena_dup(&p->b[p->cur], g->segment_type);
-	x->u.g.frames = NULL;
-	return copy_frames(p, x, g->frames);
-}
-
-static int q_block(void *ctx, const struct ts_block *bl)
-{
-	struct pipe *p = ctx;
-	struct prec *x = new_rec(p, R_BLOCK);
-
-	if (!x)
-		return -1;
-	x->u.b = *bl;
-	x->u.b.state = arena_dup(&p->b[p->cur], bl->state);
-	x->u.b.frames = NULL;
-	return copy_frames(p, x, bl->frames);
-}
-
-static int q_entry(void *ctx, const struct ts_entry *e)
-{
-	struct pipe *p = ctx;
-	struct prec *x = new_rec(p, R_ENTRY);
+	struct prec *x = new_rec(p, rk);
 	struct batch *b;
+	size_t i;
 
 	if (!x)
 		return -1;
 	b = &p->b[p->cur];
-	x->u.e = *e;
-	x->u.e.action = arena_dup(b, e->action);
-	x->u.e.compile_context = arena_dup(b, e->compile_context);
-	x->u.e.user_metadata = arena_dup(b, e->user_metadata);
-	x->u.e.frames = NULL;
-	return copy_frames(p, x, e->frames);
+	memcpy(&x->u, rec, k->size);
+	for (i = 0; i < k->nfields; i++)
+		if (k->fields[i].type == TS_F_STR)
+			*ts_str(&x->u, &k->fields[i]) = arena_dup(b, *ts_str(rec, &k->fields[i]));
+	*ts_frames_of(&x->u, k) = NULL;
+	return copy_frames(p, x, *ts_frames_of(rec, k));
+}
+
+static int q_segment(void *ctx, const struct ts_segment *g)
+{
+	return q_record(ctx, R_SEG, &ts_segment_kind, g);
+}
+
+static int q_block(void *ctx, const struct ts_block *bl)
+{
+	return q_record(ctx, R_BLOCK, &ts_block_kind, bl);
+}
+
+static int q_entry(void *ctx, const struct ts_entry *e)
+{
+	return q_record(ctx, R_ENTRY, &ts_entry_kind, e);
 }
 
 static int q_settings(void *ctx, json_t *settings)

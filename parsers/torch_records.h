@@ -77,4 +77,51 @@ struct ts_ops {
 	int (*end)(void *ctx, int64_t devices);
 };
 
+/* ---- one description per record ----
+ * The fields of each record kind, named as the flat form names them
+ * (docs/flat-format.md) and in the order it writes them. The flat writer
+ * and reader and the pipe's copies walk these tables rather than spell
+ * the fields out again. */
+
+enum ts_ftype {
+	TS_F_INT,      /* int64_t */
+	TS_F_FLAG,     /* int64_t 0/1 (written as a JSON boolean) or other/OL_NULL */
+	TS_F_STR,      /* const char * */
+	TS_F_POOL,     /* two int64_t, pool_a then pool_b, written [a, b] */
+};
+
+struct ts_field {
+	const char *name;
+	enum ts_ftype type;
+	size_t off;               /* in the record struct */
+};
+
+struct ts_kind {
+	const char *name;         /* the flat record type: "segment", "block", "trace" */
+	size_t size;              /* of the record struct */
+	size_t frames_off;        /* of its `const struct ts_frames *frames` */
+	const struct ts_field *fields;
+	size_t nfields;
+};
+
+extern const struct ts_kind ts_segment_kind, ts_block_kind, ts_entry_kind;
+
+/* Field f of record rec, as what its type says it is (writable only
+ * where rec is, as with strchr). */
+static inline int64_t *ts_int(const void *rec, const struct ts_field *f)
+{
+	return (int64_t *)((char *)rec + f->off);
+}
+
+static inline const char **ts_str(const void *rec, const struct ts_field *f)
+{
+	return (const char **)((char *)rec + f->off);
+}
+
+/* The frames pointer of record rec of kind k. */
+static inline const struct ts_frames **ts_frames_of(const void *rec, const struct ts_kind *k)
+{
+	return (const struct ts_frames **)((char *)rec + k->frames_off);
+}
+
 #endif
