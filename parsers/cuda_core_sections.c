@@ -156,15 +156,17 @@ static void read_header(struct core *c, size_t i, struct scan *sc)
 	}
 }
 
+/* A section index with a position (file offset or device address), to
+ * sort sections by where they are, lowest index first on ties. */
 struct span {
-	uint64_t off;
+	uint64_t at;
 	size_t i;
 };
 
 static int cmp_span(const void *a, const void *b)
 {
 	const struct span *x = a, *y = b;
-	return x->off < y->off ? -1 : x->off > y->off ? 1 : (x->i > y->i) - (x->i < y->i);
+	return x->at < y->at ? -1 : x->at > y->at ? 1 : (x->i > y->i) - (x->i < y->i);
 }
 
 /* Overlapping section contents: reported, reading goes on. */
@@ -178,7 +180,7 @@ static void report_overlaps(struct core *c, const size_t *idx, size_t n)
 	if (n < 2 || !(v = malloc(n * sizeof(*v))))
 		return;
 	for (i = 0; i < n; i++) {
-		v[i].off = c->sec[idx[i]].off;
+		v[i].at = c->sec[idx[i]].off;
 		v[i].i = idx[i];
 	}
 	qsort(v, n, sizeof(*v), cmp_span);
@@ -397,23 +399,12 @@ static int64_t device_of(const struct core *c, size_t i)
 	return OL_NULL;
 }
 
-struct region_ref {
-	uint64_t addr;
-	size_t i;
-};
-
-static int cmp_region(const void *a, const void *b)
-{
-	const struct region_ref *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr ? 1 : (x->i > y->i) - (x->i < y->i);
-}
-
 /* Overlapping global/managed ranges: keep the first (lowest section), the
  * others lose their kind (said). 0, or -1 out of memory. */
 static int drop_overlapping_ranges(struct core *c)
 {
 	size_t j, n = 0, m;
-	struct region_ref *v;
+	struct span *v;
 	uint64_t maxend = 0;
 
 	m = (c->kstart[K_GLOBAL + 1] - c->kstart[K_GLOBAL]) +
@@ -422,10 +413,10 @@ static int drop_overlapping_ranges(struct core *c)
 	if (!v)
 		return -1;
 	for (j = c->kstart[K_MANAGED]; j < c->kstart[K_GLOBAL + 1]; j++) {
-		v[n].addr = c->sec[c->bykind[j]].addr;
+		v[n].at = c->sec[c->bykind[j]].addr;
 		v[n++].i = c->bykind[j];
 	}
-	qsort(v, n, sizeof(*v), cmp_region);
+	qsort(v, n, sizeof(*v), cmp_span);
 	for (j = 0; j < n; j++) {
 		struct sec *x = &c->sec[v[j].i];
 		if (j && x->addr < maxend && x->size) {

@@ -1,5 +1,6 @@
 /*
- * hashtab.c -- the key map and backward-shift deletion of hashtab.h.
+ * hashtab.c -- the key map, and the resizing and backward-shift deletion
+ * of struct-slot tables, of hashtab.h.
  */
 #include "parsers/hashtab.h"
 
@@ -81,24 +82,50 @@ void keymap_free(struct keymap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static char *slot(const struct probe_table *t, size_t i)
+{
+	return (char *)t->slots + i * t->esz;
+}
+
 static int *used_flag(const struct probe_table *t, size_t i)
 {
-	return (int *)((char *)t->slots + i * t->esz + t->used_off);
+	return (int *)(slot(t, i) + t->used_off);
+}
+
+int probe_resize(struct probe_table *t, size_t ncap)
+{
+	struct probe_table n = *t;
+	size_t i, j;
+
+	n.cap = ncap;
+	n.slots = calloc(ncap, t->esz);
+	if (!n.slots)
+		return -1;
+	for (i = 0; i < t->cap; i++)
+		if (*used_flag(t, i)) {
+			for (j = t->home(slot(t, i)) & (ncap - 1); *used_flag(&n, j);
+			     j = (j + 1) & (ncap - 1))
+				;
+			memcpy(slot(&n, j), slot(t, i), t->esz);
+		}
+	free(t->slots);
+	*t = n;
+	return 0;
 }
 
 void probe_delete(const struct probe_table *t, size_t i)
 {
-	size_t j = i, k;
+	size_t mask = t->cap - 1, j = i, k;
 
 	*used_flag(t, i) = 0;
 	for (;;) {
-		j = (j + 1) & t->mask;
+		j = (j + 1) & mask;
 		if (!*used_flag(t, j))
 			return;
-		k = t->home((char *)t->slots + j * t->esz) & t->mask;
+		k = t->home(slot(t, j)) & mask;
 		/* can entry j move to the hole at i? */
 		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			memcpy((char *)t->slots + i * t->esz, (char *)t->slots + j * t->esz, t->esz);
+			memcpy(slot(t, i), slot(t, j), t->esz);
 			*used_flag(t, j) = 0;
 			i = j;
 		}

@@ -39,15 +39,20 @@ int keymap_get(const struct keymap *m, uint64_t key, int64_t *val);
 int keymap_put(struct keymap *m, uint64_t key, int64_t val);
 void keymap_free(struct keymap *m);
 
-/* A table whose slots are structs, for probe_delete. */
+/* A table whose slots are structs (the caller's own lookups), described
+ * for probe_resize and probe_delete. */
 struct probe_table {
 	void *slots;
+	size_t cap;                          /* slots: 0 or a power of 2 */
 	size_t esz;                          /* bytes per slot */
-	size_t mask;                         /* slots - 1 */
 	size_t used_off;                     /* offset of the slot's int "used" flag */
 	size_t (*home)(const void *slot);    /* the slot its key hashes to, unmasked */
 };
 
+/* Move the entries of t into a new zeroed table of ncap slots (a power
+ * of 2, larger than the entries): t->slots and t->cap then describe it and
+ * the old slots are freed. 0, or -1 when out of memory (t unchanged). */
+int probe_resize(struct probe_table *t, size_t ncap);
 /* Empty slot i (its contents already released) and move later entries of
  * its probe run back so that every entry stays reachable. */
 void probe_delete(const struct probe_table *t, size_t i);

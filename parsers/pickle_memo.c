@@ -30,23 +30,28 @@ static size_t memo_slot(struct dec *d, uint32_t idx)
 	return i;
 }
 
-/* Double the pinned table (rehashing). 0, or -1 (unchanged). */
+static size_t memo_home(const void *slot)
+{
+	return ((const struct memo_ent *)slot)->idx * 2654435761u;
+}
+
+/* The pinned table as hashtab.h sees it. */
+static struct probe_table memo_table(const struct dec *d)
+{
+	struct probe_table t = { d->memo, d->mcap, sizeof(*d->memo),
+				 offsetof(struct memo_ent, used), memo_home };
+	return t;
+}
+
+/* Double the pinned table. 0, or -1 (unchanged). */
 static int memo_grow(struct dec *d)
 {
-	struct memo_ent *old = d->memo;
-	size_t oc = d->mcap, i;
+	struct probe_table t = memo_table(d);
 
-	d->mcap = oc ? oc * 2 : 1024;
-	d->memo = calloc(d->mcap, sizeof(*d->memo));
-	if (!d->memo) {
-		d->memo = old;
-		d->mcap = oc;
+	if (probe_resize(&t, d->mcap ? d->mcap * 2 : 1024) < 0)
 		return -1;
-	}
-	for (i = 0; i < oc; i++)
-		if (old[i].used)
-			d->memo[memo_slot(d, old[i].idx)] = old[i];
-	free(old);
+	d->memo = t.slots;
+	d->mcap = t.cap;
 	return 0;
 }
 
@@ -58,16 +63,10 @@ static void drop_value(struct memo_ent *e)
 	pk_release(&e->v);
 }
 
-static size_t memo_home(const void *slot)
-{
-	return ((const struct memo_ent *)slot)->idx * 2654435761u;
-}
-
 /* Remove the entry at slot i of the pinned table. */
 static void memo_del_slot(struct dec *d, size_t i)
 {
-	struct probe_table t = { d->memo, sizeof(*d->memo), d->mcap - 1,
-				 offsetof(struct memo_ent, used), memo_home };
+	struct probe_table t = memo_table(d);
 
 	drop_value(&d->memo[i]);
 	probe_delete(&t, i);

@@ -234,6 +234,9 @@ static int w_end(void *ctx, int64_t devices)
 
 struct ts_writer *ts_writer_new(FILE *f, struct sink *s, struct ts_ops *ops)
 {
+	static const struct ts_ops writer_ops = {
+		NULL, w_begin, w_segment, w_block, w_entry, w_settings, w_end
+	};
 	struct ts_writer *w = calloc(1, sizeof(*w));
 
 	if (!w)
@@ -241,14 +244,8 @@ struct ts_writer *ts_writer_new(FILE *f, struct sink *s, struct ts_ops *ops)
 	w->f = f;
 	w->s = s;
 	strbuf_init(&w->line);
-	memset(ops, 0, sizeof(*ops));
+	*ops = writer_ops;
 	ops->ctx = w;
-	ops->begin = w_begin;
-	ops->segment = w_segment;
-	ops->block = w_block;
-	ops->entry = w_entry;
-	ops->settings = w_settings;
-	ops->end = w_end;
 	return w;
 }
 

@@ -83,6 +83,8 @@ static int64_t add(int64_t a, int64_t b)
 
 /* ---- live allocations ---- */
 
+/* The live table's slot of (dev, addr): where it is, or the free slot
+ * where it would go. */
 static size_t live_slot(const struct ts_model *m, int64_t dev, int64_t addr)
 {
 	size_t mask = m->lcap - 1;
@@ -93,36 +95,36 @@ static size_t live_slot(const struct ts_model *m, int64_t dev, int64_t addr)
 	return i;
 }
 
-static int live_grow(struct ts_model *m)
-{
-	struct live *old = m->live;
-	size_t oc = m->lcap, i;
-
-	m->lcap = oc ? oc * 2 : 4096;
-	m->live = calloc(m->lcap, sizeof(*m->live));
-	if (!m->live) {
-		m->live = old;
-		m->lcap = oc;
-		return -1;
-	}
-	for (i = 0; i < oc; i++)
-		if (old[i].used)
-			m->live[live_slot(m, old[i].device, old[i].addr)] = old[i];
-	free(old);
-	return 0;
-}
-
 static size_t live_home(const void *slot)
 {
 	const struct live *l = slot;
 	return ol_hash64((uint64_t)l->addr ^ ((uint64_t)l->device << 56));
 }
 
+/* The live table as hashtab.h sees it. */
+static struct probe_table live_table(const struct ts_model *m)
+{
+	struct probe_table t = { m->live, m->lcap, sizeof(*m->live),
+				 offsetof(struct live, used), live_home };
+	return t;
+}
+
+/* Double the live table. 0, or -1 (unchanged). */
+static int live_grow(struct ts_model *m)
+{
+	struct probe_table t = live_table(m);
+
+	if (probe_resize(&t, m->lcap ? m->lcap * 2 : 4096) < 0)
+		return -1;
+	m->live = t.slots;
+	m->lcap = t.cap;
+	return 0;
+}
+
 /* Remove the lifetime at slot i. */
 static void live_del(struct ts_model *m, size_t i)
 {
-	struct probe_table t = { m->live, sizeof(*m->live), m->lcap - 1,
-				 offsetof(struct live, used), live_home };
+	struct probe_table t = live_table(m);
 
 	probe_delete(&t, i);
 	m->ln--;
@@ -364,21 +366,25 @@ static int oom_event(struct ts_model *m, const struct ts_entry *x, int64_t ns)
 	return 0;
 }
 
-static int m_entry(void *ctx, const struct ts_entry *x)
+/* The entry's time in ns (UTC), OL_NULL if it has none or it is absurd. */
+static int64_t entry_ns(const struct ts_entry *x)
 {
-	struct ts_model *m = ctx;
-	struct ol_trace r;
-	char pool[48];
-	struct dev *d;
-	const char *a = x->action;
-	int64_t ns = OL_NULL;
-
 	if (x->time_us != OL_NULL && x->time_us > -9000000000000000LL &&
 	    x->time_us < 9000000000000000LL)
-		ns = x->time_us * 1000;
+		return x->time_us * 1000;
+	return OL_NULL;
+}
+
+/* The trace row of entry x. Its stack id (or OL_NULL), or -1 when the
+ * sink failed. */
+static int64_t trace_row(struct ts_model *m, const struct ts_entry *x, int64_t ns)
+{
+	struct ol_trace r;
+	char pool[48];
+
 	r.device = x->device;
 	r.seq = x->seq;
-	r.action = a;
+	r.action = x->action;
 	r.addr = x->addr;
 	r.size = x->size;
 	r.stream = x->stream;
@@ -392,64 +398,98 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 		return -1;
 	m->records++;
 	m->trace_events++;
-	d = x->device == OL_NULL ? NULL : dev_of(m, x->device);
-	if (!a || !d)
+	return r.stack_id;
+}
+
+/* An alloc: opens a lifetime at (device, addr); one already open there
+ * (a free the trace did not record) is closed as freed, time unknown. */
+static int on_alloc(struct ts_model *m, struct dev *d, const struct ts_entry *x, int64_t ns,
+		    int64_t stack)
+{
+	struct live *l;
+
+	if ((m->ln + 1) * 2 >= m->lcap && live_grow(m) < 0)  /* load <= 1/2: misses probe short */
 		return 0;
-	if (!strcmp(a, "alloc") && x->addr != OL_NULL) {
-		size_t i;
-		struct live *l;
-		if ((m->ln + 1) * 2 >= m->lcap && live_grow(m) < 0)  /* load <= 1/2: misses probe short */
-			return 0;
-		i = live_slot(m, x->device, x->addr);
-		l = &m->live[i];
-		if (l->used) {
-			if (emit_alloc(m, l, OL_NULL, OL_NULL, "freed") < 0)
-				return -1;
-			d->allocated = add(d->allocated, l->size == OL_NULL ? 0 : -l->size);
-		} else {
-			m->ln++;
-		}
-		l->used = 1;
-		l->addr = x->addr;
-		l->device = x->device;
-		l->size = x->size;
-		l->seq = x->seq;
-		l->ns = ns;
-		l->stack = r.stack_id;
-		if (x->size != OL_NULL)
-			d->allocated = add(d->allocated, x->size);
-		if (d->allocated > d->peak)
-			d->peak = d->allocated;
-		return sample(m, x->device, 0, ns, d->allocated);
+	l = &m->live[live_slot(m, x->device, x->addr)];
+	if (l->used) {
+		if (emit_alloc(m, l, OL_NULL, OL_NULL, "freed") < 0)
+			return -1;
+		d->allocated = add(d->allocated, l->size == OL_NULL ? 0 : -l->size);
+	} else {
+		m->ln++;
 	}
-	if (!strcmp(a, "free_completed") && x->addr != OL_NULL) {
-		size_t i = m->lcap ? live_slot(m, x->device, x->addr) : 0;
-		if (m->lcap && m->live[i].used) {
-			struct live l = m->live[i];
-			live_del(m, i);
-			if (emit_alloc(m, &l, x->seq, ns, "freed") < 0)
-				return -1;
-			if (l.size != OL_NULL)
-				d->allocated = add(d->allocated, -l.size);
-			return sample(m, x->device, 0, ns, d->allocated);
-		} else {
-			struct live l = { x->addr, x->device, x->size, OL_NULL, OL_NULL,
-					  r.stack_id, 0 };
-			return emit_alloc(m, &l, x->seq, ns, "orphan_free");
-		}
+	l->used = 1;
+	l->addr = x->addr;
+	l->device = x->device;
+	l->size = x->size;
+	l->seq = x->seq;
+	l->ns = ns;
+	l->stack = stack;
+	if (x->size != OL_NULL)
+		d->allocated = add(d->allocated, x->size);
+	if (d->allocated > d->peak)
+		d->peak = d->allocated;
+	return sample(m, x->device, 0, ns, d->allocated);
+}
+
+/* A free_completed: closes the lifetime open at (device, addr), or is an
+ * orphan free of an allocation made before the trace window. */
+static int on_free(struct ts_model *m, struct dev *d, const struct ts_entry *x, int64_t ns,
+		   int64_t stack)
+{
+	size_t i = m->lcap ? live_slot(m, x->device, x->addr) : 0;
+	struct live l;
+
+	if (!m->lcap || !m->live[i].used) {
+		struct live o = { x->addr, x->device, x->size, OL_NULL, OL_NULL, stack, 0 };
+		return emit_alloc(m, &o, x->seq, ns, "orphan_free");
 	}
-	if ((!strcmp(a, "segment_alloc") || !strcmp(a, "segment_map")) && x->size != OL_NULL) {
+	l = m->live[i];
+	live_del(m, i);
+	if (emit_alloc(m, &l, x->seq, ns, "freed") < 0)
+		return -1;
+	if (l.size != OL_NULL)
+		d->allocated = add(d->allocated, -l.size);
+	return sample(m, x->device, 0, ns, d->allocated);
+}
+
+/* A segment mapped (grow > 0) or unmapped: the reserved level, never
+ * below 0 (segments older than the window are unknown). */
+static int on_segment(struct ts_model *m, struct dev *d, const struct ts_entry *x, int64_t ns,
+		      int grow)
+{
+	if (grow) {
 		d->reserved = add(d->reserved, x->size);
-		return sample(m, x->device, 1, ns, d->reserved);
-	}
-	if ((!strcmp(a, "segment_free") || !strcmp(a, "segment_unmap")) && x->size != OL_NULL) {
+	} else {
 		d->reserved = add(d->reserved, x->size == INT64_MIN ? INT64_MAX : -x->size);
 		if (d->reserved < 0) {
 			d->reserved = 0;
 			d->reserved_clamped = 1;
 		}
-		return sample(m, x->device, 1, ns, d->reserved);
 	}
+	return sample(m, x->device, 1, ns, d->reserved);
+}
+
+static int m_entry(void *ctx, const struct ts_entry *x)
+{
+	struct ts_model *m = ctx;
+	const char *a = x->action;
+	int64_t ns = entry_ns(x), stack = trace_row(m, x, ns);
+	struct dev *d;
+
+	if (stack == -1)
+		return -1;
+	d = x->device == OL_NULL ? NULL : dev_of(m, x->device);
+	if (!a || !d)
+		return 0;
+	if (!strcmp(a, "alloc") && x->addr != OL_NULL)
+		return on_alloc(m, d, x, ns, stack);
+	if (!strcmp(a, "free_completed") && x->addr != OL_NULL)
+		return on_free(m, d, x, ns, stack);
+	if ((!strcmp(a, "segment_alloc") || !strcmp(a, "segment_map")) && x->size != OL_NULL)
+		return on_segment(m, d, x, ns, 1);
+	if ((!strcmp(a, "segment_free") || !strcmp(a, "segment_unmap")) && x->size != OL_NULL)
+		return on_segment(m, d, x, ns, 0);
 	if (!strcmp(a, "oom"))
 		return oom_event(m, x, ns);
 	return 0;
@@ -552,20 +592,17 @@ static int m_end(void *ctx, int64_t devices)
 
 struct ts_model *ts_model_new(struct sink *s, struct ts_ops *ops)
 {
+	static const struct ts_ops model_ops = {
+		NULL, m_begin, m_segment, m_block, m_entry, m_settings, m_end
+	};
 	struct ts_model *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
 	m->s = s;
 	m->max_device = -1;
-	memset(ops, 0, sizeof(*ops));
+	*ops = model_ops;
 	ops->ctx = m;
-	ops->begin = m_begin;
-	ops->segment = m_segment;
-	ops->block = m_block;
-	ops->entry = m_entry;
-	ops->settings = m_settings;
-	ops->end = m_end;
 	return m;
 }
 
