@@ -125,26 +125,19 @@ static int w_stack_line(struct ts_writer *w, uint64_t id, const struct ol_frame 
 	return w_flush(w);
 }
 
+static int64_t make_stack(void *ctx, const struct ol_frame *f, size_t n)
+{
+	struct ts_writer *w = ctx;
+	int64_t id = (int64_t)++w->next_id;
+
+	return w_stack_line(w, (uint64_t)id, f, n) < 0 ? -1 : id;
+}
+
 /* The flat id of a stack, writing its record on first use; OL_NULL =
  * none, -1 = a write failed. */
 static int64_t w_stack(struct ts_writer *w, const struct ts_frames *fr)
 {
-	const struct ol_frame *f;
-	size_t n;
-	int64_t id;
-
-	if (!fr)
-		return OL_NULL;
-	if (keymap_get(&w->ids, fr->key, &id))
-		return id;
-	if (fr->get(fr, &f, &n) < 0 || n == 0)
-		return OL_NULL;
-	id = (int64_t)++w->next_id;
-	if (w_stack_line(w, (uint64_t)id, f, n) < 0)
-		return -1;
-	if (fr->key)
-		keymap_put(&w->ids, fr->key, id);   /* out of memory: written again */
-	return id;
+	return ts_stack_id(&w->ids, fr, make_stack, w);
 }
 
 static int w_begin(void *ctx, const struct ts_header *h)

@@ -132,29 +132,17 @@ static void live_del(struct ts_model *m, size_t i)
 
 /* ---- stacks ---- */
 
+static int64_t make_stack(void *ctx, const struct ol_frame *f, size_t n)
+{
+	struct ts_model *m = ctx;
+	return sink_stack(m->s, f, n);
+}
+
 /* The stack id of fr (sink_stack once per key), OL_NULL for none, -1
  * when the sink failed. */
 static int64_t stack_of(struct ts_model *m, const struct ts_frames *fr)
 {
-	const struct ol_frame *f;
-	size_t n;
-	int64_t id;
-
-	if (!fr)
-		return OL_NULL;
-	if (keymap_get(&m->stacks, fr->key, &id))
-		return id;
-	if (fr->get(fr, &f, &n) < 0)
-		return OL_NULL;
-	/* an empty frame list: no stack was recorded */
-	id = n ? sink_stack(m->s, f, n) : OL_NULL;
-	if (id < 0 && id != OL_NULL)
-		return -1;
-	/* kept for good (the threaded reader sends a stack's frames once,
-	 * with its first use); out of memory, later uses have no stack */
-	if (fr->key && id != OL_NULL)
-		keymap_put(&m->stacks, fr->key, id);
-	return id;
+	return ts_stack_id(&m->stacks, fr, make_stack, m);
 }
 
 /* ---- per device ---- */

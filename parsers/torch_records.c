@@ -1,9 +1,11 @@
 /*
- * torch_records.c -- the field tables of the snapshot records (see
- * torch_records.h): one description per record, shared by the flat
- * writer and reader and by the pipe.
+ * torch_records.c -- what the snapshot record layers share (see
+ * torch_records.h): the field tables, one description per record, walked
+ * by the flat writer and reader and by the pipe; and the once-per-key
+ * stack ids of the model and the flat writer.
  */
 #include "parsers/torch_records.h"
+#include "parsers/hashtab.h"
 
 #define F(rec, field, type) { #field, type, offsetof(struct rec, field) }
 #define POOL(rec) { "pool_id", TS_F_POOL, offsetof(struct rec, pool_a) }
@@ -54,3 +56,25 @@ static const struct ts_field entry_fields[] = {
 const struct ts_kind ts_segment_kind = KIND("segment", ts_segment, segment_fields);
 const struct ts_kind ts_block_kind = KIND("block", ts_block, block_fields);
 const struct ts_kind ts_entry_kind = KIND("trace", ts_entry, entry_fields);
+
+int64_t ts_stack_id(struct keymap *ids, const struct ts_frames *fr,
+		    int64_t (*make)(void *ctx, const struct ol_frame *f, size_t n), void *ctx)
+{
+	const struct ol_frame *f;
+	size_t n;
+	int64_t id;
+
+	if (!fr)
+		return OL_NULL;
+	if (keymap_get(ids, fr->key, &id))
+		return id;
+	/* an empty frame list: no stack was recorded */
+	if (fr->get(fr, &f, &n) < 0 || n == 0)
+		return OL_NULL;
+	id = make(ctx, f, n);
+	if (id < 0)
+		return -1;
+	if (fr->key)
+		keymap_put(ids, fr->key, id);
+	return id;
+}

@@ -124,4 +124,16 @@ static inline const struct ts_frames **ts_frames_of(const void *rec, const struc
 	return (const struct ts_frames **)((char *)rec + k->frames_off);
 }
 
+/* ---- stack ids ---- */
+
+struct keymap;
+
+/* The id a consumer gives stack fr, made once per key: by make(ctx, f, n)
+ * the first time (frames f[0..n), n > 0), from ids after (the pipe sends
+ * a stack's frames only with its first use, so a key is never forgotten;
+ * out of memory, later uses have no stack). OL_NULL for no stack (fr
+ * NULL or no frames), -1 when make failed. */
+int64_t ts_stack_id(struct keymap *ids, const struct ts_frames *fr,
+		    int64_t (*make)(void *ctx, const struct ol_frame *f, size_t n), void *ctx);
+
 #endif
