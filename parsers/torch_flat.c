@@ -486,14 +486,65 @@ static int record(struct flat *fl, json_t *o)
 	return 0;
 }
 
+/* The header record on the first line. 0 (ops began), 1 not a header
+ * (said: nothing is read), -1 if ops failed. */
+static int read_header(struct flat *fl, json_t *o)
+{
+	struct ts_header h;
+	const char *fmt = jstr(o, "format");
+	int64_t v = jint(o, "version");
+
+	if (!fmt || strcmp(fmt, TS_FLAT_MAGIC) || v == OL_NULL) {
+		sink_diagf(fl->s, fl->lineno, 0, OL_ERROR, "expected the header record"
+			   " {\"format\":\"%s\",\"version\":N,...}", TS_FLAT_MAGIC);
+		return 1;
+	}
+	if (v > TS_FLAT_VERSION)
+		sink_diagf(fl->s, fl->lineno, 0, OL_WARN, "flat format version %lld is newer"
+			   " than this oomlens reads (%d); reading what it knows",
+			   (long long)v, TS_FLAT_VERSION);
+	h.form = jstr(o, "form");
+	h.protocol = jint(o, "protocol");
+	return fl->ops->begin(fl->ops->ctx, &h) < 0 ? -1 : 0;
+}
+
+/* The next line as a JSON object, or NULL (said, or a blank line);
+ * *more = 0 at the end of the input. */
+static json_t *next_object(struct flat *fl, struct input *in, int *more)
+{
+	const char *line;
+	size_t len;
+	json_error_t err;
+	json_t *o;
+
+	*more = input_getline(in, &line, &len) == 1;
+	if (!*more)
+		return NULL;
+	fl->lineno = in->lineno;
+	if (in->line_cut) {
+		sink_diagf(fl->s, in->lineno, 0, OL_ERROR, "line longer than %u bytes; skipped",
+			   (unsigned)INPUT_MAX_LINE);
+		return NULL;
+	}
+	if (!len)
+		return NULL;
+	o = json_loadb(line, len, 0, &err);
+	if (!json_is_object(o)) {
+		sink_diagf(fl->s, in->lineno, 0, OL_ERROR, "expected one JSON object per line:"
+			   " %s (column %d)", o ? "not an object" : err.text, err.column);
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 int torch_flat_parse(struct input *in, struct sink *s)
 {
 	struct ts_ops ops;
 	struct ts_model *m = ts_model_new(s, &ops);
 	struct flat fl;
-	const char *line;
-	size_t len, i;
-	int r = 0, ended = 0, header = 0;
+	size_t i;
+	int r = 0, ended = 0, header = 0, more = 1;
 	int64_t n;
 
 	if (!m)
@@ -501,52 +552,22 @@ int torch_flat_parse(struct input *in, struct sink *s)
 	memset(&fl, 0, sizeof(fl));
 	fl.s = s;
 	fl.ops = &ops;
-	while (r >= 0 && input_getline(in, &line, &len) == 1) {
-		json_error_t err;
-		json_t *o;
-		fl.lineno = in->lineno;
-		if (in->line_cut) {
-			sink_diagf(s, in->lineno, 0, OL_ERROR, "line longer than %u bytes; skipped",
-				   (unsigned)INPUT_MAX_LINE);
+	while (r >= 0 && more) {
+		json_t *o = next_object(&fl, in, &more);
+		if (!o)
 			continue;
-		}
-		if (!len)
-			continue;
-		o = json_loadb(line, len, 0, &err);
-		if (!json_is_object(o)) {
-			sink_diagf(s, in->lineno, 0, OL_ERROR, "expected one JSON object per line:"
-				   " %s (column %d)", o ? "not an object" : err.text, err.column);
-			json_decref(o);
-			continue;
-		}
 		if (!header) {
-			struct ts_header h;
-			const char *fmt = jstr(o, "format");
-			int64_t v = jint(o, "version");
-			if (!fmt || strcmp(fmt, TS_FLAT_MAGIC) || v == OL_NULL) {
-				sink_diagf(s, in->lineno, 0, OL_ERROR, "expected the header record"
-					   " {\"format\":\"%s\",\"version\":N,...}", TS_FLAT_MAGIC);
-				json_decref(o);
-				break;
-			}
-			if (v > TS_FLAT_VERSION)
-				sink_diagf(s, in->lineno, 0, OL_WARN, "flat format version %lld is newer"
-					   " than this oomlens reads (%d); reading what it knows",
-					   (long long)v, TS_FLAT_VERSION);
-			h.form = jstr(o, "form");
-			h.protocol = jint(o, "protocol");
-			header = 1;
-			r = ops.begin(ops.ctx, &h);
+			r = read_header(&fl, o);
+			header = r == 0;
 		} else if (ended) {
 			warnf(&fl, "record after the end record; skipped");
-		} else {
-			r = record(&fl, o);
-			if (r == 1) {
-				ended = 1;
-				r = 0;
-			}
+		} else if ((r = record(&fl, o)) == 1) {
+			ended = 1;
+			r = 0;
 		}
 		json_decref(o);
+		if (!header)
+			break;
 	}
 	if (r >= 0 && header && !ended) {
 		sink_diagf(s, in->lineno + 1, 0, OL_ERROR, "no end record: the file is truncated;"
