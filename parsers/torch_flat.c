@@ -160,7 +160,9 @@ static int w_record(struct ts_writer *w, const struct ts_kind *k, const void *re
 
 	if (st == -1)
 		return -1;
-	strbuf_addf(&w->line, "{\"type\":\"%s\"", k->name);
+	strbuf_addstr(&w->line, "{\"type\":\"");
+	strbuf_addstr(&w->line, k->name);
+	strbuf_addch(&w->line, '"');
 	for (i = 0; i < k->nfields; i++) {
 		const struct ts_field *f = &k->fields[i];
 		const int64_t *v = ts_int(rec, f);
