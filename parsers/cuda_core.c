@@ -3,7 +3,7 @@
  * modules (with kernel names from their relocated cubins), grids,
  * exceptions and recorded device memory regions, read with libelf.
  *
- * The format (/work/shared/specs/cuda-coredump.md) is an ELF64 ET_CORE,
+ * The format (docs/formats.md, "CUDA core dumps") is an ELF64 ET_CORE,
  * EM_CUDA file whose sections form a tree wired by sh_link (parent section)
  * and sh_info (parent row). We index every section header once, check each
  * section's bytes lie inside the file, validate tables kind by kind from the

@@ -1,7 +1,7 @@
 /*
  * cuda_core.h -- CUDA GPU core dumps (.nvcudmp, ELF64 EM_CUDA ET_CORE),
- * plain or gzip-compressed, read with libelf. Format:
- * /work/shared/specs/cuda-coredump.md (docs/formats.md "CUDA core dumps").
+ * plain or gzip-compressed, read with libelf. Format: docs/formats.md,
+ * "CUDA core dumps".
  */
 #ifndef OOMLENS_CUDA_CORE_H
 #define OOMLENS_CUDA_CORE_H

@@ -12,7 +12,7 @@
 
 #define DIAG(c, ...) core_diag(&(c)->out, __VA_ARGS__)
 
-/* CUDBGException_t display names (spec 7.1). */
+/* Display names of CUDBGException_t (cudadebugger.h), by code. */
 static const char *const exc_names[] = {
 	"No exception", "Lane Illegal Address", "Lane User Stack Overflow",
 	"Device Hardware Stack Overflow", "Warp Illegal Instruction",
