@@ -1,5 +1,5 @@
 /*
- * fuzz_cuda_core.c -- libFuzzer harness for parsers/cuda_core.c: the input
+ * fuzz_cuda_core.c -- libFuzzer harness for parsers/cuda_core*.c: the input
  * is a CUDA core in memory, parsed against the null sink. Seeds in
  * fuzz/corpus/cuda_core/ (small cores from tests/cuda_core_gen.c).
  */

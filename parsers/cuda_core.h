@@ -1,7 +1,7 @@
 /*
  * cuda_core.h -- CUDA GPU core dumps (.nvcudmp, ELF64 EM_CUDA ET_CORE),
- * plain or gzip-compressed, read with libelf. Format:
- * /work/shared/specs/cuda-coredump.md (docs/formats.md "CUDA core dumps").
+ * plain or gzip-compressed, read with libelf. Format: docs/formats.md,
+ * "CUDA core dumps".
  */
 #ifndef OOMLENS_CUDA_CORE_H
 #define OOMLENS_CUDA_CORE_H
@@ -9,15 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "parsers/sink.h"
+#include "parsers/core_file.h"   /* cuda_core_gz_limit */
 #include "lib/input.h"
-
-/* Most bytes a gzip-compressed core is inflated to (into an unlinked,
- * sparse temporary file); the rest is reported as cut. */
-extern uint64_t cuda_core_gz_limit;
-
-/* Inflate a gzip input into an unlinked sparse temporary file (also used
- * for host cores). Returns its fd, -1 (diagnostic given) or -2 (sink failed). */
-int core_inflate_tmp(struct input *in, struct sink *s);
 
 /* 100 for an ELF64 little-endian ET_CORE with e_machine EM_CUDA, else 0. */
 int cuda_core_sniff(const unsigned char *head, size_t n);

@@ -14,7 +14,7 @@
  * build id. Nothing from the core is executed.
  */
 #include "parsers/host_core.h"
-#include "parsers/cuda_core.h"
+#include "parsers/core_file.h"
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -42,8 +42,9 @@ struct thr {
 };
 
 struct hcore {
-	struct sink *s;
-	Elf *elf;
+	struct core_out out;    /* sink, records, failed */
+	struct core_elf file;
+	Elf *elf;               /* file.elf */
 	Dwfl *dwfl;
 	int64_t pid, signal, si_code, si_errno;
 	int64_t fault_addr;
@@ -53,7 +54,6 @@ struct hcore {
 	struct file_ent *files;
 	size_t nfiles;
 	uint64_t page_size;
-	int records, failed;
 	unsigned bad_notes;
 	struct ol_frame frames[MAX_FRAMES];
 	size_t nframes;
@@ -78,16 +78,7 @@ static int32_t rd32(const unsigned char *p)
 			 (uint32_t)p[3] << 24);
 }
 
-#define HDIAG(h, off, sev, ...) \
-	do { if (sink_diagf((h)->s, 0, (off), (sev), __VA_ARGS__) < 0) (h)->failed = 1; } while (0)
-
-static void note_rec(struct hcore *h, int64_t r)
-{
-	if (r < 0)
-		h->failed = 1;
-	else
-		h->records++;
-}
+#define HDIAG(h, ...) core_diag(&(h)->out, __VA_ARGS__)
 
 static const char *sig_name(int64_t sig)
 {
@@ -119,7 +110,7 @@ static void add_thread(struct hcore *h, int64_t tid, int64_t sig, uint64_t off)
 		size_t cap = h->capthr ? h->capthr * 2 : 16;
 		struct thr *n = realloc(h->thr, cap * sizeof(*n));
 		if (!n) {
-			h->failed = 1;
+			h->out.failed = 1;
 			return;
 		}
 		h->thr = n;
@@ -148,7 +139,7 @@ static void read_nt_file(struct hcore *h, const unsigned char *d, size_t n, int 
 		goto bad;
 	h->files = calloc(count ? count : 1, sizeof(*h->files));
 	if (!h->files) {
-		h->failed = 1;
+		h->out.failed = 1;
 		return;
 	}
 	name = (const char *)d + 2 * w + count * 3 * w;
@@ -175,6 +166,53 @@ bad:
 	      "count; mapped file names unknown", n);
 }
 
+/* One CORE note of type `type`: desc (dn bytes) at file offset at. */
+static void read_note(struct hcore *h, uint32_t type, const unsigned char *desc, size_t dn,
+		      uint64_t at, int is64)
+{
+	switch (type) {
+	case NT_PRSTATUS:
+		/* siginfo(12) cursig(2) pad sigpend sighold pid ... */
+		if (dn < (is64 ? 36u : 28u)) {
+			h->bad_notes++;
+			break;
+		}
+		add_thread(h, rd32(desc + (is64 ? 32 : 24)), desc[12] | desc[13] << 8, at);
+		break;
+	case NT_PRPSINFO:
+		if (dn < (is64 ? 136u : 124u)) {
+			h->bad_notes++;
+			break;
+		}
+		h->pid = rd32(desc + (is64 ? 24 : 12));
+		memcpy(h->comm, desc + (is64 ? 40 : 28), 16);
+		h->comm[16] = 0;
+		memcpy(h->psargs, desc + (is64 ? 56 : 44), 80);
+		h->psargs[80] = 0;
+		break;
+	case NT_SIGINFO:
+		/* one per thread; the first follows the thread that took the signal */
+		if (h->signal)
+			break;
+		if (dn < 12) {
+			h->bad_notes++;
+			break;
+		}
+		h->signal = rd32(desc);
+		h->si_errno = rd32(desc + 4);
+		h->si_code = rd32(desc + 8);
+		if (dn >= 24 && (h->signal == SIGSEGV || h->signal == SIGBUS ||
+				 h->signal == SIGILL || h->signal == SIGFPE))
+			h->fault_addr = (int64_t)rd(desc + 16, is64);
+		break;
+	case NT_FILE:
+		if (!h->files)
+			read_nt_file(h, desc, dn, is64, at);
+		break;
+	}
+}
+
+/* The notes of every PT_NOTE segment: process, threads, signal, files. */
 static void read_notes(struct hcore *h, int is64)
 {
 	size_t nph, i;
@@ -201,55 +239,12 @@ static void read_notes(struct hcore *h, int is64)
 		}
 		while (pos < d->d_size &&
 		       (pos = gelf_getnote(d, pos, &nh, &name_off, &desc_off)) > 0) {
-			const unsigned char *desc = (const unsigned char *)d->d_buf + desc_off;
 			const char *nm = (const char *)d->d_buf + name_off;
-			uint64_t at = ph.p_offset + desc_off;
-			size_t dn = nh.n_descsz;
 
 			if (nh.n_namesz < 5 || memcmp(nm, "CORE", 5) != 0)
 				continue;
-			switch (nh.n_type) {
-			case NT_PRSTATUS:
-				/* siginfo(12) cursig(2) pad sigpend sighold pid ... */
-				if (dn < (is64 ? 36u : 28u)) {
-					h->bad_notes++;
-					break;
-				}
-				add_thread(h, rd32(desc + (is64 ? 32 : 24)),
-					   desc[12] | desc[13] << 8, at);
-				break;
-			case NT_PRPSINFO:
-				if (dn < (is64 ? 136u : 124u)) {
-					h->bad_notes++;
-					break;
-				}
-				h->pid = rd32(desc + (is64 ? 24 : 12));
-				memcpy(h->comm, desc + (is64 ? 40 : 28), 16);
-				h->comm[16] = 0;
-				memcpy(h->psargs, desc + (is64 ? 56 : 44), 80);
-				h->psargs[80] = 0;
-				break;
-			case NT_SIGINFO:
-				/* one per thread; the first follows the thread
-				 * that took the signal */
-				if (h->signal)
-					break;
-				if (dn < 12) {
-					h->bad_notes++;
-					break;
-				}
-				h->signal = rd32(desc);
-				h->si_errno = rd32(desc + 4);
-				h->si_code = rd32(desc + 8);
-				if (dn >= 24 && (h->signal == SIGSEGV || h->signal == SIGBUS ||
-						 h->signal == SIGILL || h->signal == SIGFPE))
-					h->fault_addr = (int64_t)rd(desc + 16, is64);
-				break;
-			case NT_FILE:
-				if (!h->files)
-					read_nt_file(h, desc, dn, is64, at);
-				break;
-			}
+			read_note(h, nh.n_type, (const unsigned char *)d->d_buf + desc_off,
+				  nh.n_descsz, ph.p_offset + desc_off, is64);
 		}
 	}
 	if (h->bad_notes)
@@ -294,11 +289,11 @@ static void read_mappings(struct hcore *h)
 	cap.t = ol_time_none();
 	cap.pid = h->pid;
 	cap.comm = h->comm[0] ? h->comm : NULL;
-	cid = sink_capture(h->s, &cap);
-	note_rec(h, cid);
+	cid = sink_capture(h->out.s, &cap);
+	core_note(&h->out, cid);
 	if (cid < 0 || elf_getphdrnum(h->elf, &nph) < 0)
 		return;
-	for (i = 0; i < nph && !h->failed; i++) {
+	for (i = 0; i < nph && !h->out.failed; i++) {
 		GElf_Phdr ph;
 		struct ol_mapping m;
 		const struct file_ent *f;
@@ -326,7 +321,7 @@ static void read_mappings(struct hcore *h)
 		m.extra = json_pack("{sI}", "dumped_bytes", (json_int_t)ph.p_filesz);
 		if (ph.p_offset > (uint64_t)INT64_MAX || ph.p_filesz > (uint64_t)INT64_MAX)
 			HDIAG(h, 0, OL_WARN, "segment %zu has an impossible offset or size", i);
-		note_rec(h, sink_mapping(h->s, cid, &m));
+		core_note(&h->out, sink_mapping(h->out.s, cid, &m));
 		json_decref(m.extra);
 	}
 }
@@ -425,9 +420,9 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 		HDIAG(h, 0, OL_WARN, "thread %lld: no backtrace (%s)", (long long)tid,
 		      why ? why : "unknown");
 	}
-	sid = h->nframes ? sink_stack(h->s, h->frames, h->nframes) : 0;
+	sid = h->nframes ? sink_stack(h->out.s, h->frames, h->nframes) : 0;
 	if (sid < 0)
-		h->failed = 1;
+		h->out.failed = 1;
 	for (i = 0; i < h->nstrs; i++)
 		free(h->strs[i]);
 	h->nstrs = 0;
@@ -443,8 +438,8 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 			t.crashed = i == 0 && h->thr[i].signal;
 			break;
 		}
-	note_rec(h, sink_thread(h->s, &t));
-	return h->failed ? DWARF_CB_ABORT : DWARF_CB_OK;
+	core_note(&h->out, sink_thread(h->out.s, &t));
+	return h->out.failed ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 /* libdwfl opens the binaries the core names, at the paths the core gives:
@@ -513,14 +508,14 @@ static void read_threads(struct hcore *h)
 		      h->nthr ? ": threads listed without backtraces" : "");
 	} else {
 		r = dwfl_getthreads(h->dwfl, thread_cb, h);
-		if (r < 0 && !h->failed) {
+		if (r < 0 && !h->out.failed) {
 			const char *why = dwfl_errmsg(-1);
 			HDIAG(h, 0, OL_WARN, "walking the threads stopped early: %s",
 			      why ? why : "unknown");
 		}
 	}
 	/* Threads libdwfl did not give (no unwinder for this machine...). */
-	for (i = 0; i < h->nthr && !h->failed; i++) {
+	for (i = 0; i < h->nthr && !h->out.failed; i++) {
 		struct ol_thread t;
 
 		if (h->thr[i].seen)
@@ -531,7 +526,7 @@ static void read_threads(struct hcore *h)
 		t.signal = h->thr[i].signal ? h->thr[i].signal : OL_NULL;
 		t.crashed = i == 0 && h->thr[i].signal;
 		t.stack_id = OL_NULL;
-		note_rec(h, sink_thread(h->s, &t));
+		core_note(&h->out, sink_thread(h->out.s, &t));
 	}
 }
 
@@ -570,7 +565,7 @@ static void emit_crash(struct hcore *h)
 	ev.line = h->nthr ? h->thr[0].offset : 0;
 	ev.summary = summary;
 	ev.data = d;
-	note_rec(h, sink_event(h->s, &ev));
+	core_note(&h->out, sink_event(h->out.s, &ev));
 	json_decref(d);
 }
 
@@ -593,39 +588,29 @@ int host_core_sniff(const unsigned char *head, size_t n)
 int host_core_parse(struct input *in, struct sink *s)
 {
 	struct hcore *h = calloc(1, sizeof(*h));
-	unsigned char *copy = NULL;
-	int tmpfd = -1, r;
+	int r;
 	GElf_Ehdr eh;
 
 	if (!h)
 		return -1;
-	h->s = s;
+	h->out.s = s;
 	h->pid = OL_NULL;
 	h->fault_addr = OL_NULL;
-	elf_version(EV_CURRENT);
-	if (in->mem) {
-		copy = malloc(in->mem_len ? in->mem_len : 1);
-		if (!copy) {
-			free(h);
-			return -1;
-		}
-		memcpy(copy, in->mem, in->mem_len);
-		h->elf = elf_memory((char *)copy, in->mem_len);
-		in->offset = in->mem_len;
-	} else {
-		int fd = in->fd;
-		if (in->compressed) {
-			fd = tmpfd = core_inflate_tmp(in, s);
-			if (fd == -2)
-				h->failed = 1;
-		}
-		if (fd >= 0)
-			h->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (!in->compressed)
-			in->offset = in->size;
+	switch (core_elf_open(&h->file, in, s)) {
+	case CORE_OPEN_NOMEM:
+		free(h);
+		return -1;
+	case CORE_OPEN_SINK:
+		h->out.failed = 1;
+		break;
+	default:
+		break;
 	}
+	h->elf = h->file.elf;
+	if (!in->mem && !in->compressed)
+		in->offset = in->size;
 	if (!h->elf || elf_kind(h->elf) != ELF_K_ELF || !gelf_getehdr(h->elf, &eh)) {
-		if (!h->failed)
+		if (!h->out.failed)
 			HDIAG(h, 0, OL_ERROR, "not a readable ELF core: %s", elf_errmsg(-1));
 		goto out;
 	}
@@ -633,21 +618,17 @@ int host_core_parse(struct input *in, struct sink *s)
 		HDIAG(h, 32, OL_ERROR, "the core has no program headers: no notes, no "
 		      "memory segments");
 	read_notes(h, gelf_getclass(h->elf) == ELFCLASS64);
-	if (!h->failed)
+	if (!h->out.failed)
 		read_mappings(h);
-	if (!h->failed)
+	if (!h->out.failed)
 		read_threads(h);
-	if (!h->failed)
+	if (!h->out.failed)
 		emit_crash(h);
 out:
-	r = h->failed ? -1 : h->records;
+	r = h->out.failed ? -1 : h->out.records;
 	if (h->dwfl)
 		dwfl_end(h->dwfl);
-	if (h->elf)
-		elf_end(h->elf);
-	free(copy);
-	if (tmpfd >= 0)
-		close(tmpfd);
+	core_elf_close(&h->file);
 	free(h->files);
 	free(h->thr);
 	free(h);

@@ -14,6 +14,13 @@
  *   - sizes are bytes unless the field name says otherwise (_kb, _pages).
  * Ops return an id (> 0) or 0 where there is none, and -1 when the store
  * failed; a parser stops on -1 (the artifact is then rolled back).
+ *
+ * Threads: a sink belongs to the thread that called the parser. Every op,
+ * sink_diagf and the n_errors/n_warnings counters are used from that
+ * thread only, so an implementation needs no locking and may do anything
+ * (SQLite included) in any op. A parser that works in a second thread
+ * gives that thread a sink of its own and hands what it produces,
+ * diagnostics included, back to the calling thread (torch_pipe.h).
  */
 #ifndef OOMLENS_SINK_H
 #define OOMLENS_SINK_H

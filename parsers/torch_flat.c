@@ -9,6 +9,8 @@
  * use), segment, block (after its segment), trace, settings, end.
  */
 #include "parsers/torch_snapshot.h"
+#include "parsers/torch_model.h"
+#include "parsers/hashtab.h"
 #include "lib/strbuf.h"
 
 #include <stdlib.h>
@@ -20,21 +22,11 @@ struct ts_writer {
 	FILE *f;
 	struct sink *s;
 	struct strbuf line;
-	uint64_t *keys;          /* frames keys already written (hash set) */
-	uint64_t *ids;
-	size_t kcap, kn;
+	struct keymap ids;       /* frames key -> flat stack id, once written */
 	uint64_t next_id;
 	int64_t lines;
 	int failed;
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
 
 static void j_str(struct strbuf *sb, const char *s)
 {
@@ -106,25 +98,12 @@ static int w_flush(struct ts_writer *w)
 	return 0;
 }
 
-/* The flat id of a stack, writing its record on first use; 0 = none. */
-static int64_t w_stack(struct ts_writer *w, const struct ts_frames *fr)
+/* Write the stack record of id: frames f[0..n), dropping outer frames
+ * until the line fits the reader's line limit. 0, or -1 (write failed). */
+static int w_stack_line(struct ts_writer *w, uint64_t id, const struct ol_frame *f, size_t n)
 {
-	const struct ol_frame *f;
-	size_t n, i, k, mask;
-	uint64_t id;
+	size_t k;
 
-	if (!fr)
-		return OL_NULL;
-	if (w->kcap) {
-		mask = w->kcap - 1;
-		for (i = mix(fr->key) & mask; w->keys[i]; i = (i + 1) & mask)
-			if (w->keys[i] == fr->key)
-				return (int64_t)w->ids[i];
-	}
-	if (fr->get(fr, &f, &n) < 0 || n == 0)
-		return OL_NULL;
-	id = ++w->next_id;
-	/* a line must fit the reader's line limit: drop outer frames if not */
 	for (;;) {
 		strbuf_reset(&w->line);
 		strbuf_addf(&w->line, "{\"type\":\"stack\",\"id\":%llu,\"frames\":[",
@@ -143,39 +122,22 @@ static int64_t w_stack(struct ts_writer *w, const struct ts_frames *fr)
 			   " keeping the innermost %zu", n, n * 3 / 4);
 		n = n * 3 / 4;
 	}
-	if (w_flush(w) < 0)
-		return -1;
-	if (fr->key) {
-		if ((w->kn + 1) * 2 > w->kcap) {
-			size_t nc = w->kcap ? w->kcap * 2 : 1024;
-			uint64_t *nk = calloc(nc, sizeof(*nk)), *ni = calloc(nc, sizeof(*ni));
-			if (!nk || !ni) {
-				free(nk);
-				free(ni);
-				return (int64_t)id;
-			}
-			for (i = 0; i < w->kcap; i++)
-				if (w->keys[i]) {
-					size_t j = mix(w->keys[i]) & (nc - 1);
-					while (nk[j])
-						j = (j + 1) & (nc - 1);
-					nk[j] = w->keys[i];
-					ni[j] = w->ids[i];
-				}
-			free(w->keys);
-			free(w->ids);
-			w->keys = nk;
-			w->ids = ni;
-			w->kcap = nc;
-		}
-		mask = w->kcap - 1;
-		for (i = mix(fr->key) & mask; w->keys[i]; i = (i + 1) & mask)
-			;
-		w->keys[i] = fr->key;
-		w->ids[i] = id;
-		w->kn++;
-	}
-	return (int64_t)id;
+	return w_flush(w);
+}
+
+static int64_t make_stack(void *ctx, const struct ol_frame *f, size_t n)
+{
+	struct ts_writer *w = ctx;
+	int64_t id = (int64_t)++w->next_id;
+
+	return w_stack_line(w, (uint64_t)id, f, n) < 0 ? -1 : id;
+}
+
+/* The flat id of a stack, writing its record on first use; OL_NULL =
+ * none, -1 = a write failed. */
+static int64_t w_stack(struct ts_writer *w, const struct ts_frames *fr)
+{
+	return ts_stack_id(&w->ids, fr, make_stack, w);
 }
 
 static int w_begin(void *ctx, const struct ts_header *h)
@@ -189,71 +151,58 @@ static int w_begin(void *ctx, const struct ts_header *h)
 	return w_flush(w);
 }
 
-static int w_segment(void *ctx, const struct ts_segment *x)
+/* A record line of kind k: its type, its fields, its stack's id (the
+ * stack's own line written first if new). */
+static int w_record(struct ts_writer *w, const struct ts_kind *k, const void *rec)
 {
-	struct ts_writer *w = ctx;
-	int64_t st = w_stack(w, x->frames);
+	int64_t st = w_stack(w, *ts_frames_of(rec, k));
+	size_t i;
 
 	if (st == -1)
 		return -1;
-	strbuf_addstr(&w->line, "{\"type\":\"segment\"");
-	j_kint(&w->line, "device", x->device);
-	j_kint(&w->line, "address", x->address);
-	j_kint(&w->line, "total_size", x->total_size);
-	j_kint(&w->line, "allocated_size", x->allocated_size);
-	j_kint(&w->line, "active_size", x->active_size);
-	j_kint(&w->line, "requested_size", x->requested_size);
-	j_kint(&w->line, "stream", x->stream);
-	j_kstr(&w->line, "segment_type", x->segment_type);
-	j_kpool(&w->line, "pool_id", x->pool_a, x->pool_b);
-	if (x->is_expandable == 0 || x->is_expandable == 1)
-		strbuf_addf(&w->line, ",\"is_expandable\":%s", x->is_expandable ? "true" : "false");
-	else
-		j_kint(&w->line, "is_expandable", x->is_expandable);
+	strbuf_addstr(&w->line, "{\"type\":\"");
+	strbuf_addstr(&w->line, k->name);
+	strbuf_addch(&w->line, '"');
+	for (i = 0; i < k->nfields; i++) {
+		const struct ts_field *f = &k->fields[i];
+		const int64_t *v = ts_int(rec, f);
+
+		switch (f->type) {
+		case TS_F_INT:
+			j_kint(&w->line, f->name, *v);
+			break;
+		case TS_F_FLAG:
+			if (*v == 0 || *v == 1)
+				strbuf_addf(&w->line, ",\"%s\":%s", f->name, *v ? "true" : "false");
+			else
+				j_kint(&w->line, f->name, *v);
+			break;
+		case TS_F_STR:
+			j_kstr(&w->line, f->name, *ts_str(rec, f));
+			break;
+		case TS_F_POOL:
+			j_kpool(&w->line, f->name, v[0], v[1]);
+			break;
+		}
+	}
 	j_kint(&w->line, "stack", st);
 	strbuf_addch(&w->line, '}');
 	return w_flush(w);
+}
+
+static int w_segment(void *ctx, const struct ts_segment *x)
+{
+	return w_record(ctx, &ts_segment_kind, x);
 }
 
 static int w_block(void *ctx, const struct ts_block *x)
 {
-	struct ts_writer *w = ctx;
-	int64_t st = w_stack(w, x->frames);
-
-	if (st == -1)
-		return -1;
-	strbuf_addstr(&w->line, "{\"type\":\"block\"");
-	j_kint(&w->line, "address", x->address);
-	j_kint(&w->line, "size", x->size);
-	j_kint(&w->line, "requested_size", x->requested_size);
-	j_kstr(&w->line, "state", x->state);
-	j_kint(&w->line, "stack", st);
-	strbuf_addch(&w->line, '}');
-	return w_flush(w);
+	return w_record(ctx, &ts_block_kind, x);
 }
 
 static int w_entry(void *ctx, const struct ts_entry *x)
 {
-	struct ts_writer *w = ctx;
-	int64_t st = w_stack(w, x->frames);
-
-	if (st == -1)
-		return -1;
-	strbuf_addstr(&w->line, "{\"type\":\"trace\"");
-	j_kint(&w->line, "device", x->device);
-	j_kint(&w->line, "seq", x->seq);
-	j_kstr(&w->line, "action", x->action);
-	j_kint(&w->line, "addr", x->addr);
-	j_kint(&w->line, "size", x->size);
-	j_kint(&w->line, "stream", x->stream);
-	j_kint(&w->line, "time_us", x->time_us);
-	j_kint(&w->line, "device_free", x->device_free);
-	j_kstr(&w->line, "compile_context", x->compile_context);
-	j_kstr(&w->line, "user_metadata", x->user_metadata);
-	j_kpool(&w->line, "pool_id", x->pool_a, x->pool_b);
-	j_kint(&w->line, "stack", st);
-	strbuf_addch(&w->line, '}');
-	return w_flush(w);
+	return w_record(ctx, &ts_entry_kind, x);
 }
 
 static int w_settings(void *ctx, json_t *settings)
@@ -280,6 +229,9 @@ static int w_end(void *ctx, int64_t devices)
 
 struct ts_writer *ts_writer_new(FILE *f, struct sink *s, struct ts_ops *ops)
 {
+	static const struct ts_ops writer_ops = {
+		NULL, w_begin, w_segment, w_block, w_entry, w_settings, w_end
+	};
 	struct ts_writer *w = calloc(1, sizeof(*w));
 
 	if (!w)
@@ -287,14 +239,8 @@ struct ts_writer *ts_writer_new(FILE *f, struct sink *s, struct ts_ops *ops)
 	w->f = f;
 	w->s = s;
 	strbuf_init(&w->line);
-	memset(ops, 0, sizeof(*ops));
+	*ops = writer_ops;
 	ops->ctx = w;
-	ops->begin = w_begin;
-	ops->segment = w_segment;
-	ops->block = w_block;
-	ops->entry = w_entry;
-	ops->settings = w_settings;
-	ops->end = w_end;
 	return w;
 }
 
@@ -303,8 +249,7 @@ int64_t ts_writer_free(struct ts_writer *w)
 	int64_t r = w->failed ? -1 : w->lines;
 
 	strbuf_release(&w->line);
-	free(w->keys);
-	free(w->ids);
+	keymap_free(&w->ids);
 	free(w);
 	return r;
 }
@@ -313,18 +258,20 @@ int64_t ts_writer_free(struct ts_writer *w)
 
 #define FLAT_MAX_STACKS (1u << 20)
 
+/* A stack record read: its frames, whose strings it owns. */
 struct fstack {
-	uint64_t id;            /* 0 = empty slot */
+	uint64_t id;
 	struct ol_frame *f;
-	char **strs;            /* owned copies */
+	char **strs;            /* name, file of each frame */
 	size_t n;
 };
 
 struct flat {
 	struct sink *s;
 	struct ts_ops *ops;
-	struct fstack *st;
-	size_t cap, n;
+	struct fstack *st;      /* the stacks defined so far */
+	size_t n, cap;
+	struct keymap byid;     /* stack id -> index in st */
 	uint64_t lineno;
 	unsigned warns;
 };
@@ -339,15 +286,9 @@ static int f_get(const struct ts_frames *tf, const struct ol_frame **f, size_t *
 
 static struct fstack *find_stack(struct flat *fl, uint64_t id)
 {
-	size_t i, mask;
+	int64_t i;
 
-	if (!fl->cap || !id)
-		return NULL;
-	mask = fl->cap - 1;
-	for (i = mix(id) & mask; fl->st[i].id; i = (i + 1) & mask)
-		if (fl->st[i].id == id)
-			return &fl->st[i];
-	return NULL;
+	return keymap_get(&fl->byid, id, &i) ? &fl->st[i] : NULL;
 }
 
 static void warnf(struct flat *fl, const char *what)
@@ -403,18 +344,62 @@ static const struct ts_frames *jframes(struct flat *fl, json_t *o, struct ts_fra
 static void free_stack(struct fstack *x)
 {
 	size_t i;
-	for (i = 0; i < 3 * x->n; i++)
+	for (i = 0; i < 2 * x->n; i++)
 		free(x->strs[i]);
 	free(x->strs);
 	free(x->f);
 }
 
+/* The first TS_MAX_FRAMES frames of a stack record's array into x (id
+ * set by the caller). 0, or -1 when out of memory (x empty). */
+static int read_frames(json_t *fr, struct fstack *x)
+{
+	size_t i;
+
+	x->n = json_array_size(fr) < TS_MAX_FRAMES ? json_array_size(fr) : TS_MAX_FRAMES;
+	x->f = calloc(x->n ? x->n : 1, sizeof(*x->f));
+	x->strs = calloc(2 * (x->n ? x->n : 1), sizeof(*x->strs));
+	if (!x->f || !x->strs) {
+		free(x->f);
+		free(x->strs);
+		return -1;
+	}
+	for (i = 0; i < x->n; i++) {
+		json_t *e = json_array_get(fr, i);
+		const char *name = jstr(e, "name"), *file = jstr(e, "file");
+		x->strs[2 * i] = name ? strdup(name) : NULL;
+		x->strs[2 * i + 1] = file ? strdup(file) : NULL;
+		x->f[i].name = x->strs[2 * i];
+		x->f[i].file = x->strs[2 * i + 1];
+		x->f[i].line = jint(e, "line");
+		x->f[i].build_id = NULL;
+	}
+	return 0;
+}
+
+/* Keep x as stack x->id. 0, or -1 when out of memory (x not kept). */
+static int keep_stack(struct flat *fl, const struct fstack *x)
+{
+	if (fl->n == fl->cap) {
+		size_t nc = fl->cap ? fl->cap * 2 : 256;
+		struct fstack *ns = realloc(fl->st, nc * sizeof(*ns));
+		if (!ns)
+			return -1;
+		fl->st = ns;
+		fl->cap = nc;
+	}
+	if (keymap_put(&fl->byid, x->id, (int64_t)fl->n) < 0)
+		return -1;
+	fl->st[fl->n++] = *x;
+	return 0;
+}
+
+/* A stack record: kept for the records after it that name its id. */
 static int add_stack(struct flat *fl, json_t *o)
 {
 	json_t *fr = json_object_get(o, "frames");
 	int64_t id = jint(o, "id");
 	struct fstack x;
-	size_t i, mask;
 
 	if (id <= 0 || !json_is_array(fr)) {
 		warnf(fl, "stack record without a positive id and a frames array; skipped");
@@ -430,48 +415,36 @@ static int add_stack(struct flat *fl, json_t *o)
 	}
 	memset(&x, 0, sizeof(x));
 	x.id = (uint64_t)id;
-	x.n = json_array_size(fr) < TS_MAX_FRAMES ? json_array_size(fr) : TS_MAX_FRAMES;
-	x.f = calloc(x.n ? x.n : 1, sizeof(*x.f));
-	x.strs = calloc(3 * (x.n ? x.n : 1), sizeof(*x.strs));
-	if (!x.f || !x.strs) {
-		free(x.f);
-		free(x.strs);
-		return 0;
-	}
-	for (i = 0; i < x.n; i++) {
-		json_t *e = json_array_get(fr, i);
-		const char *name = jstr(e, "name"), *file = jstr(e, "file");
-		x.strs[3 * i] = name ? strdup(name) : NULL;
-		x.strs[3 * i + 1] = file ? strdup(file) : NULL;
-		x.f[i].name = x.strs[3 * i];
-		x.f[i].file = x.strs[3 * i + 1];
-		x.f[i].line = jint(e, "line");
-		x.f[i].build_id = NULL;
-	}
-	if ((fl->n + 1) * 2 > fl->cap) {
-		size_t nc = fl->cap ? fl->cap * 2 : 1024;
-		struct fstack *ns = calloc(nc, sizeof(*ns));
-		if (!ns) {
-			free_stack(&x);
-			return 0;
-		}
-		for (i = 0; i < fl->cap; i++)
-			if (fl->st[i].id) {
-				size_t j = mix(fl->st[i].id) & (nc - 1);
-				while (ns[j].id)
-					j = (j + 1) & (nc - 1);
-				ns[j] = fl->st[i];
-			}
-		free(fl->st);
-		fl->st = ns;
-		fl->cap = nc;
-	}
-	mask = fl->cap - 1;
-	for (i = mix(x.id) & mask; fl->st[i].id; i = (i + 1) & mask)
-		;
-	fl->st[i] = x;
-	fl->n++;
+	if (read_frames(fr, &x) == 0 && keep_stack(fl, &x) < 0)
+		free_stack(&x);
 	return 0;
+}
+
+/* The fields of kind k from object o into rec (absent or of another
+ * type: OL_NULL / NULL), then its stack (through tf). */
+static void read_fields(struct flat *fl, json_t *o, const struct ts_kind *k, void *rec,
+			struct ts_frames *tf)
+{
+	size_t i;
+
+	for (i = 0; i < k->nfields; i++) {
+		const struct ts_field *f = &k->fields[i];
+		int64_t *v = ts_int(rec, f);
+
+		switch (f->type) {
+		case TS_F_INT:
+		case TS_F_FLAG:
+			*v = jint(o, f->name);
+			break;
+		case TS_F_STR:
+			*ts_str(rec, f) = jstr(o, f->name);
+			break;
+		case TS_F_POOL:
+			jpool(o, f->name, &v[0], &v[1]);
+			break;
+		}
+	}
+	*ts_frames_of(rec, k) = jframes(fl, o, tf);
 }
 
 /* One record line. Returns 1 at "end", 0 to go on, -1 if ops failed. */
@@ -488,42 +461,17 @@ static int record(struct flat *fl, json_t *o)
 		return add_stack(fl, o);
 	if (!strcmp(type, "segment")) {
 		struct ts_segment g;
-		g.device = jint(o, "device");
-		g.address = jint(o, "address");
-		g.total_size = jint(o, "total_size");
-		g.allocated_size = jint(o, "allocated_size");
-		g.active_size = jint(o, "active_size");
-		g.requested_size = jint(o, "requested_size");
-		g.stream = jint(o, "stream");
-		g.segment_type = jstr(o, "segment_type");
-		jpool(o, "pool_id", &g.pool_a, &g.pool_b);
-		g.is_expandable = jint(o, "is_expandable");
-		g.frames = jframes(fl, o, &tf);
+		read_fields(fl, o, &ts_segment_kind, &g, &tf);
 		return fl->ops->segment(fl->ops->ctx, &g);
 	}
 	if (!strcmp(type, "block")) {
 		struct ts_block b;
-		b.address = jint(o, "address");
-		b.size = jint(o, "size");
-		b.requested_size = jint(o, "requested_size");
-		b.state = jstr(o, "state");
-		b.frames = jframes(fl, o, &tf);
+		read_fields(fl, o, &ts_block_kind, &b, &tf);
 		return fl->ops->block(fl->ops->ctx, &b);
 	}
 	if (!strcmp(type, "trace")) {
 		struct ts_entry e;
-		e.device = jint(o, "device");
-		e.seq = jint(o, "seq");
-		e.action = jstr(o, "action");
-		e.addr = jint(o, "addr");
-		e.size = jint(o, "size");
-		e.stream = jint(o, "stream");
-		e.time_us = jint(o, "time_us");
-		e.device_free = jint(o, "device_free");
-		e.compile_context = jstr(o, "compile_context");
-		e.user_metadata = jstr(o, "user_metadata");
-		jpool(o, "pool_id", &e.pool_a, &e.pool_b);
-		e.frames = jframes(fl, o, &tf);
+		read_fields(fl, o, &ts_entry_kind, &e, &tf);
 		if (!e.action) {
 			warnf(fl, "trace record without an action; skipped");
 			return 0;
@@ -540,14 +488,65 @@ static int record(struct flat *fl, json_t *o)
 	return 0;
 }
 
+/* The header record on the first line. 0 (ops began), 1 not a header
+ * (said: nothing is read), -1 if ops failed. */
+static int read_header(struct flat *fl, json_t *o)
+{
+	struct ts_header h;
+	const char *fmt = jstr(o, "format");
+	int64_t v = jint(o, "version");
+
+	if (!fmt || strcmp(fmt, TS_FLAT_MAGIC) || v == OL_NULL) {
+		sink_diagf(fl->s, fl->lineno, 0, OL_ERROR, "expected the header record"
+			   " {\"format\":\"%s\",\"version\":N,...}", TS_FLAT_MAGIC);
+		return 1;
+	}
+	if (v > TS_FLAT_VERSION)
+		sink_diagf(fl->s, fl->lineno, 0, OL_WARN, "flat format version %lld is newer"
+			   " than this oomlens reads (%d); reading what it knows",
+			   (long long)v, TS_FLAT_VERSION);
+	h.form = jstr(o, "form");
+	h.protocol = jint(o, "protocol");
+	return fl->ops->begin(fl->ops->ctx, &h) < 0 ? -1 : 0;
+}
+
+/* The next line as a JSON object, or NULL (said, or a blank line);
+ * *more = 0 at the end of the input. */
+static json_t *next_object(struct flat *fl, struct input *in, int *more)
+{
+	const char *line;
+	size_t len;
+	json_error_t err;
+	json_t *o;
+
+	*more = input_getline(in, &line, &len) == 1;
+	if (!*more)
+		return NULL;
+	fl->lineno = in->lineno;
+	if (in->line_cut) {
+		sink_diagf(fl->s, in->lineno, 0, OL_ERROR, "line longer than %u bytes; skipped",
+			   (unsigned)INPUT_MAX_LINE);
+		return NULL;
+	}
+	if (!len)
+		return NULL;
+	o = json_loadb(line, len, 0, &err);
+	if (!json_is_object(o)) {
+		sink_diagf(fl->s, in->lineno, 0, OL_ERROR, "expected one JSON object per line:"
+			   " %s (column %d)", o ? "not an object" : err.text, err.column);
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 int torch_flat_parse(struct input *in, struct sink *s)
 {
 	struct ts_ops ops;
 	struct ts_model *m = ts_model_new(s, &ops);
 	struct flat fl;
-	const char *line;
-	size_t len, i;
-	int r = 0, ended = 0, header = 0;
+	size_t i;
+	int r = 0, ended = 0, header = 0, more = 1;
 	int64_t n;
 
 	if (!m)
@@ -555,62 +554,32 @@ int torch_flat_parse(struct input *in, struct sink *s)
 	memset(&fl, 0, sizeof(fl));
 	fl.s = s;
 	fl.ops = &ops;
-	while (r >= 0 && input_getline(in, &line, &len) == 1) {
-		json_error_t err;
-		json_t *o;
-		fl.lineno = in->lineno;
-		if (in->line_cut) {
-			sink_diagf(s, in->lineno, 0, OL_ERROR, "line longer than %u bytes; skipped",
-				   (unsigned)INPUT_MAX_LINE);
+	while (r >= 0 && more) {
+		json_t *o = next_object(&fl, in, &more);
+		if (!o)
 			continue;
-		}
-		if (!len)
-			continue;
-		o = json_loadb(line, len, 0, &err);
-		if (!json_is_object(o)) {
-			sink_diagf(s, in->lineno, 0, OL_ERROR, "expected one JSON object per line:"
-				   " %s (column %d)", o ? "not an object" : err.text, err.column);
-			json_decref(o);
-			continue;
-		}
 		if (!header) {
-			struct ts_header h;
-			const char *fmt = jstr(o, "format");
-			int64_t v = jint(o, "version");
-			if (!fmt || strcmp(fmt, TS_FLAT_MAGIC) || v == OL_NULL) {
-				sink_diagf(s, in->lineno, 0, OL_ERROR, "expected the header record"
-					   " {\"format\":\"%s\",\"version\":N,...}", TS_FLAT_MAGIC);
-				json_decref(o);
-				break;
-			}
-			if (v > TS_FLAT_VERSION)
-				sink_diagf(s, in->lineno, 0, OL_WARN, "flat format version %lld is newer"
-					   " than this oomlens reads (%d); reading what it knows",
-					   (long long)v, TS_FLAT_VERSION);
-			h.form = jstr(o, "form");
-			h.protocol = jint(o, "protocol");
-			header = 1;
-			r = ops.begin(ops.ctx, &h);
+			r = read_header(&fl, o);
+			header = r == 0;
 		} else if (ended) {
 			warnf(&fl, "record after the end record; skipped");
-		} else {
-			r = record(&fl, o);
-			if (r == 1) {
-				ended = 1;
-				r = 0;
-			}
+		} else if ((r = record(&fl, o)) == 1) {
+			ended = 1;
+			r = 0;
 		}
 		json_decref(o);
+		if (!header)
+			break;
 	}
 	if (r >= 0 && header && !ended) {
 		sink_diagf(s, in->lineno + 1, 0, OL_ERROR, "no end record: the file is truncated;"
 			   " keeping what was read");
 		r = ops.end(ops.ctx, OL_NULL);
 	}
-	for (i = 0; i < fl.cap; i++)
-		if (fl.st[i].id)
-			free_stack(&fl.st[i]);
+	for (i = 0; i < fl.n; i++)
+		free_stack(&fl.st[i]);
 	free(fl.st);
+	keymap_free(&fl.byid);
 	n = ts_model_free(m);
 	if (r < 0)
 		return -1;

@@ -1,7 +1,7 @@
 /*
  * torch_model.c -- what a memory snapshot means for the timeline: turns
- * the normalized records of a reader (struct ts_ops, torch_snapshot.h)
- * into sink calls. Shared by the pickle and the flat reader, so both give
+ * the normalized records of a reader (struct ts_ops, torch_records.h)
+ * into sink calls; see torch_model.h. Shared by the pickle and the flat reader, so both give
  * the same rows.
  *
  * Allocation lifetimes: `alloc` opens a lifetime keyed by (device, addr)
@@ -27,19 +27,17 @@
  * (sink_series_shift). A reserved series that was clamped at 0 is left
  * relative: its offset is not a constant.
  */
-#include "parsers/torch_snapshot.h"
+#include "parsers/torch_model.h"
+#include "parsers/hashtab.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct live {
 	int64_t addr, device, size, seq, ns, stack;
 	int used;
-};
-
-struct stack_ent {
-	uint64_t key;
-	int64_t id;
 };
 
 /* A series being sampled: the open millisecond's peak and last value. */
@@ -68,8 +66,7 @@ struct ts_model {
 	struct ol_snapshot info;
 	struct live *live;
 	size_t lcap, ln;
-	struct stack_ent *stacks;
-	size_t scap, sn;
+	struct keymap stacks;       /* frames key -> stack id */
 	struct dev *devs;
 	size_t ndev;
 	int64_t max_device;
@@ -84,117 +81,68 @@ static int64_t add(int64_t a, int64_t b)
 	return r;
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 /* ---- live allocations ---- */
 
+/* The live table's slot of (dev, addr): where it is, or the free slot
+ * where it would go. */
 static size_t live_slot(const struct ts_model *m, int64_t dev, int64_t addr)
 {
 	size_t mask = m->lcap - 1;
-	size_t i = mix((uint64_t)addr ^ ((uint64_t)dev << 56)) & mask;
+	size_t i = ol_hash64((uint64_t)addr ^ ((uint64_t)dev << 56)) & mask;
 
 	while (m->live[i].used && (m->live[i].addr != addr || m->live[i].device != dev))
 		i = (i + 1) & mask;
 	return i;
 }
 
+static size_t live_home(const void *slot)
+{
+	const struct live *l = slot;
+	return ol_hash64((uint64_t)l->addr ^ ((uint64_t)l->device << 56));
+}
+
+/* The live table as hashtab.h sees it. */
+static struct probe_table live_table(const struct ts_model *m)
+{
+	struct probe_table t = { m->live, m->lcap, sizeof(*m->live),
+				 offsetof(struct live, used), live_home };
+	return t;
+}
+
+/* Double the live table. 0, or -1 (unchanged). */
 static int live_grow(struct ts_model *m)
 {
-	struct live *old = m->live;
-	size_t oc = m->lcap, i;
+	struct probe_table t = live_table(m);
 
-	m->lcap = oc ? oc * 2 : 4096;
-	m->live = calloc(m->lcap, sizeof(*m->live));
-	if (!m->live) {
-		m->live = old;
-		m->lcap = oc;
+	if (probe_resize(&t, m->lcap ? m->lcap * 2 : 4096) < 0)
 		return -1;
-	}
-	for (i = 0; i < oc; i++)
-		if (old[i].used)
-			m->live[live_slot(m, old[i].device, old[i].addr)] = old[i];
-	free(old);
+	m->live = t.slots;
+	m->lcap = t.cap;
 	return 0;
 }
 
+/* Remove the lifetime at slot i. */
 static void live_del(struct ts_model *m, size_t i)
 {
-	size_t mask = m->lcap - 1, j = i, k;
+	struct probe_table t = live_table(m);
 
-	m->live[i].used = 0;
+	probe_delete(&t, i);
 	m->ln--;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!m->live[j].used)
-			return;
-		k = mix((uint64_t)m->live[j].addr ^ ((uint64_t)m->live[j].device << 56)) & mask;
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			m->live[i] = m->live[j];
-			m->live[j].used = 0;
-			i = j;
-		}
-	}
 }
 
 /* ---- stacks ---- */
 
+static int64_t make_stack(void *ctx, const struct ol_frame *f, size_t n)
+{
+	struct ts_model *m = ctx;
+	return sink_stack(m->s, f, n);
+}
+
+/* The stack id of fr (sink_stack once per key), OL_NULL for none, -1
+ * when the sink failed. */
 static int64_t stack_of(struct ts_model *m, const struct ts_frames *fr)
 {
-	const struct ol_frame *f;
-	size_t n, i, mask;
-	int64_t id;
-
-	if (!fr)
-		return OL_NULL;
-	if (m->scap && fr->key) {
-		mask = m->scap - 1;
-		for (i = mix(fr->key) & mask; m->stacks[i].key; i = (i + 1) & mask)
-			if (m->stacks[i].key == fr->key)
-				return m->stacks[i].id;
-	}
-	if (fr->get(fr, &f, &n) < 0)
-		return OL_NULL;
-	/* an empty frame list: no stack was recorded */
-	id = n ? sink_stack(m->s, f, n) : OL_NULL;
-	if (id < 0 && id != OL_NULL)
-		return -1;
-	if (!fr->key || id == OL_NULL)
-		return id;
-	if ((m->sn + 1) * 2 > m->scap) {
-		/* grow (never forget a key: the threaded reader sends a stack's
-		 * frames once, with its first use) */
-		size_t nc = m->scap ? m->scap * 2 : 1024;
-		{
-			struct stack_ent *ns = calloc(nc, sizeof(*ns));
-			if (!ns)
-				return id;
-			for (i = 0; i < m->scap; i++)
-				if (m->stacks[i].key) {
-					size_t j = mix(m->stacks[i].key) & (nc - 1);
-					while (ns[j].key)
-						j = (j + 1) & (nc - 1);
-					ns[j] = m->stacks[i];
-				}
-			free(m->stacks);
-			m->stacks = ns;
-			m->scap = nc;
-		}
-	}
-	mask = m->scap - 1;
-	for (i = mix(fr->key) & mask; m->stacks[i].key; i = (i + 1) & mask)
-		;
-	m->stacks[i].key = fr->key;
-	m->stacks[i].id = id;
-	m->sn++;
-	return id;
+	return ts_stack_id(&m->stacks, fr, make_stack, m);
 }
 
 /* ---- per device ---- */
@@ -406,21 +354,25 @@ static int oom_event(struct ts_model *m, const struct ts_entry *x, int64_t ns)
 	return 0;
 }
 
-static int m_entry(void *ctx, const struct ts_entry *x)
+/* The entry's time in ns (UTC), OL_NULL if it has none or it is absurd. */
+static int64_t entry_ns(const struct ts_entry *x)
 {
-	struct ts_model *m = ctx;
-	struct ol_trace r;
-	char pool[48];
-	struct dev *d;
-	const char *a = x->action;
-	int64_t ns = OL_NULL;
-
 	if (x->time_us != OL_NULL && x->time_us > -9000000000000000LL &&
 	    x->time_us < 9000000000000000LL)
-		ns = x->time_us * 1000;
+		return x->time_us * 1000;
+	return OL_NULL;
+}
+
+/* The trace row of entry x. Its stack id (or OL_NULL), or -1 when the
+ * sink failed. */
+static int64_t trace_row(struct ts_model *m, const struct ts_entry *x, int64_t ns)
+{
+	struct ol_trace r;
+	char pool[48];
+
 	r.device = x->device;
 	r.seq = x->seq;
-	r.action = a;
+	r.action = x->action;
 	r.addr = x->addr;
 	r.size = x->size;
 	r.stream = x->stream;
@@ -434,64 +386,98 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 		return -1;
 	m->records++;
 	m->trace_events++;
-	d = x->device == OL_NULL ? NULL : dev_of(m, x->device);
-	if (!a || !d)
+	return r.stack_id;
+}
+
+/* An alloc: opens a lifetime at (device, addr); one already open there
+ * (a free the trace did not record) is closed as freed, time unknown. */
+static int on_alloc(struct ts_model *m, struct dev *d, const struct ts_entry *x, int64_t ns,
+		    int64_t stack)
+{
+	struct live *l;
+
+	if ((m->ln + 1) * 2 >= m->lcap && live_grow(m) < 0)  /* load <= 1/2: misses probe short */
 		return 0;
-	if (!strcmp(a, "alloc") && x->addr != OL_NULL) {
-		size_t i;
-		struct live *l;
-		if ((m->ln + 1) * 2 >= m->lcap && live_grow(m) < 0)  /* load <= 1/2: misses probe short */
-			return 0;
-		i = live_slot(m, x->device, x->addr);
-		l = &m->live[i];
-		if (l->used) {
-			if (emit_alloc(m, l, OL_NULL, OL_NULL, "freed") < 0)
-				return -1;
-			d->allocated = add(d->allocated, l->size == OL_NULL ? 0 : -l->size);
-		} else {
-			m->ln++;
-		}
-		l->used = 1;
-		l->addr = x->addr;
-		l->device = x->device;
-		l->size = x->size;
-		l->seq = x->seq;
-		l->ns = ns;
-		l->stack = r.stack_id;
-		if (x->size != OL_NULL)
-			d->allocated = add(d->allocated, x->size);
-		if (d->allocated > d->peak)
-			d->peak = d->allocated;
-		return sample(m, x->device, 0, ns, d->allocated);
+	l = &m->live[live_slot(m, x->device, x->addr)];
+	if (l->used) {
+		if (emit_alloc(m, l, OL_NULL, OL_NULL, "freed") < 0)
+			return -1;
+		d->allocated = add(d->allocated, l->size == OL_NULL ? 0 : -l->size);
+	} else {
+		m->ln++;
 	}
-	if (!strcmp(a, "free_completed") && x->addr != OL_NULL) {
-		size_t i = m->lcap ? live_slot(m, x->device, x->addr) : 0;
-		if (m->lcap && m->live[i].used) {
-			struct live l = m->live[i];
-			live_del(m, i);
-			if (emit_alloc(m, &l, x->seq, ns, "freed") < 0)
-				return -1;
-			if (l.size != OL_NULL)
-				d->allocated = add(d->allocated, -l.size);
-			return sample(m, x->device, 0, ns, d->allocated);
-		} else {
-			struct live l = { x->addr, x->device, x->size, OL_NULL, OL_NULL,
-					  r.stack_id, 0 };
-			return emit_alloc(m, &l, x->seq, ns, "orphan_free");
-		}
+	l->used = 1;
+	l->addr = x->addr;
+	l->device = x->device;
+	l->size = x->size;
+	l->seq = x->seq;
+	l->ns = ns;
+	l->stack = stack;
+	if (x->size != OL_NULL)
+		d->allocated = add(d->allocated, x->size);
+	if (d->allocated > d->peak)
+		d->peak = d->allocated;
+	return sample(m, x->device, 0, ns, d->allocated);
+}
+
+/* A free_completed: closes the lifetime open at (device, addr), or is an
+ * orphan free of an allocation made before the trace window. */
+static int on_free(struct ts_model *m, struct dev *d, const struct ts_entry *x, int64_t ns,
+		   int64_t stack)
+{
+	size_t i = m->lcap ? live_slot(m, x->device, x->addr) : 0;
+	struct live l;
+
+	if (!m->lcap || !m->live[i].used) {
+		struct live o = { x->addr, x->device, x->size, OL_NULL, OL_NULL, stack, 0 };
+		return emit_alloc(m, &o, x->seq, ns, "orphan_free");
 	}
-	if ((!strcmp(a, "segment_alloc") || !strcmp(a, "segment_map")) && x->size != OL_NULL) {
+	l = m->live[i];
+	live_del(m, i);
+	if (emit_alloc(m, &l, x->seq, ns, "freed") < 0)
+		return -1;
+	if (l.size != OL_NULL)
+		d->allocated = add(d->allocated, -l.size);
+	return sample(m, x->device, 0, ns, d->allocated);
+}
+
+/* A segment mapped (grow > 0) or unmapped: the reserved level, never
+ * below 0 (segments older than the window are unknown). */
+static int on_segment(struct ts_model *m, struct dev *d, const struct ts_entry *x, int64_t ns,
+		      int grow)
+{
+	if (grow) {
 		d->reserved = add(d->reserved, x->size);
-		return sample(m, x->device, 1, ns, d->reserved);
-	}
-	if ((!strcmp(a, "segment_free") || !strcmp(a, "segment_unmap")) && x->size != OL_NULL) {
+	} else {
 		d->reserved = add(d->reserved, x->size == INT64_MIN ? INT64_MAX : -x->size);
 		if (d->reserved < 0) {
 			d->reserved = 0;
 			d->reserved_clamped = 1;
 		}
-		return sample(m, x->device, 1, ns, d->reserved);
 	}
+	return sample(m, x->device, 1, ns, d->reserved);
+}
+
+static int m_entry(void *ctx, const struct ts_entry *x)
+{
+	struct ts_model *m = ctx;
+	const char *a = x->action;
+	int64_t ns = entry_ns(x), stack = trace_row(m, x, ns);
+	struct dev *d;
+
+	if (stack == -1)
+		return -1;
+	d = x->device == OL_NULL ? NULL : dev_of(m, x->device);
+	if (!a || !d)
+		return 0;
+	if (!strcmp(a, "alloc") && x->addr != OL_NULL)
+		return on_alloc(m, d, x, ns, stack);
+	if (!strcmp(a, "free_completed") && x->addr != OL_NULL)
+		return on_free(m, d, x, ns, stack);
+	if ((!strcmp(a, "segment_alloc") || !strcmp(a, "segment_map")) && x->size != OL_NULL)
+		return on_segment(m, d, x, ns, 1);
+	if ((!strcmp(a, "segment_free") || !strcmp(a, "segment_unmap")) && x->size != OL_NULL)
+		return on_segment(m, d, x, ns, 0);
 	if (!strcmp(a, "oom"))
 		return oom_event(m, x, ns);
 	return 0;
@@ -594,20 +580,17 @@ static int m_end(void *ctx, int64_t devices)
 
 struct ts_model *ts_model_new(struct sink *s, struct ts_ops *ops)
 {
+	static const struct ts_ops model_ops = {
+		NULL, m_begin, m_segment, m_block, m_entry, m_settings, m_end
+	};
 	struct ts_model *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
 	m->s = s;
 	m->max_device = -1;
-	memset(ops, 0, sizeof(*ops));
+	*ops = model_ops;
 	ops->ctx = m;
-	ops->begin = m_begin;
-	ops->segment = m_segment;
-	ops->block = m_block;
-	ops->entry = m_entry;
-	ops->settings = m_settings;
-	ops->end = m_end;
 	return m;
 }
 
@@ -620,7 +603,7 @@ int64_t ts_model_free(struct ts_model *m)
 	r = m->records;
 	json_decref(m->info.settings);
 	free(m->live);
-	free(m->stacks);
+	keymap_free(&m->stacks);
 	free(m->devs);
 	free(m);
 	return r;

@@ -1,18 +1,19 @@
 /*
- * torch_pipe.c -- decode a snapshot pickle in a second thread, so that the
- * decoder and the store (model + SQLite, in the caller's thread) run side
- * by side. See ts_pipe_run in torch_snapshot.h.
+ * torch_pipe.c -- run a snapshot producer (the pickle decoder) in a second
+ * thread, so that decoding and storing (model + SQLite, in the caller's
+ * thread) run side by side. See torch_pipe.h.
  *
- * The decoder thread turns each record (struct ts_ops call) into a copy in
- * a batch: the struct by value, its strings in the batch's arena, and a
- * stack's frames only the first time its key is seen (the model caches
- * key -> stack id, so it asks for frames once per key). Two batches
- * alternate: the decoder fills one while the caller replays the other into
- * the model's ops. Nothing is shared between the threads but the batches
- * (handed over under the mutex) and the sink's diagnostic counters, which
- * only the decoder thread writes during a parse.
+ * The decoder thread turns each record (struct ts_ops call) and each
+ * diagnostic into a copy in a batch: the struct by value, its strings in
+ * the batch's arena, and a stack's frames only the first time its key is
+ * seen (the model caches key -> stack id, so it asks for frames once per
+ * key). Two batches alternate: the decoder fills one while the caller
+ * replays the other, in order, into the ops and onto the real sink.
+ * Nothing is shared between the threads but the batches, handed over
+ * under the mutex: the decoder never touches the caller's sink.
  */
-#include "parsers/torch_snapshot.h"
+#include "parsers/torch_pipe.h"
+#include "parsers/hashtab.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,7 +22,14 @@
 #define BATCH_RECS 4096
 #define ARENA_CHUNK (256 * 1024)
 
-enum { R_BEGIN, R_SEG, R_BLOCK, R_ENTRY, R_SETTINGS, R_END };
+enum { R_BEGIN, R_SEG, R_BLOCK, R_ENTRY, R_SETTINGS, R_END, R_DIAG };
+
+/* A diagnostic of the decoder, for sink_diagf in the caller's thread. */
+struct pdiag {
+	uint64_t line, offset;
+	enum ol_severity sev;
+	const char *msg;
+};
 
 struct prec {
 	int kind;
@@ -32,6 +40,7 @@ struct prec {
 		struct ts_entry e;
 		json_t *settings;
 		int64_t devices;
+		struct pdiag d;
 	} u;
 	int has_frames;          /* the record has a stack */
 	uint64_t fkey;
@@ -57,18 +66,10 @@ struct pipe {
 	int done, abort, oom;
 	int result;              /* the decoder's */
 	struct input *in;
-	struct sink *s;
-	uint64_t *sent;          /* frames keys already sent (hash set) */
-	size_t scap, sn;
+	ts_decode_fn decode;
+	struct sink ds;          /* the decoder's sink: diagnostics, queued */
+	struct keymap sent;      /* frames keys already sent */
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
 
 /* ---- batches ---- */
 
@@ -163,33 +164,12 @@ static struct prec *new_rec(struct pipe *p, int kind)
 	return x;
 }
 
-/* Was key sent before? Marks it sent. */
+/* Was key sent before? Marks it sent (when memory allows). */
 static int seen(struct pipe *p, uint64_t key)
 {
-	size_t i, mask;
-
-	if ((p->sn + 1) * 2 > p->scap) {
-		size_t nc = p->scap ? p->scap * 2 : 1024;
-		uint64_t *ns = calloc(nc, sizeof(*ns));
-		if (!ns)
-			return 0;
-		for (i = 0; i < p->scap; i++)
-			if (p->sent[i]) {
-				size_t j = mix(p->sent[i]) & (nc - 1);
-				while (ns[j])
-					j = (j + 1) & (nc - 1);
-				ns[j] = p->sent[i];
-			}
-		free(p->sent);
-		p->sent = ns;
-		p->scap = nc;
-	}
-	mask = p->scap - 1;
-	for (i = mix(key) & mask; p->sent[i]; i = (i + 1) & mask)
-		if (p->sent[i] == key)
-			return 1;
-	p->sent[i] = key;
-	p->sn++;
+	if (keymap_get(&p->sent, key, NULL))
+		return 1;
+	keymap_put(&p->sent, key, 1);
 	return 0;
 }
 
@@ -243,47 +223,38 @@ static int q_begin(void *ctx, const struct ts_header *h)
 	return 0;
 }
 
-static int q_segment(void *ctx, const struct ts_segment *g)
+/* Queue a copy of record rec of kind k as a record of type rk: the
+ * struct by value, its strings in the arena, its frames if new. */
+static int q_record(struct pipe *p, int rk, const struct ts_kind *k, const void *rec)
 {
-	struct pipe *p = ctx;
-	struct prec *x = new_rec(p, R_SEG);
-
-	if (!x)
-		return -1;
-	x->u.g = *g;
-	x->u.g.segment_type = arena_dup(&p->b[p->cur], g->segment_type);
-	x->u.g.frames = NULL;
-	return copy_frames(p, x, g->frames);
-}
-
-static int q_block(void *ctx, const struct ts_block *bl)
-{
-	struct pipe *p = ctx;
-	struct prec *x = new_rec(p, R_BLOCK);
-
-	if (!x)
-		return -1;
-	x->u.b = *bl;
-	x->u.b.state = arena_dup(&p->b[p->cur], bl->state);
-	x->u.b.frames = NULL;
-	return copy_frames(p, x, bl->frames);
-}
-
-static int q_entry(void *ctx, const struct ts_entry *e)
-{
-	struct pipe *p = ctx;
-	struct prec *x = new_rec(p, R_ENTRY);
+	struct prec *x = new_rec(p, rk);
 	struct batch *b;
+	size_t i;
 
 	if (!x)
 		return -1;
 	b = &p->b[p->cur];
-	x->u.e = *e;
-	x->u.e.action = arena_dup(b, e->action);
-	x->u.e.compile_context = arena_dup(b, e->compile_context);
-	x->u.e.user_metadata = arena_dup(b, e->user_metadata);
-	x->u.e.frames = NULL;
-	return copy_frames(p, x, e->frames);
+	memcpy(&x->u, rec, k->size);
+	for (i = 0; i < k->nfields; i++)
+		if (k->fields[i].type == TS_F_STR)
+			*ts_str(&x->u, &k->fields[i]) = arena_dup(b, *ts_str(rec, &k->fields[i]));
+	*ts_frames_of(&x->u, k) = NULL;
+	return copy_frames(p, x, *ts_frames_of(rec, k));
+}
+
+static int q_segment(void *ctx, const struct ts_segment *g)
+{
+	return q_record(ctx, R_SEG, &ts_segment_kind, g);
+}
+
+static int q_block(void *ctx, const struct ts_block *bl)
+{
+	return q_record(ctx, R_BLOCK, &ts_block_kind, bl);
+}
+
+static int q_entry(void *ctx, const struct ts_entry *e)
+{
+	return q_record(ctx, R_ENTRY, &ts_entry_kind, e);
 }
 
 static int q_settings(void *ctx, json_t *settings)
@@ -308,12 +279,33 @@ static int q_end(void *ctx, int64_t devices)
 	return 0;
 }
 
+/* The decoder's sink op: queue the diagnostic (-1: the caller gave up, or
+ * no memory). */
+static int64_t q_diag(struct sink *ds, uint64_t line, uint64_t offset, enum ol_severity sev,
+		      const char *msg)
+{
+	struct pipe *p = ds->ctx;
+	struct prec *x = new_rec(p, R_DIAG);
+
+	if (!x)
+		return -1;
+	x->u.d.line = line;
+	x->u.d.offset = offset;
+	x->u.d.sev = sev;
+	x->u.d.msg = arena_dup(&p->b[p->cur], msg);
+	if (!x->u.d.msg) {
+		p->oom = 1;
+		return -1;
+	}
+	return 1;
+}
+
 static void *decoder_main(void *arg)
 {
 	struct pipe *p = arg;
 	struct ts_ops ops = { p, q_begin, q_segment, q_block, q_entry, q_settings, q_end };
 
-	p->result = torch_snapshot_decode(p->in, p->s, &ops);
+	p->result = p->decode(p->in, &p->ds, &ops);
 	pthread_mutex_lock(&p->mu);
 	p->b[p->cur].full = 1;
 	p->done = 1;
@@ -345,7 +337,9 @@ static int p_get(const struct ts_frames *tf, const struct ol_frame **f, size_t *
 	return 0;
 }
 
-static int replay(const struct batch *b, const struct ts_ops *ops)
+/* Replay batch b into ops and, for diagnostics, onto s. 0, or -1 when
+ * ops or the sink failed. */
+static int replay(const struct batch *b, const struct ts_ops *ops, struct sink *s)
 {
 	size_t i;
 	struct fref fr;
@@ -371,12 +365,17 @@ static int replay(const struct batch *b, const struct ts_ops *ops)
 			r = x->u.settings ? ops->settings(ops->ctx, x->u.settings) : 0;
 			break;
 		case R_END: r = ops->end(ops->ctx, x->u.devices); break;
+		case R_DIAG:
+			r = sink_diagf(s, x->u.d.line, x->u.d.offset, x->u.d.sev, "%s",
+				       x->u.d.msg) < 0 ? -1 : 0;
+			break;
 		}
 	}
 	return r;
 }
 
-int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops)
+int ts_pipe_run(struct input *in, struct sink *s, ts_decode_fn decode,
+		const struct ts_ops *ops)
 {
 	struct pipe *p = calloc(1, sizeof(*p));
 	pthread_t th;
@@ -387,10 +386,14 @@ int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops)
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->in = in;
-	p->s = s;
+	p->decode = decode;
+	p->ds.ctx = p;
+	p->ds.opts = s->opts;
+	p->ds.path = s->path;
+	p->ds.diag = q_diag;
 	if (pthread_create(&th, NULL, decoder_main, p) != 0) {
 		/* no thread: decode here */
-		r = torch_snapshot_decode(in, s, ops);
+		r = decode(in, s, ops);
 		goto out;
 	}
 	for (;;) {
@@ -402,7 +405,7 @@ int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops)
 			break;
 		}
 		pthread_mutex_unlock(&p->mu);
-		if (!failed && replay(&p->b[cur], ops) < 0)
+		if (!failed && replay(&p->b[cur], ops, s) < 0)
 			failed = 1;
 		pthread_mutex_lock(&p->mu);
 		if (failed)
@@ -420,7 +423,7 @@ int ts_pipe_run(struct input *in, struct sink *s, const struct ts_ops *ops)
 out:
 	batch_free(&p->b[0]);
 	batch_free(&p->b[1]);
-	free(p->sent);
+	keymap_free(&p->sent);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	free(p);

@@ -1,8 +1,9 @@
 /*
  * torch_snapshot.c -- the pickle reader of PyTorch memory snapshots: drives
- * the streaming decoder (pickle.c) and turns segments, blocks and trace
- * entries into normalized records (struct ts_ops) as they complete. See
- * torch_snapshot.h and docs/formats.md.
+ * the streaming decoder (pickle.h) and turns segments, blocks and trace
+ * entries into normalized records (struct ts_ops) as they complete; and
+ * torch_snapshot_parse, which runs it through the pipe (torch_pipe.h) into
+ * the model (torch_model.h). See torch_snapshot.h and docs/formats.md.
  *
  * Streaming: the top-level dict, its "segments" and "device_traces" lists
  * and each device's trace list are tagged when the decoder creates them;
@@ -12,9 +13,14 @@
  * is walked there, so the records are the same, only the memory differs.
  */
 #include "parsers/torch_snapshot.h"
+#include "parsers/torch_model.h"
+#include "parsers/torch_pipe.h"
 #include "parsers/pickle.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -101,6 +107,89 @@ static void shape_warn(struct rdr *r, const char *what)
 			   (unsigned long long)r->offset, what);
 }
 
+/* ---- reading the fields of a dict ----
+ * Each record is read from its dict through a table: the keys it knows,
+ * what each holds and where it goes in the reader's struct. Unknown keys
+ * are skipped; a key given twice counts its last value. */
+
+enum pf_type {
+	PF_INT,      /* an integer: int64_t (a big one: OL_NULL, warned) */
+	PF_FLAG,     /* an integer or bool, not warned: int64_t */
+	PF_STR,      /* a str: const char *, else NULL */
+	PF_POOL,     /* an (a, b) pair of integers: two int64_t */
+	PF_VAL,      /* the value itself, for the caller: const struct pk_val * */
+};
+
+struct pfield {
+	enum key key;
+	enum pf_type type;
+	size_t off;
+};
+
+#define PF(key, type, in, field) { key, type, offsetof(struct in, field) }
+
+static void pool_of(const struct pk_val *v, int64_t *a, int64_t *b)
+{
+	*a = *b = OL_NULL;
+	if (v && (v->type == PK_TUPLE || v->type == PK_LIST) && v->u.o->u.c.n == 2) {
+		*a = pk_int(&v->u.o->u.c.v[0]);
+		*b = pk_int(&v->u.o->u.c.v[1]);
+	}
+}
+
+/* Store value v (NULL: set unknown) of field f into out. */
+static void set_field(struct rdr *r, const struct pfield *f, const struct pk_val *v, void *out)
+{
+	char *at = (char *)out + f->off;
+
+	switch (f->type) {
+	case PF_INT:
+		*(int64_t *)at = v ? ival(r, v) : OL_NULL;
+		break;
+	case PF_FLAG:
+		*(int64_t *)at = v ? pk_int(v) : OL_NULL;
+		break;
+	case PF_STR:
+		*(const char **)at = v ? pk_str(v) : NULL;
+		break;
+	case PF_POOL:
+		pool_of(v, (int64_t *)at, (int64_t *)at + 1);
+		break;
+	case PF_VAL:
+		*(const struct pk_val **)at = v;
+		break;
+	}
+}
+
+/* Every field of map (n entries) in out: unknown, then what dict d says. */
+static void read_dict(struct rdr *r, const struct pk_obj *d, const struct pfield *map,
+		      size_t n, void *out)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		set_field(r, &map[i], NULL, out);
+	for (j = 0; j + 1 < d->u.c.n; j += 2) {
+		enum key k = key_of(&d->u.c.v[j]);
+		for (i = 0; i < n && map[i].key != k; i++)
+			;
+		if (i < n)
+			set_field(r, &map[i], &d->u.c.v[j + 1], out);
+	}
+}
+
+#define READ_DICT(r, d, map, out) read_dict((r), (d), (map), sizeof(map) / sizeof((map)[0]), (out))
+
+/* ---- frames ---- */
+
+static const struct pfield frame_map[] = {
+	PF(K_FILENAME, PF_STR, ol_frame, file),
+	PF(K_NAME, PF_STR, ol_frame, name),
+	PF(K_LINE, PF_FLAG, ol_frame, line),
+};
+
+/* ts_frames.get of a pickled frame list: its first TS_MAX_FRAMES frame
+ * dicts, in the reader's buffer. */
 static int frames_get(const struct ts_frames *tf, const struct ol_frame **out, size_t *n)
 {
 	const struct frames_src *fs = (const struct frames_src *)tf;
@@ -111,20 +200,10 @@ static int frames_get(const struct ts_frames *tf, const struct ol_frame **out, s
 	for (i = 0; i < l->u.c.n && k < TS_MAX_FRAMES; i++) {
 		const struct pk_val *fv = &l->u.c.v[i];
 		struct ol_frame *f = &r->fbuf[k];
-		size_t j;
 		if (fv->type != PK_DICT)
 			continue;
-		f->name = f->file = f->build_id = NULL;
-		f->line = OL_NULL;
-		for (j = 0; j + 1 < fv->u.o->u.c.n; j += 2) {
-			const struct pk_val *kv = &fv->u.o->u.c.v[j], *vv = kv + 1;
-			switch (key_of(kv)) {
-			case K_FILENAME: f->file = pk_str(vv); break;
-			case K_NAME: f->name = pk_str(vv); break;
-			case K_LINE: f->line = pk_int(vv); break;
-			default: break;
-			}
-		}
+		READ_DICT(r, fv->u.o, frame_map, f);
+		f->build_id = NULL;
 		k++;
 	}
 	*out = r->fbuf;
@@ -146,15 +225,6 @@ static const struct ts_frames *frames_of(struct rdr *r, const struct pk_val *v,
 	return &fs->f;
 }
 
-static void pool_of(const struct pk_val *v, int64_t *a, int64_t *b)
-{
-	*a = *b = OL_NULL;
-	if (v && (v->type == PK_TUPLE || v->type == PK_LIST) && v->u.o->u.c.n == 2) {
-		*a = pk_int(&v->u.o->u.c.v[0]);
-		*b = pk_int(&v->u.o->u.c.v[1]);
-	}
-}
-
 static int begin(struct rdr *r, const char *form)
 {
 	struct ts_header h = { form, r->protocol };
@@ -169,31 +239,40 @@ static int begin(struct rdr *r, const char *form)
 	return 0;
 }
 
+/* ---- segments, blocks, trace entries ---- */
+
+struct block_in {
+	struct ts_block b;
+	const struct pk_val *frames, *history;
+};
+
+static const struct pfield block_map[] = {
+	PF(K_ADDRESS, PF_INT, block_in, b.address),
+	PF(K_SIZE, PF_INT, block_in, b.size),
+	PF(K_REQUESTED_SIZE, PF_INT, block_in, b.requested_size),
+	PF(K_STATE, PF_STR, block_in, b.state),
+	PF(K_FRAMES, PF_VAL, block_in, frames),
+	PF(K_HISTORY, PF_VAL, block_in, history),
+};
+
+/* A block dict of a segment. *next_addr: where the previous block ended
+ * (the address of a block that has none), updated. */
 static int do_block(struct rdr *r, const struct pk_val *bv, int64_t *next_addr)
 {
-	struct ts_block b = { OL_NULL, OL_NULL, OL_NULL, NULL, NULL };
+	struct block_in in;
+	struct ts_block *b = &in.b;
 	struct frames_src fs;
-	const struct pk_val *frames = NULL, *hist = NULL;
+	const struct pk_val *hist;
 	int64_t real_size = OL_NULL, hist_addr = OL_NULL;
-	size_t j;
 
 	if (bv->type != PK_DICT) {
 		shape_warn(r, "a block that is not a dict");
 		return 0;
 	}
-	for (j = 0; j + 1 < bv->u.o->u.c.n; j += 2) {
-		const struct pk_val *k = &bv->u.o->u.c.v[j], *v = k + 1;
-		switch (key_of(k)) {
-		case K_ADDRESS: b.address = ival(r, v); break;
-		case K_SIZE: b.size = ival(r, v); break;
-		case K_REQUESTED_SIZE: b.requested_size = ival(r, v); break;
-		case K_STATE: b.state = pk_str(v); break;
-		case K_FRAMES: frames = v; break;
-		case K_HISTORY: hist = v; break;
-		default: break;
-		}
-	}
+	memset(&in, 0, sizeof(in));
+	READ_DICT(r, bv->u.o, block_map, &in);
 	/* 1.13-2.0: the last history entry is the block's current allocation */
+	hist = in.history;
 	if (hist && hist->type == PK_LIST && hist->u.o->u.c.n) {
 		const struct pk_val *h = &hist->u.o->u.c.v[hist->u.o->u.c.n - 1];
 		if (h->type == PK_DICT) {
@@ -202,26 +281,47 @@ static int do_block(struct rdr *r, const struct pk_val *bv, int64_t *next_addr)
 				real_size = ival(r, x);
 			if ((x = pk_dict_get(h->u.o, "addr")))
 				hist_addr = ival(r, x);
-			if (!frames)
-				frames = pk_dict_get(h->u.o, "frames");
+			if (!in.frames)
+				in.frames = pk_dict_get(h->u.o, "frames");
 		}
 	}
-	if (b.address == OL_NULL)
-		b.address = hist_addr != OL_NULL ? hist_addr : *next_addr;
-	if (b.requested_size == OL_NULL && b.state && strcmp(b.state, "inactive"))
-		b.requested_size = real_size;
-	if (b.address == OL_NULL || b.size == OL_NULL ||
-	    __builtin_add_overflow(b.address, b.size, next_addr))
+	if (b->address == OL_NULL)
+		b->address = hist_addr != OL_NULL ? hist_addr : *next_addr;
+	if (b->requested_size == OL_NULL && b->state && strcmp(b->state, "inactive"))
+		b->requested_size = real_size;
+	if (b->address == OL_NULL || b->size == OL_NULL ||
+	    __builtin_add_overflow(b->address, b->size, next_addr))
 		*next_addr = OL_NULL;
-	b.frames = frames_of(r, frames, &fs);
-	return r->ops->block(r->ops->ctx, &b);
+	b->frames = frames_of(r, in.frames, &fs);
+	return r->ops->block(r->ops->ctx, b);
 }
 
+struct segment_in {
+	struct ts_segment g;
+	const struct pk_val *frames, *blocks;
+};
+
+static const struct pfield segment_map[] = {
+	PF(K_DEVICE, PF_INT, segment_in, g.device),
+	PF(K_ADDRESS, PF_INT, segment_in, g.address),
+	PF(K_TOTAL_SIZE, PF_INT, segment_in, g.total_size),
+	PF(K_ALLOCATED_SIZE, PF_INT, segment_in, g.allocated_size),
+	PF(K_ACTIVE_SIZE, PF_INT, segment_in, g.active_size),
+	PF(K_REQUESTED_SIZE, PF_INT, segment_in, g.requested_size),
+	PF(K_STREAM, PF_INT, segment_in, g.stream),
+	PF(K_SEGMENT_TYPE, PF_STR, segment_in, g.segment_type),
+	PF(K_SEGMENT_POOL_ID, PF_POOL, segment_in, g.pool_a),
+	PF(K_IS_EXPANDABLE, PF_FLAG, segment_in, g.is_expandable),
+	PF(K_FRAMES, PF_VAL, segment_in, frames),
+	PF(K_BLOCKS, PF_VAL, segment_in, blocks),
+};
+
+/* A segment dict, then its blocks. */
 static int do_segment(struct rdr *r, const struct pk_val *sv)
 {
-	struct ts_segment g;
+	struct segment_in in;
 	struct frames_src fs;
-	const struct pk_val *blocks = NULL, *frames = NULL;
+	const struct pk_val *blocks;
 	int64_t next;
 	size_t j;
 
@@ -231,77 +331,59 @@ static int do_segment(struct rdr *r, const struct pk_val *sv)
 	}
 	if (begin(r, "list") < 0)
 		return -1;
-	memset(&g, 0, sizeof(g));
-	g.device = g.address = g.total_size = g.allocated_size = g.active_size = OL_NULL;
-	g.requested_size = g.stream = g.pool_a = g.pool_b = g.is_expandable = OL_NULL;
-	for (j = 0; j + 1 < sv->u.o->u.c.n; j += 2) {
-		const struct pk_val *k = &sv->u.o->u.c.v[j], *v = k + 1;
-		switch (key_of(k)) {
-		case K_DEVICE: g.device = ival(r, v); break;
-		case K_ADDRESS: g.address = ival(r, v); break;
-		case K_TOTAL_SIZE: g.total_size = ival(r, v); break;
-		case K_ALLOCATED_SIZE: g.allocated_size = ival(r, v); break;
-		case K_ACTIVE_SIZE: g.active_size = ival(r, v); break;
-		case K_REQUESTED_SIZE: g.requested_size = ival(r, v); break;
-		case K_STREAM: g.stream = ival(r, v); break;
-		case K_SEGMENT_TYPE: g.segment_type = pk_str(v); break;
-		case K_SEGMENT_POOL_ID: pool_of(v, &g.pool_a, &g.pool_b); break;
-		case K_IS_EXPANDABLE: g.is_expandable = pk_int(v); break;
-		case K_FRAMES: frames = v; break;
-		case K_BLOCKS: blocks = v; break;
-		default: break;
-		}
-	}
-	g.frames = frames_of(r, frames, &fs);
-	if (r->ops->segment(r->ops->ctx, &g) < 0)
+	memset(&in, 0, sizeof(in));
+	READ_DICT(r, sv->u.o, segment_map, &in);
+	in.g.frames = frames_of(r, in.frames, &fs);
+	if (r->ops->segment(r->ops->ctx, &in.g) < 0)
 		return -1;
+	blocks = in.blocks;
 	if (!blocks || (blocks->type != PK_LIST && blocks->type != PK_TUPLE))
 		return 0;
-	next = g.address;
+	next = in.g.address;
 	for (j = 0; j < blocks->u.o->u.c.n; j++)
 		if (do_block(r, &blocks->u.o->u.c.v[j], &next) < 0)
 			return -1;
 	return 0;
 }
 
+struct entry_in {
+	struct ts_entry e;
+	const struct pk_val *frames;
+};
+
+static const struct pfield entry_map[] = {
+	PF(K_ACTION, PF_STR, entry_in, e.action),
+	PF(K_ADDR, PF_INT, entry_in, e.addr),
+	PF(K_SIZE, PF_INT, entry_in, e.size),
+	PF(K_STREAM, PF_INT, entry_in, e.stream),
+	PF(K_TIME_US, PF_INT, entry_in, e.time_us),
+	PF(K_DEVICE_FREE, PF_INT, entry_in, e.device_free),
+	PF(K_COMPILE_CONTEXT, PF_STR, entry_in, e.compile_context),
+	PF(K_USER_METADATA, PF_STR, entry_in, e.user_metadata),
+	PF(K_POOL_ID, PF_POOL, entry_in, e.pool_a),
+	PF(K_FRAMES, PF_VAL, entry_in, frames),
+};
+
+/* Trace entry seq of a device's trace. */
 static int do_entry(struct rdr *r, int64_t device, int64_t seq, const struct pk_val *ev)
 {
-	struct ts_entry e;
+	struct entry_in in;
 	struct frames_src fs;
-	const struct pk_val *frames = NULL;
-	size_t j;
 
 	if (ev->type != PK_DICT) {
 		shape_warn(r, "a trace entry that is not a dict");
 		return 0;
 	}
-	memset(&e, 0, sizeof(e));
-	e.device = device;
-	e.seq = seq;
-	e.addr = e.size = e.stream = e.time_us = e.device_free = OL_NULL;
-	e.pool_a = e.pool_b = OL_NULL;
-	for (j = 0; j + 1 < ev->u.o->u.c.n; j += 2) {
-		const struct pk_val *k = &ev->u.o->u.c.v[j], *v = k + 1;
-		switch (key_of(k)) {
-		case K_ACTION: e.action = pk_str(v); break;
-		case K_ADDR: e.addr = ival(r, v); break;
-		case K_SIZE: e.size = ival(r, v); break;
-		case K_STREAM: e.stream = ival(r, v); break;
-		case K_TIME_US: e.time_us = ival(r, v); break;
-		case K_DEVICE_FREE: e.device_free = ival(r, v); break;
-		case K_COMPILE_CONTEXT: e.compile_context = pk_str(v); break;
-		case K_USER_METADATA: e.user_metadata = pk_str(v); break;
-		case K_POOL_ID: pool_of(v, &e.pool_a, &e.pool_b); break;
-		case K_FRAMES: frames = v; break;
-		default: break;
-		}
-	}
-	if (!e.action) {
+	memset(&in, 0, sizeof(in));
+	READ_DICT(r, ev->u.o, entry_map, &in);
+	in.e.device = device;
+	in.e.seq = seq;
+	if (!in.e.action) {
 		shape_warn(r, "a trace entry without an action");
 		return 0;
 	}
-	e.frames = frames_of(r, frames, &fs);
-	return r->ops->entry(r->ops->ctx, &e);
+	in.e.frames = frames_of(r, in.frames, &fs);
+	return r->ops->entry(r->ops->ctx, &in.e);
 }
 
 /* A device's trace list (whatever of it was not streamed). */
@@ -490,7 +572,7 @@ int torch_snapshot_parse(struct input *in, struct sink *s)
 
 	if (!m)
 		return -1;
-	r = ts_pipe_run(in, s, &ops);
+	r = ts_pipe_run(in, s, torch_snapshot_decode, &ops);
 	n = ts_model_free(m);
 	if (r < 0)
 		return -1;

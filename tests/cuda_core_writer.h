@@ -1,6 +1,6 @@
 /*
- * cuda_core_writer.h -- writes synthetic CUDA GPU core dumps (spec:
- * /work/shared/specs/cuda-coredump.md) for tests, the fuzz corpus and the
+ * cuda_core_writer.h -- writes synthetic CUDA GPU core dumps (format:
+ * docs/formats.md, "CUDA core dumps") for tests, the fuzz corpus and the
  * benchmark: a tiny section model (ccw_add...) serialised as ELF64 with
  * the <elf.h>/<gelf.h> types, plus ccw_build(), which fills the model with
  * a known core in one of two layout generations. Deterministic.

@@ -16,6 +16,8 @@
 
 #include <zlib.h>
 
+#include <pthread.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -609,6 +611,107 @@ static void snapshot_corrupt_opcode(void **state)
 	free(data);
 }
 
+/* The decoder runs in a second thread, but the sink is the caller's:
+ * every diagnostic it raises must reach the sink from the parsing thread,
+ * with its byte offset, in order with the records (sink.h). A sink that
+ * records, per diagnostic, the thread it came on and how many trace rows
+ * it had stored by then. */
+struct diag_seen {
+	pthread_t thread;
+	uint64_t offset;
+	enum ol_severity sev;
+	char msg[200];
+	int64_t traces_before;
+};
+
+struct diag_sink {
+	struct diag_seen d[8];
+	size_t n;
+	int64_t traces;
+};
+
+static int64_t ds_trace(struct sink *s, int64_t snap, const struct ol_trace *t)
+{
+	(void)snap; (void)t;
+	((struct diag_sink *)s->ctx)->traces++;
+	return 1;
+}
+
+static int64_t ds_diag(struct sink *s, uint64_t line, uint64_t offset, enum ol_severity sev,
+		       const char *msg)
+{
+	struct diag_sink *r = s->ctx;
+	(void)line;
+	if (r->n < 8) {
+		struct diag_seen *d = &r->d[r->n++];
+		d->thread = pthread_self();
+		d->offset = offset;
+		d->sev = sev;
+		snprintf(d->msg, sizeof(d->msg), "%s", msg);
+		d->traces_before = r->traces;
+	}
+	return 1;
+}
+
+/* Parse n bytes of data with the threaded snapshot reader into r. */
+static void parse_recorded(const char *data, size_t n, struct diag_sink *r)
+{
+	struct input in;
+	struct sink s;
+
+	memset(r, 0, sizeof(*r));
+	memset(&s, 0, sizeof(s));
+	s.ctx = r;
+	s.path = "x.pickle";
+	s.trace = ds_trace;
+	s.diag = ds_diag;
+	assert_int_equal(input_open_mem(&in, "x.pickle", data, n), 0);
+	assert_true(torch_snapshot_parse(&in, &s) >= 0);
+	input_close(&in);
+	assert_int_equal(s.n_errors + s.n_warnings, r->n);
+	for (size_t i = 0; i < r->n; i++)
+		assert_true(pthread_equal(r->d[i].thread, pthread_self()));
+}
+
+static void decoder_thread_diagnostics_reach_the_caller(void **state)
+{
+	size_t n, nbig;
+	char *data = t_slurp("tests/data/snapshot/v2_5.p4.pickle", &n), *p, want[120];
+	char *big = t_slurp("tests/data/snapshot/big.p4.pickle", &nbig);
+	struct diag_sink r;
+	(void)state;
+
+	/* a corrupt opcode: the decoder's error at its offset, then the
+	 * reader's warning about the entry it cut short */
+	p = memmem(data, n, "free_requested", 14);
+	assert_non_null(p);
+	p[-2] = (char)0xff;
+	parse_recorded(data, n, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.d[0].sev, OL_ERROR);
+	assert_int_equal(r.d[0].offset, (uint64_t)(p - 2 - data));
+	snprintf(want, sizeof(want), "pickle offset %lld: unknown opcode 0xff: not a pickle,"
+		 " or corrupt", (long long)(p - 2 - data));
+	assert_string_equal(r.d[0].msg, want);
+	assert_int_equal(r.d[1].sev, OL_WARN);
+	assert_int_equal(r.d[1].offset, (uint64_t)(p - 2 - data));
+	snprintf(want, sizeof(want), "pickle offset %lld: a trace entry without an action;"
+		 " skipped", (long long)(p - 2 - data));
+	assert_string_equal(r.d[1].msg, want);
+	assert_int_equal(r.traces, 3);
+
+	/* a cut pickle: the cut is said after the entries streamed before it
+	 * (whole batches of 1,000) and before those of the open batch */
+	parse_recorded(big, nbig * 6 / 10, &r);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.d[0].offset, (uint64_t)(nbig * 6 / 10));
+	assert_non_null(strstr(r.d[0].msg, "ends before its STOP opcode"));
+	assert_true(r.d[0].traces_before >= 1000 && r.d[0].traces_before % 1000 == 0);
+	assert_true(r.traces > r.d[0].traces_before);
+	free(data);
+	free(big);
+}
+
 /* ---- the flat form ---- */
 
 /* Convert a fixture pickle to the flat form in memory (as oomlens convert
@@ -896,6 +999,7 @@ int main(void)
 		cmocka_unit_test(snapshot_bigint_address_is_unknown),
 		cmocka_unit_test(snapshot_truncated_keeps_what_was_read),
 		cmocka_unit_test(snapshot_corrupt_opcode),
+		cmocka_unit_test(decoder_thread_diagnostics_reach_the_caller),
 		cmocka_unit_test(flat_form_gives_the_same_timeline),
 		cmocka_unit_test(flat_form_bad_lines_and_truncation),
 		cmocka_unit_test(json_report_snapshots),
