@@ -3,7 +3,7 @@
  * .max, .high, .peak, .events, .stat, .swap.*, v1 usage_in_bytes,
  * limit_in_bytes, max_usage_in_bytes, failcnt, memsw.*, oom_control,
  * stat): one copied file, or a series of "### <iso> src=cgroup:<file>
- * cgroup=<path>" records (specs/linux-oom-artifacts.md 4).
+ * cgroup=<path>" records (docs/formats.md "cgroup").
  */
 #ifndef OOMLENS_CGROUP_H
 #define OOMLENS_CGROUP_H

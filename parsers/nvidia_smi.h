@@ -1,7 +1,7 @@
 /*
  * nvidia_smi.h -- nvidia-smi --query-gpu=... and --query-compute-apps=...
  * CSV logs (--format=csv[,noheader][,nounits], -l/-lms loops), any column
- * order, several GPUs, repeated headers (specs/linux-oom-artifacts.md 5.1).
+ * order, several GPUs, repeated headers (docs/formats.md "nvidia_smi").
  */
 #ifndef OOMLENS_NVIDIA_SMI_H
 #define OOMLENS_NVIDIA_SMI_H

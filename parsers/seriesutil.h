@@ -1,7 +1,7 @@
 /*
  * seriesutil.h -- what the time-series parsers (smaps, cgroup, nvidia-smi,
  * DCGM, server logs) share: the "### <iso> key=value ..." capture
- * separator of specs/linux-oom-artifacts.md 3.5, sizes with units, local
+ * separator (docs/formats.md "The capture separator"), sizes with units, local
  * wall-clock and file-time placement, the sink calls every series parser
  * makes the same way, and small text helpers. No SQL, no output.
  */

@@ -1,7 +1,7 @@
 /*
  * smaps.h -- /proc/PID/smaps and /proc/PID/smaps_rollup: one capture, or a
  * series of captures separated by "### <iso> pid=.. src=.. [mono=..]"
- * lines (specs/linux-oom-artifacts.md 3.5).
+ * lines (docs/formats.md "The capture separator").
  */
 #ifndef OOMLENS_SMAPS_H
 #define OOMLENS_SMAPS_H
