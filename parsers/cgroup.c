@@ -2,8 +2,8 @@
  * cgroup.c -- cgroup memory files into cgroup.* series and meta
  * (docs/schema.md). Which file a body is comes from the record's
  * src=cgroup:<file>, else the artifact's file name, else the keys it
- * holds. A single copied file has only its mtime for a time (marked
- * approximate); the entity is the record's cgroup= path, else the
+ * holds. A single copied file has no time (its mtime is the copy's): its
+ * samples are stored without one, "time unknown"; the entity is the record's cgroup= path, else the
  * directory the file was copied into.
  */
 #include "parsers/cgroup.h"
@@ -277,7 +277,8 @@ static int record_start(struct cg_st *st, const struct capsep *sep)
 }
 
 /* A file without separators is one copied reading: its file name says
- * what it is, its mtime when (approximately). -1 when the sink failed. */
+ * what it is, and nothing says when it was read (its mtime is when it was
+ * copied). -1 when the sink failed. */
 static int single_file(struct cg_st *st)
 {
 	struct sink *s = st->s;
@@ -287,12 +288,10 @@ static int single_file(struct cg_st *st)
 	if (base && !strncmp(base, "memory.", 7))
 		copy_str(st->file, sizeof(st->file), base, strlen(base));
 	set_entity_from_path(st);
-	st->t = mtime_time(st->in);
-	if (st->t.clock != OL_CLOCK_NONE)
-		return sink_diagf(s, 0, 0, OL_INFO, "single cgroup reading: time taken from the"
-				  " file's mtime (approximate)") < 0 ? -1 : 0;
-	return sink_diagf(s, 0, 0, OL_WARN, "single cgroup reading without a file time:"
-			  " samples have no time") < 0 ? -1 : 0;
+	st->t = ol_time_none();
+	return sink_diagf(s, 0, 0, OL_INFO, "single cgroup reading with no time of its own:"
+			  " its samples are 'time unknown' (the file's mtime says when it was"
+			  " copied, not when it was read)") < 0 ? -1 : 0;
 }
 
 int cgroup_parse(struct input *in, struct sink *s)

@@ -3,7 +3,7 @@
  * `NAME{label="v",...} VALUE [TIMESTAMP_MS]`; label values may hold \",
  * \\ and \n escapes. Memory metrics are MiB. The sample time is the
  * line's own timestamp (UTC ms) when present, else the time of the last
- * "### <iso>" separator, else the file's mtime (approximate, said in a
+ * "### <iso>" separator, else none (the samples are "time unknown", said in a
  * diagnostic). Metrics oomlens does not use are skipped silently.
  */
 #include "parsers/dcgm.h"
@@ -89,7 +89,7 @@ static size_t labels_end(const char *l, size_t n)
 struct dcgm_st {
 	struct sink *s;
 	struct input *in;
-	struct ol_time base;      /* the last separator's time, else the file's mtime */
+	struct ol_time base;      /* the last separator's time, else none */
 	int warned;               /* "no sample timestamps" said (or a separator gave one) */
 	uint64_t total_seen;      /* gpu.total_bytes.gpuN stored, N < 64 */
 	int count;                /* samples stored */
@@ -124,12 +124,12 @@ static int sample_time(struct dcgm_st *st, const char *p, size_t n, struct ol_ti
 	if (st->warned)
 		return 0;
 	st->warned = 1;
-	return sink_diagf(st->s, st->in->lineno, 0,
-			  st->base.clock == OL_CLOCK_NONE ? OL_WARN : OL_INFO,
-			  st->base.clock == OL_CLOCK_NONE
-			  ? "no sample timestamps and no file time: samples have no time"
-			  : "no sample timestamps: scrape time taken from the file's"
-			    " mtime (approximate)") < 0 ? -1 : 0;
+	if (st->base.clock != OL_CLOCK_NONE)
+		return 0;
+	return sink_diagf(st->s, st->in->lineno, 0, OL_INFO,
+			  "no sample timestamps and no \"### <time>\" separator: the samples"
+			  " are 'time unknown' (the file's mtime says when it was copied, not"
+			  " when it was scraped)") < 0 ? -1 : 0;
 }
 
 /* Store value v of metric k for GPU label gpu ("" = none: gpu0) at t; the
@@ -199,7 +199,7 @@ int dcgm_parse(struct input *in, struct sink *s)
 	memset(&st, 0, sizeof(st));
 	st.s = s;
 	st.in = in;
-	st.base = mtime_time(in);
+	st.base = ol_time_none();
 	while (input_getline(in, &l, &n) == 1) {
 		n = trim_end(l, n);
 		if (capsep_parse(l, n, &sep)) {

@@ -138,17 +138,6 @@ struct ol_time wall_time(const struct sink *s, int64_t wall_ns)
 	return t;
 }
 
-struct ol_time mtime_time(const struct input *in)
-{
-	struct ol_time t = ol_time_none();
-
-	if (in->mtime > 0) {
-		t.clock = OL_CLOCK_UTC;
-		t.utc_ns = in->mtime * NS_PER_S;
-	}
-	return t;
-}
-
 int put_sample(struct sink *s, const char *name, const char *unit, const char *entity,
 	       const struct ol_time *t, double v)
 {

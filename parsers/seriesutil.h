@@ -51,9 +51,6 @@ int note_local_clock(struct sink *s, const struct ol_time *t, int *noted);
  * 0 (unknown). */
 int guess_year(const struct sink *s, const struct input *in);
 
-/* The time a file's mtime gives (UTC, approximate: the caller says so),
- * or no time when the input has no mtime. */
-struct ol_time mtime_time(const struct input *in);
 /* The anchor a separator with both a UTC time and mono= gives (boot id
  * from the separator), described as how. 0 (also when there is none to
  * give), or -1 when the sink failed. */

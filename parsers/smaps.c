@@ -2,8 +2,8 @@
  * smaps.c -- /proc/PID/smaps and smaps_rollup captures into capture and
  * mapping rows and the proc.* series (docs/schema.md). A capture is
  * either the whole file (no separator: time from the file name
- * smaps[_rollup].<pid>.<YYYYmmddTHHMMSSZ> or from mtime, marked
- * approximate) or a record after a "### " separator line. Every key of a
+ * smaps[_rollup].<pid>.<YYYYmmddTHHMMSSZ>, else none: a file's mtime is
+ * when it was copied, not read) or a record after a "### " separator line. Every key of a
  * VMA block is kept: Size, Rss, Pss, Anonymous, Swap and VmFlags in
  * columns, the others in mapping.extra.
  */
@@ -288,15 +288,10 @@ static int begin_implicit(struct smaps_st *st)
 	if (ns != OL_NULL) {
 		st->t.clock = OL_CLOCK_UTC;
 		st->t.utc_ns = ns;
-	} else if (st->in->mtime > 0) {
-		st->t = mtime_time(st->in);
-		if (sink_diagf(st->s, st->in->lineno, 0, OL_INFO,
-			       "no capture separator: capture time taken from the file's"
-			       " mtime (approximate)") < 0)
-			return -1;
-	} else if (sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
-			      "no capture separator and no file time: the capture has no"
-			      " time, so no proc.* samples") < 0) {
+	} else if (sink_diagf(st->s, st->in->lineno, 0, OL_INFO,
+			      "no capture separator and no time in the file name: the capture"
+			      " has no time (the file's mtime says when it was copied, not when"
+			      " it was read), so no proc.* samples") < 0) {
 		return -1;
 	}
 	if (st->pid == OL_NULL && sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
