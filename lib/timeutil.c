@@ -38,6 +38,17 @@ void civil_from_ns(int64_t ns, int *y, int *mon, int *day)
 	*y = (int)(yoe + era * 400 + (*mon <= 2));
 }
 
+int year_not_after(int64_t mtime_ns, int mon, int day)
+{
+	int y, m, d;
+
+	civil_from_ns(mtime_ns, &y, &m, &d);
+	if (days_from_civil(y, (unsigned)mon, (unsigned)day) > days_from_civil(y, (unsigned)m,
+									  (unsigned)d) + 1)
+		return y - 1;
+	return y;
+}
+
 int64_t utc_ns(int y, int mon, int day, int h, int min, int s, long nsec)
 {
 	if (mon < 1 || mon > 12 || day < 1 || day > 31 || h < 0 || h > 23 || min < 0 ||

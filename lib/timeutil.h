@@ -19,6 +19,11 @@ int64_t utc_ns(int y, int mon, int day, int h, int min, int s, long nsec);
 int month_from_name(const char *s, size_t n);
 /* Year, month, day of a UTC ns time. */
 void civil_from_ns(int64_t ns, int *y, int *mon, int *day);
+/* The year of a year-less date (mon 1..12, day) in a file last written at
+ * mtime_ns (UTC): the mtime's year, or the one before when the date would
+ * fall more than a day after the mtime (a log holds no line written after
+ * the file; the day of slack covers an unknown zone). */
+int year_not_after(int64_t mtime_ns, int mon, int day);
 
 /* "2023-05-10T12:34:56[.frac][Z|+HH:MM|+HHMM]" (a space for 'T' too).
  * Sets *ns (UTC, the offset applied) and *off (seconds east of UTC, 0 when

@@ -35,9 +35,11 @@ static void set_local(struct kprefix *px, struct ol_time *t, int64_t ns)
 	}
 }
 
-/* The year of a year-less stamp in month mon: --year (advancing at a
- * Dec->Jan wrap), else the input's mtime (a month after it is last year). */
-static int year_for(struct kprefix *px, int mon)
+/* The year of a year-less stamp of month mon, day d: --year (advancing at
+ * a Dec->Jan wrap), else the one that puts it no later than the input's
+ * mtime (year_not_after), said once in meta time.year_basis since it is
+ * inferred. */
+static int year_for(struct kprefix *px, int mon, int d)
 {
 	int y;
 
@@ -49,10 +51,10 @@ static int year_for(struct kprefix *px, int mon)
 		px->last_mon = mon;
 		return px->year;
 	}
-	if (px->mtime_year) {
-		y = px->mtime_year;
-		if (mon > px->mtime_mon)
-			y--;
+	if (px->mtime_ns) {
+		y = year_not_after(px->mtime_ns, mon, d);
+		if (!px->year_noted++)
+			sink_year_basis(px->s, px->mtime_ns);
 		return y;
 	}
 	if (!px->year_warned) {
@@ -163,7 +165,7 @@ static const char *month_stamp(struct kprefix *px, const char *p, const char *e,
 	}
 	if (q >= e || *q != ' ')
 		return NULL;
-	ns = utc_ns(year_for(px, mon), mon, d, h, mi, s, (long)frac);
+	ns = utc_ns(year_for(px, mon, d), mon, d, h, mi, s, (long)frac);
 	if (ns < 0)
 		return NULL;
 	set_local(px, t, ns);
@@ -579,12 +581,8 @@ void kprefix_init(struct kprefix *px, struct input *in, struct sink *s)
 	px->in = in;
 	px->last_t = ol_time_none();
 	strbuf_init(&px->msg);
-	if (in->mtime > 0) {
-		int y, m, d;
-		civil_from_ns(in->mtime * NS_PER_S, &y, &m, &d);
-		px->mtime_year = y;
-		px->mtime_mon = m;
-	}
+	if (in->mtime > 0)
+		px->mtime_ns = in->mtime * NS_PER_S;
 }
 
 void kprefix_release(struct kprefix *px)

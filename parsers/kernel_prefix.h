@@ -52,7 +52,8 @@ struct kprefix {
 	struct input *in;         /* line numbers for diagnostics */
 	struct ol_time last_t;    /* time of the last record that had one */
 	int year, last_mon;       /* --year, advanced at Dec -> Jan wraps */
-	int mtime_year, mtime_mon;/* the input's mtime, 0 when unknown */
+	int64_t mtime_ns;         /* the input's mtime, 0 when unknown */
+	int year_noted;           /* the year's basis was recorded (meta) */
 	int year_warned;
 	struct strbuf msg;        /* a decoded journal MESSAGE */
 };

@@ -174,18 +174,6 @@ int note_local_clock(struct sink *s, const struct ol_time *t, int *noted)
 	return sink_meta(s, "time.clock", "local") < 0 ? -1 : 0;
 }
 
-int guess_year(const struct sink *s, const struct input *in)
-{
-	int y, m, d;
-
-	if (s->opts && s->opts->year > 0)
-		return s->opts->year;
-	if (in->mtime > 0) {
-		civil_from_ns(in->mtime * NS_PER_S, &y, &m, &d);
-		return y;
-	}
-	return 0;
-}
 
 /* "key=value" tokens after the time; value runs to the next space. */
 static void sep_kv(struct capsep *sep, const char *k, size_t kl, const char *v, size_t vl)

@@ -47,9 +47,6 @@ struct ol_time wall_time(const struct sink *s, int64_t wall_ns);
 /* Record once per artifact (meta time.clock = "local", artifact-scoped)
  * that its times are wall clock of unknown zone. -1 if the sink failed. */
 int note_local_clock(struct sink *s, const struct ol_time *t, int *noted);
-/* The year for year-less stamps: --year, else the file's mtime year, else
- * 0 (unknown). */
-int guess_year(const struct sink *s, const struct input *in);
 
 /* The anchor a separator with both a UTC time and mono= gives (boot id
  * from the separator), described as how. 0 (also when there is none to

@@ -164,7 +164,8 @@ static struct srv_st *srv_new(struct input *in, struct sink *s)
 	if (st) {
 		st->s = s;
 		st->in = in;
-		srv_line_init(&st->line, guess_year(s, in));
+		srv_line_init(&st->line, s->opts ? s->opts->year : 0,
+			      in->mtime > 0 ? in->mtime * NS_PER_S : 0);
 		srv_join_init(&st->join);
 	}
 	return st;

@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-void srv_line_init(struct srv_line *l, int year)
+void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns)
 {
 	memset(l, 0, sizeof(*l));
 	l->year = year;
+	l->mtime_ns = mtime_ns;
 	l->t = ol_time_none();
 	l->last_t = ol_time_none();
 	l->pid = OL_NULL;
@@ -144,7 +145,12 @@ static size_t vllm_stamp(const struct srv_line *l, size_t k, int64_t *wall)
 	}
 	if (mo <= 0 || d <= 0 || h < 0 || mi < 0 || se < 0 || j >= n || m[j] != ' ')
 		return 0;
-	*wall = l->year ? utc_ns(l->year, mo, d, h, mi, se, frac) : OL_NULL;
+	if (l->year)
+		*wall = utc_ns(l->year, mo, d, h, mi, se, frac);
+	else if (l->mtime_ns && mo <= 12)
+		*wall = utc_ns(year_not_after(l->mtime_ns, mo, d), mo, d, h, mi, se, frac);
+	else
+		*wall = OL_NULL;
 	return j;
 }
 
@@ -154,9 +160,11 @@ static int place_vllm_time(struct srv_line *l, int64_t wall, struct sink *s, uin
 {
 	if (l->t.clock == OL_CLOCK_UTC)
 		return 0;
-	if (l->year) {
+	if (l->year || l->mtime_ns) {
 		if (wall >= 0)
 			l->t = wall_time(s, wall);
+		if (!l->year && !l->noted_year++ && sink_year_basis(s, l->mtime_ns) < 0)
+			return -1;
 		return note_local_clock(s, &l->t, &l->noted_local) < 0 ? -1 : 0;
 	}
 	if (l->warned_year++)

@@ -4,8 +4,8 @@
  * Before an inference server's line says anything it is wrapped: ANSI
  * colours, a leading ISO 8601 time (kubectl --timestamps, TGI: UTC), a
  * "(VllmWorkerProcess pid=N) " tag, vLLM's "LEVEL MM-DD HH:MM:SS
- * [file.py:N] " prefix (local time without a year: --year or the file's
- * mtime year) or TGI's "LEVEL target: ". srv_unwrap() takes them off and
+ * [file.py:N] " prefix (local time without a year: --year, else the year
+ * that puts the line no later than the file's mtime) or TGI's "LEVEL target: ". srv_unwrap() takes them off and
  * keeps what they said (the time, the pid, the prefix text itself); what
  * is left is the message the rest of the server-log parser reads.
  */
@@ -29,13 +29,15 @@ struct srv_line {
 	size_t prefix_n;
 	/* from line to line */
 	struct ol_time last_t;       /* the last time a line carried */
-	int year;                    /* for vLLM's year-less stamps; 0: unknown */
-	int warned_year, noted_local;
+	int year;                    /* --year for vLLM's year-less stamps, or 0 */
+	int64_t mtime_ns;            /* else the file's mtime bounds them; 0: unknown */
+	int warned_year, noted_local, noted_year;
 };
 
-/* Start reading an artifact whose year-less stamps are in year (0 if
- * unknown). */
-void srv_line_init(struct srv_line *l, int year);
+/* Start reading an artifact whose year-less stamps are in year (--year,
+ * or 0), else in the year that puts them no later than the file's mtime
+ * (mtime_ns; 0 if unknown). */
+void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns);
 
 /* Take raw line raw[0..n) (no newline) into l: colours and carriage
  * returns dropped, wrappers taken off, l->t and l->pid set. A year-less

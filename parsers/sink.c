@@ -1,6 +1,7 @@
 /*
- * sink.c -- the one piece of the sink interface that is code: formatted
- * diagnostics. Everything else is in sink.h.
+ * sink.c -- the pieces of the sink interface that are code: formatted
+ * diagnostics and the note of an inferred year. Everything else is in
+ * sink.h.
  */
 #include "parsers/sink.h"
 
@@ -8,6 +9,7 @@
 #include <stdio.h>
 
 #include "lib/strbuf.h"
+#include "lib/timeutil.h"
 
 int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
 		   enum ol_severity sev, const char *fmt, ...)
@@ -35,4 +37,13 @@ json_t *ol_json_strn(const char *s, size_t n)
 	j = json_stringn(sb.buf, sb.len);
 	strbuf_release(&sb);
 	return j;
+}
+
+int64_t sink_year_basis(struct sink *s, int64_t mtime_ns)
+{
+	char basis[96], when[40];
+
+	format_iso8601(mtime_ns, when, sizeof(when));
+	snprintf(basis, sizeof(basis), "inferred from the file's mtime (%.10s)", when);
+	return sink_meta(s, "time.year_basis", basis);
 }

@@ -305,6 +305,11 @@ int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
 		   enum ol_severity sev, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
+/* Record (meta time.year_basis) that year-less stamps took their year
+ * from the file's mtime (year_not_after in lib/timeutil.h): an inference,
+ * said as such in the report. -1 only if the store failed. */
+int64_t sink_year_basis(struct sink *s, int64_t mtime_ns);
+
 /* A time with nothing known. */
 static inline struct ol_time ol_time_none(void)
 {

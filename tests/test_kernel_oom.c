@@ -10,6 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "analyzer/ingest/ingest.h"
+#include "lib/timeutil.h"
 
 #define KIND "kernel_log"
 
@@ -148,6 +153,50 @@ static void ubuntu44_two_events_year_wrap(void **state)
 			 t_int(tl, "SELECT id FROM event WHERE kind='oom_invoked' ORDER BY id DESC LIMIT 1"));
 	assert_int_equal(jint(tl, "oom_invoked", 0, "reserved_kb"), 87198 * 4);
 	t_close(tl);
+}
+
+/* A syslog line of month mon, day d in a file last written at mtime: the
+ * time it is placed at (as if UTC: no --tz). */
+static int64_t year_from_mtime(const char *stamp, int64_t mtime_s)
+{
+	char path[] = "/tmp/oomlens-year-XXXXXX";
+	struct timeval tv[2] = { { mtime_s, 0 }, { mtime_s, 0 } };
+	struct ingest_cfg cfg = { .quiet = 1 };
+	struct ingest_stats st;
+	struct timeline *tl = t_open();
+	char *p = path;
+	int64_t t;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "%s gpu-a100-03 kernel: Out of memory: Killed process 4312 (python3)"
+		" total-vm:1000kB, anon-rss:800kB, file-rss:0kB, shmem-rss:0kB\n", stamp);
+	fclose(f);
+	assert_int_equal(utimes(path, tv), 0);
+	assert_int_equal(ingest_paths(tl, &p, 1, &cfg, &st), 0);
+	t = t_int(tl, "SELECT time_ns FROM event WHERE kind = 'oom_kill'");
+	/* the year is an inference, and the database says from what */
+	assert_non_null(strstr(meta(tl, "time.year_basis"), "mtime"));
+	t_close(tl);
+	unlink(path);
+	return t;
+}
+
+static void year_never_after_the_file(void **state)
+{
+	int64_t mtime = utc_ns(2026, 12, 1, 12, 0, 0, 0) / NS_PER_S;
+	(void)state;
+	/* a date later in the mtime's month would be after the file: last year */
+	assert_int_equal(year_from_mtime("Dec  5 10:00:00", mtime), utc_ns(2025, 12, 5, 10, 0, 0, 0));
+	assert_int_equal(year_from_mtime("Nov 30 23:00:00", mtime), utc_ns(2026, 11, 30, 23, 0, 0, 0));
+	/* a day of slack for the zone the stamp is in */
+	assert_int_equal(year_from_mtime("Dec  2 08:00:00", mtime), utc_ns(2026, 12, 2, 8, 0, 0, 0));
+	assert_int_equal(year_from_mtime("Jan  3 00:00:00", utc_ns(2026, 1, 2, 0, 0, 0, 0) / NS_PER_S),
+			 utc_ns(2026, 1, 3, 0, 0, 0, 0));
+	assert_int_equal(year_from_mtime("Dec 31 23:59:59", utc_ns(2026, 1, 2, 0, 0, 0, 0) / NS_PER_S),
+			 utc_ns(2025, 12, 31, 23, 59, 59, 0));
 }
 
 static void k419_memcg_v1_k8s(void **state)
@@ -568,6 +617,7 @@ int main(void)
 		cmocka_unit_test(rhel6_2632),
 		cmocka_unit_test(rhel7_310_crlf_and_folded_meminfo),
 		cmocka_unit_test(ubuntu44_two_events_year_wrap),
+		cmocka_unit_test(year_never_after_the_file),
 		cmocka_unit_test(k419_memcg_v1_k8s),
 		cmocka_unit_test(k54_memcg_v2_journal_continuations),
 		cmocka_unit_test(k68_rss_columns_rfc3339_anchor),

@@ -101,6 +101,7 @@ int write_report(sqlite3 *db, enum report_format format, const char *path);
 #define INGEST_OPTIONS_HELP \
 	"  --boot-time ISO    when the machine booted (places dmesg times on UTC)\n" \
 	"  --tz +HH:MM        zone of year-less local log times (default: UTC, marked)\n" \
-	"  --year YYYY        year of syslog lines that carry none (default: file mtime)\n"
+	"  --year YYYY        year of syslog lines that carry none (default: inferred\n" \
+	"                     from the file's mtime: no line after the file was written)\n"
 
 #endif
