@@ -168,28 +168,59 @@ int strbuf_add_html(struct strbuf *sb, const char *s, size_t n)
 	return r;
 }
 
-/* Markdown (GitHub/Jira tables and text): backslash-escape the characters
- * that start markup, turn newlines into spaces and escape '<' as an entity
- * so no raw HTML reaches a renderer that allows it. */
+static int is_alnum_byte(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c >= 0x80;
+}
+
+/* Does byte i of s[0..n) change the meaning of inline Markdown text (a
+ * paragraph or a table cell), so that it needs a backslash? at_start: i
+ * begins a line, where block markers count. Only what would start markup
+ * is escaped, so raw text stays readable: "gpu.used_bytes -> 3.5 GiB" is
+ * left as it is. */
+static int md_special(const char *s, size_t n, size_t i, int at_start)
+{
+	unsigned char c = (unsigned char)s[i], prev = i ? (unsigned char)s[i - 1] : ' ';
+	unsigned char next = i + 1 < n ? (unsigned char)s[i + 1] : ' ';
+
+	switch (c) {
+	case '`': case '*': case '[': case ']': case '|': case '<':
+		return 1;                       /* code, emphasis, links, cells, HTML */
+	case '\\':
+		return strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", next) && next;
+	case '_':                               /* emphasis only at a word's edge */
+		return !is_alnum_byte(prev) || !is_alnum_byte(next);
+	case '~':                               /* GFM strikethrough: "~~" */
+		return next == '~' || prev == '~';
+	case ':':                               /* GFM autolinks: "scheme://" */
+		return next == '/' && i + 2 < n && s[i + 2] == '/';
+	case '#': case '>': case '+': case '-': case '=':
+		return at_start;                /* headings, quotes, lists, setext */
+	default:
+		return 0;
+	}
+}
+
+/* Markdown (GitHub, GitLab; raw text in Jira): a backslash before what
+ * would start markup (md_special), "&amp;" where '&' could start an entity,
+ * newlines folded to spaces, so an artifact can inject no link, image or
+ * HTML and the text still reads as itself. */
 int strbuf_add_md(struct strbuf *sb, const char *s, size_t n)
 {
+	int at_start = !sb->len || sb->buf[sb->len - 1] == '\n';
 	size_t i;
 	int r = 0;
 
 	for (i = 0; i < n && r == 0; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == '<')
-			r = strbuf_addstr(sb, "&lt;");
-		else if (c == '>')
-			r = strbuf_addstr(sb, "&gt;");
-		else if (c == '&')
-			r = strbuf_addstr(sb, "&amp;");
-		else if (strchr("\\`*_{}[]()#+-.!|~", c) && c)
-			r = strbuf_addch(sb, '\\') ? -1 : strbuf_addch(sb, c);
+		if (c == '&' && i + 1 < n && (is_alnum_byte((unsigned char)s[i + 1]) || s[i + 1] == '#'))
+			r = strbuf_addstr(sb, "&amp;");   /* it could start an entity */
 		else if (c == '\n' || c == '\r' || c == '\t')
 			r = strbuf_addch(sb, ' ');
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			r = strbuf_addstr(sb, "\xef\xbf\xbd");
+		else if (md_special(s, n, i, at_start && i == 0))
+			r = strbuf_addch(sb, '\\') ? -1 : strbuf_addch(sb, c);
 		else
 			r = strbuf_addch(sb, c);
 	}

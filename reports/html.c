@@ -180,7 +180,7 @@ static void header_verdict(struct strbuf *sb, const struct report_summary *s)
 		strbuf_addstr(sb, "</b></span>");
 	}
 	if (isfinite(s->confidence)) {
-		double c = s->confidence < 0 ? 0 : s->confidence > 1 ? 1 : s->confidence;
+		double c = s->confidence;
 		strbuf_addf(sb, "<span class=conf>confidence <b>%.0f %%</b><span class=cbar>"
 			    "<span style=\"width:%.0f%%\"></span></span></span>", c * 100, c * 100);
 	}

@@ -305,8 +305,11 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 		s->verdict = q_row(st);
 		col_text(&s->vclass, st, 0);
 		col_text(&s->cause, st, 1);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			s->confidence = sqlite3_column_double(st, 2);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			/* a confidence is 0..1: one clamp here for every format */
+			double c = sqlite3_column_double(st, 2);
+			s->confidence = c < 0 ? 0 : c > 1 ? 1 : c;
+		}
 		col_text(&s->vsummary, st, 3);
 		col_text(&s->missing, st, 4);
 	}

@@ -14,6 +14,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/* s as Markdown escapes it at the start of a line is want. */
+static void md_is(const char *s, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_md(&sb, s, strlen(s));
+	assert_string_equal(sb.buf, want);
+	strbuf_release(&sb);
+}
+
 static void strbuf_escapes_markup(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -22,8 +32,17 @@ static void strbuf_escapes_markup(void **state)
 	assert_string_equal(sb.buf, "&lt;script&gt;&quot;x&#39;&amp;");
 	strbuf_reset(&sb);
 	strbuf_add_md(&sb, "a|b*<i>", 7);
-	assert_string_equal(sb.buf, "a\\|b\\*&lt;i&gt;");
+	assert_string_equal(sb.buf, "a\\|b\\*\\<i>");
 	strbuf_reset(&sb);
+	md_is("gpu.used_bytes -> 3.5 GiB (+12%)", "gpu.used_bytes -> 3.5 GiB (+12%)");
+	md_is("_init_ and __x__ but not a_b", "\\_init\\_ and \\_\\_x\\_\\_ but not a_b");
+	md_is("[x](javascript:alert(1)) ![i](http://e/i.png)",
+	      "\\[x\\](javascript:alert(1)) !\\[i\\](http\\://e/i.png)");
+	md_is("C:\\Users\\me\\*.py `ls`", "C:\\Users\\me\\\\\\*.py \\`ls\\`");
+	md_is("~~gone~~ ~x", "\\~\\~gone\\~\\~ ~x");
+	md_is("&amp; & b &#60;", "&amp;amp; & b &amp;#60;");
+	md_is("# not a heading, - not a list", "\\# not a heading, - not a list");
+	md_is("> quote\nnext", "\\> quote next");
 	strbuf_add_utf8(&sb, "ok\xff\xc3\xa9", 5);
 	assert_string_equal(sb.buf, "ok\xef\xbf\xbd\xc3\xa9");
 	strbuf_release(&sb);

@@ -326,6 +326,20 @@ static void html_full_incident(void **state)
 	t_close(tl);
 }
 
+/* No markup from the artifacts survives in Markdown: every '<', '[', ']'
+ * and '`' is backslash-escaped (CommonMark then shows it as a character),
+ * so there is no tag, link, image or code span of theirs; our own markup
+ * uses none of them. */
+static void md_no_injection(const char *out)
+{
+	const char *p;
+
+	for (p = out; *p; p++)
+		if (strchr("<[]`", *p) && (p == out || p[-1] != '\\'))
+			fail_msg("unescaped '%c' in Markdown at: %.60s", *p, p);
+	lacks(out, "](");
+}
+
 static void markdown_full_incident(void **state)
 {
 	struct timeline *tl = t_open();
@@ -334,19 +348,20 @@ static void markdown_full_incident(void **state)
 
 	build_incident(tl, 1);
 	m = render(tl, REPORT_MD, NULL);
-	contains(m, "## OOM incident: leak (retained\\_allocations)");
+	contains(m, "## OOM incident: leak (retained_allocations)");
 	contains(m, "**Verdict:** leak, confidence 86 %");
-	contains(m, "- **Killed:** &lt;script&gt;alert\\(1\\)&lt;/script&gt; (pid 4312), oom\\_kill,"
+	/* escaped only where markup would start: the text reads as itself */
+	contains(m, "- **Killed:** \\<script>alert(1)\\</script> (pid 4312), oom_kill,"
 		    " 27.0 GiB freed");
-	contains(m, "- **Peak memory:** 79.0 GiB (gpu\\.used\\_bytes gpu0), 99.2 % of 79.6 GiB");
+	contains(m, "- **Peak memory:** 79.0 GiB (gpu.used_bytes gpu0), 99.2 % of 79.6 GiB");
 	contains(m, "1. **GPU memory grew 7168 MiB/h and was not returned** (leak,"
-		    " retained\\_allocations, score 0.86)");
-	contains(m, "slope\\_mb\\_per\\_hour \\+7168\\.0 MiB/h");
-	contains(m, "*Advice:* Lower max\\_num\\_seqs to 128\\.");
-	contains(m, "| 2025-11-29T18:22:40.100000Z | oom\\_kill | 4312 |");
-	contains(m, "| incident/core\\.cuda | - | failed | 1 | 0 |");
+		    " retained_allocations, score 0.86)");
+	contains(m, "slope_mb_per_hour +7168.0 MiB/h");
+	contains(m, "*Advice:* Lower max_num_seqs to 128.");
+	contains(m, "| 2025-11-29T18:22:40.100000Z | oom_kill | 4312 |");
+	contains(m, "| incident/core.cuda | - | failed | 1 | 0 |");
 	contains(m, "Missing evidence: a second snapshot an hour earlier");
-	no_injection(m);
+	md_no_injection(m);
 	free(m);
 	t_close(tl);
 }
@@ -558,7 +573,8 @@ static void hostile_times_and_figures(void **state)
 	no_injection(h);
 	free(h);
 	m = render(tl, REPORT_MD, NULL);
-	no_injection(m);
+	md_no_injection(m);
+	contains(m, "confidence 100 %");         /* the same clamp as the HTML's */
 	free(m);
 	s = render(tl, REPORT_JSON, NULL);
 	assert_non_null(strstr(s, "\"verdict\""));
