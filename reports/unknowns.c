@@ -1,7 +1,8 @@
 /*
  * unknowns.c -- what the report could not determine: the evidence the
- * verdict missed, times not on UTC, artifacts not read, families of
- * evidence absent from the database.
+ * verdict missed, times not on UTC, artifacts not read, years inferred,
+ * artifacts that may be of another incident, families of evidence absent
+ * from the database.
  */
 #include "reports/section.h"
 #include "reports/html_util.h"
@@ -39,6 +40,12 @@ json_t *load_unknowns(struct report_ctx *c)
 		if (!r_has_table(c, domain[i]))
 			json_array_append_new(absent, json_string(domain[i]));
 	json_object_set_new(o, "tables_absent", absent);
+	json_object_set_new(o, "inferred_years", r_rows(c,
+		"SELECT a.path, m.value AS basis FROM meta m JOIN artifact a ON a.id = m.artifact_id"
+		" WHERE m.key = 'time.year_basis' ORDER BY a.id", r_cap(c, NOT_READ_CAP)));
+	json_object_set_new(o, "possibly_different", r_rows(c,
+		"SELECT value AS note FROM meta WHERE key = 'incident.apart' AND artifact_id IS NULL"
+		" ORDER BY rowid", r_cap(c, NOT_READ_CAP)));
 	if (c->capped)
 		json_object_set_new(o, "series", json_boolean(r_int(c, "SELECT count(*) FROM"
 						 " (SELECT 1 FROM series LIMIT 1)", 0)));
@@ -90,6 +97,31 @@ static int html_not_read(struct strbuf *sb, const json_t *m)
 	return (int)json_array_size(json_object_get(m, "artifacts_not_read"));
 }
 
+/* The years inferred and the artifacts that may be of another incident;
+ * returns the items written. */
+static int html_inferred(struct strbuf *sb, const json_t *m)
+{
+	const json_t *a;
+	size_t i;
+	int items = 0;
+
+	json_array_foreach(json_object_get(m, "inferred_years"), i, a) {
+		strbuf_addstr(sb, "<li>The times of <code>");
+		h_key(sb, a, "path");
+		strbuf_addstr(sb, "</code> carry no year: it was ");
+		h_key(sb, a, "basis");
+		strbuf_addstr(sb, " (give <code>--year</code> if that is wrong).</li>");
+		items++;
+	}
+	json_array_foreach(json_object_get(m, "possibly_different"), i, a) {
+		strbuf_addstr(sb, "<li><b>Possibly not one incident:</b> ");
+		h_key(sb, a, "note");
+		strbuf_addstr(sb, ".</li>");
+		items++;
+	}
+	return items;
+}
+
 /* Every unknown as an item, or "Nothing". */
 void html_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 {
@@ -116,6 +148,7 @@ void html_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 	}
 	items += html_not_placed(sb, m, jv_int(json_object_get(counts, "local")));
 	items += html_not_read(sb, m);
+	items += html_inferred(sb, m);
 	if (!json_is_true(json_object_get(m, "series"))) {
 		strbuf_addstr(sb, "<li>No memory time series (nvidia-smi/DCGM log, cgroup or smaps"
 				  " captures, snapshot trace): how memory grew before the OOM is"
@@ -138,8 +171,12 @@ void html_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 void md_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 {
 	int64_t boot = jv_int(json_object_get(m, "events_not_on_utc"));
+	const json_t *years = json_object_get(m, "inferred_years");
+	const json_t *apart = json_object_get(m, "possibly_different");
+	const json_t *a;
+	size_t i;
 
-	if (!c->sum.missing.len && !boot)
+	if (!c->sum.missing.len && !boot && !json_array_size(years) && !json_array_size(apart))
 		return;
 	strbuf_addstr(sb, "### Not determined\n\n");
 	if (c->sum.missing.len) {
@@ -150,5 +187,17 @@ void md_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 	if (boot)
 		strbuf_addf(sb, "- %lld events only on the boot clock (not placed on UTC)\n",
 			    (long long)boot);
+	json_array_foreach(years, i, a) {
+		strbuf_addstr(sb, "- Year of ");
+		md_key(sb, a, "path");
+		strbuf_addstr(sb, ": ");
+		md_key(sb, a, "basis");
+		strbuf_addstr(sb, "\n");
+	}
+	json_array_foreach(apart, i, a) {
+		strbuf_addstr(sb, "- Possibly not one incident: ");
+		md_key(sb, a, "note");
+		strbuf_addstr(sb, "\n");
+	}
 	strbuf_addstr(sb, "\n");
 }

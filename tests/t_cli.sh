@@ -109,5 +109,21 @@ has "gpu verdict" "$tmp/g2.md" "Verdict:\*\* leak"
 	"$src/fixtures/mixed_gpu_leak_spike" >/dev/null 2>"$tmp/g3.err"; check "local clock run" 0 $?
 has "local clock named" "$tmp/g3.err" "local times without a zone.*nvidia-smi.csv"
 
+# Artifacts a year apart are flagged as possibly two incidents, in every
+# format, and the year a zone-less log got from its mtime is said.
+cp "$src/fixtures/demo/kern.log" "$tmp/old-kern.log"
+cp "$src/fixtures/mixed_gpu_leak_spike/nvidia-smi.csv" "$tmp/new-smi.csv"
+"$bin" analyze -q --format md --db "$tmp/apart.db" "$tmp/old-kern.log" "$tmp/new-smi.csv" \
+	>"$tmp/apart.md"; check "artifacts apart" 0 $?
+has "apart flagged" "$tmp/apart.md" "Possibly not one incident: .*new-smi.csv begins"
+"$bin" report --format json "$tmp/apart.db" >"$tmp/apart.json"
+has "apart in json" "$tmp/apart.json" '"possibly_different"'
+printf 'Dec 30 10:00:00 gpu-a100-03 kernel: Out of memory: Killed process 4312 (python3) total-vm:1000kB, anon-rss:800kB, file-rss:0kB, shmem-rss:0kB\n' >"$tmp/messages"
+touch -d 2026-01-02T00:00:00Z "$tmp/messages"
+"$bin" analyze -q --format md --db "$tmp/year.db" "$tmp/messages" >"$tmp/year.md"
+has "inferred year said" "$tmp/year.md" "Year of .*messages: inferred from the file's mtime (2026-01-02)"
+"$bin" timeline "$tmp/year.db" >"$tmp/year.t"
+has "no date after the file" "$tmp/year.t" "^2025-12-30T10:00:00"
+
 echo "t_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
