@@ -145,7 +145,7 @@ static void stats_theil_sen_ignores_outliers(void **state)
 static void leak_steady_growth_is_a_leak(void **state)
 {
 	struct timeline *tl = t_open();
-	/* 4 h of 30 s samples: 60 GiB + 20 MiB per sample (2400 MB/hour) */
+	/* 4 h of 30 s samples: 60 GiB + 20 MiB per sample (2400 MiB/h) */
 	double p[3] = { 60 * GIB, 20 * MIB, 40 * MIB };
 	(void)state;
 	series(tl, "gpu.used_bytes", "gpu0", 480, 30, line, p);

@@ -150,7 +150,7 @@ static void restart_advice(struct rule_ctx *c, const struct rl_pick *p, struct r
 		room = cap - tr->level_start;
 	hours = room / tr->fit.slope / 3600;
 	rl_fig(f, "hours_to_oom_after_restart", round(hours * 10) / 10);
-	rl_advice(f, "At %.0f MB/hour the %s of room above the start-up level is gone"
+	rl_advice(f, "At %.0f MiB/h the %s of room above the start-up level is gone"
 		  " %.1f hours after a restart: restart before that as a stop-gap, and find"
 		  " the owner of the growth (an allocator snapshot with history shows the"
 		  " stacks: torch.cuda.memory._record_memory_history()).",
@@ -178,7 +178,7 @@ static int leak_growth(struct rule_ctx *c)
 	rl_fig(&f, "span_hours", tr->duration_s / 3600);
 	rl_fig(&f, "start_bytes", floor(tr->level_start));
 	rl_fig(&f, "end_bytes", floor(tr->level_end));
-	snprintf(f.title, sizeof(f.title), "%s%s%s grows %.1f MB/hour (R\xc2\xb2 %.2f): %s -> %s over %.1f h",
+	snprintf(f.title, sizeof(f.title), "%s%s%s grows %.1f MiB/h (R\xc2\xb2 %.2f): %s -> %s over %.1f h",
 		 p.name, p.entity[0] ? " " : "", p.entity, tr->fit.slope * 3600 / MIB,
 		 tr->fit.r2, rl_bytes(tr->level_start, b1, sizeof(b1)),
 		 rl_bytes(tr->level_end, b2, sizeof(b2)), tr->duration_s / 3600);
