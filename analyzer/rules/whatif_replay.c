@@ -467,6 +467,15 @@ int wr_run(struct wr_trace *t, const struct wr_options *opt, struct wr_report *o
 		else
 			out->agree.empty_cache_calls++;
 	}
+	if (out->capacity_source && !strcmp(out->capacity_source, "peak_reserved") &&
+	    !out->agree.pressure_releases) {
+		/* no release was the allocator's own: nothing shows the limit */
+		out->capacity = opt->gpu_total ? opt->gpu_total : AM_UNLIMITED;
+		out->capacity_source = opt->gpu_total ? "gpu_total" : NULL;
+		if (!opt->gpu_total && out->res[0].fits == 1)
+			out->res[0].fits = -1;
+		s.capacity = out->capacity;
+	}
 	name(&out->res[1], "baseline", &s);
 	if (scenario(t, h, &s, 0, &out->res[1], NULL, NULL) < 0)
 		goto fail;

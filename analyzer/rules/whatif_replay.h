@@ -27,7 +27,10 @@
  * reserved bytes at the trace's first oom plus its device_free; else the
  * caller's (a torch_oom message's reserved + free); else, when the trace
  * shows the allocator releasing its cache under pressure, the highest
- * reserved the trace reached; else the GPU total when known; else none.
+ * reserved the trace reached (a release run just before a request that
+ * needed a new segment is read as pressure when, with that capacity, the
+ * request found no cached block and no room; else as empty_cache());
+ * else the GPU total when known; else none.
  */
 #ifndef OOMLENS_WHATIF_REPLAY_H
 #define OOMLENS_WHATIF_REPLAY_H
