@@ -27,15 +27,17 @@ struct am_es {
 };
 
 struct am_block {
-	uint64_t addr, size, requested;
-	struct am_block *prev, *next;  /* neighbours in the segment */
-	struct am_block *tl, *tr;      /* treap children */
-	struct am_es *es;              /* NULL: a segment of its own (cudaMalloc) */
-	uint64_t ksize;                /* size in the set's key (0 in `unmapped`) */
-	int64_t gc_base;               /* pool's gc_calls when it became free */
+	/* first, in one cache line: what a tree descent reads */
+	uint64_t hkey;                 /* (stream << 48) | size in the set's key (0 in `unmapped`) */
+	uint64_t addr;
+	struct am_block *ch[2], *tp;   /* treap children (left, right) and parent */
 	uint32_t prio, stream;
+	uint64_t size, requested;
+	struct am_block *prev, *next;  /* neighbours in the segment */
+	struct am_es *es;              /* NULL: a segment of its own (cudaMalloc) */
+	int64_t gc_base;               /* pool's gc_calls when it became free */
 	uint8_t allocated, mapped, small, inset;
-};
+} __attribute__((aligned(64)));
 
 struct am_pool {
 	struct am_block *blocks;       /* free mapped blocks */
@@ -79,7 +81,7 @@ void am__set_insert(struct am_model *m, struct am_block *b);
 void am__set_erase(struct am_model *m, struct am_block *b);
 /* Smallest block of root >= k (NULL: none). */
 struct am_block *am__lower(struct am_block *root, const struct am_key *k);
-/* Smallest block > b's key; largest block < k. */
+/* Smallest block > b's key (b in the set root); largest block < k. */
 struct am_block *am__after(struct am_block *root, const struct am_block *b);
 struct am_block *am__before(struct am_block *root, const struct am_key *k);
 static inline struct am_pool *am__pool(struct am_model *m, const struct am_block *b)

@@ -5,9 +5,10 @@
  * segments and retrying). Settings and rounding are in allocator_conf.c,
  * expandable segments and seeding in allocator_expand.c.
  *
- * The pools' free sets are treaps keyed (stream, size, addr): the lower
- * bound of (stream, size, 0) is the allocator's best fit, and a replay of
- * n events costs O(n log b) for b cached blocks.
+ * The pools' free sets are treaps keyed (stream, size, addr), with parent
+ * links: the lower bound of (stream, size, 0) is the allocator's best fit
+ * (O(log b) for b cached blocks), taking a block out and stepping to the
+ * next are O(1) expected.
  */
 #include "analyzer/rules/allocator_impl.h"
 
@@ -24,89 +25,81 @@ struct am_slab {
 
 /* ---- blocks and the sets ---- */
 
-static int key_cmp(const struct am_block *b, const struct am_key *k)
+/* (stream, size) in one word: sizes stay below 2^48 (256 TiB). */
+static uint64_t key_hi(uint32_t stream, uint64_t size)
 {
-	if (b->stream != k->stream)
-		return b->stream < k->stream ? -1 : 1;
-	if (b->ksize != k->size)
-		return b->ksize < k->size ? -1 : 1;
-	if (b->addr != k->addr)
-		return b->addr < k->addr ? -1 : 1;
-	if (b != k->self)
-		return (uintptr_t)b < (uintptr_t)k->self ? -1 : 1;
-	return 0;
+	return (uint64_t)stream << 48 | (size < (1ULL << 48) ? size : (1ULL << 48) - 1);
+}
+
+/* 1 when block b sorts before key k. Written without branches: a tree
+ * descent's turns cannot be predicted, its loads can. */
+static int key_lt(const struct am_block *b, const struct am_key *k)
+{
+	uint64_t hb = b->hkey, hk = key_hi(k->stream, k->size);
+
+	return (hb < hk) | ((hb == hk) & ((b->addr < k->addr) |
+		((b->addr == k->addr) & ((uintptr_t)b < (uintptr_t)k->self))));
 }
 
 static void key_of(const struct am_block *b, struct am_key *k)
 {
 	k->stream = b->stream;
-	k->size = b->ksize;
+	k->size = b->hkey & ((1ULL << 48) - 1);
 	k->addr = b->addr;
 	k->self = b;
 }
 
-/* Split treap t into the keys below k (*l) and the rest (*r). */
-static void tp_split(struct am_block *t, const struct am_key *k, struct am_block **l,
-		     struct am_block **r)
+/* Lift x above its parent (a rotation), keeping key order. */
+static void tp_rotate_up(struct am_block **root, struct am_block *x)
 {
-	while (t) {
-		if (key_cmp(t, k) < 0) {
-			*l = t;
-			l = &t->tr;
-			t = t->tr;
-		} else {
-			*r = t;
-			r = &t->tl;
-			t = t->tl;
-		}
-	}
-	*l = *r = NULL;
+	struct am_block *p = x->tp, *g = p->tp;
+	int side = p->ch[1] == x;       /* x is p's right child */
+
+	p->ch[side] = x->ch[!side];
+	if (x->ch[!side])
+		x->ch[!side]->tp = p;
+	x->ch[!side] = p;
+	p->tp = x;
+	x->tp = g;
+	if (!g)
+		*root = x;
+	else
+		g->ch[g->ch[1] == p] = x;
 }
 
-/* Join treaps l and r, every key of l below every key of r. */
-static struct am_block *tp_merge(struct am_block *l, struct am_block *r)
-{
-	struct am_block *root = NULL, **p = &root;
-
-	while (l && r) {
-		if (l->prio > r->prio) {
-			*p = l;
-			p = &l->tr;
-			l = l->tr;
-		} else {
-			*p = r;
-			p = &r->tl;
-			r = r->tl;
-		}
-	}
-	*p = l ? l : r;
-	return root;
-}
-
+/* Insert at the leaf its key leads to, then lift it to heap order by
+ * priority (expected fewer than two rotations). */
 static void tp_insert(struct am_block **root, struct am_block *b)
 {
 	struct am_key k;
-	struct am_block **p = root;
+	struct am_block **link = root, *parent = NULL;
 
 	key_of(b, &k);
-	while (*p && (*p)->prio >= b->prio)
-		p = key_cmp(*p, &k) < 0 ? &(*p)->tr : &(*p)->tl;
-	tp_split(*p, &k, &b->tl, &b->tr);
-	*p = b;
+	while (*link) {
+		parent = *link;
+		link = &parent->ch[key_lt(parent, &k)];
+	}
+	*link = b;
+	b->tp = parent;
+	b->ch[0] = b->ch[1] = NULL;
+	while (b->tp && b->tp->prio < b->prio)
+		tp_rotate_up(root, b);
 }
 
+/* Rotate b down to a leaf and cut it off: no search (expected O(1)). */
 static void tp_erase(struct am_block **root, struct am_block *b)
 {
-	struct am_key k;
-	struct am_block **p = root;
+	struct am_block *p;
 
-	key_of(b, &k);
-	while (*p != b) {
-		assert(*p);
-		p = key_cmp(*p, &k) < 0 ? &(*p)->tr : &(*p)->tl;
-	}
-	*p = tp_merge(b->tl, b->tr);
-	b->tl = b->tr = NULL;
+	while (b->ch[0] || b->ch[1])
+		tp_rotate_up(root, !b->ch[0] ? b->ch[1] : !b->ch[1] ? b->ch[0]
+			     : b->ch[0]->prio > b->ch[1]->prio ? b->ch[0] : b->ch[1]);
+	p = b->tp;
+	if (!p)
+		*root = NULL;
+	else
+		p->ch[p->ch[1] == b] = NULL;
+	b->tp = NULL;
 }
 
 struct am_block *am__lower(struct am_block *t, const struct am_key *k)
@@ -114,31 +107,59 @@ struct am_block *am__lower(struct am_block *t, const struct am_key *k)
 	struct am_block *best = NULL;
 
 	while (t) {
-		if (key_cmp(t, k) >= 0) {
-			best = t;
-			t = t->tl;
-		} else {
-			t = t->tr;
-		}
+		int lt = key_lt(t, k);
+
+		best = lt ? best : t;
+		t = t->ch[lt];
 	}
 	return best;
 }
 
 struct am_block *am__after(struct am_block *t, const struct am_block *b)
 {
-	struct am_block *best = NULL;
-	struct am_key k;
-
-	key_of(b, &k);
-	while (t) {
-		if (key_cmp(t, &k) > 0) {
-			best = t;
-			t = t->tl;
-		} else {
-			t = t->tr;
-		}
+	(void)t;
+	if (b->ch[1]) {
+		for (b = b->ch[1]; b->ch[0]; b = b->ch[0])
+			;
+		return (struct am_block *)b;
 	}
-	return best;
+	while (b->tp && b->tp->ch[1] == b)
+		b = b->tp;
+	return b->tp;
+}
+
+/* The block just before b in key order (b in a set), or NULL. */
+static struct am_block *before_of(const struct am_block *b)
+{
+	if (b->ch[0]) {
+		for (b = b->ch[0]; b->ch[1]; b = b->ch[1])
+			;
+		return (struct am_block *)b;
+	}
+	while (b->tp && b->tp->ch[0] == b)
+		b = b->tp;
+	return b->tp;
+}
+
+/* Make b, a free block in its pool's set, cover [addr, addr + size): in
+ * place when its neighbours in key order stay below and above the new key,
+ * else out of the set and back in. Either way it counts as freed now (gc). */
+static void set_rekey(struct am_model *m, struct am_block *b, uint64_t addr, uint64_t size)
+{
+	struct am_key k = { b->stream, size, addr, b };
+	struct am_block *lo = before_of(b), *hi = am__after(NULL, b);
+
+	if ((!lo || key_lt(lo, &k)) && (!hi || !key_lt(hi, &k))) {
+		b->addr = addr;
+		b->size = size;
+		b->hkey = key_hi(b->stream, size);
+		b->gc_base = am__pool(m, b)->gc_calls;
+		return;
+	}
+	am__set_erase(m, b);
+	b->addr = addr;
+	b->size = size;
+	am__set_insert(m, b);
 }
 
 struct am_block *am__before(struct am_block *t, const struct am_key *k)
@@ -146,12 +167,10 @@ struct am_block *am__before(struct am_block *t, const struct am_key *k)
 	struct am_block *best = NULL;
 
 	while (t) {
-		if (key_cmp(t, k) < 0) {
-			best = t;
-			t = t->tr;
-		} else {
-			t = t->tl;
-		}
+		int lt = key_lt(t, k);
+
+		best = lt ? t : best;
+		t = t->ch[lt];
 	}
 	return best;
 }
@@ -202,8 +221,8 @@ void am__set_insert(struct am_model *m, struct am_block *b)
 	struct am_pool *pool = am__pool(m, b);
 
 	assert(!b->inset && !b->allocated);
-	b->ksize = b->mapped ? b->size : 0;
-	b->tl = b->tr = NULL;
+	b->hkey = key_hi(b->stream, b->mapped ? b->size : 0);
+	b->ch[0] = b->ch[1] = NULL;
 	if (b->mapped) {
 		b->gc_base = pool->gc_calls;
 		tp_insert(&pool->blocks, b);
@@ -363,7 +382,8 @@ static uint64_t expandable_size(const struct am_block *b)
 }
 
 /* The cached block a request of size on stream gets (get_free_block),
- * taken out of the free set when take is 1; NULL when none may serve it. */
+ * still in the free set (alloc_found takes it out); NULL when none may
+ * serve it. take: a real request (counted for garbage collection). */
 static struct am_block *get_free_block(struct am_model *m, struct am_pool *pool,
 				       uint32_t stream, uint64_t size, int take)
 {
@@ -393,8 +413,6 @@ static struct am_block *get_free_block(struct am_model *m, struct am_pool *pool,
 		return NULL;          /* an oversize block for a small request */
 	if (size >= ms && b->size - size >= m->s.max_non_split_rounding)
 		return NULL;          /* oversize, but too much larger */
-	if (take)
-		am__set_erase(m, b);
 	return b;
 }
 
@@ -407,8 +425,9 @@ static int should_split(const struct am_model *m, const struct am_block *b, uint
 	return size < m->s.max_split_size && remaining > AM_SMALL_SIZE;
 }
 
-/* Hand out b (taken from the cache or new) for a rounded request of size,
- * splitting the rest off when the rules allow (alloc_found_block). */
+/* Hand out b (a cached block, still in the free set, or a new one) for a
+ * rounded request of size, splitting the rest off when the rules allow
+ * (alloc_found_block): the rest stays in the set. */
 static struct am_block *alloc_found(struct am_model *m, struct am_block *b, uint32_t stream,
 				    uint64_t size, uint64_t requested)
 {
@@ -416,7 +435,8 @@ static struct am_block *alloc_found(struct am_model *m, struct am_block *b, uint
 		struct am_block *nb = am__block_new(m, b->addr, size, stream, b->small, b->es);
 
 		if (!nb) {
-			am__set_insert(m, b);
+			if (!b->inset)
+				am__set_insert(m, b);
 			return NULL;
 		}
 		nb->prev = b->prev;
@@ -424,10 +444,16 @@ static struct am_block *alloc_found(struct am_model *m, struct am_block *b, uint
 			nb->prev->next = nb;
 		nb->next = b;
 		b->prev = nb;
-		b->addr += size;
-		b->size -= size;
-		am__set_insert(m, b);
+		if (b->inset) {
+			set_rekey(m, b, b->addr + size, b->size - size);
+		} else {
+			b->addr += size;
+			b->size -= size;
+			am__set_insert(m, b);
+		}
 		b = nb;
+	} else if (b->inset) {
+		am__set_erase(m, b);
 	}
 	b->allocated = 1;
 	b->requested = requested;
@@ -495,7 +521,7 @@ static int release_available(struct am_model *m, struct am_pool *pool, uint32_t 
 	}
 	b = am__before(pool->blocks, &k);
 	while (b && total < want && b->size >= ms && b->stream == stream) {
-		struct am_key kb = { b->stream, b->ksize, b->addr, b };
+		struct am_key kb = { b->stream, b->hkey & ((1ULL << 48) - 1), b->addr, b };
 
 		prev = am__before(pool->blocks, &kb);
 		if (releasable(b)) {
@@ -513,7 +539,7 @@ static int collect(struct am_model *m, struct am_block *t, struct am_block ***v,
 		   size_t *cap)
 {
 	while (t) {
-		if (collect(m, t->tl, v, n, cap) < 0)
+		if (collect(m, t->ch[0], v, n, cap) < 0)
 			return -1;
 		if (*n == *cap) {
 			size_t nc = *cap ? *cap * 2 : 64;
@@ -527,7 +553,7 @@ static int collect(struct am_model *m, struct am_block *t, struct am_block ***v,
 			*cap = nc;
 		}
 		(*v)[(*n)++] = t;
-		t = t->tr;
+		t = t->ch[1];
 	}
 	return 0;
 }
@@ -670,8 +696,17 @@ struct am_block *am_malloc(struct am_model *m, uint64_t requested, uint32_t stre
 	return alloc_found(m, b, stream, size, requested);
 }
 
+/* A free neighbour b may merge with (try_merge_blocks' conditions). */
+static int merges(const struct am_block *x, const struct am_block *b)
+{
+	return x && !x->allocated && x->inset && x->mapped == b->mapped;
+}
+
 void am_free(struct am_model *m, struct am_block *b)
 {
+	struct am_block *p, *n;
+	uint64_t size;
+
 	if (!b || !b->allocated)
 		return;
 	b->allocated = 0;
@@ -681,9 +716,33 @@ void am_free(struct am_model *m, struct am_block *b)
 		am__block_del(m, b);
 		return;
 	}
-	am__merge(m, b, b->prev);
-	am__merge(m, b, b->next);
-	am__set_insert(m, b);
+	/* merged with free neighbours: one of them takes b over in place */
+	p = merges(b->prev, b) ? b->prev : NULL;
+	n = merges(b->next, b) ? b->next : NULL;
+	if (!p && !n) {
+		am__set_insert(m, b);
+		return;
+	}
+	if (p) {
+		size = p->size + b->size;
+		if (n) {
+			size += n->size;
+			am__set_erase(m, n);
+			p->next = n->next;
+			am__block_del(m, n);
+		} else {
+			p->next = b->next;
+		}
+		if (p->next)
+			p->next->prev = p;
+		set_rekey(m, p, p->addr, size);
+	} else {
+		n->prev = b->prev;
+		if (n->prev)
+			n->prev->next = n;
+		set_rekey(m, n, b->addr, n->size + b->size);
+	}
+	am__block_del(m, b);
 }
 
 void am_empty_cache(struct am_model *m)
