@@ -597,6 +597,39 @@ static void replay_rebuilds_the_state_before_the_trace(void **state)
 	wr_free(tr.t);
 }
 
+static void replay_takes_the_failed_request_of_a_log(void **state)
+{
+	struct am_settings s;
+	struct tr tr = { NULL, 0 };
+	struct wr_report rep;
+	struct wr_options o;
+	char err[100];
+	(void)state;
+
+	am_settings_default(&s);
+	tr.t = wr_new(&s, 0);
+	/* 60 MiB in use; a log says a 50 MiB request failed with 100 MiB
+	 * reserved + free: it fails, and with nothing cached too */
+	ent(&tr, WR_SEG_ALLOC, 0x10000000, 60 * MiB);
+	ent(&tr, WR_ALLOC, 0x10000000, 60 * MiB);
+	memset(&o, 0, sizeof(o));
+	o.oom_size = 50 * MiB;
+	o.oom_capacity = 100 * MiB;
+	assert_int_equal(wr_run(tr.t, &o, &rep, err, sizeof(err)), 0);
+	assert_string_equal(rep.capacity_source, "torch_oom");
+	assert_int_equal(rep.capacity, 100 * MiB);
+	assert_int_equal(scenario(&rep, "recorded")->fits, 0);
+	assert_int_equal(scenario(&rep, "recorded")->failed_seq, 2);
+	assert_int_equal(scenario(&rep, "empty_cache")->fits, 0);
+	assert_int_equal(rep.agree.recorded_ooms, 0);   /* not the trace's */
+	assert_int_equal(rep.agree.matched_ooms, 0);
+	assert_int_equal(rep.agree.matched_events, 1);
+	/* a trace is replayed once */
+	assert_int_equal(wr_run(tr.t, &o, &rep, err, sizeof(err)), -1);
+	assert_string_equal(err, "what-if replay: already run");
+	wr_free(tr.t);
+}
+
 /* ---- the rule on snapshots ---- */
 
 static void whatif_rule_on_a_fragmented_oom(void **state)
@@ -676,6 +709,7 @@ int main(void)
 		cmocka_unit_test(replay_proves_the_model_then_answers),
 		cmocka_unit_test(replay_reads_release_runs),
 		cmocka_unit_test(replay_rebuilds_the_state_before_the_trace),
+		cmocka_unit_test(replay_takes_the_failed_request_of_a_log),
 		cmocka_unit_test(whatif_rule_on_a_fragmented_oom),
 		cmocka_unit_test(whatif_rule_reads_empty_cache),
 	};

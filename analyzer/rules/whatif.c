@@ -437,7 +437,10 @@ int rule_whatif(struct rule_ctx *c)
 		const char *s = (const char *)sqlite3_column_text(st, 1);
 
 		ids[n] = sqlite3_column_int64(st, 0);
-		settings[n++] = s ? strdup(s) : NULL;
+		settings[n] = s ? strdup(s) : NULL;
+		if (s && !settings[n])
+			rc = rl_fail(c, "out of memory");
+		n++;
 	}
 	sqlite3_finalize(st);
 	for (i = 0; i < n; i++) {

@@ -13,6 +13,7 @@ enum { ST_MALLOC, ST_FREE, ST_OOM, ST_EMPTY };
 /* Step flags. */
 #define ST_CANDIDATE 1   /* ST_EMPTY: a release run just before a request that may explain it */
 #define ST_PRESSURE  2   /* ST_EMPTY: the recorded replay found the request explains it */
+#define ST_LOGGED    4   /* ST_OOM: the failed request of a log, not of the trace */
 
 struct wr_step {
 	uint64_t size;                /* requested bytes (ST_MALLOC, ST_OOM) */
@@ -86,6 +87,8 @@ int wr_grow(void **v, size_t *cap, size_t n, size_t sz);
  * compared at, before a step of kind next (ST_MALLOC, ST_OOM, ST_FREE;
  * -1 another entry; -2 the end of the trace). 0 or -1. */
 int wr_flush(struct wr_trace *t, int next, int64_t seq);
+/* Append the failed request a log reports (the trace has no oom): 0 or -1. */
+int wr_add_logged_oom(struct wr_trace *t, uint64_t size);
 /* The segments before the trace into t->start, the inferred sizes of
  * pre-trace blocks; the agreement's pre_* figures. 0 or -1. */
 int wr_start_state(struct wr_trace *t, struct wr_agreement *ag);

@@ -184,7 +184,7 @@ static int replay(struct run *r, int recorded)
 				if (am_nomem(r->m))
 					return -1;
 				failed(r, am_round_size(&t->rec, s->size), t->seq[i]);
-				r->oom_failures += s->op == ST_OOM;
+				r->oom_failures += s->op == ST_OOM && !(s->flag & ST_LOGGED);
 			} else if (recorded && s->op == ST_OOM) {
 				am_free(r->m, b);       /* it failed in the recorded run */
 			} else {
@@ -436,14 +436,17 @@ int wr_run(struct wr_trace *t, const struct wr_options *opt, struct wr_report *o
 	struct am_settings s;
 	struct am_block **h = NULL;
 	size_t max = opt->max_candidates ? opt->max_candidates : t->n > 2000000 ? 3 : 8, i;
+	const char *why = "out of memory";
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (t->nomem || wr_flush(t, -2, 0) < 0)
 		goto fail;
-	if (opt->oom_size && !t->recorded_ooms &&
-	    wr_add(t, &(struct wr_entry){ WR_OOM, 0, opt->oom_size, 0, 0,
-					  t->n ? (int64_t)t->seq[t->n - 1] + 1 : 0 }) < 0)
+	if (t->start) {
+		why = "already run";
+		goto fail;
+	}
+	if (opt->oom_size && !t->recorded_ooms && wr_add_logged_oom(t, opt->oom_size) < 0)
 		goto fail;
 	if (wr_start_state(t, &out->agree) < 0)
 		goto fail;
@@ -499,6 +502,6 @@ int wr_run(struct wr_trace *t, const struct wr_options *opt, struct wr_report *o
 fail:
 	free(h);
 	if (rc < 0 && err && n)
-		snprintf(err, n, "what-if replay: out of memory");
+		snprintf(err, n, "what-if replay: %s", why);
 	return rc;
 }

@@ -128,8 +128,10 @@ struct wr_report {
 	uint64_t candidates_tried;    /* max_split_size_mb values replayed */
 };
 
-/* Replay t: the recorded settings first, then each what-if. 0, or -1 with
- * why in err (n bytes): out of memory. */
+/* Replay t (once): the recorded settings first, then each what-if. A
+ * failed request of opt (a log's) is appended to a trace without an oom,
+ * on the first stream. 0, or -1 with why in err (n bytes): out of memory,
+ * or t already run. */
 int wr_run(struct wr_trace *t, const struct wr_options *opt, struct wr_report *out, char *err,
 	   size_t n);
 

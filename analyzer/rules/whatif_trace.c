@@ -275,6 +275,18 @@ static int add_request(struct wr_trace *t, const struct wr_entry *e, int stream)
 	return map_put(&t->live, e->addr, id);
 }
 
+int wr_add_logged_oom(struct wr_trace *t, uint64_t size)
+{
+	int64_t seq = t->n ? (int64_t)t->seq[t->n - 1] + 1 : 0;
+
+	if (wr_flush(t, ST_OOM, seq) < 0 || push_step(t, ST_OOM, size, t->next_id++, 0, seq) < 0)
+		return -1;
+	t->st[t->n - 1].flag = ST_LOGGED;
+	if (am_round_size(&t->rec, size) > t->max_request)
+		t->max_request = am_round_size(&t->rec, size);
+	return 0;
+}
+
 int wr_add(struct wr_trace *t, const struct wr_entry *e)
 {
 	int stream, r = 0;
