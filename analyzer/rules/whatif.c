@@ -108,7 +108,7 @@ static int feed_rows(struct rule_ctx *c, int64_t snap, const struct am_settings 
 		? "SELECT device, action, addr, size, stream, seq, device_free FROM trace"
 		  " WHERE snapshot_id = ?1 AND device = ?2 ORDER BY rowid"
 		: "SELECT device, action, addr, size, stream, seq, device_free FROM trace"
-		  " WHERE snapshot_id = ?1 ORDER BY rowid");
+		  " WHERE snapshot_id = ?1 AND action <> 'free_requested' ORDER BY rowid");
 	size_t i;
 	int rc = 0;
 
@@ -154,9 +154,11 @@ static int feed_rows(struct rule_ctx *c, int64_t snap, const struct am_settings 
 	return rc;
 }
 
-/* The devices of snapshot snap with their traces fed; *n of them. A
- * device whose trace has free_requested but no free_completed entries is
- * read again with frees taken at free_requested. 0, or -1. */
+/* The devices of snapshot snap with their traces fed; *n of them. The
+ * first read skips free_requested rows (a third of a trace; frees are
+ * taken at free_completed); a device with allocations but no
+ * free_completed is read again whole, frees taken at free_requested.
+ * 0, or -1. */
 static int feed_traces(struct rule_ctx *c, int64_t snap, const struct am_settings *rec,
 		       struct dev *d, size_t *n)
 {
@@ -168,7 +170,7 @@ static int feed_traces(struct rule_ctx *c, int64_t snap, const struct am_setting
 	for (i = 0; i < *n; i++) {
 		struct dev again;
 
-		if (d[i].completed || !d[i].requested)
+		if (d[i].completed || !d[i].allocs)
 			continue;
 		one = 0;
 		if (feed_rows(c, snap, rec, &again, &one, 1, d[i].device) < 0) {
