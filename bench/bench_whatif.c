@@ -81,6 +81,86 @@ static uint64_t request_size(unsigned i, unsigned b)
 	return base[i % 6] * b + (i % 5) * 512;
 }
 
+/* The serving loop until about n entries, then the weights' segments. */
+static int generate(struct gen *g, uint64_t n)
+{
+	uint64_t live_addr[PER_ITER], live_size[PER_ITER], kept_addr[PER_ITER], kept_size[PER_ITER];
+	unsigned nk = 0, iter = 0, b = 8, i, nk2;
+	struct wr_segment seg;
+	struct wr_block w;
+	size_t k;
+
+	while (g->n + 6 * PER_ITER <= n) {
+		if (iter++ % 200 == 0)
+			b = 1 + (unsigned)(next() % 48);
+		for (i = 0; i < PER_ITER; i++) {
+			/* the same slot, the same address: the allocator reuses them */
+			live_addr[i] = 0x7f0000000000ULL + (uint64_t)(iter & 1) * 0x1000000000ULL +
+				(uint64_t)i * 0x20000000ULL;
+			live_size[i] = request_size(i + (unsigned)(next() % 3), b);
+			if (put(g, WR_ALLOC, live_addr[i], live_size[i]) < 0)
+				return -1;
+		}
+		for (i = 0; i < nk; i++)
+			if (free_block(g, kept_addr[i], kept_size[i]) < 0)
+				return -1;
+		for (i = PER_ITER, nk2 = 0; i-- > 0;) {
+			if (next() % 10 == 0) {
+				kept_addr[nk2] = live_addr[i];
+				kept_size[nk2++] = live_size[i];
+			} else if (free_block(g, live_addr[i], live_size[i]) < 0) {
+				return -1;
+			}
+		}
+		nk = nk2;
+	}
+	/* the weights, alive before the trace: a segment and a block each */
+	for (k = 0; k < WEIGHTS; k++) {
+		seg.addr = 0x7e0000000000ULL + k * 0x10000000ULL;
+		seg.size = (8 + next() % 57) * MiB;
+		seg.stream = 0;
+		seg.small = 0;
+		seg.expandable = 0;
+		w.addr = seg.addr;
+		w.size = w.requested = seg.size;
+		w.active = 1;
+		if (wr_add_segment(g->t, &seg, &w, 1) < 0)
+			return -1;
+		if (g->flat)
+			fprintf(g->flat, "{\"type\":\"segment\",\"device\":0,\"address\":%llu,"
+				"\"total_size\":%llu,\"allocated_size\":%llu,\"active_size\":%llu,"
+				"\"requested_size\":%llu,\"stream\":0,\"segment_type\":\"large\","
+				"\"is_expandable\":false}\n{\"type\":\"block\",\"address\":%llu,"
+				"\"size\":%llu,\"requested_size\":%llu,\"state\":\"active_allocated\"}\n",
+				(unsigned long long)seg.addr, (unsigned long long)seg.size,
+				(unsigned long long)seg.size, (unsigned long long)seg.size,
+				(unsigned long long)seg.size, (unsigned long long)seg.addr,
+				(unsigned long long)seg.size, (unsigned long long)seg.size);
+	}
+	if (g->flat && fprintf(g->flat, "{\"type\":\"end\",\"devices\":1}\n") < 0)
+		return -1;
+	return 0;
+}
+
+static void report(const struct gen *g, const struct wr_report *rep, double feed, double run)
+{
+	uint64_t replays = rep->n_res - 1 + rep->candidates_tried;   /* every scenario run */
+	size_t k;
+
+	printf("%llu trace entries, %llu requests replayed, %llu replays (%llu max_split_size_mb"
+	       " values)\n", (unsigned long long)g->n, (unsigned long long)rep->events,
+	       (unsigned long long)replays, (unsigned long long)rep->candidates_tried);
+	printf("  feed (wr_add)   : %6.2f s  %5.1f M entries/s\n", feed, g->n / feed / 1e6);
+	printf("  replay (wr_run) : %6.2f s  %5.1f M requests/s per replay\n", run,
+	       (double)rep->events * replays / run / 1e6);
+	printf("  total           : %6.2f s  %5.1f M entries/s\n", feed + run,
+	       g->n / (feed + run) / 1e6);
+	for (k = 0; k < rep->n_res; k++)
+		printf("  %-20s %-36s fits %2d  peak reserved %6.2f GiB  segments %lld\n",
+		       rep->res[k].scenario, rep->res[k].setting, rep->res[k].fits,
+		       rep->res[k].peak_reserved / 1073741824.0, (long long)rep->res[k].segments);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
@@ -88,13 +168,8 @@ int main(int argc, char **argv)
 	struct gen g = { NULL, 0, 0, NULL };
 	struct wr_report rep;
 	struct wr_options o;
-	struct wr_segment seg;
-	struct wr_block w;
-	uint64_t live_addr[PER_ITER], live_size[PER_ITER], kept_addr[PER_ITER], kept_size[PER_ITER];
-	unsigned nk = 0, iter = 0, b = 8, i;
 	double t0, t1, t2;
 	char err[100];
-	size_t k;
 
 	am_settings_default(&s);
 	g.t = wr_new(&s, 0);
@@ -110,58 +185,8 @@ int main(int argc, char **argv)
 			"\"form\":\"dict\",\"protocol\":4}\n");
 	}
 	t0 = now();
-	while (g.n + 3 * PER_ITER + 3 * PER_ITER <= n) {
-		unsigned nk2 = 0;
-
-		if (iter++ % 200 == 0)
-			b = 1 + (unsigned)(next() % 48);
-		for (i = 0; i < PER_ITER; i++) {
-			/* the same slot, the same address: the allocator reuses them */
-			live_addr[i] = 0x7f0000000000ULL + (uint64_t)(iter & 1) * 0x1000000000ULL +
-				(uint64_t)i * 0x20000000ULL;
-			live_size[i] = request_size(i + (unsigned)(next() % 3), b);
-			if (put(&g, WR_ALLOC, live_addr[i], live_size[i]) < 0)
-				return 1;
-		}
-		for (i = 0; i < nk; i++)
-			if (free_block(&g, kept_addr[i], kept_size[i]) < 0)
-				return 1;
-		for (i = PER_ITER; i-- > 0;) {
-			if (next() % 10 == 0) {
-				kept_addr[nk2] = live_addr[i];
-				kept_size[nk2++] = live_size[i];
-			} else if (free_block(&g, live_addr[i], live_size[i]) < 0) {
-				return 1;
-			}
-		}
-		nk = nk2;
-	}
-	/* the weights, alive before the trace: a segment and a block each */
-	for (k = 0; k < WEIGHTS; k++) {
-		seg.addr = 0x7e0000000000ULL + k * 0x10000000ULL;
-		seg.size = (8 + next() % 57) * MiB;
-		seg.stream = 0;
-		seg.small = 0;
-		seg.expandable = 0;
-		w.addr = seg.addr;
-		w.size = w.requested = seg.size;
-		w.active = 1;
-		if (wr_add_segment(g.t, &seg, &w, 1) < 0)
-			return 1;
-		if (g.flat)
-			fprintf(g.flat, "{\"type\":\"segment\",\"device\":0,\"address\":%llu,"
-				"\"total_size\":%llu,\"allocated_size\":%llu,\"active_size\":%llu,"
-				"\"requested_size\":%llu,\"stream\":0,\"segment_type\":\"large\","
-				"\"is_expandable\":false}\n{\"type\":\"block\",\"address\":%llu,"
-				"\"size\":%llu,\"requested_size\":%llu,\"state\":\"active_allocated\"}\n",
-				(unsigned long long)seg.addr, (unsigned long long)seg.size,
-				(unsigned long long)seg.size, (unsigned long long)seg.size,
-				(unsigned long long)seg.size, (unsigned long long)seg.addr,
-				(unsigned long long)seg.size, (unsigned long long)seg.size);
-	}
-	if (g.flat && (fprintf(g.flat, "{\"type\":\"end\",\"devices\":1}\n") < 0 ||
-		       fclose(g.flat))) {
-		perror(argv[2]);
+	if (generate(&g, n) < 0 || (g.flat && fclose(g.flat))) {
+		fprintf(stderr, "bench_whatif: out of memory or %s failed\n", argc > 2 ? argv[2] : "");
 		return 1;
 	}
 	t1 = now();
@@ -172,21 +197,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t2 = now();
-	{
-		uint64_t replays = rep.n_res - 1 + rep.candidates_tried;   /* every scenario run */
-
-		printf("%llu trace entries, %llu requests replayed, %llu replays (%llu max_split_size_mb"
-		       " values)\n", (unsigned long long)g.n, (unsigned long long)rep.events,
-		       (unsigned long long)replays, (unsigned long long)rep.candidates_tried);
-		printf("  feed (wr_add)   : %6.2f s  %5.1f M entries/s\n", t1 - t0, g.n / (t1 - t0) / 1e6);
-		printf("  replay (wr_run) : %6.2f s  %5.1f M requests/s per replay\n", t2 - t1,
-		       (double)rep.events * replays / (t2 - t1) / 1e6);
-		printf("  total           : %6.2f s  %5.1f M entries/s\n", t2 - t0, g.n / (t2 - t0) / 1e6);
-		for (k = 0; k < rep.n_res; k++)
-			printf("  %-20s %-36s fits %2d  peak reserved %6.2f GiB  segments %lld\n",
-			       rep.res[k].scenario, rep.res[k].setting, rep.res[k].fits,
-			       rep.res[k].peak_reserved / 1073741824.0, (long long)rep.res[k].segments);
-	}
+	report(&g, &rep, t1 - t0, t2 - t1);
 	wr_free(g.t);
 	return 0;
 }
