@@ -250,8 +250,10 @@ static int compare(struct run *r, struct wr_agreement *ag, const struct wr_optio
 		ag->model_by_kind[r->ev[i].kind]++;
 	ag->recorded_events = t->n_rs;
 	ag->model_events = r->n_ev;
-	qsort(rec, t->n_rs, sizeof(*rec), mev_cmp);
-	qsort(r->ev, r->n_ev, sizeof(*r->ev), mev_cmp);
+	if (t->n_rs > 1)
+		qsort(rec, t->n_rs, sizeof(*rec), mev_cmp);
+	if (r->n_ev > 1)
+		qsort(r->ev, r->n_ev, sizeof(*r->ev), mev_cmp);
 	for (i = j = 0; i < t->n_rs && j < r->n_ev;) {
 		int c = mev_cmp(&rec[i], &r->ev[j]);
 

@@ -414,7 +414,8 @@ static int undo_segments(struct wr_trace *t)
 
 	if (!s)
 		return -1;
-	memcpy(s, t->end, n * sizeof(*s));
+	if (n)
+		memcpy(s, t->end, n * sizeof(*s));
 	for (i = t->n_rs; i-- > 0;) {
 		const struct wr_rseg *r = &t->rs[i];
 		struct wr_seg add = { r->addr, r->size, r->stream, r->size == AM_SMALL_BUFFER, 0 };
@@ -450,7 +451,8 @@ static int undo_segments(struct wr_trace *t)
 			goto fail;
 		s[n++] = add;
 	}
-	qsort(s, n, sizeof(*s), seg_cmp);
+	if (n > 1)
+		qsort(s, n, sizeof(*s), seg_cmp);
 	/* expandable ranges that touch are one mapped range */
 	for (i = j = 0; i < n; i++) {
 		if (j && s[i].expandable && s[j - 1].expandable && s[j - 1].stream == s[i].stream &&
@@ -491,7 +493,8 @@ int wr_start_state(struct wr_trace *t, struct wr_agreement *ag)
 
 	if (undo_segments(t) < 0)
 		return -1;
-	qsort(t->pre, t->n_pre, sizeof(*t->pre), pre_cmp);
+	if (t->n_pre > 1)
+		qsort(t->pre, t->n_pre, sizeof(*t->pre), pre_cmp);
 	for (i = 0; i < t->n_pre; i++) {
 		struct wr_pre *p = &t->pre[i];
 		long s = start_of(t, p->addr);
