@@ -9,11 +9,16 @@
  * segments would hold the request but the largest free block would not.
  * Advice: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True unless the
  * allocator settings (meta torch.allocator.expandable_segments) have it.
+ * When the what-if rule (whatif.c) replayed the snapshot's trace, the
+ * finding quotes it (whatif_* figures) and the advice says whether the
+ * failed request would have fitted under each setting and how much
+ * reserved memory that gives back.
  */
 #include "analyzer/rules/rulelib.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FRAG_MIN_RATIO 1.0
@@ -68,6 +73,144 @@ static void from_segments(struct rule_ctx *c, struct frag *fr)
 		fr->unalloc = fr->reserved - fr->alloc;
 }
 
+/* One what-if row of the quoted snapshot and device. */
+struct wi_row {
+	int have, fits;             /* fits: -1 unknown */
+	double peak, failed;        /* failed: -1 none */
+	char setting[100];
+};
+
+/* The what-if rows of the snapshot and device the finding quotes: the
+ * device whose recorded replay failed (else the one with most events)
+ * of the last snapshot replayed. rows: recorded, baseline,
+ * expandable_segments, max_split_size_mb, empty_cache. 0, or -1 none. */
+static int whatif_rows(struct rule_ctx *c, struct wi_row *rows, double *agree, double *rec_events,
+		       double *events)
+{
+	static const char *const names[] = { "recorded", "baseline", "expandable_segments",
+		"max_split_size_mb", "empty_cache" };
+	sqlite3_stmt *st;
+	double snap, dev;
+	int i;
+
+	if (!q_has_table(c->db, "whatif") ||
+	    rl_num(c, &snap, "SELECT max(snapshot_id) FROM whatif") < 0 ||
+	    rl_num(c, &dev, "SELECT device FROM whatif WHERE snapshot_id = %lld AND scenario ="
+		   " 'recorded' ORDER BY failed_bytes IS NULL, events DESC, device LIMIT 1",
+		   (long long)snap) < 0)
+		return -1;
+	st = rl_prepare(c, "SELECT scenario, fits, peak_reserved_bytes, failed_bytes, setting,"
+			" recorded_segment_events, matched_segment_events, events FROM whatif"
+			" WHERE snapshot_id = ?1 AND device = ?2");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (int64_t)snap);
+	sqlite3_bind_int64(st, 2, (int64_t)dev);
+	memset(rows, 0, 5 * sizeof(*rows));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *sc = q_text(st, 0);
+
+		for (i = 0; i < 5 && strcmp(sc, names[i]); i++)
+			;
+		if (i == 5)
+			continue;
+		rows[i].have = 1;
+		rows[i].fits = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
+		rows[i].peak = sqlite3_column_double(st, 2);
+		rows[i].failed = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
+			: sqlite3_column_double(st, 3);
+		snprintf(rows[i].setting, sizeof(rows[i].setting), "%s", q_text(st, 4));
+		if (!i) {
+			*rec_events = sqlite3_column_double(st, 5);
+			*agree = sqlite3_column_double(st, 6);
+			*events = sqlite3_column_double(st, 7);
+		}
+	}
+	sqlite3_finalize(st);
+	return rows[0].have ? 0 : -1;
+}
+
+/* "it fits, peak reserved 61.3 GiB (15.5 GiB less than the recorded 76.9
+ * GiB)" for row w against the recorded peak. */
+static void fit_phrase(const struct wi_row *w, double rec_peak, char *buf, size_t n)
+{
+	char b1[32], b2[32], b3[32];
+	double diff = rec_peak - w->peak;
+
+	const char *fit = w->fits == 1 ? "it fits, " : w->fits == 0 ? "it still fails, " : "";
+
+	if (fabs(diff) < MIB)
+		snprintf(buf, n, "%speak reserved %s (as recorded)", fit,
+			 rl_bytes(w->peak, b1, sizeof(b1)));
+	else
+		snprintf(buf, n, "%speak reserved %s (%s %s than the recorded %s)", fit,
+			 rl_bytes(w->peak, b1, sizeof(b1)), rl_bytes(fabs(diff), b2, sizeof(b2)),
+			 diff < 0 ? "more" : "less", rl_bytes(rec_peak, b3, sizeof(b3)));
+}
+
+/* The what-if figures and the advice they give; expandable: recorded
+ * setting. */
+static void quote_whatif(struct rule_ctx *c, struct rl_finding *f, int expandable)
+{
+	struct wi_row w[5];
+	double agree = 0, rec_events = 0, events = 0;
+	char p[200];
+
+	if (whatif_rows(c, w, &agree, &rec_events, &events) < 0)
+		return;
+	rl_fig(f, "whatif_events", events);
+	rl_fig(f, "whatif_recorded_segment_events", rec_events);
+	rl_fig(f, "whatif_matched_segment_events", agree);
+	rl_fig(f, "whatif_recorded_peak_reserved_bytes", w[0].peak);
+	if (w[0].fits >= 0)
+		rl_fig(f, "whatif_recorded_fits", w[0].fits);
+	if (w[1].have && w[1].fits >= 0)
+		rl_fig(f, "whatif_baseline_fits", w[1].fits);
+	if (w[2].have) {
+		if (w[2].fits >= 0)
+			rl_fig(f, "whatif_expandable_fits", w[2].fits);
+		rl_fig(f, "whatif_expandable_peak_reserved_bytes", w[2].peak);
+	}
+	if (w[3].have) {
+		const char *mb = strstr(w[3].setting, "max_split_size_mb:");
+
+		if (mb)
+			rl_fig(f, "whatif_max_split_size_mb", atof(mb + 18));
+		if (w[3].fits >= 0)
+			rl_fig(f, "whatif_max_split_fits", w[3].fits);
+		rl_fig(f, "whatif_max_split_peak_reserved_bytes", w[3].peak);
+	}
+	if (w[4].have) {
+		if (w[4].fits >= 0)
+			rl_fig(f, "whatif_empty_cache_fits", w[4].fits);
+		rl_fig(f, "whatif_empty_cache_peak_reserved_bytes", w[4].peak);
+	}
+	if (rec_events > 0)
+		rl_advice(f, "Replaying the snapshot's trace (%.0f requests) through a model of the"
+			  " allocator, which reproduces %.0f of its %.0f recorded segment events:",
+			  events, agree, rec_events);
+	else
+		rl_advice(f, "Replaying the snapshot's trace (%.0f requests) through a model of the"
+			  " allocator (the trace records no segment event to check the model on):",
+			  events);
+	if (w[2].have && !expandable) {
+		fit_phrase(&w[2], w[0].peak, p, sizeof(p));
+		rl_advice(f, "with expandable_segments:True %s;", p);
+	}
+	if (w[3].have) {
+		fit_phrase(&w[3], w[0].peak, p, sizeof(p));
+		rl_advice(f, "with %s %s;", w[3].setting, p);
+	}
+	if (w[4].have)
+		rl_advice(f, "with nothing cached (reserved = allocated, the best any setting can"
+			  " do) %s.", w[4].fits == 0 ? "it fails too: the memory was in use, not lost"
+			  " to fragmentation" : w[4].fits == 1 ? "it fits" : "the peak is that low");
+	if (w[0].fits == 0 && w[1].fits == 1)
+		rl_advice(f, "With the recorded settings and the same live memory laid out afresh it"
+			  " fits as well: the split-up cache that failed it was built before the trace"
+			  " began, by allocations the trace does not show.");
+}
+
 int rule_fragmentation(struct rule_ctx *c)
 {
 	struct frag fr = { 0, -1, -1, -1, -1, -1, 0, 0 };
@@ -109,6 +252,7 @@ int rule_fragmentation(struct rule_ctx *c)
 	else
 		rl_advice(&f, "expandable_segments is already on: lower max_split_size_mb / call"
 			  " torch.cuda.empty_cache() between phases with different tensor sizes.");
+	quote_whatif(c, &f, expandable);
 	fid = rl_finding_write(c, &f);
 	if (fid < 0 || (fr.ev && rl_evidence(c, fid, "event", fr.ev, "torch_oom") < 0) ||
 	    (fr.snap && rl_evidence(c, fid, "snapshot", fr.snap, "segments at the OOM") < 0))

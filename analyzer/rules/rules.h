@@ -27,6 +27,7 @@ int rule_leak(struct rule_ctx *c);
 int rule_spike(struct rule_ctx *c);
 int rule_headroom(struct rule_ctx *c);
 int rule_limits(struct rule_ctx *c);
+int rule_whatif(struct rule_ctx *c);
 int rule_fragmentation(struct rule_ctx *c);
 int rule_contexts(struct rule_ctx *c);
 int rule_victim(struct rule_ctx *c);

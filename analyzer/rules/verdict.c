@@ -24,6 +24,9 @@ const struct rule rules[] = {
 	{ "spike", "a sharp rise over a stable baseline just before the OOM", rule_spike },
 	{ "headroom", "baseline leaving less room than one request needs", rule_headroom },
 	{ "limits", "configured limits larger than the device", rule_limits },
+	/* before fragmentation, which quotes its answers */
+	{ "whatif", "the allocator trace replayed under other settings (writes no finding)",
+	  rule_whatif },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
 	{ "contexts", "more CUDA contexts per device than processes", rule_contexts },
 	{ "victim", "OOM killer victim chosen by oom_score_adj", rule_victim },
