@@ -23,11 +23,15 @@ extern const char timeline_schema_cores[];      /* timeline_cores.c */
 void timeline_bind_cores(struct sink *s);
 extern const char timeline_schema_snapshot[];   /* timeline_snapshot.c */
 void timeline_bind_snapshot(struct sink *s);
+extern const char timeline_schema_holders[];    /* timeline_holders.c */
+void timeline_bind_holders(struct sink *s);
 
-#define TIMELINE_SCHEMA_PARTS timeline_schema_cores, timeline_schema_snapshot,
+#define TIMELINE_SCHEMA_PARTS timeline_schema_cores, timeline_schema_snapshot, \
+	timeline_schema_holders,
 #define TIMELINE_BIND_PARTS(sink) do { \
 	timeline_bind_cores(sink); \
 	timeline_bind_snapshot(sink); \
+	timeline_bind_holders(sink); \
 	} while (0)
 
 #endif
