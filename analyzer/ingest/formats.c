@@ -12,6 +12,9 @@
 #include "parsers/server_log.h"
 #include "parsers/smaps.h"
 #include "parsers/torch_snapshot.h"
+/* diagnostic tools' reports */
+#include "parsers/torch_stats.h"
+#include "parsers/torch_summary.h"
 
 #include <string.h>
 
@@ -36,6 +39,11 @@ const struct format formats[] = {
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
 	{ "server_log", "inference server log (vLLM, TGI, PyTorch tracebacks)",
 	  server_log_sniff, server_log_parse, 1 },
+	/* --- diagnostic tools' reports --- */
+	{ "torch_memory_summary", "torch.cuda.memory_summary() tables, alone or in a log",
+	  torch_summary_sniff, torch_summary_parse, 1 },
+	{ "torch_memory_stats", "torch.cuda.memory_stats() dumps (OrderedDict, pprint, dict, JSON)",
+	  torch_stats_sniff, torch_stats_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
