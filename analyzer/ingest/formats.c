@@ -15,6 +15,8 @@
 /* diagnostic tools' reports */
 #include "parsers/torch_stats.h"
 #include "parsers/torch_summary.h"
+#include "parsers/torch_profiler.h"
+#include "parsers/torch_trace.h"
 
 #include <string.h>
 
@@ -44,6 +46,10 @@ const struct format formats[] = {
 	  torch_summary_sniff, torch_summary_parse, 1 },
 	{ "torch_memory_stats", "torch.cuda.memory_stats() dumps (OrderedDict, pprint, dict, JSON)",
 	  torch_stats_sniff, torch_stats_parse, 1 },
+	{ "torch_profiler_table", "PyTorch profiler key_averages() table with memory columns",
+	  torch_profiler_sniff, torch_profiler_parse, 1 },
+	{ "torch_profiler_trace", "PyTorch profiler Chrome trace: its [memory] events",
+	  torch_trace_sniff, torch_trace_parse, 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
