@@ -17,6 +17,7 @@
 #include "parsers/torch_summary.h"
 #include "parsers/torch_profiler.h"
 #include "parsers/torch_trace.h"
+#include "parsers/memray_stats.h"
 
 #include <string.h>
 
@@ -50,6 +51,9 @@ const struct format formats[] = {
 	  torch_profiler_sniff, torch_profiler_parse, 1 },
 	{ "torch_profiler_trace", "PyTorch profiler Chrome trace: its [memory] events",
 	  torch_trace_sniff, torch_trace_parse, 0 },
+	{ "memray_stats", "memray stats report (text)", memray_stats_sniff, memray_stats_parse, 1 },
+	{ "memray_stats_json", "memray stats --json, or that dict printed by Python",
+	  memray_json_sniff, memray_json_parse, 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
