@@ -18,6 +18,7 @@
 #include "parsers/torch_profiler.h"
 #include "parsers/torch_trace.h"
 #include "parsers/memray_stats.h"
+#include "parsers/prom_text.h"
 
 #include <string.h>
 
@@ -54,6 +55,11 @@ const struct format formats[] = {
 	{ "memray_stats", "memray stats report (text)", memray_stats_sniff, memray_stats_parse, 1 },
 	{ "memray_stats_json", "memray stats --json, or that dict printed by Python",
 	  memray_json_sniff, memray_json_parse, 0 },
+	{ "prometheus_text", "Prometheus /metrics scrape (cAdvisor, vLLM, SGLang, ...; not DCGM)",
+	  prom_text_sniff, prom_text_parse, 0 },
+	{ "prometheus_query", "Prometheus query / query_range answer (JSON, Grafana inspector, Python dict)",
+	  prom_query_sniff, prom_query_parse, 0 },
+	{ "grafana_csv", "Grafana panel CSV export", grafana_csv_sniff, grafana_csv_parse, 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
