@@ -19,6 +19,7 @@
 #include "parsers/torch_trace.h"
 #include "parsers/memray_stats.h"
 #include "parsers/prom_text.h"
+#include "parsers/nsys_stats.h"
 
 #include <string.h>
 
@@ -60,6 +61,8 @@ const struct format formats[] = {
 	{ "prometheus_query", "Prometheus query / query_range answer (JSON, Grafana inspector, Python dict)",
 	  prom_query_sniff, prom_query_parse, 0 },
 	{ "grafana_csv", "Grafana panel CSV export", grafana_csv_sniff, grafana_csv_parse, 0 },
+	{ "nsys_stats", "Nsight Systems nsys stats tables on CUDA memory",
+	  nsys_stats_sniff, nsys_stats_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
