@@ -25,7 +25,7 @@
 struct mj_st {
 	struct sink *s;
 	json_t *d;               /* the event's data being built */
-	int reports, single_quotes, quote_seen;
+	int reports, single_quotes, quote_seen, cut;
 	int64_t rank_size, rank_count, rank_msize, rank_mcount;
 	uint64_t line;
 	json_t *hist, *elided;
@@ -114,6 +114,7 @@ static int on_value(void *arg, const struct pj_event *ev)
 	if (ev->kind != PJ_VALUE)
 		return 0;
 	if (ev->depth == 0 && ev->container == '{') {
+		st->cut |= ev->cut;
 		return finish(st) < 0 ? -1 : 1;  /* the whole report closed */
 	}
 	if (ev->depth == 1 && ev->key && !ev->container) {
@@ -191,11 +192,11 @@ int memray_json_parse(struct input *in, struct sink *s)
 	}
 	if (pj_end(&pj) < 0)
 		goto out;
-	if (st.d) {
-		if (sink_diagf(s, 0, in->offset, OL_WARN, "memray stats JSON cut short: what came"
-			       " before the cut is kept") < 0 || finish(&st) < 0)
-			goto out;
-	}
+	if ((st.d || st.cut) && sink_diagf(s, 0, in->offset, OL_WARN, "memray stats JSON cut"
+					   " short: what came before the cut is kept") < 0)
+		goto out;
+	if (finish(&st) < 0)
+		goto out;
 	r = st.reports;
 out:
 	pj_release(&pj);

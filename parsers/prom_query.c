@@ -175,7 +175,7 @@ int prom_query_parse(struct input *in, struct sink *s)
 	struct pyjson pj;
 	char *buf = malloc(PQ_READ);
 	ssize_t k;
-	int r = -1;
+	int r = -1, open;
 
 	if (!st || !buf) {
 		free(st);
@@ -187,9 +187,9 @@ int prom_query_parse(struct input *in, struct sink *s)
 	while ((k = input_read(in, buf, PQ_READ)) > 0)
 		if (pj_feed(&pj, buf, (size_t)k) < 0)
 			goto out;
-	if (pj_end(&pj) < 0)
+	if ((open = pj_end(&pj)) < 0)
 		goto out;
-	if (pj.n && sink_diagf(s, 0, in->offset, OL_WARN, "the answer is cut short: its points up"
+	if (open && sink_diagf(s, 0, in->offset, OL_WARN, "the answer is cut short: its points up"
 			       " to the cut are kept") < 0)
 		goto out;
 	if ((st->series || st->points) && answer_event(st) < 0)

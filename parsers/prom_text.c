@@ -404,8 +404,8 @@ int prom_text_sniff(const unsigned char *head, size_t n)
 	int known = mem_find(h, n, "vllm:") || mem_find(h, n, "sglang:") || mem_find(h, n, "sglang_") ||
 		    mem_find(h, n, "container_memory_") || mem_find(h, n, "process_resident_memory");
 
-	if (mem_find(h, n, "DCGM_FI_DEV_") && !known)  /* parsers/dcgm.c's if it takes it */
-		return dcgm_sniff(head, n) ? 0 : typed ? 50 : 0;
+	if (mem_find(h, n, "DCGM_FI_") && !known)  /* parsers/dcgm.c's */
+		return mem_find(h, n, "DCGM_FI_DEV_") && typed && !dcgm_sniff(head, n) ? 50 : 0;
 	if (typed && known)
 		return 85;
 	if (typed)

@@ -62,7 +62,7 @@ static char *key_dup(const char *s, size_t n)
 /* A value is complete: hand it to the callback, then attach or free it.
  * Takes the reference to v. */
 static int complete(struct pyjson *p, json_t *v, char container, unsigned consumed,
-		    uint64_t line)
+		    uint64_t line, int cut)
 {
 	struct pj_event ev;
 	struct pj_frame *f = p->n ? &p->frames[p->n - 1] : NULL;
@@ -77,6 +77,7 @@ static int complete(struct pyjson *p, json_t *v, char container, unsigned consum
 	ev.value = v;
 	ev.consumed = consumed;
 	ev.line = line;
+	ev.cut = cut;
 	if (!f) {
 		ev.key = p->top_key;
 		r = p->fn(p->arg, &ev);
@@ -190,7 +191,7 @@ static int end_token(struct pyjson *p)
 			return p->top_pending ? 0 : -1;
 		}
 	}
-	return complete(p, v, 0, 0, p->tok_line);
+	return complete(p, v, 0, 0, p->tok_line, 0);
 }
 
 static int open_container(struct pyjson *p, char type)
@@ -227,10 +228,20 @@ static int open_container(struct pyjson *p, char type)
 	return 0;
 }
 
+/* Close the innermost container and complete it as a value. */
+static int pop_complete(struct pyjson *p, int cut)
+{
+	struct pj_frame f = p->frames[--p->n];
+
+	memset(&p->frames[p->n], 0, sizeof(p->frames[p->n]));
+	free(f.key);
+	free(f.under);
+	return complete(p, f.c, f.type, f.consumed, f.line, cut);
+}
+
 static int close_container(struct pyjson *p, char closer)
 {
 	char want = closer == '}' ? '{' : closer == ']' ? '[' : '(';
-	struct pj_frame f;
 	int i;
 
 	if (p->skip) {
@@ -251,11 +262,7 @@ static int close_container(struct pyjson *p, char closer)
 	}
 	while (p->n - 1 > i)  /* containers left open inside: dropped */
 		frame_free(&p->frames[--p->n]);
-	f = p->frames[--p->n];
-	memset(&p->frames[p->n], 0, sizeof(p->frames[p->n]));
-	free(f.key);
-	free(f.under);
-	return complete(p, f.c, f.type, f.consumed, f.line);
+	return pop_complete(p, 0);
 }
 
 /* Punctuation outside strings and words. */
@@ -515,7 +522,10 @@ int pj_end(struct pyjson *p)
 	p->tok = 0;
 	open = p->n;
 	while (p->n > 0)
-		frame_free(&p->frames[--p->n]);
+		if (pop_complete(p, 1) < 0) {
+			p->stopped = 1;
+			return -1;
+		}
 	return open;
 }
 

@@ -46,6 +46,7 @@ struct pj_event {
 	char container;         /* '{', '[', '(' for a container; 0 for a scalar */
 	json_t *value;          /* borrowed; NULL for PJ_STRAY_CLOSE */
 	unsigned consumed;      /* a container: how many of its items were consumed */
+	int cut;                /* the input ended inside this container (pj_end) */
 	uint64_t line;          /* line the value started on */
 };
 
@@ -99,8 +100,9 @@ void pj_init(struct pyjson *p, pj_fn fn, void *arg, int skip_cut_start, size_t g
  * is dropped (Python and JSON strings never span lines). Returns 0, or -1
  * when the callback stopped the reading or memory ran out. */
 int pj_feed(struct pyjson *p, const char *s, size_t n);
-/* End of input: completes a pending word. Containers still open are
- * dropped; returns how many, or -1 as pj_feed. */
+/* End of input: completes a pending word, then closes the containers
+ * still open, innermost first, as if their closers had come (their events
+ * have cut = 1). Returns how many were open, or -1 as pj_feed. */
 int pj_end(struct pyjson *p);
 void pj_release(struct pyjson *p);
 

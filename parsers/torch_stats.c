@@ -141,8 +141,8 @@ static int on_value(void *arg, const struct pj_event *ev)
 	}
 	if (!ev->container && ev->key && stat_key(ev->key))
 		return add_stat(st, ev->key, ev->value, ev->line, ev->depth, 0);
-	if (ev->container && ev->consumed && st->stats)
-		return dump_end(st, 0) < 0 ? -1 : 1;  /* the dump's container closed */
+	if (ev->container && ev->consumed && st->stats)  /* the dump's container closed */
+		return dump_end(st, ev->cut) < 0 ? -1 : 1;
 	return 0;
 }
 
