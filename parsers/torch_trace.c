@@ -55,22 +55,26 @@ static int64_t arg_int(const json_t *args, const char *key)
 	return pj_int(json_object_get(args, key), &v) == 0 ? v : OL_NULL;
 }
 
-/* The UTC time of a ts, or none. */
+/* The UTC time of a ts, or none. Integer nanoseconds added to the base:
+ * a double holding ns since the epoch is only good to a quarter µs. */
 static struct ol_time ts_time(const struct pt_st *st, double ts)
 {
 	struct ol_time t = ol_time_none();
-	double ns;
+	double whole = floor(ts);
+	int64_t ns;
 
-	if (st->base_ns != OL_NULL)
-		ns = (double)st->base_ns + ts * 1e3;
-	else if (ts >= 1e15 && ts < 4e15)
-		ns = ts * 1e3;
-	else
+	if (!(ts > -9e12 && ts < 9e15))
 		return t;
-	if (!(ns > 0 && ns < 9.2e18))
+	ns = (int64_t)whole * 1000 + (int64_t)llround((ts - whole) * 1000.0);
+	if (st->base_ns != OL_NULL) {
+		if (ns > INT64_MAX - st->base_ns || st->base_ns + ns <= 0)
+			return t;
+		ns += st->base_ns;
+	} else if (!(ts >= 1e15 && ts < 4e15)) {
 		return t;
+	}
 	t.clock = OL_CLOCK_UTC;
-	t.utc_ns = (int64_t)ns;
+	t.utc_ns = ns;
 	return t;
 }
 
