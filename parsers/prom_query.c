@@ -115,10 +115,10 @@ static int answer_event(struct pq_st *st)
 			   "query", st->query[0] ? ol_json_strn(st->query, strlen(st->query)) : json_null(),
 			   "series", st->series, "points", st->points,
 			   "step_s", st->step ? json_integer(st->step) : json_null(),
-			   "first", st->points ? json_pack("{s:f, s:f}", "ts", st->first_ts, "value",
-							   st->first_v) : json_null(),
-			   "last", st->points ? json_pack("{s:f, s:f}", "ts", st->last_ts, "value",
-							  st->last_v) : json_null());
+			   "first", st->points ? json_pack("{s:I, s:f}", "ts_ms",
+				(json_int_t)llround(st->first_ts * 1e3), "value", st->first_v) : json_null(),
+			   "last", st->points ? json_pack("{s:I, s:f}", "ts_ms",
+				(json_int_t)llround(st->last_ts * 1e3), "value", st->last_v) : json_null());
 	if (!e.data)
 		return -1;
 	id = sink_event(st->s, &e);

@@ -44,7 +44,7 @@ struct pf_row {
 
 /* What a table has seen so far: the holders are written as rows come,
  * the figures go into the table's event at its end. */
-struct pf_best { int set; int64_t bytes; char op[64]; char txt[24]; };
+struct pf_best { int set; int64_t bytes, calls; char op[64]; char txt[24]; };
 
 struct pf_st {
 	struct sink *s;
@@ -219,6 +219,7 @@ static void keep_best(struct pf_best *b, int64_t v, int want_max, const struct p
 		return;
 	b->set = 1;
 	b->bytes = v;
+	b->calls = r->calls;
 	copy_str(b->op, sizeof(b->op), r->name, r->name_len);
 	copy_str(b->txt, sizeof(b->txt), txt, strlen(txt));
 }
@@ -227,8 +228,8 @@ static json_t *best_json(const struct pf_best *b)
 {
 	if (!b->set)
 		return json_null();
-	return json_pack("{s:s, s:I, s:s}", "operator", b->op, "bytes", (json_int_t)b->bytes,
-			 "printed", b->txt);
+	return json_pack("{s:s, s:I, s:s, s:I}", "operator", b->op, "bytes", (json_int_t)b->bytes,
+			 "printed", b->txt, "calls", (json_int_t)b->calls);
 }
 
 /* A holder for one memory column of a row, when it is not zero. */

@@ -297,9 +297,9 @@ static void prom_real_answers(void **state)
 	assert_string_equal(ev_text(tl, "metrics_query", "query"),
 			    "kube_metrics_server_pods_mem{name=\"VM-1\", pod_name=~\"test-0\"}");
 	assert_int_equal(ev_int(tl, "metrics_query", "step_s"), 15);
-	assert_true(ev_real(tl, "metrics_query", "first.ts") == 1615966680.0);
+	assert_int_equal(ev_int(tl, "metrics_query", "first.ts_ms"), 1615966680000LL);
 	assert_true(ev_real(tl, "metrics_query", "first.value") == 346920.0);
-	assert_true(ev_real(tl, "metrics_query", "last.ts") == 1615966785.0);
+	assert_int_equal(ev_int(tl, "metrics_query", "last.ts_ms"), 1615966785000LL);
 	assert_true(ev_real(tl, "metrics_query", "last.value") == 347124.0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample p JOIN series s ON s.id = p.series_id"
 			       " WHERE s.name = 'kube_metrics_server_pods_mem'"), 8);
