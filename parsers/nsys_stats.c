@@ -318,6 +318,17 @@ static int report_line(struct ns_st *st, const char *l, size_t n)
 	return 1;
 }
 
+/* " --------  ---------------  ...": dashes and spaces only. */
+static int is_rule(const char *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (l[i] != ' ' && l[i] != '-')
+			return 0;
+	return mem_find(l, n, "---") != NULL;
+}
+
 int nsys_stats_parse(struct input *in, struct sink *s)
 {
 	struct ns_st st;
@@ -335,7 +346,7 @@ int nsys_stats_parse(struct input *in, struct sink *s)
 			goto fail;
 		if (r)
 			continue;
-		if (n > 3 && strspn(l, " -") == n && mem_find(l, n, "---")) {
+		if (n > 3 && is_rule(l, n)) {
 			st.rule_seen = 1;
 			continue;
 		}

@@ -68,7 +68,7 @@ static void request_url(struct pq_st *st, const char *url)
 		e = strchr(q, '&');
 		url_decode(st->query, sizeof(st->query), q, e ? (size_t)(e - q) : strlen(q));
 	}
-	if ((q = strstr(url, "step=")) && (q[-1] == '?' || q[-1] == '&'))
+	if ((q = strstr(url, "step=")) && q > url && (q[-1] == '?' || q[-1] == '&'))
 		st->step = atoll(q + 5);
 }
 

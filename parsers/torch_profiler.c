@@ -85,7 +85,12 @@ static int is_num(const char *t, size_t n, double *v)
 
 static int is_int_tok(const char *t, size_t n)
 {
-	return n && strspn(t, "0123456789") == n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i] < '0' || t[i] > '9')
+			return 0;
+	return n > 0;
 }
 
 /* "105.892us", "1.780ms", "3.2s", "0.00%", "NaN" */
@@ -104,6 +109,33 @@ static int is_time_or_pct(const char *t, size_t n)
 	return 0;
 }
 
+/* Drop trailing spaces and an Input Shapes column ("[[3, 4], []]") from
+ * the end of a row; -1 if its brackets do not balance. */
+static int strip_shapes(const char *l, size_t *len)
+{
+	size_t n = *len, j;
+	int depth = 0;
+
+	while (n && (l[n - 1] == ' ' || l[n - 1] == '\r'))
+		n--;
+	if (n && l[n - 1] == ']') {
+		for (j = n; j > 0;) {
+			j--;
+			if (l[j] == ']')
+				depth++;
+			else if (l[j] == '[' && --depth == 0)
+				break;
+		}
+		if (depth)
+			return -1;
+		n = j;
+		while (n && l[n - 1] == ' ')
+			n--;
+	}
+	*len = n;
+	return 0;
+}
+
 /* Read one row; 1 if l is a row of the table, 0 if not. *units gets the
  * memory unit spellings seen. */
 static int parse_row(const char *l, size_t n, struct pf_row *r, unsigned *units)
@@ -113,24 +145,8 @@ static int parse_row(const char *l, size_t n, struct pf_row *r, unsigned *units)
 	int nt = 0, k, times = 0, pcts = 0;
 
 	memset(r, 0, sizeof(*r));
-	while (n && (l[n - 1] == ' ' || l[n - 1] == '\r'))
-		n--;
-	if (n && l[n - 1] == ']') {  /* an Input Shapes column: "[[3, 4], []]" */
-		int depth = 0;
-		size_t j = n;
-		while (j > 0) {
-			j--;
-			if (l[j] == ']')
-				depth++;
-			else if (l[j] == '[' && --depth == 0)
-				break;
-		}
-		if (depth)
-			return 0;
-		n = j;
-		while (n && l[n - 1] == ' ')
-			n--;
-	}
+	if (strip_shapes(l, &n) < 0)
+		return 0;
 	while (i < n) {
 		while (i < n && l[i] == ' ')
 			i++;
@@ -151,7 +167,8 @@ static int parse_row(const char *l, size_t n, struct pf_row *r, unsigned *units)
 		k--;
 	if (k < 1 || !is_int_tok(tok[k], tl[k]) || tl[k] > 18)
 		return 0;
-	r->calls = strtoll(tok[k], NULL, 10);
+	if (parse_uint_commas(tok[k], tl[k], &r->calls, NULL) < 0)
+		return 0;
 	k--;
 	/* memory values, right to left: "NUM UNIT" */
 	{
