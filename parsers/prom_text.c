@@ -5,7 +5,7 @@
  *
  * A line is "# HELP name text", "# TYPE name type", or a sample
  * `name{label="value",...} value [timestamp_ms]` (label values escape
- * \", \\ and \n). A series is named by the metric (Prometheus names have
+ * \", \\ and \n; OpenMetrics' timestamps are seconds). A series is named by the metric (Prometheus names have
  * no '.', oomlens' own names always do, so the two never meet) and its
  * entity is the label set, sorted, empty labels dropped. Histogram and
  * summary families (their _bucket, _sum, _count, quantile series) are
@@ -21,6 +21,7 @@
 #include "parsers/prom_text.h"
 #include "parsers/seriesutil.h"
 #include "parsers/dcgm.h"
+#include "lib/timeutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -215,6 +216,34 @@ static size_t read_labels(struct px_st *st, const char *l, size_t n, char *ent, 
 	return 0;
 }
 
+/* A sample's timestamp: integer milliseconds (the text format), or
+ * seconds with a fraction or of ten digits at most (OpenMetrics). 1 with
+ * *ns set, 0 if there is none. */
+static int sample_ts(const char *p, size_t n, int64_t *ns)
+{
+	int64_t x, frac = 0, scale = 1;
+	size_t used, i;
+
+	while (n && *p == ' ')
+		p++, n--;
+	if (parse_uint_commas(p, n, &x, &used) < 0 || memchr(p, ',', used))
+		return 0;
+	if (used < n && p[used] == '.') {
+		for (i = used + 1; i < n && i < used + 10 && p[i] >= '0' && p[i] <= '9'; i++) {
+			frac = frac * 10 + (p[i] - '0');
+			scale *= 10;
+		}
+		if (x >= 9200000000LL)
+			return 0;
+		*ns = x * NS_PER_S + frac * (NS_PER_S / scale);
+		return x > 0;
+	}
+	if (x <= 0 || x >= 9200000000000LL)
+		return 0;
+	*ns = used <= 10 ? x * NS_PER_S : x * 1000000;
+	return 1;
+}
+
 static int sample_line(struct px_st *st, const char *l, size_t n)
 {
 	char name[256], ent[PT_ENT];
@@ -256,10 +285,10 @@ static int sample_line(struct px_st *st, const char *l, size_t n)
 		return sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
 				  "%s: expected a number after the labels", name) < 0 ? -1 : 0;
 	i += used;
-	if (parse_uint_commas(l + i, n - i, &ms, &used) == 0 && ms > 0 && ms < 9200000000000LL) {
+	if (sample_ts(l + i, n - i, &ms)) {
 		t = ol_time_none();
 		t.clock = OL_CLOCK_UTC;
-		t.utc_ns = ms * 1000000;
+		t.utc_ns = ms;
 	} else if (t.clock == OL_CLOCK_NONE) {
 		st->untimed++;
 	}

@@ -328,6 +328,29 @@ static int oom_line(struct ms_st *st, const char *l, size_t n)
 	return 0;
 }
 
+/* Every table line is "|" + 75 columns + "|". */
+#define MS_WIDTH 77
+
+/* A line that ends with one or more whole table lines (glued together, or
+ * after a prefix): each in order. */
+static int whole_lines(struct ms_st *st, const char *l, size_t n)
+{
+	size_t start = n;
+	const char *bar;
+
+	while (start >= MS_WIDTH && l[start - 1] == '|' && l[start - MS_WIDTH] == '|')
+		start -= MS_WIDTH;
+	if (start) {
+		bar = memchr(l, '|', start);
+		if (oom_line(st, l, bar ? (size_t)(bar - l) : start) < 0)
+			return -1;
+	}
+	for (; start < n; start += MS_WIDTH)
+		if (table_line(st, l + start, MS_WIDTH) < 0)
+			return -1;
+	return 0;
+}
+
 int torch_summary_parse(struct input *in, struct sink *s)
 {
 	struct ms_st st;
@@ -353,6 +376,13 @@ int torch_summary_parse(struct input *in, struct sink *s)
 		bar = memchr(l, '|', n);
 		if (!bar) {
 			if (oom_line(&st, l, n) < 0)
+				goto fail;
+			continue;
+		}
+		if (n >= MS_WIDTH && l[n - 1] == '|' && l[n - MS_WIDTH] == '|') {
+			/* the table's own width from the end: a prefix with '|'
+			 * in it ("INFO | rank0 | ...") cannot mislead */
+			if (whole_lines(&st, l, n) < 0)
 				goto fail;
 			continue;
 		}

@@ -249,6 +249,17 @@ static void summary_edges(void **state)
 		"|===========================================================================|\n", 0), 1);
 	assert_int_equal(stat_n(tl, 1, "allocation.all.current"), 1234000);
 	assert_int_equal(stat_n(tl, 1, "allocation.all.allocated"), 9999000000LL);
+	/* a logger's prefix with '|' in it on every line: the table's width tells */
+	assert_int_equal(t_parse_mem(tl, "torch_memory_summary", "prefixed",
+		"12:00:01 | INFO | rank0 | |                  PyTorch CUDA memory summary, device ID 3                 |\n"
+		"12:00:01 | INFO | rank0 | |            CUDA OOMs: 0            |        cudaMalloc retries: 9         |\n"
+		"12:00:01 | INFO | rank0 | | Allocated memory      |    1062 MB |    4877 MB |   89299 MB |   88237 MB |\n"
+		"12:00:01 | INFO | rank0 | |===========================================================================|\n",
+		0), 1);
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.device') FROM event ORDER BY id DESC"
+			       " LIMIT 1"), 3);
+	assert_int_equal(stat_n(tl, 2, "num_alloc_retries"), 9);
+	assert_int_equal(stat_n(tl, 2, "allocated_bytes.all.peak"), 4877 * MiB);
 	/* a log with no table gives nothing */
 	assert_int_equal(t_parse_mem(tl, "torch_memory_summary", "log",
 		"INFO | step 5 | loss 1.2 |\n|---|---|\n", 0), 0);

@@ -368,6 +368,13 @@ static void metrics_edges(void **state)
 			       " p.series_id WHERE s.name = 'server.running'"),
 			 utc_ns(2025, 11, 29, 18, 0, 15, 0));
 	assert_int_equal(ev_int(tl, "metrics_scrape", "histogram_samples_skipped"), 2);
+	/* OpenMetrics: timestamps in seconds */
+	assert_int_equal(t_parse_mem(tl, "prometheus_text", "om",
+		"# TYPE process_resident_memory_bytes gauge\n"
+		"process_resident_memory_bytes 4096 1700000000.25\n# EOF\n", 0), 2);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample p JOIN series s ON s.id = p.series_id"
+			       " WHERE s.name = 'process_resident_memory_bytes'"),
+			 1700000000250000000LL);
 	t_close(tl);
 
 	tl = t_open();
