@@ -2,7 +2,8 @@
  * sink.h -- what parsers produce, and the interface they hand it to.
  *
  * A parser turns one artifact into calls on a struct sink: events, task
- * rows, series samples, stacks, mappings, GPU objects, diagnostics. It knows
+ * rows, series samples, stacks, mappings, GPU objects, holders,
+ * diagnostics. It knows
  * nothing about where they go. analyzer/store/timeline.c implements the sink over
  * SQLite; a zeroed struct sink (every op NULL) is the null sink used by the
  * fuzzers, and the sink_* wrappers below make a NULL op a no-op.
