@@ -241,7 +241,7 @@ static int on_value(void *arg, const struct pj_event *ev)
 	if (name && !strcmp(name, "[OutOfMemory]"))
 		return oom_event(st, ev->value) < 0 ? -1 : 1;
 	/* any other trace event: not kept, so that memory stays bounded */
-	return json_object_get(ev->value, "ph") ? 1 : 0;
+	return json_object_get(ev->value, "ph") || json_object_get(ev->value, "name") ? 1 : 0;
 }
 
 static int summary_event(struct pt_st *st)
