@@ -130,11 +130,12 @@ static int read_time(struct gc_st *st, const char *p, size_t n, struct ol_time *
 		}
 		return 0;
 	}
-	if (parse_uint_commas(p, n, &x, &used) == 0 && used == n) {
+	if (parse_uint_commas(p, n, &x, &used) == 0 && used == n && !memchr(p, ',', n)) {
+		/* from 1973 on: ms from 10^11, seconds from 10^8 */
 		t->clock = OL_CLOCK_UTC;
-		if (n >= 12 && x < 9200000000000LL)
+		if (x >= 100000000000LL && x < 9200000000000LL)
 			t->utc_ns = x * 1000000;
-		else if (n >= 9 && n <= 11)
+		else if (x >= 100000000LL && x < 9200000000LL)
 			t->utc_ns = x * NS_PER_S;
 		else
 			*t = ol_time_none();
