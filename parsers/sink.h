@@ -2,7 +2,8 @@
  * sink.h -- what parsers produce, and the interface they hand it to.
  *
  * A parser turns one artifact into calls on a struct sink: events, task
- * rows, series samples, stacks, mappings, GPU objects, diagnostics. It knows
+ * rows, series samples, stacks, mappings, GPU objects, holders,
+ * diagnostics. It knows
  * nothing about where they go. analyzer/store/timeline.c implements the sink over
  * SQLite; a zeroed struct sink (every op NULL) is the null sink used by the
  * fuzzers, and the sink_* wrappers below make a NULL op a no-op.
@@ -204,6 +205,25 @@ struct ol_alloc {
 	int64_t stack_id;
 };
 
+/* --- what the diagnostic tools name as holding memory: memray's top
+ * allocating locations, the profiler's operators with memory columns --- */
+struct ol_holder {
+	const char *tool;       /* "memray", "torch_profiler" */
+	const char *scope;      /* "total" (allocated over the run), "self" (the
+				 * operator's own, children excluded), "peak", "live" */
+	const char *space;      /* "host" or "device" */
+	int64_t device;         /* device index; OL_NULL: host, or not stated */
+	int64_t bytes;          /* OL_NULL if the tool gave a count only; may be
+				 * negative (an operator that freed more than it
+				 * allocated) */
+	int64_t allocations;    /* OL_NULL if the tool gave a size only */
+	int64_t rank;           /* 1-based place in the tool's list, or OL_NULL */
+	int64_t stack_id;       /* sink_stack id of the frames named, or OL_NULL */
+	const char *label;      /* the location or operator as printed */
+	uint64_t line;          /* 1-based source line */
+	json_t *data;           /* the tool's other columns (borrowed, may be NULL) */
+};
+
 struct sink {
 	void *ctx;                      /* the implementation's state */
 	const struct ingest_opts *opts; /* may be NULL */
@@ -246,6 +266,9 @@ struct sink {
 
 	/* --- time series sources --- */
 
+	/* --- diagnostic tools' reports --- */
+	int64_t (*holder)(struct sink *, const struct ol_holder *);
+
 	unsigned n_errors, n_warnings;  /* diagnostics so far (kept by sink_diagf) */
 };
 
@@ -285,6 +308,9 @@ static inline int64_t sink_gpu_region(struct sink *s, const struct ol_gpu_region
 { return OL_SINK_CALL(s, gpu_region, r); }
 static inline int64_t sink_thread(struct sink *s, const struct ol_thread *t)
 { return OL_SINK_CALL(s, thread, t); }
+
+static inline int64_t sink_holder(struct sink *s, const struct ol_holder *h)
+{ return OL_SINK_CALL(s, holder, h); }
 
 static inline int64_t sink_snapshot(struct sink *s, const struct ol_snapshot *x)
 { return OL_SINK_CALL(s, snapshot, x); }

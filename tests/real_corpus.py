@@ -76,7 +76,11 @@ def split_figures(s):
     for part in s.split("; "):
         if "=" not in part:
             continue
-        k, v = part.split("=", 1)
+        if "{" in part and "}=" in part and part.index("{") < part.index("="):
+            k, v = part.split("}=", 1)     # metric{label=v,...}=value
+            k += "}"
+        else:
+            k, v = part.split("=", 1)
         out.append((k.strip(), v.strip()))
     return out
 
@@ -197,7 +201,239 @@ def check_serving(rep, key, value):
     return None
 
 
-CHECKS = {"serving": check_serving}
+# ---- tests/data/real/tools: the diagnostic tools' outputs --------------------
+# What oomlens stores for these is in the events (docs/json.md "Diagnostic
+# tools' events") and the series; a figure is found when any event or
+# series has it (a figure that repeats is given at its last occurrence).
+
+SUMMARY_KEYS = {
+    "allocated": "allocated_bytes", "active": "active_bytes",
+    "requested": "requested_bytes", "reserved": "reserved_bytes",
+    "non_releasable": "inactive_split_bytes", "allocs": "allocation",
+    "active_allocs": "active", "segments": "segment",
+    "non_releasable_allocs": "inactive_split",
+    "oversize_allocs": "oversize_allocations",
+    "oversize_segments": "oversize_segments",
+}
+SUMMARY_COLS = {"cur": "current", "peak": "peak", "tot": "allocated"}
+
+
+def summary_stat(key):
+    """'allocated_peak' -> 'allocated_bytes.all.peak'; 'freed_tot' -> ...freed."""
+    if key == "freed_tot":
+        return "allocated_bytes.all.freed"
+    base, _, col = key.rpartition("_")
+    if base in SUMMARY_KEYS and col in SUMMARY_COLS:
+        return "%s.all.%s" % (SUMMARY_KEYS[base], SUMMARY_COLS[col])
+    return None
+
+
+def num_close(value, got):
+    want = parse_value(value)
+    if "e" in value.lower():
+        try:                        # "1.517121536e+09": a float as Python prints it
+            v = float(value)
+            want = (v, abs(v) * 1e-12 + 1e-12, "number")
+        except ValueError:
+            pass
+    return want is not None and any(close(want, g) for g in got)
+
+
+def top_figure(rep, field, value):
+    """'aten::to:296.76 MB' against the profiler table's top_* field."""
+    op, _, printed = value.rpartition(":")
+    tops = [e.get(field) or {} for e in events_of(rep, ("torch_profiler_table",))]
+    ok = any(t.get("operator") == op and num_close(printed, [t.get("bytes")]) for t in tops)
+    return (ok, tops)
+
+
+def series_with(rep, metric, selector):
+    """Series named metric whose entity has every k=v of the selector."""
+    want = [kv.split("=", 1) for kv in selector.split(",") if "=" in kv]
+    out = []
+    for s in rep.get("series") or []:
+        if s.get("name") != metric:
+            continue
+        ent = s.get("entity") or ""
+        if all(('%s="%s"' % (k, v)) in ent for k, v in want):
+            out.append(s)
+    return out
+
+
+TOOL_EVENT_FIELDS = {
+    "memray.stats": {"total_allocations": "total_allocations", "total_allocated": "total_allocated_bytes",
+                     "peak": "peak_bytes", "hist_min": "hist_min_bytes", "hist_max": "hist_max_bytes",
+                     "top_location_size": "top_location_bytes",
+                     "top_python_location_size": "top_python_location_bytes"},
+    "memray.stats_json": {"total_num_allocations": "total_allocations",
+                          "total_bytes_allocated": "total_allocated_bytes", "peak": "peak_bytes",
+                          "metadata_total_allocations": "metadata_total_allocations"},
+    "torch.profiler.chrome_trace": {"events": "memory_events", "bytes": "largest_alloc_bytes",
+                                    "total_allocated": "peak_allocated_bytes",
+                                    "total_reserved": "peak_reserved_bytes",
+                                    "device_id": "largest_alloc_device", "addr": "largest_alloc_addr"},
+    "prometheus.exposition": {"families": "families", "samples": "samples"},
+    "prometheus.query": {"series": "series", "points": "points"},
+    "prometheus.query_range": {"series": "series", "points": "points", "step": "step_s"},
+}
+TOOL_KIND = {
+    "torch.memory_summary": "torch_memory_stats", "torch.memory_stats": "torch_memory_stats",
+    "torch.profiler.table": "torch_profiler_table",
+    "torch.profiler.chrome_trace": "torch_profiler_trace",
+    "memray.stats": "memray_stats", "memray.stats_json": "memray_stats",
+    "prometheus.exposition": "metrics_scrape", "prometheus.query": "metrics_query",
+    "prometheus.query_range": "metrics_query", "grafana.csv": "metrics_export",
+    "nsys.stats": "nsys_stats",
+}
+
+
+def check_tools_row(rep, tool, key, value):
+    evs = events_of(rep, (TOOL_KIND.get(tool),))
+    fields = TOOL_EVENT_FIELDS.get(tool, {})
+    if tool in ("torch.memory_summary", "torch.memory_stats"):
+        if key == "device":
+            got = [e.get("device") for e in evs]
+            return (int(value) in got, got)
+        if key == "tables":
+            return (len(evs) == int(value), len(evs))
+        if key == "layout":
+            got = [e.get("form") for e in evs]
+            return ("table_" + value in got, got)
+        if key == "form":
+            got = [e.get("form") for e in evs]
+            return (value in got, got)
+        if key.startswith("oom_"):
+            f = {"oom_requested": "requested_bytes", "oom_currently_allocated": "allocated_bytes",
+                 "oom_device_limit": "device_limit_bytes"}.get(key)
+            got = [(e.get("oom") or {}).get(f) for e in evs]
+            return (num_close(value, got), got) if f else None
+        if key == "pair_of":
+            return None
+        stat = key
+        if tool == "torch.memory_summary" and key not in ("num_ooms", "num_alloc_retries"):
+            stat = summary_stat(key)
+        if stat is None:
+            return None
+        got = [(e.get("stats") or {}).get(stat) for e in evs]
+        return (num_close(value, got), got) if parse_value(value) else None
+    if tool == "torch.profiler.table":
+        if key == "rows":
+            got = [e.get("rows") for e in evs]
+            return (int(value) in got, got)
+        if key == "units":
+            got = [",".join(e.get("units") or []) for e in evs]
+            return (value in got, got)
+        if key == "wrapper":
+            got = [e.get("wrapper") for e in evs]
+            return (value in got, got)
+        if key == "calls":
+            got = [(e.get(f) or {}).get("calls") for e in evs
+                   for f in ("top_self_device_mem", "top_device_mem", "top_cpu_mem")]
+            return (int(value) in got, got)
+        field = {"top_cpu": "top_cpu_mem", "top_self_cpu": "top_self_cpu_mem",
+                 "top_cuda": "top_device_mem", "top_self_cuda": "top_self_device_mem",
+                 "min_self_cpu": "min_self_cpu_mem"}.get(key)
+        return top_figure(rep, field, value) if field else None
+    if tool == "torch.profiler.chrome_trace" and key == "device_type":
+        return (len(series_with(rep, "torch.allocated_bytes", "")) > 0 and value == "1",
+                [s.get("entity") for s in rep.get("series") or []])
+    if tool in ("memray.stats", "memray.stats_json"):
+        if key in ("top_location", "top_python_location"):
+            got = [e.get(key) for e in evs]
+            if value == "elided":
+                return (any("top_allocations_by_size" in (e.get("elided") or []) for e in evs), got)
+            return (value in got, got)
+        if key == "indent":
+            got = [e.get("indent") for e in evs]
+            return (value in got, got)
+        if key == "form":
+            got = [e.get("form") for e in evs]
+            return ({"python_dict_of_json": "python_dict"}.get(value, value) in got, got)
+        if key.startswith("allocator_"):
+            got = [(e.get("allocators") or {}).get(key[10:]) for e in evs]
+            return (num_close(value, got), got)
+    if tool in ("prometheus.exposition", "prometheus.query", "prometheus.query_range"):
+        m = re.match(r"^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?$", key)
+        if m and (":" in key or key.startswith(("container_", "DCGM_", "sglang_"))):
+            metric, sel = m.group(1), m.group(2) or ""
+            if metric.startswith("DCGM_FI_DEV_FB_"):
+                gpu = dict(kv.split("=", 1) for kv in sel.split(",") if "=" in kv).get("gpu", "0")
+                name = "gpu.free_bytes" if metric.endswith("FREE") else "gpu.used_bytes"
+                got = [s.get("max") for s in rep.get("series") or []
+                       if s.get("name") == name and s.get("entity") == "gpu" + gpu]
+                return (num_close(value + " MiB", got), got)
+            got = [s.get("max") for s in series_with(rep, metric, sel) if s.get("points") == 1]
+            return (num_close(value, got), got)
+        if key in ("engine", "result_type", "query"):
+            f = {"engine": "engine", "result_type": "result_type", "query": "query"}[key]
+            got = [e.get(f) for e in evs]
+            if key == "query" and all(g is None for g in got):
+                return None       # said in prose before the answer, not in it
+            return (value in got, got)
+        if key == "model_name":
+            got = [e.get("model") for e in evs]
+            return (value in got, got)
+        if key in ("value", "value_ts", "first_ts"):
+            f, scale = ("value", 1) if key == "value" else ("ts_ms", 1000)
+            got = [(e.get(w) or {}).get(f) for e in evs for w in ("first", "last")]
+            want = parse_value(value)
+            return (want is not None and any(g is not None and abs(g - want[0] * scale) <=
+                                             want[1] * scale for g in got), got)
+        if key == "points":
+            got = [s.get("points") for s in rep.get("series") or []]
+            return (int(value) in got, got)
+        if key in ("first", "last_seen"):
+            ts, _, v = value.partition(":")
+            p = [e.get("first" if key == "first" else "last") or {} for e in evs]
+            got = [(x.get("ts_ms"), x.get("value")) for x in p]
+            return (any(g[0] is not None and abs(g[0] - float(ts) * 1000) < 0.5 and
+                        close(parse_value(v), g[1]) for g in got), got)
+        if key == "metric":
+            got = [s.get("name") for s in rep.get("series") or []]
+            return (value in got, got)
+        if key == "sample_ts_ms":
+            import datetime
+            t = datetime.datetime.fromtimestamp(int(value) / 1000, datetime.timezone.utc)
+            iso = t.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
+            got = [s.get("first_time") for s in rep.get("series") or []]
+            return (iso in got, got)
+    if tool == "grafana.csv":
+        if key in ("layout", "first", "last"):
+            got = [e.get(key) for e in evs]
+            if key == "first" and "first" not in value:
+                pass
+            return (value in got or any(g and g.startswith(value) for g in got), got)
+        if key == "sep":
+            got = [e.get("sep") for e in evs]
+            return (value in got, got)
+        if key == "rows":
+            got = [e.get("rows") for e in evs]
+            return (int(value) in got, got)
+        if key in ("series", "columns"):
+            names = [n for e in evs for n in (e.get("series") or {})]
+            want = [v for v in value.split(",") if v != "Time"]
+            return (all(w in names for w in want), names)
+    if tool == "nsys.stats":
+        if key in ("report", "top_api"):
+            got = [e.get(key) for e in evs]
+            return (value in got, got)
+        if key == "runs":
+            got = [e.get("run") for e in evs]
+            return (int(value) in got, got)
+        if key == "lines":
+            return None
+        got = [e.get(key) for e in evs]
+        if all(g is None for g in got):
+            return (False, got)
+        want = parse_value(value)
+        return (want is not None and any(close((want[0], want[1], want[2]), g) for g in got if g is not None), got)
+    if key in fields:
+        got = [e.get(fields[key]) for e in evs]
+        return (num_close(value, got), got)
+    return None
+
+
+CHECKS = {"serving": check_serving, "tools": check_tools_row}
 
 
 def run(oomlens, path, tmp):
@@ -250,7 +486,10 @@ def main(argv):
                     continue
                 passed += 1
                 for key, value in split_figures(rec.get("figures", "")):
-                    r = CHECKS[folder](rep, key, value)
+                    if folder == "tools":
+                        r = CHECKS[folder](rep, rec.get("tool"), key, value)
+                    else:
+                        r = CHECKS[folder](rep, key, value)
                     if r is None:
                         unasserted.setdefault(key, 0)
                         unasserted[key] += 1

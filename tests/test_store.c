@@ -109,6 +109,10 @@ static const char *const expected_tables[] = {
 	"alloc(snapshot_id INTEGER NOT NULL, device INTEGER, addr INTEGER, "
 	  "size INTEGER, alloc_seq INTEGER, alloc_ns INTEGER, "
 	  "free_seq INTEGER, free_ns INTEGER, state TEXT, stack_id INTEGER)",
+	"holder(id INTEGER PK1, artifact_id INTEGER -> artifact.id, "
+	  "tool TEXT NOT NULL, scope TEXT, space TEXT, device INTEGER, bytes INTEGER, "
+	  "allocations INTEGER, rank INTEGER, stack_id INTEGER, label TEXT, line INTEGER, "
+	  "data TEXT)",
 };
 
 /* Every index: "table: name(columns) [unique] origin [partial]". */
@@ -126,6 +130,7 @@ static const char *const expected_indexes[] = {
 	"segment: segment_snapshot(snapshot_id) c",
 	"block: block_segment(segment_id) c",
 	"trace: trace_oom(snapshot_id) c partial",
+	"holder: holder_artifact(artifact_id) c",
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -12,6 +12,14 @@
 #include "parsers/server_log.h"
 #include "parsers/smaps.h"
 #include "parsers/torch_snapshot.h"
+/* diagnostic tools' reports */
+#include "parsers/torch_stats.h"
+#include "parsers/torch_summary.h"
+#include "parsers/torch_profiler.h"
+#include "parsers/torch_trace.h"
+#include "parsers/memray_stats.h"
+#include "parsers/prom_text.h"
+#include "parsers/nsys_stats.h"
 
 #include <string.h>
 
@@ -36,6 +44,25 @@ const struct format formats[] = {
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
 	{ "server_log", "inference server log (vLLM, TGI, PyTorch tracebacks)",
 	  server_log_sniff, server_log_parse, 1 },
+	/* --- diagnostic tools' reports --- */
+	{ "torch_memory_summary", "torch.cuda.memory_summary() tables, alone or in a log",
+	  torch_summary_sniff, torch_summary_parse, 1 },
+	{ "torch_memory_stats", "torch.cuda.memory_stats() dumps (OrderedDict, pprint, dict, JSON)",
+	  torch_stats_sniff, torch_stats_parse, 1 },
+	{ "torch_profiler_table", "PyTorch profiler key_averages() table with memory columns",
+	  torch_profiler_sniff, torch_profiler_parse, 1 },
+	{ "torch_profiler_trace", "PyTorch profiler Chrome trace: its [memory] events",
+	  torch_trace_sniff, torch_trace_parse, 0 },
+	{ "memray_stats", "memray stats report (text)", memray_stats_sniff, memray_stats_parse, 1 },
+	{ "memray_stats_json", "memray stats --json, or that dict printed by Python",
+	  memray_json_sniff, memray_json_parse, 0 },
+	{ "prometheus_text", "Prometheus /metrics scrape (cAdvisor, vLLM, SGLang, ...; not DCGM)",
+	  prom_text_sniff, prom_text_parse, 0 },
+	{ "prometheus_query", "Prometheus query / query_range answer (JSON, Grafana inspector, Python dict)",
+	  prom_query_sniff, prom_query_parse, 0 },
+	{ "grafana_csv", "Grafana panel CSV export", grafana_csv_sniff, grafana_csv_parse, 0 },
+	{ "nsys_stats", "Nsight Systems nsys stats tables on CUDA memory",
+	  nsys_stats_sniff, nsys_stats_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

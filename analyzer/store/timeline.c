@@ -23,6 +23,7 @@ static const struct table *const *const schema_parts[] = {
 	timeline_common_tables,
 	timeline_cores_tables,
 	timeline_snapshot_tables,
+	timeline_holders_tables,
 	NULL
 };
 
@@ -228,6 +229,7 @@ int timeline_open(struct timeline *tl, const char *path, int create, struct strb
 	timeline_bind_common(&tl->sink);
 	timeline_bind_cores(&tl->sink);
 	timeline_bind_snapshot(&tl->sink);
+	timeline_bind_holders(&tl->sink);
 	return 0;
 }
 
