@@ -123,18 +123,26 @@ static void md_head(struct strbuf *sb, const struct report_summary *s)
 }
 
 /* The head, then each Markdown section of the table, then a footer. */
+int report_md_build(struct report_ctx *c, struct strbuf *sb)
+{
+	int i;
+
+	md_head(sb, &c->sum);
+	for (i = 0; report_sections[i].id; i++)
+		if (report_sections[i].md)
+			report_sections[i].md(sb, c, report_model(c, report_sections[i].id));
+	strbuf_addf(sb, "_oomlens %s: the full HTML report and the incident database hold the"
+		    " timeline and every row behind these figures._\n", OOMLENS_VERSION);
+	return strbuf_failed(sb) ? -1 : 0;
+}
+
 int report_md_write(struct report_ctx *c, FILE *out)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int i, r;
+	int r = report_md_build(c, &sb);
 
-	md_head(&sb, &c->sum);
-	for (i = 0; report_sections[i].id; i++)
-		if (report_sections[i].md)
-			report_sections[i].md(&sb, c, report_model(c, report_sections[i].id));
-	strbuf_addf(&sb, "_oomlens %s: the full HTML report and the incident database hold the"
-		    " timeline and every row behind these figures._\n", OOMLENS_VERSION);
-	r = !strbuf_failed(&sb) && fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
+	if (r == 0 && fwrite(sb.buf, 1, sb.len, out) != sb.len)
+		r = -1;
 	strbuf_release(&sb);
 	return r;
 }

@@ -1,6 +1,6 @@
 /*
  * report.c -- pick the report form and write it: the forms live in
- * html.c, markdown.c and json.c, their sections in the table of
+ * html.c, markdown.c, json.c and text.c, their sections in the table of
  * sections.c.
  */
 #include "reports/report.h"
@@ -17,6 +17,8 @@ int report_format_parse(const char *s, enum report_format *f)
 		*f = REPORT_MD;
 	else if (!strcmp(s, "json"))
 		*f = REPORT_JSON;
+	else if (!strcmp(s, "text") || !strcmp(s, "txt"))
+		*f = REPORT_TEXT;
 	else
 		return -1;
 	return 0;
@@ -38,6 +40,9 @@ int report_write(sqlite3 *db, enum report_format f, FILE *out, struct strbuf *er
 		break;
 	case REPORT_MD:
 		r = report_md_write(&c, out);
+		break;
+	case REPORT_TEXT:
+		r = report_text_write(&c, out);
 		break;
 	default:
 		r = report_html_write(&c, out);

@@ -1,5 +1,6 @@
 /*
- * report.h -- the incident report in its three forms. Reports read only
+ * report.h -- the incident report in its forms (HTML, Markdown, JSON, and
+ * plain text for trackers that render no Markdown). Reports read only
  * the database, so any report can be regenerated from a .db alone. The
  * sections every form shows, and their order, are one table
  * (reports/section.h).
@@ -13,9 +14,9 @@
 
 struct strbuf;
 
-enum report_format { REPORT_HTML, REPORT_MD, REPORT_JSON };
+enum report_format { REPORT_HTML, REPORT_MD, REPORT_JSON, REPORT_TEXT };
 
-/* Parse "html", "md"/"markdown", "json". 0 or -1. */
+/* Parse "html", "md"/"markdown", "json", "text"/"txt". 0 or -1. */
 int report_format_parse(const char *s, enum report_format *f);
 /* Write the report of db to out. Returns 0, or -1 when no complete report
  * could be written; err says why. On 0, err may still say which query

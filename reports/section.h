@@ -87,6 +87,9 @@ const char *section_anchor(const struct section *s);
 /* The forms, written from an open context (report.c picks one): 0 or -1. */
 int report_html_write(struct report_ctx *c, FILE *out);   /* html.c */
 int report_md_write(struct report_ctx *c, FILE *out);     /* markdown.c */
+/* The Markdown summary into sb (markdown.c); 0, or -1 out of memory. */
+int report_md_build(struct report_ctx *c, struct strbuf *sb);
+int report_text_write(struct report_ctx *c, FILE *out);   /* text.c */
 int report_json_write(struct report_ctx *c, FILE *out);   /* json.c */
 
 /* --- reading, for loaders: failures go to c->qerr, nothing is printed --- */

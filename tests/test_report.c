@@ -366,6 +366,28 @@ static void markdown_full_incident(void **state)
 	t_close(tl);
 }
 
+/* The plain text says what the Markdown says, without markup: no "**",
+ * no backslash escapes, no table bars; columns aligned. */
+static void text_full_incident(void **state)
+{
+	struct timeline *tl = t_open();
+	char *t;
+	(void)state;
+
+	build_incident(tl, 1);
+	t = render(tl, REPORT_TEXT, NULL);
+	contains(t, "OOM incident: leak (retained_allocations)\n=========");
+	contains(t, "Verdict: leak, confidence 86 %");
+	contains(t, "- Killed: <script>alert(1)</script> (pid 4312), oom_kill, 27.0 GiB freed");
+	contains(t, "Advice: Lower max_num_seqs to 128.");
+	contains(t, "2025-11-29T18:22:40.100000Z  oom_kill");
+	lacks(t, "**");
+	lacks(t, "\\");
+	lacks(t, "| ");
+	free(t);
+	t_close(tl);
+}
+
 static void json_full_incident(void **state)
 {
 	static const char *const keys[] = {
@@ -831,6 +853,7 @@ int main(void)
 		cmocka_unit_test(html_missing_data_is_said),
 		cmocka_unit_test(large_series_is_downsampled_with_its_peak),
 		cmocka_unit_test(hostile_times_and_figures),
+		cmocka_unit_test(text_full_incident),
 		cmocka_unit_test(sections_table_orders_every_format),
 		cmocka_unit_test(each_query_runs_once_per_report),
 		cmocka_unit_test(dump_victim_agrees_between_formats),

@@ -16,10 +16,10 @@ static const char analyze_usage[] =
 	"usage: oomlens analyze [options] PATH...\n"
 	"  Ingests the artifacts (files, directories, .gz), classifies the incident\n"
 	"  and writes a report. The database is kept for later questions.\n"
-	"  -o, --output FILE  report file ('-' = stdout; default: stdout for json/md,\n"
+	"  -o, --output FILE  report file ('-' = stdout; default: stdout for md/json/text,\n"
 	"                     <first PATH's name>.html for html)\n"
 	"  --db DB            incident database (default: <first PATH's name>.db)\n"
-	"  --format FMT       html (default), md or json\n"
+	"  --format FMT       html (default), md, json, or text (plain, for trackers)\n"
 	"  --json             same as --format json\n"
 	"  -q, --quiet        no messages about individual artifacts\n"
 	INGEST_OPTIONS_HELP
@@ -100,7 +100,7 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (report_format_parse(a.value, &fmt) < 0) {
-				error("--format: expected html, md or json, got '%s'", a.value);
+				error("--format: expected html, md, json or text, got '%s'", a.value);
 				return EXIT_USAGE;
 			}
 			break;

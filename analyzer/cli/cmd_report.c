@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char report_usage[] =
-	"usage: oomlens report [-o FILE] [--format html|md|json] DB\n"
+	"usage: oomlens report [-o FILE] [--format html|md|json|text] DB\n"
 	"  Writes the report of an incident database (default: html to stdout).\n"
 	"exit: 0 written, 1 the database could not be read, 2 usage\n";
 
@@ -37,7 +37,7 @@ int cmd_report(int argc, char **argv)
 		case OPT_FORMAT:
 			if (report_format_parse(a.value, &fmt) == 0)
 				break;
-			error("--format: expected html, md or json, got '%s'", a.value);
+			error("--format: expected html, md, json or text, got '%s'", a.value);
 			return usage(report_usage);
 		case OPT_JSON:
 			fmt = REPORT_JSON;
