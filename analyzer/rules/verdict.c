@@ -29,6 +29,7 @@ const struct rule rules[] = {
 	{ "victim", "OOM killer victim chosen by oom_score_adj", rule_victim },
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
+	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
 	{ NULL, NULL, NULL }
 };
 
