@@ -137,6 +137,8 @@ static void derive(struct rl_card *k)
 	k->oversubscribed = k->alloc > t;
 	if (k->unalloc < 0 && k->reserved >= 0 && k->alloc >= 0 && k->reserved >= k->alloc)
 		k->unalloc = k->reserved - k->alloc;
+	if (k->reserved < 0 && k->alloc >= 0 && k->unalloc >= 0)   /* 2.1+: both parts */
+		k->reserved = k->alloc + k->unalloc;
 	if (k->self >= 0 && k->reserved >= 0 && k->self >= k->reserved)
 		k->non_pytorch = k->self - k->reserved;
 	if (k->free >= 0) {
