@@ -14,7 +14,10 @@
  *    the allocator could reach: the workload does not fit. From one
  *    message this is the likeliest reading, not a proof (a leak or a
  *    spike fills a card too): scores stay at or below RL_LONE_MAX_SCORE
- *    unless a memory series shows the level held steady.
+ *    unless a memory series shows the level held steady; at most
+ *    CAP_ENGINE_SCORE when the serving engine's accounting is in the
+ *    timeline (the headroom and limits rules say which part of the
+ *    configuration does not fit).
  *
  * When none applies, a reading of the card (class "reading", below the
  * verdict's threshold) says what the message shows and what would settle
@@ -27,6 +30,7 @@
 
 #define CAP_MIN_FILL 0.90           /* (allocated + request) / reachable */
 #define CAP_FULL_FILL 0.95
+#define CAP_ENGINE_SCORE 0.6        /* at most, next to the engine's own accounting */
 #define OTHER_MIN_SHARE 0.25        /* of the card */
 #define OTHER_MIN_BYTES (1 * GIB)
 #define NONPT_MIN_SHARE 0.20
@@ -179,10 +183,21 @@ static int non_pytorch(struct rule_ctx *c, const struct rl_card *k)
 	return write(c, &f, k, NULL);
 }
 
+/* The serving engine's own memory accounting is in the timeline: the
+ * rules that read it (headroom, limits) name which part of the
+ * configuration does not fit, more precisely than a full card does. */
+static int engine_accounting(struct rule_ctx *c)
+{
+	double v;
+
+	return rl_meta_num(c, "server.gpu_memory_utilization", &v) == 0 ||
+	       rl_meta_num(c, "server.kv_cache_bytes", &v) == 0;
+}
+
 /* How far the capacity finding goes: the fill alone, then the other
  * causes and the history. */
-static double capacity_score(const struct rl_card *k, const struct rl_history *h, int holder,
-			     double fill)
+static double capacity_score(struct rule_ctx *c, const struct rl_card *k,
+			     const struct rl_history *h, int holder, double fill)
 {
 	double s = fill > 1 ? RL_LONE_MAX_SCORE : fill >= CAP_FULL_FILL ? 0.6 : 0.5;
 
@@ -194,6 +209,8 @@ static double capacity_score(const struct rl_card *k, const struct rl_history *h
 		s = 0.4;   /* the leak and spike rules name what filled it */
 	else if (h->have && h->steady && s >= 0.6 && !k->oversubscribed)
 		s = 0.8;   /* steady, then full: it never fitted */
+	if (s > CAP_ENGINE_SCORE && engine_accounting(c))
+		s = CAP_ENGINE_SCORE;
 	return s;
 }
 
@@ -238,7 +255,7 @@ static int capacity(struct rule_ctx *c, const struct rl_card *k, const struct rl
 	if (fill < CAP_MIN_FILL)
 		return 0;
 	rl_finding_init(&f, "capacity", "misconfig", "capacity");
-	f.score = capacity_score(k, h, holder, fill);
+	f.score = capacity_score(c, k, h, holder, fill);
 	card_figures(&f, k);
 	rl_fig(&f, "needed_bytes", k->need);
 	rl_fig(&f, "reachable_bytes", k->room);
