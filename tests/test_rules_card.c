@@ -441,6 +441,25 @@ static void history_settles_capacity(void **state)
 	t_close(tl);
 }
 
+/* With the serving engine's accounting known, the rules that read it
+ * name the part that does not fit: capacity contributes at most 0.6. */
+static void capacity_defers_to_the_engine(void **state)
+{
+	struct msg m = card(80, 8.0, 64.0, 1.0, 6.3, 0.5);
+	struct timeline *tl = t_open();
+	(void)state;
+
+	oom_msg(tl, 100, &m);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_float_equal(score(tl, "capacity"), RL_LONE_MAX_SCORE, 1e-9);
+	begin(tl);
+	assert_true(sink_meta(&tl->sink, "server.gpu_memory_utilization", "0.95") > 0);
+	end(tl);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_float_equal(score(tl, "capacity"), 0.6, 1e-9);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +473,7 @@ int main(void)
 		cmocka_unit_test(fragmentation_share_threshold),
 		cmocka_unit_test(old_cached_is_unallocated),
 		cmocka_unit_test(history_settles_capacity),
+		cmocka_unit_test(capacity_defers_to_the_engine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
