@@ -267,6 +267,33 @@ static void global_victim_share(void **state)
 	t_close(tl);
 }
 
+/* A kill whose report's header was cut off is not read with the next
+ * report's header: its figures are another OOM's. */
+static void kill_without_its_header(void **state)
+{
+	struct timeline *tl = t_open();
+	struct ol_event kill = { "oom_kill", { OL_CLOCK_UTC, T0 * NS, OL_NULL, NULL }, 63214, "uwsgi",
+				 222474240, 1, "killed", NULL };
+	struct ol_event inv = { "oom_invoked", { OL_CLOCK_UTC, (T0 + 30) * NS, OL_NULL, NULL }, 63635,
+				"uwsgi", 4096, 3, "invoked", NULL };
+	(void)state;
+
+	kill.data = json_pack("{s:s, s:n}", "constraint", "memcg", "invoker_event");
+	inv.data = json_pack("{s:s, s:s, s:i, s:I, s:I}", "constraint", "memcg", "gfp_flags",
+			     "GFP_KERNEL", "order", 0, "memcg_usage_kb", (json_int_t)1024,
+			     "memcg_limit_kb", (json_int_t)1024);
+	begin(tl);
+	assert_true(sink_event(&tl->sink, &kill) > 0);
+	assert_true(sink_event(&tl->sink, &inv) > 0);
+	end(tl);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_float_equal(score(tl, "cgroup_limit"), 0.5, 1e-9);
+	assert_null(strstr(advice(tl, "cgroup_limit"), "GFP_KERNEL"));
+	json_decref(kill.data);
+	json_decref(inv.data);
+	t_close(tl);
+}
+
 /* ---- a real report end to end ---- */
 
 static void real_memcg_report(void **state)
@@ -289,6 +316,7 @@ int main(void)
 		cmocka_unit_test(memcg_usage_threshold),
 		cmocka_unit_test(memcg_history),
 		cmocka_unit_test(global_victim_share),
+		cmocka_unit_test(kill_without_its_header),
 		cmocka_unit_test(real_memcg_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

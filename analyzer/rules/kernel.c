@@ -83,7 +83,8 @@ static int read_kill(struct rule_ctx *c, struct kreport *k)
 				sqlite3_column_double(st, 4);
 		text(st, 5, k->constraint, sizeof(k->constraint));
 		text(st, 6, k->memcg, sizeof(k->memcg));
-		k->inv = sqlite3_column_int64(st, 7);
+		/* a kill whose header was not in the log reads no other report's */
+		k->inv = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
 		text(st, 8, k->gfp, sizeof(k->gfp));
 		if (sqlite3_column_type(st, 9) != SQLITE_NULL)
 			k->order = sqlite3_column_int64(st, 9);
@@ -95,7 +96,8 @@ static int read_kill(struct rule_ctx *c, struct kreport *k)
 }
 
 /* The header's report: memcg, Mem-Info, swap, allocation. The kill's
- * invoker, else the first header. 1 found, 0, -1. */
+ * invoker (k->inv; -1: the kill has none), else (0: no kill) the first
+ * header. 1 found, 0, -1. */
 static int read_invoked(struct rule_ctx *c, struct kreport *k)
 {
 	sqlite3_stmt *st = rl_prepare(c,
@@ -114,7 +116,7 @@ static int read_invoked(struct rule_ctx *c, struct kreport *k)
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, k->inv);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (k->inv >= 0 && sqlite3_step(st) == SQLITE_ROW) {
 		k->inv = sqlite3_column_int64(st, 0);
 		k->usage = kb(st, 1), k->limit = kb(st, 2);
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
@@ -174,7 +176,11 @@ static int kreport_read(struct rule_ctx *c, struct kreport *k)
 	k->victim_adj = NAN;
 	k->order = -1;
 	k->victim_largest = -1;
-	if ((a = read_kill(c, k)) < 0 || (b = read_invoked(c, k)) < 0 || read_tasks(c, k) < 0)
+	if ((a = read_kill(c, k)) < 0 || (b = read_invoked(c, k)) < 0)
+		return -1;
+	if (k->inv < 0)
+		k->inv = 0;
+	if (read_tasks(c, k) < 0)
 		return -1;
 	if (!a)
 		k->victim_pid = OL_NULL;
