@@ -171,7 +171,7 @@ static int read_verdict(sqlite3 *db, struct verdict_row *v)
 }
 
 /* The verdict against expected's class, cause, min_confidence,
- * contributing and missing; mismatches into why. */
+ * max_confidence, contributing and missing; mismatches into why. */
 static void compare_verdict(sqlite3 *db, json_t *exp, struct strbuf *why)
 {
 	struct verdict_row vr;
@@ -193,6 +193,11 @@ static void compare_verdict(sqlite3 *db, json_t *exp, struct strbuf *why)
 	v = json_object_get(exp, "min_confidence");
 	if (json_is_number(v) && vr.conf < json_number_value(v))
 		add_mismatch(why, "expected confidence >= %.2f, got %.2f", json_number_value(v),
+			     vr.conf);
+	/* what one artifact cannot prove must not be claimed with confidence */
+	v = json_object_get(exp, "max_confidence");
+	if (json_is_number(v) && vr.conf > json_number_value(v))
+		add_mismatch(why, "expected confidence <= %.2f, got %.2f", json_number_value(v),
 			     vr.conf);
 	json_array_foreach(json_object_get(exp, "contributing"), i, v)
 		if (json_is_string(v) && !has_finding(db, json_string_value(v)))

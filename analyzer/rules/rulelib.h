@@ -194,6 +194,92 @@ typedef double rl_judge(struct rule_ctx *c, const char *name, const struct rl_se
  * equals) in *pick, its load in c->best. 1 picked, 0 none, -1 failed. */
 int rl_pick_memory_series(struct rule_ctx *c, rl_judge *judge, struct rl_pick *pick);
 
+/* ---- the card at a PyTorch OOM (card.c) ---- */
+
+/* What PyTorch's out-of-memory message says of the card, read from the
+ * first torch_oom event that states the card's capacity (the message; a
+ * snapshot's own oom entry states none), and what follows from it. Sizes
+ * are bytes; -1 where the message does not say. The rules that weigh it:
+ * capacity.c (capacity, other processes, non-PyTorch memory, a request
+ * larger than the card) and fragmentation.c (the cache that was reserved
+ * but not allocated). */
+struct rl_card {
+	int64_t ev;                 /* the torch_oom event; 0: none read */
+	int64_t pid;                /* its pid; OL_NULL unknown */
+	double total;               /* the card's capacity */
+	double limit;               /* what this process may use: the allowed
+				     * memory fraction when below total, else total */
+	double req, free, alloc, reserved, unalloc, pools;
+	double self;                /* the driver's count for this process ("this
+				     * process has X in use", or its own "Process N"
+				     * line in a container) */
+	double non_pytorch;         /* self - reserved: CUDA context, NCCL, cuBLAS,
+				     * other libraries in this process */
+	double others;              /* the other processes' lines, summed (0: none) */
+	int n_others;
+	int64_t top_pid;            /* the largest other process; OL_NULL none */
+	double top_bytes;
+	int listed;                 /* the message lists processes (2.1+ with NVML) */
+	double outside;             /* total - self - free when self is known (other
+				     * processes, listed or not, and the driver);
+				     * else total - reserved - free (that plus this
+				     * process's non-PyTorch memory); when reserved is
+				     * unknown, total - alloc - free (that plus
+				     * PyTorch's own cache) */
+	int outside_proven;         /* the listed processes make up most of outside */
+	double room;                /* reserved + free, at most limit: what this
+				     * process's allocator could reach */
+	double need;                /* alloc + req: the live tensors and the request */
+	int free_held;              /* free exceeded the request by more than the
+				     * driver's slack: the message does not explain
+				     * the failure */
+	int oversubscribed;         /* alloc > total (WDDM shared system memory):
+				     * the figures are not those of one card */
+	char wording[32];
+};
+
+/* Read c's first torch_oom that states a capacity into k. 1 read, 0 none
+ * (k->ev = 0), -1 failed. */
+int rl_card_read(struct rule_ctx *c, struct rl_card *k);
+/* The cache reserved but not allocated is a real share of the card
+ * (RL_FRAG_MIN_SHARE): 1, 0 not, -1 unknown (no capacity or no cache
+ * figure). */
+int rl_card_frag_real(const struct rl_card *k);
+/* That cache plus the free memory would have held the request. */
+int rl_card_frag_holds(const struct rl_card *k);
+
+#define RL_FRAG_MIN_SHARE 0.05      /* reserved-unallocated / card */
+#define RL_LONE_MAX_SCORE 0.68      /* a cause one message makes likely, not proves */
+
+/* ---- the memory history before the OOM (history.c) ---- */
+
+enum rl_scope { RL_SCOPE_GPU, RL_SCOPE_HOST };
+
+/* The shape of the memory in use before the OOM, from the longest memory
+ * series of a scope (GPU: torch.allocated, gpu.used, torch.reserved;
+ * host: proc.rss, proc.anon, cgroup.anon, cgroup.current), cut at the OOM.
+ * Exactly one of grew, surged, steady is 1 when have is 1. */
+struct rl_history {
+	int have;                   /* a series of >= 8 points spanning >= RL_HISTORY_MIN_S */
+	const char *name;           /* its name */
+	int64_t series_id;
+	double span_s;
+	double capacity;            /* what it can grow to (rl_capacity_of); -1 unknown */
+	double level;               /* fitted level at the end, before a final rise */
+	double growth;              /* of the trend over the span (bytes) */
+	double rise;                /* a final rise's height; 0 none */
+	int grew, surged, steady;
+};
+
+#define RL_HISTORY_MIN_S 600.0      /* ten minutes: as long as a leak must last */
+#define RL_HISTORY_MIN_CHANGE 0.10  /* growth or rise of the capacity (or level) */
+
+/* Describe the history of scope into h (h->have = 0: none). Uses c->cur
+ * and c->best. 0, or -1 failed. */
+int rl_history(struct rule_ctx *c, enum rl_scope scope, double capacity, struct rl_history *h);
+/* "steady for 42 min", "grew by 3.10 GiB over 2.0 h", ... into buf. */
+const char *rl_history_text(const struct rl_history *h, char *buf, size_t n);
+
 /* ---- findings (rulelib.c) ---- */
 
 /* A finding being built: figures and advice are added, then written. */

@@ -30,6 +30,9 @@ const struct rule rules[] = {
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
 	{ "contexts", "more CUDA contexts per device than processes", rule_contexts },
 	{ "victim", "OOM killer victim chosen by oom_score_adj", rule_victim },
+	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
+	  " memory outside PyTorch, a request larger than the card", rule_capacity },
+	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
 	{ NULL, NULL, NULL }
 };
 

@@ -1,0 +1,97 @@
+/*
+ * history.c -- what the memory did before the OOM, for the rules that
+ * name a cause from one moment (a PyTorch message, a kernel report) and
+ * must say whether history confirms it: memory that grew and was not
+ * returned points at a leak, a final surge at a spike, a level that held
+ * steady until it failed at a configuration that never fitted. The leak
+ * and spike rules judge the same series with stricter tests and name
+ * those classes; this only tells the other rules which story the series
+ * supports (see struct rl_history in rulelib.h).
+ */
+#include "analyzer/rules/rulelib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIN_CHANGE_BYTES (64 * MIB)
+#define NEAR_OOM_S 300.0    /* the series must reach this close to the OOM */
+
+/* Longest span among the series of a scope (rl_judge). */
+static double judge_gpu(struct rule_ctx *c, const char *name, const struct rl_series *s,
+			const struct rl_trend *tr)
+{
+	(void)c, (void)tr;
+	return !strncmp(name, "gpu.", 4) || !strncmp(name, "torch.", 6) ? s->last_t + 1 : 0;
+}
+
+static double judge_host(struct rule_ctx *c, const char *name, const struct rl_series *s,
+			 const struct rl_trend *tr)
+{
+	(void)c, (void)tr;
+	return !strncmp(name, "proc.", 5) || !strncmp(name, "cgroup.", 7) ? s->last_t + 1 : 0;
+}
+
+/* The smallest change that counts: RL_HISTORY_MIN_CHANGE of the capacity
+ * (of the level when unknown), but at most half the room that was left
+ * above start, and at least MIN_CHANGE_BYTES. */
+static double min_change(const struct rl_history *h, double start)
+{
+	double ref = h->capacity > 0 ? h->capacity : h->level, m = RL_HISTORY_MIN_CHANGE * ref;
+
+	if (h->capacity > start && 0.5 * (h->capacity - start) < m)
+		m = 0.5 * (h->capacity - start);
+	return m > MIN_CHANGE_BYTES ? m : MIN_CHANGE_BYTES;
+}
+
+int rl_history(struct rule_ctx *c, enum rl_scope scope, double capacity, struct rl_history *h)
+{
+	struct rl_pick p;
+	const struct rl_trend *tr = &p.tr;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	h->capacity = -1;
+	r = rl_pick_memory_series(c, scope == RL_SCOPE_GPU ? judge_gpu : judge_host, &p);
+	if (r <= 0)
+		return r;
+	h->name = p.name;
+	h->series_id = p.s->id;
+	h->span_s = p.s->last_t;
+	if (h->span_s < RL_HISTORY_MIN_S)
+		return 0;
+	if (c->oom_ns != OL_NULL) {
+		double gap = ((double)c->oom_ns - (double)p.s->t0_ns) / 1e9 - p.s->last_t;
+		if (gap > NEAR_OOM_S && gap > 0.1 * h->span_s)
+			return 0;   /* it ended long before the OOM: it says little of it */
+	}
+	if (capacity > 0 || rl_capacity_of(c, p.name, &capacity) == 0)
+		h->capacity = capacity;
+	h->have = 1;
+	h->level = tr->level_end;
+	h->growth = tr->growth;
+	h->rise = tr->rise ? tr->peak - tr->baseline : 0;
+	h->grew = tr->fit.slope > 0 && tr->fit.r2 >= 0.5 &&
+		  h->growth >= min_change(h, tr->level_start);
+	h->surged = !h->grew && tr->rise && h->rise >= min_change(h, tr->baseline);
+	h->steady = !h->grew && !h->surged;
+	return 0;
+}
+
+const char *rl_history_text(const struct rl_history *h, char *buf, size_t n)
+{
+	char b1[32];
+
+	if (!h->have)
+		snprintf(buf, n, "no memory series of ten minutes or more before the OOM");
+	else if (h->grew)
+		snprintf(buf, n, "%s grew by %s over %.1f h before the OOM", h->name,
+			 rl_bytes(h->growth, b1, sizeof(b1)), h->span_s / 3600);
+	else if (h->surged)
+		snprintf(buf, n, "%s rose by %s at the end of %.0f min of history", h->name,
+			 rl_bytes(h->rise, b1, sizeof(b1)), h->span_s / 60);
+	else
+		snprintf(buf, n, "%s held steady at about %s for %.0f min before the OOM", h->name,
+			 rl_bytes(h->level, b1, sizeof(b1)), h->span_s / 60);
+	return buf;
+}

@@ -1,0 +1,467 @@
+/*
+ * kernel.c -- what a kernel OOM report says, in plain words, and the
+ * cause it supports on its own.
+ *
+ * The report of the first OOM kill (else the first OOM header): what ran
+ * out (a memory cgroup at its limit, the whole host, the NUMA nodes a
+ * cpuset allowed), RAM, free memory and swap, the allocation that failed
+ * (its GFP flags and order), the victim against the largest task. Causes:
+ *
+ *  - cgroup_limit: a memcg OOM (constraint memcg, or usage within 2% of
+ *    the limit): the container's limit is what failed. From the report
+ *    alone that is a limit too small for the workload, most likely, not
+ *    proven: a memory series of the cgroup showing growth (leak) or a
+ *    surge (spike) would make it the other classes' (score 0.35); one
+ *    holding steady confirms it (0.8);
+ *  - host_capacity: a global OOM where the victim, the largest task, held
+ *    half the host's RAM or more: the workload outgrew the host.
+ *
+ * Otherwise the reading alone (class "reading", below the verdict's
+ * threshold). The title and advice carry the reading, the figures its
+ * numbers.
+ */
+#include "analyzer/rules/rulelib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MEMCG_FULL 0.98            /* usage / limit that is "at the limit" */
+#define HOST_VICTIM_SHARE 0.5      /* victim RSS / RAM for host_capacity */
+
+/* One kernel OOM report as the events and task rows give it; sizes in
+ * bytes, -1 unknown. */
+struct kreport {
+	int64_t kill, inv;          /* event ids; 0 none */
+	int64_t victim_pid;
+	char victim[64], constraint[24], memcg[200], gfp[24], flags[120];
+	double victim_rss, victim_adj;
+	int64_t order;              /* -1 unknown */
+	double usage, limit, failcnt, swap_usage, swap_limit;
+	double ram, free, swap_total, swap_free;
+	char largest[64];
+	int64_t largest_pid;
+	double largest_rss;
+	int victim_largest;         /* 1, 0, -1 unknown (no task rows) */
+	int kills;                  /* oom_kill events in the timeline */
+};
+
+static double kb(sqlite3_stmt *st, int i)
+{
+	double v = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);
+
+	return isfinite(v) && v >= 0 && v < 1e16 ? v * 1024 : -1;
+}
+
+static void text(sqlite3_stmt *st, int i, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", sqlite3_column_type(st, i) == SQLITE_TEXT ? q_text(st, i) : "");
+}
+
+/* The kill: victim, constraint, memcg, invoker. 1 found, 0, -1. */
+static int read_kill(struct rule_ctx *c, struct kreport *k)
+{
+	sqlite3_stmt *st = rl_prepare(c,
+		"SELECT id, pid, comm, bytes, json_extract(data, '$.oom_score_adj'),"
+		" json_extract(data, '$.constraint'), coalesce(json_extract(data, '$.oom_memcg'),"
+		" json_extract(data, '$.task_memcg')), json_extract(data, '$.invoker_event'),"
+		" json_extract(data, '$.invoker.gfp_mask'), json_extract(data, '$.invoker.order'),"
+		" (SELECT count(*) FROM event WHERE kind = 'oom_kill')"
+		" FROM event WHERE kind = 'oom_kill' AND json_valid(data)"
+		" ORDER BY time_ns IS NULL, time_ns, id LIMIT 1");
+	int r = 0;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		k->kill = sqlite3_column_int64(st, 0);
+		k->victim_pid = sqlite3_column_type(st, 1) == SQLITE_NULL ? OL_NULL :
+				sqlite3_column_int64(st, 1);
+		text(st, 2, k->victim, sizeof(k->victim));
+		k->victim_rss = kb(st, 3) / 1024;   /* bytes already */
+		k->victim_adj = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN :
+				sqlite3_column_double(st, 4);
+		text(st, 5, k->constraint, sizeof(k->constraint));
+		text(st, 6, k->memcg, sizeof(k->memcg));
+		/* a kill whose header was not in the log reads no other report's */
+		k->inv = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
+		text(st, 8, k->gfp, sizeof(k->gfp));
+		if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+			k->order = sqlite3_column_int64(st, 9);
+		k->kills = sqlite3_column_int(st, 10);
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The header's report: memcg, Mem-Info, swap, allocation. The kill's
+ * invoker (k->inv; -1: the kill has none), else (0: no kill) the first
+ * header. 1 found, 0, -1. */
+static int read_invoked(struct rule_ctx *c, struct kreport *k)
+{
+	sqlite3_stmt *st = rl_prepare(c,
+		"SELECT id, json_extract(data, '$.memcg_usage_kb'), json_extract(data, '$.memcg_limit_kb'),"
+		" json_extract(data, '$.memcg_failcnt'), json_extract(data, '$.swap_usage_kb'),"
+		" json_extract(data, '$.swap_limit_kb'), json_extract(data, '$.ram_kb'),"
+		" json_extract(data, '$.free_kb'), json_extract(data, '$.swap_total_kb'),"
+		" json_extract(data, '$.swap_free_kb'), json_extract(data, '$.gfp_mask'),"
+		" json_extract(data, '$.gfp_flags'), json_extract(data, '$.order'),"
+		" json_extract(data, '$.constraint'), coalesce(json_extract(data, '$.oom_memcg'),"
+		" json_extract(data, '$.task_memcg')), json_extract(data, '$.memsw_usage_kb')"
+		" FROM event WHERE kind = 'oom_invoked' AND json_valid(data) AND (?1 = 0 OR id = ?1)"
+		" ORDER BY time_ns IS NULL, time_ns, id LIMIT 1");
+	int r = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, k->inv);
+	if (k->inv >= 0 && sqlite3_step(st) == SQLITE_ROW) {
+		k->inv = sqlite3_column_int64(st, 0);
+		k->usage = kb(st, 1), k->limit = kb(st, 2);
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			k->failcnt = sqlite3_column_double(st, 3);
+		k->swap_usage = kb(st, 4), k->swap_limit = kb(st, 5);
+		k->ram = kb(st, 6), k->free = kb(st, 7);
+		k->swap_total = kb(st, 8), k->swap_free = kb(st, 9);
+		if (!k->gfp[0])
+			text(st, 10, k->gfp, sizeof(k->gfp));
+		text(st, 11, k->flags, sizeof(k->flags));
+		if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+			k->order = sqlite3_column_int64(st, 12);
+		if (!k->constraint[0])
+			text(st, 13, k->constraint, sizeof(k->constraint));
+		if (!k->memcg[0])
+			text(st, 14, k->memcg, sizeof(k->memcg));
+		/* cgroup v1 counts memory+swap together; 0 when not accounted */
+		if (k->swap_usage < 0 && kb(st, 15) > 0 && k->usage >= 0 && kb(st, 15) >= k->usage)
+			k->swap_usage = kb(st, 15) - k->usage;
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The largest task of the header's dump, and whether it is the victim. */
+static int read_tasks(struct rule_ctx *c, struct kreport *k)
+{
+	sqlite3_stmt *st = rl_prepare(c,
+		"SELECT pid, name, rss_pages * coalesce((SELECT json_extract(data, '$.page_size')"
+		" FROM event WHERE id = ?1), 4096) FROM task WHERE event_id = ?1"
+		" AND rss_pages IS NOT NULL ORDER BY rss_pages DESC LIMIT 1");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, k->inv);
+	if (k->inv && sqlite3_step(st) == SQLITE_ROW) {
+		k->largest_pid = sqlite3_column_int64(st, 0);
+		text(st, 1, k->largest, sizeof(k->largest));
+		k->largest_rss = sqlite3_column_double(st, 2);
+		if (k->victim_pid != OL_NULL)
+			k->victim_largest = k->largest_pid == k->victim_pid;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Read the incident's kernel report. 1, 0 none, -1 failed. */
+static int kreport_read(struct rule_ctx *c, struct kreport *k)
+{
+	int a, b;
+
+	memset(k, 0, sizeof(*k));
+	k->victim_pid = k->largest_pid = OL_NULL;
+	k->victim_rss = k->usage = k->limit = k->failcnt = k->swap_usage = k->swap_limit = -1;
+	k->ram = k->free = k->swap_total = k->swap_free = k->largest_rss = -1;
+	k->victim_adj = NAN;
+	k->order = -1;
+	k->victim_largest = -1;
+	if ((a = read_kill(c, k)) < 0 || (b = read_invoked(c, k)) < 0)
+		return -1;
+	if (k->inv < 0)
+		k->inv = 0;
+	if (read_tasks(c, k) < 0)
+		return -1;
+	if (!a)
+		k->victim_pid = OL_NULL;
+	return a || b;
+}
+
+/* The report's figures, on every finding of this rule. */
+static void kfigures(struct rl_finding *f, const struct kreport *k)
+{
+	if (k->usage >= 0)
+		rl_fig(f, "memcg_usage_bytes", k->usage);
+	if (k->limit >= 0)
+		rl_fig(f, "memcg_limit_bytes", k->limit);
+	if (k->failcnt >= 0)
+		rl_fig(f, "memcg_failcnt", k->failcnt);
+	if (k->swap_usage >= 0)
+		rl_fig(f, "memcg_swap_usage_bytes", k->swap_usage);
+	if (k->ram >= 0)
+		rl_fig(f, "ram_bytes", k->ram);
+	if (k->free >= 0)
+		rl_fig(f, "free_bytes", k->free);
+	if (k->swap_total >= 0)
+		rl_fig(f, "swap_total_bytes", k->swap_total);
+	if (k->swap_free >= 0)
+		rl_fig(f, "swap_free_bytes", k->swap_free);
+	if (k->order >= 0)
+		rl_fig(f, "order", (double)k->order);
+	if (k->victim_pid != OL_NULL)
+		rl_fig(f, "victim_pid", (double)k->victim_pid);
+	if (k->victim_rss >= 0)
+		rl_fig(f, "victim_rss_bytes", k->victim_rss);
+	if (isfinite(k->victim_adj))
+		rl_fig(f, "victim_oom_score_adj", k->victim_adj);
+	if (k->largest_pid != OL_NULL) {
+		rl_fig(f, "largest_pid", (double)k->largest_pid);
+		rl_fig(f, "largest_rss_bytes", k->largest_rss);
+	}
+	if (k->kills > 1)
+		rl_fig(f, "oom_kills", k->kills);
+}
+
+/* What the failed allocation was, from the GFP flags and order. */
+static void alloc_text(struct rl_finding *f, const struct kreport *k, int memcg)
+{
+	static const struct { const char *flag, *what; } gfp[] = {
+		{ "GFP_HIGHUSER_MOVABLE", "a page of user memory (the process touching its heap"
+		  " or other anonymous memory)" },
+		{ "GFP_HIGHUSER", "a page of user memory" },
+		{ "GFP_USER", "a page for user space" },
+		{ "GFP_KERNEL_ACCOUNT", "kernel memory charged to the process's cgroup (page"
+		  " tables, socket and pipe buffers, slab)" },
+		{ "GFP_KERNEL", "kernel memory for the process (page tables, buffers, slab)" },
+		{ "GFP_NOFS", "kernel memory on a filesystem path" },
+		{ "GFP_NOIO", "kernel memory on an I/O path" },
+		{ "GFP_TRANSHUGE", "a transparent huge page" },
+		{ "GFP_ATOMIC", "kernel memory that could not wait" },
+		{ NULL, NULL }
+	};
+	const char *what = NULL;
+	int i;
+
+	for (i = 0; gfp[i].flag && k->flags[0]; i++)
+		if (!strncmp(k->flags, gfp[i].flag, strlen(gfp[i].flag)) &&
+		    (k->flags[strlen(gfp[i].flag)] == 0 || k->flags[strlen(gfp[i].flag)] == '|')) {
+			what = gfp[i].what;
+			break;
+		}
+	if (!what && k->order < 0)
+		return;
+	if (what)
+		rl_advice(f, "The allocation that failed (%s): %s.", k->flags, what);
+	else if (k->gfp[0] || k->flags[0])
+		rl_advice(f, "The allocation that failed: gfp_mask %s%s%s.", k->gfp,
+			  k->flags[0] ? " " : "", k->flags);
+	if (k->order == 0)
+		rl_advice(f, "Order 0 is a single page: no contiguous block was needed, so this is"
+			  " not fragmentation; %s.", memcg ? "the cgroup had no page left to charge"
+			  " (it was full)" : "there was no page left to give");
+	else if (k->order > 0)
+		rl_advice(f, "Order %lld is %lld contiguous pages: with memory still free, physical"
+			  " fragmentation can cause this (see /proc/buddyinfo; vm.compaction).",
+			  (long long)k->order, 1LL << (k->order < 20 ? k->order : 20));
+}
+
+/* The victim against the largest task. */
+static void victim_text(struct rl_finding *f, const struct kreport *k, char *head, size_t n)
+{
+	char b1[32], b2[32];
+
+	if (k->victim_pid == OL_NULL) {
+		snprintf(head, n, "no kill in the log");
+		return;
+	}
+	snprintf(head, n, "the kernel killed %s (pid %lld, %s%s)", k->victim,
+		 (long long)k->victim_pid, rl_bytes(k->victim_rss, b1, sizeof(b1)),
+		 k->victim_largest == 1 ? ", the largest task" : "");
+	if (k->victim_largest == 0)
+		rl_advice(f, "The victim was not the largest task: %s (pid %lld) held %s.",
+			  k->largest, (long long)k->largest_pid, rl_bytes(k->largest_rss, b2, sizeof(b2)));
+	if (k->kills > 1)
+		rl_advice(f, "The log holds %d OOM kills; this reads the first.", k->kills);
+}
+
+/* Swap, in words ("no swap", "swap 0 B of 8.00 GiB free"). */
+static const char *swap_text(const struct kreport *k, char *buf, size_t n)
+{
+	char b1[32], b2[32];
+
+	if (k->swap_total == 0)
+		snprintf(buf, n, "no swap");
+	else if (k->swap_total > 0 && k->swap_free >= 0)
+		snprintf(buf, n, "swap %s of %s free%s", rl_bytes(k->swap_free, b1, sizeof(b1)),
+			 rl_bytes(k->swap_total, b2, sizeof(b2)),
+			 k->swap_free <= 0.05 * k->swap_total ? " (exhausted)" : "");
+	else
+		snprintf(buf, n, "swap not shown");
+	return buf;
+}
+
+/* Write f with the report's events as evidence; 1, or -1. */
+static int kwrite(struct rule_ctx *c, struct rl_finding *f, const struct kreport *k,
+		  const struct rl_history *h)
+{
+	int64_t fid = rl_finding_write(c, f);
+
+	if (fid < 0 || (k->kill && rl_evidence(c, fid, "event", k->kill, "oom_kill") < 0) ||
+	    (k->inv && rl_evidence(c, fid, "event", k->inv, "the OOM report") < 0) ||
+	    (h && h->have && rl_evidence(c, fid, "series", h->series_id, "memory before the OOM") < 0))
+		return -1;
+	return 1;
+}
+
+/* The history's say on a cause read from the report: lowered when the
+ * memory grew or surged (the leak and spike rules name it), raised when
+ * it held steady until the OOM. */
+static double with_history(struct rl_finding *f, double score, const struct rl_history *h,
+			   double steady_score, const char *what)
+{
+	char buf[200];
+
+	if (!h->have) {
+		rl_advice(f, "From the report alone this is the likeliest reading, not a proof: a"
+			  " memory series before the OOM (cgroup memory.current, smaps_rollup, a"
+			  " metrics export) would tell %s from a leak or a surge.", what);
+		return score;
+	}
+	rl_advice(f, "History: %s.", rl_history_text(h, buf, sizeof(buf)));
+	return h->steady ? steady_score : 0.35;
+}
+
+/* A memory cgroup at its limit. */
+static int cgroup_limit(struct rule_ctx *c, const struct kreport *k)
+{
+	struct rl_finding f;
+	struct rl_history h;
+	char b1[32], b2[32], b3[32], head[200], fc[48] = "";
+	double want;
+
+	if (rl_history(c, RL_SCOPE_HOST, k->limit, &h) < 0)
+		return -1;
+	rl_finding_init(&f, "kernel", "misconfig", "cgroup_limit");
+	f.score = k->usage >= 0 && k->limit > 0 ? 0.6 : 0.5;
+	if (k->victim_largest == 0)
+		f.score = 0.45;   /* the victim rule says who should have gone */
+	kfigures(&f, k);
+	victim_text(&f, k, head, sizeof(head));
+	if (k->failcnt >= 0)
+		snprintf(fc, sizeof(fc), ", %.0f failed charges", k->failcnt);
+	if (k->usage >= 0 && k->limit > 0)
+		snprintf(f.title, sizeof(f.title), "Memory cgroup at its limit: usage %s of %s%s; %s",
+			 rl_bytes(k->usage, b1, sizeof(b1)), rl_bytes(k->limit, b2, sizeof(b2)), fc,
+			 head);
+	else
+		snprintf(f.title, sizeof(f.title), "Memory cgroup OOM: the cgroup hit its limit; %s",
+			 head);
+	if (k->memcg[0])
+		rl_advice(&f, "The cgroup that hit its limit: %s.", k->memcg);
+	if (k->failcnt >= 100)
+		rl_advice(&f, "failcnt %.0f: it had failed to charge that often before the kill,"
+			  " pressed against its limit and reclaiming for a while.", k->failcnt);
+	if (k->swap_limit == 0)
+		rl_advice(&f, "The cgroup may not swap (its swap limit is 0).");
+	else if (k->swap_usage >= 0)
+		rl_advice(&f, "The cgroup had %s in swap%s%s.", rl_bytes(k->swap_usage, b1, sizeof(b1)),
+			  k->swap_limit > 0 ? " of its limit of " : "",
+			  k->swap_limit > 0 ? rl_bytes(k->swap_limit, b3, sizeof(b3)) : "");
+	alloc_text(&f, k, 1);
+	want = k->limit > 0 ? ceil(k->limit * 1.25 / GIB) * GIB : -1;
+	if (want > 0) {
+		rl_fig(&f, "suggested_limit_bytes", want);
+		rl_advice(&f, "Raise the limit (resources.limits.memory, memory.max) to at least %s"
+			  " (a quarter above the one it hit: the report shows the limit was reached,"
+			  " not by how much it fell short), or make the service hold less.",
+			  rl_bytes(want, b1, sizeof(b1)));
+	} else {
+		rl_advice(&f, "Raise the container's memory limit (resources.limits.memory,"
+			  " memory.max) above its working set, or make the service hold less.");
+	}
+	f.score = with_history(&f, f.score, &h, 0.8, "a limit that never fitted");
+	return kwrite(c, &f, k, &h);
+}
+
+/* The whole host out of memory, most of it held by the victim. */
+static int host_capacity(struct rule_ctx *c, const struct kreport *k)
+{
+	struct rl_finding f;
+	struct rl_history h;
+	char b1[32], b2[32], b3[32], sw[80], head[200];
+	double want = ceil(k->ram * 1.25 / GIB) * GIB, cap = floor(k->ram * 0.9 / GIB) * GIB;
+
+	if (rl_history(c, RL_SCOPE_HOST, k->ram, &h) < 0)
+		return -1;
+	rl_finding_init(&f, "kernel", "misconfig", "host_capacity");
+	f.score = 0.5;
+	kfigures(&f, k);
+	rl_fig(&f, "victim_ram_share", k->victim_rss / k->ram);
+	victim_text(&f, k, head, sizeof(head));
+	snprintf(f.title, sizeof(f.title), "The host ran out of memory: %s free of %s RAM, %s; %s,"
+		 " %.0f%% of RAM", rl_bytes(k->free >= 0 ? k->free : 0, b1, sizeof(b1)),
+		 rl_bytes(k->ram, b2, sizeof(b2)), swap_text(k, sw, sizeof(sw)), head,
+		 100 * k->victim_rss / k->ram);
+	alloc_text(&f, k, 0);
+	rl_fig(&f, "suggested_ram_bytes", want);
+	rl_fig(&f, "suggested_limit_bytes", cap);
+	rl_advice(&f, "Nothing limited %s below the host's memory: give it a memory limit of at"
+		  " most %s (systemd MemoryMax=, a container limit; 90%% of RAM) so that it fails"
+		  " alone and the host survives; for it to fit, a host of at least %s (a quarter"
+		  " more: the report shows RAM was exhausted, not by how much), or make it hold"
+		  " less than its %s.", k->victim, rl_bytes(cap, b1, sizeof(b1)),
+		  rl_bytes(want, b2, sizeof(b2)), rl_bytes(k->victim_rss, b3, sizeof(b3)));
+	f.score = with_history(&f, f.score, &h, 0.75, "a host too small for the workload");
+	return kwrite(c, &f, k, &h);
+}
+
+/* No cause the report supports on its own: its reading. */
+static int kreading(struct rule_ctx *c, const struct kreport *k)
+{
+	struct rl_finding f;
+	char b1[32], b2[32], sw[80], head[200];
+	int memcg = !strcmp(k->constraint, "memcg");
+
+	rl_finding_init(&f, "kernel", "reading", "kernel_report");
+	f.score = 0.2;
+	kfigures(&f, k);
+	victim_text(&f, k, head, sizeof(head));
+	if (k->ram > 0)
+		snprintf(f.title, sizeof(f.title), "Kernel OOM (%s): %s free of %s RAM, %s; %s",
+			 k->constraint[0] ? k->constraint : "constraint unknown",
+			 rl_bytes(k->free >= 0 ? k->free : 0, b1, sizeof(b1)),
+			 rl_bytes(k->ram, b2, sizeof(b2)), swap_text(k, sw, sizeof(sw)), head);
+	else
+		snprintf(f.title, sizeof(f.title), "Kernel OOM (%s): %s",
+			 !strcmp(k->constraint, "none") ? "the whole host" : k->constraint[0] ?
+			 k->constraint : "constraint unknown", head);
+	if (!strcmp(k->constraint, "cpuset") || !strcmp(k->constraint, "memory_policy"))
+		rl_advice(&f, "Only the NUMA nodes the task was allowed (%s) ran out: memory may"
+			  " have been free on other nodes; check the cpuset / numactl binding.",
+			  k->constraint);
+	alloc_text(&f, k, memcg);
+	rl_advice(&f, "The report alone does not name a cause%s: a memory series before the"
+		  " OOM (smaps_rollup, cgroup memory.current, a metrics export) and the host's"
+		  " RAM and swap lines of the report would.", k->ram > 0 ? " (the victim did"
+		  " not hold most of RAM)" : " (the RAM it had is not in the log)");
+	return kwrite(c, &f, k, NULL);
+}
+
+int rule_kernel(struct rule_ctx *c)
+{
+	struct kreport k;
+	int r = kreport_read(c, &k);
+
+	if (r <= 0)
+		return r;
+	if (!strcmp(k.constraint, "memcg") ||
+	    (k.usage >= 0 && k.limit > 0 && k.usage >= MEMCG_FULL * k.limit))
+		return cgroup_limit(c, &k);
+	if (!strcmp(k.constraint, "none") && k.ram > 0 && k.victim_rss >= HOST_VICTIM_SHARE * k.ram &&
+	    k.victim_largest != 0)
+		return host_capacity(c, &k);
+	/* a kill line alone is in the events and the summary already */
+	if (!k.constraint[0] && k.ram < 0 && k.usage < 0 && k.order < 0 && !k.gfp[0])
+		return 0;
+	return kreading(c, &k);
+}
