@@ -9,6 +9,7 @@
 #include "parsers/cgroup.h"
 #include "parsers/dcgm.h"
 #include "parsers/nvidia_smi.h"
+#include "parsers/nvidia_smi_table.h"
 #include "parsers/server_log.h"
 #include "parsers/smaps.h"
 #include "parsers/torch_snapshot.h"
@@ -33,6 +34,8 @@ const struct format formats[] = {
 	  cgroup_sniff, cgroup_parse, 0 },
 	{ "nvidia_smi", "nvidia-smi --query-gpu / --query-compute-apps CSV log",
 	  nvidia_smi_sniff, nvidia_smi_parse, 0 },
+	{ "nvidia_smi_table", "nvidia-smi's default table (GPUs, processes), anywhere in a text file",
+	  nvidia_smi_table_sniff, nvidia_smi_table_parse, 1 },
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
 	{ "server_log", "inference server log (vLLM, TGI, PyTorch tracebacks)",
 	  server_log_sniff, server_log_parse, 1 },
