@@ -1,7 +1,6 @@
 /*
- * kernel_oom_kill.c -- the victims of kernel OOM reports, and the kills
- * of the userspace OOM killers (see kernel_oom_report.h for the files
- * around it).
+ * kernel_oom_kill.c -- the victims of kernel OOM reports (see
+ * kernel_oom_report.h for the files around it).
  *
  * A victim is told in up to four lines: the selection ("Out of memory:
  * Kill process N (c) score S or sacrifice child", before 5.1), the
@@ -12,8 +11,7 @@
  * oom_invoked first, and it decides which report it belongs to: an
  * oom.group kill lists several victims under one header, a repeat of the
  * same victim is not a new kill, and a kill long after its header starts
- * a report of its own. systemd-oomd and earlyoom kills are userspace_kill
- * events with no report.
+ * a report of its own. (The userspace killers: kernel_userspace.c.)
  */
 #include "parsers/kernel_oom_report.h"
 
@@ -347,49 +345,6 @@ int m_reaper(struct kparse *kp, const struct krec *r, const char *p, const char 
 	snprintf(summary, sizeof(summary), "oom_reaper %s %s (pid %lld)",
 		 reaped ? "reaped" : "could not reap", comm[0] ? comm : "?", (long long)pid);
 	if (kp_record_event(kp, r, "oom_reaper", pid, comm, OL_NULL, summary, d) < 0)
-		return -1;
-	return 1;
-}
-
-/* systemd-oomd "Killed /x.scope due to memory pressure ..." and earlyoom
- * "sending SIGTERM to process N uid N \"c\": badness N, ..." kills. */
-int m_userspace(struct kparse *kp, const struct krec *r, const char *p, const char *e)
-{
-	const char *killer = NULL, *c, *t;
-	char target[512] = "", reason[256] = "", comm[64] = "", summary[300], sig[16] = "";
-	int64_t pid = OL_NULL, uid = OL_NULL;
-	json_t *d;
-
-	if (!strcmp(r->ident, "systemd-oomd") && starts(p, e, "Killed ")) {
-		killer = "systemd-oomd";
-		c = p + 7;
-		t = find(c, e, " due to ");
-		copy_str(target, sizeof(target), c, t ? t : e);
-		if (t)
-			copy_str(reason, sizeof(reason), t + 8, e);
-	} else if ((!strcmp(r->ident, "earlyoom") || !r->has_ident) &&
-		   starts(p, e, "sending SIG") && (c = find(p, e, " to process "))) {
-		killer = "earlyoom";
-		copy_str(sig, sizeof(sig), p + 8, c);
-		t = parse_int(c + 12, e, &pid);
-		uid = key_int(c, e, " uid ");
-		if (t && (c = memchr(t, '"', (size_t)(e - t))) &&
-		    (t = memchr(c + 1, '"', (size_t)(e - c - 1))))
-			copy_str(comm, sizeof(comm), c + 1, t);
-		if ((c = find(p, e, ": badness ")))
-			copy_str(reason, sizeof(reason), c + 2, e);
-	} else {
-		return 0;
-	}
-	d = json_object();
-	json_object_set_new(d, "killer", json_string(killer));
-	jset_str(d, "cgroup", target);
-	jset_str(d, "reason", reason);
-	jset_str(d, "signal", sig);
-	jset_int(d, "uid", uid);
-	snprintf(summary, sizeof(summary), "%s killed %s", killer,
-		 target[0] ? target : comm[0] ? comm : "?");
-	if (kp_record_event(kp, r, "userspace_kill", pid, comm, OL_NULL, summary, d) < 0)
 		return -1;
 	return 1;
 }

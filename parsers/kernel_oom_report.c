@@ -71,6 +71,12 @@ int64_t kp_record_event(struct kparse *kp, const struct krec *r, const char *kin
 			  summary, d);
 }
 
+int64_t kp_event_at(struct kparse *kp, const struct ol_time *t, uint64_t line, const char *kind,
+		    int64_t pid, const char *comm, int64_t bytes, const char *summary, json_t *d)
+{
+	return send_event(kp, kind, *t, kp->boot_id, line, pid, comm, bytes, summary, d);
+}
+
 int64_t kp_report_event(struct kparse *kp, const char *kind, int64_t bytes,
 			const char *summary, json_t *d)
 {
