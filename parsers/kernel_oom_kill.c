@@ -95,8 +95,10 @@ static void summary_tail(struct oomev *ev, const char *p, const char *e)
 	}
 }
 
-/* "oom-kill:constraint=CONSTRAINT_X,nodemask=..,...,task=c,pid=N,uid=N" */
-int m_oomkill_summary(struct kparse *kp, const char *p, const char *e)
+/* "oom-kill:constraint=CONSTRAINT_X,nodemask=..,...,task=c,pid=N,uid=N";
+ * with no report open, or after the open one's kill, it is the first line
+ * of a report whose header is not in the log. */
+int m_oomkill_summary(struct kparse *kp, const struct krec *r, const char *p, const char *e)
 {
 	struct oomev *ev = &kp->ev;
 	const char *c, *t;
@@ -104,6 +106,9 @@ int m_oomkill_summary(struct kparse *kp, const char *p, const char *e)
 
 	if (!starts(p, e, "oom-kill:"))
 		return 0;
+	if ((!ev->open || ev->nkills) && report_open_partial(kp, r) < 0)
+		return -1;
+	ev->oom_evidence = 1;
 	if ((c = find(p, e, "constraint="))) {
 		c += 11;
 		if (starts(c, e, "CONSTRAINT_"))
@@ -146,6 +151,34 @@ struct victim {
 	int memcg_wording;                     /* "Memory cgroup out of memory: Killed..." */
 };
 
+/* The kB figure after key, as key_int, but with digit groups a paste
+ * may carry ("total-vm:26,184,840kB"): commas between digits are skipped
+ * when the figure ends in "kB". */
+static int64_t key_kb(const char *p, const char *e, const char *key)
+{
+	const char *k = find(p, e, key), *q;
+	int64_t x = 0;
+	int digits = 0;
+
+	if (!k)
+		return OL_NULL;
+	for (q = k + strlen(key); q < e; q++) {
+		if (is_digit((unsigned char)*q)) {
+			if (x > (INT64_MAX - 9) / 10)
+				return OL_NULL;
+			x = x * 10 + (*q - '0');
+			digits++;
+		} else if (!(*q == ',' && digits && q + 1 < e && is_digit((unsigned char)q[1]))) {
+			break;
+		}
+	}
+	if (!digits)
+		return OL_NULL;
+	if (!starts(q, e, "kB"))
+		return key_int(p, e, key);
+	return x;
+}
+
 /* Read the victim line [p, e) (spec 1.6: RHEL 6 ", UID N (c)", RHEL 7
  * "(c), UID N,", upstream "(c) total-vm:.. UID:N pgtables:.. oom_score_adj:N")
  * into v. 0 when it is not one. */
@@ -176,10 +209,10 @@ static int read_victim(const char *p, const char *e, struct victim *v)
 	}
 	if (starts(fields, e, "), UID "))           /* RHEL 7 */
 		parse_int(fields + 7, e, &v->uid);
-	v->vm = key_int(fields, e, "total-vm:");
-	v->anon = key_int(fields, e, "anon-rss:");
-	v->file = key_int(fields, e, "file-rss:");
-	v->shmem = key_int(fields, e, "shmem-rss:");
+	v->vm = key_kb(fields, e, "total-vm:");
+	v->anon = key_kb(fields, e, "anon-rss:");
+	v->file = key_kb(fields, e, "file-rss:");
+	v->shmem = key_kb(fields, e, "shmem-rss:");
 	if (v->uid == OL_NULL)
 		v->uid = key_int(fields, e, "UID:");
 	v->pgt = key_int(fields, e, "pgtables:");

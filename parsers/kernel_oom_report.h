@@ -50,6 +50,13 @@
 #define TASK_COLS 24             /* columns of the task dump read at most */
 #define GROUP_KILLS 64           /* pids of an oom.group kill remembered */
 
+/* A zone line of the memory block ("DMA32 free:..kB min:..kB ... managed:..kB"). */
+#define KZONES 8
+struct kzone {
+	char name[24];
+	int64_t free_kb, min_kb, low_kb, high_kb, present_kb, managed_kb;
+};
+
 /* One kept row of the task dump; its name is in oomev.names. */
 struct ktask {
 	struct ol_task t;
@@ -102,6 +109,16 @@ struct oomev {
 	int64_t last_kill_pid;
 	const char *nokill_reason;
 	int panic;
+	/* a report whose header is not in the log (an excerpt cut after it) */
+	int partial;              /* opened by a line of its body */
+	int oom_evidence;         /* it holds lines only an OOM report prints */
+	int64_t invoker_uid;      /* "CPU: N UID: U PID: ..." (6.x) */
+	json_t *mi_pages;         /* every "key:pages" of the Mem-Info summary */
+	struct kzone zones[KZONES];
+	int nzones;
+	json_t *memcg_stats;      /* "Memory cgroup stats for X:" key -> bytes */
+	char memcg_stats_path[512];
+	int in_memcg_stats;
 };
 
 /* A kill lately emitted, for the oom_reaper line that follows it. */
@@ -185,7 +202,12 @@ struct kparse {
 	struct upending up;
 	struct oomd_ctx oomd;
 	struct eo_status eo;
+	uint64_t alloc_fail_line; /* line of the last page allocation failure */
+	char *clean;              /* a damaged line cleaned (textclean.h), CLEAN_MAX bytes */
 };
+
+#define CLEAN_MAX (64 * 1024)
+#define PARTIAL_LINES 4000   /* a headerless report without a kill is over after this */
 
 /* --- kernel_oom_report.c: the report and its events --- */
 
@@ -193,13 +215,16 @@ struct kparse {
  * belong to it? */
 static inline int report_in_body(const struct oomev *ev)
 {
-	return ev->open && ev->have_header && !ev->nkills;
+	return ev->open && (ev->have_header || ev->partial) && !ev->nkills;
 }
 
 /* Empty ev for the next report, keeping its task and name buffers. */
 void report_reset(struct oomev *ev);
 /* Start a new report at record r (the current line, the current boot id). */
 void report_open(struct kparse *kp, const struct krec *r);
+/* Close the open report and start one whose header is not in the log, at
+ * record r (a body line came with no report open). -1 when the sink failed. */
+int report_open_partial(struct kparse *kp, const struct krec *r);
 /* Close the open report: a header without a kill becomes oom_no_kill.
  * The report is reset either way. -1 when the sink failed. */
 int report_close(struct kparse *kp);
@@ -249,6 +274,10 @@ int m_header(struct kparse *kp, const struct krec *r, const char *p, const char 
 int m_context(struct kparse *kp, const char *p, const char *e);
 int m_group(struct kparse *kp, const char *p, const char *e);
 int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *p, const char *e);
+/* A line only an OOM report's body prints (memcg counters, Mem-Info, the
+ * task dump's header) with no report open: a report whose header was cut
+ * off opens there. */
+int m_fragment(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 
 /* --- kernel_oom_meminfo.c --- */
 int m_meminfo(struct kparse *kp, const char *p, const char *e);
@@ -267,7 +296,7 @@ const char *xid_name(int64_t x);
 
 /* --- kernel_oom_kill.c --- */
 int m_kill_select(struct kparse *kp, const struct krec *r, const char *p, const char *e);
-int m_oomkill_summary(struct kparse *kp, const char *p, const char *e);
+int m_oomkill_summary(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 int m_killed(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 int m_reaper(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 

@@ -435,7 +435,8 @@ static int priority(struct kprefix *px, const char *p, const char *e, struct kre
 }
 
 /* ISO 8601 stamp, then " host ident: ": rsyslog RFC 3339, journalctl
- * short-iso[-precise]. */
+ * short-iso[-precise]; or dmesg --time-format iso, whose stamp has a
+ * comma before its microseconds and the message right after it. */
 static int iso_syslog(struct kprefix *px, const char *p, const char *e, struct krec *r)
 {
 	const char *q;
@@ -445,6 +446,10 @@ static int iso_syslog(struct kprefix *px, const char *p, const char *e, struct k
 		return 0;
 	if (!zone)
 		set_local(px, &r->t, r->t.utc_ns);
+	if (p[19] == ',' && q < e && *q == ' ') {
+		plain(r, q + 1, e);
+		return 1;
+	}
 	return stamp_then_rest(q, e, r);
 }
 
