@@ -61,6 +61,7 @@ struct k8s_st {
 	char line[LINE_CAP];
 	/* the object (pod, event) being read */
 	char pod[128], ns[128], node[128];
+	char phase[32], qos[32];    /* status.phase / Status:, qosClass / QoS Class: */
 	struct kcont cont[MAX_CONT];
 	int ncont, cur;             /* cur: index into cont, -1 = none yet */
 	int cont_indent, child_indent;  /* "Containers:" section (describe), -1 = none */
@@ -321,6 +322,8 @@ static void object_json(struct k8s_st *st, json_t *d)
 	json_object_set_new(d, "pod", ol_json_str(st->pod[0] ? st->pod : NULL));
 	json_object_set_new(d, "namespace", ol_json_str(st->ns[0] ? st->ns : NULL));
 	json_object_set_new(d, "node", ol_json_str(st->node[0] ? st->node : NULL));
+	json_object_set_new(d, "phase", ol_json_str(st->phase[0] ? st->phase : NULL));
+	json_object_set_new(d, "qos_class", ol_json_str(st->qos[0] ? st->qos : NULL));
 }
 
 /* An eviction told by message m (may be NULL: the pod says Evicted and no
@@ -427,7 +430,7 @@ static int flush_object(struct k8s_st *st)
 	}
 	if (limits_meta(st) < 0)
 		return -1;
-	st->pod[0] = st->ns[0] = st->node[0] = st->reason[0] = 0;
+	st->pod[0] = st->ns[0] = st->node[0] = st->reason[0] = st->phase[0] = st->qos[0] = 0;
 	st->ncont = st->evicted = st->in_state = st->res_mode = st->have_gathered = 0;
 	st->cur = st->cont_indent = st->child_indent = -1;
 	st->obj_t = none;
@@ -770,6 +773,10 @@ static int on_key(struct k8s_st *st, const char *k, const char *orig, const char
 	} else if ((!strcmp(k, "node") || !strcmp(k, "nodename")) && !st->node[0]) {
 		const char *sl = strchr(v, '/');
 		copy_str(st->node, sizeof(st->node), v, sl ? (size_t)(sl - v) : strlen(v));
+	} else if ((!strcmp(k, "phase") || (!strcmp(k, "status") && v[0])) && !st->phase[0]) {
+		snprintf(st->phase, sizeof(st->phase), "%s", v);
+	} else if (!strcmp(k, "qosclass") && !st->qos[0]) {
+		snprintf(st->qos, sizeof(st->qos), "%s", v);
 	} else if (!strcmp(k, "reason")) {
 		if (!strcmp(v, "Evicted"))
 			st->evicted = 1;

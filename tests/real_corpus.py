@@ -197,7 +197,10 @@ def check_serving(rep, key, value):
     return None
 
 
-CHECKS = {"serving": check_serving}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import real_gpu_host  # noqa: E402  (tests/real_gpu_host.py: the gpu_host figures)
+
+CHECKS = {"serving": check_serving, "gpu_host": real_gpu_host.check}
 
 
 def run(oomlens, path, tmp):
@@ -207,7 +210,9 @@ def run(oomlens, path, tmp):
     p = subprocess.run([oomlens, "analyze", "-q", "--format", "json", "--db", db, path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     try:
-        return json.loads(p.stdout.decode("utf-8", "replace")), p.stderr.decode("utf-8", "replace")
+        rep = json.loads(p.stdout.decode("utf-8", "replace"))
+        rep["_db"] = db          # for checks that read what the JSON leaves out
+        return rep, p.stderr.decode("utf-8", "replace")
     except ValueError:
         return None, p.stderr.decode("utf-8", "replace")
 
@@ -223,8 +228,11 @@ def main(argv):
         args.remove(fonly)
     oomlens, src = args[0], args[1]
     root = os.path.join(src, "tests", "data", "real")
-    passed = failed = 0
+    passed = failed = pending = 0
     unasserted = {}
+    gaps = []
+    unread = []          # gpu_host files not read: judged once the run is over
+    have_engines = False
     with tempfile.TemporaryDirectory() as tmp:
         for folder in sorted(os.listdir(root)):
             if only and folder != only or folder not in CHECKS:
@@ -242,15 +250,29 @@ def main(argv):
                 where = "%s/%s" % (folder, name)
                 status = None
                 if rep:
-                    arts = rep.get("artifacts") or []
-                    status = arts[0].get("status") if arts else None
+                    rep["_row"] = rec
+                    # a file read by two line-log parsers has two artifact rows
+                    sts = [a.get("status") for a in rep.get("artifacts") or []]
+                    status = next((x for x in ("ok", "partial") if x in sts),
+                                  sts[0] if sts else None)
+                if rep and "engines" in rep:
+                    have_engines = True
                 if status not in ("ok", "partial"):
+                    if folder == "gpu_host":
+                        unread.append((where, rec, status, err))
+                        continue
                     failed += 1
                     print("FAIL %s: not read (status %s) %s" % (where, status, err.strip()[:200]))
                     continue
                 passed += 1
                 for key, value in split_figures(rec.get("figures", "")):
                     r = CHECKS[folder](rep, key, value)
+                    if r == "pending":   # read by a parser not in this build yet
+                        pending += 1
+                        continue
+                    if isinstance(r, str):
+                        gaps.append("%s: %s=%s (%s)" % (where, key, value, r))
+                        continue
                     if r is None:
                         unasserted.setdefault(key, 0)
                         unasserted[key] += 1
@@ -260,9 +282,20 @@ def main(argv):
                     else:
                         failed += 1
                         print("FAIL %s: %s=%s, found %s" % (where, key, value, r[1]))
+    for where, rec, status, err in unread:
+        if real_gpu_host.unread_is_pending(rec, have_engines):
+            pending += 1
+            print("PENDING %s: read by the serving-engine parser, not in this build" % where)
+        else:
+            failed += 1
+            print("FAIL %s: not read (status %s) %s" % (where, status, err.strip()[:200]))
     if verbose:
         print("not asserted (descriptions): " +
               ", ".join("%s×%d" % kv for kv in sorted(unasserted.items())))
+        for g in gaps:
+            print("GAP " + g)
+    if pending:
+        print("%d files or figures pending (their parser is not in this build)" % pending)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
