@@ -664,7 +664,7 @@ int userspace_bare_start(const char *l, size_t n)
 {
 	static const char *const starts_[] = {
 		"mem avail:", "mem total:", "sending SIG", "killing process ", "escalating to SIG",
-		"process exited", "srun: ",
+		"process exited", "srun: ", "slurmstepd: ",
 	};
 	size_t i, k;
 

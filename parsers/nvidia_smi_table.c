@@ -35,6 +35,7 @@
 #define LINE_MAX_READ 2048
 #define STAMP_LINES 4     /* a date line this close before a table is its time */
 #define MAX_TOK 24
+#define MAX_SEEN 512      /* distinct name meta remembered (past this, not stored) */
 
 enum where { W_NONE, W_HEAD, W_GPUS, W_PROCS };
 
@@ -50,6 +51,9 @@ struct tbl_st {
 	struct ol_time t;          /* the current table's time */
 	int noted_local;
 	uint64_t total_seen;       /* gpu.total_bytes.gpuN stored */
+	uint64_t seen[MAX_SEEN];   /* hashes of the name meta stored: `nvidia-smi -l`
+				    * prints the same table every interval */
+	int nseen;
 	char driver[48], cuda[48]; /* last stored (a table read again repeats them) */
 	char line[LINE_MAX_READ];
 };
@@ -97,8 +101,24 @@ static int counted(struct tbl_st *st, int64_t id)
 	return 0;
 }
 
+/* Store meta key = val once per file. -1 when the sink failed. */
 static int meta(struct tbl_st *st, const char *key, const char *val)
 {
+	uint64_t h = 1469598103934665603ull;
+	const char *c;
+	int i;
+
+	for (c = key; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	h = (h ^ '=') * 1099511628211ull;
+	for (c = val; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	for (i = 0; i < st->nseen; i++)
+		if (st->seen[i] == h)
+			return 0;
+	if (st->nseen >= MAX_SEEN)
+		return 0;
+	st->seen[st->nseen++] = h;
 	return counted(st, sink_meta(st->s, key, val));
 }
 
