@@ -42,8 +42,8 @@
  * earlyoom, Slurm's oom-kill events), "OOM" (sysrq), "Kil" (Kill/Killed
  * process, systemd-oomd), "lure" (page allocation failure), "NVRM" (the
  * NVIDIA driver's Xid and bus lines), "cnt" (a memcg's failcnt) or
- * "m-In"/"m-in" (Mem-Info: both open a report whose header a paste cut
- * off). SSE2 finds the first two bytes of
+ * "m-Info"/"m-info" (Mem-Info: both open a report whose header a paste
+ * cut off). SSE2 finds the first two bytes of
  * each 16 positions at a time; a hit is confirmed byte by byte. The lines
  * of earlyoom and srun printed bare to a terminal hold none of these;
  * they are told by how they start (bare_start).
@@ -60,7 +60,8 @@ static int hot_at(const unsigned char *p, const unsigned char *e)
 	case 'l': return p[1] == 'u' && p[2] == 'r' && e - p >= 4 && p[3] == 'e';
 	case 'N': return p[1] == 'V' && p[2] == 'R' && e - p >= 4 && p[3] == 'M';
 	case 'c': return p[1] == 'n' && p[2] == 't';
-	case 'm': return p[1] == '-' && (p[2] == 'I' || p[2] == 'i') && e - p >= 4 && p[3] == 'n';
+	case 'm': return p[1] == '-' && (p[2] == 'I' || p[2] == 'i') && e - p >= 6 &&
+			 !memcmp(p + 3, "nfo", 3);
 	default: return 0;
 	}
 }

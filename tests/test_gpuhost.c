@@ -204,6 +204,22 @@ static void smi_table_repeated_and_detected_anywhere(void **state)
 	free(text);
 }
 
+static void smi_csv_process_names(void **state)
+{
+	static const char text[] =
+		"timestamp, gpu_uuid, pid, process_name, used_gpu_memory [MiB]\n"
+		"2025/11/29 18:22:40.123, GPU-5c0e, 4312, python3, 70000 MiB\n"
+		"2025/11/29 18:22:41.123, GPU-5c0e, 4312, python3, 71000 MiB\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "nvidia_smi", "csv", text, 0), 2);
+	/* the same name key as the table form gives, stored once */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key ="
+			       " 'gpu.proc_name.GPU-5c0e/pid:4312'"), 1);
+	assert_string_equal(meta(tl, "gpu.proc_name.GPU-5c0e/pid:4312"), "python3");
+	t_close(tl);
+}
+
 /* ---- NVRM lines ---- */
 
 static void xid_lines_every_form(void **state)
@@ -668,6 +684,7 @@ int main(void)
 		cmocka_unit_test(smi_table_550_two_gpus_and_gi_ci),
 		cmocka_unit_test(smi_table_kmd_and_not_supported),
 		cmocka_unit_test(smi_table_repeated_and_detected_anywhere),
+		cmocka_unit_test(smi_csv_process_names),
 		cmocka_unit_test(xid_lines_every_form),
 		cmocka_unit_test(gpu_fallen_off_the_bus),
 		cmocka_unit_test(kernel_partial_reports),
