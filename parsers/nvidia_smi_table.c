@@ -17,6 +17,8 @@
  *   |  GPU   GI   CI   PID   Type   Process name          GPU Memory |  (GI, CI from 450)
  *   |    0  N/A  N/A  10734    C   /usr/bin/python3          160MiB |
  *
+ * A MIG-enabled card adds a "MIG devices:" box between the two, whose
+ * rows (instances, not GPUs) are passed over.
  * The newest drivers say "KMD Version" / "CUDA UMD Version"; a part
  * without its own memory (GB10) prints "Not Supported" (no sample: the
  * size is unknown, not 0). The table has no time of its own: the samples
@@ -37,7 +39,7 @@
 #define MAX_TOK 24
 #define MAX_SEEN 512      /* distinct name meta remembered (past this, not stored) */
 
-enum where { W_NONE, W_HEAD, W_GPUS, W_PROCS };
+enum where { W_NONE, W_HEAD, W_GPUS, W_MIG, W_PROCS };
 
 /* The state of one file. */
 struct tbl_st {
@@ -375,6 +377,10 @@ static int table_line(struct tbl_st *st, const char *p, const char *e)
 		if (st->where == W_NONE && table_start(st) < 0)
 			return -1;
 		return header_line(st, p, e);
+	}
+	if (mem_find(p, n, "MIG devices:")) {      /* its rows are instances, not GPUs */
+		st->where = W_MIG;
+		return 0;
 	}
 	if (mem_find(p, n, "Processes:")) {
 		if (st->where == W_NONE && table_start(st) < 0)

@@ -163,7 +163,15 @@ static void smi_table_kmd_and_not_supported(void **state)
 		"> +-----------------------------------------+------------------------+----------------------+\n"
 		"> |   1  NVIDIA B200                    On  |   00000000:68:00.0 Off |                    0 |\n"
 		"> | N/A   30C    P0            142W / 1000W |       0MiB / 183359MiB |      0%      Default |\n"
-		"> +-----------------------------------------+------------------------+----------------------+\n";
+		"> +-----------------------------------------+------------------------+----------------------+\n"
+		">\n"
+		"> +-----------------------------------------------------------------------------------------+\n"
+		"> | MIG devices:                                                                            |\n"
+		"> +------------------+----------------------------------+-----------+-----------------------+\n"
+		"> | GPU  GI  CI  MIG |                     Memory-Usage |        Vol|        Shared         |\n"
+		"> |==================+==================================+===========+=======================|\n"
+		"> |  1    1   0   0  |              10MiB /  4864MiB    | 14      0 |  1   0    0    0    0 |\n"
+		"> +------------------+----------------------------------+-----------+-----------------------+\n";
 	struct timeline *tl = t_open();
 	(void)state;
 	assert_true(t_parse_mem(tl, "nvidia_smi_table", "smi", text, 0) > 0);
@@ -174,6 +182,9 @@ static void smi_table_kmd_and_not_supported(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM series WHERE entity = 'gpu0'"), 0);
 	assert_true(sample_of(tl, "gpu.used_bytes", "gpu1") == 0);
 	assert_true(sample_of(tl, "gpu.total_bytes", "gpu1") == 183359 * MiB);
+	/* a MIG devices row is an instance, not a GPU */
+	assert_string_equal(meta(tl, "gpu.name.gpu1"), "NVIDIA B200");
+	assert_int_equal(nsamples(tl, "gpu.used_bytes"), 1);
 	t_close(tl);
 }
 
