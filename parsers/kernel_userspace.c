@@ -112,10 +112,10 @@ static int64_t scaled_like(const char *p, const char *q, const char *e)
 
 	if (!num_at(skip_ws(p, e), e, &v) || tb == OL_NULL || !qe)
 		return OL_NULL;
-	if (t <= 0) {   /* "0 of 0 MiB": the unit is the line's, MiB */
-		return v == 0 ? 0 : mib_at(q, e) == 0 ? (int64_t)(v * 1048576.0) : OL_NULL;
-	}
-	v = v * ((double)tb / t);
+	if (t <= 0)     /* "0 of 0 MiB": the unit is the line's, MiB */
+		v *= 1048576.0;
+	else
+		v *= (double)tb / t;
 	return v < 9e18 ? (int64_t)(v + 0.5) : OL_NULL;
 }
 

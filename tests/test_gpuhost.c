@@ -424,6 +424,14 @@ static void earlyoom_every_generation(void **state)
 	assert_true(sample_of(tl, "host.swap_free_bytes", "") == 293 * MiB);
 	t_close(tl);
 
+	/* a figure past what bytes can hold is unknown, not an overflow (found
+	 * by fuzz_kernel_oom; UBSan build) */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "kernel_log", "e",
+		"mem avail: 22222222222222222222222 of 0 MiB (0%), swap free: 0 of 0 MiB\n", 0) >= 0);
+	assert_int_equal(nsamples(tl, "host.mem_available_bytes"), 0);
+	t_close(tl);
+
 	tl = t_open();
 	tl->opts.year = 2025;
 	assert_true(t_parse_mem(tl, "kernel_log", "e", modern, 0) > 0);
