@@ -31,6 +31,7 @@
 
 #include "parsers/kernel_oom_report.h"
 #include "parsers/kernel_scan.h"
+#include "parsers/textclean.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
 
@@ -38,9 +39,14 @@
  * Cheap rejection: does the line hold one of the patterns that can start
  * or continue something we read outside a report's body? Every such line
  * holds "oom" (header, oom_reaper, oom-kill:, oom.group, systemd-oomd,
- * earlyoom), "OOM" (sysrq), "Kil" (Kill/Killed process, systemd-oomd) or
- * "lure" (page allocation failure). SSE2 finds the first two bytes of each
- * 16 positions at a time; a hit is confirmed byte by byte.
+ * earlyoom, Slurm's oom-kill events), "OOM" (sysrq), "Kil" (Kill/Killed
+ * process, systemd-oomd), "lure" (page allocation failure), "NVRM" (the
+ * NVIDIA driver's Xid and bus lines), "cnt" (a memcg's failcnt) or
+ * "m-Info"/"m-info" (Mem-Info: both open a report whose header a paste
+ * cut off). SSE2 finds the first two bytes of
+ * each 16 positions at a time; a hit is confirmed byte by byte. The lines
+ * of earlyoom and srun printed bare to a terminal hold none of these;
+ * they are told by how they start (bare_start).
  */
 
 static int hot_at(const unsigned char *p, const unsigned char *e)
@@ -52,6 +58,10 @@ static int hot_at(const unsigned char *p, const unsigned char *e)
 	case 'O': return p[1] == 'O' && p[2] == 'M';
 	case 'K': return p[1] == 'i' && p[2] == 'l';
 	case 'l': return p[1] == 'u' && p[2] == 'r' && e - p >= 4 && p[3] == 'e';
+	case 'N': return p[1] == 'V' && p[2] == 'R' && e - p >= 4 && p[3] == 'M';
+	case 'c': return p[1] == 'n' && p[2] == 't';
+	case 'm': return p[1] == '-' && (p[2] == 'I' || p[2] == 'i') && e - p >= 6 &&
+			 !memcmp(p + 3, "nfo", 3);
 	default: return 0;
 	}
 }
@@ -64,7 +74,9 @@ static int line_is_hot(const char *l, size_t n)
 
 #ifdef __SSE2__
 	const __m128i co = _mm_set1_epi8('o'), cO = _mm_set1_epi8('O'), cK = _mm_set1_epi8('K'),
-		      ci = _mm_set1_epi8('i'), cl = _mm_set1_epi8('l'), cu = _mm_set1_epi8('u');
+		      ci = _mm_set1_epi8('i'), cl = _mm_set1_epi8('l'), cu = _mm_set1_epi8('u'),
+		      cN = _mm_set1_epi8('N'), cV = _mm_set1_epi8('V'), cc = _mm_set1_epi8('c'),
+		      cn = _mm_set1_epi8('n'), cm = _mm_set1_epi8('m'), cd = _mm_set1_epi8('-');
 
 	for (; i + 17 <= n; i += 16) {
 		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
@@ -74,6 +86,10 @@ static int line_is_hot(const char *l, size_t n)
 				     _mm_and_si128(_mm_cmpeq_epi8(a, cO), _mm_cmpeq_epi8(b, cO))),
 			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cK), _mm_cmpeq_epi8(b, ci)),
 				     _mm_and_si128(_mm_cmpeq_epi8(a, cl), _mm_cmpeq_epi8(b, cu))));
+		m = _mm_or_si128(m, _mm_or_si128(
+			_mm_and_si128(_mm_cmpeq_epi8(a, cN), _mm_cmpeq_epi8(b, cV)),
+			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cc), _mm_cmpeq_epi8(b, cn)),
+				     _mm_and_si128(_mm_cmpeq_epi8(a, cm), _mm_cmpeq_epi8(b, cd)))));
 		unsigned bits = (unsigned)_mm_movemask_epi8(m);
 		/* almost every block has no candidate: say so, so that the
 		 * compiler lays the next block's load right after this test */
@@ -105,6 +121,8 @@ static int message(struct kparse *kp, const struct krec *r, const char *p, const
 		return 0;
 	if (r->has_ident && strcmp(r->ident, "kernel"))
 		return m_userspace(kp, r, p, e);
+	if ((rc = m_nvrm(kp, r, p, e)))
+		return rc;
 	if ((rc = m_header(kp, r, p, e)))
 		return rc;
 	if ((rc = m_killed(kp, r, p, e)))
@@ -113,7 +131,7 @@ static int message(struct kparse *kp, const struct krec *r, const char *p, const
 		return rc;
 	if ((rc = m_kill_select(kp, r, p, e)))
 		return rc;
-	if (kp->ev.open && (rc = m_oomkill_summary(kp, p, e)))
+	if ((rc = m_oomkill_summary(kp, r, p, e)))
 		return rc;
 	if ((rc = m_alloc_failure(kp, r, p, e)))
 		return rc;
@@ -129,6 +147,8 @@ static int message(struct kparse *kp, const struct krec *r, const char *p, const
 		return rc;
 	if (report_in_body(&kp->ev))
 		return m_context(kp, p, e);
+	if ((rc = m_fragment(kp, r, p, e)))
+		return rc;
 	if (kp->ev.open && kp->ev.nkills)
 		return m_group(kp, p, e);
 	return 0;
@@ -151,8 +171,11 @@ static int record(struct kparse *kp, const struct krec *r)
 		if (r->t.boot_ns > kp->max_boot_ns)
 			kp->max_boot_ns = r->t.boot_ns;
 	}
-	/* a header that found no kill in GAP_NS is over */
-	if (report_in_body(&kp->ev) && ns_between(&kp->ev.t, &r->t) > GAP_NS &&
+	/* a header that found no kill in GAP_NS is over (a report without
+	 * its header, PARTIAL_LINES lines when there is no time to tell) */
+	if (report_in_body(&kp->ev) && (ns_between(&kp->ev.t, &r->t) > GAP_NS ||
+					(kp->ev.partial && kp->in->lineno - kp->ev.line >
+							   PARTIAL_LINES)) &&
 	    report_close(kp) < 0)
 		return -1;
 	while (p < e) {
@@ -196,9 +219,14 @@ static int journal_record(struct kparse *kp, const char *l, size_t n)
 int kernel_oom_sniff(const unsigned char *head, size_t n)
 {
 	static const char *strong[] = { "invoked oom-killer", "Killed process ", "oom_reaper: ",
-					"oom-kill:constraint=", "Out of memory: Kill" };
+					"oom-kill:constraint=", "Out of memory: Kill", "NVRM: Xid (",
+					"has fallen off the bus", "fallen off the bus and",
+					"earlyoom[", "systemd-oomd[", "sending SIGTERM to process ",
+					"oom-kill event", "oom_kill event", "killed by the OOM killer",
+					"Tasks state (memory values in pages)", "Memory cgroup stats for " };
 	static const char *weak[] = { "kernel: ", "\"_TRANSPORT\":\"kernel\"", "\"_TRANSPORT\" : \"kernel\"", "] Linux version ",
-				      "Mem-Info:", "page allocation failure" };
+				      "Mem-Info:", "page allocation failure", "NVRM: ",
+				      "mem avail: ", "memory: usage " };
 	size_t i;
 
 	for (i = 0; i < sizeof(strong) / sizeof(strong[0]); i++)
@@ -219,15 +247,24 @@ static struct kparse *kparse_new(struct input *in, struct sink *s)
 		return NULL;
 	kp->s = s;
 	kp->in = in;
+	if (!(kp->clean = malloc(CLEAN_MAX))) {
+		free(kp);
+		return NULL;
+	}
 	kprefix_init(&kp->px, in, s);
 	strbuf_init(&kp->ev.names);
 	report_reset(&kp->ev);
+	userspace_init(kp);
 	return kp;
 }
 
 /* Free kp and what its report and prefix layer hold. */
 static void kparse_free(struct kparse *kp)
 {
+	userspace_release(kp);
+	json_decref(kp->ev.mi_pages);
+	json_decref(kp->ev.memcg_stats);
+	free(kp->clean);
 	kprefix_release(&kp->px);
 	strbuf_release(&kp->ev.names);
 	free(kp->ev.tasks);
@@ -244,6 +281,11 @@ static int read_line(struct kparse *kp, const char *l, size_t len)
 		return journal_record(kp, l, len);
 	if (!len)
 		return 0;
+	/* colours, and a terminal's wrap padding inside the line */
+	if (kp->clean && text_dirty(l, len, TC_ANSI | TC_WRAP)) {
+		len = text_clean(l, len, kp->clean, CLEAN_MAX, TC_ANSI | TC_WRAP);
+		l = kp->clean;
+	}
 	kprefix_strip(&kp->px, l, l + len, &r);
 	if (record(kp, &r) < 0 || kp->failed)
 		return -1;
@@ -255,7 +297,7 @@ static int read_line(struct kparse *kp, const char *l, size_t len)
  * the sink failed. */
 static int finish(struct kparse *kp)
 {
-	if (report_close(kp) < 0 || kp->failed)
+	if (report_close(kp) < 0 || userspace_finish(kp) < 0 || kp->failed)
 		return -1;
 	if (kp->reports) {
 		char v[16];
@@ -288,6 +330,7 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 		 * (and journal lines whose MESSAGE is a byte array, which the
 		 * filter cannot read) */
 		if (!report_in_body(&kp->ev) && !line_is_hot(line, len) &&
+		    !userspace_bare_start(line, len) &&
 		    !(len && *line == '{' && kprefix_json_message_is_array(line, line + len)))
 			continue;
 		if (read_line(kp, line, len) < 0)

@@ -108,6 +108,7 @@ static int m_cpu(struct kparse *kp, const char *p, const char *e)
 			return 0;
 		if (parse_int(c + 6, e, &v))
 			ev->pid = v;
+		ev->invoker_uid = key_int(p, c + 1, " UID: ");   /* 6.x */
 		s += 7;
 	} else if (starts(p, e, "Pid: ")) {
 		if (!parse_int(p + 5, e, &v) || !(s = find(p, e, ", comm: ")))
@@ -186,6 +187,71 @@ static int m_memcg_lines(struct oomev *ev, const char *p, const char *e)
 	return 0;
 }
 
+/* "Memory cgroup stats for /x:" (v2: one "key value" line per stat
+ * after it, in bytes; v1: "key:NKB" tokens on the same line): the stats
+ * as bytes into ev->memcg_stats. */
+static int m_memcg_stats(struct oomev *ev, const char *p, const char *e)
+{
+	const char *c, *k, *v;
+	int64_t x;
+
+	if (starts(p, e, "Memory cgroup stats for ")) {
+		const char *path = p + 24, *pe = find(path, e, ": ");
+		if (!pe)
+			pe = e > path && e[-1] == ':' ? e - 1 : e;
+		copy_str(ev->memcg_stats_path, sizeof(ev->memcg_stats_path), path, pe);
+		ev->memcg_hint = ev->oom_evidence = ev->in_memcg_stats = 1;
+		ev->in_meminfo = 0;
+		if (!ev->memcg_stats)
+			ev->memcg_stats = json_object();
+		for (c = pe < e ? pe + 1 : e; c < e;) {     /* v1 tokens */
+			k = skip_ws(c, e);
+			for (v = k; v < e && *v != ':' && *v != ' '; v++)
+				;
+			if (v >= e || *v != ':' || !(c = parse_int(v + 1, e, &x))) {
+				c = v < e ? v + 1 : e;
+				continue;
+			}
+			if (starts(c, e, "KB") && x < INT64_MAX / 1024) {
+				char key[48];
+				copy_str(key, sizeof(key), k, v);
+				if (json_object_size(ev->memcg_stats) < 128)
+					json_object_set_new(ev->memcg_stats, key, json_integer(x * 1024));
+			}
+		}
+		return 1;
+	}
+	if (!ev->in_memcg_stats)
+		return 0;
+	for (c = p; c < e && ((*c >= 'a' && *c <= 'z') || *c == '_' || is_digit((unsigned char)*c));
+	     c++)
+		;
+	if (c == p || c >= e || *c != ' ' || !(v = parse_int(c + 1, e, &x)) || v != e) {
+		ev->in_memcg_stats = 0;
+		return 0;
+	}
+	if (json_object_size(ev->memcg_stats) < 128) {
+		char key[48];
+		copy_str(key, sizeof(key), p, c);
+		json_object_set_new(ev->memcg_stats, key, json_integer(x));
+	}
+	return 1;
+}
+
+int m_fragment(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	const char *c;
+
+	if (!starts(p, e, "memory: usage ") && !starts(p, e, "Mem-Info:") &&
+	    !starts(p, e, "Mem-info:") &&
+	    !(*p == '[' && (c = memchr(p, ']', (size_t)(e - p))) && find(p, c, "pid") &&
+	      find(c, e, " name")))
+		return 0;
+	if (report_open_partial(kp, r) < 0)
+		return -1;
+	return m_context(kp, p, e);
+}
+
 /* A line of an open report's body, between its header and its first
  * victim. The order of the tests is the order that keeps a line from
  * being taken by a looser matcher further down. */
@@ -194,6 +260,9 @@ int m_context(struct kparse *kp, const char *p, const char *e)
 	struct oomev *ev = &kp->ev;
 	const char *c, *m;
 	int r;
+
+	if ((r = m_memcg_stats(ev, p, e)))
+		return r;
 
 	if (!ev->cpu_seen && (r = m_cpu(kp, p, e)))
 		return r;
@@ -212,11 +281,6 @@ int m_context(struct kparse *kp, const char *p, const char *e)
 		return r;
 	if ((r = m_memcg_counter(kp, p, e)))
 		return r;
-	if (starts(p, e, "Memory cgroup stats for ")) {
-		ev->memcg_hint = 1;
-		ev->in_meminfo = 0;
-		return 1;
-	}
 	if ((r = m_task_header(kp, p, e)))
 		return r;
 	if ((r = m_task_row(kp, p, e)))
@@ -241,6 +305,7 @@ int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *p, cons
 	if (kp->ev.open && kp->ev.nkills && report_close(kp) < 0)
 		return -1;
 	copy_str(comm, sizeof(comm), p, k);
+	kp->alloc_fail_line = kp->in->lineno;
 	order = key_int(k, e, "order:");
 	if ((c = find(k, e, "mode:")))
 		copy_str(mode, sizeof(mode), c + 5, token_end(c + 5, e, "(, "));

@@ -1,7 +1,6 @@
 /*
- * kernel_oom_kill.c -- the victims of kernel OOM reports, and the kills
- * of the userspace OOM killers (see kernel_oom_report.h for the files
- * around it).
+ * kernel_oom_kill.c -- the victims of kernel OOM reports (see
+ * kernel_oom_report.h for the files around it).
  *
  * A victim is told in up to four lines: the selection ("Out of memory:
  * Kill process N (c) score S or sacrifice child", before 5.1), the
@@ -12,8 +11,7 @@
  * oom_invoked first, and it decides which report it belongs to: an
  * oom.group kill lists several victims under one header, a repeat of the
  * same victim is not a new kill, and a kill long after its header starts
- * a report of its own. systemd-oomd and earlyoom kills are userspace_kill
- * events with no report.
+ * a report of its own. (The userspace killers: kernel_userspace.c.)
  */
 #include "parsers/kernel_oom_report.h"
 
@@ -97,8 +95,10 @@ static void summary_tail(struct oomev *ev, const char *p, const char *e)
 	}
 }
 
-/* "oom-kill:constraint=CONSTRAINT_X,nodemask=..,...,task=c,pid=N,uid=N" */
-int m_oomkill_summary(struct kparse *kp, const char *p, const char *e)
+/* "oom-kill:constraint=CONSTRAINT_X,nodemask=..,...,task=c,pid=N,uid=N";
+ * with no report open, or after the open one's kill, it is the first line
+ * of a report whose header is not in the log. */
+int m_oomkill_summary(struct kparse *kp, const struct krec *r, const char *p, const char *e)
 {
 	struct oomev *ev = &kp->ev;
 	const char *c, *t;
@@ -106,6 +106,9 @@ int m_oomkill_summary(struct kparse *kp, const char *p, const char *e)
 
 	if (!starts(p, e, "oom-kill:"))
 		return 0;
+	if ((!ev->open || ev->nkills) && report_open_partial(kp, r) < 0)
+		return -1;
+	ev->oom_evidence = 1;
 	if ((c = find(p, e, "constraint="))) {
 		c += 11;
 		if (starts(c, e, "CONSTRAINT_"))
@@ -148,6 +151,34 @@ struct victim {
 	int memcg_wording;                     /* "Memory cgroup out of memory: Killed..." */
 };
 
+/* The kB figure after key, as key_int, but with digit groups a paste
+ * may carry ("total-vm:26,184,840kB"): commas between digits are skipped
+ * when the figure ends in "kB". */
+static int64_t key_kb(const char *p, const char *e, const char *key)
+{
+	const char *k = find(p, e, key), *q;
+	int64_t x = 0;
+	int digits = 0;
+
+	if (!k)
+		return OL_NULL;
+	for (q = k + strlen(key); q < e; q++) {
+		if (is_digit((unsigned char)*q)) {
+			if (x > (INT64_MAX - 9) / 10)
+				return OL_NULL;
+			x = x * 10 + (*q - '0');
+			digits++;
+		} else if (!(*q == ',' && digits && q + 1 < e && is_digit((unsigned char)q[1]))) {
+			break;
+		}
+	}
+	if (!digits)
+		return OL_NULL;
+	if (!starts(q, e, "kB"))
+		return key_int(p, e, key);
+	return x;
+}
+
 /* Read the victim line [p, e) (spec 1.6: RHEL 6 ", UID N (c)", RHEL 7
  * "(c), UID N,", upstream "(c) total-vm:.. UID:N pgtables:.. oom_score_adj:N")
  * into v. 0 when it is not one. */
@@ -178,10 +209,10 @@ static int read_victim(const char *p, const char *e, struct victim *v)
 	}
 	if (starts(fields, e, "), UID "))           /* RHEL 7 */
 		parse_int(fields + 7, e, &v->uid);
-	v->vm = key_int(fields, e, "total-vm:");
-	v->anon = key_int(fields, e, "anon-rss:");
-	v->file = key_int(fields, e, "file-rss:");
-	v->shmem = key_int(fields, e, "shmem-rss:");
+	v->vm = key_kb(fields, e, "total-vm:");
+	v->anon = key_kb(fields, e, "anon-rss:");
+	v->file = key_kb(fields, e, "file-rss:");
+	v->shmem = key_kb(fields, e, "shmem-rss:");
 	if (v->uid == OL_NULL)
 		v->uid = key_int(fields, e, "UID:");
 	v->pgt = key_int(fields, e, "pgtables:");
@@ -347,49 +378,6 @@ int m_reaper(struct kparse *kp, const struct krec *r, const char *p, const char 
 	snprintf(summary, sizeof(summary), "oom_reaper %s %s (pid %lld)",
 		 reaped ? "reaped" : "could not reap", comm[0] ? comm : "?", (long long)pid);
 	if (kp_record_event(kp, r, "oom_reaper", pid, comm, OL_NULL, summary, d) < 0)
-		return -1;
-	return 1;
-}
-
-/* systemd-oomd "Killed /x.scope due to memory pressure ..." and earlyoom
- * "sending SIGTERM to process N uid N \"c\": badness N, ..." kills. */
-int m_userspace(struct kparse *kp, const struct krec *r, const char *p, const char *e)
-{
-	const char *killer = NULL, *c, *t;
-	char target[512] = "", reason[256] = "", comm[64] = "", summary[300], sig[16] = "";
-	int64_t pid = OL_NULL, uid = OL_NULL;
-	json_t *d;
-
-	if (!strcmp(r->ident, "systemd-oomd") && starts(p, e, "Killed ")) {
-		killer = "systemd-oomd";
-		c = p + 7;
-		t = find(c, e, " due to ");
-		copy_str(target, sizeof(target), c, t ? t : e);
-		if (t)
-			copy_str(reason, sizeof(reason), t + 8, e);
-	} else if ((!strcmp(r->ident, "earlyoom") || !r->has_ident) &&
-		   starts(p, e, "sending SIG") && (c = find(p, e, " to process "))) {
-		killer = "earlyoom";
-		copy_str(sig, sizeof(sig), p + 8, c);
-		t = parse_int(c + 12, e, &pid);
-		uid = key_int(c, e, " uid ");
-		if (t && (c = memchr(t, '"', (size_t)(e - t))) &&
-		    (t = memchr(c + 1, '"', (size_t)(e - c - 1))))
-			copy_str(comm, sizeof(comm), c + 1, t);
-		if ((c = find(p, e, ": badness ")))
-			copy_str(reason, sizeof(reason), c + 2, e);
-	} else {
-		return 0;
-	}
-	d = json_object();
-	json_object_set_new(d, "killer", json_string(killer));
-	jset_str(d, "cgroup", target);
-	jset_str(d, "reason", reason);
-	jset_str(d, "signal", sig);
-	jset_int(d, "uid", uid);
-	snprintf(summary, sizeof(summary), "%s killed %s", killer,
-		 target[0] ? target : comm[0] ? comm : "?");
-	if (kp_record_event(kp, r, "userspace_kill", pid, comm, OL_NULL, summary, d) < 0)
 		return -1;
 	return 1;
 }

@@ -31,7 +31,7 @@ int m_memcg_counter(struct kparse *kp, const char *p, const char *e)
 			ev->mc[i][0] = key_int(p, e, "usage ");
 			ev->mc[i][1] = key_int(p, e, "limit ");
 			ev->mc[i][2] = key_int(p, e, "failcnt ");
-			ev->memcg_hint = 1;
+			ev->memcg_hint = ev->oom_evidence = 1;
 			return 1;
 		}
 	return 0;
@@ -63,6 +63,14 @@ static void meminfo_tokens(struct oomev *ev, const char *p, const char *e)
 			continue;
 		}
 		v = parse_int(c + 1, e, &x);
+		if (v && (v == e || *v == ' ' || *v == '\t') && c - k < 40) {
+			char key[40];
+			copy_str(key, sizeof(key), k, c);
+			if (!ev->mi_pages)
+				ev->mi_pages = json_object();
+			if (json_object_size(ev->mi_pages) < 64)
+				json_object_set_new(ev->mi_pages, key, json_integer(x));
+		}
 		if (v && (v == e || *v == ' ' || *v == '\t'))
 			for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 				if ((size_t)(c - k) == strlen(keys[i].k) &&
@@ -134,6 +142,19 @@ int m_meminfo(struct kparse *kp, const char *p, const char *e)
 		if (d && starts(d, e, "kB"))
 			ev->buddy_kb = v;
 		return 1;
+	}
+	if ((c = find(p, e, " free:")) && find(c, e, " min:") && ev->nzones < KZONES) {
+		struct kzone *z = &ev->zones[ev->nzones++];
+		const char *n = p;
+		if (starts(n, e, "Node ") && (n = parse_int(n + 5, c, &v)))   /* "Node 0 DMA32" */
+			n = skip_ws(n, c);
+		copy_str(z->name, sizeof(z->name), n ? n : p, c);
+		z->free_kb = key_int(c, e, "free:");
+		z->min_kb = key_int(c, e, " min:");
+		z->low_kb = key_int(c, e, " low:");
+		z->high_kb = key_int(c, e, " high:");
+		z->present_kb = key_int(c, e, " present:");
+		z->managed_kb = key_int(c, e, " managed:");
 	}
 	if ((c = find(p, e, " present:"))) {
 		v = key_int(c, e, "present:");

@@ -71,6 +71,12 @@ int64_t kp_record_event(struct kparse *kp, const struct krec *r, const char *kin
 			  summary, d);
 }
 
+int64_t kp_event_at(struct kparse *kp, const struct ol_time *t, uint64_t line, const char *kind,
+		    int64_t pid, const char *comm, int64_t bytes, const char *summary, json_t *d)
+{
+	return send_event(kp, kind, *t, kp->boot_id, line, pid, comm, bytes, summary, d);
+}
+
 int64_t kp_report_event(struct kparse *kp, const char *kind, int64_t bytes,
 			const char *summary, json_t *d)
 {
@@ -218,6 +224,7 @@ json_t *report_invoker_json(struct oomev *ev)
 
 	jset_str(o, "comm", h ? ev->comm : NULL);
 	jset_int(o, "pid", h ? ev->pid : OL_NULL);
+	jset_int(o, "uid", h ? ev->invoker_uid : OL_NULL);
 	jset_str(o, "gfp_mask", h ? ev->gfp : NULL);
 	jset_int(o, "order", h ? ev->order : OL_NULL);
 	jset_int(o, "oom_score_adj", h ? ev->score_adj : OL_NULL);
@@ -235,6 +242,8 @@ void report_reset(struct oomev *ev)
 	size_t cap = ev->cap;
 	int i, j;
 
+	json_decref(ev->mi_pages);
+	json_decref(ev->memcg_stats);
 	memset(ev, 0, sizeof(*ev));
 	strbuf_reset(&names);
 	ev->names = names;
@@ -252,6 +261,7 @@ void report_reset(struct oomev *ev)
 	ev->sel_pid = ev->sel_score = ev->ck_pid = ev->ck_uid = OL_NULL;
 	ev->invoked_id = OL_NULL;
 	ev->last_kill_pid = OL_NULL;
+	ev->invoker_uid = OL_NULL;
 }
 
 void report_open(struct kparse *kp, const struct krec *r)
@@ -261,6 +271,15 @@ void report_open(struct kparse *kp, const struct krec *r)
 	kp->ev.line = kp->in->lineno;
 	kp->ev.t = r->t;
 	snprintf(kp->ev.boot_id, sizeof(kp->ev.boot_id), "%s", kp->boot_id);
+}
+
+int report_open_partial(struct kparse *kp, const struct krec *r)
+{
+	if (report_close(kp) < 0)
+		return -1;
+	report_open(kp, r);
+	kp->ev.partial = 1;
+	return 0;
 }
 
 /* The memcg counters of ev into d as <name>_usage_kb, _limit_kb (null
@@ -282,12 +301,46 @@ static void memcg_json(json_t *d, const struct oomev *ev)
 	}
 }
 
+/* The memory block of ev with page size pk kB into d: the Mem-Info
+ * summary in kB and every key of it in pages, swap and RAM, the zones. */
+static void memory_json(json_t *d, const struct oomev *ev, int pk)
+{
+	json_t *z = json_array();
+	int i;
+
+	jset_int(d, "free_kb", pages_kb(ev->mi_free, pk));
+	jset_int(d, "anon_kb", pages_kb(kb_sum(ev->mi_aa, ev->mi_ia), pk));
+	jset_int(d, "file_kb", pages_kb(kb_sum(ev->mi_af, ev->mi_if), pk));
+	jset_int(d, "slab_kb", pages_kb(kb_sum(ev->mi_sr, ev->mi_su), pk));
+	jset_int(d, "shmem_kb", pages_kb(ev->mi_shmem, pk));
+	jset_int(d, "swap_free_kb", ev->swap_free_kb);
+	jset_int(d, "swap_total_kb", ev->swap_total_kb);
+	jset_int(d, "ram_kb", pages_kb(ev->pages_ram, pk));
+	jset_int(d, "reserved_kb", pages_kb(ev->pages_reserved, pk));
+	json_object_set_new(d, "mem_info_pages", ev->mi_pages ? json_copy(ev->mi_pages)
+							       : json_null());
+	for (i = 0; i < ev->nzones; i++) {
+		const struct kzone *k = &ev->zones[i];
+		json_t *o = json_object();
+		jset_str(o, "zone", k->name);
+		jset_int(o, "free_kb", k->free_kb);
+		jset_int(o, "min_kb", k->min_kb);
+		jset_int(o, "low_kb", k->low_kb);
+		jset_int(o, "high_kb", k->high_kb);
+		jset_int(o, "present_kb", k->present_kb);
+		jset_int(o, "managed_kb", k->managed_kb);
+		json_array_append_new(z, o);
+	}
+	json_object_set_new(d, "zones", z);
+}
+
 /* The data of the oom_invoked event of ev with page size pk kB (docs/json.md);
  * the caller owns it. */
 static json_t *invoked_json(struct oomev *ev, int pk, int assumed)
 {
 	json_t *d = json_object();
 
+	json_object_set_new(d, "partial", json_boolean(ev->partial));
 	jset_str(d, "gfp_mask", ev->gfp);
 	jset_str(d, "gfp_flags", ev->gfp_flags[0] ? ev->gfp_flags : NULL);
 	jset_int(d, "order", ev->order);
@@ -299,15 +352,10 @@ static json_t *invoked_json(struct oomev *ev, int pk, int assumed)
 	jset_str(d, "oom_memcg", ev->oom_memcg);
 	jset_str(d, "task_memcg", ev->task_memcg);
 	memcg_json(d, ev);
-	jset_int(d, "free_kb", pages_kb(ev->mi_free, pk));
-	jset_int(d, "anon_kb", pages_kb(kb_sum(ev->mi_aa, ev->mi_ia), pk));
-	jset_int(d, "file_kb", pages_kb(kb_sum(ev->mi_af, ev->mi_if), pk));
-	jset_int(d, "slab_kb", pages_kb(kb_sum(ev->mi_sr, ev->mi_su), pk));
-	jset_int(d, "shmem_kb", pages_kb(ev->mi_shmem, pk));
-	jset_int(d, "swap_free_kb", ev->swap_free_kb);
-	jset_int(d, "swap_total_kb", ev->swap_total_kb);
-	jset_int(d, "ram_kb", pages_kb(ev->pages_ram, pk));
-	jset_int(d, "reserved_kb", pages_kb(ev->pages_reserved, pk));
+	jset_str(d, "memcg_stats_path", ev->memcg_stats_path);
+	json_object_set_new(d, "memcg_stats", ev->memcg_stats ? json_copy(ev->memcg_stats)
+								 : json_null());
+	memory_json(d, ev, pk);
 	json_object_set_new(d, "page_size", json_integer(pk * 1024));
 	json_object_set_new(d, "page_size_assumed", json_boolean(assumed));
 	jset_str(d, "kernel_release", ev->release);
@@ -326,14 +374,21 @@ int report_emit_invoked(struct kparse *kp, int64_t victim_pid, int64_t victim_vm
 	int64_t id, bytes;
 	char summary[256];
 
-	if (!ev->have_header || ev->finalized)
+	if ((!ev->have_header && !ev->partial) || ev->finalized)
 		return 0;
 	ev->finalized = 1;
 	kp->reports++;
 	pk = page_kb_for(kp, ev, victim_pid, victim_vm_kb, &assumed);
-	snprintf(summary, sizeof(summary), "%s invoked the OOM killer (order=%lld, constraint %s)",
-		 ev->comm[0] ? ev->comm : "?", (long long)(ev->order == OL_NULL ? 0 : ev->order),
-		 report_constraint(ev) ? report_constraint(ev) : "unknown");
+	if (ev->have_header)
+		snprintf(summary, sizeof(summary),
+			 "%s invoked the OOM killer (order=%lld, constraint %s)",
+			 ev->comm[0] ? ev->comm : "?",
+			 (long long)(ev->order == OL_NULL ? 0 : ev->order),
+			 report_constraint(ev) ? report_constraint(ev) : "unknown");
+	else
+		snprintf(summary, sizeof(summary),
+			 "OOM report whose header is not in the log (constraint %s)",
+			 report_constraint(ev) ? report_constraint(ev) : "unknown");
 	/* the request: 2^order pages */
 	bytes = ev->order != OL_NULL && ev->order >= 0 && ev->order < 30
 		? ((int64_t)pk * 1024) << ev->order : OL_NULL;
@@ -373,12 +428,37 @@ static int emit_no_kill(struct kparse *kp)
 	return kp_report_event(kp, "oom_no_kill", OL_NULL, summary, d) < 0 ? -1 : 0;
 }
 
+/* A memory dump (Mem-Info) with nothing of an OOM report around it, not
+ * part of a page allocation failure just read: the mem_info event. */
+static int emit_mem_info(struct kparse *kp)
+{
+	struct oomev *ev = &kp->ev;
+	json_t *d;
+	int pk, assumed;
+
+	if (kp->alloc_fail_line && ev->line - kp->alloc_fail_line < 200)
+		return 0;
+	pk = page_kb_for(kp, ev, OL_NULL, OL_NULL, &assumed);
+	d = json_object();
+	memory_json(d, ev, pk);
+	json_object_set_new(d, "page_size", json_integer(pk * 1024));
+	json_object_set_new(d, "page_size_assumed", json_boolean(assumed));
+	return kp_report_event(kp, "mem_info", OL_NULL, "kernel memory dump (Mem-Info)", d) < 0
+	       ? -1 : 0;
+}
+
 int report_close(struct kparse *kp)
 {
 	struct oomev *ev = &kp->ev;
 	int r = 0;
 
-	if (report_in_body(ev)) {
+	if (report_in_body(ev) && ev->partial) {
+		/* an excerpt: what it held, but no claim that nothing was killed */
+		if (ev->oom_evidence)
+			r = report_emit_invoked(kp, OL_NULL, OL_NULL);
+		else if (ev->mi_free != OL_NULL || ev->mi_pages || ev->nzones)
+			r = emit_mem_info(kp);
+	} else if (report_in_body(ev)) {
 		if (report_emit_invoked(kp, OL_NULL, OL_NULL) < 0)
 			return -1;
 		r = emit_no_kill(kp);

@@ -80,6 +80,7 @@ int m_task_header(struct kparse *kp, const char *p, const char *e)
 	}
 	ev->ncols = n;
 	ev->in_meminfo = 0;
+	ev->oom_evidence = 1;
 	return 1;
 }
 

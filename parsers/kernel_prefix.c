@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "parsers/kernel_scan.h"
+#include "parsers/textclean.h"
 #include "lib/timeutil.h"
 
 /* ---------------------------------------------------------------------
@@ -436,7 +437,8 @@ static int priority(struct kprefix *px, const char *p, const char *e, struct kre
 }
 
 /* ISO 8601 stamp, then " host ident: ": rsyslog RFC 3339, journalctl
- * short-iso[-precise]. */
+ * short-iso[-precise]; or dmesg --time-format iso, whose stamp has a
+ * comma before its microseconds and the message right after it. */
 static int iso_syslog(struct kprefix *px, const char *p, const char *e, struct krec *r)
 {
 	const char *q;
@@ -446,6 +448,10 @@ static int iso_syslog(struct kprefix *px, const char *p, const char *e, struct k
 		return 0;
 	if (!zone)
 		set_local(px, &r->t, r->t.utc_ns);
+	if (p[19] == ',' && q < e && *q == ' ') {
+		plain(r, q + 1, e);
+		return 1;
+	}
 	return stamp_then_rest(q, e, r);
 }
 
@@ -518,13 +524,24 @@ static int short_full(struct kprefix *px, const char *p, const char *e, struct k
 	return stamp_then_rest(z, e, r);
 }
 
-/* dmesg -x "kern  :warn  : [ 1.2] " (the stamp stripped in turn). */
+/* dmesg -x "kern  :warn  : [ 1.2] " (the stamp stripped in turn), and a
+ * bare "kernel: [ 1.2] msg" (a syslog line whose stamp and host were cut
+ * off when it was pasted). */
 static int dmesg_x(struct kprefix *px, const char *p, const char *e, struct krec *r)
 {
 	const char *q;
 
+	if (starts(p, e, "kernel: ")) {
+		snprintf(r->ident, sizeof(r->ident), "kernel");
+		r->has_ident = 1;
+		plain(r, maybe_stamp(p + 8, e, r), e);
+		if (r->t.boot_ns != OL_NULL)
+			r->t.clock = OL_CLOCK_BOOT;
+		return 1;
+	}
 	if (!starts(p, e, "kern") || !(q = memchr(p, ':', (size_t)(e - p))) || q - p >= 8 ||
-	    !(q = memchr(q + 1, ':', (size_t)(e - q - 1))) || q - p >= 20)
+	    skip_ws(p + 4, q) != q || !(q = memchr(q + 1, ':', (size_t)(e - q - 1))) ||
+	    q - p >= 20)
 		return 0;
 	q++;
 	if (q < e && *q == ' ')
@@ -546,7 +563,8 @@ static prefix_reader *const readers[K_N][3] = {
 };
 
 /* Strip the prefix of one text line into r (kprefix_strip without the
- * bookkeeping): pasted "> " quote marks, then the first reader of the
+ * bookkeeping): pasted "> " quote marks (a diff "+" before them, a code
+ * fence glued to the line: textclean.h), then the first reader of the
  * line's first-byte class that fits; a line none fits is plain text. */
 static int strip(struct kprefix *px, const char *l, const char *e, struct krec *r)
 {
@@ -557,8 +575,10 @@ static int strip(struct kprefix *px, const char *l, const char *e, struct krec *
 	memset(r, 0, sizeof(*r));
 	r->t = ol_time_none();
 	r->ident_pid = OL_NULL;
-	while (e - p >= 2 && p[0] == '>' && (p[1] == ' ' || p[1] == '>'))
-		p += p[1] == ' ' ? 2 : 1;
+	if (p < e && (*p == '>' || *p == '+' || *p == '`')) {
+		size_t n = (size_t)(e - p);
+		p = text_unquote(p, &n);
+	}
 	if (p < e) {
 		rd = readers[first_class[(unsigned char)*p]];
 		for (i = 0; i < 3 && rd[i]; i++)

@@ -10,7 +10,8 @@
  * and percentages utilization.gpu then utilization.memory (a warning says
  * so). Times are local wall clock without zone: OL_CLOCK_LOCAL unless
  * --tz was given. "[N/A]" and the other bracketed non-values are unknown
- * (no sample), never 0.
+ * (no sample), never 0. A process_name column is meta
+ * gpu.proc_name.<gpu>/pid:P, as the table form gives it.
  */
 #include "parsers/nvidia_smi.h"
 #include "parsers/seriesutil.h"
@@ -40,6 +41,7 @@ static const struct { const char *name; enum col col; } col_names[] = {
 
 #define MAXCOL 48
 #define MAXGPU 64
+#define MAX_NAMES 512
 
 struct smi_st {
 	struct sink *s;
@@ -52,6 +54,8 @@ struct smi_st {
 	char uuids[MAXGPU][48];             /* uuid -> index, from rows with both */
 	int uuid_idx[MAXGPU];
 	int nuuid;
+	uint64_t names[MAX_NAMES];          /* hashes of gpu.proc_name meta stored */
+	int nnames;
 };
 
 struct field { const char *p; size_t n; };
@@ -210,7 +214,7 @@ static int uuid_index(struct smi_st *st, const struct field *u)
 
 /* The fields of one row by role (NULL: the row has no such column). */
 struct row_fields {
-	const struct field *ts, *idx, *uuid, *pid, *util, *pused;
+	const struct field *ts, *idx, *uuid, *pid, *util, *pused, *pname;
 	const struct field *mem[4];   /* used, total, free, reserved */
 };
 
@@ -234,6 +238,7 @@ static void row_fields(const struct smi_st *st, const struct field *f, int k,
 		case C_UTIL: rf->util = &f[i]; break;
 		case C_PID: rf->pid = &f[i]; break;
 		case C_PUSED: rf->pused = &f[i]; break;
+		case C_PNAME: rf->pname = &f[i]; break;
 		default: break;
 		}
 }
@@ -288,6 +293,31 @@ static int row_gpu(struct smi_st *st, const struct row_fields *rf, char *gpu, si
 	return gi;
 }
 
+/* The process name of entity ent as meta gpu.proc_name.<ent>, once per
+ * file (a -l loop repeats every process each interval; past MAX_NAMES
+ * distinct names nothing more is stored). -1 when the sink failed. */
+static int proc_name(struct smi_st *st, const char *ent, const struct field *name)
+{
+	uint64_t h = 1469598103934665603ull;
+	char key[128], val[256];
+	const char *c;
+	int i;
+
+	snprintf(key, sizeof(key), "gpu.proc_name.%s", ent);
+	copy_str(val, sizeof(val), name->p, name->n);
+	for (c = key; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	for (c = val; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	for (i = 0; i < st->nnames; i++)
+		if (st->names[i] == h)
+			return 0;
+	if (st->nnames >= MAX_NAMES)
+		return 0;
+	st->names[st->nnames++] = h;
+	return sink_meta(st->s, key, val) < 0 ? -1 : 0;
+}
+
 /* A --query-compute-apps row: one process's memory on gpu. */
 static int compute_app(struct smi_st *st, const struct row_fields *rf, const char *gpu,
 		       const struct ol_time *t)
@@ -299,6 +329,8 @@ static int compute_app(struct smi_st *st, const struct row_fields *rf, const cha
 		return sink_diagf(st->s, st->in->lineno, 0, OL_WARN,
 				  "compute-apps row without a pid: skipped") < 0 ? -1 : 0;
 	snprintf(ent, sizeof(ent), "%s/pid:%lld", gpu, (long long)v);
+	if (rf->pname && rf->pname->n && proc_name(st, ent, rf->pname) < 0)
+		return -1;
 	if (rf->pused && (v = read_mib(rf->pused)) != OL_NULL)
 		return put(st, "gpu.proc_used_bytes", "bytes", ent, t, (double)v);
 	return 0;

@@ -357,10 +357,13 @@ def check_tools_row(rep, tool, key, value):
         if m and (":" in key or key.startswith(("container_", "DCGM_", "sglang_"))):
             metric, sel = m.group(1), m.group(2) or ""
             if metric.startswith("DCGM_FI_DEV_FB_"):
-                gpu = dict(kv.split("=", 1) for kv in sel.split(",") if "=" in kv).get("gpu", "0")
+                labels = dict(kv.split("=", 1) for kv in sel.split(",") if "=" in kv)
+                ent = "gpu" + labels.get("gpu", "0")
+                if "GPU_I_ID" in labels:      # a MIG instance is its own entity
+                    ent += "/mig:" + labels["GPU_I_ID"]
                 name = "gpu.free_bytes" if metric.endswith("FREE") else "gpu.used_bytes"
                 got = [s.get("max") for s in rep.get("series") or []
-                       if s.get("name") == name and s.get("entity") == "gpu" + gpu]
+                       if s.get("name") == name and s.get("entity") == ent]
                 return (num_close(value + " MiB", got), got)
             got = [s.get("max") for s in series_with(rep, metric, sel) if s.get("points") == 1]
             return (num_close(value, got), got)
@@ -433,7 +436,10 @@ def check_tools_row(rep, tool, key, value):
     return None
 
 
-CHECKS = {"serving": check_serving, "tools": check_tools_row}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import real_gpu_host  # noqa: E402  (tests/real_gpu_host.py: the gpu_host figures)
+
+CHECKS = {"serving": check_serving, "tools": check_tools_row, "gpu_host": real_gpu_host.check}
 
 
 def run(oomlens, path, tmp):
@@ -443,7 +449,9 @@ def run(oomlens, path, tmp):
     p = subprocess.run([oomlens, "analyze", "-q", "--format", "json", "--db", db, path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     try:
-        return json.loads(p.stdout.decode("utf-8", "replace")), p.stderr.decode("utf-8", "replace")
+        rep = json.loads(p.stdout.decode("utf-8", "replace"))
+        rep["_db"] = db          # for checks that read what the JSON leaves out
+        return rep, p.stderr.decode("utf-8", "replace")
     except ValueError:
         return None, p.stderr.decode("utf-8", "replace")
 
@@ -459,8 +467,11 @@ def main(argv):
         args.remove(fonly)
     oomlens, src = args[0], args[1]
     root = os.path.join(src, "tests", "data", "real")
-    passed = failed = 0
+    passed = failed = pending = 0
     unasserted = {}
+    gaps = []
+    unread = []          # gpu_host files not read: judged once the run is over
+    have_engines = False
     with tempfile.TemporaryDirectory() as tmp:
         for folder in sorted(os.listdir(root)):
             if only and folder != only or folder not in CHECKS:
@@ -478,9 +489,17 @@ def main(argv):
                 where = "%s/%s" % (folder, name)
                 status = None
                 if rep:
-                    arts = rep.get("artifacts") or []
-                    status = arts[0].get("status") if arts else None
+                    rep["_row"] = rec
+                    # a file read by two line-log parsers has two artifact rows
+                    sts = [a.get("status") for a in rep.get("artifacts") or []]
+                    status = next((x for x in ("ok", "partial") if x in sts),
+                                  sts[0] if sts else None)
+                if rep and "engines" in rep:
+                    have_engines = True
                 if status not in ("ok", "partial"):
+                    if folder == "gpu_host":
+                        unread.append((where, rec, status, err))
+                        continue
                     failed += 1
                     print("FAIL %s: not read (status %s) %s" % (where, status, err.strip()[:200]))
                     continue
@@ -490,6 +509,12 @@ def main(argv):
                         r = CHECKS[folder](rep, rec.get("tool"), key, value)
                     else:
                         r = CHECKS[folder](rep, key, value)
+                    if r == "pending":   # read by a parser not in this build yet
+                        pending += 1
+                        continue
+                    if isinstance(r, str):
+                        gaps.append("%s: %s=%s (%s)" % (where, key, value, r))
+                        continue
                     if r is None:
                         unasserted.setdefault(key, 0)
                         unasserted[key] += 1
@@ -499,9 +524,20 @@ def main(argv):
                     else:
                         failed += 1
                         print("FAIL %s: %s=%s, found %s" % (where, key, value, r[1]))
+    for where, rec, status, err in unread:
+        if real_gpu_host.unread_is_pending(rec, have_engines):
+            pending += 1
+            print("PENDING %s: read by the serving-engine parser, not in this build" % where)
+        else:
+            failed += 1
+            print("FAIL %s: not read (status %s) %s" % (where, status, err.strip()[:200]))
     if verbose:
         print("not asserted (descriptions): " +
               ", ".join("%s×%d" % kv for kv in sorted(unasserted.items())))
+        for g in gaps:
+            print("GAP " + g)
+    if pending:
+        print("%d files or figures pending (their parser is not in this build)" % pending)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -258,8 +258,9 @@ static void prom_real_scrapes(void **state)
 
 	/* DCGM families are the dcgm reader's, also behind a "$ curl" line */
 	tl = read_real("prom-exposition-dcgm-fb-free-mib-mixed-mig-curl.txt");
+	/* a MIG instance is its own entity (GPU_I_ID 3 of GPU 2) */
 	assert_true(value_of(tl, "gpu.free_bytes", "gpu1") == 11275 * MiB);
-	assert_true(value_of(tl, "gpu.free_bytes", "gpu2") == 2207 * MiB);
+	assert_true(value_of(tl, "gpu.free_bytes", "gpu2/mig:3") == 2207 * MiB);
 	t_close(tl);
 	tl = read_real("prom-exposition-dcgm-t4-fb-free-pod-labels-fb-used-cut.txt");
 	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "dcgm");

@@ -9,6 +9,8 @@
 #include "parsers/cgroup.h"
 #include "parsers/dcgm.h"
 #include "parsers/nvidia_smi.h"
+#include "parsers/nvidia_smi_table.h"
+#include "parsers/k8s.h"
 #include "parsers/server_log.h"
 #include "parsers/smaps.h"
 #include "parsers/torch_snapshot.h"
@@ -41,7 +43,11 @@ const struct format formats[] = {
 	  cgroup_sniff, cgroup_parse, 0 },
 	{ "nvidia_smi", "nvidia-smi --query-gpu / --query-compute-apps CSV log",
 	  nvidia_smi_sniff, nvidia_smi_parse, 0 },
+	{ "nvidia_smi_table", "nvidia-smi's default table (GPUs, processes), anywhere in a text file",
+	  nvidia_smi_table_sniff, nvidia_smi_table_parse, 1 },
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
+	{ "k8s", "Kubernetes pod state and events: OOMKilled, evictions (describe, YAML, events)",
+	  k8s_sniff, k8s_parse, 1 },
 	{ "server_log", "inference server log (vLLM, TGI, PyTorch tracebacks)",
 	  server_log_sniff, server_log_parse, 1 },
 	/* --- diagnostic tools' reports --- */
