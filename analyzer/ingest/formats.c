@@ -56,6 +56,17 @@ int detect_formats(struct input *in, const struct format **out, int max)
 		if (score[i] > score[best])
 			best = i;
 	}
+	if (score[best] <= 0 && n >= DETECT_HEAD) {
+		/* A log may open with 64 KiB of other lines (a long start-up, a
+		 * progress bar redrawn): the line logs look again, at the
+		 * first DETECT_WIDE bytes. */
+		head = input_peek(in, DETECT_WIDE, &n);
+		for (i = 0; i < NFORMATS; i++) {
+			score[i] = formats[i].line_log ? formats[i].sniff(head, n) : 0;
+			if (score[i] > score[best])
+				best = i;
+		}
+	}
 	if (score[best] <= 0)
 		return 0;
 	out[k++] = &formats[best];
