@@ -280,8 +280,10 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 	}
 	instance_name(l, el, kind, name, sizeof(name));
 	in = find(e, name, kind);
-	if (!in && (specific(kind) || el->nfacts || el->error || el->version[0]))
-		in = add(e, s, name, kind, lineno, &err);
+	if (!in && (specific(l->hint) || (specific(el->engine) && !el->stats_set) ||
+		    el->nfacts || el->error || el->version[0]))
+		in = add(e, s, name, kind, lineno, &err);   /* not for a bare statistics line:
+							     * a terminal wraps them */
 	if (err)
 		return -1;
 	stat_entity(l, el, in && specific(in->kind) ? in->kind : kind, ent, cap);

@@ -9,6 +9,10 @@
  *     server_unwrap.h): a docker-compose service or vllm-omni stage first,
  *     then vLLM's tag ("rank N" when the tag has a rank, else "pid N"),
  *     SGLang's "TPn", TGI's "rank N"; "" is the main process;
+ *   - an instance is made by a line with an engine's header, or one that
+ *     states a fact, an error or a version, or whose wording is an
+ *     engine's (a statistics line alone is not enough: its header may
+ *     have gone with the first half of a terminal-wrapped line);
  *   - its engine is the one whose wording or header the line has; lines
  *     only PyTorch, NCCL or cuBLAS print join the instance of their name,
  *     and an instance no engine ever named takes the log's engine at the
