@@ -220,8 +220,8 @@ static int strip_carrier(struct srv_line *l)
 		k = past_spaces(m, n, k + 2);
 	} else {
 		size_t j = past_spaces(m, n, 0), e = j;
-		if (l->service[0] || (j < n && m[j] != '|' && (j || !isalpha((unsigned char)m[0]))))
-			return 0;   /* one service a line, named without indent */
+		if (j < n && m[j] != '|' && (l->service[0] || j || !isalpha((unsigned char)m[0])))
+			return 0;   /* a gutter, or one service a line named without indent */
 		while (e < n && e - j < SRV_NAME_MAX - 1 && (isalnum((unsigned char)m[e]) ||
 				 m[e] == '_' || m[e] == '-' || m[e] == '.'))
 			e++;

@@ -279,6 +279,13 @@ static void ranks_services_backends(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'tgi'"), 2);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE instance = 'tgi-2 rank 1'"), 1);
 	t_close(tl);
+	/* a compose service, then a CI gutter and a quote before vLLM's tag */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "wrapped",
+		"vllm-1  |   | > (VllmWorker rank=3 pid=9) ERROR 05-05 12:36:59 [core.py:1] # GPU"
+		" blocks: 0, # CPU blocks: 512\n", 0) > 0);
+	assert_int_equal(fact_of(tl, "gpu_blocks", "vllm-1 rank 3"), 0);
+	t_close(tl);
 	tl = t_open();
 	tl->opts.year = 2024;
 	assert_true(t_parse_mem(tl, "server_log", "triton",
@@ -311,8 +318,9 @@ static void facts_and_errors_over_lines(void **state)
 		"ERROR 01-13 11:37:01 [core.py:515] EngineCore failed to start.\n", 0) > 0);
 	assert_int_equal(fact_of(tl, "weights_bytes", ""), llround(14.9595 * GiB));
 	assert_int_equal(fact_of(tl, "kv_cache_bytes", ""), llround(10.0 * GiB));
-	assert_string_equal(t_text(tl, "SELECT group_concat(json_extract(value, '$.kind'), ' ') FROM engine,"
-				   " json_each(engine.errors)"), "graph_capture_oom engine_dead");
+	assert_string_equal(t_text(tl, "SELECT group_concat(json_extract(value, '$.kind'), ' ')"
+				   " FROM engine, json_each(engine.errors)"),
+			    "graph_capture_oom engine_dead");
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'engine_error'"), 2);
 	t_close(tl);
 	tl = t_open();
