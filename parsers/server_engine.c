@@ -319,12 +319,15 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 static enum engine_kind log_engine(const struct srv_engine *e)
 {
 	enum engine_kind best = ENGINE_NONE;
+	unsigned most = 0;
 	int k;
 
 	for (k = 0; k < ENGINE__COUNT; k++)
-		if (specific((enum engine_kind)k) && e->lines[k] > e->lines[best])
+		if (specific((enum engine_kind)k) && e->lines[k] > most) {
 			best = (enum engine_kind)k;
-	return e->lines[best] ? best : ENGINE_NONE;
+			most = e->lines[k];
+		}
+	return best;
 }
 
 int srv_engine_finish(struct srv_engine *e, struct sink *s)

@@ -323,6 +323,16 @@ static void facts_and_errors_over_lines(void **state)
 			    "graph_capture_oom engine_dead");
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'engine_error'"), 2);
 	t_close(tl);
+	/* a process of PyTorch's lines takes the log's engine, however many
+	 * lines name none */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "log engine",
+		"max_num_seqs=256\nmax_num_seqs=256\nmax_num_seqs=256\n"
+		"INFO 08-19 07:51:03 model_runner.py:732] Loading model weights took 2.3463 GB\n"
+		"svc  | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0\n",
+		0) > 0);
+	assert_string_equal(t_text(tl, "SELECT engine FROM engine WHERE instance = 'svc'"), "vllm");
+	t_close(tl);
 	tl = t_open();
 	assert_true(t_parse_mem(tl, "server_log", "tgi",
 		"2025-03-13T08:36:37.262563Z  INFO text_generation_launcher: Args {\n"
