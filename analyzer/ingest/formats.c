@@ -34,7 +34,7 @@ const struct format formats[] = {
 	{ "nvidia_smi", "nvidia-smi --query-gpu / --query-compute-apps CSV log",
 	  nvidia_smi_sniff, nvidia_smi_parse, 0 },
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
-	{ "server_log", "inference server log (vLLM, TGI, PyTorch tracebacks)",
+	{ "server_log", "serving-engine log (vLLM, SGLang, TGI, TensorRT-LLM, Triton, PyTorch)",
 	  server_log_sniff, server_log_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
