@@ -7,9 +7,10 @@
  * or a number follows), the labels of each statistic, the phrases naming
  * each error, and the few phrases that need a reader of their own. From
  * them one list of anchors is built once; engine_line() finds every
- * anchor in one pass over the line: the first four bytes of each position
- * are hashed into a 4096-bit filter built from the anchors' first four
- * bytes, and only a hit is compared in full. A line of n bytes costs O(n)
+ * anchor in one pass over the line: the first two bytes of each position
+ * are looked up in a bitmap of the anchors' first two bytes, then the
+ * first four hashed into a 4096-bit filter of the anchors' first four,
+ * and only a hit is compared in full. A line of n bytes costs O(n)
  * plus the readers of the anchors present, whatever the number of
  * anchors, which keeps the server-log parser at disk speed on logs that
  * are mostly other lines.
@@ -470,6 +471,14 @@ static void rd_rank(struct engine_line *o, const struct anchor *a, const char *l
 		o->rank = (int)v;
 }
 
+/* The engine's configuration, dumped (server_meta.c reads its keys). */
+static void rd_config(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	(void)a, (void)line, (void)p, (void)end;
+	o->config = 1;
+}
+
 /* A phrase that only says whose line it is. */
 static void rd_engine(struct engine_line *o, const struct anchor *a, const char *line,
 		      const char *p, const char *end)
@@ -634,6 +643,10 @@ static const struct anchor special[] = {
 	{ "Engine version ", 0, R, rd_version, 0, 0, 0, 0, 0 },
 	{ "[TensorRT-LLM][ERROR]", 0, R, rd_trt_error, 0, 0, 1, 0, 0 },
 	{ "[TensorRT-LLM]", 0, R, rd_engine, 0, 0, 1, 0, 0 },
+	{ "with config:", 0, N, rd_config, 0, 0, 0, 0, 0 },
+	{ "args: ", 0, N, rd_config, 0, 0, 0, 0, 0 },
+	{ "Args {", 0, N, rd_config, 0, 0, 0, 0, 0 },
+	{ "args={", 0, N, rd_config, 0, 0, 0, 0, 0 },
 };
 
 #undef V
@@ -654,6 +667,8 @@ static struct {
 	int ready;
 	size_t n;
 	struct anchor a[ANCHORS_MAX];
+	uint64_t pairs[65536 / 64];   /* the anchors' first two bytes: most
+				       * positions of a line stop here */
 	uint64_t bits[(1u << FILTER_BITS) / 64];
 	short head[1u << FILTER_BITS];
 	short next[ANCHORS_MAX];
@@ -665,6 +680,11 @@ static unsigned hash4(const char *p)
 
 	memcpy(&k, p, 4);
 	return (k * 2654435761u) >> (32 - FILTER_BITS);
+}
+
+static unsigned pair(const char *p)
+{
+	return (unsigned)(unsigned char)p[0] << 8 | (unsigned char)p[1];
 }
 
 static void add(const struct anchor *a)
@@ -716,7 +736,8 @@ static void filter_build(void)
 	anchors_build();
 	memset(filter.head, -1, sizeof(filter.head));
 	for (i = filter.n; i-- > 0;) {
-		unsigned h = hash4(filter.a[i].text);
+		unsigned h = hash4(filter.a[i].text), pr = pair(filter.a[i].text);
+		filter.pairs[pr / 64] |= 1ull << (pr % 64);
 		filter.bits[h / 64] |= 1ull << (h % 64);
 		filter.next[i] = filter.head[h];
 		filter.head[h] = (short)i;
@@ -745,8 +766,11 @@ static int each_anchor(const char *line, size_t n, int (*fn)(const struct anchor
 	if (!filter.ready)
 		filter_build();
 	for (i = 0; i + 4 <= n; i++) {
-		unsigned h = hash4(line + i);
+		unsigned pr = pair(line + i), h;
 		short k;
+		if (!(filter.pairs[pr / 64] >> (pr % 64) & 1))
+			continue;
+		h = hash4(line + i);
 		if (!(filter.bits[h / 64] >> (h % 64) & 1))
 			continue;
 		for (k = filter.head[h]; k >= 0; k = filter.next[k]) {

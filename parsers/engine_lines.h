@@ -103,6 +103,8 @@ struct engine_line {
 	int64_t preempt_total;     /* its cumulative count, or -1 */
 	int swap;                  /* the preemption swapped (else recomputes) */
 	int capture;               /* 1: a CUDA-graph capture begins, 2: it ended */
+	int config;                /* the line dumps the engine's configuration
+				    * ("with config:", "args: ", "Args {") */
 	int rank;                  /* SGLang "TPn" / TGI "rank=n", or -1 */
 	char version[ENGINE_VERSION_MAX]; /* "" unless the line states it */
 };

@@ -204,7 +204,14 @@ static int read_line(struct srv_st *st)
 	const struct srv_line *l = &st->line;
 	uint64_t lineno = st->in->lineno;
 	struct engine_line el;
-	int r, said = srv_engine_read(&st->engines, l, &el), in_piece;
+	int r, said, in_piece;
+
+	if (l->n > 7 && !memcmp(l->msg, "INFO:  ", 7)) {   /* uvicorn's own lines: most */
+		memset(&el, 0, sizeof(el));
+		said = 0;
+	} else {
+		said = srv_engine_read(&st->engines, l, &el);
+	}
 
 	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)
 		return -1;
@@ -220,7 +227,7 @@ static int read_line(struct srv_st *st)
 		return r < 0 ? -1 : 0;
 	if ((r = srv_stats_line(&st->stats, st->s, l->msg, l->n, &l->t)) != 0)
 		return r < 0 ? -1 : 0;
-	return srv_meta_line(&st->meta, st->s, l->msg, l->n);
+	return el.config ? srv_meta_line(&st->meta, st->s, l->msg, l->n) : 0;
 }
 
 /* A parser's state for input in and sink s; NULL when out of memory.

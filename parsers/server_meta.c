@@ -250,8 +250,5 @@ int srv_meta_facts(struct srv_meta *sm, struct sink *s, const struct engine_line
 
 int srv_meta_line(struct srv_meta *sm, struct sink *s, const char *m, size_t n)
 {
-	if (mem_find(m, n, "with config:") || mem_find(m, n, "args: ") ||
-	    mem_find(m, n, "Args {") || mem_find(m, n, "args={"))
-		return config_line(sm, s, m, n);
-	return 0;
+	return config_line(sm, s, m, n);
 }

@@ -38,8 +38,8 @@ int srv_meta_args(struct srv_meta *sm, struct sink *s, const char *m, size_t n);
  * when the sink failed. */
 int srv_meta_facts(struct srv_meta *sm, struct sink *s, const struct engine_line *el);
 
-/* Any other line: the configuration it states. 0, or -1 when the sink
- * failed. */
+/* A line dumping the configuration (engine_line()'s config): the keys
+ * it states. 0, or -1 when the sink failed. */
 int srv_meta_line(struct srv_meta *sm, struct sink *s, const char *m, size_t n);
 
 #endif

@@ -50,11 +50,21 @@ static size_t ansi_len(const char *raw, size_t i, size_t n)
 	return k + 1 - i;
 }
 
-/* Copy raw[0..n) into l->msg without ANSI escape sequences and '\r'. */
+/* Copy raw[0..n) into l->msg without ANSI escape sequences and '\r'. A
+ * line without any of their first bytes (most lines) is one memcpy. */
 static void copy_plain(struct srv_line *l, const char *raw, size_t n)
 {
 	size_t i, o = 0, e;
 
+	if (n > SRV_MSG_MAX - 1)
+		n = SRV_MSG_MAX - 1;
+	if (!memchr(raw, '\x1b', n) && !memchr(raw, '\r', n) && !memchr(raw, '^', n) &&
+	    !memchr(raw, '#', n)) {
+		memcpy(l->msg, raw, n);
+		l->msg[n] = 0;
+		l->n = n;
+		return;
+	}
 	for (i = 0; i < n && o < SRV_MSG_MAX - 1; i++) {
 		if ((raw[i] == '\x1b' || raw[i] == '^' || raw[i] == '#') &&
 		    (e = ansi_len(raw, i, n))) {
