@@ -275,7 +275,7 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 	*error = EE_NONE;
 	e->lines[kind]++;
 	if (same_as_last(e, l, el, kind)) {   /* one more line of the last one */
-		snprintf(ent, cap, "%s", e->last_ent);
+		copy_str(ent, cap, e->last_ent, strlen(e->last_ent));
 		return 0;
 	}
 	instance_name(l, el, kind, name, sizeof(name));

@@ -134,7 +134,7 @@ static int cxx_abort(struct srv_st *st)
 			      .line = st->in->lineno, .summary = summary };
 	int64_t id;
 
-	if (l->n < sizeof(lead) || memcmp(l->msg, lead, sizeof(lead) - 1) ||
+	if (l->n < sizeof(lead) || l->msg[0] != 't' || memcmp(l->msg, lead, sizeof(lead) - 1) ||
 	    !(q = memchr(type, '\'', l->n - (size_t)(type - l->msg))))
 		return 0;
 	e.data = json_pack("{s:o, s:o, s:n, s:n}", "exception_type",

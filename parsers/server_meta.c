@@ -188,7 +188,7 @@ int srv_meta_args(struct srv_meta *sm, struct sink *s, const char *m, size_t n)
 			return args_field(sm, s, m, n) < 0 ? -1 : 1;
 		sm->in_args = 0;   /* "}" or whatever came instead */
 	}
-	if (n >= 6 && !memcmp(m + n - 6, "Args {", 6)) {
+	if (n >= 6 && m[n - 1] == '{' && !memcmp(m + n - 6, "Args {", 6)) {
 		sm->in_args = 1;
 		return 1;
 	}

@@ -17,7 +17,7 @@ enum { REQ_ACCESS = 1, REQ_FINISHED, REQ_TGI };
 static int starts(const char *m, size_t n, const char *p)
 {
 	size_t len = strlen(p);
-	return n >= len && !memcmp(m, p, len);
+	return n >= len && m[0] == p[0] && !memcmp(m, p, len);
 }
 
 int srv_stats_engine(struct srv_stats *st, struct sink *s, const struct engine_line *el,
@@ -85,11 +85,12 @@ static int req_served(struct srv_stats *st, struct sink *s, int k, const char *e
 /* 'INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1" 200 OK' */
 static int is_access_post_ok(const char *m, size_t n)
 {
-	const char *q = mem_find(m, n, " - \"POST ");
+	const char *q = memchr(m, '"', n);
 	const char *e;
 
-	if (!q)
+	if (!q || q - m < 3 || (size_t)(m + n - q) < 6 || memcmp(q - 3, " - \"POST ", 9))
 		return 0;
+	q -= 3;
 	e = memchr(q + 9, '"', n - (size_t)(q + 9 - m));
 	return e && (size_t)(e - m) + 3 < n && e[1] == ' ' && e[2] == '2' &&
 	       isdigit((unsigned char)e[3]);

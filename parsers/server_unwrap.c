@@ -17,6 +17,9 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void srv_line_init(struct srv_line *l, int year)
 {
@@ -50,6 +53,34 @@ static size_t ansi_len(const char *raw, size_t i, size_t n)
 	return k + 1 - i;
 }
 
+/* The first bytes of what copy_plain() drops: ESC, CR, '^', '#'. */
+static const unsigned char special[256] = {
+	['\x1b'] = 1, ['\r'] = 1, ['^'] = 1, ['#'] = 1,
+};
+
+/* The offset of the first byte of raw[0..n) that copy_plain() may drop,
+ * or n: sixteen bytes a step where SSE2 is there. */
+static size_t first_special(const char *raw, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i esc = _mm_set1_epi8('\x1b'), cr = _mm_set1_epi8('\r');
+	const __m128i caret = _mm_set1_epi8('^'), hash = _mm_set1_epi8('#');
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(raw + i));
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, esc), _mm_cmpeq_epi8(v, cr)),
+					   _mm_or_si128(_mm_cmpeq_epi8(v, caret),
+							_mm_cmpeq_epi8(v, hash)));
+		if (_mm_movemask_epi8(hit))
+			break;
+	}
+#endif
+	for (; i < n && !special[(unsigned char)raw[i]]; i++)
+		;
+	return i;
+}
+
 /* Copy raw[0..n) into l->msg without ANSI escape sequences and '\r'. A
  * line without any of their first bytes (most lines) is one memcpy. */
 static void copy_plain(struct srv_line *l, const char *raw, size_t n)
@@ -58,8 +89,7 @@ static void copy_plain(struct srv_line *l, const char *raw, size_t n)
 
 	if (n > SRV_MSG_MAX - 1)
 		n = SRV_MSG_MAX - 1;
-	if (!memchr(raw, '\x1b', n) && !memchr(raw, '\r', n) && !memchr(raw, '^', n) &&
-	    !memchr(raw, '#', n)) {
+	if (first_special(raw, n) == n) {
 		memcpy(l->msg, raw, n);
 		l->msg[n] = 0;
 		l->n = n;
@@ -105,7 +135,7 @@ static size_t past_spaces(const char *m, size_t n, size_t k)
 static int starts(const char *m, size_t n, const char *p)
 {
 	size_t len = strlen(p);
-	return n >= len && !memcmp(m, p, len);
+	return n >= len && m[0] == p[0] && !memcmp(m, p, len);
 }
 
 /* A log level and its space at the start of s: sets *used, returns 1. */
@@ -115,9 +145,15 @@ static int is_level(const char *s, size_t n, size_t *used)
 					  "CRITICAL", "TRACE", NULL };
 	int i;
 
+	switch (n ? s[0] : 0) {
+	case 'D': case 'I': case 'W': case 'E': case 'C': case 'T':
+		break;
+	default:
+		return 0;   /* most lines: no level */
+	}
 	for (i = 0; lv[i]; i++) {
 		size_t len = strlen(lv[i]);
-		if (n > len && !memcmp(s, lv[i], len) && s[len] == ' ') {
+		if (n > len && s[0] == lv[i][0] && s[len] == ' ' && !memcmp(s, lv[i], len)) {
 			*used = len + 1;
 			return 1;
 		}
@@ -255,7 +291,7 @@ static int strip_syslog(struct srv_line *l, struct sink *s, uint64_t lineno)
 	int mo, d, h, mi, se;
 	long frac;
 
-	if (n < 20 || !(mo = month_from_name(m, 3)) || m[3] != ' ')
+	if (n < 20 || m[3] != ' ' || !isupper((unsigned char)m[0]) || !(mo = month_from_name(m, 3)))
 		return 0;
 	d = m[4] == ' ' ? dig2((char[]){ '0', m[5] }) : dig2(m + 4);
 	if (d <= 0 || m[6] != ' ' || !(j = clock_at(m, n, 7, &h, &mi, &se, &frac)) ||
