@@ -606,47 +606,42 @@ static const struct {
 	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUBLAS_STATUS_ALLOC_FAILED" } },
 };
 
-/* The phrases with a reader of their own. */
-static const struct anchor special[] = {
-	{ "the current vLLM instance can use", 0, V, rd_can_use, 0, 0, 1, 0, 0 },
-	{ "Free memory on device", 0, V, rd_free_below, 0, 0, 1, 0, 0 },
-	{ "Initial free memory ", 0, V, rd_initial_free, 0, 0, 1, 0, 0 },
-	{ "max seq len (", 0, V, rd_max_seq_len, 0, 0, 1, 0, 0 },
-	{ "Maximum concurrency for ", 0, V, rd_concurrency, 0, 0, 1, 0, 0 },
-	{ "GPU blocks: ", 0, N, rd_blocks, EF_GPU_BLOCKS, 0, 1, 0, 0 },
-	{ "CUDA blocks: ", 0, N, rd_blocks, EF_GPU_BLOCKS, 0, 1, 0, 0 },
-	{ "cuda blocks: ", 0, N, rd_blocks, EF_GPU_BLOCKS, 0, 1, 0, 0 },
-	{ "CPU blocks: ", 0, N, rd_blocks, EF_CPU_BLOCKS, 0, 1, 0, 0 },
-	{ "Graph capturing finished in ", 0, V, rd_graph_took, 0, 0, 1, 0, 0 },
-	{ "Capturing cudagraphs", 0, V, rd_capture, 1, 0, 1, 0, 0 },
-	{ "Capturing CUDA graph", 0, V, rd_capture, 1, 0, 1, 0, 0 },
-	{ "Capturing the model for CUDA graphs", 0, V, rd_capture, 1, 0, 1, 0, 0 },
-	{ "Capture cuda graph begin", 0, S, rd_capture, 1, 0, 1, 0, 0 },
-	{ "Capture cuda graph end", 0, S, rd_capture, 2, 0, 1, 0, 0 },
-	{ "is preempted by PreemptionMode", 0, V, rd_preempt, 0, 0, 1, 0, 0 },
-	{ "vLLM API server version ", 0, V, rd_version, 0, 0, 1, 0, 0 },
-	{ "LLM engine (v", 0, V, rd_version, 0, 0, 1, 0, 0 },
-	{ "vLLM version ", 0, V, rd_version, 0, 0, 1, 0, 0 },
-	{ "mem usage=", 0, S, rd_mem_usage, 0, 0, 1, 0, 0 },
-	{ "KV Cache is allocated.", 0, S, rd_sglang_kv, 0, 0, 1, 0, 0 },
-	{ "Not enough memory to handle ", 0, T, rd_prefill_oom, 0, 0, 1, 0, 0 },
-	{ "not enough memory to handle ", 0, T, rd_prefill_oom, 0, 0, 1, 0, 0 },
-	{ "failed to start", 0, N, rd_shard_failed, 0, 0, 0, 0, 0 },
-	{ " rank=", 0, N, rd_rank, 0, 0, 0, 0, 0 },
-	{ "text_generation_launcher", 0, T, rd_engine, 0, 0, 1, 0, 0 },
-	{ "text_generation_router", 0, T, rd_engine, 0, 0, 1, 0, 0 },
-	{ " bytes for k/v cache", 0, R, rd_trt_before, EF_KV_CACHE, 0, 1, 0, 0 },
-	{ " tokens in paged KV cache", 0, R, rd_trt_before, EF_KV_TOKENS, 0, 1, 0, 0 },
-	{ "for max tokens in paged KV cache (", 0, R, rd_trt_paged, 0, 0, 1, 0, 0 },
-	{ "Memory usage when calculating max tokens in paged kv cache:", 0, R, rd_trt_usage, 0,
-	  0, 1, 0, 0 },
-	{ "Engine version ", 0, R, rd_version, 0, 0, 0, 0, 0 },
-	{ "[TensorRT-LLM][ERROR]", 0, R, rd_trt_error, 0, 0, 1, 0, 0 },
-	{ "[TensorRT-LLM]", 0, R, rd_engine, 0, 0, 1, 0, 0 },
-	{ "with config:", 0, N, rd_config, 0, 0, 0, 0, 0 },
-	{ "args: ", 0, N, rd_config, 0, 0, 0, 0, 0 },
-	{ "Args {", 0, N, rd_config, 0, 0, 0, 0, 0 },
-	{ "args={", 0, N, rd_config, 0, 0, 0, 0, 0 },
+/* The phrases with a reader of their own, by reader; arg: the fact or
+ * the capture's edge (1 begins, 2 ends). */
+static const struct {
+	reader_fn *read;
+	enum engine_kind engine;
+	int arg, strong;
+	const char *phrases[4];
+} special[] = {
+	{ rd_can_use, V, 0, 1, { "the current vLLM instance can use" } },
+	{ rd_free_below, V, 0, 1, { "Free memory on device" } },
+	{ rd_initial_free, V, 0, 1, { "Initial free memory " } },
+	{ rd_max_seq_len, V, 0, 1, { "max seq len (" } },
+	{ rd_concurrency, V, 0, 1, { "Maximum concurrency for " } },
+	{ rd_blocks, N, EF_GPU_BLOCKS, 1, { "GPU blocks: ", "CUDA blocks: ", "cuda blocks: " } },
+	{ rd_blocks, N, EF_CPU_BLOCKS, 1, { "CPU blocks: " } },
+	{ rd_graph_took, V, 0, 1, { "Graph capturing finished in " } },
+	{ rd_capture, V, 1, 1, { "Capturing cudagraphs", "Capturing CUDA graph",
+				  "Capturing the model for CUDA graphs", ", in capture_model" } },
+	{ rd_capture, S, 1, 1, { "Capture cuda graph begin" } },
+	{ rd_capture, S, 2, 1, { "Capture cuda graph end" } },
+	{ rd_preempt, V, 0, 1, { "is preempted by PreemptionMode" } },
+	{ rd_version, V, 0, 1, { "vLLM API server version ", "LLM engine (v", "vLLM version " } },
+	{ rd_mem_usage, S, 0, 1, { "mem usage=" } },
+	{ rd_sglang_kv, S, 0, 1, { "KV Cache is allocated." } },
+	{ rd_prefill_oom, T, 0, 1, { "Not enough memory to handle ", "not enough memory to handle " } },
+	{ rd_shard_failed, N, 0, 0, { "failed to start" } },
+	{ rd_rank, N, 0, 0, { " rank=" } },
+	{ rd_engine, T, 0, 1, { "text_generation_launcher", "text_generation_router" } },
+	{ rd_trt_before, R, EF_KV_CACHE, 1, { " bytes for k/v cache" } },
+	{ rd_trt_before, R, EF_KV_TOKENS, 1, { " tokens in paged KV cache" } },
+	{ rd_trt_paged, R, 0, 1, { "for max tokens in paged KV cache (" } },
+	{ rd_trt_usage, R, 0, 1, { "Memory usage when calculating max tokens in paged kv cache:" } },
+	{ rd_version, R, 0, 0, { "Engine version " } },
+	{ rd_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
+	{ rd_engine, R, 0, 1, { "[TensorRT-LLM]" } },
+	{ rd_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
 };
 
 #undef V
@@ -723,7 +718,12 @@ static void anchors_build(void)
 			add(&a);
 		}
 	for (i = 0; i < ARRAY_N(special); i++)
-		add(&special[i]);
+		for (k = 0; k < ARRAY_N(special[i].phrases) && special[i].phrases[k]; k++) {
+			struct anchor a = { special[i].phrases[k], 0, special[i].engine,
+					    special[i].read, special[i].arg, 0,
+					    (unsigned)special[i].strong, 0, 0 };
+			add(&a);
+		}
 }
 
 /* Built once; the tables are constant, so two threads building it at

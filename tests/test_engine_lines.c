@@ -323,6 +323,18 @@ static void facts_and_errors_over_lines(void **state)
 			    "graph_capture_oom engine_dead");
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'engine_error'"), 2);
 	t_close(tl);
+	/* a traceback through vLLM's capture_model: the OOM is the capture's */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "capture",
+		"Traceback (most recent call last):\n"
+		"  File \"/x/vllm/worker/model_runner.py\", line 1456, in capture_model\n"
+		"    graph_runner.capture(**capture_inputs)\n"
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a"
+		" total capacity of 14.62 GiB of which 3.31 MiB is free.\n", 0) > 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(errors, '$[0].kind') FROM engine"),
+			    "graph_capture_oom");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 1);
+	t_close(tl);
 	/* a process of PyTorch's lines takes the log's engine, however many
 	 * lines name none */
 	tl = t_open();
