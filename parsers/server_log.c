@@ -75,6 +75,18 @@ static void remember_oom(struct srv_st *st, json_t *d, const struct ol_time *t)
 	st->last_oom_t = *t;
 }
 
+/* Write event e and drop its data. 0, or -1 when the sink failed. */
+static int put_event(struct srv_st *st, struct ol_event *e)
+{
+	int64_t id = sink_event(st->s, e);
+
+	json_decref(e->data);
+	if (id < 0)
+		return -1;
+	st->records++;
+	return 0;
+}
+
 /* server_error's data: the exception's type (text before its first ':'). */
 static json_t *error_data(const char *exc, size_t en, char *summary, size_t scap)
 {
@@ -95,7 +107,6 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	char summary[256];
 	struct ol_event e = { .t = j->t, .pid = j->pid, .bytes = OL_NULL, .line = j->line,
 			      .summary = summary };
-	int64_t id;
 
 	if (torch_oom_text(exc, en)) {
 		e.kind = "torch_oom";
@@ -113,12 +124,7 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	}
 	json_object_set_new(e.data, "exception", ol_json_strn(exc, en > 2000 ? 2000 : en));
 	json_object_set_new(e.data, "traceback", tb ? ol_json_strn(tb, strlen(tb)) : json_null());
-	id = sink_event(st->s, &e);
-	json_decref(e.data);
-	if (id < 0)
-		return -1;
-	st->records++;
-	return 0;
+	return put_event(st, &e);
 }
 
 /* A C++ program's last words, "terminate called after throwing an
@@ -132,7 +138,6 @@ static int cxx_abort(struct srv_st *st)
 	char summary[256];
 	struct ol_event e = { .kind = "server_error", .t = l->t, .pid = l->pid, .bytes = OL_NULL,
 			      .line = st->in->lineno, .summary = summary };
-	int64_t id;
 
 	if (l->n < sizeof(lead) || l->msg[0] != 't' || memcmp(l->msg, lead, sizeof(lead) - 1) ||
 	    !(q = memchr(type, '\'', l->n - (size_t)(type - l->msg))))
@@ -141,12 +146,7 @@ static int cxx_abort(struct srv_st *st)
 			   ol_json_strn(type, (size_t)(q - type)), "exception",
 			   ol_json_strn(l->msg, l->n > 2000 ? 2000 : l->n), "traceback", "engine_error");
 	snprintf(summary, sizeof(summary), "%.*s", (int)(l->n > 200 ? 200 : l->n), l->msg);
-	id = sink_event(st->s, &e);
-	json_decref(e.data);
-	if (id < 0)
-		return -1;
-	st->records++;
-	return 1;
+	return put_event(st, &e) < 0 ? -1 : 1;
 }
 
 /* The finished piece of server_join.c as an event: a traceback always, a
