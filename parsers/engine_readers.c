@@ -345,7 +345,7 @@ void er_preempt(struct engine_line *o, const struct anchor *a, const char *line,
 	(void)a, (void)line;
 	o->preempted = 1;
 	o->swap = (size_t)(end - p) >= 5 && !memcmp(p, ".SWAP", 5);
-	if (q && read_num(q + 32, end, &v, NULL) == 0)
+	if (q && read_num(q + 32, end, &v, NULL) == 0 && v >= 0 && v < 1e15)
 		o->preempt_total = (int64_t)v;
 }
 
@@ -465,7 +465,7 @@ int er_sglang_rank(const char *line, size_t n)
 	while ((p = find(p, end, "TP"))) {
 		if ((p == line || p[-1] == ' ' || p[-1] == '[') &&
 		    read_num(p + 2, end, &v, &u) == 0 && p + 2 + u < end && p[2 + u] == ']' &&
-		    p[2] >= '0' && p[2] <= '9')
+		    p[2] >= '0' && p[2] <= '9' && v < 1e6)
 			return (int)v;
 		p += 2;
 	}

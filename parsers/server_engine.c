@@ -5,6 +5,7 @@
 #include "parsers/server_engine.h"
 #include "parsers/seriesutil.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,10 +131,14 @@ static struct srv_instance *add(struct srv_engine *e, struct sink *s, const char
 static void stat_entity(const struct srv_line *l, const struct engine_line *el,
 			enum engine_kind kind, char *ent, size_t cap)
 {
-	int tp = l->tp >= 0 ? l->tp : el->rank;
+	int tp = l->tp >= 0 ? l->tp : el->rank, dp = 0;
+	size_t i;
 
-	if (kind == ENGINE_VLLM && l->n > 7 && !memcmp(l->msg, "Engine ", 7) && atoi(l->msg + 7) > 0)
-		snprintf(ent, cap, "vllm/engine%d", atoi(l->msg + 7));
+	if (kind == ENGINE_VLLM && l->n > 7 && !memcmp(l->msg, "Engine ", 7))
+		for (i = 7; i < l->n && i < 12 && isdigit((unsigned char)l->msg[i]); i++)
+			dp = dp * 10 + (l->msg[i] - '0');   /* "Engine 000:" */
+	if (dp > 0)
+		snprintf(ent, cap, "vllm/engine%d", dp);
 	else if (kind == ENGINE_SGLANG && tp > 0)
 		snprintf(ent, cap, "sglang/TP%d", tp);
 	else

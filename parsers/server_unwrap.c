@@ -433,10 +433,12 @@ static int strip_sglang(struct srv_line *l, struct sink *s)
 		k++;
 	while (k + 2 < n && isupper((unsigned char)m[k]) && isupper((unsigned char)m[k + 1]) &&
 	       isdigit((unsigned char)m[k + 2])) {   /* TP13, DP0, EP2, PP1 */
-		if (m[k] == 'T' && m[k + 1] == 'P')
-			tp = atoi(m + k + 2);
+		int v = 0, tp_here = m[k] == 'T' && m[k + 1] == 'P';
 		for (k += 2; k < n && isdigit((unsigned char)m[k]); k++)
-			;
+			if (v < 100000)
+				v = v * 10 + (m[k] - '0');
+		if (tp_here)
+			tp = v;
 		while (k < n && m[k] == ' ')
 			k++;
 	}

@@ -207,11 +207,18 @@ static void preemption_warning(void **state)
 	static const char line[] = "WARNING 06-16 21:24:15 scheduler.py:1089] Sequence group 165 is"
 		" preempted by PreemptionMode.SWAP mode because there is not enough KV cache space."
 		" total_num_cumulative_preemption=151";
+	static const char huge[] = "is preempted by PreemptionMode.RECOMPUTE."
+		" total_num_cumulative_preemption=8888888888888888888888888888888888";
 	struct engine_line el;
 	(void)state;
 	assert_true(engine_line(line, strlen(line), &el));
 	assert_true(el.preempted && el.swap);
 	assert_int_equal(el.preempt_total, 151);
+	/* a count past what a log could print is not one (found by the fuzzer:
+	 * its conversion overflowed) */
+	assert_true(engine_line(huge, strlen(huge), &el));
+	assert_true(el.preempted && !el.swap);
+	assert_int_equal(el.preempt_total, -1);
 }
 
 /* ---- instances ---- */
