@@ -319,25 +319,51 @@ static int engine_header(const char *line, size_t n)
 	return 0;
 }
 
+/* A line of prose as a note writes it, into out (cap bytes), to be
+ * judged: 0 when it is a Markdown list item or heading (a note about
+ * logs, not a log); else 1, with the inline code spans that open after
+ * the line's first word blanked (the wording a note quotes; a paste in
+ * backticks opens with them). */
+static int not_prose(const char *line, size_t n, char *out, size_t cap, size_t *on)
+{
+	size_t i = 0, k;
+	int in_code = 0;
+
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i + 1 < n && strchr("*-+#", line[i]) && (line[i + 1] == ' ' || line[i + 1] == '#'))
+		return 0;
+	for (k = 0; k < n && k < cap; k++) {
+		if (line[k] == '`' && k > i)
+			in_code = !in_code;
+		out[k] = in_code || (line[k] == '`' && k > i) ? ' ' : line[k];
+	}
+	*on = k;
+	return 1;
+}
+
 /* 70 when the head's lines are an engine's: one holds an engine's own
  * phrase and says something with it (a figure, a statistic, an error; a
  * paste quoting the wording without its figures is not enough), or two
- * carry an engine's header; else 0. */
+ * carry an engine's header; else 0. Lines of prose do not count. */
 static int engine_lines_in(const char *h, size_t n)
 {
 	const char *p = h, *end = h + n, *nl;
 	struct engine_line el;
+	char text[4096];
+	size_t tn;
 	int headers = 0;
 
 	for (; p < end; p = nl + 1) {
-		size_t len;
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
-		len = (size_t)(nl - p);
-		if (engine_line_strong(p, len) && engine_line(p, len, &el))
+		if (!not_prose(p, (size_t)(nl - p), text, sizeof(text), &tn))
+			continue;
+		if (engine_line_strong(text, tn) && engine_line(text, tn, &el) &&
+		    (el.nfacts || el.stats_set || el.error || el.preempted))
 			return 70;
-		if (engine_header(p, len) && ++headers == 2)
+		if (engine_header(text, tn) && ++headers == 2)
 			return 70;
 	}
 	return 0;

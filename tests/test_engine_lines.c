@@ -421,6 +421,13 @@ static void detected_wherever(void **state)
 	assert_string_equal(detected("note", note, strlen(note)), "nothing");
 	assert_string_equal(detected("report", report, strlen(report)), "nothing");
 	free(log);
+	/* the corpus' own notes: lists quoting the engines' wording */
+	log = t_slurp("tests/data/real/serving/README.md", &n);
+	assert_string_equal(detected("README.md", log, n), "nothing");
+	free(log);
+	log = t_slurp("tests/data/real/tools/README.md", &n);
+	assert_string_equal(detected("tools/README.md", log, n), "nothing");
+	free(log);
 }
 
 int main(void)
