@@ -10,8 +10,8 @@
  * or not (anchors are found anywhere in it) and says, in a struct, what
  * the line states: facts of the engine's accounting, load statistics,
  * an error, a preemption. It keeps no state and knows no sink: the caller
- * (parsers/server_log.c) decides which engine instance a line belongs to
- * and records what is found.
+ * (parsers/server_engine.c) decides which engine instance a line belongs
+ * to and records what is found.
  */
 #ifndef OOMLENS_ENGINE_LINES_H
 #define OOMLENS_ENGINE_LINES_H
@@ -27,38 +27,45 @@ enum engine_kind {
 	ENGINE_TRTLLM,
 	ENGINE_TRITON,
 	ENGINE_PYTORCH,      /* the allocator, NCCL, cuBLAS: under any engine */
+	ENGINE__COUNT
 };
 
-/* The engine's start-up accounting, one key each; bytes unless noted. */
-enum engine_fact {
-	EF_TOTAL,            /* the card's memory as the engine saw it */
-	EF_FREE,             /* free at start-up (before the engine loaded) */
-	EF_UTILIZATION,      /* gpu_memory_utilization / mem_fraction (0..1) */
-	EF_REQUESTED,        /* total x utilization: what the engine may use */
-	EF_WEIGHTS,
-	EF_ACTIVATION_PEAK,  /* PyTorch activation peak of the profiling run */
-	EF_TORCH_PEAK,       /* peak_torch_memory (weights + activations) */
-	EF_NON_TORCH,        /* context, NCCL, cuBLAS workspaces */
-	EF_CUDA_GRAPH,
-	EF_KV_CACHE,         /* may be negative: the engine says so */
-	EF_KV_TOKENS,        /* tokens the KV cache holds */
-	EF_GPU_BLOCKS,       /* KV cache blocks on the GPU (may be 0 or < 0) */
-	EF_CPU_BLOCKS,
-	EF_MAX_CONCURRENCY,  /* requests of max_model_len that fit at once */
-	EF_MAX_NUM_SEQS,     /* requests admitted at once */
-	EF_MAX_MODEL_LEN,    /* tokens per request */
-	EF_MAX_PREFILL,      /* tokens per prefill batch */
-	EF__COUNT
-};
+/* The engine's start-up accounting: X(key, column name, integer), one
+ * line each, in the order of the engine table's columns (docs/schema.md
+ * "engine") and of the JSON's engines objects. Sizes are bytes; integer 0
+ * marks the two ratios. One list, so that the enum, the names and the
+ * store's columns cannot drift apart. */
+#define ENGINE_FACTS(X) \
+	X(EF_TOTAL, total_bytes, 1)             /* the card's memory as the engine saw it */ \
+	X(EF_FREE, free_bytes, 1)               /* free at start-up (the first said) */ \
+	X(EF_UTILIZATION, gpu_memory_utilization, 0) /* share asked for (0..1) */ \
+	X(EF_REQUESTED, requested_bytes, 1)     /* total x utilization */ \
+	X(EF_WEIGHTS, weights_bytes, 1) \
+	X(EF_ACTIVATION_PEAK, activation_peak_bytes, 1) /* PyTorch peak of the profile run */ \
+	X(EF_TORCH_PEAK, torch_peak_bytes, 1)   /* weights + activations (vLLM 0.6.4) */ \
+	X(EF_NON_TORCH, non_torch_bytes, 1)     /* context, NCCL, cuBLAS workspaces */ \
+	X(EF_CUDA_GRAPH, cuda_graph_bytes, 1) \
+	X(EF_KV_CACHE, kv_cache_bytes, 1)       /* may be negative: the engine says so */ \
+	X(EF_KV_TOKENS, kv_cache_tokens, 1)     /* tokens the KV cache holds */ \
+	X(EF_GPU_BLOCKS, gpu_blocks, 1)         /* KV blocks on the GPU (0 and < 0 kept) */ \
+	X(EF_CPU_BLOCKS, cpu_blocks, 1) \
+	X(EF_MAX_CONCURRENCY, max_concurrency, 0) /* requests of max_model_len at once */ \
+	X(EF_MAX_NUM_SEQS, max_num_seqs, 1)     /* requests admitted at once */ \
+	X(EF_MAX_MODEL_LEN, max_model_len, 1)   /* tokens per request */ \
+	X(EF_MAX_PREFILL, max_batch_prefill_tokens, 1) /* tokens per prefill batch */
 
-/* The memory errors an engine names; kept as text in the timeline. */
+#define ENGINE_FACT_ENUM(key, name, integer) key,
+enum engine_fact { ENGINE_FACTS(ENGINE_FACT_ENUM) EF__COUNT };
+#undef ENGINE_FACT_ENUM
+
+/* The memory errors an engine names (the JSON's engines[].errors kinds). */
 enum engine_error {
 	EE_NONE = 0,
 	EE_KV_NO_MEMORY,          /* no memory left for the KV cache blocks */
 	EE_MAX_LEN_EXCEEDS_KV,    /* one request of max_model_len does not fit */
 	EE_FREE_BELOW_UTILIZATION,/* free memory at start-up below the request */
 	EE_CUDA_OOM,              /* PyTorch's "CUDA out of memory" */
-	EE_GRAPH_CAPTURE_OOM,
+	EE_GRAPH_CAPTURE_OOM,     /* out of memory while capturing CUDA graphs */
 	EE_ENGINE_DEAD,           /* the engine process died or did not start */
 	EE_PREFILL_OOM,
 	EE_SHARD_CANNOT_START,
@@ -73,7 +80,7 @@ enum engine_error {
 /* Load statistics, one series each (docs/schema.md names them). */
 enum engine_stat {
 	ES_RUNNING, ES_WAITING, ES_SWAPPED,
-	ES_GPU_KV_USAGE,      /* percent */
+	ES_GPU_KV_USAGE,      /* percent (SGLang's 0..1 token usage too) */
 	ES_CPU_KV_USAGE,      /* percent */
 	ES_SWA_KV_USAGE,      /* percent, SGLang's sliding-window pool */
 	ES_PREFIX_HIT_RATE,   /* percent */
@@ -82,6 +89,7 @@ enum engine_stat {
 };
 
 #define ENGINE_LINE_MAX_FACTS 12
+#define ENGINE_VERSION_MAX 48
 
 /* What one line says. Facts and stats appear in the order read. */
 struct engine_line {
@@ -93,18 +101,34 @@ struct engine_line {
 	enum engine_error error;
 	int preempted;             /* a preemption warning */
 	int64_t preempt_total;     /* its cumulative count, or -1 */
+	int swap;                  /* the preemption swapped (else recomputes) */
+	int capture;               /* 1: a CUDA-graph capture begins, 2: it ended */
+	int config;                /* the line dumps the engine's configuration
+				    * ("with config:", "args: ", "Args {") */
 	int rank;                  /* SGLang "TPn" / TGI "rank=n", or -1 */
-	char version[48];          /* "" unless the line states it */
+	char version[ENGINE_VERSION_MAX]; /* "" unless the line states it */
 };
 
-/* Read one line. Returns 1 if it said anything, 0 if not. Bounded work:
- * one pass over the line to find anchors, then a bounded parse at each. */
+/* Read line[0..n) into *out. Returns 1 if it said anything, 0 if not.
+ * Bounded work: one pass over the line to find anchors, then a bounded
+ * parse at each. */
 int engine_line(const char *line, size_t n, struct engine_line *out);
+
+/* 1 when the line is worth a format's attention: it holds a phrase only
+ * an engine or the libraries under it print (its accounting, statistics,
+ * an error), not merely a configuration key a note could quote. For
+ * detection (server_log_sniff). */
+int engine_line_strong(const char *line, size_t n);
+
+/* 1 for an engine of its own (not NONE, not PYTORCH: the libraries). */
+static inline int engine_kind_named(enum engine_kind k)
+{ return k != ENGINE_NONE && k != ENGINE_PYTORCH && k < ENGINE__COUNT; }
 
 /* Names for the timeline and the JSON ("vllm", "kv_cache_bytes",
  * "kv_no_memory", "server.running"...). */
 const char *engine_kind_name(enum engine_kind k);
 const char *engine_fact_name(enum engine_fact f);
+int engine_fact_integer(enum engine_fact f);
 const char *engine_error_name(enum engine_error e);
 const char *engine_stat_series(enum engine_stat s);
 const char *engine_stat_unit(enum engine_stat s);

@@ -211,9 +211,10 @@ int memray_json_sniff(const unsigned char *head, size_t n)
 {
 	const char *h = (const char *)head;
 
-	if (mem_find(h, n, "total_num_allocations") &&
-	    (mem_find(h, n, "total_bytes_allocated") || mem_find(h, n, "allocator_type_distribution") ||
-	     mem_find(h, n, "top_allocations_by_size")))
+	if (quoted_key(h, n, "total_num_allocations") &&
+	    (quoted_key(h, n, "total_bytes_allocated") ||
+	     quoted_key(h, n, "allocator_type_distribution") ||
+	     quoted_key(h, n, "top_allocations_by_size")))
 		return 90;
 	return 0;
 }

@@ -252,3 +252,21 @@ struct ol_time capsep_time(const struct capsep *sep)
 	}
 	return t;
 }
+
+int quoted_key(const char *s, size_t n, const char *key)
+{
+	const char *p = s, *e = s + n;
+
+	while ((p = mem_find(p, (size_t)(e - p), key)) != NULL) {
+		const char *q = p + strlen(key);
+		if (p > s && (p[-1] == '\'' || p[-1] == '"')) {
+			while (q < e && *q != p[-1] && *q != '\n' && q - p < 80)
+				q++;
+			if (q + 1 < e && *q == p[-1] && (q[1] == ':' || q[1] == ',' ||
+							(q[1] == ' ' && q + 2 < e && q[2] == ':')))
+				return 1;
+		}
+		p++;
+	}
+	return 0;
+}

@@ -74,6 +74,11 @@ size_t first_line_len(const char *s, size_t n);
 size_t trim_end(const char *s, size_t n);
 /* Find needle in [s, s+n); NULL if absent. */
 const char *mem_find(const char *s, size_t n, const char *needle);
+/* 1 if key (the start of a key) appears in s[0..n) as a dict key: after a
+ * quote, then the rest of the key, its closing quote and ':' (a dict,
+ * JSON) or ',' (an OrderedDict's pairs). A note that names the key in
+ * backticks is not a dump of it. */
+int quoted_key(const char *s, size_t n, const char *key);
 /* Copy at most cap-1 bytes of s[0..n) into dst, NUL-terminated. */
 void copy_str(char *dst, size_t cap, const char *s, size_t n);
 

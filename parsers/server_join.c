@@ -42,7 +42,7 @@ void srv_join_clear(struct srv_join *j)
 static int starts(const char *m, size_t n, const char *p)
 {
 	size_t len = strlen(p);
-	return n >= len && !memcmp(m, p, len);
+	return n >= len && m[0] == p[0] && !memcmp(m, p, len);
 }
 
 static int traceback_start(const char *m, size_t n)
@@ -197,7 +197,7 @@ int srv_join_feed(struct srv_join *j, const struct srv_line *l, uint64_t lineno)
 		tb_add(j, m, n);
 		return 1;
 	}
-	if (torch_oom_start(m, n)) {
+	if (memchr(m, 'y', n) && torch_oom_start(m, n)) {   /* it names "memory" */
 		begin(j, l, lineno, SRV_LONE);
 		text_set(j, l);
 		return 1;

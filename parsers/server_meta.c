@@ -2,13 +2,15 @@
  * server_meta.c -- the start-up lines of an inference server into
  * server.* meta (see server_meta.h). Two tables drive it: the names each
  * engine gives a configuration key (vLLM's gpu_memory_utilization is TGI's
- * cuda_memory_fraction), and the labels of the figures stated once
- * ("Loading model weights took 32.89 GB", "# GPU blocks: 24563").
+ * cuda_memory_fraction), and the engine's figures kept as meta (read by
+ * engine_lines.c: "Loading model weights took 32.89 GB", "# GPU
+ * blocks: 24563").
  */
 #include "parsers/server_meta.h"
 #include "parsers/seriesutil.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -186,7 +188,7 @@ int srv_meta_args(struct srv_meta *sm, struct sink *s, const char *m, size_t n)
 			return args_field(sm, s, m, n) < 0 ? -1 : 1;
 		sm->in_args = 0;   /* "}" or whatever came instead */
 	}
-	if (n >= 6 && !memcmp(m + n - 6, "Args {", 6)) {
+	if (n >= 6 && m[n - 1] == '{' && !memcmp(m + n - 6, "Args {", 6)) {
 		sm->in_args = 1;
 		return 1;
 	}
@@ -195,104 +197,58 @@ int srv_meta_args(struct srv_meta *sm, struct sink *s, const char *m, size_t n)
 
 /* ---- figures stated once ---- */
 
-static int64_t read_size(const char *p, size_t n)
-{
-	return parse_size(p, n, NULL);
-}
-
-static int64_t read_count(const char *p, size_t n)
-{
-	int64_t v;
-	return parse_uint_commas(p, n, &v, NULL) == 0 ? v : OL_NULL;
-}
-
-/* Labels of the figures, in the order tried: the first label of a key
- * found in the line is the one read. */
-static const struct {
-	const char *label;
-	enum srv_meta_key key;
-	int64_t (*read)(const char *, size_t);
-} figure_labels[] = {
-	{ "Loading model weights took ", SM_WEIGHTS_BYTES, read_size },  /* vLLM "GB" is GiB */
-	{ "Model loading took ", SM_WEIGHTS_BYTES, read_size },
-	{ "model weights take ", SM_WEIGHTS_BYTES, read_size },
-	{ "Available KV cache memory: ", SM_KV_CACHE_BYTES, read_size },
-	{ "reserved for KV Cache is ", SM_KV_CACHE_BYTES, read_size },
-	{ "# GPU blocks: ", SM_KV_CACHE_BLOCKS, read_count },
-	{ "# cuda blocks: ", SM_KV_CACHE_BLOCKS, read_count },
-	{ "GPU KV cache size: ", SM_KV_CACHE_TOKENS, read_count },
-	{ "Setting max batch total tokens to ", SM_KV_CACHE_TOKENS, read_count },  /* TGI */
+/* The engine's figures kept as meta (the rules read these keys): each
+ * fact of engine_lines.c under its key. */
+static const struct { enum engine_fact fact; enum srv_meta_key key; } fact_keys[] = {
+	{ EF_WEIGHTS, SM_WEIGHTS_BYTES },   /* vLLM "GB" is GiB */
+	{ EF_KV_CACHE, SM_KV_CACHE_BYTES },
+	{ EF_GPU_BLOCKS, SM_KV_CACHE_BLOCKS },
+	{ EF_KV_TOKENS, SM_KV_CACHE_TOKENS },
 };
 
-static int figures(struct srv_meta *sm, struct sink *s, const char *m, size_t n)
+/* "Maximum concurrency for 131072 tokens per request: 3.00x": both
+ * figures, the tokens as max_concurrency_tokens. */
+static int concurrency(struct srv_meta *sm, struct sink *s, const struct engine_line *el)
+{
+	char text[64];
+	int i, r = 0;
+
+	for (i = 0; i < el->nfacts && r == 0; i++) {
+		if (el->facts[i].key != EF_MAX_CONCURRENCY)
+			continue;
+		if (i > 0 && el->facts[i - 1].key == EF_MAX_MODEL_LEN)
+			r = put_int(sm, s, SM_MAX_CONCURRENCY_TOKENS, llround(el->facts[i - 1].value));
+		snprintf(text, sizeof(text), "%g", el->facts[i].value);
+		if (r == 0)
+			r = put(sm, s, SM_MAX_CONCURRENCY, text);
+	}
+	return r;
+}
+
+int srv_meta_facts(struct srv_meta *sm, struct sink *s, const struct engine_line *el)
 {
 	unsigned done = 0;
-	const char *p;
-	size_t i;
+	int i;
+	size_t k;
 
-	for (i = 0; i < sizeof(figure_labels) / sizeof(figure_labels[0]); i++) {
-		unsigned bit = 1u << figure_labels[i].key;
-		if ((done & bit) || !(p = mem_find(m, n, figure_labels[i].label)))
-			continue;
-		done |= bit;
-		p += strlen(figure_labels[i].label);
-		if (put_int(sm, s, figure_labels[i].key,
-			    figure_labels[i].read(p, n - (size_t)(p - m))) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* "Maximum concurrency for 131072 tokens per request: 3.00x" */
-static int concurrency(struct srv_meta *sm, struct sink *s, const char *m, size_t n)
-{
-	const char *p = mem_find(m, n, "Maximum concurrency for ");
-	char text[64];
-	int64_t tokens;
-	double x;
-
-	if (!p)
-		return 0;
-	p += 24;
-	if (parse_uint_commas(p, n - (size_t)(p - m), &tokens, NULL) == 0 &&
-	    put_int(sm, s, SM_MAX_CONCURRENCY_TOKENS, tokens) < 0)
+	for (i = 0; i < el->nfacts; i++)
+		for (k = 0; k < sizeof(fact_keys) / sizeof(fact_keys[0]); k++) {
+			unsigned bit = 1u << fact_keys[k].key;
+			if (el->facts[i].key != fact_keys[k].fact || (done & bit))
+				continue;
+			done |= bit;   /* the first a line states */
+			if (put_int(sm, s, fact_keys[k].key, llround(el->facts[i].value)) < 0)
+				return -1;
+		}
+	if (concurrency(sm, s, el) < 0)
 		return -1;
-	if ((p = mem_find(p, n - (size_t)(p - m), "per request: ")) &&
-	    parse_num(p + 13, n - (size_t)(p + 13 - m), &x, NULL) == 0) {
-		snprintf(text, sizeof(text), "%g", x);
-		return put(sm, s, SM_MAX_CONCURRENCY, text);
-	}
+	if (el->version[0] && el->engine == ENGINE_VLLM &&
+	    (put(sm, s, SM_NAME, "vllm") < 0 || put(sm, s, SM_VERSION, el->version) < 0))
+		return -1;
 	return 0;
-}
-
-/* "vLLM API server version 0.6.3.post1", "LLM engine (v0.6.3) with ..." */
-static int version(struct srv_meta *sm, struct sink *s, const char *m, size_t n)
-{
-	const char *p;
-	char text[64];
-	size_t u;
-
-	if ((p = mem_find(m, n, "vLLM API server version ")))
-		p += 24;
-	else if ((p = mem_find(m, n, "LLM engine (v")))
-		p += 13;
-	else
-		return 0;
-	for (u = 0; p + u < m + n && (isalnum((unsigned char)p[u]) || p[u] == '.' ||
-				     p[u] == '+' || p[u] == '-'); u++)
-		;
-	if (!u)
-		return 0;
-	copy_str(text, sizeof(text), p, u);
-	return put(sm, s, SM_NAME, "vllm") < 0 || put(sm, s, SM_VERSION, text) < 0 ? -1 : 0;
 }
 
 int srv_meta_line(struct srv_meta *sm, struct sink *s, const char *m, size_t n)
 {
-	if (figures(sm, s, m, n) < 0 || concurrency(sm, s, m, n) < 0 || version(sm, s, m, n) < 0)
-		return -1;
-	if (mem_find(m, n, "with config:") || mem_find(m, n, "args: ") ||
-	    mem_find(m, n, "Args {") || mem_find(m, n, "args={"))
-		return config_line(sm, s, m, n);
-	return 0;
+	return config_line(sm, s, m, n);
 }

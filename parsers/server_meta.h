@@ -10,6 +10,7 @@
 #define OOMLENS_SERVER_META_H
 
 #include <stddef.h>
+#include "parsers/engine_lines.h"
 #include "parsers/sink.h"
 
 /* The server.* meta keys, in docs/formats.md's order. */
@@ -33,8 +34,12 @@ struct srv_meta {
  * ended), -1 when the sink failed. */
 int srv_meta_args(struct srv_meta *sm, struct sink *s, const char *m, size_t n);
 
-/* Any other line: the start-up figures and configuration it states.
- * 0, or -1 when the sink failed. */
+/* The engine's figures a line stated (engine_line()), as meta. 0, or -1
+ * when the sink failed. */
+int srv_meta_facts(struct srv_meta *sm, struct sink *s, const struct engine_line *el);
+
+/* A line dumping the configuration (engine_line()'s config): the keys
+ * it states. 0, or -1 when the sink failed. */
 int srv_meta_line(struct srv_meta *sm, struct sink *s, const char *m, size_t n);
 
 #endif

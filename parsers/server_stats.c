@@ -1,8 +1,7 @@
 /*
  * server_stats.c -- an inference server's load into server.* series (see
- * server_stats.h): one table of the statistics and the labels engines
- * print them with, and a counter of requests served sampled once a
- * second.
+ * server_stats.h): the statistics engine_line() read, and a counter of
+ * requests served sampled once a second.
  */
 #include "parsers/server_stats.h"
 #include "parsers/seriesutil.h"
@@ -15,71 +14,33 @@
 
 enum { REQ_ACCESS = 1, REQ_FINISHED, REQ_TGI };
 
-/* Each statistic's series and the labels that print it, in the order
- * read (every label found gives a sample). Percentages become ratios. */
-static const struct {
-	const char *series, *unit;
-	double mult;
-	const char *labels[2];
-} stat_series[SRV_STAT_SERIES] = {
-	{ "server.prompt_tokens_per_s", "tokens/s", 1, { "Avg prompt throughput: " } },
-	{ "server.gen_tokens_per_s", "tokens/s", 1, { "Avg generation throughput: " } },
-	{ "server.running", "requests", 1, { "Running: " } },
-	{ "server.swapped", "requests", 1, { "Swapped: " } },
-	{ "server.waiting", "requests", 1, { "Pending: " /* V0 */, "Waiting: " } },
-	{ "server.gpu_kv_usage", "ratio", 0.01, { "GPU KV cache usage: " } },
-	{ "server.cpu_kv_usage", "ratio", 0.01, { "CPU KV cache usage: " } },
-	{ "server.prefix_cache_hit_rate", "ratio", 0.01,
-	  { "Prefix cache hit rate: ", "GPU prefix cache hit rate: " } },
-};
-
 static int starts(const char *m, size_t n, const char *p)
 {
 	size_t len = strlen(p);
-	return n >= len && !memcmp(m, p, len);
+	return n >= len && m[0] == p[0] && !memcmp(m, p, len);
 }
 
-/* One sample of statistic i for entity ent. */
-static int stat_sample(struct srv_stats *st, struct sink *s, size_t i, const char *ent,
-		       const struct ol_time *t, double v)
+int srv_stats_engine(struct srv_stats *st, struct sink *s, const struct engine_line *el,
+		     const char *ent, const struct ol_time *t)
 {
+	int i;
+
+	if (!el->stats_set)
+		return 0;
 	if (strcmp(ent, st->ent)) {  /* ids are cached per entity */
 		memset(st->ids, 0, sizeof(st->ids));
 		copy_str(st->ent, sizeof(st->ent), ent, strlen(ent));
 	}
-	if (!st->ids[i])
-		st->ids[i] = sink_series(s, stat_series[i].series, stat_series[i].unit, ent);
-	if (st->ids[i] < 0 || sink_sample(s, st->ids[i], t, v * stat_series[i].mult) < 0)
-		return -1;
-	st->records++;
-	return 0;
-}
-
-/* "[Engine 000: ]Avg prompt throughput: 1.0 tokens/s, ... Running: 3 reqs, ..." */
-static int stats_line(struct srv_stats *st, struct sink *s, const char *m, size_t n,
-		      const struct ol_time *t, uint64_t lineno)
-{
-	char ent[32] = "vllm";
-	const char *p;
-	size_t i, k, len;
-	double v;
-
-	if (n > 7 && !memcmp(m, "Engine ", 7) && atoi(m + 7) > 0)
-		snprintf(ent, sizeof(ent), "vllm/engine%d", atoi(m + 7));
-	for (i = 0; i < SRV_STAT_SERIES; i++)
-		for (k = 0; k < 2 && stat_series[i].labels[k]; k++) {
-			if (!(p = mem_find(m, n, stat_series[i].labels[k])))
-				continue;
-			len = strlen(stat_series[i].labels[k]);
-			if (parse_num(p + len, n - (size_t)(p + len - m), &v, NULL) == 0) {
-				if (stat_sample(st, s, i, ent, t, v) < 0)
-					return -1;
-			} else if (sink_diagf(s, lineno, 0, OL_WARN,
-					      "engine statistics: no number after \"%s\"",
-					      stat_series[i].labels[k]) < 0) {
-				return -1;
-			}
-		}
+	for (i = 0; i < ES__COUNT; i++) {
+		if (!(el->stats_set >> i & 1))
+			continue;
+		if (!st->ids[i])
+			st->ids[i] = sink_series(s, engine_stat_series((enum engine_stat)i),
+						 engine_stat_unit((enum engine_stat)i), ent);
+		if (st->ids[i] < 0 || sink_sample(s, st->ids[i], t, el->stats[i]) < 0)
+			return -1;
+		st->records++;
+	}
 	return 0;
 }
 
@@ -124,11 +85,12 @@ static int req_served(struct srv_stats *st, struct sink *s, int k, const char *e
 /* 'INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1" 200 OK' */
 static int is_access_post_ok(const char *m, size_t n)
 {
-	const char *q = mem_find(m, n, " - \"POST ");
+	const char *q = memchr(m, '"', n);
 	const char *e;
 
-	if (!q)
+	if (!q || q - m < 3 || (size_t)(m + n - q) < 6 || memcmp(q - 3, " - \"POST ", 9))
 		return 0;
+	q -= 3;
 	e = memchr(q + 9, '"', n - (size_t)(q + 9 - m));
 	return e && (size_t)(e - m) + 3 < n && e[1] == ' ' && e[2] == '2' &&
 	       isdigit((unsigned char)e[3]);
@@ -158,22 +120,8 @@ static int requests_line(struct srv_stats *st, struct sink *s, const char *m, si
 }
 
 int srv_stats_line(struct srv_stats *st, struct sink *s, const char *m, size_t n,
-		   const struct ol_time *t, uint64_t lineno)
+		   const struct ol_time *t)
 {
-	double v;
-	int64_t id;
-
-	if (mem_find(m, n, "Avg prompt throughput: "))
-		return stats_line(st, s, m, n, t, lineno) < 0 ? -1 : 1;
-	if (starts(m, n, "Prefix cache hit rate: GPU: ")) {  /* V0 0.5-0.6, own line */
-		if (parse_num(m + 28, n - 28, &v, NULL) == 0) {
-			id = sink_series(s, "server.prefix_cache_hit_rate", "ratio", "vllm");
-			if (id < 0 || sink_sample(s, id, t, v / 100.0) < 0)
-				return -1;
-			st->records++;
-		}
-		return 1;
-	}
 	return requests_line(st, s, m, n, t);
 }
 

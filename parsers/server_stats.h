@@ -1,9 +1,11 @@
 /*
  * server_stats.h -- an inference server's load as server.* series: the
- * engine's periodic statistics ("Avg prompt throughput: ... Running: N
- * reqs ... GPU KV cache usage: X%", entity "vllm", or "vllm/engineN" for
- * V1's "Engine 00N:"), V0's own "Prefix cache hit rate: GPU: X%" line,
- * and the requests served counted into server.requests_total (cumulative,
+ * engine's periodic statistics as engine_line() read them (vLLM's "Avg
+ * prompt throughput: ... Running: N reqs ... GPU KV cache usage: X%",
+ * SGLang's "Decode batch. #running-req: N, ... token usage: 0.94",
+ * percentages kept in percent; the entity is the engine, "vllm/engineN"
+ * for V1's "Engine 00N:", "sglang/TPn" for a rank other than 0), and
+ * the requests served counted into server.requests_total (cumulative,
  * one sample per second at most) from uvicorn access lines of the API
  * server (a POST answered 2xx), vLLM's "Finished request <id>" and TGI's
  * router "...: Success" lines. A server can log two of these for the same
@@ -15,12 +17,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "parsers/engine_lines.h"
 #include "parsers/sink.h"
 
-#define SRV_STAT_SERIES 8
-
 struct srv_stats {
-	int64_t ids[SRV_STAT_SERIES];   /* series ids for entity ent (0: not yet) */
+	int64_t ids[ES__COUNT];         /* series ids for entity ent (0: not yet) */
 	char ent[32];
 	/* requests served */
 	int req_kind;                   /* the kind counted: 0 none yet, else REQ_* */
@@ -31,11 +32,16 @@ struct srv_stats {
 	int records;                    /* samples written */
 };
 
-/* A line (message m[0..n), time t, number lineno) if it is one of the
- * above: 1 if it was (read), 0 if not, -1 when the sink failed. A number
- * missing after a statistic's label is a warning. */
+/* The statistics el holds, for entity ent at time t. 0, or -1 when the
+ * sink failed. */
+int srv_stats_engine(struct srv_stats *st, struct sink *s, const struct engine_line *el,
+		     const char *ent, const struct ol_time *t);
+
+/* A line (message m[0..n), time t) if it says a request was served: 1 if
+ * it was one of the requests-served lines (counted or not), 0 if not, -1
+ * when the sink failed. */
 int srv_stats_line(struct srv_stats *st, struct sink *s, const char *m, size_t n,
-		   const struct ol_time *t, uint64_t lineno);
+		   const struct ol_time *t);
 
 /* At the end of the artifact: write the open second's count. 0 or -1. */
 int srv_stats_finish(struct srv_stats *st, struct sink *s);

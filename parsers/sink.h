@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "lib/common.h"
+#include "parsers/engine_lines.h"
 
 
 /* Which clock a time was read on. */
@@ -224,6 +225,22 @@ struct ol_holder {
 	json_t *data;           /* the tool's other columns (borrowed, may be NULL) */
 };
 
+/* --- serving engines --- */
+
+/* One serving-engine instance of a log (docs/schema.md "engine"): the
+ * memory accounting the log states for it, gathered over its lines. */
+struct ol_engine {
+	const char *engine;      /* engine_kind_name(): "vllm", "sglang", ... */
+	const char *instance;    /* "" the main process, "pid N", "rank N", "TPn";
+				  * after a docker-compose service name */
+	const char *version;     /* as the log states it, or NULL */
+	double fact[EF__COUNT];  /* by enum engine_fact; NaN: the log does not say */
+	json_t *errors;          /* [{kind, time_ns, clock, line, text}] in log
+				  * order (borrowed), or NULL */
+	int64_t errors_dropped;  /* errors past the list's cap */
+	uint64_t line;           /* the first line that named it */
+};
+
 struct sink {
 	void *ctx;                      /* the implementation's state */
 	const struct ingest_opts *opts; /* may be NULL */
@@ -264,7 +281,8 @@ struct sink {
 	int64_t (*gpu_region)(struct sink *, const struct ol_gpu_region *);
 	int64_t (*thread)(struct sink *, const struct ol_thread *);
 
-	/* --- time series sources --- */
+	/* --- serving engines --- */
+	int64_t (*engine)(struct sink *, const struct ol_engine *);
 
 	/* --- diagnostic tools' reports --- */
 	int64_t (*holder)(struct sink *, const struct ol_holder *);
@@ -311,6 +329,8 @@ static inline int64_t sink_thread(struct sink *s, const struct ol_thread *t)
 
 static inline int64_t sink_holder(struct sink *s, const struct ol_holder *h)
 { return OL_SINK_CALL(s, holder, h); }
+static inline int64_t sink_engine(struct sink *s, const struct ol_engine *e)
+{ return OL_SINK_CALL(s, engine, e); }
 
 static inline int64_t sink_snapshot(struct sink *s, const struct ol_snapshot *x)
 { return OL_SINK_CALL(s, snapshot, x); }

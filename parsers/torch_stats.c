@@ -192,19 +192,22 @@ fail:
 
 int torch_stats_sniff(const unsigned char *head, size_t n)
 {
+	static const char *const keys[] = {
+		"allocated_bytes.all.", "reserved_bytes.all.", "active_bytes.all.", "inactive_split",
+		"segment.all.", "num_alloc_retries", "active.all.", "allocation.all.", NULL
+	};
 	const char *h = (const char *)head;
-	int keys = !!mem_find(h, n, "allocated_bytes.all.") + !!mem_find(h, n, "reserved_bytes.all.") +
-		   !!mem_find(h, n, "active_bytes.all.") + !!mem_find(h, n, "inactive_split") +
-		   !!mem_find(h, n, "segment.all.") + !!mem_find(h, n, "num_alloc_retries") +
-		   !!mem_find(h, n, "active.all.") + !!mem_find(h, n, "allocation.all.") +
-		   !!mem_find(h, n, "_pool.");
+	int i, found = 0;
 
-	if (keys >= 2 && mem_find(h, n, "OrderedDict("))
+	for (i = 0; keys[i]; i++)
+		found += quoted_key(h, n, keys[i]);
+	if (found >= 2 && mem_find(h, n, "OrderedDict("))
 		return 90;
-	if (keys >= 3)
+	if (found >= 2)
 		return 80;
-	if (keys >= 1 && (mem_find(h, n, "_pool.allocated'") || mem_find(h, n, "_pool.freed'") ||
-			  mem_find(h, n, "_pool.current'") || mem_find(h, n, "_pool.peak'")))
+	if ((found >= 1 || quoted_key(h, n, "num_ooms")) &&
+	    (mem_find(h, n, "_pool.allocated'") || mem_find(h, n, "_pool.freed'") ||
+	     mem_find(h, n, "_pool.current'") || mem_find(h, n, "_pool.peak'")))
 		return 70;
 	return 0;
 }

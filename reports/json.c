@@ -163,7 +163,8 @@ json_t *load_host_cores(struct report_ctx *c)
 
 /* --- time series --- */
 
-/* One row per series: its size and time span. clock: "local" when the
+/* One row per series: its size, time span and last value (the latest
+ * sample; the last written when times tie or are unknown). clock: "local" when the
  * writing artifact stored wall-clock times of unknown zone (meta
  * time.clock), "boot" when no point could be placed on UTC, null when no
  * point has any time, else "utc". */
@@ -172,6 +173,8 @@ json_t *load_series(struct report_ctx *c)
 	return r_rows(c,
 		"SELECT s.name, s.unit, s.entity, count(p.value) AS points,"
 		" min(p.value) AS min, max(p.value) AS max,"
+		" (SELECT q.value FROM sample q WHERE q.series_id = s.id"
+		"  ORDER BY q.time_ns DESC, q.rowid DESC LIMIT 1) AS last,"
 		" min(p.time_ns) AS first_time, max(p.time_ns) AS last_time,"
 		" CASE WHEN count(p.time_ns) = 0 AND count(p.boot_ns) > 0 THEN 'boot'"
 		"  WHEN count(p.time_ns) = 0 THEN NULL"

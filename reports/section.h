@@ -150,6 +150,8 @@ section_stream_fn stream_events;
 section_draw_fn html_events, md_events;
 section_load_fn load_oom_tasks;                        /* oom_tasks.c */
 section_draw_fn html_oom_tasks;
+section_load_fn load_engines;                          /* engines.c */
+section_draw_fn html_engines, md_engines;
 section_load_fn load_live_memory;                      /* live_memory.c */
 section_draw_fn html_live_memory;
 section_load_fn load_segments;                         /* segments.c */

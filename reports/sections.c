@@ -29,6 +29,8 @@ const struct section report_sections[] = {
 	  stream_events },
 	{ "oom_tasks", "tasks", "Processes", "Processes at the kernel OOM", 1, load_oom_tasks,
 	  html_oom_tasks, NULL, NULL },
+	{ "engines", NULL, "Engines", "Serving engines: their memory accounting", 1, load_engines,
+	  html_engines, md_engines, NULL },
 	{ "live", NULL, "Live memory", "Live memory at the OOM, by allocation stack", 0,
 	  load_live_memory, html_live_memory, NULL, NULL },
 	{ "segments", NULL, "Segments", "Allocator segments", 0, load_segments, html_segments,

@@ -14,10 +14,11 @@ every file and checks that
 
 Keys it does not know are descriptions (a note, the wording, a reader's
 reading) and are listed with --verbose, not asserted. Prints one line per
-failure and a closing "N passed, N failed" over the figures; exits 1 on any
-failure.
+failure and a closing "N passed, N failed" over the files read and the
+figures; exits 1 on any failure. --by-engine first prints, per engine of
+the manifest, the files read and the figures passing.
 
-usage: real_corpus.py OOMLENS SRC [--only FOLDER] [--verbose] [--file NAME]
+usage: real_corpus.py OOMLENS SRC [--only FOLDER] [--verbose] [--by-engine] [--file NAME]
 """
 import json
 import os
@@ -161,6 +162,8 @@ SERVING_NUMERIC = {
     "cpu_kv_usage": series_last("server.cpu_kv_usage"),
     "token_usage": series_last("server.gpu_kv_usage", 0.01),
     "full_token_usage": series_last("server.gpu_kv_usage", 0.01),
+    "swa_token_usage": series_last("server.swa_kv_usage", 0.01),
+    "cuda_memory_fraction": engine_values("gpu_memory_utilization"),
     "prefix_cache_hit_rate": series_last("server.prefix_cache_hit_rate"),
     "total_num_cumulative_preemption":
         lambda rep: [e.get("cumulative") for e in events_of(rep, ("preemption",))],
@@ -194,7 +197,7 @@ def check_serving(rep, key, value):
         want = parse_value(v)
         if want is None:
             return None
-        if key in ("token_usage", "full_token_usage"):
+        if key in ("token_usage", "full_token_usage", "swa_token_usage"):
             want = (want[0], want[1] + 1e-9, "number")
         got = SERVING_NUMERIC[key](rep)
         return (any(close(want, g) for g in got), got)
@@ -459,6 +462,8 @@ def run(oomlens, path, tmp):
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     verbose = "--verbose" in argv
+    by_engine = "--by-engine" in argv
+    tally = {}   # engine -> [files, read, figures, passing]
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
     fonly = argv[argv.index("--file") + 1] if "--file" in argv else None
     if only in args:
@@ -487,6 +492,8 @@ def main(argv):
                     continue
                 rep, err = run(oomlens, os.path.join(root, folder, name), tmp)
                 where = "%s/%s" % (folder, name)
+                t = tally.setdefault(rec.get("engine", "?"), [0, 0, 0, 0])
+                t[0] += 1
                 status = None
                 if rep:
                     rep["_row"] = rec
@@ -504,6 +511,7 @@ def main(argv):
                     print("FAIL %s: not read (status %s) %s" % (where, status, err.strip()[:200]))
                     continue
                 passed += 1
+                t[1] += 1
                 for key, value in split_figures(rec.get("figures", "")):
                     if folder == "tools":
                         r = CHECKS[folder](rep, rec.get("tool"), key, value)
@@ -519,8 +527,10 @@ def main(argv):
                         unasserted.setdefault(key, 0)
                         unasserted[key] += 1
                         continue
+                    t[2] += 1
                     if r[0]:
                         passed += 1
+                        t[3] += 1
                     else:
                         failed += 1
                         print("FAIL %s: %s=%s, found %s" % (where, key, value, r[1]))
@@ -531,6 +541,11 @@ def main(argv):
         else:
             failed += 1
             print("FAIL %s: not read (status %s) %s" % (where, status, err.strip()[:200]))
+    if by_engine:
+        for eng, (files, read, figs, ok) in sorted(tally.items()):
+            print("%-14s files %3d/%-3d read, figures %3d/%-3d" % (eng, read, files, ok, figs))
+        files, read, figs, ok = [sum(t[i] for t in tally.values()) for i in range(4)]
+        print("%-14s files %3d/%-3d read, figures %3d/%-3d" % ("all", read, files, ok, figs))
     if verbose:
         print("not asserted (descriptions): " +
               ", ".join("%s×%d" % kv for kv in sorted(unasserted.items())))

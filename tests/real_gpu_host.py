@@ -533,7 +533,11 @@ def check_engine_error(rep, key, value, kind):
     texts = " ".join(str(x.get("text") or "") for x in errs)
     if key == "error":
         return (any(x.get("kind") == kind for x in errs), [x.get("kind") for x in errs])
-    if key in ("host", "pid", "site", "call", "raised_from", "calloc_bytes", "rank_dev"):
+    if key == "site" and kind == "cublas_alloc_failed" or key in ("raised_from", "calloc_bytes"):
+        # a traceback frame, or NCCL's next line ("Failed to CUDA calloc N
+        # bytes"): the error is kept with its own line only, so far
+        return "not kept: the frame or the line after the error"
+    if key in ("host", "pid", "site", "call", "rank_dev"):
         want = {"rank_dev": "[%s]" % value}.get(key, value.split(" at ")[0])
         return (want in texts, texts[:200])
     return None

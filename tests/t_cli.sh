@@ -41,6 +41,13 @@ has "no case said" "$tmp/e" "no case to replay"
 "$bin" analyze 2>/dev/null; check "analyze without paths" 2 $?
 "$bin" analyze --format pdf x 2>/dev/null; check "bad format" 2 $?
 "$bin" ingest --db "$tmp/x.db" --kind nope x 2>/dev/null; check "bad kind" 2 $?
+"$bin" analyze --db "$tmp/x.db" --kind nope x 2>/dev/null; check "analyze: bad kind" 2 $?
+# one vLLM worker's line is not enough to be recognised; --kind reads it
+printf '(Worker pid=7) INFO 05-06 20:59:57 [default_loader.py:384] started\n' >"$tmp/w.log"
+"$bin" analyze -q --db "$tmp/w.db" --json "$tmp/w.log" >/dev/null 2>&1; check "not recognised" 1 $?
+"$bin" analyze -q --db "$tmp/w.db" --json --kind server_log "$tmp/w.log" >"$tmp/w.json"
+check "analyze --kind" 0 $?
+has "forced kind read" "$tmp/w.json" '"instance": "pid 7"'
 
 # Nothing usable: exit 1, and the reason is said.
 printf 'just some text\n' >"$tmp/notes.txt"

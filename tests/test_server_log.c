@@ -72,20 +72,25 @@ static void vllm_v0_log(void **state)
 	assert_int_equal(gpu_value(tl, "server.swapped", "vllm", 1), 2);
 	assert_int_equal(gpu_value(tl, "server.waiting", "vllm", 1), 5);
 	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
-			   " s.name = 'server.gpu_kv_usage' ORDER BY time_ns DESC LIMIT 1") > 0.9739);
+			   " s.name = 'server.gpu_kv_usage' ORDER BY time_ns DESC LIMIT 1") > 97.39);
 	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
-			   " s.name = 'server.cpu_kv_usage' ORDER BY time_ns DESC LIMIT 1") < 0.0121);
+			   " s.name = 'server.cpu_kv_usage' ORDER BY time_ns DESC LIMIT 1") < 1.21);
 	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
 			   " s.name = 'server.prompt_tokens_per_s' ORDER BY time_ns DESC LIMIT 1")
 		    == 1520.3);
 	assert_int_equal(t_int(tl, "SELECT max(time_ns) FROM sample"), utc_ns(2025, 11, 29, 18, 22, 40, 0));
 	assert_string_equal(meta(tl, "time.clock"), "local");
-	/* one OOM, its chained traceback kept whole, no separate server_error */
-	assert_int_equal(t_int(tl, "SELECT count(*) FROM event"), 1);
+	/* one OOM, its chained traceback kept whole, no separate server_error;
+	 * the preemption warning before it is an event of its own */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind <> 'preemption'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'preemption'"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.mode') FROM event"
+				   " WHERE kind = 'preemption'"), "swap");
 	assert_int_equal(t_int(tl, "SELECT bytes FROM event WHERE kind = 'torch_oom'"), 2 * GiB);
-	assert_int_equal(t_int(tl, "SELECT line FROM event"), 15);
-	assert_int_equal(t_int(tl, "SELECT time_ns FROM event"), utc_ns(2025, 11, 29, 18, 22, 45, 0));
-	assert_string_equal(t_text(tl, "SELECT clock FROM event"), "local");
+	assert_int_equal(t_int(tl, "SELECT line FROM event WHERE kind = 'torch_oom'"), 15);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind = 'torch_oom'"),
+			 utc_ns(2025, 11, 29, 18, 22, 45, 0));
+	assert_string_equal(t_text(tl, "SELECT clock FROM event WHERE kind = 'torch_oom'"), "local");
 	assert_int_equal(ev_int(tl, "torch_oom", "device"), 0);
 	assert_int_equal(ev_int(tl, "torch_oom", "total_bytes"), (int64_t)(79.19 * GiB + 0.5));
 	assert_int_equal(ev_int(tl, "torch_oom", "free_bytes"), (int64_t)(1.06 * GiB + 0.5));
@@ -96,10 +101,10 @@ static void vllm_v0_log(void **state)
 	assert_int_equal(ev_int(tl, "torch_oom", "processes[0].pid"), 4312);
 	assert_int_equal(ev_int(tl, "torch_oom", "suggests_expandable_segments"), 1);
 	assert_true(t_int(tl, "SELECT json_extract(data, '$.traceback') LIKE '%%direct cause%%"
-			  "AsyncEngineDeadError%%' FROM event") == 1);
+			  "AsyncEngineDeadError%%' FROM event WHERE kind = 'torch_oom'") == 1);
 	assert_true(t_int(tl, "SELECT json_extract(data, '$.traceback') LIKE"
 			  " '%%  File \"/usr/local/lib/python3.10/dist-packages/vllm/worker/model_runner.py\""
-			  ", line 1654%%' FROM event") == 1);
+			  ", line 1654%%' FROM event WHERE kind = 'torch_oom'") == 1);
 	t_close(tl);
 }
 
@@ -123,7 +128,7 @@ static void vllm_v1_log(void **state)
 	assert_int_equal(gpu_value(tl, "server.running", "vllm", 1), 64);
 	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
 			   " s.name = 'server.prefix_cache_hit_rate' ORDER BY time_ns DESC LIMIT 1")
-		    > 0.4349);
+		    > 43.49);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM series WHERE name = 'server.swapped'"), 0);
 	/* the OOM inside a RuntimeError of the engine core */
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 1);
@@ -149,7 +154,8 @@ static void torch_old_form_and_plain_traceback(void **state)
 {
 	struct timeline *tl = t_open();
 	(void)state;
-	assert_int_equal(parse_log(tl, "tests/data/series/torch_old.log"), 2);
+	/* two events and the engine row of PyTorch (its CUDA OOM) */
+	assert_int_equal(parse_log(tl, "tests/data/series/torch_old.log"), 3);
 	assert_int_equal(ev_int(tl, "torch_oom", "requested_bytes"), 2 * GiB);
 	assert_int_equal(ev_int(tl, "torch_oom", "total_bytes"), (int64_t)(79.15 * GiB + 0.5));
 	assert_int_equal(ev_int(tl, "torch_oom", "allocated_bytes"), (int64_t)(74.02 * GiB + 0.5));
@@ -168,7 +174,7 @@ static void torch_old_form_and_plain_traceback(void **state)
 	tl = t_open();
 	assert_int_equal(t_parse_mem(tl, "server_log", "x",
 		"RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 3; 10.92 GiB"
-		" total capacity; 9.86 GiB already allocated; 11.50 MiB free; 10.04 GiB cached)\n", 0), 1);
+		" total capacity; 9.86 GiB already allocated; 11.50 MiB free; 10.04 GiB cached)\n", 0), 2);
 	assert_int_equal(ev_int(tl, "torch_oom", "device"), 3);
 	assert_int_equal(ev_int(tl, "torch_oom", "reserved_bytes"), (int64_t)(10.04 * GiB + 0.5));
 	assert_int_equal(ev_int(tl, "torch_oom", "free_bytes"), (int64_t)(11.5 * MiB));
@@ -216,7 +222,7 @@ static void tgi_pretty_args(void **state)
 		"    cuda_memory_fraction: 0.85,\n"
 		"}\n"
 		"2024-05-10T12:34:57.000000Z  INFO download: text_generation_launcher: Starting download\n",
-		0), 4);
+		0), 5);   /* four meta rows, the TGI engine row */
 	assert_string_equal(meta(tl, "server.model"), "bigscience/bloom-560m");
 	assert_string_equal(meta(tl, "server.gpu_memory_utilization"), "0.85");
 	assert_string_equal(meta(tl, "server.dtype"), "(null)");
@@ -232,22 +238,22 @@ static void vllm_without_year(void **state)
 	assert_int_equal(t_parse_mem(tl, "server_log", "v",
 		"INFO 11-29 18:22:40 [loggers.py:116] Avg prompt throughput: 1.0 tokens/s, Avg"
 		" generation throughput: 2.0 tokens/s, Running: 3 reqs, Waiting: 4 reqs, GPU KV cache"
-		" usage: 50.0%, Prefix cache hit rate: 0.0%\n", 0), 6);
+		" usage: 50.0%, Prefix cache hit rate: 0.0%\n", 0), 7);   /* six samples, the engine */
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample WHERE time_ns IS NULL"), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE '%%year%%'"), 1);
 	/* kubectl logs --timestamps: the UTC time wins over vLLM's local one */
 	assert_int_equal(t_parse_mem(tl, "server_log", "k8s",
 		"2025-11-29T17:22:40.500000000Z INFO 11-29 18:22:40 [loggers.py:116] Avg prompt"
-		" throughput: 1.0 tokens/s, Running: 7 reqs\n", 0), 2);
+		" throughput: 1.0 tokens/s, Running: 7 reqs\n", 0), 3);
 	assert_int_equal(t_int(tl, "SELECT time_ns FROM sample WHERE value = 7"),
 			 utc_ns(2025, 11, 29, 17, 22, 40, 500000000));
 	/* V0's separate prefix cache line */
 	assert_int_equal(t_parse_mem(tl, "server_log", "v0",
 		"INFO 11-29 18:22:40 metrics.py:367] Prefix cache hit rate: GPU: 61.25%, CPU: 0.00%\n",
-		0), 1);
+		0), 2);
 	assert_true(t_real(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id WHERE"
 			   " s.name = 'server.prefix_cache_hit_rate' ORDER BY sample.rowid DESC LIMIT 1")
-		    == 0.6125);
+		    == 61.25);
 	t_close(tl);
 }
 
@@ -270,7 +276,7 @@ static void requests_served(void **state)
 		"INFO 11-29 18:22:41 [loggers.py:116] Engine 000: Avg prompt throughput: 1.0 tokens/s,"
 		" Running: 2 reqs\n"
 		"INFO:     10.0.0.7:51240 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
-		"INFO 11-29 18:22:41 [async_llm_engine.py:140] Finished request cmpl-1.\n", 0), 6);
+		"INFO 11-29 18:22:41 [async_llm_engine.py:140] Finished request cmpl-1.\n", 0), 7);
 	assert_string_equal(t_text(tl, "SELECT group_concat(CAST(value AS INTEGER), ' ') FROM"
 		" (SELECT value FROM sample p JOIN series s ON s.id = p.series_id WHERE"
 		" s.name = 'server.requests_total' AND s.entity = 'vllm' ORDER BY time_ns)"), "2 3");
@@ -447,7 +453,7 @@ static void torch_oom_over_lines(void **state)
 		"Free (according to CUDA): 2.94 MiB\n"
 		"PyTorch limit (set by user-supplied memory fraction)\n"
 		"                        : 12.00 GiB\n"
-		"Prompt executed in 57.84 seconds\n", 0), 1);
+		"Prompt executed in 57.84 seconds\n", 0), 2);   /* the OOM, PyTorch's engine row */
 	assert_int_equal(ev_int(tl, "torch_oom", "requested_bytes"), 320 * MiB);
 	assert_int_equal(ev_int(tl, "torch_oom", "allowed_bytes"), 12 * GiB);
 	assert_true(t_int(tl, "SELECT json_extract(data, '$.traceback') LIKE"
@@ -464,7 +470,7 @@ static void torch_oom_over_lines(void **state)
 		"Of the allocated memory 9.67 GiB is allocated by PyTorch,\n"
 		"and 26.44 MiB is reserved by PyTorch but unallocated. If reserved but\n"
 		"unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=\n"
-		"INFO 11-29 18:22:40 [loggers.py:116] Avg prompt throughput: 1.0 tokens/s\n", 0), 2);
+		"INFO 11-29 18:22:40 [loggers.py:116] Avg prompt throughput: 1.0 tokens/s\n", 0), 3);
 	assert_int_equal(ev_int(tl, "torch_oom", "reserved_unallocated_bytes"), B(26.44, MiB));
 	assert_int_equal(t_int(tl, "SELECT line FROM event"), 1);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample"), 1);
@@ -481,7 +487,7 @@ static void torch_oom_over_lines(void **state)
 		" memory. Tried to allocate 1.00 GiB. GPU 1 has a total capacity of 8.00 GiB\n"
 		"(Worker pid=7) ERROR 11-29 18:22:40 [core.py:1] of which 2.00 MiB is free.\n"
 		"(Worker pid=7) ERROR 11-29 18:22:41 [core.py:1] Process 9 has 1.00 GiB memory in use.\n",
-		0), 2);
+		0), 4);   /* two OOMs, the engine rows of the main process and the worker */
 	assert_true(t_int(tl, "SELECT json_extract(data, '$.exception') NOT LIKE '%%Exiting%%'"
 			  " FROM event ORDER BY id LIMIT 1") == 1);
 	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.free_bytes') FROM event"

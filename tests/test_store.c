@@ -113,6 +113,16 @@ static const char *const expected_tables[] = {
 	  "tool TEXT NOT NULL, scope TEXT, space TEXT, device INTEGER, bytes INTEGER, "
 	  "allocations INTEGER, rank INTEGER, stack_id INTEGER, label TEXT, line INTEGER, "
 	  "data TEXT)",
+	"engine(id INTEGER PK1, artifact_id INTEGER -> artifact.id, "
+	  "engine TEXT NOT NULL, instance TEXT NOT NULL, version TEXT, "
+	  "total_bytes INTEGER, free_bytes INTEGER, gpu_memory_utilization REAL, "
+	  "requested_bytes INTEGER, weights_bytes INTEGER, "
+	  "activation_peak_bytes INTEGER, torch_peak_bytes INTEGER, "
+	  "non_torch_bytes INTEGER, cuda_graph_bytes INTEGER, "
+	  "kv_cache_bytes INTEGER, kv_cache_tokens INTEGER, gpu_blocks INTEGER, "
+	  "cpu_blocks INTEGER, max_concurrency REAL, max_num_seqs INTEGER, "
+	  "max_model_len INTEGER, max_batch_prefill_tokens INTEGER, "
+	  "errors TEXT, errors_dropped INTEGER, line INTEGER)",
 };
 
 /* Every index: "table: name(columns) [unique] origin [partial]". */

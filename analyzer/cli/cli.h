@@ -98,6 +98,10 @@ int run_ingest(const char *db, int append, char **paths, int npaths,
 /* Write the report of an open database to path ("-" or NULL: stdout). */
 int write_report(sqlite3 *db, enum report_format format, const char *path);
 
+/* 0 when kind (--kind; NULL: not given) names a format, else -1 after
+ * saying so and listing the formats (cmd_ingest.c). */
+int cli_check_format(const char *kind);
+
 #define INGEST_OPTIONS_HELP \
 	"  --boot-time ISO    when the machine booted (places dmesg times on UTC)\n" \
 	"  --tz +HH:MM        zone of year-less local log times (default: UTC, marked)\n" \

@@ -21,6 +21,7 @@ static const char analyze_usage[] =
 	"  --db DB            incident database (default: <first PATH's name>.db)\n"
 	"  --format FMT       html (default), md, json, or text (plain, for trackers)\n"
 	"  --json             same as --format json\n"
+	"  --kind KIND        skip detection, read every file as KIND (see ingest --kind)\n"
 	"  -q, --quiet        no messages about individual artifacts\n"
 	INGEST_OPTIONS_HELP
 	"exit: 0 done, 1 nothing usable in the artifacts, 2 usage\n";
@@ -28,7 +29,8 @@ static const char analyze_usage[] =
 static const struct cli_opt analyze_opts[] = {
 	{ "--output", 'o', 1, OPT_OUTPUT }, { "--db", 0, 1, OPT_DB },
 	{ "--format", 0, 1, OPT_FORMAT }, { "--json", 0, 0, OPT_JSON },
-	{ "--quiet", 'q', 0, OPT_QUIET }, CLI_INGEST_OPTS, { NULL, 0, 0, 0 }
+	{ "--kind", 0, 1, OPT_KIND }, { "--quiet", 'q', 0, OPT_QUIET }, CLI_INGEST_OPTS,
+	{ NULL, 0, 0, 0 }
 };
 
 /* "incident/" -> "incident", "/x/kern.log.gz" -> "kern.log.gz" */
@@ -107,6 +109,9 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_JSON:
 			fmt = REPORT_JSON;
 			break;
+		case OPT_KIND:
+			cfg.force_kind = a.value;
+			break;
 		case OPT_QUIET:
 			cfg.quiet = 1;
 			break;
@@ -117,6 +122,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (!a.nargs)
 		return usage(analyze_usage);
+	if (cli_check_format(cfg.force_kind) < 0)
+		return EXIT_USAGE;
 	if (!db) {
 		base_name(a.args[0], &dbpath);
 		strbuf_addstr(&dbpath, ".db");

@@ -26,6 +26,18 @@ static const struct cli_opt ingest_opts[] = {
 	{ "--quiet", 'q', 0, OPT_QUIET }, CLI_INGEST_OPTS, { NULL, 0, 0, 0 }
 };
 
+int cli_check_format(const char *kind)
+{
+	const struct format *f;
+
+	if (!kind || format_by_kind(kind))
+		return 0;
+	error("--kind: unknown format '%s'; the formats are:", kind);
+	for (f = formats; f->kind; f++)
+		fprintf(stderr, "  %-16s %s\n", f->kind, f->what);
+	return -1;
+}
+
 int cmd_ingest(int argc, char **argv)
 {
 	struct ingest_opts opts = { OL_NULL, 0, 0, 0 };
@@ -60,13 +72,8 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (!db || !a.nargs)
 		return usage(ingest_usage);
-	if (cfg.force_kind && !format_by_kind(cfg.force_kind)) {
-		const struct format *f;
-		error("--kind: unknown format '%s'; the formats are:", cfg.force_kind);
-		for (f = formats; f->kind; f++)
-			fprintf(stderr, "  %-16s %s\n", f->kind, f->what);
+	if (cli_check_format(cfg.force_kind) < 0)
 		return EXIT_USAGE;
-	}
 	tl = calloc(1, sizeof(*tl));
 	if (!tl) {
 		error("out of memory");

@@ -48,7 +48,7 @@ const struct format formats[] = {
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
 	{ "k8s", "Kubernetes pod state and events: OOMKilled, evictions (describe, YAML, events)",
 	  k8s_sniff, k8s_parse, 1 },
-	{ "server_log", "inference server log (vLLM, TGI, PyTorch tracebacks)",
+	{ "server_log", "serving-engine log (vLLM, SGLang, TGI, TensorRT-LLM, Triton, PyTorch)",
 	  server_log_sniff, server_log_parse, 1 },
 	/* --- diagnostic tools' reports --- */
 	{ "torch_memory_summary", "torch.cuda.memory_summary() tables, alone or in a log",
@@ -88,6 +88,17 @@ int detect_formats(struct input *in, const struct format **out, int max)
 		score[i] = formats[i].sniff(head, n);
 		if (score[i] > score[best])
 			best = i;
+	}
+	if (score[best] <= 0 && n >= DETECT_HEAD) {
+		/* A log may open with 64 KiB of other lines (a long start-up, a
+		 * progress bar redrawn): the line logs look again, at the
+		 * first DETECT_WIDE bytes. */
+		head = input_peek(in, DETECT_WIDE, &n);
+		for (i = 0; i < NFORMATS; i++) {
+			score[i] = formats[i].line_log ? formats[i].sniff(head, n) : 0;
+			if (score[i] > score[best])
+				best = i;
+		}
 	}
 	if (score[best] <= 0)
 		return 0;

@@ -3,7 +3,9 @@
  *
  * Detection looks at content, never only at a name: each format's sniff
  * scores the first bytes of a file (0 = not this format, 100 = certain),
- * and the highest score wins. Adding a format is one row in formats.c.
+ * and the highest score wins; when none claims the first DETECT_HEAD
+ * bytes, the line logs (whose lines can start anywhere) score the first
+ * DETECT_WIDE. Adding a format is one row in formats.c.
  */
 #ifndef OOMLENS_FORMATS_H
 #define OOMLENS_FORMATS_H
@@ -24,6 +26,8 @@ struct format {
 extern const struct format formats[];
 
 #define DETECT_HEAD (64 * 1024)
+#define DETECT_WIDE INPUT_BUFSZ   /* the line logs' second look, when no format
+				   * claims the head */
 
 /* The best format for an input (reads ahead with input_peek, consumes
  * nothing), or NULL when none recognises it. */

@@ -7,6 +7,7 @@
 #include "parsers/sink.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 int table_has_id(const struct table *t)
@@ -123,7 +124,10 @@ static void bind_col(sqlite3_stmt *st, int i, const struct col *c, int64_t artif
 		bind_int(st, i, *(const int64_t *)f > 0 ? *(const int64_t *)f : OL_NULL);
 		break;
 	case COL_REAL:
-		sqlite3_bind_double(st, i, *(const double *)f);
+		if (isnan(*(const double *)f))
+			sqlite3_bind_null(st, i);
+		else
+			sqlite3_bind_double(st, i, *(const double *)f);
 		break;
 	case COL_TEXT:
 		bind_text(st, i, *(const char *const *)f);

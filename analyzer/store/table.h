@@ -30,7 +30,7 @@ enum col_kind {
 	COL_U64,       /* uint64_t, stored as its int64 bit pattern (addresses, hashes) */
 	COL_CINT,      /* int (flags: 0/1) */
 	COL_REF,       /* int64_t row id; NULL unless > 0 */
-	COL_REAL,      /* double */
+	COL_REAL,      /* double; NaN -> NULL */
 	COL_TEXT,      /* const char *, borrowed; NULL -> NULL */
 	COL_JSON,      /* json_t *, borrowed, stored as compact JSON text; NULL -> NULL */
 	COL_TIME_NS,   /* struct ol_time: utc_ns when on the UTC or local clock, else NULL */

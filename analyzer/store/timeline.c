@@ -5,7 +5,8 @@
  * and clock alignment.
  *
  * The schema is the union of the record stores' table lists
- * (timeline_common.c, timeline_cores.c, timeline_snapshot.c), each table
+ * (timeline_common.c, timeline_cores.c, timeline_snapshot.c,
+ * timeline_engine.c), each table
  * created from its column descriptors (table.h). Statements are prepared
  * once and cached (by their SQL text's address, or by the table they
  * insert into), so every insert is a bind + step.
@@ -24,6 +25,7 @@ static const struct table *const *const schema_parts[] = {
 	timeline_cores_tables,
 	timeline_snapshot_tables,
 	timeline_holders_tables,
+	timeline_engine_tables,
 	NULL
 };
 
@@ -230,6 +232,7 @@ int timeline_open(struct timeline *tl, const char *path, int create, struct strb
 	timeline_bind_cores(&tl->sink);
 	timeline_bind_snapshot(&tl->sink);
 	timeline_bind_holders(&tl->sink);
+	timeline_bind_engine(&tl->sink);
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 
 #include "parsers/sink.h"
 
-#define TIMELINE_SCHEMA_VERSION 1
+#define TIMELINE_SCHEMA_VERSION 2
 
 struct strbuf;
 

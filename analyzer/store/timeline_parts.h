@@ -52,6 +52,8 @@ extern const struct table *const timeline_snapshot_tables[];  /* timeline_snapsh
 void timeline_bind_snapshot(struct sink *s);
 extern const struct table *const timeline_holders_tables[];   /* timeline_holders.c */
 void timeline_bind_holders(struct sink *s);
+extern const struct table *const timeline_engine_tables[];    /* timeline_engine.c */
+void timeline_bind_engine(struct sink *s);
 
 /* The artifact row, inserted by timeline_artifact_begin and closed
  * (AT_END columns) by timeline_artifact_end. */

@@ -1,0 +1,39 @@
+/*
+ * timeline_engine.c -- the store of serving-engine instances: table
+ * engine (docs/schema.md "Serving engines"), one row per instance a
+ * server log names, with the memory accounting the log states for it,
+ * and the sink op that fills it (parsers/sink.h).
+ *
+ * The fact columns come from the one list of facts (ENGINE_FACTS in
+ * parsers/engine_lines.h), so a new fact is a new column without a second
+ * spelling. Sizes and counts are INTEGER columns: the parser rounds them
+ * and SQLite stores an integral REAL bound to an INTEGER column as an
+ * integer; an unsaid fact (NaN) is NULL.
+ */
+#include "analyzer/store/timeline_parts.h"
+
+#define FACT_COLUMN(key, name, integer) \
+	{ #name, (integer) ? "INTEGER" : "REAL", COL_REAL, \
+	  offsetof(struct ol_engine, fact) + (key) * sizeof(double), AT_INSERT },
+static const struct col engine_cols[] = {
+	ID_COLUMN,
+	ARTIFACT_COLUMN("INTEGER REFERENCES artifact(id)"),
+	COLUMN(struct ol_engine, engine, "TEXT NOT NULL", COL_TEXT),
+	COLUMN(struct ol_engine, instance, "TEXT NOT NULL", COL_TEXT),
+	TEXT_COLUMN(struct ol_engine, version),
+	ENGINE_FACTS(FACT_COLUMN)
+	COLUMN(struct ol_engine, errors, "TEXT", COL_JSON),
+	INT_COLUMN(struct ol_engine, errors_dropped),
+	COLUMN(struct ol_engine, line, "INTEGER", COL_U64),
+};
+#undef FACT_COLUMN
+static const struct table engine_table = TABLE("engine", engine_cols, NULL, NULL, NULL);
+
+const struct table *const timeline_engine_tables[] = { &engine_table, NULL };
+
+RECORD_OP(engine, struct ol_engine, engine_table)
+
+void timeline_bind_engine(struct sink *s)
+{
+	s->engine = op_engine;
+}

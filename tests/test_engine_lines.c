@@ -1,0 +1,446 @@
+/*
+ * test_engine_lines.c -- what serving engines say of their memory, one
+ * line per generation and wording (parsers/engine_lines.c), and how the
+ * server-log parser gives each line to its engine instance
+ * (parsers/server_engine.c): per process and rank, facts over lines,
+ * errors and their events, the cap on instances, and detection of a log
+ * by its engine lines wherever they stand.
+ */
+#include "testutil.h"
+#include "analyzer/ingest/formats.h"
+#include "lib/input.h"
+#include "parsers/engine_lines.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GiB 1073741824.0
+#define MiB 1048576.0
+#define NONE (-1)
+
+/* One line, and the one figure (fact or statistic) and error it must give. */
+static const struct line_case {
+	const char *line;
+	enum engine_kind engine;
+	int fact;              /* enum engine_fact, or NONE */
+	int stat;              /* enum engine_stat, or NONE */
+	double value, tol;
+	enum engine_error error;
+} cases[] = {
+	/* vLLM 0.1 - 0.5: blocks (negative kept), weights in "GB" (GiB) */
+	{ "INFO 06-21 10:00:18 llm_engine.py:128] # GPU blocks: -1, # CPU blocks: 512",
+	  ENGINE_VLLM, EF_GPU_BLOCKS, NONE, -1, 0, EE_NONE },
+	{ "INFO 06-21 10:00:18 llm_engine.py:128] # GPU blocks: -1, # CPU blocks: 512",
+	  ENGINE_VLLM, EF_CPU_BLOCKS, NONE, 512, 0, EE_NONE },
+	{ "INFO 08-19 07:51:03 model_runner.py:732] Loading model weights took 2.3463 GB",
+	  ENGINE_VLLM, EF_WEIGHTS, NONE, 2.3463 * GiB, 1, EE_NONE },
+	/* 0.6.4: the one-line profile */
+	{ "Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB"
+	  " peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB"
+	  " kv_cache_size=3.81GiB gpu_memory_utilization=0.90", ENGINE_VLLM, EF_KV_CACHE, NONE,
+	  3.81 * GiB, 1, EE_NONE },
+	{ "Memory profiling results: total_gpu_memory=23.58GiB peak_torch_memory=17.06GiB",
+	  ENGINE_VLLM, EF_TORCH_PEAK, NONE, 17.06 * GiB, 1, EE_NONE },
+	/* 0.6.5: the table, one figure a line */
+	{ "INFO 12-13 19:54:18 worker.py:243] the current vLLM instance can use    71.29GiB",
+	  ENGINE_VLLM, EF_REQUESTED, NONE, 71.29 * GiB, 1, EE_NONE },
+	{ "INFO 12-13 19:54:18 worker.py:243] available_kv_cache_memory    53.29GiB",
+	  ENGINE_VLLM, EF_KV_CACHE, NONE, 53.29 * GiB, 1, EE_NONE },
+	/* 0.6.6 - 0.8: the two-line summary */
+	{ "the current vLLM instance can use total_gpu_memory (39.50GiB) x gpu_memory_utilization"
+	  " (0.90) = 35.55GiB", ENGINE_VLLM, EF_UTILIZATION, NONE, 0.90, 1e-9, EE_NONE },
+	{ "model weights take 14.96GiB; non_torch_memory takes 0.10GiB; PyTorch activation peak"
+	  " memory takes 9.37GiB; the rest of the memory reserved for KV Cache is 11.12GiB.",
+	  ENGINE_VLLM, EF_ACTIVATION_PEAK, NONE, 9.37 * GiB, 1, EE_NONE },
+	{ "INFO 01-16 09:40:00 executor_base.py:95] # CUDA blocks: 6001, # CPU blocks: 1638",
+	  ENGINE_VLLM, EF_GPU_BLOCKS, NONE, 6001, 0, EE_NONE },
+	/* V1 */
+	{ "(Worker_TP0 pid=34322) INFO 05-06 20:59:59 [gpu_model_runner.py:4879] Model loading took"
+	  " 12.66 GiB memory and 31.657031 seconds", ENGINE_VLLM, EF_WEIGHTS, NONE, 12.66 * GiB, 1,
+	  EE_NONE },
+	{ "GPU KV cache size: 2,042,016 tokens", ENGINE_VLLM, EF_KV_TOKENS, NONE, 2042016, 0,
+	  EE_NONE },
+	{ "Maximum concurrency for 2,048 tokens per request: 997.08x", ENGINE_VLLM,
+	  EF_MAX_CONCURRENCY, NONE, 997.08, 1e-9, EE_NONE },
+	{ "Estimated CUDA graph memory: 6.24 GiB total", ENGINE_VLLM, EF_CUDA_GRAPH, NONE,
+	  6.24 * GiB, 1, EE_NONE },
+	{ "Graph capturing finished in 14 secs, took 0.21 GiB", ENGINE_VLLM, EF_CUDA_GRAPH, NONE,
+	  0.21 * GiB, 1, EE_NONE },
+	{ "The current --gpu-memory-utilization=0.6200 is equivalent to"
+	  " --gpu-memory-utilization=0.5413 without CUDA graph memory profiling.", ENGINE_VLLM,
+	  EF_UTILIZATION, NONE, 0.62, 1e-9, EE_NONE },
+	{ "Initial free memory 31.16 GiB, reserved 4.25 GiB memory for KV Cache as specified by"
+	  " kv_cache_memory_bytes config", ENGINE_VLLM, EF_FREE, NONE, 31.16 * GiB, 1, EE_NONE },
+	/* errors */
+	{ "ValueError: Free memory on device cuda:0 (22.35/23.56 GiB) on startup is less than"
+	  " desired GPU memory utilization (0.95, 22.38 GiB).", ENGINE_VLLM, EF_FREE, NONE,
+	  22.35 * GiB, 1, EE_FREE_BELOW_UTILIZATION },
+	{ "ValueError: Free memory on device (31.44/47.38 GiB) on startup is less than desired GPU"
+	  " memory utilization (0.95, 45.01 GiB).", ENGINE_VLLM, EF_REQUESTED, NONE, 45.01 * GiB, 1,
+	  EE_FREE_BELOW_UTILIZATION },
+	{ "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens"
+	  " that can be stored in KV cache (16832).", ENGINE_VLLM, EF_KV_TOKENS, NONE, 16832, 0,
+	  EE_MAX_LEN_EXCEEDS_KV },
+	{ "ValueError: To serve at least one request with the model's max seq len (196608),",
+	  ENGINE_VLLM, EF_MAX_MODEL_LEN, NONE, 196608, 0, EE_MAX_LEN_EXCEEDS_KV },
+	{ "ValueError: No available memory for the cache blocks. Try increasing"
+	  " `gpu_memory_utilization` when initializing the engine.", ENGINE_VLLM, NONE, NONE, 0, 0,
+	  EE_KV_NO_MEMORY },
+	{ "ERROR 06-30 13:53:19 [core.py:515] EngineCore failed to start.", ENGINE_VLLM, NONE,
+	  NONE, 0, 0, EE_ENGINE_DEAD },
+	/* V0 and V1 statistics */
+	{ "INFO 02-28 21:48:18 metrics.py:161] Avg prompt throughput: 0.0 tokens/s, Avg generation"
+	  " throughput: 44.9 tokens/s, Running: 2 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV"
+	  " cache usage: 82.1%, CPU KV cache usage: 0.0%", ENGINE_VLLM, NONE, ES_WAITING, 3, 0,
+	  EE_NONE },
+	{ "Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 239.2"
+	  " tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 91.2%, Prefix cache hit"
+	  " rate: 0.0%", ENGINE_VLLM, NONE, ES_GPU_KV_USAGE, 91.2, 1e-9, EE_NONE },
+	{ "INFO 11-29 18:22:40 metrics.py:367] Prefix cache hit rate: GPU: 61.25%, CPU: 0.00%",
+	  ENGINE_VLLM, NONE, ES_PREFIX_HIT_RATE, 61.25, 1e-9, EE_NONE },
+	/* SGLang */
+	{ "[2026-07-15 13:14:53] Load weight end. elapsed=19.09 s, type=Qwen3MoeForCausalLM,"
+	  " avail mem=230.20 GB, mem usage=56.98 GB.", ENGINE_SGLANG, EF_WEIGHTS, NONE,
+	  56.98 * GiB, 1, EE_NONE },
+	{ "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB",
+	  ENGINE_SGLANG, EF_KV_CACHE, NONE, 16.46 * GiB, 1, EE_NONE },
+	{ "max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=16384,"
+	  " max_running_requests=33, context_len=256000", ENGINE_SGLANG, EF_MAX_NUM_SEQS, NONE, 33,
+	  0, EE_NONE },
+	{ "#running-req: 3, #token: 1442, token usage: 0.18, #queue-req: 0", ENGINE_SGLANG, NONE,
+	  ES_GPU_KV_USAGE, 18, 1e-9, EE_NONE },
+	{ "[2025-12-12 08:43:59 TP0] Decode batch, #running-req: 6, #token: 1920, token usage: 0.94,"
+	  " cuda graph: True, gen throughput (token/s): 446.45, #queue-req: 5,", ENGINE_SGLANG, NONE,
+	  ES_WAITING, 5, 0, EE_NONE },
+	{ "Decode batch, #running-req: 4, #full token: 2642688, full token usage: 1.00, #swa token:"
+	  " 14592, swa token usage: 0.06, cuda graph: True", ENGINE_SGLANG, NONE, ES_SWA_KV_USAGE, 6,
+	  1e-9, EE_NONE },
+	{ "Decode batch, #running-req: 4, #full token: 2642688, full token usage: 1.00, #swa token:"
+	  " 14592, swa token usage: 0.06, cuda graph: True", ENGINE_SGLANG, NONE, ES_GPU_KV_USAGE,
+	  100, 1e-9, EE_NONE },
+	{ "[2026-09-13 16:06:07] KV cache pool is full. Retract requests. #retracted_reqs: 1,",
+	  ENGINE_SGLANG, NONE, NONE, 0, 0, EE_RETRACT },
+	{ "RuntimeError: Decode out of memory. Try to lower your batch size.", ENGINE_SGLANG, NONE,
+	  NONE, 0, 0, EE_DECODE_OOM },
+	/* TGI */
+	{ "{\"timestamp\":\"2024-03-09T05:08:19.961136Z\",\"level\":\"INFO\",\"message\":\"Setting"
+	  " max batch total tokens to 133696\",\"target\":\"text_generation_router\"}", ENGINE_TGI,
+	  EF_KV_TOKENS, NONE, 133696, 0, EE_NONE },
+	{ "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to decrease"
+	  " `--max-batch-prefill-tokens`", ENGINE_TGI, EF_MAX_PREFILL, NONE, 4096, 0, EE_PREFILL_OOM },
+	{ "Error: ShardCannotStart", ENGINE_TGI, NONE, NONE, 0, 0, EE_SHARD_CANNOT_START },
+	{ "    max_total_tokens: Some(64000),", ENGINE_TGI, EF_MAX_MODEL_LEN, NONE, 64000, 0,
+	  EE_NONE },
+	/* TensorRT-LLM, Triton, NCCL, cuBLAS */
+	{ "[TensorRT-LLM][INFO] Allocate 69524783104 bytes for k/v cache. ", ENGINE_TRTLLM,
+	  EF_KV_CACHE, NONE, 69524783104.0, 0, EE_NONE },
+	{ "[TensorRT-LLM][INFO] Using 10718 tokens in paged KV cache.", ENGINE_TRTLLM,
+	  EF_KV_TOKENS, NONE, 10718, 0, EE_NONE },
+	{ "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 78.30 GiB for max tokens in paged KV"
+	  " cache (3731744).", ENGINE_TRTLLM, EF_KV_TOKENS, NONE, 3731744, 0, EE_NONE },
+	{ "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 631", ENGINE_TRTLLM,
+	  EF_GPU_BLOCKS, NONE, 631, 0, EE_NONE },
+	{ "[TensorRT-LLM][INFO] Loaded engine size: 240 MiB", ENGINE_TRTLLM, EF_WEIGHTS, NONE,
+	  240 * MiB, 0, EE_NONE },
+	{ "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n,"
+	  " mCudaStream->get()): out of memory (/code/tllmBuffers.h:112)", ENGINE_TRTLLM, NONE,
+	  NONE, 0, 0, EE_TRT_OOM },
+	{ "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'",
+	  ENGINE_PYTORCH, NONE, NONE, 0, 0, EE_NCCL_OOM },
+	{ "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+	  ENGINE_PYTORCH, NONE, NONE, 0, 0, EE_CUBLAS_ALLOC_FAILED },
+};
+
+static void one_line_each_wording(void **state)
+{
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct line_case *c = &cases[i];
+		struct engine_line el;
+		double got = NAN;
+		int k;
+		if (!engine_line(c->line, strlen(c->line), &el))
+			fail_msg("case %zu: says nothing: %s", i, c->line);
+		if (el.engine != c->engine)
+			fail_msg("case %zu: engine %s, want %s", i, engine_kind_name(el.engine),
+				 engine_kind_name(c->engine));
+		if (el.error != c->error)
+			fail_msg("case %zu: error %s, want %s", i, engine_error_name(el.error),
+				 engine_error_name(c->error));
+		for (k = 0; c->fact != NONE && k < el.nfacts; k++)
+			if ((int)el.facts[k].key == c->fact)
+				got = el.facts[k].value;
+		if (c->stat != NONE && (el.stats_set >> c->stat & 1))
+			got = el.stats[c->stat];
+		if ((c->fact != NONE || c->stat != NONE) && !(fabs(got - c->value) <= c->tol + 1))
+			fail_msg("case %zu: %s = %.17g, want %.17g", i, c->fact != NONE
+				 ? engine_fact_name(c->fact) : engine_stat_series(c->stat), got, c->value);
+	}
+}
+
+/* What is not an engine's figure: a phrase without its number, a key
+ * inside a longer name, vLLM's "Running:" without its company. */
+static void not_figures(void **state)
+{
+	static const char *const lines[] = {
+		"`Loading model weights took X GB` gives the weights",
+		"sglang:max_total_num_tokens=570979.0",
+		"Build Running: 3 reqs",
+		"Increase gpu_memory_utilization or tensor_parallel_size",
+	};
+	struct engine_line el;
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (engine_line(lines[i], strlen(lines[i]), &el))
+			fail_msg("said something: %s", lines[i]);
+	assert_false(engine_line_strong(lines[1], strlen(lines[1])));
+	assert_true(engine_line_strong(cases[0].line, strlen(cases[0].line)));
+}
+
+/* The preemption warning: mode and cumulative count. */
+static void preemption_warning(void **state)
+{
+	static const char line[] = "WARNING 06-16 21:24:15 scheduler.py:1089] Sequence group 165 is"
+		" preempted by PreemptionMode.SWAP mode because there is not enough KV cache space."
+		" total_num_cumulative_preemption=151";
+	static const char huge[] = "is preempted by PreemptionMode.RECOMPUTE."
+		" total_num_cumulative_preemption=8888888888888888888888888888888888";
+	struct engine_line el;
+	(void)state;
+	assert_true(engine_line(line, strlen(line), &el));
+	assert_true(el.preempted && el.swap);
+	assert_int_equal(el.preempt_total, 151);
+	/* a count past what a log could print is not one (found by the fuzzer:
+	 * its conversion overflowed) */
+	assert_true(engine_line(huge, strlen(huge), &el));
+	assert_true(el.preempted && !el.swap);
+	assert_int_equal(el.preempt_total, -1);
+}
+
+/* ---- instances ---- */
+
+static int64_t fact_of(struct timeline *tl, const char *col, const char *instance)
+{
+	return t_int(tl, "SELECT %s FROM engine WHERE instance = '%s'", col, instance);
+}
+
+/* vLLM V0: the driver and each worker process; V1: the engine core and
+ * its workers, a rank when the tag has one. */
+static void vllm_processes(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	tl->opts.year = 2025;
+	assert_true(t_parse_mem(tl, "server_log", "v0",
+		"INFO 08-19 07:51:03 model_runner.py:732] Loading model weights took 2.3463 GB\n"
+		"(VllmWorkerProcess pid=13105) INFO 08-19 07:51:03 model_runner.py:732] Loading model"
+		" weights took 2.3464 GB\n"
+		"INFO 08-19 07:51:08 distributed_gpu_executor.py:56] # GPU blocks: 22982, # CPU blocks:"
+		" 6241\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'vllm'"), 2);
+	assert_int_equal(fact_of(tl, "gpu_blocks", ""), 22982);
+	assert_int_equal(fact_of(tl, "gpu_blocks", "pid 13105"), OL_NULL);
+	assert_int_equal(fact_of(tl, "weights_bytes", "pid 13105"), llround(2.3464 * GiB));
+	t_close(tl);
+	tl = t_open();
+	tl->opts.year = 2025;
+	assert_true(t_parse_mem(tl, "server_log", "v1",
+		"(VllmWorker rank=7 pid=240) INFO 05-06 20:59:59 [gpu_model_runner.py:1] Model loading"
+		" took 12.66 GiB memory\n"
+		"(EngineCore_DP0 pid=26283) INFO 11-06 10:51:48 [kv_cache_utils.py:1229] GPU KV cache"
+		" size: 75,840 tokens\n"
+		"(VllmWorker rank=7 pid=240) Cuda failure 'out of memory'\n", 0) > 0);
+	assert_int_equal(fact_of(tl, "weights_bytes", "rank 7"), llround(12.66 * GiB));
+	assert_int_equal(fact_of(tl, "kv_cache_tokens", "pid 26283"), 75840);
+	assert_string_equal(t_text(tl, "SELECT json_extract(errors, '$[0].kind') FROM engine"
+				   " WHERE instance = 'rank 7'"), "nccl_oom");
+	assert_string_equal(t_text(tl, "SELECT engine FROM engine WHERE instance = 'rank 7'"), "vllm");
+	t_close(tl);
+}
+
+/* SGLang's TP ranks, TGI's shards, compose services, Triton and its
+ * TensorRT-LLM backend side by side. */
+static void ranks_services_backends(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "sglang",
+		"[2025-10-16 09:06:10 TP5] Load weight begin. avail mem=137.29 GB\n"
+		"[2025-10-16 09:06:10 TP0] Load weight begin. avail mem=137.34 GB\n"
+		"[2025-10-16 09:06:20 TP0] Load weight end. type=X, avail mem=120.00 GB, mem usage=17.34"
+		" GB.\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'sglang'"), 2);
+	assert_int_equal(fact_of(tl, "free_bytes", "TP0"), llround(137.34 * GiB));   /* the first */
+	assert_int_equal(fact_of(tl, "weights_bytes", "TP0"), llround(17.34 * GiB));
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "tgi",
+		"tgi-1  | 2024-03-06T17:53:22.336246Z  INFO shard-manager: text_generation_launcher:"
+		" Starting shard rank=0\n"
+		"tgi-2  | 2024-03-06T17:53:22.336246Z  INFO shard-manager: text_generation_launcher:"
+		" Starting shard rank=1\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'tgi'"), 2);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE instance = 'tgi-2 rank 1'"), 1);
+	t_close(tl);
+	/* a compose service, then a CI gutter and a quote before vLLM's tag */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "wrapped",
+		"vllm-1  |   | > (VllmWorker rank=3 pid=9) ERROR 05-05 12:36:59 [core.py:1] # GPU"
+		" blocks: 0, # CPU blocks: 512\n", 0) > 0);
+	assert_int_equal(fact_of(tl, "gpu_blocks", "vllm-1 rank 3"), 0);
+	t_close(tl);
+	tl = t_open();
+	tl->opts.year = 2024;
+	assert_true(t_parse_mem(tl, "server_log", "triton",
+		"I0114 14:18:56.398667 28565 model_lifecycle.cc:461] loading: tensorrt_llm:1\n"
+		"[TensorRT-LLM][INFO] Using 10718 tokens in paged KV cache.\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'triton'"), 1);
+	assert_int_equal(t_int(tl, "SELECT kv_cache_tokens FROM engine WHERE"
+			       " engine = 'tensorrt-llm'"), 10718);
+	t_close(tl);
+}
+
+/* Facts over lines: a restatement within 0.5% keeps the first, a change
+ * the last; TGI's pretty-printed Some( joined; a PyTorch OOM's instance
+ * takes the log's engine; an error told twice is one, an OOM during a
+ * graph capture is graph_capture_oom. */
+static void facts_and_errors_over_lines(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	tl->opts.year = 2025;
+	assert_true(t_parse_mem(tl, "server_log", "v",
+		"INFO 01-13 11:35:21 model_runner.py:1099] Loading model weights took 14.9595 GB\n"
+		"INFO 01-13 11:35:23 worker.py:241] model weights take 14.96GiB; the rest of the memory"
+		" reserved for KV Cache is 11.12GiB.\n"
+		"INFO 01-13 11:36:23 worker.py:241] the rest of the memory reserved for KV Cache is"
+		" 10.00GiB.\n"
+		"INFO 01-13 11:37:00 model_runner.py:1415] Capturing cudagraphs for decoding.\n"
+		"RuntimeError: CUDA out of memory occurred when warming up sampler.\n"
+		"ERROR 01-13 11:37:01 [core.py:515] EngineCore failed to start.\n"
+		"ERROR 01-13 11:37:01 [core.py:515] EngineCore failed to start.\n", 0) > 0);
+	assert_int_equal(fact_of(tl, "weights_bytes", ""), llround(14.9595 * GiB));
+	assert_int_equal(fact_of(tl, "kv_cache_bytes", ""), llround(10.0 * GiB));
+	assert_string_equal(t_text(tl, "SELECT group_concat(json_extract(value, '$.kind'), ' ')"
+				   " FROM engine, json_each(engine.errors)"),
+			    "graph_capture_oom engine_dead");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'engine_error'"), 2);
+	t_close(tl);
+	/* a traceback through vLLM's capture_model: the OOM is the capture's */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "capture",
+		"Traceback (most recent call last):\n"
+		"  File \"/x/vllm/worker/model_runner.py\", line 1456, in capture_model\n"
+		"    graph_runner.capture(**capture_inputs)\n"
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a"
+		" total capacity of 14.62 GiB of which 3.31 MiB is free.\n", 0) > 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(errors, '$[0].kind') FROM engine"),
+			    "graph_capture_oom");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 1);
+	t_close(tl);
+	/* a process of PyTorch's lines takes the log's engine, however many
+	 * lines name none */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "log engine",
+		"max_num_seqs=256\nmax_num_seqs=256\nmax_num_seqs=256\n"
+		"INFO 08-19 07:51:03 model_runner.py:732] Loading model weights took 2.3463 GB\n"
+		"svc  | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0\n",
+		0) > 0);
+	assert_string_equal(t_text(tl, "SELECT engine FROM engine WHERE instance = 'svc'"), "vllm");
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "tgi",
+		"2025-03-13T08:36:37.262563Z  INFO text_generation_launcher: Args {\n"
+		"    max_total_tokens: Some(\n"
+		"        64000,\n"
+		"    ),\n"
+		"    cuda_memory_fraction: 1.0,\n"
+		"}\n", 0) > 0);
+	assert_int_equal(fact_of(tl, "max_model_len", ""), 64000);
+	assert_true(t_real(tl, "SELECT gpu_memory_utilization FROM engine") == 1.0);
+	t_close(tl);
+}
+
+/* Past SRV_ENGINES instances, the later are not kept, and a warning
+ * says so once. */
+static void instances_are_capped(void **state)
+{
+	struct timeline *tl = t_open();
+	char *log = malloc(100 * 128), *p = log;
+	int i;
+	(void)state;
+	for (i = 0; i < 100; i++)
+		p += sprintf(p, "(VllmWorkerProcess pid=%d) Loading model weights took 1.5 GB\n", i + 1);
+	assert_true(t_parse_mem(tl, "server_log", "many", log, 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine"), 64);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " 'more than 64 engine instances%%'"), 1);
+	free(log);
+	t_close(tl);
+}
+
+/* ---- detection ---- */
+
+static const char *detected(const char *name, const char *text, size_t n)
+{
+	struct input in;
+	const struct format *f;
+
+	assert_int_equal(input_open_mem(&in, name, text, n), 0);
+	f = detect_format(&in);
+	input_close(&in);
+	return f ? f->kind : "nothing";
+}
+
+/* An engine line anywhere in the first MiB, wrappers included; not a
+ * table quoting one, not a note naming the wording, not oomlens' own
+ * report. */
+static void detected_wherever(void **state)
+{
+	static const char bar[] = "Loading safetensors checkpoint shards:  56% Completed | 5/9\n";
+	static const char tsv[] = "file\turl\tengine\tversion\tfigures\n"
+		"a.log\thttps://x\tvllm\t0.6\terror=CUBLAS_STATUS_ALLOC_FAILED; gpu_blocks=3\n";
+	static const char note[] = "The weights line reads `Loading model weights took X GB`.\n";
+	static const char report[] = "{\n  \"oomlens\": \"0.1\",\n  \"engines\": [{\"text\":"
+		" \"# GPU blocks: 3852, # CPU blocks: 4096\"}]\n}\n";
+	static const char quoted[] = "> vllm-1  | INFO 12-20 20:25:46 distributed_gpu_executor.py:57]"
+		" # GPU blocks: 3852, # CPU blocks: 4096\n";
+	size_t n = 0, cap = 300 * 1024;
+	char *log = malloc(cap + 256);
+	(void)state;
+	while (n + sizeof(bar) < cap)
+		n += (size_t)sprintf(log + n, "%s", bar);
+	n += (size_t)sprintf(log + n, "%s", quoted);
+	assert_string_equal(detected("late", log, n), "server_log");
+	assert_string_equal(detected("quoted", quoted, strlen(quoted)), "server_log");
+	assert_string_equal(detected("tsv", tsv, strlen(tsv)), "nothing");
+	assert_string_equal(detected("note", note, strlen(note)), "nothing");
+	assert_string_equal(detected("report", report, strlen(report)), "nothing");
+	free(log);
+	/* the corpus' own notes: lists quoting the engines' wording */
+	log = t_slurp("tests/data/real/serving/README.md", &n);
+	assert_string_equal(detected("README.md", log, n), "nothing");
+	free(log);
+	log = t_slurp("tests/data/real/tools/README.md", &n);
+	assert_string_equal(detected("tools/README.md", log, n), "nothing");
+	free(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(one_line_each_wording),
+		cmocka_unit_test(not_figures),
+		cmocka_unit_test(preemption_warning),
+		cmocka_unit_test(vllm_processes),
+		cmocka_unit_test(ranks_services_backends),
+		cmocka_unit_test(facts_and_errors_over_lines),
+		cmocka_unit_test(instances_are_capped),
+		cmocka_unit_test(detected_wherever),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
