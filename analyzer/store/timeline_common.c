@@ -44,12 +44,14 @@ static const struct col artifact_cols[] = {
 	AR(size, "INTEGER", COL_U64, AT_INSERT),
 	AR(compressed, "INTEGER", COL_CINT, AT_INSERT),
 	AR(status, "TEXT", COL_TEXT, AT_BOTH),
+	AR(hash, "TEXT", COL_TEXT, AT_END),
 	AR(bytes_read, "INTEGER", COL_U64, AT_END),
 	AR(seconds, "REAL", COL_REAL, AT_END),
 	AR(errors, "INTEGER DEFAULT 0", COL_INT, AT_END),
 	AR(warnings, "INTEGER DEFAULT 0", COL_INT, AT_END),
 };
-const struct table timeline_artifact_table = TABLE("artifact", artifact_cols, NULL, NULL, NULL);
+const struct table timeline_artifact_table = TABLE("artifact", artifact_cols, NULL, NULL,
+	"CREATE INDEX artifact_size ON artifact(size, path);\n");
 
 static const struct col diagnostic_cols[] = {
 	ID_COLUMN,
@@ -59,7 +61,8 @@ static const struct col diagnostic_cols[] = {
 	TEXT_COLUMN(struct diag_row, severity),
 	TEXT_COLUMN(struct diag_row, message),
 };
-static const struct table diagnostic_table = TABLE("diagnostic", diagnostic_cols, NULL, NULL, NULL);
+static const struct table diagnostic_table = TABLE("diagnostic", diagnostic_cols, NULL, NULL,
+	"CREATE INDEX diagnostic_artifact ON diagnostic(artifact_id);\n");
 
 static const struct col event_cols[] = {
 	ID_COLUMN,
@@ -190,6 +193,51 @@ const struct table *const timeline_common_tables[] = {
 	&capture_table, &mapping_table, &finding_table, &evidence_table, &verdict_table,
 	NULL
 };
+
+/* ---- looking artifacts up (ingest --append) ---- */
+
+/* A file of no known format noted before with this path and size. */
+static const char sql_find_skipped[] = "SELECT id FROM artifact WHERE size = ?1 AND path = ?2"
+	" AND kind IS NULL AND status = 'skipped' ORDER BY id LIMIT 1";
+
+/* An artifact read before (ok, partial, no_records) with this path, kind
+ * and size: ?4 its hash, or NULL for any hash. */
+static const char sql_find_read[] = "SELECT id FROM artifact WHERE size = ?1 AND path = ?2"
+	" AND kind = ?3 AND (?4 IS NULL OR hash = ?4) AND hash IS NOT NULL"
+	" AND status IN ('ok', 'partial', 'no_records') ORDER BY id LIMIT 1";
+
+int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char *kind,
+			       uint64_t size, const uint64_t *hash)
+{
+	sqlite3_stmt *st = timeline_stmt(tl, kind ? sql_find_read : sql_find_skipped);
+	char hex[17];
+	int64_t id = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)size);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	if (kind) {
+		sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+		if (hash) {
+			snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)*hash);
+			sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
+		}
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		id = tl_fail(tl, sqlite3_errmsg(tl->db));
+	sqlite3_reset(st);
+	return id;
+}
+
+int timeline_forget_verdict(struct timeline *tl)
+{
+	return timeline_exec(tl, "DELETE FROM evidence; DELETE FROM finding; DELETE FROM verdict");
+}
 
 /* ---- sink ops ---- */
 
