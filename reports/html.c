@@ -330,6 +330,7 @@ int report_html_write(struct report_ctx *c, FILE *out)
 	int i, r;
 
 	strbuf_addf(&sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+		    OOMLENS_HTML_GENERATOR OOMLENS_VERSION "\">"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
 		    " style-src 'unsafe-inline'; img-src data:\">"
 		    "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
