@@ -74,12 +74,21 @@ uint64_t input_skip(struct input *in, uint64_t n);
 /* Next line without its "\n" or "\r\n". Returns 1 with *line and *len set
  * (valid until the next call), 0 at end of input, -1 on a read error. */
 int input_getline(struct input *in, const char **line, size_t *len);
-/* The XXH64 hash of the input's whole content (uncompressed for .gz) in
- * *hash: the bytes read so far were hashed as they came, the rest is read
- * now (so call it once parsing is done; the input is at its end after).
- * in->offset is left as the parser left it. Returns 0, or -1 on a read
- * error (in->error says which). */
-int input_hash(struct input *in, uint64_t *hash);
+/* The input's content hash in *hash: XXH64 of the whole content
+ * (uncompressed for .gz). The bytes read so far were hashed as they came;
+ * the rest is read now, so call it once parsing is done (the input is at
+ * its end after; in->offset is left as the parser left it). Reading the
+ * rest is bounded: with INPUT_HASH_AUTO, when a parser left more than
+ * INPUT_HASH_READ_MAX bytes of a plain file unread (a core dump read
+ * through a few headers), the hash is instead XXH64 of the size and of
+ * INPUT_HASH_SAMPLES blocks spread over the file, and *sampled is set.
+ * INPUT_HASH_WHOLE and INPUT_HASH_SAMPLED ask for one form (to compare
+ * with a hash made before). Returns 0, or -1 on a read error (in->error
+ * says which). */
+#define INPUT_HASH_READ_MAX (256ull << 20)
+#define INPUT_HASH_SAMPLES 64
+enum input_hash_mode { INPUT_HASH_AUTO, INPUT_HASH_WHOLE, INPUT_HASH_SAMPLED };
+int input_hash(struct input *in, enum input_hash_mode mode, uint64_t *hash, int *sampled);
 /* Look at the first bytes without consuming them (up to INPUT_BUFSZ).
  * Returns a pointer to what is buffered and its length in *n. */
 const unsigned char *input_peek(struct input *in, size_t want, size_t *n);

@@ -179,21 +179,30 @@ static const char *outcome(struct run *r, int n)
 
 /* Is this artifact (path, format, content) in the database already? An
  * earlier one of the same path, format and size says it may be: then the
- * file is hashed first (read once more, only in that case) and compared.
- * The id of the artifact holding it, 0 when none (the input is then
- * ready for the parse, reopened if it was hashed), -1 when the store
- * failed, -2 when the file could not be opened again. */
+ * file is hashed first, in the form of that one's hash (read once more,
+ * only in that case), and compared. The id of the artifact holding it, 0
+ * when none (the input is then ready for the parse, reopened if it was
+ * hashed), -1 when the store failed, -2 when the file could not be opened
+ * again. */
 static int64_t already_there(struct run *r, const char *path, struct input *in,
 			     const struct format *f)
 {
+	char stored[TIMELINE_HASH_LEN], now[TIMELINE_HASH_LEN];
 	struct strbuf err = STRBUF_INIT;
-	int64_t id = timeline_find_artifact(r->tl, path, f->kind, in->size, NULL);
+	int64_t id = timeline_find_artifact(r->tl, path, f->kind, in->size, stored);
 	uint64_t h;
+	int sampled;
 
 	if (id <= 0)
 		return id;
-	id = input_hash(in, &h) == 0 ? timeline_find_artifact(r->tl, path, f->kind, in->size, &h)
-	     : 0;
+	if (input_hash(in, stored[0] == 's' ? INPUT_HASH_SAMPLED : INPUT_HASH_WHOLE, &h,
+		       &sampled) < 0) {
+		id = 0;
+	} else {
+		timeline_hash_text(h, sampled, now);
+		if (strcmp(now, stored))
+			id = 0;
+	}
 	input_close(in);
 	if (id == 0 && input_open(in, path, &err) < 0)
 		id = -2;
@@ -215,7 +224,7 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 	const char *status;
 	int64_t dup;
 	uint64_t h;
-	int n;
+	int n, sampled;
 
 	dup = already_there(r, path, in, f);
 	if (dup == -1)
@@ -238,8 +247,8 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 			   "read error after %llu bytes (%s): the rest of the file is lost",
 			   (unsigned long long)in->offset,
 			   in->compressed ? "corrupt or truncated gzip stream" : strerror(in->error));
-	if (input_hash(in, &h) == 0)    /* for a later --append to compare with */
-		timeline_artifact_hash(tl, h);
+	if (input_hash(in, INPUT_HASH_AUTO, &h, &sampled) == 0)  /* for a later --append */
+		timeline_artifact_hash(tl, h, sampled);
 	status = outcome(r, n);
 	r->st->bytes += in->offset;
 	if (tl->sink.n_errors || n < 0)

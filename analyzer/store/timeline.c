@@ -398,10 +398,15 @@ int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
 	return r;
 }
 
-void timeline_artifact_hash(struct timeline *tl, uint64_t hash)
+void timeline_hash_text(uint64_t hash, int sampled, char out[TIMELINE_HASH_LEN])
 {
-	snprintf(tl->artifact_hash, sizeof(tl->artifact_hash), "%016llx",
+	snprintf(out, TIMELINE_HASH_LEN, "%s%016llx", sampled ? "s" : "",
 		 (unsigned long long)hash);
+}
+
+void timeline_artifact_hash(struct timeline *tl, uint64_t hash, int sampled)
+{
+	timeline_hash_text(hash, sampled, tl->artifact_hash);
 }
 
 /* Boot-relative times become UTC through an anchor: an artifact that saw

@@ -45,6 +45,9 @@ enum timeline_mode {
 struct strbuf;
 
 #define TIMELINE_NSTMT 64
+/* An artifact's hash as stored: 16 hex digits, after an 's' when it was
+ * made from samples of a large file (lib/input.h), and the NUL. */
+#define TIMELINE_HASH_LEN 18
 #define TIMELINE_MAX_DIAGS 200
 
 struct tl_pending_diag {
@@ -74,7 +77,7 @@ struct timeline {
 	struct tl_pending_diag pending[TIMELINE_MAX_DIAGS]; /* this artifact's */
 	unsigned n_pending, n_dropped;
 	int64_t sample_rowid_begin; /* max sample rowid when the artifact began */
-	char artifact_hash[17];    /* the current artifact's content hash, "" unknown */
+	char artifact_hash[TIMELINE_HASH_LEN]; /* the current artifact's content hash, "" unknown */
 
 	/* The file (dbfile.c); NULL paths for ":memory:". All owned. */
 	enum timeline_mode mode;
@@ -111,15 +114,17 @@ int timeline_file_is_ours(const char *path, struct strbuf *err);
  * database (SQLite's magic and TIMELINE_APPLICATION_ID). */
 int timeline_header_is_ours(const unsigned char *head, size_t n);
 
+/* hash as stored (see TIMELINE_HASH_LEN) into out. */
+void timeline_hash_text(uint64_t hash, int sampled, char out[TIMELINE_HASH_LEN]);
 /* Set the current artifact's content hash (written when it ends). */
-void timeline_artifact_hash(struct timeline *tl, uint64_t hash);
+void timeline_artifact_hash(struct timeline *tl, uint64_t hash, int sampled);
 /* The id of an artifact read before (ok, partial, no_records) with this
- * path, kind and size, and content hash *hash (any hash when hash is
- * NULL: could this be a duplicate at all?); with kind NULL, of a file of
- * no known format noted as skipped with this path and size. 0 when none,
- * -1 on error. */
+ * path, kind and size, its stored hash into hash (what the new one is to
+ * be compared with); with kind NULL, of a file of no known format noted
+ * as skipped with this path and size (hash untouched, may be NULL). 0
+ * when none, -1 on error. */
 int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char *kind,
-			       uint64_t size, const uint64_t *hash);
+			       uint64_t size, char hash[TIMELINE_HASH_LEN]);
 /* Forget the findings and verdict (the artifacts changed). 0 or -1. */
 int timeline_forget_verdict(struct timeline *tl);
 

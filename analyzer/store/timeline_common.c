@@ -201,16 +201,15 @@ static const char sql_find_skipped[] = "SELECT id FROM artifact WHERE size = ?1 
 	" AND kind IS NULL AND status = 'skipped' ORDER BY id LIMIT 1";
 
 /* An artifact read before (ok, partial, no_records) with this path, kind
- * and size: ?4 its hash, or NULL for any hash. */
-static const char sql_find_read[] = "SELECT id FROM artifact WHERE size = ?1 AND path = ?2"
-	" AND kind = ?3 AND (?4 IS NULL OR hash = ?4) AND hash IS NOT NULL"
+ * and size, and its hash. */
+static const char sql_find_read[] = "SELECT id, hash FROM artifact WHERE size = ?1"
+	" AND path = ?2 AND kind = ?3 AND hash IS NOT NULL"
 	" AND status IN ('ok', 'partial', 'no_records') ORDER BY id LIMIT 1";
 
 int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char *kind,
-			       uint64_t size, const uint64_t *hash)
+			       uint64_t size, char hash[TIMELINE_HASH_LEN])
 {
 	sqlite3_stmt *st = timeline_stmt(tl, kind ? sql_find_read : sql_find_skipped);
-	char hex[17];
 	int64_t id = 0;
 	int rc;
 
@@ -218,18 +217,16 @@ int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char
 		return -1;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)size);
 	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-	if (kind) {
+	if (kind)
 		sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
-		if (hash) {
-			snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)*hash);
-			sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
-		}
-	}
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		id = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
+		if (kind)
+			snprintf(hash, TIMELINE_HASH_LEN, "%s", sqlite3_column_text(st, 1));
+	} else if (rc != SQLITE_DONE) {
 		id = tl_fail(tl, sqlite3_errmsg(tl->db));
+	}
 	sqlite3_reset(st);
 	return id;
 }
