@@ -134,7 +134,8 @@ int report_md_write(struct report_ctx *c, FILE *out)
 			report_sections[i].md(&sb, c, report_model(c, report_sections[i].id));
 	strbuf_addf(&sb, "_oomlens %s: the full HTML report and the incident database hold the"
 		    " timeline and every row behind these figures._\n", OOMLENS_VERSION);
-	r = !strbuf_failed(&sb) && fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
+	r = !strbuf_failed(&sb) && !report_summary_failed(&c->sum) &&
+	    fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
 	strbuf_release(&sb);
 	return r;
 }

@@ -292,6 +292,11 @@ static int case_timeline(struct timeline *tl, const char *dir, const char *name,
 
 	if (oracle)
 		strbuf_addf(&db, "%s/%s.db", oracle, name);
+	if (strbuf_failed(&db)) {
+		strbuf_release(&db);
+		strbuf_addstr(why, "out of memory");
+		return -1;
+	}
 	r = timeline_open(tl, oracle ? db.buf : ":memory:", oracle ? TL_WRITE : TL_CREATE, why);
 	strbuf_release(&db);
 	if (r < 0)
@@ -324,6 +329,11 @@ static int replay_case(const char *dir, const char *oracle)
 
 	case_name(dir, &name);
 	strbuf_addf(&path, "%s/expected.json", dir);
+	if (strbuf_failed(&name) || strbuf_failed(&path)) {
+		r = 0;
+		cli_printf(stdout, "FAIL %s: out of memory\n", dir);
+		goto done;
+	}
 	if (access(path.buf, F_OK) < 0) {
 		error("%s: no expected.json, skipped", dir);
 		goto done;

@@ -103,7 +103,8 @@ static int check_kind(sqlite3 *db, const char *kind)
 	sqlite3_finalize(st);
 	if (!found)
 		error("--kind: no event of kind '%s' in the database; its kinds: %s", kind,
-		      kinds.len ? kinds.buf : "none (it holds no events)");
+		      strbuf_failed(&kinds) ? "(out of memory)" : kinds.len ? kinds.buf
+		      : "none (it holds no events)");
 	strbuf_release(&kinds);
 	return found ? 0 : -1;
 }

@@ -325,8 +325,9 @@ static int ingest_file(struct run *r, const char *path)
 	int i, nf, rc = 0;
 
 	if (input_open(&in, path, &err) < 0) {
-		say(r, "%s", strbuf_failed(&err) ? path : err.buf);
-		rc = note_artifact(r, path, "failed", OL_ERROR, err.buf, 0);
+		const char *why = strbuf_failed(&err) ? "out of memory" : err.buf;
+		say(r, "%s%s%s", why == err.buf ? "" : path, why == err.buf ? "" : ": ", why);
+		rc = note_artifact(r, path, "failed", OL_ERROR, why, 0);
 		strbuf_release(&err);
 		return rc;
 	}
@@ -344,7 +345,8 @@ static int ingest_file(struct run *r, const char *path)
 		if (i > 0) {
 			input_close(&in);
 			if (input_open(&in, path, &err) < 0) {
-				rc = note_artifact(r, path, "failed", OL_ERROR, err.buf, 0);
+				rc = note_artifact(r, path, "failed", OL_ERROR,
+						   strbuf_failed(&err) ? "out of memory" : err.buf, 0);
 				strbuf_release(&err);
 				return rc;
 			}

@@ -50,7 +50,7 @@ json_t *q_json(sqlite3_stmt *st, int col)
 	case SQLITE_BLOB:
 		strbuf_add_utf8(&sb, (const char *)sqlite3_column_text(st, col),
 				(size_t)sqlite3_column_bytes(st, col));
-		j = json_stringn(sb.buf, sb.len);
+		j = strbuf_failed(&sb) ? NULL : json_stringn(sb.buf, sb.len);
 		strbuf_release(&sb);
 		return j;
 	default:
