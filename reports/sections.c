@@ -28,7 +28,7 @@ const struct section report_sections[] = {
 	{ "events", NULL, "Events", "What happened", 1, load_events, html_events, md_events,
 	  stream_events },
 	{ "oom_tasks", "tasks", "Processes", "Processes at the kernel OOM", 1, load_oom_tasks,
-	  html_oom_tasks, NULL, NULL },
+	  html_oom_tasks, NULL, stream_oom_tasks },
 	{ "live", NULL, "Live memory", "Live memory at the OOM, by allocation stack", 0,
 	  load_live_memory, html_live_memory, NULL, NULL },
 	{ "segments", NULL, "Segments", "Allocator segments", 0, load_segments, html_segments,

@@ -117,6 +117,47 @@ json_t *q_rows_next(sqlite3_stmt *st, int64_t max)
 	return arr;
 }
 
+/* What q_write_json collects before handing it to stdio. */
+struct json_out {
+	FILE *out;
+	size_t n;
+	int failed;
+	char buf[32768];
+};
+
+static int json_out_flush(struct json_out *b)
+{
+	if (b->n && fwrite(b->buf, 1, b->n, b->out) != b->n)
+		b->failed = 1;
+	b->n = 0;
+	return b->failed ? -1 : 0;
+}
+
+static int json_out_put(const char *s, size_t n, void *arg)
+{
+	struct json_out *b = arg;
+
+	if (n > sizeof(b->buf) - b->n && json_out_flush(b) < 0)
+		return -1;
+	if (n > sizeof(b->buf))
+		return fwrite(s, 1, n, b->out) == n ? 0 : (b->failed = 1, -1);
+	memcpy(b->buf + b->n, s, n);
+	b->n += n;
+	return 0;
+}
+
+int q_write_json(FILE *out, const json_t *v, size_t flags)
+{
+	struct json_out b;
+
+	b.out = out;
+	b.n = 0;
+	b.failed = 0;
+	if (json_dump_callback(v, json_out_put, &b, flags) < 0)
+		b.failed = 1;
+	return json_out_flush(&b) < 0 || b.failed ? -1 : 0;
+}
+
 int64_t q_int_next(sqlite3_stmt *st, int64_t dflt)
 {
 	int64_t v = dflt;

@@ -79,7 +79,10 @@ static const struct col event_cols[] = {
 };
 static const struct table event_table = TABLE("event", event_cols, NULL, NULL,
 	"CREATE INDEX event_time ON event(time_ns);\n"
-	"CREATE INDEX event_kind ON event(kind);\n");
+	"CREATE INDEX event_kind ON event(kind);\n"
+	/* the kill of each OOM report, found by the report it names */
+	"CREATE INDEX event_invoker ON event(json_extract(data, '$.invoker_event'))"
+	" WHERE kind = 'oom_kill';\n");
 
 #define TK(field) INT_COLUMN(struct ol_task, field)
 static const struct col task_cols[] = {
