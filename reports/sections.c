@@ -36,7 +36,7 @@ const struct section report_sections[] = {
 	{ "gpu", NULL, "GPU core", "GPU core dump", 0, load_gpu_core, html_gpu_core, NULL, NULL },
 	{ "meta", NULL, NULL, NULL, 1, load_meta, NULL, NULL, NULL },
 	{ "artifacts", NULL, "Artifacts", "Artifacts read", 1, load_artifacts, html_artifacts,
-	  md_artifacts, NULL },
+	  md_artifacts, stream_artifacts },
 	{ "unknowns", NULL, "Unknowns", "What this report could not determine", 1, load_unknowns,
 	  html_unknowns, md_unknowns, NULL },
 	{ "gpu_cores", NULL, NULL, NULL, 1, load_gpu_cores, NULL, NULL, NULL },
