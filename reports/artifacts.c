@@ -48,7 +48,7 @@ json_t *load_artifacts(struct report_ctx *c)
 
 /* The JSON's artifacts array, one artifact at a time (100,000 small
  * files are as many objects: never all in memory); the rows of
- * load_artifacts uncapped, an artifact per line. */
+ * load_artifacts uncapped, written as the whole array would be. */
 int stream_artifacts(struct report_ctx *c, FILE *out)
 {
 	sqlite3_stmt *st = r_prepare(c, ARTIFACTS_SQL);
@@ -64,8 +64,8 @@ int stream_artifacts(struct report_ctx *c, FILE *out)
 		json_object_set_new(a, "diagnostics", q_rows_next(dg, -1));
 		json_object_del(a, "id");
 		fputs(n++ ? ",\n  " : "\n  ", out);
-		r = q_write_json(out, a, JSON_COMPACT | JSON_PRESERVE_ORDER |
-				 JSON_REAL_PRECISION(12));
+		r = q_write_json_at(out, a, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				    JSON_REAL_PRECISION(12), 2);
 		json_decref(a);
 	}
 	sqlite3_finalize(st);

@@ -59,7 +59,8 @@ json_t *load_oom_tasks(struct report_ctx *c)
 
 /* The JSON's oom_tasks array, one dump at a time: 20,000 OOM reports of
  * 24 tasks each are half a million objects, never all in memory. The
- * same rows as load_oom_tasks gives uncapped, a dump per line. */
+ * same rows as load_oom_tasks gives uncapped, written as the whole array
+ * would be. */
 int stream_oom_tasks(struct report_ctx *c, FILE *out)
 {
 	sqlite3_stmt *st = r_prepare(c, DUMPS_SELECT DUMPS_FROM);
@@ -74,8 +75,8 @@ int stream_oom_tasks(struct report_ctx *c, FILE *out)
 		json_object_set_new(o, "tasks", q_rows_next(kids, -1));
 		json_object_del(o, "id");
 		fputs(n++ ? ",\n  " : "\n  ", out);
-		r = q_write_json(out, o, JSON_COMPACT | JSON_PRESERVE_ORDER |
-				 JSON_REAL_PRECISION(12));
+		r = q_write_json_at(out, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				    JSON_REAL_PRECISION(12), 2);
 		json_decref(o);
 	}
 	sqlite3_finalize(st);

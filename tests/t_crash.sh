@@ -94,9 +94,9 @@ grep -q "another oomlens (pid $pid) is writing this database" "$tmp/second.err" 
 [ ! -e "$tmp/.c.db.lock" ] && ok || no "lock file left behind"
 
 # Progress on a terminal for a run over a second (many small files):
-# enough copies of the set to take two seconds.
+# enough copies of the set to take some seconds.
 if command -v script >/dev/null; then
-	sets=$(awk -v t="$took" 'BEGIN { n = int(2 / (t + 0.01)) + 1; print (n > 20 ? 20 : n) }')
+	sets=$(awk -v t="$took" 'BEGIN { n = int(4 / (t + 0.01)) + 1; print (n < 4 ? 4 : n > 20 ? 20 : n) }')
 	dirs=""
 	i=0
 	while [ $i -lt "$sets" ]; do

@@ -122,6 +122,7 @@ struct json_out {
 	FILE *out;
 	size_t n;
 	int failed;
+	int indent;             /* spaces to add after each newline */
 	char buf[32768];
 };
 
@@ -133,10 +134,28 @@ static int json_out_flush(struct json_out *b)
 	return b->failed ? -1 : 0;
 }
 
+static int json_out_raw(const char *s, size_t n, struct json_out *b);
+
 static int json_out_put(const char *s, size_t n, void *arg)
 {
+	static const char spaces[] = "                                ";
 	struct json_out *b = arg;
+	const char *nl;
 
+	while (b->indent && n && (nl = memchr(s, '\n', n))) {
+		size_t k = (size_t)(nl - s) + 1;
+		if (json_out_raw(s, k, b) < 0 ||
+		    json_out_raw(spaces, (size_t)b->indent < sizeof(spaces) - 1 ? (size_t)b->indent
+				 : sizeof(spaces) - 1, b) < 0)
+			return -1;
+		s += k;
+		n -= k;
+	}
+	return json_out_raw(s, n, b);
+}
+
+static int json_out_raw(const char *s, size_t n, struct json_out *b)
+{
 	if (n > sizeof(b->buf) - b->n && json_out_flush(b) < 0)
 		return -1;
 	if (n > sizeof(b->buf))
@@ -148,11 +167,17 @@ static int json_out_put(const char *s, size_t n, void *arg)
 
 int q_write_json(FILE *out, const json_t *v, size_t flags)
 {
+	return q_write_json_at(out, v, flags, 0);
+}
+
+int q_write_json_at(FILE *out, const json_t *v, size_t flags, int indent)
+{
 	struct json_out b;
 
 	b.out = out;
 	b.n = 0;
 	b.failed = 0;
+	b.indent = indent;
 	if (json_dump_callback(v, json_out_put, &b, flags) < 0)
 		b.failed = 1;
 	return json_out_flush(&b) < 0 || b.failed ? -1 : 0;

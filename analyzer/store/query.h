@@ -49,6 +49,11 @@ json_t *q_rows_next(sqlite3_stmt *st, int64_t max);
  * token is most of the time of a large report. 0, or -1 when writing
  * failed. */
 int q_write_json(FILE *out, const json_t *v, size_t flags);
+/* The same, each line after the first indented by indent more spaces: an
+ * element of an array streamed row by row then reads exactly as the
+ * whole array dumped with JSON_INDENT would (JSON strings hold no raw
+ * newline, so every newline is jansson's). */
+int q_write_json_at(FILE *out, const json_t *v, size_t flags, int indent);
 
 /* ---- one value ---- */
 
