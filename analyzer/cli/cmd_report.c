@@ -39,15 +39,19 @@ static int has_verdict(sqlite3 *db)
 
 /* A database ingested but never classified: classify it now (the verdict
  * is stored, as `oomlens classify` would). tl is open for reading on
- * path, and stays open (for writing) after. 0, or -1 after saying why. */
+ * path, and stays open after. One that cannot be written (read-only, or
+ * another oomlens writing it) is reported as it is, without a verdict.
+ * 0, or -1 after saying why. */
 static int classify_first(struct timeline *tl, const char *path)
 {
 	struct strbuf err = STRBUF_INIT;
 	int r = 0;
 
 	close_db(tl);
-	if (open_db(tl, path, TL_WRITE) < 0)
-		return -1;
+	if (open_db(tl, path, TL_WRITE) < 0) {
+		error("%s: not classified: the report has no verdict", path);
+		return open_db(tl, path, TL_READ);
+	}
 	if (analyze_timeline(tl, &err) < 0)
 		r = error("%s: classifying: %s", path, strbuf_failed(&err) ? "out of memory"
 			  : err.buf);
