@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/bench_json.sh OOMLENS SCRATCH -- the JSON report against the HTML
-# report where the JSON was once quadratic: 100,000 small artifacts (one
-# dmesg line each: one event, one artifact row) and a 500 MB syslog with
+# report where the JSON was once quadratic: 100,000 small artifacts (half
+# of them one dmesg line each, an event; half notes of no known format, a
+# diagnostic each, which the JSON lists per artifact) and a 500 MB syslog with
 # 20,000 kernel OOM reports (bench/gen_kernel_log.c). Each input is
 # generated (deterministically, once) and ingested into SCRATCH; then
 # `oomlens report` writes HTML and JSON, three times each, page cache warm.
@@ -50,7 +51,7 @@ report_forms() {
 }
 
 # 100,000 small artifacts
-dir="$out/json-small-$files"
+dir="$out/json-small2-$files"
 if [ ! -f "$dir.done" ]; then
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -58,9 +59,12 @@ if [ ! -f "$dir.done" ]; then
 		for (i = 0; i < n; i++) {
 			f = sprintf("%s/%03d/k%06d.log", dir, i % 1000, i)
 			if (i < 1000) system("mkdir -p " dir "/" sprintf("%03d", i))
-			printf "[%d.%06d] Out of memory: Killed process %d (python3) total-vm:%dkB," \
-			       " anon-rss:%dkB, file-rss:0kB, shmem-rss:0kB\n", 4600 + i, i % 1000000,
-			       1000 + i, 100000 + i, 80000 + i > f
+			if (i % 2)
+				printf "notes of the on-call engineer, %d\n", i > f
+			else
+				printf "[%d.%06d] Out of memory: Killed process %d (python3) total-vm:%dkB," \
+				       " anon-rss:%dkB, file-rss:0kB, shmem-rss:0kB\n", 4600 + i,
+				       i % 1000000, 1000 + i, 100000 + i, 80000 + i > f
 			close(f)
 		}
 	}'
