@@ -65,8 +65,13 @@ fi
 # -o / --db inside an input folder: refused.
 "$bin" analyze --db "$tmp/b.db" -o "$ev/r.html" "$ev" 2>"$tmp/e"; check "report in the input folder" 1 $?
 has "report in the input folder said" "$tmp/e" "inside the input folder"
-"$bin" ingest --db "$ev/sub/x.db" "$ev" 2>"$tmp/e"; check "db in the input folder" 1 $?
-[ ! -e "$ev/r.html" ] && [ ! -e "$ev/sub" ] && ok || no "something was written in the input folder"
+"$bin" ingest --db "$ev/x.db" "$ev" 2>"$tmp/e"; check "db in the input folder" 1 $?
+has "db in the input folder said" "$tmp/e" "x.db: the database would be written inside the input folder"
+mkdir "$ev/sub"
+"$bin" ingest --db "$ev/sub/x.db" "$ev/kern.log" "$tmp/notes.txt" "$ev/sub" 2>"$tmp/e"
+check "db in a sub-folder of an input folder" 1 $?
+rmdir "$ev/sub"
+[ -z "$(ls -A "$ev" | grep -v '^kern.log$')" ] && ok || no "something was written in the input folder: $(ls -A "$ev")"
 "$bin" report -o "$tmp/a.db" "$tmp/a.db" 2>"$tmp/e"; check "report over its database" 1 $?
 "$bin" convert "$ev/kern.log" -o "$ev/kern.log" 2>"$tmp/e"; check "convert over its input" 1 $?
 same "convert over its input" "$ev/kern.log" "$tmp/kern.orig"
