@@ -350,7 +350,7 @@ static ssize_t pread_full(struct input *in, unsigned char *buf, size_t n, uint64
  * at its end. */
 static int hash_file(struct input *in, int sampled, uint64_t *hash)
 {
-	const size_t block = 64u << 10;
+	const size_t block = 16u << 10;
 	unsigned char size_le[8];
 	struct hash64 h;
 	uint64_t off = 0;
