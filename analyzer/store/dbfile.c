@@ -62,9 +62,16 @@ int timeline_file_is_ours(const char *path, struct strbuf *err)
 	close(fd);
 	if (n > 0 && timeline_header_is_ours(h, (size_t)n))
 		return 1;
-	strbuf_addf(err, "%s: not an oomlens database%s", path,
-		    n >= 16 && !memcmp(h, "SQLite format 3", 16) ? " (a SQLite file of"
-		    " another program)" : "");
+	if (n < 72 || memcmp(h, "SQLite format 3", 16) != 0)
+		strbuf_addf(err, "%s: not an oomlens database", path);
+	else if (!memcmp(h + 60, "\0\0\0\1", 4) && !memcmp(h + 68, "\0\0\0\0", 4))
+		/* schema 1 carried no application id */
+		strbuf_addf(err, "%s: not an oomlens database (a SQLite file of another"
+			    " program, or of an oomlens older than schema 2: remove it to"
+			    " write a new one there)", path);
+	else
+		strbuf_addf(err, "%s: not an oomlens database (a SQLite file of another"
+			    " program)", path);
 	return -1;
 }
 
