@@ -18,7 +18,7 @@ $(DEPS_STAMP): scripts/deps.sh
 deps: $(DEPS_STAMP)
 
 build: deps
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOOMLENS_WERROR=OFF >/dev/null
 	cmake --build build -j$(JOBS)
 
 # A GPU incident from the fixtures: a slow leak in a vLLM server tipped over
@@ -32,11 +32,14 @@ demo: build
 browser-deps:
 	sh scripts/deps.sh --browser
 
-test-plain: build browser-deps
+# The test builds are development builds: warnings are errors there.
+test-plain: deps browser-deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOOMLENS_WERROR=ON >/dev/null
+	cmake --build build -j$(JOBS)
 	cd build && ctest --output-on-failure -j$(JOBS)
 
 test-asan: deps
-	CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOOMLENS_SANITIZE=ON >/dev/null
+	CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOOMLENS_SANITIZE=ON -DOOMLENS_WERROR=ON >/dev/null
 	cmake --build build-asan -j$(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j$(JOBS)

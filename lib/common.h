@@ -13,6 +13,12 @@
 
 #define OOMLENS_VERSION "0.1.0"
 
+/* The marks by which oomlens knows its own reports, so that it never
+ * ingests them as evidence: the HTML report's head holds this meta tag
+ * (with the version after it), and the JSON report's first key is
+ * "oomlens". (Databases carry their SQLite application id.) */
+#define OOMLENS_HTML_GENERATOR "<meta name=generator content=\"oomlens "
+
 /* An unknown integer (a time, a size, a pid) is OL_NULL, never 0; it is
  * stored as SQL NULL. */
 #define OL_NULL INT64_MIN

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,46 +18,78 @@ static int init_common(struct input *in, const char *name)
 	memset(in, 0, sizeof(*in));
 	in->path = name;
 	in->fd = -1;
+	hash64_init(&in->hash);
 	in->buf = malloc(INPUT_BUFSZ);
 	return in->buf ? 0 : -1;
 }
 
+const char *input_file_type(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO (named pipe)";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFLNK: return "a symbolic link";
+	default: return "not a regular file";
+	}
+}
+
+/* Fail an open: the message (path: why) into err, the input closed. */
+static int open_failed(struct input *in, struct strbuf *err, const char *why)
+{
+	if (err)
+		strbuf_addf(err, "%s: %s", in->path, why);
+	input_close(in);
+	return -1;
+}
+
+/* The open descriptor is the regular file stat() saw: same device and
+ * inode (nothing was swapped in between), still regular. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && S_ISREG(b->st_mode);
+}
+
 int input_open(struct input *in, const char *path, struct strbuf *err)
 {
-	struct stat st;
+	struct stat before, st;
 	unsigned char magic[2];
+	char why[128];
 	ssize_t n;
 
-	if (init_common(in, path) < 0) {
-		if (err)
-			strbuf_addf(err, "%s: out of memory", path);
-		return -1;
+	if (init_common(in, path) < 0)
+		return open_failed(in, err, "out of memory");
+	/* Look before opening: open(2) itself blocks on a FIFO without a
+	 * writer, and on some devices; only regular files are read. */
+	if (stat(path, &before) < 0)
+		return open_failed(in, err, strerror(errno));
+	if (!S_ISREG(before.st_mode)) {
+		snprintf(why, sizeof(why), "%s, not a regular file: not read",
+			 input_file_type(before.st_mode));
+		return open_failed(in, err, why);
 	}
-	in->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (in->fd < 0 || fstat(in->fd, &st) < 0) {
-		if (err)
-			strbuf_addf(err, "%s: %s", path, strerror(errno));
-		input_close(in);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		if (err)
-			strbuf_addf(err, "%s: not a regular file", path);
-		input_close(in);
-		return -1;
-	}
+	/* O_NONBLOCK: should a FIFO be swapped in after the stat, the open
+	 * returns at once and the fstat below refuses it. */
+	in->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (in->fd < 0 || fstat(in->fd, &st) < 0)
+		return open_failed(in, err, strerror(errno));
+	if (!same_file(&before, &st))
+		return open_failed(in, err, "the file changed while it was opened: not read");
+	fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
 	in->size = (uint64_t)st.st_size;
 	in->mtime = (int64_t)st.st_mtime;
+	in->dev = (uint64_t)st.st_dev;
+	in->ino = (uint64_t)st.st_ino;
 	n = pread(in->fd, magic, 2, 0);
 	if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
 		int fd2 = dup(in->fd);
 		if (fd2 < 0 || !(in->gz = gzdopen(fd2, "rb"))) {
 			if (fd2 >= 0)
 				close(fd2);
-			if (err)
-				strbuf_addf(err, "%s: cannot open gzip stream", path);
-			input_close(in);
-			return -1;
+			return open_failed(in, err, "cannot open gzip stream");
 		}
 		gzbuffer(in->gz, 256 * 1024);
 		in->compressed = 1;
@@ -86,8 +119,9 @@ void input_close(struct input *in)
 	in->fd = -1;
 }
 
-/* Read from the underlying source into dst. Returns bytes, 0 at EOF, -1. */
-static ssize_t raw_read(struct input *in, unsigned char *dst, size_t n)
+/* Read from the underlying source into dst, without hashing. Returns
+ * bytes, 0 at EOF, -1 on error (in->error set). */
+static ssize_t source_read(struct input *in, unsigned char *dst, size_t n)
 {
 	ssize_t r;
 
@@ -116,6 +150,16 @@ static ssize_t raw_read(struct input *in, unsigned char *dst, size_t n)
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		in->error = errno;
+	return r;
+}
+
+/* source_read, every byte that comes also fed to the content hash. */
+static ssize_t raw_read(struct input *in, unsigned char *dst, size_t n)
+{
+	ssize_t r = source_read(in, dst, n);
+
+	if (r > 0)
+		hash64_update(&in->hash, dst, (size_t)r);
 	return r;
 }
 
@@ -191,6 +235,7 @@ uint64_t input_skip(struct input *in, uint64_t n)
 		if (cur >= 0 && (uint64_t)cur + n <= in->size &&
 		    lseek(in->fd, (off_t)n, SEEK_CUR) >= 0) {
 			in->offset += n;
+			in->hash_gap = 1;  /* input_hash reads the file again */
 			return n;
 		}
 	}
@@ -276,6 +321,95 @@ strip:
 	if (*len && (*line)[*len - 1] == '\r')
 		(*len)--;
 	return 1;
+}
+
+/* pread n bytes at off into buf, whole (short only at the end of the
+ * file). The count, or -1 with in->error set. */
+static ssize_t pread_full(struct input *in, unsigned char *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < n) {
+		r = pread(in->fd, buf + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			in->error = errno;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* The hash of a plain file read afresh from offset 0, or (sampled) of its
+ * size and INPUT_HASH_SAMPLES blocks spread over it, the last one ending
+ * at its end. */
+static int hash_file(struct input *in, int sampled, uint64_t *hash)
+{
+	const size_t block = 16u << 10;
+	unsigned char size_le[8];
+	struct hash64 h;
+	uint64_t off = 0;
+	ssize_t r;
+	int i;
+
+	hash64_init(&h);
+	if (sampled && in->size >= block) {
+		for (i = 0; i < 8; i++)
+			size_le[i] = (unsigned char)(in->size >> (8 * i));
+		hash64_update(&h, size_le, 8);
+		for (i = 0; i < INPUT_HASH_SAMPLES; i++) {
+			off = (in->size - block) / (INPUT_HASH_SAMPLES - 1) * (uint64_t)i;
+			if ((r = pread_full(in, in->buf, block, off)) < 0)
+				return -1;
+			hash64_update(&h, in->buf, (size_t)r);
+		}
+	} else {
+		while ((r = pread_full(in, in->buf, INPUT_BUFSZ, off)) > 0) {
+			hash64_update(&h, in->buf, (size_t)r);
+			off += (uint64_t)r;
+		}
+		if (r < 0)
+			return -1;
+	}
+	*hash = hash64_final(&h);
+	return 0;
+}
+
+int input_hash(struct input *in, enum input_hash_mode mode, uint64_t *hash, int *sampled)
+{
+	ssize_t r;
+
+	*sampled = 0;
+	if (in->error)
+		return -1;   /* some bytes could not be read: no hash of the whole */
+	if (!in->gz && !in->mem && in->fd >= 0) {
+		off_t at = lseek(in->fd, 0, SEEK_CUR);
+		uint64_t left = at >= 0 && (uint64_t)at < in->size ? in->size - (uint64_t)at : 0;
+		if (mode == INPUT_HASH_SAMPLED ||
+		    (mode == INPUT_HASH_AUTO && left > INPUT_HASH_READ_MAX)) {
+			*sampled = 1;
+			return hash_file(in, 1, hash);
+		}
+		if (in->hash_gap)
+			return hash_file(in, 0, hash);
+	}
+	/* The buffered bytes were hashed when they came: drop them and hash
+	 * what the parser left unread. */
+	in->pos = in->end = 0;
+	while (!in->eof) {
+		r = raw_read(in, in->buf, INPUT_BUFSZ);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			in->eof = 1;
+	}
+	*hash = hash64_final(&in->hash);
+	return 0;
 }
 
 const unsigned char *input_peek(struct input *in, size_t want, size_t *n)

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "lib/hash.h"
+
 #define INPUT_BUFSZ (1u << 20)
 #define INPUT_MAX_LINE (INPUT_BUFSZ - 1)
 
@@ -27,6 +29,7 @@ struct input {
 	int compressed;         /* 1: gzip on disk */
 	uint64_t size;          /* bytes on disk (compressed size for .gz) */
 	int64_t mtime;          /* seconds since the epoch, 0 if unknown */
+	uint64_t dev, ino;      /* the file's identity (0, 0 for memory inputs) */
 
 	const unsigned char *mem; /* memory input (not owned) */
 	size_t mem_len, mem_pos;
@@ -40,6 +43,11 @@ struct input {
 	int eof;
 	int error;              /* a read failed; errno-like code */
 
+	/* The content hash, fed with every byte the source gives, in order
+	 * (uncompressed for .gz); hash_gap: a skip went around some bytes. */
+	struct hash64 hash;
+	int hash_gap;
+
 	/* Optional: called after each buffer refill once progress_every more
 	 * bytes were read (ingest uses it for its progress line). */
 	void (*progress)(struct input *in, void *arg);
@@ -47,8 +55,14 @@ struct input {
 	uint64_t progress_every, progress_next;
 };
 
-/* Open path. Returns 0, or -1 with a message in err (if not NULL). */
+/* Open path, which must be a regular file: it is checked before it is
+ * opened (a FIFO, socket or device is refused, never opened, so nothing
+ * blocks) and again on the open descriptor (the file was not swapped in
+ * between). Opened read-only, never for writing. Returns 0, or -1 with a
+ * message naming path and the reason in err (if not NULL). */
 int input_open(struct input *in, const char *path, struct strbuf *err);
+/* What kind of file mode is, for messages: "a FIFO", "a directory"... */
+const char *input_file_type(unsigned mode);
 /* Wrap n bytes at data (not copied; they must outlive the input). */
 int input_open_mem(struct input *in, const char *name, const void *data, size_t n);
 void input_close(struct input *in);
@@ -60,6 +74,21 @@ uint64_t input_skip(struct input *in, uint64_t n);
 /* Next line without its "\n" or "\r\n". Returns 1 with *line and *len set
  * (valid until the next call), 0 at end of input, -1 on a read error. */
 int input_getline(struct input *in, const char **line, size_t *len);
+/* The input's content hash in *hash: XXH64 of the whole content
+ * (uncompressed for .gz). The bytes read so far were hashed as they came;
+ * the rest is read now, so call it once parsing is done (the input is at
+ * its end after; in->offset is left as the parser left it). Reading the
+ * rest is bounded: with INPUT_HASH_AUTO, when a parser left more than
+ * INPUT_HASH_READ_MAX bytes of a plain file unread (a core dump read
+ * through a few headers), the hash is instead XXH64 of the size and of
+ * INPUT_HASH_SAMPLES blocks spread over the file, and *sampled is set.
+ * INPUT_HASH_WHOLE and INPUT_HASH_SAMPLED ask for one form (to compare
+ * with a hash made before). Returns 0, or -1 on a read error (in->error
+ * says which). */
+#define INPUT_HASH_READ_MAX (256ull << 20)
+#define INPUT_HASH_SAMPLES 64
+enum input_hash_mode { INPUT_HASH_AUTO, INPUT_HASH_WHOLE, INPUT_HASH_SAMPLED };
+int input_hash(struct input *in, enum input_hash_mode mode, uint64_t *hash, int *sampled);
 /* Look at the first bytes without consuming them (up to INPUT_BUFSZ).
  * Returns a pointer to what is buffered and its length in *n. */
 const unsigned char *input_peek(struct input *in, size_t want, size_t *n);

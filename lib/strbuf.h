@@ -33,6 +33,13 @@ void strbuf_reset(struct strbuf *sb);            /* len = 0, keeps memory and fa
 /* 1 when an append has failed since the last init/release: the text is
  * incomplete and must not be used as if it were whole. */
 static inline int strbuf_failed(const struct strbuf *sb) { return sb->failed; }
+/* dst is built from src's text (escaped, cut...): an incomplete src makes
+ * dst incomplete too, so the one check where dst is used covers both. */
+static inline void strbuf_inherit(struct strbuf *dst, const struct strbuf *src)
+{
+	if (src->failed)
+		dst->failed = 1;
+}
 int strbuf_grow(struct strbuf *sb, size_t extra);
 int strbuf_add(struct strbuf *sb, const void *data, size_t n);
 int strbuf_addstr(struct strbuf *sb, const char *s);

@@ -712,7 +712,10 @@ int kprefix_journal_json(struct kprefix *px, const char *l, size_t n, struct kre
 			   "out of memory decoding the journal MESSAGE: record skipped");
 		goto out;
 	}
-	if (px->msg.len) {
+	if (strbuf_failed(&px->msg)) {   /* out of memory: not a cut message */
+		strbuf_release(&px->msg);
+		sink_diagf(px->s, px->in->lineno, 0, OL_ERROR, "out of memory: record not read");
+	} else if (px->msg.len) {
 		r->msg = px->msg.buf;
 		r->end = px->msg.buf + px->msg.len;
 		if (r->t.clock != OL_CLOCK_NONE)

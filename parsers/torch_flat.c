@@ -89,7 +89,8 @@ static void j_kpool(struct strbuf *sb, const char *k, int64_t a, int64_t b)
 static int w_flush(struct ts_writer *w)
 {
 	strbuf_addch(&w->line, '\n');
-	if (fwrite(w->line.buf, 1, w->line.len, w->f) != w->line.len) {
+	if (strbuf_failed(&w->line) ||   /* out of memory: never a cut line */
+	    fwrite(w->line.buf, 1, w->line.len, w->f) != w->line.len) {
 		w->failed = 1;
 		return -1;
 	}

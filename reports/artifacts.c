@@ -16,26 +16,62 @@
 #define DIAGNOSTICS_CAP 20
 #define MD_ARTIFACTS 30
 
+#define ARTIFACTS_SQL "SELECT id, path, kind, size, compressed, status, bytes_read," \
+	" seconds, errors, warnings FROM artifact ORDER BY id"
+#define DIAGNOSTICS_SQL "SELECT line, offset, severity, message FROM diagnostic" \
+	" WHERE artifact_id = ?1 ORDER BY id LIMIT ?2"
+
+/* An artifact row as the JSON has it: compressed a boolean. */
+static void artifact_row(json_t *a)
+{
+	json_object_set_new(a, "compressed",
+		json_boolean(json_integer_value(json_object_get(a, "compressed"))));
+}
+
 /* The JSON's artifacts array (capped: a list of the first ARTIFACTS_CAP,
  * each with diagnostics_total when its diagnostics were capped). */
 json_t *load_artifacts(struct report_ctx *c)
 {
-	json_t *arts = r_rows(c, "SELECT id, path, kind, size, compressed, status, bytes_read,"
-			      " seconds, errors, warnings FROM artifact ORDER BY id",
-			      r_cap(c, ARTIFACTS_CAP)), *a;
+	json_t *arts = r_rows(c, ARTIFACTS_SQL, r_cap(c, ARTIFACTS_CAP)), *a;
 	int64_t total;
 	size_t i;
 
 	json_array_foreach(arts, i, a)
-		json_object_set_new(a, "compressed",
-			json_boolean(json_integer_value(json_object_get(a, "compressed"))));
-	r_attach(c, arts, "diagnostics", "SELECT line, offset, severity, message FROM diagnostic"
-		 " WHERE artifact_id = ?1 ORDER BY id LIMIT ?2", DIAGNOSTICS_CAP,
+		artifact_row(a);
+	r_attach(c, arts, "diagnostics", DIAGNOSTICS_SQL, DIAGNOSTICS_CAP,
 		 "SELECT count(*) FROM diagnostic WHERE artifact_id = ?1");
 	total = (int64_t)json_array_size(arts);
 	if (c->capped && total >= ARTIFACTS_CAP)
 		total = r_int(c, "SELECT count(*) FROM artifact", total);
 	return r_list(c, arts, total);
+}
+
+/* The JSON's artifacts array, one artifact at a time (100,000 small
+ * files are as many objects: never all in memory); the rows of
+ * load_artifacts uncapped, written as the whole array would be. */
+int stream_artifacts(struct report_ctx *c, FILE *out)
+{
+	sqlite3_stmt *st = r_prepare(c, ARTIFACTS_SQL);
+	sqlite3_stmt *dg = r_prepare(c, DIAGNOSTICS_SQL);
+	int n = 0, r = st && dg ? 0 : -1;
+
+	fputc('[', out);
+	while (r == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		json_t *a = q_row(st);
+		artifact_row(a);
+		sqlite3_bind_int64(dg, 1, sqlite3_column_int64(st, 0));
+		sqlite3_bind_int64(dg, 2, -1);
+		json_object_set_new(a, "diagnostics", q_rows_next(dg, -1));
+		json_object_del(a, "id");
+		fputs(n++ ? ",\n  " : "\n  ", out);
+		r = q_write_json_at(out, a, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				    JSON_REAL_PRECISION(12), 2);
+		json_decref(a);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(dg);
+	fputs(n ? "\n]" : "]", out);
+	return r;
 }
 
 /* --- HTML ----------------------------------------------------------------- */

@@ -376,6 +376,7 @@ static void marker_label(struct strbuf *sb, const struct marker *m, double x, do
 		strbuf_addf(sb, "<text x=%.1f y=%d class=\"ml%s\" fill=\"%s\">",
 			    right ? x + 3 : x - 3, 12 + 11 * r, right ? " mr" : "", mk->color);
 		h_text(sb, label.buf, label.len);
+		strbuf_inherit(sb, &label);
 		strbuf_addstr(sb, "</text>");
 		row_end[r] = start + w;
 	}
@@ -436,6 +437,7 @@ static void legend(const struct chart *c, struct strbuf *sb)
 		if (cs->entity.len) {
 			strbuf_addstr(sb, " <span class=ent>");
 			h_text(sb, cs->entity.buf, cs->entity.len);
+			strbuf_inherit(sb, &cs->entity);
 			strbuf_addstr(sb, "</span>");
 		}
 		if (cs->panel == P_BYTES)
@@ -505,6 +507,7 @@ static void chart_notes_below(const struct chart *c, struct strbuf *sb)
 		strbuf_addf(sb, "<p class=more>%d more series in the database, not drawn: ",
 			    c->n_skipped);
 		h_text(sb, c->skipped.buf, c->skipped.len);
+		strbuf_inherit(sb, &c->skipped);
 		strbuf_addstr(sb, c->n_skipped > SKIPPED_NAMED ? ", &#8230;</p>\n" : ".</p>\n");
 	}
 	if (c->untimed > 0)

@@ -99,8 +99,8 @@ int stream_events(struct report_ctx *c, FILE *out)
 		while (st && r == 0 && sqlite3_step(st) == SQLITE_ROW) {
 			json_t *o = q_row(st);
 			fputs(n++ ? ",\n  " : "\n  ", out);
-			r = json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER |
-				       JSON_REAL_PRECISION(12));
+			r = q_write_json(out, o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+					 JSON_REAL_PRECISION(12));
 			json_decref(o);
 		}
 		sqlite3_finalize(st);

@@ -70,6 +70,7 @@ static void html_figures(struct strbuf *sb, const json_t *fig)
 			h_text(sb, raw, (size_t)-1);
 		strbuf_addstr(sb, "\">");
 		h_text(sb, val.buf, val.len);
+		strbuf_inherit(sb, &val);
 		strbuf_addstr(sb, "</td></tr>");
 		strbuf_release(&val);
 		free(raw);
@@ -175,6 +176,7 @@ static void md_figures(struct strbuf *sb, const json_t *fig)
 		md(sb, key, strlen(key));
 		strbuf_addstr(sb, " ");
 		md(sb, val.buf, val.len);
+		strbuf_inherit(sb, &val);
 		strbuf_release(&val);
 	}
 }

@@ -330,6 +330,7 @@ int report_html_write(struct report_ctx *c, FILE *out)
 	int i, r;
 
 	strbuf_addf(&sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+		    OOMLENS_HTML_GENERATOR OOMLENS_VERSION "\">"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
 		    " style-src 'unsafe-inline'; img-src data:\">"
 		    "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
@@ -347,7 +348,8 @@ int report_html_write(struct report_ctx *c, FILE *out)
 		    " report is in the incident database (<code>sqlite3 incident.db</code>).</footer>\n"
 		    "</body></html>\n", OOMLENS_VERSION,
 		    (long long)json_integer_value(report_model(c, "schema")));
-	r = !strbuf_failed(&sb) && fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
+	r = !strbuf_failed(&sb) && !report_summary_failed(&c->sum) &&
+	    fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
 	strbuf_release(&sb);
 	return r;
 }

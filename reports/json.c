@@ -249,9 +249,9 @@ int report_json_write(struct report_ctx *c, FILE *out)
 			r = s->stream(c, out);
 		} else {
 			const json_t *v = report_model(c, s->id);
-			r = json_dumpf(v ? v : json_null(), out,
-				       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
-				       JSON_REAL_PRECISION(12));
+			r = q_write_json(out, v ? v : json_null(),
+					 JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+					 JSON_REAL_PRECISION(12));
 			report_model_drop(c, s->id);
 		}
 	}

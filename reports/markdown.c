@@ -141,7 +141,7 @@ int report_md_write(struct report_ctx *c, FILE *out)
 	struct strbuf sb = STRBUF_INIT;
 	int r = report_md_build(c, &sb);
 
-	if (r == 0 && fwrite(sb.buf, 1, sb.len, out) != sb.len)
+	if (r == 0 && (report_summary_failed(&c->sum) || fwrite(sb.buf, 1, sb.len, out) != sb.len))
 		r = -1;
 	strbuf_release(&sb);
 	return r;

@@ -11,10 +11,11 @@
 #include "lib/common.h"
 
 /* The victim: the oom_kill that names this OOM as its invoker, else the
- * next oom_kill of the same artifact before its next OOM report. */
+ * next oom_kill of the same artifact before its next OOM report. (+e.id:
+ * no affinity, so that the store's event_invoker index answers it.) */
 #define VICTIM_PID \
 	"COALESCE((SELECT k.pid FROM event k WHERE k.kind = 'oom_kill'" \
-	"   AND json_valid(k.data) AND json_extract(k.data, '$.invoker_event') = e.id LIMIT 1)," \
+	"   AND json_valid(k.data) AND json_extract(k.data, '$.invoker_event') = +e.id LIMIT 1)," \
 	"  (SELECT k.pid FROM event k WHERE k.kind = 'oom_kill'" \
 	"   AND k.artifact_id IS e.artifact_id AND k.id > e.id" \
 	"   AND NOT EXISTS (SELECT 1 FROM event o WHERE o.kind = 'oom_invoked'" \
@@ -27,6 +28,9 @@
 	" ORDER BY e.time_ns, e.boot_ns, e.id"
 #define DUMPS_CAP 5
 #define TASKS_CAP 40
+#define TASKS_SQL "SELECT pid, uid, tgid, name, total_vm_pages, rss_pages, rss_anon_pages," \
+	" rss_file_pages, rss_shmem_pages, pgtables_bytes, swapents, oom_score_adj" \
+	" FROM task WHERE event_id = ?1 ORDER BY rss_pages DESC, pid LIMIT ?2"
 
 /* The JSON's oom_tasks array. Capped: the first DUMPS_CAP as a list whose
  * total counts every dump, each dump with boot_ns and tasks_total, and
@@ -42,11 +46,7 @@ json_t *load_oom_tasks(struct report_ctx *c)
 		dumps = r_rows(c, DUMPS_SELECT ", e.boot_ns, (SELECT count(*) FROM task t"
 			       " WHERE t.event_id = e.id) AS tasks_total" DUMPS_FROM " LIMIT 5",
 			       DUMPS_CAP);
-	r_attach(c, dumps, "tasks",
-		 "SELECT pid, uid, tgid, name, total_vm_pages, rss_pages, rss_anon_pages,"
-		 " rss_file_pages, rss_shmem_pages, pgtables_bytes, swapents, oom_score_adj"
-		 " FROM task WHERE event_id = ?1 ORDER BY rss_pages DESC, pid LIMIT ?2",
-		 TASKS_CAP, NULL);
+	r_attach(c, dumps, "tasks", TASKS_SQL, TASKS_CAP, NULL);
 	if (!c->capped)
 		return dumps;
 	total = r_int(c, "SELECT count(DISTINCT event_id) FROM task", 0);
@@ -55,6 +55,34 @@ json_t *load_oom_tasks(struct report_ctx *c)
 		"SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'kernel.page_size'"
 		" AND value GLOB '[0-9]*' LIMIT 1", 4096)));
 	return m;
+}
+
+/* The JSON's oom_tasks array, one dump at a time: 20,000 OOM reports of
+ * 24 tasks each are half a million objects, never all in memory. The
+ * same rows as load_oom_tasks gives uncapped, written as the whole array
+ * would be. */
+int stream_oom_tasks(struct report_ctx *c, FILE *out)
+{
+	sqlite3_stmt *st = r_prepare(c, DUMPS_SELECT DUMPS_FROM);
+	sqlite3_stmt *kids = r_prepare(c, TASKS_SQL);
+	int n = 0, r = st && kids ? 0 : -1;
+
+	fputc('[', out);
+	while (r == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		json_t *o = q_row(st);
+		sqlite3_bind_int64(kids, 1, sqlite3_column_int64(st, 0));
+		sqlite3_bind_int64(kids, 2, -1);
+		json_object_set_new(o, "tasks", q_rows_next(kids, -1));
+		json_object_del(o, "id");
+		fputs(n++ ? ",\n  " : "\n  ", out);
+		r = q_write_json_at(out, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				    JSON_REAL_PRECISION(12), 2);
+		json_decref(o);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(kids);
+	fputs(n ? "\n]" : "]", out);
+	return r;
 }
 
 /* pages * page as SQLite multiplies them: an integer, or a real when the

@@ -28,7 +28,7 @@ const struct section report_sections[] = {
 	{ "events", NULL, "Events", "What happened", 1, load_events, html_events, md_events,
 	  stream_events },
 	{ "oom_tasks", "tasks", "Processes", "Processes at the kernel OOM", 1, load_oom_tasks,
-	  html_oom_tasks, NULL, NULL },
+	  html_oom_tasks, NULL, stream_oom_tasks },
 	{ "engines", NULL, "Engines", "Serving engines: their memory accounting", 1, load_engines,
 	  html_engines, md_engines, NULL },
 	{ "live", NULL, "Live memory", "Live memory at the OOM, by allocation stack", 0,
@@ -38,7 +38,7 @@ const struct section report_sections[] = {
 	{ "gpu", NULL, "GPU core", "GPU core dump", 0, load_gpu_core, html_gpu_core, NULL, NULL },
 	{ "meta", NULL, NULL, NULL, 1, load_meta, NULL, NULL, NULL },
 	{ "artifacts", NULL, "Artifacts", "Artifacts read", 1, load_artifacts, html_artifacts,
-	  md_artifacts, NULL },
+	  md_artifacts, stream_artifacts },
 	{ "unknowns", NULL, "Unknowns", "What this report could not determine", 1, load_unknowns,
 	  html_unknowns, md_unknowns, NULL },
 	{ "gpu_cores", NULL, NULL, NULL, 1, load_gpu_cores, NULL, NULL, NULL },
@@ -187,11 +187,11 @@ void r_attach(struct report_ctx *c, json_t *rows, const char *key, const char *c
 {
 	sqlite3_stmt *st = r_prepare(c, child_sql);
 	sqlite3_stmt *cnt = c->capped && count_sql ? r_prepare(c, count_sql) : NULL;
-	struct strbuf total_key = STRBUF_INIT;
+	char total_key[96];    /* no allocation: a key of the table, short */
 	size_t i;
 	json_t *r;
 
-	strbuf_addf(&total_key, "%s_total", key);
+	snprintf(total_key, sizeof(total_key), "%s_total", key);
 	json_array_foreach(rows, i, r) {
 		int64_t id = json_integer_value(json_object_get(r, "id"));
 		json_t *kids;
@@ -202,14 +202,13 @@ void r_attach(struct report_ctx *c, json_t *rows, const char *key, const char *c
 			kids = q_rows_next(st, -1);
 			if (cnt && (int64_t)json_array_size(kids) >= cap) {
 				sqlite3_bind_int64(cnt, 1, id);
-				json_object_set_new(r, total_key.buf,
+				json_object_set_new(r, total_key,
 					json_integer(q_int_next(cnt, (json_int_t)json_array_size(kids))));
 			}
 			json_object_set_new(r, key, kids);
 		}
 		json_object_del(r, "id");
 	}
-	strbuf_release(&total_key);
 	sqlite3_finalize(st);
 	sqlite3_finalize(cnt);
 }

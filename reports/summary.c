@@ -35,6 +35,7 @@ void add_escaped(struct strbuf *sb, const char *s, size_t n,
 
 	strbuf_add_utf8(&u, s, n);
 	escape(sb, u.buf, u.len);
+	strbuf_inherit(sb, &u);
 	strbuf_release(&u);
 }
 
@@ -343,6 +344,16 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	peak(c, s);
 	top_finding(c, s);
 	return 0;
+}
+
+int report_summary_failed(const struct report_summary *s)
+{
+	return strbuf_failed(&s->vclass) || strbuf_failed(&s->cause) ||
+	       strbuf_failed(&s->vsummary) || strbuf_failed(&s->missing) ||
+	       strbuf_failed(&s->oom_kind) || strbuf_failed(&s->victim_comm) ||
+	       strbuf_failed(&s->victim_kind) || strbuf_failed(&s->peak_series) ||
+	       strbuf_failed(&s->limit_what) || strbuf_failed(&s->top_title) ||
+	       strbuf_failed(&s->top_key) || strbuf_failed(&s->top_value);
 }
 
 void report_summary_release(struct report_summary *s)

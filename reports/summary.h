@@ -57,6 +57,9 @@ struct report_summary {
  * in either case. */
 int report_summary_load(struct report_ctx *c, struct report_summary *s);
 void report_summary_release(struct report_summary *s);
+/* 1 when a text of s is incomplete (memory ran out): a report that shows
+ * it must not be written as if whole. */
+int report_summary_failed(const struct report_summary *s);
 
 /* Append s[0..n) UTF-8 cleaned (summary.h's rule for database text), then
  * escaped for its output by escape (strbuf_add_html, strbuf_add_md). */

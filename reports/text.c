@@ -142,6 +142,8 @@ int report_text_write(struct report_ctx *c, FILE *out)
 	struct strbuf md = STRBUF_INIT, text = STRBUF_INIT;
 	int r = report_md_build(c, &md);
 
+	if (r == 0 && report_summary_failed(&c->sum))
+		r = -1;
 	if (r == 0) {
 		plain_text(&text, md.buf, md.len);
 		r = strbuf_failed(&text) || fwrite(text.buf, 1, text.len, out) != text.len ? -1 : 0;

@@ -35,7 +35,7 @@ json_t *load_unknowns(struct report_ctx *c)
 		json_integer(r_int(c, Q_UNTIMED_SAMPLES, 0)));
 	json_object_set_new(o, "artifacts_not_read", r_rows(c,
 		"SELECT path, status, errors FROM artifact WHERE status IN ('failed', 'partial',"
-		" 'empty') ORDER BY id", r_cap(c, NOT_READ_CAP)));
+		" 'no_records') ORDER BY id", r_cap(c, NOT_READ_CAP)));
 	for (i = 0; domain[i]; i++)
 		if (!r_has_table(c, domain[i]))
 			json_array_append_new(absent, json_string(domain[i]));

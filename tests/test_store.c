@@ -20,7 +20,7 @@
 static const char *const expected_tables[] = {
 	"meta(artifact_id INTEGER, key TEXT NOT NULL, value TEXT)",
 	"artifact(id INTEGER PK1, path TEXT NOT NULL, kind TEXT, "
-	  "size INTEGER, compressed INTEGER, status TEXT, "
+	  "size INTEGER, compressed INTEGER, status TEXT, hash TEXT, "
 	  "bytes_read INTEGER, seconds REAL, errors INTEGER DEFAULT 0, "
 	  "warnings INTEGER DEFAULT 0)",
 	"diagnostic(id INTEGER PK1, artifact_id INTEGER -> artifact.id, "
@@ -128,6 +128,9 @@ static const char *const expected_tables[] = {
 /* Every index: "table: name(columns) [unique] origin [partial]". */
 static const char *const expected_indexes[] = {
 	"meta: meta_key(key) c",
+	"artifact: artifact_size(size,path) c",
+	"diagnostic: diagnostic_artifact(artifact_id) c",
+	"event: event_invoker(<expr>) c partial",
 	"event: event_kind(kind) c",
 	"event: event_time(time_ns) c",
 	"task: task_event(event_id) c",
@@ -216,7 +219,7 @@ static void indexes_are_the_documented_ones(void **state)
 	(void)state;
 
 	assert_int_equal(sqlite3_prepare_v2(tl->db,
-		"SELECT t.name || ': ' || l.name || '(' || (SELECT group_concat(name)"
+		"SELECT t.name || ': ' || l.name || '(' || (SELECT group_concat(coalesce(name, '<expr>'))"
 		"   FROM (SELECT name FROM pragma_index_info(l.name) ORDER BY seqno)) || ')'"
 		"   || iif(l.\"unique\", ' unique', '') || ' ' || l.origin"
 		"   || iif(l.partial, ' partial', '')"

@@ -17,7 +17,7 @@ struct timeline *t_open(void)
 	struct strbuf err = STRBUF_INIT;
 
 	assert_non_null(tl);
-	if (timeline_open(tl, ":memory:", 1, &err) < 0)
+	if (timeline_open(tl, ":memory:", TL_CREATE, &err) < 0)
 		fail_msg("timeline_open: %s", err.buf);
 	return tl;
 }

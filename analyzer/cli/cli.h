@@ -28,8 +28,16 @@ int cmd_replay(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 
-/* "oomlens: <msg>" on stderr; returns -1 (git's error()). */
+/* "oomlens: <msg>" on stderr, made safe for a terminal (see
+ * cli_printf); returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* printf to f with the bytes a terminal would act on written as \xHH:
+ * control characters but tab and newline, invalid UTF-8, C1 controls and
+ * the bidirectional overrides. For every message or line that may hold
+ * text from an input (file names, log text). */
+int cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s[0..n) to f made safe the same way. */
+void cli_write_safe(FILE *f, const char *s, size_t n);
 /* Print usage text on stderr and return EXIT_USAGE. */
 int usage(const char *text);
 
@@ -84,23 +92,74 @@ int help(const char *text);
 
 struct ingest_cfg;
 struct timeline;
-/* Open an existing incident database for a command, saying why not
- * (and returning -1) when it cannot be. */
-int open_db(struct timeline *tl, const char *path);
+struct fileset;
+struct strbuf;
+enum timeline_mode;
+/* Open an existing incident database for a command (TL_READ, or TL_WRITE
+ * for those that write findings), saying why not (and returning -1) when
+ * it cannot be. */
+int open_db(struct timeline *tl, const char *path, enum timeline_mode mode);
 /* Print each store error of an open timeline as it happens
  * ("oomlens: sqlite: <message>"). */
 void watch_store_errors(struct timeline *tl);
-/* Open db (fresh unless append) and ingest paths into tl; prints the
- * summary. Returns an exit code. tl stays open for the caller. */
-int run_ingest(const char *db, int append, char **paths, int npaths,
+/* Open db (built new unless append: then written in place, in one
+ * transaction) and ingest paths into tl; prints the summary. The
+ * database is not committed (timeline_commit) unless commit is set.
+ * Returns an exit code. tl stays open for the caller, who closes it (an
+ * uncommitted new database is then removed). */
+int run_ingest(const char *db, int append, int commit, char **paths, int npaths,
 	       const struct ingest_opts *opts, struct ingest_cfg *cfg,
 	       struct timeline *tl);
-/* Write the report of an open database to path ("-" or NULL: stdout). */
+/* Close tl (an uncommitted new database is removed, the lock let go). */
+void close_db(struct timeline *tl);
+/* Commit tl (see timeline_commit), saying why not. 0 or -1. */
+int commit_db(struct timeline *tl);
+/* Write the report of an open database to path ("-" or NULL: stdout),
+ * whole or not at all. 0, or -1 after saying why. */
 int write_report(sqlite3 *db, enum report_format format, const char *path);
 
 /* 0 when kind (--kind; NULL: not given) names a format, else -1 after
  * saying so and listing the formats (cmd_ingest.c). */
 int cli_check_format(const char *kind);
+
+struct outfile;
+/* Write the report of an open database into out (see outfile_open) and
+ * commit it, or abort it on failure. 0, or -1 after saying why. */
+int report_into(sqlite3 *db, enum report_format format, struct outfile *out);
+
+/* ---- outputs (outputs.c) ---- */
+
+/* Remove path should a signal (INT, TERM, HUP, PIPE) end the run; forget
+ * it once it is renamed or removed. */
+void cleanup_add(const char *path);
+void cleanup_forget(const char *path);
+/* Add the identities of paths (the inputs named on the command line) to
+ * set. 0, or -1 after saying why. */
+int note_inputs(struct fileset *set, char *const *paths, int n);
+/* Refuse (-1, after saying why) an output path that is one of inputs or
+ * lies inside one of its folders; what: "database", "report"... */
+int check_output(const char *path, const struct fileset *inputs, const char *what);
+/* Where analyze's default outputs go: 0 the current directory; 1 the
+ * state directory (${XDG_STATE_HOME:-$HOME/.local/state}/oomlens, made if
+ * need be, its path in dir), said on stderr, when the current directory
+ * is an input folder or inside one; -1 after saying why neither will do. */
+int default_output_dir(const struct fileset *inputs, struct strbuf *dir);
+
+/* A file written under a temporary name beside it and renamed over it
+ * when complete, or stdout. */
+struct outfile {
+	const char *path;   /* the destination (borrowed); NULL for stdout */
+	char *tmp;          /* the temporary, owned; NULL for stdout */
+	FILE *f;            /* write here */
+};
+/* Open path ("-" or NULL: stdout). 0, or -1 after saying why (the path
+ * and the system's reason). */
+int outfile_open(struct outfile *o, const char *path);
+/* Flush, sync and rename into place. 0, or -1 after saying why (the
+ * temporary is removed). */
+int outfile_commit(struct outfile *o);
+/* Give up: the temporary is removed, the destination untouched. */
+void outfile_abort(struct outfile *o);
 
 #define INGEST_OPTIONS_HELP \
 	"  --boot-time ISO    when the machine booted (places dmesg times on UTC)\n" \

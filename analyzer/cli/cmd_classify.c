@@ -25,23 +25,23 @@ static void print_text(sqlite3 *db)
 	if (sqlite3_prepare_v2(db, "SELECT class, cause, confidence, summary, missing FROM verdict"
 			       " ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
-			printf("verdict: %s", q_text(st, 0));
+			cli_printf(stdout, "verdict: %s", q_text(st, 0));
 			if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-				printf(" (%s)", q_text(st, 1));
-			printf(", confidence %.2f\n  %s\n", sqlite3_column_double(st, 2),
-			       q_text(st, 3));
+				cli_printf(stdout, " (%s)", q_text(st, 1));
+			cli_printf(stdout, ", confidence %.2f\n  %s\n", sqlite3_column_double(st, 2),
+				   q_text(st, 3));
 			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-				printf("  missing: %s\n", q_text(st, 4));
+				cli_printf(stdout, "  missing: %s\n", q_text(st, 4));
 		}
 		sqlite3_finalize(st);
 	}
 	if (sqlite3_prepare_v2(db, "SELECT score, class, cause, title, figures, advice FROM finding"
 			       " ORDER BY score DESC, id", -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW)
-			printf("finding %.2f %s/%s: %s\n  figures: %s\n  advice: %s\n",
-			       sqlite3_column_double(st, 0), q_text(st, 1),
-			       q_text(st, 2), q_text(st, 3),
-			       q_text(st, 4), q_text(st, 5));
+			cli_printf(stdout, "finding %.2f %s/%s: %s\n  figures: %s\n  advice: %s\n",
+				   sqlite3_column_double(st, 0), q_text(st, 1),
+				   q_text(st, 2), q_text(st, 3),
+				   q_text(st, 4), q_text(st, 5));
 		sqlite3_finalize(st);
 	}
 }
@@ -66,7 +66,7 @@ int cmd_classify(int argc, char **argv)
 	}
 	if (a.nargs != 1)
 		return usage(classify_usage);
-	if (open_db(&tl, a.args[0]) < 0)
+	if (open_db(&tl, a.args[0], TL_WRITE) < 0)
 		return EXIT_ERROR;
 	if (analyze_timeline(&tl, &err) < 0) {
 		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
@@ -76,7 +76,7 @@ int cmd_classify(int argc, char **argv)
 	} else {
 		print_text(tl.db);
 	}
-	timeline_close(&tl);
+	close_db(&tl);
 	strbuf_release(&err);
 	return r;
 }

@@ -5,6 +5,7 @@
  */
 #include "analyzer/cli/cli.h"
 #include "parsers/torch_snapshot.h"
+#include "lib/fileset.h"
 #include "lib/input.h"
 #include "lib/strbuf.h"
 
@@ -22,11 +23,11 @@ static int64_t print_diag(struct sink *s, uint64_t line, uint64_t offset,
 {
 	(void)offset;
 	if (line)
-		fprintf(stderr, "oomlens: %s:%llu: %s: %s\n", s->path, (unsigned long long)line,
-			sev == OL_ERROR ? "error" : sev == OL_WARN ? "warning" : "info", msg);
+		error("%s:%llu: %s: %s", s->path, (unsigned long long)line,
+		      sev == OL_ERROR ? "error" : sev == OL_WARN ? "warning" : "info", msg);
 	else
-		fprintf(stderr, "oomlens: %s: %s: %s\n", s->path,
-			sev == OL_ERROR ? "error" : sev == OL_WARN ? "warning" : "info", msg);
+		error("%s: %s: %s", s->path,
+		      sev == OL_ERROR ? "error" : sev == OL_WARN ? "warning" : "info", msg);
 	return 1;
 }
 
@@ -42,7 +43,7 @@ int cmd_convert(int argc, char **argv)
 	struct input in;
 	struct ts_ops ops;
 	struct ts_writer *w;
-	FILE *f;
+	struct outfile of;
 	struct cli_args a = CLI_ARGS_INIT(argc, argv, convert_opts);
 	int o, r;
 	int64_t lines;
@@ -57,8 +58,15 @@ int cmd_convert(int argc, char **argv)
 	if (a.nargs != 1)
 		return usage(convert_usage);
 	src = a.args[0];
+	{
+		struct fileset inputs = FILESET_INIT;
+		r = note_inputs(&inputs, a.args, 1) < 0 || check_output(out, &inputs, "output") < 0;
+		fileset_release(&inputs);
+		if (r)
+			return EXIT_ERROR;
+	}
 	if (input_open(&in, src, &err) < 0) {
-		error("%s", err.buf);
+		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
@@ -66,29 +74,30 @@ int cmd_convert(int argc, char **argv)
 		size_t n;
 		const unsigned char *head = input_peek(&in, 64 * 1024, &n);
 		if (!torch_snapshot_sniff(head, n))
-			fprintf(stderr, "oomlens: %s: warning: does not look like a memory snapshot"
-				" pickle; trying anyway\n", src);
+			error("%s: warning: does not look like a memory snapshot pickle;"
+			      " trying anyway", src);
 	}
-	f = out && strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f) {
-		error("%s: %s", out, strerror(errno));
+	if (outfile_open(&of, out) < 0) {
 		input_close(&in);
 		return EXIT_ERROR;
 	}
 	memset(&s, 0, sizeof(s));
 	s.path = src;
 	s.diag = print_diag;
-	w = ts_writer_new(f, &s, &ops);
+	w = ts_writer_new(of.f, &s, &ops);
 	r = w ? torch_snapshot_decode(&in, &s, &ops) : -1;
 	lines = w ? ts_writer_free(w) : -1;
 	input_close(&in);
-	if (f != stdout && fclose(f) != 0)
-		lines = -1;
-	else if (f == stdout && fflush(f) != 0)
-		lines = -1;
 	if (r < 0 || lines < 0) {
-		error("%s: cannot write the flat form", out ? out : "stdout");
+		/* what was written is kept: the flat form of what could be read */
+		error("%s: the flat form is incomplete", of.path ? of.path : "standard output");
+	}
+	if (ferror(of.f)) {
+		error("%s: cannot write", of.path ? of.path : "standard output");
+		outfile_abort(&of);
 		return EXIT_ERROR;
 	}
+	if (outfile_commit(&of) < 0 || r < 0 || lines < 0)
+		return EXIT_ERROR;
 	return s.n_errors ? EXIT_ERROR : EXIT_OK;
 }

@@ -5,6 +5,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/ingest/formats.h"
 #include "analyzer/ingest/ingest.h"
+#include "lib/fileset.h"
 #include "lib/strbuf.h"
 
 #include <stdlib.h>
@@ -14,12 +15,14 @@
 static const char ingest_usage[] =
 	"usage: oomlens ingest --db DB [options] PATH...\n"
 	"  Reads every artifact (files, directories, .gz) into a new database DB.\n"
-	"  --db DB            the incident database to create (replaced if it exists)\n"
-	"  --append           add to DB instead of replacing it\n"
+	"  --db DB            the incident database to create (an oomlens database\n"
+	"                     there is replaced; any other file is refused)\n"
+	"  --append           add to DB instead of replacing it (artifacts whose\n"
+	"                     content DB holds already are skipped)\n"
 	"  --kind KIND        skip detection, read every file as KIND\n"
 	"  -q, --quiet        no messages about individual artifacts\n"
 	INGEST_OPTIONS_HELP
-	"exit: 0 something was read, 1 nothing usable, 2 usage\n";
+	"exit: 0 something was read, 1 nothing usable (or DB refused), 2 usage\n";
 
 static const struct cli_opt ingest_opts[] = {
 	{ "--db", 0, 1, OPT_DB }, { "--kind", 0, 1, OPT_KIND }, { "--append", 0, 0, OPT_APPEND },
@@ -74,13 +77,21 @@ int cmd_ingest(int argc, char **argv)
 		return usage(ingest_usage);
 	if (cli_check_format(cfg.force_kind) < 0)
 		return EXIT_USAGE;
+	{
+		struct fileset inputs = FILESET_INIT;
+		r = note_inputs(&inputs, a.args, a.nargs) < 0 ||
+		    check_output(db, &inputs, "database") < 0 ? -1 : 0;
+		fileset_release(&inputs);
+		if (r < 0)
+			return EXIT_ERROR;
+	}
 	tl = calloc(1, sizeof(*tl));
 	if (!tl) {
 		error("out of memory");
 		return EXIT_ERROR;
 	}
-	r = run_ingest(db, append, a.args, a.nargs, &opts, &cfg, tl);
-	timeline_close(tl);
+	r = run_ingest(db, append, 1, a.args, a.nargs, &opts, &cfg, tl);
+	close_db(tl);
 	free(tl);
 	return r;
 }

@@ -297,7 +297,12 @@ static int case_timeline(struct timeline *tl, const char *dir, const char *name,
 
 	if (oracle)
 		strbuf_addf(&db, "%s/%s.db", oracle, name);
-	r = timeline_open(tl, oracle ? db.buf : ":memory:", !oracle, why);
+	if (strbuf_failed(&db)) {
+		strbuf_release(&db);
+		strbuf_addstr(why, "out of memory");
+		return -1;
+	}
+	r = timeline_open(tl, oracle ? db.buf : ":memory:", oracle ? TL_WRITE : TL_CREATE, why);
 	strbuf_release(&db);
 	if (r < 0)
 		return -1;
@@ -329,8 +334,13 @@ static int replay_case(const char *dir, const char *oracle)
 
 	case_name(dir, &name);
 	strbuf_addf(&path, "%s/expected.json", dir);
+	if (strbuf_failed(&name) || strbuf_failed(&path)) {
+		r = 0;
+		cli_printf(stdout, "FAIL %s: out of memory\n", dir);
+		goto done;
+	}
 	if (access(path.buf, F_OK) < 0) {
-		fprintf(stderr, "oomlens: %s: no expected.json, skipped\n", dir);
+		error("%s: no expected.json, skipped", dir);
 		goto done;
 	}
 	r = 0;
@@ -345,9 +355,10 @@ static int replay_case(const char *dir, const char *oracle)
 	else if (!why.len)
 		strbuf_addstr(&why, "the rules failed");
 	if (why.len) {
-		printf("FAIL %s: %s\n", name.buf, strbuf_failed(&why) ? "out of memory" : why.buf);
+		cli_printf(stdout, "FAIL %s: %s\n", name.buf,
+			   strbuf_failed(&why) ? "out of memory" : why.buf);
 	} else {
-		printf("PASS %s\n", name.buf);
+		cli_printf(stdout, "PASS %s\n", name.buf);
 		r = 1;
 	}
 done:

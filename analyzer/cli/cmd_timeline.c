@@ -103,7 +103,8 @@ static int check_kind(sqlite3 *db, const char *kind)
 	sqlite3_finalize(st);
 	if (!found)
 		error("--kind: no event of kind '%s' in the database; its kinds: %s", kind,
-		      kinds.len ? kinds.buf : "none (it holds no events)");
+		      strbuf_failed(&kinds) ? "(out of memory)" : kinds.len ? kinds.buf
+		      : "none (it holds no events)");
 	strbuf_release(&kinds);
 	return found ? 0 : -1;
 }
@@ -130,15 +131,15 @@ int cmd_timeline(int argc, char **argv)
 	}
 	if (a.nargs != 1)
 		return usage(timeline_usage);
-	if (open_db(&tl, a.args[0]) < 0)
+	if (open_db(&tl, a.args[0], TL_READ) < 0)
 		return EXIT_ERROR;
 	if (kind && check_kind(tl.db, kind) < 0) {
-		timeline_close(&tl);
+		close_db(&tl);
 		return EXIT_USAGE;
 	}
 	if (sqlite3_prepare_v2(tl.db, sql_events, -1, &st, NULL) != SQLITE_OK) {
 		error("%s: %s", a.args[0], sqlite3_errmsg(tl.db));
-		timeline_close(&tl);
+		close_db(&tl);
 		return EXIT_ERROR;
 	}
 	if (kind)
@@ -152,6 +153,6 @@ int cmd_timeline(int argc, char **argv)
 	}
 	sqlite3_finalize(st);
 	strbuf_release(&line);
-	timeline_close(&tl);
+	close_db(&tl);
 	return EXIT_OK;
 }

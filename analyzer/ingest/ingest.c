@@ -3,10 +3,17 @@
  * timeline, one transaction per artifact. A failed artifact leaves its
  * row and diagnostics; the others go on. What the user should hear goes
  * to the callbacks of struct ingest_cfg (ingest.h); nothing is printed.
+ *
+ * The walk is bounded whatever the folder holds: only regular files are
+ * opened (checked before opening: a FIFO or a device never blocks it),
+ * each directory and file is met once by device and inode (links to "."
+ * do not multiply artifacts, a cycle ends), and content already in the
+ * database, or oomlens's own outputs, are not read again.
  */
 #include "analyzer/ingest/ingest.h"
-#include "analyzer/store/correlate.h"
 #include "analyzer/ingest/formats.h"
+#include "analyzer/ingest/own_outputs.h"
+#include "analyzer/store/correlate.h"
 #include "lib/strbuf.h"
 #include "parsers/cgroup.h"
 
@@ -19,6 +26,18 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#define MAX_DEPTH 16
+
+/* One ingest run: what every step needs. */
+struct run {
+	struct timeline *tl;
+	const struct ingest_cfg *cfg;
+	struct ingest_stats *st;
+	struct fileset *seen;
+	double t0, last_progress;
+	int progress_shown;
+};
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -26,160 +45,320 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Note an artifact we could not open or do not read: its row with status
- * and, when msg is given, one diagnostic. Returns 0, or -1 when the store
- * failed. */
-static int note_artifact(struct timeline *tl, const char *path, const char *status,
-			 enum ol_severity sev, const char *msg, uint64_t size)
-{
-	int64_t id = timeline_artifact_begin(tl, path, NULL, size, 0);
-	if (id < 0)
-		return -1;
-	if (msg)
-		sink_diagf(&tl->sink, 0, 0, sev, "%s", msg);
-	return timeline_artifact_end(tl, 1, status, 0, 0);
-}
-
 /* Tell cfg->message one line, printf-style, unless quiet. */
-static void say(const struct ingest_cfg *cfg, const char *fmt, ...)
+static void say(const struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void say(const struct ingest_cfg *cfg, const char *fmt, ...)
+static void say(const struct run *r, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	if (cfg->quiet || !cfg->message)
+	if (r->cfg->quiet || !r->cfg->message)
 		return;
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	if (!strbuf_failed(&sb))
-		cfg->message(cfg->arg, sb.buf);
+		r->cfg->message(r->cfg->arg, sb.buf);
 	strbuf_release(&sb);
 }
 
-/* Progress: only when asked for, only for large files. */
-#define PROGRESS_MIN_SIZE (64u << 20)
+/* ---- progress ---- */
 
-struct progress {
-	const struct ingest_cfg *cfg;
-	double t0;
-};
-
-/* The input's refill hook: where reading stands, to cfg->on_progress. */
-static void tell_progress(struct input *in, void *arg)
+/* Tell on_progress where the run stands, when the run has lasted a
+ * second and a tenth of one has passed since the last time. in: the
+ * artifact being read, or NULL between artifacts. */
+static void progress(struct run *r, const struct input *in)
 {
-	const struct progress *pr = arg;
-	struct ingest_progress p = { in->path, in->offset, in->size, in->compressed,
-				     now_s() - pr->t0, 0 };
+	struct ingest_progress p = { NULL, 0, 0, 0, r->st->files,
+				     r->st->bytes + (in ? in->offset : 0), 0, 0 };
+	double t;
 
-	pr->cfg->on_progress(pr->cfg->arg, &p);
+	if (r->cfg->progress <= 0 || !r->cfg->on_progress)
+		return;
+	t = now_s();
+	if (t - r->t0 < 1.0 || t - r->last_progress < 0.1)
+		return;
+	if (in) {
+		p.path = in->path;
+		p.offset = in->offset;
+		p.size = in->size;
+		p.compressed = in->compressed;
+	}
+	p.seconds = t - r->t0;
+	r->last_progress = t;
+	r->progress_shown = 1;
+	r->cfg->on_progress(r->cfg->arg, &p);
+}
+
+/* The input's refill hook, every few MiB read of an artifact. */
+static void input_progress(struct input *in, void *arg)
+{
+	progress(arg, in);
+}
+
+/* ---- artifacts noted without a parse ---- */
+
+/* Note an artifact that is not read: its row with status (and kind NULL)
+ * and, when msg is given, one diagnostic; counted in st. Returns 0, or
+ * -1 when the store failed. */
+static int note_artifact(struct run *r, const char *path, const char *status,
+			 enum ol_severity sev, const char *msg, uint64_t size)
+{
+	int64_t id;
+
+	r->st->files++;
+	if (!strcmp(status, "failed"))
+		r->st->failed++;
+	else
+		r->st->skipped++;
+	id = timeline_artifact_begin(r->tl, path, NULL, size, 0);
+	if (id < 0)
+		return -1;
+	if (msg)
+		sink_diagf(&r->tl->sink, 0, 0, sev, "%s", msg);
+	return timeline_artifact_end(r->tl, 1, status, 0, 0);
+}
+
+/* Note a skipped artifact and say why: "path: skipped: why". One noted
+ * so by an earlier run (ingest --append) is counted, not noted again. */
+static int skip_artifact(struct run *r, const char *path, const char *why, uint64_t size)
+{
+	int64_t seen = timeline_find_artifact(r->tl, path, NULL, size, NULL);
+
+	if (seen < 0)
+		return -1;
+	if (seen > 0) {
+		r->st->files++;
+		r->st->skipped++;
+		r->st->duplicates++;
+		say(r, "%s: skipped: %s (noted before: artifact %lld)", path, why, (long long)seen);
+		return 0;
+	}
+	say(r, "%s: skipped: %s", path, why);
+	return note_artifact(r, path, "skipped", OL_INFO, why, size);
+}
+
+/* Count an artifact of kind that is artifact dup already (same path,
+ * format and content), and say so. Returns 0. */
+static int count_duplicate(struct run *r, const char *path, const char *kind, int64_t dup)
+{
+	r->st->files++;
+	r->st->skipped++;
+	r->st->duplicates++;
+	say(r, "%s: %s: skipped: already in the database (artifact %lld, same content)",
+	    path, kind, (long long)dup);
+	return 0;
+}
+
+/* ---- one artifact: one file read by one format ---- */
+
+/* Count the outcome of a parse that returned n, and its status. */
+static const char *outcome(struct run *r, int n)
+{
+	struct ingest_stats *st = r->st;
+
+	st->files++;
+	if (n < 0) {
+		st->failed++;
+		return "failed";
+	}
+	st->records += (uint64_t)n;
+	if (r->tl->sink.n_errors) {
+		st->partial++;
+		return "partial";
+	}
+	st->ok++;
+	if (n)
+		return "ok";
+	st->no_records++;
+	sink_diagf(&r->tl->sink, 0, 0, OL_INFO, "read without error, but nothing in it is a"
+		   " record oomlens keeps (no OOM report, sample, snapshot or core data)");
+	return "no_records";
+}
+
+/* Is this artifact (path, format, content) in the database already? An
+ * earlier one of the same path, format and size says it may be: then the
+ * file is hashed first, in the form of that one's hash (read once more,
+ * only in that case), and compared. The id of the artifact holding it, 0
+ * when none (the input is then ready for the parse, reopened if it was
+ * hashed), -1 when the store failed, -2 when the file could not be opened
+ * again. */
+static int64_t already_there(struct run *r, const char *path, struct input *in,
+			     const struct format *f)
+{
+	char stored[TIMELINE_HASH_LEN], now[TIMELINE_HASH_LEN];
+	struct strbuf err = STRBUF_INIT;
+	int64_t id = timeline_find_artifact(r->tl, path, f->kind, in->size, stored);
+	uint64_t h;
+	int sampled;
+
+	if (id <= 0)
+		return id;
+	if (input_hash(in, stored[0] == 's' ? INPUT_HASH_SAMPLED : INPUT_HASH_WHOLE, &h,
+		       &sampled) < 0) {
+		id = 0;
+	} else {
+		timeline_hash_text(h, sampled, now);
+		if (strcmp(now, stored))
+			id = 0;
+	}
+	input_close(in);
+	if (id == 0 && input_open(in, path, &err) < 0)
+		id = -2;
+	strbuf_release(&err);
+	return id;
 }
 
 /* Run format f over the open input as one artifact (one transaction),
- * count the outcome in st and tell cfg about a failed or partial one.
- * Returns 0, or -1 when the store failed; a parser that fails only makes
- * the artifact 'failed'. */
-static int parse_artifact(struct timeline *tl, const char *path, struct input *in,
-			  const struct format *f, const struct ingest_cfg *cfg,
-			  struct ingest_stats *st)
+ * count the outcome and tell cfg about a failed, partial or empty one.
+ * An artifact whose path, format and content are in the database already
+ * (ingest --append of the same files) is counted as skipped and leaves
+ * no row. Returns 0, or -1 when the store failed; a parser that fails
+ * only makes the artifact 'failed'. */
+static int parse_artifact(struct run *r, const char *path, struct input *in,
+			  const struct format *f)
 {
-	struct progress pr = { cfg, now_s() };
+	struct timeline *tl = r->tl;
+	double t0 = now_s();
 	const char *status;
-	int n;
+	int64_t dup;
+	uint64_t h;
+	int n, sampled;
 
-	if (cfg->progress > 0 && cfg->on_progress && in->size >= PROGRESS_MIN_SIZE) {
-		in->progress = tell_progress;
-		in->progress_arg = &pr;
-		in->progress_every = 16u << 20;
+	dup = already_there(r, path, in, f);
+	if (dup == -1)
+		return -1;
+	if (dup > 0)
+		return count_duplicate(r, path, f->kind, dup);
+	if (dup == -2)
+		return note_artifact(r, path, "failed", OL_ERROR, "the file went away", 0);
+	if (r->cfg->progress > 0 && r->cfg->on_progress) {
+		in->progress = input_progress;
+		in->progress_arg = r;
+		in->progress_every = 4u << 20;
 		in->progress_next = in->progress_every;
 	}
 	if (timeline_artifact_begin(tl, path, f->kind, in->size, in->compressed) < 0)
 		return -1;
 	n = f->parse(in, &tl->sink);
-	if (in->progress && in->progress_next > in->progress_every) {
-		struct ingest_progress done = { path, 0, in->size, in->compressed,
-						now_s() - pr.t0, 1 };
-		cfg->on_progress(cfg->arg, &done);
-	}
 	if (in->error)
 		sink_diagf(&tl->sink, 0, in->offset, OL_ERROR,
 			   "read error after %llu bytes (%s): the rest of the file is lost",
 			   (unsigned long long)in->offset,
 			   in->compressed ? "corrupt or truncated gzip stream" : strerror(in->error));
-	if (n < 0) {
-		status = "failed";
-		st->failed++;
-	} else if (tl->sink.n_errors) {
-		status = "partial";
-		st->partial++;
-		st->records += (uint64_t)n;
-	} else {
-		status = n ? "ok" : "empty";
-		st->ok += n ? 1 : 0;
-		st->records += (uint64_t)n;
-	}
-	st->bytes += in->offset;
+	if (input_hash(in, INPUT_HASH_AUTO, &h, &sampled) == 0)  /* for a later --append */
+		timeline_artifact_hash(tl, h, sampled);
+	status = outcome(r, n);
+	r->st->bytes += in->offset;
 	if (tl->sink.n_errors || n < 0)
-		say(cfg, "%s: %s: %s (%u errors, %u warnings; see the report)",
+		say(r, "%s: %s: %s (%u errors, %u warnings; see the report)",
 		    path, f->kind, status, tl->sink.n_errors, tl->sink.n_warnings);
-	return timeline_artifact_end(tl, n >= 0, status, in->offset, now_s() - pr.t0);
+	else if (n == 0)
+		say(r, "%s: %s: read, but nothing in it is a record oomlens keeps", path, f->kind);
+	return timeline_artifact_end(tl, n >= 0, status, in->offset, now_s() - t0);
 }
 
-/* One file: detect its format(s), then parse it once per format (a syslog
- * with kernel and server lines is read by both line-log parsers). A file
- * that cannot be opened or is of no known format is noted as such.
- * Returns 0, or -1 when the store failed. */
-static int ingest_file(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
-		       struct ingest_stats *st)
+/* The formats that read this input, best first (at most max); 0 when
+ * none does. */
+static int formats_of(const struct run *r, const char *path, struct input *in,
+		      const struct format **fs, int max)
+{
+	const unsigned char *head;
+	size_t hn;
+	int nf;
+
+	if (r->cfg->force_kind) {
+		fs[0] = format_by_kind(r->cfg->force_kind);
+		return fs[0] ? 1 : 0;
+	}
+	nf = detect_formats(in, fs, max);
+	if (nf)
+		return nf;
+	/* one-value cgroup files (memory.max: "max") have no content
+	 * signature; their name is the only clue. */
+	head = input_peek(in, DETECT_HEAD, &hn);
+	if (cgroup_name_sniff(path, head, hn) && (fs[0] = format_by_kind("cgroup")))
+		return 1;
+	return 0;
+}
+
+/* A file read before by another path (a link), an oomlens output or an
+ * empty file: the reason to skip it, in why; NULL to read it. Returns
+ * "" when memory ran out. */
+static const char *reason_to_skip(struct run *r, struct input *in, char *why, size_t n)
+{
+	const struct fileset_entry *first;
+	const unsigned char *head;
+	const char *own;
+	size_t hn;
+	int added = fileset_add(r->seen, in->dev, in->ino, FILESET_FILE, in->path, &first);
+
+	if (added < 0)
+		return "";
+	if (added == 0) {
+		snprintf(why, n, "the same file as %s, read once", first->path);
+		return why;
+	}
+	head = input_peek(in, DETECT_HEAD, &hn);
+	if (!hn && !in->error)
+		return "an empty file";
+	if ((own = own_output_kind(head, hn))) {
+		snprintf(why, n, "an oomlens output (%s), not evidence", own);
+		return why;
+	}
+	return NULL;
+}
+
+/* One regular file: detect its format(s), then parse it once per format
+ * (a syslog with kernel and server lines is read by both line-log
+ * parsers). A file that cannot be opened, that is skipped, or is of no
+ * known format is noted as such. Returns 0, or -1 when the store failed
+ * or memory ran out. */
+static int ingest_file(struct run *r, const char *path)
 {
 	struct strbuf err = STRBUF_INIT;
 	const struct format *fs[4];
+	const char *skip;
 	struct input in;
-	int i, nf, r = 0;
+	char why[512];
+	int i, nf, rc = 0;
 
-	st->files++;
 	if (input_open(&in, path, &err) < 0) {
-		say(cfg, "%s", err.buf);
-		st->failed++;
-		r = note_artifact(tl, path, "failed", OL_ERROR, err.buf, 0);
+		const char *why = strbuf_failed(&err) ? "out of memory" : err.buf;
+		say(r, "%s%s%s", why == err.buf ? "" : path, why == err.buf ? "" : ": ", why);
+		rc = note_artifact(r, path, "failed", OL_ERROR, why, 0);
 		strbuf_release(&err);
-		return r;
+		return rc;
 	}
-	if (cfg->force_kind) {
-		fs[0] = format_by_kind(cfg->force_kind);
-		nf = fs[0] ? 1 : 0;
-	} else {
-		nf = detect_formats(&in, fs, 4);
-	}
-	if (!nf && !cfg->force_kind) {
-		/* one-value cgroup files (memory.max: "max") have no
-		 * content signature; their name is the only clue. */
-		size_t hn;
-		const unsigned char *head = input_peek(&in, DETECT_HEAD, &hn);
-		if (cgroup_name_sniff(path, head, hn) && (fs[0] = format_by_kind("cgroup")))
-			nf = 1;
-	}
-	if (!nf) {
-		st->skipped++;
-		say(cfg, "%s: skipped: not a format oomlens reads", path);
+	skip = reason_to_skip(r, &in, why, sizeof(why));
+	if (skip) {
 		input_close(&in);
-		return note_artifact(tl, path, "skipped", OL_INFO,
-				     "not a format oomlens reads", in.size);
+		return *skip ? skip_artifact(r, path, skip, in.size) : -1;
 	}
-	for (i = 0; i < nf && r == 0; i++) {
+	nf = formats_of(r, path, &in, fs, 4);
+	if (!nf) {
+		input_close(&in);
+		return skip_artifact(r, path, "not a format oomlens reads", in.size);
+	}
+	for (i = 0; i < nf && rc == 0; i++) {
 		if (i > 0) {
 			input_close(&in);
 			if (input_open(&in, path, &err) < 0) {
+				rc = note_artifact(r, path, "failed", OL_ERROR,
+						   strbuf_failed(&err) ? "out of memory" : err.buf, 0);
 				strbuf_release(&err);
-				return -1;
+				return rc;
 			}
 		}
-		r = parse_artifact(tl, path, &in, fs[i], cfg, st);
+		rc = parse_artifact(r, path, &in, fs[i]);
+		progress(r, NULL);
 	}
 	input_close(&in);
-	return r;
+	return rc;
 }
+
+/* ---- the walk ---- */
 
 /* qsort order of file names: bytewise, so that a walk is reproducible. */
 static int cmp_str(const void *a, const void *b)
@@ -187,73 +366,135 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A file, or a directory walked in name order (hidden names skipped, at
- * most 16 levels deep). Returns 0, or -1 when the store failed or memory
- * ran out. */
-static int ingest_path(struct timeline *tl, const char *path, const struct ingest_cfg *cfg,
-		       struct ingest_stats *st, int depth)
+/* The entries of directory path (hidden names left out), as paths, in
+ * name order, into *names (caller frees each and the array). Returns the
+ * count, or -1 with errno set. */
+static long list_dir(const char *path, char ***names)
 {
-	struct stat sb;
-	DIR *d;
+	size_t n = 0, cap = 0, plen = strlen(path);
+	DIR *d = opendir(path);
 	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0, i;
-	int r = 0;
+	char **v = NULL;
+	int e = 0;
 
-	if (stat(path, &sb) < 0) {
-		char msg[256];
-		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
-		say(cfg, "%s", msg);
-		st->files++;
-		st->failed++;
-		return note_artifact(tl, path, "failed", OL_ERROR, msg, 0);
-	}
-	if (!S_ISDIR(sb.st_mode))
-		return ingest_file(tl, path, cfg, st);
-	if (depth > 16)
-		return 0;
-	d = opendir(path);
-	if (!d) {
-		st->failed++;
-		return note_artifact(tl, path, "failed", OL_ERROR, strerror(errno), 0);
-	}
+	if (!d)
+		return -1;
 	while ((de = readdir(d))) {
-		struct strbuf sbp = STRBUF_INIT;
+		struct strbuf sb = STRBUF_INIT;
 		if (de->d_name[0] == '.')
 			continue;  /* ., .., and hidden files */
 		if (n == cap) {
-			char **p = realloc(names, (cap = cap ? cap * 2 : 32) * sizeof(*names));
+			char **p = realloc(v, (cap = cap ? cap * 2 : 32) * sizeof(*v));
 			if (!p) {
-				r = -1;
+				e = ENOMEM;
 				break;
 			}
-			names = p;
+			v = p;
 		}
-		strbuf_addf(&sbp, "%s%s%s", path,
-			    path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
-		names[n++] = strbuf_detach(&sbp, NULL);
+		strbuf_addf(&sb, "%s%s%s", path, plen && path[plen - 1] == '/' ? "" : "/",
+			    de->d_name);
+		if (strbuf_failed(&sb)) {
+			e = ENOMEM;
+			break;
+		}
+		v[n++] = strbuf_detach(&sb, NULL);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (e) {
+		while (n)
+			free(v[--n]);
+		free(v);
+		errno = e;
+		return -1;
+	}
+	qsort(v, n, sizeof(*v), cmp_str);
+	*names = v;
+	return (long)n;
+}
+
+static int ingest_path(struct run *r, const char *path, int depth);
+
+/* A directory, walked in name order, once. Returns 0, or -1 when the
+ * store failed or memory ran out. */
+static int ingest_dir(struct run *r, const char *path, const struct stat *sb, int depth)
+{
+	const struct fileset_entry *first;
+	char **names = NULL;
+	long n, i;
+	int added, rc = 0;
+
+	if (depth > MAX_DEPTH) {
+		say(r, "%s: skipped: more than %d directory levels deep", path, MAX_DEPTH);
+		return 0;
+	}
+	added = fileset_add(r->seen, (uint64_t)sb->st_dev, (uint64_t)sb->st_ino, FILESET_DIR,
+			    path, &first);
+	if (added < 0)
+		return -1;
+	if (added == 0) {
+		say(r, "%s: skipped: the directory %s again (a link to it, or a cycle)", path,
+		    first->path);
+		return 0;
+	}
+	n = list_dir(path, &names);
+	if (n < 0) {
+		char msg[512];
+		if (errno == ENOMEM)
+			return -1;
+		snprintf(msg, sizeof(msg), "%s: cannot read the directory: %s", path, strerror(errno));
+		say(r, "%s", msg);
+		return note_artifact(r, path, "failed", OL_ERROR, msg, 0);
+	}
 	for (i = 0; i < n; i++) {
-		if (r == 0)
-			r = ingest_path(tl, names[i], cfg, st, depth + 1);
+		if (rc == 0)
+			rc = ingest_path(r, names[i], depth + 1);
 		free(names[i]);
 	}
 	free(names);
-	return r;
+	return rc;
+}
+
+/* A file or a directory. Returns 0, or -1 when the store failed or
+ * memory ran out. */
+static int ingest_path(struct run *r, const char *path, int depth)
+{
+	struct stat sb;
+	char msg[512];
+
+	if (stat(path, &sb) < 0) {
+		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
+		say(r, "%s", msg);
+		return note_artifact(r, path, "failed", OL_ERROR, msg, 0);
+	}
+	if (S_ISDIR(sb.st_mode))
+		return ingest_dir(r, path, &sb, depth);
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(msg, sizeof(msg), "%s, not a regular file: not read",
+			 input_file_type(sb.st_mode));
+		return skip_artifact(r, path, msg, 0);
+	}
+	return ingest_file(r, path);
 }
 
 int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
 		 const struct ingest_cfg *cfg, struct ingest_stats *st)
 {
-	int i;
+	struct fileset own = FILESET_INIT;
+	struct run r = { tl, cfg, st, cfg->seen ? cfg->seen : &own, now_s(), 0, 0 };
+	int i, rc = 0;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < npaths; i++)
-		if (ingest_path(tl, paths[i], cfg, st, 0) < 0)
-			return -1;
-	if (timeline_align_clocks(tl) < 0 || correlate_events(tl) < 0)
+	for (i = 0; i < npaths && rc == 0; i++)
+		rc = ingest_path(&r, paths[i], 0);
+	if (rc == 0 && (timeline_align_clocks(tl) < 0 || correlate_events(tl) < 0))
+		rc = -1;
+	if (r.progress_shown) {
+		struct ingest_progress done = { NULL, 0, 0, 0, st->files, st->bytes,
+						now_s() - r.t0, 1 };
+		cfg->on_progress(cfg->arg, &done);
+	}
+	fileset_release(&own);
+	if (rc < 0)
 		return -1;
 	return st->records ? 0 : 1;
 }

@@ -9,42 +9,61 @@
 #define OOMLENS_INGEST_H
 
 #include "analyzer/store/timeline.h"
+#include "lib/fileset.h"
 
+/* What became of the artifacts. An artifact is one file read by one
+ * format (a syslog read by two line-log parsers is two), or one file
+ * noted without being read; each is counted in files and in exactly one
+ * of ok, partial, failed and skipped. */
 struct ingest_stats {
-	unsigned files;      /* artifacts looked at */
-	unsigned ok;         /* parsed without error */
-	unsigned partial;    /* parsed, with errors: some content lost */
+	unsigned files;      /* artifacts */
+	unsigned ok;         /* read without error (no_records of them gave nothing) */
+	unsigned partial;    /* read, with errors: some content lost */
 	unsigned failed;     /* nothing kept */
-	unsigned skipped;    /* not a format oomlens reads */
+	unsigned skipped;    /* not read: no known format, not a regular file,
+			      * a file met before by another path, an
+			      * artifact already in the database, an oomlens output */
+	unsigned no_records; /* of ok: nothing in them is a record oomlens keeps */
+	unsigned duplicates; /* of skipped: already in the database (--append) */
 	uint64_t records;    /* records the parsers produced */
 	uint64_t bytes;      /* bytes read */
 };
 
-/* Where a large artifact's reading stands. */
+/* Where a run stands, for a progress line. */
 struct ingest_progress {
-	const char *path;
-	uint64_t offset;     /* bytes read (uncompressed) */
-	uint64_t size;       /* bytes on disk */
+	const char *path;    /* the artifact being read, NULL between artifacts */
+	uint64_t offset;     /* bytes of it read (uncompressed) */
+	uint64_t size;       /* its bytes on disk */
 	int compressed;      /* 1: size is the gzip file's, offset the data's */
-	double seconds;      /* since the artifact began */
-	int done;            /* 1: the artifact is read; no offset given */
+	unsigned files;      /* artifacts done so far */
+	uint64_t bytes;      /* bytes read so far, all artifacts */
+	double seconds;      /* since the run began */
+	int done;            /* 1: the run is over (the line can be cleared) */
 };
 
 struct ingest_cfg {
 	int quiet;           /* no per-artifact messages */
-	int progress;        /* report progress (of artifacts of 64 MiB and more) */
+	int progress;        /* report progress (runs longer than a second) */
 	const char *force_kind; /* --kind: skip detection */
+	/* The identities of every directory walked and file read, with the
+	 * paths they were first met by (filled by ingest_paths; the caller
+	 * owns it); NULL: ingest keeps its own for the run. */
+	struct fileset *seen;
 	/* One line for the user, without prefix or newline ("x.log: skipped:
 	 * not a format oomlens reads"); NULL: said to no one. */
 	void (*message)(void *arg, const char *line);
-	/* With progress: called every 16 MiB read of a large artifact, then
-	 * once with done = 1 after it if it was called for it. */
+	/* With progress: called at most ten times a second once the run has
+	 * lasted a second (between artifacts, and every few MiB inside a
+	 * large one), then once with done = 1 if it was called at all. */
 	void (*on_progress)(void *arg, const struct ingest_progress *p);
 	void *arg;           /* passed to both */
 };
 
-/* Ingest every path (recursing into directories, in name order). Each
- * artifact is one transaction. Then aligns clocks. Returns 0 when at least
+/* Ingest every path (recursing into directories, in name order, each
+ * directory and each file once however many links lead to it; hidden
+ * names skipped). Only regular files are opened. Each artifact is one
+ * transaction; an artifact whose path, format and content (hash) are
+ * already in the database is skipped. Then aligns clocks. Returns 0 when at least
  * one artifact gave records, 1 when nothing usable came out, -1 when the
  * database itself failed. */
 int ingest_paths(struct timeline *tl, char *const *paths, int npaths,

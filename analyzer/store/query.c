@@ -50,7 +50,7 @@ json_t *q_json(sqlite3_stmt *st, int col)
 	case SQLITE_BLOB:
 		strbuf_add_utf8(&sb, (const char *)sqlite3_column_text(st, col),
 				(size_t)sqlite3_column_bytes(st, col));
-		j = json_stringn(sb.buf, sb.len);
+		j = strbuf_failed(&sb) ? NULL : json_stringn(sb.buf, sb.len);
 		strbuf_release(&sb);
 		return j;
 	default:
@@ -115,6 +115,72 @@ json_t *q_rows_next(sqlite3_stmt *st, int64_t max)
 	}
 	sqlite3_reset(st);
 	return arr;
+}
+
+/* What q_write_json collects before handing it to stdio. */
+struct json_out {
+	FILE *out;
+	size_t n;
+	int failed;
+	int indent;             /* spaces to add after each newline */
+	char buf[32768];
+};
+
+static int json_out_flush(struct json_out *b)
+{
+	if (b->n && fwrite(b->buf, 1, b->n, b->out) != b->n)
+		b->failed = 1;
+	b->n = 0;
+	return b->failed ? -1 : 0;
+}
+
+static int json_out_raw(const char *s, size_t n, struct json_out *b);
+
+static int json_out_put(const char *s, size_t n, void *arg)
+{
+	static const char spaces[] = "                                ";
+	struct json_out *b = arg;
+	const char *nl;
+
+	while (b->indent && n && (nl = memchr(s, '\n', n))) {
+		size_t k = (size_t)(nl - s) + 1;
+		if (json_out_raw(s, k, b) < 0 ||
+		    json_out_raw(spaces, (size_t)b->indent < sizeof(spaces) - 1 ? (size_t)b->indent
+				 : sizeof(spaces) - 1, b) < 0)
+			return -1;
+		s += k;
+		n -= k;
+	}
+	return json_out_raw(s, n, b);
+}
+
+static int json_out_raw(const char *s, size_t n, struct json_out *b)
+{
+	if (n > sizeof(b->buf) - b->n && json_out_flush(b) < 0)
+		return -1;
+	if (n > sizeof(b->buf))
+		return fwrite(s, 1, n, b->out) == n ? 0 : (b->failed = 1, -1);
+	memcpy(b->buf + b->n, s, n);
+	b->n += n;
+	return 0;
+}
+
+int q_write_json(FILE *out, const json_t *v, size_t flags)
+{
+	return q_write_json_at(out, v, flags, 0);
+}
+
+int q_write_json_at(FILE *out, const json_t *v, size_t flags, int indent)
+{
+	struct json_out b;
+
+	b.out = out;
+	b.n = 0;
+	b.failed = 0;
+	b.indent = indent;
+	if (json_dump_callback(v, json_out_put, &b, flags) < 0)
+		b.failed = 1;
+	return json_out_flush(&b) < 0 || b.failed ? -1 : 0;
 }
 
 int64_t q_int_next(sqlite3_stmt *st, int64_t dflt)

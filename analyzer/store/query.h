@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct strbuf;
 
@@ -42,6 +43,17 @@ json_t *q_row(sqlite3_stmt *st);
  * new array (caller decrefs; NULL only when out of memory); st is reset
  * afterwards, ready to be bound again. */
 json_t *q_rows_next(sqlite3_stmt *st, int64_t max);
+
+/* Write v to out as json_dumpf would (flags alike), through a buffer:
+ * jansson hands each token to its output apart, and a stdio call per
+ * token is most of the time of a large report. 0, or -1 when writing
+ * failed. */
+int q_write_json(FILE *out, const json_t *v, size_t flags);
+/* The same, each line after the first indented by indent more spaces: an
+ * element of an array streamed row by row then reads exactly as the
+ * whole array dumped with JSON_INDENT would (JSON strings hold no raw
+ * newline, so every newline is jansson's). */
+int q_write_json_at(FILE *out, const json_t *v, size_t flags, int indent);
 
 /* ---- one value ---- */
 

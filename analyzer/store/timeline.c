@@ -15,7 +15,9 @@
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -160,18 +162,21 @@ int tl_update(struct timeline *tl, const struct table *t, int64_t id, const void
 
 /* ---- lifecycle ---- */
 
-/* Create every table of schema_parts and stamp the schema version, in
- * one exec. Returns 0, or -1 with the message in tl->errmsg. */
+/* Create every table of schema_parts and stamp the database as
+ * oomlens's (application id) of this schema version, in one exec.
+ * Returns 0, or -1 with the message in tl->errmsg. */
 static int create_schema(struct timeline *tl)
 {
 	struct strbuf sql = STRBUF_INIT;
 	size_t p, i;
 	int r = 0;
 
+	strbuf_addstr(&sql, "BEGIN;");
 	for (p = 0; schema_parts[p]; p++)
 		for (i = 0; schema_parts[p][i]; i++)
 			table_create_sql(schema_parts[p][i], &sql);
-	strbuf_addf(&sql, "PRAGMA user_version=%d;", TIMELINE_SCHEMA_VERSION);
+	strbuf_addf(&sql, "PRAGMA application_id=%d; PRAGMA user_version=%d; COMMIT;",
+		    TIMELINE_APPLICATION_ID, TIMELINE_SCHEMA_VERSION);
 	if (strbuf_failed(&sql))
 		r = tl_fail(tl, "out of memory");
 	else
@@ -194,35 +199,102 @@ static int schema_version(struct timeline *tl)
 	return version;
 }
 
-int timeline_open(struct timeline *tl, const char *path, int create, struct strbuf *err)
+/* The file checks and locks of mode before SQLite opens anything: the
+ * path SQLite is to open (the temporary for TL_CREATE) in *file.
+ * 0, or -1 with why in err. */
+static int prepare_file(struct timeline *tl, const char *path, enum timeline_mode mode,
+			const char **file, struct strbuf *err)
 {
-	int version;
+	int ours;
+
+	*file = path;
+	if (!strcmp(path, ":memory:")) {
+		if (mode == TL_CREATE)
+			return 0;
+		strbuf_addstr(err, ":memory: holds no database to open");
+		return -1;
+	}
+	if (!(tl->path = strdup(path))) {
+		strbuf_addf(err, "%s: out of memory", path);
+		return -1;
+	}
+	ours = timeline_file_is_ours(path, err);
+	if (ours < 0)
+		return -1;
+	if (mode != TL_CREATE && !ours) {
+		strbuf_addf(err, "%s: %s", path, access(path, F_OK) < 0 ? strerror(ENOENT)
+			    : "not an oomlens database (an empty file)");
+		return -1;
+	}
+	if (mode == TL_READ)
+		return 0;
+	if (dbfile_lock(tl, path, err) < 0)
+		return -1;
+	if (mode == TL_WRITE)
+		return 0;
+	if (dbfile_make_temp(tl, path, err) < 0)
+		return -1;
+	*file = tl->tmp_path;
+	return 0;
+}
+
+/* The pragmas of mode: a new database is private until it is renamed, so
+ * it needs neither journal on disk nor syncs (its savepoints still roll
+ * back, in memory); one written in place keeps a rollback journal and
+ * syncs every commit, so that a kill or a crash leaves it as it was. */
+static const char *mode_pragmas(enum timeline_mode mode)
+{
+	if (mode == TL_CREATE)
+		return "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
+		       " PRAGMA cache_size=-16000; PRAGMA temp_store=MEMORY";
+	if (mode == TL_WRITE)
+		return "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;"
+		       " PRAGMA cache_size=-16000; PRAGMA temp_store=MEMORY";
+	return "PRAGMA cache_size=-16000; PRAGMA temp_store=MEMORY";
+}
+
+int timeline_open(struct timeline *tl, const char *path, enum timeline_mode mode,
+		  struct strbuf *err)
+{
+	const char *file;
+	int version, flags;
 
 	memset(tl, 0, sizeof(*tl));
 	tl->opts.boot_time_ns = OL_NULL;
-	if (create && strcmp(path, ":memory:") != 0)
-		unlink(path);
-	/* NOMUTEX: one thread per connection; the mutexes cost ~5% of a bulk ingest */
-	if (sqlite3_open_v2(path, &tl->db, (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-						   : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		strbuf_addf(err, "%s: cannot open database: %s", path,
-			    tl->db ? sqlite3_errmsg(tl->db) : "out of memory");
-		sqlite3_close(tl->db);
-		tl->db = NULL;
+	tl->mode = mode;
+	tl->tmp_fd = tl->lock_fd = -1;
+	if (prepare_file(tl, path, mode, &file, err) < 0) {
+		timeline_close(tl);
 		return -1;
 	}
-	sqlite3_exec(tl->db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
-		     " PRAGMA cache_size=-16000; PRAGMA temp_store=MEMORY", NULL, NULL, NULL);
-	if (create && create_schema(tl) < 0) {
+	/* NOMUTEX: one thread per connection; the mutexes cost ~5% of a bulk
+	 * ingest. A reader opens read-write when it may, so that it can roll
+	 * back what a killed writer left in its journal. */
+	flags = mode == TL_CREATE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+		: mode == TL_WRITE || access(path, W_OK) == 0 ? SQLITE_OPEN_READWRITE
+		: SQLITE_OPEN_READONLY;
+	if (sqlite3_open_v2(file, &tl->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		strbuf_addf(err, "%s: cannot open database: %s", path,
+			    tl->db ? sqlite3_errmsg(tl->db) : "out of memory");
+		timeline_close(tl);
+		return -1;
+	}
+	sqlite3_busy_timeout(tl->db, 10000);
+	sqlite3_exec(tl->db, mode_pragmas(mode), NULL, NULL, NULL);
+	if (mode == TL_CREATE && create_schema(tl) < 0) {
 		strbuf_addf(err, "%s: cannot create schema: %s", path, tl->errmsg);
 		timeline_close(tl);
 		return -1;
 	}
 	version = schema_version(tl);
 	if (version != TIMELINE_SCHEMA_VERSION) {
-		strbuf_addf(err, "%s: not an oomlens database of schema version %d (found %d)",
-			    path, TIMELINE_SCHEMA_VERSION, version);
+		if (version < 0)
+			strbuf_addf(err, "%s: cannot read the database: %s", path,
+				    sqlite3_errmsg(tl->db));
+		else
+			strbuf_addf(err, "%s: an oomlens database of schema version %d; this"
+				    " oomlens reads version %d (ingest the artifacts again)",
+				    path, version, TIMELINE_SCHEMA_VERSION);
 		timeline_close(tl);
 		return -1;
 	}
@@ -233,6 +305,23 @@ int timeline_open(struct timeline *tl, const char *path, int create, struct strb
 	timeline_bind_snapshot(&tl->sink);
 	timeline_bind_holders(&tl->sink);
 	timeline_bind_engine(&tl->sink);
+	return 0;
+}
+
+int timeline_begin(struct timeline *tl)
+{
+	return timeline_exec(tl, "BEGIN IMMEDIATE");
+}
+
+int timeline_commit(struct timeline *tl, struct strbuf *err)
+{
+	if (!sqlite3_get_autocommit(tl->db) && timeline_exec(tl, "COMMIT") < 0) {
+		strbuf_addf(err, "%s: cannot commit: %s", tl->path ? tl->path : ":memory:",
+			    tl->errmsg);
+		return -1;
+	}
+	if (tl->mode == TL_CREATE && tl->tmp_path)
+		return dbfile_commit(tl, err);
 	return 0;
 }
 
@@ -247,6 +336,15 @@ void timeline_close(struct timeline *tl)
 		sqlite3_close(tl->db);
 	memset(tl->stmts, 0, sizeof(tl->stmts));
 	tl->db = NULL;
+	if (tl->mode == TL_CREATE) {
+		dbfile_discard(tl);      /* not committed: nothing is left behind */
+		if (tl->tmp_fd >= 0)
+			close(tl->tmp_fd);   /* after SQLite's: see dbfile_commit */
+		tl->tmp_fd = -1;
+	}
+	dbfile_unlock(tl);
+	free(tl->path);
+	tl->path = NULL;
 }
 
 static const char sql_sample_max[] = "SELECT coalesce(max(rowid), 0) FROM sample";
@@ -254,7 +352,7 @@ static const char sql_sample_max[] = "SELECT coalesce(max(rowid), 0) FROM sample
 int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const char *kind,
 				uint64_t size, int compressed)
 {
-	struct tl_artifact a = { path, kind, size, compressed, "reading", 0, 0, 0, 0 };
+	struct tl_artifact a = { path, kind, size, compressed, "reading", NULL, 0, 0, 0, 0 };
 	sqlite3_stmt *q;
 
 	tl->artifact_id = tl_insert_in(tl, &timeline_artifact_table, 0, 0, &a);
@@ -269,6 +367,7 @@ int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const cha
 	if (q)
 		sqlite3_reset(q);
 	tl->sink.path = path;
+	tl->artifact_hash[0] = 0;
 	tl->sink.n_errors = tl->sink.n_warnings = 0;
 	tl->n_pending = tl->n_dropped = 0;
 	return tl->artifact_id;
@@ -277,7 +376,8 @@ int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const cha
 int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
 			  uint64_t bytes_read, double seconds)
 {
-	struct tl_artifact a = { NULL, NULL, 0, 0, status, bytes_read, seconds,
+	struct tl_artifact a = { NULL, NULL, 0, 0, status,
+				 tl->artifact_hash[0] ? tl->artifact_hash : NULL, bytes_read, seconds,
 				 tl->sink.n_errors, tl->sink.n_warnings };
 	size_t i;
 	int r = 0;
@@ -301,6 +401,17 @@ int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
 	tl->artifact_id = 0;
 	tl->n_pending = 0;
 	return r;
+}
+
+void timeline_hash_text(uint64_t hash, int sampled, char out[TIMELINE_HASH_LEN])
+{
+	snprintf(out, TIMELINE_HASH_LEN, "%s%016llx", sampled ? "s" : "",
+		 (unsigned long long)hash);
+}
+
+void timeline_artifact_hash(struct timeline *tl, uint64_t hash, int sampled)
+{
+	timeline_hash_text(hash, sampled, tl->artifact_hash);
 }
 
 /* Boot-relative times become UTC through an anchor: an artifact that saw

@@ -8,6 +8,14 @@
  * artifact row and diagnostics behind. Rules and reports read tl->db with
  * plain SQL.
  *
+ * The database file is oomlens's own and nothing else: it carries
+ * TIMELINE_APPLICATION_ID, and a path that holds anything else is never
+ * replaced. A new database is built under a temporary name beside its
+ * destination and put in place whole by timeline_commit (a crash or kill
+ * leaves the old one or none, never half of one); one that is written to
+ * is held by one process at a time (a lock file beside it), so a second
+ * writer is refused rather than silently replacing the first's work.
+ *
  * The timeline never prints. A failing call returns -1 and keeps SQLite's
  * message in tl->errmsg; an owner that wants to hear of every store error
  * as it happens (the command line prints them) sets tl->on_error after
@@ -22,10 +30,24 @@
 #include "parsers/sink.h"
 
 #define TIMELINE_SCHEMA_VERSION 2
+/* PRAGMA application_id of every oomlens database: "OOML". */
+#define TIMELINE_APPLICATION_ID 0x4F4F4D4C
+
+/* How a database is opened. */
+enum timeline_mode {
+	TL_READ,    /* an existing database, read only */
+	TL_WRITE,   /* an existing database, written in place: locked for this
+		     * process, rollback journal, full sync (--append, classify) */
+	TL_CREATE,  /* a new one, built under a temporary name until
+		     * timeline_commit; locked; ":memory:" builds in memory */
+};
 
 struct strbuf;
 
 #define TIMELINE_NSTMT 64
+/* An artifact's hash as stored: 16 hex digits, after an 's' when it was
+ * made from samples of a large file (lib/input.h), and the NUL. */
+#define TIMELINE_HASH_LEN 18
 #define TIMELINE_MAX_DIAGS 200
 
 struct tl_pending_diag {
@@ -55,13 +77,56 @@ struct timeline {
 	struct tl_pending_diag pending[TIMELINE_MAX_DIAGS]; /* this artifact's */
 	unsigned n_pending, n_dropped;
 	int64_t sample_rowid_begin; /* max sample rowid when the artifact began */
+	char artifact_hash[TIMELINE_HASH_LEN]; /* the current artifact's content hash, "" unknown */
+
+	/* The file (dbfile.c); NULL paths for ":memory:". All owned. */
+	enum timeline_mode mode;
+	char *path;                /* the destination */
+	char *tmp_path;            /* TL_CREATE: built under this until committed */
+	char *lock_path;           /* the writer's lock file, while held */
+	int tmp_fd, lock_fd;       /* -1 when none */
 };
 
-/* Open (create=1: create fresh, replacing an existing file) the database at
- * path. Clears *tl first (on_error included). Returns 0, or -1 with a
- * message in err. */
-int timeline_open(struct timeline *tl, const char *path, int create, struct strbuf *err);
+/* Open the database at path in mode (see enum timeline_mode). Clears *tl
+ * first (on_error included). TL_CREATE refuses a path that holds anything
+ * but an oomlens database or an empty file; TL_WRITE and TL_CREATE refuse
+ * a database another process is writing. Returns 0, or -1 with a message
+ * naming the file and the reason in err. */
+int timeline_open(struct timeline *tl, const char *path, enum timeline_mode mode,
+		  struct strbuf *err);
+/* Open one transaction around everything written until timeline_commit
+ * (an append is then all or nothing). 0 or -1. */
+int timeline_begin(struct timeline *tl);
+/* Make what was written durable: commit the transaction timeline_begin
+ * opened; for TL_CREATE, sync the temporary and rename it over the
+ * destination. The connection stays open for reading. 0, or -1 with the
+ * reason in err. */
+int timeline_commit(struct timeline *tl, struct strbuf *err);
+/* Close; a TL_CREATE database that was not committed is removed (nothing
+ * is left behind), and the lock is released. */
 void timeline_close(struct timeline *tl);
+
+/* What the file at path is: 1 an oomlens database (by application id),
+ * 0 absent or empty, -1 something else or unreadable (why in err, with
+ * the path). */
+int timeline_file_is_ours(const char *path, struct strbuf *err);
+/* 1 when the first n bytes of a file are the header of an oomlens
+ * database (SQLite's magic and TIMELINE_APPLICATION_ID). */
+int timeline_header_is_ours(const unsigned char *head, size_t n);
+
+/* hash as stored (see TIMELINE_HASH_LEN) into out. */
+void timeline_hash_text(uint64_t hash, int sampled, char out[TIMELINE_HASH_LEN]);
+/* Set the current artifact's content hash (written when it ends). */
+void timeline_artifact_hash(struct timeline *tl, uint64_t hash, int sampled);
+/* The id of an artifact read before (ok, partial, no_records) with this
+ * path, kind and size, its stored hash into hash (what the new one is to
+ * be compared with); with kind NULL, of a file of no known format noted
+ * as skipped with this path and size (hash untouched, may be NULL). 0
+ * when none, -1 on error. */
+int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char *kind,
+			       uint64_t size, char hash[TIMELINE_HASH_LEN]);
+/* Forget the findings and verdict (the artifacts changed). 0 or -1. */
+int timeline_forget_verdict(struct timeline *tl);
 
 /* Start an artifact: inserts its row, opens the transaction, binds the sink.
  * Returns the artifact id (> 0) or -1. */

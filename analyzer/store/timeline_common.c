@@ -44,12 +44,14 @@ static const struct col artifact_cols[] = {
 	AR(size, "INTEGER", COL_U64, AT_INSERT),
 	AR(compressed, "INTEGER", COL_CINT, AT_INSERT),
 	AR(status, "TEXT", COL_TEXT, AT_BOTH),
+	AR(hash, "TEXT", COL_TEXT, AT_END),
 	AR(bytes_read, "INTEGER", COL_U64, AT_END),
 	AR(seconds, "REAL", COL_REAL, AT_END),
 	AR(errors, "INTEGER DEFAULT 0", COL_INT, AT_END),
 	AR(warnings, "INTEGER DEFAULT 0", COL_INT, AT_END),
 };
-const struct table timeline_artifact_table = TABLE("artifact", artifact_cols, NULL, NULL, NULL);
+const struct table timeline_artifact_table = TABLE("artifact", artifact_cols, NULL, NULL,
+	"CREATE INDEX artifact_size ON artifact(size, path);\n");
 
 static const struct col diagnostic_cols[] = {
 	ID_COLUMN,
@@ -59,7 +61,8 @@ static const struct col diagnostic_cols[] = {
 	TEXT_COLUMN(struct diag_row, severity),
 	TEXT_COLUMN(struct diag_row, message),
 };
-static const struct table diagnostic_table = TABLE("diagnostic", diagnostic_cols, NULL, NULL, NULL);
+static const struct table diagnostic_table = TABLE("diagnostic", diagnostic_cols, NULL, NULL,
+	"CREATE INDEX diagnostic_artifact ON diagnostic(artifact_id);\n");
 
 static const struct col event_cols[] = {
 	ID_COLUMN,
@@ -76,7 +79,10 @@ static const struct col event_cols[] = {
 };
 static const struct table event_table = TABLE("event", event_cols, NULL, NULL,
 	"CREATE INDEX event_time ON event(time_ns);\n"
-	"CREATE INDEX event_kind ON event(kind);\n");
+	"CREATE INDEX event_kind ON event(kind);\n"
+	/* the kill of each OOM report, found by the report it names */
+	"CREATE INDEX event_invoker ON event(json_extract(data, '$.invoker_event'))"
+	" WHERE kind = 'oom_kill';\n");
 
 #define TK(field) INT_COLUMN(struct ol_task, field)
 static const struct col task_cols[] = {
@@ -190,6 +196,48 @@ const struct table *const timeline_common_tables[] = {
 	&capture_table, &mapping_table, &finding_table, &evidence_table, &verdict_table,
 	NULL
 };
+
+/* ---- looking artifacts up (ingest --append) ---- */
+
+/* A file of no known format noted before with this path and size. */
+static const char sql_find_skipped[] = "SELECT id FROM artifact WHERE size = ?1 AND path = ?2"
+	" AND kind IS NULL AND status = 'skipped' ORDER BY id LIMIT 1";
+
+/* An artifact read before (ok, partial, no_records) with this path, kind
+ * and size, and its hash. */
+static const char sql_find_read[] = "SELECT id, hash FROM artifact WHERE size = ?1"
+	" AND path = ?2 AND kind = ?3 AND hash IS NOT NULL"
+	" AND status IN ('ok', 'partial', 'no_records') ORDER BY id LIMIT 1";
+
+int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char *kind,
+			       uint64_t size, char hash[TIMELINE_HASH_LEN])
+{
+	sqlite3_stmt *st = timeline_stmt(tl, kind ? sql_find_read : sql_find_skipped);
+	int64_t id = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)size);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	if (kind)
+		sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		if (kind)
+			snprintf(hash, TIMELINE_HASH_LEN, "%s", sqlite3_column_text(st, 1));
+	} else if (rc != SQLITE_DONE) {
+		id = tl_fail(tl, sqlite3_errmsg(tl->db));
+	}
+	sqlite3_reset(st);
+	return id;
+}
+
+int timeline_forget_verdict(struct timeline *tl)
+{
+	return timeline_exec(tl, "DELETE FROM evidence; DELETE FROM finding; DELETE FROM verdict");
+}
 
 /* ---- sink ops ---- */
 

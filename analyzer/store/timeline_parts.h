@@ -55,6 +55,17 @@ void timeline_bind_holders(struct sink *s);
 extern const struct table *const timeline_engine_tables[];    /* timeline_engine.c */
 void timeline_bind_engine(struct sink *s);
 
+/* The database file (dbfile.c). Each returns 0, or -1 with why in err. */
+/* Take the writer's lock beside path into tl (lock_fd, lock_path). */
+int dbfile_lock(struct timeline *tl, const char *path, struct strbuf *err);
+void dbfile_unlock(struct timeline *tl);
+/* Create the temporary a new database at path is built under (tmp_fd, tmp_path). */
+int dbfile_make_temp(struct timeline *tl, const char *path, struct strbuf *err);
+/* Sync the temporary and rename it over tl->path. */
+int dbfile_commit(struct timeline *tl, struct strbuf *err);
+/* Remove the temporary, if any. */
+void dbfile_discard(struct timeline *tl);
+
 /* The artifact row, inserted by timeline_artifact_begin and closed
  * (AT_END columns) by timeline_artifact_end. */
 struct tl_artifact {
@@ -62,6 +73,7 @@ struct tl_artifact {
 	uint64_t size;
 	int compressed;
 	const char *status;     /* "reading", then the final status */
+	const char *hash;       /* content hash, 16 hex digits; NULL unknown */
 	uint64_t bytes_read;
 	double seconds;
 	int64_t errors, warnings;

@@ -1,0 +1,237 @@
+/*
+ * test_input.c -- what keeps the walk bounded and the evidence safe, at
+ * the level of the library: the content hash (the reference XXH64
+ * values, the same fed in pieces, a .gz hashed as its content, a huge
+ * file mostly left unread hashed from samples), only regular files
+ * opened (a FIFO is refused at once, never blocks), files known by device
+ * and inode, and oomlens's own databases and reports recognised.
+ */
+#include "testutil.h"
+#include "analyzer/ingest/own_outputs.h"
+#include "analyzer/store/timeline.h"
+#include "lib/common.h"
+#include "lib/fileset.h"
+#include "lib/hash.h"
+#include "lib/input.h"
+#include "lib/strbuf.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char dir[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/test_input.XXXXXX", BINDIR);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static const char *at(const char *name)
+{
+	static char buf[4][400];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
+	return buf[k];
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The reference XXH64 (seed 0), as xxhsum -H1 prints it; fed whole or a
+ * byte at a time, the same. */
+static void hash_is_xxh64(void **state)
+{
+	unsigned char buf[1000];
+	struct hash64 h;
+	size_t i;
+	(void)state;
+
+	assert_true(hash64("", 0) == 0xEF46DB3751D8E999ull);
+	assert_true(hash64("a", 1) == 0xD24EC4F1A98C6E5Bull);
+	assert_true(hash64("abc", 3) == 0x44BC2CF5AD770999ull);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 7 + 3);
+	hash64_init(&h);
+	for (i = 0; i < sizeof(buf); i++)
+		hash64_update(&h, buf + i, 1);
+	assert_true(hash64_final(&h) == hash64(buf, sizeof(buf)));
+}
+
+/* The input's hash: what the parser read plus the rest; a .gz is hashed
+ * as the content it holds; a skip that jumps over bytes still hashes
+ * them all. */
+static void input_hashes_the_whole_content(void **state)
+{
+	static const char text[] = "line one\nline two\nthe last line, without a newline";
+	struct input in;
+	const char *line;
+	size_t len;
+	uint64_t h;
+	int sampled;
+	gzFile gz;
+	(void)state;
+
+	write_file(at("a.log"), text, sizeof(text) - 1);
+	assert_int_equal(input_open(&in, at("a.log"), NULL), 0);
+	assert_int_equal(input_getline(&in, &line, &len), 1);   /* the parser stops early */
+	assert_int_equal(input_hash(&in, INPUT_HASH_AUTO, &h, &sampled), 0);
+	assert_int_equal(sampled, 0);
+	assert_true(h == hash64(text, sizeof(text) - 1));
+	assert_int_equal((int)in.offset, 9);   /* as the parser left it */
+	input_close(&in);
+
+	gz = gzopen(at("a.log.gz"), "wb");
+	assert_non_null(gz);
+	assert_int_equal(gzwrite(gz, text, sizeof(text) - 1), (int)sizeof(text) - 1);
+	assert_int_equal(gzclose(gz), Z_OK);
+	assert_int_equal(input_open(&in, at("a.log.gz"), NULL), 0);
+	assert_int_equal(input_hash(&in, INPUT_HASH_AUTO, &h, &sampled), 0);
+	assert_true(h == hash64(text, sizeof(text) - 1));
+	input_close(&in);
+}
+
+/* A file a parser leaves mostly unread (a core dump) is not read whole
+ * to be hashed: its size and samples are, and the hash says so. */
+static void huge_unread_file_is_sampled(void **state)
+{
+	struct input in;
+	uint64_t h1, h2;
+	int fd, sampled;
+	(void)state;
+
+	fd = open(at("core"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\177ELF", 4, 0), 4);
+	assert_int_equal(ftruncate(fd, (off_t)(INPUT_HASH_READ_MAX + (64u << 20))), 0);
+	close(fd);
+	assert_int_equal(input_open(&in, at("core"), NULL), 0);
+	assert_int_equal(input_hash(&in, INPUT_HASH_AUTO, &h1, &sampled), 0);
+	assert_int_equal(sampled, 1);
+	input_close(&in);
+	assert_int_equal(input_open(&in, at("core"), NULL), 0);
+	assert_int_equal(input_hash(&in, INPUT_HASH_SAMPLED, &h2, &sampled), 0);
+	assert_true(h1 == h2);
+	input_close(&in);
+}
+
+/* A FIFO (or a directory) is refused before it is opened: no block. */
+static void only_regular_files_are_opened(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct input in;
+	(void)state;
+
+	assert_int_equal(mkfifo(at("fifo"), 0644), 0);
+	alarm(10);   /* were it opened, this test would hang here */
+	assert_int_equal(input_open(&in, at("fifo"), &err), -1);
+	alarm(0);
+	assert_non_null(strstr(err.buf, "a FIFO (named pipe), not a regular file"));
+	strbuf_reset(&err);
+	assert_int_equal(input_open(&in, dir, &err), -1);
+	assert_non_null(strstr(err.buf, "a directory"));
+	strbuf_reset(&err);
+	assert_int_equal(input_open(&in, at("missing"), &err), -1);
+	assert_non_null(strstr(err.buf, "No such file or directory"));
+	strbuf_release(&err);
+}
+
+/* Files by device and inode: a second path to the same file is known,
+ * with the first path. */
+static void files_are_known_by_identity(void **state)
+{
+	struct fileset set = FILESET_INIT;
+	const struct fileset_entry *e;
+	struct stat a, b;
+	int i;
+	(void)state;
+
+	write_file(at("f"), "x", 1);
+	assert_int_equal(symlink("f", at("g")), 0);
+	assert_int_equal(stat(at("f"), &a), 0);
+	assert_int_equal(stat(at("g"), &b), 0);
+	assert_int_equal(fileset_add(&set, a.st_dev, a.st_ino, FILESET_FILE, "f", NULL), 1);
+	assert_int_equal(fileset_add(&set, b.st_dev, b.st_ino, FILESET_FILE, "g", &e), 0);
+	assert_string_equal(e->path, "f");
+	for (i = 0; i < 1000; i++)    /* growing keeps every entry */
+		assert_int_equal(fileset_add(&set, 7, (uint64_t)i + 1, FILESET_DIR, "d", NULL), 1);
+	assert_non_null(fileset_find(&set, a.st_dev, a.st_ino));
+	assert_non_null(fileset_find(&set, 7, 500));
+	assert_null(fileset_find(&set, 7, 5000));
+	assert_int_equal((int)set.n, 1001);
+	fileset_release(&set);
+}
+
+/* oomlens knows its databases (application id) and reports (their
+ * marks); a kernel log, notes or another program's SQLite file are not
+ * its own. */
+static void own_outputs_are_recognised(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct timeline *tl = calloc(1, sizeof(*tl));
+	unsigned char head[100];
+	FILE *f;
+	size_t n;
+	(void)state;
+
+	assert_int_equal(timeline_open(tl, at("x.db"), TL_CREATE, &err), 0);
+	assert_int_equal(timeline_commit(tl, &err), 0);
+	timeline_close(tl);
+	free(tl);
+	assert_int_equal(timeline_file_is_ours(at("x.db"), &err), 1);
+	f = fopen(at("x.db"), "rb");
+	assert_non_null(f);
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	assert_true(timeline_header_is_ours(head, n));
+	assert_non_null(own_output_kind(head, n));
+	assert_int_equal(timeline_file_is_ours(at("nothing.db"), &err), 0);
+	write_file(at("empty.db"), "", 0);
+	assert_int_equal(timeline_file_is_ours(at("empty.db"), &err), 0);
+	write_file(at("notes.txt"), "notes\n", 6);
+	assert_int_equal(timeline_file_is_ours(at("notes.txt"), &err), -1);
+	assert_non_null(strstr(err.buf, "not an oomlens database"));
+	strbuf_release(&err);
+
+#define OWN(s) own_output_kind((const unsigned char *)(s), strlen(s))
+	assert_non_null(OWN("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+			    OOMLENS_HTML_GENERATOR "0.1.0\">"));
+	assert_non_null(OWN("{\n\"oomlens\": \"0.1.0\",\n\"schema\": 2"));
+	assert_non_null(OWN("## OOM incident: leak (growth)\n"));
+	assert_null(OWN("<!DOCTYPE html>\n<html><head><meta name=generator content=\"hugo\">"));
+	assert_null(OWN("{\"oomlens-torch-snapshot\": 1}\n"));   /* the flat form is evidence */
+	assert_null(OWN("[ 4600.100000] Out of memory: Killed process 4312 (python3)\n"));
+	assert_null(OWN("SQLite format 3"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hash_is_xxh64),
+		cmocka_unit_test(input_hashes_the_whole_content),
+		cmocka_unit_test(huge_unread_file_is_sampled),
+		cmocka_unit_test(only_regular_files_are_opened),
+		cmocka_unit_test(files_are_known_by_identity),
+		cmocka_unit_test(own_outputs_are_recognised),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
