@@ -239,6 +239,7 @@ void timeline_close(struct timeline *tl)
 {
 	size_t i;
 
+	tl_bulk_release(tl);
 	for (i = 0; i < TIMELINE_NSTMT; i++)
 		if (tl->stmts[i].st)
 			sqlite3_finalize(tl->stmts[i].st);
@@ -281,6 +282,11 @@ int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
 	size_t i;
 	int r = 0;
 
+	if (ok && tl_bulk_flush(tl) < 0) {
+		ok = 0;
+		a.status = "failed";
+	}
+	tl_bulk_discard(tl);
 	if (!ok)
 		timeline_exec(tl, "ROLLBACK TO artifact");
 	if (timeline_exec(tl, "RELEASE artifact") < 0)

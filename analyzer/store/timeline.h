@@ -24,6 +24,7 @@
 #define TIMELINE_SCHEMA_VERSION 1
 
 struct strbuf;
+struct tl_bulks;
 
 #define TIMELINE_NSTMT 64
 #define TIMELINE_MAX_DIAGS 200
@@ -55,6 +56,7 @@ struct timeline {
 	struct tl_pending_diag pending[TIMELINE_MAX_DIAGS]; /* this artifact's */
 	unsigned n_pending, n_dropped;
 	int64_t sample_rowid_begin; /* max sample rowid when the artifact began */
+	struct tl_bulks *bulk;     /* rows waiting for a bulk insert (timeline_bulk.c) */
 };
 
 /* Open (create=1: create fresh, replacing an existing file) the database at

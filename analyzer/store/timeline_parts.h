@@ -28,6 +28,24 @@ int64_t tl_insert(struct timeline *tl, const struct table *t, int64_t parent,
 		  const void *row);
 int64_t tl_insert_in(struct timeline *tl, const struct table *t, int64_t artifact_id,
 		     int64_t parent, const void *row);
+/* The bulk path (timeline_bulk.c) of a table without an id column:
+ * the record (size bytes, strings copied) waits in its table's batch and
+ * is written with the batch. Returns 1, or -1 when writing the batch
+ * failed (tl->errmsg says why). */
+int64_t tl_insert_bulk(struct timeline *tl, const struct table *t, size_t size,
+		       int64_t parent, const void *row);
+/* Write every waiting record: before a batched table is read, and before
+ * the artifact's transaction ends. 0 or -1. */
+int tl_bulk_flush(struct timeline *tl);
+/* Forget the waiting records (the artifact is rolled back). */
+void tl_bulk_discard(struct timeline *tl);
+/* Free the batches and their statements (timeline_close). */
+void tl_bulk_release(struct timeline *tl);
+/* Define op_NAME like CHILD_RECORD_OP, through the bulk path. */
+#define CHILD_BULK_OP(name, type, table) \
+	static int64_t op_##name(struct sink *s, int64_t parent, const type *r) \
+	{ return tl_insert_bulk(s->ctx, &(table), sizeof(type), parent, r); }
+
 /* Write the AT_END and AT_BOTH columns of the record at row to row id of
  * table t. Returns 0 or -1. */
 int tl_update(struct timeline *tl, const struct table *t, int64_t id, const void *row);

@@ -5,9 +5,10 @@
  *
  * Each table is one column list (table.h); each op is one insert of the
  * parser's record through a cached prepared statement inside the
- * artifact's transaction, its text bound without a copy (trace and alloc
- * rows come by the million). The snapshot row is inserted when the file
- * begins and its AT_END columns written when it ends.
+ * artifact's transaction, its text bound without a copy. Trace and alloc
+ * rows come by the million: they go through the bulk path (batches of
+ * rows per INSERT, timeline_bulk.c). The snapshot row is inserted when
+ * the file begins and its AT_END columns written when it ends.
  */
 #include "analyzer/store/timeline_parts.h"
 
@@ -83,8 +84,8 @@ static int64_t op_snapshot_end(struct sink *s, int64_t id, const struct ol_snaps
 
 CHILD_RECORD_OP(segment, struct ol_segment, segment_table)
 CHILD_RECORD_OP(block, struct ol_block, block_table)
-CHILD_RECORD_OP(trace, struct ol_trace, trace_table)
-CHILD_RECORD_OP(alloc, struct ol_alloc, alloc_table)
+CHILD_BULK_OP(trace, struct ol_trace, trace_table)
+CHILD_BULK_OP(alloc, struct ol_alloc, alloc_table)
 
 void timeline_bind_snapshot(struct sink *s)
 {
