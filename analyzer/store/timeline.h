@@ -25,6 +25,7 @@
 
 struct strbuf;
 struct tl_bulks;
+struct tl_holders;
 
 #define TIMELINE_NSTMT 64
 #define TIMELINE_MAX_DIAGS 200
@@ -57,6 +58,7 @@ struct timeline {
 	unsigned n_pending, n_dropped;
 	int64_t sample_rowid_begin; /* max sample rowid when the artifact began */
 	struct tl_bulks *bulk;     /* rows waiting for a bulk insert (timeline_bulk.c) */
+	struct tl_holders *holders; /* the open snapshot's, until it ends (holders.h) */
 };
 
 /* Open (create=1: create fresh, replacing an existing file) the database at
