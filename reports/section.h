@@ -149,6 +149,8 @@ section_load_fn load_oom_tasks;                        /* oom_tasks.c */
 section_draw_fn html_oom_tasks;
 section_load_fn load_live_memory;                      /* live_memory.c */
 section_draw_fn html_live_memory;
+section_load_fn load_holders;                          /* holders.c */
+section_draw_fn html_holders, md_holders;
 section_load_fn load_segments;                         /* segments.c */
 section_draw_fn html_segments;
 section_load_fn load_gpu_core;                         /* gpu_core.c */
