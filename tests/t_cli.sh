@@ -23,7 +23,7 @@ has version "$tmp/v" "oomlens [0-9]"
 # Help is asked for: on stdout, exit 0; a wrong command line: stderr, exit 2.
 "$bin" --help >"$tmp/h" 2>/dev/null; check "--help" 0 $?
 has "--help on stdout" "$tmp/h" "usage: oomlens <command>"
-for c in analyze ingest report timeline classify replay convert; do
+for c in analyze ingest report timeline classify replay convert diff; do
 	"$bin" $c --help >"$tmp/h" 2>/dev/null; check "$c --help" 0 $?
 	has "$c --help on stdout" "$tmp/h" "usage: oomlens $c"
 done
@@ -108,6 +108,24 @@ has "gpu verdict" "$tmp/g2.md" "Verdict:\*\* leak"
 "$bin" analyze --year 2026 --format json --db "$tmp/g3.db" \
 	"$src/fixtures/mixed_gpu_leak_spike" >/dev/null 2>"$tmp/g3.err"; check "local clock run" 0 $?
 has "local clock named" "$tmp/g3.err" "local times without a zone.*nvidia-smi.csv"
+
+# diff: two snapshots by holder, from files or databases
+snap=$src/tests/data/snapshot
+"$bin" diff --format md "$snap/holders_frames.p4.pickle" "$snap/holders_b.p4.pickle" >"$tmp/d.md"
+check "diff md" 0 $?
+has "diff grown" "$tmp/d.md" "+8.00 MiB (16.0 MiB to 24.0 MiB) on cuda:0: /srv/app/kv"
+has "diff gone" "$tmp/d.md" "### Gone"
+has "diff new" "$tmp/d.md" "/srv/app/sampler"
+has "diff by pool" "$tmp/d.md" "pool 0,1 (private): reserved"
+"$bin" ingest -q --db "$tmp/h.db" "$snap/holders_b.p4.pickle"; check "ingest b" 0 $?
+"$bin" diff --json -o "$tmp/d.json" "$snap/holders_frames.p4.pickle" "$tmp/h.db"
+check "diff pickle against db" 0 $?
+has "diff json" "$tmp/d.json" '"status": "grown"'
+"$bin" diff "$snap/holders_frames.p4.pickle" >/dev/null 2>&1; check "diff of one" 2 $?
+"$bin" diff "$tmp/notes.txt" "$tmp/h.db" >/dev/null 2>"$tmp/e"; check "diff of a non-snapshot" 1 $?
+has "diff nothing usable" "$tmp/e" "nothing usable"
+"$bin" diff "$tmp/a.db" "$tmp/h.db" >/dev/null 2>"$tmp/e"; check "diff of a db without snapshot" 1 $?
+has "diff no holders said" "$tmp/e" "no PyTorch snapshot with holders"
 
 echo "t_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

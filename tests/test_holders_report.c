@@ -199,6 +199,58 @@ static void hostile_frames_are_escaped(void **state)
 	t_close(tl);
 }
 
+/* Two snapshots by holder: the KV cache grown, model.py gone (its block
+ * freed), the C++-only block now sampler.py's (new, then gone: equal
+ * changes go grown, new, shrunk, gone), the rest the same; largest change
+ * first; the pools matched. */
+static void diff_by_holder_and_pool(void **state)
+{
+	struct timeline *a = ingest("holders_frames.p4.pickle"), *b = ingest("holders_b.p4.pickle");
+	struct strbuf err = STRBUF_INIT;
+	char *buf = NULL;
+	size_t n = 0, i;
+	FILE *out = open_memstream(&buf, &n);
+	json_t *j, *h;
+	static const char *const want[][2] = {
+		{ "grown", "/srv/app/kv_cache.py:42 grow" },
+		{ "gone", "/srv/app/model.py:88 decode_step" },
+		{ "new", "/srv/app/sampler.py:17 sample" },
+		{ "gone", "C++ only" },
+		{ "same", "no stack recorded" },
+		{ "same", "C:\\Users\\me\\proj\\train.py:10 step" },
+	};
+	(void)state;
+
+	assert_int_equal(report_diff_write(a->db, "A", b->db, "B", REPORT_JSON, out, &err), 0);
+	fclose(out);
+	j = json_loads(buf, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(json_array_size(json_object_get(j, "holders")), 6);
+	for (i = 0; i < 6; i++) {
+		h = json_array_get(json_object_get(j, "holders"), i);
+		assert_string_equal(json_string_value(json_object_get(h, "status")), want[i][0]);
+		assert_string_equal(json_string_value(json_object_get(h, "label")), want[i][1]);
+	}
+	h = json_array_get(json_object_get(j, "holders"), 0);
+	assert_int_equal(json_integer_value(json_object_get(h, "delta_bytes")), 8 << 20);
+	assert_int_equal(json_array_size(json_object_get(j, "pools")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+		json_object_get(j, "b"), "devices"), "0"), "peak_bytes")), 51 << 20);
+	json_decref(j);
+	free(buf);
+	/* a database without snapshot holders is said so */
+	t_close(b);
+	b = t_open();
+	out = fopen("/dev/null", "w");
+	assert_int_equal(report_diff_write(a->db, "A", b->db, "empty.db", REPORT_HTML, out, &err),
+			 -1);
+	fclose(out);
+	contains(err.buf, "empty.db: no PyTorch snapshot with holders");
+	strbuf_release(&err);
+	t_close(a);
+	t_close(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +259,7 @@ int main(void)
 		cmocka_unit_test(json_holders_largest_first),
 		cmocka_unit_test(peak_card_from_the_snapshot),
 		cmocka_unit_test(hostile_frames_are_escaped),
+		cmocka_unit_test(diff_by_holder_and_pool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,7 @@ int cmd_timeline(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* "oomlens: <msg>" on stderr; returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
