@@ -356,7 +356,7 @@ static int write_timeline(struct hd_write *w, int64_t device, struct hd_device *
 						     r->col_ns[c], band_holder[k], r->col_bytes[c][k] };
 			if (k < HD_BANDS && k >= nb)
 				continue;
-			if (tl_insert(w->tl, &timeline_holder_timeline_table, 0, &p) < 0)
+			if (tl_insert_bulk(w->tl, &timeline_holder_timeline_table, sizeof(p), 0, &p) < 0)
 				return -1;
 		}
 	return 0;

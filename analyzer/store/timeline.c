@@ -4,6 +4,10 @@
  * cache, the generic insert and update of a described record, errors,
  * and clock alignment.
  *
+ * Rows written by the million go through the bulk path and its writer
+ * thread (timeline_bulk.c): every statement the cache hands out, and
+ * timeline_exec, first waits until the writer is idle.
+ *
  * The schema is the union of the record stores' table lists
  * (timeline_common.c, timeline_cores.c, timeline_snapshot.c), each table
  * created from its column descriptors (table.h). Statements are prepared
@@ -45,6 +49,8 @@ int timeline_exec(struct timeline *tl, const char *sql)
 {
 	char *msg = NULL;
 
+	if (tl_bulk_sync(tl) < 0)
+		return -1;
 	if (sqlite3_exec(tl->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		tl_fail(tl, msg);
 		sqlite3_free(msg);
@@ -59,6 +65,8 @@ static struct tl_stmt *cache_entry(struct timeline *tl, const void *key, int whi
 {
 	size_t i;
 
+	if (tl_bulk_sync(tl) < 0)   /* the connection is the writer's until it is idle */
+		return NULL;
 	for (i = 0; i < TIMELINE_NSTMT; i++)
 		if (!tl->stmts[i].key || (tl->stmts[i].key == key && tl->stmts[i].which == which))
 			return &tl->stmts[i];

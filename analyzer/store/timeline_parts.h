@@ -29,14 +29,18 @@ int64_t tl_insert(struct timeline *tl, const struct table *t, int64_t parent,
 int64_t tl_insert_in(struct timeline *tl, const struct table *t, int64_t artifact_id,
 		     int64_t parent, const void *row);
 /* The bulk path (timeline_bulk.c) of a table without an id column:
- * the record (size bytes, strings copied) waits in its table's batch and
- * is written with the batch. Returns 1, or -1 when writing the batch
- * failed (tl->errmsg says why). */
+ * the record (size bytes, strings copied) waits in its table's batch, and
+ * a full batch is written by the writer thread while the caller goes on.
+ * Returns 1, or -1 when a write failed (tl->errmsg says why). */
 int64_t tl_insert_bulk(struct timeline *tl, const struct table *t, size_t size,
 		       int64_t parent, const void *row);
 /* Write every waiting record: before a batched table is read, and before
  * the artifact's transaction ends. 0 or -1. */
 int tl_bulk_flush(struct timeline *tl);
+/* Wait until the writer thread has written what it was given, so that
+ * the caller may use the connection: 0, or -1 when one of its writes
+ * failed (tl->errmsg says why). timeline_stmt and timeline_exec call it. */
+int tl_bulk_sync(struct timeline *tl);
 /* Forget the waiting records (the artifact is rolled back). */
 void tl_bulk_discard(struct timeline *tl);
 /* Free the batches and their statements (timeline_close). */
