@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BULK_ROWS 64          /* rows per INSERT: 64 x 13 columns, well under SQLite's 32766 */
-#define BULK_STEPS 8          /* INSERTs per batch handed to the writer */
+#define BULK_ROWS 256         /* rows per INSERT: 256 x 13 columns, well under SQLite's 32766 */
+#define BULK_STEPS 2          /* INSERTs per batch handed to the writer */
 #define BATCH_RECS (BULK_ROWS * BULK_STEPS)
 #define BATCHES 3             /* per table: one filling, one waiting, one writing */
 #define BULK_TABLES 4
@@ -78,6 +78,7 @@ struct tl_bulk {
 	sqlite3_stmt *many;           /* INSERT of BULK_ROWS records, prepared on first use */
 	struct bound *bound;          /* BULK_ROWS x ncols: what many's parameters hold */
 	struct intern in;
+	const char *last[BULK_COLS];  /* each column's last interned text: rows repeat it */
 	struct batch *cur;            /* being filled by the caller */
 	struct batch *spare;          /* written, free to fill (under mu) */
 	int nbatches;
@@ -415,11 +416,18 @@ static int copy_record(struct tl_bulk *b, struct batch *k, int64_t artifact, int
 		assert(col->kind != COL_JSON);
 		if (col->kind != COL_TEXT || !*s)
 			continue;
-		n = strlen(*s) + 1;
-		if ((p = intern(&b->in, *s, n)))
+		if (b->last[c] && !strcmp(b->last[c], *s)) {
+			*s = b->last[c];
 			k->stable[k->n] |= 1u << c;
-		else if (!(p = chunk_copy(&k->chunks, &k->nchunks, &k->used, *s, n)))
+			continue;
+		}
+		n = strlen(*s) + 1;
+		if ((p = intern(&b->in, *s, n))) {
+			k->stable[k->n] |= 1u << c;
+			b->last[c] = p;
+		} else if (!(p = chunk_copy(&k->chunks, &k->nchunks, &k->used, *s, n))) {
 			return -1;
+		}
 		*s = p;
 	}
 	k->artifact[k->n] = artifact;
