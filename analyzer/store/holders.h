@@ -175,7 +175,7 @@ struct hd_device *holders_device(struct tl_holders *h, int64_t device);
 
 /* One device's replay: the peak of live bytes, the bytes before its OOM. */
 struct hd_replay {
-	size_t *order;                 /* element events in trace order: elem << 1 | is_end */
+	uint32_t *order;               /* element events in trace order: elem << 1 | is_end */
 	size_t nord;
 	int64_t initial;               /* bytes alive before the first event */
 	int64_t peak, peak_seq, peak_ns;  /* peak_seq -1: before the first event */

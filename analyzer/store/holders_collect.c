@@ -188,7 +188,7 @@ void holders_trace(struct timeline *tl, const struct ol_trace *t)
 		if (d->t_last == OL_NULL || t->time_ns > d->t_last)
 			d->t_last = t->time_ns;
 	}
-	if (!a)
+	if (!a || !strchr("afo", a[0]))    /* alloc, free*, oom, annotate: the rest is counted */
 		return;
 	if (!strcmp(a, "alloc")) {
 		d->traced = 1;

@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* The trace index of event o (elem << 1 | is_end). */
-static int64_t ev_seq(const struct hd_elem *e, size_t o)
+static int64_t ev_seq(const struct hd_elem *e, uint32_t o)
 {
 	return o & 1 ? e[o >> 1].end : e[o >> 1].start;
 }
@@ -27,20 +27,23 @@ static int64_t ev_seq(const struct hd_elem *e, size_t o)
 static int cmp_ev(const void *a, const void *b, void *arg)
 {
 	const struct hd_elem *e = arg;
-	int64_t x = ev_seq(e, *(const size_t *)a), y = ev_seq(e, *(const size_t *)b);
+	int64_t x = ev_seq(e, *(const uint32_t *)a), y = ev_seq(e, *(const uint32_t *)b);
 
 	if (x != y)
 		return x < y ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
 /* The events of d's elements in trace order, by counting when the
- * indexes are dense (always, from PyTorch), else by sorting. */
+ * indexes are dense (always, from PyTorch), else by sorting. -1 out of
+ * memory, or past 2^31 elements (a trace of tens of GB). */
 static int order_events(const struct hd_device *d, struct hd_replay *r)
 {
 	size_t i, n = 0, *cnt;
 	int64_t max = -1;
 
+	if (d->n >= (size_t)1 << 31)
+		return -1;
 	for (i = 0; i < d->n; i++) {
 		n += (d->e[i].start >= 0) + (d->e[i].end != HD_NEVER);
 		if (d->e[i].start > max)
@@ -54,9 +57,9 @@ static int order_events(const struct hd_device *d, struct hd_replay *r)
 	if (max >= (int64_t)(4 * n + 4096) || !(cnt = calloc((size_t)max + 2, sizeof(*cnt)))) {
 		for (i = 0, n = 0; i < d->n; i++) {
 			if (d->e[i].start >= 0)
-				r->order[n++] = i << 1;
+				r->order[n++] = (uint32_t)(i << 1);
 			if (d->e[i].end != HD_NEVER)
-				r->order[n++] = i << 1 | 1;
+				r->order[n++] = (uint32_t)(i << 1 | 1);
 		}
 		qsort_r(r->order, n, sizeof(*r->order), cmp_ev, d->e);
 		return 0;
@@ -71,21 +74,21 @@ static int order_events(const struct hd_device *d, struct hd_replay *r)
 		cnt[i] += cnt[i - 1];
 	for (i = 0; i < d->n; i++) {
 		if (d->e[i].start >= 0)
-			r->order[cnt[d->e[i].start]++] = i << 1;
+			r->order[cnt[d->e[i].start]++] = (uint32_t)(i << 1);
 		if (d->e[i].end != HD_NEVER)
-			r->order[cnt[d->e[i].end]++] = i << 1 | 1;
+			r->order[cnt[d->e[i].end]++] = (uint32_t)(i << 1 | 1);
 	}
 	free(cnt);
 	return 0;
 }
 
 /* The bytes event o adds to the live total (negative for a free). */
-static int64_t ev_delta(const struct hd_elem *e, size_t o)
+static int64_t ev_delta(const struct hd_elem *e, uint32_t o)
 {
 	return o & 1 ? -e[o >> 1].size : e[o >> 1].size;
 }
 
-static int64_t ev_ns(const struct hd_elem *e, size_t o)
+static int64_t ev_ns(const struct hd_elem *e, uint32_t o)
 {
 	return o & 1 ? e[o >> 1].t1 : e[o >> 1].t0;
 }
@@ -108,7 +111,7 @@ int hd_replay(const struct hd_device *d, struct hd_replay *r)
 	r->peak_ns = OL_NULL;
 	r->oom_live = total;
 	for (i = 0; i < r->nord; i++) {
-		size_t o = r->order[i];
+		uint32_t o = r->order[i];
 		if (!oom_seen && ev_seq(d->e, o) >= d->oom_seq) {
 			r->oom_live = total;
 			oom_seen = 1;
@@ -130,7 +133,7 @@ int hd_replay(const struct hd_device *d, struct hd_replay *r)
 
 /* The column of event o on r's axis; never before col (the trace's
  * order decides when times go backwards). */
-static int column(const struct hd_device *d, const struct hd_replay *r, size_t o, int col)
+static int column(const struct hd_device *d, const struct hd_replay *r, uint32_t o, int col)
 {
 	double x = r->time_axis ? (double)ev_ns(d->e, o) : (double)ev_seq(d->e, o);
 	double c = (x - (double)r->x0) / ((double)r->x1 - (double)r->x0 + 1) * HD_COLS;
@@ -169,7 +172,7 @@ void hd_timeline(const struct hd_device *d, struct hd_replay *r)
 	carry(r, 0, cur, -1, col_start(r, 0));
 	top[0] = total;
 	for (i = 0; i < r->nord; i++) {
-		size_t o = r->order[i];
+		uint32_t o = r->order[i];
 		int nc = column(d, r, o, c);
 		const struct hd_elem *e = &d->e[o >> 1];
 		while (c < nc) {

@@ -394,7 +394,10 @@ static int write_replay(struct hd_write *w, int64_t device, struct hd_device *d)
 	if (!r || add_initial_blocks(w->h, device, d) < 0 || hd_replay(d, r) < 0 ||
 	    alive_groups(d, r->peak_seq, 1, &peak) < 0 ||
 	    (d->oom_seq >= 0 && alive_groups(d, d->oom_seq, 0, &oom) < 0)) {
-		tl_fail(w->tl, "out of memory");
+		/* out of memory: the snapshot's other holders stand, the recording says so */
+		json_array_append_new(w->devices, json_pack("{s:I, s:s}", "device",
+			(json_int_t)device, "error", "out of memory while replaying the trace"));
+		rc = 0;
 		goto out;
 	}
 	s.seq = r->peak_seq;
