@@ -326,6 +326,19 @@ static void segment_list_history(void **state)
 	t_close(tl);
 }
 
+/* A backward pass's stack has C++ frames only: it is named by its
+ * autograd node and ATen op, and has no user's frame. */
+static void cpp_only_named_by_its_op(void **state)
+{
+	struct timeline *tl = ingest("holders_cpp.p4.pickle");
+	(void)state;
+
+	assert_string_equal(holder(tl, "snapshot", 0, 1),
+			    "2097152 1 stack C++ only: MulBackward0 (at::_ops::mul_Tensor)");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM holder WHERE frame_file IS NOT NULL"), 0);
+	t_close(tl);
+}
+
 /* A file that fails is rolled back with its holders; the next one is
  * derived on its own. */
 static void two_snapshots_each_their_own(void **state)
@@ -353,6 +366,7 @@ int main(void)
 		cmocka_unit_test(history_blocks_and_an_untimed_trace),
 		cmocka_unit_test(no_stacks_no_trace),
 		cmocka_unit_test(segment_list_history),
+		cmocka_unit_test(cpp_only_named_by_its_op),
 		cmocka_unit_test(two_snapshots_each_their_own),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -233,6 +233,9 @@ struct hd_stackinfo {
 	int user;                      /* index of the user's frame, -1: none */
 	char *file, *name;             /* the user's frame (NULL when none) */
 	int64_t line;
+	char *node, *op;               /* for a C++-only stack: the autograd node and the ATen
+					* op it allocates for ("DivBackward0",
+					* "at::_ops::div_Tensor"), or NULL */
 };
 
 struct hd_stacks {

@@ -9,6 +9,7 @@
 #include "lib/strbuf.h"
 #include "lib/userframe.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,7 +121,22 @@ size_t *hg_ranked(const struct hd_groups *gs)
 static const char sql_frames[] =
 	"SELECT file, name, line FROM frame WHERE stack_id = ? ORDER BY idx";
 
-/* Read stack's frames into si: depth, Python frames, the user's frame. */
+/* The part of a C++ frame's name between prefix and the first "::end("
+ * ("torch::autograd::generated::" DivBackward0 "::apply("), as a copy;
+ * NULL when it is not such a name. keep: the prefix is kept. */
+static char *name_part(const char *name, const char *prefix, const char *end, int keep)
+{
+	size_t k = strlen(prefix);
+	const char *e;
+
+	if (!name || strncmp(name, prefix, k) || !(e = strstr(name + k, end)) ||
+	    memchr(name + k, '(', (size_t)(e - name - (ptrdiff_t)k)))
+		return NULL;
+	return keep ? strndup(name, (size_t)(e - name)) : strndup(name + k, (size_t)(e - name) - k);
+}
+
+/* Read stack's frames into si: depth, Python frames, the user's frame,
+ * the op of a C++-only stack. */
 static int read_stack(struct timeline *tl, int64_t stack, struct hd_stackinfo *si)
 {
 	sqlite3_stmt *st = timeline_stmt(tl, sql_frames);
@@ -137,6 +153,13 @@ static int read_stack(struct timeline *tl, int64_t stack, struct hd_stackinfo *s
 		const char *file = (const char *)sqlite3_column_text(st, 0);
 		enum frame_kind k = frame_kind(file);
 		si->python += k != FRAME_CPP;
+		if (k == FRAME_CPP) {
+			const char *name = (const char *)sqlite3_column_text(st, 1);
+			if (!si->node)
+				si->node = name_part(name, "torch::autograd::generated::", "::apply(", 0);
+			if (!si->op)
+				si->op = name_part(name, "at::_ops::", "::call(", 1);
+		}
 		if (k == FRAME_USER && si->user < 0) {
 			const char *name = (const char *)sqlite3_column_text(st, 1);
 			si->user = si->depth;
@@ -181,6 +204,8 @@ void hs_free(struct hd_stacks *ss)
 	for (i = 0; i < ss->n; i++) {
 		free(ss->s[i].file);
 		free(ss->s[i].name);
+		free(ss->s[i].node);
+		free(ss->s[i].op);
 	}
 	free(ss->s);
 	memset(ss, 0, sizeof(*ss));
@@ -208,6 +233,10 @@ void hd_label(const struct hd_group *g, const struct hd_stackinfo *si, int64_t o
 		strbuf_addf(out, "%s:%lld %s", si->file ? si->file : "?",
 			    (long long)(si->line == OL_NULL ? 0 : si->line),
 			    si->name ? si->name : "?");
+	else if (!si->python && si->node && si->op)
+		strbuf_addf(out, "C++ only: %s (%s)", si->node, si->op);
+	else if (!si->python && (si->node || si->op))
+		strbuf_addf(out, "C++ only: %s", si->node ? si->node : si->op);
 	else if (!si->python)
 		strbuf_addstr(out, "C++ only");
 	else
