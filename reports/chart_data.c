@@ -354,10 +354,13 @@ static int time_range(struct report_ctx *c, struct chart *ch)
 	t0 = clamp_time(t0);
 	t1 = clamp_time(t1);
 	notes_span(ch, &t0, &t1);
-	if (t1 - t0 < 60 * NS_PER_S) {          /* a single instant: a minute around it */
-		int64_t mid = t0 / 2 + t1 / 2;
-		t0 = mid - 30 * NS_PER_S;
-		t1 = mid + 30 * NS_PER_S;
+	if (t1 == t0) {                         /* a single instant: a minute around it */
+		t0 -= 30 * NS_PER_S;
+		t1 += 30 * NS_PER_S;
+	} else if (t1 - t0 < 60 * NS_PER_S) {   /* a short trace fills the width */
+		int64_t pad = (t1 - t0) / 40 + 1;
+		t0 -= pad;
+		t1 += pad;
 	}
 	ch->v[0].t0 = t0;
 	ch->v[0].t1 = t1;

@@ -222,6 +222,35 @@ static int draw_x_tick(struct chart *c, struct strbuf *sb, int64_t t, int64_t st
 	return d;
 }
 
+/* The x axis of a view shorter than 8 s: ticks every round fraction of a
+ * second, labelled as offsets from the view's start (whole seconds of the
+ * clock would leave it without ticks). */
+static void draw_short_x_axis(struct chart *c, struct strbuf *sb)
+{
+	double span = (double)(c->t1 - c->t0), v, x;
+	double e = pow(10, floor(log10(span / 6))), f = span / 6 / e;
+	double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * e;
+	double unit = step >= 1e9 ? 1e9 : step >= 1e6 ? 1e6 : step >= 1e3 ? 1e3 : 1;
+	int bottom = bottom_of_plots(c), k;
+	char d0[40];
+
+	for (v = step; v < span; v += step) {
+		x = xpix(c, (double)c->t0 + v);
+		for (k = 0; k < NPANEL; k++)
+			if (c->present[k])
+				strbuf_addf(sb, "<line x1=%.1f x2=%.1f y1=%d y2=%d class=grid />", x, x,
+					    c->top[k], c->top[k] + chart_panels[k].height);
+		strbuf_addf(sb, "<line x1=%.1f x2=%.1f y1=%d y2=%d class=tick />"
+			    "<text x=%.1f y=%d class=xl>+%g %s</text>\n", x, x, bottom, bottom + 5, x,
+			    bottom + 18, v / unit, unit == 1e9 ? "s" : unit == 1e6 ? "ms" :
+			    unit == 1e3 ? "us" : "ns");
+	}
+	format_iso8601(c->t0, d0, sizeof(d0));
+	strbuf_addf(sb, "<text x=%d y=%d class=axt>time (UTC) after %s, %.4g %s in all</text>\n",
+		    ML + PLOT_W / 2, bottom + 46, d0, span >= 1e9 ? span / 1e9 : span >= 1e6 ?
+		    span / 1e6 : span / 1e3, span >= 1e9 ? "s" : span >= 1e6 ? "ms" : "us");
+}
+
 /* Every present panel's y axis, then the UTC x axis under them. */
 static void draw_axes(struct chart *c, struct strbuf *sb)
 {
@@ -232,6 +261,10 @@ static void draw_axes(struct chart *c, struct strbuf *sb)
 	for (k = 0; k < NPANEL; k++)
 		if (c->present[k])
 			draw_y_axis(c, sb, k);
+	if (span_s < 8) {
+		draw_short_x_axis(c, sb);
+		return;
+	}
 	/* x axis: ticks at round UTC times */
 	for (t = (c->t0 / NS_PER_S / step + 1) * step; t * NS_PER_S <= c->t1; t += step)
 		last_day = draw_x_tick(c, sb, t, step, span_s, last_day);

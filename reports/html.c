@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-static const char css[] =
+const char report_html_css[] =
 	":root{--ink:#1d2430;--mute:#667085;--line:#e3e6eb;--accent:#3b5b92}"
 	"*{box-sizing:border-box}"
 	"body{font:14px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
@@ -334,7 +334,8 @@ int report_html_write(struct report_ctx *c, FILE *out)
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
 		    " style-src 'unsafe-inline'; img-src data:\">"
 		    "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
-		    "<title>OOM incident report</title><style>%s</style></head><body>\n", css);
+		    "<title>OOM incident report</title><style>%s</style></head><body>\n",
+		    report_html_css);
 	header(&sb, &c->sum);
 	for (i = 0; report_sections[i].id; i++) {
 		const struct section *s = &report_sections[i];

@@ -15,6 +15,9 @@
 
 #include "lib/strbuf.h"
 
+/* The report's style sheet (html.c), for every page oomlens writes. */
+extern const char report_html_css[];
+
 /* Rows a table shows before "N more in the database". */
 #define HTML_TABLE_CAP 200
 

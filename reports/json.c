@@ -188,6 +188,50 @@ json_t *load_series(struct report_ctx *c)
 		" GROUP BY s.id ORDER BY s.name, s.entity", -1);
 }
 
+/* A holder row of the JSON report (docs/json.md "snapshots"): ?1 the
+ * snapshot, LIMIT ?2. */
+#define HOLDER_ROW(scope) \
+	"SELECT device, bytes, allocations, largest_bytes, requested_bytes, share, kind," \
+	" label, CASE WHEN frame_file IS NULL THEN NULL ELSE json_object('filename'," \
+	" frame_file, 'line', frame_line, 'name', frame_name) END AS frame_json, stack_id" \
+	" FROM holder WHERE snapshot_id = ?1 AND tool = 'torch_snapshot' AND scope = '" \
+	scope "' ORDER BY bytes DESC, device, rank LIMIT ?2"
+
+/* Each snapshot's holders at the snapshot, the peak and the OOM, its
+ * pools and its recording (the rows carry their id as "snapshot_id"). */
+static void snapshot_holders(struct report_ctx *c, json_t *snaps)
+{
+	static const char *const keys[] = { "holders", "holders_at_peak", "holders_at_oom",
+					    "pools" };
+	static const char *const sql[] = {
+		HOLDER_ROW("snapshot"), HOLDER_ROW("peak"), HOLDER_ROW("oom"),
+		"SELECT device, pool_id, private_pool AS private, segments, expandable_segments,"
+		" reserved_bytes, allocated_bytes, requested_bytes, pending_free_bytes,"
+		" inactive_bytes, largest_free_bytes, top_bytes, top_allocations, top_label"
+		" FROM pool WHERE snapshot_id = ?1 ORDER BY device, private_pool, pool_id LIMIT ?2",
+	};
+	sqlite3_stmt *st = r_prepare(c, "SELECT recording FROM snapshot WHERE id = ?");
+	json_t *s;
+	size_t i, k;
+
+	json_array_foreach(snaps, i, s) {
+		json_t *rec = NULL;
+		if (st) {
+			sqlite3_bind_int64(st, 1, jv_int(json_object_get(s, "snapshot_id")));
+			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+				rec = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+			sqlite3_reset(st);
+		}
+		json_object_set_new(s, "recording", rec ? rec : json_null());
+	}
+	sqlite3_finalize(st);
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		json_array_foreach(snaps, i, s)
+			json_object_set(s, "id", json_object_get(s, "snapshot_id"));
+		r_attach(c, snaps, keys[k], sql[k], -1, NULL);
+	}
+}
+
 /* PyTorch memory snapshots: one object per snapshot file, sizes
  * at snapshot time from segments, figures from the trace, and its OOMs. */
 json_t *load_snapshots(struct report_ctx *c)
@@ -204,10 +248,20 @@ json_t *load_snapshots(struct report_ctx *c)
 		" s.peak_allocated_bytes"
 		" FROM snapshot s LEFT JOIN artifact a ON a.id = s.artifact_id ORDER BY s.id", -1);
 
+	json_t *s;
+	size_t i;
+
+	/* r_attach drops each row's id: kept aside for the next attaches */
+	json_array_foreach(snaps, i, s)
+		json_object_set(s, "snapshot_id", json_object_get(s, "id"));
 	r_attach(c, snaps, "ooms",
 		 "SELECT device, size AS requested_bytes, device_free AS device_free_bytes,"
 		 " time_ns AS time FROM trace WHERE snapshot_id = ?1 AND action = 'oom'"
 		 " ORDER BY device, seq LIMIT ?2", -1, NULL);
+	if (r_has_table(c, "holder"))
+		snapshot_holders(c, snaps);
+	json_array_foreach(snaps, i, s)
+		json_object_del(s, "snapshot_id");
 	return snaps;
 }
 

@@ -25,6 +25,13 @@ int report_format_parse(const char *s, enum report_format *f);
  * NULL. */
 int report_write(sqlite3 *db, enum report_format f, FILE *out, struct strbuf *err);
 
+/* Compare two databases' latest snapshots by holder (grown, shrunk, new,
+ * gone) and by pool (diff.c), written to out in format f; name_a and
+ * name_b say where each came from. 0, or -1 with err saying why (neither
+ * has holders, a query failed, the write failed). Prints nothing. */
+int report_diff_write(sqlite3 *a, const char *name_a, sqlite3 *b, const char *name_b,
+		      enum report_format f, FILE *out, struct strbuf *err);
+
 /* The documented JSON object (docs/json.md); caller decrefs. Holds every
  * event in memory: for output use report_write, which streams them. */
 json_t *report_json(sqlite3 *db);

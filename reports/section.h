@@ -156,6 +156,8 @@ section_load_fn load_engines;                          /* engines.c */
 section_draw_fn html_engines, md_engines;
 section_load_fn load_live_memory;                      /* live_memory.c */
 section_draw_fn html_live_memory;
+section_load_fn load_holders;                          /* holders.c */
+section_draw_fn html_holders, md_holders;
 section_load_fn load_segments;                         /* segments.c */
 section_draw_fn html_segments;
 section_load_fn load_gpu_core;                         /* gpu_core.c */

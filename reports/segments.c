@@ -1,6 +1,7 @@
 /*
  * segments.c -- the allocator's segments (HTML only): the latest
  * snapshot's segments as bars (length = size) with their allocated blocks,
+ * each naming its holder on hover (the block's holder row, holders.c),
  * reserved against allocated, the largest free block and the
  * fragmentation it implies.
  */
@@ -17,37 +18,84 @@
 #define SEGMENTS_CAP 40
 #define SEG_BAR_W 560
 
-/* The used runs of one segment's bar of width pixels: adjacent allocated
- * blocks closer than half a pixel merge, so a segment keeps at most
- * SEG_BAR_W runs [x, w] whatever its block count. Sets "used" and, when
+/* A run of allocated blocks being drawn: where, and who holds it. */
+struct run {
+	double x, w;
+	int64_t blocks;
+	double bytes, largest;
+	struct strbuf holder;        /* the largest block's holder, raw */
+};
+
+/* The run's rect and what its <title> says: its blocks and the holder of
+ * the largest one. */
+static void run_end(json_t *runs, struct run *r)
+{
+	struct strbuf t = STRBUF_INIT;
+	char b[32];
+
+	if (r->x < 0)
+		return;
+	fmt_bytes(b, sizeof(b), r->bytes);
+	if (r->blocks == 1)
+		strbuf_addf(&t, "1 block, %s", b);
+	else
+		strbuf_addf(&t, "%lld blocks, %s", (long long)r->blocks, b);
+	if (r->holder.len)
+		strbuf_addf(&t, "; %s: %s", r->blocks == 1 ? "holder" : "largest block's holder",
+			    r->holder.buf);
+	json_array_append_new(runs, json_pack("[f, f, s]", r->x, r->w,
+					      strbuf_failed(&t) ? "" : t.buf));
+	strbuf_release(&t);
+	strbuf_reset(&r->holder);
+}
+
+/* The used runs of one segment's bar of width pixels: an allocated block
+ * closer than half a pixel to the run before merges into it while the run
+ * is under 2 px (or it is under half a pixel itself), so a segment keeps
+ * at most about SEG_BAR_W runs [x, w, title] whatever its block count; the title names
+ * the holder (bl's third column, when it has one). Sets "used" and, when
  * the segment has blocks, "blocks": true. */
 static void bar_runs(sqlite3_stmt *bl, json_t *seg, double width)
 {
 	double total = jv_real(json_object_get(seg, "total_size"));
-	double scale = total > 0 ? width / total : 0, x = 0, run_x = -1, run_w = 0;
+	double scale = total > 0 ? width / total : 0, x = 0;
+	struct run r = { -1, 0, 0, 0, 0, STRBUF_INIT };
 	json_t *runs = json_array();
-	int any = 0;
+	int any = 0, labels = sqlite3_column_count(bl) > 2;
 
 	sqlite3_bind_int64(bl, 1, jv_int(json_object_get(seg, "id")));
 	while (sqlite3_step(bl) == SQLITE_ROW) {
-		double w = sqlite3_column_double(bl, 0) * scale;
+		double size = sqlite3_column_double(bl, 0), w = size * scale;
 		const char *state = (const char *)sqlite3_column_text(bl, 1);
+		const char *holder = labels ? (const char *)sqlite3_column_text(bl, 2) : NULL;
 		any = 1;
 		if (state && !strncmp(state, "active", 6)) {
-			if (run_x >= 0 && x - (run_x + run_w) < 0.5) {
-				run_w = x + w - run_x;
+			/* tiny neighbours merge; a block of 2 px or more is its own */
+			if (r.x >= 0 && x - (r.x + r.w) < 0.5 && (r.w < 2 || w < 0.5)) {
+				r.w = x + w - r.x;
 			} else {
-				if (run_x >= 0)
-					json_array_append_new(runs, json_pack("[f, f]", run_x, run_w));
-				run_x = x;
-				run_w = w;
+				run_end(runs, &r);
+				r.x = x;
+				r.w = w;
+				r.blocks = 0;
+				r.bytes = r.largest = 0;
+			}
+			r.blocks++;
+			r.bytes += size;
+			if (size > r.largest) {
+				r.largest = size;
+				strbuf_reset(&r.holder);
+				if (holder)
+					strbuf_add_utf8(&r.holder, holder, strlen(holder));
+				else if (strcmp(state, "active_allocated"))
+					strbuf_addstr(&r.holder, "(pending free)");
 			}
 		}
 		x += w;
 	}
 	sqlite3_reset(bl);
-	if (run_x >= 0)
-		json_array_append_new(runs, json_pack("[f, f]", run_x, run_w));
+	run_end(runs, &r);
+	strbuf_release(&r.holder);
 	json_object_set_new(seg, "used", runs);
 	if (any)
 		json_object_set_new(seg, "blocks", json_true());
@@ -69,7 +117,10 @@ static json_t *bars(struct report_ctx *c, int64_t snap, double largest_seg)
 	sqlite3_bind_int64(st, 1, snap);
 	segs = q_rows_next(st, -1);
 	sqlite3_finalize(st);
-	if (r_has_table(c, "block"))
+	if (r_has_table(c, "block") && r_has_table(c, "holder"))
+		bl = q_try(c->db, "SELECT b.size, b.state, h.label FROM block b LEFT JOIN holder h"
+			   " ON h.id = b.holder_id WHERE b.segment_id = ? ORDER BY b.address, b.rowid");
+	if (!bl && r_has_table(c, "block"))   /* a database without the holders */
 		bl = q_try(c->db, "SELECT size, state FROM block WHERE segment_id = ?"
 			   " ORDER BY address, rowid");
 	json_array_foreach(segs, i, s) {
@@ -184,10 +235,13 @@ static void html_bar(struct strbuf *sb, const json_t *s, int y)
 		    " #%lld: %s, %s allocated</title>", b1, total > 0 ? b3 : "?",
 		    (long long)jv_int(json_object_get(s, "id")), b1, b2);
 	strbuf_addf(sb, "<rect x=0 y=%d width=%.1f height=14 class=free />", y, width);
-	json_array_foreach(json_object_get(s, "used"), i, r)
-		strbuf_addf(sb, "<rect x=%.1f y=%d width=%.2f height=14 class=used />",
+	json_array_foreach(json_object_get(s, "used"), i, r) {
+		strbuf_addf(sb, "<rect x=%.1f y=%d width=%.2f height=14 class=used><title>",
 			    json_real_value(json_array_get(r, 0)), y,
 			    json_real_value(json_array_get(r, 1)));
+		h_val(sb, json_array_get(r, 2));
+		strbuf_addstr(sb, "</title></rect>");
+	}
 	if (!json_object_get(s, "blocks") && alloc > 0)   /* no blocks: the allocated share */
 		strbuf_addf(sb, "<rect x=0 y=%d width=%.1f height=14 class=used />", y,
 			    alloc * (total > 0 ? width / total : 0));

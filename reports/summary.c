@@ -275,6 +275,50 @@ static void peak(struct report_ctx *c, struct report_summary *s)
 	sqlite3_finalize(st);
 }
 
+/* No memory series: the snapshot's own peak, the largest device's live
+ * bytes at the peak of its trace, else its reserved bytes at the
+ * snapshot. */
+static void snapshot_peak(struct report_ctx *c, struct report_summary *s)
+{
+	sqlite3_stmt *st = NULL;
+	char gpu[32];
+	int trace = 0;
+
+	if (r_has_table(c, "holder"))
+		st = r_prepare(c, "SELECT device, sum(bytes), max(seq), max(time_ns) FROM holder"
+			       " WHERE tool = 'torch_snapshot' AND scope = 'peak' AND snapshot_id ="
+			       " (SELECT max(snapshot_id) FROM holder WHERE tool = 'torch_snapshot')"
+			       " GROUP BY device ORDER BY 2 DESC LIMIT 1");
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		trace = 1;
+	if (!trace && r_has_table(c, "segment") && r_snapshots(c)) {
+		sqlite3_finalize(st);
+		st = r_prepare(c, "SELECT device, sum(total_size), NULL, NULL FROM segment"
+			       " WHERE snapshot_id = (SELECT max(snapshot_id) FROM segment)"
+			       " AND device IS NOT NULL GROUP BY device ORDER BY 2 DESC LIMIT 1");
+		if (!st || sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return;
+		}
+	} else if (!trace) {
+		sqlite3_finalize(st);
+		return;
+	}
+	s->has_peak = 1;
+	s->peak_bytes = sqlite3_column_double(st, 1);
+	s->peak_ns = col_int(st, 3);
+	if (trace)
+		strbuf_addf(&s->peak_series, "allocated at the trace's peak, cuda:%lld (snapshot"
+			    ", event %lld)", (long long)sqlite3_column_int64(st, 0),
+			    (long long)sqlite3_column_int64(st, 2));
+	else
+		strbuf_addf(&s->peak_series, "reserved at the snapshot, cuda:%lld",
+			    (long long)sqlite3_column_int64(st, 0));
+	snprintf(gpu, sizeof(gpu), "gpu%lld", (long long)sqlite3_column_int64(st, 0));
+	sqlite3_finalize(st);
+	peak_limit(c, s, 1, gpu);   /* against the card, as torch.reserved_bytes */
+}
+
 #define OOM_KINDS "'oom_kill', 'oom_invoked', 'torch_oom', 'cuda_exception'," \
 		  " 'userspace_kill', 'oom_no_kill', 'alloc_failure'"
 
@@ -342,6 +386,8 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	sqlite3_finalize(st);
 
 	peak(c, s);
+	if (!s->has_peak)
+		snapshot_peak(c, s);
 	top_finding(c, s);
 	return 0;
 }

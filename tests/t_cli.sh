@@ -23,7 +23,7 @@ has version "$tmp/v" "oomlens [0-9]"
 # Help is asked for: on stdout, exit 0; a wrong command line: stderr, exit 2.
 "$bin" --help >"$tmp/h" 2>/dev/null; check "--help" 0 $?
 has "--help on stdout" "$tmp/h" "usage: oomlens <command>"
-for c in analyze ingest report timeline classify replay convert; do
+for c in analyze ingest report timeline classify replay convert diff; do
 	"$bin" $c --help >"$tmp/h" 2>/dev/null; check "$c --help" 0 $?
 	has "$c --help on stdout" "$tmp/h" "usage: oomlens $c"
 done
@@ -131,6 +131,23 @@ touch -d 2026-01-02T00:00:00Z "$tmp/messages"
 has "inferred year said" "$tmp/year.md" "Year of .*messages: inferred from the file's mtime (2026-01-02)"
 "$bin" timeline "$tmp/year.db" >"$tmp/year.t"
 has "no date after the file" "$tmp/year.t" "^2025-12-30T10:00:00"
+# diff: two snapshots by holder, from files or databases
+snap=$src/tests/data/snapshot
+"$bin" diff --format md "$snap/holders_frames.p4.pickle" "$snap/holders_b.p4.pickle" >"$tmp/d.md"
+check "diff md" 0 $?
+has "diff grown" "$tmp/d.md" "+8.00 MiB (16.0 MiB to 24.0 MiB) on cuda:0: /srv/app/kv"
+has "diff gone" "$tmp/d.md" "### Gone"
+has "diff new" "$tmp/d.md" "/srv/app/sampler"
+has "diff by pool" "$tmp/d.md" "pool 0,1 (private): reserved"
+"$bin" ingest -q --db "$tmp/h.db" "$snap/holders_b.p4.pickle"; check "ingest b" 0 $?
+"$bin" diff --json -o "$tmp/d.json" "$snap/holders_frames.p4.pickle" "$tmp/h.db"
+check "diff pickle against db" 0 $?
+has "diff json" "$tmp/d.json" '"status": "grown"'
+"$bin" diff "$snap/holders_frames.p4.pickle" >/dev/null 2>&1; check "diff of one" 2 $?
+"$bin" diff "$tmp/notes.txt" "$tmp/h.db" >/dev/null 2>"$tmp/e"; check "diff of a non-snapshot" 1 $?
+has "diff nothing usable" "$tmp/e" "nothing usable"
+"$bin" diff "$tmp/a.db" "$tmp/h.db" >/dev/null 2>"$tmp/e"; check "diff of a db without snapshot" 1 $?
+has "diff no holders said" "$tmp/e" "no PyTorch snapshot with holders"
 
 echo "t_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -776,6 +776,7 @@ static void flat_form_gives_the_same_timeline(void **state)
 	static const char *const files[] = {
 		"v1_13_list.p2.pickle", "v2_0.p4.pickle", "v2_1.p4.pickle", "v2_5.p2.pickle",
 		"v2_5.p4.pickle", "v2_11.p5.pickle", "big.p4.pickle", "bigint.p4.pickle",
+		"holders_frames.p4.pickle", "holders_history.p4.pickle",
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {

@@ -92,7 +92,8 @@ static const char *const expected_tables[] = {
 	  "crashed INTEGER, stack_id INTEGER -> stack.id)",
 	"snapshot(id INTEGER PK1, artifact_id INTEGER -> artifact.id, "
 	  "form TEXT, protocol INTEGER, devices INTEGER, "
-	  "trace_events INTEGER, peak_allocated_bytes INTEGER, settings TEXT)",
+	  "trace_events INTEGER, peak_allocated_bytes INTEGER, settings TEXT, "
+	  "recording TEXT)",
 	"segment(id INTEGER PK1, "
 	  "snapshot_id INTEGER NOT NULL -> snapshot.id, device INTEGER, "
 	  "address INTEGER, total_size INTEGER, allocated_size INTEGER, "
@@ -101,7 +102,7 @@ static const char *const expected_tables[] = {
 	  "stack_id INTEGER)",
 	"block(id INTEGER PK1, segment_id INTEGER NOT NULL -> segment.id, "
 	  "address INTEGER, size INTEGER, requested_size INTEGER, "
-	  "state TEXT, stack_id INTEGER)",
+	  "state TEXT, stack_id INTEGER, holder_id INTEGER)",
 	"trace(snapshot_id INTEGER NOT NULL, device INTEGER, seq INTEGER, "
 	  "action TEXT, addr INTEGER, size INTEGER, stream INTEGER, "
 	  "time_ns INTEGER, device_free INTEGER, compile_context TEXT, "
@@ -110,9 +111,20 @@ static const char *const expected_tables[] = {
 	  "size INTEGER, alloc_seq INTEGER, alloc_ns INTEGER, "
 	  "free_seq INTEGER, free_ns INTEGER, state TEXT, stack_id INTEGER)",
 	"holder(id INTEGER PK1, artifact_id INTEGER -> artifact.id, "
-	  "tool TEXT NOT NULL, scope TEXT, space TEXT, device INTEGER, bytes INTEGER, "
-	  "allocations INTEGER, rank INTEGER, stack_id INTEGER, label TEXT, line INTEGER, "
-	  "data TEXT)",
+	  "tool TEXT NOT NULL, scope TEXT, space TEXT, device INTEGER, "
+	  "bytes INTEGER, allocations INTEGER, rank INTEGER, stack_id INTEGER, "
+	  "label TEXT, line INTEGER, data TEXT, snapshot_id INTEGER, kind TEXT, "
+	  "requested_bytes INTEGER, largest_bytes INTEGER, share REAL, "
+	  "frame_file TEXT, frame_line INTEGER, frame_name TEXT, seq INTEGER, "
+	  "time_ns INTEGER)",
+	"holder_timeline(snapshot_id INTEGER, device INTEGER, col INTEGER, "
+	  "seq INTEGER, time_ns INTEGER, holder_id INTEGER, bytes INTEGER)",
+	"pool(id INTEGER PK1, snapshot_id INTEGER, device INTEGER, pool_id TEXT, "
+	  "private_pool INTEGER, segments INTEGER, expandable_segments INTEGER, "
+	  "reserved_bytes INTEGER, allocated_bytes INTEGER, requested_bytes INTEGER, "
+	  "pending_free_bytes INTEGER, inactive_bytes INTEGER, "
+	  "largest_free_bytes INTEGER, blocks INTEGER, top_stack_id INTEGER, "
+	  "top_bytes INTEGER, top_allocations INTEGER, top_label TEXT)",
 	"engine(id INTEGER PK1, artifact_id INTEGER -> artifact.id, "
 	  "engine TEXT NOT NULL, instance TEXT NOT NULL, version TEXT, "
 	  "total_bytes INTEGER, free_bytes INTEGER, gpu_memory_utilization REAL, "
@@ -144,6 +156,9 @@ static const char *const expected_indexes[] = {
 	"block: block_segment(segment_id) c",
 	"trace: trace_oom(snapshot_id) c partial",
 	"holder: holder_artifact(artifact_id) c",
+	"holder: holder_snapshot(snapshot_id,scope,device,rank) c",
+	"holder_timeline: holder_timeline_snapshot(snapshot_id,device) c",
+	"pool: pool_snapshot(snapshot_id) c",
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "classify", cmd_classify, "re-run the rules on an incident database, print the verdict" },
 	{ "replay", cmd_replay, "classify fixture cases and compare with their expected.json" },
 	{ "convert", cmd_convert, "write a PyTorch memory snapshot pickle as flat JSON Lines" },
+	{ "diff", cmd_diff, "compare two memory snapshots by what held the memory" },
 	{ NULL, NULL, NULL }
 };
 

@@ -202,9 +202,9 @@ static int alloc_stack_finding(struct rule_ctx *c, sqlite3_stmt *st, double t_mi
 	double first = sqlite3_column_double(st, 3), last = sqlite3_column_double(st, 4);
 	double freed = sqlite3_column_double(st, 6);
 	double spread = (last - first) / (t_max - t_min);
-	const char *frames = (const char *)sqlite3_column_text(st, 5);
 	struct rl_finding f;
-	char b1[32];
+	char b1[32], label[300];
+	const char *frames = rl_stack_label(c, stack, label, sizeof(label));
 
 	if (spread < ALLOC_MIN_SPREAD || bytes < ALLOC_MIN_FRACTION * live_total || freed > n)
 		return 0;
@@ -218,9 +218,9 @@ static int alloc_stack_finding(struct rule_ctx *c, sqlite3_stmt *st, double t_mi
 	rl_fig(&f, "slope_mb_per_hour", bytes / MIB / ((last - first) / 3.6e12));
 	snprintf(f.title, sizeof(f.title), "%.0f live allocations (%s) from one stack, born"
 		 " all along the trace: %s", n, rl_bytes(bytes, b1, sizeof(b1)),
-		 frames ? frames : "(no frames)");
+		 frames);
 	rl_advice(&f, "This stack allocates and never frees: %s. Find who keeps the tensors"
-		  " it returns alive.", frames ? frames : "(no frames recorded)");
+		  " it returns alive.", frames);
 	fid = rl_finding_write(c, &f);
 	if (fid < 0 || rl_evidence(c, fid, "stack", stack, "allocating stack") < 0)
 		return -1;
@@ -251,9 +251,7 @@ static int alloc_stacks(struct rule_ctx *c)
 	 * most of the recorded window (weights and caches are born together at
 	 * start-up; activations die young). Only live rows are read (index). */
 	st = rl_prepare(c,
-		"SELECT a.stack_id, count(*), sum(a.size), min(a.alloc_ns), max(a.alloc_ns),"
-		" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM frame"
-		"  WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3)),"
+		"SELECT a.stack_id, count(*), sum(a.size), min(a.alloc_ns), max(a.alloc_ns), NULL,"
 		" (SELECT count(*) FROM alloc b WHERE b.state = 'freed' AND b.stack_id = a.stack_id)"
 		" FROM alloc a WHERE a.state = 'live' AND a.stack_id IS NOT NULL"
 		" GROUP BY a.stack_id HAVING count(*) >= ?1 ORDER BY sum(a.size) DESC LIMIT 5");

@@ -231,7 +231,7 @@ static int short_lived_allocs(struct rule_ctx *c, const struct burst *b)
 {
 	sqlite3_stmt *st;
 	struct rl_finding f;
-	char b1[32];
+	char b1[32], label[300];
 	int r = 0;
 
 	if (!q_has_table(c->db, "alloc"))
@@ -239,9 +239,7 @@ static int short_lived_allocs(struct rule_ctx *c, const struct burst *b)
 	if (rl_alloc_indexes(c) < 0)
 		return -1;
 	st = rl_prepare(c,
-		"SELECT stack_id, count(*), sum(size), sum(free_ns IS NOT NULL),"
-		" (SELECT group_concat(coalesce(name, '?'), ' <- ') FROM (SELECT name FROM"
-		"  frame WHERE stack_id = a.stack_id ORDER BY idx LIMIT 3))"
+		"SELECT stack_id, count(*), sum(size), sum(free_ns IS NOT NULL)"
 		" FROM alloc a WHERE alloc_ns >= (SELECT max(alloc_ns) FROM alloc) - ?1"
 		" AND stack_id IS NOT NULL GROUP BY stack_id ORDER BY sum(size) DESC LIMIT 1");
 	if (!st)
@@ -257,8 +255,7 @@ static int short_lived_allocs(struct rule_ctx *c, const struct burst *b)
 		snprintf(f.title, sizeof(f.title), "%lld allocations (%s) from one stack at the"
 			 " peak: %s", (long long)sqlite3_column_int64(st, 1),
 			 rl_bytes(sqlite3_column_double(st, 2), b1, sizeof(b1)),
-			 sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4)
-						   : "(no frames)");
+			 rl_stack_label(c, sqlite3_column_int64(st, 0), label, sizeof(label)));
 		rl_advice(&f, "These per-request allocations piled up together: bound the"
 			  " batch (tokens per step) or the concurrency that drives them.");
 		fid = rl_finding_write(c, &f);

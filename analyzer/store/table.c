@@ -61,20 +61,20 @@ void table_stmt_sql(const struct table *t, enum table_stmt which, struct strbuf 
 	strbuf_addch(sql, ')');
 }
 
-static void bind_int(sqlite3_stmt *st, int i, int64_t v)
+void table_insert_rows_sql(const struct table *t, int rows, struct strbuf *sql)
 {
-	if (v == OL_NULL)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
+	size_t i, n = 0;
+	int r;
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
+	table_stmt_sql(t, TABLE_INSERT, sql);
+	for (i = 0; i < t->ncols; i++)
+		n += col_in(&t->cols[i], TABLE_INSERT);
+	for (r = 1; r < rows; r++) {
+		strbuf_addstr(sql, ",(");
+		for (i = 0; i < n; i++)
+			strbuf_addstr(sql, i ? ",?" : "?");
+		strbuf_addch(sql, ')');
+	}
 }
 
 static void bind_json(sqlite3_stmt *st, int i, json_t *j)
@@ -97,58 +97,94 @@ static const char *clock_name(enum ol_clock c)
 	}
 }
 
-/* Bind column c of the record at row to parameter i. */
-static void bind_col(sqlite3_stmt *st, int i, const struct col *c, int64_t artifact_id,
-		     int64_t parent, const char *row)
+/* An integer value, OL_NULL as NULL. */
+static void int_value(struct table_value *v, int64_t i)
 {
-	const void *f = row + c->off;
+	v->type = i == OL_NULL ? TV_NULL : TV_INT;
+	v->i = i;
+}
+
+void table_value(const struct col *c, int64_t artifact_id, int64_t parent, const void *row,
+		 struct table_value *v)
+{
+	const void *f = (const char *)row + c->off;
 	const struct ol_time *t = f;
 
+	v->type = TV_NULL;
 	switch (c->kind) {
 	case COL_ARTIFACT:
-		bind_int(st, i, artifact_id ? artifact_id : OL_NULL);
+		int_value(v, artifact_id ? artifact_id : OL_NULL);
 		break;
 	case COL_PARENT:
-		bind_int(st, i, parent);
+		int_value(v, parent);
 		break;
 	case COL_INT:
-		bind_int(st, i, *(const int64_t *)f);
+		int_value(v, *(const int64_t *)f);
 		break;
 	case COL_U64:
-		sqlite3_bind_int64(st, i, (int64_t)*(const uint64_t *)f);
+		v->type = TV_INT;
+		v->i = (int64_t)*(const uint64_t *)f;
 		break;
 	case COL_CINT:
-		sqlite3_bind_int(st, i, *(const int *)f);
+		v->type = TV_INT;
+		v->i = *(const int *)f;
 		break;
 	case COL_REF:
-		bind_int(st, i, *(const int64_t *)f > 0 ? *(const int64_t *)f : OL_NULL);
+		int_value(v, *(const int64_t *)f > 0 ? *(const int64_t *)f : OL_NULL);
 		break;
 	case COL_REAL:
-		if (isnan(*(const double *)f))
-			sqlite3_bind_null(st, i);
-		else
-			sqlite3_bind_double(st, i, *(const double *)f);
+		v->d = *(const double *)f;
+		v->type = isnan(v->d) ? TV_NULL : TV_REAL;   /* NaN: not known */
 		break;
 	case COL_TEXT:
-		bind_text(st, i, *(const char *const *)f);
+		v->s = *(const char *const *)f;
+		v->type = v->s ? TV_TEXT : TV_NULL;
 		break;
 	case COL_JSON:
-		bind_json(st, i, *(json_t *const *)f);
+		v->j = *(json_t *const *)f;
+		v->type = v->j ? TV_JSON : TV_NULL;
 		break;
 	case COL_TIME_NS:
-		bind_int(st, i, t->clock == OL_CLOCK_UTC || t->clock == OL_CLOCK_LOCAL
-				? t->utc_ns : OL_NULL);
+		int_value(v, t->clock == OL_CLOCK_UTC || t->clock == OL_CLOCK_LOCAL ? t->utc_ns
+										     : OL_NULL);
 		break;
 	case COL_CLOCK:
-		bind_text(st, i, clock_name(t->clock));
+		v->s = clock_name(t->clock);
+		v->type = v->s ? TV_TEXT : TV_NULL;
 		break;
 	case COL_BOOT_NS:
-		bind_int(st, i, t->boot_ns);
+		int_value(v, t->boot_ns);
 		break;
 	case COL_ID:
 	case COL_NONE:
 		break;
 	}
+}
+
+void table_value_bind(sqlite3_stmt *st, int i, const struct table_value *v)
+{
+	switch (v->type) {
+	case TV_NULL: sqlite3_bind_null(st, i); break;
+	case TV_INT: sqlite3_bind_int64(st, i, v->i); break;
+	case TV_REAL: sqlite3_bind_double(st, i, v->d); break;
+	case TV_TEXT: sqlite3_bind_text(st, i, v->s, -1, SQLITE_STATIC); break;
+	case TV_JSON: bind_json(st, i, v->j); break;
+	}
+}
+
+/* Bind column c of the record at row to parameter i. */
+static void bind_col(sqlite3_stmt *st, int i, const struct col *c, int64_t artifact_id,
+		     int64_t parent, const char *row)
+{
+	struct table_value v;
+
+	table_value(c, artifact_id, parent, row, &v);
+	table_value_bind(st, i, &v);
+}
+
+int table_col_in_insert(const struct col *c)
+{
+	return col_in(c, TABLE_INSERT);
 }
 
 void table_bind(sqlite3_stmt *st, const struct table *t, enum table_stmt which,
@@ -163,3 +199,4 @@ void table_bind(sqlite3_stmt *st, const struct table *t, enum table_stmt which,
 	if (which == TABLE_UPDATE)
 		sqlite3_bind_int64(st, n + 1, id);
 }
+

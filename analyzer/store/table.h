@@ -97,6 +97,25 @@ void table_stmt_sql(const struct table *t, enum table_stmt which, struct strbuf 
  * binds every parameter again. */
 void table_bind(sqlite3_stmt *st, const struct table *t, enum table_stmt which,
 		int64_t artifact_id, int64_t parent, const void *row, int64_t id);
+/* Append to sql the INSERT of rows records in one statement (VALUES
+ * (...),(...)), the bulk path of tables written by the million. */
+void table_insert_rows_sql(const struct table *t, int rows, struct strbuf *sql);
+/* A column's value in a record, as it is bound. */
+struct table_value {
+	enum { TV_NULL, TV_INT, TV_REAL, TV_TEXT, TV_JSON } type;
+	int64_t i;
+	double d;
+	const char *s;         /* borrowed from the record */
+	struct json_t *j;      /* borrowed; bound as compact text */
+};
+/* The value column c takes from the record at row (with the artifact and
+ * parent ids of the insert). */
+void table_value(const struct col *c, int64_t artifact_id, int64_t parent, const void *row,
+		 struct table_value *v);
+/* Bind v to parameter i (text without a copy, as table_bind). */
+void table_value_bind(sqlite3_stmt *st, int i, const struct table_value *v);
+/* 1 when column c is one of the INSERT's (table_stmt_sql). */
+int table_col_in_insert(const struct col *c);
 /* 1 when the table has an id column (its first, COL_ID). */
 int table_has_id(const struct table *t);
 

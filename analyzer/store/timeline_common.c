@@ -251,7 +251,8 @@ static int64_t op_sample(struct sink *s, int64_t series_id, const struct ol_time
 {
 	struct sample_row r = { *t, value };
 
-	return tl_insert(s->ctx, &sample_table, series_id, &r);
+	/* samples come by the hundred thousand: the bulk path (timeline_bulk.c) */
+	return tl_insert_bulk(s->ctx, &sample_table, sizeof(r), series_id, &r);
 }
 
 static int64_t op_meta(struct sink *s, const char *key, const char *value)
@@ -305,9 +306,9 @@ static const char sql_shift[] =
 static int64_t op_series_shift(struct sink *s, int64_t series_id, double delta)
 {
 	struct timeline *tl = s->ctx;
-	sqlite3_stmt *st = timeline_stmt(tl, sql_shift);
+	sqlite3_stmt *st;
 
-	if (!st)
+	if (tl_bulk_flush(tl) < 0 || !(st = timeline_stmt(tl, sql_shift)))   /* samples waiting */
 		return -1;
 	sqlite3_bind_double(st, 1, delta);
 	sqlite3_bind_int64(st, 2, series_id);

@@ -28,6 +28,28 @@ int64_t tl_insert(struct timeline *tl, const struct table *t, int64_t parent,
 		  const void *row);
 int64_t tl_insert_in(struct timeline *tl, const struct table *t, int64_t artifact_id,
 		     int64_t parent, const void *row);
+/* The bulk path (timeline_bulk.c) of a table without an id column:
+ * the record (size bytes, strings copied) waits in its table's batch, and
+ * a full batch is written by the writer thread while the caller goes on.
+ * Returns 1, or -1 when a write failed (tl->errmsg says why). */
+int64_t tl_insert_bulk(struct timeline *tl, const struct table *t, size_t size,
+		       int64_t parent, const void *row);
+/* Write every waiting record: before a batched table is read, and before
+ * the artifact's transaction ends. 0 or -1. */
+int tl_bulk_flush(struct timeline *tl);
+/* Wait until the writer thread has written what it was given, so that
+ * the caller may use the connection: 0, or -1 when one of its writes
+ * failed (tl->errmsg says why). timeline_stmt and timeline_exec call it. */
+int tl_bulk_sync(struct timeline *tl);
+/* Forget the waiting records (the artifact is rolled back). */
+void tl_bulk_discard(struct timeline *tl);
+/* Free the batches and their statements (timeline_close). */
+void tl_bulk_release(struct timeline *tl);
+/* Define op_NAME like CHILD_RECORD_OP, through the bulk path. */
+#define CHILD_BULK_OP(name, type, table) \
+	static int64_t op_##name(struct sink *s, int64_t parent, const type *r) \
+	{ return tl_insert_bulk(s->ctx, &(table), sizeof(type), parent, r); }
+
 /* Write the AT_END and AT_BOTH columns of the record at row to row id of
  * table t. Returns 0 or -1. */
 int tl_update(struct timeline *tl, const struct table *t, int64_t id, const void *row);
@@ -50,7 +72,7 @@ extern const struct table *const timeline_cores_tables[];     /* timeline_cores.
 void timeline_bind_cores(struct sink *s);
 extern const struct table *const timeline_snapshot_tables[];  /* timeline_snapshot.c */
 void timeline_bind_snapshot(struct sink *s);
-extern const struct table *const timeline_holders_tables[];   /* timeline_holders.c */
+/* the tools' holders into the holder table (timeline_holders.c) */
 void timeline_bind_holders(struct sink *s);
 extern const struct table *const timeline_engine_tables[];    /* timeline_engine.c */
 void timeline_bind_engine(struct sink *s);

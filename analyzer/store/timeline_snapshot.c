@@ -5,11 +5,16 @@
  *
  * Each table is one column list (table.h); each op is one insert of the
  * parser's record through a cached prepared statement inside the
- * artifact's transaction, its text bound without a copy (trace and alloc
- * rows come by the million). The snapshot row is inserted when the file
- * begins and its AT_END columns written when it ends.
+ * artifact's transaction, its text bound without a copy. Trace and alloc
+ * rows come by the million: they go through the bulk path (batches of
+ * rows per INSERT, timeline_bulk.c). The snapshot row is inserted when
+ * the file begins and its AT_END columns written when it ends.
  */
 #include "analyzer/store/timeline_parts.h"
+#include "analyzer/store/holders.h"
+
+/* A column the holders' derivation writes with SQL (holders.h). */
+#define DERIVED_COL(name, decl) { name, decl, COL_NONE, 0, AT_INSERT }
 
 #define SN(field, kind, when) \
 	{ #field, kind == COL_TEXT || kind == COL_JSON ? "TEXT" : "INTEGER", kind, \
@@ -23,6 +28,7 @@ static const struct col snapshot_cols[] = {
 	SN(trace_events, COL_INT, AT_END),
 	SN(peak_allocated_bytes, COL_INT, AT_END),
 	SN(settings, COL_JSON, AT_END),
+	DERIVED_COL("recording", "TEXT"),
 };
 static const struct table snapshot_table = TABLE("snapshot", snapshot_cols, NULL, NULL, NULL);
 
@@ -46,6 +52,7 @@ static const struct col block_cols[] = {
 	BL(address), BL(size), BL(requested_size),
 	TEXT_COLUMN(struct ol_block, state),
 	BL(stack_id),
+	DERIVED_COL("holder_id", "INTEGER"),
 };
 static const struct table block_table = TABLE("block", block_cols, NULL, NULL,
 	"CREATE INDEX block_segment ON block(segment_id);\n");
@@ -69,22 +76,58 @@ static const struct col alloc_cols[] = {
 static const struct table alloc_table = TABLE("alloc", alloc_cols, NULL, NULL, NULL);
 
 const struct table *const timeline_snapshot_tables[] = {
-	&snapshot_table, &segment_table, &block_table, &trace_table, &alloc_table, NULL
+	&snapshot_table, &segment_table, &block_table, &trace_table, &alloc_table,
+	&timeline_holder_table, &timeline_holder_timeline_table, &timeline_pool_table, NULL
 };
 
-RECORD_OP(snapshot, struct ol_snapshot, snapshot_table)
-
-/* The fields known only at the end of the file (devices, trace_events,
- * peak, settings). */
-static int64_t op_snapshot_end(struct sink *s, int64_t id, const struct ol_snapshot *x)
+/* Each op writes its record and hands it to the holders' collector. */
+static int64_t op_snapshot(struct sink *s, const struct ol_snapshot *x)
 {
-	return tl_update(s->ctx, &snapshot_table, id, x) < 0 ? -1 : 1;
+	int64_t id = tl_insert(s->ctx, &snapshot_table, 0, x);
+
+	if (id > 0)
+		holders_begin(s->ctx, id, x->form);
+	return id;
 }
 
-CHILD_RECORD_OP(segment, struct ol_segment, segment_table)
-CHILD_RECORD_OP(block, struct ol_block, block_table)
-CHILD_RECORD_OP(trace, struct ol_trace, trace_table)
-CHILD_RECORD_OP(alloc, struct ol_alloc, alloc_table)
+/* The fields known only at the end of the file (devices, trace_events,
+ * peak, settings); then the snapshot's holders are derived. */
+static int64_t op_snapshot_end(struct sink *s, int64_t id, const struct ol_snapshot *x)
+{
+	if (tl_update(s->ctx, &snapshot_table, id, x) < 0 || holders_end(s->ctx, id) < 0)
+		return -1;
+	return 1;
+}
+
+static int64_t op_segment(struct sink *s, int64_t snapshot_id, const struct ol_segment *x)
+{
+	int64_t id = tl_insert(s->ctx, &segment_table, snapshot_id, x);
+
+	if (id > 0)
+		holders_segment(s->ctx, x);
+	return id;
+}
+
+static int64_t op_block(struct sink *s, int64_t segment_id, const struct ol_block *x)
+{
+	int64_t id = tl_insert(s->ctx, &block_table, segment_id, x);
+
+	if (id > 0)
+		holders_block(s->ctx, id, x);
+	return id;
+}
+
+static int64_t op_trace(struct sink *s, int64_t snapshot_id, const struct ol_trace *x)
+{
+	holders_trace(s->ctx, x);
+	return tl_insert_bulk(s->ctx, &trace_table, sizeof(*x), snapshot_id, x);
+}
+
+static int64_t op_alloc(struct sink *s, int64_t snapshot_id, const struct ol_alloc *x)
+{
+	holders_alloc(s->ctx, x);
+	return tl_insert_bulk(s->ctx, &alloc_table, sizeof(*x), snapshot_id, x);
+}
 
 void timeline_bind_snapshot(struct sink *s)
 {
