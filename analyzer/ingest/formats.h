@@ -35,6 +35,9 @@ const struct format *detect_format(struct input *in);
 /* Every format that reads this input, best first, at most max: the best
  * one, and when it is a line log, every other line log that recognises
  * the input too (each reads its own lines of the file). Returns the count. */
+/* At most this many formats read one file (a syslog holding kernel lines,
+ * engine lines, a memory_summary table...): every line-log format. */
+#define FORMATS_PER_FILE 16
 int detect_formats(struct input *in, const struct format **out, int max);
 const struct format *format_by_kind(const char *kind);
 

@@ -318,7 +318,7 @@ static const char *reason_to_skip(struct run *r, struct input *in, char *why, si
 static int ingest_file(struct run *r, const char *path)
 {
 	struct strbuf err = STRBUF_INIT;
-	const struct format *fs[4];
+	const struct format *fs[FORMATS_PER_FILE];
 	const char *skip;
 	struct input in;
 	char why[512];
@@ -336,7 +336,7 @@ static int ingest_file(struct run *r, const char *path)
 		input_close(&in);
 		return *skip ? skip_artifact(r, path, skip, in.size) : -1;
 	}
-	nf = formats_of(r, path, &in, fs, 4);
+	nf = formats_of(r, path, &in, fs, FORMATS_PER_FILE);
 	if (!nf) {
 		input_close(&in);
 		return skip_artifact(r, path, "not a format oomlens reads", in.size);
