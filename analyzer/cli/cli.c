@@ -206,6 +206,17 @@ int cli_next(struct cli_args *a)
 	return (int)o->id;
 }
 
+int cli_format_option(enum cli_opt_id id, const char *v, enum report_format *fmt)
+{
+	if (id == OPT_JSON) {
+		*fmt = REPORT_JSON;
+		return 0;
+	}
+	if (report_format_parse(v, fmt) == 0)
+		return 0;
+	return error("--format: expected html, md, json or text, got '%s'", v);
+}
+
 int cli_ingest_option(enum cli_opt_id id, const char *v, struct ingest_opts *o)
 {
 	int off;

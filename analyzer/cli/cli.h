@@ -85,6 +85,9 @@ struct cli_args {
  * what is wrong (unknown option, missing value). Arguments met on the way
  * are gathered (see struct cli_args). */
 int cli_next(struct cli_args *a);
+/* Read --format FMT (value) or --json into *fmt: 0, or -1 after saying
+ * why (an unknown FMT). */
+int cli_format_option(enum cli_opt_id id, const char *value, enum report_format *fmt);
 /* Read one of CLI_INGEST_OPTS into o: 0, or -1 after saying why. */
 struct ingest_opts;
 int cli_ingest_option(enum cli_opt_id id, const char *value, struct ingest_opts *o);

@@ -189,13 +189,9 @@ int cmd_analyze(int argc, char **argv)
 			db = a.value;
 			break;
 		case OPT_FORMAT:
-			if (report_format_parse(a.value, &fmt) < 0) {
-				error("--format: expected html, md, json or text, got '%s'", a.value);
-				return EXIT_USAGE;
-			}
-			break;
 		case OPT_JSON:
-			fmt = REPORT_JSON;
+			if (cli_format_option(o, a.value, &fmt) < 0)
+				return EXIT_USAGE;
 			break;
 		case OPT_KIND:
 			cfg.force_kind = a.value;

@@ -94,12 +94,9 @@ int cmd_diff(int argc, char **argv)
 			out = a.value;
 			break;
 		case OPT_FORMAT:
-			if (report_format_parse(a.value, &fmt) == 0)
-				break;
-			error("--format: expected html, md, json or text, got '%s'", a.value);
-			return usage(diff_usage);
 		case OPT_JSON:
-			fmt = REPORT_JSON;
+			if (cli_format_option(o, a.value, &fmt) < 0)
+				return usage(diff_usage);
 			break;
 		default:
 			return usage(diff_usage);

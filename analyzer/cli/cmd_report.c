@@ -76,12 +76,9 @@ int cmd_report(int argc, char **argv)
 			out = a.value;
 			break;
 		case OPT_FORMAT:
-			if (report_format_parse(a.value, &fmt) == 0)
-				break;
-			error("--format: expected html, md, json or text, got '%s'", a.value);
-			return usage(report_usage);
 		case OPT_JSON:
-			fmt = REPORT_JSON;
+			if (cli_format_option(o, a.value, &fmt) < 0)
+				return usage(report_usage);
 			break;
 		default:
 			return usage(report_usage);
