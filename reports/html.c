@@ -91,6 +91,10 @@ const char report_html_css[] =
 	".segs .free{fill:#e6e9ee}.segs .used{fill:#3b5b92}.sl{font-size:11px;fill:#3a4352}"
 	".sw-used,.sw-free{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px;"
 	"vertical-align:middle}.sw-used{background:#3b5b92}.sw-free{background:#e6e9ee}"
+	/* the memory ledger's bars and tables */
+	".lbar{margin:6px 0 4px}.lbl{font-size:12px;fill:#1d2430}.lbd{fill:#fff}"
+	".sw{display:inline-block;width:11px;height:11px;margin-right:6px;vertical-align:-1px;"
+	"border:1px solid #c9ced6}table.ledger tr.note td{color:var(--mute);font-style:italic}"
 	"figcaption{font-size:12px;color:var(--mute)}"
 	"tr.diag td{background:#fbfbfc;font-size:12px}tr.diag ul{margin:0;padding-left:18px}"
 	"details summary{cursor:pointer;color:var(--accent);font-size:12.5px}"

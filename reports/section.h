@@ -143,6 +143,8 @@ int jv_null(const json_t *o, const char *key);
 /* --- the sections, one file each, named for the section (declared by
  * their types above) --- */
 
+section_load_fn load_ledger;                           /* ledger.c */
+section_draw_fn html_ledger, md_ledger;
 section_load_fn load_findings;                         /* findings.c */
 section_draw_fn html_findings, md_findings;
 section_load_fn load_events, load_event_counts;       /* events.c */

@@ -22,6 +22,8 @@ const struct section report_sections[] = {
 	{ "schema", NULL, NULL, NULL, 1, load_schema, NULL, NULL, NULL },
 	{ "verdict", NULL, NULL, NULL, 1, load_verdict, NULL, NULL, NULL },
 	{ "summary", NULL, NULL, NULL, 1, load_summary, NULL, NULL, NULL },
+	{ "ledger", NULL, "Ledger", "Memory ledger: what filled each card and the host", 1,
+	  load_ledger, html_ledger, md_ledger, NULL },
 	{ "timeline", NULL, "Timeline", "Timeline", 0, NULL, html_timeline, NULL, NULL },
 	{ "findings", NULL, "Findings", "Findings", 1, load_findings, html_findings,
 	  md_findings, NULL },

@@ -51,7 +51,7 @@ static const char sql_table[] =
 	"CREATE TABLE IF NOT EXISTS ledger(\n"
 	"  id INTEGER PRIMARY KEY, scope TEXT, entity TEXT, device INTEGER, line TEXT,\n"
 	"  label TEXT, bytes INTEGER, part INTEGER, certainty TEXT, moment TEXT,\n"
-	"  source TEXT, ref_table TEXT, ref_id INTEGER);\n"
+	"  how TEXT, source TEXT, ref_table TEXT, ref_id INTEGER);\n"
 	"DELETE FROM ledger;";
 
 
@@ -62,7 +62,7 @@ static const struct { const char *line, *label; } labels[] = {
 	{ "activations", "activations and other PyTorch tensors" },
 	{ "pytorch_cache", "cached by PyTorch, not allocated" },
 	{ "non_pytorch", "outside PyTorch in this process (CUDA context, NCCL, cuBLAS workspaces)" },
-	{ "other_processes", "other processes" },
+	{ "other_processes", "other processes" }, { "process", "the process" },
 	{ "victim", "the killed process (RSS)" }, { "other_tasks", "other tasks (RSS)" },
 	{ "anon", "anonymous memory" }, { "page_cache", "page cache" }, { "shmem", "shared memory" },
 	{ "unexplained", "unexplained" }, { "over_counted", "over-counted" },
@@ -185,7 +185,7 @@ static int cards(struct rule_ctx *c, int64_t *dev, int *n)
 {
 	static const char *const sql[] = {
 		"SELECT DISTINCT CAST(substr(entity, 4) AS INTEGER) FROM series WHERE name GLOB 'gpu.*'"
-		" AND entity GLOB 'gpu[0-9]*' AND entity NOT GLOB '*/*'",
+		" AND entity GLOB 'gpu[0-9]*'",
 		"SELECT CAST(substr(key, 20) AS INTEGER) FROM meta WHERE key GLOB 'gpu.total_bytes.gpu[0-9]*'",
 		"SELECT DISTINCT coalesce(json_extract(data, '$.device'), 0) FROM event"
 		" WHERE kind = 'torch_oom' AND json_valid(data) AND (json_extract(data, '$.total_bytes') > 0"
@@ -568,8 +568,8 @@ static void pytorch_lines(struct account *a, const struct card_in *in)
 				 " activations not told apart)");
 	} else if (in->alloc.v >= 0 && in->alloc.v >= known) {
 		add(a, "activations", in->alloc.v - known, 1, "inferred", in->alloc.moment,
-		    in->alloc.ref_table, in->alloc.ref_id, "what PyTorch had allocated, %s, less"
-		    " the lines above: %s", in->alloc.source, e->what);
+		    in->alloc.ref_table, in->alloc.ref_id, "%s: allocated, less the engine's"
+		    " weights, KV cache and CUDA graphs", in->alloc.source);
 	} else if (e->act >= 0 && (l = add(a, "activations", e->act, 1, "stated", "start-up",
 					   "engine", e->id, "%s", e->what))) {
 		snprintf(l->label, sizeof(l->label), "activations (the engine's profiling peak)");
@@ -593,6 +593,12 @@ static void outside_lines(struct rule_ctx *c, struct account *a, const struct ca
 		add(a, "non_pytorch", in->self.v - in->reserved.v, 1, "inferred", in->self.moment,
 		    in->self.ref_table, in->self.ref_id, "%s less PyTorch's reserve (%s)",
 		    in->self.source, in->reserved.source);
+	if (in->self.v >= 0 && in->reserved.v < 0 && in->alloc.v < 0 && !in->e.id) {
+		struct lline *l = add_fig(a, "process", 1, &in->self);
+		if (l)
+			snprintf(l->label, sizeof(l->label), "pid %lld (nvidia-smi's count, not split)",
+				 (long long)in->self_pid);
+	}
 	if (k && k->listed && k->others > 0)
 		add(a, "other_processes", k->others, 1, "stated", "OOM", "event", k->ev,
 		    "%s: %d other process%s listed", in->kwhere, k->n_others, k->n_others > 1 ? "es" : "");
@@ -675,9 +681,31 @@ static int card_account(struct rule_ctx *c, int64_t d, int first, const struct r
 /* The order lines are written (and shown) in. */
 static const char *const order[] = {
 	"capacity", "in_use", "weights", "kv_cache", "cuda_graphs", "activations",
-	"pytorch_cache", "non_pytorch", "other_processes", "victim", "other_tasks", "anon",
+	"pytorch_cache", "non_pytorch", "process", "other_processes", "victim", "other_tasks", "anon",
 	"page_cache", "shmem", "unexplained", "free", "over_counted", "swap", NULL
 };
+
+/* How sure a line is, for people: its certainty and who gave it. */
+static const char *how_of(const struct account *a, const struct lline *l)
+{
+	const char *t = l->ref_table ? l->ref_table : "";
+
+	if (!strcmp(l->certainty, "inferred"))
+		return "inferred by oomlens";
+	if (!strcmp(t, "engine"))
+		return "stated by the engine";
+	if (!strcmp(t, "event"))
+		return strcmp(a->scope, "host") ? "stated by PyTorch" : "stated by the kernel";
+	if (!strcmp(t, "snapshot"))
+		return "measured: PyTorch snapshot";
+	if (!strncmp(l->source, "nvidia-smi", 10) || !strncmp(l->source, "gpu.", 4))
+		return "measured by nvidia-smi/DCGM";
+	if (!strncmp(l->source, "cgroup", 6))
+		return "measured: cgroup files";
+	if (!strncmp(l->source, "PyTorch's", 9))
+		return "measured by PyTorch's allocator";
+	return !strcmp(l->certainty, "stated") ? "stated" : "measured";
+}
 
 static int write_account(struct rule_ctx *c, sqlite3_stmt *st, const struct account *a)
 {
@@ -700,10 +728,11 @@ static int write_account(struct rule_ctx *c, sqlite3_stmt *st, const struct acco
 			sqlite3_bind_int(st, 7, l->part);
 			sqlite3_bind_text(st, 8, l->certainty, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 9, l->moment, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 10, l->source, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 10, how_of(a, l), -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 11, l->source, -1, SQLITE_STATIC);
 			if (l->ref_table) {
-				sqlite3_bind_text(st, 11, l->ref_table, -1, SQLITE_STATIC);
-				sqlite3_bind_int64(st, 12, l->ref_id);
+				sqlite3_bind_text(st, 12, l->ref_table, -1, SQLITE_STATIC);
+				sqlite3_bind_int64(st, 13, l->ref_id);
 			}
 			if (sqlite3_step(st) != SQLITE_DONE)
 				return rl_sql_failed(c);
@@ -723,8 +752,8 @@ int rule_ledger(struct rule_ctx *c)
 		return rl_fail(c, "out of memory");
 	if (rl_exec(c, sql_table) < 0 || rl_card_read(c, &k) < 0 || cards(c, dev, &n) < 0 ||
 	    !(st = rl_prepare(c, "INSERT INTO ledger(scope, entity, device, line, label, bytes,"
-			      " part, certainty, moment, source, ref_table, ref_id)"
-			      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")))
+			      " part, certainty, moment, how, source, ref_table, ref_id)"
+			      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")))
 		goto done;
 	for (i = 0; i < n; i++) {
 		if ((r = card_account(c, dev[i], i == 0, &k, a)) < 0 ||

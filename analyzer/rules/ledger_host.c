@@ -108,8 +108,9 @@ static void kr_tasks(struct rule_ctx *c, const struct kr *r, struct account *a)
 		if (col_size(st, 1) >= 0 &&
 		    (l = add(a, "other_tasks", col_size(st, 1), 1, "stated", "OOM", "event", r->inv,
 			     "%s: its task dump", r->where)))
-			snprintf(l->label, sizeof(l->label), "%lld other tasks, RSS",
-				 (long long)sqlite3_column_int64(st, 2));
+			snprintf(l->label, sizeof(l->label), "%lld other task%s, RSS",
+				 (long long)sqlite3_column_int64(st, 2),
+				 sqlite3_column_int64(st, 2) == 1 ? "" : "s");
 	}
 	sqlite3_finalize(st);
 }
