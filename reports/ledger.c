@@ -177,6 +177,8 @@ static void html_account_head(struct strbuf *sb, const json_t *a)
 	if (!strcmp(str(a, "scope"), "gpu")) {
 		strbuf_addstr(sb, "Card ");
 		h_key(sb, a, "entity");
+	} else if (!strcmp(str(a, "entity"), "host")) {
+		strbuf_addstr(sb, "Host");
 	} else {
 		strbuf_addstr(sb, "Host: ");
 		h_key(sb, a, "entity");
