@@ -297,6 +297,7 @@ json_t *load_snapshots(struct report_ctx *c)
 		 " ORDER BY device, seq LIMIT ?2", -1, NULL);
 	if (r_has_table(c, "holder"))
 		snapshot_holders(c, snaps);
+	whatif_attach(c, snaps);
 	json_array_foreach(snaps, i, s)
 		json_object_del(s, "snapshot_id");
 	return snaps;

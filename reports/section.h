@@ -160,6 +160,11 @@ section_load_fn load_live_memory;                      /* live_memory.c */
 section_draw_fn html_live_memory;
 section_load_fn load_holders;                          /* holders.c */
 section_draw_fn html_holders, md_holders;
+section_load_fn load_whatif;                           /* whatif.c */
+section_draw_fn html_whatif, md_whatif;
+/* Each snapshot's what-if rows under "whatif" (every row carries its id
+ * as "snapshot_id"); an empty array without a whatif table. */
+void whatif_attach(struct report_ctx *c, json_t *snaps);
 section_load_fn load_segments;                         /* segments.c */
 section_draw_fn html_segments;
 section_load_fn load_gpu_core;                         /* gpu_core.c */

@@ -35,6 +35,8 @@ const struct section report_sections[] = {
 	  html_engines, md_engines, NULL },
 	{ "holders", NULL, "Holders", "What held the memory: live memory by allocation stack", 0,
 	  load_holders, html_holders, md_holders, NULL },
+	{ "whatif", NULL, "What-if", "What-if: the allocator trace replayed under other settings",
+	  0, load_whatif, html_whatif, md_whatif, NULL },
 	{ "segments", NULL, "Segments", "Allocator segments", 0, load_segments, html_segments,
 	  NULL, NULL },
 	{ "gpu", NULL, "GPU core", "GPU core dump", 0, load_gpu_core, html_gpu_core, NULL, NULL },

@@ -5,7 +5,7 @@
  * processes, free, and the rest nothing explains), each line with the
  * artifact that gave it and how sure it is. A derivation of the rule
  * phase, like whatif.c: it writes no finding, only the `ledger` table
- * (docs/schema.md), which it creates, and which every report leads with.
+ * (docs/schema.md), which it makes anew, and which every report leads with.
  *
  * Sources, the first that has the figure winning:
  *  - a card's capacity: nvidia-smi/DCGM gpu.total_bytes, meta
@@ -47,12 +47,14 @@
  * prints GiB to two decimals), not a line: 16 MiB or 0.1% of the whole. */
 #define REST_MIN(whole) fmax(16 * MIB, 0.001 * fabs(whole))
 
+/* Derived, replaced at each analysis: dropped first, so a table of an
+ * older shape never refuses the rows. */
 static const char sql_table[] =
-	"CREATE TABLE IF NOT EXISTS ledger(\n"
+	"DROP TABLE IF EXISTS ledger;\n"
+	"CREATE TABLE ledger(\n"
 	"  id INTEGER PRIMARY KEY, scope TEXT, entity TEXT, device INTEGER, line TEXT,\n"
 	"  label TEXT, bytes INTEGER, part INTEGER, certainty TEXT, moment TEXT,\n"
-	"  how TEXT, source TEXT, ref_table TEXT, ref_id INTEGER);\n"
-	"DELETE FROM ledger;";
+	"  how TEXT, source TEXT, ref_table TEXT, ref_id INTEGER);";
 
 
 
