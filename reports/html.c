@@ -13,6 +13,7 @@
 #include "reports/section.h"
 #include "reports/html_util.h"
 #include "reports/summary.h"
+#include "reports/ledger.h"
 #include "lib/common.h"
 
 #include <math.h>
@@ -91,6 +92,12 @@ const char report_html_css[] =
 	".segs .free{fill:#e6e9ee}.segs .used{fill:#3b5b92}.sl{font-size:11px;fill:#3a4352}"
 	".sw-used,.sw-free{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px;"
 	"vertical-align:middle}.sw-used{background:#3b5b92}.sw-free{background:#e6e9ee}"
+	".reading{border:1px solid var(--line);border-radius:4px;padding:8px 14px;margin:0 0 8px}"
+	".reading ul{margin:4px 0 0;padding-left:18px}.reading li{margin:2px 0}"
+	/* the memory ledger's bars and tables */
+	".lbar{margin:6px 0 4px}.lbl{font-size:12px;fill:#1d2430}.lbd{fill:#fff}"
+	".sw{display:inline-block;width:11px;height:11px;margin-right:6px;vertical-align:-1px;"
+	"border:1px solid #c9ced6}table.ledger tr.note td{color:var(--mute);font-style:italic}"
 	"figcaption{font-size:12px;color:var(--mute)}"
 	"tr.diag td{background:#fbfbfc;font-size:12px}tr.diag ul{margin:0;padding-left:18px}"
 	"details summary{cursor:pointer;color:var(--accent);font-size:12.5px}"
@@ -124,6 +131,13 @@ static const char *figure_label(const char *key)
 		{ "contexts_per_device", "CUDA contexts per device" },
 		{ "largest_free_block_bytes", "Largest free block" },
 		{ "peak_bytes", "Peak" },
+		{ "needed_bytes", "Needed" },
+		{ "fill_ratio", "Card filled" },
+		{ "largest_other_bytes", "Largest other process" },
+		{ "non_pytorch_share", "Outside PyTorch" },
+		{ "memcg_usage_bytes", "Memcg usage" },
+		{ "victim_rss_bytes", "Victim's RSS" },
+		{ "request_over_card_ratio", "Request over card" },
 	};
 	size_t i;
 
@@ -291,6 +305,49 @@ static void card_finding(struct strbuf *sb, const struct report_summary *s)
 	strbuf_addstr(sb, "</div></div>\n");
 }
 
+/* What the kernel's OOM report says, in plain words (reading.c). */
+static void header_reading(struct strbuf *sb, const struct report_summary *s)
+{
+	int i;
+
+	if (!s->n_kernel)
+		return;
+	strbuf_addstr(sb, "<div class=reading><div class=kl>What the kernel's OOM report says"
+			  "</div><ul>");
+	for (i = 0; i < s->n_kernel; i++) {
+		strbuf_addstr(sb, "<li>");
+		h_text(sb, s->kernel[i].buf, s->kernel[i].len);
+		strbuf_addstr(sb, "</li>");
+	}
+	strbuf_addstr(sb, "</ul></div>\n");
+}
+
+/* What filled the card when PyTorch ran out: a strip and its legend. */
+static void header_card(struct strbuf *sb, const struct report_summary *s)
+{
+	struct bar_seg g[8];
+	char b[32];
+	int n, i;
+
+	if (!s->has_card || !(s->card_total > 0) || !(n = summary_card_slices(s, g)))
+		return;
+	fmt_bytes(b, sizeof(b), s->card_total);
+	strbuf_addf(sb, "<div class=reading><div class=kl>What filled the %s card", b);
+	if (isfinite(s->card_req)) {
+		fmt_bytes(b, sizeof(b), s->card_req);
+		strbuf_addf(sb, " when %s could not be allocated", b);
+	}
+	strbuf_addstr(sb, " (PyTorch's out-of-memory message)</div>");
+	ledger_bar(sb, g, n, s->card_total);
+	strbuf_addstr(sb, "<div class=ks>");
+	for (i = 0; i < n; i++) {
+		fmt_bytes(b, sizeof(b), g[i].bytes);
+		strbuf_addf(sb, "%s<span class=sw style=\"background:%s\"></span>%s %s",
+			    i ? " &middot; " : "", ledger_color(g[i].line), g[i].name, b);
+	}
+	strbuf_addstr(sb, "</div></div>\n");
+}
+
 /* The navigation: one link per HTML section of the table, in its order. */
 static void nav(struct strbuf *sb)
 {
@@ -318,6 +375,8 @@ static void header(struct strbuf *sb, const struct report_summary *s)
 		card_killed(sb, s);
 	card_finding(sb, s);
 	strbuf_addstr(sb, "</div>\n");
+	header_reading(sb, s);
+	header_card(sb, s);
 	nav(sb);
 	strbuf_addstr(sb, "</header>\n");
 }

@@ -53,6 +53,41 @@ static json_t *time_or_null(int64_t ns)
 	return json_string(buf);
 }
 
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* The kernel reading's sentences, or null. */
+static json_t *kernel_reading(const struct report_summary *s)
+{
+	json_t *a;
+	int i;
+
+	if (!s->n_kernel)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < s->n_kernel; i++)
+		json_array_append_new(a, json_stringn(s->kernel[i].buf, s->kernel[i].len));
+	return a;
+}
+
+/* The card at a PyTorch OOM (the header's strip), or null. */
+static json_t *card(const struct report_summary *s)
+{
+	if (!s->has_card)
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"total_bytes", real_or_null(s->card_total),
+		"requested_bytes", real_or_null(s->card_req),
+		"allocated_bytes", real_or_null(s->card_alloc),
+		"reserved_unallocated_bytes", real_or_null(s->card_cache),
+		"non_pytorch_bytes", real_or_null(s->card_nonpt),
+		"other_processes_bytes", real_or_null(s->card_others),
+		"outside_bytes", real_or_null(s->card_outside),
+		"free_bytes", real_or_null(s->card_free));
+}
+
 /* The key figures of the report's header (summary.h). */
 json_t *load_summary(struct report_ctx *c)
 {
@@ -78,6 +113,8 @@ json_t *load_summary(struct report_ctx *c)
 		"time", time_or_null(s->peak_ns),
 		"limit_bytes", isfinite(s->limit_bytes) ? json_real(s->limit_bytes) : json_null(),
 		"limit", str_or_null(&s->limit_what, s->limit_what.len > 0)) : json_null());
+	json_object_set_new(o, "kernel_reading", kernel_reading(s));
+	json_object_set_new(o, "card", card(s));
 	json_object_set_new(o, "top_finding", s->n_findings ? json_pack("{s:o, s:o, s:o}",
 		"title", json_stringn(s->top_title.buf, s->top_title.len),
 		"figure", str_or_null(&s->top_key, s->top_key.len > 0),
@@ -260,6 +297,7 @@ json_t *load_snapshots(struct report_ctx *c)
 		 " ORDER BY device, seq LIMIT ?2", -1, NULL);
 	if (r_has_table(c, "holder"))
 		snapshot_holders(c, snaps);
+	whatif_attach(c, snaps);
 	json_array_foreach(snaps, i, s)
 		json_object_del(s, "snapshot_id");
 	return snaps;

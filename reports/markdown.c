@@ -10,6 +10,7 @@
 #include "reports/section.h"
 #include "reports/md_util.h"
 #include "reports/summary.h"
+#include "reports/ledger.h"
 #include "lib/common.h"
 #include "lib/strbuf.h"
 
@@ -96,6 +97,37 @@ static void md_peak(struct strbuf *sb, const struct report_summary *s)
 	strbuf_addstr(sb, "\n");
 }
 
+/* What the kernel's OOM report says, and what filled the card at a
+ * PyTorch OOM (reading.c). */
+static void md_reading(struct strbuf *sb, const struct report_summary *s)
+{
+	struct bar_seg g[8];
+	char b[32];
+	int i, n;
+
+	if (s->n_kernel)
+		strbuf_addstr(sb, "- **What the kernel's OOM report says:**\n");
+	for (i = 0; i < s->n_kernel; i++) {
+		strbuf_addstr(sb, "  - ");
+		md(sb, s->kernel[i].buf, s->kernel[i].len);
+		strbuf_addstr(sb, "\n");
+	}
+	if (!s->has_card || !(s->card_total > 0) || !(n = summary_card_slices(s, g)))
+		return;
+	fmt_bytes(b, sizeof(b), s->card_total);
+	strbuf_addf(sb, "- **What filled the %s card** (PyTorch's out-of-memory message", b);
+	if (isfinite(s->card_req)) {
+		fmt_bytes(b, sizeof(b), s->card_req);
+		strbuf_addf(sb, "; %s could not be allocated", b);
+	}
+	strbuf_addstr(sb, "):");
+	for (i = 0; i < n; i++) {
+		fmt_bytes(b, sizeof(b), g[i].bytes);
+		strbuf_addf(sb, "%s %s %s", i ? "," : "", g[i].name, b);
+	}
+	strbuf_addstr(sb, "\n");
+}
+
 /* The head: verdict, first OOM, victim, peak, the lead figure. */
 static void md_head(struct strbuf *sb, const struct report_summary *s)
 {
@@ -112,6 +144,7 @@ static void md_head(struct strbuf *sb, const struct report_summary *s)
 	}
 	md_victim(sb, s);
 	md_peak(sb, s);
+	md_reading(sb, s);
 	if (s->top_key.len) {
 		strbuf_addstr(sb, "- **");
 		md(sb, s->top_key.buf, s->top_key.len);

@@ -143,6 +143,8 @@ int jv_null(const json_t *o, const char *key);
 /* --- the sections, one file each, named for the section (declared by
  * their types above) --- */
 
+section_load_fn load_ledger;                           /* ledger.c */
+section_draw_fn html_ledger, md_ledger;
 section_load_fn load_findings;                         /* findings.c */
 section_draw_fn html_findings, md_findings;
 section_load_fn load_events, load_event_counts;       /* events.c */
@@ -158,6 +160,11 @@ section_load_fn load_live_memory;                      /* live_memory.c */
 section_draw_fn html_live_memory;
 section_load_fn load_holders;                          /* holders.c */
 section_draw_fn html_holders, md_holders;
+section_load_fn load_whatif;                           /* whatif.c */
+section_draw_fn html_whatif, md_whatif;
+/* Each snapshot's what-if rows under "whatif" (every row carries its id
+ * as "snapshot_id"); an empty array without a whatif table. */
+void whatif_attach(struct report_ctx *c, json_t *snaps);
 section_load_fn load_segments;                         /* segments.c */
 section_draw_fn html_segments;
 section_load_fn load_gpu_core;                         /* gpu_core.c */

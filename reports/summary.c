@@ -325,6 +325,7 @@ static void snapshot_peak(struct report_ctx *c, struct report_summary *s)
 int report_summary_load(struct report_ctx *c, struct report_summary *s)
 {
 	sqlite3_stmt *st;
+	int i;
 
 	memset(s, 0, sizeof(*s));
 	strbuf_init(&s->vclass);
@@ -339,6 +340,10 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	strbuf_init(&s->top_title);
 	strbuf_init(&s->top_key);
 	strbuf_init(&s->top_value);
+	for (i = 0; i < KREADING; i++)
+		strbuf_init(&s->kernel[i]);
+	s->card_total = s->card_req = s->card_alloc = s->card_cache = s->card_nonpt = NAN;
+	s->card_others = s->card_outside = s->card_free = NAN;
 	s->confidence = NAN;
 	s->oom_ns = s->oom_boot_ns = s->victim_pid = s->victim_bytes = s->peak_ns = OL_NULL;
 	s->limit_bytes = NAN;
@@ -388,12 +393,18 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	peak(c, s);
 	if (!s->has_peak)
 		snapshot_peak(c, s);
+	summary_reading_load(c, s);
 	top_finding(c, s);
 	return 0;
 }
 
 int report_summary_failed(const struct report_summary *s)
 {
+	int i;
+
+	for (i = 0; i < s->n_kernel; i++)
+		if (strbuf_failed(&s->kernel[i]))
+			return 1;
 	return strbuf_failed(&s->vclass) || strbuf_failed(&s->cause) ||
 	       strbuf_failed(&s->vsummary) || strbuf_failed(&s->missing) ||
 	       strbuf_failed(&s->oom_kind) || strbuf_failed(&s->victim_comm) ||
@@ -404,6 +415,10 @@ int report_summary_failed(const struct report_summary *s)
 
 void report_summary_release(struct report_summary *s)
 {
+	int i;
+
+	for (i = 0; i < KREADING; i++)
+		strbuf_release(&s->kernel[i]);
 	json_decref(s->verdict);
 	s->verdict = NULL;
 	strbuf_release(&s->vclass);

@@ -19,6 +19,8 @@
 
 struct report_ctx;
 
+#define KREADING 5          /* sentences of the kernel reading, at most */
+
 struct report_summary {
 	json_t *verdict;            /* the first verdict row as the JSON report gives it, or NULL */
 	int has_verdict;
@@ -45,11 +47,36 @@ struct report_summary {
 	double limit_bytes;         /* NAN when no limit is known */
 	struct strbuf limit_what;   /* "gpu.total_bytes gpu0", "cgroup.max_bytes" */
 
+	/* the kernel's OOM report in plain words (reading.c), from the kernel
+	 * rule's finding: up to KREADING sentences, raw text */
+	int n_kernel;
+	struct strbuf kernel[KREADING];
+	double k_usage, k_limit, k_ram, k_free;   /* its figures, NAN unknown */
+
+	/* the card at a PyTorch OOM, from the capacity rule's figures
+	 * (reading.c): bytes, NAN unknown */
+	int has_card;
+	double card_total, card_req, card_alloc, card_cache, card_nonpt, card_others,
+		card_outside, card_free;
+	int card_listed;            /* the message listed the other processes */
+
 	/* strongest finding */
 	int n_findings;
 	struct strbuf top_title;
 	struct strbuf top_key, top_value;    /* "slope_mb_per_hour", "+512.0 MiB/h" */
 };
+
+/* The kernel reading and the card strip of s (reading.c), read from the
+ * kernel and capacity rules' findings; the peak, when s has none yet,
+ * from the kernel report (memcg usage against its limit, else RAM less
+ * free against RAM), else from PyTorch's message (capacity less free). */
+void summary_reading_load(struct report_ctx *c, struct report_summary *s);
+
+struct bar_seg;
+/* The slices of the card strip (ledger.h), in order: allocated, cached,
+ * outside PyTorch, other processes, the rest, free; into g (8 at most).
+ * Returns their number (0 when s has no card). */
+int summary_card_slices(const struct report_summary *s, struct bar_seg *g);
 
 /* Fill s from c's database (every field set, unknowns as documented); the
  * strongest finding and their number come from the findings model. 0, or

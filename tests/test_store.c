@@ -6,6 +6,7 @@
  * of field the way the hand-written binds did.
  */
 #include "testutil.h"
+#include "analyzer/rules/rules.h"
 #include "analyzer/store/table.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
@@ -390,6 +391,9 @@ static void schema_doc_matches_the_database(void **state)
 	sqlite3_stmt *st;
 	(void)state;
 
+	/* The rules make tables of their own (whatif, ledger): an analysis
+	 * of the empty timeline makes them, so the doc is held to them too. */
+	assert_int_equal(analyze_timeline(tl, &want), 0);
 	while (line < end) {
 		const char *nl = memchr(line, '\n', (size_t)(end - line));
 		size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);

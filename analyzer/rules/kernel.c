@@ -250,6 +250,8 @@ static void alloc_text(struct rl_finding *f, const struct kreport *k, int memcg)
 		}
 	if (!what && k->order < 0)
 		return;
+	if (what) /* for the report's reading of the kernel report */
+		json_object_set_new(f->figures, "gfp_meaning", json_string(what));
 	if (what)
 		rl_advice(f, "The allocation that failed (%s): %s.", k->flags, what);
 	else if (k->gfp[0] || k->flags[0])

@@ -33,6 +33,8 @@ const struct rule rules[] = {
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
+	{ "ledger", "what filled each card and the host, line by line (writes no finding)",
+	  rule_ledger },
 	{ NULL, NULL, NULL }
 };
 
