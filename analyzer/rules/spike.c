@@ -128,7 +128,8 @@ static double judge_burst(struct rule_ctx *c, const char *name, const struct rl_
 	/* against the room below capacity when the series carries most of
 	 * it; a series that sees only part of the memory (a snapshot trace
 	 * without the weights) is judged by its own level */
-	if (rl_capacity_of(c, name, &cap) == 0 && cap > tr->baseline &&
+	(void)name;
+	if (rl_capacity_scope(c, s->scope, &cap) == 0 && cap > tr->baseline &&
 	    tr->baseline >= SPIKE_VISIBLE * cap) {
 		frac = (tr->peak - tr->baseline) / (cap - tr->baseline);
 		if (frac < SPIKE_MIN_ROOM)

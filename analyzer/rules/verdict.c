@@ -51,10 +51,7 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 	double v;
 
 	buf[0] = 0;
-	if (rl_num(c, &v, "SELECT 1 FROM series s WHERE s.name IN ('torch.allocated_bytes',"
-		   " 'gpu.used_bytes', 'proc.rss_bytes', 'proc.anon_bytes', 'cgroup.current_bytes',"
-		   " 'cgroup.anon_bytes') AND (SELECT count(*) FROM (SELECT 1 FROM sample p"
-		   " WHERE p.series_id = s.id LIMIT 8)) >= 8 LIMIT 1") < 0)
+	if (!rl_has_memory_series(c))
 		strncat(buf, "memory in use over time before the OOM (nvidia-smi/DCGM log,"
 			" smaps_rollup or cgroup captures); ", n - strlen(buf) - 1);
 	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0)
@@ -63,7 +60,7 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
 	if (rl_num(c, &v, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
-		   " 'oom_invoked', 'userspace_kill', 'cuda_exception') LIMIT 1") < 0)
+		   " 'oom_invoked', 'userspace_kill', 'cuda_exception', 'engine_error') LIMIT 1") < 0)
 		strncat(buf, "the OOM event itself (kernel log or the OutOfMemoryError); ",
 			n - strlen(buf) - 1);
 	if (strlen(buf) >= 2)
