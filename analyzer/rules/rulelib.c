@@ -301,8 +301,9 @@ int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 		rl_fig(f, "advice_value", f->knob_value);
 	}
 	fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : NULL;
-	snprintf(advice, sizeof(advice), "%s%s%s", f->advice, f->advice[0] && f->knob[0] ? " " : "",
-		 f->knob[0] ? f->knob_text : "");
+	/* the knob's sentence first: what to change, then the rest */
+	snprintf(advice, sizeof(advice), "%s%s%s", f->knob[0] ? f->knob_text : "",
+		 f->advice[0] && f->knob[0] ? " " : "", f->advice);
 	if (!st)
 		goto done;
 	sqlite3_bind_text(st, 1, f->rule, -1, SQLITE_STATIC);
