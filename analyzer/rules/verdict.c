@@ -22,6 +22,8 @@ const struct rule rules[] = {
 	{ "leak", "memory in use that keeps growing; allocation stacks that never free",
 	  rule_leak },
 	{ "spike", "a sharp rise over a stable baseline just before the OOM", rule_spike },
+	{ "engine", "the serving engine's own accounting: no KV cache, max_model_len beyond it,"
+	  " CUDA graphs beyond the budget, a prefill batch or a KV pool too large", rule_engine },
 	{ "headroom", "baseline leaving less room than one request needs", rule_headroom },
 	{ "limits", "configured limits larger than the device", rule_limits },
 	/* before fragmentation, which quotes its answers */
