@@ -70,9 +70,10 @@ static int gpu_headroom(struct rule_ctx *c)
 		double nu = floor((util - cut / total) * 100) / 100;
 		rl_fig(&f, "gpu_memory_utilization", util);
 		rl_fig(&f, "suggested_gpu_memory_utilization", nu);
-		rl_advice(&f, "Lower --gpu-memory-utilization from %.2f to %.2f (frees %s of KV"
-			  " cache for activations), or use a smaller model / quantized weights.",
-			  util, nu, rl_bytes(cut, b1, sizeof(b1)));
+		rl_advice(&f, "Or use a smaller model / quantized weights.");
+		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
+			"Lower --gpu-memory-utilization from %.2f to %.2f (frees %s of KV"
+			" cache for activations).", util, nu, rl_bytes(cut, b1, sizeof(b1)));
 	} else {
 		rl_advice(&f, "Free %s of the baseline (smaller KV cache or weights) so one request"
 			  " fits with a 0.7 safety factor.",
@@ -121,9 +122,10 @@ static int host_headroom(struct rule_ctx *c)
 		double want = have_need ? base + need * 4 / 0.7 : base / 0.7;
 		want = ceil(want / GIB) * GIB;
 		rl_fig(&f, "suggested_limit_bytes", want);
-		rl_advice(&f, "Raise the cgroup limit (memory.max / the container's memory limit)"
-			  " to at least %s (%.0f bytes), or shrink the process's baseline.",
-			  rl_bytes(want, b1, sizeof(b1)), want);
+		rl_advice(&f, "Or shrink the process's baseline.");
+		rl_knob(&f, "memory_limit", "the memory limit", want,
+			"Raise the cgroup limit (memory.max / the container's memory limit)"
+			" to at least %s (%.0f bytes).", rl_bytes(want, b1, sizeof(b1)), want);
 	}
 	fid = rl_finding_write(c, &f);
 	if (fid < 0 || rl_evidence(c, fid, "series", sid, "baseline after start-up") < 0)

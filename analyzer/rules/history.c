@@ -21,15 +21,15 @@
 static double judge_gpu(struct rule_ctx *c, const char *name, const struct rl_series *s,
 			const struct rl_trend *tr)
 {
-	(void)c, (void)tr;
-	return !strncmp(name, "gpu.", 4) || !strncmp(name, "torch.", 6) ? s->last_t + 1 : 0;
+	(void)c, (void)name, (void)tr;
+	return s->scope == RL_SCOPE_GPU ? s->last_t + 1 : 0;
 }
 
 static double judge_host(struct rule_ctx *c, const char *name, const struct rl_series *s,
 			 const struct rl_trend *tr)
 {
-	(void)c, (void)tr;
-	return !strncmp(name, "proc.", 5) || !strncmp(name, "cgroup.", 7) ? s->last_t + 1 : 0;
+	(void)c, (void)name, (void)tr;
+	return s->scope == RL_SCOPE_HOST ? s->last_t + 1 : 0;
 }
 
 /* The smallest change that counts: RL_HISTORY_MIN_CHANGE of the capacity
@@ -65,7 +65,7 @@ int rl_history(struct rule_ctx *c, enum rl_scope scope, double capacity, struct 
 		if (gap > NEAR_OOM_S && gap > 0.1 * h->span_s)
 			return 0;   /* it ended long before the OOM: it says little of it */
 	}
-	if (capacity > 0 || rl_capacity_of(c, p.name, &capacity) == 0)
+	if (capacity > 0 || rl_capacity_scope(c, p.s->scope, &capacity) == 0)
 		h->capacity = capacity;
 	h->have = 1;
 	h->level = tr->level_end;

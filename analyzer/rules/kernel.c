@@ -373,10 +373,11 @@ static int cgroup_limit(struct rule_ctx *c, const struct kreport *k)
 	want = k->limit > 0 ? ceil(k->limit * 1.25 / GIB) * GIB : -1;
 	if (want > 0) {
 		rl_fig(&f, "suggested_limit_bytes", want);
-		rl_advice(&f, "Raise the limit (resources.limits.memory, memory.max) to at least %s"
-			  " (a quarter above the one it hit: the report shows the limit was reached,"
-			  " not by how much it fell short), or make the service hold less.",
-			  rl_bytes(want, b1, sizeof(b1)));
+		rl_knob(&f, "memory_limit", "the memory limit", want,
+			"Raise the limit (resources.limits.memory, memory.max) to at least %s"
+			" (a quarter above the one it hit: the report shows the limit was reached,"
+			" not by how much it fell short), or make the service hold less.",
+			rl_bytes(want, b1, sizeof(b1)));
 	} else {
 		rl_advice(&f, "Raise the container's memory limit (resources.limits.memory,"
 			  " memory.max) above its working set, or make the service hold less.");

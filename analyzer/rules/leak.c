@@ -97,13 +97,13 @@ static double judge_growth(struct rule_ctx *c, const char *name, const struct rl
 {
 	double frac, cap, strength;
 
-	(void)s;
+	(void)name;
 	if (tr->fit.slope <= 0 || tr->duration_s < LEAK_MIN_SPAN_S ||
 	    tr->fit.r2 < LEAK_MIN_R2 || tr->growth < LEAK_MIN_GROWTH_BYTES)
 		return 0;
 	/* room form only for a series that carries most of the capacity
 	 * (see spike.c) */
-	if (rl_capacity_of(c, name, &cap) == 0 && cap > tr->level_start &&
+	if (rl_capacity_scope(c, s->scope, &cap) == 0 && cap > tr->level_start &&
 	    tr->level_start >= LEAK_VISIBLE * cap) {
 		frac = tr->growth / (cap - tr->level_start);
 		if (frac < LEAK_MIN_ROOM_FRAC)
@@ -146,7 +146,7 @@ static void restart_advice(struct rule_ctx *c, const struct rl_pick *p, struct r
 	double cap, room = tr->growth, hours;
 	char b1[32];
 
-	if (rl_capacity_of(c, p->name, &cap) == 0 && cap > tr->level_start)
+	if (rl_capacity_scope(c, p->s->scope, &cap) == 0 && cap > tr->level_start)
 		room = cap - tr->level_start;
 	hours = room / tr->fit.slope / 3600;
 	rl_fig(f, "hours_to_oom_after_restart", round(hours * 10) / 10);

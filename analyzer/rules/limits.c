@@ -56,8 +56,11 @@ static int util_limit(struct rule_ctx *c)
 	snprintf(f.title, sizeof(f.title), "gpu_memory_utilization %.2f claims %s of %s while other"
 		 " processes hold %s on the GPU", util, rl_bytes(util * total, b1, sizeof(b1)),
 		 rl_bytes(total, b2, sizeof(b2)), rl_bytes(others, b3, sizeof(b3)));
-	rl_advice(&f, "Set --gpu-memory-utilization to at most %.2f, or move the other processes"
-		  " off this GPU.", floor(((total - others) / total - 0.02) * 100) / 100);
+	rl_advice(&f, "Or move the other processes off this GPU.");
+	rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization",
+		floor(((total - others) / total - 0.02) * 100) / 100,
+		"Set --gpu-memory-utilization to at most %.2f.",
+		floor(((total - others) / total - 0.02) * 100) / 100);
 	fid = rl_finding_write(c, &f);
 	return fid < 0 ? -1 : 1;
 }
@@ -93,9 +96,10 @@ static int seqs_limit(struct rule_ctx *c)
 	snprintf(f.title, sizeof(f.title), "max_num_seqs %.0f x %s per request exceeds the %s left"
 		 " over the baseline", seqs, rl_bytes(need, b1, sizeof(b1)),
 		 rl_bytes(total - base, b2, sizeof(b2)));
-	rl_advice(&f, "Lower --max-num-seqs to %.0f ((%s - %s) / %s x 0.7).", safe > 1 ? safe : 1,
-		  rl_bytes(total, b1, sizeof(b1)), rl_bytes(base, b2, sizeof(b2)),
-		  rl_bytes(need, b3, sizeof(b3)));
+	rl_knob(&f, "max_num_seqs", "--max-num-seqs", safe > 1 ? safe : 1,
+		"Lower --max-num-seqs to %.0f ((%s - %s) / %s x 0.7).", safe > 1 ? safe : 1,
+		rl_bytes(total, b1, sizeof(b1)), rl_bytes(base, b2, sizeof(b2)),
+		rl_bytes(need, b3, sizeof(b3)));
 	return rl_finding_write(c, &f) < 0 ? -1 : 1;
 }
 

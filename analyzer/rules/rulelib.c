@@ -187,13 +187,28 @@ int rl_gpu_total(struct rule_ctx *c, double *bytes)
 		      " WHERE kind = 'torch_oom' AND json_extract(data, '$.total_bytes') > 0");
 }
 
-int rl_capacity_of(struct rule_ctx *c, const char *series, double *cap)
+int rl_capacity_scope(struct rule_ctx *c, int scope, double *cap)
 {
-	if (!strncmp(series, "gpu.", 4) || !strncmp(series, "torch.", 6))
+	if (scope == RL_SCOPE_GPU)
 		return rl_gpu_total(c, cap);
-	if (rl_meta_num(c, "cgroup.max_bytes", cap) == 0 && *cap > 0 && *cap < 1e18)
+	if (scope == RL_SCOPE_HOST && rl_meta_num(c, "cgroup.max_bytes", cap) == 0 && *cap > 0 &&
+	    *cap < 1e18)
 		return 0;
 	return -1;
+}
+
+int rl_capacity_of(struct rule_ctx *c, const char *series, double *cap)
+{
+	/* torch.* series beyond the memory-in-use ones (reserved, peaks)
+	 * are the card's too */
+	int scope = rl_series_scope(series, NULL, NULL);
+
+	if (!strncmp(series, "torch.", 6) || !strncmp(series, "gpu.", 4))
+		scope = RL_SCOPE_GPU;
+	else if (!strncmp(series, "proc.", 5) || !strncmp(series, "cgroup.", 7))
+		scope = RL_SCOPE_HOST;
+
+	return rl_capacity_scope(c, scope, cap);
 }
 
 /* ---- findings ---- */
@@ -233,6 +248,41 @@ void rl_advice(struct rl_finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
+void rl_knob(struct rl_finding *f, const char *knob, const char *flag, double value,
+	     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!isfinite(value))
+		return;
+	snprintf(f->knob, sizeof(f->knob), "%s", knob);
+	snprintf(f->flag, sizeof(f->flag), "%s", flag);
+	f->knob_value = value;
+	va_start(ap, fmt);
+	vsnprintf(f->knob_text, sizeof(f->knob_text), fmt, ap);
+	va_end(ap);
+}
+
+/* Keep f's knob for the verdict's pass (finding id): the advice before
+ * the knob's sentence is appended. */
+static void knob_note(struct rule_ctx *c, const struct rl_finding *f, int64_t id)
+{
+	struct rl_knob_note *k;
+
+	if (c->n_knobs >= RL_MAX_KNOBS)
+		return;   /* more knobs than that: the rest keep their own values */
+	k = &c->knobs[c->n_knobs++];
+	k->finding = id;
+	k->score = round(rl_clamp01(f->score) * 1000) / 1000;
+	snprintf(k->class_, sizeof(k->class_), "%s", f->class_);
+	snprintf(k->cause, sizeof(k->cause), "%s", f->cause);
+	snprintf(k->knob, sizeof(k->knob), "%s", f->knob);
+	snprintf(k->flag, sizeof(k->flag), "%s", f->flag);
+	k->value = f->knob_value;
+	snprintf(k->base, sizeof(k->base), "%s", f->advice);
+	snprintf(k->title, sizeof(k->title), "%s", f->title);
+}
+
 void rl_finding_drop(struct rl_finding *f)
 {
 	json_decref(f->figures);
@@ -243,9 +293,17 @@ int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 {
 	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO finding(rule, class, cause, score, title,"
 				      " advice, figures) VALUES(?,?,?,?,?,?,?)");
-	char *fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : NULL;
+	char *fig = NULL, advice[sizeof(f->advice) + sizeof(f->knob_text) + 2];
 	int64_t id = -1;
 
+	if (f->knob[0] && f->figures) {
+		json_object_set_new(f->figures, "advice_knob", json_string(f->knob));
+		rl_fig(f, "advice_value", f->knob_value);
+	}
+	fig = f->figures ? json_dumps(f->figures, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : NULL;
+	/* the knob's sentence first: what to change, then the rest */
+	snprintf(advice, sizeof(advice), "%s%s%s", f->knob[0] ? f->knob_text : "",
+		 f->advice[0] && f->knob[0] ? " " : "", f->advice);
 	if (!st)
 		goto done;
 	sqlite3_bind_text(st, 1, f->rule, -1, SQLITE_STATIC);
@@ -253,14 +311,17 @@ int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 	sqlite3_bind_text(st, 3, f->cause, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 4, round(rl_clamp01(f->score) * 1000) / 1000);
 	sqlite3_bind_text(st, 5, f->title, -1, SQLITE_STATIC);
-	if (f->advice[0])
-		sqlite3_bind_text(st, 6, f->advice, -1, SQLITE_STATIC);
+	if (advice[0])
+		sqlite3_bind_text(st, 6, advice, -1, SQLITE_STATIC);
 	if (fig)
 		sqlite3_bind_text(st, 7, fig, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_DONE)
+	if (sqlite3_step(st) == SQLITE_DONE) {
 		id = sqlite3_last_insert_rowid(c->db);
-	else
+		if (f->knob[0])
+			knob_note(c, f, id);
+	} else {
 		rl_sql_failed(c);
+	}
 	sqlite3_finalize(st);
 done:
 	free(fig);

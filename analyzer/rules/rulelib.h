@@ -27,6 +27,10 @@
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
 
+/* What a memory series measures: a GPU's memory or a host's (a process,
+ * a cgroup, a container). */
+enum rl_scope { RL_SCOPE_GPU, RL_SCOPE_HOST };
+
 /* A series reduced to at most RL_MAX_POINTS time buckets up to a cut-off. */
 struct rl_series {
 	int64_t id;
@@ -38,6 +42,7 @@ struct rl_series {
 	double max[RL_MAX_POINTS];  /* bucket max */
 	int64_t b[RL_MAX_POINTS];   /* bucket index on the grid */
 	double last_t;              /* seconds of the last sample used */
+	int scope;                  /* enum rl_scope of a memory series; -1 none */
 };
 
 /* The shape of a memory series before the OOM: a robust trend over what
@@ -64,6 +69,19 @@ struct rl_cached {
 	struct rl_series s;
 };
 
+/* A finding's advice on one knob (rl_knob), kept for the verdict's
+ * pass that leaves one value per knob (verdict.c). */
+#define RL_MAX_KNOBS 48
+struct rl_knob_note {
+	int64_t finding;            /* the finding's id */
+	double score;
+	char class_[16], cause[48];
+	char knob[40], flag[48];    /* its key and how the engine spells it */
+	double value;
+	char base[1200];            /* the advice without the knob's sentence */
+	char title[300];            /* why: the finding's title */
+};
+
 /* One analysis: what its rules share, made by analyze_timeline() and
  * passed to every rule and helper. The database is the only input; this
  * holds what is derived from it once (the OOM time), the first error, the
@@ -82,6 +100,8 @@ struct rule_ctx {
 	struct rl_series best;      /* the series rl_pick_memory_series picked */
 	struct rl_series x, y;      /* pairs on one grid: rl_per_request (x, y), rl_correlation (y), leak's load (x) */
 	double v1[RL_MAX_POINTS], v2[RL_MAX_POINTS]; /* values of pairs: rl_per_request, rl_correlation, rl_baseline (v1) */
+	struct rl_knob_note knobs[RL_MAX_KNOBS]; /* rl_finding_write, for verdict.c */
+	size_t n_knobs;
 };
 
 /* ---- the context and its errors (rulelib.c) ---- */
@@ -135,10 +155,12 @@ int rl_oom_request(struct rule_ctx *c, double *bytes);
 /* Capacity of the device the incident ran out of: gpu.total_bytes series,
  * meta gpu.total_bytes.gpuN, torch_oom data. 0, or -1 unknown. */
 int rl_gpu_total(struct rule_ctx *c, double *bytes);
-/* What a memory series can grow to: the GPU total for gpu.* and torch.*
- * series, the cgroup limit (meta cgroup.max_bytes) for proc.* and
- * cgroup.* ones. 0, or -1 unknown. */
+/* What a memory series can grow to: the GPU total for a GPU series
+ * (rl_series_scope), the cgroup limit (meta cgroup.max_bytes) for a host
+ * one. 0, or -1 unknown. */
 int rl_capacity_of(struct rule_ctx *c, const char *series, double *cap);
+/* The same for a scope (enum rl_scope; -1: unknown). */
+int rl_capacity_scope(struct rule_ctx *c, int scope, double *cap);
 /* Memory a request needs, in bytes: the slope of memory in use against
  * server.running (paired on one grid, up to until_ns), else the torch_oom
  * request size. how gets a short description. 0, or -1 unknown. */
@@ -152,11 +174,29 @@ int rl_baseline(struct rule_ctx *c, const char *name, int64_t until_ns, double *
 
 /* ---- series (series.c) ---- */
 
-/* The memory-in-use series the trend rules look at, in preference order. */
-extern const char *const rl_memory_series[];
+/* The memory-in-use series the trend rules look at, in preference order
+ * (series.c): the name, the scope it measures, the unit its values are
+ * in (bytes per value), and for a series whose name does not say what it
+ * is (grafana.series: the entity is the panel's series name) that the
+ * entity must name memory. NULL-terminated. */
+struct rl_memory_kind {
+	const char *name;
+	enum rl_scope scope;
+	double unit;
+	int entity_named;
+};
+extern const struct rl_memory_kind rl_memory_series[];
+/* The scope (enum rl_scope) a series of this name and entity (may be
+ * NULL) measures as memory in use, and its unit into *unit (may be NULL);
+ * -1 when it is not a memory-in-use series. */
+int rl_series_scope(const char *name, const char *entity, double *unit);
 
+/* 1 when a memory-in-use series (rl_memory_series) has 8 samples with a
+ * time or more, else 0. */
+int rl_has_memory_series(struct rule_ctx *c);
 /* The samples of series id with a value and a time in [t0, t1], as
- * (time_ns, value) rows in time order (one index range); NULL: failed.
+ * (time_ns, value) rows in time order (one index range), values in bytes
+ * for a memory series whose unit is not (rl_series_scope); NULL: failed.
  * The caller finalizes it. */
 sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1);
 /* Fill s with series id's samples with time_ns <= until_ns (OL_NULL: all),
@@ -253,11 +293,10 @@ int rl_card_frag_holds(const struct rl_card *k);
 
 /* ---- the memory history before the OOM (history.c) ---- */
 
-enum rl_scope { RL_SCOPE_GPU, RL_SCOPE_HOST };
-
 /* The shape of the memory in use before the OOM, from the longest memory
- * series of a scope (GPU: torch.allocated, gpu.used, torch.reserved;
- * host: proc.rss, proc.anon, cgroup.anon, cgroup.current), cut at the OOM.
+ * series of a scope (GPU: torch.allocated, gpu.used, torch.reserved, a
+ * metrics export's GPU memory; host: proc.rss, proc.anon, cgroup.anon,
+ * cgroup.current, a container's working set or RSS), cut at the OOM.
  * Exactly one of grew, surged, steady is 1 when have is 1. */
 struct rl_history {
 	int have;                   /* a series of >= 8 points spanning >= RL_HISTORY_MIN_S */
@@ -289,6 +328,9 @@ struct rl_finding {
 	char title[300];
 	char advice[1200];
 	json_t *figures;
+	char knob[40], flag[48];    /* rl_knob: the knob its advice sets ("" none) */
+	double knob_value;
+	char knob_text[400];        /* the sentence that sets it */
 };
 void rl_finding_init(struct rl_finding *f, const char *rule, const char *class_,
 		     const char *cause);
@@ -296,6 +338,14 @@ void rl_finding_init(struct rl_finding *f, const char *rule, const char *class_,
 void rl_fig(struct rl_finding *f, const char *key, double v);
 /* Append a sentence to the advice. */
 void rl_advice(struct rl_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one knob the advice sets: its key (max_num_seqs,
+ * gpu_memory_utilization, max_model_len, memory_limit, ...: the same key
+ * for the same knob in every rule), how the engine spells it (flag), the
+ * value, and the sentence saying so (appended to the advice when written;
+ * figures advice_knob, advice_value). The verdict then leaves one value
+ * per knob: the strongest finding's (verdict.c). */
+void rl_knob(struct rl_finding *f, const char *knob, const char *flag, double value,
+	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Write it (frees figures); returns the finding id or -1. */
 int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f);
 void rl_finding_drop(struct rl_finding *f);

@@ -8,14 +8,121 @@
  */
 #include "analyzer/rules/rulelib.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-const char *const rl_memory_series[] = {
-	"torch.allocated_bytes", "gpu.used_bytes", "proc.rss_bytes", "proc.anon_bytes",
-	"cgroup.anon_bytes", "cgroup.current_bytes", "torch.reserved_bytes", NULL
+const struct rl_memory_kind rl_memory_series[] = {
+	{ "torch.allocated_bytes", RL_SCOPE_GPU, 1, 0 },
+	{ "gpu.used_bytes", RL_SCOPE_GPU, 1, 0 },
+	{ "proc.rss_bytes", RL_SCOPE_HOST, 1, 0 },
+	{ "proc.anon_bytes", RL_SCOPE_HOST, 1, 0 },
+	{ "cgroup.anon_bytes", RL_SCOPE_HOST, 1, 0 },
+	{ "cgroup.current_bytes", RL_SCOPE_HOST, 1, 0 },
+	{ "torch.reserved_bytes", RL_SCOPE_GPU, 1, 0 },
+	/* metrics exports keep the exporter's names (docs/schema.md) */
+	{ "container_memory_working_set_bytes", RL_SCOPE_HOST, 1, 0 },
+	{ "container_memory_rss", RL_SCOPE_HOST, 1, 0 },
+	{ "process_resident_memory_bytes", RL_SCOPE_HOST, 1, 0 },
+	{ "DCGM_FI_DEV_FB_USED", RL_SCOPE_GPU, MIB, 0 },   /* DCGM's unit: MiB */
+	{ "grafana.series", RL_SCOPE_HOST, 1, 1 },
+	{ NULL, RL_SCOPE_HOST, 0, 0 }
 };
+
+/* hay contains needle, ignoring case. */
+static int has(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (; *hay; hay++) {
+		for (i = 0; i < n && hay[i] &&
+		     tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]); i++)
+			;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+/* A Grafana panel's series named for memory in use: its scope, and its
+ * unit (DCGM's framebuffer fields are MiB); -1 when the name says
+ * something else (a share, a limit, what is free). */
+static int named_scope(const char *entity, double *unit)
+{
+	static const char *const not_in_use[] = { "percent", "%", "util", "ratio", "limit",
+		"request", "free", "avail", "total", "capacity", NULL };
+	static const char *const gpu[] = { "gpu", "fb_used", "vram", "dcgm", "cuda", NULL };
+	static const char *const mem[] = { "rss", "working_set", "memory", "mem_used", "resident",
+		"fb_used", NULL };
+	int i, m = 0;
+
+	if (!entity)
+		return -1;
+	for (i = 0; not_in_use[i]; i++)
+		if (has(entity, not_in_use[i]))
+			return -1;
+	for (i = 0; mem[i] && !m; i++)
+		m = has(entity, mem[i]);
+	if (!m)
+		return -1;
+	if (unit)
+		*unit = has(entity, "DCGM_FI_DEV_FB") ? MIB : 1;
+	for (i = 0; gpu[i]; i++)
+		if (has(entity, gpu[i]))
+			return RL_SCOPE_GPU;
+	return RL_SCOPE_HOST;
+}
+
+int rl_series_scope(const char *name, const char *entity, double *unit)
+{
+	const struct rl_memory_kind *k;
+
+	for (k = rl_memory_series; k->name; k++) {
+		if (strcmp(name, k->name))
+			continue;
+		if (k->entity_named)
+			return named_scope(entity, unit);
+		if (unit)
+			*unit = k->unit;
+		return (int)k->scope;
+	}
+	return -1;
+}
+
+int rl_has_memory_series(struct rule_ctx *c)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT s.name, s.entity FROM series s WHERE"
+				      " (SELECT count(*) FROM (SELECT 1 FROM sample p WHERE p.series_id = s.id"
+				      " AND p.time_ns IS NOT NULL LIMIT 8)) >= 8");
+	int found = 0;
+
+	if (!st)
+		return 0;
+	while (!found && sqlite3_step(st) == SQLITE_ROW)
+		found = rl_series_scope(q_text(st, 0), sqlite3_column_type(st, 1) == SQLITE_TEXT ?
+					q_text(st, 1) : NULL, NULL) >= 0;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* The scope and unit of series id (rl_series_scope): -1 and 1 when it is
+ * not a memory series or cannot be read. */
+static int series_kind(struct rule_ctx *c, int64_t id, double *unit)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT name, entity FROM series WHERE id = ?1");
+	int scope = -1;
+
+	*unit = 1;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
+		scope = rl_series_scope(q_text(st, 0), sqlite3_column_type(st, 1) == SQLITE_TEXT ?
+					q_text(st, 1) : NULL, unit);
+	sqlite3_finalize(st);
+	return scope;
+}
 
 /* The cached load of (id, t0, t1, width) into s: 1, or 0 when not kept. */
 static int cache_get(const struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
@@ -89,9 +196,11 @@ static void bucket_rows(sqlite3_stmt *st, struct rl_series *s)
 	bucket_close(s, n, t_sum, v_sum);
 }
 
-sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1)
+/* rl_samples with the unit known: values times unit. */
+static sqlite3_stmt *samples_in(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
+				double unit)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT time_ns, value FROM sample WHERE series_id = ?1"
+	sqlite3_stmt *st = rl_prepare(c, "SELECT time_ns, value * ?4 FROM sample WHERE series_id = ?1"
 				      " AND time_ns BETWEEN ?2 AND ?3 AND value IS NOT NULL"
 				      " ORDER BY time_ns");
 
@@ -99,14 +208,24 @@ sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1)
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, t0);
 		sqlite3_bind_int64(st, 3, t1);
+		sqlite3_bind_double(st, 4, unit);
 	}
 	return st;
+}
+
+sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1)
+{
+	double unit;
+
+	series_kind(c, id, &unit);
+	return samples_in(c, id, t0, t1, unit);
 }
 
 int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s)
 {
 	sqlite3_stmt *st;
+	double unit;
 
 	if (width < 1)
 		width = 1;
@@ -117,7 +236,8 @@ int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 	s->t0_ns = t0;
 	s->width_ns = width;
 	s->last_t = 0;
-	st = rl_samples(c, id, t0, t1);
+	s->scope = series_kind(c, id, &unit);
+	st = samples_in(c, id, t0, t1, unit);
 	if (!st)
 		return -1;
 	bucket_rows(st, s);
@@ -239,18 +359,23 @@ int rl_pick_memory_series(struct rule_ctx *c, rl_judge *judge, struct rl_pick *p
 	pick->s = &c->best;
 	if (!st)
 		return -1;
-	for (i = 0; rl_memory_series[i]; i++) {
+	for (i = 0; rl_memory_series[i].name; i++) {
+		const char *name = rl_memory_series[i].name;
 		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, rl_memory_series[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			double score;
+			if (rl_memory_series[i].entity_named &&
+			    rl_series_scope(name, sqlite3_column_type(st, 1) == SQLITE_TEXT ?
+					    q_text(st, 1) : NULL, NULL) < 0)
+				continue;   /* a panel's series that is not memory in use */
 			if (rl_series_load(c, sqlite3_column_int64(st, 0), c->oom_ns, &c->cur) < 0 ||
 			    rl_trend(&c->cur, &tr) < 0)
 				continue;
-			score = judge(c, rl_memory_series[i], &c->cur, &tr);
+			score = judge(c, name, &c->cur, &tr);
 			if (score > pick->score) {
 				pick->score = score;
-				pick->name = rl_memory_series[i];
+				pick->name = name;
 				pick->tr = tr;
 				snprintf(pick->entity, sizeof(pick->entity), "%s", q_text(st, 1));
 				memcpy(&c->best, &c->cur, sizeof(c->best));

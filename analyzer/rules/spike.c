@@ -128,7 +128,8 @@ static double judge_burst(struct rule_ctx *c, const char *name, const struct rl_
 	/* against the room below capacity when the series carries most of
 	 * it; a series that sees only part of the memory (a snapshot trace
 	 * without the weights) is judged by its own level */
-	if (rl_capacity_of(c, name, &cap) == 0 && cap > tr->baseline &&
+	(void)name;
+	if (rl_capacity_scope(c, s->scope, &cap) == 0 && cap > tr->baseline &&
 	    tr->baseline >= SPIKE_VISIBLE * cap) {
 		frac = (tr->peak - tr->baseline) / (cap - tr->baseline);
 		if (frac < SPIKE_MIN_ROOM)
@@ -213,14 +214,15 @@ static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_fi
 		if (rl_gpu_total(c, &total) == 0 && total > bt->baseline) {
 			double safe = floor((total - bt->baseline) / per_req * 0.7);
 			rl_fig(f, "safe_concurrency", safe);
-			rl_advice(f, "Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
-				  " per request x 0.7), e.g. vLLM --max-num-seqs %.0f, and let the"
-				  " rest queue.", safe, rl_bytes(total, b1, sizeof(b1)),
-				  rl_bytes(bt->baseline, b2, sizeof(b2)), rl_bytes(per_req, b3, sizeof(b3)),
-				  safe > 1 ? safe : 1);
+			rl_knob(f, "max_num_seqs", "--max-num-seqs", safe > 1 ? safe : 1,
+				"Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
+				" per request x 0.7), e.g. vLLM --max-num-seqs %.0f, and let the"
+				" rest queue.", safe, rl_bytes(total, b1, sizeof(b1)),
+				rl_bytes(bt->baseline, b2, sizeof(b2)), rl_bytes(per_req, b3, sizeof(b3)),
+				safe > 1 ? safe : 1);
 		}
 	}
-	if (!f->advice[0])
+	if (!f->advice[0] && !f->knob[0])
 		rl_advice(f, "Bound concurrency (max concurrent requests / batch tokens) so a burst"
 			  " queues instead of allocating; size it from the per-request memory.");
 }

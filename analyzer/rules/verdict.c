@@ -22,6 +22,8 @@ const struct rule rules[] = {
 	{ "leak", "memory in use that keeps growing; allocation stacks that never free",
 	  rule_leak },
 	{ "spike", "a sharp rise over a stable baseline just before the OOM", rule_spike },
+	{ "engine", "the serving engine's own accounting: no KV cache, max_model_len beyond it,"
+	  " CUDA graphs beyond the budget, a prefill batch or a KV pool too large", rule_engine },
 	{ "headroom", "baseline leaving less room than one request needs", rule_headroom },
 	{ "limits", "configured limits larger than the device", rule_limits },
 	/* before fragmentation, which quotes its answers */
@@ -53,10 +55,7 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 	double v;
 
 	buf[0] = 0;
-	if (rl_num(c, &v, "SELECT 1 FROM series s WHERE s.name IN ('torch.allocated_bytes',"
-		   " 'gpu.used_bytes', 'proc.rss_bytes', 'proc.anon_bytes', 'cgroup.current_bytes',"
-		   " 'cgroup.anon_bytes') AND (SELECT count(*) FROM (SELECT 1 FROM sample p"
-		   " WHERE p.series_id = s.id LIMIT 8)) >= 8 LIMIT 1") < 0)
+	if (!rl_has_memory_series(c))
 		strncat(buf, "memory in use over time before the OOM (nvidia-smi/DCGM log,"
 			" smaps_rollup or cgroup captures); ", n - strlen(buf) - 1);
 	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0)
@@ -65,7 +64,7 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
 	if (rl_num(c, &v, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
-		   " 'oom_invoked', 'userspace_kill', 'cuda_exception') LIMIT 1") < 0)
+		   " 'oom_invoked', 'userspace_kill', 'cuda_exception', 'engine_error') LIMIT 1") < 0)
 		strncat(buf, "the OOM event itself (kernel log or the OutOfMemoryError); ",
 			n - strlen(buf) - 1);
 	if (strlen(buf) >= 2)
@@ -194,6 +193,113 @@ static int write_verdict(struct rule_ctx *c)
 			      "no memory pressure found in the evidence given");
 }
 
+/* A knob's value as the advice says it: sizes in binary units. */
+static const char *knob_value(const struct rl_knob_note *k, char *buf, size_t n)
+{
+	if (strstr(k->knob, "limit") || strstr(k->knob, "bytes"))
+		return rl_bytes(k->value, buf, n);
+	snprintf(buf, n, "%.10g", k->value);
+	return buf;
+}
+
+/* The strongest note of knob k->knob (score, then the first written). */
+static const struct rl_knob_note *strongest(const struct rule_ctx *c, const struct rl_knob_note *k)
+{
+	const struct rl_knob_note *best = k;
+	size_t j;
+
+	for (j = 0; j < c->n_knobs; j++) {
+		const struct rl_knob_note *o = &c->knobs[j];
+		if (!strcmp(o->knob, k->knob) && (o->score > best->score ||
+		    (o->score == best->score && o->finding < best->finding)))
+			best = o;
+	}
+	return best;
+}
+
+/* A weaker finding's advice on a knob the strongest one sets: the
+ * strongest's value in place of its own, then the rest of its advice.
+ * 0 or -1. */
+static int defer_knob(struct rule_ctx *c, const struct rl_knob_note *k,
+		      const struct rl_knob_note *best)
+{
+	sqlite3_stmt *st = rl_prepare(c, "UPDATE finding SET advice = ?1, figures ="
+				      " json_set(coalesce(figures, '{}'), '$.advice_value', ?2) WHERE id = ?3");
+	char advice[sizeof(k->base) + 400], v[32];
+	int r;
+
+	if (!st)
+		return -1;
+	snprintf(advice, sizeof(advice), "%s: %s, the value of the strongest finding that sets"
+		 " it (%s/%s).%s%s", best->flag, knob_value(best, v, sizeof(v)), best->class_,
+		 best->cause, k->base[0] ? " " : "", k->base);
+	sqlite3_bind_text(st, 1, advice, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, best->value);
+	sqlite3_bind_int64(st, 3, k->finding);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : rl_sql_failed(c);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The strongest finding's advice on its knob names the other findings
+ * that ask for the same knob to change: their reasons, folded in. */
+static int fold_reasons(struct rule_ctx *c, const struct rl_knob_note *best)
+{
+	sqlite3_stmt *st;
+	char more[1600] = "", text[sizeof(more) + 120];
+	size_t j, len;
+	int r, n = 0;
+
+	for (j = 0; j < c->n_knobs; j++) {
+		const struct rl_knob_note *o = &c->knobs[j];
+		if (o == best || strcmp(o->knob, best->knob))
+			continue;
+		len = strlen(more);
+		snprintf(more + len, sizeof(more) - len, "%s%s/%s (%s)", n++ ? "; " : "", o->class_,
+			 o->cause, o->title);
+	}
+	if (!n)
+		return 0;
+	st = rl_prepare(c, "UPDATE finding SET advice = coalesce(advice || ' ', '') || ?1 WHERE id = ?2");
+	if (!st)
+		return -1;
+	snprintf(text, sizeof(text), "The same %s also answers %s: %s.", best->flag,
+		 n > 1 ? "these findings" : "this finding", more);
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, best->finding);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : rl_sql_failed(c);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* One value per knob: where several findings advise the same knob
+ * (rl_knob), the strongest finding's value stands; the others say that
+ * value instead of their own, and the strongest names their reasons.
+ * 0 or -1. */
+static int one_value_per_knob(struct rule_ctx *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->n_knobs; i++) {
+		const struct rl_knob_note *k = &c->knobs[i], *best;
+		int seen = 0;
+
+		for (j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->knobs[j].knob, k->knob);
+		if (seen)
+			continue;   /* its knob was done with the first note */
+		best = strongest(c, k);
+		for (j = i; j < c->n_knobs; j++) {
+			const struct rl_knob_note *o = &c->knobs[j];
+			if (o != best && !strcmp(o->knob, k->knob) && defer_knob(c, o, best) < 0)
+				return -1;
+		}
+		if (fold_reasons(c, best) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Why the analysis failed, into err (may be NULL); returns -1. */
 static int analysis_failed(struct rule_ctx *c, const char *what, struct strbuf *err)
 {
@@ -227,6 +333,8 @@ int analyze_timeline(struct timeline *tl, struct strbuf *err)
 			snprintf(what, sizeof(what), "rule %s failed", r->name);
 			return analysis_failed(c, what, err);
 		}
+	if (one_value_per_knob(c) < 0 || c->failed)
+		return analysis_failed(c, "leaving one value per knob failed", err);
 	if (write_verdict(c) < 0 || c->failed)
 		return analysis_failed(c, "writing the verdict failed", err);
 	if (rl_exec(c, "COMMIT") < 0)

@@ -1,0 +1,452 @@
+/*
+ * engine.c -- misconfiguration read from a serving engine's own memory
+ * accounting (the engine table, engine_facts.h): what the engine set
+ * aside at start-up and the errors it raised say which setting does not
+ * fit, and by how much. Each cause is one finding with the value to set,
+ * computed from the engine's figures:
+ *
+ *  - kv_cache_none: no memory left for the KV cache (# GPU blocks <= 0,
+ *    negative available KV cache memory, "No available memory for the
+ *    cache blocks"): the gpu_memory_utilization that leaves room for it
+ *    (weights + activation peak + non-torch memory + at least one
+ *    max-length request or 1 GiB of KV cache), or the tensor parallelism
+ *    the model needs when no utilization fits;
+ *  - max_model_len: max_model_len longer than the KV cache holds (the
+ *    engine's error, maximum concurrency below 1x, else max_model_len
+ *    > the KV cache's tokens): the max_model_len to set (the tokens the KV
+ *    cache holds), and the utilization that would hold one request;
+ *  - engine_budget: weights + activations + non-torch + KV cache, with
+ *    the CUDA graphs captured outside that budget, more than the card had
+ *    free, and an OOM to show it: the utilization that leaves the graphs
+ *    room;
+ *  - prefill_tokens: TGI's warm-up could not hold its prefill batch: half
+ *    the max_batch_prefill_tokens;
+ *  - kv_pool: SGLang ran out of KV cache while decoding: what it admitted
+ *    does not fit its pool (or the load outgrew it: below 0.7 without a
+ *    history of running requests).
+ *
+ * The first four fail at start-up (the engine's own check or its
+ * warm-up): the configuration, not the traffic, failed; they score 0.85-0.9.
+ * The limit the engine's free memory at start-up puts on
+ * gpu_memory_utilization (another tenant) is limits.c's.
+ */
+#include "analyzer/rules/engine_facts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KV_MIN_BYTES (1 * GIB)    /* the least KV cache worth starting with */
+#define UTIL_MAX 0.95             /* the highest utilization worth advising */
+#define ENGINE_PROVEN 0.9         /* the engine's own error says it */
+
+#define F(e, k) ((e)->f[RL_EF_##k])
+#define KNOWN(e, k) rl_ef_known(e, RL_EF_##k)
+
+/* The engine's figures on a finding (the ones its log states). */
+static void engine_figures(struct rl_finding *f, const struct rl_engine *e)
+{
+	static const char *const names[RL_EF__COUNT] = {
+		"total_bytes", "free_at_start_bytes", "gpu_memory_utilization", "requested_bytes",
+		"weights_bytes", "activation_peak_bytes", "torch_peak_bytes", "non_torch_bytes",
+		"cuda_graph_bytes", "kv_cache_bytes", "kv_cache_tokens", "gpu_blocks", "cpu_blocks",
+		"max_concurrency", "max_num_seqs", "max_model_len", "max_batch_prefill_tokens" };
+	int k;
+
+	for (k = 0; k < RL_EF__COUNT; k++)
+		if (rl_ef_known(e, (enum rl_ef)k))
+			rl_fig(f, names[k], e->f[k]);
+}
+
+/* Write f with the engine row as evidence; 1, or -1. */
+static int ewrite(struct rule_ctx *c, struct rl_finding *f, const struct rl_engine *e,
+		  const char *note)
+{
+	int64_t fid = rl_finding_write(c, f);
+
+	if (fid < 0 || (e->id > 0 && rl_evidence(c, fid, "engine", e->id, note) < 0))
+		return -1;
+	return 1;
+}
+
+/* The instance of e[0..n) that applies (test) with the most facts known;
+ * NULL when none applies. */
+static const struct rl_engine *pick(const struct rl_engine *e, int n,
+				    int (*test)(const struct rl_engine *))
+{
+	const struct rl_engine *best = NULL;
+	int i, k, most = -1;
+
+	for (i = 0; i < n; i++) {
+		int known = 0;
+		if (!test(&e[i]))
+			continue;
+		for (k = 0; k < RL_EF__COUNT; k++)
+			known += rl_ef_known(&e[i], (enum rl_ef)k);
+		if (known > most)
+			most = known, best = &e[i];
+	}
+	return best;
+}
+
+/* Bytes of KV cache per token, from any instance that states both. */
+static double bytes_per_token(const struct rl_engine *e, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (KNOWN(&e[i], KV) && KNOWN(&e[i], KV_TOKENS) && F(&e[i], KV) > 0 &&
+		    F(&e[i], KV_TOKENS) > 0)
+			return F(&e[i], KV) / F(&e[i], KV_TOKENS);
+	return NAN;
+}
+
+/* What the engine holds outside the KV cache: weights + activation peak
+ * (or the torch peak, which is both) + non-torch memory; NAN without the
+ * weights. */
+static double fixed_need(const struct rl_engine *e)
+{
+	double w = KNOWN(e, TORCH_PEAK) ? F(e, TORCH_PEAK) : F(e, WEIGHTS);
+
+	if (!isfinite(w))
+		return NAN;
+	if (!KNOWN(e, TORCH_PEAK) && KNOWN(e, ACT))
+		w += F(e, ACT);
+	return w + (KNOWN(e, NON_TORCH) ? F(e, NON_TORCH) : 0);
+}
+
+static double up2(double x)
+{
+	return ceil(x * 100 - 1e-9) / 100;
+}
+
+static double down2(double x)
+{
+	return floor(x * 100 + 1e-9) / 100;
+}
+
+/* ---- kv_cache_none ---- */
+
+static int kv_none_applies(const struct rl_engine *e)
+{
+	return (e->errors & RL_EE_KV_NO_MEMORY) || (KNOWN(e, BLOCKS) && F(e, BLOCKS) <= 0) ||
+	       (KNOWN(e, KV) && F(e, KV) <= 0);
+}
+
+/* The value kv_cache_none advises, from the engine's figures: the
+ * utilization, else the tensor parallelism, else a step up. */
+static void kv_none_knob(struct rule_ctx *c, struct rl_finding *f, const struct rl_engine *e,
+			 double bpt)
+{
+	double total = F(e, TOTAL), fixed = fixed_need(e), kv_min = KV_MIN_BYTES, u, tp;
+	char b1[32], b2[32], b3[32];
+
+	if (KNOWN(e, MAX_LEN) && isfinite(bpt) && F(e, MAX_LEN) * bpt > kv_min)
+		kv_min = F(e, MAX_LEN) * bpt;
+	if (!isfinite(total) && rl_gpu_total(c, &total) < 0)
+		total = NAN;
+	if (isfinite(total) && total > 0 && isfinite(fixed)) {
+		u = up2((fixed + kv_min) / total);
+		if (KNOWN(e, UTIL) && u <= F(e, UTIL))
+			u = up2(F(e, UTIL) + 0.01);
+		rl_fig(f, "needed_outside_kv_bytes", fixed);
+		rl_fig(f, "kv_cache_min_bytes", kv_min);
+		if (u <= UTIL_MAX) {
+			char from[40] = "";
+			if (KNOWN(e, UTIL))
+				snprintf(from, sizeof(from), " (from %.2f)", F(e, UTIL));
+			rl_knob(f, "gpu_memory_utilization", "--gpu-memory-utilization", u,
+				"Set --gpu-memory-utilization to %.2f%s: the weights, the activation"
+				" peak and the memory outside PyTorch take %s of the %s card, and %.2f"
+				" leaves %s for the KV cache (%s).", u, from,
+				rl_bytes(fixed, b1, sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), u,
+				rl_bytes(u * total - fixed, b3, sizeof(b3)),
+				kv_min > KV_MIN_BYTES ? "one request of max_model_len" : "at least 1 GiB");
+			return;
+		}
+		if (rl_meta_num(c, "server.tensor_parallel_size", &tp) < 0 || tp < 1)
+			tp = 1;
+		tp *= ceil((fixed + kv_min) / (UTIL_MAX * total));
+		rl_knob(f, "tensor_parallel_size", "--tensor-parallel-size", tp,
+			"The model does not fit this card with room for a KV cache: %s outside the"
+			" KV cache of %s. Spread it over %.0f GPUs (--tensor-parallel-size %.0f), or"
+			" quantise the weights (8-bit halves 16-bit weights).",
+			rl_bytes(fixed, b1, sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), tp, tp);
+		return;
+	}
+	if (KNOWN(e, UTIL) && F(e, UTIL) < UTIL_MAX) {
+		u = up2(fmin(UTIL_MAX, F(e, UTIL) + 0.05));
+		rl_knob(f, "gpu_memory_utilization", "--gpu-memory-utilization", u,
+			"Raise --gpu-memory-utilization from %.2f to %.2f as a first step: the log does"
+			" not give the weights and the activation peak that would size it (vLLM's"
+			" memory profiling line does).", F(e, UTIL), u);
+		return;
+	}
+	rl_advice(f, "The log does not give the card's size, the weights or the activation peak"
+		  " that would size the fix (vLLM's memory profiling line gives them).");
+}
+
+static int kv_cache_none(struct rule_ctx *c, const struct rl_engine *e, int n)
+{
+	const struct rl_engine *x = pick(e, n, kv_none_applies);
+	struct rl_finding f;
+	char what[120], lab[100], b1[32];
+
+	if (!x)
+		return 0;
+	rl_finding_init(&f, "engine", "misconfig", "kv_cache_none");
+	f.score = ENGINE_PROVEN;
+	engine_figures(&f, x);
+	if (KNOWN(x, BLOCKS) && F(x, BLOCKS) <= 0)
+		snprintf(what, sizeof(what), "# GPU blocks: %.0f", F(x, BLOCKS));
+	else if (KNOWN(x, KV) && F(x, KV) <= 0)
+		snprintf(what, sizeof(what), "KV cache memory %s", rl_bytes(F(x, KV), b1, sizeof(b1)));
+	else
+		snprintf(what, sizeof(what), "the engine found no memory for the cache blocks");
+	snprintf(f.title, sizeof(f.title), "No memory was left for the KV cache at start-up%s: %s;"
+		 " the configuration failed, not the traffic", rl_engine_label(x, lab, sizeof(lab)),
+		 what);
+	kv_none_knob(c, &f, x, bytes_per_token(e, n));
+	rl_advice(&f, "A lower --max-num-batched-tokens (or --max-num-seqs) lowers the activation"
+		  " peak the engine profiles; quantised weights or a larger card leave more for the"
+		  " cache.");
+	return ewrite(c, &f, x, "the engine's accounting at start-up");
+}
+
+/* ---- max_model_len ---- */
+
+/* The engine's error, or its maximum concurrency below 1x; without that
+ * figure, max_model_len above the KV cache's tokens (models with sliding
+ * windows or state layers serve more than their tokens suggest: the
+ * engine's concurrency is the authority when it is printed). */
+static int max_len_applies(const struct rl_engine *e)
+{
+	if (e->errors & RL_EE_MAX_LEN)
+		return 1;
+	if (KNOWN(e, MAX_CONC) && F(e, MAX_CONC) > 0)
+		return F(e, MAX_CONC) < 1;
+	return KNOWN(e, MAX_LEN) && KNOWN(e, KV_TOKENS) && F(e, KV_TOKENS) > 0 &&
+	       F(e, MAX_LEN) > F(e, KV_TOKENS);
+}
+
+/* The utilization that would hold one request of max_model_len. */
+static void max_len_util(struct rl_finding *f, const struct rl_engine *e, double tokens)
+{
+	double bpt, extra, u;
+	char b1[32];
+
+	if (!KNOWN(e, KV) || F(e, KV) <= 0 || !KNOWN(e, UTIL) || !KNOWN(e, TOTAL) || tokens <= 0)
+		return;
+	bpt = F(e, KV) / tokens;
+	extra = (F(e, MAX_LEN) - tokens) * bpt;
+	u = up2(F(e, UTIL) + extra / F(e, TOTAL));
+	rl_fig(f, "kv_bytes_per_token", round(bpt));
+	if (u <= UTIL_MAX) {
+		rl_fig(f, "utilization_for_max_len", u);
+		rl_advice(f, "Or keep max_model_len and raise --gpu-memory-utilization from %.2f to"
+			  " %.2f (%s more KV cache at %.0f bytes a token).", F(e, UTIL), u,
+			  rl_bytes(extra, b1, sizeof(b1)), bpt);
+	}
+}
+
+static int max_model_len(struct rule_ctx *c, const struct rl_engine *e, int n)
+{
+	const struct rl_engine *x = pick(e, n, max_len_applies);
+	struct rl_finding f;
+	double tokens = NAN, len;
+	char lab[100];
+
+	if (!x)
+		return 0;
+	len = F(x, MAX_LEN);
+	if (KNOWN(x, KV_TOKENS) && F(x, KV_TOKENS) > 0)
+		tokens = F(x, KV_TOKENS);
+	else if (KNOWN(x, MAX_CONC) && isfinite(len) && F(x, MAX_CONC) > 0)
+		tokens = floor(F(x, MAX_CONC) * len);
+	rl_finding_init(&f, "engine", "misconfig", "max_model_len");
+	f.score = x->errors & RL_EE_MAX_LEN ? ENGINE_PROVEN : 0.85;
+	engine_figures(&f, x);
+	if (isfinite(tokens) && isfinite(len)) {
+		snprintf(f.title, sizeof(f.title), "max_model_len %.0f is longer than the KV cache"
+			 " holds (%.0f tokens)%s: not one request of that length fits; the"
+			 " configuration failed, not the traffic", len, tokens,
+			 rl_engine_label(x, lab, sizeof(lab)));
+		rl_knob(&f, "max_model_len", "--max-model-len", tokens,
+			"Set --max-model-len to %.0f, the most the KV cache holds (from %.0f).",
+			tokens, len);
+		max_len_util(&f, x, tokens);
+	} else {
+		snprintf(f.title, sizeof(f.title), "max_model_len%s%.0f is longer than the KV cache"
+			 " holds%s; the configuration failed, not the traffic",
+			 isfinite(len) ? " " : "", isfinite(len) ? len : 0,
+			 rl_engine_label(x, lab, sizeof(lab)));
+		rl_advice(&f, "Lower --max-model-len to the tokens the KV cache holds (vLLM's \"GPU"
+			  " KV cache size: N tokens\" line gives the value; it is not in this log), or raise"
+			  " --gpu-memory-utilization.");
+	}
+	return ewrite(c, &f, x, "the engine's accounting at start-up");
+}
+
+/* ---- engine_budget: CUDA graphs beyond what was free ---- */
+
+/* What the budget and the graphs need beyond the room; NAN when the
+ * figures do not say. */
+static double over_budget(const struct rl_engine *e, double *in, double *room)
+{
+	double fixed = fixed_need(e);
+
+	if (!KNOWN(e, TOTAL) || !isfinite(fixed) || !KNOWN(e, KV) || F(e, KV) <= 0 ||
+	    !KNOWN(e, GRAPHS) || F(e, GRAPHS) <= 0)
+		return NAN;
+	*in = fixed + F(e, KV);
+	*room = KNOWN(e, FREE) && F(e, FREE) > 0 ? F(e, FREE) : F(e, TOTAL);
+	return *in + F(e, GRAPHS) - *room;
+}
+
+static int budget_applies(const struct rl_engine *e)
+{
+	double in, room, over = over_budget(e, &in, &room);
+
+	return isfinite(over) && over > 0.01 * F(e, TOTAL) &&
+	       (e->errors & (RL_EE_GRAPH_OOM | RL_EE_CUDA_OOM));
+}
+
+static int engine_budget(struct rule_ctx *c, const struct rl_engine *e, int n)
+{
+	const struct rl_engine *x = pick(e, n, budget_applies);
+	struct rl_finding f;
+	double in, room, over, u, util;
+	char lab[100], b1[32], b2[32], b3[32], b4[32];
+
+	if (!x)
+		return 0;
+	over = over_budget(x, &in, &room);
+	util = KNOWN(x, UTIL) ? F(x, UTIL) : KNOWN(x, REQUESTED) ? F(x, REQUESTED) / F(x, TOTAL) : NAN;
+	rl_finding_init(&f, "engine", "misconfig", "engine_budget");
+	f.score = x->errors & RL_EE_GRAPH_OOM ? 0.85 : 0.75;
+	engine_figures(&f, x);
+	rl_fig(&f, "budget_bytes", in);
+	rl_fig(&f, "room_bytes", room);
+	rl_fig(&f, "over_bytes", over);
+	snprintf(f.title, sizeof(f.title), "The engine's budget (%s: weights, activations, KV cache)"
+		 " and its CUDA graphs (%s) need %s more than the %s %s%s; the configuration"
+		 " failed, not the traffic", rl_bytes(in, b1, sizeof(b1)),
+		 rl_bytes(F(x, GRAPHS), b2, sizeof(b2)), rl_bytes(over, b3, sizeof(b3)),
+		 rl_bytes(room, b4, sizeof(b4)), KNOWN(x, FREE) ? "free at start-up" : "card",
+		 rl_engine_label(x, lab, sizeof(lab)));
+	u = down2((room - F(x, GRAPHS)) / F(x, TOTAL) - 0.02);
+	if (isfinite(util) && u < util && u > 0)
+		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", u,
+			"Lower --gpu-memory-utilization from %.2f to %.2f so the CUDA graphs fit"
+			" beside the budget (their memory is not part of it in this version).", util, u);
+	rl_advice(&f, "Or capture fewer graphs (--max-seq-len-to-capture, a shorter"
+		  " cudagraph_capture_sizes list), or none (--enforce-eager).");
+	return ewrite(c, &f, x, "the engine's accounting at start-up");
+}
+
+/* ---- prefill_tokens (TGI's warm-up) ---- */
+
+static int prefill_applies(const struct rl_engine *e)
+{
+	return (e->errors & RL_EE_PREFILL_OOM) != 0;
+}
+
+static int prefill_tokens(struct rule_ctx *c, const struct rl_engine *e, int n)
+{
+	const struct rl_engine *x = pick(e, n, prefill_applies);
+	struct rl_finding f;
+	char lab[100];
+
+	if (!x)
+		return 0;
+	rl_finding_init(&f, "engine", "misconfig", "prefill_tokens");
+	f.score = 0.85;
+	engine_figures(&f, x);
+	if (KNOWN(x, MAX_PREFILL)) {
+		snprintf(f.title, sizeof(f.title), "The warm-up could not hold a prefill batch of %.0f"
+			 " tokens%s; the configuration failed, not the traffic", F(x, MAX_PREFILL),
+			 rl_engine_label(x, lab, sizeof(lab)));
+		rl_knob(&f, "max_batch_prefill_tokens", "--max-batch-prefill-tokens",
+			floor(F(x, MAX_PREFILL) / 2),
+			"Set --max-batch-prefill-tokens to %.0f (half of %.0f: a prefill batch's"
+			" activations grow with its tokens), and keep --max-input-tokens at most that.",
+			floor(F(x, MAX_PREFILL) / 2), F(x, MAX_PREFILL));
+	} else {
+		snprintf(f.title, sizeof(f.title), "The warm-up could not hold its prefill batch%s;"
+			 " the configuration failed, not the traffic",
+			 rl_engine_label(x, lab, sizeof(lab)));
+		rl_advice(&f, "Halve --max-batch-prefill-tokens (the launcher's arguments, not in this"
+			  " log, give its value).");
+	}
+	rl_advice(&f, "Quantised weights (--quantize) or more shards (--num-shard) leave more"
+		  " room for the batch.");
+	return ewrite(c, &f, x, "the engine's warm-up");
+}
+
+/* ---- kv_pool (SGLang's decode) ---- */
+
+static int pool_applies(const struct rl_engine *e)
+{
+	return (e->errors & RL_EE_DECODE_OOM) != 0;
+}
+
+static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
+{
+	const struct rl_engine *x = pick(e, n, pool_applies);
+	int sglang;
+	struct rl_finding f;
+	char lab[100];
+
+	if (!x)
+		return 0;
+	sglang = !strcmp(x->engine, "sglang");
+	rl_finding_init(&f, "engine", "misconfig", "kv_pool");
+	f.score = 0.6;   /* admitted load or a burst: the message cannot tell */
+	engine_figures(&f, x);
+	snprintf(f.title, sizeof(f.title), "The KV cache pool ran out while decoding%s: the"
+		 " requests admitted needed more tokens than the pool holds",
+		 rl_engine_label(x, lab, sizeof(lab)));
+	if (KNOWN(x, MAX_SEQS) && F(x, MAX_SEQS) > 1)
+		rl_knob(&f, "max_num_seqs", sglang ? "--max-running-requests" : "--max-num-seqs",
+			floor(F(x, MAX_SEQS) * 0.7),
+			"Lower %s from %.0f to %.0f (x 0.7), so what runs at once fits the pool.",
+			sglang ? "--max-running-requests" : "--max-num-seqs", F(x, MAX_SEQS),
+			floor(F(x, MAX_SEQS) * 0.7));
+	else if (KNOWN(x, UTIL) && F(x, UTIL) < UTIL_MAX)
+		rl_knob(&f, "gpu_memory_utilization", sglang ? "--mem-fraction-static" :
+			"--gpu-memory-utilization", up2(fmin(UTIL_MAX, F(x, UTIL) + 0.05)),
+			"Raise %s from %.2f to %.2f for a larger pool.", sglang ?
+			"--mem-fraction-static" : "--gpu-memory-utilization", F(x, UTIL),
+			up2(fmin(UTIL_MAX, F(x, UTIL) + 0.05)));
+	else
+		rl_advice(&f, "Lower --max-running-requests (or raise --mem-fraction-static): the"
+			  " log does not give their values.");
+	rl_advice(&f, "The engine's message cannot tell admitted load that never fitted from a"
+		  " burst beyond what it carried before: its running requests and token usage over"
+		  " time (the Decode batch lines of the hours before) would settle it.");
+	return ewrite(c, &f, x, "the engine's decode error");
+}
+
+int rule_engine(struct rule_ctx *c)
+{
+	struct rl_engine e[RL_MAX_ENGINES];
+	int n = rl_engines_read(c, e, RL_MAX_ENGINES), r, found = 0;
+
+	if (n <= 0)
+		return n;
+	if ((r = kv_cache_none(c, e, n)) < 0)
+		return -1;
+	found += r;
+	if ((r = max_model_len(c, e, n)) < 0)
+		return -1;
+	found += r;
+	if ((r = engine_budget(c, e, n)) < 0)
+		return -1;
+	found += r;
+	if ((r = prefill_tokens(c, e, n)) < 0)
+		return -1;
+	found += r;
+	if ((r = kv_pool(c, e, n)) < 0)
+		return -1;
+	return found + r;
+}

@@ -1,0 +1,157 @@
+/*
+ * engine_facts.c -- the serving engines' instances and their memory
+ * accounting, read once per rule that weighs them (see engine_facts.h).
+ */
+#include "analyzer/rules/engine_facts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct { const char *kind; unsigned bit; } kinds[] = {
+	{ "kv_no_memory", RL_EE_KV_NO_MEMORY }, { "max_len_exceeds_kv", RL_EE_MAX_LEN },
+	{ "free_below_utilization", RL_EE_FREE_BELOW }, { "cuda_oom", RL_EE_CUDA_OOM },
+	{ "graph_capture_oom", RL_EE_GRAPH_OOM }, { "engine_dead", RL_EE_DEAD },
+	{ "prefill_oom", RL_EE_PREFILL_OOM }, { "shard_cannot_start", RL_EE_SHARD },
+	{ "decode_oom", RL_EE_DECODE_OOM }, { "retract", RL_EE_RETRACT },
+	{ "nccl_oom", RL_EE_NCCL_OOM }, { "cublas_alloc_failed", RL_EE_CUBLAS },
+	{ "trt_oom", RL_EE_TRT_OOM },
+};
+
+/* The bits of a comma-separated list of kinds. */
+static unsigned kind_bits(const char *list)
+{
+	unsigned bits = 0;
+	size_t i, n;
+
+	while (list && *list) {
+		n = strcspn(list, ",");
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (strlen(kinds[i].kind) == n && !strncmp(list, kinds[i].kind, n))
+				bits |= kinds[i].bit;
+		list += n + (list[n] == ',');
+	}
+	return bits;
+}
+
+int rl_ef_known(const struct rl_engine *e, enum rl_ef k)
+{
+	return isfinite(e->f[k]);
+}
+
+const char *rl_engine_label(const struct rl_engine *e, char *buf, size_t n)
+{
+	if (e->instance[0])
+		snprintf(buf, n, " (%s %s)", e->engine, e->instance);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+/* One row of read_rows' query into e. */
+static void read_row(sqlite3_stmt *st, struct rl_engine *e)
+{
+	int k;
+
+	memset(e, 0, sizeof(*e));
+	e->id = sqlite3_column_int64(st, 0);
+	e->artifact = sqlite3_column_int64(st, 1);
+	snprintf(e->engine, sizeof(e->engine), "%s", q_text(st, 2));
+	snprintf(e->instance, sizeof(e->instance), "%s", q_text(st, 3));
+	for (k = 0; k < RL_EF__COUNT; k++) {
+		double v = sqlite3_column_double(st, 4 + k);
+		e->f[k] = sqlite3_column_type(st, 4 + k) == SQLITE_NULL || !isfinite(v) ||
+			  fabs(v) > 1e19 ? NAN : v;
+	}
+	e->errors = kind_bits(q_text(st, 4 + RL_EF__COUNT));
+	e->failed_start = sqlite3_column_int(st, 5 + RL_EF__COUNT) > 0;
+	e->error_ns = sqlite3_column_type(st, 6 + RL_EF__COUNT) == SQLITE_NULL ? OL_NULL :
+		      sqlite3_column_int64(st, 6 + RL_EF__COUNT);
+}
+
+/* The errors column, or an empty list where it is not JSON. */
+#define ERR "CASE WHEN json_valid(errors) THEN errors ELSE '[]' END"
+
+/* The engine table's rows; their number, or -1. */
+static int read_rows(struct rule_ctx *c, struct rl_engine *e, int max)
+{
+	sqlite3_stmt *st = rl_prepare(c,
+		"SELECT id, artifact_id, engine, coalesce(instance, ''), total_bytes, free_bytes,"
+		" gpu_memory_utilization, requested_bytes, weights_bytes, activation_peak_bytes,"
+		" torch_peak_bytes, non_torch_bytes, cuda_graph_bytes, kv_cache_bytes,"
+		" kv_cache_tokens, gpu_blocks, cpu_blocks, max_concurrency, max_num_seqs,"
+		" max_model_len, max_batch_prefill_tokens,"
+		" (SELECT group_concat(json_extract(j.value, '$.kind'), ',') FROM json_each(" ERR ") j),"
+		" (SELECT count(*) FROM json_each(" ERR ") j WHERE lower(json_extract(j.value, '$.text'))"
+		"  LIKE '%failed to start%' OR lower(json_extract(j.value, '$.text'))"
+		"  LIKE '%initialization failed%'),"
+		" (SELECT min(json_extract(j.value, '$.time_ns')) FROM json_each(" ERR ") j)"
+		" FROM engine ORDER BY id");
+	int n = 0;
+
+	if (!st)
+		return -1;
+	while (n < max && sqlite3_step(st) == SQLITE_ROW)
+		read_row(st, &e[n++]);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* A worker's facts its log line did not state, from its engine's main
+ * process in the same log (the configuration is printed there once). */
+static void inherit(struct rl_engine *e, int n)
+{
+	int i, j, k;
+
+	for (i = 0; i < n; i++) {
+		if (!e[i].instance[0])
+			continue;
+		for (j = 0; j < n; j++)
+			if (!e[j].instance[0] && e[j].artifact == e[i].artifact &&
+			    !strcmp(e[j].engine, e[i].engine))
+				break;
+		if (j == n)
+			continue;
+		for (k = 0; k < RL_EF__COUNT; k++)
+			if (!rl_ef_known(&e[i], (enum rl_ef)k))
+				e[i].f[k] = e[j].f[k];
+	}
+}
+
+/* No engine rows: one instance from the server.* meta keys, when there
+ * is any. 1 or 0. */
+static int from_meta(struct rule_ctx *c, struct rl_engine *e)
+{
+	static const struct { enum rl_ef k; const char *key; } keys[] = {
+		{ RL_EF_UTIL, "server.gpu_memory_utilization" }, { RL_EF_MAX_SEQS, "server.max_num_seqs" },
+		{ RL_EF_MAX_LEN, "server.max_model_len" }, { RL_EF_WEIGHTS, "server.weights_bytes" },
+		{ RL_EF_KV, "server.kv_cache_bytes" }, { RL_EF_KV_TOKENS, "server.kv_cache_tokens" },
+		{ RL_EF_BLOCKS, "server.kv_cache_blocks" }, { RL_EF_MAX_CONC, "server.max_concurrency" },
+	};
+	size_t i;
+	int any = 0, k;
+
+	memset(e, 0, sizeof(*e));
+	for (k = 0; k < RL_EF__COUNT; k++)
+		e->f[k] = NAN;
+	e->error_ns = OL_NULL;
+	snprintf(e->engine, sizeof(e->engine), "server");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (rl_meta_num(c, keys[i].key, &e->f[keys[i].k]) == 0)
+			any = 1;
+		else
+			e->f[keys[i].k] = NAN;
+	return any;
+}
+
+int rl_engines_read(struct rule_ctx *c, struct rl_engine *e, int max)
+{
+	int n = 0;
+
+	if (q_has_table(c->db, "engine") && (n = read_rows(c, e, max)) < 0)
+		return -1;
+	if (n == 0 && max > 0)
+		return from_meta(c, e);
+	inherit(e, n);
+	return n;
+}

@@ -1,0 +1,59 @@
+/*
+ * engine_facts.h -- the serving engines' own memory accounting as the
+ * rules read it: one struct per engine instance of the `engine` table
+ * (docs/schema.md "Serving engines"), the facts an instance's log does
+ * not state taken from its engine's main process in the same log, and
+ * the errors it named as a set. A timeline without engine rows (one made
+ * by hand, an older oomlens) gives one instance from the server.* meta
+ * keys. Read by engine.c, limits.c and startup.c; writes nothing.
+ */
+#ifndef OOMLENS_ENGINE_FACTS_H
+#define OOMLENS_ENGINE_FACTS_H
+
+#include "analyzer/rules/rulelib.h"
+
+/* The facts, in the engine table's column order. */
+enum rl_ef {
+	RL_EF_TOTAL, RL_EF_FREE, RL_EF_UTIL, RL_EF_REQUESTED, RL_EF_WEIGHTS,
+	RL_EF_ACT, RL_EF_TORCH_PEAK, RL_EF_NON_TORCH, RL_EF_GRAPHS, RL_EF_KV,
+	RL_EF_KV_TOKENS, RL_EF_BLOCKS, RL_EF_CPU_BLOCKS, RL_EF_MAX_CONC,
+	RL_EF_MAX_SEQS, RL_EF_MAX_LEN, RL_EF_MAX_PREFILL, RL_EF__COUNT
+};
+
+/* The error kinds (docs/json.md engines[].errors), as bits. */
+enum rl_ee {
+	RL_EE_KV_NO_MEMORY = 1u << 0, RL_EE_MAX_LEN = 1u << 1, RL_EE_FREE_BELOW = 1u << 2,
+	RL_EE_CUDA_OOM = 1u << 3, RL_EE_GRAPH_OOM = 1u << 4, RL_EE_DEAD = 1u << 5,
+	RL_EE_PREFILL_OOM = 1u << 6, RL_EE_SHARD = 1u << 7, RL_EE_DECODE_OOM = 1u << 8,
+	RL_EE_RETRACT = 1u << 9, RL_EE_NCCL_OOM = 1u << 10, RL_EE_CUBLAS = 1u << 11,
+	RL_EE_TRT_OOM = 1u << 12
+};
+
+/* The errors that only an engine's start-up raises: it never served. */
+#define RL_EE_STARTUP (RL_EE_KV_NO_MEMORY | RL_EE_MAX_LEN | RL_EE_FREE_BELOW | \
+		       RL_EE_GRAPH_OOM | RL_EE_PREFILL_OOM | RL_EE_SHARD)
+/* The errors that say the card ran out of memory. */
+#define RL_EE_OOM (RL_EE_CUDA_OOM | RL_EE_GRAPH_OOM | RL_EE_PREFILL_OOM | RL_EE_DECODE_OOM | \
+		   RL_EE_NCCL_OOM | RL_EE_CUBLAS | RL_EE_TRT_OOM)
+
+#define RL_MAX_ENGINES 64
+
+struct rl_engine {
+	int64_t id;                 /* engine row; 0 from meta */
+	int64_t artifact;
+	char engine[16], instance[80];
+	double f[RL_EF__COUNT];     /* NAN where unknown */
+	unsigned errors;            /* enum rl_ee bits */
+	int failed_start;           /* an error line says it failed to start */
+	int64_t error_ns;           /* time of its first memory error; OL_NULL none */
+};
+
+/* The instances, up to max, into e; their number, or -1 (failure
+ * recorded in c). */
+int rl_engines_read(struct rule_ctx *c, struct rl_engine *e, int max);
+/* 1 when fact k is known. */
+int rl_ef_known(const struct rl_engine *e, enum rl_ef k);
+/* "" or " (vllm pid 7)": the instance, for a finding's title. */
+const char *rl_engine_label(const struct rl_engine *e, char *buf, size_t n);
+
+#endif
