@@ -22,6 +22,7 @@
 #include "parsers/memray_stats.h"
 #include "parsers/prom_text.h"
 #include "parsers/nsys_stats.h"
+#include "parsers/nsys_sqlite.h"
 
 #include <string.h>
 
@@ -69,6 +70,8 @@ const struct format formats[] = {
 	{ "grafana_csv", "Grafana panel CSV export", grafana_csv_sniff, grafana_csv_parse, 0 },
 	{ "nsys_stats", "Nsight Systems nsys stats tables on CUDA memory",
 	  nsys_stats_sniff, nsys_stats_parse, 1 },
+	{ "nsys_sqlite", "Nsight Systems SQLite export (nsys export --type sqlite), read in place",
+	  nsys_sqlite_sniff, nsys_sqlite_parse, 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

@@ -21,6 +21,7 @@ const struct rl_memory_kind rl_memory_series[] = {
 	{ "cgroup.anon_bytes", RL_SCOPE_HOST, 1, 0 },
 	{ "cgroup.current_bytes", RL_SCOPE_HOST, 1, 0 },
 	{ "torch.reserved_bytes", RL_SCOPE_GPU, 1, 0 },
+	{ "cuda.allocated_bytes", RL_SCOPE_GPU, 1, 0 },   /* Nsight Systems */
 	/* metrics exports keep the exporter's names (docs/schema.md) */
 	{ "container_memory_working_set_bytes", RL_SCOPE_HOST, 1, 0 },
 	{ "container_memory_rss", RL_SCOPE_HOST, 1, 0 },
