@@ -250,12 +250,21 @@ static void global_victim_share(void **state)
 			       "free of"));
 	t_close(tl);
 
-	/* RAM not in the log: a reading only */
+	/* RAM not in the log: the largest task killed is the likeliest
+	 * reading, said lower; a bigger task beside it, a reading only */
 	r = global_oom;
 	r.ram_kb = -1;
 	tl = analyzed(&r);
+	assert_float_equal(score(tl, "host_capacity"), 0.4, 1e-9);
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'host_capacity'"),
+			       "its RAM is not in the log"));
+	assert_true(t_real(tl, "SELECT confidence FROM verdict") < 0.5);
+	t_close(tl);
+	r.big_kb = 2 * r.victim_kb;
+	tl = analyzed(&r);
 	assert_float_equal(score(tl, "host_capacity"), 0, 0);
-	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "inconclusive");
+	/* the victim rule names why the smaller one went */
+	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "wrong_victim");
 	t_close(tl);
 
 	/* a higher order with memory free: fragmentation is named as possible */

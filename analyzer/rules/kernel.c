@@ -14,7 +14,9 @@
  *    surge (spike) would make it the other classes' (score 0.35); one
  *    holding steady confirms it (0.8);
  *  - host_capacity: a global OOM where the victim, the largest task, held
- *    half the host's RAM or more: the workload outgrew the host.
+ *    half the host's RAM or more: the workload outgrew the host; with
+ *    the RAM not in the log, a victim not known to be smaller than
+ *    another task (lower: 0.4 when it was the largest, else 0.35).
  *
  * Otherwise the reading alone (class "reading", below the verdict's
  * threshold). The title and advice carry the reading, the figures its
@@ -370,7 +372,7 @@ static int cgroup_limit(struct rule_ctx *c, const struct kreport *k)
 			  k->swap_limit > 0 ? " of its limit of " : "",
 			  k->swap_limit > 0 ? rl_bytes(k->swap_limit, b3, sizeof(b3)) : "");
 	alloc_text(&f, k, 1);
-	want = k->limit > 0 ? ceil(k->limit * 1.25 / GIB) * GIB : -1;
+	want = k->limit > 0 ? rl_round_up_size(k->limit * 1.25) : -1;
 	if (want > 0) {
 		rl_fig(&f, "suggested_limit_bytes", want);
 		rl_knob(&f, "memory_limit", "the memory limit", want,
@@ -386,34 +388,51 @@ static int cgroup_limit(struct rule_ctx *c, const struct kreport *k)
 	return kwrite(c, &f, k, &h);
 }
 
-/* The whole host out of memory, most of it held by the victim. */
+/* The whole host out of memory, most of it held by the victim; or, when
+ * the report's RAM lines are not in the log, held by the largest task,
+ * which the kernel killed: the likeliest reading, lower (0.4). */
 static int host_capacity(struct rule_ctx *c, const struct kreport *k)
 {
 	struct rl_finding f;
 	struct rl_history h;
 	char b1[32], b2[32], b3[32], sw[80], head[200];
-	double want = ceil(k->ram * 1.25 / GIB) * GIB, cap = floor(k->ram * 0.9 / GIB) * GIB;
+	int ram = k->ram > 0;
+	double want = ram ? ceil(k->ram * 1.25 / GIB) * GIB : -1;
+	double cap = ram ? floor(k->ram * 0.9 / GIB) * GIB : -1;
 
-	if (rl_history(c, RL_SCOPE_HOST, k->ram, &h) < 0)
+	if (rl_history(c, RL_SCOPE_HOST, ram ? k->ram : -1, &h) < 0)
 		return -1;
 	rl_finding_init(&f, "kernel", "misconfig", "host_capacity");
-	f.score = 0.5;
+	f.score = ram ? 0.5 : k->victim_largest == 1 ? 0.4 : 0.35;
 	kfigures(&f, k);
-	rl_fig(&f, "victim_ram_share", k->victim_rss / k->ram);
 	victim_text(&f, k, head, sizeof(head));
-	snprintf(f.title, sizeof(f.title), "The host ran out of memory: %s free of %s RAM, %s; %s,"
-		 " %.0f%% of RAM", rl_bytes(k->free >= 0 ? k->free : 0, b1, sizeof(b1)),
-		 rl_bytes(k->ram, b2, sizeof(b2)), swap_text(k, sw, sizeof(sw)), head,
-		 100 * k->victim_rss / k->ram);
+	if (ram) {
+		rl_fig(&f, "victim_ram_share", k->victim_rss / k->ram);
+		snprintf(f.title, sizeof(f.title), "The host ran out of memory: %s free of %s RAM, %s;"
+			 " %s, %.0f%% of RAM", rl_bytes(k->free >= 0 ? k->free : 0, b1, sizeof(b1)),
+			 rl_bytes(k->ram, b2, sizeof(b2)), swap_text(k, sw, sizeof(sw)), head,
+			 100 * k->victim_rss / k->ram);
+	} else {
+		snprintf(f.title, sizeof(f.title), "The host ran out of memory (a global OOM; its RAM"
+			 " is not in the log): %s", head);
+	}
 	alloc_text(&f, k, 0);
-	rl_fig(&f, "suggested_ram_bytes", want);
-	rl_fig(&f, "suggested_limit_bytes", cap);
-	rl_advice(&f, "Nothing limited %s below the host's memory: give it a memory limit of at"
-		  " most %s (systemd MemoryMax=, a container limit; 90%% of RAM) so that it fails"
-		  " alone and the host survives; for it to fit, a host of at least %s (a quarter"
-		  " more: the report shows RAM was exhausted, not by how much), or make it hold"
-		  " less than its %s.", k->victim, rl_bytes(cap, b1, sizeof(b1)),
-		  rl_bytes(want, b2, sizeof(b2)), rl_bytes(k->victim_rss, b3, sizeof(b3)));
+	if (ram) {
+		rl_fig(&f, "suggested_ram_bytes", want);
+		rl_fig(&f, "suggested_limit_bytes", cap);
+		rl_advice(&f, "Nothing limited %s below the host's memory: give it a memory limit of"
+			  " at most %s (systemd MemoryMax=, a container limit; 90%% of RAM) so that it"
+			  " fails alone and the host survives; for it to fit, a host of at least %s"
+			  " (a quarter more: the report shows RAM was exhausted, not by how much), or"
+			  " make it hold less than its %s.", k->victim, rl_bytes(cap, b1, sizeof(b1)),
+			  rl_bytes(want, b2, sizeof(b2)), rl_bytes(k->victim_rss, b3, sizeof(b3)));
+	} else {
+		rl_advice(&f, "Nothing limited %s below the host's memory and it held the most:"
+			  " give it a memory limit (systemd MemoryMax=, a container limit) so that"
+			  " it fails alone, a host with more RAM than its %s, or make it hold less."
+			  " The report's Mem-Info lines (RAM, free, swap) would size the gap.",
+			  k->victim, rl_bytes(k->victim_rss, b1, sizeof(b1)));
+	}
 	f.score = with_history(&f, f.score, &h, 0.75, "a host too small for the workload");
 	return kwrite(c, &f, k, &h);
 }
@@ -462,6 +481,8 @@ int rule_kernel(struct rule_ctx *c)
 		return cgroup_limit(c, &k);
 	if (!strcmp(k.constraint, "none") && k.ram > 0 && k.victim_rss >= HOST_VICTIM_SHARE * k.ram &&
 	    k.victim_largest != 0)
+		return host_capacity(c, &k);
+	if (!strcmp(k.constraint, "none") && k.ram <= 0 && k.victim_largest != 0 && k.victim_rss > 0)
 		return host_capacity(c, &k);
 	/* a kill line alone is in the events and the summary already */
 	if (!k.constraint[0] && k.ram < 0 && k.usage < 0 && k.order < 0 && !k.gfp[0])

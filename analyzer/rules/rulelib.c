@@ -401,3 +401,10 @@ double rl_clamp01(double x)
 {
 	return x < 0 ? 0 : x > 1 ? 1 : x;
 }
+
+double rl_round_up_size(double b)
+{
+	double step = b <= 4 * GIB ? 64 * MIB : GIB;
+
+	return b > 0 ? ceil(b / step) * step : b;
+}

@@ -362,5 +362,8 @@ const char *rl_bytes(double b, char *buf, size_t n);
 const char *rl_stack_label(struct rule_ctx *c, int64_t stack, char *buf, size_t n);
 /* clamp to [0,1] */
 double rl_clamp01(double x);
+/* A size to advise, rounded up: to 64 MiB up to 4 GiB (a 300 MiB
+ * container limit a quarter higher is 384 MiB, not 1 GiB), to GiB above. */
+double rl_round_up_size(double b);
 
 #endif

@@ -33,6 +33,7 @@ int rule_contexts(struct rule_ctx *c);
 int rule_victim(struct rule_ctx *c);
 int rule_capacity(struct rule_ctx *c);
 int rule_kernel(struct rule_ctx *c);
+int rule_killers(struct rule_ctx *c);
 int rule_engine(struct rule_ctx *c);
 int rule_ledger(struct rule_ctx *c);
 

@@ -35,6 +35,8 @@ const struct rule rules[] = {
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
+	{ "killers", "what Kubernetes, Slurm, earlyoom, systemd-oomd say of a kill: a limit"
+	  " or a host too small", rule_killers },
 	{ "ledger", "what filled each card and the host, line by line (writes no finding)",
 	  rule_ledger },
 	{ NULL, NULL, NULL }
