@@ -224,12 +224,43 @@ static void leak_names_memray_top_location(void **state)
 	t_close(tl);
 }
 
+/* memory_stats values carry no time: the ledger takes the last dump's,
+ * and the allocator's peaks as notes with its OOM and retry counts. */
+static void ledger_reads_untimed_dumps_and_peaks(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	untimed(tl, "torch.allocated_bytes", "bytes", 2, (double[]){ 5 * GIB, 6 * GIB });
+	untimed(tl, "torch.reserved_bytes", "bytes", 2, (double[]){ 8 * GIB, 11 * GIB });
+	untimed(tl, "torch.allocated_peak_bytes", "bytes", 2, (double[]){ 9 * GIB, 9.5 * GIB });
+	untimed(tl, "torch.reserved_peak_bytes", "bytes", 2, (double[]){ 14 * GIB, 15 * GIB });
+	untimed(tl, "torch.num_ooms", "count", 2, (double[]){ 1, 7 });
+	untimed(tl, "torch.num_alloc_retries", "count", 2, (double[]){ 31, 41 });
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_float_equal(t_real(tl, "SELECT bytes FROM ledger WHERE line = 'activations'"),
+			   6 * GIB, 0);
+	assert_float_equal(t_real(tl, "SELECT bytes FROM ledger WHERE line = 'pytorch_cache'"),
+			   5 * GIB, 0);
+	assert_string_equal(t_text(tl, "SELECT moment FROM ledger WHERE line = 'activations'"),
+			    "last sample");
+	assert_float_equal(t_real(tl, "SELECT bytes FROM ledger WHERE line = 'allocated_peak'"
+				  " AND part = 0"), 9.5 * GIB, 0);
+	assert_float_equal(t_real(tl, "SELECT bytes FROM ledger WHERE line = 'reserved_peak'"
+				  " AND part = 0"), 15 * GIB, 0);
+	assert_string_equal(t_text(tl, "SELECT label FROM ledger WHERE line = 'reserved_peak'"),
+			    "PyTorch's peak reserved; 7 OOMs counted; 41 cudaMalloc retries");
+	assert_int_equal(t_int(tl, "SELECT device FROM ledger WHERE line = 'reserved_peak'"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fragmentation_from_the_counters),
 		cmocka_unit_test(fragmentation_counters_join_the_message),
 		cmocka_unit_test(leak_names_memray_top_location),
+		cmocka_unit_test(ledger_reads_untimed_dumps_and_peaks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
