@@ -96,7 +96,8 @@ static void load_devices(struct report_ctx *c, json_t *m, int64_t snap)
 
 /* The model: {"fallback": live_memory's model} when no holder was
  * derived, else {"snapshot": {id, artifact, form, recording}, "snapshots":
- * N, "devices": [{device, snapshot, peak, oom, timeline}], "pools": [...]}. */
+ * N, "devices": [{device, snapshot, peak, oom, timeline}], "pools": [...]};
+ * both with "tools": the diagnostic tools' lists (holders_tools.c). */
 json_t *load_holders(struct report_ctx *c)
 {
 	sqlite3_stmt *st;
@@ -106,7 +107,8 @@ json_t *load_holders(struct report_ctx *c)
 	if (!r_has_table(c, "holder") || !r_has_table(c, "snapshot") ||
 	    (snap = r_int(c, "SELECT max(snapshot_id) FROM holder WHERE tool = 'torch_snapshot'",
 			  OL_NULL)) == OL_NULL)
-		return json_pack("{s:o}", "fallback", load_live_memory(c));
+		return json_pack("{s:o, s:o}", "fallback", load_live_memory(c), "tools",
+				 holders_tools_load(c));
 	st = r_prepare(c, "SELECT s.id, a.path AS artifact, s.form, s.recording AS recording_json,"
 		       " (SELECT count(DISTINCT snapshot_id) FROM holder) AS snapshots"
 		       " FROM snapshot s LEFT JOIN artifact a ON a.id = s.artifact_id WHERE s.id = ?");
@@ -116,7 +118,8 @@ json_t *load_holders(struct report_ctx *c)
 			snapshot = q_row(st);
 		sqlite3_finalize(st);
 	}
-	m = json_pack("{s:o}", "snapshot", snapshot ? snapshot : json_object());
+	m = json_pack("{s:o, s:o}", "snapshot", snapshot ? snapshot : json_object(), "tools",
+		      holders_tools_load(c));
 	load_devices(c, m, snap);
 	st = r_has_table(c, "pool") ? r_prepare(c, "SELECT device, pool_id, private_pool, segments,"
 		" expandable_segments, reserved_bytes, allocated_bytes, pending_free_bytes,"
@@ -359,6 +362,7 @@ void html_holders(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 
 	if (json_object_get(m, "fallback")) {
 		html_live_memory(sb, c, json_object_get(m, "fallback"));
+		html_holders_tools(sb, json_object_get(m, "tools"));
 		return;
 	}
 	fmt_bytes(b, sizeof(b), jv_real(json_object_get(rec, "live_bytes")));
@@ -387,6 +391,7 @@ void html_holders(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 		}
 	}
 	html_pools(sb, json_object_get(m, "pools"));
+	html_holders_tools(sb, json_object_get(m, "tools"));
 }
 
 /* ---- Markdown ---- */
@@ -425,8 +430,10 @@ void md_holders(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 	size_t i, k;
 
 	(void)c;
-	if (!json_object_get(m, "devices"))
+	if (!json_object_get(m, "devices")) {
+		md_holders_tools(sb, json_object_get(m, "tools"));
 		return;
+	}
 	strbuf_addstr(sb, "### What held the memory\n\n");
 	json_array_foreach(json_object_get(m, "devices"), i, d) {
 		for (k = 0; k < sizeof(scopes) / sizeof(scopes[0]); k++) {
@@ -447,4 +454,5 @@ void md_holders(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 		md_key(sb, x, "record_with");
 	}
 	strbuf_addstr(sb, "\n\n");
+	md_holders_tools(sb, json_object_get(m, "tools"));
 }

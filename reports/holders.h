@@ -18,4 +18,11 @@ void html_holders_timeline(struct strbuf *sb, const json_t *m, const json_t *d);
  * (NULL when the device has no trace). */
 const json_t *holders_replay_of(const json_t *m, int64_t d);
 
+/* The diagnostic tools' holders (holders_tools.c): [{title, tool,
+ * artifact, space, rows: [holder rows with their frames], total}], one
+ * list per tool report and list, in the tool's order. */
+json_t *holders_tools_load(struct report_ctx *c);
+void html_holders_tools(struct strbuf *sb, const json_t *lists);
+void md_holders_tools(struct strbuf *sb, const json_t *lists);
+
 #endif

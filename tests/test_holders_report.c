@@ -5,7 +5,8 @@
  * frame and full stack, the Active Memory Timeline fitted to the trace,
  * the segments' blocks naming their holder, the pools, what the recorder
  * missed, the header's peak from the snapshot alone, the JSON keys of
- * docs/json.md; and hostile frame names escaped.
+ * docs/json.md; the diagnostic tools' holders (memray, the profiler) next
+ * to the snapshot's; and hostile frame names escaped.
  */
 #include "testutil.h"
 #include "reports/report.h"
@@ -253,6 +254,48 @@ static void diff_by_holder_and_pool(void **state)
 	t_close(b);
 }
 
+/* memray's top locations and the profiler's operators are listed in the
+ * holders section with the frame each tool named, with or without a
+ * snapshot beside them. */
+static void tool_holders_next_to_the_snapshot(void **state)
+{
+	struct timeline *tl = t_open();
+	char *h, *m;
+	(void)state;
+
+	assert_true(t_parse_file(tl, "tests/data/real/tools/memray-stats-1.13-full-tabs-prompt-"
+				 "top-by-size-partial.txt") >= 0);
+	assert_true(t_parse_file(tl, "tests/data/real/tools/profiler-1.7-table-cpu-cuda-mem-"
+				 "torchprof-partial.txt") >= 0);
+	h = render(tl, REPORT_HTML);
+	contains(h, "<h3>As the diagnostic tools tell it</h3>");
+	contains(h, "memray: top allocating locations by size");
+	contains(h, "<code>get_data</code> <span class=muted>&lt;frozen"
+		 " importlib._bootstrap_external&gt;:1073</span>");
+	contains(h, "<span class=muted>&lt;stack trace unavailable&gt;</span>");
+	contains(h, "PyTorch profiler: operators by CUDA Mem");
+	contains(h, "aten::conv2d");
+	m = render(tl, REPORT_MD);
+	contains(m, "### What held the memory, as the diagnostic tools tell it");
+	contains(m, "  2. 355 MiB: get_data:\\<frozen importlib.\\_bootstrap_external>:1073");
+	free(h);
+	free(m);
+	t_close(tl);
+
+	/* beside a snapshot's holders */
+	tl = ingest("holders_frames.p4.pickle");
+	assert_true(t_parse_file(tl, "tests/data/real/tools/memray-stats-1.13-full-tabs-prompt-"
+				 "top-by-size-partial.txt") >= 0);
+	h = render(tl, REPORT_HTML);
+	contains(h, "memray: top allocating locations by size");
+	m = render(tl, REPORT_MD);
+	contains(m, "### What held the memory\n");
+	contains(m, "### What held the memory, as the diagnostic tools tell it");
+	free(h);
+	free(m);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +304,7 @@ int main(void)
 		cmocka_unit_test(json_holders_largest_first),
 		cmocka_unit_test(peak_card_from_the_snapshot),
 		cmocka_unit_test(hostile_frames_are_escaped),
+		cmocka_unit_test(tool_holders_next_to_the_snapshot),
 		cmocka_unit_test(diff_by_holder_and_pool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

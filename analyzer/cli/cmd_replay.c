@@ -170,8 +170,26 @@ static int read_verdict(sqlite3 *db, struct verdict_row *v)
 	return r;
 }
 
+/* The title of the verdict's strongest finding of its cause contains
+ * want; a mismatch into why. */
+static void compare_title(sqlite3 *db, const char *want, struct strbuf *why)
+{
+	sqlite3_stmt *st;
+	const char *t = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT title FROM finding WHERE cause = (SELECT cause FROM"
+			       " verdict ORDER BY id LIMIT 1) ORDER BY score DESC, id LIMIT 1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		t = (const char *)sqlite3_column_text(st, 0);
+	if (!t || !strstr(t, want))
+		add_mismatch(why, "expected a title with '%s', got '%s'", want, t ? t : "none");
+	sqlite3_finalize(st);
+}
+
 /* The verdict against expected's class, cause, min_confidence,
- * max_confidence, contributing and missing; mismatches into why. */
+ * max_confidence, contributing, missing and title; mismatches into why. */
 static void compare_verdict(sqlite3 *db, json_t *exp, struct strbuf *why)
 {
 	struct verdict_row vr;
@@ -206,6 +224,9 @@ static void compare_verdict(sqlite3 *db, json_t *exp, struct strbuf *why)
 		if (json_is_string(v) && (!vr.missing || !strcasestr(vr.missing, json_string_value(v))))
 			add_mismatch(why, "expected '%s' in missing, got '%s'", json_string_value(v),
 				     vr.missing ? vr.missing : "");
+	v = json_object_get(exp, "title");
+	if (json_is_string(v))
+		compare_title(db, json_string_value(v), why);
 	free(vr.cls);
 	free(vr.cause);
 	free(vr.missing);

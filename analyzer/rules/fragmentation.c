@@ -18,6 +18,16 @@
  * the snapshot's trace, the finding quotes it (whatif_* figures) and the
  * advice says whether the failed request would have fitted under each
  * setting and how much reserved memory that gives back.
+ *
+ * From the allocator's own counters over time (torch.* series: several
+ * memory_stats dumps or memory_summary tables, in their order): cudaMalloc
+ * retries that keep rising (each one is the allocator freeing its whole
+ * cache to place a request it could not fit) and memory in inactive split
+ * blocks that keeps rising (free, but cut by live blocks) are the
+ * signature of fragmentation without any OOM message. They are evidence
+ * on the message's finding when there is one, else a finding of their
+ * own: both rising, with the split memory a real share of what is
+ * reserved, count; one alone is shown or contributing.
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -28,6 +38,13 @@
 
 #define FRAG_SMALL_SCORE 0.25     /* would hold it, but < 5% of the card: shown only */
 #define FRAG_SHORT_SCORE 0.35     /* a real share that would not have held it */
+/* the allocator's counters between its first and last dump */
+#define FRAG_RETRY_MIN_RISE 1              /* more cudaMalloc retries */
+#define FRAG_SPLIT_MIN_RISE (64 * MIB)     /* more memory in inactive split blocks */
+#define FRAG_SPLIT_MIN_SHARE 0.05          /* split memory / reserved, at the last dump */
+#define FRAG_STATS_SCORE 0.55              /* both rising: counts (up to 0.8) */
+#define FRAG_RETRY_SCORE 0.35              /* retries alone: contributing */
+#define FRAG_SPLIT_SCORE 0.25              /* split memory alone: shown only */
 
 /* What the allocator had when the request failed; -1: unknown. */
 struct frag {
@@ -115,18 +132,24 @@ static double frag_score(const struct frag *fr, int held, double share)
 	       (fr->largest >= 0 ? 0.05 : 0);
 }
 
-/* The advice: the setting, and what it would give back. */
-static void frag_advice(struct rl_finding *f, const struct frag *fr, int held, int expandable,
-			double share)
+/* The setting that keeps freed cache from staying split. */
+static void expandable_advice(struct rl_finding *f, int expandable)
 {
-	char b1[32], b2[32];
-
 	if (!expandable)
 		rl_advice(f, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so freed cached"
 			  " memory can grow one segment instead of staying split.");
 	else
 		rl_advice(f, "expandable_segments is already on: lower max_split_size_mb / call"
 			  " torch.cuda.empty_cache() between phases with different tensor sizes.");
+}
+
+/* The advice: the setting, and what it would give back. */
+static void frag_advice(struct rl_finding *f, const struct frag *fr, int held, int expandable,
+			double share)
+{
+	char b1[32], b2[32];
+
+	expandable_advice(f, expandable);
 	if (share >= 0)
 		rl_advice(f, "It would give back at most %s (%.1f%% of the card)%s.",
 			  rl_bytes(fr->unalloc, b1, sizeof(b1)), 100 * share,
@@ -276,14 +299,207 @@ static void quote_whatif(struct rule_ctx *c, struct rl_finding *f, int expandabl
 			  " began, by allocations the trace does not show.");
 }
 
-int rule_fragmentation(struct rule_ctx *c)
+/* ---- the allocator's counters over time ---- */
+
+/* What the torch.* counters of one entity say from its first dump to its
+ * last (file order for dumps without a time); -1: not printed. */
+struct frag_stats {
+	char entity[64];
+	char source[48];            /* "memory_stats dumps", "memory_summary tables" */
+	int dumps;                  /* samples of the longer of the two counters */
+	double retries0, retries1, split0, split1, reserved1, ooms1;
+	int64_t retries_id, split_id;
+	double share;               /* split1 / reserved1; -1 unknown */
+	int retries_up, split_up;   /* climbed past FRAG_RETRY_MIN_RISE, FRAG_SPLIT_MIN_* */
+	double score;
+};
+
+/* The first and last values of series (name, entity) in the order they
+ * were taken (time, then the order read), into *first, *last, its id
+ * into *id. Returns the number of values (0: none). */
+static int first_last(struct rule_ctx *c, const char *name, const char *entity, double *first,
+		      double *last, int64_t *id)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT s.id, p.value FROM series s JOIN sample p ON"
+				      " p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND"
+				      " p.value IS NOT NULL ORDER BY p.time_ns, p.rowid");
+	int n = 0;
+
+	*first = *last = -1;
+	if (!st)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, entity, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		*last = sqlite3_column_double(st, 1);
+		if (!n++)
+			*first = *last;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* How far the counters go (see the file's comment); sets the flags. */
+static double stats_score(struct frag_stats *fs)
+{
+	fs->share = fs->reserved1 > 0 && fs->split1 >= 0 ? fs->split1 / fs->reserved1 : -1;
+	fs->retries_up = fs->retries0 >= 0 && fs->retries1 - fs->retries0 >= FRAG_RETRY_MIN_RISE;
+	fs->split_up = fs->split0 >= 0 && fs->split1 - fs->split0 >= FRAG_SPLIT_MIN_RISE &&
+		       (fs->share < 0 || fs->share >= FRAG_SPLIT_MIN_SHARE);
+	if (fs->retries_up && fs->split_up)
+		return FRAG_STATS_SCORE +
+		       0.2 * (fs->share < 0 ? 0 : rl_clamp01((fs->share - FRAG_SPLIT_MIN_SHARE) / 0.2)) +
+		       0.05 * rl_clamp01((fs->retries1 - fs->retries0) / 10);
+	return fs->retries_up ? FRAG_RETRY_SCORE : fs->split_up ? FRAG_SPLIT_SCORE : 0;
+}
+
+/* The counters of one entity into fs (its score set); 0 when fewer than
+ * two dumps. */
+static int stats_of(struct rule_ctx *c, const char *entity, struct frag_stats *fs)
+{
+	double v;
+	int64_t id = 0;
+	int a, b;
+
+	memset(fs, 0, sizeof(*fs));
+	snprintf(fs->entity, sizeof(fs->entity), "%s", entity);
+	a = first_last(c, "torch.num_alloc_retries", entity, &fs->retries0, &fs->retries1,
+		       &fs->retries_id);
+	b = first_last(c, "torch.inactive_split_bytes", entity, &fs->split0, &fs->split1,
+		       &fs->split_id);
+	first_last(c, "torch.reserved_bytes", entity, &v, &fs->reserved1, &id);
+	first_last(c, "torch.num_ooms", entity, &v, &fs->ooms1, &id);
+	fs->dumps = a > b ? a : b;
+	if (fs->dumps < 2)
+		return 0;
+	id = fs->retries_id ? fs->retries_id : fs->split_id;
+	snprintf(fs->source, sizeof(fs->source), "allocator statistics");
+	if (rl_num(c, &v, "SELECT a.kind = 'torch_memory_summary' FROM series s JOIN artifact a"
+		   " ON a.id = s.artifact_id WHERE s.id = %lld", (long long)id) == 0)
+		snprintf(fs->source, sizeof(fs->source), "%s", v > 0 ? "memory_summary tables"
+			 : "memory_stats dumps");
+	fs->score = stats_score(fs);
+	return 1;
+}
+
+/* The entity whose counters say most into fs: 1 found (score may be 0),
+ * 0 none with two dumps. */
+static int read_stats(struct rule_ctx *c, struct frag_stats *fs)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT DISTINCT entity FROM series WHERE name IN"
+				      " ('torch.num_alloc_retries', 'torch.inactive_split_bytes')"
+				      " AND entity IS NOT NULL ORDER BY entity");
+	struct frag_stats one;
+	int found = 0;
+
+	if (!st)
+		return 0;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (stats_of(c, q_text(st, 0), &one) && (!found || one.score > fs->score)) {
+			*fs = one;
+			found = 1;
+		}
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* The counters as figures of f. */
+static void stats_figs(struct rl_finding *f, const struct frag_stats *fs)
+{
+	rl_fig(f, "stats_dumps", fs->dumps);
+	if (fs->retries0 >= 0) {
+		rl_fig(f, "alloc_retries_first", fs->retries0);
+		rl_fig(f, "alloc_retries_last", fs->retries1);
+	}
+	if (fs->split0 >= 0) {
+		rl_fig(f, "inactive_split_first_bytes", fs->split0);
+		rl_fig(f, "inactive_split_last_bytes", fs->split1);
+	}
+	if (fs->share >= 0)
+		rl_fig(f, "inactive_split_share", fs->share);
+	if (fs->reserved1 >= 0)
+		rl_fig(f, "stats_reserved_bytes", fs->reserved1);
+	if (fs->ooms1 >= 0)
+		rl_fig(f, "num_ooms", fs->ooms1);
+}
+
+/* What the counters mean, as advice. */
+static void stats_advice(struct rl_finding *f, const struct frag_stats *fs)
+{
+	char b1[32], b2[32];
+
+	if (fs->retries_up)
+		rl_advice(f, "cudaMalloc retries rose from %.0f to %.0f across %d %s: each retry"
+			  " is the allocator freeing its whole cache to place a request no cached"
+			  " block could hold.", fs->retries0, fs->retries1, fs->dumps, fs->source);
+	if (fs->split_up)
+		rl_advice(f, "Memory in inactive split blocks (free, but cut by live blocks) grew"
+			  " from %s to %s.", rl_bytes(fs->split0, b1, sizeof(b1)),
+			  rl_bytes(fs->split1, b2, sizeof(b2)));
+	if (fs->split_up && fs->share >= 0)
+		rl_advice(f, "That is %.0f%% of what PyTorch reserved.", 100 * fs->share);
+	if (fs->ooms1 > 0)
+		rl_advice(f, "The allocator counted %.0f out-of-memory error%s by the last one.",
+			  fs->ooms1, fs->ooms1 == 1 ? "" : "s");
+}
+
+/* The counters' evidence rows on finding fid. 0 or -1. */
+static int stats_evidence(struct rule_ctx *c, int64_t fid, const struct frag_stats *fs)
+{
+	if (fs->retries_id && rl_evidence(c, fid, "series", fs->retries_id,
+					  "cudaMalloc retries, first and last dump") < 0)
+		return -1;
+	if (fs->split_id && rl_evidence(c, fid, "series", fs->split_id,
+					"inactive split bytes, first and last dump") < 0)
+		return -1;
+	return 0;
+}
+
+/* The finding of the counters alone (no OOM message to weigh). 1 written,
+ * 0 none, -1 failed. */
+static int stats_finding(struct rule_ctx *c, const struct frag_stats *fs, int expandable)
+{
+	struct rl_finding f;
+	char b1[32], b2[32];
+	int64_t fid;
+
+	if (fs->score <= 0)
+		return 0;
+	rl_finding_init(&f, "fragmentation", "misconfig", "fragmentation");
+	f.score = fs->score;
+	stats_figs(&f, fs);
+	rl_fig(&f, "expandable_segments", expandable);
+	if (fs->retries_up && fs->split_up)
+		snprintf(f.title, sizeof(f.title), "cudaMalloc retries rose from %.0f to %.0f and"
+			 " inactive split memory from %s to %s across %d %s", fs->retries0,
+			 fs->retries1, rl_bytes(fs->split0, b1, sizeof(b1)),
+			 rl_bytes(fs->split1, b2, sizeof(b2)), fs->dumps, fs->source);
+	else if (fs->retries_up)
+		snprintf(f.title, sizeof(f.title), "cudaMalloc retries rose from %.0f to %.0f across"
+			 " %d %s", fs->retries0, fs->retries1, fs->dumps, fs->source);
+	else
+		snprintf(f.title, sizeof(f.title), "Inactive split memory grew from %s to %s across"
+			 " %d %s", rl_bytes(fs->split0, b1, sizeof(b1)),
+			 rl_bytes(fs->split1, b2, sizeof(b2)), fs->dumps, fs->source);
+	stats_advice(&f, fs);
+	expandable_advice(&f, expandable);
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || stats_evidence(c, fid, fs) < 0)
+		return -1;
+	return 1;
+}
+
+/* The finding of the OOM message or snapshot, with the counters (fs, may
+ * be NULL) as more evidence. 1 written, 0 none, -1 failed. */
+static int frag_at_oom(struct rule_ctx *c, const struct frag_stats *fs, int expandable)
 {
 	struct frag fr = { 0, -1, -1, -1, -1, -1, -1, -1, 0, 0 };
 	double req, unalloc, largest, reserved, alloc, share = -1;
 	int64_t fid;
-	char buf[32], b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32];
 	struct rl_finding f;
-	int expandable = 0, held;
+	int held;
 
 	if (from_event(c, &fr) < 0)
 		return -1;
@@ -302,9 +518,8 @@ int rule_fragmentation(struct rule_ctx *c)
 		rl_finding_drop(&f);
 		return 0;
 	}
-	if (rl_meta_text(c, "torch.allocator.expandable_segments", buf, sizeof(buf)) == 0 &&
-	    (!strcasecmp(buf, "true") || !strcmp(buf, "1")))
-		expandable = 1;
+	if (fs && fs->retries_up && fs->split_up && held)
+		f.score = rl_clamp01(f.score + 0.05);
 	rl_fig(&f, "requested_bytes", req);
 	rl_fig(&f, "reserved_unallocated_bytes", unalloc);
 	if (alloc >= 0)
@@ -323,9 +538,29 @@ int rule_fragmentation(struct rule_ctx *c)
 		 largest >= 0 ? rl_bytes(largest, b3, sizeof(b3)) : "", largest >= 0 ? ")" : "");
 	frag_advice(&f, &fr, held, expandable, share);
 	quote_whatif(c, &f, expandable);
+	if (fs) {
+		stats_figs(&f, fs);
+		stats_advice(&f, fs);
+	}
 	fid = rl_finding_write(c, &f);
 	if (fid < 0 || (fr.ev && rl_evidence(c, fid, "event", fr.ev, "torch_oom") < 0) ||
-	    (fr.snap && rl_evidence(c, fid, "snapshot", fr.snap, "segments at the OOM") < 0))
+	    (fr.snap && rl_evidence(c, fid, "snapshot", fr.snap, "segments at the OOM") < 0) ||
+	    (fs && stats_evidence(c, fid, fs) < 0))
 		return -1;
 	return 1;
+}
+
+int rule_fragmentation(struct rule_ctx *c)
+{
+	struct frag_stats fs;
+	char buf[32];
+	int expandable = 0, have = read_stats(c, &fs), r;
+
+	if (rl_meta_text(c, "torch.allocator.expandable_segments", buf, sizeof(buf)) == 0 &&
+	    (!strcasecmp(buf, "true") || !strcmp(buf, "1")))
+		expandable = 1;
+	r = frag_at_oom(c, have ? &fs : NULL, expandable);
+	if (r != 0 || !have)
+		return r;
+	return stats_finding(c, &fs, expandable);
 }

@@ -11,7 +11,10 @@
  * finding; growth per request served comes from server.requests_total
  * when it was logged; "not returned" is memory that stays up after the
  * load (server.running) falls. With an allocator trace: stacks whose
- * live allocations were born all along it (alloc_stacks).
+ * live allocations were born all along it (alloc_stacks). A host-side
+ * growth finding names memray's top allocating location (the first of
+ * its top locations by size with a frame; a larger one without a stack
+ * is named in the advice) and quotes memray's totals and peak.
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -157,6 +160,61 @@ static void restart_advice(struct rule_ctx *c, const struct rl_pick *p, struct r
 		  tr->fit.slope * 3600 / MIB, rl_bytes(room, b1, sizeof(b1)), hours);
 }
 
+/* memray's report on a host-side growth: its totals and peak as figures
+ * (memray_stats event), its top allocating location named in the title
+ * and the advice, that holder as evidence. 0, or -1 failed. */
+static int memray_holders(struct rule_ctx *c, struct rl_finding *f, int64_t *holder)
+{
+	sqlite3_stmt *st;
+	double v;
+	char b1[32], b2[32];
+	int top = 0;
+
+	*holder = 0;
+	if (rl_num(c, &v, "SELECT json_extract(data, '$.total_allocations') FROM event WHERE"
+		   " kind = 'memray_stats' ORDER BY id LIMIT 1") == 0)
+		rl_fig(f, "memray_total_allocations", v);
+	if (rl_num(c, &v, "SELECT json_extract(data, '$.total_allocated_bytes') FROM event WHERE"
+		   " kind = 'memray_stats' ORDER BY id LIMIT 1") == 0)
+		rl_fig(f, "memray_total_allocated_bytes", v);
+	if (rl_num(c, &v, "SELECT json_extract(data, '$.peak_bytes') FROM event WHERE"
+		   " kind = 'memray_stats' ORDER BY id LIMIT 1") == 0)
+		rl_fig(f, "memray_peak_bytes", v);
+	if (!q_has_table(c->db, "holder"))
+		return 0;
+	/* the largest by size first; the first with a frame is the one named */
+	st = rl_prepare(c, "SELECT id, bytes, label, stack_id IS NOT NULL FROM holder WHERE"
+			" tool = 'memray' AND bytes IS NOT NULL AND json_extract(data, '$.kind') ="
+			" 'location' ORDER BY artifact_id, rank LIMIT 20");
+	if (!st)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *label = q_text(st, 2);
+		double bytes = sqlite3_column_double(st, 1);
+		if (!top++) {
+			rl_fig(f, "memray_top_location_bytes", bytes);
+			if (!sqlite3_column_int(st, 3))
+				rl_advice(f, "memray's largest allocator over the run has no Python"
+					  " stack (%s, %s: native code, or frames memray did not"
+					  " keep: run memray with --native).", label,
+					  rl_bytes(bytes, b1, sizeof(b1)));
+		}
+		if (!sqlite3_column_int(st, 3))
+			continue;
+		*holder = sqlite3_column_int64(st, 0);
+		rl_fig(f, "memray_top_python_location_bytes", bytes);
+		snprintf(f->title + strlen(f->title), sizeof(f->title) - strlen(f->title),
+			 "; memray's top allocating location: %s", label);
+		rl_advice(f, "memray's top allocating location with a Python frame is %s (%s"
+			  " allocated over the run, #%d by size): look there first for what keeps"
+			  " its allocations alive (memray flamegraph --leaks shows what is not"
+			  " freed).", label, rl_bytes(bytes, b2, sizeof(b2)), top);
+		break;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* The growth finding: the memory series that leaks most convincingly. */
 static int leak_growth(struct rule_ctx *c)
 {
@@ -164,7 +222,7 @@ static int leak_growth(struct rule_ctx *c)
 	const struct rl_trend *tr = &p.tr;
 	struct rl_finding f;
 	char b1[32], b2[32];
-	int64_t fid, sid;
+	int64_t fid, sid, holder = 0;
 	int r = rl_pick_memory_series(c, judge_growth, &p);
 
 	if (r <= 0)
@@ -184,9 +242,14 @@ static int leak_growth(struct rule_ctx *c)
 		 rl_bytes(tr->level_end, b2, sizeof(b2)), tr->duration_s / 3600);
 	fit_and_requests(c, &p, &f);
 	not_returned(c, sid, &f);
+	if (p.s->scope == RL_SCOPE_HOST && memray_holders(c, &f, &holder) < 0) {
+		rl_finding_drop(&f);
+		return -1;
+	}
 	restart_advice(c, &p, &f);
 	fid = rl_finding_write(c, &f);
-	if (fid < 0 || rl_evidence(c, fid, "series", sid, "memory in use, trend fitted") < 0)
+	if (fid < 0 || rl_evidence(c, fid, "series", sid, "memory in use, trend fitted") < 0 ||
+	    (holder && rl_evidence(c, fid, "holder", holder, "memray's top allocating location") < 0))
 		return -1;
 	return 1;
 }

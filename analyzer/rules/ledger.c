@@ -69,6 +69,8 @@ static const struct { const char *line, *label; } labels[] = {
 	{ "anon", "anonymous memory" }, { "page_cache", "page cache" }, { "shmem", "shared memory" },
 	{ "unexplained", "unexplained" }, { "over_counted", "over-counted" },
 	{ "free", "free" }, { "swap", "in swap" },
+	{ "allocated_peak", "PyTorch's peak allocated" },
+	{ "reserved_peak", "PyTorch's peak reserved" },
 };
 
 
@@ -192,8 +194,10 @@ static int cards(struct rule_ctx *c, int64_t *dev, int *n)
 		"SELECT DISTINCT coalesce(json_extract(data, '$.device'), 0) FROM event"
 		" WHERE kind = 'torch_oom' AND json_valid(data) AND (json_extract(data, '$.total_bytes') > 0"
 		" OR json_extract(data, '$.allocated_bytes') > 0)",
-		"SELECT DISTINCT CAST(substr(entity, 6) AS INTEGER) FROM series WHERE name GLOB 'torch.*'"
-		" AND entity GLOB 'cuda:[0-9]*'",
+		/* memory_stats does not print its device: "cuda" is the first card */
+		"SELECT DISTINCT CASE entity WHEN 'cuda' THEN 0 ELSE CAST(substr(entity, 6) AS INTEGER)"
+		" END FROM series WHERE name GLOB 'torch.*' AND (entity GLOB 'cuda:[0-9]*' OR"
+		" entity = 'cuda')",
 	};
 	sqlite3_stmt *st;
 	size_t i;
@@ -331,12 +335,15 @@ struct lline *add_fig(struct account *a, const char *line, int part, const struc
 int series_fig(struct rule_ctx *c, const char *name, const char *entity, int last,
 		      const char *what, struct fig *f)
 {
+	/* a value without a time (a memory_stats dump) counts after every
+	 * timed one: the last of them in the order read */
 	sqlite3_stmt *st = rl_prepare(c, last
-		? "SELECT s.id, s.artifact_id, p.value FROM series s JOIN sample p ON p.series_id = s.id"
-		  " WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL AND p.time_ns <= ?3"
-		  " ORDER BY p.time_ns DESC LIMIT 1"
-		: "SELECT s.id, s.artifact_id, p.value FROM series s JOIN sample p ON p.series_id = s.id"
-		  " WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
+		? "SELECT s.id, s.artifact_id, p.value, p.time_ns IS NULL FROM series s JOIN sample p"
+		  " ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
+		  " AND (p.time_ns <= ?3 OR p.time_ns IS NULL)"
+		  " ORDER BY p.time_ns IS NULL, p.time_ns DESC, p.rowid DESC LIMIT 1"
+		: "SELECT s.id, s.artifact_id, p.value, 0 FROM series s JOIN sample p"
+		  " ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
 		  " ORDER BY p.value DESC LIMIT 1");
 	char name_buf[160], src[240];
 	int r = -1;
@@ -349,8 +356,9 @@ int series_fig(struct rule_ctx *c, const char *name, const char *entity, int las
 	if (sqlite3_step(st) == SQLITE_ROW && col_size(st, 2) >= 0) {
 		snprintf(src, sizeof(src), "%s %s %s (%s)", what, name, entity,
 			 art_name(c, sqlite3_column_int64(st, 1), name_buf, sizeof(name_buf)));
-		fig_set(f, col_size(st, 2), "measured", last ? at_oom(c) : "highest sample",
-			"series", sqlite3_column_int64(st, 0), src);
+		fig_set(f, col_size(st, 2), "measured", !last ? "highest sample" :
+			sqlite3_column_int(st, 3) ? "last sample" : at_oom(c), "series",
+			sqlite3_column_int64(st, 0), src);
 		r = 0;
 	}
 	sqlite3_finalize(st);
@@ -673,6 +681,7 @@ static int card_account(struct rule_ctx *c, int64_t d, int first, const struct r
 	add_fig(a, "capacity", 0, &in->cap);
 	pytorch_lines(a, in);
 	outside_lines(c, a, in);
+	ledger_peak_notes(c, a, in->cuda, first);
 	balance(a, NULL, "figures from different moments (the engine's at start-up, PyTorch's"
 		" at the OOM)");
 	free(in);
@@ -685,7 +694,8 @@ static int card_account(struct rule_ctx *c, int64_t d, int first, const struct r
 static const char *const order[] = {
 	"capacity", "in_use", "weights", "kv_cache", "cuda_graphs", "activations",
 	"pytorch_cache", "non_pytorch", "process", "other_processes", "victim", "other_tasks", "anon",
-	"page_cache", "shmem", "unexplained", "free", "over_counted", "swap", NULL
+	"page_cache", "shmem", "unexplained", "free", "over_counted", "swap", "allocated_peak",
+	"reserved_peak", NULL
 };
 
 /* How sure a line is, for people: its certainty and who gave it. */

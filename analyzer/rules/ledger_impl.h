@@ -68,6 +68,9 @@ int meta_fig(struct rule_ctx *c, const char *key, const char *certainty, struct 
  * "unexplained" (label, NULL: the default), or "over_counted" with
  * why_over when the lines exceed it. */
 void balance(struct account *a, const char *label, const char *why_over);
+/* The allocator's peaks of card cuda ("cuda:N"; the first card also
+ * takes entity "cuda", memory_stats's) as notes of a (ledger_torch.c). */
+void ledger_peak_notes(struct rule_ctx *c, struct account *a, const char *cuda, int first);
 /* The host's account into a: 1 when it has a line, 0 none, -1 failed. */
 int ledger_host_account(struct rule_ctx *c, struct account *a);
 
