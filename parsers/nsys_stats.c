@@ -376,10 +376,16 @@ int nsys_stats_sniff(const unsigned char *head, size_t n)
 {
 	const char *h = (const char *)head;
 
-	if (mem_find(h, n, "nsight-systems") || mem_find(h, n, "stats report") ||
-	    mem_find(h, n, "(cuda_gpu_mem_") || mem_find(h, n, "(gpumemsizesum)") ||
+	int cols = mem_find(h, n, "(ns)") || mem_find(h, n, "(MB)");
+
+	/* a report's own names; the generic announcements ("... stats
+	 * report", an nsight-systems path) only with a table's columns: a
+	 * note that mentions a memray "stats report" is no nsys output */
+	if (mem_find(h, n, "(cuda_gpu_mem_") || mem_find(h, n, "(gpumemsizesum)") ||
 	    mem_find(h, n, "(cuda_api_sum)") || mem_find(h, n, "CUDA API Statistics:"))
-		return mem_find(h, n, "(ns)") || mem_find(h, n, "(MB)") ? 90 : 60;
+		return cols ? 90 : 60;
+	if ((mem_find(h, n, "nsight-systems") || mem_find(h, n, "' stats report")) && cols)
+		return 90;
 	if (mem_find(h, n, "[CUDA memcpy ") && (mem_find(h, n, "(ns)") || mem_find(h, n, "(MB)") ||
 						 mem_find(h, n, "  ---")))
 		return 75;
