@@ -697,6 +697,7 @@ void html_timeline(struct strbuf *sb, struct report_ctx *rc, const json_t *m)
 		free(c);
 		return;
 	}
+	rc->chart_on_boot = c->clock == CLOCK_BOOT;
 	draw_svg(c, sb, 0, "timeline of memory series and OOM events");
 	legend(c, sb);
 	strbuf_addstr(sb, "</figure>\n");

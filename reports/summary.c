@@ -131,7 +131,8 @@ void fmt_figure(struct strbuf *out, const char *key, const json_t *v)
 		strbuf_addf(out, "%.3f s", d / 1e9);
 	} else if (ends(key, "_s") || ends(key, "_seconds")) {
 		strbuf_addf(out, "%.3g s", d);
-	} else if (ends(key, "_percent")) {
+	} else if (ends(key, "_percent") || !strncmp(key, "kv_usage", 8)) {
+		/* KV-cache usage is stored in percent (docs/schema.md) */
 		strbuf_addf(out, "%.1f %%", d);
 	} else if (ends(key, "_ratio") || ends(key, "_fraction")) {
 		strbuf_addf(out, "%.2f (%.0f %%)", d, d * 100);

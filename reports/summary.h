@@ -102,7 +102,8 @@ int peak_share(const struct report_summary *s, double *percent, char *limit, siz
 /* "79.1 GiB", "512 B", "-3.0 MiB" (binary prefixes). */
 void fmt_bytes(char *buf, size_t n, double bytes);
 /* A finding figure for people: the unit is read from the key's suffix
- * (_bytes, _mb_per_hour, _ns, _ratio, _percent, _s, r2 ...). Strings are
+ * (_bytes, _mb_per_hour, _ns, _ratio, _percent, _s, r2 ...; kv_usage* is a
+ * percentage). Strings are
  * copied as they are (caller escapes). */
 void fmt_figure(struct strbuf *out, const char *key, const json_t *v);
 /* A time: ISO 8601 UTC, or "boot+12.345s (not on UTC)", or "unknown". */
