@@ -430,12 +430,14 @@ static void draw_capacity(struct chart *c, struct strbuf *sb, const struct capac
 	if (!above && !cp->as_series)
 		strbuf_addf(sb, "<line x1=%d x2=%d y1=%.1f y2=%.1f stroke=\"%s\" stroke-width=1.5"
 			    " stroke-dasharray=\"8 4\" />", ML, ML + PLOT_W, y, y, cp->color);
+	/* on the left, where the leak fit's and the markers' labels are not;
+	 * right of the panel's title when near the top */
 	if (above)
 		y = c->top[P_BYTES] + 13 + 12.0 * row;
 	else
 		y = y - 4 - 12.0 * row;
-	strbuf_addf(sb, "<text x=%d y=%.1f class=al fill=\"%s\">%s", ML + PLOT_W - 4, y, cp->color,
-		    above ? "&#8593; " : "");
+	strbuf_addf(sb, "<text x=%d y=%.1f class=als fill=\"%s\">%s",
+		    ML + (y < c->top[P_BYTES] + 22 ? 64 : 6), y, cp->color, above ? "&#8593; " : "");
 	h_text(sb, cp->label, (size_t)-1);
 	strbuf_addf(sb, " %s%s</text></g>\n", buf, above ? ", above the axis" : "");
 }
@@ -637,9 +639,14 @@ static void draw_svg(struct chart *c, struct strbuf *sb, int k, const char *labe
 {
 	int i;
 
+	/* the zoom keeps the whole view's axes: the same scale, compared at a glance */
+	if (k == 0) {
+		c->t0 = c->v[0].t0;
+		c->t1 = c->v[0].t1;
+		layout(c, 0);
+	}
 	c->t0 = c->v[k].t0;
 	c->t1 = c->v[k].t1;
-	layout(c, k);
 	strbuf_addf(sb, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\""
 		    " role=img aria-label=\"%s\">\n", SVG_W, c->height, label);
 	draw_axes(c, sb);

@@ -244,7 +244,7 @@ static void peak_limit(struct report_ctx *c, struct report_summary *s, int k, co
 /* The highest sample of the first peak kind that has samples. */
 static void peak(struct report_ctx *c, struct report_summary *s)
 {
-	sqlite3_stmt *st = r_prepare(c, "SELECT s.entity, m.value, m.time_ns FROM series s"
+	sqlite3_stmt *st = r_prepare(c, "SELECT s.entity, m.value, m.time_ns, m.boot_ns FROM series s"
 				     " JOIN sample m ON m.series_id = s.id"
 				     " WHERE s.name = ? AND m.value IS NOT NULL"
 				     " ORDER BY m.value DESC LIMIT 1");
@@ -266,6 +266,7 @@ static void peak(struct report_ctx *c, struct report_summary *s)
 		}
 		s->peak_bytes = sqlite3_column_double(st, 1);
 		s->peak_ns = col_int(st, 2);
+		s->peak_untimed = s->peak_ns == OL_NULL && col_int(st, 3) == OL_NULL;
 		/* cuda:N -> gpuN for the card's total */
 		if (!strncmp(entity, "cuda:", 5))
 			snprintf(gpu, sizeof(gpu), "gpu%s", entity + 5);

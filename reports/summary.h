@@ -44,6 +44,7 @@ struct report_summary {
 	struct strbuf peak_series;  /* "gpu.used_bytes gpu0" */
 	double peak_bytes;
 	int64_t peak_ns;
+	int peak_untimed;           /* the peak is a sample with no time (not on the chart) */
 	double limit_bytes;         /* NAN when no limit is known */
 	struct strbuf limit_what;   /* "gpu.total_bytes gpu0", "cgroup.max_bytes" */
 

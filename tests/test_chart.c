@@ -126,7 +126,7 @@ static void leak_fills_the_axis_under_the_capacity(void **state)
 	/* the capacity: a dashed line with its figure, where it came from */
 	contains(tlsec, "<g class=cap><title>gpu0 total 80.0 GiB: meta gpu.total_bytes.gpu0</title>"
 		 "<line x1=74 x2=974");
-	contains(tlsec, "class=al fill=\"#1f5fa8\">gpu0 total 80.0 GiB</text>");
+	contains(tlsec, "class=als fill=\"#1f5fa8\">gpu0 total 80.0 GiB</text>");
 	contains(tlsec, "gpu0 total <span class=muted>80.0 GiB (capacity)</span>");
 	/* one figure for the peak: header and legend */
 	contains(h, "Peak memory</div><div class=kv>75.0 GiB");
@@ -220,6 +220,7 @@ static void untimed_samples_are_shown_apart(void **state)
 		 " (2, NULL, 5000000000, 1e9)");
 	h = render_html(tl);
 	contains(h, "Peak memory</div><div class=kv>70.0 GiB");
+	contains(h, "gpu.used_bytes gpu0, time unknown (<a href=\"#time-unknown\">not on the chart</a>)");
 	tlsec = timeline_of(h);
 	contains(tlsec, "peak 70.0 GiB (time unknown: not drawn)</span>");
 	contains(tlsec, "<h3 id=time-unknown>Time unknown</h3>");
