@@ -1,8 +1,10 @@
 /*
- * chart_data.c -- the timeline chart's model (chart.h): which series to
- * draw and their look, the time range of each view, the samples reduced
- * to pixel columns in one pass for every view, the markers, the finding
- * annotations and the counts the legend and the notes give.
+ * chart_data.c -- the timeline chart's model (chart.h): the clock of the
+ * axis, which series to draw and their look, the time range of each view,
+ * the samples reduced to pixel columns in one pass for every view, the
+ * markers, the finding annotations and the counts the legend and the
+ * notes give. Every query reads the time column of the axis' clock
+ * (ch->tcol: time_ns on UTC, boot_ns on the boot clock).
  */
 #include "reports/chart.h"
 #include "reports/section.h"
@@ -38,8 +40,8 @@ static const struct {
 	{ "server.running", P_COUNT, "#0f8b8d", NULL, "running" },
 	{ "server.waiting", P_COUNT, "#b8860b", NULL, "waiting" },
 	{ "server.swapped", P_COUNT, "#777777", "4 2", "swapped" },
-	{ "server.gpu_kv_usage", P_RATIO, "#c2185b", NULL, "GPU KV cache" },
-	{ "server.cpu_kv_usage", P_RATIO, "#777777", "4 2", "CPU KV cache" },
+	{ "server.gpu_kv_usage", P_PERCENT, "#c2185b", NULL, "GPU KV cache" },
+	{ "server.cpu_kv_usage", P_PERCENT, "#777777", "4 2", "CPU KV cache" },
 };
 #define NKNOWN (sizeof(known) / sizeof(known[0]))
 
@@ -86,18 +88,36 @@ static int ends(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* sql with every "@T" replaced by the axis' time column, prepared. */
+static sqlite3_stmt *t_prepare(struct report_ctx *c, const struct chart *ch, const char *sql)
+{
+	struct strbuf q = STRBUF_INIT;
+	const char *p;
+	sqlite3_stmt *st;
+
+	while ((p = strstr(sql, "@T")) != NULL) {
+		strbuf_add(&q, sql, (size_t)(p - sql));
+		strbuf_addstr(&q, ch->tcol);
+		sql = p + 2;
+	}
+	strbuf_addstr(&q, sql);
+	st = strbuf_failed(&q) ? NULL : r_prepare(c, q.buf);
+	strbuf_release(&q);
+	return st;
+}
+
 /* --- which series -------------------------------------------------------- */
 
 struct cand {
 	int64_t id;
-	char *name, *entity;
+	char *name, *entity, *unit;
 };
 
 /* The series list, read once (at most MAX_CAND); *nc gets their number. */
 #define MAX_CAND 20000
 static struct cand *read_candidates(struct report_ctx *c, int *nc)
 {
-	sqlite3_stmt *st = r_prepare(c, "SELECT id, name, entity FROM series"
+	sqlite3_stmt *st = r_prepare(c, "SELECT id, name, entity, unit FROM series"
 				     " ORDER BY name, entity LIMIT 20000");
 	struct cand *cv = st ? calloc(MAX_CAND, sizeof(*cv)) : NULL;
 
@@ -105,15 +125,18 @@ static struct cand *read_candidates(struct report_ctx *c, int *nc)
 	while (cv && *nc < MAX_CAND && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		const char *ent = (const char *)sqlite3_column_text(st, 2);
+		const char *unit = (const char *)sqlite3_column_text(st, 3);
 		struct cand *cd = &cv[*nc];
 		if (!name)
 			continue;
 		cd->id = sqlite3_column_int64(st, 0);
 		cd->name = strdup(name);
 		cd->entity = strdup(ent ? ent : "");
-		if (!cd->name || !cd->entity) {
+		cd->unit = strdup(unit ? unit : "");
+		if (!cd->name || !cd->entity || !cd->unit) {
 			free(cd->name);
 			free(cd->entity);
+			free(cd->unit);
 			break;
 		}
 		(*nc)++;
@@ -164,7 +187,8 @@ static void add_series(struct chart *ch, const struct cand *cd, int pass, enum p
 	strbuf_init(&cs->entity);
 	strbuf_add_utf8(&cs->entity, cd->entity, strlen(cd->entity));
 	cs->panel = p;
-	cs->vmax = NAN;        /* set by the bucketing */
+	cs->scale = p == P_PERCENT ? chart_unit_scale(cd->unit) : 1;
+	cs->vmax = cs->peak = NAN;   /* set by the bucketing */
 	if (pass == 0 && !same) {
 		cs->color = known[ki].color;
 	} else {
@@ -179,11 +203,11 @@ static void add_series(struct chart *ch, const struct cand *cd, int pass, enum p
 
 /* Pick the series to draw: the known ones first (in table order), then
  * other byte series, at most chart_panels[].max_series per panel, only
- * series with a sample on UTC (an index seek each). */
+ * series with a sample on the axis' clock (an index seek each on UTC). */
 static void pick_series(struct report_ctx *c, struct chart *ch)
 {
-	sqlite3_stmt *ex = r_prepare(c, "SELECT 1 FROM sample WHERE series_id = ?"
-				     " AND time_ns IS NOT NULL LIMIT 1");
+	sqlite3_stmt *ex = t_prepare(c, ch, "SELECT 1 FROM sample WHERE series_id = ?"
+				     " AND @T IS NOT NULL LIMIT 1");
 	int per_panel[NPANEL] = { 0 }, used_colors = 0, pass, nc = 0, i, k;
 	struct cand *cv = ex ? read_candidates(c, &nc) : NULL;
 
@@ -208,6 +232,7 @@ static void pick_series(struct report_ctx *c, struct chart *ch)
 	for (i = 0; i < nc; i++) {
 		free(cv[i].name);
 		free(cv[i].entity);
+		free(cv[i].unit);
 	}
 	free(cv);
 	sqlite3_finalize(ex);
@@ -241,6 +266,7 @@ static void load_notes(struct report_ctx *c, struct chart *ch)
 	const json_t *f;
 	size_t i, j;
 
+	/* the findings' times are UTC: on the boot clock only the levels are drawn */
 	ch->notes = json_array();
 	json_array_foreach(model_rows(report_model(c, "findings")), i, f) {
 		const json_t *figs = json_object_get(f, "figures");
@@ -253,6 +279,9 @@ static void load_notes(struct report_ctx *c, struct chart *ch)
 		n = json_object();
 		for (j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
 			double d = fig(figs, keys[j][1], keys[j][2]);
+			if (ch->clock == CLOCK_BOOT && (strstr(keys[j][0], "_start") ||
+							strstr(keys[j][0], "_end")))
+				continue;
 			if (isfinite(d))
 				json_object_set_new(n, keys[j][0], json_real(d));
 		}
@@ -275,19 +304,23 @@ double chart_leak_value(const json_t *n, double t)
 
 /* --- the time range ------------------------------------------------------------ */
 
-static int64_t clamp_time(int64_t t)
+/* On UTC the axis spans 1970..2100 at most; on the boot clock it starts
+ * at the boot. */
+static int64_t clamp_time(const struct chart *ch, int64_t t)
 {
-	return t < 60 * NS_PER_S ? 60 * NS_PER_S : t > TIME_MAX ? TIME_MAX : t;
+	int64_t lo = ch->clock == CLOCK_BOOT ? 0 : 60 * NS_PER_S;
+
+	return t < lo ? lo : t > TIME_MAX ? TIME_MAX : t;
 }
 
 /* Each drawn series' first and last time on UTC (an index seek each);
  * the range t0..t1 widened to cover them. */
 static void series_span(struct report_ctx *c, struct chart *ch, int64_t *t0, int64_t *t1)
 {
-	sqlite3_stmt *lo = r_prepare(c, "SELECT time_ns FROM sample WHERE series_id = ?"
-				     " AND time_ns IS NOT NULL ORDER BY time_ns LIMIT 1");
-	sqlite3_stmt *hi = r_prepare(c, "SELECT time_ns FROM sample WHERE series_id = ?"
-				     " AND time_ns IS NOT NULL ORDER BY time_ns DESC LIMIT 1");
+	sqlite3_stmt *lo = t_prepare(c, ch, "SELECT @T FROM sample WHERE series_id = ?"
+				     " AND @T IS NOT NULL ORDER BY @T LIMIT 1");
+	sqlite3_stmt *hi = t_prepare(c, ch, "SELECT @T FROM sample WHERE series_id = ?"
+				     " AND @T IS NOT NULL ORDER BY @T DESC LIMIT 1");
 	int k;
 
 	for (k = 0; lo && hi && k < ch->ns; k++) {
@@ -337,10 +370,10 @@ static int time_range(struct report_ctx *c, struct chart *ch)
 
 	series_span(c, ch, &t0, &t1);
 	ch->oom = OL_NULL;
-	st = r_prepare(c, "SELECT min(time_ns), max(time_ns) FROM event"
-		       " WHERE kind IN " MARKER_KINDS " AND time_ns IS NOT NULL");
+	st = t_prepare(c, ch, "SELECT min(@T), max(@T) FROM event"
+		       " WHERE kind IN " MARKER_KINDS " AND @T IS NOT NULL");
 	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		ch->oom = clamp_time(sqlite3_column_int64(st, 0));
+		ch->oom = clamp_time(ch, sqlite3_column_int64(st, 0));
 		if (sqlite3_column_int64(st, 0) < t0)
 			t0 = sqlite3_column_int64(st, 0);
 		if (sqlite3_column_int64(st, 1) > t1)
@@ -351,8 +384,8 @@ static int time_range(struct report_ctx *c, struct chart *ch)
 		return -1;
 	/* hostile or broken times must not overflow the arithmetic below:
 	 * the axis spans 1970..2100 at most, times outside sit at its edges */
-	t0 = clamp_time(t0);
-	t1 = clamp_time(t1);
+	t0 = clamp_time(ch, t0);
+	t1 = clamp_time(ch, t1);
 	notes_span(ch, &t0, &t1);
 	if (t1 == t0) {                         /* a single instant: a minute around it */
 		t0 -= 30 * NS_PER_S;
@@ -362,6 +395,8 @@ static int time_range(struct report_ctx *c, struct chart *ch)
 		t0 -= pad;
 		t1 += pad;
 	}
+	if (ch->clock == CLOCK_BOOT && t0 < 0)  /* nothing before the boot */
+		t0 = 0;
 	ch->v[0].t0 = t0;
 	ch->v[0].t1 = t1;
 	ch->nviews = 1;
@@ -413,7 +448,7 @@ static void bucket_series(struct chart *ch, sqlite3_stmt *st, struct cseries *cs
 	sqlite3_bind_int64(st, 3, ch->v[0].t1);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0);
-		double v = sqlite3_column_double(st, 1);
+		double v = sqlite3_column_double(st, 1) * cs->scale;
 		if (!isfinite(v))
 			continue;
 		for (k = 0; k < ch->nviews; k++)
@@ -433,12 +468,12 @@ static void bucket_series(struct chart *ch, sqlite3_stmt *st, struct cseries *cs
 /* --- markers and counts ---------------------------------------------------------- */
 
 /* The markers of view v: one per kind and pixel column (at most 4000). */
-static void load_markers(struct report_ctx *c, struct view *v)
+static void load_markers(struct report_ctx *c, const struct chart *ch, struct view *v)
 {
-	sqlite3_stmt *st = r_prepare(c,
-		"SELECT kind, CAST((time_ns - ?1) * 1.0 / ?2 * ?3 + 0.5 AS INTEGER) AS col,"
-		" count(*), min(time_ns), min(pid), min(comm) FROM event"
-		" WHERE kind IN " MARKER_KINDS " AND time_ns BETWEEN ?1 AND ?1 + ?2"
+	sqlite3_stmt *st = t_prepare(c, ch,
+		"SELECT kind, CAST((@T - ?1) * 1.0 / ?2 * ?3 + 0.5 AS INTEGER) AS col,"
+		" count(*), min(@T), min(pid), min(comm) FROM event"
+		" WHERE kind IN " MARKER_KINDS " AND @T BETWEEN ?1 AND ?1 + ?2"
 		" GROUP BY kind, col ORDER BY col, kind LIMIT 4000");
 
 	if (!st || !(v->m = calloc(4000, sizeof(*v->m)))) {
@@ -469,17 +504,70 @@ static void load_markers(struct report_ctx *c, struct view *v)
 	sqlite3_finalize(st);
 }
 
-/* The events on UTC of each marker kind (the legend lists the kinds seen). */
+/* The events on the axis' clock of each marker kind (the legend lists the
+ * kinds seen), and those with no time on it. */
 static void count_markers(struct report_ctx *c, struct chart *ch)
 {
-	sqlite3_stmt *st = r_prepare(c, "SELECT kind, count(*) FROM event WHERE kind IN"
-				     " " MARKER_KINDS " AND time_ns IS NOT NULL GROUP BY kind");
+	sqlite3_stmt *st = t_prepare(c, ch, "SELECT kind, count(*), @T IS NULL FROM event"
+				     " WHERE kind IN " MARKER_KINDS " GROUP BY kind, @T IS NULL");
 	int k;
 
-	while (st && sqlite3_step(st) == SQLITE_ROW)
-		if ((k = marker_index((const char *)sqlite3_column_text(st, 0))) >= 0)
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 2))
+			ch->events_off_axis += sqlite3_column_int64(st, 1);
+		else if ((k = marker_index((const char *)sqlite3_column_text(st, 0))) >= 0)
 			ch->marker_events[k] = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
+}
+
+/* Each drawn series' highest sample of unknown time on the axis' clock
+ * (an index seek on UTC), so that the legend's peak is the highest of all
+ * its samples, as the header's is. */
+static void series_peaks(struct report_ctx *c, struct chart *ch)
+{
+	sqlite3_stmt *st = t_prepare(c, ch, "SELECT max(value) FROM sample WHERE series_id = ?"
+				     " AND @T IS NULL");
+	int k;
+
+	for (k = 0; st && k < ch->ns; k++) {
+		struct cseries *cs = &ch->s[k];
+		double u;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, cs->id);
+		u = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+		    ? sqlite3_column_double(st, 0) * cs->scale : NAN;
+		cs->peak = cs->vmax;
+		if (isfinite(u) && !(u <= cs->vmax)) {
+			cs->peak = u;
+			cs->peak_untimed = 1;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+/* The clock of the axis: UTC when a series or a marker event has a UTC
+ * time; else the boot clock when one has a boot time. The series are
+ * picked on that clock. */
+static void pick_clock(struct report_ctx *c, struct chart *ch)
+{
+	ch->clock = CLOCK_UTC;
+	ch->tcol = "time_ns";
+	pick_series(c, ch);
+	if (ch->ns || r_int(c, "SELECT count(*) FROM event WHERE kind IN " MARKER_KINDS
+			    " AND time_ns IS NOT NULL", 0) > 0)
+		return;
+	if (r_int(c, "SELECT count(*) FROM event WHERE kind IN " MARKER_KINDS
+		  " AND boot_ns IS NOT NULL", 0) == 0 &&
+	    r_int(c, "SELECT count(*) FROM (SELECT 1 FROM sample WHERE boot_ns IS NOT NULL"
+		  " LIMIT 1)", 0) == 0)
+		return;
+	ch->clock = CLOCK_BOOT;
+	ch->tcol = "boot_ns";
+	ch->n_skipped = 0;
+	strbuf_reset(&ch->skipped);
+	memset(ch->present, 0, sizeof(ch->present));
+	pick_series(c, ch);
 }
 
 int chart_load(struct report_ctx *c, struct chart *ch)
@@ -488,20 +576,20 @@ int chart_load(struct report_ctx *c, struct chart *ch)
 	int k;
 
 	strbuf_init(&ch->skipped);
-	ch->limit_bytes = r_real(c, "SELECT CAST(value AS REAL) FROM meta WHERE key ="
-				 " 'cgroup.max_bytes' AND value GLOB '[0-9]*' LIMIT 1", NAN);
-	ch->untimed = jv_int(json_object_get(report_model(c, "unknowns"), "samples_not_on_utc"));
-	pick_series(c, ch);
+	pick_clock(c, ch);
+	chart_load_untimed(c, ch);
 	load_notes(c, ch);
 	if (time_range(c, ch) < 0)
 		return -1;
-	st = r_prepare(c, "SELECT time_ns, value FROM sample WHERE series_id = ?1"
-		       " AND time_ns BETWEEN ?2 AND ?3 AND value IS NOT NULL ORDER BY time_ns");
+	st = t_prepare(c, ch, "SELECT @T, value FROM sample WHERE series_id = ?1"
+		       " AND @T BETWEEN ?2 AND ?3 AND value IS NOT NULL ORDER BY @T");
 	for (k = 0; st && k < ch->ns; k++)
 		bucket_series(ch, st, &ch->s[k]);
 	sqlite3_finalize(st);
+	series_peaks(c, ch);
+	chart_load_capacities(c, ch);
 	for (k = 0; k < ch->nviews; k++)
-		load_markers(c, &ch->v[k]);
+		load_markers(c, ch, &ch->v[k]);
 	count_markers(c, ch);
 	return 0;
 }
@@ -520,6 +608,8 @@ void chart_free(struct chart *ch)
 			free(ch->v[i].m[k].comm);
 		free(ch->v[i].m);
 	}
+	for (k = 0; k < ch->nu; k++)
+		strbuf_release(&ch->u[k].entity);
 	strbuf_release(&ch->skipped);
 	json_decref(ch->notes);
 }

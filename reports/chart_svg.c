@@ -36,8 +36,9 @@ static double nice_step(double raw)
 	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * e;
 }
 
-/* Byte axis: unit (1024^k) and step in that unit. */
-static void byte_axis(double vmax, double *unit, const char **uname, double *step)
+/* Byte axis for span bytes of values up to vmax: the unit (1024^k, from
+ * vmax, so labels read "72 GiB") and the step in that unit. */
+static void byte_axis(double vmax, double span, double *unit, const char **uname, double *step)
 {
 	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	int k = 0;
@@ -48,41 +49,57 @@ static void byte_axis(double vmax, double *unit, const char **uname, double *ste
 		k++;
 	}
 	*uname = names[k];
-	*step = nice_step(vmax / *unit / 5);
+	*step = nice_step(span / *unit / 5);
 }
 
-/* Panel p's axis for values up to vmax: its top, tick step and unit. */
-static void axis_of(struct chart *c, double vmax, enum panel p)
+/* Panel p's axis for values vmin..vmax: its bottom, top, tick step and
+ * unit. Bytes start at zero unless the data stays far from it (its lowest
+ * value above 30 % of its highest): then the axis fits the data, so a
+ * 71 -> 75 GiB rise fills the panel instead of a flat line near its top.
+ * Percentages are 0..100 (further if a value is). */
+static void axis_of(struct chart *c, double vmin, double vmax, enum panel p)
 {
-	double unit = 1, step;
+	double unit = 1, step, lo = 0, pad;
 	const char *un = "";
 
 	if (!(vmax > 0))
 		vmax = 1;
-	if (p == P_RATIO) {
+	if (!(vmin >= 0) || vmin > vmax)
+		vmin = 0;
+	if (p == P_PERCENT) {
 		c->yunit[p] = 1;
-		c->yuname[p] = "";
-		c->ystep[p] = 0.25;
-		c->ymax[p] = 1;
+		c->yuname[p] = "%";
+		c->ystep[p] = vmax > 100 ? nice_step(vmax / 4) : 25;
+		c->ymin[p] = 0;
+		c->ymax[p] = vmax > 100 ? ceil(vmax / c->ystep[p]) * c->ystep[p] : 100;
 		return;
 	} else if (p == P_COUNT) {
 		step = nice_step(vmax / 4);
 		if (step < 1)
 			step = 1;
+	} else if (vmin > 0.3 * vmax) {
+		pad = (vmax - vmin) * 0.04 + vmax * 1e-4;
+		byte_axis(vmax, vmax - vmin + 2 * pad, &unit, &un, &step);
+		lo = floor((vmin - pad) / (step * unit)) * step * unit;
+		vmax += pad;
 	} else {
-		byte_axis(vmax, &unit, &un, &step);
+		byte_axis(vmax, vmax, &unit, &un, &step);
+		vmax *= 1.02;
 	}
 	c->yunit[p] = unit;
 	c->yuname[p] = un;
 	c->ystep[p] = step;
-	c->ymax[p] = ceil(vmax * 1.02 / (step * unit)) * step * unit;
+	c->ymin[p] = lo > 0 ? lo : 0;
+	c->ymax[p] = ceil((p == P_COUNT ? vmax * 1.02 : vmax) / (step * unit)) * step * unit;
+	if (c->ymax[p] <= c->ymin[p])
+		c->ymax[p] = c->ymin[p] + step * unit;
 }
 
 static double ypix(const struct chart *c, enum panel p, double v)
 {
 	double h = chart_panels[p].height, y;
 
-	y = c->top[p] + h - v / c->ymax[p] * h;
+	y = c->top[p] + h - (v - c->ymin[p]) / (c->ymax[p] - c->ymin[p]) * h;
 	if (y < c->top[p] - 2)
 		y = c->top[p] - 2;
 	if (y > c->top[p] + h)
@@ -90,38 +107,86 @@ static double ypix(const struct chart *c, enum panel p, double v)
 	return y;
 }
 
-/* Each panel's y axis (from the series' peaks, the limit and the
- * annotations, so that they fit) and the panels' places. */
-static void layout(struct chart *c)
+/* The lowest and highest value of view's samples of each panel. */
+static void view_range(const struct chart *c, int view, double *vmin, double *vmax)
 {
-	double vmax[NPANEL] = { 0, 0, 0 };
+	int k, col;
+
+	for (k = 0; k < c->ns; k++) {
+		const struct cseries *cs = &c->s[k];
+		for (col = 0; cs->b[view] && col < PLOT_W; col++) {
+			const struct bucket *b = &cs->b[view][col];
+			if (!b->n)
+				continue;
+			if (!(b->min >= vmin[cs->panel]))
+				vmin[cs->panel] = b->min;
+			if (b->max > vmax[cs->panel])
+				vmax[cs->panel] = b->max;
+		}
+	}
+}
+
+/* When annotation n has a leak fit over the view being drawn: 1, with the
+ * part of the fit in the view in *ts..*te (ns). */
+static int leak_span(const struct chart *c, const json_t *n, double *ts, double *te)
+{
+	double fs = chart_note(n, "fit_start"), fe = chart_note(n, "fit_end");
+
+	if (!isfinite(chart_note(n, "slope")) || !isfinite(fs) ||
+	    !isfinite(chart_note(n, "intercept")) || fs >= (double)c->t1 ||
+	    (isfinite(fe) && fe <= (double)c->t0))
+		return 0;
+	*ts = fmax(fs, (double)c->t0);
+	*te = fmin(isfinite(fe) ? fe : (double)c->t1, (double)c->t1);
+	return 1;
+}
+
+/* A capacity is on the byte axis when it is not far above the data (at
+ * most 4 times its highest value): a 80 GiB card over 2 GiB of data is
+ * named above the plot instead of flattening the data. */
+static int cap_on_axis(const struct chart *c, const struct capacity *cp, double data_max)
+{
+	(void)c;
+	return data_max > 0 && cp->bytes < 4 * data_max;
+}
+
+/* Each panel's y axis (from view's samples, the capacities and the
+ * annotations, so that they fit) and the panels' places. */
+static void layout(struct chart *c, int view)
+{
+	double vmax[NPANEL] = { 0, 0, 0 }, vmin[NPANEL] = { NAN, NAN, NAN }, data_max;
 	size_t i;
 	json_t *n;
 	int k, y = MT;
 
-	for (k = 0; k < c->ns; k++)
-		if (c->s[k].vmax > vmax[c->s[k].panel])
-			vmax[c->s[k].panel] = c->s[k].vmax;
-	if (isfinite(c->limit_bytes) && c->limit_bytes > vmax[P_BYTES] &&
-	    c->limit_bytes < 4 * (vmax[P_BYTES] > 0 ? vmax[P_BYTES] : c->limit_bytes))
-		vmax[P_BYTES] = c->limit_bytes;
+	view_range(c, view, vmin, vmax);
+	data_max = vmax[P_BYTES];
+	for (k = 0; k < c->ncap; k++)
+		if (cap_on_axis(c, &c->cap[k], data_max) && c->cap[k].bytes > vmax[P_BYTES])
+			vmax[P_BYTES] = c->cap[k].bytes;
 	json_array_foreach(c->notes, i, n) {
-		double vals[4];
+		double vals[4], ts, te;
 		int j;
 		vals[0] = chart_note(n, "total");
 		vals[1] = chart_note(n, "baseline");
-		vals[2] = chart_note(n, "intercept");
-		vals[3] = isfinite(chart_note(n, "slope")) && isfinite(chart_note(n, "fit_start"))
-			  ? chart_leak_value(n, isfinite(chart_note(n, "fit_end")) ? chart_note(n, "fit_end")
-								       : (double)c->t1) : NAN;
-		for (j = 0; j < 4; j++)
-			if (isfinite(vals[j]) && vals[j] > vmax[P_BYTES])
+		vals[2] = vals[3] = NAN;
+		if (leak_span(c, n, &ts, &te)) {   /* the fit's ends in this view */
+			vals[2] = chart_leak_value(n, ts);
+			vals[3] = chart_leak_value(n, te);
+		}
+		for (j = 0; j < 4; j++) {
+			if (!isfinite(vals[j]) || (data_max > 0 && vals[j] > 4 * data_max))
+				continue;
+			if (vals[j] > vmax[P_BYTES])
 				vmax[P_BYTES] = vals[j];
+			if (vals[j] < vmin[P_BYTES])
+				vmin[P_BYTES] = vals[j];
+		}
 	}
 	c->present[P_BYTES] = 1; /* markers and annotations live there */
 	c->empty[P_BYTES] = !(vmax[P_BYTES] > 0);
 	for (k = 0; k < NPANEL; k++) {
-		axis_of(c, vmax[k], (enum panel)k);
+		axis_of(c, vmin[k], vmax[k], (enum panel)k);
 		if (!c->present[k])
 			continue;
 		c->top[k] = y;
@@ -170,8 +235,11 @@ static void draw_y_axis(struct chart *c, struct strbuf *sb, int k)
 			    chart_panels[k].title);
 		return;
 	}
-	for (v = 0; v <= c->ymax[k] / unit + 1e-9; v += st) {
+	/* ticks at round multiples of the step in the axis' binary unit */
+	for (v = c->ymin[k] / unit; v <= c->ymax[k] / unit + 1e-9; v += st) {
 		double y = ypix(c, (enum panel)k, v * unit);
+		if (fabs(v) < st * 1e-9)
+			v = 0;
 		strbuf_addf(sb, "<line x1=%d x2=%d y1=%.1f y2=%.1f class=grid />", ML,
 			    ML + PLOT_W, y, y);
 		if (k == P_BYTES)
@@ -181,8 +249,11 @@ static void draw_y_axis(struct chart *c, struct strbuf *sb, int k)
 			strbuf_addf(sb, "<text x=%d y=%.1f class=yl>%g</text>\n", ML - 6, y + 4, v);
 		else
 			strbuf_addf(sb, "<text x=%d y=%.1f class=yl>%g %%</text>\n", ML - 6,
-				    y + 4, v * 100);
+				    y + 4, v);
 	}
+	if (c->ymin[k] > 0)   /* say it: the axis does not start at zero */
+		strbuf_addf(sb, "<text x=%d y=%d class=yl>axis from %g %s</text>\n", ML + PLOT_W - 4,
+			    top + h - 4, c->ymin[k] / unit, un);
 	strbuf_addf(sb, "<text x=%d y=%d class=pt>%s</text>\n", ML + 6, top + 14,
 		    chart_panels[k].title);
 }
@@ -245,13 +316,37 @@ static void draw_short_x_axis(struct chart *c, struct strbuf *sb)
 			    bottom + 18, v / unit, unit == 1e9 ? "s" : unit == 1e6 ? "ms" :
 			    unit == 1e3 ? "us" : "ns");
 	}
-	format_iso8601(c->t0, d0, sizeof(d0));
-	strbuf_addf(sb, "<text x=%d y=%d class=axt>time (UTC) after %s, %.4g %s in all</text>\n",
-		    ML + PLOT_W / 2, bottom + 46, d0, span >= 1e9 ? span / 1e9 : span >= 1e6 ?
+	chart_fmt_time(c, c->t0, d0, sizeof(d0));
+	strbuf_addf(sb, "<text x=%d y=%d class=axt>%s after %s, %.4g %s in all</text>\n",
+		    ML + PLOT_W / 2, bottom + 46, c->clock == CLOCK_BOOT ? "seconds since boot"
+		    " (boot clock: no UTC time known)" : "time (UTC)", d0, span >= 1e9 ? span / 1e9 : span >= 1e6 ?
 		    span / 1e6 : span / 1e3, span >= 1e9 ? "s" : span >= 1e6 ? "ms" : "us");
 }
 
-/* Every present panel's y axis, then the UTC x axis under them. */
+/* The x axis on the boot clock: ticks at round seconds since boot,
+ * labelled in seconds. */
+static void draw_boot_x_axis(struct chart *c, struct strbuf *sb, int64_t step)
+{
+	int bottom = bottom_of_plots(c), k;
+	int64_t t;
+	double x;
+
+	for (t = (c->t0 / NS_PER_S / step + 1) * step; t * NS_PER_S <= c->t1; t += step) {
+		x = xpix(c, (double)t * NS_PER_S);
+		for (k = 0; k < NPANEL; k++)
+			if (c->present[k])
+				strbuf_addf(sb, "<line x1=%.1f x2=%.1f y1=%d y2=%d class=grid />", x, x,
+					    c->top[k], c->top[k] + chart_panels[k].height);
+		strbuf_addf(sb, "<line x1=%.1f x2=%.1f y1=%d y2=%d class=tick />"
+			    "<text x=%.1f y=%d class=xl>%lld</text>\n", x, x, bottom, bottom + 5, x,
+			    bottom + 18, (long long)t);
+	}
+	strbuf_addf(sb, "<text x=%d y=%d class=axt>seconds since boot (boot clock: no UTC time"
+		    " known) &#8212; %.3f to %.3f s</text>\n", ML + PLOT_W / 2, bottom + 46,
+		    (double)c->t0 / 1e9, (double)c->t1 / 1e9);
+}
+
+/* Every present panel's y axis, then the x axis under them. */
 static void draw_axes(struct chart *c, struct strbuf *sb)
 {
 	int64_t span_s = (c->t1 - c->t0) / NS_PER_S, step = tick_step(span_s), t;
@@ -263,6 +358,10 @@ static void draw_axes(struct chart *c, struct strbuf *sb)
 			draw_y_axis(c, sb, k);
 	if (span_s < 8) {
 		draw_short_x_axis(c, sb);
+		return;
+	}
+	if (c->clock == CLOCK_BOOT) {
+		draw_boot_x_axis(c, sb, step);
 		return;
 	}
 	/* x axis: ticks at round UTC times */
@@ -312,16 +411,35 @@ static void draw_series(struct chart *c, struct strbuf *sb, const struct cseries
 	strbuf_addch(sb, '\n');
 }
 
-static void draw_hline(struct chart *c, struct strbuf *sb, double v, const char *color,
-		       const char *label)
+/* Capacity cp as a dashed line across the byte panel, labelled with its
+ * figure (hover: where it came from); only the label when a drawn series
+ * is that line; a label at the panel's top, with an arrow, when it lies
+ * above the axis. row: its place among the labels (they must not meet). */
+static void draw_capacity(struct chart *c, struct strbuf *sb, const struct capacity *cp, int row)
 {
 	char buf[32];
-	double y = ypix(c, P_BYTES, v);
+	double y = ypix(c, P_BYTES, cp->bytes);
+	int above = cp->bytes > c->ymax[P_BYTES];
 
-	fmt_bytes(buf, sizeof(buf), v);
-	strbuf_addf(sb, "<line x1=%d x2=%d y1=%.1f y2=%.1f stroke=\"%s\" stroke-width=1.5"
-		    " stroke-dasharray=\"8 4\" /><text x=%d y=%.1f class=al fill=\"%s\">%s %s</text>\n",
-		    ML, ML + PLOT_W, y, y, color, ML + PLOT_W - 4, y - 4, color, label, buf);
+	fmt_bytes(buf, sizeof(buf), cp->bytes);
+	strbuf_addstr(sb, "<g class=cap><title>");
+	h_text(sb, cp->label, (size_t)-1);
+	strbuf_addf(sb, " %s: ", buf);
+	h_text(sb, cp->source, (size_t)-1);
+	strbuf_addstr(sb, "</title>");
+	if (!above && !cp->as_series)
+		strbuf_addf(sb, "<line x1=%d x2=%d y1=%.1f y2=%.1f stroke=\"%s\" stroke-width=1.5"
+			    " stroke-dasharray=\"8 4\" />", ML, ML + PLOT_W, y, y, cp->color);
+	/* on the left, where the leak fit's and the markers' labels are not;
+	 * right of the panel's title when near the top */
+	if (above)
+		y = c->top[P_BYTES] + 13 + 12.0 * row;
+	else
+		y = y - 4 - 12.0 * row;
+	strbuf_addf(sb, "<text x=%d y=%.1f class=als fill=\"%s\">%s",
+		    ML + (y < c->top[P_BYTES] + 22 ? 64 : 6), y, cp->color, above ? "&#8593; " : "");
+	h_text(sb, cp->label, (size_t)-1);
+	strbuf_addf(sb, " %s%s</text></g>\n", buf, above ? ", above the axis" : "");
 }
 
 /* Finding annotations under the series: bands first, lines on top. */
@@ -334,7 +452,7 @@ static void draw_notes(struct chart *c, struct strbuf *sb, int layer)
 	json_array_foreach(c->notes, i, n) {
 		const char *title = json_string_value(json_object_get(n, "title"));
 		double a = chart_note(n, "spike_start"), b = chart_note(n, "spike_end");
-		double base = chart_note(n, "baseline"), total = chart_note(n, "total");
+		double base = chart_note(n, "baseline"), total = chart_note(n, "total"), ts, te;
 		char buf[32], buf2[32];
 
 		if (layer == 0 && isfinite(a) && isfinite(b) && b >= a && b >= (double)c->t0 &&
@@ -364,12 +482,7 @@ static void draw_notes(struct chart *c, struct strbuf *sb, int layer)
 				    ML, y0, PLOT_W, y1 - y0, ML, ML + PLOT_W, y1, y1, ML + 8,
 				    y0 + (y1 - y0 < 30 ? y1 - y0 - 3 : 16), buf, buf2);
 		}
-		if (layer == 1 && isfinite(chart_note(n, "slope")) && isfinite(chart_note(n, "fit_start")) &&
-		    isfinite(chart_note(n, "intercept")) && chart_note(n, "fit_start") < (double)c->t1 &&
-		    (!isfinite(chart_note(n, "fit_end")) || chart_note(n, "fit_end") > (double)c->t0)) {
-			double ts = fmax(chart_note(n, "fit_start"), (double)c->t0);
-			double te = fmin(isfinite(chart_note(n, "fit_end")) ? chart_note(n, "fit_end") : (double)c->t1,
-					 (double)c->t1);
+		if (layer == 1 && leak_span(c, n, &ts, &te)) {
 			double x0 = xpix(c, ts), x1 = xpix(c, te);
 			double y0 = ypix(c, P_BYTES, chart_leak_value(n, ts));
 			double y1 = ypix(c, P_BYTES, chart_leak_value(n, te));
@@ -428,7 +541,7 @@ static void draw_markers(struct chart *c, struct strbuf *sb, const struct view *
 		double x = ML + (m->col < 0 ? 0 : m->col >= PLOT_W ? PLOT_W - 1 : m->col) + 0.5;
 		char tbuf[40];
 
-		format_iso8601(m->t, tbuf, sizeof(tbuf));
+		chart_fmt_time(c, m->t, tbuf, sizeof(tbuf));
 		strbuf_addf(sb, "<g class=mk><title>%s%s at %s", mk->kind,
 			    m->count > 1 ? " (first of this pixel)" : "", tbuf);
 		if (m->pid != OL_NULL)
@@ -473,21 +586,30 @@ static void legend(const struct chart *c, struct strbuf *sb)
 			strbuf_inherit(sb, &cs->entity);
 			strbuf_addstr(sb, "</span>");
 		}
+		/* the highest of all its samples, as the header's peak is */
 		if (cs->panel == P_BYTES)
-			fmt_bytes(buf, sizeof(buf), cs->vmax);
-		else if (cs->panel == P_RATIO)
-			snprintf(buf, sizeof(buf), "%.0f %%", cs->vmax * 100);
+			fmt_bytes(buf, sizeof(buf), cs->peak);
+		else if (cs->panel == P_PERCENT)
+			snprintf(buf, sizeof(buf), "%.1f %%", cs->peak);
 		else
-			snprintf(buf, sizeof(buf), "%g", cs->vmax);
+			snprintf(buf, sizeof(buf), "%g", cs->peak);
 		strbuf_addstr(sb, " <span class=muted title=\"");
 		h_text(sb, cs->name, (size_t)-1);
-		strbuf_addf(sb, ": %lld samples, drawn as %lld pixel columns\">peak %s</span></li>",
-			    (long long)cs->n_samples, (long long)cs->n_drawn[0], buf);
+		strbuf_addf(sb, ": %lld samples, drawn as %lld pixel columns\">peak %s%s</span></li>",
+			    (long long)cs->n_samples, (long long)cs->n_drawn[0], buf,
+			    cs->peak_untimed ? " (time unknown: not drawn)" : "");
 	}
-	if (isfinite(c->limit_bytes))
-		strbuf_addstr(sb, "<li><svg width=26 height=10 aria-hidden=true><line x1=1 x2=25"
-			      " y1=5 y2=5 stroke=\"#8a4a1f\" stroke-width=1.5 stroke-dasharray=\"5 3\" />"
-			      "</svg>cgroup limit</li>");
+	for (k = 0; k < c->ncap; k++) {
+		char buf[32];
+		if (c->cap[k].as_series)   /* its series is in the legend already */
+			continue;
+		fmt_bytes(buf, sizeof(buf), c->cap[k].bytes);
+		strbuf_addf(sb, "<li><svg width=26 height=10 aria-hidden=true><line x1=1 x2=25"
+			    " y1=5 y2=5 stroke=\"%s\" stroke-width=1.5 stroke-dasharray=\"5 3\" />"
+			    "</svg>", c->cap[k].color);
+		h_text(sb, c->cap[k].label, (size_t)-1);
+		strbuf_addf(sb, " <span class=muted>%s (capacity)</span></li>", buf);
+	}
 	for (k = 0; k < NMARKER; k++)
 		if (c->marker_events[k] > 0)
 			strbuf_addf(sb, "<li><svg width=14 height=12 aria-hidden=true><line x1=7 x2=7"
@@ -517,15 +639,26 @@ static void draw_svg(struct chart *c, struct strbuf *sb, int k, const char *labe
 {
 	int i;
 
+	/* the zoom keeps the whole view's axes: the same scale, compared at a glance */
+	if (k == 0) {
+		c->t0 = c->v[0].t0;
+		c->t1 = c->v[0].t1;
+		layout(c, 0);
+	}
 	c->t0 = c->v[k].t0;
 	c->t1 = c->v[k].t1;
-	layout(c);
 	strbuf_addf(sb, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\""
 		    " role=img aria-label=\"%s\">\n", SVG_W, c->height, label);
 	draw_axes(c, sb);
 	draw_notes(c, sb, 0);
-	if (isfinite(c->limit_bytes))
-		draw_hline(c, sb, c->limit_bytes, "#8a4a1f", "cgroup limit");
+	for (i = 0; i < c->ncap; i++) {
+		int j, row = 0;
+		for (j = 0; j < i; j++)    /* labels of equal or near figures are stacked */
+			row += fabs(ypix(c, P_BYTES, c->cap[j].bytes) -
+				    ypix(c, P_BYTES, c->cap[i].bytes)) < 12 ||
+			       (c->cap[j].bytes > c->ymax[P_BYTES] && c->cap[i].bytes > c->ymax[P_BYTES]);
+		draw_capacity(c, sb, &c->cap[i], row);
+	}
 	for (i = 0; i < c->ns; i++)
 		draw_series(c, sb, &c->s[i], k);
 	draw_notes(c, sb, 1);
@@ -543,9 +676,14 @@ static void chart_notes_below(const struct chart *c, struct strbuf *sb)
 		strbuf_inherit(sb, &c->skipped);
 		strbuf_addstr(sb, c->n_skipped > SKIPPED_NAMED ? ", &#8230;</p>\n" : ".</p>\n");
 	}
-	if (c->untimed > 0)
-		strbuf_addf(sb, "<p class=warn>%lld samples have no UTC time (boot clock not"
-			    " aligned) and are not drawn.</p>\n", (long long)c->untimed);
+	if (c->clock == CLOCK_BOOT)
+		strbuf_addstr(sb, "<p class=warn>Nothing here has a UTC time: the chart is on the boot"
+			      " clock, in seconds since boot.</p>\n");
+	if (c->events_off_axis > 0)
+		strbuf_addf(sb, "<p class=warn>%lld OOM and kill events have no time %s and are not"
+			    " marked.</p>\n", (long long)c->events_off_axis,
+			    c->clock == CLOCK_BOOT ? "since boot" : "on UTC");
+	chart_html_untimed(c, sb);
 }
 
 void html_timeline(struct strbuf *sb, struct report_ctx *rc, const json_t *m)
@@ -560,16 +698,18 @@ void html_timeline(struct strbuf *sb, struct report_ctx *rc, const json_t *m)
 	}
 	if (chart_load(rc, c) < 0) {
 		h_na(sb, "Nothing to draw: the database holds no time series and no OOM event"
-			 " on the UTC clock.");
+			 " on the UTC clock or the boot clock.");
+		chart_html_untimed(c, sb);
 		chart_free(c);
 		free(c);
 		return;
 	}
+	rc->chart_on_boot = c->clock == CLOCK_BOOT;
 	draw_svg(c, sb, 0, "timeline of memory series and OOM events");
 	legend(c, sb);
 	strbuf_addstr(sb, "</figure>\n");
 	if (c->nviews > 1) {
-		format_iso8601(c->oom, t, sizeof(t));
+		chart_fmt_time(c, c->oom, t, sizeof(t));
 		strbuf_addf(sb, "<h3>The %d minutes before the first OOM event (%s)</h3>\n",
 			    ZOOM_BEFORE_S / 60, t);
 		draw_svg(c, sb, 1, "the minutes before the OOM");

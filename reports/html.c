@@ -230,6 +230,8 @@ static void card_peak(struct strbuf *sb, const struct report_summary *s)
 	if (s->peak_ns != OL_NULL) {
 		fmt_time(buf, sizeof(buf), s->peak_ns, OL_NULL);
 		strbuf_addf(sb, " at %s", buf);
+	} else if (s->peak_untimed) {
+		strbuf_addstr(sb, ", time unknown (<a href=\"#time-unknown\">not on the chart</a>)");
 	}
 	strbuf_addstr(sb, "</div></div>\n");
 }

@@ -45,6 +45,7 @@ struct report_ctx {
 	json_t *model[REPORT_MODELS];     /* by row of the table, once loaded */
 	unsigned char loaded[REPORT_MODELS];
 	struct strbuf qerr;               /* SQLite's message for the first failed query */
+	int chart_on_boot;                /* the chart was drawn on the boot clock (chart_svg.c) */
 };
 
 /* Reads the section's model (NULL: JSON null / nothing to show). */

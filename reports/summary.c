@@ -131,7 +131,8 @@ void fmt_figure(struct strbuf *out, const char *key, const json_t *v)
 		strbuf_addf(out, "%.3f s", d / 1e9);
 	} else if (ends(key, "_s") || ends(key, "_seconds")) {
 		strbuf_addf(out, "%.3g s", d);
-	} else if (ends(key, "_percent")) {
+	} else if (ends(key, "_percent") || !strncmp(key, "kv_usage", 8)) {
+		/* KV-cache usage is stored in percent (docs/schema.md) */
 		strbuf_addf(out, "%.1f %%", d);
 	} else if (ends(key, "_ratio") || ends(key, "_fraction")) {
 		strbuf_addf(out, "%.2f (%.0f %%)", d, d * 100);
@@ -243,7 +244,7 @@ static void peak_limit(struct report_ctx *c, struct report_summary *s, int k, co
 /* The highest sample of the first peak kind that has samples. */
 static void peak(struct report_ctx *c, struct report_summary *s)
 {
-	sqlite3_stmt *st = r_prepare(c, "SELECT s.entity, m.value, m.time_ns FROM series s"
+	sqlite3_stmt *st = r_prepare(c, "SELECT s.entity, m.value, m.time_ns, m.boot_ns FROM series s"
 				     " JOIN sample m ON m.series_id = s.id"
 				     " WHERE s.name = ? AND m.value IS NOT NULL"
 				     " ORDER BY m.value DESC LIMIT 1");
@@ -265,6 +266,7 @@ static void peak(struct report_ctx *c, struct report_summary *s)
 		}
 		s->peak_bytes = sqlite3_column_double(st, 1);
 		s->peak_ns = col_int(st, 2);
+		s->peak_untimed = s->peak_ns == OL_NULL && col_int(st, 3) == OL_NULL;
 		/* cuda:N -> gpuN for the card's total */
 		if (!strncmp(entity, "cuda:", 5))
 			snprintf(gpu, sizeof(gpu), "gpu%s", entity + 5);

@@ -44,6 +44,7 @@ struct report_summary {
 	struct strbuf peak_series;  /* "gpu.used_bytes gpu0" */
 	double peak_bytes;
 	int64_t peak_ns;
+	int peak_untimed;           /* the peak is a sample with no time (not on the chart) */
 	double limit_bytes;         /* NAN when no limit is known */
 	struct strbuf limit_what;   /* "gpu.total_bytes gpu0", "cgroup.max_bytes" */
 
@@ -102,7 +103,8 @@ int peak_share(const struct report_summary *s, double *percent, char *limit, siz
 /* "79.1 GiB", "512 B", "-3.0 MiB" (binary prefixes). */
 void fmt_bytes(char *buf, size_t n, double bytes);
 /* A finding figure for people: the unit is read from the key's suffix
- * (_bytes, _mb_per_hour, _ns, _ratio, _percent, _s, r2 ...). Strings are
+ * (_bytes, _mb_per_hour, _ns, _ratio, _percent, _s, r2 ...; kv_usage* is a
+ * percentage). Strings are
  * copied as they are (caller escapes). */
 void fmt_figure(struct strbuf *out, const char *key, const json_t *v);
 /* A time: ISO 8601 UTC, or "boot+12.345s (not on UTC)", or "unknown". */

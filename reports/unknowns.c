@@ -54,9 +54,10 @@ json_t *load_unknowns(struct report_ctx *c)
 
 /* --- HTML ------------------------------------------------------------------- */
 
-/* The counts of things not placed (local: from event_counts); returns
- * the items written. */
-static int html_not_placed(struct strbuf *sb, const json_t *m, int64_t local)
+/* The counts of things not placed (local: from event_counts; boot: the
+ * chart is on the boot clock, nothing being on UTC); returns the items
+ * written. */
+static int html_not_placed(struct strbuf *sb, const json_t *m, int64_t local, int boot)
 {
 	int64_t n;
 	int items = 0;
@@ -64,7 +65,8 @@ static int html_not_placed(struct strbuf *sb, const json_t *m, int64_t local)
 	if ((n = jv_int_or_null(m, "events_not_on_utc")) > 0) {
 		strbuf_addf(sb, "<li>%lld events are only on the boot clock (no anchor placed them on"
 			    " UTC; give <code>--boot-time</code>): they are listed as boot+seconds and"
-			    " not drawn on the chart.</li>", (long long)n);
+			    " %s.</li>", (long long)n, boot ? "drawn on the chart against seconds since"
+			    " boot" : "not drawn on the chart");
 		items++;
 	}
 	if ((n = local) > 0) {
@@ -73,8 +75,9 @@ static int html_not_placed(struct strbuf *sb, const json_t *m, int64_t local)
 		items++;
 	}
 	if ((n = jv_int_or_null(m, "samples_not_on_utc")) > 0) {
-		strbuf_addf(sb, "<li>%lld samples have no UTC time and are not drawn.</li>",
-			    (long long)n);
+		strbuf_addf(sb, "<li>%lld samples have no UTC time and are not drawn%s.</li>",
+			    (long long)n, boot ? " on UTC: those on the boot clock are drawn against"
+			    " seconds since boot" : "");
 		items++;
 	}
 	return items;
@@ -146,7 +149,7 @@ void html_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 				  " is unknown.</li>");
 		items++;
 	}
-	items += html_not_placed(sb, m, jv_int(json_object_get(counts, "local")));
+	items += html_not_placed(sb, m, jv_int(json_object_get(counts, "local")), c->chart_on_boot);
 	items += html_not_read(sb, m);
 	items += html_inferred(sb, m);
 	if (!json_is_true(json_object_get(m, "series"))) {
