@@ -111,14 +111,16 @@ static sqlite3_stmt *t_prepare(struct report_ctx *c, const struct chart *ch, con
 struct cand {
 	int64_t id;
 	char *name, *entity, *unit;
+	int read_by_finding;        /* a finding's evidence: memory in use */
 };
 
 /* The series list, read once (at most MAX_CAND); *nc gets their number. */
 #define MAX_CAND 20000
 static struct cand *read_candidates(struct report_ctx *c, int *nc)
 {
-	sqlite3_stmt *st = r_prepare(c, "SELECT id, name, entity, unit FROM series"
-				     " ORDER BY name, entity LIMIT 20000");
+	sqlite3_stmt *st = r_prepare(c, "SELECT id, name, entity, unit, EXISTS (SELECT 1"
+				     " FROM evidence e WHERE e.ref_table = 'series' AND e.ref_id = series.id)"
+				     " FROM series ORDER BY name, entity LIMIT 20000");
 	struct cand *cv = st ? calloc(MAX_CAND, sizeof(*cv)) : NULL;
 
 	*nc = 0;
@@ -133,6 +135,7 @@ static struct cand *read_candidates(struct report_ctx *c, int *nc)
 		cd->name = strdup(name);
 		cd->entity = strdup(ent ? ent : "");
 		cd->unit = strdup(unit ? unit : "");
+		cd->read_by_finding = sqlite3_column_int(st, 4);
 		if (!cd->name || !cd->entity || !cd->unit) {
 			free(cd->name);
 			free(cd->entity);
@@ -146,16 +149,22 @@ static struct cand *read_candidates(struct report_ctx *c, int *nc)
 }
 
 /* The panel of candidate cd when pass/k takes it, else -1: pass 0 takes
- * the known names in table order (k), pass 1 the other byte series. */
+ * the known names in table order (k), pass 1 the other byte series and
+ * those a finding read. */
 static int candidate_panel(const struct cand *cd, int pass, int k)
 {
 	int ki = known_index(cd->name);
 
 	if (pass == 0)
 		return ki == k ? (int)known[ki].panel : -1;
-	if (ki >= 0 || !ends(cd->name, "_bytes") || !strcmp(cd->name, "gpu.free_bytes"))
+	if (ki >= 0 || !strcmp(cd->name, "gpu.free_bytes"))
 		return -1;
-	return P_BYTES;
+	/* a byte series by its name, or one a finding read as memory in use
+	 * (a Grafana panel; its unit unsaid, the rules took it for bytes) */
+	if (ends(cd->name, "_bytes") || (cd->read_by_finding && (!*cd->unit ||
+					 !strcmp(cd->unit, "bytes"))))
+		return P_BYTES;
+	return -1;
 }
 
 static void skip_series(struct chart *ch, const struct cand *cd)

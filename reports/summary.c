@@ -187,17 +187,26 @@ static void top_finding(struct report_ctx *c, struct report_summary *s)
 	}
 }
 
-/* Which series ran out, in order of preference, and where its limit is. */
+/* Which series ran out, in order of preference, and where its limit is:
+ * the card's or the host's memory in use, as the driver, PyTorch, the
+ * cgroup, the process or a metrics exporter counted it. */
 static const struct {
 	const char *series;
 	const char *limit_series;  /* same entity, or gpuN for cuda:N */
 	const char *limit_meta;    /* meta key (+ ".entity" when ends with '.') */
+	double unit;               /* bytes per unit of the series */
 } peak_kinds[] = {
-	{ "gpu.used_bytes", "gpu.total_bytes", "gpu.total_bytes." },
-	{ "torch.reserved_bytes", "gpu.total_bytes", "gpu.total_bytes." },
-	{ "cgroup.current_bytes", NULL, "cgroup.max_bytes" },
-	{ "proc.rss_bytes", NULL, "cgroup.max_bytes" },
-	{ NULL, NULL, NULL }
+	{ "gpu.used_bytes", "gpu.total_bytes", "gpu.total_bytes.", 1 },
+	{ "torch.reserved_bytes", "gpu.total_bytes", "gpu.total_bytes.", 1 },
+	{ "DCGM_FI_DEV_FB_USED", "gpu.total_bytes", "gpu.total_bytes.", 1048576 },
+	{ "cuda.allocated_bytes", "gpu.total_bytes", "gpu.total_bytes.", 1 },
+	{ "torch.allocated_bytes", "gpu.total_bytes", "gpu.total_bytes.", 1 },
+	{ "cgroup.current_bytes", NULL, "cgroup.max_bytes", 1 },
+	{ "container_memory_working_set_bytes", NULL, "cgroup.max_bytes", 1 },
+	{ "proc.rss_bytes", NULL, "cgroup.max_bytes", 1 },
+	{ "container_memory_rss", NULL, "cgroup.max_bytes", 1 },
+	{ "process_resident_memory_bytes", NULL, "cgroup.max_bytes", 1 },
+	{ NULL, NULL, NULL, 0 }
 };
 
 /* The limit of peak kind k on entity gpu ("gpu0" for cuda:0): the highest
@@ -264,7 +273,7 @@ static void peak(struct report_ctx *c, struct report_summary *s)
 			strbuf_addch(&s->peak_series, ' ');
 			strbuf_add_utf8(&s->peak_series, entity, strlen(entity));
 		}
-		s->peak_bytes = sqlite3_column_double(st, 1);
+		s->peak_bytes = sqlite3_column_double(st, 1) * peak_kinds[i].unit;
 		s->peak_ns = col_int(st, 2);
 		s->peak_untimed = s->peak_ns == OL_NULL && col_int(st, 3) == OL_NULL;
 		/* cuda:N -> gpuN for the card's total */
@@ -273,6 +282,34 @@ static void peak(struct report_ctx *c, struct report_summary *s)
 		else
 			snprintf(gpu, sizeof(gpu), "%s", entity);
 		peak_limit(c, s, i, gpu);
+	}
+	sqlite3_finalize(st);
+}
+
+/* No series of a known kind: the memory series the strongest finding
+ * read (a Grafana panel the rules took for memory in use), named as such. */
+static void finding_peak(struct report_ctx *c, struct report_summary *s)
+{
+	sqlite3_stmt *st = r_prepare(c,
+		"SELECT s.name, s.entity, m.value, m.time_ns, m.boot_ns FROM evidence e"
+		" JOIN finding f ON f.id = e.finding_id JOIN series s ON s.id = e.ref_id"
+		" JOIN sample m ON m.series_id = s.id WHERE e.ref_table = 'series'"
+		" AND f.class IN ('leak', 'spike', 'misconfig') AND m.value IS NOT NULL"
+		" AND coalesce(s.unit, '') IN ('', 'bytes')"
+		" ORDER BY f.score DESC, f.id, m.value DESC LIMIT 1");
+
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		s->has_peak = 1;
+		col_text(&s->peak_series, st, 0);
+		if (sqlite3_column_type(st, 1) == SQLITE_TEXT) {
+			strbuf_addch(&s->peak_series, ' ');
+			strbuf_add_utf8(&s->peak_series, (const char *)sqlite3_column_text(st, 1),
+					(size_t)sqlite3_column_bytes(st, 1));
+		}
+		strbuf_addstr(&s->peak_series, ", the series the finding read");
+		s->peak_bytes = sqlite3_column_double(st, 2);
+		s->peak_ns = col_int(st, 3);
+		s->peak_untimed = s->peak_ns == OL_NULL && col_int(st, 4) == OL_NULL;
 	}
 	sqlite3_finalize(st);
 }
@@ -395,6 +432,8 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	peak(c, s);
 	if (!s->has_peak)
 		snapshot_peak(c, s);
+	if (!s->has_peak)
+		finding_peak(c, s);
 	summary_reading_load(c, s);
 	top_finding(c, s);
 	return 0;

@@ -269,6 +269,35 @@ static void boot_clock_only_incident_is_drawn(void **state)
 	t_close(tl);
 }
 
+/* A Grafana panel the leak rule read as memory in use (its unit unsaid,
+ * its name no _bytes): drawn, and the header's peak, said to be the
+ * series the finding read; a Grafana panel no finding read is not. */
+static void a_series_a_finding_read_is_drawn(void **state)
+{
+	struct timeline *tl = t_open();
+	char *h, *tlsec;
+	(void)state;
+
+	exec(tl, "INSERT INTO series(id, name, unit, entity) VALUES"
+		 " (1, 'grafana.series', NULL, 'worker-0 rss'),"
+		 " (2, 'grafana.series', NULL, 'worker-0 cpu')");
+	samples(tl, 1, 73, 300, 2.9 * GiB, 4.3 * GiB, 0);
+	samples(tl, 2, 73, 300, 0.5, 0.9, 0);
+	exec(tl, "INSERT INTO finding(id, rule, class, cause, score, title) VALUES"
+		 " (1, 'leak', 'leak', 'growth', 0.9, 'grafana.series worker-0 rss grows')");
+	exec(tl, "INSERT INTO evidence(finding_id, ref_table, ref_id, note) VALUES"
+		 " (1, 'series', 1, 'memory in use, trend fitted')");
+	h = render_html(tl);
+	contains(h, "Peak memory</div><div class=kv>4.30 GiB");
+	contains(h, "grafana.series worker-0 rss, the series the finding read");
+	tlsec = timeline_of(h);
+	lacks(tlsec, "Nothing to draw");
+	contains(tlsec, "peak 4.30 GiB</span>");
+	lacks(tlsec, "worker-0 cpu");
+	free(h);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +306,7 @@ int main(void)
 		cmocka_unit_test(kv_usage_is_a_percentage),
 		cmocka_unit_test(untimed_samples_are_shown_apart),
 		cmocka_unit_test(boot_clock_only_incident_is_drawn),
+		cmocka_unit_test(a_series_a_finding_read_is_drawn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
