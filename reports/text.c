@@ -13,6 +13,9 @@
 
 #include <string.h>
 
+/* What a backslash escapes in Markdown: ASCII punctuation, nothing else. */
+static const char md_punct[] = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+
 /* One line of inline Markdown as text: escapes undone, "**" and a "*"
  * that opens or closes an italic span dropped, "&amp;" back to '&'. */
 static void plain_inline(struct strbuf *out, const char *s, size_t n)
@@ -20,8 +23,8 @@ static void plain_inline(struct strbuf *out, const char *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 1 < n) {
-			strbuf_addch(out, s[++i]);
+		if (s[i] == '\\' && i + 1 < n && s[i + 1] && strchr(md_punct, s[i + 1])) {
+			strbuf_addch(out, s[++i]);   /* an escape; a Windows path's other backslashes stay */
 		} else if (s[i] == '*' && i + 1 < n && s[i + 1] == '*') {
 			i++;
 		} else if (s[i] == '*' || (s[i] == '_' && (i == 0 || i + 1 == n ||

@@ -388,6 +388,25 @@ static void text_full_incident(void **state)
 	t_close(tl);
 }
 
+/* A Windows path in a finding (a snapshot's frame) reads as itself in
+ * the text: only Markdown's escapes are undone, not every backslash. */
+static void text_keeps_windows_paths(void **state)
+{
+	static const char path[] = "D:\\Dev\\cs336_basics\\.venv\\Lib\\einops\\_backends.py:291 einsum";
+	struct timeline *tl = t_open();
+	char sql[256], *t;
+	(void)state;
+
+	build_incident(tl, 1);
+	snprintf(sql, sizeof(sql), "UPDATE finding SET title = '%s' WHERE id = (SELECT id FROM"
+		 " finding ORDER BY score DESC LIMIT 1)", path);
+	assert_int_equal(sqlite3_exec(tl->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	t = render(tl, REPORT_TEXT, NULL);
+	contains(t, path);
+	free(t);
+	t_close(tl);
+}
+
 static void json_full_incident(void **state)
 {
 	static const char *const keys[] = {
@@ -854,6 +873,7 @@ int main(void)
 		cmocka_unit_test(large_series_is_downsampled_with_its_peak),
 		cmocka_unit_test(hostile_times_and_figures),
 		cmocka_unit_test(text_full_incident),
+		cmocka_unit_test(text_keeps_windows_paths),
 		cmocka_unit_test(sections_table_orders_every_format),
 		cmocka_unit_test(each_query_runs_once_per_report),
 		cmocka_unit_test(dump_victim_agrees_between_formats),
