@@ -8,6 +8,7 @@
  * stand in the HTML, the Markdown and the JSON key order alike.
  */
 #include "reports/section.h"
+#include "reports/holders.h"
 #include "analyzer/store/query.h"
 #include "lib/common.h"
 
@@ -50,6 +51,8 @@ const struct section report_sections[] = {
 	{ "series", NULL, NULL, NULL, 1, load_series, NULL, NULL, NULL },
 	{ "anchors", NULL, NULL, NULL, 1, load_anchors, NULL, NULL, NULL },
 	{ "snapshots", NULL, NULL, NULL, 1, load_snapshots, NULL, NULL, NULL },
+	/* what the diagnostic tools named as holders (memray, the profiler) */
+	{ "tool_holders", NULL, NULL, NULL, 1, holders_tools_load, NULL, NULL, NULL },
 	/* shared models: counts over every event (HTML events and unknowns),
 	 * the schema's tables */
 	{ "event_counts", NULL, NULL, NULL, 0, load_event_counts, NULL, NULL, NULL },

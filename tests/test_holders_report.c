@@ -280,6 +280,28 @@ static void tool_holders_next_to_the_snapshot(void **state)
 	contains(m, "  2. 355 MiB: get_data:\\<frozen importlib.\\_bootstrap_external>:1073");
 	free(h);
 	free(m);
+	{	/* and in the JSON, under tool_holders */
+		json_error_t err;
+		char *s = render(tl, REPORT_JSON);
+		json_t *j = json_loads(s, 0, &err), *lists, *mem = NULL, *l;
+		size_t i;
+		assert_non_null(j);
+		lists = json_object_get(j, "tool_holders");
+		assert_true(json_array_size(lists) >= 2);
+		json_array_foreach(lists, i, l)
+			if (!strcmp(json_string_value(json_object_get(l, "title")),
+				    "memray: top allocating locations by size"))
+				mem = l;
+		assert_non_null(mem);
+		l = json_array_get(json_object_get(mem, "rows"), 1);
+		assert_string_equal(json_string_value(json_object_get(l, "label")),
+				    "get_data:<frozen importlib._bootstrap_external>:1073");
+		assert_int_equal(json_integer_value(json_object_get(l, "bytes")), 372256014);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(
+			json_object_get(l, "frames"), 0), "name")), "get_data");
+		json_decref(j);
+		free(s);
+	}
 	t_close(tl);
 
 	/* beside a snapshot's holders */

@@ -679,7 +679,7 @@ static void sections_table_orders_every_format(void **state)
 		}
 		assert_null(it);                      /* no key outside the table */
 	}
-	assert_int_equal(keys, 17);   /* ledger added */
+	assert_int_equal(keys, 18);   /* ledger, then tool_holders added */
 	json_decref(j);
 	free(s);
 	t_close(tl);
