@@ -475,6 +475,7 @@ static void snapshot_figs(struct rule_ctx *c, struct card_in *in)
 		if (in->alloc.v < 0)
 			fig_set(&in->alloc, col_size(st, 3), "measured", "snapshot", "snapshot", snap, src);
 		sqlite3_finalize(st);
+		st = NULL;   /* finalized: the last finalize below is the pools' */
 		if (in->pools.v < 0 && q_has_table(c->db, "pool") &&
 		    (st = rl_prepare(c, "SELECT sum(reserved_bytes) FROM pool WHERE snapshot_id = ?"
 				     " AND device = ? AND private_pool = 1"))) {
