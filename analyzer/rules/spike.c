@@ -33,7 +33,7 @@
 #define SPIKE_NEAR_FRAC 0.25     /* rise starts in the last quarter of the series */
 #define SPIKE_NEAR_S 1800.0      /* or in its last half hour */
 #define SPIKE_LEAK_SCORE 0.5     /* a leak that makes the verdict a leak (verdict.c) */
-#define SPIKE_SHORT_MAX 0.6      /* history too short to tell new load from admitted */
+#define SPIKE_SHORT_MAX RL_LONE_MAX_SCORE /* too little history: likely, not proven */
 
 /* Value of a server series just before the rise and its max after it. */
 static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t t1,
@@ -251,7 +251,7 @@ static int judge_history(struct rule_ctx *c, int64_t t_start, double before_s,
 static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_finding *f)
 {
 	const struct rl_trend *bt = &b->p.tr;
-	double per_req, total, req_in_rise;
+	double per_req, total, req_in_rise, failed;
 	const char *how = NULL;
 	char b1[32], b2[32], b3[32];
 
@@ -261,6 +261,9 @@ static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_fi
 		rl_fig(f, "requests_in_rise", round(req_in_rise * 10) / 10);
 		if (req_in_rise < 2)   /* one request does not make a burst */
 			b->score -= 0.25;
+		/* one request needs at least the allocation that failed */
+		if (rl_oom_request(c, &failed) == 0 && failed > per_req)
+			per_req = failed;
 		if (rl_gpu_total(c, &total) == 0 && total > bt->baseline) {
 			double safe = floor((total - bt->baseline) / per_req * 0.7);
 			rl_fig(f, "safe_concurrency", safe);
