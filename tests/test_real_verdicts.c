@@ -7,7 +7,9 @@
  * PyTorch messages carry the reader's `reading=` of where the memory
  * went; the causes it accepts (all of class misconfig):
  *
- *   card_full_of_tensors  capacity
+ *   card_full_of_tensors  capacity, startup_oom (the card full when the
+ *                         engine says it never started: the start-up
+ *                         did not fit)
  *   tiny_card             request_exceeds_card, capacity (one request
  *                         larger than the card, or a modest workload's
  *                         live tensors filling a small card)
@@ -44,7 +46,7 @@ struct expect {
 };
 
 static const struct expect readings[] = {
-	{ "card_full_of_tensors", { "capacity" }, 0 },
+	{ "card_full_of_tensors", { "capacity", "startup_oom" }, 0 },
 	{ "tiny_card", { "request_exceeds_card", "capacity" }, 0 },
 	{ "fragmentation", { "fragmentation", "capacity" }, 1 },
 	{ "other_process", { "other_process", "non_pytorch" }, 0 },

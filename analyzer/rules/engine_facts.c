@@ -84,7 +84,9 @@ static int read_rows(struct rule_ctx *c, struct rl_engine *e, int max)
 		" (SELECT group_concat(json_extract(j.value, '$.kind'), ',') FROM json_each(" ERR ") j),"
 		" (SELECT count(*) FROM json_each(" ERR ") j WHERE lower(json_extract(j.value, '$.text'))"
 		"  LIKE '%failed to start%' OR lower(json_extract(j.value, '$.text'))"
-		"  LIKE '%initialization failed%'),"
+		"  LIKE '%initialization failed%' OR lower(json_extract(j.value, '$.text'))"
+		"  LIKE '%loading failed%' OR lower(json_extract(j.value, '$.text'))"
+		"  LIKE '%failed to load%'),"
 		" (SELECT min(json_extract(j.value, '$.time_ns')) FROM json_each(" ERR ") j)"
 		" FROM engine ORDER BY id");
 	int n = 0;

@@ -6,7 +6,8 @@
  * steady until it failed at a configuration that never fitted. The leak
  * and spike rules judge the same series with stricter tests and name
  * those classes; this only tells the other rules which story the series
- * supports (see struct rl_history in rulelib.h).
+ * supports (see struct rl_history in rulelib.h). And the load the
+ * service carried before (struct rl_load): a spike is load beyond it.
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -94,4 +95,68 @@ const char *rl_history_text(const struct rl_history *h, char *buf, size_t n)
 		snprintf(buf, n, "%s held steady at about %s for %.0f min before the OOM", h->name,
 			 rl_bytes(h->level, b1, sizeof(b1)), h->span_s / 60);
 	return buf;
+}
+
+/* The series that measure the load a service carries, in preference
+ * order, with what makes a peak new: RL_LOAD_NEW_FRAC above what was
+ * carried and at least min_rise in the series' own units (requests; a
+ * KV cache's used fraction). */
+static const struct { const char *name; double min_rise; } load_series[] = {
+	{ "server.running", RL_LOAD_NEW_MIN },
+	{ "server.gpu_kv_usage", RL_LOAD_NEW_MIN_KV },
+	{ NULL, 0 }
+};
+
+/* Fill l from series id: 1 when it has samples before and after
+ * until_ns, 0 when not, -1 failed. */
+static int load_of(struct rule_ctx *c, int64_t id, int64_t until_ns, double min_rise,
+		   struct rl_load *l)
+{
+	sqlite3_stmt *st;
+	int64_t end = c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns;
+	int r = 0;
+
+	st = rl_prepare(c, "SELECT (SELECT min(time_ns) FROM sample WHERE series_id = ?1),"
+			" (SELECT max(value) FROM sample WHERE series_id = ?1 AND time_ns < ?2),"
+			" (SELECT max(value) FROM sample WHERE series_id = ?1 AND time_ns BETWEEN ?2 AND ?3)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, until_ns);
+	sqlite3_bind_int64(st, 3, end);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
+	    sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_type(st, 2) != SQLITE_NULL) {
+		l->have = 1;
+		l->series_id = id;
+		l->span_s = ((double)until_ns - (double)sqlite3_column_int64(st, 0)) / 1e9;
+		l->carried = sqlite3_column_double(st, 1);
+		l->peak = sqlite3_column_double(st, 2);
+		if (l->span_s >= RL_HISTORY_MIN_S)
+			l->novel = l->peak > l->carried * (1 + RL_LOAD_NEW_FRAC) + min_rise;
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int rl_load_history(struct rule_ctx *c, int64_t until_ns, struct rl_load *l)
+{
+	int64_t id;
+	int i, r;
+
+	memset(l, 0, sizeof(*l));
+	l->novel = -1;
+	if (until_ns == OL_NULL)
+		return 0;
+	for (i = 0; load_series[i].name; i++) {
+		if (!(id = rl_series_id(c, load_series[i].name, 1)))
+			continue;
+		if ((r = load_of(c, id, until_ns, load_series[i].min_rise, l)) < 0)
+			return -1;
+		if (r) {
+			l->name = load_series[i].name;
+			return 0;
+		}
+	}
+	return c->failed ? -1 : 0;
 }

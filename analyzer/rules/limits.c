@@ -4,17 +4,22 @@
  *
  *  - server.gpu_memory_utilization x total + the memory other processes
  *    hold on that GPU (gpu.proc_used_bytes of other pids) > total;
- *  - server.max_num_seqs x per-request need > total - baseline: the server
- *    admits more concurrent requests than fit (a contributing cause: it is
- *    what lets a burst through, score LIMIT_SEQS_SCORE).
+ *  - the free memory the serving engine found at start-up below what its
+ *    gpu_memory_utilization asks for (another tenant holds the rest): the
+ *    engine's own error, or its free and total figures;
+ *
+ * The concurrency the server admits against the room it has is
+ * headroom.c's, which measures that room.
  */
-#include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/engine_facts.h"
 
 #include <math.h>
 #include <stdio.h>
 
 #define LIMIT_UTIL_SCORE 0.85
-#define LIMIT_SEQS_SCORE 0.45
+#define FREE_PROVEN 0.9          /* the engine's own error says it */
+#define FREE_FIGURES 0.8         /* its figures say it */
+#define UTIL_MARGIN 0.02         /* below the free share: the driver's and NCCL's own */
 
 /* gpu_memory_utilization claiming more than other processes leave: 1
  * finding, 0 none, -1 failed. */
@@ -65,47 +70,61 @@ static int util_limit(struct rule_ctx *c)
 	return fid < 0 ? -1 : 1;
 }
 
-/* max_num_seqs admitting more requests than fit over the baseline: 1
- * finding, 0 none, -1 failed. */
-static int seqs_limit(struct rule_ctx *c)
+/* The free memory an engine found at start-up below what its
+ * gpu_memory_utilization asks for: 1 finding, 0 none, -1 failed. */
+static int free_at_start(struct rule_ctx *c)
 {
-	int64_t until = c->oom_ns;
-	double seqs, need, total, base, w, kv, safe;
-	const char *how;
+	struct rl_engine e[RL_MAX_ENGINES];
+	const struct rl_engine *x = NULL;
+	double total, free_, util, want, nu;
 	struct rl_finding f;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], b4[32], who[100];
+	int n = rl_engines_read(c, e, RL_MAX_ENGINES), i;
+	int64_t fid;
 
-	if (rl_meta_num(c, "server.max_num_seqs", &seqs) < 0 || seqs < 1 ||
-	    rl_gpu_total(c, &total) < 0 || rl_per_request(c, until, &need, &how) < 0)
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n && !x; i++)
+		if (rl_ef_known(&e[i], RL_EF_TOTAL) && rl_ef_known(&e[i], RL_EF_FREE) &&
+		    rl_ef_known(&e[i], RL_EF_UTIL) && e[i].f[RL_EF_TOTAL] > 0 &&
+		    e[i].f[RL_EF_UTIL] > 0 && e[i].f[RL_EF_UTIL] <= 1 &&
+		    ((e[i].errors & RL_EE_FREE_BELOW) ||
+		     e[i].f[RL_EF_FREE] < e[i].f[RL_EF_UTIL] * e[i].f[RL_EF_TOTAL]))
+			x = &e[i];
+	if (!x)
 		return 0;
-	if (rl_baseline(c, "gpu.used_bytes", until, &base, NULL) < 0) {
-		if (rl_meta_num(c, "server.weights_bytes", &w) < 0 ||
-		    rl_meta_num(c, "server.kv_cache_bytes", &kv) < 0)
-			return 0;
-		base = w + kv;
-	}
-	if (total <= base || seqs * need <= total - base)
-		return 0;
-	safe = floor((total - base) / need * 0.7);
-	rl_finding_init(&f, "limits", "misconfig", "max_num_seqs");
-	f.score = LIMIT_SEQS_SCORE;
-	rl_fig(&f, "max_num_seqs", seqs);
-	rl_fig(&f, "per_request_bytes", floor(need));
-	rl_fig(&f, "baseline_bytes", floor(base));
-	rl_fig(&f, "safe_concurrency", safe);
-	snprintf(f.title, sizeof(f.title), "max_num_seqs %.0f x %s per request exceeds the %s left"
-		 " over the baseline", seqs, rl_bytes(need, b1, sizeof(b1)),
-		 rl_bytes(total - base, b2, sizeof(b2)));
-	rl_knob(&f, "max_num_seqs", "--max-num-seqs", safe > 1 ? safe : 1,
-		"Lower --max-num-seqs to %.0f ((%s - %s) / %s x 0.7).", safe > 1 ? safe : 1,
-		rl_bytes(total, b1, sizeof(b1)), rl_bytes(base, b2, sizeof(b2)),
-		rl_bytes(need, b3, sizeof(b3)));
-	return rl_finding_write(c, &f) < 0 ? -1 : 1;
+	total = x->f[RL_EF_TOTAL], free_ = x->f[RL_EF_FREE], util = x->f[RL_EF_UTIL];
+	want = rl_ef_known(x, RL_EF_REQUESTED) ? x->f[RL_EF_REQUESTED] : util * total;
+	nu = floor((free_ / total - UTIL_MARGIN) * 100) / 100;
+	rl_finding_init(&f, "limits", "misconfig", "free_below_utilization");
+	f.score = x->errors & RL_EE_FREE_BELOW ? FREE_PROVEN : FREE_FIGURES;
+	rl_fig(&f, "total_bytes", total);
+	rl_fig(&f, "free_at_start_bytes", free_);
+	rl_fig(&f, "gpu_memory_utilization", util);
+	rl_fig(&f, "requested_bytes", want);
+	rl_fig(&f, "other_tenants_bytes", total - free_);
+	rl_fig(&f, "suggested_gpu_memory_utilization", nu > 0 ? nu : 0);
+	snprintf(f.title, sizeof(f.title), "%s%s found %s free of %s at start-up, less than"
+		 " gpu_memory_utilization %.2f asks for (%s): %s was held by others",
+		 x->engine, rl_engine_label(x, who, sizeof(who)), rl_bytes(free_, b1, sizeof(b1)),
+		 rl_bytes(total, b2, sizeof(b2)), util, rl_bytes(want, b3, sizeof(b3)),
+		 rl_bytes(total - free_, b4, sizeof(b4)));
+	rl_advice(&f, "The configuration, not the traffic, failed: the engine never served."
+		  " Or free the card of the other tenant (nvidia-smi lists its processes).");
+	if (nu > 0)
+		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
+			"Set --gpu-memory-utilization to at most %.2f (the %s free of %s, less %.0f%%).",
+			nu, rl_bytes(free_, b1, sizeof(b1)), rl_bytes(total, b2, sizeof(b2)),
+			UTIL_MARGIN * 100);
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || (x->id > 0 && rl_evidence(c, fid, "engine", x->id, "free memory at start-up") < 0))
+		return -1;
+	return 1;
 }
 
 int rule_limits(struct rule_ctx *c)
 {
-	static rl_part *const parts[] = { util_limit, seqs_limit, NULL };
+	static rl_part *const parts[] = { util_limit, free_at_start, NULL };
 
 	return rl_run_parts(c, parts);
 }

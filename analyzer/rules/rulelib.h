@@ -319,6 +319,29 @@ int rl_history(struct rule_ctx *c, enum rl_scope scope, double capacity, struct 
 /* "steady for 42 min", "grew by 3.10 GiB over 2.0 h", ... into buf. */
 const char *rl_history_text(const struct rl_history *h, char *buf, size_t n);
 
+/* The load the service carried before a time (history.c): server.running
+ * (else the KV cache's usage) before and after it. A load is new when its
+ * peak exceeds what was carried before by RL_LOAD_NEW_FRAC and
+ * RL_LOAD_NEW_MIN requests (RL_LOAD_NEW_MIN_KV of the KV cache). */
+struct rl_load {
+	int have;                   /* load samples before and after */
+	const char *name;           /* the series: server.running, server.gpu_kv_usage */
+	int64_t series_id;
+	double span_s;              /* of the samples before */
+	double carried;             /* their maximum */
+	double peak;                /* the maximum from the time to the OOM */
+	int novel;                  /* 1 new, 0 carried before, -1 history too short */
+};
+
+#define RL_LOAD_NEW_FRAC 0.2
+#define RL_LOAD_NEW_MIN 2.0     /* requests: two make a burst (spike.c) */
+#define RL_LOAD_NEW_MIN_KV 0.05 /* of the KV cache */
+
+/* The load before until_ns (carried) and from it to the OOM (peak) into
+ * l (l->have = 0: no load series). novel is -1 when the samples
+ * before span less than RL_HISTORY_MIN_S. 0, or -1 failed. */
+int rl_load_history(struct rule_ctx *c, int64_t until_ns, struct rl_load *l);
+
 /* ---- findings (rulelib.c) ---- */
 
 /* A finding being built: figures and advice are added, then written. */

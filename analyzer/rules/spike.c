@@ -15,6 +15,11 @@
  * and when server.running / waiting / KV usage rose with it; a rise worth
  * fewer than two requests is rather a headroom problem (headroom rule).
  * With an allocator snapshot: the stack that allocated most in the rise.
+ * History decides the class (judge_history): load beyond what the
+ * service carried before is a spike; load it carried before that now does
+ * not fit is the configuration's (misconfig / admitted_load); too little
+ * history names a spike as likely, with a lower score and what would
+ * settle it.
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -27,6 +32,8 @@
 #define SPIKE_VISIBLE 0.5        /* baseline / capacity for the room form */
 #define SPIKE_NEAR_FRAC 0.25     /* rise starts in the last quarter of the series */
 #define SPIKE_NEAR_S 1800.0      /* or in its last half hour */
+#define SPIKE_LEAK_SCORE 0.5     /* a leak that makes the verdict a leak (verdict.c) */
+#define SPIKE_SHORT_MAX RL_LONE_MAX_SCORE /* too little history: likely, not proven */
 
 /* Value of a server series just before the rise and its max after it. */
 static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t t1,
@@ -75,43 +82,6 @@ static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, dou
 		r = 0;
 	}
 	return r;
-}
-
-/* Without a memory rise (allocator caches hide it from nvidia-smi): the
- * concurrency itself, server.running rising to at least RUN_MIN_FACTOR
- * times its baseline (and by RUN_MIN_RISE requests) just before the OOM. */
-#define RUN_MIN_FACTOR 2.0
-#define RUN_MIN_RISE 8.0
-
-/* 1 finding, 0 none, -1 failed. */
-static int running_spike(struct rule_ctx *c)
-{
-	struct rl_trend tr;
-	struct rl_finding f;
-	double span;
-	int64_t id, fid;
-
-	if (c->oom_ns == OL_NULL || !(id = rl_series_id(c, "server.running", 0)) ||
-	    rl_series_load(c, id, c->oom_ns, &c->cur) < 0 ||
-	    rl_trend_ex(&c->cur, RUN_MIN_RISE, &tr) < 0 || !tr.rise)
-		return 0;
-	span = c->cur.last_t;
-	if ((span - tr.rise_start_t > SPIKE_NEAR_FRAC * span && span - tr.rise_start_t > SPIKE_NEAR_S) ||
-	    tr.peak < RUN_MIN_FACTOR * (tr.baseline > 1 ? tr.baseline : 1))
-		return 0;
-	rl_finding_init(&f, "spike", "spike", "concurrency");
-	f.score = 0.5 + 0.2 * rl_clamp01((tr.peak / (tr.baseline > 1 ? tr.baseline : 1) - 2) / 3);
-	rl_fig(&f, "running_before", round(tr.baseline * 10) / 10);
-	rl_fig(&f, "running_peak", tr.peak);
-	rl_fig(&f, "rise_seconds", tr.rise_peak_t - tr.rise_start_t);
-	snprintf(f.title, sizeof(f.title), "Running requests rose from %.0f to %.0f in %.0f s just"
-		 " before the OOM", tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t);
-	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
-		  " the memory left over the baseline holds, and let bursts queue.");
-	fid = rl_finding_write(c, &f);
-	if (fid < 0 || rl_evidence(c, fid, "series", id, "server.running") < 0)
-		return -1;
-	return 1;
 }
 
 /* Score of a memory series as a burst (rl_judge): a final rise near the
@@ -197,11 +167,91 @@ static void load_figures(struct rule_ctx *c, struct burst *b, struct rl_finding 
 	}
 }
 
+/* "12 running requests" / "KV cache 85% used": a value of load series l. */
+static const char *load_text(const struct rl_load *l, double v, char *buf, size_t n)
+{
+	if (!strcmp(l->name, "server.gpu_kv_usage"))
+		snprintf(buf, n, "KV cache %.0f%% used", v * 100);
+	else
+		snprintf(buf, n, "%.0f running requests", v);
+	return buf;
+}
+
+/* A leak the leak rule (which runs first) found: 1, 0 none, -1 failed. */
+static int leak_found(struct rule_ctx *c)
+{
+	double v;
+
+	if (rl_num(c, &v, "SELECT max(score) FROM finding WHERE class = 'leak'") < 0)
+		return c->failed ? -1 : 0;
+	return v >= SPIKE_LEAK_SCORE;
+}
+
+/* What the history says of the rise starting at t_start, seen before_s
+ * seconds before: new load (beyond what the service carried before, or
+ * no load series: a rise beyond the memory's level is new by itself)
+ * stays a spike; load carried before that now did not fit, memory that
+ * did not grow (no leak found), is what the configuration admits and
+ * cannot hold (misconfig / admitted_load); with a leak it stays a spike
+ * (the leak took the room the same load used to fit in);
+ * under RL_HISTORY_MIN_S of history a spike is the likely class, scored
+ * at most SPIKE_SHORT_MAX, and the advice says what would settle it.
+ * Sets f's class, cause and score (f->score: the burst's before). 0 or -1. */
+static int judge_history(struct rule_ctx *c, int64_t t_start, double before_s,
+			 struct rl_finding *f)
+{
+	struct rl_load l;
+	char t1[48], t2[48];
+	size_t len;
+	int leak = 0;
+
+	rl_fig(f, "history_s", round(before_s));
+	if (rl_load_history(c, t_start, &l) < 0)
+		return -1;
+	if (l.have) {
+		rl_fig(f, "load_carried_before", l.carried);
+		rl_fig(f, "load_history_s", round(l.span_s));
+		if (l.novel >= 0)
+			rl_fig(f, "load_novel", l.novel);
+	}
+	if (l.novel == 1) {
+		rl_advice(f, "%s at the OOM, beyond the %s the service had carried in the %.0f min"
+			  " before: new load.", load_text(&l, l.peak, t1, sizeof(t1)),
+			  load_text(&l, l.carried, t2, sizeof(t2)), l.span_s / 60);
+	} else if (l.novel == 0 && (leak = leak_found(c)) < 0) {
+		return -1;
+	} else if (l.novel == 0 && leak) {
+		rl_advice(f, "The service had carried %s before (%s at the OOM): the load was not"
+			  " new; the leak took the room it used to fit in.",
+			  load_text(&l, l.carried, t1, sizeof(t1)), load_text(&l, l.peak, t2, sizeof(t2)));
+	} else if (l.novel == 0) {
+		f->class_ = "misconfig";
+		f->cause = "admitted_load";
+		len = strlen(f->title);
+		snprintf(f->title + len, sizeof(f->title) - len, ", at a load carried before (%s)",
+			 load_text(&l, l.carried, t1, sizeof(t1)));
+		rl_advice(f, "The service had carried %s in the %.0f min before (%s at the OOM)"
+			  " and its memory did not grow: this load is within what it admits, so"
+			  " what failed is the configuration, not the traffic.",
+			  load_text(&l, l.carried, t1, sizeof(t1)), l.span_s / 60,
+			  load_text(&l, l.peak, t2, sizeof(t2)));
+	} else if (before_s < RL_HISTORY_MIN_S || l.have) {
+		if (f->score > SPIKE_SHORT_MAX)
+			f->score = SPIKE_SHORT_MAX;
+		rl_advice(f, "Only %.0f s of history before the rise: a spike is the likely reading,"
+			  " but too little to tell new load from load the service admits and"
+			  " cannot hold; its memory and running requests over the hours before"
+			  " (nvidia-smi, the engine's statistics) would settle it.",
+			  l.have && l.span_s < before_s ? l.span_s : before_s);
+	}
+	return 0;
+}
+
 /* Requests the rise is worth, and the concurrency that would have fit. */
 static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_finding *f)
 {
 	const struct rl_trend *bt = &b->p.tr;
-	double per_req, total, req_in_rise;
+	double per_req, total, req_in_rise, failed;
 	const char *how = NULL;
 	char b1[32], b2[32], b3[32];
 
@@ -211,6 +261,9 @@ static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_fi
 		rl_fig(f, "requests_in_rise", round(req_in_rise * 10) / 10);
 		if (req_in_rise < 2)   /* one request does not make a burst */
 			b->score -= 0.25;
+		/* one request needs at least the allocation that failed */
+		if (rl_oom_request(c, &failed) == 0 && failed > per_req)
+			per_req = failed;
 		if (rl_gpu_total(c, &total) == 0 && total > bt->baseline) {
 			double safe = floor((total - bt->baseline) / per_req * 0.7);
 			rl_fig(f, "safe_concurrency", safe);
@@ -268,6 +321,48 @@ static int short_lived_allocs(struct rule_ctx *c, const struct burst *b)
 	return r;
 }
 
+/* Without a memory rise (allocator caches hide it from nvidia-smi): the
+ * concurrency itself, server.running rising to at least RUN_MIN_FACTOR
+ * times its baseline (and by RUN_MIN_RISE requests) just before the OOM. */
+#define RUN_MIN_FACTOR 2.0
+#define RUN_MIN_RISE 8.0
+
+/* 1 finding, 0 none, -1 failed. */
+static int running_spike(struct rule_ctx *c)
+{
+	struct rl_trend tr;
+	struct rl_finding f;
+	double span;
+	int64_t id, fid;
+
+	if (c->oom_ns == OL_NULL || !(id = rl_series_id(c, "server.running", 0)) ||
+	    rl_series_load(c, id, c->oom_ns, &c->cur) < 0 ||
+	    rl_trend_ex(&c->cur, RUN_MIN_RISE, &tr) < 0 || !tr.rise)
+		return 0;
+	span = c->cur.last_t;
+	if ((span - tr.rise_start_t > SPIKE_NEAR_FRAC * span && span - tr.rise_start_t > SPIKE_NEAR_S) ||
+	    tr.peak < RUN_MIN_FACTOR * (tr.baseline > 1 ? tr.baseline : 1))
+		return 0;
+	rl_finding_init(&f, "spike", "spike", "concurrency");
+	f.score = 0.5 + 0.2 * rl_clamp01((tr.peak / (tr.baseline > 1 ? tr.baseline : 1) - 2) / 3);
+	rl_fig(&f, "running_before", round(tr.baseline * 10) / 10);
+	rl_fig(&f, "running_peak", tr.peak);
+	rl_fig(&f, "rise_seconds", tr.rise_peak_t - tr.rise_start_t);
+	snprintf(f.title, sizeof(f.title), "Running requests rose from %.0f to %.0f in %.0f s just"
+		 " before the OOM", tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t);
+	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
+		  " the memory left over the baseline holds, and let bursts queue.");
+	if (judge_history(c, c->cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9), tr.rise_start_t,
+			  &f) < 0) {
+		rl_finding_drop(&f);
+		return -1;
+	}
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", id, "server.running") < 0)
+		return -1;
+	return 1;
+}
+
 int rule_spike(struct rule_ctx *c)
 {
 	struct burst b;
@@ -293,6 +388,10 @@ int rule_spike(struct rule_ctx *c)
 	load_figures(c, &b, &f);
 	concurrency_advice(c, &b, &f);
 	f.score = b.score;
+	if (judge_history(c, b.t_start, bt->rise_start_t, &f) < 0) {
+		rl_finding_drop(&f);
+		return -1;
+	}
 	fid = rl_finding_write(c, &f);
 	if (fid < 0 || rl_evidence(c, fid, "series", b.p.s->id, "memory in use, change point") < 0)
 		return -1;

@@ -24,8 +24,12 @@ const struct rule rules[] = {
 	{ "spike", "a sharp rise over a stable baseline just before the OOM", rule_spike },
 	{ "engine", "the serving engine's own accounting: no KV cache, max_model_len beyond it,"
 	  " CUDA graphs beyond the budget, a prefill batch or a KV pool too large", rule_engine },
-	{ "headroom", "baseline leaving less room than one request needs", rule_headroom },
-	{ "limits", "configured limits larger than the device", rule_limits },
+	{ "headroom", "baseline leaving less room than one request needs; admitting more"
+	  " concurrent requests than the room holds", rule_headroom },
+	{ "limits", "configured limits larger than the device; less free at start-up than"
+	  " gpu_memory_utilization asks for", rule_limits },
+	/* after engine and limits, whose named settings it defers to */
+	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	/* before fragmentation, which quotes its answers */
 	{ "whatif", "the allocator trace replayed under other settings (writes no finding)",
 	  rule_whatif },

@@ -1,0 +1,243 @@
+/*
+ * startup.c -- misconfiguration: an OOM before the service ever held a
+ * steady load. What failed then is the configuration, not the traffic:
+ * no request had run (the model was loading, the engine profiling or
+ * capturing), or the first requests had run for less than
+ * RL_HISTORY_MIN_S. Keyed on what the artifacts show:
+ *
+ *  - an engine whose log says it failed to start (or to load its model),
+ *    or that raised an error only a start-up raises (RL_EE_STARTUP: a
+ *    shard that cannot start, a warm-up's prefill), with an out-of-memory error
+ *    (STARTUP_ENGINE);
+ *  - server.running sampled before the OOM and never above zero
+ *    (STARTUP_NO_LOAD), or idle at first and above zero for the first
+ *    time less than RL_HISTORY_MIN_S before it (STARTUP_RAMP);
+ *  - a memory series that starts from under STARTUP_FROM of its peak (the
+ *    process started in the capture) and ends at the OOM less than
+ *    RL_HISTORY_MIN_S later (STARTUP_SERIES: likely; the capture may
+ *    have started with the process by chance).
+ *
+ * Where a rule before this one named the setting that failed (engine,
+ * headroom, limits: a misconfiguration >= 0.5), this finding only
+ * contributes (STARTUP_CONTRIB): that one says what, this one when.
+ *
+ * The value to set is what the start-up needed: on a GPU the
+ * gpu_memory_utilization that leaves the failed request room (an engine
+ * that sizes its KV cache from it fills the card by design), else the
+ * card (or the tensor parallelism) that holds the live tensors and the
+ * request at 90%; on a host the memory limit a quarter above the peak.
+ */
+#include "analyzer/rules/engine_facts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define STARTUP_ENGINE 0.8     /* the engine's log says it never started */
+#define STARTUP_NO_LOAD 0.75   /* no request ran before the OOM */
+#define STARTUP_RAMP 0.7       /* within the first ramp of traffic */
+#define STARTUP_SERIES 0.6     /* a process start seen in a memory series */
+#define STARTUP_CONTRIB 0.45   /* another finding names the setting: contributing */
+#define STARTUP_FROM 0.25      /* first sample / peak: a process starting */
+#define CARD_FILL 0.9          /* what of a card a workload may plan on */
+
+/* What the artifacts say of the start-up. */
+struct startup {
+	double score;
+	char how[200];              /* the evidence, for the title */
+	int64_t engine_id;          /* evidence rows; 0 none */
+	int64_t series_id;
+	int scope;                  /* of the series; -1 unknown */
+	double peak;                /* the series' peak; -1 unknown */
+};
+
+/* An engine that failed at start-up with an out-of-memory error, none of
+ * whose settings the engine rule named: 1 (s filled), 0 none, -1 failed. */
+static int engine_start(struct rule_ctx *c, struct startup *s)
+{
+	struct rl_engine e[RL_MAX_ENGINES];
+	int n = rl_engines_read(c, e, RL_MAX_ENGINES), i;
+	char who[100];
+
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct rl_engine *x = &e[i];
+		if (!(x->errors & (RL_EE_OOM | RL_EE_KV_NO_MEMORY)) ||
+		    !(x->failed_start || (x->errors & RL_EE_STARTUP)))
+			continue;
+		s->score = STARTUP_ENGINE;
+		s->engine_id = x->id;
+		snprintf(s->how, sizeof(s->how), "%s%s ran out of memory and never started", x->engine,
+			 rl_engine_label(x, who, sizeof(who)));
+		return 1;
+	}
+	return c->failed ? -1 : 0;
+}
+
+/* server.running before the OOM: never above zero, or for the first time
+ * less than RL_HISTORY_MIN_S before it. 1 (s filled), 0 not, -1 failed. */
+static int load_start(struct rule_ctx *c, struct startup *s)
+{
+	double first, busy;
+	int64_t id = rl_series_id(c, "server.running", 1);
+
+	if (!id || rl_num(c, &first, "SELECT min(time_ns) FROM sample WHERE series_id = %lld"
+			  " AND time_ns <= %lld", (long long)id, (long long)c->oom_ns) < 0)
+		return c->failed ? -1 : 0;
+	s->series_id = id;
+	if (rl_num(c, &busy, "SELECT min(time_ns) FROM sample WHERE series_id = %lld AND"
+		   " time_ns <= %lld AND value >= 1", (long long)id, (long long)c->oom_ns) < 0) {
+		if (c->failed)
+			return -1;
+		s->score = STARTUP_NO_LOAD;
+		snprintf(s->how, sizeof(s->how), "no request had run in the %.0f s of engine"
+			 " statistics before it", ((double)c->oom_ns - first) / 1e9);
+		return 1;
+	}
+	/* a capture that starts busy shows no start: the service may have
+	 * run for hours before it */
+	if (busy <= first || ((double)c->oom_ns - busy) / 1e9 >= RL_HISTORY_MIN_S)
+		return 0;
+	s->score = STARTUP_RAMP;
+	snprintf(s->how, sizeof(s->how), "the first requests had run for only %.0f s",
+		 ((double)c->oom_ns - busy) / 1e9);
+	return 1;
+}
+
+/* A memory series that starts a process in the capture and ends at the
+ * OOM within RL_HISTORY_MIN_S: 1 (s filled), 0 none, -1 failed. */
+static int series_start(struct rule_ctx *c, struct startup *s)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT s.id, s.name, s.entity, min(p.time_ns),"
+		" max(p.time_ns), max(p.value), (SELECT value FROM sample WHERE series_id = s.id"
+		" ORDER BY time_ns LIMIT 1) FROM series s JOIN sample p ON p.series_id = s.id"
+		" WHERE p.time_ns <= ?1 GROUP BY s.id HAVING count(*) >= 3 ORDER BY s.id");
+	int r = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, c->oom_ns);
+	while (r == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = q_text(st, 1), *ent = (const char *)sqlite3_column_text(st, 2);
+		double unit = 1, t0 = sqlite3_column_double(st, 3), t1 = sqlite3_column_double(st, 4);
+		double peak = sqlite3_column_double(st, 5), v0 = sqlite3_column_double(st, 6);
+		int scope = rl_series_scope(name, ent, &unit);
+
+		if (scope < 0 || peak <= 0 || v0 >= STARTUP_FROM * peak ||
+		    ((double)c->oom_ns - t0) / 1e9 >= RL_HISTORY_MIN_S ||
+		    ((double)c->oom_ns - t1) / 1e9 > 0.1 * RL_HISTORY_MIN_S)
+			continue;
+		s->score = STARTUP_SERIES;
+		s->series_id = sqlite3_column_int64(st, 0);
+		s->scope = scope;
+		s->peak = peak * unit;
+		snprintf(s->how, sizeof(s->how), "%s rose from %.0f%% of its peak only %.0f s"
+			 " before it", name, v0 / peak * 100, ((double)c->oom_ns - t0) / 1e9);
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* A misconfiguration the rules before this one named with its setting
+ * (engine, headroom, limits, spike's admitted load: >= 0.5): 1, 0 none,
+ * -1 failed. The start-up OOM then says when, they say what. */
+static int named(struct rule_ctx *c)
+{
+	double v;
+
+	if (rl_num(c, &v, "SELECT 1 FROM finding WHERE class = 'misconfig' AND score >= 0.5"
+		   " LIMIT 1") == 0)
+		return 1;
+	return c->failed ? -1 : 0;
+}
+
+/* The value to set: what the start-up needed against the card or the
+ * limit it had. */
+static void startup_value(struct rule_ctx *c, const struct startup *s, struct rl_finding *f)
+{
+	struct rl_card k;
+	double req = 0, cap, util, need;
+	char b1[32], b2[32], b3[32];
+
+	rl_oom_request(c, &req);
+	if (s->scope != RL_SCOPE_HOST && rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 &&
+	    util > 0 && util <= 1 && rl_gpu_total(c, &cap) == 0 && req > 0) {
+		double nu = floor((util - req / cap - 0.02) * 100) / 100;
+		if (nu > 0) {
+			rl_fig(f, "gpu_memory_utilization", util);
+			rl_fig(f, "suggested_gpu_memory_utilization", nu);
+			rl_knob(f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
+				"Lower --gpu-memory-utilization from %.2f to %.2f: room for the %s"
+				" the start-up asked for last.", util, nu, rl_bytes(req, b1, sizeof(b1)));
+			return;
+		}
+	}
+	if (rl_card_read(c, &k) == 1 && k.total > 0 && k.alloc >= 0) {
+		need = k.alloc + (k.req > 0 ? k.req : 0);
+		rl_fig(f, "needed_bytes", need);
+		rl_fig(f, "total_bytes", k.total);
+		if (need > CARD_FILL * k.total) {
+			double tp = ceil(need / (CARD_FILL * k.total));
+			rl_fig(f, "suggested_card_bytes", ceil(need / CARD_FILL / GIB) * GIB);
+			rl_knob(f, "tensor_parallel_size", "--tensor-parallel-size", tp,
+				"The start-up needs %s of a %s card: shard it over %.0f cards"
+				" (--tensor-parallel-size %.0f), or use a card of %s, or quantize"
+				" the weights.", rl_bytes(need, b1, sizeof(b1)),
+				rl_bytes(k.total, b2, sizeof(b2)), tp, tp,
+				rl_bytes(ceil(need / CARD_FILL / GIB) * GIB, b3, sizeof(b3)));
+			return;
+		}
+	}
+	if (s->scope == RL_SCOPE_HOST && s->peak > 0 && rl_capacity_scope(c, RL_SCOPE_HOST, &cap) == 0) {
+		double want = ceil(s->peak * 1.25 / GIB) * GIB;
+		rl_fig(f, "limit_bytes", cap);
+		rl_fig(f, "startup_peak_bytes", s->peak);
+		rl_fig(f, "suggested_limit_bytes", want);
+		rl_knob(f, "memory_limit", "the memory limit", want,
+			"Raise the memory limit from %s to at least %s, a quarter above the %s the"
+			" start-up reached.", rl_bytes(cap, b1, sizeof(b1)),
+			rl_bytes(want, b2, sizeof(b2)), rl_bytes(s->peak, b3, sizeof(b3)));
+		return;
+	}
+	rl_advice(f, "Size the card or the limit for the start-up's peak (weights, the engine's"
+		  " profiling and graph capture) before any traffic.");
+}
+
+int rule_startup(struct rule_ctx *c)
+{
+	struct startup s;
+	struct rl_finding f;
+	int64_t fid;
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	s.scope = -1;
+	s.peak = -1;
+	/* the engine's own word needs no time; the series need the OOM's */
+	if ((r = engine_start(c, &s)) == 0 && c->oom_ns != OL_NULL &&
+	    (r = load_start(c, &s)) == 0)
+		r = series_start(c, &s);
+	if (r <= 0)
+		return r;
+	rl_finding_init(&f, "startup", "misconfig", "startup_oom");
+	f.score = s.score;
+	if ((r = named(c)) < 0)
+		return -1;
+	if (r)
+		f.score = STARTUP_CONTRIB;
+	snprintf(f.title, sizeof(f.title), "The OOM came before the service held any steady load:"
+		 " %s", s.how);
+	startup_value(c, &s, &f);
+	rl_advice(&f, "The configuration, not the traffic, failed: it never fitted.");
+	if (s.score <= STARTUP_SERIES)
+		rl_advice(&f, "Likely, not proven: the engine's log or its statistics from the start"
+			  " would show whether any request had run.");
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || (s.engine_id > 0 && rl_evidence(c, fid, "engine", s.engine_id,
+						      "failed at start-up") < 0) ||
+	    (s.series_id > 0 && rl_evidence(c, fid, "series", s.series_id, "start-up") < 0))
+		return -1;
+	return 1;
+}
