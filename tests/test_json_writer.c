@@ -456,6 +456,79 @@ static void nested_rows_as_jansson(void **state)
 }
 
 
+/* Rows ordered by the writer (q_jw_rows_sorted) as SQLite's ORDER BY a
+ * DESC, b orders them, NULLs included; a tie on both keys or a key that
+ * is not an integer is left to SQLite (1, nothing written). */
+static void sorted_rows_as_order_by(void **state)
+{
+	sqlite3 *db = random_rows(200);
+	sqlite3_stmt *un, *by;
+	struct q_jw_cols uc, bc;
+	int g, sorted = 0, refused = 0;
+
+	(void)state;
+	exec_sql(db, "CREATE TABLE t(g INTEGER, a, b INTEGER, kind TEXT, v);"
+		 "INSERT INTO t SELECT id % 50, CASE WHEN id % 17 = 0 THEN NULL"
+		 " WHEN id % 101 = 0 THEN 1.5 ELSE (id * 7919) % 13 - 6 END,"
+		 " CASE WHEN id % 13 = 0 THEN NULL ELSE (id * 104729) % 1000003 END, kind, v"
+		 " FROM r;"
+		 "INSERT INTO t VALUES (7, 3, 5, 'x', 1), (7, 3, 5, 'y', 2),"
+		 " (8, 9223372036854775807, -9223372036854775808, 'z', 0), (8, NULL, NULL, 'n', 0),"
+		 " (9, 'text', 1, 't', 0);");
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT kind, a, b, v FROM t WHERE g = ?1", -1,
+					    &un, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT kind, a, b, v FROM t WHERE g = ?1"
+					    " ORDER BY a DESC, b", -1, &by, NULL), SQLITE_OK);
+	assert_int_equal(q_jw_cols_init(&uc, un, NULL, NULL), 0);
+	assert_int_equal(q_jw_cols_init(&bc, by, NULL, NULL), 0);
+	for (g = 0; g < 51; g++) {
+		struct capture c1, c2;
+		struct q_jw w1, w2;
+		char *got, *want;
+		int r;
+
+		sqlite3_bind_int(un, 1, g);
+		sqlite3_bind_int(by, 1, g);
+		cap_open(&c1);
+		cap_open(&c2);
+		q_jw_init(&w1, c1.f, 2, 1);
+		q_jw_init(&w2, c2.f, 2, 1);
+		q_jw_open(&w1, '{');
+		q_jw_open(&w2, '{');
+		q_jw_key(&w1, "rows");
+		q_jw_key(&w2, "rows");
+		r = q_jw_rows_sorted(&w1, &uc, 1, 2);
+		assert_true(r == 0 || r == 1);
+		if (r == 1) {
+			refused++;
+			q_jw_rows(&w1, &bc);
+		} else {
+			sorted++;
+		}
+		q_jw_rows(&w2, &bc);
+		q_jw_close(&w1, '}');
+		q_jw_close(&w2, '}');
+		assert_int_equal(q_jw_finish(&w1), 0);
+		assert_int_equal(q_jw_finish(&w2), 0);
+		got = cap_close(&c1);
+		want = cap_close(&c2);
+		if (strcmp(got, want))
+			fail_msg("group %d (%s):\nORDER BY: %s\nq_jw:     %s", g,
+				 r ? "refused" : "sorted", want, got);
+		free(got);
+		free(want);
+	}
+	/* group 1 holds 1.5 (id 101), 7 a tie, 9 text: refused; the others
+	 * sorted, 8 with the extremes and NULLs */
+	assert_int_equal(refused, 3);
+	assert_int_equal(sorted, 48);
+	q_jw_cols_release(&uc);
+	q_jw_cols_release(&bc);
+	sqlite3_finalize(un);
+	sqlite3_finalize(by);
+	sqlite3_close(db);
+}
+
 /* ---- the JSON report ---- */
 
 /* The JSON report as it was written from jansson objects: report_json()'s
@@ -587,6 +660,7 @@ int main(void)
 		cmocka_unit_test(text_as_q_json_and_jansson),
 		cmocka_unit_test(rows_as_q_row_dumped),
 		cmocka_unit_test(nested_rows_as_jansson),
+		cmocka_unit_test(sorted_rows_as_order_by),
 		cmocka_unit_test(fixture_reports_as_their_model),
 		cmocka_unit_test(hostile_report_as_its_model),
 	};

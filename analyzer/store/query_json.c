@@ -77,8 +77,12 @@ int q_jw_finish(struct q_jw *w)
 	jw_write(w);
 	free(w->buf);
 	free(w->keys);
+	free(w->sorted);
+	free(w->held);
 	w->buf = NULL;
 	w->keys = NULL;
+	w->sorted = NULL;
+	w->held = NULL;
 	w->cap = 0;
 	return w->failed ? -1 : 0;
 }
