@@ -71,6 +71,8 @@ static int put_in_order(struct q_jw *w, size_t start)
 {
 	size_t n = w->len - start, i;
 
+	if (!w->nsorted)
+		return 0;
 	if (n > w->heldcap) {
 		char *h = realloc(w->held, n);
 		if (!h)
