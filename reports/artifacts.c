@@ -46,32 +46,91 @@ json_t *load_artifacts(struct report_ctx *c)
 	return r_list(c, arts, total);
 }
 
+/* The diagnostics of every artifact, in artifact order: the index on
+ * diagnostic(artifact_id) read once, beside the artifacts, instead of a
+ * look-up per artifact. */
+#define ALL_DIAGNOSTICS_SQL "SELECT artifact_id, line, offset, severity, message" \
+	" FROM diagnostic WHERE artifact_id IS NOT NULL ORDER BY artifact_id, id"
+
+/* Whether the diagnostic row at dg (stepped on, not done) belongs to an
+ * artifact before id: 1 (skip it), 0 (it is id's, or a later one's).
+ * DIAGNOSTICS_SQL's artifact_id = ?1 matches integers only: a real there
+ * never equals an artifact's id, text sorts after every number. */
+static int diagnostic_before(sqlite3_stmt *dg, int64_t id)
+{
+	switch (sqlite3_column_type(dg, 0)) {
+	case SQLITE_INTEGER:
+		return sqlite3_column_int64(dg, 0) < id;
+	case SQLITE_FLOAT:
+		return sqlite3_column_double(dg, 0) < (double)id;
+	default:
+		return 0;
+	}
+}
+
+static int diagnostic_of(sqlite3_stmt *dg, int64_t id)
+{
+	return sqlite3_column_type(dg, 0) == SQLITE_INTEGER && sqlite3_column_int64(dg, 0) == id;
+}
+
+/* One artifact's "diagnostics" array from dg, whose current row (have:
+ * not done) is the next diagnostic not yet written; have is updated. */
+static int artifact_diagnostics(struct q_jw *w, const struct q_jw_cols *dc, int64_t id,
+				int *have)
+{
+	sqlite3_stmt *dg = dc->st;
+	int r = 0;
+
+	while (*have && diagnostic_before(dg, id))
+		*have = sqlite3_step(dg) == SQLITE_ROW;
+	q_jw_key(w, "diagnostics");
+	q_jw_open(w, '[');
+	while (*have && diagnostic_of(dg, id)) {
+		q_jw_elem(w);
+		q_jw_open(w, '{');
+		if (q_jw_row(w, dc) < 0)
+			r = -1;
+		q_jw_close(w, '}');
+		*have = sqlite3_step(dg) == SQLITE_ROW;
+	}
+	q_jw_close(w, ']');
+	return r;
+}
+
 /* The JSON's artifacts array, one artifact at a time (100,000 small
  * files are as many objects: never all in memory); the rows of
- * load_artifacts uncapped, written as the whole array would be. */
+ * load_artifacts uncapped, written as the whole array would be (q_jw:
+ * the bytes of the jansson objects, without them). */
 int stream_artifacts(struct report_ctx *c, FILE *out)
 {
 	sqlite3_stmt *st = r_prepare(c, ARTIFACTS_SQL);
-	sqlite3_stmt *dg = r_prepare(c, DIAGNOSTICS_SQL);
-	int n = 0, r = st && dg ? 0 : -1;
+	sqlite3_stmt *dg = r_prepare(c, ALL_DIAGNOSTICS_SQL);
+	struct q_jw_cols ac, dc;
+	struct q_jw w;
+	int n = 0, have, r = st && dg ? 0 : -1;
 
-	fputc('[', out);
+	q_jw_init(&w, out, 2, 1);
+	if (q_jw_cols_init(&ac, st, "id", "compressed") < 0 ||
+	    q_jw_cols_init(&dc, dg, "artifact_id", NULL) < 0)
+		r = -1;
+	have = dg && sqlite3_step(dg) == SQLITE_ROW;
+	q_jw_raw(&w, "[", 1);
 	while (r == 0 && sqlite3_step(st) == SQLITE_ROW) {
-		json_t *a = q_row(st);
-		artifact_row(a);
-		sqlite3_bind_int64(dg, 1, sqlite3_column_int64(st, 0));
-		sqlite3_bind_int64(dg, 2, -1);
-		json_object_set_new(a, "diagnostics", q_rows_next(dg, -1));
-		json_object_del(a, "id");
-		fputs(n++ ? ",\n  " : "\n  ", out);
-		r = q_write_json_at(out, a, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				    JSON_REAL_PRECISION(12), 2);
-		json_decref(a);
+		q_jw_raw(&w, n ? ",\n  " : "\n  ", n ? 4 : 3);
+		n++;
+		q_jw_open(&w, '{');
+		r = q_jw_row(&w, &ac);
+		if (r == 0)
+			r = artifact_diagnostics(&w, &dc, sqlite3_column_int64(st, 0), &have);
+		q_jw_close(&w, '}');
+		q_jw_flush(&w);
 	}
+	q_jw_cols_release(&ac);
+	q_jw_cols_release(&dc);
 	sqlite3_finalize(st);
 	sqlite3_finalize(dg);
-	fputs(n ? "\n]" : "]", out);
-	return r;
+	q_jw_raw(&w, n ? "\n]" : "]", n ? 2 : 1);
+	return q_jw_finish(&w) < 0 ? -1 : r;
 }
 
 /* --- HTML ----------------------------------------------------------------- */

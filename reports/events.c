@@ -86,27 +86,34 @@ json_t *load_events(struct report_ctx *c)
 }
 
 /* The JSON's events array written row by row: memory stays bounded with
- * millions of events. One event per line. */
+ * millions of events. One event per line, each the q_row() object of
+ * the query dumped compact (q_jw writes those bytes without it). */
 int stream_events(struct report_ctx *c, FILE *out)
 {
+	struct q_jw w;
 	int n = 0, r = 0, q;
 
-	fputc('[', out);
+	q_jw_init(&w, out, 0, 0);
+	q_jw_raw(&w, "[", 1);
 	for (q = 0; q < 2 && r == 0; q++) {
 		sqlite3_stmt *st = r_prepare(c, events_sql[q]);
-		if (!st)
+		struct q_jw_cols cols;
+		if (!st || q_jw_cols_init(&cols, st, NULL, NULL) < 0)
 			r = -1;
 		while (st && r == 0 && sqlite3_step(st) == SQLITE_ROW) {
-			json_t *o = q_row(st);
-			fputs(n++ ? ",\n  " : "\n  ", out);
-			r = q_write_json(out, o, JSON_COMPACT | JSON_PRESERVE_ORDER |
-					 JSON_REAL_PRECISION(12));
-			json_decref(o);
+			q_jw_raw(&w, n ? ",\n  " : "\n  ", n ? 4 : 3);
+			n++;
+			q_jw_open(&w, '{');
+			r = q_jw_row(&w, &cols);
+			q_jw_close(&w, '}');
+			q_jw_flush(&w);
 		}
+		if (st)
+			q_jw_cols_release(&cols);
 		sqlite3_finalize(st);
 	}
-	fputs(n ? "\n]" : "]", out);
-	return r;
+	q_jw_raw(&w, n ? "\n]" : "]", n ? 2 : 1);
+	return q_jw_finish(&w) < 0 ? -1 : r;
 }
 
 static int kind_in(const char *kind, const char *const *kinds)

@@ -28,9 +28,13 @@
 	" ORDER BY e.time_ns, e.boot_ns, e.id"
 #define DUMPS_CAP 5
 #define TASKS_CAP 40
-#define TASKS_SQL "SELECT pid, uid, tgid, name, total_vm_pages, rss_pages, rss_anon_pages," \
+#define TASKS_COLUMNS "SELECT pid, uid, tgid, name, total_vm_pages, rss_pages, rss_anon_pages," \
 	" rss_file_pages, rss_shmem_pages, pgtables_bytes, swapents, oom_score_adj" \
-	" FROM task WHERE event_id = ?1 ORDER BY rss_pages DESC, pid LIMIT ?2"
+	" FROM task WHERE event_id = ?1"
+#define TASKS_SQL TASKS_COLUMNS " ORDER BY rss_pages DESC, pid LIMIT ?2"
+/* TASKS_SQL's order, by column index, for q_jw_rows_sorted */
+#define TASKS_BY_RSS 5
+#define TASKS_BY_PID 0
 
 /* The JSON's oom_tasks array. Capped: the first DUMPS_CAP as a list whose
  * total counts every dump, each dump with boot_ns and tasks_total, and
@@ -60,29 +64,46 @@ json_t *load_oom_tasks(struct report_ctx *c)
 /* The JSON's oom_tasks array, one dump at a time: 20,000 OOM reports of
  * 24 tasks each are half a million objects, never all in memory. The
  * same rows as load_oom_tasks gives uncapped, written as the whole array
- * would be. */
+ * would be (q_jw: the bytes of the jansson objects, without them). */
 int stream_oom_tasks(struct report_ctx *c, FILE *out)
 {
 	sqlite3_stmt *st = r_prepare(c, DUMPS_SELECT DUMPS_FROM);
 	sqlite3_stmt *kids = r_prepare(c, TASKS_SQL);
-	int n = 0, r = st && kids ? 0 : -1;
+	sqlite3_stmt *unsorted = r_prepare(c, TASKS_COLUMNS);
+	struct q_jw_cols dc, tc, uc;
+	struct q_jw w;
+	int n = 0, r = st && kids && unsorted ? 0 : -1;
 
-	fputc('[', out);
+	q_jw_init(&w, out, 2, 1);
+	if (q_jw_cols_init(&dc, st, "id", NULL) < 0 || q_jw_cols_init(&tc, kids, NULL, NULL) < 0 ||
+	    q_jw_cols_init(&uc, unsorted, NULL, NULL) < 0)
+		r = -1;
+	q_jw_raw(&w, "[", 1);
 	while (r == 0 && sqlite3_step(st) == SQLITE_ROW) {
-		json_t *o = q_row(st);
-		sqlite3_bind_int64(kids, 1, sqlite3_column_int64(st, 0));
-		sqlite3_bind_int64(kids, 2, -1);
-		json_object_set_new(o, "tasks", q_rows_next(kids, -1));
-		json_object_del(o, "id");
-		fputs(n++ ? ",\n  " : "\n  ", out);
-		r = q_write_json_at(out, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				    JSON_REAL_PRECISION(12), 2);
-		json_decref(o);
+		int64_t id = sqlite3_column_int64(st, 0);
+		q_jw_raw(&w, n ? ",\n  " : "\n  ", n ? 4 : 3);
+		n++;
+		q_jw_open(&w, '{');
+		r = q_jw_row(&w, &dc);
+		q_jw_key(&w, "tasks");
+		/* sorted here, or by SQLite where only it knows the order */
+		sqlite3_bind_int64(unsorted, 1, id);
+		if (r == 0 && (r = q_jw_rows_sorted(&w, &uc, TASKS_BY_RSS, TASKS_BY_PID)) == 1) {
+			sqlite3_bind_int64(kids, 1, id);
+			sqlite3_bind_int64(kids, 2, -1);
+			r = q_jw_rows(&w, &tc);
+		}
+		q_jw_close(&w, '}');
+		q_jw_flush(&w);
 	}
+	q_jw_cols_release(&dc);
+	q_jw_cols_release(&tc);
+	q_jw_cols_release(&uc);
 	sqlite3_finalize(st);
 	sqlite3_finalize(kids);
-	fputs(n ? "\n]" : "]", out);
-	return r;
+	sqlite3_finalize(unsorted);
+	q_jw_raw(&w, n ? "\n]" : "]", n ? 2 : 1);
+	return q_jw_finish(&w) < 0 ? -1 : r;
 }
 
 /* pages * page as SQLite multiplies them: an integer, or a real when the

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct strbuf;
+#include "lib/strbuf.h"
 
 /* Samples not on UTC, counted with one index seek per series (the index
  * is (series_id, time_ns): a plain "WHERE time_ns IS NULL" scans it all). */
@@ -54,6 +54,90 @@ int q_write_json(FILE *out, const json_t *v, size_t flags);
  * whole array dumped with JSON_INDENT would (JSON strings hold no raw
  * newline, so every newline is jansson's). */
 int q_write_json_at(FILE *out, const json_t *v, size_t flags, int indent);
+
+/* ---- rows as JSON text (query_json.c, query_json_scan.c) ---- */
+
+/* A writer of JSON text that goes from SQLite rows to the bytes jansson
+ * would dump for the q_row() objects (JSON_PRESERVE_ORDER,
+ * JSON_REAL_PRECISION(12); compact, or JSON_INDENT(indent)) without
+ * building them: for reports of millions of rows. Containers are opened
+ * and closed by the caller, members and elements announced with
+ * q_jw_key / q_jw_elem (which write the separators and indentation);
+ * text between top-level values goes through q_jw_raw. Nothing reaches
+ * the FILE until q_jw_flush (call it between rows) or q_jw_finish. Out of
+ * memory or a failed write is sticky and returned by q_jw_finish. */
+#define Q_JW_DEPTH 48
+#define Q_JW_COLS 64
+struct q_jw_key;
+struct q_jw {
+	FILE *out;
+	char *buf;              /* text not yet written: len bytes of cap */
+	size_t len, cap;
+	int failed;             /* out of memory, or a write failed */
+	int indent;             /* spaces per level, 0: compact */
+	int base;               /* levels the whole text stands indented by */
+	int depth;              /* containers open */
+	unsigned char members[Q_JW_DEPTH]; /* each open container has a member yet */
+	struct q_jw_key *keys;  /* the current row's keys (repeats go through jansson) */
+	struct q_jw_sorted *sorted; /* q_jw_rows_sorted's rows: nsorted of capsorted */
+	size_t nsorted, capsorted;
+	char *held;             /* q_jw_rows_sorted's texts, while they are reordered */
+	size_t heldcap;
+	uint32_t row, nkeys, objects;
+	uint64_t rows_fast;     /* rows written without jansson (q_jw_row) */
+	uint64_t rows_slow;     /* rows that went through q_row() and jansson */
+};
+void q_jw_init(struct q_jw *w, FILE *out, int indent, int base);
+/* Write what is held out once it is large (between rows). */
+void q_jw_flush(struct q_jw *w);
+/* Write the rest out and free the writer: 0, or -1 when a write or an
+ * allocation failed. */
+int q_jw_finish(struct q_jw *w);
+void q_jw_raw(struct q_jw *w, const char *s, size_t n);
+void q_jw_open(struct q_jw *w, int c);    /* '{' or '[' */
+void q_jw_close(struct q_jw *w, int c);   /* '}' or ']' */
+void q_jw_key(struct q_jw *w, const char *key);
+void q_jw_elem(struct q_jw *w);
+void q_jw_int(struct q_jw *w, int64_t v);
+/* 0, or -1 (nothing written) when v is not finite: jansson has no such
+ * real. */
+int q_jw_real(struct q_jw *w, double v);
+/* n bytes of text as q_json() gives them: invalid UTF-8 and NUL as
+ * U+FFFD, escaped as jansson escapes. */
+void q_jw_text(struct q_jw *w, const char *s, size_t n);
+
+/* How the columns of st become the members of a row (q_row's rules),
+ * worked out once per statement. skip: the key left out (as
+ * json_object_del after q_row), boolean: the key whose value becomes
+ * true/false (as json_boolean(json_integer_value(v))); either NULL. */
+struct q_jw_cols {
+	sqlite3_stmt *st;
+	const char *skip, *boolean;
+	int n;
+	int slow;               /* every row through q_row() and jansson */
+	int has_data;           /* a "data" column: its keys checked against the others */
+	unsigned char kind[Q_JW_COLS];
+	uint32_t key_off[Q_JW_COLS], key_len[Q_JW_COLS];
+	struct strbuf keytext;  /* each column's key, quoted and escaped */
+};
+/* 0, or -1 when out of memory; release it either way. */
+int q_jw_cols_init(struct q_jw_cols *c, sqlite3_stmt *st, const char *skip,
+		   const char *boolean);
+void q_jw_cols_release(struct q_jw_cols *c);
+/* The members of st's current row into the object the caller opened:
+ * 0, or -1 when jansson failed on it. */
+int q_jw_row(struct q_jw *w, const struct q_jw_cols *c);
+/* An array of st's remaining rows, each an object (q_rows_next dumped);
+ * st is reset afterwards. 0 or -1. */
+int q_jw_rows(struct q_jw *w, const struct q_jw_cols *c);
+/* The same array, st's rows put in the order of SQLite's "ORDER BY
+ * <column desc> DESC, <column asc>" (column indexes of st) by this
+ * writer rather than by SQLite's sorter, which costs more than the rows
+ * do for a few dozen rows per statement. 0 or -1 as q_jw_rows; 1 when
+ * it cannot vouch for SQLite's order (a key that is neither an integer
+ * nor NULL, two rows equal on both keys): then nothing is written, st
+ * is reset, and the caller runs its query with the ORDER BY. */
+int q_jw_rows_sorted(struct q_jw *w, const struct q_jw_cols *c, int desc, int asc);
 
 /* ---- one value ---- */
 
