@@ -125,6 +125,7 @@ static const struct {
 	{ EE_CUDA_OOM, P, { "CUDA out of memory", "would exceed allowed memory. (out of memory)" } },
 	{ EE_NCCL_OOM, P, { "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'" } },
 	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUBLAS_STATUS_ALLOC_FAILED" } },
+	{ EE_EXPANDABLE_UNSUPPORTED, P, { "expandable_segments not supported on this platform" } },
 };
 
 /* The phrases with a reader of their own, by reader; arg: the fact or
@@ -395,7 +396,7 @@ const char *engine_error_name(enum engine_error e)
 		"none", "kv_no_memory", "max_len_exceeds_kv", "free_below_utilization",
 		"cuda_oom", "graph_capture_oom", "engine_dead", "prefill_oom",
 		"shard_cannot_start", "decode_oom", "retract", "nccl_oom",
-		"cublas_alloc_failed", "trt_oom",
+		"cublas_alloc_failed", "trt_oom", "expandable_unsupported",
 	};
 	return (unsigned)e < EE__COUNT ? names[e] : "unknown";
 }

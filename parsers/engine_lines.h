@@ -74,6 +74,7 @@ enum engine_error {
 	EE_NCCL_OOM,
 	EE_CUBLAS_ALLOC_FAILED,
 	EE_TRT_OOM,
+	EE_EXPANDABLE_UNSUPPORTED,/* PyTorch: expandable_segments asked for, not on this build */
 	EE__COUNT
 };
 

@@ -549,6 +549,7 @@ KINDS = {
     "earlyoom": check_earlyoom, "systemd_oomd": check_oomd, "slurm": check_slurm,
     "nccl": lambda r, k, v: check_engine_error(r, k, v, "nccl_oom"),
     "cublas": lambda r, k, v: check_engine_error(r, k, v, "cublas_alloc_failed"),
+    "torch_alloc_conf": lambda r, k, v: check_engine_error(r, k, v, "expandable_unsupported"),
 }
 
 

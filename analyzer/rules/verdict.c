@@ -34,6 +34,8 @@ const struct rule rules[] = {
 	{ "whatif", "the allocator trace replayed under other settings (writes no finding)",
 	  rule_whatif },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
+	/* after fragmentation, whose finding it reads */
+	{ "settings", "an allocator setting asked for but not in effect", rule_settings },
 	{ "contexts", "more CUDA contexts per device than processes", rule_contexts },
 	{ "victim", "OOM killer victim chosen by oom_score_adj", rule_victim },
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
@@ -70,7 +72,9 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
 	if (rl_num(c, &v, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
-		   " 'oom_invoked', 'userspace_kill', 'cuda_exception', 'engine_error') LIMIT 1") < 0)
+		   " 'oom_invoked', 'userspace_kill', 'cuda_exception', 'engine_error')"
+		   " AND coalesce(json_extract(data, '$.error'), '') <> 'expandable_unsupported'"
+		   " LIMIT 1") < 0)
 		strncat(buf, "the OOM event itself (kernel log or the OutOfMemoryError); ",
 			n - strlen(buf) - 1);
 	if (strlen(buf) >= 2)

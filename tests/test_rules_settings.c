@@ -1,0 +1,109 @@
+/*
+ * test_rules_settings.c -- an allocator setting asked for but not in
+ * effect (settings.c): PyTorch's real warning that expandable_segments is
+ * not supported on the platform; a snapshot whose recorded
+ * PYTORCH_CUDA_ALLOC_CONF sets keys its allocator_settings do not show,
+ * and one whose settings match; the score raised when the fragmentation
+ * the setting was meant to prevent is found.
+ */
+#include "testutil.h"
+#include "analyzer/rules/rules.h"
+
+#include <string.h>
+
+static struct timeline *with_meta(const char *conf, const char *expandable, const char *split)
+{
+	struct timeline *tl = t_open();
+
+	assert_true(timeline_artifact_begin(tl, "snapshot.pickle", "torch_snapshot", 0, 0) > 0);
+	assert_true(sink_meta(&tl->sink, "torch.allocator.PYTORCH_CUDA_ALLOC_CONF", conf) >= 0);
+	assert_true(sink_meta(&tl->sink, "torch.allocator.expandable_segments", expandable) >= 0);
+	assert_true(sink_meta(&tl->sink, "torch.allocator.max_split_size", split) >= 0);
+	assert_int_equal(timeline_artifact_end(tl, 1, "ok", 0, 0), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	return tl;
+}
+
+static const char *title(struct timeline *tl)
+{
+	return t_text(tl, "SELECT title FROM finding WHERE cause = 'setting_not_in_effect'");
+}
+
+/* pytorch/pytorch#122057: the warning alone names what was ignored. */
+static void the_platform_warning(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "tests/data/real/gpu_host/pytorch-expandable-segments-"
+				      "unsupported-h100.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "setting_not_in_effect");
+	assert_float_equal(t_real(tl, "SELECT score FROM finding WHERE cause ="
+				  " 'setting_not_in_effect'"), 0.45, 1e-9);
+	assert_non_null(strstr(title(tl), "expandable_segments:True asked, False in effect"));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM evidence e JOIN finding f ON f.id ="
+			       " e.finding_id WHERE f.cause = 'setting_not_in_effect' AND"
+			       " e.ref_table = 'event'"), 1);
+	/* a warning is not the OOM itself: still missing */
+	assert_non_null(strstr(t_text(tl, "SELECT missing FROM verdict"), "the OOM event itself"));
+	t_close(tl);
+}
+
+static void the_snapshot_says_so(void **state)
+{
+	struct timeline *tl;
+	(void)state;
+
+	/* both keys asked, neither applied */
+	tl = with_meta("expandable_segments:True,max_split_size_mb:128", "false", "-1");
+	assert_non_null(strstr(title(tl), "expandable_segments:True asked, False in effect;"
+			       " max_split_size_mb:128 asked, unlimited in effect"));
+	assert_non_null(strstr(title(tl), "allocator_settings"));
+	t_close(tl);
+
+	/* as asked: nothing to say */
+	tl = with_meta("expandable_segments:True,max_split_size_mb:128", "true", "134217728");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE cause ="
+			       " 'setting_not_in_effect'"), 0);
+	t_close(tl);
+
+	/* just outside: one MiB off is a different setting */
+	tl = with_meta("max_split_size_mb:128", "false", "133169152");
+	assert_non_null(strstr(title(tl), "max_split_size_mb:128 asked, 127 MiB in effect"));
+	t_close(tl);
+
+	/* nothing asked */
+	tl = with_meta("", "false", "-1");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'settings'"), 0);
+	t_close(tl);
+}
+
+/* With the fragmentation it was meant to prevent: raised to 0.6. */
+static void with_fragmentation(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "tests/data/real/gpu_host/torch-oom-reserved-half-"
+				      "capacity.log"), 0);
+	assert_int_equal(t_parse_file(tl, "tests/data/real/gpu_host/pytorch-expandable-segments-"
+				      "unsupported-h100.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(t_real(tl, "SELECT max(score) FROM finding WHERE cause = 'fragmentation'") >= 0.3);
+	assert_float_equal(t_real(tl, "SELECT score FROM finding WHERE cause ="
+				  " 'setting_not_in_effect'"), 0.6, 1e-9);
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause ="
+				      " 'setting_not_in_effect'"), "The fragmentation it was meant"));
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_platform_warning),
+		cmocka_unit_test(the_snapshot_says_so),
+		cmocka_unit_test(with_fragmentation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
