@@ -182,6 +182,59 @@ static void short_history_is_likely_not_sure(void **state)
 	t_close(tl);
 }
 
+/* The load as the KV cache's usage, no running counts: percent from the
+ * engine's lines, a ratio from Prometheus (unit "ratio"), the same
+ * reading and the same figures, in percent. */
+static struct timeline *kv_burst(const char *unit, double scale, double carried)
+{
+	struct timeline *tl = t_open();
+	double mem[7] = { 70 * GIB, 50 * MIB, 0, 0, 0, 9.5 * GIB, 390 };
+	double kv[7] = { 20 * scale, 0, (carried - 20) * scale, 20, 40, 65 * scale, 390 };
+	int64_t id;
+	int i;
+
+	meta(tl, "gpu.total_bytes.gpu0", 80 * GIB);
+	series(tl, "gpu.used_bytes", "gpu0", 400, 10, humps, mem);
+	begin(tl);
+	id = sink_series(&tl->sink, "server.gpu_kv_usage", unit, "vllm");
+	for (i = 0; i < 400; i++) {
+		struct ol_time t = { OL_CLOCK_UTC, (T0 + (int64_t)i * 10) * NS, OL_NULL, NULL };
+		assert_true(sink_sample(&tl->sink, id, &t, humps(i, kv)) > 0);
+	}
+	end(tl);
+	torch_oom(tl, 3995, 300 * MIB, 80 * GIB);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	return tl;
+}
+
+static void kv_usage_in_percent_whatever_its_unit(void **state)
+{
+	struct timeline *pct, *ratio;
+	(void)state;
+
+	/* carried 40% before, 85% at the end: new load (85 > 40 x 1.2 + 5) */
+	pct = kv_burst("percent", 1, 40);
+	ratio = kv_burst("ratio", 0.01, 40);
+	assert_string_equal(verdict(pct, "cause"), "burst");
+	assert_string_equal(verdict(ratio, "cause"), "burst");
+	assert_float_equal(figure(pct, "burst", "kv_usage_peak"), 85, 1e-6);
+	assert_float_equal(figure(ratio, "burst", "kv_usage_peak"), 85, 1e-6);
+	/* the hump's 40%, or the rise's first sample when it falls before its start */
+	assert_true(figure(pct, "burst", "load_carried_before") >= 40);
+	assert_true(figure(pct, "burst", "load_carried_before") < 45);
+	assert_float_equal(figure(ratio, "burst", "load_carried_before"),
+			   figure(pct, "burst", "load_carried_before"), 1e-6);
+	assert_non_null(strstr(t_text(pct, "SELECT advice FROM finding WHERE cause = 'burst'"),
+			       "KV cache 85% used"));
+	t_close(pct);
+	t_close(ratio);
+
+	/* carried 70%: 85 <= 70 x 1.2 + 5, admitted before */
+	pct = kv_burst("percent", 1, 70);
+	assert_float_equal(figure(pct, "admitted_load", "load_novel"), 0, 0);
+	t_close(pct);
+}
+
 /* ---- the configuration against the start-up and the load it admits ---- */
 
 /* vLLM's own error (verbatim, tests/data/real/serving/
@@ -384,6 +437,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(new_load_is_a_spike),
 		cmocka_unit_test(short_history_is_likely_not_sure),
+		cmocka_unit_test(kv_usage_in_percent_whatever_its_unit),
 		cmocka_unit_test(free_memory_below_utilization),
 		cmocka_unit_test(admitted_concurrency_against_the_room),
 		cmocka_unit_test(oom_before_any_steady_load),

@@ -100,7 +100,7 @@ const char *rl_history_text(const struct rl_history *h, char *buf, size_t n)
 /* The series that measure the load a service carries, in preference
  * order, with what makes a peak new: RL_LOAD_NEW_FRAC above what was
  * carried and at least min_rise in the series' own units (requests; a
- * KV cache's used fraction). */
+ * KV cache's usage in percentage points). */
 static const struct { const char *name; double min_rise; } load_series[] = {
 	{ "server.running", RL_LOAD_NEW_MIN },
 	{ "server.gpu_kv_usage", RL_LOAD_NEW_MIN_KV },
@@ -116,9 +116,12 @@ static int load_of(struct rule_ctx *c, int64_t id, int64_t until_ns, double min_
 	int64_t end = c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns;
 	int r = 0;
 
+	/* a KV cache's usage in percent: engine lines store percent,
+	 * Prometheus' *_usage_perc a ratio (unit 'ratio') */
 	st = rl_prepare(c, "SELECT (SELECT min(time_ns) FROM sample WHERE series_id = ?1),"
 			" (SELECT max(value) FROM sample WHERE series_id = ?1 AND time_ns < ?2),"
-			" (SELECT max(value) FROM sample WHERE series_id = ?1 AND time_ns BETWEEN ?2 AND ?3)");
+			" (SELECT max(value) FROM sample WHERE series_id = ?1 AND time_ns BETWEEN ?2 AND ?3),"
+			" (SELECT CASE unit WHEN 'ratio' THEN 100.0 ELSE 1.0 END FROM series WHERE id = ?1)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
@@ -129,8 +132,8 @@ static int load_of(struct rule_ctx *c, int64_t id, int64_t until_ns, double min_
 		l->have = 1;
 		l->series_id = id;
 		l->span_s = ((double)until_ns - (double)sqlite3_column_int64(st, 0)) / 1e9;
-		l->carried = sqlite3_column_double(st, 1);
-		l->peak = sqlite3_column_double(st, 2);
+		l->carried = sqlite3_column_double(st, 1) * sqlite3_column_double(st, 3);
+		l->peak = sqlite3_column_double(st, 2) * sqlite3_column_double(st, 3);
 		if (l->span_s >= RL_HISTORY_MIN_S)
 			l->novel = l->peak > l->carried * (1 + RL_LOAD_NEW_FRAC) + min_rise;
 		r = 1;

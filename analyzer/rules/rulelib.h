@@ -335,7 +335,7 @@ struct rl_load {
 
 #define RL_LOAD_NEW_FRAC 0.2
 #define RL_LOAD_NEW_MIN 2.0     /* requests: two make a burst (spike.c) */
-#define RL_LOAD_NEW_MIN_KV 0.05 /* of the KV cache */
+#define RL_LOAD_NEW_MIN_KV 5.0  /* percentage points of the KV cache */
 
 /* The load before until_ns (carried) and from it to the OOM (peak) into
  * l (l->have = 0: no load series). novel is -1 when the samples

@@ -44,13 +44,14 @@ static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t
 
 	if (from < -9e18)
 		from = -9e18;
-	if (rl_num(c, before, "SELECT avg(p.value) FROM series s JOIN sample p ON"
-		   " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
-		   name, (long long)from, (long long)t0) < 0)
+	/* a ratio series (Prometheus' KV usage) in percent, as engine lines give it */
+	if (rl_num(c, before, "SELECT avg(p.value * CASE s.unit WHEN 'ratio' THEN 100 ELSE 1 END)"
+		   " FROM series s JOIN sample p ON p.series_id = s.id WHERE s.name = '%s'"
+		   " AND p.time_ns BETWEEN %lld AND %lld", name, (long long)from, (long long)t0) < 0)
 		return -1;
-	return rl_num(c, after, "SELECT max(p.value) FROM series s JOIN sample p ON"
-		      " p.series_id = s.id WHERE s.name = '%s' AND p.time_ns BETWEEN %lld AND %lld",
-		      name, (long long)t0, (long long)t1);
+	return rl_num(c, after, "SELECT max(p.value * CASE s.unit WHEN 'ratio' THEN 100 ELSE 1 END)"
+		      " FROM series s JOIN sample p ON p.series_id = s.id WHERE s.name = '%s'"
+		      " AND p.time_ns BETWEEN %lld AND %lld", name, (long long)t0, (long long)t1);
 }
 
 /* 10%-90% rise time of a series between t0 and t1 (ns): from the last
@@ -171,7 +172,7 @@ static void load_figures(struct rule_ctx *c, struct burst *b, struct rl_finding 
 static const char *load_text(const struct rl_load *l, double v, char *buf, size_t n)
 {
 	if (!strcmp(l->name, "server.gpu_kv_usage"))
-		snprintf(buf, n, "KV cache %.0f%% used", v * 100);
+		snprintf(buf, n, "KV cache %.0f%% used", v);   /* percent (history.c) */
 	else
 		snprintf(buf, n, "%.0f running requests", v);
 	return buf;
@@ -368,7 +369,7 @@ int rule_spike(struct rule_ctx *c)
 	struct burst b;
 	const struct rl_trend *bt = &b.p.tr;
 	struct rl_finding f;
-	char b1[32], b2[32];
+	char b1[32], b2[32], took[32];
 	int64_t fid;
 	int r = rl_pick_memory_series(c, judge_burst, &b.p);
 
@@ -381,9 +382,14 @@ int rule_spike(struct rule_ctx *c)
 	b.t_peak = b.p.s->t0_ns + (int64_t)(bt->rise_peak_t * 1e9);
 	rl_finding_init(&f, "spike", "spike", "burst");
 	rise_figures(c, &b, &f);
-	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s in %.0f s over a baseline of %s,"
+	/* a trace's rise can be one step: "within a second", not "in 0 s" */
+	if (bt->rise_peak_t - bt->rise_start_t < 1)
+		snprintf(took, sizeof(took), "within a second");
+	else
+		snprintf(took, sizeof(took), "in %.0f s", bt->rise_peak_t - bt->rise_start_t);
+	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s %s over a baseline of %s,"
 		 " just before the OOM", b.p.name, b.p.entity[0] ? " " : "", b.p.entity,
-		 rl_bytes(bt->peak - bt->baseline, b1, sizeof(b1)), bt->rise_peak_t - bt->rise_start_t,
+		 rl_bytes(bt->peak - bt->baseline, b1, sizeof(b1)), took,
 		 rl_bytes(bt->baseline, b2, sizeof(b2)));
 	load_figures(c, &b, &f);
 	concurrency_advice(c, &b, &f);
