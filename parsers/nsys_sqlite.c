@@ -262,17 +262,37 @@ static int read_memory(struct ns_st *st)
 	return 0;
 }
 
+/* One event of kind at t; data is taken (freed here). 0, or -1. */
+static int emit(struct ns_st *st, const char *kind, struct ol_time t, int64_t bytes,
+		const char *summary, json_t *data)
+{
+	struct ol_event e;
+	int64_t id;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.t = t;
+	e.pid = OL_NULL;
+	e.bytes = bytes;
+	e.summary = summary;
+	e.data = data;
+	id = sink_event(st->s, &e);
+	json_decref(data);
+	if (id < 0)
+		return -1;
+	st->records++;
+	return 0;
+}
+
 /* Per card: the last bucket, and the nsys_memory event with its peak. */
 static int memory_events(struct ns_st *st)
 {
 	char line[256];
-	struct ol_event e;
 	int i;
 
 	for (i = 0; i < st->ndev; i++) {
 		struct ns_dev *d = &st->dev[i];
 		json_t *data = json_object();
-		int64_t id;
 		if (!data || flush_bucket(st, d) < 0) {
 			json_decref(data);
 			return -1;
@@ -283,23 +303,13 @@ static int memory_events(struct ns_st *st)
 		json_object_set_new(data, "peak_bytes", json_integer(d->peak));
 		json_object_set_new(data, "live_at_end_bytes", json_integer(d->cur));
 		json_object_set_new(data, "largest_allocation_bytes", json_integer(d->largest));
-		memset(&e, 0, sizeof(e));
-		e.kind = "nsys_memory";
-		e.t = at(st, d->peak_ns);
-		e.pid = OL_NULL;
-		e.bytes = d->peak;
 		snprintf(line, sizeof(line), "Nsight Systems: gpu%lld peak of CUDA device"
 			 " allocations %lld bytes (%lld allocations, %lld frees, %lld bytes"
 			 " still allocated at the end of the capture)", (long long)d->id,
 			 (long long)d->peak, (long long)d->allocs, (long long)d->frees,
 			 (long long)d->cur);
-		e.summary = line;
-		e.data = data;
-		id = sink_event(st->s, &e);
-		json_decref(data);
-		if (id < 0)
+		if (emit(st, "nsys_memory", at(st, d->peak_ns), d->peak, line, data) < 0)
 			return -1;
-		st->records++;
 	}
 	return 0;
 }
@@ -307,9 +317,7 @@ static int memory_events(struct ns_st *st)
 static int failed_call(struct ns_st *st, int64_t start, const char *fn, int64_t rv)
 {
 	char line[256];
-	struct ol_event e;
 	json_t *data;
-	int64_t id;
 
 	if (st->failed_calls > NS_MAX_FAILED_EVENTS)
 		return 0;
@@ -318,21 +326,9 @@ static int failed_call(struct ns_st *st, int64_t start, const char *fn, int64_t 
 	json_object_set_new(data, "function", ol_json_str(fn));
 	json_object_set_new(data, "return_value", json_integer(rv));
 	json_object_set_new(data, "out_of_memory", json_boolean(rv == 2));
-	memset(&e, 0, sizeof(e));
-	e.kind = "alloc_failed";
-	e.t = at(st, start);
-	e.pid = OL_NULL;
-	e.bytes = OL_NULL;
 	snprintf(line, sizeof(line), "Nsight Systems: %s returned %lld%s", fn ? fn : "?",
 		 (long long)rv, rv == 2 ? " (out of memory)" : "");
-	e.summary = line;
-	e.data = data;
-	id = sink_event(st->s, &e);
-	json_decref(data);
-	if (id < 0)
-		return -1;
-	st->records++;
-	return 0;
+	return emit(st, "alloc_failed", at(st, start), OL_NULL, line, data);
 }
 
 /* The API's name without the entry point's version: "cudaMalloc_v3020"
@@ -386,9 +382,7 @@ static int read_runtime(struct ns_st *st)
 static int capture_event(struct ns_st *st)
 {
 	char line[512];
-	struct ol_event e;
 	json_t *data = json_object();
-	int64_t id;
 
 	if (!data)
 		return -1;
@@ -399,25 +393,13 @@ static int capture_event(struct ns_st *st)
 	json_object_set_new(data, "allocation_calls", json_integer(st->alloc_calls));
 	json_object_set_new(data, "failed_allocation_calls", json_integer(st->failed_calls));
 	json_object_set_new(data, "start_known", json_boolean(st->epoch_ns != OL_NULL));
-	memset(&e, 0, sizeof(e));
-	e.kind = "nsys_capture";
-	e.t = at(st, 0);
-	e.pid = OL_NULL;
-	e.bytes = OL_NULL;
 	snprintf(line, sizeof(line), "Nsight Systems export: %d GPU%s%s%s, %lld allocation"
 		 " calls, %lld failed; %s", st->gpus, st->gpus == 1 ? "" : "s",
 		 st->gpu_name[0] ? " " : "", st->gpu_name, (long long)st->alloc_calls,
 		 (long long)st->failed_calls, st->mem_events ? "CUDA memory usage recorded" :
 		 "no CUDA memory usage events (profile with --cuda-memory-usage=true to"
 		 " record them)");
-	e.summary = line;
-	e.data = data;
-	id = sink_event(st->s, &e);
-	json_decref(data);
-	if (id < 0)
-		return -1;
-	st->records++;
-	return 0;
+	return emit(st, "nsys_capture", at(st, 0), OL_NULL, line, data);
 }
 
 /* The database: the file itself, read-only and immutable, or (a memory

@@ -163,3 +163,18 @@ int rl_load_history(struct rule_ctx *c, int64_t until_ns, struct rl_load *l)
 	}
 	return c->failed ? -1 : 0;
 }
+
+double rl_history_say(struct rl_finding *f, double score, const struct rl_history *h,
+		      double steady_score, const char *alone, const char *what)
+{
+	char buf[200];
+
+	if (!h->have) {
+		rl_advice(f, "From %s alone this is the likeliest reading, not a proof: a memory"
+			  " series before the OOM (cgroup memory.current, smaps_rollup, a metrics"
+			  " export) would tell %s from a leak or a surge.", alone, what);
+		return score;
+	}
+	rl_advice(f, "History: %s.", rl_history_text(h, buf, sizeof(buf)));
+	return h->steady ? steady_score : 0.35;
+}

@@ -317,24 +317,6 @@ static int kwrite(struct rule_ctx *c, struct rl_finding *f, const struct kreport
 	return 1;
 }
 
-/* The history's say on a cause read from the report: lowered when the
- * memory grew or surged (the leak and spike rules name it), raised when
- * it held steady until the OOM. */
-static double with_history(struct rl_finding *f, double score, const struct rl_history *h,
-			   double steady_score, const char *what)
-{
-	char buf[200];
-
-	if (!h->have) {
-		rl_advice(f, "From the report alone this is the likeliest reading, not a proof: a"
-			  " memory series before the OOM (cgroup memory.current, smaps_rollup, a"
-			  " metrics export) would tell %s from a leak or a surge.", what);
-		return score;
-	}
-	rl_advice(f, "History: %s.", rl_history_text(h, buf, sizeof(buf)));
-	return h->steady ? steady_score : 0.35;
-}
-
 /* A memory cgroup at its limit. */
 static int cgroup_limit(struct rule_ctx *c, const struct kreport *k)
 {
@@ -384,7 +366,7 @@ static int cgroup_limit(struct rule_ctx *c, const struct kreport *k)
 		rl_advice(&f, "Raise the container's memory limit (resources.limits.memory,"
 			  " memory.max) above its working set, or make the service hold less.");
 	}
-	f.score = with_history(&f, f.score, &h, 0.8, "a limit that never fitted");
+	f.score = rl_history_say(&f, f.score, &h, 0.8, "the report", "a limit that never fitted");
 	return kwrite(c, &f, k, &h);
 }
 
@@ -433,7 +415,8 @@ static int host_capacity(struct rule_ctx *c, const struct kreport *k)
 			  " The report's Mem-Info lines (RAM, free, swap) would size the gap.",
 			  k->victim, rl_bytes(k->victim_rss, b1, sizeof(b1)));
 	}
-	f.score = with_history(&f, f.score, &h, 0.75, "a host too small for the workload");
+	f.score = rl_history_say(&f, f.score, &h, 0.75, "the report",
+				 "a host too small for the workload");
 	return kwrite(c, &f, k, &h);
 }
 

@@ -96,22 +96,6 @@ static int kill_read(struct rule_ctx *c, struct kill_msg *m)
 	return r == SQLITE_ROW;
 }
 
-/* The history's say, as for the kernel's report (kernel.c). */
-static double with_history(struct rl_finding *f, double score, const struct rl_history *h,
-			   const char *what)
-{
-	char buf[200];
-
-	if (!h->have) {
-		rl_advice(f, "From this message alone that is the likeliest reading, not a proof:"
-			  " a memory series before the kill (cgroup memory.current, a metrics"
-			  " export, smaps_rollup) would tell %s from a leak or a surge.", what);
-		return score;
-	}
-	rl_advice(f, "History: %s.", rl_history_text(h, buf, sizeof(buf)));
-	return h->steady ? 0.75 : 0.35;
-}
-
 static int kill_write(struct rule_ctx *c, struct rl_finding *f, const struct kill_msg *m,
 		      const struct rl_history *h)
 {
@@ -169,7 +153,7 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 			rl_advice(&f, "Its request (%s) is below the limit: the scheduler placed it"
 				  " for less than it may use.", rl_bytes(m->request, b1, sizeof(b1)));
 	}
-	f.score = with_history(&f, f.score, &h, "a limit that never fitted");
+	f.score = rl_history_say(&f, f.score, &h, 0.75, "this message", "a limit that never fitted");
 	return kill_write(c, &f, m, &h);
 }
 
@@ -250,7 +234,8 @@ static int host_short(struct rule_ctx *c, const struct kill_msg *m)
 			  " hold less, or give the node more memory. The kernel's OOM report"
 			  " (dmesg, journalctl -k) says how much there was.");
 	}
-	f.score = with_history(&f, f.score, &h, "a host too small for the workload");
+	f.score = rl_history_say(&f, f.score, &h, 0.75, "this message",
+				 "a host too small for the workload");
 	return kill_write(c, &f, m, &h);
 }
 

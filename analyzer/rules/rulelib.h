@@ -318,6 +318,15 @@ struct rl_history {
 int rl_history(struct rule_ctx *c, enum rl_scope scope, double capacity, struct rl_history *h);
 /* "steady for 42 min", "grew by 3.10 GiB over 2.0 h", ... into buf. */
 const char *rl_history_text(const struct rl_history *h, char *buf, size_t n);
+struct rl_finding;
+/* The history's say on a cause one artifact supports (a kernel report,
+ * a killer's message): without history, advice saying it is the
+ * likeliest reading of `alone` ("the report"), not proof, and score
+ * unchanged; with it, its text, and steady_score when the memory held
+ * steady, 0.35 when it grew or surged (the leak and spike rules name
+ * those). Returns the score. */
+double rl_history_say(struct rl_finding *f, double score, const struct rl_history *h,
+		      double steady_score, const char *alone, const char *what);
 
 /* The load the service carried before a time (history.c): server.running
  * (else the KV cache's usage) before and after it. A load is new when its
