@@ -144,6 +144,37 @@ static void prefill_and_pool(void **state)
 	t_close(tl);
 }
 
+/* A library's own OOM (NCCL, cuBLAS, TensorRT-LLM) with no PyTorch
+ * message: the card was full, the likeliest reading; with the engine's
+ * utilization, 0.05 less; a PyTorch message says more (capacity.c). */
+static void library_oom(void **state)
+{
+	struct timeline *tl;
+	(void)state;
+
+	tl = t_open();
+	assert_int_equal(t_parse_file(tl, "tests/data/real/serving/nccl-vllm-v1-cuda-failure-"
+				      "out-of-memory.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "library_oom");
+	assert_float_equal(t_real(tl, "SELECT score FROM finding WHERE cause = 'library_oom'"),
+			   0.5, 1e-9);
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'library_oom'"),
+			       "NCCL found no GPU memory left"));
+	t_close(tl);
+
+	tl = engine("gpu_memory_utilization = 0.92,"
+		    " errors = '[{\"kind\":\"cublas_alloc_failed\",\"text\":\"CUBLAS_STATUS_ALLOC_FAILED\"}]'");
+	assert_int_equal(found(tl, "library_oom"), 1);
+	assert_float_equal(value(tl, "library_oom"), 0.87, 1e-9);
+	t_close(tl);
+	/* just outside: the same error beside PyTorch's own message */
+	tl = engine("errors = '[{\"kind\":\"nccl_oom\",\"text\":\"Cuda failure\"},"
+		    " {\"kind\":\"cuda_oom\",\"text\":\"CUDA out of memory\"}]'");
+	assert_int_equal(found(tl, "library_oom"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +182,7 @@ int main(void)
 		cmocka_unit_test(max_model_len_threshold),
 		cmocka_unit_test(engine_budget_threshold),
 		cmocka_unit_test(prefill_and_pool),
+		cmocka_unit_test(library_oom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,10 @@
  *    the max_batch_prefill_tokens;
  *  - kv_pool: SGLang ran out of KV cache while decoding: what it admitted
  *    does not fit its pool (or the load outgrew it: below 0.7 without a
- *    history of running requests).
+ *    history of running requests);
+ *  - library_oom: NCCL, cuBLAS or TensorRT-LLM found no memory for its own
+ *    buffers, outside PyTorch's cache, and no PyTorch message says more:
+ *    the card was full (0.5, the likeliest reading); room to leave.
  *
  * The first four fail at start-up (the engine's own check or its
  * warm-up): the configuration, not the traffic, failed; they score 0.85-0.9.
@@ -427,6 +430,62 @@ static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 	return ewrite(c, &f, x, "the engine's decode error");
 }
 
+#define LIB_OOM (RL_EE_NCCL_OOM | RL_EE_CUBLAS | RL_EE_TRT_OOM)
+
+/* A CUDA library's own allocation failed, with no PyTorch message to
+ * say what the card held (that is capacity.c's). */
+static int library_applies(const struct rl_engine *e)
+{
+	return (e->errors & LIB_OOM) && !(e->errors & RL_EE_CUDA_OOM);
+}
+
+static int library_oom(struct rule_ctx *c, const struct rl_engine *e, int n)
+{
+	const struct rl_engine *x = pick(e, n, library_applies);
+	const char *who;
+	struct rl_finding f;
+	char lab[100];
+	double v;
+
+	if (!x)
+		return 0;
+	/* a PyTorch OOM message elsewhere in the folder tells more */
+	if (rl_num(c, &v, "SELECT 1 FROM event WHERE kind = 'torch_oom' LIMIT 1") == 0)
+		return 0;
+	who = x->errors & RL_EE_NCCL_OOM ? "NCCL" : x->errors & RL_EE_CUBLAS ? "cuBLAS" :
+	      "TensorRT-LLM";
+	rl_finding_init(&f, "engine", "misconfig", "library_oom");
+	f.score = 0.5;   /* the card was full; of what, the message does not say */
+	engine_figures(&f, x);
+	snprintf(f.title, sizeof(f.title), "%s found no GPU memory left for its own buffers%s:"
+		 " the card was full before it allocated", who,
+		 rl_engine_label(x, lab, sizeof(lab)));
+	if (x->errors & RL_EE_NCCL_OOM)
+		rl_advice(&f, "NCCL allocates its channels' buffers with cudaMalloc, outside"
+			  " PyTorch's cache, after the engine has reserved its share: leave it room"
+			  " (about 1-2 GiB per card with many channels), or shrink what NCCL asks"
+			  " for (NCCL_BUFFSIZE, fewer channels), and check no other process holds the"
+			  " card (nvidia-smi).");
+	if (x->errors & RL_EE_CUBLAS)
+		rl_advice(&f, "cuBLAS allocates its handle and workspace on the first matrix"
+			  " multiply, outside PyTorch's cache: the card was already full. Leave room"
+			  " for it (a smaller batch, a lower memory fraction), or make the workspace"
+			  " smaller (CUBLAS_WORKSPACE_CONFIG=:4096:8).");
+	if (x->errors & RL_EE_TRT_OOM)
+		rl_advice(&f, "TensorRT-LLM's runtime buffers could not be allocated after the KV"
+			  " cache took its share: lower kv_cache_free_gpu_mem_fraction (0.9 by"
+			  " default) by 0.1, or max_batch_size / max_num_tokens.");
+	if (KNOWN(x, UTIL) && F(x, UTIL) > 0.5)
+		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization",
+			down2(F(x, UTIL) - 0.05), "Lower --gpu-memory-utilization from %.2f to %.2f"
+			" to leave that room outside the engine's pool.", F(x, UTIL),
+			down2(F(x, UTIL) - 0.05));
+	rl_advice(&f, "From the library's message alone this is the likeliest reading, not a"
+		  " proof: nvidia-smi's per-process use at the failure, or the engine's start-up"
+		  " accounting, would show what filled the card.");
+	return ewrite(c, &f, x, "the library's allocation error");
+}
+
 int rule_engine(struct rule_ctx *c)
 {
 	struct rl_engine e[RL_MAX_ENGINES];
@@ -447,6 +506,9 @@ int rule_engine(struct rule_ctx *c)
 		return -1;
 	found += r;
 	if ((r = kv_pool(c, e, n)) < 0)
+		return -1;
+	found += r;
+	if ((r = library_oom(c, e, n)) < 0)
 		return -1;
 	return found + r;
 }
