@@ -20,6 +20,7 @@
 #include "parsers/torch_profiler.h"
 #include "parsers/torch_trace.h"
 #include "parsers/memray_stats.h"
+#include "parsers/memray_bin.h"
 #include "parsers/prom_text.h"
 #include "parsers/nsys_stats.h"
 #include "parsers/nsys_sqlite.h"
@@ -63,6 +64,8 @@ const struct format formats[] = {
 	{ "memray_stats", "memray stats report (text)", memray_stats_sniff, memray_stats_parse, 1 },
 	{ "memray_stats_json", "memray stats --json, or that dict printed by Python",
 	  memray_json_sniff, memray_json_parse, 0 },
+	{ "memray_capture", "memray capture file (memray run -o x.bin), lz4 or plain, read in one pass",
+	  memray_bin_sniff, memray_bin_parse, 0 },
 	{ "prometheus_text", "Prometheus /metrics scrape (cAdvisor, vLLM, SGLang, ...; not DCGM)",
 	  prom_text_sniff, prom_text_parse, 0 },
 	{ "prometheus_query", "Prometheus query / query_range answer (JSON, Grafana inspector, Python dict)",
