@@ -170,16 +170,24 @@ cut:
 
 /* ---- records ---- */
 
-static int64_t ms_ns(int64_t ms)
+/* Milliseconds since the epoch as a time: UTC, or no time at all when a
+ * damaged capture's value is outside the years a ns clock holds. */
+static struct ol_time ms_time(int64_t ms)
 {
-	return ms * 1000000;
+	struct ol_time t = ol_time_none();
+
+	if (ms > 0 && ms < INT64_MAX / 1000000) {
+		t.clock = OL_CLOCK_UTC;
+		t.utc_ns = ms * 1000000;
+	}
+	return t;
 }
 
 /* An RSS sample (rss bytes, ms since the epoch) and the heap memray had
  * tracked then (OL_NULL: not known). 0, or -1 the sink failed. */
 static int rss_sample(struct mb_st *st, uint64_t rss, int64_t ms, int64_t heap)
 {
-	struct ol_time t = { OL_CLOCK_UTC, ms_ns(ms), OL_NULL, NULL };
+	struct ol_time t = ms_time(ms);
 
 	if (!st->rss_series &&
 	    (st->rss_series = sink_series(st->s, "proc.rss_bytes", "bytes", st->entity)) < 0)
@@ -510,9 +518,7 @@ static int capture_event(struct mb_st *st)
 		json_object_set_new(d, "problem", json_string(st->why));
 	memset(&e, 0, sizeof(e));
 	e.kind = "memray_capture";
-	e.t.clock = OL_CLOCK_UTC;
-	e.t.utc_ns = ms_ns(h->start_ms);
-	e.t.boot_ns = OL_NULL;
+	e.t = ms_time(h->start_ms);
 	e.pid = h->pid;
 	e.bytes = st->rss_samples ? (int64_t)st->rss_max : OL_NULL;
 	e.line = 0;
