@@ -65,10 +65,25 @@ const char *ledger_short(const char *line)
 	return k < 0 ? line : looks[k].name;
 }
 
+/* The slice's name on the bar: its own name up to a parenthesis when
+ * that is short ("PyTorch tensors", "allocated by PyTorch"), else the
+ * line's short name ("activations" for "activations and other PyTorch
+ * tensors"). */
+static void bar_name(const struct bar_seg *s, char *buf, size_t n)
+{
+	const char *p = s->name ? strstr(s->name, " (") : NULL;
+	size_t len = !s->name ? 0 : p ? (size_t)(p - s->name) : strlen(s->name);
+
+	if (s->name && len <= 24)
+		snprintf(buf, n, "%.*s", (int)len, s->name);
+	else
+		snprintf(buf, n, "%s", ledger_short(s->line));
+}
+
 void ledger_bar(struct strbuf *sb, const struct bar_seg *s, int n, double cap)
 {
 	double sum = 0, scale, x = 0;
-	char b[32];
+	char b[32], name[64];
 	int i, k;
 
 	for (i = 0; i < n; i++)
@@ -94,10 +109,13 @@ void ledger_bar(struct strbuf *sb, const struct bar_seg *s, int n, double cap)
 		strbuf_addf(sb, "</title><rect x=%.1f y=1 width=%.1f height=%d fill=\"%s\"%s />",
 			    x, w, BAR_H, ledger_color(s[i].line),
 			    !strcmp(s[i].line, "free") ? " stroke=\"#c9ced6\"" : "");
-		if (w >= 7.0 * (double)(strlen(ledger_short(s[i].line)) + strlen(b) + 1) + 8)
-			strbuf_addf(sb, "<text x=%.1f y=%d class=\"lbl%s\">%s %s</text>", x + 4,
-				    BAR_H / 2 + 5, k >= 0 && looks[k].dark ? " lbd" : "",
-				    ledger_short(s[i].line), b);
+		bar_name(&s[i], name, sizeof(name));
+		if (w >= 7.0 * (double)(strlen(name) + strlen(b) + 1) + 8) {
+			strbuf_addf(sb, "<text x=%.1f y=%d class=\"lbl%s\">", x + 4, BAR_H / 2 + 5,
+				    k >= 0 && looks[k].dark ? " lbd" : "");
+			h_text(sb, name, (size_t)-1);
+			strbuf_addf(sb, " %s</text>", b);
+		}
 		strbuf_addstr(sb, "</g>");
 		x += w;
 	}

@@ -3,7 +3,8 @@
 # tipped over by a burst of requests) has an honest chart: KV-cache usage
 # a percentage between 0 and 100 in the legend and the findings, the byte
 # axis fitted to the 71 -> 75 GiB leak with the card's total labelled,
-# and the header's peak the legend's (args: oomlens binary, source dir).
+# the header's peak the legend's, and the card strip's slices named as
+# the message names them (args: oomlens binary, source dir).
 set -eu
 OOMLENS=$1
 SRC=$2
@@ -34,4 +35,8 @@ head=$(grep -o 'Peak memory</div><div class=kv>[^<]*' "$DIR/r.html" | sed 's/.*c
 [ "$head" = "78.5 GiB" ] || fail "header peak: $head"
 grep -q 'GPU used <span class=ent>gpu0</span> <span class=muted[^>]*>peak 78.5 GiB<' "$DIR/tl.html" \
 	|| fail "the legend's peak of GPU used is not the header's $head"
+# the card strip names what PyTorch's message says: allocated, not "activations"
+grep -q 'class="lbl lbd">allocated by PyTorch 79.1 GiB</text>' "$DIR/r.html" \
+	|| fail "the card strip does not say allocated by PyTorch"
+grep -q 'class="lbl lbd">weights 15.0 GiB</text>' "$DIR/r.html" || fail "the ledger bar lost its weights"
 exit 0
