@@ -130,7 +130,13 @@ void fmt_figure(struct strbuf *out, const char *key, const json_t *v)
 	} else if (ends(key, "_ns")) {             /* a duration */
 		strbuf_addf(out, "%.3f s", d / 1e9);
 	} else if (ends(key, "_s") || ends(key, "_seconds")) {
-		strbuf_addf(out, "%.3g s", d);
+		/* a duration in the unit a reader counts it in */
+		if (fabs(d) >= 7200)
+			strbuf_addf(out, "%.1f h", d / 3600);
+		else if (fabs(d) >= 120)
+			strbuf_addf(out, "%.0f min", d / 60);
+		else
+			strbuf_addf(out, "%.3g s", d);
 	} else if (ends(key, "_percent") || !strncmp(key, "kv_usage", 8)) {
 		/* KV-cache usage is stored in percent (docs/schema.md) */
 		strbuf_addf(out, "%.1f %%", d);
