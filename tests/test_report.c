@@ -12,6 +12,7 @@
 #include "testutil.h"
 #include "reports/report.h"
 #include "reports/section.h"
+#include "reports/summary.h"
 #include "lib/strbuf.h"
 
 #include <jansson.h>
@@ -405,6 +406,34 @@ static void text_keeps_windows_paths(void **state)
 	contains(t, path);
 	free(t);
 	t_close(tl);
+}
+
+/* A figure reads in the unit its name says: bytes binary, durations in
+ * seconds, minutes or hours as a reader counts them, KV usage percent. */
+static void figures_in_their_units(void **state)
+{
+	static const struct { const char *key; json_t *(*make)(double); double v; const char *want; }
+	cases[] = {
+		{ "history_s", json_real, 18600, "5.2 h" },
+		{ "rise_seconds", json_real, 100, "100 s" },
+		{ "load_history_s", json_real, 119, "119 s" },
+		{ "load_history_s", json_real, 120, "2 min" },
+		{ "span_s", json_real, 7199, "120 min" },
+		{ "baseline_bytes", json_real, 75.2 * 1073741824.0, "75.2 GiB" },
+		{ "kv_usage_peak", json_real, 15.9, "15.9 %" },
+	};
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		json_t *v = cases[i].make(cases[i].v);
+		fmt_figure(&sb, cases[i].key, v);
+		if (strcmp(sb.buf, cases[i].want))
+			fail_msg("%s %g: %s, not %s", cases[i].key, cases[i].v, sb.buf, cases[i].want);
+		json_decref(v);
+		strbuf_release(&sb);
+	}
 }
 
 static void json_full_incident(void **state)
@@ -874,6 +903,7 @@ int main(void)
 		cmocka_unit_test(hostile_times_and_figures),
 		cmocka_unit_test(text_full_incident),
 		cmocka_unit_test(text_keeps_windows_paths),
+		cmocka_unit_test(figures_in_their_units),
 		cmocka_unit_test(sections_table_orders_every_format),
 		cmocka_unit_test(each_query_runs_once_per_report),
 		cmocka_unit_test(dump_victim_agrees_between_formats),
