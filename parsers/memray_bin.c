@@ -265,7 +265,7 @@ static int rec_code(struct mb_st *st)
 	    mb_string(&st->src, st->file, sizeof(st->file), NULL) < 0 ||
 	    mb_svarint(&st->src, &d) < 0 || mb_varint(&st->src, &len) < 0)
 		return -1;
-	st->last_firstline += d;
+	st->last_firstline = mb_sat_add(st->last_firstline, d);
 	if (len > (1u << 24)) {
 		snprintf(st->why, sizeof(st->why), "a code object's line table of %llu bytes",
 			 (unsigned long long)len);
@@ -309,7 +309,8 @@ static int rec_plain(struct mb_st *st, unsigned type)
 	case 2:  /* MEMORY_RECORD: rss, ms since the header's start */
 		if (mb_varint(&st->src, &u) < 0 || mb_varint(&st->src, &v) < 0)
 			return -1;
-		return rss_sample(st, u, st->h.start_ms + (int64_t)v, (int64_t)st->agg.heap) < 0 ?
+		return rss_sample(st, u, mb_sat_add(st->h.start_ms, v > INT64_MAX ? INT64_MAX :
+				 (int64_t)v), (int64_t)st->agg.heap) < 0 ?
 		       -4 : 0;
 	case 5:  /* NATIVE_TRACE_INDEX: ip, index (deltas) */
 		st->native_frames++;
@@ -494,7 +495,8 @@ static int capture_event(struct mb_st *st)
 		      "header_frames", (json_int_t)h->n_frames,
 		      "start_time_ms", (json_int_t)h->start_ms,
 		      "end_time_ms", complete ? json_integer(h->end_ms) : json_null(),
-		      "duration_s", complete ? json_real((double)(h->end_ms - h->start_ms) / 1000.0)
+		      "duration_s", complete ? json_real(((double)h->end_ms - (double)h->start_ms) /
+							 1000.0)
 					     : json_null(),
 		      "command_line", ol_json_strn(h->cmd, strlen(h->cmd)),
 		      "command_line_cut", h->cmd_len >= sizeof(h->cmd),

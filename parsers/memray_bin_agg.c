@@ -382,17 +382,17 @@ static int64_t code_line(const struct mb_code *c, int64_t ioff, uint32_t pyver)
 				break;
 			case 14:
 				u = lt_varint(&p, end);
-				line += u & 1 ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
+				line = mb_sat_add(line, u & 1 ? -(int64_t)(u >> 1) : (int64_t)(u >> 1));
 				lt_varint(&p, end);
 				lt_varint(&p, end);
 				lt_varint(&p, end);
 				break;
 			case 13:
 				u = lt_varint(&p, end);
-				line += u & 1 ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
+				line = mb_sat_add(line, u & 1 ? -(int64_t)(u >> 1) : (int64_t)(u >> 1));
 				break;
 			case 10: case 11: case 12:
-				line += code - 10;
+				line = mb_sat_add(line, code - 10);
 				p += end - p < 2 ? end - p : 2;
 				break;
 			default:
@@ -409,7 +409,7 @@ static int64_t code_line(const struct mb_code *c, int64_t ioff, uint32_t pyver)
 		uint64_t at = 0, last = (uint64_t)ioff << 1;
 		for (; p + 1 < end; p += 2) {
 			at += p[0];
-			line += (signed char)p[1] == -128 ? 0 : (signed char)p[1];
+			line = mb_sat_add(line, (signed char)p[1] == -128 ? 0 : (signed char)p[1]);
 			if (at > last)
 				break;
 		}
@@ -421,7 +421,7 @@ static int64_t code_line(const struct mb_code *c, int64_t ioff, uint32_t pyver)
 			bc += p[0];
 			if (bc > (uint64_t)ioff)
 				break;
-			line += (signed char)p[1];
+			line = mb_sat_add(line, (signed char)p[1]);
 		}
 		return line;
 	}

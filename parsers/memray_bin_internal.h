@@ -144,4 +144,16 @@ const char *mb_allocator_name(unsigned allocator);
 int mb_agg_holders(struct mb_agg *a, struct sink *s, uint32_t python_version,
 		   json_t *stats);
 
+/* a + b, held at the ends of int64_t: a damaged capture's deltas must
+ * not overflow (undefined in C), and a line or time that far off is
+ * nonsense either way. */
+static inline int64_t mb_sat_add(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
 #endif
