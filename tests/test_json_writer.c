@@ -83,6 +83,8 @@ static void reals_as_jansson_prints_them(void **state)
 		123456789012.5, 1234567890125.0, 4600.000002, 7.70289989305e-5, 1e12, 1e11,
 		123.0, 12345678901234.0, 0.30000000000000004, 2.5e-4, 1.5, 2.5, 1e300, -1e-300,
 		5e-324, 1.7976931348623157e308, 0.000416976999986, 4000.10009,
+		3.2e-5, -3.2e-5, 1.0000000000005e-7, 9.999999999995e-10, 1e-20, 9.99999999999e-21,
+		1e-21, 1.23456789012e-13, 0.99999999999949e-4, 9.9999999999951e-5,
 	};
 	size_t i;
 	int e;
@@ -103,7 +105,7 @@ static void reals_as_jansson_prints_them(void **state)
 	/* next to the ties of the twelfth digit: d.ddddddddddd5 and its neighbours */
 	for (i = 0; i < 100000; i++) {
 		double m = (double)(100000000000ULL + next_rand() % 900000000000ULL) + 0.5;
-		double v = m * pow(10.0, (int)(next_rand() % 20) - 15);
+		double v = m * pow(10.0, (int)(next_rand() % 30) - 25);
 		check_real(v);
 		check_real(nextafter(v, 0));
 		check_real(nextafter(v, INFINITY));

@@ -262,20 +262,22 @@ void q_jw_int(struct q_jw *w, int64_t v)
 
 /* a (finite, > 0) rounded to 12 significant digits as printf rounds:
  * *m in [1e11, 1e12) and the decimal exponent *x of its first digit; 0
- * when this cannot be sure (out of [1e-4, 1e15), or within reach of a
- * tie: the scaled value carries one rounding, at most 1.2e-4 at 1e12). */
+ * when this cannot be sure (out of [1e-20, 1e15), or within reach of a
+ * tie: the scaled value carries at most two roundings -- the product's
+ * and, past 1e22, the power of ten's -- 2.3e-4 at 1e12). */
 static int round12(double a, uint64_t *m, int *x)
 {
 	static const double p10[] = {
 		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
-		1e13, 1e14, 1e15
+		1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23,
+		1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31
 	};
 	double s, f;
 	int e, k;
 
-	if (!(a >= 1e-4 && a < 1e15))
+	if (!(a >= 1e-20 && a < 1e15))
 		return 0;
-	for (e = 14; e > -4 && a < (e >= 0 ? p10[e] : 1.0 / p10[-e]); e--)
+	for (e = 14; e > -20 && a < (e >= 0 ? p10[e] : 1.0 / p10[-e]); e--)
 		;
 	k = 11 - e;
 	s = k >= 0 ? a * p10[k] : a / p10[-k];
@@ -303,14 +305,22 @@ static size_t format12(char *out, uint64_t m, int x)
 		d[i] = (char)('0' + m % 10);
 	for (last = 11; last > 0 && d[last] == '0'; last--)
 		;
-	if (x >= 12) {                  /* %g's exponent form */
+	if (x >= 12 || x < -4) {        /* %g's exponent form */
 		out[n++] = d[0];
 		if (last > 0) {
 			out[n++] = '.';
 			memcpy(out + n, d + 1, (size_t)last);
 			n += last;
 		}
-		return (size_t)(n + sprintf(out + n, "e%d", x));
+		out[n++] = 'e';
+		if (x < 0) {
+			out[n++] = '-';
+			x = -x;
+		}
+		if (x >= 10)
+			out[n++] = (char)('0' + x / 10);
+		out[n++] = (char)('0' + x % 10);
+		return (size_t)n;
 	}
 	if (x >= 0) {
 		memcpy(out, d, (size_t)x + 1);
@@ -366,7 +376,14 @@ void jw_real(struct q_jw *w, double v)
 	size_t n;
 	int x;
 
-	if (v != 0 && round12(fabs(v), &m, &x)) {
+	if (v == 0) {                   /* "%.12g" gives "0" or "-0", then ".0" */
+		if (signbit(v))
+			jw_put(w, "-0.0", 4);
+		else
+			jw_put(w, "0.0", 3);
+		return;
+	}
+	if (round12(fabs(v), &m, &x)) {
 		tmp[0] = '-';
 		n = format12(tmp + (v < 0), m, x) + (v < 0);
 	} else {
