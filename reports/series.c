@@ -92,15 +92,17 @@ static int better(double a, double b, int want)
  * SQLite's aggregates would order otherwise (text in a number column). */
 static int add_sample(struct series_sum *s, sqlite3_stmt *st)
 {
-	int tt = sqlite3_column_type(st, 1), bt = sqlite3_column_type(st, 2);
-	int vt = sqlite3_column_type(st, 3);
-	int64_t t = tt == SQLITE_INTEGER ? sqlite3_column_int64(st, 1) : 0;
+	/* each column fetched once (unprotected values, read before the next step) */
+	sqlite3_value *tv = sqlite3_column_value(st, 1), *vv = sqlite3_column_value(st, 3);
+	int tt = sqlite3_value_type(tv), bt = sqlite3_column_type(st, 2);
+	int vt = sqlite3_value_type(vv);
+	int64_t t = tt == SQLITE_INTEGER ? sqlite3_value_int64(tv) : 0;
+	double v = vt == SQLITE_FLOAT ? sqlite3_value_double(vv) : 0;
 
 	if ((tt != SQLITE_INTEGER && tt != SQLITE_NULL) ||
 	    (bt != SQLITE_INTEGER && bt != SQLITE_NULL) || (vt != SQLITE_FLOAT && vt != SQLITE_NULL))
 		return -1;
 	if (vt == SQLITE_FLOAT) {
-		double v = sqlite3_column_double(st, 3);
 		int lo = s->points ? better(v, s->min, -1) : 1;
 		int hi = s->points ? better(v, s->max, 1) : 1;
 		if (lo < 0 || hi < 0)
@@ -126,7 +128,7 @@ static int add_sample(struct series_sum *s, sqlite3_stmt *st)
 		s->latest_timed = tt == SQLITE_INTEGER;
 		s->latest_time = t;
 		s->latest_null = vt == SQLITE_NULL;
-		s->latest_value = vt == SQLITE_NULL ? 0 : sqlite3_column_double(st, 3);
+		s->latest_value = v;
 	}
 	return 0;
 }
