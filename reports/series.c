@@ -74,7 +74,7 @@ static struct series_sum *find(struct series_sum *s, size_t n, int64_t id)
 {
 	struct series_sum key = { .id = id };
 
-	return bsearch(&key, s, n, sizeof(*s), by_id);
+	return n ? bsearch(&key, s, n, sizeof(*s), by_id) : NULL;
 }
 
 /* Whether a replaces the running min (want < 0) or max (want > 0) b as
@@ -222,10 +222,11 @@ static json_t *series_fast(struct report_ctx *c)
 		s[n].id = order[n] = sqlite3_column_int64(ids, 0);
 		n++;
 	}
-	if (ok) {
+	if (ok && n) {                  /* no series: no rows, no samples to read */
 		qsort(s, n, sizeof(*s), by_id);
-		ok = sum_samples(c, s, n) == 0 && (rows = json_array()) != NULL;
+		ok = sum_samples(c, s, n) == 0;
 	}
+	ok = ok && (rows = json_array()) != NULL;
 	for (i = 0; ok && i < n; i++)
 		ok = (p = find(s, n, order[i])) && series_row(row, p, rows) == 0;
 	if (!ok) {
