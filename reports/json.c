@@ -7,7 +7,8 @@
  *
  * Also the sections only the JSON report has: the version and schema, the
  * verdict and summary (from the report's summary), incident-wide meta,
- * the CUDA and host cores, the time series and the PyTorch snapshots.
+ * the CUDA and host cores and the PyTorch snapshots (the time series:
+ * series.c).
  */
 #include "reports/report.h"
 #include "reports/section.h"
@@ -196,33 +197,6 @@ json_t *load_host_cores(struct report_ctx *c)
 		"  FROM (SELECT * FROM thread WHERE artifact_id = a.id ORDER BY crashed DESC, id) t)"
 		"  AS threads_json"
 		" FROM artifact a WHERE a.kind = 'host_core' ORDER BY a.id", -1);
-}
-
-/* --- time series --- */
-
-/* One row per series: its size, time span and last value (the latest
- * sample; the last written when times tie or are unknown). clock: "local" when the
- * writing artifact stored wall-clock times of unknown zone (meta
- * time.clock), "boot" when no point could be placed on UTC, null when no
- * point has any time, else "utc". */
-json_t *load_series(struct report_ctx *c)
-{
-	return r_rows(c,
-		"SELECT s.name, s.unit, s.entity, count(p.value) AS points,"
-		" min(p.value) AS min, max(p.value) AS max,"
-		" (SELECT q.value FROM sample q WHERE q.series_id = s.id"
-		"  ORDER BY q.time_ns DESC, q.rowid DESC LIMIT 1) AS last,"
-		" min(p.time_ns) AS first_time, max(p.time_ns) AS last_time,"
-		" CASE WHEN count(p.time_ns) = 0 AND count(p.boot_ns) > 0 THEN 'boot'"
-		"  WHEN count(p.time_ns) = 0 THEN NULL"
-		"  WHEN EXISTS (SELECT 1 FROM meta m WHERE m.artifact_id = s.artifact_id"
-		"   AND m.key = 'time.clock' AND m.value = 'local') THEN 'local'"
-		"  ELSE 'utc' END AS clock,"
-		" count(p.value) - count(p.time_ns) AS unplaced_points,"
-		" a.path AS artifact"
-		" FROM series s LEFT JOIN sample p ON p.series_id = s.id"
-		" LEFT JOIN artifact a ON a.id = s.artifact_id"
-		" GROUP BY s.id ORDER BY s.name, s.entity", -1);
 }
 
 /* A holder row of the JSON report (docs/json.md "snapshots"): ?1 the

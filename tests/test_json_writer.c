@@ -82,6 +82,8 @@ static void reals_as_jansson_prints_them(void **state)
 		123456789012.5, 1234567890125.0, 4600.000002, 7.70289989305e-5, 1e12, 1e11,
 		123.0, 12345678901234.0, 0.30000000000000004, 2.5e-4, 1.5, 2.5, 1e300, -1e-300,
 		5e-324, 1.7976931348623157e308, 0.000416976999986, 4000.10009,
+		3.2e-5, -3.2e-5, 1.0000000000005e-7, 9.999999999995e-10, 1e-20, 9.99999999999e-21,
+		1e-21, 1.23456789012e-13, 0.99999999999949e-4, 9.9999999999951e-5,
 	};
 	size_t i;
 	int e;
@@ -102,7 +104,7 @@ static void reals_as_jansson_prints_them(void **state)
 	/* next to the ties of the twelfth digit: d.ddddddddddd5 and its neighbours */
 	for (i = 0; i < 100000; i++) {
 		double m = (double)(100000000000ULL + next_rand() % 900000000000ULL) + 0.5;
-		double v = m * pow(10.0, (int)(next_rand() % 20) - 15);
+		double v = m * pow(10.0, (int)(next_rand() % 30) - 25);
 		check_real(v);
 		check_real(nextafter(v, 0));
 		check_real(nextafter(v, INFINITY));
@@ -456,6 +458,67 @@ static void nested_rows_as_jansson(void **state)
 }
 
 
+/* Times written by one writer, which keeps the date of the day it wrote
+ * last, as q_json_time() gives each alone: runs within a day, across
+ * midnight and a leap day, before 1970, at random over every year an
+ * int64 of nanoseconds reaches, and at its ends. */
+static void times_as_format_iso8601(void **state)
+{
+	static const int64_t fixed[] = {
+		0, -1, 1, 999, -999999999, -1000000000, -1000000001, -86400000000000,
+		-86400000000001, 86399999999999, 86400000000000, INT64_MAX, INT64_MIN,
+		INT64_MIN + 1, INT64_MAX - 1, 1764440000000000000, 1764440000000000000,
+		1764460799999999999, 1764460800000000000, 1764460799999999999,
+		951782400000000000, 951868799999999999, 951868800000000000,  /* 29 Feb 2000 */
+	};
+	sqlite3 *db;
+	sqlite3_stmt *ins, *st;
+	struct q_jw_cols cols;
+	struct capture c;
+	struct q_jw w;
+	json_t *o;
+	char *got, *want;
+	int64_t t = 1764440000000000000;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	exec_sql(db, "CREATE TABLE r(id INTEGER PRIMARY KEY, time_ns INTEGER)");
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO r(time_ns) VALUES (?)", -1, &ins,
+					    NULL), SQLITE_OK);
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 3000; i++) {
+		int64_t v;
+		if (i < sizeof(fixed) / sizeof(fixed[0]))
+			v = fixed[i];
+		else if (i % 7 == 0)
+			v = (int64_t)next_rand();               /* any year */
+		else
+			v = t += (int64_t)(next_rand() % 4000000000000) - 200000000000;
+		sqlite3_bind_int64(ins, 1, v);
+		assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT time_ns AS time FROM r ORDER BY id", -1,
+					    &st, NULL), SQLITE_OK);
+	assert_int_equal(q_jw_cols_init(&cols, st, NULL, NULL), 0);
+	cap_open(&c);
+	q_jw_init(&w, c.f, 0, 0);
+	assert_int_equal(q_jw_rows(&w, &cols), 0);
+	assert_int_equal(w.rows_slow, 0);
+	assert_int_equal(q_jw_finish(&w), 0);
+	got = cap_close(&c);
+	o = q_rows_next(st, -1);
+	want = json_dumps(o, JSON_COMPACT | FLAGS_REAL);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	json_decref(o);
+	q_jw_cols_release(&cols);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 /* Rows ordered by the writer (q_jw_rows_sorted) as SQLite's ORDER BY a
  * DESC, b orders them, NULLs included; a tie on both keys or a key that
  * is not an integer is left to SQLite (1, nothing written). */
@@ -660,6 +723,7 @@ int main(void)
 		cmocka_unit_test(text_as_q_json_and_jansson),
 		cmocka_unit_test(rows_as_q_row_dumped),
 		cmocka_unit_test(nested_rows_as_jansson),
+		cmocka_unit_test(times_as_format_iso8601),
 		cmocka_unit_test(sorted_rows_as_order_by),
 		cmocka_unit_test(fixture_reports_as_their_model),
 		cmocka_unit_test(hostile_report_as_its_model),

@@ -2,11 +2,12 @@
  * test_series.c -- the time-series sources: smaps (fixture and
  * the real /proc files of a child process), cgroup v1 and v2 files,
  * nvidia-smi CSV in its header/nounits/noheader/compute-apps forms, DCGM
- * exporter text, detection, and the JSON series section (server logs:
- * test_server_log.c).
+ * exporter text, detection, and the JSON series section, summed in one
+ * pass against the query it replaces (server logs: test_server_log.c).
  */
 #include "testutil.h"
 #include "analyzer/ingest/formats.h"
+#include "analyzer/store/query.h"
 #include "lib/input.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
@@ -594,6 +595,107 @@ static void json_series_section(void **state)
 	t_close(tl);
 }
 
+static uint64_t series_rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t series_rand(void)
+{
+	series_rng ^= series_rng << 13;
+	series_rng ^= series_rng >> 7;
+	series_rng ^= series_rng << 17;
+	return series_rng;
+}
+
+/* The series rows as the one GROUP BY query that made them before they
+ * were summed in one pass over the samples (reports/series.c). */
+#define SERIES_REFERENCE \
+	"SELECT s.name, s.unit, s.entity, count(p.value) AS points," \
+	" min(p.value) AS min, max(p.value) AS max," \
+	" (SELECT q.value FROM sample q WHERE q.series_id = s.id" \
+	"  ORDER BY q.time_ns DESC, q.rowid DESC LIMIT 1) AS last," \
+	" min(p.time_ns) AS first_time, max(p.time_ns) AS last_time," \
+	" CASE WHEN count(p.time_ns) = 0 AND count(p.boot_ns) > 0 THEN 'boot'" \
+	"  WHEN count(p.time_ns) = 0 THEN NULL" \
+	"  WHEN EXISTS (SELECT 1 FROM meta m WHERE m.artifact_id = s.artifact_id" \
+	"   AND m.key = 'time.clock' AND m.value = 'local') THEN 'local'" \
+	"  ELSE 'utc' END AS clock," \
+	" count(p.value) - count(p.time_ns) AS unplaced_points," \
+	" a.path AS artifact" \
+	" FROM series s LEFT JOIN sample p ON p.series_id = s.id" \
+	" LEFT JOIN artifact a ON a.id = s.artifact_id" \
+	" GROUP BY s.id ORDER BY s.name, s.entity"
+
+/* n random samples over series 1-6 and 9 (a sample of no series), times
+ * that tie, NULL times, boot times and values; odd: also -0.0 against
+ * 0.0 and text in the value column, where the order of the scan would
+ * decide. The report's "series" against SERIES_REFERENCE, as text. */
+static void series_agree(int n, int odd)
+{
+	static const double values[] = { 1.5, 2.0, 7.25, 1e9, -3.0, 0.0 };
+	const size_t flags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12) | JSON_INDENT(2);
+	struct timeline *tl = t_open();
+	sqlite3_stmt *st, *ref;
+	json_t *o, *want;
+	char *got_s, *want_s;
+	int i;
+
+	assert_int_equal(sqlite3_exec(tl->db,
+		"INSERT INTO artifact(id, path) VALUES (1, 'a.log'), (2, 'b.csv');"
+		"INSERT INTO meta(artifact_id, key, value) VALUES (2, 'time.clock', 'local');"
+		"INSERT INTO series(id, artifact_id, name, unit, entity) VALUES"
+		" (1, 1, 'gpu.used_bytes', 'bytes', 'gpu0'), (2, 1, 'gpu.used_bytes', 'bytes', ''),"
+		" (3, 2, 'cgroup.current_bytes', 'bytes', ''), (4, NULL, 'z', NULL, ''),"
+		" (5, 2, 'kv', '%', 'e'), (6, 1, 'empty', NULL, '')", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(tl->db, "INSERT INTO sample(series_id, time_ns, boot_ns,"
+					    " value) VALUES (?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
+	for (i = 0; i < n; i++) {
+		int s = (int)(series_rand() % 6), r = (int)(series_rand() % 16);
+		/* series 4 only off UTC, series 6 never */
+		sqlite3_bind_int(st, 1, s == 5 ? 9 : s + 1);
+		if (s == 3 || series_rand() % 4 == 0)
+			sqlite3_bind_null(st, 2);
+		else
+			sqlite3_bind_int64(st, 2, 1764440000000000000 + (int64_t)(series_rand() % 20) * 1000000000);
+		if (series_rand() % 2)
+			sqlite3_bind_null(st, 3);
+		else
+			sqlite3_bind_int64(st, 3, (int64_t)(series_rand() % 1000));
+		if (r == 0)
+			sqlite3_bind_null(st, 4);
+		else if (odd && r == 1)
+			sqlite3_bind_double(st, 4, -0.0);
+		else if (odd && r == 2 && i == n / 2)
+			sqlite3_bind_text(st, 4, "text", -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_double(st, 4, values[series_rand() % 6]);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	o = report_json(tl->db);
+	assert_int_equal(sqlite3_prepare_v2(tl->db, SERIES_REFERENCE, -1, &ref, NULL), SQLITE_OK);
+	want = q_rows_next(ref, -1);
+	sqlite3_finalize(ref);
+	assert_int_equal(json_array_size(want), 6);
+	got_s = json_dumps(json_object_get(o, "series"), flags);
+	want_s = json_dumps(want, flags);
+	assert_non_null(got_s);
+	assert_string_equal(got_s, want_s);
+	free(got_s);
+	free(want_s);
+	json_decref(want);
+	json_decref(o);
+	t_close(tl);
+}
+
+static void series_as_one_query(void **state)
+{
+	(void)state;
+	series_agree(0, 0);
+	series_agree(5, 0);
+	series_agree(3000, 0);
+	series_agree(3000, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +714,7 @@ int main(void)
 		cmocka_unit_test(dcgm_scrape),
 		cmocka_unit_test(detection),
 		cmocka_unit_test(json_series_section),
+		cmocka_unit_test(series_as_one_query),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,6 +84,9 @@ struct q_jw {
 	char *held;             /* q_jw_rows_sorted's texts, while they are reordered */
 	size_t heldcap;
 	uint32_t row, nkeys, objects;
+	int64_t day;            /* the day of the last time written, whose date */
+	char day_text[12];      /* day_text is ("YYYY-MM-DDT"; day_len 0: none) */
+	unsigned char day_len;
 	uint64_t rows_fast;     /* rows written without jansson (q_jw_row) */
 	uint64_t rows_slow;     /* rows that went through q_row() and jansson */
 };

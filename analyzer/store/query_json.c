@@ -94,17 +94,14 @@ void q_jw_raw(struct q_jw *w, const char *s, size_t n)
 
 void jw_newline(struct q_jw *w, int d)
 {
-	static const char spaces[] = "\n                                                       "
-				     "                                                         ";
-	size_t n = (size_t)(w->base + d) * (size_t)w->indent + 1;
+	size_t n = (size_t)(w->base + d) * (size_t)w->indent;
+	char *p = n < SIZE_MAX / 2 ? jw_need(w, n + 1) : NULL;
 
-	if (n <= sizeof(spaces) - 1) {
-		jw_put(w, spaces, n);
-		return;
+	if (p) {
+		*p = '\n';
+		memset(p + 1, ' ', n);
+		w->len += n + 1;
 	}
-	jw_put(w, spaces, sizeof(spaces) - 1);
-	for (n -= sizeof(spaces) - 1; n; n--)
-		jw_putc(w, ' ');
 }
 
 void q_jw_open(struct q_jw *w, int c)
@@ -236,13 +233,28 @@ void q_jw_text(struct q_jw *w, const char *text, size_t n)
 
 void q_jw_int(struct q_jw *w, int64_t v)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char tmp[24], *q = tmp + sizeof(tmp);
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
-	do {
-		*--q = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	if (u < 10 && v >= 0) {
+		jw_putc(w, (char)('0' + u));
+		return;
+	}
+	while (u >= 100) {
+		q -= 2;
+		memcpy(q, pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		q -= 2;
+		memcpy(q, pairs + 2 * u, 2);
+	} else {
+		*--q = (char)('0' + u);
+	}
 	if (v < 0)
 		*--q = '-';
 	jw_put(w, q, (size_t)(tmp + sizeof(tmp) - q));
@@ -250,20 +262,22 @@ void q_jw_int(struct q_jw *w, int64_t v)
 
 /* a (finite, > 0) rounded to 12 significant digits as printf rounds:
  * *m in [1e11, 1e12) and the decimal exponent *x of its first digit; 0
- * when this cannot be sure (out of [1e-4, 1e15), or within reach of a
- * tie: the scaled value carries one rounding, at most 1.2e-4 at 1e12). */
+ * when this cannot be sure (out of [1e-20, 1e15), or within reach of a
+ * tie: the scaled value carries at most two roundings -- the product's
+ * and, past 1e22, the power of ten's -- 2.3e-4 at 1e12). */
 static int round12(double a, uint64_t *m, int *x)
 {
 	static const double p10[] = {
 		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
-		1e13, 1e14, 1e15
+		1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23,
+		1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31
 	};
 	double s, f;
 	int e, k;
 
-	if (!(a >= 1e-4 && a < 1e15))
+	if (!(a >= 1e-20 && a < 1e15))
 		return 0;
-	for (e = 14; e > -4 && a < (e >= 0 ? p10[e] : 1.0 / p10[-e]); e--)
+	for (e = 14; e > -20 && a < (e >= 0 ? p10[e] : 1.0 / p10[-e]); e--)
 		;
 	k = 11 - e;
 	s = k >= 0 ? a * p10[k] : a / p10[-k];
@@ -291,14 +305,22 @@ static size_t format12(char *out, uint64_t m, int x)
 		d[i] = (char)('0' + m % 10);
 	for (last = 11; last > 0 && d[last] == '0'; last--)
 		;
-	if (x >= 12) {                  /* %g's exponent form */
+	if (x >= 12 || x < -4) {        /* %g's exponent form */
 		out[n++] = d[0];
 		if (last > 0) {
 			out[n++] = '.';
 			memcpy(out + n, d + 1, (size_t)last);
 			n += last;
 		}
-		return (size_t)(n + sprintf(out + n, "e%d", x));
+		out[n++] = 'e';
+		if (x < 0) {
+			out[n++] = '-';
+			x = -x;
+		}
+		if (x >= 10)
+			out[n++] = (char)('0' + x / 10);
+		out[n++] = (char)('0' + x % 10);
+		return (size_t)n;
 	}
 	if (x >= 0) {
 		memcpy(out, d, (size_t)x + 1);
@@ -354,7 +376,14 @@ void jw_real(struct q_jw *w, double v)
 	size_t n;
 	int x;
 
-	if (v != 0 && round12(fabs(v), &m, &x)) {
+	if (v == 0) {                   /* "%.12g" gives "0" or "-0", then ".0" */
+		if (signbit(v))
+			jw_put(w, "-0.0", 4);
+		else
+			jw_put(w, "0.0", 3);
+		return;
+	}
+	if (round12(fabs(v), &m, &x)) {
 		tmp[0] = '-';
 		n = format12(tmp + (v < 0), m, x) + (v < 0);
 	} else {
@@ -369,6 +398,56 @@ int q_jw_real(struct q_jw *w, double v)
 		return -1;
 	jw_real(w, v);
 	return 0;
+}
+
+/* ns as q_json_time() makes it (format_iso8601, quoted): the date of
+ * the last day written is kept, the time of day put together here, in
+ * digits as its "%02d:%02d:%02d.%06ld" gives them. */
+static void jw_time(struct q_jw *w, int64_t ns)
+{
+	int64_t secs = ns / 1000000000, rem = ns % 1000000000, day, sod;
+	int f[4], i;
+	char buf[40], *p;
+
+	if (rem < 0) {
+		secs--;
+		rem += 1000000000;
+	}
+	day = secs / 86400;
+	sod = secs % 86400;
+	if (sod < 0) {
+		sod += 86400;
+		day--;
+	}
+	if (!w->day_len || day != w->day) {
+		format_iso8601(ns, buf, sizeof(buf));
+		if (strlen(buf) != 27 || buf[10] != 'T') {      /* a year of another width */
+			w->day_len = 0;
+			q_jw_text(w, buf, strlen(buf));
+			return;
+		}
+		memcpy(w->day_text, buf, 11);
+		w->day_len = 11;
+		w->day = day;
+	}
+	if (!(p = jw_need(w, 29)))
+		return;
+	*p++ = '"';
+	memcpy(p, w->day_text, 11);
+	p += 11;
+	f[0] = (int)(sod / 3600);
+	f[1] = (int)(sod / 60 % 60);
+	f[2] = (int)(sod % 60);
+	for (i = 0; i < 3; i++) {
+		*p++ = (char)('0' + f[i] / 10);
+		*p++ = (char)('0' + f[i] % 10);
+		*p++ = i < 2 ? ':' : '.';
+	}
+	f[3] = (int)(rem / 1000);
+	for (i = 5; i >= 0; i--, f[3] /= 10)
+		p[i] = (char)('0' + f[3] % 10);
+	memcpy(p + 6, "Z\"", 2);
+	w->len += 29;
 }
 
 /* ---- rows ---- */
@@ -462,9 +541,8 @@ void q_jw_cols_release(struct q_jw_cols *c)
 	strbuf_release(&c->keytext);
 }
 
-/* Member key of column i, recorded in the row's key set when "data" may
- * bring the same one: 0 or -1. */
-static int col_member(struct q_jw *w, const struct q_jw_cols *c, int i)
+/* col_member by the pieces, wherever the writer stands. */
+static int col_member_slow(struct q_jw *w, const struct q_jw_cols *c, int i)
 {
 	size_t off;
 
@@ -477,23 +555,55 @@ static int col_member(struct q_jw *w, const struct q_jw_cols *c, int i)
 	return 0;
 }
 
-/* Column i of the current row as q_json() makes it: 0, or -1 for a
+/* Member key of column i, recorded in the row's key set when "data" may
+ * bring the same one: 0 or -1. */
+static int col_member(struct q_jw *w, const struct q_jw_cols *c, int i)
+{
+	size_t off, key = c->key_len[i], ind;
+	int d = w->depth;
+	char *p;
+
+	if (d <= 0 || d > Q_JW_DEPTH || w->base < 0 || w->indent < 0)
+		return col_member_slow(w, c, i);
+	/* the separator, newline, indentation, key and colon at once */
+	ind = w->indent ? (size_t)(w->base + d) * (size_t)w->indent : 0;
+	if (!(p = jw_need(w, key + ind + 5)))
+		return 0;
+	if (w->members[d - 1])
+		*p++ = ',';
+	w->members[d - 1] = 1;
+	if (w->indent) {
+		*p++ = '\n';
+		memset(p, ' ', ind);
+		p += ind;
+	}
+	memcpy(p, c->keytext.buf + c->key_off[i], key);
+	off = (size_t)(p - w->buf);
+	p += key;
+	*p++ = ':';
+	if (w->indent)
+		*p++ = ' ';
+	w->len = (size_t)(p - w->buf);
+	return c->has_data && jw_key_add(w, 0, off, key) < 0 ? -1 : 0;
+}
+
+/* A column's value v (of type type) as q_json() makes it: 0, or -1 for a
  * value jansson would leave out (a real that is not finite). */
-static int col_value(struct q_jw *w, sqlite3_stmt *st, int i, int type)
+static int col_value(struct q_jw *w, sqlite3_value *v, int type)
 {
 	const char *t;
 
 	switch (type) {
 	case SQLITE_INTEGER:
-		q_jw_int(w, sqlite3_column_int64(st, i));
+		q_jw_int(w, sqlite3_value_int64(v));
 		return 0;
 	case SQLITE_FLOAT:
-		return q_jw_real(w, sqlite3_column_double(st, i));
+		return q_jw_real(w, sqlite3_value_double(v));
 	case SQLITE_TEXT:
 	case SQLITE_BLOB:
-		t = (const char *)sqlite3_column_text(st, i);
+		t = (const char *)sqlite3_value_text(v);
 		if (t)
-			q_jw_text(w, t, (size_t)sqlite3_column_bytes(st, i));
+			q_jw_text(w, t, (size_t)sqlite3_value_bytes(v));
 		else
 			jw_put(w, "\"\"", 2);
 		return 0;
@@ -503,29 +613,33 @@ static int col_value(struct q_jw *w, sqlite3_stmt *st, int i, int type)
 	}
 }
 
-/* Column i's stored JSON: merged ("data") or as the value. 0 or -1. */
-static int col_json(struct q_jw *w, sqlite3_stmt *st, int i, int merge)
+/* A column's stored JSON v: merged ("data") or as the value. 0 or -1. */
+static int col_json(struct q_jw *w, sqlite3_value *v, int merge)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
+	const unsigned char *t = sqlite3_value_text(v);
 
-	return jw_scan_json(w, t, t ? (size_t)sqlite3_column_bytes(st, i) : 0, merge);
+	return jw_scan_json(w, t, t ? (size_t)sqlite3_value_bytes(v) : 0, merge);
 }
 
 /* The row's members by the rules of q_row(), without jansson: 0, or -1
- * when this one must go through jansson (the caller drops the text). */
+ * when this one must go through jansson (the caller drops the text).
+ * Each column is fetched once, as a value (sqlite3_column_value), and
+ * read with sqlite3_value_*: the same conversions as sqlite3_column_*,
+ * half the calls. The value is unprotected, which is safe here: it is
+ * read by the thread that steps st, before the next step. */
 static int row_fast(struct q_jw *w, const struct q_jw_cols *c)
 {
 	sqlite3_stmt *st = c->st;
-	char buf[40];
 	int i;
 
 	for (i = 0; i < c->n; i++) {
-		int type = sqlite3_column_type(st, i);
+		sqlite3_value *v = sqlite3_column_value(st, i);
+		int type = sqlite3_value_type(v);
 		switch (c->kind[i]) {
 		case COL_SKIP:
 			break;
 		case COL_DATA:
-			if (type == SQLITE_TEXT && col_json(w, st, i, 1) < 0)
+			if (type == SQLITE_TEXT && col_json(w, v, 1) < 0)
 				return -1;
 			break;
 		case COL_JSON:
@@ -533,7 +647,7 @@ static int row_fast(struct q_jw *w, const struct q_jw_cols *c)
 				return -1;
 			if (type != SQLITE_TEXT)
 				jw_put(w, "null", 4);
-			else if (col_json(w, st, i, 0) < 0)
+			else if (col_json(w, v, 0) < 0)
 				return -1;
 			break;
 		case COL_TIME:
@@ -543,19 +657,18 @@ static int row_fast(struct q_jw *w, const struct q_jw_cols *c)
 				jw_put(w, "null", 4);
 				break;
 			}
-			format_iso8601(sqlite3_column_int64(st, i), buf, sizeof(buf));
-			q_jw_text(w, buf, strlen(buf));
+			jw_time(w, sqlite3_value_int64(v));
 			break;
 		case COL_BOOL:
 			if (col_member(w, c, i) < 0)
 				return -1;
-			if (type == SQLITE_INTEGER && sqlite3_column_int64(st, i))
+			if (type == SQLITE_INTEGER && sqlite3_value_int64(v))
 				jw_put(w, "true", 4);
 			else
 				jw_put(w, "false", 5);
 			break;
 		default:
-			if (col_member(w, c, i) < 0 || col_value(w, st, i, type) < 0)
+			if (col_member(w, c, i) < 0 || col_value(w, v, type) < 0)
 				return -1;
 			break;
 		}
