@@ -267,7 +267,8 @@ int mb_agg_code(struct mb_agg *a, uint64_t id, const char *func, const char *fil
 		free(c->table);
 		return -1;
 	}
-	memcpy(c->table, table, table_len);
+	if (table_len)
+		memcpy(c->table, table, table_len);   /* table may be NULL when empty */
 	c->table_len = table_len;
 	a->code_bytes += fl + gl + table_len;
 	for (i = (size_t)mix(id) & m; a->code_hash[i]; i = (i + 1) & m)
