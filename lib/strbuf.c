@@ -227,8 +227,7 @@ int strbuf_add_md(struct strbuf *sb, const char *s, size_t n)
 	return r;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+size_t utf8_seq_len(const unsigned char *s, size_t n)
 {
 	size_t len, i;
 	unsigned cp;
@@ -262,7 +261,7 @@ int strbuf_add_utf8(struct strbuf *sb, const char *s, size_t n)
 	size_t i = 0, run = 0;
 
 	while (i < n) {
-		size_t k = utf8_seq(p + i, n - i);
+		size_t k = utf8_seq_len(p + i, n - i);
 		if (k) {
 			i += k;
 			run += k;

@@ -58,5 +58,9 @@ int strbuf_add_md(struct strbuf *sb, const char *s, size_t n);
 /* Append s[0..n) with every invalid UTF-8 sequence (and NUL) replaced by
  * U+FFFD, so that it can go into JSON or HTML. */
 int strbuf_add_utf8(struct strbuf *sb, const char *s, size_t n);
+/* Length of the valid UTF-8 sequence at s (n bytes left, n >= 1), or 0:
+ * no overlong form, no surrogate, nothing past U+10FFFF; an ASCII byte
+ * is 1, NUL 0 (the rules of jansson's decoder too). */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
 
 #endif

@@ -155,32 +155,6 @@ const unsigned char jw_text_class[256] = {
 	4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
 
-size_t jw_utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned cp;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 size_t jw_escape(char *p, unsigned char c)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -217,7 +191,7 @@ void q_jw_text(struct q_jw *w, const char *text, size_t n)
 			break;
 		if (jw_text_class[s[i]] <= 2) {
 			p += jw_escape(p, s[i++]);
-		} else if (s[i] >= 0x80 && (k = jw_utf8_len(s + i, n - i))) {
+		} else if (s[i] >= 0x80 && (k = utf8_seq_len(s + i, n - i))) {
 			memcpy(p, s + i, k);
 			p += k;
 			i += k;

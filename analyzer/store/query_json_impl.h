@@ -70,11 +70,6 @@ static inline void jw_colon(struct q_jw *w)
  * 3 NUL, 4 the lead of a multi-byte sequence (or an invalid byte). */
 extern const unsigned char jw_text_class[256];
 
-/* Length of the valid UTF-8 sequence at s (n bytes left, s[0] >= 0x80),
- * or 0: the rules of q_json()'s cleaning and of jansson's decoder alike
- * (no overlong form, no surrogate, nothing past U+10FFFF). */
-size_t jw_utf8_len(const unsigned char *s, size_t n);
-
 /* The escape of an ASCII character < 0x20, '"' or '\\' at p (jansson's
  * forms: the short ones, else \u00XX in capitals); its length (2 or 6). */
 size_t jw_escape(char *p, unsigned char c);

@@ -185,7 +185,7 @@ static int scan_string(struct q_jw *w, struct scan *s)
 		if (*p == '"')
 			break;
 		if (*p >= 0x80) {
-			if (!(k = jw_utf8_len(p, (size_t)(e - p))))
+			if (!(k = utf8_seq_len(p, (size_t)(e - p))))
 				return -1;
 			memcpy(o, p, k);
 			o += k;
