@@ -6,15 +6,20 @@
  *    hold on that GPU (gpu.proc_used_bytes of other pids) > total;
  *  - the free memory the serving engine found at start-up below what its
  *    gpu_memory_utilization asks for (another tenant holds the rest): the
- *    engine's own error, or its free and total figures;
+ *    engine's own error, or its free and total figures; with nvidia-smi's
+ *    process list over time, the tenants on the card at that start-up are
+ *    named, with how much they held and since when;
  *
  * The concurrency the server admits against the room it has is
  * headroom.c's, which measures that room.
  */
 #include "analyzer/rules/engine_facts.h"
+#include "lib/timeutil.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define LIMIT_UTIL_SCORE 0.85
 #define FREE_PROVEN 0.9          /* the engine's own error says it */
@@ -70,6 +75,61 @@ static int util_limit(struct rule_ctx *c)
 	return fid < 0 ? -1 : 1;
 }
 
+/* The pid an engine instance's label names ("pid 5120", "rank 0 pid
+ * 7"), or -1. */
+static long long engine_pid(const struct rl_engine *e)
+{
+	const char *p = strstr(e->instance, "pid ");
+
+	return p ? strtoll(p + 4, NULL, 10) : -1;
+}
+
+/* The processes on the card at the last process-list capture at or before
+ * until_ns (OL_NULL: the last capture), other than pid skip: named in f
+ * (title, advice, figures other_tenant_pid / other_tenant_bytes for the
+ * largest). 1 when one was found, 0 none, -1 failed. */
+static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, struct rl_finding *f)
+{
+	sqlite3_stmt *st;
+	char b1[32], since[40], name[120], key[200];
+	long long pid;
+	double bytes;
+	int64_t first;
+	const char *ent;
+	int n = 0;
+
+	st = rl_prepare(c,
+		"WITH t AS (SELECT max(p.time_ns) AS at FROM series s JOIN sample p ON p.series_id = s.id"
+		" WHERE s.name = 'gpu.proc_used_bytes' AND p.time_ns <= ?1)"
+		" SELECT s.entity, p.value, (SELECT min(q.time_ns) FROM sample q WHERE q.series_id = s.id)"
+		" FROM series s JOIN sample p ON p.series_id = s.id, t WHERE s.name = 'gpu.proc_used_bytes'"
+		" AND p.time_ns BETWEEN t.at - 2000000000 AND t.at AND p.value > 0 ORDER BY p.value DESC");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, until_ns == OL_NULL ? INT64_MAX : until_ns);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ent = (const char *)sqlite3_column_text(st, 0);
+		if (!ent || !strstr(ent, "/pid:") || sscanf(strstr(ent, "/pid:") + 5, "%lld", &pid) != 1 ||
+		    pid == skip)
+			continue;
+		bytes = sqlite3_column_double(st, 1);
+		first = sqlite3_column_int64(st, 2);
+		snprintf(key, sizeof(key), "gpu.proc_name.%s", ent);
+		if (rl_meta_text(c, key, name, sizeof(name)) < 0 || !name[0])
+			snprintf(name, sizeof(name), "?");
+		format_iso8601(first, since, sizeof(since));
+		if (n++ == 0) {
+			rl_fig(f, "other_tenant_pid", (double)pid);
+			rl_fig(f, "other_tenant_bytes", bytes);
+		}
+		rl_advice(f, "nvidia-smi's process list at the start-up shows pid %lld (%s) holding"
+			  " %s of the card, listed there since %s.", pid, name,
+			  rl_bytes(bytes, b1, sizeof(b1)), since);
+	}
+	sqlite3_finalize(st);
+	return c->failed ? -1 : n > 0;
+}
+
 /* The free memory an engine found at start-up below what its
  * gpu_memory_utilization asks for: 1 finding, 0 none, -1 failed. */
 static int free_at_start(struct rule_ctx *c)
@@ -79,7 +139,7 @@ static int free_at_start(struct rule_ctx *c)
 	double total, free_, util, want, nu;
 	struct rl_finding f;
 	char b1[32], b2[32], b3[32], b4[32], who[100];
-	int n = rl_engines_read(c, e, RL_MAX_ENGINES), i;
+	int n = rl_engines_read(c, e, RL_MAX_ENGINES), i, tenants;
 	int64_t fid;
 
 	if (n < 0)
@@ -109,8 +169,11 @@ static int free_at_start(struct rule_ctx *c)
 		 x->engine, rl_engine_label(x, who, sizeof(who)), rl_bytes(free_, b1, sizeof(b1)),
 		 rl_bytes(total, b2, sizeof(b2)), util, rl_bytes(want, b3, sizeof(b3)),
 		 rl_bytes(total - free_, b4, sizeof(b4)));
+	if ((tenants = name_tenants(c, x->error_ns, engine_pid(x), &f)) < 0)
+		return -1;
 	rl_advice(&f, "The configuration, not the traffic, failed: the engine never served."
-		  " Or free the card of the other tenant (nvidia-smi lists its processes).");
+		  " Or free the card of the other tenant%s.",
+		  tenants ? "" : " (nvidia-smi --query-compute-apps lists its processes)");
 	if (nu > 0)
 		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
 			"Set --gpu-memory-utilization to at most %.2f (the %s free of %s, less %.0f%%).",

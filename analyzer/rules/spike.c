@@ -252,7 +252,7 @@ static int judge_history(struct rule_ctx *c, int64_t t_start, double before_s,
 static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_finding *f)
 {
 	const struct rl_trend *bt = &b->p.tr;
-	double per_req, total, req_in_rise, failed;
+	double per_req, total, req_in_rise, failed, rb, ra;
 	const char *how = NULL;
 	char b1[32], b2[32], b3[32];
 
@@ -265,7 +265,15 @@ static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_fi
 		/* one request needs at least the allocation that failed */
 		if (rl_oom_request(c, &failed) == 0 && failed > per_req)
 			per_req = failed;
-		if (rl_gpu_total(c, &total) == 0 && total > bt->baseline) {
+		/* and what the rise took per request it added, when the requests
+		 * grew (the same load, larger prompts or images) */
+		if (server_rise(c, "server.running", b->t_start, b->t_peak, &rb, &ra) == 0 &&
+		    ra - rb >= 2 && (bt->peak - bt->baseline) / (ra - rb) > per_req) {
+			per_req = (bt->peak - bt->baseline) / (ra - rb);
+			rl_fig(f, "rise_per_request_bytes", floor(per_req));
+		}
+		/* the capacity of the series' scope: the card, or the cgroup's limit */
+		if (rl_capacity_scope(c, b->p.s->scope, &total) == 0 && total > bt->baseline) {
 			double safe = floor((total - bt->baseline) / per_req * 0.7);
 			rl_fig(f, "safe_concurrency", safe);
 			rl_knob(f, "max_num_seqs", "--max-num-seqs", safe > 1 ? safe : 1,
