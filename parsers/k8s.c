@@ -27,6 +27,7 @@
  */
 #include "parsers/k8s.h"
 #include "parsers/k8s_parts.h"
+#include "parsers/environ.h"
 #include "parsers/seriesutil.h"
 #include "parsers/textclean.h"
 #include "lib/strbuf.h"
@@ -359,6 +360,45 @@ static int in_state_key(struct k8s_st *st, const char *k, const char *v, int ind
 	return 1;
 }
 
+/* A variable of a container's environment, kept when it shapes memory
+ * (environ_keep: never a secret) as meta env.<NAME>. */
+static void env_store(struct k8s_st *st, const char *name, const char *v)
+{
+	char key[80];
+
+	if (!environ_keep(name, strlen(name)) || !strcmp(v, "<none>"))
+		return;
+	snprintf(key, sizeof(key), "env.%s", name);
+	if (k8s_counted(st, sink_meta(st->s, key, v)) < 0)
+		st->sink_failed = 1;
+}
+
+/* The keys of a container's environment: describe's "Environment:" then
+ * "NAME:  value" lines below it, YAML's "env:" then "- name:" / "value:"
+ * items. 1 when k was one of them. */
+static int env_key(struct k8s_st *st, const char *k, const char *orig, const char *v,
+		   int indent, int item)
+{
+	if (st->env_mode && indent > st->env_indent) {
+		if (st->env_mode == 1 && !item)
+			env_store(st, orig, v);
+		else if (st->env_mode == 2 && !strcmp(k, "name"))
+			copy_str(st->env_name, sizeof(st->env_name), v, strlen(v));
+		else if (st->env_mode == 2 && !strcmp(k, "value") && st->env_name[0])
+			env_store(st, st->env_name, v), st->env_name[0] = 0;
+		return 1;
+	}
+	st->env_mode = 0;
+	if (!item && ((!strcmp(k, "environment") && (!v[0] || !strcmp(v, "<none>"))) ||
+		      (!strcmp(k, "env") && !v[0]))) {
+		st->env_mode = k[3] ? 1 : 2;
+		st->env_indent = indent;
+		st->env_name[0] = 0;
+		return 1;
+	}
+	return 0;
+}
+
 /* The keys of containers: the section keys, a YAML "- name:" item, a
  * describe "  <container>:" header, State / Last State, Limits /
  * Requests and their memory, Restart Count. 1 when k was one of them. */
@@ -456,9 +496,9 @@ static int on_key(struct k8s_st *st, const char *k, const char *orig, const char
 		if (k8s_flush(st) < 0)
 			return -1;
 	}
-	if (!container_key(st, k, orig, v, indent, item))
+	if (!env_key(st, k, orig, v, indent, item) && !container_key(st, k, orig, v, indent, item))
 		object_key(st, k, v, indent);
-	return 0;
+	return st->sink_failed ? -1 : 0;
 }
 
 /* One line l[0..n), cleaned (in the parser's own buffer: it is trimmed

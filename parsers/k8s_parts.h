@@ -60,6 +60,10 @@ struct k8s_st {
 	int msg_done;               /* the object's message was read */
 	char gathered[MSG_CAP];     /* the last message read whole */
 	int have_gathered;
+	/* a container's environment: describe's "Environment:", YAML's "env:" */
+	int env_mode, env_indent;   /* 1 describe, 2 YAML; 0 none */
+	char env_name[64];          /* YAML: the "- name:" waiting for its value */
+	int sink_failed;
 };
 
 /* A Kubernetes quantity ("300Mi", "1Gi", "512M", "1.5G", "128974848",
@@ -79,6 +83,8 @@ int k8s_emit_eviction(struct k8s_st *st, const char *m, const struct ol_time *t,
  * its message msg (may be NULL). -1 when the sink failed. */
 int k8s_emit_kill(struct k8s_st *st, const struct kcont *c, const char *reason, const char *msg,
 		  const struct ol_time *t, uint64_t line);
+/* Count a record the sink stored (id >= 0): 0, or -1 when it failed. */
+int k8s_counted(struct k8s_st *st, int64_t id);
 /* The end of an object: what it said becomes events and meta, and the
  * state is emptied for the next one. -1 when the sink failed. */
 int k8s_flush(struct k8s_st *st);

@@ -90,7 +90,7 @@ int k8s_memory_reason(const char *r)
  */
 
 /* Count a record the sink returned id for; -1 when it failed. */
-static int counted(struct k8s_st *st, int64_t id)
+int k8s_counted(struct k8s_st *st, int64_t id)
 {
 	if (id < 0)
 		return -1;
@@ -193,7 +193,7 @@ static int emit(struct k8s_st *st, const char *kind, const struct ol_time *t, ui
 	int64_t id = sink_event(st->s, &e);
 
 	json_decref(d);
-	return counted(st, id);
+	return k8s_counted(st, id);
 }
 
 /* The common fields of the object being read into d. */
@@ -255,7 +255,7 @@ static int meta_bytes(struct k8s_st *st, const char *key, int64_t v)
 	char val[32];
 
 	snprintf(val, sizeof(val), "%lld", (long long)v);
-	return counted(st, sink_meta(st->s, key, val));
+	return k8s_counted(st, sink_meta(st->s, key, val));
 }
 
 /* The limits as meta: every container's, and the OOM-killed one's (else

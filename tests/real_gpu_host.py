@@ -543,6 +543,14 @@ def check_engine_error(rep, key, value, kind):
     return None
 
 
+def check_environ(rep, key, value):
+    """env.NAME=value: the variable stored as meta, its value exact."""
+    if key.startswith("env."):
+        got = meta_values(rep, key)
+        return (value in got, got)
+    return None
+
+
 KINDS = {
     "torch_oom": check_torch, "nvidia_smi": check_nvidia_smi, "dcgm": check_dcgm,
     "kernel_xid": check_xid, "kernel_oom": check_kernel_oom, "k8s": check_k8s,
@@ -550,6 +558,7 @@ KINDS = {
     "nccl": lambda r, k, v: check_engine_error(r, k, v, "nccl_oom"),
     "cublas": lambda r, k, v: check_engine_error(r, k, v, "cublas_alloc_failed"),
     "torch_alloc_conf": lambda r, k, v: check_engine_error(r, k, v, "expandable_unsupported"),
+    "environ": check_environ,
 }
 
 

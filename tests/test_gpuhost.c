@@ -623,6 +623,60 @@ static void k8s_yaml_and_evictions(void **state)
 	t_close(tl);
 }
 
+/* A container's environment: describe's Environment and YAML's env
+ * list give env.<NAME> meta for the memory settings, never a secret; an
+ * env item's "- name:" is not a container. */
+static void k8s_environment(void **state)
+{
+	static const char describe[] =
+		"Containers:\n"
+		"  vllm:\n"
+		"    State:          Terminated\n"
+		"      Reason:       OOMKilled\n"
+		"      Exit Code:    137\n"
+		"    Environment:\n"
+		"      PYTORCH_ALLOC_CONF:  expandable_segments:True\n"
+		"      HF_TOKEN:            <set to the key 'token' in secret 'hf'>\n"
+		"      AWS_REGION:          us-east-1\n"
+		"    Mounts:\n"
+		"      /dev/shm from dshm (rw)\n";
+	static const char yaml[] =
+		"spec:\n"
+		"  containers:\n"
+		"  - name: vllm\n"
+		"    env:\n"
+		"    - name: PYTORCH_CUDA_ALLOC_CONF\n"
+		"      value: \"expandable_segments:True,max_split_size_mb:512\"\n"
+		"    - name: VLLM_API_KEY\n"
+		"      value: sk-1234\n"
+		"    resources:\n"
+		"      limits:\n"
+		"        memory: 24Gi\n"
+		"status:\n"
+		"  containerStatuses:\n"
+		"  - name: vllm\n"
+		"    lastState:\n"
+		"      terminated:\n"
+		"        reason: OOMKilled\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "k8s", "d", describe, 0) > 0);
+	assert_string_equal(meta(tl, "env.PYTORCH_ALLOC_CONF"), "expandable_segments:True");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key LIKE 'env.%%'"), 1);
+	assert_string_equal(jtext(tl, "k8s_oom_kill", 0, "container"), "vllm");
+	t_close(tl);
+
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "k8s", "y", yaml, 0) > 0);
+	assert_string_equal(meta(tl, "env.PYTORCH_CUDA_ALLOC_CONF"),
+			    "expandable_segments:True,max_split_size_mb:512");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key LIKE 'env.%%'"), 1);
+	assert_string_equal(meta(tl, "k8s.memory_limit_bytes.vllm"), "25769803776");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key LIKE"
+			       " 'k8s.memory_limit_bytes.%%'"), 1);
+	t_close(tl);
+}
+
 static void k8s_npd_event_json(void **state)
 {
 	static const char text[] =
@@ -713,6 +767,7 @@ int main(void)
 		cmocka_unit_test(slurm_oom_kill_counts),
 		cmocka_unit_test(k8s_describe_oomkilled),
 		cmocka_unit_test(k8s_yaml_and_evictions),
+		cmocka_unit_test(k8s_environment),
 		cmocka_unit_test(k8s_npd_event_json),
 		cmocka_unit_test(dcgm_mig_pods_and_profiling),
 		cmocka_unit_test(detection_of_pasted_files),

@@ -11,6 +11,7 @@
 #include "parsers/nvidia_smi.h"
 #include "parsers/nvidia_smi_table.h"
 #include "parsers/k8s.h"
+#include "parsers/environ.h"
 #include "parsers/server_log.h"
 #include "parsers/smaps.h"
 #include "parsers/torch_snapshot.h"
@@ -50,6 +51,8 @@ const struct format formats[] = {
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
 	{ "k8s", "Kubernetes pod state and events: OOMKilled, evictions (describe, YAML, events)",
 	  k8s_sniff, k8s_parse, 1 },
+	{ "environ", "a process's environment (/proc/PID/environ, env, export lines, collect_env): memory settings only",
+	  environ_sniff, environ_parse, 1 },
 	{ "server_log", "serving-engine log (vLLM, SGLang, TGI, TensorRT-LLM, Triton, PyTorch)",
 	  server_log_sniff, server_log_parse, 1 },
 	/* --- diagnostic tools' reports --- */
