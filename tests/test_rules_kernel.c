@@ -276,6 +276,48 @@ static void global_victim_share(void **state)
 	t_close(tl);
 }
 
+/* A proc.* series of process pid (a flat 3 GiB) before the OOM. */
+static void proc_series(struct timeline *tl, int64_t pid)
+{
+	char ent[32];
+	int64_t id;
+	int i;
+
+	snprintf(ent, sizeof(ent), "pid:%lld", (long long)pid);
+	begin(tl);
+	id = sink_series(&tl->sink, "proc.rss_bytes", "bytes", ent);
+	for (i = 0; i < 60; i++) {
+		struct ol_time t = { OL_CLOCK_UTC, (T0 + 3600 - (60 - i) * 30LL) * NS, OL_NULL, NULL };
+		assert_true(sink_sample(&tl->sink, id, &t, 3 * GIB + (i % 3) * MIB) > 0);
+	}
+	end(tl);
+}
+
+/* A global OOM that killed another process than the one the artifacts
+ * follow: read, not judged (that process did not die of it); the same
+ * kill of the followed process is the host's capacity. */
+static void global_victim_not_followed(void **state)
+{
+	struct report r = global_oom;
+	struct timeline *tl = t_open();
+	(void)state;
+
+	proc_series(tl, 7001);
+	report(tl, 3600, &r);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_float_equal(score(tl, "host_capacity"), 0, 0);
+	assert_non_null(strstr(advice(tl, "kernel_report"), "another process than the one"));
+	assert_non_null(strstr(advice(tl, "kernel_report"), "pid:7001"));
+	t_close(tl);
+
+	tl = t_open();
+	proc_series(tl, r.victim_pid);
+	report(tl, 3600, &r);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(score(tl, "host_capacity") >= 0.5);
+	t_close(tl);
+}
+
 /* A kill whose report's header was cut off is not read with the next
  * report's header: its figures are another OOM's. */
 static void kill_without_its_header(void **state)
@@ -325,6 +367,7 @@ int main(void)
 		cmocka_unit_test(memcg_usage_threshold),
 		cmocka_unit_test(memcg_history),
 		cmocka_unit_test(global_victim_share),
+		cmocka_unit_test(global_victim_not_followed),
 		cmocka_unit_test(kill_without_its_header),
 		cmocka_unit_test(real_memcg_report),
 	};

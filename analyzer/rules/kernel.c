@@ -18,8 +18,10 @@
  *    the RAM not in the log, a victim not known to be smaller than
  *    another task (lower: 0.4 when it was the largest, else 0.35).
  *
- * Otherwise the reading alone (class "reading", below the verdict's
- * threshold). The title and advice carry the reading, the figures its
+ * A global OOM whose victim is not the process the artifacts follow (a
+ * proc.* series of another pid) is read, not judged: that process did not
+ * die of it. Otherwise the reading alone (class "reading", below the
+ * verdict's threshold). The title and advice carry the reading, the figures its
  * numbers.
  */
 #include "analyzer/rules/rulelib.h"
@@ -420,8 +422,33 @@ static int host_capacity(struct rule_ctx *c, const struct kreport *k)
 	return kwrite(c, &f, k, &h);
 }
 
-/* No cause the report supports on its own: its reading. */
-static int kreading(struct rule_ctx *c, const struct kreport *k)
+/* Whether the victim is a process the artifacts follow (a proc.* series
+ * of entity pid:N): 1 it is, 0 they follow others only, -1 they follow
+ * none (or failed: c->failed). */
+static int victim_followed(struct rule_ctx *c, const struct kreport *k, char *who, size_t n)
+{
+	sqlite3_stmt *st;
+	int r = -1;
+
+	if (k->victim_pid == OL_NULL)
+		return -1;
+	st = rl_prepare(c, "SELECT entity, entity = 'pid:' || ?1 FROM series WHERE name LIKE 'proc.%'"
+			" AND entity LIKE 'pid:%' ORDER BY 2 DESC LIMIT 1");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, k->victim_pid);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		r = sqlite3_column_int(st, 1);
+		snprintf(who, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* No cause the report supports on its own: its reading. other: the
+ * process the artifacts follow (entity "pid:N") when the victim was
+ * another one, else NULL. */
+static int kreading(struct rule_ctx *c, const struct kreport *k, const char *other)
 {
 	struct rl_finding f;
 	char b1[32], b2[32], sw[80], head[200];
@@ -445,6 +472,14 @@ static int kreading(struct rule_ctx *c, const struct kreport *k)
 			  " have been free on other nodes; check the cpuset / numactl binding.",
 			  k->constraint);
 	alloc_text(&f, k, memcg);
+	if (other) {
+		rl_advice(&f, "The kernel killed another process than the one whose memory the"
+			  " artifacts follow (%s): that process did not die of this OOM, and its"
+			  " series says what it held. What else ran on the host, and why %s grew to"
+			  " %s, is the question.", other, k->victim,
+			  rl_bytes(k->victim_rss, b1, sizeof(b1)));
+		return kwrite(c, &f, k, NULL);
+	}
 	rl_advice(&f, "The report alone does not name a cause%s: a memory series before the"
 		  " OOM (smaps_rollup, cgroup memory.current, a metrics export) and the host's"
 		  " RAM and swap lines of the report would.", k->ram > 0 ? " (the victim did"
@@ -455,13 +490,18 @@ static int kreading(struct rule_ctx *c, const struct kreport *k)
 int rule_kernel(struct rule_ctx *c)
 {
 	struct kreport k;
-	int r = kreport_read(c, &k);
+	char who[64];
+	int r = kreport_read(c, &k), followed;
 
 	if (r <= 0)
 		return r;
 	if (!strcmp(k.constraint, "memcg") ||
 	    (k.usage >= 0 && k.limit > 0 && k.usage >= MEMCG_FULL * k.limit))
 		return cgroup_limit(c, &k);
+	if ((followed = victim_followed(c, &k, who, sizeof(who))) < 0 && c->failed)
+		return -1;
+	if (!strcmp(k.constraint, "none") && followed == 0)
+		return kreading(c, &k, who);
 	if (!strcmp(k.constraint, "none") && k.ram > 0 && k.victim_rss >= HOST_VICTIM_SHARE * k.ram &&
 	    k.victim_largest != 0)
 		return host_capacity(c, &k);
@@ -470,5 +510,5 @@ int rule_kernel(struct rule_ctx *c)
 	/* a kill line alone is in the events and the summary already */
 	if (!k.constraint[0] && k.ram < 0 && k.usage < 0 && k.order < 0 && !k.gfp[0])
 		return 0;
-	return kreading(c, &k);
+	return kreading(c, &k, NULL);
 }
