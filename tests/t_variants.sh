@@ -1,0 +1,16 @@
+#!/bin/sh
+# t_variants.sh -- the incidents the rules were not tuned on
+# (fixtures/check_variants.py: another card size, other rates, hosts
+# without a limit, a kill of another process) keep their verdicts on the
+# timelines the parsers should produce (args: oomlens binary, source dir).
+set -u
+OOMLENS=$1
+SRC=$2
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 0; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/t_variants.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+OOMLENS=$OOMLENS python3 "$SRC/fixtures/check_variants.py" "$TMP" >/dev/null || exit 1
+n=$(ls -d "$TMP"/out/*/ | wc -l)
+[ "$n" -ge 5 ] || { echo "only $n variants written"; exit 1; }
+out=$("$OOMLENS" replay --oracle "$TMP/db" "$TMP"/out/*/) || { echo "$out"; exit 1; }
+echo "$out" | tail -1 | grep -q "^$n passed, 0 failed\$" || { echo "$out"; exit 1; }
