@@ -432,6 +432,36 @@ static void engine_never_started(void **state)
 	t_close(tl);
 }
 
+/* p: a level p[0] growing by p[1] a sample, noise p[2] */
+static double ramp(int i, const double *p)
+{
+	return p[0] + p[1] * i + p[2] * noise(i);
+}
+
+/* What the caching allocator reserved ratchets up with each new peak: a
+ * growing torch.reserved_bytes beside a flat torch.allocated_bytes is no
+ * leak; alone (no allocated series to say what is live), it is one. */
+static void reserved_ratchet_is_not_a_leak(void **state)
+{
+	static const double reserved[] = { 60.0 * GIB, 70.0 * MIB, 8.0 * MIB };
+	static const double allocated[] = { 55.0 * GIB, 0, 200.0 * MIB };
+	struct timeline *tl;
+	(void)state;
+
+	tl = t_open();
+	series(tl, "torch.reserved_bytes", "cuda:0", 120, 30, ramp, reserved);
+	series(tl, "torch.allocated_bytes", "cuda:0", 120, 30, ramp, allocated);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_float_equal(score(tl, "growth"), 0, 0);
+	t_close(tl);
+
+	tl = t_open();
+	series(tl, "torch.reserved_bytes", "cuda:0", 120, 30, ramp, reserved);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(score(tl, "growth") > 0.5);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +473,7 @@ int main(void)
 		cmocka_unit_test(oom_before_any_steady_load),
 		cmocka_unit_test(host_start_up_beyond_the_limit),
 		cmocka_unit_test(engine_never_started),
+		cmocka_unit_test(reserved_ratchet_is_not_a_leak),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,9 @@
  * (R^2 >= LEAK_MIN_R2), by a visible amount (>= 256 MiB and either
  * LEAK_MIN_ROOM_FRAC of the room the series had at its start below its
  * capacity, when it started at half the capacity or more, or else
- * LEAK_MIN_GROWTH_FRAC of its level) over at least 10 minutes. The
+ * LEAK_MIN_GROWTH_FRAC of its level) over at least 10 minutes;
+ * torch.reserved_bytes only where there is no torch.allocated_bytes (the
+ * cache ratchets up with every new peak: the live bytes decide). The
  * strongest series (rl_pick_memory_series with judge_growth) makes the
  * finding; growth per request served comes from server.requests_total
  * when it was logged; "not returned" is memory that stays up after the
@@ -100,7 +102,11 @@ static double judge_growth(struct rule_ctx *c, const char *name, const struct rl
 {
 	double frac, cap, strength;
 
-	(void)name;
+	/* what the caching allocator reserved only ratchets up with each new
+	 * high-water mark (nothing returns it without empty_cache): beside the
+	 * allocated series, which says what is live, it proves no leak */
+	if (!strcmp(name, "torch.reserved_bytes") && rl_series_id(c, "torch.allocated_bytes", 0))
+		return 0;
 	if (tr->fit.slope <= 0 || tr->duration_s < LEAK_MIN_SPAN_S ||
 	    tr->fit.r2 < LEAK_MIN_R2 || tr->growth < LEAK_MIN_GROWTH_BYTES)
 		return 0;
