@@ -4,7 +4,8 @@
  * (lib/input.c) into a counting sink that stores nothing, so the time is
  * the parser's own. The sink keeps a digest of what it was given (each
  * series, sample, event, meta and engine row, in order), so two builds
- * can be shown to give the same records.
+ * can be shown to give the same records. Like the store, it gives a
+ * series one id per (name, entity), however often it is asked.
  *
  * usage: bench_server_parse FILE [YEAR]   (YEAR as --year, default 2026);
  * prints the bytes, the records of each kind, the digest and the CPU and
@@ -47,9 +48,23 @@ static void mix_time(const struct ol_time *t)
 	mix(&t->boot_ns, sizeof(t->boot_ns));
 }
 
+/* A series has one id per (name, entity), as the store gives it. */
+#define SERIES_MAX 4096
+static char *series_key[SERIES_MAX];
+
 static int64_t on_series(struct sink *s, const char *name, const char *unit, const char *entity)
 {
+	char key[256];
+	long i;
+
 	(void)s;
+	snprintf(key, sizeof(key), "%s\n%s", name, entity ? entity : "");
+	for (i = 0; i < tally.series; i++)
+		if (!strcmp(series_key[i], key))
+			return i + 1;
+	if (tally.series == SERIES_MAX)
+		return -1;
+	series_key[tally.series] = strdup(key);
 	mix_str(name);
 	mix_str(unit);
 	mix_str(entity);

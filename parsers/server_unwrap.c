@@ -60,27 +60,35 @@ static const unsigned char special[256] = {
 	['\x1b'] = 1, ['\r'] = 1, ['^'] = 1, ['#'] = 1,
 };
 
-/* The offset of the first byte of raw[0..n) that copy_plain() may drop,
- * or n: sixteen bytes a step where SSE2 is there. */
-static size_t first_special(const char *raw, size_t n)
+/* 1 if raw[0..n) holds a byte copy_plain() may drop: sixteen bytes a
+ * step where SSE2 is there, the last step overlapping the one before. */
+static int has_special(const char *raw, size_t n)
 {
 	size_t i = 0;
 #ifdef __SSE2__
 	const __m128i esc = _mm_set1_epi8('\x1b'), cr = _mm_set1_epi8('\r');
 	const __m128i caret = _mm_set1_epi8('^'), hash = _mm_set1_epi8('#');
 
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(raw + i));
-		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, esc), _mm_cmpeq_epi8(v, cr)),
+	if (n >= 16) {
+		for (;; i += 16) {
+			__m128i v, hit;
+			if (i + 16 > n)
+				i = n - 16;
+			v = _mm_loadu_si128((const __m128i *)(const void *)(raw + i));
+			hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, esc), _mm_cmpeq_epi8(v, cr)),
 					   _mm_or_si128(_mm_cmpeq_epi8(v, caret),
 							_mm_cmpeq_epi8(v, hash)));
-		if (_mm_movemask_epi8(hit))
-			break;
+			if (_mm_movemask_epi8(hit))
+				return 1;
+			if (i + 16 == n)
+				return 0;
+		}
 	}
 #endif
-	for (; i < n && !special[(unsigned char)raw[i]]; i++)
-		;
-	return i;
+	for (; i < n; i++)
+		if (special[(unsigned char)raw[i]])
+			return 1;
+	return 0;
 }
 
 /* Copy raw[0..n) into l->buf without ANSI escape sequences and '\r',
@@ -93,7 +101,7 @@ static void copy_plain(struct srv_line *l, const char *raw, size_t n)
 	l->msg = l->buf;
 	if (n > SRV_MSG_MAX - 1)
 		n = SRV_MSG_MAX - 1;
-	if (first_special(raw, n) == n) {
+	if (!has_special(raw, n)) {
 		memcpy(l->msg, raw, n);
 		l->msg[n] = 0;
 		l->n = n;
