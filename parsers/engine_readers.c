@@ -17,28 +17,41 @@
 
 /* ---- numbers ---------------------------------------------------------- */
 
+/* The powers of ten a double holds exactly. */
+static const double pow10_exact[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
 /* A signed decimal at s (spaces skipped, commas between digits allowed):
- * 0 and *v, *used set; -1 if there is none. */
+ * 0 and *v, *used set; -1 if there is none. The value is strtod's: with
+ * at most 15 digits the digits as an integer and the power of ten of the
+ * fraction are both exact doubles, so their quotient is the correctly
+ * rounded value strtod gives; longer numbers go to strtod. */
 static int read_num(const char *s, const char *end, double *v, size_t *used)
 {
 	const char *p = s;
 	char buf[64];
 	size_t k = 0;
-	int digits = 0;
+	int digits = 0, frac = -1, neg = 0;
+	uint64_t m = 0;
 
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
-	if (p < end && (*p == '-' || *p == '+'))
+	if (p < end && (*p == '-' || *p == '+')) {
+		neg = *p == '-';
 		buf[k++] = *p++;
+	}
 	while (p < end && k < sizeof(buf) - 1) {
 		if (*p >= '0' && *p <= '9') {
+			m = m * 10 + (uint64_t)(*p - '0');
+			frac += frac >= 0;
 			buf[k++] = *p++;
 			digits++;
 		} else if (*p == ',' && digits && p + 1 < end && p[1] >= '0' && p[1] <= '9' &&
-			   !memchr(buf, '.', k)) {
+			   frac < 0) {
 			p++;
-		} else if (*p == '.' && digits && !memchr(buf, '.', k) && p + 1 < end &&
+		} else if (*p == '.' && digits && frac < 0 && p + 1 < end &&
 			   p[1] >= '0' && p[1] <= '9') {
+			frac = 0;
 			buf[k++] = *p++;
 		} else {
 			break;
@@ -47,7 +60,13 @@ static int read_num(const char *s, const char *end, double *v, size_t *used)
 	if (!digits)
 		return -1;
 	buf[k] = '\0';
-	*v = strtod(buf, NULL);
+	if (digits <= 15) {
+		*v = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
+		if (neg)
+			*v = -*v;
+	} else {
+		*v = strtod(buf, NULL);
+	}
 	if (used)
 		*used = (size_t)(p - s);
 	return 0;

@@ -94,8 +94,10 @@ static struct srv_instance *find(struct srv_engine *e, const char *name, enum en
 			loose = in;
 	}
 	if (specific(kind)) {
-		if (loose)
+		if (loose) {
 			loose->kind = kind;
+			e->gen++;
+		}
 		return loose;
 	}
 	return any;
@@ -117,6 +119,7 @@ static struct srv_instance *add(struct srv_engine *e, struct sink *s, const char
 		return NULL;
 	}
 	in = &e->inst[e->n++];
+	e->gen++;
 	memset(in, 0, sizeof(*in));
 	in->kind = kind;
 	copy_str(in->name, sizeof(in->name), name, strlen(name));
@@ -158,27 +161,51 @@ static void identity(const struct srv_line *l, const struct engine_line *el, enu
 	memcpy(w->service, l->service, sizeof(w->service));
 }
 
-/* 1 when l says nothing an instance keeps and is from the same instance
- * as the line before, whose entity e->last_ent holds (most lines of a
- * log: no lookup then). */
-static int same_as_last(struct srv_engine *e, const struct srv_line *l,
-			const struct engine_line *el, enum engine_kind kind)
+/* The line seen lately that l is one more line of, or NULL: l says
+ * nothing an instance keeps, and is from the instance of the line before
+ * or of the other line before it, with no instance added or changed
+ * since (most lines of a log: no lookup then; the lookup would find the
+ * same instance and entity). A hit becomes seen[0]. */
+static struct srv_seen *seen_again(struct srv_engine *e, const struct srv_line *l,
+				   const struct engine_line *el, enum engine_kind kind)
 {
 	struct srv_who w;
+	struct srv_seen tmp;
+	int i;
 
-	if (!e->last_set || el->nfacts || el->error || el->version[0] || el->preempted ||
-	    el->capture || (kind == ENGINE_VLLM && l->n > 7 && !memcmp(l->msg, "Engine ", 7)))
-		return 0;
+	if (el->nfacts || el->error || el->version[0] || el->preempted || el->capture ||
+	    (kind == ENGINE_VLLM && l->n > 7 && !memcmp(l->msg, "Engine ", 7)))
+		return NULL;
 	identity(l, el, kind, &w);
-	return !memcmp(&w, &e->last, sizeof(w));
+	for (i = 0; i < 2; i++) {
+		struct srv_seen *v = &e->seen[i];
+		if (!v->set || v->gen != e->gen || memcmp(&w, &v->who, sizeof(w)))
+			continue;
+		if (i == 1) {   /* copied whole: who is compared with its padding */
+			memcpy(&tmp, &e->seen[0], sizeof(tmp));
+			memcpy(&e->seen[0], &e->seen[1], sizeof(tmp));
+			memcpy(&e->seen[1], &tmp, sizeof(tmp));
+		}
+		return &e->seen[0];
+	}
+	return NULL;
 }
 
+/* l's instance (in, NULL when none) and entity become seen[0]; the one
+ * before moves to seen[1] when it was another. */
 static void remember(struct srv_engine *e, const struct srv_line *l, const struct engine_line *el,
 		     enum engine_kind kind, const struct srv_instance *in, const char *ent)
 {
-	identity(l, el, kind, &e->last);
-	e->last_set = in != NULL;
-	copy_str(e->last_ent, sizeof(e->last_ent), ent, strlen(ent));
+	struct srv_seen v;
+
+	memset(&v, 0, sizeof(v));
+	identity(l, el, kind, &v.who);
+	v.set = in != NULL;
+	v.gen = e->gen;
+	copy_str(v.ent, sizeof(v.ent), ent, strlen(ent));
+	if (memcmp(&v.who, &e->seen[0].who, sizeof(v.who)))   /* copied whole, as above */
+		memcpy(&e->seen[1], &e->seen[0], sizeof(v));
+	memcpy(&e->seen[0], &v, sizeof(v));
 }
 
 /* ---- what is recorded ---- */
@@ -277,10 +304,12 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 	enum engine_error k = el->error;
 	int i, err = 0;
 
+	struct srv_seen *again;
+
 	*error = EE_NONE;
 	e->lines[kind]++;
-	if (same_as_last(e, l, el, kind)) {   /* one more line of the last one */
-		copy_str(ent, cap, e->last_ent, strlen(e->last_ent));
+	if ((again = seen_again(e, l, el, kind))) {   /* one more line of a recent one */
+		copy_str(ent, cap, again->ent, strlen(again->ent));
 		return 0;
 	}
 	instance_name(l, el, kind, name, sizeof(name));

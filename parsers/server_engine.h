@@ -68,14 +68,24 @@ struct srv_who {
 	char service[SRV_NAME_MAX];
 };
 
+/* A line's instance seen lately, to know the next line of it without a
+ * lookup. */
+struct srv_seen {
+	struct srv_who who;
+	int set;                     /* who has an instance */
+	unsigned gen;                /* srv_engine.gen when it was seen */
+	char ent[64];                /* its statistics' entity */
+};
+
 struct srv_engine {
 	struct srv_instance inst[SRV_ENGINES];
 	int n;
 	int full_warned;
 	unsigned lines[ENGINE__COUNT];  /* lines of each engine: the log's engine */
-	struct srv_who last;         /* the last line's instance, when last_set */
-	int last_set;
-	char last_ent[64];           /* and its statistics' entity */
+	unsigned gen;                /* counts the changes to inst[] (added, kind set) */
+	struct srv_seen seen[2];     /* the last line's instance, then the one
+				      * before that was another (a log's lines
+				      * alternate between two most of the time) */
 	char some[96];               /* TGI's "key: Some(" waiting for its value */
 	size_t some_n;
 	int records;                 /* rows and events written */

@@ -207,8 +207,13 @@ static int read_line(struct srv_st *st)
 	int r, said, in_piece;
 
 	if (l->n > 7 && !memcmp(l->msg, "INFO:  ", 7)) {   /* uvicorn's own lines: most */
-		memset(&el, 0, sizeof(el));
 		said = 0;
+		if (engine_kind_named(l->hint)) {
+			memset(&el, 0, sizeof(el));
+		} else {   /* only these two are read: engine_facts() is not called */
+			el.engine = ENGINE_NONE;
+			el.config = 0;
+		}
 	} else {
 		said = srv_engine_read(&st->engines, l, &el);
 	}

@@ -20,24 +20,49 @@ static int starts(const char *m, size_t n, const char *p)
 	return n >= len && m[0] == p[0] && !memcmp(m, p, len);
 }
 
+/* The series ids of entity ent (cut to fit), moved to the front of the
+ * cache; a new entity takes the place of the one used longest ago. The
+ * sink gives a series the same id each time it is asked within an
+ * artifact, so an id kept is the one it would give. */
+static int64_t *entity_ids(struct srv_stats *st, const char *ent)
+{
+	int i, last = st->n_ent < SRV_STATS_ENTITIES ? st->n_ent : SRV_STATS_ENTITIES - 1;
+
+	for (i = 0; i < st->n_ent; i++)
+		if (!strcmp(st->by_ent[i].ent, ent))
+			break;
+	if (i == st->n_ent) {   /* not kept: a fresh slot at the end */
+		i = last;
+		if (st->n_ent < SRV_STATS_ENTITIES)
+			st->n_ent++;
+		copy_str(st->by_ent[i].ent, sizeof(st->by_ent[i].ent), ent, strlen(ent));
+		memset(st->by_ent[i].ids, 0, sizeof(st->by_ent[i].ids));
+	}
+	if (i > 0) {
+		char tmp[sizeof(st->by_ent[0])];
+		memcpy(tmp, &st->by_ent[i], sizeof(tmp));
+		memmove(&st->by_ent[1], &st->by_ent[0], (size_t)i * sizeof(st->by_ent[0]));
+		memcpy(&st->by_ent[0], tmp, sizeof(tmp));
+	}
+	return st->by_ent[0].ids;
+}
+
 int srv_stats_engine(struct srv_stats *st, struct sink *s, const struct engine_line *el,
 		     const char *ent, const struct ol_time *t)
 {
+	int64_t *ids;
 	int i;
 
 	if (!el->stats_set)
 		return 0;
-	if (strcmp(ent, st->ent)) {  /* ids are cached per entity */
-		memset(st->ids, 0, sizeof(st->ids));
-		copy_str(st->ent, sizeof(st->ent), ent, strlen(ent));
-	}
+	ids = entity_ids(st, ent);
 	for (i = 0; i < ES__COUNT; i++) {
 		if (!(el->stats_set >> i & 1))
 			continue;
-		if (!st->ids[i])
-			st->ids[i] = sink_series(s, engine_stat_series((enum engine_stat)i),
-						 engine_stat_unit((enum engine_stat)i), ent);
-		if (st->ids[i] < 0 || sink_sample(s, st->ids[i], t, el->stats[i]) < 0)
+		if (!ids[i])
+			ids[i] = sink_series(s, engine_stat_series((enum engine_stat)i),
+					     engine_stat_unit((enum engine_stat)i), ent);
+		if (ids[i] < 0 || sink_sample(s, ids[i], t, el->stats[i]) < 0)
 			return -1;
 		st->records++;
 	}

@@ -20,9 +20,13 @@
 #include "parsers/engine_lines.h"
 #include "parsers/sink.h"
 
+#define SRV_STATS_ENTITIES 8
+
 struct srv_stats {
-	int64_t ids[ES__COUNT];         /* series ids for entity ent (0: not yet) */
-	char ent[32];
+	/* series ids by entity (0: not asked yet), the last used first: the
+	 * statistics of several engines interleave */
+	struct { char ent[64]; int64_t ids[ES__COUNT]; } by_ent[SRV_STATS_ENTITIES];
+	int n_ent;
 	/* requests served */
 	int req_kind;                   /* the kind counted: 0 none yet, else REQ_* */
 	int64_t req_count, req_sid, req_sec;

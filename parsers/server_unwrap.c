@@ -24,6 +24,7 @@
 void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns)
 {
 	memset(l, 0, sizeof(*l));
+	l->msg = l->buf;
 	l->year = year;
 	l->mtime_ns = mtime_ns;
 	l->t = ol_time_none();
@@ -59,38 +60,48 @@ static const unsigned char special[256] = {
 	['\x1b'] = 1, ['\r'] = 1, ['^'] = 1, ['#'] = 1,
 };
 
-/* The offset of the first byte of raw[0..n) that copy_plain() may drop,
- * or n: sixteen bytes a step where SSE2 is there. */
-static size_t first_special(const char *raw, size_t n)
+/* 1 if raw[0..n) holds a byte copy_plain() may drop: sixteen bytes a
+ * step where SSE2 is there, the last step overlapping the one before. */
+static int has_special(const char *raw, size_t n)
 {
 	size_t i = 0;
 #ifdef __SSE2__
 	const __m128i esc = _mm_set1_epi8('\x1b'), cr = _mm_set1_epi8('\r');
 	const __m128i caret = _mm_set1_epi8('^'), hash = _mm_set1_epi8('#');
 
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(raw + i));
-		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, esc), _mm_cmpeq_epi8(v, cr)),
+	if (n >= 16) {
+		for (;; i += 16) {
+			__m128i v, hit;
+			if (i + 16 > n)
+				i = n - 16;
+			v = _mm_loadu_si128((const __m128i *)(const void *)(raw + i));
+			hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, esc), _mm_cmpeq_epi8(v, cr)),
 					   _mm_or_si128(_mm_cmpeq_epi8(v, caret),
 							_mm_cmpeq_epi8(v, hash)));
-		if (_mm_movemask_epi8(hit))
-			break;
+			if (_mm_movemask_epi8(hit))
+				return 1;
+			if (i + 16 == n)
+				return 0;
+		}
 	}
 #endif
-	for (; i < n && !special[(unsigned char)raw[i]]; i++)
-		;
-	return i;
+	for (; i < n; i++)
+		if (special[(unsigned char)raw[i]])
+			return 1;
+	return 0;
 }
 
-/* Copy raw[0..n) into l->msg without ANSI escape sequences and '\r'. A
- * line without any of their first bytes (most lines) is one memcpy. */
+/* Copy raw[0..n) into l->buf without ANSI escape sequences and '\r',
+ * l->msg at its start. A line without any of their first bytes (most
+ * lines) is one memcpy. */
 static void copy_plain(struct srv_line *l, const char *raw, size_t n)
 {
 	size_t i, o = 0, e;
 
+	l->msg = l->buf;
 	if (n > SRV_MSG_MAX - 1)
 		n = SRV_MSG_MAX - 1;
-	if (first_special(raw, n) == n) {
+	if (!has_special(raw, n)) {
 		memcpy(l->msg, raw, n);
 		l->msg[n] = 0;
 		l->n = n;
@@ -110,8 +121,9 @@ static void copy_plain(struct srv_line *l, const char *raw, size_t n)
 	l->n = o;
 }
 
-/* Take the first k bytes of the message off; keep = 1: they are the
- * record header, kept in l->prefix (as much as fits). */
+/* Take the first k bytes of the message off (the message starts after
+ * them); keep = 1: they are the record header, kept in l->prefix (as much
+ * as fits). */
 static void take(struct srv_line *l, size_t k, int keep)
 {
 	size_t room = SRV_PREFIX_MAX - 1 - l->prefix_n, c = k < room ? k : room;
@@ -121,7 +133,7 @@ static void take(struct srv_line *l, size_t k, int keep)
 		l->prefix_n += c;
 		l->prefix[l->prefix_n] = 0;
 	}
-	memmove(l->msg, l->msg + k, l->n - k + 1);
+	l->msg += k;
 	l->n -= k;
 }
 
@@ -133,33 +145,34 @@ static size_t past_spaces(const char *m, size_t n, size_t k)
 	return k;
 }
 
-static int starts(const char *m, size_t n, const char *p)
-{
-	size_t len = strlen(p);
-	return n >= len && m[0] == p[0] && !memcmp(m, p, len);
-}
+/* 1 if m[0..n) starts with the string literal p. */
+#define starts(m, n, p) ((n) >= sizeof(p) - 1 && !memcmp((m), (p), sizeof(p) - 1))
+
+/* 1 if s[0..n) starts with level word w (a literal) and a space, setting
+ * *used. */
+#define level_is(s, n, w, used) \
+	((n) > sizeof(w) - 1 && (s)[sizeof(w) - 1] == ' ' && !memcmp((s), (w), sizeof(w) - 1) && \
+	 (*(used) = sizeof(w), 1))
 
 /* A log level and its space at the start of s: sets *used, returns 1. */
 static int is_level(const char *s, size_t n, size_t *used)
 {
-	static const char *const lv[] = { "DEBUG", "INFO", "WARNING", "WARN", "ERROR",
-					  "CRITICAL", "TRACE", NULL };
-	int i;
-
 	switch (n ? s[0] : 0) {
-	case 'D': case 'I': case 'W': case 'E': case 'C': case 'T':
-		break;
+	case 'D':
+		return level_is(s, n, "DEBUG", used);
+	case 'I':
+		return level_is(s, n, "INFO", used);
+	case 'W':
+		return level_is(s, n, "WARNING", used) || level_is(s, n, "WARN", used);
+	case 'E':
+		return level_is(s, n, "ERROR", used);
+	case 'C':
+		return level_is(s, n, "CRITICAL", used);
+	case 'T':
+		return level_is(s, n, "TRACE", used);
 	default:
 		return 0;   /* most lines: no level */
 	}
-	for (i = 0; lv[i]; i++) {
-		size_t len = strlen(lv[i]);
-		if (n > len && s[0] == lv[i][0] && s[len] == ' ' && !memcmp(s, lv[i], len)) {
-			*used = len + 1;
-			return 1;
-		}
-	}
-	return 0;
 }
 
 static int dig2(const char *s)
@@ -533,7 +546,7 @@ static int strip_json(struct srv_line *l)
 		set_utc(l, ns);
 	if (memmem(m, n, "\"target\":\"text_generation_", 26))
 		l->hint = ENGINE_TGI;
-	if (!json_str(m, n, (size_t)(p - m) + 10, m, SRV_MSG_MAX, &tn))
+	if (!json_str(m, n, (size_t)(p - m) + 10, m, SRV_MSG_MAX - (size_t)(m - l->buf), &tn))
 		return 0;
 	l->n = tn;
 	memcpy(l->prefix, "{json} ", 8);
@@ -565,7 +578,10 @@ int srv_unwrap(struct srv_line *l, const char *raw, size_t n, struct sink *s, ui
 	l->hint = ENGINE_NONE;
 	l->prefix_n = 0;
 	l->prefix[0] = 0;
-	for (rounds = 0; rounds < 16 && l->n; rounds++) {
+	/* uvicorn's own lines, most of a busy server's log: no wrapper starts
+	 * with "INFO:" (a level needs its space, a service name its '|') */
+	rounds = starts(l->msg, l->n, "INFO:") ? 16 : 0;
+	for (; rounds < 16 && l->n; rounds++) {
 		if (strip_iso(l) || strip_pid_tag(l) || strip_carrier(l) || strip_indent(l) ||
 		    strip_json(l) || strip_stage(l))
 			continue;

@@ -34,8 +34,10 @@
 
 /* The current line, and what is kept from line to line to place it. */
 struct srv_line {
-	char msg[SRV_MSG_MAX];       /* the message, NUL-terminated */
+	char *msg;                   /* the message, NUL-terminated: in buf, which
+				      * the wrappers taken off came before */
 	size_t n;
+	char buf[SRV_MSG_MAX];       /* the line without colours and CRs */
 	struct ol_time t;            /* its own time, else the last time seen */
 	int64_t pid;                 /* from "(... pid=N)", else OL_NULL */
 	int64_t rank;                /* "rank=N" inside that tag, else OL_NULL */

@@ -6,7 +6,7 @@
  *
  * Rows written by the million go through the bulk path and its writer
  * thread (timeline_bulk.c): every statement the cache hands out, and
- * timeline_exec, first waits until the writer is idle.
+ * timeline_exec, first takes the connection from the writer.
  *
  * The schema is the union of the record stores' table lists
  * (timeline_common.c, timeline_cores.c, timeline_snapshot.c,

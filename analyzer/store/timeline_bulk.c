@@ -14,13 +14,21 @@
  * value from one batch to the next, so a value equal to the one it holds
  * is not bound again (interned strings are compared by pointer).
  *
- * One connection, used by one thread at a time: before the caller touches
+ * One connection, used by one thread at a time. Before the caller touches
  * SQLite itself (any statement from the cache, timeline_exec), tl_bulk_sync
- * waits until the writer has nothing left. What is left in a batch that is
- * not full is written by tl_bulk_flush, which must run before a batched
- * table is read and before the artifact's transaction ends
- * (timeline_artifact_end does). The writer never prints and never touches
- * tl->errmsg: its error is taken up by the caller at the next sync.
+ * takes the connection: it waits for the INSERT the writer is running, if
+ * any, and the writer starts no other until the caller hands it a batch
+ * (or waits for one), so the caller's own rows (an event, a series, a
+ * meta) cost it at most one INSERT's wait, not the whole queue's: the
+ * parser and SQLite keep running side by side. Batched rows waiting in
+ * the queue are not in the tables yet: tl_bulk_flush writes all of them
+ * and what is left in a batch that is not full; it must run before a
+ * batched table is read and before the artifact's transaction ends
+ * (timeline_artifact_end does). The rows of each table are written in
+ * the order they came, so the tables hold what the caller gave in the
+ * same order (and the same rowids) as when every row is written at once.
+ * The writer never prints and never touches tl->errmsg: its error is
+ * taken up by the caller at the next sync.
  */
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
@@ -65,6 +73,7 @@ struct batch {
 	int64_t artifact[BATCH_RECS], parent[BATCH_RECS];
 	uint32_t stable[BATCH_RECS];  /* bit k: the k-th insert column's text is interned */
 	int n;
+	int done;                     /* records written (by the writer) */
 	char **chunks;                /* arena of the other strings */
 	size_t nchunks, used;
 	struct batch *next;           /* in the writer's queue, or the table's spares */
@@ -92,7 +101,9 @@ struct tl_bulks {
 	pthread_t th;
 	int started, quit;
 	struct batch *head, *tail;    /* full batches for the writer */
-	int busy;                     /* the writer is writing one */
+	int busy;                     /* the writer is running an INSERT */
+	int held;                     /* the caller holds the connection: the
+				       * writer starts no INSERT */
 	int failed;                   /* a write failed: err says why (under mu) */
 	char err[256];
 	sqlite3 *db;
@@ -165,6 +176,7 @@ static void batch_reset(struct batch *k)
 	k->nchunks = k->nchunks ? 1 : 0;
 	k->used = 0;
 	k->n = 0;
+	k->done = 0;
 }
 
 static void batch_free(struct batch *k)
@@ -202,39 +214,48 @@ static void bind_record(struct tl_bulk *b, const struct batch *k, int i, int bas
 	}
 }
 
+/* Write records first .. first + BULK_ROWS - 1 of k as one INSERT;
+ * returns the first record after them, or -1 with SQLite's message in
+ * err[n]. */
+static int write_step(sqlite3 *db, struct tl_bulk *b, const struct batch *k, int first,
+		      char *err, size_t n)
+{
+	int i, base = 0;
+
+	if (!b->many) {
+		struct strbuf sql = STRBUF_INIT;
+		int rc = SQLITE_NOMEM;
+		table_insert_rows_sql(b->t, BULK_ROWS, &sql);
+		if (!strbuf_failed(&sql))
+			rc = sqlite3_prepare_v3(db, sql.buf, -1, SQLITE_PREPARE_PERSISTENT,
+						&b->many, NULL);
+		strbuf_release(&sql);
+		if (rc != SQLITE_OK) {
+			snprintf(err, n, "%s", sqlite3_errmsg(db));
+			sqlite3_finalize(b->many);
+			b->many = NULL;
+			return -1;
+		}
+	}
+	for (i = 0; i < BULK_ROWS; i++, base += b->ncols)
+		bind_record(b, k, first + i, base);
+	if (sqlite3_step(b->many) != SQLITE_DONE) {
+		snprintf(err, n, "%s", sqlite3_errmsg(db));
+		sqlite3_reset(b->many);
+		return -1;
+	}
+	sqlite3_reset(b->many);
+	return first + BULK_ROWS;
+}
+
 /* Write the records of k from first, BULK_ROWS per INSERT, as long as a
  * whole INSERT's worth is left; returns the first record not written, or
  * -1 with SQLite's message in err[n]. */
 static int write_rows(sqlite3 *db, struct tl_bulk *b, const struct batch *k, int first,
 		      char *err, size_t n)
 {
-	while (k->n - first >= BULK_ROWS) {
-		int i, base = 0;
-		if (!b->many) {
-			struct strbuf sql = STRBUF_INIT;
-			int rc = SQLITE_NOMEM;
-			table_insert_rows_sql(b->t, BULK_ROWS, &sql);
-			if (!strbuf_failed(&sql))
-				rc = sqlite3_prepare_v3(db, sql.buf, -1, SQLITE_PREPARE_PERSISTENT,
-							&b->many, NULL);
-			strbuf_release(&sql);
-			if (rc != SQLITE_OK) {
-				snprintf(err, n, "%s", sqlite3_errmsg(db));
-				sqlite3_finalize(b->many);
-				b->many = NULL;
-				return -1;
-			}
-		}
-		for (i = 0; i < BULK_ROWS; i++, base += b->ncols)
-			bind_record(b, k, first + i, base);
-		if (sqlite3_step(b->many) != SQLITE_DONE) {
-			snprintf(err, n, "%s", sqlite3_errmsg(db));
-			sqlite3_reset(b->many);
-			return -1;
-		}
-		sqlite3_reset(b->many);
-		first += BULK_ROWS;
-	}
+	while (first >= 0 && k->n - first >= BULK_ROWS)
+		first = write_step(db, b, k, first, err, n);
 	return first;
 }
 
@@ -247,6 +268,8 @@ static void give_back(struct tl_bulks *w, struct batch *k)
 	pthread_cond_broadcast(&w->cv);
 }
 
+/* The writer: the queue's batches in order, one INSERT at a time, none
+ * started while the caller holds the connection. */
 static void *writer_main(void *arg)
 {
 	struct tl_bulks *w = arg;
@@ -255,20 +278,17 @@ static void *writer_main(void *arg)
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		struct batch *k;
-		int failed;
-		while (!w->head && !w->quit)
+		int failed, next = 0;
+		while ((!w->head || w->held) && !w->quit)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (!w->head)
 			break;
 		k = w->head;
-		w->head = k->next;
-		if (!w->head)
-			w->tail = NULL;
 		w->busy = 1;
 		failed = w->failed;
 		pthread_mutex_unlock(&w->mu);
 		/* a batch after a failure is given up: the artifact is rolled back */
-		if (!failed && write_rows(w->db, k->owner, k, 0, err, sizeof(err)) < 0)
+		if (!failed && (next = write_step(w->db, k->owner, k, k->done, err, sizeof(err))) < 0)
 			failed = 1;
 		pthread_mutex_lock(&w->mu);
 		if (failed && !w->failed) {
@@ -276,7 +296,15 @@ static void *writer_main(void *arg)
 			snprintf(w->err, sizeof(w->err), "%s", err);
 		}
 		w->busy = 0;
-		give_back(w, k);
+		k->done = next;
+		if (failed || k->n - k->done < BULK_ROWS) {   /* a batch holds whole INSERTs */
+			w->head = k->next;
+			if (!w->head)
+				w->tail = NULL;
+			give_back(w, k);
+		} else {
+			pthread_cond_broadcast(&w->cv);
+		}
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
@@ -352,6 +380,10 @@ static struct batch *take_batch(struct tl_bulks *w, struct tl_bulk *b)
 	struct batch *k = NULL;
 
 	pthread_mutex_lock(&w->mu);
+	if (!b->spare && b->nbatches >= BATCHES && w->started) {
+		w->held = 0;   /* the writer must run to give one back */
+		pthread_cond_broadcast(&w->cv);
+	}
 	while (!b->spare && b->nbatches >= BATCHES && w->started)
 		pthread_cond_wait(&w->cv, &w->mu);
 	if (b->spare) {
@@ -393,6 +425,7 @@ static int hand_over(struct timeline *tl, struct tl_bulks *w, struct tl_bulk *b)
 	else
 		w->head = k;
 	w->tail = k;
+	w->held = 0;   /* the connection is the writer's until the caller takes it */
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	return 0;
@@ -459,13 +492,27 @@ int tl_bulk_sync(struct timeline *tl)
 	if (!w || !w->started)
 		return 0;
 	pthread_mutex_lock(&w->mu);
-	while (w->head || w->busy)
+	w->held = 1;
+	while (w->busy)
 		pthread_cond_wait(&w->cv, &w->mu);
 	failed = w->failed;
 	pthread_mutex_unlock(&w->mu);
 	if (failed)
 		return tl_fail(tl, w->err);
 	return 0;
+}
+
+/* Wait until the writer has written every batch it was given (or given
+ * them up after a failure), then hold the connection. */
+static void drain(struct tl_bulks *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->held = 0;
+	pthread_cond_broadcast(&w->cv);
+	while (w->head || w->busy)
+		pthread_cond_wait(&w->cv, &w->mu);
+	w->held = 1;
+	pthread_mutex_unlock(&w->mu);
 }
 
 int tl_bulk_flush(struct timeline *tl)
@@ -476,6 +523,8 @@ int tl_bulk_flush(struct timeline *tl)
 
 	if (!w)
 		return 0;
+	if (w->started)
+		drain(w);
 	r = tl_bulk_sync(tl);
 	for (i = 0; r == 0 && i < w->n; i++) {
 		struct tl_bulk *b = &w->b[i];
@@ -504,9 +553,8 @@ void tl_bulk_discard(struct timeline *tl)
 	if (!w)
 		return;
 	if (w->started) {
+		drain(w);
 		pthread_mutex_lock(&w->mu);
-		while (w->head || w->busy)
-			pthread_cond_wait(&w->cv, &w->mu);
 		w->failed = 0;
 		pthread_mutex_unlock(&w->mu);
 	}

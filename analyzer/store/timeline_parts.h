@@ -37,8 +37,10 @@ int64_t tl_insert_bulk(struct timeline *tl, const struct table *t, size_t size,
 /* Write every waiting record: before a batched table is read, and before
  * the artifact's transaction ends. 0 or -1. */
 int tl_bulk_flush(struct timeline *tl);
-/* Wait until the writer thread has written what it was given, so that
- * the caller may use the connection: 0, or -1 when one of its writes
+/* Take the connection from the writer thread so that the caller may use
+ * it: wait for the INSERT it is running, if any; it starts no other until
+ * the caller hands it a batch. Batched rows it was given may still be
+ * waiting (tl_bulk_flush writes them). 0, or -1 when one of its writes
  * failed (tl->errmsg says why). timeline_stmt and timeline_exec call it. */
 int tl_bulk_sync(struct timeline *tl);
 /* Forget the waiting records (the artifact is rolled back). */
