@@ -54,14 +54,20 @@ static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t
 		      " AND p.time_ns BETWEEN %lld AND %lld", name, (long long)t0, (long long)t1);
 }
 
+/* The trend a rise stands on: its slope (units a second) through the
+ * baseline at at_ns. */
+struct rise_line {
+	double slope;
+	int64_t at_ns;
+};
+
 /* 10%-90% rise time of a series between t0 and t1 (ns): from the last
  * sample at or under 10% of the rise to the first at or over 90% after it.
  * One indexed range read. 0, or -1 when the samples do not show it. */
 static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, double base,
-		     double peak, double *secs)
+		     double peak, const struct rise_line *line, double *secs)
 {
 	sqlite3_stmt *st = rl_samples(c, id, t0, t1);
-	double lo = base + 0.1 * (peak - base), hi = base + 0.9 * (peak - base);
 	int64_t t_lo = OL_NULL, t_hi = OL_NULL;
 	int r = -1;
 
@@ -70,6 +76,10 @@ static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, dou
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0);
 		double v = sqlite3_column_double(st, 1);
+		/* measured over the trend the rise stands on (a leak under it
+		 * would otherwise cross the 10% mark long before the rise) */
+		double under = line->slope > 0 ? line->slope * ((double)t - (double)line->at_ns) / 1e9 : 0;
+		double lo = base + under + 0.1 * (peak - base), hi = base + under + 0.9 * (peak - base);
 		if (v <= lo) {
 			t_lo = t;
 			t_hi = OL_NULL;
@@ -127,11 +137,13 @@ static void rise_figures(struct rule_ctx *c, struct burst *b, struct rl_finding 
 	struct rl_trend *bt = &b->p.tr;
 	int64_t w = b->p.s->width_ns;
 	double rs = bt->rise_peak_t - bt->rise_start_t;
+	struct rise_line line = { bt->fit.slope, b->p.s->t0_ns + (int64_t)(bt->rise_start_t * 1e9) };
 
 	rl_fig(f, "baseline_bytes", floor(bt->baseline));
 	rl_fig(f, "peak_bytes", floor(bt->peak));
 	rl_fig(f, "rise_bytes", floor(bt->peak - bt->baseline));
-	if (rise_time(c, b->p.s->id, b->t_start - w, b->t_peak + w, bt->baseline, bt->peak, &rs) == 0)
+	if (rise_time(c, b->p.s->id, b->t_start - w, b->t_peak + w, bt->baseline, bt->peak, &line,
+		      &rs) == 0)
 		b->t_start = b->t_peak - (int64_t)(rs * 1e9);
 	rl_fig(f, "rise_seconds", round(rs * 10) / 10);
 	bt->rise_start_t = bt->rise_peak_t - rs;
