@@ -10,7 +10,9 @@
  * key). Two batches alternate: the decoder fills one while the caller
  * replays the other, in order, into the ops and onto the real sink.
  * Nothing is shared between the threads but the batches, handed over
- * under the mutex: the decoder never touches the caller's sink.
+ * under the mutex: the decoder never touches the caller's sink. While
+ * replaying, the caller tells the consumer of the entry AHEAD records on
+ * (ts_ops.ahead), so that its look-ups are fetched before they are made.
  */
 #include "parsers/torch_pipe.h"
 #include "parsers/hashtab.h"
