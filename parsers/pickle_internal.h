@@ -51,6 +51,8 @@ struct dec {
 	size_t mcap, mn;
 	uint64_t mlen;          /* 1 + the largest index stored */
 	uint32_t pin_max;       /* largest index in the pinned table */
+	struct memo_ent *low;   /* pinned entries of index < PD_MEMO_LOW, by index */
+	size_t nlow;
 	struct memo_ent *ring;  /* recent entries, slot = idx & (rcap - 1) */
 	size_t rcap;
 	unsigned lost_fetches;
@@ -58,6 +60,10 @@ struct dec {
 	int protocol;
 	uint64_t opcodes;
 };
+
+/* Pinned entries below this index (the keys, the action names: the
+ * objects a pickle makes first and fetches most) live in a plain array. */
+#define PD_MEMO_LOW 4096u
 
 /* Record an error at the current opcode ("pickle offset N: " + fmt with a
  * as its one %s) and set the final status. */

@@ -10,6 +10,13 @@
  * consumer takes is dropped at once. A later fetch of a dropped entry is
  * an error diagnostic and yields None. Real snapshots fetch shared objects
  * within a few entries of their creation.
+ *
+ * The pinned entries of the lowest indices (the dict keys and action
+ * names, which every trace entry fetches again) are kept in an array by
+ * index instead of the hash: a fetch of one is a single, cache-warm
+ * access, and never touches the ring slot a newer entry took long ago.
+ * An index is held in one place at a time: the ring, or the pinned
+ * entries (array or hash).
  */
 #include "parsers/pickle_internal.h"
 #include "parsers/hashtab.h"
@@ -73,26 +80,45 @@ static void memo_del_slot(struct dec *d, size_t i)
 	d->mn--;
 }
 
-/* Store v at idx in the pinned table (taking a reference). */
+/* Remove the pinned entry of a low index. */
+static void low_del(struct dec *d, struct memo_ent *e)
+{
+	drop_value(e);
+	e->used = 0;
+	d->nlow--;
+}
+
+/* Store v at idx in the pinned entries (taking a reference). */
 static int pin_put(struct dec *d, uint32_t idx, struct pk_val v, int fetched)
 {
 	struct memo_ent *e;
 
-	if ((d->mn + 1) * 4 >= d->mcap * 3 && memo_grow(d) < 0) {
-		pd_oom(d);
-		return -1;
+	if (idx < PD_MEMO_LOW) {
+		if (!d->low && !(d->low = calloc(PD_MEMO_LOW, sizeof(*d->low)))) {
+			pd_oom(d);
+			return -1;
+		}
+		e = &d->low[idx];
+	} else {
+		if ((d->mn + 1) * 4 >= d->mcap * 3 && memo_grow(d) < 0) {
+			pd_oom(d);
+			return -1;
+		}
+		e = &d->memo[memo_slot(d, idx)];
 	}
-	e = &d->memo[memo_slot(d, idx)];
 	if (e->used) {
 		pk_release(&e->v);
 	} else {
-		if (d->mn >= PK_MAX_MEMO) {
+		if (d->mn + d->nlow >= PK_MAX_MEMO) {
 			pd_fail(d, PK_CORRUPT, "memo larger than the limit (%s entries)", "33554432");
 			return -1;
 		}
 		e->used = 1;
 		e->idx = idx;
-		d->mn++;
+		if (idx < PD_MEMO_LOW)
+			d->nlow++;
+		else
+			d->mn++;
 	}
 	e->fetched = fetched;
 	e->v = v;
@@ -162,8 +188,11 @@ int pd_memo_put(struct dec *d, uint32_t idx)
 	}
 	if (s->used) {
 		pk_release(&s->v);
+	} else if (idx < PD_MEMO_LOW) {
+		/* a re-put of a pinned index: the ring copy wins */
+		if (d->low && d->low[idx].used)
+			low_del(d, &d->low[idx]);
 	} else if (d->mn && idx <= d->pin_max) {
-		/* a re-put of an index in the table: the ring copy wins */
 		size_t i = memo_slot(d, idx);
 		if (d->memo[i].used)
 			memo_del_slot(d, i);
@@ -182,15 +211,17 @@ failed:
 	return -1;
 }
 
-/* The entry at idx in the ring or the pinned table, or NULL. */
+/* The entry at idx in the ring or the pinned entries, or NULL. */
 static struct memo_ent *memo_find(struct dec *d, uint32_t idx)
 {
+	if (idx < PD_MEMO_LOW && d->low && d->low[idx].used)
+		return &d->low[idx];
 	if (d->rcap) {
 		struct memo_ent *s = &d->ring[idx & (d->rcap - 1)];
 		if (s->used && s->idx == idx)
 			return s;
 	}
-	if (d->mcap) {
+	if (d->mcap && idx >= PD_MEMO_LOW) {
 		struct memo_ent *e = &d->memo[memo_slot(d, idx)];
 		if (e->used)
 			return e;
@@ -235,6 +266,8 @@ void pd_memo_forget(struct dec *d, const struct pk_val *v)
 		return;
 	if (d->rcap && e >= d->ring && e < d->ring + d->rcap)
 		ring_evict(d, e);
+	else if (d->low && e >= d->low && e < d->low + PD_MEMO_LOW)
+		low_del(d, e);
 	else
 		memo_del_slot(d, (size_t)(e - d->memo));
 }
@@ -254,6 +287,8 @@ void pd_memo_free(struct dec *d)
 {
 	free_entries(d->memo, d->mcap);
 	free_entries(d->ring, d->rcap);
-	d->memo = d->ring = NULL;
+	free_entries(d->low, d->low ? PD_MEMO_LOW : 0);
+	d->memo = d->ring = d->low = NULL;
 	d->mcap = d->rcap = 0;
+	d->nlow = 0;
 }

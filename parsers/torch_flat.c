@@ -231,7 +231,7 @@ static int w_end(void *ctx, int64_t devices)
 struct ts_writer *ts_writer_new(FILE *f, struct sink *s, struct ts_ops *ops)
 {
 	static const struct ts_ops writer_ops = {
-		NULL, w_begin, w_segment, w_block, w_entry, w_settings, w_end
+		NULL, w_begin, w_segment, w_block, w_entry, w_settings, w_end, NULL
 	};
 	struct ts_writer *w = calloc(1, sizeof(*w));
 

@@ -35,9 +35,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A lifetime, as emit_alloc writes it. */
 struct live {
 	int64_t addr, device, size, seq, ns, stack;
-	int used;
+};
+
+/* The live table is two parallel arrays: the keys, probed on every alloc
+ * and free (16 bytes a slot, so that a probe run stays in a cache line
+ * and the whole key array in cache), and what each lifetime carries,
+ * touched once the key is found. */
+struct lkey {
+	int64_t addr;
+	int32_t device;               /* 0..TS_MAX_DEVICES-1 (dev_of checked it) */
+	int32_t used;
+};
+
+struct lval {
+	int64_t size, seq, ns, stack;
 };
 
 /* A series being sampled: the open millisecond's peak and last value. */
@@ -64,7 +78,8 @@ struct ts_model {
 	int64_t trace_events;
 	int failed;
 	struct ol_snapshot info;
-	struct live *live;
+	struct lkey *lkey;          /* lcap slots, a power of 2, or none */
+	struct lval *lval;          /* lcap slots, beside lkey */
 	size_t lcap, ln;
 	struct keymap stacks;       /* frames key -> stack id */
 	struct dev *devs;
@@ -83,51 +98,81 @@ static int64_t add(int64_t a, int64_t b)
 
 /* ---- live allocations ---- */
 
+static size_t live_hash(int64_t dev, int64_t addr)
+{
+	return ol_hash64((uint64_t)addr ^ ((uint64_t)dev << 56));
+}
+
 /* The live table's slot of (dev, addr): where it is, or the free slot
- * where it would go. */
+ * where it would go (linear probing, load at most 1/2). */
 static size_t live_slot(const struct ts_model *m, int64_t dev, int64_t addr)
 {
 	size_t mask = m->lcap - 1;
-	size_t i = ol_hash64((uint64_t)addr ^ ((uint64_t)dev << 56)) & mask;
+	size_t i = live_hash(dev, addr) & mask;
 
-	while (m->live[i].used && (m->live[i].addr != addr || m->live[i].device != dev))
+	while (m->lkey[i].used && (m->lkey[i].addr != addr || m->lkey[i].device != dev))
 		i = (i + 1) & mask;
 	return i;
 }
 
-static size_t live_home(const void *slot)
+/* The lifetime in slot i. */
+static struct live live_at(const struct ts_model *m, size_t i)
 {
-	const struct live *l = slot;
-	return ol_hash64((uint64_t)l->addr ^ ((uint64_t)l->device << 56));
-}
-
-/* The live table as hashtab.h sees it. */
-static struct probe_table live_table(const struct ts_model *m)
-{
-	struct probe_table t = { m->live, m->lcap, sizeof(*m->live),
-				 offsetof(struct live, used), live_home };
-	return t;
+	struct live l = { m->lkey[i].addr, m->lkey[i].device, m->lval[i].size,
+			  m->lval[i].seq, m->lval[i].ns, m->lval[i].stack };
+	return l;
 }
 
 /* Double the live table. 0, or -1 (unchanged). */
 static int live_grow(struct ts_model *m)
 {
-	struct probe_table t = live_table(m);
+	size_t nc = m->lcap ? m->lcap * 2 : 4096, i, j;
+	struct lkey *nk = calloc(nc, sizeof(*nk));
+	struct lval *nv = malloc(nc * sizeof(*nv));
 
-	if (probe_resize(&t, m->lcap ? m->lcap * 2 : 4096) < 0)
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
 		return -1;
-	m->live = t.slots;
-	m->lcap = t.cap;
+	}
+	for (i = 0; i < m->lcap; i++) {
+		if (!m->lkey[i].used)
+			continue;
+		for (j = live_hash(m->lkey[i].device, m->lkey[i].addr) & (nc - 1); nk[j].used;
+		     j = (j + 1) & (nc - 1))
+			;
+		nk[j] = m->lkey[i];
+		nv[j] = m->lval[i];
+	}
+	free(m->lkey);
+	free(m->lval);
+	m->lkey = nk;
+	m->lval = nv;
+	m->lcap = nc;
 	return 0;
 }
 
-/* Remove the lifetime at slot i. */
+/* Remove the lifetime at slot i: backward-shift deletion, so that every
+ * entry after it in its probe run stays reachable. */
 static void live_del(struct ts_model *m, size_t i)
 {
-	struct probe_table t = live_table(m);
+	size_t mask = m->lcap - 1, j = i, k;
 
-	probe_delete(&t, i);
+	m->lkey[i].used = 0;
 	m->ln--;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!m->lkey[j].used)
+			return;
+		k = live_hash(m->lkey[j].device, m->lkey[j].addr) & mask;
+		/* can entry j move to the hole at i? */
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			m->lkey[i] = m->lkey[j];
+			m->lval[i] = m->lval[j];
+			m->lkey[j].used = 0;
+			i = j;
+		}
+	}
 }
 
 /* ---- stacks ---- */
@@ -394,25 +439,28 @@ static int64_t trace_row(struct ts_model *m, const struct ts_entry *x, int64_t n
 static int on_alloc(struct ts_model *m, struct dev *d, const struct ts_entry *x, int64_t ns,
 		    int64_t stack)
 {
-	struct live *l;
+	struct lval *v;
+	size_t i;
 
 	if ((m->ln + 1) * 2 >= m->lcap && live_grow(m) < 0)  /* load <= 1/2: misses probe short */
 		return 0;
-	l = &m->live[live_slot(m, x->device, x->addr)];
-	if (l->used) {
-		if (emit_alloc(m, l, OL_NULL, OL_NULL, "freed") < 0)
+	i = live_slot(m, x->device, x->addr);
+	v = &m->lval[i];
+	if (m->lkey[i].used) {
+		struct live old = live_at(m, i);
+		if (emit_alloc(m, &old, OL_NULL, OL_NULL, "freed") < 0)
 			return -1;
-		d->allocated = add(d->allocated, l->size == OL_NULL ? 0 : -l->size);
+		d->allocated = add(d->allocated, v->size == OL_NULL ? 0 : -v->size);
 	} else {
 		m->ln++;
 	}
-	l->used = 1;
-	l->addr = x->addr;
-	l->device = x->device;
-	l->size = x->size;
-	l->seq = x->seq;
-	l->ns = ns;
-	l->stack = stack;
+	m->lkey[i].used = 1;
+	m->lkey[i].addr = x->addr;
+	m->lkey[i].device = (int32_t)x->device;
+	v->size = x->size;
+	v->seq = x->seq;
+	v->ns = ns;
+	v->stack = stack;
 	if (x->size != OL_NULL)
 		d->allocated = add(d->allocated, x->size);
 	if (d->allocated > d->peak)
@@ -428,11 +476,11 @@ static int on_free(struct ts_model *m, struct dev *d, const struct ts_entry *x, 
 	size_t i = m->lcap ? live_slot(m, x->device, x->addr) : 0;
 	struct live l;
 
-	if (!m->lcap || !m->live[i].used) {
-		struct live o = { x->addr, x->device, x->size, OL_NULL, OL_NULL, stack, 0 };
+	if (!m->lcap || !m->lkey[i].used) {
+		struct live o = { x->addr, x->device, x->size, OL_NULL, OL_NULL, stack };
 		return emit_alloc(m, &o, x->seq, ns, "orphan_free");
 	}
-	l = m->live[i];
+	l = live_at(m, i);
 	live_del(m, i);
 	if (emit_alloc(m, &l, x->seq, ns, "freed") < 0)
 		return -1;
@@ -481,6 +529,21 @@ static int m_entry(void *ctx, const struct ts_entry *x)
 	if (!strcmp(a, "oom"))
 		return oom_event(m, x, ns);
 	return 0;
+}
+
+/* Start loading the live table's slot of an entry to come: its probe is
+ * a cache miss otherwise (the keys are megabytes, visited at random). */
+static void m_ahead(void *ctx, const struct ts_entry *x)
+{
+	const struct ts_model *m = ctx;
+
+	size_t i;
+
+	if (!m->lcap || x->addr == OL_NULL)
+		return;
+	i = live_hash(x->device, x->addr) & (m->lcap - 1);
+	__builtin_prefetch(&m->lkey[i]);
+	__builtin_prefetch(&m->lval[i]);
 }
 
 static int m_settings(void *ctx, json_t *settings)
@@ -549,8 +612,8 @@ static int m_end(void *ctx, int64_t devices)
 	if (!v)
 		return -1;
 	for (i = 0; i < m->lcap; i++)
-		if (m->live[i].used)
-			v[n++] = m->live[i];
+		if (m->lkey[i].used)
+			v[n++] = live_at(m, i);
 	qsort(v, n, sizeof(*v), cmp_live);
 	for (i = 0; i < n; i++)
 		if (emit_alloc(m, &v[i], OL_NULL, OL_NULL, "live") < 0) {
@@ -558,8 +621,8 @@ static int m_end(void *ctx, int64_t devices)
 			return -1;
 		}
 	free(v);
-	if (m->live)
-		memset(m->live, 0, m->lcap * sizeof(*m->live));
+	if (m->lkey)
+		memset(m->lkey, 0, m->lcap * sizeof(*m->lkey));
 	m->ln = 0;
 	for (i = 0; i < m->ndev; i++)
 		if (flush_ser(m, (int64_t)i, 0, &m->devs[i].ser[0]) < 0 ||
@@ -581,7 +644,7 @@ static int m_end(void *ctx, int64_t devices)
 struct ts_model *ts_model_new(struct sink *s, struct ts_ops *ops)
 {
 	static const struct ts_ops model_ops = {
-		NULL, m_begin, m_segment, m_block, m_entry, m_settings, m_end
+		NULL, m_begin, m_segment, m_block, m_entry, m_settings, m_end, m_ahead
 	};
 	struct ts_model *m = calloc(1, sizeof(*m));
 
@@ -602,7 +665,8 @@ int64_t ts_model_free(struct ts_model *m)
 		return 0;
 	r = m->records;
 	json_decref(m->info.settings);
-	free(m->live);
+	free(m->lkey);
+	free(m->lval);
 	keymap_free(&m->stacks);
 	free(m->devs);
 	free(m);

@@ -10,7 +10,9 @@
  * key). Two batches alternate: the decoder fills one while the caller
  * replays the other, in order, into the ops and onto the real sink.
  * Nothing is shared between the threads but the batches, handed over
- * under the mutex: the decoder never touches the caller's sink.
+ * under the mutex: the decoder never touches the caller's sink. While
+ * replaying, the caller tells the consumer of the entry AHEAD records on
+ * (ts_ops.ahead), so that its look-ups are fetched before they are made.
  */
 #include "parsers/torch_pipe.h"
 #include "parsers/hashtab.h"
@@ -303,7 +305,7 @@ static int64_t q_diag(struct sink *ds, uint64_t line, uint64_t offset, enum ol_s
 static void *decoder_main(void *arg)
 {
 	struct pipe *p = arg;
-	struct ts_ops ops = { p, q_begin, q_segment, q_block, q_entry, q_settings, q_end };
+	struct ts_ops ops = { p, q_begin, q_segment, q_block, q_entry, q_settings, q_end, NULL };
 
 	p->result = p->decode(p->in, &p->ds, &ops);
 	pthread_mutex_lock(&p->mu);
@@ -339,6 +341,8 @@ static int p_get(const struct ts_frames *tf, const struct ol_frame **f, size_t *
 
 /* Replay batch b into ops and, for diagnostics, onto s. 0, or -1 when
  * ops or the sink failed. */
+#define AHEAD 8                  /* entries the consumer is told of in advance */
+
 static int replay(const struct batch *b, const struct ts_ops *ops, struct sink *s)
 {
 	size_t i;
@@ -351,6 +355,8 @@ static int replay(const struct batch *b, const struct ts_ops *ops, struct sink *
 	for (i = 0; i < b->n && r >= 0; i++) {
 		struct prec *x = &b->r[i];
 		const struct ts_frames *f = NULL;
+		if (ops->ahead && i + AHEAD < b->n && b->r[i + AHEAD].kind == R_ENTRY)
+			ops->ahead(ops->ctx, &b->r[i + AHEAD].u.e);
 		if (x->has_frames) {
 			fr.f.key = x->fkey;
 			fr.x = x;

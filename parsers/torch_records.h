@@ -75,6 +75,11 @@ struct ts_ops {
 	int (*entry)(void *ctx, const struct ts_entry *);
 	int (*settings)(void *ctx, json_t *settings);
 	int (*end)(void *ctx, int64_t devices);
+	/* Optional (NULL: none): told of an entry that a producer holding
+	 * several in memory will pass to entry() soon, so that the consumer
+	 * can start fetching what it will look up (the pipe calls it a few
+	 * entries ahead). Changes nothing that is stored. */
+	void (*ahead)(void *ctx, const struct ts_entry *);
 };
 
 /* ---- one description per record ----

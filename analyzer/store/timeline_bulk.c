@@ -190,6 +190,32 @@ static void batch_free(struct batch *k)
 
 /* ---- writing (by the writer, or by the caller when the writer is idle) ---- */
 
+/* The value column c takes from a record: table_value, inline for the
+ * kinds the bulk tables have (a call per column was ~5 % of a write). */
+static inline void row_value(const struct col *c, int64_t artifact, int64_t parent,
+			     const void *row, struct table_value *v)
+{
+	const void *f = (const char *)row + c->off;
+
+	switch (c->kind) {
+	case COL_PARENT:
+		v->i = parent;
+		v->type = v->i == OL_NULL ? TV_NULL : TV_INT;
+		break;
+	case COL_INT:
+		v->i = *(const int64_t *)f;
+		v->type = v->i == OL_NULL ? TV_NULL : TV_INT;
+		break;
+	case COL_TEXT:
+		v->s = *(const char *const *)f;
+		v->type = v->s ? TV_TEXT : TV_NULL;
+		break;
+	default:
+		table_value(c, artifact, parent, row, v);
+		break;
+	}
+}
+
 /* Bind record i of k as the parameters base + 1 on of its table's INSERT
  * of BULK_ROWS, those that hold the same value already left as they are. */
 static void bind_record(struct tl_bulk *b, const struct batch *k, int i, int base)
@@ -201,7 +227,7 @@ static void bind_record(struct tl_bulk *b, const struct batch *k, int i, int bas
 	for (c = 0; c < b->ncols; c++) {
 		struct bound *p = &b->bound[base + c];
 		int stable = (k->stable[i] >> c) & 1;
-		table_value(b->cols[c], k->artifact[i], k->parent[i], row, &v);
+		row_value(b->cols[c], k->artifact[i], k->parent[i], row, &v);
 		if (p->type == (int)v.type &&
 		    ((v.type == TV_NULL) || (v.type == TV_INT && p->i == v.i) ||
 		     (v.type == TV_TEXT && stable && p->s == v.s)))
