@@ -282,6 +282,36 @@ static void free_memory_below_utilization(void **state)
 	}
 }
 
+/* With nvidia-smi's history (the fixture of that name: the query-gpu log
+ * without a uuid column, the compute-apps list by uuid), the tenant that
+ * took the card during a redeploy is named, and the ledger of the only
+ * card counts it as another process, not as unexplained. */
+static void free_memory_taken_by_a_tenant(void **state)
+{
+	static const char *const files[] = { "nvidia-smi.csv", "compute-apps.csv", "vllm.log",
+					     "vllm-restart.log" };
+	struct timeline *tl = t_open();
+	char path[200];
+	size_t i;
+	(void)state;
+
+	tl->opts.year = 2026;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "fixtures/misconfig_free_below_utilization_history/%s",
+			 files[i]);
+		assert_int_equal(t_parse_file(tl, path), 0);
+	}
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(verdict(tl, "cause"), "free_below_utilization");
+	assert_float_equal(figure(tl, "free_below_utilization", "other_tenant_pid"), 9120, 0);
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause ="
+				      " 'free_below_utilization'"), "pid 9120 (python train.py)"));
+	assert_float_equal(t_real(tl, "SELECT bytes FROM ledger WHERE line = 'other_processes'"),
+			   22 * GIB + 310 * MIB, MIB);
+	assert_true(t_real(tl, "SELECT bytes FROM ledger WHERE line = 'unexplained'") < GIB);
+	t_close(tl);
+}
+
 /* 80 GiB card, weights + KV cache 70 GiB: 10 GiB of room, 500 MiB per
  * request (the failed allocation): 20 requests fill it. */
 static struct timeline *admitting(double max_seqs, double running)
@@ -469,6 +499,7 @@ int main(void)
 		cmocka_unit_test(short_history_is_likely_not_sure),
 		cmocka_unit_test(kv_usage_in_percent_whatever_its_unit),
 		cmocka_unit_test(free_memory_below_utilization),
+		cmocka_unit_test(free_memory_taken_by_a_tenant),
 		cmocka_unit_test(admitted_concurrency_against_the_room),
 		cmocka_unit_test(oom_before_any_steady_load),
 		cmocka_unit_test(host_start_up_beyond_the_limit),

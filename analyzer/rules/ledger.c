@@ -23,7 +23,9 @@
  *    reserve), else the engine's non_torch figure, else nvidia-smi's
  *    count for the process less the reserve;
  *  - other processes: the message's list, else nvidia-smi's per-process
- *    counts near the OOM;
+ *    counts near the OOM, all but the message's process (else the
+ *    engine's pid, else the largest); a list by uuid alone is the only
+ *    card's when there is one;
  *  - free: the message, else the capacity less nvidia-smi's used;
  *  - the host: the kernel's OOM report (memcg usage and limit, or RAM and
  *    free), its task dump (the victim's RSS, the other tasks'), else the
@@ -253,6 +255,7 @@ static int64_t engine_of(struct rule_ctx *c, int64_t d, int first)
 /* The engine's figures of row id (bytes; -1 not said). */
 struct eng {
 	int64_t id;
+	int64_t pid;               /* the instance's ("pid 5120"); -1 none */
 	char what[160];            /* "vllm start-up log (vllm.log)" */
 	double total, weights, kv, graphs, act, non_torch;
 };
@@ -263,6 +266,7 @@ static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
 	char name[160];
 
 	memset(e, 0, sizeof(*e));
+	e->pid = -1;
 	e->total = e->weights = e->kv = e->graphs = e->act = e->non_torch = -1;
 	if (!id || !(st = rl_prepare(c, "SELECT engine, instance, artifact_id, total_bytes,"
 	    " weights_bytes, kv_cache_bytes, cuda_graph_bytes, activation_peak_bytes,"
@@ -272,6 +276,8 @@ static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *inst = (const char *)sqlite3_column_text(st, 1);
 		e->id = id;
+		if (inst && strstr(inst, "pid "))
+			e->pid = strtoll(strstr(inst, "pid ") + 4, NULL, 10);
 		snprintf(e->what, sizeof(e->what), "%s%s%s start-up log (%s)", q_text(st, 0),
 			 inst && *inst ? " " : "", inst ? inst : "",
 			 art_name(c, sqlite3_column_int64(st, 2), name, sizeof(name)));
@@ -400,6 +406,26 @@ struct card_in {
 	int n_others;
 };
 
+/* Whether nvidia-smi's process list names its card by a uuid the
+ * timeline cannot tie to an index (a --query-compute-apps log beside a
+ * --query-gpu one without a uuid column) while gpu is the only card and
+ * the list one uuid: then the list is that card's. 1, 0, -1 failed. */
+static int one_card_by_uuid(struct rule_ctx *c, const char *gpu)
+{
+	double by_index, cards, uuids;
+	char glob[40];
+
+	snprintf(glob, sizeof(glob), "%s/pid:*", gpu);
+	if (rl_num(c, &by_index, "SELECT count(*) FROM series WHERE name = 'gpu.proc_used_bytes' AND"
+		   " entity GLOB '%s'", glob) < 0 || by_index > 0 ||
+	    rl_num(c, &cards, "SELECT count(DISTINCT entity) FROM series WHERE name IN"
+		   " ('gpu.total_bytes', 'gpu.used_bytes') AND entity GLOB 'gpu[0-9]*'") < 0 ||
+	    rl_num(c, &uuids, "SELECT count(DISTINCT substr(entity, 1, instr(entity, '/pid:')))"
+		   " FROM series WHERE name = 'gpu.proc_used_bytes' AND entity GLOB 'GPU-*/pid:*'") < 0)
+		return c->failed ? -1 : 0;
+	return cards == 1 && uuids == 1;
+}
+
 /* nvidia-smi's per-process counts of card in->d nearest before the OOM:
  * the process of the message (else the largest) and the others seen
  * within PROC_WINDOW_NS of the last sample. */
@@ -412,14 +438,20 @@ static int smi_processes(struct rule_ctx *c, struct card_in *in)
 		" WHERE q.series_id = s.id AND q.time_ns <= ?2 AND q.value IS NOT NULL)"
 		" ORDER BY p.value DESC LIMIT 256");
 	struct { int64_t pid, t, sid; double v; } p[256];
-	int n = 0, i, self = -1;
-	int64_t tmax = INT64_MIN, art = 0;
+	int n = 0, i, self = -1, uuid_only;
+	int64_t tmax = INT64_MIN, art = 0, want;
 	char glob[40], name[160], src[240];
 	double sum = 0;
 
 	if (!st)
 		return -1;
 	snprintf(glob, sizeof(glob), "%s/pid:*", in->gpu);
+	if ((uuid_only = one_card_by_uuid(c, in->gpu)) < 0) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	if (uuid_only)
+		snprintf(glob, sizeof(glob), "*/pid:*");
 	sqlite3_bind_text(st, 1, glob, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns);
 	while (n < 256 && sqlite3_step(st) == SQLITE_ROW) {
@@ -434,11 +466,20 @@ static int smi_processes(struct rule_ctx *c, struct card_in *in)
 		n++;
 	}
 	sqlite3_finalize(st);
+	/* no message names the process: the engine's own pid, when it has
+	 * one (an engine whose pid is not listed holds nothing there: every
+	 * listed process is another's), else the largest */
+	want = in->self_pid != OL_NULL ? in->self_pid : in->e.pid > 0 ? in->e.pid : OL_NULL;
 	for (i = 0; i < n; i++)
 		if (p[i].t >= tmax - PROC_WINDOW_NS && p[i].v >= 0 &&
-		    (self < 0 ? in->self_pid == OL_NULL || p[i].pid == in->self_pid : 0))
+		    (self < 0 ? want == OL_NULL || p[i].pid == want : 0))
 			self = i;
 	art_name(c, art, name, sizeof(name));
+	if (uuid_only) {      /* say how the list was tied to the card */
+		size_t l = strlen(name);
+		snprintf(name + l, sizeof(name) - l, "; listed by GPU uuid, taken as %s, the only card",
+			 in->gpu);
+	}
 	for (i = 0; i < n; i++) {
 		if (i == self || p[i].t < tmax - PROC_WINDOW_NS || p[i].v < 0)
 			continue;
