@@ -77,14 +77,26 @@ static void instance_name(const struct srv_line *l, const struct engine_line *el
 /* The instance of (name, kind): one of that name and kind; else, for a
  * named engine, one of that name no engine named yet (it is this one);
  * for a line no engine names, the last of that name. NULL if none. */
+/* FNV-1a of an instance's name: most lines' names differ from most
+ * instances' in it, so find() compares few names. */
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
 static struct srv_instance *find(struct srv_engine *e, const char *name, enum engine_kind kind)
 {
 	struct srv_instance *loose = NULL, *any = NULL;
+	uint32_t h = name_hash(name);
 	int i;
 
 	for (i = e->n - 1; i >= 0; i--) {
 		struct srv_instance *in = &e->inst[i];
-		if (strcmp(in->name, name))
+		if (in->name_hash != h || strcmp(in->name, name))
 			continue;
 		if (in->kind == kind)
 			return in;
@@ -123,6 +135,7 @@ static struct srv_instance *add(struct srv_engine *e, struct sink *s, const char
 	memset(in, 0, sizeof(*in));
 	in->kind = kind;
 	copy_str(in->name, sizeof(in->name), name, strlen(name));
+	in->name_hash = name_hash(in->name);
 	for (i = 0; i < EF__COUNT; i++)
 		in->fact[i] = NAN;
 	in->line = lineno;

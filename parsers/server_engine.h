@@ -49,6 +49,7 @@
 struct srv_instance {
 	enum engine_kind kind;
 	char name[2 * SRV_NAME_MAX];
+	uint32_t name_hash;          /* name_hash(name): compared before the name */
 	char version[ENGINE_VERSION_MAX];
 	double fact[EF__COUNT];      /* NaN: not said */
 	int said;                    /* a fact, an error or the version: a row */
