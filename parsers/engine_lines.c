@@ -73,7 +73,7 @@ static const struct {
 	{ EF_MAX_MODEL_LEN, T, 0, 0, { "max_total_tokens: ", "`max_new_tokens` must be <= " } },
 	{ EF_MAX_MODEL_LEN, R, 0, 1, { "TRTGptModel maxSequenceLen: " } },
 	{ EF_MAX_PREFILL, S, 0, 0, { "max_prefill_tokens=" } },
-	{ EF_MAX_PREFILL, T, 0, 0, { "max_batch_prefill_tokens: " } },
+	{ EF_MAX_PREFILL, T, 0, 1, { "max_batch_prefill_tokens: " } },  /* TGI's Args alone */
 	{ EF_GPU_BLOCKS, R, 0, 1, { "Number of blocks in KV cache primary pool: ",
 				    "primary blocks=" } },
 };

@@ -268,7 +268,8 @@ static int strip_iso(struct srv_line *l)
 }
 
 /* docker-compose "vllm-1  | ", a CI gutter "  | ", a markdown quote "> ",
- * a quote bar "▎ ", an inline-code backtick, torch's "[rank0]:". */
+ * a quote bar "▎ ", a terminal UI's frame "│ ... │", an inline-code
+ * backtick, torch's "[rank0]:". */
 static int strip_carrier(struct srv_line *l)
 {
 	const char *m = l->msg;
@@ -278,6 +279,17 @@ static int strip_carrier(struct srv_line *l)
 		k = n == 1 ? 1 : 2;
 	else if (starts(m, n, "\xe2\x96\x8e"))
 		k = past_spaces(m, n, 3);
+	else if (starts(m, n, "\xe2\x94\x82")) {
+		/* a terminal UI's frame (k9s, Lens: "│ line ... │"): both borders */
+		k = past_spaces(m, n, 3);
+		if (n >= k + 3 && !memcmp(m + n - 3, "\xe2\x94\x82", 3)) {
+			size_t e = n - 3;
+			while (e > k && m[e - 1] == ' ')
+				e--;
+			l->msg[e] = 0;
+			l->n = e;
+		}
+	}
 	else if (m[0] == '`')
 		k = past_spaces(m, n, 1);
 	else if (starts(m, n, "[rank") && isdigit((unsigned char)m[5])) {
