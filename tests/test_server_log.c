@@ -231,6 +231,29 @@ static void tgi_pretty_args(void **state)
 	t_close(tl);
 }
 
+/* A terminal UI's frame (k9s, Lens): "│ " before each line, " │" after
+ * its padding; the message inside is read, its time carried to the next
+ * line of the record. */
+static void tgi_framed_by_a_terminal_ui(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "tgi",
+		"\xe2\x94\x82 2023-07-19T21:02:11.123161Z ERROR text_generation_launcher: Method Warmup"
+		" encountered an error.                  \xe2\x94\x82\n"
+		"\xe2\x94\x82 torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB"
+		" (GPU 0; 22.19 GiB total capacity; 19.97 GiB already allocated; 1.15 GiB free;"
+		" 20.80 GiB reserved in total by PyTorch)          \xe2\x94\x82\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 1);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind = 'torch_oom'"),
+			 utc_ns(2023, 7, 19, 21, 2, 11, 123161000));
+	assert_int_equal(ev_int(tl, "torch_oom", "reserved_bytes"), (int64_t)(20.80 * GiB));
+	/* the right border is not part of the message */
+	assert_null(strstr(t_text(tl, "SELECT summary FROM event WHERE kind = 'torch_oom'"),
+			   "\xe2\x94\x82"));
+	t_close(tl);
+}
+
 static void vllm_without_year(void **state)
 {
 	struct timeline *tl = t_open();
@@ -710,6 +733,7 @@ int main(void)
 		cmocka_unit_test(torch_old_form_and_plain_traceback),
 		cmocka_unit_test(tgi_log),
 		cmocka_unit_test(tgi_pretty_args),
+		cmocka_unit_test(tgi_framed_by_a_terminal_ui),
 		cmocka_unit_test(vllm_without_year),
 		cmocka_unit_test(requests_served),
 		cmocka_unit_test(torch_oom_wordings),
