@@ -391,7 +391,7 @@ static int env_key(struct k8s_st *st, const char *k, const char *orig, const cha
 	st->env_mode = 0;
 	if (!item && ((!strcmp(k, "environment") && (!v[0] || !strcmp(v, "<none>"))) ||
 		      (!strcmp(k, "env") && !v[0]))) {
-		st->env_mode = k[3] ? 1 : 2;
+		st->env_mode = !strcmp(k, "env") ? 2 : 1;
 		st->env_indent = indent;
 		st->env_name[0] = 0;
 		return 1;

@@ -101,9 +101,10 @@ static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, st
 	st = rl_prepare(c,
 		"WITH t AS (SELECT max(p.time_ns) AS at FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = 'gpu.proc_used_bytes' AND p.time_ns <= ?1)"
-		" SELECT s.entity, p.value, (SELECT min(q.time_ns) FROM sample q WHERE q.series_id = s.id)"
+		" SELECT s.entity, max(p.value), (SELECT min(q.time_ns) FROM sample q WHERE q.series_id = s.id)"
 		" FROM series s JOIN sample p ON p.series_id = s.id, t WHERE s.name = 'gpu.proc_used_bytes'"
-		" AND p.time_ns BETWEEN t.at - 2000000000 AND t.at AND p.value > 0 ORDER BY p.value DESC");
+		" AND p.time_ns BETWEEN t.at - 2000000000 AND t.at AND p.value > 0 GROUP BY s.id"
+		" ORDER BY 2 DESC");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, until_ns == OL_NULL ? INT64_MAX : until_ns);
