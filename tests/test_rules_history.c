@@ -306,6 +306,9 @@ static void free_memory_taken_by_a_tenant(void **state)
 	assert_float_equal(figure(tl, "free_below_utilization", "other_tenant_pid"), 9120, 0);
 	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause ="
 				      " 'free_below_utilization'"), "pid 9120 (python train.py)"));
+	/* nvidia-smi's times have no zone: the advice says the time was read as UTC */
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause ="
+				      " 'free_below_utilization'"), "no zone in it: read as UTC"));
 	assert_float_equal(t_real(tl, "SELECT bytes FROM ledger WHERE line = 'other_processes'"),
 			   22 * GIB + 310 * MIB, MIB);
 	assert_true(t_real(tl, "SELECT bytes FROM ledger WHERE line = 'unexplained'") < GIB);

@@ -101,7 +101,9 @@ static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, st
 	st = rl_prepare(c,
 		"WITH t AS (SELECT max(p.time_ns) AS at FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = 'gpu.proc_used_bytes' AND p.time_ns <= ?1)"
-		" SELECT s.entity, max(p.value), (SELECT min(q.time_ns) FROM sample q WHERE q.series_id = s.id)"
+		" SELECT s.entity, max(p.value), (SELECT min(q.time_ns) FROM sample q WHERE q.series_id = s.id),"
+		" EXISTS (SELECT 1 FROM meta m WHERE m.artifact_id = s.artifact_id AND m.key = 'time.clock'"
+		" AND m.value = 'local')"
 		" FROM series s JOIN sample p ON p.series_id = s.id, t WHERE s.name = 'gpu.proc_used_bytes'"
 		" AND p.time_ns BETWEEN t.at - 2000000000 AND t.at AND p.value > 0 GROUP BY s.id"
 		" ORDER BY 2 DESC");
@@ -124,8 +126,9 @@ static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, st
 			rl_fig(f, "other_tenant_bytes", bytes);
 		}
 		rl_advice(f, "nvidia-smi's process list at the start-up shows pid %lld (%s) holding"
-			  " %s of the card, listed there since %s.", pid, name,
-			  rl_bytes(bytes, b1, sizeof(b1)), since);
+			  " %s of the card, listed there since %s%s.", pid, name,
+			  rl_bytes(bytes, b1, sizeof(b1)), since, sqlite3_column_int(st, 3) ?
+			  " (the list's local time, no zone in it: read as UTC)" : "");
 	}
 	sqlite3_finalize(st);
 	return c->failed ? -1 : n > 0;
