@@ -173,7 +173,55 @@ static const char *month_stamp(struct kprefix *px, const char *p, const char *e,
 	return q + 1;
 }
 
-/* "Thu Dec  7 00:05:00 2017]" (dmesg -T, after the '['). */
+/* The month of a localized dmesg -T stamp's token m[0..n): "3月" (Chinese,
+ * Japanese), "3월" (Korean), or an English abbreviation; 0 when it is none
+ * of those (another language's name: the stamp is still one). */
+static int local_month(const char *m, size_t n)
+{
+	size_t i = 0;
+	int v = 0;
+
+	while (i < n && i < 2 && m[i] >= '0' && m[i] <= '9')
+		v = v * 10 + (m[i++] - '0');
+	if (i && v >= 1 && v <= 12 && n - i == 3 &&
+	    (!memcmp(m + i, "\xe6\x9c\x88", 3) || !memcmp(m + i, "\xec\x9b\x94", 3)))
+		return v;
+	return n == 3 ? month_from_name(m, 3) : 0;
+}
+
+/* dmesg -T under another locale, after the '[': "四 3月 20 21:01:25 2025]"
+ * (zh_CN), "Do Mär 20 21:01:25 2025]" (de_DE): a weekday and a month
+ * token of any bytes, then the day, the clock and the year as in C. The
+ * time is set when the month is one local_month() knows; else the stamp
+ * is taken off and the line has no time. */
+static const char *ctime_localized(struct kprefix *px, const char *p, const char *e,
+				   struct ol_time *t)
+{
+	const char *w = p, *m, *q;
+	int mon, d, h, mi, s;
+	int64_t y, ns;
+
+	while (w < e && w - p <= 16 && *w != ' ' && *w != ']')
+		w++;
+	if (w == p || w >= e || *w != ' ')
+		return NULL;
+	for (m = ++w; w < e && w - m <= 16 && *w != ' ' && *w != ']'; w++)
+		;
+	if (w == m || w >= e || *w != ' ')
+		return NULL;
+	mon = local_month(m, (size_t)(w - m));
+	if (!(q = day_at(w + 1, e, 14, &d)) || q[2] != ':' || q[5] != ':' || q[8] != ' ')
+		return NULL;
+	clock_at(q, &h, &mi, &s);
+	if (!(q = parse_int(q + 9, e, &y)) || q >= e || *q != ']' || y < 1970 || y > 9999)
+		return NULL;
+	if (mon && (ns = utc_ns((int)y, mon, d, h, mi, s, 0)) >= 0)
+		set_local(px, t, ns);
+	return q + 1;
+}
+
+/* "Thu Dec  7 00:05:00 2017]" (dmesg -T, after the '['); another
+ * locale's names: ctime_localized(). */
 static const char *ctime_stamp(struct kprefix *px, const char *p, const char *e,
 			       struct ol_time *t)
 {
@@ -182,7 +230,7 @@ static const char *ctime_stamp(struct kprefix *px, const char *p, const char *e,
 	const char *q;
 
 	if (e - p < 24 || p[3] != ' ' || !(mon = month_from_name(p + 4, 3)) || p[7] != ' ')
-		return NULL;
+		return ctime_localized(px, p, e, t);
 	if (!(q = day_at(p + 8, e, 14, &d)))
 		return NULL;
 	if (q[2] != ':' || q[5] != ':' || q[8] != ' ')
