@@ -85,7 +85,8 @@ static long long engine_pid(const struct rl_engine *e)
 }
 
 /* The processes on the card at the last process-list capture at or before
- * until_ns (OL_NULL: the last capture), other than pid skip: named in f
+ * until_ns (OL_NULL: the last capture), other than pid skip, when the list
+ * is of one card (else none is named: 0): named in f
  * (title, advice, figures other_tenant_pid / other_tenant_bytes for the
  * largest). 1 when one was found, 0 none, -1 failed. */
 static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, struct rl_finding *f)
@@ -96,8 +97,14 @@ static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, st
 	double bytes;
 	int64_t first;
 	const char *ent;
+	double cards;
 	int n = 0;
 
+	/* the list must be of one card: which card the engine found short is
+	 * not told, and a process on another one is no tenant of it */
+	if (rl_num(c, &cards, "SELECT count(DISTINCT substr(entity, 1, instr(entity, '/pid:')))"
+		   " FROM series WHERE name = 'gpu.proc_used_bytes'") < 0 || cards != 1)
+		return c->failed ? -1 : 0;
 	st = rl_prepare(c,
 		"WITH t AS (SELECT max(p.time_ns) AS at FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = 'gpu.proc_used_bytes' AND p.time_ns <= ?1)"
