@@ -104,10 +104,14 @@ static const char *const expected_tables[] = {
 	"block(id INTEGER PK1, segment_id INTEGER NOT NULL -> segment.id, "
 	  "address INTEGER, size INTEGER, requested_size INTEGER, "
 	  "state TEXT, stack_id INTEGER, holder_id INTEGER)",
+	"trace_block(id INTEGER PK1, parent INTEGER, first_rowid INTEGER NOT NULL, "
+	  "rows INTEGER NOT NULL, data BLOB NOT NULL)",
 	"trace(snapshot_id INTEGER NOT NULL, device INTEGER, seq INTEGER, "
 	  "action TEXT, addr INTEGER, size INTEGER, stream INTEGER, "
 	  "time_ns INTEGER, device_free INTEGER, compile_context TEXT, "
 	  "user_metadata TEXT, pool_id TEXT, stack_id INTEGER)",
+	"alloc_block(id INTEGER PK1, parent INTEGER, first_rowid INTEGER NOT NULL, "
+	  "rows INTEGER NOT NULL, data BLOB NOT NULL)",
 	"alloc(snapshot_id INTEGER NOT NULL, device INTEGER, addr INTEGER, "
 	  "size INTEGER, alloc_seq INTEGER, alloc_ns INTEGER, "
 	  "free_seq INTEGER, free_ns INTEGER, state TEXT, stack_id INTEGER)",
@@ -155,7 +159,8 @@ static const char *const expected_indexes[] = {
 	"gpu_region: gpu_region_artifact(artifact_id) c",
 	"segment: segment_snapshot(snapshot_id) c",
 	"block: block_segment(segment_id) c",
-	"trace: trace_oom(snapshot_id) c partial",
+	"trace_block: trace_block_parent(parent) c",
+	"alloc_block: alloc_block_parent(parent) c",
 	"holder: holder_artifact(artifact_id) c",
 	"holder: holder_snapshot(snapshot_id,scope,device,rank) c",
 	"holder_timeline: holder_timeline_snapshot(snapshot_id,device) c",

@@ -306,8 +306,6 @@ static int alloc_stacks(struct rule_ctx *c)
 
 	if (!q_has_table(c->db, "alloc"))
 		return 0;
-	if (rl_alloc_indexes(c) < 0)
-		return -1;
 	/* "keeps growing" needs a window: at least ALLOC_MIN_WINDOW_S of trace */
 	if (rl_num(c, &t_min, "SELECT min(alloc_ns) FROM alloc") < 0 ||
 	    rl_num(c, &t_max, "SELECT max(alloc_ns) FROM alloc") < 0 ||
@@ -318,12 +316,12 @@ static int alloc_stacks(struct rule_ctx *c)
 		return 0;
 	/* a leaking stack: many live allocations whose birth times spread over
 	 * most of the recorded window (weights and caches are born together at
-	 * start-up; activations die young). Only live rows are read (index). */
+	 * start-up; activations die young). One pass: alloc has no index. */
 	st = rl_prepare(c,
-		"SELECT a.stack_id, count(*), sum(a.size), min(a.alloc_ns), max(a.alloc_ns), NULL,"
-		" (SELECT count(*) FROM alloc b WHERE b.state = 'freed' AND b.stack_id = a.stack_id)"
-		" FROM alloc a WHERE a.state = 'live' AND a.stack_id IS NOT NULL"
-		" GROUP BY a.stack_id HAVING count(*) >= ?1 ORDER BY sum(a.size) DESC LIMIT 5");
+		"SELECT stack_id, sum(state = 'live') AS live, sum(iif(state = 'live', size, NULL)),"
+		" min(iif(state = 'live', alloc_ns, NULL)), max(iif(state = 'live', alloc_ns, NULL)),"
+		" NULL, sum(state = 'freed') FROM alloc WHERE stack_id IS NOT NULL"
+		" GROUP BY stack_id HAVING live >= ?1 ORDER BY 3 DESC LIMIT 5");
 	if (!st)
 		return -1;
 	sqlite3_bind_int(st, 1, ALLOC_MIN_LIVE);

@@ -159,13 +159,6 @@ int64_t rl_oom_time(struct rule_ctx *c)
 	return t;
 }
 
-int rl_alloc_indexes(struct rule_ctx *c)
-{
-	return rl_exec(c,
-		"CREATE INDEX IF NOT EXISTS alloc_state_stack ON alloc(state, stack_id, alloc_ns, size);"
-		"CREATE INDEX IF NOT EXISTS alloc_time ON alloc(alloc_ns)");
-}
-
 /* ---- the incident's figures ---- */
 
 int rl_oom_request(struct rule_ctx *c, double *bytes)

@@ -143,9 +143,6 @@ int rl_value_at(struct rule_ctx *c, const char *name, const char *entity,
  * time; OL_NULL when there is none. analyze_timeline() keeps it in
  * c->oom_ns for the rules. */
 int64_t rl_oom_time(struct rule_ctx *c);
-/* Indexes the rules' alloc queries need (created if the snapshot store
- * did not): alloc(state, stack_id, alloc_ns, size), alloc(alloc_ns). */
-int rl_alloc_indexes(struct rule_ctx *c);
 
 /* ---- the incident's figures (rulelib.c, series.c) ---- */
 

@@ -312,8 +312,6 @@ static int short_lived_allocs(struct rule_ctx *c, const struct burst *b)
 
 	if (!q_has_table(c->db, "alloc"))
 		return 0;
-	if (rl_alloc_indexes(c) < 0)
-		return -1;
 	st = rl_prepare(c,
 		"SELECT stack_id, count(*), sum(size), sum(free_ns IS NOT NULL)"
 		" FROM alloc a WHERE alloc_ns >= (SELECT max(alloc_ns) FROM alloc) - ?1"

@@ -3,6 +3,7 @@
  * the binds of one record; see table.h.
  */
 #include "analyzer/store/table.h"
+#include "analyzer/store/packed.h"
 #include "lib/strbuf.h"
 #include "parsers/sink.h"
 
@@ -19,6 +20,18 @@ void table_create_sql(const struct table *t, struct strbuf *sql)
 {
 	size_t i;
 
+	if (t->packed) {
+		strbuf_addf(sql, "CREATE TABLE %s_block(\n  id INTEGER PRIMARY KEY,\n"
+			    "  parent INTEGER,\n  first_rowid INTEGER NOT NULL,\n"
+			    "  rows INTEGER NOT NULL,\n  data BLOB NOT NULL);\n"
+			    "CREATE INDEX %s_block_parent ON %s_block(parent);\n"
+			    "CREATE VIRTUAL TABLE %s USING " PACKED_MODULE "(%s_block",
+			    t->name, t->name, t->name, t->name, t->name);
+		for (i = 0; i < t->ncols; i++)
+			strbuf_addf(sql, ",\n  %s %s", t->cols[i].name, t->cols[i].decl);
+		strbuf_addstr(sql, ");\n");
+		return;
+	}
 	strbuf_addf(sql, "CREATE TABLE %s(", t->name);
 	for (i = 0; i < t->ncols; i++)
 		strbuf_addf(sql, "%s\n  %s %s", i ? "," : "", t->cols[i].name, t->cols[i].decl);

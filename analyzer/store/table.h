@@ -61,10 +61,17 @@ struct table {
 	const char *constraints; /* table constraints after the columns, or NULL */
 	const char *options;     /* after the closing parenthesis ("WITHOUT ROWID"), or NULL */
 	const char *indexes;     /* CREATE INDEX statements run after it, or NULL */
+	int packed;              /* stored as blocks (packed.h): name is a virtual
+				  * table over name_block; no id, no indexes */
 };
 
 #define TABLE(name, cols, constraints, options, indexes) \
-	{ name, cols, sizeof(cols) / sizeof((cols)[0]), constraints, options, indexes }
+	{ name, cols, sizeof(cols) / sizeof((cols)[0]), constraints, options, indexes, 0 }
+
+/* A table of the bulk path stored as blocks of rows (packed.h): its first
+ * column is the parent id its blocks are found by. */
+#define PACKED_TABLE(name, cols) \
+	{ name, cols, sizeof(cols) / sizeof((cols)[0]), NULL, NULL, NULL, 1 }
 
 /* Shorthands for descriptor lists. COLUMN: a column named as its field
  * of the record type (a member of a member needs the long form). */

@@ -16,6 +16,7 @@
  * insert into), so every insert is a bind + step.
  */
 #include "analyzer/store/timeline.h"
+#include "analyzer/store/packed.h"
 #include "analyzer/store/timeline_parts.h"
 #include "analyzer/store/holders.h"
 #include "lib/strbuf.h"
@@ -288,6 +289,11 @@ int timeline_open(struct timeline *tl, const char *path, enum timeline_mode mode
 	if (sqlite3_open_v2(file, &tl->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		strbuf_addf(err, "%s: cannot open database: %s", path,
 			    tl->db ? sqlite3_errmsg(tl->db) : "out of memory");
+		timeline_close(tl);
+		return -1;
+	}
+	if (packed_register(tl->db) != SQLITE_OK) {
+		strbuf_addf(err, "%s: cannot open database: %s", path, sqlite3_errmsg(tl->db));
 		timeline_close(tl);
 		return -1;
 	}

@@ -30,6 +30,7 @@
  * The writer never prints and never touches tl->errmsg: its error is
  * taken up by the caller at the next sync.
  */
+#include "analyzer/store/packed.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 
@@ -84,7 +85,12 @@ struct tl_bulk {
 	size_t size;                  /* bytes of one record */
 	const struct col *cols[BULK_COLS]; /* the INSERT's columns, in order */
 	int ncols;
-	sqlite3_stmt *many;           /* INSERT of BULK_ROWS records, prepared on first use */
+	sqlite3_stmt *many;           /* INSERT of BULK_ROWS records (of a packed table:
+				       * of a block), prepared on first use */
+	char *backing;                /* a packed table's NAME_block, else NULL */
+	struct packed_enc enc;        /* a packed table's encoder, */
+	struct packed_val *vals;      /* its BULK_ROWS x ncols values */
+	struct strbuf blk;            /* and the block */
 	struct bound *bound;          /* BULK_ROWS x ncols: what many's parameters hold */
 	struct intern in;
 	const char *last[BULK_COLS];  /* each column's last interned text: rows repeat it */
@@ -240,6 +246,60 @@ static void bind_record(struct tl_bulk *b, const struct batch *k, int i, int bas
 	}
 }
 
+/* The value of record i's c-th insert column, for the encoder. */
+static void packed_value(const struct tl_bulk *b, const struct batch *k, int i, int c,
+			 struct packed_val *p)
+{
+	struct table_value v;
+
+	row_value(b->cols[c], k->artifact[i], k->parent[i], k->rec + (size_t)i * b->size, &v);
+	p->type = PV_NULL;
+	if (v.type == TV_INT) {
+		p->type = PV_INT;
+		p->i = v.i;
+	} else if (v.type == TV_REAL) {
+		p->type = PV_REAL;
+		p->d = v.d;
+	} else if (v.type == TV_TEXT) {
+		p->type = PV_TEXT;
+		p->p = v.s;
+		p->n = strlen(v.s);
+	}
+}
+
+/* Write records first .. first + count - 1 of k (count <= BULK_ROWS) to
+ * b's packed table: a block for each run of records of one parent (their
+ * first column). 0, or -1 with SQLite's message in err[n]. */
+static int write_packed(sqlite3 *db, struct tl_bulk *b, const struct batch *k, int first,
+			int count, char *err, size_t n)
+{
+	int end = first + count;
+
+	while (first < end) {
+		int r, c, stop, rc = SQLITE_NOMEM;
+		int64_t parent;
+		for (r = first; r < end; r++)
+			for (c = 0; c < b->ncols; c++)
+				packed_value(b, k, r, c, &b->vals[(size_t)(r - first) * b->ncols + c]);
+		parent = b->vals[0].type == PV_INT ? b->vals[0].i : INT64_MIN;
+		for (stop = first + 1; stop < end; stop++) {
+			const struct packed_val *p = &b->vals[(size_t)(stop - first) * b->ncols];
+			if (p->type != b->vals[0].type || p->i != b->vals[0].i)
+				break;
+		}
+		strbuf_reset(&b->blk);
+		if (packed_encode(&b->enc, &b->blk, b->vals, stop - first, b->ncols) == 0)
+			rc = packed_append(db, b->backing, &b->many, parent, stop - first,
+					   b->blk.buf, b->blk.len);
+		if (rc != SQLITE_OK) {
+			snprintf(err, n, "%s", rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+			return -1;
+		}
+		first = stop;
+	}
+	return 0;
+}
+
 /* Write records first .. first + BULK_ROWS - 1 of k as one INSERT;
  * returns the first record after them, or -1 with SQLite's message in
  * err[n]. */
@@ -248,6 +308,8 @@ static int write_step(sqlite3 *db, struct tl_bulk *b, const struct batch *k, int
 {
 	int i, base = 0;
 
+	if (b->backing)
+		return write_packed(db, b, k, first, BULK_ROWS, err, n) < 0 ? -1 : first + BULK_ROWS;
 	if (!b->many) {
 		struct strbuf sql = STRBUF_INIT;
 		int rc = SQLITE_NOMEM;
@@ -393,6 +455,21 @@ static struct tl_bulk *bulk_of(struct timeline *tl, const struct table *t, size_
 	}
 	for (i = 0; i < BULK_ROWS * b->ncols; i++)
 		b->bound[i].type = -1;
+	if (t->packed) {
+		b->vals = malloc(BULK_ROWS * (size_t)b->ncols * sizeof(*b->vals));
+		b->backing = malloc(strlen(t->name) + sizeof("_block"));
+		if (!b->vals || !b->backing) {
+			free(b->vals);
+			free(b->backing);
+			free(b->bound);
+			free(b->in.slot);
+			memset(b, 0, sizeof(*b));
+			return NULL;
+		}
+		strcpy(b->backing, t->name);
+		strcat(b->backing, "_block");
+		strbuf_init(&b->blk);
+	}
 	b->t = t;
 	b->size = size;
 	w->n++;
@@ -558,10 +635,16 @@ int tl_bulk_flush(struct timeline *tl)
 		int j;
 		if (!k || !k->n)
 			continue;
-		/* the writer is idle: whole INSERTs here, then the rest one by one */
+		/* the writer is idle: whole INSERTs here, then the rest one by one
+		 * (of a packed table: as one block more) */
 		j = write_rows(tl->db, b, k, 0, err, sizeof(err));
 		if (j < 0)
 			r = tl_fail(tl, err);
+		if (r == 0 && b->backing && j < k->n) {
+			if (write_packed(tl->db, b, k, j, k->n - j, err, sizeof(err)) < 0)
+				r = tl_fail(tl, err);
+			j = k->n;
+		}
 		for (; r == 0 && j < k->n; j++)
 			if (tl_insert_in(tl, b->t, k->artifact[j], k->parent[j],
 					 k->rec + (size_t)j * b->size) < 0)
@@ -616,6 +699,10 @@ void tl_bulk_release(struct timeline *tl)
 		free(b->in.slot);
 		free(b->bound);
 		sqlite3_finalize(b->many);
+		free(b->backing);
+		free(b->vals);
+		packed_enc_release(&b->enc);
+		strbuf_release(&b->blk);
 	}
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);

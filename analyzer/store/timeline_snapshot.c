@@ -64,8 +64,7 @@ static const struct col trace_cols[] = {
 	TR(device), TR(seq), TT(action), TR(addr), TR(size), TR(stream), TR(time_ns),
 	TR(device_free), TT(compile_context), TT(user_metadata), TT(pool_id), TR(stack_id),
 };
-static const struct table trace_table = TABLE("trace", trace_cols, NULL, NULL,
-	"CREATE INDEX trace_oom ON trace(snapshot_id) WHERE action = 'oom';\n");
+static const struct table trace_table = PACKED_TABLE("trace", trace_cols);
 
 #define AL(field) INT_COLUMN(struct ol_alloc, field)
 static const struct col alloc_cols[] = {
@@ -73,7 +72,7 @@ static const struct col alloc_cols[] = {
 	AL(device), AL(addr), AL(size), AL(alloc_seq), AL(alloc_ns), AL(free_seq),
 	AL(free_ns), TEXT_COLUMN(struct ol_alloc, state), AL(stack_id),
 };
-static const struct table alloc_table = TABLE("alloc", alloc_cols, NULL, NULL, NULL);
+static const struct table alloc_table = PACKED_TABLE("alloc", alloc_cols);
 
 const struct table *const timeline_snapshot_tables[] = {
 	&snapshot_table, &segment_table, &block_table, &trace_table, &alloc_table,

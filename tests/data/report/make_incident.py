@@ -15,9 +15,14 @@ artifact could control (process names, frames, paths, messages). Used by
 tests/t_browser.sh (small) and bench/bench_report.sh (a week, 10M events).
 """
 import json
+import os
 import random
 import sqlite3
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "fixtures"))
+import packed_rows  # noqa: E402
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -219,8 +224,8 @@ def main():
         size = rnd.choice([2 * MiB, 20 * MiB, 512 * 1024, 64 * MiB]) if s != 1 else 128 * MiB
         allocs.append((1, 0, 0x7f0000000000 + i * 4096, size, i, t0 + i * NS, None if live else i + 5,
                        None, "live" if live else "freed", s))
-    cur.executemany("INSERT INTO alloc(snapshot_id, device, addr, size, alloc_seq, alloc_ns,"
-                    " free_seq, free_ns, state, stack_id) VALUES (?,?,?,?,?,?,?,?,?,?)", allocs)
+    packed_rows.insert(cur, "alloc", ["snapshot_id", "device", "addr", "size", "alloc_seq", "alloc_ns",
+                                      "free_seq", "free_ns", "state", "stack_id"], allocs)
     addr = 0x7f2000000000
     for sg in range(1, 58):
         size = rnd.choice([2 * MiB, 20 * MiB, 512 * MiB, 1 * GiB, 2 * GiB])

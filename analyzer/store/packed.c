@@ -1,0 +1,846 @@
+/*
+ * packed.c -- the block encoding of packed tables and the virtual table
+ * module that reads them back as rows (see packed.h).
+ *
+ * A block (NAME_block.data) is:
+ *     'O' 'P' 1                       magic and version
+ *     varint nrows, varint ncols
+ *     ncols x varint                  the bytes of each column's encoding
+ *     the columns, one after another
+ * and a column is one kind byte, then:
+ *     0 all NULL                      nothing
+ *     1 integers                      a byte, 1 when some are NULL, then a
+ *                                     bitmap of them (bit r of byte r/8 set:
+ *                                     row r is NULL); then each other row's
+ *                                     value minus the one before it (0
+ *                                     before the first), zigzag, as a varint
+ *     2 text                          varint ndict, ndict x (varint len,
+ *                                     bytes), then per row a varint index
+ *                                     into them, 0 for NULL, k for the k-th
+ *     3 any                           per row a tag (0 NULL, 1 integer as a
+ *                                     zigzag varint, 2 real as 8 bytes
+ *                                     little-endian, 3 text, 4 blob: varint
+ *                                     len and bytes)
+ * Varints are LEB128 (7 bits a byte, low first, at most 10 bytes). A trace
+ * row of 13 columns takes ~12 bytes: sequence numbers and times climb by
+ * little, the snapshot and the device repeat, the actions are a handful.
+ *
+ * Reading trusts nothing in a block: a length that runs past its end, a
+ * count over the limits or an index outside the dictionary is
+ * SQLITE_CORRUPT with the block named, never a read out of bounds.
+ */
+#include "analyzer/store/packed.h"
+#include "lib/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- varints ---- */
+
+static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static int64_t unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+
+/* Room for n more bytes in e->col; -1 out of memory. */
+static int col_room(struct packed_enc *e, size_t n)
+{
+	size_t cap;
+	unsigned char *p;
+
+	if (e->col_len + n <= e->col_cap)
+		return 0;
+	cap = e->col_cap ? e->col_cap : 4096;
+	while (cap < e->col_len + n)
+		cap *= 2;
+	if (!(p = realloc(e->col, cap)))
+		return -1;
+	e->col = p;
+	e->col_cap = cap;
+	return 0;
+}
+
+/* Append u as a varint (the caller made room for 10 bytes). */
+static void put_varint(struct packed_enc *e, uint64_t u)
+{
+	while (u >= 0x80) {
+		e->col[e->col_len++] = (unsigned char)(u | 0x80);
+		u >>= 7;
+	}
+	e->col[e->col_len++] = (unsigned char)u;
+}
+
+static int put_bytes(struct packed_enc *e, const void *p, size_t n)
+{
+	if (col_room(e, n + 10) < 0)
+		return -1;
+	put_varint(e, n);
+	if (n)
+		memcpy(e->col + e->col_len, p, n);
+	e->col_len += n;
+	return 0;
+}
+
+/* A reading position in a block: p runs to end. */
+struct rd {
+	const unsigned char *p, *end;
+	int bad;
+};
+
+static uint64_t get_varint(struct rd *r)
+{
+	uint64_t u = 0;
+	int shift;
+
+	for (shift = 0; shift < 70; shift += 7) {
+		unsigned char b;
+		if (r->p >= r->end) {
+			r->bad = 1;
+			return 0;
+		}
+		b = *r->p++;
+		u |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return u;
+	}
+	r->bad = 1;
+	return 0;
+}
+
+/* The next n bytes, or NULL (r->bad set) when fewer are left. */
+static const unsigned char *get_bytes(struct rd *r, uint64_t n)
+{
+	const unsigned char *p = r->p;
+
+	if (n > (uint64_t)(r->end - r->p)) {
+		r->bad = 1;
+		return NULL;
+	}
+	r->p += n;
+	return p;
+}
+
+/* ---- encoding ---- */
+
+/* The kind column c of the block takes: 0 all NULL, 1 integers, 2 text,
+ * 3 any. */
+static int col_kind(const struct packed_val *v, int nrows, int ncols, int c)
+{
+	int r, ints = 0, texts = 0, others = 0;
+
+	for (r = 0; r < nrows; r++) {
+		int t = v[(size_t)r * ncols + c].type;
+		ints += t == PV_INT;
+		texts += t == PV_TEXT;
+		others += t == PV_REAL || t == PV_BLOB;
+	}
+	if (others || (ints && texts))
+		return 3;
+	return ints ? 1 : texts ? 2 : 0;
+}
+
+static int enc_ints(struct packed_enc *e, const struct packed_val *v, int nrows, int ncols, int c)
+{
+	size_t bitmap = ((size_t)nrows + 7) / 8;
+	int64_t prev = 0;
+	int r, nulls = 0;
+
+	for (r = 0; r < nrows; r++)
+		nulls |= v[(size_t)r * ncols + c].type == PV_NULL;
+	if (col_room(e, 2 + bitmap + (size_t)nrows * 10) < 0)
+		return -1;
+	e->col[e->col_len++] = (unsigned char)nulls;
+	if (nulls) {
+		memset(e->col + e->col_len, 0, bitmap);
+		for (r = 0; r < nrows; r++)
+			if (v[(size_t)r * ncols + c].type == PV_NULL)
+				e->col[e->col_len + r / 8] |= (unsigned char)(1u << (r % 8));
+		e->col_len += bitmap;
+	}
+	for (r = 0; r < nrows; r++) {
+		const struct packed_val *x = &v[(size_t)r * ncols + c];
+		if (x->type == PV_NULL)
+			continue;
+		put_varint(e, zigzag((int64_t)((uint64_t)x->i - (uint64_t)prev)));
+		prev = x->i;
+	}
+	return 0;
+}
+
+/* Whether a and b are the same text. */
+static int same_text(const struct packed_val *a, const struct packed_val *b)
+{
+	return a->n == b->n && (a->p == b->p || !memcmp(a->p, b->p, a->n));
+}
+
+#define DICT_SEARCH 32   /* entries compared before a text is added again */
+
+static int enc_texts(struct packed_enc *e, const struct packed_val *v, int nrows, int ncols, int c)
+{
+	size_t nd = 0, k;
+	int r;
+
+	if ((size_t)nrows > e->dict_cap) {
+		void *d = realloc(e->dict, (size_t)nrows * sizeof(*e->dict));
+		void *i = d ? realloc(e->idx, (size_t)nrows * sizeof(*e->idx)) : NULL;
+		if (d)
+			e->dict = d;
+		if (!d || !i)
+			return -1;
+		e->idx = i;
+		e->dict_cap = (size_t)nrows;
+	}
+	/* a row repeats the one before it, or one of the last entries */
+	for (r = 0; r < nrows; r++) {
+		const struct packed_val *x = &v[(size_t)r * ncols + c];
+		if (x->type == PV_NULL) {
+			e->idx[r] = 0;
+			continue;
+		}
+		if (r && e->idx[r - 1] && same_text(x, e->dict[e->idx[r - 1] - 1])) {
+			e->idx[r] = e->idx[r - 1];
+			continue;
+		}
+		for (k = nd; k > 0 && nd - k < DICT_SEARCH; k--)
+			if (same_text(x, e->dict[k - 1]))
+				break;
+		if (k == 0 || nd - k >= DICT_SEARCH) {
+			e->dict[nd++] = x;
+			k = nd;
+		}
+		e->idx[r] = (uint32_t)k;
+	}
+	if (col_room(e, 10) < 0)
+		return -1;
+	put_varint(e, nd);
+	for (k = 0; k < nd; k++)
+		if (put_bytes(e, e->dict[k]->p, e->dict[k]->n) < 0)
+			return -1;
+	if (col_room(e, (size_t)nrows * 10) < 0)
+		return -1;
+	for (r = 0; r < nrows; r++)
+		put_varint(e, e->idx[r]);
+	return 0;
+}
+
+static int enc_any(struct packed_enc *e, const struct packed_val *v, int nrows, int ncols, int c)
+{
+	int r;
+
+	for (r = 0; r < nrows; r++) {
+		const struct packed_val *x = &v[(size_t)r * ncols + c];
+		if (col_room(e, 11) < 0)
+			return -1;
+		switch (x->type) {
+		case PV_NULL:
+			e->col[e->col_len++] = 0;
+			break;
+		case PV_INT:
+			e->col[e->col_len++] = 1;
+			put_varint(e, zigzag(x->i));
+			break;
+		case PV_REAL: {
+			uint64_t u;
+			int b;
+			memcpy(&u, &x->d, 8);
+			e->col[e->col_len++] = 2;
+			for (b = 0; b < 8; b++)
+				e->col[e->col_len++] = (unsigned char)(u >> (8 * b));
+			break;
+		}
+		default:
+			e->col[e->col_len++] = x->type == PV_TEXT ? 3 : 4;
+			if (put_bytes(e, x->p, x->n) < 0)
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+int packed_encode(struct packed_enc *e, struct strbuf *out, const struct packed_val *vals,
+		  int nrows, int ncols)
+{
+	size_t lens[PACKED_MAX_COLS];
+	int c;
+
+	if (nrows < 1 || nrows > PACKED_MAX_ROWS || ncols < 1 || ncols > PACKED_MAX_COLS)
+		return -1;
+	/* the columns go first into e->col */
+	e->col_len = 0;
+	for (c = 0; c < ncols; c++) {
+		size_t start = e->col_len;
+		int kind = col_kind(vals, nrows, ncols, c), r = 0;
+		if (col_room(e, 1) < 0)
+			return -1;
+		e->col[e->col_len++] = (unsigned char)kind;
+		if (kind == 1)
+			r = enc_ints(e, vals, nrows, ncols, c);
+		else if (kind == 2)
+			r = enc_texts(e, vals, nrows, ncols, c);
+		else if (kind == 3)
+			r = enc_any(e, vals, nrows, ncols, c);
+		if (r < 0)
+			return -1;
+		lens[c] = e->col_len - start;
+	}
+	/* then the header, and the columns after it */
+	{
+		unsigned char h[3 + 10 * (2 + PACKED_MAX_COLS)];
+		size_t n = 3;
+		int i;
+		memcpy(h, "OP\1", 3);
+		for (i = -2; i < ncols; i++) {
+			uint64_t u = i == -2 ? (uint64_t)nrows : i == -1 ? (uint64_t)ncols : lens[i];
+			while (u >= 0x80) {
+				h[n++] = (unsigned char)(u | 0x80);
+				u >>= 7;
+			}
+			h[n++] = (unsigned char)u;
+		}
+		strbuf_add(out, h, n);
+		strbuf_add(out, e->col, e->col_len);
+	}
+	return strbuf_failed(out) ? -1 : 0;
+}
+
+void packed_enc_release(struct packed_enc *e)
+{
+	free(e->col);
+	free(e->dict);
+	free(e->idx);
+	memset(e, 0, sizeof(*e));
+}
+
+int packed_append(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t parent,
+		  int nrows, const void *data, size_t n)
+{
+	int rc;
+
+	if (!*ins) {
+		char *sql = sqlite3_mprintf(
+			"INSERT INTO \"%w\"(parent, first_rowid, rows, data) VALUES(?1,"
+			" coalesce((SELECT first_rowid + rows FROM \"%w\" ORDER BY id DESC LIMIT 1),"
+			" 1), ?2, ?3)", backing, backing);
+		if (!sql)
+			return SQLITE_NOMEM;
+		rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, ins, NULL);
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	if (parent == INT64_MIN)
+		sqlite3_bind_null(*ins, 1);
+	else
+		sqlite3_bind_int64(*ins, 1, parent);
+	sqlite3_bind_int(*ins, 2, nrows);
+	sqlite3_bind_blob64(*ins, 3, data, n, SQLITE_STATIC);
+	rc = sqlite3_step(*ins);
+	sqlite3_reset(*ins);
+	sqlite3_clear_bindings(*ins);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* ---- decoding ---- */
+
+/* One decoded value: text and blobs point into the block. */
+struct cell {
+	unsigned char type;    /* PV_* */
+	uint32_t n;
+	union { int64_t i; double d; const unsigned char *p; } u;
+};
+
+/* A block opened for reading: where each column's encoding starts. */
+struct block {
+	int nrows, ncols;
+	const unsigned char *col[PACKED_MAX_COLS], *col_end[PACKED_MAX_COLS];
+};
+
+static int block_open(struct block *b, const unsigned char *p, size_t n)
+{
+	struct rd r = { p, p + n, 0 };
+	uint64_t nrows, ncols, len[PACKED_MAX_COLS];
+	const unsigned char *magic = get_bytes(&r, 3);
+	uint64_t i;
+
+	if (!magic || memcmp(magic, "OP\1", 3))
+		return -1;
+	nrows = get_varint(&r);
+	ncols = get_varint(&r);
+	if (r.bad || nrows < 1 || nrows > PACKED_MAX_ROWS || ncols < 1 || ncols > PACKED_MAX_COLS)
+		return -1;
+	for (i = 0; i < ncols; i++)
+		len[i] = get_varint(&r);
+	for (i = 0; i < ncols && !r.bad; i++) {
+		b->col[i] = get_bytes(&r, len[i]);
+		b->col_end[i] = r.p;
+	}
+	if (r.bad)
+		return -1;
+	b->nrows = (int)nrows;
+	b->ncols = (int)ncols;
+	return 0;
+}
+
+static void dec_ints(struct rd *r, struct cell *out, int nrows)
+{
+	const unsigned char *nulls = NULL;
+	const unsigned char *flag = get_bytes(r, 1);
+	int64_t prev = 0;
+	int i;
+
+	if (flag && *flag)
+		nulls = get_bytes(r, ((uint64_t)nrows + 7) / 8);
+	for (i = 0; i < nrows && !r->bad; i++) {
+		if (nulls && (nulls[i / 8] >> (i % 8)) & 1) {
+			out[i].type = PV_NULL;
+			continue;
+		}
+		prev = (int64_t)((uint64_t)prev + (uint64_t)unzigzag(get_varint(r)));
+		out[i].type = PV_INT;
+		out[i].u.i = prev;
+	}
+}
+
+/* The texts of a column; dict has room for nrows entries (the
+ * dictionary is never longer than the block). */
+static void dec_texts(struct rd *r, struct cell *out, int nrows, struct cell *dict)
+{
+	uint64_t nd = get_varint(r), k;
+	int i;
+
+	if (nd > (uint64_t)nrows) {
+		r->bad = 1;
+		return;
+	}
+	for (k = 0; k < nd && !r->bad; k++) {
+		uint64_t len = get_varint(r);
+		dict[k].type = PV_TEXT;
+		dict[k].n = (uint32_t)len;
+		dict[k].u.p = get_bytes(r, len);
+	}
+	for (i = 0; i < nrows && !r->bad; i++) {
+		uint64_t idx = get_varint(r);
+		if (idx > nd)
+			r->bad = 1;
+		else if (!idx)
+			out[i].type = PV_NULL;
+		else
+			out[i] = dict[idx - 1];
+	}
+}
+
+static void dec_any(struct rd *r, struct cell *out, int nrows)
+{
+	int i, b;
+
+	for (i = 0; i < nrows && !r->bad; i++) {
+		const unsigned char *t = get_bytes(r, 1), *p;
+		uint64_t u = 0, len;
+		if (!t)
+			return;
+		out[i].type = PV_NULL;
+		switch (*t) {
+		case 0:
+			break;
+		case 1:
+			out[i].type = PV_INT;
+			out[i].u.i = unzigzag(get_varint(r));
+			break;
+		case 2:
+			if (!(p = get_bytes(r, 8)))
+				return;
+			for (b = 0; b < 8; b++)
+				u |= (uint64_t)p[b] << (8 * b);
+			out[i].type = PV_REAL;
+			memcpy(&out[i].u.d, &u, 8);
+			break;
+		case 3:
+		case 4:
+			len = get_varint(r);
+			out[i].type = *t == 3 ? PV_TEXT : PV_BLOB;
+			out[i].n = (uint32_t)len;
+			out[i].u.p = get_bytes(r, len);
+			break;
+		default:
+			r->bad = 1;
+		}
+	}
+}
+
+/* Decode column c of b into out (b->nrows cells), dict scratch of as
+ * many. 0, or -1 when the column's encoding is corrupt. */
+static int block_column(const struct block *b, int c, struct cell *out, struct cell *dict)
+{
+	struct rd r = { b->col[c], b->col_end[c], 0 };
+	const unsigned char *kind = get_bytes(&r, 1);
+	int i;
+
+	if (!kind)
+		return -1;
+	switch (*kind) {
+	case 0:
+		for (i = 0; i < b->nrows; i++)
+			out[i].type = PV_NULL;
+		break;
+	case 1:
+		dec_ints(&r, out, b->nrows);
+		break;
+	case 2:
+		dec_texts(&r, out, b->nrows, dict);
+		break;
+	case 3:
+		dec_any(&r, out, b->nrows);
+		break;
+	default:
+		return -1;
+	}
+	return r.bad ? -1 : 0;
+}
+
+/* ---- the virtual table ---- */
+
+struct pk_vtab {
+	sqlite3_vtab base;
+	sqlite3 *db;
+	char *backing;          /* NAME_block */
+	int ncols;
+	sqlite3_stmt *ins;      /* packed_append's, for INSERTs into the table */
+	struct packed_enc enc;
+};
+
+struct pk_cursor {
+	sqlite3_vtab_cursor base;
+	sqlite3_stmt *all, *by_parent, *st;   /* st: the one stepping */
+	int eof;
+	struct block b;
+	int64_t first_rowid, block_id;
+	int row;
+	struct cell *cells;     /* ncols x PACKED_MAX_ROWS at most, by column */
+	struct cell *dict;
+	size_t cap;             /* rows the arrays have room for */
+	uint64_t decoded;       /* bit c: column c of this block is in cells */
+};
+
+/* argv: module, database, table, then the backing table's name and the
+ * columns' declarations ("seq INTEGER"). */
+static int pk_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		      sqlite3_vtab **out, char **err)
+{
+	struct pk_vtab *v;
+	sqlite3_str *sql;
+	char *decl;
+	int i, rc;
+
+	(void)aux;
+	if (argc < 5 || argc - 4 > PACKED_MAX_COLS) {
+		*err = sqlite3_mprintf("%s: a backing table and 1 to %d columns expected",
+				       PACKED_MODULE, PACKED_MAX_COLS);
+		return SQLITE_ERROR;
+	}
+	sql = sqlite3_str_new(db);
+	sqlite3_str_appendall(sql, "CREATE TABLE x(");
+	for (i = 4; i < argc; i++)
+		sqlite3_str_appendf(sql, "%s%s", i > 4 ? ", " : "", argv[i]);
+	sqlite3_str_appendall(sql, ")");
+	if (!(decl = sqlite3_str_finish(sql)))
+		return SQLITE_NOMEM;
+	rc = sqlite3_declare_vtab(db, decl);
+	sqlite3_free(decl);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (!(v = sqlite3_malloc(sizeof(*v))))
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof(*v));
+	v->db = db;
+	v->ncols = argc - 4;
+	if (!(v->backing = sqlite3_mprintf("%s", argv[3]))) {
+		sqlite3_free(v);
+		return SQLITE_NOMEM;
+	}
+	*out = &v->base;
+	return SQLITE_OK;
+}
+
+static int pk_disconnect(sqlite3_vtab *base)
+{
+	struct pk_vtab *v = (struct pk_vtab *)base;
+
+	sqlite3_finalize(v->ins);
+	packed_enc_release(&v->enc);
+	sqlite3_free(v->backing);
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+/* Plans: idxNum 1 when the first column (the block's parent) is given
+ * equal to a value; rows come in rowid order either way. */
+static int pk_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
+{
+	int i;
+
+	(void)base;
+	info->idxNum = 0;
+	for (i = 0; i < info->nConstraint; i++) {
+		const struct sqlite3_index_constraint *k = &info->aConstraint[i];
+		if (k->usable && k->iColumn == 0 && k->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			info->aConstraintUsage[i].argvIndex = 1;
+			info->aConstraintUsage[i].omit = 1;
+			info->idxNum = 1;
+			break;
+		}
+	}
+	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == -1 && !info->aOrderBy[0].desc)
+		info->orderByConsumed = 1;
+	info->estimatedCost = info->idxNum ? 1e5 : 1e6;
+	info->estimatedRows = info->idxNum ? 100000 : 1000000;
+	return SQLITE_OK;
+}
+
+static int pk_open(sqlite3_vtab *base, sqlite3_vtab_cursor **out)
+{
+	struct pk_cursor *c = sqlite3_malloc(sizeof(*c));
+
+	(void)base;
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->eof = 1;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int pk_close(sqlite3_vtab_cursor *base)
+{
+	struct pk_cursor *c = (struct pk_cursor *)base;
+
+	sqlite3_finalize(c->all);
+	sqlite3_finalize(c->by_parent);
+	sqlite3_free(c->cells);
+	sqlite3_free(c->dict);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+/* Fail the statement reading cursor c with a message. */
+static int pk_error(struct pk_cursor *c, int rc, const char *what)
+{
+	struct pk_vtab *v = (struct pk_vtab *)c->base.pVtab;
+
+	sqlite3_free(v->base.zErrMsg);
+	v->base.zErrMsg = sqlite3_mprintf("%s row %lld: %s", v->backing,
+					  (long long)c->block_id, what);
+	return rc;
+}
+
+/* Step to the next block with rows; c->eof at the end. */
+static int next_block(struct pk_cursor *c)
+{
+	struct pk_vtab *v = (struct pk_vtab *)c->base.pVtab;
+	int rc = sqlite3_step(c->st);
+
+	c->row = 0;
+	c->decoded = 0;
+	if (rc == SQLITE_DONE) {
+		c->eof = 1;
+		return SQLITE_OK;
+	}
+	if (rc != SQLITE_ROW) {
+		c->eof = 1;
+		return pk_error(c, rc, sqlite3_errmsg(v->db));
+	}
+	c->block_id = sqlite3_column_int64(c->st, 0);
+	c->first_rowid = sqlite3_column_int64(c->st, 1);
+	if (block_open(&c->b, sqlite3_column_blob(c->st, 2),
+		       (size_t)sqlite3_column_bytes(c->st, 2)) < 0 || c->b.ncols != v->ncols) {
+		c->eof = 1;
+		return pk_error(c, SQLITE_CORRUPT, "not a block of this table");
+	}
+	if ((size_t)c->b.nrows > c->cap) {
+		size_t cap = (size_t)c->b.nrows;
+		struct cell *cells = sqlite3_realloc64(c->cells, cap * v->ncols * sizeof(*cells));
+		struct cell *dict = cells ? sqlite3_realloc64(c->dict, cap * sizeof(*dict)) : NULL;
+		if (cells)
+			c->cells = cells;
+		if (!cells || !dict) {
+			c->eof = 1;
+			return SQLITE_NOMEM;
+		}
+		c->dict = dict;
+		c->cap = cap;
+	}
+	c->eof = 0;
+	return SQLITE_OK;
+}
+
+static int pk_filter(sqlite3_vtab_cursor *base, int idx, const char *idxstr, int argc,
+		     sqlite3_value **argv)
+{
+	struct pk_cursor *c = (struct pk_cursor *)base;
+	struct pk_vtab *v = (struct pk_vtab *)base->pVtab;
+	sqlite3_stmt **st = idx == 1 ? &c->by_parent : &c->all;
+
+	(void)idxstr;
+	if (!*st) {
+		char *sql = sqlite3_mprintf("SELECT id, first_rowid, data FROM \"%w\"%s ORDER BY id",
+					    v->backing, idx == 1 ? " WHERE parent = ?1" : "");
+		int rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, st, NULL) : SQLITE_NOMEM;
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK)
+			return pk_error(c, rc, sqlite3_errmsg(v->db));
+	}
+	if (c->st)
+		sqlite3_reset(c->st);
+	c->st = *st;
+	sqlite3_reset(c->st);
+	if (idx == 1 && argc == 1)
+		sqlite3_bind_value(c->st, 1, argv[0]);
+	return next_block(c);
+}
+
+static int pk_next(sqlite3_vtab_cursor *base)
+{
+	struct pk_cursor *c = (struct pk_cursor *)base;
+
+	if (++c->row < c->b.nrows)
+		return SQLITE_OK;
+	return next_block(c);
+}
+
+static int pk_eof(sqlite3_vtab_cursor *base)
+{
+	return ((struct pk_cursor *)base)->eof;
+}
+
+static int pk_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
+{
+	struct pk_cursor *c = (struct pk_cursor *)base;
+	struct cell *cells = c->cells + (size_t)col * c->cap, *x;
+
+	if (col < 0 || col >= c->b.ncols)
+		return SQLITE_ERROR;
+	if (!(c->decoded >> col & 1)) {
+		if (block_column(&c->b, col, cells, c->dict) < 0)
+			return pk_error(c, SQLITE_CORRUPT, "a column runs past the block");
+		c->decoded |= 1ull << col;
+	}
+	x = &cells[c->row];
+	switch (x->type) {
+	case PV_INT:
+		sqlite3_result_int64(ctx, x->u.i);
+		break;
+	case PV_REAL:
+		sqlite3_result_double(ctx, x->u.d);
+		break;
+	case PV_TEXT:
+		sqlite3_result_text(ctx, (const char *)x->u.p, (int)x->n, SQLITE_TRANSIENT);
+		break;
+	case PV_BLOB:
+		sqlite3_result_blob(ctx, x->u.p, (int)x->n, SQLITE_TRANSIENT);
+		break;
+	default:
+		sqlite3_result_null(ctx);
+	}
+	return SQLITE_OK;
+}
+
+static int pk_rowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
+{
+	struct pk_cursor *c = (struct pk_cursor *)base;
+
+	*rowid = c->first_rowid + c->row;
+	return SQLITE_OK;
+}
+
+/* The first rowid of block id of v's backing table, into *rowid. */
+static int block_first_rowid(struct pk_vtab *v, int64_t id, sqlite3_int64 *rowid)
+{
+	char *sql = sqlite3_mprintf("SELECT first_rowid FROM \"%w\" WHERE id = ?1", v->backing);
+	sqlite3_stmt *st = NULL;
+	int rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+
+	sqlite3_free(sql);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		rc = sqlite3_step(st) == SQLITE_ROW ? SQLITE_OK : SQLITE_CORRUPT;
+		if (rc == SQLITE_OK)
+			*rowid = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* INSERT only: the row becomes a block of its own. */
+static int pk_update(sqlite3_vtab *base, int argc, sqlite3_value **argv, sqlite3_int64 *rowid)
+{
+	struct pk_vtab *v = (struct pk_vtab *)base;
+	struct packed_val vals[PACKED_MAX_COLS];
+	struct strbuf blk = STRBUF_INIT;
+	int64_t parent = INT64_MIN;
+	int i, rc;
+
+	if (argc == 1 || sqlite3_value_type(argv[0]) != SQLITE_NULL ||
+	    sqlite3_value_type(argv[1]) != SQLITE_NULL || argc - 2 != v->ncols) {
+		sqlite3_free(base->zErrMsg);
+		base->zErrMsg = sqlite3_mprintf("rows of a packed table are only appended,"
+						" their rowids given by the table");
+		return SQLITE_CONSTRAINT;
+	}
+	for (i = 0; i < v->ncols; i++) {
+		sqlite3_value *x = argv[2 + i];
+		struct packed_val *p = &vals[i];
+		memset(p, 0, sizeof(*p));
+		switch (sqlite3_value_type(x)) {
+		case SQLITE_INTEGER:
+			p->type = PV_INT;
+			p->i = sqlite3_value_int64(x);
+			break;
+		case SQLITE_FLOAT:
+			p->type = PV_REAL;
+			p->d = sqlite3_value_double(x);
+			break;
+		case SQLITE_TEXT:
+			p->type = PV_TEXT;
+			p->p = sqlite3_value_text(x);
+			p->n = (size_t)sqlite3_value_bytes(x);
+			break;
+		case SQLITE_BLOB:
+			p->type = PV_BLOB;
+			p->p = sqlite3_value_blob(x);
+			p->n = (size_t)sqlite3_value_bytes(x);
+			break;
+		default:
+			p->type = PV_NULL;
+		}
+	}
+	if (vals[0].type == PV_INT)
+		parent = vals[0].i;
+	if (packed_encode(&v->enc, &blk, vals, 1, v->ncols) < 0)
+		rc = SQLITE_NOMEM;
+	else
+		rc = packed_append(v->db, v->backing, &v->ins, parent, 1, blk.buf, blk.len);
+	strbuf_release(&blk);
+	if (rc == SQLITE_OK)
+		rc = block_first_rowid(v, sqlite3_last_insert_rowid(v->db), rowid);
+	return rc;
+}
+
+static const sqlite3_module pk_module = {
+	.iVersion = 1,
+	.xCreate = pk_connect,
+	.xConnect = pk_connect,
+	.xBestIndex = pk_best_index,
+	.xDisconnect = pk_disconnect,
+	.xDestroy = pk_disconnect,
+	.xOpen = pk_open,
+	.xClose = pk_close,
+	.xFilter = pk_filter,
+	.xNext = pk_next,
+	.xEof = pk_eof,
+	.xColumn = pk_column,
+	.xRowid = pk_rowid,
+	.xUpdate = pk_update,
+};
+
+int packed_register(sqlite3 *db)
+{
+	return sqlite3_create_module(db, PACKED_MODULE, &pk_module, NULL);
+}

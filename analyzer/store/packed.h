@@ -1,0 +1,66 @@
+/*
+ * packed.h -- tables written by the million, stored as blocks of rows.
+ *
+ * A snapshot's trace is a million rows; as SQLite rows they cost more to
+ * write than the whole pickle costs to decode. A packed table keeps its
+ * rows in blocks instead: NAME_block holds one row per block (its parent
+ * id, its first rowid, its row count and the rows encoded column by
+ * column, see packed.c), and NAME itself is a virtual table of the module
+ * "oomlens_packed" that decodes the blocks as they are read, so every
+ * query, join and index-free scan of NAME reads as it would a plain table
+ * with the same columns and rowids. Rows are appended only (an INSERT
+ * into NAME is one block of one row); they are never changed.
+ *
+ * The module is registered on every connection the store opens; the
+ * sqlite3 shell gets it with `.load` of the extension built beside
+ * oomlens (docs/schema.md).
+ */
+#ifndef OOMLENS_PACKED_H
+#define OOMLENS_PACKED_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+
+#define PACKED_MODULE "oomlens_packed"
+#define PACKED_MAX_ROWS 65536   /* rows in one block, at most */
+#define PACKED_MAX_COLS 64
+
+/* One value of a row given to the encoder; text and blobs borrowed. */
+struct packed_val {
+	enum { PV_NULL, PV_INT, PV_REAL, PV_TEXT, PV_BLOB } type;
+	int64_t i;
+	double d;
+	const void *p;
+	size_t n;              /* bytes of p (text without its NUL) */
+};
+
+/* Reused buffers of an encoder; zero-initialise, packed_enc_release. */
+struct packed_enc {
+	unsigned char *col;    /* one column's encoding */
+	size_t col_len, col_cap;
+	const struct packed_val **dict;
+	size_t dict_cap;
+	uint32_t *idx;
+	size_t idx_cap;
+};
+
+/* Append to out the block of nrows rows of ncols values each (vals is
+ * row-major: vals[r * ncols + c]). Returns 0, or -1 when out of memory
+ * (out's failed flag is set) or the sizes exceed the limits above. */
+int packed_encode(struct packed_enc *e, struct strbuf *out, const struct packed_val *vals,
+		  int nrows, int ncols);
+void packed_enc_release(struct packed_enc *e);
+
+/* Append a block to the backing table `backing` (NAME_block): its rows
+ * get the rowids after the table's last. *ins caches the statement
+ * (finalize it when done). Returns SQLite's result code. */
+int packed_append(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t parent,
+		  int nrows, const void *data, size_t n);
+
+/* Register the module on db. Returns SQLite's result code. */
+int packed_register(sqlite3 *db);
+
+#endif
