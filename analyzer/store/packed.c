@@ -120,14 +120,14 @@ static const unsigned char *get_bytes(struct rd *r, uint64_t n)
 
 /* ---- encoding ---- */
 
-/* The kind column c of the block takes: 0 all NULL, 1 integers, 2 text,
- * 3 any. */
-static int col_kind(const struct packed_val *v, int nrows, int ncols, int c)
+/* The kind a column of nrows values v takes: 0 all NULL, 1 integers,
+ * 2 text, 3 any. */
+static int col_kind(const struct packed_val *v, int nrows)
 {
 	int r, ints = 0, texts = 0, others = 0;
 
 	for (r = 0; r < nrows; r++) {
-		int t = v[(size_t)r * ncols + c].type;
+		int t = v[r].type;
 		ints += t == PV_INT;
 		texts += t == PV_TEXT;
 		others += t == PV_REAL || t == PV_BLOB;
@@ -137,26 +137,26 @@ static int col_kind(const struct packed_val *v, int nrows, int ncols, int c)
 	return ints ? 1 : texts ? 2 : 0;
 }
 
-static int enc_ints(struct packed_enc *e, const struct packed_val *v, int nrows, int ncols, int c)
+static int enc_ints(struct packed_enc *e, const struct packed_val *v, int nrows)
 {
 	size_t bitmap = ((size_t)nrows + 7) / 8;
 	int64_t prev = 0;
 	int r, nulls = 0;
 
 	for (r = 0; r < nrows; r++)
-		nulls |= v[(size_t)r * ncols + c].type == PV_NULL;
+		nulls |= v[r].type == PV_NULL;
 	if (col_room(e, 2 + bitmap + (size_t)nrows * 10) < 0)
 		return -1;
 	e->col[e->col_len++] = (unsigned char)nulls;
 	if (nulls) {
 		memset(e->col + e->col_len, 0, bitmap);
 		for (r = 0; r < nrows; r++)
-			if (v[(size_t)r * ncols + c].type == PV_NULL)
+			if (v[r].type == PV_NULL)
 				e->col[e->col_len + r / 8] |= (unsigned char)(1u << (r % 8));
 		e->col_len += bitmap;
 	}
 	for (r = 0; r < nrows; r++) {
-		const struct packed_val *x = &v[(size_t)r * ncols + c];
+		const struct packed_val *x = &v[r];
 		if (x->type == PV_NULL)
 			continue;
 		put_varint(e, zigzag((int64_t)((uint64_t)x->i - (uint64_t)prev)));
@@ -173,7 +173,7 @@ static int same_text(const struct packed_val *a, const struct packed_val *b)
 
 #define DICT_SEARCH 32   /* entries compared before a text is added again */
 
-static int enc_texts(struct packed_enc *e, const struct packed_val *v, int nrows, int ncols, int c)
+static int enc_texts(struct packed_enc *e, const struct packed_val *v, int nrows)
 {
 	size_t nd = 0, k;
 	int r;
@@ -190,7 +190,7 @@ static int enc_texts(struct packed_enc *e, const struct packed_val *v, int nrows
 	}
 	/* a row repeats the one before it, or one of the last entries */
 	for (r = 0; r < nrows; r++) {
-		const struct packed_val *x = &v[(size_t)r * ncols + c];
+		const struct packed_val *x = &v[r];
 		if (x->type == PV_NULL) {
 			e->idx[r] = 0;
 			continue;
@@ -221,12 +221,12 @@ static int enc_texts(struct packed_enc *e, const struct packed_val *v, int nrows
 	return 0;
 }
 
-static int enc_any(struct packed_enc *e, const struct packed_val *v, int nrows, int ncols, int c)
+static int enc_any(struct packed_enc *e, const struct packed_val *v, int nrows)
 {
 	int r;
 
 	for (r = 0; r < nrows; r++) {
-		const struct packed_val *x = &v[(size_t)r * ncols + c];
+		const struct packed_val *x = &v[r];
 		if (col_room(e, 11) < 0)
 			return -1;
 		switch (x->type) {
@@ -268,16 +268,17 @@ int packed_encode(struct packed_enc *e, struct strbuf *out, const struct packed_
 	e->col_len = 0;
 	for (c = 0; c < ncols; c++) {
 		size_t start = e->col_len;
-		int kind = col_kind(vals, nrows, ncols, c), r = 0;
+		const struct packed_val *v = vals + (size_t)c * nrows;
+		int kind = col_kind(v, nrows), r = 0;
 		if (col_room(e, 1) < 0)
 			return -1;
 		e->col[e->col_len++] = (unsigned char)kind;
 		if (kind == 1)
-			r = enc_ints(e, vals, nrows, ncols, c);
+			r = enc_ints(e, v, nrows);
 		else if (kind == 2)
-			r = enc_texts(e, vals, nrows, ncols, c);
+			r = enc_texts(e, v, nrows);
 		else if (kind == 3)
-			r = enc_any(e, vals, nrows, ncols, c);
+			r = enc_any(e, v, nrows);
 		if (r < 0)
 			return -1;
 		lens[c] = e->col_len - start;

@@ -47,8 +47,8 @@ struct packed_enc {
 	size_t idx_cap;
 };
 
-/* Append to out the block of nrows rows of ncols values each (vals is
- * row-major: vals[r * ncols + c]). Returns 0, or -1 when out of memory
+/* Append to out the block of nrows rows of ncols values each, given by
+ * column: row r's value of column c is vals[c * nrows + r]. Returns 0, or -1 when out of memory
  * (out's failed flag is set) or the sizes exceed the limits above. */
 int packed_encode(struct packed_enc *e, struct strbuf *out, const struct packed_val *vals,
 		  int nrows, int ncols);

@@ -246,24 +246,35 @@ static void bind_record(struct tl_bulk *b, const struct batch *k, int i, int bas
 	}
 }
 
-/* The value of record i's c-th insert column, for the encoder. */
-static void packed_value(const struct tl_bulk *b, const struct batch *k, int i, int c,
-			 struct packed_val *p)
+/* Records first .. first + n - 1 of k's c-th insert column into out (n
+ * values), for the encoder. A text repeating the one before it (an
+ * interned string, or the same copy) is not measured again. */
+static void packed_column(const struct tl_bulk *b, const struct batch *k, int first, int n,
+			  int c, struct packed_val *out)
 {
-	struct table_value v;
+	const char *prev = NULL;
+	size_t prev_n = 0;
+	int r;
 
-	row_value(b->cols[c], k->artifact[i], k->parent[i], k->rec + (size_t)i * b->size, &v);
-	p->type = PV_NULL;
-	if (v.type == TV_INT) {
-		p->type = PV_INT;
-		p->i = v.i;
-	} else if (v.type == TV_REAL) {
-		p->type = PV_REAL;
-		p->d = v.d;
-	} else if (v.type == TV_TEXT) {
-		p->type = PV_TEXT;
-		p->p = v.s;
-		p->n = strlen(v.s);
+	for (r = 0; r < n; r++) {
+		int i = first + r;
+		struct packed_val *p = &out[r];
+		struct table_value v;
+		row_value(b->cols[c], k->artifact[i], k->parent[i], k->rec + (size_t)i * b->size, &v);
+		p->type = PV_NULL;
+		if (v.type == TV_INT) {
+			p->type = PV_INT;
+			p->i = v.i;
+		} else if (v.type == TV_REAL) {
+			p->type = PV_REAL;
+			p->d = v.d;
+		} else if (v.type == TV_TEXT) {
+			p->type = PV_TEXT;
+			p->p = v.s;
+			p->n = v.s == prev ? prev_n : strlen(v.s);
+			prev = v.s;
+			prev_n = p->n;
+		}
 	}
 }
 
@@ -273,29 +284,28 @@ static void packed_value(const struct tl_bulk *b, const struct batch *k, int i, 
 static int write_packed(sqlite3 *db, struct tl_bulk *b, const struct batch *k, int first,
 			int count, char *err, size_t n)
 {
+	struct packed_val *col0 = b->vals;   /* the first column, then the block */
 	int end = first + count;
 
 	while (first < end) {
-		int r, c, stop, rc = SQLITE_NOMEM;
-		int64_t parent;
-		for (r = first; r < end; r++)
-			for (c = 0; c < b->ncols; c++)
-				packed_value(b, k, r, c, &b->vals[(size_t)(r - first) * b->ncols + c]);
-		parent = b->vals[0].type == PV_INT ? b->vals[0].i : INT64_MIN;
-		for (stop = first + 1; stop < end; stop++) {
-			const struct packed_val *p = &b->vals[(size_t)(stop - first) * b->ncols];
-			if (p->type != b->vals[0].type || p->i != b->vals[0].i)
+		int c, stop, rows, rc = SQLITE_NOMEM;
+		packed_column(b, k, first, end - first, 0, col0);
+		for (stop = 1; first + stop < end; stop++)
+			if (col0[stop].type != col0[0].type || col0[stop].i != col0[0].i)
 				break;
-		}
+		rows = stop;
+		for (c = 1; c < b->ncols; c++)
+			packed_column(b, k, first, rows, c, &b->vals[(size_t)c * rows]);
 		strbuf_reset(&b->blk);
-		if (packed_encode(&b->enc, &b->blk, b->vals, stop - first, b->ncols) == 0)
-			rc = packed_append(db, b->backing, &b->many, parent, stop - first,
+		if (packed_encode(&b->enc, &b->blk, b->vals, rows, b->ncols) == 0)
+			rc = packed_append(db, b->backing, &b->many,
+					   col0[0].type == PV_INT ? col0[0].i : INT64_MIN, rows,
 					   b->blk.buf, b->blk.len);
 		if (rc != SQLITE_OK) {
 			snprintf(err, n, "%s", rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
 			return -1;
 		}
-		first = stop;
+		first += rows;
 	}
 	return 0;
 }
