@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	sqlite3_exec(db, "DELETE FROM t_block", NULL, NULL, NULL);
-	sqlite3_bind_int64(ins, 1, (int64_t)data[0] << 56);
+	sqlite3_bind_int64(ins, 1, (int64_t)((uint64_t)data[0] << 56));
 	sqlite3_bind_int(ins, 2, data[0]);
 	sqlite3_bind_blob(ins, 3, data + 1, (int)(size - 1), SQLITE_STATIC);
 	sqlite3_step(ins);
