@@ -162,26 +162,28 @@ static void hostile_blocks_fail_cleanly(void **state)
 	};
 	struct packed_enc e = { 0 };
 	struct strbuf blk = STRBUF_INIT;
-	size_t cut;
+	size_t round;
 	(void)state;
 
 	assert_int_equal(packed_encode(&e, &blk, v, 1, 4), 0);
-	for (cut = 0; cut < blk.len; cut++) {
+	/* rounds 0 .. len - 1 flip that byte; round len cuts the last byte
+	 * off, round len + 1 stores an empty blob */
+	for (round = 0; round <= blk.len + 1; round++) {
 		sqlite3 *db = open_db();
 		sqlite3_stmt *ins = NULL, *st;
 		unsigned char bad[64];
+		size_t n = round < blk.len ? blk.len : round == blk.len ? blk.len - 1 : 0;
 		int rc;
 		memcpy(bad, blk.buf, blk.len);
-		if (cut + 1 < blk.len)
-			bad[cut] ^= 0xff;   /* one byte flipped; the last round truncates */
-		assert_int_equal(packed_append(db, "t_block", &ins, 1, 1, bad,
-					       cut + 1 < blk.len ? blk.len : cut), SQLITE_OK);
+		if (round < blk.len)
+			bad[round] ^= 0xff;
+		assert_int_equal(packed_append(db, "t_block", &ins, 1, 1, bad, n), SQLITE_OK);
 		assert_int_equal(sqlite3_prepare_v2(db, "SELECT p, n, s, x FROM t", -1, &st, NULL),
 				 SQLITE_OK);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 			;
 		/* a flipped byte may still decode (a value changed); a cut never does */
-		if (cut + 1 >= blk.len) {
+		if (round >= blk.len) {
 			assert_int_not_equal(rc, SQLITE_DONE);
 			assert_non_null(strstr(sqlite3_errmsg(db), "t_block row 1"));
 		}
@@ -191,6 +193,26 @@ static void hostile_blocks_fail_cleanly(void **state)
 	}
 	strbuf_release(&blk);
 	packed_enc_release(&e);
+}
+
+/* packed_rows(...) writes from SQL the blocks the encoder writes. */
+static void the_aggregate_writes_blocks(void **state)
+{
+	sqlite3 *db = open_db();
+	(void)state;
+
+	assert_int_equal(sqlite3_exec(db,
+		"WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 599)"
+		" INSERT INTO t_block(parent, first_rowid, rows, data)"
+		" SELECT 4, 1 + g * 256, count(*), packed_rows(4, i * 3, 'a' || (i % 3), NULL)"
+		" FROM (SELECT i, i / 256 AS g FROM c) GROUP BY g", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(one(db, "SELECT count(*) FROM t_block"), 3);
+	assert_int_equal(one(db, "SELECT count(*) FROM t WHERE p = 4"), 600);
+	assert_int_equal(one(db, "SELECT sum(n) FROM t"), 3 * 599 * 600 / 2);
+	assert_int_equal(one(db, "SELECT n FROM t WHERE rowid = 300"), 3 * 299);
+	assert_string_equal(text(db, "SELECT s FROM t WHERE rowid = 300"), "a2");
+	assert_int_equal(one(db, "SELECT count(x) FROM t"), 0);
+	sqlite3_close(db);
 }
 
 /* The timeline's trace table is packed: a row the store is given reads
@@ -213,6 +235,7 @@ int main(void)
 		cmocka_unit_test(values_round_trip),
 		cmocka_unit_test(blocks_keep_rowids_and_order),
 		cmocka_unit_test(hostile_blocks_fail_cleanly),
+		cmocka_unit_test(the_aggregate_writes_blocks),
 		cmocka_unit_test(the_timeline_trace_is_packed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -355,13 +355,21 @@ struct block {
 	const unsigned char *col[PACKED_MAX_COLS], *col_end[PACKED_MAX_COLS];
 };
 
+/* Open the block of n bytes at p (NULL for an empty blob). 0, or -1 when
+ * its header is not one. */
 static int block_open(struct block *b, const unsigned char *p, size_t n)
 {
-	struct rd r = { p, p + n, 0 };
+	struct rd r;
 	uint64_t nrows, ncols, len[PACKED_MAX_COLS];
-	const unsigned char *magic = get_bytes(&r, 3);
+	const unsigned char *magic;
 	uint64_t i;
 
+	if (!p || n < 3)
+		return -1;
+	r.p = p;
+	r.end = p + n;
+	r.bad = 0;
+	magic = get_bytes(&r, 3);
 	if (!magic || memcmp(magic, "OP\1", 3))
 		return -1;
 	nrows = get_varint(&r);
@@ -841,7 +849,106 @@ static const sqlite3_module pk_module = {
 	.xUpdate = pk_update,
 };
 
+/* ---- packed_rows(v1, ..., vN): an aggregate that packs its rows ---- */
+
+/* The rows an aggregate was given so far, by row; text and blobs copied. */
+struct pk_agg {
+	struct packed_val *v;
+	size_t n, cap;
+	int ncols, nrows;
+	int failed;
+};
+
+static void agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct pk_agg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	int i;
+
+	if (!a || a->failed)
+		return;
+	if ((a->nrows && argc != a->ncols) || a->nrows == PACKED_MAX_ROWS) {
+		a->failed = 1;
+		sqlite3_result_error(ctx, "packed_rows: at most 65536 rows of one width", -1);
+		return;
+	}
+	if (a->n + (size_t)argc > a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 256 * (size_t)argc;
+		struct packed_val *v = sqlite3_realloc64(a->v, cap * sizeof(*v));
+		if (!v) {
+			a->failed = 1;
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	for (i = 0; i < argc; i++) {
+		struct packed_val *p = &a->v[a->n++];
+		int t = sqlite3_value_type(argv[i]);
+		memset(p, 0, sizeof(*p));
+		p->type = t == SQLITE_INTEGER ? PV_INT : t == SQLITE_FLOAT ? PV_REAL
+			: t == SQLITE_TEXT ? PV_TEXT : t == SQLITE_BLOB ? PV_BLOB : PV_NULL;
+		p->i = sqlite3_value_int64(argv[i]);
+		p->d = sqlite3_value_double(argv[i]);
+		if (p->type == PV_TEXT || p->type == PV_BLOB) {
+			const void *src = p->type == PV_TEXT ? (const void *)sqlite3_value_text(argv[i])
+				: sqlite3_value_blob(argv[i]);
+			void *copy;
+			p->n = (size_t)sqlite3_value_bytes(argv[i]);
+			if (!(copy = sqlite3_malloc64(p->n + 1))) {
+				p->type = PV_NULL;
+				a->failed = 1;
+				sqlite3_result_error_nomem(ctx);
+				return;
+			}
+			if (p->n)
+				memcpy(copy, src, p->n);
+			p->p = copy;
+		}
+	}
+	a->ncols = argc;
+	a->nrows++;
+}
+
+static void agg_final(sqlite3_context *ctx)
+{
+	struct pk_agg *a = sqlite3_aggregate_context(ctx, 0);
+	struct packed_val *byc;
+	struct packed_enc e = { 0 };
+	struct strbuf blk = STRBUF_INIT;
+	size_t i;
+	int r, c;
+
+	if (!a || !a->nrows) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	if (!a->failed && (byc = sqlite3_malloc64(a->n * sizeof(*byc)))) {
+		for (r = 0; r < a->nrows; r++)
+			for (c = 0; c < a->ncols; c++)
+				byc[(size_t)c * a->nrows + r] = a->v[(size_t)r * a->ncols + c];
+		if (packed_encode(&e, &blk, byc, a->nrows, a->ncols) == 0)
+			sqlite3_result_blob64(ctx, blk.buf, blk.len, SQLITE_TRANSIENT);
+		else
+			sqlite3_result_error_nomem(ctx);
+		sqlite3_free(byc);
+	} else if (!a->failed) {
+		sqlite3_result_error_nomem(ctx);
+	}
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].type == PV_TEXT || a->v[i].type == PV_BLOB)
+			sqlite3_free((void *)a->v[i].p);
+	sqlite3_free(a->v);
+	strbuf_release(&blk);
+	packed_enc_release(&e);
+}
+
 int packed_register(sqlite3 *db)
 {
-	return sqlite3_create_module(db, PACKED_MODULE, &pk_module, NULL);
+	int rc = sqlite3_create_module(db, PACKED_MODULE, &pk_module, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "packed_rows", -1, SQLITE_UTF8, NULL, NULL,
+					     agg_step, agg_final);
+	return rc;
 }

@@ -60,7 +60,11 @@ void packed_enc_release(struct packed_enc *e);
 int packed_append(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t parent,
 		  int nrows, const void *data, size_t n);
 
-/* Register the module on db. Returns SQLite's result code. */
+/* Register the module on db, and the aggregate packed_rows(v1, ..., vN)
+ * that encodes the rows it is given (in the order given; at most
+ * PACKED_MAX_ROWS, all of one width) as the data of a block: how SQL
+ * (the sqlite3 shell with the extension) writes blocks in bulk. Returns
+ * SQLite's result code. */
 int packed_register(sqlite3 *db);
 
 #endif
