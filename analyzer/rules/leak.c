@@ -260,16 +260,20 @@ static int leak_growth(struct rule_ctx *c)
 	return 1;
 }
 
-/* The finding of one stack of st's current row (alloc_stacks' query),
- * when its live allocations look like a leak: 1 written, 0 not one, -1
- * failed. */
-static int alloc_stack_finding(struct rule_ctx *c, sqlite3_stmt *st, double t_min, double t_max,
-			       double live_total)
+/* A stack's live allocations (alloc_stacks). */
+struct live_stack {
+	int64_t stack;
+	double n, bytes, first, last;   /* count, bytes, first and last birth (ns) */
+	double freed;                   /* its allocations freed in the trace */
+};
+
+/* The finding of stack x, when its live allocations look like a leak: 1
+ * written, 0 not one, -1 failed. */
+static int alloc_stack_finding(struct rule_ctx *c, const struct live_stack *x, double t_min,
+			       double t_max, double live_total)
 {
-	int64_t stack = sqlite3_column_int64(st, 0), fid;
-	double n = sqlite3_column_double(st, 1), bytes = sqlite3_column_double(st, 2);
-	double first = sqlite3_column_double(st, 3), last = sqlite3_column_double(st, 4);
-	double freed = sqlite3_column_double(st, 6);
+	int64_t stack = x->stack, fid;
+	double n = x->n, bytes = x->bytes, first = x->first, last = x->last, freed = x->freed;
 	double spread = (last - first) / (t_max - t_min);
 	struct rl_finding f;
 	char b1[32], label[300];
@@ -297,43 +301,71 @@ static int alloc_stack_finding(struct rule_ctx *c, sqlite3_stmt *st, double t_mi
 }
 
 /* Stacks of an allocator trace whose allocations stay live: findings
- * written, or -1. */
+ * written, or -1. alloc is a packed table without indexes (docs/schema.md):
+ * each query is one pass over it, and only live rows are sorted. */
 static int alloc_stacks(struct rule_ctx *c)
 {
+	struct live_stack top[5];
 	sqlite3_stmt *st;
 	double t_min, t_max, live_total;
-	int r = 0, one;
+	int r = 0, n = 0, i;
 
 	if (!q_has_table(c->db, "alloc"))
 		return 0;
 	/* "keeps growing" needs a window: at least ALLOC_MIN_WINDOW_S of trace */
-	if (rl_num(c, &t_min, "SELECT min(alloc_ns) FROM alloc") < 0 ||
-	    rl_num(c, &t_max, "SELECT max(alloc_ns) FROM alloc") < 0 ||
-	    t_max - t_min < ALLOC_MIN_WINDOW_S * 1e9)
+	if (!(st = rl_prepare(c, "SELECT min(alloc_ns), max(alloc_ns), sum(iif(state = 'live',"
+			      " size, NULL)) FROM alloc")))
+		return -1;
+	if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL ||
+	    sqlite3_column_type(st, 2) == SQLITE_NULL) {
+		sqlite3_finalize(st);
 		return 0;
-	if (rl_num(c, &live_total, "SELECT sum(size) FROM alloc WHERE state = 'live'") < 0 ||
-	    live_total <= 0)
+	}
+	t_min = sqlite3_column_double(st, 0);
+	t_max = sqlite3_column_double(st, 1);
+	live_total = sqlite3_column_double(st, 2);
+	sqlite3_finalize(st);
+	if (t_max - t_min < ALLOC_MIN_WINDOW_S * 1e9 || live_total <= 0)
 		return 0;
 	/* a leaking stack: many live allocations whose birth times spread over
 	 * most of the recorded window (weights and caches are born together at
-	 * start-up; activations die young). One pass: alloc has no index. */
+	 * start-up; activations die young) */
 	st = rl_prepare(c,
-		"SELECT stack_id, sum(state = 'live') AS live, sum(iif(state = 'live', size, NULL)),"
-		" min(iif(state = 'live', alloc_ns, NULL)), max(iif(state = 'live', alloc_ns, NULL)),"
-		" NULL, sum(state = 'freed') FROM alloc WHERE stack_id IS NOT NULL"
-		" GROUP BY stack_id HAVING live >= ?1 ORDER BY 3 DESC LIMIT 5");
+		"SELECT stack_id, count(*), sum(size), min(alloc_ns), max(alloc_ns) FROM alloc"
+		" WHERE state = 'live' AND stack_id IS NOT NULL"
+		" GROUP BY stack_id HAVING count(*) >= ?1 ORDER BY sum(size) DESC LIMIT 5");
 	if (!st)
 		return -1;
 	sqlite3_bind_int(st, 1, ALLOC_MIN_LIVE);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		one = alloc_stack_finding(c, st, t_min, t_max, live_total);
-		if (one < 0) {
-			r = -1;
-			break;
-		}
-		r += one;
+	while (n < 5 && sqlite3_step(st) == SQLITE_ROW) {
+		struct live_stack *x = &top[n++];
+		x->stack = sqlite3_column_int64(st, 0);
+		x->n = sqlite3_column_double(st, 1);
+		x->bytes = sqlite3_column_double(st, 2);
+		x->first = sqlite3_column_double(st, 3);
+		x->last = sqlite3_column_double(st, 4);
+		x->freed = 0;
 	}
 	sqlite3_finalize(st);
+	if (!n)
+		return 0;
+	/* how many of each one's allocations were freed: one more pass */
+	st = rl_prepare(c, "SELECT sum(stack_id = ?1), sum(stack_id = ?2), sum(stack_id = ?3),"
+			" sum(stack_id = ?4), sum(stack_id = ?5) FROM alloc WHERE state = 'freed'");
+	if (!st)
+		return -1;
+	for (i = 0; i < 5; i++)
+		sqlite3_bind_int64(st, i + 1, top[i < n ? i : 0].stack);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		for (i = 0; i < n; i++)
+			top[i].freed = sqlite3_column_double(st, i);
+	sqlite3_finalize(st);
+	for (i = 0; i < n; i++) {
+		int one = alloc_stack_finding(c, &top[i], t_min, t_max, live_total);
+		if (one < 0)
+			return -1;
+		r += one;
+	}
 	return r;
 }
 
