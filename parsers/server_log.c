@@ -261,8 +261,10 @@ int server_log_parse(struct input *in, struct sink *s)
 
 	if (!st)
 		return -1;
+	input_mark_bytes(in, SRV_SPECIAL_BYTES);
 	while (input_getline(in, &raw, &n) == 1)
-		if (srv_unwrap(&st->line, raw, n, s, in->lineno) < 0 || read_line(st) < 0)
+		if (srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno) < 0 ||
+		    read_line(st) < 0)
 			goto out;
 	if (take_piece(st) < 0 || srv_stats_finish(&st->stats, s) < 0 ||
 	    srv_engine_finish(&st->engines, s) < 0)

@@ -55,7 +55,8 @@ static size_t ansi_len(const char *raw, size_t i, size_t n)
 	return k + 1 - i;
 }
 
-/* The first bytes of what copy_plain() drops: ESC, CR, '^', '#'. */
+/* The first bytes of what copy_plain() drops: ESC, CR, '^', '#' (as
+ * SRV_SPECIAL_BYTES). */
 static const unsigned char special[256] = {
 	['\x1b'] = 1, ['\r'] = 1, ['^'] = 1, ['#'] = 1,
 };
@@ -93,15 +94,15 @@ static int has_special(const char *raw, size_t n)
 
 /* Copy raw[0..n) into l->buf without ANSI escape sequences and '\r',
  * l->msg at its start. A line without any of their first bytes (most
- * lines) is one memcpy. */
-static void copy_plain(struct srv_line *l, const char *raw, size_t n)
+ * lines; marked 0: the caller knows it has none) is one memcpy. */
+static void copy_plain(struct srv_line *l, const char *raw, size_t n, int marked)
 {
 	size_t i, o = 0, e;
 
 	l->msg = l->buf;
 	if (n > SRV_MSG_MAX - 1)
 		n = SRV_MSG_MAX - 1;
-	if (!has_special(raw, n)) {
+	if (!marked || !has_special(raw, n)) {
 		memcpy(l->msg, raw, n);
 		l->msg[n] = 0;
 		l->n = n;
@@ -578,11 +579,12 @@ static int strip_stage(struct srv_line *l)
 	return 1;
 }
 
-int srv_unwrap(struct srv_line *l, const char *raw, size_t n, struct sink *s, uint64_t lineno)
+int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct sink *s,
+	       uint64_t lineno)
 {
 	int r, rounds;
 
-	copy_plain(l, raw, n);
+	copy_plain(l, raw, n, marked);
 	l->t = ol_time_none();
 	l->pid = l->rank = OL_NULL;
 	l->tp = -1;

@@ -61,11 +61,18 @@ struct srv_line {
  * (mtime_ns; 0 if unknown). */
 void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns);
 
+/* The bytes a colour code or a carriage return starts with: a line
+ * without any of them is taken as it is. */
+#define SRV_SPECIAL_BYTES "\x1b\r^#"
+
 /* Take raw line raw[0..n) (no newline) into l: colours and carriage
  * returns dropped, wrappers taken off, l->t, pid, tag, service, rank, tp
- * and hint set. A year-less stamp with no year known is warned about once
- * (line lineno), and the first local-time stamp is noted on the sink.
+ * and hint set. marked: 0 when the caller found none of SRV_SPECIAL_BYTES
+ * in raw (input_getline does, told of them), else 1: raw is looked at.
+ * A year-less stamp with no year known is warned about once (line
+ * lineno), and the first local-time stamp is noted on the sink.
  * Returns 0, or -1 when the sink failed. */
-int srv_unwrap(struct srv_line *l, const char *raw, size_t n, struct sink *s, uint64_t lineno);
+int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct sink *s,
+	       uint64_t lineno);
 
 #endif
