@@ -54,6 +54,7 @@ struct srv_line {
 	int year;                    /* --year for vLLM's year-less stamps, or 0 */
 	int64_t mtime_ns;            /* else the file's mtime bounds them; 0: unknown */
 	int warned_year, noted_local, noted_year;
+	int64_t sec_key, sec_ns;     /* the last year-less stamp's second, its time */
 };
 
 /* Start reading an artifact whose year-less stamps are in year (--year,
