@@ -79,9 +79,15 @@ void hash64_update(struct hash64 *h, const void *data, size_t n)
 		p += k;
 		h->memsize = 0;
 	}
-	while (end - p >= 32) {
-		stripe(h->v, p);
-		p += 32;
+	if (end - p >= 32) {
+		/* The lanes in locals: through h->v the compiler would store
+		 * them after every stripe (p may point into *h). */
+		uint64_t v[4] = { h->v[0], h->v[1], h->v[2], h->v[3] };
+		do {
+			stripe(v, p);
+			p += 32;
+		} while (end - p >= 32);
+		memcpy(h->v, v, sizeof(v));
 	}
 	memcpy(h->mem, p, (size_t)(end - p));
 	h->memsize = (size_t)(end - p);

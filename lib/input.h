@@ -40,6 +40,11 @@ struct input {
 	uint64_t line_offset;   /* offset of the line last returned */
 	uint64_t lineno;        /* 1-based number of the line last returned */
 	int line_cut;           /* the line last returned was cut */
+	/* Up to four bytes a parser looks out for (input_mark_bytes), and
+	 * whether the line last returned may hold one of them. */
+	unsigned char marks[4];
+	int n_marks;
+	int line_marked;
 	int eof;
 	int error;              /* a read failed; errno-like code */
 
@@ -74,6 +79,12 @@ uint64_t input_skip(struct input *in, uint64_t n);
 /* Next line without its "\n" or "\r\n". Returns 1 with *line and *len set
  * (valid until the next call), 0 at end of input, -1 on a read error. */
 int input_getline(struct input *in, const char **line, size_t *len);
+/* Bytes (up to four, NUL-terminated; "" for none) that input_getline
+ * looks for in the same pass as the newline: in->line_marked is 0 when
+ * the line it returned holds none of them, 1 when it may hold one (a line
+ * cut, the last one, or a "\r\n" ending count as marked). A parser that
+ * treats a few bytes specially (colour codes) then skips a second scan. */
+void input_mark_bytes(struct input *in, const char *bytes);
 /* The input's content hash in *hash: XXH64 of the whole content
  * (uncompressed for .gz). The bytes read so far were hashed as they came;
  * the rest is read now, so call it once parsing is done (the input is at

@@ -7,13 +7,17 @@
  * or a number follows), the labels of each statistic, the phrases naming
  * each error, and the few phrases that need a reader of their own. From
  * them one list of anchors is built once; engine_line() finds every
- * anchor in one pass over the line: the first two bytes of each position
- * are looked up in a bitmap of the anchors' first two bytes, then the
- * first four hashed into a 4096-bit filter of the anchors' first four,
- * and only a hit is compared in full. A line of n bytes costs O(n)
- * plus the readers of the anchors present, whatever the number of
- * anchors, which keeps the server-log parser at disk speed on logs that
- * are mostly other lines.
+ * anchor in one pass over the line. Every anchor is at least six bytes
+ * long, so one of any three positions in a row holds four bytes of it
+ * that are its first, second or third four: the four bytes at every
+ * third position are hashed into a 65536-bit sieve of those, and only
+ * where the sieve says yes are the three positions it stands for
+ * looked at: the first two bytes of each in a bitmap of the anchors'
+ * first two bytes, then the first four hashed into a 4096-bit filter of
+ * the anchors' first four, and only a hit is compared in full. A line of
+ * n bytes costs O(n) (a third of it one lookup each) plus the readers of
+ * the anchors present, whatever the number of anchors, which keeps the
+ * server-log parser at disk speed on logs that are mostly other lines.
  *
  * What follows each phrase is read by the readers of engine_readers.c.
  */
@@ -176,6 +180,9 @@ static const struct {
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
 #define ANCHORS_MAX 192
 #define FILTER_BITS 12
+#define SIEVE_BITS 16
+#define STRIDE 3                 /* positions a sieve lookup stands for */
+#define ANCHOR_MIN (STRIDE + 3)  /* the shortest anchor: STRIDE - 1 + 4 */
 
 /* The anchors built from the tables, and the filter: a bit per hash of an
  * anchor's first four bytes, and the anchors of each hash in a chain
@@ -187,6 +194,8 @@ static struct {
 	uint64_t pairs[65536 / 64];   /* the anchors' first two bytes: most
 				       * positions of a line stop here */
 	uint64_t bits[(1u << FILTER_BITS) / 64];
+	uint64_t sieve[(1u << SIEVE_BITS) / 64]; /* the hashes of each anchor's
+						  * four bytes at offsets 0..STRIDE-1 */
 	short head[1u << FILTER_BITS];
 	short next[ANCHORS_MAX];
 } filter;
@@ -199,6 +208,14 @@ static unsigned hash4(const char *p)
 	return (k * 2654435761u) >> (32 - FILTER_BITS);
 }
 
+static unsigned sieve_hash(const char *p)
+{
+	uint32_t k;
+
+	memcpy(&k, p, 4);
+	return (k * 2654435761u) >> (32 - SIEVE_BITS);
+}
+
 static unsigned pair(const char *p)
 {
 	return (unsigned)(unsigned char)p[0] << 8 | (unsigned char)p[1];
@@ -206,7 +223,7 @@ static unsigned pair(const char *p)
 
 static void add(const struct anchor *a)
 {
-	assert(filter.n < ANCHORS_MAX && strlen(a->text) >= 4);
+	assert(filter.n < ANCHORS_MAX && strlen(a->text) >= ANCHOR_MIN);
 	filter.a[filter.n] = *a;
 	filter.a[filter.n].len = strlen(a->text);
 	filter.n++;
@@ -258,7 +275,11 @@ static void filter_build(void)
 	anchors_build();
 	memset(filter.head, -1, sizeof(filter.head));
 	for (i = filter.n; i-- > 0;) {
-		unsigned h = hash4(filter.a[i].text), pr = pair(filter.a[i].text);
+		unsigned h = hash4(filter.a[i].text), pr = pair(filter.a[i].text), k, sh;
+		for (k = 0; k < STRIDE; k++) {
+			sh = sieve_hash(filter.a[i].text + k);
+			filter.sieve[sh / 64] |= 1ull << (sh % 64);
+		}
 		filter.pairs[pr / 64] |= 1ull << (pr % 64);
 		filter.bits[h / 64] |= 1ull << (h % 64);
 		filter.next[i] = filter.head[h];
@@ -277,31 +298,50 @@ static void note_engine(struct engine_line *o, const struct anchor *a)
 		o->engine = a->engine;
 }
 
-/* Call fn for each anchor found in line[0..n); stops early when fn
- * returns nonzero. Returns that value, else 0. */
+/* Call fn for each anchor that starts at line[i] (line has n bytes);
+ * stops early when fn returns nonzero. Returns that value, else 0. */
+static int anchors_at(const char *line, size_t n, size_t i,
+		      int (*fn)(const struct anchor *, size_t, void *), void *arg)
+{
+	unsigned pr = pair(line + i), h;
+	short k;
+	int r;
+
+	if (!(filter.pairs[pr / 64] >> (pr % 64) & 1))
+		return 0;
+	h = hash4(line + i);
+	if (!(filter.bits[h / 64] >> (h % 64) & 1))
+		return 0;
+	for (k = filter.head[h]; k >= 0; k = filter.next[k]) {
+		const struct anchor *a = &filter.a[k];
+		if (a->len > n - i || memcmp(line + i, a->text, a->len))
+			continue;
+		if ((r = fn(a, i, arg)))
+			return r;
+	}
+	return 0;
+}
+
+/* Call fn for each anchor found in line[0..n), in order; stops early
+ * when fn returns nonzero. Returns that value, else 0. The four bytes at
+ * j (a multiple of STRIDE) are in any anchor that starts at j-2, j-1
+ * or j: those three are looked at only when the sieve holds them. */
 static int each_anchor(const char *line, size_t n, int (*fn)(const struct anchor *, size_t, void *),
 		       void *arg)
 {
-	size_t i;
+	size_t i, j;
+	unsigned sh;
 	int r;
 
 	if (!filter.ready)
 		filter_build();
-	for (i = 0; i + 4 <= n; i++) {
-		unsigned pr = pair(line + i), h;
-		short k;
-		if (!(filter.pairs[pr / 64] >> (pr % 64) & 1))
+	for (j = 0; j + 4 <= n; j += STRIDE) {
+		sh = sieve_hash(line + j);
+		if (!(filter.sieve[sh / 64] >> (sh % 64) & 1))
 			continue;
-		h = hash4(line + i);
-		if (!(filter.bits[h / 64] >> (h % 64) & 1))
-			continue;
-		for (k = filter.head[h]; k >= 0; k = filter.next[k]) {
-			const struct anchor *a = &filter.a[k];
-			if (a->len > n - i || memcmp(line + i, a->text, a->len))
-				continue;
-			if ((r = fn(a, i, arg)))
+		for (i = j < STRIDE - 1 ? 0 : j - (STRIDE - 1); i <= j; i++)
+			if ((r = anchors_at(line, n, i, fn, arg)))
 				return r;
-		}
 	}
 	return 0;
 }

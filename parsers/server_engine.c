@@ -142,17 +142,26 @@ static struct srv_instance *add(struct srv_engine *e, struct sink *s, const char
 	return in;
 }
 
+/* The number of vLLM V1's engine whose statistics line l is ("Engine
+ * 001: ..."), else 0. */
+static int engine_number(const struct srv_line *l)
+{
+	int dp = 0;
+	size_t i;
+
+	if (l->n > 7 && !memcmp(l->msg, "Engine ", 7))
+		for (i = 7; i < l->n && i < 12 && isdigit((unsigned char)l->msg[i]); i++)
+			dp = dp * 10 + (l->msg[i] - '0');
+	return dp;
+}
+
 /* The statistics' entity: the engine; vLLM V1's second engine
  * "vllm/engine1", an SGLang rank other than 0 "sglang/TPn". */
 static void stat_entity(const struct srv_line *l, const struct engine_line *el,
 			enum engine_kind kind, char *ent, size_t cap)
 {
-	int tp = l->tp >= 0 ? l->tp : el->rank, dp = 0;
-	size_t i;
+	int tp = l->tp >= 0 ? l->tp : el->rank, dp = kind == ENGINE_VLLM ? engine_number(l) : 0;
 
-	if (kind == ENGINE_VLLM && l->n > 7 && !memcmp(l->msg, "Engine ", 7))
-		for (i = 7; i < l->n && i < 12 && isdigit((unsigned char)l->msg[i]); i++)
-			dp = dp * 10 + (l->msg[i] - '0');   /* "Engine 000:" */
 	if (dp > 0)
 		snprintf(ent, cap, "vllm/engine%d", dp);
 	else if (kind == ENGINE_SGLANG && tp > 0)
@@ -171,6 +180,7 @@ static void identity(const struct srv_line *l, const struct engine_line *el, enu
 	w->rank = l->rank;
 	w->tp = l->tp;
 	w->el_rank = el->rank;
+	w->engine_no = engine_number(l);
 	memcpy(w->service, l->service, sizeof(w->service));
 }
 
@@ -178,7 +188,8 @@ static void identity(const struct srv_line *l, const struct engine_line *el, enu
  * nothing an instance keeps, and is from the instance of the line before
  * or of the other line before it, with no instance added or changed
  * since (most lines of a log: no lookup then; the lookup would find the
- * same instance and entity). A hit becomes seen[0]. */
+ * same instance and entity: who holds all they are made of, the engine
+ * number of a statistics line included). A hit becomes seen[0]. */
 static struct srv_seen *seen_again(struct srv_engine *e, const struct srv_line *l,
 				   const struct engine_line *el, enum engine_kind kind)
 {
@@ -186,8 +197,7 @@ static struct srv_seen *seen_again(struct srv_engine *e, const struct srv_line *
 	struct srv_seen tmp;
 	int i;
 
-	if (el->nfacts || el->error || el->version[0] || el->preempted || el->capture ||
-	    (kind == ENGINE_VLLM && l->n > 7 && !memcmp(l->msg, "Engine ", 7)))
+	if (el->nfacts || el->error || el->version[0] || el->preempted || el->capture)
 		return NULL;
 	identity(l, el, kind, &w);
 	for (i = 0; i < 2; i++) {

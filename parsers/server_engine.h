@@ -66,6 +66,7 @@ struct srv_who {
 	enum engine_kind kind;
 	int64_t pid, rank;
 	int tp, el_rank;
+	int engine_no;               /* vLLM V1's "Engine 001:" number, else 0 */
 	char service[SRV_NAME_MAX];
 };
 

@@ -136,12 +136,13 @@ static int cxx_abort(struct srv_st *st)
 	const struct srv_line *l = &st->line;
 	const char *type = l->msg + sizeof(lead) - 1, *q;
 	char summary[256];
-	struct ol_event e = { .kind = "server_error", .t = l->t, .pid = l->pid, .bytes = OL_NULL,
-			      .line = st->in->lineno, .summary = summary };
+	struct ol_event e;
 
 	if (l->n < sizeof(lead) || l->msg[0] != 't' || memcmp(l->msg, lead, sizeof(lead) - 1) ||
 	    !(q = memchr(type, '\'', l->n - (size_t)(type - l->msg))))
 		return 0;
+	e = (struct ol_event){ .kind = "server_error", .t = l->t, .pid = l->pid, .bytes = OL_NULL,
+			       .line = st->in->lineno, .summary = summary };
 	e.data = json_pack("{s:o, s:o, s:n, s:n}", "exception_type",
 			   ol_json_strn(type, (size_t)(q - type)), "exception",
 			   ol_json_strn(l->msg, l->n > 2000 ? 2000 : l->n), "traceback", "engine_error");
@@ -235,6 +236,30 @@ static int read_line(struct srv_st *st)
 	return el.config ? srv_meta_line(&st->meta, st->s, l->msg, l->n) : 0;
 }
 
+/* uvicorn's own lines ('INFO:     10.0.0.7:51234 - "POST /v1/completions
+ * HTTP/1.1" 200 OK'), most of a busy server's log, read from raw[0..n)
+ * as it lies in the read buffer, when what srv_unwrap() and read_line()
+ * would do with them is known: no wrapper starts with "INFO:" (the line
+ * is its own message, at the last time seen), no engine phrase is read
+ * in them, and with no piece open and no 'y' (no "memory") they join
+ * nothing. What is left is the Args block and the requests served.
+ * 1 when the line was read (*rc: 0 or -1), else 0: it takes the long way.
+ * marked: input_getline()'s flag for SRV_SPECIAL_BYTES. */
+static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked, int *rc)
+{
+	int r;
+
+	if (marked || n <= 7 || memcmp(raw, "INFO:  ", 7) ||
+	    srv_join_open(&st->join) != SRV_NONE || memchr(raw, 'y', n))
+		return 0;
+	*rc = 0;
+	if ((r = srv_meta_args(&st->meta, st->s, raw, n)) != 0)
+		*rc = r < 0 ? -1 : 0;
+	else if (srv_stats_line(&st->stats, st->s, raw, n, &st->line.last_t) < 0)
+		*rc = -1;
+	return 1;
+}
+
 /* A parser's state for input in and sink s; NULL when out of memory.
  * Freed with free() after srv_join_release(). */
 static struct srv_st *srv_new(struct input *in, struct sink *s)
@@ -257,13 +282,21 @@ int server_log_parse(struct input *in, struct sink *s)
 	struct srv_st *st = srv_new(in, s);
 	const char *raw;
 	size_t n;
-	int rc = -1;
+	int rc = -1, r;
 
 	if (!st)
 		return -1;
-	while (input_getline(in, &raw, &n) == 1)
-		if (srv_unwrap(&st->line, raw, n, s, in->lineno) < 0 || read_line(st) < 0)
+	input_mark_bytes(in, SRV_SPECIAL_BYTES);
+	while (input_getline(in, &raw, &n) == 1) {
+		if (uvicorn_line(st, raw, n, in->line_marked, &r)) {
+			if (r < 0)
+				goto out;
+			continue;
+		}
+		if (srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno) < 0 ||
+		    read_line(st) < 0)
 			goto out;
+	}
 	if (take_piece(st) < 0 || srv_stats_finish(&st->stats, s) < 0 ||
 	    srv_engine_finish(&st->engines, s) < 0)
 		goto out;

@@ -32,6 +32,7 @@ void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns)
 	l->pid = OL_NULL;
 	l->rank = OL_NULL;
 	l->tp = -1;
+	l->sec_key = -1;
 }
 
 /* The length of an ANSI escape at raw[i..n): ESC "[" ..., caret "^[["
@@ -55,7 +56,8 @@ static size_t ansi_len(const char *raw, size_t i, size_t n)
 	return k + 1 - i;
 }
 
-/* The first bytes of what copy_plain() drops: ESC, CR, '^', '#'. */
+/* The first bytes of what copy_plain() drops: ESC, CR, '^', '#' (as
+ * SRV_SPECIAL_BYTES). */
 static const unsigned char special[256] = {
 	['\x1b'] = 1, ['\r'] = 1, ['^'] = 1, ['#'] = 1,
 };
@@ -93,15 +95,15 @@ static int has_special(const char *raw, size_t n)
 
 /* Copy raw[0..n) into l->buf without ANSI escape sequences and '\r',
  * l->msg at its start. A line without any of their first bytes (most
- * lines) is one memcpy. */
-static void copy_plain(struct srv_line *l, const char *raw, size_t n)
+ * lines; marked 0: the caller knows it has none) is one memcpy. */
+static void copy_plain(struct srv_line *l, const char *raw, size_t n, int marked)
 {
 	size_t i, o = 0, e;
 
 	l->msg = l->buf;
 	if (n > SRV_MSG_MAX - 1)
 		n = SRV_MSG_MAX - 1;
-	if (!has_special(raw, n)) {
+	if (!marked || !has_special(raw, n)) {
 		memcpy(l->msg, raw, n);
 		l->msg[n] = 0;
 		l->n = n;
@@ -175,10 +177,15 @@ static int is_level(const char *s, size_t n, size_t *used)
 	}
 }
 
+/* isdigit() without the locale's table (digits are the same in all). */
+static int is_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
 static int dig2(const char *s)
 {
-	return isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[1])
-		? (s[0] - '0') * 10 + (s[1] - '0') : -1;
+	return is_digit(s[0]) && is_digit(s[1]) ? (s[0] - '0') * 10 + (s[1] - '0') : -1;
 }
 
 /* ---- times ---- */
@@ -200,6 +207,22 @@ static int place_wall(struct srv_line *l, int64_t wall, struct sink *s)
 	return note_local_clock(s, &l->t, &l->noted_local) < 0 ? -1 : 0;
 }
 
+/* utc_ns() of a year-less stamp in --year, else in the year that puts it
+ * no later than the file's mtime; -1 when it is no time. A log's lines
+ * come many to a second: the second's value is worked out once, and kept
+ * in l for the lines after. */
+static int64_t yearless_ns(struct srv_line *l, int mo, int d, int h, int mi, int se, long frac)
+{
+	int64_t key = (int64_t)mo << 32 | (int64_t)d << 24 | h << 16 | mi << 8 | se;
+
+	if (key != l->sec_key) {
+		l->sec_key = key;
+		l->sec_ns = utc_ns(l->year ? l->year : year_not_after(l->mtime_ns, mo, d), mo, d, h,
+				   mi, se, 0);
+	}
+	return l->sec_ns < 0 ? -1 : l->sec_ns + frac;   /* frac: under a second */
+}
+
 /* A year-less "MM-DD HH:MM:SS.frac" stamp (vLLM, glog, syslog), placed
  * in --year, else in the year that puts it no later than the file's mtime
  * (an inference, recorded once as meta time.year_basis), else warned
@@ -210,12 +233,11 @@ static int place_yearless(struct srv_line *l, int mo, int d, int h, int mi, int 
 	if (l->t.clock == OL_CLOCK_UTC)
 		return 0;
 	if (l->year)
-		return place_wall(l, utc_ns(l->year, mo, d, h, mi, se, frac), s);
+		return place_wall(l, yearless_ns(l, mo, d, h, mi, se, frac), s);
 	if (l->mtime_ns && mo >= 1 && mo <= 12) {
 		if (!l->noted_year++ && sink_year_basis(s, l->mtime_ns) < 0)
 			return -1;
-		return place_wall(l, utc_ns(year_not_after(l->mtime_ns, mo, d), mo, d, h, mi, se,
-					    frac), s);
+		return place_wall(l, yearless_ns(l, mo, d, h, mi, se, frac), s);
 	}
 	if (l->warned_year++)
 		return 0;
@@ -235,7 +257,7 @@ static size_t clock_at(const char *m, size_t n, size_t k, int *h, int *mi, int *
 		return 0;
 	*frac = 0;
 	if (j < n && (m[j] == '.' || m[j] == ',')) {
-		for (j++; j < n && isdigit((unsigned char)m[j]); j++, digs++)
+		for (j++; j < n && is_digit(m[j]); j++, digs++)
 			if (digs < 9)
 				*frac = *frac * 10 + (m[j] - '0');
 		for (; digs < 9; digs++)
@@ -255,7 +277,7 @@ static int strip_iso(struct srv_line *l)
 	int64_t ns;
 	int off, u;
 
-	if (l->n <= 20 + b || !isdigit((unsigned char)m[b]) || m[b + 4] != '-' ||
+	if (l->n <= 20 + b || !is_digit(m[b]) || m[b + 4] != '-' ||
 	    m[b + 10] != 'T')
 		return 0;
 	if ((u = parse_iso8601(m + b, l->n - b, &ns, &off)) <= 0)
@@ -292,8 +314,8 @@ static int strip_carrier(struct srv_line *l)
 	}
 	else if (m[0] == '`')
 		k = past_spaces(m, n, 1);
-	else if (starts(m, n, "[rank") && isdigit((unsigned char)m[5])) {
-		for (k = 5; k < n && isdigit((unsigned char)m[k]); k++)
+	else if (starts(m, n, "[rank") && is_digit(m[5])) {
+		for (k = 5; k < n && is_digit(m[k]); k++)
 			;
 		if (k + 1 >= n || m[k] != ']' || m[k + 1] != ':')
 			return 0;
@@ -302,6 +324,8 @@ static int strip_carrier(struct srv_line *l)
 		size_t j = past_spaces(m, n, 0), e = j;
 		if (j < n && m[j] != '|' && (l->service[0] || j || !isalpha((unsigned char)m[0])))
 			return 0;   /* a gutter, or one service a line named without indent */
+		if (!memchr(m + j, '|', n - j))
+			return 0;   /* no bar: neither (most lines, told at once) */
 		while (e < n && e - j < SRV_NAME_MAX - 1 && (isalnum((unsigned char)m[e]) ||
 				 m[e] == '_' || m[e] == '-' || m[e] == '.'))
 			e++;
@@ -355,7 +379,7 @@ static int strip_indent(struct srv_line *l)
 		return 0;
 	if ((m[k] == '(' && (close = memchr(m + k, ')', n - k < 128 ? n - k : 128)) &&
 	     memmem(m + k, (size_t)(close - m) - k, " pid=", 5)) ||
-	    (isdigit((unsigned char)m[k]) && m[k + 4] == '-' && m[k + 10] == 'T') ||
+	    (is_digit(m[k]) && m[k + 4] == '-' && m[k + 10] == 'T') ||
 	    (is_level(m + k, n - k, &u) && k + u + 5 < n && m[k + u + 2] == '-' &&
 	     dig2(m + k + u) > 0)) {
 		take(l, k, 0);
@@ -454,7 +478,7 @@ static int strip_sglang(struct srv_line *l, struct sink *s)
 
 	if (k + 5 > n)
 		return 0;
-	if (isdigit((unsigned char)m[k]) && n > k + 19 && m[k + 4] == '-' && m[k + 10] == ' ') {
+	if (is_digit(m[k]) && n > k + 19 && m[k + 4] == '-' && m[k + 10] == ' ') {
 		if ((u = parse_iso8601(m + k, n - k, &ns, &off)) <= 0)
 			return 0;
 		k += (size_t)u;
@@ -466,9 +490,9 @@ static int strip_sglang(struct srv_line *l, struct sink *s)
 	while (k < n && m[k] == ' ')
 		k++;
 	while (k + 2 < n && isupper((unsigned char)m[k]) && isupper((unsigned char)m[k + 1]) &&
-	       isdigit((unsigned char)m[k + 2])) {   /* TP13, DP0, EP2, PP1 */
+	       is_digit(m[k + 2])) {   /* TP13, DP0, EP2, PP1 */
 		int v = 0, tp_here = m[k] == 'T' && m[k + 1] == 'P';
-		for (k += 2; k < n && isdigit((unsigned char)m[k]); k++)
+		for (k += 2; k < n && is_digit(m[k]); k++)
 			if (v < 100000)
 				v = v * 10 + (m[k] - '0');
 		if (tp_here)
@@ -497,7 +521,7 @@ static int strip_glog(struct srv_line *l, struct sink *s, uint64_t lineno)
 	int mo, d, h, mi, se;
 	long frac;
 
-	if (n < 24 || !memchr("IWEF", m[0], 4) || (mo = dig2(m + 1)) <= 0 || (d = dig2(m + 3)) <= 0 ||
+	if (n < 24 || (m[0] != 'I' && m[0] != 'W' && m[0] != 'E' && m[0] != 'F') || (mo = dig2(m + 1)) <= 0 || (d = dig2(m + 3)) <= 0 ||
 	    m[5] != ' ' || !(j = clock_at(m, n, 6, &h, &mi, &se, &frac)) || j >= n || m[j] != ' ')
 		return 0;
 	br = memchr(m + j, ']', n - j < 96 ? n - j : 96);
@@ -578,11 +602,12 @@ static int strip_stage(struct srv_line *l)
 	return 1;
 }
 
-int srv_unwrap(struct srv_line *l, const char *raw, size_t n, struct sink *s, uint64_t lineno)
+int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct sink *s,
+	       uint64_t lineno)
 {
 	int r, rounds;
 
-	copy_plain(l, raw, n);
+	copy_plain(l, raw, n, marked);
 	l->t = ol_time_none();
 	l->pid = l->rank = OL_NULL;
 	l->tp = -1;

@@ -54,6 +54,7 @@ struct srv_line {
 	int year;                    /* --year for vLLM's year-less stamps, or 0 */
 	int64_t mtime_ns;            /* else the file's mtime bounds them; 0: unknown */
 	int warned_year, noted_local, noted_year;
+	int64_t sec_key, sec_ns;     /* the last year-less stamp's second, its time */
 };
 
 /* Start reading an artifact whose year-less stamps are in year (--year,
@@ -61,11 +62,18 @@ struct srv_line {
  * (mtime_ns; 0 if unknown). */
 void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns);
 
+/* The bytes a colour code or a carriage return starts with: a line
+ * without any of them is taken as it is. */
+#define SRV_SPECIAL_BYTES "\x1b\r^#"
+
 /* Take raw line raw[0..n) (no newline) into l: colours and carriage
  * returns dropped, wrappers taken off, l->t, pid, tag, service, rank, tp
- * and hint set. A year-less stamp with no year known is warned about once
- * (line lineno), and the first local-time stamp is noted on the sink.
+ * and hint set. marked: 0 when the caller found none of SRV_SPECIAL_BYTES
+ * in raw (input_getline does, told of them), else 1: raw is looked at.
+ * A year-less stamp with no year known is warned about once (line
+ * lineno), and the first local-time stamp is noted on the sink.
  * Returns 0, or -1 when the sink failed. */
-int srv_unwrap(struct srv_line *l, const char *raw, size_t n, struct sink *s, uint64_t lineno);
+int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct sink *s,
+	       uint64_t lineno);
 
 #endif
