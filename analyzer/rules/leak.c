@@ -312,20 +312,21 @@ static int alloc_stacks(struct rule_ctx *c)
 
 	if (!q_has_table(c->db, "alloc"))
 		return 0;
-	/* "keeps growing" needs a window: at least ALLOC_MIN_WINDOW_S of trace */
-	if (!(st = rl_prepare(c, "SELECT min(alloc_ns), max(alloc_ns), sum(iif(state = 'live',"
-			      " size, NULL)) FROM alloc")))
+	/* "keeps growing" needs a window: at least ALLOC_MIN_WINDOW_S of trace
+	 * (the packed table tests `state = 'live'` itself: that pass is short) */
+	if (rl_num(c, &live_total, "SELECT sum(size) FROM alloc WHERE state = 'live'") < 0 ||
+	    live_total <= 0)
+		return 0;
+	if (!(st = rl_prepare(c, "SELECT min(alloc_ns), max(alloc_ns) FROM alloc")))
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL ||
-	    sqlite3_column_type(st, 2) == SQLITE_NULL) {
+	if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
 		sqlite3_finalize(st);
 		return 0;
 	}
 	t_min = sqlite3_column_double(st, 0);
 	t_max = sqlite3_column_double(st, 1);
-	live_total = sqlite3_column_double(st, 2);
 	sqlite3_finalize(st);
-	if (t_max - t_min < ALLOC_MIN_WINDOW_S * 1e9 || live_total <= 0)
+	if (t_max - t_min < ALLOC_MIN_WINDOW_S * 1e9)
 		return 0;
 	/* a leaking stack: many live allocations whose birth times spread over
 	 * most of the recorded window (weights and caches are born together at
@@ -349,16 +350,17 @@ static int alloc_stacks(struct rule_ctx *c)
 	sqlite3_finalize(st);
 	if (!n)
 		return 0;
-	/* how many of each one's allocations were freed: one more pass */
-	st = rl_prepare(c, "SELECT sum(stack_id = ?1), sum(stack_id = ?2), sum(stack_id = ?3),"
-			" sum(stack_id = ?4), sum(stack_id = ?5) FROM alloc WHERE state = 'freed'");
+	/* how many of each one's allocations were freed: a pass each, whose
+	 * rows the packed table picks out itself (no VDBE work for the others) */
+	st = rl_prepare(c, "SELECT count(*) FROM alloc WHERE state = 'freed' AND stack_id = ?1");
 	if (!st)
 		return -1;
-	for (i = 0; i < 5; i++)
-		sqlite3_bind_int64(st, i + 1, top[i < n ? i : 0].stack);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		for (i = 0; i < n; i++)
-			top[i].freed = sqlite3_column_double(st, i);
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, top[i].stack);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			top[i].freed = sqlite3_column_double(st, 0);
+		sqlite3_reset(st);
+	}
 	sqlite3_finalize(st);
 	for (i = 0; i < n; i++) {
 		int one = alloc_stack_finding(c, &top[i], t_min, t_max, live_total);

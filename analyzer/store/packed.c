@@ -32,6 +32,7 @@
 #include "analyzer/store/packed.h"
 #include "lib/strbuf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -516,10 +517,23 @@ struct pk_vtab {
 	struct packed_enc enc;
 };
 
+/* A constraint the cursor tests itself, so that SQLite's VDBE sees only
+ * the rows that may pass (SQLite tests them again: a row is skipped here
+ * only when the test is false for certain). */
+struct filter {
+	int col;
+	unsigned char op;       /* SQLITE_INDEX_CONSTRAINT_* */
+	struct cell v;          /* the value; text copied (sqlite3_malloc) */
+};
+
+#define MAX_FILTERS 8
+
 struct pk_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3_stmt *all, *by_parent, *st;   /* st: the one stepping */
 	int eof;
+	struct filter f[MAX_FILTERS];
+	int nf;
 	struct block b;
 	int64_t first_rowid, block_id;
 	int row;
@@ -580,27 +594,70 @@ static int pk_disconnect(sqlite3_vtab *base)
 	return SQLITE_OK;
 }
 
-/* Plans: idxNum 1 when the first column (the block's parent) is given
- * equal to a value; rows come in rowid order either way. */
+/* Whether the cursor can test constraint k itself (see struct filter):
+ * a comparison, or IS [NOT] NULL, of a column, compared as BINARY. */
+static int filterable(sqlite3_index_info *info, int k)
+{
+	const struct sqlite3_index_constraint *x = &info->aConstraint[k];
+	const char *coll;
+
+	if (!x->usable || x->iColumn < 0)
+		return 0;
+	switch (x->op) {
+	case SQLITE_INDEX_CONSTRAINT_ISNULL:
+	case SQLITE_INDEX_CONSTRAINT_ISNOTNULL:
+		return 1;
+	case SQLITE_INDEX_CONSTRAINT_EQ:
+	case SQLITE_INDEX_CONSTRAINT_GT:
+	case SQLITE_INDEX_CONSTRAINT_GE:
+	case SQLITE_INDEX_CONSTRAINT_LT:
+	case SQLITE_INDEX_CONSTRAINT_LE:
+		coll = sqlite3_vtab_collation(info, k);
+		return !coll || !sqlite3_stricmp(coll, "BINARY");
+	default:
+		return 0;
+	}
+}
+
+/* Plans. idxStr lists what xFilter's arguments are, one "cOP" per
+ * argument (column, constraint op, as decimal numbers); idxNum 1 when the
+ * first is the first column's equality, which picks the blocks of that
+ * parent (the rows of a block share it). Rows come in rowid order. */
 static int pk_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
 {
-	int i;
+	sqlite3_str *plan = sqlite3_str_new(NULL);
+	int i, n = 0, parent = -1;
 
 	(void)base;
 	info->idxNum = 0;
 	for (i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *k = &info->aConstraint[i];
 		if (k->usable && k->iColumn == 0 && k->op == SQLITE_INDEX_CONSTRAINT_EQ) {
-			info->aConstraintUsage[i].argvIndex = 1;
-			info->aConstraintUsage[i].omit = 1;
-			info->idxNum = 1;
+			parent = i;
 			break;
 		}
 	}
+	if (parent >= 0) {
+		info->aConstraintUsage[parent].argvIndex = ++n;
+		info->aConstraintUsage[parent].omit = 1;
+		info->idxNum = 1;
+		sqlite3_str_appendf(plan, "c0o%d;", SQLITE_INDEX_CONSTRAINT_EQ);
+	}
+	for (i = 0; i < info->nConstraint && n < MAX_FILTERS + 1; i++) {
+		if (i == parent || !filterable(info, i))
+			continue;
+		info->aConstraintUsage[i].argvIndex = ++n;
+		sqlite3_str_appendf(plan, "c%do%d;", info->aConstraint[i].iColumn,
+				    info->aConstraint[i].op);
+	}
+	info->idxStr = sqlite3_str_finish(plan);
+	info->needToFreeIdxStr = 1;
+	if (!info->idxStr && n)
+		return SQLITE_NOMEM;
 	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == -1 && !info->aOrderBy[0].desc)
 		info->orderByConsumed = 1;
-	info->estimatedCost = info->idxNum ? 1e5 : 1e6;
-	info->estimatedRows = info->idxNum ? 100000 : 1000000;
+	info->estimatedCost = (info->idxNum ? 1e5 : 1e6) / (1 + n - info->idxNum);
+	info->estimatedRows = (sqlite3_int64)info->estimatedCost;
 	return SQLITE_OK;
 }
 
@@ -617,10 +674,21 @@ static int pk_open(sqlite3_vtab *base, sqlite3_vtab_cursor **out)
 	return SQLITE_OK;
 }
 
+static void clear_filters(struct pk_cursor *c)
+{
+	int i;
+
+	for (i = 0; i < c->nf; i++)
+		if (c->f[i].v.type == PV_TEXT)
+			sqlite3_free((void *)c->f[i].v.u.p);
+	c->nf = 0;
+}
+
 static int pk_close(sqlite3_vtab_cursor *base)
 {
 	struct pk_cursor *c = (struct pk_cursor *)base;
 
+	clear_filters(c);
 	sqlite3_finalize(c->all);
 	sqlite3_finalize(c->by_parent);
 	sqlite3_free(c->cells);
@@ -680,38 +748,173 @@ static int next_block(struct pk_cursor *c)
 	return SQLITE_OK;
 }
 
+/* Column col of the current block, decoded on first use; NULL (the
+ * error set) when its encoding is corrupt. */
+static struct cell *col_cells(struct pk_cursor *c, int col)
+{
+	struct cell *cells = c->cells + (size_t)col * c->cap;
+
+	if (!(c->decoded >> col & 1)) {
+		if (block_column(&c->b, col, cells, c->dict) < 0) {
+			pk_error(c, SQLITE_CORRUPT, "a column runs past the block");
+			return NULL;
+		}
+		c->decoded |= 1ull << col;
+	}
+	return cells;
+}
+
+/* -1, 0, 1 as a is below, equal to or above b; 2 when the two cannot be
+ * compared here (other types: SQLite's affinities decide). */
+static int cell_cmp(const struct cell *a, const struct cell *b)
+{
+	if (a->type == PV_INT && b->type == PV_INT)
+		return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
+	if (a->type == PV_REAL && b->type == PV_REAL)
+		return a->u.d < b->u.d ? -1 : a->u.d > b->u.d ? 1 : a->u.d == b->u.d ? 0 : 2;
+	if (a->type == PV_TEXT && b->type == PV_TEXT) {
+		uint32_t n = a->n < b->n ? a->n : b->n;
+		int r = n ? memcmp(a->u.p, b->u.p, n) : 0;
+		if (r)
+			return r < 0 ? -1 : 1;
+		return a->n < b->n ? -1 : a->n > b->n;
+	}
+	return 2;
+}
+
+/* 1 when the current row fails a filter for certain, 0 when it may pass,
+ * -1 on a corrupt block. */
+static int row_fails(struct pk_cursor *c)
+{
+	int i;
+
+	for (i = 0; i < c->nf; i++) {
+		const struct filter *f = &c->f[i];
+		const struct cell *cells = col_cells(c, f->col), *x;
+		int r;
+		if (!cells)
+			return -1;
+		x = &cells[c->row];
+		if (f->op == SQLITE_INDEX_CONSTRAINT_ISNULL) {
+			if (x->type != PV_NULL)
+				return 1;
+			continue;
+		}
+		if (f->op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL) {
+			if (x->type == PV_NULL)
+				return 1;
+			continue;
+		}
+		if (x->type == PV_NULL || f->v.type == PV_NULL)
+			return 1;   /* a comparison with NULL is never true */
+		r = cell_cmp(x, &f->v);
+		if (r == 2)
+			continue;
+		if ((f->op == SQLITE_INDEX_CONSTRAINT_EQ && r != 0) ||
+		    (f->op == SQLITE_INDEX_CONSTRAINT_GT && r <= 0) ||
+		    (f->op == SQLITE_INDEX_CONSTRAINT_GE && r < 0) ||
+		    (f->op == SQLITE_INDEX_CONSTRAINT_LT && r >= 0) ||
+		    (f->op == SQLITE_INDEX_CONSTRAINT_LE && r > 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* From the current row on, the first that may pass the filters (or the
+ * end). */
+static int settle(struct pk_cursor *c)
+{
+	while (!c->eof) {
+		int rc, fails = c->nf ? row_fails(c) : 0;
+		if (fails < 0)
+			return SQLITE_CORRUPT;
+		if (!fails)
+			return SQLITE_OK;
+		if (++c->row < c->b.nrows)
+			continue;
+		if ((rc = next_block(c)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+/* Keep the filters idxstr lists (pk_best_index), their values argv. */
+static int take_filters(struct pk_cursor *c, const char *idxstr, int argc, sqlite3_value **argv)
+{
+	struct pk_vtab *v = (struct pk_vtab *)c->base.pVtab;
+	int i, col, op, used;
+
+	clear_filters(c);
+	for (i = 0; idxstr && i < argc && sscanf(idxstr, "c%do%d;%n", &col, &op, &used) == 2;
+	     i++, idxstr += used) {
+		struct filter *f;
+		int t = sqlite3_value_type(argv[i]);
+		if (i == 0 && col == 0 && op == SQLITE_INDEX_CONSTRAINT_EQ)
+			continue;   /* the parent: the blocks' query has it */
+		if (c->nf == MAX_FILTERS || col < 0 || col >= v->ncols)
+			continue;
+		f = &c->f[c->nf];
+		f->col = col;
+		f->op = (unsigned char)op;
+		f->v.type = t == SQLITE_INTEGER ? PV_INT : t == SQLITE_FLOAT ? PV_REAL
+			: t == SQLITE_TEXT ? PV_TEXT : t == SQLITE_NULL ? PV_NULL : PV_BLOB;
+		if (f->v.type == PV_BLOB)
+			continue;   /* not compared here */
+		if (f->v.type == PV_INT)
+			f->v.u.i = sqlite3_value_int64(argv[i]);
+		if (f->v.type == PV_REAL)
+			f->v.u.d = sqlite3_value_double(argv[i]);
+		if (f->v.type == PV_TEXT) {
+			const unsigned char *src = sqlite3_value_text(argv[i]);
+			unsigned char *copy;
+			f->v.n = (uint32_t)sqlite3_value_bytes(argv[i]);
+			if (!src || !(copy = sqlite3_malloc64(f->v.n + 1)))
+				return SQLITE_NOMEM;
+			memcpy(copy, src, f->v.n);
+			f->v.u.p = copy;
+		}
+		c->nf++;
+	}
+	return SQLITE_OK;
+}
+
 static int pk_filter(sqlite3_vtab_cursor *base, int idx, const char *idxstr, int argc,
 		     sqlite3_value **argv)
 {
 	struct pk_cursor *c = (struct pk_cursor *)base;
 	struct pk_vtab *v = (struct pk_vtab *)base->pVtab;
 	sqlite3_stmt **st = idx == 1 ? &c->by_parent : &c->all;
+	int rc;
 
-	(void)idxstr;
 	if (!*st) {
 		char *sql = sqlite3_mprintf("SELECT id, first_rowid, data FROM \"%w\"%s ORDER BY id",
 					    v->backing, idx == 1 ? " WHERE parent = ?1" : "");
-		int rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, st, NULL) : SQLITE_NOMEM;
+		rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, st, NULL) : SQLITE_NOMEM;
 		sqlite3_free(sql);
 		if (rc != SQLITE_OK)
 			return pk_error(c, rc, sqlite3_errmsg(v->db));
 	}
+	if ((rc = take_filters(c, idxstr, argc, argv)) != SQLITE_OK)
+		return rc;
 	if (c->st)
 		sqlite3_reset(c->st);
 	c->st = *st;
 	sqlite3_reset(c->st);
-	if (idx == 1 && argc == 1)
+	if (idx == 1 && argc >= 1)
 		sqlite3_bind_value(c->st, 1, argv[0]);
-	return next_block(c);
+	if ((rc = next_block(c)) != SQLITE_OK)
+		return rc;
+	return settle(c);
 }
 
 static int pk_next(sqlite3_vtab_cursor *base)
 {
 	struct pk_cursor *c = (struct pk_cursor *)base;
+	int rc;
 
-	if (++c->row < c->b.nrows)
-		return SQLITE_OK;
-	return next_block(c);
+	if (++c->row >= c->b.nrows && (rc = next_block(c)) != SQLITE_OK)
+		return rc;
+	return settle(c);
 }
 
 static int pk_eof(sqlite3_vtab_cursor *base)
@@ -722,15 +925,12 @@ static int pk_eof(sqlite3_vtab_cursor *base)
 static int pk_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
 {
 	struct pk_cursor *c = (struct pk_cursor *)base;
-	struct cell *cells = c->cells + (size_t)col * c->cap, *x;
+	struct cell *cells, *x;
 
 	if (col < 0 || col >= c->b.ncols)
 		return SQLITE_ERROR;
-	if (!(c->decoded >> col & 1)) {
-		if (block_column(&c->b, col, cells, c->dict) < 0)
-			return pk_error(c, SQLITE_CORRUPT, "a column runs past the block");
-		c->decoded |= 1ull << col;
-	}
+	if (!(cells = col_cells(c, col)))
+		return SQLITE_CORRUPT;
 	x = &cells[c->row];
 	switch (x->type) {
 	case PV_INT:
