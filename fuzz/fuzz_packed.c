@@ -3,7 +3,8 @@
  * any bytes as the data of a block in an incident database (a database
  * someone else wrote is an input like any other). The bytes are stored
  * as one block of a three-column packed table in an in-memory database
- * and every row and column is read back through the virtual table; a
+ * and every row and column is read back through the virtual table (and
+ * through the constraints its cursor tests itself); a
  * block that does not decode must end the query with an error, never a
  * read outside it. The first input byte gives the row count the block
  * row claims, as a hostile first_rowid/rows pair would. The seeds are
@@ -16,7 +17,7 @@
 #include <stdint.h>
 
 static sqlite3 *db;
-static sqlite3_stmt *ins, *sel;
+static sqlite3_stmt *ins, *sel, *cond;
 
 static void setup(void)
 {
@@ -29,6 +30,9 @@ static void setup(void)
 	sqlite3_prepare_v2(db, "INSERT INTO t_block(parent, first_rowid, rows, data)"
 			   " VALUES(1, ?1, ?2, ?3)", -1, &ins, NULL);
 	sqlite3_prepare_v2(db, "SELECT rowid, p, a, b, length(a) FROM t", -1, &sel, NULL);
+	/* the constraints the cursor tests itself */
+	sqlite3_prepare_v2(db, "SELECT count(*) FROM t WHERE p = 1 AND a >= 'a' AND b < 9"
+			   " AND b IS NOT NULL", -1, &cond, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -46,5 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (sqlite3_step(sel) == SQLITE_ROW)
 		;
 	sqlite3_reset(sel);
+	while (sqlite3_step(cond) == SQLITE_ROW)
+		;
+	sqlite3_reset(cond);
 	return 0;
 }
