@@ -1,316 +1,22 @@
 /*
- * packed.c -- the block encoding of packed tables and the virtual table
- * module that reads them back as rows (see packed.h).
+ * packed.c -- the virtual table module "oomlens_packed" that reads a
+ * packed table's blocks (packed_block.c) back as rows, the append of a
+ * block to its backing table, and the aggregate packed_rows() that
+ * writes blocks from SQL (see packed.h).
  *
- * A block (NAME_block.data) is:
- *     'O' 'P' 1                       magic and version
- *     varint nrows, varint ncols
- *     ncols x varint                  the bytes of each column's encoding
- *     the columns, one after another
- * and a column is one kind byte, then:
- *     0 all NULL                      nothing
- *     1 integers                      a byte, 1 when some are NULL, then a
- *                                     bitmap of them (bit r of byte r/8 set:
- *                                     row r is NULL); then each other row's
- *                                     value minus the one before it (0
- *                                     before the first), zigzag, as a varint
- *     2 text                          varint ndict, ndict x (varint len,
- *                                     bytes), then per row a varint index
- *                                     into them, 0 for NULL, k for the k-th
- *     3 any                           per row a tag (0 NULL, 1 integer as a
- *                                     zigzag varint, 2 real as 8 bytes
- *                                     little-endian, 3 text, 4 blob: varint
- *                                     len and bytes)
- * Varints are LEB128 (7 bits a byte, low first, at most 10 bytes). A trace
- * row of 13 columns takes ~12 bytes: sequence numbers and times climb by
- * little, the snapshot and the device repeat, the actions are a handful.
- *
- * Reading trusts nothing in a block: a length that runs past its end, a
- * count over the limits or an index outside the dictionary is
- * SQLITE_CORRUPT with the block named, never a read out of bounds.
+ * A cursor walks the blocks of its table in order (of one parent when
+ * the query gives the first column's value), decodes a column of a block
+ * when a row of it is first asked, and tests the query's comparisons of
+ * columns itself (struct filter), so that SQLite's VDBE works only on
+ * rows that may pass. Rows of a bad block end the query with
+ * SQLITE_CORRUPT naming the block.
  */
-#include "analyzer/store/packed.h"
+#include "analyzer/store/packed_block.h"
 #include "lib/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- varints ---- */
-
-static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static int64_t unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
-
-/* Room for n more bytes in e->col; -1 out of memory. */
-static int col_room(struct packed_enc *e, size_t n)
-{
-	size_t cap;
-	unsigned char *p;
-
-	if (e->col_len + n <= e->col_cap)
-		return 0;
-	cap = e->col_cap ? e->col_cap : 4096;
-	while (cap < e->col_len + n)
-		cap *= 2;
-	if (!(p = realloc(e->col, cap)))
-		return -1;
-	e->col = p;
-	e->col_cap = cap;
-	return 0;
-}
-
-/* Append u as a varint (the caller made room for 10 bytes). */
-static void put_varint(struct packed_enc *e, uint64_t u)
-{
-	while (u >= 0x80) {
-		e->col[e->col_len++] = (unsigned char)(u | 0x80);
-		u >>= 7;
-	}
-	e->col[e->col_len++] = (unsigned char)u;
-}
-
-static int put_bytes(struct packed_enc *e, const void *p, size_t n)
-{
-	if (col_room(e, n + 10) < 0)
-		return -1;
-	put_varint(e, n);
-	if (n)
-		memcpy(e->col + e->col_len, p, n);
-	e->col_len += n;
-	return 0;
-}
-
-/* A reading position in a block: p runs to end. */
-struct rd {
-	const unsigned char *p, *end;
-	int bad;
-};
-
-static uint64_t get_varint(struct rd *r)
-{
-	uint64_t u = 0;
-	int shift;
-
-	for (shift = 0; shift < 70; shift += 7) {
-		unsigned char b;
-		if (r->p >= r->end) {
-			r->bad = 1;
-			return 0;
-		}
-		b = *r->p++;
-		u |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return u;
-	}
-	r->bad = 1;
-	return 0;
-}
-
-/* The next n bytes, or NULL (r->bad set) when fewer are left. */
-static const unsigned char *get_bytes(struct rd *r, uint64_t n)
-{
-	const unsigned char *p = r->p;
-
-	if (n > (uint64_t)(r->end - r->p)) {
-		r->bad = 1;
-		return NULL;
-	}
-	r->p += n;
-	return p;
-}
-
-/* ---- encoding ---- */
-
-/* The kind a column of nrows values v takes: 0 all NULL, 1 integers,
- * 2 text, 3 any. */
-static int col_kind(const struct packed_val *v, int nrows)
-{
-	int r, ints = 0, texts = 0, others = 0;
-
-	for (r = 0; r < nrows; r++) {
-		int t = v[r].type;
-		ints += t == PV_INT;
-		texts += t == PV_TEXT;
-		others += t == PV_REAL || t == PV_BLOB;
-	}
-	if (others || (ints && texts))
-		return 3;
-	return ints ? 1 : texts ? 2 : 0;
-}
-
-static int enc_ints(struct packed_enc *e, const struct packed_val *v, int nrows)
-{
-	size_t bitmap = ((size_t)nrows + 7) / 8;
-	int64_t prev = 0;
-	int r, nulls = 0;
-
-	for (r = 0; r < nrows; r++)
-		nulls |= v[r].type == PV_NULL;
-	if (col_room(e, 2 + bitmap + (size_t)nrows * 10) < 0)
-		return -1;
-	e->col[e->col_len++] = (unsigned char)nulls;
-	if (nulls) {
-		memset(e->col + e->col_len, 0, bitmap);
-		for (r = 0; r < nrows; r++)
-			if (v[r].type == PV_NULL)
-				e->col[e->col_len + r / 8] |= (unsigned char)(1u << (r % 8));
-		e->col_len += bitmap;
-	}
-	for (r = 0; r < nrows; r++) {
-		const struct packed_val *x = &v[r];
-		if (x->type == PV_NULL)
-			continue;
-		put_varint(e, zigzag((int64_t)((uint64_t)x->i - (uint64_t)prev)));
-		prev = x->i;
-	}
-	return 0;
-}
-
-/* Whether a and b are the same text. */
-static int same_text(const struct packed_val *a, const struct packed_val *b)
-{
-	return a->n == b->n && (a->p == b->p || !memcmp(a->p, b->p, a->n));
-}
-
-#define DICT_SEARCH 32   /* entries compared before a text is added again */
-
-static int enc_texts(struct packed_enc *e, const struct packed_val *v, int nrows)
-{
-	size_t nd = 0, k;
-	int r;
-
-	if ((size_t)nrows > e->dict_cap) {
-		void *d = realloc(e->dict, (size_t)nrows * sizeof(*e->dict));
-		void *i = d ? realloc(e->idx, (size_t)nrows * sizeof(*e->idx)) : NULL;
-		if (d)
-			e->dict = d;
-		if (!d || !i)
-			return -1;
-		e->idx = i;
-		e->dict_cap = (size_t)nrows;
-	}
-	/* a row repeats the one before it, or one of the last entries */
-	for (r = 0; r < nrows; r++) {
-		const struct packed_val *x = &v[r];
-		if (x->type == PV_NULL) {
-			e->idx[r] = 0;
-			continue;
-		}
-		if (r && e->idx[r - 1] && same_text(x, e->dict[e->idx[r - 1] - 1])) {
-			e->idx[r] = e->idx[r - 1];
-			continue;
-		}
-		for (k = nd; k > 0 && nd - k < DICT_SEARCH; k--)
-			if (same_text(x, e->dict[k - 1]))
-				break;
-		if (k == 0 || nd - k >= DICT_SEARCH) {
-			e->dict[nd++] = x;
-			k = nd;
-		}
-		e->idx[r] = (uint32_t)k;
-	}
-	if (col_room(e, 10) < 0)
-		return -1;
-	put_varint(e, nd);
-	for (k = 0; k < nd; k++)
-		if (put_bytes(e, e->dict[k]->p, e->dict[k]->n) < 0)
-			return -1;
-	if (col_room(e, (size_t)nrows * 10) < 0)
-		return -1;
-	for (r = 0; r < nrows; r++)
-		put_varint(e, e->idx[r]);
-	return 0;
-}
-
-static int enc_any(struct packed_enc *e, const struct packed_val *v, int nrows)
-{
-	int r;
-
-	for (r = 0; r < nrows; r++) {
-		const struct packed_val *x = &v[r];
-		if (col_room(e, 11) < 0)
-			return -1;
-		switch (x->type) {
-		case PV_NULL:
-			e->col[e->col_len++] = 0;
-			break;
-		case PV_INT:
-			e->col[e->col_len++] = 1;
-			put_varint(e, zigzag(x->i));
-			break;
-		case PV_REAL: {
-			uint64_t u;
-			int b;
-			memcpy(&u, &x->d, 8);
-			e->col[e->col_len++] = 2;
-			for (b = 0; b < 8; b++)
-				e->col[e->col_len++] = (unsigned char)(u >> (8 * b));
-			break;
-		}
-		default:
-			e->col[e->col_len++] = x->type == PV_TEXT ? 3 : 4;
-			if (put_bytes(e, x->p, x->n) < 0)
-				return -1;
-			break;
-		}
-	}
-	return 0;
-}
-
-int packed_encode(struct packed_enc *e, struct strbuf *out, const struct packed_val *vals,
-		  int nrows, int ncols)
-{
-	size_t lens[PACKED_MAX_COLS];
-	int c;
-
-	if (nrows < 1 || nrows > PACKED_MAX_ROWS || ncols < 1 || ncols > PACKED_MAX_COLS)
-		return -1;
-	/* the columns go first into e->col */
-	e->col_len = 0;
-	for (c = 0; c < ncols; c++) {
-		size_t start = e->col_len;
-		const struct packed_val *v = vals + (size_t)c * nrows;
-		int kind = col_kind(v, nrows), r = 0;
-		if (col_room(e, 1) < 0)
-			return -1;
-		e->col[e->col_len++] = (unsigned char)kind;
-		if (kind == 1)
-			r = enc_ints(e, v, nrows);
-		else if (kind == 2)
-			r = enc_texts(e, v, nrows);
-		else if (kind == 3)
-			r = enc_any(e, v, nrows);
-		if (r < 0)
-			return -1;
-		lens[c] = e->col_len - start;
-	}
-	/* then the header, and the columns after it */
-	{
-		unsigned char h[3 + 10 * (2 + PACKED_MAX_COLS)];
-		size_t n = 3;
-		int i;
-		memcpy(h, "OP\1", 3);
-		for (i = -2; i < ncols; i++) {
-			uint64_t u = i == -2 ? (uint64_t)nrows : i == -1 ? (uint64_t)ncols : lens[i];
-			while (u >= 0x80) {
-				h[n++] = (unsigned char)(u | 0x80);
-				u >>= 7;
-			}
-			h[n++] = (unsigned char)u;
-		}
-		strbuf_add(out, h, n);
-		strbuf_add(out, e->col, e->col_len);
-	}
-	return strbuf_failed(out) ? -1 : 0;
-}
-
-void packed_enc_release(struct packed_enc *e)
-{
-	free(e->col);
-	free(e->dict);
-	free(e->idx);
-	memset(e, 0, sizeof(*e));
-}
 
 int packed_append(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t parent,
 		  int nrows, const void *data, size_t n)
@@ -341,171 +47,6 @@ int packed_append(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t 
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* ---- decoding ---- */
-
-/* One decoded value: text and blobs point into the block. */
-struct cell {
-	unsigned char type;    /* PV_* */
-	uint32_t n;
-	union { int64_t i; double d; const unsigned char *p; } u;
-};
-
-/* A block opened for reading: where each column's encoding starts. */
-struct block {
-	int nrows, ncols;
-	const unsigned char *col[PACKED_MAX_COLS], *col_end[PACKED_MAX_COLS];
-};
-
-/* Open the block of n bytes at p (NULL for an empty blob). 0, or -1 when
- * its header is not one. */
-static int block_open(struct block *b, const unsigned char *p, size_t n)
-{
-	struct rd r;
-	uint64_t nrows, ncols, len[PACKED_MAX_COLS];
-	const unsigned char *magic;
-	uint64_t i;
-
-	if (!p || n < 3)
-		return -1;
-	r.p = p;
-	r.end = p + n;
-	r.bad = 0;
-	magic = get_bytes(&r, 3);
-	if (!magic || memcmp(magic, "OP\1", 3))
-		return -1;
-	nrows = get_varint(&r);
-	ncols = get_varint(&r);
-	if (r.bad || nrows < 1 || nrows > PACKED_MAX_ROWS || ncols < 1 || ncols > PACKED_MAX_COLS)
-		return -1;
-	for (i = 0; i < ncols; i++)
-		len[i] = get_varint(&r);
-	for (i = 0; i < ncols && !r.bad; i++) {
-		b->col[i] = get_bytes(&r, len[i]);
-		b->col_end[i] = r.p;
-	}
-	if (r.bad)
-		return -1;
-	b->nrows = (int)nrows;
-	b->ncols = (int)ncols;
-	return 0;
-}
-
-static void dec_ints(struct rd *r, struct cell *out, int nrows)
-{
-	const unsigned char *nulls = NULL;
-	const unsigned char *flag = get_bytes(r, 1);
-	int64_t prev = 0;
-	int i;
-
-	if (flag && *flag)
-		nulls = get_bytes(r, ((uint64_t)nrows + 7) / 8);
-	for (i = 0; i < nrows && !r->bad; i++) {
-		if (nulls && (nulls[i / 8] >> (i % 8)) & 1) {
-			out[i].type = PV_NULL;
-			continue;
-		}
-		prev = (int64_t)((uint64_t)prev + (uint64_t)unzigzag(get_varint(r)));
-		out[i].type = PV_INT;
-		out[i].u.i = prev;
-	}
-}
-
-/* The texts of a column; dict has room for nrows entries (the
- * dictionary is never longer than the block). */
-static void dec_texts(struct rd *r, struct cell *out, int nrows, struct cell *dict)
-{
-	uint64_t nd = get_varint(r), k;
-	int i;
-
-	if (nd > (uint64_t)nrows) {
-		r->bad = 1;
-		return;
-	}
-	for (k = 0; k < nd && !r->bad; k++) {
-		uint64_t len = get_varint(r);
-		dict[k].type = PV_TEXT;
-		dict[k].n = (uint32_t)len;
-		dict[k].u.p = get_bytes(r, len);
-	}
-	for (i = 0; i < nrows && !r->bad; i++) {
-		uint64_t idx = get_varint(r);
-		if (idx > nd)
-			r->bad = 1;
-		else if (!idx)
-			out[i].type = PV_NULL;
-		else
-			out[i] = dict[idx - 1];
-	}
-}
-
-static void dec_any(struct rd *r, struct cell *out, int nrows)
-{
-	int i, b;
-
-	for (i = 0; i < nrows && !r->bad; i++) {
-		const unsigned char *t = get_bytes(r, 1), *p;
-		uint64_t u = 0, len;
-		if (!t)
-			return;
-		out[i].type = PV_NULL;
-		switch (*t) {
-		case 0:
-			break;
-		case 1:
-			out[i].type = PV_INT;
-			out[i].u.i = unzigzag(get_varint(r));
-			break;
-		case 2:
-			if (!(p = get_bytes(r, 8)))
-				return;
-			for (b = 0; b < 8; b++)
-				u |= (uint64_t)p[b] << (8 * b);
-			out[i].type = PV_REAL;
-			memcpy(&out[i].u.d, &u, 8);
-			break;
-		case 3:
-		case 4:
-			len = get_varint(r);
-			out[i].type = *t == 3 ? PV_TEXT : PV_BLOB;
-			out[i].n = (uint32_t)len;
-			out[i].u.p = get_bytes(r, len);
-			break;
-		default:
-			r->bad = 1;
-		}
-	}
-}
-
-/* Decode column c of b into out (b->nrows cells), dict scratch of as
- * many. 0, or -1 when the column's encoding is corrupt. */
-static int block_column(const struct block *b, int c, struct cell *out, struct cell *dict)
-{
-	struct rd r = { b->col[c], b->col_end[c], 0 };
-	const unsigned char *kind = get_bytes(&r, 1);
-	int i;
-
-	if (!kind)
-		return -1;
-	switch (*kind) {
-	case 0:
-		for (i = 0; i < b->nrows; i++)
-			out[i].type = PV_NULL;
-		break;
-	case 1:
-		dec_ints(&r, out, b->nrows);
-		break;
-	case 2:
-		dec_texts(&r, out, b->nrows, dict);
-		break;
-	case 3:
-		dec_any(&r, out, b->nrows);
-		break;
-	default:
-		return -1;
-	}
-	return r.bad ? -1 : 0;
-}
-
 /* ---- the virtual table ---- */
 
 struct pk_vtab {
@@ -523,7 +64,7 @@ struct pk_vtab {
 struct filter {
 	int col;
 	unsigned char op;       /* SQLITE_INDEX_CONSTRAINT_* */
-	struct cell v;          /* the value; text copied (sqlite3_malloc) */
+	struct pk_cell v;          /* the value; text copied (sqlite3_malloc) */
 };
 
 #define MAX_FILTERS 8
@@ -534,11 +75,11 @@ struct pk_cursor {
 	int eof;
 	struct filter f[MAX_FILTERS];
 	int nf;
-	struct block b;
+	struct pk_block b;
 	int64_t first_rowid, block_id;
 	int row;
-	struct cell *cells;     /* ncols x PACKED_MAX_ROWS at most, by column */
-	struct cell *dict;
+	struct pk_cell *cells;     /* ncols x PACKED_MAX_ROWS at most, by column */
+	struct pk_cell *dict;
 	size_t cap;             /* rows the arrays have room for */
 	uint64_t decoded;       /* bit c: column c of this block is in cells */
 };
@@ -726,15 +267,15 @@ static int next_block(struct pk_cursor *c)
 	}
 	c->block_id = sqlite3_column_int64(c->st, 0);
 	c->first_rowid = sqlite3_column_int64(c->st, 1);
-	if (block_open(&c->b, sqlite3_column_blob(c->st, 2),
+	if (packed_block_open(&c->b, sqlite3_column_blob(c->st, 2),
 		       (size_t)sqlite3_column_bytes(c->st, 2)) < 0 || c->b.ncols != v->ncols) {
 		c->eof = 1;
 		return pk_error(c, SQLITE_CORRUPT, "not a block of this table");
 	}
 	if ((size_t)c->b.nrows > c->cap) {
 		size_t cap = (size_t)c->b.nrows;
-		struct cell *cells = sqlite3_realloc64(c->cells, cap * v->ncols * sizeof(*cells));
-		struct cell *dict = cells ? sqlite3_realloc64(c->dict, cap * sizeof(*dict)) : NULL;
+		struct pk_cell *cells = sqlite3_realloc64(c->cells, cap * v->ncols * sizeof(*cells));
+		struct pk_cell *dict = cells ? sqlite3_realloc64(c->dict, cap * sizeof(*dict)) : NULL;
 		if (cells)
 			c->cells = cells;
 		if (!cells || !dict) {
@@ -750,12 +291,12 @@ static int next_block(struct pk_cursor *c)
 
 /* Column col of the current block, decoded on first use; NULL (the
  * error set) when its encoding is corrupt. */
-static struct cell *col_cells(struct pk_cursor *c, int col)
+static struct pk_cell *col_cells(struct pk_cursor *c, int col)
 {
-	struct cell *cells = c->cells + (size_t)col * c->cap;
+	struct pk_cell *cells = c->cells + (size_t)col * c->cap;
 
 	if (!(c->decoded >> col & 1)) {
-		if (block_column(&c->b, col, cells, c->dict) < 0) {
+		if (packed_block_column(&c->b, col, cells, c->dict) < 0) {
 			pk_error(c, SQLITE_CORRUPT, "a column runs past the block");
 			return NULL;
 		}
@@ -766,7 +307,7 @@ static struct cell *col_cells(struct pk_cursor *c, int col)
 
 /* -1, 0, 1 as a is below, equal to or above b; 2 when the two cannot be
  * compared here (other types: SQLite's affinities decide). */
-static int cell_cmp(const struct cell *a, const struct cell *b)
+static int cell_cmp(const struct pk_cell *a, const struct pk_cell *b)
 {
 	if (a->type == PV_INT && b->type == PV_INT)
 		return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
@@ -790,7 +331,7 @@ static int row_fails(struct pk_cursor *c)
 
 	for (i = 0; i < c->nf; i++) {
 		const struct filter *f = &c->f[i];
-		const struct cell *cells = col_cells(c, f->col), *x;
+		const struct pk_cell *cells = col_cells(c, f->col), *x;
 		int r;
 		if (!cells)
 			return -1;
@@ -925,7 +466,7 @@ static int pk_eof(sqlite3_vtab_cursor *base)
 static int pk_column(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
 {
 	struct pk_cursor *c = (struct pk_cursor *)base;
-	struct cell *cells, *x;
+	struct pk_cell *cells, *x;
 
 	if (col < 0 || col >= c->b.ncols)
 		return SQLITE_ERROR;

@@ -6,14 +6,15 @@
  *     sqlite3 incident.db -cmd '.load build/oomlens_packed'
  *     conn.enable_load_extension(True); conn.load_extension("build/oomlens_packed")
  *
- * packed.c is compiled here a second time, after sqlite3ext.h, so that
- * its calls go through the API table SQLite hands the extension (the
+ * packed_block.c and packed.c are compiled here a second time, after
+ * sqlite3ext.h, so that their calls go through the API table SQLite hands the extension (the
  * host's own SQLite, whatever it links), not through a second copy.
  * Not part of the oomlens binary.
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
+#include "analyzer/store/packed_block.c"
 #include "analyzer/store/packed.c"
 
 #ifdef _WIN32
