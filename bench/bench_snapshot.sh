@@ -25,8 +25,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dir"
 
 # measure CMD...: sets $secs, $cpu and $rss_kb
+# steal: CPU time (s, both vCPUs) the hypervisor gave to others meanwhile
+# (/proc/stat); wall times are only comparable when it stays near 0
 measure() {
+	st0=$(awk '/^cpu / { print $9 }' /proc/stat)
 	$TASKSET /usr/bin/time -v "$@" >/dev/null 2>"$dir/time.txt" || { cat "$dir/time.txt" >&2; exit 1; }
+	steal=$(awk -v a="$st0" '/^cpu / { printf "%.2f", ($9 - a) / 100 }' /proc/stat)
 	secs=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
 		for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$dir/time.txt")
 	rss_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/time.txt")
@@ -47,14 +51,14 @@ for n in $sizes; do
 	i=0
 	while [ $i -lt "$runs" ]; do
 		measure "$py" -c 'import pickle,sys; pickle.load(open(sys.argv[1],"rb"))' "$f"
-		py_s=$secs; py_kb=$rss_kb; py_cpu=$cpu
+		py_s=$secs; py_kb=$rss_kb; py_cpu=$cpu; py_steal=$steal
 		rm -f "$dir/snapshot_$n.db"
 		measure "$bin" ingest -q --db "$dir/snapshot_$n.db" "$f"
 		rm -f "$dir/snapshot_$n.db"
 		echo "$py_s $py_cpu $py_kb $secs $cpu $rss_kb" >>"$dir/runs.txt"
-		awk -v ps="$py_s" -v pc="$py_cpu" -v os="$secs" -v oc="$cpu" 'BEGIN {
-			printf "  run: pickle.load %6.2f s wall %6.2f s CPU | oomlens %6.2f s wall %6.2f s CPU | ratio wall %.2f CPU %.2f\n",
-				ps, pc, os, oc, os / (ps > 0 ? ps : 0.01), oc / (pc > 0 ? pc : 0.01) }'
+		awk -v ps="$py_s" -v pc="$py_cpu" -v os="$secs" -v oc="$cpu" -v a="$py_steal" -v b="$steal" 'BEGIN {
+			printf "  run: pickle.load %6.2f s wall %6.2f s CPU | oomlens %6.2f s wall %6.2f s CPU | ratio wall %.2f CPU %.2f | steal %.2f / %.2f s\n",
+				ps, pc, os, oc, os / (ps > 0 ? ps : 0.01), oc / (pc > 0 ? pc : 0.01), a, b }'
 		i=$((i + 1))
 	done
 	ps=$(awk '{ print $1 }' "$dir/runs.txt" | median); pc=$(awk '{ print $2 }' "$dir/runs.txt" | median)

@@ -39,7 +39,9 @@ struct packed_val {
 
 /* Reused buffers of an encoder; zero-initialise, packed_enc_release. */
 struct packed_enc {
-	unsigned char *col;    /* one column's encoding */
+	int nrows, ncols, cols_done;   /* the block being encoded */
+	size_t lens[PACKED_MAX_COLS];  /* bytes of each column done */
+	unsigned char *col;    /* the columns' encoding */
 	size_t col_len, col_cap;
 	const struct packed_val **dict;
 	size_t dict_cap;
@@ -53,6 +55,16 @@ struct packed_enc {
 int packed_encode(struct packed_enc *e, struct strbuf *out, const struct packed_val *vals,
 		  int nrows, int ncols);
 void packed_enc_release(struct packed_enc *e);
+
+/* The same, a column at a time, for values where they lie: packed_start,
+ * then one packed_put_* per column in order, then packed_finish appends
+ * the block to out. packed_put_vals takes a column of nrows values;
+ * packed_put_ints the int64_t at base + r * stride for row r, NULL where
+ * it equals null. Each returns 0, or -1 out of memory or out of turn. */
+int packed_start(struct packed_enc *e, int nrows, int ncols);
+int packed_put_vals(struct packed_enc *e, const struct packed_val *v);
+int packed_put_ints(struct packed_enc *e, const void *base, size_t stride, int64_t null);
+int packed_finish(struct packed_enc *e, struct strbuf *out);
 
 /* Append a block to the backing table `backing` (NAME_block): its rows
  * get the rowids after the table's last. *ins caches the statement

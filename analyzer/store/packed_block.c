@@ -257,51 +257,124 @@ static int enc_any(struct packed_enc *e, const struct packed_val *v, int nrows)
 	return 0;
 }
 
+int packed_start(struct packed_enc *e, int nrows, int ncols)
+{
+	if (nrows < 1 || nrows > PACKED_MAX_ROWS || ncols < 1 || ncols > PACKED_MAX_COLS)
+		return -1;
+	e->nrows = nrows;
+	e->ncols = ncols;
+	e->cols_done = 0;
+	e->col_len = 0;   /* the columns go first into e->col, the header at the end */
+	return 0;
+}
+
+/* Open the next column with its kind byte; its start, or -1. */
+static long col_open(struct packed_enc *e, int kind)
+{
+	size_t start = e->col_len;
+
+	if (e->cols_done >= e->ncols || col_room(e, 1) < 0)
+		return -1;
+	e->col[e->col_len++] = (unsigned char)kind;
+	return (long)start;
+}
+
+static int col_close(struct packed_enc *e, long start, int r)
+{
+	if (start < 0 || r < 0)
+		return -1;
+	e->lens[e->cols_done++] = e->col_len - (size_t)start;
+	return 0;
+}
+
+int packed_put_vals(struct packed_enc *e, const struct packed_val *v)
+{
+	int kind = col_kind(v, e->nrows), r = 0;
+	long start = col_open(e, kind);
+
+	if (start < 0)
+		return -1;
+	if (kind == 1)
+		r = enc_ints(e, v, e->nrows);
+	else if (kind == 2)
+		r = enc_texts(e, v, e->nrows);
+	else if (kind == 3)
+		r = enc_any(e, v, e->nrows);
+	return col_close(e, start, r);
+}
+
+int packed_put_ints(struct packed_enc *e, const void *base, size_t stride, int64_t null)
+{
+	const unsigned char *p = base;
+	size_t bitmap = ((size_t)e->nrows + 7) / 8;
+	int64_t prev = 0;
+	int r, nulls = 0;
+	long start;
+
+	for (r = 0; r < e->nrows; r++) {
+		int64_t x;
+		memcpy(&x, p + (size_t)r * stride, sizeof(x));
+		nulls += x == null;
+	}
+	if (nulls == e->nrows)
+		return col_close(e, col_open(e, 0), 0);
+	if ((start = col_open(e, 1)) < 0 || col_room(e, 1 + bitmap + (size_t)e->nrows * 10) < 0)
+		return -1;
+	e->col[e->col_len++] = (unsigned char)!!nulls;
+	if (nulls) {
+		memset(e->col + e->col_len, 0, bitmap);
+		for (r = 0; r < e->nrows; r++) {
+			int64_t x;
+			memcpy(&x, p + (size_t)r * stride, sizeof(x));
+			if (x == null)
+				e->col[e->col_len + r / 8] |= (unsigned char)(1u << (r % 8));
+		}
+		e->col_len += bitmap;
+	}
+	for (r = 0; r < e->nrows; r++) {
+		int64_t x;
+		memcpy(&x, p + (size_t)r * stride, sizeof(x));
+		if (x == null)
+			continue;
+		put_varint(e, zigzag((int64_t)((uint64_t)x - (uint64_t)prev)));
+		prev = x;
+	}
+	return col_close(e, start, 0);
+}
+
+int packed_finish(struct packed_enc *e, struct strbuf *out)
+{
+	unsigned char h[3 + 10 * (2 + PACKED_MAX_COLS)];
+	size_t n = 3;
+	int i;
+
+	if (e->cols_done != e->ncols)
+		return -1;
+	memcpy(h, "OP\1", 3);
+	for (i = -2; i < e->ncols; i++) {
+		uint64_t u = i == -2 ? (uint64_t)e->nrows : i == -1 ? (uint64_t)e->ncols : e->lens[i];
+		while (u >= 0x80) {
+			h[n++] = (unsigned char)(u | 0x80);
+			u >>= 7;
+		}
+		h[n++] = (unsigned char)u;
+	}
+	strbuf_add(out, h, n);
+	strbuf_add(out, e->col, e->col_len);
+	return strbuf_failed(out) ? -1 : 0;
+}
+
 int packed_encode(struct packed_enc *e, struct strbuf *out, const struct packed_val *vals,
 		  int nrows, int ncols)
 {
-	size_t lens[PACKED_MAX_COLS];
 	int c;
 
-	if (nrows < 1 || nrows > PACKED_MAX_ROWS || ncols < 1 || ncols > PACKED_MAX_COLS)
+	if (packed_start(e, nrows, ncols) < 0)
 		return -1;
-	/* the columns go first into e->col */
-	e->col_len = 0;
-	for (c = 0; c < ncols; c++) {
-		size_t start = e->col_len;
-		const struct packed_val *v = vals + (size_t)c * nrows;
-		int kind = col_kind(v, nrows), r = 0;
-		if (col_room(e, 1) < 0)
+	for (c = 0; c < ncols; c++)
+		if (packed_put_vals(e, vals + (size_t)c * nrows) < 0)
 			return -1;
-		e->col[e->col_len++] = (unsigned char)kind;
-		if (kind == 1)
-			r = enc_ints(e, v, nrows);
-		else if (kind == 2)
-			r = enc_texts(e, v, nrows);
-		else if (kind == 3)
-			r = enc_any(e, v, nrows);
-		if (r < 0)
-			return -1;
-		lens[c] = e->col_len - start;
-	}
-	/* then the header, and the columns after it */
-	{
-		unsigned char h[3 + 10 * (2 + PACKED_MAX_COLS)];
-		size_t n = 3;
-		int i;
-		memcpy(h, "OP\1", 3);
-		for (i = -2; i < ncols; i++) {
-			uint64_t u = i == -2 ? (uint64_t)nrows : i == -1 ? (uint64_t)ncols : lens[i];
-			while (u >= 0x80) {
-				h[n++] = (unsigned char)(u | 0x80);
-				u >>= 7;
-			}
-			h[n++] = (unsigned char)u;
-		}
-		strbuf_add(out, h, n);
-		strbuf_add(out, e->col, e->col_len);
-	}
-	return strbuf_failed(out) ? -1 : 0;
+	return packed_finish(e, out);
 }
 
 void packed_enc_release(struct packed_enc *e)

@@ -278,26 +278,51 @@ static void packed_column(const struct tl_bulk *b, const struct batch *k, int fi
 	}
 }
 
+/* Encode records first .. first + n - 1 of k as a block into b->blk:
+ * integer columns read where they lie in the records, the others through
+ * packed_column. 0, or -1 out of memory. */
+static int encode_block(struct tl_bulk *b, const struct batch *k, int first, int n)
+{
+	int c;
+
+	strbuf_reset(&b->blk);
+	if (packed_start(&b->enc, n, b->ncols) < 0)
+		return -1;
+	for (c = 0; c < b->ncols; c++) {
+		const struct col *col = b->cols[c];
+		int r;
+		if (col->kind == COL_PARENT)
+			r = packed_put_ints(&b->enc, &k->parent[first], sizeof(k->parent[0]), OL_NULL);
+		else if (col->kind == COL_INT)
+			r = packed_put_ints(&b->enc, k->rec + (size_t)first * b->size + col->off,
+					    b->size, OL_NULL);
+		else {
+			packed_column(b, k, first, n, c, b->vals);
+			r = packed_put_vals(&b->enc, b->vals);
+		}
+		if (r < 0)
+			return -1;
+	}
+	return packed_finish(&b->enc, &b->blk);
+}
+
 /* Write records first .. first + count - 1 of k (count <= BULK_ROWS) to
- * b's packed table: a block for each run of records of one parent (their
- * first column). 0, or -1 with SQLite's message in err[n]. */
+ * b's packed table: a block for each run of records of one parent (the
+ * first column's value). 0, or -1 with SQLite's message in err[n]. */
 static int write_packed(sqlite3 *db, struct tl_bulk *b, const struct batch *k, int first,
 			int count, char *err, size_t n)
 {
-	struct packed_val *col0 = b->vals;   /* the first column, then the block */
+	struct packed_val *col0 = b->vals;
 	int end = first + count;
 
 	while (first < end) {
-		int c, stop, rows, rc = SQLITE_NOMEM;
+		int stop, rows, rc = SQLITE_NOMEM;
 		packed_column(b, k, first, end - first, 0, col0);
 		for (stop = 1; first + stop < end; stop++)
 			if (col0[stop].type != col0[0].type || col0[stop].i != col0[0].i)
 				break;
 		rows = stop;
-		for (c = 1; c < b->ncols; c++)
-			packed_column(b, k, first, rows, c, &b->vals[(size_t)c * rows]);
-		strbuf_reset(&b->blk);
-		if (packed_encode(&b->enc, &b->blk, b->vals, rows, b->ncols) == 0)
+		if (encode_block(b, k, first, rows) == 0)
 			rc = packed_append(db, b->backing, &b->many,
 					   col0[0].type == PV_INT ? col0[0].i : INT64_MIN, rows,
 					   b->blk.buf, b->blk.len);
