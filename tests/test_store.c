@@ -239,6 +239,12 @@ static void indexes_are_the_documented_ones(void **state)
 	size_t i = 0;
 	(void)state;
 
+	/* a fresh database has no sample index: an ingest builds it at its end */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM sqlite_master WHERE name ="
+			       " 'sample_series_time'"), 0);
+	assert_int_equal(timeline_index_samples(tl), 0);
+	assert_int_equal(timeline_index_samples(tl), 0);   /* once */
+
 	assert_int_equal(sqlite3_prepare_v2(tl->db,
 		"SELECT t.name || ': ' || l.name || '(' || (SELECT group_concat(coalesce(name, '<expr>'))"
 		"   FROM (SELECT name FROM pragma_index_info(l.name) ORDER BY seqno)) || ')'"

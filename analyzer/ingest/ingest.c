@@ -486,7 +486,8 @@ int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < npaths && rc == 0; i++)
 		rc = ingest_path(&r, paths[i], 0);
-	if (rc == 0 && (timeline_align_clocks(tl) < 0 || correlate_events(tl) < 0))
+	if (rc == 0 && (timeline_index_samples(tl) < 0 || timeline_align_clocks(tl) < 0 ||
+			correlate_events(tl) < 0))
 		rc = -1;
 	if (r.progress_shown) {
 		struct ingest_progress done = { NULL, 0, 0, 0, st->files, st->bytes,

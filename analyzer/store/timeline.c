@@ -442,6 +442,18 @@ void timeline_artifact_hash(struct timeline *tl, uint64_t hash, int sampled)
 	timeline_hash_text(hash, sampled, tl->artifact_hash);
 }
 
+int timeline_index_samples(struct timeline *tl)
+{
+	if (tl_bulk_flush(tl) < 0)
+		return -1;
+	/* the sort spills to a temporary file (unlinked at once, in SQLite's
+	 * temporary directory), so that its memory stays that of the cache:
+	 * temp_store=MEMORY would hold the whole index in memory meanwhile */
+	return timeline_exec(tl, "PRAGMA temp_store=FILE;"
+			     " CREATE INDEX IF NOT EXISTS sample_series_time ON sample(series_id, time_ns);"
+			     " PRAGMA temp_store=MEMORY");
+}
+
 /* Boot-relative times become UTC through an anchor: an artifact that saw
  * both clocks (journal JSON, smaps separators with mono=, dmesg -T with a
  * raw twin) or the user's --boot-time. With one boot id (or none given)

@@ -150,6 +150,13 @@ int timeline_meta(struct timeline *tl, const char *key, const char *value);
 /* Place boot-relative times on UTC using the anchors found (and
  * --boot-time); marks what could not be placed. Run after ingest. */
 int timeline_align_clocks(struct timeline *tl);
+/* Build the index of samples by (series, time), sample_series_time, when
+ * the database has none: once, after an ingest's artifacts are read (an
+ * index kept up to date row by row was most of the cost of writing a
+ * server log's samples), before anything reads samples by series. A
+ * database that has it (an ingest appending to one) keeps it up to date
+ * as usual. 0 or -1. */
+int timeline_index_samples(struct timeline *tl);
 
 /* Run SQL statements that return no rows. Returns 0, or -1 with the
  * message in tl->errmsg. */

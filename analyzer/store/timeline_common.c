@@ -113,8 +113,10 @@ static const struct col sample_cols[] = {
 	{ "boot_ns", "INTEGER", COL_BOOT_NS, offsetof(struct sample_row, t), AT_INSERT },
 	COLUMN(struct sample_row, value, "REAL", COL_REAL),
 };
-static const struct table sample_table = TABLE("sample", sample_cols, NULL, NULL,
-	"CREATE INDEX sample_series_time ON sample(series_id, time_ns);\n");
+/* No index here: the writer thread would keep sample_series_time up to
+ * date row by row (two thirds of its work on a server log); it is built
+ * once, after the artifacts are read (timeline_index_samples). */
+static const struct table sample_table = TABLE("sample", sample_cols, NULL, NULL, NULL);
 
 static const struct col stack_cols[] = {
 	ID_COLUMN,
