@@ -444,14 +444,20 @@ void timeline_artifact_hash(struct timeline *tl, uint64_t hash, int sampled)
 
 int timeline_index_samples(struct timeline *tl)
 {
-	if (tl_bulk_flush(tl) < 0)
+	static const char sql[] =
+		"CREATE INDEX IF NOT EXISTS sample_series_time ON sample(series_id, time_ns)";
+	int rc;
+
+	if (tl_bulk_flush(tl) < 0 || tl_bulk_sync(tl) < 0)
 		return -1;
 	/* the sort spills to a temporary file (unlinked at once, in SQLite's
-	 * temporary directory), so that its memory stays that of the cache:
-	 * temp_store=MEMORY would hold the whole index in memory meanwhile */
-	return timeline_exec(tl, "PRAGMA temp_store=FILE;"
-			     " CREATE INDEX IF NOT EXISTS sample_series_time ON sample(series_id, time_ns);"
-			     " PRAGMA temp_store=MEMORY");
+	 * temporary directory) so that its memory stays that of the cache:
+	 * with temp_store=MEMORY the whole index is in memory meanwhile. If
+	 * no temporary file can be made, it is built in memory after all. */
+	sqlite3_exec(tl->db, "PRAGMA temp_store=FILE", NULL, NULL, NULL);
+	rc = sqlite3_exec(tl->db, sql, NULL, NULL, NULL);
+	sqlite3_exec(tl->db, "PRAGMA temp_store=MEMORY", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : timeline_exec(tl, sql);
 }
 
 /* Boot-relative times become UTC through an anchor: an artifact that saw
