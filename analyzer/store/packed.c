@@ -500,6 +500,26 @@ static int pk_rowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
 	return SQLITE_OK;
 }
 
+/* SQL value x as the encoder takes it: text and blobs borrowed from x
+ * (valid until x changes). */
+static void val_of(sqlite3_value *x, struct packed_val *p)
+{
+	int t = sqlite3_value_type(x);
+
+	memset(p, 0, sizeof(*p));
+	p->type = t == SQLITE_INTEGER ? PV_INT : t == SQLITE_FLOAT ? PV_REAL
+		: t == SQLITE_TEXT ? PV_TEXT : t == SQLITE_BLOB ? PV_BLOB : PV_NULL;
+	if (p->type == PV_INT)
+		p->i = sqlite3_value_int64(x);
+	else if (p->type == PV_REAL)
+		p->d = sqlite3_value_double(x);
+	else if (p->type != PV_NULL) {
+		p->p = p->type == PV_TEXT ? (const void *)sqlite3_value_text(x)
+			: sqlite3_value_blob(x);
+		p->n = (size_t)sqlite3_value_bytes(x);
+	}
+}
+
 /* The first rowid of block id of v's backing table, into *rowid. */
 static int block_first_rowid(struct pk_vtab *v, int64_t id, sqlite3_int64 *rowid)
 {
@@ -534,33 +554,8 @@ static int pk_update(sqlite3_vtab *base, int argc, sqlite3_value **argv, sqlite3
 						" their rowids given by the table");
 		return SQLITE_CONSTRAINT;
 	}
-	for (i = 0; i < v->ncols; i++) {
-		sqlite3_value *x = argv[2 + i];
-		struct packed_val *p = &vals[i];
-		memset(p, 0, sizeof(*p));
-		switch (sqlite3_value_type(x)) {
-		case SQLITE_INTEGER:
-			p->type = PV_INT;
-			p->i = sqlite3_value_int64(x);
-			break;
-		case SQLITE_FLOAT:
-			p->type = PV_REAL;
-			p->d = sqlite3_value_double(x);
-			break;
-		case SQLITE_TEXT:
-			p->type = PV_TEXT;
-			p->p = sqlite3_value_text(x);
-			p->n = (size_t)sqlite3_value_bytes(x);
-			break;
-		case SQLITE_BLOB:
-			p->type = PV_BLOB;
-			p->p = sqlite3_value_blob(x);
-			p->n = (size_t)sqlite3_value_bytes(x);
-			break;
-		default:
-			p->type = PV_NULL;
-		}
-	}
+	for (i = 0; i < v->ncols; i++)
+		val_of(argv[2 + i], &vals[i]);
 	if (vals[0].type == PV_INT)
 		parent = vals[0].i;
 	if (packed_encode(&v->enc, &blk, vals, 1, v->ncols) < 0)
@@ -625,17 +620,10 @@ static void agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	for (i = 0; i < argc; i++) {
 		struct packed_val *p = &a->v[a->n++];
-		int t = sqlite3_value_type(argv[i]);
-		memset(p, 0, sizeof(*p));
-		p->type = t == SQLITE_INTEGER ? PV_INT : t == SQLITE_FLOAT ? PV_REAL
-			: t == SQLITE_TEXT ? PV_TEXT : t == SQLITE_BLOB ? PV_BLOB : PV_NULL;
-		p->i = sqlite3_value_int64(argv[i]);
-		p->d = sqlite3_value_double(argv[i]);
-		if (p->type == PV_TEXT || p->type == PV_BLOB) {
-			const void *src = p->type == PV_TEXT ? (const void *)sqlite3_value_text(argv[i])
-				: sqlite3_value_blob(argv[i]);
+		val_of(argv[i], p);
+		if (p->type == PV_TEXT || p->type == PV_BLOB) {   /* kept past this row: copied */
+			const void *src = p->p;
 			void *copy;
-			p->n = (size_t)sqlite3_value_bytes(argv[i]);
 			if (!(copy = sqlite3_malloc64(p->n + 1))) {
 				p->type = PV_NULL;
 				a->failed = 1;
