@@ -253,6 +253,28 @@ static void filters_agree_with_sqlite(void **state)
 	sqlite3_close(db);
 }
 
+/* An SQL INSERT stores what a plain table with the same declared types
+ * stores: the columns' affinities apply. */
+static void inserts_apply_affinity(void **state)
+{
+	static const char rows[] = "(1, '5', 5, '5'), (1, '5.0', 2.5, 'a'), (1, 2.0, 'x', NULL),"
+				   " (1, 'abc', 1e300, 2.5), (1, ' 7', -0.0, x'00')";
+	char sql[512];
+	sqlite3 *db = open_db();
+	(void)state;
+
+	snprintf(sql, sizeof(sql), "CREATE TABLE u(p INTEGER NOT NULL, n INTEGER, s TEXT, x);"
+		 " INSERT INTO t VALUES %s; INSERT INTO u VALUES %s", rows, rows);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(one(db, "SELECT count(*) FROM t JOIN u ON t.rowid = u.rowid"
+			     " AND t.n IS u.n AND typeof(t.n) = typeof(u.n)"
+			     " AND t.s IS u.s AND typeof(t.s) = typeof(u.s)"
+			     " AND t.x IS u.x AND typeof(t.x) = typeof(u.x)"), 5);
+	assert_string_equal(text(db, "SELECT typeof(n) || ':' || typeof(s) FROM t WHERE rowid = 2"),
+			    "integer:text");
+	sqlite3_close(db);
+}
+
 /* The timeline's trace table is packed: a row the store is given reads
  * back, and its block is in trace_block. */
 static void the_timeline_trace_is_packed(void **state)
@@ -275,6 +297,7 @@ int main(void)
 		cmocka_unit_test(hostile_blocks_fail_cleanly),
 		cmocka_unit_test(the_aggregate_writes_blocks),
 		cmocka_unit_test(filters_agree_with_sqlite),
+		cmocka_unit_test(inserts_apply_affinity),
 		cmocka_unit_test(the_timeline_trace_is_packed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

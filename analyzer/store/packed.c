@@ -54,6 +54,8 @@ struct pk_vtab {
 	sqlite3 *db;
 	char *backing;          /* NAME_block */
 	int ncols;
+	char affinity[PACKED_MAX_COLS];   /* 'i' INTEGER, 'r' REAL, 't' TEXT, 'n' NUMERIC,
+					   * 'b' none: as SQLite reads a declared type */
 	sqlite3_stmt *ins;      /* packed_append's, for INSERTs into the table */
 	struct packed_enc enc;
 };
@@ -83,6 +85,29 @@ struct pk_cursor {
 	size_t cap;             /* rows the arrays have room for */
 	uint64_t decoded;       /* bit c: column c of this block is in cells */
 };
+
+/* The affinity of a column declared decl ("seq INTEGER NOT NULL"), by
+ * SQLite's rules on the type after the name (sqlite.org/datatype3.html,
+ * 3.1): INT -> integer; CHAR, CLOB, TEXT -> text; BLOB or none -> none;
+ * REAL, FLOA, DOUB -> real; else numeric. */
+static char affinity_of(const char *decl)
+{
+	const char *type = decl;
+
+	while (*type && *type != ' ')
+		type++;
+	if (sqlite3_strlike("%INT%", type, 0) == 0)
+		return 'i';
+	if (sqlite3_strlike("%CHAR%", type, 0) == 0 || sqlite3_strlike("%CLOB%", type, 0) == 0 ||
+	    sqlite3_strlike("%TEXT%", type, 0) == 0)
+		return 't';
+	if (sqlite3_strlike("%BLOB%", type, 0) == 0 || !type[strspn(type, " ")])
+		return 'b';
+	if (sqlite3_strlike("%REAL%", type, 0) == 0 || sqlite3_strlike("%FLOA%", type, 0) == 0 ||
+	    sqlite3_strlike("%DOUB%", type, 0) == 0)
+		return 'r';
+	return 'n';
+}
 
 /* argv: module, database, table, then the backing table's name and the
  * columns' declarations ("seq INTEGER"). */
@@ -116,6 +141,8 @@ static int pk_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	memset(v, 0, sizeof(*v));
 	v->db = db;
 	v->ncols = argc - 4;
+	for (i = 4; i < argc; i++)
+		v->affinity[i - 4] = affinity_of(argv[i]);
 	if (!(v->backing = sqlite3_mprintf("%s", argv[3]))) {
 		sqlite3_free(v);
 		return SQLITE_NOMEM;
@@ -520,6 +547,43 @@ static void val_of(sqlite3_value *x, struct packed_val *p)
 	}
 }
 
+/* Value p of x as a column of affinity aff stores it, as a plain table
+ * would: numeric text becomes a number in an INTEGER, REAL or NUMERIC
+ * column (an integral real an integer, but in a REAL column), an integer
+ * a real in a REAL column, a number text (in buf, n bytes) in a TEXT one. */
+static void apply_affinity(char aff, sqlite3_value *x, struct packed_val *p, char *buf, size_t n)
+{
+	if (aff == 'b' || p->type == PV_NULL || p->type == PV_BLOB)
+		return;
+	if (aff == 't') {
+		if (p->type == PV_INT || p->type == PV_REAL) {
+			/* SQLite's own text of the number ("%!.15g" for reals) */
+			const unsigned char *t = sqlite3_value_text(x);
+			if (t && (size_t)sqlite3_value_bytes(x) < n) {
+				memcpy(buf, t, (size_t)sqlite3_value_bytes(x) + 1);
+				p->type = PV_TEXT;
+				p->p = buf;
+				p->n = strlen(buf);
+			}
+		}
+		return;
+	}
+	if (p->type == PV_TEXT) {
+		int t = sqlite3_value_numeric_type(x);   /* converts x when it is a number */
+		if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
+			val_of(x, p);
+	}
+	if (aff == 'r' && p->type == PV_INT) {
+		p->type = PV_REAL;
+		p->d = (double)p->i;
+	}
+	if ((aff == 'i' || aff == 'n') && p->type == PV_REAL && p->d >= -9.2e18 && p->d <= 9.2e18 &&
+	    p->d == (double)(int64_t)p->d) {
+		p->type = PV_INT;
+		p->i = (int64_t)p->d;
+	}
+}
+
 /* The first rowid of block id of v's backing table, into *rowid. */
 static int block_first_rowid(struct pk_vtab *v, int64_t id, sqlite3_int64 *rowid)
 {
@@ -543,6 +607,7 @@ static int pk_update(sqlite3_vtab *base, int argc, sqlite3_value **argv, sqlite3
 {
 	struct pk_vtab *v = (struct pk_vtab *)base;
 	struct packed_val vals[PACKED_MAX_COLS];
+	char texts[PACKED_MAX_COLS][32];   /* numbers written as text for a TEXT column */
 	struct strbuf blk = STRBUF_INIT;
 	int64_t parent = INT64_MIN;
 	int i, rc;
@@ -554,8 +619,10 @@ static int pk_update(sqlite3_vtab *base, int argc, sqlite3_value **argv, sqlite3
 						" their rowids given by the table");
 		return SQLITE_CONSTRAINT;
 	}
-	for (i = 0; i < v->ncols; i++)
+	for (i = 0; i < v->ncols; i++) {
 		val_of(argv[2 + i], &vals[i]);
+		apply_affinity(v->affinity[i], argv[2 + i], &vals[i], texts[i], sizeof(texts[i]));
+	}
 	if (vals[0].type == PV_INT)
 		parent = vals[0].i;
 	if (packed_encode(&v->enc, &blk, vals, 1, v->ncols) < 0)
