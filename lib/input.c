@@ -15,6 +15,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define INPUT_AVX2 1
+#endif
 
 static int init_common(struct input *in, const char *name)
 {
@@ -276,6 +280,24 @@ static void skip_rest_of_line(struct input *in)
 	}
 }
 
+/* The marks' look-up table in->mark_table: 1 when no two marks share
+ * their low four bits (then a byte b is a mark just when
+ * mark_table[b & 15] == b), else 0. */
+static int mark_table(struct input *in)
+{
+	int k, i;
+
+	for (i = 0; i < 16; i++)   /* low four bits other than i: never matched */
+		in->mark_table[i] = i ? 0 : 1;
+	for (k = 0; k < in->n_marks; k++) {
+		i = in->marks[k] & 15;
+		if (in->mark_table[i] != (i ? 0 : 1) && in->mark_table[i] != in->marks[k])
+			return 0;
+		in->mark_table[i] = in->marks[k];
+	}
+	return 1;
+}
+
 void input_mark_bytes(struct input *in, const char *bytes)
 {
 	int k;
@@ -284,12 +306,51 @@ void input_mark_bytes(struct input *in, const char *bytes)
 		in->marks[in->n_marks] = (unsigned char)bytes[in->n_marks];
 	for (k = in->n_marks; k < 4; k++)   /* the SSE2 loop compares with four */
 		in->marks[k] = in->marks[0];
+	in->mark_wide = 0;
+#ifdef INPUT_AVX2
+	in->mark_wide = in->n_marks && mark_table(in) && __builtin_cpu_supports("avx2");
+#endif
 }
+
+#ifdef INPUT_AVX2
+/* find_newline's loop 32 bytes a step with AVX2, a byte told a mark by
+ * the look-up table (in->mark_wide). Returns the first newline of
+ * p[0..n), or NULL with *done set to the bytes looked at (a multiple of
+ * 32; the caller looks at the rest), *marked as find_newline sets it. */
+__attribute__((target("avx2")))
+static unsigned char *find_newline_avx2(const struct input *in, unsigned char *p, size_t n,
+					int *marked, size_t *done)
+{
+	const __m256i nl = _mm256_set1_epi8('\n'), low = _mm256_set1_epi8(15);
+	const __m256i table = _mm256_broadcastsi128_si256(
+		_mm_loadu_si128((const __m128i *)(const void *)in->mark_table));
+	unsigned seen = 0;
+	size_t i;
+
+	for (i = 0; i + 32 <= n; i += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+		unsigned at = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl));
+		unsigned mk = (unsigned)_mm256_movemask_epi8(
+			_mm256_cmpeq_epi8(_mm256_shuffle_epi8(table, _mm256_and_si256(v, low)), v));
+		if (at) {
+			/* (at & -at) - 1: the bits before the first newline */
+			if ((mk & ((at & (0u - at)) - 1)) | seen)
+				*marked = 1;
+			return p + i + __builtin_ctz(at);
+		}
+		seen |= mk;
+	}
+	if (seen)
+		*marked = 1;
+	*done = i;
+	return NULL;
+}
+#endif
 
 /* The first newline in p[0..n), or NULL; *marked set to 1 when a byte
  * of in->marks comes before it (anywhere in p[0..n) when there is none).
- * Without marks it is memchr; with them, one pass finds both, sixteen
- * bytes a step where SSE2 is there. */
+ * Without marks it is memchr; with them, one pass finds both, 32 bytes
+ * a step with AVX2 (in->mark_wide), else sixteen where SSE2 is there. */
 static unsigned char *find_newline(const struct input *in, unsigned char *p, size_t n,
 				   int *marked)
 {
@@ -298,6 +359,13 @@ static unsigned char *find_newline(const struct input *in, unsigned char *p, siz
 
 	if (!in->n_marks)
 		return memchr(p, '\n', n);
+#ifdef INPUT_AVX2
+	if (in->mark_wide) {
+		unsigned char *nl = find_newline_avx2(in, p, n, marked, &i);
+		if (nl)
+			return nl;
+	}
+#endif
 #ifdef __SSE2__
 	{
 		const __m128i nl = _mm_set1_epi8('\n');
