@@ -312,45 +312,10 @@ void input_mark_bytes(struct input *in, const char *bytes)
 #endif
 }
 
-#ifdef INPUT_AVX2
-/* find_newline's loop 32 bytes a step with AVX2, a byte told a mark by
- * the look-up table (in->mark_wide). Returns the first newline of
- * p[0..n), or NULL with *done set to the bytes looked at (a multiple of
- * 32; the caller looks at the rest), *marked as find_newline sets it. */
-__attribute__((target("avx2")))
-static unsigned char *find_newline_avx2(const struct input *in, unsigned char *p, size_t n,
-					int *marked, size_t *done)
-{
-	const __m256i nl = _mm256_set1_epi8('\n'), low = _mm256_set1_epi8(15);
-	const __m256i table = _mm256_broadcastsi128_si256(
-		_mm_loadu_si128((const __m128i *)(const void *)in->mark_table));
-	unsigned seen = 0;
-	size_t i;
-
-	for (i = 0; i + 32 <= n; i += 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-		unsigned at = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl));
-		unsigned mk = (unsigned)_mm256_movemask_epi8(
-			_mm256_cmpeq_epi8(_mm256_shuffle_epi8(table, _mm256_and_si256(v, low)), v));
-		if (at) {
-			/* (at & -at) - 1: the bits before the first newline */
-			if ((mk & ((at & (0u - at)) - 1)) | seen)
-				*marked = 1;
-			return p + i + __builtin_ctz(at);
-		}
-		seen |= mk;
-	}
-	if (seen)
-		*marked = 1;
-	*done = i;
-	return NULL;
-}
-#endif
-
 /* The first newline in p[0..n), or NULL; *marked set to 1 when a byte
  * of in->marks comes before it (anywhere in p[0..n) when there is none).
- * Without marks it is memchr; with them, one pass finds both, 32 bytes
- * a step with AVX2 (in->mark_wide), else sixteen where SSE2 is there. */
+ * Without marks it is memchr; with them, one pass finds both, sixteen
+ * bytes a step where SSE2 is there. */
 static unsigned char *find_newline(const struct input *in, unsigned char *p, size_t n,
 				   int *marked)
 {
@@ -359,13 +324,6 @@ static unsigned char *find_newline(const struct input *in, unsigned char *p, siz
 
 	if (!in->n_marks)
 		return memchr(p, '\n', n);
-#ifdef INPUT_AVX2
-	if (in->mark_wide) {
-		unsigned char *nl = find_newline_avx2(in, p, n, marked, &i);
-		if (nl)
-			return nl;
-	}
-#endif
 #ifdef __SSE2__
 	{
 		const __m128i nl = _mm_set1_epi8('\n');
@@ -401,7 +359,10 @@ static unsigned char *find_newline(const struct input *in, unsigned char *p, siz
 	return NULL;
 }
 
-int input_getline(struct input *in, const char **line, size_t *len)
+/* input_getline() in full: a cut line's rest skipped, the buffer
+ * refilled, a line too long cut, the last line without a newline. */
+__attribute__((noinline))
+static int getline_any(struct input *in, const char **line, size_t *len)
 {
 	unsigned char *nl;
 	size_t scanned = 0;
@@ -453,6 +414,54 @@ strip:
 	if (*len && (*line)[*len - 1] == '\r')
 		(*len)--;
 	return 1;
+}
+
+#ifdef INPUT_AVX2
+/* input_getline() for the common case, with marks told by their table
+ * (in->mark_wide): the next line lies whole in the buffer, its newline
+ * found 32 bytes a step with AVX2 (the line's marks in the same pass).
+ * 1 with the line as input_getline() gives it, or 0 when there is no
+ * newline in the buffer's whole 32-byte steps: getline_any() then. */
+__attribute__((target("avx2")))
+static int getline_wide(struct input *in, const char **line, size_t *len)
+{
+	const __m256i nl = _mm256_set1_epi8('\n'), low = _mm256_set1_epi8(15);
+	const __m256i table = _mm256_broadcastsi128_si256(
+		_mm_loadu_si128((const __m128i *)(const void *)in->mark_table));
+	const unsigned char *p = in->buf + in->pos;
+	size_t n = in->end - in->pos, i, k;
+	unsigned seen = 0, at, mk;
+
+	for (i = 0; i + 32 <= n; i += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+		at = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl));
+		mk = (unsigned)_mm256_movemask_epi8(
+			_mm256_cmpeq_epi8(_mm256_shuffle_epi8(table, _mm256_and_si256(v, low)), v));
+		if (at) {
+			/* (at & -at) - 1: the bits before the first newline */
+			k = i + (size_t)__builtin_ctz(at);
+			in->line_marked = ((mk & ((at & (0u - at)) - 1)) | seen) != 0;
+			in->line_offset = in->offset;
+			in->offset += k + 1;
+			in->pos += k + 1;
+			in->lineno++;
+			*line = (const char *)p;
+			*len = k && p[k - 1] == '\r' ? k - 1 : k;
+			return 1;
+		}
+		seen |= mk;
+	}
+	return 0;
+}
+#endif
+
+int input_getline(struct input *in, const char **line, size_t *len)
+{
+#ifdef INPUT_AVX2
+	if (in->mark_wide && !in->line_cut && getline_wide(in, line, len))
+		return 1;
+#endif
+	return getline_any(in, line, len);
 }
 
 /* pread n bytes at off into buf, whole (short only at the end of the
