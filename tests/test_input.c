@@ -182,29 +182,40 @@ static void files_are_known_by_identity(void **state)
 	fileset_release(&set);
 }
 
-/* The lines of text[0..n) read with the marks given (NULL: none): each
- * is the bytes up to its newline, "\r" dropped before it, numbered and
- * placed; marked when it holds a mark (a line without its newline, the
- * last one, counts as marked). Checked against a plain walk of the text,
- * over buffer refills; returns the lines read. */
-static size_t lines_as_walked(const unsigned char *text, size_t n, const char *marks)
+/* Whether text[0..k) holds a byte of marks (NULL: none). */
+static int holds(const unsigned char *text, size_t k, const char *marks)
+{
+	size_t i;
+
+	for (i = 0; marks && i < k; i++)
+		if (text[i] && strchr(marks, text[i]))
+			return 1;
+	return 0;
+}
+
+/* The lines of text[0..n) read with the marks and also marks given
+ * (NULL: none): each is the bytes up to its newline, "\r" dropped before
+ * it, numbered and placed; marked when it holds a mark, also when it
+ * holds an also mark (a line without its newline, the last one, counts
+ * as both). Checked against a plain walk of the text, over buffer
+ * refills; returns the lines read. */
+static size_t lines_as_walked(const unsigned char *text, size_t n, const char *marks,
+			      const char *also)
 {
 	struct input in;
 	const unsigned char *p = text, *end = text + n, *nl;
 	const char *line;
 	size_t len, k, count = 0;
-	int marked;
+	int marked, marked_also;
 
 	assert_int_equal(input_open_mem(&in, "t", text, n), 0);
 	if (marks)
-		input_mark_bytes(&in, marks);
+		input_mark_bytes(&in, marks, also);
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		k = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		marked = !nl;
-		if (marks)
-			for (len = 0; len < k; len++)
-				marked |= strchr(marks, p[len]) != NULL && p[len];
+		marked = !nl || holds(p, k, marks);
+		marked_also = !nl || holds(p, k, also);
 		assert_int_equal(input_getline(&in, &line, &len), 1);
 		assert_int_equal(in.line_offset, (uint64_t)(p - text));
 		assert_int_equal(in.lineno, count + 1);
@@ -212,8 +223,10 @@ static size_t lines_as_walked(const unsigned char *text, size_t n, const char *m
 			k--;
 		assert_int_equal(len, k);
 		assert_memory_equal(line, p, k);
-		if (marks)
+		if (marks) {
 			assert_int_equal(in.line_marked, marked);
+			assert_int_equal(in.line_also, marked_also);
+		}
 		count++;
 		if (!nl)
 			break;
@@ -225,7 +238,8 @@ static size_t lines_as_walked(const unsigned char *text, size_t n, const char *m
 
 /* Lines come out the same whatever way the newline is looked for: no
  * marks (memchr), marks a table tells apart (32 bytes a step where AVX2
- * is there), marks that share their low four bits (sixteen a step); the
+ * is there), marks that share their low four bits (sixteen a step), of
+ * one kind or of both; the
  * text is over three read buffers, with colour codes, carriage returns
  * and empty lines anywhere in lines of every length. */
 static void lines_are_the_same_with_marks(void **state)
@@ -243,12 +257,16 @@ static void lines_are_the_same_with_marks(void **state)
 		text[i] = (x >> 16) % 97 < 90 ? (unsigned char)('a' + (x >> 20) % 26)
 					      : (unsigned char)alphabet[(x >> 20) % (sizeof(alphabet) - 1)];
 	}
-	lines = lines_as_walked(text, n, NULL);
+	lines = lines_as_walked(text, n, NULL, NULL);
 	assert_true(lines > 10000);
-	assert_int_equal(lines_as_walked(text, n, "\x1b\r^#"), lines);
-	assert_int_equal(lines_as_walked(text, n, "\x1b\x0b"), lines);
+	assert_int_equal(lines_as_walked(text, n, "\x1b\r^#", NULL), lines);
+	assert_int_equal(lines_as_walked(text, n, "\x1b\r^#", "y"), lines);
+	assert_int_equal(lines_as_walked(text, n, "\x1b\r^#", "y\"ab"), lines);
+	assert_int_equal(lines_as_walked(text, n, "", "y\""), lines);
+	assert_int_equal(lines_as_walked(text, n, "\x1b\x0b", NULL), lines);
+	assert_int_equal(lines_as_walked(text, n, "\x1b\r", "\x0b^"), lines);
 	text[n - 1] = '\n';   /* the last line with its newline */
-	assert_int_equal(lines_as_walked(text, n, "\x1b\r^#"), lines);
+	assert_int_equal(lines_as_walked(text, n, "\x1b\r^#", "y"), lines);
 	free(text);
 }
 
