@@ -20,11 +20,17 @@
 #define INPUT_AVX2 1
 #endif
 
+static int getline_any(struct input *in, const char **line, size_t *len);
+#ifdef INPUT_AVX2
+static int getline_wide(struct input *in, const char **line, size_t *len);
+#endif
+
 static int init_common(struct input *in, const char *name)
 {
 	memset(in, 0, sizeof(*in));
 	in->path = name;
 	in->fd = -1;
+	in->next_line = getline_any;
 	hash64_init(&in->hash);
 	in->buf = malloc(INPUT_BUFSZ);
 	return in->buf ? 0 : -1;
@@ -324,6 +330,8 @@ void input_mark_bytes(struct input *in, const char *bytes, const char *also)
 	in->mark_wide = 0;
 #ifdef INPUT_AVX2
 	in->mark_wide = in->n_marks && mark_tables(in) && __builtin_cpu_supports("avx2");
+	if (in->mark_wide)
+		in->next_line = getline_wide;
 #endif
 }
 
@@ -389,7 +397,6 @@ static unsigned char *find_newline(const struct input *in, unsigned char *p, siz
 
 /* input_getline() in full: a cut line's rest skipped, the buffer
  * refilled, a line too long cut, the last line without a newline. */
-__attribute__((noinline))
 static int getline_any(struct input *in, const char **line, size_t *len)
 {
 	unsigned char *nl;
@@ -458,8 +465,8 @@ static inline unsigned marks_in(__m256i table, __m256i lo, __m256i v)
 /* input_getline() for the common case, with marks told by their table
  * (in->mark_wide): the next line lies whole in the buffer, its newline
  * found 32 bytes a step with AVX2 (the line's marks in the same pass).
- * 1 with the line as input_getline() gives it, or 0 when there is no
- * newline in the buffer's whole 32-byte steps: getline_any() then. */
+ * Other cases (a cut line's rest to skip, no newline in the buffer's
+ * whole 32-byte steps) go to getline_any(). */
 __attribute__((target("avx2")))
 static int getline_wide(struct input *in, const char **line, size_t *len)
 {
@@ -472,6 +479,8 @@ static int getline_wide(struct input *in, const char **line, size_t *len)
 	size_t n = in->end - in->pos, i, k;
 	unsigned seen_first = 0, seen_also = 0, at, mk, first, before;
 
+	if (in->line_cut)
+		return getline_any(in, line, len);
 	for (i = 0; i + 32 <= n; i += 32) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
 		__m256i lo = _mm256_and_si256(v, low);
@@ -498,17 +507,13 @@ static int getline_wide(struct input *in, const char **line, size_t *len)
 			seen_also |= mk & ~first;
 		}
 	}
-	return 0;
+	return getline_any(in, line, len);
 }
 #endif
 
 int input_getline(struct input *in, const char **line, size_t *len)
 {
-#ifdef INPUT_AVX2
-	if (in->mark_wide && !in->line_cut && getline_wide(in, line, len))
-		return 1;
-#endif
-	return getline_any(in, line, len);
+	return in->next_line(in, line, len);
 }
 
 /* pread n bytes at off into buf, whole (short only at the end of the

@@ -54,6 +54,9 @@ struct input {
 	 * run time). */
 	unsigned char mark_table[16], first_table[16];
 	int mark_wide;
+	/* What input_getline() runs: the AVX2 way with mark_wide, else the
+	 * plain one. */
+	int (*next_line)(struct input *in, const char **line, size_t *len);
 	int eof;
 	int error;              /* a read failed; errno-like code */
 

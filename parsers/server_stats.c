@@ -90,6 +90,14 @@ static int req_served(struct srv_stats *st, struct sink *s, int k, const char *e
 
 	if (st->req_kind && st->req_kind != k)
 		return 0;
+	if (st->req_pending && t->utc_ns == st->req_t.utc_ns && t->clock == st->req_t.clock &&
+	    t->boot_ns == st->req_t.boot_ns && t->boot_id == st->req_t.boot_id) {
+		/* at the time of the one before (access lines take the last
+		 * time seen): the same second, only counted */
+		st->req_ent = ent;
+		st->req_count++;
+		return 0;
+	}
 	st->req_kind = k;
 	st->req_ent = ent;
 	if (t->clock != OL_CLOCK_UTC && t->clock != OL_CLOCK_LOCAL) {
