@@ -286,6 +286,7 @@ static void skip_rest_of_line(struct input *in)
 	}
 }
 
+#ifdef INPUT_AVX2
 /* The marks' look-up tables: in->mark_table for all of them, and
  * in->first_table for those of input_mark_bytes()'s bytes alone. 1 when
  * no two marks share their low four bits (then a byte b is a mark just
@@ -308,6 +309,7 @@ static int mark_tables(struct input *in)
 	}
 	return 1;
 }
+#endif
 
 /* Up to four bytes of s into in->marks[at..at + 4), the slots left over
  * filled with the first (the SSE2 loop compares with four); the count. */
