@@ -40,11 +40,23 @@ struct input {
 	uint64_t line_offset;   /* offset of the line last returned */
 	uint64_t lineno;        /* 1-based number of the line last returned */
 	int line_cut;           /* the line last returned was cut */
-	/* Up to four bytes a parser looks out for (input_mark_bytes), and
-	 * whether the line last returned may hold one of them. */
-	unsigned char marks[4];
-	int n_marks;
-	int line_marked;
+	/* The bytes a parser looks out for (input_mark_bytes): marks[0..4)
+	 * its bytes, marks[4..8) its also bytes; whether the line last
+	 * returned may hold one of the first (line_marked), of the second
+	 * (line_also). */
+	unsigned char marks[8];
+	int n_marks, n_first, n_also;
+	int line_marked, line_also;
+	/* When the marks differ in their low four bits: each at the index of
+	 * its low four bits (a byte that matches no byte elsewhere), so one
+	 * table look-up a byte tells a mark (first_table: the first kind
+	 * alone); mark_wide: that is done 32 bytes a step (AVX2, checked at
+	 * run time). */
+	unsigned char mark_table[16], first_table[16];
+	int mark_wide;
+	/* What input_getline() runs: the AVX2 way with mark_wide, else the
+	 * plain one. */
+	int (*next_line)(struct input *in, const char **line, size_t *len);
 	int eof;
 	int error;              /* a read failed; errno-like code */
 
@@ -83,8 +95,10 @@ int input_getline(struct input *in, const char **line, size_t *len);
  * looks for in the same pass as the newline: in->line_marked is 0 when
  * the line it returned holds none of them, 1 when it may hold one (a line
  * cut, the last one, or a "\r\n" ending count as marked). A parser that
- * treats a few bytes specially (colour codes) then skips a second scan. */
-void input_mark_bytes(struct input *in, const char *bytes);
+ * treats a few bytes specially (colour codes) then skips a second scan.
+ * also (up to four more, or NULL): told apart from them, in
+ * in->line_also the same way. */
+void input_mark_bytes(struct input *in, const char *bytes, const char *also);
 /* The input's content hash in *hash: XXH64 of the whole content
  * (uncompressed for .gz). The bytes read so far were hashed as they came;
  * the rest is read now, so call it once parsing is done (the input is at

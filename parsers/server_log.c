@@ -244,18 +244,21 @@ static int read_line(struct srv_st *st)
  * in them, and with no piece open and no 'y' (no "memory") they join
  * nothing. What is left is the Args block and the requests served.
  * 1 when the line was read (*rc: 0 or -1), else 0: it takes the long way.
- * marked: input_getline()'s flag for SRV_SPECIAL_BYTES. */
+ * marked: 0 when input_getline() found no byte of SRV_SPECIAL_BYTES and
+ * no 'y' in the line. */
 static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked, int *rc)
 {
 	int r;
 
 	if (marked || n <= 7 || memcmp(raw, "INFO:  ", 7) ||
-	    srv_join_open(&st->join) != SRV_NONE || memchr(raw, 'y', n))
+	    srv_join_open(&st->join) != SRV_NONE)
 		return 0;
 	*rc = 0;
-	if ((r = srv_meta_args(&st->meta, st->s, raw, n)) != 0)
+	/* srv_meta_args() reads nothing else: in TGI's Args block, or its start */
+	if ((st->meta.in_args || raw[n - 1] == '{') &&
+	    (r = srv_meta_args(&st->meta, st->s, raw, n)) != 0)
 		*rc = r < 0 ? -1 : 0;
-	else if (srv_stats_line(&st->stats, st->s, raw, n, &st->line.last_t) < 0)
+	else if (srv_stats_access(&st->stats, st->s, raw, n, &st->line.last_t) < 0)
 		*rc = -1;
 	return 1;
 }
@@ -286,9 +289,10 @@ int server_log_parse(struct input *in, struct sink *s)
 
 	if (!st)
 		return -1;
-	input_mark_bytes(in, SRV_SPECIAL_BYTES);
+	/* 'y' told apart: a line without it does not say "memory" */
+	input_mark_bytes(in, SRV_SPECIAL_BYTES, "y");
 	while (input_getline(in, &raw, &n) == 1) {
-		if (uvicorn_line(st, raw, n, in->line_marked, &r)) {
+		if (uvicorn_line(st, raw, n, in->line_marked | in->line_also, &r)) {
 			if (r < 0)
 				goto out;
 			continue;

@@ -7,7 +7,6 @@
 #include "parsers/seriesutil.h"
 #include "lib/timeutil.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +90,14 @@ static int req_served(struct srv_stats *st, struct sink *s, int k, const char *e
 
 	if (st->req_kind && st->req_kind != k)
 		return 0;
+	if (st->req_pending && t->utc_ns == st->req_t.utc_ns && t->clock == st->req_t.clock &&
+	    t->boot_ns == st->req_t.boot_ns && t->boot_id == st->req_t.boot_id) {
+		/* at the time of the one before (access lines take the last
+		 * time seen): the same second, only counted */
+		st->req_ent = ent;
+		st->req_count++;
+		return 0;
+	}
 	st->req_kind = k;
 	st->req_ent = ent;
 	if (t->clock != OL_CLOCK_UTC && t->clock != OL_CLOCK_LOCAL) {
@@ -118,7 +125,13 @@ static int is_access_post_ok(const char *m, size_t n)
 	q -= 3;
 	e = memchr(q + 9, '"', n - (size_t)(q + 9 - m));
 	return e && (size_t)(e - m) + 3 < n && e[1] == ' ' && e[2] == '2' &&
-	       isdigit((unsigned char)e[3]);
+	       e[3] >= '0' && e[3] <= '9';
+}
+
+int srv_stats_access(struct srv_stats *st, struct sink *s, const char *m, size_t n,
+		     const struct ol_time *t)
+{
+	return is_access_post_ok(m, n) ? req_served(st, s, REQ_ACCESS, "vllm", t) : 0;
 }
 
 /* The requests-served lines: 1 if m is one (counted or not), else 0. */
@@ -128,11 +141,9 @@ static int requests_line(struct srv_stats *st, struct sink *s, const char *m, si
 	int k;
 	const char *ent = "vllm";
 
-	if (starts(m, n, "INFO:  ")) {  /* uvicorn access and lifecycle lines */
-		if (!is_access_post_ok(m, n))
-			return 1;
-		k = REQ_ACCESS;
-	} else if (starts(m, n, "Finished request ")) {
+	if (starts(m, n, "INFO:  "))  /* uvicorn access and lifecycle lines */
+		return srv_stats_access(st, s, m, n, t) < 0 ? -1 : 1;
+	if (starts(m, n, "Finished request ")) {
 		k = REQ_FINISHED;
 	} else if (n > 9 && !memcmp(m + n - 9, ": Success", 9) &&
 		   mem_find(m, n, "text_generation_router")) {
