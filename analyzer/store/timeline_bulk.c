@@ -318,12 +318,19 @@ static int write_packed(sqlite3 *db, struct tl_bulk *b, const struct batch *k, i
 	while (first < end) {
 		int stop, rows, rc = SQLITE_NOMEM;
 		int64_t parent;
-		packed_column(b, k, first, end - first, 0, col0);
-		for (stop = 1; first + stop < end; stop++)
-			if (col0[stop].type != col0[0].type || col0[stop].i != col0[0].i)
-				break;
-		rows = stop;
-		parent = col0[0].type == PV_INT ? col0[0].i : INT64_MIN;  /* b->vals is reused */
+		if (b->cols[0]->kind == COL_PARENT) {   /* the usual first column */
+			for (stop = first + 1; stop < end && k->parent[stop] == k->parent[first]; stop++)
+				;
+			rows = stop - first;
+			parent = k->parent[first];   /* OL_NULL: packed_append stores NULL */
+		} else {
+			packed_column(b, k, first, end - first, 0, col0);
+			for (stop = 1; first + stop < end; stop++)
+				if (col0[stop].type != col0[0].type || col0[stop].i != col0[0].i)
+					break;
+			rows = stop;
+			parent = col0[0].type == PV_INT ? col0[0].i : INT64_MIN;  /* b->vals is reused */
+		}
 		if (encode_block(b, k, first, rows) == 0)
 			rc = packed_append(db, b->backing, &b->many, parent, rows,
 					   b->blk.buf, b->blk.len);
