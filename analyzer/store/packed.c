@@ -406,6 +406,77 @@ static int settle(struct pk_cursor *c)
 	return SQLITE_OK;
 }
 
+/* SQL value x as the encoder takes it: text and blobs borrowed from x
+ * (valid until x changes). */
+static void val_of(sqlite3_value *x, struct packed_val *p)
+{
+	int t = sqlite3_value_type(x);
+
+	memset(p, 0, sizeof(*p));
+	p->type = t == SQLITE_INTEGER ? PV_INT : t == SQLITE_FLOAT ? PV_REAL
+		: t == SQLITE_TEXT ? PV_TEXT : t == SQLITE_BLOB ? PV_BLOB : PV_NULL;
+	if (p->type == PV_INT)
+		p->i = sqlite3_value_int64(x);
+	else if (p->type == PV_REAL)
+		p->d = sqlite3_value_double(x);
+	else if (p->type != PV_NULL) {
+		p->p = p->type == PV_TEXT ? (const void *)sqlite3_value_text(x)
+			: sqlite3_value_blob(x);
+		p->n = (size_t)sqlite3_value_bytes(x);
+	}
+}
+
+/* Value p of x as a column of affinity aff stores it, as a plain table
+ * would: numeric text becomes a number in an INTEGER, REAL or NUMERIC
+ * column (an integral real an integer, but in a REAL column), an integer
+ * a real in a REAL column, a number text (in buf, n bytes) in a TEXT one. */
+static void apply_affinity(char aff, sqlite3_value *x, struct packed_val *p, char *buf, size_t n)
+{
+	if (aff == 'b' || p->type == PV_NULL || p->type == PV_BLOB)
+		return;
+	if (aff == 't') {
+		if (p->type == PV_INT || p->type == PV_REAL) {
+			/* SQLite's own text of the number ("%!.15g" for reals) */
+			const unsigned char *t = sqlite3_value_text(x);
+			if (t && (size_t)sqlite3_value_bytes(x) < n) {
+				memcpy(buf, t, (size_t)sqlite3_value_bytes(x) + 1);
+				p->type = PV_TEXT;
+				p->p = buf;
+				p->n = strlen(buf);
+			}
+		}
+		return;
+	}
+	if (p->type == PV_TEXT) {
+		int t = sqlite3_value_numeric_type(x);   /* converts x when it is a number */
+		if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
+			val_of(x, p);
+	}
+	if (aff == 'r' && p->type == PV_INT) {
+		p->type = PV_REAL;
+		p->d = (double)p->i;
+	}
+	if ((aff == 'i' || aff == 'n') && p->type == PV_REAL && p->d >= -9.2e18 && p->d <= 9.2e18 &&
+	    p->d == (double)(int64_t)p->d) {
+		p->type = PV_INT;
+		p->i = (int64_t)p->d;
+	}
+}
+
+/* A copy of p[0..n) with a NUL after it (sqlite3_malloc), NULL when out
+ * of memory: a value kept past the call that gave it. */
+static void *copy_bytes(const void *p, size_t n)
+{
+	unsigned char *copy = sqlite3_malloc64(n + 1);
+
+	if (copy) {
+		if (n)
+			memcpy(copy, p, n);
+		copy[n] = 0;
+	}
+	return copy;
+}
+
 /* Keep the filters idxstr lists (pk_best_index), their values argv. */
 static int take_filters(struct pk_cursor *c, const char *idxstr, int argc, sqlite3_value **argv)
 {
@@ -416,30 +487,26 @@ static int take_filters(struct pk_cursor *c, const char *idxstr, int argc, sqlit
 	for (i = 0; idxstr && i < argc && sscanf(idxstr, "c%do%d;%n", &col, &op, &used) == 2;
 	     i++, idxstr += used) {
 		struct filter *f;
-		int t = sqlite3_value_type(argv[i]);
+		struct packed_val x;
 		if (i == 0 && col == 0 && op == SQLITE_INDEX_CONSTRAINT_EQ)
 			continue;   /* the parent: the blocks' query has it */
 		if (c->nf == MAX_FILTERS || col < 0 || col >= v->ncols)
 			continue;
+		val_of(argv[i], &x);
+		if (x.type == PV_BLOB)
+			continue;   /* not compared here */
 		f = &c->f[c->nf];
 		f->col = col;
 		f->op = (unsigned char)op;
-		f->v.type = t == SQLITE_INTEGER ? PV_INT : t == SQLITE_FLOAT ? PV_REAL
-			: t == SQLITE_TEXT ? PV_TEXT : t == SQLITE_NULL ? PV_NULL : PV_BLOB;
-		if (f->v.type == PV_BLOB)
-			continue;   /* not compared here */
-		if (f->v.type == PV_INT)
-			f->v.u.i = sqlite3_value_int64(argv[i]);
-		if (f->v.type == PV_REAL)
-			f->v.u.d = sqlite3_value_double(argv[i]);
-		if (f->v.type == PV_TEXT) {
-			const unsigned char *src = sqlite3_value_text(argv[i]);
-			unsigned char *copy;
-			f->v.n = (uint32_t)sqlite3_value_bytes(argv[i]);
-			if (!src || !(copy = sqlite3_malloc64(f->v.n + 1)))
+		f->v.type = (unsigned char)x.type;
+		if (x.type == PV_INT)
+			f->v.u.i = x.i;
+		if (x.type == PV_REAL)
+			f->v.u.d = x.d;
+		if (x.type == PV_TEXT) {
+			f->v.n = (uint32_t)x.n;
+			if (!(f->v.u.p = copy_bytes(x.p, x.n)))
 				return SQLITE_NOMEM;
-			memcpy(copy, src, f->v.n);
-			f->v.u.p = copy;
 		}
 		c->nf++;
 	}
@@ -525,63 +592,6 @@ static int pk_rowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
 
 	*rowid = c->first_rowid + c->row;
 	return SQLITE_OK;
-}
-
-/* SQL value x as the encoder takes it: text and blobs borrowed from x
- * (valid until x changes). */
-static void val_of(sqlite3_value *x, struct packed_val *p)
-{
-	int t = sqlite3_value_type(x);
-
-	memset(p, 0, sizeof(*p));
-	p->type = t == SQLITE_INTEGER ? PV_INT : t == SQLITE_FLOAT ? PV_REAL
-		: t == SQLITE_TEXT ? PV_TEXT : t == SQLITE_BLOB ? PV_BLOB : PV_NULL;
-	if (p->type == PV_INT)
-		p->i = sqlite3_value_int64(x);
-	else if (p->type == PV_REAL)
-		p->d = sqlite3_value_double(x);
-	else if (p->type != PV_NULL) {
-		p->p = p->type == PV_TEXT ? (const void *)sqlite3_value_text(x)
-			: sqlite3_value_blob(x);
-		p->n = (size_t)sqlite3_value_bytes(x);
-	}
-}
-
-/* Value p of x as a column of affinity aff stores it, as a plain table
- * would: numeric text becomes a number in an INTEGER, REAL or NUMERIC
- * column (an integral real an integer, but in a REAL column), an integer
- * a real in a REAL column, a number text (in buf, n bytes) in a TEXT one. */
-static void apply_affinity(char aff, sqlite3_value *x, struct packed_val *p, char *buf, size_t n)
-{
-	if (aff == 'b' || p->type == PV_NULL || p->type == PV_BLOB)
-		return;
-	if (aff == 't') {
-		if (p->type == PV_INT || p->type == PV_REAL) {
-			/* SQLite's own text of the number ("%!.15g" for reals) */
-			const unsigned char *t = sqlite3_value_text(x);
-			if (t && (size_t)sqlite3_value_bytes(x) < n) {
-				memcpy(buf, t, (size_t)sqlite3_value_bytes(x) + 1);
-				p->type = PV_TEXT;
-				p->p = buf;
-				p->n = strlen(buf);
-			}
-		}
-		return;
-	}
-	if (p->type == PV_TEXT) {
-		int t = sqlite3_value_numeric_type(x);   /* converts x when it is a number */
-		if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
-			val_of(x, p);
-	}
-	if (aff == 'r' && p->type == PV_INT) {
-		p->type = PV_REAL;
-		p->d = (double)p->i;
-	}
-	if ((aff == 'i' || aff == 'n') && p->type == PV_REAL && p->d >= -9.2e18 && p->d <= 9.2e18 &&
-	    p->d == (double)(int64_t)p->d) {
-		p->type = PV_INT;
-		p->i = (int64_t)p->d;
-	}
 }
 
 /* The first rowid of block id of v's backing table, into *rowid. */
@@ -688,18 +698,12 @@ static void agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	for (i = 0; i < argc; i++) {
 		struct packed_val *p = &a->v[a->n++];
 		val_of(argv[i], p);
-		if (p->type == PV_TEXT || p->type == PV_BLOB) {   /* kept past this row: copied */
-			const void *src = p->p;
-			void *copy;
-			if (!(copy = sqlite3_malloc64(p->n + 1))) {
-				p->type = PV_NULL;
-				a->failed = 1;
-				sqlite3_result_error_nomem(ctx);
-				return;
-			}
-			if (p->n)
-				memcpy(copy, src, p->n);
-			p->p = copy;
+		if ((p->type == PV_TEXT || p->type == PV_BLOB) &&   /* kept past this row */
+		    !(p->p = copy_bytes(p->p, p->n))) {
+			p->type = PV_NULL;
+			a->failed = 1;
+			sqlite3_result_error_nomem(ctx);
+			return;
 		}
 	}
 	a->ncols = argc;
