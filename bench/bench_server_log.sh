@@ -3,9 +3,10 @@
 # Generates (deterministically, once) a 1 GiB mixed serving-engine log:
 # access lines, V1 statistics and every real excerpt of
 # tests/data/real/serving spread through it (bench/gen_server_log.py), then
-# prints ingest throughput (MB/s, target >= 500), peak RSS and the ratio
+# prints ingest throughput (MB/s), peak RSS and the ratio
 # against `grep -c 'GPU KV cache usage'` on the same file, page cache warm;
-# then the parser alone on the same file (bench/bench_server_parse.c,
+# then the parser alone on the same file, the figure issue 11 sets at
+# >= 500 MB/s (bench/bench_server_parse.c,
 # built against the library next to OOMLENS: a counting sink, no SQL).
 # BENCH_SERVER_BYTES overrides the size (for a quick run).
 set -e
@@ -33,12 +34,12 @@ samples=$(sqlite3 "$out/server.db" "SELECT count(*) FROM sample")
 
 echo "input: $size bytes, $n statistics lines (grep), $samples samples (oomlens)"
 echo "grep -c: ${grep_s} s"
-echo "oomlens ingest: ${ingest_s} s, $(echo "$size / 1000000 / $ingest_s" | bc -l | cut -c1-6) MB/s (target >= 500), peak RSS $((rss_kb / 1024)) MiB"
+echo "oomlens ingest: ${ingest_s} s, $(echo "$size / 1000000 / $ingest_s" | bc -l | cut -c1-6) MB/s (SQLite writes and the samples index included), peak RSS $((rss_kb / 1024)) MiB"
 echo "ratio ingest/grep: $(echo "$ingest_s / $grep_s" | bc -l | cut -c1-5)"
 echo "ingest CPU: $(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$out/server.time") s (user + sys)"
 
 lib=$(dirname "$bin")/liboomlens_core.a
 cc -O2 -std=gnu11 -I"$here/.." -o "$out/bench_server_parse" "$here/bench_server_parse.c" "$lib" \
 	$(pkg-config --libs sqlite3 jansson libelf libdw zlib) -lm -lpthread
-echo "parser alone (no SQL):"
+echo "parser alone (no SQL; issue 11 target >= 500 MB/s):"
 "$out/bench_server_parse" "$log"
