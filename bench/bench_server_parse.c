@@ -11,7 +11,7 @@
  * prints the bytes, the records of each kind, the digest and the CPU and
  * wall seconds of the parse with its throughput.
  */
-#include "parsers/server_log.h"
+#include "parsers/serving/server_log.h"
 #include "lib/strbuf.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * is a CUDA core in memory, parsed against the null sink. Seeds in
  * fuzz/corpus/cuda_core/ (small cores from tests/cuda_core_gen.c).
  */
-#include "parsers/cuda_core.h"
+#include "parsers/cores/cuda_core.h"
 #include "lib/input.h"
 
 #include <string.h>

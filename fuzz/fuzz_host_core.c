@@ -1,5 +1,5 @@
 /*
- * fuzz_host_core.c -- libFuzzer harness for parsers/host_core.c: any bytes
+ * fuzz_host_core.c -- libFuzzer harness for parsers/cores/host_core.c: any bytes
  * as a host core file. libelf and libdwfl read the core from a file
  * descriptor, so the bytes go to a memfd that the input opens by path.
  * The seeds are gcore dumps of tests/data/cores/victim.c with their memory
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "lib/input.h"
-#include "parsers/host_core.h"
+#include "parsers/cores/host_core.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/input.h"
-#include "parsers/kernel_oom.h"
+#include "parsers/kernel/kernel_oom.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

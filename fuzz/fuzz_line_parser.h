@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/input.h"
-#include "parsers/sink.h"
+#include "parsers/common/sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

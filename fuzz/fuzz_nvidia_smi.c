@@ -1,7 +1,7 @@
 /*
- * fuzz_nvidia_smi.c -- libFuzzer harness for parsers/nvidia_smi.c (see fuzz_line_parser.h).
+ * fuzz_nvidia_smi.c -- libFuzzer harness for parsers/gpu/nvidia_smi.c (see fuzz_line_parser.h).
  */
 #include "fuzz_line_parser.h"
-#include "parsers/nvidia_smi.h"
+#include "parsers/gpu/nvidia_smi.h"
 
 FUZZ_TEXT_PARSER(nvidia_smi_sniff, nvidia_smi_parse)

@@ -3,8 +3,8 @@
  * snapshot reader: the bytes are decoded once into a whole tree (no
  * handler) and once through the snapshot reader against the null sink.
  */
-#include "parsers/pickle.h"
-#include "parsers/torch_snapshot.h"
+#include "parsers/torch/pickle.h"
+#include "parsers/torch/torch_snapshot.h"
 #include "lib/input.h"
 
 #include <string.h>

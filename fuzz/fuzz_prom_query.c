@@ -1,7 +1,7 @@
 /*
- * fuzz_prom_query.c -- libFuzzer harness for parsers/prom_query.c and parsers/pyjson.c (see fuzz_line_parser.h).
+ * fuzz_prom_query.c -- libFuzzer harness for parsers/tools/prom_query.c and parsers/common/pyjson.c (see fuzz_line_parser.h).
  */
 #include "fuzz_line_parser.h"
-#include "parsers/prom_text.h"
+#include "parsers/tools/prom_text.h"
 
 FUZZ_TEXT_PARSER(prom_query_sniff, prom_query_parse)

@@ -1,8 +1,8 @@
 /*
  * fuzz_torch_flat.c -- libFuzzer harness for the flat JSON Lines reader of
- * PyTorch snapshots (parsers/torch_flat.c) against the null sink.
+ * PyTorch snapshots (parsers/torch/torch_flat.c) against the null sink.
  */
-#include "parsers/torch_snapshot.h"
+#include "parsers/torch/torch_snapshot.h"
 #include "lib/input.h"
 
 #include <string.h>

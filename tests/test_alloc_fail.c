@@ -19,7 +19,7 @@
  * the end until an analysis completes without a failure.
  */
 #include "testutil.h"
-#include "analyzer/cli/cli.h"
+#include "cli/cli.h"
 
 #include <dirent.h>
 #include <fcntl.h>

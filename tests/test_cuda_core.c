@@ -8,7 +8,7 @@
  */
 #include "testutil.h"
 #include "analyzer/ingest/ingest.h"
-#include "parsers/cuda_core.h"
+#include "parsers/cores/cuda_core.h"
 #include "reports/report.h"
 #include "cuda_core_writer.c"
 

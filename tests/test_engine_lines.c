@@ -1,15 +1,15 @@
 /*
  * test_engine_lines.c -- what serving engines say of their memory, one
- * line per generation and wording (parsers/engine_lines.c), and how the
+ * line per generation and wording (parsers/serving/engine_lines.c), and how the
  * server-log parser gives each line to its engine instance
- * (parsers/server_engine.c): per process and rank, facts over lines,
+ * (parsers/serving/server_engine.c): per process and rank, facts over lines,
  * errors and their events, the cap on instances, and detection of a log
  * by its engine lines wherever they stand.
  */
 #include "testutil.h"
 #include "analyzer/ingest/formats.h"
 #include "lib/input.h"
-#include "parsers/engine_lines.h"
+#include "parsers/serving/engine_lines.h"
 
 #include <math.h>
 #include <stdio.h>

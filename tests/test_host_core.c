@@ -8,7 +8,7 @@
  */
 #include "testutil.h"
 #include "analyzer/ingest/ingest.h"
-#include "parsers/host_core.h"
+#include "parsers/cores/host_core.h"
 #include "reports/report.h"
 
 #include <stdio.h>

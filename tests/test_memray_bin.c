@@ -1,5 +1,5 @@
 /*
- * test_memray_bin.c -- memray capture files (parsers/memray_bin.c) built
+ * test_memray_bin.c -- memray capture files (parsers/tools/memray_bin.c) built
  * here byte by byte from the format (docs/formats.md "memray capture
  * files"): a header, a thread, a code object, frames, allocations and
  * RSS samples, then the same capture as an lz4 frame, cut, never closed,
@@ -8,7 +8,7 @@
  */
 #include "testutil.h"
 #include "analyzer/ingest/formats.h"
-#include "parsers/memray_bin.h"
+#include "parsers/tools/memray_bin.h"
 
 #include <lz4frame.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * test_nsys_sqlite.c -- Nsight Systems SQLite exports (parsers/nsys_sqlite.c).
+ * test_nsys_sqlite.c -- Nsight Systems SQLite exports (parsers/tools/nsys_sqlite.c).
  *
  * Each database is written by SQLite from NVIDIA's schema
  * (tests/data/nsys/schema.sql) with rows shaped as the exporter writes
@@ -11,7 +11,7 @@
 #include "testutil.h"
 #include "analyzer/ingest/ingest.h"
 #include "lib/input.h"
-#include "parsers/nsys_sqlite.h"
+#include "parsers/tools/nsys_sqlite.h"
 
 #include <dirent.h>
 #include <sqlite3.h>

@@ -11,7 +11,7 @@
 #include "lib/input.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
-#include "parsers/smaps.h"
+#include "parsers/host/smaps.h"
 #include "reports/report.h"
 
 #include <signal.h>

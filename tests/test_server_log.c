@@ -9,7 +9,7 @@
 #include "analyzer/ingest/formats.h"
 #include "lib/input.h"
 #include "lib/timeutil.h"
-#include "parsers/torch_oom_text.h"
+#include "parsers/torch/torch_oom_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  */
 #include "testutil.h"
 #include "analyzer/store/correlate.h"
-#include "parsers/pickle.h"
-#include "parsers/torch_snapshot.h"
+#include "parsers/torch/pickle.h"
+#include "parsers/torch/torch_snapshot.h"
 #include "lib/input.h"
 #include "lib/strbuf.h"
 #include "reports/report.h"

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include "lib/input.h"
-#include "parsers/sink.h"
+#include "parsers/common/sink.h"
 
 struct format {
 	const char *kind;      /* stored in artifact.kind */

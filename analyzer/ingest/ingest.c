@@ -15,7 +15,7 @@
 #include "analyzer/ingest/own_outputs.h"
 #include "analyzer/store/correlate.h"
 #include "lib/strbuf.h"
-#include "parsers/cgroup.h"
+#include "parsers/host/cgroup.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -45,9 +45,6 @@
 
 #define LEDGER_CARDS 16
 #define PROC_WINDOW_NS (120 * 1000000000LL)  /* nvidia-smi processes seen with the last sample */
-/* A rest smaller than this is the rounding of printed figures (an engine
- * prints GiB to two decimals), not a line: 16 MiB or 0.1% of the whole. */
-#define REST_MIN(whole) fmax(16 * MIB, 0.001 * fabs(whole))
 
 /* Derived, replaced at each analysis: dropped first, so a table of an
  * older shape never refuses the rows. */
@@ -59,94 +56,6 @@ static const char sql_table[] =
 	"  how TEXT, source TEXT, ref_table TEXT, ref_id INTEGER);";
 
 
-
-static const struct { const char *line, *label; } labels[] = {
-	{ "capacity", "capacity" }, { "in_use", "in use" },
-	{ "weights", "weights" }, { "kv_cache", "KV cache" }, { "cuda_graphs", "CUDA graphs" },
-	{ "activations", "activations and other PyTorch tensors" },
-	{ "pytorch_cache", "cached by PyTorch, not allocated" },
-	{ "non_pytorch", "outside PyTorch in this process (CUDA context, NCCL, cuBLAS workspaces)" },
-	{ "other_processes", "other processes" }, { "process", "the process" },
-	{ "victim", "the killed process (RSS)" }, { "other_tasks", "other tasks (RSS)" },
-	{ "anon", "anonymous memory" }, { "page_cache", "page cache" }, { "shmem", "shared memory" },
-	{ "unexplained", "unexplained" }, { "over_counted", "over-counted" },
-	{ "free", "free" }, { "swap", "in swap" },
-	{ "allocated_peak", "PyTorch's peak allocated" },
-	{ "reserved_peak", "PyTorch's peak reserved" },
-};
-
-
-struct lline *add(struct account *a, const char *line, double bytes, int part,
-			 const char *certainty, const char *moment, const char *ref_table,
-			 int64_t ref_id, const char *fmt, ...)
-{
-	struct lline *l;
-	va_list ap;
-	size_t i;
-
-	if (a->n == LEDGER_LINES || !isfinite(bytes) || bytes < 0)
-		return NULL;
-	l = &a->l[a->n++];
-	memset(l, 0, sizeof(*l));
-	l->line = line;
-	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
-		if (!strcmp(labels[i].line, line))
-			snprintf(l->label, sizeof(l->label), "%s", labels[i].label);
-	l->bytes = bytes;
-	l->part = part;
-	l->certainty = certainty;
-	l->moment = moment;
-	l->ref_table = ref_table;
-	l->ref_id = ref_id;
-	va_start(ap, fmt);
-	vsnprintf(l->source, sizeof(l->source), fmt, ap);
-	va_end(ap);
-	return l;
-}
-
-struct lline *find(struct account *a, const char *line)
-{
-	int i;
-
-	for (i = 0; i < a->n; i++)
-		if (!strcmp(a->l[i].line, line))
-			return &a->l[i];
-	return NULL;
-}
-
-/* The file name of artifact id into buf ("" when unknown). */
-const char *art_name(struct rule_ctx *c, int64_t id, char *buf, size_t n)
-{
-	sqlite3_stmt *st = rl_prepare(c, "SELECT path FROM artifact WHERE id = ?");
-	const char *p, *slash;
-
-	buf[0] = 0;
-	if (!st)
-		return buf;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW && (p = (const char *)sqlite3_column_text(st, 0))) {
-		slash = strrchr(p, '/');
-		snprintf(buf, n, "%s", slash && slash[1] ? slash + 1 : p);
-	}
-	sqlite3_finalize(st);
-	return buf;
-}
-
-double col_size(sqlite3_stmt *st, int i)
-{
-	double v;
-
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return -1;
-	v = sqlite3_column_double(st, i);
-	return isfinite(v) && v >= 0 && v < 1e19 ? v : -1;
-}
-
-/* The moment a series value read at the OOM stands for. */
-const char *at_oom(const struct rule_ctx *c)
-{
-	return c->oom_ns == OL_NULL ? "last sample" : "OOM";
-}
 
 /* ---- the cards ---------------------------------------------------------- */
 
@@ -280,13 +189,13 @@ static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
 			e->pid = strtoll(strstr(inst, "pid ") + 4, NULL, 10);
 		snprintf(e->what, sizeof(e->what), "%s%s%s start-up log (%s)", q_text(st, 0),
 			 inst && *inst ? " " : "", inst ? inst : "",
-			 art_name(c, sqlite3_column_int64(st, 2), name, sizeof(name)));
-		e->total = col_size(st, 3);
-		e->weights = col_size(st, 4);
+			 ledger_art_name(c, sqlite3_column_int64(st, 2), name, sizeof(name)));
+		e->total = ledger_col_size(st, 3);
+		e->weights = ledger_col_size(st, 4);
 		e->kv = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 5);
-		e->graphs = col_size(st, 6);
-		e->act = col_size(st, 7);
-		e->non_torch = col_size(st, 8);
+		e->graphs = ledger_col_size(st, 6);
+		e->act = ledger_col_size(st, 7);
+		e->non_torch = ledger_col_size(st, 8);
 	}
 	sqlite3_finalize(st);
 }
@@ -305,7 +214,7 @@ static int64_t card_device(struct rule_ctx *c, const struct rl_card *k, char *wh
 	sqlite3_bind_int64(st, 1, k->ev);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		d = sqlite3_column_int64(st, 0);
-		art_name(c, sqlite3_column_int64(st, 1), name, sizeof(name));
+		ledger_art_name(c, sqlite3_column_int64(st, 1), name, sizeof(name));
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 			snprintf(where, n, "PyTorch's out-of-memory message (%s line %lld)", name,
 				 (long long)sqlite3_column_int64(st, 2));
@@ -316,82 +225,6 @@ static int64_t card_device(struct rule_ctx *c, const struct rl_card *k, char *wh
 	return d;
 }
 
-
-void fig_set(struct fig *f, double v, const char *certainty, const char *moment,
-		    const char *ref_table, int64_t ref_id, const char *source)
-{
-	f->v = v;
-	f->certainty = certainty;
-	f->moment = moment;
-	f->ref_table = ref_table;
-	f->ref_id = ref_id;
-	snprintf(f->source, sizeof(f->source), "%s", source);
-}
-
-struct lline *add_fig(struct account *a, const char *line, int part, const struct fig *f)
-{
-	if (f->v < 0)
-		return NULL;
-	return add(a, line, f->v, part, f->certainty, f->moment, f->ref_table, f->ref_id, "%s",
-		   f->source);
-}
-
-/* A series' value on one entity: its highest (at_oom 0) or the last at
- * or before the OOM (1), with the series id and its file. 0, or -1. */
-int series_fig(struct rule_ctx *c, const char *name, const char *entity, int last,
-		      const char *what, struct fig *f)
-{
-	/* a value without a time (a memory_stats dump) counts after every
-	 * timed one: the last of them in the order read */
-	sqlite3_stmt *st = rl_prepare(c, last
-		? "SELECT s.id, s.artifact_id, p.value, p.time_ns IS NULL FROM series s JOIN sample p"
-		  " ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
-		  " AND (p.time_ns <= ?3 OR p.time_ns IS NULL)"
-		  " ORDER BY p.time_ns IS NULL, p.time_ns DESC, p.rowid DESC LIMIT 1"
-		: "SELECT s.id, s.artifact_id, p.value, 0 FROM series s JOIN sample p"
-		  " ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
-		  " ORDER BY p.value DESC LIMIT 1");
-	char name_buf[160], src[240];
-	int r = -1;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, entity, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns);
-	if (sqlite3_step(st) == SQLITE_ROW && col_size(st, 2) >= 0) {
-		snprintf(src, sizeof(src), "%s %s %s (%s)", what, name, entity,
-			 art_name(c, sqlite3_column_int64(st, 1), name_buf, sizeof(name_buf)));
-		fig_set(f, col_size(st, 2), "measured", !last ? "highest sample" :
-			sqlite3_column_int(st, 3) ? "last sample" : at_oom(c), "series",
-			sqlite3_column_int64(st, 0), src);
-		r = 0;
-	}
-	sqlite3_finalize(st);
-	return r;
-}
-
-/* A numeric meta value of key, with its file. 0, or -1. */
-int meta_fig(struct rule_ctx *c, const char *key, const char *certainty, struct fig *f)
-{
-	sqlite3_stmt *st = rl_prepare(c, "SELECT rowid, artifact_id, CAST(value AS REAL) FROM meta"
-				      " WHERE key = ? AND value GLOB '[0-9]*' ORDER BY rowid DESC LIMIT 1");
-	char name[160], src[240];
-	int r = -1;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW && col_size(st, 2) > 0) {
-		snprintf(src, sizeof(src), "%s (%s)", key,
-			 art_name(c, sqlite3_column_int64(st, 1), name, sizeof(name)));
-		fig_set(f, col_size(st, 2), certainty, "as configured", "meta",
-			sqlite3_column_int64(st, 0), src);
-		r = 0;
-	}
-	sqlite3_finalize(st);
-	return r;
-}
 
 /* What one card's artifacts say, gathered before the lines are made. */
 struct card_in {
@@ -458,7 +291,7 @@ static int smi_processes(struct rule_ctx *c, struct card_in *in)
 		const char *ent = (const char *)sqlite3_column_text(st, 1);
 		p[n].sid = sqlite3_column_int64(st, 0);
 		p[n].pid = ent && strstr(ent, "pid:") ? strtoll(strstr(ent, "pid:") + 4, NULL, 10) : -1;
-		p[n].v = col_size(st, 3);
+		p[n].v = ledger_col_size(st, 3);
 		p[n].t = sqlite3_column_int64(st, 4);
 		art = sqlite3_column_int64(st, 2);
 		if (p[n].t > tmax)
@@ -474,7 +307,7 @@ static int smi_processes(struct rule_ctx *c, struct card_in *in)
 		if (p[i].t >= tmax - PROC_WINDOW_NS && p[i].v >= 0 &&
 		    (self < 0 ? want == OL_NULL || p[i].pid == want : 0))
 			self = i;
-	art_name(c, art, name, sizeof(name));
+	ledger_art_name(c, art, name, sizeof(name));
 	if (uuid_only) {      /* say how the list was tied to the card */
 		size_t l = strlen(name);
 		snprintf(name + l, sizeof(name) - l, "; listed by GPU uuid, taken as %s, the only card",
@@ -489,13 +322,13 @@ static int smi_processes(struct rule_ctx *c, struct card_in *in)
 	if (self >= 0) {
 		snprintf(src, sizeof(src), "nvidia-smi gpu.proc_used_bytes %s/pid:%lld (%s)", in->gpu,
 			 (long long)p[self].pid, name);
-		fig_set(&in->self, p[self].v, "measured", at_oom(c), "series", p[self].sid, src);
+		ledger_fig_set(&in->self, p[self].v, "measured", ledger_at_oom(c), "series", p[self].sid, src);
 		in->self_pid = p[self].pid;
 	}
 	if (in->n_others) {
 		snprintf(src, sizeof(src), "nvidia-smi gpu.proc_used_bytes: %d other process%s on %s"
 			 " (%s)", in->n_others, in->n_others > 1 ? "es" : "", in->gpu, name);
-		fig_set(&in->others, sum, "measured", at_oom(c), NULL, 0, src);
+		ledger_fig_set(&in->others, sum, "measured", ledger_at_oom(c), NULL, 0, src);
 	}
 	return 0;
 }
@@ -518,11 +351,11 @@ static void snapshot_figs(struct rule_ctx *c, struct card_in *in)
 		snap = sqlite3_column_int64(st, 0);
 		art = sqlite3_column_int64(st, 1);
 		snprintf(src, sizeof(src), "PyTorch snapshot's segments (%s)",
-			 art_name(c, art, name, sizeof(name)));
+			 ledger_art_name(c, art, name, sizeof(name)));
 		if (in->reserved.v < 0)
-			fig_set(&in->reserved, col_size(st, 2), "measured", "snapshot", "snapshot", snap, src);
+			ledger_fig_set(&in->reserved, ledger_col_size(st, 2), "measured", "snapshot", "snapshot", snap, src);
 		if (in->alloc.v < 0)
-			fig_set(&in->alloc, col_size(st, 3), "measured", "snapshot", "snapshot", snap, src);
+			ledger_fig_set(&in->alloc, ledger_col_size(st, 3), "measured", "snapshot", "snapshot", snap, src);
 		sqlite3_finalize(st);
 		st = NULL;   /* finalized: the last finalize below is the pools' */
 		if (in->pools.v < 0 && q_has_table(c->db, "pool") &&
@@ -531,8 +364,8 @@ static void snapshot_figs(struct rule_ctx *c, struct card_in *in)
 			sqlite3_bind_int64(st, 1, snap);
 			sqlite3_bind_int64(st, 2, in->d);
 			snprintf(src, sizeof(src), "PyTorch snapshot's private pools (%s)", name);
-			if (sqlite3_step(st) == SQLITE_ROW && col_size(st, 0) > 0)
-				fig_set(&in->pools, col_size(st, 0), "measured", "snapshot", "snapshot",
+			if (sqlite3_step(st) == SQLITE_ROW && ledger_col_size(st, 0) > 0)
+				ledger_fig_set(&in->pools, ledger_col_size(st, 0), "measured", "snapshot", "snapshot",
 					snap, src);
 		}
 	}
@@ -556,33 +389,33 @@ static int gather(struct rule_ctx *c, struct card_in *in, const struct rl_card *
 	in->self_pid = in->k ? in->k->pid : OL_NULL;
 	/* capacity */
 	snprintf(key, sizeof(key), "gpu.total_bytes.%s", in->gpu);
-	if (series_fig(c, "gpu.total_bytes", in->gpu, 0, "nvidia-smi/DCGM", &in->cap) < 0 &&
-	    meta_fig(c, key, "measured", &in->cap) < 0) {
+	if (ledger_series_fig(c, "gpu.total_bytes", in->gpu, 0, "nvidia-smi/DCGM", &in->cap) < 0 &&
+	    ledger_meta_fig(c, key, "measured", &in->cap) < 0) {
 		if (in->k && in->k->total > 0)
-			fig_set(&in->cap, in->k->total, "stated", "OOM", "event", in->k->ev, in->kwhere);
+			ledger_fig_set(&in->cap, in->k->total, "stated", "OOM", "event", in->k->ev, in->kwhere);
 		else if (in->e.total > 0)
-			fig_set(&in->cap, in->e.total, "stated", "start-up", "engine", in->e.id, in->e.what);
+			ledger_fig_set(&in->cap, in->e.total, "stated", "start-up", "engine", in->e.id, in->e.what);
 	}
-	series_fig(c, "gpu.used_bytes", in->gpu, 1, "nvidia-smi/DCGM", &in->used);
+	ledger_series_fig(c, "gpu.used_bytes", in->gpu, 1, "nvidia-smi/DCGM", &in->used);
 	/* PyTorch's own figures: the message, the snapshot, memory_stats */
 	if (in->k) {
 		const struct rl_card *m = in->k;
-		fig_set(&in->reserved, m->reserved, "stated", "OOM", "event", m->ev, in->kwhere);
-		fig_set(&in->alloc, m->alloc, "stated", "OOM", "event", m->ev, in->kwhere);
-		fig_set(&in->unalloc, m->unalloc, "stated", "OOM", "event", m->ev, in->kwhere);
+		ledger_fig_set(&in->reserved, m->reserved, "stated", "OOM", "event", m->ev, in->kwhere);
+		ledger_fig_set(&in->alloc, m->alloc, "stated", "OOM", "event", m->ev, in->kwhere);
+		ledger_fig_set(&in->unalloc, m->unalloc, "stated", "OOM", "event", m->ev, in->kwhere);
 		if (m->pools > 0)
-			fig_set(&in->pools, m->pools, "stated", "OOM", "event", m->ev, in->kwhere);
+			ledger_fig_set(&in->pools, m->pools, "stated", "OOM", "event", m->ev, in->kwhere);
 	}
 	snapshot_figs(c, in);
 	if (in->reserved.v < 0 &&
-	    series_fig(c, "torch.reserved_bytes", in->cuda, 1, "PyTorch's", &in->reserved) < 0 && first)
-		series_fig(c, "torch.reserved_bytes", "cuda", 1, "PyTorch's", &in->reserved);
+	    ledger_series_fig(c, "torch.reserved_bytes", in->cuda, 1, "PyTorch's", &in->reserved) < 0 && first)
+		ledger_series_fig(c, "torch.reserved_bytes", "cuda", 1, "PyTorch's", &in->reserved);
 	if (in->alloc.v < 0 &&
-	    series_fig(c, "torch.allocated_bytes", in->cuda, 1, "PyTorch's", &in->alloc) < 0 && first)
-		series_fig(c, "torch.allocated_bytes", "cuda", 1, "PyTorch's", &in->alloc);
+	    ledger_series_fig(c, "torch.allocated_bytes", in->cuda, 1, "PyTorch's", &in->alloc) < 0 && first)
+		ledger_series_fig(c, "torch.allocated_bytes", "cuda", 1, "PyTorch's", &in->alloc);
 	if (in->unalloc.v < 0 && in->reserved.v >= 0 && in->alloc.v >= 0 &&
 	    in->reserved.v >= in->alloc.v && !strcmp(in->reserved.moment, in->alloc.moment))
-		fig_set(&in->unalloc, in->reserved.v - in->alloc.v, in->reserved.certainty,
+		ledger_fig_set(&in->unalloc, in->reserved.v - in->alloc.v, in->reserved.certainty,
 			in->reserved.moment, in->reserved.ref_table, in->reserved.ref_id,
 			in->reserved.source);
 	return smi_processes(c, in);
@@ -597,36 +430,36 @@ static void pytorch_lines(struct account *a, const struct card_in *in)
 	int split = 0;
 	struct lline *l;
 
-	if (e->weights >= 0 && add(a, "weights", e->weights, 1, "stated", "start-up", "engine", e->id,
+	if (e->weights >= 0 && ledger_add(a, "weights", e->weights, 1, "stated", "start-up", "engine", e->id,
 				   "%s", e->what))
 		known += e->weights, split = 1;
-	if (e->kv > 0 && add(a, "kv_cache", e->kv, 1, "stated", "start-up", "engine", e->id, "%s",
+	if (e->kv > 0 && ledger_add(a, "kv_cache", e->kv, 1, "stated", "start-up", "engine", e->id, "%s",
 			     e->what))
 		known += e->kv, split = 1;
 	else if (e->kv <= 0 && e->id && e->kv != -1)
-		add(a, "kv_cache", 0, 0, "stated", "start-up", "engine", e->id, "%s: %s (no room"
+		ledger_add(a, "kv_cache", 0, 0, "stated", "start-up", "engine", e->id, "%s: %s (no room"
 		    " was left for a KV cache)", e->what, e->kv < 0 ? "negative" : "zero");
-	if (e->graphs >= 0 && add(a, "cuda_graphs", e->graphs, 1, "stated", "start-up", "engine",
+	if (e->graphs >= 0 && ledger_add(a, "cuda_graphs", e->graphs, 1, "stated", "start-up", "engine",
 				  e->id, "%s", e->what))
 		known += e->graphs, split = 1;
-	else if (in->pools.v > 0 && add_fig(a, "cuda_graphs", 1, &in->pools)) {
+	else if (in->pools.v > 0 && ledger_add_fig(a, "cuda_graphs", 1, &in->pools)) {
 		known += in->pools.v, split = 1;
 		snprintf(a->l[a->n - 1].label, sizeof(a->l[0].label), "private pools (CUDA graphs,"
 			 " MemPool)");
 	}
 	if (in->alloc.v >= 0 && !split) {
-		if ((l = add_fig(a, "activations", 1, &in->alloc)))
+		if ((l = ledger_add_fig(a, "activations", 1, &in->alloc)))
 			snprintf(l->label, sizeof(l->label), "PyTorch tensors (weights, KV cache and"
 				 " activations not told apart)");
 	} else if (in->alloc.v >= 0 && in->alloc.v >= known) {
-		add(a, "activations", in->alloc.v - known, 1, "inferred", in->alloc.moment,
+		ledger_add(a, "activations", in->alloc.v - known, 1, "inferred", in->alloc.moment,
 		    in->alloc.ref_table, in->alloc.ref_id, "%s: allocated, less the engine's"
 		    " weights, KV cache and CUDA graphs", in->alloc.source);
-	} else if (e->act >= 0 && (l = add(a, "activations", e->act, 1, "stated", "start-up",
+	} else if (e->act >= 0 && (l = ledger_add(a, "activations", e->act, 1, "stated", "start-up",
 					   "engine", e->id, "%s", e->what))) {
 		snprintf(l->label, sizeof(l->label), "activations (the engine's profiling peak)");
 	}
-	add_fig(a, "pytorch_cache", 1, &in->unalloc);
+	ledger_add_fig(a, "pytorch_cache", 1, &in->unalloc);
 }
 
 /* Memory outside PyTorch, the other processes, what is in use and free. */
@@ -636,71 +469,35 @@ static void outside_lines(struct rule_ctx *c, struct account *a, const struct ca
 	char src[300];
 
 	if (k && k->non_pytorch >= 0)
-		add(a, "non_pytorch", k->non_pytorch, 1, "inferred", "OOM", "event", k->ev,
+		ledger_add(a, "non_pytorch", k->non_pytorch, 1, "inferred", "OOM", "event", k->ev,
 		    "%s: this process's use less PyTorch's reserve", in->kwhere);
 	else if (in->e.non_torch >= 0)
-		add(a, "non_pytorch", in->e.non_torch, 1, "stated", "start-up", "engine", in->e.id,
+		ledger_add(a, "non_pytorch", in->e.non_torch, 1, "stated", "start-up", "engine", in->e.id,
 		    "%s", in->e.what);
 	else if (in->self.v >= 0 && in->reserved.v >= 0 && in->self.v >= in->reserved.v)
-		add(a, "non_pytorch", in->self.v - in->reserved.v, 1, "inferred", in->self.moment,
+		ledger_add(a, "non_pytorch", in->self.v - in->reserved.v, 1, "inferred", in->self.moment,
 		    in->self.ref_table, in->self.ref_id, "%s less PyTorch's reserve (%s)",
 		    in->self.source, in->reserved.source);
 	if (in->self.v >= 0 && in->reserved.v < 0 && in->alloc.v < 0 && !in->e.id) {
-		struct lline *l = add_fig(a, "process", 1, &in->self);
+		struct lline *l = ledger_add_fig(a, "process", 1, &in->self);
 		if (l)
 			snprintf(l->label, sizeof(l->label), "pid %lld (nvidia-smi's count, not split)",
 				 (long long)in->self_pid);
 	}
 	if (k && k->listed && k->others > 0)
-		add(a, "other_processes", k->others, 1, "stated", "OOM", "event", k->ev,
+		ledger_add(a, "other_processes", k->others, 1, "stated", "OOM", "event", k->ev,
 		    "%s: %d other process%s listed", in->kwhere, k->n_others, k->n_others > 1 ? "es" : "");
 	else
-		add_fig(a, "other_processes", 1, &in->others);
-	add_fig(a, "in_use", 0, &in->used);
+		ledger_add_fig(a, "other_processes", 1, &in->others);
+	ledger_add_fig(a, "in_use", 0, &in->used);
 	if (k && k->free >= 0)
-		add(a, "free", k->free, 1, "stated", "OOM", "event", k->ev, "%s", in->kwhere);
+		ledger_add(a, "free", k->free, 1, "stated", "OOM", "event", k->ev, "%s", in->kwhere);
 	else if (in->cap.v > 0 && in->used.v >= 0 && in->used.v <= in->cap.v) {
 		snprintf(src, sizeof(src), "capacity less %s", in->used.source);
-		add(a, "free", in->cap.v - in->used.v, 1, in->used.certainty, in->used.moment,
+		ledger_add(a, "free", in->cap.v - in->used.v, 1, in->used.certainty, in->used.moment,
 		    in->used.ref_table, in->used.ref_id, "%s", src);
 	}
 	(void)c;
-}
-
-/* What the lines leave of the capacity (or of what is in use when the
- * capacity is unknown): unexplained, or over-counted. */
-void balance(struct account *a, const char *label, const char *why_over)
-{
-	struct lline *cap = find(a, "capacity"), *used = find(a, "in_use"), *fr = find(a, "free"), *l;
-	double sum = 0, whole, rest;
-	int i, parts = 0;
-
-	for (i = 0; i < a->n; i++)
-		if (a->l[i].part && strcmp(a->l[i].line, "free")) {
-			sum += a->l[i].bytes;
-			parts++;
-		}
-	if (cap && fr)
-		whole = cap->bytes - fr->bytes;
-	else if (used)
-		whole = used->bytes;
-	else if (cap)
-		whole = cap->bytes;
-	else
-		return;
-	rest = whole - sum;
-	if (rest >= REST_MIN(whole)) {
-		l = add(a, "unexplained", rest, 1, "inferred", cap && fr ? fr->moment : used ?
-			used->moment : "OOM", NULL, 0, parts ? "%s less every line above" :
-			"%s: no artifact says what held it", cap && fr ? "capacity less free" :
-			used ? "in use" : "capacity");
-		if (l && label)
-			snprintf(l->label, sizeof(l->label), "%s", label);
-	} else if (rest <= -REST_MIN(whole)) {
-		add(a, "over_counted", -rest, 0, "inferred", "mixed", NULL, 0, "the lines add up to"
-		    " more than %s: %s", cap && fr ? "the capacity less free" : "what was in use",
-		    why_over);
-	}
 }
 
 /* One card's ledger into a. 1 when it has a line, 0, -1 failed. */
@@ -719,11 +516,11 @@ static int card_account(struct rule_ctx *c, int64_t d, int first, const struct r
 		return -1;
 	}
 	snprintf(a->entity, sizeof(a->entity), "%s", in->gpu);
-	add_fig(a, "capacity", 0, &in->cap);
+	ledger_add_fig(a, "capacity", 0, &in->cap);
 	pytorch_lines(a, in);
 	outside_lines(c, a, in);
 	ledger_peak_notes(c, a, in->cuda, first);
-	balance(a, NULL, "figures from different moments (the engine's at start-up, PyTorch's"
+	ledger_balance(a, NULL, "figures from different moments (the engine's at start-up, PyTorch's"
 		" at the OOM)");
 	free(in);
 	return a->n > 0;

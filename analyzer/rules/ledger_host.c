@@ -19,7 +19,7 @@ struct kr {
 
 static double kb_col(sqlite3_stmt *st, int i)
 {
-	double v = col_size(st, i);
+	double v = ledger_col_size(st, i);
 
 	return v < 0 || v > 1e16 ? -1 : v * 1024;
 }
@@ -45,7 +45,7 @@ static int kr_read(struct rule_ctx *c, struct kr *r)
 		r->kill = sqlite3_column_int64(st, 0);
 		r->pid = sqlite3_column_type(st, 1) == SQLITE_NULL ? OL_NULL : sqlite3_column_int64(st, 1);
 		snprintf(r->comm, sizeof(r->comm), "%s", q_text(st, 2));
-		r->victim_bytes = col_size(st, 3);
+		r->victim_bytes = ledger_col_size(st, 3);
 		r->inv = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
 		snprintf(r->memcg, sizeof(r->memcg), "%s", q_text(st, 5));
 		snprintf(r->constraint, sizeof(r->constraint), "%s", q_text(st, 6));
@@ -66,7 +66,7 @@ static int kr_read(struct rule_ctx *c, struct kr *r)
 		r->inv = sqlite3_column_int64(st, 0);
 		r->art = sqlite3_column_int64(st, 1);
 		snprintf(r->where, sizeof(r->where), "kernel OOM report (%s line %lld)",
-			 art_name(c, r->art, name, sizeof(name)), (long long)sqlite3_column_int64(st, 2));
+			 ledger_art_name(c, r->art, name, sizeof(name)), (long long)sqlite3_column_int64(st, 2));
 		r->usage = kb_col(st, 3), r->limit = kb_col(st, 4);
 		r->ram = kb_col(st, 5), r->free = kb_col(st, 6);
 		r->swap_usage = kb_col(st, 7), r->swap_total = kb_col(st, 8), r->swap_free = kb_col(st, 9);
@@ -95,18 +95,18 @@ static void kr_tasks(struct rule_ctx *c, const struct kr *r, struct account *a)
 	if (r->pid != OL_NULL)
 		sqlite3_bind_int64(st, 2, r->pid);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		if (col_size(st, 0) >= 0 &&
-		    (l = add(a, "victim", col_size(st, 0), 1, "stated", "OOM", "event", r->inv,
+		if (ledger_col_size(st, 0) >= 0 &&
+		    (l = ledger_add(a, "victim", ledger_col_size(st, 0), 1, "stated", "OOM", "event", r->inv,
 			     "%s: its task dump", r->where)))
 			snprintf(l->label, sizeof(l->label), "the killed process: %s (pid %lld), RSS",
 				 r->comm, (long long)r->pid);
 		else if (r->victim_bytes >= 0 && r->kill &&
-			 (l = add(a, "victim", r->victim_bytes, 1, "stated", "OOM", "event", r->kill,
+			 (l = ledger_add(a, "victim", r->victim_bytes, 1, "stated", "OOM", "event", r->kill,
 				  "%s: the kill line", r->where)))
 			snprintf(l->label, sizeof(l->label), "the killed process: %s (pid %lld)",
 				 r->comm, (long long)r->pid);
-		if (col_size(st, 1) >= 0 &&
-		    (l = add(a, "other_tasks", col_size(st, 1), 1, "stated", "OOM", "event", r->inv,
+		if (ledger_col_size(st, 1) >= 0 &&
+		    (l = ledger_add(a, "other_tasks", ledger_col_size(st, 1), 1, "stated", "OOM", "event", r->inv,
 			     "%s: its task dump", r->where)))
 			snprintf(l->label, sizeof(l->label), "%lld other task%s, RSS",
 				 (long long)sqlite3_column_int64(st, 2),
@@ -128,40 +128,40 @@ static int kernel_account(struct rule_ctx *c, const struct kr *r, struct account
 	f.v = -1;
 	if (memcg) {
 		if (r->limit > 0)
-			add(a, "capacity", r->limit, 0, "stated", "OOM", "event", r->inv,
+			ledger_add(a, "capacity", r->limit, 0, "stated", "OOM", "event", r->inv,
 			    "%s: the memory cgroup's limit", r->where);
-		else if (meta_fig(c, "cgroup.max_bytes", "measured", &f) == 0)
-			add_fig(a, "capacity", 0, &f);
+		else if (ledger_meta_fig(c, "cgroup.max_bytes", "measured", &f) == 0)
+			ledger_add_fig(a, "capacity", 0, &f);
 		if (r->usage >= 0)
-			add(a, "in_use", r->usage, 0, "stated", "OOM", "event", r->inv,
+			ledger_add(a, "in_use", r->usage, 0, "stated", "OOM", "event", r->inv,
 			    "%s: the memory cgroup's usage", r->where);
 	} else {
 		if (r->ram > 0)
-			add(a, "capacity", r->ram, 0, "stated", "OOM", "event", r->inv,
+			ledger_add(a, "capacity", r->ram, 0, "stated", "OOM", "event", r->inv,
 			    "%s: RAM (Mem-Info)", r->where);
 		if (r->ram > 0 && r->free >= 0 && r->free <= r->ram)
-			add(a, "in_use", r->ram - r->free, 0, "inferred", "OOM", "event", r->inv,
+			ledger_add(a, "in_use", r->ram - r->free, 0, "inferred", "OOM", "event", r->inv,
 			    "%s: RAM less free", r->where);
 	}
 	if (r->inv)
 		kr_tasks(c, r, a);
-	else if (r->victim_bytes >= 0 && (l = add(a, "victim", r->victim_bytes, 1, "stated", "OOM",
+	else if (r->victim_bytes >= 0 && (l = ledger_add(a, "victim", r->victim_bytes, 1, "stated", "OOM",
 						  "event", r->kill, "the kernel's kill line")))
 		snprintf(l->label, sizeof(l->label), "the killed process: %s (pid %lld)", r->comm,
 			 (long long)r->pid);
 	if (!memcg && r->free >= 0)
-		add(a, "free", r->free, 1, "stated", "OOM", "event", r->inv, "%s: Mem-Info", r->where);
-	else if (memcg && find(a, "capacity") && find(a, "in_use") &&
-		 find(a, "capacity")->bytes >= find(a, "in_use")->bytes)
-		add(a, "free", find(a, "capacity")->bytes - find(a, "in_use")->bytes, 1, "inferred",
+		ledger_add(a, "free", r->free, 1, "stated", "OOM", "event", r->inv, "%s: Mem-Info", r->where);
+	else if (memcg && ledger_find(a, "capacity") && ledger_find(a, "in_use") &&
+		 ledger_find(a, "capacity")->bytes >= ledger_find(a, "in_use")->bytes)
+		ledger_add(a, "free", ledger_find(a, "capacity")->bytes - ledger_find(a, "in_use")->bytes, 1, "inferred",
 		    "OOM", "event", r->inv, "the limit less the usage");
 	if (memcg && r->swap_usage >= 0)
-		add(a, "swap", r->swap_usage, 0, "stated", "OOM", "event", r->inv,
+		ledger_add(a, "swap", r->swap_usage, 0, "stated", "OOM", "event", r->inv,
 		    "%s: the memory cgroup's swap", r->where);
 	else if (!memcg && r->swap_total > 0 && r->swap_free >= 0 && r->swap_free <= r->swap_total)
-		add(a, "swap", r->swap_total - r->swap_free, 0, "stated", "OOM", "event", r->inv,
+		ledger_add(a, "swap", r->swap_total - r->swap_free, 0, "stated", "OOM", "event", r->inv,
 		    "%s: swap in use", r->where);
-	balance(a, "not in any task's RSS (page cache, kernel memory, shared memory)",
+	ledger_balance(a, "not in any task's RSS (page cache, kernel memory, shared memory)",
 		"RSS counts shared and file pages in every task that maps them, and pages the"
 		" cgroup does not charge");
 	return a->n > 0;
@@ -185,21 +185,21 @@ static int cgroup_account(struct rule_ctx *c, struct account *a)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		snprintf(a->entity, sizeof(a->entity), "%s", q_text(st, 0));
 	sqlite3_finalize(st);
-	if (series_fig(c, "cgroup.current_bytes", a->entity, 1, "cgroup", &f) < 0)
+	if (ledger_series_fig(c, "cgroup.current_bytes", a->entity, 1, "cgroup", &f) < 0)
 		return 0;
 	if (!a->entity[0])
 		snprintf(a->entity, sizeof(a->entity), "memory cgroup");
-	if (meta_fig(c, "cgroup.max_bytes", "measured", &f) == 0)
-		add_fig(a, "capacity", 0, &f);
-	series_fig(c, "cgroup.current_bytes", a->entity, 1, "cgroup", &f);
-	add_fig(a, "in_use", 0, &f);
+	if (ledger_meta_fig(c, "cgroup.max_bytes", "measured", &f) == 0)
+		ledger_add_fig(a, "capacity", 0, &f);
+	ledger_series_fig(c, "cgroup.current_bytes", a->entity, 1, "cgroup", &f);
+	ledger_add_fig(a, "in_use", 0, &f);
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		if (series_fig(c, parts[i][0], a->entity, 1, "cgroup memory.stat", &f) == 0)
-			add_fig(a, parts[i][1], 1, &f);
-	if (find(a, "capacity") && find(a, "capacity")->bytes >= find(a, "in_use")->bytes)
-		add(a, "free", find(a, "capacity")->bytes - find(a, "in_use")->bytes, 1, "inferred",
+		if (ledger_series_fig(c, parts[i][0], a->entity, 1, "cgroup memory.stat", &f) == 0)
+			ledger_add_fig(a, parts[i][1], 1, &f);
+	if (ledger_find(a, "capacity") && ledger_find(a, "capacity")->bytes >= ledger_find(a, "in_use")->bytes)
+		ledger_add(a, "free", ledger_find(a, "capacity")->bytes - ledger_find(a, "in_use")->bytes, 1, "inferred",
 		    f.moment, NULL, 0, "the limit less the usage");
-	balance(a, "the rest (kernel memory, sockets, page tables)",
+	ledger_balance(a, "the rest (kernel memory, sockets, page tables)",
 		"memory.stat and memory.current read at different moments");
 	return a->n > 0;
 }

@@ -21,19 +21,19 @@ void ledger_peak_notes(struct rule_ctx *c, struct account *a, const char *cuda, 
 	int i;
 
 	for (i = 0; i < 2 && ent[i]; i++)
-		if (series_fig(c, "torch.allocated_peak_bytes", ent[i], 0, "PyTorch's", &f) == 0) {
-			add_fig(a, "allocated_peak", 0, &f);
+		if (ledger_series_fig(c, "torch.allocated_peak_bytes", ent[i], 0, "PyTorch's", &f) == 0) {
+			ledger_add_fig(a, "allocated_peak", 0, &f);
 			break;
 		}
 	for (i = 0; i < 2 && ent[i]; i++)
-		if (series_fig(c, "torch.reserved_peak_bytes", ent[i], 0, "PyTorch's", &f) == 0)
+		if (ledger_series_fig(c, "torch.reserved_peak_bytes", ent[i], 0, "PyTorch's", &f) == 0)
 			break;
-	if (i == 2 || !ent[i] || !(l = add_fig(a, "reserved_peak", 0, &f)))
+	if (i == 2 || !ent[i] || !(l = ledger_add_fig(a, "reserved_peak", 0, &f)))
 		return;
-	if (series_fig(c, "torch.num_ooms", ent[i], 0, "PyTorch's", &n) == 0 && n.v > 0)
+	if (ledger_series_fig(c, "torch.num_ooms", ent[i], 0, "PyTorch's", &n) == 0 && n.v > 0)
 		snprintf(l->label + strlen(l->label), sizeof(l->label) - strlen(l->label),
 			 "; %.0f OOM%s counted", n.v, n.v == 1 ? "" : "s");
-	if (series_fig(c, "torch.num_alloc_retries", ent[i], 0, "PyTorch's", &n) == 0 && n.v > 0)
+	if (ledger_series_fig(c, "torch.num_alloc_retries", ent[i], 0, "PyTorch's", &n) == 0 && n.v > 0)
 		snprintf(l->label + strlen(l->label), sizeof(l->label) - strlen(l->label),
 			 "; %.0f cudaMalloc retr%s", n.v, n.v == 1 ? "y" : "ies");
 }

@@ -10,6 +10,7 @@
  * the primary's score, raised a little by each further finding of the
  * same class and lowered by the strength of the strongest other class.
  */
+#include "analyzer/derive/derive.h"
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/rulelib.h"
 #include "lib/strbuf.h"
@@ -337,6 +338,8 @@ int analyze_timeline(struct timeline *tl, struct strbuf *err)
 	c->db = tl->db;
 	if (rl_exec(c, "BEGIN; DELETE FROM evidence; DELETE FROM finding; DELETE FROM verdict") < 0)
 		return analysis_failed(c, "clearing the old findings failed", err);
+	if (derive_incident(tl, err) < 0)
+		return analysis_failed(c, NULL, NULL);   /* derive_incident() said why in err */
 	c->oom_ns = rl_oom_time(c);
 	for (r = rules; r->name; r++)
 		if (r->run(c) < 0 || c->failed) {

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "parsers/sink.h"
+#include "parsers/common/sink.h"
 #include "analyzer/store/table.h"
 
 struct strbuf;

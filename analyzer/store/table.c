@@ -5,7 +5,7 @@
 #include "analyzer/store/table.h"
 #include "analyzer/store/packed.h"
 #include "lib/strbuf.h"
-#include "parsers/sink.h"
+#include "parsers/common/sink.h"
 
 #include <stdlib.h>
 #include <math.h>

@@ -5,7 +5,7 @@
  * declaration, and where its value lives in the record's C struct (an
  * offsetof) with how to bind it. From that one list the store builds the
  * table's CREATE TABLE, its INSERT and the binds of every insert, so a
- * field is spelled once beside its struct (parsers/sink.h), and the
+ * field is spelled once beside its struct (parsers/common/sink.h), and the
  * schema users query (docs/schema.md) cannot drift from what is written.
  *
  * This module knows SQLite and the descriptors, not the timeline: the

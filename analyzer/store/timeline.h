@@ -27,7 +27,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "parsers/sink.h"
+#include "parsers/common/sink.h"
 
 #define TIMELINE_SCHEMA_VERSION 3
 /* PRAGMA application_id of every oomlens database: "OOML". */

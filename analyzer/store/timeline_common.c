@@ -390,7 +390,7 @@ int timeline_diag(struct timeline *tl, int64_t artifact_id, uint64_t line,
  * artifact's transaction ends, so that a rollback does not lose them.
  * Nothing here touches SQLite, which is what lets a snapshot's decoder
  * thread report through sink_diagf while the caller's thread inserts
- * (parsers/torch_pipe.c); one thread at a time may report. */
+ * (parsers/torch/torch_pipe.c); one thread at a time may report. */
 static int64_t op_diag(struct sink *s, uint64_t line, uint64_t offset,
 		       enum ol_severity sev, const char *msg)
 {

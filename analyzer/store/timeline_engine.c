@@ -2,10 +2,10 @@
  * timeline_engine.c -- the store of serving-engine instances: table
  * engine (docs/schema.md "Serving engines"), one row per instance a
  * server log names, with the memory accounting the log states for it,
- * and the sink op that fills it (parsers/sink.h).
+ * and the sink op that fills it (parsers/common/sink.h).
  *
  * The fact columns come from the one list of facts (ENGINE_FACTS in
- * parsers/engine_lines.h), so a new fact is a new column without a second
+ * parsers/serving/engine_lines.h), so a new fact is a new column without a second
  * spelling. Sizes and counts are INTEGER columns: the parser rounds them
  * and SQLite stores an integral REAL bound to an INTEGER column as an
  * integer; an unsaid fact (NaN) is NULL.

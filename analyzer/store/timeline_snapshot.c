@@ -1,7 +1,7 @@
 /*
  * timeline_snapshot.c -- the store of PyTorch memory snapshots: tables
  * snapshot, segment, block, trace, alloc (docs/schema.md "PyTorch
- * snapshots") and the sink ops that fill them (parsers/sink.h).
+ * snapshots") and the sink ops that fill them (parsers/common/sink.h).
  *
  * Each table is one column list (table.h); each op is one insert of the
  * parser's record through a cached prepared statement inside the

@@ -1,0 +1,36 @@
+/*
+ * derive.h -- the incident's facts, computed once (analyzer/derive/).
+ *
+ * Between the store, which records what the artifacts say, and the rules,
+ * which judge: every fact that more than one reader needs (the OOMs and
+ * "the OOM" among them, the victim, each account's peak...) is computed
+ * here, once, into tables of the incident database (docs/schema.md).
+ * Rules and reports read those tables; neither recomputes them.
+ *
+ * Each derivation is a pass (struct derive_pass): it drops and rebuilds
+ * its own tables from the store's, so running derive_incident() twice
+ * gives the same database. Passes run in the order of derive_passes[],
+ * later ones may read what earlier ones wrote.
+ */
+#ifndef OOMLENS_DERIVE_H
+#define OOMLENS_DERIVE_H
+
+#include <sqlite3.h>
+
+struct strbuf;
+struct timeline;
+
+struct derive_pass {
+	const char *name;
+	const char *what;               /* one line: the tables it writes */
+	int (*run)(sqlite3 *db, struct strbuf *err);   /* 0, or -1 with why in err */
+};
+
+extern const struct derive_pass derive_passes[];
+
+/* Run every pass inside the caller's transaction (analyze_timeline()
+ * holds one). 0, or -1 with "derive <pass>: why" in err (may be NULL);
+ * the caller rolls back. Prints nothing. */
+int derive_incident(struct timeline *tl, struct strbuf *err);
+
+#endif

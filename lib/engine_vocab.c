@@ -1,0 +1,60 @@
+/*
+ * engine_vocab.c -- the names of the serving engines' vocabulary
+ * (engine_vocab.h): engines, accounting facts, errors, load series.
+ */
+#include "lib/engine_vocab.h"
+
+const char *engine_kind_name(enum engine_kind k)
+{
+	static const char *const names[ENGINE__COUNT] = { "unknown", "vllm", "sglang", "tgi",
+							  "tensorrt-llm", "triton", "pytorch" };
+	return (unsigned)k < ENGINE__COUNT ? names[k] : "unknown";
+}
+
+#define ENGINE_FACT_NAME(key, name, integer) #name,
+#define ENGINE_FACT_INTEGER(key, name, integer) integer,
+static const char *const fact_names[EF__COUNT] = { ENGINE_FACTS(ENGINE_FACT_NAME) };
+static const char fact_integer[EF__COUNT] = { ENGINE_FACTS(ENGINE_FACT_INTEGER) };
+
+const char *engine_fact_name(enum engine_fact f)
+{
+	return (unsigned)f < EF__COUNT ? fact_names[f] : "unknown";
+}
+
+int engine_fact_integer(enum engine_fact f)
+{
+	return (unsigned)f < EF__COUNT && fact_integer[f];
+}
+
+const char *engine_error_name(enum engine_error e)
+{
+	static const char *const names[EE__COUNT] = {
+		"none", "kv_no_memory", "max_len_exceeds_kv", "free_below_utilization",
+		"cuda_oom", "graph_capture_oom", "engine_dead", "prefill_oom",
+		"shard_cannot_start", "decode_oom", "retract", "nccl_oom",
+		"cublas_alloc_failed", "trt_oom", "expandable_unsupported",
+	};
+	return (unsigned)e < EE__COUNT ? names[e] : "unknown";
+}
+
+const char *engine_stat_series(enum engine_stat s)
+{
+	static const char *const names[ES__COUNT] = {
+		"server.running", "server.waiting", "server.swapped", "server.gpu_kv_usage",
+		"server.cpu_kv_usage", "server.swa_kv_usage", "server.prefix_cache_hit_rate",
+		"server.prompt_tokens_per_s", "server.gen_tokens_per_s",
+	};
+	return (unsigned)s < ES__COUNT ? names[s] : "unknown";
+}
+
+const char *engine_stat_unit(enum engine_stat s)
+{
+	switch (s) {
+	case ES_RUNNING: case ES_WAITING: case ES_SWAPPED:
+		return "requests";
+	case ES_PROMPT_TPS: case ES_GEN_TPS:
+		return "tokens/s";
+	default:
+		return "percent";
+	}
+}

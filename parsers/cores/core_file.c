@@ -1,0 +1,144 @@
+/*
+ * core_file.c -- opening a core dump for libelf and counting what a core
+ * reader stored; shared by cuda_core.c and host_core.c. See core_file.h.
+ */
+#include "parsers/cores/core_file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t cuda_core_gz_limit = 64ull << 30;
+
+void core_note(struct core_out *o, int64_t r)
+{
+	if (r < 0)
+		o->failed = 1;
+	else
+		o->records++;
+}
+
+void core_diag(struct core_out *o, uint64_t off, enum ol_severity sev, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (sink_diagf(o->s, 0, off, sev, "%s", msg) < 0)
+		o->failed = 1;
+}
+
+/* Write n bytes to fd; an all-zero block becomes a hole. 0, or -1 (errno
+ * set). */
+static int write_sparse(int fd, const unsigned char *buf, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n && !buf[k]; k++)
+		;
+	if (k == n)
+		return lseek(fd, (off_t)n, SEEK_CUR) < 0 ? -1 : 0;
+	return write(fd, buf, n) == (ssize_t)n ? 0 : -1;
+}
+
+int core_inflate_tmp(struct input *in, struct sink *s)
+{
+	struct core_out o = { s, 0, 0 };
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	unsigned char *buf = NULL;
+	uint64_t total = 0;
+	int fd;
+	const size_t bsz = 256 * 1024;
+
+	snprintf(path, sizeof(path), "%s/oomlens-cudacore-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		core_diag(&o, 0, OL_ERROR, "cannot create a temporary file to inflate the gzip "
+			  "core into (%s): %s", path, strerror(errno));
+		goto out;
+	}
+	unlink(path);
+	buf = malloc(bsz);
+	if (!buf)
+		goto fail;
+	for (;;) {
+		ssize_t n = input_read(in, buf, bsz);
+
+		if (n <= 0)
+			break;
+		if (total + (uint64_t)n > cuda_core_gz_limit) {
+			n = (ssize_t)(cuda_core_gz_limit - total);
+			core_diag(&o, total, OL_ERROR, "the gzip core inflates to more than the "
+				  "%llu-byte limit; only the first %llu bytes are read",
+				  (unsigned long long)cuda_core_gz_limit,
+				  (unsigned long long)cuda_core_gz_limit);
+		}
+		if (write_sparse(fd, buf, (size_t)n) < 0)
+			goto fail;
+		total += (uint64_t)n;
+		if (total >= cuda_core_gz_limit)
+			break;
+	}
+	if (ftruncate(fd, (off_t)total) < 0)
+		goto fail;
+	goto out;
+fail:
+	core_diag(&o, total, OL_ERROR, "cannot write the inflated core to a temporary file "
+		  "after %llu bytes: %s", (unsigned long long)total, strerror(errno));
+	close(fd);
+	fd = -1;
+out:
+	free(buf);
+	if (o.failed && fd >= 0) {
+		close(fd);
+		return -2;
+	}
+	return o.failed ? -2 : fd;
+}
+
+enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s)
+{
+	ce->elf = NULL;
+	ce->fd = ce->tmpfd = -1;
+	ce->copy = NULL;
+	elf_version(EV_CURRENT);
+	if (in->mem) {
+		/* elf_memory wants writable memory: work on a private copy. */
+		ce->copy = malloc(in->mem_len ? in->mem_len : 1);
+		if (!ce->copy)
+			return CORE_OPEN_NOMEM;
+		memcpy(ce->copy, in->mem, in->mem_len);
+		in->offset = in->mem_len;
+		ce->elf = elf_memory((char *)ce->copy, in->mem_len);
+		return CORE_OPEN_OK;
+	}
+	ce->fd = in->fd;
+	if (in->compressed) {
+		int fd = core_inflate_tmp(in, s);
+		if (fd < 0) {
+			ce->fd = -1;
+			return fd == -2 ? CORE_OPEN_SINK : CORE_OPEN_NOFILE;
+		}
+		ce->fd = ce->tmpfd = fd;
+	}
+	ce->elf = elf_begin(ce->fd, ELF_C_READ_MMAP, NULL);
+	return CORE_OPEN_OK;
+}
+
+void core_elf_close(struct core_elf *ce)
+{
+	if (ce->elf)
+		elf_end(ce->elf);
+	ce->elf = NULL;
+	free(ce->copy);
+	ce->copy = NULL;
+	if (ce->tmpfd >= 0)
+		close(ce->tmpfd);
+	ce->tmpfd = ce->fd = -1;
+}

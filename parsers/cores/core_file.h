@@ -1,0 +1,64 @@
+/*
+ * core_file.h -- what the two core dump readers (cuda_core.c, host_core.c)
+ * share: opening a core for libelf, and counting what a reader stored.
+ *
+ * Opening: an in-memory input is copied (libelf wants writable memory), a
+ * gzip-compressed core is inflated into an unlinked sparse temporary file
+ * (at most cuda_core_gz_limit bytes), a plain file is mapped. Nothing from
+ * the core is ever executed.
+ */
+#ifndef OOMLENS_CORE_FILE_H
+#define OOMLENS_CORE_FILE_H
+
+#include <libelf.h>
+#include <stdint.h>
+
+#include "parsers/common/sink.h"
+#include "lib/input.h"
+
+/* Most bytes a gzip-compressed core (CUDA or host) is inflated to; the
+ * rest is reported as cut. A variable so that tests can lower it. */
+extern uint64_t cuda_core_gz_limit;
+
+/* Inflate a gzip input into an unlinked sparse temporary file, leaving
+ * holes for zero blocks. Returns its fd (the caller closes it), -1
+ * (diagnostic given) or -2 (the sink failed). */
+int core_inflate_tmp(struct input *in, struct sink *s);
+
+/* A core opened for libelf. */
+struct core_elf {
+	Elf *elf;              /* NULL: libelf could not start on it */
+	int fd;                /* what libelf reads; -1 for an in-memory input */
+	int tmpfd;             /* the inflated temporary file, or -1 */
+	unsigned char *copy;   /* the private copy of an in-memory input, or NULL */
+};
+
+enum core_open {
+	CORE_OPEN_OK = 0,      /* ce->elf may still be NULL: see elf_errmsg */
+	CORE_OPEN_NOMEM,       /* no memory for the copy; nothing said */
+	CORE_OPEN_NOFILE,      /* the gzip core could not be inflated (diagnostic given) */
+	CORE_OPEN_SINK,        /* the sink failed while saying so */
+};
+
+/* Open in for libelf into ce (always safe to core_elf_close after). For
+ * an in-memory input, in->offset is set to its length; for a file the
+ * caller sets it. */
+enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s);
+/* Release what core_elf_open made (ends the Elf, closes the temporary). */
+void core_elf_close(struct core_elf *ce);
+
+/* A reader's tally: its sink, the records stored, and whether the sink
+ * failed (the reader then stops and returns -1). */
+struct core_out {
+	struct sink *s;
+	int records;
+	int failed;
+};
+
+/* Count the result of a sink op: an id/1 is a record, -1 a store failure. */
+void core_note(struct core_out *o, int64_t r);
+/* A diagnostic at byte offset off; remembers a store failure. */
+void core_diag(struct core_out *o, uint64_t off, enum ol_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * cuda_core.c -- CUDA GPU core dumps (.nvcudmp): devices, contexts,
+ * modules (with kernel names from their relocated cubins), grids,
+ * exceptions and recorded device memory regions, read with libelf.
+ *
+ * The format (docs/formats.md, "CUDA core dumps") is an ELF64 ET_CORE,
+ * EM_CUDA file whose sections form a tree wired by sh_link (parent section)
+ * and sh_info (parent row). We index every section header once, check each
+ * section's bytes lie inside the file, validate tables kind by kind from the
+ * device table down (a child is used only if its parent has the expected
+ * type, is usable itself and has the row sh_info names; this also rules out
+ * sh_link cycles), then decode rows from exactly sh_entsize bytes: fields
+ * past sh_entsize are absent (NULL), bytes past what we know are skipped.
+ * Memory leaves (global, managed, local, shared, param) are recorded from
+ * their headers only; their contents are never touched, so an 8 GiB core
+ * costs what its headers cost. A gzip-compressed core is inflated into an
+ * unlinked sparse temporary file (size capped by cuda_core_gz_limit) and
+ * mapped like a plain one (core_file.c).
+ *
+ * This file opens the core, runs the steps and emits the records; the
+ * steps live in cuda_core_{sections,tables,cubin,exceptions}.c, which
+ * share the state in cuda_core_internal.h.
+ */
+#include "parsers/cores/cuda_core_internal.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define EM_CUDA_ 190
+
+#define DIAG(c, ...) core_diag(&(c)->out, __VA_ARGS__)
+
+/* ---- opening ---- */
+
+/* Explain why libelf refused the file, from its first 64 bytes. */
+static void explain_bad_elf(struct core *c, const unsigned char *h, size_t n, uint64_t size)
+{
+	uint64_t shoff, shnum;
+
+	if (n < sizeof(Elf64_Ehdr)) {
+		DIAG(c, 0, OL_ERROR, "file of %llu bytes is shorter than an ELF64 header "
+		     "(64 bytes)", (unsigned long long)size);
+		return;
+	}
+	shoff = get64(h + 40);
+	shnum = h[60] | (unsigned)h[61] << 8;
+	if (shoff > size || shnum * 64 > size - shoff)
+		cc_say_cut_headers(c, shoff, shnum, size);
+	else
+		DIAG(c, 0, OL_ERROR, "libelf cannot read the ELF structure: %s",
+		     elf_errmsg(-1));
+}
+
+/* Open the core for libelf and map its bytes (c->img, c->len). 0, or -1
+ * when nothing can be read (said, or the sink failed). */
+static int open_core(struct core *c, struct input *in)
+{
+	unsigned char h[64];
+	size_t hn = 0, len;
+
+	switch (core_elf_open(&c->file, in, c->out.s)) {
+	case CORE_OPEN_OK:
+		break;
+	case CORE_OPEN_SINK:
+		c->out.failed = 1;
+		return -1;
+	default:
+		return -1;
+	}
+	if (in->mem) {
+		hn = in->mem_len < 64 ? in->mem_len : 64;
+		memcpy(h, in->mem, hn);
+	} else {
+		ssize_t r = pread(c->file.fd, h, 64, 0);
+		hn = r > 0 ? (size_t)r : 0;
+	}
+	if (!c->file.elf || elf_kind(c->file.elf) != ELF_K_ELF) {
+		uint64_t size = in->mem ? in->mem_len : (uint64_t)lseek(c->file.fd, 0, SEEK_END);
+		explain_bad_elf(c, h, hn, size);
+		return -1;
+	}
+	c->img = (const unsigned char *)elf_rawfile(c->file.elf, &len);
+	c->len = len;
+	if (!in->mem && !in->compressed)
+		in->offset = len;
+	return c->img ? 0 : -1;
+}
+
+/* ---- output ---- */
+
+static void emit_all(struct core *c)
+{
+	struct core_out *o = &c->out;
+	size_t i;
+
+	for (i = 0; i < c->ndev && !o->failed; i++)
+		core_note(o, sink_gpu_device(o->s, &c->devs[i]));
+	for (i = 0; i < c->nctx && !o->failed; i++)
+		core_note(o, sink_gpu_context(o->s, &c->ctxs[i].c));
+	for (i = 0; i < c->nmod && !o->failed; i++)
+		core_note(o, sink_gpu_module(o->s, &c->mods[i].m));
+	cc_emit_exceptions(c);   /* sets grid exception names */
+	for (i = 0; i < c->ngrid && !o->failed; i++)
+		core_note(o, sink_gpu_grid(o->s, &c->grids[i]));
+	if (!o->failed)
+		cc_emit_regions(c);
+}
+
+static void free_core(struct core *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmod; i++)
+		json_decref(c->mods[i].m.functions);
+	for (i = 0; i < c->nfn; i++)
+		free(c->fns[i].name);
+	free(c->fns);
+	free(c->mods);
+	free(c->ctxs);
+	free(c->grids);
+	free(c->devs);
+	free(c->sec);
+	free(c->bykind);
+	core_elf_close(&c->file);
+	free(c);
+}
+
+/* ---- entry points ---- */
+
+int cuda_core_sniff(const unsigned char *head, size_t n)
+{
+	if (n < 20 || memcmp(head, ELFMAG, SELFMAG) != 0)
+		return 0;
+	if (head[EI_CLASS] != ELFCLASS64 || head[EI_DATA] != ELFDATA2LSB)
+		return 0;
+	if ((head[16] | head[17] << 8) != ET_CORE || (head[18] | head[19] << 8) != EM_CUDA_)
+		return 0;
+	return 100;
+}
+
+int cuda_core_parse(struct input *in, struct sink *s)
+{
+	struct core *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -1;
+	c->out.s = s;
+	if (open_core(c, in) < 0 || cc_index_sections(c) < 0)
+		goto out;
+	cc_validate(c);
+	cc_read_meta(c);
+	cc_read_devices(c);
+	if (c->devs) {
+		cc_read_contexts(c);
+		cc_read_modules(c);
+		cc_read_cubins(c);
+		cc_read_grids(c);
+		cc_read_exceptions(c);
+	}
+	if (!c->out.failed)
+		emit_all(c);
+out:
+	r = c->out.failed ? -1 : c->out.records;
+	free_core(c);
+	return r;
+}

@@ -1,0 +1,636 @@
+/*
+ * host_core.c -- host process core dumps (ELF ET_CORE for the CPU: the
+ * kernel's core files, gdb's gcore), read with libelf and libdwfl.
+ *
+ * The notes give the process (NT_PRPSINFO: pid, name, arguments), each
+ * thread (NT_PRSTATUS: tid, current signal; the kernel writes the thread
+ * that took the signal first), the signal details (NT_SIGINFO) and the
+ * mapped files (NT_FILE). The PT_LOAD segments are the memory; they become
+ * a "core" capture in the same capture/mapping tables smaps fills, so rules
+ * treat both alike. Backtraces come from libdwfl, which unwinds each thread
+ * from the registers and stack bytes in the core, using the binaries named
+ * in the core when they exist on this machine (found by build id or path;
+ * only read, never run). Frames without symbols keep module + offset +
+ * build id. Nothing from the core is executed.
+ */
+#include "parsers/cores/host_core.h"
+#include "parsers/cores/core_file.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_FRAMES 256
+#define MAX_THREADS 100000
+
+struct file_ent {
+	uint64_t start, end, pgoff;
+	const char *name;       /* inside the note data */
+};
+
+struct thr {
+	int64_t tid, signal;
+	uint64_t offset;        /* of its NT_PRSTATUS note */
+	int seen;               /* found by libdwfl */
+};
+
+struct hcore {
+	struct core_out out;    /* sink, records, failed */
+	struct core_elf file;
+	Elf *elf;               /* file.elf */
+	Dwfl *dwfl;
+	int64_t pid, signal, si_code, si_errno;
+	int64_t fault_addr;
+	char comm[17], psargs[81];
+	struct thr *thr;
+	size_t nthr, capthr;
+	struct file_ent *files;
+	size_t nfiles;
+	uint64_t page_size;
+	unsigned bad_notes;
+	struct ol_frame frames[MAX_FRAMES];
+	size_t nframes;
+	char *strs[MAX_FRAMES * 2];   /* strings owned for the current stack */
+	size_t nstrs;
+	int64_t cur_tid;
+};
+
+static uint64_t rd(const unsigned char *p, int is64)
+{
+	uint64_t v = 0;
+	int i, n = is64 ? 8 : 4;
+
+	for (i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int32_t rd32(const unsigned char *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			 (uint32_t)p[3] << 24);
+}
+
+#define HDIAG(h, ...) core_diag(&(h)->out, __VA_ARGS__)
+
+static const char *sig_name(int64_t sig)
+{
+	static const char *const names[] = {
+		[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT",
+		[SIGILL] = "SIGILL", [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",
+		[SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE", [SIGKILL] = "SIGKILL",
+		[SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
+		[SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM",
+		[SIGSTKFLT] = "SIGSTKFLT", [SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT",
+		[SIGSTOP] = "SIGSTOP", [SIGTSTP] = "SIGTSTP", [SIGTTIN] = "SIGTTIN",
+		[SIGTTOU] = "SIGTTOU", [SIGURG] = "SIGURG", [SIGXCPU] = "SIGXCPU",
+		[SIGXFSZ] = "SIGXFSZ", [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF",
+		[SIGWINCH] = "SIGWINCH", [SIGIO] = "SIGIO", [SIGPWR] = "SIGPWR",
+		[SIGSYS] = "SIGSYS",
+	};
+	if (sig > 0 && (size_t)sig < sizeof(names) / sizeof(names[0]) && names[sig])
+		return names[sig];
+	return NULL;
+}
+
+/* ---- notes ---- */
+
+static void add_thread(struct hcore *h, int64_t tid, int64_t sig, uint64_t off)
+{
+	if (h->nthr == MAX_THREADS)
+		return;
+	if (h->nthr == h->capthr) {
+		size_t cap = h->capthr ? h->capthr * 2 : 16;
+		struct thr *n = realloc(h->thr, cap * sizeof(*n));
+		if (!n) {
+			h->out.failed = 1;
+			return;
+		}
+		h->thr = n;
+		h->capthr = cap;
+	}
+	h->thr[h->nthr].tid = tid;
+	h->thr[h->nthr].signal = sig;
+	h->thr[h->nthr].offset = off;
+	h->thr[h->nthr].seen = 0;
+	h->nthr++;
+}
+
+/* NT_FILE: count, page size, count x (start, end, page offset), names. */
+static void read_nt_file(struct hcore *h, const unsigned char *d, size_t n, int is64,
+			 uint64_t off)
+{
+	size_t w = is64 ? 8 : 4, i;
+	uint64_t count;
+	const char *name, *end = (const char *)d + n;
+
+	if (n < 2 * w)
+		goto bad;
+	count = rd(d, is64);
+	h->page_size = rd(d + w, is64);
+	if (count > (n - 2 * w) / (3 * w))
+		goto bad;
+	h->files = calloc(count ? count : 1, sizeof(*h->files));
+	if (!h->files) {
+		h->out.failed = 1;
+		return;
+	}
+	name = (const char *)d + 2 * w + count * 3 * w;
+	for (i = 0; i < count; i++) {
+		const unsigned char *e = d + 2 * w + i * 3 * w;
+		const char *z = name < end ? memchr(name, 0, (size_t)(end - name)) : NULL;
+
+		if (!z) {
+			HDIAG(h, off, OL_ERROR, "NT_FILE note: name %zu of %llu is missing or "
+			      "unterminated; the remaining file names are unknown", i,
+			      (unsigned long long)count);
+			break;
+		}
+		h->files[i].start = rd(e, is64);
+		h->files[i].end = rd(e + w, is64);
+		h->files[i].pgoff = rd(e + 2 * w, is64);
+		h->files[i].name = name;
+		name = z + 1;
+		h->nfiles++;
+	}
+	return;
+bad:
+	HDIAG(h, off, OL_ERROR, "NT_FILE note of %zu bytes is too short for its entry "
+	      "count; mapped file names unknown", n);
+}
+
+/* One CORE note of type `type`: desc (dn bytes) at file offset at. */
+static void read_note(struct hcore *h, uint32_t type, const unsigned char *desc, size_t dn,
+		      uint64_t at, int is64)
+{
+	switch (type) {
+	case NT_PRSTATUS:
+		/* siginfo(12) cursig(2) pad sigpend sighold pid ... */
+		if (dn < (is64 ? 36u : 28u)) {
+			h->bad_notes++;
+			break;
+		}
+		add_thread(h, rd32(desc + (is64 ? 32 : 24)), desc[12] | desc[13] << 8, at);
+		break;
+	case NT_PRPSINFO:
+		if (dn < (is64 ? 136u : 124u)) {
+			h->bad_notes++;
+			break;
+		}
+		h->pid = rd32(desc + (is64 ? 24 : 12));
+		memcpy(h->comm, desc + (is64 ? 40 : 28), 16);
+		h->comm[16] = 0;
+		memcpy(h->psargs, desc + (is64 ? 56 : 44), 80);
+		h->psargs[80] = 0;
+		break;
+	case NT_SIGINFO:
+		/* one per thread; the first follows the thread that took the signal */
+		if (h->signal)
+			break;
+		if (dn < 12) {
+			h->bad_notes++;
+			break;
+		}
+		h->signal = rd32(desc);
+		h->si_errno = rd32(desc + 4);
+		h->si_code = rd32(desc + 8);
+		if (dn >= 24 && (h->signal == SIGSEGV || h->signal == SIGBUS ||
+				 h->signal == SIGILL || h->signal == SIGFPE))
+			h->fault_addr = (int64_t)rd(desc + 16, is64);
+		break;
+	case NT_FILE:
+		if (!h->files)
+			read_nt_file(h, desc, dn, is64, at);
+		break;
+	}
+}
+
+/* The notes of every PT_NOTE segment: process, threads, signal, files. */
+static void read_notes(struct hcore *h, int is64)
+{
+	size_t nph, i;
+
+	if (elf_getphdrnum(h->elf, &nph) < 0) {
+		HDIAG(h, 0, OL_ERROR, "cannot read the program headers: %s", elf_errmsg(-1));
+		return;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+		size_t pos = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getphdr(h->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(h->elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		if (!d) {
+			HDIAG(h, ph.p_offset, OL_ERROR, "note segment at offset %llu (%llu bytes) "
+			      "cannot be read (%s): threads and signal unknown",
+			      (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz,
+			      elf_errmsg(-1));
+			continue;
+		}
+		while (pos < d->d_size &&
+		       (pos = gelf_getnote(d, pos, &nh, &name_off, &desc_off)) > 0) {
+			const char *nm = (const char *)d->d_buf + name_off;
+
+			if (nh.n_namesz < 5 || memcmp(nm, "CORE", 5) != 0)
+				continue;
+			read_note(h, nh.n_type, (const unsigned char *)d->d_buf + desc_off,
+				  nh.n_descsz, ph.p_offset + desc_off, is64);
+		}
+	}
+	if (h->bad_notes)
+		HDIAG(h, 0, OL_ERROR, "%u core notes were too short for their type and were "
+		      "skipped", h->bad_notes);
+}
+
+/* ---- mappings ---- */
+
+static const struct file_ent *file_at(const struct hcore *h, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < h->nfiles; i++)
+		if (addr >= h->files[i].start && addr < h->files[i].end)
+			return &h->files[i];
+	return NULL;
+}
+
+static const char *map_kind(const char *path)
+{
+	if (!path)
+		return "anon";
+	if (!strncmp(path, "/dev/nvidia", 11) || !strncmp(path, "/dev/dri/", 9))
+		return "gpu";
+	if (!strncmp(path, "/dev/shm/", 9) || !strncmp(path, "/memfd:", 7) ||
+	    !strncmp(path, "/SYSV", 5))
+		return "shmem";
+	if (strstr(path, "hugepages"))
+		return "hugepage";
+	return "file";
+}
+
+static void read_mappings(struct hcore *h)
+{
+	struct ol_capture cap;
+	size_t nph, i;
+	int64_t cid;
+
+	memset(&cap, 0, sizeof(cap));
+	cap.source = "core";
+	cap.t = ol_time_none();
+	cap.pid = h->pid;
+	cap.comm = h->comm[0] ? h->comm : NULL;
+	cid = sink_capture(h->out.s, &cap);
+	core_note(&h->out, cid);
+	if (cid < 0 || elf_getphdrnum(h->elf, &nph) < 0)
+		return;
+	for (i = 0; i < nph && !h->out.failed; i++) {
+		GElf_Phdr ph;
+		struct ol_mapping m;
+		const struct file_ent *f;
+		char perms[5];
+
+		if (!gelf_getphdr(h->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		memset(&m, 0, sizeof(m));
+		f = file_at(h, ph.p_vaddr);
+		perms[0] = ph.p_flags & PF_R ? 'r' : '-';
+		perms[1] = ph.p_flags & PF_W ? 'w' : '-';
+		perms[2] = ph.p_flags & PF_X ? 'x' : '-';
+		perms[3] = 'p';
+		perms[4] = 0;
+		m.start = ph.p_vaddr;
+		m.end = ph.p_vaddr + ph.p_memsz;
+		m.perms = perms;
+		m.offset = f ? f->pgoff * (h->page_size ? h->page_size : 1) +
+			       (ph.p_vaddr - f->start) : 0;
+		m.inode = OL_NULL;
+		m.path = f ? f->name : NULL;
+		m.kind = map_kind(m.path);
+		m.size_kb = (int64_t)(ph.p_memsz / 1024);
+		m.rss_kb = m.pss_kb = m.anon_kb = m.swap_kb = OL_NULL;
+		m.extra = json_pack("{sI}", "dumped_bytes", (json_int_t)ph.p_filesz);
+		if (ph.p_offset > (uint64_t)INT64_MAX || ph.p_filesz > (uint64_t)INT64_MAX)
+			HDIAG(h, 0, OL_WARN, "segment %zu has an impossible offset or size", i);
+		core_note(&h->out, sink_mapping(h->out.s, cid, &m));
+		json_decref(m.extra);
+	}
+}
+
+/* ---- backtraces ---- */
+
+static char *own(struct hcore *h, char *s)
+{
+	if (s && h->nstrs < sizeof(h->strs) / sizeof(h->strs[0]))
+		h->strs[h->nstrs++] = s;
+	else if (s) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct hcore *h = arg;
+	struct ol_frame *f;
+	Dwarf_Addr pc, adj, start = 0;
+	bool act = false;
+	Dwfl_Module *mod;
+
+	if (h->nframes == MAX_FRAMES)
+		return DWARF_CB_ABORT;
+	if (!dwfl_frame_pc(state, &pc, &act))
+		return DWARF_CB_ABORT;
+	adj = act ? pc : pc - 1;
+	f = &h->frames[h->nframes++];
+	memset(f, 0, sizeof(*f));
+	f->line = OL_NULL;
+	mod = dwfl_addrmodule(h->dwfl, adj);
+	if (mod) {
+		GElf_Off off = 0;
+		GElf_Sym sym;
+		const char *mname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL,
+						     NULL, NULL);
+		const unsigned char *bits;
+		GElf_Addr vaddr;
+		int nb = dwfl_module_build_id(mod, &bits, &vaddr);
+		Dwfl_Line *ln = dwfl_module_getsrc(mod, adj);
+		int lineno = 0;
+		const char *src = ln ? dwfl_lineinfo(ln, NULL, &lineno, NULL, NULL, NULL) : NULL;
+
+		f->name = dwfl_module_addrinfo(mod, adj, &off, &sym, NULL, NULL, NULL);
+		if (src && lineno > 0) {
+			f->file = src;
+			f->line = lineno;
+		} else {
+			f->file = mname;
+			f->line = (int64_t)(pc - start);
+		}
+		if (nb > 0 && nb <= 64) {
+			char *hex = malloc((size_t)nb * 2 + 1);
+			int k;
+			if (hex) {
+				for (k = 0; k < nb; k++)
+					snprintf(hex + 2 * k, 3, "%02x", bits[k]);
+				f->build_id = own(h, hex);
+			}
+		}
+	} else {
+		/* no module (binary not opened): the mapped file of NT_FILE and
+		 * the offset in it, else the bare address */
+		size_t i;
+		for (i = 0; i < h->nfiles; i++)
+			if (adj >= h->files[i].start && adj < h->files[i].end)
+				break;
+		if (i < h->nfiles) {
+			f->file = h->files[i].name;
+			f->line = (int64_t)(pc - h->files[i].start +
+					    h->files[i].pgoff * (h->page_size ? h->page_size : 1));
+		} else {
+			char *s = malloc(32);
+			if (s)
+				snprintf(s, 32, "0x%" PRIx64, (uint64_t)pc);
+			f->name = own(h, s);
+		}
+	}
+	return DWARF_CB_OK;
+}
+
+static int thread_cb(Dwfl_Thread *thread, void *arg)
+{
+	struct hcore *h = arg;
+	struct ol_thread t;
+	size_t i;
+	int64_t tid = dwfl_thread_tid(thread), sid;
+
+	h->nframes = 0;
+	h->nstrs = 0;
+	if (dwfl_thread_getframes(thread, frame_cb, h) < 0 && !h->nframes) {
+		const char *why = dwfl_errmsg(-1);
+		HDIAG(h, 0, OL_WARN, "thread %lld: no backtrace (%s)", (long long)tid,
+		      why ? why : "unknown");
+	}
+	sid = h->nframes ? sink_stack(h->out.s, h->frames, h->nframes) : 0;
+	if (sid < 0)
+		h->out.failed = 1;
+	for (i = 0; i < h->nstrs; i++)
+		free(h->strs[i]);
+	h->nstrs = 0;
+	memset(&t, 0, sizeof(t));
+	t.pid = h->pid;
+	t.tid = tid;
+	t.signal = OL_NULL;
+	t.stack_id = sid > 0 ? sid : OL_NULL;
+	for (i = 0; i < h->nthr; i++)
+		if (h->thr[i].tid == tid) {
+			h->thr[i].seen = 1;
+			t.signal = h->thr[i].signal ? h->thr[i].signal : OL_NULL;
+			t.crashed = i == 0 && h->thr[i].signal;
+			break;
+		}
+	core_note(&h->out, sink_thread(h->out.s, &t));
+	return h->out.failed ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* libdwfl opens the binaries the core names, at the paths the core gives:
+ * untrusted text. Only regular files are opened: a FIFO there would block
+ * the read forever, a device would never end. */
+static int find_elf_regular(Dwfl_Module *mod, void **userdata, const char *modname,
+			    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct stat st;
+
+	if (modname && modname[0] == '/' && stat(modname, &st) == 0 && !S_ISREG(st.st_mode))
+		return -1;
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+/* The first mapped file the core names that exists here but is not a
+ * regular file (a FIFO, a device), or NULL. libdwfl opens the mapped files
+ * by name while it matches modules; such a file would block it for ever. */
+static const char *unsafe_mapped_file(const struct hcore *h)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < h->nfiles; i++)
+		if (h->files[i].name[0] == '/' && stat(h->files[i].name, &st) == 0 &&
+		    !S_ISREG(st.st_mode))
+			return h->files[i].name;
+	return NULL;
+}
+
+static void read_threads(struct hcore *h)
+{
+	static char *debuginfo_path = NULL;
+	static const Dwfl_Callbacks cb = {
+		.find_elf = find_elf_regular,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &debuginfo_path,
+	};
+	size_t i;
+	int r;
+
+	const char *unsafe = unsafe_mapped_file(h);
+
+	h->dwfl = dwfl_begin(&cb);
+	if (!h->dwfl)
+		return;
+	dwfl_report_begin(h->dwfl);
+	if (unsafe) {
+		HDIAG(h, 0, OL_WARN, "the core maps %s, which is not a regular file here: no"
+		      " binary is opened, frames are bare addresses", unsafe);
+		r = 0;
+	} else {
+		r = dwfl_core_file_report(h->dwfl, h->elf, NULL);
+	}
+	dwfl_report_end(h->dwfl, NULL, NULL);
+	if (r < 0) {
+		const char *why = dwfl_errmsg(-1);
+		HDIAG(h, 0, OL_WARN, "no modules found in the core (%s): frames are bare "
+		      "addresses", why ? why : "unknown");
+	}
+	r = dwfl_core_file_attach(h->dwfl, h->elf);
+	if (r < 0) {
+		const char *why = dwfl_errmsg(-1);
+		HDIAG(h, 0, h->nthr ? OL_ERROR : OL_WARN, "cannot unwind the threads (%s)%s",
+		      why ? why : "no thread notes",
+		      h->nthr ? ": threads listed without backtraces" : "");
+	} else {
+		r = dwfl_getthreads(h->dwfl, thread_cb, h);
+		if (r < 0 && !h->out.failed) {
+			const char *why = dwfl_errmsg(-1);
+			HDIAG(h, 0, OL_WARN, "walking the threads stopped early: %s",
+			      why ? why : "unknown");
+		}
+	}
+	/* Threads libdwfl did not give (no unwinder for this machine...). */
+	for (i = 0; i < h->nthr && !h->out.failed; i++) {
+		struct ol_thread t;
+
+		if (h->thr[i].seen)
+			continue;
+		memset(&t, 0, sizeof(t));
+		t.pid = h->pid;
+		t.tid = h->thr[i].tid;
+		t.signal = h->thr[i].signal ? h->thr[i].signal : OL_NULL;
+		t.crashed = i == 0 && h->thr[i].signal;
+		t.stack_id = OL_NULL;
+		core_note(&h->out, sink_thread(h->out.s, &t));
+	}
+}
+
+static void emit_crash(struct hcore *h)
+{
+	struct ol_event ev;
+	json_t *d;
+	char summary[512];
+	int64_t sig = h->signal ? h->signal : h->nthr ? h->thr[0].signal : 0;
+	const char *sn = sig_name(sig);
+
+	if (!sig) {
+		if (h->nthr)
+			HDIAG(h, 0, OL_INFO, "no signal recorded: the core was taken from a "
+			      "live process (gcore) rather than written at a crash");
+		return;
+	}
+	d = json_object();
+	json_object_set_new(d, "signal", json_integer(sig));
+	json_object_set_new(d, "signal_name", ol_json_str(sn));
+	json_object_set_new(d, "si_code", h->signal ? json_integer(h->si_code) : json_null());
+	json_object_set_new(d, "fault_address", ol_json_int(h->fault_addr));
+	json_object_set_new(d, "threads", json_integer((json_int_t)h->nthr));
+	json_object_set_new(d, "crashed_tid", h->nthr ? json_integer(h->thr[0].tid) : json_null());
+	json_object_set_new(d, "psargs", h->psargs[0] ?
+			    ol_json_strn(h->psargs, strlen(h->psargs)) : json_null());
+	snprintf(summary, sizeof(summary), "%s (pid %lld) ended by %s with %zu thread%s",
+		 h->comm[0] ? h->comm : "process", (long long)h->pid,
+		 sn ? sn : "a signal", h->nthr, h->nthr == 1 ? "" : "s");
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = "process_crash";
+	ev.t = ol_time_none();
+	ev.pid = h->pid;
+	ev.comm = h->comm[0] ? h->comm : NULL;
+	ev.bytes = OL_NULL;
+	ev.line = h->nthr ? h->thr[0].offset : 0;
+	ev.summary = summary;
+	ev.data = d;
+	core_note(&h->out, sink_event(h->out.s, &ev));
+	json_decref(d);
+}
+
+int host_core_sniff(const unsigned char *head, size_t n)
+{
+	unsigned type, machine;
+
+	if (n < 20 || memcmp(head, ELFMAG, SELFMAG) != 0)
+		return 0;
+	if (head[EI_DATA] == ELFDATA2LSB) {
+		type = head[16] | head[17] << 8;
+		machine = head[18] | head[19] << 8;
+	} else {
+		type = head[17] | head[16] << 8;
+		machine = head[19] | head[18] << 8;
+	}
+	return type == ET_CORE && machine != 190 ? 100 : 0;
+}
+
+int host_core_parse(struct input *in, struct sink *s)
+{
+	struct hcore *h = calloc(1, sizeof(*h));
+	int r;
+	GElf_Ehdr eh;
+
+	if (!h)
+		return -1;
+	h->out.s = s;
+	h->pid = OL_NULL;
+	h->fault_addr = OL_NULL;
+	switch (core_elf_open(&h->file, in, s)) {
+	case CORE_OPEN_NOMEM:
+		free(h);
+		return -1;
+	case CORE_OPEN_SINK:
+		h->out.failed = 1;
+		break;
+	default:
+		break;
+	}
+	h->elf = h->file.elf;
+	if (!in->mem && !in->compressed)
+		in->offset = in->size;
+	if (!h->elf || elf_kind(h->elf) != ELF_K_ELF || !gelf_getehdr(h->elf, &eh)) {
+		if (!h->out.failed)
+			HDIAG(h, 0, OL_ERROR, "not a readable ELF core: %s", elf_errmsg(-1));
+		goto out;
+	}
+	if (eh.e_phnum == 0)
+		HDIAG(h, 32, OL_ERROR, "the core has no program headers: no notes, no "
+		      "memory segments");
+	read_notes(h, gelf_getclass(h->elf) == ELFCLASS64);
+	if (!h->out.failed)
+		read_mappings(h);
+	if (!h->out.failed)
+		read_threads(h);
+	if (!h->out.failed)
+		emit_crash(h);
+out:
+	r = h->out.failed ? -1 : h->out.records;
+	if (h->dwfl)
+		dwfl_end(h->dwfl);
+	core_elf_close(&h->file);
+	free(h->files);
+	free(h->thr);
+	free(h);
+	return r;
+}

@@ -1,0 +1,347 @@
+/*
+ * kernel_oom.c -- kernel OOM-killer reports from any kernel log source:
+ * the entry points, the per-line filter and the dispatch of each message.
+ *
+ * parsers/kernel/kernel_prefix.c strips each line's log-source wrapper (dmesg,
+ * syslog, journalctl text and JSON, /dev/kmsg) and hands back the kernel
+ * text with its time. The message layer over that text is one state
+ * machine (docs/formats.md, spec linux-oom-artifacts.md sections 1-2):
+ * header -> context -> Mem-Info or memcg block -> task table -> victim
+ * selection -> Killed line(s), with the oom_reaper, allocation failures
+ * and userspace killers recognised on their own. This file feeds it one
+ * message at a time; the matchers and the report live in the
+ * kernel_oom_*.c files listed in kernel_oom_report.h.
+ *
+ * Speed: outside an OOM report only lines holding one of a few byte
+ * patterns ("oom", "OOM", "Kil", "lure") can matter; every other line is
+ * rejected by one SSE2 pass over its bytes, before any prefix work and
+ * without building a string. That pass is the hot loop: keep it here,
+ * static, with nothing per line before it.
+ *
+ * Memory: one report at a time; its task table is capped (kernel_oom_tasks.c).
+ */
+#include "parsers/kernel/kernel_oom.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "parsers/kernel/kernel_oom_report.h"
+#include "parsers/kernel/kernel_scan.h"
+#include "parsers/common/textclean.h"
+#include "lib/strbuf.h"
+#include "lib/timeutil.h"
+
+/* ---------------------------------------------------------------------
+ * Cheap rejection: does the line hold one of the patterns that can start
+ * or continue something we read outside a report's body? Every such line
+ * holds "oom" (header, oom_reaper, oom-kill:, oom.group, systemd-oomd,
+ * earlyoom, Slurm's oom-kill events), "OOM" (sysrq), "Kil" (Kill/Killed
+ * process, systemd-oomd), "lure" (page allocation failure), "NVRM" (the
+ * NVIDIA driver's Xid and bus lines), "cnt" (a memcg's failcnt) or
+ * "m-Info"/"m-info" (Mem-Info: both open a report whose header a paste
+ * cut off). SSE2 finds the first two bytes of
+ * each 16 positions at a time; a hit is confirmed byte by byte. The lines
+ * of earlyoom and srun printed bare to a terminal hold none of these;
+ * they are told by how they start (bare_start).
+ */
+
+static int hot_at(const unsigned char *p, const unsigned char *e)
+{
+	if (e - p < 3)
+		return 0;
+	switch (p[0]) {
+	case 'o': return p[1] == 'o' && p[2] == 'm';
+	case 'O': return p[1] == 'O' && p[2] == 'M';
+	case 'K': return p[1] == 'i' && p[2] == 'l';
+	case 'l': return p[1] == 'u' && p[2] == 'r' && e - p >= 4 && p[3] == 'e';
+	case 'N': return p[1] == 'V' && p[2] == 'R' && e - p >= 4 && p[3] == 'M';
+	case 'c': return p[1] == 'n' && p[2] == 't';
+	case 'm': return p[1] == '-' && (p[2] == 'I' || p[2] == 'i') && e - p >= 6 &&
+			 !memcmp(p + 3, "nfo", 3);
+	default: return 0;
+	}
+}
+
+/* Does the line l[0..n) hold one of the hot patterns (see above)? */
+static int line_is_hot(const char *l, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)l, *e = p + n;
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i co = _mm_set1_epi8('o'), cO = _mm_set1_epi8('O'), cK = _mm_set1_epi8('K'),
+		      ci = _mm_set1_epi8('i'), cl = _mm_set1_epi8('l'), cu = _mm_set1_epi8('u'),
+		      cN = _mm_set1_epi8('N'), cV = _mm_set1_epi8('V'), cc = _mm_set1_epi8('c'),
+		      cn = _mm_set1_epi8('n'), cm = _mm_set1_epi8('m'), cd = _mm_set1_epi8('-');
+
+	for (; i + 17 <= n; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(p + i + 1));
+		__m128i m = _mm_or_si128(
+			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, co), _mm_cmpeq_epi8(b, co)),
+				     _mm_and_si128(_mm_cmpeq_epi8(a, cO), _mm_cmpeq_epi8(b, cO))),
+			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cK), _mm_cmpeq_epi8(b, ci)),
+				     _mm_and_si128(_mm_cmpeq_epi8(a, cl), _mm_cmpeq_epi8(b, cu))));
+		m = _mm_or_si128(m, _mm_or_si128(
+			_mm_and_si128(_mm_cmpeq_epi8(a, cN), _mm_cmpeq_epi8(b, cV)),
+			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cc), _mm_cmpeq_epi8(b, cn)),
+				     _mm_and_si128(_mm_cmpeq_epi8(a, cm), _mm_cmpeq_epi8(b, cd)))));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		/* almost every block has no candidate: say so, so that the
+		 * compiler lays the next block's load right after this test */
+		if (__builtin_expect(bits == 0, 1))
+			continue;
+		while (bits) {
+			unsigned k = (unsigned)__builtin_ctz(bits);
+			if (hot_at(p + i + k, e))
+				return 1;
+			bits &= bits - 1;
+		}
+	}
+#endif
+	for (; i + 2 < n; i++)
+		if (hot_at(p + i, e))
+			return 1;
+	return 0;
+}
+
+/* One kernel (or daemon) message, prefix already stripped. */
+static int message(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	int rc;
+
+	p = skip_ws(p, e);
+	while (e > p && is_space((unsigned char)e[-1]))
+		e--;
+	if (p >= e)
+		return 0;
+	if (r->has_ident && strcmp(r->ident, "kernel"))
+		return m_userspace(kp, r, p, e);
+	if ((rc = m_nvrm(kp, r, p, e)))
+		return rc;
+	if ((rc = m_header(kp, r, p, e)))
+		return rc;
+	if ((rc = m_killed(kp, r, p, e)))
+		return rc;
+	if ((rc = m_reaper(kp, r, p, e)))
+		return rc;
+	if ((rc = m_kill_select(kp, r, p, e)))
+		return rc;
+	if ((rc = m_oomkill_summary(kp, r, p, e)))
+		return rc;
+	if ((rc = m_alloc_failure(kp, r, p, e)))
+		return rc;
+	if (find(p, e, "Manual OOM execution")) {
+		kp->sysrq_pending = 1;
+		return 1;
+	}
+	if (find(p, e, "oom_kill_process") && find(p, e, "callbacks suppressed")) {
+		kp->rate_limited = 1;
+		return 1;
+	}
+	if (!r->has_ident && (rc = m_userspace(kp, r, p, e)))
+		return rc;
+	if (report_in_body(&kp->ev))
+		return m_context(kp, p, e);
+	if ((rc = m_fragment(kp, r, p, e)))
+		return rc;
+	if (kp->ev.open && kp->ev.nkills)
+		return m_group(kp, p, e);
+	return 0;
+}
+
+/* A record's message, split at rsyslog "#012" and journal "\n". */
+static int record(struct kparse *kp, const struct krec *r)
+{
+	const char *p = r->msg, *e = r->end, *c;
+
+	/* Text logs carry no boot id: a kernel stamp going back by more than
+	 * 10 s means the machine rebooted; later boots get "boot-N". */
+	if (r->t.boot_ns != OL_NULL && !r->from_json) {
+		if (kp->max_boot_ns != 0 && r->t.boot_ns + 10 * NS_PER_S < kp->max_boot_ns) {
+			if (report_close(kp) < 0)
+				return -1;
+			snprintf(kp->boot_id, sizeof(kp->boot_id), "boot-%d", ++kp->boots + 1);
+			kp->max_boot_ns = r->t.boot_ns;
+		}
+		if (r->t.boot_ns > kp->max_boot_ns)
+			kp->max_boot_ns = r->t.boot_ns;
+	}
+	/* a header that found no kill in GAP_NS is over (a report without
+	 * its header, PARTIAL_LINES lines when there is no time to tell) */
+	if (report_in_body(&kp->ev) && (ns_between(&kp->ev.t, &r->t) > GAP_NS ||
+					(kp->ev.partial && kp->in->lineno - kp->ev.line >
+							   PARTIAL_LINES)) &&
+	    report_close(kp) < 0)
+		return -1;
+	while (p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		const char *h = find(p, nl ? nl : e, "#012");
+		c = h ? h : nl ? nl : e;
+		if (message(kp, r, p, c) < 0)
+			return -1;
+		p = c + (h ? 4 : 1);
+	}
+	return 0;
+}
+
+/* One journalctl -o json line: its boot id becomes the current one (even
+ * without a message), the first record of each boot id with both clocks
+ * anchors them, and its message is read as any other record's. Returns -1
+ * when the sink failed. */
+static int journal_record(struct kparse *kp, const char *l, size_t n)
+{
+	struct krec r;
+	int has_msg = kprefix_journal_json(&kp->px, l, n, &r);
+
+	if (r.has_boot_id)
+		snprintf(kp->boot_id, sizeof(kp->boot_id), "%s", r.boot_id);
+	if (!has_msg)
+		return 0;
+	if (r.t.utc_ns != OL_NULL && r.t.boot_ns != OL_NULL && kp->boot_id[0] &&
+	    strcmp(kp->boot_id, kp->last_boot_id)) {
+		snprintf(kp->last_boot_id, sizeof(kp->last_boot_id), "%s", kp->boot_id);
+		if (kp_emit(kp, sink_anchor(kp->s, kp->boot_id, r.t.boot_ns, r.t.utc_ns,
+					 "journal __REALTIME_TIMESTAMP + _SOURCE_MONOTONIC_TIMESTAMP")) < 0)
+			return -1;
+	}
+	return record(kp, &r);
+}
+
+/* ---------------------------------------------------------------------
+ * Entry points.
+ */
+
+int kernel_oom_sniff(const unsigned char *head, size_t n)
+{
+	static const char *strong[] = { "invoked oom-killer", "Killed process ", "oom_reaper: ",
+					"oom-kill:constraint=", "Out of memory: Kill", "NVRM: Xid (",
+					"has fallen off the bus", "fallen off the bus and",
+					"earlyoom[", "systemd-oomd[", "sending SIGTERM to process ",
+					"oom-kill event", "oom_kill event", "killed by the OOM killer",
+					"Tasks state (memory values in pages)", "Memory cgroup stats for " };
+	static const char *weak[] = { "kernel: ", "\"_TRANSPORT\":\"kernel\"", "\"_TRANSPORT\" : \"kernel\"", "] Linux version ",
+				      "Mem-Info:", "page allocation failure", "NVRM: ",
+				      "mem avail: ", "memory: usage " };
+	size_t i;
+
+	for (i = 0; i < sizeof(strong) / sizeof(strong[0]); i++)
+		if (memmem(head, n, strong[i], strlen(strong[i])))
+			return 80;
+	for (i = 0; i < sizeof(weak) / sizeof(weak[0]); i++)
+		if (memmem(head, n, weak[i], strlen(weak[i])))
+			return 30;
+	return 0;
+}
+
+/* A new parse of in into s, or NULL when out of memory; kparse_free frees it. */
+static struct kparse *kparse_new(struct input *in, struct sink *s)
+{
+	struct kparse *kp = calloc(1, sizeof(*kp));
+
+	if (!kp)
+		return NULL;
+	kp->s = s;
+	kp->in = in;
+	if (!(kp->clean = malloc(CLEAN_MAX))) {
+		free(kp);
+		return NULL;
+	}
+	kprefix_init(&kp->px, in, s);
+	strbuf_init(&kp->ev.names);
+	report_reset(&kp->ev);
+	userspace_init(kp);
+	return kp;
+}
+
+/* Free kp and what its report and prefix layer hold. */
+static void kparse_free(struct kparse *kp)
+{
+	userspace_release(kp);
+	json_decref(kp->ev.mi_pages);
+	json_decref(kp->ev.memcg_stats);
+	free(kp->clean);
+	kprefix_release(&kp->px);
+	strbuf_release(&kp->ev.names);
+	free(kp->ev.tasks);
+	free(kp);
+}
+
+/* One line [l, l + len) that passed the filter: a journal JSON object or
+ * a wrapped text line. -1 when the sink failed. */
+static int read_line(struct kparse *kp, const char *l, size_t len)
+{
+	struct krec r;
+
+	if (len && *l == '{')
+		return journal_record(kp, l, len);
+	if (!len)
+		return 0;
+	/* colours, and a terminal's wrap padding inside the line */
+	if (kp->clean && text_dirty(l, len, TC_ANSI | TC_WRAP)) {
+		len = text_clean(l, len, kp->clean, CLEAN_MAX, TC_ANSI | TC_WRAP);
+		l = kp->clean;
+	}
+	kprefix_strip(&kp->px, l, l + len, &r);
+	if (record(kp, &r) < 0 || kp->failed)
+		return -1;
+	return 0;
+}
+
+/* The end of the log: close the open report, store the page size found
+ * (or assumed) and say when the kernel rate-limited its reports. -1 when
+ * the sink failed. */
+static int finish(struct kparse *kp)
+{
+	if (report_close(kp) < 0 || userspace_finish(kp) < 0 || kp->failed)
+		return -1;
+	if (kp->reports) {
+		char v[16];
+		snprintf(v, sizeof(v), "%d", (kp->page_kb ? kp->page_kb : 4) * 1024);
+		if (kp_emit(kp, sink_meta(kp->s, "kernel.page_size", v)) < 0 ||
+		    kp_emit(kp, sink_meta(kp->s, "kernel.page_size_assumed",
+					  kp->page_kb ? "0" : "1")) < 0)
+			return -1;
+	}
+	if (kp->rate_limited && sink_diagf(kp->s, 0, 0, OL_INFO,
+			"the kernel suppressed OOM reports (ratelimit): some kills have no header") < 0)
+		return -1;
+	return 0;
+}
+
+int kernel_oom_parse(struct input *in, struct sink *s)
+{
+	struct kparse *kp = kparse_new(in, s);
+	const char *line;
+	size_t len;
+	int rc, result = -1;
+
+	if (!kp)
+		return -1;
+	while ((rc = input_getline(in, &line, &len)) == 1) {
+		if (in->line_cut)
+			sink_diagf(s, in->lineno, 0, OL_WARN,
+				   "line longer than %u bytes: read its start only", INPUT_MAX_LINE);
+		/* cheap reject: outside a report's body only hot lines matter
+		 * (and journal lines whose MESSAGE is a byte array, which the
+		 * filter cannot read) */
+		if (!report_in_body(&kp->ev) && !line_is_hot(line, len) &&
+		    !userspace_bare_start(line, len) &&
+		    !(len && *line == '{' && kprefix_json_message_is_array(line, line + len)))
+			continue;
+		if (read_line(kp, line, len) < 0)
+			goto out;
+	}
+	if (rc < 0)
+		sink_diagf(s, in->lineno, 0, OL_ERROR, "read error after line %llu",
+			   (unsigned long long)in->lineno);
+	if (finish(kp) == 0)
+		result = kp->n;
+out:
+	kparse_free(kp);
+	return result;
+}

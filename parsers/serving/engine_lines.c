@@ -1,0 +1,407 @@
+/*
+ * engine_lines.c -- what one serving-engine log line says about memory;
+ * see engine_lines.h.
+ *
+ * Four tables hold the phrases the engines print, as found in their
+ * sources and in tests/data/real/serving: the labels of each fact (a size
+ * or a number follows), the labels of each statistic, the phrases naming
+ * each error, and the few phrases that need a reader of their own. From
+ * them one list of anchors is built once; engine_line() finds every
+ * anchor in one pass over the line. Every anchor is at least six bytes
+ * long, so one of any three positions in a row holds four bytes of it
+ * that are its first, second or third four: the four bytes at every
+ * third position are hashed into a 65536-bit sieve of those, and only
+ * where the sieve says yes are the three positions it stands for
+ * looked at: the first two bytes of each in a bitmap of the anchors'
+ * first two bytes, then the first four hashed into a 4096-bit filter of
+ * the anchors' first four, and only a hit is compared in full. A line of
+ * n bytes costs O(n) (a third of it one lookup each) plus the readers of
+ * the anchors present, whatever the number of anchors, which keeps the
+ * server-log parser at disk speed on logs that are mostly other lines.
+ *
+ * What follows each phrase is read by the readers of engine_readers.c.
+ */
+#include "parsers/serving/engine_lines.h"
+#include "parsers/serving/engine_readers.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the tables ------------------------------------------------------- */
+
+#define V ENGINE_VLLM
+#define S ENGINE_SGLANG
+#define T ENGINE_TGI
+#define R ENGINE_TRTLLM
+#define P ENGINE_PYTORCH
+#define N ENGINE_NONE
+
+/* Each fact under the labels each engine prints it with; size: a unit
+ * follows. strong 0: a configuration key a note could quote too. */
+static const struct {
+	enum engine_fact key;
+	enum engine_kind engine;
+	int size, strong;
+	const char *labels[4];
+} fact_labels[] = {
+	{ EF_WEIGHTS, V, 1, 1, { "Loading model weights took ", "Model loading took ",
+				 "model weights take " } },
+	{ EF_WEIGHTS, R, 1, 1, { "Loaded engine size: " } },
+	{ EF_TOTAL, V, 1, 1, { "total_gpu_memory" } },
+	{ EF_TORCH_PEAK, V, 1, 1, { "peak_torch_memory" } },
+	{ EF_NON_TORCH, V, 1, 1, { "non_torch_memory" } },
+	{ EF_ACTIVATION_PEAK, V, 1, 1, { "PyTorch activation peak memory" } },
+	{ EF_KV_CACHE, V, 1, 1, { "reserved for KV Cache is ", "kv_cache_size=",
+				  "available_kv_cache_memory", "Available KV cache memory: " } },
+	{ EF_CUDA_GRAPH, V, 1, 1, { "Estimated CUDA graph memory: ", "CUDA graph pool memory: " } },
+	{ EF_FREE, S, 1, 1, { "avail mem=", "available_gpu_mem=" } },
+	{ EF_UTILIZATION, N, 0, 0, { "gpu_memory_utilization" } },
+	{ EF_UTILIZATION, V, 0, 1, { "The current --gpu-memory-utilization=" } },
+	{ EF_UTILIZATION, V, 0, 0, { "--gpu-memory-utilization" } },   /* its command line */
+	{ EF_UTILIZATION, S, 0, 0, { "mem_fraction_static=" } },
+	{ EF_UTILIZATION, T, 0, 0, { "cuda_memory_fraction: " } },
+	{ EF_KV_TOKENS, V, 0, 1, { "GPU KV cache size: " } },
+	{ EF_KV_TOKENS, S, 0, 1, { "max_total_num_tokens=" } },
+	{ EF_KV_TOKENS, T, 0, 1, { "Setting max batch total tokens to " } },
+	{ EF_KV_TOKENS, T, 0, 0, { "max_batch_total_tokens: " } },
+	{ EF_MAX_NUM_SEQS, N, 0, 0, { "max_num_seqs=" } },
+	{ EF_MAX_NUM_SEQS, V, 0, 0, { "--max-num-seqs" } },
+	{ EF_MAX_NUM_SEQS, S, 0, 0, { "max_running_requests=" } },
+	{ EF_MAX_NUM_SEQS, T, 0, 0, { "max_concurrent_requests: " } },
+	{ EF_MAX_NUM_SEQS, R, 0, 1, { "TRTGptModel maxNumSequences: " } },
+	{ EF_MAX_MODEL_LEN, N, 0, 0, { "max_model_len=", "max_seq_len=" } },
+	{ EF_MAX_MODEL_LEN, V, 0, 0, { "--max-model-len" } },
+	{ EF_MAX_MODEL_LEN, S, 0, 0, { "context_len=" } },
+	{ EF_MAX_MODEL_LEN, T, 0, 0, { "max_total_tokens: ", "`max_new_tokens` must be <= " } },
+	{ EF_MAX_MODEL_LEN, R, 0, 1, { "TRTGptModel maxSequenceLen: " } },
+	{ EF_MAX_PREFILL, S, 0, 0, { "max_prefill_tokens=" } },
+	{ EF_MAX_PREFILL, T, 0, 1, { "max_batch_prefill_tokens: " } },  /* TGI's Args alone */
+	{ EF_GPU_BLOCKS, R, 0, 1, { "Number of blocks in KV cache primary pool: ",
+				    "primary blocks=" } },
+};
+
+/* Each statistic under its labels. gated: a vLLM label common enough in
+ * other text ("Running: ") that it counts only on a line that also has a
+ * throughput or the KV cache usage; mult: to percent, for ratios. */
+static const struct {
+	enum engine_stat key;
+	enum engine_kind engine;
+	int gated;
+	double mult;
+	const char *labels[3];
+} stat_labels[] = {
+	{ ES_PROMPT_TPS, V, 0, 1, { "Avg prompt throughput: " } },
+	{ ES_GEN_TPS, V, 0, 1, { "Avg generation throughput: " } },
+	{ ES_GEN_TPS, S, 0, 1, { "gen throughput (token/s): " } },
+	{ ES_RUNNING, V, 1, 1, { "Running: " } },
+	{ ES_RUNNING, S, 0, 1, { "#running-req: " } },
+	{ ES_SWAPPED, V, 1, 1, { "Swapped: " } },
+	{ ES_WAITING, V, 1, 1, { "Pending: " /* V0 */, "Waiting: " } },
+	{ ES_WAITING, S, 0, 1, { "#queue-req: " } },
+	{ ES_GPU_KV_USAGE, V, 0, 1, { "GPU KV cache usage: " } },
+	{ ES_GPU_KV_USAGE, S, 0, 100, { "token usage: ", "full token usage: " } },
+	{ ES_SWA_KV_USAGE, S, 0, 100, { "swa token usage: " } },
+	{ ES_CPU_KV_USAGE, V, 1, 1, { "CPU KV cache usage: " } },
+	{ ES_PREFIX_HIT_RATE, V, 1, 1, { "Prefix cache hit rate: " } },
+	{ ES_PREFIX_HIT_RATE, V, 0, 1, { "Prefix cache hit rate: GPU: " /* V0's own line */,
+					 "GPU prefix cache hit rate: " } },
+};
+
+/* Each error under the phrases that name it. */
+static const struct {
+	enum engine_error key;
+	enum engine_kind engine;
+	const char *phrases[7];
+} error_phrases[] = {
+	{ EE_KV_NO_MEMORY, V, { "No available memory for the cache blocks" } },
+	{ EE_KV_NO_MEMORY, S, { "Not enough memory. Please try to increase --mem-fraction-static" } },
+	{ EE_KV_NO_MEMORY, R, { "maxTokensInPagedKvCache must be large enough" } },
+	{ EE_ENGINE_DEAD, V, { "EngineCore failed to start", "Engine core initialization failed",
+			       "EngineDeadError", "EngineCore encountered an issue",
+			       "EngineCore encountered a fatal error", "EngineCore hit an exception",
+			       "Engine process failed to start" } },
+	{ EE_RETRACT, S, { "Decode out of memory happened", "Retract requests" } },
+	{ EE_DECODE_OOM, S, { "Decode out of memory." } },
+	{ EE_PREFILL_OOM, S, { "Prefill out of memory" } },
+	{ EE_SHARD_CANNOT_START, T, { "ShardCannotStart" } },
+	{ EE_CUDA_OOM, P, { "CUDA out of memory", "would exceed allowed memory. (out of memory)" } },
+	{ EE_NCCL_OOM, P, { "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'" } },
+	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUBLAS_STATUS_ALLOC_FAILED" } },
+	{ EE_EXPANDABLE_UNSUPPORTED, P, { "expandable_segments not supported on this platform" } },
+};
+
+/* The phrases with a reader of their own, by reader; arg: the fact or
+ * the capture's edge (1 begins, 2 ends). */
+static const struct {
+	reader_fn *read;
+	enum engine_kind engine;
+	int arg, strong;
+	const char *phrases[4];
+} special[] = {
+	{ er_can_use, V, 0, 1, { "the current vLLM instance can use" } },
+	{ er_free_below, V, 0, 1, { "Free memory on device" } },
+	{ er_initial_free, V, 0, 1, { "Initial free memory " } },
+	{ er_max_seq_len, V, 0, 1, { "max seq len (" } },
+	{ er_concurrency, V, 0, 1, { "Maximum concurrency for " } },
+	{ er_blocks, N, EF_GPU_BLOCKS, 1, { "GPU blocks: ", "CUDA blocks: ", "cuda blocks: " } },
+	{ er_blocks, N, EF_CPU_BLOCKS, 1, { "CPU blocks: " } },
+	{ er_graph_took, V, 0, 1, { "Graph capturing finished in " } },
+	{ er_capture, V, 1, 1, { "Capturing cudagraphs", "Capturing CUDA graph",
+				  "Capturing the model for CUDA graphs", ", in capture_model" } },
+	{ er_capture, S, 1, 1, { "Capture cuda graph begin" } },
+	{ er_capture, S, 2, 1, { "Capture cuda graph end" } },
+	{ er_preempt, V, 0, 1, { "is preempted by PreemptionMode" } },
+	{ er_version, V, 0, 1, { "vLLM API server version ", "LLM engine (v", "vLLM version " } },
+	{ er_mem_usage, S, 0, 1, { "mem usage=" } },
+	{ er_sglang_kv, S, 0, 1, { "KV Cache is allocated." } },
+	{ er_prefill_oom, T, 0, 1, { "Not enough memory to handle ", "not enough memory to handle " } },
+	{ er_shard_failed, N, 0, 0, { "failed to start" } },
+	{ er_rank, N, 0, 0, { " rank=" } },
+	{ er_engine, T, 0, 1, { "text_generation_launcher", "text_generation_router" } },
+	{ er_trt_before, R, EF_KV_CACHE, 1, { " bytes for k/v cache" } },
+	{ er_trt_before, R, EF_KV_TOKENS, 1, { " tokens in paged KV cache" } },
+	{ er_trt_paged, R, 0, 1, { "for max tokens in paged KV cache (" } },
+	{ er_trt_usage, R, 0, 1, { "Memory usage when calculating max tokens in paged kv cache:" } },
+	{ er_version, R, 0, 0, { "Engine version " } },
+	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
+	{ er_engine, R, 0, 1, { "[TensorRT-LLM]" } },
+	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
+};
+
+#undef V
+#undef S
+#undef T
+#undef R
+#undef P
+#undef N
+
+#define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
+#define ANCHORS_MAX 192
+#define FILTER_BITS 12
+#define SIEVE_BITS 16
+#define STRIDE 3                 /* positions a sieve lookup stands for */
+#define ANCHOR_MIN (STRIDE + 3)  /* the shortest anchor: STRIDE - 1 + 4 */
+
+/* The anchors built from the tables, and the filter: a bit per hash of an
+ * anchor's first four bytes, and the anchors of each hash in a chain
+ * (next[] indexes anchors; -1 ends). */
+static struct {
+	int ready;
+	size_t n;
+	struct anchor a[ANCHORS_MAX];
+	uint64_t pairs[65536 / 64];   /* the anchors' first two bytes: most
+				       * positions of a line stop here */
+	uint64_t bits[(1u << FILTER_BITS) / 64];
+	uint64_t sieve[(1u << SIEVE_BITS) / 64]; /* the hashes of each anchor's
+						  * four bytes at offsets 0..STRIDE-1 */
+	short head[1u << FILTER_BITS];
+	short next[ANCHORS_MAX];
+} filter;
+
+static unsigned hash4(const char *p)
+{
+	uint32_t k;
+
+	memcpy(&k, p, 4);
+	return (k * 2654435761u) >> (32 - FILTER_BITS);
+}
+
+static unsigned sieve_hash(const char *p)
+{
+	uint32_t k;
+
+	memcpy(&k, p, 4);
+	return (k * 2654435761u) >> (32 - SIEVE_BITS);
+}
+
+static unsigned pair(const char *p)
+{
+	return (unsigned)(unsigned char)p[0] << 8 | (unsigned char)p[1];
+}
+
+static void add(const struct anchor *a)
+{
+	assert(filter.n < ANCHORS_MAX && strlen(a->text) >= ANCHOR_MIN);
+	filter.a[filter.n] = *a;
+	filter.a[filter.n].len = strlen(a->text);
+	filter.n++;
+}
+
+/* The anchors of the four tables, in table order. */
+static void anchors_build(void)
+{
+	size_t i, k;
+
+	for (i = 0; i < ARRAY_N(fact_labels); i++)
+		for (k = 0; k < ARRAY_N(fact_labels[i].labels) && fact_labels[i].labels[k]; k++) {
+			struct anchor a = { fact_labels[i].labels[k], 0, fact_labels[i].engine,
+					    fact_labels[i].size ? er_size : er_num,
+					    fact_labels[i].key, 0, fact_labels[i].strong, 0, 0 };
+			add(&a);
+		}
+	for (i = 0; i < ARRAY_N(stat_labels); i++)
+		for (k = 0; k < ARRAY_N(stat_labels[i].labels) && stat_labels[i].labels[k]; k++) {
+			const char *t = stat_labels[i].labels[k];
+			struct anchor a = { t, 0, stat_labels[i].engine, er_stat, stat_labels[i].key,
+					    stat_labels[i].mult, 1, (unsigned)stat_labels[i].gated,
+					    islower((unsigned char)t[0]) != 0 };
+			add(&a);
+		}
+	for (i = 0; i < ARRAY_N(error_phrases); i++)
+		for (k = 0; k < ARRAY_N(error_phrases[i].phrases) && error_phrases[i].phrases[k];
+		     k++) {
+			struct anchor a = { error_phrases[i].phrases[k], 0, error_phrases[i].engine,
+					    er_error, error_phrases[i].key, 0, 1, 0, 0 };
+			add(&a);
+		}
+	for (i = 0; i < ARRAY_N(special); i++)
+		for (k = 0; k < ARRAY_N(special[i].phrases) && special[i].phrases[k]; k++) {
+			struct anchor a = { special[i].phrases[k], 0, special[i].engine,
+					    special[i].read, special[i].arg, 0,
+					    (unsigned)special[i].strong, 0, 0 };
+			add(&a);
+		}
+}
+
+/* Built once; the tables are constant, so two threads building it at
+ * once write the same values. */
+static void filter_build(void)
+{
+	size_t i;
+
+	filter.n = 0;
+	anchors_build();
+	memset(filter.head, -1, sizeof(filter.head));
+	for (i = filter.n; i-- > 0;) {
+		unsigned h = hash4(filter.a[i].text), pr = pair(filter.a[i].text), k, sh;
+		for (k = 0; k < STRIDE; k++) {
+			sh = sieve_hash(filter.a[i].text + k);
+			filter.sieve[sh / 64] |= 1ull << (sh % 64);
+		}
+		filter.pairs[pr / 64] |= 1ull << (pr % 64);
+		filter.bits[h / 64] |= 1ull << (h % 64);
+		filter.next[i] = filter.head[h];
+		filter.head[h] = (short)i;
+	}
+	filter.ready = 1;
+}
+
+/* The engine whose wording a line uses, from the anchors it holds: a
+ * named engine's over PyTorch's. */
+static void note_engine(struct engine_line *o, const struct anchor *a)
+{
+	if (a->engine == ENGINE_NONE)
+		return;
+	if (o->engine == ENGINE_NONE || (o->engine == ENGINE_PYTORCH && a->engine != ENGINE_PYTORCH))
+		o->engine = a->engine;
+}
+
+/* Call fn for each anchor that starts at line[i] (line has n bytes);
+ * stops early when fn returns nonzero. Returns that value, else 0. */
+static int anchors_at(const char *line, size_t n, size_t i,
+		      int (*fn)(const struct anchor *, size_t, void *), void *arg)
+{
+	unsigned pr = pair(line + i), h;
+	short k;
+	int r;
+
+	if (!(filter.pairs[pr / 64] >> (pr % 64) & 1))
+		return 0;
+	h = hash4(line + i);
+	if (!(filter.bits[h / 64] >> (h % 64) & 1))
+		return 0;
+	for (k = filter.head[h]; k >= 0; k = filter.next[k]) {
+		const struct anchor *a = &filter.a[k];
+		if (a->len > n - i || memcmp(line + i, a->text, a->len))
+			continue;
+		if ((r = fn(a, i, arg)))
+			return r;
+	}
+	return 0;
+}
+
+/* Call fn for each anchor found in line[0..n), in order; stops early
+ * when fn returns nonzero. Returns that value, else 0. The four bytes at
+ * j (a multiple of STRIDE) are in any anchor that starts at j-2, j-1
+ * or j: those three are looked at only when the sieve holds them. */
+static int each_anchor(const char *line, size_t n, int (*fn)(const struct anchor *, size_t, void *),
+		       void *arg)
+{
+	size_t i, j;
+	unsigned sh;
+	int r;
+
+	if (!filter.ready)
+		filter_build();
+	for (j = 0; j + 4 <= n; j += STRIDE) {
+		sh = sieve_hash(line + j);
+		if (!(filter.sieve[sh / 64] >> (sh % 64) & 1))
+			continue;
+		for (i = j < STRIDE - 1 ? 0 : j - (STRIDE - 1); i <= j; i++)
+			if ((r = anchors_at(line, n, i, fn, arg)))
+				return r;
+	}
+	return 0;
+}
+
+struct reading {
+	struct engine_line *o;
+	const char *line, *end;
+	unsigned gated;         /* statistics read from gated labels */
+};
+
+/* 1 when an anchor that is a lower-case word or key ("max_total_num_tokens=",
+ * "token usage: ") stands inside a longer name ("sglang:max_total_num_tokens=",
+ * a Prometheus metric quoted) rather than on its own. */
+static int inside_name(const struct anchor *a, const char *line, size_t at)
+{
+	char c = at ? line[at - 1] : ' ';
+
+	return (islower((unsigned char)a->text[0]) || a->text[0] == '_') &&
+	       (isalnum((unsigned char)c) || c == '_' || c == ':' || c == '.');
+}
+
+static int read_anchor(const struct anchor *a, size_t at, void *arg)
+{
+	struct reading *r = arg;
+	unsigned before = r->o->stats_set;
+
+	if (inside_name(a, r->line, at))
+		return 0;
+	a->read(r->o, a, r->line, r->line + at + a->len, r->end);
+	if (a->gated)
+		r->gated |= r->o->stats_set & ~before;
+	note_engine(r->o, a);
+	return 0;
+}
+
+int engine_line(const char *line, size_t n, struct engine_line *out)
+{
+	struct reading r = { out, line, line + n, 0 };
+
+	memset(out, 0, sizeof(*out));
+	out->preempt_total = -1;
+	out->rank = -1;
+	each_anchor(line, n, read_anchor, &r);
+	if (out->rank < 0 && out->engine == ENGINE_SGLANG)
+		out->rank = er_sglang_rank(line, n);
+	/* "Running: " alone is too common a phrase: vLLM's statistics come
+	 * with a throughput or a KV cache usage on the same line. */
+	if (r.gated && !(out->stats_set & (1u << ES_GPU_KV_USAGE | 1u << ES_PROMPT_TPS |
+					   1u << ES_GEN_TPS)))
+		out->stats_set &= ~r.gated;
+	return out->nfacts || out->stats_set || out->error || out->preempted || out->capture ||
+	       out->version[0];
+}
+
+static int strong_anchor(const struct anchor *a, size_t at, void *arg)
+{
+	return a->strong && !a->gated && !inside_name(a, arg, at);
+}
+
+int engine_line_strong(const char *line, size_t n)
+{
+	return each_anchor(line, n, strong_anchor, (void *)line);
+}

@@ -1,0 +1,56 @@
+/*
+ * engine_lines.h -- what one serving-engine log line says about memory.
+ *
+ * vLLM (0.1 to V1), SGLang, TGI, TensorRT-LLM/Triton, and the libraries
+ * under them (PyTorch's allocator, NCCL, cuBLAS) print their start-up
+ * memory accounting, their periodic load statistics and their memory
+ * errors as free text, whose wording changed with every generation
+ * (docs/formats.md lists the forms, tests/data/real/serving holds real
+ * ones). engine_line() reads one line with its wrappers already removed
+ * or not (anchors are found anywhere in it) and says, in a struct, what
+ * the line states: facts of the engine's accounting, load statistics,
+ * an error, a preemption. It keeps no state and knows no sink: the caller
+ * (parsers/serving/server_engine.c) decides which engine instance a line belongs
+ * to and records what is found.
+ */
+#ifndef OOMLENS_ENGINE_LINES_H
+#define OOMLENS_ENGINE_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/engine_vocab.h"
+
+#define ENGINE_LINE_MAX_FACTS 12
+#define ENGINE_VERSION_MAX 48
+
+/* What one line says. Facts and stats appear in the order read. */
+struct engine_line {
+	enum engine_kind engine;   /* who prints this wording; NONE if unsure */
+	int nfacts;
+	struct { enum engine_fact key; double value; } facts[ENGINE_LINE_MAX_FACTS];
+	unsigned stats_set;        /* bit i: stats[i] is set */
+	double stats[ES__COUNT];
+	enum engine_error error;
+	int preempted;             /* a preemption warning */
+	int64_t preempt_total;     /* its cumulative count, or -1 */
+	int swap;                  /* the preemption swapped (else recomputes) */
+	int capture;               /* 1: a CUDA-graph capture begins, 2: it ended */
+	int config;                /* the line dumps the engine's configuration
+				    * ("with config:", "args: ", "Args {") */
+	int rank;                  /* SGLang "TPn" / TGI "rank=n", or -1 */
+	char version[ENGINE_VERSION_MAX]; /* "" unless the line states it */
+};
+
+/* Read line[0..n) into *out. Returns 1 if it said anything, 0 if not.
+ * Bounded work: one pass over the line to find anchors, then a bounded
+ * parse at each. */
+int engine_line(const char *line, size_t n, struct engine_line *out);
+
+/* 1 when the line is worth a format's attention: it holds a phrase only
+ * an engine or the libraries under it print (its accounting, statistics,
+ * an error), not merely a configuration key a note could quote. For
+ * detection (server_log_sniff). */
+int engine_line_strong(const char *line, size_t n);
+
+#endif

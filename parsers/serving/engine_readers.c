@@ -1,0 +1,492 @@
+/*
+ * engine_readers.c -- the readers of engine_lines.c: for each shape of
+ * what follows a phrase an engine prints ("Loading model weights took
+ * 14.99 GB", "Free memory on device (31.44/47.38 GiB) ..."), the figures
+ * it states, into a struct engine_line (see engine_readers.h).
+ *
+ * Readers parse numbers in place, bounded by the line's end. Sizes carry
+ * the unit as printed; "GB" is read as GiB: vLLM and SGLang divide by
+ * 2^30 and print "GB" (one vLLM 0.6.6 run prints "14.9595 GB" and
+ * "14.96GiB" for the same weights).
+ */
+#include "parsers/serving/engine_readers.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- numbers ---------------------------------------------------------- */
+
+/* The powers of ten a double holds exactly. */
+static const double pow10_exact[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+/* A signed decimal at s (spaces skipped, commas between digits allowed):
+ * 0 and *v, *used set; -1 if there is none. The value is strtod's: with
+ * at most 15 digits the digits as an integer and the power of ten of the
+ * fraction are both exact doubles, so their quotient is the correctly
+ * rounded value strtod gives; longer numbers go to strtod. */
+static int read_num(const char *s, const char *end, double *v, size_t *used)
+{
+	const char *p = s;
+	char buf[64];
+	size_t k = 0;
+	int digits = 0, frac = -1, neg = 0;
+	uint64_t m = 0;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < end && (*p == '-' || *p == '+')) {
+		neg = *p == '-';
+		buf[k++] = *p++;
+	}
+	while (p < end && k < sizeof(buf) - 1) {
+		if (*p >= '0' && *p <= '9') {
+			m = m * 10 + (uint64_t)(*p - '0');
+			frac += frac >= 0;
+			buf[k++] = *p++;
+			digits++;
+		} else if (*p == ',' && digits && p + 1 < end && p[1] >= '0' && p[1] <= '9' &&
+			   frac < 0) {
+			p++;
+		} else if (*p == '.' && digits && frac < 0 && p + 1 < end &&
+			   p[1] >= '0' && p[1] <= '9') {
+			frac = 0;
+			buf[k++] = *p++;
+		} else {
+			break;
+		}
+	}
+	if (!digits)
+		return -1;
+	buf[k] = '\0';
+	if (digits <= 15) {
+		*v = frac > 0 ? (double)m / pow10_exact[frac] : (double)m;
+		if (neg)
+			*v = -*v;
+	} else {
+		*v = strtod(buf, NULL);
+	}
+	if (used)
+		*used = (size_t)(p - s);
+	return 0;
+}
+
+static const struct { const char *name; double mult; } units[] = {
+	{ "TiB", 1099511627776.0 }, { "GiB", 1073741824.0 }, { "MiB", 1048576.0 },
+	{ "KiB", 1024.0 }, { "TB", 1099511627776.0 }, { "GB", 1073741824.0 },
+	{ "MB", 1048576.0 }, { "KB", 1024.0 }, { "kB", 1024.0 }, { "bytes", 1.0 },
+	{ "B", 1.0 }, { NULL, 0 }
+};
+
+/* A size "14.99 GiB", "23.58GiB", "-1.2 GiB", "69524783104 bytes": bytes
+ * into *v; -1 when there is no number or no unit. */
+static int read_size(const char *s, const char *end, double *v, size_t *used)
+{
+	size_t u, i;
+	const char *p;
+
+	if (read_num(s, end, v, &u) < 0)
+		return -1;
+	p = s + u;
+	while (p < end && *p == ' ')
+		p++;
+	for (i = 0; units[i].name; i++) {
+		size_t l = strlen(units[i].name);
+		if ((size_t)(end - p) >= l && !memcmp(p, units[i].name, l)) {
+			*v *= units[i].mult;
+			if (used)
+				*used = (size_t)(p + l - s);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static const char *find(const char *s, const char *end, const char *needle)
+{
+	size_t l = strlen(needle);
+
+	if (s >= end || (size_t)(end - s) < l)
+		return NULL;
+	return memmem(s, (size_t)(end - s), needle, l);
+}
+
+/* Skip spaces and one run of the separators "=", ":", "(", then "takes "
+ * or TGI's "Some(". */
+static const char *skip_sep(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '=' || *p == ':' || *p == '('))
+		p++;
+	if ((size_t)(end - p) >= 6 && !memcmp(p, "takes ", 6))
+		p += 6;
+	else if ((size_t)(end - p) >= 5 && !memcmp(p, "Some(", 5))
+		p += 5;
+	return p;
+}
+
+/* ---- what a line says --------------------------------------------------- */
+
+/* A fact of the line; a key the line stated already keeps its first value
+ * ("The current --gpu-memory-utilization=0.62 is equivalent to
+ * --gpu-memory-utilization=0.54 without ..."). */
+static void fact(struct engine_line *o, enum engine_fact k, double v)
+{
+	int i;
+
+	for (i = 0; i < o->nfacts; i++)
+		if (o->facts[i].key == k)
+			return;
+	if (o->nfacts < ENGINE_LINE_MAX_FACTS) {
+		o->facts[o->nfacts].key = k;
+		o->facts[o->nfacts].value = v;
+		o->nfacts++;
+	}
+}
+
+static void stat(struct engine_line *o, enum engine_stat k, double v)
+{
+	o->stats[k] = v;
+	o->stats_set |= 1u << k;
+}
+
+static void size_fact(struct engine_line *o, enum engine_fact k, const char *p, const char *end)
+{
+	double v;
+
+	if (read_size(skip_sep(p, end), end, &v, NULL) == 0)
+		fact(o, k, v);
+}
+
+static void num_fact(struct engine_line *o, enum engine_fact k, const char *p, const char *end)
+{
+	double v;
+
+	if (read_num(skip_sep(p, end), end, &v, NULL) == 0)
+		fact(o, k, v);
+}
+
+void er_size(struct engine_line *o, const struct anchor *a, const char *line,
+		    const char *p, const char *end)
+{
+	(void)line;
+	size_fact(o, (enum engine_fact)a->arg, p, end);
+}
+
+void er_num(struct engine_line *o, const struct anchor *a, const char *line,
+		   const char *p, const char *end)
+{
+	(void)line;
+	num_fact(o, (enum engine_fact)a->arg, p, end);
+}
+
+void er_error(struct engine_line *o, const struct anchor *a, const char *line,
+		     const char *p, const char *end)
+{
+	(void)line, (void)p, (void)end;
+	if (!o->error)
+		o->error = (enum engine_error)a->arg;
+}
+
+/* A statistic; vLLM prints percentages with "%", SGLang ratios (mult). */
+void er_stat(struct engine_line *o, const struct anchor *a, const char *line,
+		    const char *p, const char *end)
+{
+	const char *at = p - a->len;
+	double v;
+
+	if (a->phrase && at - line >= 2 && at[-1] == ' ' && isalpha((unsigned char)at[-2]))
+		return;   /* "full token usage" is not "token usage" */
+	if (read_num(p, end, &v, NULL) == 0)
+		stat(o, (enum engine_stat)a->arg, v * a->mult);
+}
+
+/* "Maximum concurrency for 32,768 tokens per request: 13.59x" */
+void er_concurrency(struct engine_line *o, const struct anchor *a, const char *line,
+			   const char *p, const char *end)
+{
+	double len, x;
+	size_t u;
+	const char *q;
+
+	(void)a, (void)line;
+	if (read_num(p, end, &len, &u) < 0)
+		return;
+	fact(o, EF_MAX_MODEL_LEN, len);
+	if ((q = find(p + u, end, "per request:")) && read_num(q + 12, end, &x, NULL) == 0)
+		fact(o, EF_MAX_CONCURRENCY, x);
+}
+
+/* "... can use total_gpu_memory (15.77GiB) x gpu_memory_utilization
+ * (0.90) = 14.20GiB" and the tabular "... can use    71.29GiB": the
+ * requested share. total and utilization have anchors of their own. */
+void er_can_use(struct engine_line *o, const struct anchor *a, const char *line,
+		       const char *p, const char *end)
+{
+	const char *q = find(p, end, " = ");
+
+	(void)a, (void)line;
+	size_fact(o, EF_REQUESTED, q ? q + 3 : p, end);
+}
+
+/* "Free memory on device [cuda:0 ](31.44/47.38 GiB) on startup is less
+ * than desired GPU memory utilization (0.95, 45.01 GiB)." The unit after
+ * the total is the free figure's too. */
+void er_free_below(struct engine_line *o, const struct anchor *a, const char *line,
+			  const char *p, const char *end)
+{
+	const char *q = find(p, end, "(");
+	double f, tnum, t, u, r;
+	size_t n1, n2;
+
+	(void)a, (void)line;
+	o->error = EE_FREE_BELOW_UTILIZATION;
+	if (q && read_num(q + 1, end, &f, &n1) == 0 && q + 1 + n1 < end && q[1 + n1] == '/' &&
+	    read_num(q + 2 + n1, end, &tnum, &n2) == 0 && tnum > 0 &&
+	    read_size(q + 2 + n1, end, &t, NULL) == 0) {
+		fact(o, EF_FREE, f * (t / tnum));
+		fact(o, EF_TOTAL, t);
+	}
+	if ((q = find(p, end, "utilization (")) && read_num(q + 13, end, &u, &n1) == 0) {
+		fact(o, EF_UTILIZATION, u);
+		if (q + 13 + n1 < end && q[13 + n1] == ',' &&
+		    read_size(q + 14 + n1, end, &r, NULL) == 0)
+			fact(o, EF_REQUESTED, r);
+	}
+}
+
+/* "Initial free memory 31.16 GiB, reserved 4.25 GiB memory for KV Cache" */
+void er_initial_free(struct engine_line *o, const struct anchor *a, const char *line,
+			    const char *p, const char *end)
+{
+	const char *q;
+
+	(void)a, (void)line;
+	size_fact(o, EF_FREE, p, end);
+	if ((q = find(p, end, ", reserved ")) && find(q, end, "for KV Cache"))
+		size_fact(o, EF_KV_CACHE, q + 11, end);
+}
+
+/* "... max seq len (8192) is larger than the maximum number of tokens
+ * that can be stored in KV cache (2400)", and V1's "To serve at least one
+ * request with the model's max seq len (196608), 23.25 GiB KV cache is
+ * needed, which is larger than the available KV cache memory (22.5 GiB)" */
+void er_max_seq_len(struct engine_line *o, const struct anchor *a, const char *line,
+			   const char *p, const char *end)
+{
+	const char *q;
+
+	(void)a;
+	num_fact(o, EF_MAX_MODEL_LEN, p, end);
+	if ((q = find(p, end, "stored in KV cache (")))
+		num_fact(o, EF_KV_TOKENS, q + 20, end);
+	if (find(p, end, "is larger than") || find(line, end, "To serve at least one request"))
+		o->error = EE_MAX_LEN_EXCEEDS_KV;
+}
+
+/* "# GPU blocks: 3852, # CPU blocks: 4096": vLLM's, whoever the line's
+ * other anchors say (the "# " is lost in some pastes). */
+void er_blocks(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	(void)line;
+	num_fact(o, (enum engine_fact)a->arg, p, end);
+	if (o->engine == ENGINE_NONE)
+		o->engine = ENGINE_VLLM;
+}
+
+/* "Graph capturing finished in 14 secs, took 0.21 GiB" */
+void er_graph_took(struct engine_line *o, const struct anchor *a, const char *line,
+			  const char *p, const char *end)
+{
+	const char *q = find(p, end, "took ");
+
+	(void)a, (void)line;
+	o->capture = 2;
+	if (q)
+		size_fact(o, EF_CUDA_GRAPH, q + 5, end);
+}
+
+/* A CUDA-graph capture begins (arg 1) or ends (arg 2). */
+void er_capture(struct engine_line *o, const struct anchor *a, const char *line,
+		       const char *p, const char *end)
+{
+	(void)line, (void)p, (void)end;
+	o->capture = a->arg;
+}
+
+/* SGLang "mem usage=X GB": the weights after "Load weight end", the
+ * graphs after "Capture cuda graph end". */
+void er_mem_usage(struct engine_line *o, const struct anchor *a, const char *line,
+			 const char *p, const char *end)
+{
+	(void)a;
+	if (find(line, p, "Load weight end"))
+		size_fact(o, EF_WEIGHTS, p, end);
+	else if (find(line, p, "Capture cuda graph end"))
+		size_fact(o, EF_CUDA_GRAPH, p, end);
+}
+
+/* "KV Cache is allocated. [dtype: ..., ]#tokens: N, K size: X GB, V size: Y GB" */
+void er_sglang_kv(struct engine_line *o, const struct anchor *a, const char *line,
+			 const char *p, const char *end)
+{
+	const char *q;
+	double k, v;
+
+	(void)a, (void)line;
+	if ((q = find(p, end, "#tokens:")))
+		num_fact(o, EF_KV_TOKENS, q + 8, end);
+	if ((q = find(p, end, "K size:")) && read_size(q + 7, end, &k, NULL) == 0 &&
+	    (q = find(q, end, "V size:")) && read_size(q + 7, end, &v, NULL) == 0)
+		fact(o, EF_KV_CACHE, k + v);
+}
+
+/* TGI "Shard 0 failed to start" (not any "failed to start") */
+void er_shard_failed(struct engine_line *o, const struct anchor *a, const char *line,
+			    const char *p, const char *end)
+{
+	(void)a, (void)end;
+	if (find(line, p, "Shard ") && !o->error) {
+		o->error = EE_SHARD_CANNOT_START;
+		o->engine = ENGINE_TGI;
+	}
+}
+
+/* "Sequence group 5 is preempted by PreemptionMode.RECOMPUTE mode because
+ * there is not enough KV cache space. ... total_num_cumulative_preemption=1" */
+void er_preempt(struct engine_line *o, const struct anchor *a, const char *line,
+		       const char *p, const char *end)
+{
+	const char *q = find(p, end, "total_num_cumulative_preemption=");
+	double v;
+
+	(void)a, (void)line;
+	o->preempted = 1;
+	o->swap = (size_t)(end - p) >= 5 && !memcmp(p, ".SWAP", 5);
+	if (q && read_num(q + 32, end, &v, NULL) == 0 && v >= 0 && v < 1e15)
+		o->preempt_total = (int64_t)v;
+}
+
+/* "Not enough memory to handle 4096 prefill tokens" (TGI warm-up) */
+void er_prefill_oom(struct engine_line *o, const struct anchor *a, const char *line,
+			   const char *p, const char *end)
+{
+	(void)a, (void)line;
+	o->error = EE_PREFILL_OOM;
+	num_fact(o, EF_MAX_PREFILL, p, end);
+}
+
+/* TensorRT-LLM "[MemUsageChange] Allocated 18.75 GiB for max tokens in
+ * paged KV cache (245760)." -- the size precedes the anchor. */
+void er_trt_paged(struct engine_line *o, const struct anchor *a, const char *line,
+			 const char *p, const char *end)
+{
+	const char *q = find(line, p, "Allocated ");
+
+	(void)a;
+	if (q)
+		size_fact(o, EF_KV_CACHE, q + 10, p);
+	num_fact(o, EF_KV_TOKENS, p, end);
+}
+
+/* "Allocate 69524783104 bytes for k/v cache." / "Using 132608 tokens in
+ * paged KV cache." -- the number precedes the anchor: read backwards. */
+void er_trt_before(struct engine_line *o, const struct anchor *a, const char *line,
+			  const char *p, const char *end)
+{
+	const char *q = p - a->len;
+	const char *s = q;
+	double v;
+
+	(void)end;
+	while (s > line && ((s[-1] >= '0' && s[-1] <= '9') || s[-1] == '.'))
+		s--;
+	if (s == q || read_num(s, q, &v, NULL) < 0)
+		return;
+	fact(o, (enum engine_fact)a->arg, v);
+}
+
+/* "Memory usage when calculating max tokens in paged kv cache: total:
+ * 39.39 GiB, available: 21.89 GiB" */
+void er_trt_usage(struct engine_line *o, const struct anchor *a, const char *line,
+			 const char *p, const char *end)
+{
+	const char *q;
+
+	(void)a, (void)line;
+	if ((q = find(p, end, "total:")))
+		size_fact(o, EF_TOTAL, q + 6, end);
+	if ((q = find(p, end, "available:")))
+		size_fact(o, EF_FREE, q + 10, end);
+}
+
+/* A TensorRT-LLM error line: an allocation failure is its OOM. */
+void er_trt_error(struct engine_line *o, const struct anchor *a, const char *line,
+			 const char *p, const char *end)
+{
+	(void)a, (void)p;
+	if (!o->error && find(line, end, "out of memory"))
+		o->error = EE_TRT_OOM;
+}
+
+/* A version string after the anchor: "0.6.3.post1", "v0.8.3", "0.21.0rc0" */
+void er_version(struct engine_line *o, const struct anchor *a, const char *line,
+		       const char *p, const char *end)
+{
+	size_t k = 0;
+
+	(void)a, (void)line;
+	while (p < end && (*p == ' ' || *p == 'v'))
+		p++;
+	if (p >= end || *p < '0' || *p > '9')
+		return;
+	while (p < end && k < sizeof(o->version) - 1 && *p != ' ' && *p != ')' && *p != ',' &&
+	       *p != '\'' && *p != '"')
+		o->version[k++] = *p++;
+	while (k && o->version[k - 1] == '.')
+		k--;
+	o->version[k] = '\0';
+}
+
+/* "... rank=1" (TGI shards) */
+void er_rank(struct engine_line *o, const struct anchor *a, const char *line,
+		    const char *p, const char *end)
+{
+	double v;
+
+	(void)a, (void)line;
+	if (read_num(p, end, &v, NULL) == 0 && v >= 0 && v < 1e6)
+		o->rank = (int)v;
+}
+
+/* The engine's configuration, dumped (server_meta.c reads its keys). */
+void er_config(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	(void)a, (void)line, (void)p, (void)end;
+	o->config = 1;
+}
+
+/* A phrase that only says whose line it is. */
+void er_engine(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	(void)o, (void)a, (void)line, (void)p, (void)end;
+}
+
+int er_sglang_rank(const char *line, size_t n)
+{
+	const char *end = line + (n < 64 ? n : 64), *p = line;
+	double v;
+	size_t u;
+
+	while ((p = find(p, end, "TP"))) {
+		if ((p == line || p[-1] == ' ' || p[-1] == '[') &&
+		    read_num(p + 2, end, &v, &u) == 0 && p + 2 + u < end && p[2 + u] == ']' &&
+		    p[2] >= '0' && p[2] <= '9' && v < 1e6)
+			return (int)v;
+		p += 2;
+	}
+	return -1;
+}

@@ -1,0 +1,41 @@
+/*
+ * engine_readers.h -- what engine_lines.c and engine_readers.c share: an
+ * anchor (a phrase an engine prints) and the readers of what follows it.
+ * Not for other modules: parsers/serving/engine_lines.h is the interface.
+ */
+#ifndef OOMLENS_ENGINE_READERS_H
+#define OOMLENS_ENGINE_READERS_H
+
+#include <stddef.h>
+#include "parsers/serving/engine_lines.h"
+
+/* A reader gets the line, where the anchor ends and the line's end. */
+struct anchor;
+typedef void reader_fn(struct engine_line *o, const struct anchor *a, const char *line,
+		       const char *p, const char *end);
+
+struct anchor {
+	const char *text;
+	size_t len;
+	enum engine_kind engine;  /* NONE: any engine prints it */
+	reader_fn *read;
+	int arg;                  /* the fact, stat or error it gives */
+	double mult;              /* statistics: the factor to percent */
+	unsigned strong : 1;      /* only engines print it (detection) */
+	unsigned gated : 1;       /* a vLLM statistic: kept only with its company */
+	unsigned phrase : 1;      /* must start a phrase ("token usage", not
+				   * "full token usage") */
+};
+
+/* The readers, one per shape of what follows an anchor (engine_readers.c). */
+reader_fn er_size, er_num, er_error, er_stat, er_concurrency, er_can_use,
+	er_free_below, er_initial_free, er_max_seq_len, er_blocks, er_graph_took,
+	er_capture, er_mem_usage, er_sglang_kv, er_shard_failed, er_preempt,
+	er_prefill_oom, er_trt_paged, er_trt_before, er_trt_usage, er_trt_error,
+	er_version, er_rank, er_config, er_engine;
+
+/* The rank of SGLang's "[2025-03-07 21:49:33 TP13] " / "[TP0] " prefix,
+ * in the first 64 bytes of line[0..n); -1 if none. */
+int er_sglang_rank(const char *line, size_t n);
+
+#endif

@@ -1,0 +1,443 @@
+/*
+ * server_log.c -- inference server logs into events, series, engine rows
+ * and meta.
+ *
+ * The parser is a loop over lines in steps, one file each:
+ *   - server_unwrap.c takes the line's wrappers off (colours, times,
+ *     "(Worker pid=N) " tags, the engines' record headers, the compose,
+ *     journald, CI and quote wrappers of a paste), keeping what they said;
+ *   - engine_lines.c reads what the line says of the engine's memory,
+ *     and server_engine.c gives it to the engine instance it belongs to:
+ *     its accounting (one engine row per instance at the end), its errors
+ *     and preemptions (events);
+ *   - server_join.c joins what runs over lines: a Python traceback up to
+ *     its exception line, and PyTorch's OOM message printed or pasted
+ *     over several lines; each finished piece becomes one event here: a
+ *     CUDA OOM (parsers/torch/torch_oom_text.c reads its fields) gives
+ *     torch_oom, any other traceback server_error (with the engine error
+ *     its lines named);
+ *   - server_stats.c writes the engine's statistics and counts the
+ *     requests served into server.* series;
+ *   - server_meta.c reads the configuration stated at start-up, and keeps
+ *     the engine's main figures, as server.* meta.
+ */
+#include "parsers/serving/server_log.h"
+#include "parsers/serving/engine_lines.h"
+#include "parsers/serving/server_engine.h"
+#include "parsers/serving/server_join.h"
+#include "parsers/serving/server_meta.h"
+#include "parsers/serving/server_stats.h"
+#include "parsers/serving/server_unwrap.h"
+#include "parsers/common/seriesutil.h"
+#include "parsers/torch/torch_oom_text.h"
+#include "lib/timeutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct srv_st {
+	struct sink *s;
+	struct input *in;
+	int records;                /* events written */
+	struct srv_line line;
+	struct srv_join join;
+	struct srv_stats stats;
+	struct srv_meta meta;
+	struct srv_engine engines;
+	enum engine_error piece_error; /* the first a piece's lines named */
+	/* the last torch_oom, to know its echo */
+	int last_oom_set;
+	json_int_t last_oom_dev, last_oom_req;
+	struct ol_time last_oom_t;
+};
+
+/* The same OOM is often logged twice: the worker's traceback, then the
+ * router or engine client repeating the message. A traceback-less OOM
+ * with the device and size of the previous one within 5 s is that echo. */
+static int dup_oom(struct srv_st *st, json_t *d, const struct ol_time *t)
+{
+	json_int_t dev = json_integer_value(json_object_get(d, "device"));
+	json_int_t req = json_integer_value(json_object_get(d, "requested_bytes"));
+
+	if (!st->last_oom_set || dev != st->last_oom_dev || req != st->last_oom_req)
+		return 0;
+	if (t->clock == OL_CLOCK_NONE || st->last_oom_t.clock == OL_CLOCK_NONE)
+		return 1;
+	return llabs(t->utc_ns - st->last_oom_t.utc_ns) <= 5 * NS_PER_S;
+}
+
+static void remember_oom(struct srv_st *st, json_t *d, const struct ol_time *t)
+{
+	st->last_oom_set = 1;
+	st->last_oom_dev = json_integer_value(json_object_get(d, "device"));
+	st->last_oom_req = json_integer_value(json_object_get(d, "requested_bytes"));
+	st->last_oom_t = *t;
+}
+
+/* Write event e and drop its data. 0, or -1 when the sink failed. */
+static int put_event(struct srv_st *st, struct ol_event *e)
+{
+	int64_t id = sink_event(st->s, e);
+
+	json_decref(e->data);
+	if (id < 0)
+		return -1;
+	st->records++;
+	return 0;
+}
+
+/* server_error's data: the exception's type (text before its first ':'). */
+static json_t *error_data(const char *exc, size_t en, char *summary, size_t scap)
+{
+	const char *c = memchr(exc, ':', en);
+	json_t *d = json_object();
+
+	json_object_set_new(d, "exception_type", ol_json_strn(exc, c ? (size_t)(c - exc) : en));
+	snprintf(summary, scap, "%.*s", (int)(en > 200 ? 200 : en), exc);
+	return d;
+}
+
+/* One event from the piece's text exc[0..en) and traceback tb (NULL for
+ * a lone message): torch_oom when exc is a CUDA OOM, else server_error.
+ * 0, or -1 when the sink failed. */
+static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
+{
+	const struct srv_join *j = &st->join;
+	char summary[256];
+	struct ol_event e = { .t = j->t, .pid = j->pid, .bytes = OL_NULL, .line = j->line,
+			      .summary = summary };
+
+	if (torch_oom_text(exc, en)) {
+		e.kind = "torch_oom";
+		e.data = torch_oom_fields(exc, en, &e.bytes, summary, sizeof(summary));
+		if (!tb && dup_oom(st, e.data, &e.t)) {
+			json_decref(e.data);
+			return 0;
+		}
+		remember_oom(st, e.data, &e.t);
+	} else {
+		e.kind = "server_error";
+		e.data = error_data(exc, en, summary, sizeof(summary));
+		json_object_set_new(e.data, "engine_error", st->piece_error
+				    ? json_string(engine_error_name(st->piece_error)) : json_null());
+	}
+	json_object_set_new(e.data, "exception", ol_json_strn(exc, en > 2000 ? 2000 : en));
+	json_object_set_new(e.data, "traceback", tb ? ol_json_strn(tb, strlen(tb)) : json_null());
+	return put_event(st, &e);
+}
+
+/* A C++ program's last words, "terminate called after throwing an
+ * instance of 'std::runtime_error'" (NCCL's watchdog, TensorRT-LLM): a
+ * server_error of that exception type. 0, or -1 when the sink failed. */
+static int cxx_abort(struct srv_st *st)
+{
+	static const char lead[] = "terminate called after throwing an instance of '";
+	const struct srv_line *l = &st->line;
+	const char *type = l->msg + sizeof(lead) - 1, *q;
+	char summary[256];
+	struct ol_event e;
+
+	if (l->n < sizeof(lead) || l->msg[0] != 't' || memcmp(l->msg, lead, sizeof(lead) - 1) ||
+	    !(q = memchr(type, '\'', l->n - (size_t)(type - l->msg))))
+		return 0;
+	e = (struct ol_event){ .kind = "server_error", .t = l->t, .pid = l->pid, .bytes = OL_NULL,
+			       .line = st->in->lineno, .summary = summary };
+	e.data = json_pack("{s:o, s:o, s:n, s:n}", "exception_type",
+			   ol_json_strn(type, (size_t)(q - type)), "exception",
+			   ol_json_strn(l->msg, l->n > 2000 ? 2000 : l->n), "traceback", "engine_error");
+	snprintf(summary, sizeof(summary), "%.*s", (int)(l->n > 200 ? 200 : l->n), l->msg);
+	return put_event(st, &e) < 0 ? -1 : 1;
+}
+
+/* The finished piece of server_join.c as an event: a traceback always, a
+ * lone message when it is PyTorch's message proper. */
+static int take_piece(struct srv_st *st)
+{
+	struct srv_join *j = &st->join;
+	const char *tb;
+	int oom, r = 0;
+
+	if (srv_join_open(j) == SRV_LONE) {
+		if (torch_oom_message(j->text, j->text_n))
+			r = emit(st, j->text, j->text_n, NULL);
+	} else if (srv_join_open(j) != SRV_NONE) {
+		tb = srv_join_traceback(j, &oom);
+		if (oom)
+			r = -1;
+		else if (!j->text_n && sink_diagf(st->s, j->line, 0, OL_WARN,
+				"traceback without its exception line (log cut?)") < 0)
+			r = -1;
+		else if (j->text_n)
+			r = emit(st, j->text, j->text_n, tb);
+		else
+			r = emit(st, "traceback without exception line", 32, tb);
+	}
+	srv_join_clear(j);
+	st->piece_error = EE_NONE;
+	return r;
+}
+
+/* What the line says of the engine: its instance's accounting, errors,
+ * statistics and the figures kept as meta. in_piece: the line went into
+ * a traceback or a PyTorch message. 0 or -1. */
+static int engine_facts(struct srv_st *st, const struct engine_line *el, int in_piece)
+{
+	const struct srv_line *l = &st->line;
+	enum engine_error err;
+	char ent[64];
+
+	if (srv_engine_line(&st->engines, st->s, l, el, st->in->lineno, in_piece, ent,
+			    sizeof(ent), &err) < 0)
+		return -1;
+	if (in_piece && err && !st->piece_error)
+		st->piece_error = err;
+	if (srv_stats_engine(&st->stats, st->s, el, ent, &l->t) < 0)
+		return -1;
+	return srv_meta_facts(&st->meta, st->s, el);
+}
+
+/* One unwrapped line, in order: what it says of the engine, the pieces
+ * over lines, TGI's Args block, the requests served, the configuration.
+ * 0 or -1. */
+static int read_line(struct srv_st *st)
+{
+	const struct srv_line *l = &st->line;
+	uint64_t lineno = st->in->lineno;
+	struct engine_line el;
+	int r, said, in_piece;
+
+	if (l->n > 7 && !memcmp(l->msg, "INFO:  ", 7)) {   /* uvicorn's own lines: most */
+		said = 0;
+		if (engine_kind_named(l->hint)) {
+			memset(&el, 0, sizeof(el));
+		} else {   /* only these two are read: engine_facts() is not called */
+			el.engine = ENGINE_NONE;
+			el.config = 0;
+		}
+	} else {
+		said = srv_engine_read(&st->engines, l, &el);
+	}
+
+	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)
+		return -1;
+	in_piece = srv_join_feed(&st->join, l, lineno);
+	if ((said || engine_kind_named(el.engine) || engine_kind_named(l->hint)) &&
+	    engine_facts(st, &el, in_piece) < 0)
+		return -1;
+	if (in_piece)
+		return 0;
+	if ((r = cxx_abort(st)) != 0)
+		return r < 0 ? -1 : 0;
+	if ((r = srv_meta_args(&st->meta, st->s, l->msg, l->n)) != 0)
+		return r < 0 ? -1 : 0;
+	if ((r = srv_stats_line(&st->stats, st->s, l->msg, l->n, &l->t)) != 0)
+		return r < 0 ? -1 : 0;
+	return el.config ? srv_meta_line(&st->meta, st->s, l->msg, l->n) : 0;
+}
+
+/* uvicorn's own lines ('INFO:     10.0.0.7:51234 - "POST /v1/completions
+ * HTTP/1.1" 200 OK'), most of a busy server's log, read from raw[0..n)
+ * as it lies in the read buffer, when what srv_unwrap() and read_line()
+ * would do with them is known: no wrapper starts with "INFO:" (the line
+ * is its own message, at the last time seen), no engine phrase is read
+ * in them, and with no piece open and no 'y' (no "memory") they join
+ * nothing. What is left is the Args block and the requests served.
+ * 1 when the line was read (*rc: 0 or -1), else 0: it takes the long way.
+ * marked: 0 when input_getline() found no byte of SRV_SPECIAL_BYTES and
+ * no 'y' in the line. */
+static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked, int *rc)
+{
+	int r;
+
+	if (marked || n <= 7 || memcmp(raw, "INFO:  ", 7) ||
+	    srv_join_open(&st->join) != SRV_NONE)
+		return 0;
+	*rc = 0;
+	/* srv_meta_args() reads nothing else: in TGI's Args block, or its start */
+	if ((st->meta.in_args || raw[n - 1] == '{') &&
+	    (r = srv_meta_args(&st->meta, st->s, raw, n)) != 0)
+		*rc = r < 0 ? -1 : 0;
+	else if (srv_stats_access(&st->stats, st->s, raw, n, &st->line.last_t) < 0)
+		*rc = -1;
+	return 1;
+}
+
+/* A parser's state for input in and sink s; NULL when out of memory.
+ * Freed with free() after srv_join_release(). */
+static struct srv_st *srv_new(struct input *in, struct sink *s)
+{
+	struct srv_st *st = calloc(1, sizeof(*st));
+
+	if (st) {
+		st->s = s;
+		st->in = in;
+		srv_line_init(&st->line, s->opts ? s->opts->year : 0,
+			      in->mtime > 0 ? in->mtime * NS_PER_S : 0);
+		srv_join_init(&st->join);
+		srv_engine_init(&st->engines);
+	}
+	return st;
+}
+
+int server_log_parse(struct input *in, struct sink *s)
+{
+	struct srv_st *st = srv_new(in, s);
+	const char *raw;
+	size_t n;
+	int rc = -1, r;
+
+	if (!st)
+		return -1;
+	/* 'y' told apart: a line without it does not say "memory" */
+	input_mark_bytes(in, SRV_SPECIAL_BYTES, "y");
+	while (input_getline(in, &raw, &n) == 1) {
+		if (uvicorn_line(st, raw, n, in->line_marked | in->line_also, &r)) {
+			if (r < 0)
+				goto out;
+			continue;
+		}
+		if (srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno) < 0 ||
+		    read_line(st) < 0)
+			goto out;
+	}
+	if (take_piece(st) < 0 || srv_stats_finish(&st->stats, s) < 0 ||
+	    srv_engine_finish(&st->engines, s) < 0)
+		goto out;
+	rc = st->records + st->stats.records + st->meta.records + st->engines.records;
+out:
+	srv_join_release(&st->join);
+	srv_engine_release(&st->engines);
+	free(st);
+	return rc;
+}
+
+/* 1 when the head is one of oomlens' own reports (JSON, HTML), which
+ * quote engine lines but are never evidence. */
+static int own_report(const char *h, size_t n)
+{
+	size_t k = n < 512 ? n : 512;
+
+	return (k && h[0] == '{' && mem_find(h, k, "\"oomlens\":")) ||
+	       (n >= 15 && !memcmp(h, "<!DOCTYPE html>", 15) && mem_find(h, n, "oomlens"));
+}
+
+/* 1 when the head is a table of tab-separated values (a manifest, a
+ * spreadsheet export): its cells may quote engine lines, it is not one. */
+static int tabular(const char *h, size_t n)
+{
+	const char *p = h, *end = h + n, *nl;
+	int lines = 0, rows = 0, tabs;
+
+	for (; p < end && lines < 32; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (nl == p)
+			continue;
+		for (tabs = 0; p < nl; p++)
+			tabs += *p == '\t';
+		lines++;
+		rows += tabs >= 3;
+	}
+	return lines && rows * 5 >= lines * 4;
+}
+
+/* The multi-process tags and headers only the engines write ("(EngineCore_DP0
+ * pid=7) ", "[TensorRT-LLM][INFO] ", Triton's "model_lifecycle.cc:473] ")
+ * at line[0..n), where a log puts them: at the start, or after a time, a
+ * space, a bracket or a progress bar. */
+static int engine_header(const char *line, size_t n)
+{
+	static const char *const tags[] = { "(VllmWorkerProcess pid=", "(VllmWorker ",
+		"(EngineCore", "(APIServer pid=", "(Worker_TP", "(Worker pid=", "[TensorRT-LLM]",
+		"model_lifecycle.cc:", NULL };
+	const char *p;
+	int i;
+
+	for (i = 0; tags[i]; i++)
+		if ((p = mem_find(line, n, tags[i])) &&
+		    (p == line || p[-1] == ' ' || p[-1] == ']' || p[-1] == ')' || p[-1] == ':'))
+			return 1;
+	return 0;
+}
+
+/* A line of prose as a note writes it, into out (cap bytes), to be
+ * judged: 0 when it is a Markdown list item or heading (a note about
+ * logs, not a log); else 1, with the inline code spans that open after
+ * the line's first word blanked (the wording a note quotes; a paste in
+ * backticks opens with them). */
+static int not_prose(const char *line, size_t n, char *out, size_t cap, size_t *on)
+{
+	size_t i = 0, k;
+	int in_code = 0;
+
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i + 1 < n && strchr("*-+#", line[i]) && (line[i + 1] == ' ' || line[i + 1] == '#'))
+		return 0;
+	for (k = 0; k < n && k < cap; k++) {
+		if (line[k] == '`' && k > i)
+			in_code = !in_code;
+		out[k] = in_code || (line[k] == '`' && k > i) ? ' ' : line[k];
+	}
+	*on = k;
+	return 1;
+}
+
+/* 70 when the head's lines are an engine's: one holds an engine's own
+ * phrase and says something with it (a figure, a statistic, an error; a
+ * paste quoting the wording without its figures is not enough), or two
+ * carry an engine's header; else 0. Lines of prose do not count. */
+static int engine_lines_in(const char *h, size_t n)
+{
+	const char *p = h, *end = h + n, *nl;
+	struct engine_line el;
+	char text[4096];
+	size_t tn;
+	int headers = 0;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!not_prose(p, (size_t)(nl - p), text, sizeof(text), &tn))
+			continue;
+		if (engine_line_strong(text, tn) && engine_line(text, tn, &el) &&
+		    (el.nfacts || el.stats_set || el.error || el.preempted))
+			return 70;
+		if (engine_header(text, tn) && ++headers == 2)
+			return 70;
+	}
+	return 0;
+}
+
+/* What marks a server log in its head, with the score it gives: the
+ * engines' own phrases, PyTorch's OOM message, a Python traceback or a
+ * C++ abort. */
+static const struct { const char *text; int score; } markers[] = {
+	{ "Avg prompt throughput: ", 80 }, { "text_generation_launcher", 80 },
+	{ "text_generation_router", 80 }, { "vLLM API server version", 80 },
+	{ "LLM engine (v", 80 },
+	{ "CUDA out of memory. Tried to allocate", 75 },
+	{ "OutOfMemoryError: CUDA out of memory.", 75 },
+	{ "would exceed allowed memory. (out of memory)", 75 },
+	{ "Traceback (most recent call last):", 60 },
+	{ "terminate called after throwing an instance of '", 60 },
+};
+
+int server_log_sniff(const unsigned char *head, size_t n)
+{
+	const char *h = (const char *)head;
+	int best = 0;
+	size_t i;
+
+	if (own_report(h, n) || tabular(h, n))
+		return 0;
+	for (i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (markers[i].score > best && mem_find(h, n, markers[i].text))
+			best = markers[i].score;
+	if (best < 70)
+		best = engine_lines_in(h, n) > best ? 70 : best;
+	return best;
+}

@@ -1,0 +1,19 @@
+/*
+ * server_log.h -- inference server logs (vLLM V0/V1, TGI, plain PyTorch
+ * scripts): CUDA OOM errors, Python tracebacks, engine statistics lines
+ * and the configuration stated at start-up.
+ */
+#ifndef OOMLENS_SERVER_LOG_H
+#define OOMLENS_SERVER_LOG_H
+
+#include <stddef.h>
+#include "parsers/common/sink.h"
+#include "lib/input.h"
+
+int server_log_sniff(const unsigned char *head, size_t n);
+/* torch_oom and server_error events, server.* series (entity "vllm") and
+ * server.* meta. Returns the number of records, or -1 when the sink
+ * failed. */
+int server_log_parse(struct input *in, struct sink *s);
+
+#endif
