@@ -118,6 +118,8 @@ static const char *class_label(const char *c)
 		return "Misconfiguration";
 	if (!strcmp(c, "inconclusive"))
 		return "Inconclusive";
+	if (!strcmp(c, "no_oom"))
+		return "No OOM: memory profile";
 	return NULL;
 }
 

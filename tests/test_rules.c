@@ -71,6 +71,18 @@ static void torch_oom(struct timeline *tl, double at, double req, double total, 
 	json_decref(e.data);
 }
 
+/* A kernel OOM kill of pid at T0 + at seconds (the Killed line alone, as
+ * a log cut before the report's header gives it). */
+static void oom_kill_at(struct timeline *tl, double at, int64_t pid)
+{
+	struct ol_event e = { "oom_kill", { OL_CLOCK_UTC, (T0 + (int64_t)at) * NS, OL_NULL, NULL },
+			      pid, "python3", 8 * GIB, 1, "Killed process", NULL };
+
+	begin(tl);
+	assert_true(sink_event(&tl->sink, &e) > 0);
+	end(tl);
+}
+
 /* deterministic noise in [-1, 1] */
 static double noise(int i)
 {
@@ -149,6 +161,12 @@ static void leak_steady_growth_is_a_leak(void **state)
 	double p[3] = { 60 * GIB, 20 * MIB, 40 * MIB };
 	(void)state;
 	series(tl, "gpu.used_bytes", "gpu0", 480, 30, line, p);
+	/* no OOM recorded: a memory profile, the growth a finding */
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(findings(tl, "growth"), 1);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+	/* the run then died of it */
+	torch_oom(tl, 480 * 30, 64 * MIB, 80 * GIB, 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 1);
 	assert_true(fabs(figure(tl, "growth", "slope_mb_per_hour") - 2400) < 20);
@@ -474,6 +492,7 @@ static void spike_on_a_leak_is_both(void **state)
 		assert_true(sink_sample(&tl->sink, id, &t, v) > 0);
 	}
 	end(tl);
+	oom_kill_at(tl, 600 * 30, 7);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(findings(tl, "growth"), 1);
 	assert_int_equal(findings(tl, "burst"), 1);
@@ -753,6 +772,7 @@ static void rules_fail_with_a_message_and_roll_back(void **state)
 	(void)state;
 
 	series(tl, "gpu.used_bytes", "gpu0", 480, 30, line, (double[]){ 60 * GIB, 20 * MIB, 40 * MIB });
+	torch_oom(tl, 480 * 30, 64 * MIB, 80 * GIB, 0);
 	assert_int_equal(analyze_timeline(tl, &err), 0);
 	assert_int_equal(err.len, 0);
 	/* an alloc table of another shape: the leak rule cannot index it */
@@ -784,14 +804,19 @@ static void verdict_inconclusive_names_missing(void **state)
 {
 	struct timeline *tl = t_open();
 	(void)state;
-	/* no domain tables at all: every rule skips quietly */
+	/* no domain tables at all: every rule skips quietly; nothing records
+	 * an OOM, so that is the answer, and the OOM itself is not asked for */
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM verdict"), 1);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+	assert_null(strstr(t_text(tl, "SELECT missing FROM verdict"), "OOM"));
+	/* an OOM with nothing around it: inconclusive, what would decide it named */
+	oom_kill_at(tl, 60, 4312);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "inconclusive");
 	assert_float_equal(t_real(tl, "SELECT confidence FROM verdict"), 0, 0);
 	assert_non_null(strstr(t_text(tl, "SELECT missing FROM verdict"), "memory in use over time"));
 	assert_non_null(strstr(t_text(tl, "SELECT missing FROM verdict"), "allocator snapshot"));
-	assert_non_null(strstr(t_text(tl, "SELECT missing FROM verdict"), "the OOM event"));
 	/* analyze twice: findings and verdict are replaced, not added */
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM verdict"), 1);

@@ -3,10 +3,12 @@
  * (derive.h). A pass is added here, in the order it may be read.
  */
 #include "analyzer/derive/derive.h"
+#include "analyzer/derive/oom.h"
 #include "analyzer/store/timeline.h"
 #include "lib/strbuf.h"
 
 const struct derive_pass derive_passes[] = {
+	{ "oom", "oom: one row per OOM or memory failure; id 1 is the OOM", derive_oom },
 	{ NULL, NULL, NULL }
 };
 

@@ -144,28 +144,30 @@ int rl_value_at(struct rule_ctx *c, const char *name, const char *entity,
 int64_t rl_oom_time(struct rule_ctx *c)
 {
 	/* read as an integer: a time in ns does not survive a double */
-	sqlite3_stmt *st = rl_prepare(c,
-		"SELECT time_ns FROM event WHERE time_ns IS NOT NULL AND (kind IN"
-		" ('torch_oom', 'oom_kill', 'oom_invoked', 'userspace_kill')"
-		" OR (kind = 'cuda_exception' AND lower(summary) LIKE '%out of memory%'))"
-		" ORDER BY time_ns LIMIT 1");
+	sqlite3_stmt *st = rl_prepare(c, "SELECT time_ns FROM oom WHERE id = 1");
 	int64_t t = OL_NULL;
 
 	if (!st)
 		return OL_NULL;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		t = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return t;
+}
+
+int rl_has_oom(struct rule_ctx *c)
+{
+	double v;
+
+	return rl_num(c, &v, "SELECT 1 FROM oom LIMIT 1") == 0;
 }
 
 /* ---- the incident's figures ---- */
 
 int rl_oom_request(struct rule_ctx *c, double *bytes)
 {
-	return rl_num(c, bytes, "SELECT coalesce(json_extract(data, '$.requested_bytes'), bytes)"
-		      " FROM event WHERE kind = 'torch_oom' AND coalesce(json_extract(data,"
-		      " '$.requested_bytes'), bytes) > 0 ORDER BY time_ns LIMIT 1");
+	return rl_num(c, bytes, "SELECT requested_bytes FROM oom WHERE scope = 'gpu'"
+		      " AND requested_bytes > 0 ORDER BY id LIMIT 1");
 }
 
 int rl_gpu_total(struct rule_ctx *c, double *bytes)

@@ -92,6 +92,7 @@ struct rule_ctx {
 	struct timeline *tl;
 	sqlite3 *db;                /* tl->db */
 	int64_t oom_ns;             /* the incident (rl_oom_time); OL_NULL: none */
+	int has_oom;                /* rl_has_oom: 0 when no artifact records an OOM */
 	int failed;                 /* 1 once a query or write failed */
 	char err[300];              /* the first failure's message */
 	struct rl_cached cache[RL_CACHE];
@@ -138,16 +139,20 @@ int64_t rl_series_id(struct rule_ctx *c, const char *name, int sampled);
  * (OL_NULL: the last); 0, or -1 none. */
 int rl_value_at(struct rule_ctx *c, const char *name, const char *entity,
 		int64_t t_ns, double *out);
-/* UTC ns of the incident: the first OOM-like event (torch_oom, oom_kill,
- * oom_invoked, cuda_exception with out of memory, userspace_kill) with a
- * time; OL_NULL when there is none. analyze_timeline() keeps it in
- * c->oom_ns for the rules. */
+/* UTC ns of the incident: the time of "the OOM", row 1 of the derived
+ * table oom (analyzer/derive/oom.h); OL_NULL when it has no UTC time or
+ * there is no OOM. analyze_timeline() keeps it in c->oom_ns for the
+ * rules. */
 int64_t rl_oom_time(struct rule_ctx *c);
+/* 1 when the derived table oom has a row (an artifact records an OOM, a
+ * kill or a memory failure), else 0. analyze_timeline() keeps it in
+ * c->has_oom: a rule that words a moment says "before the OOM" only then. */
+int rl_has_oom(struct rule_ctx *c);
 
 /* ---- the incident's figures (rulelib.c, series.c) ---- */
 
-/* Size of the allocation that failed (first torch_oom: data
- * requested_bytes or bytes). 0, or -1 none. */
+/* Size of the allocation that failed on a card: the first row of the
+ * derived table oom on a GPU that states one. 0, or -1 none. */
 int rl_oom_request(struct rule_ctx *c, double *bytes);
 /* Capacity of the device the incident ran out of: gpu.total_bytes series,
  * meta gpu.total_bytes.gpuN, torch_oom data. 0, or -1 unknown. */

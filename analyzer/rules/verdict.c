@@ -1,7 +1,9 @@
 /*
  * verdict.c -- run the rules and combine their findings into one verdict:
  * the class with the strongest evidence, its contributing causes, and a
- * confidence; "inconclusive" with the missing evidence named otherwise.
+ * confidence; "inconclusive" with the missing evidence named otherwise;
+ * "no_oom" when no artifact records an OOM, a kill or a memory failure
+ * (the derived table oom is empty), whatever the findings say.
  *
  * Combination: each class scores its best finding (>= VERDICT_MIN_SCORE).
  * The primary class is the best-scoring one, except that a leak and a
@@ -65,19 +67,14 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 
 	buf[0] = 0;
 	if (!rl_has_memory_series(c))
-		strncat(buf, "memory in use over time before the OOM (nvidia-smi/DCGM log,"
-			" smaps_rollup or cgroup captures); ", n - strlen(buf) - 1);
+		strncat(buf, c->has_oom ? "memory in use over time before the OOM (nvidia-smi/DCGM log,"
+			" smaps_rollup or cgroup captures); " : "memory in use over time (nvidia-smi/DCGM"
+			" log, smaps_rollup or cgroup captures); ", n - strlen(buf) - 1);
 	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0)
 		strncat(buf, "an allocator snapshot (torch.cuda.memory._snapshot() pickle); ",
 			n - strlen(buf) - 1);
 	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
-	if (rl_num(c, &v, "SELECT 1 FROM event WHERE kind IN ('torch_oom', 'oom_kill',"
-		   " 'oom_invoked', 'userspace_kill', 'cuda_exception', 'engine_error')"
-		   " AND coalesce(json_extract(data, '$.error'), '') <> 'expandable_unsupported'"
-		   " LIMIT 1") < 0)
-		strncat(buf, "the OOM event itself (kernel log or the OutOfMemoryError); ",
-			n - strlen(buf) - 1);
 	if (strlen(buf) >= 2)
 		buf[strlen(buf) - 2] = 0;
 }
@@ -186,6 +183,34 @@ static int write_classified(struct rule_ctx *c, const struct class_score *cs, in
 			      summary, missing[0] ? missing : NULL);
 }
 
+/* The verdict when no artifact records an OOM, a kill or a memory
+ * failure (the derived table oom is empty): no_oom, whatever the findings
+ * say; its summary names what was read (artifacts by kind). 0 or -1. */
+static int write_no_oom(struct rule_ctx *c, const char *missing)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT kind, count(*) FROM artifact WHERE kind IS NOT NULL"
+				      " AND status IN ('ok', 'partial', 'no_records')"
+				      " GROUP BY kind ORDER BY 2 DESC, 1 LIMIT 8");
+	char summary[800], read[500] = "";
+	size_t len;
+	int n = 0;
+
+	if (!st)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		len = strlen(read);
+		if (len + 80 >= sizeof(read))
+			break;
+		snprintf(read + len, sizeof(read) - len, "%s%lld %s", n++ ? ", " : "",
+			 (long long)sqlite3_column_int64(st, 1), q_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	snprintf(summary, sizeof(summary), "No OOM: no artifact records an OOM, a kill or a memory"
+		 " failure%s%s%s; what follows is a memory profile, not the cause of a failure.",
+		 n ? " (read: " : "", read, n ? ")" : "");
+	return insert_verdict(c, "no_oom", NULL, 1.0, summary, missing[0] ? missing : NULL);
+}
+
 static int write_verdict(struct rule_ctx *c)
 {
 	struct class_score cs[3];
@@ -196,6 +221,8 @@ static int write_verdict(struct rule_ctx *c)
 		return -1;
 	p = primary_class(cs);
 	missing_evidence(c, missing, sizeof(missing));
+	if (!c->has_oom)
+		return write_no_oom(c, missing);
 	if (p >= 0)
 		return write_classified(c, cs, p, contrib, missing);
 	snprintf(summary, sizeof(summary), "No rule found enough evidence to classify the"
@@ -341,6 +368,7 @@ int analyze_timeline(struct timeline *tl, struct strbuf *err)
 	if (derive_incident(tl, err) < 0)
 		return analysis_failed(c, NULL, NULL);   /* derive_incident() said why in err */
 	c->oom_ns = rl_oom_time(c);
+	c->has_oom = rl_has_oom(c);
 	for (r = rules; r->name; r++)
 		if (r->run(c) < 0 || c->failed) {
 			snprintf(what, sizeof(what), "rule %s failed", r->name);

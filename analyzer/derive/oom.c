@@ -1,0 +1,309 @@
+/*
+ * oom.c -- the incident's OOMs, once: table `oom` (docs/schema.md), one
+ * row per OOM or memory failure the artifacts record, and "the OOM" of
+ * every report and rule, the row with id 1.
+ *
+ * What is an OOM here (the event kinds the parsers write): a kernel OOM
+ * report (its oom_invoked header, its oom_kill victims, its oom_no_kill
+ * and the oom_reaper lines of its kill are one row: kernel_oom, or
+ * memcg_oom when a memory cgroup's limit was hit); a kill by a userspace
+ * killer (userspace_kill: earlyoom, systemd-oomd; k8s_oom_kill,
+ * k8s_eviction for memory, slurm_oom, systemd_unit_oom by systemd-oomd);
+ * a PyTorch out-of-memory error (torch_oom; the same error read from a
+ * snapshot and a log, same_as_event, is one row); a CUDA exception or an
+ * Nsight-recorded allocation call that says out of memory; a serving
+ * engine's memory error (engine_error, or a server_error whose traceback
+ * names one; an engine whose own count leaves no KV cache); PyTorch's
+ * count of the OOMs it caught (memory_stats num_ooms); and the warnings that memory ran short without a kill
+ * (alloc_failure, a page-allocation failure).
+ *
+ * The rule for "the OOM" (OOM_ORDER): failures before warnings (a
+ * page-allocation failure is the OOM only when nothing else is), then
+ * rows with a UTC time before rows without, by time, then by time since
+ * boot, then in the order the artifacts were read.
+ */
+#include "analyzer/derive/derive.h"
+#include "analyzer/derive/oom.h"
+#include "analyzer/store/query.h"
+#include "lib/strbuf.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define OOM_EVIDENCE_CAP 64   /* event ids kept per row; the rest are counted */
+
+static const char oom_schema[] =
+	"DROP TABLE IF EXISTS oom;"
+	"DROP TABLE IF EXISTS temp.oom_cand;"
+	"CREATE TABLE oom(id INTEGER PRIMARY KEY, time_ns INTEGER, boot_ns INTEGER,"
+	" clock TEXT NOT NULL, kind TEXT NOT NULL, scope TEXT NOT NULL, device INTEGER,"
+	" cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER, invoker_comm TEXT,"
+	" victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER, victim_event INTEGER,"
+	" phase TEXT NOT NULL DEFAULT 'unknown', family TEXT, event_id INTEGER,"
+	" evidence TEXT NOT NULL, artifact_id INTEGER);"
+	"CREATE TEMP TABLE oom_cand(time_ns INTEGER, boot_ns INTEGER, clock TEXT, kind TEXT,"
+	" scope TEXT, device INTEGER, cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER,"
+	" invoker_comm TEXT, victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER,"
+	" victim_event INTEGER, event_id INTEGER, evidence TEXT, artifact_id INTEGER);";
+
+/* The columns every non-kernel candidate takes from its one event e. */
+#define CAND_COLS "INSERT INTO temp.oom_cand SELECT e.time_ns, e.boot_ns," \
+	" CASE WHEN e.time_ns IS NULL THEN CASE WHEN e.boot_ns IS NULL THEN 'none' ELSE 'boot' END" \
+	"  WHEN e.clock = 'local' THEN 'local' ELSE 'utc' END, "
+#define JD(key) "CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$." key "') END"
+
+/* The engine errors that are memory failures (docs/json.md, engines
+ * errors): not the warning that expandable segments are unsupported, not
+ * SGLang's retraction (it recovers), not the engine dying of some other
+ * error. */
+#define ENGINE_OOM_ERRORS "('kv_no_memory', 'max_len_exceeds_kv', 'free_below_utilization'," \
+	" 'cuda_oom', 'graph_capture_oom', 'prefill_oom', 'shard_cannot_start', 'decode_oom'," \
+	" 'nccl_oom', 'cublas_alloc_failed', 'trt_oom')"
+
+static const char *const single_sql[] = {
+	/* PyTorch's OOM: the one another artifact repeats is the same row */
+	CAND_COLS "'torch_oom', 'gpu', " JD("device") ", NULL,"
+	" coalesce(" JD("requested_bytes") ", e.bytes), e.pid, e.comm,"
+	" coalesce(e.pid, (SELECT o.pid FROM event o WHERE o.kind = 'torch_oom' AND"
+	"  json_valid(o.data) AND json_extract(o.data, '$.same_as_event') = e.id AND o.pid IS NOT NULL)),"
+	" coalesce(e.comm, (SELECT o.comm FROM event o WHERE o.kind = 'torch_oom' AND"
+	"  json_valid(o.data) AND json_extract(o.data, '$.same_as_event') = e.id AND o.comm IS NOT NULL)),"
+	" NULL, e.id, e.id, (SELECT json_group_array(x.id) FROM (SELECT e.id AS id UNION ALL"
+	"  SELECT o.id FROM event o WHERE o.kind = 'torch_oom' AND json_valid(o.data) AND"
+	"  json_extract(o.data, '$.same_as_event') = e.id ORDER BY 1) x), e.artifact_id"
+	" FROM event e WHERE e.kind = 'torch_oom' AND " JD("same_as_event") " IS NULL",
+	/* a CUDA exception that says out of memory, one row per message */
+	CAND_COLS "'cuda_oom', 'gpu', " JD("device") ", NULL, NULL, e.pid, e.comm, e.pid, e.comm,"
+	" NULL, e.id, e.id, json_array(e.id), e.artifact_id FROM event e"
+	" WHERE e.kind = 'cuda_exception' AND lower(e.summary) LIKE '%out of memory%'"
+	" AND e.id = (SELECT min(o.id) FROM event o WHERE o.kind = 'cuda_exception'"
+	"  AND o.summary = e.summary AND o.time_ns IS e.time_ns)",
+	/* a CUDA allocation call that failed for memory (Nsight Systems) */
+	CAND_COLS "'alloc_failed', 'gpu', NULL, NULL, e.bytes, e.pid, e.comm, e.pid, e.comm, NULL,"
+	" e.id, e.id, json_array(e.id), e.artifact_id FROM event e"
+	" WHERE e.kind = 'alloc_failed' AND coalesce(" JD("out_of_memory") ", 1)",
+	/* a serving engine's memory error, on its own line or in a traceback */
+	CAND_COLS "'engine_oom', 'gpu', NULL, NULL, NULL, e.pid, e.comm, e.pid, e.comm, NULL,"
+	" e.id, e.id, json_array(e.id), e.artifact_id FROM event e WHERE (e.kind = 'engine_error'"
+	" AND " JD("error") " IN " ENGINE_OOM_ERRORS ") OR (e.kind = 'server_error' AND "
+	JD("engine_error") " IN " ENGINE_OOM_ERRORS ")",
+	/* userspace killers */
+	CAND_COLS "e.kind, 'host', NULL, " JD("cgroup") ", NULL, NULL, NULL, e.pid, e.comm, e.bytes,"
+	" e.id, e.id, json_array(e.id), e.artifact_id FROM event e WHERE e.kind = 'userspace_kill'",
+	CAND_COLS "e.kind, 'host', NULL, NULL, NULL, NULL, NULL, e.pid, coalesce(e.comm, "
+	JD("container") "), NULL, e.id, e.id, json_array(e.id), e.artifact_id FROM event e"
+	" WHERE e.kind = 'k8s_oom_kill' OR (e.kind = 'k8s_eviction' AND coalesce("
+	JD("resource") ", 'memory') = 'memory')",
+	CAND_COLS "e.kind, 'host', NULL, NULL, NULL, NULL, NULL, e.pid, e.comm, NULL, e.id, e.id,"
+	" json_array(e.id), e.artifact_id FROM event e WHERE e.kind = 'slurm_oom'"
+	" OR e.kind = 'systemd_unit_oom'",
+	/* PyTorch's own count of the OOMs it caught (memory_stats num_ooms,
+	 * the series torch.num_ooms): one row per device counted, when they
+	 * happened unknown; the dumps that count them are the evidence */
+	"INSERT INTO temp.oom_cand SELECT NULL, NULL, 'none', 'torch_oom_count', 'gpu',"
+	" CASE WHEN s.entity GLOB 'cuda:[0-9]*' THEN CAST(substr(s.entity, 6) AS INTEGER) END,"
+	" NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+	" (SELECT min(id) FROM event WHERE kind = 'torch_memory_stats' AND json_valid(data)"
+	"  AND json_extract(data, '$.num_ooms') > 0),"
+	" (SELECT json_group_array(o.id) FROM (SELECT id FROM event WHERE kind ="
+	"  'torch_memory_stats' AND json_valid(data) AND json_extract(data, '$.num_ooms') > 0"
+	"  ORDER BY id LIMIT 64) o), s.artifact_id FROM series s WHERE s.name = 'torch.num_ooms'"
+	" AND EXISTS (SELECT 1 FROM sample p WHERE p.series_id = s.id AND p.value > 0)",
+	/* a page-allocation failure: memory ran short, nothing was killed */
+	CAND_COLS "'alloc_failure', 'host', NULL, NULL, e.bytes, e.pid, e.comm, NULL, NULL, NULL,"
+	" NULL, e.id, json_array(e.id), e.artifact_id FROM event e WHERE e.kind = 'alloc_failure'",
+	NULL
+};
+
+/* A serving engine instance whose memory errors (engine.errors) or own
+ * count (GPU blocks or KV cache bytes not above zero: it cannot serve)
+ * say it failed for memory, when no event of its log is already a row:
+ * one row per instance, at its first memory error (no time for a count
+ * alone). No event: event_id NULL, evidence []. */
+static const char engine_sql[] =
+	"INSERT INTO temp.oom_cand SELECT x.t, NULL, CASE WHEN x.t IS NULL THEN 'none'"
+	" WHEN x.clock = 'local' THEN 'local' ELSE 'utc' END, 'engine_oom', 'gpu', NULL, NULL,"
+	" n.requested_bytes, NULL, NULL, NULL, NULL, NULL, NULL, NULL, '[]', n.artifact_id"
+	" FROM engine n LEFT JOIN (SELECT n2.rowid AS rid, json_extract(j.value, '$.time_ns') AS t,"
+	"  json_extract(j.value, '$.clock') AS clock, min(j.key) FROM engine n2,"
+	"  json_each(CASE WHEN json_valid(n2.errors) THEN n2.errors ELSE '[]' END) j"
+	"  WHERE json_extract(j.value, '$.kind') IN " ENGINE_OOM_ERRORS " GROUP BY n2.rowid) x"
+	" ON x.rid = n.rowid"
+	" WHERE (x.rid IS NOT NULL OR n.gpu_blocks <= 0 OR n.kv_cache_bytes < 0)"
+	" AND NOT EXISTS (SELECT 1 FROM temp.oom_cand o WHERE o.scope = 'gpu'"
+	"  AND o.artifact_id IS n.artifact_id)";
+
+/* One kernel OOM report being gathered (kernel_reports). */
+struct kreport {
+	int open;
+	int64_t artifact, inv, kill, first;   /* event ids; 0: none */
+	int64_t kill_pid;
+	int memcg, ids;
+	struct strbuf evidence;               /* "[id,id" */
+};
+
+/* Write the report r gathered as a candidate row; r is closed. 0 or -1. */
+static int kreport_flush(sqlite3 *db, struct kreport *r, struct strbuf *err)
+{
+	/* header fields from the oom_invoked, victim from the first kill */
+	static const char sql[] =
+		"INSERT INTO temp.oom_cand SELECT coalesce(i.time_ns, k.time_ns, f.time_ns),"
+		" coalesce(i.boot_ns, k.boot_ns, f.boot_ns), NULL, ?3, 'host', NULL,"
+		" coalesce(CASE WHEN json_valid(i.data) THEN json_extract(i.data, '$.oom_memcg') END,"
+		"  CASE WHEN json_valid(k.data) THEN json_extract(k.data, '$.oom_memcg') END),"
+		" i.bytes, i.pid, i.comm, k.pid, k.comm, k.bytes, k.id, f.id, ?4, f.artifact_id"
+		" FROM event f LEFT JOIN event i ON i.id = ?1 LEFT JOIN event k ON k.id = ?2"
+		" WHERE f.id = coalesce(nullif(?1, 0), nullif(?2, 0), ?5)";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!r->open)
+		return 0;
+	r->open = 0;
+	strbuf_addch(&r->evidence, ']');
+	if (strbuf_failed(&r->evidence)) {
+		strbuf_addstr(err, "out of memory");
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		strbuf_addstr(err, sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, r->inv);
+	sqlite3_bind_int64(st, 2, r->kill);
+	sqlite3_bind_text(st, 3, r->memcg ? "memcg_oom" : "kernel_oom", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, r->evidence.buf, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, r->first);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		strbuf_addstr(err, sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+static void kreport_open(struct kreport *r, int64_t artifact, int64_t id)
+{
+	r->open = 1;
+	r->artifact = artifact;
+	r->inv = r->kill = 0;
+	r->first = id;
+	r->kill_pid = -1;
+	r->memcg = 0;
+	r->ids = 0;
+	strbuf_reset(&r->evidence);
+	strbuf_addch(&r->evidence, '[');
+}
+
+static void kreport_add(struct kreport *r, int64_t id)
+{
+	if (r->ids++ < OOM_EVIDENCE_CAP)
+		strbuf_addf(&r->evidence, "%s%lld", r->ids > 1 ? "," : "", (long long)id);
+}
+
+/* Does event (kind, invoker) belong to the open report r of artifact a? */
+static int kreport_takes(const struct kreport *r, int64_t a, const char *kind, int64_t link,
+			 int64_t pid)
+{
+	if (!r->open || r->artifact != a)
+		return 0;
+	if (!strcmp(kind, "oom_kill"))
+		return link ? link == r->inv : !r->kill;
+	if (!strcmp(kind, "oom_no_kill"))
+		return link ? link == r->inv : !r->kill;
+	/* oom_reaper: the kill it names, else the victim's pid */
+	return r->kill && (link ? link == r->kill : pid == r->kill_pid);
+}
+
+/* The kernel's OOM reports, one candidate each: a header opens a report,
+ * its kills (invoker_event, else the next kill of the same log before
+ * another header), its no-kill line and the reaper of its kill join it;
+ * a kill or a reaper line with no report open is a report of its own (a
+ * log cut before the header). 0 or -1. */
+static int kernel_reports(sqlite3 *db, struct strbuf *err)
+{
+	static const char sql[] =
+		"SELECT id, coalesce(artifact_id, 0), kind, CASE WHEN json_valid(data) THEN"
+		" coalesce(json_extract(data, '$.invoker_event'), json_extract(data, '$.kill_event'))"
+		" END, pid, CASE WHEN json_valid(data) THEN json_extract(data, '$.constraint') END"
+		" FROM event WHERE kind IN ('oom_invoked', 'oom_kill', 'oom_no_kill', 'oom_reaper')"
+		" ORDER BY artifact_id, id";
+	struct kreport r = { 0 };
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	strbuf_init(&r.evidence);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		strbuf_addstr(err, sqlite3_errmsg(db));
+		strbuf_release(&r.evidence);
+		return -1;
+	}
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), a = sqlite3_column_int64(st, 1);
+		const char *kind = (const char *)sqlite3_column_text(st, 2);
+		int64_t link = sqlite3_column_int64(st, 3);   /* 0 when NULL */
+		int64_t pid = sqlite3_column_type(st, 4) == SQLITE_NULL ? -2 : sqlite3_column_int64(st, 4);
+		const char *cons = (const char *)sqlite3_column_text(st, 5);
+
+		if (!kind)
+			continue;
+		if (!strcmp(kind, "oom_invoked") || !kreport_takes(&r, a, kind, link, pid)) {
+			rc = kreport_flush(db, &r, err);
+			kreport_open(&r, a, id);
+		}
+		kreport_add(&r, id);
+		if (!strcmp(kind, "oom_invoked"))
+			r.inv = id;
+		else if (!strcmp(kind, "oom_kill") && !r.kill) {
+			r.kill = id;
+			r.kill_pid = pid;
+		}
+		if (cons && !strcmp(cons, "memcg"))
+			r.memcg = 1;
+	}
+	if (rc == 0)
+		rc = kreport_flush(db, &r, err);
+	sqlite3_finalize(st);
+	strbuf_release(&r.evidence);
+	return rc;
+}
+
+/* The order of "the OOM" (the file's header): warnings last, then time. */
+#define OOM_ORDER "kind = 'alloc_failure', time_ns IS NULL, time_ns, boot_ns IS NULL," \
+	" boot_ns, event_id"
+
+int derive_oom(sqlite3 *db, struct strbuf *err)
+{
+	char *msg = NULL;
+	int i;
+
+	if (sqlite3_exec(db, oom_schema, NULL, NULL, &msg) != SQLITE_OK)
+		goto failed;
+	if (kernel_reports(db, err) < 0)
+		return -1;
+	for (i = 0; single_sql[i]; i++)
+		if (sqlite3_exec(db, single_sql[i], NULL, NULL, &msg) != SQLITE_OK)
+			goto failed;
+	if (q_has_table(db, "engine") && sqlite3_exec(db, engine_sql, NULL, NULL, &msg) != SQLITE_OK)
+		goto failed;
+	if (sqlite3_exec(db,
+		"UPDATE temp.oom_cand SET clock = CASE WHEN time_ns IS NOT NULL THEN"
+		" coalesce((SELECT CASE WHEN e.clock = 'local' THEN 'local' END FROM event e"
+		"  WHERE e.id = event_id), 'utc')"
+		" WHEN boot_ns IS NOT NULL THEN 'boot' ELSE 'none' END WHERE clock IS NULL;"
+		"INSERT INTO oom(id, time_ns, boot_ns, clock, kind, scope, device, cgroup,"
+		" requested_bytes, invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes,"
+		" victim_event, event_id, evidence, artifact_id)"
+		" SELECT row_number() OVER (ORDER BY " OOM_ORDER "), time_ns, boot_ns, clock, kind,"
+		" scope, device, cgroup, requested_bytes, invoker_pid, invoker_comm, victim_pid,"
+		" victim_comm, victim_bytes, victim_event, event_id, evidence, artifact_id"
+		" FROM temp.oom_cand;"
+		"DROP TABLE temp.oom_cand;", NULL, NULL, &msg) != SQLITE_OK)
+		goto failed;
+	return 0;
+failed:
+	strbuf_addstr(err, msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}
