@@ -133,7 +133,7 @@ struct chart {
 	struct strbuf skipped;         /* the first SKIPPED_NAMED names (raw) */
 	struct view v[NVIEWS];
 	int nviews;                    /* 1, or 2 with the zoom */
-	int64_t oom;                   /* the first marker's time (clamped), OL_NULL */
+	int64_t oom;                   /* the OOM's time, row 1 of table oom (clamped), OL_NULL */
 	int64_t marker_events[NMARKER];  /* events on the axis' clock of each marker kind */
 	enum chart_clock clock;
 	const char *tcol;              /* "time_ns" or "boot_ns" */

@@ -371,7 +371,8 @@ static void notes_span(const struct chart *ch, int64_t *t0, int64_t *t1)
 }
 
 /* The whole view: drawn series, markers, annotation windows; and the
- * first marker's time. -1 when there is no time at all. */
+ * OOM's time (row 1 of table oom; OL_NULL when it has none on the axis'
+ * clock). -1 when there is no time at all. */
 static int time_range(struct report_ctx *c, struct chart *ch)
 {
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
@@ -382,11 +383,21 @@ static int time_range(struct report_ctx *c, struct chart *ch)
 	st = t_prepare(c, ch, "SELECT min(@T), max(@T) FROM event"
 		       " WHERE kind IN " MARKER_KINDS " AND @T IS NOT NULL");
 	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		ch->oom = clamp_time(ch, sqlite3_column_int64(st, 0));
 		if (sqlite3_column_int64(st, 0) < t0)
 			t0 = sqlite3_column_int64(st, 0);
 		if (sqlite3_column_int64(st, 1) > t1)
 			t1 = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	/* the OOM's moment: row 1 of the derived table oom, on the axis' clock */
+	st = t_prepare(c, ch, "SELECT @T FROM oom WHERE id = 1 AND @T IS NOT NULL");
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+		ch->oom = clamp_time(ch, t);
+		if (t < t0)
+			t0 = t;
+		if (t > t1)
+			t1 = t;
 	}
 	sqlite3_finalize(st);
 	if (t0 > t1)

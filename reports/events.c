@@ -4,7 +4,7 @@
  * row (stream_events: millions of events in bounded memory). People see
  * the key events: the OOM, kill, crash and error events (at most
  * KEY_EVENTS_CAP) and the last SERVER_ERRORS_SHOWN server errors before
- * the first OOM; the HTML with the count of events by kind in a fold, the
+ * the OOM (row 1 of the derived table oom); the HTML with the count of events by kind in a fold, the
  * Markdown only the processes killed or failed.
  */
 #include "reports/section.h"
@@ -43,14 +43,14 @@ static const char *const events_sql[] = {
  * summary, artifact, line, and same_as_artifact, the path of the artifact
  * that saw the same OOM first. */
 static const char key_events_sql[] =
-	"WITH oom AS (SELECT min(time_ns) AS t FROM event WHERE kind IN " KEY_KINDS "),"
+	"WITH the_oom AS (SELECT time_ns AS t FROM oom WHERE id = 1),"
 	" picked AS ("
 	"  SELECT * FROM (SELECT id FROM event WHERE kind IN " KEY_KINDS
 	"   ORDER BY time_ns IS NULL, time_ns, boot_ns, id LIMIT ?1)"
 	/* +kind: walk the time index backwards, not every server error */
 	"  UNION ALL SELECT * FROM (SELECT id FROM event WHERE +kind = 'server_error'"
 	"   AND time_ns IS NOT NULL"
-	"   AND time_ns <= COALESCE((SELECT t FROM oom) + 60000000000, time_ns)"
+	"   AND time_ns <= COALESCE((SELECT t FROM the_oom) + 60000000000, time_ns)"
 	"   ORDER BY time_ns DESC LIMIT ?2))"
 	" SELECT e.time_ns, e.boot_ns, e.kind, e.pid, e.comm, e.bytes, e.summary,"
 	" a.path AS artifact, e.line,"

@@ -10,17 +10,9 @@
 #include "reports/html_util.h"
 #include "lib/common.h"
 
-/* The victim: the oom_kill that names this OOM as its invoker, else the
- * next oom_kill of the same artifact before its next OOM report. (+e.id:
- * no affinity, so that the store's event_invoker index answers it.) */
-#define VICTIM_PID \
-	"COALESCE((SELECT k.pid FROM event k WHERE k.kind = 'oom_kill'" \
-	"   AND json_valid(k.data) AND json_extract(k.data, '$.invoker_event') = +e.id LIMIT 1)," \
-	"  (SELECT k.pid FROM event k WHERE k.kind = 'oom_kill'" \
-	"   AND k.artifact_id IS e.artifact_id AND k.id > e.id" \
-	"   AND NOT EXISTS (SELECT 1 FROM event o WHERE o.kind = 'oom_invoked'" \
-	"     AND o.artifact_id IS e.artifact_id AND o.id > e.id AND o.id < k.id)" \
-	"   ORDER BY k.id LIMIT 1))"
+/* The victim: the one the derived table oom gives this report (its
+ * header is the row's main event; analyzer/derive/oom.c). */
+#define VICTIM_PID "(SELECT o.victim_pid FROM oom o WHERE o.event_id = e.id)"
 #define DUMPS_SELECT "SELECT e.id, e.time_ns AS time, e.pid AS invoked_by_pid," \
 	" e.comm AS invoked_by, " VICTIM_PID " AS victim_pid"
 #define DUMPS_FROM " FROM event e WHERE e.kind = 'oom_invoked'" \

@@ -364,9 +364,6 @@ static void snapshot_peak(struct report_ctx *c, struct report_summary *s)
 	peak_limit(c, s, 1, gpu);   /* against the card, as torch.reserved_bytes */
 }
 
-#define OOM_KINDS "'oom_kill', 'oom_invoked', 'torch_oom', 'cuda_exception'," \
-		  " 'userspace_kill', 'oom_no_kill', 'alloc_failure'"
-
 int report_summary_load(struct report_ctx *c, struct report_summary *s)
 {
 	sqlite3_stmt *st;
@@ -412,8 +409,10 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	}
 	sqlite3_finalize(st);
 
-	st = r_prepare(c, "SELECT kind, time_ns, boot_ns FROM event WHERE kind IN (" OOM_KINDS ")"
-			  " ORDER BY time_ns IS NULL, time_ns, boot_ns, id LIMIT 1");
+	/* the OOM, row 1 of the derived table oom, and the incident's victim,
+	 * its view oom_victim (analyzer/derive/oom.c); a PyTorch OOM's
+	 * "victim" bytes are its failed allocation */
+	st = r_prepare(c, "SELECT kind, time_ns, boot_ns FROM oom WHERE id = 1");
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		s->has_oom = 1;
 		col_text(&s->oom_kind, st, 0);
@@ -422,10 +421,7 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	}
 	sqlite3_finalize(st);
 
-	st = r_prepare(c, "SELECT kind, pid, comm, bytes FROM event"
-			  " WHERE kind IN ('oom_kill', 'userspace_kill', 'torch_oom', 'process_crash')"
-			  " ORDER BY kind != 'oom_kill', kind != 'userspace_kill', kind != 'torch_oom',"
-			  " time_ns IS NULL, time_ns, boot_ns, id LIMIT 1");
+	st = r_prepare(c, "SELECT kind, pid, comm, bytes FROM oom_victim");
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		s->has_victim = 1;
 		col_text(&s->victim_kind, st, 0);

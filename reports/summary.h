@@ -27,17 +27,18 @@ struct report_summary {
 	struct strbuf vclass, cause, vsummary, missing;
 	double confidence;          /* NAN when unknown */
 
-	/* first OOM-like event (oom_kill, oom_invoked, torch_oom, ...) */
+	/* the OOM: row 1 of the derived table oom (kind kernel_oom, torch_oom...) */
 	int has_oom;
 	struct strbuf oom_kind;
 	int64_t oom_ns;             /* OL_NULL when not on UTC */
 	int64_t oom_boot_ns;        /* OL_NULL when unknown */
 
-	/* the process the OOM took: first oom_kill (else torch_oom/crash) */
+	/* the process the OOM took, as its row names it (victim_kind: the
+	 * event that names it, oom_kill, userspace_kill, torch_oom...) */
 	int has_victim;
 	int64_t victim_pid;         /* OL_NULL when unknown */
 	struct strbuf victim_comm, victim_kind;
-	int64_t victim_bytes;       /* event bytes (anon-rss freed, bytes requested) */
+	int64_t victim_bytes;       /* RSS freed; for torch_oom the bytes requested */
 
 	/* peak of the memory that ran out */
 	int has_peak;

@@ -9,6 +9,7 @@
  * and the header's stay one figure; and an incident known only on the boot
  * clock is drawn on a boot-relative axis rather than not at all.
  */
+#include "analyzer/derive/oom.h"
 #include "testutil.h"
 #include "reports/report.h"
 #include "lib/strbuf.h"
@@ -62,6 +63,8 @@ static char *render_html(struct timeline *tl)
 	FILE *out = open_memstream(&buf, &n);
 
 	assert_non_null(out);
+	/* the derived table the reports read, as analyze makes it */
+	assert_int_equal(derive_oom(tl->db, &err), 0);
 	assert_int_equal(report_write(tl->db, REPORT_HTML, out, &err), 0);
 	if (err.len)
 		fail_msg("the report said: %s", err.buf);

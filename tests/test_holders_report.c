@@ -8,6 +8,7 @@
  * docs/json.md; the diagnostic tools' holders (memray, the profiler) next
  * to the snapshot's; and hostile frame names escaped.
  */
+#include "analyzer/derive/oom.h"
 #include "testutil.h"
 #include "reports/report.h"
 #include "lib/strbuf.h"
@@ -35,6 +36,8 @@ static char *render(struct timeline *tl, enum report_format f)
 	FILE *out = open_memstream(&buf, &n);
 
 	assert_non_null(out);
+	/* the derived table the reports read, as analyze makes it */
+	assert_int_equal(derive_oom(tl->db, &err), 0);
 	assert_int_equal(report_write(tl->db, f, out, &err), 0);
 	if (err.len)
 		fail_msg("the report said: %s", err.buf);

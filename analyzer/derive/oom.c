@@ -33,6 +33,7 @@
 #define OOM_EVIDENCE_CAP 64   /* event ids kept per row; the rest are counted */
 
 static const char oom_schema[] =
+	"DROP VIEW IF EXISTS oom_victim;"
 	"DROP TABLE IF EXISTS oom;"
 	"DROP TABLE IF EXISTS temp.oom_cand;"
 	"CREATE TABLE oom(id INTEGER PRIMARY KEY, time_ns INTEGER, boot_ns INTEGER,"
@@ -51,6 +52,14 @@ static const char oom_schema[] =
 	" CASE WHEN e.time_ns IS NULL THEN CASE WHEN e.boot_ns IS NULL THEN 'none' ELSE 'boot' END" \
 	"  WHEN e.clock = 'local' THEN 'local' ELSE 'utc' END, "
 #define JD(key) "CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$." key "') END"
+
+/* why into err (may be NULL); returns -1. */
+static int failed(struct strbuf *err, const char *why)
+{
+	if (err)
+		strbuf_addstr(err, why);
+	return -1;
+}
 
 /* The engine errors that are memory failures (docs/json.md, engines
  * errors): not the warning that expandable segments are unsupported, not
@@ -162,12 +171,10 @@ static int kreport_flush(sqlite3 *db, struct kreport *r, struct strbuf *err)
 	r->open = 0;
 	strbuf_addch(&r->evidence, ']');
 	if (strbuf_failed(&r->evidence)) {
-		strbuf_addstr(err, "out of memory");
-		return -1;
+		return failed(err, "out of memory");
 	}
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		strbuf_addstr(err, sqlite3_errmsg(db));
-		return -1;
+		return failed(err, sqlite3_errmsg(db));
 	}
 	sqlite3_bind_int64(st, 1, r->inv);
 	sqlite3_bind_int64(st, 2, r->kill);
@@ -177,8 +184,7 @@ static int kreport_flush(sqlite3 *db, struct kreport *r, struct strbuf *err)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		strbuf_addstr(err, sqlite3_errmsg(db));
-		return -1;
+		return failed(err, sqlite3_errmsg(db));
 	}
 	return 0;
 }
@@ -235,9 +241,8 @@ static int kernel_reports(sqlite3 *db, struct strbuf *err)
 
 	strbuf_init(&r.evidence);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		strbuf_addstr(err, sqlite3_errmsg(db));
 		strbuf_release(&r.evidence);
-		return -1;
+		return failed(err, sqlite3_errmsg(db));
 	}
 	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), a = sqlite3_column_int64(st, 1);
@@ -273,6 +278,17 @@ static int kernel_reports(sqlite3 *db, struct strbuf *err)
 #define OOM_ORDER "kind = 'alloc_failure', time_ns IS NULL, time_ns, boot_ns IS NULL," \
 	" boot_ns, event_id"
 
+/* The incident's victim (view oom_victim, one row or none): the process
+ * of the first row that killed one (the kernel, a userspace killer,
+ * Kubernetes: scope host), else the process of the first row that names
+ * one (a PyTorch OOM's, whose "bytes" are the allocation that failed).
+ * kind is the event that names it (oom_kill, userspace_kill, torch_oom...). */
+#define OOM_VICTIM "SELECT o.id AS oom_id, e.kind AS kind, o.victim_pid AS pid," \
+	" o.victim_comm AS comm, CASE WHEN e.kind = 'torch_oom' THEN o.requested_bytes" \
+	" ELSE o.victim_bytes END AS bytes, o.victim_event AS event_id" \
+	" FROM oom o JOIN event e ON e.id = o.victim_event" \
+	" ORDER BY o.scope <> 'host', o.id LIMIT 1"
+
 int derive_oom(sqlite3 *db, struct strbuf *err)
 {
 	char *msg = NULL;
@@ -299,11 +315,14 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		" scope, device, cgroup, requested_bytes, invoker_pid, invoker_comm, victim_pid,"
 		" victim_comm, victim_bytes, victim_event, event_id, evidence, artifact_id"
 		" FROM temp.oom_cand;"
-		"DROP TABLE temp.oom_cand;", NULL, NULL, &msg) != SQLITE_OK)
+		"DROP TABLE temp.oom_cand;"
+		"CREATE INDEX oom_event ON oom(event_id);"
+		"DROP VIEW IF EXISTS oom_victim;"
+		"CREATE VIEW oom_victim AS " OOM_VICTIM ";", NULL, NULL, &msg) != SQLITE_OK)
 		goto failed;
 	return 0;
 failed:
-	strbuf_addstr(err, msg ? msg : sqlite3_errmsg(db));
+	failed(err, msg ? msg : sqlite3_errmsg(db));
 	sqlite3_free(msg);
 	return -1;
 }

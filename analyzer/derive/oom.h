@@ -12,7 +12,8 @@
 
 struct strbuf;
 
-/* Drop and rebuild table oom from table event. 0, or -1 with why in err.
+/* Drop and rebuild table oom (and its view oom_victim) from the store's
+ * tables. 0, or -1 with why in err (may be NULL).
  * An empty table means no artifact records an OOM, a kill or a memory
  * failure (the verdict is then no_oom). */
 int derive_oom(sqlite3 *db, struct strbuf *err);
