@@ -71,8 +71,7 @@ static int read_kill(struct rule_ctx *c, struct kreport *k)
 		" json_extract(data, '$.task_memcg')), json_extract(data, '$.invoker_event'),"
 		" json_extract(data, '$.invoker.gfp_mask'), json_extract(data, '$.invoker.order'),"
 		" (SELECT count(*) FROM event WHERE kind = 'oom_kill')"
-		" FROM event WHERE kind = 'oom_kill' AND json_valid(data)"
-		" ORDER BY time_ns IS NULL, time_ns, id LIMIT 1");
+		" FROM event WHERE id = " RL_KERNEL_KILL " AND json_valid(data)");
 	int r = 0;
 
 	if (!st)
@@ -113,8 +112,8 @@ static int read_invoked(struct rule_ctx *c, struct kreport *k)
 		" json_extract(data, '$.gfp_flags'), json_extract(data, '$.order'),"
 		" json_extract(data, '$.constraint'), coalesce(json_extract(data, '$.oom_memcg'),"
 		" json_extract(data, '$.task_memcg')), json_extract(data, '$.memsw_usage_kb')"
-		" FROM event WHERE kind = 'oom_invoked' AND json_valid(data) AND (?1 = 0 OR id = ?1)"
-		" ORDER BY time_ns IS NULL, time_ns, id LIMIT 1");
+		" FROM event WHERE kind = 'oom_invoked' AND json_valid(data)"
+		" AND id = CASE WHEN ?1 = 0 THEN " RL_KERNEL_HEADER " ELSE ?1 END");
 	int r = 0;
 
 	if (!st)

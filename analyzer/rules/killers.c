@@ -62,11 +62,11 @@ static int kill_read(struct rule_ctx *c, struct kill_msg *m)
 		"  json_extract(data, '$.containers[0].request_bytes')),"
 		" json_extract(data, '$.mem_available_percent'), json_extract(data, '$.mem_total_bytes'),"
 		" json_extract(data, '$.oom_kill_events')"
-		" FROM event WHERE kind IN ('k8s_oom_kill', 'k8s_eviction', 'slurm_oom',"
-		" 'userspace_kill', 'systemd_unit_oom')"
-		" AND NOT (kind = 'systemd_unit_oom' AND EXISTS (SELECT 1 FROM event"
-		"  WHERE kind IN ('oom_kill', 'oom_invoked')))"
-		" ORDER BY kind = 'systemd_unit_oom', time_ns IS NULL, time_ns, id LIMIT 1");
+		" FROM event WHERE id = (SELECT o.event_id FROM oom o WHERE o.kind IN"
+		"  ('k8s_oom_kill', 'k8s_eviction', 'slurm_oom', 'userspace_kill', 'systemd_unit_oom')"
+		"  AND NOT (o.kind = 'systemd_unit_oom' AND EXISTS (SELECT 1 FROM oom"
+		"   WHERE kind IN ('kernel_oom', 'memcg_oom')))"
+		"  ORDER BY o.kind = 'systemd_unit_oom', o.id LIMIT 1)");
 	int r;
 
 	memset(m, 0, sizeof(*m));

@@ -31,8 +31,7 @@ static int kr_read(struct rule_ctx *c, struct kr *r)
 	sqlite3_stmt *st = rl_prepare(c, "SELECT id, pid, comm, bytes, json_extract(data,"
 		" '$.invoker_event'), coalesce(json_extract(data, '$.oom_memcg'),"
 		" json_extract(data, '$.task_memcg')), json_extract(data, '$.constraint')"
-		" FROM event WHERE kind = 'oom_kill' AND json_valid(data)"
-		" ORDER BY time_ns IS NULL, time_ns, id LIMIT 1");
+		" FROM event WHERE id = " RL_KERNEL_KILL " AND json_valid(data)");
 	char name[160];
 
 	memset(r, 0, sizeof(*r));
@@ -57,8 +56,8 @@ static int kr_read(struct rule_ctx *c, struct kr *r)
 	    " json_extract(data, '$.swap_usage_kb'), json_extract(data, '$.swap_total_kb'),"
 	    " json_extract(data, '$.swap_free_kb'), json_extract(data, '$.constraint'),"
 	    " coalesce(json_extract(data, '$.oom_memcg'), json_extract(data, '$.task_memcg'))"
-	    " FROM event WHERE kind = 'oom_invoked' AND json_valid(data) AND (?1 = 0 OR id = ?1)"
-	    " ORDER BY time_ns IS NULL, time_ns, id LIMIT 1")))
+	    " FROM event WHERE kind = 'oom_invoked' AND json_valid(data)"
+	    " AND id = CASE WHEN ?1 = 0 THEN " RL_KERNEL_HEADER " ELSE ?1 END")))
 		return r->kill ? 1 : r->inv < 0 ? 0 : -1;
 	sqlite3_bind_int64(st, 1, r->inv);
 	r->inv = 0;

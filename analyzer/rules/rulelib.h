@@ -148,6 +148,14 @@ int64_t rl_oom_time(struct rule_ctx *c);
  * kill or a memory failure), else 0. analyze_timeline() keeps it in
  * c->has_oom: a rule that words a moment says "before the OOM" only then. */
 int rl_has_oom(struct rule_ctx *c);
+/* SQL: the event id of the kernel's kill rules read as "the" kernel
+ * report's (the oom_kill victim of the first kernel row of table oom),
+ * and that of its header (the first kernel row's oom_invoked; a kill
+ * with no header in the log gives none). */
+#define RL_KERNEL_KILL "(SELECT o.victim_event FROM oom o JOIN event k ON k.id = o.victim_event" \
+	" WHERE k.kind = 'oom_kill' ORDER BY o.id LIMIT 1)"
+#define RL_KERNEL_HEADER "(SELECT event_id FROM oom WHERE kind IN ('kernel_oom', 'memcg_oom')" \
+	" ORDER BY id LIMIT 1)"
 
 /* ---- the incident's figures (rulelib.c, series.c) ---- */
 

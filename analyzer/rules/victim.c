@@ -18,11 +18,13 @@ int rule_victim(struct rule_ctx *c)
 	int r = 0;
 
 	rl_meta_num(c, "kernel.page_size", &page);
-	/* victim of each oom_kill and the largest task of the dump before it */
+	/* the victim of each kernel OOM report (table oom: its kill, and its
+	 * header, the report's main event) and the largest task of its dump */
 	st = rl_prepare(c,
-		"WITH k AS (SELECT e.id AS kid, e.pid AS vpid, e.data AS kdata, (SELECT i.id FROM"
-		"  event i WHERE i.kind = 'oom_invoked' AND i.id < e.id ORDER BY i.id DESC LIMIT 1)"
-		"  AS inv FROM event e WHERE e.kind = 'oom_kill' AND e.pid IS NOT NULL)"
+		"WITH k AS (SELECT o.victim_event AS kid, o.victim_pid AS vpid, e.data AS kdata,"
+		"  o.event_id AS inv FROM oom o JOIN event e ON e.id = o.victim_event"
+		"  WHERE o.kind IN ('kernel_oom', 'memcg_oom') AND e.kind = 'oom_kill'"
+		"  AND o.victim_pid IS NOT NULL)"
 		" SELECT k.kid, k.inv, v.pid, v.name, v.rss_pages,"
 		"  coalesce(v.oom_score_adj, CASE WHEN json_valid(k.kdata) THEN"
 		"   json_extract(k.kdata, '$.oom_score_adj') END, 0),"
