@@ -227,8 +227,8 @@ void html_events(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 	if (listed > n)
 		strbuf_addf(sb, "<p class=more>%lld more OOM, kill and error events in the"
 			    " database (<code>oomlens timeline</code>); server errors shown: the"
-			    " last %d before the OOM.</p>\n", (long long)(listed - n),
-			    SERVER_ERRORS_SHOWN);
+			    " last %d%s.</p>\n", (long long)(listed - n),
+			    SERVER_ERRORS_SHOWN, c->sum.has_oom ? " before the OOM" : "");
 	html_kinds(sb, k);
 }
 

@@ -144,18 +144,18 @@ void html_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 				  " database (<code>oomlens analyze</code> runs them).</li>");
 		items++;
 	}
-	if (!jv_int(json_object_get(counts, "oom_or_kill"))) {
-		strbuf_addstr(sb, "<li>No OOM or kill event was found: when and what the OOM killed"
-				  " is unknown.</li>");
+	if (!s->has_oom) {
+		strbuf_addstr(sb, "<li>No artifact records an OOM, a kill or a memory failure: this"
+				  " report is a memory profile, not the account of a failure.</li>");
 		items++;
 	}
 	items += html_not_placed(sb, m, jv_int(json_object_get(counts, "local")), c->chart_on_boot);
 	items += html_not_read(sb, m);
 	items += html_inferred(sb, m);
 	if (!json_is_true(json_object_get(m, "series"))) {
-		strbuf_addstr(sb, "<li>No memory time series (nvidia-smi/DCGM log, cgroup or smaps"
-				  " captures, snapshot trace): how memory grew before the OOM is"
-				  " unknown.</li>");
+		strbuf_addf(sb, "<li>No memory time series (nvidia-smi/DCGM log, cgroup or smaps"
+			    " captures, snapshot trace): how memory grew%s is unknown.</li>",
+			    s->has_oom ? " before the OOM" : " over time");
 		items++;
 	}
 	if (!r_has_table(c, "snapshot") || !r_snapshots(c)) {

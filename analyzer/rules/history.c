@@ -53,6 +53,7 @@ int rl_history(struct rule_ctx *c, enum rl_scope scope, double capacity, struct 
 
 	memset(h, 0, sizeof(*h));
 	h->capacity = -1;
+	h->oom = c->has_oom;
 	r = rl_pick_memory_series(c, scope == RL_SCOPE_GPU ? judge_gpu : judge_host, &p);
 	if (r <= 0)
 		return r;
@@ -79,21 +80,28 @@ int rl_history(struct rule_ctx *c, enum rl_scope scope, double capacity, struct 
 	return 0;
 }
 
+/* Where a history ends, as its text says it: the OOM only when there
+ * was one (no text says "before the OOM" in a no_oom verdict). */
+static const char *until(const struct rl_history *h)
+{
+	return h->oom ? " before the OOM" : " up to the last sample";
+}
+
 const char *rl_history_text(const struct rl_history *h, char *buf, size_t n)
 {
 	char b1[32];
 
 	if (!h->have)
-		snprintf(buf, n, "no memory series of ten minutes or more before the OOM");
+		snprintf(buf, n, "no memory series of ten minutes or more%s", until(h));
 	else if (h->grew)
-		snprintf(buf, n, "%s grew by %s over %.1f h before the OOM", h->name,
-			 rl_bytes(h->growth, b1, sizeof(b1)), h->span_s / 3600);
+		snprintf(buf, n, "%s grew by %s over %.1f h%s", h->name,
+			 rl_bytes(h->growth, b1, sizeof(b1)), h->span_s / 3600, until(h));
 	else if (h->surged)
 		snprintf(buf, n, "%s rose by %s at the end of %.0f min of history", h->name,
 			 rl_bytes(h->rise, b1, sizeof(b1)), h->span_s / 60);
 	else
-		snprintf(buf, n, "%s held steady at about %s for %.0f min before the OOM", h->name,
-			 rl_bytes(h->level, b1, sizeof(b1)), h->span_s / 60);
+		snprintf(buf, n, "%s held steady at about %s for %.0f min%s", h->name,
+			 rl_bytes(h->level, b1, sizeof(b1)), h->span_s / 60, until(h));
 	return buf;
 }
 
@@ -171,8 +179,9 @@ double rl_history_say(struct rl_finding *f, double score, const struct rl_histor
 
 	if (!h->have) {
 		rl_advice(f, "From %s alone this is the likeliest reading, not a proof: a memory"
-			  " series before the OOM (cgroup memory.current, smaps_rollup, a metrics"
-			  " export) would tell %s from a leak or a surge.", alone, what);
+			  " series%s (cgroup memory.current, smaps_rollup, a metrics"
+			  " export) would tell %s from a leak or a surge.", alone,
+			  h->oom ? " before the OOM" : " over time", what);
 		return score;
 	}
 	rl_advice(f, "History: %s.", rl_history_text(h, buf, sizeof(buf)));

@@ -318,6 +318,7 @@ struct rl_history {
 	double growth;              /* of the trend over the span (bytes) */
 	double rise;                /* a final rise's height; 0 none */
 	int grew, surged, steady;
+	int oom;                    /* c->has_oom: "before the OOM", else "before the last sample" */
 };
 
 #define RL_HISTORY_MIN_S 600.0      /* ten minutes: as long as a leak must last */

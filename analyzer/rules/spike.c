@@ -367,8 +367,9 @@ static int running_spike(struct rule_ctx *c)
 	rl_fig(&f, "running_before", round(tr.baseline * 10) / 10);
 	rl_fig(&f, "running_peak", tr.peak);
 	rl_fig(&f, "rise_seconds", tr.rise_peak_t - tr.rise_start_t);
-	snprintf(f.title, sizeof(f.title), "Running requests rose from %.0f to %.0f in %.0f s just"
-		 " before the OOM", tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t);
+	snprintf(f.title, sizeof(f.title), "Running requests rose from %.0f to %.0f in %.0f s %s",
+		 tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t,
+		 c->has_oom ? "just before the OOM" : "at the end of the record");
 	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
 		  " the memory left over the baseline holds, and let bursts queue.");
 	if (judge_history(c, c->cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9), tr.rise_start_t,
@@ -405,10 +406,11 @@ int rule_spike(struct rule_ctx *c)
 		snprintf(took, sizeof(took), "within a second");
 	else
 		snprintf(took, sizeof(took), "in %.0f s", bt->rise_peak_t - bt->rise_start_t);
-	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s %s over a baseline of %s,"
-		 " just before the OOM", b.p.name, b.p.entity[0] ? " " : "", b.p.entity,
+	snprintf(f.title, sizeof(f.title), "%s%s%s rose %s %s over a baseline of %s, %s",
+		 b.p.name, b.p.entity[0] ? " " : "", b.p.entity,
 		 rl_bytes(bt->peak - bt->baseline, b1, sizeof(b1)), took,
-		 rl_bytes(bt->baseline, b2, sizeof(b2)));
+		 rl_bytes(bt->baseline, b2, sizeof(b2)),
+		 c->has_oom ? "just before the OOM" : "at the end of the record (no OOM recorded)");
 	load_figures(c, &b, &f);
 	concurrency_advice(c, &b, &f);
 	f.score = b.score;

@@ -24,7 +24,8 @@
 const struct rule rules[] = {
 	{ "leak", "memory in use that keeps growing; allocation stacks that never free",
 	  rule_leak },
-	{ "spike", "a sharp rise over a stable baseline just before the OOM", rule_spike },
+	{ "spike", "a sharp rise over a stable baseline at the end: just before the OOM, when"
+	  " there is one", rule_spike },
 	{ "engine", "the serving engine's own accounting: no KV cache, max_model_len beyond it,"
 	  " CUDA graphs beyond the budget, a prefill batch or a KV pool too large", rule_engine },
 	{ "headroom", "baseline leaving less room than one request needs; admitting more"
