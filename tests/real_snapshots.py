@@ -13,7 +13,10 @@ fresh database and compared with FIGURES.json:
     devices together);
   - at the peak, per traced device: the peak's bytes and trace index, and
     the top five holders alive then (oracle: devices_traced[d]);
-  - at the OOM: the live bytes and the top holder.
+  - at the OOM: the live bytes and the top holder;
+  - the verdict (issue 25): `no_oom` exactly when the pickle records no
+    OOM (no trace entry with action 'oom', read here with the oracle's
+    restricted unpickler, never from oomlens), an OOM class otherwise.
 
 A frame is "file:line name", or None when the holder has no user's frame:
 a frame oomlens names must be the oracle's, never one it made up. Prints
@@ -29,6 +32,20 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REAL = os.path.join(HERE, "data", "real", "snapshots")
 TOP = 5
+sys.path.insert(0, REAL)
+import oracle  # noqa: E402  (tests/data/real/snapshots/oracle.py)
+
+
+def records_oom(path):
+    """True when the pickle itself records an OOM: a trace entry whose
+    action is 'oom' on any device (PyTorch writes one when an allocation
+    fails while recording)."""
+    snap, _form, _proto = oracle.load(path)
+    for trace in snap.get("device_traces") or []:
+        for e in trace or []:
+            if isinstance(e, dict) and e.get("action") == "oom":
+                return True
+    return False
 
 
 def frame_of(row):
@@ -70,8 +87,19 @@ def check(oomlens, path, fig):
     errs = []
     with tempfile.TemporaryDirectory() as tmp:
         dbp = os.path.join(tmp, "x.db")
-        subprocess.run([oomlens, "ingest", "-q", "--db", dbp, path], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out = os.path.join(tmp, "x.json")
+        subprocess.run([oomlens, "analyze", "-q", "--json", "--db", dbp, "-o", out, path],
+                       check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with open(out, encoding="utf-8") as f:
+                cls = (json.load(f).get("verdict") or {}).get("class")
+        except (OSError, ValueError):
+            cls = None
+        oom = records_oom(path)
+        if oom and cls in (None, "no_oom"):
+            errs.append("verdict: %s, but the pickle records an OOM" % cls)
+        if not oom and cls != "no_oom":
+            errs.append("verdict: %s, but the pickle records no OOM (expected no_oom)" % cls)
         db = sqlite3.connect(dbp)
         db.row_factory = sqlite3.Row
         snap = holders(db, "snapshot")
