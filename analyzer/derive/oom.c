@@ -91,11 +91,15 @@ static const char *const single_sql[] = {
 	CAND_COLS "'alloc_failed', 'gpu', NULL, NULL, e.bytes, e.pid, e.comm, e.pid, e.comm, NULL,"
 	" e.id, e.id, json_array(e.id), e.artifact_id FROM event e"
 	" WHERE e.kind = 'alloc_failed' AND coalesce(" JD("out_of_memory") ", 1)",
-	/* a serving engine's memory error, on its own line or in a traceback */
+	/* a serving engine's memory error, on its own line or in a traceback;
+	 * not the line that tells the PyTorch OOM of the same log within 30
+	 * lines again (that OOM is the row, with its figures) */
 	CAND_COLS "'engine_oom', 'gpu', NULL, NULL, NULL, e.pid, e.comm, e.pid, e.comm, NULL,"
-	" e.id, e.id, json_array(e.id), e.artifact_id FROM event e WHERE (e.kind = 'engine_error'"
+	" e.id, e.id, json_array(e.id), e.artifact_id FROM event e WHERE ((e.kind = 'engine_error'"
 	" AND " JD("error") " IN " ENGINE_OOM_ERRORS ") OR (e.kind = 'server_error' AND "
-	JD("engine_error") " IN " ENGINE_OOM_ERRORS ")",
+	JD("engine_error") " IN " ENGINE_OOM_ERRORS ")) AND NOT EXISTS (SELECT 1 FROM event t"
+	" WHERE t.kind = 'torch_oom' AND t.artifact_id IS e.artifact_id"
+	" AND abs(coalesce(t.line, 0) - coalesce(e.line, 0)) <= 30)",
 	/* userspace killers */
 	CAND_COLS "e.kind, 'host', NULL, " JD("cgroup") ", NULL, NULL, NULL, e.pid, e.comm, e.bytes,"
 	" e.id, e.id, json_array(e.id), e.artifact_id FROM event e WHERE e.kind = 'userspace_kill'",
