@@ -149,14 +149,14 @@ static const char *figure_label(const char *key)
 	return NULL;
 }
 
-/* The first OOM event and where the report comes from. */
+/* The OOM (row 1 of table oom) and where the report comes from. */
 static void header_oom(struct strbuf *sb, const struct report_summary *s)
 {
 	char buf[64];
 
 	strbuf_addstr(sb, "<header><h1>OOM incident report</h1>\n<p class=muted>");
 	if (s->has_oom) {
-		strbuf_addstr(sb, "First OOM event: <b>");
+		strbuf_addstr(sb, "OOM: <b>");
 		h_text(sb, s->oom_kind.buf, s->oom_kind.len);
 		if (s->oom_ns == OL_NULL && s->oom_boot_ns == OL_NULL) {
 			strbuf_addstr(sb, "</b> at an unknown time");
@@ -167,6 +167,8 @@ static void header_oom(struct strbuf *sb, const struct report_summary *s)
 			strbuf_addstr(sb, "</b>");
 		}
 		strbuf_addstr(sb, " &middot; ");
+	} else {
+		strbuf_addstr(sb, "No OOM recorded: a memory profile &middot; ");
 	}
 	strbuf_addf(sb, "written by oomlens %s from the incident database alone</p>\n",
 		    OOMLENS_VERSION);

@@ -136,13 +136,16 @@ static void md_head(struct strbuf *sb, const struct report_summary *s)
 	md_verdict(sb, s);
 	if (s->has_oom) {
 		fmt_time(buf, sizeof(buf), s->oom_ns, s->oom_boot_ns);
-		strbuf_addstr(sb, "- **First OOM event:** ");
+		strbuf_addstr(sb, "- **OOM:** ");
 		strbuf_addstr(sb, buf);
 		strbuf_addstr(sb, " (");
 		md(sb, s->oom_kind.buf, s->oom_kind.len);
 		strbuf_addstr(sb, ")\n");
+		md_victim(sb, s);
+	} else {
+		strbuf_addstr(sb, "- **OOM:** none recorded: no artifact records an OOM, a kill or a"
+				  " memory failure (a memory profile follows)");
 	}
-	md_victim(sb, s);
 	md_peak(sb, s);
 	md_reading(sb, s);
 	if (s->top_key.len) {
