@@ -150,14 +150,17 @@ int check_output(const char *path, const struct fileset *inputs, const char *wha
 int default_output_dir(const struct fileset *inputs, struct strbuf *dir);
 
 /* A file written under a temporary name beside it and renamed over it
- * when complete, or stdout. */
+ * when complete; a device, FIFO or socket written in place; or stdout.
+ * Only a regular file (or nothing) at the path is ever replaced. */
 struct outfile {
 	const char *path;   /* the destination (borrowed); NULL for stdout */
-	char *tmp;          /* the temporary, owned; NULL for stdout */
+	char *tmp;          /* the temporary, owned; NULL for stdout and streams */
 	FILE *f;            /* write here */
+	int stream;         /* 1: a device, FIFO or socket, written in place */
 };
-/* Open path ("-" or NULL: stdout). 0, or -1 after saying why (the path
- * and the system's reason). */
+/* Open path ("-", "/dev/stdout" or NULL: stdout). A symbolic link to
+ * anything but a device, FIFO or socket, a directory or a block device is
+ * refused. 0, or -1 after saying why (the path and the reason). */
 int outfile_open(struct outfile *o, const char *path);
 /* Flush, sync and rename into place. 0, or -1 after saying why (the
  * temporary is removed). */

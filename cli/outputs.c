@@ -195,6 +195,57 @@ static void fast_stream(FILE *f)
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 }
 
+enum out_kind { OUT_FILE, OUT_STREAM, OUT_REFUSED };
+
+/* What writing to path means, from what it is now (lstat, never stat
+ * alone): nothing there or a regular file is replaced whole (a temporary
+ * renamed over it); a character device, FIFO or socket, or a symbolic
+ * link to one (/dev/stderr, /proc/self/fd/N), is written as a stream in
+ * place; a symbolic link to anything else or a directory is refused (said
+ * here), since a rename would replace the link itself by a file. */
+static enum out_kind output_kind(const char *path)
+{
+	struct stat lsb, sb;
+
+	if (lstat(path, &lsb) < 0)
+		return OUT_FILE;
+	if (S_ISREG(lsb.st_mode))
+		return OUT_FILE;
+	if (S_ISLNK(lsb.st_mode)) {
+		if (stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode) ||
+					      S_ISSOCK(sb.st_mode)))
+			return OUT_STREAM;
+		error("%s: is a symbolic link: refused (oomlens would replace the link by a"
+		      " file; give the path it points to)", path);
+		return OUT_REFUSED;
+	}
+	if (S_ISCHR(lsb.st_mode) || S_ISFIFO(lsb.st_mode) || S_ISSOCK(lsb.st_mode))
+		return OUT_STREAM;
+	error("%s: is %s, not a file: refused", path, S_ISDIR(lsb.st_mode) ? "a directory" :
+	      "a block device or another special file");
+	return OUT_REFUSED;
+}
+
+/* Open a device, FIFO or socket path for writing in place (no temporary,
+ * no rename: the path stays what it is). 0, or -1 said. */
+static int outfile_open_stream(struct outfile *o, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error("%s: cannot write: %s", path, strerror(errno));
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		error("%s: cannot write: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	fast_stream(o->f);
+	o->path = path;
+	o->stream = 1;
+	return 0;
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	struct strbuf tmp = STRBUF_INIT;
@@ -202,10 +253,18 @@ int outfile_open(struct outfile *o, const char *path)
 	int fd;
 
 	memset(o, 0, sizeof(*o));
-	if (!path || !strcmp(path, "-")) {
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
 		o->f = stdout;
 		__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 		return 0;
+	}
+	switch (output_kind(path)) {
+	case OUT_STREAM:
+		return outfile_open_stream(o, path);
+	case OUT_REFUSED:
+		return -1;
+	default:
+		break;
 	}
 	slash = strrchr(path, '/');
 	strbuf_add(&tmp, path, slash ? (size_t)(slash - path) + 1 : 0);
@@ -245,6 +304,14 @@ int outfile_commit(struct outfile *o)
 {
 	int r = 0;
 
+	if (o->stream) {   /* a device or FIFO: written in place, closed */
+		if (fflush(o->f) != 0)
+			r = error("%s: cannot write: %s", o->path, strerror(errno));
+		if (fclose(o->f) != 0 && r == 0)
+			r = error("%s: cannot write: %s", o->path, strerror(errno));
+		memset(o, 0, sizeof(*o));
+		return r;
+	}
 	if (!o->tmp) {
 		if (o->f && fflush(o->f) != 0)
 			r = error("standard output: %s", strerror(errno));
@@ -268,6 +335,8 @@ int outfile_commit(struct outfile *o)
 
 void outfile_abort(struct outfile *o)
 {
+	if (o->stream && o->f)
+		fclose(o->f);
 	if (o->tmp) {
 		if (o->f)
 			fclose(o->f);
