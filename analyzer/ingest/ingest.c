@@ -249,6 +249,12 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 			   in->compressed ? "corrupt or truncated gzip stream" : strerror(in->error));
 	if (input_hash(in, INPUT_HASH_AUTO, &h, &sampled) == 0)  /* for a later --append */
 		timeline_artifact_hash(tl, h, sampled);
+	{
+		char why[300];
+		int lost;
+		if (input_changed(in, why, sizeof(why), &lost))
+			sink_diagf(&tl->sink, 0, in->offset, lost ? OL_ERROR : OL_WARN, "%s", why);
+	}
 	status = outcome(r, n);
 	r->st->bytes += in->offset;
 	if (tl->sink.n_errors || n < 0)
