@@ -217,11 +217,14 @@ int cli_format_option(enum cli_opt_id id, const char *v, enum report_format *fmt
 	return error("--format: expected html, md, json or text, got '%s'", v);
 }
 
-int cli_ingest_option(enum cli_opt_id id, const char *v, struct ingest_opts *o)
+int cli_ingest_option(enum cli_opt_id id, const char *v, struct ingest_opts *o,
+		      struct ingest_cfg *cfg)
 {
 	int off;
 
-	if (id == OPT_BOOT_TIME) {
+	if (id == OPT_FOLLOW_OUTSIDE) {
+		cfg->follow_outside = 1;
+	} else if (id == OPT_BOOT_TIME) {
 		int64_t ns;
 		if (parse_iso8601(v, strlen(v), &ns, &off) < 0)
 			return error("--boot-time: expected an ISO 8601 time, got '%s'", v);

@@ -47,7 +47,7 @@ int usage(const char *text);
 /* The options the commands know; each command lists those it takes. */
 enum cli_opt_id {
 	OPT_APPEND = 1, OPT_BOOT_TIME, OPT_DB, OPT_FORMAT, OPT_JSON, OPT_KIND,
-	OPT_ORACLE, OPT_OUTPUT, OPT_QUIET, OPT_TZ, OPT_YEAR,
+	OPT_ORACLE, OPT_OUTPUT, OPT_QUIET, OPT_TZ, OPT_YEAR, OPT_FOLLOW_OUTSIDE,
 };
 
 struct cli_opt {
@@ -60,7 +60,7 @@ struct cli_opt {
 /* The options of every command that ingests (cli_ingest_option reads them). */
 #define CLI_INGEST_OPTS \
 	{ "--boot-time", 0, 1, OPT_BOOT_TIME }, { "--tz", 0, 1, OPT_TZ }, \
-	{ "--year", 0, 1, OPT_YEAR }
+	{ "--year", 0, 1, OPT_YEAR }, { "--follow-outside", 0, 0, OPT_FOLLOW_OUTSIDE }
 
 /* What cli_next found, when not an option. */
 enum { CLI_DONE = 0, CLI_BAD = -1, CLI_HELP = -2 };
@@ -88,9 +88,12 @@ int cli_next(struct cli_args *a);
 /* Read --format FMT (value) or --json into *fmt: 0, or -1 after saying
  * why (an unknown FMT). */
 int cli_format_option(enum cli_opt_id id, const char *value, enum report_format *fmt);
-/* Read one of CLI_INGEST_OPTS into o: 0, or -1 after saying why. */
+/* Read one of CLI_INGEST_OPTS into o (the parsers' settings) or cfg (the
+ * walk's): 0, or -1 after saying why. */
 struct ingest_opts;
-int cli_ingest_option(enum cli_opt_id id, const char *value, struct ingest_opts *o);
+struct ingest_cfg;
+int cli_ingest_option(enum cli_opt_id id, const char *value, struct ingest_opts *o,
+		      struct ingest_cfg *cfg);
 /* The command's help on stdout; returns EXIT_OK. */
 int help(const char *text);
 
@@ -172,6 +175,8 @@ void outfile_abort(struct outfile *o);
 	"  --boot-time ISO    when the machine booted (places dmesg times on UTC)\n" \
 	"  --tz +HH:MM        zone of year-less local log times (default: UTC, marked)\n" \
 	"  --year YYYY        year of syslog lines that carry none (default: inferred\n" \
-	"                     from the file's mtime: no line after the file was written)\n"
+	"                     from the file's mtime: no line after the file was written)\n" \
+	"  --follow-outside   follow symbolic links that leave the folders given (by\n" \
+	"                     default they are listed, not read; /proc, /sys and /dev never)\n"
 
 #endif

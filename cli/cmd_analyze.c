@@ -200,7 +200,7 @@ int cmd_analyze(int argc, char **argv)
 			cfg.quiet = 1;
 			break;
 		default:
-			if (cli_ingest_option(o, a.value, &opts) < 0)
+			if (cli_ingest_option(o, a.value, &opts, &cfg) < 0)
 				return EXIT_USAGE;
 		}
 	}

@@ -69,7 +69,7 @@ int cmd_ingest(int argc, char **argv)
 			cfg.quiet = 1;
 			break;
 		default:
-			if (cli_ingest_option(o, a.value, &opts) < 0)
+			if (cli_ingest_option(o, a.value, &opts, &cfg) < 0)
 				return EXIT_USAGE;
 		}
 	}

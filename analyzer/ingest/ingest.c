@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -36,6 +37,7 @@ struct run {
 	struct fileset *seen;
 	double t0, last_progress;
 	int progress_shown;
+	const char *root;           /* the real path of the path given now */
 };
 
 static double now_s(void)
@@ -460,6 +462,41 @@ static int ingest_dir(struct run *r, const char *path, const struct stat *sb, in
 	return rc;
 }
 
+/* Whether path (a real path) is root or lies inside it. */
+static int inside(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return 1;
+	return !strncmp(root, path, n) && (path[n] == 0 || path[n] == '/');
+}
+
+/* A symbolic link met inside a folder given (depth > 0): why it is not
+ * followed into msg (n bytes) and 1, or 0 to follow it. Where it leads
+ * is resolved whole (realpath); a link out of the folder given is not
+ * followed without --follow-outside (an environ -> /proc/self/environ in
+ * a bundle would be the analyst's own environment), and one into /proc,
+ * /sys or /dev never is. */
+static int link_refused(const struct run *r, const char *path, char *msg, size_t n)
+{
+	char target[PATH_MAX];
+
+	if (!realpath(path, target))
+		return 0;   /* dangling or a loop: stat() says so next */
+	if (inside("/proc", target) || inside("/sys", target) || inside("/dev", target)) {
+		snprintf(msg, n, "a symbolic link to %.300s, the running kernel's state, not"
+			 " evidence: not followed", target);
+		return 1;
+	}
+	if (!r->cfg->follow_outside && r->root && !inside(r->root, target)) {
+		snprintf(msg, n, "a symbolic link out of the folder given (to %.300s): not followed"
+			 " (--follow-outside reads it)", target);
+		return 1;
+	}
+	return 0;
+}
+
 /* A file or a directory. Returns 0, or -1 when the store failed or
  * memory ran out. */
 static int ingest_path(struct run *r, const char *path, int depth)
@@ -467,6 +504,9 @@ static int ingest_path(struct run *r, const char *path, int depth)
 	struct stat sb;
 	char msg[512];
 
+	if (depth > 0 && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) &&
+	    link_refused(r, path, msg, sizeof(msg)))
+		return skip_artifact(r, path, msg, 0);
 	if (stat(path, &sb) < 0) {
 		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
 		say(r, "%s", msg);
@@ -486,12 +526,16 @@ int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
 		 const struct ingest_cfg *cfg, struct ingest_stats *st)
 {
 	struct fileset own = FILESET_INIT;
-	struct run r = { tl, cfg, st, cfg->seen ? cfg->seen : &own, now_s(), 0, 0 };
+	struct run r = { tl, cfg, st, cfg->seen ? cfg->seen : &own, now_s(), 0, 0, NULL };
 	int i, rc = 0;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < npaths && rc == 0; i++)
+	for (i = 0; i < npaths && rc == 0; i++) {
+		char root[PATH_MAX];
+		r.root = realpath(paths[i], root) ? root : NULL;
 		rc = ingest_path(&r, paths[i], 0);
+	}
+	r.root = NULL;
 	if (rc == 0 && (timeline_index_samples(tl) < 0 || timeline_align_clocks(tl) < 0 ||
 			correlate_events(tl) < 0))
 		rc = -1;

@@ -45,6 +45,8 @@ struct ingest_cfg {
 	int quiet;           /* no per-artifact messages */
 	int progress;        /* report progress (runs longer than a second) */
 	const char *force_kind; /* --kind: skip detection */
+	int follow_outside;  /* --follow-outside: read what links out of the
+			      * folders given lead to (never /proc, /sys, /dev) */
 	/* The identities of every directory walked and file read, with the
 	 * paths they were first met by (filled by ingest_paths; the caller
 	 * owns it); NULL: ingest keeps its own for the run. */
