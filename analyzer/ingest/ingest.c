@@ -259,9 +259,19 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 	}
 	status = outcome(r, n);
 	r->st->bytes += in->offset;
-	if (tl->sink.n_errors || n < 0)
-		say(r, "%s: %s: %s (%u errors, %u warnings; see the report)",
-		    path, f->kind, status, tl->sink.n_errors, tl->sink.n_warnings);
+	if (tl->sink.n_errors) {
+		char where[48] = "";
+		if (tl->sink.first_error_line)
+			snprintf(where, sizeof(where), "line %llu: ",
+				 (unsigned long long)tl->sink.first_error_line);
+		else if (tl->sink.first_error_offset)
+			snprintf(where, sizeof(where), "byte %llu: ",
+				 (unsigned long long)tl->sink.first_error_offset);
+		say(r, "%s: %s: %s: %s%s (%u errors, %u warnings in all)", path, f->kind, status,
+		    where, tl->sink.first_error, tl->sink.n_errors, tl->sink.n_warnings);
+	} else if (n < 0) {
+		say(r, "%s: %s: %s (%u warnings)", path, f->kind, status, tl->sink.n_warnings);
+	}
 	else if (n == 0)
 		say(r, "%s: %s: read, but nothing in it is a record oomlens keeps", path, f->kind);
 	return timeline_artifact_end(tl, n >= 0, status, in->offset, now_s() - t0);

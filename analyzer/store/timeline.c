@@ -391,6 +391,7 @@ int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const cha
 	tl->sink.path = path;
 	tl->artifact_hash[0] = 0;
 	tl->sink.n_errors = tl->sink.n_warnings = 0;
+	tl->sink.first_error[0] = 0;
 	tl->n_pending = tl->n_dropped = 0;
 	return tl->artifact_id;
 }

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
@@ -20,8 +21,11 @@ int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (sev == OL_ERROR)
-		s->n_errors++;
+	if (sev == OL_ERROR && !s->n_errors++) {
+		memcpy(s->first_error, msg, sizeof(msg));
+		s->first_error_line = line;
+		s->first_error_offset = offset;
+	}
 	else if (sev == OL_WARN)
 		s->n_warnings++;
 	return s->diag ? s->diag(s, line, offset, sev, msg) : 1;
