@@ -18,7 +18,7 @@
 #include "analyzer/store/timeline.h"
 #include "analyzer/store/packed.h"
 #include "analyzer/store/timeline_parts.h"
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 #include "lib/strbuf.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
  * largest bytes, the share, the user's frame, the trace index and time of
  * the scope).
  */
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 #include "analyzer/store/timeline_parts.h"
 
 #include <math.h>

@@ -11,7 +11,7 @@
  * the file begins and its AT_END columns written when it ends.
  */
 #include "analyzer/store/timeline_parts.h"
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 
 /* A column the holders' derivation writes with SQL (holders.h). */
 #define DERIVED_COL(name, decl) { name, decl, COL_NONE, 0, AT_INSERT }

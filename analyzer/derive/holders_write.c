@@ -4,7 +4,7 @@
  * peak and at the OOM, the timeline of the top holders at the peak, each
  * block's holder; then the pools and the recording (holders_notes.c).
  */
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 

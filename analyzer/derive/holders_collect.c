@@ -8,7 +8,7 @@
  * Out of memory while collecting is not an error of the artifact: the
  * holders are then not derived, and snapshot.recording says so.
  */
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 #include "analyzer/store/timeline.h"
 
 #include <stdio.h>
