@@ -19,7 +19,7 @@
 #include "analyzer/store/query.h"
 #include "analyzer/store/timeline.h"
 #include "analyzer/rules/rules.h"
-#include "analyzer/rules/stats.h"
+#include "analyzer/derive/stats.h"
 
 #include <jansson.h>
 

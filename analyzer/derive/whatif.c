@@ -13,7 +13,7 @@
  * trace has no oom for that device, the GPU total.
  */
 #include "analyzer/rules/rulelib.h"
-#include "analyzer/rules/whatif_replay.h"
+#include "analyzer/derive/whatif_replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,7 +35,7 @@
  * more than the card, and then the excess is a row of its own, not a
  * negative slice.
  */
-#include "analyzer/rules/ledger_impl.h"
+#include "analyzer/derive/ledger_impl.h"
 
 #include <math.h>
 #include <stdarg.h>
