@@ -7,7 +7,7 @@
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/rulelib.h"
-#include "analyzer/rules/stats.h"
+#include "analyzer/derive/stats.h"
 #include "lib/strbuf.h"
 
 #include <math.h>

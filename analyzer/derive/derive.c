@@ -7,6 +7,8 @@
 #include "lib/strbuf.h"
 
 const struct derive_pass derive_passes[] = {
+	{ "whatif", "whatif: the allocator trace replayed under other settings", derive_whatif },
+	{ "ledger", "ledger: what filled each card and the host, line by line", derive_ledger },
 	{ NULL, NULL, NULL }
 };
 

@@ -14,6 +14,8 @@
 #include "analyzer/ingest/formats.h"
 #include "analyzer/ingest/own_outputs.h"
 #include "analyzer/store/correlate.h"
+#include "analyzer/derive/holders.h"
+#include "parsers/common/sink_tee.h"
 #include "lib/strbuf.h"
 #include "parsers/host/cgroup.h"
 
@@ -212,6 +214,19 @@ static int64_t already_there(struct run *r, const char *path, struct input *in,
 	return id;
 }
 
+int ingest_parse(struct timeline *tl, const struct format *f, struct input *in)
+{
+	struct sink_tee tee;
+	struct holders_sink holders;
+	int n;
+
+	sink_tee_init(&tee, &tl->sink, &holders.sink);
+	holders_sink_init(&holders, tl, &tee.id);
+	n = f->parse(in, &tee.sink);
+	holders_sink_release(&holders);
+	return n;
+}
+
 /* Run format f over the open input as one artifact (one transaction),
  * count the outcome and tell cfg about a failed, partial or empty one.
  * An artifact whose path, format and content are in the database already
@@ -243,7 +258,7 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 	}
 	if (timeline_artifact_begin(tl, path, f->kind, in->size, in->compressed) < 0)
 		return -1;
-	n = f->parse(in, &tl->sink);
+	n = ingest_parse(tl, f, in);
 	if (in->error)
 		sink_diagf(&tl->sink, 0, in->offset, OL_ERROR,
 			   "read error after %llu bytes (%s): the rest of the file is lost",

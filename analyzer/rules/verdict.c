@@ -31,9 +31,6 @@ const struct rule rules[] = {
 	  " gpu_memory_utilization asks for", rule_limits },
 	/* after engine and limits, whose named settings it defers to */
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
-	/* before fragmentation, which quotes its answers */
-	{ "whatif", "the allocator trace replayed under other settings (writes no finding)",
-	  rule_whatif },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
 	/* after fragmentation, whose finding it reads */
 	{ "settings", "an allocator setting asked for but not in effect", rule_settings },
@@ -44,8 +41,6 @@ const struct rule rules[] = {
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
 	{ "killers", "what Kubernetes, Slurm, earlyoom, systemd-oomd say of a kill: a limit"
 	  " or a host too small", rule_killers },
-	{ "ledger", "what filled each card and the host, line by line (writes no finding)",
-	  rule_ledger },
 	{ NULL, NULL, NULL }
 };
 

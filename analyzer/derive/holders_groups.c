@@ -4,7 +4,7 @@
  * Python frames and the user's frame (lib/userframe.h), read once per
  * stack from the frame table. See holders.h.
  */
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 #include "lib/userframe.h"

@@ -3,7 +3,7 @@
  * cgroup against its limit, or the host's RAM, from the kernel's OOM
  * report and its task dump, else from the cgroup files alone.
  */
-#include "analyzer/rules/ledger_impl.h"
+#include "analyzer/derive/ledger_impl.h"
 
 #include <math.h>
 #include <stdio.h>

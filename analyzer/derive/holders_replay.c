@@ -13,7 +13,7 @@
  * Sizes are those of the elements: an alloc's requested bytes, a live
  * block's requested_size.
  */
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * the figures read from pairs of series on one grid (per-request need,
  * correlation) or from one series' start (baseline).
  */
-#include "analyzer/rules/rulelib.h"
+#include "analyzer/derive/dctx.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -6,7 +6,7 @@
  * twice). Shared by the card accounts (ledger.c), PyTorch's lines
  * (ledger_torch.c) and the host's (ledger_host.c).
  */
-#include "analyzer/rules/ledger_impl.h"
+#include "analyzer/derive/ledger_impl.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,11 +1,13 @@
 /*
  * holders.h -- what held the memory of a PyTorch snapshot, derived once
- * when the snapshot's file ends (store internals; not for parsers, rules
- * or reports, which read the tables).
+ * when the snapshot's file ends (the derive stage's; not for parsers,
+ * rules or reports, which read the tables).
  *
- * While a snapshot is read, the snapshot store (timeline_snapshot.c)
- * hands each record it writes to the collector (holders_collect.c), which
- * keeps what the derivation needs in memory: segments, blocks, the
+ * While a snapshot is read, ingest hands the parser a tee
+ * (parsers/common/sink_tee.h): each record goes to the store, then to the
+ * holders' sink (holders_sink.c), a second sink whose collector
+ * (holders_collect.c) keeps what the derivation needs in memory, bounded
+ * as the records stream past: segments, blocks, the
  * lifetimes of the alloc rows, the trace's oom and annotate entries and
  * counts. When the snapshot ends, holders_end derives and writes
  * (docs/schema.md "What held the memory"):
@@ -29,7 +31,7 @@
 #include <stddef.h>
 
 #include "parsers/common/sink.h"
-#include "analyzer/store/table.h"
+#include "analyzer/store/holder_tables.h"
 
 struct strbuf;
 
@@ -114,57 +116,39 @@ struct tl_holders {
 	size_t nann, anncap;
 };
 
-/* ---- the tables (timeline_holders.c) ---- */
+/* ---- the second sink (holders_sink.c) ---- */
 
-/* A row of holder; strings and data borrowed. */
-struct tl_holder_row {
-	const char *tool;              /* "torch_snapshot" */
-	const char *scope;             /* "snapshot", "peak", "oom" */
-	const char *space;             /* "device" */
-	int64_t device, bytes, allocations, rank, stack_id;
-	const char *label;             /* the user's frame, or what the holder is */
-	int64_t line;                  /* the tool's printed line: OL_NULL here */
-	json_t *data;
-	int64_t snapshot_id;
-	const char *kind;              /* "stack", "no_stack", "not_in_trace", "other" */
-	int64_t requested_bytes, largest_bytes;
-	double share;                  /* of the scope's bytes on the device (NAN: unknown) */
-	const char *frame_file;        /* the user's frame, NULL when none */
-	int64_t frame_line;
-	const char *frame_name;
-	int64_t seq, time_ns;          /* the scope's trace index (-1: before the first) and time */
+/* The holders' sink: hand &hs->sink to sink_tee_init as the second sink,
+ * with the store first. It keeps one snapshot's collector at a time and
+ * writes that snapshot's holders, through tl's write API, when the
+ * snapshot ends (inside the artifact's transaction, as its records). */
+struct holders_sink {
+	struct sink sink;
+	struct timeline *tl;           /* where the holders are written */
+	const int64_t *stored_id;      /* the store's id of the record at hand (sink_tee.id) */
+	struct tl_holders h;
 };
 
-struct tl_holder_point {
-	int64_t snapshot_id, device, col, seq, time_ns;
-	int64_t holder_id;             /* OL_NULL: the holders past the top ones */
-	int64_t bytes;
-};
+/* Make hs a sink over tl; stored_id (borrowed) gives the id the store
+ * gave the record each op is handed. Allocates nothing until a snapshot
+ * begins. */
+void holders_sink_init(struct holders_sink *hs, struct timeline *tl, const int64_t *stored_id);
+/* Forget what was collected (the artifact ended, or failed). hs may be
+ * initialised again or dropped. */
+void holders_sink_release(struct holders_sink *hs);
 
-struct tl_pool_row {
-	int64_t snapshot_id, device;
-	const char *pool_id;           /* "A,B"; NULL when the segments carry none */
-	int private_pool;              /* 1: not the default pool (0,0) */
-	int64_t segments, expandable_segments, reserved_bytes, allocated_bytes;
-	int64_t requested_bytes, pending_free_bytes, inactive_bytes, largest_free_bytes;
-	int64_t blocks, top_stack_id, top_bytes, top_allocations;
-	const char *top_label;
-};
-
-extern const struct table timeline_holder_table, timeline_holder_timeline_table,
-	timeline_pool_table;
-
-/* ---- collecting (holders_collect.c), called by the snapshot store ---- */
-void holders_begin(struct timeline *tl, int64_t snapshot_id, const char *form);
-void holders_segment(struct timeline *tl, const struct ol_segment *s);
-void holders_block(struct timeline *tl, int64_t block_id, const struct ol_block *b);
-void holders_trace(struct timeline *tl, const struct ol_trace *t);
-void holders_alloc(struct timeline *tl, const struct ol_alloc *a);
-/* Derive and write the snapshot's holders (holders_write.c). 0, or -1
- * when the store failed (tl->errmsg says why). */
-int holders_end(struct timeline *tl, int64_t snapshot_id);
-/* Forget what was collected (the artifact failed; timeline_close). */
-void holders_discard(struct timeline *tl);
+/* ---- collecting (holders_collect.c), called by the holders' sink ---- */
+void holders_begin(struct tl_holders *h, int64_t snapshot_id, const char *form);
+void holders_segment(struct tl_holders *h, const struct ol_segment *s);
+void holders_block(struct tl_holders *h, int64_t block_id, const struct ol_block *b);
+void holders_trace(struct tl_holders *h, const struct ol_trace *t);
+void holders_alloc(struct tl_holders *h, const struct ol_alloc *a);
+/* Derive and write the holders of snapshot snapshot_id collected in h,
+ * into tl (holders_write.c); then forget them. 0, or -1 when the store
+ * failed (tl->errmsg says why). */
+int holders_end(struct timeline *tl, struct tl_holders *h, int64_t snapshot_id);
+/* Forget what was collected (frees it; h stays usable). */
+void holders_discard(struct tl_holders *h);
 /* The device's state, NULL when out of range or out of memory. */
 struct hd_device *holders_device(struct tl_holders *h, int64_t device);
 

@@ -6,7 +6,7 @@
  * device, and for what is missing the _record_memory_history option that
  * would have recorded it.
  */
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 

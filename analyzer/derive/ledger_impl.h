@@ -7,7 +7,7 @@
 #ifndef OOMLENS_LEDGER_IMPL_H
 #define OOMLENS_LEDGER_IMPL_H
 
-#include "analyzer/rules/rulelib.h"
+#include "analyzer/derive/dctx.h"
 
 #define LEDGER_LINES 16
 

@@ -4,16 +4,17 @@
  * through the allocator model (whatif_replay.h) with the recorded
  * settings, to prove the model on it, then with expandable_segments,
  * max_split_size_mb and with nothing cached, and write each answer to the
- * `whatif` table (docs/schema.md), which this rule creates. It writes no
- * finding: the fragmentation rule, which runs after it, quotes it.
+ * `whatif` table (docs/schema.md), which this derive pass makes anew. It
+ * writes no finding: the fragmentation rule quotes it.
  *
  * Reads: snapshot.settings (allocator_settings JSON), trace (in rowid
  * order, which is the order the snapshot store writes), segment and
  * block (the state at the snapshot), a torch_oom event of a log when the
  * trace has no oom for that device, the GPU total.
  */
-#include "analyzer/rules/rulelib.h"
-#include "analyzer/rules/whatif_replay.h"
+#include "analyzer/derive/dctx.h"
+#include "analyzer/derive/derive.h"
+#include "analyzer/derive/whatif_replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,7 +412,9 @@ done:
 	return rc;
 }
 
-int rule_whatif(struct rule_ctx *c)
+/* Replay every snapshot with allocations in its trace, into table whatif
+ * (made anew). 0 or -1 (the failure in c). */
+static int whatif_write(struct rule_ctx *c)
 {
 	sqlite3_stmt *st;
 	int64_t ids[256];
@@ -451,4 +454,9 @@ int rule_whatif(struct rule_ctx *c)
 		free(settings[i]);
 	}
 	return rc;
+}
+
+int derive_whatif(sqlite3 *db, struct strbuf *err)
+{
+	return dctx_pass(db, err, whatif_write);
 }

@@ -10,7 +10,7 @@
  * step, an event matches one of the other side with the same kind and
  * size. Addresses are not compared: the driver chooses them.
  */
-#include "analyzer/rules/whatif_impl.h"
+#include "analyzer/derive/whatif_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * counted. Notes, not slices: a peak is not what filled the card at the
  * OOM. See ledger.c.
  */
-#include "analyzer/rules/ledger_impl.h"
+#include "analyzer/derive/ledger_impl.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * freed tail is grown into instead of left behind; releasing the cache
  * unmaps every whole free page.
  */
-#include "analyzer/rules/allocator_impl.h"
+#include "analyzer/derive/allocator_impl.h"
 
 #include <stdlib.h>
 

@@ -15,7 +15,7 @@
 #ifndef OOMLENS_ALLOCATOR_IMPL_H
 #define OOMLENS_ALLOCATOR_IMPL_H
 
-#include "analyzer/rules/allocator_model.h"
+#include "analyzer/derive/allocator_model.h"
 
 /* An expandable segment: a virtual range of span bytes from base, mapped
  * in pages of page bytes. */

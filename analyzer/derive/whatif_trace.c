@@ -10,7 +10,7 @@
  * live block of the snapshot whose address the trace never allocated is
  * one too.
  */
-#include "analyzer/rules/whatif_impl.h"
+#include "analyzer/derive/whatif_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

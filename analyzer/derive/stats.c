@@ -1,7 +1,7 @@
 /*
  * stats.c -- robust statistics for the rules (see stats.h).
  */
-#include "analyzer/rules/stats.h"
+#include "analyzer/derive/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #ifndef OOMLENS_WHATIF_IMPL_H
 #define OOMLENS_WHATIF_IMPL_H
 
-#include "analyzer/rules/whatif_replay.h"
+#include "analyzer/derive/whatif_replay.h"
 
 /* What a step asks the model. */
 enum { ST_MALLOC, ST_FREE, ST_OOM, ST_EMPTY };

@@ -4,7 +4,7 @@
  * sizes (get_allocation_size), and reading PYTORCH_CUDA_ALLOC_CONF as the
  * allocator parses it. See allocator_model.h.
  */
-#include "analyzer/rules/allocator_model.h"
+#include "analyzer/derive/allocator_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * (O(log b) for b cached blocks), taking a block out and stepping to the
  * next are O(1) expected.
  */
-#include "analyzer/rules/allocator_impl.h"
+#include "analyzer/derive/allocator_impl.h"
 
 #include <assert.h>
 #include <stdlib.h>

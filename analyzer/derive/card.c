@@ -6,7 +6,7 @@
  * it needed, who held the rest). The rules in capacity.c and
  * fragmentation.c weigh it; nothing here writes a finding.
  */
-#include "analyzer/rules/rulelib.h"
+#include "analyzer/derive/dctx.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,8 +8,7 @@
  * Out of memory while collecting is not an error of the artifact: the
  * holders are then not derived, and snapshot.recording says so.
  */
-#include "analyzer/store/holders.h"
-#include "analyzer/store/timeline.h"
+#include "analyzer/derive/holders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +31,9 @@ static int grow(void **v, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
-/* The collector of tl's open snapshot, NULL when none is open or it
- * already ran out of memory. */
-static struct tl_holders *open_holders(struct timeline *tl)
+/* h when a snapshot is open and it did not run out of memory, else NULL. */
+static struct tl_holders *open_holders(struct tl_holders *h)
 {
-	struct tl_holders *h = tl->holders;
-
 	return h && h->snapshot_id && !h->failed ? h : NULL;
 }
 
@@ -62,9 +58,8 @@ struct hd_device *holders_device(struct tl_holders *h, int64_t device)
 	return d;
 }
 
-void holders_discard(struct timeline *tl)
+void holders_discard(struct tl_holders *h)
 {
-	struct tl_holders *h = tl->holders;
 	size_t i;
 
 	if (!h)
@@ -82,18 +77,16 @@ void holders_discard(struct timeline *tl)
 	memset(h, 0, sizeof(*h));
 }
 
-void holders_begin(struct timeline *tl, int64_t snapshot_id, const char *form)
+void holders_begin(struct tl_holders *h, int64_t snapshot_id, const char *form)
 {
-	if (!tl->holders && !(tl->holders = calloc(1, sizeof(*tl->holders))))
-		return;
-	holders_discard(tl);
-	tl->holders->snapshot_id = snapshot_id;
-	tl->holders->list_form = form && !strcmp(form, "list");
+	holders_discard(h);
+	h->snapshot_id = snapshot_id;
+	h->list_form = form && !strcmp(form, "list");
 }
 
-void holders_segment(struct timeline *tl, const struct ol_segment *s)
+void holders_segment(struct tl_holders *holders, const struct ol_segment *s)
 {
-	struct tl_holders *h = open_holders(tl);
+	struct tl_holders *h = open_holders(holders);
 	struct hd_segment *g;
 
 	if (!h)
@@ -124,9 +117,9 @@ static int block_state(const char *s)
 	return HB_OTHER;
 }
 
-void holders_block(struct timeline *tl, int64_t block_id, const struct ol_block *b)
+void holders_block(struct tl_holders *holders, int64_t block_id, const struct ol_block *b)
 {
-	struct tl_holders *h = open_holders(tl);
+	struct tl_holders *h = open_holders(holders);
 	struct hd_block *k;
 
 	if (!h || !h->nseg)
@@ -167,9 +160,9 @@ static void annotation(struct tl_holders *h, const struct ol_trace *t)
 	h->nann++;
 }
 
-void holders_trace(struct timeline *tl, const struct ol_trace *t)
+void holders_trace(struct tl_holders *holders, const struct ol_trace *t)
 {
-	struct tl_holders *h = open_holders(tl);
+	struct tl_holders *h = open_holders(holders);
 	struct hd_device *d;
 	const char *a = t->action;
 
@@ -206,9 +199,9 @@ void holders_trace(struct timeline *tl, const struct ol_trace *t)
 	}
 }
 
-void holders_alloc(struct timeline *tl, const struct ol_alloc *a)
+void holders_alloc(struct tl_holders *holders, const struct ol_alloc *a)
 {
-	struct tl_holders *h = open_holders(tl);
+	struct tl_holders *h = open_holders(holders);
 	struct hd_device *d;
 	struct hd_elem *e;
 

@@ -35,7 +35,7 @@
 #ifndef OOMLENS_WHATIF_REPLAY_H
 #define OOMLENS_WHATIF_REPLAY_H
 
-#include "analyzer/rules/allocator_model.h"
+#include "analyzer/derive/allocator_model.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * peak and at the OOM, the timeline of the top holders at the peak, each
  * block's holder; then the pools and the recording (holders_notes.c).
  */
-#include "analyzer/store/holders.h"
+#include "analyzer/derive/holders.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 
@@ -445,9 +445,8 @@ static int write_device(struct hd_write *w, int64_t device)
 	return r;
 }
 
-int holders_end(struct timeline *tl, int64_t snapshot_id)
+int holders_end(struct timeline *tl, struct tl_holders *h, int64_t snapshot_id)
 {
-	struct tl_holders *h = tl->holders;
 	struct hd_write w;
 	char *seen;
 	int64_t dv;
@@ -479,6 +478,6 @@ out:
 	free(seen);
 	json_decref(w.devices);
 	hs_free(&w.stacks);
-	holders_discard(tl);
+	holders_discard(h);
 	return r;
 }

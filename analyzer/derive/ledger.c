@@ -3,8 +3,8 @@
  * it, line by line (weights, KV cache, CUDA graphs, activations and other
  * PyTorch tensors, PyTorch's cache, memory outside PyTorch, other
  * processes, free, and the rest nothing explains), each line with the
- * artifact that gave it and how sure it is. A derivation of the rule
- * phase, like whatif.c: it writes no finding, only the `ledger` table
+ * artifact that gave it and how sure it is. A derive pass (derive.h),
+ * like whatif.c: it writes no finding, only the `ledger` table
  * (docs/schema.md), which it makes anew, and which every report leads with.
  *
  * Sources, the first that has the figure winning:
@@ -35,7 +35,8 @@
  * more than the card, and then the excess is a row of its own, not a
  * negative slice.
  */
-#include "analyzer/rules/ledger_impl.h"
+#include "analyzer/derive/ledger_impl.h"
+#include "analyzer/derive/derive.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -591,7 +592,9 @@ static int write_account(struct rule_ctx *c, sqlite3_stmt *st, const struct acco
 	return 0;
 }
 
-int rule_ledger(struct rule_ctx *c)
+/* The ledger of every card and of the host, into table ledger (made
+ * anew). 0 or -1 (the failure in c). */
+static int ledger_write(struct rule_ctx *c)
 {
 	struct account *a = malloc(sizeof(*a));
 	sqlite3_stmt *st = NULL;
@@ -618,4 +621,9 @@ done:
 	sqlite3_finalize(st);
 	free(a);
 	return rc;
+}
+
+int derive_ledger(sqlite3 *db, struct strbuf *err)
+{
+	return dctx_pass(db, err, ledger_write);
 }
