@@ -25,9 +25,9 @@ int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
 		memcpy(s->first_error, msg, sizeof(msg));
 		s->first_error_line = line;
 		s->first_error_offset = offset;
-	}
-	else if (sev == OL_WARN)
+	} else if (sev == OL_WARN) {
 		s->n_warnings++;
+	}
 	return s->diag ? s->diag(s, line, offset, sev, msg) : 1;
 }
 

@@ -51,18 +51,14 @@ TEE_OP1(thread, const struct ol_thread *)
 TEE_OP1(engine, const struct ol_engine *)
 TEE_OP1(holder, const struct ol_holder *)
 
-/* A diagnostic: the first sink's, counted there as sink_diagf counted it
- * in the tee. */
+/* A diagnostic: the first sink's, counted and kept there (first error
+ * included) by sink_diagf itself, as if the parser had called it there. */
 static int64_t tee_diag(struct sink *s, uint64_t line, uint64_t offset,
 			enum ol_severity sev, const char *msg)
 {
 	struct sink_tee *tee = s->ctx;
 
-	if (sev == OL_ERROR)
-		tee->first->n_errors++;
-	else if (sev == OL_WARN)
-		tee->first->n_warnings++;
-	return tee->first->diag ? tee->first->diag(tee->first, line, offset, sev, msg) : 1;
+	return sink_diagf(tee->first, line, offset, sev, "%s", msg);
 }
 
 void sink_tee_init(struct sink_tee *tee, struct sink *first, struct sink *second)
