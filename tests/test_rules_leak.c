@@ -261,7 +261,7 @@ static void leak_alloc_stack_spread(void **state)
 	assert_float_equal(t_figure(tl, "alloc_stack", "live_allocations"), 40, 0);
 	assert_float_equal(t_figure(tl, "alloc_stack", "live_bytes"), 40 * 25165824.0, 0);
 	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'alloc_stack'"),
-			       "record_hidden_states <- forward"));
+			       "metrics_hook.py:41 record_hidden_states"));
 	assert_int_equal(t_int(tl, "SELECT ref_id FROM evidence e JOIN finding f ON f.id ="
 			       " e.finding_id WHERE f.cause = 'alloc_stack'"), 1);
 	t_close(tl);
