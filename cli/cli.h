@@ -30,8 +30,8 @@ int cmd_convert(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
 /* "oomlens: <msg>" on stderr, made safe for a terminal (see
- * cli_printf); returns -1 (git's error()). */
-int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ * cli_printf); returns -1 (git's cli_error()). */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* printf to f with the bytes a terminal would act on written as \xHH:
  * control characters but tab and newline, invalid UTF-8, C1 controls and
  * the bidirectional overrides. For every message or line that may hold
@@ -40,7 +40,7 @@ int cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* s[0..n) to f made safe the same way. */
 void cli_write_safe(FILE *f, const char *s, size_t n);
 /* Print usage text on stderr and return EXIT_USAGE. */
-int usage(const char *text);
+int cli_usage(const char *text);
 
 /* ---- options (after curl's tool_getparam.c: one table per command) ---- */
 
@@ -95,7 +95,7 @@ struct ingest_cfg;
 int cli_ingest_option(enum cli_opt_id id, const char *value, struct ingest_opts *o,
 		      struct ingest_cfg *cfg);
 /* The command's help on stdout; returns EXIT_OK. */
-int help(const char *text);
+int cli_help(const char *text);
 
 struct ingest_cfg;
 struct timeline;

@@ -236,37 +236,32 @@ const char *rl_bytes(double b, char *buf, size_t n)
 	return buf;
 }
 
-#define LABEL_FRAMES 3
-
 const char *rl_stack_label(struct rule_ctx *c, int64_t stack, char *buf, size_t n)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT name, file FROM frame WHERE stack_id = ?"
-				      " ORDER BY idx LIMIT 256");
-	char names[256][64];
-	int kinds[256], k = 0, i, from, user = -1, first_python = -1, shown = 0;
-	size_t len = 0;
+	sqlite3_stmt *st = rl_prepare(c, "SELECT file, name, line FROM frame WHERE stack_id = ?"
+				      " ORDER BY idx");
+	struct userframe_stack u;
+	struct strbuf sb = STRBUF_INIT;
+	int ok = 1;
 
 	snprintf(buf, n, "(no frames)");
 	if (!st)
 		return buf;
+	userframe_stack_init(&u);
 	sqlite3_bind_int64(st, 1, stack);
-	while (k < 256 && sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		kinds[k] = frame_kind((const char *)sqlite3_column_text(st, 1));
-		if (kinds[k] == FRAME_USER && user < 0)
-			user = k;
-		if (kinds[k] != FRAME_CPP && first_python < 0)
-			first_python = k;
-		snprintf(names[k++], sizeof(names[0]), "%s", name ? name : "?");
-	}
+	while (ok && sqlite3_step(st) == SQLITE_ROW)
+		ok = userframe_stack_add(&u, (const char *)sqlite3_column_text(st, 0),
+					 (const char *)sqlite3_column_text(st, 1),
+					 sqlite3_column_type(st, 2) == SQLITE_NULL ? OL_NULL
+					 : sqlite3_column_int64(st, 2)) == 0;
 	sqlite3_finalize(st);
-	/* from the user's frame, else the first Python one, else the first */
-	from = user >= 0 ? user : first_python >= 0 ? first_python : 0;
-	for (i = from; i < k && shown < LABEL_FRAMES && len < n; i++) {
-		if (first_python >= 0 && kinds[i] == FRAME_CPP)
-			continue;
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", shown++ ? " <- " : "", names[i]);
+	if (ok && u.depth) {
+		userframe_stack_label(&u, &sb);
+		if (!strbuf_failed(&sb))
+			snprintf(buf, n, "%s", sb.buf);
 	}
+	strbuf_release(&sb);
+	userframe_stack_release(&u);
 	return buf;
 }
 

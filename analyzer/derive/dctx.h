@@ -299,10 +299,10 @@ int rl_card_frag_holds(const struct rl_card *k);
 
 /* "1.25 GiB" / "512.0 MiB" into buf. */
 const char *rl_bytes(double b, char *buf, size_t n);
-/* A stack for a finding's title, into buf: the names of three frames
- * joined by " <- ", from its user's frame on (lib/userframe.h), C++ frames
- * left out unless it has no Python frame; "(no frames)" when it has none
- * or they cannot be read (c->err says why). */
+/* A stack for a finding's title, into buf: named by the one rule of
+ * lib/userframe.h (userframe_stack_label: the user's frame as "file:line
+ * name", as the holders name it), read over all its frames; "(no frames)"
+ * when it has none or they cannot be read (c->err says why). */
 const char *rl_stack_label(struct rule_ctx *c, int64_t stack, char *buf, size_t n);
 /* clamp to [0,1] */
 double rl_clamp01(double x);

@@ -121,25 +121,12 @@ size_t *hg_ranked(const struct hd_groups *gs)
 static const char sql_frames[] =
 	"SELECT file, name, line FROM frame WHERE stack_id = ? ORDER BY idx";
 
-/* The part of a C++ frame's name between prefix and the first "::end("
- * ("torch::autograd::generated::" DivBackward0 "::apply("), as a copy;
- * NULL when it is not such a name. keep: the prefix is kept. */
-static char *name_part(const char *name, const char *prefix, const char *end, int keep)
-{
-	size_t k = strlen(prefix);
-	const char *e;
-
-	if (!name || strncmp(name, prefix, k) || !(e = strstr(name + k, end)) ||
-	    memchr(name + k, '(', (size_t)(e - name - (ptrdiff_t)k)))
-		return NULL;
-	return keep ? strndup(name, (size_t)(e - name)) : strndup(name + k, (size_t)(e - name) - k);
-}
-
 /* Read stack's frames into si: depth, Python frames, the user's frame,
- * the op of a C++-only stack. */
+ * the op of a C++-only stack (lib/userframe.h's one rule picks them). */
 static int read_stack(struct timeline *tl, int64_t stack, struct hd_stackinfo *si)
 {
 	sqlite3_stmt *st = timeline_stmt(tl, sql_frames);
+	struct userframe_stack u;
 	int r;
 
 	memset(si, 0, sizeof(*si));
@@ -148,29 +135,26 @@ static int read_stack(struct timeline *tl, int64_t stack, struct hd_stackinfo *s
 	si->line = OL_NULL;
 	if (!st)
 		return -1;
+	userframe_stack_init(&u);
 	sqlite3_bind_int64(st, 1, stack);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *file = (const char *)sqlite3_column_text(st, 0);
-		enum frame_kind k = frame_kind(file);
-		si->python += k != FRAME_CPP;
-		if (k == FRAME_CPP) {
-			const char *name = (const char *)sqlite3_column_text(st, 1);
-			if (!si->node)
-				si->node = name_part(name, "torch::autograd::generated::", "::apply(", 0);
-			if (!si->op)
-				si->op = name_part(name, "at::_ops::", "::call(", 1);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if (userframe_stack_add(&u, (const char *)sqlite3_column_text(st, 0),
+					(const char *)sqlite3_column_text(st, 1),
+					sqlite3_column_type(st, 2) == SQLITE_NULL ? OL_NULL
+					: sqlite3_column_int64(st, 2)) < 0) {
+			sqlite3_reset(st);
+			userframe_stack_release(&u);
+			return tl_fail(tl, "out of memory reading a stack");
 		}
-		if (k == FRAME_USER && si->user < 0) {
-			const char *name = (const char *)sqlite3_column_text(st, 1);
-			si->user = si->depth;
-			si->file = strdup(file);
-			si->name = name ? strdup(name) : NULL;
-			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-				si->line = sqlite3_column_int64(st, 2);
-		}
-		si->depth++;
-	}
 	sqlite3_reset(st);
+	si->depth = u.depth;
+	si->python = u.python;
+	si->user = u.user;
+	si->file = u.file;
+	si->name = u.name;
+	si->line = u.line;
+	si->node = u.node;
+	si->op = u.op;
 	return r == SQLITE_DONE ? 0 : tl_fail(tl, sqlite3_errmsg(tl->db));
 }
 
@@ -229,16 +213,9 @@ void hd_label(const struct hd_group *g, const struct hd_stackinfo *si, int64_t o
 	}
 	if (!si)
 		strbuf_addstr(out, "stack unreadable");
-	else if (si->user >= 0)
-		strbuf_addf(out, "%s:%lld %s", si->file ? si->file : "?",
-			    (long long)(si->line == OL_NULL ? 0 : si->line),
-			    si->name ? si->name : "?");
-	else if (!si->python && si->node && si->op)
-		strbuf_addf(out, "C++ only: %s (%s)", si->node, si->op);
-	else if (!si->python && (si->node || si->op))
-		strbuf_addf(out, "C++ only: %s", si->node ? si->node : si->op);
-	else if (!si->python)
-		strbuf_addstr(out, "C++ only");
-	else
-		strbuf_addstr(out, "no user frame");
+	else {
+		struct userframe_stack u = { si->depth, si->python, si->user, si->file, si->name,
+					     si->line, si->node, si->op };
+		userframe_stack_label(&u, out);
+	}
 }

@@ -20,7 +20,7 @@ struct rule {
 	int (*run)(struct rule_ctx *c);   /* findings written, or -1 */
 };
 
-extern const struct rule rules[];
+extern const struct rule rule_table[];
 
 /* The rule modules (analyzer/rules/<name>.c), listed in verdict.c. */
 int rule_leak(struct rule_ctx *c);

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct rule rules[] = {
+const struct rule rule_table[] = {
 	{ "leak", "memory in use that keeps growing; allocation stacks that never free",
 	  rule_leak },
 	{ "spike", "a sharp rise over a stable baseline just before the OOM", rule_spike },
@@ -336,7 +336,7 @@ int analyze_timeline(struct timeline *tl, struct strbuf *err)
 	if (derive_incident(tl, err) < 0)
 		return analysis_failed(c, NULL, NULL);   /* derive_incident() said why in err */
 	c->oom_ns = rl_oom_time(c);
-	for (r = rules; r->name; r++)
+	for (r = rule_table; r->name; r++)
 		if (r->run(c) < 0 || c->failed) {
 			snprintf(what, sizeof(what), "rule %s failed", r->name);
 			return analysis_failed(c, what, err);

@@ -127,7 +127,7 @@ static int meta(struct tbl_st *st, const char *key, const char *val)
 static int sample(struct tbl_st *st, const char *name, const char *unit, const char *ent,
 		  double v)
 {
-	if (put_sample(st->s, name, unit, ent, &st->t, v) < 0)
+	if (su_put_sample(st->s, name, unit, ent, &st->t, v) < 0)
 		return -1;
 	st->n++;
 	return 0;
@@ -183,11 +183,11 @@ static int header_line(struct tbl_st *st, const char *p, const char *e)
 
 	if ((label_value(p, e, "Driver Version:", v, sizeof(v)) ||
 	     label_value(p, e, "KMD Version:", v, sizeof(v))) &&
-	    put_meta_changed(st->s, st->driver, sizeof(st->driver), "cuda.driver_version", v) < 0)
+	    su_put_meta_changed(st->s, st->driver, sizeof(st->driver), "cuda.driver_version", v) < 0)
 		return -1;
 	if ((label_value(p, e, "CUDA UMD Version:", v, sizeof(v)) ||
 	     label_value(p, e, "CUDA Version:", v, sizeof(v))) &&
-	    put_meta_changed(st->s, st->cuda, sizeof(st->cuda), "cuda.version", v) < 0)
+	    su_put_meta_changed(st->s, st->cuda, sizeof(st->cuda), "cuda.version", v) < 0)
 		return -1;
 	st->n++;
 	return 0;

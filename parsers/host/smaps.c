@@ -225,7 +225,7 @@ static int sample(struct smaps_st *st, const char *name, const char *entity, int
 {
 	if (kb == OL_NULL)
 		return 0;
-	return put_sample(st->s, name, "bytes", entity, &st->t, (double)kb * 1024.0);
+	return su_put_sample(st->s, name, "bytes", entity, &st->t, (double)kb * 1024.0);
 }
 
 /* Finish the capture in progress: its last VMA, then its series. */
