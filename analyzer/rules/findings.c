@@ -5,6 +5,7 @@
  * that leaves one value per knob (verdict.c).
  */
 #include "analyzer/rules/rulelib.h"
+#include "lib/vocab.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -107,6 +108,17 @@ int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 		 f->advice[0] && f->knob[0] ? " " : "", f->advice);
 	if (!st)
 		goto done;
+	/* an undeclared class or cause is a programmer error (lib/vocab.h) */
+	if (!vocab_lookup(VOCAB_CLASS, f->class_) || (f->cause && !vocab_lookup(VOCAB_CAUSE, f->cause))) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "oomlens bug: rule %s: class \"%s\" or cause \"%s\""
+			 " is not declared in lib/vocab.h", f->rule, f->class_ ? f->class_ : "(null)",
+			 f->cause ? f->cause : "(null)");
+		rl_fail(c, msg);
+		sqlite3_finalize(st);
+		goto done;
+	}
 	sqlite3_bind_text(st, 1, f->rule, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, f->class_, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, f->cause, -1, SQLITE_STATIC);

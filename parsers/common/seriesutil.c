@@ -4,6 +4,7 @@
  */
 #include "parsers/common/seriesutil.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +172,7 @@ int note_local_clock(struct sink *s, const struct ol_time *t, int *noted)
 	if (*noted || t->clock != OL_CLOCK_LOCAL)
 		return 0;
 	*noted = 1;
-	return sink_meta(s, "time.clock", "local") < 0 ? -1 : 0;
+	return sink_meta(s, vocab_meta_key(VM_TIME_CLOCK), "local") < 0 ? -1 : 0;
 }
 
 

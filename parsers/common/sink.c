@@ -11,6 +11,7 @@
 
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
 		   enum ol_severity sev, const char *fmt, ...)
@@ -49,5 +50,5 @@ int64_t sink_year_basis(struct sink *s, int64_t mtime_ns)
 
 	format_iso8601(mtime_ns, when, sizeof(when));
 	snprintf(basis, sizeof(basis), "inferred from the file's mtime (%.10s)", when);
-	return sink_meta(s, "time.year_basis", basis);
+	return sink_meta(s, vocab_meta_key(VM_TIME_YEAR_BASIS), basis);
 }
