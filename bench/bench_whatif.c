@@ -17,7 +17,7 @@
  * snapshot is also written there in oomlens's flat form
  * (docs/flat-format.md), for `oomlens ingest` and the whole rule.
  */
-#include "analyzer/rules/whatif_replay.h"
+#include "analyzer/derive/whatif_replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>

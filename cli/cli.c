@@ -112,7 +112,7 @@ int cli_printf(FILE *f, const char *fmt, ...)
 	return r;
 }
 
-int error(const char *fmt, ...)
+int cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -124,7 +124,7 @@ int error(const char *fmt, ...)
 	return -1;
 }
 
-int usage(const char *text)
+int cli_usage(const char *text)
 {
 	fputs(text, stderr);
 	return EXIT_USAGE;
@@ -133,7 +133,7 @@ int usage(const char *text)
 static void store_error(void *arg, const char *msg)
 {
 	(void)arg;
-	error("sqlite: %s", msg);
+	cli_error("sqlite: %s", msg);
 }
 
 void watch_store_errors(struct timeline *tl)
@@ -142,7 +142,7 @@ void watch_store_errors(struct timeline *tl)
 	tl->on_error_arg = NULL;
 }
 
-int help(const char *text)
+int cli_help(const char *text)
 {
 	fputs(text, stdout);
 	return EXIT_OK;
@@ -189,7 +189,7 @@ int cli_next(struct cli_args *a)
 		return CLI_HELP;
 	o = find_opt(a, arg, &len);
 	if (!o) {
-		error("unknown option '%s'", arg);
+		cli_error("unknown option '%s'", arg);
 		return CLI_BAD;
 	}
 	a->value = NULL;
@@ -200,7 +200,7 @@ int cli_next(struct cli_args *a)
 	} else if (a->i < a->argc) {
 		a->value = a->argv[a->i++];
 	} else {
-		error("%s needs a value", o->name);
+		cli_error("%s needs a value", o->name);
 		return CLI_BAD;
 	}
 	return (int)o->id;
@@ -214,31 +214,34 @@ int cli_format_option(enum cli_opt_id id, const char *v, enum report_format *fmt
 	}
 	if (report_format_parse(v, fmt) == 0)
 		return 0;
-	return error("--format: expected html, md, json or text, got '%s'", v);
+	return cli_error("--format: expected html, md, json or text, got '%s'", v);
 }
 
-int cli_ingest_option(enum cli_opt_id id, const char *v, struct ingest_opts *o)
+int cli_ingest_option(enum cli_opt_id id, const char *v, struct ingest_opts *o,
+		      struct ingest_cfg *cfg)
 {
 	int off;
 
-	if (id == OPT_BOOT_TIME) {
+	if (id == OPT_FOLLOW_OUTSIDE) {
+		cfg->follow_outside = 1;
+	} else if (id == OPT_BOOT_TIME) {
 		int64_t ns;
 		if (parse_iso8601(v, strlen(v), &ns, &off) < 0)
-			return error("--boot-time: expected an ISO 8601 time, got '%s'", v);
+			return cli_error("--boot-time: expected an ISO 8601 time, got '%s'", v);
 		o->boot_time_ns = ns;
 	} else if (id == OPT_TZ) {
 		if (parse_tz_offset(v, strlen(v), &off) < 0)
-			return error("--tz: expected +HH:MM or -HH:MM, got '%s'", v);
+			return cli_error("--tz: expected +HH:MM or -HH:MM, got '%s'", v);
 		o->tz_known = 1;
 		o->tz_offset_s = off;
 	} else if (id == OPT_YEAR) {
 		char *end;
 		long y = strtol(v, &end, 10);
 		if (end == v || *end || y < 1970 || y > 9999)
-			return error("--year: expected a year, got '%s'", v);
+			return cli_error("--year: expected a year, got '%s'", v);
 		o->year = (int)y;
 	} else {
-		return error("internal: option %d is not an ingest option", (int)id);
+		return cli_error("internal: option %d is not an ingest option", (int)id);
 	}
 	return 0;
 }
@@ -248,7 +251,7 @@ int open_db(struct timeline *tl, const char *path, enum timeline_mode mode)
 	struct strbuf err = STRBUF_INIT;
 
 	if (timeline_open(tl, path, mode, &err) < 0) {
-		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
+		cli_error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		strbuf_release(&err);
 		return -1;
 	}
@@ -266,7 +269,7 @@ int commit_db(struct timeline *tl)
 	cleanup_forget(tl->tmp_path);   /* renamed now, or removed at close */
 	r = timeline_commit(tl, &err);
 	if (r < 0)
-		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
+		cli_error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 	strbuf_release(&err);
 	return r;
 }
@@ -308,7 +311,7 @@ static void warn_local_clock(struct timeline *tl)
 static void ingest_message(void *arg, const char *line)
 {
 	(void)arg;
-	error("%s", line);
+	cli_error("%s", line);
 }
 
 /* The tail of path that fits in max bytes ("...tail"), into buf. */
@@ -369,7 +372,7 @@ static int open_for_ingest(struct timeline *tl, const char *db, int append)
 	if (open_db(tl, db, append ? TL_WRITE : TL_CREATE) < 0)
 		return -1;
 	if (append && timeline_begin(tl) < 0)
-		return error("%s: cannot start the append: %s", db, tl->errmsg);
+		return cli_error("%s: cannot start the append: %s", db, tl->errmsg);
 	return 0;
 }
 
@@ -389,7 +392,7 @@ int run_ingest(const char *db, int append, int commit, char **paths, int npaths,
 	cfg->on_progress = ingest_progress;
 	r = ingest_paths(tl, paths, npaths, cfg, &st);
 	if (r < 0) {
-		error("%s: the database failed while ingesting%s%s", db, tl->errmsg[0] ? ": " : "",
+		cli_error("%s: the database failed while ingesting%s%s", db, tl->errmsg[0] ? ": " : "",
 		      tl->errmsg);
 		return EXIT_ERROR;
 	}
@@ -397,18 +400,18 @@ int run_ingest(const char *db, int append, int commit, char **paths, int npaths,
 		print_summary(&st, db);
 	/* new artifacts: the stored verdict no longer covers them */
 	if (append && st.files > st.duplicates && timeline_forget_verdict(tl) < 0) {
-		error("%s: %s", db, tl->errmsg);
+		cli_error("%s: %s", db, tl->errmsg);
 		return EXIT_ERROR;
 	}
 	if (r == 1 && !(append && st.duplicates && st.duplicates == st.skipped &&
 			st.files == st.skipped)) {
-		error("nothing usable in the artifacts given%s", append ? "" : "; no database written");
+		cli_error("nothing usable in the artifacts given%s", append ? "" : "; no database written");
 		if (append)
 			commit_db(tl);   /* what was noted of them is kept */
 		return EXIT_ERROR;
 	}
 	if (r == 1)
-		error("nothing new: every artifact is already in %s", db);
+		cli_error("nothing new: every artifact is already in %s", db);
 	if (!cfg->quiet && !opts->tz_known)
 		warn_local_clock(tl);
 	if (commit && commit_db(tl) < 0)
@@ -422,10 +425,10 @@ int report_into(sqlite3 *db, enum report_format format, struct outfile *out)
 	int r = report_write(db, format, out->f, &err);
 
 	if (err.len)     /* the reason it failed, or a query whose part is missing */
-		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
+		cli_error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 	strbuf_release(&err);
 	if (r < 0) {
-		error("%s: the report could not be written", out->path ? out->path
+		cli_error("%s: the report could not be written", out->path ? out->path
 		      : "standard output");
 		outfile_abort(out);
 		return -1;

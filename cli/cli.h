@@ -30,8 +30,8 @@ int cmd_convert(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
 /* "oomlens: <msg>" on stderr, made safe for a terminal (see
- * cli_printf); returns -1 (git's error()). */
-int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ * cli_printf); returns -1 (git's cli_error()). */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* printf to f with the bytes a terminal would act on written as \xHH:
  * control characters but tab and newline, invalid UTF-8, C1 controls and
  * the bidirectional overrides. For every message or line that may hold
@@ -40,14 +40,14 @@ int cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* s[0..n) to f made safe the same way. */
 void cli_write_safe(FILE *f, const char *s, size_t n);
 /* Print usage text on stderr and return EXIT_USAGE. */
-int usage(const char *text);
+int cli_usage(const char *text);
 
 /* ---- options (after curl's tool_getparam.c: one table per command) ---- */
 
 /* The options the commands know; each command lists those it takes. */
 enum cli_opt_id {
 	OPT_APPEND = 1, OPT_BOOT_TIME, OPT_DB, OPT_FORMAT, OPT_JSON, OPT_KIND,
-	OPT_ORACLE, OPT_OUTPUT, OPT_QUIET, OPT_TZ, OPT_YEAR,
+	OPT_ORACLE, OPT_OUTPUT, OPT_QUIET, OPT_TZ, OPT_YEAR, OPT_FOLLOW_OUTSIDE,
 };
 
 struct cli_opt {
@@ -60,7 +60,7 @@ struct cli_opt {
 /* The options of every command that ingests (cli_ingest_option reads them). */
 #define CLI_INGEST_OPTS \
 	{ "--boot-time", 0, 1, OPT_BOOT_TIME }, { "--tz", 0, 1, OPT_TZ }, \
-	{ "--year", 0, 1, OPT_YEAR }
+	{ "--year", 0, 1, OPT_YEAR }, { "--follow-outside", 0, 0, OPT_FOLLOW_OUTSIDE }
 
 /* What cli_next found, when not an option. */
 enum { CLI_DONE = 0, CLI_BAD = -1, CLI_HELP = -2 };
@@ -88,11 +88,14 @@ int cli_next(struct cli_args *a);
 /* Read --format FMT (value) or --json into *fmt: 0, or -1 after saying
  * why (an unknown FMT). */
 int cli_format_option(enum cli_opt_id id, const char *value, enum report_format *fmt);
-/* Read one of CLI_INGEST_OPTS into o: 0, or -1 after saying why. */
+/* Read one of CLI_INGEST_OPTS into o (the parsers' settings) or cfg (the
+ * walk's): 0, or -1 after saying why. */
 struct ingest_opts;
-int cli_ingest_option(enum cli_opt_id id, const char *value, struct ingest_opts *o);
+struct ingest_cfg;
+int cli_ingest_option(enum cli_opt_id id, const char *value, struct ingest_opts *o,
+		      struct ingest_cfg *cfg);
 /* The command's help on stdout; returns EXIT_OK. */
-int help(const char *text);
+int cli_help(const char *text);
 
 struct ingest_cfg;
 struct timeline;
@@ -150,14 +153,17 @@ int check_output(const char *path, const struct fileset *inputs, const char *wha
 int default_output_dir(const struct fileset *inputs, struct strbuf *dir);
 
 /* A file written under a temporary name beside it and renamed over it
- * when complete, or stdout. */
+ * when complete; a device, FIFO or socket written in place; or stdout.
+ * Only a regular file (or nothing) at the path is ever replaced. */
 struct outfile {
 	const char *path;   /* the destination (borrowed); NULL for stdout */
-	char *tmp;          /* the temporary, owned; NULL for stdout */
+	char *tmp;          /* the temporary, owned; NULL for stdout and streams */
 	FILE *f;            /* write here */
+	int stream;         /* 1: a device, FIFO or socket, written in place */
 };
-/* Open path ("-" or NULL: stdout). 0, or -1 after saying why (the path
- * and the system's reason). */
+/* Open path ("-", "/dev/stdout" or NULL: stdout). A symbolic link to
+ * anything but a device, FIFO or socket, a directory or a block device is
+ * refused. 0, or -1 after saying why (the path and the reason). */
 int outfile_open(struct outfile *o, const char *path);
 /* Flush, sync and rename into place. 0, or -1 after saying why (the
  * temporary is removed). */
@@ -169,6 +175,8 @@ void outfile_abort(struct outfile *o);
 	"  --boot-time ISO    when the machine booted (places dmesg times on UTC)\n" \
 	"  --tz +HH:MM        zone of year-less local log times (default: UTC, marked)\n" \
 	"  --year YYYY        year of syslog lines that carry none (default: inferred\n" \
-	"                     from the file's mtime: no line after the file was written)\n"
+	"                     from the file's mtime: no line after the file was written)\n" \
+	"  --follow-outside   follow symbolic links that leave the folders given (by\n" \
+	"                     default they are listed, not read; /proc, /sys and /dev never)\n"
 
 #endif

@@ -89,7 +89,7 @@ static int analyze(const char *db, const char *out, enum report_format fmt, char
 	int r;
 
 	if (!tl) {
-		error("out of memory");
+		cli_error("out of memory");
 		return EXIT_ERROR;
 	}
 	if (outfile_open(&report, out) < 0) {   /* a report that cannot be written: say so now */
@@ -99,7 +99,7 @@ static int analyze(const char *db, const char *out, enum report_format fmt, char
 	cfg->seen = &seen;
 	r = run_ingest(db, 0, 0, paths, npaths, opts, cfg, tl);
 	if (r == EXIT_OK && analyze_timeline(tl, &err) < 0) {
-		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
+		cli_error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		r = EXIT_ERROR;
 	}
 	/* the walk may have met folders the command line did not name */
@@ -155,9 +155,9 @@ static int choose_outputs(char **paths, int n, enum report_format fmt, const cha
 		*out = outpath->buf;
 	}
 	if (r == 0 && (strbuf_failed(dbpath) || strbuf_failed(outpath)))
-		r = error("out of memory");
+		r = cli_error("out of memory");
 	if (r == 0 && *out && !strcmp(*out, *db))
-		r = error("%s: the report and the database cannot be one file", *db);
+		r = cli_error("%s: the report and the database cannot be one file", *db);
 	if (r == 0 && (check_output(*db, &inputs, "database") < 0 ||
 		       check_output(*out, &inputs, "report") < 0))
 		r = -1;
@@ -179,9 +179,9 @@ int cmd_analyze(int argc, char **argv)
 	while ((o = cli_next(&a)) != CLI_DONE) {
 		switch (o) {
 		case CLI_HELP:
-			return help(analyze_usage);
+			return cli_help(analyze_usage);
 		case CLI_BAD:
-			return usage(analyze_usage);
+			return cli_usage(analyze_usage);
 		case OPT_OUTPUT:
 			out = a.value;
 			break;
@@ -200,12 +200,12 @@ int cmd_analyze(int argc, char **argv)
 			cfg.quiet = 1;
 			break;
 		default:
-			if (cli_ingest_option(o, a.value, &opts) < 0)
+			if (cli_ingest_option(o, a.value, &opts, &cfg) < 0)
 				return EXIT_USAGE;
 		}
 	}
 	if (!a.nargs)
-		return usage(analyze_usage);
+		return cli_usage(analyze_usage);
 	if (cli_check_format(cfg.force_kind) < 0)
 		return EXIT_USAGE;
 	r = choose_outputs(a.args, a.nargs, fmt, &db, &out, &dbpath, &outpath) < 0 ? EXIT_ERROR

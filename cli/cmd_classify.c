@@ -59,17 +59,17 @@ int cmd_classify(int argc, char **argv)
 
 	while ((o = cli_next(&a)) != CLI_DONE) {
 		if (o == CLI_HELP)
-			return help(classify_usage);
+			return cli_help(classify_usage);
 		if (o != OPT_JSON)
-			return usage(classify_usage);
+			return cli_usage(classify_usage);
 		json = 1;
 	}
 	if (a.nargs != 1)
-		return usage(classify_usage);
+		return cli_usage(classify_usage);
 	if (open_db(&tl, a.args[0], TL_WRITE) < 0)
 		return EXIT_ERROR;
 	if (analyze_timeline(&tl, &err) < 0) {
-		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
+		cli_error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		r = EXIT_ERROR;
 	} else if (json) {
 		r = write_report(tl.db, REPORT_JSON, NULL) < 0 ? EXIT_ERROR : EXIT_OK;

@@ -23,10 +23,10 @@ static int64_t print_diag(struct sink *s, uint64_t line, uint64_t offset,
 {
 	(void)offset;
 	if (line)
-		error("%s:%llu: %s: %s", s->path, (unsigned long long)line,
+		cli_error("%s:%llu: %s: %s", s->path, (unsigned long long)line,
 		      sev == OL_ERROR ? "error" : sev == OL_WARN ? "warning" : "info", msg);
 	else
-		error("%s: %s: %s", s->path,
+		cli_error("%s: %s: %s", s->path,
 		      sev == OL_ERROR ? "error" : sev == OL_WARN ? "warning" : "info", msg);
 	return 1;
 }
@@ -50,13 +50,13 @@ int cmd_convert(int argc, char **argv)
 
 	while ((o = cli_next(&a)) != CLI_DONE) {
 		if (o == CLI_HELP)
-			return help(convert_usage);
+			return cli_help(convert_usage);
 		if (o != OPT_OUTPUT)
-			return usage(convert_usage);
+			return cli_usage(convert_usage);
 		out = a.value;
 	}
 	if (a.nargs != 1)
-		return usage(convert_usage);
+		return cli_usage(convert_usage);
 	src = a.args[0];
 	{
 		struct fileset inputs = FILESET_INIT;
@@ -66,7 +66,7 @@ int cmd_convert(int argc, char **argv)
 			return EXIT_ERROR;
 	}
 	if (input_open(&in, src, &err) < 0) {
-		error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
+		cli_error("%s", strbuf_failed(&err) ? "out of memory" : err.buf);
 		strbuf_release(&err);
 		return EXIT_ERROR;
 	}
@@ -74,7 +74,7 @@ int cmd_convert(int argc, char **argv)
 		size_t n;
 		const unsigned char *head = input_peek(&in, 64 * 1024, &n);
 		if (!torch_snapshot_sniff(head, n))
-			error("%s: warning: does not look like a memory snapshot pickle;"
+			cli_error("%s: warning: does not look like a memory snapshot pickle;"
 			      " trying anyway", src);
 	}
 	if (outfile_open(&of, out) < 0) {
@@ -90,10 +90,10 @@ int cmd_convert(int argc, char **argv)
 	input_close(&in);
 	if (r < 0 || lines < 0) {
 		/* what was written is kept: the flat form of what could be read */
-		error("%s: the flat form is incomplete", of.path ? of.path : "standard output");
+		cli_error("%s: the flat form is incomplete", of.path ? of.path : "standard output");
 	}
 	if (ferror(of.f)) {
-		error("%s: cannot write", of.path ? of.path : "standard output");
+		cli_error("%s: cannot write", of.path ? of.path : "standard output");
 		outfile_abort(&of);
 		return EXIT_ERROR;
 	}

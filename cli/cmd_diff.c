@@ -38,7 +38,7 @@ static int is_database(const char *path)
 	size_t n;
 
 	if (!f) {
-		error("%s: %s", path, strerror(errno));
+		cli_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	n = fread(head, 1, sizeof(head), f);
@@ -61,14 +61,14 @@ static int open_input(struct timeline *tl, const char *path)
 	if (db)
 		return open_db(tl, path, TL_READ);
 	if (timeline_open(tl, ":memory:", TL_CREATE, &err) < 0) {
-		error("%s", err.len ? err.buf : "out of memory");
+		cli_error("%s", err.len ? err.buf : "out of memory");
 		strbuf_release(&err);
 		return -1;
 	}
 	watch_store_errors(tl);
 	r = ingest_paths(tl, &p, 1, &cfg, &st);
 	if (r != 0 || st.ok + st.partial == 0) {
-		error("%s: %s", path, r < 0 ? "the database failed"
+		cli_error("%s: %s", path, r < 0 ? "the database failed"
 					     : "nothing usable (no memory snapshot could be read)");
 		timeline_close(tl);
 		return -1;
@@ -89,21 +89,21 @@ int cmd_diff(int argc, char **argv)
 	while ((o = cli_next(&a)) != CLI_DONE) {
 		switch (o) {
 		case CLI_HELP:
-			return help(diff_usage);
+			return cli_help(diff_usage);
 		case OPT_OUTPUT:
 			out = a.value;
 			break;
 		case OPT_FORMAT:
 		case OPT_JSON:
 			if (cli_format_option(o, a.value, &fmt) < 0)
-				return usage(diff_usage);
+				return cli_usage(diff_usage);
 			break;
 		default:
-			return usage(diff_usage);
+			return cli_usage(diff_usage);
 		}
 	}
 	if (a.nargs != 2)
-		return usage(diff_usage);
+		return cli_usage(diff_usage);
 	{
 		/* the diff is never written over or beside its evidence */
 		struct fileset inputs = FILESET_INIT;
@@ -123,7 +123,7 @@ int cmd_diff(int argc, char **argv)
 	} else {
 		r = report_diff_write(ta.db, a.args[0], tb.db, a.args[1], fmt, of.f, &err);
 		if (r < 0) {
-			error("%s", err.len ? err.buf : "the diff could not be written");
+			cli_error("%s", err.len ? err.buf : "the diff could not be written");
 			outfile_abort(&of);
 		} else if (outfile_commit(&of) < 0) {
 			r = -1;

@@ -35,8 +35,8 @@ int cli_check_format(const char *kind)
 
 	if (!kind || format_by_kind(kind))
 		return 0;
-	error("--kind: unknown format '%s'; the formats are:", kind);
-	for (f = formats; f->kind; f++)
+	cli_error("--kind: unknown format '%s'; the formats are:", kind);
+	for (f = format_table; f->kind; f++)
 		fprintf(stderr, "  %-16s %s\n", f->kind, f->what);
 	return -1;
 }
@@ -53,9 +53,9 @@ int cmd_ingest(int argc, char **argv)
 	while ((o = cli_next(&a)) != CLI_DONE) {
 		switch (o) {
 		case CLI_HELP:
-			return help(ingest_usage);
+			return cli_help(ingest_usage);
 		case CLI_BAD:
-			return usage(ingest_usage);
+			return cli_usage(ingest_usage);
 		case OPT_DB:
 			db = a.value;
 			break;
@@ -69,12 +69,12 @@ int cmd_ingest(int argc, char **argv)
 			cfg.quiet = 1;
 			break;
 		default:
-			if (cli_ingest_option(o, a.value, &opts) < 0)
+			if (cli_ingest_option(o, a.value, &opts, &cfg) < 0)
 				return EXIT_USAGE;
 		}
 	}
 	if (!db || !a.nargs)
-		return usage(ingest_usage);
+		return cli_usage(ingest_usage);
 	if (cli_check_format(cfg.force_kind) < 0)
 		return EXIT_USAGE;
 	{
@@ -87,7 +87,7 @@ int cmd_ingest(int argc, char **argv)
 	}
 	tl = calloc(1, sizeof(*tl));
 	if (!tl) {
-		error("out of memory");
+		cli_error("out of memory");
 		return EXIT_ERROR;
 	}
 	r = run_ingest(db, append, 1, a.args, a.nargs, &opts, &cfg, tl);

@@ -361,7 +361,7 @@ static int replay_case(const char *dir, const char *oracle)
 		goto done;
 	}
 	if (access(path.buf, F_OK) < 0) {
-		error("%s: no expected.json, skipped", dir);
+		cli_error("%s: no expected.json, skipped", dir);
 		goto done;
 	}
 	r = 0;
@@ -407,17 +407,17 @@ int cmd_replay(int argc, char **argv)
 
 	while ((o = cli_next(&a)) != CLI_DONE) {
 		if (o == CLI_HELP)
-			return help(replay_usage);
+			return cli_help(replay_usage);
 		if (o != OPT_ORACLE)
-			return usage(replay_usage);
+			return cli_usage(replay_usage);
 		oracle = a.value;
 	}
 	if (!a.nargs)
-		return usage(replay_usage);
+		return cli_usage(replay_usage);
 	/* a case that is not there is a mistake, not a pass: say it first */
 	for (i = 0; i < a.nargs; i++)
 		if (stat(a.args[i], &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-			error("%s: %s", a.args[i], stat(a.args[i], &sb) < 0 ? strerror(errno)
+			cli_error("%s: %s", a.args[i], stat(a.args[i], &sb) < 0 ? strerror(errno)
 			      : "not a case directory");
 			return EXIT_USAGE;
 		}
@@ -430,7 +430,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	printf("%d passed, %d failed\n", pass, fail);
 	if (!pass && !fail) {
-		error("no case to replay: none of the directories holds an expected.json");
+		cli_error("no case to replay: none of the directories holds an expected.json");
 		return EXIT_USAGE;
 	}
 	return fail ? EXIT_MISMATCH : EXIT_OK;

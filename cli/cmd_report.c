@@ -49,11 +49,11 @@ static int classify_first(struct timeline *tl, const char *path)
 
 	close_db(tl);
 	if (open_db(tl, path, TL_WRITE) < 0) {
-		error("%s: not classified: the report has no verdict", path);
+		cli_error("%s: not classified: the report has no verdict", path);
 		return open_db(tl, path, TL_READ);
 	}
 	if (analyze_timeline(tl, &err) < 0)
-		r = error("%s: classifying: %s", path, strbuf_failed(&err) ? "out of memory"
+		r = cli_error("%s: classifying: %s", path, strbuf_failed(&err) ? "out of memory"
 			  : err.buf);
 	strbuf_release(&err);
 	return r;
@@ -71,21 +71,21 @@ int cmd_report(int argc, char **argv)
 	while ((o = cli_next(&a)) != CLI_DONE) {
 		switch (o) {
 		case CLI_HELP:
-			return help(report_usage);
+			return cli_help(report_usage);
 		case OPT_OUTPUT:
 			out = a.value;
 			break;
 		case OPT_FORMAT:
 		case OPT_JSON:
 			if (cli_format_option(o, a.value, &fmt) < 0)
-				return usage(report_usage);
+				return cli_usage(report_usage);
 			break;
 		default:
-			return usage(report_usage);
+			return cli_usage(report_usage);
 		}
 	}
 	if (a.nargs != 1)
-		return usage(report_usage);
+		return cli_usage(report_usage);
 	r = note_inputs(&inputs, a.args, 1) < 0 || check_output(out, &inputs, "report") < 0;
 	fileset_release(&inputs);
 	if (r || open_db(&tl, a.args[0], TL_READ) < 0)

@@ -102,7 +102,7 @@ static int check_kind(sqlite3 *db, const char *kind)
 	}
 	sqlite3_finalize(st);
 	if (!found)
-		error("--kind: no event of kind '%s' in the database; its kinds: %s", kind,
+		cli_error("--kind: no event of kind '%s' in the database; its kinds: %s", kind,
 		      strbuf_failed(&kinds) ? "(out of memory)" : kinds.len ? kinds.buf
 		      : "none (it holds no events)");
 	strbuf_release(&kinds);
@@ -121,16 +121,16 @@ int cmd_timeline(int argc, char **argv)
 
 	while ((o = cli_next(&a)) != CLI_DONE) {
 		if (o == CLI_HELP)
-			return help(timeline_usage);
+			return cli_help(timeline_usage);
 		if (o == OPT_JSON)
 			as_json = 1;
 		else if (o == OPT_KIND)
 			kind = a.value;
 		else
-			return usage(timeline_usage);
+			return cli_usage(timeline_usage);
 	}
 	if (a.nargs != 1)
-		return usage(timeline_usage);
+		return cli_usage(timeline_usage);
 	if (open_db(&tl, a.args[0], TL_READ) < 0)
 		return EXIT_ERROR;
 	if (kind && check_kind(tl.db, kind) < 0) {
@@ -138,7 +138,7 @@ int cmd_timeline(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (sqlite3_prepare_v2(tl.db, sql_events, -1, &st, NULL) != SQLITE_OK) {
-		error("%s: %s", a.args[0], sqlite3_errmsg(tl.db));
+		cli_error("%s: %s", a.args[0], sqlite3_errmsg(tl.db));
 		close_db(&tl);
 		return EXIT_ERROR;
 	}

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	for (c = commands; c->name; c++)
 		if (!strcmp(argv[1], c->name))
 			return c->fn(argc - 1, argv + 1);
-	error("'%s' is not a command", argv[1]);
+	cli_error("'%s' is not a command", argv[1]);
 	main_usage(stderr);
 	return EXIT_USAGE;
 }

@@ -80,7 +80,7 @@ int note_inputs(struct fileset *set, char *const *paths, int n)
 		if (stat(paths[i], &sb) == 0 &&
 		    fileset_add(set, (uint64_t)sb.st_dev, (uint64_t)sb.st_ino,
 				S_ISDIR(sb.st_mode) ? FILESET_DIR : FILESET_FILE, paths[i], NULL) < 0)
-			return error("out of memory");
+			return cli_error("out of memory");
 	return 0;
 }
 
@@ -139,10 +139,10 @@ int check_output(const char *path, const struct fileset *inputs, const char *wha
 		return 0;
 	if (stat(path, &sb) == 0 &&
 	    (e = fileset_find(inputs, (uint64_t)sb.st_dev, (uint64_t)sb.st_ino)))
-		return error("%s: the %s would replace the input %s: refused (oomlens never"
+		return cli_error("%s: the %s would replace the input %s: refused (oomlens never"
 			     " writes over its inputs)", path, what, e->path);
 	if (real_dir_of(path, dir) == 0 && (e = folder_of(inputs, dir)))
-		return error("%s: the %s would be written inside the input folder %s: refused"
+		return cli_error("%s: the %s would be written inside the input folder %s: refused"
 			     " (oomlens writes nothing among the evidence; choose another place)",
 			     path, what, e->path);
 	return 0;
@@ -162,25 +162,25 @@ int default_output_dir(const struct fileset *inputs, struct strbuf *dir)
 	else if (home && home[0] == '/')
 		strbuf_addf(dir, "%s/.local/state/oomlens", home);
 	else
-		return error("the current directory is inside the input folder %s, and neither"
+		return cli_error("the current directory is inside the input folder %s, and neither"
 			     " XDG_STATE_HOME nor HOME is set: give --db and -o", e->path);
 	if (strbuf_failed(dir))
-		return error("out of memory");
+		return cli_error("out of memory");
 	for (i = 1; i <= dir->len; i++)     /* mkdir -p, private: it holds incidents */
 		if (dir->buf[i] == '/' || dir->buf[i] == 0) {
 			char c = dir->buf[i];
 			dir->buf[i] = 0;
 			if (mkdir(dir->buf, 0700) < 0 && errno != EEXIST) {
-				error("%s: cannot create: %s", dir->buf, strerror(errno));
+				cli_error("%s: cannot create: %s", dir->buf, strerror(errno));
 				dir->buf[i] = c;
 				return -1;
 			}
 			dir->buf[i] = c;
 		}
 	if (realpath(dir->buf, real) && (e = folder_of(inputs, real)))
-		return error("%s is inside the input folder %s too: give --db and -o", dir->buf,
+		return cli_error("%s is inside the input folder %s too: give --db and -o", dir->buf,
 			     e->path);
-	error("the current directory is inside the input folder %s: the database and report"
+	cli_error("the current directory is inside the input folder %s: the database and report"
 	      " go to %s", folder_of(inputs, cwd)->path, dir->buf);
 	return 1;
 }
@@ -195,6 +195,57 @@ static void fast_stream(FILE *f)
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 }
 
+enum out_kind { OUT_FILE, OUT_STREAM, OUT_REFUSED };
+
+/* What writing to path means, from what it is now (lstat, never stat
+ * alone): nothing there or a regular file is replaced whole (a temporary
+ * renamed over it); a character device, FIFO or socket, or a symbolic
+ * link to one (/dev/stderr, /proc/self/fd/N), is written as a stream in
+ * place; a symbolic link to anything else or a directory is refused (said
+ * here), since a rename would replace the link itself by a file. */
+static enum out_kind output_kind(const char *path)
+{
+	struct stat lsb, sb;
+
+	if (lstat(path, &lsb) < 0)
+		return OUT_FILE;
+	if (S_ISREG(lsb.st_mode))
+		return OUT_FILE;
+	if (S_ISLNK(lsb.st_mode)) {
+		if (stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode) ||
+					      S_ISSOCK(sb.st_mode)))
+			return OUT_STREAM;
+		cli_error("%s: is a symbolic link: refused (oomlens would replace the link by a"
+		      " file; give the path it points to)", path);
+		return OUT_REFUSED;
+	}
+	if (S_ISCHR(lsb.st_mode) || S_ISFIFO(lsb.st_mode) || S_ISSOCK(lsb.st_mode))
+		return OUT_STREAM;
+	cli_error("%s: is %s, not a file: refused", path, S_ISDIR(lsb.st_mode) ? "a directory" :
+	      "a block device or another special file");
+	return OUT_REFUSED;
+}
+
+/* Open a device, FIFO or socket path for writing in place (no temporary,
+ * no rename: the path stays what it is). 0, or -1 said. */
+static int outfile_open_stream(struct outfile *o, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return cli_error("%s: cannot write: %s", path, strerror(errno));
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		cli_error("%s: cannot write: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	fast_stream(o->f);
+	o->path = path;
+	o->stream = 1;
+	return 0;
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	struct strbuf tmp = STRBUF_INIT;
@@ -202,21 +253,29 @@ int outfile_open(struct outfile *o, const char *path)
 	int fd;
 
 	memset(o, 0, sizeof(*o));
-	if (!path || !strcmp(path, "-")) {
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
 		o->f = stdout;
 		__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 		return 0;
+	}
+	switch (output_kind(path)) {
+	case OUT_STREAM:
+		return outfile_open_stream(o, path);
+	case OUT_REFUSED:
+		return -1;
+	default:
+		break;
 	}
 	slash = strrchr(path, '/');
 	strbuf_add(&tmp, path, slash ? (size_t)(slash - path) + 1 : 0);
 	strbuf_addf(&tmp, ".%s.XXXXXX", slash ? slash + 1 : path);
 	if (strbuf_failed(&tmp)) {
 		strbuf_release(&tmp);
-		return error("out of memory");
+		return cli_error("out of memory");
 	}
 	fd = mkostemp(tmp.buf, O_CLOEXEC);
 	if (fd < 0) {
-		error("%s: cannot write: %s", path, strerror(errno));
+		cli_error("%s: cannot write: %s", path, strerror(errno));
 		strbuf_release(&tmp);
 		return -1;
 	}
@@ -228,7 +287,7 @@ int outfile_open(struct outfile *o, const char *path)
 	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
-		error("%s: cannot write: %s", path, strerror(errno));
+		cli_error("%s: cannot write: %s", path, strerror(errno));
 		close(fd);
 		unlink(tmp.buf);
 		strbuf_release(&tmp);
@@ -245,19 +304,27 @@ int outfile_commit(struct outfile *o)
 {
 	int r = 0;
 
+	if (o->stream) {   /* a device or FIFO: written in place, closed */
+		if (fflush(o->f) != 0)
+			r = cli_error("%s: cannot write: %s", o->path, strerror(errno));
+		if (fclose(o->f) != 0 && r == 0)
+			r = cli_error("%s: cannot write: %s", o->path, strerror(errno));
+		memset(o, 0, sizeof(*o));
+		return r;
+	}
 	if (!o->tmp) {
 		if (o->f && fflush(o->f) != 0)
-			r = error("standard output: %s", strerror(errno));
+			r = cli_error("standard output: %s", strerror(errno));
 		o->f = NULL;
 		return r;
 	}
 	if (fflush(o->f) != 0 || fsync(fileno(o->f)) != 0)
-		r = error("%s: cannot write: %s", o->path, strerror(errno));
+		r = cli_error("%s: cannot write: %s", o->path, strerror(errno));
 	if (fclose(o->f) != 0 && r == 0)
-		r = error("%s: cannot write: %s", o->path, strerror(errno));
+		r = cli_error("%s: cannot write: %s", o->path, strerror(errno));
 	o->f = NULL;
 	if (r == 0 && rename(o->tmp, o->path) < 0)
-		r = error("%s: cannot put in place: %s", o->path, strerror(errno));
+		r = cli_error("%s: cannot put in place: %s", o->path, strerror(errno));
 	if (r < 0)
 		unlink(o->tmp);
 	cleanup_forget(o->tmp);
@@ -268,6 +335,8 @@ int outfile_commit(struct outfile *o)
 
 void outfile_abort(struct outfile *o)
 {
+	if (o->stream && o->f)
+		fclose(o->f);
 	if (o->tmp) {
 		if (o->f)
 			fclose(o->f);

@@ -3,6 +3,7 @@
  * (engine_vocab.h): engines, accounting facts, errors, load series.
  */
 #include "lib/engine_vocab.h"
+#include "lib/vocab.h"
 
 const char *engine_kind_name(enum engine_kind k)
 {
@@ -37,24 +38,19 @@ const char *engine_error_name(enum engine_error e)
 	return (unsigned)e < EE__COUNT ? names[e] : "unknown";
 }
 
+/* The load series are declared in lib/vocab.h, with their units. */
+static const enum vocab_series stat_series[ES__COUNT] = {
+	VS_SERVER_RUNNING, VS_SERVER_WAITING, VS_SERVER_SWAPPED, VS_SERVER_GPU_KV_USAGE,
+	VS_SERVER_CPU_KV_USAGE, VS_SERVER_SWA_KV_USAGE, VS_SERVER_PREFIX_CACHE_HIT_RATE,
+	VS_SERVER_PROMPT_TOKENS_PER_S, VS_SERVER_GEN_TOKENS_PER_S,
+};
+
 const char *engine_stat_series(enum engine_stat s)
 {
-	static const char *const names[ES__COUNT] = {
-		"server.running", "server.waiting", "server.swapped", "server.gpu_kv_usage",
-		"server.cpu_kv_usage", "server.swa_kv_usage", "server.prefix_cache_hit_rate",
-		"server.prompt_tokens_per_s", "server.gen_tokens_per_s",
-	};
-	return (unsigned)s < ES__COUNT ? names[s] : "unknown";
+	return (unsigned)s < ES__COUNT ? vocab_series_name(stat_series[s]) : "unknown";
 }
 
 const char *engine_stat_unit(enum engine_stat s)
 {
-	switch (s) {
-	case ES_RUNNING: case ES_WAITING: case ES_SWAPPED:
-		return "requests";
-	case ES_PROMPT_TPS: case ES_GEN_TPS:
-		return "tokens/s";
-	default:
-		return "percent";
-	}
+	return (unsigned)s < ES__COUNT ? vocab_series_unit(stat_series[s]) : "unknown";
 }

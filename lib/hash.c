@@ -124,7 +124,7 @@ uint64_t hash64_final(const struct hash64 *h)
 	return r;
 }
 
-uint64_t hash64(const void *data, size_t n)
+uint64_t hash64_of(const void *data, size_t n)
 {
 	struct hash64 h;
 

@@ -25,6 +25,6 @@ void hash64_update(struct hash64 *h, const void *data, size_t n);
 /* The hash of every byte fed so far; h may be fed on afterwards. */
 uint64_t hash64_final(const struct hash64 *h);
 /* The hash of one buffer. */
-uint64_t hash64(const void *data, size_t n);
+uint64_t hash64_of(const void *data, size_t n);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef __SSE2__
@@ -36,6 +37,41 @@ static int init_common(struct input *in, const char *name)
 	return in->buf ? 0 : -1;
 }
 
+int input_changed(struct input *in, char *why, size_t n, int *lost)
+{
+	struct stat st;
+
+	*lost = 0;
+	if (in->gz && in->gz_cut) {
+		*lost = 1;
+		snprintf(why, n, "the gzip stream ends before its end (the file was cut or is"
+			 " still being written): %llu bytes read before the cut",
+			 (unsigned long long)in->offset);
+		return 1;
+	}
+	if (in->mem || in->fd < 0 || in->gz || fstat(in->fd, &st) < 0)
+		return 0;
+	if ((uint64_t)st.st_size < in->size || (in->eof && in->fd_pos < in->size)) {
+		*lost = 1;
+		snprintf(why, n, "changed while read: %llu bytes at open, %llu now; what was"
+			 " cut off is not read", (unsigned long long)in->size,
+			 (unsigned long long)st.st_size);
+		return 1;
+	}
+	if ((uint64_t)st.st_size > in->size) {
+		snprintf(why, n, "changed while read: %llu bytes at open, %llu now; read up to"
+			 " its size at open", (unsigned long long)in->size,
+			 (unsigned long long)st.st_size);
+		return 1;
+	}
+	if ((int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != in->mtime_ns) {
+		snprintf(why, n, "changed while read: written to after it was opened (same"
+			 " size); what it says may mix old and new content");
+		return 1;
+	}
+	return 0;
+}
+
 const char *input_file_type(unsigned mode)
 {
 	switch (mode & S_IFMT) {
@@ -57,6 +93,32 @@ static int open_failed(struct input *in, struct strbuf *err, const char *why)
 		strbuf_addf(err, "%s: %s", in->path, why);
 	input_close(in);
 	return -1;
+}
+
+/* The kernel's pseudo-filesystem fd is on, by its magic (statfs(2)), or
+ * NULL for a filesystem of files. Their files are the running kernel's
+ * state, not evidence on disk: /proc/kmsg stats as a regular empty file
+ * and blocks a read (and consumes the messages), /proc/self/environ is
+ * the analyst's own environment. */
+static const char *pseudo_fs(int fd)
+{
+	static const struct { unsigned long magic; const char *name; } fs[] = {
+		{ 0x9fa0, "procfs (/proc)" }, { 0x62656572, "sysfs (/sys)" },
+		{ 0x27e0eb, "cgroupfs" }, { 0x63677270, "cgroup2fs" },
+		{ 0x64626720, "debugfs" }, { 0x74726163, "tracefs" },
+		{ 0x73636673, "securityfs" }, { 0xcafe4a11, "bpffs" },
+		{ 0x62656570, "configfs" }, { 0x6165676c, "pstorefs" },
+		{ 0xde5e81e4, "efivarfs" },
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (fstatfs(fd, &sf) < 0)
+		return NULL;
+	for (i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if ((unsigned long)sf.f_type == fs[i].magic)
+			return fs[i].name;
+	return NULL;
 }
 
 /* The open descriptor is the regular file stat() saw: same device and
@@ -91,9 +153,18 @@ int input_open(struct input *in, const char *path, struct strbuf *err)
 		return open_failed(in, err, strerror(errno));
 	if (!same_file(&before, &st))
 		return open_failed(in, err, "the file changed while it was opened: not read");
+	{
+		const char *fs = pseudo_fs(in->fd);
+		if (fs) {
+			snprintf(why, sizeof(why), "a file of the kernel's %s, not one on disk: not"
+				 " read (copy it to a file first)", fs);
+			return open_failed(in, err, why);
+		}
+	}
 	fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
 	in->size = (uint64_t)st.st_size;
 	in->mtime = (int64_t)st.st_mtime;
+	in->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	in->dev = (uint64_t)st.st_dev;
 	in->ino = (uint64_t)st.st_ino;
 	n = pread(in->fd, magic, 2, 0);
@@ -156,13 +227,26 @@ static ssize_t source_read(struct input *in, unsigned char *dst, size_t n)
 			in->error = EIO;
 			return -1;
 		}
+		if (z == 0) {   /* the end: of the stream, or of a file cut inside it */
+			int zerr;
+			gzerror(in->gz, &zerr);
+			in->gz_cut = zerr == Z_BUF_ERROR;
+		}
 		return z;
 	}
+	/* never past the size at open: a log appended while read ends where
+	 * it ended then (input_changed() says more came) */
+	if (n > in->size - in->fd_pos)
+		n = (size_t)(in->size - in->fd_pos);
+	if (!n)
+		return 0;
 	do
 		r = read(in->fd, dst, n);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		in->error = errno;
+	else
+		in->fd_pos += (uint64_t)r;
 	return r;
 }
 
@@ -248,6 +332,7 @@ uint64_t input_skip(struct input *in, uint64_t n)
 		if (cur >= 0 && (uint64_t)cur + n <= in->size &&
 		    lseek(in->fd, (off_t)n, SEEK_CUR) >= 0) {
 			in->offset += n;
+			in->fd_pos += n;
 			in->hash_gap = 1;  /* input_hash reads the file again */
 			return n;
 		}

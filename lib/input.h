@@ -59,6 +59,9 @@ struct input {
 	int (*next_line)(struct input *in, const char **line, size_t *len);
 	int eof;
 	int error;              /* a read failed; errno-like code */
+	uint64_t fd_pos;        /* bytes taken from fd so far (never past size) */
+	int64_t mtime_ns;       /* the modification time at open, in ns */
+	int gz_cut;             /* the gzip stream ended before its end (cut) */
 
 	/* The content hash, fed with every byte the source gives, in order
 	 * (uncompressed for .gz); hash_gap: a skip went around some bytes. */
@@ -75,9 +78,21 @@ struct input {
 /* Open path, which must be a regular file: it is checked before it is
  * opened (a FIFO, socket or device is refused, never opened, so nothing
  * blocks) and again on the open descriptor (the file was not swapped in
- * between). Opened read-only, never for writing. Returns 0, or -1 with a
+ * between). A file of the kernel's pseudo-filesystems (procfs, sysfs,
+ * cgroupfs, debugfs...: /proc/kmsg says it is a regular empty file and
+ * blocks a read) is refused by what its filesystem is. A plain file is
+ * read up to its size at open (input_changed() tells what moved).
+ * Opened read-only, never for writing. Returns 0, or -1 with a
  * message naming path and the reason in err (if not NULL). */
 int input_open(struct input *in, const char *path, struct strbuf *err);
+/* Whether the file changed under the reader, once parsing is done: 1
+ * with why (n bytes; "changed while read: ...") when a plain file's size
+ * or time is not what it was at open (the reader stopped at the size at
+ * open: nothing appended is read, a file cut short gives fewer bytes) or a
+ * gzip stream ended before its end; *lost is then 1 when bytes the file
+ * had are missing (shrunk, cut), 0 when only more came (appended).
+ * 0 when it is as it was. */
+int input_changed(struct input *in, char *why, size_t n, int *lost);
 /* What kind of file mode is, for messages: "a FIFO", "a directory"... */
 const char *input_file_type(unsigned mode);
 /* Wrap n bytes at data (not copied; they must outlive the input). */

@@ -5,8 +5,11 @@
  * _TORCH, _RUNTIME), which they follow case by case.
  */
 #include "lib/userframe.h"
+#include "lib/common.h"
+#include "lib/strbuf.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* s[i] with '\' as '/'. */
@@ -157,4 +160,81 @@ int user_frame(const char *const *files, size_t n)
 		if (frame_kind(files[i]) == FRAME_USER)
 			return (int)i;
 	return -1;
+}
+
+/* ---- one stack's name ---- */
+
+void userframe_stack_init(struct userframe_stack *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->user = -1;
+	s->line = OL_NULL;
+}
+
+/* The part of a C++ frame's name between prefix and the first "::end("
+ * ("torch::autograd::generated::" DivBackward0 "::apply("), as a copy;
+ * NULL when it is not such a name (or no memory). keep: the prefix is
+ * kept. */
+static char *name_part(const char *name, const char *prefix, const char *end, int keep)
+{
+	size_t k = strlen(prefix);
+	const char *e;
+
+	if (!name || strncmp(name, prefix, k) || !(e = strstr(name + k, end)) ||
+	    memchr(name + k, '(', (size_t)(e - name - (ptrdiff_t)k)))
+		return NULL;
+	return keep ? strndup(name, (size_t)(e - name)) : strndup(name + k, (size_t)(e - name) - k);
+}
+
+int userframe_stack_add(struct userframe_stack *s, const char *file, const char *name,
+			int64_t line)
+{
+	enum frame_kind k = frame_kind(file);
+
+	s->python += k != FRAME_CPP;
+	if (k == FRAME_CPP) {
+		if (!s->node)
+			s->node = name_part(name, "torch::autograd::generated::", "::apply(", 0);
+		if (!s->op)
+			s->op = name_part(name, "at::_ops::", "::call(", 1);
+	}
+	if (k == FRAME_USER && s->user < 0) {
+		s->file = strdup(file);
+		s->name = name ? strdup(name) : NULL;
+		if (!s->file || (name && !s->name)) {
+			free(s->file);
+			free(s->name);
+			s->file = s->name = NULL;
+			return -1;
+		}
+		s->user = s->depth;
+		s->line = line;
+	}
+	s->depth++;
+	return 0;
+}
+
+void userframe_stack_label(const struct userframe_stack *s, struct strbuf *out)
+{
+	if (s->user >= 0)
+		strbuf_addf(out, "%s:%lld %s", s->file ? s->file : "?",
+			    (long long)(s->line == OL_NULL ? 0 : s->line),
+			    s->name ? s->name : "?");
+	else if (!s->python && s->node && s->op)
+		strbuf_addf(out, "C++ only: %s (%s)", s->node, s->op);
+	else if (!s->python && (s->node || s->op))
+		strbuf_addf(out, "C++ only: %s", s->node ? s->node : s->op);
+	else if (!s->python)
+		strbuf_addstr(out, "C++ only");
+	else
+		strbuf_addstr(out, "no user frame");
+}
+
+void userframe_stack_release(struct userframe_stack *s)
+{
+	free(s->file);
+	free(s->name);
+	free(s->node);
+	free(s->op);
+	userframe_stack_init(s);
 }

@@ -173,9 +173,9 @@ static void md_figures(struct strbuf *sb, const json_t *fig)
 			break;
 		fmt_figure(&val, key, v);
 		strbuf_addstr(sb, k++ ? ", " : "\n   ");
-		md(sb, key, strlen(key));
+		md_text(sb, key, strlen(key));
 		strbuf_addstr(sb, " ");
-		md(sb, val.buf, val.len);
+		md_text(sb, val.buf, val.len);
 		strbuf_inherit(sb, &val);
 		strbuf_release(&val);
 	}

@@ -12,12 +12,12 @@
 void h_text(struct strbuf *sb, const char *s, size_t n)
 {
 	if (s)
-		add_escaped(sb, s, n == (size_t)-1 ? strlen(s) : n, strbuf_add_html);
+		summary_add_escaped(sb, s, n == (size_t)-1 ? strlen(s) : n, strbuf_add_html);
 }
 
 void h_val(struct strbuf *sb, const json_t *v)
 {
-	add_value(sb, v, strbuf_add_html, "<span class=muted>-</span>");
+	summary_add_value(sb, v, strbuf_add_html, "<span class=muted>-</span>");
 }
 
 void h_key(struct strbuf *sb, const json_t *row, const char *key)

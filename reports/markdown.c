@@ -4,7 +4,7 @@
  * Markdown sections of the table in sections.c, in its order: the top
  * findings with their advice, the processes killed, the artifacts read,
  * what could not be determined. Every string from the database goes
- * through md() (md_util.h), so an artifact cannot inject links, images or
+ * through md_text() (md_util.h), so an artifact cannot inject links, images or
  * HTML into the ticket.
  */
 #include "reports/section.h"
@@ -25,19 +25,19 @@ static void md_verdict(struct strbuf *sb, const struct report_summary *s)
 		strbuf_addstr(sb, "no verdict\n\n");
 		return;
 	}
-	md(sb, s->vclass.buf, s->vclass.len);
+	md_text(sb, s->vclass.buf, s->vclass.len);
 	if (s->cause.len) {
 		strbuf_addstr(sb, " (");
-		md(sb, s->cause.buf, s->cause.len);
+		md_text(sb, s->cause.buf, s->cause.len);
 		strbuf_addstr(sb, ")");
 	}
 	strbuf_addstr(sb, "\n\n**Verdict:** ");
-	md(sb, s->vclass.buf, s->vclass.len);
+	md_text(sb, s->vclass.buf, s->vclass.len);
 	if (isfinite(s->confidence))
 		strbuf_addf(sb, ", confidence %.0f %%", s->confidence * 100);
 	if (s->vsummary.len) {
 		strbuf_addstr(sb, ". ");
-		md(sb, s->vsummary.buf, s->vsummary.len);
+		md_text(sb, s->vsummary.buf, s->vsummary.len);
 	}
 	strbuf_addstr(sb, "\n\n");
 }
@@ -61,13 +61,13 @@ static void md_victim(struct strbuf *sb, const struct report_summary *s)
 	}
 	strbuf_addstr(sb, "- **Killed:** ");
 	if (s->victim_comm.len)
-		md(sb, s->victim_comm.buf, s->victim_comm.len);
+		md_text(sb, s->victim_comm.buf, s->victim_comm.len);
 	else
 		strbuf_addstr(sb, "name unknown");
 	if (s->victim_pid != OL_NULL)
 		strbuf_addf(sb, " (pid %lld)", (long long)s->victim_pid);
 	strbuf_addstr(sb, ", ");
-	md(sb, s->victim_kind.buf, s->victim_kind.len);
+	md_text(sb, s->victim_kind.buf, s->victim_kind.len);
 	if (s->victim_bytes != OL_NULL) {
 		fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
 		strbuf_addf(sb, ", %s freed", buf);
@@ -87,11 +87,11 @@ static void md_peak(struct strbuf *sb, const struct report_summary *s)
 	}
 	fmt_bytes(buf, sizeof(buf), s->peak_bytes);
 	strbuf_addf(sb, "%s (", buf);
-	md(sb, s->peak_series.buf, s->peak_series.len);
+	md_text(sb, s->peak_series.buf, s->peak_series.len);
 	strbuf_addstr(sb, ")");
 	if (peak_share(s, &pct, buf2, sizeof(buf2))) {
 		strbuf_addf(sb, ", %.1f %% of %s (", pct, buf2);
-		md(sb, s->limit_what.buf, s->limit_what.len);
+		md_text(sb, s->limit_what.buf, s->limit_what.len);
 		strbuf_addstr(sb, ")");
 	}
 	strbuf_addstr(sb, "\n");
@@ -109,7 +109,7 @@ static void md_reading(struct strbuf *sb, const struct report_summary *s)
 		strbuf_addstr(sb, "- **What the kernel's OOM report says:**\n");
 	for (i = 0; i < s->n_kernel; i++) {
 		strbuf_addstr(sb, "  - ");
-		md(sb, s->kernel[i].buf, s->kernel[i].len);
+		md_text(sb, s->kernel[i].buf, s->kernel[i].len);
 		strbuf_addstr(sb, "\n");
 	}
 	if (!s->has_card || !(s->card_total > 0) || !(n = summary_card_slices(s, g)))
@@ -139,7 +139,7 @@ static void md_head(struct strbuf *sb, const struct report_summary *s)
 		strbuf_addstr(sb, "- **OOM:** ");
 		strbuf_addstr(sb, buf);
 		strbuf_addstr(sb, " (");
-		md(sb, s->oom_kind.buf, s->oom_kind.len);
+		md_text(sb, s->oom_kind.buf, s->oom_kind.len);
 		strbuf_addstr(sb, ")\n");
 		md_victim(sb, s);
 	} else {
@@ -150,9 +150,9 @@ static void md_head(struct strbuf *sb, const struct report_summary *s)
 	md_reading(sb, s);
 	if (s->top_key.len) {
 		strbuf_addstr(sb, "- **");
-		md(sb, s->top_key.buf, s->top_key.len);
+		md_text(sb, s->top_key.buf, s->top_key.len);
 		strbuf_addstr(sb, ":** ");
-		md(sb, s->top_value.buf, s->top_value.len);
+		md_text(sb, s->top_value.buf, s->top_value.len);
 		strbuf_addstr(sb, "\n");
 	}
 	strbuf_addstr(sb, "\n");

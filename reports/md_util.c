@@ -6,14 +6,14 @@
 #include "reports/summary.h"
 
 
-void md(struct strbuf *sb, const char *s, size_t n)
+void md_text(struct strbuf *sb, const char *s, size_t n)
 {
-	add_escaped(sb, s, n, strbuf_add_md);
+	summary_add_escaped(sb, s, n, strbuf_add_md);
 }
 
 void md_val(struct strbuf *sb, const json_t *v)
 {
-	add_value(sb, v, strbuf_add_md, "-");
+	summary_add_value(sb, v, strbuf_add_md, "-");
 }
 
 void md_key(struct strbuf *sb, const json_t *row, const char *key)

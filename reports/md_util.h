@@ -2,7 +2,7 @@
  * md_util.h -- escaped Markdown output of the models' values (section.h),
  * shared by the Markdown summary's sections.
  *
- * Every string from the database goes through md() (strbuf_add_md after
+ * Every string from the database goes through md_text() (strbuf_add_md after
  * UTF-8 cleaning: markup characters backslash-escaped, '<' and '&' as
  * entities, newlines folded), so an artifact cannot inject links, images
  * or HTML into a ticket.
@@ -16,7 +16,7 @@
 #include "lib/strbuf.h"
 
 /* s[0..n) escaped. */
-void md(struct strbuf *sb, const char *s, size_t n);
+void md_text(struct strbuf *sb, const char *s, size_t n);
 /* A model value escaped, as SQLite gives it as text; "-" when missing or
  * null. */
 void md_val(struct strbuf *sb, const json_t *v);

@@ -28,7 +28,7 @@ static int64_t col_int(sqlite3_stmt *st, int col)
 							   : sqlite3_column_int64(st, col);
 }
 
-void add_escaped(struct strbuf *sb, const char *s, size_t n,
+void summary_add_escaped(struct strbuf *sb, const char *s, size_t n,
 		 int (*escape)(struct strbuf *, const char *, size_t))
 {
 	struct strbuf u = STRBUF_INIT;
@@ -39,7 +39,7 @@ void add_escaped(struct strbuf *sb, const char *s, size_t n,
 	strbuf_release(&u);
 }
 
-void add_value(struct strbuf *sb, const json_t *v,
+void summary_add_value(struct strbuf *sb, const json_t *v,
 	       int (*escape)(struct strbuf *, const char *, size_t), const char *null_text)
 {
 	char buf[40];
@@ -49,7 +49,7 @@ void add_value(struct strbuf *sb, const json_t *v,
 	if (n < 0)
 		strbuf_addstr(sb, null_text);
 	else
-		add_escaped(sb, s, (size_t)n, escape);
+		summary_add_escaped(sb, s, (size_t)n, escape);
 }
 
 int peak_share(const struct report_summary *s, double *percent, char *limit, size_t n)

@@ -92,11 +92,11 @@ int report_summary_failed(const struct report_summary *s);
 
 /* Append s[0..n) UTF-8 cleaned (summary.h's rule for database text), then
  * escaped for its output by escape (strbuf_add_html, strbuf_add_md). */
-void add_escaped(struct strbuf *sb, const char *s, size_t n,
+void summary_add_escaped(struct strbuf *sb, const char *s, size_t n,
 		 int (*escape)(struct strbuf *, const char *, size_t));
 /* A model value (section.h) as SQLite gives it as text, escaped by escape;
  * null_text (already in the output's markup) when v is missing or null. */
-void add_value(struct strbuf *sb, const json_t *v,
+void summary_add_value(struct strbuf *sb, const json_t *v,
 	       int (*escape)(struct strbuf *, const char *, size_t), const char *null_text);
 /* The peak's share of its limit: 1 with *percent and the limit in bytes
  * for people in limit[n] when a positive limit is known, else 0. */

@@ -184,7 +184,7 @@ void md_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 	strbuf_addstr(sb, "### Not determined\n\n");
 	if (c->sum.missing.len) {
 		strbuf_addstr(sb, "- Missing evidence: ");
-		md(sb, c->sum.missing.buf, c->sum.missing.len);
+		md_text(sb, c->sum.missing.buf, c->sum.missing.len);
 		strbuf_addstr(sb, "\n");
 	}
 	if (boot)

@@ -341,7 +341,7 @@ void md_whatif(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 			agreement(&t, rec);
 		}
 		strbuf_addf(sb, "- **cuda:%lld:** ", (long long)jv_int(json_object_get(d, "device")));
-		md(sb, t.buf, t.len);
+		md_text(sb, t.buf, t.len);
 		strbuf_addstr(sb, "\n");
 	}
 	strbuf_inherit(sb, &t);

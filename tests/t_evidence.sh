@@ -170,5 +170,26 @@ printf 'junk\n' >"$tmp/$esc"
 if grep -q "$(printf '\033')" "$tmp/e"; then no "raw escape on the terminal"; else ok; fi
 has "escape shown as text" "$tmp/e" 'evil\\x1b]0;owned\\x07\\x1b\[31m.log'
 
+# Links that leave the folder given are listed, not followed (issue 32):
+# a bundle's environ -> /proc/self/environ would be the analyst's own
+# environment; a link to a kernel log elsewhere is read only with
+# --follow-outside. /proc/kmsg given directly is refused, never read.
+lk="$tmp/linked"
+mkdir "$lk" "$tmp/elsewhere"
+cp "$src/fixtures/demo/kern.log" "$tmp/elsewhere/kern.log"
+ln -s /proc/self/environ "$lk/environ"
+ln -s "$tmp/elsewhere/kern.log" "$lk/kern.log"
+"$bin" ingest --db "$tmp/l.db" "$lk" 2>"$tmp/e"; check "links out: nothing read" 1 $?
+has "link into /proc said" "$tmp/e" "environ: skipped: a symbolic link to /proc/"
+has "link out said" "$tmp/e" "kern.log: skipped: a symbolic link out of the folder given"
+"$bin" ingest --follow-outside --db "$tmp/l2.db" "$lk" 2>"$tmp/e"; check "--follow-outside" 0 $?
+has "--follow-outside still not into /proc" "$tmp/e" "environ: skipped: a symbolic link to /proc/"
+[ "$(sqlite3 "$tmp/l2.db" "SELECT count(*) FROM event WHERE kind = 'oom_kill'")" -ge 1 ] && ok ||
+	no "--follow-outside: the linked kernel log was not read"
+if [ -e /proc/kmsg ]; then
+	timeout 20 "$bin" ingest --db "$tmp/k.db" /proc/kmsg 2>"$tmp/e"; check "/proc/kmsg" 1 $?
+	has "/proc/kmsg refused" "$tmp/e" "procfs"
+fi
+
 echo "t_evidence: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -179,7 +179,7 @@ static void gzip_read_transparently(void **state)
 static void failed_artifact_rolls_back_alone(void **state)
 {
 	struct timeline *tl = t_open();
-	struct ol_event e = { "test", ol_time_none(), 42, "x", OL_NULL, 1, NULL, NULL };
+	struct ol_event e = { "oom_kill", ol_time_none(), 42, "x", OL_NULL, 1, NULL, NULL };
 	(void)state;
 
 	assert_true(timeline_artifact_begin(tl, "good.log", "kernel_log", 10, 0) > 0);

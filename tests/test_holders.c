@@ -9,6 +9,8 @@
  */
 #include "testutil.h"
 #include "lib/userframe.h"
+#include "lib/strbuf.h"
+#include "analyzer/rules/rules.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -354,6 +356,52 @@ static void two_snapshots_each_their_own(void **state)
 	t_close(tl);
 }
 
+/* Issue 25: a finding and the holders section named one stack by two
+ * rules ("torch::unwind::unwind() <- ..." against "optimizer.py:76 step").
+ * On the leak and the spike fixtures, every finding that rests on a stack
+ * names it as the holder of that stack does, the user's frame. */
+static void finding_and_holders_name_one_frame(void **state)
+{
+	static const char *const cases[][3] = {
+		{ "fixtures/leak_gpu_snapshot/oom_snapshot.pickle",
+		  "fixtures/leak_gpu_snapshot/server.err", "metrics_hook.py:41 record_hidden_states" },
+		{ "fixtures/spike_gpu_snapshot/snapshot.pickle",
+		  "fixtures/spike_gpu_snapshot/server.err", NULL },
+	};
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct timeline *tl = t_open();
+		struct strbuf err = STRBUF_INIT;
+		char title[1024], label[512];
+
+		assert_true(t_parse_file(tl, cases[i][0]) >= 0);
+		assert_true(t_parse_file(tl, cases[i][1]) >= 0);
+		assert_int_equal(analyze_timeline(tl, &err), 0);
+		strbuf_release(&err);
+		/* at least one finding rests on a stack the holders know */
+		assert_true(t_int(tl, "SELECT count(*) FROM finding f JOIN evidence e ON e.finding_id"
+				  " = f.id AND e.ref_table = 'stack' JOIN holder h ON h.stack_id ="
+				  " e.ref_id") > 0);
+		snprintf(title, sizeof(title), "%s", t_text(tl, "SELECT f.title FROM finding f JOIN"
+			 " evidence e ON e.finding_id = f.id AND e.ref_table = 'stack' ORDER BY f.id"
+			 " LIMIT 1"));
+		snprintf(label, sizeof(label), "%s", t_text(tl, "SELECT h.label FROM finding f JOIN"
+			 " evidence e ON e.finding_id = f.id AND e.ref_table = 'stack' JOIN holder h"
+			 " ON h.stack_id = e.ref_id ORDER BY f.id LIMIT 1"));
+		if (!strstr(title, label))
+			fail_msg("%s: the finding says \"%s\", the holders \"%s\"", cases[i][0],
+				 title, label);
+		/* one frame rule: no stack anywhere is named by C++ frames joined */
+		assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE title LIKE '%% <- %%'"
+				       " OR advice LIKE '%% <- %%'"), 0);
+		if (cases[i][2])
+			assert_non_null(strstr(label, cases[i][2]));
+		t_close(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +416,7 @@ int main(void)
 		cmocka_unit_test(segment_list_history),
 		cmocka_unit_test(cpp_only_named_by_its_op),
 		cmocka_unit_test(two_snapshots_each_their_own),
+		cmocka_unit_test(finding_and_holders_name_one_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,9 @@
  * values, the same fed in pieces, a .gz hashed as its content, a huge
  * file mostly left unread hashed from samples), only regular files
  * opened (a FIFO is refused at once, never blocks), files known by device
- * and inode, and oomlens's own databases and reports recognised; lines
- * the same however their newline is looked for.
+ * and inode, the kernel's pseudo-files refused, a file that grows, shrinks
+ * or is a cut .gz while read told, and oomlens's own databases and
+ * reports recognised; lines the same however their newline is looked for.
  */
 #include "testutil.h"
 #include "analyzer/ingest/own_outputs.h"
@@ -67,15 +68,15 @@ static void hash_is_xxh64(void **state)
 	size_t i;
 	(void)state;
 
-	assert_true(hash64("", 0) == 0xEF46DB3751D8E999ull);
-	assert_true(hash64("a", 1) == 0xD24EC4F1A98C6E5Bull);
-	assert_true(hash64("abc", 3) == 0x44BC2CF5AD770999ull);
+	assert_true(hash64_of("", 0) == 0xEF46DB3751D8E999ull);
+	assert_true(hash64_of("a", 1) == 0xD24EC4F1A98C6E5Bull);
+	assert_true(hash64_of("abc", 3) == 0x44BC2CF5AD770999ull);
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (unsigned char)(i * 7 + 3);
 	hash64_init(&h);
 	for (i = 0; i < sizeof(buf); i++)
 		hash64_update(&h, buf + i, 1);
-	assert_true(hash64_final(&h) == hash64(buf, sizeof(buf)));
+	assert_true(hash64_final(&h) == hash64_of(buf, sizeof(buf)));
 }
 
 /* The input's hash: what the parser read plus the rest; a .gz is hashed
@@ -97,7 +98,7 @@ static void input_hashes_the_whole_content(void **state)
 	assert_int_equal(input_getline(&in, &line, &len), 1);   /* the parser stops early */
 	assert_int_equal(input_hash(&in, INPUT_HASH_AUTO, &h, &sampled), 0);
 	assert_int_equal(sampled, 0);
-	assert_true(h == hash64(text, sizeof(text) - 1));
+	assert_true(h == hash64_of(text, sizeof(text) - 1));
 	assert_int_equal((int)in.offset, 9);   /* as the parser left it */
 	input_close(&in);
 
@@ -107,7 +108,7 @@ static void input_hashes_the_whole_content(void **state)
 	assert_int_equal(gzclose(gz), Z_OK);
 	assert_int_equal(input_open(&in, at("a.log.gz"), NULL), 0);
 	assert_int_equal(input_hash(&in, INPUT_HASH_AUTO, &h, &sampled), 0);
-	assert_true(h == hash64(text, sizeof(text) - 1));
+	assert_true(h == hash64_of(text, sizeof(text) - 1));
 	input_close(&in);
 }
 
@@ -154,6 +155,124 @@ static void only_regular_files_are_opened(void **state)
 	assert_int_equal(input_open(&in, at("missing"), &err), -1);
 	assert_non_null(strstr(err.buf, "No such file or directory"));
 	strbuf_release(&err);
+}
+
+/* The kernel's pseudo-files are refused by their filesystem, not by what
+ * stat says (issue 32): /proc/kmsg stats as a regular empty file and a
+ * read of it blocks; /proc/self/environ is the analyst's environment. */
+static void kernel_pseudo_files_are_refused(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct input in;
+	(void)state;
+
+	alarm(10);   /* were /proc/kmsg read, this test would hang here */
+	if (access("/proc/kmsg", F_OK) == 0) {
+		assert_int_equal(input_open(&in, "/proc/kmsg", &err), -1);
+		assert_non_null(strstr(err.buf, "procfs"));
+		strbuf_reset(&err);
+	}
+	assert_int_equal(input_open(&in, "/proc/self/environ", &err), -1);
+	assert_non_null(strstr(err.buf, "not one on disk"));
+	strbuf_reset(&err);
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0) {
+		assert_int_equal(input_open(&in, "/sys/kernel/mm/transparent_hugepage/enabled",
+					    &err), -1);
+		assert_non_null(strstr(err.buf, "sysfs"));
+	}
+	alarm(0);
+	strbuf_release(&err);
+}
+
+/* Read the whole input, line by line; the bytes returned. */
+static uint64_t read_all(struct input *in)
+{
+	const char *line;
+	size_t len;
+	uint64_t n = 0;
+
+	while (input_getline(in, &line, &len) == 1)
+		n += len + 1;
+	return n;
+}
+
+/* A log appended while it is read is read up to its size at open, and
+ * that it grew is said; one cut short while read is said to have lost
+ * bytes; one left alone says nothing (issue 32). */
+static void a_file_that_changes_while_read_is_told(void **state)
+{
+	char text[8192], why[300];
+	struct input in;
+	int lost, fd;
+	(void)state;
+
+	memset(text, 'x', sizeof(text));
+	for (size_t i = 99; i < sizeof(text); i += 100)
+		text[i] = '\n';
+	write_file(at("still.log"), text, sizeof(text));
+	assert_int_equal(input_open(&in, at("still.log"), NULL), 0);
+	read_all(&in);
+	assert_int_equal(input_changed(&in, why, sizeof(why), &lost), 0);
+	input_close(&in);
+
+	write_file(at("grows.log"), text, sizeof(text));
+	assert_int_equal(input_open(&in, at("grows.log"), NULL), 0);
+	fd = open(at("grows.log"), O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text)), (ssize_t)sizeof(text));
+	close(fd);
+	read_all(&in);
+	assert_int_equal(in.offset, sizeof(text));   /* not a byte past the size at open */
+	assert_int_equal(input_changed(&in, why, sizeof(why), &lost), 1);
+	assert_int_equal(lost, 0);
+	assert_non_null(strstr(why, "8192 bytes at open, 16384 now"));
+	input_close(&in);
+
+	write_file(at("cut.log"), text, sizeof(text));
+	assert_int_equal(input_open(&in, at("cut.log"), NULL), 0);
+	assert_int_equal(truncate(at("cut.log"), 2048), 0);
+	read_all(&in);
+	assert_int_equal(input_changed(&in, why, sizeof(why), &lost), 1);
+	assert_int_equal(lost, 1);
+	assert_non_null(strstr(why, "8192 bytes at open, 2048 now"));
+	input_close(&in);
+}
+
+/* A .gz cut in half is read up to the cut and said to be cut, not "ok"
+ * (issue 26). */
+static void a_cut_gzip_is_told(void **state)
+{
+	char text[65536], why[300];
+	unsigned char z[70000];
+	uLongf zn = sizeof(z);
+	struct input in;
+	gzFile g;
+	int lost;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (char)(i % 97 == 96 ? '\n' : 'a' + (i * 7919) % 26);
+	g = gzopen(at("whole.gz"), "wb");
+	assert_non_null(g);
+	assert_int_equal(gzwrite(g, text, sizeof(text)), (int)sizeof(text));
+	assert_int_equal(gzclose(g), Z_OK);
+	{
+		FILE *f = fopen(at("whole.gz"), "rb");
+		assert_non_null(f);
+		zn = fread(z, 1, sizeof(z), f);
+		fclose(f);
+	}
+	write_file(at("half.gz"), z, zn / 2);
+	assert_int_equal(input_open(&in, at("whole.gz"), NULL), 0);
+	read_all(&in);
+	assert_int_equal(input_changed(&in, why, sizeof(why), &lost), 0);
+	input_close(&in);
+	assert_int_equal(input_open(&in, at("half.gz"), NULL), 0);
+	read_all(&in);
+	assert_int_equal(input_changed(&in, why, sizeof(why), &lost), 1);
+	assert_int_equal(lost, 1);
+	assert_non_null(strstr(why, "gzip stream ends before its end"));
+	input_close(&in);
 }
 
 /* Files by device and inode: a second path to the same file is known,
@@ -319,6 +438,9 @@ int main(void)
 		cmocka_unit_test(input_hashes_the_whole_content),
 		cmocka_unit_test(huge_unread_file_is_sampled),
 		cmocka_unit_test(only_regular_files_are_opened),
+		cmocka_unit_test(kernel_pseudo_files_are_refused),
+		cmocka_unit_test(a_file_that_changes_while_read_is_told),
+		cmocka_unit_test(a_cut_gzip_is_told),
 		cmocka_unit_test(files_are_known_by_identity),
 		cmocka_unit_test(own_outputs_are_recognised),
 		cmocka_unit_test(lines_are_the_same_with_marks),

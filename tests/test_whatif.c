@@ -1,5 +1,5 @@
 /*
- * test_whatif.c -- the allocator model (analyzer/rules/allocator_model.h)
+ * test_whatif.c -- the allocator model (analyzer/derive/allocator_model.h)
  * against the caching allocator's documented rules, one rule per case and
  * every segment event asserted; the trace replay (whatif_replay.h) on
  * traces whose segment events follow from those rules; the whatif rule
@@ -7,9 +7,9 @@
  * (tests/data/whatif/gen_whatif.py).
  */
 #include "testutil.h"
-#include "analyzer/rules/allocator_model.h"
+#include "analyzer/derive/allocator_model.h"
 #include "analyzer/rules/rules.h"
-#include "analyzer/rules/whatif_replay.h"
+#include "analyzer/derive/whatif_replay.h"
 #include "lib/strbuf.h"
 
 #include <stdio.h>

@@ -40,7 +40,7 @@ int t_parse_mem(struct timeline *tl, const char *kind, const char *name,
 		n = strlen(text);
 	assert_int_equal(input_open_mem(&in, name, text, n), 0);
 	assert_true(timeline_artifact_begin(tl, name, kind, n, 0) > 0);
-	r = f->parse(&in, &tl->sink);
+	r = ingest_parse(tl, f, &in);
 	assert_int_equal(timeline_artifact_end(tl, r >= 0, r >= 0 ? "ok" : "failed",
 					       in.offset, 0), 0);
 	input_close(&in);

@@ -8,7 +8,10 @@
 #include "lib/strbuf.h"
 
 const struct derive_pass derive_passes[] = {
+	/* first: the others read the OOM's moment (rl_oom_time) */
 	{ "oom", "oom: one row per OOM or memory failure; id 1 is the OOM", derive_oom },
+	{ "whatif", "whatif: the allocator trace replayed under other settings", derive_whatif },
+	{ "ledger", "ledger: what filled each card and the host, line by line", derive_ledger },
 	{ NULL, NULL, NULL }
 };
 

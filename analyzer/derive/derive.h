@@ -33,4 +33,11 @@ extern const struct derive_pass derive_passes[];
  * the caller rolls back. Prints nothing. */
 int derive_incident(struct timeline *tl, struct strbuf *err);
 
+/* The passes (derive.c's derive_passes[]). */
+/* The what-if replays of each snapshot's allocator trace: table whatif
+ * (whatif.c). */
+int derive_whatif(sqlite3 *db, struct strbuf *err);
+/* The memory ledger of each card and the host: table ledger (ledger.c). */
+int derive_ledger(sqlite3 *db, struct strbuf *err);
+
 #endif

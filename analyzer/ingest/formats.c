@@ -28,7 +28,7 @@
 
 #include <string.h>
 
-const struct format formats[] = {
+const struct format format_table[] = {
 	{ "kernel_log", "kernel log with OOM-killer reports (dmesg, syslog, journalctl, kmsg)",
 	  kernel_oom_sniff, kernel_oom_parse, 1 },
 	{ "cuda_core", "CUDA GPU core dump (.nvcudmp, ELF EM_CUDA), plain or gzip",
@@ -81,7 +81,7 @@ const struct format formats[] = {
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
-#define NFORMATS (sizeof(formats) / sizeof(formats[0]) - 1)
+#define NFORMATS (sizeof(format_table) / sizeof(format_table[0]) - 1)
 
 int detect_formats(struct input *in, const struct format **out, int max)
 {
@@ -94,7 +94,7 @@ int detect_formats(struct input *in, const struct format **out, int max)
 	if (!n || max < 1)
 		return 0;
 	for (i = 0; i < NFORMATS; i++) {
-		score[i] = formats[i].sniff(head, n);
+		score[i] = format_table[i].sniff(head, n);
 		if (score[i] > score[best])
 			best = i;
 	}
@@ -104,19 +104,19 @@ int detect_formats(struct input *in, const struct format **out, int max)
 		 * first DETECT_WIDE bytes. */
 		head = input_peek(in, DETECT_WIDE, &n);
 		for (i = 0; i < NFORMATS; i++) {
-			score[i] = formats[i].line_log ? formats[i].sniff(head, n) : 0;
+			score[i] = format_table[i].line_log ? format_table[i].sniff(head, n) : 0;
 			if (score[i] > score[best])
 				best = i;
 		}
 	}
 	if (score[best] <= 0)
 		return 0;
-	out[k++] = &formats[best];
-	if (!formats[best].line_log)
+	out[k++] = &format_table[best];
+	if (!format_table[best].line_log)
 		return k;
 	for (i = 0; i < NFORMATS && k < max; i++)
-		if (i != best && formats[i].line_log && score[i] > 0)
-			out[k++] = &formats[i];
+		if (i != best && format_table[i].line_log && score[i] > 0)
+			out[k++] = &format_table[i];
 	return k;
 }
 
@@ -131,7 +131,7 @@ const struct format *format_by_kind(const char *kind)
 {
 	const struct format *f;
 
-	for (f = formats; f->kind; f++)
+	for (f = format_table; f->kind; f++)
 		if (!strcmp(f->kind, kind))
 			return f;
 	return NULL;

@@ -23,7 +23,7 @@ struct format {
 				* line logs (a syslog holds kernel and vLLM lines) */
 };
 
-extern const struct format formats[];
+extern const struct format format_table[];
 
 #define DETECT_HEAD (64 * 1024)
 #define DETECT_WIDE INPUT_BUFSZ   /* the line logs' second look, when no format

@@ -14,6 +14,8 @@
 #include "analyzer/ingest/formats.h"
 #include "analyzer/ingest/own_outputs.h"
 #include "analyzer/store/correlate.h"
+#include "analyzer/derive/holders.h"
+#include "parsers/common/sink_tee.h"
 #include "lib/strbuf.h"
 #include "parsers/host/cgroup.h"
 
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -36,6 +39,7 @@ struct run {
 	struct fileset *seen;
 	double t0, last_progress;
 	int progress_shown;
+	const char *root;           /* the real path of the path given now */
 };
 
 static double now_s(void)
@@ -210,6 +214,19 @@ static int64_t already_there(struct run *r, const char *path, struct input *in,
 	return id;
 }
 
+int ingest_parse(struct timeline *tl, const struct format *f, struct input *in)
+{
+	struct sink_tee tee;
+	struct holders_sink holders;
+	int n;
+
+	sink_tee_init(&tee, &tl->sink, &holders.sink);
+	holders_sink_init(&holders, tl, &tee.id);
+	n = f->parse(in, &tee.sink);
+	holders_sink_release(&holders);
+	return n;
+}
+
 /* Run format f over the open input as one artifact (one transaction),
  * count the outcome and tell cfg about a failed, partial or empty one.
  * An artifact whose path, format and content are in the database already
@@ -241,7 +258,7 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 	}
 	if (timeline_artifact_begin(tl, path, f->kind, in->size, in->compressed) < 0)
 		return -1;
-	n = f->parse(in, &tl->sink);
+	n = ingest_parse(tl, f, in);
 	if (in->error)
 		sink_diagf(&tl->sink, 0, in->offset, OL_ERROR,
 			   "read error after %llu bytes (%s): the rest of the file is lost",
@@ -249,11 +266,27 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 			   in->compressed ? "corrupt or truncated gzip stream" : strerror(in->error));
 	if (input_hash(in, INPUT_HASH_AUTO, &h, &sampled) == 0)  /* for a later --append */
 		timeline_artifact_hash(tl, h, sampled);
+	{
+		char why[300];
+		int lost;
+		if (input_changed(in, why, sizeof(why), &lost))
+			sink_diagf(&tl->sink, 0, in->offset, lost ? OL_ERROR : OL_WARN, "%s", why);
+	}
 	status = outcome(r, n);
 	r->st->bytes += in->offset;
-	if (tl->sink.n_errors || n < 0)
-		say(r, "%s: %s: %s (%u errors, %u warnings; see the report)",
-		    path, f->kind, status, tl->sink.n_errors, tl->sink.n_warnings);
+	if (tl->sink.n_errors) {
+		char where[48] = "";
+		if (tl->sink.first_error_line)
+			snprintf(where, sizeof(where), "line %llu: ",
+				 (unsigned long long)tl->sink.first_error_line);
+		else if (tl->sink.first_error_offset)
+			snprintf(where, sizeof(where), "byte %llu: ",
+				 (unsigned long long)tl->sink.first_error_offset);
+		say(r, "%s: %s: %s: %s%s (%u errors, %u warnings in all)", path, f->kind, status,
+		    where, tl->sink.first_error, tl->sink.n_errors, tl->sink.n_warnings);
+	} else if (n < 0) {
+		say(r, "%s: %s: %s (%u warnings)", path, f->kind, status, tl->sink.n_warnings);
+	}
 	else if (n == 0)
 		say(r, "%s: %s: read, but nothing in it is a record oomlens keeps", path, f->kind);
 	return timeline_artifact_end(tl, n >= 0, status, in->offset, now_s() - t0);
@@ -454,6 +487,41 @@ static int ingest_dir(struct run *r, const char *path, const struct stat *sb, in
 	return rc;
 }
 
+/* Whether path (a real path) is root or lies inside it. */
+static int inside(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return 1;
+	return !strncmp(root, path, n) && (path[n] == 0 || path[n] == '/');
+}
+
+/* A symbolic link met inside a folder given (depth > 0): why it is not
+ * followed into msg (n bytes) and 1, or 0 to follow it. Where it leads
+ * is resolved whole (realpath); a link out of the folder given is not
+ * followed without --follow-outside (an environ -> /proc/self/environ in
+ * a bundle would be the analyst's own environment), and one into /proc,
+ * /sys or /dev never is. */
+static int link_refused(const struct run *r, const char *path, char *msg, size_t n)
+{
+	char target[PATH_MAX];
+
+	if (!realpath(path, target))
+		return 0;   /* dangling or a loop: stat() says so next */
+	if (inside("/proc", target) || inside("/sys", target) || inside("/dev", target)) {
+		snprintf(msg, n, "a symbolic link to %.300s, the running kernel's state, not"
+			 " evidence: not followed", target);
+		return 1;
+	}
+	if (!r->cfg->follow_outside && r->root && !inside(r->root, target)) {
+		snprintf(msg, n, "a symbolic link out of the folder given (to %.300s): not followed"
+			 " (--follow-outside reads it)", target);
+		return 1;
+	}
+	return 0;
+}
+
 /* A file or a directory. Returns 0, or -1 when the store failed or
  * memory ran out. */
 static int ingest_path(struct run *r, const char *path, int depth)
@@ -461,6 +529,9 @@ static int ingest_path(struct run *r, const char *path, int depth)
 	struct stat sb;
 	char msg[512];
 
+	if (depth > 0 && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) &&
+	    link_refused(r, path, msg, sizeof(msg)))
+		return skip_artifact(r, path, msg, 0);
 	if (stat(path, &sb) < 0) {
 		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
 		say(r, "%s", msg);
@@ -480,12 +551,16 @@ int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
 		 const struct ingest_cfg *cfg, struct ingest_stats *st)
 {
 	struct fileset own = FILESET_INIT;
-	struct run r = { tl, cfg, st, cfg->seen ? cfg->seen : &own, now_s(), 0, 0 };
+	struct run r = { tl, cfg, st, cfg->seen ? cfg->seen : &own, now_s(), 0, 0, NULL };
 	int i, rc = 0;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < npaths && rc == 0; i++)
+	for (i = 0; i < npaths && rc == 0; i++) {
+		char root[PATH_MAX];
+		r.root = realpath(paths[i], root) ? root : NULL;
 		rc = ingest_path(&r, paths[i], 0);
+	}
+	r.root = NULL;
 	if (rc == 0 && (timeline_index_samples(tl) < 0 || timeline_align_clocks(tl) < 0 ||
 			correlate_events(tl) < 0))
 		rc = -1;

@@ -45,6 +45,8 @@ struct ingest_cfg {
 	int quiet;           /* no per-artifact messages */
 	int progress;        /* report progress (runs longer than a second) */
 	const char *force_kind; /* --kind: skip detection */
+	int follow_outside;  /* --follow-outside: read what links out of the
+			      * folders given lead to (never /proc, /sys, /dev) */
 	/* The identities of every directory walked and file read, with the
 	 * paths they were first met by (filled by ingest_paths; the caller
 	 * owns it); NULL: ingest keeps its own for the run. */
@@ -68,5 +70,16 @@ struct ingest_cfg {
  * database itself failed. */
 int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
 		 const struct ingest_cfg *cfg, struct ingest_stats *st);
+
+struct format;
+struct input;
+
+/* Run format f's parser over in as tl's open artifact (between
+ * timeline_artifact_begin and timeline_artifact_end): the parser writes
+ * to the store's sink, teed (parsers/common/sink_tee.h) with the derive
+ * stage's sinks, which see the same records as they are written (the
+ * holders of a snapshot, analyzer/derive/holders.h). Returns what the
+ * parser returns; its diagnostics are counted in tl->sink. */
+int ingest_parse(struct timeline *tl, const struct format *f, struct input *in);
 
 #endif

@@ -20,14 +20,13 @@ struct rule {
 	int (*run)(struct rule_ctx *c);   /* findings written, or -1 */
 };
 
-extern const struct rule rules[];
+extern const struct rule rule_table[];
 
 /* The rule modules (analyzer/rules/<name>.c), listed in verdict.c. */
 int rule_leak(struct rule_ctx *c);
 int rule_spike(struct rule_ctx *c);
 int rule_headroom(struct rule_ctx *c);
 int rule_limits(struct rule_ctx *c);
-int rule_whatif(struct rule_ctx *c);
 int rule_fragmentation(struct rule_ctx *c);
 int rule_contexts(struct rule_ctx *c);
 int rule_victim(struct rule_ctx *c);
@@ -37,7 +36,6 @@ int rule_killers(struct rule_ctx *c);
 int rule_settings(struct rule_ctx *c);
 int rule_engine(struct rule_ctx *c);
 int rule_startup(struct rule_ctx *c);
-int rule_ledger(struct rule_ctx *c);
 
 /* A finding counts toward the verdict from this score on. */
 #define VERDICT_MIN_SCORE 0.3

@@ -23,7 +23,7 @@
  * Runs after fragmentation, whose finding it reads.
  */
 #include "analyzer/rules/rulelib.h"
-#include "analyzer/rules/allocator_model.h"
+#include "analyzer/derive/allocator_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>

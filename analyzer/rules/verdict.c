@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct rule rules[] = {
+const struct rule rule_table[] = {
 	{ "leak", "memory in use that keeps growing; allocation stacks that never free",
 	  rule_leak },
 	{ "spike", "a sharp rise over a stable baseline at the end: just before the OOM, when"
@@ -34,9 +34,6 @@ const struct rule rules[] = {
 	  " gpu_memory_utilization asks for", rule_limits },
 	/* after engine and limits, whose named settings it defers to */
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
-	/* before fragmentation, which quotes its answers */
-	{ "whatif", "the allocator trace replayed under other settings (writes no finding)",
-	  rule_whatif },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
 	/* after fragmentation, whose finding it reads */
 	{ "settings", "an allocator setting asked for but not in effect", rule_settings },
@@ -47,8 +44,6 @@ const struct rule rules[] = {
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
 	{ "killers", "what Kubernetes, Slurm, earlyoom, systemd-oomd say of a kill: a limit"
 	  " or a host too small", rule_killers },
-	{ "ledger", "what filled each card and the host, line by line (writes no finding)",
-	  rule_ledger },
 	{ NULL, NULL, NULL }
 };
 
@@ -370,7 +365,7 @@ int analyze_timeline(struct timeline *tl, struct strbuf *err)
 		return analysis_failed(c, NULL, NULL);   /* derive_incident() said why in err */
 	c->oom_ns = rl_oom_time(c);
 	c->has_oom = rl_has_oom(c);
-	for (r = rules; r->name; r++)
+	for (r = rule_table; r->name; r++)
 		if (r->run(c) < 0 || c->failed) {
 			snprintf(what, sizeof(what), "rule %s failed", r->name);
 			return analysis_failed(c, what, err);

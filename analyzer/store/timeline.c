@@ -18,7 +18,6 @@
 #include "analyzer/store/timeline.h"
 #include "analyzer/store/packed.h"
 #include "analyzer/store/timeline_parts.h"
-#include "analyzer/store/holders.h"
 #include "lib/strbuf.h"
 
 #include <errno.h>
@@ -348,9 +347,6 @@ void timeline_close(struct timeline *tl)
 	size_t i;
 
 	tl_bulk_release(tl);
-	holders_discard(tl);
-	free(tl->holders);
-	tl->holders = NULL;
 	for (i = 0; i < TIMELINE_NSTMT; i++)
 		if (tl->stmts[i].st)
 			sqlite3_finalize(tl->stmts[i].st);
@@ -391,6 +387,7 @@ int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const cha
 	tl->sink.path = path;
 	tl->artifact_hash[0] = 0;
 	tl->sink.n_errors = tl->sink.n_warnings = 0;
+	tl->sink.first_error[0] = 0;
 	tl->n_pending = tl->n_dropped = 0;
 	return tl->artifact_id;
 }
@@ -409,7 +406,6 @@ int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
 		a.status = "failed";
 	}
 	tl_bulk_discard(tl);
-	holders_discard(tl);
 	if (!ok)
 		timeline_exec(tl, "ROLLBACK TO artifact");
 	if (timeline_exec(tl, "RELEASE artifact") < 0)

@@ -44,7 +44,6 @@ enum timeline_mode {
 
 struct strbuf;
 struct tl_bulks;
-struct tl_holders;
 
 #define TIMELINE_NSTMT 64
 /* An artifact's hash as stored: 16 hex digits, after an 's' when it was
@@ -88,7 +87,6 @@ struct timeline {
 	char *lock_path;           /* the writer's lock file, while held */
 	int tmp_fd, lock_fd;       /* -1 when none */
 	struct tl_bulks *bulk;     /* rows waiting for a bulk insert (timeline_bulk.c) */
-	struct tl_holders *holders; /* the open snapshot's, until it ends (holders.h) */
 };
 
 /* Open the database at path in mode (see enum timeline_mode). Clears *tl

@@ -13,6 +13,8 @@
 
 #include <stdio.h>
 
+#include "lib/vocab.h"
+
 /* A column the rules write with SQL: no field, never bound here. */
 #define RULES_COL(name, decl) { name, decl, COL_NONE, 0, AT_INSERT }
 
@@ -243,7 +245,29 @@ int timeline_forget_verdict(struct timeline *tl)
 
 /* ---- sink ops ---- */
 
-RECORD_OP(event, struct ol_event, event_table)
+/* The vocabulary's check (lib/vocab.h): a kind, series name or meta key
+ * the declaration does not hold is a programmer error (every name a
+ * parser writes is declared, or input-driven by a documented rule), so the
+ * write fails with a message naming it: the artifact is rolled back and
+ * every test that reads one fails. 0 declared, -1 not. */
+static int tl_declared(struct timeline *tl, enum vocab_set set, const char *name)
+{
+	char msg[200];
+
+	if (vocab_writable(set, name))
+		return 0;
+	snprintf(msg, sizeof(msg), "oomlens bug: \"%.80s\" is not declared in lib/vocab.h (%s)",
+		 name ? name : "(null)", vocab_set_title(set));
+	return tl_fail(tl, msg);
+}
+
+static int64_t op_event(struct sink *s, const struct ol_event *r)
+{
+	if (tl_declared(s->ctx, VOCAB_EVENT, r->kind) < 0)
+		return -1;
+	return tl_insert(s->ctx, &event_table, 0, r);
+}
+
 CHILD_RECORD_OP(task, struct ol_task, task_table)
 RECORD_OP(capture, struct ol_capture, capture_table)
 CHILD_RECORD_OP(mapping, struct ol_mapping, mapping_table)
@@ -261,6 +285,8 @@ static int64_t op_meta(struct sink *s, const char *key, const char *value)
 {
 	struct meta_row r = { key, value };
 
+	if (tl_declared(s->ctx, VOCAB_META, key) < 0)
+		return -1;
 	return tl_insert(s->ctx, &meta_table, 0, &r);
 }
 
@@ -268,6 +294,8 @@ int timeline_meta(struct timeline *tl, const char *key, const char *value)
 {
 	struct meta_row r = { key, value };
 
+	if (tl_declared(tl, VOCAB_META, key) < 0)
+		return -1;
 	return tl_insert_in(tl, &meta_table, 0, 0, &r) < 0 ? -1 : 0;
 }
 
@@ -291,7 +319,7 @@ static int64_t op_series(struct sink *s, const char *name, const char *unit,
 	struct series_row r = { name, unit, entity ? entity : "" };
 	int64_t id = 0;
 
-	if (!st)
+	if (!st || tl_declared(tl, VOCAB_SERIES_NAME, name) < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r.entity, -1, SQLITE_STATIC);

@@ -1,7 +1,7 @@
 /*
  * timeline_holders.c -- the tables of what held the memory (docs/schema.md
  * "What held the memory"): holder, holder_timeline and pool. A snapshot's
- * rows are derived when it ends (holders.h, holders_write.c).
+ * rows are derived when it ends (analyzer/derive/holders.h).
  *
  * holder is shared with the diagnostic tools' readers (memray, the PyTorch
  * profiler): its first columns are theirs (tool, scope, space, device,
@@ -10,7 +10,7 @@
  * largest bytes, the share, the user's frame, the trace index and time of
  * the scope).
  */
-#include "analyzer/store/holders.h"
+#include "analyzer/store/holder_tables.h"
 #include "analyzer/store/timeline_parts.h"
 
 #include <math.h>

@@ -9,11 +9,14 @@
  * rows come by the million: they go through the bulk path (batches of
  * rows per INSERT, timeline_bulk.c). The snapshot row is inserted when
  * the file begins and its AT_END columns written when it ends.
+ *
+ * What held the memory is derived from the same records by a second sink
+ * beside this one (analyzer/derive/holders.h); the store only records.
  */
 #include "analyzer/store/timeline_parts.h"
-#include "analyzer/store/holders.h"
+#include "analyzer/store/holder_tables.h"
 
-/* A column the holders' derivation writes with SQL (holders.h). */
+/* A column the holders' derivation writes with SQL (analyzer/derive/holders.h). */
 #define DERIVED_COL(name, decl) { name, decl, COL_NONE, 0, AT_INSERT }
 
 #define SN(field, kind, when) \
@@ -79,53 +82,17 @@ const struct table *const timeline_snapshot_tables[] = {
 	&timeline_holder_table, &timeline_holder_timeline_table, &timeline_pool_table, NULL
 };
 
-/* Each op writes its record and hands it to the holders' collector. */
-static int64_t op_snapshot(struct sink *s, const struct ol_snapshot *x)
-{
-	int64_t id = tl_insert(s->ctx, &snapshot_table, 0, x);
-
-	if (id > 0)
-		holders_begin(s->ctx, id, x->form);
-	return id;
-}
+RECORD_OP(snapshot, struct ol_snapshot, snapshot_table)
+CHILD_RECORD_OP(segment, struct ol_segment, segment_table)
+CHILD_RECORD_OP(block, struct ol_block, block_table)
+CHILD_BULK_OP(trace, struct ol_trace, trace_table)
+CHILD_BULK_OP(alloc, struct ol_alloc, alloc_table)
 
 /* The fields known only at the end of the file (devices, trace_events,
- * peak, settings); then the snapshot's holders are derived. */
+ * peak, settings). */
 static int64_t op_snapshot_end(struct sink *s, int64_t id, const struct ol_snapshot *x)
 {
-	if (tl_update(s->ctx, &snapshot_table, id, x) < 0 || holders_end(s->ctx, id) < 0)
-		return -1;
-	return 1;
-}
-
-static int64_t op_segment(struct sink *s, int64_t snapshot_id, const struct ol_segment *x)
-{
-	int64_t id = tl_insert(s->ctx, &segment_table, snapshot_id, x);
-
-	if (id > 0)
-		holders_segment(s->ctx, x);
-	return id;
-}
-
-static int64_t op_block(struct sink *s, int64_t segment_id, const struct ol_block *x)
-{
-	int64_t id = tl_insert(s->ctx, &block_table, segment_id, x);
-
-	if (id > 0)
-		holders_block(s->ctx, id, x);
-	return id;
-}
-
-static int64_t op_trace(struct sink *s, int64_t snapshot_id, const struct ol_trace *x)
-{
-	holders_trace(s->ctx, x);
-	return tl_insert_bulk(s->ctx, &trace_table, sizeof(*x), snapshot_id, x);
-}
-
-static int64_t op_alloc(struct sink *s, int64_t snapshot_id, const struct ol_alloc *x)
-{
-	holders_alloc(s->ctx, x);
-	return tl_insert_bulk(s->ctx, &alloc_table, sizeof(*x), snapshot_id, x);
+	return tl_update(s->ctx, &snapshot_table, id, x) < 0 ? -1 : 1;
 }
 
 void timeline_bind_snapshot(struct sink *s)

@@ -4,6 +4,7 @@
  */
 #include "parsers/common/seriesutil.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +139,7 @@ struct ol_time wall_time(const struct sink *s, int64_t wall_ns)
 	return t;
 }
 
-int put_sample(struct sink *s, const char *name, const char *unit, const char *entity,
+int su_put_sample(struct sink *s, const char *name, const char *unit, const char *entity,
 	       const struct ol_time *t, double v)
 {
 	int64_t id = sink_series(s, name, unit, entity);
@@ -146,7 +147,7 @@ int put_sample(struct sink *s, const char *name, const char *unit, const char *e
 	return id < 0 || sink_sample(s, id, t, v) < 0 ? -1 : 0;
 }
 
-int put_meta_changed(struct sink *s, char *last, size_t cap, const char *key,
+int su_put_meta_changed(struct sink *s, char *last, size_t cap, const char *key,
 		     const char *val)
 {
 	if (!strcmp(last, val))
@@ -171,7 +172,7 @@ int note_local_clock(struct sink *s, const struct ol_time *t, int *noted)
 	if (*noted || t->clock != OL_CLOCK_LOCAL)
 		return 0;
 	*noted = 1;
-	return sink_meta(s, "time.clock", "local") < 0 ? -1 : 0;
+	return sink_meta(s, vocab_meta_key(VM_TIME_CLOCK), "local") < 0 ? -1 : 0;
 }
 
 

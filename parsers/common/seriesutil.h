@@ -55,13 +55,13 @@ int capsep_anchor(struct sink *s, const struct capsep *sep, const char *how);
 
 /* Store a sample v at t of the series (name, unit, entity). 0, or -1 when
  * the sink failed. */
-int put_sample(struct sink *s, const char *name, const char *unit, const char *entity,
+int su_put_sample(struct sink *s, const char *name, const char *unit, const char *entity,
 	       const struct ol_time *t, double v);
 /* Store meta key = val unless val equals last (the value last stored under
  * key, a buffer of cap bytes), which it then becomes: a file read again
  * and again does not repeat a setting. 1 stored, 0 same as last, -1 when
  * the sink failed. */
-int put_meta_changed(struct sink *s, char *last, size_t cap, const char *key,
+int su_put_meta_changed(struct sink *s, char *last, size_t cap, const char *key,
 		     const char *val);
 /* Store meta gpu.total_bytes.gpuN = val (a byte count) the first time GPU
  * index gpu (< 64) is seen, marking it in *seen. 0, or -1 when the sink

@@ -7,9 +7,11 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
 		   enum ol_severity sev, const char *fmt, ...)
@@ -20,10 +22,13 @@ int64_t sink_diagf(struct sink *s, uint64_t line, uint64_t offset,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (sev == OL_ERROR)
-		s->n_errors++;
-	else if (sev == OL_WARN)
+	if (sev == OL_ERROR && !s->n_errors++) {
+		memcpy(s->first_error, msg, sizeof(msg));
+		s->first_error_line = line;
+		s->first_error_offset = offset;
+	} else if (sev == OL_WARN) {
 		s->n_warnings++;
+	}
 	return s->diag ? s->diag(s, line, offset, sev, msg) : 1;
 }
 
@@ -45,5 +50,5 @@ int64_t sink_year_basis(struct sink *s, int64_t mtime_ns)
 
 	format_iso8601(mtime_ns, when, sizeof(when));
 	snprintf(basis, sizeof(basis), "inferred from the file's mtime (%.10s)", when);
-	return sink_meta(s, "time.year_basis", basis);
+	return sink_meta(s, vocab_meta_key(VM_TIME_YEAR_BASIS), basis);
 }

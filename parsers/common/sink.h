@@ -288,6 +288,10 @@ struct sink {
 	int64_t (*holder)(struct sink *, const struct ol_holder *);
 
 	unsigned n_errors, n_warnings;  /* diagnostics so far (kept by sink_diagf) */
+	/* The first error so far, as sink_diagf got it, for the user's line
+	 * when no report may be written: "" when none. */
+	char first_error[512];
+	uint64_t first_error_line, first_error_offset;
 };
 
 /* Wrappers: a NULL op succeeds without storing (returns 1 for ids). */

@@ -7,6 +7,7 @@
  * cuda_exception event naming the function at the faulting pc.
  */
 #include "parsers/cores/cuda_core_internal.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 
@@ -284,7 +285,7 @@ static void emit_exception(struct core *c, const struct exc_rec *e)
 		 fn ? fn : "an unknown function", (long long)e->sm,
 		 (unsigned long long)e->lanes, e->lanes == 1 ? "" : "s");
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = "cuda_exception";
+	ev.kind = vocab_event_kind(VE_CUDA_EXCEPTION);
 	ev.t = c->t;
 	ev.pid = OL_NULL;
 	ev.bytes = OL_NULL;

@@ -15,6 +15,7 @@
  */
 #include "parsers/cores/host_core.h"
 #include "parsers/cores/core_file.h"
+#include "lib/vocab.h"
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -557,7 +558,7 @@ static void emit_crash(struct hcore *h)
 		 h->comm[0] ? h->comm : "process", (long long)h->pid,
 		 sn ? sn : "a signal", h->nthr, h->nthr == 1 ? "" : "s");
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = "process_crash";
+	ev.kind = vocab_event_kind(VE_PROCESS_CRASH);
 	ev.t = ol_time_none();
 	ev.pid = h->pid;
 	ev.comm = h->comm[0] ? h->comm : NULL;

@@ -182,7 +182,7 @@ static int label_meta(struct dcgm_st *st, const struct dcgm_labels *lb, const ch
 {
 	char key[448];
 
-	if (lb->driver[0] && put_meta_changed(st->s, st->driver, sizeof(st->driver),
+	if (lb->driver[0] && su_put_meta_changed(st->s, st->driver, sizeof(st->driver),
 					      "cuda.driver_version", lb->driver) < 0)
 		return -1;
 	if (lb->mig[0] && lb->profile[0]) {
@@ -210,7 +210,7 @@ static int store(struct dcgm_st *st, int k, const struct dcgm_labels *lb,
 	snprintf(ent, sizeof(ent), "gpu%s", lb->gpu[0] ? lb->gpu : "0");
 	if (lb->mig[0])
 		snprintf(ent + strlen(ent), sizeof(ent) - strlen(ent), "/mig:%s", lb->mig);
-	if (put_sample(st->s, dcgm_metrics[k].series, dcgm_metrics[k].unit, ent, t,
+	if (su_put_sample(st->s, dcgm_metrics[k].series, dcgm_metrics[k].unit, ent, t,
 		       v * dcgm_metrics[k].mult) < 0)
 		return -1;
 	st->count++;

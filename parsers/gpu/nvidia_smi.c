@@ -195,7 +195,7 @@ static int read_pct(const struct field *f, double *v)
 static int put(struct smi_st *st, const char *name, const char *unit, const char *entity,
 	       const struct ol_time *t, double v)
 {
-	if (put_sample(st->s, name, unit, entity, t, v) < 0)
+	if (su_put_sample(st->s, name, unit, entity, t, v) < 0)
 		return -1;
 	st->n++;
 	return 0;

@@ -30,6 +30,7 @@
 #include "parsers/common/seriesutil.h"
 #include "parsers/common/textclean.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -127,7 +128,7 @@ static int meta(struct tbl_st *st, const char *key, const char *val)
 static int sample(struct tbl_st *st, const char *name, const char *unit, const char *ent,
 		  double v)
 {
-	if (put_sample(st->s, name, unit, ent, &st->t, v) < 0)
+	if (su_put_sample(st->s, name, unit, ent, &st->t, v) < 0)
 		return -1;
 	st->n++;
 	return 0;
@@ -183,11 +184,11 @@ static int header_line(struct tbl_st *st, const char *p, const char *e)
 
 	if ((label_value(p, e, "Driver Version:", v, sizeof(v)) ||
 	     label_value(p, e, "KMD Version:", v, sizeof(v))) &&
-	    put_meta_changed(st->s, st->driver, sizeof(st->driver), "cuda.driver_version", v) < 0)
+	    su_put_meta_changed(st->s, st->driver, sizeof(st->driver), "cuda.driver_version", v) < 0)
 		return -1;
 	if ((label_value(p, e, "CUDA UMD Version:", v, sizeof(v)) ||
 	     label_value(p, e, "CUDA Version:", v, sizeof(v))) &&
-	    put_meta_changed(st->s, st->cuda, sizeof(st->cuda), "cuda.version", v) < 0)
+	    su_put_meta_changed(st->s, st->cuda, sizeof(st->cuda), "cuda.version", v) < 0)
 		return -1;
 	st->n++;
 	return 0;
@@ -277,15 +278,16 @@ static int gpu_line(struct tbl_st *st, const char *p, const char *e)
 	if (st->gpu < 0 || !mem_cell(&c[1], &used, &total))
 		return 0;
 	snprintf(ent, sizeof(ent), "gpu%d", st->gpu);
-	if (sample(st, "gpu.used_bytes", "bytes", ent, (double)used) < 0 ||
-	    sample(st, "gpu.total_bytes", "bytes", ent, (double)total) < 0)
+	if (sample(st, vocab_series_name(VS_GPU_USED_BYTES), "bytes", ent, (double)used) < 0 ||
+	    sample(st, vocab_series_name(VS_GPU_TOTAL_BYTES), "bytes", ent, (double)total) < 0)
 		return -1;
 	snprintf(val, sizeof(val), "%lld", (long long)total);
 	if (note_gpu_total(st->s, &st->total_seen, (unsigned)st->gpu, val) < 0)
 		return -1;
 	if (nc > 2 && (k = tokens(c[2].p, c[2].p + c[2].n, t)) >= 1 && t[0].n > 1 &&
 	    t[0].p[t[0].n - 1] == '%' && parse_num(t[0].p, t[0].n - 1, &util, &u) == 0 &&
-	    u == t[0].n - 1 && sample(st, "gpu.util_percent", "%", ent, util) < 0)
+	    u == t[0].n - 1 && sample(st, vocab_series_name(VS_GPU_UTIL_PERCENT), "%", ent,
+			util) < 0)
 		return -1;
 	return 0;
 }
@@ -345,7 +347,8 @@ static int process_row(struct tbl_st *st, const char *p, const char *e)
 		if (meta(st, key, name) < 0)
 			return -1;
 	}
-	if (bytes != OL_NULL && sample(st, "gpu.proc_used_bytes", "bytes", ent, (double)bytes) < 0)
+	if (bytes != OL_NULL && sample(st, vocab_series_name(VS_GPU_PROC_USED_BYTES), "bytes",
+			ent, (double)bytes) < 0)
 		return -1;
 	return 0;
 }

@@ -86,7 +86,7 @@ static int put_meta(struct cg_st *st, const char *key, const char *val)
 		if (!strcmp(meta_keys[i], key))
 			break;
 	if (i < 4)
-		r = put_meta_changed(st->s, st->last_meta[i], sizeof(st->last_meta[i]), key, val);
+		r = su_put_meta_changed(st->s, st->last_meta[i], sizeof(st->last_meta[i]), key, val);
 	else
 		r = sink_meta(st->s, key, val) < 0 ? -1 : 1;
 	if (r > 0)
@@ -109,7 +109,7 @@ static int put_value(struct cg_st *st, const struct cg_map *m, int is_max, int64
 	}
 	if (is_max)
 		return 0;
-	if (put_sample(st->s, m->name, m->unit, st->entity, &st->t, (double)v) < 0)
+	if (su_put_sample(st->s, m->name, m->unit, st->entity, &st->t, (double)v) < 0)
 		return -1;
 	st->n++;
 	return 0;

@@ -10,6 +10,7 @@
 #include "parsers/host/smaps.h"
 #include "parsers/common/seriesutil.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,7 +226,7 @@ static int sample(struct smaps_st *st, const char *name, const char *entity, int
 {
 	if (kb == OL_NULL)
 		return 0;
-	return put_sample(st->s, name, "bytes", entity, &st->t, (double)kb * 1024.0);
+	return su_put_sample(st->s, name, "bytes", entity, &st->t, (double)kb * 1024.0);
 }
 
 /* Finish the capture in progress: its last VMA, then its series. */
@@ -253,7 +254,8 @@ static int end_capture(struct smaps_st *st)
 				return -1;
 		for (i = 0; !st->rollup && i < K_N; i++) {
 			snprintf(ent2, sizeof(ent2), "%s/%s", entity, kind_names[i]);
-			if (sample(st, "proc.kind_rss_bytes", ent2, st->kind_rss[i]) < 0)
+			if (sample(st, vocab_series_name(VS_PROC_KIND_RSS_BYTES), ent2,
+					st->kind_rss[i]) < 0)
 				return -1;
 		}
 	}

@@ -6,6 +6,7 @@
 #include "parsers/k8s/k8s_parts.h"
 #include "parsers/common/seriesutil.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,7 +223,8 @@ int k8s_emit_eviction(struct k8s_st *st, const char *m, const struct ol_time *t,
 		used = eviction_figures(m, d);
 	snprintf(summary, sizeof(summary), "pod %s evicted%s", st->pod[0] ? st->pod : "?",
 		 m && strstr(m, "low on resource: memory") ? ": the node was low on memory" : "");
-	return emit(st, "k8s_eviction", t, line, OL_NULL, NULL, used, summary, d);
+	return emit(st, vocab_event_kind(VE_K8S_EVICTION), t, line, OL_NULL, NULL, used,
+			summary, d);
 }
 
 /* A container (c, or none) or pod killed for memory, reason as printed. */
@@ -246,7 +248,8 @@ int k8s_emit_kill(struct k8s_st *st, const struct kcont *c, const char *reason,
 		victim_of(msg, &pid, comm, sizeof(comm), d);
 	snprintf(summary, sizeof(summary), "%s: container %s of pod %s", reason,
 		 c && c->name[0] ? c->name : comm[0] ? comm : "?", st->pod[0] ? st->pod : "?");
-	return emit(st, "k8s_oom_kill", t, line, pid, comm, c ? c->limit : OL_NULL, summary, d);
+	return emit(st, vocab_event_kind(VE_K8S_OOM_KILL), t, line, pid, comm,
+			c ? c->limit : OL_NULL, summary, d);
 }
 
 /* Store meta key = bytes v. -1 when the sink failed. */
@@ -279,8 +282,9 @@ static int limits_meta(struct k8s_st *st)
 	}
 	if (!lim || (nlim > 1 && !lim->oom))
 		return 0;
-	if (meta_bytes(st, "cgroup.max_bytes", lim->limit) < 0 ||
-	    (lim->request != OL_NULL && meta_bytes(st, "k8s.memory_request_bytes", lim->request) < 0))
+	if (meta_bytes(st, vocab_meta_key(VM_CGROUP_MAX_BYTES), lim->limit) < 0 ||
+	    (lim->request != OL_NULL && meta_bytes(st,
+			vocab_meta_key(VM_K8S_MEMORY_REQUEST_BYTES), lim->request) < 0))
 		return -1;
 	return 0;
 }

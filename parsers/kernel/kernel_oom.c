@@ -34,6 +34,7 @@
 #include "parsers/common/textclean.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 /* ---------------------------------------------------------------------
  * Cheap rejection: does the line hold one of the patterns that can start
@@ -302,8 +303,8 @@ static int finish(struct kparse *kp)
 	if (kp->reports) {
 		char v[16];
 		snprintf(v, sizeof(v), "%d", (kp->page_kb ? kp->page_kb : 4) * 1024);
-		if (kp_emit(kp, sink_meta(kp->s, "kernel.page_size", v)) < 0 ||
-		    kp_emit(kp, sink_meta(kp->s, "kernel.page_size_assumed",
+		if (kp_emit(kp, sink_meta(kp->s, vocab_meta_key(VM_KERNEL_PAGE_SIZE), v)) < 0 ||
+		    kp_emit(kp, sink_meta(kp->s, vocab_meta_key(VM_KERNEL_PAGE_SIZE_ASSUMED),
 					  kp->page_kb ? "0" : "1")) < 0)
 			return -1;
 	}

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "parsers/kernel/kernel_scan.h"
+#include "lib/vocab.h"
 
 /* The end of the token at s: the first of the bytes of stop in [s, e),
  * or e. */
@@ -314,7 +315,8 @@ int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *p, cons
 	jset_str(d, "gfp_mask", mode);
 	snprintf(summary, sizeof(summary), "%s: page allocation failure (order %lld)", comm,
 		 (long long)(order == OL_NULL ? 0 : order));
-	if (kp_record_event(kp, r, "alloc_failure", OL_NULL, comm, OL_NULL, summary, d) < 0)
+	if (kp_record_event(kp, r, vocab_event_kind(VE_ALLOC_FAILURE), OL_NULL, comm, OL_NULL,
+			summary, d) < 0)
 		return -1;
 	return 1;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "parsers/kernel/kernel_scan.h"
+#include "lib/vocab.h"
 
 /* "...Kill process N (c) score S or sacrifice child" (pre-5.1 selection). */
 int m_kill_select(struct kparse *kp, const struct krec *r, const char *p, const char *e)
@@ -318,7 +319,7 @@ int m_killed(struct kparse *kp, const struct krec *r, const char *p, const char 
 	/* the memory the kill frees: anon + file + shmem rss */
 	kb = kb_sum(kb_sum(v.anon, v.file == OL_NULL ? 0 : v.file),
 		    v.shmem == OL_NULL ? 0 : v.shmem);
-	id = kp_record_event(kp, r, "oom_kill", v.pid, v.comm,
+	id = kp_record_event(kp, r, vocab_event_kind(VE_OOM_KILL), v.pid, v.comm,
 			     kb == OL_NULL || kb > INT64_MAX / 1024 ? OL_NULL : kb * 1024, summary,
 			     kill_json(ev, &v));
 	if (id < 0)
@@ -377,7 +378,8 @@ int m_reaper(struct kparse *kp, const struct krec *r, const char *p, const char 
 	jset_int(d, "kill_event", recent_kill_of(kp, pid));
 	snprintf(summary, sizeof(summary), "oom_reaper %s %s (pid %lld)",
 		 reaped ? "reaped" : "could not reap", comm[0] ? comm : "?", (long long)pid);
-	if (kp_record_event(kp, r, "oom_reaper", pid, comm, OL_NULL, summary, d) < 0)
+	if (kp_record_event(kp, r, vocab_event_kind(VE_OOM_REAPER), pid, comm, OL_NULL, summary,
+			d) < 0)
 		return -1;
 	return 1;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "parsers/kernel/kernel_scan.h"
+#include "lib/vocab.h"
 
 /* A limit at or above this many kB is the kernel's "unlimited" (PAGE_COUNTER_MAX). */
 #define PAGE_UNLIMITED_KB (1LL << 52)
@@ -91,7 +92,7 @@ void kp_note_release(struct kparse *kp, const char *rel)
 	if (!rel[0] || kp->release[0])
 		return;
 	snprintf(kp->release, sizeof(kp->release), "%s", rel);
-	kp_emit(kp, sink_meta(kp->s, "kernel.release", rel));
+	kp_emit(kp, sink_meta(kp->s, vocab_meta_key(VM_KERNEL_RELEASE), rel));
 }
 
 /* ---------------------------------------------------------------------

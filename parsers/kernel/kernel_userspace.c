@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "parsers/kernel/kernel_scan.h"
+#include "lib/vocab.h"
 
 #define UP_LINES 40     /* a held event is sent this many lines after its own */
 
@@ -253,13 +254,15 @@ static int eo_status_line(struct kparse *kp, const struct krec *r, const char *p
 		s->swap_free = o ? scaled_like(sw + 10, o + 4, e) : mib_at(sw + 10, e);
 	}
 	if (s->avail != OL_NULL) {
-		int64_t id = sink_series(kp->s, "host.mem_available_bytes", "bytes", "");
+		int64_t id = sink_series(kp->s, vocab_series_name(VS_HOST_MEM_AVAILABLE_BYTES),
+				"bytes", "");
 		if (kp_emit(kp, id) < 0 || kp_emit(kp, sink_sample(kp->s, id, &r->t,
 								  (double)s->avail)) < 0)
 			return -1;
 	}
 	if (s->swap_free != OL_NULL && s->swap_total > 0) {
-		int64_t id = sink_series(kp->s, "host.swap_free_bytes", "bytes", "");
+		int64_t id = sink_series(kp->s, vocab_series_name(VS_HOST_SWAP_FREE_BYTES),
+				"bytes", "");
 		if (kp_emit(kp, id) < 0 || kp_emit(kp, sink_sample(kp->s, id, &r->t,
 								  (double)s->swap_free)) < 0)
 			return -1;
@@ -267,13 +270,13 @@ static int eo_status_line(struct kparse *kp, const struct krec *r, const char *p
 	snprintf(v, sizeof(v), "%lld", (long long)s->total);
 	if (s->total != OL_NULL && strcmp(v, s->total_meta)) {
 		snprintf(s->total_meta, sizeof(s->total_meta), "%s", v);
-		if (kp_emit(kp, sink_meta(kp->s, "host.mem_total_bytes", v)) < 0)
+		if (kp_emit(kp, sink_meta(kp->s, vocab_meta_key(VM_HOST_MEM_TOTAL_BYTES), v)) < 0)
 			return -1;
 	}
 	snprintf(v, sizeof(v), "%lld", (long long)s->swap_total);
 	if (s->swap_total != OL_NULL && strcmp(v, s->swap_meta)) {
 		snprintf(s->swap_meta, sizeof(s->swap_meta), "%s", v);
-		if (kp_emit(kp, sink_meta(kp->s, "host.swap_total_bytes", v)) < 0)
+		if (kp_emit(kp, sink_meta(kp->s, vocab_meta_key(VM_HOST_SWAP_TOTAL_BYTES), v)) < 0)
 			return -1;
 	}
 	return 1;
@@ -290,7 +293,7 @@ static int eo_total_line(struct kparse *kp, const char *p, const char *e)
 		char v[32];
 		snprintf(v, sizeof(v), "%lld", (long long)kp->eo.total);
 		snprintf(kp->eo.total_meta, sizeof(kp->eo.total_meta), "%s", v);
-		if (kp_emit(kp, sink_meta(kp->s, "host.mem_total_bytes", v)) < 0)
+		if (kp_emit(kp, sink_meta(kp->s, vocab_meta_key(VM_HOST_MEM_TOTAL_BYTES), v)) < 0)
 			return -1;
 	}
 	return 1;
@@ -481,7 +484,8 @@ static int oomd_kill(struct kparse *kp, const struct krec *r, const char *p, con
 	pid = kp->oomd.npids == 1 ? kp->oomd.pids[0] : OL_NULL;
 	oomd_context(&kp->oomd, d, target, have_p);
 	snprintf(summary, sizeof(summary), "systemd-oomd killed %s", target[0] ? target : "?");
-	return kp_record_event(kp, r, "userspace_kill", pid, "", OL_NULL, summary, d) < 0 ? -1 : 1;
+	return kp_record_event(kp, r, vocab_event_kind(VE_USERSPACE_KILL), pid, "", OL_NULL,
+			summary, d) < 0 ? -1 : 1;
 }
 
 /* The candidate list: "Path: /y" then its "Current Memory Usage: 55.5M"
@@ -565,7 +569,8 @@ static int unit_line(struct kparse *kp, const struct krec *r, const char *p, con
 	jset_int(d, "processes", n);
 	snprintf(summary, sizeof(summary), "%s: %s killed a process in this unit", unit,
 		 !strcmp(killer, "kernel") ? "the kernel OOM killer" : killer);
-	return kp_record_event(kp, r, "systemd_unit_oom", OL_NULL, "", OL_NULL, summary, d) < 0
+	return kp_record_event(kp, r, vocab_event_kind(VE_SYSTEMD_UNIT_OOM), OL_NULL, "",
+			OL_NULL, summary, d) < 0
 	       ? -1 : 1;
 }
 

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "parsers/kernel/kernel_scan.h"
+#include "lib/vocab.h"
 
 #define OFF_BUS_LINES 8   /* lines within which two off-the-bus lines are one event */
 
@@ -157,7 +158,8 @@ static int emit_xid(struct kparse *kp, const struct krec *r, int64_t xid, const 
 		snprintf(kp->nvrm.off_pci, sizeof(kp->nvrm.off_pci), "%s", pci);
 		kp->nvrm.off_line = kp->in->lineno;
 	}
-	return kp_record_event(kp, r, "gpu_xid", pid, comm, OL_NULL, summary, d) < 0 ? -1 : 1;
+	return kp_record_event(kp, r, vocab_event_kind(VE_GPU_XID), pid, comm, OL_NULL, summary,
+			d) < 0 ? -1 : 1;
 }
 
 /* The value of "key=" at p up to the next ',' into dst, quotes removed;

@@ -31,6 +31,7 @@
 #include "parsers/common/seriesutil.h"
 #include "parsers/torch/torch_oom_text.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +110,7 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 			      .summary = summary };
 
 	if (torch_oom_text(exc, en)) {
-		e.kind = "torch_oom";
+		e.kind = vocab_event_kind(VE_TORCH_OOM);
 		e.data = torch_oom_fields(exc, en, &e.bytes, summary, sizeof(summary));
 		if (!tb && dup_oom(st, e.data, &e.t)) {
 			json_decref(e.data);
@@ -117,7 +118,7 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 		}
 		remember_oom(st, e.data, &e.t);
 	} else {
-		e.kind = "server_error";
+		e.kind = vocab_event_kind(VE_SERVER_ERROR);
 		e.data = error_data(exc, en, summary, sizeof(summary));
 		json_object_set_new(e.data, "engine_error", st->piece_error
 				    ? json_string(engine_error_name(st->piece_error)) : json_null());
@@ -141,7 +142,8 @@ static int cxx_abort(struct srv_st *st)
 	if (l->n < sizeof(lead) || l->msg[0] != 't' || memcmp(l->msg, lead, sizeof(lead) - 1) ||
 	    !(q = memchr(type, '\'', l->n - (size_t)(type - l->msg))))
 		return 0;
-	e = (struct ol_event){ .kind = "server_error", .t = l->t, .pid = l->pid, .bytes = OL_NULL,
+	e = (struct ol_event){ .kind = vocab_event_kind(VE_SERVER_ERROR), .t = l->t,
+			.pid = l->pid, .bytes = OL_NULL,
 			       .line = st->in->lineno, .summary = summary };
 	e.data = json_pack("{s:o, s:o, s:n, s:n}", "exception_type",
 			   ol_json_strn(type, (size_t)(q - type)), "exception",

@@ -6,6 +6,7 @@
 #include "parsers/serving/server_stats.h"
 #include "parsers/common/seriesutil.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +76,8 @@ static int req_flush(struct srv_stats *st, struct sink *s)
 		return 0;
 	st->req_pending = 0;
 	if (!st->req_sid)
-		st->req_sid = sink_series(s, "server.requests_total", "requests", st->req_ent);
+		st->req_sid = sink_series(s, vocab_series_name(VS_SERVER_REQUESTS_TOTAL),
+				"requests", st->req_ent);
 	if (st->req_sid < 0 || sink_sample(s, st->req_sid, &st->req_t, (double)st->req_count) < 0)
 		return -1;
 	st->records++;

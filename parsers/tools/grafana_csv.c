@@ -15,6 +15,7 @@
 #include "parsers/tools/prom_text.h"
 #include "parsers/common/seriesutil.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,7 +161,7 @@ static int point(struct gc_st *st, const char *series, size_t sn, const struct g
 	if (note_local_clock(st->s, &t, &st->noted_local) < 0)
 		return -1;
 	copy_str(ent, sizeof(ent), series, sn);
-	id = sink_series(st->s, "grafana.series", NULL, ent);
+	id = sink_series(st->s, vocab_series_name(VS_GRAFANA_SERIES), NULL, ent);
 	if (id < 0 || sink_sample(st->s, id, &t, v) < 0)
 		return -1;
 	if (!st->points)
@@ -199,7 +200,7 @@ static int export_event(struct gc_st *st)
 	int64_t id;
 
 	memset(&e, 0, sizeof(e));
-	e.kind = "metrics_export";
+	e.kind = vocab_event_kind(VE_METRICS_EXPORT);
 	e.t = ol_time_none();
 	e.pid = OL_NULL;
 	e.bytes = OL_NULL;

@@ -25,6 +25,7 @@
 #include "parsers/tools/memray_bin.h"
 #include "parsers/tools/memray_bin_internal.h"
 #include "parsers/tools/memray_stats.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,12 +191,14 @@ static int rss_sample(struct mb_st *st, uint64_t rss, int64_t ms, int64_t heap)
 	struct ol_time t = ms_time(ms);
 
 	if (!st->rss_series &&
-	    (st->rss_series = sink_series(st->s, "proc.rss_bytes", "bytes", st->entity)) < 0)
+	    (st->rss_series = sink_series(st->s, vocab_series_name(VS_PROC_RSS_BYTES), "bytes",
+			st->entity)) < 0)
 		return -1;
 	if (sink_sample(st->s, st->rss_series, &t, (double)rss) < 0)
 		return -1;
 	if (heap != OL_NULL) {
-		if (!st->heap_series && (st->heap_series = sink_series(st->s, "memray.heap_bytes",
+		if (!st->heap_series && (st->heap_series = sink_series(st->s,
+				vocab_series_name(VS_MEMRAY_HEAP_BYTES),
 						"bytes", st->entity)) < 0)
 			return -1;
 		if (sink_sample(st->s, st->heap_series, &t, (double)heap) < 0)
@@ -519,7 +522,7 @@ static int capture_event(struct mb_st *st)
 	if (st->why[0])
 		json_object_set_new(d, "problem", json_string(st->why));
 	memset(&e, 0, sizeof(e));
-	e.kind = "memray_capture";
+	e.kind = vocab_event_kind(VE_MEMRAY_CAPTURE);
 	e.t = ms_time(h->start_ms);
 	e.pid = h->pid;
 	e.bytes = st->rss_samples ? (int64_t)st->rss_max : OL_NULL;

@@ -21,6 +21,7 @@
  */
 #include "parsers/tools/memray_stats.h"
 #include "parsers/common/seriesutil.h"
+#include "lib/vocab.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -117,7 +118,7 @@ int memray_event(struct sink *s, json_t *data, uint64_t line)
 	int64_t id;
 
 	memset(&e, 0, sizeof(e));
-	e.kind = "memray_stats";
+	e.kind = vocab_event_kind(VE_MEMRAY_STATS);
 	e.t = ol_time_none();
 	e.pid = OL_NULL;
 	e.line = line;

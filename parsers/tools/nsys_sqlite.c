@@ -28,6 +28,7 @@
  * One nsys_capture event per file says what was there and what was not.
  */
 #include "parsers/tools/nsys_sqlite.h"
+#include "lib/vocab.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -164,7 +165,8 @@ static int read_gpus(struct ns_st *st)
 		if (name && !st->gpu_name[0])
 			snprintf(st->gpu_name, sizeof(st->gpu_name), "%s", (const char *)name);
 		if (sqlite3_column_type(q, 2) == SQLITE_INTEGER && sqlite3_column_int64(q, 2) > 0 &&
-		    sample(st, "gpu.total_bytes", sqlite3_column_int64(q, 0), &t,
+		    sample(st, vocab_series_name(VS_GPU_TOTAL_BYTES), sqlite3_column_int64(q,
+				0), &t,
 			   (double)sqlite3_column_int64(q, 2), NULL) < 0) {
 			sqlite3_finalize(q);
 			return -1;
@@ -198,7 +200,8 @@ static int flush_bucket(struct ns_st *st, struct ns_dev *d)
 		return 0;
 	t = at(st, d->bucket_max_ns);
 	d->bucket = OL_NULL;
-	return sample(st, "cuda.allocated_bytes", d->id, &t, (double)d->bucket_max, &d->series);
+	return sample(st, vocab_series_name(VS_CUDA_ALLOCATED_BYTES), d->id, &t,
+			(double)d->bucket_max, &d->series);
 }
 
 /* One allocation or free on a card: the running sum, its peak, and the
@@ -308,7 +311,8 @@ static int memory_events(struct ns_st *st)
 			 " still allocated at the end of the capture)", (long long)d->id,
 			 (long long)d->peak, (long long)d->allocs, (long long)d->frees,
 			 (long long)d->cur);
-		if (emit(st, "nsys_memory", at(st, d->peak_ns), d->peak, line, data) < 0)
+		if (emit(st, vocab_event_kind(VE_NSYS_MEMORY), at(st, d->peak_ns), d->peak,
+				line, data) < 0)
 			return -1;
 	}
 	return 0;
@@ -328,7 +332,7 @@ static int failed_call(struct ns_st *st, int64_t start, const char *fn, int64_t 
 	json_object_set_new(data, "out_of_memory", json_boolean(rv == 2));
 	snprintf(line, sizeof(line), "Nsight Systems: %s returned %lld%s", fn ? fn : "?",
 		 (long long)rv, rv == 2 ? " (out of memory)" : "");
-	return emit(st, "alloc_failed", at(st, start), OL_NULL, line, data);
+	return emit(st, vocab_event_kind(VE_ALLOC_FAILED), at(st, start), OL_NULL, line, data);
 }
 
 /* The API's name without the entry point's version: "cudaMalloc_v3020"
@@ -399,7 +403,7 @@ static int capture_event(struct ns_st *st)
 		 (long long)st->failed_calls, st->mem_events ? "CUDA memory usage recorded" :
 		 "no CUDA memory usage events (profile with --cuda-memory-usage=true to"
 		 " record them)");
-	return emit(st, "nsys_capture", at(st, 0), OL_NULL, line, data);
+	return emit(st, vocab_event_kind(VE_NSYS_CAPTURE), at(st, 0), OL_NULL, line, data);
 }
 
 /* The database: the file itself, read-only and immutable, or (a memory

@@ -20,6 +20,7 @@
  */
 #include "parsers/tools/nsys_stats.h"
 #include "parsers/common/seriesutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +140,7 @@ static int table_end(struct ns_st *st)
 	if (st->kind == K_API)
 		json_object_set_new(st->data, "top_api", st->top[0] ? json_string(st->top) : json_null());
 	memset(&e, 0, sizeof(e));
-	e.kind = "nsys_stats";
+	e.kind = vocab_event_kind(VE_NSYS_STATS);
 	e.t = ol_time_none();
 	e.pid = OL_NULL;
 	e.bytes = OL_NULL;

@@ -16,6 +16,7 @@
 #include "parsers/tools/prom_text.h"
 #include "parsers/common/pyjson.h"
 #include "parsers/common/seriesutil.h"
+#include "lib/vocab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ static int answer_event(struct pq_st *st)
 	int64_t id;
 
 	memset(&e, 0, sizeof(e));
-	e.kind = "metrics_query";
+	e.kind = vocab_event_kind(VE_METRICS_QUERY);
 	e.t = ol_time_none();
 	e.pid = OL_NULL;
 	e.bytes = OL_NULL;

@@ -22,6 +22,7 @@
 #include "parsers/common/seriesutil.h"
 #include "parsers/gpu/dcgm.h"
 #include "lib/timeutil.h"
+#include "lib/vocab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -334,7 +335,7 @@ static int scrape_event(struct px_st *st)
 	int64_t id;
 
 	memset(&e, 0, sizeof(e));
-	e.kind = "metrics_scrape";
+	e.kind = vocab_event_kind(VE_METRICS_SCRAPE);
 	e.t = ol_time_none();
 	e.pid = OL_NULL;
 	e.bytes = OL_NULL;

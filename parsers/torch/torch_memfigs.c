@@ -3,6 +3,7 @@
  * series and a torch_memory_stats event; see torch_memfigs.h.
  */
 #include "parsers/torch/torch_memfigs.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -155,7 +156,7 @@ int tm_emit(struct sink *s, const struct tm_dump *d)
 			return -1;
 	}
 	memset(&e, 0, sizeof(e));
-	e.kind = "torch_memory_stats";
+	e.kind = vocab_event_kind(VE_TORCH_MEMORY_STATS);
 	e.t = d->t;
 	e.pid = OL_NULL;
 	v = stat_of(d->stats, "reserved_bytes.all.current", &has);

@@ -29,6 +29,7 @@
  */
 #include "parsers/torch/torch_model.h"
 #include "parsers/common/hashtab.h"
+#include "lib/vocab.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -380,7 +381,7 @@ static int oom_event(struct ts_model *m, const struct ts_entry *x, int64_t ns)
 	if (x->size == OL_NULL || x->device_free == OL_NULL)
 		snprintf(summary, sizeof(summary), "PyTorch CUDA out of memory on cuda:%lld",
 			 (long long)x->device);
-	e.kind = "torch_oom";
+	e.kind = vocab_event_kind(VE_TORCH_OOM);
 	e.t.clock = ns == OL_NULL ? OL_CLOCK_NONE : OL_CLOCK_UTC;
 	e.t.utc_ns = ns;
 	e.t.boot_ns = OL_NULL;

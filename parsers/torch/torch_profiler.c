@@ -26,6 +26,7 @@
  */
 #include "parsers/torch/torch_profiler.h"
 #include "parsers/common/seriesutil.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,7 +334,7 @@ static int table_end(struct pf_st *st)
 		if (st->units & (1u << k))
 			json_array_append_new(units, json_string(unit_names[k]));
 	memset(&e, 0, sizeof(e));
-	e.kind = "torch_profiler_table";
+	e.kind = vocab_event_kind(VE_TORCH_PROFILER_TABLE);
 	e.t = ol_time_none();
 	e.pid = OL_NULL;
 	e.bytes = st->top[3].set ? st->top[3].bytes : OL_NULL;

@@ -329,10 +329,18 @@ static int do_segment(struct rdr *r, const struct pk_val *sv)
 		shape_warn(r, "a segment that is not a dict");
 		return 0;
 	}
-	if (begin(r, "list") < 0)
-		return -1;
 	memset(&in, 0, sizeof(in));
 	READ_DICT(r, sv->u.o, segment_map, &in);
+	/* A dict is a segment by what every generation writes into one: its
+	 * size, its address or its blocks. Without them it is some other
+	 * dict (a frame of a pickled frames list that came first in the
+	 * stream, before the object STOP returns), never a segment. */
+	if (in.g.total_size == OL_NULL && in.g.address == OL_NULL && !in.blocks) {
+		shape_warn(r, "a dict that is not a segment (no total_size, address or blocks)");
+		return 0;
+	}
+	if (begin(r, "list") < 0)
+		return -1;
 	in.g.frames = frames_of(r, in.frames, &fs);
 	if (r->ops->segment(r->ops->ctx, &in.g) < 0)
 		return -1;

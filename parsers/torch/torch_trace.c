@@ -19,6 +19,7 @@
 #include "parsers/torch/torch_trace.h"
 #include "parsers/common/pyjson.h"
 #include "parsers/common/seriesutil.h"
+#include "lib/vocab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -103,13 +104,16 @@ static int store_mem(struct pt_st *st, const struct pt_mem *m)
 	else
 		st->untimed++;
 	if (m->type == 0)
-		return trace_sample(st, "torch.cpu_allocated_bytes", "cpu", &t, m->allocated);
+		return trace_sample(st, vocab_series_name(VS_TORCH_CPU_ALLOCATED_BYTES), "cpu",
+				&t, m->allocated);
 	if (m->type == 1)
 		snprintf(entity, sizeof(entity), "cuda:%d", (int)m->device);
 	else
 		snprintf(entity, sizeof(entity), "device%d:%d", (int)m->type, (int)m->device);
-	if (trace_sample(st, "torch.allocated_bytes", entity, &t, m->allocated) < 0 ||
-	    trace_sample(st, "torch.reserved_bytes", entity, &t, m->reserved) < 0)
+	if (trace_sample(st, vocab_series_name(VS_TORCH_ALLOCATED_BYTES), entity, &t,
+			m->allocated) < 0 ||
+	    trace_sample(st, vocab_series_name(VS_TORCH_RESERVED_BYTES), entity, &t,
+			m->reserved) < 0)
 		return -1;
 	return 0;
 }
@@ -197,7 +201,7 @@ static int oom_event(struct pt_st *st, const json_t *ev)
 		e.t = ts_time(st, ts);
 	else
 		e.t = ol_time_none();
-	e.kind = "torch_oom";
+	e.kind = vocab_event_kind(VE_TORCH_OOM);
 	e.pid = OL_NULL;
 	e.bytes = arg_int(args, "Bytes");
 	e.summary = "[OutOfMemory] event in the profiler trace";
@@ -254,7 +258,7 @@ static int summary_event(struct pt_st *st)
 	for (d = 0; d < 32; d++)
 		ndev += !!(st->devices & (1u << d));
 	memset(&e, 0, sizeof(e));
-	e.kind = "torch_profiler_trace";
+	e.kind = vocab_event_kind(VE_TORCH_PROFILER_TRACE);
 	e.t = ol_time_none();
 	e.pid = OL_NULL;
 	e.bytes = st->peak_resv ? st->peak_resv : OL_NULL;

@@ -1,0 +1,188 @@
+/*
+ * card.c -- the card at a PyTorch OOM as its message tells it (see struct
+ * rl_card in rulelib.h): the figures of the first torch_oom event that
+ * states a capacity, which of the "Process N has X memory in use" lines is
+ * this process, and what follows (what the allocator could reach, what
+ * it needed, who held the rest). The rules in capacity.c and
+ * fragmentation.c weigh it; nothing here writes a finding.
+ */
+#include "analyzer/derive/dctx.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* cudaMalloc can fail with a little more free than the request: the
+ * driver rounds to its pages and keeps some for itself, and another
+ * process may allocate at the same moment. Free memory within 64 MiB + 2%
+ * of the request, or within 2% of the card, does not hold it. */
+#define FREE_SLACK_BYTES (64 * MIB)
+#define FREE_SLACK_FRAC 0.02
+#define FREE_SLACK_CARD 0.02
+/* A "Process N" line is this process (a container hides its pid from the
+ * driver) when it is at least PyTorch's reserve, within this above it. */
+#define SELF_ABOVE_RESERVED (2 * GIB)
+
+/* Column i as a size: -1 when NULL, negative or not finite. */
+static double size_col(sqlite3_stmt *st, int i)
+{
+	double v;
+
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return -1;
+	v = sqlite3_column_double(st, i);
+	return isfinite(v) && v >= 0 && v < 1e19 ? v : -1;
+}
+
+/* The message's figures into k; 1 read, 0 none, -1 failed. */
+static int read_event(struct rule_ctx *c, struct rl_card *k)
+{
+	sqlite3_stmt *st = rl_prepare(c,
+		"SELECT id, pid, coalesce(json_extract(data, '$.requested_bytes'), bytes),"
+		" json_extract(data, '$.total_bytes'), json_extract(data, '$.free_bytes'),"
+		" json_extract(data, '$.allowed_bytes'), json_extract(data, '$.process_in_use_bytes'),"
+		" json_extract(data, '$.allocated_bytes'), json_extract(data, '$.reserved_bytes'),"
+		" json_extract(data, '$.reserved_unallocated_bytes'),"
+		" json_extract(data, '$.private_pools_bytes'), json_extract(data, '$.wording')"
+		" FROM event WHERE kind = 'torch_oom' AND json_valid(data)"
+		" AND json_extract(data, '$.total_bytes') > 0 ORDER BY time_ns, id LIMIT 1");
+	int r = 0;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		k->ev = sqlite3_column_int64(st, 0);
+		k->pid = sqlite3_column_type(st, 1) == SQLITE_NULL ? OL_NULL : sqlite3_column_int64(st, 1);
+		k->req = size_col(st, 2);
+		k->total = size_col(st, 3);
+		k->free = size_col(st, 4);
+		k->limit = size_col(st, 5);    /* allowed, for now */
+		k->self = size_col(st, 6);
+		k->alloc = size_col(st, 7);
+		k->reserved = size_col(st, 8);
+		k->unalloc = size_col(st, 9);
+		k->pools = size_col(st, 10);
+		snprintf(k->wording, sizeof(k->wording), "%s",
+			 sqlite3_column_type(st, 11) == SQLITE_TEXT ? q_text(st, 11) : "");
+		r = k->total > 0;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* PyTorch 1.0-1.3 printed "X cached" as the cache held but not used
+ * (amount cached minus allocated); the event keeps it as reserved_bytes
+ * (docs/json.md). Make reserved the whole reserve again. */
+static void old_cached(struct rl_card *k)
+{
+	if (strcmp(k->wording, "old_cached") || k->reserved < 0 || k->alloc < 0)
+		return;
+	k->unalloc = k->reserved;
+	k->reserved = k->alloc + k->unalloc;
+}
+
+/* The "Process N has X" lines: which is this process, and the others.
+ * With "this process has X in use" printed, every line is another
+ * process; without it (a container), this process is the line of its
+ * pid, else the one just above PyTorch's reserve. 0 or -1. */
+static int processes(struct rule_ctx *c, struct rl_card *k)
+{
+	sqlite3_stmt *st = rl_prepare(c,
+		"SELECT json_extract(j.value, '$.pid'), json_extract(j.value, '$.bytes')"
+		" FROM event e, json_each(e.data, '$.processes') j WHERE e.id = ?1"
+		" AND json_type(e.data, '$.processes') = 'array'");
+	int64_t self_pid = OL_NULL;
+	double best = -1, lo = k->reserved - 0.01 * k->total;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, k->ev);
+	while (k->self < 0 && k->reserved >= 0 && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(st, 0);
+		double b = size_col(st, 1);
+		if (b < 0)
+			continue;
+		if (k->pid != OL_NULL && pid == k->pid) {
+			self_pid = pid, best = b;
+			break;
+		}
+		if (b >= lo && b <= k->reserved + SELF_ABOVE_RESERVED &&
+		    (best < 0 || fabs(b - k->reserved) < fabs(best - k->reserved)))
+			self_pid = pid, best = b;
+	}
+	if (best >= 0)
+		k->self = best;
+	sqlite3_reset(st);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(st, 0);
+		double b = size_col(st, 1);
+		k->listed = 1;
+		if (b < 0 || (self_pid != OL_NULL && pid == self_pid))
+			continue;
+		k->others += b;
+		k->n_others++;
+		if (b > k->top_bytes)
+			k->top_bytes = b, k->top_pid = pid;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* What follows from the figures. */
+static void derive(struct rl_card *k)
+{
+	double t = k->total;
+
+	k->limit = k->limit > 0 && k->limit < t ? k->limit : t;
+	k->oversubscribed = k->alloc > t;
+	if (k->unalloc < 0 && k->reserved >= 0 && k->alloc >= 0 && k->reserved >= k->alloc)
+		k->unalloc = k->reserved - k->alloc;
+	if (k->reserved < 0 && k->alloc >= 0 && k->unalloc >= 0)   /* 2.1+: both parts */
+		k->reserved = k->alloc + k->unalloc;
+	if (k->self >= 0 && k->reserved >= 0 && k->self >= k->reserved)
+		k->non_pytorch = k->self - k->reserved;
+	if (k->free >= 0) {
+		double mine = k->self >= 0 ? k->self : k->reserved >= 0 ? k->reserved : k->alloc;
+		if (mine >= 0)
+			k->outside = fmax(t - mine - k->free, 0);
+	}
+	k->outside_proven = k->self >= 0 && k->outside > 0 && k->others >= 0.8 * k->outside;
+	if (k->reserved >= 0 && k->free >= 0)
+		k->room = fmin(k->reserved + k->free, k->limit);
+	if (k->alloc >= 0 && k->req >= 0)
+		k->need = k->alloc + k->req;
+	k->free_held = k->free >= 0 && k->req >= 0 &&
+		       k->free >= k->req + fmax(FREE_SLACK_BYTES + FREE_SLACK_FRAC * k->req,
+						FREE_SLACK_CARD * t);
+}
+
+int rl_card_read(struct rule_ctx *c, struct rl_card *k)
+{
+	int r;
+
+	memset(k, 0, sizeof(*k));
+	k->pid = k->top_pid = OL_NULL;
+	k->self = k->non_pytorch = k->outside = k->room = k->need = -1;
+	r = read_event(c, k);
+	if (r <= 0) {
+		k->ev = 0;
+		return r;
+	}
+	old_cached(k);
+	if (processes(c, k) < 0)
+		return -1;
+	derive(k);
+	return 1;
+}
+
+int rl_card_frag_real(const struct rl_card *k)
+{
+	if (k->total <= 0 || k->unalloc < 0)
+		return -1;
+	return k->unalloc >= RL_FRAG_MIN_SHARE * k->total;
+}
+
+int rl_card_frag_holds(const struct rl_card *k)
+{
+	return k->unalloc >= 0 && k->req > 0 && k->unalloc + (k->free > 0 ? k->free : 0) >= k->req;
+}

@@ -1,0 +1,219 @@
+/*
+ * ledger_lines.c -- the ledger's lines and figures: adding a line to an
+ * account (with its label, certainty, moment and source), a figure read
+ * from a series or a meta value with the artifact it came from, and the
+ * balance of an account (what its lines leave unexplained or count
+ * twice). Shared by the card accounts (ledger.c), PyTorch's lines
+ * (ledger_torch.c) and the host's (ledger_host.c).
+ */
+#include "analyzer/derive/ledger_impl.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A rest smaller than this is the rounding of printed figures (an engine
+ * prints GiB to two decimals), not a line: 16 MiB or 0.1% of the whole. */
+#define REST_MIN(whole) fmax(16 * MIB, 0.001 * fabs(whole))
+
+static const struct { const char *line, *label; } labels[] = {
+	{ "capacity", "capacity" }, { "in_use", "in use" },
+	{ "weights", "weights" }, { "kv_cache", "KV cache" }, { "cuda_graphs", "CUDA graphs" },
+	{ "activations", "activations and other PyTorch tensors" },
+	{ "pytorch_cache", "cached by PyTorch, not allocated" },
+	{ "non_pytorch", "outside PyTorch in this process (CUDA context, NCCL, cuBLAS workspaces)" },
+	{ "other_processes", "other processes" }, { "process", "the process" },
+	{ "victim", "the killed process (RSS)" }, { "other_tasks", "other tasks (RSS)" },
+	{ "anon", "anonymous memory" }, { "page_cache", "page cache" }, { "shmem", "shared memory" },
+	{ "unexplained", "unexplained" }, { "over_counted", "over-counted" },
+	{ "free", "free" }, { "swap", "in swap" },
+	{ "allocated_peak", "PyTorch's peak allocated" },
+	{ "reserved_peak", "PyTorch's peak reserved" },
+};
+
+
+struct lline *ledger_add(struct account *a, const char *line, double bytes, int part,
+			 const char *certainty, const char *moment, const char *ref_table,
+			 int64_t ref_id, const char *fmt, ...)
+{
+	struct lline *l;
+	va_list ap;
+	size_t i;
+
+	if (a->n == LEDGER_LINES || !isfinite(bytes) || bytes < 0)
+		return NULL;
+	l = &a->l[a->n++];
+	memset(l, 0, sizeof(*l));
+	l->line = line;
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcmp(labels[i].line, line))
+			snprintf(l->label, sizeof(l->label), "%s", labels[i].label);
+	l->bytes = bytes;
+	l->part = part;
+	l->certainty = certainty;
+	l->moment = moment;
+	l->ref_table = ref_table;
+	l->ref_id = ref_id;
+	va_start(ap, fmt);
+	vsnprintf(l->source, sizeof(l->source), fmt, ap);
+	va_end(ap);
+	return l;
+}
+
+struct lline *ledger_find(struct account *a, const char *line)
+{
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (!strcmp(a->l[i].line, line))
+			return &a->l[i];
+	return NULL;
+}
+
+/* The file name of artifact id into buf ("" when unknown). */
+const char *ledger_art_name(struct rule_ctx *c, int64_t id, char *buf, size_t n)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT path FROM artifact WHERE id = ?");
+	const char *p, *slash;
+
+	buf[0] = 0;
+	if (!st)
+		return buf;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && (p = (const char *)sqlite3_column_text(st, 0))) {
+		slash = strrchr(p, '/');
+		snprintf(buf, n, "%s", slash && slash[1] ? slash + 1 : p);
+	}
+	sqlite3_finalize(st);
+	return buf;
+}
+
+double ledger_col_size(sqlite3_stmt *st, int i)
+{
+	double v;
+
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return -1;
+	v = sqlite3_column_double(st, i);
+	return isfinite(v) && v >= 0 && v < 1e19 ? v : -1;
+}
+
+/* The moment a series value read at the OOM stands for. */
+const char *ledger_at_oom(const struct rule_ctx *c)
+{
+	return c->oom_ns == OL_NULL ? "last sample" : "OOM";
+}
+
+void ledger_fig_set(struct fig *f, double v, const char *certainty, const char *moment,
+		    const char *ref_table, int64_t ref_id, const char *source)
+{
+	f->v = v;
+	f->certainty = certainty;
+	f->moment = moment;
+	f->ref_table = ref_table;
+	f->ref_id = ref_id;
+	snprintf(f->source, sizeof(f->source), "%s", source);
+}
+
+struct lline *ledger_add_fig(struct account *a, const char *line, int part, const struct fig *f)
+{
+	if (f->v < 0)
+		return NULL;
+	return ledger_add(a, line, f->v, part, f->certainty, f->moment, f->ref_table, f->ref_id, "%s",
+		   f->source);
+}
+
+/* A series' value on one entity: its highest (at_oom 0) or the last at
+ * or before the OOM (1), with the series id and its file. 0, or -1. */
+int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, int last,
+		      const char *what, struct fig *f)
+{
+	/* a value without a time (a memory_stats dump) counts after every
+	 * timed one: the last of them in the order read */
+	sqlite3_stmt *st = rl_prepare(c, last
+		? "SELECT s.id, s.artifact_id, p.value, p.time_ns IS NULL FROM series s JOIN sample p"
+		  " ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
+		  " AND (p.time_ns <= ?3 OR p.time_ns IS NULL)"
+		  " ORDER BY p.time_ns IS NULL, p.time_ns DESC, p.rowid DESC LIMIT 1"
+		: "SELECT s.id, s.artifact_id, p.value, 0 FROM series s JOIN sample p"
+		  " ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
+		  " ORDER BY p.value DESC LIMIT 1");
+	char name_buf[160], src[240];
+	int r = -1;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, entity, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns);
+	if (sqlite3_step(st) == SQLITE_ROW && ledger_col_size(st, 2) >= 0) {
+		snprintf(src, sizeof(src), "%s %s %s (%s)", what, name, entity,
+			 ledger_art_name(c, sqlite3_column_int64(st, 1), name_buf, sizeof(name_buf)));
+		ledger_fig_set(f, ledger_col_size(st, 2), "measured", !last ? "highest sample" :
+			sqlite3_column_int(st, 3) ? "last sample" : ledger_at_oom(c), "series",
+			sqlite3_column_int64(st, 0), src);
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* A numeric meta value of key, with its file. 0, or -1. */
+int ledger_meta_fig(struct rule_ctx *c, const char *key, const char *certainty, struct fig *f)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT rowid, artifact_id, CAST(value AS REAL) FROM meta"
+				      " WHERE key = ? AND value GLOB '[0-9]*' ORDER BY rowid DESC LIMIT 1");
+	char name[160], src[240];
+	int r = -1;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW && ledger_col_size(st, 2) > 0) {
+		snprintf(src, sizeof(src), "%s (%s)", key,
+			 ledger_art_name(c, sqlite3_column_int64(st, 1), name, sizeof(name)));
+		ledger_fig_set(f, ledger_col_size(st, 2), certainty, "as configured", "meta",
+			sqlite3_column_int64(st, 0), src);
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* What the lines leave of the capacity (or of what is in use when the
+ * capacity is unknown): unexplained, or over-counted. */
+void ledger_balance(struct account *a, const char *label, const char *why_over)
+{
+	struct lline *cap = ledger_find(a, "capacity"), *used = ledger_find(a, "in_use"), *fr = ledger_find(a, "free"), *l;
+	double sum = 0, whole, rest;
+	int i, parts = 0;
+
+	for (i = 0; i < a->n; i++)
+		if (a->l[i].part && strcmp(a->l[i].line, "free")) {
+			sum += a->l[i].bytes;
+			parts++;
+		}
+	if (cap && fr)
+		whole = cap->bytes - fr->bytes;
+	else if (used)
+		whole = used->bytes;
+	else if (cap)
+		whole = cap->bytes;
+	else
+		return;
+	rest = whole - sum;
+	if (rest >= REST_MIN(whole)) {
+		l = ledger_add(a, "unexplained", rest, 1, "inferred", cap && fr ? fr->moment : used ?
+			used->moment : "OOM", NULL, 0, parts ? "%s less every line above" :
+			"%s: no artifact says what held it", cap && fr ? "capacity less free" :
+			used ? "in use" : "capacity");
+		if (l && label)
+			snprintf(l->label, sizeof(l->label), "%s", label);
+	} else if (rest <= -REST_MIN(whole)) {
+		ledger_add(a, "over_counted", -rest, 0, "inferred", "mixed", NULL, 0, "the lines add up to"
+		    " more than %s: %s", cap && fr ? "the capacity less free" : "what was in use",
+		    why_over);
+	}
+}
+

@@ -1,0 +1,321 @@
+/*
+ * vocab.h -- oomlens's vocabulary, declared once: every event kind, series
+ * name, meta key, finding cause, class, OOM phase and peak measure that
+ * parsers write, the store keeps, rules judge and reports show, each with
+ * its unit (series and meta) and a one-line meaning; and the kinds of the
+ * derived table oom (analyzer/derive/oom.c).
+ *
+ * Each set is an X-macro list, X(ID, "name", var, "unit", "meaning"), so
+ * that the enum, the names, the store's check and docs/schema.md
+ * ("Vocabulary") are one list:
+ *   - ID names the entry in code: parsers write vocab_event_kind(VE_OOM_KILL),
+ *     vocab_series_name(VS_GPU_USED_BYTES), ... instead of a literal;
+ *   - var is NULL, or the documented variable part of a family of names:
+ *     meta key "gpu.total_bytes." with var "<gpu>" is every key
+ *     "gpu.total_bytes.gpu0", "gpu.total_bytes.gpu1", ... (the name is the
+ *     prefix; the rest must not be empty);
+ *   - unit is the unit of a series' values (series.unit as written) or of
+ *     a meta value; NULL for the sets that carry none.
+ *
+ * Input-driven names: a series name without a '.' is a metric's own name
+ * (a Prometheus scrape or API answer: `vllm:num_requests_running`,
+ * `container_memory_working_set_bytes`), which the input decides and no
+ * list can hold; Prometheus names cannot contain a '.', so every dotted
+ * series name is oomlens's own and must be declared. The variable part of
+ * a family (an environment variable's name, a container's) is input too.
+ *
+ * Checks: the store refuses an undeclared event kind, series name or meta
+ * key (analyzer/store/timeline_common.c: a programmer error, said as such),
+ * the rule library an undeclared class or cause (rl_finding_write);
+ * tests/t_vocab.sh fails on a vocabulary-looking literal in analyzer/,
+ * reports/, parsers/ or cli/ that is not declared here, and
+ * tests/test_vocab.c when docs/schema.md and these lists differ.
+ *
+ * lib/engine_vocab.h keeps the serving engines' own vocabulary (engine
+ * kinds, accounting facts, engine errors); their load series are
+ * declared here and named there through vocab_series_name().
+ */
+#ifndef OOMLENS_VOCAB_H
+#define OOMLENS_VOCAB_H
+
+#include <stddef.h>
+
+/* ---- event kinds (event.kind): X(ID, name, var, unit, meaning) ---- */
+#define VOCAB_EVENT_KINDS(X) \
+	X(VE_OOM_INVOKED, "oom_invoked", NULL, NULL, "the kernel's OOM killer was invoked (its header, or a report whose header is not in the log); task rows hang off it") \
+	X(VE_OOM_KILL, "oom_kill", NULL, NULL, "the kernel killed a process for memory: the victim") \
+	X(VE_OOM_REAPER, "oom_reaper", NULL, NULL, "the kernel's oom_reaper freed a victim's memory") \
+	X(VE_OOM_NO_KILL, "oom_no_kill", NULL, NULL, "the OOM killer ran and found nothing it could kill") \
+	X(VE_MEM_INFO, "mem_info", NULL, NULL, "a Mem-Info dump outside an OOM report") \
+	X(VE_USERSPACE_KILL, "userspace_kill", NULL, NULL, "a user-space killer (systemd-oomd, earlyoom) killed a process") \
+	X(VE_OOMD_CANDIDATES, "oomd_candidates", NULL, NULL, "systemd-oomd's list of candidates to kill") \
+	X(VE_SYSTEMD_UNIT_OOM, "systemd_unit_oom", NULL, NULL, "systemd said a unit failed with result oom-kill") \
+	X(VE_SLURM_OOM, "slurm_oom", NULL, NULL, "Slurm said a job step was OOM-killed") \
+	X(VE_ALLOC_FAILURE, "alloc_failure", NULL, NULL, "the kernel's page allocation failure warning") \
+	X(VE_GPU_XID, "gpu_xid", NULL, NULL, "an NVIDIA Xid error (a GPU fault, a card off the bus)") \
+	X(VE_K8S_OOM_KILL, "k8s_oom_kill", NULL, NULL, "Kubernetes says a container was OOMKilled") \
+	X(VE_K8S_EVICTION, "k8s_eviction", NULL, NULL, "Kubernetes evicted a pod for memory pressure") \
+	X(VE_TORCH_OOM, "torch_oom", NULL, NULL, "PyTorch's CUDA out of memory: a log's message or a snapshot's oom entry") \
+	X(VE_CUDA_EXCEPTION, "cuda_exception", NULL, NULL, "a CUDA exception a CUDA core recorded in a grid") \
+	X(VE_PROCESS_CRASH, "process_crash", NULL, NULL, "a process ended by a signal (a host core)") \
+	X(VE_SERVER_ERROR, "server_error", NULL, NULL, "a server log's Python traceback or C++ abort") \
+	X(VE_ENGINE_ERROR, "engine_error", NULL, NULL, "a serving engine's memory error outside a traceback") \
+	X(VE_PREEMPTION, "preemption", NULL, NULL, "vLLM preempted a request for lack of KV cache") \
+	X(VE_TORCH_MEMORY_STATS, "torch_memory_stats", NULL, NULL, "a memory_summary table or memory_stats dump was read") \
+	X(VE_TORCH_PROFILER_TABLE, "torch_profiler_table", NULL, NULL, "a torch.profiler key_averages table was read") \
+	X(VE_TORCH_PROFILER_TRACE, "torch_profiler_trace", NULL, NULL, "a torch.profiler Chrome trace was read") \
+	X(VE_MEMRAY_STATS, "memray_stats", NULL, NULL, "a memray stats report was read") \
+	X(VE_MEMRAY_CAPTURE, "memray_capture", NULL, NULL, "a memray capture file was read") \
+	X(VE_METRICS_SCRAPE, "metrics_scrape", NULL, NULL, "a Prometheus scrape was read") \
+	X(VE_METRICS_QUERY, "metrics_query", NULL, NULL, "a Prometheus API answer was read") \
+	X(VE_METRICS_EXPORT, "metrics_export", NULL, NULL, "a Grafana CSV export was read") \
+	X(VE_NSYS_STATS, "nsys_stats", NULL, NULL, "an nsys stats report was read") \
+	X(VE_NSYS_CAPTURE, "nsys_capture", NULL, NULL, "an Nsight Systems SQLite export was read") \
+	X(VE_NSYS_MEMORY, "nsys_memory", NULL, NULL, "the peak of CUDA device memory in an Nsight Systems export") \
+	X(VE_ALLOC_FAILED, "alloc_failed", NULL, NULL, "a CUDA allocation call that returned an error (Nsight Systems)")
+
+/* ---- series names (series.name), unit as series.unit holds it ---- */
+#define VOCAB_SERIES(X) \
+	X(VS_GPU_USED_BYTES, "gpu.used_bytes", NULL, "bytes", "memory in use on the card (nvidia-smi, DCGM), entity gpuN") \
+	X(VS_GPU_TOTAL_BYTES, "gpu.total_bytes", NULL, "bytes", "the card's memory") \
+	X(VS_GPU_FREE_BYTES, "gpu.free_bytes", NULL, "bytes", "free memory on the card") \
+	X(VS_GPU_RESERVED_BYTES, "gpu.reserved_bytes", NULL, "bytes", "memory the driver reserves on the card") \
+	X(VS_GPU_UTIL_PERCENT, "gpu.util_percent", NULL, "%", "the card's compute utilisation") \
+	X(VS_GPU_PROC_USED_BYTES, "gpu.proc_used_bytes", NULL, "bytes", "a process's memory on the card, entity gpuN/pid:P") \
+	X(VS_GPU_MEM_COPY_UTIL_PERCENT, "gpu.mem_copy_util_percent", NULL, "%", "DCGM's memory copy utilisation") \
+	X(VS_GPU_GR_ENGINE_ACTIVE, "gpu.gr_engine_active", NULL, "ratio", "DCGM profiling: graphics engine active (0..1)") \
+	X(VS_GPU_DRAM_ACTIVE, "gpu.dram_active", NULL, "ratio", "DCGM profiling: DRAM active (0..1)") \
+	X(VS_TORCH_ALLOCATED_BYTES, "torch.allocated_bytes", NULL, "bytes", "PyTorch's allocated bytes, entity cuda:N") \
+	X(VS_TORCH_RESERVED_BYTES, "torch.reserved_bytes", NULL, "bytes", "PyTorch's reserved (cached) bytes") \
+	X(VS_TORCH_ACTIVE_BYTES, "torch.active_bytes", NULL, "bytes", "PyTorch's active bytes (memory_stats)") \
+	X(VS_TORCH_INACTIVE_SPLIT_BYTES, "torch.inactive_split_bytes", NULL, "bytes", "cached free bytes in split blocks (memory_stats)") \
+	X(VS_TORCH_REQUESTED_BYTES, "torch.requested_bytes", NULL, "bytes", "bytes the callers asked for (memory_stats)") \
+	X(VS_TORCH_ALLOCATED_PEAK_BYTES, "torch.allocated_peak_bytes", NULL, "bytes", "the allocator's allocated peak since start or reset") \
+	X(VS_TORCH_RESERVED_PEAK_BYTES, "torch.reserved_peak_bytes", NULL, "bytes", "the allocator's reserved peak") \
+	X(VS_TORCH_ACTIVE_PEAK_BYTES, "torch.active_peak_bytes", NULL, "bytes", "the allocator's active peak") \
+	X(VS_TORCH_INACTIVE_SPLIT_PEAK_BYTES, "torch.inactive_split_peak_bytes", NULL, "bytes", "the allocator's inactive split peak") \
+	X(VS_TORCH_REQUESTED_PEAK_BYTES, "torch.requested_peak_bytes", NULL, "bytes", "the allocator's requested peak") \
+	X(VS_TORCH_NUM_ALLOC_RETRIES, "torch.num_alloc_retries", NULL, "count", "cudaMalloc retries after freeing the cache") \
+	X(VS_TORCH_NUM_OOMS, "torch.num_ooms", NULL, "count", "out-of-memory errors the allocator raised") \
+	X(VS_TORCH_ALLOCATIONS, "torch.allocations", NULL, "count", "allocations in use") \
+	X(VS_TORCH_SEGMENTS, "torch.segments", NULL, "count", "segments the allocator holds") \
+	X(VS_TORCH_CPU_ALLOCATED_BYTES, "torch.cpu_allocated_bytes", NULL, "bytes", "the profiler's CPU allocated bytes, entity cpu") \
+	X(VS_CUDA_ALLOCATED_BYTES, "cuda.allocated_bytes", NULL, "bytes", "CUDA device allocations less frees (Nsight Systems)") \
+	X(VS_PROC_RSS_BYTES, "proc.rss_bytes", NULL, "bytes", "a process's resident memory, entity pid:P") \
+	X(VS_PROC_PSS_BYTES, "proc.pss_bytes", NULL, "bytes", "a process's proportional set size") \
+	X(VS_PROC_ANON_BYTES, "proc.anon_bytes", NULL, "bytes", "a process's anonymous memory") \
+	X(VS_PROC_SWAP_BYTES, "proc.swap_bytes", NULL, "bytes", "a process's swapped-out memory") \
+	X(VS_PROC_KIND_RSS_BYTES, "proc.kind_rss_bytes", NULL, "bytes", "RSS summed per mapping kind, entity pid:P/<kind>") \
+	X(VS_CGROUP_CURRENT_BYTES, "cgroup.current_bytes", NULL, "bytes", "the memory cgroup's usage, entity the cgroup path") \
+	X(VS_CGROUP_ANON_BYTES, "cgroup.anon_bytes", NULL, "bytes", "the cgroup's anonymous memory (memory.stat)") \
+	X(VS_CGROUP_FILE_BYTES, "cgroup.file_bytes", NULL, "bytes", "the cgroup's page cache (memory.stat)") \
+	X(VS_CGROUP_SHMEM_BYTES, "cgroup.shmem_bytes", NULL, "bytes", "the cgroup's shared memory (memory.stat)") \
+	X(VS_CGROUP_SWAP_BYTES, "cgroup.swap_bytes", NULL, "bytes", "the cgroup's swap usage") \
+	X(VS_CGROUP_PEAK_BYTES, "cgroup.peak_bytes", NULL, "bytes", "the cgroup's usage peak (memory.peak)") \
+	X(VS_CGROUP_MEMSW_BYTES, "cgroup.memsw_bytes", NULL, "bytes", "v1 memory + swap usage") \
+	X(VS_CGROUP_OOM_KILL, "cgroup.oom_kill", NULL, "count", "memory.events oom_kill") \
+	X(VS_CGROUP_OOM, "cgroup.oom", NULL, "count", "memory.events oom") \
+	X(VS_CGROUP_MAX_EVENTS, "cgroup.max_events", NULL, "count", "memory.events max: usage hit the limit") \
+	X(VS_SERVER_RUNNING, "server.running", NULL, "requests", "requests running in a serving engine") \
+	X(VS_SERVER_WAITING, "server.waiting", NULL, "requests", "requests waiting") \
+	X(VS_SERVER_SWAPPED, "server.swapped", NULL, "requests", "requests swapped to the CPU") \
+	X(VS_SERVER_GPU_KV_USAGE, "server.gpu_kv_usage", NULL, "percent", "GPU KV cache usage (0..100; a scrape's 0..1 gauge keeps unit ratio)") \
+	X(VS_SERVER_CPU_KV_USAGE, "server.cpu_kv_usage", NULL, "percent", "CPU KV cache usage") \
+	X(VS_SERVER_SWA_KV_USAGE, "server.swa_kv_usage", NULL, "percent", "SGLang's sliding-window pool usage") \
+	X(VS_SERVER_PREFIX_CACHE_HIT_RATE, "server.prefix_cache_hit_rate", NULL, "percent", "prefix cache hit rate") \
+	X(VS_SERVER_PROMPT_TOKENS_PER_S, "server.prompt_tokens_per_s", NULL, "tokens/s", "prompt throughput") \
+	X(VS_SERVER_GEN_TOKENS_PER_S, "server.gen_tokens_per_s", NULL, "tokens/s", "generation throughput") \
+	X(VS_SERVER_REQUESTS_TOTAL, "server.requests_total", NULL, "requests", "requests served (cumulative)") \
+	X(VS_HOST_MEM_AVAILABLE_BYTES, "host.mem_available_bytes", NULL, "bytes", "the host's available memory (earlyoom)") \
+	X(VS_HOST_SWAP_FREE_BYTES, "host.swap_free_bytes", NULL, "bytes", "the host's free swap (earlyoom)") \
+	X(VS_MEMRAY_HEAP_BYTES, "memray.heap_bytes", NULL, "bytes", "heap size over a memray capture") \
+	X(VS_PROMETHEUS_RESULT, "prometheus.result", NULL, NULL, "a Prometheus answer for an expression (no __name__)") \
+	X(VS_GRAFANA_SERIES, "grafana.series", NULL, NULL, "a Grafana CSV series, entity its name")
+
+/* ---- meta keys (meta.key); var: the variable part of a family ---- */
+#define VOCAB_META_KEYS(X) \
+	X(VM_CGROUP_MAX_BYTES, "cgroup.max_bytes", NULL, "bytes", "the memory cgroup's limit (memory.max, a container's limit)") \
+	X(VM_CGROUP_HIGH_BYTES, "cgroup.high_bytes", NULL, "bytes", "the cgroup's throttle limit (memory.high)") \
+	X(VM_CGROUP_SWAP_MAX_BYTES, "cgroup.swap_max_bytes", NULL, "bytes", "the cgroup's swap limit (max = unlimited)") \
+	X(VM_CGROUP_MEMSW_MAX_BYTES, "cgroup.memsw_max_bytes", NULL, "bytes", "v1 memory + swap limit") \
+	X(VM_GPU_TOTAL_BYTES, "gpu.total_bytes.", "<gpu>", "bytes", "a card's memory") \
+	X(VM_GPU_NAME, "gpu.name.", "<gpu>", "text", "a card's product name") \
+	X(VM_GPU_PCI_BUS_ID, "gpu.pci_bus_id.", "<gpu>", "text", "a card's PCI bus id") \
+	X(VM_GPU_PROC_NAME, "gpu.proc_name.", "<gpu>/pid:<pid>", "text", "a process's name on a card") \
+	X(VM_GPU_MIG_PROFILE, "gpu.mig_profile.", "<entity>", "text", "a MIG instance's profile") \
+	X(VM_SERVER_MODEL, "server.model", NULL, "text", "the model served") \
+	X(VM_SERVER_DTYPE, "server.dtype", NULL, "text", "the model's dtype") \
+	X(VM_SERVER_GPU_MEMORY_UTILIZATION, "server.gpu_memory_utilization", NULL, "ratio", "the share of the card the engine may use") \
+	X(VM_SERVER_MAX_NUM_SEQS, "server.max_num_seqs", NULL, "requests", "requests admitted at once") \
+	X(VM_SERVER_MAX_NUM_BATCHED_TOKENS, "server.max_num_batched_tokens", NULL, "tokens", "tokens per batch") \
+	X(VM_SERVER_MAX_MODEL_LEN, "server.max_model_len", NULL, "tokens", "tokens per request") \
+	X(VM_SERVER_TENSOR_PARALLEL_SIZE, "server.tensor_parallel_size", NULL, "count", "cards a model is split over") \
+	X(VM_SERVER_WEIGHTS_BYTES, "server.weights_bytes", NULL, "bytes", "the model's weights on the card") \
+	X(VM_SERVER_KV_CACHE_BLOCKS, "server.kv_cache_blocks", NULL, "count", "KV cache blocks on the card") \
+	X(VM_SERVER_KV_CACHE_BYTES, "server.kv_cache_bytes", NULL, "bytes", "the KV cache's size") \
+	X(VM_SERVER_KV_CACHE_TOKENS, "server.kv_cache_tokens", NULL, "tokens", "tokens the KV cache holds") \
+	X(VM_SERVER_MAX_CONCURRENCY, "server.max_concurrency", NULL, "requests", "requests of max_model_len that fit at once") \
+	X(VM_SERVER_MAX_CONCURRENCY_TOKENS, "server.max_concurrency_tokens", NULL, "tokens", "the tokens per request that concurrency is for") \
+	X(VM_SERVER_NAME, "server.name", NULL, "text", "the serving engine's name") \
+	X(VM_SERVER_VERSION, "server.version", NULL, "text", "the serving engine's version") \
+	X(VM_TORCH_ALLOCATOR, "torch.allocator.", "<key>", "text", "an allocator_settings value of a snapshot") \
+	X(VM_KERNEL_PAGE_SIZE, "kernel.page_size", NULL, "bytes", "the page size task rows are counted in") \
+	X(VM_KERNEL_PAGE_SIZE_ASSUMED, "kernel.page_size_assumed", NULL, "text", "the page size was assumed, not read") \
+	X(VM_KERNEL_RELEASE, "kernel.release", NULL, "text", "the kernel's release") \
+	X(VM_CUDA_GENERATOR, "cuda.generator", NULL, "text", "what wrote a CUDA core") \
+	X(VM_CUDA_DRIVER_VERSION, "cuda.driver_version", NULL, "text", "the NVIDIA driver's version") \
+	X(VM_CUDA_VERSION, "cuda.version", NULL, "text", "the CUDA driver API version") \
+	X(VM_CUDA_COREDUMP_FLAGS, "cuda.coredump_flags", NULL, "hex", "a CUDA core's flags (0x2f = lightweight)") \
+	X(VM_K8S_POD_GPU, "k8s.pod_gpu.", "<namespace>/<pod>/<container>", "text", "the GPU entity a container used") \
+	X(VM_K8S_MEMORY_REQUEST_BYTES, "k8s.memory_request_bytes", NULL, "bytes", "a container's memory request") \
+	X(VM_K8S_MEMORY_LIMIT_BYTES, "k8s.memory_limit_bytes.", "<container>", "bytes", "a container's memory limit") \
+	X(VM_HOST_MEM_TOTAL_BYTES, "host.mem_total_bytes", NULL, "bytes", "the host's RAM (earlyoom)") \
+	X(VM_HOST_SWAP_TOTAL_BYTES, "host.swap_total_bytes", NULL, "bytes", "the host's swap (earlyoom)") \
+	X(VM_TIME_CLOCK, "time.clock", NULL, "text", "local: the artifact's times are wall clock of unknown zone") \
+	X(VM_TIME_YEAR_BASIS, "time.year_basis", NULL, "text", "how the year of year-less time stamps was inferred") \
+	X(VM_INCIDENT_APART, "incident.apart", NULL, "text", "the artifacts' times lie too far apart to be one incident") \
+	X(VM_ENV, "env.", "<NAME>", "text", "an environment variable oomlens keeps (allocator, engine settings)")
+
+/* ---- finding causes (finding.cause, verdict.cause) ---- */
+#define VOCAB_CAUSES(X) \
+	X(VC_GROWTH, "growth", NULL, NULL, "leak: memory in use grows steadily and is not returned") \
+	X(VC_ALLOC_STACK, "alloc_stack", NULL, NULL, "leak: live allocations of one stack keep accumulating") \
+	X(VC_BURST, "burst", NULL, NULL, "spike: memory rose sharply just before the failure") \
+	X(VC_CONCURRENCY, "concurrency", NULL, NULL, "spike: the rise follows the requests in flight") \
+	X(VC_SHORT_LIVED_ALLOCS, "short_lived_allocs", NULL, NULL, "spike: many short-lived allocations of one path at the peak") \
+	X(VC_FRAGMENTATION, "fragmentation", NULL, NULL, "reserved far above allocated; the request larger than the largest free block") \
+	X(VC_CAPACITY, "capacity", NULL, NULL, "the card is too small for what ran on it") \
+	X(VC_OTHER_PROCESS, "other_process", NULL, NULL, "another process held the card's memory") \
+	X(VC_NON_PYTORCH, "non_pytorch", NULL, NULL, "memory outside PyTorch's allocator (context, NCCL, cuBLAS) made the difference") \
+	X(VC_REQUEST_EXCEEDS_CARD, "request_exceeds_card", NULL, NULL, "one request asked for more than the card has") \
+	X(VC_CGROUP_LIMIT, "cgroup_limit", NULL, NULL, "the memory cgroup's limit was reached") \
+	X(VC_HOST_CAPACITY, "host_capacity", NULL, NULL, "the host ran out of memory") \
+	X(VC_CUDA_CONTEXT_EXPLOSION, "cuda_context_explosion", NULL, NULL, "more CUDA contexts per card than processes") \
+	X(VC_HEADROOM, "headroom", NULL, NULL, "the baseline leaves less headroom than one request needs") \
+	X(VC_LIMIT, "limit", NULL, NULL, "a limit is set above what the card or cgroup has") \
+	X(VC_OOM_SCORE_ADJ, "oom_score_adj", NULL, NULL, "oom_score_adj steered the kernel to its victim") \
+	X(VC_WRONG_VICTIM, "wrong_victim", NULL, NULL, "the kernel killed a process other than the one that grew") \
+	X(VC_MAX_NUM_SEQS, "max_num_seqs", NULL, NULL, "admitted concurrency does not fit the card") \
+	X(VC_FREE_BELOW_UTILIZATION, "free_below_utilization", NULL, NULL, "free memory at start-up below what the engine asked for") \
+	X(VC_STARTUP_OOM, "startup_oom", NULL, NULL, "the OOM came before any request was served") \
+	X(VC_ADMITTED_LOAD, "admitted_load", NULL, NULL, "admitted load no longer fits") \
+	X(VC_SETTING_NOT_IN_EFFECT, "setting_not_in_effect", NULL, NULL, "an allocator setting asked for was not in effect") \
+	X(VC_LIBRARY_OOM, "library_oom", NULL, NULL, "a library under the engine (NCCL, cuBLAS) failed to allocate") \
+	X(VC_KV_CACHE_NONE, "kv_cache_none", NULL, NULL, "the engine computed no room for the KV cache") \
+	X(VC_MAX_MODEL_LEN, "max_model_len", NULL, NULL, "one request of max_model_len does not fit the KV cache") \
+	X(VC_ENGINE_BUDGET, "engine_budget", NULL, NULL, "the engine's start-up budget does not fit the card") \
+	X(VC_PREFILL_TOKENS, "prefill_tokens", NULL, NULL, "the prefill batch does not fit") \
+	X(VC_KV_POOL, "kv_pool", NULL, NULL, "the KV cache pool ran out") \
+	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \
+	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says")
+
+/* ---- classes (finding.class; verdict.class all but reading) ---- */
+#define VOCAB_CLASSES(X) \
+	X(VK_LEAK, "leak", NULL, NULL, "memory in use grows and is not returned") \
+	X(VK_SPIKE, "spike", NULL, NULL, "flat, then a sharp rise with the load just before the OOM") \
+	X(VK_MISCONFIG, "misconfig", NULL, NULL, "the configuration does not fit the card, the cgroup or the host") \
+	X(VK_NO_OOM, "no_oom", NULL, NULL, "no artifact records an OOM, a kill or a memory failure: a memory profile") \
+	X(VK_INCONCLUSIVE, "inconclusive", NULL, NULL, "an OOM, but no rule found enough evidence; the missing evidence named") \
+	X(VK_READING, "reading", NULL, NULL, "a finding that says what an artifact states and names no cause; never a verdict")
+
+/* ---- OOM phases (oom.phase) ---- */
+#define VOCAB_PHASES(X) \
+	X(VP_LOAD_WEIGHTS, "load_weights", NULL, NULL, "loading the model's weights") \
+	X(VP_PROFILE, "profile", NULL, NULL, "the engine's profile run of the activations") \
+	X(VP_KV_ALLOC, "kv_alloc", NULL, NULL, "allocating the KV cache") \
+	X(VP_GRAPH_CAPTURE, "graph_capture", NULL, NULL, "capturing CUDA graphs") \
+	X(VP_WARMUP, "warmup", NULL, NULL, "warming up before the first request") \
+	X(VP_SERVING, "serving", NULL, NULL, "serving requests") \
+	X(VP_TRAINING_STEP, "training_step", NULL, NULL, "a training step (forward, backward, optimizer)") \
+	X(VP_EVAL, "eval", NULL, NULL, "evaluation or inference outside a server") \
+	X(VP_UNKNOWN, "unknown", NULL, NULL, "the evidence does not say")
+
+/* ---- peak measures (peak.measure): what a peak measures ---- */
+#define VOCAB_MEASURES(X) \
+	X(VMS_ALLOCATED, "allocated", NULL, NULL, "bytes PyTorch's allocator handed out") \
+	X(VMS_RESERVED, "reserved", NULL, NULL, "bytes PyTorch's allocator reserved from the card, cache included") \
+	X(VMS_CARD_USED, "card_used", NULL, NULL, "memory in use on the card, every process (nvidia-smi, DCGM)") \
+	X(VMS_CGROUP_USAGE, "cgroup_usage", NULL, NULL, "the memory cgroup's usage") \
+	X(VMS_RSS, "rss", NULL, NULL, "a process's resident memory") \
+	X(VMS_TRACE_LIVE, "trace_live", NULL, NULL, "requested bytes alive in a snapshot's trace (the Active Memory Timeline)")
+
+/* ---- OOM kinds (oom.kind, analyzer/derive/oom.c) ---- */
+#define VOCAB_OOM_KINDS(X) \
+	X(VO_KERNEL_OOM, "kernel_oom", NULL, NULL, "a kernel OOM report (header, kills, no-kill and reaper lines): the host or a cpuset ran out") \
+	X(VO_MEMCG_OOM, "memcg_oom", NULL, NULL, "a kernel OOM report for a memory cgroup at its limit") \
+	X(VO_USERSPACE_KILL, "userspace_kill", NULL, NULL, "a user-space killer (earlyoom, systemd-oomd) killed a process") \
+	X(VO_K8S_OOM_KILL, "k8s_oom_kill", NULL, NULL, "Kubernetes says a container was OOMKilled") \
+	X(VO_K8S_EVICTION, "k8s_eviction", NULL, NULL, "Kubernetes evicted a pod for memory") \
+	X(VO_SLURM_OOM, "slurm_oom", NULL, NULL, "Slurm says a job step was OOM-killed") \
+	X(VO_SYSTEMD_UNIT_OOM, "systemd_unit_oom", NULL, NULL, "systemd says a unit's process was killed for memory") \
+	X(VO_TORCH_OOM, "torch_oom", NULL, NULL, "PyTorch's out of memory: a log's OutOfMemoryError, a snapshot's oom entry, a profiler's [OutOfMemory]") \
+	X(VO_TORCH_OOM_COUNT, "torch_oom_count", NULL, NULL, "PyTorch's memory_stats count of the OOMs it caught (num_ooms > 0); when, unknown") \
+	X(VO_CUDA_OOM, "cuda_oom", NULL, NULL, "a CUDA exception saying out of memory") \
+	X(VO_ALLOC_FAILED, "alloc_failed", NULL, NULL, "a CUDA allocation call that returned out of memory (Nsight Systems)") \
+	X(VO_ENGINE_OOM, "engine_oom", NULL, NULL, "a serving engine's memory error, or an engine whose own count leaves no KV cache") \
+	X(VO_ALLOC_FAILURE, "alloc_failure", NULL, NULL, "the kernel's page allocation failure: a warning, nothing killed; the OOM only when nothing else is")
+
+#define VOCAB_ENUM(id, name, var, unit, meaning) id,
+enum vocab_event { VOCAB_EVENT_KINDS(VOCAB_ENUM) VE__COUNT };
+enum vocab_series { VOCAB_SERIES(VOCAB_ENUM) VS__COUNT };
+enum vocab_meta { VOCAB_META_KEYS(VOCAB_ENUM) VM__COUNT };
+enum vocab_cause { VOCAB_CAUSES(VOCAB_ENUM) VC__COUNT };
+enum vocab_class { VOCAB_CLASSES(VOCAB_ENUM) VK__COUNT };
+enum vocab_phase { VOCAB_PHASES(VOCAB_ENUM) VP__COUNT };
+enum vocab_measure { VOCAB_MEASURES(VOCAB_ENUM) VMS__COUNT };
+enum vocab_oom_kind { VOCAB_OOM_KINDS(VOCAB_ENUM) VO__COUNT };
+#undef VOCAB_ENUM
+
+/* The sets, in the order docs/schema.md "Vocabulary" lists them. */
+enum vocab_set {
+	VOCAB_EVENT, VOCAB_SERIES_NAME, VOCAB_META, VOCAB_CAUSE, VOCAB_CLASS,
+	VOCAB_PHASE, VOCAB_MEASURE, VOCAB_OOM_KIND, VOCAB__SETS
+};
+
+/* One declared name. var: NULL, or the variable part that follows name
+ * (a family); unit: NULL where the set has none. */
+struct vocab_entry {
+	const char *name, *var, *unit, *meaning;
+};
+
+extern const struct vocab_entry vocab_events[VE__COUNT];
+extern const struct vocab_entry vocab_series_names[VS__COUNT];
+extern const struct vocab_entry vocab_meta_keys[VM__COUNT];
+extern const struct vocab_entry vocab_causes[VC__COUNT];
+extern const struct vocab_entry vocab_classes[VK__COUNT];
+extern const struct vocab_entry vocab_phases[VP__COUNT];
+extern const struct vocab_entry vocab_measures[VMS__COUNT];
+extern const struct vocab_entry vocab_oom_kinds[VO__COUNT];
+
+/* The names to write, by declaration. A family's is its prefix
+ * ("gpu.total_bytes."), to which the writer appends the variable part. */
+static inline const char *vocab_event_kind(enum vocab_event e) { return vocab_events[e].name; }
+static inline const char *vocab_series_name(enum vocab_series s) { return vocab_series_names[s].name; }
+static inline const char *vocab_series_unit(enum vocab_series s) { return vocab_series_names[s].unit; }
+static inline const char *vocab_meta_key(enum vocab_meta m) { return vocab_meta_keys[m].name; }
+static inline const char *vocab_cause(enum vocab_cause c) { return vocab_causes[c].name; }
+static inline const char *vocab_class(enum vocab_class k) { return vocab_classes[k].name; }
+static inline const char *vocab_phase(enum vocab_phase p) { return vocab_phases[p].name; }
+static inline const char *vocab_measure(enum vocab_measure m) { return vocab_measures[m].name; }
+static inline const char *vocab_oom_kind(enum vocab_oom_kind k) { return vocab_oom_kinds[k].name; }
+
+/* A set's entries and their count (*n); NULL and 0 for a set out of range. */
+const struct vocab_entry *vocab_set_entries(enum vocab_set set, size_t *n);
+
+/* The set's heading in docs/schema.md ("Event kinds", "Series", ...). */
+const char *vocab_set_title(enum vocab_set set);
+
+/* The entry that declares name in set: an exact name, or the family whose
+ * prefix name starts with (and is not all of); NULL when none does. name
+ * may be NULL (NULL is returned). */
+const struct vocab_entry *vocab_lookup(enum vocab_set set, const char *name);
+
+/* 1 when a series name is input-driven: no '.', a metric's own name (see
+ * the top of this file); such names are not declared. */
+int vocab_series_input_driven(const char *name);
+
+/* 1 when the store may write name in set: declared, or an input-driven
+ * series name. */
+int vocab_writable(enum vocab_set set, const char *name);
+
+#endif
