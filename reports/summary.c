@@ -6,6 +6,7 @@
 #include "reports/summary.h"
 #include "reports/section.h"
 #include "analyzer/store/query.h"
+#include "lib/bytes.h"
 #include "lib/timeutil.h"
 #include "lib/common.h"
 
@@ -63,23 +64,7 @@ int peak_share(const struct report_summary *s, double *percent, char *limit, siz
 
 void fmt_bytes(char *buf, size_t n, double b)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double a = fabs(b);
-	int u = 0;
-
-	if (!isfinite(b)) {
-		snprintf(buf, n, "?");
-		return;
-	}
-	while (a >= 1024 && u < 5) {
-		a /= 1024;
-		b /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, n, "%.0f B", b);
-	else
-		snprintf(buf, n, "%.*f %s", a < 10 ? 2 : a < 100 ? 1 : 0, b, units[u]);
+	ol_fmt_bytes(buf, n, b);
 }
 
 void fmt_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns)

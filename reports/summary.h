@@ -100,7 +100,7 @@ void add_value(struct strbuf *sb, const json_t *v,
 /* The peak's share of its limit: 1 with *percent and the limit in bytes
  * for people in limit[n] when a positive limit is known, else 0. */
 int peak_share(const struct report_summary *s, double *percent, char *limit, size_t n);
-/* "79.1 GiB", "512 B", "-3.0 MiB" (binary prefixes). */
+/* "79.1 GiB", "512 B", "-3.00 MiB": lib/bytes.h's one rule (ol_fmt_bytes). */
 void fmt_bytes(char *buf, size_t n, double bytes);
 /* A finding figure for people: the unit is read from the key's suffix
  * (_bytes, _mb_per_hour, _ns, _ratio, _percent, _s, r2 ...; kv_usage* is a

@@ -7,6 +7,7 @@
  * event(kind).
  */
 #include "analyzer/rules/rulelib.h"
+#include "lib/bytes.h"
 #include "lib/userframe.h"
 
 #include <math.h>
@@ -349,11 +350,7 @@ int rl_evidence(struct rule_ctx *c, int64_t finding_id, const char *table, int64
 
 const char *rl_bytes(double b, char *buf, size_t n)
 {
-	if (fabs(b) >= GIB)
-		snprintf(buf, n, "%.2f GiB", b / GIB);
-	else
-		snprintf(buf, n, "%.1f MiB", b / MIB);
-	return buf;
+	return ol_fmt_bytes(buf, n, b);
 }
 
 #define LABEL_FRAMES 3

@@ -382,7 +382,7 @@ void rl_finding_drop(struct rl_finding *f);
  * note. 0 or -1. */
 int rl_evidence(struct rule_ctx *c, int64_t finding_id, const char *table, int64_t id,
 		const char *note);
-/* "1.25 GiB" / "512.0 MiB" into buf. */
+/* "1.25 GiB" / "512 MiB" into buf: lib/bytes.h's one rule, as every report. */
 const char *rl_bytes(double b, char *buf, size_t n);
 /* A stack for a finding's title, into buf: the names of three frames
  * joined by " <- ", from its user's frame on (lib/userframe.h), C++ frames
