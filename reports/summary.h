@@ -39,9 +39,13 @@ struct report_summary {
 	struct strbuf victim_comm, victim_kind;
 	int64_t victim_bytes;       /* event bytes (anon-rss freed, bytes requested) */
 
-	/* peak of the memory that ran out */
+	/* peak of the memory that ran out: the headline row of table peak
+	 * (peaks.c) of the account closest to what runs out */
 	int has_peak;
-	struct strbuf peak_series;  /* "gpu.used_bytes gpu0" */
+	struct strbuf peak_series;  /* its source: "gpu.used_bytes gpu0" */
+	struct strbuf peak_account; /* "gpu0", "memcg:/...", "host"; empty when not from table peak */
+	struct strbuf peak_measure; /* "card_used", "reserved", ...; empty likewise */
+	json_t *peaks;              /* every row of table peak (load_peaks' rows), or NULL */
 	double peak_bytes;
 	int64_t peak_ns;
 	int peak_untimed;           /* the peak is a sample with no time (not on the chart) */
@@ -78,6 +82,22 @@ struct bar_seg;
  * outside PyTorch, other processes, the rest, free; into g (8 at most).
  * Returns their number (0 when s has no card). */
 int summary_card_slices(const struct report_summary *s, struct bar_seg *g);
+
+/* peaks.c: the incident's peak in s (has_peak, peak_*, limit_*, peaks)
+ * from table peak, when the database has one; s keeps no peak otherwise. */
+void summary_peak_load(struct report_ctx *c, struct report_summary *s);
+/* The words for a measure of table peak: "allocated", "reserved", "card",
+ * "cgroup usage", "RSS" (the measure itself when unknown). */
+const char *peak_measure_label(const char *measure);
+/* The measures of the peak's account side by side, raw text for out:
+ * "allocated 59.2 GiB · reserved 76.9 GiB · card 78.5 GiB". 1 when the
+ * account has two or more, else 0 and nothing appended. */
+int peaks_side_by_side(const struct report_summary *s, struct strbuf *out);
+/* Every other account's headline, "host 7.39 GiB (RSS, proc.rss_bytes
+ * pid:4312)" joined by "; ", database text escaped by escape. Returns
+ * how many (0: nothing appended). */
+int peaks_other_accounts(const struct report_summary *s, struct strbuf *out,
+			 int (*escape)(struct strbuf *, const char *, size_t));
 
 /* Fill s from c's database (every field set, unknowns as documented); the
  * strongest finding and their number come from the findings model. 0, or

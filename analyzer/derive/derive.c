@@ -7,6 +7,7 @@
 #include "lib/strbuf.h"
 
 const struct derive_pass derive_passes[] = {
+	{ "peak", "peak: each account's highest memory per measure, its headline", derive_peak },
 	{ NULL, NULL, NULL }
 };
 

@@ -28,6 +28,9 @@ struct derive_pass {
 
 extern const struct derive_pass derive_passes[];
 
+/* The passes (one file each). */
+int derive_peak(sqlite3 *db, struct strbuf *err);     /* peak.c: table peak */
+
 /* Run every pass inside the caller's transaction (analyze_timeline()
  * holds one). 0, or -1 with "derive <pass>: why" in err (may be NULL);
  * the caller rolls back. Prints nothing. */
