@@ -130,7 +130,7 @@ static const char *figure_label(const char *key)
 		{ "headroom_bytes", "Headroom" },
 		{ "contexts_per_device", "CUDA contexts per device" },
 		{ "largest_free_block_bytes", "Largest free block" },
-		{ "peak_bytes", "Peak" },
+		{ "rise_top_bytes", "Top of the rise" },
 		{ "needed_bytes", "Needed" },
 		{ "fill_ratio", "Card filled" },
 		{ "largest_other_bytes", "Largest other process" },

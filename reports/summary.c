@@ -137,7 +137,7 @@ void fmt_figure(struct strbuf *out, const char *key, const json_t *v)
 /* The figure a reader looks at first, by name; else the first one. */
 static const char *const lead_figures[] = {
 	"slope_mb_per_hour", "peak_over_baseline_ratio", "headroom_bytes",
-	"contexts_per_device", "largest_free_block_bytes", "peak_bytes",
+	"contexts_per_device", "largest_free_block_bytes", "rise_top_bytes",
 	"needed_bytes", "fill_ratio", "largest_other_bytes", "non_pytorch_share",
 	"memcg_usage_bytes", "victim_rss_bytes", "request_over_card_ratio", NULL
 };
