@@ -58,3 +58,12 @@ const char *engine_stat_unit(enum engine_stat s)
 		return "percent";
 	}
 }
+
+const char *oom_phase_name(enum oom_phase p)
+{
+	static const char *const names[OOM_PHASE__COUNT] = {
+		"unknown", "load_weights", "profile", "kv_alloc", "graph_capture", "warmup",
+		"serving", "training_step", "eval",
+	};
+	return (unsigned)p < OOM_PHASE__COUNT ? names[p] : "unknown";
+}
