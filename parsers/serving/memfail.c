@@ -215,8 +215,10 @@ static int device_of(const char *l, size_t n)
 		k = strlen(device_labels[i]);
 		for (p = l; (p = mem_find(p, (size_t)(end - p), device_labels[i])); p += k)
 			if (p + k < end && isdigit((unsigned char)p[k])) {
-				d = atoi(p + k);
-				return d >= 0 && d < 4096 ? d : -1;
+				const char *q = p + k;   /* the line is not NUL-terminated */
+				for (d = 0; q < end && isdigit((unsigned char)*q) && d < 4096; q++)
+					d = d * 10 + (*q - '0');
+				return d < 4096 ? d : -1;
 			}
 	}
 	return -1;
@@ -411,14 +413,15 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	return 1;
 }
 
-/* The lines that go on telling a failure reported the line before. */
+/* The lines that go on telling a failure reported the line before; "^":
+ * only at the line's start (the rest of a line the terminal wrapped). */
 static const char *const continuations[] = {
 	"failed to allocate CUDA", "failed to allocate ROCm", "failed to allocate Metal",
 	"unable to allocate", "failed to allocate compute", "error loading model",
 	"failed to initialize the context", "failed to create context", "failed to load model",
 	"retrying without pipeline", "exiting due to model loading error",
 	"cleaning up before exit", "current device: ", "in function ggml_", "cuMemCreate(",
-	"cuMemAlloc", "GGML_ASSERT", "failed with status 5", "of memory while trying to allocate",
+	"cuMemAlloc", "GGML_ASSERT", "failed with status 5", "^of memory while trying to allocate",
 	"compute buffer allocation failed",
 };
 
@@ -429,9 +432,12 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
-	for (i = 0; i < ARRAY_N(continuations); i++)
-		if (mem_find(l, n, continuations[i]))
+	for (i = 0; i < ARRAY_N(continuations); i++) {
+		const char *c = continuations[i], *p;
+		if (c[0] != '^' ? mem_find(l, n, c) != NULL
+		    : (p = mem_find(l, n, c + 1)) && p - l <= 8)
 			break;
+	}
 	if (i == ARRAY_N(continuations))
 		return 0;
 	if (mem_find(l, n, "buffer of size ")) {   /* the exact bytes of "allocating X MiB" */
@@ -456,7 +462,7 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 		if (strlen(families[i].phrase) >= 6)
 			fn(families[i].phrase, MEMFAIL_MARK_FAILURE, arg);
 	for (i = 0; i < ARRAY_N(continuations); i++)
-		fn(continuations[i], MEMFAIL_MARK_CONTINUES, arg);
+		fn(continuations[i] + (continuations[i][0] == '^'), MEMFAIL_MARK_CONTINUES, arg);
 	for (i = 0; i < ARRAY_N(phase_lines); i++)
 		fn(phase_lines[i].phrase, MEMFAIL_MARK_PHASE, arg);
 	for (i = 0; i < ARRAY_N(hints); i++)
