@@ -54,3 +54,12 @@ const char *engine_stat_unit(enum engine_stat s)
 {
 	return (unsigned)s < ES__COUNT ? vocab_series_unit(stat_series[s]) : "unknown";
 }
+
+const char *oom_phase_name(enum oom_phase p)
+{
+	static const char *const names[OOM_PHASE__COUNT] = {
+		"unknown", "load_weights", "profile", "kv_alloc", "graph_capture", "warmup",
+		"serving", "training_step", "eval",
+	};
+	return (unsigned)p < OOM_PHASE__COUNT ? names[p] : "unknown";
+}

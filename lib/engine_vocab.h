@@ -80,6 +80,23 @@ enum engine_stat {
 	ES__COUNT
 };
 
+/* The phase of a program's life an OOM happened in (docs/schema.md
+ * "phase"): before any request was served (load_weights .. warmup) a
+ * configuration that does not fit; serving, training_step and eval are
+ * judged by their history. */
+enum oom_phase {
+	OOM_PHASE_UNKNOWN = 0,
+	OOM_PHASE_LOAD_WEIGHTS,   /* loading the model's weights */
+	OOM_PHASE_PROFILE,        /* memory profiling, dummy run, compute-buffer reservation */
+	OOM_PHASE_KV_ALLOC,       /* sizing and allocating the KV cache */
+	OOM_PHASE_GRAPH_CAPTURE,  /* capturing CUDA graphs */
+	OOM_PHASE_WARMUP,         /* sampler warm-up, dummy requests */
+	OOM_PHASE_SERVING,        /* after the first request was served */
+	OOM_PHASE_TRAINING_STEP,
+	OOM_PHASE_EVAL,
+	OOM_PHASE__COUNT
+};
+
 /* 1 for an engine of its own (not NONE, not PYTORCH: the libraries). */
 static inline int engine_kind_named(enum engine_kind k)
 { return k != ENGINE_NONE && k != ENGINE_PYTORCH && k < ENGINE__COUNT; }
@@ -92,5 +109,7 @@ int engine_fact_integer(enum engine_fact f);
 const char *engine_error_name(enum engine_error e);
 const char *engine_stat_series(enum engine_stat s);
 const char *engine_stat_unit(enum engine_stat s);
+/* "load_weights", "profile", ... "unknown" (the event data's "phase"). */
+const char *oom_phase_name(enum oom_phase p);
 
 #endif

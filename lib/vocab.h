@@ -252,6 +252,7 @@
 	X(VO_TORCH_OOM_COUNT, "torch_oom_count", NULL, NULL, "PyTorch's memory_stats count of the OOMs it caught (num_ooms > 0); when, unknown") \
 	X(VO_CUDA_OOM, "cuda_oom", NULL, NULL, "a CUDA exception saying out of memory") \
 	X(VO_ALLOC_FAILED, "alloc_failed", NULL, NULL, "a CUDA allocation call that returned out of memory (Nsight Systems)") \
+	X(VO_MEM_FAILURE, "mem_failure", NULL, NULL, "any stack's memory or allocation failure the generic recogniser read (ROCm/HIP, ggml, Metal, MPS, XLA, cuDNN...)") \
 	X(VO_ENGINE_OOM, "engine_oom", NULL, NULL, "a serving engine's memory error, or an engine whose own count leaves no KV cache") \
 	X(VO_ALLOC_FAILURE, "alloc_failure", NULL, NULL, "the kernel's page allocation failure: a warning, nothing killed; the OOM only when nothing else is")
 

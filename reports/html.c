@@ -132,7 +132,7 @@ static const char *figure_label(const char *key)
 		{ "headroom_bytes", "Headroom" },
 		{ "contexts_per_device", "CUDA contexts per device" },
 		{ "largest_free_block_bytes", "Largest free block" },
-		{ "peak_bytes", "Peak" },
+		{ "rise_top_bytes", "Top of the rise" },
 		{ "needed_bytes", "Needed" },
 		{ "fill_ratio", "Card filled" },
 		{ "largest_other_bytes", "Largest other process" },
@@ -215,6 +215,7 @@ static void card_peak(struct strbuf *sb, const struct report_summary *s)
 {
 	char buf[64], buf2[64];
 	double pct;
+	size_t at;
 
 	strbuf_addstr(sb, "<div class=key><div class=kl>Peak memory</div><div class=kv>");
 	if (!s->has_peak) {
@@ -237,6 +238,15 @@ static void card_peak(struct strbuf *sb, const struct report_summary *s)
 	} else if (s->peak_untimed) {
 		strbuf_addstr(sb, ", time unknown (<a href=\"#time-unknown\">not on the chart</a>)");
 	}
+	/* the account's other measures: what each counts, not more peaks */
+	at = sb->len;
+	strbuf_addstr(sb, "<br>");
+	if (!peaks_side_by_side(s, sb))
+		strbuf_setlen(sb, at);
+	at = sb->len;
+	strbuf_addstr(sb, "<br>Other accounts: ");
+	if (!peaks_other_accounts(s, sb, strbuf_add_html))
+		strbuf_setlen(sb, at);
 	strbuf_addstr(sb, "</div></div>\n");
 }
 

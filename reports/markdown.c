@@ -79,6 +79,7 @@ static void md_peak(struct strbuf *sb, const struct report_summary *s)
 {
 	char buf[64], buf2[64];
 	double pct;
+	size_t at;
 
 	strbuf_addstr(sb, "\n- **Peak memory:** ");
 	if (!s->has_peak) {
@@ -94,7 +95,18 @@ static void md_peak(struct strbuf *sb, const struct report_summary *s)
 		md_text(sb, s->limit_what.buf, s->limit_what.len);
 		strbuf_addstr(sb, ")");
 	}
+	/* the account's other measures: what each counts, not more peaks */
+	at = sb->len;
+	strbuf_addstr(sb, "; ");
+	if (!peaks_side_by_side(s, sb))
+		strbuf_setlen(sb, at);
 	strbuf_addstr(sb, "\n");
+	at = sb->len;
+	strbuf_addstr(sb, "- **Other accounts:** ");
+	if (!peaks_other_accounts(s, sb, strbuf_add_md))
+		strbuf_setlen(sb, at);
+	else
+		strbuf_addstr(sb, "\n");
 }
 
 /* What the kernel's OOM report says, and what filled the card at a

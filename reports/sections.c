@@ -23,6 +23,8 @@ const struct section report_sections[] = {
 	{ "schema", NULL, NULL, NULL, 1, load_schema, NULL, NULL, NULL },
 	{ "verdict", NULL, NULL, NULL, 1, load_verdict, NULL, NULL, NULL },
 	{ "summary", NULL, NULL, NULL, 1, load_summary, NULL, NULL, NULL },
+	/* each account's peak per measure (table peak, peaks.c) */
+	{ "peaks", NULL, NULL, NULL, 1, load_peaks, NULL, NULL, NULL },
 	{ "ledger", NULL, "Ledger", "Memory ledger: what filled each card and the host", 1,
 	  load_ledger, html_ledger, md_ledger, NULL },
 	{ "timeline", NULL, "Timeline", "Timeline", 0, NULL, html_timeline, NULL, NULL },

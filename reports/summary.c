@@ -6,6 +6,7 @@
 #include "reports/summary.h"
 #include "reports/section.h"
 #include "analyzer/store/query.h"
+#include "lib/bytes.h"
 #include "lib/timeutil.h"
 #include "lib/common.h"
 
@@ -63,23 +64,7 @@ int peak_share(const struct report_summary *s, double *percent, char *limit, siz
 
 void fmt_bytes(char *buf, size_t n, double b)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double a = fabs(b);
-	int u = 0;
-
-	if (!isfinite(b)) {
-		snprintf(buf, n, "?");
-		return;
-	}
-	while (a >= 1024 && u < 5) {
-		a /= 1024;
-		b /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, n, "%.0f B", b);
-	else
-		snprintf(buf, n, "%.*f %s", a < 10 ? 2 : a < 100 ? 1 : 0, b, units[u]);
+	ol_fmt_bytes(buf, n, b);
 }
 
 void fmt_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns)
@@ -152,7 +137,7 @@ void fmt_figure(struct strbuf *out, const char *key, const json_t *v)
 /* The figure a reader looks at first, by name; else the first one. */
 static const char *const lead_figures[] = {
 	"slope_mb_per_hour", "peak_over_baseline_ratio", "headroom_bytes",
-	"contexts_per_device", "largest_free_block_bytes", "peak_bytes",
+	"contexts_per_device", "largest_free_block_bytes", "rise_top_bytes",
 	"needed_bytes", "fill_ratio", "largest_other_bytes", "non_pytorch_share",
 	"memcg_usage_bytes", "victim_rss_bytes", "request_over_card_ratio", NULL
 };
@@ -193,105 +178,6 @@ static void top_finding(struct report_ctx *c, struct report_summary *s)
 	}
 }
 
-/* Which series ran out, in order of preference, and where its limit is:
- * the card's or the host's memory in use, as the driver, PyTorch, the
- * cgroup, the process or a metrics exporter counted it. */
-static const struct {
-	const char *series;
-	const char *limit_series;  /* same entity, or gpuN for cuda:N */
-	const char *limit_meta;    /* meta key (+ ".entity" when ends with '.') */
-	double unit;               /* bytes per unit of the series */
-} peak_kinds[] = {
-	{ "gpu.used_bytes", "gpu.total_bytes", "gpu.total_bytes.", 1 },
-	{ "torch.reserved_bytes", "gpu.total_bytes", "gpu.total_bytes.", 1 },
-	{ "DCGM_FI_DEV_FB_USED", "gpu.total_bytes", "gpu.total_bytes.", 1048576 },
-	{ "cuda.allocated_bytes", "gpu.total_bytes", "gpu.total_bytes.", 1 },
-	{ "torch.allocated_bytes", "gpu.total_bytes", "gpu.total_bytes.", 1 },
-	{ "cgroup.current_bytes", NULL, "cgroup.max_bytes", 1 },
-	{ "container_memory_working_set_bytes", NULL, "cgroup.max_bytes", 1 },
-	{ "proc.rss_bytes", NULL, "cgroup.max_bytes", 1 },
-	{ "container_memory_rss", NULL, "cgroup.max_bytes", 1 },
-	{ "process_resident_memory_bytes", NULL, "cgroup.max_bytes", 1 },
-	{ NULL, NULL, NULL, 0 }
-};
-
-/* The limit of peak kind k on entity gpu ("gpu0" for cuda:0): the highest
- * sample of its limit series on that entity, else its meta key. */
-static void peak_limit(struct report_ctx *c, struct report_summary *s, int k, const char *gpu)
-{
-	sqlite3_stmt *lim;
-	char key[200];
-	const char *m = peak_kinds[k].limit_meta;
-
-	if (peak_kinds[k].limit_series) {
-		lim = r_prepare(c, "SELECT max(m.value) FROM series s JOIN sample m"
-				   " ON m.series_id = s.id WHERE s.name = ? AND s.entity = ?");
-		if (lim) {
-			sqlite3_bind_text(lim, 1, peak_kinds[k].limit_series, -1, SQLITE_STATIC);
-			sqlite3_bind_text(lim, 2, gpu, -1, SQLITE_STATIC);
-			if (sqlite3_step(lim) == SQLITE_ROW &&
-			    sqlite3_column_type(lim, 0) != SQLITE_NULL) {
-				s->limit_bytes = sqlite3_column_double(lim, 0);
-				strbuf_addf(&s->limit_what, "%s ", peak_kinds[k].limit_series);
-				strbuf_add_utf8(&s->limit_what, gpu, strlen(gpu));
-			}
-			sqlite3_finalize(lim);
-		}
-	}
-	if (!isnan(s->limit_bytes))
-		return;
-	if (ends(m, "."))
-		snprintf(key, sizeof(key), "%s%s", m, gpu);
-	else
-		snprintf(key, sizeof(key), "%s", m);
-	lim = r_prepare(c, "SELECT CAST(value AS REAL) FROM meta WHERE key = ?"
-			   " AND value GLOB '[0-9]*' LIMIT 1");
-	if (!lim)
-		return;
-	sqlite3_bind_text(lim, 1, key, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(lim) == SQLITE_ROW) {
-		s->limit_bytes = sqlite3_column_double(lim, 0);
-		strbuf_add_utf8(&s->limit_what, key, strlen(key));
-	}
-	sqlite3_finalize(lim);
-}
-
-/* The highest sample of the first peak kind that has samples. */
-static void peak(struct report_ctx *c, struct report_summary *s)
-{
-	sqlite3_stmt *st = r_prepare(c, "SELECT s.entity, m.value, m.time_ns, m.boot_ns FROM series s"
-				     " JOIN sample m ON m.series_id = s.id"
-				     " WHERE s.name = ? AND m.value IS NOT NULL"
-				     " ORDER BY m.value DESC LIMIT 1");
-	char entity[128], gpu[128];
-	int i;
-
-	for (i = 0; st && peak_kinds[i].series && !s->has_peak; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, peak_kinds[i].series, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_ROW)
-			continue;
-		s->has_peak = 1;
-		snprintf(entity, sizeof(entity), "%s",
-			 sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
-		strbuf_addstr(&s->peak_series, peak_kinds[i].series);
-		if (entity[0]) {
-			strbuf_addch(&s->peak_series, ' ');
-			strbuf_add_utf8(&s->peak_series, entity, strlen(entity));
-		}
-		s->peak_bytes = sqlite3_column_double(st, 1) * peak_kinds[i].unit;
-		s->peak_ns = col_int(st, 2);
-		s->peak_untimed = s->peak_ns == OL_NULL && col_int(st, 3) == OL_NULL;
-		/* cuda:N -> gpuN for the card's total */
-		if (!strncmp(entity, "cuda:", 5))
-			snprintf(gpu, sizeof(gpu), "gpu%s", entity + 5);
-		else
-			snprintf(gpu, sizeof(gpu), "%s", entity);
-		peak_limit(c, s, i, gpu);
-	}
-	sqlite3_finalize(st);
-}
-
 /* No series of a known kind: the memory series the strongest finding
  * read (a Grafana panel the rules took for memory in use), named as such. */
 static void finding_peak(struct report_ctx *c, struct report_summary *s)
@@ -320,49 +206,6 @@ static void finding_peak(struct report_ctx *c, struct report_summary *s)
 	sqlite3_finalize(st);
 }
 
-/* No memory series: the snapshot's own peak, the largest device's live
- * bytes at the peak of its trace, else its reserved bytes at the
- * snapshot. */
-static void snapshot_peak(struct report_ctx *c, struct report_summary *s)
-{
-	sqlite3_stmt *st = NULL;
-	char gpu[32];
-	int trace = 0;
-
-	if (r_has_table(c, "holder"))
-		st = r_prepare(c, "SELECT device, sum(bytes), max(seq), max(time_ns) FROM holder"
-			       " WHERE tool = 'torch_snapshot' AND scope = 'peak' AND snapshot_id ="
-			       " (SELECT max(snapshot_id) FROM holder WHERE tool = 'torch_snapshot')"
-			       " GROUP BY device ORDER BY 2 DESC LIMIT 1");
-	if (st && sqlite3_step(st) == SQLITE_ROW)
-		trace = 1;
-	if (!trace && r_has_table(c, "segment") && r_snapshots(c)) {
-		sqlite3_finalize(st);
-		st = r_prepare(c, "SELECT device, sum(total_size), NULL, NULL FROM segment"
-			       " WHERE snapshot_id = (SELECT max(snapshot_id) FROM segment)"
-			       " AND device IS NOT NULL GROUP BY device ORDER BY 2 DESC LIMIT 1");
-		if (!st || sqlite3_step(st) != SQLITE_ROW) {
-			sqlite3_finalize(st);
-			return;
-		}
-	} else if (!trace) {
-		sqlite3_finalize(st);
-		return;
-	}
-	s->has_peak = 1;
-	s->peak_bytes = sqlite3_column_double(st, 1);
-	s->peak_ns = col_int(st, 3);
-	if (trace)
-		strbuf_addf(&s->peak_series, "allocated at the trace's peak, cuda:%lld (snapshot"
-			    ", event %lld)", (long long)sqlite3_column_int64(st, 0),
-			    (long long)sqlite3_column_int64(st, 2));
-	else
-		strbuf_addf(&s->peak_series, "reserved at the snapshot, cuda:%lld",
-			    (long long)sqlite3_column_int64(st, 0));
-	snprintf(gpu, sizeof(gpu), "gpu%lld", (long long)sqlite3_column_int64(st, 0));
-	sqlite3_finalize(st);
-	peak_limit(c, s, 1, gpu);   /* against the card, as torch.reserved_bytes */
-}
 
 int report_summary_load(struct report_ctx *c, struct report_summary *s)
 {
@@ -378,6 +221,8 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	strbuf_init(&s->victim_comm);
 	strbuf_init(&s->victim_kind);
 	strbuf_init(&s->peak_series);
+	strbuf_init(&s->peak_account);
+	strbuf_init(&s->peak_measure);
 	strbuf_init(&s->limit_what);
 	strbuf_init(&s->top_title);
 	strbuf_init(&s->top_key);
@@ -431,9 +276,7 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	}
 	sqlite3_finalize(st);
 
-	peak(c, s);
-	if (!s->has_peak)
-		snapshot_peak(c, s);
+	summary_peak_load(c, s);
 	if (!s->has_peak)
 		finding_peak(c, s);
 	summary_reading_load(c, s);
@@ -452,6 +295,7 @@ int report_summary_failed(const struct report_summary *s)
 	       strbuf_failed(&s->vsummary) || strbuf_failed(&s->missing) ||
 	       strbuf_failed(&s->oom_kind) || strbuf_failed(&s->victim_comm) ||
 	       strbuf_failed(&s->victim_kind) || strbuf_failed(&s->peak_series) ||
+	       strbuf_failed(&s->peak_account) || strbuf_failed(&s->peak_measure) ||
 	       strbuf_failed(&s->limit_what) || strbuf_failed(&s->top_title) ||
 	       strbuf_failed(&s->top_key) || strbuf_failed(&s->top_value);
 }
@@ -472,6 +316,10 @@ void report_summary_release(struct report_summary *s)
 	strbuf_release(&s->victim_comm);
 	strbuf_release(&s->victim_kind);
 	strbuf_release(&s->peak_series);
+	strbuf_release(&s->peak_account);
+	strbuf_release(&s->peak_measure);
+	json_decref(s->peaks);
+	s->peaks = NULL;
 	strbuf_release(&s->limit_what);
 	strbuf_release(&s->top_title);
 	strbuf_release(&s->top_key);

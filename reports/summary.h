@@ -40,9 +40,13 @@ struct report_summary {
 	struct strbuf victim_comm, victim_kind;
 	int64_t victim_bytes;       /* RSS freed; for torch_oom the bytes requested */
 
-	/* peak of the memory that ran out */
+	/* peak of the memory that ran out: the headline row of table peak
+	 * (peaks.c) of the account closest to what runs out */
 	int has_peak;
-	struct strbuf peak_series;  /* "gpu.used_bytes gpu0" */
+	struct strbuf peak_series;  /* its source: "gpu.used_bytes gpu0" */
+	struct strbuf peak_account; /* "gpu0", "memcg:/...", "host"; empty when not from table peak */
+	struct strbuf peak_measure; /* "card_used", "reserved", ...; empty likewise */
+	json_t *peaks;              /* every row of table peak (load_peaks' rows), or NULL */
 	double peak_bytes;
 	int64_t peak_ns;
 	int peak_untimed;           /* the peak is a sample with no time (not on the chart) */
@@ -80,6 +84,22 @@ struct bar_seg;
  * Returns their number (0 when s has no card). */
 int summary_card_slices(const struct report_summary *s, struct bar_seg *g);
 
+/* peaks.c: the incident's peak in s (has_peak, peak_*, limit_*, peaks)
+ * from table peak, when the database has one; s keeps no peak otherwise. */
+void summary_peak_load(struct report_ctx *c, struct report_summary *s);
+/* The words for a measure of table peak: "allocated", "reserved", "card",
+ * "cgroup usage", "RSS" (the measure itself when unknown). */
+const char *peak_measure_label(const char *measure);
+/* The measures of the peak's account side by side, raw text for out:
+ * "allocated 59.2 GiB · reserved 76.9 GiB · card 78.5 GiB". 1 when the
+ * account has two or more, else 0 and nothing appended. */
+int peaks_side_by_side(const struct report_summary *s, struct strbuf *out);
+/* Every other account's headline, "host 7.39 GiB (RSS, proc.rss_bytes
+ * pid:4312)" joined by "; ", database text escaped by escape. Returns
+ * how many (0: nothing appended). */
+int peaks_other_accounts(const struct report_summary *s, struct strbuf *out,
+			 int (*escape)(struct strbuf *, const char *, size_t));
+
 /* Fill s from c's database (every field set, unknowns as documented); the
  * strongest finding and their number come from the findings model. 0, or
  * -1 when the verdict table cannot be read (c->qerr says why). Release s
@@ -101,7 +121,7 @@ void summary_add_value(struct strbuf *sb, const json_t *v,
 /* The peak's share of its limit: 1 with *percent and the limit in bytes
  * for people in limit[n] when a positive limit is known, else 0. */
 int peak_share(const struct report_summary *s, double *percent, char *limit, size_t n);
-/* "79.1 GiB", "512 B", "-3.0 MiB" (binary prefixes). */
+/* "79.1 GiB", "512 B", "-3.00 MiB": lib/bytes.h's one rule (ol_fmt_bytes). */
 void fmt_bytes(char *buf, size_t n, double bytes);
 /* A finding figure for people: the unit is read from the key's suffix
  * (_bytes, _mb_per_hour, _ns, _ratio, _percent, _s, r2 ...; kv_usage* is a

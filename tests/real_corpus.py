@@ -439,10 +439,59 @@ def check_tools_row(rep, tool, key, value):
     return None
 
 
+# ---- tests/data/real/any_stack: any stack's memory failure (issue 27) --------
+# The OOM events (torch_oom, mem_failure, engine_error of a memory kind)
+# carry what the failure states; family and phase are the recogniser's
+# reading (parsers/serving/memfail.h), asserted where the manifest gives them.
+
+OOM_EVENT_KINDS = ("torch_oom", "mem_failure", "engine_error")
+
+
+def oom_events(rep):
+    return [e for e in events_of(rep, OOM_EVENT_KINDS)
+            if e.get("kind") != "engine_error" or e.get("family") or
+            e.get("error") not in ("engine_dead", "retract", "shard_cannot_start")]
+
+
+ANY_NUMERIC = {
+    "tried": "requested_bytes", "alloc": "requested_bytes", "buffer_bytes": "requested_bytes",
+    "device": "device", "total": "total_bytes", "free": "free_bytes",
+    "allocated": "allocated_bytes",
+}
+
+
+def check_any_stack(rep, key, value):
+    """None: key not asserted; else (ok, what was found)."""
+    evs = oom_events(rep)
+    if key in ("family", "phase"):
+        got = [e.get(key) for e in evs]
+        return (value in got, got)
+    if key == "first_phase":
+        got = evs[0].get("phase") if evs else None
+        return (got == value, got)
+    if key in ANY_NUMERIC:
+        got = [e.get(ANY_NUMERIC[key]) for e in evs]
+        return (num_close(value, got), got)
+    return None
+
+
+def check_healthy(rep, key, value):
+    return None
+
+
+def healthy_ooms(rep):
+    """What in a healthy log reads as an OOM: none may."""
+    evs = oom_events(rep) + events_of(rep, ("oom_kill", "oom_invoked"))
+    evs += [e for e in events_of(rep, ("cuda_exception",))
+            if "memory" in json.dumps(e).lower()]
+    return evs
+
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import real_gpu_host  # noqa: E402  (tests/real_gpu_host.py: the gpu_host figures)
 
-CHECKS = {"serving": check_serving, "tools": check_tools_row, "gpu_host": real_gpu_host.check}
+CHECKS = {"serving": check_serving, "tools": check_tools_row, "gpu_host": real_gpu_host.check,
+          "any_stack": check_any_stack, "healthy": check_healthy}
 
 
 def run(oomlens, path, tmp):
@@ -503,6 +552,15 @@ def main(argv):
                                   sts[0] if sts else None)
                 if rep and "engines" in rep:
                     have_engines = True
+                if folder == "healthy":   # the negative corpus: read or not, no OOM
+                    bad = healthy_ooms(rep) if rep else []
+                    if bad:
+                        failed += 1
+                        print("FAIL %s: a healthy log gives an OOM event: %s" %
+                              (where, [(e.get("kind"), e.get("summary")) for e in bad][:3]))
+                    else:
+                        passed += 1
+                    continue
                 if status not in ("ok", "partial"):
                     if folder == "gpu_host":
                         unread.append((where, rec, status, err))

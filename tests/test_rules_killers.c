@@ -44,7 +44,7 @@ static void k8s_oomkilled_at_its_limit(void **state)
 	(void)state;
 
 	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "cgroup_limit");
-	assert_non_null(strstr(title(tl), "OOMKilled at its memory limit of 300.0 MiB"));
+	assert_non_null(strstr(title(tl), "OOMKilled at its memory limit of 300 MiB"));
 	assert_float_equal(fig(tl, "suggested_limit_bytes"), 384 * MIB, 0);
 	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.advice_knob') FROM finding"
 				   " WHERE rule = 'killers'"), "memory_limit");
@@ -63,7 +63,7 @@ static void k8s_eviction_is_the_node(void **state)
 	(void)state;
 
 	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "host_capacity");
-	assert_non_null(strstr(title(tl), "the container used 33.86 GiB, its request 12.00 GiB"));
+	assert_non_null(strstr(title(tl), "the container used 33.9 GiB, its request 12.0 GiB"));
 	assert_float_equal(fig(tl, "suggested_request_bytes"), 41 * GIB, 0);
 	t_close(tl);
 }
@@ -97,7 +97,7 @@ static void earlyoom_is_the_host(void **state)
 
 	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "host_capacity");
 	assert_non_null(strstr(title(tl), "earlyoom killed python3 (pid 12006, 2.82 GiB)"));
-	assert_non_null(strstr(title(tl), "(RAM 13.53 GiB)"));
+	assert_non_null(strstr(title(tl), "(RAM 13.5 GiB)"));
 	t_close(tl);
 }
 

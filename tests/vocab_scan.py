@@ -74,7 +74,9 @@ def declared(sets, which, value, pattern=False):
     or extend a family's prefix."""
     for w in which:
         exact, fam = sets[w]
-        if value in exact or any(value.startswith(f) and len(value) > len(f) for f in fam):
+        # a family's prefix alone is declared too: SQL appends the
+        # variable part ('gpu.total_bytes.' || account)
+        if value in exact or any(value.startswith(f) for f in fam):
             return True
         if pattern and (any(n.startswith(value) for n in exact | fam) or
                         any(value.startswith(f) for f in fam)):

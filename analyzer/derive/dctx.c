@@ -9,6 +9,7 @@
  */
 #include "analyzer/derive/dctx.h"
 #include "lib/strbuf.h"
+#include "lib/bytes.h"
 #include "lib/userframe.h"
 
 #include <math.h>
@@ -232,11 +233,7 @@ int dctx_pass(sqlite3 *db, struct strbuf *err, int (*fn)(struct rule_ctx *c))
 
 const char *rl_bytes(double b, char *buf, size_t n)
 {
-	if (fabs(b) >= GIB)
-		snprintf(buf, n, "%.2f GiB", b / GIB);
-	else
-		snprintf(buf, n, "%.1f MiB", b / MIB);
-	return buf;
+	return ol_fmt_bytes(buf, n, b);
 }
 
 const char *rl_stack_label(struct rule_ctx *c, int64_t stack, char *buf, size_t n)

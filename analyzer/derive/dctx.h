@@ -309,7 +309,7 @@ int rl_card_frag_holds(const struct rl_card *k);
 
 /* ---- formatting (dctx.c) ---- */
 
-/* "1.25 GiB" / "512.0 MiB" into buf. */
+/* "1.25 GiB" / "512 MiB" into buf: lib/bytes.h's one rule, as every report. */
 const char *rl_bytes(double b, char *buf, size_t n);
 /* A stack for a finding's title, into buf: named by the one rule of
  * lib/userframe.h (userframe_stack_label: the user's frame as "file:line

@@ -7,13 +7,34 @@
 #include "analyzer/store/timeline.h"
 #include "lib/strbuf.h"
 
+#include <string.h>
+
 const struct derive_pass derive_passes[] = {
 	/* first: the others read the OOM's moment (rl_oom_time) */
 	{ "oom", "oom: one row per OOM or memory failure; id 1 is the OOM", derive_oom },
 	{ "whatif", "whatif: the allocator trace replayed under other settings", derive_whatif },
 	{ "ledger", "ledger: what filled each card and the host, line by line", derive_ledger },
+	{ "peak", "peak: each account's highest memory per measure, its headline", derive_peak },
 	{ NULL, NULL, NULL }
 };
+
+int derive_one(struct timeline *tl, const char *name, struct strbuf *err)
+{
+	const struct derive_pass *p;
+
+	for (p = derive_passes; p->name; p++)
+		if (!strcmp(p->name, name)) {
+			struct strbuf why = STRBUF_INIT;
+			int r = p->run(tl->db, &why);
+			if (r < 0 && err)
+				strbuf_addf(err, "derive %s: %s", name, why.len ? why.buf : "failed");
+			strbuf_release(&why);
+			return r;
+		}
+	if (err)
+		strbuf_addf(err, "derive: no pass named %s", name);
+	return -1;
+}
 
 int derive_incident(struct timeline *tl, struct strbuf *err)
 {

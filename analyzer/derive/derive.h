@@ -28,10 +28,18 @@ struct derive_pass {
 
 extern const struct derive_pass derive_passes[];
 
+/* The passes (one file each). */
+int derive_peak(sqlite3 *db, struct strbuf *err);     /* peak.c: table peak */
+
 /* Run every pass inside the caller's transaction (analyze_timeline()
  * holds one). 0, or -1 with "derive <pass>: why" in err (may be NULL);
  * the caller rolls back. Prints nothing. */
 int derive_incident(struct timeline *tl, struct strbuf *err);
+
+/* Run the one pass named name (derive_passes[]), as derive_incident()
+ * would: for a caller that built the other tables itself (a test of a
+ * report). 0, or -1 with why in err (an unknown name included). */
+int derive_one(struct timeline *tl, const char *name, struct strbuf *err);
 
 /* The passes (derive.c's derive_passes[]). */
 /* The what-if replays of each snapshot's allocator trace: table whatif

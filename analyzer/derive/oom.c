@@ -13,7 +13,8 @@
  * snapshot and a log, same_as_event, is one row); a CUDA exception or an
  * Nsight-recorded allocation call that says out of memory; a serving
  * engine's memory error (engine_error, or a server_error whose traceback
- * names one; an engine whose own count leaves no KV cache); PyTorch's
+ * names one; an engine whose own count leaves no KV cache); any stack's
+ * memory failure the generic recogniser read (mem_failure); PyTorch's
  * count of the OOMs it caught (memory_stats num_ooms); and the warnings that memory ran short without a kill
  * (alloc_failure, a page-allocation failure).
  *
@@ -45,10 +46,16 @@ static const char oom_schema[] =
 	"CREATE TEMP TABLE oom_cand(time_ns INTEGER, boot_ns INTEGER, clock TEXT, kind TEXT,"
 	" scope TEXT, device INTEGER, cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER,"
 	" invoker_comm TEXT, victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER,"
-	" victim_event INTEGER, event_id INTEGER, evidence TEXT, artifact_id INTEGER);";
+	" victim_event INTEGER, event_id INTEGER, evidence TEXT, artifact_id INTEGER, phase TEXT,"
+	" family TEXT);";
 
 /* The columns every non-kernel candidate takes from its one event e. */
-#define CAND_COLS "INSERT INTO temp.oom_cand SELECT e.time_ns, e.boot_ns," \
+/* The candidate columns every INSERT gives (phase and family are read
+ * from the main event afterwards). */
+#define CAND_NAMES "time_ns, boot_ns, clock, kind, scope, device, cgroup, requested_bytes," \
+	" invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes, victim_event," \
+	" event_id, evidence, artifact_id"
+#define CAND_COLS "INSERT INTO temp.oom_cand(" CAND_NAMES ") SELECT e.time_ns, e.boot_ns," \
 	" CASE WHEN e.time_ns IS NULL THEN CASE WHEN e.boot_ns IS NULL THEN 'none' ELSE 'boot' END" \
 	"  WHEN e.clock = 'local' THEN 'local' ELSE 'utc' END, "
 #define JD(key) "CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$." key "') END"
@@ -100,6 +107,14 @@ static const char *const single_sql[] = {
 	JD("engine_error") " IN " ENGINE_OOM_ERRORS ")) AND NOT EXISTS (SELECT 1 FROM event t"
 	" WHERE t.kind = 'torch_oom' AND t.artifact_id IS e.artifact_id"
 	" AND abs(coalesce(t.line, 0) - coalesce(e.line, 0)) <= 30)",
+	/* any stack's memory failure the generic recogniser read (ROCm/HIP,
+	 * ggml, Metal, MPS, XLA, cuDNN...); the line that repeats a PyTorch
+	 * OOM of the same log within 30 lines is that OOM's */
+	CAND_COLS "'mem_failure', 'gpu', " JD("device") ", NULL, " JD("requested_bytes") ","
+	" e.pid, e.comm, e.pid, e.comm, NULL, e.id, e.id, json_array(e.id), e.artifact_id"
+	" FROM event e WHERE e.kind = 'mem_failure' AND NOT EXISTS (SELECT 1 FROM event t"
+	" WHERE t.kind = 'torch_oom' AND t.artifact_id IS e.artifact_id"
+	" AND abs(coalesce(t.line, 0) - coalesce(e.line, 0)) <= 30)",
 	/* userspace killers */
 	CAND_COLS "e.kind, 'host', NULL, " JD("cgroup") ", NULL, NULL, NULL, e.pid, e.comm, e.bytes,"
 	" e.id, e.id, json_array(e.id), e.artifact_id FROM event e WHERE e.kind = 'userspace_kill'",
@@ -113,7 +128,7 @@ static const char *const single_sql[] = {
 	/* PyTorch's own count of the OOMs it caught (memory_stats num_ooms,
 	 * the series torch.num_ooms): one row per device counted, when they
 	 * happened unknown; the dumps that count them are the evidence */
-	"INSERT INTO temp.oom_cand SELECT NULL, NULL, 'none', 'torch_oom_count', 'gpu',"
+	"INSERT INTO temp.oom_cand(" CAND_NAMES ") SELECT NULL, NULL, 'none', 'torch_oom_count', 'gpu',"
 	" CASE WHEN s.entity GLOB 'cuda:[0-9]*' THEN CAST(substr(s.entity, 6) AS INTEGER) END,"
 	" NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
 	" (SELECT min(id) FROM event WHERE kind = 'torch_memory_stats' AND json_valid(data)"
@@ -134,7 +149,7 @@ static const char *const single_sql[] = {
  * one row per instance, at its first memory error (no time for a count
  * alone). No event: event_id NULL, evidence []. */
 static const char engine_sql[] =
-	"INSERT INTO temp.oom_cand SELECT x.t, NULL, CASE WHEN x.t IS NULL THEN 'none'"
+	"INSERT INTO temp.oom_cand(" CAND_NAMES ") SELECT x.t, NULL, CASE WHEN x.t IS NULL THEN 'none'"
 	" WHEN x.clock = 'local' THEN 'local' ELSE 'utc' END, 'engine_oom', 'gpu', NULL, NULL,"
 	" n.requested_bytes, NULL, NULL, NULL, NULL, NULL, NULL, NULL, '[]', n.artifact_id"
 	" FROM engine n LEFT JOIN (SELECT n2.rowid AS rid, json_extract(j.value, '$.time_ns') AS t,"
@@ -160,7 +175,7 @@ static int kreport_flush(sqlite3 *db, struct kreport *r, struct strbuf *err)
 {
 	/* header fields from the oom_invoked, victim from the first kill */
 	static const char sql[] =
-		"INSERT INTO temp.oom_cand SELECT coalesce(i.time_ns, k.time_ns, f.time_ns),"
+		"INSERT INTO temp.oom_cand(" CAND_NAMES ") SELECT coalesce(i.time_ns, k.time_ns, f.time_ns),"
 		" coalesce(i.boot_ns, k.boot_ns, f.boot_ns), NULL, ?3, 'host', NULL,"
 		" coalesce(CASE WHEN json_valid(i.data) THEN json_extract(i.data, '$.oom_memcg') END,"
 		"  CASE WHEN json_valid(k.data) THEN json_extract(k.data, '$.oom_memcg') END),"
@@ -312,13 +327,18 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		" coalesce((SELECT CASE WHEN e.clock = 'local' THEN 'local' END FROM event e"
 		"  WHERE e.id = event_id), 'utc')"
 		" WHEN boot_ns IS NOT NULL THEN 'boot' ELSE 'none' END WHERE clock IS NULL;"
+		/* the phase and the wording family the parser read (server logs) */
+		"UPDATE temp.oom_cand SET phase = (SELECT json_extract(e.data, '$.phase') FROM event e"
+		"  WHERE e.id = event_id AND json_valid(e.data)), family = (SELECT"
+		"  json_extract(e.data, '$.family') FROM event e WHERE e.id = event_id"
+		"  AND json_valid(e.data)) WHERE event_id IS NOT NULL;"
 		"INSERT INTO oom(id, time_ns, boot_ns, clock, kind, scope, device, cgroup,"
 		" requested_bytes, invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes,"
-		" victim_event, event_id, evidence, artifact_id)"
+		" victim_event, phase, family, event_id, evidence, artifact_id)"
 		" SELECT row_number() OVER (ORDER BY " OOM_ORDER "), time_ns, boot_ns, clock, kind,"
 		" scope, device, cgroup, requested_bytes, invoker_pid, invoker_comm, victim_pid,"
-		" victim_comm, victim_bytes, victim_event, event_id, evidence, artifact_id"
-		" FROM temp.oom_cand;"
+		" victim_comm, victim_bytes, victim_event, coalesce(phase, 'unknown'), family,"
+		" event_id, evidence, artifact_id FROM temp.oom_cand;"
 		"DROP TABLE temp.oom_cand;"
 		"CREATE INDEX oom_event ON oom(event_id);"
 		"DROP VIEW IF EXISTS oom_victim;"

@@ -140,7 +140,7 @@ static void rise_figures(struct rule_ctx *c, struct burst *b, struct rl_finding 
 	struct rise_line line = { bt->fit.slope, b->p.s->t0_ns + (int64_t)(bt->rise_start_t * 1e9) };
 
 	rl_fig(f, "baseline_bytes", floor(bt->baseline));
-	rl_fig(f, "peak_bytes", floor(bt->peak));
+	rl_fig(f, "rise_top_bytes", floor(bt->peak));   /* not "the peak": table peak is */
 	rl_fig(f, "rise_bytes", floor(bt->peak - bt->baseline));
 	if (rise_time(c, b->p.s->id, b->t_start - w, b->t_peak + w, bt->baseline, bt->peak, &line,
 		      &rs) == 0)

@@ -23,6 +23,7 @@
  */
 #include "parsers/serving/engine_lines.h"
 #include "parsers/serving/engine_readers.h"
+#include "parsers/serving/memfail.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -178,7 +179,7 @@ static const struct {
 #undef N
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
-#define ANCHORS_MAX 192
+#define ANCHORS_MAX 320
 #define FILTER_BITS 12
 #define SIEVE_BITS 16
 #define STRIDE 3                 /* positions a sieve lookup stands for */
@@ -229,7 +230,16 @@ static void add(const struct anchor *a)
 	filter.n++;
 }
 
-/* The anchors of the four tables, in table order. */
+/* A phrase of the memory-failure recogniser as an anchor that marks. */
+static void add_memfail(const char *phrase, unsigned mark, void *arg)
+{
+	struct anchor a = { phrase, 0, ENGINE_NONE, er_memfail_mark, (int)mark, 0, 0, 0, 0 };
+
+	(void)arg;
+	add(&a);
+}
+
+/* The anchors of the four tables, in table order, then the recogniser's. */
 static void anchors_build(void)
 {
 	size_t i, k;
@@ -263,6 +273,7 @@ static void anchors_build(void)
 					    (unsigned)special[i].strong, 0, 0 };
 			add(&a);
 		}
+	memfail_each_phrase(add_memfail, NULL);
 }
 
 /* Built once; the tables are constant, so two threads building it at
@@ -368,7 +379,7 @@ static int read_anchor(const struct anchor *a, size_t at, void *arg)
 	struct reading *r = arg;
 	unsigned before = r->o->stats_set;
 
-	if (inside_name(a, r->line, at))
+	if (a->read != er_memfail_mark && inside_name(a, r->line, at))
 		return 0;
 	a->read(r->o, a, r->line, r->line + at + a->len, r->end);
 	if (a->gated)

@@ -39,8 +39,18 @@ struct engine_line {
 	int config;                /* the line dumps the engine's configuration
 				    * ("with config:", "args: ", "Args {") */
 	int rank;                  /* SGLang "TPn" / TGI "rank=n", or -1 */
+	unsigned memfail;          /* a phrase of parsers/serving/memfail.c: bits
+				    * MEMFAIL_MARK_* (the recogniser's prefilter) */
 	char version[ENGINE_VERSION_MAX]; /* "" unless the line states it */
 };
+
+/* engine_line's memfail bits: the line holds a phrase the memory-failure
+ * recogniser starts from (a failure's wording, a continuation of one, a
+ * phase of the program's life); the line is worth memfail_line(),
+ * memfail_continues(), memfail_phase_line(). Not counted as "said". */
+#define MEMFAIL_MARK_FAILURE 1u
+#define MEMFAIL_MARK_CONTINUES 2u
+#define MEMFAIL_MARK_PHASE 4u
 
 /* Read line[0..n) into *out. Returns 1 if it said anything, 0 if not.
  * Bounded work: one pass over the line to find anchors, then a bounded

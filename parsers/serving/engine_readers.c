@@ -490,3 +490,12 @@ int er_sglang_rank(const char *line, size_t n)
 	}
 	return -1;
 }
+
+/* A phrase of the memory-failure recogniser (parsers/serving/memfail.c):
+ * the line is marked for it, nothing is read here. */
+void er_memfail_mark(struct engine_line *o, const struct anchor *a, const char *line,
+		     const char *p, const char *end)
+{
+	(void)line, (void)p, (void)end;
+	o->memfail |= (unsigned)a->arg;
+}

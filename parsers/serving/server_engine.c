@@ -295,8 +295,11 @@ static int keep_error(struct srv_engine *e, struct sink *s, struct srv_instance 
 		return 1;
 	snprintf(summary, sizeof(summary), "%s %s: %.*s", engine_kind_name(in->kind),
 		 engine_error_name(k), (int)(tn > 160 ? 160 : tn), l->msg);
-	d = json_pack("{s:s, s:s, s:s, s:o}", "error", engine_error_name(k), "engine",
-		      engine_kind_name(in->kind), "instance", in->name, "text", ol_json_strn(l->msg, tn));
+	d = json_pack("{s:s, s:s, s:s, s:o, s:s}", "error", engine_error_name(k), "engine",
+		      engine_kind_name(in->kind), "instance", in->name, "text", ol_json_strn(l->msg, tn),
+		      "phase", oom_phase_name(e->phase));
+	if (e->family)
+		json_object_set_new(d, "family", json_string(e->family));
 	return event(e, s, l, lineno, "engine_error", summary, d) < 0 ? -1 : 1;
 }
 

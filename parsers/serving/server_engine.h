@@ -89,6 +89,10 @@ struct srv_engine {
 				      * before that was another (a log's lines
 				      * alternate between two most of the time) */
 	char some[96];               /* TGI's "key: Some(" waiting for its value */
+	enum oom_phase phase;        /* the phase the caller says the log is in:
+				      * an engine_error event's "phase" */
+	const char *family;          /* and the failure's wording family
+				      * (parsers/serving/memfail.h), or NULL */
 	size_t some_n;
 	int records;                 /* rows and events written */
 };

@@ -26,6 +26,7 @@
 #include "parsers/serving/server_engine.h"
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
+#include "parsers/serving/server_memfail.h"
 #include "parsers/serving/server_stats.h"
 #include "parsers/serving/server_unwrap.h"
 #include "parsers/common/seriesutil.h"
@@ -46,6 +47,7 @@ struct srv_st {
 	struct srv_stats stats;
 	struct srv_meta meta;
 	struct srv_engine engines;
+	struct srv_mem mem;         /* the phase, the memory failure held */
 	enum engine_error piece_error; /* the first a piece's lines named */
 	/* the last torch_oom, to know its echo */
 	int last_oom_set;
@@ -108,6 +110,11 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	char summary[256];
 	struct ol_event e = { .t = j->t, .pid = j->pid, .bytes = OL_NULL, .line = j->line,
 			      .summary = summary };
+	struct memfail mf;
+	int failed = memfail_line(exc, en, &mf);
+	enum oom_phase ph = srv_mem_phase(&st->mem, failed && mf.phase ? mf.phase
+					  : tb ? memfail_phase_hint(tb, strlen(tb))
+					  : OOM_PHASE_UNKNOWN);
 
 	if (torch_oom_text(exc, en)) {
 		e.kind = vocab_event_kind(VE_TORCH_OOM);
@@ -117,6 +124,18 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 			return 0;
 		}
 		remember_oom(st, e.data, &e.t);
+		json_object_set_new(e.data, "family",
+				    json_string(memfail_family_name(failed ? mf.family : MF_TORCH)));
+		json_object_set_new(e.data, "phase", json_string(oom_phase_name(ph)));
+	} else if (failed) {   /* any other stack's memory failure, raised */
+		e.kind = "mem_failure";
+		e.data = srv_mem_data(&mf, ph);
+		e.bytes = mf.requested_bytes >= 0 ? mf.requested_bytes : OL_NULL;
+		snprintf(summary, sizeof(summary), "%s memory failure (%s): %.*s",
+			 memfail_family_name(mf.family), oom_phase_name(ph),
+			 (int)(en > 160 ? 160 : en), exc);
+		json_object_set_new(e.data, "engine_error", st->piece_error
+				    ? json_string(engine_error_name(st->piece_error)) : json_null());
 	} else {
 		e.kind = vocab_event_kind(VE_SERVER_ERROR);
 		e.data = error_data(exc, en, summary, sizeof(summary));
@@ -199,6 +218,27 @@ static int engine_facts(struct srv_st *st, const struct engine_line *el, int in_
 	return srv_meta_facts(&st->meta, st->s, el);
 }
 
+/* 1 for an engine error that says memory ran out (not a dead engine,
+ * not a retraction). */
+static int memory_error(enum engine_error k)
+{
+	return k != EE_NONE && k != EE_ENGINE_DEAD && k != EE_RETRACT && k != EE_SHARD_CANNOT_START &&
+	       k != EE_EXPANDABLE_UNSUPPORTED;
+}
+
+/* The phase and wording family an engine_error event of this line will
+ * carry (server_engine.c writes it). */
+static void error_phase(struct srv_st *st, const struct engine_line *el)
+{
+	const struct srv_line *l = &st->line;
+	struct memfail mf;
+	int failed = (el->memfail & MEMFAIL_MARK_FAILURE) && memfail_line(l->msg, l->n, &mf);
+
+	st->engines.phase = srv_mem_phase(&st->mem, failed ? mf.phase
+					  : memfail_phase_hint(l->msg, l->n));
+	st->engines.family = failed ? memfail_family_name(mf.family) : NULL;
+}
+
 /* One unwrapped line, in order: what it says of the engine, the pieces
  * over lines, TGI's Args block, the requests served, the configuration.
  * 0 or -1. */
@@ -213,9 +253,12 @@ static int read_line(struct srv_st *st)
 		said = 0;
 		if (engine_kind_named(l->hint)) {
 			memset(&el, 0, sizeof(el));
-		} else {   /* only these two are read: engine_facts() is not called */
+		} else {   /* only these are read: engine_facts() is not called */
 			el.engine = ENGINE_NONE;
 			el.config = 0;
+			el.error = EE_NONE;
+			el.stats_set = 0;
+			el.memfail = 0;
 		}
 	} else {
 		said = srv_engine_read(&st->engines, l, &el);
@@ -224,17 +267,27 @@ static int read_line(struct srv_st *st)
 	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)
 		return -1;
 	in_piece = srv_join_feed(&st->join, l, lineno);
+	if (el.error)
+		error_phase(st, &el);
 	if ((said || engine_kind_named(el.engine) || engine_kind_named(l->hint)) &&
 	    engine_facts(st, &el, in_piece) < 0)
 		return -1;
 	if (in_piece)
 		return 0;
+	if ((el.stats_set >> ES_RUNNING & 1) && el.stats[ES_RUNNING] > 0)
+		srv_mem_served(&st->mem);
+	if ((el.memfail || st->mem.held) &&
+	    (r = srv_mem_line(&st->mem, st->s, l, lineno, el.memfail,
+			      el.error && memory_error(el.error))) != 0)
+		return r < 0 ? -1 : 0;
 	if ((r = cxx_abort(st)) != 0)
 		return r < 0 ? -1 : 0;
 	if ((r = srv_meta_args(&st->meta, st->s, l->msg, l->n)) != 0)
 		return r < 0 ? -1 : 0;
-	if ((r = srv_stats_line(&st->stats, st->s, l->msg, l->n, &l->t)) != 0)
+	if ((r = srv_stats_line(&st->stats, st->s, l->msg, l->n, &l->t)) != 0) {
+		srv_mem_served(&st->mem);
 		return r < 0 ? -1 : 0;
+	}
 	return el.config ? srv_meta_line(&st->meta, st->s, l->msg, l->n) : 0;
 }
 
@@ -262,6 +315,8 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 		*rc = r < 0 ? -1 : 0;
 	else if (srv_stats_access(&st->stats, st->s, raw, n, &st->line.last_t) < 0)
 		*rc = -1;
+	if (!st->mem.served && mem_find(raw, n, "\" 200"))
+		srv_mem_served(&st->mem);
 	return 1;
 }
 
@@ -278,6 +333,7 @@ static struct srv_st *srv_new(struct input *in, struct sink *s)
 			      in->mtime > 0 ? in->mtime * NS_PER_S : 0);
 		srv_join_init(&st->join);
 		srv_engine_init(&st->engines);
+		srv_mem_init(&st->mem);
 	}
 	return st;
 }
@@ -303,10 +359,12 @@ int server_log_parse(struct input *in, struct sink *s)
 		    read_line(st) < 0)
 			goto out;
 	}
-	if (take_piece(st) < 0 || srv_stats_finish(&st->stats, s) < 0 ||
+	if (take_piece(st) < 0 || srv_mem_finish(&st->mem, s) < 0 ||
+	    srv_stats_finish(&st->stats, s) < 0 ||
 	    srv_engine_finish(&st->engines, s) < 0)
 		goto out;
-	rc = st->records + st->stats.records + st->meta.records + st->engines.records;
+	rc = st->records + st->stats.records + st->meta.records + st->engines.records +
+	     st->mem.records;
 out:
 	srv_join_release(&st->join);
 	srv_engine_release(&st->engines);
@@ -395,6 +453,7 @@ static int engine_lines_in(const char *h, size_t n)
 {
 	const char *p = h, *end = h + n, *nl;
 	struct engine_line el;
+	struct memfail mf;
 	char text[4096];
 	size_t tn;
 	int headers = 0;
@@ -409,6 +468,8 @@ static int engine_lines_in(const char *h, size_t n)
 		    (el.nfacts || el.stats_set || el.error || el.preempted))
 			return 70;
 		if (engine_header(text, tn) && ++headers == 2)
+			return 70;
+		if (memfail_line(text, tn, &mf))   /* any stack's memory failure */
 			return 70;
 	}
 	return 0;

@@ -4,6 +4,7 @@
  */
 #include "parsers/torch/torch_memfigs.h"
 #include "lib/vocab.h"
+#include "lib/bytes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -43,21 +44,10 @@ const char *tm_series_of(const char *key, const char **unit)
 	return NULL;
 }
 
-/* "1.5 GiB" for people (powers of 1024). */
+/* "1.50 GiB" for people: lib/bytes.h's one rule. */
 static void fmt_bytes(char *buf, size_t n, json_int_t v)
 {
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double x = (double)v;
-	int k = 0;
-
-	while ((x >= 1024 || x <= -1024) && k < 5) {
-		x /= 1024;
-		k++;
-	}
-	if (k)
-		snprintf(buf, n, "%.2f %s", x, u[k]);
-	else
-		snprintf(buf, n, "%lld B", (long long)v);
+	ol_fmt_bytes(buf, n, (double)v);
 }
 
 static json_int_t stat_of(const json_t *stats, const char *key, int *has)

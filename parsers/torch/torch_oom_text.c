@@ -84,6 +84,7 @@ int torch_oom_text(const char *m, size_t n)
 {
 	return mem_find(m, n, "emory") &&
 	       (mem_find(m, n, "CUDA out of memory") || mem_find(m, n, "OutOfMemoryError") ||
+		mem_find(m, n, "HIP out of memory") ||   /* the same message on ROCm */
 		mem_find(m, n, "would exceed allowed memory"));
 }
 

@@ -1,0 +1,470 @@
+/*
+ * memfail.c -- the generic memory-failure recogniser; see memfail.h.
+ *
+ * Three tables, each a list of phrases looked for with one memmem per
+ * phrase over at most MEMFAIL_SCAN bytes of the line: the phrases that
+ * are never a failure (checked first), the wording families (the first
+ * that matches names the family; the generic ones at the end need an
+ * error marker on the same line and no advice words), and the phrases
+ * that name a phase. The wordings come from the engines' and libraries'
+ * sources and from the real excerpts under tests/data/real/any_stack.
+ * What a line states (bytes requested, device, total, free) is read
+ * after a few labels the families share.
+ */
+#include "parsers/serving/memfail.h"
+#include "parsers/serving/engine_lines.h"
+#include "parsers/common/seriesutil.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Never a failure, whatever else the line says: the kernel's OOM-killer
+ * lines (the kernel reader's), settings, warnings that say they are not
+ * a failure, a size the engine merely clamps. */
+static const char *const not_failures[] = {
+	"not a failure", "oom_score_adj", "oom_kill_disable", "invoked oom-killer",
+	"Out of memory: Kill", "Memory cgroup out of memory", "is larger than the profiled value",
+	"out of memory errors.", "CUDA OOMs:",
+};
+
+#define NEED_ERR 1u     /* an error marker on the line, no advice words */
+#define WORD 2u         /* the phrase stands as a word of its own */
+
+static const struct {
+	const char *phrase;
+	enum memfail_family family;
+	unsigned flags;
+} families[] = {
+	{ "CUDA out of memory occurred when warming up sampler", MF_VLLM_WARMUP, 0 },
+	{ "MPS backend out of memory", MF_MPS, 0 },
+	{ "HIP out of memory", MF_HIP, 0 },
+	{ "CUDA out of memory", MF_TORCH, 0 },
+	{ "RESOURCE_EXHAUSTED: Out of memory", MF_XLA, 0 },
+	{ "Resource exhausted: Out", MF_XLA, 0 },   /* its line may wrap after "Out" */
+	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
+	{ "cudaMalloc failed: out of memory", MF_CUDA, 0 },
+	{ "hipMalloc failed: out of memory", MF_HIP, 0 },
+	{ "CUDA runtime error: out of memory", MF_CUDA, 0 },
+	{ "CUDA error: out of memory", MF_CUDA, 0 },
+	{ "cudaErrorMemoryAllocation", MF_CUDA, 0 },
+	{ "CUDA_ERROR_OUT_OF_MEMORY", MF_CUDA, 0 },
+	{ "hipErrorOutOfMemory", MF_HIP, 0 },
+	{ "hipError_t(1002)", MF_HIP, 0 },
+	{ "CUDNN_STATUS_ALLOC_FAILED", MF_CUDNN, 0 },
+	{ "CUBLAS_STATUS_ALLOC_FAILED", MF_CUBLAS, 0 },
+	{ "Cuda failure 'out of memory'", MF_NCCL, 0 },
+	{ "Cuda failure 2 'out of memory'", MF_NCCL, 0 },
+	{ "OOM when allocating tensor", MF_TF_BFC, 0 },
+	{ "ran out of memory trying to allocate", MF_TF_BFC, 0 },
+	{ "failed to allocate CUDA", MF_GGML, 0 },   /* "... CUDA0 buffer of size N" */
+	{ "failed to allocate ROCm", MF_GGML, 0 },
+	{ "failed to allocate Metal", MF_GGML, 0 },
+	{ "unable to allocate CUDA", MF_GGML, 0 },
+	{ "unable to allocate ROCm", MF_GGML, 0 },
+	{ "memory leak detected!", MF_SGLANG_KV, 0 },
+	{ "KV cache pool leak detected", MF_SGLANG_KV, 0 },
+	/* the generic wordings: only in an error context */
+	{ "out of memory", MF_UNKNOWN, NEED_ERR },
+	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
+	{ "OUT OF MEMORY", MF_UNKNOWN, NEED_ERR },
+	{ "OutOfMemory", MF_UNKNOWN, NEED_ERR },
+	{ "OUT_OF_MEMORY", MF_UNKNOWN, NEED_ERR },
+	{ "failed to allocate", MF_UNKNOWN, NEED_ERR },
+	{ "Failed to allocate", MF_UNKNOWN, NEED_ERR },
+	{ "nsufficient memory", MF_UNKNOWN, NEED_ERR },
+	{ "nsufficient Memory", MF_UNKNOWN, NEED_ERR },
+	{ "OOM", MF_UNKNOWN, NEED_ERR | WORD },
+};
+
+/* What makes a generic wording an error, and what makes it advice. */
+static const char *const error_markers[] = {
+	"error", "Error", "ERROR", "xception", "EXCEPTION", "fatal", "Fatal", "FATAL",
+	"abort", "Abort", "ABORT", "panic", "failed", "Failed", "FAILED", "CRITICAL",
+};
+static const char *const advice_words[] = {
+	"to avoid", "To avoid", "avoid ", "If you", "if you", "consider", "Consider", "may cause",
+	"can cause", "might ", "--help", "default", "Default", "prevent", "reduce the chance",
+};
+
+static const char *const family_names[MF__COUNT] = {
+	"none", "cuda", "hip", "ggml", "metal", "mps", "xla", "cublas", "cudnn", "nccl", "trt",
+	"tf_bfc", "turbomind", "sglang_kv", "vllm_warmup", "torch", "unknown",
+};
+
+const char *memfail_family_name(enum memfail_family f)
+{
+	return (unsigned)f < MF__COUNT ? family_names[f] : "unknown";
+}
+
+static int any_of(const char *l, size_t n, const char *const *list, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (mem_find(l, n, list[i]))
+			return 1;
+	return 0;
+}
+
+static int word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The first occurrence of phrase in l[0..n) standing as a word, or NULL. */
+static const char *find_word(const char *l, size_t n, const char *phrase)
+{
+	size_t k = strlen(phrase);
+	const char *p = l, *end = l + n;
+
+	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
+		if ((p == l || !word_char(p[-1])) && (p + k == end || !word_char(p[k])))
+			return p;
+		p += k;
+	}
+	return NULL;
+}
+
+/* ---- figures ------------------------------------------------------------ */
+
+static const struct { const char *unit; double mult; } units[] = {
+	{ "bytes", 1 }, { "byte", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
+	{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 }, { "KB", 1024.0 }, { "kB", 1024.0 },
+	{ "MB", 1048576.0 }, { "GB", 1073741824.0 }, { "TB", 1099511627776.0 },
+	{ "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 }, { "T", 1099511627776.0 },
+	{ "B", 1 },
+};
+
+/* A size at p (before end): a number, an optional space, a unit (none:
+ * bytes, for an integer). "7.35G (7889485824 bytes)" gives the exact
+ * bytes in parentheses. Returns the bytes, or -1 when p holds none. */
+static int64_t size_at(const char *p, const char *end)
+{
+	char num[32], *ne;
+	size_t k = 0, i, ul;
+	double v;
+	int frac = 0;
+	const char *q;
+
+	while (p < end && *p == ' ')
+		p++;
+	while (p + k < end && k < sizeof(num) - 1 && (isdigit((unsigned char)p[k]) || p[k] == '.')) {
+		frac |= p[k] == '.';
+		num[k] = p[k];
+		k++;
+	}
+	if (!k || !isdigit((unsigned char)num[0]))
+		return -1;
+	num[k] = 0;
+	v = strtod(num, &ne);
+	q = p + k;
+	if (q < end && *q == ' ')
+		q++;
+	for (i = 0; i < ARRAY_N(units); i++) {
+		ul = strlen(units[i].unit);
+		if ((size_t)(end - q) >= ul && !memcmp(q, units[i].unit, ul) &&
+		    (q + ul == end || !isalpha((unsigned char)q[ul]) || units[i].mult == 1)) {
+			q += ul;
+			if (units[i].mult > 1 && end - q > 2 && q[0] == ' ' && q[1] == '(') {
+				int64_t exact = size_at(q + 2, end);
+				if (exact > 0)
+					return exact;
+			}
+			return (int64_t)(v * units[i].mult + 0.5);
+		}
+	}
+	return frac ? -1 : (int64_t)v;
+}
+
+/* The size after the first label of labels that has one, or -1. */
+static int64_t size_after(const char *l, size_t n, const char *const *labels, size_t k)
+{
+	const char *p, *end = l + n;
+	int64_t v;
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if ((p = mem_find(l, n, labels[i])) &&
+		    (v = size_at(p + strlen(labels[i]), end)) >= 0)
+			return v;
+	return -1;
+}
+
+static const char *const requested_labels[] = {
+	"Tried to allocate ", "trying to allocate ", "allocating ", "failed to allocate ",
+	"buffer of size ", "while trying to allocate ", "allocate ",
+};
+static const char *const total_labels[] = { "total capacity of ", "max allowed: " };
+static const char *const free_labels[] = { "of which " };
+static const char *const device_labels[] = {
+	"on device ", "current device: ", "GPU=", "GPU ", "cuda:", "CUDA", "ROCm", "GPU_",
+	"device: ", "device ",
+};
+
+/* The device index after the first label followed by a digit, or -1. */
+static int device_of(const char *l, size_t n)
+{
+	const char *p, *end = l + n;
+	size_t i, k;
+	int d;
+
+	for (i = 0; i < ARRAY_N(device_labels); i++) {
+		k = strlen(device_labels[i]);
+		for (p = l; (p = mem_find(p, (size_t)(end - p), device_labels[i])); p += k)
+			if (p + k < end && isdigit((unsigned char)p[k])) {
+				const char *q = p + k;   /* the line is not NUL-terminated */
+				for (d = 0; q < end && isdigit((unsigned char)*q) && d < 4096; q++)
+					d = d * 10 + (*q - '0');
+				return d < 4096 ? d : -1;
+			}
+	}
+	return -1;
+}
+
+static void figures(const char *l, size_t n, struct memfail *f)
+{
+	int d;
+
+	if (f->requested_bytes < 0)
+		f->requested_bytes = size_after(l, n, requested_labels, ARRAY_N(requested_labels));
+	if (f->total_bytes < 0)
+		f->total_bytes = size_after(l, n, total_labels, ARRAY_N(total_labels));
+	if (f->free_bytes < 0)
+		f->free_bytes = size_after(l, n, free_labels, ARRAY_N(free_labels));
+	if (f->device < 0 && (d = device_of(l, n)) >= 0)
+		f->device = d;
+}
+
+/* ---- phases ------------------------------------------------------------- */
+
+/* The phrases of a failure's own text, in the order they win: a sampler
+ * warm-up run from inside the profile run is a warm-up. */
+static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
+	{ "_dummy_sampler_run", OOM_PHASE_WARMUP },
+	{ "warming up sampler", OOM_PHASE_WARMUP },
+	{ "_dummy_pooler_run", OOM_PHASE_WARMUP },
+	{ "capture_end", OOM_PHASE_GRAPH_CAPTURE },
+	{ "capture_begin", OOM_PHASE_GRAPH_CAPTURE },
+	{ "capture_model", OOM_PHASE_GRAPH_CAPTURE },
+	{ "_capture_cudagraphs", OOM_PHASE_GRAPH_CAPTURE },
+	{ "init_cuda_graphs", OOM_PHASE_GRAPH_CAPTURE },
+	{ "CudaGraphRunner", OOM_PHASE_GRAPH_CAPTURE },
+	{ "llama_kv_cache_update", OOM_PHASE_SERVING },
+	{ "llama_decode", OOM_PHASE_SERVING },
+	{ "memory leak detected", OOM_PHASE_SERVING },  /* SGLang checks when idle after serving */
+	{ "KV cache pool leak detected", OOM_PHASE_SERVING },
+	{ "[Task Queue]", OOM_PHASE_SERVING },
+	{ "initialize_kv_cache", OOM_PHASE_KV_ALLOC },
+	{ "_allocate_kv_cache", OOM_PHASE_KV_ALLOC },
+	{ "init_memory_pool", OOM_PHASE_KV_ALLOC },
+	{ "init_cache_engine", OOM_PHASE_KV_ALLOC },
+	{ "llama_kv_cache_init", OOM_PHASE_KV_ALLOC },
+	{ "_create_model_instance", OOM_PHASE_KV_ALLOC },  /* TurboMind sizes its KV cache there */
+	{ "increase --mem-fraction-static", OOM_PHASE_KV_ALLOC },
+	{ "profile_run", OOM_PHASE_PROFILE },
+	{ "determine_available_memory", OOM_PHASE_PROFILE },
+	{ "determine_num_available_blocks", OOM_PHASE_PROFILE },
+	{ "profile_max_num_token", OOM_PHASE_PROFILE },
+	{ "ggml_gallocr_reserve", OOM_PHASE_PROFILE },
+	{ "graph_reserve", OOM_PHASE_PROFILE },
+	{ "sched_reserve", OOM_PHASE_PROFILE },
+	{ "compute pp buffers", OOM_PHASE_PROFILE },
+	{ "load_tensors", OOM_PHASE_LOAD_WEIGHTS },
+	{ "alloc_tensor_range", OOM_PHASE_LOAD_WEIGHTS },
+	{ "llama_model_load", OOM_PHASE_LOAD_WEIGHTS },
+	{ "error loading model", OOM_PHASE_LOAD_WEIGHTS },
+	{ "error loading llama server", OOM_PHASE_LOAD_WEIGHTS },
+	{ "load_weights", OOM_PHASE_LOAD_WEIGHTS },
+	{ "load_model", OOM_PHASE_LOAD_WEIGHTS },
+	{ "from_pretrained", OOM_PHASE_LOAD_WEIGHTS },
+	{ "load_state_dict", OOM_PHASE_LOAD_WEIGHTS },
+	{ "validation_step", OOM_PHASE_EVAL },
+	{ "eval_step", OOM_PHASE_EVAL },
+	{ "evaluation_loop", OOM_PHASE_EVAL },
+	{ "training_step", OOM_PHASE_TRAINING_STEP },
+	{ "train_step", OOM_PHASE_TRAINING_STEP },
+	{ "optimizer.step", OOM_PHASE_TRAINING_STEP },
+	{ ".backward(", OOM_PHASE_TRAINING_STEP },
+	{ "autotrain.trainers", OOM_PHASE_TRAINING_STEP },
+};
+
+enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_N(hints); i++)
+		if (mem_find(text, n, hints[i].phrase)) {
+			*rank = (int)i;
+			return hints[i].phase;
+		}
+	*rank = (int)ARRAY_N(hints);
+	return OOM_PHASE_UNKNOWN;
+}
+
+enum oom_phase memfail_phase_hint(const char *text, size_t n)
+{
+	int rank;
+
+	return memfail_phase_hint_ranked(text, n, &rank);
+}
+
+/* What the lines before a failure say of the program's phase, from the
+ * engines' start-up lines in the order they print them. */
+static const struct { const char *phrase; enum oom_phase phase; } phase_lines[] = {
+	/* vLLM */
+	{ "Starting to load model", OOM_PHASE_LOAD_WEIGHTS },
+	{ "Loading weights", OOM_PHASE_LOAD_WEIGHTS },
+	{ "Loading safetensors checkpoint", OOM_PHASE_LOAD_WEIGHTS },
+	{ "Loading model weights took", OOM_PHASE_PROFILE },
+	{ "Model loading took", OOM_PHASE_PROFILE },
+	{ "Memory profiling takes", OOM_PHASE_KV_ALLOC },
+	{ "# GPU blocks", OOM_PHASE_KV_ALLOC },
+	{ "# cuda blocks", OOM_PHASE_KV_ALLOC },
+	{ "GPU KV cache size", OOM_PHASE_KV_ALLOC },
+	{ "Available KV cache memory", OOM_PHASE_KV_ALLOC },
+	{ "Capturing CUDA graph", OOM_PHASE_GRAPH_CAPTURE },
+	{ "Capturing cudagraphs", OOM_PHASE_GRAPH_CAPTURE },
+	{ "Capturing the model for CUDA graphs", OOM_PHASE_GRAPH_CAPTURE },
+	{ "Graph capturing finished", OOM_PHASE_WARMUP },
+	/* SGLang */
+	{ "Load weight begin", OOM_PHASE_LOAD_WEIGHTS },
+	{ "Load weight end", OOM_PHASE_KV_ALLOC },
+	{ "Capture cuda graph begin", OOM_PHASE_GRAPH_CAPTURE },
+	{ "Capture cuda graph end", OOM_PHASE_WARMUP },
+	{ "Prefill batch", OOM_PHASE_SERVING },
+	{ "Decode batch", OOM_PHASE_SERVING },
+	/* llama.cpp, llama-server, Ollama */
+	{ "llm server loading model", OOM_PHASE_LOAD_WEIGHTS },
+	{ "load_tensors:", OOM_PHASE_LOAD_WEIGHTS },
+	{ "llama_kv_cache_init:", OOM_PHASE_KV_ALLOC },
+	{ "KV self size", OOM_PHASE_PROFILE },
+	{ "compute buffer size", OOM_PHASE_WARMUP },
+	{ "warming up the model", OOM_PHASE_WARMUP },
+	{ "launch_slot_", OOM_PHASE_SERVING },
+	{ "print_timings", OOM_PHASE_SERVING },
+	{ "prompt eval time", OOM_PHASE_SERVING },
+	/* any server's requests */
+	{ "\"POST ", OOM_PHASE_SERVING },
+	{ "| POST ", OOM_PHASE_SERVING },
+	{ "Received request", OOM_PHASE_SERVING },
+	{ "Finished request", OOM_PHASE_SERVING },
+	/* training */
+	{ "Starting minibatch loop", OOM_PHASE_TRAINING_STEP },
+	{ "Epoch: [", OOM_PHASE_TRAINING_STEP },
+	{ "Starting training", OOM_PHASE_TRAINING_STEP },
+	{ "Evaluating", OOM_PHASE_EVAL },
+};
+
+enum oom_phase memfail_phase_line(const char *line, size_t n)
+{
+	size_t i;
+
+	if (n > MEMFAIL_SCAN)
+		n = MEMFAIL_SCAN;
+	for (i = 0; i < ARRAY_N(phase_lines); i++)
+		if (mem_find(line, n, phase_lines[i].phrase))
+			return phase_lines[i].phase;
+	return OOM_PHASE_UNKNOWN;
+}
+
+/* ---- the line ----------------------------------------------------------- */
+
+int memfail_line(const char *l, size_t n, struct memfail *f)
+{
+	const char *p = NULL;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->requested_bytes = f->total_bytes = f->free_bytes = -1;
+	f->device = -1;
+	if (n > MEMFAIL_SCAN)
+		n = MEMFAIL_SCAN;
+	if (any_of(l, n, not_failures, ARRAY_N(not_failures)))
+		return 0;
+	for (i = 0; i < ARRAY_N(families); i++) {
+		p = families[i].flags & WORD ? find_word(l, n, families[i].phrase)
+					     : mem_find(l, n, families[i].phrase);
+		if (!p)
+			continue;
+		if ((families[i].flags & NEED_ERR) &&
+		    (!any_of(l, n, error_markers, ARRAY_N(error_markers)) ||
+		     any_of(l, n, advice_words, ARRAY_N(advice_words))))
+			continue;
+		break;
+	}
+	if (i == ARRAY_N(families))
+		return 0;
+	f->family = families[i].family;
+	f->wording = families[i].phrase;
+	/* the stack that printed a library's wording */
+	if ((f->family == MF_CUDA || f->family == MF_HIP) && mem_find(l, n, "ggml_"))
+		f->family = MF_GGML;
+	else if (f->family == MF_CUDA && mem_find(l, n, "[TM]"))
+		f->family = MF_TURBOMIND;
+	else if (f->family == MF_UNKNOWN && mem_find(l, n, "[TensorRT-LLM]"))
+		f->family = MF_TRT;
+	else if (f->family == MF_UNKNOWN && mem_find(l, n, "NCCL"))
+		f->family = MF_NCCL;
+	figures(l, n, f);
+	f->phase = memfail_phase_hint(l, n);
+	return 1;
+}
+
+/* The lines that go on telling a failure reported the line before; "^":
+ * only at the line's start (the rest of a line the terminal wrapped). */
+static const char *const continuations[] = {
+	"failed to allocate CUDA", "failed to allocate ROCm", "failed to allocate Metal",
+	"unable to allocate", "failed to allocate compute", "error loading model",
+	"failed to initialize the context", "failed to create context", "failed to load model",
+	"retrying without pipeline", "exiting due to model loading error",
+	"cleaning up before exit", "current device: ", "in function ggml_", "cuMemCreate(",
+	"cuMemAlloc", "GGML_ASSERT", "failed with status 5", "^of memory while trying to allocate",
+	"compute buffer allocation failed",
+};
+
+int memfail_continues(const char *l, size_t n, struct memfail *f)
+{
+	enum oom_phase ph;
+	size_t i;
+
+	if (n > MEMFAIL_SCAN)
+		n = MEMFAIL_SCAN;
+	for (i = 0; i < ARRAY_N(continuations); i++) {
+		const char *c = continuations[i], *p;
+		if (c[0] != '^' ? mem_find(l, n, c) != NULL
+		    : (p = mem_find(l, n, c + 1)) && p - l <= 8)
+			break;
+	}
+	if (i == ARRAY_N(continuations))
+		return 0;
+	if (mem_find(l, n, "buffer of size ")) {   /* the exact bytes of "allocating X MiB" */
+		int64_t exact = size_after(l, n, requested_labels + 4, 1);
+		if (exact > 0)
+			f->requested_bytes = exact;
+	}
+	figures(l, n, f);
+	ph = memfail_phase_hint(l, n);
+	/* llama.cpp logs the callee first: the first phase named wins, but
+	 * a failure inside a served request's call is a serving one */
+	if (ph != OOM_PHASE_UNKNOWN && (f->phase == OOM_PHASE_UNKNOWN || ph == OOM_PHASE_SERVING))
+		f->phase = ph;
+	return 1;
+}
+
+void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg), void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_N(families); i++)
+		if (strlen(families[i].phrase) >= 6)
+			fn(families[i].phrase, MEMFAIL_MARK_FAILURE, arg);
+	for (i = 0; i < ARRAY_N(continuations); i++)
+		fn(continuations[i] + (continuations[i][0] == '^'), MEMFAIL_MARK_CONTINUES, arg);
+	for (i = 0; i < ARRAY_N(phase_lines); i++)
+		fn(phase_lines[i].phrase, MEMFAIL_MARK_PHASE, arg);
+	for (i = 0; i < ARRAY_N(hints); i++)
+		fn(hints[i].phrase, MEMFAIL_MARK_PHASE, arg);
+}

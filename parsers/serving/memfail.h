@@ -1,0 +1,104 @@
+/*
+ * memfail.h -- the generic memory-failure recogniser: does one log line
+ * report that an allocation failed, on a GPU or the host, whatever the
+ * stack that printed it?
+ *
+ * The specific readers (PyTorch's OOM message, the engines' own errors)
+ * know their wordings field by field; the world keeps writing new ones
+ * (ggml's "cudaMalloc failed: out of memory", MPS, XLA's
+ * RESOURCE_EXHAUSTED, HIP, cuDNN, Metal, TurboMind...). memfail_line()
+ * reads one line with its wrappers taken off or not and says which
+ * wording family it matched, the phrase, and what it states: bytes
+ * requested, the device, the totals. A wording no family knows, in an
+ * error context ("out of memory" or "failed to allocate" next to an
+ * error, exception, fatal or abort marker), is kept as family
+ * "unknown", never dropped. Advice, help and configuration text, the
+ * kernel's own OOM-killer lines (the kernel reader's), oom_score_adj,
+ * TensorFlow's "not a failure" warning and SGLang's profiled value are
+ * not failures.
+ *
+ * It also says, from the function names and phrases in a failure's own
+ * text (a traceback's frames, llama.cpp's function prefixes), in which
+ * phase of the program's life it happened: memfail_phase_hint(). The
+ * phase names are lib/engine_vocab.h's.
+ *
+ * Bounded work: a line is looked at only up to MEMFAIL_SCAN bytes, each
+ * table phrase found with one memmem; no allocation.
+ */
+#ifndef OOMLENS_MEMFAIL_H
+#define OOMLENS_MEMFAIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/engine_vocab.h"
+
+#define MEMFAIL_SCAN 4096
+
+enum memfail_family {
+	MF_NONE = 0,
+	MF_CUDA,          /* CUDA runtime/driver: cudaMalloc, CUDA error: out of memory */
+	MF_HIP,           /* ROCm: hipMalloc, hipError_t(1002), HIP out of memory */
+	MF_GGML,          /* ggml's buffer allocation (llama.cpp, Ollama) */
+	MF_METAL,         /* Apple Metal command buffer out of memory */
+	MF_MPS,           /* PyTorch's MPS backend */
+	MF_XLA,           /* XLA / JAX RESOURCE_EXHAUSTED */
+	MF_CUBLAS,
+	MF_CUDNN,
+	MF_NCCL,
+	MF_TRT,           /* TensorRT / TensorRT-LLM */
+	MF_TF_BFC,        /* TensorFlow's BFC allocator (a real OOM) */
+	MF_TURBOMIND,     /* LMDeploy TurboMind */
+	MF_SGLANG_KV,     /* SGLang's KV-pool leak check */
+	MF_VLLM_WARMUP,   /* vLLM V1: OOM while warming up the sampler */
+	MF_TORCH,         /* PyTorch's own "CUDA out of memory. Tried to allocate" */
+	MF_UNKNOWN,       /* an unknown wording in an error context */
+	MF__COUNT
+};
+
+/* What one failing line states. Figures not stated are -1. */
+struct memfail {
+	enum memfail_family family;
+	const char *wording;       /* the phrase matched (static text) */
+	int64_t requested_bytes;
+	int64_t total_bytes;
+	int64_t free_bytes;
+	int device;                /* GPU index, or -1 */
+	enum oom_phase phase;      /* memfail_phase_hint() of the line itself */
+};
+
+/* 1 when line[0..n) reports a memory or allocation failure, with *out
+ * filled; else 0 (and *out is family MF_NONE). */
+int memfail_line(const char *line, size_t n, struct memfail *out);
+
+/* 1 when line[0..n) only continues a failure already reported on the
+ * line before (llama.cpp's "failed to allocate CUDA0 buffer of size N"
+ * after its cudaMalloc line, Metal's "command buffer N failed with
+ * status 5", CUDA's "current device: N"); fills what it adds into *f
+ * (figures not yet known, the family made more precise, the phase). */
+int memfail_continues(const char *line, size_t n, struct memfail *f);
+
+/* The phase a failure's text names (its traceback's function names,
+ * llama.cpp's function prefixes, the engine's own phrase), or
+ * OOM_PHASE_UNKNOWN. */
+enum oom_phase memfail_phase_hint(const char *text, size_t n);
+/* The same, with *rank the phrase's precedence (lower wins: a sampler
+ * warm-up inside the profile run is a warm-up), to choose among the
+ * frames of a traceback read line by line. */
+enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank);
+
+/* The phase a line of the log before a failure says the program is in
+ * ("Loading weights", "KV Cache is allocated", a capture beginning, a
+ * request served...), or OOM_PHASE_UNKNOWN when it says none. */
+enum oom_phase memfail_phase_line(const char *line, size_t n);
+
+/* Each phrase the recogniser starts from, for a prefilter: fn(phrase,
+ * mark) with mark one of engine_lines.h's MEMFAIL_MARK_* (failure
+ * wordings, continuations, phase lines). Phrases under 6 bytes are not
+ * given (the generic "OOM": a line with only it is not prefiltered). */
+void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg), void *arg);
+
+/* "cuda", "hip", "ggml", ... "unknown" (the event data's "family"). */
+const char *memfail_family_name(enum memfail_family f);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * server_memfail.c -- the phase of a server log's program and its
+ * memory failures as mem_failure events; see server_memfail.h.
+ */
+#include "parsers/serving/server_memfail.h"
+#include "parsers/common/seriesutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void srv_mem_init(struct srv_mem *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->phase = OOM_PHASE_UNKNOWN;
+}
+
+enum oom_phase srv_mem_phase(const struct srv_mem *m, enum oom_phase hint)
+{
+	if (m->served)
+		return OOM_PHASE_SERVING;
+	return hint != OOM_PHASE_UNKNOWN ? hint : m->phase;
+}
+
+void srv_mem_served(struct srv_mem *m)
+{
+	m->served = 1;
+	m->phase = OOM_PHASE_SERVING;
+}
+
+static json_t *bytes_or_null(int64_t v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
+
+json_t *srv_mem_data(const struct memfail *f, enum oom_phase ph)
+{
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:s}",
+			 "family", memfail_family_name(f->family), "wording", f->wording,
+			 "requested_bytes", bytes_or_null(f->requested_bytes),
+			 "device", f->device >= 0 ? json_integer(f->device) : json_null(),
+			 "total_bytes", bytes_or_null(f->total_bytes),
+			 "free_bytes", bytes_or_null(f->free_bytes),
+			 "phase", oom_phase_name(ph));
+}
+
+/* Write the failure held as a mem_failure event. 0 or -1. */
+static int flush(struct srv_mem *m, struct sink *s)
+{
+	char summary[256], size[32] = "";
+	struct ol_event e = { .kind = "mem_failure", .t = m->t, .pid = m->pid, .line = m->line,
+			      .summary = summary };
+	enum oom_phase ph = m->f.phase != OOM_PHASE_UNKNOWN ? m->f.phase : m->ctx;
+	int64_t id;
+
+	if (!m->held)
+		return 0;
+	m->held = 0;
+	e.bytes = m->f.requested_bytes >= 0 ? m->f.requested_bytes : OL_NULL;
+	if (m->f.requested_bytes >= 0)
+		snprintf(size, sizeof(size), " of %.1f MiB", (double)m->f.requested_bytes / 1048576.0);
+	snprintf(summary, sizeof(summary), "%s memory failure%s (%s): %.*s",
+		 memfail_family_name(m->f.family), size, oom_phase_name(ph),
+		 (int)(m->text_n > 160 ? 160 : m->text_n), m->text);
+	e.data = srv_mem_data(&m->f, ph);
+	json_object_set_new(e.data, "text", ol_json_strn(m->text, m->text_n));
+	json_object_set_new(e.data, "repeats", json_integer(m->repeats));
+	id = sink_event(s, &e);
+	json_decref(e.data);
+	if (id < 0)
+		return -1;
+	m->records++;
+	return 0;
+}
+
+/* 1 when f is the failure held told again (same family, device, size). */
+static int same(const struct srv_mem *m, const struct memfail *f, uint64_t lineno)
+{
+	int64_t a = f->requested_bytes, b = m->f.requested_bytes;
+
+	/* "allocating 9866.00 MiB" against the exact bytes a continuation gave */
+	return m->held && lineno - m->last_line <= SRV_MEM_REPEAT && f->family == m->f.family &&
+	       f->device == m->f.device && (a < 0) == (b < 0) && llabs(a - b) <= (a > b ? a : b) / 100;
+}
+
+int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, uint64_t lineno,
+		 unsigned marks, int told_error)
+{
+	struct memfail f;
+	enum oom_phase ph;
+	int rank;
+
+	if (m->held && lineno - m->last_line <= SRV_MEM_FOLLOW && (marks & MEMFAIL_MARK_CONTINUES) &&
+	    memfail_continues(l->msg, l->n, &m->f)) {
+		m->last_line = lineno;
+		return 1;
+	}
+	if ((marks & MEMFAIL_MARK_FAILURE) && memfail_line(l->msg, l->n, &f)) {
+		if (same(m, &f, lineno)) {
+			m->repeats++;
+			m->last_line = lineno;
+			return 1;
+		}
+		if (flush(m, s) < 0)
+			return -1;
+		if (told_error)     /* an engine_error event already */
+			return 0;
+		if (m->served)
+			f.phase = OOM_PHASE_SERVING;
+		else if (f.phase == OOM_PHASE_UNKNOWN && m->frame_line &&
+			 lineno - m->frame_line <= SRV_MEM_FRAMES)
+			f.phase = m->frame;
+		m->frame_line = 0;
+		m->ctx = m->phase;
+		m->f = f;
+		m->held = 1;
+		m->t = l->t;
+		m->pid = l->pid;
+		m->line = m->last_line = lineno;
+		m->repeats = 0;
+		m->text_n = l->n < SRV_MEM_TEXT ? l->n : SRV_MEM_TEXT;
+		memcpy(m->text, l->msg, m->text_n);
+		return 1;
+	}
+	if (m->held && lineno - m->last_line > SRV_MEM_REPEAT && flush(m, s) < 0)
+		return -1;
+	if (!(marks & MEMFAIL_MARK_PHASE))
+		return 0;
+	if ((ph = memfail_phase_line(l->msg, l->n)) != OOM_PHASE_UNKNOWN) {
+		if (ph == OOM_PHASE_SERVING)
+			srv_mem_served(m);
+		else if (!m->served)
+			m->phase = ph;
+	} else if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) != OOM_PHASE_UNKNOWN &&
+		   (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES ||
+		    rank < m->frame_rank)) {
+		m->frame = ph;          /* a frame of a traceback cut above */
+		m->frame_rank = rank;
+		m->frame_line = lineno;
+	}
+	return 0;
+}
+
+int srv_mem_finish(struct srv_mem *m, struct sink *s)
+{
+	return flush(m, s);
+}

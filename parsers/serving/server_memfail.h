@@ -1,0 +1,77 @@
+/*
+ * server_memfail.h -- the server-log parser's side of the generic
+ * memory-failure recogniser (parsers/serving/memfail.h): which phase of
+ * its life the program is in, line after line, and each failure a line
+ * reports as one mem_failure event.
+ *
+ * The phase follows the engines' start-up lines (loading weights,
+ * profiling, the KV cache, graph capture, warm-up) and becomes
+ * "serving" for good once a request was served (a request line, or a
+ * statistics line with requests running). A failure is held for up to
+ * SRV_MEM_FOLLOW lines, so that the lines that go on telling it
+ * (llama.cpp's callers one per line, CUDA's "current device: N", Metal's
+ * command-buffer status) add their figures and phase to the same event
+ * instead of counting again; the same failure told again within
+ * SRV_MEM_REPEAT lines (a message and its echo) is one event with a
+ * repeat count.
+ */
+#ifndef OOMLENS_SERVER_MEMFAIL_H
+#define OOMLENS_SERVER_MEMFAIL_H
+
+#include <stdint.h>
+#include "parsers/serving/memfail.h"
+#include "parsers/serving/server_unwrap.h"
+#include "parsers/common/sink.h"
+
+#define SRV_MEM_FOLLOW 4
+#define SRV_MEM_REPEAT 8
+#define SRV_MEM_TEXT 400
+#define SRV_MEM_FRAMES 40            /* a frame names the phase of a failure
+				      * this many lines after it, at most */
+
+struct srv_mem {
+	enum oom_phase phase;        /* the log's phase so far */
+	int served;                  /* a request was served: phase is serving */
+	enum oom_phase frame;        /* the best phase named by the lines just
+				      * before (a traceback's frames), */
+	int frame_rank;              /* its precedence (memfail_phase_hint_ranked), */
+	uint64_t frame_line;         /* and where; 0: none */
+	/* the failure held */
+	int held;
+	struct memfail f;            /* its phase: what its own lines name */
+	enum oom_phase ctx;          /* the log's phase when it was told */
+	struct ol_time t;
+	int64_t pid;
+	uint64_t line, last_line;    /* where it was told, and last added to */
+	int repeats;
+	char text[SRV_MEM_TEXT];
+	size_t text_n;
+	int records;                 /* events written */
+};
+
+void srv_mem_init(struct srv_mem *m);
+
+/* The phase a failure told now is in: serving once a request was
+ * served, else hint (from its own text) when it names one, else the
+ * log's. */
+enum oom_phase srv_mem_phase(const struct srv_mem *m, enum oom_phase hint);
+
+/* Note that a request was served (the phase is serving from now on). */
+void srv_mem_served(struct srv_mem *m);
+
+/* One line l (line lineno) outside any traceback or PyTorch message,
+ * with marks (engine_line's MEMFAIL_MARK_* bits) and told_error: 1 when
+ * the line's memory error is already an engine_error event (then it is
+ * not counted again). 1 when the line was a failure or its continuation,
+ * 0 when not, -1 when the sink failed. */
+int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, uint64_t lineno,
+		 unsigned marks, int told_error);
+
+/* Write the failure still held. 0 or -1. */
+int srv_mem_finish(struct srv_mem *m, struct sink *s);
+
+/* The event data of failure f in phase ph: family, wording, figures,
+ * phase (a new object). */
+json_t *srv_mem_data(const struct memfail *f, enum oom_phase ph);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * test_memfail.c -- the generic memory-failure recogniser
+ * (parsers/serving/memfail.c) on real lines: each wording family with
+ * the figures it states (lines from tests/data/real/any_stack, issue 27),
+ * the lines that must not count (tests/data/real/healthy, TensorFlow's
+ * "not a failure", SGLang's profiled value, the kernel's own OOM lines,
+ * advice), the continuations that add to a failure, and the phase a
+ * failure's own text names.
+ */
+#include "testutil.h"
+#include "parsers/serving/memfail.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define MiB 1048576LL
+#define NA (-1)
+
+static const struct positive {
+	const char *line;
+	enum memfail_family family;
+	int64_t requested;      /* bytes, NA: not stated; MiB-rounded ones within 1 % */
+	int device;
+	enum oom_phase phase;
+} positives[] = {
+	{ "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144817.04 MiB on device 0: "
+	  "cudaMalloc failed: out of memory", MF_GGML, 151851652956LL, 0, OOM_PHASE_UNKNOWN },
+	{ "deep-seek-1  | ggml_gallocr_reserve_n: failed to allocate CUDA1 buffer of size 10345253120",
+	  MF_GGML, 10345253120LL, 1, OOM_PHASE_PROFILE },
+	{ "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+	  MF_METAL, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: "
+	  "172.98 MB, max allowed: 9.07 GB). Tried to allocate 6.25 MB on private pool.",
+	  MF_MPS, 6553600, NA, OOM_PHASE_UNKNOWN },
+	{ "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying "
+	  "to allocate 4770354232 bytes.", MF_XLA, 4770354232LL, NA, OOM_PHASE_UNKNOWN },
+	{ "FAILED tests/core_test.py::CoreTest::test_jit_42 - RuntimeError: Resource exhausted: "
+	  "Out of memory while trying to allocate 24 bytes.", MF_XLA, 24, NA, OOM_PHASE_UNKNOWN },
+	{ "2019-01-08 19:06:11.303639: E tensorflow/stream_executor/rocm/rocm_driver.cc:601] "
+	  "failed to allocate 7.35G (7889485824 bytes) from device: hipError_t(1002)",
+	  MF_HIP, 7889485824LL, NA, OOM_PHASE_UNKNOWN },
+	{ "cuDNN failure 2: CUDNN_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=PTNUWCL5099642 ; "
+	  "expr=finder(calgo, algoPerf)", MF_CUDNN, NA, 0, OOM_PHASE_UNKNOWN },
+	{ "RuntimeError: [TM][ERROR] CUDA runtime error: out of memory "
+	  "/lmdeploy/src/turbomind/utils/allocator.h:231", MF_TURBOMIND, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy "
+	  "requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when "
+	  "initializing the engine.", MF_VLLM_WARMUP, NA, NA, OOM_PHASE_WARMUP },
+	{ "`ValueError: token_to_kv_pool_allocator memory leak detected! self.max_total_num_tokens="
+	  "270331, available_size=644, evictable_size=269628, protected_size=0",
+	  MF_SGLANG_KV, NA, NA, OOM_PHASE_SERVING },
+	{ "RuntimeError: CUDA error: out of memory", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "time=2025-04-29T12:31:50.345+02:00 level=ERROR source=sched.go:457 msg=\"error loading "
+	  "llama server\" error=\"llama runner process has terminated: cudaMalloc failed: out of "
+	  "memory\"", MF_CUDA, NA, NA, OOM_PHASE_LOAD_WEIGHTS },
+	{ "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 GiB. GPU 0 has a "
+	  "total capacity of 15.24 GiB of which 15.09 GiB is free.", MF_HIP, 16 * 1024 * MiB, 0,
+	  OOM_PHASE_UNKNOWN },
+	/* an unknown wording in an error context is kept */
+	{ "[2024-05-01 10:00:00] ERROR worker: out of memory while staging the batch",
+	  MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "FATAL: OOM in the scheduler", MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
+};
+
+/* Real lines that mention memory running out and are no failure. */
+static const char *const negatives[] = {
+	"2022-03-03 14:59:00.303723: W tensorflow/core/common_runtime/bfc_allocator.cc:239] "
+	"Allocator (GPU_0_bfc) ran out of memory trying to allocate 3.34GiB with freed_by_count=0. "
+	"The caller indicates that this is not a failure, but may mean that there could be "
+	"performance gains if more memory were available.",
+	"[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value "
+	"-561981. Use the profiled value instead.",
+	"[ 1234.567890] python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), "
+	"order=0, oom_score_adj=0",
+	"[ 1234.600000] Out of memory: Killed process 4242 (python3) total-vm:123456kB",
+	"Memory cgroup out of memory: Killed process 1234 (vllm)",
+	"If reserved but unallocated memory is large try setting "
+	"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.",
+	"| `gpu_memory_utilization` | 0.9 | Lower it if you keep going out of memory (error at start). |",
+	"|       cudaMalloc retries: 0         |     CUDA OOMs: 0      |",
+	"out of memory",                     /* no error context */
+	"OOMKilled: false",
+	"INFO 05-01 10:00:00 worker.py:100] Memory profiling takes 5.2 seconds",
+};
+
+static void families_and_figures(void **state)
+{
+	size_t i;
+	struct memfail f;
+
+	(void)state;
+	for (i = 0; i < sizeof(positives) / sizeof(positives[0]); i++) {
+		const struct positive *c = &positives[i];
+		if (!memfail_line(c->line, strlen(c->line), &f))
+			fail_msg("not recognised: %s", c->line);
+		if (f.family != c->family)
+			fail_msg("family %s, want %s: %s", memfail_family_name(f.family),
+				 memfail_family_name(c->family), c->line);
+		assert_non_null(f.wording);
+		if (c->requested == NA)
+			assert_true(f.requested_bytes < 0);
+		else if (f.requested_bytes < c->requested - c->requested / 100 ||
+			 f.requested_bytes > c->requested + c->requested / 100)
+			fail_msg("requested %lld, want %lld: %s", (long long)f.requested_bytes,
+				 (long long)c->requested, c->line);
+		assert_int_equal(f.device, c->device);
+		if (f.phase != c->phase)
+			fail_msg("phase %s, want %s: %s", oom_phase_name(f.phase),
+				 oom_phase_name(c->phase), c->line);
+	}
+}
+
+static void not_failures(void **state)
+{
+	size_t i;
+	struct memfail f;
+
+	(void)state;
+	for (i = 0; i < sizeof(negatives) / sizeof(negatives[0]); i++)
+		if (memfail_line(negatives[i], strlen(negatives[i]), &f))
+			fail_msg("recognised as %s: %s", memfail_family_name(f.family), negatives[i]);
+}
+
+/* No line of the negative corpus is a failure. */
+static void healthy_corpus(void **state)
+{
+	static const char *const files[] = {
+		"sglang-b200-kv-pool-cuda-graph-capture-end.log", "tgi-launcher-env-nvidia-smi-indented.txt",
+		"docs-vllm-engine-arguments-out-of-memory-advice.txt",
+		"llamacpp-server-2024-07-http-listening-print-timings.log",
+		"ollama-offload-line-starting-server-journal.log", "deepspeed-zero3-estimator-table.txt",
+		"torch-memory-summary-header-comfyui-prefix.txt", "vllm-v1-windows-build-startup-graph-pool.log",
+	};
+	char path[256];
+	struct memfail f;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *text, *p, *nl, *end;
+		snprintf(path, sizeof(path), "tests/data/real/healthy/%s", files[i]);
+		text = t_slurp(path, &n);
+		for (p = text, end = text + n; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				nl = end;
+			if (memfail_line(p, (size_t)(nl - p), &f))
+				fail_msg("%s: a failure (%s): %.*s", files[i],
+					 memfail_family_name(f.family), (int)(nl - p), p);
+		}
+		free(text);
+	}
+}
+
+/* llama.cpp logs a failure callee first: its callers' lines add the
+ * exact size, the backend's device and the phase. */
+static void continuations(void **state)
+{
+	static const char first[] = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating "
+				    "14136.04 MiB on device 0: cudaMalloc failed: out of memory";
+	static const char *const more[] = {
+		"ggml_gallocr_reserve_n: failed to allocate ROCm0 buffer of size 14822711296",
+		"graph_reserve: failed to allocate compute buffers",
+		"llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers",
+		"srv    load_model: failed to load model, 'models/large/Apertus-70B-Instruct-2509-IQ4_XS.gguf'",
+	};
+	static const char serving[] = "llama_kv_cache_update_impl: failed to allocate compute buffers";
+	static const char other[] = "main: server is listening on http://127.0.0.1:8080";
+	struct memfail f;
+	size_t i;
+
+	(void)state;
+	assert_true(memfail_line(first, sizeof(first) - 1, &f));
+	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		assert_true(memfail_continues(more[i], strlen(more[i]), &f));
+	assert_int_equal(f.requested_bytes, 14822711296LL);
+	assert_int_equal(f.device, 0);
+	assert_int_equal(f.phase, OOM_PHASE_PROFILE);   /* the first named wins */
+	assert_true(memfail_continues(serving, sizeof(serving) - 1, &f));
+	assert_int_equal(f.phase, OOM_PHASE_SERVING);   /* but a served call decides */
+	assert_false(memfail_continues(other, sizeof(other) - 1, &f));
+}
+
+static void phases(void **state)
+{
+	static const struct { const char *text; enum oom_phase want; } hints[] = {
+		{ "  File \"/workspace/vllm/vllm/v1/worker/gpu_model_runner.py\", line 1292, in "
+		  "_dummy_sampler_run\n  File \"gpu_model_runner.py\", line 1400, in profile_run",
+		  OOM_PHASE_WARMUP },
+		{ "  File \"/usr/local/lib/python3.10/site-packages/torch/cuda/graphs.py\", line 84, "
+		  "in capture_end", OOM_PHASE_GRAPH_CAPTURE },
+		{ "alloc_tensor_range: failed to allocate CUDA0 buffer of size 151851674624",
+		  OOM_PHASE_LOAD_WEIGHTS },
+		{ "ERROR | autotrain.trainers.common:wrapper:121 - HIP out of memory.",
+		  OOM_PHASE_TRAINING_STEP },
+		{ "nothing to see", OOM_PHASE_UNKNOWN },
+	};
+	static const struct { const char *line; enum oom_phase want; } lines[] = {
+		{ "[2025-07-02 07:41:58 DP0 TP0] Load weight end. type=DeepseekV3ForCausalLM",
+		  OOM_PHASE_KV_ALLOC },
+		{ "INFO 06-05 06:10:00 [gpu_model_runner.py:1933] Capturing CUDA graph shapes",
+		  OOM_PHASE_GRAPH_CAPTURE },
+		{ "Jul 24 21:50:06 vega ollama[132945]: llm_load_tensors: offloaded 43/81 layers to GPU",
+		  OOM_PHASE_LOAD_WEIGHTS },
+		{ "[GIN] 2025/04/29 - 12:31:50 | 200 |  2.279007182s |  127.0.0.1 | POST     \"/api/generate\"",
+		  OOM_PHASE_SERVING },
+		{ "Starting minibatch loop.", OOM_PHASE_TRAINING_STEP },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		assert_int_equal(memfail_phase_hint(hints[i].text, strlen(hints[i].text)), hints[i].want);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(memfail_phase_line(lines[i].line, strlen(lines[i].line)), lines[i].want);
+	assert_string_equal(oom_phase_name(OOM_PHASE_KV_ALLOC), "kv_alloc");
+	assert_string_equal(memfail_family_name(MF_UNKNOWN), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(families_and_figures),
+		cmocka_unit_test(not_failures),
+		cmocka_unit_test(healthy_corpus),
+		cmocka_unit_test(continuations),
+		cmocka_unit_test(phases),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
