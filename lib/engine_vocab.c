@@ -57,9 +57,5 @@ const char *engine_stat_unit(enum engine_stat s)
 
 const char *oom_phase_name(enum oom_phase p)
 {
-	static const char *const names[OOM_PHASE__COUNT] = {
-		"unknown", "load_weights", "profile", "kv_alloc", "graph_capture", "warmup",
-		"serving", "training_step", "eval",
-	};
-	return (unsigned)p < OOM_PHASE__COUNT ? names[p] : "unknown";
+	return (unsigned)p < OOM_PHASE__COUNT ? vocab_phase((enum vocab_phase)p) : "unknown";
 }

@@ -10,6 +10,8 @@
 #ifndef OOMLENS_ENGINE_VOCAB_H
 #define OOMLENS_ENGINE_VOCAB_H
 
+#include "lib/vocab.h"
+
 enum engine_kind {
 	ENGINE_NONE = 0,
 	ENGINE_VLLM,
@@ -84,17 +86,17 @@ enum engine_stat {
  * "phase"): before any request was served (load_weights .. warmup) a
  * configuration that does not fit; serving, training_step and eval are
  * judged by their history. */
-enum oom_phase {
-	OOM_PHASE_UNKNOWN = 0,
-	OOM_PHASE_LOAD_WEIGHTS,   /* loading the model's weights */
-	OOM_PHASE_PROFILE,        /* memory profiling, dummy run, compute-buffer reservation */
-	OOM_PHASE_KV_ALLOC,       /* sizing and allocating the KV cache */
-	OOM_PHASE_GRAPH_CAPTURE,  /* capturing CUDA graphs */
-	OOM_PHASE_WARMUP,         /* sampler warm-up, dummy requests */
-	OOM_PHASE_SERVING,        /* after the first request was served */
-	OOM_PHASE_TRAINING_STEP,
-	OOM_PHASE_EVAL,
-	OOM_PHASE__COUNT
+enum oom_phase {   /* lib/vocab.h's phases, by their declaration */
+	OOM_PHASE_UNKNOWN = VP_UNKNOWN,
+	OOM_PHASE_LOAD_WEIGHTS = VP_LOAD_WEIGHTS, /* loading the model's weights */
+	OOM_PHASE_PROFILE = VP_PROFILE,           /* memory profiling, dummy run, compute-buffer reservation */
+	OOM_PHASE_KV_ALLOC = VP_KV_ALLOC,         /* sizing and allocating the KV cache */
+	OOM_PHASE_GRAPH_CAPTURE = VP_GRAPH_CAPTURE, /* capturing CUDA graphs */
+	OOM_PHASE_WARMUP = VP_WARMUP,             /* sampler warm-up, dummy requests */
+	OOM_PHASE_SERVING = VP_SERVING,           /* after the first request was served */
+	OOM_PHASE_TRAINING_STEP = VP_TRAINING_STEP,
+	OOM_PHASE_EVAL = VP_EVAL,
+	OOM_PHASE__COUNT = VP__COUNT
 };
 
 /* 1 for an engine of its own (not NONE, not PYTORCH: the libraries). */

@@ -56,6 +56,7 @@
 	X(VE_K8S_OOM_KILL, "k8s_oom_kill", NULL, NULL, "Kubernetes says a container was OOMKilled") \
 	X(VE_K8S_EVICTION, "k8s_eviction", NULL, NULL, "Kubernetes evicted a pod for memory pressure") \
 	X(VE_TORCH_OOM, "torch_oom", NULL, NULL, "PyTorch's CUDA out of memory: a log's message or a snapshot's oom entry") \
+	X(VE_MEM_FAILURE, "mem_failure", NULL, NULL, "an allocation failure in any other wording (HIP, ggml, Metal, MPS, XLA, cuDNN...): its family and what it states") \
 	X(VE_CUDA_EXCEPTION, "cuda_exception", NULL, NULL, "a CUDA exception a CUDA core recorded in a grid") \
 	X(VE_PROCESS_CRASH, "process_crash", NULL, NULL, "a process ended by a signal (a host core)") \
 	X(VE_SERVER_ERROR, "server_error", NULL, NULL, "a server log's Python traceback or C++ abort") \
@@ -220,6 +221,7 @@
 
 /* ---- OOM phases (oom.phase) ---- */
 #define VOCAB_PHASES(X) \
+	X(VP_UNKNOWN, "unknown", NULL, NULL, "the evidence does not say") \
 	X(VP_LOAD_WEIGHTS, "load_weights", NULL, NULL, "loading the model's weights") \
 	X(VP_PROFILE, "profile", NULL, NULL, "the engine's profile run of the activations") \
 	X(VP_KV_ALLOC, "kv_alloc", NULL, NULL, "allocating the KV cache") \
@@ -227,8 +229,7 @@
 	X(VP_WARMUP, "warmup", NULL, NULL, "warming up before the first request") \
 	X(VP_SERVING, "serving", NULL, NULL, "serving requests") \
 	X(VP_TRAINING_STEP, "training_step", NULL, NULL, "a training step (forward, backward, optimizer)") \
-	X(VP_EVAL, "eval", NULL, NULL, "evaluation or inference outside a server") \
-	X(VP_UNKNOWN, "unknown", NULL, NULL, "the evidence does not say")
+	X(VP_EVAL, "eval", NULL, NULL, "evaluation or inference outside a server")
 
 /* ---- peak measures (peak.measure): what a peak measures ---- */
 #define VOCAB_MEASURES(X) \
