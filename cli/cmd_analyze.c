@@ -124,15 +124,43 @@ static int analyze(const char *db, const char *out, enum report_format fmt, char
 	return r;
 }
 
-/* The default outputs: <dir>/<first PATH's name><ext> into *path (dir:
- * "" for the current directory). */
+/* The default outputs: <dir>/<first PATH's name><-N><ext> into *path
+ * (dir: "" for the current directory; n 1: no -N). */
 static void default_path(struct strbuf *path, const struct strbuf *dir, const char *first,
-			 const char *ext)
+			 unsigned n, const char *ext)
 {
+	strbuf_reset(path);
 	if (dir->len)
 		strbuf_addf(path, "%s/", dir->buf);
 	base_name(first, path);
+	if (n > 1)
+		strbuf_addf(path, "-%u", n);
 	strbuf_addstr(path, ext);
+}
+
+/* The first N (1, 2, ...) whose default database and report (each only
+ * where it is a default) are both free: an earlier run's outputs are never
+ * replaced by a default, only by a path the user gave. 0 when 999 are
+ * taken. */
+static unsigned free_default(const struct strbuf *dir, const char *first, int want_db,
+			     int want_html, struct strbuf *tmp)
+{
+	unsigned n;
+
+	for (n = 1; n < 1000; n++) {
+		int taken = 0;
+		if (want_db) {
+			default_path(tmp, dir, first, n, ".db");
+			taken |= access(tmp->buf, F_OK) == 0;
+		}
+		if (want_html) {
+			default_path(tmp, dir, first, n, ".html");
+			taken |= access(tmp->buf, F_OK) == 0;
+		}
+		if (!taken)
+			return n;
+	}
+	return 0;
 }
 
 /* Choose the outputs not given and refuse any that would harm the
@@ -146,13 +174,30 @@ static int choose_outputs(char **paths, int n, enum report_format fmt, const cha
 
 	if (r == 0 && (!*db || (!*out && fmt == REPORT_HTML)))
 		r = default_output_dir(&inputs, &dir) < 0 ? -1 : 0;
-	if (r == 0 && !*db) {
-		default_path(dbpath, &dir, paths[0], ".db");
-		*db = dbpath->buf;
-	}
-	if (r == 0 && !*out && fmt == REPORT_HTML) {
-		default_path(outpath, &dir, paths[0], ".html");
-		*out = outpath->buf;
+	if (r == 0 && (!*db || (!*out && fmt == REPORT_HTML))) {
+		int want_db = !*db, want_html = !*out && fmt == REPORT_HTML;
+		unsigned n = free_default(&dir, paths[0], want_db, want_html, dbpath);
+
+		if (!n)
+			r = cli_error("%s: 999 earlier runs' outputs are there: give --db%s",
+				      dir.len ? dir.buf : "the current directory",
+				      want_html ? " and -o" : "");
+		if (r == 0 && want_db) {
+			default_path(dbpath, &dir, paths[0], n, ".db");
+			*db = dbpath->buf;
+		}
+		if (r == 0 && want_html) {
+			default_path(outpath, &dir, paths[0], n, ".html");
+			*out = outpath->buf;
+		}
+		if (r == 0 && n > 1) {
+			struct strbuf first = STRBUF_INIT;
+			default_path(&first, &dir, paths[0], 1, want_db ? ".db" : ".html");
+			cli_error("%s is an earlier run's: this one writes %s%s%s (give --db%s to"
+				  " choose)", first.buf, want_db ? *db : "", want_db && want_html ?
+				  " and " : "", want_html ? *out : "", want_html ? " and -o" : "");
+			strbuf_release(&first);
+		}
 	}
 	if (r == 0 && (strbuf_failed(dbpath) || strbuf_failed(outpath)))
 		r = cli_error("out of memory");

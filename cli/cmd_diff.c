@@ -15,13 +15,15 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char diff_usage[] =
-	"usage: oomlens diff [-o FILE] [--format html|md|json] A B\n"
+	"usage: oomlens diff [-o FILE] [--format text|md|html|json] A B\n"
 	"  Compares two PyTorch memory snapshots by holder (allocation stack):\n"
 	"  grown, shrunk, new, gone, and by pool. A and B are snapshot files\n"
 	"  (pickle or flat form, .gz too) or incident databases (their latest\n"
-	"  snapshot). Default: html to standard output.\n"
+	"  snapshot). Default: text on standard output; html with -o FILE.\n"
+	"  HTML is written only to a file, never to a terminal.\n"
 	"exit: 0 written, 1 an input could not be read or has no snapshot, 2 usage\n";
 
 static const struct cli_opt diff_opts[] = {
@@ -79,7 +81,8 @@ static int open_input(struct timeline *tl, const char *path)
 int cmd_diff(int argc, char **argv)
 {
 	struct cli_args a = CLI_ARGS_INIT(argc, argv, diff_opts);
-	enum report_format fmt = REPORT_HTML;
+	enum report_format fmt = REPORT_TEXT;
+	int fmt_given = 0;
 	struct timeline ta, tb;
 	struct strbuf err = STRBUF_INIT;
 	const char *out = NULL;
@@ -97,6 +100,7 @@ int cmd_diff(int argc, char **argv)
 		case OPT_JSON:
 			if (cli_format_option(o, a.value, &fmt) < 0)
 				return cli_usage(diff_usage);
+			fmt_given = 1;
 			break;
 		default:
 			return cli_usage(diff_usage);
@@ -104,6 +108,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (a.nargs != 2)
 		return cli_usage(diff_usage);
+	if (!fmt_given && out && strcmp(out, "-"))
+		fmt = REPORT_HTML;   /* a file: the page to attach */
+	if (fmt == REPORT_HTML && (!out || !strcmp(out, "-")) && isatty(STDOUT_FILENO)) {
+		cli_error("HTML is a page to open, not to read on a terminal: give -o FILE.html"
+			  " (or --format text)");
+		return EXIT_USAGE;
+	}
 	{
 		/* the diff is never written over or beside its evidence */
 		struct fileset inputs = FILESET_INIT;

@@ -13,6 +13,10 @@ check() { # check NAME EXPECTED_RC ACTUAL_RC
 	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
 		echo "FAIL: $1: exit $3, expected $2"; fail=$((fail + 1)); fi
 }
+hasnt() { # hasnt NAME FILE TEXT
+	if grep -q -- "$3" "$2"; then echo "FAIL: $1: '$3' in $2"; fail=$((fail + 1)); else
+		pass=$((pass + 1)); fi
+}
 has() { # has NAME FILE TEXT
 	if grep -q -- "$3" "$2"; then pass=$((pass + 1)); else
 		echo "FAIL: $1: '$3' not in $2"; fail=$((fail + 1)); fi
@@ -143,6 +147,20 @@ has "diff by pool" "$tmp/d.md" "pool 0,1 (private): reserved"
 "$bin" diff --json -o "$tmp/d.json" "$snap/holders_frames.p4.pickle" "$tmp/h.db"
 check "diff pickle against db" 0 $?
 has "diff json" "$tmp/d.json" '"status": "grown"'
+# diff's default (issue 26): text on standard output, HTML only into a file
+"$bin" diff "$snap/holders_frames.p4.pickle" "$snap/holders_b.p4.pickle" >"$tmp/d.txt"
+check "diff default" 0 $?
+has "diff default is text" "$tmp/d.txt" "/srv/app/kv"
+hasnt "diff default is not HTML" "$tmp/d.txt" "<html"
+"$bin" diff -o "$tmp/d.html" "$snap/holders_frames.p4.pickle" "$snap/holders_b.p4.pickle"
+check "diff -o" 0 $?
+has "diff -o FILE is HTML" "$tmp/d.html" "<html"
+if command -v script >/dev/null 2>&1; then   # a terminal on standard output
+	script -qec "'$bin' diff --format html '$snap/holders_frames.p4.pickle' \
+		'$snap/holders_b.p4.pickle'" /dev/null >"$tmp/tty" 2>&1
+	check "diff html to a terminal" 2 $?
+	has "diff html to a terminal refused" "$tmp/tty" "give -o FILE.html"
+fi
 "$bin" diff "$snap/holders_frames.p4.pickle" >/dev/null 2>&1; check "diff of one" 2 $?
 "$bin" diff "$tmp/notes.txt" "$tmp/h.db" >/dev/null 2>"$tmp/e"; check "diff of a non-snapshot" 1 $?
 has "diff nothing usable" "$tmp/e" "nothing usable"

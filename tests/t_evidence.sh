@@ -77,15 +77,20 @@ rmdir "$ev/sub"
 same "convert over its input" "$ev/kern.log" "$tmp/kern.orig"
 
 # analyze . inside the evidence folder, twice: the outputs go to the state
-# directory, the folder is untouched, and the second run reads the same.
+# directory, the folder is untouched, the second run reads the same and
+# writes beside the first's outputs, never over them (issue 26).
 before=$(snap "$ev")
 (cd "$ev" && XDG_STATE_HOME="$tmp/state" "$bin" analyze . >/dev/null 2>"$tmp/e1"); check "analyze . (1)" 0 $?
 (cd "$ev" && XDG_STATE_HOME="$tmp/state" "$bin" analyze . >/dev/null 2>"$tmp/e2"); check "analyze . (2)" 0 $?
 has "where the outputs went" "$tmp/e1" "go to $tmp/state/oomlens"
-has "verdict line" "$tmp/e2" "verdict: .*report in $tmp/state/oomlens/incident.html"
+has "verdict line" "$tmp/e1" "verdict: .*report in $tmp/state/oomlens/incident.html"
+has "second run's outputs said" "$tmp/e2" "incident.db is an earlier run's: this one writes $tmp/state/oomlens/incident-2.db"
+has "second verdict line" "$tmp/e2" "verdict: .*report in $tmp/state/oomlens/incident-2.html"
+[ -f "$tmp/state/oomlens/incident-2.db" ] && ok || no "no second database in the state directory"
 [ "$before" = "$(snap "$ev")" ] && ok || no "analyze . changed the evidence folder"
 [ -f "$tmp/state/oomlens/incident.db" ] && ok || no "no database in the state directory"
-grep '[0-9]* artifacts' "$tmp/e1" >"$tmp/c1"; grep '[0-9]* artifacts' "$tmp/e2" >"$tmp/c2"
+grep -o '[0-9]* artifacts.* records' "$tmp/e1" >"$tmp/c1"
+grep -o '[0-9]* artifacts.* records' "$tmp/e2" >"$tmp/c2"
 same "second run reads the same" "$tmp/c1" "$tmp/c2"
 
 # Its own outputs among the artifacts are skipped as such.
