@@ -86,6 +86,7 @@
 	X(VS_GPU_MEM_COPY_UTIL_PERCENT, "gpu.mem_copy_util_percent", NULL, "%", "DCGM's memory copy utilisation") \
 	X(VS_GPU_GR_ENGINE_ACTIVE, "gpu.gr_engine_active", NULL, "ratio", "DCGM profiling: graphics engine active (0..1)") \
 	X(VS_GPU_DRAM_ACTIVE, "gpu.dram_active", NULL, "ratio", "DCGM profiling: DRAM active (0..1)") \
+	X(VS_GPU_BAR1_USED_BYTES, "gpu.bar1_used_bytes", NULL, "bytes", "the card's BAR1 aperture in use (nvidia-smi -q)") \
 	X(VS_TORCH_ALLOCATED_BYTES, "torch.allocated_bytes", NULL, "bytes", "PyTorch's allocated bytes, entity cuda:N") \
 	X(VS_TORCH_RESERVED_BYTES, "torch.reserved_bytes", NULL, "bytes", "PyTorch's reserved (cached) bytes") \
 	X(VS_TORCH_ACTIVE_BYTES, "torch.active_bytes", NULL, "bytes", "PyTorch's active bytes (memory_stats)") \
@@ -144,6 +145,9 @@
 	X(VM_GPU_PCI_BUS_ID, "gpu.pci_bus_id.", "<gpu>", "text", "a card's PCI bus id") \
 	X(VM_GPU_PROC_NAME, "gpu.proc_name.", "<gpu>/pid:<pid>", "text", "a process's name on a card") \
 	X(VM_GPU_MIG_PROFILE, "gpu.mig_profile.", "<entity>", "text", "a MIG instance's profile") \
+	X(VM_GPU_ECC_ERRORS, "gpu.ecc_errors.", "<gpu>", "text", "a card's ECC error counts, volatile and aggregate (nvidia-smi -q)") \
+	X(VM_GPU_RETIRED_PAGES, "gpu.retired_pages.", "<gpu>", "text", "a card's retired pages, single- and double-bit, and pending (nvidia-smi -q)") \
+	X(VM_GPU_REMAPPED_ROWS, "gpu.remapped_rows.", "<gpu>", "text", "a card's remapped rows and pending remaps (nvidia-smi -q)") \
 	X(VM_SERVER_MODEL, "server.model", NULL, "text", "the model served") \
 	X(VM_SERVER_DTYPE, "server.dtype", NULL, "text", "the model's dtype") \
 	X(VM_SERVER_GPU_MEMORY_UTILIZATION, "server.gpu_memory_utilization", NULL, "ratio", "the share of the card the engine may use") \

@@ -25,6 +25,9 @@
 #include "parsers/tools/prom_text.h"
 #include "parsers/tools/nsys_stats.h"
 #include "parsers/tools/nsys_sqlite.h"
+/* support bundles */
+#include "parsers/bundles/nvbug.h"
+#include "parsers/bundles/nvsmi_q.h"
 
 #include <string.h>
 
@@ -78,6 +81,11 @@ const struct format format_table[] = {
 	  nsys_stats_sniff, nsys_stats_parse, 1 },
 	{ "nsys_sqlite", "Nsight Systems SQLite export (nsys export --type sqlite), read in place",
 	  nsys_sqlite_sniff, nsys_sqlite_parse, 0 },
+	/* --- support bundles and their sections --- */
+	{ "nvidia_bug_report", "nvidia-bug-report.log(.gz): nvidia-smi -q, dmesg, meminfo sections",
+	  nvbug_sniff, nvbug_parse, 0 },
+	{ "nvidia_smi_q", "nvidia-smi -q (--query) text: per-card memory, processes, ECC, retired pages",
+	  nvsmi_q_sniff, nvsmi_q_parse, 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

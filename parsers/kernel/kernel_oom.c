@@ -314,12 +314,37 @@ static int finish(struct kparse *kp)
 	return 0;
 }
 
+struct kparse *kernel_feed_new(struct input *in, struct sink *s)
+{
+	return kparse_new(in, s);
+}
+
+int kernel_feed_line(struct kparse *kp, const char *line, size_t len)
+{
+	/* cheap reject: outside a report's body only hot lines matter
+	 * (and journal lines whose MESSAGE is a byte array, which the
+	 * filter cannot read) */
+	if (!report_in_body(&kp->ev) && !line_is_hot(line, len) &&
+	    !userspace_bare_start(line, len) &&
+	    !(len && *line == '{' && kprefix_json_message_is_array(line, line + len)))
+		return 0;
+	return read_line(kp, line, len);
+}
+
+int kernel_feed_end(struct kparse *kp)
+{
+	int result = finish(kp) == 0 ? kp->n : -1;
+
+	kparse_free(kp);
+	return result;
+}
+
 int kernel_oom_parse(struct input *in, struct sink *s)
 {
 	struct kparse *kp = kparse_new(in, s);
 	const char *line;
 	size_t len;
-	int rc, result = -1;
+	int rc;
 
 	if (!kp)
 		return -1;
@@ -327,22 +352,13 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 		if (in->line_cut)
 			sink_diagf(s, in->lineno, 0, OL_WARN,
 				   "line longer than %u bytes: read its start only", INPUT_MAX_LINE);
-		/* cheap reject: outside a report's body only hot lines matter
-		 * (and journal lines whose MESSAGE is a byte array, which the
-		 * filter cannot read) */
-		if (!report_in_body(&kp->ev) && !line_is_hot(line, len) &&
-		    !userspace_bare_start(line, len) &&
-		    !(len && *line == '{' && kprefix_json_message_is_array(line, line + len)))
-			continue;
-		if (read_line(kp, line, len) < 0)
-			goto out;
+		if (kernel_feed_line(kp, line, len) < 0) {
+			kparse_free(kp);
+			return -1;
+		}
 	}
 	if (rc < 0)
 		sink_diagf(s, in->lineno, 0, OL_ERROR, "read error after line %llu",
 			   (unsigned long long)in->lineno);
-	if (finish(kp) == 0)
-		result = kp->n;
-out:
-	kparse_free(kp);
-	return result;
+	return kernel_feed_end(kp);
 }
