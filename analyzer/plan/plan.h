@@ -1,0 +1,146 @@
+/*
+ * plan.h -- capacity planning for an inference service: from a Hugging
+ * Face config.json, a card and the engine's settings, what the engine
+ * would do at start-up (weights per GPU, KV bytes per token, the KV pool
+ * it would make under its own rule, KV tokens and blocks, the maximum
+ * concurrency at max_model_len), the seed's safe concurrency (x 0.7), and
+ * whether the configuration fits, with the knob and a value that does.
+ * Pure computation: no database, no output; `oomlens plan` (cli/cmd_plan.c)
+ * prints it. The formulas and their sources are in docs/plan.md.
+ *
+ * Modules: config.c (reading config.json, untrusted), weights.c (the
+ * parameter count), kv.c (KV bytes per token), pool.c (the engines' rules,
+ * fits and advice), gpus.c (the card table).
+ */
+#ifndef OOMLENS_PLAN_H
+#define OOMLENS_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PL_GIB (1024.0 * 1024.0 * 1024.0)
+
+enum pl_quant {
+	PL_Q_NONE = 0,   /* weights in the model's dtype */
+	PL_Q_FP8,        /* 8-bit float, per-tensor or block scales */
+	PL_Q_INT8,       /* 8-bit integer (w8a8, bitsandbytes 8-bit), per-channel scales */
+	PL_Q_INT4,       /* 4-bit groups (AWQ, GPTQ, w4a16) with a scale and zero per group */
+	PL_Q_MXFP4,      /* gpt-oss: MoE experts in MXFP4 (4 bits + an 8-bit scale per 32) */
+};
+
+/* A model's architecture, as config.json states it (text_config for the
+ * multimodal ones). 0 where the config says nothing. */
+struct pl_arch {
+	char model_type[48];
+	int layers;             /* num_hidden_layers */
+	int hidden;             /* hidden_size */
+	int heads;              /* num_attention_heads */
+	int kv_heads;           /* num_key_value_heads (= heads when absent: MHA) */
+	int head_dim;           /* head_dim, else hidden / heads */
+	int intermediate;       /* intermediate_size (dense MLP) */
+	int vocab;              /* vocab_size */
+	int tie;                /* tie_word_embeddings */
+	int qkv_bias;           /* q/k/v projections carry a bias (Qwen2, attention_bias) */
+	int qk_norm;            /* per-head q/k RMSNorm (Qwen3) */
+	int gated;              /* gate+up+down MLP (1) or up+down (0) */
+	/* mixture of experts */
+	int experts;            /* routed experts (n_routed_experts, num_experts, num_local_experts) */
+	int experts_per_tok;    /* num_experts_per_tok */
+	int moe_intermediate;   /* moe_intermediate_size, else intermediate_size */
+	int shared_experts;     /* n_shared_experts (DeepSeek) */
+	int shared_intermediate;/* shared_expert_intermediate_size (Qwen2-MoE) */
+	int first_dense;        /* first_k_dense_replace: leading dense layers */
+	int moe_every;          /* moe_layer_freq / decoder_sparse_step (1: every layer) */
+	/* multi-head latent attention (DeepSeek-V2/V3) */
+	int mla;
+	int q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+	/* layer kinds: full attention, sliding window, linear attention / SSM */
+	int n_full, n_swa, n_linear;
+	int sliding_window;     /* tokens, 0: none */
+	/* dtype and quantisation */
+	int dtype_bytes;        /* 2 for bf16/fp16 (fp32 checkpoints are served in 16 bits) */
+	enum pl_quant quant;
+	int group_size;         /* INT4: weights per scale (128 by default) */
+	int block_scales;       /* FP8: weight_block_size given (128x128 blocks) */
+	int64_t max_position;   /* max_position_embeddings */
+};
+
+enum pl_engine { PL_VLLM = 0, PL_SGLANG, PL_TGI, PL_TRTLLM, PL_OLLAMA };
+
+/* What the user asked for; -1 (or 0 for the doubles) where not given,
+ * pl_settings_defaults() fills the engine's defaults. */
+struct pl_settings {
+	enum pl_engine engine;
+	int tp, pp;
+	int64_t gpu_bytes;          /* memory of one card as the driver reports it */
+	double util;                /* gpu_memory_utilization / mem_fraction_static / fraction */
+	int64_t max_model_len;
+	int64_t max_num_seqs;
+	int seqs_given;             /* max_num_seqs came from the user */
+	int64_t block_size;
+	int64_t max_batched_tokens; /* the profile run's tokens (max_num_batched_tokens) */
+	int kv_dtype_bytes;         /* 0: the model's dtype */
+	enum pl_quant quant;        /* -1 via quant_set = 0: the config's */
+	int quant_set;
+	int dtype_bytes;            /* 0: the config's */
+	int64_t weights_given;      /* what the engine printed, or -1 */
+	int64_t non_kv_given;
+	int64_t kv_given;
+};
+
+struct pl_result {
+	int64_t weights_bytes;       /* per GPU */
+	int64_t kv_bytes_per_token;  /* per GPU, over the layers whose cache grows with context */
+	int64_t budget_bytes;        /* what the engine lets itself use (total x fraction) */
+	int64_t non_torch_bytes;     /* estimates (or given) */
+	int64_t activation_bytes;
+	int64_t non_kv_bytes;        /* non_torch + activation (or given) */
+	int64_t kv_cache_bytes;      /* the pool */
+	int64_t kv_cache_tokens;
+	int64_t gpu_blocks;
+	double max_concurrency;      /* kv_cache_tokens / max_model_len */
+	int64_t safe_concurrency;    /* floor(max_concurrency x 0.7) */
+	int fits;
+	char knob[32];               /* "" when nothing to change */
+	char value[32];
+	char advice[256];
+	/* the settings the figures are for, defaults filled */
+	struct pl_settings used;
+};
+
+/* ---- config.c ---- */
+/* Read a config.json (at most 4 MiB; every field checked for type and
+ * range) into *a. 0, or -1 with the reason in err[errn]. */
+int pl_config_load(const char *path, struct pl_arch *a, char *err, size_t errn);
+/* The same from a buffer (for tests and fuzzing). */
+int pl_config_parse(const char *buf, size_t n, struct pl_arch *a, char *err, size_t errn);
+
+/* ---- weights.c ---- */
+/* Parameters of the whole model (all ranks). */
+double pl_param_count(const struct pl_arch *a);
+/* Bytes of weights one GPU holds under tp x pp with quantisation q
+ * (PL_Q_NONE: dtype_bytes each). */
+int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes);
+
+/* ---- kv.c ---- */
+/* KV bytes per token on one GPU (tp, pp) with kv_bytes per element. */
+int64_t pl_kv_bytes_per_token(const struct pl_arch *a, int tp, int pp, int kv_bytes);
+/* KV heads one rank holds: kv_heads / tp, at least 1 (replicated when fewer). */
+int pl_kv_heads_per_rank(const struct pl_arch *a, int tp);
+
+/* ---- pool.c ---- */
+/* Fill the engine's defaults in s for what is not given (-1). */
+void pl_settings_defaults(struct pl_settings *s, const struct pl_arch *a);
+/* The engine's start-up figures for a and s (defaults filled), without
+ * advice. 0, or -1 with the reason (no card memory, a bad setting). */
+int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r,
+		char *err, size_t errn);
+/* pl_estimate, then, when it does not fit, the knob and a value that
+ * does, found by running the model again with that value. */
+int pl_plan(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r,
+	    char *err, size_t errn);
+const char *pl_engine_name(enum pl_engine e);
+/* The engine named (vllm, sglang, tgi, tensorrt-llm, ollama), or -1. */
+int pl_engine_parse(const char *name);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * weights.c -- the parameter count of a decoder model from its
+ * dimensions, and the bytes one GPU holds under tensor and pipeline
+ * parallelism and a quantisation. Counted per part: embeddings (split by
+ * vocabulary across TP ranks), attention (MHA/GQA/MQA with KV heads
+ * replicated when fewer than the ranks; MLA as DeepSeek-V2/V3 build it),
+ * the dense MLP, routed and shared experts with their router, the norms,
+ * and the LM head unless tied. Quantisation applies to the linear layers
+ * of attention and the MLP/experts only; embeddings, head, norms and
+ * routers stay in 16 bits, as the engines load them. docs/plan.md says
+ * where this is approximate (linear-attention and SSM layers are counted
+ * as attention layers; vision towers are not counted).
+ */
+#include "analyzer/plan/plan.h"
+
+/* Parameters of one layer, split into what is quantised (lin) and what
+ * is not (other), on one of tp ranks. moe: the layer's MLP is experts. */
+static void layer_params(const struct pl_arch *a, int tp, int moe, double *lin, double *other,
+			 double *experts)
+{
+	double H = a->hidden, hd = a->head_dim, nh = a->heads;
+	double kvr = pl_kv_heads_per_rank(a, tp);
+	double l = 0, o = 0, e = 0;
+
+	if (a->mla) {
+		double qk = a->qk_nope_head_dim + a->qk_rope_head_dim;
+		if (a->q_lora_rank) {
+			l += H * a->q_lora_rank + (double)a->q_lora_rank * nh * qk / tp;
+			o += a->q_lora_rank;
+		} else {
+			l += H * nh * qk / tp;
+		}
+		l += H * (a->kv_lora_rank + a->qk_rope_head_dim);          /* kv_a, replicated */
+		o += a->kv_lora_rank;
+		l += (double)a->kv_lora_rank * nh * (a->qk_nope_head_dim + a->v_head_dim) / tp;
+		l += nh * a->v_head_dim * H / tp;
+	} else {
+		l += H * nh * hd / tp + 2.0 * H * kvr * hd + nh * hd * H / tp;
+		if (a->qkv_bias)
+			o += nh * hd / tp + 2.0 * kvr * hd;
+		if (a->qk_norm)
+			o += 2.0 * hd;
+	}
+	if (moe) {
+		e += (double)a->experts * 3.0 * H * a->moe_intermediate / tp;
+		o += H * a->experts;                                       /* router */
+		if (a->shared_experts)
+			l += a->shared_experts * 3.0 * H * a->moe_intermediate / tp;
+		if (a->shared_intermediate) {
+			l += 3.0 * H * a->shared_intermediate / tp;
+			o += H;                                            /* shared gate */
+		}
+	} else {
+		l += (a->gated ? 3.0 : 2.0) * H * a->intermediate / tp;
+	}
+	o += 2.0 * H;                                                      /* two norms */
+	*lin = l;
+	*other = o;
+	*experts = e;
+}
+
+/* Is layer i an expert layer? */
+static int is_moe(const struct pl_arch *a, int i)
+{
+	return a->experts > 0 && i >= a->first_dense && (i + 1) % a->moe_every == 0;
+}
+
+/* Bytes per weight of quantisation q over 16-bit dtype_bytes. */
+static double q_bytes(const struct pl_arch *a, enum pl_quant q, int dtype_bytes)
+{
+	switch (q) {
+	case PL_Q_FP8:
+		return 1.0 + (a->block_scales ? 4.0 / (128 * 128) : 0.0);
+	case PL_Q_INT8:
+		return 1.0 + 4.0 / (a->hidden ? a->hidden : 4096);   /* per-channel fp32 scale */
+	case PL_Q_INT4:
+		/* 4 bits, a 16-bit scale and a 4-bit zero per group */
+		return 0.5 + 2.5 / (a->group_size > 0 ? a->group_size : 128);
+	case PL_Q_MXFP4:
+	case PL_Q_NONE:
+	default:
+		return dtype_bytes;
+	}
+}
+
+double pl_param_count(const struct pl_arch *a)
+{
+	double lin, other, e, n = 0;
+	int i;
+
+	for (i = 0; i < a->layers; i++) {
+		layer_params(a, 1, is_moe(a, i), &lin, &other, &e);
+		n += lin + other + e;
+	}
+	n += (double)a->vocab * a->hidden * (a->tie ? 1 : 2) + a->hidden;
+	return n;
+}
+
+int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes)
+{
+	double lin, other, e, bytes = 0, qb = q_bytes(a, q, dtype_bytes), eb;
+	int i, per_stage;
+
+	if (tp < 1)
+		tp = 1;
+	if (pp < 1)
+		pp = 1;
+	/* MXFP4 (gpt-oss) quantises the experts only: 4 bits + an 8-bit scale per 32 */
+	eb = q == PL_Q_MXFP4 ? 0.5 + 1.0 / 32 : qb;
+	if (q == PL_Q_MXFP4)
+		qb = dtype_bytes;
+	per_stage = (a->layers + pp - 1) / pp;
+	for (i = 0; i < per_stage; i++) {
+		layer_params(a, tp, is_moe(a, i), &lin, &other, &e);
+		bytes += lin * qb + e * eb + other * dtype_bytes;
+	}
+	/* the first stage holds the embeddings, the last the head; with one
+	 * stage both. With several, the heavier end counts. */
+	if (pp == 1)
+		bytes += (double)a->vocab * a->hidden / tp * (a->tie ? 1 : 2) * dtype_bytes;
+	else
+		bytes += (double)a->vocab * a->hidden / tp * dtype_bytes;
+	bytes += (double)a->hidden * dtype_bytes;
+	return (int64_t)bytes;
+}

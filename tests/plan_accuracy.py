@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""plan_accuracy.py -- `oomlens plan` against what the engines printed.
+
+Reads a MANIFEST.tsv of real start-up logs (tests/data/real/plan/): per
+case the engine, the card's total as the engine printed it, TP, the
+settings, the printed figures (weights_gib, non_kv_gib, kv_gib, kv_tokens,
+gpu_blocks, max_concurrency) and the model's architecture figures from
+its config.json (dotted keys for nested objects), with both URLs. Writes
+each config.json to a temporary folder and runs plan three ways:
+
+  A. given the printed KV memory: kv_cache_tokens, gpu_blocks and
+     max_concurrency within 2 % of the printed ones (the per-token formula);
+  B. given the printed weights and non-KV memory: the KV memory (and
+     tokens, blocks) within 2 %;
+  C. from the config, the card and the settings alone: weights within 5 %,
+     KV tokens within 15 %, in at least 80 % of the checks.
+
+A and B must hold for every case; C in 80 %. Prints one line per check and
+a closing "N passed, M failed". --markdown prints the per-case table for
+bench/ACCURACY.md instead.
+
+usage: plan_accuracy.py OOMLENS MANIFEST.tsv [--markdown]
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+GIB = 1 << 30
+
+
+def kv(s):
+    out = {}
+    for part in filter(None, s.split(";")):
+        k, v = part.split("=", 1)
+        out[k] = v
+    return out
+
+
+def config(arch):
+    root = {}
+    for k, v in kv(arch).items():
+        try:
+            val = json.loads(v)
+        except ValueError:
+            val = v
+        node = root
+        keys = k.split(".")
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = val
+    return root
+
+
+def plan(binary, cfg, case, extra):
+    s = kv(case["settings"])
+    args = [binary, "plan", "--model", cfg, "--engine", case["engine"], "--tp", case["tp"],
+            "--gpu-memory", case["gpu_gib"] + "GiB", "--format", "json"]
+    if "util" in s:
+        args += ["--gpu-memory-utilization", s["util"]]
+    for k in ("max_model_len", "max_num_batched_tokens", "block_size", "max_num_seqs"):
+        if k in s:
+            args += ["--" + k.replace("_", "-"), s[k]]
+    p = subprocess.run(args + extra, capture_output=True, text=True)
+    if p.returncode not in (0, 1) or not p.stdout:
+        raise RuntimeError("plan failed: %s" % p.stderr.strip())
+    return json.loads(p.stdout)
+
+
+def rel(got, want):
+    return (got - want) / want if want else float("inf")
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    binary, manifest = sys.argv[1], sys.argv[2]
+    markdown = "--markdown" in sys.argv
+    rows = list(csv.DictReader(open(manifest), delimiter="\t"))
+    checks = []   # (case, mode, what, got, want, tol)
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in rows:
+            cfg = os.path.join(tmp, case["case"] + ".json")
+            with open(cfg, "w") as f:
+                json.dump(config(case["arch"]), f)
+            pr = {k: float(v) for k, v in kv(case["printed"]).items()}
+            block = int(kv(case["settings"]).get("block_size", 1 if case["engine"] == "sglang" else 16))
+            want_tokens = pr.get("kv_tokens") or (pr["gpu_blocks"] * block if "gpu_blocks" in pr else None)
+
+            def compare(mode, r, tol):
+                if want_tokens:
+                    checks.append((case["case"], mode, "kv_cache_tokens", r["kv_cache_tokens"], want_tokens, tol))
+                if "gpu_blocks" in pr:
+                    checks.append((case["case"], mode, "gpu_blocks", r["gpu_blocks"], pr["gpu_blocks"], tol))
+                if "max_concurrency" in pr:
+                    # printed with two decimals: allow their rounding too
+                    checks.append((case["case"], mode, "max_concurrency", r["max_concurrency"],
+                                   pr["max_concurrency"], max(tol, 0.006 / pr["max_concurrency"])))
+
+            if "kv_gib" in pr:
+                r = plan(binary, cfg, case, ["--kv-cache-bytes", "%.6fGiB" % pr["kv_gib"]])
+                compare("A", r, 0.02)
+            if "weights_gib" in pr and "non_kv_gib" in pr and "kv_gib" in pr:
+                r = plan(binary, cfg, case, ["--weights-bytes", "%.6fGiB" % pr["weights_gib"],
+                                             "--non-kv-bytes", "%.6fGiB" % pr["non_kv_gib"]])
+                checks.append((case["case"], "B", "kv_cache_bytes", r["kv_cache_bytes"] / GIB, pr["kv_gib"], 0.02))
+                compare("B", r, 0.02)
+            r = plan(binary, cfg, case, [])
+            if "weights_gib" in pr:
+                checks.append((case["case"], "C", "weights_bytes", r["weights_bytes"] / GIB, pr["weights_gib"], 0.05))
+            if want_tokens:
+                checks.append((case["case"], "C", "kv_cache_tokens", r["kv_cache_tokens"], want_tokens, 0.15))
+            elif "kv_gib" in pr:
+                checks.append((case["case"], "C", "kv_cache_bytes", r["kv_cache_bytes"] / GIB, pr["kv_gib"], 0.15))
+    passed = failed = 0
+    c_ok = c_all = 0
+    if markdown:
+        print("| case | mode | figure | plan | engine printed | error | tolerance |")
+        print("|---|---|---|---|---|---|---|")
+    for name, mode, what, got, want, tol in checks:
+        e = rel(got, want)
+        ok = abs(e) <= tol
+        if markdown:
+            print("| %s | %s | %s | %.4g | %.4g | %+.1f %% | %s%.0f %% |" % (
+                name, mode, what, got, want, 100 * e, "" if ok else "**miss** ", 100 * tol))
+            continue
+        if mode == "C":
+            c_all += 1
+            c_ok += ok
+            print("%s %s %s %s: plan %.4g, printed %.4g (%+.1f %%, tolerance %.0f %%)" % (
+                "ok  " if ok else "MISS", name, mode, what, got, want, 100 * e, 100 * tol))
+            continue
+        passed += ok
+        failed += not ok
+        print("%s %s %s %s: plan %.4g, printed %.4g (%+.1f %%)" % (
+            "ok  " if ok else "FAIL", name, mode, what, got, want, 100 * e))
+    if markdown:
+        return 0
+    share = c_ok / c_all if c_all else 1.0
+    print("C: %d of %d within tolerance (%.0f %%, at least 80 %% needed)" % (c_ok, c_all, 100 * share))
+    if share >= 0.8:
+        passed += 1
+    else:
+        failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+/*
+ * test_plan.c -- the plan model (analyzer/plan/) on the config.json
+ * figures of real models, where the answer is known from the models'
+ * cards or the engines' code: DeepSeek-V3's parameter count (671B without
+ * the MTP layer) and its MLA latent per token (61 x (512 + 64) x 2 B, as
+ * vLLM's MLAAttentionSpec sizes it); Gemma 2's alternating sliding-window
+ * layers and Qwen3-Next's linear-attention layers; KV heads replicated
+ * when TP exceeds them; the card table with MIG; and the config reader
+ * refusing what is not a model (untrusted input).
+ */
+#include "testutil.h"
+#include "analyzer/plan/gpus.h"
+#include "analyzer/plan/plan.h"
+
+#include <math.h>
+#include <string.h>
+
+/* deepseek-ai/DeepSeek-V3 config.json (the architecture fields) */
+static const char deepseek_v3[] =
+	"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"intermediate_size\": 18432,"
+	" \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 61, \"num_attention_heads\": 128,"
+	" \"num_key_value_heads\": 128, \"q_lora_rank\": 1536, \"kv_lora_rank\": 512,"
+	" \"qk_rope_head_dim\": 64, \"qk_nope_head_dim\": 128, \"v_head_dim\": 128,"
+	" \"n_routed_experts\": 256, \"n_shared_experts\": 1, \"num_experts_per_tok\": 8,"
+	" \"first_k_dense_replace\": 3, \"moe_layer_freq\": 1, \"vocab_size\": 129280,"
+	" \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+	" \"max_position_embeddings\": 163840,"
+	" \"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": [128, 128]}}";
+
+/* google/gemma-2-9b config.json */
+static const char gemma2_9b[] =
+	"{\"model_type\": \"gemma2\", \"hidden_size\": 3584, \"intermediate_size\": 14336,"
+	" \"num_hidden_layers\": 42, \"num_attention_heads\": 16, \"num_key_value_heads\": 8,"
+	" \"head_dim\": 256, \"sliding_window\": 4096, \"vocab_size\": 256000,"
+	" \"torch_dtype\": \"float32\", \"max_position_embeddings\": 8192}";
+
+/* Qwen/Qwen3-Next-80B-A3B-Instruct config.json */
+static const char qwen3_next[] =
+	"{\"model_type\": \"qwen3_next\", \"hidden_size\": 2048, \"intermediate_size\": 5120,"
+	" \"moe_intermediate_size\": 512, \"shared_expert_intermediate_size\": 512,"
+	" \"num_hidden_layers\": 48, \"num_attention_heads\": 16, \"num_key_value_heads\": 2,"
+	" \"head_dim\": 256, \"full_attention_interval\": 4, \"num_experts\": 512,"
+	" \"num_experts_per_tok\": 10, \"vocab_size\": 151936, \"torch_dtype\": \"bfloat16\"}";
+
+static void parse(const char *text, struct pl_arch *a)
+{
+	char err[256] = "";
+	int rc = pl_config_parse(text, strlen(text), a, err, sizeof(err));
+	if (rc)
+		fail_msg("config refused: %s", err);
+}
+
+static void deepseek_v3_params_and_mla_latent(void **state)
+{
+	struct pl_arch a;
+	double n;
+
+	(void)state;
+	parse(deepseek_v3, &a);
+	assert_true(a.mla);
+	n = pl_param_count(&a);
+	assert_true(fabs(n - 671e9) / 671e9 < 0.01);
+	/* the latent is the same on every rank: TP does not divide it */
+	assert_int_equal(pl_kv_bytes_per_token(&a, 1, 1, 2), 61 * (512 + 64) * 2);
+	assert_int_equal(pl_kv_bytes_per_token(&a, 8, 1, 2), 61 * (512 + 64) * 2);
+	/* FP8 with 128x128 block scales: about a byte a weight, 671 GB over 8 cards */
+	assert_true(pl_weights_bytes(&a, 8, 1, PL_Q_FP8, 2) > 80e9);
+	assert_true(pl_weights_bytes(&a, 8, 1, PL_Q_FP8, 2) < 90e9);
+}
+
+static void gemma2_alternates_sliding_layers(void **state)
+{
+	struct pl_arch a;
+
+	(void)state;
+	parse(gemma2_9b, &a);
+	assert_int_equal(a.n_full, 21);
+	assert_int_equal(a.n_swa, 21);
+	assert_int_equal(a.tie, 1);            /* Gemma ties its head by default */
+	assert_int_equal(a.dtype_bytes, 2);    /* fp32 checkpoint served in 16 bits */
+	assert_int_equal(pl_kv_bytes_per_token(&a, 1, 1, 2), 42 * 2 * 8 * 256 * 2);
+	/* 9.24B parameters (the model card) */
+	assert_true(fabs(pl_param_count(&a) - 9.24e9) / 9.24e9 < 0.02);
+}
+
+static void qwen3_next_linear_layers_hold_no_kv(void **state)
+{
+	struct pl_arch a;
+
+	(void)state;
+	parse(qwen3_next, &a);
+	assert_int_equal(a.n_full, 12);
+	assert_int_equal(a.n_linear, 36);
+	assert_int_equal(pl_kv_bytes_per_token(&a, 1, 1, 2), 12 * 2 * 2 * 256 * 2);
+}
+
+static void kv_heads_replicate_past_their_number(void **state)
+{
+	struct pl_arch a;
+
+	(void)state;
+	parse(qwen3_next, &a);                 /* 2 KV heads */
+	assert_int_equal(pl_kv_heads_per_rank(&a, 1), 2);
+	assert_int_equal(pl_kv_heads_per_rank(&a, 2), 1);
+	assert_int_equal(pl_kv_heads_per_rank(&a, 8), 1);
+}
+
+static void config_refuses_what_is_not_a_model(void **state)
+{
+	static const char *const bad[] = {
+		"[1, 2]",
+		"{\"num_hidden_layers\": \"32\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		" \"vocab_size\": 32000}",
+		"{\"num_hidden_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32}",
+		"{\"num_hidden_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		" \"num_key_value_heads\": 64, \"vocab_size\": 32000}",
+		"{\"num_hidden_layers\": -1, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		" \"vocab_size\": 32000}",
+		"{\"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 2,"
+		" \"vocab_size\": 10, \"layer_types\": [\"full_attention\"]}",
+		"{\"num_hidden_layers\": 2, \"num_hidden_layers\": 3}",
+	};
+	struct pl_arch a;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		assert_int_equal(pl_config_parse(bad[i], strlen(bad[i]), &a, err, sizeof(err)), -1);
+		assert_true(err[0] != 0);
+	}
+}
+
+static void card_table_knows_mig_profiles(void **state)
+{
+	const struct pl_gpu *g;
+
+	(void)state;
+	g = pl_gpu_find("H100");
+	assert_non_null(g);
+	assert_true(g->mib > 79 * 1024 && g->mib < 80 * 1024);   /* 79.2 GiB, not 80 GB */
+	g = pl_gpu_find("a100-40gb/3g.20gb");
+	assert_non_null(g);
+	assert_true(g->mib < 20 * 1024);
+	assert_null(pl_gpu_find("h1000"));
+}
+
+static void misfit_gets_a_value_that_fits(void **state)
+{
+	struct pl_arch a;
+	struct pl_settings s = { .engine = PL_VLLM, .max_model_len = -1, .max_num_seqs = -1,
+				 .block_size = -1, .max_batched_tokens = -1, .weights_given = -1,
+				 .non_kv_given = -1, .kv_given = -1 };
+	struct pl_result r, again;
+	char err[256];
+
+	(void)state;
+	parse(gemma2_9b, &a);
+	s.gpu_bytes = pl_gpu_find("l4")->mib * 1048576LL;
+	s.max_model_len = 65536;
+	pl_settings_defaults(&s, &a);
+	assert_int_equal(pl_plan(&a, &s, &r, err, sizeof(err)), 0);
+	assert_false(r.fits);
+	assert_string_equal(r.knob, "max_model_len");
+	s.max_model_len = atoll(r.value);
+	assert_int_equal(pl_estimate(&a, &s, &again, err, sizeof(err)), 0);
+	assert_true(again.fits);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(deepseek_v3_params_and_mla_latent),
+		cmocka_unit_test(gemma2_alternates_sliding_layers),
+		cmocka_unit_test(qwen3_next_linear_layers_hold_no_kv),
+		cmocka_unit_test(kv_heads_replicate_past_their_number),
+		cmocka_unit_test(config_refuses_what_is_not_a_model),
+		cmocka_unit_test(card_table_knows_mig_profiles),
+		cmocka_unit_test(misfit_gets_a_value_that_fits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
