@@ -102,7 +102,8 @@ out:
 	return o.failed ? -2 : fd;
 }
 
-enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s)
+enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s,
+			     int mapped)
 {
 	ce->elf = NULL;
 	ce->fd = ce->tmpfd = -1;
@@ -127,7 +128,9 @@ enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink 
 		}
 		ce->fd = ce->tmpfd = fd;
 	}
-	ce->elf = elf_begin(ce->fd, ELF_C_READ_MMAP, NULL);
+	/* ELF_C_READ: libelf (and libdwfl through it) reads with pread, so a
+	 * core that shrinks while read gives short reads, not SIGBUS. */
+	ce->elf = elf_begin(ce->fd, mapped ? ELF_C_READ_MMAP : ELF_C_READ, NULL);
 	return CORE_OPEN_OK;
 }
 
