@@ -23,7 +23,9 @@
 extern uint64_t cuda_core_gz_limit;
 
 /* Inflate a gzip input into an unlinked sparse temporary file, leaving
- * holes for zero blocks. Returns its fd (the caller closes it), -1
+ * holes for zero blocks, only as far as the ELF core's own headers reach
+ * (its header tables and every segment and section they name): data after
+ * that is said to be trailing (a warning) and not inflated. Returns its fd (the caller closes it), -1
  * (diagnostic given) or -2 (the sink failed). */
 int core_inflate_tmp(struct input *in, struct sink *s);
 
