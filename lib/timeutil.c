@@ -38,15 +38,28 @@ void civil_from_ns(int64_t ns, int *y, int *mon, int *day)
 	*y = (int)(yoe + era * 400 + (*mon <= 2));
 }
 
+int days_in_month(int64_t y, int mon)
+{
+	static const unsigned char n[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	if (mon < 1 || mon > 12)
+		return 0;
+	if (mon == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))
+		return 29;
+	return n[mon - 1];
+}
+
 int year_not_after(int64_t mtime_ns, int mon, int day)
 {
-	int y, m, d;
+	int y, m, d, k;
 
 	civil_from_ns(mtime_ns, &y, &m, &d);
 	if (days_from_civil(y, (unsigned)mon, (unsigned)day) > days_from_civil(y, (unsigned)m,
 									  (unsigned)d) + 1)
-		return y - 1;
-	return y;
+		y--;
+	for (k = 0; k <= 8 && day > days_in_month(y - k, mon); k++)
+		;
+	return k <= 8 ? y - k : y;
 }
 
 int64_t utc_ns(int y, int mon, int day, int h, int min, int s, long nsec)

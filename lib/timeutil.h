@@ -19,10 +19,16 @@ int64_t utc_ns(int y, int mon, int day, int h, int min, int s, long nsec);
 int month_from_name(const char *s, size_t n);
 /* Year, month, day of a UTC ns time. */
 void civil_from_ns(int64_t ns, int *y, int *mon, int *day);
+/* Days in month mon (1..12) of year y, proleptic Gregorian; 0 for a month
+ * out of range. */
+int days_in_month(int64_t y, int mon);
 /* The year of a year-less date (mon 1..12, day) in a file last written at
  * mtime_ns (UTC): the mtime's year, or the one before when the date would
  * fall more than a day after the mtime (a log holds no line written after
- * the file; the day of slack covers an unknown zone). */
+ * the file; the day of slack covers an unknown zone). A year where the date
+ * exists is preferred: "Feb 29" goes back to the latest leap year not after
+ * that (at most 8 years back); a date no year has (Feb 30) keeps the year
+ * found, for the caller to flag. */
 int year_not_after(int64_t mtime_ns, int mon, int day);
 
 /* "2023-05-10T12:34:56[.frac][Z|+HH:MM|+HHMM]" (a space for 'T' too).

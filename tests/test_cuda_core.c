@@ -355,6 +355,48 @@ static void gzip_members_and_limit(void **state)
 	unlink(gz);
 }
 
+/* Issue 32: a 2 MB .gz wrote 2 GiB into $TMPDIR, the zeros after the core
+ * inflated whole and never mentioned. Only what the core's headers reach
+ * is inflated; the rest is said to be trailing data. */
+static void gzip_trailing_data(void **state)
+{
+	struct timeline *tl = t_open();
+	struct ccw w;
+	struct ccw_ids ids;
+	const char *gz = BINDIR "/test_cuda_core_trail.nvcudmp.gz";
+	unsigned char *b, *zeros;
+	size_t n, i;
+	uint64_t total, saved = cuda_core_gz_limit;
+	gzFile f;
+	(void)state;
+	ccw_init(&w);
+	assert_int_equal(ccw_build(&w, &base_opts, &ids), 0);
+	assert_int_equal(ccw_serialise(&w, &b, &n, &total), 0);
+	ccw_free(&w);
+	zeros = calloc(1, 1 << 20);
+	assert_non_null(zeros);
+	f = gzopen(gz, "wb");
+	assert_non_null(f);
+	assert_int_equal(gzwrite(f, b, (unsigned)n), (int)n);
+	for (i = 0; i < 64; i++)   /* 64 MiB of zeros after the core */
+		assert_int_equal(gzwrite(f, zeros, 1 << 20), 1 << 20);
+	gzclose(f);
+	free(zeros);
+	free(b);
+	/* the cap sits inside the trailing zeros: reaching it would say so */
+	cuda_core_gz_limit = n + (8u << 20);
+	ingest_file(tl, gz);
+	cuda_core_gz_limit = saved;
+	assert_common(tl);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " 'the gzip stream goes on past byte %llu, where the core''s headers"
+			       " reach%%'", (unsigned long long)n), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " '%%-byte limit%%'"), 0);
+	t_close(tl);
+	unlink(gz);
+}
+
 /* More than SHN_LORESERVE sections: e_shnum 0, e_shstrndx SHN_XINDEX. */
 static void extended_numbering(void **state)
 {
@@ -733,6 +775,7 @@ int main(void)
 		cmocka_unit_test(contexts_and_devices),
 		cmocka_unit_test(gzip_and_sparse_files),
 		cmocka_unit_test(gzip_members_and_limit),
+		cmocka_unit_test(gzip_trailing_data),
 		cmocka_unit_test(extended_numbering),
 		cmocka_unit_test(partial_rows_and_bad_string),
 		cmocka_unit_test(offsets_past_end),

@@ -155,6 +155,9 @@ static void ubuntu44_two_events_year_wrap(void **state)
 	t_close(tl);
 }
 
+/* Diagnostics of the last year_from_mtime() saying its date does not exist. */
+static int64_t bad_date_diags;
+
 /* A syslog line of month mon, day d in a file last written at mtime: the
  * time it is placed at (as if UTC: no --tz). */
 static int64_t year_from_mtime(const char *stamp, int64_t mtime_s)
@@ -179,6 +182,8 @@ static int64_t year_from_mtime(const char *stamp, int64_t mtime_s)
 	t = t_int(tl, "SELECT time_ns FROM event WHERE kind = 'oom_kill'");
 	/* the year is an inference, and the database says from what */
 	assert_non_null(strstr(meta(tl, "time.year_basis"), "mtime"));
+	bad_date_diags = t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " 'the date %% does not exist in %%'");
 	t_close(tl);
 	unlink(path);
 	return t;
@@ -197,6 +202,25 @@ static void year_never_after_the_file(void **state)
 			 utc_ns(2026, 1, 3, 0, 0, 0, 0));
 	assert_int_equal(year_from_mtime("Dec 31 23:59:59", utc_ns(2026, 1, 2, 0, 0, 0, 0) / NS_PER_S),
 			 utc_ns(2025, 12, 31, 23, 59, 59, 0));
+}
+
+/* Issue 32: "Feb 29" in a file of a common year was placed on Mar 1
+ * without a word; the inferred year is now the latest leap year that
+ * fits, and a date no year has (Feb 30) is flagged and kept untimed. */
+static void year_where_the_date_exists(void **state)
+{
+	int64_t mtime = utc_ns(2025, 6, 1, 12, 0, 0, 0) / NS_PER_S;
+	(void)state;
+	assert_int_equal(year_from_mtime("Feb 29 10:00:00", mtime), utc_ns(2024, 2, 29, 10, 0, 0, 0));
+	assert_int_equal(bad_date_diags, 0);
+	assert_int_equal(year_from_mtime("Feb 28 10:00:00", mtime), utc_ns(2025, 2, 28, 10, 0, 0, 0));
+	/* in a leap year the mtime's year stands */
+	assert_int_equal(year_from_mtime("Feb 29 10:00:00", utc_ns(2028, 3, 1, 0, 0, 0, 0) / NS_PER_S),
+			 utc_ns(2028, 2, 29, 10, 0, 0, 0));
+	assert_int_equal(year_from_mtime("Feb 30 10:00:00", mtime), OL_NULL);
+	assert_int_equal(bad_date_diags, 1);
+	assert_int_equal(year_from_mtime("Apr 31 10:00:00", mtime), OL_NULL);
+	assert_int_equal(bad_date_diags, 1);
 }
 
 static void k419_memcg_v1_k8s(void **state)
@@ -625,6 +649,7 @@ int main(void)
 		cmocka_unit_test(rhel7_310_crlf_and_folded_meminfo),
 		cmocka_unit_test(ubuntu44_two_events_year_wrap),
 		cmocka_unit_test(year_never_after_the_file),
+		cmocka_unit_test(year_where_the_date_exists),
 		cmocka_unit_test(k419_memcg_v1_k8s),
 		cmocka_unit_test(k54_memcg_v2_journal_continuations),
 		cmocka_unit_test(k68_rss_columns_rfc3339_anchor),

@@ -4,7 +4,9 @@
  *
  * Opening: an in-memory input is copied (libelf wants writable memory), a
  * gzip-compressed core is inflated into an unlinked sparse temporary file
- * (at most cuda_core_gz_limit bytes), a plain file is mapped. Nothing from
+ * (at most cuda_core_gz_limit bytes), a plain file is read with pread (or
+ * mapped, for a reader that asks: a mapping of a file that shrinks while
+ * read kills the process with SIGBUS). Nothing from
  * the core is ever executed.
  */
 #ifndef OOMLENS_CORE_FILE_H
@@ -21,7 +23,9 @@
 extern uint64_t cuda_core_gz_limit;
 
 /* Inflate a gzip input into an unlinked sparse temporary file, leaving
- * holes for zero blocks. Returns its fd (the caller closes it), -1
+ * holes for zero blocks, only as far as the ELF core's own headers reach
+ * (its header tables and every segment and section they name): data after
+ * that is said to be trailing (a warning) and not inflated. Returns its fd (the caller closes it), -1
  * (diagnostic given) or -2 (the sink failed). */
 int core_inflate_tmp(struct input *in, struct sink *s);
 
@@ -42,8 +46,10 @@ enum core_open {
 
 /* Open in for libelf into ce (always safe to core_elf_close after). For
  * an in-memory input, in->offset is set to its length; for a file the
- * caller sets it. */
-enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s);
+ * caller sets it. mapped: libelf maps the file (ELF_C_READ_MMAP) instead of
+ * reading it with pread (ELF_C_READ). */
+enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s,
+			     int mapped);
 /* Release what core_elf_open made (ends the Elf, closes the temporary). */
 void core_elf_close(struct core_elf *ce);
 

@@ -58,7 +58,7 @@ static int open_core(struct core *c, struct input *in)
 	unsigned char h[64];
 	size_t hn = 0, len;
 
-	switch (core_elf_open(&c->file, in, c->out.s)) {
+	switch (core_elf_open(&c->file, in, c->out.s, 1)) {
 	case CORE_OPEN_OK:
 		break;
 	case CORE_OPEN_SINK:

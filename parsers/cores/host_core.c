@@ -55,6 +55,7 @@ struct hcore {
 	struct file_ent *files;
 	size_t nfiles;
 	uint64_t page_size;
+	uint64_t fsize;         /* bytes of the core (at open; inflated for gzip) */
 	unsigned bad_notes;
 	struct ol_frame frames[MAX_FRAMES];
 	size_t nframes;
@@ -213,41 +214,110 @@ static void read_note(struct hcore *h, uint32_t type, const unsigned char *desc,
 	}
 }
 
-/* The notes of every PT_NOTE segment: process, threads, signal, files. */
+/* A program header's span (file offset or address) and index, to sort
+ * segments by where they are, lowest index first on ties. */
+struct seg {
+	uint64_t at, end;
+	size_t i;
+};
+
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+	return x->at < y->at ? -1 : x->at > y->at ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The program headers of type `type` into *out (sorted by file offset when
+ * by_addr is 0, by address else), their count in *n. 0, or -1 out of
+ * memory (h->out.failed set). */
+static int segments(struct hcore *h, size_t nph, uint32_t type, int by_addr,
+		    struct seg **out, size_t *n)
+{
+	struct seg *v = malloc((nph ? nph : 1) * sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	*out = v;
+	if (!v) {
+		h->out.failed = 1;
+		return -1;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(h->elf, (int)i, &ph) || ph.p_type != type)
+			continue;
+		v[*n].at = by_addr ? ph.p_vaddr : ph.p_offset;
+		v[*n].end = by_addr ? ph.p_vaddr + ph.p_memsz : ph.p_offset + ph.p_filesz;
+		if (v[*n].end < v[*n].at)
+			v[*n].end = UINT64_MAX;
+		v[*n].i = i;
+		(*n)++;
+	}
+	qsort(v, *n, sizeof(*v), cmp_seg);
+	return 0;
+}
+
+/* The notes of one PT_NOTE segment (program header ph). */
+static void read_note_segment(struct hcore *h, const GElf_Phdr *ph, int is64)
+{
+	Elf_Data *d;
+	size_t pos = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	d = elf_getdata_rawchunk(h->elf, (int64_t)ph->p_offset, ph->p_filesz, ELF_T_NHDR);
+	if (!d) {
+		HDIAG(h, ph->p_offset, OL_ERROR, "note segment at offset %llu (%llu bytes) "
+		      "cannot be read (%s): threads and signal unknown",
+		      (unsigned long long)ph->p_offset, (unsigned long long)ph->p_filesz,
+		      elf_errmsg(-1));
+		return;
+	}
+	while (pos < d->d_size &&
+	       (pos = gelf_getnote(d, pos, &nh, &name_off, &desc_off)) > 0) {
+		const char *nm = (const char *)d->d_buf + name_off;
+
+		if (nh.n_namesz < 5 || memcmp(nm, "CORE", 5) != 0)
+			continue;
+		read_note(h, nh.n_type, (const unsigned char *)d->d_buf + desc_off,
+			  nh.n_descsz, ph->p_offset + desc_off, is64);
+	}
+}
+
+/* The notes of every PT_NOTE segment: process, threads, signal, files.
+ * Segments are read in file order, each byte once: a PT_NOTE header whose
+ * bytes repeat or overlap notes already read is skipped (said), so 20,000
+ * headers over one note give one thread, not 20,000. */
 static void read_notes(struct hcore *h, int is64)
 {
-	size_t nph, i;
+	size_t nph, i, n, dup = 0, first_dup = 0;
+	uint64_t maxend = 0;
+	struct seg *v;
 
 	if (elf_getphdrnum(h->elf, &nph) < 0) {
 		HDIAG(h, 0, OL_ERROR, "cannot read the program headers: %s", elf_errmsg(-1));
 		return;
 	}
-	for (i = 0; i < nph; i++) {
+	if (segments(h, nph, PT_NOTE, 0, &v, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
-		Elf_Data *d;
-		size_t pos = 0, name_off, desc_off;
-		GElf_Nhdr nh;
 
-		if (!gelf_getphdr(h->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		d = elf_getdata_rawchunk(h->elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		if (!d) {
-			HDIAG(h, ph.p_offset, OL_ERROR, "note segment at offset %llu (%llu bytes) "
-			      "cannot be read (%s): threads and signal unknown",
-			      (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz,
-			      elf_errmsg(-1));
+		if (i && v[i].at < maxend) {
+			if (!dup++)
+				first_dup = v[i].i;
 			continue;
 		}
-		while (pos < d->d_size &&
-		       (pos = gelf_getnote(d, pos, &nh, &name_off, &desc_off)) > 0) {
-			const char *nm = (const char *)d->d_buf + name_off;
-
-			if (nh.n_namesz < 5 || memcmp(nm, "CORE", 5) != 0)
-				continue;
-			read_note(h, nh.n_type, (const unsigned char *)d->d_buf + desc_off,
-				  nh.n_descsz, ph.p_offset + desc_off, is64);
-		}
+		if (v[i].end > maxend)
+			maxend = v[i].end;
+		if (gelf_getphdr(h->elf, (int)v[i].i, &ph))
+			read_note_segment(h, &ph, is64);
 	}
+	free(v);
+	if (dup)
+		HDIAG(h, 64, OL_WARN, "%zu PT_NOTE segments repeat or overlap notes already "
+		      "read (the first: program header %zu); each note is counted once",
+		      dup, first_dup);
 	if (h->bad_notes)
 		HDIAG(h, 0, OL_ERROR, "%u core notes were too short for their type and were "
 		      "skipped", h->bad_notes);
@@ -279,11 +349,63 @@ static const char *map_kind(const char *path)
 	return "file";
 }
 
+/* Mark the PT_LOAD segments whose address range overlaps one before it
+ * (in address order) in skip[] (indexed by program header), and say so:
+ * memory is counted once. 0, or -1 out of memory. */
+static int overlapping_loads(struct hcore *h, size_t nph, unsigned char *skip)
+{
+	struct seg *v;
+	size_t i, n, dup = 0;
+	uint64_t maxend = 0;
+
+	if (segments(h, nph, PT_LOAD, 1, &v, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (i && v[i].at < maxend && v[i].end > v[i].at) {
+			if (!dup++)
+				HDIAG(h, 64 + v[i].i * 56, OL_WARN, "segment %zu (PT_LOAD at "
+				      "0x%llx) overlaps an earlier one in memory; not counted",
+				      v[i].i, (unsigned long long)v[i].at);
+			skip[v[i].i] = 1;
+			continue;
+		}
+		if (v[i].end > maxend)
+			maxend = v[i].end;
+	}
+	if (dup > 1)
+		HDIAG(h, 64, OL_WARN, "%zu PT_LOAD segments overlap earlier ones in memory; "
+		      "each is counted once", dup);
+	free(v);
+	return 0;
+}
+
+/* The bytes of segment ph that are in the file (of fsize bytes); says
+ * when some are past its end (at most 8 times, then a count in *past). */
+static uint64_t dumped_in_file(struct hcore *h, size_t i, const GElf_Phdr *ph,
+			       unsigned *past)
+{
+	uint64_t in = ph->p_offset >= h->fsize ? 0 :
+		      ph->p_filesz < h->fsize - ph->p_offset ? ph->p_filesz :
+		      h->fsize - ph->p_offset;
+
+	if (in < ph->p_filesz && (*past)++ < 8)
+		HDIAG(h, 64 + i * 56, OL_ERROR, "segment %zu (PT_LOAD at 0x%llx): %llu of its "
+		      "%llu bytes lie past the end of the file (offset %llu, file of %llu "
+		      "bytes): the core is truncated or its headers are wrong; %llu bytes "
+		      "counted as dumped", i, (unsigned long long)ph->p_vaddr,
+		      (unsigned long long)(ph->p_filesz - in), (unsigned long long)ph->p_filesz,
+		      (unsigned long long)ph->p_offset, (unsigned long long)h->fsize,
+		      (unsigned long long)in);
+	return in;
+}
+
 static void read_mappings(struct hcore *h)
 {
 	struct ol_capture cap;
 	size_t nph, i;
 	int64_t cid;
+	unsigned char *skip;
+	unsigned past = 0;
 
 	memset(&cap, 0, sizeof(cap));
 	cap.source = "core";
@@ -294,13 +416,19 @@ static void read_mappings(struct hcore *h)
 	core_note(&h->out, cid);
 	if (cid < 0 || elf_getphdrnum(h->elf, &nph) < 0)
 		return;
+	skip = calloc(nph ? nph : 1, 1);
+	if (!skip || overlapping_loads(h, nph, skip) < 0) {
+		h->out.failed = 1;
+		free(skip);
+		return;
+	}
 	for (i = 0; i < nph && !h->out.failed; i++) {
 		GElf_Phdr ph;
 		struct ol_mapping m;
 		const struct file_ent *f;
 		char perms[5];
 
-		if (!gelf_getphdr(h->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (skip[i] || !gelf_getphdr(h->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		memset(&m, 0, sizeof(m));
 		f = file_at(h, ph.p_vaddr);
@@ -319,12 +447,15 @@ static void read_mappings(struct hcore *h)
 		m.kind = map_kind(m.path);
 		m.size_kb = (int64_t)(ph.p_memsz / 1024);
 		m.rss_kb = m.pss_kb = m.anon_kb = m.swap_kb = OL_NULL;
-		m.extra = json_pack("{sI}", "dumped_bytes", (json_int_t)ph.p_filesz);
-		if (ph.p_offset > (uint64_t)INT64_MAX || ph.p_filesz > (uint64_t)INT64_MAX)
-			HDIAG(h, 0, OL_WARN, "segment %zu has an impossible offset or size", i);
+		m.extra = json_pack("{sI}", "dumped_bytes",
+				    (json_int_t)dumped_in_file(h, i, &ph, &past));
 		core_note(&h->out, sink_mapping(h->out.s, cid, &m));
 		json_decref(m.extra);
 	}
+	if (past > 8)
+		HDIAG(h, 64, OL_ERROR, "%u more PT_LOAD segments lie past the end of the file",
+		      past - 8);
+	free(skip);
 }
 
 /* ---- backtraces ---- */
@@ -597,7 +728,7 @@ int host_core_parse(struct input *in, struct sink *s)
 	h->out.s = s;
 	h->pid = OL_NULL;
 	h->fault_addr = OL_NULL;
-	switch (core_elf_open(&h->file, in, s)) {
+	switch (core_elf_open(&h->file, in, s, 0)) {
 	case CORE_OPEN_NOMEM:
 		free(h);
 		return -1;
@@ -610,6 +741,8 @@ int host_core_parse(struct input *in, struct sink *s)
 	h->elf = h->file.elf;
 	if (!in->mem && !in->compressed)
 		in->offset = in->size;
+	h->fsize = in->mem ? in->mem_len : h->file.tmpfd >= 0 ?
+		   (uint64_t)lseek(h->file.tmpfd, 0, SEEK_END) : in->size;
 	if (!h->elf || elf_kind(h->elf) != ELF_K_ELF || !gelf_getehdr(h->elf, &eh)) {
 		if (!h->out.failed)
 			HDIAG(h, 0, OL_ERROR, "not a readable ELF core: %s", elf_errmsg(-1));

@@ -22,51 +22,6 @@
  * Stamps.
  */
 
-/* A wall-clock time read without zone: UTC with --tz, else local. */
-static void set_local(struct kprefix *px, struct ol_time *t, int64_t ns)
-{
-	const struct ingest_opts *o = px->s->opts;
-
-	if (o && o->tz_known) {
-		t->clock = OL_CLOCK_UTC;
-		t->utc_ns = ns - (int64_t)o->tz_offset_s * NS_PER_S;
-	} else {
-		t->clock = OL_CLOCK_LOCAL;
-		t->utc_ns = ns;
-	}
-}
-
-/* The year of a year-less stamp of month mon, day d: --year (advancing at
- * a Dec->Jan wrap), else the one that puts it no later than the input's
- * mtime (year_not_after), said once in meta time.year_basis since it is
- * inferred. */
-static int year_for(struct kprefix *px, int mon, int d)
-{
-	int y;
-
-	if (px->s->opts && px->s->opts->year) {
-		if (!px->year)
-			px->year = px->s->opts->year;
-		if (px->last_mon && mon < px->last_mon && px->last_mon - mon >= 6)
-			px->year++;
-		px->last_mon = mon;
-		return px->year;
-	}
-	if (px->mtime_ns) {
-		y = year_not_after(px->mtime_ns, mon, d);
-		if (!px->year_noted++)
-			sink_year_basis(px->s, px->mtime_ns);
-		return y;
-	}
-	if (!px->year_warned) {
-		sink_diagf(px->s, px->in->lineno, 0, OL_WARN,
-			   "time stamps have no year and the file has no mtime; assuming 1970 "
-			   "(give --year)");
-		px->year_warned = 1;
-	}
-	return 1970;
-}
-
 /* The digits at *qp, read as the fraction after a decimal point where the
  * first digit is worth scale (100000 for microseconds); digits finer than
  * the unit add nothing. *qp moves past the digits. */
@@ -146,7 +101,7 @@ static void clock_at(const char *q, int *h, int *mi, int *s)
 static const char *month_stamp(struct kprefix *px, const char *p, const char *e,
 			       struct ol_time *t)
 {
-	int mon, d, h, mi, s;
+	int mon, d, h, mi, s, y;
 	int64_t ns, frac = 0;
 	const char *q;
 
@@ -166,10 +121,12 @@ static const char *month_stamp(struct kprefix *px, const char *p, const char *e,
 	}
 	if (q >= e || *q != ' ')
 		return NULL;
-	ns = utc_ns(year_for(px, mon, d), mon, d, h, mi, s, (long)frac);
+	y = kprefix_year_for(px, mon, d);
+	ns = utc_ns(y, mon, d, h, mi, s, (long)frac);
 	if (ns < 0)
 		return NULL;
-	set_local(px, t, ns);
+	if (kprefix_date_ok(px, y, mon, d, !(px->s->opts && px->s->opts->year)))
+		kprefix_set_local(px, t, ns);
 	return q + 1;
 }
 
@@ -215,8 +172,9 @@ static const char *ctime_localized(struct kprefix *px, const char *p, const char
 	clock_at(q, &h, &mi, &s);
 	if (!(q = parse_int(q + 9, e, &y)) || q >= e || *q != ']' || y < 1970 || y > 9999)
 		return NULL;
-	if (mon && (ns = utc_ns((int)y, mon, d, h, mi, s, 0)) >= 0)
-		set_local(px, t, ns);
+	if (mon && (ns = utc_ns((int)y, mon, d, h, mi, s, 0)) >= 0 &&
+	    kprefix_date_ok(px, (int)y, mon, d, 0))
+		kprefix_set_local(px, t, ns);
 	return q + 1;
 }
 
@@ -240,7 +198,8 @@ static const char *ctime_stamp(struct kprefix *px, const char *p, const char *e,
 		return NULL;
 	if ((ns = utc_ns((int)y, mon, d, h, mi, s, 0)) < 0)
 		return NULL;
-	set_local(px, t, ns);
+	if (kprefix_date_ok(px, (int)y, mon, d, 0))
+		kprefix_set_local(px, t, ns);
 	return q + 1;
 }
 
@@ -477,7 +436,7 @@ static int priority(struct kprefix *px, const char *p, const char *e, struct kre
 		return strip(px, q, e, r);
 	if (e - q > 2 && q[0] == '1' && q[1] == ' ' && (q = iso_stamp(q + 2, e, &r->t, &zone))) {
 		if (!zone)
-			set_local(px, &r->t, r->t.utc_ns);
+			kprefix_set_local(px, &r->t, r->t.utc_ns);
 		rfc5424_rest(q, e, r);
 		return 1;
 	}
@@ -495,7 +454,7 @@ static int iso_syslog(struct kprefix *px, const char *p, const char *e, struct k
 	if (e - p <= 19 || p[4] != '-' || !(q = iso_stamp(p, e, &r->t, &zone)))
 		return 0;
 	if (!zone)
-		set_local(px, &r->t, r->t.utc_ns);
+		kprefix_set_local(px, &r->t, r->t.utc_ns);
 	if (p[19] == ',' && q < e && *q == ' ') {
 		plain(r, q + 1, e);
 		return 1;
@@ -568,7 +527,7 @@ static int short_full(struct kprefix *px, const char *p, const char *e, struct k
 		z++;
 	if (q < e && *q == ' ' && !(z - q == 4 && !memcmp(q + 1, "UTC", 3)) &&
 	    !(z - q == 4 && !memcmp(q + 1, "GMT", 3)))
-		set_local(px, &r->t, r->t.utc_ns);
+		kprefix_set_local(px, &r->t, r->t.utc_ns);
 	return stamp_then_rest(z, e, r);
 }
 

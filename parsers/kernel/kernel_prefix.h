@@ -55,6 +55,7 @@ struct kprefix {
 	int64_t mtime_ns;         /* the input's mtime, 0 when unknown */
 	int year_noted;           /* the year's basis was recorded (meta) */
 	int year_warned;
+	unsigned bad_dates;       /* stamps whose date does not exist (flagged) */
 	struct strbuf msg;        /* a decoded journal MESSAGE */
 };
 
@@ -62,6 +63,18 @@ struct kprefix {
 void kprefix_init(struct kprefix *px, struct input *in, struct sink *s);
 /* Free what px holds. */
 void kprefix_release(struct kprefix *px);
+
+/* kernel_date.c. A wall-clock stamp's ns into t: UTC with --tz, else
+ * the local clock. */
+void kprefix_set_local(struct kprefix *px, struct ol_time *t, int64_t ns);
+/* The year of a year-less stamp of month mon, day d: --year (advancing at
+ * a Dec->Jan wrap), else the one that puts it no later than the input's
+ * mtime (year_not_after: a year where the date exists is preferred), said
+ * once in meta time.year_basis since it is inferred. */
+int kprefix_year_for(struct kprefix *px, int mon, int d);
+/* 1 when day d of month mon exists in year y; else 0, with a warning at
+ * the current line (inferred: the year was inferred, not read or given). */
+int kprefix_date_ok(struct kprefix *px, int y, int mon, int d, int inferred);
 
 /* Strip the wrapper of the text line [l, e) into r. A line whose wrapper
  * is not recognised is plain text: r->msg is the whole line (less pasted

@@ -475,6 +475,7 @@ int pk_decode(struct input *in, const struct pk_handler *h, struct sink *s,
 
 	memset(&d, 0, sizeof(d));
 	memset(res, 0, sizeof(*res));
+	d.live_at_start = pd_live_bytes();
 	d.in = in;
 	d.s = s;
 	d.h = h;

@@ -14,7 +14,8 @@
  * the caller takes is not stored, so a list of ten million trace entries
  * is never built. Memory is bounded by what the data's structure needs:
  * the decoder stack, the memo entries that are referenced again (pinned),
- * and a ring of the most recent memo entries (PK_MEMO_WINDOW slots).
+ * and a ring of the most recent memo entries (PK_MEMO_WINDOW slots), and
+ * in total by pk_budget.
  *
  * Values: scalars are held inline in a pk_val; strings, bytes and
  * containers are reference-counted pk_obj. Strings are UTF-8 cleaned
@@ -42,6 +43,16 @@ enum pk_type {
 #define PK_MAX_ITEMS (64u << 20)     /* items held in one container */
 #define PK_MEMO_WINDOW (1u << 16)    /* recent memo entries kept (a power of 2) */
 #define PK_MAX_MEMO (1u << 25)       /* memo entries held in all */
+
+/* The decode's memory budget, in bytes: what one decode holds at once in
+ * items (stored in containers), strings, memo entries (pinned and recent)
+ * and its stack, together. The limits above are per kind; this one bounds
+ * the sum, so no nesting, item count or memo pinning takes more. On
+ * reaching it the decode stops with what it read kept (PK_CORRUPT, said:
+ * the artifact is partial). A variable so that a run (and tests) can set
+ * it; PK_BUDGET_DEFAULT unless changed. */
+#define PK_BUDGET_DEFAULT (1ull << 30)
+extern uint64_t pk_budget;
 
 struct pk_obj;
 

@@ -59,6 +59,7 @@ struct dec {
 	enum pk_status status;
 	int protocol;
 	uint64_t opcodes;
+	int64_t live_at_start;  /* pd_live_bytes() when the decode began */
 };
 
 /* Pinned entries below this index (the keys, the action names: the
@@ -75,6 +76,14 @@ void pd_fail(struct dec *d, enum pk_status st, const char *fmt, const char *a);
 
 static inline int pd_is_obj(enum pk_type t) { return t >= PK_STR; }
 static inline int pd_is_container(enum pk_type t) { return t >= PK_LIST; }
+/* Bytes held now by every live value (objects, their item arrays and
+ * strings, pooled ones included), process-wide like the pools. */
+int64_t pd_live_bytes(void);
+/* Count n more (or fewer, n < 0) bytes of item arrays as held. */
+void pd_account(int64_t n);
+/* Would holding `more` bytes beyond what the decode holds now pass
+ * pk_budget? 1 (failed: said, status set), else 0. */
+int pd_over_budget(struct dec *d, uint64_t more);
 /* An empty container (list, tuple, dict, set) with one reference; NULL
  * when out of memory. */
 struct pk_obj *pd_obj_new(enum pk_type t);

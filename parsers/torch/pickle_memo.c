@@ -100,9 +100,13 @@ static int pin_put(struct dec *d, uint32_t idx, struct pk_val v, int fetched)
 		}
 		e = &d->low[idx];
 	} else {
-		if ((d->mn + 1) * 4 >= d->mcap * 3 && memo_grow(d) < 0) {
-			pd_oom(d);
-			return -1;
+		if ((d->mn + 1) * 4 >= d->mcap * 3) {
+			if (pd_over_budget(d, (d->mcap ? d->mcap : 1024) * sizeof(*d->memo)))
+				return -1;
+			if (memo_grow(d) < 0) {
+				pd_oom(d);
+				return -1;
+			}
 		}
 		e = &d->memo[memo_slot(d, idx)];
 	}

@@ -28,6 +28,10 @@ int pd_push_grow(struct dec *d, struct pk_val v)
 		pd_fail(d, PK_CORRUPT, "more than %s values on the stack", "4194304");
 		return -1;
 	}
+	if (pd_over_budget(d, (nc - d->scap) * sizeof(*ns))) {
+		pk_release(&v);
+		return -1;
+	}
 	ns = realloc(d->stk, nc * sizeof(*ns));
 	if (!ns) {
 		pk_release(&v);
@@ -102,6 +106,10 @@ int pd_push_string(struct dec *d, enum pk_type t, const unsigned char *p, size_t
 		p = (const unsigned char *)sb.buf;
 		n = sb.len;
 	}
+	if (r >= 0 && n >= 4096 && pd_over_budget(d, n)) {
+		strbuf_release(&sb);
+		return -1;
+	}
 	o = r < 0 ? NULL : pd_obj_new_str(t, n);
 	if (!o) {
 		strbuf_release(&sb);
@@ -174,11 +182,14 @@ static int reserve(struct dec *d, struct pk_obj *c, size_t want)
 		pd_fail(d, PK_CORRUPT, "a container holds more items than the limit%s", NULL);
 		return -1;
 	}
+	if (pd_over_budget(d, (nc - c->u.c.cap) * sizeof(*nv)))
+		return -1;
 	nv = realloc(c->u.c.v, nc * sizeof(*nv));
 	if (!nv) {
 		pd_oom(d);
 		return -1;
 	}
+	pd_account((int64_t)((nc - c->u.c.cap) * sizeof(*nv)));
 	c->u.c.v = nv;
 	c->u.c.cap = nc;
 	return 0;

@@ -10,6 +10,7 @@
  */
 #include "parsers/torch/pickle_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,39 @@
 #define SMALL_STR 48
 #define KEEP_ITEMS 64
 
+uint64_t pk_budget = PK_BUDGET_DEFAULT;
+
 static uint64_t next_serial = 1;
+static int64_t live_bytes;
 static struct pk_obj *cpool[POOL_MAX], *spool[POOL_MAX];
 static size_t ncpool, nspool;
+
+int64_t pd_live_bytes(void)
+{
+	return live_bytes;
+}
+
+void pd_account(int64_t n)
+{
+	live_bytes += n;
+}
+
+int pd_over_budget(struct dec *d, uint64_t more)
+{
+	int64_t held = live_bytes - d->live_at_start;
+	uint64_t total = (held > 0 ? (uint64_t)held : 0) + more +
+			 (d->mcap + d->rcap + (d->low ? PD_MEMO_LOW : 0)) * sizeof(struct memo_ent) +
+			 d->scap * sizeof(struct pk_val) + d->cap;
+	char msg[32];
+
+	if (total <= pk_budget)
+		return 0;
+	snprintf(msg, sizeof(msg), "%llu", (unsigned long long)pk_budget);
+	pd_fail(d, PK_CORRUPT, "the decode would hold more than its memory budget (%s "
+		"bytes of items, strings and memo entries in all); the rest of the pickle "
+		"is not read, what was read before is kept", msg);
+	return 1;
+}
 
 static void obj_init(struct pk_obj *o, enum pk_type t)
 {
@@ -45,6 +76,7 @@ struct pk_obj *pd_obj_new(enum pk_type t)
 		o = calloc(1, sizeof(*o));
 		if (!o)
 			return NULL;
+		live_bytes += (int64_t)sizeof(*o);
 	}
 	obj_init(o, t);
 	return o;
@@ -56,8 +88,11 @@ struct pk_obj *pd_obj_new_str(enum pk_type t, size_t n)
 
 	if (n < SMALL_STR && nspool)
 		o = spool[--nspool];
-	else
+	else {
 		o = malloc(sizeof(*o) + (n < SMALL_STR ? SMALL_STR : n + 1));
+		if (o)
+			live_bytes += (int64_t)(sizeof(*o) + (n < SMALL_STR ? SMALL_STR : n + 1));
+	}
 	if (!o)
 		return NULL;
 	obj_init(o, t);
@@ -79,11 +114,15 @@ static void obj_free(struct pk_obj *o)
 			return;
 		}
 		free(o->u.c.v);
+		live_bytes -= (int64_t)(o->u.c.cap * sizeof(struct pk_val) + sizeof(*o));
 		o->u.c.v = NULL;
 		o->u.c.cap = 0;
 	} else if (o->u.str.n < SMALL_STR && nspool < POOL_MAX) {
 		spool[nspool++] = o;
 		return;
+	} else {
+		live_bytes -= (int64_t)(sizeof(*o) + (o->u.str.n < SMALL_STR ? SMALL_STR :
+						       o->u.str.n + 1));
 	}
 	free(o);
 }
