@@ -16,7 +16,7 @@
 #define DIAGNOSTICS_CAP 20
 #define MD_ARTIFACTS 30
 
-#define ARTIFACTS_SQL "SELECT id, path, kind, size, compressed, status, bytes_read," \
+#define ARTIFACTS_SQL "SELECT id, path, container, kind, size, compressed, status, bytes_read," \
 	" seconds, errors, warnings FROM artifact ORDER BY id"
 #define DIAGNOSTICS_SQL "SELECT line, offset, severity, message FROM diagnostic" \
 	" WHERE artifact_id = ?1 ORDER BY id LIMIT ?2"
