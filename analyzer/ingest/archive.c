@@ -41,7 +41,7 @@ struct level {
 	int broken;                 /* a read of the archive failed */
 	/* the member being read: its first bytes in memory */
 	unsigned char *spool;
-	size_t spool_len, spool_pos;
+	size_t spool_cap, spool_len, spool_pos;
 };
 
 uint64_t ar_default_limit(uint64_t size)
@@ -152,26 +152,27 @@ static ssize_t member_stream(void *arg, void *dst, size_t n, int *err)
  * -1 when memory ran out. */
 static int spool_member(struct level *l, uint64_t size)
 {
-	size_t cap = size && size < AR_SPOOL_MAX ? (size_t)size + 1 : 256u * 1024;
+	/* room for the whole (and one byte to meet its end), as the
+	 * archive says it is; else grown as it comes */
+	size_t want = size && size < AR_SPOOL_MAX ? (size_t)size + 1 : 256u * 1024;
 	int err = 0;
 
 	l->spool_len = l->spool_pos = 0;
 	for (;;) {
 		ssize_t r;
-		if (l->spool_len == cap) {
+		if (l->spool_len == l->spool_cap || l->spool_cap < want) {
 			unsigned char *p;
-			if (cap >= AR_SPOOL_MAX)
+			size_t cap = l->spool_cap * 2 > want ? l->spool_cap * 2 : want;
+			if (l->spool_len == AR_SPOOL_MAX)
 				return 0;
-			cap = cap * 2 > AR_SPOOL_MAX ? AR_SPOOL_MAX : cap * 2;
+			if (cap > AR_SPOOL_MAX)
+				cap = AR_SPOOL_MAX;
 			if (!(p = realloc(l->spool, cap)))
 				return -1;
 			l->spool = p;
+			l->spool_cap = cap;
 		}
-		if (!l->spool) {
-			if (!(l->spool = malloc(cap)))
-				return -1;
-		}
-		r = entry_data(l, l->spool + l->spool_len, cap - l->spool_len, &err);
+		r = entry_data(l, l->spool + l->spool_len, l->spool_cap - l->spool_len, &err);
 		if (r < 0)
 			return 0;
 		if (r == 0)
@@ -181,12 +182,18 @@ static int spool_member(struct level *l, uint64_t size)
 }
 
 /* Read what is left of the member, counted (the budget sees every byte
- * an archive unpacks, skipped or not). */
+ * an archive unpacks, skipped or not), into the spool (never into
+ * l->block: libarchive is still reading the packed bytes there). */
 static void drain(struct level *l)
 {
 	int err;
 
-	while (entry_data(l, l->block, LEVEL_BLOCK, &err) > 0)
+	if (!l->spool_cap) {
+		if (!(l->spool = malloc(LEVEL_BLOCK)))
+			return;
+		l->spool_cap = LEVEL_BLOCK;
+	}
+	while (entry_data(l, l->spool, l->spool_cap, &err) > 0)
 		;
 }
 
@@ -319,7 +326,7 @@ static int walk_level(struct input *src, const char *container, const char *pare
 		      const char *self, int depth, struct ar_budget *b, ar_member_fn fn,
 		      void *arg)
 {
-	struct level l = { NULL, src, NULL, b, depth, container, parent, self, 0, 0, NULL, 0, 0 };
+	struct level l = { NULL, src, NULL, b, depth, container, parent, self, 0, 0, NULL, 0, 0, 0 };
 	struct archive_entry *e;
 	char name[AR_NAME_MAX];
 	int rc = 0, first = 1;
