@@ -15,8 +15,9 @@
 
 static const char analyze_usage[] =
 	"usage: oomlens analyze [options] PATH...\n"
-	"  Ingests the artifacts (files, directories, .gz), classifies the incident\n"
-	"  and writes a report. The database is kept for later questions.\n"
+	"  Ingests the artifacts (files, directories, archives, compressed files),\n"
+	"  classifies the incident and writes a report. The database is kept for\n"
+	"  later questions.\n"
 	"  -o, --output FILE  report file ('-' = stdout; default: stdout for md/json/text,\n"
 	"                     <first PATH's name>.html for html)\n"
 	"  --db DB            incident database (default: <first PATH's name>.db);\n"

@@ -14,7 +14,8 @@
 
 static const char ingest_usage[] =
 	"usage: oomlens ingest --db DB [options] PATH...\n"
-	"  Reads every artifact (files, directories, .gz) into a new database DB.\n"
+	"  Reads every artifact (files, directories, archives, compressed files)\n"
+	"  into a new database DB.\n"
 	"  --db DB            the incident database to create (an oomlens database\n"
 	"                     there is replaced; any other file is refused)\n"
 	"  --append           add to DB instead of replacing it (artifacts whose\n"

@@ -1,5 +1,8 @@
 /*
- * input.c -- buffered reading of artifacts, gzip included; see input.h.
+ * input.c -- buffered reading of artifacts, compressed ones and streams
+ * included; see input.h. gzip is read with zlib (as it always was: a
+ * stream cut short is told apart); xz, zstd and bzip2 with libarchive's
+ * raw format and its filters.
  */
 #include "lib/input.h"
 #include "lib/strbuf.h"
@@ -13,6 +16,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <archive.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -31,6 +35,7 @@ static int init_common(struct input *in, const char *name)
 	memset(in, 0, sizeof(*in));
 	in->path = name;
 	in->fd = -1;
+	in->arc_fd = -1;
 	in->next_line = getline_any;
 	hash64_init(&in->hash);
 	in->buf = malloc(INPUT_BUFSZ);
@@ -42,14 +47,14 @@ int input_changed(struct input *in, char *why, size_t n, int *lost)
 	struct stat st;
 
 	*lost = 0;
-	if (in->gz && in->gz_cut) {
+	if ((in->gz || in->arc) && in->gz_cut) {
 		*lost = 1;
-		snprintf(why, n, "the gzip stream ends before its end (the file was cut or is"
+		snprintf(why, n, "the %s stream ends before its end (the file was cut or is"
 			 " still being written): %llu bytes read before the cut",
-			 (unsigned long long)in->offset);
+			 in->gz ? "gzip" : "compressed", (unsigned long long)in->offset);
 		return 1;
 	}
-	if (in->mem || in->fd < 0 || in->gz || fstat(in->fd, &st) < 0)
+	if (in->mem || in->fd < 0 || in->gz || in->arc || fstat(in->fd, &st) < 0)
 		return 0;
 	if ((uint64_t)st.st_size < in->size || (in->eof && in->fd_pos < in->size)) {
 		*lost = 1;
@@ -128,10 +133,50 @@ static int same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && S_ISREG(b->st_mode);
 }
 
+const char *input_compression(const unsigned char *h, size_t n)
+{
+	if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+		return "gzip";
+	if (n >= 6 && !memcmp(h, "\xfd" "7zXZ\0", 6))
+		return "xz";
+	if (n >= 4 && !memcmp(h, "\x28\xb5\x2f\xfd", 4))
+		return "zstd";
+	if (n >= 4 && !memcmp(h, "BZh", 3) && h[3] >= '1' && h[3] <= '9')
+		return "bzip2";
+	return NULL;
+}
+
+/* Read an xz, zstd or bzip2 file through libarchive's raw format (its
+ * one entry is the uncompressed data), from a dup of in->fd. 0, or -1
+ * with why. */
+static int open_filtered(struct input *in, const char **why)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+
+	*why = "out of memory";
+	if (!a)
+		return -1;
+	in->arc = a;
+	/* the filters linked in, named: _all would also run external
+	 * programs (lrzip, lzop...) on untrusted data */
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_format_raw(a);
+	in->arc_fd = dup(in->fd);
+	*why = "cannot open the compressed stream";
+	if (in->arc_fd < 0 || archive_read_open_fd(a, in->arc_fd, 64 * 1024) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK)
+		return -1;
+	in->compressed = 1;
+	return 0;
+}
+
 int input_open(struct input *in, const char *path, struct strbuf *err)
 {
 	struct stat before, st;
-	unsigned char magic[2];
+	unsigned char magic[6];
 	char why[128];
 	ssize_t n;
 
@@ -167,8 +212,22 @@ int input_open(struct input *in, const char *path, struct strbuf *err)
 	in->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	in->dev = (uint64_t)st.st_dev;
 	in->ino = (uint64_t)st.st_ino;
-	n = pread(in->fd, magic, 2, 0);
-	if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+	n = pread(in->fd, magic, sizeof(magic), 0);
+	{
+		const char *c = n > 0 ? input_compression(magic, (size_t)n) : NULL;
+		const char *whyc;
+		if (c && strcmp(c, "gzip") && open_filtered(in, &whyc) < 0) {
+			/* not the stream its magic says: read as it is */
+			if (in->arc)
+				archive_read_free(in->arc);
+			if (in->arc_fd >= 0)
+				close(in->arc_fd);
+			in->arc = NULL;
+			in->arc_fd = -1;
+			in->compressed = 0;
+		}
+	}
+	if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
 		int fd2 = dup(in->fd);
 		if (fd2 < 0 || !(in->gz = gzdopen(fd2, "rb"))) {
 			if (fd2 >= 0)
@@ -191,8 +250,26 @@ int input_open_mem(struct input *in, const char *name, const void *data, size_t 
 	return 0;
 }
 
+int input_open_stream(struct input *in, const char *name,
+		      ssize_t (*fn)(void *arg, void *dst, size_t n, int *err), void *arg,
+		      uint64_t size)
+{
+	if (init_common(in, name) < 0)
+		return -1;
+	in->stream = fn;
+	in->stream_arg = arg;
+	in->size = size;
+	return 0;
+}
+
 void input_close(struct input *in)
 {
+	if (in->arc)
+		archive_read_free(in->arc);
+	if (in->arc_fd >= 0)
+		close(in->arc_fd);
+	in->arc = NULL;
+	in->arc_fd = -1;
 	if (in->gz)
 		gzclose(in->gz);
 	if (in->fd >= 0)
@@ -233,6 +310,23 @@ static ssize_t source_read(struct input *in, unsigned char *dst, size_t n)
 			in->gz_cut = zerr == Z_BUF_ERROR;
 		}
 		return z;
+	}
+	if (in->arc) {
+		la_ssize_t z = archive_read_data(in->arc, dst, n);
+		if (z < 0) {
+			/* corrupt, or cut short: keep what came out */
+			in->error = EIO;
+			in->gz_cut = 1;
+			return -1;
+		}
+		return (ssize_t)z;
+	}
+	if (in->stream) {
+		int e = 0;
+		r = in->stream(in->stream_arg, dst, n, &e);
+		if (r < 0)
+			in->error = e ? e : EIO;
+		return r;
 	}
 	/* never past the size at open: a log appended while read ends where
 	 * it ended then (input_changed() says more came) */
@@ -327,7 +421,8 @@ uint64_t input_skip(struct input *in, uint64_t n)
 {
 	uint64_t done = 0;
 
-	if (!in->gz && !in->mem && in->pos == in->end && n > INPUT_BUFSZ) {
+	if (!in->gz && !in->mem && !in->arc && in->fd >= 0 && in->pos == in->end &&
+	    n > INPUT_BUFSZ) {
 		off_t cur = lseek(in->fd, 0, SEEK_CUR);
 		if (cur >= 0 && (uint64_t)cur + n <= in->size &&
 		    lseek(in->fd, (off_t)n, SEEK_CUR) >= 0) {
@@ -667,7 +762,7 @@ int input_hash(struct input *in, enum input_hash_mode mode, uint64_t *hash, int 
 	*sampled = 0;
 	if (in->error)
 		return -1;   /* some bytes could not be read: no hash of the whole */
-	if (!in->gz && !in->mem && in->fd >= 0) {
+	if (!in->gz && !in->mem && !in->arc && in->fd >= 0) {
 		off_t at = lseek(in->fd, 0, SEEK_CUR);
 		uint64_t left = at >= 0 && (uint64_t)at < in->size ? in->size - (uint64_t)at : 0;
 		if (mode == INPUT_HASH_SAMPLED ||

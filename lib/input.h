@@ -1,6 +1,8 @@
 /*
- * input.h -- one artifact opened for reading: a plain file, a gzip file
- * (read transparently), or a block of memory (tests and fuzzers).
+ * input.h -- one artifact opened for reading: a plain file, a compressed
+ * file (gzip, xz, zstd, bzip2: read transparently), a block of memory
+ * (tests and fuzzers), or a stream a callback gives (an archive's member,
+ * analyzer/ingest/archive.c).
  *
  * Parsers read an input either as bytes (input_read) or as lines
  * (input_getline); they do not mix the two. Memory is bounded: one buffer
@@ -26,8 +28,16 @@ struct input {
 	const char *path;       /* display name, not owned */
 	int fd;                 /* -1 for memory inputs */
 	void *gz;               /* gzFile when compressed, else NULL */
-	int compressed;         /* 1: gzip on disk */
-	uint64_t size;          /* bytes on disk (compressed size for .gz) */
+	int compressed;         /* 1: compressed on disk (gzip, xz, zstd, bzip2) */
+	uint64_t size;          /* bytes on disk (compressed size for .gz);
+				 * for a stream, its size if known, else 0 */
+	void *arc;              /* struct archive * reading an xz, zstd or
+				 * bzip2 file (libarchive's raw format), else NULL */
+	int arc_fd;             /* the descriptor it reads (a dup), -1 */
+	/* A stream: up to n bytes into dst; the count, 0 at its end, -1 on
+	 * an error (the callback's errno-like code in *err). */
+	ssize_t (*stream)(void *arg, void *dst, size_t n, int *err);
+	void *stream_arg;
 	int64_t mtime;          /* seconds since the epoch, 0 if unknown */
 	uint64_t dev, ino;      /* the file's identity (0, 0 for memory inputs) */
 
@@ -97,6 +107,17 @@ int input_changed(struct input *in, char *why, size_t n, int *lost);
 const char *input_file_type(unsigned mode);
 /* Wrap n bytes at data (not copied; they must outlive the input). */
 int input_open_mem(struct input *in, const char *name, const void *data, size_t n);
+/* A stream read through fn(arg, ...) (see struct input's stream), of
+ * size bytes when known (0: unknown). Read once, in order: the same
+ * buffer bound as a file; input_hash reads the rest through fn. Nothing
+ * is owned: name and arg must outlive the input. Returns 0, or -1 when
+ * memory ran out. */
+int input_open_stream(struct input *in, const char *name,
+		      ssize_t (*fn)(void *arg, void *dst, size_t n, int *err), void *arg,
+		      uint64_t size);
+/* The compression of a file whose first n bytes are head, by its magic:
+ * "gzip", "xz", "zstd", "bzip2", or NULL for none of them. */
+const char *input_compression(const unsigned char *head, size_t n);
 void input_close(struct input *in);
 
 /* Up to n bytes into dst. Returns the count, 0 at end, -1 on a read error. */

@@ -3,6 +3,8 @@
  * diagnostics; the HTML's artifacts section also says how the clocks were
  * aligned (clocks.c). The HTML shows ARTIFACTS_CAP artifacts of
  * DIAGNOSTICS_CAP diagnostics each, the Markdown the first MD_ARTIFACTS.
+ * An archive's members come right after its own row (the top archive's
+ * group placed where its first row was read), each naming its container.
  */
 #include "reports/section.h"
 #include "reports/html_util.h"
@@ -16,8 +18,13 @@
 #define DIAGNOSTICS_CAP 20
 #define MD_ARTIFACTS 30
 
-#define ARTIFACTS_SQL "SELECT id, path, kind, size, compressed, status, bytes_read," \
-	" seconds, errors, warnings FROM artifact ORDER BY id"
+/* The archive a row belongs to at the top (its own path for a file on
+ * disk or an archive's own row): rows are grouped by it. */
+#define TOP_SQL "(CASE WHEN container IS NULL THEN path WHEN instr(container, '!/') > 0" \
+	" THEN substr(container, 1, instr(container, '!/') - 1) ELSE container END)"
+#define ARTIFACTS_SQL "SELECT id, path, container, kind, size, compressed, status, bytes_read," \
+	" seconds, errors, warnings FROM artifact ORDER BY min(id) OVER (PARTITION BY " TOP_SQL \
+	"), container IS NOT NULL, container, id"
 #define DIAGNOSTICS_SQL "SELECT line, offset, severity, message FROM diagnostic" \
 	" WHERE artifact_id = ?1 ORDER BY id LIMIT ?2"
 
@@ -174,9 +181,16 @@ static void html_diagnostics(struct strbuf *sb, const json_t *a)
 /* One artifact's row: file, kind, size, status, time, errors. */
 static void html_artifact(struct strbuf *sb, const json_t *a)
 {
-	strbuf_addstr(sb, "<tr><td><code>");
+	int member = !jv_null(a, "container");
+
+	strbuf_addstr(sb, member ? "<tr><td>&#8627; <code>" : "<tr><td><code>");
 	h_key(sb, a, "path");
 	strbuf_addstr(sb, "</code>");
+	if (member) {
+		strbuf_addstr(sb, " <span class=muted>in <code>");
+		h_key(sb, a, "container");
+		strbuf_addstr(sb, "</code></span>");
+	}
 	if (json_is_true(json_object_get(a, "compressed")))
 		strbuf_addstr(sb, " <span class=muted>(compressed)</span>");
 	strbuf_addstr(sb, "</td><td>");
@@ -220,6 +234,7 @@ void html_artifacts(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 void md_artifacts(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 {
 	static const char *const cells[] = { "path", "kind", "status", NULL };
+	static const char *const member_cells[] = { "container", "path", "kind", "status", NULL };
 	const json_t *a;
 	size_t i, n = 0;
 
@@ -229,7 +244,21 @@ void md_artifacts(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 	json_array_foreach(model_rows(m), i, a) {
 		if (i == MD_ARTIFACTS)
 			break;
-		md_cells(sb, a, cells);
+		/* a member: "| archive ▸ path inside | ..." (two cells joined) */
+		if (!jv_null(a, "container")) {
+			struct strbuf row = STRBUF_INIT;
+			md_cells(&row, a, member_cells);
+			if (!strbuf_failed(&row)) {
+				char *bar = strstr(row.buf + 1, " | ");
+				if (bar) {
+					*bar = 0;
+					strbuf_addf(sb, "%s \xe2\x96\xb8 %s", row.buf, bar + 3);
+				}
+			}
+			strbuf_release(&row);
+		} else {
+			md_cells(sb, a, cells);
+		}
 		strbuf_addf(sb, " | %lld | %lld |\n", (long long)jv_int(json_object_get(a, "errors")),
 			    (long long)jv_int(json_object_get(a, "warnings")));
 		n++;

@@ -7,7 +7,7 @@
 #   scripts/deps.sh --browser  also Chromium, for the HTML report browser test
 #   scripts/deps.sh --bench    also the tools the benchmarks use
 set -e
-pkgs="build-essential cmake pkg-config libsqlite3-dev libelf-dev libdw-dev zlib1g-dev liblz4-dev libjansson-dev libcmocka-dev python3 sqlite3 gdb clang libclang-rt-dev"
+pkgs="build-essential cmake pkg-config libsqlite3-dev libelf-dev libdw-dev zlib1g-dev liblz4-dev libarchive-dev libjansson-dev libcmocka-dev python3 sqlite3 gdb clang libclang-rt-dev"
 [ "$1" = "--browser" ] && pkgs="$pkgs chromium"
 [ "$1" = "--bench" ] && pkgs="$pkgs time bc"
 

@@ -20,7 +20,7 @@
  * TIMELINE_SCHEMA_VERSION and say it in docs/schema.md. */
 static const char *const expected_tables[] = {
 	"meta(artifact_id INTEGER, key TEXT NOT NULL, value TEXT)",
-	"artifact(id INTEGER PK1, path TEXT NOT NULL, kind TEXT, "
+	"artifact(id INTEGER PK1, path TEXT NOT NULL, container TEXT, kind TEXT, "
 	  "size INTEGER, compressed INTEGER, status TEXT, hash TEXT, "
 	  "bytes_read INTEGER, seconds REAL, errors INTEGER DEFAULT 0, "
 	  "warnings INTEGER DEFAULT 0)",

@@ -8,9 +8,13 @@
  * opened (checked before opening: a FIFO or a device never blocks it),
  * each directory and file is met once by device and inode (links to "."
  * do not multiply artifacts, a cycle ends), and content already in the
- * database, or oomlens's own outputs, are not read again.
+ * database, or oomlens's own outputs, are not read again. An archive
+ * (tar, zip, compressed or nested) is walked member by member from a
+ * stream (archive.c): each member goes through the same detection and
+ * parsers as a file on disk and is stored with its container.
  */
 #include "analyzer/ingest/ingest.h"
+#include "analyzer/ingest/archive.h"
 #include "analyzer/ingest/formats.h"
 #include "analyzer/ingest/own_outputs.h"
 #include "analyzer/store/correlate.h"
@@ -40,7 +44,41 @@ struct run {
 	double t0, last_progress;
 	int progress_shown;
 	const char *root;           /* the real path of the path given now */
+	/* While an archive's member is read: the member, its container
+	 * (artifact.container) and its path inside (artifact.path); the
+	 * path the messages name is "container!/inner". NULL otherwise. */
+	struct ar_member *member;
+	const char *container, *inner;
+	struct ar_budget budget;
 };
+
+/* The artifact's row, in its container when a member is read. */
+static int64_t art_begin(struct run *r, const char *path, const char *kind, uint64_t size,
+			 int compressed)
+{
+	return timeline_artifact_begin_in(r->tl, r->container, r->container ? r->inner : path,
+					  kind, size, compressed);
+}
+
+static int64_t art_find(struct run *r, const char *path, const char *kind, uint64_t size,
+			char hash[TIMELINE_HASH_LEN])
+{
+	return timeline_find_artifact_in(r->tl, r->container, r->container ? r->inner : path,
+					 kind, size, hash);
+}
+
+/* Open the artifact at path again from its start: the file, or the
+ * member held in memory (a streamed member is read once: -1). */
+static int open_again(struct run *r, const char *path, struct input *in, struct strbuf *err)
+{
+	if (!r->member)
+		return input_open(in, path, err);
+	if (ar_member_reopen(r->member, in) == 0)
+		return 0;
+	strbuf_addf(err, "%s: a member over %u MiB is read once, by its first format", path,
+		    AR_SPOOL_MAX >> 20);
+	return -1;
+}
 
 static double now_s(void)
 {
@@ -116,7 +154,7 @@ static int note_artifact(struct run *r, const char *path, const char *status,
 		r->st->failed++;
 	else
 		r->st->skipped++;
-	id = timeline_artifact_begin(r->tl, path, NULL, size, 0);
+	id = art_begin(r, path, NULL, size, 0);
 	if (id < 0)
 		return -1;
 	if (msg)
@@ -128,7 +166,7 @@ static int note_artifact(struct run *r, const char *path, const char *status,
  * so by an earlier run (ingest --append) is counted, not noted again. */
 static int skip_artifact(struct run *r, const char *path, const char *why, uint64_t size)
 {
-	int64_t seen = timeline_find_artifact(r->tl, path, NULL, size, NULL);
+	int64_t seen = art_find(r, path, NULL, size, NULL);
 
 	if (seen < 0)
 		return -1;
@@ -193,12 +231,14 @@ static int64_t already_there(struct run *r, const char *path, struct input *in,
 {
 	char stored[TIMELINE_HASH_LEN], now[TIMELINE_HASH_LEN];
 	struct strbuf err = STRBUF_INIT;
-	int64_t id = timeline_find_artifact(r->tl, path, f->kind, in->size, stored);
+	int64_t id = art_find(r, path, f->kind, in->size, stored);
 	uint64_t h;
 	int sampled;
 
 	if (id <= 0)
 		return id;
+	if (r->member && !r->member->data)
+		return id;  /* streamed, read once: the same container, path, format and size */
 	if (input_hash(in, stored[0] == 's' ? INPUT_HASH_SAMPLED : INPUT_HASH_WHOLE, &h,
 		       &sampled) < 0) {
 		id = 0;
@@ -208,7 +248,7 @@ static int64_t already_there(struct run *r, const char *path, struct input *in,
 			id = 0;
 	}
 	input_close(in);
-	if (id == 0 && input_open(in, path, &err) < 0)
+	if (id == 0 && open_again(r, path, in, &err) < 0)
 		id = -2;
 	strbuf_release(&err);
 	return id;
@@ -256,14 +296,18 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 		in->progress_every = 4u << 20;
 		in->progress_next = in->progress_every;
 	}
-	if (timeline_artifact_begin(tl, path, f->kind, in->size, in->compressed) < 0)
+	if (art_begin(r, path, f->kind, in->size, in->compressed) < 0)
 		return -1;
 	n = ingest_parse(tl, f, in);
-	if (in->error)
+	if (in->error && r->member)
+		sink_diagf(&tl->sink, 0, in->offset, OL_ERROR, "the archive's read stopped after %llu"
+			   " bytes of this member: %s", (unsigned long long)in->offset,
+			   r->budget.why[0] ? r->budget.why : "the archive is cut short or corrupt");
+	else if (in->error)
 		sink_diagf(&tl->sink, 0, in->offset, OL_ERROR,
 			   "read error after %llu bytes (%s): the rest of the file is lost",
 			   (unsigned long long)in->offset,
-			   in->compressed ? "corrupt or truncated gzip stream" : strerror(in->error));
+			   in->compressed ? "corrupt or truncated compressed stream" : strerror(in->error));
 	if (input_hash(in, INPUT_HASH_AUTO, &h, &sampled) == 0)  /* for a later --append */
 		timeline_artifact_hash(tl, h, sampled);
 	{
@@ -325,7 +369,8 @@ static const char *reason_to_skip(struct run *r, struct input *in, char *why, si
 	const unsigned char *head;
 	const char *own;
 	size_t hn;
-	int added = fileset_add(r->seen, in->dev, in->ino, FILESET_FILE, in->path, &first);
+	int added = r->member ? 1 :   /* a member has no identity on disk */
+		fileset_add(r->seen, in->dev, in->ino, FILESET_FILE, in->path, &first);
 
 	if (added < 0)
 		return "";
@@ -343,19 +388,114 @@ static const char *reason_to_skip(struct run *r, struct input *in, char *why, si
 	return NULL;
 }
 
-/* One regular file: detect its format(s), then parse it once per format
- * (a syslog with kernel and server lines is read by both line-log
- * parsers). A file that cannot be opened, that is skipped, or is of no
- * known format is noted as such. Returns 0, or -1 when the store failed
- * or memory ran out. */
-static int ingest_file(struct run *r, const char *path)
+/* The open artifact in (a file, or an archive's member): detect its
+ * format(s), then parse it once per format (a syslog with kernel and
+ * server lines is read by both line-log parsers). One that is skipped, or
+ * of no known format, is noted as such. in is closed after. Returns 0, or
+ * -1 when the store failed or memory ran out. */
+static int read_artifact(struct run *r, const char *path, struct input *in)
 {
 	struct strbuf err = STRBUF_INIT;
 	const struct format *fs[FORMATS_PER_FILE];
 	const char *skip;
-	struct input in;
 	char why[512];
 	int i, nf, rc = 0;
+
+	skip = reason_to_skip(r, in, why, sizeof(why));
+	if (skip) {
+		input_close(in);
+		return *skip ? skip_artifact(r, path, skip, in->size) : -1;
+	}
+	nf = formats_of(r, r->member ? r->inner : path, in, fs, FORMATS_PER_FILE);
+	if (!nf) {
+		input_close(in);
+		return skip_artifact(r, path, "not a format oomlens reads", in->size);
+	}
+	for (i = 0; i < nf && rc == 0; i++) {
+		if (i > 0) {
+			input_close(in);
+			if (open_again(r, path, in, &err) < 0) {
+				const char *msg = strbuf_failed(&err) ? "out of memory" : err.buf;
+				say(r, "%s", msg);
+				rc = note_artifact(r, path, "failed", OL_ERROR, msg, 0);
+				strbuf_release(&err);
+				return rc;
+			}
+		}
+		rc = parse_artifact(r, path, in, fs[i]);
+		progress(r, NULL);
+	}
+	input_close(in);
+	return rc;
+}
+
+/* archive.c's callback: one member of an archive, read as a file is. */
+static int ingest_member(void *arg, struct ar_member *m)
+{
+	struct run *r = arg;
+	struct strbuf shown = STRBUF_INIT;
+	int rc;
+
+	strbuf_addf(&shown, "%s!/%s", m->container, m->path);
+	if (strbuf_failed(&shown))
+		return -1;
+	r->member = m;
+	r->container = m->container;
+	r->inner = m->path;
+	rc = read_artifact(r, shown.buf, m->in);
+	r->member = NULL;
+	r->container = r->inner = NULL;
+	strbuf_release(&shown);
+	return rc;
+}
+
+/* The archive at path (open in in): its members read, then its own row
+ * (kind "archive": status ok, or partial with why when the walk stopped
+ * early: cut short, corrupt, past a bound), once per content (--append
+ * of the same archive adds no second row). Returns 0, or -1 when the
+ * store failed or memory ran out. */
+static int ingest_archive(struct run *r, const char *path, struct input *in)
+{
+	char stored[TIMELINE_HASH_LEN], now[TIMELINE_HASH_LEN];
+	double t0 = now_s();
+	uint64_t h = 0;
+	int64_t dup;
+	int rc, sampled = 0, hashed;
+
+	r->budget.limit = r->cfg->max_unpacked ? r->cfg->max_unpacked : ar_default_limit(in->size);
+	rc = ar_walk(in, path, &r->budget, ingest_member, r);
+	if (rc < 0)
+		return -1;
+	if (rc)
+		say(r, "%s: %s", path, r->budget.why);
+	hashed = input_hash(in, INPUT_HASH_AUTO, &h, &sampled) == 0;
+	dup = timeline_find_artifact(r->tl, path, "archive", in->size, stored);
+	if (dup < 0)
+		return -1;
+	if (dup > 0 && hashed) {
+		timeline_hash_text(h, sampled, now);
+		if (!strcmp(now, stored))
+			return 0;
+	}
+	if (timeline_artifact_begin(r->tl, path, "archive", in->size, in->compressed) < 0)
+		return -1;
+	if (rc)
+		sink_diagf(&r->tl->sink, 0, 0, OL_ERROR, "%s", r->budget.why);
+	if (hashed)
+		timeline_artifact_hash(r->tl, h, sampled);
+	return timeline_artifact_end(r->tl, 1, rc ? "partial" : "ok", in->offset, now_s() - t0);
+}
+
+/* One regular file: an archive walked, or an artifact read (see
+ * read_artifact). A file that cannot be opened is noted as such. Returns
+ * 0, or -1 when the store failed or memory ran out. */
+static int ingest_file(struct run *r, const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	const unsigned char *head;
+	struct input in;
+	size_t hn;
+	int rc;
 
 	if (input_open(&in, path, &err) < 0) {
 		const char *why = strbuf_failed(&err) ? "out of memory" : err.buf;
@@ -364,31 +504,19 @@ static int ingest_file(struct run *r, const char *path)
 		strbuf_release(&err);
 		return rc;
 	}
-	skip = reason_to_skip(r, &in, why, sizeof(why));
-	if (skip) {
-		input_close(&in);
-		return *skip ? skip_artifact(r, path, skip, in.size) : -1;
-	}
-	nf = formats_of(r, path, &in, fs, FORMATS_PER_FILE);
-	if (!nf) {
-		input_close(&in);
-		return skip_artifact(r, path, "not a format oomlens reads", in.size);
-	}
-	for (i = 0; i < nf && rc == 0; i++) {
-		if (i > 0) {
+	head = input_peek(&in, 512, &hn);
+	if (!r->cfg->force_kind && ar_sniff(head, hn)) {
+		char why[512];
+		const char *skip = reason_to_skip(r, &in, why, sizeof(why));
+		if (skip) {
 			input_close(&in);
-			if (input_open(&in, path, &err) < 0) {
-				rc = note_artifact(r, path, "failed", OL_ERROR,
-						   strbuf_failed(&err) ? "out of memory" : err.buf, 0);
-				strbuf_release(&err);
-				return rc;
-			}
+			return *skip ? skip_artifact(r, path, skip, in.size) : -1;
 		}
-		rc = parse_artifact(r, path, &in, fs[i]);
-		progress(r, NULL);
+		rc = ingest_archive(r, path, &in);
+		input_close(&in);
+		return rc;
 	}
-	input_close(&in);
-	return rc;
+	return read_artifact(r, path, &in);
 }
 
 /* ---- the walk ---- */
@@ -551,7 +679,8 @@ int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
 		 const struct ingest_cfg *cfg, struct ingest_stats *st)
 {
 	struct fileset own = FILESET_INIT;
-	struct run r = { tl, cfg, st, cfg->seen ? cfg->seen : &own, now_s(), 0, 0, NULL };
+	struct run r = { tl, cfg, st, cfg->seen ? cfg->seen : &own, now_s(), 0, 0, NULL,
+			 NULL, NULL, NULL, { 0 } };
 	int i, rc = 0;
 
 	memset(st, 0, sizeof(*st));

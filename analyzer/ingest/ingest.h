@@ -1,5 +1,6 @@
 /*
- * ingest.h -- read artifacts (files, directories, .gz) into a timeline.
+ * ingest.h -- read artifacts (files, directories, compressed files,
+ * archives) into a timeline.
  *
  * Ingest never prints: what it has to tell the user goes to the message
  * and progress callbacks of struct ingest_cfg, which the command line
@@ -59,6 +60,9 @@ struct ingest_cfg {
 	 * large one), then once with done = 1 if it was called at all. */
 	void (*on_progress)(void *arg, const struct ingest_progress *p);
 	void *arg;           /* passed to both */
+	/* The bytes one archive may unpack (every level of nesting counted);
+	 * 0: the default, ar_default_limit() of its size on disk. */
+	uint64_t max_unpacked;
 };
 
 /* Ingest every path (recursing into directories, in name order, each

@@ -370,7 +370,14 @@ static const char sql_sample_max[] = "SELECT coalesce(max(rowid), 0) FROM sample
 int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const char *kind,
 				uint64_t size, int compressed)
 {
-	struct tl_artifact a = { path, kind, size, compressed, "reading", NULL, 0, 0, 0, 0 };
+	return timeline_artifact_begin_in(tl, NULL, path, kind, size, compressed);
+}
+
+int64_t timeline_artifact_begin_in(struct timeline *tl, const char *container, const char *path,
+				   const char *kind, uint64_t size, int compressed)
+{
+	struct tl_artifact a = { path, container, kind, size, compressed, "reading", NULL, 0, 0,
+				 0, 0 };
 	sqlite3_stmt *q;
 
 	tl->artifact_id = tl_insert_in(tl, &timeline_artifact_table, 0, 0, &a);
@@ -395,7 +402,7 @@ int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const cha
 int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
 			  uint64_t bytes_read, double seconds)
 {
-	struct tl_artifact a = { NULL, NULL, 0, 0, status,
+	struct tl_artifact a = { NULL, NULL, NULL, 0, 0, status,
 				 tl->artifact_hash[0] ? tl->artifact_hash : NULL, bytes_read, seconds,
 				 tl->sink.n_errors, tl->sink.n_warnings };
 	size_t i;

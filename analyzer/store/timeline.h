@@ -29,7 +29,7 @@
 
 #include "parsers/common/sink.h"
 
-#define TIMELINE_SCHEMA_VERSION 3
+#define TIMELINE_SCHEMA_VERSION 4
 /* PRAGMA application_id of every oomlens database: "OOML". */
 #define TIMELINE_APPLICATION_ID 0x4F4F4D4C
 
@@ -127,6 +127,10 @@ void timeline_artifact_hash(struct timeline *tl, uint64_t hash, int sampled);
  * when none, -1 on error. */
 int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char *kind,
 			       uint64_t size, char hash[TIMELINE_HASH_LEN]);
+/* The same for a member of an archive: container is the archive it is
+ * in (artifact.container), NULL for a file on disk. */
+int64_t timeline_find_artifact_in(struct timeline *tl, const char *container, const char *path,
+				  const char *kind, uint64_t size, char hash[TIMELINE_HASH_LEN]);
 /* Forget the findings and verdict (the artifacts changed). 0 or -1. */
 int timeline_forget_verdict(struct timeline *tl);
 
@@ -134,6 +138,10 @@ int timeline_forget_verdict(struct timeline *tl);
  * Returns the artifact id (> 0) or -1. */
 int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const char *kind,
 				uint64_t size, int compressed);
+/* The same for a member of an archive: container is the archive it is in
+ * (stored in artifact.container), path its path inside. */
+int64_t timeline_artifact_begin_in(struct timeline *tl, const char *container, const char *path,
+				   const char *kind, uint64_t size, int compressed);
 /* End it. ok=0: roll back everything the parser wrote, keep the artifact
  * row (status 'failed') and its diagnostics. status: "ok", "partial",
  * "failed", "skipped". Returns 0 or -1. */

@@ -42,6 +42,7 @@ static const struct table meta_table = TABLE("meta", meta_cols, NULL, NULL,
 static const struct col artifact_cols[] = {
 	ID_COLUMN,
 	AR(path, "TEXT NOT NULL", COL_TEXT, AT_INSERT),
+	AR(container, "TEXT", COL_TEXT, AT_INSERT),
 	AR(kind, "TEXT", COL_TEXT, AT_INSERT),
 	AR(size, "INTEGER", COL_U64, AT_INSERT),
 	AR(compressed, "INTEGER", COL_CINT, AT_INSERT),
@@ -205,16 +206,22 @@ const struct table *const timeline_common_tables[] = {
 
 /* A file of no known format noted before with this path and size. */
 static const char sql_find_skipped[] = "SELECT id FROM artifact WHERE size = ?1 AND path = ?2"
-	" AND kind IS NULL AND status = 'skipped' ORDER BY id LIMIT 1";
+	" AND container IS ?4 AND kind IS NULL AND status = 'skipped' ORDER BY id LIMIT 1";
 
 /* An artifact read before (ok, partial, no_records) with this path, kind
  * and size, and its hash. */
 static const char sql_find_read[] = "SELECT id, hash FROM artifact WHERE size = ?1"
-	" AND path = ?2 AND kind = ?3 AND hash IS NOT NULL"
+	" AND path = ?2 AND kind = ?3 AND container IS ?4 AND hash IS NOT NULL"
 	" AND status IN ('ok', 'partial', 'no_records') ORDER BY id LIMIT 1";
 
 int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char *kind,
 			       uint64_t size, char hash[TIMELINE_HASH_LEN])
+{
+	return timeline_find_artifact_in(tl, NULL, path, kind, size, hash);
+}
+
+int64_t timeline_find_artifact_in(struct timeline *tl, const char *container, const char *path,
+				  const char *kind, uint64_t size, char hash[TIMELINE_HASH_LEN])
 {
 	sqlite3_stmt *st = timeline_stmt(tl, kind ? sql_find_read : sql_find_skipped);
 	int64_t id = 0;
@@ -226,6 +233,10 @@ int64_t timeline_find_artifact(struct timeline *tl, const char *path, const char
 	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
 	if (kind)
 		sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	if (container)
+		sqlite3_bind_text(st, 4, container, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 4);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		id = sqlite3_column_int64(st, 0);

@@ -93,7 +93,7 @@ void dbfile_discard(struct timeline *tl);
 /* The artifact row, inserted by timeline_artifact_begin and closed
  * (AT_END columns) by timeline_artifact_end. */
 struct tl_artifact {
-	const char *path, *kind;
+	const char *path, *container, *kind;
 	uint64_t size;
 	int compressed;
 	const char *status;     /* "reading", then the final status */
