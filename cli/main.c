@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "replay", cmd_replay, "classify fixture cases and compare with their expected.json" },
 	{ "convert", cmd_convert, "write a PyTorch memory snapshot pickle as flat JSON Lines" },
 	{ "diff", cmd_diff, "compare two memory snapshots by what held the memory" },
+	{ "watch", cmd_watch, "collect the evidence of the next OOM into a folder analyze reads" },
 	{ NULL, NULL, NULL }
 };
 
