@@ -133,10 +133,13 @@ int wt_cg_init(struct wt_cg *cg, const char *dir)
 			return -1;
 		}
 	}
+	/* the kernel's name: the path after the mount (a node's tree mounted
+	 * elsewhere, /host/sys/fs/cgroup/..., reads the same) */
 	for (i = 0; roots[i]; i++) {
+		const char *at = strstr(dir, roots[i]);
 		n = strlen(roots[i]);
-		if (!strncmp(dir, roots[i], n) || !strncmp(dir, roots[i], n - 1)) {
-			const char *rest = dir + n - 1;
+		if (at || (!strncmp(dir, roots[i], n - 1) && !dir[n - 1])) {
+			const char *rest = at ? at + n - 1 : "/";
 			snprintf(cg->name, sizeof(cg->name), "%s", *rest ? rest : "/");
 			break;
 		}
