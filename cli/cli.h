@@ -29,6 +29,7 @@ int cmd_classify(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 /* "oomlens: <msg>" on stderr, made safe for a terminal (see
  * cli_printf); returns -1 (git's cli_error()). */

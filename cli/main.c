@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "convert", cmd_convert, "write a PyTorch memory snapshot pickle as flat JSON Lines" },
 	{ "diff", cmd_diff, "compare two memory snapshots by what held the memory" },
 	{ "plan", cmd_plan, "capacity of a model on a card under an engine's rules" },
+	{ "watch", cmd_watch, "collect the evidence of the next OOM into a folder analyze reads" },
 	{ NULL, NULL, NULL }
 };
 

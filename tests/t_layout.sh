@@ -54,13 +54,13 @@ if [ -z "$loose" ]; then ok; else no "parsers/ holds files outside a family fold
 # 3. no circle of includes between jobs
 job() { # job PATH_DIR -> the job a folder belongs to, or nothing
 	case $1 in
-	lib | analyzer/ingest | analyzer/store | analyzer/derive | analyzer/rules | analyzer/plan | reports | cli)
+	lib | analyzer/ingest | analyzer/store | analyzer/derive | analyzer/rules | analyzer/plan | reports | cli | watch)
 		echo "$1" ;;
 	parsers/*/*) echo "$1" | cut -d/ -f1-2 ;;
 	parsers/*) echo "$1" ;;
 	esac
 }
-grep -E '^(lib|parsers|analyzer|reports|cli)/.*\.[ch]$' "$tmp/files" | while read -r f; do
+grep -E '^(lib|parsers|analyzer|reports|cli|watch)/.*\.[ch]$' "$tmp/files" | while read -r f; do
 	from=$(job "$(dirname "$f")")
 	[ -n "$from" ] || continue
 	sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$src/$f" | while read -r inc; do
