@@ -115,8 +115,8 @@ void html_holders_tools(struct strbuf *sb, const json_t *lists)
 	strbuf_addstr(sb, "<h3>As the diagnostic tools tell it</h3>\n<p class=muted>Each tool's own"
 			  " list, in its order: memray counts what each location allocated over the"
 			  " whole run (host memory), the profiler what each operator allocated"
-			  " (self: its own; otherwise with its children). Not live memory at the"
-			  " OOM.</p>\n");
+			  " (self: its own; otherwise with its children). Not the memory live at"
+			  " one moment.</p>\n");
 	json_array_foreach(lists, i, l) {
 		strbuf_addstr(sb, "<p class=sub>");
 		h_key(sb, l, "title");

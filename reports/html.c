@@ -154,7 +154,8 @@ static void header_oom(struct strbuf *sb, const struct report_summary *s)
 {
 	char buf[64];
 
-	strbuf_addstr(sb, "<header><h1>OOM incident report</h1>\n<p class=muted>");
+	strbuf_addf(sb, "<header><h1>%s</h1>\n<p class=muted>", summary_is_profile(s)
+		    ? "Memory profile: no OOM recorded" : "OOM incident report");
 	if (s->has_oom) {
 		strbuf_addstr(sb, "OOM: <b>");
 		h_text(sb, s->oom_kind.buf, s->oom_kind.len);
@@ -192,6 +193,12 @@ static void header_verdict(struct strbuf *sb, const struct report_summary *s)
 	else
 		h_text(sb, s->vclass.buf, s->vclass.len);
 	strbuf_addstr(sb, "</span>");
+	if (cl) {
+		/* the class as the JSON and the Markdown spell it */
+		strbuf_addstr(sb, "<code class=vkey>");
+		h_text(sb, s->vclass.buf, s->vclass.len);
+		strbuf_addstr(sb, "</code>");
+	}
 	if (s->cause.len) {
 		strbuf_addstr(sb, "<span class=vcause>cause: <b>");
 		h_text(sb, s->cause.buf, s->cause.len);
@@ -364,6 +371,20 @@ static void header_card(struct strbuf *sb, const struct report_summary *s)
 	strbuf_addstr(sb, "</div></div>\n");
 }
 
+/* The memory profile when no OOM was recorded (profile.c). */
+static void header_profile(struct strbuf *sb, const struct report_summary *s)
+{
+	size_t at = sb->len;
+
+	if (!summary_is_profile(s))
+		return;
+	strbuf_addstr(sb, "<div class=reading><div class=kl>Memory profile, per account</div><ul>");
+	if (!profile_lines(s, sb, strbuf_add_html, "<li>", "</li>"))
+		strbuf_setlen(sb, at);
+	else
+		strbuf_addstr(sb, "</ul></div>\n");
+}
+
 /* The navigation: one link per HTML section of the table, in its order. */
 static void nav(struct strbuf *sb)
 {
@@ -391,6 +412,7 @@ static void header(struct strbuf *sb, const struct report_summary *s)
 		card_killed(sb, s);
 	card_finding(sb, s);
 	strbuf_addstr(sb, "</div>\n");
+	header_profile(sb, s);
 	header_reading(sb, s);
 	header_card(sb, s);
 	nav(sb);
@@ -409,8 +431,9 @@ int report_html_write(struct report_ctx *c, FILE *out)
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
 		    " style-src 'unsafe-inline'; img-src data:\">"
 		    "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
-		    "<title>OOM incident report</title><style>%s</style></head><body>\n",
-		    report_html_css);
+		    "<title>%s</title><style>%s</style></head><body>\n",
+		    summary_is_profile(&c->sum) ? "Memory profile: no OOM recorded"
+						: "OOM incident report", report_html_css);
 	header(&sb, &c->sum);
 	for (i = 0; report_sections[i].id; i++) {
 		const struct section *s = &report_sections[i];

@@ -17,10 +17,16 @@
 #include <math.h>
 #include <string.h>
 
-/* "## OOM incident: class (cause)" and the verdict's line. */
+/* "## OOM incident: class (cause)", or "## Memory profile: no OOM
+ * recorded" when there was none, and the verdict's line. */
 static void md_verdict(struct strbuf *sb, const struct report_summary *s)
 {
-	strbuf_addstr(sb, "## OOM incident: ");
+	strbuf_addstr(sb, summary_is_profile(s) ? "## Memory profile: no OOM recorded\n\n"
+						: "## OOM incident: ");
+	if (summary_is_profile(s)) {
+		strbuf_addstr(sb, "**Verdict:** ");
+		goto verdict;
+	}
 	if (!s->has_verdict) {
 		strbuf_addstr(sb, "no verdict\n\n");
 		return;
@@ -32,6 +38,7 @@ static void md_verdict(struct strbuf *sb, const struct report_summary *s)
 		strbuf_addstr(sb, ")");
 	}
 	strbuf_addstr(sb, "\n\n**Verdict:** ");
+verdict:
 	md_text(sb, s->vclass.buf, s->vclass.len);
 	if (isfinite(s->confidence))
 		strbuf_addf(sb, ", confidence %.0f %%", s->confidence * 100);
@@ -159,6 +166,12 @@ static void md_head(struct strbuf *sb, const struct report_summary *s)
 				  " memory failure (a memory profile follows)");
 	}
 	md_peak(sb, s);
+	if (summary_is_profile(s)) {
+		size_t at = sb->len;
+		strbuf_addstr(sb, "- **Memory profile**, per account:\n");
+		if (!profile_lines(s, sb, strbuf_add_md, "  - ", "\n"))
+			strbuf_setlen(sb, at);
+	}
 	md_reading(sb, s);
 	if (s->top_key.len) {
 		strbuf_addstr(sb, "- **");

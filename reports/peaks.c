@@ -108,15 +108,21 @@ static const json_t *find_row(const struct report_summary *s, const char *accoun
 
 int peaks_side_by_side(const struct report_summary *s, struct strbuf *out)
 {
+	return s->peak_account.len ? peaks_account_measures(s, s->peak_account.buf, out) : 0;
+}
+
+int peaks_account_measures(const struct report_summary *s, const char *account,
+			   struct strbuf *out)
+{
 	const json_t *row[sizeof(measures) / sizeof(measures[0])];
 	char buf[64];
 	size_t i;
 	int n = 0, shown = 0;
 
-	if (!s->peaks || !s->peak_account.len)
+	if (!s->peaks)
 		return 0;
 	for (i = 0; i < sizeof(measures) / sizeof(measures[0]); i++)
-		if ((row[i] = find_row(s, s->peak_account.buf, measures[i].measure)))
+		if ((row[i] = find_row(s, account, measures[i].measure)))
 			n++;
 	if (n < 2)
 		return 0;

@@ -145,6 +145,7 @@ int jv_null(const json_t *o, const char *key);
  * their types above) --- */
 
 section_load_fn load_peaks;                            /* peaks.c */
+section_load_fn load_profile;                          /* profile.c */
 section_load_fn load_ledger;                           /* ledger.c */
 section_draw_fn html_ledger, md_ledger;
 section_load_fn load_findings;                         /* findings.c */

@@ -25,6 +25,8 @@ const struct section report_sections[] = {
 	{ "summary", NULL, NULL, NULL, 1, load_summary, NULL, NULL, NULL },
 	/* each account's peak per measure (table peak, peaks.c) */
 	{ "peaks", NULL, NULL, NULL, 1, load_peaks, NULL, NULL, NULL },
+	/* each account's headroom, growth, time to its limit (table profile) */
+	{ "profile", NULL, NULL, NULL, 1, load_profile, NULL, NULL, NULL },
 	{ "ledger", NULL, "Ledger", "Memory ledger: what filled each card and the host", 1,
 	  load_ledger, html_ledger, md_ledger, NULL },
 	{ "timeline", NULL, "Timeline", "Timeline", 0, NULL, html_timeline, NULL, NULL },

@@ -277,11 +277,17 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	sqlite3_finalize(st);
 
 	summary_peak_load(c, s);
+	summary_profile_load(c, s);
 	if (!s->has_peak)
 		finding_peak(c, s);
 	summary_reading_load(c, s);
 	top_finding(c, s);
 	return 0;
+}
+
+int summary_is_profile(const struct report_summary *s)
+{
+	return s->has_verdict && !strcmp(s->vclass.buf, "no_oom");
 }
 
 int report_summary_failed(const struct report_summary *s)
@@ -320,6 +326,8 @@ void report_summary_release(struct report_summary *s)
 	strbuf_release(&s->peak_measure);
 	json_decref(s->peaks);
 	s->peaks = NULL;
+	json_decref(s->profile);
+	s->profile = NULL;
 	strbuf_release(&s->limit_what);
 	strbuf_release(&s->top_title);
 	strbuf_release(&s->top_key);

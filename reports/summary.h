@@ -53,6 +53,10 @@ struct report_summary {
 	double limit_bytes;         /* NAN when no limit is known */
 	struct strbuf limit_what;   /* "gpu.total_bytes gpu0", "cgroup.max_bytes" */
 
+	/* the memory profile: every row of table profile (profile.c), each
+	 * with its card's top "holders" at the peak, or NULL */
+	json_t *profile;
+
 	/* the kernel's OOM report in plain words (reading.c), from the kernel
 	 * rule's finding: up to KREADING sentences, raw text */
 	int n_kernel;
@@ -94,6 +98,23 @@ const char *peak_measure_label(const char *measure);
  * "allocated 59.2 GiB · reserved 76.9 GiB · card 78.5 GiB". 1 when the
  * account has two or more, else 0 and nothing appended. */
 int peaks_side_by_side(const struct report_summary *s, struct strbuf *out);
+/* The same for any account of table peak. */
+int peaks_account_measures(const struct report_summary *s, const char *account,
+			   struct strbuf *out);
+
+/* profile.c: the rows of table profile into s->profile, when the database
+ * has one; s keeps none otherwise. */
+void summary_profile_load(struct report_ctx *c, struct report_summary *s);
+/* 1 when the verdict is no_oom: the report is a memory profile. */
+int summary_is_profile(const struct report_summary *s);
+/* The memory profile as items open..close, text escaped by esc: one per
+ * account ("gpu0: peak 56.9 GiB reserved (source); allocated 51.3 GiB ·
+ * reserved 56.9 GiB; headroom ... ; growing ...: the limit in about ...
+ * (an estimate)"), one per card's holders at the peak, then "runs out
+ * first: ...". Returns the accounts shown (0: nothing appended). */
+int profile_lines(const struct report_summary *s, struct strbuf *out,
+		  int (*esc)(struct strbuf *, const char *, size_t),
+		  const char *open, const char *close);
 /* Every other account's headline, "host 7.39 GiB (RSS, proc.rss_bytes
  * pid:4312)" joined by "; ", database text escaped by escape. Returns
  * how many (0: nothing appended). */

@@ -15,6 +15,8 @@ const struct derive_pass derive_passes[] = {
 	{ "whatif", "whatif: the allocator trace replayed under other settings", derive_whatif },
 	{ "ledger", "ledger: what filled each card and the host, line by line", derive_ledger },
 	{ "peak", "peak: each account's highest memory per measure, its headline", derive_peak },
+	/* after peak: it reads the headline rows */
+	{ "profile", "profile: per account, headroom, growth, time to the limit", derive_profile },
 	{ NULL, NULL, NULL }
 };
 

@@ -47,5 +47,8 @@ int derive_one(struct timeline *tl, const char *name, struct strbuf *err);
 int derive_whatif(sqlite3 *db, struct strbuf *err);
 /* The memory ledger of each card and the host: table ledger (ledger.c). */
 int derive_ledger(sqlite3 *db, struct strbuf *err);
+/* Each account's memory profile (headroom, growth, time to its limit,
+ * which runs out first): table profile (profile.c). */
+int derive_profile(sqlite3 *db, struct strbuf *err);
 
 #endif

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""consistency.py -- one incident, one set of facts in every format (issue 25).
+
+For every fixture (fixtures/*/) and every real corpus file (the files listed
+by a tests/data/real/*/MANIFEST.tsv), run `oomlens analyze` once to a
+database, then `oomlens report --format F` for json, text, md and html from
+that same database, and check, taking the JSON as the reference, that the
+first screen of the text, the Markdown and the HTML (unescaped) says
+
+  - the verdict class (JSON verdict.class),
+  - the OOM moment as printed (summary.first_oom.time, else "boot+S.SSSs"),
+  - the victim: its pid and its name (summary.victim),
+  - each account's headline peak (peaks rows with headline 1) as
+    ol_fmt_bytes prints it: the report's peak among the key figures, every
+    other account on one line with its name;
+
+and, when the verdict is no_oom, that the title says "Memory profile", that
+every account is listed in the profile with its peak, and that no format
+says "before the OOM" or "at the OOM" anywhere. Every real healthy input
+(tests/data/real/healthy/, and any corpus file whose JSON has no oom row)
+must give no_oom. An input oomlens reads nothing from at all (analyze
+writes no database: "nothing usable") has no report to compare and is
+counted apart, not failed.
+
+Prints one line per failure and a closing "N passed, N failed"; exits 1 on
+any failure. usage: consistency.py OOMLENS SRC [--jobs N] [--only SUBSTR]
+"""
+import glob
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+FORMATS = ("text", "md", "html")
+NO_OOM_WORDING = re.compile(r"(before|at) the OOM\b", re.I)
+
+
+def fmt_bytes(b):
+    """lib/bytes.c's ol_fmt_bytes, digit for digit."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+    a, u = abs(b), 0
+    while a >= 1024 and u < 5:
+        a /= 1024
+        b /= 1024
+        u += 1
+    if u == 0:
+        return "%.0f B" % b
+    if a < 9.995:
+        return "%.2f %s" % (b, units[u])
+    if a < 99.95:
+        return "%.1f %s" % (b, units[u])
+    return "%.0f %s" % (b, units[u])
+
+
+def md_plain(s):
+    """oomlens' Markdown as the text a reader sees: escapes undone, bold gone."""
+    s = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", s)
+    return s.replace("**", "")
+
+
+def html_head(s):
+    """The HTML's header (its first screen) as lines of unescaped text."""
+    end = s.find("</header>")
+    s = s[:end if end >= 0 else len(s)]
+    s = re.sub(r"<(br|/li|/p|/h1|/div)>", "\n", s)
+    s = re.sub(r"<[^>]*>", "", s)
+    return html.unescape(s)
+
+
+def md_head(s):
+    """The Markdown's head: up to the first section after the title."""
+    lines = s.split("\n")
+    out = []
+    for i, l in enumerate(lines):
+        if i > 0 and l.startswith("## "):
+            break
+        out.append(l)
+    return md_plain("\n".join(out))
+
+
+def text_head(s):
+    """The text's head: up to the second underlined heading."""
+    lines = s.split("\n")
+    out, heads = [], 0
+    for i, l in enumerate(lines):
+        if l and set(l) == {"="} and i > 0:
+            heads += 1
+            if heads == 2:
+                out.pop()
+                break
+        out.append(l)
+    return "\n".join(out)
+
+
+def expectations(rep):
+    """What every format must say, from the JSON report: [(what, check)],
+    check(head, whole) -> error or None."""
+    out = []
+    cls = (rep.get("verdict") or {}).get("class")
+    summ = rep.get("summary") or {}
+    if cls:
+        out.append(("verdict " + cls, lambda h, w, c=cls: None if c in h else "no verdict class"))
+    first = summ.get("first_oom")
+    if first:
+        t = first.get("time")
+        if t is None and first.get("boot_s") is not None:
+            t = "boot+%.3fs" % first["boot_s"]
+        if t:
+            out.append(("OOM moment " + t, lambda h, w, t=t: None if t in h else "no OOM moment"))
+    vic = summ.get("victim")
+    if vic:
+        for k in ("pid", "comm"):
+            v = vic.get(k)
+            if v not in (None, ""):
+                out.append(("victim %s %s" % (k, v),
+                            lambda h, w, v=str(v): None if v in h else "no victim"))
+    main = (summ.get("peak") or {}).get("account")
+    peak = summ.get("peak")
+    if peak and main:
+        b = fmt_bytes(peak["bytes"])
+        out.append(("peak %s %s" % (main, b), lambda h, w, b=b: None if b in h else "no peak"))
+    profile = cls == "no_oom"
+    for r in rep.get("peaks") or []:
+        if not r.get("headline"):
+            continue
+        a, b = r["account"], fmt_bytes(r["bytes"])
+        if a == main and not profile:
+            continue
+
+        def same_line(h, w, a=a, b=b):
+            return None if any(a in l and b in l for l in h.split("\n")) else "not on one line"
+        out.append(("account %s %s" % (a, b), same_line))
+    if profile:
+        out.append(("title Memory profile",
+                    lambda h, w: None if "Memory profile: no OOM recorded" in h else "no title"))
+        out.append(("no OOM wording", lambda h, w: (
+            "says %r" % NO_OOM_WORDING.search(w).group(0)) if NO_OOM_WORDING.search(w) else None))
+    return out
+
+
+def run(oomlens, path, tmp):
+    """(name, json report, {format: (head, whole)}) or (name, error, None)."""
+    name = os.path.relpath(path)
+    db = os.path.join(tmp, re.sub(r"[^A-Za-z0-9]", "_", name) + ".db")
+    p = subprocess.run([oomlens, "analyze", "-q", "--db", db, "--format", "json", path],
+                       stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=120)
+    if not os.path.exists(db):
+        err = p.stderr.decode(errors="replace")
+        if "nothing usable" in err:
+            return name, None, None      # not read at all: no incident, no report
+        return name, "analyze failed: " + err[-200:], None
+    outs = {}
+    for f in ("json",) + FORMATS:
+        q = subprocess.run([oomlens, "report", "--format", f, db], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+        if q.returncode != 0:
+            return name, "report --format %s failed" % f, None
+        outs[f] = q.stdout.decode("utf-8", errors="replace")
+    os.unlink(db)
+    rep = json.loads(outs.pop("json"))
+    heads = {"text": text_head(outs["text"]), "md": md_head(outs["md"]),
+             "html": html_head(outs["html"])}
+    whole = {"text": outs["text"], "md": md_plain(outs["md"]),
+             "html": html.unescape(re.sub(r"<[^>]*>", " ", outs["html"]))}
+    return name, rep, {f: (heads[f], whole[f]) for f in FORMATS}
+
+
+def inputs(src):
+    """[(path, healthy)]: every fixture folder, every manifest's file."""
+    out = [(d.rstrip("/"), False) for d in sorted(glob.glob(os.path.join(src, "fixtures/*/")))]
+    for man in sorted(glob.glob(os.path.join(src, "tests/data/real/*/MANIFEST.tsv"))):
+        folder = os.path.dirname(man)
+        healthy = os.path.basename(folder) == "healthy"
+        with open(man, encoding="utf-8") as fh:
+            for i, line in enumerate(fh):
+                f = line.split("\t")[0].strip()
+                if i == 0 or not f or f.startswith("#"):
+                    continue
+                if os.path.exists(os.path.join(folder, f)):
+                    out.append((os.path.join(folder, f), healthy))
+    return out
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    oomlens, src = os.path.abspath(argv[1]), argv[2]
+    jobs = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 2
+    only = argv[argv.index("--only") + 1] if "--only" in argv else None
+    todo = [(p, h) for p, h in inputs(src) if not only or only in p]
+    passed = failed = skipped = 0
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+        for (path, healthy), (name, rep, outs) in zip(
+                todo, pool.map(lambda t: run(oomlens, t[0], tmp), todo)):
+            errs = []
+            if outs is None and rep is None:
+                skipped += 1
+                continue
+            if outs is None:
+                errs.append(rep)
+            else:
+                cls = (rep.get("verdict") or {}).get("class")
+                ooms = (rep.get("summary") or {}).get("ooms") or []
+                if (healthy or not ooms) and cls != "no_oom":
+                    errs.append("verdict %s, but no artifact records an OOM (expected no_oom)"
+                                % cls)
+                for what, check in expectations(rep):
+                    for f in FORMATS:
+                        e = check(*outs[f])
+                        if e:
+                            errs.append("%s: %s (%s)" % (f, what, e))
+            if errs:
+                failed += 1
+                for e in errs:
+                    print("FAIL %s: %s" % (name, e))
+            else:
+                passed += 1
+    if skipped:
+        print("%d inputs not read at all (nothing usable: no database, no report)" % skipped)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
