@@ -203,6 +203,10 @@
 	X(VC_MAX_NUM_SEQS, "max_num_seqs", NULL, NULL, "admitted concurrency does not fit the card") \
 	X(VC_FREE_BELOW_UTILIZATION, "free_below_utilization", NULL, NULL, "free memory at start-up below what the engine asked for") \
 	X(VC_STARTUP_OOM, "startup_oom", NULL, NULL, "the OOM came before any request was served") \
+	X(VC_WEIGHTS_DO_NOT_FIT, "weights_do_not_fit", NULL, NULL, "start-up, loading the weights: they do not fit (quantize, shard, a smaller model, fewer GPU layers)") \
+	X(VC_CACHE_DOES_NOT_FIT, "cache_does_not_fit", NULL, NULL, "start-up, profile run or KV cache: they do not fit (gpu_memory_utilization, max_model_len, mem_fraction_static, the context size)") \
+	X(VC_GRAPHS_DO_NOT_FIT, "graphs_do_not_fit", NULL, NULL, "start-up, CUDA-graph capture: the graphs do not fit (--enforce-eager, smaller capture sizes)") \
+	X(VC_WARMUP_DOES_NOT_FIT, "warmup_does_not_fit", NULL, NULL, "start-up, warm-up: its dummy batch does not fit (max_num_seqs, max_num_batched_tokens)") \
 	X(VC_ADMITTED_LOAD, "admitted_load", NULL, NULL, "admitted load no longer fits") \
 	X(VC_SETTING_NOT_IN_EFFECT, "setting_not_in_effect", NULL, NULL, "an allocator setting asked for was not in effect") \
 	X(VC_LIBRARY_OOM, "library_oom", NULL, NULL, "a library under the engine (NCCL, cuBLAS) failed to allocate") \
@@ -211,6 +215,7 @@
 	X(VC_ENGINE_BUDGET, "engine_budget", NULL, NULL, "the engine's start-up budget does not fit the card") \
 	X(VC_PREFILL_TOKENS, "prefill_tokens", NULL, NULL, "the prefill batch does not fit") \
 	X(VC_KV_POOL, "kv_pool", NULL, NULL, "the KV cache pool ran out") \
+	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \
 	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says")
 

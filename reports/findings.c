@@ -36,7 +36,7 @@
 json_t *load_findings(struct report_ctx *c)
 {
 	json_t *rows = r_rows(c, "SELECT id, rule, class, cause, score, title, advice,"
-			      " figures AS figures_json FROM finding ORDER BY score DESC, id",
+			      " figures AS figures_json, phase FROM finding ORDER BY score DESC, id",
 			      r_cap(c, FINDINGS_CAP));
 	int64_t total;
 

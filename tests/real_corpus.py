@@ -442,7 +442,9 @@ def check_tools_row(rep, tool, key, value):
 # ---- tests/data/real/any_stack: any stack's memory failure (issue 27) --------
 # The OOM events (torch_oom, mem_failure, engine_error of a memory kind)
 # carry what the failure states; family and phase are the recogniser's
-# reading (parsers/serving/memfail.h), asserted where the manifest gives them.
+# reading (parsers/serving/memfail.h), asserted where the manifest gives them;
+# verdict, verdict_cause and verdict_phase are the verdict's class, cause and
+# phase (analyzer/rules/startup_phase.c: the phase decides with the evidence).
 
 OOM_EVENT_KINDS = ("torch_oom", "mem_failure", "engine_error")
 
@@ -463,6 +465,11 @@ ANY_NUMERIC = {
 def check_any_stack(rep, key, value):
     """None: key not asserted; else (ok, what was found)."""
     evs = oom_events(rep)
+    verdict = rep.get("verdict") or {}
+    if key in ("verdict", "verdict_cause", "verdict_phase"):   # issue 27: the phase decides
+        got = verdict.get({"verdict": "class", "verdict_cause": "cause",
+                           "verdict_phase": "phase"}[key])
+        return (got == value, got)
     if key in ("family", "phase"):
         got = [e.get(key) for e in evs]
         return (value in got, got)

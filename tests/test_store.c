@@ -57,11 +57,11 @@ static const char *const expected_tables[] = {
 	  "pss_kb INTEGER, anon_kb INTEGER, swap_kb INTEGER, vmflags TEXT, "
 	  "extra TEXT)",
 	"finding(id INTEGER PK1, rule TEXT NOT NULL, class TEXT NOT NULL, "
-	  "cause TEXT, score REAL, title TEXT, advice TEXT, figures TEXT)",
+	  "cause TEXT, score REAL, title TEXT, advice TEXT, figures TEXT, phase TEXT)",
 	"evidence(finding_id INTEGER NOT NULL -> finding.id, "
 	  "ref_table TEXT, ref_id INTEGER, note TEXT)",
 	"verdict(id INTEGER PK1, class TEXT NOT NULL, cause TEXT, "
-	  "confidence REAL, summary TEXT, missing TEXT)",
+	  "confidence REAL, summary TEXT, missing TEXT, phase TEXT)",
 	"gpu_device(id INTEGER PK1, artifact_id INTEGER -> artifact.id, "
 	  "device INTEGER, name TEXT, type TEXT, sm_type TEXT, "
 	  "dev_id INTEGER, pci_bus_id INTEGER, pci_dev_id INTEGER, "

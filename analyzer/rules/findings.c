@@ -94,7 +94,7 @@ void rl_finding_drop(struct rl_finding *f)
 int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 {
 	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO finding(rule, class, cause, score, title,"
-				      " advice, figures) VALUES(?,?,?,?,?,?,?)");
+				      " advice, figures, phase) VALUES(?,?,?,?,?,?,?,?)");
 	char *fig = NULL, advice[sizeof(f->advice) + sizeof(f->knob_text) + 2];
 	int64_t id = -1;
 
@@ -109,7 +109,8 @@ int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 	if (!st)
 		goto done;
 	/* an undeclared class or cause is a programmer error (lib/vocab.h) */
-	if (!vocab_lookup(VOCAB_CLASS, f->class_) || (f->cause && !vocab_lookup(VOCAB_CAUSE, f->cause))) {
+	if (!vocab_lookup(VOCAB_CLASS, f->class_) || (f->cause && !vocab_lookup(VOCAB_CAUSE, f->cause)) ||
+	    (f->phase && !vocab_lookup(VOCAB_PHASE, f->phase))) {
 		char msg[160];
 
 		snprintf(msg, sizeof(msg), "oomlens bug: rule %s: class \"%s\" or cause \"%s\""
@@ -128,6 +129,8 @@ int64_t rl_finding_write(struct rule_ctx *c, struct rl_finding *f)
 		sqlite3_bind_text(st, 6, advice, -1, SQLITE_STATIC);
 	if (fig)
 		sqlite3_bind_text(st, 7, fig, -1, SQLITE_STATIC);
+	if (f->phase)
+		sqlite3_bind_text(st, 8, f->phase, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_DONE) {
 		id = sqlite3_last_insert_rowid(c->db);
 		if (f->knob[0])

@@ -78,6 +78,7 @@ int rl_load_history(struct rule_ctx *c, int64_t until_ns, struct rl_load *l);
 /* A finding being built: figures and advice are added, then written. */
 struct rl_finding {
 	const char *rule, *class_, *cause;
+	const char *phase;          /* the OOM's phase it judges (lib/vocab.h); NULL none */
 	double score;
 	char title[300];
 	char advice[1200];

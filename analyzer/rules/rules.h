@@ -36,6 +36,7 @@ int rule_killers(struct rule_ctx *c);
 int rule_settings(struct rule_ctx *c);
 int rule_engine(struct rule_ctx *c);
 int rule_startup(struct rule_ctx *c);
+int rule_kvleak(struct rule_ctx *c);
 
 /* A finding counts toward the verdict from this score on. */
 #define VERDICT_MIN_SCORE 0.3

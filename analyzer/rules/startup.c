@@ -17,6 +17,11 @@
  *    RL_HISTORY_MIN_S later (STARTUP_SERIES: likely; the capture may
  *    have started with the process by chance).
  *
+ *  - the OOM's own phase (table oom row 1: load_weights, profile,
+ *    kv_alloc, graph_capture, warmup) is before any request was served
+ *    (STARTUP_PHASE): the finding then carries the phase and its cause
+ *    and knob are the phase's (startup_phase.c).
+ *
  * Where a rule before this one named the setting that failed (engine,
  * headroom, limits: a misconfiguration >= 0.5), this finding only
  * contributes (STARTUP_CONTRIB): that one says what, this one when.
@@ -27,13 +32,14 @@
  * card (or the tensor parallelism) that holds the live tensors and the
  * request at 90%; on a host the memory limit a quarter above the peak.
  */
-#include "analyzer/rules/engine_facts.h"
+#include "analyzer/rules/startup_phase.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #define STARTUP_ENGINE 0.8     /* the engine's log says it never started */
+#define STARTUP_PHASE 0.8      /* the OOM's own phase is before any request */
 #define STARTUP_NO_LOAD 0.75   /* no request ran before the OOM */
 #define STARTUP_RAMP 0.7       /* within the first ramp of traffic */
 #define STARTUP_SERIES 0.6     /* a process start seen in a memory series */
@@ -207,6 +213,7 @@ static void startup_value(struct rule_ctx *c, const struct startup *s, struct rl
 
 int rule_startup(struct rule_ctx *c)
 {
+	struct rl_phase ph;
 	struct startup s;
 	struct rl_finding f;
 	int64_t fid;
@@ -215,12 +222,22 @@ int rule_startup(struct rule_ctx *c)
 	memset(&s, 0, sizeof(s));
 	s.scope = -1;
 	s.peak = -1;
+	if (rl_oom_phase(c, &ph) < 0)
+		return -1;
 	/* the engine's own word needs no time; the series need the OOM's */
 	if ((r = engine_start(c, &s)) == 0 && c->oom_ns != OL_NULL &&
 	    (r = load_start(c, &s)) == 0)
 		r = series_start(c, &s);
-	if (r <= 0)
+	if (r < 0)
 		return r;
+	if (ph.startup && (r == 0 || s.score < STARTUP_PHASE)) {
+		s.score = STARTUP_PHASE;
+		snprintf(s.how, sizeof(s.how), "it happened while %s, before any request was"
+			 " served", rl_phase_doing(ph.phase));
+		r = 1;
+	}
+	if (r == 0)
+		return 0;
 	rl_finding_init(&f, "startup", "misconfig", "startup_oom");
 	f.score = s.score;
 	if ((r = named(c)) < 0)
@@ -229,13 +246,27 @@ int rule_startup(struct rule_ctx *c)
 		f.score = STARTUP_CONTRIB;
 	snprintf(f.title, sizeof(f.title), "The OOM came before the service held any steady load:"
 		 " %s", s.how);
-	startup_value(c, &s, &f);
+	if (ph.startup) {
+		/* the phase names the knob (startup_phase.c) */
+		struct rl_engine e[RL_MAX_ENGINES];
+		int n = rl_engines_read(c, e, RL_MAX_ENGINES);
+
+		if (n < 0)
+			return -1;
+		f.phase = ph.phase;
+		f.cause = rl_phase_advise(c, &ph, e, n, &f);
+		if (!f.knob[0] && strcmp(ph.phase, "warmup") && strcmp(ph.phase, "graph_capture"))
+			startup_value(c, &s, &f);
+	} else {
+		startup_value(c, &s, &f);
+	}
 	rl_advice(&f, "The configuration, not the traffic, failed: it never fitted.");
 	if (s.score <= STARTUP_SERIES)
 		rl_advice(&f, "Likely, not proven: the engine's log or its statistics from the start"
 			  " would show whether any request had run.");
 	fid = rl_finding_write(c, &f);
-	if (fid < 0 || (s.engine_id > 0 && rl_evidence(c, fid, "engine", s.engine_id,
+	if (fid < 0 || (ph.event_id > 0 && ph.startup && rl_evidence(c, fid, "event", ph.event_id,
+								      ph.phase) < 0) || (s.engine_id > 0 && rl_evidence(c, fid, "engine", s.engine_id,
 						      "failed at start-up") < 0) ||
 	    (s.series_id > 0 && rl_evidence(c, fid, "series", s.series_id, "start-up") < 0))
 		return -1;

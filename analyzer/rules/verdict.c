@@ -34,6 +34,7 @@ const struct rule rule_table[] = {
 	  " gpu_memory_utilization asks for", rule_limits },
 	/* after engine and limits, whose named settings it defers to */
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
+	{ "kvleak", "a serving engine's own check says its KV-cache pool leaked", rule_kvleak },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
 	/* after fragmentation, whose finding it reads */
 	{ "settings", "an allocator setting asked for but not in effect", rule_settings },
@@ -127,12 +128,17 @@ static int primary_class(const struct class_score *cs)
 	return p;
 }
 
-/* Insert the verdict row (cls NULL: inconclusive); 0 or -1. */
+/* Insert the verdict row (cls NULL: inconclusive) with its phase; 0 or -1. */
 static int insert_verdict(struct rule_ctx *c, const char *cls, const char *cause, double conf,
 			  const char *summary, const char *missing)
 {
+	/* the phase: the primary finding's, else the OOM's (row 1 of oom);
+	 * none without an OOM */
 	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO verdict(class, cause, confidence, summary,"
-				      " missing) VALUES(coalesce(?1, 'inconclusive'), ?2, ?3, ?4, ?5)");
+				      " missing, phase) VALUES(coalesce(?1, 'inconclusive'), ?2, ?3, ?4, ?5,"
+				      " CASE WHEN ?1 IS 'no_oom' THEN NULL ELSE coalesce((SELECT phase FROM"
+				      " finding WHERE class IS ?1 AND phase IS NOT NULL ORDER BY score DESC, id"
+				      " LIMIT 1), (SELECT phase FROM oom WHERE id = 1)) END)");
 	int r;
 
 	if (!st)

@@ -178,7 +178,7 @@ static const struct col finding_cols[] = {
 	ID_COLUMN,
 	RULES_COL("rule", "TEXT NOT NULL"), RULES_COL("class", "TEXT NOT NULL"),
 	RULES_COL("cause", "TEXT"), RULES_COL("score", "REAL"), RULES_COL("title", "TEXT"),
-	RULES_COL("advice", "TEXT"), RULES_COL("figures", "TEXT"),
+	RULES_COL("advice", "TEXT"), RULES_COL("figures", "TEXT"), RULES_COL("phase", "TEXT"),
 };
 static const struct table finding_table = TABLE("finding", finding_cols, NULL, NULL, NULL);
 
@@ -192,6 +192,7 @@ static const struct col verdict_cols[] = {
 	ID_COLUMN,
 	RULES_COL("class", "TEXT NOT NULL"), RULES_COL("cause", "TEXT"),
 	RULES_COL("confidence", "REAL"), RULES_COL("summary", "TEXT"), RULES_COL("missing", "TEXT"),
+	RULES_COL("phase", "TEXT"),
 };
 static const struct table verdict_table = TABLE("verdict", verdict_cols, NULL, NULL, NULL);
 

@@ -1,0 +1,86 @@
+/*
+ * kvleak.c -- leak: a serving engine's own check says its KV-cache pool
+ * leaked. SGLang's scheduler compares, when idle, the tokens its KV pool
+ * has free (available + evictable + protected) with the pool's size and
+ * raises or warns "token_to_kv_pool_allocator memory leak detected!" (an
+ * older wording: "KV cache pool leak detected!") when they differ; the
+ * generic recogniser keeps that as an OOM of family sglang_kv (table oom).
+ *
+ * Tokens missing from the count (size - available - evictable -
+ * protected > 0) were taken and never returned: a leak in the engine's
+ * accounting, found by the engine itself (KVLEAK_COUNTED). Without the
+ * figures, the check's word alone (KVLEAK_WORD). More free than the pool
+ * holds (an over-free, a double release) is an accounting bug, not a
+ * leak: no finding.
+ */
+#include "analyzer/rules/rulelib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KVLEAK_COUNTED 0.7   /* the engine's check, with the tokens it lost */
+#define KVLEAK_WORD 0.6      /* the engine's check, no figures */
+
+/* The number after key ("available_size=") in text; -1 when absent. */
+static double after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	char *end;
+	double v;
+
+	if (!p)
+		return -1;
+	v = strtod(p + strlen(key), &end);
+	return end > p + strlen(key) ? v : -1;
+}
+
+int rule_kvleak(struct rule_ctx *c)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT o.event_id, coalesce(CASE WHEN json_valid(e.data)"
+		" THEN json_extract(e.data, '$.text') END, e.summary, '') FROM oom o JOIN event e"
+		" ON e.id = o.event_id WHERE o.family = 'sglang_kv' ORDER BY o.id LIMIT 1");
+	struct rl_finding f;
+	char text[600];
+	double total, avail, evict, prot, lost = -1;
+	int64_t ev, fid;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return c->failed ? -1 : 0;
+	}
+	ev = sqlite3_column_int64(st, 0);
+	snprintf(text, sizeof(text), "%s", q_text(st, 1));
+	sqlite3_finalize(st);
+	total = after(text, "max_total_num_tokens=");
+	avail = after(text, "available_size=");
+	evict = after(text, "evictable_size=");
+	prot = after(text, "protected_size=");
+	if (total > 0 && avail >= 0)
+		lost = total - avail - (evict > 0 ? evict : 0) - (prot > 0 ? prot : 0);
+	if (total > 0 && avail >= 0 && lost <= 0)
+		return 0;   /* an over-free: the accounting's bug, not a leak */
+	rl_finding_init(&f, "kvleak", "leak", "kv_pool_leak");
+	f.phase = "serving";
+	f.score = lost > 0 ? KVLEAK_COUNTED : KVLEAK_WORD;
+	if (lost > 0) {
+		rl_fig(&f, "kv_pool_tokens", total);
+		rl_fig(&f, "kv_pool_available_tokens", avail);
+		rl_fig(&f, "kv_pool_leaked_tokens", lost);
+		snprintf(f.title, sizeof(f.title), "SGLang's own check found its KV-cache pool"
+			 " leaking: %.0f of %.0f tokens were taken and never returned", lost, total);
+	} else {
+		snprintf(f.title, sizeof(f.title), "SGLang's own check found its KV-cache pool"
+			 " leaking (the check's counts were not in the log)");
+	}
+	rl_advice(&f, "Tokens the scheduler took for requests were not given back to the pool:"
+		  " an engine bug, not the configuration. Compare with the previous SGLang"
+		  " release, and report it with the requests' features (radix cache, chunked"
+		  " prefill, speculative decoding); restarting the server returns the pool.");
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "event", ev, "the engine's leak check") < 0)
+		return -1;
+	return 1;
+}

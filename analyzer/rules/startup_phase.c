@@ -1,0 +1,231 @@
+/*
+ * startup_phase.c -- the phase of the OOM decides with the evidence (see
+ * startup_phase.h). The parsers place each OOM in a phase of the
+ * program's life (the engine's lines before it, the traceback's frames:
+ * parsers/serving/memfail.c); derive copies it into table oom. Before any
+ * request was served, what failed is the configuration, and each phase
+ * answers to its own knob:
+ *
+ *   load_weights   the weights: quantise, shard (tensor parallelism), a
+ *                  smaller model; llama.cpp/Ollama: fewer GPU layers
+ *   profile,       the profile run, compute buffers and the KV cache:
+ *   kv_alloc       gpu_memory_utilization, max_model_len (vLLM),
+ *                  mem_fraction_static (SGLang), the context size
+ *                  (--ctx-size, num_ctx: llama.cpp, Ollama)
+ *   graph_capture  --enforce-eager, or smaller capture sizes
+ *   warmup         max_num_seqs, max_num_batched_tokens
+ *
+ * A value is given only where the engine's own numbers give one: the
+ * dummy requests the warm-up ran (vLLM's "warming up sampler with N dummy
+ * requests"), the card and the request for the tensor parallelism.
+ */
+#include "analyzer/rules/startup_phase.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CARD_FILL 0.9          /* what of a card a workload may plan on */
+
+static const struct {
+	const char *phase, *doing;
+	int startup;
+} phases[] = {
+	{ "load_weights", "loading the model's weights", 1 },
+	{ "profile", "the engine's profile run (activations, compute buffers)", 1 },
+	{ "kv_alloc", "allocating the KV cache", 1 },
+	{ "graph_capture", "capturing CUDA graphs", 1 },
+	{ "warmup", "warming up before the first request", 1 },
+	{ "serving", "serving requests", 0 },
+	{ "training_step", "a training step", 0 },
+	{ "eval", "evaluation", 0 },
+};
+
+#define NPHASES (sizeof(phases) / sizeof(phases[0]))
+
+const char *rl_phase_doing(const char *phase)
+{
+	size_t i;
+
+	for (i = 0; i < NPHASES; i++)
+		if (!strcmp(phases[i].phase, phase))
+			return phases[i].doing;
+	return "an unknown phase";
+}
+
+int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT o.id, o.phase, coalesce(o.family, ''),"
+		" coalesce(o.event_id, 0), o.requested_bytes, coalesce(CASE WHEN json_valid(e.data)"
+		" THEN json_extract(e.data, '$.text') END, e.summary, '') FROM oom o"
+		" LEFT JOIN event e ON e.id = o.event_id WHERE o.id = 1");
+	size_t i;
+	int r = 0;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->phase, sizeof(p->phase), "unknown");
+	p->req = -1;
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		p->oom_id = sqlite3_column_int64(st, 0);
+		snprintf(p->phase, sizeof(p->phase), "%s", q_text(st, 1)[0] ? q_text(st, 1) : "unknown");
+		snprintf(p->family, sizeof(p->family), "%s", q_text(st, 2));
+		p->event_id = sqlite3_column_int64(st, 3);
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL && sqlite3_column_double(st, 4) > 0)
+			p->req = sqlite3_column_double(st, 4);
+		snprintf(p->text, sizeof(p->text), "%s", q_text(st, 5));
+		for (i = 0; i < NPHASES; i++)
+			if (!strcmp(phases[i].phase, p->phase))
+				p->startup = phases[i].startup;
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return c->failed ? -1 : r;
+}
+
+/* The engine of e[0..n) that names one ("vllm", "sglang", "llama.cpp",
+ * "ollama"), or the wording family's stack; "" when none says. */
+static const char *stack_of(const struct rl_phase *p, const struct rl_engine *e, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(e[i].engine, "pytorch") && strcmp(e[i].engine, "server") && e[i].engine[0])
+			return e[i].engine;
+	if (!strcmp(p->family, "ggml") || !strcmp(p->family, "metal"))
+		return "llama.cpp";
+	if (!strcmp(p->family, "vllm_warmup"))
+		return "vllm";
+	if (!strcmp(p->family, "sglang_kv"))
+		return "sglang";
+	return "";
+}
+
+/* The first instance of e[0..n) that knows fact k; NULL none. */
+static const struct rl_engine *knowing(const struct rl_engine *e, int n, enum rl_ef k)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (rl_ef_known(&e[i], k))
+			return &e[i];
+	return NULL;
+}
+
+/* "warming up sampler with 1024 dummy requests" (the line may be cut
+ * after the number, a wrapped paste): the number, else -1. */
+static double dummy_requests(const char *text)
+{
+	static const char lead[] = "sampler with ";
+	const char *w = strstr(text, lead);
+	char *end;
+	double v;
+
+	if (!w)
+		return -1;
+	v = strtod(w + sizeof(lead) - 1, &end);
+	return end > w + sizeof(lead) - 1 && v >= 1 && v < 1e7 ? v : -1;
+}
+
+static const char *advise_warmup(const struct rl_phase *p, const struct rl_engine *e, int n,
+				 struct rl_finding *f)
+{
+	const struct rl_engine *m = knowing(e, n, RL_EF_MAX_SEQS);
+	double seqs = dummy_requests(p->text);
+
+	if (seqs > 0)
+		rl_fig(f, "warmup_dummy_requests", seqs);
+	else if (m)
+		seqs = m->f[RL_EF_MAX_SEQS];
+	if (seqs >= 2) {
+		rl_fig(f, "max_num_seqs", seqs);
+		rl_knob(f, "max_num_seqs", "--max-num-seqs", floor(seqs / 2),
+			"Lower --max-num-seqs from %.0f to %.0f: the warm-up runs one dummy request per"
+			" sequence the engine may admit, and %.0f of them did not fit.", seqs,
+			floor(seqs / 2), seqs);
+	}
+	rl_advice(f, "The warm-up's dummy batch answers to max_num_seqs and"
+		  " max_num_batched_tokens; a lower gpu_memory_utilization leaves it room too.");
+	return "warmup_does_not_fit";
+}
+
+static const char *advise_graphs(const struct rl_engine *e, int n, struct rl_finding *f)
+{
+	const struct rl_engine *g = knowing(e, n, RL_EF_GRAPHS);
+	char b[32];
+
+	if (g)
+		rl_fig(f, "cuda_graph_bytes", g->f[RL_EF_GRAPHS]);
+	rl_advice(f, "Start with --enforce-eager (no CUDA graphs), or capture fewer and smaller"
+		  " batch sizes (vLLM --cuda-graph-sizes / --max-cudagraph-capture-size, SGLang"
+		  " --cuda-graph-max-bs)%s%s%s.", g ? "; the graphs took " : "",
+		  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
+	return "graphs_do_not_fit";
+}
+
+static const char *advise_cache(const struct rl_phase *p, const char *stack,
+				const struct rl_engine *e, int n, struct rl_finding *f)
+{
+	const struct rl_engine *u = knowing(e, n, RL_EF_UTIL);
+
+	(void)p;
+	if (!strcmp(stack, "sglang"))
+		rl_advice(f, "SGLang sizes its KV pool from --mem-fraction-static%s: lower it (or"
+			  " --max-total-tokens, --context-length) so that the profile run and the"
+			  " pool fit.", u ? "" : " (not printed)");
+	else if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
+		rl_advice(f, "The compute buffers and the KV cache grow with the context: lower"
+			  " --ctx-size (Ollama num_ctx) or --ubatch-size, or offload fewer layers"
+			  " (--n-gpu-layers, Ollama num_gpu); with several cards, pipeline"
+			  " parallelism multiplies the compute buffer.");
+	else
+		rl_advice(f, "The profile run and the KV cache answer to gpu_memory_utilization"
+			  " (vLLM; SGLang mem_fraction_static) and max_model_len: lower them so that"
+			  " the activations of one max-length batch and the cache fit.");
+	return "cache_does_not_fit";
+}
+
+static const char *advise_weights(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
+				  struct rl_finding *f)
+{
+	struct rl_card k;
+	double total = -1;
+	char b1[32], b2[32];
+
+	if (rl_card_read(c, &k) == 1 && k.total > 0)
+		total = k.total;
+	else if (rl_gpu_total(c, &total) < 0)
+		total = -1;
+	if (p->req > 0 && total > 0 && p->req > CARD_FILL * total) {
+		double tp = ceil(p->req / (CARD_FILL * total));
+		rl_fig(f, "requested_bytes", p->req);
+		rl_fig(f, "total_bytes", total);
+		rl_knob(f, "tensor_parallel_size", "--tensor-parallel-size", tp,
+			"Loading the weights asked for %s of a %s card: shard them over %.0f cards"
+			" (--tensor-parallel-size %.0f), or quantize them.", rl_bytes(p->req, b1,
+			sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), tp, tp);
+	}
+	if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
+		rl_advice(f, "Offload fewer layers to the GPU (--n-gpu-layers, Ollama num_gpu), or"
+			  " use a smaller quantization of the model.");
+	else
+		rl_advice(f, "The weights do not fit: quantize them, shard them (tensor"
+			  " parallelism), or use a smaller model.");
+	return "weights_do_not_fit";
+}
+
+const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
+			    const struct rl_engine *e, int n, struct rl_finding *f)
+{
+	const char *stack = stack_of(p, e, n);
+
+	if (!strcmp(p->phase, "warmup"))
+		return advise_warmup(p, e, n, f);
+	if (!strcmp(p->phase, "graph_capture"))
+		return advise_graphs(e, n, f);
+	if (!strcmp(p->phase, "load_weights"))
+		return advise_weights(c, p, stack, f);
+	return advise_cache(p, stack, e, n, f);
+}

@@ -1,0 +1,39 @@
+/*
+ * startup_phase.h -- the phase of the OOM decides with the evidence
+ * (issue 27): an OOM that the parsers placed before any request was
+ * served (loading weights, the profile run or compute-buffer reservation,
+ * the KV cache, CUDA-graph capture, the warm-up) is a configuration that
+ * does not fit, named with its phase and the knob that phase answers to,
+ * with a value where the engine's own numbers give one. Read by
+ * startup.c, which writes the finding; writes nothing itself.
+ */
+#ifndef OOMLENS_STARTUP_PHASE_H
+#define OOMLENS_STARTUP_PHASE_H
+
+#include "analyzer/rules/engine_facts.h"
+
+/* What row 1 of table oom (the OOM) says of its phase. */
+struct rl_phase {
+	char phase[16];             /* lib/vocab.h's phase name; "unknown" none */
+	char family[24];            /* the wording family; "" none */
+	int startup;                /* 1: load_weights, profile, kv_alloc, graph_capture, warmup */
+	int64_t oom_id, event_id;   /* 0 none */
+	double req;                 /* bytes the failed allocation asked; -1 unknown */
+	char text[400];             /* the failure's own text (event data text or summary) */
+};
+
+/* Read the OOM's phase into p. 1 read (p->startup says whether it is a
+ * start-up phase), 0 no OOM row, -1 failed (recorded in c). */
+int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p);
+
+/* "loading the model's weights", ...: the phase for a title. */
+const char *rl_phase_doing(const char *phase);
+
+/* The cause of a start-up phase (lib/vocab.h: weights_do_not_fit,
+ * cache_does_not_fit, graphs_do_not_fit, warmup_does_not_fit,
+ * gpu_layers), and f's knob, value and advice for it, from the engines'
+ * facts in e[0..n) and the OOM. Returns the cause (static). */
+const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
+			    const struct rl_engine *e, int n, struct rl_finding *f);
+
+#endif
