@@ -22,6 +22,10 @@
 /* A "Process N" line is this process (a container hides its pid from the
  * driver) when it is at least PyTorch's reserve, within this above it. */
 #define SELF_ABOVE_RESERVED (2 * GIB)
+/* What the driver's count of used memory may exceed the processes it
+ * lists by (its own reserve, rounding of the printed figures): a share
+ * of the card. */
+#define SELF_SUM_SLACK 0.02
 
 /* Column i as a size: -1 when NULL, negative or not finite. */
 static double size_col(sqlite3_stmt *st, int i)
@@ -81,35 +85,56 @@ static void old_cached(struct rl_card *k)
 	k->reserved = k->alloc + k->unalloc;
 }
 
+/* Whether the message's own arithmetic puts this process in its list:
+ * were it not listed, the card's used memory (total - free) would hold
+ * the listed processes and PyTorch's reserve besides; when they add up
+ * to more than that (beyond the driver's slack), one line is this
+ * process. 1, 0. */
+static int self_listed_by_sum(const struct rl_card *k, double listed)
+{
+	return k->free >= 0 && k->reserved > 0 &&
+	       listed + k->reserved > k->total - k->free + SELF_SUM_SLACK * k->total;
+}
+
 /* The "Process N has X" lines: which is this process, and the others.
  * With "this process has X in use" printed, every line is another
- * process; without it (a container), this process is the line of its
- * pid, else the one just above PyTorch's reserve. 0 or -1. */
+ * process; without it (a container, whose pids the driver does not
+ * share), this process is the line of its pid, else the one just above
+ * PyTorch's reserve (within SELF_ABOVE_RESERVED), else, when the
+ * message's arithmetic says it is listed (self_listed_by_sum), the
+ * smallest line that holds the reserve: its memory outside PyTorch (CUDA
+ * graphs' pools, NCCL) may be large. 0 or -1. */
 static int processes(struct rule_ctx *c, struct rl_card *k)
 {
 	sqlite3_stmt *st = rl_prepare(c,
 		"SELECT json_extract(j.value, '$.pid'), json_extract(j.value, '$.bytes')"
 		" FROM event e, json_each(e.data, '$.processes') j WHERE e.id = ?1"
 		" AND json_type(e.data, '$.processes') = 'array'");
-	int64_t self_pid = OL_NULL;
-	double best = -1, lo = k->reserved - 0.01 * k->total;
+	int64_t self_pid = OL_NULL, far_pid = OL_NULL;
+	double best = -1, far = -1, listed = 0, lo = k->reserved - 0.01 * k->total;
+	int by_pid = 0;
 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, k->ev);
-	while (k->self < 0 && k->reserved >= 0 && sqlite3_step(st) == SQLITE_ROW) {
+	while (k->self < 0 && k->reserved >= 0 && !by_pid && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t pid = sqlite3_column_int64(st, 0);
 		double b = size_col(st, 1);
 		if (b < 0)
 			continue;
+		listed += b;
 		if (k->pid != OL_NULL && pid == k->pid) {
-			self_pid = pid, best = b;
+			self_pid = pid, best = b, by_pid = 1;
 			break;
 		}
 		if (b >= lo && b <= k->reserved + SELF_ABOVE_RESERVED &&
 		    (best < 0 || fabs(b - k->reserved) < fabs(best - k->reserved)))
 			self_pid = pid, best = b;
+		else if (b > k->reserved + SELF_ABOVE_RESERVED && (far < 0 || b < far))
+			far_pid = pid, far = b;
 	}
+	if (best < 0 && far >= 0 && self_listed_by_sum(k, listed))
+		self_pid = far_pid, best = far;
 	if (best >= 0)
 		k->self = best;
 	sqlite3_reset(st);
@@ -137,8 +162,6 @@ static void derive(struct rl_card *k)
 	k->oversubscribed = k->alloc > t;
 	if (k->unalloc < 0 && k->reserved >= 0 && k->alloc >= 0 && k->reserved >= k->alloc)
 		k->unalloc = k->reserved - k->alloc;
-	if (k->reserved < 0 && k->alloc >= 0 && k->unalloc >= 0)   /* 2.1+: both parts */
-		k->reserved = k->alloc + k->unalloc;
 	if (k->self >= 0 && k->reserved >= 0 && k->self >= k->reserved)
 		k->non_pytorch = k->self - k->reserved;
 	if (k->free >= 0) {
@@ -169,6 +192,8 @@ int rl_card_read(struct rule_ctx *c, struct rl_card *k)
 		return r;
 	}
 	old_cached(k);
+	if (k->reserved < 0 && k->alloc >= 0 && k->unalloc >= 0)   /* 2.1+: both parts */
+		k->reserved = k->alloc + k->unalloc;
 	if (processes(c, k) < 0)
 		return -1;
 	derive(k);

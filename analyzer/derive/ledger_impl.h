@@ -66,7 +66,8 @@ int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, 
 int ledger_meta_fig(struct rule_ctx *c, const char *key, const char *certainty, struct fig *f);
 /* The rest of the capacity (or of what is in use) the lines leave:
  * "unexplained" (label, NULL: the default), or "over_counted" with
- * why_over when the lines exceed it. */
+ * why_over (NULL: read from the lines' moments and sources) when the
+ * lines exceed it. A slice larger than the capacity becomes a note. */
 void ledger_balance(struct account *a, const char *label, const char *why_over);
 /* The allocator's peaks of card cuda ("cuda:N"; the first card also
  * takes entity "cuda", memory_stats's) as notes of a (ledger_torch.c). */

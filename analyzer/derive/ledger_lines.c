@@ -181,14 +181,88 @@ int ledger_meta_fig(struct rule_ctx *c, const char *key, const char *certainty, 
 	return r;
 }
 
+/* Why a's slices add up to more than the whole, from the slices
+ * themselves, into buf: moments that differ (the engine's start-up
+ * figures against the OOM's) are named with their lines; else sources
+ * that differ count some memory twice; else one source's own printed
+ * figures overlap by their rounding. Returns buf. */
+static const char *why_over_of(const struct account *a, char *buf, size_t n)
+{
+	const char *moment[LEDGER_LINES];
+	int i, j, nm = 0, nsrc = 0;
+	size_t len;
+
+	buf[0] = 0;
+	for (i = 0; i < a->n; i++) {
+		const struct lline *l = &a->l[i];
+		if (!l->part || !strcmp(l->line, "free"))
+			continue;
+		for (j = 0; j < nm && strcmp(moment[j], l->moment); j++)
+			;
+		if (j == nm)
+			moment[nm++] = l->moment;
+		for (j = 0; j < i; j++)
+			if (a->l[j].part && strcmp(a->l[j].line, "free") &&
+			    !strcmp(a->l[j].source, l->source))
+				break;
+		nsrc += j == i;
+	}
+	if (nm > 1) {
+		snprintf(buf, n, "figures from different moments (");
+		for (j = 0; j < nm; j++) {
+			len = strlen(buf);
+			snprintf(buf + len, n - len, "%s%s:", j ? "; " : "", moment[j]);
+			for (i = 0; i < a->n; i++)
+				if (a->l[i].part && strcmp(a->l[i].line, "free") &&
+				    !strcmp(a->l[i].moment, moment[j])) {
+					len = strlen(buf);
+					snprintf(buf + len, n - len, " %s,", a->l[i].label);
+				}
+			len = strlen(buf);
+			if (len && buf[len - 1] == ',')
+				buf[len - 1] = 0;
+		}
+		len = strlen(buf);
+		snprintf(buf + len, n - len, ")");
+	} else if (nsrc > 1) {
+		snprintf(buf, n, "figures from different sources at the same moment count some memory"
+			 " twice");
+	} else {
+		snprintf(buf, n, "the source's own figures overlap (its printed rounding)");
+	}
+	return buf;
+}
+
+/* A slice larger than the whole it is a slice of is no slice: it stays,
+ * as a note saying so (a count of other processes that includes this
+ * one, WDDM's shared memory counted as the card's). */
+static void cap_slices(struct account *a, double whole)
+{
+	int i;
+	size_t len;
+
+	for (i = 0; i < a->n; i++) {
+		struct lline *l = &a->l[i];
+		if (!l->part || !strcmp(l->line, "free") || l->bytes <= whole + REST_MIN(whole))
+			continue;
+		l->part = 0;
+		len = strlen(l->label);
+		snprintf(l->label + len, sizeof(l->label) - len, " (more than the card: not a slice)");
+	}
+}
+
 /* What the lines leave of the capacity (or of what is in use when the
- * capacity is unknown): unexplained, or over-counted. */
+ * capacity is unknown): unexplained, or over-counted (why_over, NULL:
+ * the reason read from the lines). No slice exceeds the capacity. */
 void ledger_balance(struct account *a, const char *label, const char *why_over)
 {
+	char why[400];
 	struct lline *cap = ledger_find(a, "capacity"), *used = ledger_find(a, "in_use"), *fr = ledger_find(a, "free"), *l;
 	double sum = 0, whole, rest;
 	int i, parts = 0;
 
+	if (cap && cap->bytes > 0)
+		cap_slices(a, cap->bytes);
 	for (i = 0; i < a->n; i++)
 		if (a->l[i].part && strcmp(a->l[i].line, "free")) {
 			sum += a->l[i].bytes;
@@ -213,7 +287,7 @@ void ledger_balance(struct account *a, const char *label, const char *why_over)
 	} else if (rest <= -REST_MIN(whole)) {
 		ledger_add(a, "over_counted", -rest, 0, "inferred", "mixed", NULL, 0, "the lines add up to"
 		    " more than %s: %s", cap && fr ? "the capacity less free" : "what was in use",
-		    why_over);
+		    why_over ? why_over : why_over_of(a, why, sizeof(why)));
 	}
 }
 

@@ -37,6 +37,10 @@ int rule_settings(struct rule_ctx *c);
 int rule_engine(struct rule_ctx *c);
 int rule_startup(struct rule_ctx *c);
 int rule_kvleak(struct rule_ctx *c);
+/* The critic pass (critic.c): every finding's advice and title checked
+ * against the facts they rely on, corrected or withdrawn; run after the
+ * rules, before the verdict's one value per knob. 0 or -1. */
+int rule_critic(struct rule_ctx *c);
 
 /* A finding counts toward the verdict from this score on. */
 #define VERDICT_MIN_SCORE 0.3

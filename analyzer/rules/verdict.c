@@ -376,6 +376,8 @@ int analyze_timeline(struct timeline *tl, struct strbuf *err)
 			snprintf(what, sizeof(what), "rule %s failed", r->name);
 			return analysis_failed(c, what, err);
 		}
+	if (rule_critic(c) < 0 || c->failed)
+		return analysis_failed(c, "the critic pass failed", err);
 	if (one_value_per_knob(c) < 0 || c->failed)
 		return analysis_failed(c, "leaving one value per knob failed", err);
 	if (write_verdict(c) < 0 || c->failed)
