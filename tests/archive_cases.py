@@ -13,7 +13,10 @@ never from hand-written bytes. Checked:
   - member names are data: "../../etc/passwd" is the archive's bytes, not
     the file on disk; control bytes never reach the terminal;
   - a truncated archive is reported, what came before the cut kept;
-  - --append of the same archive adds nothing.
+  - --append of the same archive adds nothing;
+  - --max-unpacked and --max-members set the bounds: past them the
+    archive is refused with a message naming the option, a bad value is a
+    usage error (exit 2).
 Prints one line per failure and "N passed, M failed"; exits 1 on a failure.
 """
 import io
@@ -45,6 +48,9 @@ def analyze(work, target, *extra):
     """oomlens analyze --json on target (relative to work): (rc, json, stderr)."""
     db = os.path.join(work, os.path.basename(target) + ".db")
     out = os.path.join(work, os.path.basename(target) + ".json")
+    for stale in (db, out):   # an earlier run's outputs never stand in for this one's
+        if os.path.exists(stale):
+            os.remove(stale)
     p = subprocess.run([BIN, "analyze", "--json", "--db", db, "-o", out, *extra, target],
                        cwd=work, capture_output=True, timeout=300)
     doc = json.load(open(out)) if os.path.exists(out) else {}
@@ -184,6 +190,32 @@ def append_twice(work):
           "%s then %s: %s" % (n1, n2, p.stderr[-300:]))
 
 
+def bounds_options(work):
+    """--max-unpacked / --max-members on a real fixture's .tar.gz."""
+    target = "mixed_gpu_leak_spike.tar.gz"
+    rc, doc, err = analyze(work, target, "--max-unpacked", "200KiB")
+    arts = {a["path"]: a for a in doc.get("artifacts", [])}
+    check("--max-unpacked 200KiB: refused with the bound said", b"refused" in err and
+          b"200 KiB" in err, err[-400:])
+    check("--max-unpacked 200KiB: the archive's row is partial, the CSV before read",
+          arts.get(target, {}).get("status") == "partial" and
+          arts.get("mixed_gpu_leak_spike/nvidia-smi.csv", {}).get("status") == "ok",
+          json.dumps(list(arts)))
+    rc, doc, err = analyze(work, target, "--max-unpacked", "1GiB")
+    check("--max-unpacked 1GiB: read whole", rc == 0 and b"refused" not in err, err[-300:])
+    rc, doc, err = analyze(work, target, "--max-members", "2")
+    arts = {a["path"]: a for a in doc.get("artifacts", [])}
+    read = [a for a in arts.values() if a.get("kind") not in (None, "archive")]
+    check("--max-members 2: refused, naming the option",
+          b"more than 2 members" in err and b"--max-members" in err, err[-400:])
+    check("--max-members 2: at most two members read", len(read) <= 2, json.dumps(list(arts)))
+    for opt, bad in (("--max-unpacked", "lots"), ("--max-unpacked", "12"),
+                     ("--max-members", "0"), ("--max-members", "3x")):
+        rc, _, err = analyze(work, target, opt, bad)
+        check("%s %s: a usage error" % (opt, bad), rc == 2 and opt.encode() in err,
+              "rc %d: %s" % (rc, err[-200:]))
+
+
 def main():
     work = tempfile.mkdtemp(prefix="oomlens-archives-")
     os.chdir(work)   # archives hold relative paths, as the folder's artifacts have
@@ -194,6 +226,7 @@ def main():
         truncated(work)
         if shutil.which("sqlite3"):
             append_twice(work)
+        bounds_options(work)
         zip_bomb(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
