@@ -148,6 +148,8 @@
 	X(VM_GPU_ECC_ERRORS, "gpu.ecc_errors.", "<gpu>", "text", "a card's ECC error counts, volatile and aggregate (nvidia-smi -q)") \
 	X(VM_GPU_RETIRED_PAGES, "gpu.retired_pages.", "<gpu>", "text", "a card's retired pages, single- and double-bit, and pending (nvidia-smi -q)") \
 	X(VM_GPU_REMAPPED_ROWS, "gpu.remapped_rows.", "<gpu>", "text", "a card's remapped rows and pending remaps (nvidia-smi -q)") \
+	X(VM_GPU_PROC_PEAK_BYTES, "gpu.proc_peak_bytes.", "<gpu>/pid:<pid>", "bytes", "the most memory a process held on a card over its life, exited ones included (nvidia-smi --query-accounted-apps)") \
+	X(VM_GPU_PROC_RUNTIME_MS, "gpu.proc_runtime_ms.", "<gpu>/pid:<pid>", "ms", "how long an accounted process ran on a card (nvidia-smi --query-accounted-apps)") \
 	X(VM_SERVER_MODEL, "server.model", NULL, "text", "the model served") \
 	X(VM_SERVER_DTYPE, "server.dtype", NULL, "text", "the model's dtype") \
 	X(VM_SERVER_GPU_MEMORY_UTILIZATION, "server.gpu_memory_utilization", NULL, "ratio", "the share of the card the engine may use") \

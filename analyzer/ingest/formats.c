@@ -10,6 +10,7 @@
 #include "parsers/gpu/dcgm.h"
 #include "parsers/gpu/nvidia_smi.h"
 #include "parsers/gpu/nvidia_smi_table.h"
+#include "parsers/gpu/nvsmi_accounted.h"
 #include "parsers/k8s/k8s.h"
 #include "parsers/host/environ.h"
 #include "parsers/serving/server_log.h"
@@ -49,6 +50,8 @@ const struct format format_table[] = {
 	  cgroup_sniff, cgroup_parse, 0 },
 	{ "nvidia_smi", "nvidia-smi --query-gpu / --query-compute-apps CSV log",
 	  nvidia_smi_sniff, nvidia_smi_parse, 0 },
+	{ "nvidia_smi_accounted", "nvidia-smi --query-accounted-apps CSV: each process's peak GPU memory, exited ones too",
+	  nvsmi_accounted_sniff, nvsmi_accounted_parse, 0 },
 	{ "nvidia_smi_table", "nvidia-smi's default table (GPUs, processes), anywhere in a text file",
 	  nvidia_smi_table_sniff, nvidia_smi_table_parse, 1 },
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
