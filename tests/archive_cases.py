@@ -190,6 +190,28 @@ def append_twice(work):
           "%s then %s: %s" % (n1, n2, p.stderr[-300:]))
 
 
+def sosreport_provenance(work):
+    """The real sosreport as a .tar.xz: the kill read from its dmesg, named by
+    its path inside the bundle; its memory files read, version.txt not a
+    kernel log."""
+    case = "real_sosreport_memcg_kill"
+    rc, doc, err = analyze(work, case + ".tar.xz")
+    bundle = case + "/sosreport-vm-2026-12-06-sojnyyk/"
+    arts = {a["path"]: a for a in doc.get("artifacts", [])}
+    dmesg = arts.get(bundle + "sos_commands/kernel/dmesg", {})
+    check("sos: dmesg read in the bundle, the tarball its container",
+          dmesg.get("kind") == "kernel_log" and dmesg.get("container") == case + ".tar.xz",
+          json.dumps(dmesg)[:300])
+    kinds = {p[len(bundle):]: a.get("kind") for p, a in arts.items() if p.startswith(bundle)}
+    want = {"version.txt": "sos_version", "proc/meminfo": "meminfo", "proc/buddyinfo": "buddyinfo",
+            "sos_commands/memory/free": "free", "sos_logs/sos.log": "sos_log"}
+    check("sos: each bundle file read by its reader", all(kinds.get(k) == v for k, v in want.items()),
+          json.dumps(kinds))
+    kills = [e for e in doc.get("events", []) if e.get("kind") == "oom_kill"]
+    check("sos: the victim, pid 23688", any(e.get("pid") == 23688 for e in kills),
+          json.dumps(kills)[:300])
+
+
 def bounds_options(work):
     """--max-unpacked / --max-members on a real fixture's .tar.gz."""
     target = "mixed_gpu_leak_spike.tar.gz"
@@ -220,8 +242,9 @@ def main():
     work = tempfile.mkdtemp(prefix="oomlens-archives-")
     os.chdir(work)   # archives hold relative paths, as the folder's artifacts have
     try:
-        for case in ("mixed_gpu_leak_spike", "real_memcg_uwsgi"):
+        for case in ("mixed_gpu_leak_spike", "real_memcg_uwsgi", "real_sosreport_memcg_kill"):
             same_as_folder(work, case)
+        sosreport_provenance(work)
         names_are_data(work)
         truncated(work)
         if shutil.which("sqlite3"):

@@ -29,6 +29,8 @@
 /* support bundles */
 #include "parsers/bundles/nvbug.h"
 #include "parsers/bundles/nvsmi_q.h"
+#include "parsers/bundles/sos.h"
+#include "parsers/host/procmem.h"
 
 #include <string.h>
 
@@ -89,6 +91,19 @@ const struct format format_table[] = {
 	  nvbug_sniff, nvbug_parse, 0 },
 	{ "nvidia_smi_q", "nvidia-smi -q (--query) text: per-card memory, processes, ECC, retired pages",
 	  nvsmi_q_sniff, nvsmi_q_parse, 0 },
+	{ "sos_version", "a sosreport's version.txt: the sos version and the plugins run",
+	  sos_version_sniff, sos_version_parse, 0 },
+	{ "sos_log", "a sosreport's sos_logs/sos.log: plugins that failed, skipped or timed out",
+	  sos_log_sniff, sos_log_parse, 0 },
+	{ "package_list", "installed packages (dpkg -l, installed-rpms): NVIDIA driver and CUDA versions",
+	  pkg_list_sniff, pkg_list_parse, 0 },
+	/* --- a host's memory as a bundle collects it --- */
+	{ "meminfo", "a copy of /proc/meminfo", meminfo_sniff, meminfo_parse, 0 },
+	{ "free", "free(1) output (a bundle's sos_commands/memory/free)",
+	  free_out_sniff, free_out_parse, 0 },
+	{ "buddyinfo", "a copy of /proc/buddyinfo", buddyinfo_sniff, buddyinfo_parse, 0 },
+	{ "slabinfo", "a copy of /proc/slabinfo: the largest slab caches",
+	  slabinfo_sniff, slabinfo_parse, 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
