@@ -11,9 +11,12 @@
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* The length of the UTF-8 sequence at p (at most n bytes) and its code
@@ -217,6 +220,33 @@ int cli_format_option(enum cli_opt_id id, const char *v, enum report_format *fmt
 	return cli_error("--format: expected html, md, json or text, got '%s'", v);
 }
 
+/* "80GiB", "79.2G", "512MiB", "85899345920" -> bytes (K, M, G, T and
+ * KiB... binary; KB, MB... decimal); -1 if not a size. */
+int64_t cli_parse_size(const char *s)
+{
+	static const double gib = 1073741824.0;
+	static const struct { const char *suf; double mul; } units[] = {
+		{ "", 1 }, { "b", 1 }, { "k", 1024.0 }, { "kib", 1024.0 }, { "kb", 1e3 },
+		{ "m", 1048576.0 }, { "mib", 1048576.0 }, { "mb", 1e6 },
+		{ "g", gib }, { "gib", gib }, { "gb", 1e9 },
+		{ "t", gib * 1024 }, { "tib", gib * 1024 }, { "tb", 1e12 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !(v >= 0) || v > 1e15)
+		return -1;
+	while (*end == ' ')
+		end++;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i].suf))
+			return (int64_t)(v * units[i].mul);
+	return -1;
+}
+
 int cli_ingest_option(enum cli_opt_id id, const char *v, struct ingest_opts *o,
 		      struct ingest_cfg *cfg)
 {
@@ -224,6 +254,21 @@ int cli_ingest_option(enum cli_opt_id id, const char *v, struct ingest_opts *o,
 
 	if (id == OPT_FOLLOW_OUTSIDE) {
 		cfg->follow_outside = 1;
+	} else if (id == OPT_MAX_UNPACKED) {
+		int64_t b = cli_parse_size(v);
+		if (b < 4096)
+			return cli_error("--max-unpacked: expected a size of at least 4 KiB such as"
+					 " 2GiB or 512M, got '%s'", v);
+		cfg->max_unpacked = (uint64_t)b;
+	} else if (id == OPT_MAX_MEMBERS) {
+		char *end;
+		long long m;
+		errno = 0;
+		m = strtoll(v, &end, 10);
+		if (end == v || *end || errno || m < 1 || m > 100000000)
+			return cli_error("--max-members: expected a count from 1 to 100000000,"
+					 " got '%s'", v);
+		cfg->max_members = (unsigned)m;
 	} else if (id == OPT_BOOT_TIME) {
 		int64_t ns;
 		if (parse_iso8601(v, strlen(v), &ns, &off) < 0)

@@ -50,6 +50,7 @@ int cli_usage(const char *text);
 enum cli_opt_id {
 	OPT_APPEND = 1, OPT_BOOT_TIME, OPT_DB, OPT_FORMAT, OPT_JSON, OPT_KIND,
 	OPT_ORACLE, OPT_OUTPUT, OPT_QUIET, OPT_TZ, OPT_YEAR, OPT_FOLLOW_OUTSIDE,
+	OPT_MAX_UNPACKED, OPT_MAX_MEMBERS,
 };
 
 struct cli_opt {
@@ -62,7 +63,8 @@ struct cli_opt {
 /* The options of every command that ingests (cli_ingest_option reads them). */
 #define CLI_INGEST_OPTS \
 	{ "--boot-time", 0, 1, OPT_BOOT_TIME }, { "--tz", 0, 1, OPT_TZ }, \
-	{ "--year", 0, 1, OPT_YEAR }, { "--follow-outside", 0, 0, OPT_FOLLOW_OUTSIDE }
+	{ "--year", 0, 1, OPT_YEAR }, { "--follow-outside", 0, 0, OPT_FOLLOW_OUTSIDE }, \
+	{ "--max-unpacked", 0, 1, OPT_MAX_UNPACKED }, { "--max-members", 0, 1, OPT_MAX_MEMBERS }
 
 /* What cli_next found, when not an option. */
 enum { CLI_DONE = 0, CLI_BAD = -1, CLI_HELP = -2 };
@@ -96,6 +98,8 @@ struct ingest_opts;
 struct ingest_cfg;
 int cli_ingest_option(enum cli_opt_id id, const char *value, struct ingest_opts *o,
 		      struct ingest_cfg *cfg);
+/* "80GiB", "79.2G", "512MiB", "85899345920" -> bytes; -1 if not a size. */
+int64_t cli_parse_size(const char *s);
 /* The command's help on stdout; returns EXIT_OK. */
 int cli_help(const char *text);
 
@@ -179,6 +183,9 @@ void outfile_abort(struct outfile *o);
 	"  --year YYYY        year of syslog lines that carry none (default: inferred\n" \
 	"                     from the file's mtime: no line after the file was written)\n" \
 	"  --follow-outside   follow symbolic links that leave the folders given (by\n" \
-	"                     default they are listed, not read; /proc, /sys and /dev never)\n"
+	"                     default they are listed, not read; /proc, /sys and /dev never)\n" \
+	"  --max-unpacked SIZE the bytes one archive may unpack, every level counted\n" \
+	"                     (default: 512MiB, or 200 times its size on disk; at most 64GiB)\n" \
+	"  --max-members N    archive members read in the run (default 100000)\n"
 
 #endif

@@ -54,31 +54,6 @@ static const struct cli_opt plan_opts[] = {
 	{ "--json", 0, 0, OPT_JSON }, { NULL, 0, 0, 0 }
 };
 
-/* "80GiB", "79.2G", "512MiB", "85899345920" -> bytes; -1 if not a size. */
-static int64_t parse_size(const char *s)
-{
-	char *end;
-	double v;
-	static const struct { const char *suf; double mul; } units[] = {
-		{ "", 1 }, { "b", 1 }, { "k", 1024.0 }, { "kib", 1024.0 }, { "kb", 1e3 },
-		{ "m", 1048576.0 }, { "mib", 1048576.0 }, { "mb", 1e6 },
-		{ "g", PL_GIB }, { "gib", PL_GIB }, { "gb", 1e9 },
-		{ "t", PL_GIB * 1024 }, { "tib", PL_GIB * 1024 }, { "tb", 1e12 },
-	};
-	size_t i;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !(v >= 0) || v > 1e15)
-		return -1;
-	while (*end == ' ')
-		end++;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(end, units[i].suf))
-			return (int64_t)(v * units[i].mul);
-	return -1;
-}
-
 /* A whole number in [lo, hi] into *out; -1 after saying why. */
 static int parse_count(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -199,7 +174,7 @@ static int plan_option(int o, const char *v, struct pl_settings *s)
 		s->gpu_bytes = g->mib * 1048576;
 		return 0;
 	case P_GPU_MEM:
-		if ((s->gpu_bytes = parse_size(v)) <= 0)
+		if ((s->gpu_bytes = cli_parse_size(v)) <= 0)
 			return cli_error("--gpu-memory: expected a size such as 79.2GiB, not '%s'", v);
 		return 0;
 	case P_TP:
@@ -246,7 +221,7 @@ static int plan_option(int o, const char *v, struct pl_settings *s)
 	case P_WEIGHTS:
 	case P_NON_KV:
 	case P_KV:
-		if ((n = parse_size(v)) < 0)
+		if ((n = cli_parse_size(v)) < 0)
 			return cli_error("a size such as 14.96GiB expected, not '%s'", v);
 		*(o == P_WEIGHTS ? &s->weights_given : o == P_NON_KV ? &s->non_kv_given
 								     : &s->kv_given) = n;

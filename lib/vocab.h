@@ -148,6 +148,8 @@
 	X(VM_GPU_ECC_ERRORS, "gpu.ecc_errors.", "<gpu>", "text", "a card's ECC error counts, volatile and aggregate (nvidia-smi -q)") \
 	X(VM_GPU_RETIRED_PAGES, "gpu.retired_pages.", "<gpu>", "text", "a card's retired pages, single- and double-bit, and pending (nvidia-smi -q)") \
 	X(VM_GPU_REMAPPED_ROWS, "gpu.remapped_rows.", "<gpu>", "text", "a card's remapped rows and pending remaps (nvidia-smi -q)") \
+	X(VM_GPU_PROC_PEAK_BYTES, "gpu.proc_peak_bytes.", "<gpu>/pid:<pid>", "bytes", "the most memory a process held on a card over its life, exited ones included (nvidia-smi --query-accounted-apps)") \
+	X(VM_GPU_PROC_RUNTIME_MS, "gpu.proc_runtime_ms.", "<gpu>/pid:<pid>", "ms", "how long an accounted process ran on a card (nvidia-smi --query-accounted-apps)") \
 	X(VM_SERVER_MODEL, "server.model", NULL, "text", "the model served") \
 	X(VM_SERVER_DTYPE, "server.dtype", NULL, "text", "the model's dtype") \
 	X(VM_SERVER_GPU_MEMORY_UTILIZATION, "server.gpu_memory_utilization", NULL, "ratio", "the share of the card the engine may use") \
@@ -176,6 +178,13 @@
 	X(VM_K8S_MEMORY_LIMIT_BYTES, "k8s.memory_limit_bytes.", "<container>", "bytes", "a container's memory limit") \
 	X(VM_HOST_MEM_TOTAL_BYTES, "host.mem_total_bytes", NULL, "bytes", "the host's RAM (earlyoom)") \
 	X(VM_HOST_SWAP_TOTAL_BYTES, "host.swap_total_bytes", NULL, "bytes", "the host's swap (earlyoom)") \
+	X(VM_HOST_MEMINFO, "host.meminfo.", "<Field>", "bytes", "a /proc/meminfo field of a collected copy (kB fields times 1024; HugePages_ counts as they are)") \
+	X(VM_HOST_FREE, "host.free.", "<row>.<column>", "bytes", "a figure of free(1)'s table as a bundle collected it (Mem.used, Swap.total...)") \
+	X(VM_HOST_BUDDYINFO, "host.buddyinfo.", "<node>/<zone>", "text", "free blocks of each order 0.. of a zone (/proc/buddyinfo): fragmentation of host memory") \
+	X(VM_HOST_SLAB_BYTES, "host.slab_bytes.", "<cache>", "bytes", "a kernel slab cache's size, num_objs x objsize, the ten largest (/proc/slabinfo)") \
+	X(VM_HOST_PACKAGE, "host.package.", "<name>", "text", "the version of an installed NVIDIA or CUDA package (dpkg -l, installed-rpms)") \
+	X(VM_SOS_VERSION, "sos.version", NULL, "text", "the sos version that collected a sosreport (version.txt)") \
+	X(VM_BUNDLE_EVIDENCE_ABSENT, "bundle.evidence_absent.", "<plugin>", "text", "what a bundle's collector says it failed, skipped or timed out on (sos_logs/sos.log)") \
 	X(VM_TIME_CLOCK, "time.clock", NULL, "text", "local: the artifact's times are wall clock of unknown zone") \
 	X(VM_TIME_YEAR_BASIS, "time.year_basis", NULL, "text", "how the year of year-less time stamps was inferred") \
 	X(VM_INCIDENT_APART, "incident.apart", NULL, "text", "the artifacts' times lie too far apart to be one incident") \

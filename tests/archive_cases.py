@@ -13,7 +13,10 @@ never from hand-written bytes. Checked:
   - member names are data: "../../etc/passwd" is the archive's bytes, not
     the file on disk; control bytes never reach the terminal;
   - a truncated archive is reported, what came before the cut kept;
-  - --append of the same archive adds nothing.
+  - --append of the same archive adds nothing;
+  - --max-unpacked and --max-members set the bounds: past them the
+    archive is refused with a message naming the option, a bad value is a
+    usage error (exit 2).
 Prints one line per failure and "N passed, M failed"; exits 1 on a failure.
 """
 import io
@@ -45,6 +48,9 @@ def analyze(work, target, *extra):
     """oomlens analyze --json on target (relative to work): (rc, json, stderr)."""
     db = os.path.join(work, os.path.basename(target) + ".db")
     out = os.path.join(work, os.path.basename(target) + ".json")
+    for stale in (db, out):   # an earlier run's outputs never stand in for this one's
+        if os.path.exists(stale):
+            os.remove(stale)
     p = subprocess.run([BIN, "analyze", "--json", "--db", db, "-o", out, *extra, target],
                        cwd=work, capture_output=True, timeout=300)
     doc = json.load(open(out)) if os.path.exists(out) else {}
@@ -184,16 +190,66 @@ def append_twice(work):
           "%s then %s: %s" % (n1, n2, p.stderr[-300:]))
 
 
+def sosreport_provenance(work):
+    """The real sosreport as a .tar.xz: the kill read from its dmesg, named by
+    its path inside the bundle; its memory files read, version.txt not a
+    kernel log."""
+    case = "real_sosreport_memcg_kill"
+    rc, doc, err = analyze(work, case + ".tar.xz")
+    bundle = case + "/sosreport-vm-2026-12-06-sojnyyk/"
+    arts = {a["path"]: a for a in doc.get("artifacts", [])}
+    dmesg = arts.get(bundle + "sos_commands/kernel/dmesg", {})
+    check("sos: dmesg read in the bundle, the tarball its container",
+          dmesg.get("kind") == "kernel_log" and dmesg.get("container") == case + ".tar.xz",
+          json.dumps(dmesg)[:300])
+    kinds = {p[len(bundle):]: a.get("kind") for p, a in arts.items() if p.startswith(bundle)}
+    want = {"version.txt": "sos_version", "proc/meminfo": "meminfo", "proc/buddyinfo": "buddyinfo",
+            "sos_commands/memory/free": "free", "sos_logs/sos.log": "sos_log"}
+    check("sos: each bundle file read by its reader", all(kinds.get(k) == v for k, v in want.items()),
+          json.dumps(kinds))
+    kills = [e for e in doc.get("events", []) if e.get("kind") == "oom_kill"]
+    check("sos: the victim, pid 23688", any(e.get("pid") == 23688 for e in kills),
+          json.dumps(kills)[:300])
+
+
+def bounds_options(work):
+    """--max-unpacked / --max-members on a real fixture's .tar.gz."""
+    target = "mixed_gpu_leak_spike.tar.gz"
+    rc, doc, err = analyze(work, target, "--max-unpacked", "200KiB")
+    arts = {a["path"]: a for a in doc.get("artifacts", [])}
+    check("--max-unpacked 200KiB: refused with the bound said", b"refused" in err and
+          b"200 KiB" in err, err[-400:])
+    check("--max-unpacked 200KiB: the archive's row is partial, the CSV before read",
+          arts.get(target, {}).get("status") == "partial" and
+          arts.get("mixed_gpu_leak_spike/nvidia-smi.csv", {}).get("status") == "ok",
+          json.dumps(list(arts)))
+    rc, doc, err = analyze(work, target, "--max-unpacked", "1GiB")
+    check("--max-unpacked 1GiB: read whole", rc == 0 and b"refused" not in err, err[-300:])
+    rc, doc, err = analyze(work, target, "--max-members", "2")
+    arts = {a["path"]: a for a in doc.get("artifacts", [])}
+    read = [a for a in arts.values() if a.get("kind") not in (None, "archive")]
+    check("--max-members 2: refused, naming the option",
+          b"more than 2 members" in err and b"--max-members" in err, err[-400:])
+    check("--max-members 2: at most two members read", len(read) <= 2, json.dumps(list(arts)))
+    for opt, bad in (("--max-unpacked", "lots"), ("--max-unpacked", "12"),
+                     ("--max-members", "0"), ("--max-members", "3x")):
+        rc, _, err = analyze(work, target, opt, bad)
+        check("%s %s: a usage error" % (opt, bad), rc == 2 and opt.encode() in err,
+              "rc %d: %s" % (rc, err[-200:]))
+
+
 def main():
     work = tempfile.mkdtemp(prefix="oomlens-archives-")
     os.chdir(work)   # archives hold relative paths, as the folder's artifacts have
     try:
-        for case in ("mixed_gpu_leak_spike", "real_memcg_uwsgi"):
+        for case in ("mixed_gpu_leak_spike", "real_memcg_uwsgi", "real_sosreport_memcg_kill"):
             same_as_folder(work, case)
+        sosreport_provenance(work)
         names_are_data(work)
         truncated(work)
         if shutil.which("sqlite3"):
             append_twice(work)
+        bounds_options(work)
         zip_bomb(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)

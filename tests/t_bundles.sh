@@ -5,7 +5,9 @@
 #     process come out as GPU facts, its Xid lines stay events;
 #  2. the same file as two gzip members joined (.log.gz as the script
 #     writes it in pieces) gives the same facts;
-#  3. every full report in $OOMLENS_NVBUG_DIR (default
+#  3. a real nvidia-smi --query-accounted-apps CSV (A100) gives the exited
+#     process's GPU peak (4989 MiB) and run time as meta, and nothing else;
+#  4. every full report in $OOMLENS_NVBUG_DIR (default
 #     /work/shared/data/nvidia-bug-reports, skipped when absent) gives each
 #     of its cards a total, a used and a free figure.
 # Exit 0 when all hold, 1 naming each that does not.
@@ -35,6 +37,17 @@ tail -n +101 "$X" | gzip -c >> "$T/nvidia-bug-report.log.gz"
 DB=$T/b.db; LABEL=two-gzip-members
 "$OOMLENS" ingest -q --db "$DB" "$T/nvidia-bug-report.log.gz" || { echo "FAIL ingest .gz"; exit 1; }
 check
+A="$SRC/tests/data/real/bundles/nvidia-smi-accounted-apps-a100.csv"
+DB=$T/acc.db
+"$OOMLENS" ingest -q --db "$DB" "$A" || { echo "FAIL ingest $A"; exit 1; }
+k=$(q "$DB" "SELECT kind FROM artifact")
+[ "$k" = nvidia_smi_accounted ] || { echo "FAIL accounted: kind '$k'"; fail=1; }
+v=$(q "$DB" "SELECT value FROM meta WHERE key = 'gpu.proc_peak_bytes.NVIDIA A100-PCIE-40GB/pid:1906656'")
+[ "$v" = 5231345664 ] || { echo "FAIL accounted: peak of pid 1906656 = '$v', want 5231345664"; fail=1; }
+v=$(q "$DB" "SELECT value FROM meta WHERE key = 'gpu.proc_runtime_ms.NVIDIA A100-PCIE-40GB/pid:1906656'")
+[ "$v" = 14193 ] || { echo "FAIL accounted: run time '$v', want 14193"; fail=1; }
+v=$(q "$DB" "SELECT count(*) FROM meta WHERE key LIKE 'gpu.proc_%'")
+[ "$v" = 2 ] || { echo "FAIL accounted: $v gpu.proc_ meta rows, want 2"; fail=1; }
 DIR=${OOMLENS_NVBUG_DIR:-/work/shared/data/nvidia-bug-reports}
 if [ -d "$DIR" ]; then
 	for f in "$DIR"/*; do

@@ -363,12 +363,13 @@ static int walk_level(struct input *src, const char *container, const char *pare
 			rc = 1;
 			break;
 		}
-		if (++b->members > AR_MAX_MEMBERS) {
+		if (++b->members > (b->max_members ? b->max_members : AR_MAX_MEMBERS)) {
 			b->members--;
 			b->refused = 1;
 			snprintf(b->why, sizeof(b->why), "refused: more than %u members (an archive"
-				 " bomb, or evidence to unpack by hand); what was read before is kept",
-				 AR_MAX_MEMBERS);
+				 " bomb, or evidence to unpack by hand; --max-members raises the"
+				 " bound); what was read before is kept",
+				 b->max_members ? b->max_members : AR_MAX_MEMBERS);
 			rc = 1;
 			break;
 		}

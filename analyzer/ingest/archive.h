@@ -39,6 +39,7 @@ struct ar_budget {
 	uint64_t limit;        /* bytes the current top archive may unpack */
 	uint64_t unpacked;     /* bytes it unpacked (every level counted) */
 	unsigned members;      /* entries met in the run */
+	unsigned max_members;  /* the bound on members (0: AR_MAX_MEMBERS) */
 	int refused;           /* the walk was stopped at a bound */
 	int damaged;           /* a nested archive was cut short or corrupt */
 	char why[400];         /* then why; or why a walk ended early (the

@@ -10,6 +10,7 @@
 #include "parsers/gpu/dcgm.h"
 #include "parsers/gpu/nvidia_smi.h"
 #include "parsers/gpu/nvidia_smi_table.h"
+#include "parsers/gpu/nvsmi_accounted.h"
 #include "parsers/k8s/k8s.h"
 #include "parsers/host/environ.h"
 #include "parsers/serving/server_log.h"
@@ -28,6 +29,8 @@
 /* support bundles */
 #include "parsers/bundles/nvbug.h"
 #include "parsers/bundles/nvsmi_q.h"
+#include "parsers/bundles/sos.h"
+#include "parsers/host/procmem.h"
 
 #include <string.h>
 
@@ -49,6 +52,8 @@ const struct format format_table[] = {
 	  cgroup_sniff, cgroup_parse, 0 },
 	{ "nvidia_smi", "nvidia-smi --query-gpu / --query-compute-apps CSV log",
 	  nvidia_smi_sniff, nvidia_smi_parse, 0 },
+	{ "nvidia_smi_accounted", "nvidia-smi --query-accounted-apps CSV: each process's peak GPU memory, exited ones too",
+	  nvsmi_accounted_sniff, nvsmi_accounted_parse, 0 },
 	{ "nvidia_smi_table", "nvidia-smi's default table (GPUs, processes), anywhere in a text file",
 	  nvidia_smi_table_sniff, nvidia_smi_table_parse, 1 },
 	{ "dcgm", "DCGM exporter scrape (Prometheus text)", dcgm_sniff, dcgm_parse, 0 },
@@ -86,6 +91,19 @@ const struct format format_table[] = {
 	  nvbug_sniff, nvbug_parse, 0 },
 	{ "nvidia_smi_q", "nvidia-smi -q (--query) text: per-card memory, processes, ECC, retired pages",
 	  nvsmi_q_sniff, nvsmi_q_parse, 0 },
+	{ "sos_version", "a sosreport's version.txt: the sos version and the plugins run",
+	  sos_version_sniff, sos_version_parse, 0 },
+	{ "sos_log", "a sosreport's sos_logs/sos.log: plugins that failed, skipped or timed out",
+	  sos_log_sniff, sos_log_parse, 0 },
+	{ "package_list", "installed packages (dpkg -l, installed-rpms): NVIDIA driver and CUDA versions",
+	  pkg_list_sniff, pkg_list_parse, 0 },
+	/* --- a host's memory as a bundle collects it --- */
+	{ "meminfo", "a copy of /proc/meminfo", meminfo_sniff, meminfo_parse, 0 },
+	{ "free", "free(1) output (a bundle's sos_commands/memory/free)",
+	  free_out_sniff, free_out_parse, 0 },
+	{ "buddyinfo", "a copy of /proc/buddyinfo", buddyinfo_sniff, buddyinfo_parse, 0 },
+	{ "slabinfo", "a copy of /proc/slabinfo: the largest slab caches",
+	  slabinfo_sniff, slabinfo_parse, 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

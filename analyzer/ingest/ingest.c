@@ -463,6 +463,7 @@ static int ingest_archive(struct run *r, const char *path, struct input *in)
 	int rc, sampled = 0, hashed;
 
 	r->budget.limit = r->cfg->max_unpacked ? r->cfg->max_unpacked : ar_default_limit(in->size);
+	r->budget.max_members = r->cfg->max_members;
 	rc = ar_walk(in, path, &r->budget, ingest_member, r);
 	if (rc < 0)
 		return -1;

@@ -63,6 +63,8 @@ struct ingest_cfg {
 	/* The bytes one archive may unpack (every level of nesting counted);
 	 * 0: the default, ar_default_limit() of its size on disk. */
 	uint64_t max_unpacked;
+	/* The archive members (every level) one run may meet; 0: AR_MAX_MEMBERS. */
+	unsigned max_members;
 };
 
 /* Ingest every path (recursing into directories, in name order, each

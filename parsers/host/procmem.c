@@ -1,0 +1,266 @@
+/*
+ * procmem.c -- copies of /proc/meminfo, /proc/buddyinfo, /proc/slabinfo
+ * and free(1)'s output into host facts; see procmem.h.
+ *
+ * Each is a small table read line by line; lines that do not have the
+ * table's shape are warned about and skipped, never guessed at.
+ */
+#include "parsers/host/procmem.h"
+#include "lib/vocab.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLAB_TOP 10
+
+/* Store meta prefix var = the decimal v. Returns 0, or -1 (sink). */
+static int put_num(struct sink *s, enum vocab_meta m, const char *var, long long v, int *n)
+{
+	char key[200], val[32];
+
+	snprintf(key, sizeof(key), "%s%s", vocab_meta_key(m), var ? var : "");
+	snprintf(val, sizeof(val), "%lld", v);
+	if (sink_meta(s, key, val) < 0)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/* The whitespace-separated words of [l, l + n) into w (at most max),
+ * each NUL-terminated in buf (size bn). Returns the count. */
+static int words(const char *l, size_t n, char *buf, size_t bn, char **w, int max)
+{
+	size_t i = 0, o = 0;
+	int k = 0;
+
+	while (i < n && k < max) {
+		while (i < n && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r'))
+			i++;
+		if (i >= n || o + 1 >= bn)
+			break;
+		w[k++] = buf + o;
+		while (i < n && l[i] != ' ' && l[i] != '\t' && l[i] != '\r' && o + 1 < bn)
+			buf[o++] = l[i++];
+		buf[o++] = 0;
+	}
+	return k;
+}
+
+/* A whole non-negative number, all of w; -1 when not one. */
+static long long whole(const char *w)
+{
+	char *end;
+	long long v;
+
+	if (*w < '0' || *w > '9')
+		return -1;
+	v = strtoll(w, &end, 10);
+	return *end ? -1 : v;
+}
+
+static int read_error(struct input *in, struct sink *s, int rc)
+{
+	if (rc < 0 && sink_diagf(s, in->lineno, 0, OL_ERROR, "read error after line %llu",
+				 (unsigned long long)in->lineno) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- /proc/meminfo ---- */
+
+int meminfo_sniff(const unsigned char *head, size_t n)
+{
+	return n > 9 && !memcmp(head, "MemTotal:", 9) && memmem(head, n, "\nMemFree:", 9) ? 90 : 0;
+}
+
+int meminfo_parse(struct input *in, struct sink *s)
+{
+	const char *l;
+	size_t len;
+	int rc, n = 0;
+
+	while ((rc = input_getline(in, &l, &len)) == 1) {
+		char buf[160], *w[4], field[64];
+		int k = words(l, len, buf, sizeof(buf), w, 4);
+		size_t fl = k ? strlen(w[0]) : 0;
+		long long v;
+		if (!k)
+			continue;
+		if (k < 2 || fl < 2 || fl > sizeof(field) || w[0][fl - 1] != ':' ||
+		    (v = whole(w[1])) < 0 || (k == 3 && strcmp(w[2], "kB")) || k > 3) {
+			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"Field: N kB\";"
+				       " skipped", (unsigned long long)in->lineno) < 0)
+				return -1;
+			continue;
+		}
+		memcpy(field, w[0], fl - 1);
+		field[fl - 1] = 0;
+		if (k == 3)
+			v *= 1024;
+		if (put_num(s, VM_HOST_MEMINFO, field, v, &n) < 0)
+			return -1;
+		if (!strcmp(field, "MemTotal") && put_num(s, VM_HOST_MEM_TOTAL_BYTES, NULL, v, &n) < 0)
+			return -1;
+		if (!strcmp(field, "SwapTotal") && put_num(s, VM_HOST_SWAP_TOTAL_BYTES, NULL, v, &n) < 0)
+			return -1;
+	}
+	return read_error(in, s, rc) < 0 ? -1 : n;
+}
+
+/* ---- free(1) ---- */
+
+int free_out_sniff(const unsigned char *head, size_t n)
+{
+	const unsigned char *nl = memchr(head, '\n', n);
+	size_t l = nl ? (size_t)(nl - head) : n;
+
+	if (!nl || !memmem(head, l, "total", 5) || !memmem(head, l, "used", 4) ||
+	    !memmem(head, l, "free", 4))
+		return 0;
+	return n - l > 5 && !memcmp(nl + 1, "Mem:", 4) ? 90 : 0;
+}
+
+int free_out_parse(struct input *in, struct sink *s)
+{
+	char hbuf[256], *cols[12];
+	const char *l;
+	size_t len;
+	int rc, n = 0, ncol = -1, mib = 0;
+
+	while ((rc = input_getline(in, &l, &len)) == 1) {
+		char buf[256], *w[13], row[16], var[64];
+		int k = words(l, len, buf, sizeof(buf), w, 13), i;
+		size_t rl;
+		if (!k)
+			continue;
+		if (ncol < 0) {           /* the header: the column names */
+			ncol = words(l, len, hbuf, sizeof(hbuf), cols, 12);
+			continue;
+		}
+		rl = strlen(w[0]);
+		if (rl < 2 || rl >= sizeof(row) || w[0][rl - 1] != ':' || k - 1 > ncol) {
+			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected a row of free's"
+				       " table (\"Mem:\", \"Swap:\"); skipped",
+				       (unsigned long long)in->lineno) < 0)
+				return -1;
+			continue;
+		}
+		memcpy(row, w[0], rl - 1);
+		row[rl - 1] = 0;
+		if (!strcmp(row, "Mem") && k > 1 && whole(w[1]) >= 0 && whole(w[1]) < (16ll << 20)) {
+			mib = 1;   /* free -m: a host of under 16 GiB read in KiB would be 16 TiB in MiB */
+			if (sink_diagf(s, in->lineno, 0, OL_INFO, "Mem total %s is read as MiB (free -m);"
+				       " free prints no unit", w[1]) < 0)
+				return -1;
+		}
+		for (i = 1; i < k; i++) {
+			long long v = whole(w[i]);
+			if (v < 0)
+				continue;
+			v = mib ? v << 20 : v << 10;
+			snprintf(var, sizeof(var), "%s.%s", row, cols[i - 1]);
+			if (put_num(s, VM_HOST_FREE, var, v, &n) < 0)
+				return -1;
+			if (!strcmp(row, "Mem") && i == 1 &&
+			    put_num(s, VM_HOST_MEM_TOTAL_BYTES, NULL, v, &n) < 0)
+				return -1;
+		}
+	}
+	return read_error(in, s, rc) < 0 ? -1 : n;
+}
+
+/* ---- /proc/buddyinfo ---- */
+
+int buddyinfo_sniff(const unsigned char *head, size_t n)
+{
+	return n > 12 && !memcmp(head, "Node ", 5) && memmem(head, n < 40 ? n : 40, ", zone ", 7)
+		? 90 : 0;
+}
+
+int buddyinfo_parse(struct input *in, struct sink *s)
+{
+	const char *l;
+	size_t len;
+	int rc, n = 0;
+
+	while ((rc = input_getline(in, &l, &len)) == 1) {
+		char buf[512], *w[20], var[64], val[300];
+		int k = words(l, len, buf, sizeof(buf), w, 20), i;
+		size_t o = 0;
+		if (!k)
+			continue;
+		if (k < 5 || strcmp(w[0], "Node") || strcmp(w[2], "zone")) {
+			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"Node N, zone"
+				       " NAME counts...\"; skipped", (unsigned long long)in->lineno) < 0)
+				return -1;
+			continue;
+		}
+		w[1][strcspn(w[1], ",")] = 0;
+		snprintf(var, sizeof(var), "%.8s/%.32s", w[1], w[3]);
+		val[0] = 0;
+		for (i = 4; i < k && o + 24 < sizeof(val); i++)
+			o += (size_t)snprintf(val + o, sizeof(val) - o, "%s%s", i > 4 ? " " : "", w[i]);
+		{
+			char key[128];
+			snprintf(key, sizeof(key), "%s%s", vocab_meta_key(VM_HOST_BUDDYINFO), var);
+			if (sink_meta(s, key, val) < 0)
+				return -1;
+			n++;
+		}
+	}
+	return read_error(in, s, rc) < 0 ? -1 : n;
+}
+
+/* ---- /proc/slabinfo ---- */
+
+int slabinfo_sniff(const unsigned char *head, size_t n)
+{
+	return n > 19 && !memcmp(head, "slabinfo - version:", 19) ? 95 : 0;
+}
+
+struct slab {
+	char name[64];
+	long long bytes;
+};
+
+int slabinfo_parse(struct input *in, struct sink *s)
+{
+	struct slab top[SLAB_TOP];
+	const char *l;
+	size_t len;
+	int rc, n = 0, ntop = 0, i;
+
+	while ((rc = input_getline(in, &l, &len)) == 1) {
+		char buf[512], *w[8];
+		long long objs, size, bytes;
+		int k = words(l, len, buf, sizeof(buf), w, 8), j;
+		if (!k || w[0][0] == '#' || !strcmp(w[0], "slabinfo"))
+			continue;
+		/* name active_objs num_objs objsize objperslab pagesperslab : ... */
+		if (k < 4 || (objs = whole(w[2])) < 0 || (size = whole(w[3])) < 0 ||
+		    strlen(w[0]) >= sizeof(top[0].name)) {
+			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"name"
+				       " active_objs num_objs objsize ...\"; skipped",
+				       (unsigned long long)in->lineno) < 0)
+				return -1;
+			continue;
+		}
+		bytes = objs * size;
+		for (j = ntop; j > 0 && top[j - 1].bytes < bytes; j--)
+			if (j < SLAB_TOP)
+				top[j] = top[j - 1];
+		if (j < SLAB_TOP) {
+			snprintf(top[j].name, sizeof(top[j].name), "%s", w[0]);
+			top[j].bytes = bytes;
+			if (ntop < SLAB_TOP)
+				ntop++;
+		}
+	}
+	if (read_error(in, s, rc) < 0)
+		return -1;
+	for (i = 0; i < ntop; i++)
+		if (put_num(s, VM_HOST_SLAB_BYTES, top[i].name, top[i].bytes, &n) < 0)
+			return -1;
+	return n;
+}
