@@ -9,24 +9,7 @@
 set -u
 bin=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL: $*"; fail=$((fail + 1)); }
-check() { # check NAME EXPECTED_RC ACTUAL_RC
-	if [ "$2" = "$3" ]; then ok; else no "$1: exit $3, expected $2"; fi
-}
-has() { # has NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok; else no "$1: '$3' not in $2"; cat "$2"; fi
-}
-hasnt() { # hasnt NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then no "$1: '$3' in $2"; else ok; fi
-}
-same() { # same NAME FILE1 FILE2
-	if cmp -s "$2" "$3"; then ok; else no "$1: $2 changed"; fi
-}
+. "$src/tests/testlib.sh"
 # every "N artifacts: a read, b with errors, c failed, d skipped" adds up
 adds_up() { # adds_up NAME FILE
 	line=$(grep -o '[0-9]* artifacts: [0-9]* read, [0-9]* with errors, [0-9]* failed, [0-9]* skipped' "$2")
@@ -196,5 +179,4 @@ if [ -e /proc/kmsg ]; then
 	has "/proc/kmsg refused" "$tmp/e" "procfs"
 fi
 
-echo "t_evidence: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish t_evidence

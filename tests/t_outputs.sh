@@ -9,20 +9,9 @@
 set -u
 bin=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL: $*"; fail=$((fail + 1)); }
-check() { # check NAME EXPECTED_RC ACTUAL_RC
-	if [ "$2" = "$3" ]; then ok; else no "$1: exit $3, expected $2"; fi
-}
+. "$src/tests/testlib.sh"
 is() { # is NAME TEST-FLAG PATH: the path is still what it was
 	if [ "$2" "$3" ]; then ok; else no "$1: $3 is no longer $2"; ls -la "$3"; fi
-}
-has() { # has NAME FILE TEXT
-	if grep -q -- "$3" "$2"; then ok; else no "$1: '$3' not in $2"; cat "$2"; fi
 }
 run() { # run OUT-PATH [FORMAT]: analyze the demo fixture into OUT-PATH
 	rm -f "$tmp/i.db"
@@ -90,5 +79,4 @@ run "$tmp/report.md"
 check "regular file" 0 $?
 has "regular file replaced" "$tmp/report.md" "Verdict"
 
-echo "outputs: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish t_outputs
