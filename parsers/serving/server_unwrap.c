@@ -630,6 +630,8 @@ static int cri_split(const char *raw, size_t n, int64_t *ns, size_t *body, char 
 	int off, u;
 
 	if (n < 28 || !is_digit(raw[0]) || raw[4] != '-' || raw[10] != 'T' ||
+	    (!memmem(raw + 19, n - 19 < 24 ? n - 19 : 24, " stdout", 7) &&
+	     !memmem(raw + 19, n - 19 < 24 ? n - 19 : 24, " stderr", 7)) ||
 	    (u = parse_iso8601(raw, n, ns, &off)) <= 0 || (size_t)u + 7 > n || raw[u] != ' ')
 		return 0;
 	k = (size_t)u + 1;

@@ -81,7 +81,8 @@ void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns);
  * A year-less stamp with no year known is warned about once (line
  * lineno), and the first local-time stamp is noted on the sink.
  * A CRI "P" (partial) line is held in l->part, not read: the next line of
- * the same file that ends it ("F") is read as the whole.
+ * the same file that ends it ("F") is read as the whole (pieces the file
+ * ends on, with no "F" after them, are not read).
  * Returns 0 (l holds a line to read), 1 (a partial line was held: nothing
  * to read yet), or -1 when the sink failed. */
 int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct sink *s,
