@@ -185,6 +185,8 @@
 	X(VM_HOST_PACKAGE, "host.package.", "<name>", "text", "the version of an installed NVIDIA or CUDA package (dpkg -l, installed-rpms)") \
 	X(VM_SOS_VERSION, "sos.version", NULL, "text", "the sos version that collected a sosreport (version.txt)") \
 	X(VM_BUNDLE_EVIDENCE_ABSENT, "bundle.evidence_absent.", "<plugin>", "text", "what a bundle's collector says it failed, skipped or timed out on (sos_logs/sos.log)") \
+	X(VM_BUNDLE_KIND, "bundle.kind", NULL, "text", "the kind of support bundle an artifact came in (gpu-operator must-gather)") \
+	X(VM_MUSTGATHER_OPERATOR_VERSION, "mustgather.gpu_operator_version", NULL, "text", "the NVIDIA GPU operator version a must-gather records (its version file)") \
 	X(VM_TIME_CLOCK, "time.clock", NULL, "text", "local: the artifact's times are wall clock of unknown zone") \
 	X(VM_TIME_YEAR_BASIS, "time.year_basis", NULL, "text", "how the year of year-less time stamps was inferred") \
 	X(VM_INCIDENT_APART, "incident.apart", NULL, "text", "the artifacts' times lie too far apart to be one incident") \

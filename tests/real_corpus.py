@@ -494,11 +494,31 @@ def healthy_ooms(rep):
     return evs
 
 
+# ---- tests/data/real/k8s_logs: Kubernetes' log wrappers ------------------------
+# kubectl logs --prefix ("[pod/NAME/CONTAINER] "), CRI node logs and
+# --timestamps: the wrapper is taken off, the pod/container names the engine
+# instance (replicas share a container name: only the pod tells them apart).
+
+def instance_names(rep):
+    """The engine instances' names without the pid/rank the engine adds."""
+    return [re.sub(r" (pid|rank|TP)\s?\S+$", "", e.get("instance") or "") for e in engines(rep)]
+
+
+def check_k8s_logs(rep, key, value):
+    if key == "instances":
+        got = len(engines(rep))
+        return (got == int(value), got)
+    if key == "instance":
+        got = instance_names(rep)
+        return (value in got, got)
+    return check_serving(rep, key, value)
+
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import real_gpu_host  # noqa: E402  (tests/real_gpu_host.py: the gpu_host figures)
 
 CHECKS = {"serving": check_serving, "tools": check_tools_row, "gpu_host": real_gpu_host.check,
-          "any_stack": check_any_stack, "healthy": check_healthy}
+          "any_stack": check_any_stack, "healthy": check_healthy, "k8s_logs": check_k8s_logs}
 
 
 def run(oomlens, path, tmp):

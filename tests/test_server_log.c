@@ -254,6 +254,56 @@ static void tgi_framed_by_a_terminal_ui(void **state)
 	t_close(tl);
 }
 
+/* Kubernetes' wrappers (issue 29). A CRI node log (/var/log/pods/.../0.log:
+ * "<RFC3339Nano> stderr P|F ", as containerd writes it) cuts a long line
+ * into P pieces ended by an F piece: joined, the OOM's figures are read
+ * whole, at the exact UTC time of its first piece (the vLLM stamp of
+ * unknown zone gives way to it). kubectl logs --prefix names the pod and
+ * container: replicas of one container are two instances. The vLLM line
+ * is real (vllm-project/vllm, Nemotron-Nano-9B-v2 on 0.10.1), cut after
+ * "unallocated."; the wrappers are the formats containerd and kubectl write. */
+static void k8s_wrappers(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	tl->opts.year = 2025;
+	assert_true(t_parse_mem(tl, "server_log", "0.log",
+		"2025-08-20T03:10:01.482913304Z stderr P ERROR 08-20 03:10:01 [engine.py:467] CUDA out"
+		" of memory. Tried to allocate 33.7\n"
+		"2025-08-20T03:10:01.482913305Z stderr F 5 GiB. GPU 0 has a total capacity of 44.40 GiB"
+		" of which 26.88 GiB is free. Including non-PyTorch memory, this process has 17.52 GiB"
+		" memory in use. Of the allocated memory 17.03 GiB is allocated by PyTorch, and 6.95 MiB"
+		" is reserved by PyTorch but unallocated.\n"
+		"2025-08-20T03:10:02.000000000Z stdout F\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'torch_oom'"), 1);
+	assert_int_equal(ev_int(tl, "torch_oom", "requested_bytes"), (int64_t)(33.75 * GiB));
+	assert_int_equal(ev_int(tl, "torch_oom", "total_bytes"), (int64_t)(44.40 * GiB + 0.5));
+	assert_string_equal(t_text(tl, "SELECT clock FROM event WHERE kind = 'torch_oom'"), "utc");
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind = 'torch_oom'"),
+			 utc_ns(2025, 8, 20, 3, 10, 1, 482913304));
+	t_close(tl);
+
+	/* kubectl logs --prefix: two replicas, one container name */
+	tl = t_open();
+	tl->opts.year = 2025;
+	assert_true(parse_log(tl, "tests/data/real/k8s_logs/"
+			      "kubectl-prefix-vllm-two-replicas-model-loading.log") > 0);
+	assert_int_equal(t_int(tl, "SELECT count(DISTINCT instance) FROM engine WHERE instance LIKE"
+			       " 'vllm-h100-gemma-4-31b-it-595fcb9f4-%%/inference-server pid 126'"), 2);
+	t_close(tl);
+
+	/* --prefix and --timestamps together: "[pod/P/C] <RFC3339Nano> line" */
+	tl = t_open();
+	tl->opts.year = 2025;
+	assert_true(t_parse_mem(tl, "server_log", "p.log",
+		"[pod/vllm-0/vllm] 2025-08-20T03:10:01.5Z ERROR 08-20 03:10:01 [engine.py:467] CUDA out"
+		" of memory. Tried to allocate 33.75 GiB. GPU 0 has a total capacity of 44.40 GiB of"
+		" which 26.88 GiB is free.\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind = 'torch_oom'"),
+			 utc_ns(2025, 8, 20, 3, 10, 1, 500000000));
+	t_close(tl);
+}
+
 static void vllm_without_year(void **state)
 {
 	struct timeline *tl = t_open();
@@ -735,6 +785,7 @@ int main(void)
 		cmocka_unit_test(tgi_pretty_args),
 		cmocka_unit_test(tgi_framed_by_a_terminal_ui),
 		cmocka_unit_test(vllm_without_year),
+		cmocka_unit_test(k8s_wrappers),
 		cmocka_unit_test(requests_served),
 		cmocka_unit_test(torch_oom_wordings),
 		cmocka_unit_test(torch_oom_processes_and_advice),

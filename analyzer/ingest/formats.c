@@ -12,6 +12,7 @@
 #include "parsers/gpu/nvidia_smi_table.h"
 #include "parsers/gpu/nvsmi_accounted.h"
 #include "parsers/k8s/k8s.h"
+#include "parsers/k8s/mustgather.h"
 #include "parsers/host/environ.h"
 #include "parsers/serving/server_log.h"
 #include "parsers/host/smaps.h"
@@ -95,6 +96,10 @@ const struct format format_table[] = {
 	  sos_version_sniff, sos_version_parse, 0 },
 	{ "sos_log", "a sosreport's sos_logs/sos.log: plugins that failed, skipped or timed out",
 	  sos_log_sniff, sos_log_parse, 0 },
+	{ "mustgather_version", "a GPU operator must-gather's version file",
+	  mg_version_sniff, mg_version_parse, 0 },
+	{ "mustgather_log", "a GPU operator must-gather's must-gather.log: what it could not collect",
+	  mg_log_sniff, mg_log_parse, 0 },
 	{ "package_list", "installed packages (dpkg -l, installed-rpms): NVIDIA driver and CUDA versions",
 	  pkg_list_sniff, pkg_list_parse, 0 },
 	/* --- a host's memory as a bundle collects it --- */

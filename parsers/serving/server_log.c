@@ -355,9 +355,9 @@ int server_log_parse(struct input *in, struct sink *s)
 				goto out;
 			continue;
 		}
-		if (srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno) < 0 ||
-		    read_line(st) < 0)
-			goto out;
+		if ((r = srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno)) < 0 ||
+		    (r == 0 && read_line(st) < 0))
+			goto out;   /* r == 1: a CRI partial line, held */
 	}
 	if (take_piece(st) < 0 || srv_mem_finish(&st->mem, s) < 0 ||
 	    srv_stats_finish(&st->stats, s) < 0 ||

@@ -289,6 +289,23 @@ static int strip_iso(struct srv_line *l)
 	return 1;
 }
 
+/* kubectl logs --prefix's "[pod/NAME/CONTAINER] " (or "[pod/NAME] "):
+ * the pod and container become the service, the instance the engine's
+ * lines are told apart by (replicas share a container name). */
+static int strip_k8s_prefix(struct srv_line *l)
+{
+	const char *m = l->msg, *br;
+	size_t k;
+
+	if (!starts(m, l->n, "[pod/") || !(br = memchr(m, ']', l->n < 320 ? l->n : 320)) ||
+	    br == m + 5 || memchr(m + 5, ' ', (size_t)(br - m) - 5))
+		return 0;
+	copy_str(l->service, sizeof(l->service), m + 5, (size_t)(br - m) - 5);
+	k = (size_t)(br - m) + 1;
+	take(l, k < l->n && m[k] == ' ' ? k + 1 : k, 0);
+	return 1;
+}
+
 /* docker-compose "vllm-1  | ", a CI gutter "  | ", a markdown quote "> ",
  * a quote bar "▎ ", a terminal UI's frame "│ ... │", an inline-code
  * backtick, torch's "[rank0]:". */
@@ -602,11 +619,84 @@ static int strip_stage(struct srv_line *l)
 	return 1;
 }
 
+/* A CRI node log line (containerd, CRI-O: /var/log/pods/.../0.log):
+ * "2024-05-01T10:00:00.123456789Z stdout F <line>", the stream stdout or
+ * stderr, the tag F (full) or P (partial: the line goes on in the next
+ * one; a tag-less "<time> stdout <line>" is full). Sets *ns (UTC), *body
+ * (the offset of <line>) and *flag ('F' or 'P'); 0 when raw is not one. */
+static int cri_split(const char *raw, size_t n, int64_t *ns, size_t *body, char *flag)
+{
+	size_t k;
+	int off, u;
+
+	if (n < 28 || !is_digit(raw[0]) || raw[4] != '-' || raw[10] != 'T' ||
+	    (!memmem(raw + 19, n - 19 < 24 ? n - 19 : 24, " stdout", 7) &&
+	     !memmem(raw + 19, n - 19 < 24 ? n - 19 : 24, " stderr", 7)) ||
+	    (u = parse_iso8601(raw, n, ns, &off)) <= 0 || (size_t)u + 7 > n || raw[u] != ' ')
+		return 0;
+	k = (size_t)u + 1;
+	if (memcmp(raw + k, "stdout", 6) && memcmp(raw + k, "stderr", 6))
+		return 0;
+	k += 6;
+	if (k == n) {   /* an empty line */
+		*flag = 'F';
+		*body = n;
+		return 1;
+	}
+	if (raw[k] != ' ')
+		return 0;
+	k++;
+	*flag = 'F';
+	if (k < n && (raw[k] == 'F' || raw[k] == 'P') && (k + 1 == n || raw[k + 1] == ' ')) {
+		*flag = raw[k];
+		k += k + 1 < n ? 2 : 1;
+	}
+	*body = k;
+	return 1;
+}
+
+/* Append raw[0..n) to the partial line held (what does not fit in
+ * SRV_MSG_MAX is dropped: a line is cut there anyway). */
+static void part_add(struct srv_line *l, const char *raw, size_t n)
+{
+	size_t room = SRV_MSG_MAX - 1 - l->part_n;
+
+	if (n > room)
+		n = room;
+	memcpy(l->part + l->part_n, raw, n);
+	l->part_n += n;
+}
+
 int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct sink *s,
 	       uint64_t lineno)
 {
-	int r, rounds;
+	int r, rounds, cri = 0;
+	int64_t cri_ns = 0;
+	size_t body;
+	char flag;
 
+	/* a CRI node log's wrapper first: its partial lines are joined before
+	 * anything else is read in them */
+	if (n >= 28 && is_digit(raw[0]) && cri_split(raw, n, &cri_ns, &body, &flag)) {
+		if (flag == 'P') {
+			if (!l->part_n)
+				l->part_ns = cri_ns;
+			part_add(l, raw + body, n - body);
+			return 1;
+		}
+		cri = 1;
+		if (l->part_n) {
+			part_add(l, raw + body, n - body);
+			raw = l->part;
+			n = l->part_n;
+			cri_ns = l->part_ns;   /* the line's time: its first piece's */
+			l->part_n = 0;
+		} else {
+			raw += body;
+			n -= body;
+		}
+		marked = 1;
+	}
 	copy_plain(l, raw, n, marked);
 	l->t = ol_time_none();
 	l->pid = l->rank = OL_NULL;
@@ -615,12 +705,14 @@ int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct
 	l->hint = ENGINE_NONE;
 	l->prefix_n = 0;
 	l->prefix[0] = 0;
+	if (cri)
+		set_utc(l, cri_ns);   /* exact, UTC: the line's time unless it has its own UTC */
 	/* uvicorn's own lines, most of a busy server's log: no wrapper starts
 	 * with "INFO:" (a level needs its space, a service name its '|') */
 	rounds = starts(l->msg, l->n, "INFO:") ? 16 : 0;
 	for (; rounds < 16 && l->n; rounds++) {
-		if (strip_iso(l) || strip_pid_tag(l) || strip_carrier(l) || strip_indent(l) ||
-		    strip_json(l) || strip_stage(l))
+		if (strip_iso(l) || strip_k8s_prefix(l) || strip_pid_tag(l) || strip_carrier(l) ||
+		    strip_indent(l) || strip_json(l) || strip_stage(l))
 			continue;
 		if ((r = strip_vllm(l, s, lineno)) || (r = strip_syslog(l, s, lineno)) ||
 		    (r = strip_glog(l, s, lineno)) || (r = strip_sglang(l, s))) {

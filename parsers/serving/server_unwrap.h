@@ -12,6 +12,9 @@
  *     JSON lines ({"timestamp":...,"message":...});
  *   - the carrier's: ANSI colours (raw, "^[[" caret and syslog "#033["
  *     forms), a leading ISO 8601 time (kubectl --timestamps, CI, UTC),
+ *     a CRI node log's "<RFC3339Nano> stdout F " (its "P" partial lines
+ *     joined to the line that ends them), kubectl logs --prefix's
+ *     "[pod/NAME/CONTAINER] " (kept as the service: the engine instance),
  *     docker-compose "service  | ", CI "  | " gutters, journald/syslog
  *     "Mon DD HH:MM:SS host ident[pid]: ", markdown "> " quotes and "▎"
  *     bars, inline-code backticks, an indented paste, torch's "[rank0]:".
@@ -30,7 +33,7 @@
 
 #define SRV_MSG_MAX (64 * 1024)
 #define SRV_PREFIX_MAX 160
-#define SRV_NAME_MAX 48
+#define SRV_NAME_MAX 96   /* "pod/NAME/CONTAINER" names fit */
 
 /* The current line, and what is kept from line to line to place it. */
 struct srv_line {
@@ -43,7 +46,8 @@ struct srv_line {
 	int64_t rank;                /* "rank=N" inside that tag, else OL_NULL */
 	int tp;                      /* SGLang's "[... TPn]", else -1 */
 	char tag[SRV_NAME_MAX];      /* the last "(Name pid=N)" tag's name, or "" */
-	char service[SRV_NAME_MAX];  /* docker-compose service, vllm-omni stage, or "" */
+	char service[SRV_NAME_MAX];  /* docker-compose service, vllm-omni stage,
+				      * kubectl --prefix "NAME/CONTAINER", or "" */
 	enum engine_kind hint;       /* the engine whose header the line has, or NONE */
 	char prefix[SRV_PREFIX_MAX]; /* the record header taken off (cut to fit):
 				      * lines of one record share it; the
@@ -55,6 +59,10 @@ struct srv_line {
 	int64_t mtime_ns;            /* else the file's mtime bounds them; 0: unknown */
 	int warned_year, noted_local, noted_year;
 	int64_t sec_key, sec_ns;     /* the last year-less stamp's second, its time */
+	/* a CRI line cut into "P" pieces, held until its "F" piece comes */
+	char part[SRV_MSG_MAX];
+	size_t part_n;
+	int64_t part_ns;             /* the first piece's time (UTC) */
 };
 
 /* Start reading an artifact whose year-less stamps are in year (--year,
@@ -72,7 +80,11 @@ void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns);
  * in raw (input_getline does, told of them), else 1: raw is looked at.
  * A year-less stamp with no year known is warned about once (line
  * lineno), and the first local-time stamp is noted on the sink.
- * Returns 0, or -1 when the sink failed. */
+ * A CRI "P" (partial) line is held in l->part, not read: the next line of
+ * the same file that ends it ("F") is read as the whole (pieces the file
+ * ends on, with no "F" after them, are not read).
+ * Returns 0 (l holds a line to read), 1 (a partial line was held: nothing
+ * to read yet), or -1 when the sink failed. */
 int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct sink *s,
 	       uint64_t lineno);
 
