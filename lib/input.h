@@ -19,8 +19,12 @@
 
 #include "lib/hash.h"
 
+struct hash_async;
+
 #define INPUT_BUFSZ (1u << 20)
 #define INPUT_MAX_LINE (INPUT_BUFSZ - 1)
+/* From this size on, the content hash runs on its own thread. */
+#define INPUT_HASH_ASYNC_MIN (16u << 20)
 
 struct strbuf;
 
@@ -77,6 +81,11 @@ struct input {
 	 * (uncompressed for .gz); hash_gap: a skip went around some bytes. */
 	struct hash64 hash;
 	int hash_gap;
+	/* An input of INPUT_HASH_ASYNC_MIN bytes or more has it fed on a
+	 * thread of its own behind the reads (hash_async.h); NULL when not
+	 * (yet), or when no thread could be made (ha_tried: hashed in line). */
+	struct hash_async *ha;
+	int ha_tried;
 
 	/* Optional: called after each buffer refill once progress_every more
 	 * bytes were read (ingest uses it for its progress line). */
