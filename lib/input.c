@@ -766,3 +766,20 @@ const unsigned char *input_peek(struct input *in, size_t want, size_t *n)
 	*n = in->end - in->pos;
 	return in->buf + in->pos;
 }
+
+const unsigned char *input_unread(const struct input *in, size_t *n)
+{
+	*n = in->end - in->pos;
+	return in->buf + in->pos;
+}
+
+void input_consume_lines(struct input *in, size_t n, uint64_t lines, size_t last_start)
+{
+	if (!lines)
+		return;
+	in->line_offset = in->offset + last_start;
+	in->line_marked = in->line_also = 0;
+	in->pos += n;
+	in->offset += n;
+	in->lineno += lines;
+}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "parsers/kernel/kernel_hot.h"
+#include <stdint.h>
 
 /* Every way up to the best one agrees on l[0..n); returns the answer. */
 static int all_ways(const char *l, size_t n)
@@ -97,6 +98,97 @@ static void real_logs_read_alike(void **state)
 		assert_true(lines_agree(logs[k]) > 0);   /* each holds a report */
 }
 
+/* Is the line l[0..n) one khot_skip() may pass over: no hot pattern, no
+ * start of a bare line or of a JSON object? */
+static int cold(const char *l, size_t n)
+{
+	return !khot_line(l, n, KHOT_SCALAR) &&
+	       !(n && (khot_bare_first[(unsigned char)l[0]] || l[0] == '{'));
+}
+
+/* Walk text as kernel_oom_parse() does: khot_skip() from each line
+ * start, then one line read on. Every line skipped is cold, the counts
+ * and the last line's start are right, and a stop is at a line that
+ * matters or near the end (the last 66 bytes: a step and a line's end).
+ * Returns the lines skipped. */
+static size_t walk(const char *text, size_t n)
+{
+	size_t pos = 0, skipped = 0;
+
+	while (pos < n) {
+		uint64_t lines;
+		size_t last, k = khot_skip(text + pos, n - pos, khot_best_way(), &lines, &last);
+		size_t at = pos, seen = 0, start = 0;
+		const char *nl;
+
+		while (at < pos + k) {   /* the lines passed over */
+			nl = memchr(text + at, '\n', n - at);
+			assert_non_null(nl);
+			assert_true(cold(text + at, (size_t)(nl - (text + at))));
+			start = at - pos;
+			at = (size_t)(nl - text) + 1;
+			seen++;
+		}
+		assert_true(at == pos + k);
+		assert_true(seen == lines);
+		if (seen)
+			assert_true(start == last);
+		skipped += seen;
+		pos += k;
+		nl = memchr(text + pos, '\n', n - pos);
+		if (!nl)
+			break;
+		if (khot_best_way() == KHOT_AVX2 && cold(text + pos, (size_t)(nl - (text + pos))) &&
+		    (size_t)(nl - text) + 66 < n) {
+			fprintf(stderr, "stopped at a cold line at %zu of %zu\n", pos, n);
+			fail();
+		}
+		pos = (size_t)(nl - text) + 1;   /* the parser reads that line */
+	}
+	return skipped;
+}
+
+/* khot_skip() over real logs and over a syslog of ordinary lines with a
+ * hot line, a bare start and a JSON object here and there. */
+static void skip_passes_over_exactly_the_cold_lines(void **state)
+{
+	static const char *const logs[] = {
+		"tests/data/kernel/k419_memcg_v1_dmesg.log", "tests/data/kernel/k515_journal.json",
+		"tests/data/kernel/rhel7_messages.log", "tests/data/kernel/killstorm_kmsg.log",
+		"tests/data/kernel/userspace_short_iso.log", "fixtures/demo/kern.log",
+	};
+	static const char *const lines[] = {
+		"Nov 29 00:00:00 gpu-a100-03 CRON[2641]: (root) CMD (   test -x /etc/cron.daily/popularity-contest)\n",
+		"Nov 29 00:00:01 gpu-a100-03 kernel: [60439.000059] nvidia-nvlink: Unregistered Nvlink Core\n",
+		"Nov 29 00:00:02 h systemd-logind[871]: Session 38368 logged out.\n",
+		"x\n", "\n",
+		"Nov 29 00:00:03 h kernel: [1.2] python3 invoked oom-killer: gfp_mask=0xcc0\n",
+		"mem avail: 21% of 7961 MiB, swap free: 0%\n",
+		"{\"MESSAGE\":[104,105]}\n",
+		"Nov 29 00:00:04 h kernel: memory: usage 2097152kB, limit 2097152kB, failcnt 48213\n",
+	};
+	size_t k, n, i, len = 0;
+	char *text;
+
+	(void)state;
+	for (k = 0; k < sizeof(logs) / sizeof(logs[0]); k++) {
+		text = t_slurp(logs[k], &n);
+		walk(text, n);
+		free(text);
+	}
+	text = malloc(1u << 20);
+	assert_non_null(text);
+	for (i = 0; len + 200 < (1u << 20); i++) {
+		/* mostly the three ordinary lines; the others at uneven steps */
+		size_t pick = i % 97 == 0 ? 5 + i % 4 : i % 13 == 0 ? 3 + i % 2 : i % 3;
+		size_t l = strlen(lines[pick]);
+		memcpy(text + len, lines[pick], l);
+		len += l;
+	}
+	assert_true(walk(text, len) > len / 200);   /* most lines passed over */
+	free(text);
+}
+
 /* The bare earlyoom/srun starts pass the first-byte table. */
 static void bare_starts_pass_the_table(void **state)
 {
@@ -116,6 +208,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_pattern_at_every_offset),
 		cmocka_unit_test(real_logs_read_alike),
+		cmocka_unit_test(skip_passes_over_exactly_the_cold_lines),
 		cmocka_unit_test(bare_starts_pass_the_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

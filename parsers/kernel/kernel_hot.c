@@ -173,6 +173,76 @@ static int hot_avx2(const unsigned char *p, const unsigned char *e)
 }
 #endif
 
+#ifdef KHOT_HAVE_AVX2
+/* khot_skip() for the AVX2 way: per 32-byte step the positions where a
+ * pattern's first three bytes lie and the newlines, one bit each. */
+__attribute__((target("avx2")))
+static size_t skip_avx2(const unsigned char *p, size_t n, uint64_t *lines, size_t *last)
+{
+	const unsigned char *e = p + n;
+	const __m256i low = _mm256_set1_epi8(15), zero = _mm256_setzero_si256();
+	const __m256i nl = _mm256_set1_epi8('\n');
+	const __m256i l0 = BCAST(tab[0][0]), h0 = BCAST(tab[0][1]);
+	const __m256i l1 = BCAST(tab[1][0]), h1 = BCAST(tab[1][1]);
+	const __m256i l2 = BCAST(tab[2][0]), h2 = BCAST(tab[2][1]);
+	size_t i, done = 0, start = 0;
+	uint64_t count = 0;
+
+	for (i = 0; i + 34 <= n; i += 32) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 1));
+		__m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 2));
+		__m256i m = _mm256_and_si256(_mm256_and_si256(pat_set(a, l0, h0, low),
+							      pat_set(b, l1, h1, low)),
+					     pat_set(c, l2, h2, low));
+		unsigned hits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero));
+		unsigned nls = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl));
+		unsigned h = hits, k;
+
+		/* keep the confirmed hits only (a pattern holds no newline, so
+		 * the one at a position is in that position's line) */
+		hits = 0;
+		for (; h; h &= h - 1) {
+			k = (unsigned)__builtin_ctz(h);
+			if (hot_at(p + i + k, e))
+				hits |= 1u << k;
+		}
+		for (; nls; nls &= nls - 1) {
+			k = (unsigned)__builtin_ctz(nls);
+			if (hits & ((2u << k) - 1))
+				goto out;         /* a hot line: stop at its start */
+			start = done;
+			done = i + k + 1;
+			count++;
+			if (done < n && (khot_bare_first[p[done]] || p[done] == '{'))
+				goto out;         /* the next line may matter */
+		}
+		if (hits)
+			goto out;
+	}
+out:
+	*lines = count;
+	*last = start;
+	return done;
+}
+#endif
+
+size_t khot_skip(const char *buf, size_t n, enum khot_way way, uint64_t *lines, size_t *last)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+
+	*lines = 0;
+	*last = 0;
+	if (!n || khot_bare_first[p[0]] || p[0] == '{')
+		return 0;
+#ifdef KHOT_HAVE_AVX2
+	if (way == KHOT_AVX2)
+		return skip_avx2(p, n, lines, last);
+#endif
+	(void)way;
+	return 0;
+}
+
 enum khot_way khot_best_way(void)
 {
 #ifdef KHOT_HAVE_AVX2

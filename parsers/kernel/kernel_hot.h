@@ -23,6 +23,7 @@
 #define OOMLENS_KERNEL_HOT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum khot_way { KHOT_SCALAR, KHOT_SSE2, KHOT_AVX2 };
 
@@ -34,6 +35,16 @@ enum khot_way khot_best_way(void);
  * must be one this CPU runs (at most khot_best_way()); every way gives
  * the same answer. */
 int khot_line(const char *l, size_t n, enum khot_way way);
+
+/* The whole lines at the start of buf[0..n) that the filter drops (no
+ * hot pattern, no start of a bare earlyoom/srun line or of a journal JSON
+ * object), found 32 bytes a step with no call per line: their bytes are
+ * returned, their count in *lines and the last one's start in *last.
+ * 0 when the first line may matter, when the way is not KHOT_AVX2, or
+ * when no whole line is in buf. A line it stops at is left to
+ * khot_line() and the parser; the lines it passes are exactly those
+ * they would drop. */
+size_t khot_skip(const char *buf, size_t n, enum khot_way way, uint64_t *lines, size_t *last);
 
 /* Can a line starting with byte c be a bare earlyoom/srun line? A table
  * look-up that spares userspace_bare_start() most lines. */

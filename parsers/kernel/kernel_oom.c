@@ -273,7 +273,18 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 
 	if (!kp)
 		return -1;
-	while ((rc = input_getline(in, &line, &len)) == 1) {
+	for (;;) {
+		/* outside a report's body, pass over the buffered lines the
+		 * filter would drop, with no call per line */
+		if (!report_in_body(&kp->ev) && !in->line_cut) {
+			size_t n, last, k;
+			uint64_t lines;
+			const unsigned char *p = input_unread(in, &n);
+			if ((k = khot_skip((const char *)p, n, kp->hot_way, &lines, &last)))
+				input_consume_lines(in, k, lines, last);
+		}
+		if ((rc = input_getline(in, &line, &len)) != 1)
+			break;
 		if (in->line_cut)
 			sink_diagf(s, in->lineno, 0, OL_WARN,
 				   "line longer than %u bytes: read its start only", INPUT_MAX_LINE);
