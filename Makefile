@@ -1,13 +1,14 @@
 # Thin wrapper over CMake. The two set-up commands of the README:
 #   make demo   install what is missing, build, analyze a bundled fixture
 #   make test   install what is missing, build, run every test (plain and ASan/UBSan)
-# Also: make build, make bench, make fuzz [FUZZ_SECONDS=600], make clean.
+# Also: make build, make bench, make bench-check [UPDATE=1 WHY='...'],
+# make fuzz [FUZZ_SECONDS=600], make clean.
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps browser-deps build demo test test-plain test-asan bench fuzz clean
+.PHONY: all deps browser-deps build demo test test-plain test-asan bench bench-check fuzz clean
 
 all: build
 
@@ -37,6 +38,7 @@ test-plain: deps browser-deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOOMLENS_WERROR=ON >/dev/null
 	cmake --build build -j$(JOBS)
 	cd build && ctest --output-on-failure -j$(JOBS)
+	sh bench/check.sh build/oomlens
 
 test-asan: deps
 	CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOOMLENS_SANITIZE=ON -DOOMLENS_WERROR=ON >/dev/null
@@ -49,6 +51,11 @@ test: test-plain test-asan
 bench: build
 	sh scripts/deps.sh --bench
 	sh bench/run.sh
+
+# The benches' instruction counts against bench/baseline.tsv (bench/check.sh):
+# fails on a rise of more than 5 %; UPDATE=1 WHY='...' rewrites the baseline.
+bench-check: build
+	UPDATE="$(UPDATE)" WHY="$(WHY)" sh bench/check.sh build/oomlens
 
 fuzz: deps
 	CC=clang cmake -S . -B build-fuzz -DOOMLENS_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

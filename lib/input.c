@@ -5,6 +5,7 @@
  * raw format and its filters.
  */
 #include "lib/input.h"
+#include "lib/hash_async.h"
 #include "lib/strbuf.h"
 
 #include <errno.h>
@@ -40,55 +41,6 @@ static int init_common(struct input *in, const char *name)
 	hash64_init(&in->hash);
 	in->buf = malloc(INPUT_BUFSZ);
 	return in->buf ? 0 : -1;
-}
-
-int input_changed(struct input *in, char *why, size_t n, int *lost)
-{
-	struct stat st;
-
-	*lost = 0;
-	if ((in->gz || in->arc) && in->gz_cut) {
-		*lost = 1;
-		snprintf(why, n, "the %s stream ends before its end (the file was cut or is"
-			 " still being written): %llu bytes read before the cut",
-			 in->gz ? "gzip" : "compressed", (unsigned long long)in->offset);
-		return 1;
-	}
-	if (in->mem || in->fd < 0 || in->gz || in->arc || fstat(in->fd, &st) < 0)
-		return 0;
-	if ((uint64_t)st.st_size < in->size || (in->eof && in->fd_pos < in->size)) {
-		*lost = 1;
-		snprintf(why, n, "changed while read: %llu bytes at open, %llu now; what was"
-			 " cut off is not read", (unsigned long long)in->size,
-			 (unsigned long long)st.st_size);
-		return 1;
-	}
-	if ((uint64_t)st.st_size > in->size) {
-		snprintf(why, n, "changed while read: %llu bytes at open, %llu now; read up to"
-			 " its size at open", (unsigned long long)in->size,
-			 (unsigned long long)st.st_size);
-		return 1;
-	}
-	if ((int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != in->mtime_ns) {
-		snprintf(why, n, "changed while read: written to after it was opened (same"
-			 " size); what it says may mix old and new content");
-		return 1;
-	}
-	return 0;
-}
-
-const char *input_file_type(unsigned mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return "a regular file";
-	case S_IFDIR: return "a directory";
-	case S_IFIFO: return "a FIFO (named pipe)";
-	case S_IFSOCK: return "a socket";
-	case S_IFCHR: return "a character device";
-	case S_IFBLK: return "a block device";
-	case S_IFLNK: return "a symbolic link";
-	default: return "not a regular file";
-	}
 }
 
 /* Fail an open: the message (path: why) into err, the input closed. */
@@ -264,6 +216,8 @@ int input_open_stream(struct input *in, const char *name,
 
 void input_close(struct input *in)
 {
+	hash_async_free(in->ha);   /* waits for the piece in flight */
+	in->ha = NULL;
 	if (in->arc)
 		archive_read_free(in->arc);
 	if (in->arc_fd >= 0)
@@ -344,13 +298,24 @@ static ssize_t source_read(struct input *in, unsigned char *dst, size_t n)
 	return r;
 }
 
-/* source_read, every byte that comes also fed to the content hash. */
-static ssize_t raw_read(struct input *in, unsigned char *dst, size_t n)
+/* source_read, every byte that comes also fed to the content hash: on
+ * the hash's own thread when later (the bytes stay in the buffer until
+ * the next fill() waits for it) and the input is large, else here. */
+static ssize_t raw_read(struct input *in, unsigned char *dst, size_t n, int later)
 {
 	ssize_t r = source_read(in, dst, n);
 
-	if (r > 0)
+	if (later && !in->ha && !in->ha_tried && in->size >= INPUT_HASH_ASYNC_MIN) {
+		in->ha_tried = 1;
+		in->ha = hash_async_new(&in->hash);
+	}
+	if (r > 0 && later && in->ha) {
+		hash_async_post(in->ha, dst, (size_t)r);
+	} else if (r > 0) {
+		if (in->ha)
+			hash_async_wait(in->ha);
 		hash64_update(&in->hash, dst, (size_t)r);
+	}
 	return r;
 }
 
@@ -361,6 +326,8 @@ static ssize_t fill(struct input *in)
 
 	if (in->eof)
 		return 0;
+	if (in->ha)   /* the bytes in the buffer are hashed before they move */
+		hash_async_wait(in->ha);
 	if (in->pos > 0) {
 		memmove(in->buf, in->buf + in->pos, in->end - in->pos);
 		in->end -= in->pos;
@@ -368,7 +335,7 @@ static ssize_t fill(struct input *in)
 	}
 	if (in->end == INPUT_BUFSZ)
 		return 0;
-	r = raw_read(in, in->buf + in->end, INPUT_BUFSZ - in->end);
+	r = raw_read(in, in->buf + in->end, INPUT_BUFSZ - in->end, 1);
 	if (r <= 0) {
 		in->eof = 1;
 		return r;
@@ -397,7 +364,7 @@ ssize_t input_read(struct input *in, void *dst, size_t n)
 			continue;
 		}
 		if (n - got >= INPUT_BUFSZ && !in->eof) {
-			ssize_t r = raw_read(in, d + got, n - got);
+			ssize_t r = raw_read(in, d + got, n - got, 0);
 			if (r < 0)
 				return got ? (ssize_t)got : -1;
 			if (r == 0) {
@@ -760,6 +727,8 @@ int input_hash(struct input *in, enum input_hash_mode mode, uint64_t *hash, int 
 	ssize_t r;
 
 	*sampled = 0;
+	if (in->ha)   /* every byte read so far in the hash, in->buf free */
+		hash_async_wait(in->ha);
 	if (in->error)
 		return -1;   /* some bytes could not be read: no hash of the whole */
 	if (!in->gz && !in->mem && !in->arc && in->fd >= 0) {
@@ -777,7 +746,7 @@ int input_hash(struct input *in, enum input_hash_mode mode, uint64_t *hash, int 
 	 * what the parser left unread. */
 	in->pos = in->end = 0;
 	while (!in->eof) {
-		r = raw_read(in, in->buf, INPUT_BUFSZ);
+		r = raw_read(in, in->buf, INPUT_BUFSZ, 0);
 		if (r < 0)
 			return -1;
 		if (r == 0)
@@ -796,4 +765,21 @@ const unsigned char *input_peek(struct input *in, size_t want, size_t *n)
 			break;
 	*n = in->end - in->pos;
 	return in->buf + in->pos;
+}
+
+const unsigned char *input_unread(const struct input *in, size_t *n)
+{
+	*n = in->end - in->pos;
+	return in->buf + in->pos;
+}
+
+void input_consume_lines(struct input *in, size_t n, uint64_t lines, size_t last_start)
+{
+	if (!lines)
+		return;
+	in->line_offset = in->offset + last_start;
+	in->line_marked = in->line_also = 0;
+	in->pos += n;
+	in->offset += n;
+	in->lineno += lines;
 }

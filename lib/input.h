@@ -19,8 +19,12 @@
 
 #include "lib/hash.h"
 
+struct hash_async;
+
 #define INPUT_BUFSZ (1u << 20)
 #define INPUT_MAX_LINE (INPUT_BUFSZ - 1)
+/* From this size on, the content hash runs on its own thread. */
+#define INPUT_HASH_ASYNC_MIN (16u << 20)
 
 struct strbuf;
 
@@ -77,6 +81,11 @@ struct input {
 	 * (uncompressed for .gz); hash_gap: a skip went around some bytes. */
 	struct hash64 hash;
 	int hash_gap;
+	/* An input of INPUT_HASH_ASYNC_MIN bytes or more has it fed on a
+	 * thread of its own behind the reads (hash_async.h); NULL when not
+	 * (yet), or when no thread could be made (ha_tried: hashed in line). */
+	struct hash_async *ha;
+	int ha_tried;
 
 	/* Optional: called after each buffer refill once progress_every more
 	 * bytes were read (ingest uses it for its progress line). */
@@ -153,5 +162,13 @@ int input_hash(struct input *in, enum input_hash_mode mode, uint64_t *hash, int 
 /* Look at the first bytes without consuming them (up to INPUT_BUFSZ).
  * Returns a pointer to what is buffered and its length in *n. */
 const unsigned char *input_peek(struct input *in, size_t want, size_t *n);
+/* For a parser that passes over lines it would drop without reading
+ * them one by one: the buffered bytes not yet read (from the start of
+ * the next line, unless in->line_cut), their count in *n, reading none. */
+const unsigned char *input_unread(const struct input *in, size_t *n);
+/* Consume the first n of those bytes, which are `lines` whole lines, each
+ * ending in a newline, the last starting at last_start: the offsets and
+ * line count move as if input_getline() had returned each line. */
+void input_consume_lines(struct input *in, size_t n, uint64_t lines, size_t last_start);
 
 #endif

@@ -3,11 +3,12 @@
 # skipping those already present. Run as root on Debian 12 (bookworm) or later.
 #   scripts/deps.sh            build + test dependencies (clang and its
 #                              sanitizer/libFuzzer runtime for the ASan/UBSan
-#                              test build and the fuzzers)
+#                              test build and the fuzzers; valgrind for
+#                              bench/check.sh's instruction counts)
 #   scripts/deps.sh --browser  also Chromium, for the HTML report browser test
 #   scripts/deps.sh --bench    also the tools the benchmarks use
 set -e
-pkgs="build-essential cmake pkg-config libsqlite3-dev libelf-dev libdw-dev zlib1g-dev liblz4-dev libarchive-dev libjansson-dev libcmocka-dev python3 sqlite3 gdb clang libclang-rt-dev"
+pkgs="build-essential cmake pkg-config libsqlite3-dev libelf-dev libdw-dev zlib1g-dev liblz4-dev libarchive-dev libjansson-dev libcmocka-dev python3 sqlite3 gdb clang libclang-rt-dev valgrind"
 [ "$1" = "--browser" ] && pkgs="$pkgs chromium"
 [ "$1" = "--bench" ] && pkgs="$pkgs time bc"
 

@@ -112,6 +112,47 @@ static void input_hashes_the_whole_content(void **state)
 	input_close(&in);
 }
 
+/* A large log (INPUT_HASH_ASYNC_MIN and more) is hashed on a thread
+ * behind the reads (issue 31): the same hash, whether the parser reads
+ * every line, stops half-way or reads nothing, and the lines unchanged
+ * by the thread reading the buffer beside the parser. */
+static void large_input_hashes_alike_on_its_thread(void **state)
+{
+	size_t n = INPUT_HASH_ASYNC_MIN + (3u << 20) + 77, i, lines = 0, want = 0;
+	char *text = malloc(n);
+	struct input in;
+	const char *line;
+	size_t len;
+	uint64_t h, expect;
+	int sampled, stop;
+	(void)state;
+
+	assert_non_null(text);
+	for (i = 0; i < n; i++)   /* lines of 1 to 200 bytes */
+		text[i] = i % 201 == 200 || (i * 7919) % 263 == 0 ? '\n' : (char)('a' + i % 26);
+	for (i = 0; i < n; i++)
+		want += text[i] == '\n';
+	write_file(at("big.log"), text, n);
+	expect = hash64_of(text, n);
+	for (stop = 0; stop < 3; stop++) {
+		assert_int_equal(input_open(&in, at("big.log"), NULL), 0);
+		lines = 0;
+		while (stop != 2 && input_getline(&in, &line, &len) == 1) {
+			assert_true(line + len <= (const char *)in.buf + INPUT_BUFSZ);
+			assert_true(len == 0 || line[len - 1] != '\n');
+			if (++lines == want / 2 && stop == 1)
+				break;
+		}
+		if (stop == 0)
+			assert_true(lines == want + (text[n - 1] != '\n'));
+		assert_int_equal(input_hash(&in, INPUT_HASH_AUTO, &h, &sampled), 0);
+		assert_int_equal(sampled, 0);
+		assert_true(h == expect);
+		input_close(&in);
+	}
+	free(text);
+}
+
 /* A file a parser leaves mostly unread (a core dump) is not read whole
  * to be hashed: its size and samples are, and the hash says so. */
 static void huge_unread_file_is_sampled(void **state)
@@ -436,6 +477,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hash_is_xxh64),
 		cmocka_unit_test(input_hashes_the_whole_content),
+		cmocka_unit_test(large_input_hashes_alike_on_its_thread),
 		cmocka_unit_test(huge_unread_file_is_sampled),
 		cmocka_unit_test(only_regular_files_are_opened),
 		cmocka_unit_test(kernel_pseudo_files_are_refused),

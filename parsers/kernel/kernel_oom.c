@@ -13,10 +13,9 @@
  * kernel_oom_*.c files listed in kernel_oom_report.h.
  *
  * Speed: outside an OOM report only lines holding one of a few byte
- * patterns ("oom", "OOM", "Kil", "lure") can matter; every other line is
- * rejected by one SSE2 pass over its bytes, before any prefix work and
- * without building a string. That pass is the hot loop: keep it here,
- * static, with nothing per line before it.
+ * patterns can matter; every other line is rejected by one SIMD pass over
+ * its bytes (kernel_hot.h), before any prefix work and without building a
+ * string. That pass is the hot loop: keep nothing per line before it.
  *
  * Memory: one report at a time; its task table is capped (kernel_oom_tasks.c).
  */
@@ -25,90 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
+#include "parsers/kernel/kernel_hot.h"
 #include "parsers/kernel/kernel_oom_report.h"
 #include "parsers/kernel/kernel_scan.h"
 #include "parsers/common/textclean.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
 #include "lib/vocab.h"
-
-/* ---------------------------------------------------------------------
- * Cheap rejection: does the line hold one of the patterns that can start
- * or continue something we read outside a report's body? Every such line
- * holds "oom" (header, oom_reaper, oom-kill:, oom.group, systemd-oomd,
- * earlyoom, Slurm's oom-kill events), "OOM" (sysrq), "Kil" (Kill/Killed
- * process, systemd-oomd), "lure" (page allocation failure), "NVRM" (the
- * NVIDIA driver's Xid and bus lines), "cnt" (a memcg's failcnt) or
- * "m-Info"/"m-info" (Mem-Info: both open a report whose header a paste
- * cut off). SSE2 finds the first two bytes of
- * each 16 positions at a time; a hit is confirmed byte by byte. The lines
- * of earlyoom and srun printed bare to a terminal hold none of these;
- * they are told by how they start (bare_start).
- */
-
-static int hot_at(const unsigned char *p, const unsigned char *e)
-{
-	if (e - p < 3)
-		return 0;
-	switch (p[0]) {
-	case 'o': return p[1] == 'o' && p[2] == 'm';
-	case 'O': return p[1] == 'O' && p[2] == 'M';
-	case 'K': return p[1] == 'i' && p[2] == 'l';
-	case 'l': return p[1] == 'u' && p[2] == 'r' && e - p >= 4 && p[3] == 'e';
-	case 'N': return p[1] == 'V' && p[2] == 'R' && e - p >= 4 && p[3] == 'M';
-	case 'c': return p[1] == 'n' && p[2] == 't';
-	case 'm': return p[1] == '-' && (p[2] == 'I' || p[2] == 'i') && e - p >= 6 &&
-			 !memcmp(p + 3, "nfo", 3);
-	default: return 0;
-	}
-}
-
-/* Does the line l[0..n) hold one of the hot patterns (see above)? */
-static int line_is_hot(const char *l, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)l, *e = p + n;
-	size_t i = 0;
-
-#ifdef __SSE2__
-	const __m128i co = _mm_set1_epi8('o'), cO = _mm_set1_epi8('O'), cK = _mm_set1_epi8('K'),
-		      ci = _mm_set1_epi8('i'), cl = _mm_set1_epi8('l'), cu = _mm_set1_epi8('u'),
-		      cN = _mm_set1_epi8('N'), cV = _mm_set1_epi8('V'), cc = _mm_set1_epi8('c'),
-		      cn = _mm_set1_epi8('n'), cm = _mm_set1_epi8('m'), cd = _mm_set1_epi8('-');
-
-	for (; i + 17 <= n; i += 16) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(p + i + 1));
-		__m128i m = _mm_or_si128(
-			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, co), _mm_cmpeq_epi8(b, co)),
-				     _mm_and_si128(_mm_cmpeq_epi8(a, cO), _mm_cmpeq_epi8(b, cO))),
-			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cK), _mm_cmpeq_epi8(b, ci)),
-				     _mm_and_si128(_mm_cmpeq_epi8(a, cl), _mm_cmpeq_epi8(b, cu))));
-		m = _mm_or_si128(m, _mm_or_si128(
-			_mm_and_si128(_mm_cmpeq_epi8(a, cN), _mm_cmpeq_epi8(b, cV)),
-			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cc), _mm_cmpeq_epi8(b, cn)),
-				     _mm_and_si128(_mm_cmpeq_epi8(a, cm), _mm_cmpeq_epi8(b, cd)))));
-		unsigned bits = (unsigned)_mm_movemask_epi8(m);
-		/* almost every block has no candidate: say so, so that the
-		 * compiler lays the next block's load right after this test */
-		if (__builtin_expect(bits == 0, 1))
-			continue;
-		while (bits) {
-			unsigned k = (unsigned)__builtin_ctz(bits);
-			if (hot_at(p + i + k, e))
-				return 1;
-			bits &= bits - 1;
-		}
-	}
-#endif
-	for (; i + 2 < n; i++)
-		if (hot_at(p + i, e))
-			return 1;
-	return 0;
-}
 
 /* One kernel (or daemon) message, prefix already stripped. */
 static int message(struct kparse *kp, const struct krec *r, const char *p, const char *e)
@@ -252,6 +175,7 @@ static struct kparse *kparse_new(struct input *in, struct sink *s)
 		free(kp);
 		return NULL;
 	}
+	kp->hot_way = khot_best_way();
 	kprefix_init(&kp->px, in, s);
 	strbuf_init(&kp->ev.names);
 	report_reset(&kp->ev);
@@ -324,8 +248,9 @@ int kernel_feed_line(struct kparse *kp, const char *line, size_t len)
 	/* cheap reject: outside a report's body only hot lines matter
 	 * (and journal lines whose MESSAGE is a byte array, which the
 	 * filter cannot read) */
-	if (!report_in_body(&kp->ev) && !line_is_hot(line, len) &&
-	    !userspace_bare_start(line, len) &&
+	if (!report_in_body(&kp->ev) && !khot_line(line, len, kp->hot_way) &&
+	    !(len >= 6 && khot_bare_first[(unsigned char)*line] &&
+	      userspace_bare_start(line, len)) &&
 	    !(len && *line == '{' && kprefix_json_message_is_array(line, line + len)))
 		return 0;
 	return read_line(kp, line, len);
@@ -348,7 +273,18 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 
 	if (!kp)
 		return -1;
-	while ((rc = input_getline(in, &line, &len)) == 1) {
+	for (;;) {
+		/* outside a report's body, pass over the buffered lines the
+		 * filter would drop, with no call per line */
+		if (!report_in_body(&kp->ev) && !in->line_cut) {
+			size_t n, last, k;
+			uint64_t lines;
+			const unsigned char *p = input_unread(in, &n);
+			if ((k = khot_skip((const char *)p, n, kp->hot_way, &lines, &last)))
+				input_consume_lines(in, k, lines, last);
+		}
+		if ((rc = input_getline(in, &line, &len)) != 1)
+			break;
 		if (in->line_cut)
 			sink_diagf(s, in->lineno, 0, OL_WARN,
 				   "line longer than %u bytes: read its start only", INPUT_MAX_LINE);

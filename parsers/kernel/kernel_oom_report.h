@@ -204,6 +204,7 @@ struct kparse {
 	struct eo_status eo;
 	uint64_t alloc_fail_line; /* line of the last page allocation failure */
 	char *clean;              /* a damaged line cleaned (textclean.h), CLEAN_MAX bytes */
+	int hot_way;              /* enum khot_way: how the line filter runs here */
 };
 
 #define CLEAN_MAX (64 * 1024)
