@@ -12,7 +12,9 @@
  * rl_per_request, rl_oom_request), and running the most requests running
  * before the OOM (server.running), capped by max_num_seqs and by what
  * the KV pool holds. The table is written only when this model reaches
- * the card's total at the recorded settings: it explains the OOM.
+ * the card's total at the recorded settings: it explains the OOM, and
+ * only when that load was carried RL_HISTORY_MIN_S before the OOM (else
+ * it is the start-up's ramp, startup.c's to judge).
  *
  * Candidates: max_num_seqs (the recorded one, the largest that fits, the
  * seed's safe concurrency pl_safe_seqs: chosen); gpu_memory_utilization
@@ -70,7 +72,7 @@ static double engine_fact(struct rule_ctx *c, const char *col, const char *meta)
  * total, no load, no per-request figure, no OOM time). */
 static int read_facts(struct rule_ctx *c, struct sw_facts *f)
 {
-	double w, kv, used, failed;
+	double w, kv, used, failed, first, busy;
 	int64_t run;
 
 	memset(f, 0, sizeof(*f));
@@ -80,6 +82,16 @@ static int read_facts(struct rule_ctx *c, struct sw_facts *f)
 	if (!run || rl_num(c, &f->running, "SELECT max(value) FROM sample WHERE series_id = %lld"
 			   " AND time_ns <= %lld", (long long)run, (long long)c->oom_ns) < 0 ||
 	    f->running < 1)
+		return -1;
+	/* a load first carried less than RL_HISTORY_MIN_S before the OOM is
+	 * the start-up's ramp, not the service's load: the phase decides
+	 * there (startup.c), with the start-up's knob and value */
+	if (rl_num(c, &first, "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
+		   (long long)run) < 0 ||
+	    rl_num(c, &busy, "SELECT min(time_ns) FROM sample WHERE series_id = %lld AND"
+		   " value >= 1 AND time_ns <= %lld", (long long)run, (long long)c->oom_ns) < 0)
+		return -1;
+	if (busy > first && ((double)c->oom_ns - busy) / 1e9 < RL_HISTORY_MIN_S)
 		return -1;
 	if (rl_per_request(c, c->oom_ns, &f->per_req, &(const char *){ NULL }) < 0)
 		return -1;
