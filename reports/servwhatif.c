@@ -79,8 +79,8 @@ void html_servwhatif(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 
 	(void)c;
 	if (!json_array_size(m)) {
-		h_na(sb, "no serving what-if: it needs a serving engine's load (running requests)"
-		     " and memory before the OOM that the load model explains");
+		h_na(sb, "no serving what-if: it needs a serving engine's load (running requests),"
+		     " the card's memory over time and an OOM that this load explains");
 		return;
 	}
 	strbuf_addstr(sb, "<p>The peak each setting would have reached under the incident's"
