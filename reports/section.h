@@ -163,6 +163,8 @@ section_load_fn load_live_memory;                      /* live_memory.c */
 section_draw_fn html_live_memory;
 section_load_fn load_holders;                          /* holders.c */
 section_draw_fn html_holders, md_holders;
+section_load_fn load_servwhatif;                       /* servwhatif.c */
+section_draw_fn html_servwhatif, md_servwhatif;
 section_load_fn load_whatif;                           /* whatif.c */
 section_draw_fn html_whatif, md_whatif;
 /* Each snapshot's what-if rows under "whatif" (every row carries its id

@@ -38,6 +38,7 @@ const struct section report_sections[] = {
 	  html_oom_tasks, NULL, stream_oom_tasks },
 	{ "engines", NULL, "Engines", "Serving engines: their memory accounting", 1, load_engines,
 	  html_engines, md_engines, NULL },
+	{ "serving_whatif", NULL, "Serving what-if", "Serving what-if: each setting under the recorded load", 1, load_servwhatif, html_servwhatif, md_servwhatif, NULL },
 	{ "holders", NULL, "Holders", "What held the memory: live memory by allocation stack", 0,
 	  load_holders, html_holders, md_holders, NULL },
 	{ "whatif", NULL, "What-if", "What-if: the allocator trace replayed under other settings",

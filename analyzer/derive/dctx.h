@@ -25,6 +25,9 @@
 #include <jansson.h>
 
 #define RL_MAX_POINTS 400    /* buckets per series the rules look at */
+/* ten minutes: as long as a leak must last, and a load must have been
+ * carried to be the service's steady load (startup.c, servwhatif.c) */
+#define RL_HISTORY_MIN_S 600.0
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
 

@@ -4,6 +4,7 @@
  */
 #include "analyzer/derive/derive.h"
 #include "analyzer/derive/oom.h"
+#include "analyzer/derive/servwhatif.h"
 #include "analyzer/store/timeline.h"
 #include "lib/strbuf.h"
 
@@ -17,6 +18,8 @@ const struct derive_pass derive_passes[] = {
 	{ "peak", "peak: each account's highest memory per measure, its headline", derive_peak },
 	/* after peak: it reads the headline rows */
 	{ "profile", "profile: per account, headroom, growth, time to the limit", derive_profile },
+	{ "serving_whatif", "serving_whatif: candidate serving settings under the recorded load",
+	  derive_servwhatif },
 	{ NULL, NULL, NULL }
 };
 

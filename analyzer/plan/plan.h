@@ -86,6 +86,9 @@ struct pl_settings {
 	int64_t weights_given;      /* what the engine printed, or -1 */
 	int64_t non_kv_given;
 	int64_t kv_given;
+	int64_t kv_per_token_given; /* > 0: the engine's own KV bytes per token
+				     * (its KV memory / its KV tokens), replaces
+				     * the architecture's; 0: not given */
 };
 
 struct pl_result {
@@ -129,6 +132,12 @@ int64_t pl_kv_bytes_per_token(const struct pl_arch *a, int tp, int pp, int kv_by
 int pl_kv_heads_per_rank(const struct pl_arch *a, int tp);
 
 /* ---- pool.c ---- */
+/* The seed's safety factor: of what fits, plan for 70 %. */
+#define PL_SAFETY 0.7
+/* The seed's safe concurrency: floor(room / per_request x 0.7), at least
+ * 1 when room and per_request are positive, else 0. The one formula the
+ * serving what-if (analyzer/derive/servwhatif.c) and plan share. */
+int64_t pl_safe_seqs(double room_bytes, double per_request_bytes);
 /* Fill the engine's defaults in s for what is not given (-1). */
 void pl_settings_defaults(struct pl_settings *s, const struct pl_arch *a);
 /* The engine's start-up figures for a and s (defaults filled), without

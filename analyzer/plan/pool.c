@@ -124,7 +124,8 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 	}
 	r->weights_bytes = s->weights_given >= 0 ? s->weights_given
 		: pl_weights_bytes(a, s->tp, s->pp, s->quant, s->dtype_bytes);
-	r->kv_bytes_per_token = pl_kv_bytes_per_token(a, s->tp, s->pp, s->kv_dtype_bytes);
+	r->kv_bytes_per_token = s->kv_per_token_given > 0 ? s->kv_per_token_given
+		: pl_kv_bytes_per_token(a, s->tp, s->pp, s->kv_dtype_bytes);
 	r->non_torch_bytes = non_torch_estimate(s);
 	r->activation_bytes = activation_estimate(a, s);
 	r->non_kv_bytes = s->non_kv_given >= 0 ? s->non_kv_given
@@ -156,12 +157,22 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 	r->gpu_blocks = per_block > 0 ? r->kv_cache_bytes / per_block : 0;
 	r->kv_cache_tokens = r->gpu_blocks * s->block_size;
 	r->max_concurrency = (double)r->kv_cache_tokens / (double)s->max_model_len;
-	r->safe_concurrency = (int64_t)floor(r->max_concurrency * 0.7);
+	r->safe_concurrency = (int64_t)floor(r->max_concurrency * PL_SAFETY);
 	if (s->engine == PL_OLLAMA)
 		r->fits = r->weights_bytes + r->kv_cache_bytes + r->non_kv_bytes <= s->gpu_bytes;
 	else
 		r->fits = kv > 0 && r->kv_cache_tokens >= s->max_model_len;
 	return 0;
+}
+
+int64_t pl_safe_seqs(double room_bytes, double per_request_bytes)
+{
+	double v;
+
+	if (!(room_bytes > 0) || !(per_request_bytes > 0))
+		return 0;
+	v = floor(room_bytes / per_request_bytes * PL_SAFETY);
+	return v < 1 ? 1 : v > 1e9 ? (int64_t)1e9 : (int64_t)v;
 }
 
 /* Try one change: run the model with t; 1 when it fits (r filled), 0

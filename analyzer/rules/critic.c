@@ -25,6 +25,7 @@
  */
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/derive/servwhatif.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -343,16 +344,25 @@ static void derive_cap(struct rule_ctx *c, struct crit *f, const char *flag, dou
 	struct rl_knob_note *k;
 	char text[300], phrase[64];
 	double v = floor(running * 0.7);
+	int whatif = rl_serving_choice(c, "max_num_seqs", &v) == 0 && v < running;
 	const char *b, *e, *at;
 
+	if (!whatif)
+		v = floor(running * 0.7);
 	snprintf(phrase, sizeof(phrase), "Lower %s", flag);
 	if (!(at = strstr(f->advice, phrase)) || v < 1)
 		return;
 	sentence_at(f->advice, at, &b, &e);
 	if (b != f->advice)   /* the knob's sentence must lead the advice */
 		return;
-	snprintf(text, sizeof(text), "Lower %s to %.0f: %.0f requests were running at the OOM, and"
-		 " x 0.7 leaves the pool room for them to grow.%s", flag, v, running, *e ? " " : "");
+	if (whatif)   /* the serving what-if's cap: one value per knob */
+		snprintf(text, sizeof(text), "Lower %s to %.0f: %.0f requests were running at the"
+			 " OOM, and the serving what-if fits the recorded load under %.0f with a"
+			 " 0.7 margin.%s", flag, v, running, v, *e ? " " : "");
+	else
+		snprintf(text, sizeof(text), "Lower %s to %.0f: %.0f requests were running at the"
+			 " OOM, and x 0.7 leaves the pool room for them to grow.%s", flag, v,
+			 running, *e ? " " : "");
 	if (strlen(f->advice) - (size_t)(e - b) + strlen(text) + 1 > sizeof(f->advice))
 		return;
 	memmove(f->advice + strlen(text), e, strlen(e) + 1);

@@ -34,6 +34,7 @@
  * gpu_memory_utilization (another tenant) is limits.c's.
  */
 #include "analyzer/rules/engine_facts.h"
+#include "analyzer/derive/servwhatif.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -399,6 +400,7 @@ static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 	int sglang;
 	struct rl_finding f;
 	char lab[100];
+	double cap;
 
 	if (!x)
 		return 0;
@@ -409,7 +411,14 @@ static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 	snprintf(f.title, sizeof(f.title), "The KV cache pool ran out while decoding%s: the"
 		 " requests admitted needed more tokens than the pool holds",
 		 rl_engine_label(x, lab, sizeof(lab)));
-	if (KNOWN(x, MAX_SEQS) && F(x, MAX_SEQS) > 1)
+	if (KNOWN(x, MAX_SEQS) && F(x, MAX_SEQS) > 1 &&
+	    rl_serving_choice(c, "max_num_seqs", &cap) == 0 && cap < F(x, MAX_SEQS))
+		/* the serving what-if's cap: one value per knob */
+		rl_knob(&f, "max_num_seqs", sglang ? "--max-running-requests" : "--max-num-seqs",
+			cap, "Lower %s from %.0f to %.0f (the serving what-if: the recorded load"
+			" fits under it with a 0.7 margin).", sglang ? "--max-running-requests" :
+			"--max-num-seqs", F(x, MAX_SEQS), cap);
+	else if (KNOWN(x, MAX_SEQS) && F(x, MAX_SEQS) > 1)
 		rl_knob(&f, "max_num_seqs", sglang ? "--max-running-requests" : "--max-num-seqs",
 			floor(F(x, MAX_SEQS) * 0.7),
 			"Lower %s from %.0f to %.0f (x 0.7), so what runs at once fits the pool.",

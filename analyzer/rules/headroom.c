@@ -17,6 +17,7 @@
  * is a contributing cause, the value to set the safe concurrency.
  */
 #include "analyzer/rules/engine_facts.h"
+#include "analyzer/derive/servwhatif.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,15 +95,25 @@ static int gpu_headroom(struct rule_ctx *c)
 		 rl_bytes(total, b2, sizeof(b2)), base_how, rl_bytes(total - base, b3, sizeof(b3)),
 		 rl_bytes(need, b4, sizeof(b4)));
 	if (rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 && util > 0 && util <= 1) {
-		/* room for at least one request at the 0.7 safety factor */
+		/* room for at least one request at the 0.7 safety factor, or
+		 * the serving what-if's value: the recorded load fits with it */
 		double cut = need / HEADROOM_SAFETY - (total - base);
-		double nu = floor((util - cut / total) * 100) / 100;
+		double nu = floor((util - cut / total) * 100) / 100, chosen;
 		rl_fig(&f, "gpu_memory_utilization", util);
-		rl_fig(&f, "suggested_gpu_memory_utilization", nu);
 		rl_advice(&f, "Or use a smaller model / quantized weights.");
-		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
-			"Lower --gpu-memory-utilization from %.2f to %.2f (frees %s of KV"
-			" cache for activations).", util, nu, rl_bytes(cut, b1, sizeof(b1)));
+		if (rl_serving_choice(c, "gpu_memory_utilization", &chosen) == 0 && chosen < util) {
+			nu = chosen;
+			rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
+				"Lower --gpu-memory-utilization from %.2f to %.2f (frees %s of KV"
+				" cache for activations: the serving what-if's value, the recorded"
+				" load fits with a 0.7 margin).", util, nu,
+				rl_bytes((util - nu) * total, b1, sizeof(b1)));
+		} else {
+			rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
+				"Lower --gpu-memory-utilization from %.2f to %.2f (frees %s of KV"
+				" cache for activations).", util, nu, rl_bytes(cut, b1, sizeof(b1)));
+		}
+		rl_fig(&f, "suggested_gpu_memory_utilization", nu);
 	} else {
 		rl_advice(&f, "Free %s of the baseline (smaller KV cache or weights) so one request"
 			  " fits with a 0.7 safety factor.",
@@ -146,7 +157,7 @@ static int admitted(struct rule_ctx *c, double *seqs, double *running, const cha
  * the load the configuration admitted is what did not fit. */
 static int admitted_concurrency(struct rule_ctx *c)
 {
-	double seqs, running, need, safe, room;
+	double seqs, running, need, safe, room, chosen;
 	const char *how, *what;
 	struct gpu_room r;
 	struct rl_finding f;
@@ -160,6 +171,10 @@ static int admitted_concurrency(struct rule_ctx *c)
 		return 0;
 	safe = floor(room / need * HEADROOM_SAFETY);
 	rl_finding_init(&f, "headroom", "misconfig", "max_num_seqs");
+	/* the serving what-if's cap, when it made one: the same model with the
+	 * failed allocation as a floor on the per-request need */
+	if (rl_serving_choice(c, "max_num_seqs", &chosen) == 0)
+		safe = chosen;
 	f.score = ADMIT_SCORE;
 	if (strcmp(what, "max_num_seqs") == 0 && running >= 1 && running <= seqs &&
 	    running * need > room)

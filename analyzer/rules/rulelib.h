@@ -32,7 +32,7 @@ struct rl_history {
 	int oom;                    /* c->has_oom: "before the OOM", else "up to the last sample" */
 };
 
-#define RL_HISTORY_MIN_S 600.0      /* ten minutes: as long as a leak must last */
+/* RL_HISTORY_MIN_S (dctx.h): the history a steady load or a leak needs */
 #define RL_HISTORY_MIN_CHANGE 0.10  /* growth or rise of the capacity (or level) */
 
 /* Describe the history of scope into h (h->have = 0: none). Uses c->cur

@@ -22,6 +22,7 @@
  * settle it.
  */
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/derive/servwhatif.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -286,14 +287,24 @@ static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_fi
 		}
 		/* the capacity of the series' scope: the card, or the cgroup's limit */
 		if (rl_capacity_scope(c, b->p.s->scope, &total) == 0 && total > bt->baseline) {
-			double safe = floor((total - bt->baseline) / per_req * 0.7);
-			rl_fig(f, "safe_concurrency", safe);
-			rl_knob(f, "max_num_seqs", "--max-num-seqs", safe > 1 ? safe : 1,
-				"Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
-				" per request x 0.7), e.g. vLLM --max-num-seqs %.0f, and let the"
-				" rest queue.", safe, rl_bytes(total, b1, sizeof(b1)),
-				rl_bytes(bt->baseline, b2, sizeof(b2)), rl_bytes(per_req, b3, sizeof(b3)),
-				safe > 1 ? safe : 1);
+			double safe = floor((total - bt->baseline) / per_req * 0.7), chosen;
+			if (b->p.s->scope == RL_SCOPE_GPU &&
+			    rl_serving_choice(c, "max_num_seqs", &chosen) == 0) {
+				/* the serving what-if's cap: one value per knob */
+				rl_fig(f, "safe_concurrency", chosen);
+				rl_knob(f, "max_num_seqs", "--max-num-seqs", chosen,
+					"Cap concurrent requests at %.0f (the serving what-if: the"
+					" recorded load fits under it with a 0.7 margin), e.g. vLLM"
+					" --max-num-seqs %.0f, and let the rest queue.", chosen, chosen);
+			} else {
+				rl_fig(f, "safe_concurrency", safe);
+				rl_knob(f, "max_num_seqs", "--max-num-seqs", safe > 1 ? safe : 1,
+					"Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
+					" per request x 0.7), e.g. vLLM --max-num-seqs %.0f, and let"
+					" the rest queue.", safe, rl_bytes(total, b1, sizeof(b1)),
+					rl_bytes(bt->baseline, b2, sizeof(b2)),
+					rl_bytes(per_req, b3, sizeof(b3)), safe > 1 ? safe : 1);
+			}
 		}
 	}
 	if (!f->advice[0] && !f->knob[0])
