@@ -89,6 +89,23 @@ static const char *phase_clause(const char *p)
 	return NULL;
 }
 
+/* A wording family (oom.family) as its users write it: "hip" is "HIP
+ * (ROCm)"; an unknown one as it is. */
+static const char *family_name(const char *f)
+{
+	static const char *const t[][2] = {
+		{ "hip", "HIP (ROCm)" }, { "mps", "PyTorch's MPS backend" }, { "metal", "Metal" },
+		{ "xla", "XLA" }, { "ggml", "ggml" }, { "cudnn", "cuDNN" }, { "nccl", "NCCL" },
+		{ "cublas", "cuBLAS" }, { "tensorflow", "TensorFlow" }, { "jax", "JAX" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(f, t[i][0]))
+			return t[i][1];
+	return f;
+}
+
 static const char *col(sqlite3_stmt *st, int i)
 {
 	return (const char *)sqlite3_column_text(st, i);
@@ -174,7 +191,8 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		else if (!strcmp(kind, "engine_oom"))
 			strbuf_addstr(out, "The serving engine ran out of ");
 		else if (fam && *fam && strcmp(fam, "cuda")) {
-			strbuf_add_utf8(out, fam, strlen(fam));
+			const char *fn = family_name(fam);
+			strbuf_add_utf8(out, fn, strlen(fn));
 			strbuf_addstr(out, " ran out of ");
 		} else
 			strbuf_addstr(out, "A CUDA allocation ran out of ");
@@ -513,22 +531,17 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 	if (json_array_size(json_object_get(a, "damaged"))) {
 		item_open(sb, m, "Damaged artifacts:");
 		json_array_foreach(json_object_get(a, "damaged"), i, f) {
-			int64_t rd = jv_int_or_null(f, "bytes_read"), sz = jv_int_or_null(f, "size");
+			int64_t rd = jv_int_or_null(f, "bytes_read");
 			const char *st = json_string_value(json_object_get(f, "status"));
-			char b1[40], b2[40];
+			char b1[40];
 			strbuf_addstr(sb, m->sub_open);
 			put(sb, m, json_string_value(json_object_get(f, "path")));
 			put(sb, m, st && !strcmp(st, "failed") ? ": unreadable, nothing kept"
 								: ": damaged, read in part");
 			if (rd != OL_NULL && rd > 0) {
 				fmt_bytes(b1, sizeof(b1), (double)rd);
-				strbuf_addf(sb, " (%s read", b1);
-				if (sz != OL_NULL && sz > 0) {
-					fmt_bytes(b2, sizeof(b2), (double)sz);
-					strbuf_addf(sb, " of %s", b2);
-				}
-				strbuf_addf(sb, ", %lld events kept before the damage)",
-					    (long long)jv_int_or_null(f, "events"));
+				strbuf_addf(sb, " (%s of its content read before the damage, %lld"
+					    " events kept)", b1, (long long)jv_int_or_null(f, "events"));
 			}
 			if (json_is_string(json_object_get(f, "problem"))) {
 				strbuf_addstr(sb, ": ");
