@@ -106,7 +106,13 @@ const char report_html_css[] =
 	"tr.diag td{background:#fbfbfc;font-size:12px}tr.diag ul{margin:0;padding-left:18px}"
 	"details summary{cursor:pointer;color:var(--accent);font-size:12.5px}"
 	"footer{margin-top:40px;font-size:12px;color:var(--mute)}"
-	"@media (max-width:760px){.keys{grid-template-columns:1fr}}"
+	"nav a{display:inline-block;white-space:nowrap}section{overflow-x:auto}"
+	/* narrow screens: a table scrolls sideways in its own box rather than
+	 * wrapping its cells letter by letter (issue 26) */
+	"@media (max-width:760px){.keys{grid-template-columns:1fr}"
+	"table{display:block;overflow-x:auto;max-width:100%;width:auto}"
+	"td,th{overflow-wrap:normal;word-break:normal;min-width:4.5em}"
+	"td.n,th.n{min-width:0}body{padding:16px 12px 40px}}"
 	"@media print{body{padding:0;max-width:none;font-size:12px}nav{display:none}"
 	"h2{break-after:avoid}figure,table{break-inside:auto}"
 	"details::details-content{content-visibility:visible;display:contents}"
