@@ -227,6 +227,8 @@ static json_t *finding_source(struct report_ctx *c, int64_t fid, const char *rul
 		" WHEN 'series' THEN (SELECT s.name || CASE WHEN s.entity <> '' THEN ' ' || s.entity"
 		"  ELSE '' END FROM series s WHERE s.id = v.ref_id)"
 		" WHEN 'artifact' THEN (SELECT a.path FROM artifact a WHERE a.id = v.ref_id)"
+		" WHEN 'engine' THEN (SELECT a.path || coalesce(' line ' || g.line, '') FROM engine g"
+		"  JOIN artifact a ON a.id = g.artifact_id WHERE g.rowid = v.ref_id)"
 		" END AS src, v.rowid AS r FROM evidence v WHERE v.finding_id = ?1)"
 		" WHERE src IS NOT NULL ORDER BY r LIMIT 1");
 	json_t *out = NULL;
@@ -498,6 +500,15 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 	strbuf_addstr(sb, m->close);
 	item_open(sb, m, "How sure:");
 	if (cls) {
+		static const char *const words[][2] = {
+			{ "leak", "a leak" }, { "spike", "a concurrency spike" },
+			{ "misconfig", "a configuration that does not fit" },
+			{ "inconclusive", "not decided" }, { "no_oom", "no OOM" },
+		};
+		size_t k;
+		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+			if (!strcmp(cls, words[k][0]))
+				strbuf_addf(sb, "%s, ", words[k][1]);
 		put(sb, m, cls);
 		if (json_is_number(json_object_get(a, "confidence")))
 			strbuf_addf(sb, ", confidence %.0f %%", conf * 100);
