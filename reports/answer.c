@@ -524,7 +524,8 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 		strbuf_addstr(sb, m->close);
 	}
 	if (json_array_size(json_object_get(a, "failures"))) {
-		item_open(sb, m, "Failures also recorded:");
+		item_open(sb, m, cls && !strcmp(cls, "no_oom") ? "Failures recorded:"
+							  : "Failures also recorded:");
 		json_array_foreach(json_object_get(a, "failures"), i, f) {
 			strbuf_addstr(sb, m->sub_open);
 			put(sb, m, json_string_value(json_object_get(f, "what")));
