@@ -17,7 +17,7 @@
 #include <string.h>
 
 #define KEY_KINDS "('oom_invoked', 'oom_kill', 'oom_reaper', 'oom_no_kill', 'userspace_kill'," \
-		  " 'alloc_failure', 'torch_oom', 'cuda_exception', 'process_crash')"
+		  " 'alloc_failure', 'torch_oom', 'cuda_exception', 'process_crash', 'gpu_xid')"
 #define KEY_EVENTS_CAP HTML_TABLE_CAP
 /* Server errors can be millions: people see the last 20 before the first
  * OOM event (or the last 20 when no OOM is on UTC). */

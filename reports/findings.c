@@ -60,19 +60,29 @@ static void html_figures(struct strbuf *sb, const json_t *fig)
 		return;
 	strbuf_addstr(sb, "<table class=figs>");
 	json_object_foreach((json_t *)fig, key, v) {
-		struct strbuf val = STRBUF_INIT;
-		char *raw = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		struct strbuf val = STRBUF_INIT, lab = STRBUF_INIT;
+		char *raw;
+		if (figure_hidden(key))
+			continue;
+		raw = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 		fmt_figure(&val, key, v);
-		strbuf_addstr(sb, "<tr><th>");
+		figure_label(&lab, key);
+		/* the words for people; the key, as the JSON and the database
+		 * name it, in the title */
+		strbuf_addstr(sb, "<tr><th title=\"");
 		h_text(sb, key, (size_t)-1);
+		strbuf_addstr(sb, "\">");
+		h_text(sb, lab.buf, lab.len);
 		strbuf_addstr(sb, "</th><td class=n title=\"");
 		if (raw)
 			h_text(sb, raw, (size_t)-1);
 		strbuf_addstr(sb, "\">");
 		h_text(sb, val.buf, val.len);
 		strbuf_inherit(sb, &val);
+		strbuf_inherit(sb, &lab);
 		strbuf_addstr(sb, "</td></tr>");
 		strbuf_release(&val);
+		strbuf_release(&lab);
 		free(raw);
 	}
 	strbuf_addstr(sb, "</table>\n");
@@ -168,16 +178,21 @@ static void md_figures(struct strbuf *sb, const json_t *fig)
 	if (!json_is_object(fig))
 		return;
 	json_object_foreach((json_t *)fig, key, v) {
-		struct strbuf val = STRBUF_INIT;
+		struct strbuf val = STRBUF_INIT, lab = STRBUF_INIT;
 		if (k == MD_FIGURES)
 			break;
+		if (figure_hidden(key))
+			continue;
 		fmt_figure(&val, key, v);
+		figure_label(&lab, key);
 		strbuf_addstr(sb, k++ ? ", " : "\n   ");
-		md_text(sb, key, strlen(key));
+		md_text(sb, lab.buf, lab.len);
 		strbuf_addstr(sb, " ");
 		md_text(sb, val.buf, val.len);
 		strbuf_inherit(sb, &val);
+		strbuf_inherit(sb, &lab);
 		strbuf_release(&val);
+		strbuf_release(&lab);
 	}
 }
 

@@ -49,6 +49,10 @@ const char report_html_css[] =
 	"vertical-align:middle;margin-left:6px;overflow:hidden}"
 	".cbar span{display:block;height:100%;background:#3b5b92}"
 	".vsum{margin:8px 0 0;font-size:14.5px}"
+	/* the answer: what happened, evidence, the fix, how sure (answer.c) */
+	".answer{margin:0 0 12px;padding:10px 18px 10px 34px;border:1px solid var(--line);"
+	"border-radius:4px;font-size:14px}.answer li{margin:3px 0;overflow-wrap:break-word}"
+	"#fix{background:#f3f7ee;border-left:3px solid #58a04b;padding:2px 8px}"
 	".keys{display:grid;grid-template-columns:repeat(3,1fr);gap:12px;margin:0 0 8px}"
 	".key{border:1px solid var(--line);border-radius:4px;padding:10px 14px;min-width:0}"
 	".kl{font-size:11.5px;text-transform:uppercase;letter-spacing:.04em;color:var(--mute)}"
@@ -102,7 +106,13 @@ const char report_html_css[] =
 	"tr.diag td{background:#fbfbfc;font-size:12px}tr.diag ul{margin:0;padding-left:18px}"
 	"details summary{cursor:pointer;color:var(--accent);font-size:12.5px}"
 	"footer{margin-top:40px;font-size:12px;color:var(--mute)}"
-	"@media (max-width:760px){.keys{grid-template-columns:1fr}}"
+	"nav a{display:inline-block;white-space:nowrap}section{overflow-x:auto}"
+	/* narrow screens: a table scrolls sideways in its own box rather than
+	 * wrapping its cells letter by letter (issue 26) */
+	"@media (max-width:760px){.keys{grid-template-columns:1fr}"
+	"table{display:block;overflow-x:auto;max-width:100%;width:auto}"
+	"td,th{overflow-wrap:normal;word-break:normal;min-width:4.5em}"
+	"td.n,th.n{min-width:0}body{padding:16px 12px 40px}}"
 	"@media print{body{padding:0;max-width:none;font-size:12px}nav{display:none}"
 	"h2{break-after:avoid}figure,table{break-inside:auto}"
 	"details::details-content{content-visibility:visible;display:contents}"
@@ -120,32 +130,6 @@ static const char *class_label(const char *c)
 		return "Inconclusive";
 	if (!strcmp(c, "no_oom"))
 		return "No OOM: memory profile";
-	return NULL;
-}
-
-/* How the lead figure of a finding is titled in the header. */
-static const char *figure_label(const char *key)
-{
-	static const char *const names[][2] = {
-		{ "slope_mb_per_hour", "Leak rate" },
-		{ "peak_over_baseline_ratio", "Peak over baseline" },
-		{ "headroom_bytes", "Headroom" },
-		{ "contexts_per_device", "CUDA contexts per device" },
-		{ "largest_free_block_bytes", "Largest free block" },
-		{ "rise_top_bytes", "Top of the rise" },
-		{ "needed_bytes", "Needed" },
-		{ "fill_ratio", "Card filled" },
-		{ "largest_other_bytes", "Largest other process" },
-		{ "non_pytorch_share", "Outside PyTorch" },
-		{ "memcg_usage_bytes", "Memcg usage" },
-		{ "victim_rss_bytes", "Victim's RSS" },
-		{ "request_over_card_ratio", "Request over card" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(names[i][0], key))
-			return names[i][1];
 	return NULL;
 }
 
@@ -307,10 +291,11 @@ static void card_finding(struct strbuf *sb, const struct report_summary *s)
 {
 	strbuf_addstr(sb, "<div class=key><div class=kl>");
 	if (s->top_key.len) {
-		if (figure_label(s->top_key.buf))
-			strbuf_addstr(sb, figure_label(s->top_key.buf));
-		else
-			h_text(sb, s->top_key.buf, s->top_key.len);
+		struct strbuf lab = STRBUF_INIT;
+		figure_label(&lab, s->top_key.buf);
+		h_text(sb, lab.buf, lab.len);
+		strbuf_inherit(sb, &lab);
+		strbuf_release(&lab);
 		strbuf_addstr(sb, "</div><div class=kv>");
 		h_text(sb, s->top_value.buf, s->top_value.len);
 		strbuf_addstr(sb, "</div><div class=ks>");
@@ -399,10 +384,11 @@ static void nav(struct strbuf *sb)
 }
 
 /* The page's header: first OOM, verdict, three key figures, navigation. */
-static void header(struct strbuf *sb, const struct report_summary *s)
+static void header(struct strbuf *sb, const struct report_summary *s, const json_t *answer)
 {
 	header_oom(sb, s);
 	header_verdict(sb, s);
+	html_answer(sb, answer);
 	strbuf_addstr(sb, "<div class=keys>\n");
 	card_peak(sb, s);
 	if (s->has_victim && !strcmp(s->victim_kind.buf, "torch_oom") &&
@@ -434,7 +420,7 @@ int report_html_write(struct report_ctx *c, FILE *out)
 		    "<title>%s</title><style>%s</style></head><body>\n",
 		    summary_is_profile(&c->sum) ? "Memory profile: no OOM recorded"
 						: "OOM incident report", report_html_css);
-	header(&sb, &c->sum);
+	header(&sb, &c->sum, report_model(c, "answer"));
 	for (i = 0; report_sections[i].id; i++) {
 		const struct section *s = &report_sections[i];
 		if (!s->html)

@@ -19,11 +19,13 @@
 
 /* "## OOM incident: class (cause)", or "## Memory profile: no OOM
  * recorded" when there was none, and the verdict's line. */
-static void md_verdict(struct strbuf *sb, const struct report_summary *s)
+static void md_verdict(struct strbuf *sb, const struct report_summary *s,
+		       const json_t *answer)
 {
 	strbuf_addstr(sb, summary_is_profile(s) ? "## Memory profile: no OOM recorded\n\n"
 						: "## OOM incident: ");
 	if (summary_is_profile(s)) {
+		md_answer(sb, answer);
 		strbuf_addstr(sb, "**Verdict:** ");
 		goto verdict;
 	}
@@ -37,7 +39,9 @@ static void md_verdict(struct strbuf *sb, const struct report_summary *s)
 		md_text(sb, s->cause.buf, s->cause.len);
 		strbuf_addstr(sb, ")");
 	}
-	strbuf_addstr(sb, "\n\n**Verdict:** ");
+	strbuf_addstr(sb, "\n\n");
+	md_answer(sb, answer);
+	strbuf_addstr(sb, "**Verdict:** ");
 verdict:
 	md_text(sb, s->vclass.buf, s->vclass.len);
 	if (isfinite(s->confidence))
@@ -148,11 +152,11 @@ static void md_reading(struct strbuf *sb, const struct report_summary *s)
 }
 
 /* The head: verdict, first OOM, victim, peak, the lead figure. */
-static void md_head(struct strbuf *sb, const struct report_summary *s)
+static void md_head(struct strbuf *sb, const struct report_summary *s, const json_t *answer)
 {
 	char buf[64];
 
-	md_verdict(sb, s);
+	md_verdict(sb, s, answer);
 	if (s->has_oom) {
 		fmt_time(buf, sizeof(buf), s->oom_ns, s->oom_boot_ns);
 		strbuf_addstr(sb, "- **OOM:** ");
@@ -173,9 +177,13 @@ static void md_head(struct strbuf *sb, const struct report_summary *s)
 			strbuf_setlen(sb, at);
 	}
 	md_reading(sb, s);
-	if (s->top_key.len) {
+	if (s->top_key.len && !figure_hidden(s->top_key.buf)) {
+		struct strbuf lab = STRBUF_INIT;
+		figure_label(&lab, s->top_key.buf);
 		strbuf_addstr(sb, "- **");
-		md_text(sb, s->top_key.buf, s->top_key.len);
+		md_text(sb, lab.buf, lab.len);
+		strbuf_inherit(sb, &lab);
+		strbuf_release(&lab);
 		strbuf_addstr(sb, ":** ");
 		md_text(sb, s->top_value.buf, s->top_value.len);
 		strbuf_addstr(sb, "\n");
@@ -188,7 +196,7 @@ int report_md_build(struct report_ctx *c, struct strbuf *sb)
 {
 	int i;
 
-	md_head(sb, &c->sum);
+	md_head(sb, &c->sum, report_model(c, "answer"));
 	for (i = 0; report_sections[i].id; i++)
 		if (report_sections[i].md)
 			report_sections[i].md(sb, c, report_model(c, report_sections[i].id));

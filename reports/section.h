@@ -85,6 +85,13 @@ void report_model_drop(struct report_ctx *c, const char *id);
 /* The HTML anchor of section s. */
 const char *section_anchor(const struct section *s);
 
+/* answer.c: the first screen's answer (what happened, evidence, the fix,
+ * how sure, what would settle it, other failures, damaged artifacts) as
+ * a model, and rendered for Markdown and HTML from it. */
+json_t *load_answer(struct report_ctx *c);
+void md_answer(struct strbuf *sb, const json_t *answer);
+void html_answer(struct strbuf *sb, const json_t *answer);
+
 /* The forms, written from an open context (report.c picks one): 0 or -1. */
 int report_html_write(struct report_ctx *c, FILE *out);   /* html.c */
 int report_md_write(struct report_ctx *c, FILE *out);     /* markdown.c */

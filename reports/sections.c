@@ -21,6 +21,8 @@ const struct section report_sections[] = {
 	/* id, anchor, nav, heading, json, load, html, md, stream */
 	{ "oomlens", NULL, NULL, NULL, 1, load_version, NULL, NULL, NULL },
 	{ "schema", NULL, NULL, NULL, 1, load_schema, NULL, NULL, NULL },
+	/* the first screen: what happened, evidence, the fix (answer.c) */
+	{ "answer", NULL, NULL, NULL, 1, load_answer, NULL, NULL, NULL },
 	{ "verdict", NULL, NULL, NULL, 1, load_verdict, NULL, NULL, NULL },
 	{ "summary", NULL, NULL, NULL, 1, load_summary, NULL, NULL, NULL },
 	/* each account's peak per measure (table peak, peaks.c) */

@@ -167,6 +167,8 @@ static void top_finding(struct report_ctx *c, struct report_summary *s)
 			key = lead_figures[i];
 	if (!v) {
 		void *it = json_object_iter((json_t *)fig);
+		while (it && figure_hidden(json_object_iter_key(it)))
+			it = json_object_iter_next((json_t *)fig, it);
 		if (it) {
 			key = json_object_iter_key(it);
 			v = json_object_iter_value(it);

@@ -149,6 +149,13 @@ void fmt_bytes(char *buf, size_t n, double bytes);
  * percentage). Strings are
  * copied as they are (caller escapes). */
 void fmt_figure(struct strbuf *out, const char *key, const json_t *v);
+/* labels.c: the words for a finding figure's key, for people ("cut_bytes"
+ * is "to free"; a key not in the table as words, its unit suffix dropped),
+ * appended raw to out (the caller escapes). */
+void figure_label(struct strbuf *out, const char *key);
+/* 1 for a figure that is machinery (advice_value, advice_knob), never shown
+ * to people. */
+int figure_hidden(const char *key);
 /* A time: ISO 8601 UTC, or "boot+12.345s (not on UTC)", or "unknown". */
 void fmt_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns);
 

@@ -13,6 +13,9 @@
 #   - no script from the artifacts ran (document.title unchanged) and the
 #     DOM has no <script>, <img>, no on* handler attribute, no javascript: URL,
 #   - the chart's SVG is there with drawn series,
+#   - the first screen answers (issue 26): the verdict and the fix above
+#     the fold at 1400x900, tables scrolling (not wrapped letter by
+#     letter) at 420 px,
 # and leaves screenshots (browser-*.png) in the working directory to look
 # at. A control page with an injected script and image must fail the same
 # checks, so they can fail. Exit 77 (skipped) when Chromium is missing.
@@ -125,4 +128,80 @@ else
 	echo "ok: the injected control page fails the checks"
 fi
 rm -f "$out/browser-control.png"
+
+# The first screen (issue 26): at 1400x900 the verdict and the fix (the
+# answer's #fix item) start above the fold; at 420 px no table cell is
+# squeezed to a few letters (tables scroll in their own box) and the page
+# itself does not scroll sideways at either width. A copy of the report, its CSP removed,
+# gets a probe script that writes what it measured into document.title;
+# --dump-dom returns it. A control page with the fix pushed below the
+# fold and a table squeezed must fail the same checks.
+probe() {   # probe IN.html OUT.html [EXTRA-HTML-BEFORE-THE-ANSWER]
+	python3 - "$1" "$2" "${3:-}" <<'EOF2'
+import re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+s = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", s)
+if sys.argv[3]:
+    s = s.replace("<ul class=answer", sys.argv[3] + "<ul class=answer", 1)
+js = """<script>(function(){var f=document.getElementById('fix'),v=document.querySelector('.verdict');
+var narrow=0;document.querySelectorAll('td,th').forEach(function(c){var t=c.textContent.trim();
+if(t.length>4&&c.getBoundingClientRect().width<40)narrow++;});
+document.title='PROBE fix='+(f?Math.round(f.getBoundingClientRect().top):-1)+' verdict='+
+(v?Math.round(v.getBoundingClientRect().top):-1)+' narrow='+narrow+' overflow='+
+(document.documentElement.scrollWidth-window.innerWidth);})();</script>"""
+open(sys.argv[2], "w", encoding="utf-8").write(s.replace("</body>", js + "</body>"))
+EOF2
+}
+# measure FILE.html WIDTH: print the probe's title
+measure() {
+	prof=$(mktemp -d "$tmp/profile.XXXXXX")
+	timeout 90 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--no-first-run --disable-background-networking --user-data-dir="$prof" \
+		--host-resolver-rules="MAP * ~NOTFOUND" --window-size="$2",900 --dump-dom \
+		"file://$1" 2>/dev/null | sed -n 's/.*<title>PROBE \([^<]*\)<\/title>.*/\1/p'
+}
+# first_screen FILE.html NAME: 0 when the answer is above the fold and
+# nothing is squeezed, else 1 with the reason
+first_screen() {
+	wide=$(measure "$1" 1400) narrow=$(measure "$1" 420)
+	echo "$2: 1400px: $wide; 420px: $narrow"
+	python3 - "$wide" "$narrow" <<'EOF2'
+import sys
+w = dict(kv.split("=") for kv in sys.argv[1].split())
+n = dict(kv.split("=") for kv in sys.argv[2].split())
+bad = []
+if not 0 <= int(w.get("fix", -1)) < 900:
+    bad.append("the fix is not on the first screen at 1400x900 (top %s)" % w.get("fix"))
+if not 0 <= int(w.get("verdict", -1)) < 900:
+    bad.append("the verdict is not on the first screen at 1400x900")
+if int(n.get("narrow", 1)):
+    bad.append("%s table cells squeezed under 40 px at 420 px" % n.get("narrow"))
+for px, m in (("1400", w), ("420", n)):
+    if int(m.get("overflow", 1)) > 0:
+        bad.append("the page scrolls sideways at %s px (%s px)" % (px, m.get("overflow")))
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+EOF2
+}
+"$oomlens" analyze -q "$src/tests/data/real/serving/vllm-0.7-workerprocess-torch-oom.log" \
+	--db "$tmp/c.db" -o "$tmp/torch.html" || { echo "FAIL: oomlens analyze"; exit 1; }
+for n in analyze torch; do
+	probe "$tmp/$n.html" "$tmp/$n.probe.html"
+	if first_screen "$tmp/$n.probe.html" $n; then
+		echo "ok: $n.html answers on the first screen and scrolls its tables at 420 px"
+	else
+		echo "FAIL: $n.html first screen"; fail=1
+	fi
+done
+probe "$tmp/torch.html" "$tmp/late.probe.html" \
+	'<div style="height:1200px"></div><table style="width:20px;display:table"><tr><td style="min-width:0;overflow-wrap:anywhere">squeezed letter by letter</td></tr></table>'
+if first_screen "$tmp/late.probe.html" control >"$tmp/late.why"; then
+	echo "FAIL: the first-screen checks did not catch the control"; fail=1
+else
+	grep -q "the fix is not on the first screen" "$tmp/late.why" &&
+	grep -q "squeezed" "$tmp/late.why" ||
+		{ echo "FAIL: the control was caught for the wrong reasons:"; cat "$tmp/late.why"; fail=1; }
+	echo "ok: the first-screen control fails the checks"
+fi
 exit $fail

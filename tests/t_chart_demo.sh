@@ -24,7 +24,7 @@ awk -v v="$kv" 'BEGIN { exit !(v > 1 && v <= 100) }' || fail "KV-cache peak $kv 
 # every percentage on the chart is one
 grep -o '[0-9.]* %' "$DIR/tl.html" | awk '$1 > 100 { bad = 1; print "over 100: " $0 } END { exit bad }' \
 	|| fail "a percentage over 100 on the chart"
-grep -q '<th>kv_usage_peak</th><td class=n title="[0-9.]*">15.9 %</td>' "$DIR/r.html" \
+grep -q '<th title="kv_usage_peak">KV-cache usage at its peak</th><td class=n title="[0-9.]*">15.9 %</td>' "$DIR/r.html" \
 	|| fail "the spike finding's KV usage is not a percentage"
 # the axis fits the leak, the capacity is labelled
 grep -q 'axis from 70 GiB' "$DIR/tl.html" || fail "the byte axis does not fit the data"

@@ -193,8 +193,8 @@ static void kv_usage_is_a_percentage(void **state)
 		 " ('concurrency_spike', 'spike', 'requests', 0.5, 'Requests rose',"
 		 " '{\"kv_usage_before\": 11.939, \"kv_usage_peak\": 21.9}')");
 	h = render_html(tl);
-	contains(h, "<th>kv_usage_peak</th><td class=n title=\"21.899999999999999\">21.9 %</td>");
-	contains(h, "<th>kv_usage_before</th><td class=n title=\"11.939\">11.9 %</td>");
+	contains(h, "<th title=\"kv_usage_peak\">KV-cache usage at its peak</th><td class=n title=\"21.899999999999999\">21.9 %</td>");
+	contains(h, "<th title=\"kv_usage_before\">KV-cache usage before</th><td class=n title=\"11.939\">11.9 %</td>");
 	tlsec = timeline_of(h);
 	contains(tlsec, "GPU KV cache <span class=ent>vllm</span> <span class=muted"
 		 " title=\"server.gpu_kv_usage: 100 samples, drawn as 100 pixel columns\">peak 21.9 %");

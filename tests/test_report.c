@@ -39,7 +39,7 @@ static void html_full_incident(void **state)
 	t_contains(h, "Peak memory</div><div class=kv>79.0 GiB");   /* peak: gpu.used at the OOM */
 	t_contains(h, "of 79.6 GiB (gpu.total_bytes gpu0)");
 	t_contains(h, "pid 4312, oom_kill, 27.0 GiB freed");
-	t_contains(h, "Leak rate</div><div class=kv>+7168.0 MiB/h");
+	t_contains(h, "growth rate</div><div class=kv>+7168.0 MiB/h");
 	/* chart: panels, series, markers, annotations, UTC axis */
 	t_contains(h, "<section id=timeline>");
 	t_contains(h, "class=pt>memory</text>");
@@ -107,7 +107,8 @@ static void markdown_full_incident(void **state)
 	t_contains(m, "- **Peak memory:** 79.0 GiB (gpu.used_bytes gpu0), 99.2 % of 79.6 GiB");
 	t_contains(m, "1. **GPU memory grew 7168 MiB/h and was not returned** (leak,"
 		    " retained_allocations, score 0.86)");
-	t_contains(m, "slope_mb_per_hour +7168.0 MiB/h");
+	t_contains(m, "growth rate +7168.0 MiB/h");
+	assert_null(strstr(m, "slope_mb_per_hour"));   /* keys are words for people (issue 26) */
 	t_contains(m, "*Advice:* Lower max_num_seqs to 128.");
 	t_contains(m, "| 2025-11-29T18:22:40.100000Z | oom_kill | 4312 |");
 	t_contains(m, "| incident/core.cuda | - | failed | 1 | 0 |");

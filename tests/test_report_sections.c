@@ -238,7 +238,7 @@ static void sections_table_orders_every_format(void **state)
 		}
 		assert_null(it);                      /* no key outside the table */
 	}
-	assert_int_equal(keys, 21);   /* ledger, tool_holders, peaks, profile, then serving_whatif added */
+	assert_int_equal(keys, 22);   /* ledger, tool_holders, peaks, profile, serving_whatif, answer added */
 	json_decref(j);
 	free(s);
 	t_close(tl);

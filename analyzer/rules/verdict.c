@@ -178,7 +178,8 @@ static int write_classified(struct rule_ctx *c, const struct class_score *cs, in
 	if (p == 1 && cs[2].n)
 		conf = cs[p].best * 0.9;   /* leak + spike agree on the story */
 	conf = rl_clamp01(conf);
-	snprintf(summary, sizeof(summary), "%s: %s.%s%s%s%s", classes[p], cs[p].title,
+	/* a sentence for people: the class is the verdict's own column */
+	snprintf(summary, sizeof(summary), "%s.%s%s%s%s", cs[p].title,
 		 lead[0] || contrib[0] ? " Contributing: " : "", lead,
 		 lead[0] && contrib[0] ? ", " : "", contrib);
 	return insert_verdict(c, classes[p], cs[p].cause, (double)(int)(conf * 1000 + 0.5) / 1000,

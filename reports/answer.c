@@ -1,0 +1,598 @@
+/*
+ * answer.c -- the first screen of every report: the answer. One plain
+ * sentence of what happened (which process, which memory, in which
+ * phase: row 1 of table oom and the verdict's phase), the evidence it
+ * rests on (up to three figures of the primary finding, each with its
+ * source), what to change (the primary finding's advice, as the critic
+ * left it), how sure, what would settle it when unsure (the verdict's
+ * missing evidence), every other failure the evidence holds (Xid errors
+ * with their meaning and the action NVIDIA's catalogue gives, NCCL and
+ * cuBLAS failures, engine deaths, crashes) and every damaged artifact
+ * with what was read before the damage.
+ *
+ * The model is built once from the database (load_answer, the JSON's
+ * "answer" key) and rendered by md_answer (Markdown, hence the text) and
+ * html_answer, so the formats say the same thing.
+ */
+#include "reports/section.h"
+#include "reports/summary.h"
+#include "reports/md_util.h"
+#include "reports/html_util.h"
+#include "analyzer/store/query.h"
+#include "lib/common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ANSWER_FIGURES 3
+#define ANSWER_FAILURES 6
+#define ANSWER_DAMAGED 4
+
+/* NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors, "Resolution
+ * Bucket (Immediate Action)"), for the Xids seen around OOMs and GPU
+ * failures: what it means and what it takes to recover. */
+static const struct { int xid; const char *meaning, *action; } xid_actions[] = {
+	{ 8, "the GPU stopped processing", "restart the application" },
+	{ 13, "a graphics engine exception (often an out-of-range access in a kernel)",
+	  "restart the application; repeated, check the application's kernels" },
+	{ 31, "a GPU memory page fault (an illegal address in a kernel or the driver)",
+	  "restart the application; repeated on one card, contact support" },
+	{ 32, "a corrupted push buffer stream", "reset the GPU" },
+	{ 38, "a driver firmware error", "reset the GPU" },
+	{ 43, "the GPU stopped processing a channel", "restart the application" },
+	{ 45, "the driver cleaned up after an earlier error", "none of its own: act on the Xid before it" },
+	{ 48, "a double-bit ECC error", "reset the GPU" },
+	{ 61, "an internal micro-controller breakpoint", "reset the GPU" },
+	{ 62, "an internal micro-controller halt", "reset the GPU" },
+	{ 63, "a row remapping was recorded", "reset the GPU to activate the remapping" },
+	{ 64, "a row remapping failed", "reset the GPU; repeated, contact support" },
+	{ 74, "an NVLink error", "reset the GPU" },
+	{ 79, "the GPU has fallen off the bus", "reboot the node; repeated, check the hardware" },
+	{ 92, "a high single-bit ECC error rate", "none at once; watch the card" },
+	{ 94, "a contained ECC error", "restart the application; reset the GPU to remap" },
+	{ 95, "an uncontained ECC error", "reset the GPU" },
+	{ 109, "a context switch timeout", "restart the application" },
+	{ 119, "a GSP RPC timeout", "reset the GPU" },
+	{ 120, "a GSP error", "reset the GPU" },
+	{ 154, "the driver changed the GPU's recovery action", "the action the line names" },
+};
+
+/* The failures besides the OOM (failures() below): Xid errors, crashes,
+ * CUDA exceptions, NCCL and cuBLAS failures, engine deaths. */
+#define FAILURE_WHERE \
+	" WHERE e.kind IN ('gpu_xid', 'process_crash', 'cuda_exception')" \
+	" OR (e.kind IN ('server_error', 'engine_error', 'mem_failure') AND (" \
+	"  e.summary LIKE '%NCCL%' OR e.summary LIKE '%CUBLAS%' OR e.summary LIKE '%EngineDead%'" \
+	"  OR e.summary LIKE '%engine core%died%' OR e.summary LIKE '%EngineCore%died%'" \
+	"  OR e.summary LIKE '%Engine process failed%'))"
+
+/* The phase as a clause for the sentence ("while loading the weights");
+ * NULL when the evidence does not name it. */
+static const char *phase_clause(const char *p)
+{
+	static const char *const t[][2] = {
+		{ "load_weights", "while loading the model's weights" },
+		{ "profile", "during the engine's start-up profile run" },
+		{ "kv_alloc", "while allocating the KV cache at start-up" },
+		{ "graph_capture", "while capturing CUDA graphs at start-up" },
+		{ "warmup", "while warming up, before the first request" },
+		{ "serving", "while serving requests" },
+		{ "training_step", "during a training step" },
+		{ "eval", "during evaluation or inference" },
+	};
+	size_t i;
+
+	for (i = 0; p && i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(p, t[i][0]))
+			return t[i][1];
+	return NULL;
+}
+
+/* A wording family (oom.family) as its users write it: "hip" is "HIP
+ * (ROCm)"; an unknown one as it is. */
+static const char *family_name(const char *f)
+{
+	static const char *const t[][2] = {
+		{ "hip", "HIP (ROCm)" }, { "mps", "PyTorch's MPS backend" }, { "metal", "Metal" },
+		{ "xla", "XLA" }, { "ggml", "ggml" }, { "cudnn", "cuDNN" }, { "nccl", "NCCL" },
+		{ "cublas", "cuBLAS" }, { "tensorflow", "TensorFlow" }, { "jax", "JAX" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(f, t[i][0]))
+			return t[i][1];
+	return f;
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+/* "python3 (pid 4312)", "process 4312", "python3" or "" into out. */
+static void who(struct strbuf *out, const char *comm, int64_t pid)
+{
+	if (comm && *comm)
+		strbuf_add_utf8(out, comm, strlen(comm));
+	if (pid != OL_NULL)
+		strbuf_addf(out, comm && *comm ? " (pid %lld)" : "process %lld", (long long)pid);
+}
+
+/* The sentence of what happened, from row 1 of oom and the phase. */
+static void what_happened(struct report_ctx *c, struct strbuf *out, const char *phase)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT kind, scope, device, cgroup, requested_bytes,"
+				     " victim_pid, victim_comm, victim_bytes, phase, family FROM oom"
+				     " WHERE id = 1");
+	char req[40] = "", vb[40] = "", dev[24] = "";
+	const char *kind, *mem;
+	struct strbuf v = STRBUF_INIT;
+
+	if (!st || sqlite3_step(st) != SQLITE_ROW) {
+		strbuf_addstr(out, "No artifact records an OOM, a kill or a memory failure");
+		if (r_int(c, "SELECT count(*) FROM event e" FAILURE_WHERE, 0) > 0)
+			strbuf_addstr(out, ", but a failure was recorded: see the failures below.");
+		else
+			strbuf_addstr(out, ": what follows is a memory profile.");
+		sqlite3_finalize(st);
+		return;
+	}
+	kind = col(st, 0) ? col(st, 0) : "";
+	if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+		fmt_bytes(req, sizeof(req), sqlite3_column_double(st, 4));
+	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+		fmt_bytes(vb, sizeof(vb), sqlite3_column_double(st, 7));
+	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+		snprintf(dev, sizeof(dev), " on gpu%lld", (long long)sqlite3_column_int64(st, 2));
+	who(&v, col(st, 6), sqlite3_column_type(st, 5) == SQLITE_NULL ? OL_NULL
+						: sqlite3_column_int64(st, 5));
+	if (!phase)
+		phase = col(st, 8);
+	mem = col(st, 1) && !strcmp(col(st, 1), "host") ? "host memory" : "GPU memory";
+
+	if (!strcmp(kind, "kernel_oom") || !strcmp(kind, "memcg_oom")) {
+		if (!strcmp(kind, "memcg_oom"))
+			strbuf_addstr(out, "A memory cgroup reached its limit");
+		else
+			strbuf_addstr(out, "The host ran out of memory");
+		if (col(st, 3) && !strcmp(kind, "memcg_oom")) {
+			strbuf_addstr(out, " (");
+			strbuf_add_utf8(out, col(st, 3), strlen(col(st, 3)));
+			strbuf_addstr(out, ")");
+		}
+		if (v.len)
+			strbuf_addf(out, " and the kernel's OOM killer killed %s%s%s%s", v.buf,
+				    vb[0] ? ", which held " : "", vb, vb[0] ? " resident" : "");
+		else
+			strbuf_addstr(out, "; the kernel's OOM killer ran");
+	} else if (!strcmp(kind, "userspace_kill")) {
+		strbuf_addf(out, "A user-space OOM killer (earlyoom, systemd-oomd) killed %s%s%s",
+			    v.len ? v.buf : "a process", vb[0] ? ", which held " : "", vb);
+	} else if (!strcmp(kind, "k8s_oom_kill")) {
+		strbuf_addf(out, "Kubernetes OOM-killed %s: the container reached its memory limit",
+			    v.len ? v.buf : "a container");
+	} else if (!strcmp(kind, "k8s_eviction")) {
+		strbuf_addf(out, "Kubernetes evicted %s for memory pressure on the node",
+			    v.len ? v.buf : "a pod");
+	} else if (!strcmp(kind, "slurm_oom") || !strcmp(kind, "systemd_unit_oom")) {
+		strbuf_addf(out, "%s says %s was killed for memory",
+			    kind[0] == 's' && kind[1] == 'l' ? "Slurm" : "systemd",
+			    v.len ? v.buf : "a job's process");
+	} else if (!strcmp(kind, "alloc_failure")) {
+		strbuf_addf(out, "The kernel failed a page allocation%s%s (a warning: nothing was"
+			    " killed)", req[0] ? " of " : "", req);
+	} else {
+		/* a process's own allocation failed: PyTorch, CUDA, an engine, any stack */
+		const char *fam = col(st, 9);
+		if (!strcmp(kind, "torch_oom") || !strcmp(kind, "torch_oom_count"))
+			strbuf_addstr(out, "PyTorch ran out of ");
+		else if (!strcmp(kind, "engine_oom"))
+			strbuf_addstr(out, "The serving engine ran out of ");
+		else if (fam && *fam && strcmp(fam, "cuda")) {
+			const char *fn = family_name(fam);
+			strbuf_add_utf8(out, fn, strlen(fn));
+			strbuf_addstr(out, " ran out of ");
+		} else
+			strbuf_addstr(out, "A CUDA allocation ran out of ");
+		strbuf_addf(out, "%s%s", mem, dev);
+		if (v.len)
+			strbuf_addf(out, " in %s", v.buf);
+		if (phase_clause(phase))
+			strbuf_addf(out, " %s", phase_clause(phase));
+		if (req[0])
+			strbuf_addf(out, ": an allocation of %s failed", req);
+		strbuf_addstr(out, phase_clause(phase) ? "." : " (the evidence does not name"
+			      " the phase).");
+		goto done;
+	}
+	if (phase_clause(phase))
+		strbuf_addf(out, " %s", phase_clause(phase));
+	strbuf_addstr(out, ".");
+done:
+	strbuf_inherit(out, &v);
+	strbuf_release(&v);
+	sqlite3_finalize(st);
+}
+
+/* Where finding fid's figures come from: its first evidence row that is
+ * an event (artifact path and line) or a series (its name). */
+static json_t *finding_source(struct report_ctx *c, int64_t fid, const char *rule)
+{
+	sqlite3_stmt *st = r_prepare(c,
+		"SELECT src FROM (SELECT CASE v.ref_table"
+		" WHEN 'event' THEN (SELECT a.path || coalesce(' line ' || e.line, '') FROM event e"
+		"  JOIN artifact a ON a.id = e.artifact_id WHERE e.id = v.ref_id)"
+		" WHEN 'series' THEN (SELECT s.name || CASE WHEN s.entity <> '' THEN ' ' || s.entity"
+		"  ELSE '' END FROM series s WHERE s.id = v.ref_id)"
+		" WHEN 'artifact' THEN (SELECT a.path FROM artifact a WHERE a.id = v.ref_id)"
+		" WHEN 'engine' THEN (SELECT a.path || coalesce(' line ' || g.line, '') FROM engine g"
+		"  JOIN artifact a ON a.id = g.artifact_id WHERE g.rowid = v.ref_id)"
+		" END AS src, v.rowid AS r FROM evidence v WHERE v.finding_id = ?1)"
+		" WHERE src IS NOT NULL ORDER BY r LIMIT 1");
+	json_t *out = NULL;
+
+	if (st) {
+		sqlite3_bind_int64(st, 1, fid);
+		if (sqlite3_step(st) == SQLITE_ROW && col(st, 0)) {
+			/* the file's name, as the ledger names it */
+			const char *p = col(st, 0), *b = strrchr(p, '/');
+			out = json_string(b && b[1] ? b + 1 : p);
+		}
+	}
+	sqlite3_finalize(st);
+	if (!out) {
+		char b[96];
+		snprintf(b, sizeof(b), "computed by oomlens (rule %s)", rule ? rule : "?");
+		out = json_string(b);
+	}
+	return out ? out : json_null();
+}
+
+/* Up to ANSWER_FIGURES of figs for people ("requested 20.0 MiB"), each
+ * with source src, into a. Numbers first: the lead figures a reader checks. */
+static void add_figures(json_t *a, const json_t *figs, const json_t *src)
+{
+	const char *key;
+	json_t *v;
+	int n = 0;
+
+	json_object_foreach((json_t *)figs, key, v) {
+		struct strbuf t = STRBUF_INIT;
+		if (n == ANSWER_FIGURES)
+			break;
+		if (figure_hidden(key) || !json_is_number(v) || !strncmp(key, "whatif_", 7))
+			continue;
+		figure_label(&t, key);
+		strbuf_addch(&t, ' ');
+		fmt_figure(&t, key, v);
+		if (!strbuf_failed(&t)) {
+			json_array_append_new(a, json_pack("{s:s, s:O}", "figure", t.buf, "source",
+							   src));
+			n++;
+		}
+		strbuf_release(&t);
+	}
+}
+
+/* The primary finding (the verdict's class, best score) into o: its
+ * title, its figures with their source, and the fix; the fix from the
+ * next finding of that class when the primary gives none. */
+static void primary(struct report_ctx *c, json_t *o, const char *cls)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT id, rule, title, advice, figures FROM finding"
+				     " WHERE class IS ?1 ORDER BY score DESC, id");
+	json_t *ev = json_array();
+	int first = 1;
+
+	while (st && cls && (sqlite3_bind_text(st, 1, cls, -1, SQLITE_TRANSIENT), 1) &&
+	       sqlite3_step(st) == SQLITE_ROW) {
+		const char *adv = col(st, 3);
+		if (first) {
+			json_t *figs = col(st, 4) ? json_loads(col(st, 4), 0, NULL) : NULL;
+			json_t *src = finding_source(c, sqlite3_column_int64(st, 0), col(st, 1));
+			json_object_set_new(o, "title", col(st, 2) ? json_string(col(st, 2))
+								    : json_null());
+			if (json_is_object(figs))
+				add_figures(ev, figs, src);
+			json_decref(figs);
+			json_decref(src);
+			first = 0;
+		}
+		if (adv && *adv) {
+			json_object_set_new(o, "fix", json_string(adv));
+			json_object_set_new(o, "fix_from", col(st, 2) ? json_string(col(st, 2))
+								       : json_null());
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	json_object_set_new(o, "evidence", ev);
+}
+
+/* An Xid's meaning and action, or NULL when the catalogue here lacks it. */
+static int xid_index(int64_t x)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(xid_actions) / sizeof(xid_actions[0]); i++)
+		if (xid_actions[i].xid == x)
+			return (int)i;
+	return -1;
+}
+
+/* The failures besides the OOM: Xid errors, crashes, CUDA exceptions,
+ * NCCL and cuBLAS failures, engine deaths; each {kind, what, action,
+ * source}, in time order, at most ANSWER_FAILURES, and their count. */
+static json_t *failures(struct report_ctx *c, int64_t *total)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT e.kind, e.summary, e.data, a.path, e.line FROM event e"
+				     " LEFT JOIN artifact a ON a.id = e.artifact_id" FAILURE_WHERE
+				     " ORDER BY e.time_ns IS NULL, e.time_ns, e.boot_ns, e.id LIMIT ?1");
+	json_t *a = json_array();
+
+	*total = r_int(c, "SELECT count(*) FROM event e" FAILURE_WHERE, 0);
+	if (st)
+		sqlite3_bind_int(st, 1, ANSWER_FAILURES);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		const char *kind = col(st, 0) ? col(st, 0) : "", *sum = col(st, 1);
+		struct strbuf what = STRBUF_INIT, act = STRBUF_INIT, src = STRBUF_INIT;
+		json_t *d = col(st, 2) ? json_loads(col(st, 2), 0, NULL) : NULL;
+
+		if (sum)
+			strbuf_add_utf8(&what, sum, strlen(sum));
+		if (!strcmp(kind, "gpu_xid")) {
+			int64_t x = jv_int_or_null(d, "xid");
+			const char *rec = json_string_value(json_object_get(d, "recovery_action"));
+			int i = x == OL_NULL ? -1 : xid_index(x);
+			if (x == OL_NULL)
+				strbuf_addstr(&act, "the card is gone: reboot the node; repeated,"
+						    " check the hardware");
+			else if (i >= 0 && x == 154 && rec)
+				strbuf_addf(&act, "%s: %s", xid_actions[i].meaning, rec);
+			else if (i >= 0)
+				strbuf_addf(&act, "%s: %s", xid_actions[i].meaning,
+					    xid_actions[i].action);
+			else
+				strbuf_addstr(&act, "not in oomlens' table: see NVIDIA's Xid"
+						    " catalogue (docs.nvidia.com/deploy/xid-errors)");
+		} else if (!strcmp(kind, "process_crash")) {
+			strbuf_addstr(&act, "the process ended on a signal (a core dump)");
+		} else if (!strcmp(kind, "cuda_exception")) {
+			strbuf_addstr(&act, "a kernel raised a CUDA exception (a CUDA core dump)");
+		} else if (sum && (strstr(sum, "NCCL") || strstr(sum, "nccl"))) {
+			strbuf_addstr(&act, "an NCCL (collective communication) failure");
+		} else if (sum && (strstr(sum, "CUBLAS") || strstr(sum, "cublas"))) {
+			strbuf_addstr(&act, "a cuBLAS failure (its workspace or handle)");
+		} else {
+			strbuf_addstr(&act, "the serving engine died");
+		}
+		if (col(st, 3)) {
+			const char *p = col(st, 3), *b = strrchr(p, '/');
+			p = b && b[1] ? b + 1 : p;
+			strbuf_add_utf8(&src, p, strlen(p));
+			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+				strbuf_addf(&src, " line %lld", (long long)sqlite3_column_int64(st, 4));
+		}
+		if (!strbuf_failed(&what) && !strbuf_failed(&act) && !strbuf_failed(&src))
+			json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "kind", kind,
+							   "what", what.buf, "meaning", act.buf,
+							   "source", src.buf));
+		json_decref(d);
+		strbuf_release(&what);
+		strbuf_release(&act);
+		strbuf_release(&src);
+	}
+	sqlite3_finalize(st);
+	return a;
+}
+
+/* Damaged artifacts (status partial or failed): path, status, what was
+ * read, the first problem found. */
+static json_t *damaged(struct report_ctx *c)
+{
+	json_t *a = r_rows(c, "SELECT a.path, a.container, a.status, a.bytes_read, a.size,"
+			   " (SELECT d.message FROM diagnostic d WHERE d.artifact_id = a.id"
+			   "  ORDER BY d.severity <> 'error', d.rowid LIMIT 1) AS problem,"
+			   " (SELECT count(*) FROM event e WHERE e.artifact_id = a.id) AS events"
+			   " FROM artifact a WHERE a.status IN ('partial', 'failed')"
+			   " ORDER BY a.id", ANSWER_DAMAGED);
+
+	return a ? a : json_array();
+}
+
+json_t *load_answer(struct report_ctx *c)
+{
+	const struct report_summary *s = &c->sum;
+	json_t *o = json_object(), *v = s->verdict;
+	const char *cls = s->has_verdict ? s->vclass.buf : NULL;
+	const char *phase = json_string_value(json_object_get(v, "phase"));
+	struct strbuf w = STRBUF_INIT;
+	int64_t nf = 0;
+
+	if (!o || !c->has_summary)
+		return o;
+	what_happened(c, &w, phase);
+	json_object_set_new(o, "what", strbuf_failed(&w) ? json_null() : json_string(w.buf));
+	strbuf_release(&w);
+	json_object_set_new(o, "phase", phase ? json_string(phase) : json_null());
+	json_object_set_new(o, "class", cls ? json_string(cls) : json_null());
+	json_object_set_new(o, "confidence", isfinite(s->confidence) ? json_real(s->confidence)
+								     : json_null());
+	if (cls && strcmp(cls, "no_oom") && strcmp(cls, "inconclusive"))
+		primary(c, o, cls);
+	if (!json_object_get(o, "evidence"))
+		json_object_set_new(o, "evidence", json_array());
+	/* what would settle it: named when the verdict is not sure */
+	json_object_set_new(o, "settle", s->missing.len && (!isfinite(s->confidence) ||
+				s->confidence < 0.7 || (cls && !strcmp(cls, "inconclusive")))
+			    ? json_string(s->missing.buf) : json_null());
+	json_object_set_new(o, "failures", failures(c, &nf));
+	json_object_set_new(o, "failures_total", json_integer(nf));
+	json_object_set_new(o, "damaged", damaged(c));
+	return o;
+}
+
+/* --- rendering: one walk, the markup given ---------------------------------- */
+
+struct markup {
+	void (*text)(struct strbuf *, const char *, size_t);
+	const char *open, *close, *label_open, *label_close, *sub_open, *sub_close;
+	const char *fix_open;       /* open of the fix's item (the HTML's id=fix) */
+};
+
+static void put(struct strbuf *sb, const struct markup *m, const char *s)
+{
+	if (s)
+		m->text(sb, s, strlen(s));
+}
+
+static void item_open(struct strbuf *sb, const struct markup *m, const char *label)
+{
+	strbuf_addstr(sb, m->open);
+	strbuf_addstr(sb, m->label_open);
+	strbuf_addstr(sb, label);
+	strbuf_addstr(sb, m->label_close);
+}
+
+static void answer_items(struct strbuf *sb, const json_t *a, const struct markup *m)
+{
+	const json_t *ev = json_object_get(a, "evidence"), *f, *x;
+	const char *cls = json_string_value(json_object_get(a, "class"));
+	double conf = json_number_value(json_object_get(a, "confidence"));
+	size_t i;
+	int64_t nf = jv_int_or_null(a, "failures_total");
+
+	item_open(sb, m, "What happened:");
+	put(sb, m, json_string_value(json_object_get(a, "what")));
+	strbuf_addstr(sb, m->close);
+	if (json_array_size(ev)) {
+		item_open(sb, m, "Evidence:");
+		json_array_foreach(ev, i, f) {
+			/* figures of one source share its parenthesis */
+			const char *src = json_string_value(json_object_get(f, "source"));
+			const char *next = json_string_value(json_object_get(
+				json_array_get(ev, i + 1), "source"));
+			put(sb, m, json_string_value(json_object_get(f, "figure")));
+			if (next && src && !strcmp(next, src)) {
+				strbuf_addstr(sb, ", ");
+				continue;
+			}
+			strbuf_addstr(sb, " (");
+			put(sb, m, src);
+			strbuf_addstr(sb, next ? "); " : ")");
+		}
+		strbuf_addstr(sb, m->close);
+	}
+	strbuf_addstr(sb, m->fix_open);
+	strbuf_addstr(sb, m->label_open);
+	strbuf_addstr(sb, "What to change:");
+	strbuf_addstr(sb, m->label_close);
+	if ((x = json_object_get(a, "fix")) && json_is_string(x))
+		put(sb, m, json_string_value(x));
+	else if (cls && !strcmp(cls, "no_oom") && json_array_size(json_object_get(a, "failures")))
+		put(sb, m, "no memory setting: act on the failures below.");
+	else if (cls && !strcmp(cls, "no_oom"))
+		put(sb, m, "nothing ran out; the memory profile below says how close each account came.");
+	else
+		put(sb, m, "no fix can be named from this evidence (see what would settle it).");
+	strbuf_addstr(sb, m->close);
+	item_open(sb, m, "How sure:");
+	if (cls) {
+		static const char *const words[][2] = {
+			{ "leak", "a leak" }, { "spike", "a concurrency spike" },
+			{ "misconfig", "a configuration that does not fit" },
+			{ "inconclusive", "not decided" }, { "no_oom", "no OOM" },
+		};
+		size_t k;
+		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+			if (!strcmp(cls, words[k][0]))
+				strbuf_addf(sb, "%s, ", words[k][1]);
+		put(sb, m, cls);
+		if (json_is_number(json_object_get(a, "confidence")))
+			strbuf_addf(sb, ", confidence %.0f %%", conf * 100);
+		put(sb, m, conf >= 0.7 ? " (the evidence decides it)." : " (not decided: weigh the"
+			   " figures below).");
+	} else {
+		put(sb, m, "no verdict (the rules have not run on this database).");
+	}
+	strbuf_addstr(sb, m->close);
+	if ((x = json_object_get(a, "settle")) && json_is_string(x)) {
+		item_open(sb, m, "What would settle it:");
+		put(sb, m, json_string_value(x));
+		strbuf_addstr(sb, m->close);
+	}
+	if (json_array_size(json_object_get(a, "failures"))) {
+		item_open(sb, m, cls && !strcmp(cls, "no_oom") ? "Failures recorded:"
+							  : "Failures also recorded:");
+		json_array_foreach(json_object_get(a, "failures"), i, f) {
+			strbuf_addstr(sb, m->sub_open);
+			put(sb, m, json_string_value(json_object_get(f, "what")));
+			strbuf_addstr(sb, " (");
+			put(sb, m, json_string_value(json_object_get(f, "source")));
+			strbuf_addstr(sb, "): ");
+			put(sb, m, json_string_value(json_object_get(f, "meaning")));
+			strbuf_addstr(sb, m->sub_close);
+		}
+		if (nf > (int64_t)i)
+			strbuf_addf(sb, "%s%lld more in the events%s", m->sub_open,
+				    (long long)(nf - (int64_t)i), m->sub_close);
+		strbuf_addstr(sb, m->close);
+	}
+	if (json_array_size(json_object_get(a, "damaged"))) {
+		item_open(sb, m, "Damaged artifacts:");
+		json_array_foreach(json_object_get(a, "damaged"), i, f) {
+			int64_t rd = jv_int_or_null(f, "bytes_read");
+			const char *st = json_string_value(json_object_get(f, "status"));
+			char b1[40];
+			strbuf_addstr(sb, m->sub_open);
+			put(sb, m, json_string_value(json_object_get(f, "path")));
+			put(sb, m, st && !strcmp(st, "failed") ? ": unreadable, nothing kept"
+								: ": damaged, read in part");
+			if (rd != OL_NULL && rd > 0) {
+				fmt_bytes(b1, sizeof(b1), (double)rd);
+				strbuf_addf(sb, " (%s of its content read before the damage, %lld"
+					    " events kept)", b1, (long long)jv_int_or_null(f, "events"));
+			}
+			if (json_is_string(json_object_get(f, "problem"))) {
+				strbuf_addstr(sb, ": ");
+				put(sb, m, json_string_value(json_object_get(f, "problem")));
+			}
+			strbuf_addstr(sb, m->sub_close);
+		}
+		strbuf_addstr(sb, m->close);
+	}
+}
+
+static void md_put(struct strbuf *sb, const char *s, size_t n)
+{
+	md_text(sb, s, n);
+}
+
+static void h_put(struct strbuf *sb, const char *s, size_t n)
+{
+	h_text(sb, s, n);
+}
+
+void md_answer(struct strbuf *sb, const json_t *a)
+{
+	static const struct markup m = { md_put, "- ", "\n", "**", "** ", "\n  - ", "", "- " };
+
+	if (!json_is_object(a) || !json_object_get(a, "what"))
+		return;
+	answer_items(sb, a, &m);
+	strbuf_addstr(sb, "\n");
+}
+
+void html_answer(struct strbuf *sb, const json_t *a)
+{
+	static const struct markup m = { h_put, "<li>", "</li>\n", "<b>", "</b> ",
+					 "<br>&bull; ", "", "<li id=fix>" };
+
+	if (!json_is_object(a) || !json_object_get(a, "what"))
+		return;
+	strbuf_addstr(sb, "<ul class=answer id=answer>\n");
+	answer_items(sb, a, &m);
+	strbuf_addstr(sb, "</ul>\n");
+}
