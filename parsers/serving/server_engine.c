@@ -88,9 +88,17 @@ static uint32_t name_hash(const char *name)
 	return h;
 }
 
+/* 1 when a and b are Ollama and llama.cpp, either way round: the runner
+ * under Ollama's server prints llama.cpp's lines. */
+static int llama_pair(enum engine_kind a, enum engine_kind b)
+{
+	return (a == ENGINE_OLLAMA && b == ENGINE_LLAMACPP) ||
+	       (a == ENGINE_LLAMACPP && b == ENGINE_OLLAMA);
+}
+
 static struct srv_instance *find(struct srv_engine *e, const char *name, enum engine_kind kind)
 {
-	struct srv_instance *loose = NULL, *any = NULL;
+	struct srv_instance *loose = NULL, *any = NULL, *cousin = NULL;
 	uint32_t h = name_hash(name);
 	int i;
 
@@ -104,6 +112,15 @@ static struct srv_instance *find(struct srv_engine *e, const char *name, enum en
 			any = in;
 		if (!specific(in->kind) && !loose)
 			loose = in;
+		if (!cousin && llama_pair(in->kind, kind))
+			cousin = in;
+	}
+	if (cousin) {   /* Ollama's runner is llama.cpp: one instance, Ollama's */
+		if (kind == ENGINE_OLLAMA) {
+			cousin->kind = ENGINE_OLLAMA;
+			e->gen++;
+		}
+		return cousin;
 	}
 	if (specific(kind)) {
 		if (loose) {
