@@ -384,6 +384,24 @@ static void ollama_and_its_runner(void **state)
 	assert_int_equal(t_int(tl, "SELECT kv_cache_tokens FROM engine"), 8192);
 	assert_int_equal(t_int(tl, "SELECT weights_bytes IS NULL FROM engine"), 1);
 	t_close(tl);
+	/* two cards (llama.cpp pull 6122's log): each card's buffer is summed,
+	 * the total "KV self size" does not count the KV twice */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "llama.cpp",
+		"llm_load_tensors: offloaded 41/41 layers to GPU\n"
+		"llm_load_tensors:        CPU buffer size =  1640.62 MiB\n"
+		"llm_load_tensors:      CUDA0 buffer size =  5434.38 MiB\n"
+		"llm_load_tensors:      CUDA1 buffer size = 13989.53 MiB\n"
+		"llama_kv_cache_init:      CUDA0 KV buffer size =  1536.00 MiB\n"
+		"llama_kv_cache_init:      CUDA1 KV buffer size =  3584.00 MiB\n"
+		"llama_new_context_with_model: KV self size  = 5120.00 MiB, K (f16): 2560.00 MiB,"
+		" V (f16): 2560.00 MiB\n"
+		"llama_new_context_with_model:      CUDA0 compute buffer size =   672.01 MiB\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT weights_bytes FROM engine"),
+			 llround(5434.38 * MiB) + llround(13989.53 * MiB));
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine"), llround(5120 * MiB));
+	assert_int_equal(t_int(tl, "SELECT compute_buffer_bytes FROM engine"), llround(672.01 * MiB));
+	t_close(tl);
 }
 
 /* Facts over lines: a restatement within 0.5% keeps the first, a change

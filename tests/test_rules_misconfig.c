@@ -249,6 +249,47 @@ static void oom_victim_and_score_adj(void **state)
 }
 
 
+/* Issue 27: a llama-server start-up whose compute buffer does not fit
+ * names the context that does, from the engine's own numbers. The lines
+ * are llama.cpp's own wording (b5000-era llama-server, as in
+ * tests/data/real/any_stack/llamaserver-*); the figures are those of an
+ * 8B Q4 model at a 128k context on a 24 GiB card: 23306 MiB free, 4403.49
+ * MiB of weights, a 16 GiB KV cache for 131072 tokens (128 KiB a token)
+ * and a compute buffer of 8464 MiB that fails. What fits: (23306 -
+ * 4403.49 - 8464) MiB / 128 KiB = 83508 tokens, 83456 in steps of 256. */
+static void llamacpp_context_that_fits(void **state)
+{
+	static const char log[] =
+		"llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090)"
+		" - 23306 MiB free\n"
+		"load_tensors: offloading 32 repeating layers to GPU\n"
+		"load_tensors: offloaded 33/33 layers to GPU\n"
+		"load_tensors:        CUDA0 model buffer size =  4403.49 MiB\n"
+		"load_tensors:   CPU_Mapped model buffer size =   281.81 MiB\n"
+		"llama_context: n_ctx         = 131072\n"
+		"llama_kv_cache_unified:      CUDA0 KV buffer size = 16384.00 MiB\n"
+		"ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8464.00 MiB on device 0:"
+		" cudaMalloc failed: out of memory\n"
+		"ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 8875147264\n"
+		"graph_reserve: failed to allocate compute buffers\n"
+		"llama_init_from_model: failed to initialize the context: failed to allocate"
+		" compute pp buffers\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(t_parse_mem(tl, "server_log", "llama-server.log", log, sizeof(log) - 1) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class || ' ' || phase FROM verdict"),
+			    "misconfig profile");
+	assert_float_equal(t_figure(tl, "cache_does_not_fit", "context_tokens_fit"), 83456, 0);
+	assert_float_equal(t_figure(tl, "cache_does_not_fit", "kv_bytes_per_token"), 131072, 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.advice_knob') FROM"
+				   " finding WHERE cause = 'cache_does_not_fit'"), "ctx_size");
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE"
+				      " cause = 'cache_does_not_fit'"), "--ctx-size 83456"));
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +299,7 @@ int main(void)
 		cmocka_unit_test(fragmentation_from_message_and_segments),
 		cmocka_unit_test(cuda_contexts),
 		cmocka_unit_test(oom_victim_and_score_adj),
+		cmocka_unit_test(llamacpp_context_that_fits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

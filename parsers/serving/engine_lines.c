@@ -88,7 +88,6 @@ static const struct {
 	{ EF_GPU_BLOCKS, R, 0, 1, { "Number of blocks in KV cache primary pool: ",
 				    "primary blocks=" } },
 	{ EF_KV_TOKENS, L, 0, 1, { ": n_ctx " } },       /* llama_new_context_with_model */
-	{ EF_KV_CACHE, L, 1, 1, { "KV self size" } },     /* llama_kv_cache_init, all cards */
 	{ EF_GPU_LAYERS, O, 0, 1, { "layers.offload=" } }, /* Ollama's offload line */
 	{ EF_MODEL_LAYERS, O, 0, 1, { "layers.model=" } },
 };
@@ -186,6 +185,7 @@ static const struct {
 	{ er_ggml_layers, L, 0, 0, { "offloaded " } },
 	{ er_ggml_buffer, L, 0, 0, { " buffer size =" } },
 	{ er_ggml_free, L, 0, 0, { "using device " } },
+	{ er_ggml_kv_total, L, 0, 1, { "KV self size" } },
 	{ er_engine, O, 0, 1, { "msg=offload ", "msg=\"offload to ", "msg=\"starting llama server",
 				"waiting for server to become available" } },
 	{ er_quoted_size, O, EF_FREE, 1, { "memory.available=" } },
@@ -421,6 +421,7 @@ int engine_line(const char *line, size_t n, struct engine_line *out)
 	memset(out, 0, sizeof(*out));
 	out->preempt_total = -1;
 	out->rank = -1;
+	out->ggml_dev = -1;
 	each_anchor(line, n, read_anchor, &r);
 	if (out->rank < 0 && out->engine == ENGINE_SGLANG)
 		out->rank = er_sglang_rank(line, n);

@@ -576,6 +576,22 @@ void er_ggml_buffer(struct engine_line *o, const struct anchor *a, const char *l
 	if (!dn || !ggml_gpu(dev, dn) || read_size(p, end, &v, NULL) < 0 || v < 0)
 		return;
 	fact(o, k, v);
+	o->ggml_dev = 0;   /* "Metal": the one; "CUDA1": its index */
+	while (dn && isdigit((unsigned char)dev[dn - 1]))
+		dn--;
+	if (isdigit((unsigned char)dev[dn]))
+		o->ggml_dev = atoi(dev + dn);
+}
+
+/* "KV self size  = 1005.79 MiB, K (f16): ..." (llama_kv_cache_init,
+ * llama_new_context_with_model): the KV cache of every device. */
+void er_ggml_kv_total(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	(void)line;
+	size_fact(o, EF_KV_CACHE, p, end);
+	o->ggml_total = 1;
+	(void)a;
 }
 
 /* "using device CUDA0 (NVIDIA GeForce RTX 3090) - 23306 MiB free"

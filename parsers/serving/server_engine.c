@@ -264,6 +264,33 @@ static void keep_fact(struct srv_instance *in, enum engine_fact k, double v)
 	in->said = 1;
 }
 
+/* A ggml buffer's size (llama.cpp prints one line per GPU): summed over
+ * the GPUs of one load; a GPU seen again starts a new load. The total
+ * "KV self size" (host included) is kept only when no GPU's KV was. */
+static void keep_ggml(struct srv_instance *in, const struct engine_line *el, enum engine_fact k,
+		      double v)
+{
+	int slot = k == EF_WEIGHTS ? 0 : k == EF_KV_CACHE ? 1 : k == EF_COMPUTE_BUFFER ? 2 : -1;
+	uint32_t bit;
+
+	if (slot < 0 || el->ggml_dev >= 32) {
+		keep_fact(in, k, v);
+		return;
+	}
+	if (el->ggml_total) {
+		if (!in->ggml_devs[slot])
+			keep_fact(in, k, v);
+		return;
+	}
+	bit = 1u << el->ggml_dev;
+	if (in->ggml_devs[slot] & bit || isnan(in->fact[k]))
+		in->ggml_devs[slot] = 0, in->fact[k] = 0;
+	in->ggml_devs[slot] |= bit;
+	in->fact[k] += v;
+	in->fact[k] = (double)llround(in->fact[k]);
+	in->said = 1;
+}
+
 /* One event of kind ("engine_error", "preemption") with data d (taken). */
 static int event(struct srv_engine *e, struct sink *s, const struct srv_line *l, uint64_t lineno,
 		 const char *kind, const char *summary, json_t *d)
@@ -370,7 +397,10 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 	if (!in)
 		return 0;
 	for (i = 0; i < el->nfacts; i++)
-		keep_fact(in, el->facts[i].key, el->facts[i].value);
+		if (el->ggml_dev >= 0 || el->ggml_total)
+			keep_ggml(in, el, el->facts[i].key, el->facts[i].value);
+		else
+			keep_fact(in, el->facts[i].key, el->facts[i].value);
 	if (el->version[0]) {
 		copy_str(in->version, sizeof(in->version), el->version, strlen(el->version));
 		in->said = 1;
