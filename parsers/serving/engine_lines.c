@@ -184,7 +184,7 @@ static const struct {
 				"llama_kv_cache_init: ", "llama_context: " } },
 	{ er_ggml_layers, L, 0, 0, { "offloaded " } },
 	{ er_ggml_buffer, L, 0, 0, { " buffer size =" } },
-	{ er_ggml_free, L, 0, 0, { "using device " } },
+	{ er_ggml_free, L, 0, 0, { " MiB free" } },   /* "using device CUDA0 (...) - N MiB free" */
 	{ er_ggml_kv_total, L, 0, 1, { "KV self size" } },
 	{ er_engine, O, 0, 1, { "msg=offload ", "msg=\"offload to ", "msg=\"starting llama server",
 				"waiting for server to become available" } },

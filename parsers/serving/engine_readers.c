@@ -595,18 +595,21 @@ void er_ggml_kv_total(struct engine_line *o, const struct anchor *a, const char 
 }
 
 /* "using device CUDA0 (NVIDIA GeForce RTX 3090) - 23306 MiB free"
- * (llama_model_load_from_file_impl): the card's free memory. */
+ * (llama_model_load_from_file_impl), found by its " MiB free": the
+ * card's free memory, the number just before the anchor. */
 void er_ggml_free(struct engine_line *o, const struct anchor *a, const char *line,
 		  const char *p, const char *end)
 {
-	const char *q = find(p, end, ") - ");
+	const char *e = p - a->len, *q = e;
 	double v;
-	size_t u;
 
-	(void)a, (void)line;
-	if (q && read_size(q + 4, end, &v, &u) == 0 && q + 4 + u + 5 <= end &&
-	    !memcmp(q + 4 + u, " free", 5) && v >= 0)
-		fact(o, EF_FREE, v);
+	while (q > line && (isdigit((unsigned char)q[-1]) || q[-1] == '.'))
+		q--;
+	if (q == e || q - line < 3 || memcmp(q - 3, " - ", 3) || !find(line, e, "using device ") ||
+	    read_num(q, e, &v, NULL) < 0 || v < 0)
+		return;
+	(void)end;
+	fact(o, EF_FREE, v * 1048576.0);
 }
 
 /* Ollama's offload line: memory.available="[10.9 GiB]",
