@@ -182,6 +182,11 @@ static const struct line_case {
 	  2048, 0, EE_NONE },
 	{ "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23306"
 	  " MiB free", ENGINE_LLAMACPP, EF_FREE, NONE, 23306 * MiB, 0, EE_NONE },
+	/* PyTorch's "13.62 MiB free" is no llama.cpp line (TGI 1.0's shard) */
+	{ "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 0;"
+	  " 15.77 GiB total capacity; 15.37 GiB already allocated; 13.62 MiB free; 15.77 GiB"
+	  " allowed; 15.40 GiB reserved in total by PyTorch)", ENGINE_PYTORCH, NONE, NONE, 0, 0,
+	  EE_CUDA_OOM },
 	/* Ollama's offload line (server.go) */
 	{ "time=2025-08-08T23:02:37.146+01:00 level=INFO source=server.go:175 msg=offload"
 	  " library=cuda layers.requested=49 layers.model=49 layers.offload=48 layers.split=\"\""

@@ -178,13 +178,16 @@ static const struct {
 	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
 	{ er_engine, R, 0, 1, { "[TensorRT-LLM]" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
-	/* llama.cpp (ggml): its functions' prefixes name it; Ollama's runner
-	 * prints the same lines under the server's */
-	{ er_engine, L, 0, 1, { "load_tensors: ", "llama_new_context_with_model: ",
-				"llama_kv_cache_init: ", "llama_context: " } },
-	{ er_ggml_layers, L, 0, 0, { "offloaded " } },
-	{ er_ggml_buffer, L, 0, 0, { " buffer size =" } },
-	{ er_ggml_free, L, 0, 0, { " MiB free" } },   /* "using device CUDA0 (...) - N MiB free" */
+	/* llama.cpp (ggml): its functions' prefixes name it (the phrases
+	 * after them name no engine: " MiB free" is PyTorch's too); Ollama's
+	 * runner prints the same lines under the server's */
+	{ er_engine, L, 0, 1, { "load_tensors: ", "llm_load_tensors: ",
+				"llama_new_context_with_model: ", "llama_kv_cache_init: " } },
+	{ er_engine, L, 0, 1, { "llama_context: ", "llama_kv_cache: ", "llama_kv_cache_unified: ",
+				"llama_model_load_from_file_impl: " } },
+	{ er_ggml_layers, N, 0, 0, { "offloaded " } },
+	{ er_ggml_buffer, N, 0, 0, { " buffer size =" } },
+	{ er_ggml_free, N, 0, 0, { " MiB free" } },   /* "using device CUDA0 (...) - N MiB free" */
 	{ er_ggml_kv_total, L, 0, 1, { "KV self size" } },
 	{ er_engine, O, 0, 1, { "msg=offload ", "msg=\"offload to ", "msg=\"starting llama server",
 				"waiting for server to become available" } },
