@@ -17,7 +17,9 @@
  *
  * A value is given only where the engine's own numbers give one: the
  * dummy requests the warm-up ran (vLLM's "warming up sampler with N dummy
- * requests"), the card and the request for the tensor parallelism.
+ * requests"), the card and the request for the tensor parallelism; for
+ * llama.cpp and Ollama the GPU layers and the context that fit, from
+ * their free memory, weights, KV cache and compute buffer.
  */
 #include "analyzer/rules/startup_phase.h"
 
