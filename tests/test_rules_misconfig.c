@@ -290,6 +290,41 @@ static void llamacpp_context_that_fits(void **state)
 	t_close(tl);
 }
 
+/* The same for Ollama: the offload line in Ollama's own wording (as in
+ * tests/data/real/healthy/ollama-offload-line-starting-server-journal.log,
+ * the card's free memory made 6.0 GiB) and the runner's failure (as in
+ * tests/data/real/any_stack/ollama-runner-terminated-cudamalloc-journal.log).
+ * A layer is 6.8 GiB / 49; (6.0 GiB - 608 MiB - 519.5 MiB) holds 35 of
+ * them: num_gpu 35 instead of 48. */
+static void ollama_layers_that_fit(void **state)
+{
+	static const char log[] =
+		"time=2025-08-08T23:02:37.146+01:00 level=INFO source=server.go:175 msg=offload"
+		" library=cuda layers.requested=49 layers.model=49 layers.offload=48 layers.split=\"\""
+		" memory.available=\"[6.0 GiB]\" memory.gpu_overhead=\"0 B\""
+		" memory.required.full=\"11.0 GiB\" memory.required.partial=\"8.5 GiB\""
+		" memory.required.kv=\"608.0 MiB\" memory.required.allocations=\"[8.5 GiB]\""
+		" memory.weights.total=\"6.8 GiB\" memory.weights.repeating=\"6.0 GiB\""
+		" memory.weights.nonrepeating=\"787.5 MiB\" memory.graph.full=\"519.5 MiB\""
+		" memory.graph.partial=\"1.0 GiB\"\n"
+		"time=2025-08-08T23:02:39.345+01:00 level=ERROR source=sched.go:457 msg=\"error loading"
+		" llama server\" error=\"llama runner process has terminated: cudaMalloc failed: out"
+		" of memory\"\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(t_parse_mem(tl, "server_log", "ollama.log", log, sizeof(log) - 1) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class || ' ' || phase FROM verdict"),
+			    "misconfig load_weights");
+	assert_float_equal(t_figure(tl, "weights_do_not_fit", "gpu_layers_fit"), 35, 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.advice_knob') FROM"
+				   " finding WHERE cause = 'weights_do_not_fit'"), "num_gpu");
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE"
+				      " cause = 'weights_do_not_fit'"), "num_gpu 35"));
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +335,7 @@ int main(void)
 		cmocka_unit_test(cuda_contexts),
 		cmocka_unit_test(oom_victim_and_score_adj),
 		cmocka_unit_test(llamacpp_context_that_fits),
+		cmocka_unit_test(ollama_layers_that_fit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
