@@ -19,6 +19,8 @@ enum engine_kind {
 	ENGINE_TGI,
 	ENGINE_TRTLLM,
 	ENGINE_TRITON,
+	ENGINE_OLLAMA,       /* Ollama's server (Go) and the llama.cpp runner under it */
+	ENGINE_LLAMACPP,     /* llama.cpp, llama-server, ik_llama.cpp (ggml) */
 	ENGINE_PYTORCH,      /* the allocator, NCCL, cuBLAS: under any engine */
 	ENGINE__COUNT
 };
@@ -45,7 +47,11 @@ enum engine_kind {
 	X(EF_MAX_CONCURRENCY, max_concurrency, 0) /* requests of max_model_len at once */ \
 	X(EF_MAX_NUM_SEQS, max_num_seqs, 1)     /* requests admitted at once */ \
 	X(EF_MAX_MODEL_LEN, max_model_len, 1)   /* tokens per request */ \
-	X(EF_MAX_PREFILL, max_batch_prefill_tokens, 1) /* tokens per prefill batch */
+	X(EF_MAX_PREFILL, max_batch_prefill_tokens, 1) /* tokens per prefill batch */ \
+	X(EF_GPU_LAYERS, gpu_layers, 1)         /* llama.cpp/Ollama: layers offloaded to GPUs */ \
+	X(EF_MODEL_LAYERS, model_layers, 1)     /* llama.cpp/Ollama: the model's layers */ \
+	X(EF_COMPUTE_BUFFER, compute_buffer_bytes, 1) /* ggml's compute buffer on the GPU */ \
+	X(EF_REQUIRED_FULL, required_full_bytes, 1) /* Ollama: needed to offload every layer */
 
 #define ENGINE_FACT_ENUM(key, name, integer) key,
 enum engine_fact { ENGINE_FACTS(ENGINE_FACT_ENUM) EF__COUNT };

@@ -479,6 +479,13 @@ def check_any_stack(rep, key, value):
     if key in ANY_NUMERIC:
         got = [e.get(ANY_NUMERIC[key]) for e in evs]
         return (num_close(value, got), got)
+    if key == "engine":                  # the engine kind an instance is read as
+        got = [e.get("engine") for e in engines(rep)]
+        return (value in got, got)
+    if key.startswith("fact_"):          # fact_<column>: an engine instance's (docs/json.md)
+        want = parse_value(value)
+        got = engine_values(key[len("fact_"):])(rep)
+        return (want is not None and any(close(want, g) for g in got), got)
     return None
 
 

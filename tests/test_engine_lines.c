@@ -151,6 +151,52 @@ static const struct line_case {
 	  ENGINE_PYTORCH, NONE, NONE, 0, 0, EE_NCCL_OOM },
 	{ "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
 	  ENGINE_PYTORCH, NONE, NONE, 0, 0, EE_CUBLAS_ALLOC_FAILED },
+	/* vLLM V1's profile result (MemoryProfilingResult's repr, 0.9 on) */
+	{ "(EngineCore_DP0 pid=7) DEBUG 07-01 10:00:00 [gpu_worker.py:276] Memory profiling takes"
+	  " 1.21 seconds. Total non KV cache memory: 11.76GiB; torch peak memory increase: 0.71GiB;"
+	  " non-torch forward increase memory: 0.21GiB; weights memory: 10.84GiB.", ENGINE_VLLM,
+	  EF_WEIGHTS, NONE, 10.84 * GiB, 1, EE_NONE },
+	{ "Memory profiling takes 1.21 seconds. Total non KV cache memory: 11.76GiB; torch peak"
+	  " memory increase: 0.71GiB; non-torch forward increase memory: 0.21GiB;", ENGINE_VLLM,
+	  EF_NON_TORCH, NONE, 0.21 * GiB, 1, EE_NONE },
+	/* SGLang: a profiled KV size below zero (tests/data/real/any_stack) */
+	{ "[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value"
+	  " -561981. Use the profiled value instead.", ENGINE_SGLANG, EF_KV_TOKENS, NONE, -561981, 0,
+	  EE_NONE },
+	/* llama.cpp (ggml): layers, buffers on a GPU, the context, free memory */
+	{ "Jul 24 21:50:06 vega ollama[132945]: llm_load_tensors: offloaded 43/81 layers to GPU",
+	  ENGINE_LLAMACPP, EF_GPU_LAYERS, NONE, 43, 0, EE_NONE },
+	{ "load_tensors: offloaded 43/81 layers to GPU", ENGINE_LLAMACPP, EF_MODEL_LAYERS, NONE,
+	  81, 0, EE_NONE },
+	{ "llm_load_tensors:      ROCm0 buffer size = 21533.93 MiB", ENGINE_LLAMACPP, EF_WEIGHTS,
+	  NONE, 21533.93 * MiB, 1, EE_NONE },
+	{ "load_tensors:        CUDA0 model buffer size =  4403.49 MiB", ENGINE_LLAMACPP,
+	  EF_WEIGHTS, NONE, 4403.49 * MiB, 1, EE_NONE },
+	{ "llama_kv_cache_init:      ROCm0 KV buffer size =   344.00 MiB", ENGINE_LLAMACPP,
+	  EF_KV_CACHE, NONE, 344 * MiB, 0, EE_NONE },
+	{ "llama_new_context_with_model: KV self size  =  160.00 MiB, K (f16):   80.00 MiB,"
+	  " V (f16):   80.00 MiB", ENGINE_LLAMACPP, EF_KV_CACHE, NONE, 160 * MiB, 0, EE_NONE },
+	{ "llama_new_context_with_model:      CUDA0 compute buffer size =   108.25 MiB",
+	  ENGINE_LLAMACPP, EF_COMPUTE_BUFFER, NONE, 108.25 * MiB, 1, EE_NONE },
+	{ "llama_new_context_with_model: n_ctx      = 2048", ENGINE_LLAMACPP, EF_KV_TOKENS, NONE,
+	  2048, 0, EE_NONE },
+	{ "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23306"
+	  " MiB free", ENGINE_LLAMACPP, EF_FREE, NONE, 23306 * MiB, 0, EE_NONE },
+	/* PyTorch's "13.62 MiB free" is no llama.cpp line (TGI 1.0's shard) */
+	{ "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 0;"
+	  " 15.77 GiB total capacity; 15.37 GiB already allocated; 13.62 MiB free; 15.77 GiB"
+	  " allowed; 15.40 GiB reserved in total by PyTorch)", ENGINE_PYTORCH, NONE, NONE, 0, 0,
+	  EE_CUDA_OOM },
+	/* Ollama's offload line (server.go) */
+	{ "time=2025-08-08T23:02:37.146+01:00 level=INFO source=server.go:175 msg=offload"
+	  " library=cuda layers.requested=49 layers.model=49 layers.offload=48 layers.split=\"\""
+	  " memory.available=\"[10.9 GiB]\" memory.gpu_overhead=\"0 B\" memory.required.full=\"11.0"
+	  " GiB\"", ENGINE_OLLAMA, EF_FREE, NONE, 10.9 * GiB, 1, EE_NONE },
+	{ "source=server.go:175 msg=offload library=cuda layers.requested=49 layers.model=49"
+	  " layers.offload=48 memory.required.kv=\"608.0 MiB\"", ENGINE_OLLAMA, EF_GPU_LAYERS, NONE,
+	  48, 0, EE_NONE },
+	{ "source=server.go:175 msg=offload memory.required.full=\"11.0 GiB\"", ENGINE_OLLAMA,
+	  EF_REQUIRED_FULL, NONE, 11.0 * GiB, 1, EE_NONE },
 };
 
 static void one_line_each_wording(void **state)
@@ -190,6 +236,10 @@ static void not_figures(void **state)
 		"sglang:max_total_num_tokens=570979.0",
 		"Build Running: 3 reqs",
 		"Increase gpu_memory_utilization or tensor_parallel_size",
+		/* host buffers are not the card's; an "offloaded" that is no layer count */
+		"llm_load_tensors:        CPU buffer size = 41850.31 MiB",
+		"llama_new_context_with_model:  CUDA_Host compute buffer size =     5.00 MiB",
+		"the job offloaded 3 files to the archive",
 	};
 	struct engine_line el;
 	size_t i;
@@ -301,6 +351,61 @@ static void ranks_services_backends(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'triton'"), 1);
 	assert_int_equal(t_int(tl, "SELECT kv_cache_tokens FROM engine WHERE"
 			       " engine = 'tensorrt-llm'"), 10718);
+	t_close(tl);
+}
+
+/* Ollama's server and the llama.cpp runner under it are one instance,
+ * Ollama's, whichever speaks first (tests/data/incoming/any_stack's ROCm
+ * journal: the runner's lines after the server's); llama.cpp alone is
+ * llama.cpp, its host buffers not the card's. */
+static void ollama_and_its_runner(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	tl->opts.year = 2024;
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"Jul 24 21:50:06 vega ollama[132945]: llm_load_tensors: offloaded 43/81 layers to GPU\n"
+		"Jul 24 21:50:06 vega ollama[132945]: llm_load_tensors:      ROCm0 buffer size ="
+		" 21533.93 MiB\n"
+		"Jul 24 21:50:06 vega ollama[132945]: llm_load_tensors:        CPU buffer size ="
+		" 41850.31 MiB\n"
+		"Jul 24 21:50:06 vega ollama[132945]: time=2024-07-24T21:50:06.542+02:00 level=INFO"
+		" source=server.go:617 msg=\"waiting for server to become available\" status=\"llm"
+		" server loading model\"\n"
+		"Jul 24 21:50:08 vega ollama[132945]: llama_kv_cache_init:      ROCm0 KV buffer size ="
+		"   344.00 MiB\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'ollama'"), 1);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine"), 43);
+	assert_int_equal(t_int(tl, "SELECT weights_bytes FROM engine"), llround(21533.93 * MiB));
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine"), llround(344 * MiB));
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "llama.cpp",
+		"llama-cpp    | llm_load_tensors: offloaded 81/81 layers to GPU\n"
+		"llama-cpp    | llm_load_tensors:        CPU buffer size = 47628.36 MiB\n"
+		"llama-cpp    | llama_new_context_with_model: n_ctx      = 8192\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'llama.cpp'"), 1);
+	assert_int_equal(t_int(tl, "SELECT kv_cache_tokens FROM engine"), 8192);
+	assert_int_equal(t_int(tl, "SELECT weights_bytes IS NULL FROM engine"), 1);
+	t_close(tl);
+	/* two cards (llama.cpp pull 6122's log): each card's buffer is summed,
+	 * the total "KV self size" does not count the KV twice */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "llama.cpp",
+		"llm_load_tensors: offloaded 41/41 layers to GPU\n"
+		"llm_load_tensors:        CPU buffer size =  1640.62 MiB\n"
+		"llm_load_tensors:      CUDA0 buffer size =  5434.38 MiB\n"
+		"llm_load_tensors:      CUDA1 buffer size = 13989.53 MiB\n"
+		"llama_kv_cache_init:      CUDA0 KV buffer size =  1536.00 MiB\n"
+		"llama_kv_cache_init:      CUDA1 KV buffer size =  3584.00 MiB\n"
+		"llama_new_context_with_model: KV self size  = 5120.00 MiB, K (f16): 2560.00 MiB,"
+		" V (f16): 2560.00 MiB\n"
+		"llama_new_context_with_model:      CUDA0 compute buffer size =   672.01 MiB\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT weights_bytes FROM engine"),
+			 llround(5434.38 * MiB) + llround(13989.53 * MiB));
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine"), llround(5120 * MiB));
+	assert_int_equal(t_int(tl, "SELECT compute_buffer_bytes FROM engine"), llround(672.01 * MiB));
 	t_close(tl);
 }
 
@@ -438,6 +543,7 @@ int main(void)
 		cmocka_unit_test(preemption_warning),
 		cmocka_unit_test(vllm_processes),
 		cmocka_unit_test(ranks_services_backends),
+		cmocka_unit_test(ollama_and_its_runner),
 		cmocka_unit_test(facts_and_errors_over_lines),
 		cmocka_unit_test(instances_are_capped),
 		cmocka_unit_test(detected_wherever),

@@ -411,13 +411,18 @@ static void prefix_matrix(void **state)
 		{ "<3>[ 4607.765352] ", "boot", OL_NULL, 4607765352000LL },
 		{ "kern  :err   : [ 4607.765352] ", "boot", OL_NULL, 4607765352000LL },
 		{ "[Sat Nov 29 18:22:40 2025] ", "local", 1764440560000000000LL, OL_NULL },
-		/* dmesg -T under other locales (zh_CN, ko_KR, de_DE): a month the
-		 * parser knows gives the time; one it does not ("M\xc3\xa4r") only
-		 * comes off the line */
+		/* dmesg -T under other locales (zh_CN, ko_KR, de_DE, fr_FR, es_ES,
+		 * ru_RU: glibc's %a %b): a month the parser knows gives the time;
+		 * a name not in its table ("Mrz") only comes off the line */
 		{ "[\xe5\x85\xad 11\xe6\x9c\x88 29 18:22:40 2025] ", "local", 1764440560000000000LL, OL_NULL },
 		{ "[\xed\x86\xa0 11\xec\x9b\x94 29 18:22:40 2025] ", "local", 1764440560000000000LL, OL_NULL },
 		{ "[Sa Nov 29 18:22:40 2025] ", "local", 1764440560000000000LL, OL_NULL },
-		{ "[Sa M\xc3\xa4r 29 18:22:40 2025] ", NULL, OL_NULL, OL_NULL },
+		{ "[Sa M\xc3\xa4r 29 18:22:40 2025] ", "local", 1743272560000000000LL, OL_NULL },
+		{ "[sam. janv. 29 18:22:40 2025] ", "local", 1738174960000000000LL, OL_NULL },
+		{ "[s\xc3\xa1""b dic 29 18:22:40 2025] ", "local", 1767032560000000000LL, OL_NULL },
+		{ "[\xd1\x81\xd0\xb1 \xd0\xbe\xd0\xba\xd1\x82 29 18:22:40 2025] ", "local",
+		  1761762160000000000LL, OL_NULL },
+		{ "[Sa Mrz 29 18:22:40 2025] ", NULL, OL_NULL, OL_NULL },
 		{ "Nov 29 18:22:40 gpu1 kernel: ", "local", 1764440560000000000LL, OL_NULL },
 		{ "Nov 29 18:22:40 gpu1 kernel: [ 4607.765352] ", "local", 1764440560000000000LL, 4607765352000LL },
 		{ "2025-11-29T18:22:40.123456+02:00 gpu1 kernel: ", "utc", 1764433360123456000LL, OL_NULL },

@@ -249,6 +249,82 @@ static void oom_victim_and_score_adj(void **state)
 }
 
 
+/* Issue 27: a llama-server start-up whose compute buffer does not fit
+ * names the context that does, from the engine's own numbers. The lines
+ * are llama.cpp's own wording (b5000-era llama-server, as in
+ * tests/data/real/any_stack/llamaserver-*); the figures are those of an
+ * 8B Q4 model at a 128k context on a 24 GiB card: 23306 MiB free, 4403.49
+ * MiB of weights, a 16 GiB KV cache for 131072 tokens (128 KiB a token)
+ * and a compute buffer of 8464 MiB that fails. What fits: (23306 -
+ * 4403.49 - 8464) MiB / 128 KiB = 83508 tokens, 83456 in steps of 256. */
+static void llamacpp_context_that_fits(void **state)
+{
+	static const char log[] =
+		"llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090)"
+		" - 23306 MiB free\n"
+		"load_tensors: offloading 32 repeating layers to GPU\n"
+		"load_tensors: offloaded 33/33 layers to GPU\n"
+		"load_tensors:        CUDA0 model buffer size =  4403.49 MiB\n"
+		"load_tensors:   CPU_Mapped model buffer size =   281.81 MiB\n"
+		"llama_context: n_ctx         = 131072\n"
+		"llama_kv_cache_unified:      CUDA0 KV buffer size = 16384.00 MiB\n"
+		"ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8464.00 MiB on device 0:"
+		" cudaMalloc failed: out of memory\n"
+		"ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 8875147264\n"
+		"graph_reserve: failed to allocate compute buffers\n"
+		"llama_init_from_model: failed to initialize the context: failed to allocate"
+		" compute pp buffers\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(t_parse_mem(tl, "server_log", "llama-server.log", log, sizeof(log) - 1) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class || ' ' || phase FROM verdict"),
+			    "misconfig profile");
+	assert_float_equal(t_figure(tl, "cache_does_not_fit", "context_tokens_fit"), 83456, 0);
+	assert_float_equal(t_figure(tl, "cache_does_not_fit", "kv_bytes_per_token"), 131072, 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.advice_knob') FROM"
+				   " finding WHERE cause = 'cache_does_not_fit'"), "ctx_size");
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE"
+				      " cause = 'cache_does_not_fit'"), "--ctx-size 83456"));
+	t_close(tl);
+}
+
+/* The same for Ollama: the offload line in Ollama's own wording (as in
+ * tests/data/real/healthy/ollama-offload-line-starting-server-journal.log,
+ * the card's free memory made 6.0 GiB) and the runner's failure (as in
+ * tests/data/real/any_stack/ollama-runner-terminated-cudamalloc-journal.log).
+ * A layer is 6.8 GiB / 49; (6.0 GiB - 608 MiB - 519.5 MiB) holds 35 of
+ * them: num_gpu 35 instead of 48. */
+static void ollama_layers_that_fit(void **state)
+{
+	static const char log[] =
+		"time=2025-08-08T23:02:37.146+01:00 level=INFO source=server.go:175 msg=offload"
+		" library=cuda layers.requested=49 layers.model=49 layers.offload=48 layers.split=\"\""
+		" memory.available=\"[6.0 GiB]\" memory.gpu_overhead=\"0 B\""
+		" memory.required.full=\"11.0 GiB\" memory.required.partial=\"8.5 GiB\""
+		" memory.required.kv=\"608.0 MiB\" memory.required.allocations=\"[8.5 GiB]\""
+		" memory.weights.total=\"6.8 GiB\" memory.weights.repeating=\"6.0 GiB\""
+		" memory.weights.nonrepeating=\"787.5 MiB\" memory.graph.full=\"519.5 MiB\""
+		" memory.graph.partial=\"1.0 GiB\"\n"
+		"time=2025-08-08T23:02:39.345+01:00 level=ERROR source=sched.go:457 msg=\"error loading"
+		" llama server\" error=\"llama runner process has terminated: cudaMalloc failed: out"
+		" of memory\"\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(t_parse_mem(tl, "server_log", "ollama.log", log, sizeof(log) - 1) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class || ' ' || phase FROM verdict"),
+			    "misconfig load_weights");
+	assert_float_equal(t_figure(tl, "weights_do_not_fit", "gpu_layers_fit"), 35, 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.advice_knob') FROM"
+				   " finding WHERE cause = 'weights_do_not_fit'"), "num_gpu");
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE"
+				      " cause = 'weights_do_not_fit'"), "num_gpu 35"));
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +334,8 @@ int main(void)
 		cmocka_unit_test(fragmentation_from_message_and_segments),
 		cmocka_unit_test(cuda_contexts),
 		cmocka_unit_test(oom_victim_and_score_adj),
+		cmocka_unit_test(llamacpp_context_that_fits),
+		cmocka_unit_test(ollama_layers_that_fit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

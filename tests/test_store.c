@@ -138,7 +138,8 @@ static const char *const expected_tables[] = {
 	  "non_torch_bytes INTEGER, cuda_graph_bytes INTEGER, "
 	  "kv_cache_bytes INTEGER, kv_cache_tokens INTEGER, gpu_blocks INTEGER, "
 	  "cpu_blocks INTEGER, max_concurrency REAL, max_num_seqs INTEGER, "
-	  "max_model_len INTEGER, max_batch_prefill_tokens INTEGER, "
+	  "max_model_len INTEGER, max_batch_prefill_tokens INTEGER, gpu_layers INTEGER, "
+	  "model_layers INTEGER, compute_buffer_bytes INTEGER, required_full_bytes INTEGER, "
 	  "errors TEXT, errors_dropped INTEGER, line INTEGER)",
 };
 

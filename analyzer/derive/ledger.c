@@ -168,6 +168,7 @@ struct eng {
 	int64_t pid;               /* the instance's ("pid 5120"); -1 none */
 	char what[160];            /* "vllm start-up log (vllm.log)" */
 	double total, weights, kv, graphs, act, non_torch;
+	int act_compute;           /* act is ggml's compute buffer (llama.cpp, Ollama) */
 };
 
 static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
@@ -180,7 +181,7 @@ static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
 	e->total = e->weights = e->kv = e->graphs = e->act = e->non_torch = -1;
 	if (!id || !(st = rl_prepare(c, "SELECT engine, instance, artifact_id, total_bytes,"
 	    " weights_bytes, kv_cache_bytes, cuda_graph_bytes, activation_peak_bytes,"
-	    " non_torch_bytes FROM engine WHERE id = ?")))
+	    " non_torch_bytes, compute_buffer_bytes FROM engine WHERE id = ?")))
 		return;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -197,6 +198,8 @@ static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
 		e->graphs = ledger_col_size(st, 6);
 		e->act = ledger_col_size(st, 7);
 		e->non_torch = ledger_col_size(st, 8);
+		if (e->act < 0 && (e->act = ledger_col_size(st, 9)) >= 0)
+			e->act_compute = 1;
 	}
 	sqlite3_finalize(st);
 }
@@ -458,7 +461,8 @@ static void pytorch_lines(struct account *a, const struct card_in *in)
 		    " weights, KV cache and CUDA graphs", in->alloc.source);
 	} else if (e->act >= 0 && (l = ledger_add(a, "activations", e->act, 1, "stated", "start-up",
 					   "engine", e->id, "%s", e->what))) {
-		snprintf(l->label, sizeof(l->label), "activations (the engine's profiling peak)");
+		snprintf(l->label, sizeof(l->label), e->act_compute ? "activations (ggml's compute"
+			 " buffer)" : "activations (the engine's profiling peak)");
 	}
 	ledger_add_fig(a, "pytorch_cache", 1, &in->unalloc);
 }

@@ -157,9 +157,27 @@ static const char engine_sql[] =
 	"  json_each(CASE WHEN json_valid(n2.errors) THEN n2.errors ELSE '[]' END) j"
 	"  WHERE json_extract(j.value, '$.kind') IN " ENGINE_OOM_ERRORS " GROUP BY n2.rowid) x"
 	" ON x.rid = n.rowid"
-	" WHERE (x.rid IS NOT NULL OR n.gpu_blocks <= 0 OR n.kv_cache_bytes < 0)"
+	" WHERE (x.rid IS NOT NULL OR n.gpu_blocks <= 0 OR n.kv_cache_bytes < 0"
+	"  OR n.kv_cache_tokens < 0)"
 	" AND NOT EXISTS (SELECT 1 FROM temp.oom_cand o WHERE o.scope = 'gpu'"
 	"  AND o.artifact_id IS n.artifact_id)";
+
+/* The phase of an engine's own count (no event to copy one from): what
+ * its errors or figures say the start-up was doing. No KV blocks, a
+ * negative KV size, "No available memory for the cache blocks", a
+ * max_model_len the cache cannot hold: sizing the KV cache (kv_alloc);
+ * an OOM while capturing graphs: graph_capture; free memory below the
+ * share asked for: the memory profile that sizes it (profile). */
+#define ENGINE_ERR_IS(kinds) "EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(n.errors)" \
+	" THEN n.errors ELSE '[]' END) j WHERE json_extract(j.value, '$.kind') IN " kinds ")"
+static const char engine_phase_sql[] =
+	"UPDATE temp.oom_cand SET phase = (SELECT CASE"
+	"  WHEN max(n.gpu_blocks <= 0 OR n.kv_cache_bytes < 0 OR n.kv_cache_tokens < 0 OR"
+	"   " ENGINE_ERR_IS("('kv_no_memory', 'max_len_exceeds_kv')") ") THEN 'kv_alloc'"
+	"  WHEN max(" ENGINE_ERR_IS("('graph_capture_oom')") ") THEN 'graph_capture'"
+	"  WHEN max(" ENGINE_ERR_IS("('free_below_utilization')") ") THEN 'profile' END"
+	"  FROM engine n WHERE n.artifact_id IS temp.oom_cand.artifact_id)"
+	" WHERE kind = 'engine_oom' AND event_id IS NULL AND phase IS NULL";
 
 /* One kernel OOM report being gathered (kernel_reports). */
 struct kreport {
@@ -320,7 +338,8 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 	for (i = 0; single_sql[i]; i++)
 		if (sqlite3_exec(db, single_sql[i], NULL, NULL, &msg) != SQLITE_OK)
 			goto failed;
-	if (q_has_table(db, "engine") && sqlite3_exec(db, engine_sql, NULL, NULL, &msg) != SQLITE_OK)
+	if (q_has_table(db, "engine") && (sqlite3_exec(db, engine_sql, NULL, NULL, &msg) != SQLITE_OK
+	    || sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK))
 		goto failed;
 	if (sqlite3_exec(db,
 		"UPDATE temp.oom_cand SET clock = CASE WHEN time_ns IS NOT NULL THEN"

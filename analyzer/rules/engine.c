@@ -54,7 +54,8 @@ static void engine_figures(struct rl_finding *f, const struct rl_engine *e)
 		"total_bytes", "free_at_start_bytes", "gpu_memory_utilization", "requested_bytes",
 		"weights_bytes", "activation_peak_bytes", "torch_peak_bytes", "non_torch_bytes",
 		"cuda_graph_bytes", "kv_cache_bytes", "kv_cache_tokens", "gpu_blocks", "cpu_blocks",
-		"max_concurrency", "max_num_seqs", "max_model_len", "max_batch_prefill_tokens" };
+		"max_concurrency", "max_num_seqs", "max_model_len", "max_batch_prefill_tokens",
+		"gpu_layers", "model_layers", "compute_buffer_bytes", "required_full_bytes" };
 	int k;
 
 	for (k = 0; k < RL_EF__COUNT; k++)

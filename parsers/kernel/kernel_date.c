@@ -2,12 +2,15 @@
  * kernel_date.c -- the calendar side of a kernel log line's wrapper: the
  * zone a wall-clock stamp is read in, the year of a year-less syslog
  * stamp, and dates that do not exist ("Feb 30", "Feb 29" of a common
- * year), which are flagged rather than rolled into the next month. Used by
+ * year), which are flagged rather than rolled into the next month, and the
+ * month names of the locales dmesg -T is met under. Used by
  * kernel_prefix.c; declared in kernel_prefix.h.
  */
 #include "parsers/kernel/kernel_prefix.h"
 
 #include "lib/timeutil.h"
+
+#include <string.h>
 
 void kprefix_set_local(struct kprefix *px, struct ol_time *t, int64_t ns)
 {
@@ -63,5 +66,51 @@ int kprefix_date_ok(struct kprefix *px, int y, int mon, int d, int inferred)
 	else if (px->bad_dates == 9)
 		sink_diagf(px->s, px->in->lineno, 0, OL_WARN, "more lines with dates that do "
 			   "not exist are kept without a time; not listed");
+	return 0;
+}
+
+/* glibc's abbreviated month names (%b, locales/<ll>_<CC> abmon) of the
+ * locales dmesg -T is met under, lower-cased, without a trailing dot,
+ * '|' between them: de, fr, es, it, pt, nl, ru (UTF-8). The languages
+ * agree where they share a spelling ("mar", "mai", "ago"). */
+static const char *const month_names[12] = {
+	"jan|janv|ene|gen|jän|\xd1\x8f\xd0\xbd\xd0\xb2",
+	"feb|f\xc3\xa9vr|fev|\xd1\x84\xd0\xb5\xd0\xb2",
+	"m\xc3\xa4r|mar|mars|mrt|\xd0\xbc\xd0\xb0\xd1\x80",
+	"apr|avr|abr|\xd0\xb0\xd0\xbf\xd1\x80",
+	"mai|may|mag|mei|\xd0\xbc\xd0\xb0\xd1\x8f|\xd0\xbc\xd0\xb0\xd0\xb9",
+	"jun|juin|giu|\xd0\xb8\xd1\x8e\xd0\xbd",
+	"jul|juil|lug|\xd0\xb8\xd1\x8e\xd0\xbb",
+	"aug|ao\xc3\xbbt|ago|\xd0\xb0\xd0\xb2\xd0\xb3",
+	"sep|sept|set|\xd1\x81\xd0\xb5\xd0\xbd",
+	"okt|oct|ott|out|\xd0\xbe\xd0\xba\xd1\x82",
+	"nov|\xd0\xbd\xd0\xbe\xd1\x8f",
+	"dez|d\xc3\xa9" "c|dic|dec|\xd0\xb4\xd0\xb5\xd0\xba",
+};
+
+/* kernel_prefix.h. ASCII letters are compared without case, other bytes
+ * as they are. */
+int kprefix_named_month(const char *m, size_t n)
+{
+	char low[16];
+	size_t i;
+	int k;
+
+	if (n && m[n - 1] == '.')
+		n--;
+	if (!n || n >= sizeof(low))
+		return 0;
+	for (i = 0; i < n; i++)
+		low[i] = (char)(m[i] >= 'A' && m[i] <= 'Z' ? m[i] - 'A' + 'a' : m[i]);
+	for (k = 0; k < 12; k++) {
+		const char *a = month_names[k], *bar;
+		for (;; a = bar + 1) {
+			size_t l = (bar = strchr(a, '|')) ? (size_t)(bar - a) : strlen(a);
+			if (l == n && !memcmp(a, low, n))
+				return k + 1;
+			if (!bar)
+				break;
+		}
+	}
 	return 0;
 }

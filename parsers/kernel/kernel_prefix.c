@@ -131,8 +131,9 @@ static const char *month_stamp(struct kprefix *px, const char *p, const char *e,
 }
 
 /* The month of a localized dmesg -T stamp's token m[0..n): "3月" (Chinese,
- * Japanese), "3월" (Korean), or an English abbreviation; 0 when it is none
- * of those (another language's name: the stamp is still one). */
+ * Japanese), "3월" (Korean), an English abbreviation or one of
+ * month_names; 0 when it is none of those (another language's name: the
+ * stamp is still one). */
 static int local_month(const char *m, size_t n)
 {
 	size_t i = 0;
@@ -143,7 +144,9 @@ static int local_month(const char *m, size_t n)
 	if (i && v >= 1 && v <= 12 && n - i == 3 &&
 	    (!memcmp(m + i, "\xe6\x9c\x88", 3) || !memcmp(m + i, "\xec\x9b\x94", 3)))
 		return v;
-	return n == 3 ? month_from_name(m, 3) : 0;
+	if (n == 3 && (v = month_from_name(m, 3)))
+		return v;
+	return kprefix_named_month(m, n);
 }
 
 /* dmesg -T under another locale, after the '[': "四 3月 20 21:01:25 2025]"

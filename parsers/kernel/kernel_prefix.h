@@ -75,6 +75,10 @@ int kprefix_year_for(struct kprefix *px, int mon, int d);
 /* 1 when day d of month mon exists in year y; else 0, with a warning at
  * the current line (inferred: the year was inferred, not read or given). */
 int kprefix_date_ok(struct kprefix *px, int y, int mon, int d, int inferred);
+/* The month (1..12) of a European locale's abbreviated name m[0..n) as
+ * dmesg -T prints it under that locale ("Mär", "janv.", "dic", "окт"):
+ * de, fr, es, it, pt, nl, ru; 0 when it is none of them. */
+int kprefix_named_month(const char *m, size_t n);
 
 /* Strip the wrapper of the text line [l, e) into r. A line whose wrapper
  * is not recognised is plain text: r->msg is the whole line (less pasted

@@ -38,6 +38,8 @@
 #define R ENGINE_TRTLLM
 #define P ENGINE_PYTORCH
 #define N ENGINE_NONE
+#define O ENGINE_OLLAMA
+#define L ENGINE_LLAMACPP
 
 /* Each fact under the labels each engine prints it with; size: a unit
  * follows. strong 0: a configuration key a note could quote too. */
@@ -53,7 +55,10 @@ static const struct {
 	{ EF_TOTAL, V, 1, 1, { "total_gpu_memory" } },
 	{ EF_TORCH_PEAK, V, 1, 1, { "peak_torch_memory" } },
 	{ EF_NON_TORCH, V, 1, 1, { "non_torch_memory" } },
-	{ EF_ACTIVATION_PEAK, V, 1, 1, { "PyTorch activation peak memory" } },
+	{ EF_ACTIVATION_PEAK, V, 1, 1, { "PyTorch activation peak memory",
+					 "torch peak memory increase: " /* V1's profile repr */ } },
+	{ EF_NON_TORCH, V, 1, 1, { "non-torch forward increase memory: " } },
+	{ EF_WEIGHTS, V, 1, 0, { "weights memory: " } },
 	{ EF_KV_CACHE, V, 1, 1, { "reserved for KV Cache is ", "kv_cache_size=",
 				  "available_kv_cache_memory", "Available KV cache memory: " } },
 	{ EF_CUDA_GRAPH, V, 1, 1, { "Estimated CUDA graph memory: ", "CUDA graph pool memory: " } },
@@ -65,6 +70,7 @@ static const struct {
 	{ EF_UTILIZATION, T, 0, 0, { "cuda_memory_fraction: " } },
 	{ EF_KV_TOKENS, V, 0, 1, { "GPU KV cache size: " } },
 	{ EF_KV_TOKENS, S, 0, 1, { "max_total_num_tokens=" } },
+	{ EF_KV_TOKENS, S, 0, 1, { "is larger than the profiled value " } }, /* < 0: no room */
 	{ EF_KV_TOKENS, T, 0, 1, { "Setting max batch total tokens to " } },
 	{ EF_KV_TOKENS, T, 0, 0, { "max_batch_total_tokens: " } },
 	{ EF_MAX_NUM_SEQS, N, 0, 0, { "max_num_seqs=" } },
@@ -81,6 +87,9 @@ static const struct {
 	{ EF_MAX_PREFILL, T, 0, 1, { "max_batch_prefill_tokens: " } },  /* TGI's Args alone */
 	{ EF_GPU_BLOCKS, R, 0, 1, { "Number of blocks in KV cache primary pool: ",
 				    "primary blocks=" } },
+	{ EF_KV_TOKENS, L, 0, 1, { ": n_ctx " } },       /* llama_new_context_with_model */
+	{ EF_GPU_LAYERS, O, 0, 1, { "layers.offload=" } }, /* Ollama's offload line */
+	{ EF_MODEL_LAYERS, O, 0, 1, { "layers.model=" } },
 };
 
 /* Each statistic under its labels. gated: a vLLM label common enough in
@@ -169,6 +178,24 @@ static const struct {
 	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
 	{ er_engine, R, 0, 1, { "[TensorRT-LLM]" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
+	/* llama.cpp (ggml): its functions' prefixes name it (the phrases
+	 * after them name no engine: " MiB free" is PyTorch's too); Ollama's
+	 * runner prints the same lines under the server's */
+	{ er_engine, L, 0, 1, { "load_tensors: ", "llm_load_tensors: ",
+				"llama_new_context_with_model: ", "llama_kv_cache_init: " } },
+	{ er_engine, L, 0, 1, { "llama_context: ", "llama_kv_cache: ", "llama_kv_cache_unified: ",
+				"llama_model_load_from_file_impl: " } },
+	{ er_ggml_layers, N, 0, 0, { "offloaded " } },
+	{ er_ggml_buffer, N, 0, 0, { " buffer size =" } },
+	{ er_ggml_free, N, 0, 0, { " MiB free" } },   /* "using device CUDA0 (...) - N MiB free" */
+	{ er_ggml_kv_total, L, 0, 1, { "KV self size" } },
+	{ er_engine, O, 0, 1, { "msg=offload ", "msg=\"offload to ", "msg=\"starting llama server",
+				"waiting for server to become available" } },
+	{ er_quoted_size, O, EF_FREE, 1, { "memory.available=" } },
+	{ er_quoted_size, O, EF_REQUIRED_FULL, 1, { "memory.required.full=" } },
+	{ er_quoted_size, O, EF_KV_CACHE, 1, { "memory.required.kv=" } },
+	{ er_quoted_size, O, EF_WEIGHTS, 1, { "memory.weights.total=" } },
+	{ er_quoted_size, O, EF_COMPUTE_BUFFER, 1, { "memory.graph.full=" } },
 };
 
 #undef V
@@ -177,6 +204,8 @@ static const struct {
 #undef R
 #undef P
 #undef N
+#undef O
+#undef L
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
 #define ANCHORS_MAX 320
@@ -395,6 +424,7 @@ int engine_line(const char *line, size_t n, struct engine_line *out)
 	memset(out, 0, sizeof(*out));
 	out->preempt_total = -1;
 	out->rank = -1;
+	out->ggml_dev = -1;
 	each_anchor(line, n, read_anchor, &r);
 	if (out->rank < 0 && out->engine == ENGINE_SGLANG)
 		out->rank = er_sglang_rank(line, n);

@@ -41,6 +41,10 @@ struct engine_line {
 	int rank;                  /* SGLang "TPn" / TGI "rank=n", or -1 */
 	unsigned memfail;          /* a phrase of parsers/serving/memfail.c: bits
 				    * MEMFAIL_MARK_* (the recogniser's prefilter) */
+	int ggml_dev;              /* a ggml buffer of one GPU ("CUDA1 model buffer
+				    * size"): its index, summed over the GPUs; -1 */
+	int ggml_total;            /* llama.cpp's "KV self size": all devices' KV,
+				    * host included: kept only without the GPUs' */
 	char version[ENGINE_VERSION_MAX]; /* "" unless the line states it */
 };
 

@@ -499,3 +499,129 @@ void er_memfail_mark(struct engine_line *o, const struct anchor *a, const char *
 	(void)line, (void)p, (void)end;
 	o->memfail |= (unsigned)a->arg;
 }
+
+/* ---- llama.cpp (ggml) and Ollama ---------------------------------------- */
+
+/* "offloaded 43/81 layers to GPU" (llm_load_tensors, load_tensors): the
+ * layers on the GPUs and the model's. */
+void er_ggml_layers(struct engine_line *o, const struct anchor *a, const char *line,
+		    const char *p, const char *end)
+{
+	double on, of;
+	size_t u, w;
+
+	(void)a, (void)line;
+	if (read_num(p, end, &on, &u) < 0 || p + u >= end || p[u] != '/' ||
+	    read_num(p + u + 1, end, &of, &w) < 0 || !find(p + u + 1 + w, end, " layers"))
+		return;
+	if (on < 0 || of < on || of > 1e5)
+		return;
+	fact(o, EF_GPU_LAYERS, on);
+	fact(o, EF_MODEL_LAYERS, of);
+}
+
+/* The word that ends at e (spaces before e skipped) in [line, e): its
+ * start in *w and its length; 0 when there is none. */
+static size_t word_before(const char *line, const char *e, const char **w)
+{
+	const char *s;
+
+	while (e > line && e[-1] == ' ')
+		e--;
+	s = e;
+	while (s > line && s[-1] != ' ' && s[-1] != ':' && s[-1] != '\t')
+		s--;
+	*w = s;
+	return (size_t)(e - s);
+}
+
+/* 1 for a ggml buffer type on a GPU ("CUDA0", "ROCm1", "Metal", "Vulkan0",
+ * "SYCL0"); 0 for the host's ("CPU", "CPU_Mapped", "CUDA_Host"). */
+static int ggml_gpu(const char *w, size_t n)
+{
+	static const char *const gpus[] = { "CUDA", "ROCm", "Metal", "MTL", "Vulkan", "SYCL",
+					    "CANN", "MUSA" };
+	size_t i, l;
+
+	if (memmem(w, n, "Host", 4) || memmem(w, n, "CPU", 3))
+		return 0;
+	for (i = 0; i < sizeof(gpus) / sizeof(gpus[0]); i++) {
+		l = strlen(gpus[i]);
+		if (n >= l && !memcmp(w, gpus[i], l))
+			return 1;
+	}
+	return 0;
+}
+
+/* "<buffer type> [model|KV|compute] buffer size = 21533.93 MiB": on a
+ * GPU's buffer type, the weights, the KV cache or the compute buffer
+ * (llm_load_tensors, llama_kv_cache_init, llama_new_context_with_model
+ * and their later names); host buffers and "output" buffers are not kept. */
+void er_ggml_buffer(struct engine_line *o, const struct anchor *a, const char *line,
+		    const char *p, const char *end)
+{
+	const char *w, *dev;
+	size_t n = word_before(line, p - a->len, &w), dn;
+	enum engine_fact k = EF_WEIGHTS;
+	double v;
+
+	if (!n)
+		return;
+	dev = w, dn = n;
+	if ((n == 2 && !memcmp(w, "KV", 2)) || (n == 7 && !memcmp(w, "compute", 7)) ||
+	    (n == 5 && !memcmp(w, "model", 5))) {
+		k = w[0] == 'K' ? EF_KV_CACHE : w[0] == 'c' ? EF_COMPUTE_BUFFER : EF_WEIGHTS;
+		dn = word_before(line, w, &dev);
+	}
+	if (!dn || !ggml_gpu(dev, dn) || read_size(p, end, &v, NULL) < 0 || v < 0)
+		return;
+	fact(o, k, v);
+	o->ggml_dev = 0;   /* "Metal": the one; "CUDA1": its index */
+	while (dn && isdigit((unsigned char)dev[dn - 1]))
+		dn--;
+	if (isdigit((unsigned char)dev[dn]))
+		o->ggml_dev = atoi(dev + dn);
+}
+
+/* "KV self size  = 1005.79 MiB, K (f16): ..." (llama_kv_cache_init,
+ * llama_new_context_with_model): the KV cache of every device. */
+void er_ggml_kv_total(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	(void)line;
+	size_fact(o, EF_KV_CACHE, p, end);
+	o->ggml_total = 1;
+	(void)a;
+}
+
+/* "using device CUDA0 (NVIDIA GeForce RTX 3090) - 23306 MiB free"
+ * (llama_model_load_from_file_impl), found by its " MiB free": the
+ * card's free memory, the number just before the anchor. */
+void er_ggml_free(struct engine_line *o, const struct anchor *a, const char *line,
+		  const char *p, const char *end)
+{
+	const char *e = p - a->len, *q = e;
+	double v;
+
+	while (q > line && (isdigit((unsigned char)q[-1]) || q[-1] == '.'))
+		q--;
+	if (q == e || q - line < 3 || memcmp(q - 3, " - ", 3) || !find(line, e, "using device ") ||
+	    read_num(q, e, &v, NULL) < 0 || v < 0)
+		return;
+	(void)end;
+	fact(o, EF_FREE, v * 1048576.0);
+}
+
+/* Ollama's offload line: memory.available="[10.9 GiB]",
+ * memory.required.full="11.0 GiB" (the first card's figure of a list). */
+void er_quoted_size(struct engine_line *o, const struct anchor *a, const char *line,
+		    const char *p, const char *end)
+{
+	double v;
+
+	(void)line;
+	while (p < end && (*p == '"' || *p == '['))
+		p++;
+	if (read_size(p, end, &v, NULL) == 0 && v >= 0)
+		fact(o, (enum engine_fact)a->arg, v);
+}

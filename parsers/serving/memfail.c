@@ -246,6 +246,9 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "_dummy_sampler_run", OOM_PHASE_WARMUP },
 	{ "warming up sampler", OOM_PHASE_WARMUP },
 	{ "_dummy_pooler_run", OOM_PHASE_WARMUP },
+	{ "Method Warmup", OOM_PHASE_WARMUP },     /* TGI's shard: the router's Warmup call */
+	{ "in warmup", OOM_PHASE_WARMUP },         /* TGI's frame: flash_causal_lm.py warmup */
+	{ "warmup{", OOM_PHASE_WARMUP },           /* TGI router's span "warmup{max_input_length=..}" */
 	{ "capture_end", OOM_PHASE_GRAPH_CAPTURE },
 	{ "capture_begin", OOM_PHASE_GRAPH_CAPTURE },
 	{ "capture_model", OOM_PHASE_GRAPH_CAPTURE },
@@ -335,6 +338,9 @@ static const struct { const char *phrase; enum oom_phase phase; } phase_lines[] 
 	{ "Capture cuda graph begin", OOM_PHASE_GRAPH_CAPTURE },
 	{ "Capture cuda graph end", OOM_PHASE_WARMUP },
 	{ "Prefill batch", OOM_PHASE_SERVING },
+	/* TGI: the router warms the shards up before it serves */
+	{ "Warming up model", OOM_PHASE_WARMUP },
+	{ "Setting max batch total tokens", OOM_PHASE_SERVING },
 	{ "Decode batch", OOM_PHASE_SERVING },
 	/* llama.cpp, llama-server, Ollama */
 	{ "llm server loading model", OOM_PHASE_LOAD_WEIGHTS },

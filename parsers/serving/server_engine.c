@@ -88,9 +88,17 @@ static uint32_t name_hash(const char *name)
 	return h;
 }
 
+/* 1 when a and b are Ollama and llama.cpp, either way round: the runner
+ * under Ollama's server prints llama.cpp's lines. */
+static int llama_pair(enum engine_kind a, enum engine_kind b)
+{
+	return (a == ENGINE_OLLAMA && b == ENGINE_LLAMACPP) ||
+	       (a == ENGINE_LLAMACPP && b == ENGINE_OLLAMA);
+}
+
 static struct srv_instance *find(struct srv_engine *e, const char *name, enum engine_kind kind)
 {
-	struct srv_instance *loose = NULL, *any = NULL;
+	struct srv_instance *loose = NULL, *any = NULL, *cousin = NULL;
 	uint32_t h = name_hash(name);
 	int i;
 
@@ -104,6 +112,15 @@ static struct srv_instance *find(struct srv_engine *e, const char *name, enum en
 			any = in;
 		if (!specific(in->kind) && !loose)
 			loose = in;
+		if (!cousin && llama_pair(in->kind, kind))
+			cousin = in;
+	}
+	if (cousin) {   /* Ollama's runner is llama.cpp: one instance, Ollama's */
+		if (kind == ENGINE_OLLAMA) {
+			cousin->kind = ENGINE_OLLAMA;
+			e->gen++;
+		}
+		return cousin;
 	}
 	if (specific(kind)) {
 		if (loose) {
@@ -247,6 +264,33 @@ static void keep_fact(struct srv_instance *in, enum engine_fact k, double v)
 	in->said = 1;
 }
 
+/* A ggml buffer's size (llama.cpp prints one line per GPU): summed over
+ * the GPUs of one load; a GPU seen again starts a new load. The total
+ * "KV self size" (host included) is kept only when no GPU's KV was. */
+static void keep_ggml(struct srv_instance *in, const struct engine_line *el, enum engine_fact k,
+		      double v)
+{
+	int slot = k == EF_WEIGHTS ? 0 : k == EF_KV_CACHE ? 1 : k == EF_COMPUTE_BUFFER ? 2 : -1;
+	uint32_t bit;
+
+	if (slot < 0 || el->ggml_dev >= 32) {
+		keep_fact(in, k, v);
+		return;
+	}
+	if (el->ggml_total) {
+		if (!in->ggml_devs[slot])
+			keep_fact(in, k, v);
+		return;
+	}
+	bit = 1u << el->ggml_dev;
+	if (in->ggml_devs[slot] & bit || isnan(in->fact[k]))
+		in->ggml_devs[slot] = 0, in->fact[k] = 0;
+	in->ggml_devs[slot] |= bit;
+	in->fact[k] += v;
+	in->fact[k] = (double)llround(in->fact[k]);
+	in->said = 1;
+}
+
 /* One event of kind ("engine_error", "preemption") with data d (taken). */
 static int event(struct srv_engine *e, struct sink *s, const struct srv_line *l, uint64_t lineno,
 		 const char *kind, const char *summary, json_t *d)
@@ -353,7 +397,10 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 	if (!in)
 		return 0;
 	for (i = 0; i < el->nfacts; i++)
-		keep_fact(in, el->facts[i].key, el->facts[i].value);
+		if (el->ggml_dev >= 0 || el->ggml_total)
+			keep_ggml(in, el, el->facts[i].key, el->facts[i].value);
+		else
+			keep_fact(in, el->facts[i].key, el->facts[i].value);
 	if (el->version[0]) {
 		copy_str(in->version, sizeof(in->version), el->version, strlen(el->version));
 		in->said = 1;

@@ -59,6 +59,8 @@ struct srv_instance {
 	enum engine_error last_error;
 	uint64_t last_error_line;
 	uint64_t capture_line;       /* a CUDA-graph capture began there; 0 none */
+	uint32_t ggml_devs[3];       /* the GPUs (bit per index < 32) whose ggml buffer
+				      * of weights, KV cache, compute is summed in */
 };
 
 /* Who a line is from (the inputs of its instance's name). */

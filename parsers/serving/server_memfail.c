@@ -107,11 +107,12 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			return 0;
 		if (m->served)
 			f.phase = OOM_PHASE_SERVING;
-		else if (f.phase == OOM_PHASE_UNKNOWN && m->frame_line &&
-			 lineno - m->frame_line <= SRV_MEM_FRAMES)
-			f.phase = m->frame;
+		/* a frame just above stands in for the failure's own phase,
+		 * but what the failure's continuation lines name comes first
+		 * (llama.cpp: "ggml_gallocr_reserve_n" after the cudaMalloc) */
+		m->ctx = m->frame_line && lineno - m->frame_line <= SRV_MEM_FRAMES ? m->frame
+										 : m->phase;
 		m->frame_line = 0;
-		m->ctx = m->phase;
 		m->f = f;
 		m->held = 1;
 		m->t = l->t;
