@@ -482,6 +482,13 @@ int run_ingest(const char *db, int append, int commit, char **paths, int npaths,
 
 int report_into(sqlite3 *db, enum report_format format, struct outfile *out)
 {
+	if (report_render(db, format, out) < 0)
+		return -1;
+	return outfile_place(out);
+}
+
+int report_render(sqlite3 *db, enum report_format format, struct outfile *out)
+{
 	struct strbuf err = STRBUF_INIT;
 	int r = report_write(db, format, out->f, &err);
 
@@ -494,7 +501,7 @@ int report_into(sqlite3 *db, enum report_format format, struct outfile *out)
 		outfile_abort(out);
 		return -1;
 	}
-	return outfile_commit(out);
+	return outfile_finish(out);
 }
 
 int write_report(sqlite3 *db, enum report_format format, const char *path)

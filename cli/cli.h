@@ -145,6 +145,10 @@ struct outfile;
 /* Write the report of an open database into out (see outfile_open) and
  * commit it, or abort it on failure. 0, or -1 after saying why. */
 int report_into(sqlite3 *db, enum report_format format, struct outfile *out);
+/* Write the report into out and finish it (outfile_finish: synced, not
+ * yet in place; outfile_place puts it there), or abort it on failure. 0,
+ * or -1 after saying why. */
+int report_render(sqlite3 *db, enum report_format format, struct outfile *out);
 
 /* ---- outputs (outputs.c) ---- */
 
@@ -177,9 +181,16 @@ struct outfile {
  * anything but a device, FIFO or socket, a directory or a block device is
  * refused. 0, or -1 after saying why (the path and the reason). */
 int outfile_open(struct outfile *o, const char *path);
-/* Flush, sync and rename into place. 0, or -1 after saying why (the
- * temporary is removed). */
+/* Flush, sync and rename into place (outfile_finish, then outfile_place).
+ * 0, or -1 after saying why (the temporary is removed). */
 int outfile_commit(struct outfile *o);
+/* Flush, sync and close the temporary, not yet in place (a stream or
+ * stdout: flushed, and done). 0, or -1 after saying why (the temporary
+ * removed, the destination untouched). */
+int outfile_finish(struct outfile *o);
+/* Rename the finished temporary over the destination. 0, or -1 after
+ * saying why (the temporary removed, the destination untouched). */
+int outfile_place(struct outfile *o);
 /* Give up: the temporary is removed, the destination untouched. */
 void outfile_abort(struct outfile *o);
 
