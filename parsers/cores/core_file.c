@@ -139,7 +139,8 @@ int core_inflate_mem(struct core_elf *ce, struct input *in, struct sink *s)
 	struct core_out o = { s, 0, 0 };
 	uint64_t total = 0, reach = 0, limit = cuda_core_gz_limit;
 	size_t cap = 0;
-	int cut = 0;
+	int cut = 0, past = 0;
+	unsigned char b;
 	const size_t bsz = 256 * 1024;
 
 	if (limit > SIZE_MAX / 2)
@@ -168,24 +169,24 @@ int core_inflate_mem(struct core_elf *ce, struct input *in, struct sink *s)
 		if (total >= limit)
 			break;
 	}
-	if (reach && reach != UINT64_MAX && total > reach)
-		total = reach;
+	if (reach && reach != UINT64_MAX && total > reach) {
+		past = 1;   /* bytes after the core were read with it */
+		total = limit = reach;
+	}
 	ce->len = (size_t)total;
 	if (cut) {
-		unsigned char b;
 		if (input_read(in, &b, 1) > 0)
 			core_diag(&o, total, OL_ERROR, "the inflated core needs more memory than "
 				  "is left of %llu bytes (%s); only its first %llu bytes are read",
 				  (unsigned long long)ol_budget(), OL_BUDGET_HINT,
 				  (unsigned long long)total);
-	} else if (total >= limit) {
-		unsigned char b;
-		if (limit == cuda_core_gz_limit && input_read(in, &b, 1) > 0)
+	} else if (total >= limit && (past || input_read(in, &b, 1) > 0)) {
+		if (limit == cuda_core_gz_limit)
 			core_diag(&o, total, OL_ERROR, "the gzip core inflates to more than the "
 				  "%llu-byte limit; only the first %llu bytes are read",
 				  (unsigned long long)cuda_core_gz_limit,
 				  (unsigned long long)cuda_core_gz_limit);
-		else if (limit != cuda_core_gz_limit && input_read(in, &b, 1) > 0)
+		else
 			core_diag(&o, limit, OL_WARN, "the gzip stream goes on past byte %llu, "
 				  "where the core's headers reach: the trailing data is not the "
 				  "core's and is not read", (unsigned long long)limit);
