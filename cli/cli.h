@@ -207,7 +207,7 @@ void outfile_abort(struct outfile *o);
 	MEMORY_OPTION_HELP
 
 #define MEMORY_OPTION_HELP \
-	"  --max-memory SIZE  the run's memory budget: what decoders, core readers\n" \
-	"                     and report writers may hold (default 1GiB, at least 1M)\n"
+	"  --max-memory SIZE  the run's memory budget: what the snapshot decoders and\n" \
+	"                     core readers may hold (default 1GiB, at least 1M)\n"
 
 #endif
