@@ -156,7 +156,8 @@ int free_out_parse(struct input *in, struct sink *s)
 		}
 		for (i = 1; i < k; i++) {
 			long long v = whole(w[i]);
-			if (v < 0)
+			/* a figure whose bytes overflow int64 is no figure */
+			if (v < 0 || v > (mib ? INT64_MAX >> 20 : INT64_MAX >> 10))
 				continue;
 			v = mib ? v << 20 : v << 10;
 			snprintf(var, sizeof(var), "%s.%s", row, cols[i - 1]);
