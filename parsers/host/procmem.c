@@ -88,7 +88,8 @@ int meminfo_parse(struct input *in, struct sink *s)
 		if (!k)
 			continue;
 		if (k < 2 || fl < 2 || fl > sizeof(field) || w[0][fl - 1] != ':' ||
-		    (v = whole(w[1])) < 0 || (k == 3 && strcmp(w[2], "kB")) || k > 3) {
+		    (v = whole(w[1])) < 0 || (k == 3 && strcmp(w[2], "kB")) || k > 3 ||
+		    (k == 3 && v > INT64_MAX / 1024)) {   /* past int64 bytes: no figure */
 			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"Field: N kB\";"
 				       " skipped", (unsigned long long)in->lineno) < 0)
 				return -1;
