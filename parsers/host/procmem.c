@@ -241,7 +241,8 @@ int slabinfo_parse(struct input *in, struct sink *s)
 			continue;
 		/* name active_objs num_objs objsize objperslab pagesperslab : ... */
 		if (k < 4 || (objs = whole(w[2])) < 0 || (size = whole(w[3])) < 0 ||
-		    strlen(w[0]) >= sizeof(top[0].name)) {
+		    strlen(w[0]) >= sizeof(top[0].name) ||
+		    (size && objs > INT64_MAX / size)) {   /* bytes past int64: no figure */
 			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"name"
 				       " active_objs num_objs objsize ...\"; skipped",
 				       (unsigned long long)in->lineno) < 0)
