@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "analyzer/ingest/ingest.h"
 #include "analyzer/store/timeline.h"
+#include "lib/budget.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
 
@@ -171,7 +172,8 @@ static const struct cli_opt *find_opt(const struct cli_args *a, const char *arg,
 	return NULL;
 }
 
-int cli_next(struct cli_args *a)
+/* The next option of a (cli_next, less the options it handles itself). */
+static int next_opt(struct cli_args *a)
 {
 	const struct cli_opt *o;
 	const char *arg;
@@ -207,6 +209,20 @@ int cli_next(struct cli_args *a)
 		return CLI_BAD;
 	}
 	return (int)o->id;
+}
+
+int cli_next(struct cli_args *a)
+{
+	int o;
+
+	while ((o = next_opt(a)) == OPT_MAX_MEMORY) {
+		int64_t b = cli_parse_size(a->value);
+		if (b < (int64_t)OL_BUDGET_MIN)
+			return cli_error("--max-memory: expected a size of at least 1 MiB such as"
+					 " 1GiB or 512M, got '%s'", a->value), CLI_BAD;
+		ol_budget_set((uint64_t)b);
+	}
+	return o;
 }
 
 int cli_format_option(enum cli_opt_id id, const char *v, enum report_format *fmt)
@@ -466,6 +482,13 @@ int run_ingest(const char *db, int append, int commit, char **paths, int npaths,
 
 int report_into(sqlite3 *db, enum report_format format, struct outfile *out)
 {
+	if (report_render(db, format, out) < 0)
+		return -1;
+	return outfile_place(out);
+}
+
+int report_render(sqlite3 *db, enum report_format format, struct outfile *out)
+{
 	struct strbuf err = STRBUF_INIT;
 	int r = report_write(db, format, out->f, &err);
 
@@ -478,7 +501,7 @@ int report_into(sqlite3 *db, enum report_format format, struct outfile *out)
 		outfile_abort(out);
 		return -1;
 	}
-	return outfile_commit(out);
+	return outfile_finish(out);
 }
 
 int write_report(sqlite3 *db, enum report_format format, const char *path)

@@ -50,7 +50,7 @@ int cli_usage(const char *text);
 enum cli_opt_id {
 	OPT_APPEND = 1, OPT_BOOT_TIME, OPT_DB, OPT_FORMAT, OPT_JSON, OPT_KIND,
 	OPT_ORACLE, OPT_OUTPUT, OPT_QUIET, OPT_TZ, OPT_YEAR, OPT_FOLLOW_OUTSIDE,
-	OPT_MAX_UNPACKED, OPT_MAX_MEMBERS,
+	OPT_MAX_UNPACKED, OPT_MAX_MEMBERS, OPT_MAX_MEMORY,
 };
 
 struct cli_opt {
@@ -60,8 +60,13 @@ struct cli_opt {
 	enum cli_opt_id id;
 };
 
+/* --max-memory SIZE: the run's memory budget (lib/budget.h); cli_next
+ * reads it itself, so a command only lists it. */
+#define CLI_MEMORY_OPT { "--max-memory", 0, 1, OPT_MAX_MEMORY }
+
 /* The options of every command that ingests (cli_ingest_option reads them). */
 #define CLI_INGEST_OPTS \
+	CLI_MEMORY_OPT, \
 	{ "--boot-time", 0, 1, OPT_BOOT_TIME }, { "--tz", 0, 1, OPT_TZ }, \
 	{ "--year", 0, 1, OPT_YEAR }, { "--follow-outside", 0, 0, OPT_FOLLOW_OUTSIDE }, \
 	{ "--max-unpacked", 0, 1, OPT_MAX_UNPACKED }, { "--max-members", 0, 1, OPT_MAX_MEMBERS }
@@ -84,7 +89,8 @@ struct cli_args {
 };
 #define CLI_ARGS_INIT(argc, argv, opts) { (argc), (argv), (opts), 1, 0, NULL, (argv), 0 }
 
-/* The next option's id (its value, if it takes one, in a->value),
+/* The next option's id (its value, if it takes one, in a->value;
+ * --max-memory is read here: it sets the run's budget, not returned),
  * CLI_HELP for -h/--help, CLI_DONE at the end, or CLI_BAD after saying
  * what is wrong (unknown option, missing value). Arguments met on the way
  * are gathered (see struct cli_args). */
@@ -139,6 +145,10 @@ struct outfile;
 /* Write the report of an open database into out (see outfile_open) and
  * commit it, or abort it on failure. 0, or -1 after saying why. */
 int report_into(sqlite3 *db, enum report_format format, struct outfile *out);
+/* Write the report into out and finish it (outfile_finish: synced, not
+ * yet in place; outfile_place puts it there), or abort it on failure. 0,
+ * or -1 after saying why. */
+int report_render(sqlite3 *db, enum report_format format, struct outfile *out);
 
 /* ---- outputs (outputs.c) ---- */
 
@@ -171,9 +181,16 @@ struct outfile {
  * anything but a device, FIFO or socket, a directory or a block device is
  * refused. 0, or -1 after saying why (the path and the reason). */
 int outfile_open(struct outfile *o, const char *path);
-/* Flush, sync and rename into place. 0, or -1 after saying why (the
- * temporary is removed). */
+/* Flush, sync and rename into place (outfile_finish, then outfile_place).
+ * 0, or -1 after saying why (the temporary is removed). */
 int outfile_commit(struct outfile *o);
+/* Flush, sync and close the temporary, not yet in place (a stream or
+ * stdout: flushed, and done). 0, or -1 after saying why (the temporary
+ * removed, the destination untouched). */
+int outfile_finish(struct outfile *o);
+/* Rename the finished temporary over the destination. 0, or -1 after
+ * saying why (the temporary removed, the destination untouched). */
+int outfile_place(struct outfile *o);
 /* Give up: the temporary is removed, the destination untouched. */
 void outfile_abort(struct outfile *o);
 
@@ -186,6 +203,11 @@ void outfile_abort(struct outfile *o);
 	"                     default they are listed, not read; /proc, /sys and /dev never)\n" \
 	"  --max-unpacked SIZE the bytes one archive may unpack, every level counted\n" \
 	"                     (default: 512MiB, or 200 times its size on disk; at most 64GiB)\n" \
-	"  --max-members N    archive members read in the run (default 100000)\n"
+	"  --max-members N    archive members read in the run (default 100000)\n" \
+	MEMORY_OPTION_HELP
+
+#define MEMORY_OPTION_HELP \
+	"  --max-memory SIZE  the run's memory budget: what the snapshot decoders and\n" \
+	"                     core readers may hold (default 1GiB, at least 1M)\n"
 
 #endif

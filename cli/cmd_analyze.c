@@ -107,13 +107,18 @@ static int analyze(const char *db, const char *out, enum report_format fmt, char
 	if (r == EXIT_OK && (check_output(db, &seen, "database") < 0 ||
 			     check_output(out, &seen, "report") < 0))
 		r = EXIT_ERROR;
-	if (r == EXIT_OK && report_into(tl->db, fmt, &report) < 0)
+	/* the report is written and synced aside, the database put in place,
+	 * then the report: a failure before leaves the old report untouched */
+	if (r == EXIT_OK && report_render(tl->db, fmt, &report) < 0)
 		r = EXIT_ERROR;
 	else if (r != EXIT_OK)
 		outfile_abort(&report);
 	if (r == EXIT_OK && commit_db(tl) < 0) {
-		if (out && strcmp(out, "-"))
-			unlink(out);   /* the report of a database that is not there */
+		outfile_abort(&report);   /* no report of a database that is not there */
+		r = EXIT_ERROR;
+	}
+	if (r == EXIT_OK && outfile_place(&report) < 0) {
+		unlink(db);   /* nor a database without its report */
 		r = EXIT_ERROR;
 	}
 	if (r == EXIT_OK)

@@ -16,6 +16,7 @@ static const char convert_usage[] =
 	"usage: oomlens convert SNAPSHOT.pickle [-o OUT]\n"
 	"  Writes the PyTorch memory snapshot SNAPSHOT (pickle, maybe .gz) in the\n"
 	"  flat JSON Lines form to OUT (default: standard output).\n"
+	MEMORY_OPTION_HELP
 	"exit: 0 converted, 1 errors (what could be read is written), 2 usage\n";
 
 static int64_t print_diag(struct sink *s, uint64_t line, uint64_t offset,
@@ -32,7 +33,7 @@ static int64_t print_diag(struct sink *s, uint64_t line, uint64_t offset,
 }
 
 static const struct cli_opt convert_opts[] = {
-	{ "--output", 'o', 1, OPT_OUTPUT }, { NULL, 0, 0, 0 }
+	{ "--output", 'o', 1, OPT_OUTPUT }, CLI_MEMORY_OPT, { NULL, 0, 0, 0 }
 };
 
 int cmd_convert(int argc, char **argv)

@@ -24,11 +24,12 @@ static const char diff_usage[] =
 	"  (pickle or flat form, .gz too) or incident databases (their latest\n"
 	"  snapshot). Default: text on standard output; html with -o FILE.\n"
 	"  HTML is written only to a file, never to a terminal.\n"
+	MEMORY_OPTION_HELP
 	"exit: 0 written, 1 an input could not be read or has no snapshot, 2 usage\n";
 
 static const struct cli_opt diff_opts[] = {
 	{ "--output", 'o', 1, OPT_OUTPUT }, { "--format", 0, 1, OPT_FORMAT },
-	{ "--json", 0, 0, OPT_JSON }, { NULL, 0, 0, 0 }
+	{ "--json", 0, 0, OPT_JSON }, CLI_MEMORY_OPT, { NULL, 0, 0, 0 }
 };
 
 /* 1 when path is an SQLite database (its 16-byte header), 0 when not, -1

@@ -15,12 +15,13 @@ static const char report_usage[] =
 	"usage: oomlens report [-o FILE] [--format html|md|json|text] DB\n"
 	"  Writes the report of an incident database (default: html to stdout).\n"
 	"  A database that holds no verdict yet (oomlens ingest) is classified first.\n"
+	MEMORY_OPTION_HELP
 	"exit: 0 written, 1 the database could not be read (or classified, or the\n"
 	"  report written), 2 usage\n";
 
 static const struct cli_opt report_opts[] = {
 	{ "--output", 'o', 1, OPT_OUTPUT }, { "--format", 0, 1, OPT_FORMAT },
-	{ "--json", 0, 0, OPT_JSON }, { NULL, 0, 0, 0 }
+	{ "--json", 0, 0, OPT_JSON }, CLI_MEMORY_OPT, { NULL, 0, 0, 0 }
 };
 
 /* Whether the database holds a verdict: 1, 0, or -1 when it cannot say. */

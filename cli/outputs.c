@@ -300,7 +300,7 @@ int outfile_open(struct outfile *o, const char *path)
 	return 0;
 }
 
-int outfile_commit(struct outfile *o)
+int outfile_finish(struct outfile *o)
 {
 	int r = 0;
 
@@ -318,19 +318,39 @@ int outfile_commit(struct outfile *o)
 		o->f = NULL;
 		return r;
 	}
+	if (!o->f)
+		return 0;   /* finished before */
 	if (fflush(o->f) != 0 || fsync(fileno(o->f)) != 0)
 		r = cli_error("%s: cannot write: %s", o->path, strerror(errno));
 	if (fclose(o->f) != 0 && r == 0)
 		r = cli_error("%s: cannot write: %s", o->path, strerror(errno));
 	o->f = NULL;
-	if (r == 0 && rename(o->tmp, o->path) < 0)
-		r = cli_error("%s: cannot put in place: %s", o->path, strerror(errno));
 	if (r < 0)
+		outfile_abort(o);
+	return r;
+}
+
+int outfile_place(struct outfile *o)
+{
+	int r = 0;
+
+	if (!o->tmp)
+		return 0;   /* stdout or a stream: nothing to rename */
+	if (rename(o->tmp, o->path) < 0) {
+		r = cli_error("%s: cannot put in place: %s", o->path, strerror(errno));
 		unlink(o->tmp);
+	}
 	cleanup_forget(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
 	return r;
+}
+
+int outfile_commit(struct outfile *o)
+{
+	if (outfile_finish(o) < 0)
+		return -1;
+	return outfile_place(o);
 }
 
 void outfile_abort(struct outfile *o)

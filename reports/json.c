@@ -214,6 +214,97 @@ json_t *load_gpu_cores(struct report_ctx *c)
 		" FROM artifact a WHERE a.kind = 'cuda_core' ORDER BY a.id", -1);
 }
 
+/* The gpu_cores section written row by row (load_gpu_cores' members in
+ * its order): a core's grids can be millions, so they go out one per row
+ * from SQL, never held. 0, or -1 when a query or a write failed. */
+#define GPU_CORE_HEAD \
+	"SELECT a.id, a.path," \
+	" (SELECT json_group_array(json_object('device', device, 'name', name," \
+	"   'sm_type', sm_type, 'num_sms', num_sms, 'contexts', contexts))" \
+	"  FROM (SELECT * FROM gpu_device WHERE artifact_id = a.id ORDER BY device))" \
+	"  AS devices_json," \
+	" (SELECT json_group_array(json_object('device', device, 'count', contexts," \
+	"   'threads', (SELECT count(DISTINCT tid) FROM gpu_context c" \
+	"     WHERE c.artifact_id = a.id AND c.device = d.device)))" \
+	"  FROM (SELECT * FROM gpu_device WHERE artifact_id = a.id ORDER BY device) d)" \
+	"  AS contexts_json," \
+	" (SELECT count(*) FROM gpu_module WHERE artifact_id = a.id) AS modules" \
+	" FROM artifact a WHERE a.kind = 'cuda_core' ORDER BY a.id"
+#define GPU_CORE_GRIDS \
+	"SELECT device, grid_id, function, json_array(grid_x, grid_y, grid_z) AS grid_dim_json," \
+	" json_array(block_x, block_y, block_z) AS block_dim_json, status, exception" \
+	" FROM gpu_grid WHERE artifact_id = ?1 ORDER BY id"
+#define GPU_CORE_TAIL \
+	"SELECT (SELECT json_object('name', data ->> 'exception', 'code', data ->> 'code'," \
+	"   'device', data ->> 'device', 'sm', data ->> 'sm', 'block', data -> 'block'," \
+	"   'thread', data -> 'thread', 'function', data ->> 'function'," \
+	"   'pc', data ->> 'pc', 'error_pc', data ->> 'error_pc', 'lanes', data ->> 'lanes')" \
+	"  FROM event WHERE artifact_id = ?1 AND kind = 'cuda_exception'" \
+	"  ORDER BY id LIMIT 1) AS exception_json," \
+	" (SELECT count(*) FROM gpu_region WHERE artifact_id = ?1) AS regions," \
+	" (SELECT coalesce(sum(size), 0) FROM gpu_region WHERE artifact_id = ?1)" \
+	"  AS region_bytes"
+
+/* The grids of core id as the members' array, one row at a time. */
+static int stream_grids(struct q_jw *w, struct q_jw_cols *gc, int64_t id)
+{
+	int r = 0, n = 0;
+
+	sqlite3_bind_int64(gc->st, 1, id);
+	q_jw_key(w, "grids");
+	q_jw_open(w, '[');
+	while (r == 0 && sqlite3_step(gc->st) == SQLITE_ROW) {
+		q_jw_elem(w);
+		q_jw_open(w, '{');
+		r = q_jw_row(w, gc);
+		q_jw_close(w, '}');
+		if (++n % 256 == 0)
+			q_jw_flush(w);
+	}
+	q_jw_close(w, ']');
+	sqlite3_reset(gc->st);
+	return r;
+}
+
+int stream_gpu_cores(struct report_ctx *c, FILE *out)
+{
+	sqlite3_stmt *hd = r_prepare(c, GPU_CORE_HEAD);
+	sqlite3_stmt *gr = r_prepare(c, GPU_CORE_GRIDS);
+	sqlite3_stmt *tl = r_prepare(c, GPU_CORE_TAIL);
+	struct q_jw_cols hc, gc, tc;
+	struct q_jw w;
+	int n = 0, r = hd && gr && tl ? 0 : -1;
+
+	q_jw_init(&w, out, 2, 1);
+	if (q_jw_cols_init(&hc, hd, "id", NULL) < 0 || q_jw_cols_init(&gc, gr, NULL, NULL) < 0 ||
+	    q_jw_cols_init(&tc, tl, NULL, NULL) < 0)
+		r = -1;
+	q_jw_raw(&w, "[", 1);
+	while (r == 0 && sqlite3_step(hd) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(hd, 0);
+		q_jw_raw(&w, n ? ",\n  " : "\n  ", n ? 4 : 3);
+		n++;
+		q_jw_open(&w, '{');
+		r = q_jw_row(&w, &hc);
+		if (r == 0)
+			r = stream_grids(&w, &gc, id);
+		sqlite3_bind_int64(tl, 1, id);
+		if (r == 0 && sqlite3_step(tl) == SQLITE_ROW)
+			r = q_jw_row(&w, &tc);
+		sqlite3_reset(tl);
+		q_jw_close(&w, '}');
+		q_jw_flush(&w);
+	}
+	q_jw_cols_release(&hc);
+	q_jw_cols_release(&gc);
+	q_jw_cols_release(&tc);
+	sqlite3_finalize(hd);
+	sqlite3_finalize(gr);
+	sqlite3_finalize(tl);
+	q_jw_raw(&w, n ? "\n]" : "]", n ? 2 : 1);
+	return q_jw_finish(&w) < 0 ? -1 : r;
+}
+
 /* Per host core: process, signal, threads with their frames. */
 json_t *load_host_cores(struct report_ctx *c)
 {

@@ -53,7 +53,7 @@ const struct section report_sections[] = {
 	  md_artifacts, stream_artifacts },
 	{ "unknowns", NULL, "Unknowns", "What this report could not determine", 1, load_unknowns,
 	  html_unknowns, md_unknowns, NULL },
-	{ "gpu_cores", NULL, NULL, NULL, 1, load_gpu_cores, NULL, NULL, NULL },
+	{ "gpu_cores", NULL, NULL, NULL, 1, load_gpu_cores, NULL, NULL, stream_gpu_cores },
 	{ "host_cores", NULL, NULL, NULL, 1, load_host_cores, NULL, NULL, NULL },
 	{ "series", NULL, NULL, NULL, 1, load_series, NULL, NULL, NULL },
 	{ "anchors", NULL, NULL, NULL, 1, load_anchors, NULL, NULL, NULL },

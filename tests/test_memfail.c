@@ -60,6 +60,11 @@ static const struct positive {
 	{ "[2024-05-01 10:00:00] ERROR worker: out of memory while staging the batch",
 	  MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "FATAL: OOM in the scheduler", MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
+	/* sizes past int64 are no size (fuzz_memfail, issue 32: UBSan) */
+	{ "ggml_gallocr_reserve_n: failed to allocate CUDA1 buffer of size 99999999999999999999999",
+	  MF_GGML, NA, 1, OOM_PHASE_PROFILE },
+	{ "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 99999999999999999999.00 MiB on "
+	  "device 0: cudaMalloc failed: out of memory", MF_GGML, NA, 0, OOM_PHASE_UNKNOWN },
 };
 
 /* Real lines that mention memory running out and are no failure. */

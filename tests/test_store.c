@@ -148,6 +148,7 @@ static const char *const expected_indexes[] = {
 	"meta: meta_key(key) c",
 	"artifact: artifact_size(size,path) c",
 	"diagnostic: diagnostic_artifact(artifact_id) c",
+	"event: event_clock(time_ns,boot_ns) c",
 	"event: event_invoker(<expr>) c partial",
 	"event: event_kind(kind) c",
 	"event: event_time(time_ns) c",

@@ -82,6 +82,9 @@ static const struct col event_cols[] = {
 };
 static const struct table event_table = TABLE("event", event_cols, NULL, NULL,
 	"CREATE INDEX event_time ON event(time_ns);\n"
+	/* the events not on UTC in boot order (time_ns IS NULL, then boot_ns):
+	 * reports walk it instead of sorting them all in memory */
+	"CREATE INDEX event_clock ON event(time_ns, boot_ns);\n"
 	"CREATE INDEX event_kind ON event(kind);\n"
 	/* the kill of each OOM report, found by the report it names */
 	"CREATE INDEX event_invoker ON event(json_extract(data, '$.invoker_event'))"

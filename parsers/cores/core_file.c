@@ -3,6 +3,7 @@
  * reader stored; shared by cuda_core.c and host_core.c. See core_file.h.
  */
 #include "parsers/cores/core_file.h"
+#include "lib/budget.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -33,19 +34,6 @@ void core_diag(struct core_out *o, uint64_t off, enum ol_severity sev, const cha
 		o->failed = 1;
 }
 
-/* Write n bytes to fd; an all-zero block becomes a hole. 0, or -1 (errno
- * set). */
-static int write_sparse(int fd, const unsigned char *buf, size_t n)
-{
-	size_t k;
-
-	for (k = 0; k < n && !buf[k]; k++)
-		;
-	if (k == n)
-		return lseek(fd, (off_t)n, SEEK_CUR) < 0 ? -1 : 0;
-	return write(fd, buf, n) == (ssize_t)n ? 0 : -1;
-}
-
 static uint64_t le(const unsigned char *p, unsigned n)
 {
 	uint64_t v = 0;
@@ -55,29 +43,40 @@ static uint64_t le(const unsigned char *p, unsigned n)
 	return v;
 }
 
-/* How far the ELF64 little-endian core in fd (total bytes written so far)
+/* Copy n bytes at off of the image img (total bytes inflated so far) to
+ * out: 0, or -1 when they are not all there yet. */
+static int img_at(const unsigned char *img, uint64_t total, uint64_t off, void *out, size_t n)
+{
+	if (off > total || n > total - off)
+		return -1;
+	memcpy(out, img + off, n);
+	return 0;
+}
+
+/* How far the ELF64 little-endian core img (total bytes inflated so far)
  * reaches by its own headers: the end of its program and section header
  * tables and of every segment and section they name. 0 while the tables
- * are not all written yet; UINT64_MAX when it cannot be told (another
- * class or byte order, an unreadable table: inflate up to the limit). */
-static uint64_t elf_reach(int fd, uint64_t total)
+ * are not all inflated yet; UINT64_MAX when it cannot be told (another
+ * class or byte order: inflate up to the limit). */
+static uint64_t elf_reach(const unsigned char *img, uint64_t total)
 {
 	unsigned char h[64], e[64];
 	uint64_t phoff, shoff, phn, shn, reach, i;
 
 	if (total < 64)
 		return 0;
-	if (pread(fd, h, 64, 0) != 64 || memcmp(h, "\177ELF", 4) || h[4] != 2 || h[5] != 1)
+	memcpy(h, img, 64);
+	if (memcmp(h, "\177ELF", 4) || h[4] != 2 || h[5] != 1)
 		return UINT64_MAX;
 	phoff = le(h + 32, 8);
 	shoff = le(h + 40, 8);
 	phn = le(h + 56, 2);
 	shn = le(h + 60, 2);
 	if (shoff && !shn) {       /* extended numbering: the count in section 0 */
-		if (shoff > UINT64_MAX - 64 || shoff + 64 > total)
-			return shoff > UINT64_MAX - 64 ? UINT64_MAX : 0;
-		if (pread(fd, e, 64, (off_t)shoff) != 64)
+		if (shoff > UINT64_MAX - 64)
 			return UINT64_MAX;
+		if (img_at(img, total, shoff, e, 64) < 0)
+			return 0;
 		shn = le(e + 32, 8);
 	}
 	if (phn > (UINT64_MAX - phoff) / 56 || shn > (UINT64_MAX - shoff) / 64)
@@ -92,8 +91,7 @@ static uint64_t elf_reach(int fd, uint64_t total)
 	for (i = 0; i < phn; i++) {
 		uint64_t end;
 
-		if (pread(fd, e, 56, (off_t)(phoff + i * 56)) != 56)
-			return UINT64_MAX;
+		memcpy(e, img + phoff + i * 56, 56);
 		end = le(e + 8, 8) + le(e + 32, 8);
 		if (end > reach)
 			reach = end < le(e + 8, 8) ? UINT64_MAX : end;
@@ -101,8 +99,7 @@ static uint64_t elf_reach(int fd, uint64_t total)
 	for (i = 0; i < shn; i++) {
 		uint64_t end;
 
-		if (pread(fd, e, 64, (off_t)(shoff + i * 64)) != 64)
-			return UINT64_MAX;
+		memcpy(e, img + shoff + i * 64, 64);
 		if (le(e + 4, 4) == 8)   /* SHT_NOBITS */
 			continue;
 		end = le(e + 24, 8) + le(e + 32, 8);
@@ -112,46 +109,78 @@ static uint64_t elf_reach(int fd, uint64_t total)
 	return reach;
 }
 
-int core_inflate_tmp(struct input *in, struct sink *s)
+/* Grow ce's image to hold at least want bytes (at most cap), drawing the
+ * growth from the run's budget. 0, or -1 (cap reached, the budget spent
+ * or no memory: nothing changed). */
+static int img_grow(struct core_elf *ce, size_t *cap, uint64_t want, uint64_t limit)
+{
+	uint64_t nc = *cap ? *cap : 1u << 20;
+	unsigned char *nb;
+
+	while (nc < want)
+		nc *= 2;
+	if (nc > limit)
+		nc = limit;
+	if (nc <= *cap || ol_budget_take(nc - *cap) < 0)
+		return -1;
+	nb = realloc(ce->copy, (size_t)nc);
+	if (!nb) {
+		ol_budget_give(nc - *cap);
+		return -1;
+	}
+	ce->drawn += nc - *cap;
+	ce->copy = nb;
+	*cap = (size_t)nc;
+	return 0;
+}
+
+int core_inflate_mem(struct core_elf *ce, struct input *in, struct sink *s)
 {
 	struct core_out o = { s, 0, 0 };
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	unsigned char *buf = NULL;
 	uint64_t total = 0, reach = 0, limit = cuda_core_gz_limit;
-	int fd;
+	size_t cap = 0;
+	int cut = 0, past = 0;
+	unsigned char b;
 	const size_t bsz = 256 * 1024;
 
-	snprintf(path, sizeof(path), "%s/oomlens-cudacore-XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0) {
-		core_diag(&o, 0, OL_ERROR, "cannot create a temporary file to inflate the gzip "
-			  "core into (%s): %s", path, strerror(errno));
-		goto out;
-	}
-	unlink(path);
-	buf = malloc(bsz);
-	if (!buf)
-		goto fail;
+	if (limit > SIZE_MAX / 2)
+		limit = SIZE_MAX / 2;
 	/* Inflate only as far as the core's own headers reach (found once its
-	 * header tables are written): what follows is not the core's. */
+	 * header tables are inflated): what follows is not the core's. */
 	for (;;) {
 		size_t want = limit - total < bsz ? (size_t)(limit - total) : bsz;
-		ssize_t n = want ? input_read(in, buf, want) : 0;
+		ssize_t n;
 
+		if (!want)
+			break;
+		if (total + want > cap && img_grow(ce, &cap, total + want, limit) < 0) {
+			if (total >= cap) {
+				cut = 1;
+				break;
+			}
+			want = cap - total;
+		}
+		n = input_read(in, ce->copy + total, want);
 		if (n <= 0)
 			break;
-		if (write_sparse(fd, buf, (size_t)n) < 0)
-			goto fail;
 		total += (uint64_t)n;
-		if (!reach && (reach = elf_reach(fd, total)) && reach < limit)
+		if (!reach && (reach = elf_reach(ce->copy, total)) && reach < limit)
 			limit = reach > total ? reach : total;
 		if (total >= limit)
 			break;
 	}
-	if (reach && reach != UINT64_MAX && total > reach)
-		limit = reach;
-	if (total >= limit && (total > limit || input_read(in, buf, 1) > 0)) {
+	if (reach && reach != UINT64_MAX && total > reach) {
+		past = 1;   /* bytes after the core were read with it */
+		total = limit = reach;
+	}
+	ce->len = (size_t)total;
+	if (cut) {
+		if (input_read(in, &b, 1) > 0)
+			core_diag(&o, total, OL_ERROR, "the inflated core needs more memory than "
+				  "is left of %llu bytes (%s); only its first %llu bytes are read",
+				  (unsigned long long)ol_budget(), OL_BUDGET_HINT,
+				  (unsigned long long)total);
+	} else if (total >= limit && (past || input_read(in, &b, 1) > 0)) {
 		if (limit == cuda_core_gz_limit)
 			core_diag(&o, total, OL_ERROR, "the gzip core inflates to more than the "
 				  "%llu-byte limit; only the first %llu bytes are read",
@@ -162,49 +191,143 @@ int core_inflate_tmp(struct input *in, struct sink *s)
 				  "where the core's headers reach: the trailing data is not the "
 				  "core's and is not read", (unsigned long long)limit);
 	}
-	if (ftruncate(fd, (off_t)total) < 0)
-		goto fail;
-	goto out;
-fail:
-	core_diag(&o, total, OL_ERROR, "cannot write the inflated core to a temporary file "
-		  "after %llu bytes: %s", (unsigned long long)total, strerror(errno));
-	close(fd);
-	fd = -1;
-out:
-	free(buf);
-	if (o.failed && fd >= 0) {
-		close(fd);
-		return -2;
+	return o.failed ? -2 : 0;
+}
+
+/* What one section header costs once opened: libelf's own record of it
+ * and the readers' tables (measured: about 270 bytes). */
+#define CORE_SECTION_COST 320
+
+/* The section count of the ELF64 little-endian core whose first bytes are
+ * h (64) and whose byte at off is read by at(); where the count lives
+ * (*where: 60 for e_shnum, else the offset of section 0's sh_size). 0
+ * when there is none or it cannot be told. */
+static uint64_t shnum_of(const unsigned char *h, int (*at)(void *, uint64_t, void *, size_t),
+			 void *arg, uint64_t *where)
+{
+	unsigned char e[8];
+	uint64_t shoff = le(h + 40, 8), n = le(h + 60, 2);
+
+	*where = 60;
+	if (memcmp(h, "\177ELF", 4) || h[4] != 2 || h[5] != 1 || !shoff)
+		return 0;
+	if (n)
+		return n;
+	if (shoff > UINT64_MAX - 40 || at(arg, shoff + 32, e, 8) < 0)
+		return 0;
+	*where = shoff + 32;
+	return le(e, 8);
+}
+
+static int at_mem(void *arg, uint64_t off, void *out, size_t n)
+{
+	const struct core_elf *ce = arg;
+	return img_at(ce->copy, ce->len, off, out, n);
+}
+
+static int at_fd(void *arg, uint64_t off, void *out, size_t n)
+{
+	return pread(*(int *)arg, out, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+/* Draw the cost of the core's section headers from the run's budget
+ * before libelf allocates one record per header. A core in memory whose
+ * headers do not all fit has its count lowered in the private copy to
+ * what fits (said: an error, the artifact is partial); a file's cannot
+ * be, so it is not read (said). 0 (go on), 1 (not read), -2 (sink failed). */
+static int fit_sections(struct core_elf *ce, struct input *in, struct sink *s)
+{
+	struct core_out o = { s, 0, 0 };
+	unsigned char h[64];
+	uint64_t n, fit, where;
+
+	if (ce->copy) {
+		if (ce->len < 64)
+			return 0;
+		n = shnum_of(ce->copy, at_mem, ce, &where);
+	} else {
+		if (pread(in->fd, h, 64, 0) != 64)
+			return 0;
+		n = shnum_of(h, at_fd, &in->fd, &where);
 	}
-	return o.failed ? -2 : fd;
+	if (n <= 1 || ol_budget_take(n * CORE_SECTION_COST) == 0) {
+		if (n > 1)
+			ce->drawn += n * CORE_SECTION_COST;
+		return 0;
+	}
+	fit = ol_budget_left() / CORE_SECTION_COST;
+	if (!ce->copy || fit < 2) {
+		core_diag(&o, where, OL_ERROR, "the core names %llu section headers, more than "
+			  "fit in what is left of %llu bytes (%s); it is not read",
+			  (unsigned long long)n, (unsigned long long)ol_budget(), OL_BUDGET_HINT);
+		return o.failed ? -2 : 1;
+	}
+	if (where == 60) {
+		ce->copy[60] = (unsigned char)fit;
+		ce->copy[61] = (unsigned char)(fit >> 8);
+	} else {
+		uint64_t k;
+		for (k = 0; k < 8; k++)
+			ce->copy[where + k] = (unsigned char)(fit >> (8 * k));
+	}
+	ol_budget_take(fit * CORE_SECTION_COST);
+	ce->drawn += fit * CORE_SECTION_COST;
+	core_diag(&o, where, OL_ERROR, "the core names %llu section headers; only the first "
+		  "%llu fit in what is left of %llu bytes (%s) and are read",
+		  (unsigned long long)n, (unsigned long long)fit, (unsigned long long)ol_budget(),
+		  OL_BUDGET_HINT);
+	return o.failed ? -2 : 0;
 }
 
 enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s,
 			     int mapped)
 {
 	ce->elf = NULL;
-	ce->fd = ce->tmpfd = -1;
+	ce->fd = -1;
 	ce->copy = NULL;
+	ce->len = 0;
+	ce->drawn = 0;
 	elf_version(EV_CURRENT);
 	if (in->mem) {
 		/* elf_memory wants writable memory: work on a private copy. */
+		if (ol_budget_take(in->mem_len) < 0) {
+			struct core_out o = { s, 0, 0 };
+			core_diag(&o, 0, OL_ERROR, "a private copy of the %llu-byte core does not "
+				  "fit in what is left of %llu bytes (%s); it is not read",
+				  (unsigned long long)in->mem_len, (unsigned long long)ol_budget(),
+				  OL_BUDGET_HINT);
+			return o.failed ? CORE_OPEN_SINK : CORE_OPEN_NOFILE;
+		}
+		ce->drawn = in->mem_len;
 		ce->copy = malloc(in->mem_len ? in->mem_len : 1);
-		if (!ce->copy)
+		if (!ce->copy) {
+			ol_budget_give(ce->drawn);
+			ce->drawn = 0;
 			return CORE_OPEN_NOMEM;
+		}
 		memcpy(ce->copy, in->mem, in->mem_len);
+		ce->len = in->mem_len;
 		in->offset = in->mem_len;
-		ce->elf = elf_memory((char *)ce->copy, in->mem_len);
+	} else if (in->compressed) {
+		/* Inflated into memory, within the budget: no temporary file. */
+		if (core_inflate_mem(ce, in, s) < 0)
+			return CORE_OPEN_SINK;
+		if (!ce->copy)
+			return CORE_OPEN_NOFILE;
+	}
+	switch (fit_sections(ce, in, s)) {
+	case 0:
+		break;
+	case 1:
+		return CORE_OPEN_NOFILE;
+	default:
+		return CORE_OPEN_SINK;
+	}
+	if (ce->copy) {
+		ce->elf = elf_memory((char *)ce->copy, ce->len);
 		return CORE_OPEN_OK;
 	}
 	ce->fd = in->fd;
-	if (in->compressed) {
-		int fd = core_inflate_tmp(in, s);
-		if (fd < 0) {
-			ce->fd = -1;
-			return fd == -2 ? CORE_OPEN_SINK : CORE_OPEN_NOFILE;
-		}
-		ce->fd = ce->tmpfd = fd;
-	}
 	/* ELF_C_READ: libelf (and libdwfl through it) reads with pread, so a
 	 * core that shrinks while read gives short reads, not SIGBUS. */
 	ce->elf = elf_begin(ce->fd, mapped ? ELF_C_READ_MMAP : ELF_C_READ, NULL);
@@ -218,7 +341,8 @@ void core_elf_close(struct core_elf *ce)
 	ce->elf = NULL;
 	free(ce->copy);
 	ce->copy = NULL;
-	if (ce->tmpfd >= 0)
-		close(ce->tmpfd);
-	ce->tmpfd = ce->fd = -1;
+	ol_budget_give(ce->drawn);
+	ce->drawn = 0;
+	ce->len = 0;
+	ce->fd = -1;
 }

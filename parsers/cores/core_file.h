@@ -3,8 +3,8 @@
  * share: opening a core for libelf, and counting what a reader stored.
  *
  * Opening: an in-memory input is copied (libelf wants writable memory), a
- * gzip-compressed core is inflated into an unlinked sparse temporary file
- * (at most cuda_core_gz_limit bytes), a plain file is read with pread (or
+ * gzip-compressed core is inflated into memory (at most cuda_core_gz_limit
+ * bytes, and within the run's budget: no temporary file), a plain file is read with pread (or
  * mapped, for a reader that asks: a mapping of a file that shrinks while
  * read kills the process with SIGBUS). Nothing from
  * the core is ever executed.
@@ -22,25 +22,29 @@
  * rest is reported as cut. A variable so that tests can lower it. */
 extern uint64_t cuda_core_gz_limit;
 
-/* Inflate a gzip input into an unlinked sparse temporary file, leaving
- * holes for zero blocks, only as far as the ELF core's own headers reach
- * (its header tables and every segment and section they name): data after
- * that is said to be trailing (a warning) and not inflated. Returns its fd (the caller closes it), -1
- * (diagnostic given) or -2 (the sink failed). */
-int core_inflate_tmp(struct input *in, struct sink *s);
-
 /* A core opened for libelf. */
 struct core_elf {
 	Elf *elf;              /* NULL: libelf could not start on it */
-	int fd;                /* what libelf reads; -1 for an in-memory input */
-	int tmpfd;             /* the inflated temporary file, or -1 */
-	unsigned char *copy;   /* the private copy of an in-memory input, or NULL */
+	int fd;                /* what libelf reads; -1 for an image in memory */
+	unsigned char *copy;   /* the image in memory (a private copy of an
+				* in-memory input, or the inflated gzip core), or NULL */
+	size_t len;            /* bytes of copy that hold the image */
+	uint64_t drawn;        /* bytes drawn from the run's budget for copy */
 };
+
+/* Inflate the gzip input in into ce->copy (ce->len bytes), in memory and
+ * within the run's budget (lib/budget.h), only as far as the ELF core's
+ * own headers reach (its header tables and every segment and section they
+ * name): data after that is said to be trailing (a warning) and not
+ * inflated; a core that needs more than the budget is cut there (an
+ * error: the artifact is partial). Nothing is written to disk. 0 (ce->copy
+ * may still be NULL for an empty stream), or -2 (the sink failed). */
+int core_inflate_mem(struct core_elf *ce, struct input *in, struct sink *s);
 
 enum core_open {
 	CORE_OPEN_OK = 0,      /* ce->elf may still be NULL: see elf_errmsg */
 	CORE_OPEN_NOMEM,       /* no memory for the copy; nothing said */
-	CORE_OPEN_NOFILE,      /* the gzip core could not be inflated (diagnostic given) */
+	CORE_OPEN_NOFILE,      /* the core could not be read (diagnostic given) */
 	CORE_OPEN_SINK,        /* the sink failed while saying so */
 };
 
@@ -50,7 +54,8 @@ enum core_open {
  * reading it with pread (ELF_C_READ). */
 enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s,
 			     int mapped);
-/* Release what core_elf_open made (ends the Elf, closes the temporary). */
+/* Release what core_elf_open made (ends the Elf, frees the image and
+ * returns it to the budget). */
 void core_elf_close(struct core_elf *ce);
 
 /* A reader's tally: its sink, the records stored, and whether the sink

@@ -13,9 +13,9 @@
  * past sh_entsize are absent (NULL), bytes past what we know are skipped.
  * Memory leaves (global, managed, local, shared, param) are recorded from
  * their headers only; their contents are never touched, so an 8 GiB core
- * costs what its headers cost. A gzip-compressed core is inflated into an
- * unlinked sparse temporary file (size capped by cuda_core_gz_limit) and
- * mapped like a plain one (core_file.c).
+ * costs what its headers cost. A gzip-compressed core is inflated into
+ * memory as far as its headers reach, within the run's budget (no
+ * temporary file), and read like an in-memory one (core_file.c).
  *
  * This file opens the core, runs the steps and emits the records; the
  * steps live in cuda_core_{sections,tables,cubin,exceptions}.c, which
@@ -67,15 +67,16 @@ static int open_core(struct core *c, struct input *in)
 	default:
 		return -1;
 	}
-	if (in->mem) {
-		hn = in->mem_len < 64 ? in->mem_len : 64;
-		memcpy(h, in->mem, hn);
+	if (c->file.copy || in->mem) {
+		hn = c->file.len < 64 ? c->file.len : 64;
+		if (hn)
+			memcpy(h, c->file.copy, hn);
 	} else {
 		ssize_t r = pread(c->file.fd, h, 64, 0);
 		hn = r > 0 ? (size_t)r : 0;
 	}
 	if (!c->file.elf || elf_kind(c->file.elf) != ELF_K_ELF) {
-		uint64_t size = in->mem ? in->mem_len : (uint64_t)lseek(c->file.fd, 0, SEEK_END);
+		uint64_t size = c->file.fd < 0 ? c->file.len : (uint64_t)lseek(c->file.fd, 0, SEEK_END);
 		explain_bad_elf(c, h, hn, size);
 		return -1;
 	}

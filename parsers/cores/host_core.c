@@ -741,8 +741,7 @@ int host_core_parse(struct input *in, struct sink *s)
 	h->elf = h->file.elf;
 	if (!in->mem && !in->compressed)
 		in->offset = in->size;
-	h->fsize = in->mem ? in->mem_len : h->file.tmpfd >= 0 ?
-		   (uint64_t)lseek(h->file.tmpfd, 0, SEEK_END) : in->size;
+	h->fsize = h->file.fd < 0 ? h->file.len : in->size;
 	if (!h->elf || elf_kind(h->elf) != ELF_K_ELF || !gelf_getehdr(h->elf, &eh)) {
 		if (!h->out.failed)
 			HDIAG(h, 0, OL_ERROR, "not a readable ELF core: %s", elf_errmsg(-1));

@@ -88,7 +88,8 @@ int meminfo_parse(struct input *in, struct sink *s)
 		if (!k)
 			continue;
 		if (k < 2 || fl < 2 || fl > sizeof(field) || w[0][fl - 1] != ':' ||
-		    (v = whole(w[1])) < 0 || (k == 3 && strcmp(w[2], "kB")) || k > 3) {
+		    (v = whole(w[1])) < 0 || (k == 3 && strcmp(w[2], "kB")) || k > 3 ||
+		    (k == 3 && v > INT64_MAX / 1024)) {   /* past int64 bytes: no figure */
 			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"Field: N kB\";"
 				       " skipped", (unsigned long long)in->lineno) < 0)
 				return -1;
@@ -156,7 +157,8 @@ int free_out_parse(struct input *in, struct sink *s)
 		}
 		for (i = 1; i < k; i++) {
 			long long v = whole(w[i]);
-			if (v < 0)
+			/* a figure whose bytes overflow int64 is no figure */
+			if (v < 0 || v > (mib ? INT64_MAX >> 20 : INT64_MAX >> 10))
 				continue;
 			v = mib ? v << 20 : v << 10;
 			snprintf(var, sizeof(var), "%s.%s", row, cols[i - 1]);
@@ -239,7 +241,8 @@ int slabinfo_parse(struct input *in, struct sink *s)
 			continue;
 		/* name active_objs num_objs objsize objperslab pagesperslab : ... */
 		if (k < 4 || (objs = whole(w[2])) < 0 || (size = whole(w[3])) < 0 ||
-		    strlen(w[0]) >= sizeof(top[0].name)) {
+		    strlen(w[0]) >= sizeof(top[0].name) ||
+		    (size && objs > INT64_MAX / size)) {   /* bytes past int64: no figure */
 			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"name"
 				       " active_objs num_objs objsize ...\"; skipped",
 				       (unsigned long long)in->lineno) < 0)

@@ -173,10 +173,13 @@ static int64_t size_at(const char *p, const char *end)
 				if (exact > 0)
 					return exact;
 			}
+			/* beyond int64 (or not a number) is not a size */
+			if (!(v * units[i].mult < 9.2e18))
+				return -1;
 			return (int64_t)(v * units[i].mult + 0.5);
 		}
 	}
-	return frac ? -1 : (int64_t)v;
+	return frac || !(v < 9.2e18) ? -1 : (int64_t)v;
 }
 
 /* The size after the first label of labels that has one, or -1. */

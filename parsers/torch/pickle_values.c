@@ -9,6 +9,7 @@
  * per process (the snapshot decoder thread, or the caller's).
  */
 #include "parsers/torch/pickle_internal.h"
+#include "lib/budget.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,14 +42,17 @@ int pd_over_budget(struct dec *d, uint64_t more)
 	uint64_t total = (held > 0 ? (uint64_t)held : 0) + more +
 			 (d->mcap + d->rcap + (d->low ? PD_MEMO_LOW : 0)) * sizeof(struct memo_ent) +
 			 d->scap * sizeof(struct pk_val) + d->cap;
+	/* pk_budget bounds one decode; the run's budget (--max-memory) bounds
+	 * it too, less what other readers hold now. */
+	uint64_t cap = pk_budget < ol_budget_left() ? pk_budget : ol_budget_left();
 	char msg[32];
 
-	if (total <= pk_budget)
+	if (total <= cap)
 		return 0;
-	snprintf(msg, sizeof(msg), "%llu", (unsigned long long)pk_budget);
+	snprintf(msg, sizeof(msg), "%llu", (unsigned long long)cap);
 	pd_fail(d, PK_CORRUPT, "the decode would hold more than its memory budget (%s "
-		"bytes of items, strings and memo entries in all); the rest of the pickle "
-		"is not read, what was read before is kept", msg);
+		"bytes of items, strings and memo entries in all; --max-memory sets it); "
+		"the rest of the pickle is not read, what was read before is kept", msg);
 	return 1;
 }
 

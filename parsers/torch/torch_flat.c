@@ -11,6 +11,7 @@
 #include "parsers/torch/torch_snapshot.h"
 #include "parsers/torch/torch_model.h"
 #include "parsers/common/hashtab.h"
+#include "lib/budget.h"
 #include "lib/strbuf.h"
 
 #include <stdlib.h>
@@ -275,6 +276,8 @@ struct flat {
 	struct keymap byid;     /* stack id -> index in st */
 	uint64_t lineno;
 	unsigned warns;
+	uint64_t drawn;         /* bytes of kept stacks drawn from the run's budget */
+	int spent;              /* the budget refused a stack: the rest are dropped */
 };
 
 static int f_get(const struct ts_frames *tf, const struct ol_frame **f, size_t *n)
@@ -378,6 +381,19 @@ static int read_frames(json_t *fr, struct fstack *x)
 	return 0;
 }
 
+/* What stack x holds in memory: its arrays, its strings (with what malloc
+ * adds to each) and its share of the table and index. */
+static uint64_t stack_cost(const struct fstack *x)
+{
+	uint64_t c = sizeof(*x) + 64 + x->n * (sizeof(*x->f) + 2 * sizeof(*x->strs));
+	size_t i;
+
+	for (i = 0; i < 2 * x->n; i++)
+		if (x->strs[i])
+			c += strlen(x->strs[i]) + 1 + 16;
+	return c;
+}
+
 /* Keep x as stack x->id. 0, or -1 when out of memory (x not kept). */
 static int keep_stack(struct flat *fl, const struct fstack *x)
 {
@@ -401,6 +417,7 @@ static int add_stack(struct flat *fl, json_t *o)
 	json_t *fr = json_object_get(o, "frames");
 	int64_t id = jint(o, "id");
 	struct fstack x;
+	uint64_t cost;
 
 	if (id <= 0 || !json_is_array(fr)) {
 		warnf(fl, "stack record without a positive id and a frames array; skipped");
@@ -414,10 +431,29 @@ static int add_stack(struct flat *fl, json_t *o)
 		warnf(fl, "more than 1048576 distinct stacks; the rest are dropped");
 		return 0;
 	}
+	if (fl->spent)
+		return 0;
 	memset(&x, 0, sizeof(x));
 	x.id = (uint64_t)id;
-	if (read_frames(fr, &x) == 0 && keep_stack(fl, &x) < 0)
+	if (read_frames(fr, &x) < 0)
+		return 0;
+	cost = stack_cost(&x);
+	if (ol_budget_take(cost) < 0) {
+		fl->spent = 1;
 		free_stack(&x);
+		return sink_diagf(fl->s, fl->lineno, 0, OL_ERROR, "the stacks kept so far hold "
+				  "%llu bytes, and this one does not fit in what is left of %llu "
+				  "bytes (%s): this and later stack records are dropped, the "
+				  "records that name them keep no stack",
+				  (unsigned long long)fl->drawn, (unsigned long long)ol_budget(),
+				  OL_BUDGET_HINT) < 0 ? -1 : 0;
+	}
+	if (keep_stack(fl, &x) < 0) {
+		ol_budget_give(cost);
+		free_stack(&x);
+	} else {
+		fl->drawn += cost;
+	}
 	return 0;
 }
 
@@ -580,6 +616,7 @@ int torch_flat_parse(struct input *in, struct sink *s)
 	for (i = 0; i < fl.n; i++)
 		free_stack(&fl.st[i]);
 	free(fl.st);
+	ol_budget_give(fl.drawn);
 	keymap_free(&fl.byid);
 	n = ts_model_free(m);
 	if (r < 0)

@@ -1,0 +1,83 @@
+#!/bin/sh
+# t_budget.sh OOMLENS SRCDIR -- one memory budget per run (issue 32): dense
+# hostile inputs, generated here, are read under --max-memory 16M inside
+# `ulimit -v` 512 MiB and must end as partial artifacts with a message that
+# names --max-memory, not as a crash or an allocation failure: a .gz pickle
+# holding three lists of a million None, a flat snapshot of 10,000 distinct
+# 30-frame stacks, .gz CUDA cores of 200,000 and 1,000,000 section headers.
+# And a .gz core is inflated in memory: no TMPDIR is needed to read it.
+# Skipped (77) without python3.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
+pass=0
+fail=0
+python3 - "$tmp" <<'PY' || exit 1
+import gzip, pickle, struct, sys
+d = sys.argv[1]
+snap = {"segments": [{"x": [None] * 1000000} for _ in range(3)], "device_traces": []}
+with gzip.open(d + "/nones.pickle.gz", "wb") as f:
+    pickle.dump(snap, f, protocol=4)
+frames = ",".join('{"name":"fn_%d_%s","file":"/srv/app/model/layer_%d.py","line":%d}'
+                  % (k, "x" * 40, k, k) for k in range(30))
+with gzip.open(d + "/stacks.flat.gz", "wt") as f:
+    f.write('{"format":"oomlens-torch-snapshot","version":1,"form":"dict","protocol":4}\n')
+    for i in range(1, 10001):
+        f.write('{"type":"stack","id":%d,"frames":[%s]}\n' % (i, frames))
+    f.write('{"type":"end","devices":1}\n')
+def core(n, path):
+    # ELF64 core, EM_CUDA, n section headers (extended numbering), each an
+    # empty PROGBITS section: what the headers alone cost.
+    eh = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+    eh += struct.pack("<HHIQQQIHHHHHH", 4, 190, 1, 0, 0, 64, 0, 64, 56, 0, 64, 0, 0)
+    sh0 = struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, n, 0, 0, 0, 0)
+    shx = struct.pack("<IIQQQQIIQQ", 0, 1, 0, 0, 0, 0, 0, 0, 1, 0)
+    with gzip.open(path, "wb") as f:
+        f.write(eh + sh0 + shx * (n - 1))
+core(200000, d + "/sections200k.nvcudmp.gz")
+core(1000000, d + "/sections1m.nvcudmp.gz")
+PY
+# Under ulimit -v unless the binary cannot start there (a sanitizer build
+# reserves terabytes of shadow memory).
+limit=524288
+(ulimit -v $limit && "$bin" --version) >/dev/null 2>&1 || limit=unlimited
+budget() { # budget NAME: analyze NAME under the budget; partial, said, no crash
+	rm -f "$tmp/t.db"
+	(ulimit -v $limit; exec "$bin" analyze --max-memory 16M --db "$tmp/t.db" \
+		-o "$tmp/t.json" "$tmp/$1") >"$tmp/$1.out" 2>"$tmp/$1.err"
+	rc=$?
+	if [ $rc -gt 1 ]; then
+		echo "FAIL: $1: exit $rc"; cat "$tmp/$1.err"; fail=$((fail + 1))
+	elif ! grep -q "partial.*--max-memory" "$tmp/$1.err"; then
+		echo "FAIL: $1: not partial with a --max-memory message"; cat "$tmp/$1.err"
+		fail=$((fail + 1))
+	elif grep -qi "out of memory\|cannot allocate" "$tmp/$1.err"; then
+		echo "FAIL: $1: ran out of memory instead of the budget"; cat "$tmp/$1.err"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+budget nones.pickle.gz
+budget stacks.flat.gz
+budget sections200k.nvcudmp.gz
+budget sections1m.nvcudmp.gz
+# Within the default budget the pickle reads whole.
+rm -f "$tmp/t.db"
+if "$bin" analyze --db "$tmp/t.db" -o "$tmp/t.json" "$tmp/nones.pickle.gz" 2>"$tmp/whole.err" &&
+   ! grep -q "max-memory" "$tmp/whole.err"; then pass=$((pass + 1)); else
+	echo "FAIL: the pickle is cut under the default budget"; cat "$tmp/whole.err"
+	fail=$((fail + 1)); fi
+# A .gz core is inflated in memory: TMPDIR names a folder that does not
+# exist (an unlinked temporary file could not be seen there anyway), and the
+# core is still read, with no word of a temporary file or the budget.
+TMPDIR="$tmp/no-such-dir" "$bin" ingest --db "$tmp/core.db" "$tmp/sections200k.nvcudmp.gz" \
+	>/dev/null 2>"$tmp/core.err"
+if ! grep -qi "temporary\|max-memory" "$tmp/core.err" &&
+   [ ! -e "$tmp/no-such-dir" ]; then pass=$((pass + 1)); else
+	echo "FAIL: reading a .gz core needed TMPDIR or the budget:"; cat "$tmp/core.err"
+	fail=$((fail + 1)); fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
