@@ -8,7 +8,8 @@
  * cgroup.log capture records of each shape around the real kernel report
  * of that kill (its kmsg.log), so the kill lines up on the watcher's
  * boot_id/mono anchor as it does in a real folder. Each shape has a near
- * miss just outside the threshold it tests.
+ * miss just outside the threshold it tests. Without the series, the
+ * verdict's missing evidence names the watcher's command.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -174,12 +175,33 @@ static void burst_at_kill(void **state)
 	t_close(tl);
 }
 
+/* 4. a kernel report alone: the verdict's missing evidence names the
+ * commands that collect it before the next OOM (verdict.c) */
+static void missing_names_commands(void **state)
+{
+	struct timeline *tl = t_open();
+	char *kmsg;
+	size_t kn;
+	const char *m;
+
+	(void)state;
+	kmsg = t_slurp("tests/data/watch/hog-leak/kmsg.log", &kn);
+	assert_true(t_parse_mem(tl, "kernel_log", "kmsg.log", kmsg, kn) >= 0);
+	free(kmsg);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	m = verdict(tl, "missing");
+	assert_non_null(strstr(m, "`oomlens watch --cgroup /sys/fs/cgroup" CGROUP " --out "));
+	assert_non_null(strstr(m, "`oomlens watch --print-arm pytorch`"));
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(real_folders),
 		cmocka_unit_test(steady_leak),
 		cmocka_unit_test(burst_at_kill),
+		cmocka_unit_test(missing_names_commands),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
