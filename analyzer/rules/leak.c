@@ -32,7 +32,7 @@
 #define LEAK_MIN_SPAN_S 600.0
 #define LEAK_SCALE_ROOM 0.8       /* growth / room below the capacity: by scale */
 #define LEAK_SCALE_R2 0.9         /* a fit that good */
-#define LEAK_SCALE_POINTS 10      /* over that many points of the series */
+#define LEAK_SCALE_POINTS 16      /* over that many points of the series */
 #define ALLOC_MIN_LIVE 8          /* live allocations of one stack */
 #define ALLOC_MIN_SPREAD 0.5      /* their births span half the trace */
 #define ALLOC_MIN_FRACTION 0.02   /* of the live bytes in the trace */

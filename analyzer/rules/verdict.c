@@ -106,8 +106,8 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 	}
 	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0) {
 		snprintf(one, sizeof(one), "an allocator snapshot (torch.cuda.memory._snapshot()"
-			 " pickle: `oomlens watch --print-arm %s` prints the lines that leave one at"
-			 " the next GPU OOM); ", arm_engine(c));
+			 " pickle: `oomlens watch --print-arm %s` prints the lines that make the"
+			 " process leave one); ", arm_engine(c));
 		strncat(buf, one, n - strlen(buf) - 1);
 	}
 	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0)
