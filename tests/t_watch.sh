@@ -104,6 +104,9 @@ want = {"leak": "leak", "burst": "spike"}[name]
 if verdict["class"] != want:
     sys.exit("FAIL: %s: verdict %s, want %s" % (name, verdict["class"], want))
 PY
+	[ "$fail" = 0 ] || { mkdir -p "${TMPDIR:-/tmp}/t_watch-kept.$$" &&
+		cp -r "$dir" "$tmp/$name.db" "${TMPDIR:-/tmp}/t_watch-kept.$$/" &&
+		echo "kept for a look: ${TMPDIR:-/tmp}/t_watch-kept.$$/$name"; }
 }
 
 # 1. the steady leak
@@ -116,7 +119,7 @@ check leak "$tmp/leak" 10 && ok
 # 2. the burst, in a service already running when the watcher starts
 hog burst & h=$!
 sleep 0.3
-"$bin" watch -q --cgroup "$cg" --out "$tmp/burst" --interval 0.2 --for 5 & w=$!
+"$bin" watch -q --cgroup "$cg" --out "$tmp/burst" --interval 0.2 --for 8 & w=$!
 wait $h
 wait $w && ok || no "burst: the watcher did not stop cleanly"
 check burst "$tmp/burst" 10 && ok
