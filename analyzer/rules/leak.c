@@ -30,6 +30,9 @@
 #define LEAK_VISIBLE 0.5
 #define LEAK_MIN_GROWTH_BYTES (256 * MIB)
 #define LEAK_MIN_SPAN_S 600.0
+#define LEAK_SCALE_ROOM 0.8       /* growth / room below the capacity: by scale */
+#define LEAK_SCALE_R2 0.9         /* a fit that good */
+#define LEAK_SCALE_POINTS 16      /* over that many points of the series */
 #define ALLOC_MIN_LIVE 8          /* live allocations of one stack */
 #define ALLOC_MIN_SPREAD 0.5      /* their births span half the trace */
 #define ALLOC_MIN_FRACTION 0.02   /* of the live bytes in the trace */
@@ -95,8 +98,28 @@ static void not_returned(struct rule_ctx *c, int64_t mem_id, struct rl_finding *
 	}
 }
 
+/* A leak judged by its scale, not by absolute amounts: the trend of s
+ * fits well (R^2 >= LEAK_SCALE_R2) over at least LEAK_SCALE_POINTS points
+ * with no final jump after them (that is a spike's), and its growth took
+ * at least LEAK_SCALE_ROOM of the room between its start and the
+ * capacity of its scope (card or cgroup limit). The strength (0..1) of
+ * that growth, or 0 when the series is not one. */
+static double leak_by_scale(struct rule_ctx *c, const struct rl_series *s,
+			    const struct rl_trend *tr)
+{
+	double cap, frac;
+	size_t points = tr->rise ? tr->rise_at : s->n;
+
+	if (tr->rise || points < LEAK_SCALE_POINTS || tr->fit.r2 < LEAK_SCALE_R2 ||
+	    rl_capacity_scope(c, s->scope, &cap) < 0 || cap <= tr->level_start)
+		return 0;
+	frac = tr->growth / (cap - (tr->level_start > 0 ? tr->level_start : 0));
+	return frac < LEAK_SCALE_ROOM ? 0 : rl_clamp01(frac / 0.95);
+}
+
 /* Score of a memory series as a leak (rl_judge): its trend grows steadily,
- * by a visible amount, for long enough; 0 when it does not. */
+ * by a visible amount, for long enough, or by scale (leak_by_scale); 0
+ * when it does not. */
 static double judge_growth(struct rule_ctx *c, const char *name, const struct rl_series *s,
 			   const struct rl_trend *tr)
 {
@@ -107,9 +130,15 @@ static double judge_growth(struct rule_ctx *c, const char *name, const struct rl
 	 * allocated series, which says what is live, it proves no leak */
 	if (!strcmp(name, "torch.reserved_bytes") && rl_series_id(c, "torch.allocated_bytes", 0))
 		return 0;
-	if (tr->fit.slope <= 0 || tr->duration_s < LEAK_MIN_SPAN_S ||
-	    tr->fit.r2 < LEAK_MIN_R2 || tr->growth < LEAK_MIN_GROWTH_BYTES)
+	if (tr->fit.slope <= 0 || tr->fit.r2 < LEAK_MIN_R2)
 		return 0;
+	if (tr->duration_s < LEAK_MIN_SPAN_S || tr->growth < LEAK_MIN_GROWTH_BYTES) {
+		strength = leak_by_scale(c, s, tr);
+		if (strength <= 0)
+			return 0;
+		return (0.5 + 0.5 * (tr->fit.r2 - LEAK_MIN_R2) / (1 - LEAK_MIN_R2)) *
+		       (0.6 + 0.4 * strength);
+	}
 	/* room form only for a series that carries most of the capacity
 	 * (see spike.c) */
 	if (rl_capacity_scope(c, s->scope, &cap) == 0 && cap > tr->level_start &&
@@ -227,7 +256,7 @@ static int leak_growth(struct rule_ctx *c)
 	struct rl_pick p;
 	const struct rl_trend *tr = &p.tr;
 	struct rl_finding f;
-	char b1[32], b2[32];
+	char b1[32], b2[32], span[32];
 	int64_t fid, sid, holder = 0;
 	int r = rl_pick_memory_series(c, judge_growth, &p);
 
@@ -242,10 +271,17 @@ static int leak_growth(struct rule_ctx *c)
 	rl_fig(&f, "span_hours", tr->duration_s / 3600);
 	rl_fig(&f, "start_bytes", floor(tr->level_start));
 	rl_fig(&f, "end_bytes", floor(tr->level_end));
-	snprintf(f.title, sizeof(f.title), "%s%s%s grows %.1f MiB/h (R\xc2\xb2 %.2f): %s -> %s over %.1f h",
+	/* a leak judged by scale can last seconds: say so, not "0.0 h" */
+	if (tr->duration_s < 120)
+		snprintf(span, sizeof(span), "%.0f s", tr->duration_s);
+	else if (tr->duration_s < 7200)
+		snprintf(span, sizeof(span), "%.0f min", tr->duration_s / 60);
+	else
+		snprintf(span, sizeof(span), "%.1f h", tr->duration_s / 3600);
+	snprintf(f.title, sizeof(f.title), "%s%s%s grows %.1f MiB/h (R\xc2\xb2 %.2f): %s -> %s over %s",
 		 p.name, p.entity[0] ? " " : "", p.entity, tr->fit.slope * 3600 / MIB,
 		 tr->fit.r2, rl_bytes(tr->level_start, b1, sizeof(b1)),
-		 rl_bytes(tr->level_end, b2, sizeof(b2)), tr->duration_s / 3600);
+		 rl_bytes(tr->level_end, b2, sizeof(b2)), span);
 	fit_and_requests(c, &p, &f);
 	not_returned(c, sid, &f);
 	if (p.s->scope == RL_SCOPE_HOST && memray_holders(c, &f, &holder) < 0) {

@@ -20,6 +20,11 @@
  * not fit is the configuration's (misconfig / admitted_load); too little
  * history names a spike as likely, with a lower score and what would
  * settle it.
+ *
+ * A cgroup's rise can be faster than its sampling: flat usage, then the
+ * kernel kills at the limit between two samples (burst_at_kill). The
+ * memcg OOM itself is then the rise's top: the limit, reached within
+ * the last interval from a baseline far below it.
  */
 #include "analyzer/rules/rulelib.h"
 #include "analyzer/derive/servwhatif.h"
@@ -394,6 +399,102 @@ static int running_spike(struct rule_ctx *c)
 	return 1;
 }
 
+#define KILL_MIN_FLAT 10         /* flat samples before the rise */
+#define KILL_FLAT_BAND 0.05      /* of the limit: how flat */
+#define KILL_MAX_TAIL 2          /* samples caught in the rise itself */
+#define KILL_MIN_ROOM 0.3        /* of the limit left over the baseline */
+
+/* The burst a memcg OOM proves (see the head): cgroup.current_bytes up to
+ * the OOM has at least KILL_MIN_FLAT samples within KILL_FLAT_BAND of the
+ * limit around their median, then at most KILL_MAX_TAIL above it, the
+ * OOM (a memcg OOM, at the limit) within three sampling intervals of the
+ * last one and within SPIKE_NEAR_FRAC of the span after the flat part,
+ * and the baseline left at least KILL_MIN_ROOM of the limit. Fills b
+ * (b->p.s, the trend's baseline, peak and rise times) and returns 1; 0
+ * when the series does not show it, -1 failed. */
+static int burst_at_kill(struct rule_ctx *c, struct burst *b)
+{
+	struct rl_series *s = &c->best;
+	struct rl_trend *tr = &b->p.tr;
+	double cap, kind, base, v[RL_MAX_POINTS], gap, dt, kill_t;
+	size_t i, first = 0, last, flat = 0;
+	int64_t id;
+
+	if (c->oom_ns == OL_NULL || rl_capacity_scope(c, RL_SCOPE_HOST, &cap) < 0 ||
+	    rl_num(c, &kind, "SELECT 1 FROM oom WHERE id = 1 AND kind = 'memcg_oom'") < 0 ||
+	    !(id = rl_series_id(c, "cgroup.current_bytes", 1)) ||
+	    rl_series_load(c, id, c->oom_ns, s) < 0 || s->n < KILL_MIN_FLAT + 1)
+		return c->failed ? -1 : 0;
+	memcpy(v, s->avg, s->n * sizeof(*v));
+	base = stats_median(v, s->n);
+	/* the flat part: from the first sample in the band to the last one */
+	for (i = 0; i < s->n && fabs(s->avg[i] - base) > KILL_FLAT_BAND * cap; i++)
+		;
+	first = i;
+	for (last = first; i < s->n; i++) {
+		if (fabs(s->avg[i] - base) <= KILL_FLAT_BAND * cap) {
+			if (i != last + 1 && i != first)
+				return 0;   /* left the band and came back: not flat */
+			last = i;
+			flat++;
+		}
+	}
+	kill_t = ((double)c->oom_ns - (double)s->t0_ns) / 1e9;
+	dt = (s->t[last] - s->t[first]) / (flat > 1 ? flat - 1 : 1);
+	gap = kill_t - s->t[last];
+	if (flat < KILL_MIN_FLAT || s->n - 1 - last > KILL_MAX_TAIL || base > (1 - KILL_MIN_ROOM) * cap ||
+	    gap > 3 * dt || gap > SPIKE_NEAR_FRAC * (kill_t - s->t[first]))
+		return 0;
+	for (i = last + 1; i < s->n; i++)
+		if (s->max[i] < base)
+			return 0;   /* the tail must rise */
+	memset(b, 0, sizeof(*b));
+	b->p.s = s;
+	b->p.name = "cgroup.current_bytes";
+	tr->rise = 1;
+	tr->baseline = base;
+	tr->peak = cap;
+	tr->rise_start_t = s->t[last];
+	tr->rise_peak_t = kill_t;
+	b->t_start = s->t0_ns + (int64_t)(s->t[last] * 1e9);
+	b->t_peak = c->oom_ns;
+	b->score = 0.5 + 0.3 * rl_clamp01(((cap - base) / cap - KILL_MIN_ROOM) / 0.4);
+	return 1;
+}
+
+/* The finding of a burst that burst_at_kill found: 1, or -1 failed. */
+static int kill_finding(struct rule_ctx *c, struct burst *b)
+{
+	const struct rl_trend *bt = &b->p.tr;
+	struct rl_finding f;
+	char b1[32], b2[32], b3[32];
+	int64_t fid;
+
+	rl_finding_init(&f, "spike", "spike", "burst");
+	rl_fig(&f, "baseline_bytes", floor(bt->baseline));
+	rl_fig(&f, "rise_top_bytes", floor(bt->peak));
+	rl_fig(&f, "rise_bytes", floor(bt->peak - bt->baseline));
+	rl_fig(&f, "rise_seconds", round((bt->rise_peak_t - bt->rise_start_t) * 10) / 10);
+	rl_fig(&f, "spike_start_ns", (double)b->t_start);
+	rl_fig(&f, "spike_end_ns", (double)b->t_peak);
+	snprintf(f.title, sizeof(f.title), "cgroup.current_bytes rose %s within %.1f s over a"
+		 " flat baseline of %s, to the %s limit where the kernel killed (faster than"
+		 " the sampling)", rl_bytes(bt->peak - bt->baseline, b1, sizeof(b1)),
+		 bt->rise_peak_t - bt->rise_start_t, rl_bytes(bt->baseline, b2, sizeof(b2)),
+		 rl_bytes(bt->peak, b3, sizeof(b3)));
+	load_figures(c, b, &f);
+	concurrency_advice(c, b, &f);
+	f.score = b->score;
+	if (judge_history(c, b->t_start, bt->rise_start_t, &f) < 0) {
+		rl_finding_drop(&f);
+		return -1;
+	}
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "series", b->p.s->id, "flat usage before the kill") < 0)
+		return -1;
+	return 1;
+}
+
 int rule_spike(struct rule_ctx *c)
 {
 	struct burst b;
@@ -405,6 +506,8 @@ int rule_spike(struct rule_ctx *c)
 
 	if (r < 0)
 		return -1;
+	if (r == 0 && (r = burst_at_kill(c, &b)) != 0)
+		return r < 0 ? -1 : kill_finding(c, &b);
 	if (r == 0)
 		return running_spike(c);
 	b.score = b.p.score;

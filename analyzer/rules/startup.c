@@ -111,9 +111,28 @@ static int load_start(struct rule_ctx *c, struct startup *s)
 	return 1;
 }
 
+static int series_claim(struct rule_ctx *c, struct startup *s);
+
 /* A memory series that starts a process in the capture and ends at the
- * OOM within RL_HISTORY_MIN_S: 1 (s filled), 0 none, -1 failed. */
+ * OOM within RL_HISTORY_MIN_S: 1 (s filled), 0 none, -1 failed. Not when
+ * the leak or spike rule (run before) read a series' shape as theirs (a
+ * steady climb over many samples, a flat stretch then a jump): a young
+ * process does not make those a start-up. */
 static int series_start(struct rule_ctx *c, struct startup *s)
+{
+	double v;
+
+	if (rl_num(c, &v, "SELECT 1 FROM finding f JOIN evidence e ON e.finding_id = f.id"
+		   " WHERE f.class IN ('leak', 'spike') AND f.score >= 0.5 AND"
+		   " e.ref_table = 'series' LIMIT 1") == 0)
+		return 0;
+	if (c->failed)
+		return -1;
+	return series_claim(c, s);
+}
+
+/* series_start's search, once the shape is no leak's or spike's. */
+static int series_claim(struct rule_ctx *c, struct startup *s)
 {
 	sqlite3_stmt *st = rl_prepare(c, "SELECT s.id, s.name, s.entity, min(p.time_ns),"
 		" max(p.time_ns), max(p.value), (SELECT value FROM sample WHERE series_id = s.id"

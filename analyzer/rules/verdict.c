@@ -15,6 +15,7 @@
 #include "analyzer/derive/derive.h"
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/engine_facts.h"
 #include "lib/strbuf.h"
 
 #include <stdio.h>
@@ -57,19 +58,58 @@ struct class_score {
 	char title[300];
 };
 
-/* What is absent from the timeline, for the verdict's missing column. */
+/* The `oomlens watch --print-arm ENGINE` name for the engines the
+ * timeline shows (vllm, sglang), else pytorch (docs/watch.md). */
+static const char *arm_engine(struct rule_ctx *c)
+{
+	struct rl_engine e[RL_MAX_ENGINES];
+	int n = rl_engines_read(c, e, RL_MAX_ENGINES), i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(e[i].engine, "vllm"))
+			return "vllm";
+		if (!strcmp(e[i].engine, "sglang"))
+			return "sglang";
+	}
+	return "pytorch";
+}
+
+/* What is absent from the timeline, for the verdict's missing column,
+ * each with the command that collects it before the next OOM: `oomlens
+ * watch` on the OOM's cgroup (its kernel name under /sys/fs/cgroup, as
+ * cgroup v2 mounts it) or with --gpus for a GPU OOM, and `--print-arm`
+ * for an allocator snapshot (docs/watch.md). */
 static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 {
+	char cg[200] = "", one[400];
+	const char *scope = "";
 	double v;
 
 	buf[0] = 0;
-	if (!rl_has_memory_series(c))
-		strncat(buf, c->has_oom ? "memory in use over time before the OOM (nvidia-smi/DCGM log,"
-			" smaps_rollup or cgroup captures); " : "memory in use over time (nvidia-smi/DCGM"
-			" log, smaps_rollup or cgroup captures); ", n - strlen(buf) - 1);
-	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0)
-		strncat(buf, "an allocator snapshot (torch.cuda.memory._snapshot() pickle); ",
-			n - strlen(buf) - 1);
+	if (!rl_has_memory_series(c)) {
+		if (c->has_oom) {
+			sqlite3_stmt *st = rl_prepare(c, "SELECT cgroup, scope FROM oom WHERE id = 1");
+			if (st && sqlite3_step(st) == SQLITE_ROW) {
+				if (sqlite3_column_type(st, 0) == SQLITE_TEXT && q_text(st, 0)[0] == '/')
+					snprintf(cg, sizeof(cg), "%s", q_text(st, 0));
+				scope = sqlite3_column_type(st, 1) == SQLITE_TEXT &&
+					!strcmp(q_text(st, 1), "gpu") ? "gpu" : "";
+			}
+			sqlite3_finalize(st);
+		}
+		snprintf(one, sizeof(one), "memory in use over time%s (run `oomlens watch %s%s%s"
+			 " --out /var/lib/oomlens/watch` beside the service; or an nvidia-smi/DCGM"
+			 " log, smaps_rollup or cgroup captures); ",
+			 c->has_oom ? " before the OOM" : "", scope[0] ? "--gpus" : "--cgroup ",
+			 scope[0] ? "" : "/sys/fs/cgroup", scope[0] ? "" : cg[0] ? cg : "/<the service's cgroup>");
+		strncat(buf, one, n - strlen(buf) - 1);
+	}
+	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0) {
+		snprintf(one, sizeof(one), "an allocator snapshot (torch.cuda.memory._snapshot()"
+			 " pickle: `oomlens watch --print-arm %s` prints the lines that make the"
+			 " process leave one); ", arm_engine(c));
+		strncat(buf, one, n - strlen(buf) - 1);
+	}
 	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
 	if (strlen(buf) >= 2)
@@ -217,7 +257,7 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
 static int write_verdict(struct rule_ctx *c)
 {
 	struct class_score cs[3];
-	char summary[200], missing[600], contrib[600] = "";
+	char summary[200], missing[1000], contrib[600] = "";
 	int p;
 
 	if (score_classes(c, cs, contrib, sizeof(contrib)) < 0)
