@@ -125,7 +125,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	}
 	if (m->held && lineno - m->last_line > SRV_MEM_REPEAT && flush(m, s) < 0)
 		return -1;
-	if (!(marks & MEMFAIL_MARK_PHASE))
+	/* once a request was served every later failure is the serving
+	 * phase's (above): no line before it can change that, so the phase
+	 * phrases are not looked for again (an access log marks most lines) */
+	if (!(marks & MEMFAIL_MARK_PHASE) || m->served)
 		return 0;
 	if ((ph = memfail_phase_line(l->msg, l->n)) != OOM_PHASE_UNKNOWN) {
 		if (ph == OOM_PHASE_SERVING)
