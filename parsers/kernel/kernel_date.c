@@ -85,7 +85,7 @@ static const char *const month_names[12] = {
 	"sep|sept|set|\xd1\x81\xd0\xb5\xd0\xbd",
 	"okt|oct|ott|out|\xd0\xbe\xd0\xba\xd1\x82",
 	"nov|\xd0\xbd\xd0\xbe\xd1\x8f",
-	"dez|d\xc3\xa9" "c|dic|dec|\xd0\xb4\xd0\xb5\xd0\xba",
+	"dez|d\xc3\xa9\x63|dic|dec|\xd0\xb4\xd0\xb5\xd0\xba",
 };
 
 /* kernel_prefix.h. ASCII letters are compared without case, other bytes
