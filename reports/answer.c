@@ -505,11 +505,17 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 			{ "misconfig", "a configuration that does not fit" },
 			{ "inconclusive", "not decided" }, { "no_oom", "no OOM" },
 		};
+		const char *w = NULL;
 		size_t k;
 		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
 			if (!strcmp(cls, words[k][0]))
-				strbuf_addf(sb, "%s, ", words[k][1]);
+				w = words[k][1];
+		/* the words, then the class's key as every format names it */
+		if (w)
+			strbuf_addf(sb, "%s (", w);
 		put(sb, m, cls);
+		if (w)
+			strbuf_addstr(sb, ")");
 		if (json_is_number(json_object_get(a, "confidence")))
 			strbuf_addf(sb, ", confidence %.0f %%", conf * 100);
 		put(sb, m, conf >= 0.7 ? " (the evidence decides it)." : " (not decided: weigh the"
