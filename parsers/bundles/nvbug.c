@@ -157,8 +157,8 @@ static void meminfo_line(struct nvbug *b, const char *l, size_t n)
 		int64_t kb;
 		if (n > k && !memcmp(l, keys[i], k) &&
 		    parse_uint_commas(l + k + strspn(l + k, " "), n - k - strspn(l + k, " "),
-				      &kb, &used) == 0)
-			b->mem[i] = kb * 1024;
+				      &kb, &used) == 0 && kb >= 0 && kb <= INT64_MAX / 1024)
+			b->mem[i] = kb * 1024;   /* larger than any memory: not a figure */
 	}
 }
 

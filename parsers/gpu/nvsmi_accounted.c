@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #define MAXCOL 24
@@ -116,15 +117,20 @@ static long long bytes_of(const struct afield *f)
 	size_t un;
 	long long v = number_of(f, &u, &un);
 
+	int shift = -1;
+
 	if (v < 0)
 		return -1;
 	if (un == 3 && !memcmp(u, "KiB", 3))
-		return v << 10;
-	if (un == 3 && !memcmp(u, "GiB", 3))
-		return v << 30;
-	if (un == 0 || (un == 3 && !memcmp(u, "MiB", 3)))
-		return v << 20;
-	return -1;
+		shift = 10;
+	else if (un == 3 && !memcmp(u, "GiB", 3))
+		shift = 30;
+	else if (un == 0 || (un == 3 && !memcmp(u, "MiB", 3)))
+		shift = 20;
+	/* a figure past int64 in bytes is no process's memory */
+	if (shift < 0 || v > (LLONG_MAX >> shift))
+		return -1;
+	return v << shift;
 }
 
 static int put_meta(struct acct *a, enum vocab_meta m, const char *var, long long v)
