@@ -37,4 +37,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                  \
 	return 0;                                                             \
 }
 
+/* A harness for a file's several readers (a bundle's files): each reader
+ * in turn sniffs and parses the same bytes, with path as the file's name.
+ * A harness: FUZZ_TEXT_READERS("sosreport/proc/meminfo",
+ *	{ meminfo_sniff, meminfo_parse }, { free_out_sniff, free_out_parse }) */
+struct fuzz_reader {
+	int (*sniff)(const unsigned char *, size_t);
+	int (*parse)(struct input *, struct sink *);
+};
+
+static inline void fuzz_text_readers(const struct fuzz_reader *r, size_t n, const char *path,
+				     const uint8_t *data, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct ingest_opts o = { OL_NULL, 0, 0, 2025 };
+		struct sink s;
+		struct input in;
+
+		memset(&s, 0, sizeof(s));
+		s.opts = &o;
+		s.path = path;
+		r[i].sniff(data, size);
+		if (input_open_mem(&in, "fuzz", data, size) < 0)
+			return;
+		r[i].parse(&in, &s);
+		input_close(&in);
+	}
+}
+
+#define FUZZ_TEXT_READERS(path, ...)                                          \
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                  \
+{                                                                             \
+	static const struct fuzz_reader readers[] = { __VA_ARGS__ };          \
+                                                                              \
+	fuzz_text_readers(readers, sizeof(readers) / sizeof(readers[0]), path,\
+			  data, size);                                        \
+	return 0;                                                             \
+}
+
 #endif
