@@ -15,15 +15,21 @@ each config.json to a temporary folder and runs plan three ways:
   C. from the config, the card and the settings alone: weights within 5 %,
      KV tokens within 15 %, in at least 80 % of the checks.
 
-A and B must hold for every case; C in 80 %. Prints one line per check and
-a closing "N passed, M failed". --markdown prints the per-case table for
-bench/ACCURACY.md instead.
+A and B must hold for every case; C in 80 %. A case whose engine refused
+to start for want of KV memory (printed fits=0) is checked the other
+way: plan from the config alone must say it does not fit, with a knob
+and a value, and plan run again with that value must fit. The version
+column (0.6.4, 0.9.x, 0.10.1.1) is passed as --engine-version when it
+reads as one. Prints one line per check and a closing "N passed, M
+failed". --markdown prints the per-case table for bench/ACCURACY.md
+instead.
 
 usage: plan_accuracy.py OOMLENS MANIFEST.tsv [--markdown]
 """
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,10 +60,22 @@ def config(arch):
     return root
 
 
+def version(case):
+    """The manifest's version as --engine-version takes it, or None."""
+    m = re.match(r"v?(\d+\.\d+(\.\d+)?)", case["version"])
+    return m.group(1) if m else None
+
+
 def plan(binary, cfg, case, extra):
     s = kv(case["settings"])
     args = [binary, "plan", "--model", cfg, "--engine", case["engine"], "--tp", case["tp"],
             "--gpu-memory", case["gpu_gib"] + "GiB", "--format", "json"]
+    if version(case):
+        args += ["--engine-version", version(case)]
+    if "gpu" in s:
+        args += ["--gpu", s["gpu"]]
+    if "sampler" in s:
+        args += ["--sampler", s["sampler"]]
     if "util" in s:
         args += ["--gpu-memory-utilization", s["util"]]
     for k in ("max_model_len", "max_num_batched_tokens", "block_size", "max_num_seqs"):
@@ -67,6 +85,28 @@ def plan(binary, cfg, case, extra):
     if p.returncode not in (0, 1) or not p.stdout:
         raise RuntimeError("plan failed: %s" % p.stderr.strip())
     return json.loads(p.stdout)
+
+
+OPTION = {"gpu_memory_utilization": "--gpu-memory-utilization", "max_model_len": "--max-model-len",
+          "tensor_parallel_size": "--tp", "mem_fraction_static": "--gpu-memory-utilization"}
+
+
+def refit(binary, cfg, case):
+    """1 when plan says the case does not fit and its advised value fits."""
+    r = plan(binary, cfg, case, [])
+    a = r.get("advice") or {}
+    if r["fits"] or a.get("knob") not in OPTION:
+        return 0
+    again = dict(case)
+    if a["knob"] == "tensor_parallel_size":
+        again["tp"] = a["value"]
+        extra = []
+    else:
+        s = kv(case["settings"])
+        s["util" if OPTION[a["knob"]] == "--gpu-memory-utilization" else a["knob"]] = a["value"]
+        again["settings"] = ";".join("%s=%s" % i for i in s.items())
+        extra = []
+    return 1 if plan(binary, cfg, again, extra)["fits"] else 0
 
 
 def rel(got, want):
@@ -100,6 +140,10 @@ def main():
                     checks.append((case["case"], mode, "max_concurrency", r["max_concurrency"],
                                    pr["max_concurrency"], max(tol, 0.006 / pr["max_concurrency"])))
 
+            if pr.get("fits") == 0:
+                checks.append((case["case"], "F", "does not fit, advised value fits",
+                               refit(binary, cfg, case), 1, 0))
+                continue
             if "kv_gib" in pr:
                 r = plan(binary, cfg, case, ["--kv-cache-bytes", "%.6fGiB" % pr["kv_gib"]])
                 compare("A", r, 0.02)
