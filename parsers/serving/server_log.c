@@ -227,15 +227,23 @@ static int memory_error(enum engine_error k)
 }
 
 /* The phase and wording family an engine_error event of this line will
- * carry (server_engine.c writes it). */
+ * carry (server_engine.c writes it): what the line names, else the
+ * frames of the traceback it ends (a TGI shard's "in warmup"), or of one
+ * cut above it, else the log's phase. */
 static void error_phase(struct srv_st *st, const struct engine_line *el)
 {
 	const struct srv_line *l = &st->line;
+	const struct strbuf *tb = &st->join.tb;
 	struct memfail mf;
 	int failed = (el->memfail & MEMFAIL_MARK_FAILURE) && memfail_line(l->msg, l->n, &mf);
+	enum oom_phase ph = failed ? mf.phase : memfail_phase_hint(l->msg, l->n);
 
-	st->engines.phase = srv_mem_phase(&st->mem, failed ? mf.phase
-					  : memfail_phase_hint(l->msg, l->n));
+	if (ph == OOM_PHASE_UNKNOWN && srv_join_open(&st->join) != SRV_NONE && tb->len)
+		ph = memfail_phase_hint(tb->buf, tb->len);
+	if (ph == OOM_PHASE_UNKNOWN && st->mem.frame_line &&   /* a traceback cut above */
+	    st->in->lineno - st->mem.frame_line <= SRV_MEM_FRAMES)
+		ph = st->mem.frame;
+	st->engines.phase = srv_mem_phase(&st->mem, ph);
 	st->engines.family = failed ? memfail_family_name(mf.family) : NULL;
 }
 
