@@ -101,9 +101,20 @@ static json_t *error_data(const char *exc, size_t en, char *summary, size_t scap
 	return d;
 }
 
+/* The phase the frames of a traceback cut above line lineno name (the
+ * lines just before it that srv_mem_line() saw), or unknown. */
+static enum oom_phase frames_above(const struct srv_st *st, uint64_t lineno)
+{
+	const struct srv_mem *m = &st->mem;
+
+	return m->frame_line && m->frame_line <= lineno && lineno - m->frame_line <= SRV_MEM_FRAMES
+	       ? m->frame : OOM_PHASE_UNKNOWN;
+}
+
 /* One event from the piece's text exc[0..en) and traceback tb (NULL for
  * a lone message): torch_oom when exc is a CUDA OOM, else server_error.
- * 0, or -1 when the sink failed. */
+ * Its phase: what exc names, else tb's frames, else the frames of a
+ * traceback cut above it, else the log's. 0, or -1 when the sink failed. */
 static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 {
 	const struct srv_join *j = &st->join;
@@ -112,9 +123,10 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 			      .summary = summary };
 	struct memfail mf;
 	int failed = memfail_line(exc, en, &mf);
-	enum oom_phase ph = srv_mem_phase(&st->mem, failed && mf.phase ? mf.phase
-					  : tb ? memfail_phase_hint(tb, strlen(tb))
-					  : OOM_PHASE_UNKNOWN);
+	enum oom_phase hint = failed && mf.phase ? mf.phase
+			      : tb ? memfail_phase_hint(tb, strlen(tb)) : OOM_PHASE_UNKNOWN;
+	enum oom_phase ph = srv_mem_phase(&st->mem, hint != OOM_PHASE_UNKNOWN ? hint
+					  : frames_above(st, j->line));
 
 	if (torch_oom_text(exc, en)) {
 		e.kind = vocab_event_kind(VE_TORCH_OOM);
@@ -240,9 +252,8 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 
 	if (ph == OOM_PHASE_UNKNOWN && srv_join_open(&st->join) != SRV_NONE && tb->len)
 		ph = memfail_phase_hint(tb->buf, tb->len);
-	if (ph == OOM_PHASE_UNKNOWN && st->mem.frame_line &&   /* a traceback cut above */
-	    st->in->lineno - st->mem.frame_line <= SRV_MEM_FRAMES)
-		ph = st->mem.frame;
+	if (ph == OOM_PHASE_UNKNOWN)
+		ph = frames_above(st, st->in->lineno);
 	st->engines.phase = srv_mem_phase(&st->mem, ph);
 	st->engines.family = failed ? memfail_family_name(mf.family) : NULL;
 }
