@@ -24,6 +24,7 @@
 #include "parsers/serving/server_log.h"
 #include "parsers/serving/engine_lines.h"
 #include "parsers/serving/server_engine.h"
+#include "parsers/serving/server_deepspeed.h"
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
 #include "parsers/serving/server_memfail.h"
@@ -301,6 +302,10 @@ static int read_line(struct srv_st *st)
 		return r < 0 ? -1 : 0;
 	if ((r = cxx_abort(st)) != 0)
 		return r < 0 ? -1 : 0;
+	if ((r = ds_memory_line(st->s, l->msg, l->n, &l->t)) != 0) {
+		st->records += r > 0;
+		return r < 0 ? -1 : 0;
+	}
 	if ((r = srv_meta_args(&st->meta, st->s, l->msg, l->n)) != 0)
 		return r < 0 ? -1 : 0;
 	if ((r = srv_stats_line(&st->stats, st->s, l->msg, l->n, &l->t)) != 0) {
@@ -506,6 +511,7 @@ static const struct { const char *text; int score; } markers[] = {
 	{ "would exceed allowed memory. (out of memory)", 75 },
 	{ "Traceback (most recent call last):", 60 },
 	{ "terminate called after throwing an instance of '", 60 },
+	{ ":see_memory_usage] ", 70 },   /* DeepSpeed (server_deepspeed.h) */
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)
