@@ -314,7 +314,6 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "prediction_step", OOM_PHASE_EVAL },     /* transformers' Trainer.evaluate */
 	{ "prediction_loop", OOM_PHASE_EVAL },
 	{ "in evaluate", OOM_PHASE_EVAL },         /* a frame "in evaluate", its IPython form */
-	{ "in validate", OOM_PHASE_EVAL },
 	{ "training_step", OOM_PHASE_TRAINING_STEP },
 	{ "train_step", OOM_PHASE_TRAINING_STEP },
 	{ "optimizer.step", OOM_PHASE_TRAINING_STEP },
