@@ -102,6 +102,8 @@ static const char *stack_of(const struct rl_phase *p, const struct rl_engine *e,
 		return "vllm";
 	if (!strcmp(p->family, "sglang_kv"))
 		return "sglang";
+	if (!strcmp(p->family, "turbomind"))
+		return "lmdeploy";
 	return "";
 }
 
@@ -280,6 +282,25 @@ static const struct rl_engine *ggml_engine(const struct rl_engine *e, int n)
 	return best;
 }
 
+/* LMDeploy (TurboMind): the KV cache takes cache_max_entry_count of the
+ * memory the weights leave (0.8 unless set), and the model instance's
+ * buffers grow with session_len and max_batch_size. Its log prints no
+ * memory figure, so the knob is named with the value the log set, and no
+ * value that fits is claimed. */
+static void lmdeploy_cache(const struct rl_engine *e, int n, struct rl_finding *f)
+{
+	const struct rl_engine *u = knowing(e, n, RL_EF_UTIL), *s = knowing(e, n, RL_EF_MAX_LEN);
+
+	if (u)
+		rl_fig(f, "cache_max_entry_count", u->f[RL_EF_UTIL]);
+	if (s)
+		rl_fig(f, "session_len", s->f[RL_EF_MAX_LEN]);
+	rl_advice(f, "TurboMind gives the KV cache --cache-max-entry-count of the memory the"
+		  " weights leave (%s) and sizes the model instance's buffers by --session-len"
+		  " and --max-batch-size: lower them until the cache and those buffers fit.",
+		  u ? "set in this log" : "0.8 unless set");
+}
+
 static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
 				const struct rl_engine *e, int n, struct rl_finding *f)
 {
@@ -293,6 +314,8 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 					     ggml_layers_fit(c, stack, g, f)))
 		rl_advice(f, "The compute buffers and the KV cache grow with the context; with"
 			  " several cards, pipeline parallelism multiplies the compute buffer.");
+	else if (!strcmp(stack, "lmdeploy"))
+		lmdeploy_cache(e, n, f);
 	else if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
 		rl_advice(f, "The compute buffers and the KV cache grow with the context: lower"
 			  " --ctx-size (Ollama num_ctx) or --ubatch-size, or offload fewer layers"
@@ -335,6 +358,9 @@ static const char *advise_weights(struct rule_ctx *c, const struct rl_phase *p, 
 	if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
 		rl_advice(f, "Offload fewer layers to the GPU (--n-gpu-layers, Ollama num_gpu), or"
 			  " use a smaller quantization of the model.");
+	else if (!strcmp(stack, "lmdeploy"))
+		rl_advice(f, "TurboMind's weights do not fit: shard them (--tp), use a quantized"
+			  " model (--model-format awq), or a smaller model.");
 	else
 		rl_advice(f, "The weights do not fit: quantize them, shard them (tensor"
 			  " parallelism), or use a smaller model.");

@@ -40,6 +40,7 @@
 #define N ENGINE_NONE
 #define O ENGINE_OLLAMA
 #define L ENGINE_LLAMACPP
+#define M ENGINE_LMDEPLOY
 
 /* Each fact under the labels each engine prints it with; size: a unit
  * follows. strong 0: a configuration key a note could quote too. */
@@ -90,6 +91,11 @@ static const struct {
 	{ EF_KV_TOKENS, L, 0, 1, { ": n_ctx " } },       /* llama_new_context_with_model */
 	{ EF_GPU_LAYERS, O, 0, 1, { "layers.offload=" } }, /* Ollama's offload line */
 	{ EF_MODEL_LAYERS, O, 0, 1, { "layers.model=" } },
+	/* LMDeploy's TurbomindEngineConfig(...): the KV cache's share of the
+	 * memory the weights leave, the tokens per session, the batch */
+	{ EF_UTILIZATION, M, 0, 0, { "cache_max_entry_count=" } },
+	{ EF_MAX_MODEL_LEN, M, 0, 0, { "session_len=" } },
+	{ EF_MAX_NUM_SEQS, M, 0, 0, { "max_batch_size=" } },
 };
 
 /* Each statistic under its labels. gated: a vLLM label common enough in
@@ -191,6 +197,8 @@ static const struct {
 	{ er_ggml_kv_total, L, 0, 1, { "KV self size" } },
 	{ er_engine, O, 0, 1, { "msg=offload ", "msg=\"offload to ", "msg=\"starting llama server",
 				"waiting for server to become available" } },
+	{ er_engine, M, 0, 1, { "TurbomindEngineConfig(", "PytorchEngineConfig(", " - lmdeploy - ",
+				"[TM][" } },
 	{ er_quoted_size, O, EF_FREE, 1, { "memory.available=" } },
 	{ er_quoted_size, O, EF_REQUIRED_FULL, 1, { "memory.required.full=" } },
 	{ er_quoted_size, O, EF_KV_CACHE, 1, { "memory.required.kv=" } },
@@ -206,6 +214,7 @@ static const struct {
 #undef N
 #undef O
 #undef L
+#undef M
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
 #define ANCHORS_MAX 320
