@@ -60,8 +60,9 @@ static const char sql_table[] =
 
 /* ---- the cards ---------------------------------------------------------- */
 
-/* The device a serving engine's instance runs on: "rank N", "TPn", else
- * -1 (the first card). */
+/* The device a serving engine's instance runs on: "rank N", "TPn",
+ * "device N" (a llama.cpp/Ollama GPU's buffers), else -1 (the first
+ * card). */
 static int64_t engine_device(const char *instance)
 {
 	const char *p;
@@ -72,7 +73,24 @@ static int64_t engine_device(const char *instance)
 		return strtoll(p + 5, NULL, 10);
 	if ((p = strstr(instance, "TP")) && p[2] >= '0' && p[2] <= '9')
 		return strtoll(p + 2, NULL, 10);
+	if ((p = strstr(instance, "device ")) && p[7] >= '0' && p[7] <= '9')
+		return strtoll(p + 7, NULL, 10);
 	return -1;
+}
+
+/* 1 when an engine states its buffers GPU by GPU ("device N" rows): its
+ * main row's sums then belong to no one card. */
+static int device_rows(struct rule_ctx *c)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+
+	if (q_has_table(c->db, "engine") && (st = rl_prepare(c, "SELECT 1 FROM engine WHERE"
+	    " instance GLOB 'device [0-9]*' OR instance GLOB '* device [0-9]*' LIMIT 1"))) {
+		r = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	return r;
 }
 
 static void add_device(int64_t *dev, int *n, int64_t d)
@@ -130,9 +148,11 @@ static int cards(struct rule_ctx *c, int64_t *dev, int *n)
 	}
 	if (q_has_table(c->db, "engine") && (st = rl_prepare(c, "SELECT instance FROM engine WHERE"
 	    " coalesce(weights_bytes, kv_cache_bytes, total_bytes, cuda_graph_bytes) IS NOT NULL"))) {
+		int per_gpu = device_rows(c);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			int64_t d = engine_device((const char *)sqlite3_column_text(st, 0));
-			add_device(dev, n, d < 0 ? (*n ? dev[0] : 0) : d);
+			if (d >= 0 || !per_gpu)
+				add_device(dev, n, d < 0 ? (*n ? dev[0] : 0) : d);
 		}
 		sqlite3_finalize(st);
 	}
@@ -141,11 +161,15 @@ static int cards(struct rule_ctx *c, int64_t *dev, int *n)
 }
 
 /* The engine accounting of card d (the first card takes the instances
- * that name no rank): its row id, or 0. */
+ * that name no rank, unless an engine's rows are per GPU): its row id,
+ * or 0. */
 static int64_t engine_of(struct rule_ctx *c, int64_t d, int first)
 {
 	sqlite3_stmt *st;
 	int64_t id = 0, fallback = 0;
+
+	if (device_rows(c))
+		first = 0;
 
 	if (!q_has_table(c->db, "engine") || !(st = rl_prepare(c, "SELECT id, instance FROM engine"
 	    " WHERE coalesce(weights_bytes, kv_cache_bytes, total_bytes, cuda_graph_bytes) IS NOT NULL"
