@@ -409,6 +409,70 @@ static void ollama_and_its_runner(void **state)
 	t_close(tl);
 }
 
+/* Each GPU's ggml buffers in a row of its own ("device N") when they
+ * were on several GPUs, host buffers left out: Ollama 0.9's own engine
+ * (ollama pull 11090), 0.14's kv cache lines (ollama 13789), ik_llama's
+ * KV buffers on CUDA11..14 (ik_llama.cpp pull 235); LMDeploy's
+ * TurbomindEngineConfig (lmdeploy 1459). */
+static void ggml_buffers_per_gpu_and_lmdeploy(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"time=2025-07-18T14:50:57.066Z level=INFO source=ggml.go:362 msg=\"offloaded 41/41"
+		" layers to GPU\"\n"
+		"time=2025-07-18T14:50:57.066Z level=INFO source=ggml.go:365 msg=\"model weights\""
+		" buffer=CUDA0 size=\"11.5 GiB\"\n"
+		"time=2025-07-18T14:50:57.066Z level=INFO source=ggml.go:365 msg=\"model weights\""
+		" buffer=CUDA1 size=\"11.9 GiB\"\n"
+		"time=2025-07-18T14:50:57.066Z level=INFO source=ggml.go:365 msg=\"model weights\""
+		" buffer=CPU size=\"680.0 MiB\"\n"
+		"time=2025-07-18T14:50:58.130Z level=INFO source=ggml.go:672 msg=\"compute graph\""
+		" backend=CUDA0 buffer_type=CUDA0 size=\"0 B\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'ollama'"), 3);
+	assert_int_equal(t_int(tl, "SELECT weights_bytes FROM engine WHERE instance = ''"),
+			 llround(11.5 * 1024 * MiB) + llround(11.9 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT weights_bytes FROM engine WHERE instance = 'device 1'"),
+			 llround(11.9 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT compute_buffer_bytes FROM engine"
+			       " WHERE instance = 'device 0'"), 0);
+	assert_int_equal(t_int(tl, "SELECT compute_buffer_bytes IS NULL FROM engine"
+			       " WHERE instance = 'device 1'"), 1);
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"time=2026-01-20T16:34:21.526+08:00 level=INFO source=device.go:251 msg=\"kv cache\""
+		" device=CUDA0 size=\"800.0 MiB\"\n"
+		"time=2026-01-20T16:34:21.526+08:00 level=INFO source=device.go:256 msg=\"kv cache\""
+		" device=CPU size=\"6.6 GiB\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine"), 1);   /* GPU 0 alone: no row */
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine"), llround(800 * MiB));
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "llama.cpp",
+		"llama_kv_cache_init:     CUDA11 KV buffer size =   144.00 MiB\n"
+		"llama_kv_cache_init:     CUDA14 KV buffer size =   180.00 MiB\n"
+		"llama_new_context_with_model: KV self size  = 2196.00 MiB, c^KV (f16): 2196.00 MiB,"
+		" kv^T: not used\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine WHERE instance = ''"),
+			 llround(324 * MiB));
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine WHERE instance = 'device 14'"),
+			 llround(180 * MiB));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE instance = 'device 0'"), 0);
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "lmdeploy",
+		"2024-04-23 10:11:19,967 - lmdeploy - INFO - updated backend_config=TurbomindEngineConfig("
+		"model_name=None, model_format=None, tp=1, session_len=8192, max_batch_size=128,"
+		" cache_max_entry_count=0.1, cache_block_seq_len=64, quant_policy=0)\n"
+		"[TM][INFO] Set logger level by INFO\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'lmdeploy'"), 1);
+	assert_int_equal(t_int(tl, "SELECT max_model_len FROM engine"), 8192);
+	assert_int_equal(t_int(tl, "SELECT max_num_seqs FROM engine"), 128);
+	assert_int_equal(t_int(tl, "SELECT round(gpu_memory_utilization * 10) FROM engine"), 1);
+	t_close(tl);
+}
+
 /* Facts over lines: a restatement within 0.5% keeps the first, a change
  * the last; TGI's pretty-printed Some( joined; a PyTorch OOM's instance
  * takes the log's engine; an error told twice is one, an OOM during a
@@ -544,6 +608,7 @@ int main(void)
 		cmocka_unit_test(vllm_processes),
 		cmocka_unit_test(ranks_services_backends),
 		cmocka_unit_test(ollama_and_its_runner),
+		cmocka_unit_test(ggml_buffers_per_gpu_and_lmdeploy),
 		cmocka_unit_test(facts_and_errors_over_lines),
 		cmocka_unit_test(instances_are_capped),
 		cmocka_unit_test(detected_wherever),
