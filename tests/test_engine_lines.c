@@ -460,6 +460,28 @@ static void ggml_buffers_per_gpu_and_lmdeploy(void **state)
 			 llround(180 * MiB));
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE instance = 'device 0'"), 0);
 	t_close(tl);
+	/* Ollama's offload line as a maintainer pasted it, wrapped (ollama
+	 * 8430): each GPU's memory.available and memory.required.allocations */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"time=2025-05-23T17:16:43.377Z level=INFO source=server.go:168 msg=offload"
+		" library=cuda layers.requested=49 layers.model=49\n"
+		" layers.offload=37 layers.split=37,0 memory.available=\"[11.5 GiB 4.6 GiB]\""
+		" memory.gpu_overhead=\"0 B\"\n"
+		" memory.required.full=\"14.9 GiB\" memory.required.partial=\"11.4 GiB\""
+		" memory.required.kv=\"2.0 GiB\"\n"
+		" memory.required.allocations=\"[11.4 GiB 0 B]\" memory.weights.total=\"7.5 GiB\""
+		" memory.weights.repeating=\"5.6 GiB\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'ollama'"), 3);
+	assert_int_equal(t_int(tl, "SELECT free_bytes FROM engine WHERE instance = 'device 1'"),
+			 llround(4.6 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT requested_bytes FROM engine WHERE instance = 'device 0'"),
+			 llround(11.4 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT requested_bytes FROM engine WHERE instance = 'device 1'"),
+			 0);
+	assert_int_equal(t_int(tl, "SELECT free_bytes FROM engine WHERE instance = ''"),
+			 llround(11.5 * 1024 * MiB));
+	t_close(tl);
 	tl = t_open();
 	assert_true(t_parse_mem(tl, "server_log", "lmdeploy",
 		"2024-04-23 10:11:19,967 - lmdeploy - INFO - updated backend_config=TurbomindEngineConfig("

@@ -27,6 +27,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,7 +205,8 @@ static const struct {
 	{ er_ollama_buffer, O, EF_WEIGHTS, 1, { "msg=\"model weights\"" } },
 	{ er_ollama_buffer, O, EF_KV_CACHE, 1, { "msg=\"kv cache\"" } },
 	{ er_ollama_buffer, O, EF_COMPUTE_BUFFER, 1, { "msg=\"compute graph\"" } },
-	{ er_quoted_size, O, EF_FREE, 1, { "memory.available=" } },
+	{ er_quoted_list, O, 0, 1, { "memory.available=" } },
+	{ er_quoted_list, O, 1, 1, { "memory.required.allocations=" } },
 	{ er_quoted_size, O, EF_REQUIRED_FULL, 1, { "memory.required.full=" } },
 	{ er_quoted_size, O, EF_KV_CACHE, 1, { "memory.required.kv=" } },
 	{ er_quoted_size, O, EF_WEIGHTS, 1, { "memory.weights.total=" } },
@@ -435,7 +437,7 @@ int engine_line(const char *line, size_t n, struct engine_line *out)
 {
 	struct reading r = { out, line, line + n, 0 };
 
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, offsetof(struct engine_line, gpu_list));
 	out->preempt_total = -1;
 	out->rank = -1;
 	out->ggml_dev = -1;

@@ -649,8 +649,34 @@ void er_ollama_buffer(struct engine_line *o, const struct anchor *a, const char 
 		o->ggml_dev = atoi(dev + dn);
 }
 
-/* Ollama's offload line: memory.available="[10.9 GiB]",
- * memory.required.full="11.0 GiB" (the first card's figure of a list). */
+/* Ollama's per-GPU lists: memory.available="[22.0 GiB 22.0 GiB]" (a->arg
+ * 0; its first figure is also free_bytes), memory.required.allocations=
+ * "[11.4 GiB 0 B]" (a->arg 1): each GPU's figure into o->gpu_list. */
+void er_quoted_list(struct engine_line *o, const struct anchor *a, const char *line,
+		    const char *p, const char *end)
+{
+	int k = a->arg ? 1 : 0, n = 0;
+	double v;
+	size_t u;
+
+	(void)line;
+	if (p + 1 >= end || p[0] != '"' || p[1] != '[')
+		return;
+	for (p += 2; p < end && n < ENGINE_GPU_LIST && *p != ']'; ) {
+		while (p < end && *p == ' ')
+			p++;
+		if (read_size(p, end, &v, &u) < 0 || v < 0 || !u)
+			break;
+		o->gpu_list[k][n++] = v;
+		p += u;
+	}
+	o->gpu_list_n[k] = n;
+	if (!k && n)
+		fact(o, EF_FREE, o->gpu_list[0][0]);
+}
+
+/* Ollama's offload line: memory.required.full="11.0 GiB" (the first
+ * card's figure of a list). */
 void er_quoted_size(struct engine_line *o, const struct anchor *a, const char *line,
 		    const char *p, const char *end)
 {

@@ -295,6 +295,20 @@ static void keep_ggml(struct srv_instance *in, const struct engine_line *el, enu
 	in->said = 1;
 }
 
+/* Ollama's per-GPU list k of el (0 available, 1 allocations): the last
+ * said wins, GPU by GPU in order. */
+static void keep_plan(struct srv_instance *in, const struct engine_line *el, int k)
+{
+	int i;
+
+	in->plan_devs[k] = 0;
+	for (i = 0; i < el->gpu_list_n[k] && i < SRV_GGML_DEVS; i++) {
+		in->plan[k][i] = (double)llround(el->gpu_list[k][i]);
+		in->plan_devs[k] |= 1u << i;
+	}
+	in->said = 1;
+}
+
 /* One event of kind ("engine_error", "preemption") with data d (taken). */
 static int event(struct srv_engine *e, struct sink *s, const struct srv_line *l, uint64_t lineno,
 		 const char *kind, const char *summary, json_t *d)
@@ -405,6 +419,9 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 			keep_ggml(in, el, el->facts[i].key, el->facts[i].value);
 		else
 			keep_fact(in, el->facts[i].key, el->facts[i].value);
+	for (i = 0; i < 2; i++)
+		if (el->gpu_list_n[i])
+			keep_plan(in, el, i);
 	if (el->version[0]) {
 		copy_str(in->version, sizeof(in->version), el->version, strlen(el->version));
 		in->said = 1;
@@ -442,13 +459,14 @@ static enum engine_kind log_engine(const struct srv_engine *e)
 }
 
 /* The rows of in's GPUs, one each (server_engine.h), kind k: only when
- * its ggml buffers were on several GPUs or on one other than GPU 0. 0, or
- * -1 when the sink failed. */
+ * its ggml buffers or Ollama's per-GPU lists spoke of several GPUs or of
+ * one other than GPU 0. 0, or -1 when the sink failed. */
 static int device_rows(struct srv_engine *e, struct sink *s, const struct srv_instance *in,
 		       enum engine_kind k)
 {
 	static const enum engine_fact keys[3] = { EF_WEIGHTS, EF_KV_CACHE, EF_COMPUTE_BUFFER };
-	uint32_t devs = in->ggml_devs[0] | in->ggml_devs[1] | in->ggml_devs[2];
+	uint32_t devs = in->ggml_devs[0] | in->ggml_devs[1] | in->ggml_devs[2] |
+			in->plan_devs[0] | in->plan_devs[1];
 	char name[sizeof(in->name) + 16];
 	int d, j;
 
@@ -464,6 +482,10 @@ static int device_rows(struct srv_engine *e, struct sink *s, const struct srv_in
 		for (j = 0; j < 3; j++)
 			if (in->ggml_devs[j] & (1u << d))
 				row.fact[keys[j]] = (double)llround(in->ggml_dev[j][d]);
+		if (in->plan_devs[0] & (1u << d))
+			row.fact[EF_FREE] = in->plan[0][d];
+		if (in->plan_devs[1] & (1u << d))
+			row.fact[EF_REQUESTED] = in->plan[1][d];
 		snprintf(name, sizeof(name), "%s%sdevice %d", in->name, in->name[0] ? " " : "", d);
 		row.engine = engine_kind_name(k);
 		row.instance = name;

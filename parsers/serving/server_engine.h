@@ -34,7 +34,10 @@
  * compute) were on several GPUs, or on one other than the first, one
  * more row per GPU, instance "<name> device N" ("device N" for the main
  * process), holding that GPU's weights_bytes, kv_cache_bytes and
- * compute_buffer_bytes (the instance's own row keeps their sums).
+ * compute_buffer_bytes (the instance's own row keeps their sums), and,
+ * from Ollama's offload line, its free_bytes (memory.available) and
+ * requested_bytes (memory.required.allocations: what Ollama planned to
+ * put there).
  */
 #ifndef OOMLENS_SERVER_ENGINE_H
 #define OOMLENS_SERVER_ENGINE_H
@@ -68,6 +71,8 @@ struct srv_instance {
 	uint32_t ggml_devs[3];       /* the GPUs (bit per index < 32) whose ggml buffer
 				      * of weights, KV cache, compute is summed in */
 	double ggml_dev[3][SRV_GGML_DEVS]; /* and each GPU's own (index < SRV_GGML_DEVS) */
+	uint32_t plan_devs[2];       /* Ollama's per-GPU lists, the last said: */
+	double plan[2][SRV_GGML_DEVS]; /* memory.available, memory.required.allocations */
 };
 
 /* Who a line is from (the inputs of its instance's name). */
