@@ -482,6 +482,15 @@ static void ggml_buffers_per_gpu_and_lmdeploy(void **state)
 	assert_int_equal(t_int(tl, "SELECT free_bytes FROM engine WHERE instance = ''"),
 			 llround(11.5 * 1024 * MiB));
 	t_close(tl);
+	/* the scheduler's OLLAMA_DEBUG line (ollama 8377, a spent frozen file) */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"Jan 10 16:30:58 node1 ollama[119046]: time=2025-01-10T16:30:58.528+01:00"
+		" level=DEBUG source=memory.go:107 msg=evaluating library=cuda gpu_count=2"
+		" available=\"[23.3 GiB 15.5 GiB]\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT free_bytes FROM engine WHERE instance = 'device 1'"),
+			 llround(15.5 * 1024 * MiB));
+	t_close(tl);
 	tl = t_open();
 	assert_true(t_parse_mem(tl, "server_log", "lmdeploy",
 		"2024-04-23 10:11:19,967 - lmdeploy - INFO - updated backend_config=TurbomindEngineConfig("

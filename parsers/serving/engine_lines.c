@@ -207,6 +207,7 @@ static const struct {
 	{ er_ollama_buffer, O, EF_COMPUTE_BUFFER, 1, { "msg=\"compute graph\"" } },
 	{ er_quoted_list, O, 0, 1, { "memory.available=" } },
 	{ er_quoted_list, O, 1, 1, { "memory.required.allocations=" } },
+	{ er_ollama_evaluating, O, 0, 1, { "msg=evaluating library=" } },
 	{ er_quoted_size, O, EF_REQUIRED_FULL, 1, { "memory.required.full=" } },
 	{ er_quoted_size, O, EF_KV_CACHE, 1, { "memory.required.kv=" } },
 	{ er_quoted_size, O, EF_WEIGHTS, 1, { "memory.weights.total=" } },

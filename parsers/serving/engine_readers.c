@@ -675,6 +675,20 @@ void er_quoted_list(struct engine_line *o, const struct anchor *a, const char *l
 		fact(o, EF_FREE, o->gpu_list[0][0]);
 }
 
+/* Ollama's scheduler, OLLAMA_DEBUG: msg=evaluating library=cuda
+ * gpu_count=2 available="[23.3 GiB 15.5 GiB]": each GPU's free memory,
+ * as memory.available (ollama 8377). */
+void er_ollama_evaluating(struct engine_line *o, const struct anchor *a, const char *line,
+			  const char *p, const char *end)
+{
+	static const struct anchor list = { .arg = 0 };
+	const char *q = find(p, end, " available=");
+
+	(void)a;
+	if (q)
+		er_quoted_list(o, &list, line, q + 11, end);
+}
+
 /* Ollama's offload line: memory.required.full="11.0 GiB" (the first
  * card's figure of a list). */
 void er_quoted_size(struct engine_line *o, const struct anchor *a, const char *line,
