@@ -482,6 +482,17 @@ static void ggml_buffers_per_gpu_and_lmdeploy(void **state)
 	assert_int_equal(t_int(tl, "SELECT free_bytes FROM engine WHERE instance = ''"),
 			 llround(11.5 * 1024 * MiB));
 	t_close(tl);
+	/* journald's ident names Ollama for its runner's llama.cpp lines
+	 * (ollama 3711, a spent frozen file) */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"Apr 17 23:09:46 athena ollama.listener[2840147]: llm_load_tensors: offloaded 39/41"
+		" layers to GPU\n"
+		"Apr 17 23:09:46 athena ollama.listener[2840147]: llm_load_tensors:      CUDA0 buffer"
+		" size = 45460.59 MiB\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'ollama'"), 1);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine"), 39);
+	t_close(tl);
 	/* the scheduler's OLLAMA_DEBUG line (ollama 8377, a spent frozen file) */
 	tl = t_open();
 	assert_true(t_parse_mem(tl, "server_log", "ollama",

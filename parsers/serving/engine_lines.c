@@ -199,7 +199,8 @@ static const struct {
 	{ er_engine, O, 0, 1, { "msg=offload ", "msg=\"offload to ", "msg=\"starting llama server",
 				"waiting for server to become available" } },
 	/* the Go runner's end: "llama runner terminated", its goroutine trace */
-	{ er_engine, O, 0, 1, { "msg=\"llama runner terminated\"", "github.com/ollama/ollama/" } },
+	{ er_engine, O, 0, 1, { "msg=\"llama runner terminated\"", "github.com/ollama/ollama/",
+				"source=dyn_ext_server.go" /* 0.1.x's in-process server */ } },
 	{ er_engine, M, 0, 1, { "TurbomindEngineConfig(", "PytorchEngineConfig(", " - lmdeploy - ",
 				"[TM][" } },
 	{ er_ollama_buffer, O, EF_WEIGHTS, 1, { "msg=\"model weights\"" } },
