@@ -485,6 +485,7 @@ static void ggml_buffers_per_gpu_and_lmdeploy(void **state)
 	/* journald's ident names Ollama for its runner's llama.cpp lines
 	 * (ollama 3711, a spent frozen file) */
 	tl = t_open();
+	tl->opts.year = 2024;
 	assert_true(t_parse_mem(tl, "server_log", "ollama",
 		"Apr 17 23:09:46 athena ollama.listener[2840147]: llm_load_tensors: offloaded 39/41"
 		" layers to GPU\n"
@@ -495,6 +496,7 @@ static void ggml_buffers_per_gpu_and_lmdeploy(void **state)
 	t_close(tl);
 	/* the scheduler's OLLAMA_DEBUG line (ollama 8377, a spent frozen file) */
 	tl = t_open();
+	tl->opts.year = 2025;
 	assert_true(t_parse_mem(tl, "server_log", "ollama",
 		"Jan 10 16:30:58 node1 ollama[119046]: time=2025-01-10T16:30:58.528+01:00"
 		" level=DEBUG source=memory.go:107 msg=evaluating library=cuda gpu_count=2"

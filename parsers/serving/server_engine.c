@@ -395,6 +395,8 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 	struct srv_seen *again;
 
 	*error = EE_NONE;
+	if (kind == ENGINE_LLAMACPP && l->hint == ENGINE_OLLAMA)
+		kind = ENGINE_OLLAMA;   /* the runner's line in Ollama's journal */
 	e->lines[kind]++;
 	if ((again = seen_again(e, l, el, kind))) {   /* one more line of a recent one */
 		copy_str(ent, cap, again->ent, strlen(again->ent));
