@@ -88,6 +88,7 @@ static const char *const labels[][2] = {
 	{ "startup_peak_bytes", "start-up peak" },
 	{ "torch_peak_bytes", "PyTorch's peak" },
 	{ "live_bytes", "live" },
+	{ "try_knobs", "knobs to try first (not a finding)" },
 };
 
 /* Keys that are machinery for the critic and the what-if, never shown. */

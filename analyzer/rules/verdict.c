@@ -46,6 +46,8 @@ const struct rule rule_table[] = {
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
 	{ "killers", "what Kubernetes, Slurm, earlyoom, systemd-oomd say of a kill: a limit"
 	  " or a host too small", rule_killers },
+	{ "training", "the knobs a training or evaluation step (or the MPS/XLA allocator)"
+	  " answers to, to try first", rule_training },
 	{ NULL, NULL, NULL }
 };
 
