@@ -411,7 +411,7 @@ static void header(struct strbuf *sb, const struct report_summary *s, const json
 	if (s->has_victim && !strcmp(s->victim_kind.buf, "torch_oom") &&
 	    s->victim_bytes != OL_NULL)
 		card_failed_allocation(sb, s);
-	else if (s->has_oom && !summary_oom_kills(s->oom_kind.buf))
+	else if (summary_own_failure(s))
 		card_own_failure(sb, s);
 	else
 		card_killed(sb, s);

@@ -66,7 +66,7 @@ static void md_victim(struct strbuf *sb, const struct report_summary *s)
 			strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
 		return;
 	}
-	if (s->has_oom && !summary_oom_kills(s->oom_kind.buf)) {
+	if (summary_own_failure(s)) {
 		/* the process's own allocation failed: it raised, nothing was killed */
 		if (s->oom_req != OL_NULL && s->oom_req > 0)
 			fmt_bytes(buf, sizeof(buf), (double)s->oom_req);

@@ -91,6 +91,23 @@ int summary_oom_kills(const char *kind)
 	return 0;
 }
 
+int summary_own_failure(const struct report_summary *s)
+{
+	/* the event kinds that name a process killed for memory */
+	static const char *const killed[] = {
+		"oom_kill", "oom_reaper", "userspace_kill", "systemd_unit_oom", "slurm_oom",
+		"k8s_oom_kill", "k8s_eviction", NULL
+	};
+	int i;
+
+	if (!s->has_oom || summary_oom_kills(s->oom_kind.buf))
+		return 0;
+	for (i = 0; s->has_victim && killed[i]; i++)
+		if (!strcmp(s->victim_kind.buf, killed[i]))
+			return 0;
+	return 1;
+}
+
 void fmt_oom_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns)
 {
 	if (utc_ns == OL_NULL && boot_ns == OL_NULL)

@@ -166,6 +166,11 @@ void fmt_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns);
  * engine_oom...) or the kernel only warned (alloc_failure). */
 int summary_oom_kills(const char *kind);
 
+/* 1 when the incident's OOM is a process's own failed allocation and
+ * nothing names a kill: row 1 of oom is no kill and the victim, if any,
+ * is named by no kill event (oom_kill, userspace_kill...). */
+int summary_own_failure(const struct report_summary *s);
+
 /* The OOM's moment as every head prints it: fmt_time's, or "time not
  * recorded" when the artifacts give none. */
 void fmt_oom_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns);
