@@ -88,6 +88,9 @@ static const char *const labels[][2] = {
 	{ "startup_peak_bytes", "start-up peak" },
 	{ "torch_peak_bytes", "PyTorch's peak" },
 	{ "live_bytes", "live" },
+	{ "retracted_requests", "requests retracted" },
+	{ "retract_events", "retractions" },
+	{ "new_token_ratio_set", "new_token_ratio it set (admits fewer)" },
 };
 
 /* Keys that are machinery for the critic and the what-if, never shown. */

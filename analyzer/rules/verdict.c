@@ -36,6 +36,8 @@ const struct rule rule_table[] = {
 	/* after engine and limits, whose named settings it defers to */
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	{ "kvleak", "a serving engine's own check says its KV-cache pool leaked", rule_kvleak },
+	{ "retract", "a serving engine preempted requests (SGLang's retraction): pressure before"
+	  " an OOM, else a warning", rule_retract },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
 	/* after fragmentation, whose finding it reads */
 	{ "settings", "an allocator setting asked for but not in effect", rule_settings },
