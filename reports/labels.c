@@ -94,7 +94,8 @@ static const char *const labels[][2] = {
 };
 
 /* Keys that are machinery for the critic and the what-if, never shown. */
-static const char *const hidden[] = { "advice_value", "advice_knob", "stack_id", NULL };
+static const char *const hidden[] = { "advice_value", "advice_knob", "stack_id",
+				      "process_unseen", NULL };
 
 static const char *const suffixes[] = {
 	"_mb_per_hour", "_bytes", "_ns", "_seconds", "_s", "_ratio", "_percent",

@@ -69,6 +69,8 @@ struct report_summary {
 	double card_total, card_req, card_alloc, card_cache, card_nonpt, card_others,
 		card_outside, card_free;
 	int card_listed;            /* the message listed the other processes */
+	int card_unseen;            /* the driver said 0 bytes for this process (NVML
+				     * blind to it): what is outside is unattributed */
 
 	/* strongest finding */
 	int n_findings;

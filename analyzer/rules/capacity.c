@@ -64,6 +64,8 @@ static void card_figures(struct rl_finding *f, const struct rl_card *k)
 		rl_fig(f, "outside_bytes", k->outside);
 	if (k->oversubscribed)
 		rl_fig(f, "oversubscribed", 1);
+	if (k->self_unseen)
+		rl_fig(f, "process_unseen", 1);
 }
 
 /* Write f with the torch_oom event as evidence (and the history series
@@ -71,8 +73,14 @@ static void card_figures(struct rl_finding *f, const struct rl_card *k)
 static int write(struct rule_ctx *c, struct rl_finding *f, const struct rl_card *k,
 		 const struct rl_history *h)
 {
-	int64_t fid = rl_finding_write(c, f);
+	int64_t fid;
 
+	if (k->self_unseen)
+		rl_advice(f, "The message says this process has 0 bytes in use although PyTorch"
+			  " holds memory: the driver (NVML) does not see the process, as inside a"
+			  " container, so what it used outside PyTorch cannot be attributed: not 0,"
+			  " and not another tenant's on that word alone.");
+	fid = rl_finding_write(c, f);
 	if (fid < 0 || rl_evidence(c, fid, "event", k->ev, "PyTorch's out-of-memory message") < 0)
 		return -1;
 	if (h && h->have && rl_evidence(c, fid, "series", h->series_id, "memory before the OOM") < 0)
