@@ -89,6 +89,10 @@ static const char *const labels[][2] = {
 	{ "torch_peak_bytes", "PyTorch's peak" },
 	{ "live_bytes", "live" },
 	{ "retracted_requests", "requests retracted" },
+	{ "mps_allocated_bytes", "MPS allocated (live tensors)" },
+	{ "mps_other_allocations_bytes", "MPS other allocations" },
+	{ "mps_max_allowed_bytes", "MPS max allowed (the cap)" },
+	{ "mps_recommended_working_set_bytes", "recommended working set (at ratio 1.7)" },
 	{ "retract_events", "retractions" },
 	{ "new_token_ratio_set", "new_token_ratio it set (admits fewer)" },
 };
