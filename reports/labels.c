@@ -10,6 +10,7 @@
  * underscores made spaces, so no raw name reaches a reader.
  */
 #include "reports/summary.h"
+#include "lib/series_words.h"
 
 #include <string.h>
 
@@ -105,6 +106,11 @@ static const char *const suffixes[] = {
 	"_mb_per_hour", "_bytes", "_ns", "_seconds", "_s", "_ratio", "_percent",
 	"_fraction", NULL
 };
+
+const char *series_label(const char *name, const char *entity, char *buf, size_t n)
+{
+	return series_words(name, entity, buf, n);
+}
 
 int figure_hidden(const char *key)
 {
