@@ -116,6 +116,32 @@ static void trtllm_start_up_advice(void **state)
 	t_close(tl);
 }
 
+/* The same check under Triton's TensorRT-LLM backend, two real logs (the
+ * second in the 0.8+ wording with its figures): the engine's own knobs. */
+static void triton_start_up_advice(void **state)
+{
+	static const char *const logs[] = {
+		"tests/data/real/serving/triton-trtllm-23.10-max-tokens-paged-kv-693-tokens.log",
+		"tests/data/real/serving/triton-trtllm-max-tokens-paged-kv-29184-mistral.log",
+	};
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		struct timeline *tl = t_open();
+		const char *a;
+		assert_int_equal(t_parse_file(tl, logs[i]), 0);
+		assert_int_equal(analyze_timeline(tl, NULL), 0);
+		assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "kv_cache_none");
+		a = advice(tl);
+		assert_non_null(strstr(a, "kv_cache_free_gpu_mem_fraction"));
+		assert_null(strstr(a, "--gpu-memory-utilization"));
+		assert_null(strstr(a, "--max-num-seqs"));
+		assert_null(strstr(a, "--max-model-len"));
+		t_close(tl);
+	}
+}
+
 /* An SGLang row with no room for the KV cache: the share to set is its
  * --mem-fraction-static, with the same value vLLM's would get. */
 static void sglang_row_advice(void **state)
@@ -148,6 +174,7 @@ int main(void)
 		cmocka_unit_test(table_matches_docs),
 		cmocka_unit_test(names_and_fallback),
 		cmocka_unit_test(trtllm_start_up_advice),
+		cmocka_unit_test(triton_start_up_advice),
 		cmocka_unit_test(sglang_row_advice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -263,13 +263,13 @@ static int kv_cache_none(struct rule_ctx *c, const struct rl_engine *e, int n)
 	else if (KNOWN(x, KV) && F(x, KV) <= 0)
 		snprintf(what, sizeof(what), "KV cache memory %s", rl_bytes(F(x, KV), b1, sizeof(b1)));
 	else if (trt_engine(c, x))
-		snprintf(what, sizeof(what), "maxTokensInPagedKvCache cannot hold one sequence to"
-			 " completion");
+		snprintf(what, sizeof(what), "maxTokensInPagedKvCache is below beam_width x"
+			 " tokensPerBlock x maxBlocksPerSeq");
 	else
 		snprintf(what, sizeof(what), "the engine found no memory for the cache blocks");
-	snprintf(f.title, sizeof(f.title), "No memory was left for the KV cache at start-up%s: %s;"
-		 " the configuration failed, not the traffic", rl_engine_label(x, lab, sizeof(lab)),
-		 what);
+	snprintf(f.title, sizeof(f.title), "%s at start-up%s: %s; the configuration failed, not the"
+		 " traffic", trt_engine(c, x) ? "The paged KV cache could not hold one sequence" :
+		 "No memory was left for the KV cache", rl_engine_label(x, lab, sizeof(lab)), what);
 	kv_none_knob(c, &f, x, bytes_per_token(e, n));
 	if (!trt_engine(c, x))
 		rl_advice(&f, "A lower %s (or %s) lowers the activation peak the engine profiles;"
