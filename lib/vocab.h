@@ -226,6 +226,8 @@
 	X(VC_ENGINE_BUDGET, "engine_budget", NULL, NULL, "the engine's start-up budget does not fit the card") \
 	X(VC_PREFILL_TOKENS, "prefill_tokens", NULL, NULL, "the prefill batch does not fit") \
 	X(VC_KV_POOL, "kv_pool", NULL, NULL, "the KV cache pool ran out") \
+	X(VC_MPS_WATERMARK, "mps_watermark", NULL, NULL, "PyTorch's MPS allocator reached its high-watermark cap (a Mac)") \
+	X(VC_KV_RETRACT, "kv_retract", NULL, NULL, "the engine retracted (preempted) requests: its KV cache pool ran full") \
 	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \
 	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says")

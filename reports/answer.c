@@ -402,6 +402,23 @@ static json_t *damaged(struct report_ctx *c)
 	return a ? a : json_array();
 }
 
+/* No OOM, but the engine handled memory pressure of its own (SGLang's
+ * retractions, analyzer/rules/retract.c): its finding's title as the
+ * answer's warning, its advice as the fix. */
+static void warning(struct report_ctx *c, json_t *o)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT title, advice FROM finding WHERE cause ="
+				     " 'kv_retract' ORDER BY score DESC, id LIMIT 1");
+
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		if (col(st, 0))
+			json_object_set_new(o, "warning", json_string(col(st, 0)));
+		if (col(st, 1) && *col(st, 1))
+			json_object_set_new(o, "fix", json_string(col(st, 1)));
+	}
+	sqlite3_finalize(st);
+}
+
 json_t *load_answer(struct report_ctx *c)
 {
 	const struct report_summary *s = &c->sum;
@@ -422,6 +439,8 @@ json_t *load_answer(struct report_ctx *c)
 								     : json_null());
 	if (cls && strcmp(cls, "no_oom") && strcmp(cls, "inconclusive"))
 		primary(c, o, cls);
+	else if (cls && !strcmp(cls, "no_oom"))
+		warning(c, o);
 	if (!json_object_get(o, "evidence"))
 		json_object_set_new(o, "evidence", json_array());
 	/* what would settle it: named when the verdict is not sure */
@@ -467,6 +486,11 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 	item_open(sb, m, "What happened:");
 	put(sb, m, json_string_value(json_object_get(a, "what")));
 	strbuf_addstr(sb, m->close);
+	if ((x = json_object_get(a, "warning")) && json_is_string(x)) {
+		item_open(sb, m, "Warning:");
+		put(sb, m, json_string_value(x));
+		strbuf_addstr(sb, m->close);
+	}
 	if (json_array_size(ev)) {
 		item_open(sb, m, "Evidence:");
 		json_array_foreach(ev, i, f) {

@@ -205,7 +205,8 @@ static void add_series(struct chart *ch, const struct cand *cd, int pass, enum p
 		(*used_colors)++;
 	}
 	cs->dash = pass == 0 ? known[ki].dash : NULL;
-	cs->label = pass == 0 ? known[ki].label : cs->name;
+	cs->label = pass == 0 ? known[ki].label : series_label(cs->name, NULL, cs->words,
+								      sizeof(cs->words));
 	ch->ns++;
 	ch->present[p] = 1;
 }

@@ -187,15 +187,18 @@ static void startup_value(struct rule_ctx *c, const struct startup *s, struct rl
 	char b1[32], b2[32], b3[32];
 
 	rl_oom_request(c, &req);
-	if (s->scope != RL_SCOPE_HOST && rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 &&
+	if (s->scope != RL_SCOPE_HOST && rl_flag(c, KR_MEM_FRACTION) &&
+	    rl_engine_kind(c) != ENGINE_TRTLLM && rl_engine_kind(c) != ENGINE_TRITON &&
+	    rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 &&
 	    util > 0 && util <= 1 && rl_gpu_total(c, &cap) == 0 && req > 0) {
 		double nu = floor((util - req / cap - 0.02) * 100) / 100;
 		if (nu > 0) {
 			rl_fig(f, "gpu_memory_utilization", util);
 			rl_fig(f, "suggested_gpu_memory_utilization", nu);
-			rl_knob(f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
-				"Lower --gpu-memory-utilization from %.2f to %.2f: room for the %s"
-				" the start-up asked for last.", util, nu, rl_bytes(req, b1, sizeof(b1)));
+			rl_knob(f, "gpu_memory_utilization", rl_flag(c, KR_MEM_FRACTION), nu,
+				"Lower %s from %.2f to %.2f: room for the %s"
+				" the start-up asked for last.", rl_flag(c, KR_MEM_FRACTION), util, nu,
+				rl_bytes(req, b1, sizeof(b1)));
 			return;
 		}
 	}

@@ -138,7 +138,9 @@ static const struct {
 } error_phrases[] = {
 	{ EE_KV_NO_MEMORY, V, { "No available memory for the cache blocks" } },
 	{ EE_KV_NO_MEMORY, S, { "Not enough memory. Please try to increase --mem-fraction-static" } },
-	{ EE_KV_NO_MEMORY, R, { "maxTokensInPagedKvCache must be large enough" } },
+	{ EE_KV_NO_MEMORY, R, { "maxTokensInPagedKvCache must be large enough",
+				/* 0.8+: "maxTokensInPagedKvCache (29184) must be ..." */
+				"must be large enough to process at least 1 sequence to completion" } },
 	{ EE_ENGINE_DEAD, V, { "EngineCore failed to start", "Engine core initialization failed",
 			       "EngineDeadError", "EngineCore encountered an issue",
 			       "EngineCore encountered a fatal error", "EngineCore hit an exception",
