@@ -214,11 +214,10 @@ static const struct {
 #define STRIDE 3                 /* positions a sieve lookup stands for */
 #define ANCHOR_MIN (STRIDE + 3)  /* the shortest anchor: STRIDE - 1 + 4 */
 
-/* The anchors built from the tables, and the filter: a bit per hash of an
- * anchor's first four bytes, and the anchors of each hash in a chain
- * (next[] indexes anchors; -1 ends). */
-static struct {
-	int ready;
+/* The anchors built from the tables, and a filter over them: a bit per
+ * hash of an anchor's first four bytes, and the anchors of each hash in a
+ * chain (next[] indexes anchors; -1 ends). */
+struct anchor_filter {
 	size_t n;
 	struct anchor a[ANCHORS_MAX];
 	uint64_t pairs[65536 / 64];   /* the anchors' first two bytes: most
@@ -228,7 +227,13 @@ static struct {
 						  * four bytes at offsets 0..STRIDE-1 */
 	short head[1u << FILTER_BITS];
 	short next[ANCHORS_MAX];
-} filter;
+};
+
+/* every anchor; and the same less the recogniser's phase phrases, for a
+ * log in which a request was served (engine_line_served()): a sparser
+ * sieve, and "Finished request" on every tenth line no longer a hit */
+static struct anchor_filter all, unphased;
+static int filters_ready;
 
 static unsigned hash4(const char *p)
 {
@@ -253,10 +258,10 @@ static unsigned pair(const char *p)
 
 static void add(const struct anchor *a)
 {
-	assert(filter.n < ANCHORS_MAX && strlen(a->text) >= ANCHOR_MIN);
-	filter.a[filter.n] = *a;
-	filter.a[filter.n].len = strlen(a->text);
-	filter.n++;
+	assert(all.n < ANCHORS_MAX && strlen(a->text) >= ANCHOR_MIN);
+	all.a[all.n] = *a;
+	all.a[all.n].len = strlen(a->text);
+	all.n++;
 }
 
 /* A phrase of the memory-failure recogniser as an anchor that marks. */
@@ -305,27 +310,39 @@ static void anchors_build(void)
 	memfail_each_phrase(add_memfail, NULL);
 }
 
-/* Built once; the tables are constant, so two threads building it at
+/* Index f's anchors a[0..n) into its sieve, pairs and chains. */
+static void filter_index(struct anchor_filter *f)
+{
+	size_t i;
+
+	memset(f->head, -1, sizeof(f->head));
+	for (i = f->n; i-- > 0;) {
+		unsigned h = hash4(f->a[i].text), pr = pair(f->a[i].text), k, sh;
+		for (k = 0; k < STRIDE; k++) {
+			sh = sieve_hash(f->a[i].text + k);
+			f->sieve[sh / 64] |= 1ull << (sh % 64);
+		}
+		f->pairs[pr / 64] |= 1ull << (pr % 64);
+		f->bits[h / 64] |= 1ull << (h % 64);
+		f->next[i] = f->head[h];
+		f->head[h] = (short)i;
+	}
+}
+
+/* Built once; the tables are constant, so two threads building them at
  * once write the same values. */
 static void filter_build(void)
 {
 	size_t i;
 
-	filter.n = 0;
+	all.n = unphased.n = 0;
 	anchors_build();
-	memset(filter.head, -1, sizeof(filter.head));
-	for (i = filter.n; i-- > 0;) {
-		unsigned h = hash4(filter.a[i].text), pr = pair(filter.a[i].text), k, sh;
-		for (k = 0; k < STRIDE; k++) {
-			sh = sieve_hash(filter.a[i].text + k);
-			filter.sieve[sh / 64] |= 1ull << (sh % 64);
-		}
-		filter.pairs[pr / 64] |= 1ull << (pr % 64);
-		filter.bits[h / 64] |= 1ull << (h % 64);
-		filter.next[i] = filter.head[h];
-		filter.head[h] = (short)i;
-	}
-	filter.ready = 1;
+	for (i = 0; i < all.n; i++)
+		if (all.a[i].read != er_memfail_mark || all.a[i].arg != (int)MEMFAIL_MARK_PHASE)
+			unphased.a[unphased.n++] = all.a[i];
+	filter_index(&all);
+	filter_index(&unphased);
+	filters_ready = 1;
 }
 
 /* The engine whose wording a line uses, from the anchors it holds: a
@@ -340,20 +357,20 @@ static void note_engine(struct engine_line *o, const struct anchor *a)
 
 /* Call fn for each anchor that starts at line[i] (line has n bytes);
  * stops early when fn returns nonzero. Returns that value, else 0. */
-static int anchors_at(const char *line, size_t n, size_t i,
+static int anchors_at(const struct anchor_filter *filter, const char *line, size_t n, size_t i,
 		      int (*fn)(const struct anchor *, size_t, void *), void *arg)
 {
 	unsigned pr = pair(line + i), h;
 	short k;
 	int r;
 
-	if (!(filter.pairs[pr / 64] >> (pr % 64) & 1))
+	if (!(filter->pairs[pr / 64] >> (pr % 64) & 1))
 		return 0;
 	h = hash4(line + i);
-	if (!(filter.bits[h / 64] >> (h % 64) & 1))
+	if (!(filter->bits[h / 64] >> (h % 64) & 1))
 		return 0;
-	for (k = filter.head[h]; k >= 0; k = filter.next[k]) {
-		const struct anchor *a = &filter.a[k];
+	for (k = filter->head[h]; k >= 0; k = filter->next[k]) {
+		const struct anchor *a = &filter->a[k];
 		if (a->len > n - i || memcmp(line + i, a->text, a->len))
 			continue;
 		if ((r = fn(a, i, arg)))
@@ -366,21 +383,19 @@ static int anchors_at(const char *line, size_t n, size_t i,
  * when fn returns nonzero. Returns that value, else 0. The four bytes at
  * j (a multiple of STRIDE) are in any anchor that starts at j-2, j-1
  * or j: those three are looked at only when the sieve holds them. */
-static int each_anchor(const char *line, size_t n, int (*fn)(const struct anchor *, size_t, void *),
-		       void *arg)
+static int each_anchor(const struct anchor_filter *filter, const char *line, size_t n,
+		       int (*fn)(const struct anchor *, size_t, void *), void *arg)
 {
 	size_t i, j;
 	unsigned sh;
 	int r;
 
-	if (!filter.ready)
-		filter_build();
 	for (j = 0; j + 4 <= n; j += STRIDE) {
 		sh = sieve_hash(line + j);
-		if (!(filter.sieve[sh / 64] >> (sh % 64) & 1))
+		if (!(filter->sieve[sh / 64] >> (sh % 64) & 1))
 			continue;
 		for (i = j < STRIDE - 1 ? 0 : j - (STRIDE - 1); i <= j; i++)
-			if ((r = anchors_at(line, n, i, fn, arg)))
+			if ((r = anchors_at(filter, line, n, i, fn, arg)))
 				return r;
 	}
 	return 0;
@@ -417,7 +432,9 @@ static int read_anchor(const struct anchor *a, size_t at, void *arg)
 	return 0;
 }
 
-int engine_line(const char *line, size_t n, struct engine_line *out)
+/* engine_line() with the anchors of filter f. */
+static int read_with(const struct anchor_filter *f, const char *line, size_t n,
+		     struct engine_line *out)
 {
 	struct reading r = { out, line, line + n, 0 };
 
@@ -425,7 +442,9 @@ int engine_line(const char *line, size_t n, struct engine_line *out)
 	out->preempt_total = -1;
 	out->rank = -1;
 	out->ggml_dev = -1;
-	each_anchor(line, n, read_anchor, &r);
+	if (!filters_ready)
+		filter_build();
+	each_anchor(f, line, n, read_anchor, &r);
 	if (out->rank < 0 && out->engine == ENGINE_SGLANG)
 		out->rank = er_sglang_rank(line, n);
 	/* "Running: " alone is too common a phrase: vLLM's statistics come
@@ -437,6 +456,16 @@ int engine_line(const char *line, size_t n, struct engine_line *out)
 	       out->version[0];
 }
 
+int engine_line(const char *line, size_t n, struct engine_line *out)
+{
+	return read_with(&all, line, n, out);
+}
+
+int engine_line_served(const char *line, size_t n, struct engine_line *out)
+{
+	return read_with(&unphased, line, n, out);
+}
+
 static int strong_anchor(const struct anchor *a, size_t at, void *arg)
 {
 	return a->strong && !a->gated && !inside_name(a, arg, at);
@@ -444,5 +473,7 @@ static int strong_anchor(const struct anchor *a, size_t at, void *arg)
 
 int engine_line_strong(const char *line, size_t n)
 {
-	return each_anchor(line, n, strong_anchor, (void *)line);
+	if (!filters_ready)
+		filter_build();
+	return each_anchor(&all, line, n, strong_anchor, (void *)line);
 }

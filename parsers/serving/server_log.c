@@ -261,7 +261,7 @@ static int read_line(struct srv_st *st)
 			el.memfail = 0;
 		}
 	} else {
-		said = srv_engine_read(&st->engines, l, &el);
+		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
 
 	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)
