@@ -5,6 +5,7 @@
  * raw format and its filters.
  */
 #include "lib/input.h"
+#include "lib/archive_lazy.h"
 #include "lib/hash_async.h"
 #include "lib/strbuf.h"
 
@@ -107,8 +108,11 @@ static int open_filtered(struct input *in, const char **why)
 	struct archive_entry *e;
 
 	*why = "out of memory";
-	if (!a)
+	if (!a) {
+		if (archive_lazy_why())
+			*why = archive_lazy_why();
 		return -1;
+	}
 	in->arc = a;
 	/* the filters linked in, named: _all would also run external
 	 * programs (lrzip, lzop...) on untrusted data */
