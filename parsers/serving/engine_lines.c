@@ -227,6 +227,8 @@ struct anchor_filter {
 						  * four bytes at offsets 0..STRIDE-1 */
 	short head[1u << FILTER_BITS];
 	short next[ANCHORS_MAX];
+	uint32_t first4[ANCHORS_MAX]; /* each anchor's first four bytes: a
+				       * chain's other hashes fail here */
 };
 
 /* every anchor; and the same less the recogniser's phase phrases, for a
@@ -326,6 +328,7 @@ static void filter_index(struct anchor_filter *f)
 		f->bits[h / 64] |= 1ull << (h % 64);
 		f->next[i] = f->head[h];
 		f->head[h] = (short)i;
+		memcpy(&f->first4[i], f->a[i].text, 4);
 	}
 }
 
@@ -355,12 +358,14 @@ static void note_engine(struct engine_line *o, const struct anchor *a)
 		o->engine = a->engine;
 }
 
-/* Call fn for each anchor that starts at line[i] (line has n bytes);
- * stops early when fn returns nonzero. Returns that value, else 0. */
+/* Call fn for each anchor that starts at line[i] (line has n bytes, at
+ * least i + 4); stops early when fn returns nonzero. Returns that value,
+ * else 0. */
 static int anchors_at(const struct anchor_filter *filter, const char *line, size_t n, size_t i,
 		      int (*fn)(const struct anchor *, size_t, void *), void *arg)
 {
 	unsigned pr = pair(line + i), h;
+	uint32_t w;
 	short k;
 	int r;
 
@@ -369,9 +374,11 @@ static int anchors_at(const struct anchor_filter *filter, const char *line, size
 	h = hash4(line + i);
 	if (!(filter->bits[h / 64] >> (h % 64) & 1))
 		return 0;
+	memcpy(&w, line + i, 4);
 	for (k = filter->head[h]; k >= 0; k = filter->next[k]) {
 		const struct anchor *a = &filter->a[k];
-		if (a->len > n - i || memcmp(line + i, a->text, a->len))
+		if (filter->first4[k] != w || a->len > n - i ||
+		    memcmp(line + i + 4, a->text + 4, a->len - 4))
 			continue;
 		if ((r = fn(a, i, arg)))
 			return r;
@@ -433,7 +440,7 @@ static int read_anchor(const struct anchor *a, size_t at, void *arg)
 }
 
 /* engine_line() with the anchors of filter f. */
-static int read_with(const struct anchor_filter *f, const char *line, size_t n,
+static inline int read_with(const struct anchor_filter *f, const char *line, size_t n,
 		     struct engine_line *out)
 {
 	struct reading r = { out, line, line + n, 0 };

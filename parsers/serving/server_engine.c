@@ -30,8 +30,6 @@ void srv_engine_release(struct srv_engine *e)
 int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engine_line *el,
 		    int served)
 {
-	int (*read)(const char *, size_t, struct engine_line *) =
-		served ? engine_line_served : engine_line;
 	char joined[sizeof(e->some) + 64];
 	const char *v = l->msg;
 	size_t vn = l->n;
@@ -45,10 +43,11 @@ int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engin
 			memcpy(joined, e->some, sizeof(e->some));
 			memcpy(joined + strlen(joined), v, vn);
 			joined[strlen(e->some) + vn] = 0;
-			return read(joined, strlen(joined), el);
+			return served ? engine_line_served(joined, strlen(joined), el)
+				      : engine_line(joined, strlen(joined), el);
 		}
 	}
-	r = read(l->msg, l->n, el);
+	r = served ? engine_line_served(l->msg, l->n, el) : engine_line(l->msg, l->n, el);
 	if (l->n > 5 && l->n < sizeof(e->some) && !memcmp(l->msg + l->n - 5, "Some(", 5)) {
 		memcpy(e->some, l->msg, l->n + 1);
 		e->some_n = l->n;

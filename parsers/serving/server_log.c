@@ -112,8 +112,9 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 			      .summary = summary };
 	struct memfail mf;
 	int failed = memfail_line(exc, en, &mf);
+	/* once a request was served the phase is serving: no hint is read */
 	enum oom_phase ph = srv_mem_phase(&st->mem, failed && mf.phase ? mf.phase
-					  : tb ? memfail_phase_hint(tb, strlen(tb))
+					  : tb && !st->mem.served ? memfail_phase_hint(tb, strlen(tb))
 					  : OOM_PHASE_UNKNOWN);
 
 	if (torch_oom_text(exc, en)) {
@@ -234,7 +235,9 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 	struct memfail mf;
 	int failed = (el->memfail & MEMFAIL_MARK_FAILURE) && memfail_line(l->msg, l->n, &mf);
 
+	/* once a request was served the phase is serving: no hint is read */
 	st->engines.phase = srv_mem_phase(&st->mem, failed ? mf.phase
+					  : st->mem.served ? OOM_PHASE_UNKNOWN
 					  : memfail_phase_hint(l->msg, l->n));
 	st->engines.family = failed ? memfail_family_name(mf.family) : NULL;
 }
