@@ -312,14 +312,14 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	    srv_join_open(&st->join) != SRV_NONE)
 		return 0;
 	*rc = 0;
+	if (!st->mem.served && mem_find(raw, n, "\" 200"))
+		srv_mem_served(&st->mem);
 	/* srv_meta_args() reads nothing else: in TGI's Args block, or its start */
 	if ((st->meta.in_args || raw[n - 1] == '{') &&
 	    (r = srv_meta_args(&st->meta, st->s, raw, n)) != 0)
 		*rc = r < 0 ? -1 : 0;
 	else if (srv_stats_access(&st->stats, st->s, raw, n, &st->line.last_t) < 0)
 		*rc = -1;
-	if (!st->mem.served && mem_find(raw, n, "\" 200"))
-		srv_mem_served(&st->mem);
 	return 1;
 }
 
