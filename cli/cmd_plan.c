@@ -23,7 +23,9 @@ static const char plan_usage[] =
 	"                    [--dtype D] [--quantization Q] [--kv-cache-dtype D]\n"
 	"                    [--max-model-len L] [--max-num-seqs S]\n"
 	"                    [--gpu-memory-utilization U] [--block-size B]\n"
-	"                    [--max-num-batched-tokens T] [--weights-bytes N]\n"
+	"                    [--max-num-batched-tokens T] [--engine-version V]\n"
+	"                    [--sampler native|flashinfer]\n"
+	"                    [--weights-bytes N]\n"
 	"                    [--non-kv-bytes N] [--kv-cache-bytes N] [--format text|json]\n"
 	"  From a Hugging Face config.json, per GPU: weights, KV bytes per token, the\n"
 	"  KV pool the engine makes under its own rule, KV tokens, blocks, maximum and\n"
@@ -33,11 +35,15 @@ static const char plan_usage[] =
 	"  MiB, GiB (or K, M, G: binary) suffixes. --gpu list: the cards known.\n"
 	"  --gpu-memory-utilization is SGLang's mem_fraction_static, TGI's\n"
 	"  cuda_memory_fraction, TensorRT-LLM's kv_cache_free_gpu_mem_fraction.\n"
+	"  --engine-version: the engine's version (0.6.4, 0.9, 0.10.1): the non-KV\n"
+	"  estimate follows its profile run; default the newest modelled (vLLM 0.11).\n"
+	"  --sampler: vLLM's top-k/top-p sampler, when not the version's usual one.\n"
 	"exit: 0 it fits, 1 it does not fit (or a file could not be read), 2 usage\n";
 
 enum {
 	P_MODEL = 100, P_GPU, P_GPU_MEM, P_TP, P_PP, P_ENGINE, P_DTYPE, P_QUANT, P_KV_DTYPE,
 	P_MAX_LEN, P_MAX_SEQS, P_UTIL, P_BLOCK, P_BATCHED, P_WEIGHTS, P_NON_KV, P_KV,
+	P_VERSION, P_SAMPLER,
 };
 
 #define O(name, id) { name, 0, 1, (enum cli_opt_id)(id) }
@@ -50,7 +56,9 @@ static const struct cli_opt plan_opts[] = {
 	O("--gpu-memory-utilization", P_UTIL), O("--mem-fraction-static", P_UTIL),
 	O("--block-size", P_BLOCK), O("--max-num-batched-tokens", P_BATCHED),
 	O("--weights-bytes", P_WEIGHTS), O("--non-kv-bytes", P_NON_KV),
-	O("--kv-cache-bytes", P_KV), { "--format", 0, 1, OPT_FORMAT },
+	O("--kv-cache-bytes", P_KV), O("--engine-version", P_VERSION),
+	O("--sampler", P_SAMPLER),
+	{ "--format", 0, 1, OPT_FORMAT },
 	{ "--json", 0, 0, OPT_JSON }, { NULL, 0, 0, 0 }
 };
 
@@ -172,6 +180,7 @@ static int plan_option(int o, const char *v, struct pl_settings *s)
 		if (!(g = pl_gpu_find(v)))
 			return cli_error("--gpu: no card '%s' (oomlens plan --gpu list)", v);
 		s->gpu_bytes = g->mib * 1048576;
+		s->card_a100 = !strncasecmp(g->name, "a100", 4);
 		return 0;
 	case P_GPU_MEM:
 		if ((s->gpu_bytes = cli_parse_size(v)) <= 0)
@@ -218,6 +227,18 @@ static int plan_option(int o, const char *v, struct pl_settings *s)
 			return cli_error("--gpu-memory-utilization: a fraction in (0, 1], not '%s'", v);
 		return 0;
 	}
+	case P_VERSION:
+		if ((s->version = pl_version_parse(v)) < 0)
+			return cli_error("--engine-version: a version such as 0.9 or 0.10.1, not '%s'", v);
+		return 0;
+	case P_SAMPLER:
+		if (!strcmp(v, "native"))
+			s->sampler = PL_SAMPLER_NATIVE;
+		else if (!strcmp(v, "flashinfer"))
+			s->sampler = PL_SAMPLER_FLASHINFER;
+		else
+			return cli_error("--sampler: native or flashinfer, not '%s'", v);
+		return 0;
 	case P_WEIGHTS:
 	case P_NON_KV:
 	case P_KV:

@@ -647,6 +647,28 @@ static void sniff_scores(void **state)
 	t_close(tl);
 }
 
+/* A task dump pasted alone (issue 27; tests/data/real/any_stack, from
+ * go-debos/debos#216): detected by its rows, read by columns inferred
+ * from their shape, one headerless report holding the 13 tasks, and no
+ * kill made up. The same rows in a file (not in memory: told by its
+ * first line) read the same. */
+static void task_table_without_header(void **state)
+{
+	static const char rel[] = "tests/data/real/any_stack/kernel-oom-task-table-udevd-debos.log";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(t_parse_file(tl, rel) >= 0);
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), KIND);
+	assert_int_equal(count(tl, "oom_invoked"), 1);
+	assert_int_equal(count(tl, "oom_kill"), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM task"), 13);
+	assert_int_equal(t_int(tl, "SELECT rss_pages FROM task WHERE name = 'systemd-resolve'"), 1040);
+	assert_int_equal(t_int(tl, "SELECT oom_score_adj FROM task WHERE pid = 284"), -900);
+	assert_int_equal(t_int(tl, "SELECT total_vm_pages FROM task WHERE pid = 6157"), 5606);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -671,6 +693,7 @@ int main(void)
 		cmocka_unit_test(demo_vllm_host),
 		cmocka_unit_test(json_contract_of_oom_kill),
 		cmocka_unit_test(sniff_scores),
+		cmocka_unit_test(task_table_without_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

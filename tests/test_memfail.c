@@ -198,6 +198,20 @@ static void phases(void **state)
 		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "ERROR | autotrain.trainers.common:wrapper:121 - HIP out of memory.",
 		  OOM_PHASE_TRAINING_STEP },
+		/* DeepSpeed's set-up runs optimizer.step once: its frames win
+		 * (tests/data/real/any_stack/deepspeed-zero2-configure-zero-...) */
+		{ "  File \"deepspeed/pt/deepspeed_zero_optimizer.py\", line 357, in "
+		  "initialize_optimizer_states\n    self.optimizer.step()\n", OOM_PHASE_LOAD_WEIGHTS },
+		/* Trainer evaluates from inside its training loop: evaluation wins */
+		{ "  File \"transformers/trainer.py\", line 1869, in _inner_training_loop\n"
+		  "  File \"transformers/trainer.py\", line 1157, in evaluate\n", OOM_PHASE_EVAL },
+		{ "  File \"torch/autograd/__init__.py\", line 251, in backward\n"
+		  "    Variable._execution_engine.run_backward(  # Calls into the C++ engine",
+		  OOM_PHASE_TRAINING_STEP },
+		{ "thread 'main' panicked at 'Unable to warmup model: Generation(\"Allocation on "
+		  "device 0 would exceed allowed memory.", OOM_PHASE_WARMUP },
+		{ "  File \"vllm/worker/worker.py\", line 493, in raise_if_cache_size_invalid",
+		  OOM_PHASE_KV_ALLOC },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {

@@ -5,8 +5,9 @@
  * the MTP layer) and its MLA latent per token (61 x (512 + 64) x 2 B, as
  * vLLM's MLAAttentionSpec sizes it); Gemma 2's alternating sliding-window
  * layers and Qwen3-Next's linear-attention layers; KV heads replicated
- * when TP exceeds them; the card table with MIG; and the config reader
- * refusing what is not a model (untrusted input).
+ * when TP exceeds them; the card table with MIG; the config reader
+ * refusing what is not a model (untrusted input); and vLLM's profile run
+ * by version (the dummy sampler's logits, V1's defaults by card).
  */
 #include "testutil.h"
 #include "analyzer/plan/gpus.h"
@@ -168,6 +169,60 @@ static void misfit_gets_a_value_that_fits(void **state)
 	assert_true(again.fits);
 }
 
+/* meta-llama/Llama-3.1-8B-Instruct config.json (the architecture fields) */
+static const char llama31_8b[] =
+	"{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
+	" \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 8,"
+	" \"vocab_size\": 128256, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+	" \"max_position_embeddings\": 131072}";
+
+/* Plan's non-KV estimate for Llama-3.1-8B on an H100 (79.18 GiB) at a
+ * vLLM version and sampler, defaults filled. */
+static struct pl_result llama_on_h100(int version, int sampler, int a100)
+{
+	struct pl_arch a;
+	struct pl_settings s = { .engine = PL_VLLM, .max_model_len = 16000, .max_num_seqs = -1,
+				 .block_size = -1, .max_batched_tokens = -1, .weights_given = -1,
+				 .non_kv_given = -1, .kv_given = -1 };
+	struct pl_result r;
+	char err[256];
+
+	parse(llama31_8b, &a);
+	s.gpu_bytes = (int64_t)(79.18 * PL_GIB);
+	s.version = version;
+	s.sampler = sampler;
+	s.card_a100 = a100;
+	pl_settings_defaults(&s, &a);
+	assert_int_equal(pl_estimate(&a, &s, &r, err, sizeof(err)), 0);
+	return r;
+}
+
+static void vllm_profile_run_by_version(void **state)
+{
+	struct pl_result r;
+
+	(void)state;
+	assert_int_equal(pl_version_parse("0.10.1.1"), PL_VERSION(0, 10, 1));
+	assert_int_equal(pl_version_parse("v0.9.x"), PL_VERSION(0, 9, 0));
+	assert_int_equal(pl_version_parse("main 2026-07"), -1);
+	/* 0.11 on an H100: 1024 requests' logits on the native sampler, 39 B
+	 * each: vLLM printed 4.76 GiB of activation peak, 0.13 of non-torch */
+	r = llama_on_h100(PL_VERSION(0, 11, 0), PL_SAMPLER_DEFAULT, 0);
+	assert_int_equal(r.used.max_num_seqs, 1024);
+	assert_int_equal(r.used.max_batched_tokens, 8192);
+	assert_true(fabs(r.non_kv_bytes / PL_GIB - 4.89) < 0.05);
+	/* 0.10 samples with FlashInfer: a quarter of that; native again when told */
+	assert_true(llama_on_h100(PL_VERSION(0, 10, 1), PL_SAMPLER_DEFAULT, 0).activation_bytes <
+		    r.activation_bytes / 3);
+	assert_int_equal(llama_on_h100(PL_VERSION(0, 10, 1), PL_SAMPLER_NATIVE, 0).activation_bytes,
+			 r.activation_bytes);
+	/* an A100 gets V1's small-card defaults; V0 (0.6) keeps its own */
+	assert_int_equal(llama_on_h100(PL_VERSION(0, 11, 0), 0, 1).used.max_num_seqs, 256);
+	assert_int_equal(llama_on_h100(PL_VERSION(0, 6, 4), 0, 0).used.max_batched_tokens, 8192);
+	assert_int_equal(llama_on_h100(PL_VERSION(0, 6, 4), 0, 0).non_torch_bytes,
+			 (int64_t)(0.5 * PL_GIB));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +233,7 @@ int main(void)
 		cmocka_unit_test(config_refuses_what_is_not_a_model),
 		cmocka_unit_test(card_table_knows_mig_profiles),
 		cmocka_unit_test(misfit_gets_a_value_that_fits),
+		cmocka_unit_test(vllm_profile_run_by_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

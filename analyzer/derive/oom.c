@@ -162,8 +162,8 @@ static const char engine_sql[] =
 	" AND NOT EXISTS (SELECT 1 FROM temp.oom_cand o WHERE o.scope = 'gpu'"
 	"  AND o.artifact_id IS n.artifact_id)";
 
-/* The phase of an engine's own count (no event to copy one from): what
- * its errors or figures say the start-up was doing. No KV blocks, a
+/* The phase of an engine's own count, or of its memory error whose event named
+ * none: what its errors or figures say the start-up was doing. No KV blocks, a
  * negative KV size, "No available memory for the cache blocks", a
  * max_model_len the cache cannot hold: sizing the KV cache (kv_alloc);
  * an OOM while capturing graphs: graph_capture; free memory below the
@@ -177,7 +177,22 @@ static const char engine_phase_sql[] =
 	"  WHEN max(" ENGINE_ERR_IS("('graph_capture_oom')") ") THEN 'graph_capture'"
 	"  WHEN max(" ENGINE_ERR_IS("('free_below_utilization')") ") THEN 'profile' END"
 	"  FROM engine n WHERE n.artifact_id IS temp.oom_cand.artifact_id)"
-	" WHERE kind = 'engine_oom' AND event_id IS NULL AND phase IS NULL";
+	" WHERE kind = 'engine_oom' AND coalesce(phase, 'unknown') = 'unknown'";
+
+/* The phase an engine's memory error names by its kind, for the row of an
+ * engine_error (or a server_error naming one) whose own lines named none:
+ * no memory for the cache blocks, a max_model_len the cache cannot hold
+ * (kv_alloc: vLLM's raise_if_cache_size_invalid and
+ * _check_enough_kv_cache_memory, SGLang's profiled value), an OOM in graph
+ * capture, free memory below the share asked for (the profile run). Runs
+ * after the events' own phases were copied and before engine_phase_sql. */
+static const char error_phase_sql[] =
+	"UPDATE temp.oom_cand SET phase = (SELECT CASE coalesce(json_extract(e.data, '$.error'),"
+	"   json_extract(e.data, '$.engine_error'))"
+	"  WHEN 'kv_no_memory' THEN 'kv_alloc' WHEN 'max_len_exceeds_kv' THEN 'kv_alloc'"
+	"  WHEN 'graph_capture_oom' THEN 'graph_capture' WHEN 'free_below_utilization' THEN 'profile'"
+	"  END FROM event e WHERE e.id = temp.oom_cand.event_id AND json_valid(e.data))"
+	" WHERE kind = 'engine_oom' AND event_id IS NOT NULL AND coalesce(phase, 'unknown') = 'unknown'";
 
 /* One kernel OOM report being gathered (kernel_reports). */
 struct kreport {
@@ -338,8 +353,7 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 	for (i = 0; single_sql[i]; i++)
 		if (sqlite3_exec(db, single_sql[i], NULL, NULL, &msg) != SQLITE_OK)
 			goto failed;
-	if (q_has_table(db, "engine") && (sqlite3_exec(db, engine_sql, NULL, NULL, &msg) != SQLITE_OK
-	    || sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK))
+	if (q_has_table(db, "engine") && sqlite3_exec(db, engine_sql, NULL, NULL, &msg) != SQLITE_OK)
 		goto failed;
 	if (sqlite3_exec(db,
 		"UPDATE temp.oom_cand SET clock = CASE WHEN time_ns IS NOT NULL THEN"
@@ -350,7 +364,11 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		"UPDATE temp.oom_cand SET phase = (SELECT json_extract(e.data, '$.phase') FROM event e"
 		"  WHERE e.id = event_id AND json_valid(e.data)), family = (SELECT"
 		"  json_extract(e.data, '$.family') FROM event e WHERE e.id = event_id"
-		"  AND json_valid(e.data)) WHERE event_id IS NOT NULL;"
+		"  AND json_valid(e.data)) WHERE event_id IS NOT NULL;", NULL, NULL, &msg) != SQLITE_OK
+	    || sqlite3_exec(db, error_phase_sql, NULL, NULL, &msg) != SQLITE_OK
+	    || (q_has_table(db, "engine")
+		&& sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK)
+	    || sqlite3_exec(db,
 		"INSERT INTO oom(id, time_ns, boot_ns, clock, kind, scope, device, cgroup,"
 		" requested_bytes, invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes,"
 		" victim_event, phase, family, event_id, evidence, artifact_id)"

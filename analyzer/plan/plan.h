@@ -89,7 +89,19 @@ struct pl_settings {
 	int64_t kv_per_token_given; /* > 0: the engine's own KV bytes per token
 				     * (its KV memory / its KV tokens), replaces
 				     * the architecture's; 0: not given */
+	int version;                /* the engine's version as PL_VERSION(major,
+				     * minor, patch); 0: the newest modelled */
+	int card_a100;              /* the card is an A100 (vLLM's defaults
+				     * treat it as a smaller card) */
+	int sampler;                /* vLLM's top-k/top-p sampler: PL_SAMPLER_* */
 };
+
+/* vLLM's top-k/top-p sampler, whose dummy run is the profile's peak:
+ * the version's usual one, PyTorch's native sort, or FlashInfer's. */
+enum { PL_SAMPLER_DEFAULT = 0, PL_SAMPLER_NATIVE, PL_SAMPLER_FLASHINFER };
+
+/* An engine version as one comparable number: PL_VERSION(0, 10, 1). */
+#define PL_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
 
 struct pl_result {
 	int64_t weights_bytes;       /* per GPU */
@@ -151,5 +163,8 @@ int pl_plan(const struct pl_arch *a, const struct pl_settings *s, struct pl_resu
 const char *pl_engine_name(enum pl_engine e);
 /* The engine named (vllm, sglang, tgi, tensorrt-llm, ollama), or -1. */
 int pl_engine_parse(const char *name);
+/* A version "0.10.1.1", "v0.9", "0.9.x" into PL_VERSION(0, 10, 1) form;
+ * -1 when it does not start with major.minor. */
+int pl_version_parse(const char *text);
 
 #endif

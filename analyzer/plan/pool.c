@@ -41,6 +41,51 @@ int pl_engine_parse(const char *name)
 	return -1;
 }
 
+int pl_version_parse(const char *text)
+{
+	int v[3] = { 0, 0, 0 }, n = 0;
+	const char *p = text;
+
+	if (*p == 'v' || *p == 'V')
+		p++;
+	while (n < 3 && *p >= '0' && *p <= '9') {
+		int x = 0;
+		while (*p >= '0' && *p <= '9' && x < 1000)
+			x = x * 10 + (*p++ - '0');
+		v[n++] = x;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	if (n < 2 || v[1] > 99 || v[2] > 99)
+		return -1;
+	return PL_VERSION(v[0], v[1], v[2]);
+}
+
+/* vLLM's V1 engine (the default from 0.8; 0: the newest modelled). */
+static int vllm_v1(const struct pl_settings *s)
+{
+	return s->engine == PL_VLLM && (s->version == 0 || s->version >= PL_VERSION(0, 8, 0));
+}
+
+/* max_num_seqs and max_num_batched_tokens when not given. vLLM V1
+ * (EngineArgs._set_default_args_v1, vllm/engine/arg_utils.py, 0.8 on):
+ * 1024 sequences and 8192 batched tokens for the OpenAI server on a card
+ * of 70 GiB or more that is not an A100 ("For GPUs like H100 and
+ * MI300x"), else 256 and 2048 (the 0.10.1.1 logs on A100-80GB print
+ * "max_num_batched_tokens=2048"). V0 and the other engines: 256, and
+ * 8192 tokens (TGI's max_batch_prefill_tokens 4096). */
+static void batch_defaults(struct pl_settings *s)
+{
+	int big = s->gpu_bytes >= (int64_t)(70 * PL_GIB) && !s->card_a100;
+
+	if (s->max_num_seqs < 1)
+		s->max_num_seqs = s->engine == PL_OLLAMA ? 1 : vllm_v1(s) && big ? 1024 : 256;
+	if (s->max_batched_tokens < 1)
+		s->max_batched_tokens = s->engine == PL_TGI ? 4096
+				      : vllm_v1(s) && !big ? 2048 : 8192;
+}
+
 void pl_settings_defaults(struct pl_settings *s, const struct pl_arch *a)
 {
 	if (s->tp < 1)
@@ -76,34 +121,104 @@ void pl_settings_defaults(struct pl_settings *s, const struct pl_arch *a)
 	if (s->block_size < 1)
 		s->block_size = s->engine == PL_SGLANG || s->engine == PL_OLLAMA ? 1 :
 				s->engine == PL_TRTLLM ? 64 : 16;
-	if (s->max_num_seqs < 1)
-		s->max_num_seqs = s->engine == PL_OLLAMA ? 1 : 256;
-	if (s->max_batched_tokens < 1)
-		s->max_batched_tokens = s->engine == PL_TGI ? 4096 : 8192;
+	if (s->max_num_seqs < 1 || s->max_batched_tokens < 1)
+		batch_defaults(s);
 }
 
-/* The activation peak of the profile run: the MLP's intermediate tensors
- * for max_batched_tokens tokens (gate/up output and its activation, about
- * 7 bytes per intermediate unit per token in 16 bits) and the fp32 logits
- * and probabilities of max_num_seqs sequences. An estimate: docs/plan.md. */
-static int64_t activation_estimate(const struct pl_arch *a, const struct pl_settings *s)
+/* The MLP's intermediate tensors of the profile run's dummy batch: the
+ * gate/up output and its activation for max_batched_tokens tokens, about
+ * 7 bytes per intermediate unit per token in 16 bits (experts: the
+ * routed experts each token reaches, plus a shared expert). */
+static double mlp_activation(const struct pl_arch *a, const struct pl_settings *s)
 {
 	double inter = a->experts ? (double)a->experts_per_tok * a->moe_intermediate
 				  : (double)a->intermediate;
-	double tokens = (double)s->max_batched_tokens;
 
 	if (a->shared_intermediate)
 		inter += a->shared_intermediate;
-	inter /= s->tp;
-	return (int64_t)(tokens * 7.0 * inter +
-			 (double)s->max_num_seqs * a->vocab * 8.0);
+	return (double)s->max_batched_tokens * 7.0 * inter / s->tp;
 }
 
-/* Memory outside PyTorch's allocator: the CUDA context and libraries,
- * and with TP > 1 NCCL's and the custom all-reduce's buffers. */
+/* Bytes per logit element of vLLM V1's dummy sampler run
+ * (GPUModelRunner._dummy_sampler_run, called by profile_run): the logits
+ * of min(max_num_seqs, max_num_batched_tokens) requests over the whole
+ * vocabulary (gathered on every rank), sampled with top_k = vocab - 1
+ * and top_p = 0.9. PyTorch's native top-k/top-p (sampler/ops/
+ * topk_topp_sampler.py apply_top_k_top_p) holds the bf16 logits, their
+ * fp32 copy, the sorted values, int64 sort indices, the softmax, the
+ * masks and the scattered result: 39 bytes per element measured on five
+ * models under 0.11.0 (llm-d empirical results, bench/ACCURACY.md); 0.8
+ * and 0.9 take the same path (FlashInfer's sampler is disabled there).
+ * 0.10 samples with FlashInfer when it is installed ("Using FlashInfer
+ * for top-p & top-k sampling"): no sort, the bf16 logits, the fp32 copy
+ * and the probabilities, 10 bytes; without FlashInfer 0.10 falls back
+ * to the native path ("FlashInfer is not available. Falling back to the
+ * PyTorch-native implementation"), which --sampler native says. */
+static double sampler_bytes(const struct pl_settings *s)
+{
+	if (s->sampler != PL_SAMPLER_DEFAULT)
+		return s->sampler == PL_SAMPLER_FLASHINFER ? 10.0 : 39.0;
+	return s->version >= PL_VERSION(0, 10, 0) && s->version < PL_VERSION(0, 11, 0) ? 10.0
+											: 39.0;
+}
+
+/* The activation peak of the profile run, per engine and version. vLLM
+ * V1: the larger of the dummy batch's MLP tensors and the dummy sampler
+ * run, which come one after the other (profile_run). vLLM V0 and the
+ * others: the MLP tensors plus the fp32 logits and probabilities of
+ * max_num_seqs sequences (worker.py profile_run, 0.2-0.7), fitted on the
+ * 0.6.x cases. An estimate: docs/plan.md. */
+static int64_t activation_estimate(const struct pl_arch *a, const struct pl_settings *s)
+{
+	double mlp = mlp_activation(a, s), sampler;
+
+	if (vllm_v1(s)) {
+		double reqs = (double)(s->max_num_seqs < s->max_batched_tokens ? s->max_num_seqs
+									      : s->max_batched_tokens);
+		sampler = reqs * a->vocab * sampler_bytes(s);
+		return (int64_t)(mlp > sampler ? mlp : sampler);
+	}
+	return (int64_t)(mlp + (double)s->max_num_seqs * a->vocab * 8.0);
+}
+
+/* Memory outside PyTorch's allocator: the CUDA context's share that the
+ * engine counts, cuBLAS workspaces, and with more ranks NCCL's and the
+ * custom all-reduce's buffers. vLLM V1 measures it against a baseline
+ * taken after the context exists (utils memory_profiling,
+ * non_torch_increase): 0.13 GiB at TP 1 and 0.55 GiB at TP 2 under 0.11
+ * (0.14 and 0.54 for Qwen3-32B), so 0.42 GiB more for each other rank.
+ * V0 before 0.6.5 measured from the card's free memory, context
+ * included: 0.5 GiB, 2 GiB with TP > 1. */
 static int64_t non_torch_estimate(const struct pl_settings *s)
 {
-	return (int64_t)((s->tp * s->pp > 1 ? 2.0 : 0.5) * PL_GIB);
+	int ranks = s->tp * s->pp;
+
+	if (vllm_v1(s))
+		return (int64_t)((0.13 + 0.42 * (ranks - 1)) * PL_GIB);
+	return (int64_t)((ranks > 1 ? 2.0 : 0.5) * PL_GIB);
+}
+
+/* The pool's tokens one request of max_model_len holds. The pool is
+ * sized per token over every attention layer, and one request takes
+ * max_model_len of it, except under vLLM's hybrid KV cache manager
+ * (0.10 on): there a sliding-window layer keeps only its window plus
+ * one step's tokens, cdiv(window - 1 + max_num_batched_tokens, block) + 1
+ * blocks (SlidingWindowSpec.max_memory_usage_bytes, v1/kv_cache_interface.py),
+ * and the concurrency it prints weighs each layer group by what it keeps
+ * (kv_cache_utils.get_max_concurrency_for_kv_cache_config). */
+static double request_tokens(const struct pl_arch *a, const struct pl_settings *s)
+{
+	double len = (double)s->max_model_len, bs = (double)s->block_size, full, swa;
+	int layers = a->n_full + a->n_swa;
+
+	if (!vllm_v1(s) || (s->version && s->version < PL_VERSION(0, 10, 0)) || a->n_swa < 1 ||
+	    a->sliding_window < 1 || layers < 1 || bs < 1)
+		return len;
+	full = ceil(len / bs) * bs;
+	swa = (ceil((a->sliding_window - 1.0 + (double)s->max_batched_tokens) / bs) + 1) * bs;
+	if (swa > full)
+		swa = full;
+	return (a->n_full * full + a->n_swa * swa) / layers;
 }
 
 int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r,
@@ -156,7 +271,7 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 	per_block = r->kv_bytes_per_token * s->block_size;
 	r->gpu_blocks = per_block > 0 ? r->kv_cache_bytes / per_block : 0;
 	r->kv_cache_tokens = r->gpu_blocks * s->block_size;
-	r->max_concurrency = (double)r->kv_cache_tokens / (double)s->max_model_len;
+	r->max_concurrency = (double)r->kv_cache_tokens / request_tokens(a, s);
 	r->safe_concurrency = (int64_t)floor(r->max_concurrency * PL_SAFETY);
 	if (s->engine == PL_OLLAMA)
 		r->fits = r->weights_bytes + r->kv_cache_bytes + r->non_kv_bytes <= s->gpu_bytes;

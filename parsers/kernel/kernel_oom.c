@@ -159,7 +159,7 @@ int kernel_oom_sniff(const unsigned char *head, size_t n)
 	for (i = 0; i < sizeof(weak) / sizeof(weak[0]); i++)
 		if (memmem(head, n, weak[i], strlen(weak[i])))
 			return 30;
-	return 0;
+	return task_table_head((const char *)head, n) ? 60 : 0;
 }
 
 /* A new parse of in into s, or NULL when out of memory; kparse_free frees it. */
@@ -248,7 +248,7 @@ int kernel_feed_line(struct kparse *kp, const char *line, size_t len)
 	/* cheap reject: outside a report's body only hot lines matter
 	 * (and journal lines whose MESSAGE is a byte array, which the
 	 * filter cannot read) */
-	if (!report_in_body(&kp->ev) && !khot_line(line, len, kp->hot_way) &&
+	if (!report_in_body(&kp->ev) && !kp->table_only && !khot_line(line, len, kp->hot_way) &&
 	    !(len >= 6 && khot_bare_first[(unsigned char)*line] &&
 	      userspace_bare_start(line, len)) &&
 	    !(len && *line == '{' && kprefix_json_message_is_array(line, line + len)))
@@ -273,10 +273,16 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 
 	if (!kp)
 		return -1;
+	{   /* a task dump pasted alone: read every line (issue 27); a file
+	     * not buffered yet is told by its first line */
+		size_t n;
+		const unsigned char *p = input_unread(in, &n);
+		kp->table_only = n ? task_table_head((const char *)p, n) : -1;
+	}
 	for (;;) {
 		/* outside a report's body, pass over the buffered lines the
 		 * filter would drop, with no call per line */
-		if (!report_in_body(&kp->ev) && !in->line_cut) {
+		if (!report_in_body(&kp->ev) && !kp->table_only && !in->line_cut) {
 			size_t n, last, k;
 			uint64_t lines;
 			const unsigned char *p = input_unread(in, &n);
@@ -285,6 +291,8 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 		}
 		if ((rc = input_getline(in, &line, &len)) != 1)
 			break;
+		if (kp->table_only < 0 && len)
+			kp->table_only = task_row_line(line, len);
 		if (in->line_cut)
 			sink_diagf(s, in->lineno, 0, OL_WARN,
 				   "line longer than %u bytes: read its start only", INPUT_MAX_LINE);

@@ -246,7 +246,7 @@ int m_fragment(struct kparse *kp, const struct krec *r, const char *p, const cha
 	if (!starts(p, e, "memory: usage ") && !starts(p, e, "Mem-Info:") &&
 	    !starts(p, e, "Mem-info:") &&
 	    !(*p == '[' && (c = memchr(p, ']', (size_t)(e - p))) && find(p, c, "pid") &&
-	      find(c, e, " name")))
+	      find(c, e, " name")) && !(kp->table_only && task_row_shape(p, e)))
 		return 0;
 	if (report_open_partial(kp, r) < 0)
 		return -1;

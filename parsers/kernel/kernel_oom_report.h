@@ -205,6 +205,10 @@ struct kparse {
 	uint64_t alloc_fail_line; /* line of the last page allocation failure */
 	char *clean;              /* a damaged line cleaned (textclean.h), CLEAN_MAX bytes */
 	int hot_way;              /* enum khot_way: how the line filter runs here */
+	int table_only;           /* the input opens with a task dump's rows and no
+				   * header (a paste of the table alone): every line
+				   * is read, and a row opens a headerless report;
+				   * -1: not known before the first line */
 };
 
 #define CLEAN_MAX (64 * 1024)
@@ -287,6 +291,15 @@ int m_memcg_counter(struct kparse *kp, const char *p, const char *e);
 /* --- kernel_oom_tasks.c --- */
 int m_task_header(struct kparse *kp, const char *p, const char *e);
 int m_task_row(struct kparse *kp, const char *p, const char *e);
+/* Does buf[0..n) open with task dump rows ("[  pid]" then at least seven
+ * numbers and a name, after an optional "[ secs]" stamp) and no column
+ * header: 1 when its first three non-blank lines are such rows. */
+int task_table_head(const char *buf, size_t n);
+/* Is line l[0..n) such a row (an optional dmesg stamp before it)? */
+int task_row_line(const char *l, size_t n);
+/* Is [p, e) a task dump row by its shape alone? Its count of numbers
+ * after "[pid]" (7 to 10), or 0. */
+int task_row_shape(const char *p, const char *e);
 /* The kept task row of pid in ev, or NULL. */
 const struct ol_task *report_task(const struct oomev *ev, int64_t pid);
 

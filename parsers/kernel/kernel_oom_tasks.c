@@ -8,7 +8,8 @@
  * from 4.15), so the header's column names are read into a per-report
  * list, and each row is read by that list. Rows are kept in the report
  * (up to MAX_TASKS; more are counted as dropped) and sent with its
- * oom_invoked event.
+ * oom_invoked event. A paste of the rows alone (no header, issue 27) is
+ * read by columns inferred from the rows' shape (infer_columns).
  */
 #include "parsers/kernel/kernel_oom_report.h"
 
@@ -142,6 +143,79 @@ static void keep_task(struct oomev *ev, const struct ol_task *t, const char *c, 
 	ev->tasks[ev->ntasks++] = kt;
 }
 
+int task_row_shape(const char *p, const char *e)
+{
+	const char *c;
+	int64_t v;
+	int k = 0;
+
+	if (p >= e || *p != '[' || !(c = parse_int(skip_ws(p + 1, e), e, &v)) || c >= e || *c != ']')
+		return 0;
+	c++;
+	for (;;) {
+		const char *w = skip_ws(c, e), *d = parse_int(w, e, &v);
+		if (!d || (d < e && !is_space((unsigned char)*d)))
+			break;
+		k++;
+		c = d;
+	}
+	c = skip_ws(c, e);
+	return k >= 7 && k <= 10 && c < e ? k : 0;
+}
+
+int task_row_line(const char *l, size_t n)
+{
+	const char *le = l + n, *c = l;
+
+	if (c < le && *c == '[' && (c = memchr(c, ']', n)) && c + 1 < le && memchr(l, '.', (size_t)(c - l)))
+		c = skip_ws(c + 1, le);   /* a dmesg "[  65.766239]" stamp */
+	else
+		c = skip_ws(l, le);
+	return task_row_shape(c, le) > 0;
+}
+
+int task_table_head(const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n;
+	int rows = 0;
+
+	while (p < end && rows < 3) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return 0;            /* a whole line only */
+		if (skip_ws(p, nl) < nl) {
+			if (!task_row_line(p, (size_t)(nl - p)))
+				return 0;
+			rows++;
+		}
+		p = nl + 1;
+	}
+	return rows == 3;
+}
+
+/* The columns of a task dump whose header is not in the input, from a
+ * row's count k of numbers after "[pid]": every kernel prints uid, tgid,
+ * total_vm and rss first and oom_score_adj last; with ten, the 6.x split
+ * (rss_anon rss_file rss_shmem pgtables_bytes swapents) between; the
+ * columns between of the other layouts (cpu/oom_adj, nr_ptes, nr_pmds,
+ * pgtables_bytes, swapents) are not told apart, so not kept. */
+static void infer_columns(struct oomev *ev, int k)
+{
+	static const char *const first[] = { "uid", "tgid", "total_vm", "rss" };
+	static const char *const split[] = { "rss_anon", "rss_file", "rss_shmem",
+					     "pgtables_bytes", "swapents" };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		ev->cols[i] = col_index(first[i], first[i] + strlen(first[i]));
+	for (i = 4; i < k - 1; i++)
+		ev->cols[i] = k == 10 ? col_index(split[i - 4], split[i - 4] + strlen(split[i - 4])) : 0;
+	ev->cols[k - 1] = col_index("oom_score_adj", "oom_score_adj" + 13);
+	ev->cols[k] = col_index("name", "name" + 4);
+	ev->ncols = k + 1;
+	ev->oom_evidence = 1;
+}
+
 /* Task row "[  1234]  1000  1234  123456  7890 ... name". */
 int m_task_row(struct kparse *kp, const char *p, const char *e)
 {
@@ -149,7 +223,10 @@ int m_task_row(struct kparse *kp, const char *p, const char *e)
 	struct ol_task t;
 	const char *c;
 	int64_t v;
+	int k;
 
+	if (!ev->ncols && kp->table_only && (k = task_row_shape(p, e)) && k + 1 <= TASK_COLS)
+		infer_columns(ev, k);
 	if (!ev->ncols || *p != '[')
 		return 0;
 	c = parse_int(skip_ws(p + 1, e), e, &v);

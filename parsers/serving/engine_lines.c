@@ -88,6 +88,10 @@ static const struct {
 	{ EF_GPU_BLOCKS, R, 0, 1, { "Number of blocks in KV cache primary pool: ",
 				    "primary blocks=" } },
 	{ EF_KV_TOKENS, L, 0, 1, { ": n_ctx " } },       /* llama_new_context_with_model */
+	/* Ollama's GPU discovery (OLLAMA_DEBUG): "[GPU-<uuid>] CUDA freeMem
+	 * 23877 mb" (the first card said; its totalMem line is not kept: a
+	 * paste may hold another card's, and the pair must be one card's) */
+	{ EF_FREE, O, 1, 1, { "] CUDA freeMem " } },
 	{ EF_GPU_LAYERS, O, 0, 1, { "layers.offload=" } }, /* Ollama's offload line */
 	{ EF_MODEL_LAYERS, O, 0, 1, { "layers.model=" } },
 };
@@ -185,6 +189,11 @@ static const struct {
 				"llama_new_context_with_model: ", "llama_kv_cache_init: " } },
 	{ er_engine, L, 0, 1, { "llama_context: ", "llama_kv_cache: ", "llama_kv_cache_unified: ",
 				"llama_model_load_from_file_impl: " } },
+	/* Ollama's memory lines before it offloads: 'msg="system memory"
+	 * total=... free=...', 'msg=evaluating library=cuda gpu_count=2
+	 * available="[23.3 GiB 15.5 GiB]"' (the first card's figure) */
+	{ er_engine, O, 0, 1, { "msg=\"system memory\"", "msg=evaluating library=" } },
+	{ er_quoted_size, O, EF_FREE, 1, { " available=\"[" } },
 	{ er_ggml_layers, N, 0, 0, { "offloaded " } },
 	{ er_ggml_buffer, N, 0, 0, { " buffer size =" } },
 	{ er_ggml_free, N, 0, 0, { " MiB free" } },   /* "using device CUDA0 (...) - N MiB free" */
@@ -208,7 +217,7 @@ static const struct {
 #undef L
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
-#define ANCHORS_MAX 320
+#define ANCHORS_MAX 512   /* 319 in use at issue 27's phase work */
 #define FILTER_BITS 12
 #define SIEVE_BITS 16
 #define STRIDE 3                 /* positions a sieve lookup stands for */
@@ -261,6 +270,8 @@ static unsigned pair(const char *p)
 static void add(const struct anchor *a)
 {
 	assert(all.n < ANCHORS_MAX && strlen(a->text) >= ANCHOR_MIN);
+	if (all.n >= ANCHORS_MAX)   /* a release build: drop it, write nothing past */
+		return;
 	all.a[all.n] = *a;
 	all.a[all.n].len = strlen(a->text);
 	all.n++;

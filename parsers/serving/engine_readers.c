@@ -76,7 +76,8 @@ static const struct { const char *name; double mult; } units[] = {
 	{ "TiB", 1099511627776.0 }, { "GiB", 1073741824.0 }, { "MiB", 1048576.0 },
 	{ "KiB", 1024.0 }, { "TB", 1099511627776.0 }, { "GB", 1073741824.0 },
 	{ "MB", 1048576.0 }, { "KB", 1024.0 }, { "kB", 1024.0 }, { "bytes", 1.0 },
-	{ "B", 1.0 }, { NULL, 0 }
+	{ "B", 1.0 }, { "mb", 1048576.0 },   /* Ollama's GPU discovery: MiB */
+	{ NULL, 0 }
 };
 
 /* A size "14.99 GiB", "23.58GiB", "-1.2 GiB", "69524783104 bytes": bytes

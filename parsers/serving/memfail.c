@@ -289,8 +289,11 @@ static void figures(const char *l, size_t n, const struct phrases_found *found, 
 
 /* ---- phases ------------------------------------------------------------- */
 
-/* The phrases of a failure's own text, in the order they win: a sampler
- * warm-up run from inside the profile run is a warm-up. */
+/* The phrases of a failure's own text and of its traceback's frames, in
+ * the order they win: a sampler warm-up run from inside the profile run
+ * is a warm-up; DeepSpeed's set-up runs optimizer.step once (before the
+ * training's frames); transformers' Trainer evaluates from inside its
+ * training loop (evaluation before training). */
 static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "_dummy_sampler_run", OOM_PHASE_WARMUP },
 	{ "warming up sampler", OOM_PHASE_WARMUP },
@@ -298,6 +301,7 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "Method Warmup", OOM_PHASE_WARMUP },     /* TGI's shard: the router's Warmup call */
 	{ "in warmup", OOM_PHASE_WARMUP },         /* TGI's frame: flash_causal_lm.py warmup */
 	{ "warmup{", OOM_PHASE_WARMUP },           /* TGI router's span "warmup{max_input_length=..}" */
+	{ "to warmup model", OOM_PHASE_WARMUP },   /* TGI router: "Unable to warmup model: ..." */
 	{ "capture_end", OOM_PHASE_GRAPH_CAPTURE },
 	{ "capture_begin", OOM_PHASE_GRAPH_CAPTURE },
 	{ "capture_model", OOM_PHASE_GRAPH_CAPTURE },
@@ -309,12 +313,19 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "memory leak detected", OOM_PHASE_SERVING },  /* SGLang checks when idle after serving */
 	{ "KV cache pool leak detected", OOM_PHASE_SERVING },
 	{ "[Task Queue]", OOM_PHASE_SERVING },
+	{ "Method Prefill", OOM_PHASE_SERVING },   /* TGI's shard: the router's Prefill and */
+	{ "Method Decode", OOM_PHASE_SERVING },    /* Decode calls serve requests */
+	{ "event_loop_normal", OOM_PHASE_SERVING },  /* SGLang's scheduler loop */
+	{ "event_loop_overlap", OOM_PHASE_SERVING },
+	{ "run_busy_loop", OOM_PHASE_SERVING },    /* vLLM V1's engine core, after start-up */
 	{ "initialize_kv_cache", OOM_PHASE_KV_ALLOC },
 	{ "_allocate_kv_cache", OOM_PHASE_KV_ALLOC },
 	{ "init_memory_pool", OOM_PHASE_KV_ALLOC },
 	{ "init_cache_engine", OOM_PHASE_KV_ALLOC },
 	{ "llama_kv_cache_init", OOM_PHASE_KV_ALLOC },
 	{ "_create_model_instance", OOM_PHASE_KV_ALLOC },  /* TurboMind sizes its KV cache there */
+	{ "raise_if_cache_size_invalid", OOM_PHASE_KV_ALLOC },   /* vLLM V0 worker.py */
+	{ "check_enough_kv_cache_memory", OOM_PHASE_KV_ALLOC },  /* vLLM V1 kv_cache_utils.py */
 	{ "increase --mem-fraction-static", OOM_PHASE_KV_ALLOC },
 	{ "profile_run", OOM_PHASE_PROFILE },
 	{ "determine_available_memory", OOM_PHASE_PROFILE },
@@ -333,13 +344,32 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "load_model", OOM_PHASE_LOAD_WEIGHTS },
 	{ "from_pretrained", OOM_PHASE_LOAD_WEIGHTS },
 	{ "load_state_dict", OOM_PHASE_LOAD_WEIGHTS },
+	/* DeepSpeed's engine set-up (deepspeed.initialize: the model moved to
+	 * the card, ZeRO's partitions and optimizer states, whose set-up runs
+	 * optimizer.step once): before the training's first step */
+	{ "_configure_zero_optimizer", OOM_PHASE_LOAD_WEIGHTS },
+	{ "_configure_distributed_model", OOM_PHASE_LOAD_WEIGHTS },
+	{ "initialize_optimizer_states", OOM_PHASE_LOAD_WEIGHTS },
+	{ "deepspeed.initialize", OOM_PHASE_LOAD_WEIGHTS },
+	{ "in deepspeed_init", OOM_PHASE_LOAD_WEIGHTS },
+	{ "zero.Init", OOM_PHASE_LOAD_WEIGHTS },
 	{ "validation_step", OOM_PHASE_EVAL },
 	{ "eval_step", OOM_PHASE_EVAL },
 	{ "evaluation_loop", OOM_PHASE_EVAL },
+	{ "eval_loop", OOM_PHASE_EVAL },
+	{ "prediction_step", OOM_PHASE_EVAL },     /* transformers' Trainer.evaluate */
+	{ "prediction_loop", OOM_PHASE_EVAL },
+	{ "in evaluate", OOM_PHASE_EVAL },         /* a frame "in evaluate", its IPython form */
 	{ "training_step", OOM_PHASE_TRAINING_STEP },
 	{ "train_step", OOM_PHASE_TRAINING_STEP },
 	{ "optimizer.step", OOM_PHASE_TRAINING_STEP },
 	{ ".backward(", OOM_PHASE_TRAINING_STEP },
+	{ "run_backward", OOM_PHASE_TRAINING_STEP },   /* autograd's engine */
+	{ "in backward", OOM_PHASE_TRAINING_STEP },
+	{ "_inner_training_loop", OOM_PHASE_TRAINING_STEP },   /* transformers' Trainer */
+	{ "train_epoch", OOM_PHASE_TRAINING_STEP },
+	{ "run_training_batch", OOM_PHASE_TRAINING_STEP },     /* Lightning */
+	{ "training_epoch_loop", OOM_PHASE_TRAINING_STEP },
 	{ "autotrain.trainers", OOM_PHASE_TRAINING_STEP },
 };
 
@@ -534,6 +564,7 @@ static void add_table(int t, const void *first, size_t k, size_t stride)
 }
 
 #define ADD(t, a) add_table(t, &(a)[0], ARRAY_N(a), sizeof((a)[0]))
+
 
 /* The phrase set of every table, in enum order. */
 static void set_build(void)

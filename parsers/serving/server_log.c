@@ -24,6 +24,7 @@
 #include "parsers/serving/server_log.h"
 #include "parsers/serving/engine_lines.h"
 #include "parsers/serving/server_engine.h"
+#include "parsers/serving/server_deepspeed.h"
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
 #include "parsers/serving/server_memfail.h"
@@ -101,9 +102,20 @@ static json_t *error_data(const char *exc, size_t en, char *summary, size_t scap
 	return d;
 }
 
+/* The phase the frames of a traceback cut above line lineno name (the
+ * lines just before it that srv_mem_line() saw), or unknown. */
+static enum oom_phase frames_above(const struct srv_st *st, uint64_t lineno)
+{
+	const struct srv_mem *m = &st->mem;
+
+	return m->frame_line && m->frame_line <= lineno && lineno - m->frame_line <= SRV_MEM_FRAMES
+	       ? m->frame : OOM_PHASE_UNKNOWN;
+}
+
 /* One event from the piece's text exc[0..en) and traceback tb (NULL for
  * a lone message): torch_oom when exc is a CUDA OOM, else server_error.
- * 0, or -1 when the sink failed. */
+ * Its phase: what exc names, else tb's frames, else the frames of a
+ * traceback cut above it, else the log's. 0, or -1 when the sink failed. */
 static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 {
 	const struct srv_join *j = &st->join;
@@ -113,9 +125,11 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	struct memfail mf;
 	int failed = memfail_line(exc, en, &mf);
 	/* once a request was served the phase is serving: no hint is read */
-	enum oom_phase ph = srv_mem_phase(&st->mem, failed && mf.phase ? mf.phase
-					  : tb && !st->mem.served ? memfail_phase_hint(tb, strlen(tb))
-					  : OOM_PHASE_UNKNOWN);
+	enum oom_phase hint = failed && mf.phase ? mf.phase
+			      : tb && !st->mem.served ? memfail_phase_hint(tb, strlen(tb))
+			      : OOM_PHASE_UNKNOWN;
+	enum oom_phase ph = srv_mem_phase(&st->mem, hint != OOM_PHASE_UNKNOWN ? hint
+					  : frames_above(st, j->line));
 
 	if (torch_oom_text(exc, en)) {
 		e.kind = vocab_event_kind(VE_TORCH_OOM);
@@ -228,17 +242,25 @@ static int memory_error(enum engine_error k)
 }
 
 /* The phase and wording family an engine_error event of this line will
- * carry (server_engine.c writes it). */
+ * carry (server_engine.c writes it): what the line names, else the
+ * frames of the traceback it ends (a TGI shard's "in warmup"), or of one
+ * cut above it, else the log's phase. */
 static void error_phase(struct srv_st *st, const struct engine_line *el)
 {
 	const struct srv_line *l = &st->line;
+	const struct strbuf *tb = &st->join.tb;
 	struct memfail mf;
 	int failed = (el->memfail & MEMFAIL_MARK_FAILURE) && memfail_line(l->msg, l->n, &mf);
-
 	/* once a request was served the phase is serving: no hint is read */
-	st->engines.phase = srv_mem_phase(&st->mem, failed ? mf.phase
-					  : st->mem.served ? OOM_PHASE_UNKNOWN
-					  : memfail_phase_hint(l->msg, l->n));
+	enum oom_phase ph = failed ? mf.phase
+			    : st->mem.served ? OOM_PHASE_UNKNOWN : memfail_phase_hint(l->msg, l->n);
+
+	if (ph == OOM_PHASE_UNKNOWN && !st->mem.served && srv_join_open(&st->join) != SRV_NONE &&
+	    tb->len)
+		ph = memfail_phase_hint(tb->buf, tb->len);
+	if (ph == OOM_PHASE_UNKNOWN)
+		ph = frames_above(st, st->in->lineno);
+	st->engines.phase = srv_mem_phase(&st->mem, ph);
 	st->engines.family = failed ? memfail_family_name(mf.family) : NULL;
 }
 
@@ -285,6 +307,10 @@ static int read_line(struct srv_st *st)
 		return r < 0 ? -1 : 0;
 	if ((r = cxx_abort(st)) != 0)
 		return r < 0 ? -1 : 0;
+	if ((r = ds_memory_line(st->s, l->msg, l->n, &l->t)) != 0) {
+		st->records += r > 0;
+		return r < 0 ? -1 : 0;
+	}
 	if ((r = srv_meta_args(&st->meta, st->s, l->msg, l->n)) != 0)
 		return r < 0 ? -1 : 0;
 	if ((r = srv_stats_line(&st->stats, st->s, l->msg, l->n, &l->t)) != 0) {
@@ -490,6 +516,7 @@ static const struct { const char *text; int score; } markers[] = {
 	{ "would exceed allowed memory. (out of memory)", 75 },
 	{ "Traceback (most recent call last):", 60 },
 	{ "terminate called after throwing an instance of '", 60 },
+	{ ":see_memory_usage] ", 70 },   /* DeepSpeed (server_deepspeed.h) */
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)
