@@ -9,7 +9,7 @@ const char *engine_kind_name(enum engine_kind k)
 {
 	static const char *const names[ENGINE__COUNT] = { "unknown", "vllm", "sglang", "tgi",
 							  "tensorrt-llm", "triton", "ollama",
-							  "llama.cpp", "pytorch" };
+							  "llama.cpp", "lmdeploy", "pytorch" };
 	return (unsigned)k < ENGINE__COUNT ? names[k] : "unknown";
 }
 

@@ -21,6 +21,7 @@ enum engine_kind {
 	ENGINE_TRITON,
 	ENGINE_OLLAMA,       /* Ollama's server (Go) and the llama.cpp runner under it */
 	ENGINE_LLAMACPP,     /* llama.cpp, llama-server, ik_llama.cpp (ggml) */
+	ENGINE_LMDEPLOY,     /* LMDeploy: its TurboMind and PyTorch engines */
 	ENGINE_PYTORCH,      /* the allocator, NCCL, cuBLAS: under any engine */
 	ENGINE__COUNT
 };

@@ -482,6 +482,12 @@ def check_any_stack(rep, key, value):
     if key == "engine":                  # the engine kind an instance is read as
         got = [e.get("engine") for e in engines(rep)]
         return (value in got, got)
+    if key in ("advice_knob", "advice_value"):   # the knob a finding sets, and its value
+        got = [(f.get("figures") or {}).get(key) for f in rep.get("findings") or []]
+        got = [g for g in got if g is not None]
+        if key == "advice_knob":
+            return (value in got, got)
+        return (num_close(value, got), got)
     if key.startswith("fact_"):          # fact_<column>: an engine instance's (docs/json.md)
         want = parse_value(value)
         got = engine_values(key[len("fact_"):])(rep)

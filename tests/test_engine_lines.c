@@ -409,6 +409,114 @@ static void ollama_and_its_runner(void **state)
 	t_close(tl);
 }
 
+/* Each GPU's ggml buffers in a row of its own ("device N") when they
+ * were on several GPUs, host buffers left out: Ollama 0.9's own engine
+ * (ollama pull 11090), 0.14's kv cache lines (ollama 13789), ik_llama's
+ * KV buffers on CUDA11..14 (ik_llama.cpp pull 235); LMDeploy's
+ * TurbomindEngineConfig (lmdeploy 1459). */
+static void ggml_buffers_per_gpu_and_lmdeploy(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"time=2025-07-18T14:50:57.066Z level=INFO source=ggml.go:362 msg=\"offloaded 41/41"
+		" layers to GPU\"\n"
+		"time=2025-07-18T14:50:57.066Z level=INFO source=ggml.go:365 msg=\"model weights\""
+		" buffer=CUDA0 size=\"11.5 GiB\"\n"
+		"time=2025-07-18T14:50:57.066Z level=INFO source=ggml.go:365 msg=\"model weights\""
+		" buffer=CUDA1 size=\"11.9 GiB\"\n"
+		"time=2025-07-18T14:50:57.066Z level=INFO source=ggml.go:365 msg=\"model weights\""
+		" buffer=CPU size=\"680.0 MiB\"\n"
+		"time=2025-07-18T14:50:58.130Z level=INFO source=ggml.go:672 msg=\"compute graph\""
+		" backend=CUDA0 buffer_type=CUDA0 size=\"0 B\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'ollama'"), 3);
+	assert_int_equal(t_int(tl, "SELECT weights_bytes FROM engine WHERE instance = ''"),
+			 llround(11.5 * 1024 * MiB) + llround(11.9 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT weights_bytes FROM engine WHERE instance = 'device 1'"),
+			 llround(11.9 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT compute_buffer_bytes FROM engine"
+			       " WHERE instance = 'device 0'"), 0);
+	assert_int_equal(t_int(tl, "SELECT compute_buffer_bytes IS NULL FROM engine"
+			       " WHERE instance = 'device 1'"), 1);
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"time=2026-01-20T16:34:21.526+08:00 level=INFO source=device.go:251 msg=\"kv cache\""
+		" device=CUDA0 size=\"800.0 MiB\"\n"
+		"time=2026-01-20T16:34:21.526+08:00 level=INFO source=device.go:256 msg=\"kv cache\""
+		" device=CPU size=\"6.6 GiB\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine"), 1);   /* GPU 0 alone: no row */
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine"), llround(800 * MiB));
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "llama.cpp",
+		"llama_kv_cache_init:     CUDA11 KV buffer size =   144.00 MiB\n"
+		"llama_kv_cache_init:     CUDA14 KV buffer size =   180.00 MiB\n"
+		"llama_new_context_with_model: KV self size  = 2196.00 MiB, c^KV (f16): 2196.00 MiB,"
+		" kv^T: not used\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine WHERE instance = ''"),
+			 llround(324 * MiB));
+	assert_int_equal(t_int(tl, "SELECT kv_cache_bytes FROM engine WHERE instance = 'device 14'"),
+			 llround(180 * MiB));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE instance = 'device 0'"), 0);
+	t_close(tl);
+	/* Ollama's offload line as a maintainer pasted it, wrapped (ollama
+	 * 8430): each GPU's memory.available and memory.required.allocations */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"time=2025-05-23T17:16:43.377Z level=INFO source=server.go:168 msg=offload"
+		" library=cuda layers.requested=49 layers.model=49\n"
+		" layers.offload=37 layers.split=37,0 memory.available=\"[11.5 GiB 4.6 GiB]\""
+		" memory.gpu_overhead=\"0 B\"\n"
+		" memory.required.full=\"14.9 GiB\" memory.required.partial=\"11.4 GiB\""
+		" memory.required.kv=\"2.0 GiB\"\n"
+		" memory.required.allocations=\"[11.4 GiB 0 B]\" memory.weights.total=\"7.5 GiB\""
+		" memory.weights.repeating=\"5.6 GiB\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'ollama'"), 3);
+	assert_int_equal(t_int(tl, "SELECT free_bytes FROM engine WHERE instance = 'device 1'"),
+			 llround(4.6 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT requested_bytes FROM engine WHERE instance = 'device 0'"),
+			 llround(11.4 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT requested_bytes FROM engine WHERE instance = 'device 1'"),
+			 0);
+	assert_int_equal(t_int(tl, "SELECT free_bytes FROM engine WHERE instance = ''"),
+			 llround(11.5 * 1024 * MiB));
+	t_close(tl);
+	/* journald's ident names Ollama for its runner's llama.cpp lines
+	 * (ollama 3711, a spent frozen file) */
+	tl = t_open();
+	tl->opts.year = 2024;
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"Apr 17 23:09:46 athena ollama.listener[2840147]: llm_load_tensors: offloaded 39/41"
+		" layers to GPU\n"
+		"Apr 17 23:09:46 athena ollama.listener[2840147]: llm_load_tensors:      CUDA0 buffer"
+		" size = 45460.59 MiB\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'ollama'"), 1);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine"), 39);
+	t_close(tl);
+	/* the scheduler's OLLAMA_DEBUG line (ollama 8377, a spent frozen file) */
+	tl = t_open();
+	tl->opts.year = 2025;
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"Jan 10 16:30:58 node1 ollama[119046]: time=2025-01-10T16:30:58.528+01:00"
+		" level=DEBUG source=memory.go:107 msg=evaluating library=cuda gpu_count=2"
+		" available=\"[23.3 GiB 15.5 GiB]\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT free_bytes FROM engine WHERE instance = 'device 1'"),
+			 llround(15.5 * 1024 * MiB));
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "lmdeploy",
+		"2024-04-23 10:11:19,967 - lmdeploy - INFO - updated backend_config=TurbomindEngineConfig("
+		"model_name=None, model_format=None, tp=1, session_len=8192, max_batch_size=128,"
+		" cache_max_entry_count=0.1, cache_block_seq_len=64, quant_policy=0)\n"
+		"[TM][INFO] Set logger level by INFO\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'lmdeploy'"), 1);
+	assert_int_equal(t_int(tl, "SELECT max_model_len FROM engine"), 8192);
+	assert_int_equal(t_int(tl, "SELECT max_num_seqs FROM engine"), 128);
+	assert_int_equal(t_int(tl, "SELECT round(gpu_memory_utilization * 10) FROM engine"), 1);
+	t_close(tl);
+}
+
 /* Facts over lines: a restatement within 0.5% keeps the first, a change
  * the last; TGI's pretty-printed Some( joined; a PyTorch OOM's instance
  * takes the log's engine; an error told twice is one, an OOM during a
@@ -544,6 +652,7 @@ int main(void)
 		cmocka_unit_test(vllm_processes),
 		cmocka_unit_test(ranks_services_backends),
 		cmocka_unit_test(ollama_and_its_runner),
+		cmocka_unit_test(ggml_buffers_per_gpu_and_lmdeploy),
 		cmocka_unit_test(facts_and_errors_over_lines),
 		cmocka_unit_test(instances_are_capped),
 		cmocka_unit_test(detected_wherever),

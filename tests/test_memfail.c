@@ -56,6 +56,11 @@ static const struct positive {
 	{ "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 GiB. GPU 0 has a "
 	  "total capacity of 15.24 GiB of which 15.09 GiB is free.", MF_HIP, 16 * 1024 * MiB, 0,
 	  OOM_PHASE_UNKNOWN },
+	/* ggml's Vulkan backend (llama.cpp issue 15256) */
+	{ "ggml_vulkan: Device memory allocation of size 118497280 failed.", MF_GGML, 118497280,
+	  NA, OOM_PHASE_UNKNOWN },
+	{ "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory", MF_GGML, NA, NA,
+	  OOM_PHASE_UNKNOWN },
 	/* an unknown wording in an error context is kept */
 	{ "[2024-05-01 10:00:00] ERROR worker: out of memory while staging the batch",
 	  MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
@@ -86,6 +91,8 @@ static const char *const negatives[] = {
 	"out of memory",                     /* no error context */
 	"OOMKilled: false",
 	"INFO 05-01 10:00:00 worker.py:100] Memory profiling takes 5.2 seconds",
+	/* ggml re-reserving a graph: a notice, the reservation follows (llama.cpp 11176) */
+	"ggml_backend_sched_alloc_splits: failed to allocate graph, reserving (backend_ids_changed = 1)",
 };
 
 static void families_and_figures(void **state)
@@ -212,6 +219,8 @@ static void phases(void **state)
 		  "device 0 would exceed allowed memory.", OOM_PHASE_WARMUP },
 		{ "  File \"vllm/worker/worker.py\", line 493, in raise_if_cache_size_invalid",
 		  OOM_PHASE_KV_ALLOC },
+		{ "  File \"/opt/py3/lib/python3.10/site-packages/lmdeploy/turbomind/turbomind.py\","
+		  " line 152, in _create_weight", OOM_PHASE_LOAD_WEIGHTS },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {
@@ -224,6 +233,8 @@ static void phases(void **state)
 		{ "[GIN] 2025/04/29 - 12:31:50 | 200 |  2.279007182s |  127.0.0.1 | POST     \"/api/generate\"",
 		  OOM_PHASE_SERVING },
 		{ "Starting minibatch loop.", OOM_PHASE_TRAINING_STEP },
+		/* the model's metadata: its tensors are loaded next (ollama 9170) */
+		{ "llm_load_print_meta: rope_yarn_log_mul    = 0.1000", OOM_PHASE_LOAD_WEIGHTS },
 	};
 	size_t i;
 

@@ -60,8 +60,9 @@ static const char sql_table[] =
 
 /* ---- the cards ---------------------------------------------------------- */
 
-/* The device a serving engine's instance runs on: "rank N", "TPn", else
- * -1 (the first card). */
+/* The device a serving engine's instance runs on: "rank N", "TPn",
+ * "device N" (a llama.cpp/Ollama GPU's buffers), else -1 (the first
+ * card). */
 static int64_t engine_device(const char *instance)
 {
 	const char *p;
@@ -72,7 +73,24 @@ static int64_t engine_device(const char *instance)
 		return strtoll(p + 5, NULL, 10);
 	if ((p = strstr(instance, "TP")) && p[2] >= '0' && p[2] <= '9')
 		return strtoll(p + 2, NULL, 10);
+	if ((p = strstr(instance, "device ")) && p[7] >= '0' && p[7] <= '9')
+		return strtoll(p + 7, NULL, 10);
 	return -1;
+}
+
+/* 1 when an engine states its buffers GPU by GPU ("device N" rows): its
+ * main row's sums then belong to no one card. */
+static int device_rows(struct rule_ctx *c)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+
+	if (q_has_table(c->db, "engine") && (st = rl_prepare(c, "SELECT 1 FROM engine WHERE"
+	    " instance GLOB 'device [0-9]*' OR instance GLOB '* device [0-9]*' LIMIT 1"))) {
+		r = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	return r;
 }
 
 static void add_device(int64_t *dev, int *n, int64_t d)
@@ -130,9 +148,11 @@ static int cards(struct rule_ctx *c, int64_t *dev, int *n)
 	}
 	if (q_has_table(c->db, "engine") && (st = rl_prepare(c, "SELECT instance FROM engine WHERE"
 	    " coalesce(weights_bytes, kv_cache_bytes, total_bytes, cuda_graph_bytes) IS NOT NULL"))) {
+		int per_gpu = device_rows(c);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			int64_t d = engine_device((const char *)sqlite3_column_text(st, 0));
-			add_device(dev, n, d < 0 ? (*n ? dev[0] : 0) : d);
+			if (d >= 0 || !per_gpu)
+				add_device(dev, n, d < 0 ? (*n ? dev[0] : 0) : d);
 		}
 		sqlite3_finalize(st);
 	}
@@ -141,11 +161,15 @@ static int cards(struct rule_ctx *c, int64_t *dev, int *n)
 }
 
 /* The engine accounting of card d (the first card takes the instances
- * that name no rank): its row id, or 0. */
+ * that name no rank, unless an engine's rows are per GPU): its row id,
+ * or 0. */
 static int64_t engine_of(struct rule_ctx *c, int64_t d, int first)
 {
 	sqlite3_stmt *st;
 	int64_t id = 0, fallback = 0;
+
+	if (device_rows(c))
+		first = 0;
 
 	if (!q_has_table(c->db, "engine") || !(st = rl_prepare(c, "SELECT id, instance FROM engine"
 	    " WHERE coalesce(weights_bytes, kv_cache_bytes, total_bytes, cuda_graph_bytes) IS NOT NULL"
@@ -169,7 +193,35 @@ struct eng {
 	char what[160];            /* "vllm start-up log (vllm.log)" */
 	double total, weights, kv, graphs, act, non_torch;
 	int act_compute;           /* act is ggml's compute buffer (llama.cpp, Ollama) */
+	int share;                 /* weights and kv are the offloaded layers' share of
+				    * Ollama's whole-model plan: inferred, not stated */
 };
+
+/* Ollama's offload line plans for the whole model: memory.weights.total
+ * and memory.required.kv are every layer's, yet only layers.offload of
+ * layers.model go to the GPU, each with its KV cache. When fewer than all
+ * were offloaded (st's columns 0 engine, 10 gpu_layers, 11 model_layers,
+ * 12 required_full_bytes), the card holds their share: e's weights and
+ * KV cache are scaled to it and marked inferred. */
+static void ollama_share(sqlite3_stmt *st, struct eng *e)
+{
+	double on, of;
+
+	if (strcmp(q_text(st, 0), "ollama") || sqlite3_column_type(st, 12) == SQLITE_NULL ||
+	    sqlite3_column_type(st, 10) == SQLITE_NULL || sqlite3_column_type(st, 11) == SQLITE_NULL)
+		return;
+	on = sqlite3_column_double(st, 10);
+	of = sqlite3_column_double(st, 11);
+	if (on < 0 || of < 1 || on >= of)
+		return;
+	if (e->weights >= 0)
+		e->weights = floor(e->weights * on / of);
+	if (e->kv > 0)
+		e->kv = floor(e->kv * on / of);
+	e->share = 1;
+	snprintf(e->what + strlen(e->what), sizeof(e->what) - strlen(e->what),
+		 ": %.0f of %.0f layers' share", on, of);
+}
 
 static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
 {
@@ -181,7 +233,8 @@ static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
 	e->total = e->weights = e->kv = e->graphs = e->act = e->non_torch = -1;
 	if (!id || !(st = rl_prepare(c, "SELECT engine, instance, artifact_id, total_bytes,"
 	    " weights_bytes, kv_cache_bytes, cuda_graph_bytes, activation_peak_bytes,"
-	    " non_torch_bytes, compute_buffer_bytes FROM engine WHERE id = ?")))
+	    " non_torch_bytes, compute_buffer_bytes, gpu_layers, model_layers,"
+	    " required_full_bytes FROM engine WHERE id = ?")))
 		return;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -200,6 +253,7 @@ static void engine_read(struct rule_ctx *c, int64_t id, struct eng *e)
 		e->non_torch = ledger_col_size(st, 8);
 		if (e->act < 0 && (e->act = ledger_col_size(st, 9)) >= 0)
 			e->act_compute = 1;
+		ollama_share(st, e);
 	}
 	sqlite3_finalize(st);
 }
@@ -434,10 +488,12 @@ static void pytorch_lines(struct account *a, const struct card_in *in)
 	int split = 0;
 	struct lline *l;
 
-	if (e->weights >= 0 && ledger_add(a, "weights", e->weights, 1, "stated", "start-up", "engine", e->id,
+	const char *how = e->share ? "inferred" : "stated";
+
+	if (e->weights >= 0 && ledger_add(a, "weights", e->weights, 1, how, "start-up", "engine", e->id,
 				   "%s", e->what))
 		known += e->weights, split = 1;
-	if (e->kv > 0 && ledger_add(a, "kv_cache", e->kv, 1, "stated", "start-up", "engine", e->id, "%s",
+	if (e->kv > 0 && ledger_add(a, "kv_cache", e->kv, 1, how, "start-up", "engine", e->id, "%s",
 			     e->what))
 		known += e->kv, split = 1;
 	else if (e->kv <= 0 && e->id && e->kv != -1)

@@ -102,6 +102,8 @@ static const char *stack_of(const struct rl_phase *p, const struct rl_engine *e,
 		return "vllm";
 	if (!strcmp(p->family, "sglang_kv"))
 		return "sglang";
+	if (!strcmp(p->family, "turbomind"))
+		return "lmdeploy";
 	return "";
 }
 
@@ -192,28 +194,38 @@ static double known_or_zero(const struct rl_engine *g, enum rl_ef k)
 }
 
 /* The GPU layers that fit, from the engine's own numbers:
- *   (room - KV cache - compute buffer) / bytes per layer,
- * a layer's bytes being the weights over the layers they hold (Ollama's
- * memory.weights.total is the whole model's: over model_layers; llama.cpp's
- * GPU buffer holds the offloaded ones: over gpu_layers). Sets the knob
- * (num_gpu / --n-gpu-layers) and returns 1 when fewer layers than were
- * asked for fit; 0 when the numbers are missing or say nothing new. */
-static int ggml_layers_fit(struct rule_ctx *c, const char *stack, const struct rl_engine *g,
-			   struct rl_finding *f)
+ *   (room - compute buffer) / (a layer's weights + a layer's KV cache),
+ * a layer's bytes being the bytes over the layers they hold (Ollama's
+ * memory.weights.total and memory.required.kv are the whole model's: over
+ * model_layers; llama.cpp's GPU buffers hold the offloaded ones: over
+ * gpu_layers), as Ollama's own estimate charges each offloaded layer its
+ * KV cache (llm/memory.go): a layer left on the host keeps its KV there.
+ * When the weights buffer of the offloaded layers is what failed (p->req
+ * in load_weights), that buffer over gpu_layers is a layer's weights if
+ * it is more. Sets the knob (num_gpu / --n-gpu-layers) and returns 1 when
+ * fewer layers than were asked for fit; 0 when the numbers are missing or
+ * say nothing new. */
+static int ggml_layers_fit(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
+			   const struct rl_engine *g, struct rl_finding *f)
 {
 	int ollama = !strcmp(stack, "ollama");
 	double room = ggml_room(c, g), kv = known_or_zero(g, RL_EF_KV),
-	       compute = known_or_zero(g, RL_EF_COMPUTE), layers, per_layer, fit;
+	       compute = known_or_zero(g, RL_EF_COMPUTE), layers, per_layer, kv_layer, fit;
 	enum rl_ef held = ollama && rl_ef_known(g, RL_EF_REQ_FULL) ? RL_EF_MODEL_LAYERS
 								 : RL_EF_GPU_LAYERS;
 
 	if (room <= 0 || !rl_ef_known(g, RL_EF_WEIGHTS) || !rl_ef_known(g, held) ||
-	    g->f[held] < 1 || !rl_ef_known(g, RL_EF_GPU_LAYERS))
+	    g->f[held] < 1 || !rl_ef_known(g, RL_EF_GPU_LAYERS) || g->f[RL_EF_GPU_LAYERS] < 1)
 		return 0;
 	layers = g->f[RL_EF_GPU_LAYERS];
 	per_layer = g->f[RL_EF_WEIGHTS] / g->f[held];
-	fit = floor((room - kv - compute) / per_layer);
-	if (per_layer <= 0 || fit >= layers)
+	if (!strcmp(p->phase, "load_weights") && p->req / layers > per_layer)
+		per_layer = p->req / layers;
+	kv_layer = kv / g->f[held];
+	if (per_layer <= 0)
+		return 0;
+	fit = floor((room - compute) / (per_layer + kv_layer));
+	if (fit >= layers)
 		return 0;
 	if (fit < 0)
 		fit = 0;
@@ -221,11 +233,13 @@ static int ggml_layers_fit(struct rule_ctx *c, const char *stack, const struct r
 	rl_fig(f, "gpu_layers_fit", fit);
 	rl_fig(f, "bytes_per_layer", per_layer);
 	rl_fig(f, "gpu_room_bytes", room);
+	rl_fig(f, "kv_bytes_per_layer", kv_layer);
 	rl_knob(f, ollama ? "num_gpu" : "n_gpu_layers", ollama ? "num_gpu" : "--n-gpu-layers", fit,
-		"Offload %.0f layers instead of %.0f (%s %.0f): %.0f layers of %.0f MiB each fit"
-		" in the %.0f MiB left after the KV cache (%.0f MiB) and the compute buffer"
-		" (%.0f MiB).", fit, layers, ollama ? "num_gpu" : "--n-gpu-layers", fit, fit,
-		per_layer / 1048576.0, room / 1048576.0, kv / 1048576.0, compute / 1048576.0);
+		"Offload %.0f layers instead of %.0f (%s %.0f): %.0f layers of %.0f MiB each, with"
+		" %.0f MiB of KV cache each, fit in the %.0f MiB the GPU has after the compute"
+		" buffer (%.0f MiB).", fit, layers, ollama ? "num_gpu" : "--n-gpu-layers", fit, fit,
+		per_layer / 1048576.0, kv_layer / 1048576.0, (room - compute) / 1048576.0,
+		compute / 1048576.0);
 	return 1;
 }
 
@@ -280,6 +294,25 @@ static const struct rl_engine *ggml_engine(const struct rl_engine *e, int n)
 	return best;
 }
 
+/* LMDeploy (TurboMind): the KV cache takes cache_max_entry_count of the
+ * memory the weights leave (0.8 unless set), and the model instance's
+ * buffers grow with session_len and max_batch_size. Its log prints no
+ * memory figure, so the knob is named with the value the log set, and no
+ * value that fits is claimed. */
+static void lmdeploy_cache(const struct rl_engine *e, int n, struct rl_finding *f)
+{
+	const struct rl_engine *u = knowing(e, n, RL_EF_UTIL), *s = knowing(e, n, RL_EF_MAX_LEN);
+
+	if (u)
+		rl_fig(f, "cache_max_entry_count", u->f[RL_EF_UTIL]);
+	if (s)
+		rl_fig(f, "session_len", s->f[RL_EF_MAX_LEN]);
+	rl_advice(f, "TurboMind gives the KV cache --cache-max-entry-count of the memory the"
+		  " weights leave (%s) and sizes the model instance's buffers by --session-len"
+		  " and --max-batch-size: lower them until the cache and those buffers fit.",
+		  u ? "set in this log" : "0.8 unless set");
+}
+
 static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
 				const struct rl_engine *e, int n, struct rl_finding *f)
 {
@@ -290,9 +323,11 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 			  " pool fit.", u ? "" : " (not printed)");
 	else if ((!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama")) &&
 		 (g = ggml_engine(e, n)) && (ggml_ctx_fit(c, p, stack, g, f) ||
-					     ggml_layers_fit(c, stack, g, f)))
+					     ggml_layers_fit(c, p, stack, g, f)))
 		rl_advice(f, "The compute buffers and the KV cache grow with the context; with"
 			  " several cards, pipeline parallelism multiplies the compute buffer.");
+	else if (!strcmp(stack, "lmdeploy"))
+		lmdeploy_cache(e, n, f);
 	else if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
 		rl_advice(f, "The compute buffers and the KV cache grow with the context: lower"
 			  " --ctx-size (Ollama num_ctx) or --ubatch-size, or offload fewer layers"
@@ -319,7 +354,7 @@ static const char *advise_weights(struct rule_ctx *c, const struct rl_phase *p, 
 	else if (rl_gpu_total(c, &total) < 0)
 		total = -1;
 	if ((!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama")) && (g = ggml_engine(e, n)) &&
-	    ggml_layers_fit(c, stack, g, f)) {
+	    ggml_layers_fit(c, p, stack, g, f)) {
 		rl_advice(f, "Or use a smaller quantization of the model.");
 		return "weights_do_not_fit";
 	}
@@ -335,6 +370,9 @@ static const char *advise_weights(struct rule_ctx *c, const struct rl_phase *p, 
 	if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
 		rl_advice(f, "Offload fewer layers to the GPU (--n-gpu-layers, Ollama num_gpu), or"
 			  " use a smaller quantization of the model.");
+	else if (!strcmp(stack, "lmdeploy"))
+		rl_advice(f, "TurboMind's weights do not fit: shard them (--tp), use a quantized"
+			  " model (--model-format awq), or a smaller model.");
 	else
 		rl_advice(f, "The weights do not fit: quantize them, shard them (tensor"
 			  " parallelism), or use a smaller model.");

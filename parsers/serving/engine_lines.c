@@ -27,6 +27,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@
 #define N ENGINE_NONE
 #define O ENGINE_OLLAMA
 #define L ENGINE_LLAMACPP
+#define M ENGINE_LMDEPLOY
 
 /* Each fact under the labels each engine prints it with; size: a unit
  * follows. strong 0: a configuration key a note could quote too. */
@@ -94,6 +96,11 @@ static const struct {
 	{ EF_FREE, O, 1, 1, { "] CUDA freeMem " } },
 	{ EF_GPU_LAYERS, O, 0, 1, { "layers.offload=" } }, /* Ollama's offload line */
 	{ EF_MODEL_LAYERS, O, 0, 1, { "layers.model=" } },
+	/* LMDeploy's TurbomindEngineConfig(...): the KV cache's share of the
+	 * memory the weights leave, the tokens per session, the batch */
+	{ EF_UTILIZATION, M, 0, 0, { "cache_max_entry_count=" } },
+	{ EF_MAX_MODEL_LEN, M, 0, 0, { "session_len=" } },
+	{ EF_MAX_NUM_SEQS, M, 0, 0, { "max_batch_size=" } },
 };
 
 /* Each statistic under its labels. gated: a vLLM label common enough in
@@ -200,7 +207,17 @@ static const struct {
 	{ er_ggml_kv_total, L, 0, 1, { "KV self size" } },
 	{ er_engine, O, 0, 1, { "msg=offload ", "msg=\"offload to ", "msg=\"starting llama server",
 				"waiting for server to become available" } },
-	{ er_quoted_size, O, EF_FREE, 1, { "memory.available=" } },
+	/* the Go runner's end: "llama runner terminated", its goroutine trace */
+	{ er_engine, O, 0, 1, { "msg=\"llama runner terminated\"", "github.com/ollama/ollama/",
+				"source=dyn_ext_server.go" /* 0.1.x's in-process server */ } },
+	{ er_engine, M, 0, 1, { "TurbomindEngineConfig(", "PytorchEngineConfig(", " - lmdeploy - ",
+				"[TM][" } },
+	{ er_ollama_buffer, O, EF_WEIGHTS, 1, { "msg=\"model weights\"" } },
+	{ er_ollama_buffer, O, EF_KV_CACHE, 1, { "msg=\"kv cache\"" } },
+	{ er_ollama_buffer, O, EF_COMPUTE_BUFFER, 1, { "msg=\"compute graph\"" } },
+	{ er_quoted_list, O, 0, 1, { "memory.available=" } },
+	{ er_quoted_list, O, 1, 1, { "memory.required.allocations=" } },
+	{ er_ollama_evaluating, O, 0, 1, { "msg=evaluating library=" } },
 	{ er_quoted_size, O, EF_REQUIRED_FULL, 1, { "memory.required.full=" } },
 	{ er_quoted_size, O, EF_KV_CACHE, 1, { "memory.required.kv=" } },
 	{ er_quoted_size, O, EF_WEIGHTS, 1, { "memory.weights.total=" } },
@@ -215,6 +232,7 @@ static const struct {
 #undef N
 #undef O
 #undef L
+#undef M
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
 #define ANCHORS_MAX 512   /* 319 in use at issue 27's phase work */
@@ -456,7 +474,7 @@ static inline int read_with(const struct anchor_filter *f, const char *line, siz
 {
 	struct reading r = { out, line, line + n, 0 };
 
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, offsetof(struct engine_line, gpu_list));
 	out->preempt_total = -1;
 	out->rank = -1;
 	out->ggml_dev = -1;

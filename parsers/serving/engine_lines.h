@@ -23,6 +23,7 @@
 
 #define ENGINE_LINE_MAX_FACTS 12
 #define ENGINE_VERSION_MAX 48
+#define ENGINE_GPU_LIST 16         /* GPUs of an Ollama per-GPU list, at most */
 
 /* What one line says. Facts and stats appear in the order read. */
 struct engine_line {
@@ -46,6 +47,12 @@ struct engine_line {
 	int ggml_total;            /* llama.cpp's "KV self size": all devices' KV,
 				    * host included: kept only without the GPUs' */
 	char version[ENGINE_VERSION_MAX]; /* "" unless the line states it */
+	/* Ollama's per-GPU lists of its offload line, each GPU's figure in
+	 * order: [0] memory.available, [1] memory.required.allocations (what
+	 * it plans to put on that GPU). engine_line() clears gpu_list_n only:
+	 * gpu_list is read up to it (it must stay the last member). */
+	int gpu_list_n[2];
+	double gpu_list[2][ENGINE_GPU_LIST];
 };
 
 /* engine_line's memfail bits: the line holds a phrase the memory-failure

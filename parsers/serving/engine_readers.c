@@ -613,8 +613,85 @@ void er_ggml_free(struct engine_line *o, const struct anchor *a, const char *lin
 	fact(o, EF_FREE, v * 1048576.0);
 }
 
-/* Ollama's offload line: memory.available="[10.9 GiB]",
- * memory.required.full="11.0 GiB" (the first card's figure of a list). */
+/* Ollama's own engine (0.9 on), one line per buffer:
+ *   msg="model weights" buffer=CUDA0 size="11.5 GiB"
+ *   msg="kv cache" device=CUDA0 size="800.0 MiB"
+ *   msg="compute graph" backend=CUDA0 buffer_type=CUDA0 size="0 B"
+ * a GPU's weights, KV cache or compute buffer (a->arg the fact), as the
+ * ggml buffer lines of llama.cpp: host buffers are not kept. */
+void er_ollama_buffer(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	static const char *const keys[] = { " buffer_type=", " device=", " buffer=" };
+	const char *dev = NULL, *q, *sz;
+	size_t i, dn = 0;
+	double v;
+
+	(void)line;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && !dev; i++)
+		if ((q = find(p, end, keys[i])))
+			dev = q + strlen(keys[i]);
+	if (!dev)
+		return;
+	while (dev + dn < end && dev[dn] != ' ' && dev[dn] != '"')
+		dn++;
+	if (!dn || !ggml_gpu(dev, dn) || !(sz = find(p, end, " size=")))
+		return;
+	sz += 6;
+	while (sz < end && *sz == '"')
+		sz++;
+	if (read_size(sz, end, &v, NULL) < 0 || v < 0)
+		return;
+	fact(o, (enum engine_fact)a->arg, v);
+	o->ggml_dev = 0;
+	while (dn && isdigit((unsigned char)dev[dn - 1]))
+		dn--;
+	if (isdigit((unsigned char)dev[dn]))
+		o->ggml_dev = atoi(dev + dn);
+}
+
+/* Ollama's per-GPU lists: memory.available="[22.0 GiB 22.0 GiB]" (a->arg
+ * 0; its first figure is also free_bytes), memory.required.allocations=
+ * "[11.4 GiB 0 B]" (a->arg 1): each GPU's figure into o->gpu_list. */
+void er_quoted_list(struct engine_line *o, const struct anchor *a, const char *line,
+		    const char *p, const char *end)
+{
+	int k = a->arg ? 1 : 0, n = 0;
+	double v;
+	size_t u;
+
+	(void)line;
+	if (p + 1 >= end || p[0] != '"' || p[1] != '[')
+		return;
+	for (p += 2; p < end && n < ENGINE_GPU_LIST && *p != ']'; ) {
+		while (p < end && *p == ' ')
+			p++;
+		if (read_size(p, end, &v, &u) < 0 || v < 0 || !u)
+			break;
+		o->gpu_list[k][n++] = v;
+		p += u;
+	}
+	o->gpu_list_n[k] = n;
+	if (!k && n)
+		fact(o, EF_FREE, o->gpu_list[0][0]);
+}
+
+/* Ollama's scheduler, OLLAMA_DEBUG: msg=evaluating library=cuda
+ * gpu_count=2 available="[23.3 GiB 15.5 GiB]": each GPU's free memory,
+ * as memory.available (ollama 8377). */
+void er_ollama_evaluating(struct engine_line *o, const struct anchor *a, const char *line,
+			  const char *p, const char *end)
+{
+	static const struct anchor list = { .arg = 0 };
+	const char *q = find(p, end, " available=");
+
+	(void)a;
+	if (q)
+		er_quoted_list(o, &list, line, q + 11, end);
+}
+
+/* Ollama's offload line: memory.required.full="11.0 GiB" (the first
+ * card's figure of a list). */
 void er_quoted_size(struct engine_line *o, const struct anchor *a, const char *line,
 		    const char *p, const char *end)
 {

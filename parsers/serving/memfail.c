@@ -33,6 +33,9 @@ static const char *const not_failures[] = {
 	"not a failure", "oom_score_adj", "oom_kill_disable", "invoked oom-killer",
 	"Out of memory: Kill", "Memory cgroup out of memory", "is larger than the profiled value",
 	"out of memory errors.", "CUDA OOMs:",
+	/* ggml_backend_sched_alloc_splits re-reserving a graph whose backends
+	 * changed: a debug notice, the reservation follows (llama.cpp #11176) */
+	"failed to allocate graph, reserving",
 };
 
 #define NEED_ERR 1u     /* an error marker on the line, no advice words */
@@ -69,6 +72,10 @@ static const struct {
 	{ "failed to allocate Metal", MF_GGML, 0 },
 	{ "unable to allocate CUDA", MF_GGML, 0 },
 	{ "unable to allocate ROCm", MF_GGML, 0 },
+	/* ggml's Vulkan backend: "ggml_vulkan: Device memory allocation of
+	 * size N failed." then vk's "ErrorOutOfDeviceMemory" */
+	{ "Device memory allocation of size", MF_GGML, 0 },
+	{ "ErrorOutOfDeviceMemory", MF_GGML, 0 },
 	{ "memory leak detected!", MF_SGLANG_KV, 0 },
 	{ "KV cache pool leak detected", MF_SGLANG_KV, 0 },
 	/* the generic wordings: only in an error context */
@@ -240,7 +247,7 @@ static int64_t size_after(const char *l, size_t n, const struct phrases_found *f
 
 static const char *const requested_labels[] = {
 	"Tried to allocate ", "trying to allocate ", "allocating ", "failed to allocate ",
-	"buffer of size ", "while trying to allocate ", "allocate ",
+	"buffer of size ", "while trying to allocate ", "allocate ", "allocation of size ",
 };
 static const char *const total_labels[] = { "total capacity of ", "max allowed: " };
 static const char *const free_labels[] = { "of which " };
@@ -326,6 +333,8 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "_create_model_instance", OOM_PHASE_KV_ALLOC },  /* TurboMind sizes its KV cache there */
 	{ "raise_if_cache_size_invalid", OOM_PHASE_KV_ALLOC },   /* vLLM V0 worker.py */
 	{ "check_enough_kv_cache_memory", OOM_PHASE_KV_ALLOC },  /* vLLM V1 kv_cache_utils.py */
+	{ "_create_weight", OOM_PHASE_LOAD_WEIGHTS },      /* TurboMind's weights, per GPU */
+	{ "create_shared_weights", OOM_PHASE_LOAD_WEIGHTS },
 	{ "increase --mem-fraction-static", OOM_PHASE_KV_ALLOC },
 	{ "profile_run", OOM_PHASE_PROFILE },
 	{ "determine_available_memory", OOM_PHASE_PROFILE },
@@ -427,6 +436,10 @@ static const struct { const char *phrase; enum oom_phase phase; } phase_lines[] 
 	{ "Decode batch", OOM_PHASE_SERVING },
 	/* llama.cpp, llama-server, Ollama */
 	{ "llm server loading model", OOM_PHASE_LOAD_WEIGHTS },
+	/* the model's metadata, printed just before its tensors are loaded
+	 * (llama.cpp's llm_load_print_meta, later print_info) */
+	{ "llm_load_print_meta:", OOM_PHASE_LOAD_WEIGHTS },
+	{ "print_info:", OOM_PHASE_LOAD_WEIGHTS },
 	{ "load_tensors:", OOM_PHASE_LOAD_WEIGHTS },
 	{ "llama_kv_cache_init:", OOM_PHASE_KV_ALLOC },
 	{ "KV self size", OOM_PHASE_PROFILE },
@@ -511,7 +524,7 @@ static const char *const continuations[] = {
 	"retrying without pipeline", "exiting due to model loading error",
 	"cleaning up before exit", "current device: ", "in function ggml_", "cuMemCreate(",
 	"cuMemAlloc", "GGML_ASSERT", "failed with status 5", "^of memory while trying to allocate",
-	"compute buffer allocation failed",
+	"compute buffer allocation failed", "ErrorOutOfDeviceMemory",
 };
 
 int memfail_continues(const char *l, size_t n, struct memfail *f)

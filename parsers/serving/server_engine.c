@@ -285,11 +285,29 @@ static void keep_ggml(struct srv_instance *in, const struct engine_line *el, enu
 		return;
 	}
 	bit = 1u << el->ggml_dev;
-	if (in->ggml_devs[slot] & bit || isnan(in->fact[k]))
+	if (in->ggml_devs[slot] & bit || isnan(in->fact[k])) {
 		in->ggml_devs[slot] = 0, in->fact[k] = 0;
+		memset(in->ggml_dev[slot], 0, sizeof(in->ggml_dev[slot]));
+	}
 	in->ggml_devs[slot] |= bit;
+	if (el->ggml_dev < SRV_GGML_DEVS)
+		in->ggml_dev[slot][el->ggml_dev] += v;
 	in->fact[k] += v;
 	in->fact[k] = (double)llround(in->fact[k]);
+	in->said = 1;
+}
+
+/* Ollama's per-GPU list k of el (0 available, 1 allocations): the last
+ * said wins, GPU by GPU in order. */
+static void keep_plan(struct srv_instance *in, const struct engine_line *el, int k)
+{
+	int i;
+
+	in->plan_devs[k] = 0;
+	for (i = 0; i < el->gpu_list_n[k] && i < SRV_GGML_DEVS; i++) {
+		in->plan[k][i] = (double)llround(el->gpu_list[k][i]);
+		in->plan_devs[k] |= 1u << i;
+	}
 	in->said = 1;
 }
 
@@ -379,6 +397,8 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 	struct srv_seen *again;
 
 	*error = EE_NONE;
+	if (kind == ENGINE_LLAMACPP && l->hint == ENGINE_OLLAMA)
+		kind = ENGINE_OLLAMA;   /* the runner's line in Ollama's journal */
 	e->lines[kind]++;
 	if ((again = seen_again(e, l, el, kind))) {   /* one more line of a recent one */
 		copy_str(ent, cap, again->ent, strlen(again->ent));
@@ -403,6 +423,9 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 			keep_ggml(in, el, el->facts[i].key, el->facts[i].value);
 		else
 			keep_fact(in, el->facts[i].key, el->facts[i].value);
+	for (i = 0; i < 2; i++)
+		if (el->gpu_list_n[i])
+			keep_plan(in, el, i);
 	if (el->version[0]) {
 		copy_str(in->version, sizeof(in->version), el->version, strlen(el->version));
 		in->said = 1;
@@ -439,6 +462,46 @@ static enum engine_kind log_engine(const struct srv_engine *e)
 	return best;
 }
 
+/* The rows of in's GPUs, one each (server_engine.h), kind k: only when
+ * its ggml buffers or Ollama's per-GPU lists spoke of several GPUs or of
+ * one other than GPU 0. 0, or -1 when the sink failed. */
+static int device_rows(struct srv_engine *e, struct sink *s, const struct srv_instance *in,
+		       enum engine_kind k)
+{
+	static const enum engine_fact keys[3] = { EF_WEIGHTS, EF_KV_CACHE, EF_COMPUTE_BUFFER };
+	uint32_t devs = in->ggml_devs[0] | in->ggml_devs[1] | in->ggml_devs[2] |
+			in->plan_devs[0] | in->plan_devs[1];
+	char name[sizeof(in->name) + 16];
+	int d, j;
+
+	if (!devs || devs == 1u)
+		return 0;
+	for (d = 0; d < SRV_GGML_DEVS; d++) {
+		struct ol_engine row;
+		if (!(devs & (1u << d)))
+			continue;
+		memset(&row, 0, sizeof(row));
+		for (j = 0; j < EF__COUNT; j++)
+			row.fact[j] = NAN;
+		for (j = 0; j < 3; j++)
+			if (in->ggml_devs[j] & (1u << d))
+				row.fact[keys[j]] = (double)llround(in->ggml_dev[j][d]);
+		if (in->plan_devs[0] & (1u << d))
+			row.fact[EF_FREE] = in->plan[0][d];
+		if (in->plan_devs[1] & (1u << d))
+			row.fact[EF_REQUESTED] = in->plan[1][d];
+		snprintf(name, sizeof(name), "%s%sdevice %d", in->name, in->name[0] ? " " : "", d);
+		row.engine = engine_kind_name(k);
+		row.instance = name;
+		row.version = in->version[0] ? in->version : NULL;
+		row.line = in->line;
+		if (sink_engine(s, &row) < 0)
+			return -1;
+		e->records++;
+	}
+	return 0;
+}
+
 int srv_engine_finish(struct srv_engine *e, struct sink *s)
 {
 	enum engine_kind main_kind = log_engine(e);
@@ -461,7 +524,7 @@ int srv_engine_finish(struct srv_engine *e, struct sink *s)
 		row.errors = in->errors;
 		row.errors_dropped = in->dropped;
 		row.line = in->line;
-		if (sink_engine(s, &row) < 0)
+		if (sink_engine(s, &row) < 0 || device_rows(e, s, in, k) < 0)
 			return -1;
 		e->records++;
 	}

@@ -29,7 +29,15 @@
  *     preemption warning.
  * At most SRV_ENGINES instances per log; past that, new ones are not
  * kept and a warning says so once. srv_engine_finish() writes one engine
- * row per instance that stated a fact, an error or its version.
+ * row per instance that stated a fact, an error or its version, and for
+ * a llama.cpp/Ollama instance whose ggml buffers (weights, KV cache,
+ * compute) were on several GPUs, or on one other than the first, one
+ * more row per GPU, instance "<name> device N" ("device N" for the main
+ * process), holding that GPU's weights_bytes, kv_cache_bytes and
+ * compute_buffer_bytes (the instance's own row keeps their sums), and,
+ * from Ollama's offload line, its free_bytes (memory.available) and
+ * requested_bytes (memory.required.allocations: what Ollama planned to
+ * put there).
  */
 #ifndef OOMLENS_SERVER_ENGINE_H
 #define OOMLENS_SERVER_ENGINE_H
@@ -45,6 +53,7 @@
 #define SRV_ERROR_GAP 30
 #define SRV_ERROR_TEXT 300
 #define SRV_CAPTURE_LINES 2000      /* a capture's window, at most */
+#define SRV_GGML_DEVS 16            /* GPUs whose ggml buffers are kept one by one */
 
 struct srv_instance {
 	enum engine_kind kind;
@@ -61,6 +70,9 @@ struct srv_instance {
 	uint64_t capture_line;       /* a CUDA-graph capture began there; 0 none */
 	uint32_t ggml_devs[3];       /* the GPUs (bit per index < 32) whose ggml buffer
 				      * of weights, KV cache, compute is summed in */
+	double ggml_dev[3][SRV_GGML_DEVS]; /* and each GPU's own (index < SRV_GGML_DEVS) */
+	uint32_t plan_devs[2];       /* Ollama's per-GPU lists, the last said: */
+	double plan[2][SRV_GGML_DEVS]; /* memory.available, memory.required.allocations */
 };
 
 /* Who a line is from (the inputs of its instance's name). */

@@ -357,8 +357,8 @@ static int strip_carrier(struct srv_line *l)
 	return 1;
 }
 
-/* journald / syslog "Aug 19 18:34:30 host ident[pid]: ": the time. -1 if
- * the sink failed. */
+/* journald / syslog "Aug 19 18:34:30 host ident[pid]: ": the time, and
+ * Ollama as the hint when the ident is its. -1 if the sink failed. */
 static int strip_syslog(struct srv_line *l, struct sink *s, uint64_t lineno)
 {
 	const char *m = l->msg, *c;
@@ -381,6 +381,10 @@ static int strip_syslog(struct srv_line *l, struct sink *s, uint64_t lineno)
 		return 0;
 	if (place_yearless(l, mo, d, h, mi, se, frac, s, lineno) < 0)
 		return -1;
+	/* "ollama[1186]", "ollama.listener[2840147]": Ollama's unit, whose
+	 * llama.cpp runner's lines name no engine of their own */
+	if ((size_t)(c - m) - e - 1 >= 6 && !memcmp(m + e + 1, "ollama", 6))
+		l->hint = ENGINE_OLLAMA;
 	take(l, (size_t)(c - m) + 2, 0);
 	return 1;
 }
