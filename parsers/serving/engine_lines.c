@@ -189,6 +189,7 @@ static const struct {
 	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
 	{ er_engine, R, 0, 1, { "[TensorRT-LLM]" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
+	{ er_ds_mark, N, 0, 0, { "Max_MA " } },   /* the prefilter of server_deepspeed.c */
 	/* llama.cpp (ggml): its functions' prefixes name it (the phrases
 	 * after them name no engine: " MiB free" is PyTorch's too); Ollama's
 	 * runner prints the same lines under the server's */

@@ -42,6 +42,9 @@ struct engine_line {
 	int rank;                  /* SGLang "TPn" / TGI "rank=n", or -1 */
 	unsigned memfail;          /* a phrase of parsers/serving/memfail.c: bits
 				    * MEMFAIL_MARK_* (the recogniser's prefilter) */
+	int ds_memory;             /* DeepSpeed's "Max_MA " is in the line: worth
+				    * ds_memory_line() (server_deepspeed.h); not
+				    * counted as said */
 	int ggml_dev;              /* a ggml buffer of one GPU ("CUDA1 model buffer
 				    * size"): its index, summed over the GPUs; -1 */
 	int ggml_total;            /* llama.cpp's "KV self size": all devices' KV,

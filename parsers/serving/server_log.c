@@ -285,6 +285,7 @@ static int read_line(struct srv_st *st)
 			el.stats_set = 0;
 			el.memfail = 0;
 		}
+		el.ds_memory = 1;   /* not scanned: ds_memory_line() looks itself */
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
@@ -307,7 +308,8 @@ static int read_line(struct srv_st *st)
 		return r < 0 ? -1 : 0;
 	if ((r = cxx_abort(st)) != 0)
 		return r < 0 ? -1 : 0;
-	if ((r = ds_memory_line(st->s, l->msg, l->n, &l->t)) != 0) {
+	/* only a line whose scan found "Max_MA " (the anchor's prefilter) */
+	if (el.ds_memory && (r = ds_memory_line(st->s, l->msg, l->n, &l->t)) != 0) {
 		st->records += r > 0;
 		return r < 0 ? -1 : 0;
 	}
