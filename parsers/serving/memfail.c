@@ -578,6 +578,14 @@ static void add_table(int t, const void *first, size_t k, size_t stride)
 
 #define ADD(t, a) add_table(t, &(a)[0], ARRAY_N(a), sizeof((a)[0]))
 
+/* Every phrase has its place in the set: a table that grows past it
+ * fails the build, not the answers. */
+_Static_assert(ARRAY_N(not_failures) + ARRAY_N(families) + ARRAY_N(error_markers) +
+		       ARRAY_N(advice_words) + ARRAY_N(stacks) + ARRAY_N(requested_labels) +
+		       ARRAY_N(total_labels) + ARRAY_N(free_labels) + ARRAY_N(device_labels) +
+		       ARRAY_N(hints) + ARRAY_N(phase_lines) + ARRAY_N(continuations) <=
+	       PHRASES_MAX, "memfail.c's tables outgrew PHRASES_MAX (parsers/common/phrases.h)");
+
 
 /* The phrase set of every table, in enum order. */
 static void set_build(void)
