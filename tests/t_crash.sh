@@ -9,12 +9,7 @@ set -u
 bin=$1
 src=$2
 command -v sqlite3 >/dev/null || { echo "sqlite3 not found: skipped"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/testlib.sh"
 count() { sqlite3 "$1" "SELECT count(*) FROM artifact" 2>&1; }
 intact() { sqlite3 "$1" "PRAGMA integrity_check" 2>&1; }
 # a random delay in seconds, 0.05 .. 0.05 + $1
@@ -111,5 +106,5 @@ if command -v script >/dev/null; then
 	grep -q "MB read in" "$tmp/notty.err" && no "progress when stderr is not a terminal" || ok
 fi
 
-echo "t_crash: $pass passed, $fail failed (an ingest of $n files: $took s)"
-[ "$fail" = 0 ]
+echo "t_crash: an ingest of $n files took $took s"
+finish t_crash

@@ -21,6 +21,7 @@
 # short hog".
 set -u
 bin=$1
+src=$2
 command -v python3 > /dev/null || { echo "SKIP: python3 is missing"; exit 77; }
 if [ -d /sys/fs/cgroup/memory ] && [ -w /sys/fs/cgroup/memory ]; then
 	root=/sys/fs/cgroup/memory; v=1
@@ -29,12 +30,8 @@ elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2> /dev/null && [ -w /sys
 else
 	echo "SKIP: no writable memory cgroup here (needs root and cgroup v1 or v2 memory)"; exit 77
 fi
-tmp=$(mktemp -d)
+. "$src/tests/testlib.sh"   # $tmp, ok, no, finish; the trap is cleanup's below
 cg=$root/oomlens-t-watch-$$
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL: $*"; fail=$((fail + 1)); }
 cleanup() {
 	[ -d "$cg" ] && { for p in $(cat "$cg/cgroup.procs" 2> /dev/null); do kill -9 "$p" 2> /dev/null; done
 		sleep 0.2; rmdir "$cg" 2> /dev/null; }
@@ -68,8 +65,9 @@ time.sleep(5)' ;;
 		> /dev/null 2>&1
 }
 
-# check NAME DIR: analyze DIR and assert the kill of the hog and samples before it
-check() {
+# analyzed NAME DIR MINSAMPLES: analyze DIR and assert the kill of the hog
+# and samples before it
+analyzed() {
 	name=$1 dir=$2 minsamples=$3
 	if "$bin" analyze -q "$dir" --json -o "$tmp/$name.json" --db "$tmp/$name.db" 2> "$tmp/$name.err"; then
 		ok
@@ -121,7 +119,7 @@ PY
 sleep 0.5
 hog leak
 wait $w && ok || no "leak: the watcher did not stop cleanly"
-check leak "$tmp/leak" 10 && ok
+analyzed leak "$tmp/leak" 10 && ok
 
 # 2. the burst, in a service already running when the watcher starts
 hog burst & h=$!
@@ -129,7 +127,7 @@ sleep 0.3
 "$bin" watch -q --cgroup "$cg" --out "$tmp/burst" --interval 0.2 --for 8 & w=$!
 wait $h
 wait $w && ok || no "burst: the watcher did not stop cleanly"
-check burst "$tmp/burst" 10 && ok
+analyzed burst "$tmp/burst" 10 && ok
 if grep -q ' trigger=' "$tmp/burst/cgroup.log"; then ok; else no "burst: no trigger= moment in cgroup.log"; fi
 
 # 3. SIGKILL mid-run: whole records only
@@ -172,5 +170,4 @@ else
 	ok
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish t_watch
