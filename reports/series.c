@@ -13,6 +13,7 @@
  */
 #include "reports/section.h"
 #include "analyzer/store/query.h"
+#include "lib/budget.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -192,13 +193,14 @@ static int series_row(sqlite3_stmt *st, const struct series_sum *s, json_t *rows
 }
 
 /* The rows from the sums, in SERIES_SQL's order (name, entity: unique),
- * or NULL when the one query must make them. */
+ * or NULL when the one query must make them (also when the sums would
+ * not fit the memory budget). */
 static json_t *series_fast(struct report_ctx *c)
 {
 	sqlite3_stmt *ids = r_prepare(c, "SELECT id FROM series ORDER BY name, entity");
 	sqlite3_stmt *row = r_prepare(c, SERIES_ROW_SQL);
 	struct series_sum *s = NULL, *p;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0, i, drawn = 0;
 	int64_t *order = NULL;
 	json_t *rows = NULL;
 	int ok = ids && row;
@@ -206,6 +208,14 @@ static json_t *series_fast(struct report_ctx *c)
 	while (ok && sqlite3_step(ids) == SQLITE_ROW) {
 		if (n == cap) {
 			void *ns, *no;
+			size_t more = (cap ? cap : 64) * (sizeof(*s) + sizeof(*order));
+			/* the sums are drawn from the budget; past it, the one
+			 * query's rows, which the budget cuts (q_rows_next) */
+			if (ol_budget_low() || ol_budget_take(more) < 0) {
+				ok = 0;
+				break;
+			}
+			drawn += more;
 			cap = cap ? 2 * cap : 64;
 			ns = realloc(s, cap * sizeof(*s));
 			no = ns ? realloc(order, cap * sizeof(*order)) : NULL;
@@ -227,8 +237,13 @@ static json_t *series_fast(struct report_ctx *c)
 		ok = sum_samples(c, s, n) == 0;
 	}
 	ok = ok && (rows = json_array()) != NULL;
-	for (i = 0; ok && i < n; i++)
+	for (i = 0; ok && i < n; i++) {
+		if (ol_budget_low()) {  /* the rest are counted, not kept */
+			q_rows_cut_add(n - i);
+			break;
+		}
 		ok = (p = find(s, n, order[i])) && series_row(row, p, rows) == 0;
+	}
 	if (!ok) {
 		json_decref(rows);
 		rows = NULL;
@@ -237,6 +252,7 @@ static json_t *series_fast(struct report_ctx *c)
 	sqlite3_finalize(row);
 	free(s);
 	free(order);
+	ol_budget_give(drawn);
 	return rows;
 }
 
