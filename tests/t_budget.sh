@@ -96,6 +96,26 @@ budget sections1m.nvcudmp.gz
 budget plain200k.nvcudmp "only the first [0-9]* fit .* left out"
 budget hostsections200k.core "only the first [0-9]* fit .* left out"
 mm=1M budget threads120k.core "thread notes (NT_PRSTATUS) left out: the first [0-9]* are read"
+# The whole hostile set again with ulimit -v at the budget itself (256M,
+# the least the binary and its libraries leave room for with the writers'
+# reserve): no crash, no allocation failure, peak RSS under the budget.
+if [ "$limit" != unlimited ] && [ -x /usr/bin/time ]; then
+	for f in nones.pickle.gz stacks.flat.gz sections200k.nvcudmp.gz sections1m.nvcudmp.gz \
+		 plain200k.nvcudmp hostsections200k.core threads120k.core; do
+		rm -f "$tmp/t.db"
+		(ulimit -v 262144; exec /usr/bin/time -v "$bin" analyze --max-memory 256M \
+			--db "$tmp/t.db" -o "$tmp/t.json" "$tmp/$f") >/dev/null 2>"$tmp/at.err"
+		rc=$?
+		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/at.err")
+		if [ $rc -gt 1 ] || grep -qi "out of memory\|cannot allocate" "$tmp/at.err" ||
+		   [ -z "$rss" ] || [ "$rss" -ge 262144 ]; then
+			echo "FAIL: $f at 256M: exit $rc, peak RSS ${rss:-?} KiB"; cat "$tmp/at.err"
+			fail=$((fail + 1))
+		else
+			pass=$((pass + 1))
+		fi
+	done
+fi
 # Within the default budget the pickle reads whole.
 rm -f "$tmp/t.db"
 if "$bin" analyze --db "$tmp/t.db" -o "$tmp/t.json" "$tmp/nones.pickle.gz" 2>"$tmp/whole.err" &&
