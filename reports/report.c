@@ -64,11 +64,11 @@ int report_write(sqlite3 *db, enum report_format f, FILE *out, struct strbuf *er
 	}
 	if (c.qerr.len)
 		strbuf_addf(err, "report query failed: %s", c.qerr.buf);
-	if (r == 0)
-		report_cut_say(err, &c);
 	else if (r < 0)
 		strbuf_addf(err, "cannot write the report: %s", errno ? strerror(errno)
 								 : "out of memory");
+	if (r == 0)
+		report_cut_say(err, &c);
 	report_ctx_close(&c);
 	temp_store_set(db, temp);
 	return r;
