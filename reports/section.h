@@ -177,6 +177,7 @@ section_draw_fn html_events, md_events;
 section_load_fn load_oom_tasks;                        /* oom_tasks.c */
 section_stream_fn stream_oom_tasks;
 section_stream_fn stream_gpu_cores;                     /* json.c */
+section_stream_fn stream_series;                        /* series.c */
 section_stream_fn stream_artifacts;                     /* artifacts.c */
 section_draw_fn html_oom_tasks;
 section_load_fn load_engines;                          /* engines.c */

@@ -55,7 +55,7 @@ const struct section report_sections[] = {
 	  html_unknowns, md_unknowns, NULL },
 	{ "gpu_cores", NULL, NULL, NULL, 1, load_gpu_cores, NULL, NULL, stream_gpu_cores },
 	{ "host_cores", NULL, NULL, NULL, 1, load_host_cores, NULL, NULL, NULL },
-	{ "series", NULL, NULL, NULL, 1, load_series, NULL, NULL, NULL },
+	{ "series", NULL, NULL, NULL, 1, load_series, NULL, NULL, stream_series },
 	{ "anchors", NULL, NULL, NULL, 1, load_anchors, NULL, NULL, NULL },
 	{ "snapshots", NULL, NULL, NULL, 1, load_snapshots, NULL, NULL, NULL },
 	/* what the diagnostic tools named as holders (memray, the profiler) */
