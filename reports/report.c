@@ -42,8 +42,10 @@ int report_write(sqlite3 *db, enum report_format f, FILE *out, struct strbuf *er
 	 * spill to a temporary file, so that their memory stays that of the
 	 * cache whatever the rows: in memory they would pass the run's budget */
 	sqlite3_exec(db, "PRAGMA temp_store=FILE", NULL, NULL, NULL);
+	q_rows_bound(1);        /* the models draw on the budget (partial.c) */
 	if (report_ctx_open(&c, db, f != REPORT_JSON, err) < 0) {
 		report_ctx_close(&c);
+		q_rows_bound(0);
 		temp_store_set(db, temp);
 		return -1;
 	}
@@ -70,6 +72,7 @@ int report_write(sqlite3 *db, enum report_format f, FILE *out, struct strbuf *er
 	if (r == 0)
 		report_cut_say(err, &c);
 	report_ctx_close(&c);
+	q_rows_bound(0);
 	temp_store_set(db, temp);
 	return r;
 }

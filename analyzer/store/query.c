@@ -106,6 +106,12 @@ json_t *q_row(sqlite3_stmt *st)
 }
 
 static uint64_t rows_cut;
+static int rows_bounded;        /* a report is being written: see q_rows_bound */
+
+void q_rows_bound(int on)
+{
+	rows_bounded = on;
+}
 
 uint64_t q_rows_cut(void)
 {
@@ -125,7 +131,8 @@ json_t *q_rows_next(sqlite3_stmt *st, int64_t max)
 	while (arr && (max < 0 || n < max) && sqlite3_step(st) == SQLITE_ROW) {
 		/* stepped over when the budget is low, or lost to an
 		 * allocation that failed: counted, not kept */
-		if (ol_budget_low() || json_array_append_new(arr, q_row(st)) < 0)
+		if ((rows_bounded && ol_budget_low()) ||
+		    json_array_append_new(arr, q_row(st)) < 0)
 			rows_cut++;
 		n++;
 	}

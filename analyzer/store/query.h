@@ -41,10 +41,12 @@ json_t *q_json_time(sqlite3_stmt *st, int col);
 json_t *q_row(sqlite3_stmt *st);
 /* st's next rows, at most max (max < 0: all), as q_row builds them, in a
  * new array (caller decrefs; NULL only when out of memory); st is reset
- * afterwards, ready to be bound again. Rows are taken only while the
- * run's memory budget is not low (ol_budget_low, lib/budget.h): the rows
- * after that (and any a failed allocation lost) are stepped over,
- * counted into q_rows_cut(), and not kept. */
+ * afterwards, ready to be bound again. While a report is written
+ * (q_rows_bound), rows are taken only while the run's memory budget is
+ * not low (ol_budget_low, lib/budget.h): the rows after that are stepped
+ * over, counted into q_rows_cut(), and not kept; so are, always, any a
+ * failed allocation lost. The rules and derive passes always get every
+ * row: a verdict is never made from rows the budget left out. */
 json_t *q_rows_next(sqlite3_stmt *st, int64_t max);
 /* The rows q_rows_next (and the report's other row readers, through
  * q_rows_cut_add) left out since the process began because the memory
@@ -52,6 +54,9 @@ json_t *q_rows_next(sqlite3_stmt *st, int64_t max);
  * section to say that section is partial. */
 uint64_t q_rows_cut(void);
 void q_rows_cut_add(uint64_t n);
+/* 1: a report is being written and its row readers draw on the budget
+ * (report_write sets it around the writing); 0: every row is taken. */
+void q_rows_bound(int on);
 
 /* Write v to out as json_dumpf would (flags alike), through a buffer:
  * jansson hands each token to its output apart, and a stdio call per
