@@ -55,4 +55,14 @@ int samples_shift(struct timeline *tl, int64_t series_id, double delta, int64_t 
  * 0 or -1. */
 int samples_align_boot(struct timeline *tl, int64_t off);
 
+/* ---- reading: SQL functions (samples_read.c) ---- */
+
+/* Register on db sample_first_ns(series_id), sample_last_ns(series_id)
+ * (the earliest and latest time_ns of the series' samples, NULL when it
+ * has none timed) and sample_count(series_id), answered from the
+ * series' blocks. The store registers them on every connection; readers
+ * ask a series' span and size through them, never with min, max or
+ * count over `sample`. Returns SQLite's result code. */
+int samples_register(sqlite3 *db);
+
 #endif

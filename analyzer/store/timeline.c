@@ -292,7 +292,7 @@ int timeline_open(struct timeline *tl, const char *path, enum timeline_mode mode
 		timeline_close(tl);
 		return -1;
 	}
-	if (packed_register(tl->db) != SQLITE_OK) {
+	if (packed_register(tl->db) != SQLITE_OK || samples_register(tl->db) != SQLITE_OK) {
 		strbuf_addf(err, "%s: cannot open database: %s", path, sqlite3_errmsg(tl->db));
 		timeline_close(tl);
 		return -1;
