@@ -115,7 +115,7 @@ int64_t rl_series_id(struct rule_ctx *c, const char *name, int sampled)
 	double v;
 
 	return rl_num(c, &v, "SELECT s.id FROM series s WHERE s.name = '%s'%s ORDER BY s.id LIMIT 1",
-		      name, sampled ? " AND EXISTS (SELECT 1 FROM sample p WHERE p.series_id = s.id)"
+		      name, sampled ? " AND sample_count(s.id) > 0"
 		      : "") == 0 ? (int64_t)v : 0;
 }
 

@@ -254,8 +254,7 @@ static int series_span(struct rule_ctx *c, int64_t id, int64_t until_ns, int64_t
 	sqlite3_stmt *st;
 	int r = -1;
 
-	st = rl_prepare(c, "SELECT (SELECT min(time_ns) FROM sample WHERE series_id = ?1"
-			" AND time_ns IS NOT NULL), (SELECT max(time_ns) FROM sample"
+	st = rl_prepare(c, "SELECT sample_first_ns(?1), (SELECT max(time_ns) FROM sample"
 			" WHERE series_id = ?1 AND time_ns <= ?2)");
 	if (!st)
 		return -1;

@@ -86,8 +86,7 @@ static int read_facts(struct rule_ctx *c, struct sw_facts *f)
 	/* a load first carried less than RL_HISTORY_MIN_S before the OOM is
 	 * the start-up's ramp, not the service's load: the phase decides
 	 * there (startup.c), with the start-up's knob and value */
-	if (rl_num(c, &first, "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
-		   (long long)run) < 0 ||
+	if (rl_num(c, &first, "SELECT sample_first_ns(%lld)", (long long)run) < 0 ||
 	    rl_num(c, &busy, "SELECT min(time_ns) FROM sample WHERE series_id = %lld AND"
 		   " value >= 1 AND time_ns <= %lld", (long long)run, (long long)c->oom_ns) < 0)
 		return -1;
