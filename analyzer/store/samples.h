@@ -57,12 +57,13 @@ int samples_align_boot(struct timeline *tl, int64_t off);
 
 /* ---- reading: SQL functions (samples_read.c) ---- */
 
-/* Register on db sample_first_ns(series_id), sample_last_ns(series_id)
- * (the earliest and latest time_ns of the series' samples, NULL when it
- * has none timed) and sample_count(series_id), answered from the
- * series' blocks. The store registers them on every connection; readers
- * ask a series' span and size through them, never with min, max or
- * count over `sample`. Returns SQLite's result code. */
+/* Register on db sample_count(series_id), sample_first_ns(series_id
+ * [, to_ns [, min_value]]), sample_last_ns(series_id [, to_ns]) and
+ * sample_max(series_id [, from_ns, to_ns]) (samples_read.c says what
+ * each answers), from the series' blocks. The store registers them on
+ * every connection; readers ask a series' span, size and highest value
+ * through them rather than with count, min or max over `sample`.
+ * Returns SQLite's result code. */
 int samples_register(sqlite3 *db);
 
 #endif
