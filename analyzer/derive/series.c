@@ -1,6 +1,6 @@
 /*
  * series.c -- memory series as the rules see them (see rulelib.h): loads
- * bucketed in one indexed pass over sample(series_id, time_ns) and kept
+ * bucketed in one pass over a series' samples (its blocks) and kept
  * in the context's cache, the shape of a series before the OOM (trend and
  * final rise), the pick of the memory series a trend rule reports, and
  * the figures read from pairs of series on one grid (per-request need,
