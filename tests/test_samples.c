@@ -10,10 +10,13 @@
  */
 #include "testutil.h"
 #include "analyzer/store/samples.h"
+#include "lib/strbuf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int parse(struct timeline *tl, const char *kind, const char *rel)
 {
@@ -212,6 +215,39 @@ static void a_bad_block_is_an_error(void **state)
 	t_close(tl);
 }
 
+/* 6. a database of schema 4 (samples as rows) is refused, for reading
+ * and for --append, with its version named: never read as packed */
+static void an_older_schema_is_refused(void **state)
+{
+	char path[] = "/tmp/test_samples_XXXXXX";
+	struct timeline tl;
+	struct strbuf err = STRBUF_INIT;
+	sqlite3 *db;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(timeline_open(&tl, path, TL_CREATE, &err), 0);
+	assert_int_equal(timeline_commit(&tl, &err), 0);
+	timeline_close(&tl);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(timeline_open(&tl, path, TL_WRITE, &err), -1);
+	assert_non_null(strstr(err.buf, "schema version 4"));
+	strbuf_reset(&err);
+	assert_int_equal(timeline_open(&tl, path, TL_READ, &err), -1);
+	{
+		char want[40];
+		snprintf(want, sizeof(want), "reads version %d", TIMELINE_SCHEMA_VERSION);
+		assert_non_null(strstr(err.buf, want));
+	}
+	strbuf_release(&err);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +256,7 @@ int main(void)
 		cmocka_unit_test(shift_moves_this_artifact_only),
 		cmocka_unit_test(alignment_places_boot_samples),
 		cmocka_unit_test(a_bad_block_is_an_error),
+		cmocka_unit_test(an_older_schema_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
