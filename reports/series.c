@@ -5,10 +5,10 @@
  * the run's memory budget) or as a model (load_series, report_json()).
  *
  * The figures come from one pass over the sample table in its stored
- * order, summed per series here, instead of SQLite's GROUP BY over the
- * (series_id, time_ns) index, which fetches every sample's row from the
- * table a second time (hundreds of thousands of look-ups for a kernel log
- * or a serving engine's metrics). Each series' row is then made by SQLite
+ * order (the blocks of each series in turn, analyzer/store/samples.h),
+ * summed per series here, instead of SQLite's GROUP BY, which sorts every
+ * sample (hundreds of thousands for a kernel log or a serving engine's
+ * metrics). Each series' row is then made by SQLite
  * from those figures, so that its columns, types and keys are those of
  * the one query it replaces (SERIES_SQL, still used where this pass
  * cannot be sure to give the same values).

@@ -7,14 +7,18 @@ counting so that a few seconds make it and nothing large is committed.
 
 At SCALE 1 (the default) it adds: 1,000,000 events (half of them on the
 boot clock only, the ones the JSON report once sorted in memory), an OOM
-task dump of 300,000 tasks, 200,000 series with 600,000 samples, a CUDA
+task dump of 300,000 tasks, 200,000 series with 3 samples each, a CUDA
 core's 300,000 grids, 50,000 artifacts with 150,000 diagnostics, 50,000
 incident-wide meta keys and 20,000 clock anchors.
 The figures are those of the real rows copied (an OOM kill's fields, a
 series' unit): only the counts are not real.
 """
+import os
 import sqlite3
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import packed_rows  # noqa: E402  (sample is a packed table)
 
 
 def main():
@@ -50,10 +54,14 @@ def main():
     db.execute(cnt % n(200000) +
                "INSERT INTO series(artifact_id, name, unit, entity) SELECT ?,"
                " 'gpu.used_bytes', 'bytes', 'gpu' || i FROM c", (art,))
-    db.execute(cnt % n(600000) +
-               "INSERT INTO sample(series_id, time_ns, value) SELECT"
-               " (SELECT min(id) FROM series WHERE entity LIKE 'gpu%') + i % ?,"
-               " 1732900000000000000 + i * 1000000000, 1e9 + i FROM c", (n(200000),))
+    # samples: `sample` is a packed table (blocks of one series), written
+    # through the shared packer as oomlens's own writer would lay it out
+    first = db.execute("SELECT min(id) FROM series WHERE entity LIKE 'gpu%'").fetchone()[0]
+    per, nseries = 3, n(200000)
+    packed_rows.insert(db.cursor(), "sample", ["series_id", "time_ns", "value"],
+                       [(first + s, 1732900000000000000 + (s + k * nseries) * 1000000000,
+                         1e9 + s + k * nseries)
+                        for s in range(nseries) for k in range(per)])
     # a CUDA core with its grids
     cur = db.execute("INSERT INTO artifact(path, kind, size, status, bytes_read) VALUES"
                      " ('core_1.nvcudmp', 'cuda_core', 1048576, 'ok', 1048576)")

@@ -21,7 +21,7 @@
 # short hog".
 set -u
 bin=$1
-src=$2
+src=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 command -v python3 > /dev/null || { echo "SKIP: python3 is missing"; exit 77; }
 if [ -d /sys/fs/cgroup/memory ] && [ -w /sys/fs/cgroup/memory ]; then
 	root=/sys/fs/cgroup/memory; v=1
@@ -74,15 +74,21 @@ analyzed() {
 	else
 		no "$name: analyze failed: $(cat "$tmp/$name.err")"; return
 	fi
-	python3 - "$tmp/$name.db" "$tmp/$name.json" "$(cat "$tmp/pid")" "$minsamples" "$name" <<'PY' || fail=$((fail + 1))
-import json, sqlite3, sys
+	python3 - "$tmp/$name.db" "$tmp/$name.json" "$(cat "$tmp/pid")" "$minsamples" "$name" "$src" <<'PY' || fail=$((fail + 1))
+import json, os, sqlite3, sys
 db, js, pid, minsamples, name = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(sys.argv[6], "fixtures"))
+import packed_rows   # sample is a packed table
 c = sqlite3.connect(db)
+def series(name):
+    return [s for (i,) in c.execute("SELECT id FROM series WHERE name = ?", (name,))
+            for s in packed_rows.read_samples(c, i)]
 k = c.execute("SELECT time_ns FROM event WHERE kind = 'oom_kill' AND pid = ?", (pid,)).fetchone()
 if not k or k[0] is None:
     sys.exit("FAIL: %s: no timed oom_kill of pid %d" % (name, pid))
-v = [r[0] for r in c.execute("SELECT value FROM sample JOIN series s ON s.id = series_id"
-     " WHERE s.name = 'cgroup.current_bytes' AND time_ns < ? ORDER BY time_ns", (k[0],))]
+v = [s[3] for s in sorted(series("cgroup.current_bytes"), key=lambda s: s[1])
+     if s[1] is not None and s[1] < k[0]]
 if len(v) < minsamples:
     sys.exit("FAIL: %s: %d usage samples before the kill (want >= %d)" % (name, len(v), minsamples))
 if name == "leak":
@@ -91,8 +97,7 @@ if name == "leak":
 if name == "burst":
     base = sorted(v)[len(v) // 2]
     flat = [x for x in v if abs(x - base) <= 8 << 20]
-    peak = c.execute("SELECT max(value) FROM sample JOIN series s ON s.id = series_id"
-                     " WHERE s.name = 'cgroup.peak_bytes'").fetchone()[0] or 0
+    peak = max([s[3] for s in series("cgroup.peak_bytes") if s[3] is not None], default=0)
     if len(flat) < 10 or peak < 0.9 * (128 << 20):
         sys.exit("FAIL: burst: no flat stretch, or no peak at the limit (%d): %s" % (peak, v))
 verdict = json.load(open(js))["verdict"]

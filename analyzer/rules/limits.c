@@ -121,7 +121,7 @@ static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, st
 	st = rl_prepare(c,
 		"WITH t AS (SELECT max(p.time_ns) AS at FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = 'gpu.proc_used_bytes' AND p.time_ns <= ?1)"
-		" SELECT s.entity, max(p.value), (SELECT min(q.time_ns) FROM sample q WHERE q.series_id = s.id),"
+		" SELECT s.entity, max(p.value), sample_first_ns(s.id),"
 		" EXISTS (SELECT 1 FROM meta m WHERE m.artifact_id = s.artifact_id AND m.key = 'time.clock'"
 		" AND m.value = 'local')"
 		" FROM series s JOIN sample p ON p.series_id = s.id, t WHERE s.name = 'gpu.proc_used_bytes'"

@@ -55,9 +55,9 @@ static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t
 		   " FROM series s JOIN sample p ON p.series_id = s.id WHERE s.name = '%s'"
 		   " AND p.time_ns BETWEEN %lld AND %lld", name, (long long)from, (long long)t0) < 0)
 		return -1;
-	return rl_num(c, after, "SELECT max(p.value * CASE s.unit WHEN 'ratio' THEN 100 ELSE 1 END)"
-		      " FROM series s JOIN sample p ON p.series_id = s.id WHERE s.name = '%s'"
-		      " AND p.time_ns BETWEEN %lld AND %lld", name, (long long)t0, (long long)t1);
+	return rl_num(c, after, "SELECT max(sample_max(s.id, %lld, %lld)"
+		      " * CASE s.unit WHEN 'ratio' THEN 100 ELSE 1 END)"
+		      " FROM series s WHERE s.name = '%s'", (long long)t0, (long long)t1, name);
 }
 
 /* The trend a rise stands on: its slope (units a second) through the

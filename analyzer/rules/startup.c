@@ -88,12 +88,12 @@ static int load_start(struct rule_ctx *c, struct startup *s)
 	double first, busy;
 	int64_t id = rl_series_id(c, "server.running", 1);
 
-	if (!id || rl_num(c, &first, "SELECT min(time_ns) FROM sample WHERE series_id = %lld"
-			  " AND time_ns <= %lld", (long long)id, (long long)c->oom_ns) < 0)
+	if (!id || rl_num(c, &first, "SELECT sample_first_ns(%lld, %lld)", (long long)id,
+			  (long long)c->oom_ns) < 0)
 		return c->failed ? -1 : 0;
 	s->series_id = id;
-	if (rl_num(c, &busy, "SELECT min(time_ns) FROM sample WHERE series_id = %lld AND"
-		   " time_ns <= %lld AND value >= 1", (long long)id, (long long)c->oom_ns) < 0) {
+	if (rl_num(c, &busy, "SELECT sample_first_ns(%lld, %lld, 1)", (long long)id,
+		   (long long)c->oom_ns) < 0) {
 		if (c->failed)
 			return -1;
 		s->score = STARTUP_NO_LOAD;

@@ -15,8 +15,8 @@
 
 #include "lib/strbuf.h"
 
-/* Samples not on UTC, counted with one index seek per series (the index
- * is (series_id, time_ns): a plain "WHERE time_ns IS NULL" scans it all). */
+/* Samples not on UTC, counted series by series (each series' blocks
+ * found by their parent: a plain "WHERE time_ns IS NULL" reads them all). */
 #define Q_UNTIMED_SAMPLES "SELECT sum((SELECT count(*) FROM sample m" \
 	" WHERE m.series_id = s.id AND m.time_ns IS NULL)) FROM series s"
 
