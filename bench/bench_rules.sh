@@ -19,8 +19,11 @@ mkdir -p "$EMPTY" && echo "[ 1.000000] Out of memory: Killed process 1 (x) total
 	"anon-rss:1kB, file-rss:0kB, shmem-rss:0kB" > "$EMPTY/kern.log"
 rm -f "$DB"
 "$OOMLENS" ingest -q --db "$DB" "$EMPTY" >/dev/null
-python3 - "$DB" <<'PY'
-import sqlite3, sys, time
+python3 - "$DB" "$(cd "$(dirname "$0")/.." && pwd)" <<'PY'
+import os, sqlite3, sys, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(sys.argv[2], "fixtures"))
+import packed_rows
 db = sqlite3.connect(sys.argv[1])
 t = time.time()
 T0 = 1795953600 * 10**9
@@ -47,17 +50,17 @@ db.executemany("INSERT INTO frame(stack_id, idx, name, file, line) VALUES(?,?,?,
 db.execute("INSERT INTO series(id, artifact_id, name, unit, entity) VALUES(1, 1, 'gpu.used_bytes', 'bytes', 'gpu0')")
 db.execute("INSERT INTO series(id, artifact_id, name, unit, entity) VALUES(2, 1, 'server.running', 'requests', 'vllm')")
 W = 7 * 86400
-db.execute("""WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
-  INSERT INTO sample(series_id, time_ns, value)
-  SELECT 1, ? + i * ?, 60e9 + i * 8738.0 + (i * 7919 % 1000) * 1048576.0 FROM c""", (W - 1, T0, S))
-db.execute("""WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
-  INSERT INTO sample(series_id, time_ns, value)
-  SELECT 2, ? + i * ?, 20 + (i * 104729 % 17) FROM c""", (W - 1, T0, S))
+# sample is a packed table: its blocks written by the shared packer
+packed_rows.insert(db.cursor(), "sample", ["series_id", "time_ns", "value"],
+                   [(1, T0 + i * S, 60e9 + i * 8738.0 + (i * 7919 % 1000) * 1048576.0)
+                    for i in range(W)])
+packed_rows.insert(db.cursor(), "sample", ["series_id", "time_ns", "value"],
+                   [(2, T0 + i * S, 20.0 + (i * 104729 % 17)) for i in range(W)])
 db.execute("INSERT INTO meta(key, value) VALUES('gpu.total_bytes.gpu0', '85520809984')")
 db.execute("INSERT INTO event(artifact_id, kind, time_ns, clock, pid, bytes, data) VALUES(1, 'torch_oom', ?, 'utc', 4312, 2147483648, '{\"requested_bytes\": 2147483648}')", (T0 + W * S,))
 db.commit()
 print("generated: %d samples in %.1f s" % (
-    db.execute("SELECT count(*) FROM sample").fetchone()[0], time.time() - t))
+    db.execute("SELECT sum(rows) FROM sample_block").fetchone()[0], time.time() - t))
 db.close()
 PY
 # alloc is a packed table (docs/schema.md): its blocks are written in SQL

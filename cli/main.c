@@ -3,6 +3,7 @@
  * function in its own file (after git.c).
  */
 #include "cli/cli.h"
+#include "lib/budget.h"
 #include "lib/timeutil.h"
 #include "parsers/common/sink.h"
 
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
 {
 	const struct command *c;
 
+	ol_budget_json_install();      /* every JSON value draws on the budget */
 	if (argc < 2) {
 		main_usage(stderr);
 		return EXIT_USAGE;

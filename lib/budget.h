@@ -9,8 +9,14 @@
  * the artifact where it is, says so in an error diagnostic (the artifact
  * is then `partial`) and the run goes on with the next one.
  *
- * The accounting is process-wide and not thread-safe: one reader draws at
- * a time (the snapshot decoder thread and its caller do not both draw).
+ * The report writers draw on it too: every JSON value (jansson) the
+ * process holds is charged while it lives (ol_budget_json_install), and a
+ * writer that holds rows in memory stops taking rows when nothing is left,
+ * counts what it left out and marks the report partial (reports/).
+ *
+ * Draws (take/give) are process-wide and not thread-safe: one reader draws
+ * at a time (the snapshot decoder thread and its caller do not both draw).
+ * Charges (charge/discharge, the JSON values') are atomic: any thread.
  */
 #ifndef OOMLENS_BUDGET_H
 #define OOMLENS_BUDGET_H
@@ -31,6 +37,29 @@ uint64_t ol_budget_left(void);
  * nothing counted). ol_budget_give returns what was drawn. */
 int ol_budget_take(uint64_t n);
 void ol_budget_give(uint64_t n);
+
+/* 1 when less than the writers' reserve is left, else 0: where a writer
+ * holding rows stops taking them. The reserve (a quarter of the budget,
+ * at least 96 MiB, at most half) is left to what the process holds
+ * outside the accounting (its code and libraries, SQLite's page cache,
+ * stdio's and the text writers' buffers), so that the whole run stays
+ * within the budget. */
+int ol_budget_low(void);
+
+/* 1 when n more bytes could be held and the budget still not be low
+ * (the test a writer makes before it keeps a growing buffer), else 0. */
+int ol_budget_fits(uint64_t n);
+
+/* Charge n bytes that are held already (never refused: what is left may
+ * fall to 0), and discharge them when they are freed. Thread-safe. */
+void ol_budget_charge(uint64_t n);
+void ol_budget_discharge(uint64_t n);
+
+/* Charge every JSON value to the budget while it lives: jansson allocates
+ * through counting functions from then on. Call once, first thing in
+ * main, before any JSON value exists (values made before would be freed
+ * through the counting functions too, and are merely not counted). */
+void ol_budget_json_install(void);
 
 /* The sentence readers end their budget diagnostic with, naming the
  * budget in bytes and the option that raises it. */

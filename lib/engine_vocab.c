@@ -58,5 +58,5 @@ const char *engine_stat_unit(enum engine_stat s)
 
 const char *oom_phase_name(enum oom_phase p)
 {
-	return (unsigned)p < OOM_PHASE__COUNT ? vocab_phase((enum vocab_phase)p) : "unknown";
+	return (unsigned)p < OOM_PHASE__COUNT ? vocab_phase(p) : "unknown";
 }

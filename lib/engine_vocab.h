@@ -89,23 +89,6 @@ enum engine_stat {
 	ES__COUNT
 };
 
-/* The phase of a program's life an OOM happened in (docs/schema.md
- * "phase"): before any request was served (load_weights .. warmup) a
- * configuration that does not fit; serving, training_step and eval are
- * judged by their history. */
-enum oom_phase {   /* lib/vocab.h's phases, by their declaration */
-	OOM_PHASE_UNKNOWN = VP_UNKNOWN,
-	OOM_PHASE_LOAD_WEIGHTS = VP_LOAD_WEIGHTS, /* loading the model's weights */
-	OOM_PHASE_PROFILE = VP_PROFILE,           /* memory profiling, dummy run, compute-buffer reservation */
-	OOM_PHASE_KV_ALLOC = VP_KV_ALLOC,         /* sizing and allocating the KV cache */
-	OOM_PHASE_GRAPH_CAPTURE = VP_GRAPH_CAPTURE, /* capturing CUDA graphs */
-	OOM_PHASE_WARMUP = VP_WARMUP,             /* sampler warm-up, dummy requests */
-	OOM_PHASE_SERVING = VP_SERVING,           /* after the first request was served */
-	OOM_PHASE_TRAINING_STEP = VP_TRAINING_STEP,
-	OOM_PHASE_EVAL = VP_EVAL,
-	OOM_PHASE__COUNT = VP__COUNT
-};
-
 /* 1 for an engine of its own (not NONE, not PYTORCH: the libraries). */
 static inline int engine_kind_named(enum engine_kind k)
 { return k != ENGINE_NONE && k != ENGINE_PYTORCH && k < ENGINE__COUNT; }
@@ -118,7 +101,8 @@ int engine_fact_integer(enum engine_fact f);
 const char *engine_error_name(enum engine_error e);
 const char *engine_stat_series(enum engine_stat s);
 const char *engine_stat_unit(enum engine_stat s);
-/* "load_weights", "profile", ... "unknown" (the event data's "phase"). */
+/* "load_weights", "profile", ... "unknown" (the event data's "phase");
+ * enum oom_phase is lib/vocab.h's. "unknown" for a value out of range. */
 const char *oom_phase_name(enum oom_phase p);
 
 #endif

@@ -1,10 +1,14 @@
 /*
  * input.c -- buffered reading of artifacts, compressed ones and streams
- * included; see input.h. gzip is read with zlib (as it always was: a
- * stream cut short is told apart); xz, zstd and bzip2 with libarchive's
- * raw format and its filters.
+ * included; see input.h: opening and closing, and the bytes (the buffer
+ * and its refill, the content hash fed as they come). gzip is read with
+ * zlib (as it always was: a stream cut short is told apart); xz, zstd and
+ * bzip2 with libarchive's raw format and its filters. Lines are
+ * input_lines.c's, the hash of the whole input_hash.c's.
  */
 #include "lib/input.h"
+#include "lib/input_internal.h"
+#include "lib/archive_lazy.h"
 #include "lib/hash_async.h"
 #include "lib/strbuf.h"
 
@@ -18,18 +22,6 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <archive.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define INPUT_AVX2 1
-#endif
-
-static int getline_any(struct input *in, const char **line, size_t *len);
-#ifdef INPUT_AVX2
-static int getline_wide(struct input *in, const char **line, size_t *len);
-#endif
 
 static int init_common(struct input *in, const char *name)
 {
@@ -37,7 +29,7 @@ static int init_common(struct input *in, const char *name)
 	in->path = name;
 	in->fd = -1;
 	in->arc_fd = -1;
-	in->next_line = getline_any;
+	in->next_line = input_getline_any;
 	hash64_init(&in->hash);
 	in->buf = malloc(INPUT_BUFSZ);
 	return in->buf ? 0 : -1;
@@ -107,8 +99,11 @@ static int open_filtered(struct input *in, const char **why)
 	struct archive_entry *e;
 
 	*why = "out of memory";
-	if (!a)
+	if (!a) {
+		if (archive_lazy_why())
+			*why = archive_lazy_why();
 		return -1;
+	}
 	in->arc = a;
 	/* the filters linked in, named: _all would also run external
 	 * programs (lrzip, lzop...) on untrusted data */
@@ -298,10 +293,8 @@ static ssize_t source_read(struct input *in, unsigned char *dst, size_t n)
 	return r;
 }
 
-/* source_read, every byte that comes also fed to the content hash: on
- * the hash's own thread when later (the bytes stay in the buffer until
- * the next fill() waits for it) and the input is large, else here. */
-static ssize_t raw_read(struct input *in, unsigned char *dst, size_t n, int later)
+/* source_read(), every byte also fed to the hash (input_internal.h). */
+ssize_t input_raw_read(struct input *in, unsigned char *dst, size_t n, int later)
 {
 	ssize_t r = source_read(in, dst, n);
 
@@ -319,8 +312,8 @@ static ssize_t raw_read(struct input *in, unsigned char *dst, size_t n, int late
 	return r;
 }
 
-/* Top the buffer up; returns bytes added, 0 at EOF, -1 on error. */
-static ssize_t fill(struct input *in)
+/* Top the buffer up (input_internal.h). */
+ssize_t input_fill(struct input *in)
 {
 	ssize_t r;
 
@@ -335,7 +328,7 @@ static ssize_t fill(struct input *in)
 	}
 	if (in->end == INPUT_BUFSZ)
 		return 0;
-	r = raw_read(in, in->buf + in->end, INPUT_BUFSZ - in->end, 1);
+	r = input_raw_read(in, in->buf + in->end, INPUT_BUFSZ - in->end, 1);
 	if (r <= 0) {
 		in->eof = 1;
 		return r;
@@ -364,7 +357,7 @@ ssize_t input_read(struct input *in, void *dst, size_t n)
 			continue;
 		}
 		if (n - got >= INPUT_BUFSZ && !in->eof) {
-			ssize_t r = raw_read(in, d + got, n - got, 0);
+			ssize_t r = input_raw_read(in, d + got, n - got, 0);
 			if (r < 0)
 				return got ? (ssize_t)got : -1;
 			if (r == 0) {
@@ -375,7 +368,7 @@ ssize_t input_read(struct input *in, void *dst, size_t n)
 			in->offset += (uint64_t)r;
 			continue;
 		}
-		if (fill(in) <= 0) {
+		if (input_fill(in) <= 0) {
 			if (in->error && !got)
 				return -1;
 			break;
@@ -402,7 +395,7 @@ uint64_t input_skip(struct input *in, uint64_t n)
 	while (done < n) {
 		size_t avail = in->end - in->pos;
 		if (!avail) {
-			if (fill(in) <= 0)
+			if (input_fill(in) <= 0)
 				break;
 			continue;
 		}
@@ -415,353 +408,13 @@ uint64_t input_skip(struct input *in, uint64_t n)
 	return done;
 }
 
-/* Drop bytes up to and including the next newline (the tail of a cut line). */
-static void skip_rest_of_line(struct input *in)
-{
-	for (;;) {
-		unsigned char *p = memchr(in->buf + in->pos, '\n', in->end - in->pos);
-		if (p) {
-			size_t k = (size_t)(p - (in->buf + in->pos)) + 1;
-			in->pos += k;
-			in->offset += k;
-			return;
-		}
-		in->offset += in->end - in->pos;
-		in->pos = in->end;
-		if (fill(in) <= 0)
-			return;
-	}
-}
-
-#ifdef INPUT_AVX2
-/* The marks' look-up tables: in->mark_table for all of them, and
- * in->first_table for those of input_mark_bytes()'s bytes alone. 1 when
- * no two marks share their low four bits (then a byte b is a mark just
- * when mark_table[b & 15] == b), else 0. */
-static int mark_tables(struct input *in)
-{
-	int k, i;
-
-	for (i = 0; i < 16; i++)   /* low four bits other than i: never matched */
-		in->mark_table[i] = in->first_table[i] = i ? 0 : 1;
-	for (k = 0; k < 8; k++) {
-		if (k >= in->n_first && (k < 4 || k >= 4 + in->n_also))
-			continue;
-		i = in->marks[k] & 15;
-		if (in->mark_table[i] != (i ? 0 : 1) && in->mark_table[i] != in->marks[k])
-			return 0;
-		in->mark_table[i] = in->marks[k];
-		if (k < 4)
-			in->first_table[i] = in->marks[k];
-	}
-	return 1;
-}
-#endif
-
-/* Up to four bytes of s into in->marks[at..at + 4), the slots left over
- * filled with the first (the SSE2 loop compares with four); the count. */
-static int take_marks(struct input *in, int at, const char *s)
-{
-	int k, n;
-
-	for (n = 0; n < 4 && s[n]; n++)
-		in->marks[at + n] = (unsigned char)s[n];
-	for (k = n; k < 4; k++)
-		in->marks[at + k] = in->marks[at];
-	return n;
-}
-
-void input_mark_bytes(struct input *in, const char *bytes, const char *also)
-{
-	in->n_first = take_marks(in, 0, bytes);
-	in->n_also = take_marks(in, 4, also ? also : "");
-	in->n_marks = in->n_first + in->n_also;
-	in->mark_wide = 0;
-#ifdef INPUT_AVX2
-	in->mark_wide = in->n_marks && mark_tables(in) && __builtin_cpu_supports("avx2");
-	if (in->mark_wide)
-		in->next_line = getline_wide;
-#endif
-}
-
-/* The first newline in p[0..n), or NULL; *marked gets 1 when one of
- * input_mark_bytes()'s bytes comes before it (anywhere in p[0..n) when
- * there is none), 2 when one of its also bytes does. Without marks it is
- * memchr; with them, one pass finds both, sixteen bytes a step where
- * SSE2 is there. */
-static unsigned char *find_newline(const struct input *in, unsigned char *p, size_t n,
-				   int *marked)
-{
-	size_t i = 0;
-	int k;
-
-	if (!in->n_marks)
-		return memchr(p, '\n', n);
-#ifdef __SSE2__
-	{
-		const __m128i nl = _mm_set1_epi8('\n');
-		const __m128i m0 = _mm_set1_epi8((char)in->marks[0]);
-		const __m128i m1 = _mm_set1_epi8((char)in->marks[1]);
-		const __m128i m2 = _mm_set1_epi8((char)in->marks[2]);
-		const __m128i m3 = _mm_set1_epi8((char)in->marks[3]);
-		const __m128i m4 = _mm_set1_epi8((char)in->marks[4]);
-		const __m128i m5 = _mm_set1_epi8((char)in->marks[5]);
-		const __m128i m6 = _mm_set1_epi8((char)in->marks[6]);
-		const __m128i m7 = _mm_set1_epi8((char)in->marks[7]);
-		const int one = in->n_first > 0, two = in->n_also > 0;
-
-		for (; i + 16 <= n; i += 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-			unsigned at = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl));
-			unsigned first = 0, more = 0, before = ~0u;
-
-			if (one)
-				first = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-					_mm_or_si128(_mm_cmpeq_epi8(v, m0), _mm_cmpeq_epi8(v, m1)),
-					_mm_or_si128(_mm_cmpeq_epi8(v, m2), _mm_cmpeq_epi8(v, m3))));
-			if (two)
-				more = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-					_mm_or_si128(_mm_cmpeq_epi8(v, m4), _mm_cmpeq_epi8(v, m5)),
-					_mm_or_si128(_mm_cmpeq_epi8(v, m6), _mm_cmpeq_epi8(v, m7))));
-			if (at)   /* (at & -at) - 1: the bits before the first newline */
-				before = (at & (0u - at)) - 1;
-			*marked |= (first & before ? 1 : 0) | (more & before ? 2 : 0);
-			if (at)
-				return p + i + __builtin_ctz(at);
-		}
-	}
-#endif
-	for (; i < n; i++) {
-		if (p[i] == '\n')
-			return p + i;
-		for (k = 0; k < in->n_first; k++)
-			if (p[i] == in->marks[k])
-				*marked |= 1;
-		for (k = 0; k < in->n_also; k++)
-			if (p[i] == in->marks[4 + k])
-				*marked |= 2;
-	}
-	return NULL;
-}
-
-/* input_getline() in full: a cut line's rest skipped, the buffer
- * refilled, a line too long cut, the last line without a newline. */
-static int getline_any(struct input *in, const char **line, size_t *len)
-{
-	unsigned char *nl;
-	size_t scanned = 0;
-	int marked = 0;
-
-	if (in->line_cut)
-		skip_rest_of_line(in);
-	in->line_cut = 0;
-	in->line_marked = in->line_also = 1;   /* a cut line, the last one */
-	for (;;) {
-		nl = find_newline(in, in->buf + in->pos + scanned, in->end - in->pos - scanned,
-				  &marked);
-		if (nl)
-			break;
-		scanned = in->end - in->pos;
-		if (scanned >= INPUT_MAX_LINE) {
-			/* Too long: return the head now, skip the rest next call. */
-			*line = (const char *)in->buf + in->pos;
-			*len = INPUT_MAX_LINE;
-			in->line_offset = in->offset;
-			in->lineno++;
-			in->line_cut = 1;
-			in->pos += INPUT_MAX_LINE;
-			in->offset += INPUT_MAX_LINE;
-			return 1;
-		}
-		if (fill(in) <= 0) {
-			/* fill() may have moved the data to the buffer's start. */
-			if (in->end == in->pos)
-				return in->error ? -1 : 0;
-			/* Last line without a newline. */
-			*line = (const char *)in->buf + in->pos;
-			*len = in->end - in->pos;
-			in->line_offset = in->offset;
-			in->offset += *len;
-			in->pos = in->end;
-			in->lineno++;
-			goto strip;
-		}
-	}
-	*line = (const char *)in->buf + in->pos;
-	*len = (size_t)(nl - (in->buf + in->pos));
-	in->line_marked = marked & 1;
-	in->line_also = marked >> 1;
-	in->line_offset = in->offset;
-	in->offset += *len + 1;
-	in->pos += *len + 1;
-	in->lineno++;
-strip:
-	if (*len && (*line)[*len - 1] == '\r')
-		(*len)--;
-	return 1;
-}
-
-#ifdef INPUT_AVX2
-/* The bytes of v that are marks of table (lo: v's low four bits), a bit
- * each; getline_wide() looks up the first kind only where there are
- * marks. */
-__attribute__((target("avx2")))
-static inline unsigned marks_in(__m256i table, __m256i lo, __m256i v)
-{
-	return (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(table, lo), v));
-}
-
-/* input_getline() for the common case, with marks told by their table
- * (in->mark_wide): the next line lies whole in the buffer, its newline
- * found 32 bytes a step with AVX2 (the line's marks in the same pass).
- * Other cases (a cut line's rest to skip, no newline in the buffer's
- * whole 32-byte steps) go to getline_any(). */
-__attribute__((target("avx2")))
-static int getline_wide(struct input *in, const char **line, size_t *len)
-{
-	const __m256i nl = _mm256_set1_epi8('\n'), low = _mm256_set1_epi8(15);
-	const __m256i table = _mm256_broadcastsi128_si256(
-		_mm_loadu_si128((const __m128i *)(const void *)in->mark_table));
-	const __m256i first_table = _mm256_broadcastsi128_si256(
-		_mm_loadu_si128((const __m128i *)(const void *)in->first_table));
-	const unsigned char *p = in->buf + in->pos;
-	size_t n = in->end - in->pos, i, k;
-	unsigned seen_first = 0, seen_also = 0, at, mk, first, before;
-
-	if (in->line_cut)
-		return getline_any(in, line, len);
-	for (i = 0; i + 32 <= n; i += 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-		__m256i lo = _mm256_and_si256(v, low);
-		at = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl));
-		mk = marks_in(table, lo, v);
-		if (at) {
-			/* (at & -at) - 1: the bits before the first newline */
-			before = (at & (0u - at)) - 1;
-			first = mk & before ? marks_in(first_table, lo, v) : 0;
-			k = i + (size_t)__builtin_ctz(at);
-			in->line_marked = ((first & before) | seen_first) != 0;
-			in->line_also = ((mk & ~first & before) | seen_also) != 0;
-			in->line_offset = in->offset;
-			in->offset += k + 1;
-			in->pos += k + 1;
-			in->lineno++;
-			*line = (const char *)p;
-			*len = k && p[k - 1] == '\r' ? k - 1 : k;
-			return 1;
-		}
-		if (mk) {
-			first = marks_in(first_table, lo, v);
-			seen_first |= first;
-			seen_also |= mk & ~first;
-		}
-	}
-	return getline_any(in, line, len);
-}
-#endif
-
-int input_getline(struct input *in, const char **line, size_t *len)
-{
-	return in->next_line(in, line, len);
-}
-
-/* pread n bytes at off into buf, whole (short only at the end of the
- * file). The count, or -1 with in->error set. */
-static ssize_t pread_full(struct input *in, unsigned char *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-	ssize_t r;
-
-	while (got < n) {
-		r = pread(in->fd, buf + got, n - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			in->error = errno;
-			return -1;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
-/* The hash of a plain file read afresh from offset 0, or (sampled) of its
- * size and INPUT_HASH_SAMPLES blocks spread over it, the last one ending
- * at its end. */
-static int hash_file(struct input *in, int sampled, uint64_t *hash)
-{
-	const size_t block = 16u << 10;
-	unsigned char size_le[8];
-	struct hash64 h;
-	uint64_t off = 0;
-	ssize_t r;
-	int i;
-
-	hash64_init(&h);
-	if (sampled && in->size >= block) {
-		for (i = 0; i < 8; i++)
-			size_le[i] = (unsigned char)(in->size >> (8 * i));
-		hash64_update(&h, size_le, 8);
-		for (i = 0; i < INPUT_HASH_SAMPLES; i++) {
-			off = (in->size - block) / (INPUT_HASH_SAMPLES - 1) * (uint64_t)i;
-			if ((r = pread_full(in, in->buf, block, off)) < 0)
-				return -1;
-			hash64_update(&h, in->buf, (size_t)r);
-		}
-	} else {
-		while ((r = pread_full(in, in->buf, INPUT_BUFSZ, off)) > 0) {
-			hash64_update(&h, in->buf, (size_t)r);
-			off += (uint64_t)r;
-		}
-		if (r < 0)
-			return -1;
-	}
-	*hash = hash64_final(&h);
-	return 0;
-}
-
-int input_hash(struct input *in, enum input_hash_mode mode, uint64_t *hash, int *sampled)
-{
-	ssize_t r;
-
-	*sampled = 0;
-	if (in->ha)   /* every byte read so far in the hash, in->buf free */
-		hash_async_wait(in->ha);
-	if (in->error)
-		return -1;   /* some bytes could not be read: no hash of the whole */
-	if (!in->gz && !in->mem && !in->arc && in->fd >= 0) {
-		off_t at = lseek(in->fd, 0, SEEK_CUR);
-		uint64_t left = at >= 0 && (uint64_t)at < in->size ? in->size - (uint64_t)at : 0;
-		if (mode == INPUT_HASH_SAMPLED ||
-		    (mode == INPUT_HASH_AUTO && left > INPUT_HASH_READ_MAX)) {
-			*sampled = 1;
-			return hash_file(in, 1, hash);
-		}
-		if (in->hash_gap)
-			return hash_file(in, 0, hash);
-	}
-	/* The buffered bytes were hashed when they came: drop them and hash
-	 * what the parser left unread. */
-	in->pos = in->end = 0;
-	while (!in->eof) {
-		r = raw_read(in, in->buf, INPUT_BUFSZ, 0);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			in->eof = 1;
-	}
-	*hash = hash64_final(&in->hash);
-	return 0;
-}
 
 const unsigned char *input_peek(struct input *in, size_t want, size_t *n)
 {
 	if (want > INPUT_BUFSZ)
 		want = INPUT_BUFSZ;
 	while (in->end - in->pos < want && !in->eof)
-		if (fill(in) <= 0)
+		if (input_fill(in) <= 0)
 			break;
 	*n = in->end - in->pos;
 	return in->buf + in->pos;
@@ -771,15 +424,4 @@ const unsigned char *input_unread(const struct input *in, size_t *n)
 {
 	*n = in->end - in->pos;
 	return in->buf + in->pos;
-}
-
-void input_consume_lines(struct input *in, size_t n, uint64_t lines, size_t last_start)
-{
-	if (!lines)
-		return;
-	in->line_offset = in->offset + last_start;
-	in->line_marked = in->line_also = 0;
-	in->pos += n;
-	in->offset += n;
-	in->lineno += lines;
 }

@@ -226,6 +226,8 @@
 	X(VC_ENGINE_BUDGET, "engine_budget", NULL, NULL, "the engine's start-up budget does not fit the card") \
 	X(VC_PREFILL_TOKENS, "prefill_tokens", NULL, NULL, "the prefill batch does not fit") \
 	X(VC_KV_POOL, "kv_pool", NULL, NULL, "the KV cache pool ran out") \
+	X(VC_MPS_WATERMARK, "mps_watermark", NULL, NULL, "PyTorch's MPS allocator reached its high-watermark cap (a Mac)") \
+	X(VC_KV_RETRACT, "kv_retract", NULL, NULL, "the engine retracted (preempted) requests: its KV cache pool ran full") \
 	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \
 	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says") \
@@ -241,17 +243,24 @@
 	X(VK_INCONCLUSIVE, "inconclusive", NULL, NULL, "an OOM, but no rule found enough evidence; the missing evidence named") \
 	X(VK_READING, "reading", NULL, NULL, "a finding that says what an artifact states and names no cause; never a verdict")
 
-/* ---- OOM phases (oom.phase) ---- */
+/* ---- OOM phases (oom.phase) ----
+ * The phase of a program's life an OOM happened in (docs/schema.md
+ * "phase"): before any request was served (load_weights .. warmup) a
+ * configuration that does not fit; serving, training_step and eval are
+ * judged by their history. profile covers memory profiling, a dummy run
+ * and a compute-buffer reservation; warmup the sampler's warm-up and dummy
+ * requests; serving begins with the first request served. enum oom_phase
+ * below; its names are oom_phase_name()'s (lib/engine_vocab.h). */
 #define VOCAB_PHASES(X) \
-	X(VP_UNKNOWN, "unknown", NULL, NULL, "the evidence does not say") \
-	X(VP_LOAD_WEIGHTS, "load_weights", NULL, NULL, "loading the model's weights") \
-	X(VP_PROFILE, "profile", NULL, NULL, "the engine's profile run of the activations") \
-	X(VP_KV_ALLOC, "kv_alloc", NULL, NULL, "allocating the KV cache") \
-	X(VP_GRAPH_CAPTURE, "graph_capture", NULL, NULL, "capturing CUDA graphs") \
-	X(VP_WARMUP, "warmup", NULL, NULL, "warming up before the first request") \
-	X(VP_SERVING, "serving", NULL, NULL, "serving requests") \
-	X(VP_TRAINING_STEP, "training_step", NULL, NULL, "a training step (forward, backward, optimizer)") \
-	X(VP_EVAL, "eval", NULL, NULL, "evaluation or inference outside a server")
+	X(OOM_PHASE_UNKNOWN, "unknown", NULL, NULL, "the evidence does not say") \
+	X(OOM_PHASE_LOAD_WEIGHTS, "load_weights", NULL, NULL, "loading the model's weights") \
+	X(OOM_PHASE_PROFILE, "profile", NULL, NULL, "the engine's profile run of the activations") \
+	X(OOM_PHASE_KV_ALLOC, "kv_alloc", NULL, NULL, "allocating the KV cache") \
+	X(OOM_PHASE_GRAPH_CAPTURE, "graph_capture", NULL, NULL, "capturing CUDA graphs") \
+	X(OOM_PHASE_WARMUP, "warmup", NULL, NULL, "warming up before the first request") \
+	X(OOM_PHASE_SERVING, "serving", NULL, NULL, "serving requests") \
+	X(OOM_PHASE_TRAINING_STEP, "training_step", NULL, NULL, "a training step (forward, backward, optimizer)") \
+	X(OOM_PHASE_EVAL, "eval", NULL, NULL, "evaluation or inference outside a server")
 
 /* ---- training stacks (a memory failure's event data "stack"): the
  * framework whose frames or lines surround it, which decides the names
@@ -296,7 +305,7 @@ enum vocab_series { VOCAB_SERIES(VOCAB_ENUM) VS__COUNT };
 enum vocab_meta { VOCAB_META_KEYS(VOCAB_ENUM) VM__COUNT };
 enum vocab_cause { VOCAB_CAUSES(VOCAB_ENUM) VC__COUNT };
 enum vocab_class { VOCAB_CLASSES(VOCAB_ENUM) VK__COUNT };
-enum vocab_phase { VOCAB_PHASES(VOCAB_ENUM) VP__COUNT };
+enum oom_phase { VOCAB_PHASES(VOCAB_ENUM) OOM_PHASE__COUNT };
 enum vocab_stack { VOCAB_STACKS(VOCAB_ENUM) VST__COUNT };
 enum vocab_measure { VOCAB_MEASURES(VOCAB_ENUM) VMS__COUNT };
 enum vocab_oom_kind { VOCAB_OOM_KINDS(VOCAB_ENUM) VO__COUNT };
@@ -319,7 +328,7 @@ extern const struct vocab_entry vocab_series_names[VS__COUNT];
 extern const struct vocab_entry vocab_meta_keys[VM__COUNT];
 extern const struct vocab_entry vocab_causes[VC__COUNT];
 extern const struct vocab_entry vocab_classes[VK__COUNT];
-extern const struct vocab_entry vocab_phases[VP__COUNT];
+extern const struct vocab_entry vocab_phases[OOM_PHASE__COUNT];
 extern const struct vocab_entry vocab_stacks[VST__COUNT];
 extern const struct vocab_entry vocab_measures[VMS__COUNT];
 extern const struct vocab_entry vocab_oom_kinds[VO__COUNT];
@@ -332,7 +341,7 @@ static inline const char *vocab_series_unit(enum vocab_series s) { return vocab_
 static inline const char *vocab_meta_key(enum vocab_meta m) { return vocab_meta_keys[m].name; }
 static inline const char *vocab_cause(enum vocab_cause c) { return vocab_causes[c].name; }
 static inline const char *vocab_class(enum vocab_class k) { return vocab_classes[k].name; }
-static inline const char *vocab_phase(enum vocab_phase p) { return vocab_phases[p].name; }
+static inline const char *vocab_phase(enum oom_phase p) { return vocab_phases[p].name; }
 static inline const char *vocab_stack(enum vocab_stack t) { return vocab_stacks[t].name; }
 static inline const char *vocab_measure(enum vocab_measure m) { return vocab_measures[m].name; }
 static inline const char *vocab_oom_kind(enum vocab_oom_kind k) { return vocab_oom_kinds[k].name; }

@@ -20,6 +20,7 @@
 #include "reports/html_util.h"
 #include "analyzer/store/query.h"
 #include "lib/common.h"
+#include "lib/xid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,35 +29,6 @@
 #define ANSWER_FIGURES 3
 #define ANSWER_FAILURES 6
 #define ANSWER_DAMAGED 4
-
-/* NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors, "Resolution
- * Bucket (Immediate Action)"), for the Xids seen around OOMs and GPU
- * failures: what it means and what it takes to recover. */
-static const struct { int xid; const char *meaning, *action; } xid_actions[] = {
-	{ 8, "the GPU stopped processing", "restart the application" },
-	{ 13, "a graphics engine exception (often an out-of-range access in a kernel)",
-	  "restart the application; repeated, check the application's kernels" },
-	{ 31, "a GPU memory page fault (an illegal address in a kernel or the driver)",
-	  "restart the application; repeated on one card, contact support" },
-	{ 32, "a corrupted push buffer stream", "reset the GPU" },
-	{ 38, "a driver firmware error", "reset the GPU" },
-	{ 43, "the GPU stopped processing a channel", "restart the application" },
-	{ 45, "the driver cleaned up after an earlier error", "none of its own: act on the Xid before it" },
-	{ 48, "a double-bit ECC error", "reset the GPU" },
-	{ 61, "an internal micro-controller breakpoint", "reset the GPU" },
-	{ 62, "an internal micro-controller halt", "reset the GPU" },
-	{ 63, "a row remapping was recorded", "reset the GPU to activate the remapping" },
-	{ 64, "a row remapping failed", "reset the GPU; repeated, contact support" },
-	{ 74, "an NVLink error", "reset the GPU" },
-	{ 79, "the GPU has fallen off the bus", "reboot the node; repeated, check the hardware" },
-	{ 92, "a high single-bit ECC error rate", "none at once; watch the card" },
-	{ 94, "a contained ECC error", "restart the application; reset the GPU to remap" },
-	{ 95, "an uncontained ECC error", "reset the GPU" },
-	{ 109, "a context switch timeout", "restart the application" },
-	{ 119, "a GSP RPC timeout", "reset the GPU" },
-	{ 120, "a GSP error", "reset the GPU" },
-	{ 154, "the driver changed the GPU's recovery action", "the action the line names" },
-};
 
 /* The failures besides the OOM (failures() below): Xid errors, crashes,
  * CUDA exceptions, NCCL and cuBLAS failures, engine deaths. */
@@ -345,17 +317,6 @@ static json_t *try_first(struct report_ctx *c)
 	return o;
 }
 
-/* An Xid's meaning and action, or NULL when the catalogue here lacks it. */
-static int xid_index(int64_t x)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(xid_actions) / sizeof(xid_actions[0]); i++)
-		if (xid_actions[i].xid == x)
-			return (int)i;
-	return -1;
-}
-
 /* The failures besides the OOM: Xid errors, crashes, CUDA exceptions,
  * NCCL and cuBLAS failures, engine deaths; each {kind, what, action,
  * source}, in time order, at most ANSWER_FAILURES, and their count. */
@@ -379,15 +340,16 @@ static json_t *failures(struct report_ctx *c, int64_t *total)
 		if (!strcmp(kind, "gpu_xid")) {
 			int64_t x = jv_int_or_null(d, "xid");
 			const char *rec = json_string_value(json_object_get(d, "recovery_action"));
-			int i = x == OL_NULL ? -1 : xid_index(x);
+			const struct xid_info *xi = x == OL_NULL ? NULL : xid_info(x);
+			if (xi && !xi->meaning)    /* named, no advice of oomlens' */
+				xi = NULL;
 			if (x == OL_NULL)
 				strbuf_addstr(&act, "the card is gone: reboot the node; repeated,"
 						    " check the hardware");
-			else if (i >= 0 && x == 154 && rec)
-				strbuf_addf(&act, "%s: %s", xid_actions[i].meaning, rec);
-			else if (i >= 0)
-				strbuf_addf(&act, "%s: %s", xid_actions[i].meaning,
-					    xid_actions[i].action);
+			else if (xi && x == 154 && rec)
+				strbuf_addf(&act, "%s: %s", xi->meaning, rec);
+			else if (xi)
+				strbuf_addf(&act, "%s: %s", xi->meaning, xi->action);
 			else
 				strbuf_addstr(&act, "not in oomlens' table: see NVIDIA's Xid"
 						    " catalogue (docs.nvidia.com/deploy/xid-errors)");
@@ -436,6 +398,23 @@ static json_t *damaged(struct report_ctx *c)
 	return a ? a : json_array();
 }
 
+/* No OOM, but the engine handled memory pressure of its own (SGLang's
+ * retractions, analyzer/rules/retract.c): its finding's title as the
+ * answer's warning, its advice as the fix. */
+static void warning(struct report_ctx *c, json_t *o)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT title, advice FROM finding WHERE cause ="
+				     " 'kv_retract' ORDER BY score DESC, id LIMIT 1");
+
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		if (col(st, 0))
+			json_object_set_new(o, "warning", json_string(col(st, 0)));
+		if (col(st, 1) && *col(st, 1))
+			json_object_set_new(o, "fix", json_string(col(st, 1)));
+	}
+	sqlite3_finalize(st);
+}
+
 json_t *load_answer(struct report_ctx *c)
 {
 	const struct report_summary *s = &c->sum;
@@ -456,6 +435,8 @@ json_t *load_answer(struct report_ctx *c)
 								     : json_null());
 	if (cls && strcmp(cls, "no_oom") && strcmp(cls, "inconclusive"))
 		primary(c, o, cls);
+	else if (cls && !strcmp(cls, "no_oom"))
+		warning(c, o);
 	if (!json_object_get(o, "evidence"))
 		json_object_set_new(o, "evidence", json_array());
 	json_object_set_new(o, "try_first", cls && strcmp(cls, "no_oom") ? try_first(c) : NULL);
@@ -504,6 +485,11 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 	item_open(sb, m, "What happened:");
 	put(sb, m, json_string_value(json_object_get(a, "what")));
 	strbuf_addstr(sb, m->close);
+	if ((x = json_object_get(a, "warning")) && json_is_string(x)) {
+		item_open(sb, m, "Warning:");
+		put(sb, m, json_string_value(x));
+		strbuf_addstr(sb, m->close);
+	}
 	if (json_array_size(ev)) {
 		item_open(sb, m, "Evidence:");
 		json_array_foreach(ev, i, f) {

@@ -76,6 +76,7 @@ struct bucket {
 struct cseries {
 	int64_t id;
 	char name[64];
+	char words[96];               /* the name for people (series_label) */
 	struct strbuf entity;         /* raw, escaped on output */
 	enum panel panel;
 	const char *color, *dash, *label;

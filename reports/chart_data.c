@@ -205,14 +205,15 @@ static void add_series(struct chart *ch, const struct cand *cd, int pass, enum p
 		(*used_colors)++;
 	}
 	cs->dash = pass == 0 ? known[ki].dash : NULL;
-	cs->label = pass == 0 ? known[ki].label : cs->name;
+	cs->label = pass == 0 ? known[ki].label : series_label(cs->name, NULL, cs->words,
+								      sizeof(cs->words));
 	ch->ns++;
 	ch->present[p] = 1;
 }
 
 /* Pick the series to draw: the known ones first (in table order), then
  * other byte series, at most chart_panels[].max_series per panel, only
- * series with a sample on the axis' clock (an index seek each on UTC). */
+ * series with a sample on the axis' clock (a series' blocks each). */
 static void pick_series(struct report_ctx *c, struct chart *ch)
 {
 	sqlite3_stmt *ex = t_prepare(c, ch, "SELECT 1 FROM sample WHERE series_id = ?"
@@ -322,7 +323,7 @@ static int64_t clamp_time(const struct chart *ch, int64_t t)
 	return t < lo ? lo : t > TIME_MAX ? TIME_MAX : t;
 }
 
-/* Each drawn series' first and last time on UTC (an index seek each);
+/* Each drawn series' first and last time on UTC (its blocks each);
  * the range t0..t1 widened to cover them. */
 static void series_span(struct report_ctx *c, struct chart *ch, int64_t *t0, int64_t *t1)
 {
@@ -542,7 +543,7 @@ static void count_markers(struct report_ctx *c, struct chart *ch)
 }
 
 /* Each drawn series' highest sample of unknown time on the axis' clock
- * (an index seek on UTC), so that the legend's peak is the highest of all
+ * (its blocks), so that the legend's peak is the highest of all
  * its samples, as the header's is. */
 static void series_peaks(struct report_ctx *c, struct chart *ch)
 {

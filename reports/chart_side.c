@@ -97,8 +97,7 @@ void chart_load_capacities(struct report_ctx *c, struct chart *ch)
 }
 
 /* The series with samples of no time on the axis' clock: the first
- * MAX_UNTIMED by name, and how many there are (an index seek per series on
- * UTC). */
+ * MAX_UNTIMED by name, and how many there are (a series' blocks each). */
 void chart_load_untimed(struct report_ctx *c, struct chart *ch)
 {
 	struct strbuf q = STRBUF_INIT;

@@ -424,11 +424,13 @@ static void header(struct strbuf *sb, const struct report_summary *s, const json
 	strbuf_addstr(sb, "</header>\n");
 }
 
-/* The page: head and style, header, each HTML section of the table in
- * its <section>, footer; written at once, complete or not at all. */
+/* The page: head and style, header, the memory budget's note when the
+ * report is partial, each HTML section of the table in its <section>,
+ * footer; written at once, complete or not at all. */
 int report_html_write(struct report_ctx *c, FILE *out)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, note = STRBUF_INIT;
+	size_t at;
 	int i, r;
 
 	strbuf_addf(&sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
@@ -440,6 +442,7 @@ int report_html_write(struct report_ctx *c, FILE *out)
 		    summary_is_profile(&c->sum) ? "Memory profile: no OOM recorded"
 						: "OOM incident report", report_html_css);
 	header(&sb, &c->sum, report_model(c, "answer"));
+	at = sb.len;
 	for (i = 0; report_sections[i].id; i++) {
 		const struct section *s = &report_sections[i];
 		if (!s->html)
@@ -452,8 +455,13 @@ int report_html_write(struct report_ctx *c, FILE *out)
 		    " report is in the incident database (<code>sqlite3 incident.db</code>).</footer>\n"
 		    "</body></html>\n", OOMLENS_VERSION,
 		    (long long)json_integer_value(report_model(c, "schema")));
-	r = !strbuf_failed(&sb) && !report_summary_failed(&c->sum) &&
-	    fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : -1;
+	/* the budget's note under the header, once every section is read */
+	report_cut_note(&note, c, 1);
+	r = !strbuf_failed(&sb) && !strbuf_failed(&note) && !report_summary_failed(&c->sum) &&
+	    fwrite(sb.buf, 1, at, out) == at &&
+	    fwrite(note.buf, 1, note.len, out) == note.len &&
+	    fwrite(sb.buf + at, 1, sb.len - at, out) == sb.len - at ? 0 : -1;
 	strbuf_release(&sb);
+	strbuf_release(&note);
 	return r;
 }

@@ -10,6 +10,7 @@
  * underscores made spaces, so no raw name reaches a reader.
  */
 #include "reports/summary.h"
+#include "lib/series_words.h"
 
 #include <string.h>
 
@@ -88,16 +89,29 @@ static const char *const labels[][2] = {
 	{ "startup_peak_bytes", "start-up peak" },
 	{ "torch_peak_bytes", "PyTorch's peak" },
 	{ "live_bytes", "live" },
+	{ "retracted_requests", "requests retracted" },
+	{ "mps_allocated_bytes", "MPS allocated (live tensors)" },
+	{ "mps_other_allocations_bytes", "MPS other allocations" },
+	{ "mps_max_allowed_bytes", "MPS max allowed (the cap)" },
+	{ "mps_recommended_working_set_bytes", "recommended working set (at ratio 1.7)" },
+	{ "retract_events", "retractions" },
+	{ "new_token_ratio_set", "new_token_ratio it set (admits fewer)" },
 	{ "try_knobs", "knobs to try first (not a finding)" },
 };
 
 /* Keys that are machinery for the critic and the what-if, never shown. */
-static const char *const hidden[] = { "advice_value", "advice_knob", "stack_id", NULL };
+static const char *const hidden[] = { "advice_value", "advice_knob", "stack_id",
+				      "process_unseen", NULL };
 
 static const char *const suffixes[] = {
 	"_mb_per_hour", "_bytes", "_ns", "_seconds", "_s", "_ratio", "_percent",
 	"_fraction", NULL
 };
+
+const char *series_label(const char *name, const char *entity, char *buf, size_t n)
+{
+	return series_words(name, entity, buf, n);
+}
 
 int figure_hidden(const char *key)
 {

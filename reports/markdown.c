@@ -204,18 +204,32 @@ static void md_head(struct strbuf *sb, const struct report_summary *s, const jso
 	strbuf_addstr(sb, "\n");
 }
 
-/* The head, then each Markdown section of the table, then a footer. */
+/* The head, the memory budget's note when the report is partial, then
+ * each Markdown section of the table, then a footer. */
 int report_md_build(struct report_ctx *c, struct strbuf *sb)
 {
 	int i;
 
+	struct strbuf note = STRBUF_INIT;
+	size_t at;
+
 	md_head(sb, &c->sum, report_model(c, "answer"));
+	at = sb->len;
 	for (i = 0; report_sections[i].id; i++)
 		if (report_sections[i].md)
 			report_sections[i].md(sb, c, report_model(c, report_sections[i].id));
 	strbuf_addf(sb, "_oomlens %s: the full HTML report and the incident database hold the"
 		    " timeline and every row behind these figures._\n", OOMLENS_VERSION);
-	return strbuf_failed(sb) ? -1 : 0;
+	/* the budget's note under the head, once every section is read */
+	report_cut_note(&note, c, 0);
+	if (note.len && strbuf_grow(sb, note.len) == 0) {
+		memmove(sb->buf + at + note.len, sb->buf + at, sb->len - at + 1);
+		memcpy(sb->buf + at, note.buf, note.len);
+		sb->len += note.len;
+	}
+	i = strbuf_failed(sb) || strbuf_failed(&note) ? -1 : 0;
+	strbuf_release(&note);
+	return i;
 }
 
 int report_md_write(struct report_ctx *c, FILE *out)

@@ -270,6 +270,7 @@ static void card_strip(struct report_ctx *c, struct report_summary *s)
 	s->card_nonpt = figure(f, "non_pytorch_bytes");
 	s->card_others = figure(f, "other_processes_bytes");
 	s->card_listed = isfinite(s->card_others);
+	s->card_unseen = figure(f, "process_unseen") == 1;
 	s->card_outside = figure(f, "outside_bytes");
 	s->card_free = figure(f, "free_bytes");
 	json_decref(f);
@@ -292,6 +293,11 @@ int summary_card_slices(const struct report_summary *s, struct bar_seg *g)
 					   s->card_nonpt, NULL };
 	if (s->card_listed && s->card_others > 0)
 		g[n++] = (struct bar_seg){ "other_processes", "other processes", s->card_others, NULL };
+	else if (!isfinite(s->card_nonpt) && isfinite(s->card_outside) && s->card_outside > 0 &&
+		 s->card_unseen)
+		g[n++] = (struct bar_seg){ "other_processes", "outside PyTorch's reserve, not"
+					   " attributable (the driver saw 0 bytes for this process: NVML"
+					   " does not see it, as in a container)", s->card_outside, NULL };
 	else if (!isfinite(s->card_nonpt) && isfinite(s->card_outside) && s->card_outside > 0)
 		g[n++] = (struct bar_seg){ "other_processes", "outside PyTorch's reserve (another"
 					   " process, or this one's CUDA context)", s->card_outside, NULL };

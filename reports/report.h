@@ -20,9 +20,10 @@ enum report_format { REPORT_HTML, REPORT_MD, REPORT_JSON, REPORT_TEXT };
 int report_format_parse(const char *s, enum report_format *f);
 /* Write the report of db to out. Returns 0, or -1 when no complete report
  * could be written; err says why. On 0, err may still say which query
- * failed (the report was written without what it would have shown): the
- * caller decides whether to tell. Nothing is printed; err must not be
- * NULL. */
+ * failed (the report was written without what it would have shown), or
+ * that the run's memory budget left rows out (the report is partial and
+ * says so itself): the caller decides whether to tell. Nothing is
+ * printed; err must not be NULL. */
 int report_write(sqlite3 *db, enum report_format f, FILE *out, struct strbuf *err);
 
 /* Compare two databases' latest snapshots by holder (grown, shrunk, new,

@@ -46,6 +46,7 @@ struct report_ctx {
 	unsigned char loaded[REPORT_MODELS];
 	struct strbuf qerr;               /* SQLite's message for the first failed query */
 	int chart_on_boot;                /* the chart was drawn on the boot clock (chart_svg.c) */
+	uint64_t cut[REPORT_MODELS];      /* rows each model left out: the memory budget */
 };
 
 /* Reads the section's model (NULL: JSON null / nothing to show). */
@@ -82,6 +83,19 @@ const json_t *report_model(struct report_ctx *c, const char *id);
 /* Forget a model that no later section needs (the JSON report writes one
  * section at a time, and frees each as it goes). */
 void report_model_drop(struct report_ctx *c, const char *id);
+/* partial.c: what the run's memory budget left out of this report. The
+ * rows each section's loader could not keep (q_rows_cut), in all; 0 when
+ * the report is whole. */
+uint64_t report_cut_total(const struct report_ctx *c);
+/* The JSON key "partial": null when whole, else {note, budget_bytes,
+ * rows_left_out, sections: {id: rows}}. */
+section_load_fn load_partial;
+/* The note people read, for HTML (html != 0) or Markdown, appended to sb
+ * when the report is partial: which sections lack how many rows, and the
+ * option that raises the budget. Nothing when whole. */
+void report_cut_note(struct strbuf *sb, const struct report_ctx *c, int html);
+/* The same in one line for stderr, appended to sb; nothing when whole. */
+void report_cut_say(struct strbuf *sb, const struct report_ctx *c);
 /* The HTML anchor of section s. */
 const char *section_anchor(const struct section *s);
 
@@ -163,6 +177,7 @@ section_draw_fn html_events, md_events;
 section_load_fn load_oom_tasks;                        /* oom_tasks.c */
 section_stream_fn stream_oom_tasks;
 section_stream_fn stream_gpu_cores;                     /* json.c */
+section_stream_fn stream_series;                        /* series.c */
 section_stream_fn stream_artifacts;                     /* artifacts.c */
 section_draw_fn html_oom_tasks;
 section_load_fn load_engines;                          /* engines.c */

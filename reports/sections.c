@@ -55,7 +55,7 @@ const struct section report_sections[] = {
 	  html_unknowns, md_unknowns, NULL },
 	{ "gpu_cores", NULL, NULL, NULL, 1, load_gpu_cores, NULL, NULL, stream_gpu_cores },
 	{ "host_cores", NULL, NULL, NULL, 1, load_host_cores, NULL, NULL, NULL },
-	{ "series", NULL, NULL, NULL, 1, load_series, NULL, NULL, NULL },
+	{ "series", NULL, NULL, NULL, 1, load_series, NULL, NULL, stream_series },
 	{ "anchors", NULL, NULL, NULL, 1, load_anchors, NULL, NULL, NULL },
 	{ "snapshots", NULL, NULL, NULL, 1, load_snapshots, NULL, NULL, NULL },
 	/* what the diagnostic tools named as holders (memray, the profiler) */
@@ -64,6 +64,8 @@ const struct section report_sections[] = {
 	 * the schema's tables */
 	{ "event_counts", NULL, NULL, NULL, 0, load_event_counts, NULL, NULL, NULL },
 	{ "tables", NULL, NULL, NULL, 0, load_tables, NULL, NULL, NULL },
+	/* what the memory budget left out (partial.c): last, all else loaded */
+	{ "partial", NULL, NULL, NULL, 1, load_partial, NULL, NULL, NULL },
 	{ NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL }
 };
 
@@ -118,8 +120,10 @@ const json_t *report_model(struct report_ctx *c, const char *id)
 	int i = section_index(id);
 
 	if (!c->loaded[i] && report_sections[i].load) {
+		uint64_t cut = q_rows_cut();
 		c->loaded[i] = 1;
 		c->model[i] = report_sections[i].load(c);
+		c->cut[i] += q_rows_cut() - cut;
 	}
 	return c->model[i];
 }

@@ -1,18 +1,21 @@
 /*
  * series.c -- the JSON report's "series": one row per time series with
- * its size, value range, last value, time span and clock (docs/json.md).
+ * its size, value range, last value, time span and clock (docs/json.md),
+ * written row by row (stream_series: only the sums are held, drawn from
+ * the run's memory budget) or as a model (load_series, report_json()).
  *
  * The figures come from one pass over the sample table in its stored
- * order, summed per series here, instead of SQLite's GROUP BY over the
- * (series_id, time_ns) index, which fetches every sample's row from the
- * table a second time (hundreds of thousands of look-ups for a kernel log
- * or a serving engine's metrics). Each series' row is then made by SQLite
+ * order (the blocks of each series in turn, analyzer/store/samples.h),
+ * summed per series here, instead of SQLite's GROUP BY, which sorts every
+ * sample (hundreds of thousands for a kernel log or a serving engine's
+ * metrics). Each series' row is then made by SQLite
  * from those figures, so that its columns, types and keys are those of
  * the one query it replaces (SERIES_SQL, still used where this pass
  * cannot be sure to give the same values).
  */
 #include "reports/section.h"
 #include "analyzer/store/query.h"
+#include "lib/budget.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -158,11 +161,10 @@ static int sum_samples(struct report_ctx *c, struct series_sum *s, size_t n)
 	return r;
 }
 
-/* The row of series sum s, appended to rows: 0 or -1. */
-static int series_row(sqlite3_stmt *st, const struct series_sum *s, json_t *rows)
+/* Bind the figures of series sum s to SERIES_ROW_SQL's statement st and
+ * step it: 1 (st holds the series' row; reset it after), or 0. */
+static int series_bind(sqlite3_stmt *st, const struct series_sum *s)
 {
-	int r = -1;
-
 	sqlite3_bind_int64(st, 1, s->id);
 	sqlite3_bind_int64(st, 2, s->points);
 	if (s->points) {
@@ -185,59 +187,144 @@ static int series_row(sqlite3_stmt *st, const struct series_sum *s, json_t *rows
 	}
 	sqlite3_bind_int64(st, 8, s->timed);
 	sqlite3_bind_int64(st, 9, s->booted);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		r = json_array_append_new(rows, q_row(st));
-	sqlite3_reset(st);
-	return r;
+	return sqlite3_step(st) == SQLITE_ROW;
 }
 
-/* The rows from the sums, in SERIES_SQL's order (name, entity: unique),
- * or NULL when the one query must make them. */
-static json_t *series_fast(struct report_ctx *c)
+/* Every series' sum, in u: s sorted by id, order the ids in SERIES_SQL's
+ * order (name, entity: unique), their memory drawn from the run's budget
+ * (drawn). */
+struct sums {
+	struct series_sum *s;
+	int64_t *order;
+	size_t n;
+	uint64_t drawn;
+};
+
+static void sums_release(struct sums *u)
+{
+	free(u->s);
+	free(u->order);
+	ol_budget_give(u->drawn);
+	memset(u, 0, sizeof(*u));
+}
+
+/* Read every series' sum into u (release it in every case). 0, or -1 when
+ * the one query must make the rows (also when the sums would not fit the
+ * memory budget). */
+static int sums_load(struct report_ctx *c, struct sums *u)
 {
 	sqlite3_stmt *ids = r_prepare(c, "SELECT id FROM series ORDER BY name, entity");
-	sqlite3_stmt *row = r_prepare(c, SERIES_ROW_SQL);
-	struct series_sum *s = NULL, *p;
-	size_t n = 0, cap = 0, i;
-	int64_t *order = NULL;
-	json_t *rows = NULL;
-	int ok = ids && row;
+	size_t cap = 0;
+	int ok = ids != NULL;
 
+	memset(u, 0, sizeof(*u));
 	while (ok && sqlite3_step(ids) == SQLITE_ROW) {
-		if (n == cap) {
+		if (u->n == cap) {
 			void *ns, *no;
+			size_t more = (cap ? cap : 64) * (sizeof(*u->s) + sizeof(*u->order));
+			/* drawn from the budget; past it, the one query */
+			if (ol_budget_low() || ol_budget_take(more) < 0) {
+				ok = 0;
+				break;
+			}
+			u->drawn += more;
 			cap = cap ? 2 * cap : 64;
-			ns = realloc(s, cap * sizeof(*s));
-			no = ns ? realloc(order, cap * sizeof(*order)) : NULL;
+			ns = realloc(u->s, cap * sizeof(*u->s));
+			no = ns ? realloc(u->order, cap * sizeof(*u->order)) : NULL;
 			if (ns)
-				s = ns;
+				u->s = ns;
 			if (no)
-				order = no;
+				u->order = no;
 			if (!ns || !no) {
 				ok = 0;
 				break;
 			}
 		}
-		memset(&s[n], 0, sizeof(s[n]));
-		s[n].id = order[n] = sqlite3_column_int64(ids, 0);
-		n++;
+		memset(&u->s[u->n], 0, sizeof(u->s[u->n]));
+		u->s[u->n].id = u->order[u->n] = sqlite3_column_int64(ids, 0);
+		u->n++;
 	}
-	if (ok && n) {                  /* no series: no rows, no samples to read */
-		qsort(s, n, sizeof(*s), by_id);
-		ok = sum_samples(c, s, n) == 0;
+	sqlite3_finalize(ids);
+	if (ok && u->n) {               /* no series: no rows, no samples to read */
+		qsort(u->s, u->n, sizeof(*u->s), by_id);
+		ok = sum_samples(c, u->s, u->n) == 0;
 	}
+	return ok ? 0 : -1;
+}
+
+/* The rows from the sums, in SERIES_SQL's order, or NULL when the one
+ * query must make them. Rows past the budget are counted, not kept. */
+static json_t *series_fast(struct report_ctx *c)
+{
+	sqlite3_stmt *row = r_prepare(c, SERIES_ROW_SQL);
+	struct series_sum *p;
+	struct sums u;
+	json_t *rows = NULL;
+	size_t i;
+	int ok = sums_load(c, &u) == 0 && row;
+
 	ok = ok && (rows = json_array()) != NULL;
-	for (i = 0; ok && i < n; i++)
-		ok = (p = find(s, n, order[i])) && series_row(row, p, rows) == 0;
+	for (i = 0; ok && i < u.n; i++) {
+		if (ol_budget_low()) {  /* the rest are counted, not kept */
+			q_rows_cut_add(u.n - i);
+			break;
+		}
+		ok = (p = find(u.s, u.n, u.order[i])) && series_bind(row, p) &&
+		     json_array_append_new(rows, q_row(row)) == 0;
+		sqlite3_reset(row);
+	}
 	if (!ok) {
 		json_decref(rows);
 		rows = NULL;
 	}
-	sqlite3_finalize(ids);
 	sqlite3_finalize(row);
-	free(s);
-	free(order);
+	sums_release(&u);
 	return rows;
+}
+
+/* The series written row by row (the rows of load_series, as its model
+ * would be dumped): from the sums, or SERIES_SQL's rows when they cannot
+ * be made; nothing held but the sums. 0, or -1 when a query or a write
+ * failed. */
+int stream_series(struct report_ctx *c, FILE *out)
+{
+	struct sums u;
+	int fast = sums_load(c, &u) == 0;
+	sqlite3_stmt *st = r_prepare(c, fast ? SERIES_ROW_SQL : SERIES_SQL);
+	struct q_jw_cols cols;
+	struct q_jw w;
+	struct series_sum *p;
+	size_t i, n = 0;
+	int have = st && q_jw_cols_init(&cols, st, NULL, NULL) == 0;
+	int r = have ? 0 : -1, more;
+
+	q_jw_init(&w, out, 2, 1);
+	q_jw_raw(&w, "[", 1);
+	for (i = 0; r == 0; i++) {
+		if (fast)
+			more = i < u.n && (p = find(u.s, u.n, u.order[i])) && series_bind(st, p);
+		else
+			more = sqlite3_step(st) == SQLITE_ROW;
+		if (!more) {
+			if (fast && i < u.n)
+				r = -1;
+			break;
+		}
+		q_jw_raw(&w, n ? ",\n  " : "\n  ", n ? 4 : 3);
+		n++;
+		q_jw_open(&w, '{');
+		r = q_jw_row(&w, &cols);
+		q_jw_close(&w, '}');
+		q_jw_flush(&w);
+		if (fast)
+			sqlite3_reset(st);
+	}
+	if (have)
+		q_jw_cols_release(&cols);
+	sqlite3_finalize(st);
+	sums_release(&u);
+	q_jw_raw(&w, n ? "\n]" : "]", n ? 2 : 1);
+	return q_jw_finish(&w) < 0 ? -1 : r;
 }
 
 /* One row per series: its size, time span and last value (the latest

@@ -70,6 +70,8 @@ struct report_summary {
 	double card_total, card_req, card_alloc, card_cache, card_nonpt, card_others,
 		card_outside, card_free;
 	int card_listed;            /* the message listed the other processes */
+	int card_unseen;            /* the driver said 0 bytes for this process (NVML
+				     * blind to it): what is outside is unattributed */
 
 	/* strongest finding */
 	int n_findings;
@@ -154,6 +156,11 @@ void fmt_figure(struct strbuf *out, const char *key, const json_t *v);
  * is "to free"; a key not in the table as words, its unit suffix dropped),
  * appended raw to out (the caller escapes). */
 void figure_label(struct strbuf *out, const char *key);
+/* labels.c: a memory series for people ("GPU 0's memory in use" for
+ * gpu.used_bytes gpu0; entity may be NULL), the words the rules' titles
+ * use (lib/series_words.h), into buf[n]; a series without words keeps
+ * its name. Returns buf. */
+const char *series_label(const char *name, const char *entity, char *buf, size_t n);
 /* 1 for a figure that is machinery (advice_value, advice_knob), never shown
  * to people. */
 int figure_hidden(const char *key);

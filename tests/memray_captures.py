@@ -28,6 +28,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True   # no __pycache__ among the fixtures
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import packed_rows  # noqa: E402  the packed blocks of `sample`
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST = os.path.join(HERE, "data", "real", "tools", "memray-captures.json")
 
@@ -69,9 +73,9 @@ def check(oomlens, path, want):
         if c["header_allocations"] != s["total_allocations"] + s["deallocations"]:
             errs.append("header counts %d allocation records, %d walked" % (
                 c["header_allocations"], s["total_allocations"] + s["deallocations"]))
-        n = db.execute("SELECT count(*) FROM sample p JOIN series s ON s.id = p.series_id"
-                       " WHERE s.name = 'proc.rss_bytes' AND s.entity = ?",
-                       ("pid:%d" % pid,)).fetchone()[0]
+        n = sum(len(packed_rows.read_samples(db, r[0])) for r in db.execute(
+            "SELECT id FROM series WHERE name = 'proc.rss_bytes' AND entity = ?",
+            ("pid:%d" % pid,)).fetchall())
         if n != want["walk"]["rss_samples"]:
             errs.append("proc.rss_bytes pid:%d has %d samples" % (pid, n))
         top = db.execute("SELECT label FROM holder WHERE tool = 'memray' AND bytes IS NOT NULL"

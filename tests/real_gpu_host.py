@@ -21,6 +21,12 @@ The nccl and cublas excerpts are read by the serving-engine parser (its
 """
 import re
 import sqlite3
+import sys
+import os
+
+sys.dont_write_bytecode = True   # no __pycache__ among the fixtures
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import packed_rows  # noqa: E402  the packed blocks of `sample`
 
 UNITS = {
     "b": 1, "byte": 1, "bytes": 1, "k": 1024, "kb": 1024, "kib": 1024, "ki": 1024,
@@ -104,12 +110,20 @@ def meta_values(rep, key):
 
 
 def samples(rep, name, entity=None):
-    if entity is None:
-        return [r[0] for r in db_rows(rep, "SELECT p.value FROM sample p JOIN series s ON"
-                                      " s.id = p.series_id WHERE s.name = ?", (name,))]
-    return [r[0] for r in db_rows(rep, "SELECT p.value FROM sample p JOIN series s ON"
-                                  " s.id = p.series_id WHERE s.name = ? AND s.entity = ?",
-                                  (name, entity))]
+    """The values of the series named name (of that entity, when given),
+    read from their packed blocks (fixtures/packed_rows.py)."""
+    db = rep.get("_db")
+    if not db:
+        return []
+    con = sqlite3.connect(db)
+    try:
+        ids = [r[0] for r in con.execute("SELECT id FROM series WHERE name = ?"
+                                         + (" AND entity = ?" if entity is not None else "")
+                                         + " ORDER BY id",
+                                         (name,) if entity is None else (name, entity))]
+        return [r[3] for sid in ids for r in packed_rows.read_samples(con, sid)]
+    finally:
+        con.close()
 
 
 def series_entities(rep, name):

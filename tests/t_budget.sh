@@ -4,7 +4,9 @@
 # `ulimit -v` 512 MiB and must end as partial artifacts with a message that
 # names --max-memory, not as a crash or an allocation failure: a .gz pickle
 # holding three lists of a million None, a flat snapshot of 10,000 distinct
-# 30-frame stacks, .gz CUDA cores of 200,000 and 1,000,000 section headers.
+# 30-frame stacks, .gz CUDA cores of 200,000 and 1,000,000 section headers;
+# plain cores of 200,000 section headers (CUDA, host) or 120,000 thread
+# notes, read as far as the budget goes with the count left out.
 # And a .gz core is inflated in memory: no TMPDIR is needed to read it.
 # Skipped (77) without python3.
 set -u
@@ -38,14 +40,36 @@ def core(n, path):
         f.write(eh + sh0 + shx * (n - 1))
 core(200000, d + "/sections200k.nvcudmp.gz")
 core(1000000, d + "/sections1m.nvcudmp.gz")
+# the same 200,000 headers in a plain file: read as far as they fit too
+with gzip.open(d + "/sections200k.nvcudmp.gz", "rb") as f, \
+     open(d + "/plain200k.nvcudmp", "wb") as g:
+    g.write(f.read())
+def host_core(n, path, shnum=0):
+    # ELF64 x86-64 core: one PT_NOTE of n NT_PRSTATUS notes (the 36 bytes
+    # the reader needs: cursig, pid), then shnum empty section headers
+    one = struct.pack("<III", 5, 36, 1) + b"CORE\0\0\0\0"
+    notes = b"".join(one + bytes(12) + struct.pack("<H", 11 if i == 0 else 0) + bytes(18)
+                     + struct.pack("<I", 1000 + i) for i in range(n))
+    shoff = 120 + len(notes) if shnum else 0
+    eh = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+    eh += struct.pack("<HHIQQQIHHHHHH", 4, 62, 1, 0, 64, shoff, 0, 64, 56, 1, 64, 0, 0)
+    ph = struct.pack("<IIQQQQQQ", 4, 0, 120, 0, 0, len(notes), 0, 4)
+    sh = b""
+    if shnum:
+        sh = struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, shnum, 0, 0, 0, 0)
+        sh += struct.pack("<IIQQQQIIQQ", 0, 1, 0, 0, 0, 0, 0, 0, 1, 0) * (shnum - 1)
+    with open(path, "wb") as f:
+        f.write(eh + ph + notes + sh)
+host_core(120000, d + "/threads120k.core")
+host_core(3, d + "/hostsections200k.core", 200000)
 PY
 # Under ulimit -v unless the binary cannot start there (a sanitizer build
 # reserves terabytes of shadow memory).
 limit=524288
 (ulimit -v $limit && "$bin" --version) >/dev/null 2>&1 || limit=unlimited
-budget() { # budget NAME: analyze NAME under the budget; partial, said, no crash
+budget() { # [mm=SIZE] budget NAME [TEXT]: analyze NAME under the budget (16M); partial, said, no crash
 	rm -f "$tmp/t.db"
-	(ulimit -v $limit; exec "$bin" analyze --max-memory 16M --db "$tmp/t.db" \
+	(ulimit -v $limit; exec "$bin" analyze --max-memory ${mm:-16M} --db "$tmp/t.db" \
 		-o "$tmp/t.json" "$tmp/$1") >"$tmp/$1.out" 2>"$tmp/$1.err"
 	rc=$?
 	if [ $rc -gt 1 ]; then
@@ -56,6 +80,8 @@ budget() { # budget NAME: analyze NAME under the budget; partial, said, no crash
 	elif grep -qi "out of memory\|cannot allocate" "$tmp/$1.err"; then
 		echo "FAIL: $1: ran out of memory instead of the budget"; cat "$tmp/$1.err"
 		fail=$((fail + 1))
+	elif [ $# -gt 1 ] && ! grep -q "$2" "$tmp/$1.err"; then
+		echo "FAIL: $1: '$2' not said"; cat "$tmp/$1.err"; fail=$((fail + 1))
 	else
 		pass=$((pass + 1))
 	fi
@@ -64,6 +90,32 @@ budget nones.pickle.gz
 budget stacks.flat.gz
 budget sections200k.nvcudmp.gz
 budget sections1m.nvcudmp.gz
+# plain files, not refused but read as far as the budget goes, saying
+# what was left out (issue 32): section headers of a CUDA and a host core,
+# a host core's thread notes
+budget plain200k.nvcudmp "only the first [0-9]* fit .* left out"
+budget hostsections200k.core "only the first [0-9]* fit .* left out"
+mm=1M budget threads120k.core "thread notes (NT_PRSTATUS) left out: the first [0-9]* are read"
+# The whole hostile set again with ulimit -v at the budget itself (256M,
+# the least the binary and its libraries leave room for with the writers'
+# reserve): no crash, no allocation failure, peak RSS under the budget.
+if [ "$limit" != unlimited ] && [ -x /usr/bin/time ]; then
+	for f in nones.pickle.gz stacks.flat.gz sections200k.nvcudmp.gz sections1m.nvcudmp.gz \
+		 plain200k.nvcudmp hostsections200k.core threads120k.core; do
+		rm -f "$tmp/t.db"
+		(ulimit -v 262144; exec /usr/bin/time -v "$bin" analyze --max-memory 256M \
+			--db "$tmp/t.db" -o "$tmp/t.json" "$tmp/$f") >/dev/null 2>"$tmp/at.err"
+		rc=$?
+		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/at.err")
+		if [ $rc -gt 1 ] || grep -qi "out of memory\|cannot allocate" "$tmp/at.err" ||
+		   [ -z "$rss" ] || [ "$rss" -ge 262144 ]; then
+			echo "FAIL: $f at 256M: exit $rc, peak RSS ${rss:-?} KiB"; cat "$tmp/at.err"
+			fail=$((fail + 1))
+		else
+			pass=$((pass + 1))
+		fi
+	done
+fi
 # Within the default budget the pickle reads whole.
 rm -f "$tmp/t.db"
 if "$bin" analyze --db "$tmp/t.db" -o "$tmp/t.json" "$tmp/nones.pickle.gz" 2>"$tmp/whole.err" &&

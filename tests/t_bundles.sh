@@ -15,7 +15,8 @@ OOMLENS=$1; SRC=$2
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail=0
 X="$SRC/tests/data/real/bundles/nvidia-bug-report-duaneya-excerpt.log"
-q() { sqlite3 "$1" "$2"; }
+# sample is a packed table: the shell reads it with the module built beside oomlens
+q() { sqlite3 -cmd ".load $(dirname "$OOMLENS")/oomlens_packed" "$1" "$2"; }
 check() { # uses $DB and $LABEL
 	k=$(q "$DB" "SELECT kind FROM artifact LIMIT 1")
 	[ "$k" = nvidia_bug_report ] || { echo "FAIL $LABEL: kind $k"; fail=1; }

@@ -9,12 +9,7 @@ set -u
 bin=$1
 src=$2
 command -v sqlite3 >/dev/null || { echo "sqlite3 not found: skipped"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/testlib.sh"
 count() { sqlite3 "$1" "SELECT count(*) FROM artifact" 2>&1; }
 intact() { sqlite3 "$1" "PRAGMA integrity_check" 2>&1; }
 # a random delay in seconds, 0.05 .. 0.05 + $1
@@ -93,6 +88,30 @@ grep -q "another oomlens (pid $pid) is writing this database" "$tmp/second.err" 
 [ "$(count "$tmp/c.db")" = $n ] && ok || no "first analyze's database: $(count "$tmp/c.db") artifacts"
 [ ! -e "$tmp/.c.db.lock" ] && ok || no "lock file left behind"
 
+# A database replaced while a killed write's journal is beside it (found
+# by tools/kill_campaign.sh): `ingest --append` killed after its journal
+# was synced leaves it hot, and SQLite played it into the database renamed
+# over it ("database disk image is malformed"). Made here for certain: a
+# transaction that spills pages into the file, then the process gone.
+if command -v python3 >/dev/null; then
+	cp "$tmp/base.db" "$tmp/hot.db"
+	python3 - "$tmp/hot.db" <<'PY'
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode=DELETE")
+db.execute("PRAGMA cache_size=2")
+db.execute("BEGIN")
+db.execute("UPDATE event SET summary = summary || 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'")
+os._exit(0)
+PY
+	[ "$(od -An -N4 -tx1 "$tmp/hot.db-journal" 2>/dev/null | tr -d ' ')" = d9d505f9 ] && ok ||
+		no "no hot journal made"
+	"$bin" ingest -q --db "$tmp/hot.db" "$src/fixtures/leak_gpu_vllm" 2>/dev/null
+	[ "$(intact "$tmp/hot.db")" = ok ] && [ "$(count "$tmp/hot.db")" = 3 ] && ok ||
+		no "the database put over a hot journal: $(intact "$tmp/hot.db" | head -1)"
+	[ ! -e "$tmp/hot.db-journal" ] && ok || no "the old database's journal is left beside the new"
+fi
+
 # Progress on a terminal for a run over a second (many small files):
 # enough copies of the set to take some seconds.
 if command -v script >/dev/null; then
@@ -111,5 +130,5 @@ if command -v script >/dev/null; then
 	grep -q "MB read in" "$tmp/notty.err" && no "progress when stderr is not a terminal" || ok
 fi
 
-echo "t_crash: $pass passed, $fail failed (an ingest of $n files: $took s)"
-[ "$fail" = 0 ]
+echo "t_crash: an ingest of $n files took $took s"
+finish t_crash

@@ -119,6 +119,20 @@ printf 'just some text\n' >"$tmp/junk.txt"
 "$bin" analyze --db "$tmp/out/j.db" -o "$tmp/out/j.html" "$tmp/junk.txt" 2>"$tmp/e"; check "nothing usable" 1 $?
 [ -z "$(ls -A "$tmp/out")" ] && ok || no "a failed run left $(ls -A "$tmp/out")"
 hasnt "no report announced" "$tmp/e" "report in"
+# ... and when nothing usable comes out, each artifact's diagnostic (file,
+# offset, reason) is on stderr, not left in a report that is not written
+# (issue 32: a snapshot whose first opcode imports a class).
+if command -v python3 >/dev/null; then
+	python3 -c 'import pickle, collections, sys
+open(sys.argv[1], "wb").write(pickle.dumps(collections.OrderedDict(segments=[]), protocol=2))' \
+		"$tmp/global.pickle"
+	"$bin" analyze --db "$tmp/out/g.db" -o "$tmp/out/g.html" "$tmp/global.pickle" 2>"$tmp/e"
+	check "refused pickle" 1 $?
+	has "refused pickle: file, offset, reason" "$tmp/e" \
+		"global.pickle: .*pickle offset 2: opcode GLOBAL (0x63) refused"
+	hasnt "refused pickle: no report named" "$tmp/e" "see the report\|report in"
+	[ -z "$(ls -A "$tmp/out")" ] && ok || no "a refused pickle left $(ls -A "$tmp/out")"
+fi
 
 # Counts add up and name every status; a file of no record is not 'empty'.
 sed 's/^\[ *\([0-9.]*\)\] /Nov 29 18:22:40 gpu-a100-03 kernel: [\1] /' >"$tmp/panic.log" <<'EOF'

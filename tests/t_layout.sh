@@ -23,12 +23,7 @@ bin=$1
 src=$2
 lib=${OOMLENS_CORE_LIB:-$(dirname "$bin")/liboomlens_core.a}
 DENY="add find balance emit put step get set push pop"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL: $*"; fail=$((fail + 1)); }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$src/tests/testlib.sh"
 
 # the project's source files, relative to src
 (cd "$src" && find . \( -name '.?*' -o -path './build*' -o -path './tests/data' \
@@ -104,5 +99,4 @@ else
 	if [ -z "$bad" ]; then ok; else no "global names without a module prefix:"; echo "$bad"; fi
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish t_layout

@@ -8,12 +8,7 @@
 set -u
 bin=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$src/tests/testlib.sh"
 limit=${SCALE_LIMIT_S:-300}
 
 # 20,000 OOM reports, one second apart, each killing its own pid.
@@ -73,5 +68,4 @@ if sys.argv[2]:
 EOF
 fi
 
-echo "t_scale: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish t_scale

@@ -21,6 +21,7 @@
 # short hog".
 set -u
 bin=$1
+src=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 command -v python3 > /dev/null || { echo "SKIP: python3 is missing"; exit 77; }
 if [ -d /sys/fs/cgroup/memory ] && [ -w /sys/fs/cgroup/memory ]; then
 	root=/sys/fs/cgroup/memory; v=1
@@ -29,12 +30,8 @@ elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2> /dev/null && [ -w /sys
 else
 	echo "SKIP: no writable memory cgroup here (needs root and cgroup v1 or v2 memory)"; exit 77
 fi
-tmp=$(mktemp -d)
+. "$src/tests/testlib.sh"   # $tmp, ok, no, finish; the trap is cleanup's below
 cg=$root/oomlens-t-watch-$$
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL: $*"; fail=$((fail + 1)); }
 cleanup() {
 	[ -d "$cg" ] && { for p in $(cat "$cg/cgroup.procs" 2> /dev/null); do kill -9 "$p" 2> /dev/null; done
 		sleep 0.2; rmdir "$cg" 2> /dev/null; }
@@ -68,23 +65,30 @@ time.sleep(5)' ;;
 		> /dev/null 2>&1
 }
 
-# check NAME DIR: analyze DIR and assert the kill of the hog and samples before it
-check() {
+# analyzed NAME DIR MINSAMPLES: analyze DIR and assert the kill of the hog
+# and samples before it
+analyzed() {
 	name=$1 dir=$2 minsamples=$3
 	if "$bin" analyze -q "$dir" --json -o "$tmp/$name.json" --db "$tmp/$name.db" 2> "$tmp/$name.err"; then
 		ok
 	else
 		no "$name: analyze failed: $(cat "$tmp/$name.err")"; return
 	fi
-	python3 - "$tmp/$name.db" "$tmp/$name.json" "$(cat "$tmp/pid")" "$minsamples" "$name" <<'PY' || fail=$((fail + 1))
-import json, sqlite3, sys
+	python3 - "$tmp/$name.db" "$tmp/$name.json" "$(cat "$tmp/pid")" "$minsamples" "$name" "$src" <<'PY' || fail=$((fail + 1))
+import json, os, sqlite3, sys
 db, js, pid, minsamples, name = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(sys.argv[6], "fixtures"))
+import packed_rows   # sample is a packed table
 c = sqlite3.connect(db)
+def series(name):
+    return [s for (i,) in c.execute("SELECT id FROM series WHERE name = ?", (name,))
+            for s in packed_rows.read_samples(c, i)]
 k = c.execute("SELECT time_ns FROM event WHERE kind = 'oom_kill' AND pid = ?", (pid,)).fetchone()
 if not k or k[0] is None:
     sys.exit("FAIL: %s: no timed oom_kill of pid %d" % (name, pid))
-v = [r[0] for r in c.execute("SELECT value FROM sample JOIN series s ON s.id = series_id"
-     " WHERE s.name = 'cgroup.current_bytes' AND time_ns < ? ORDER BY time_ns", (k[0],))]
+v = [s[3] for s in sorted(series("cgroup.current_bytes"), key=lambda s: s[1])
+     if s[1] is not None and s[1] < k[0]]
 if len(v) < minsamples:
     sys.exit("FAIL: %s: %d usage samples before the kill (want >= %d)" % (name, len(v), minsamples))
 if name == "leak":
@@ -93,8 +97,7 @@ if name == "leak":
 if name == "burst":
     base = sorted(v)[len(v) // 2]
     flat = [x for x in v if abs(x - base) <= 8 << 20]
-    peak = c.execute("SELECT max(value) FROM sample JOIN series s ON s.id = series_id"
-                     " WHERE s.name = 'cgroup.peak_bytes'").fetchone()[0] or 0
+    peak = max([s[3] for s in series("cgroup.peak_bytes") if s[3] is not None], default=0)
     if len(flat) < 10 or peak < 0.9 * (128 << 20):
         sys.exit("FAIL: burst: no flat stretch, or no peak at the limit (%d): %s" % (peak, v))
 verdict = json.load(open(js))["verdict"]
@@ -121,7 +124,7 @@ PY
 sleep 0.5
 hog leak
 wait $w && ok || no "leak: the watcher did not stop cleanly"
-check leak "$tmp/leak" 10 && ok
+analyzed leak "$tmp/leak" 10 && ok
 
 # 2. the burst, in a service already running when the watcher starts
 hog burst & h=$!
@@ -129,7 +132,7 @@ sleep 0.3
 "$bin" watch -q --cgroup "$cg" --out "$tmp/burst" --interval 0.2 --for 8 & w=$!
 wait $h
 wait $w && ok || no "burst: the watcher did not stop cleanly"
-check burst "$tmp/burst" 10 && ok
+analyzed burst "$tmp/burst" 10 && ok
 if grep -q ' trigger=' "$tmp/burst/cgroup.log"; then ok; else no "burst: no trigger= moment in cgroup.log"; fi
 
 # 3. SIGKILL mid-run: whole records only
@@ -172,5 +175,4 @@ else
 	ok
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish t_watch

@@ -203,7 +203,7 @@ static void leak_fit_is_the_picked_series(void **state)
 	t_end(tl);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'growth'"),
-			       "gpu.used_bytes gpu0 grows"));
+			       "GPU 0's memory in use grew"));
 	assert_float_equal(t_figure(tl, "growth", "fit_start_time_ns"), (double)(T0 * NS), 0);
 	t_close(tl);
 }

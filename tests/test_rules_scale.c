@@ -79,7 +79,6 @@ static struct timeline *shape(int n, double dt, double gap, double (*use)(int i,
 	assert_true(t_parse_mem(tl, "kernel_log", "kmsg.log", kmsg, kn) >= 0);
 	/* as ingest does: the kill's boot-relative stamp onto UTC by the
 	 * records' boot_id/mono anchor */
-	assert_int_equal(timeline_index_samples(tl), 0);
 	assert_int_equal(timeline_align_clocks(tl), 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	free(kmsg);
@@ -123,7 +122,6 @@ static void real_folders(void **state)
 			snprintf(path, sizeof(path), "tests/data/watch/%s/%s", hogs[h], files[f]);
 			assert_true(t_parse_file(tl, path) >= 0);
 		}
-		assert_int_equal(timeline_index_samples(tl), 0);
 		assert_int_equal(timeline_align_clocks(tl), 0);
 		assert_int_equal(analyze_timeline(tl, NULL), 0);
 		assert_string_equal(verdict(tl, "class"), want[h]);

@@ -39,7 +39,9 @@ static const char *const expected_tables[] = {
 	  "name TEXT)",
 	"series(id INTEGER PK1, artifact_id INTEGER, name TEXT NOT NULL, "
 	  "unit TEXT, entity TEXT NOT NULL DEFAULT '')",
-	"sample(series_id INTEGER NOT NULL -> series.id, time_ns INTEGER, "
+	"sample_block(id INTEGER PK1, parent INTEGER, first_rowid INTEGER NOT NULL, "
+	  "rows INTEGER NOT NULL, data BLOB NOT NULL)",
+	"sample(series_id INTEGER NOT NULL, time_ns INTEGER, "
 	  "boot_ns INTEGER, value REAL)",
 	"stack(id INTEGER PK1, hash INTEGER, depth INTEGER)",
 	"frame(stack_id INTEGER NOT NULL PK1 -> stack.id, "
@@ -154,7 +156,7 @@ static const char *const expected_indexes[] = {
 	"event: event_time(time_ns) c",
 	"task: task_event(event_id) c",
 	"series: sqlite_autoindex_series_1(name,entity) unique u",
-	"sample: sample_series_time(series_id,time_ns) c",
+	"sample_block: sample_block_parent(parent) c",
 	"stack: sqlite_autoindex_stack_1(hash) unique u",
 	"frame: sqlite_autoindex_frame_1(stack_id,idx) unique pk",
 	"mapping: mapping_capture(capture_id) c",
@@ -241,11 +243,9 @@ static void indexes_are_the_documented_ones(void **state)
 	size_t i = 0;
 	(void)state;
 
-	/* a fresh database has no sample index: an ingest builds it at its end */
+	/* samples are packed (schema 5): no index but their blocks' parent */
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM sqlite_master WHERE name ="
 			       " 'sample_series_time'"), 0);
-	assert_int_equal(timeline_index_samples(tl), 0);
-	assert_int_equal(timeline_index_samples(tl), 0);   /* once */
 
 	assert_int_equal(sqlite3_prepare_v2(tl->db,
 		"SELECT t.name || ': ' || l.name || '(' || (SELECT group_concat(coalesce(name, '<expr>'))"

@@ -194,6 +194,13 @@ int rl_card_read(struct rule_ctx *c, struct rl_card *k)
 	old_cached(k);
 	if (k->reserved < 0 && k->alloc >= 0 && k->unalloc >= 0)   /* 2.1+: both parts */
 		k->reserved = k->alloc + k->unalloc;
+	/* "this process has 0 bytes memory in use" with memory allocated: the
+	 * driver does not see the process (NVML inside a container), it is
+	 * no figure */
+	if (k->self == 0 && (k->reserved > 0 || k->alloc > 0)) {
+		k->self = -1;
+		k->self_unseen = 1;
+	}
 	if (processes(c, k) < 0)
 		return -1;
 	derive(k);

@@ -4,8 +4,8 @@
  * context), the incident's figures that need no series, and the byte and
  * stack labels; see dctx.h. Series are in series.c; the finding and
  * evidence writers, which judge, are the rules' (rules/findings.c).
- * Every query here is indexed: sample(series_id, time_ns), meta(key),
- * event(kind).
+ * Every query here is indexed or reads one series' blocks: sample by
+ * series_id (its blocks' parent), meta(key), event(kind).
  */
 #include "analyzer/derive/dctx.h"
 #include "lib/strbuf.h"
@@ -115,7 +115,7 @@ int64_t rl_series_id(struct rule_ctx *c, const char *name, int sampled)
 	double v;
 
 	return rl_num(c, &v, "SELECT s.id FROM series s WHERE s.name = '%s'%s ORDER BY s.id LIMIT 1",
-		      name, sampled ? " AND EXISTS (SELECT 1 FROM sample p WHERE p.series_id = s.id)"
+		      name, sampled ? " AND sample_count(s.id) > 0"
 		      : "") == 0 ? (int64_t)v : 0;
 }
 
@@ -175,8 +175,8 @@ int rl_oom_request(struct rule_ctx *c, double *bytes)
 
 int rl_gpu_total(struct rule_ctx *c, double *bytes)
 {
-	if (rl_num(c, bytes, "SELECT max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
-		   " WHERE s.name = 'gpu.total_bytes' AND p.value > 0") == 0)
+	if (rl_num(c, bytes, "SELECT max(sample_max(s.id)) FROM series s"
+		   " WHERE s.name = 'gpu.total_bytes' AND sample_max(s.id) > 0") == 0)
 		return 0;
 	if (rl_num(c, bytes, "SELECT max(CAST(value AS REAL)) FROM meta WHERE key LIKE"
 		   " 'gpu.total\\_bytes.%%' ESCAPE '\\' AND CAST(value AS REAL) > 0") == 0)

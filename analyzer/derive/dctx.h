@@ -272,6 +272,10 @@ struct rl_card {
 	double self;                /* the driver's count for this process ("this
 				     * process has X in use", or its own "Process N"
 				     * line in a container) */
+	int self_unseen;            /* the driver said "0 bytes" for this process
+				     * while PyTorch holds memory: NVML cannot see
+				     * it (a container's pid namespace); self is then
+				     * unknown, its memory unattributed, never 0 */
 	double non_pytorch;         /* self - reserved: CUDA context, NCCL, cuBLAS,
 				     * other libraries in this process */
 	double others;              /* the other processes' lines, summed (0: none) */

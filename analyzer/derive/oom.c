@@ -136,7 +136,7 @@ static const char *const single_sql[] = {
 	" (SELECT json_group_array(o.id) FROM (SELECT id FROM event WHERE kind ="
 	"  'torch_memory_stats' AND json_valid(data) AND json_extract(data, '$.num_ooms') > 0"
 	"  ORDER BY id LIMIT 64) o), s.artifact_id FROM series s WHERE s.name = 'torch.num_ooms'"
-	" AND EXISTS (SELECT 1 FROM sample p WHERE p.series_id = s.id AND p.value > 0)",
+	" AND sample_max(s.id) > 0",   /* a sample above 0 (samples_read.c) */
 	/* a page-allocation failure: memory ran short, nothing was killed */
 	CAND_COLS "'alloc_failure', 'host', NULL, NULL, e.bytes, e.pid, e.comm, NULL, NULL, NULL,"
 	" NULL, e.id, json_array(e.id), e.artifact_id FROM event e WHERE e.kind = 'alloc_failure'",

@@ -92,9 +92,9 @@ static const struct {
 
 static const char *const peak_limits =
 	/* a card: its total as sampled, else as a meta key */
-	"UPDATE peak SET (limit_bytes, limit_source) = (SELECT max(m.value),"
-	"  'gpu.total_bytes ' || s.entity FROM series s JOIN sample m ON m.series_id = s.id"
-	"  WHERE s.name = 'gpu.total_bytes' AND s.entity = peak.account AND m.value > 0)"
+	"UPDATE peak SET (limit_bytes, limit_source) = (SELECT sample_max(s.id),"
+	"  'gpu.total_bytes ' || s.entity FROM series s"
+	"  WHERE s.name = 'gpu.total_bytes' AND s.entity = peak.account AND sample_max(s.id) > 0)"
 	" WHERE scope = 'card';\n"
 	"UPDATE peak SET (limit_bytes, limit_source) = (SELECT CAST(value AS REAL), key FROM meta"
 	"  WHERE key = 'gpu.total_bytes.' || peak.account AND value GLOB '[0-9]*'"
@@ -147,11 +147,15 @@ static int add_series(sqlite3 *db, size_t i, struct strbuf *err)
 	int host = peak_series[i].scope[0] == 'h';
 	int rc;
 
+	/* the highest value from the series' blocks (sample_max), its time
+	 * from the first sample that holds it, as max()'s bare columns */
 	snprintf(sql, sizeof(sql), PEAK_COLS
-		 "SELECT %s, ?1, %s, ?2, max(m.value) * ?3, m.time_ns, m.boot_ns, s.id,"
-		 " s.artifact_id, s.name || CASE WHEN s.entity != '' THEN ' ' || s.entity ELSE '' END"
-		 " FROM series s JOIN sample m ON m.series_id = s.id"
-		 " WHERE s.name = ?4 AND m.value IS NOT NULL GROUP BY s.id HAVING max(m.value) > 0"
+		 "SELECT %s, ?1, %s, ?2, s.mx * ?3,"
+		 " (SELECT m.time_ns FROM sample m WHERE m.series_id = s.id AND m.value = s.mx LIMIT 1),"
+		 " (SELECT m.boot_ns FROM sample m WHERE m.series_id = s.id AND m.value = s.mx LIMIT 1),"
+		 " s.id, s.artifact_id, s.name || CASE WHEN s.entity != '' THEN ' ' || s.entity ELSE '' END"
+		 " FROM (SELECT id, artifact_id, name, entity, sample_max(id) AS mx FROM series"
+		 " WHERE name = ?4) s WHERE s.mx > 0 ORDER BY s.id"
 		 PEAK_UPSERT,
 		 card ? CARD_ACCOUNT : host ? "'host'"
 		      : "CASE WHEN s.entity = '' THEN 'memcg' ELSE 'memcg:' || s.entity END",

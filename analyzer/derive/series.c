@@ -1,6 +1,6 @@
 /*
  * series.c -- memory series as the rules see them (see rulelib.h): loads
- * bucketed in one indexed pass over sample(series_id, time_ns) and kept
+ * bucketed in one pass over a series' samples (its blocks) and kept
  * in the context's cache, the shape of a series before the OOM (trend and
  * final rise), the pick of the memory series a trend rule reports, and
  * the figures read from pairs of series on one grid (per-request need,
@@ -247,16 +247,14 @@ int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 	return s->n ? 0 : -1;
 }
 
-/* First and last sample time of a series up to until_ns (both index seeks). */
+/* First and last sample time of a series up to until_ns (from its blocks). */
 static int series_span(struct rule_ctx *c, int64_t id, int64_t until_ns, int64_t *t0,
 		       int64_t *t1)
 {
 	sqlite3_stmt *st;
 	int r = -1;
 
-	st = rl_prepare(c, "SELECT (SELECT min(time_ns) FROM sample WHERE series_id = ?1"
-			" AND time_ns IS NOT NULL), (SELECT max(time_ns) FROM sample"
-			" WHERE series_id = ?1 AND time_ns <= ?2)");
+	st = rl_prepare(c, "SELECT sample_first_ns(?1), sample_last_ns(?1, ?2)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);

@@ -79,17 +79,16 @@ static int read_facts(struct rule_ctx *c, struct sw_facts *f)
 	if (c->oom_ns == OL_NULL || !c->has_oom || rl_gpu_total(c, &f->total) < 0)
 		return -1;
 	run = rl_series_id(c, "server.running", 1);
-	if (!run || rl_num(c, &f->running, "SELECT max(value) FROM sample WHERE series_id = %lld"
-			   " AND time_ns <= %lld", (long long)run, (long long)c->oom_ns) < 0 ||
+	if (!run || rl_num(c, &f->running, "SELECT sample_max(%lld, NULL, %lld)", (long long)run,
+			   (long long)c->oom_ns) < 0 ||
 	    f->running < 1)
 		return -1;
 	/* a load first carried less than RL_HISTORY_MIN_S before the OOM is
 	 * the start-up's ramp, not the service's load: the phase decides
 	 * there (startup.c), with the start-up's knob and value */
-	if (rl_num(c, &first, "SELECT min(time_ns) FROM sample WHERE series_id = %lld",
-		   (long long)run) < 0 ||
-	    rl_num(c, &busy, "SELECT min(time_ns) FROM sample WHERE series_id = %lld AND"
-		   " value >= 1 AND time_ns <= %lld", (long long)run, (long long)c->oom_ns) < 0)
+	if (rl_num(c, &first, "SELECT sample_first_ns(%lld)", (long long)run) < 0 ||
+	    rl_num(c, &busy, "SELECT sample_first_ns(%lld, %lld, 1)", (long long)run,
+		   (long long)c->oom_ns) < 0)
 		return -1;
 	if (busy > first && ((double)c->oom_ns - busy) / 1e9 < RL_HISTORY_MIN_S)
 		return -1;
@@ -120,8 +119,8 @@ static int read_facts(struct rule_ctx *c, struct sw_facts *f)
 		f->tp = 1;
 	run = rl_series_id(c, "server.gpu_kv_usage", 1);
 	f->kv_peak_share = NAN;
-	if (run && rl_num(c, &f->kv_peak_share, "SELECT max(value) FROM sample WHERE series_id ="
-			  " %lld AND time_ns <= %lld", (long long)run, (long long)c->oom_ns) == 0)
+	if (run && rl_num(c, &f->kv_peak_share, "SELECT sample_max(%lld, NULL, %lld)",
+			  (long long)run, (long long)c->oom_ns) == 0)
 		/* percent 0..100; a scrape's 0..1 gauge stays a ratio */
 		f->kv_peak_share = f->kv_peak_share > 1 ? f->kv_peak_share / 100 : f->kv_peak_share;
 	return 0;

@@ -691,7 +691,7 @@ int ingest_paths(struct timeline *tl, char *const *paths, int npaths,
 		rc = ingest_path(&r, paths[i], 0);
 	}
 	r.root = NULL;
-	if (rc == 0 && (timeline_index_samples(tl) < 0 || timeline_align_clocks(tl) < 0 ||
+	if (rc == 0 && (timeline_align_clocks(tl) < 0 ||
 			correlate_events(tl) < 0))
 		rc = -1;
 	if (r.progress_shown) {

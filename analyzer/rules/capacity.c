@@ -64,6 +64,8 @@ static void card_figures(struct rl_finding *f, const struct rl_card *k)
 		rl_fig(f, "outside_bytes", k->outside);
 	if (k->oversubscribed)
 		rl_fig(f, "oversubscribed", 1);
+	if (k->self_unseen)
+		rl_fig(f, "process_unseen", 1);
 }
 
 /* Write f with the torch_oom event as evidence (and the history series
@@ -71,8 +73,14 @@ static void card_figures(struct rl_finding *f, const struct rl_card *k)
 static int write(struct rule_ctx *c, struct rl_finding *f, const struct rl_card *k,
 		 const struct rl_history *h)
 {
-	int64_t fid = rl_finding_write(c, f);
+	int64_t fid;
 
+	if (k->self_unseen)
+		rl_advice(f, "The message says this process has 0 bytes in use although PyTorch"
+			  " holds memory: the driver (NVML) does not see the process, as inside a"
+			  " container, so what it used outside PyTorch cannot be attributed: not 0,"
+			  " and not another tenant's on that word alone.");
+	fid = rl_finding_write(c, f);
 	if (fid < 0 || rl_evidence(c, fid, "event", k->ev, "PyTorch's out-of-memory message") < 0)
 		return -1;
 	if (h && h->have && rl_evidence(c, fid, "series", h->series_id, "memory before the OOM") < 0)
@@ -215,7 +223,7 @@ static double capacity_score(struct rule_ctx *c, const struct rl_card *k,
 }
 
 /* The advice of the capacity finding: what to change, with numbers. */
-static void capacity_advice(struct rl_finding *f, const struct rl_card *k,
+static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const struct rl_card *k,
 			    const struct rl_history *h)
 {
 	double own = k->non_pytorch >= 0 ? k->non_pytorch : CTX_GUESS, cut = k->need - 0.9 * k->room;
@@ -227,10 +235,11 @@ static void capacity_advice(struct rl_finding *f, const struct rl_card *k,
 		rl_fig(f, "cut_bytes", ceil(cut));
 	rl_advice(f, "Shrink what one step holds by at least %s (to %s, leaving 10%% of the"
 		  " reach free): a smaller batch, shorter sequences or fewer concurrent requests"
-		  " (vLLM --max-num-seqs, --max-model-len); quantised weights (8-bit halves 16-bit"
+		  " (%s %s, %s); quantised weights (8-bit halves 16-bit"
 		  " weights, 4-bit quarters them); CPU offload of weights or optimizer state;"
 		  " activation checkpointing. Or a card of at least %s.",
 		  rl_bytes(cut > 0 ? cut : 0, b1, sizeof(b1)), rl_bytes(0.9 * k->room, b2, sizeof(b2)),
+		  rl_engine_title(c), rl_flag(c, KR_MAX_SEQS), rl_flag(c, KR_MAX_LEN),
 		  rl_bytes(card, b3, sizeof(b3)));
 	if (k->unalloc >= 0)
 		rl_advice(f, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True would give back at"
@@ -267,7 +276,7 @@ static int capacity(struct rule_ctx *c, const struct rl_card *k, const struct rl
 		 rl_bytes(k->alloc, b1, sizeof(b1)), rl_bytes(k->req, b2, sizeof(b2)),
 		 rl_bytes(k->need, b3, sizeof(b3)), rl_bytes(k->room, b4, sizeof(b4)),
 		 rl_bytes(k->total, b5, sizeof(b5)));
-	capacity_advice(&f, k, h);
+	capacity_advice(c, &f, k, h);
 	if (h->have)
 		rl_advice(&f, "History: %s.", rl_history_text(h, hist, sizeof(hist)));
 	return write(c, &f, k, h);

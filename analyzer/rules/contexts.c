@@ -47,10 +47,9 @@ static int from_smi(struct rule_ctx *c)
 	 * than a quarter of what it holds on its main GPU */
 	st = rl_prepare(c,
 		"WITH pp AS (SELECT substr(s.entity, 1, instr(s.entity, '/') - 1) AS gpu,"
-		"  substr(s.entity, instr(s.entity, '/') + 1) AS pid, max(p.value) AS used"
-		"  FROM series s JOIN sample p ON p.series_id = s.id"
-		"  WHERE s.name = 'gpu.proc_used_bytes' AND instr(s.entity, '/') > 0"
-		"  GROUP BY s.entity),"
+		"  substr(s.entity, instr(s.entity, '/') + 1) AS pid, sample_max(s.id) AS used"
+		"  FROM series s WHERE s.name = 'gpu.proc_used_bytes' AND instr(s.entity, '/') > 0"
+		"  AND sample_count(s.id) > 0),"
 		" mx AS (SELECT pid, max(used) AS main FROM pp GROUP BY pid)"
 		" SELECT pp.gpu, count(*), sum(pp.used < mx.main / 4), "
 		"  sum(CASE WHEN pp.used < mx.main / 4 THEN pp.used ELSE 0 END),"

@@ -391,7 +391,7 @@ static void derive_cap(struct rule_ctx *c, struct crit *f, const char *flag, dou
 static void check_concurrency(struct rule_ctx *c, struct crit *f, const struct facts *x)
 {
 	double v = fig(f, "advice_value");
-	const char *flags[] = { "Lower --max-running-requests", "Lower --max-num-seqs", NULL };
+	char phrase[80];
 	int i;
 
 	if (x->running < 0)
@@ -404,15 +404,20 @@ static void check_concurrency(struct rule_ctx *c, struct crit *f, const struct f
 	}
 	if (knob_of(f)[0])
 		return;
-	for (i = 0; flags[i]; i++) {
-		if (!strstr(f->advice, flags[i]))
+	/* each engine's own cap (lib/engine_knobs.h), SGLang's first as before */
+	for (i = ENGINE__COUNT - 1; i > ENGINE_NONE; i--) {
+		const char *flag = engine_knob_flag((enum engine_kind)i, KR_MAX_SEQS);
+		if (!flag || !engine_kind_named((enum engine_kind)i))
+			continue;
+		snprintf(phrase, sizeof(phrase), "Lower %s", flag);
+		if (!strstr(f->advice, phrase))
 			continue;
 		if (x->running <= CRITIC_FEW_RUNNING) {
-			edit_drop(c, f, flags[i]);
+			edit_drop(c, f, phrase);
 			note(f, "\"%s\" was withdrawn: %.0f request%s running at the OOM; fewer at"
-			     " once is no lever.", flags[i], x->running, x->running == 1 ? " was" : "s were");
+			     " once is no lever.", phrase, x->running, x->running == 1 ? " was" : "s were");
 		} else {
-			derive_cap(c, f, flags[i] + 6, x->running);
+			derive_cap(c, f, flag, x->running);
 		}
 		return;
 	}

@@ -138,13 +138,68 @@ static int kv_none_applies(const struct rl_engine *e)
 	       (KNOWN(e, KV) && F(e, KV) <= 0);
 }
 
+/* The engine of the instance, else the incident's (ENGINE_NONE: none
+ * named). 1 from trt_engine when it runs TensorRT-LLM, alone or
+ * under Triton's backend: its KV cache takes a share of the memory left
+ * free after the weights, not of the card. */
+static enum engine_kind kind_of(struct rule_ctx *c, const struct rl_engine *e)
+{
+	enum engine_kind k = engine_kind_from_name(e->engine);
+
+	return engine_kind_named(k) ? k : rl_engine_kind(c);
+}
+
+static int trt_engine(struct rule_ctx *c, const struct rl_engine *e)
+{
+	enum engine_kind k = kind_of(c, e);
+
+	return k == ENGINE_TRTLLM || k == ENGINE_TRITON;
+}
+
+/* kv_cache_none's advice for TensorRT-LLM: its own knobs (the paged KV
+ * cache takes kv_cache_config.free_gpu_memory_fraction of the memory
+ * free after the weights and activations, 0.9 by default; one sequence
+ * of max_seq_len must fit it). */
+static void trt_kv_advice(struct rule_ctx *c, struct rl_finding *f, const struct rl_engine *e)
+{
+	const char *frac = rl_flag_of(c, e->engine, KR_MEM_FRACTION);
+	double u;
+
+	if (KNOWN(e, UTIL) && F(e, UTIL) < UTIL_MAX) {
+		u = up2(fmin(UTIL_MAX, F(e, UTIL) + 0.05));
+		rl_knob(f, "gpu_memory_utilization", frac, u, "Raise %s from %.2f to %.2f so the"
+			" paged KV cache holds at least one sequence.", frac, F(e, UTIL), u);
+	} else {
+		rl_advice(f, "Give the paged KV cache room for one sequence: raise %s"
+			  " (kv_cache_free_gpu_mem_fraction in the Triton backend and older releases;"
+			  " 0.9 by default) or max_tokens_in_paged_kv_cache.", frac);
+	}
+	rl_advice(f, "Or shorten the sequence it must hold: a lower %s (max_input_len +"
+		  " max_output_len when the engine was built); a smaller %s or %s lowers the"
+		  " activations reserved beside the cache.", rl_flag_of(c, e->engine, KR_MAX_LEN),
+		  rl_flag_of(c, e->engine, KR_MAX_SEQS), rl_flag_of(c, e->engine, KR_BATCH_TOKENS));
+}
+
 /* The value kv_cache_none advises, from the engine's figures: the
  * utilization, else the tensor parallelism, else a step up. */
 static void kv_none_knob(struct rule_ctx *c, struct rl_finding *f, const struct rl_engine *e,
 			 double bpt)
 {
 	double total = F(e, TOTAL), fixed = fixed_need(e), kv_min = KV_MIN_BYTES, u, tp;
+	const char *util = rl_flag_of(c, e->engine, KR_MEM_FRACTION);
+	const char *tpf = rl_flag_of(c, e->engine, KR_TP);
 	char b1[32], b2[32], b3[32];
+
+	if (trt_engine(c, e)) {
+		trt_kv_advice(c, f, e);
+		return;
+	}
+	if (!util) {   /* llama.cpp, Ollama: no share of the card to set */
+		rl_advice(f, "Offload fewer layers (%s) or a shorter context (%s) so the KV cache"
+			  " fits beside the weights.", rl_flag_of(c, e->engine, KR_GPU_LAYERS),
+			  rl_flag_of(c, e->engine, KR_MAX_LEN));
+		return;
+	}
 
 	if (KNOWN(e, MAX_LEN) && isfinite(bpt) && F(e, MAX_LEN) * bpt > kv_min)
 		kv_min = F(e, MAX_LEN) * bpt;
@@ -160,10 +215,10 @@ static void kv_none_knob(struct rule_ctx *c, struct rl_finding *f, const struct 
 			char from[40] = "";
 			if (KNOWN(e, UTIL))
 				snprintf(from, sizeof(from), " (from %.2f)", F(e, UTIL));
-			rl_knob(f, "gpu_memory_utilization", "--gpu-memory-utilization", u,
-				"Set --gpu-memory-utilization to %.2f%s: the weights, the activation"
+			rl_knob(f, "gpu_memory_utilization", util, u,
+				"Set %s to %.2f%s: the weights, the activation"
 				" peak and the memory outside PyTorch take %s of the %s card, and %.2f"
-				" leaves %s for the KV cache (%s).", u, from,
+				" leaves %s for the KV cache (%s).", util, u, from,
 				rl_bytes(fixed, b1, sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), u,
 				rl_bytes(u * total - fixed, b3, sizeof(b3)),
 				kv_min > KV_MIN_BYTES ? "one request of max_model_len" : "at least 1 GiB");
@@ -172,23 +227,24 @@ static void kv_none_knob(struct rule_ctx *c, struct rl_finding *f, const struct 
 		if (rl_meta_num(c, "server.tensor_parallel_size", &tp) < 0 || tp < 1)
 			tp = 1;
 		tp *= ceil((fixed + kv_min) / (UTIL_MAX * total));
-		rl_knob(f, "tensor_parallel_size", "--tensor-parallel-size", tp,
+		rl_knob(f, "tensor_parallel_size", tpf ? tpf : "--tensor-parallel-size", tp,
 			"The model does not fit this card with room for a KV cache: %s outside the"
-			" KV cache of %s. Spread it over %.0f GPUs (--tensor-parallel-size %.0f), or"
+			" KV cache of %s. Spread it over %.0f GPUs (%s %.0f), or"
 			" quantise the weights (8-bit halves 16-bit weights).",
-			rl_bytes(fixed, b1, sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), tp, tp);
+			rl_bytes(fixed, b1, sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), tp,
+			tpf ? tpf : "--tensor-parallel-size", tp);
 		return;
 	}
 	if (KNOWN(e, UTIL) && F(e, UTIL) < UTIL_MAX) {
 		u = up2(fmin(UTIL_MAX, F(e, UTIL) + 0.05));
-		rl_knob(f, "gpu_memory_utilization", "--gpu-memory-utilization", u,
-			"Raise --gpu-memory-utilization from %.2f to %.2f as a first step: the log does"
-			" not give the weights and the activation peak that would size it (vLLM's"
-			" memory profiling line does).", F(e, UTIL), u);
+		rl_knob(f, "gpu_memory_utilization", util, u,
+			"Raise %s from %.2f to %.2f as a first step: the log does"
+			" not give the weights and the activation peak that would size it (the"
+			" engine's memory profiling line does).", util, F(e, UTIL), u);
 		return;
 	}
 	rl_advice(f, "The log does not give the card's size, the weights or the activation peak"
-		  " that would size the fix (vLLM's memory profiling line gives them).");
+		  " that would size the fix (the engine's memory profiling line gives them).");
 }
 
 static int kv_cache_none(struct rule_ctx *c, const struct rl_engine *e, int n)
@@ -206,15 +262,20 @@ static int kv_cache_none(struct rule_ctx *c, const struct rl_engine *e, int n)
 		snprintf(what, sizeof(what), "# GPU blocks: %.0f", F(x, BLOCKS));
 	else if (KNOWN(x, KV) && F(x, KV) <= 0)
 		snprintf(what, sizeof(what), "KV cache memory %s", rl_bytes(F(x, KV), b1, sizeof(b1)));
+	else if (trt_engine(c, x))
+		snprintf(what, sizeof(what), "maxTokensInPagedKvCache is below beam_width x"
+			 " tokensPerBlock x maxBlocksPerSeq");
 	else
 		snprintf(what, sizeof(what), "the engine found no memory for the cache blocks");
-	snprintf(f.title, sizeof(f.title), "No memory was left for the KV cache at start-up%s: %s;"
-		 " the configuration failed, not the traffic", rl_engine_label(x, lab, sizeof(lab)),
-		 what);
+	snprintf(f.title, sizeof(f.title), "%s at start-up%s: %s; the configuration failed, not the"
+		 " traffic", trt_engine(c, x) ? "The paged KV cache could not hold one sequence" :
+		 "No memory was left for the KV cache", rl_engine_label(x, lab, sizeof(lab)), what);
 	kv_none_knob(c, &f, x, bytes_per_token(e, n));
-	rl_advice(&f, "A lower --max-num-batched-tokens (or --max-num-seqs) lowers the activation"
-		  " peak the engine profiles; quantised weights or a larger card leave more for the"
-		  " cache.");
+	if (!trt_engine(c, x))
+		rl_advice(&f, "A lower %s (or %s) lowers the activation peak the engine profiles;"
+			  " quantised weights or a larger card leave more for the cache.",
+			  rl_flag_of(c, x->engine, KR_BATCH_TOKENS),
+			  rl_flag_of(c, x->engine, KR_MAX_SEQS));
 	return ewrite(c, &f, x, "the engine's accounting at start-up");
 }
 
@@ -235,8 +296,11 @@ static int max_len_applies(const struct rl_engine *e)
 }
 
 /* The utilization that would hold one request of max_model_len. */
-static void max_len_util(struct rl_finding *f, const struct rl_engine *e, double tokens)
+static void max_len_util(struct rule_ctx *c, struct rl_finding *f, const struct rl_engine *e,
+			 double tokens)
 {
+	const char *util = rl_flag_of(c, e->engine, KR_MEM_FRACTION);
+
 	double bpt, extra, u;
 	char b1[32];
 
@@ -246,10 +310,10 @@ static void max_len_util(struct rl_finding *f, const struct rl_engine *e, double
 	extra = (F(e, MAX_LEN) - tokens) * bpt;
 	u = up2(F(e, UTIL) + extra / F(e, TOTAL));
 	rl_fig(f, "kv_bytes_per_token", round(bpt));
-	if (u <= UTIL_MAX) {
+	if (u <= UTIL_MAX && util) {
 		rl_fig(f, "utilization_for_max_len", u);
-		rl_advice(f, "Or keep max_model_len and raise --gpu-memory-utilization from %.2f to"
-			  " %.2f (%s more KV cache at %.0f bytes a token).", F(e, UTIL), u,
+		rl_advice(f, "Or keep max_model_len and raise %s from %.2f to"
+			  " %.2f (%s more KV cache at %.0f bytes a token).", util, F(e, UTIL), u,
 			  rl_bytes(extra, b1, sizeof(b1)), bpt);
 	}
 }
@@ -259,6 +323,7 @@ static int max_model_len(struct rule_ctx *c, const struct rl_engine *e, int n)
 	const struct rl_engine *x = pick(e, n, max_len_applies);
 	struct rl_finding f;
 	double tokens = NAN, len;
+	const char *mlen, *util;
 	char lab[100];
 
 	if (!x)
@@ -268,6 +333,8 @@ static int max_model_len(struct rule_ctx *c, const struct rl_engine *e, int n)
 		tokens = F(x, KV_TOKENS);
 	else if (KNOWN(x, MAX_CONC) && isfinite(len) && F(x, MAX_CONC) > 0)
 		tokens = floor(F(x, MAX_CONC) * len);
+	mlen = rl_flag_of(c, x->engine, KR_MAX_LEN);
+	util = rl_flag_of(c, x->engine, KR_MEM_FRACTION);
 	rl_finding_init(&f, "engine", "misconfig", "max_model_len");
 	f.score = x->errors & RL_EE_MAX_LEN ? ENGINE_PROVEN : 0.85;
 	engine_figures(&f, x);
@@ -276,18 +343,18 @@ static int max_model_len(struct rule_ctx *c, const struct rl_engine *e, int n)
 			 " holds (%.0f tokens)%s: not one request of that length fits; the"
 			 " configuration failed, not the traffic", len, tokens,
 			 rl_engine_label(x, lab, sizeof(lab)));
-		rl_knob(&f, "max_model_len", "--max-model-len", tokens,
-			"Set --max-model-len to %.0f, the most the KV cache holds (from %.0f).",
-			tokens, len);
-		max_len_util(&f, x, tokens);
+		rl_knob(&f, "max_model_len", mlen, tokens,
+			"Set %s to %.0f, the most the KV cache holds (from %.0f).",
+			mlen, tokens, len);
+		max_len_util(c, &f, x, tokens);
 	} else {
 		snprintf(f.title, sizeof(f.title), "max_model_len%s%.0f is longer than the KV cache"
 			 " holds%s; the configuration failed, not the traffic",
 			 isfinite(len) ? " " : "", isfinite(len) ? len : 0,
 			 rl_engine_label(x, lab, sizeof(lab)));
-		rl_advice(&f, "Lower --max-model-len to the tokens the KV cache holds (vLLM's \"GPU"
-			  " KV cache size: N tokens\" line gives the value; it is not in this log), or raise"
-			  " --gpu-memory-utilization.");
+		rl_advice(&f, "Lower %s to the tokens the KV cache holds (the engine's KV cache"
+			  " size line gives the value; it is not in this log)%s%s.", mlen,
+			  util ? ", or raise " : "", util ? util : "");
 	}
 	return ewrite(c, &f, x, "the engine's accounting at start-up");
 }
@@ -321,10 +388,12 @@ static int engine_budget(struct rule_ctx *c, const struct rl_engine *e, int n)
 	const struct rl_engine *x = pick(e, n, budget_applies);
 	struct rl_finding f;
 	double in, room, over, u, util;
+	const char *uflag;
 	char lab[100], b1[32], b2[32], b3[32], b4[32];
 
 	if (!x)
 		return 0;
+	uflag = rl_flag_of(c, x->engine, KR_MEM_FRACTION);
 	over = over_budget(x, &in, &room);
 	util = KNOWN(x, UTIL) ? F(x, UTIL) : KNOWN(x, REQUESTED) ? F(x, REQUESTED) / F(x, TOTAL) : NAN;
 	rl_finding_init(&f, "engine", "misconfig", "engine_budget");
@@ -340,12 +409,19 @@ static int engine_budget(struct rule_ctx *c, const struct rl_engine *e, int n)
 		 rl_bytes(room, b4, sizeof(b4)), KNOWN(x, FREE) ? "free at start-up" : "card",
 		 rl_engine_label(x, lab, sizeof(lab)));
 	u = down2((room - F(x, GRAPHS)) / F(x, TOTAL) - 0.02);
-	if (isfinite(util) && u < util && u > 0)
-		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", u,
-			"Lower --gpu-memory-utilization from %.2f to %.2f so the CUDA graphs fit"
-			" beside the budget (their memory is not part of it in this version).", util, u);
-	rl_advice(&f, "Or capture fewer graphs (--max-seq-len-to-capture, a shorter"
-		  " cudagraph_capture_sizes list), or none (--enforce-eager).");
+	if (isfinite(util) && u < util && u > 0 && uflag)
+		rl_knob(&f, "gpu_memory_utilization", uflag, u,
+			"Lower %s from %.2f to %.2f so the CUDA graphs fit"
+			" beside the budget (their memory is not part of it in this version).", uflag,
+			util, u);
+	if (kind_of(c, x) == ENGINE_VLLM || kind_of(c, x) == ENGINE_NONE)
+		rl_advice(&f, "Or capture fewer graphs (--max-seq-len-to-capture, a shorter"
+			  " cudagraph_capture_sizes list), or none (--enforce-eager).");
+	else if (rl_flag_of(c, x->engine, KR_NO_GRAPHS))
+		rl_advice(&f, "Or capture fewer graphs, or none (%s).",
+			  rl_flag_of(c, x->engine, KR_NO_GRAPHS));
+	else
+		rl_advice(&f, "Or capture fewer CUDA graphs.");
 	return ewrite(c, &f, x, "the engine's accounting at start-up");
 }
 
@@ -398,14 +474,15 @@ static int pool_applies(const struct rl_engine *e)
 static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
 	const struct rl_engine *x = pick(e, n, pool_applies);
-	int sglang;
+	const char *seqs, *util;
 	struct rl_finding f;
 	char lab[100];
 	double cap;
 
 	if (!x)
 		return 0;
-	sglang = !strcmp(x->engine, "sglang");
+	seqs = rl_flag_of(c, x->engine, KR_MAX_SEQS);
+	util = rl_flag_of(c, x->engine, KR_MEM_FRACTION);
 	rl_finding_init(&f, "engine", "misconfig", "kv_pool");
 	f.score = 0.6;   /* admitted load or a burst: the message cannot tell */
 	engine_figures(&f, x);
@@ -415,25 +492,21 @@ static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 	if (KNOWN(x, MAX_SEQS) && F(x, MAX_SEQS) > 1 &&
 	    rl_serving_choice(c, "max_num_seqs", &cap) == 0 && cap < F(x, MAX_SEQS))
 		/* the serving what-if's cap: one value per knob */
-		rl_knob(&f, "max_num_seqs", sglang ? "--max-running-requests" : "--max-num-seqs",
+		rl_knob(&f, "max_num_seqs", seqs,
 			cap, "Lower %s from %.0f to %.0f (the serving what-if: the recorded load"
-			" fits under it with a 0.7 margin).", sglang ? "--max-running-requests" :
-			"--max-num-seqs", F(x, MAX_SEQS), cap);
+			" fits under it with a 0.7 margin).", seqs, F(x, MAX_SEQS), cap);
 	else if (KNOWN(x, MAX_SEQS) && F(x, MAX_SEQS) > 1)
-		rl_knob(&f, "max_num_seqs", sglang ? "--max-running-requests" : "--max-num-seqs",
+		rl_knob(&f, "max_num_seqs", seqs,
 			floor(F(x, MAX_SEQS) * 0.7),
 			"Lower %s from %.0f to %.0f (x 0.7), so what runs at once fits the pool.",
-			sglang ? "--max-running-requests" : "--max-num-seqs", F(x, MAX_SEQS),
-			floor(F(x, MAX_SEQS) * 0.7));
-	else if (KNOWN(x, UTIL) && F(x, UTIL) < UTIL_MAX)
-		rl_knob(&f, "gpu_memory_utilization", sglang ? "--mem-fraction-static" :
-			"--gpu-memory-utilization", up2(fmin(UTIL_MAX, F(x, UTIL) + 0.05)),
-			"Raise %s from %.2f to %.2f for a larger pool.", sglang ?
-			"--mem-fraction-static" : "--gpu-memory-utilization", F(x, UTIL),
+			seqs, F(x, MAX_SEQS), floor(F(x, MAX_SEQS) * 0.7));
+	else if (KNOWN(x, UTIL) && F(x, UTIL) < UTIL_MAX && util)
+		rl_knob(&f, "gpu_memory_utilization", util, up2(fmin(UTIL_MAX, F(x, UTIL) + 0.05)),
+			"Raise %s from %.2f to %.2f for a larger pool.", util, F(x, UTIL),
 			up2(fmin(UTIL_MAX, F(x, UTIL) + 0.05)));
 	else
-		rl_advice(&f, "Lower --max-running-requests (or raise --mem-fraction-static): the"
-			  " log does not give their values.");
+		rl_advice(&f, "Lower %s (or raise %s): the log does not give their values.", seqs,
+			  util ? util : "the memory share");
 	rl_advice(&f, "The engine's message cannot tell admitted load that never fitted from a"
 		  " burst beyond what it carried before: its running requests and token usage over"
 		  " time (the Decode batch lines of the hours before) would settle it.");
@@ -452,7 +525,7 @@ static int library_applies(const struct rl_engine *e)
 static int library_oom(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
 	const struct rl_engine *x = pick(e, n, library_applies);
-	const char *who;
+	const char *who, *util;
 	struct rl_finding f;
 	char lab[100];
 	double v;
@@ -462,6 +535,7 @@ static int library_oom(struct rule_ctx *c, const struct rl_engine *e, int n)
 	/* a PyTorch OOM message elsewhere in the folder tells more */
 	if (rl_num(c, &v, "SELECT 1 FROM event WHERE kind = 'torch_oom' LIMIT 1") == 0)
 		return 0;
+	util = rl_flag_of(c, x->engine, KR_MEM_FRACTION);
 	who = x->errors & RL_EE_NCCL_OOM ? "NCCL" : x->errors & RL_EE_CUBLAS ? "cuBLAS" :
 	      "TensorRT-LLM";
 	rl_finding_init(&f, "engine", "misconfig", "library_oom");
@@ -483,12 +557,13 @@ static int library_oom(struct rule_ctx *c, const struct rl_engine *e, int n)
 			  " smaller (CUBLAS_WORKSPACE_CONFIG=:4096:8).");
 	if (x->errors & RL_EE_TRT_OOM)
 		rl_advice(&f, "TensorRT-LLM's runtime buffers could not be allocated after the KV"
-			  " cache took its share: lower kv_cache_free_gpu_mem_fraction (0.9 by"
-			  " default) by 0.1, or max_batch_size / max_num_tokens.");
-	if (KNOWN(x, UTIL) && F(x, UTIL) > 0.5)
-		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization",
-			down2(F(x, UTIL) - 0.05), "Lower --gpu-memory-utilization from %.2f to %.2f"
-			" to leave that room outside the engine's pool.", F(x, UTIL),
+			  " cache took its share: lower %s (kv_cache_free_gpu_mem_fraction in the"
+			  " Triton backend; 0.9 by default) by 0.1, or max_batch_size /"
+			  " max_num_tokens.", engine_knob_flag(ENGINE_TRTLLM, KR_MEM_FRACTION));
+	if (KNOWN(x, UTIL) && F(x, UTIL) > 0.5 && util)
+		rl_knob(&f, "gpu_memory_utilization", util,
+			down2(F(x, UTIL) - 0.05), "Lower %s from %.2f to %.2f"
+			" to leave that room outside the engine's pool.", util, F(x, UTIL),
 			down2(F(x, UTIL) - 0.05));
 	rl_advice(&f, "From the library's message alone this is the likeliest reading, not a"
 		  " proof: nvidia-smi's per-process use at the failure, or the engine's start-up"

@@ -67,7 +67,7 @@ static int gpu_room(struct rule_ctx *c, struct gpu_room *r)
 static int gpu_headroom(struct rule_ctx *c)
 {
 	double total, base, need, util, failed;
-	const char *how = NULL, *base_how;
+	const char *how = NULL, *base_how, *uflag = rl_flag(c, KR_MEM_FRACTION);
 	struct gpu_room r;
 	int64_t fid;
 	struct rl_finding f;
@@ -94,7 +94,8 @@ static int gpu_headroom(struct rule_ctx *c)
 		 " %s left, one request needs %s", rl_bytes(base, b1, sizeof(b1)),
 		 rl_bytes(total, b2, sizeof(b2)), base_how, rl_bytes(total - base, b3, sizeof(b3)),
 		 rl_bytes(need, b4, sizeof(b4)));
-	if (rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 && util > 0 && util <= 1) {
+	if (rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 && util > 0 && util <= 1 &&
+	    uflag) {
 		/* room for at least one request at the 0.7 safety factor, or
 		 * the serving what-if's value: the recorded load fits with it */
 		double cut = need / HEADROOM_SAFETY - (total - base);
@@ -103,15 +104,15 @@ static int gpu_headroom(struct rule_ctx *c)
 		rl_advice(&f, "Or use a smaller model / quantized weights.");
 		if (rl_serving_choice(c, "gpu_memory_utilization", &chosen) == 0 && chosen < util) {
 			nu = chosen;
-			rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
-				"Lower --gpu-memory-utilization from %.2f to %.2f (frees %s of KV"
+			rl_knob(&f, "gpu_memory_utilization", uflag, nu,
+				"Lower %s from %.2f to %.2f (frees %s of KV"
 				" cache for activations: the serving what-if's value, the recorded"
-				" load fits with a 0.7 margin).", util, nu,
+				" load fits with a 0.7 margin).", uflag, util, nu,
 				rl_bytes((util - nu) * total, b1, sizeof(b1)));
 		} else {
-			rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
-				"Lower --gpu-memory-utilization from %.2f to %.2f (frees %s of KV"
-				" cache for activations).", util, nu, rl_bytes(cut, b1, sizeof(b1)));
+			rl_knob(&f, "gpu_memory_utilization", uflag, nu,
+				"Lower %s from %.2f to %.2f (frees %s of KV"
+				" cache for activations).", uflag, util, nu, rl_bytes(cut, b1, sizeof(b1)));
 		}
 		rl_fig(&f, "suggested_gpu_memory_utilization", nu);
 	} else {
@@ -188,8 +189,9 @@ static int admitted_concurrency(struct rule_ctx *c)
 	snprintf(f.title, sizeof(f.title), "%s %.0f x %s per request exceeds the %s left"
 		 " over the baseline", what, seqs, rl_bytes(need, b1, sizeof(b1)),
 		 rl_bytes(room, b2, sizeof(b2)));
-	rl_knob(&f, "max_num_seqs", "--max-num-seqs", safe > 1 ? safe : 1,
-		"Lower --max-num-seqs to %.0f ((%s - %s) / %s x 0.7).", safe > 1 ? safe : 1,
+	rl_knob(&f, "max_num_seqs", rl_flag(c, KR_MAX_SEQS), safe > 1 ? safe : 1,
+		"Lower %s to %.0f ((%s - %s) / %s x 0.7).", rl_flag(c, KR_MAX_SEQS),
+		safe > 1 ? safe : 1,
 		rl_bytes(r.total, b1, sizeof(b1)), rl_bytes(r.base, b2, sizeof(b2)),
 		rl_bytes(need, b3, sizeof(b3)));
 	return rl_finding_write(c, &f) < 0 ? -1 : 1;

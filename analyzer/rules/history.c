@@ -126,9 +126,8 @@ static int load_of(struct rule_ctx *c, int64_t id, int64_t until_ns, double min_
 
 	/* a KV cache's usage in percent: engine lines store percent,
 	 * Prometheus' *_usage_perc a ratio (unit 'ratio') */
-	st = rl_prepare(c, "SELECT (SELECT min(time_ns) FROM sample WHERE series_id = ?1),"
-			" (SELECT max(value) FROM sample WHERE series_id = ?1 AND time_ns < ?2),"
-			" (SELECT max(value) FROM sample WHERE series_id = ?1 AND time_ns BETWEEN ?2 AND ?3),"
+	st = rl_prepare(c, "SELECT sample_first_ns(?1), sample_max(?1, NULL, ?2 - 1),"
+			" sample_max(?1, ?2, ?3),"
 			" (SELECT CASE unit WHEN 'ratio' THEN 100.0 ELSE 1.0 END FROM series WHERE id = ?1)");
 	if (!st)
 		return -1;

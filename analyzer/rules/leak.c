@@ -19,6 +19,7 @@
  * is named in the advice) and quotes memray's totals and peak.
  */
 #include "analyzer/rules/rulelib.h"
+#include "lib/series_words.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -256,7 +257,7 @@ static int leak_growth(struct rule_ctx *c)
 	struct rl_pick p;
 	const struct rl_trend *tr = &p.tr;
 	struct rl_finding f;
-	char b1[32], b2[32], span[32];
+	char b1[32], b2[32], span[32], what[200];
 	int64_t fid, sid, holder = 0;
 	int r = rl_pick_memory_series(c, judge_growth, &p);
 
@@ -278,8 +279,12 @@ static int leak_growth(struct rule_ctx *c)
 		snprintf(span, sizeof(span), "%.0f min", tr->duration_s / 60);
 	else
 		snprintf(span, sizeof(span), "%.1f h", tr->duration_s / 3600);
-	snprintf(f.title, sizeof(f.title), "%s%s%s grows %.1f MiB/h (R\xc2\xb2 %.2f): %s -> %s over %s",
-		 p.name, p.entity[0] ? " " : "", p.entity, tr->fit.slope * 3600 / MIB,
+	/* the series in words (lib/series_words.h), as a sentence opens */
+	series_words(p.name, strcmp(p.entity, "?") ? p.entity : NULL, what, sizeof(what));
+	if (what[0] >= 'a' && what[0] <= 'z')
+		what[0] = (char)(what[0] - 'a' + 'A');
+	snprintf(f.title, sizeof(f.title), "%s grew %.1f MiB/h (R\xc2\xb2 %.2f): %s -> %s over %s",
+		 what, tr->fit.slope * 3600 / MIB,
 		 tr->fit.r2, rl_bytes(tr->level_start, b1, sizeof(b1)),
 		 rl_bytes(tr->level_end, b2, sizeof(b2)), span);
 	fit_and_requests(c, &p, &f);

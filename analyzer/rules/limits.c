@@ -26,6 +26,18 @@
 #define FREE_FIGURES 0.8         /* its figures say it */
 #define UTIL_MARGIN 0.02         /* below the free share: the driver's and NCCL's own */
 
+/* 1 when the engine (named, else the incident's) sizes its pool as a
+ * share of the whole card (vLLM, SGLang, TGI): TensorRT-LLM's fraction is
+ * of the memory left free, and the ggml engines have none. */
+static int share_of_card(struct rule_ctx *c, const char *engine)
+{
+	enum engine_kind k = engine_kind_from_name(engine);
+
+	if (!engine_kind_named(k))
+		k = rl_engine_kind(c);
+	return k != ENGINE_TRTLLM && k != ENGINE_TRITON && engine_knob_flag(k, KR_MEM_FRACTION);
+}
+
 /* gpu_memory_utilization claiming more than other processes leave: 1
  * finding, 0 none, -1 failed. */
 static int util_limit(struct rule_ctx *c)
@@ -67,10 +79,11 @@ static int util_limit(struct rule_ctx *c)
 		 " processes hold %s on the GPU", util, rl_bytes(util * total, b1, sizeof(b1)),
 		 rl_bytes(total, b2, sizeof(b2)), rl_bytes(others, b3, sizeof(b3)));
 	rl_advice(&f, "Or move the other processes off this GPU.");
-	rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization",
-		floor(((total - others) / total - 0.02) * 100) / 100,
-		"Set --gpu-memory-utilization to at most %.2f.",
-		floor(((total - others) / total - 0.02) * 100) / 100);
+	if (share_of_card(c, NULL))
+		rl_knob(&f, "gpu_memory_utilization", rl_flag(c, KR_MEM_FRACTION),
+			floor(((total - others) / total - 0.02) * 100) / 100,
+			"Set %s to at most %.2f.", rl_flag(c, KR_MEM_FRACTION),
+			floor(((total - others) / total - 0.02) * 100) / 100);
 	fid = rl_finding_write(c, &f);
 	return fid < 0 ? -1 : 1;
 }
@@ -108,7 +121,7 @@ static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, st
 	st = rl_prepare(c,
 		"WITH t AS (SELECT max(p.time_ns) AS at FROM series s JOIN sample p ON p.series_id = s.id"
 		" WHERE s.name = 'gpu.proc_used_bytes' AND p.time_ns <= ?1)"
-		" SELECT s.entity, max(p.value), (SELECT min(q.time_ns) FROM sample q WHERE q.series_id = s.id),"
+		" SELECT s.entity, max(p.value), sample_first_ns(s.id),"
 		" EXISTS (SELECT 1 FROM meta m WHERE m.artifact_id = s.artifact_id AND m.key = 'time.clock'"
 		" AND m.value = 'local')"
 		" FROM series s JOIN sample p ON p.series_id = s.id, t WHERE s.name = 'gpu.proc_used_bytes'"
@@ -185,9 +198,10 @@ static int free_at_start(struct rule_ctx *c)
 	rl_advice(&f, "The configuration, not the traffic, failed: the engine never served."
 		  " Or free the card of the other tenant%s.",
 		  tenants ? "" : " (nvidia-smi --query-compute-apps lists its processes)");
-	if (nu > 0)
-		rl_knob(&f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
-			"Set --gpu-memory-utilization to at most %.2f (the %s free of %s, less %.0f%%).",
+	if (nu > 0 && share_of_card(c, x->engine))
+		rl_knob(&f, "gpu_memory_utilization", rl_flag_of(c, x->engine, KR_MEM_FRACTION), nu,
+			"Set %s to at most %.2f (the %s free of %s, less %.0f%%).",
+			rl_flag_of(c, x->engine, KR_MEM_FRACTION),
 			nu, rl_bytes(free_, b1, sizeof(b1)), rl_bytes(total, b2, sizeof(b2)),
 			UTIL_MARGIN * 100);
 	fid = rl_finding_write(c, &f);

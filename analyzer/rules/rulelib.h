@@ -10,7 +10,27 @@
 #include "analyzer/derive/dctx.h"
 #include "analyzer/rules/rules.h"
 
+#include "lib/engine_knobs.h"
+
 #include <jansson.h>
+
+/* ---- the engine's own knobs (knobs.c) ---- */
+
+/* The incident's serving engine: the first engine-table row that names
+ * one (not the PyTorch libraries), else the meta key server.name;
+ * ENGINE_NONE when nothing names one. */
+enum engine_kind rl_engine_kind(struct rule_ctx *c);
+/* How the incident's engine spells the knob of role r (lib/engine_knobs.h:
+ * vLLM's when no engine is named); NULL when that engine has none. */
+const char *rl_flag(struct rule_ctx *c, enum knob_role r);
+/* The same for an engine named name ("sglang", "tensorrt-llm", ...); a
+ * name that is no engine ("server", "pytorch", "") falls back to the
+ * incident's engine. */
+const char *rl_flag_of(struct rule_ctx *c, const char *name, enum knob_role r);
+/* The incident's engine as its users write it ("vLLM", "SGLang", "TGI",
+ * "TensorRT-LLM", "Triton", "Ollama", "llama.cpp"); "vLLM" when no
+ * engine is named (the flags rl_flag gives then). */
+const char *rl_engine_title(struct rule_ctx *c);
 
 /* ---- the memory history before the OOM (history.c) ---- */
 

@@ -37,6 +37,8 @@ int rule_settings(struct rule_ctx *c);
 int rule_engine(struct rule_ctx *c);
 int rule_startup(struct rule_ctx *c);
 int rule_kvleak(struct rule_ctx *c);
+int rule_retract(struct rule_ctx *c);
+int rule_mps(struct rule_ctx *c);
 int rule_training(struct rule_ctx *c);
 /* The critic pass (critic.c): every finding's advice and title checked
  * against the facts they rely on, corrected or withdrawn; run after the

@@ -55,9 +55,9 @@ static int server_rise(struct rule_ctx *c, const char *name, int64_t t0, int64_t
 		   " FROM series s JOIN sample p ON p.series_id = s.id WHERE s.name = '%s'"
 		   " AND p.time_ns BETWEEN %lld AND %lld", name, (long long)from, (long long)t0) < 0)
 		return -1;
-	return rl_num(c, after, "SELECT max(p.value * CASE s.unit WHEN 'ratio' THEN 100 ELSE 1 END)"
-		      " FROM series s JOIN sample p ON p.series_id = s.id WHERE s.name = '%s'"
-		      " AND p.time_ns BETWEEN %lld AND %lld", name, (long long)t0, (long long)t1);
+	return rl_num(c, after, "SELECT max(sample_max(s.id, %lld, %lld)"
+		      " * CASE s.unit WHEN 'ratio' THEN 100 ELSE 1 END)"
+		      " FROM series s WHERE s.name = '%s'", (long long)t0, (long long)t1, name);
 }
 
 /* The trend a rise stands on: its slope (units a second) through the
@@ -297,18 +297,20 @@ static void concurrency_advice(struct rule_ctx *c, struct burst *b, struct rl_fi
 			    rl_serving_choice(c, "max_num_seqs", &chosen) == 0) {
 				/* the serving what-if's cap: one value per knob */
 				rl_fig(f, "safe_concurrency", chosen);
-				rl_knob(f, "max_num_seqs", "--max-num-seqs", chosen,
+				rl_knob(f, "max_num_seqs", rl_flag(c, KR_MAX_SEQS), chosen,
 					"Cap concurrent requests at %.0f (the serving what-if: the"
-					" recorded load fits under it with a 0.7 margin), e.g. vLLM"
-					" --max-num-seqs %.0f, and let the rest queue.", chosen, chosen);
+					" recorded load fits under it with a 0.7 margin), e.g. %s"
+					" %s %.0f, and let the rest queue.", chosen, rl_engine_title(c),
+					rl_flag(c, KR_MAX_SEQS), chosen);
 			} else {
 				rl_fig(f, "safe_concurrency", safe);
-				rl_knob(f, "max_num_seqs", "--max-num-seqs", safe > 1 ? safe : 1,
+				rl_knob(f, "max_num_seqs", rl_flag(c, KR_MAX_SEQS), safe > 1 ? safe : 1,
 					"Cap concurrent requests at %.0f ((%s total - %s baseline) / %s"
-					" per request x 0.7), e.g. vLLM --max-num-seqs %.0f, and let"
+					" per request x 0.7), e.g. %s %s %.0f, and let"
 					" the rest queue.", safe, rl_bytes(total, b1, sizeof(b1)),
 					rl_bytes(bt->baseline, b2, sizeof(b2)),
-					rl_bytes(per_req, b3, sizeof(b3)), safe > 1 ? safe : 1);
+					rl_bytes(per_req, b3, sizeof(b3)), rl_engine_title(c),
+					rl_flag(c, KR_MAX_SEQS), safe > 1 ? safe : 1);
 			}
 		}
 	}
@@ -386,8 +388,12 @@ static int running_spike(struct rule_ctx *c)
 	snprintf(f.title, sizeof(f.title), "Running requests rose from %.0f to %.0f in %.0f s %s",
 		 tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t,
 		 c->has_oom ? "just before the OOM" : "at the end of the record");
-	rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at what"
-		  " the memory left over the baseline holds, and let bursts queue.");
+	if (rl_engine_kind(c) == ENGINE_NONE)
+		rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests) at"
+			  " what the memory left over the baseline holds, and let bursts queue.");
+	else
+		rl_advice(&f, "Cap concurrency (%s %s) at what the memory left over the baseline"
+			  " holds, and let bursts queue.", rl_engine_title(c), rl_flag(c, KR_MAX_SEQS));
 	if (judge_history(c, c->cur.t0_ns + (int64_t)(tr.rise_start_t * 1e9), tr.rise_start_t,
 			  &f) < 0) {
 		rl_finding_drop(&f);

@@ -88,12 +88,12 @@ static int load_start(struct rule_ctx *c, struct startup *s)
 	double first, busy;
 	int64_t id = rl_series_id(c, "server.running", 1);
 
-	if (!id || rl_num(c, &first, "SELECT min(time_ns) FROM sample WHERE series_id = %lld"
-			  " AND time_ns <= %lld", (long long)id, (long long)c->oom_ns) < 0)
+	if (!id || rl_num(c, &first, "SELECT sample_first_ns(%lld, %lld)", (long long)id,
+			  (long long)c->oom_ns) < 0)
 		return c->failed ? -1 : 0;
 	s->series_id = id;
-	if (rl_num(c, &busy, "SELECT min(time_ns) FROM sample WHERE series_id = %lld AND"
-		   " time_ns <= %lld AND value >= 1", (long long)id, (long long)c->oom_ns) < 0) {
+	if (rl_num(c, &busy, "SELECT sample_first_ns(%lld, %lld, 1)", (long long)id,
+		   (long long)c->oom_ns) < 0) {
 		if (c->failed)
 			return -1;
 		s->score = STARTUP_NO_LOAD;
@@ -187,15 +187,18 @@ static void startup_value(struct rule_ctx *c, const struct startup *s, struct rl
 	char b1[32], b2[32], b3[32];
 
 	rl_oom_request(c, &req);
-	if (s->scope != RL_SCOPE_HOST && rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 &&
+	if (s->scope != RL_SCOPE_HOST && rl_flag(c, KR_MEM_FRACTION) &&
+	    rl_engine_kind(c) != ENGINE_TRTLLM && rl_engine_kind(c) != ENGINE_TRITON &&
+	    rl_meta_num(c, "server.gpu_memory_utilization", &util) == 0 &&
 	    util > 0 && util <= 1 && rl_gpu_total(c, &cap) == 0 && req > 0) {
 		double nu = floor((util - req / cap - 0.02) * 100) / 100;
 		if (nu > 0) {
 			rl_fig(f, "gpu_memory_utilization", util);
 			rl_fig(f, "suggested_gpu_memory_utilization", nu);
-			rl_knob(f, "gpu_memory_utilization", "--gpu-memory-utilization", nu,
-				"Lower --gpu-memory-utilization from %.2f to %.2f: room for the %s"
-				" the start-up asked for last.", util, nu, rl_bytes(req, b1, sizeof(b1)));
+			rl_knob(f, "gpu_memory_utilization", rl_flag(c, KR_MEM_FRACTION), nu,
+				"Lower %s from %.2f to %.2f: room for the %s"
+				" the start-up asked for last.", rl_flag(c, KR_MEM_FRACTION), util, nu,
+				rl_bytes(req, b1, sizeof(b1)));
 			return;
 		}
 	}

@@ -148,11 +148,13 @@ static double dummy_requests(const char *text)
 	return end > w + sizeof(lead) - 1 && v >= 1 && v < 1e7 ? v : -1;
 }
 
-static const char *advise_warmup(const struct rl_phase *p, const struct rl_engine *e, int n,
-				 struct rl_finding *f)
+static const char *advise_warmup(const struct rl_phase *p, const char *stack,
+				 const struct rl_engine *e, int n, struct rl_finding *f)
 {
 	const struct rl_engine *m = knowing(e, n, RL_EF_MAX_SEQS);
 	double seqs = dummy_requests(p->text);
+	enum engine_kind k = engine_kind_from_name(stack);
+	const char *flag = engine_knob_flag(k, KR_MAX_SEQS);
 
 	if (seqs > 0)
 		rl_fig(f, "warmup_dummy_requests", seqs);
@@ -160,27 +162,40 @@ static const char *advise_warmup(const struct rl_phase *p, const struct rl_engin
 		seqs = m->f[RL_EF_MAX_SEQS];
 	if (seqs >= 2) {
 		rl_fig(f, "max_num_seqs", seqs);
-		rl_knob(f, "max_num_seqs", "--max-num-seqs", floor(seqs / 2),
-			"Lower --max-num-seqs from %.0f to %.0f: the warm-up runs one dummy request per"
-			" sequence the engine may admit, and %.0f of them did not fit.", seqs,
+		rl_knob(f, "max_num_seqs", flag, floor(seqs / 2),
+			"Lower %s from %.0f to %.0f: the warm-up runs one dummy request per"
+			" sequence the engine may admit, and %.0f of them did not fit.", flag, seqs,
 			floor(seqs / 2), seqs);
 	}
-	rl_advice(f, "The warm-up's dummy batch answers to max_num_seqs and"
-		  " max_num_batched_tokens; a lower gpu_memory_utilization leaves it room too.");
+	if (engine_knob_flag(k, KR_MEM_FRACTION))
+		rl_advice(f, "The warm-up's dummy batch answers to %s and %s; a lower %s leaves it"
+			  " room too.", flag, engine_knob_flag(k, KR_BATCH_TOKENS),
+			  engine_knob_flag(k, KR_MEM_FRACTION));
+	else
+		rl_advice(f, "The warm-up's dummy batch answers to %s and %s.", flag,
+			  engine_knob_flag(k, KR_BATCH_TOKENS));
 	return "warmup_does_not_fit";
 }
 
-static const char *advise_graphs(const struct rl_engine *e, int n, struct rl_finding *f)
+static const char *advise_graphs(const char *stack, const struct rl_engine *e, int n,
+				 struct rl_finding *f)
 {
 	const struct rl_engine *g = knowing(e, n, RL_EF_GRAPHS);
+	const char *eager = engine_knob_flag(engine_kind_from_name(stack), KR_NO_GRAPHS);
 	char b[32];
 
 	if (g)
 		rl_fig(f, "cuda_graph_bytes", g->f[RL_EF_GRAPHS]);
-	rl_advice(f, "Start with --enforce-eager (no CUDA graphs), or capture fewer and smaller"
-		  " batch sizes (vLLM --cuda-graph-sizes / --max-cudagraph-capture-size, SGLang"
-		  " --cuda-graph-max-bs)%s%s%s.", g ? "; the graphs took " : "",
-		  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
+	if (engine_kind_from_name(stack) == ENGINE_SGLANG)
+		rl_advice(f, "Start with %s (no CUDA graphs), or capture fewer and smaller batch"
+			  " sizes (--cuda-graph-max-bs)%s%s%s.", eager, g ? "; the graphs took " : "",
+			  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
+	else
+		rl_advice(f, "Start with %s (no CUDA graphs), or capture fewer and smaller"
+			  " batch sizes (vLLM --cuda-graph-sizes / --max-cudagraph-capture-size, SGLang"
+			  " --cuda-graph-max-bs)%s%s%s.", eager ? eager : "--enforce-eager",
+			  g ? "; the graphs took " : "",
+			  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
 	return "graphs_do_not_fit";
 }
 
@@ -348,6 +363,12 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 			  " --ctx-size (Ollama num_ctx) or --ubatch-size, or offload fewer layers"
 			  " (--n-gpu-layers, Ollama num_gpu); with several cards, pipeline"
 			  " parallelism multiplies the compute buffer.");
+	else if (engine_kind_named(engine_kind_from_name(stack)) &&
+		 engine_kind_from_name(stack) != ENGINE_VLLM)
+		rl_advice(f, "The profile run and the KV cache answer to %s and %s: lower them so"
+			  " that the activations of one max-length batch and the cache fit.",
+			  engine_knob_flag(engine_kind_from_name(stack), KR_MEM_FRACTION),
+			  engine_knob_flag(engine_kind_from_name(stack), KR_MAX_LEN));
 	else
 		rl_advice(f, "The profile run and the KV cache answer to gpu_memory_utilization"
 			  " (vLLM; SGLang mem_fraction_static) and max_model_len: lower them so that"
@@ -375,12 +396,15 @@ static const char *advise_weights(struct rule_ctx *c, const struct rl_phase *p, 
 	}
 	if (p->req > 0 && total > 0 && p->req > CARD_FILL * total) {
 		double tp = ceil(p->req / (CARD_FILL * total));
+		const char *tpf = engine_knob_flag(engine_kind_from_name(stack), KR_TP);
 		rl_fig(f, "requested_bytes", p->req);
 		rl_fig(f, "total_bytes", total);
-		rl_knob(f, "tensor_parallel_size", "--tensor-parallel-size", tp,
+		if (!tpf)
+			tpf = "--tensor-parallel-size";
+		rl_knob(f, "tensor_parallel_size", tpf, tp,
 			"Loading the weights asked for %s of a %s card: shard them over %.0f cards"
-			" (--tensor-parallel-size %.0f), or quantize them.", rl_bytes(p->req, b1,
-			sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), tp, tp);
+			" (%s %.0f), or quantize them.", rl_bytes(p->req, b1,
+			sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), tp, tpf, tp);
 	}
 	if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
 		rl_advice(f, "Offload fewer layers to the GPU (--n-gpu-layers, Ollama num_gpu), or"
@@ -437,9 +461,9 @@ const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
 		return advise_zero_setup(p, f);
 	if (!strcmp(p->phase, "warmup"))
-		return advise_warmup(p, e, n, f);
+		return advise_warmup(p, stack, e, n, f);
 	if (!strcmp(p->phase, "graph_capture"))
-		return advise_graphs(e, n, f);
+		return advise_graphs(stack, e, n, f);
 	if (!strcmp(p->phase, "load_weights"))
 		return advise_weights(c, p, stack, e, n, f);
 	return advise_cache(c, p, stack, e, n, f);

@@ -36,7 +36,10 @@ const struct rule rule_table[] = {
 	/* after engine and limits, whose named settings it defers to */
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	{ "kvleak", "a serving engine's own check says its KV-cache pool leaked", rule_kvleak },
+	{ "retract", "a serving engine preempted requests (SGLang's retraction): pressure before"
+	  " an OOM, else a warning", rule_retract },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
+	{ "mps", "PyTorch's MPS allocator (a Mac) at its high-watermark cap", rule_mps },
 	/* after fragmentation, whose finding it reads */
 	{ "settings", "an allocator setting asked for but not in effect", rule_settings },
 	{ "contexts", "more CUDA contexts per device than processes", rule_contexts },
@@ -88,6 +91,14 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 	double v;
 
 	buf[0] = 0;
+	/* a Mac (MPS): no nvidia-smi, no CUDA snapshot, no serving engine */
+	if (c->has_oom && rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND family = 'mps'") == 0) {
+		if (!rl_has_memory_series(c))
+			snprintf(buf, n, "memory in use over time before the OOM (torch.mps."
+				 "current_allocated_memory() and torch.mps.driver_allocated_memory()"
+				 " logged each step, or the memory pressure in Activity Monitor)");
+		return;
+	}
 	if (!rl_has_memory_series(c)) {
 		if (c->has_oom) {
 			sqlite3_stmt *st = rl_prepare(c, "SELECT cgroup, scope FROM oom WHERE id = 1");

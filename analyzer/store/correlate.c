@@ -47,14 +47,14 @@ static const char sql_torch_oom[] =
 #define APART_NS (7 * 86400 * NS_PER_S)
 
 /* Each artifact's span of times on the UTC (or local) clock: its events,
- * and the first and last samples of the series it created (index seeks). */
+ * and the first and last samples of the series it created (from their
+ * blocks, samples_read.c). */
 static const char sql_spans[] =
 	"SELECT a.id, a.path, min(t.lo), max(t.hi) FROM artifact a JOIN ("
 	"  SELECT artifact_id AS aid, time_ns AS lo, time_ns AS hi FROM event"
 	"   WHERE time_ns IS NOT NULL"
 	"  UNION ALL SELECT s.artifact_id,"
-	"   (SELECT min(time_ns) FROM sample m WHERE m.series_id = s.id AND m.time_ns IS NOT NULL),"
-	"   (SELECT max(time_ns) FROM sample m WHERE m.series_id = s.id)"
+	"   sample_first_ns(s.id), sample_last_ns(s.id)"
 	"   FROM series s) t ON t.aid = a.id"
 	" WHERE t.lo IS NOT NULL GROUP BY a.id ORDER BY min(t.lo), a.id";
 

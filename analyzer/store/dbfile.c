@@ -214,12 +214,38 @@ static void sync_dir(const char *path)
 	free(dir);
 }
 
+/* The database at path is about to be replaced: a rollback journal left
+ * beside it (a write killed mid-transaction, e.g. `ingest --append`) would
+ * be taken by SQLite for the new file's and played into it, which leaves
+ * the new database malformed. Roll it back into the old file first (an
+ * open and a read do), so that from every moment on the file at path and
+ * any journal beside it belong together; a journal that cannot be rolled
+ * back is removed (its database is being replaced anyway). */
+static void settle_journal(const char *path)
+{
+	char *j = malloc(strlen(path) + sizeof("-journal"));
+	sqlite3 *db = NULL;
+
+	if (!j)
+		return;
+	strcpy(j, path);
+	strcat(j, "-journal");
+	if (access(j, F_OK) == 0) {
+		if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+			sqlite3_exec(db, "PRAGMA schema_version", NULL, NULL, NULL);
+		sqlite3_close(db);
+		unlink(j);      /* gone already when rolled back */
+	}
+	free(j);
+}
+
 int dbfile_commit(struct timeline *tl, struct strbuf *err)
 {
 	if (fsync(tl->tmp_fd) < 0) {
 		strbuf_addf(err, "%s: cannot be written: %s", tl->path, strerror(errno));
 		return -1;
 	}
+	settle_journal(tl->path);
 	if (rename(tl->tmp_path, tl->path) < 0) {
 		strbuf_addf(err, "%s: cannot be put in place: %s", tl->path, strerror(errno));
 		return -1;

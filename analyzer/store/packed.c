@@ -317,15 +317,25 @@ static int next_block(struct pk_cursor *c)
 }
 
 /* Column col of the current block, decoded on first use; NULL (the
- * error set) when its encoding is corrupt. */
+ * error set) when its encoding is corrupt. An integer in a REAL column
+ * (stored so, as SQLite stores an integral REAL) is read as a real. */
 static struct pk_cell *col_cells(struct pk_cursor *c, int col)
 {
+	struct pk_vtab *v = (struct pk_vtab *)c->base.pVtab;
 	struct pk_cell *cells = c->cells + (size_t)col * c->cap;
 
 	if (!(c->decoded >> col & 1)) {
 		if (packed_block_column(&c->b, col, cells, c->dict) < 0) {
 			pk_error(c, SQLITE_CORRUPT, "a column runs past the block");
 			return NULL;
+		}
+		if (v->affinity[col] == 'r') {
+			int r;
+			for (r = 0; r < c->b.nrows; r++)
+				if (cells[r].type == PV_INT) {
+					cells[r].type = PV_REAL;
+					cells[r].u.d = (double)cells[r].u.i;
+				}
 		}
 		c->decoded |= 1ull << col;
 	}
@@ -428,8 +438,9 @@ static void val_of(sqlite3_value *x, struct packed_val *p)
 
 /* Value p of x as a column of affinity aff stores it, as a plain table
  * would: numeric text becomes a number in an INTEGER, REAL or NUMERIC
- * column (an integral real an integer, but in a REAL column), an integer
- * a real in a REAL column, a number text (in buf, n bytes) in a TEXT one. */
+ * column, an integral real an integer in any of the three (a REAL
+ * column's reads give it back as a real), a number text (in buf, n
+ * bytes) in a TEXT one. */
 static void apply_affinity(char aff, sqlite3_value *x, struct packed_val *p, char *buf, size_t n)
 {
 	if (aff == 'b' || p->type == PV_NULL || p->type == PV_BLOB)
@@ -452,11 +463,9 @@ static void apply_affinity(char aff, sqlite3_value *x, struct packed_val *p, cha
 		if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
 			val_of(x, p);
 	}
-	if (aff == 'r' && p->type == PV_INT) {
-		p->type = PV_REAL;
-		p->d = (double)p->i;
-	}
-	if ((aff == 'i' || aff == 'n') && p->type == PV_REAL && p->d >= -9.2e18 && p->d <= 9.2e18 &&
+	/* a REAL column keeps an integral value as an integer, as SQLite
+	 * does (read back as a real, col_cells) */
+	if ((aff == 'i' || aff == 'n' || aff == 'r') && p->type == PV_REAL && p->d >= -9.2e18 && p->d <= 9.2e18 &&
 	    p->d == (double)(int64_t)p->d) {
 		p->type = PV_INT;
 		p->i = (int64_t)p->d;

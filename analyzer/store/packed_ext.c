@@ -1,7 +1,8 @@
 /*
  * packed_ext.c -- the packed tables' module (packed.c) as a loadable
  * SQLite extension, so that the sqlite3 shell and Python's sqlite3 can
- * read an incident database's trace and alloc tables:
+ * read an incident database's trace, alloc and sample tables (and the
+ * samples' functions, samples_read.c):
  *
  *     sqlite3 incident.db -cmd '.load build/oomlens_packed'
  *     conn.enable_load_extension(True); conn.load_extension("build/oomlens_packed")
@@ -16,6 +17,7 @@ SQLITE_EXTENSION_INIT1
 
 #include "analyzer/store/packed_block.c"
 #include "analyzer/store/packed.c"
+#include "analyzer/store/samples_read.c"
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -24,5 +26,7 @@ int sqlite3_oomlenspacked_init(sqlite3 *db, char **err, const sqlite3_api_routin
 {
 	(void)err;
 	SQLITE_EXTENSION_INIT2(api);
-	return packed_register(db);
+	int rc = packed_register(db);
+
+	return rc == SQLITE_OK ? samples_register(db) : rc;
 }

@@ -4,6 +4,7 @@
  * SQLite's message in the caller's strbuf or in sqlite3_errmsg(db).
  */
 #include "analyzer/store/query.h"
+#include "lib/budget.h"
 #include "lib/strbuf.h"
 #include "lib/timeutil.h"
 
@@ -104,13 +105,35 @@ json_t *q_row(sqlite3_stmt *st)
 	return o;
 }
 
+static uint64_t rows_cut;
+static int rows_bounded;        /* a report is being written: see q_rows_bound */
+
+void q_rows_bound(int on)
+{
+	rows_bounded = on;
+}
+
+uint64_t q_rows_cut(void)
+{
+	return rows_cut;
+}
+
+void q_rows_cut_add(uint64_t n)
+{
+	rows_cut += n;
+}
+
 json_t *q_rows_next(sqlite3_stmt *st, int64_t max)
 {
 	json_t *arr = json_array();
 	int64_t n = 0;
 
 	while (arr && (max < 0 || n < max) && sqlite3_step(st) == SQLITE_ROW) {
-		json_array_append_new(arr, q_row(st));
+		/* stepped over when the budget is low, or lost to an
+		 * allocation that failed: counted, not kept */
+		if ((rows_bounded && ol_budget_low()) ||
+		    json_array_append_new(arr, q_row(st)) < 0)
+			rows_cut++;
 		n++;
 	}
 	sqlite3_reset(st);

@@ -15,8 +15,8 @@
 
 #include "lib/strbuf.h"
 
-/* Samples not on UTC, counted with one index seek per series (the index
- * is (series_id, time_ns): a plain "WHERE time_ns IS NULL" scans it all). */
+/* Samples not on UTC, counted series by series (each series' blocks
+ * found by their parent: a plain "WHERE time_ns IS NULL" reads them all). */
 #define Q_UNTIMED_SAMPLES "SELECT sum((SELECT count(*) FROM sample m" \
 	" WHERE m.series_id = s.id AND m.time_ns IS NULL)) FROM series s"
 
@@ -41,8 +41,22 @@ json_t *q_json_time(sqlite3_stmt *st, int col);
 json_t *q_row(sqlite3_stmt *st);
 /* st's next rows, at most max (max < 0: all), as q_row builds them, in a
  * new array (caller decrefs; NULL only when out of memory); st is reset
- * afterwards, ready to be bound again. */
+ * afterwards, ready to be bound again. While a report is written
+ * (q_rows_bound), rows are taken only while the run's memory budget is
+ * not low (ol_budget_low, lib/budget.h): the rows after that are stepped
+ * over, counted into q_rows_cut(), and not kept; so are, always, any a
+ * failed allocation lost. The rules and derive passes always get every
+ * row: a verdict is never made from rows the budget left out. */
 json_t *q_rows_next(sqlite3_stmt *st, int64_t max);
+/* The rows q_rows_next (and the report's other row readers, through
+ * q_rows_cut_add) left out since the process began because the memory
+ * budget was low: a report compares it before and after loading a
+ * section to say that section is partial. */
+uint64_t q_rows_cut(void);
+void q_rows_cut_add(uint64_t n);
+/* 1: a report is being written and its row readers draw on the budget
+ * (report_write sets it around the writing); 0: every row is taken. */
+void q_rows_bound(int on);
 
 /* Write v to out as json_dumpf would (flags alike), through a buffer:
  * jansson hands each token to its output apart, and a stdio call per
@@ -138,7 +152,8 @@ int q_jw_rows(struct q_jw *w, const struct q_jw_cols *c);
  * writer rather than by SQLite's sorter, which costs more than the rows
  * do for a few dozen rows per statement. 0 or -1 as q_jw_rows; 1 when
  * it cannot vouch for SQLite's order (a key that is neither an integer
- * nor NULL, two rows equal on both keys): then nothing is written, st
+ * nor NULL, two rows equal on both keys, rows whose text would not fit
+ * the run's memory budget: ol_budget_fits): then nothing is written, st
  * is reset, and the caller runs its query with the ORDER BY. */
 int q_jw_rows_sorted(struct q_jw *w, const struct q_jw_cols *c, int desc, int asc);
 

@@ -728,6 +728,7 @@ int q_jw_rows(struct q_jw *w, const struct q_jw_cols *c)
 		if (q_jw_row(w, c) < 0)
 			r = -1;
 		q_jw_close(w, '}');
+		q_jw_flush(w);  /* between rows: the text is never held whole */
 	}
 	q_jw_close(w, ']');
 	if (c->st)

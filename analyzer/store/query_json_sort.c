@@ -7,6 +7,7 @@
  * keys leave the order to SQLite, whose sorter decides ties its own way.
  */
 #include "analyzer/store/query_json_impl.h"
+#include "lib/budget.h"
 
 #include <stdlib.h>
 
@@ -124,6 +125,13 @@ int q_jw_rows_sorted(struct q_jw *w, const struct q_jw_cols *c, int desc, int as
 		q_jw_close(w, '}');
 		s->len = w->len - start - s->off;
 		w->nsorted++;
+		/* the texts, their copy and the keys must fit the memory
+		 * budget; past it SQLite's sorter orders them (it spills) */
+		if (!ol_budget_fits(3 * (uint64_t)(w->len - start) +
+				    (uint64_t)w->capsorted * sizeof(*w->sorted))) {
+			order = 1;
+			break;
+		}
 	}
 	if (order == 0 && !w->failed)
 		order = put_in_order(w, start);

@@ -17,6 +17,7 @@
  */
 #include "analyzer/store/timeline.h"
 #include "analyzer/store/packed.h"
+#include "analyzer/store/samples.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 
@@ -291,7 +292,7 @@ int timeline_open(struct timeline *tl, const char *path, enum timeline_mode mode
 		timeline_close(tl);
 		return -1;
 	}
-	if (packed_register(tl->db) != SQLITE_OK) {
+	if (packed_register(tl->db) != SQLITE_OK || samples_register(tl->db) != SQLITE_OK) {
 		strbuf_addf(err, "%s: cannot open database: %s", path, sqlite3_errmsg(tl->db));
 		timeline_close(tl);
 		return -1;
@@ -347,6 +348,7 @@ void timeline_close(struct timeline *tl)
 	size_t i;
 
 	tl_bulk_release(tl);
+	samples_release(tl);
 	for (i = 0; i < TIMELINE_NSTMT; i++)
 		if (tl->stmts[i].st)
 			sqlite3_finalize(tl->stmts[i].st);
@@ -365,8 +367,6 @@ void timeline_close(struct timeline *tl)
 	tl->path = NULL;
 }
 
-static const char sql_sample_max[] = "SELECT coalesce(max(rowid), 0) FROM sample";
-
 int64_t timeline_artifact_begin(struct timeline *tl, const char *path, const char *kind,
 				uint64_t size, int compressed)
 {
@@ -378,19 +378,14 @@ int64_t timeline_artifact_begin_in(struct timeline *tl, const char *container, c
 {
 	struct tl_artifact a = { path, container, kind, size, compressed, "reading", NULL, 0, 0,
 				 0, 0 };
-	sqlite3_stmt *q;
 
 	tl->artifact_id = tl_insert_in(tl, &timeline_artifact_table, 0, 0, &a);
 	if (tl->artifact_id < 0)
 		return -1;
 	if (timeline_exec(tl, "SAVEPOINT artifact") < 0)
 		return -1;
-	q = timeline_stmt(tl, sql_sample_max);
-	tl->sample_rowid_begin = 0;
-	if (q && sqlite3_step(q) == SQLITE_ROW)
-		tl->sample_rowid_begin = sqlite3_column_int64(q, 0);
-	if (q)
-		sqlite3_reset(q);
+	if ((tl->sample_block_begin = samples_last_block(tl)) < 0)
+		return -1;
 	tl->sink.path = path;
 	tl->artifact_hash[0] = 0;
 	tl->sink.n_errors = tl->sink.n_warnings = 0;
@@ -445,37 +440,26 @@ void timeline_artifact_hash(struct timeline *tl, uint64_t hash, int sampled)
 	timeline_hash_text(hash, sampled, tl->artifact_hash);
 }
 
-int timeline_index_samples(struct timeline *tl)
-{
-	static const char sql[] =
-		"CREATE INDEX IF NOT EXISTS sample_series_time ON sample(series_id, time_ns)";
-	int rc;
-
-	if (tl_bulk_flush(tl) < 0 || tl_bulk_sync(tl) < 0)
-		return -1;
-	/* the sort spills to a temporary file (unlinked at once, in SQLite's
-	 * temporary directory) so that its memory stays that of the cache:
-	 * with temp_store=MEMORY the whole index is in memory meanwhile. If
-	 * no temporary file can be made, it is built in memory after all. */
-	sqlite3_exec(tl->db, "PRAGMA temp_store=FILE", NULL, NULL, NULL);
-	rc = sqlite3_exec(tl->db, sql, NULL, NULL, NULL);
-	sqlite3_exec(tl->db, "PRAGMA temp_store=MEMORY", NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : timeline_exec(tl, sql);
-}
-
 /* Boot-relative times become UTC through an anchor: an artifact that saw
  * both clocks (journal JSON, smaps separators with mono=, dmesg -T with a
  * raw twin) or the user's --boot-time. With one boot id (or none given)
  * the single anchor applies to every boot-clock row; with several, rows
  * match on boot_id. The median anchor offset is used, so one bad anchor
- * does not move the rest. */
+ * does not move the rest. Samples carry no boot id: they move only when
+ * there is one offset (their blocks rewritten, samples_align_boot). */
 int timeline_align_clocks(struct timeline *tl)
 {
+	static const char one_off[] =
+		"SELECT off FROM boot_offset WHERE (SELECT count(*) FROM boot_offset) = 1";
+	sqlite3_stmt *q;
+	int64_t off = 0;
+	int found = 0;
+
 	/* outside any artifact: the anchor's artifact_id is NULL */
 	if (tl->opts.boot_time_ns != OL_NULL &&
 	    sink_anchor(&tl->sink, NULL, 0, tl->opts.boot_time_ns, "--boot-time") < 0)
 		return -1;
-	return timeline_exec(tl,
+	if (timeline_exec(tl,
 		"CREATE TEMP TABLE IF NOT EXISTS boot_offset(boot_id TEXT, off INTEGER, how TEXT);"
 		"DELETE FROM boot_offset;"
 		/* median offset per boot id (NULL boot id = any boot) */
@@ -492,7 +476,15 @@ int timeline_align_clocks(struct timeline *tl)
 		"  clock = 'aligned'"
 		" WHERE clock = 'boot' AND boot_ns IS NOT NULL AND EXISTS (SELECT 1 FROM boot_offset b"
 		"    WHERE b.boot_id IS event.boot_id OR b.boot_id IS NULL"
-		"       OR (event.boot_id IS NULL AND (SELECT count(*) FROM boot_offset) = 1));"
-		"UPDATE sample SET time_ns = boot_ns + (SELECT off FROM boot_offset ORDER BY boot_id IS NULL LIMIT 1)"
-		" WHERE time_ns IS NULL AND boot_ns IS NOT NULL AND (SELECT count(*) FROM boot_offset) = 1;");
+		"       OR (event.boot_id IS NULL AND (SELECT count(*) FROM boot_offset) = 1));") < 0)
+		return -1;
+	/* prepared here, not cached: boot_offset is a temporary table */
+	if (sqlite3_prepare_v2(tl->db, one_off, -1, &q, NULL) != SQLITE_OK)
+		return tl_fail(tl, sqlite3_errmsg(tl->db));
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER) {
+		off = sqlite3_column_int64(q, 0);
+		found = 1;
+	}
+	sqlite3_finalize(q);
+	return found ? samples_align_boot(tl, off) : 0;
 }

@@ -29,7 +29,7 @@
 
 #include "parsers/common/sink.h"
 
-#define TIMELINE_SCHEMA_VERSION 4
+#define TIMELINE_SCHEMA_VERSION 5
 /* PRAGMA application_id of every oomlens database: "OOML". */
 #define TIMELINE_APPLICATION_ID 0x4F4F4D4C
 
@@ -44,6 +44,7 @@ enum timeline_mode {
 
 struct strbuf;
 struct tl_bulks;
+struct tl_samples;
 
 #define TIMELINE_NSTMT 64
 /* An artifact's hash as stored: 16 hex digits, after an 's' when it was
@@ -77,7 +78,7 @@ struct timeline {
 	void *on_error_arg;
 	struct tl_pending_diag pending[TIMELINE_MAX_DIAGS]; /* this artifact's */
 	unsigned n_pending, n_dropped;
-	int64_t sample_rowid_begin; /* max sample rowid when the artifact began */
+	int64_t sample_block_begin; /* the last sample_block id when the artifact began */
 	char artifact_hash[TIMELINE_HASH_LEN]; /* the current artifact's content hash, "" unknown */
 
 	/* The file (dbfile.c); NULL paths for ":memory:". All owned. */
@@ -87,6 +88,7 @@ struct timeline {
 	char *lock_path;           /* the writer's lock file, while held */
 	int tmp_fd, lock_fd;       /* -1 when none */
 	struct tl_bulks *bulk;     /* rows waiting for a bulk insert (timeline_bulk.c) */
+	struct tl_samples *samples; /* the series' open blocks (samples.c) */
 };
 
 /* Open the database at path in mode (see enum timeline_mode). Clears *tl
@@ -156,13 +158,6 @@ int timeline_meta(struct timeline *tl, const char *key, const char *value);
 /* Place boot-relative times on UTC using the anchors found (and
  * --boot-time); marks what could not be placed. Run after ingest. */
 int timeline_align_clocks(struct timeline *tl);
-/* Build the index of samples by (series, time), sample_series_time, when
- * the database has none: once, after an ingest's artifacts are read (an
- * index kept up to date row by row was most of the cost of writing a
- * server log's samples), before anything reads samples by series. A
- * database that has it (an ingest appending to one) keeps it up to date
- * as usual. 0 or -1. */
-int timeline_index_samples(struct timeline *tl);
 
 /* Run SQL statements that return no rows. Returns 0, or -1 with the
  * message in tl->errmsg. */

@@ -31,6 +31,7 @@
  * taken up by the caller at the next sync.
  */
 #include "analyzer/store/packed.h"
+#include "analyzer/store/samples.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 
@@ -667,6 +668,8 @@ int tl_bulk_flush(struct timeline *tl)
 	char err[256];
 	int i, r;
 
+	if (samples_flush(tl) < 0)   /* the series' open blocks (samples.c) */
+		return -1;
 	if (!w)
 		return 0;
 	if (w->started)
@@ -702,6 +705,7 @@ void tl_bulk_discard(struct timeline *tl)
 	struct tl_bulks *w = tl->bulk;
 	int i;
 
+	samples_discard(tl);
 	if (!w)
 		return;
 	if (w->started) {

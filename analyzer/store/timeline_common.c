@@ -9,6 +9,7 @@
  * say so: series (find or add), series_shift, stack (deduplicated by a
  * hash of its frames) and diag (buffered until the artifact ends).
  */
+#include "analyzer/store/samples.h"
 #include "analyzer/store/timeline_parts.h"
 
 #include <stdio.h>
@@ -22,7 +23,7 @@
 
 struct meta_row { const char *key, *value; };
 struct series_row { const char *name, *unit, *entity; };
-struct sample_row { struct ol_time t; double value; };
+struct sample_row { struct ol_time t; double value; };   /* its columns' offsets */
 struct stack_row { uint64_t hash; int64_t depth; };
 struct frame_row { int64_t idx; struct ol_frame f; };
 struct anchor_row { const char *boot_id; int64_t boot_ns, utc_ns; const char *how; };
@@ -119,10 +120,9 @@ static const struct col sample_cols[] = {
 	{ "boot_ns", "INTEGER", COL_BOOT_NS, offsetof(struct sample_row, t), AT_INSERT },
 	COLUMN(struct sample_row, value, "REAL", COL_REAL),
 };
-/* No index here: the writer thread would keep sample_series_time up to
- * date row by row (two thirds of its work on a server log); it is built
- * once, after the artifacts are read (timeline_index_samples). */
-static const struct table sample_table = TABLE("sample", sample_cols, NULL, NULL, NULL);
+/* Packed, in blocks of one series each (samples.c writes them): no
+ * index; a series' reads find its blocks by their parent. */
+static const struct table sample_table = PACKED_TABLE("sample", sample_cols);
 
 static const struct col stack_cols[] = {
 	ID_COLUMN,
@@ -290,10 +290,8 @@ CHILD_RECORD_OP(mapping, struct ol_mapping, mapping_table)
 static int64_t op_sample(struct sink *s, int64_t series_id, const struct ol_time *t,
 			 double value)
 {
-	struct sample_row r = { *t, value };
-
-	/* samples come by the hundred thousand: the bulk path (timeline_bulk.c) */
-	return tl_insert_bulk(s->ctx, &sample_table, sizeof(r), series_id, &r);
+	/* samples come by the hundred thousand: blocks per series (samples.c) */
+	return samples_add(s->ctx, series_id, t, value);
 }
 
 static int64_t op_meta(struct sink *s, const char *key, const char *value)
@@ -344,21 +342,13 @@ static int64_t op_series(struct sink *s, const char *name, const char *unit,
 	return id ? id : tl_insert(tl, &series_table, 0, &r);
 }
 
-static const char sql_shift[] =
-	"UPDATE sample SET value = value + ? WHERE series_id = ? AND rowid > ?";
-
-/* Only this artifact's samples move: rowids above those at its start. */
+/* Only this artifact's samples move: those of the blocks written since
+ * it began. */
 static int64_t op_series_shift(struct sink *s, int64_t series_id, double delta)
 {
 	struct timeline *tl = s->ctx;
-	sqlite3_stmt *st;
 
-	if (tl_bulk_flush(tl) < 0 || !(st = timeline_stmt(tl, sql_shift)))   /* samples waiting */
-		return -1;
-	sqlite3_bind_double(st, 1, delta);
-	sqlite3_bind_int64(st, 2, series_id);
-	sqlite3_bind_int64(st, 3, tl->sample_rowid_begin);
-	return tl_step(tl, st) < 0 ? -1 : 1;
+	return samples_shift(tl, series_id, delta, tl->sample_block_begin) < 0 ? -1 : 1;
 }
 
 /* FNV-1a over a frame list; the stack's identity. */

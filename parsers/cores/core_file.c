@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 uint64_t cuda_core_gz_limit = 64ull << 30;
@@ -230,11 +232,33 @@ static int at_fd(void *arg, uint64_t off, void *out, size_t n)
 	return pread(*(int *)arg, out, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
+/* Make ce->copy a private, writable mapping of the file in (its size
+ * now), so that the section count can be lowered in the mapping's copy of
+ * the header: only the page written is copied, the rest stays the page
+ * cache's (libelf maps a CUDA core the same way). 0, or -1. */
+static int map_private(struct core_elf *ce, struct input *in)
+{
+	struct stat st;
+	void *m;
+
+	if (fstat(in->fd, &st) < 0 || st.st_size < 64 || (uint64_t)st.st_size > SIZE_MAX)
+		return -1;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, in->fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	ce->copy = m;
+	ce->len = (size_t)st.st_size;
+	ce->copy_mapped = 1;
+	return 0;
+}
+
 /* Draw the cost of the core's section headers from the run's budget
- * before libelf allocates one record per header. A core in memory whose
- * headers do not all fit has its count lowered in the private copy to
- * what fits (said: an error, the artifact is partial); a file's cannot
- * be, so it is not read (said). 0 (go on), 1 (not read), -2 (sink failed). */
+ * before libelf allocates one record per header. A core whose headers do
+ * not all fit has its count lowered to what fits, in its private copy (a
+ * core in memory) or in a private mapping of the file (a plain file), and
+ * is read that far (said, with the count left out: an error, the artifact
+ * is partial). 0 (go on), 1 (not read: not even two headers fit, or the
+ * file cannot be mapped; said), -2 (sink failed). */
 static int fit_sections(struct core_elf *ce, struct input *in, struct sink *s)
 {
 	struct core_out o = { s, 0, 0 };
@@ -256,7 +280,7 @@ static int fit_sections(struct core_elf *ce, struct input *in, struct sink *s)
 		return 0;
 	}
 	fit = ol_budget_left() / CORE_SECTION_COST;
-	if (!ce->copy || fit < 2) {
+	if (fit < 2 || (!ce->copy && map_private(ce, in) < 0) || where + 8 > ce->len) {
 		core_diag(&o, where, OL_ERROR, "the core names %llu section headers, more than "
 			  "fit in what is left of %llu bytes (%s); it is not read",
 			  (unsigned long long)n, (unsigned long long)ol_budget(), OL_BUDGET_HINT);
@@ -273,9 +297,9 @@ static int fit_sections(struct core_elf *ce, struct input *in, struct sink *s)
 	ol_budget_take(fit * CORE_SECTION_COST);
 	ce->drawn += fit * CORE_SECTION_COST;
 	core_diag(&o, where, OL_ERROR, "the core names %llu section headers; only the first "
-		  "%llu fit in what is left of %llu bytes (%s) and are read",
+		  "%llu fit in what is left of %llu bytes (%s) and are read, %llu left out",
 		  (unsigned long long)n, (unsigned long long)fit, (unsigned long long)ol_budget(),
-		  OL_BUDGET_HINT);
+		  OL_BUDGET_HINT, (unsigned long long)(n - fit));
 	return o.failed ? -2 : 0;
 }
 
@@ -287,6 +311,7 @@ enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink 
 	ce->copy = NULL;
 	ce->len = 0;
 	ce->drawn = 0;
+	ce->copy_mapped = 0;
 	elf_version(EV_CURRENT);
 	if (in->mem) {
 		/* elf_memory wants writable memory: work on a private copy. */
@@ -339,8 +364,12 @@ void core_elf_close(struct core_elf *ce)
 	if (ce->elf)
 		elf_end(ce->elf);
 	ce->elf = NULL;
-	free(ce->copy);
+	if (ce->copy_mapped)
+		munmap(ce->copy, ce->len);
+	else
+		free(ce->copy);
 	ce->copy = NULL;
+	ce->copy_mapped = 0;
 	ol_budget_give(ce->drawn);
 	ce->drawn = 0;
 	ce->len = 0;

@@ -6,7 +6,10 @@
  * gzip-compressed core is inflated into memory (at most cuda_core_gz_limit
  * bytes, and within the run's budget: no temporary file), a plain file is read with pread (or
  * mapped, for a reader that asks: a mapping of a file that shrinks while
- * read kills the process with SIGBUS). Nothing from
+ * read kills the process with SIGBUS). A core whose section headers do not
+ * fit in the budget is read as far as they do: the count is lowered in
+ * the copy (in memory) or in a private mapping of the file (a plain file,
+ * which then is mapped whatever the reader asked). Nothing from
  * the core is ever executed.
  */
 #ifndef OOMLENS_CORE_FILE_H
@@ -29,6 +32,8 @@ struct core_elf {
 	unsigned char *copy;   /* the image in memory (a private copy of an
 				* in-memory input, or the inflated gzip core), or NULL */
 	size_t len;            /* bytes of copy that hold the image */
+	int copy_mapped;       /* copy is a private mapping of the file (a plain
+				* core whose section count was lowered): munmap */
 	uint64_t drawn;        /* bytes drawn from the run's budget for copy */
 };
 

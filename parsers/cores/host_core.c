@@ -15,6 +15,7 @@
  */
 #include "parsers/cores/host_core.h"
 #include "parsers/cores/core_file.h"
+#include "lib/budget.h"
 #include "lib/vocab.h"
 
 #include <elfutils/libdwfl.h>
@@ -30,6 +31,8 @@
 
 #define MAX_FRAMES 256
 #define MAX_THREADS 100000
+#define OL_STR_(x) #x
+#define OL_STR(x) OL_STR_(x)
 
 struct file_ent {
 	uint64_t start, end, pgoff;
@@ -52,6 +55,9 @@ struct hcore {
 	char comm[17], psargs[81];
 	struct thr *thr;
 	size_t nthr, capthr;
+	size_t thr_left_out;    /* thread notes past MAX_THREADS or the budget */
+	int thr_budget;         /* the budget, not MAX_THREADS, left them out */
+	uint64_t thr_drawn;     /* bytes of thr drawn from the run's budget */
 	struct file_ent *files;
 	size_t nfiles;
 	uint64_t page_size;
@@ -104,13 +110,26 @@ static const char *sig_name(int64_t sig)
 
 /* ---- notes ---- */
 
+/* Keep thread tid (its NT_PRSTATUS note at off): the table grows within
+ * the run's budget and up to MAX_THREADS; a thread past either is counted
+ * in thr_left_out (read_notes says so: the artifact is partial). */
 static void add_thread(struct hcore *h, int64_t tid, int64_t sig, uint64_t off)
 {
-	if (h->nthr == MAX_THREADS)
+	if (h->nthr == MAX_THREADS) {
+		h->thr_left_out++;
 		return;
+	}
 	if (h->nthr == h->capthr) {
 		size_t cap = h->capthr ? h->capthr * 2 : 16;
-		struct thr *n = realloc(h->thr, cap * sizeof(*n));
+		uint64_t more = (uint64_t)(cap - h->capthr) * sizeof(struct thr);
+		struct thr *n;
+		if (ol_budget_take(more) < 0) {
+			h->thr_left_out++;
+			h->thr_budget = 1;
+			return;
+		}
+		h->thr_drawn += more;
+		n = realloc(h->thr, cap * sizeof(*n));
 		if (!n) {
 			h->out.failed = 1;
 			return;
@@ -321,6 +340,10 @@ static void read_notes(struct hcore *h, int is64)
 	if (h->bad_notes)
 		HDIAG(h, 0, OL_ERROR, "%u core notes were too short for their type and were "
 		      "skipped", h->bad_notes);
+	if (h->thr_left_out)
+		HDIAG(h, 0, OL_ERROR, "%zu thread notes (NT_PRSTATUS) left out: the first %zu "
+		      "are read (%s)", h->thr_left_out, h->nthr, h->thr_budget ? OL_BUDGET_HINT
+		      : "at most " OL_STR(MAX_THREADS) " threads are kept");
 }
 
 /* ---- mappings ---- */
@@ -764,6 +787,7 @@ out:
 	core_elf_close(&h->file);
 	free(h->files);
 	free(h->thr);
+	ol_budget_give(h->thr_drawn);
 	free(h);
 	return r;
 }

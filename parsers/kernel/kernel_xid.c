@@ -29,45 +29,15 @@
 
 #include "parsers/kernel/kernel_scan.h"
 #include "lib/vocab.h"
+#include "lib/xid.h"
 
 #define OFF_BUS_LINES 8   /* lines within which two off-the-bus lines are one event */
 
-/* The names NVIDIA's Xid catalogue gives the Xids seen around OOMs and
- * GPU failures (docs.nvidia.com/deploy/xid-errors). */
-static const struct { int xid; const char *name; } xid_names[] = {
-	{ 8, "GPU stopped processing" },
-	{ 13, "Graphics Engine Exception" },
-	{ 31, "GPU memory page fault" },
-	{ 32, "Invalid or corrupted push buffer stream" },
-	{ 38, "Driver firmware error" },
-	{ 43, "GPU stopped processing" },
-	{ 45, "Preemptive cleanup, due to previous errors" },
-	{ 48, "Double Bit ECC Error" },
-	{ 61, "Internal micro-controller breakpoint/warning" },
-	{ 62, "Internal micro-controller halt" },
-	{ 63, "ECC page retirement or row remapping recording event" },
-	{ 64, "ECC page retirement or row remapper recording failure" },
-	{ 68, "NVDEC0 Exception" },
-	{ 69, "Graphics Engine class error" },
-	{ 74, "NVLINK Error" },
-	{ 79, "GPU has fallen off the bus" },
-	{ 92, "High single-bit ECC error rate" },
-	{ 94, "Contained ECC error" },
-	{ 95, "Uncontained ECC error" },
-	{ 109, "Context Switch Timeout Error" },
-	{ 119, "GSP RPC Timeout" },
-	{ 120, "GSP Error" },
-	{ 154, "GPU Recovery Action Changed" },
-};
-
 const char *xid_name(int64_t x)
 {
-	size_t i;
+	const struct xid_info *xi = xid_info(x);
 
-	for (i = 0; i < sizeof(xid_names) / sizeof(xid_names[0]); i++)
-		if (xid_names[i].xid == x)
-			return xid_names[i].name;
-	return NULL;
+	return xi ? xi->name : NULL;
 }
 
 /* The uuid an earlier "GPU at PCI:<pci>: GPU-..." line gave pci, or NULL. */

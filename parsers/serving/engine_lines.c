@@ -138,7 +138,9 @@ static const struct {
 } error_phrases[] = {
 	{ EE_KV_NO_MEMORY, V, { "No available memory for the cache blocks" } },
 	{ EE_KV_NO_MEMORY, S, { "Not enough memory. Please try to increase --mem-fraction-static" } },
-	{ EE_KV_NO_MEMORY, R, { "maxTokensInPagedKvCache must be large enough" } },
+	{ EE_KV_NO_MEMORY, R, { "maxTokensInPagedKvCache must be large enough",
+				/* 0.8+: "maxTokensInPagedKvCache (29184) must be ..." */
+				"must be large enough to process at least 1 sequence to completion" } },
 	{ EE_ENGINE_DEAD, V, { "EngineCore failed to start", "Engine core initialization failed",
 			       "EngineDeadError", "EngineCore encountered an issue",
 			       "EngineCore encountered a fatal error", "EngineCore hit an exception",
@@ -189,6 +191,7 @@ static const struct {
 	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
 	{ er_engine, R, 0, 1, { "[TensorRT-LLM]" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
+	{ er_ds_mark, N, 0, 0, { "Max_MA " } },   /* the prefilter of server_deepspeed.c */
 	/* llama.cpp (ggml): its functions' prefixes name it (the phrases
 	 * after them name no engine: " MiB free" is PyTorch's too); Ollama's
 	 * runner prints the same lines under the server's */
@@ -241,11 +244,10 @@ static const struct {
 #define STRIDE 3                 /* positions a sieve lookup stands for */
 #define ANCHOR_MIN (STRIDE + 3)  /* the shortest anchor: STRIDE - 1 + 4 */
 
-/* The anchors built from the tables, and the filter: a bit per hash of an
- * anchor's first four bytes, and the anchors of each hash in a chain
- * (next[] indexes anchors; -1 ends). */
-static struct {
-	int ready;
+/* The anchors built from the tables, and a filter over them: a bit per
+ * hash of an anchor's first four bytes, and the anchors of each hash in a
+ * chain (next[] indexes anchors; -1 ends). */
+struct anchor_filter {
 	size_t n;
 	struct anchor a[ANCHORS_MAX];
 	uint64_t pairs[65536 / 64];   /* the anchors' first two bytes: most
@@ -255,7 +257,15 @@ static struct {
 						  * four bytes at offsets 0..STRIDE-1 */
 	short head[1u << FILTER_BITS];
 	short next[ANCHORS_MAX];
-} filter;
+	uint32_t first4[ANCHORS_MAX]; /* each anchor's first four bytes: a
+				       * chain's other hashes fail here */
+};
+
+/* every anchor; and the same less the recogniser's phase phrases, for a
+ * log in which a request was served (engine_line_served()): a sparser
+ * sieve, and "Finished request" on every tenth line no longer a hit */
+static struct anchor_filter all, unphased;
+static int filters_ready;
 
 static unsigned hash4(const char *p)
 {
@@ -280,12 +290,12 @@ static unsigned pair(const char *p)
 
 static void add(const struct anchor *a)
 {
-	assert(filter.n < ANCHORS_MAX && strlen(a->text) >= ANCHOR_MIN);
-	if (filter.n >= ANCHORS_MAX)   /* a release build: drop it, write nothing past */
+	assert(all.n < ANCHORS_MAX && strlen(a->text) >= ANCHOR_MIN);
+	if (all.n >= ANCHORS_MAX)   /* a release build: drop it, write nothing past */
 		return;
-	filter.a[filter.n] = *a;
-	filter.a[filter.n].len = strlen(a->text);
-	filter.n++;
+	all.a[all.n] = *a;
+	all.a[all.n].len = strlen(a->text);
+	all.n++;
 }
 
 /* A phrase of the memory-failure recogniser as an anchor that marks. */
@@ -334,27 +344,40 @@ static void anchors_build(void)
 	memfail_each_phrase(add_memfail, NULL);
 }
 
-/* Built once; the tables are constant, so two threads building it at
+/* Index f's anchors a[0..n) into its sieve, pairs and chains. */
+static void filter_index(struct anchor_filter *f)
+{
+	size_t i;
+
+	memset(f->head, -1, sizeof(f->head));
+	for (i = f->n; i-- > 0;) {
+		unsigned h = hash4(f->a[i].text), pr = pair(f->a[i].text), k, sh;
+		for (k = 0; k < STRIDE; k++) {
+			sh = sieve_hash(f->a[i].text + k);
+			f->sieve[sh / 64] |= 1ull << (sh % 64);
+		}
+		f->pairs[pr / 64] |= 1ull << (pr % 64);
+		f->bits[h / 64] |= 1ull << (h % 64);
+		f->next[i] = f->head[h];
+		f->head[h] = (short)i;
+		memcpy(&f->first4[i], f->a[i].text, 4);
+	}
+}
+
+/* Built once; the tables are constant, so two threads building them at
  * once write the same values. */
 static void filter_build(void)
 {
 	size_t i;
 
-	filter.n = 0;
+	all.n = unphased.n = 0;
 	anchors_build();
-	memset(filter.head, -1, sizeof(filter.head));
-	for (i = filter.n; i-- > 0;) {
-		unsigned h = hash4(filter.a[i].text), pr = pair(filter.a[i].text), k, sh;
-		for (k = 0; k < STRIDE; k++) {
-			sh = sieve_hash(filter.a[i].text + k);
-			filter.sieve[sh / 64] |= 1ull << (sh % 64);
-		}
-		filter.pairs[pr / 64] |= 1ull << (pr % 64);
-		filter.bits[h / 64] |= 1ull << (h % 64);
-		filter.next[i] = filter.head[h];
-		filter.head[h] = (short)i;
-	}
-	filter.ready = 1;
+	for (i = 0; i < all.n; i++)
+		if (all.a[i].read != er_memfail_mark || all.a[i].arg != (int)MEMFAIL_MARK_PHASE)
+			unphased.a[unphased.n++] = all.a[i];
+	filter_index(&all);
+	filter_index(&unphased);
+	filters_ready = 1;
 }
 
 /* The engine whose wording a line uses, from the anchors it holds: a
@@ -367,23 +390,27 @@ static void note_engine(struct engine_line *o, const struct anchor *a)
 		o->engine = a->engine;
 }
 
-/* Call fn for each anchor that starts at line[i] (line has n bytes);
- * stops early when fn returns nonzero. Returns that value, else 0. */
-static int anchors_at(const char *line, size_t n, size_t i,
+/* Call fn for each anchor that starts at line[i] (line has n bytes, at
+ * least i + 4); stops early when fn returns nonzero. Returns that value,
+ * else 0. */
+static int anchors_at(const struct anchor_filter *filter, const char *line, size_t n, size_t i,
 		      int (*fn)(const struct anchor *, size_t, void *), void *arg)
 {
 	unsigned pr = pair(line + i), h;
+	uint32_t w;
 	short k;
 	int r;
 
-	if (!(filter.pairs[pr / 64] >> (pr % 64) & 1))
+	if (!(filter->pairs[pr / 64] >> (pr % 64) & 1))
 		return 0;
 	h = hash4(line + i);
-	if (!(filter.bits[h / 64] >> (h % 64) & 1))
+	if (!(filter->bits[h / 64] >> (h % 64) & 1))
 		return 0;
-	for (k = filter.head[h]; k >= 0; k = filter.next[k]) {
-		const struct anchor *a = &filter.a[k];
-		if (a->len > n - i || memcmp(line + i, a->text, a->len))
+	memcpy(&w, line + i, 4);
+	for (k = filter->head[h]; k >= 0; k = filter->next[k]) {
+		const struct anchor *a = &filter->a[k];
+		if (filter->first4[k] != w || a->len > n - i ||
+		    memcmp(line + i + 4, a->text + 4, a->len - 4))
 			continue;
 		if ((r = fn(a, i, arg)))
 			return r;
@@ -395,21 +422,19 @@ static int anchors_at(const char *line, size_t n, size_t i,
  * when fn returns nonzero. Returns that value, else 0. The four bytes at
  * j (a multiple of STRIDE) are in any anchor that starts at j-2, j-1
  * or j: those three are looked at only when the sieve holds them. */
-static int each_anchor(const char *line, size_t n, int (*fn)(const struct anchor *, size_t, void *),
-		       void *arg)
+static int each_anchor(const struct anchor_filter *filter, const char *line, size_t n,
+		       int (*fn)(const struct anchor *, size_t, void *), void *arg)
 {
 	size_t i, j;
 	unsigned sh;
 	int r;
 
-	if (!filter.ready)
-		filter_build();
 	for (j = 0; j + 4 <= n; j += STRIDE) {
 		sh = sieve_hash(line + j);
-		if (!(filter.sieve[sh / 64] >> (sh % 64) & 1))
+		if (!(filter->sieve[sh / 64] >> (sh % 64) & 1))
 			continue;
 		for (i = j < STRIDE - 1 ? 0 : j - (STRIDE - 1); i <= j; i++)
-			if ((r = anchors_at(line, n, i, fn, arg)))
+			if ((r = anchors_at(filter, line, n, i, fn, arg)))
 				return r;
 	}
 	return 0;
@@ -446,7 +471,9 @@ static int read_anchor(const struct anchor *a, size_t at, void *arg)
 	return 0;
 }
 
-int engine_line(const char *line, size_t n, struct engine_line *out)
+/* engine_line() with the anchors of filter f. */
+static inline int read_with(const struct anchor_filter *f, const char *line, size_t n,
+		     struct engine_line *out)
 {
 	struct reading r = { out, line, line + n, 0 };
 
@@ -454,7 +481,9 @@ int engine_line(const char *line, size_t n, struct engine_line *out)
 	out->preempt_total = -1;
 	out->rank = -1;
 	out->ggml_dev = -1;
-	each_anchor(line, n, read_anchor, &r);
+	if (!filters_ready)
+		filter_build();
+	each_anchor(f, line, n, read_anchor, &r);
 	if (out->rank < 0 && out->engine == ENGINE_SGLANG)
 		out->rank = er_sglang_rank(line, n);
 	/* "Running: " alone is too common a phrase: vLLM's statistics come
@@ -466,6 +495,16 @@ int engine_line(const char *line, size_t n, struct engine_line *out)
 	       out->version[0];
 }
 
+int engine_line(const char *line, size_t n, struct engine_line *out)
+{
+	return read_with(&all, line, n, out);
+}
+
+int engine_line_served(const char *line, size_t n, struct engine_line *out)
+{
+	return read_with(&unphased, line, n, out);
+}
+
 static int strong_anchor(const struct anchor *a, size_t at, void *arg)
 {
 	return a->strong && !a->gated && !inside_name(a, arg, at);
@@ -473,5 +512,7 @@ static int strong_anchor(const struct anchor *a, size_t at, void *arg)
 
 int engine_line_strong(const char *line, size_t n)
 {
-	return each_anchor(line, n, strong_anchor, (void *)line);
+	if (!filters_ready)
+		filter_build();
+	return each_anchor(&all, line, n, strong_anchor, (void *)line);
 }

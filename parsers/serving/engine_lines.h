@@ -42,6 +42,9 @@ struct engine_line {
 	int rank;                  /* SGLang "TPn" / TGI "rank=n", or -1 */
 	unsigned memfail;          /* a phrase of parsers/serving/memfail.c: bits
 				    * MEMFAIL_MARK_* (the recogniser's prefilter) */
+	int ds_memory;             /* DeepSpeed's "Max_MA " is in the line: worth
+				    * ds_memory_line() (server_deepspeed.h); not
+				    * counted as said */
 	int ggml_dev;              /* a ggml buffer of one GPU ("CUDA1 model buffer
 				    * size"): its index, summed over the GPUs; -1 */
 	int ggml_total;            /* llama.cpp's "KV self size": all devices' KV,
@@ -67,6 +70,12 @@ struct engine_line {
  * Bounded work: one pass over the line to find anchors, then a bounded
  * parse at each. */
 int engine_line(const char *line, size_t n, struct engine_line *out);
+
+/* engine_line() without the recogniser's phase phrases: out->memfail
+ * never has MEMFAIL_MARK_PHASE, all else is the same. For a log in which
+ * a request was served, where no line changes the phase any more
+ * (parsers/serving/server_memfail.c): fewer anchors, fewer hits. */
+int engine_line_served(const char *line, size_t n, struct engine_line *out);
 
 /* 1 when the line is worth a format's attention: it holds a phrase only
  * an engine or the libraries under it print (its accounting, statistics,

@@ -501,6 +501,15 @@ void er_memfail_mark(struct engine_line *o, const struct anchor *a, const char *
 	o->memfail |= (unsigned)a->arg;
 }
 
+/* DeepSpeed's see_memory_usage label: the line is marked for
+ * ds_memory_line() (server_deepspeed.h), nothing is read here. */
+void er_ds_mark(struct engine_line *o, const struct anchor *a, const char *line,
+		const char *p, const char *end)
+{
+	(void)a, (void)line, (void)p, (void)end;
+	o->ds_memory = 1;
+}
+
 /* ---- llama.cpp (ggml) and Ollama ---------------------------------------- */
 
 /* "offloaded 43/81 layers to GPU" (llm_load_tensors, load_tensors): the

@@ -1,21 +1,26 @@
 /*
  * memfail.c -- the generic memory-failure recogniser; see memfail.h.
  *
- * Three tables, each a list of phrases looked for with one memmem per
- * phrase over at most MEMFAIL_SCAN bytes of the line: the phrases that
- * are never a failure (checked first), the wording families (the first
- * that matches names the family; the generic ones at the end need an
- * error marker on the same line and no advice words), and the phrases
- * that name a phase. The wordings come from the engines' and libraries'
+ * Three tables, each a list of phrases looked for in at most
+ * MEMFAIL_SCAN bytes of the line: the phrases that are never a failure
+ * (checked first), the wording families (the first that matches names
+ * the family; the generic ones at the end need an error marker on the
+ * same line and no advice words), and the phrases that name a phase.
+ * Every phrase of every table, and the labels of the figures, are in one
+ * phrase set (parsers/common/phrases.h): one pass over the line says
+ * which it holds, and the tables are then read in their order from that. The wordings come from the engines' and libraries'
  * sources and from the real excerpts under tests/data/real/any_stack.
  * What a line states (bytes requested, device, total, free) is read
  * after a few labels the families share.
  */
 #include "parsers/serving/memfail.h"
 #include "parsers/serving/engine_lines.h"
+#include "parsers/common/phrases.h"
 #include "parsers/common/seriesutil.h"
 
+#include <assert.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +101,12 @@ static const char *const advice_words[] = {
 	"can cause", "might ", "--help", "default", "Default", "prevent", "reduce the chance",
 };
 
+/* The stacks that print a library's wording (memfail_line()), and the
+ * label of ggml's exact bytes (memfail_continues()). */
+static const char *const stacks[] = { "ggml_", "[TM]", "[TensorRT-LLM]", "NCCL",
+				       "buffer of size " };
+enum { S_GGML, S_TM, S_TRT, S_NCCL, S_BUFFER_OF_SIZE };
+
 static const char *const family_names[MF__COUNT] = {
 	"none", "cuda", "hip", "ggml", "metal", "mps", "xla", "cublas", "cudnn", "nccl", "trt",
 	"tf_bfc", "turbomind", "sglang_kv", "vllm_warmup", "torch", "unknown",
@@ -106,14 +117,43 @@ const char *memfail_family_name(enum memfail_family f)
 	return (unsigned)f < MF__COUNT ? family_names[f] : "unknown";
 }
 
-static int any_of(const char *l, size_t n, const char *const *list, size_t k)
-{
-	size_t i;
+/* ---- the phrase set ------------------------------------------------------ */
 
-	for (i = 0; i < k; i++)
-		if (mem_find(l, n, list[i]))
-			return 1;
-	return 0;
+/* Where each table's phrases start in the set; a table's i-th phrase is
+ * at its start + i. */
+enum { T_NOT, T_FAMILY, T_ERROR, T_ADVICE, T_STACK, T_REQUESTED, T_TOTAL, T_FREE, T_DEVICE,
+       T_HINT, T_PHASE_LINE, T_CONTINUES, T__COUNT };
+
+static struct phrases set;
+static int table_at[T__COUNT + 1];
+static pthread_once_t set_once = PTHREAD_ONCE_INIT;
+
+static void set_build(void);
+
+/* Scan l[0..n) for every phrase of every table. */
+static void scan(const char *l, size_t n, struct phrases_found *found)
+{
+	pthread_once(&set_once, set_build);
+	phrases_scan(&set, l, n, found);
+}
+
+/* The index in its table of the first phrase of table t found, or -1. */
+static int first_of(const struct phrases_found *found, int t)
+{
+	int i = phrases_first(found, table_at[t], table_at[t + 1]);
+
+	return i < 0 ? -1 : i - table_at[t];
+}
+
+static int any_of(const struct phrases_found *found, int t)
+{
+	return first_of(found, t) >= 0;
+}
+
+/* 1 when the i-th phrase of table t is found. */
+static int has(const struct phrases_found *found, int t, int i)
+{
+	return phrases_has(found, table_at[t] + i);
 }
 
 static int word_char(char c)
@@ -189,15 +229,17 @@ static int64_t size_at(const char *p, const char *end)
 	return frac || !(v < 9.2e18) ? -1 : (int64_t)v;
 }
 
-/* The size after the first label of labels that has one, or -1. */
-static int64_t size_after(const char *l, size_t n, const char *const *labels, size_t k)
+/* The size after the first label of labels (table t of the set, k of
+ * them) that has one, or -1; found: what the line holds. */
+static int64_t size_after(const char *l, size_t n, const struct phrases_found *found, int t,
+			  const char *const *labels, size_t k)
 {
 	const char *p, *end = l + n;
 	int64_t v;
 	size_t i;
 
 	for (i = 0; i < k; i++)
-		if ((p = mem_find(l, n, labels[i])) &&
+		if (has(found, t, (int)i) && (p = mem_find(l, n, labels[i])) &&
 		    (v = size_at(p + strlen(labels[i]), end)) >= 0)
 			return v;
 	return -1;
@@ -215,13 +257,15 @@ static const char *const device_labels[] = {
 };
 
 /* The device index after the first label followed by a digit, or -1. */
-static int device_of(const char *l, size_t n)
+static int device_of(const char *l, size_t n, const struct phrases_found *found)
 {
 	const char *p, *end = l + n;
 	size_t i, k;
 	int d;
 
 	for (i = 0; i < ARRAY_N(device_labels); i++) {
+		if (!has(found, T_DEVICE, (int)i))
+			continue;
 		k = strlen(device_labels[i]);
 		for (p = l; (p = mem_find(p, (size_t)(end - p), device_labels[i])); p += k)
 			if (p + k < end && isdigit((unsigned char)p[k])) {
@@ -234,17 +278,19 @@ static int device_of(const char *l, size_t n)
 	return -1;
 }
 
-static void figures(const char *l, size_t n, struct memfail *f)
+static void figures(const char *l, size_t n, const struct phrases_found *found, struct memfail *f)
 {
 	int d;
 
 	if (f->requested_bytes < 0)
-		f->requested_bytes = size_after(l, n, requested_labels, ARRAY_N(requested_labels));
+		f->requested_bytes = size_after(l, n, found, T_REQUESTED, requested_labels,
+						ARRAY_N(requested_labels));
 	if (f->total_bytes < 0)
-		f->total_bytes = size_after(l, n, total_labels, ARRAY_N(total_labels));
+		f->total_bytes = size_after(l, n, found, T_TOTAL, total_labels,
+					    ARRAY_N(total_labels));
 	if (f->free_bytes < 0)
-		f->free_bytes = size_after(l, n, free_labels, ARRAY_N(free_labels));
-	if (f->device < 0 && (d = device_of(l, n)) >= 0)
+		f->free_bytes = size_after(l, n, found, T_FREE, free_labels, ARRAY_N(free_labels));
+	if (f->device < 0 && (d = device_of(l, n, found)) >= 0)
 		f->device = d;
 }
 
@@ -340,17 +386,21 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "autotrain.trainers", OOM_PHASE_TRAINING_STEP },
 };
 
+/* The phase the hints found name, with its rank (ARRAY_N(hints): none). */
+static enum oom_phase hint_of(const struct phrases_found *found, int *rank)
+{
+	int i = first_of(found, T_HINT);
+
+	*rank = i < 0 ? (int)ARRAY_N(hints) : i;
+	return i < 0 ? OOM_PHASE_UNKNOWN : hints[i].phase;
+}
+
 enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank)
 {
-	size_t i;
+	struct phrases_found found;
 
-	for (i = 0; i < ARRAY_N(hints); i++)
-		if (mem_find(text, n, hints[i].phrase)) {
-			*rank = (int)i;
-			return hints[i].phase;
-		}
-	*rank = (int)ARRAY_N(hints);
-	return OOM_PHASE_UNKNOWN;
+	scan(text, n, &found);
+	return hint_of(&found, rank);
 }
 
 enum oom_phase memfail_phase_hint(const char *text, size_t n)
@@ -363,7 +413,7 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n)
 /* The training stack a frame or line names, in the order they win: a
  * DeepSpeed job run under transformers' Trainer answers to DeepSpeed's
  * knobs first; ZeRO stage 3 is named by its own partitioner's files. */
-static const struct { const char *phrase; enum vocab_stack stack; } stacks[] = {
+static const struct { const char *phrase; enum vocab_stack stack; } train_stacks[] = {
 	{ "zero/stage3.py", VST_DEEPSPEED_ZERO3 },
 	{ "DeepSpeedZeroOptimizer_Stage3", VST_DEEPSPEED_ZERO3 },
 	{ "partition_parameters.py", VST_DEEPSPEED_ZERO3 },   /* zero.Init */
@@ -391,12 +441,12 @@ int memfail_stack_hint(const char *text, size_t n, int *rank)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_N(stacks); i++)
-		if (mem_find(text, n, stacks[i].phrase)) {
+	for (i = 0; i < ARRAY_N(train_stacks); i++)
+		if (mem_find(text, n, train_stacks[i].phrase)) {
 			*rank = (int)i;
-			return (int)stacks[i].stack;
+			return (int)train_stacks[i].stack;
 		}
-	*rank = (int)ARRAY_N(stacks);
+	*rank = (int)ARRAY_N(train_stacks);
 	return -1;
 }
 
@@ -456,38 +506,38 @@ static const struct { const char *phrase; enum oom_phase phase; } phase_lines[] 
 
 enum oom_phase memfail_phase_line(const char *line, size_t n)
 {
-	size_t i;
+	struct phrases_found found;
+	int i;
 
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
-	for (i = 0; i < ARRAY_N(phase_lines); i++)
-		if (mem_find(line, n, phase_lines[i].phrase))
-			return phase_lines[i].phase;
-	return OOM_PHASE_UNKNOWN;
+	scan(line, n, &found);
+	i = first_of(&found, T_PHASE_LINE);
+	return i < 0 ? OOM_PHASE_UNKNOWN : phase_lines[i].phase;
 }
 
 /* ---- the line ----------------------------------------------------------- */
 
 int memfail_line(const char *l, size_t n, struct memfail *f)
 {
-	const char *p = NULL;
+	struct phrases_found found;
 	size_t i;
+	int rank;
 
 	memset(f, 0, sizeof(*f));
 	f->requested_bytes = f->total_bytes = f->free_bytes = -1;
 	f->device = -1;
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
-	if (any_of(l, n, not_failures, ARRAY_N(not_failures)))
+	scan(l, n, &found);
+	if (any_of(&found, T_NOT))
 		return 0;
 	for (i = 0; i < ARRAY_N(families); i++) {
-		p = families[i].flags & WORD ? find_word(l, n, families[i].phrase)
-					     : mem_find(l, n, families[i].phrase);
-		if (!p)
+		if (!has(&found, T_FAMILY, (int)i) ||
+		    ((families[i].flags & WORD) && !find_word(l, n, families[i].phrase)))
 			continue;
 		if ((families[i].flags & NEED_ERR) &&
-		    (!any_of(l, n, error_markers, ARRAY_N(error_markers)) ||
-		     any_of(l, n, advice_words, ARRAY_N(advice_words))))
+		    (!any_of(&found, T_ERROR) || any_of(&found, T_ADVICE)))
 			continue;
 		break;
 	}
@@ -496,16 +546,16 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	f->family = families[i].family;
 	f->wording = families[i].phrase;
 	/* the stack that printed a library's wording */
-	if ((f->family == MF_CUDA || f->family == MF_HIP) && mem_find(l, n, "ggml_"))
+	if ((f->family == MF_CUDA || f->family == MF_HIP) && has(&found, T_STACK, S_GGML))
 		f->family = MF_GGML;
-	else if (f->family == MF_CUDA && mem_find(l, n, "[TM]"))
+	else if (f->family == MF_CUDA && has(&found, T_STACK, S_TM))
 		f->family = MF_TURBOMIND;
-	else if (f->family == MF_UNKNOWN && mem_find(l, n, "[TensorRT-LLM]"))
+	else if (f->family == MF_UNKNOWN && has(&found, T_STACK, S_TRT))
 		f->family = MF_TRT;
-	else if (f->family == MF_UNKNOWN && mem_find(l, n, "NCCL"))
+	else if (f->family == MF_UNKNOWN && has(&found, T_STACK, S_NCCL))
 		f->family = MF_NCCL;
-	figures(l, n, f);
-	f->phase = memfail_phase_hint(l, n);
+	figures(l, n, &found, f);
+	f->phase = hint_of(&found, &rank);
 	return 1;
 }
 
@@ -523,31 +573,80 @@ static const char *const continuations[] = {
 
 int memfail_continues(const char *l, size_t n, struct memfail *f)
 {
+	struct phrases_found found;
 	enum oom_phase ph;
 	size_t i;
+	int rank;
 
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
+	scan(l, n, &found);
 	for (i = 0; i < ARRAY_N(continuations); i++) {
 		const char *c = continuations[i], *p;
-		if (c[0] != '^' ? mem_find(l, n, c) != NULL
-		    : (p = mem_find(l, n, c + 1)) && p - l <= 8)
+		if (has(&found, T_CONTINUES, (int)i) &&
+		    (c[0] != '^' || ((p = mem_find(l, n, c + 1)) && p - l <= 8)))
 			break;
 	}
 	if (i == ARRAY_N(continuations))
 		return 0;
-	if (mem_find(l, n, "buffer of size ")) {   /* the exact bytes of "allocating X MiB" */
-		int64_t exact = size_after(l, n, requested_labels + 4, 1);
+	if (has(&found, T_STACK, S_BUFFER_OF_SIZE)) {   /* the exact bytes of "allocating X MiB" */
+		const char *p = mem_find(l, n, stacks[S_BUFFER_OF_SIZE]);
+		int64_t exact = p ? size_at(p + strlen(stacks[S_BUFFER_OF_SIZE]), l + n) : -1;
 		if (exact > 0)
 			f->requested_bytes = exact;
 	}
-	figures(l, n, f);
-	ph = memfail_phase_hint(l, n);
+	figures(l, n, &found, f);
+	ph = hint_of(&found, &rank);
 	/* llama.cpp logs the callee first: the first phase named wins, but
 	 * a failure inside a served request's call is a serving one */
 	if (ph != OOM_PHASE_UNKNOWN && (f->phase == OOM_PHASE_UNKNOWN || ph == OOM_PHASE_SERVING))
 		f->phase = ph;
 	return 1;
+}
+
+/* Add table t, k phrases of stride bytes each (the phrase a const char *
+ * at the start of each), to the set. */
+static void add_table(int t, const void *first, size_t k, size_t stride)
+{
+	size_t i;
+
+	table_at[t] = (int)set.n;
+	for (i = 0; i < k; i++) {
+		const char *ph = *(const char *const *)(const void *)((const char *)first + i * stride);
+		int r = phrases_add(&set, ph + (t == T_CONTINUES && ph[0] == '^'));
+		(void)r;
+		assert(r >= 0);
+	}
+	table_at[t + 1] = (int)set.n;
+}
+
+#define ADD(t, a) add_table(t, &(a)[0], ARRAY_N(a), sizeof((a)[0]))
+
+/* Every phrase has its place in the set: a table that grows past it
+ * fails the build, not the answers. */
+_Static_assert(ARRAY_N(not_failures) + ARRAY_N(families) + ARRAY_N(error_markers) +
+		       ARRAY_N(advice_words) + ARRAY_N(stacks) + ARRAY_N(requested_labels) +
+		       ARRAY_N(total_labels) + ARRAY_N(free_labels) + ARRAY_N(device_labels) +
+		       ARRAY_N(hints) + ARRAY_N(phase_lines) + ARRAY_N(continuations) <=
+	       PHRASES_MAX, "memfail.c's tables outgrew PHRASES_MAX (parsers/common/phrases.h)");
+
+
+/* The phrase set of every table, in enum order. */
+static void set_build(void)
+{
+	phrases_init(&set);
+	ADD(T_NOT, not_failures);
+	ADD(T_FAMILY, families);
+	ADD(T_ERROR, error_markers);
+	ADD(T_ADVICE, advice_words);
+	ADD(T_STACK, stacks);
+	ADD(T_REQUESTED, requested_labels);
+	ADD(T_TOTAL, total_labels);
+	ADD(T_FREE, free_labels);
+	ADD(T_DEVICE, device_labels);
+	ADD(T_HINT, hints);
+	ADD(T_PHASE_LINE, phase_lines);
+	ADD(T_CONTINUES, continuations);
 }
 
 void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg), void *arg)
@@ -563,6 +662,6 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 		fn(phase_lines[i].phrase, MEMFAIL_MARK_PHASE, arg);
 	for (i = 0; i < ARRAY_N(hints); i++)
 		fn(hints[i].phrase, MEMFAIL_MARK_PHASE, arg);
-	for (i = 0; i < ARRAY_N(stacks); i++)
-		fn(stacks[i].phrase, MEMFAIL_MARK_PHASE, arg);
+	for (i = 0; i < ARRAY_N(train_stacks); i++)
+		fn(train_stacks[i].phrase, MEMFAIL_MARK_PHASE, arg);
 }

@@ -27,7 +27,8 @@ void srv_engine_release(struct srv_engine *e)
 
 #define specific engine_kind_named
 
-int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engine_line *el)
+int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engine_line *el,
+		    int served)
 {
 	char joined[sizeof(e->some) + 64];
 	const char *v = l->msg;
@@ -42,10 +43,11 @@ int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engin
 			memcpy(joined, e->some, sizeof(e->some));
 			memcpy(joined + strlen(joined), v, vn);
 			joined[strlen(e->some) + vn] = 0;
-			return engine_line(joined, strlen(joined), el);
+			return served ? engine_line_served(joined, strlen(joined), el)
+				      : engine_line(joined, strlen(joined), el);
 		}
 	}
-	r = engine_line(l->msg, l->n, el);
+	r = served ? engine_line_served(l->msg, l->n, el) : engine_line(l->msg, l->n, el);
 	if (l->n > 5 && l->n < sizeof(e->some) && !memcmp(l->msg + l->n - 5, "Some(", 5)) {
 		memcpy(e->some, l->msg, l->n + 1);
 		e->some_n = l->n;

@@ -115,8 +115,11 @@ void srv_engine_init(struct srv_engine *e);
 void srv_engine_release(struct srv_engine *e);
 
 /* What line l says, into *el (joined to the line before when that one
- * was TGI's "key: Some("). Returns engine_line()'s answer. */
-int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engine_line *el);
+ * was TGI's "key: Some("). served: a request was served, the phase
+ * phrases are not looked for (engine_line_served()). Returns
+ * engine_line()'s answer. */
+int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engine_line *el,
+		    int served);
 
 /* Record what l (line number lineno) said in *el: in_piece, the line is
  * part of a traceback or a PyTorch message. The instance's engine and

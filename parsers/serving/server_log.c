@@ -124,8 +124,10 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 			      .summary = summary };
 	struct memfail mf;
 	int failed = memfail_line(exc, en, &mf);
+	/* once a request was served the phase is serving: no hint is read */
 	enum oom_phase hint = failed && mf.phase ? mf.phase
-			      : tb ? memfail_phase_hint(tb, strlen(tb)) : OOM_PHASE_UNKNOWN;
+			      : tb && !st->mem.served ? memfail_phase_hint(tb, strlen(tb))
+			      : OOM_PHASE_UNKNOWN;
 	enum oom_phase ph = srv_mem_phase(&st->mem, hint != OOM_PHASE_UNKNOWN ? hint
 					  : frames_above(st, j->line));
 
@@ -254,9 +256,12 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 	const struct strbuf *tb = &st->join.tb;
 	struct memfail mf;
 	int failed = (el->memfail & MEMFAIL_MARK_FAILURE) && memfail_line(l->msg, l->n, &mf);
-	enum oom_phase ph = failed ? mf.phase : memfail_phase_hint(l->msg, l->n);
+	/* once a request was served the phase is serving: no hint is read */
+	enum oom_phase ph = failed ? mf.phase
+			    : st->mem.served ? OOM_PHASE_UNKNOWN : memfail_phase_hint(l->msg, l->n);
 
-	if (ph == OOM_PHASE_UNKNOWN && srv_join_open(&st->join) != SRV_NONE && tb->len)
+	if (ph == OOM_PHASE_UNKNOWN && !st->mem.served && srv_join_open(&st->join) != SRV_NONE &&
+	    tb->len)
 		ph = memfail_phase_hint(tb->buf, tb->len);
 	if (ph == OOM_PHASE_UNKNOWN)
 		ph = frames_above(st, st->in->lineno);
@@ -285,8 +290,9 @@ static int read_line(struct srv_st *st)
 			el.stats_set = 0;
 			el.memfail = 0;
 		}
+		el.ds_memory = 1;   /* not scanned: ds_memory_line() looks itself */
 	} else {
-		said = srv_engine_read(&st->engines, l, &el);
+		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
 
 	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)
@@ -307,7 +313,8 @@ static int read_line(struct srv_st *st)
 		return r < 0 ? -1 : 0;
 	if ((r = cxx_abort(st)) != 0)
 		return r < 0 ? -1 : 0;
-	if ((r = ds_memory_line(st->s, l->msg, l->n, &l->t)) != 0) {
+	/* only a line whose scan found "Max_MA " (the anchor's prefilter) */
+	if (el.ds_memory && (r = ds_memory_line(st->s, l->msg, l->n, &l->t)) != 0) {
 		st->records += r > 0;
 		return r < 0 ? -1 : 0;
 	}
@@ -338,14 +345,14 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	    srv_join_open(&st->join) != SRV_NONE)
 		return 0;
 	*rc = 0;
+	if (!st->mem.served && mem_find(raw, n, "\" 200"))
+		srv_mem_served(&st->mem);
 	/* srv_meta_args() reads nothing else: in TGI's Args block, or its start */
 	if ((st->meta.in_args || raw[n - 1] == '{') &&
 	    (r = srv_meta_args(&st->meta, st->s, raw, n)) != 0)
 		*rc = r < 0 ? -1 : 0;
 	else if (srv_stats_access(&st->stats, st->s, raw, n, &st->line.last_t) < 0)
 		*rc = -1;
-	if (!st->mem.served && mem_find(raw, n, "\" 200"))
-		srv_mem_served(&st->mem);
 	return 1;
 }
 

@@ -411,6 +411,21 @@ static int strip_indent(struct srv_line *l)
 
 /* ---- the engine's record headers ---- */
 
+/* The first w[0..k) in s[0..n), or NULL: memmem's answer, for a header's
+ * few bytes, where memmem's set-up costs more than the search (a word
+ * that begins with a space: memchr finds the candidates). */
+static const char *find_word_at_space(const char *s, size_t n, const char *w, size_t k)
+{
+	const char *p = s, *end = s + n;
+
+	while ((size_t)(end - p) >= k && (p = memchr(p, w[0], (size_t)(end - p) - k + 1))) {
+		if (!memcmp(p, w, k))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
 /* "(VllmWorkerProcess pid=1234) ", "(VllmWorker rank=7 pid=240) ":
  * sets l->pid, l->rank, l->tag, and the hint (only vLLM writes them). */
 static int strip_pid_tag(struct srv_line *l)
@@ -420,11 +435,11 @@ static int strip_pid_tag(struct srv_line *l)
 	if (l->n <= 6 || m[0] != '(')
 		return 0;
 	close = memchr(m, ')', l->n < 128 ? l->n : 128);
-	p = close ? memmem(m, (size_t)(close - m), " pid=", 5) : NULL;
+	p = close ? find_word_at_space(m, (size_t)(close - m), " pid=", 5) : NULL;
 	if (!p)
 		return 0;
 	l->pid = strtoll(p + 5, NULL, 10);
-	r = memmem(m, (size_t)(close - m), " rank=", 6);
+	r = find_word_at_space(m, (size_t)(close - m), " rank=", 6);
 	l->rank = r ? strtoll(r + 6, NULL, 10) : OL_NULL;
 	sp = memchr(m, ' ', (size_t)(close - m));
 	copy_str(l->tag, sizeof(l->tag), m + 1, (size_t)(sp - m) - 1);

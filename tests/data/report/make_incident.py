@@ -71,7 +71,7 @@ def main():
     con = sqlite3.connect(db)
     cur = con.cursor()
     cur.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
-    for t in ("diagnostic", "meta", "event", "task", "series", "sample", "stack", "frame",
+    for t in ("diagnostic", "meta", "event", "task", "series", "sample_block", "stack", "frame",
               "anchor", "finding", "evidence", "verdict", "artifact"):
         cur.execute("DELETE FROM " + t)
     cur.executescript(DOMAIN)
@@ -149,11 +149,11 @@ def main():
                      (sid["server.gpu_kv_usage"], t, min(1.0, 0.55 + 0.4 * (running - 40) / 200
                                                          + rnd.uniform(-0.03, 0.03)))]
         if len(rows) > 200_000:
-            cur.executemany("INSERT INTO sample(series_id, time_ns, value) VALUES (?,?,?)", rows)
+            packed_rows.insert(cur, "sample", ["series_id", "time_ns", "value"], sorted(rows, key=lambda r: r[0]))
             rows = []
     # the peak, to be preserved by downsampling
     rows.append((sid["gpu.used_bytes"], t_oom - 2 * NS, total - 12 * MiB))
-    cur.executemany("INSERT INTO sample(series_id, time_ns, value) VALUES (?,?,?)", rows)
+    packed_rows.insert(cur, "sample", ["series_id", "time_ns", "value"], sorted(rows, key=lambda r: r[0]))
 
     # events
     ev = []

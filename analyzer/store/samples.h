@@ -1,0 +1,69 @@
+/*
+ * samples.h -- the samples of the time series, stored as blocks per
+ * series: how the store writes them, changes them and reads them.
+ *
+ * A server log gives two million samples a GiB, a day of 1 s metrics as
+ * many; as SQLite rows with their (series, time) index they were most of
+ * an ingest's cost and of its database. `sample` is now a packed table
+ * (packed.h) whose blocks each hold up to SAMPLES_BLOCK_ROWS samples of
+ * one series, in the order the parser gave them (sample_block.parent is
+ * the series): the ingest keeps a block open per series and writes it
+ * when it is full or when the store flushes, so no index is built and
+ * the series' reads find its blocks by their parent.
+ *
+ * The two changes made to samples after they are written -- a series'
+ * shift by a constant (a snapshot's allocated bytes placed on the
+ * allocator's zero) and the boot clock's alignment -- rewrite the blocks
+ * concerned (samples_shift, samples_align_boot). Readers go through
+ * samples_read_*, or the `sample` virtual table in SQL (same columns and
+ * rowids as the plain table it replaced: series_id, time_ns, boot_ns,
+ * value; a series' rowids climb in the order its samples came).
+ */
+#ifndef OOMLENS_SAMPLES_H
+#define OOMLENS_SAMPLES_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "parsers/common/sink.h"
+
+struct timeline;
+
+#define SAMPLES_BLOCK_ROWS 1024  /* samples of one series in a block, at most */
+
+/* ---- the ingest's side (the timeline's; not for rules or reports) ---- */
+
+/* Keep the sample (series, time t, value) in its series' open block; a
+ * full block is written at once. NaN is stored as NULL, as before.
+ * Returns 1, or -1 with the store's error (tl->errmsg). */
+int64_t samples_add(struct timeline *tl, int64_t series_id, const struct ol_time *t,
+		    double value);
+/* Write every open block (before samples are read or the artifact ends).
+ * 0 or -1. */
+int samples_flush(struct timeline *tl);
+/* Forget the open blocks (the artifact is rolled back). */
+void samples_discard(struct timeline *tl);
+/* Free the open blocks and the statements (timeline_close). */
+void samples_release(struct timeline *tl);
+/* The last block's id now (0 when none): the blocks written after it
+ * are the current artifact's. -1 on error. */
+int64_t samples_last_block(struct timeline *tl);
+/* Add delta to every value of the series' samples in blocks after
+ * after_block (NULL stays NULL). 0 or -1. */
+int samples_shift(struct timeline *tl, int64_t series_id, double delta, int64_t after_block);
+/* Give each sample with no time_ns but a boot_ns the time boot_ns + off.
+ * 0 or -1. */
+int samples_align_boot(struct timeline *tl, int64_t off);
+
+/* ---- reading: SQL functions (samples_read.c) ---- */
+
+/* Register on db sample_count(series_id), sample_first_ns(series_id
+ * [, to_ns [, min_value]]), sample_last_ns(series_id [, to_ns]) and
+ * sample_max(series_id [, from_ns, to_ns]) (samples_read.c says what
+ * each answers), from the series' blocks. The store registers them on
+ * every connection; readers ask a series' span, size and highest value
+ * through them rather than with count, min or max over `sample`.
+ * Returns SQLite's result code. */
+int samples_register(sqlite3 *db);
+
+#endif
