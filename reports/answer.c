@@ -523,6 +523,14 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 	else
 		put(sb, m, "no fix can be named from this evidence (see what would settle it).");
 	strbuf_addstr(sb, m->close);
+	/* with a fix named, the phase's knobs still follow it, as their own
+	 * item: the figures judged the class, not why the step outgrew the card */
+	if (json_is_string(json_object_get(a, "fix")) &&
+	    (x = json_object_get(json_object_get(a, "try_first"), "advice")) && json_is_string(x)) {
+		item_open(sb, m, "Also, for this phase:");
+		put(sb, m, json_string_value(x));
+		strbuf_addstr(sb, m->close);
+	}
 	item_open(sb, m, "How sure:");
 	if (cls) {
 		static const char *const words[][2] = {

@@ -167,12 +167,13 @@ int rule_training(struct rule_ctx *c)
 	if (r <= 0)
 		return r;
 	/* a training stack's OOM whose frames name no phase is a step's (the
-	 * stack's frames are the training loop's); without a stack, only an
+	 * stack's frames are the training loop's); otherwise only an
 	 * allocator's own knobs (MPS, XLA) are named */
 	phase = ph.phase;
 	stack = stack_for(&ph);
-	if (!strcmp(phase, "unknown") && ph.stack[0])
-		phase = "training_step";
+	if (!strcmp(phase, "unknown") && (!strncmp(ph.stack, "deepspeed", 9) ||
+					  !strcmp(ph.stack, "hf_trainer") || !strcmp(ph.stack, "lightning")))
+		phase = "training_step";   /* stacks that only train (JAX, Keras also infer) */
 	else if (!strcmp(phase, "unknown") && !strcmp(ph.family, "mps"))
 		stack = "mps";
 	if (strcmp(phase, "training_step") && strcmp(phase, "eval") && strcmp(phase, "unknown"))
