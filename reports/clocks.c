@@ -6,6 +6,7 @@
  */
 #include "reports/section.h"
 #include "reports/html_util.h"
+#include "analyzer/store/query.h"
 #include "lib/common.h"
 
 #include <sqlite3.h>
@@ -18,16 +19,38 @@
 #define LOCAL_IDS "SELECT artifact_id FROM meta WHERE key = 'time.clock' AND value = 'local'" \
 		  " UNION SELECT artifact_id FROM event WHERE clock = 'local'"
 
+/* Every anchor, as the JSON's anchors array has it. */
+#define ANCHORS_SQL "SELECT a.path AS artifact, n.boot_id," \
+	" CASE WHEN n.boot_ns IS NULL THEN NULL ELSE n.boot_ns / 1e9 END AS boot_s," \
+	" n.utc_ns AS utc_time, n.how FROM anchor n" \
+	" LEFT JOIN artifact a ON a.id = n.artifact_id ORDER BY n.id"
+
+/* The JSON report's anchors array written row by row (load_anchors'
+ * model, full, dumped: the same bytes; [] when the query fails, which
+ * r_prepare records for the report's error). 0 or -1 (a write failed). */
+int stream_anchors(struct report_ctx *c, FILE *out)
+{
+	sqlite3_stmt *st = r_prepare(c, ANCHORS_SQL);
+	struct q_jw_cols cols;
+	struct q_jw w;
+	int r = 0;
+
+	q_jw_init(&w, out, 2, 0);
+	if (q_jw_cols_init(&cols, st, NULL, NULL) < 0)
+		r = -1;
+	if (r == 0)
+		r = q_jw_rows(&w, &cols);
+	q_jw_cols_release(&cols);
+	sqlite3_finalize(st);
+	return q_jw_finish(&w) < 0 ? -1 : r;
+}
+
 /* The JSON's anchors array. Capped: a list of the first ANCHORS_CAP, and
  * "local": the count of local-time sources and "local_sources", an
  * r_table of the first LOCAL_CAP (source, kind). */
 json_t *load_anchors(struct report_ctx *c)
 {
-	json_t *rows = r_rows(c, "SELECT a.path AS artifact, n.boot_id,"
-			      " CASE WHEN n.boot_ns IS NULL THEN NULL ELSE n.boot_ns / 1e9 END AS boot_s,"
-			      " n.utc_ns AS utc_time, n.how FROM anchor n"
-			      " LEFT JOIN artifact a ON a.id = n.artifact_id ORDER BY n.id",
-			      r_cap(c, ANCHORS_CAP));
+	json_t *rows = r_rows(c, ANCHORS_SQL, r_cap(c, ANCHORS_CAP));
 	json_t *m;
 	int64_t total = (int64_t)json_array_size(rows), local;
 

@@ -16,6 +16,7 @@
 #include "lib/common.h"
 
 #include <math.h>
+#include <string.h>
 
 json_t *load_version(struct report_ctx *c)
 {
@@ -162,11 +163,12 @@ json_t *load_summary(struct report_ctx *c)
 	return o;
 }
 
+#define META_SQL "SELECT key, value FROM meta WHERE artifact_id IS NULL ORDER BY key, rowid"
+
 /* Incident-wide meta keys (no artifact) as an object of strings. */
 json_t *load_meta(struct report_ctx *c)
 {
-	json_t *rows = r_rows(c, "SELECT key, value FROM meta WHERE artifact_id IS NULL"
-			      " ORDER BY key, rowid", -1);
+	json_t *rows = r_rows(c, META_SQL, -1);
 	json_t *o = json_object(), *r;
 	size_t i;
 
@@ -177,6 +179,59 @@ json_t *load_meta(struct report_ctx *c)
 	}
 	json_decref(rows);
 	return o;
+}
+
+/* Write the member k: v of the meta object (the first when n is 0). */
+static int meta_member(FILE *out, const json_t *k, const json_t *v, int n)
+{
+	const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+			     JSON_REAL_PRECISION(12);
+
+	fputs(n ? ",\n  " : "\n  ", out);
+	if (q_write_json(out, k, flags) < 0)
+		return -1;
+	fputs(": ", out);
+	return q_write_json_at(out, v, flags, 2);
+}
+
+/* load_meta's object written row by row, one row held ahead: a key
+ * repeated (its rows adjacent, the query being ordered by key) keeps its
+ * first place and its last value, as json_object_set does in the model.
+ * {} when the query fails (r_prepare records why). 0 or -1 (out of
+ * memory, a write failed). */
+int stream_meta(struct report_ctx *c, FILE *out)
+{
+	sqlite3_stmt *st = r_prepare(c, META_SQL);
+	json_t *held = NULL;
+	int n = 0, r = 0;
+
+	fputc('{', out);
+	while (r == 0 && st && sqlite3_step(st) == SQLITE_ROW) {
+		json_t *row = q_row(st);
+		const json_t *k = json_object_get(row, "key");
+
+		if (!row) {
+			r = -1;
+			break;
+		}
+		if (!json_is_string(k)) {
+			json_decref(row);
+			continue;
+		}
+		if (held && strcmp(json_string_value(json_object_get(held, "key")),
+				   json_string_value(k)))
+			r = meta_member(out, json_object_get(held, "key"),
+					json_object_get(held, "value"), n++);
+		json_decref(held);
+		held = row;
+	}
+	if (r == 0 && held)
+		r = meta_member(out, json_object_get(held, "key"), json_object_get(held, "value"),
+				n++);
+	json_decref(held);
+	sqlite3_finalize(st);
+	fputs(n ? "\n}" : "}", out);
+	return r;
 }
 
 /* ---- core dumps ---- */

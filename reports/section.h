@@ -179,6 +179,9 @@ section_stream_fn stream_oom_tasks;
 section_stream_fn stream_gpu_cores;                     /* json.c */
 section_stream_fn stream_series;                        /* series.c */
 section_stream_fn stream_artifacts;                     /* artifacts.c */
+section_stream_fn stream_meta;                          /* json.c */
+section_stream_fn stream_anchors;                       /* clocks.c */
+section_stream_fn stream_unknowns;                      /* unknowns.c */
 section_draw_fn html_oom_tasks;
 section_load_fn load_engines;                          /* engines.c */
 section_draw_fn html_engines, md_engines;

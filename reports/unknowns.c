@@ -15,12 +15,22 @@
  * not read, "series": true when there is a time series, and no
  * events_local_time (a pass over every event: the HTML takes it from the
  * event_counts model, the Markdown does not show it). */
+/* The families of evidence whose table may be absent. */
+static const char *const domain[] = {
+	"snapshot", "segment", "block", "trace", "alloc", "gpu_device", "gpu_context",
+	"gpu_module", "gpu_grid", "gpu_region", "thread", NULL
+};
+
+/* The lists of the unknowns object, one query each. */
+#define NOT_READ_SQL "SELECT path, status, errors FROM artifact WHERE status IN ('failed'," \
+	" 'partial', 'no_records') ORDER BY id"
+#define INFERRED_SQL "SELECT a.path, m.value AS basis FROM meta m JOIN artifact a" \
+	" ON a.id = m.artifact_id WHERE m.key = 'time.year_basis' ORDER BY a.id"
+#define APART_SQL "SELECT value AS note FROM meta WHERE key = 'incident.apart'" \
+	" AND artifact_id IS NULL ORDER BY rowid"
+
 json_t *load_unknowns(struct report_ctx *c)
 {
-	static const char *const domain[] = {
-		"snapshot", "segment", "block", "trace", "alloc", "gpu_device", "gpu_context",
-		"gpu_module", "gpu_grid", "gpu_region", "thread", NULL
-	};
 	const json_t *missing = json_object_get(c->sum.verdict, "missing");
 	json_t *o = json_object(), *absent = json_array();
 	int i;
@@ -33,23 +43,82 @@ json_t *load_unknowns(struct report_ctx *c)
 				    json_integer(r_int(c, EVENTS_LOCAL_TIME, 0)));
 	json_object_set_new(o, "samples_not_on_utc",
 		json_integer(r_int(c, Q_UNTIMED_SAMPLES, 0)));
-	json_object_set_new(o, "artifacts_not_read", r_rows(c,
-		"SELECT path, status, errors FROM artifact WHERE status IN ('failed', 'partial',"
-		" 'no_records') ORDER BY id", r_cap(c, NOT_READ_CAP)));
+	json_object_set_new(o, "artifacts_not_read", r_rows(c, NOT_READ_SQL,
+							   r_cap(c, NOT_READ_CAP)));
 	for (i = 0; domain[i]; i++)
 		if (!r_has_table(c, domain[i]))
 			json_array_append_new(absent, json_string(domain[i]));
 	json_object_set_new(o, "tables_absent", absent);
-	json_object_set_new(o, "inferred_years", r_rows(c,
-		"SELECT a.path, m.value AS basis FROM meta m JOIN artifact a ON a.id = m.artifact_id"
-		" WHERE m.key = 'time.year_basis' ORDER BY a.id", r_cap(c, NOT_READ_CAP)));
-	json_object_set_new(o, "possibly_different", r_rows(c,
-		"SELECT value AS note FROM meta WHERE key = 'incident.apart' AND artifact_id IS NULL"
-		" ORDER BY rowid", r_cap(c, NOT_READ_CAP)));
+	json_object_set_new(o, "inferred_years", r_rows(c, INFERRED_SQL,
+							r_cap(c, NOT_READ_CAP)));
+	json_object_set_new(o, "possibly_different", r_rows(c, APART_SQL,
+							    r_cap(c, NOT_READ_CAP)));
 	if (c->capped)
 		json_object_set_new(o, "series", json_boolean(r_int(c, "SELECT count(*) FROM"
 						 " (SELECT 1 FROM series LIMIT 1)", 0)));
 	return o;
+}
+
+/* Member key of the unknowns object: the rows of sql, row by row, as an
+ * array at the object's first level ([] when the query fails, as r_rows
+ * gives it; r_prepare records why). 0 or -1 (a write failed). */
+static int stream_list(struct report_ctx *c, FILE *out, const char *key, const char *sql)
+{
+	sqlite3_stmt *st = r_prepare(c, sql);
+	struct q_jw_cols cols;
+	struct q_jw w;
+	int r = 0;
+
+	fprintf(out, ",\n  \"%s\": ", key);
+	q_jw_init(&w, out, 2, 1);
+	if (q_jw_cols_init(&cols, st, NULL, NULL) < 0)
+		r = -1;
+	if (r == 0)
+		r = q_jw_rows(&w, &cols);
+	q_jw_cols_release(&cols);
+	sqlite3_finalize(st);
+	return q_jw_finish(&w) < 0 ? -1 : r;
+}
+
+/* Member key: v (a count or a small value) of the unknowns object, taking
+ * v's reference. 0 or -1. */
+static int stream_value(FILE *out, const char *key, json_t *v, int first)
+{
+	int r;
+
+	fprintf(out, "%s\n  \"%s\": ", first ? "" : ",", key);
+	r = q_write_json_at(out, v ? v : json_null(), JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			    JSON_ENCODE_ANY | JSON_REAL_PRECISION(12), 2);
+	json_decref(v);
+	return r;
+}
+
+/* The JSON report's unknowns object (load_unknowns' model, full, dumped:
+ * the same bytes), its lists written row by row. 0 or -1. */
+int stream_unknowns(struct report_ctx *c, FILE *out)
+{
+	const json_t *missing = json_object_get(c->sum.verdict, "missing");
+	json_t *absent = json_array();
+	int r = 0, i;
+
+	fputc('{', out);
+	r |= stream_value(out, "missing", missing ? json_incref((json_t *)missing) : json_null(),
+			  1);
+	r |= stream_value(out, "events_not_on_utc", json_integer(r_int(c, "SELECT count(*)"
+			  " FROM event WHERE time_ns IS NULL", 0)), 0);
+	r |= stream_value(out, "events_local_time", json_integer(r_int(c, EVENTS_LOCAL_TIME, 0)),
+			  0);
+	r |= stream_value(out, "samples_not_on_utc", json_integer(r_int(c, Q_UNTIMED_SAMPLES,
+			  0)), 0);
+	r |= stream_list(c, out, "artifacts_not_read", NOT_READ_SQL);
+	for (i = 0; domain[i]; i++)
+		if (!r_has_table(c, domain[i]))
+			json_array_append_new(absent, json_string(domain[i]));
+	r |= stream_value(out, "tables_absent", absent, 0);
+	r |= stream_list(c, out, "inferred_years", INFERRED_SQL);
+	r |= stream_list(c, out, "possibly_different", APART_SQL);
+	fputs("\n}", out);
+	return r ? -1 : 0;
 }
 
 /* --- HTML ------------------------------------------------------------------- */

@@ -6,8 +6,10 @@
 # holding three lists of a million None, a flat snapshot of 10,000 distinct
 # 30-frame stacks, .gz CUDA cores of 200,000 and 1,000,000 section headers;
 # plain cores of 200,000 section headers (CUDA, host) or 120,000 thread
-# notes, read as far as the budget goes with the count left out.
-# And a .gz core is inflated in memory: no TMPDIR is needed to read it.
+# notes, read as far as the budget goes with the count left out; a .gz
+# host core and .xz/.zst host cores in a tar, 320 MiB inflated, read as far
+# as the budget goes (and at 256M, peak RSS within it).
+# And a compressed core is inflated in memory: no TMPDIR is needed to read it.
 # Skipped (77) without python3.
 set -u
 bin=$1
@@ -17,7 +19,7 @@ command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 
 pass=0
 fail=0
 python3 - "$tmp" <<'PY' || exit 1
-import gzip, pickle, struct, sys
+import gzip, lzma, pickle, shutil, struct, subprocess, sys, tarfile
 d = sys.argv[1]
 snap = {"segments": [{"x": [None] * 1000000} for _ in range(3)], "device_traces": []}
 with gzip.open(d + "/nones.pickle.gz", "wb") as f:
@@ -62,6 +64,37 @@ def host_core(n, path, shnum=0):
         f.write(eh + ph + notes + sh)
 host_core(120000, d + "/threads120k.core")
 host_core(3, d + "/hostsections200k.core", 200000)
+# compressed host cores larger than the 256M budget: one PT_LOAD of 320 MiB
+# (zeros), .gz on its own, .xz and .zst (when the zstd tool is there) as
+# members of a tar; each is inflated in memory only as far as the budget
+# (the tar, 640 MiB unpacked, also meets the archive bound after them)
+def big_core(w, n=320 << 20):
+    one = struct.pack("<III", 5, 36, 1) + b"CORE\0\0\0\0"
+    notes = one + bytes(12) + struct.pack("<H", 11) + bytes(18) + struct.pack("<I", 1000)
+    noff = 64 + 2 * 56
+    loff = 4096
+    eh = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+    eh += struct.pack("<HHIQQQIHHHHHH", 4, 62, 1, 0, 64, 0, 0, 64, 56, 2, 64, 0, 0)
+    ph = struct.pack("<IIQQQQQQ", 4, 0, noff, 0, 0, len(notes), 0, 4)
+    ph += struct.pack("<IIQQQQQQ", 1, 6, loff, 0x400000, 0, n, n, 4096)
+    w.write(eh + ph + notes + bytes(loff - noff - len(notes)))
+    z = bytes(1 << 20)
+    for _ in range(n >> 20):
+        w.write(z)
+with gzip.open(d + "/big.core.gz", "wb", compresslevel=1) as f:
+    big_core(f)
+with lzma.open(d + "/big.core.xz", "wb", preset=0) as f:
+    big_core(f)
+members = ["big.core.xz"]
+if shutil.which("zstd"):
+    p = subprocess.Popen(["zstd", "-q", "-1", "-o", d + "/big.core.zst"], stdin=subprocess.PIPE)
+    big_core(p.stdin)
+    p.stdin.close()
+    if p.wait() == 0:
+        members.append("big.core.zst")
+with tarfile.open(d + "/cores.tar", "w") as t:
+    for m in members:
+        t.add(d + "/" + m, arcname=m)
 PY
 # Under ulimit -v unless the binary cannot start there (a sanitizer build
 # reserves terabytes of shadow memory).
@@ -96,12 +129,16 @@ budget sections1m.nvcudmp.gz
 budget plain200k.nvcudmp "only the first [0-9]* fit .* left out"
 budget hostsections200k.core "only the first [0-9]* fit .* left out"
 mm=1M budget threads120k.core "thread notes (NT_PRSTATUS) left out: the first [0-9]* are read"
+# compressed host cores, inflated in memory within the budget, never to disk
+budget big.core.gz "the inflated core needs more memory than is left"
+budget cores.tar "cores.tar!/big.core.xz: .*the inflated core needs more memory"
 # The whole hostile set again with ulimit -v at the budget itself (256M,
 # the least the binary and its libraries leave room for with the writers'
 # reserve): no crash, no allocation failure, peak RSS under the budget.
 if [ "$limit" != unlimited ] && [ -x /usr/bin/time ]; then
 	for f in nones.pickle.gz stacks.flat.gz sections200k.nvcudmp.gz sections1m.nvcudmp.gz \
-		 plain200k.nvcudmp hostsections200k.core threads120k.core; do
+		 plain200k.nvcudmp hostsections200k.core threads120k.core big.core.gz \
+		 cores.tar; do
 		rm -f "$tmp/t.db"
 		(ulimit -v 262144; exec /usr/bin/time -v "$bin" analyze --max-memory 256M \
 			--db "$tmp/t.db" -o "$tmp/t.json" "$tmp/$f") >/dev/null 2>"$tmp/at.err"
@@ -131,5 +168,20 @@ if ! grep -qi "temporary\|max-memory" "$tmp/core.err" &&
    [ ! -e "$tmp/no-such-dir" ]; then pass=$((pass + 1)); else
 	echo "FAIL: reading a .gz core needed TMPDIR or the budget:"; cat "$tmp/core.err"
 	fail=$((fail + 1)); fi
+# So are a .gz host core and the .xz and .zst cores of a tar: read (cut at
+# the budget, said), with no temporary file
+for f in big.core.gz cores.tar; do
+	rm -f "$tmp/core.db"
+	TMPDIR="$tmp/no-such-dir" "$bin" ingest --max-memory 16M --db "$tmp/core.db" "$tmp/$f" \
+		>/dev/null 2>"$tmp/core.err"
+	if ! grep -qi "temporary" "$tmp/core.err" && grep -q "host_core: partial" "$tmp/core.err" &&
+	   [ ! -e "$tmp/no-such-dir" ]; then pass=$((pass + 1)); else
+		echo "FAIL: reading $f needed TMPDIR:"; cat "$tmp/core.err"
+		fail=$((fail + 1)); fi
+done
+if [ -e "$tmp/big.core.zst" ]; then
+	grep -q "cores.tar!/big.core.zst: host_core: partial" "$tmp/core.err" &&
+		pass=$((pass + 1)) || { echo "FAIL: the .zst core in the tar"; fail=$((fail + 1)); }
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -9,12 +9,15 @@
  *     work would): the reader must survive (libelf once mapped the file and
  *     libdwfl unwound from the mapping: SIGBUS) and the artifact must say
  *     "changed while read";
+ *     and so must one whose section headers do not fit in the budget (their
+ *     count once lowered in a private mapping of the file: SIGBUS too);
  *   - given 20,000 PT_NOTE headers over one note: one thread, not 20,001;
  *   - given a PT_LOAD whose bytes lie past the end of the file: reported,
  *     not "ok with 1 TiB dumped".
  */
 #include "testutil.h"
 #include "analyzer/ingest/ingest.h"
+#include "lib/budget.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,17 +45,19 @@ static size_t note(unsigned char *p, uint32_t type, size_t dn)
  * nnote PT_NOTE headers all naming the same note segment, then nload
  * PT_LOAD segments of load_bytes each (filled with 0x5a) at 0x400000 on.
  * lie: the last PT_LOAD claims 1 TiB of file bytes it does not have.
+ * nsec: that many empty section headers (SHT_NULL) after the segments.
  * Writes it to path; returns its size. */
 static size_t write_core(const char *path, unsigned nnote, unsigned nload, size_t load_bytes,
-			 int lie)
+			 int lie, unsigned nsec)
 {
 	unsigned nph = nnote + nload, i;
-	size_t hdrs = 64 + (size_t)nph * 56, noff = hdrs, nlen, loff, total;
+	size_t hdrs = 64 + (size_t)nph * 56, noff = hdrs, nlen, loff, total, shoff;
 	unsigned char *b, *n;
 	FILE *f;
 
 	loff = (hdrs + 1024 + PAGE - 1) / PAGE * PAGE;
-	total = loff + (size_t)nload * load_bytes;
+	shoff = loff + (size_t)nload * load_bytes;
+	total = shoff + (size_t)nsec * 64;
 	b = calloc(1, total);
 	assert_non_null(b);
 	memcpy(b, "\177ELF\2\1\1", 7);
@@ -63,6 +68,11 @@ static size_t write_core(const char *path, unsigned nnote, unsigned nload, size_
 	put16(b + 52, 64);
 	put16(b + 54, 56);
 	put16(b + 56, (uint16_t)(nph < 0xffff ? nph : 0xffff));
+	if (nsec) {
+		put64(b + 40, shoff);   /* e_shoff */
+		put16(b + 58, 64);
+		put16(b + 60, (uint16_t)nsec);
+	}
 	/* the notes: prstatus (pid at 32, cursig at 12), prpsinfo */
 	n = b + noff;
 	nlen = note(n, 1, 336);
@@ -127,7 +137,7 @@ static void shrinks_while_read(void **state)
 	const char *core = BINDIR "/test_core_faults_shrink.core";
 	struct timeline *tl = t_open();
 	(void)state;
-	write_core(core, 1, 8, 64 * 1024, 0);
+	write_core(core, 1, 8, 64 * 1024, 0, 0);
 	real_capture = tl->sink.capture;
 	tl->sink.capture = capture_then_shrink;
 	shrink_path = core;
@@ -143,12 +153,40 @@ static void shrinks_while_read(void **state)
 	unlink(core);
 }
 
+/* The same, with more section headers than fit in the budget: the count
+ * is lowered in an image of the core read with pread, not in a private
+ * mapping of the file (which raised SIGBUS once the file was cut). */
+static void shrinks_while_read_sections_lowered(void **state)
+{
+	const char *core = BINDIR "/test_core_faults_shrink_sections.core";
+	struct timeline *tl = t_open();
+	(void)state;
+	write_core(core, 1, 8, 16 * 1024, 0, 5000);
+	ol_budget_set(OL_BUDGET_MIN);
+	real_capture = tl->sink.capture;
+	tl->sink.capture = capture_then_shrink;
+	shrink_path = core;
+	ingest_file(tl, core);
+	ol_budget_set(OL_BUDGET_DEFAULT);
+	assert_null(shrink_path);       /* the cut did happen mid-read */
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "host_core");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " 'the core names 5000 section headers; only the first %%'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " 'changed while read:%%' AND severity = 'error'"), 1);
+	assert_string_not_equal(t_text(tl, "SELECT status FROM artifact"), "ok");
+	assert_int_equal(t_int(tl, "SELECT pid FROM event WHERE kind = 'process_crash'"), 4242);
+	assert_int_equal(ol_budget_held(), 0);
+	t_close(tl);
+	unlink(core);
+}
+
 static void repeated_note_headers(void **state)
 {
 	const char *core = BINDIR "/test_core_faults_notes.core";
 	struct timeline *tl = t_open();
 	(void)state;
-	write_core(core, 20000, 1, PAGE, 0);
+	write_core(core, 20000, 1, PAGE, 0, 0);
 	ingest_file(tl, core);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM thread"), 1);
 	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.threads') FROM event"
@@ -164,7 +202,7 @@ static void load_past_end(void **state)
 	const char *core = BINDIR "/test_core_faults_load.core";
 	struct timeline *tl = t_open();
 	(void)state;
-	write_core(core, 1, 2, PAGE, 1);
+	write_core(core, 1, 2, PAGE, 1, 0);
 	ingest_file(tl, core);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'error'"
 			       " AND message LIKE 'segment 2 (PT_LOAD at 0x401000): %%past the end"
@@ -181,6 +219,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shrinks_while_read),
+		cmocka_unit_test(shrinks_while_read_sections_lowered),
 		cmocka_unit_test(repeated_note_headers),
 		cmocka_unit_test(load_past_end),
 	};

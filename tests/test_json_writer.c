@@ -710,7 +710,18 @@ static void hostile_report_as_its_model(void **state)
 		 * a real never equals an id, text sorts after every number */
 		"INSERT INTO diagnostic(artifact_id, severity, message) VALUES (1.5, 'error', 'r'),"
 		" ('2', 'error', 'text 2'), ('zz', 'error', 't'), (NULL, 'error', 'none'),"
-		" (-1, 'error', 'n');",
+		" (-1, 'error', 'n');"
+		/* the streamed meta, anchors and unknowns: a repeated key keeps
+		 * its place and its last value, values of every type */
+		"INSERT INTO meta(artifact_id, key, value) VALUES (NULL, 'b', '1'),"
+		" (NULL, 'a', 'x' || x'ff' || char(0)), (NULL, 'b', '2'), (NULL, 'c', 3),"
+		" (NULL, 'c', NULL), (NULL, 'z' || char(10, 0x1f600), 4.5),"
+		" (NULL, 'incident.apart', 'k' || char(0) || 'z' || x'c0'),"
+		" (NULL, 'incident.apart', 'second'), (1, 'time.year_basis', 'mtime' || x'ff');"
+		"INSERT INTO anchor(artifact_id, boot_id, boot_ns, utc_ns, how) VALUES"
+		" (1, 'b' || x'ff', 123456789012, 1764423000123456789, 'h\"ow' || char(1)),"
+		" (NULL, NULL, NULL, NULL, NULL), (99, '7', -5, 0, '');"
+		"UPDATE artifact SET status = 'partial' WHERE id = 1;",
 		NULL, NULL, NULL), SQLITE_OK);
 	report_agrees(tl, "hostile text");
 	t_close(tl);

@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 uint64_t cuda_core_gz_limit = 64ull << 30;
@@ -232,38 +230,81 @@ static int at_fd(void *arg, uint64_t off, void *out, size_t n)
 	return pread(*(int *)arg, out, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
-/* Make ce->copy a private, writable mapping of the file in (its size
- * now), so that the section count can be lowered in the mapping's copy of
- * the header: only the page written is copied, the rest stays the page
- * cache's (libelf maps a CUDA core the same way). 0, or -1. */
-static int map_private(struct core_elf *ce, struct input *in)
+/* Read the plain file in (up to its size at open) into ce->copy with
+ * pread, drawing the image from the run's budget less keep bytes (left
+ * for the section headers): the count is then lowered in memory, never in
+ * a mapping of the file, so a core that shrinks later cannot raise
+ * SIGBUS. An image that does not fit holds the first bytes that do
+ * (*cut: 1). A short read (the file shrank) ends the image there; the
+ * ingest then says "changed while read". 0, or -1 (not even the ELF
+ * header could be read or held). */
+static int read_image(struct core_elf *ce, struct input *in, uint64_t keep, int *cut)
 {
-	struct stat st;
-	void *m;
+	uint64_t left = ol_budget_left(), want = in->size, got = 0;
 
-	if (fstat(in->fd, &st) < 0 || st.st_size < 64 || (uint64_t)st.st_size > SIZE_MAX)
+	*cut = 0;
+	if (left <= keep || want < 64)
 		return -1;
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, in->fd, 0);
-	if (m == MAP_FAILED)
+	if (want > left - keep) {
+		want = left - keep;
+		*cut = 1;
+	}
+	if (want > SIZE_MAX || ol_budget_take(want) < 0)
 		return -1;
-	ce->copy = m;
-	ce->len = (size_t)st.st_size;
-	ce->copy_mapped = 1;
+	ce->copy = malloc((size_t)want);
+	if (!ce->copy) {
+		ol_budget_give(want);
+		return -1;
+	}
+	ce->drawn += want;
+	while (got < want) {
+		size_t n = want - got > (1u << 20) ? 1u << 20 : (size_t)(want - got);
+		ssize_t r = pread(in->fd, ce->copy + got, n, (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (uint64_t)r;
+	}
+	ce->len = (size_t)got;
+	if (got < 64)
+		return -1;
 	return 0;
+}
+
+/* The image ce->copy holds the first ce->len bytes of a core whose
+ * section header table (at shoff) may lie past them: then the core is
+ * read without its section headers (shoff and the counts zeroed in the
+ * image). 1 when they were dropped, else 0. */
+static int drop_sections_past(struct core_elf *ce, uint64_t n)
+{
+	uint64_t shoff = le(ce->copy + 40, 8);
+
+	if (shoff <= ce->len && (ce->len - shoff) / 64 >= n)
+		return 0;
+	memset(ce->copy + 40, 0, 8);    /* e_shoff */
+	memset(ce->copy + 60, 0, 4);    /* e_shnum, e_shstrndx */
+	return 1;
 }
 
 /* Draw the cost of the core's section headers from the run's budget
  * before libelf allocates one record per header. A core whose headers do
- * not all fit has its count lowered to what fits, in its private copy (a
- * core in memory) or in a private mapping of the file (a plain file), and
- * is read that far (said, with the count left out: an error, the artifact
- * is partial). 0 (go on), 1 (not read: not even two headers fit, or the
- * file cannot be mapped; said), -2 (sink failed). */
+ * not all fit has its count lowered to what fits in its image in memory:
+ * the private copy (a core in memory, an inflated one) or, for a plain
+ * file, an image read with pread within the budget (read_image: no
+ * mapping of the file, which could raise SIGBUS if it shrank), cut where
+ * the budget ends if the whole file does not fit (said; its section
+ * headers are then dropped if the cut leaves them out). It is read that
+ * far (said, with the count left out: an error, the artifact is
+ * partial). 0 (go on), 1 (not read: not even two headers fit, or no image
+ * could be made; said), -2 (sink failed). */
 static int fit_sections(struct core_elf *ce, struct input *in, struct sink *s)
 {
 	struct core_out o = { s, 0, 0 };
 	unsigned char h[64];
-	uint64_t n, fit, where;
+	uint64_t n, fit, where, left;
+	int cut = 0, dropped = 0;
 
 	if (ce->copy) {
 		if (ce->len < 64)
@@ -279,13 +320,30 @@ static int fit_sections(struct core_elf *ce, struct input *in, struct sink *s)
 			ce->drawn += n * CORE_SECTION_COST;
 		return 0;
 	}
-	fit = ol_budget_left() / CORE_SECTION_COST;
-	if (fit < 2 || (!ce->copy && map_private(ce, in) < 0) || where + 8 > ce->len) {
-		core_diag(&o, where, OL_ERROR, "the core names %llu section headers, more than "
-			  "fit in what is left of %llu bytes (%s); it is not read",
-			  (unsigned long long)n, (unsigned long long)ol_budget(), OL_BUDGET_HINT);
-		return o.failed ? -2 : 1;
+	if (!ce->copy) {
+		/* A plain file: its image within the budget, at least half of
+		 * what is left kept for the section headers. */
+		left = ol_budget_left();
+		if (read_image(ce, in, n * CORE_SECTION_COST < left / 2 ? n * CORE_SECTION_COST
+			       : left / 2, &cut) < 0)
+			goto refuse;
+		/* the count again, from the image (the file may have changed) */
+		n = shnum_of(ce->copy, at_mem, ce, &where);
+		if (n > 1 && ol_budget_take(n * CORE_SECTION_COST) == 0) {
+			ce->drawn += n * CORE_SECTION_COST;
+			dropped = cut && drop_sections_past(ce, n);
+			goto said;
+		}
 	}
+	/* half of what is left: the rest is the reader's (its thread and
+	 * mapping tables), or the headers would starve them */
+	fit = ol_budget_left() / 2 / CORE_SECTION_COST;
+	if (n <= 1) {
+		dropped = cut && drop_sections_past(ce, n);
+		goto said;
+	}
+	if (fit < 2 || where + 8 > ce->len)
+		goto refuse;
 	if (where == 60) {
 		ce->copy[60] = (unsigned char)fit;
 		ce->copy[61] = (unsigned char)(fit >> 8);
@@ -294,13 +352,31 @@ static int fit_sections(struct core_elf *ce, struct input *in, struct sink *s)
 		for (k = 0; k < 8; k++)
 			ce->copy[where + k] = (unsigned char)(fit >> (8 * k));
 	}
-	ol_budget_take(fit * CORE_SECTION_COST);
-	ce->drawn += fit * CORE_SECTION_COST;
+	dropped = cut && drop_sections_past(ce, fit);
+	if (!dropped) {
+		ol_budget_take(fit * CORE_SECTION_COST);
+		ce->drawn += fit * CORE_SECTION_COST;
+	}
 	core_diag(&o, where, OL_ERROR, "the core names %llu section headers; only the first "
-		  "%llu fit in what is left of %llu bytes (%s) and are read, %llu left out",
-		  (unsigned long long)n, (unsigned long long)fit, (unsigned long long)ol_budget(),
-		  OL_BUDGET_HINT, (unsigned long long)(n - fit));
+		  "%llu fit in half of what is left of %llu bytes (%s) and are read, %llu "
+		  "left out",
+		  (unsigned long long)n, dropped ? 0ull : (unsigned long long)fit,
+		  (unsigned long long)ol_budget(), OL_BUDGET_HINT,
+		  (unsigned long long)(dropped ? n : n - fit));
+said:
+	if (cut)
+		core_diag(&o, ce->len, OL_ERROR, "the %llu-byte core does not fit in what is left "
+			  "of %llu bytes (%s) with its section headers; only its first %llu "
+			  "bytes are read%s", (unsigned long long)in->size,
+			  (unsigned long long)ol_budget(), OL_BUDGET_HINT,
+			  (unsigned long long)ce->len,
+			  dropped ? ", without its section headers" : "");
 	return o.failed ? -2 : 0;
+refuse:
+	core_diag(&o, where, OL_ERROR, "the core names %llu section headers, more than "
+		  "fit in what is left of %llu bytes (%s); it is not read",
+		  (unsigned long long)n, (unsigned long long)ol_budget(), OL_BUDGET_HINT);
+	return o.failed ? -2 : 1;
 }
 
 enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s,
@@ -311,7 +387,6 @@ enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink 
 	ce->copy = NULL;
 	ce->len = 0;
 	ce->drawn = 0;
-	ce->copy_mapped = 0;
 	elf_version(EV_CURRENT);
 	if (in->mem) {
 		/* elf_memory wants writable memory: work on a private copy. */
@@ -364,12 +439,8 @@ void core_elf_close(struct core_elf *ce)
 	if (ce->elf)
 		elf_end(ce->elf);
 	ce->elf = NULL;
-	if (ce->copy_mapped)
-		munmap(ce->copy, ce->len);
-	else
-		free(ce->copy);
+	free(ce->copy);
 	ce->copy = NULL;
-	ce->copy_mapped = 0;
 	ol_budget_give(ce->drawn);
 	ce->drawn = 0;
 	ce->len = 0;

@@ -8,8 +8,9 @@
  * mapped, for a reader that asks: a mapping of a file that shrinks while
  * read kills the process with SIGBUS). A core whose section headers do not
  * fit in the budget is read as far as they do: the count is lowered in
- * the copy (in memory) or in a private mapping of the file (a plain file,
- * which then is mapped whatever the reader asked). Nothing from
+ * the copy (in memory) or, for a plain file, in an image of it read with
+ * pread within the budget (never in a mapping of the file, whatever the
+ * reader asked: it could raise SIGBUS if the file shrank). Nothing from
  * the core is ever executed.
  */
 #ifndef OOMLENS_CORE_FILE_H
@@ -32,8 +33,6 @@ struct core_elf {
 	unsigned char *copy;   /* the image in memory (a private copy of an
 				* in-memory input, or the inflated gzip core), or NULL */
 	size_t len;            /* bytes of copy that hold the image */
-	int copy_mapped;       /* copy is a private mapping of the file (a plain
-				* core whose section count was lowered): munmap */
 	uint64_t drawn;        /* bytes drawn from the run's budget for copy */
 };
 
