@@ -231,6 +231,9 @@ static const struct {
 	{ er_ollama_buffer, O, EF_WEIGHTS, 1, { "msg=\"model weights\"" } },
 	{ er_ollama_buffer, O, EF_KV_CACHE, 1, { "msg=\"kv cache\"" } },
 	{ er_ollama_buffer, O, EF_COMPUTE_BUFFER, 1, { "msg=\"compute graph\"" } },
+	/* the sum of those buffers, host ones included (its device.go): what
+	 * the runner takes in all, kept as the instance's requested_bytes */
+	{ er_quoted_size, O, EF_REQUESTED, 1, { "msg=\"total memory\" size=" } },
 	{ er_quoted_list, O, 0, 1, { "memory.available=" } },
 	{ er_quoted_list, O, 1, 1, { "memory.required.allocations=" } },
 	{ er_ollama_evaluating, O, 0, 1, { "msg=evaluating library=" } },
