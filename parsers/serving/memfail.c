@@ -540,6 +540,10 @@ static const char *const continuations[] = {
 	"cleaning up before exit", "current device: ", "in function ggml_", "cuMemCreate(",
 	"cuMemAlloc", "GGML_ASSERT", "failed with status 5", "^of memory while trying to allocate",
 	"compute buffer allocation failed", "ErrorOutOfDeviceMemory",
+	/* ggml's scheduler and llama_decode giving up after a Metal command
+	 * buffer failed (Ollama's runner then panics "failed to decode
+	 * batch"): the decode of a batch names the phase */
+	"ggml_backend_sched_graph_compute_async failed", "llama_decode: failed to decode",
 	/* TensorRT-LLM's executor-creation table (the GiB before the figure) */
 	"The following component could not be created: ", TRT_TOTAL, TRT_FREE,
 };
