@@ -282,6 +282,10 @@ static void phases(void **state)
 		{ "Starting minibatch loop.", OOM_PHASE_TRAINING_STEP },
 		/* the model's metadata: its tensors are loaded next (ollama 9170) */
 		{ "llm_load_print_meta: rope_yarn_log_mul    = 0.1000", OOM_PHASE_LOAD_WEIGHTS },
+		/* LMDeploy logs each request it takes (lmdeploy 2055) */
+		{ "2024-07-17 13:52:26,995 - lmdeploy - INFO - session_id=1, history_tokens=0, "
+		  "input_tokens=2408, max_new_tokens=2048, seq_start=True, seq_end=True, step=0, "
+		  "prep=True", OOM_PHASE_SERVING },
 	};
 	size_t i;
 

@@ -460,6 +460,9 @@ static const struct { const char *phrase; enum oom_phase phase; } phase_lines[] 
 	{ "launch_slot_", OOM_PHASE_SERVING },
 	{ "print_timings", OOM_PHASE_SERVING },
 	{ "prompt eval time", OOM_PHASE_SERVING },
+	/* LMDeploy: each request it takes, at --log-level INFO
+	 * ("... - lmdeploy - INFO - session_id=1, history_tokens=0, ...") */
+	{ "lmdeploy - INFO - session_id=", OOM_PHASE_SERVING },
 	/* any server's requests */
 	{ "\"POST ", OOM_PHASE_SERVING },
 	{ "| POST ", OOM_PHASE_SERVING },
