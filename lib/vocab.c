@@ -13,6 +13,7 @@ const struct vocab_entry vocab_meta_keys[VM__COUNT] = { VOCAB_META_KEYS(VOCAB_RO
 const struct vocab_entry vocab_causes[VC__COUNT] = { VOCAB_CAUSES(VOCAB_ROW) };
 const struct vocab_entry vocab_classes[VK__COUNT] = { VOCAB_CLASSES(VOCAB_ROW) };
 const struct vocab_entry vocab_phases[OOM_PHASE__COUNT] = { VOCAB_PHASES(VOCAB_ROW) };
+const struct vocab_entry vocab_stacks[VST__COUNT] = { VOCAB_STACKS(VOCAB_ROW) };
 const struct vocab_entry vocab_measures[VMS__COUNT] = { VOCAB_MEASURES(VOCAB_ROW) };
 const struct vocab_entry vocab_oom_kinds[VO__COUNT] = { VOCAB_OOM_KINDS(VOCAB_ROW) };
 #undef VOCAB_ROW
@@ -28,6 +29,7 @@ static const struct {
 	[VOCAB_CAUSE] = { vocab_causes, VC__COUNT, "Causes" },
 	[VOCAB_CLASS] = { vocab_classes, VK__COUNT, "Classes" },
 	[VOCAB_PHASE] = { vocab_phases, OOM_PHASE__COUNT, "Phases" },
+	[VOCAB_STACK] = { vocab_stacks, VST__COUNT, "Stacks" },
 	[VOCAB_MEASURE] = { vocab_measures, VMS__COUNT, "Measures" },
 	[VOCAB_OOM_KIND] = { vocab_oom_kinds, VO__COUNT, "OOM kinds" },
 };

@@ -230,7 +230,9 @@
 	X(VC_KV_RETRACT, "kv_retract", NULL, NULL, "the engine retracted (preempted) requests: its KV cache pool ran full") \
 	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \
-	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says")
+	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says") \
+	X(VC_ZERO_SETUP_DOES_NOT_FIT, "zero_setup_does_not_fit", NULL, NULL, "start-up, DeepSpeed's engine set-up: ZeRO's partitions and optimizer states do not fit (ZeRO stage 3, offload_param/offload_optimizer to cpu, zero.Init)") \
+	X(VC_TRAINING_KNOBS, "training_knobs", NULL, NULL, "reading: the knobs a training or evaluation step answers to, to try first; names no cause")
 
 /* ---- classes (finding.class; verdict.class all but reading) ---- */
 #define VOCAB_CLASSES(X) \
@@ -259,6 +261,17 @@
 	X(OOM_PHASE_SERVING, "serving", NULL, NULL, "serving requests") \
 	X(OOM_PHASE_TRAINING_STEP, "training_step", NULL, NULL, "a training step (forward, backward, optimizer)") \
 	X(OOM_PHASE_EVAL, "eval", NULL, NULL, "evaluation or inference outside a server")
+
+/* ---- training stacks (a memory failure's event data "stack"): the
+ * framework whose frames or lines surround it, which decides the names
+ * of the knobs a training or evaluation step answers to ---- */
+#define VOCAB_STACKS(X) \
+	X(VST_DEEPSPEED, "deepspeed", NULL, NULL, "DeepSpeed (deepspeed.initialize, ZeRO stage 1 or 2, its engine's backward and step)") \
+	X(VST_DEEPSPEED_ZERO3, "deepspeed_zero3", NULL, NULL, "DeepSpeed with ZeRO stage 3 (its stage3 partitioner or zero.Init in the frames)") \
+	X(VST_HF_TRAINER, "hf_trainer", NULL, NULL, "Hugging Face transformers' Trainer or accelerate") \
+	X(VST_LIGHTNING, "lightning", NULL, NULL, "PyTorch Lightning's Trainer") \
+	X(VST_JAX, "jax", NULL, NULL, "JAX or Flax (XLA's client allocator)") \
+	X(VST_KERAS, "keras", NULL, NULL, "Keras or TensorFlow")
 
 /* ---- peak measures (peak.measure): what a peak measures ---- */
 #define VOCAB_MEASURES(X) \
@@ -293,6 +306,7 @@ enum vocab_meta { VOCAB_META_KEYS(VOCAB_ENUM) VM__COUNT };
 enum vocab_cause { VOCAB_CAUSES(VOCAB_ENUM) VC__COUNT };
 enum vocab_class { VOCAB_CLASSES(VOCAB_ENUM) VK__COUNT };
 enum oom_phase { VOCAB_PHASES(VOCAB_ENUM) OOM_PHASE__COUNT };
+enum vocab_stack { VOCAB_STACKS(VOCAB_ENUM) VST__COUNT };
 enum vocab_measure { VOCAB_MEASURES(VOCAB_ENUM) VMS__COUNT };
 enum vocab_oom_kind { VOCAB_OOM_KINDS(VOCAB_ENUM) VO__COUNT };
 #undef VOCAB_ENUM
@@ -300,7 +314,7 @@ enum vocab_oom_kind { VOCAB_OOM_KINDS(VOCAB_ENUM) VO__COUNT };
 /* The sets, in the order docs/schema.md "Vocabulary" lists them. */
 enum vocab_set {
 	VOCAB_EVENT, VOCAB_SERIES_NAME, VOCAB_META, VOCAB_CAUSE, VOCAB_CLASS,
-	VOCAB_PHASE, VOCAB_MEASURE, VOCAB_OOM_KIND, VOCAB__SETS
+	VOCAB_PHASE, VOCAB_STACK, VOCAB_MEASURE, VOCAB_OOM_KIND, VOCAB__SETS
 };
 
 /* One declared name. var: NULL, or the variable part that follows name
@@ -315,6 +329,7 @@ extern const struct vocab_entry vocab_meta_keys[VM__COUNT];
 extern const struct vocab_entry vocab_causes[VC__COUNT];
 extern const struct vocab_entry vocab_classes[VK__COUNT];
 extern const struct vocab_entry vocab_phases[OOM_PHASE__COUNT];
+extern const struct vocab_entry vocab_stacks[VST__COUNT];
 extern const struct vocab_entry vocab_measures[VMS__COUNT];
 extern const struct vocab_entry vocab_oom_kinds[VO__COUNT];
 
@@ -327,6 +342,7 @@ static inline const char *vocab_meta_key(enum vocab_meta m) { return vocab_meta_
 static inline const char *vocab_cause(enum vocab_cause c) { return vocab_causes[c].name; }
 static inline const char *vocab_class(enum vocab_class k) { return vocab_classes[k].name; }
 static inline const char *vocab_phase(enum oom_phase p) { return vocab_phases[p].name; }
+static inline const char *vocab_stack(enum vocab_stack t) { return vocab_stacks[t].name; }
 static inline const char *vocab_measure(enum vocab_measure m) { return vocab_measures[m].name; }
 static inline const char *vocab_oom_kind(enum vocab_oom_kind k) { return vocab_oom_kinds[k].name; }
 

@@ -40,8 +40,10 @@
 	"  OR e.summary LIKE '%Engine process failed%'))"
 
 /* The phase as a clause for the sentence ("while loading the weights");
- * NULL when the evidence does not name it. */
-static const char *phase_clause(const char *p)
+ * NULL when the evidence does not name it. A DeepSpeed job's load_weights
+ * is its engine's set-up (the model, ZeRO's partitions, the optimizer
+ * states), before the first training step. */
+static const char *phase_clause(const char *p, const char *stack)
 {
 	static const char *const t[][2] = {
 		{ "load_weights", "while loading the model's weights" },
@@ -55,6 +57,9 @@ static const char *phase_clause(const char *p)
 	};
 	size_t i;
 
+	if (p && stack && !strcmp(p, "load_weights") && !strncmp(stack, "deepspeed", 9))
+		return "while DeepSpeed set up its engine (deepspeed.initialize), before the first"
+		       " training step";
 	for (i = 0; p && i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(p, t[i][0]))
 			return t[i][1];
@@ -96,10 +101,11 @@ static void who(struct strbuf *out, const char *comm, int64_t pid)
 static void what_happened(struct report_ctx *c, struct strbuf *out, const char *phase)
 {
 	sqlite3_stmt *st = r_prepare(c, "SELECT kind, scope, device, cgroup, requested_bytes,"
-				     " victim_pid, victim_comm, victim_bytes, phase, family FROM oom"
-				     " WHERE id = 1");
+				     " victim_pid, victim_comm, victim_bytes, phase, family, (SELECT"
+				     " json_extract(e.data, '$.stack') FROM event e WHERE e.id ="
+				     " oom.event_id AND json_valid(e.data)) FROM oom WHERE id = 1");
 	char req[40] = "", vb[40] = "", dev[24] = "";
-	const char *kind, *mem;
+	const char *kind, *mem, *stack;
 	struct strbuf v = STRBUF_INIT;
 
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
@@ -122,6 +128,7 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 						: sqlite3_column_int64(st, 5));
 	if (!phase)
 		phase = col(st, 8);
+	stack = col(st, 10);
 	mem = col(st, 1) && !strcmp(col(st, 1), "host") ? "host memory" : "GPU memory";
 
 	if (!strcmp(kind, "kernel_oom") || !strcmp(kind, "memcg_oom")) {
@@ -171,16 +178,16 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		strbuf_addf(out, "%s%s", mem, dev);
 		if (v.len)
 			strbuf_addf(out, " in %s", v.buf);
-		if (phase_clause(phase))
-			strbuf_addf(out, " %s", phase_clause(phase));
+		if (phase_clause(phase, stack))
+			strbuf_addf(out, " %s", phase_clause(phase, stack));
 		if (req[0])
 			strbuf_addf(out, ": an allocation of %s failed", req);
-		strbuf_addstr(out, phase_clause(phase) ? "." : " (the evidence does not name"
+		strbuf_addstr(out, phase_clause(phase, stack) ? "." : " (the evidence does not name"
 			      " the phase).");
 		goto done;
 	}
-	if (phase_clause(phase))
-		strbuf_addf(out, " %s", phase_clause(phase));
+	if (phase_clause(phase, stack))
+		strbuf_addf(out, " %s", phase_clause(phase, stack));
 	strbuf_addstr(out, ".");
 done:
 	strbuf_inherit(out, &v);
@@ -281,6 +288,33 @@ static void primary(struct report_ctx *c, json_t *o, const char *cls)
 	}
 	sqlite3_finalize(st);
 	json_object_set_new(o, "evidence", ev);
+}
+
+/* What to try first when the evidence names no fix: the reading of the
+ * knobs the OOM's phase answers to (rule training, cause training_knobs:
+ * a training or evaluation step, or the MPS/XLA allocator), as
+ * {advice, knobs: [names]}; NULL when there is none. */
+static json_t *try_first(struct report_ctx *c)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT advice, CASE WHEN json_valid(figures) THEN"
+				     " json_extract(figures, '$.try_knobs') END FROM finding WHERE"
+				     " cause = 'training_knobs' ORDER BY id LIMIT 1");
+	json_t *o = NULL;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW && col(st, 0) && *col(st, 0)) {
+		json_t *names = json_array();
+		const char *k = col(st, 1);
+		while (names && k && *k) {
+			const char *e = strchr(k, ',');
+			size_t n = e ? (size_t)(e - k) : strlen(k);
+			json_array_append_new(names, json_stringn(k, n));
+			k = e ? e + 1 : NULL;
+		}
+		o = json_pack("{s:s, s:o}", "advice", col(st, 0), "knobs",
+			      names ? names : json_array());
+	}
+	sqlite3_finalize(st);
+	return o;
 }
 
 /* The failures besides the OOM: Xid errors, crashes, CUDA exceptions,
@@ -405,6 +439,9 @@ json_t *load_answer(struct report_ctx *c)
 		warning(c, o);
 	if (!json_object_get(o, "evidence"))
 		json_object_set_new(o, "evidence", json_array());
+	json_object_set_new(o, "try_first", cls && strcmp(cls, "no_oom") ? try_first(c) : NULL);
+	if (!json_object_get(o, "try_first"))
+		json_object_set_new(o, "try_first", json_null());
 	/* what would settle it: named when the verdict is not sure */
 	json_object_set_new(o, "settle", s->missing.len && (!isfinite(s->confidence) ||
 				s->confidence < 0.7 || (cls && !strcmp(cls, "inconclusive")))
@@ -481,9 +518,19 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 		put(sb, m, "no memory setting: act on the failures below.");
 	else if (cls && !strcmp(cls, "no_oom"))
 		put(sb, m, "nothing ran out; the memory profile below says how close each account came.");
+	else if ((x = json_object_get(json_object_get(a, "try_first"), "advice")) && json_is_string(x))
+		put(sb, m, json_string_value(x));   /* labelled "To try first ... not a finding" */
 	else
 		put(sb, m, "no fix can be named from this evidence (see what would settle it).");
 	strbuf_addstr(sb, m->close);
+	/* with a fix named, the phase's knobs still follow it, as their own
+	 * item: the figures judged the class, not why the step outgrew the card */
+	if (json_is_string(json_object_get(a, "fix")) &&
+	    (x = json_object_get(json_object_get(a, "try_first"), "advice")) && json_is_string(x)) {
+		item_open(sb, m, "Also, for this phase:");
+		put(sb, m, json_string_value(x));
+		strbuf_addstr(sb, m->close);
+	}
 	item_open(sb, m, "How sure:");
 	if (cls) {
 		static const char *const words[][2] = {

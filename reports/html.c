@@ -144,7 +144,7 @@ static void header_oom(struct strbuf *sb, const struct report_summary *s)
 		strbuf_addstr(sb, "OOM: <b>");
 		h_text(sb, s->oom_kind.buf, s->oom_kind.len);
 		if (s->oom_ns == OL_NULL && s->oom_boot_ns == OL_NULL) {
-			strbuf_addstr(sb, "</b> at an unknown time");
+			strbuf_addstr(sb, "</b>, time not recorded");
 		} else {
 			fmt_time(buf, sizeof(buf), s->oom_ns, s->oom_boot_ns);
 			strbuf_addstr(sb, "</b> at <b>");
@@ -257,6 +257,23 @@ static void card_failed_allocation(struct strbuf *sb, const struct report_summar
 	if (s->victim_pid != OL_NULL)
 		strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
 	strbuf_addstr(sb, "</div></div>\n");
+}
+
+/* Key figure 2, when a process's own allocation failed on another stack
+ * (mem_failure, engine_oom...): the allocation, and that nothing was
+ * killed. */
+static void card_own_failure(struct strbuf *sb, const struct report_summary *s)
+{
+	char buf[64] = "size not stated";
+
+	if (s->oom_req != OL_NULL && s->oom_req > 0)
+		fmt_bytes(buf, sizeof(buf), (double)s->oom_req);
+	strbuf_addf(sb, "<div class=key><div class=kl>Failed allocation</div><div class=kv>%s"
+		    "</div><div class=ks>", buf);
+	h_text(sb, s->oom_kind.buf, s->oom_kind.len);
+	if (s->has_victim && s->victim_pid != OL_NULL)
+		strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
+	strbuf_addstr(sb, "; nothing was killed</div></div>\n");
 }
 
 /* Key figure 2: the process the OOM took. */
@@ -394,6 +411,8 @@ static void header(struct strbuf *sb, const struct report_summary *s, const json
 	if (s->has_victim && !strcmp(s->victim_kind.buf, "torch_oom") &&
 	    s->victim_bytes != OL_NULL)
 		card_failed_allocation(sb, s);
+	else if (summary_own_failure(s))
+		card_own_failure(sb, s);
 	else
 		card_killed(sb, s);
 	card_finding(sb, s);

@@ -96,6 +96,7 @@ static const char *const labels[][2] = {
 	{ "mps_recommended_working_set_bytes", "recommended working set (at ratio 1.7)" },
 	{ "retract_events", "retractions" },
 	{ "new_token_ratio_set", "new_token_ratio it set (admits fewer)" },
+	{ "try_knobs", "knobs to try first (not a finding)" },
 };
 
 /* Keys that are machinery for the critic and the what-if, never shown. */

@@ -66,6 +66,19 @@ static void md_victim(struct strbuf *sb, const struct report_summary *s)
 			strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
 		return;
 	}
+	if (summary_own_failure(s)) {
+		/* the process's own allocation failed: it raised, nothing was killed */
+		if (s->oom_req != OL_NULL && s->oom_req > 0)
+			fmt_bytes(buf, sizeof(buf), (double)s->oom_req);
+		strbuf_addf(sb, "- **Failed allocation:** %s (",
+			    s->oom_req != OL_NULL && s->oom_req > 0 ? buf : "size not stated");
+		md_text(sb, s->oom_kind.buf, s->oom_kind.len);
+		strbuf_addstr(sb, ")");
+		if (s->has_victim && s->victim_pid != OL_NULL)
+			strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
+		strbuf_addstr(sb, "; nothing was killed");
+		return;
+	}
 	if (!s->has_victim) {
 		strbuf_addstr(sb, "- **Killed:** unknown (no kill recorded)");
 		return;
@@ -158,7 +171,7 @@ static void md_head(struct strbuf *sb, const struct report_summary *s, const jso
 
 	md_verdict(sb, s, answer);
 	if (s->has_oom) {
-		fmt_time(buf, sizeof(buf), s->oom_ns, s->oom_boot_ns);
+		fmt_oom_time(buf, sizeof(buf), s->oom_ns, s->oom_boot_ns);
 		strbuf_addstr(sb, "- **OOM:** ");
 		strbuf_addstr(sb, buf);
 		strbuf_addstr(sb, " (");

@@ -77,6 +77,45 @@ void fmt_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns)
 		snprintf(buf, n, "unknown");
 }
 
+int summary_oom_kills(const char *kind)
+{
+	static const char *const kills[] = {
+		"kernel_oom", "memcg_oom", "userspace_kill", "k8s_oom_kill", "k8s_eviction",
+		"slurm_oom", "systemd_unit_oom", NULL
+	};
+	int i;
+
+	for (i = 0; kind && kills[i]; i++)
+		if (!strcmp(kind, kills[i]))
+			return 1;
+	return 0;
+}
+
+int summary_own_failure(const struct report_summary *s)
+{
+	/* the event kinds that name a process killed for memory */
+	static const char *const killed[] = {
+		"oom_kill", "oom_reaper", "userspace_kill", "systemd_unit_oom", "slurm_oom",
+		"k8s_oom_kill", "k8s_eviction", NULL
+	};
+	int i;
+
+	if (!s->has_oom || summary_oom_kills(s->oom_kind.buf))
+		return 0;
+	for (i = 0; s->has_victim && killed[i]; i++)
+		if (!strcmp(s->victim_kind.buf, killed[i]))
+			return 0;
+	return 1;
+}
+
+void fmt_oom_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns)
+{
+	if (utc_ns == OL_NULL && boot_ns == OL_NULL)
+		snprintf(buf, n, "time not recorded");
+	else
+		fmt_time(buf, n, utc_ns, boot_ns);
+}
+
 static int ends(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -234,7 +273,7 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	s->card_total = s->card_req = s->card_alloc = s->card_cache = s->card_nonpt = NAN;
 	s->card_others = s->card_outside = s->card_free = NAN;
 	s->confidence = NAN;
-	s->oom_ns = s->oom_boot_ns = s->victim_pid = s->victim_bytes = s->peak_ns = OL_NULL;
+	s->oom_ns = s->oom_boot_ns = s->oom_req = s->victim_pid = s->victim_bytes = s->peak_ns = OL_NULL;
 	s->limit_bytes = NAN;
 
 	st = r_prepare(c, "SELECT class, cause, confidence, summary, missing, phase FROM verdict"
@@ -259,12 +298,14 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	/* the OOM, row 1 of the derived table oom, and the incident's victim,
 	 * its view oom_victim (analyzer/derive/oom.c); a PyTorch OOM's
 	 * "victim" bytes are its failed allocation */
-	st = r_prepare(c, "SELECT kind, time_ns, boot_ns FROM oom WHERE id = 1");
+	st = r_prepare(c, "SELECT kind, time_ns, boot_ns, CAST(requested_bytes AS INTEGER) FROM"
+		       " oom WHERE id = 1");
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		s->has_oom = 1;
 		col_text(&s->oom_kind, st, 0);
 		s->oom_ns = col_int(st, 1);
 		s->oom_boot_ns = col_int(st, 2);
+		s->oom_req = col_int(st, 3);
 	}
 	sqlite3_finalize(st);
 

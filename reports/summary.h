@@ -32,6 +32,7 @@ struct report_summary {
 	struct strbuf oom_kind;
 	int64_t oom_ns;             /* OL_NULL when not on UTC */
 	int64_t oom_boot_ns;        /* OL_NULL when unknown */
+	int64_t oom_req;            /* bytes the failed allocation asked; OL_NULL unknown */
 
 	/* the process the OOM took, as its row names it (victim_kind: the
 	 * event that names it, oom_kill, userspace_kill, torch_oom...) */
@@ -165,5 +166,20 @@ const char *series_label(const char *name, const char *entity, char *buf, size_t
 int figure_hidden(const char *key);
 /* A time: ISO 8601 UTC, or "boot+12.345s (not on UTC)", or "unknown". */
 void fmt_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns);
+
+/* 1 when an OOM of kind (oom.kind) kills a process (the kernel's OOM
+ * killer, a user-space killer, Kubernetes, Slurm, systemd); 0 when a
+ * process's own allocation failed and it raised (torch_oom, mem_failure,
+ * engine_oom...) or the kernel only warned (alloc_failure). */
+int summary_oom_kills(const char *kind);
+
+/* 1 when the incident's OOM is a process's own failed allocation and
+ * nothing names a kill: row 1 of oom is no kill and the victim, if any,
+ * is named by no kill event (oom_kill, userspace_kill...). */
+int summary_own_failure(const struct report_summary *s);
+
+/* The OOM's moment as every head prints it: fmt_time's, or "time not
+ * recorded" when the artifacts give none. */
+void fmt_oom_time(char *buf, size_t n, int64_t utc_ns, int64_t boot_ns);
 
 #endif

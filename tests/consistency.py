@@ -36,6 +36,10 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 FORMATS = ("text", "md", "html")
+# OOM kinds where a process's own allocation failed and it raised
+# (reports/summary.c summary_oom_kills: not a kill).
+OWN_FAILURES = ("torch_oom", "torch_oom_count", "cuda_oom", "alloc_failed", "mem_failure",
+                "engine_oom")
 NO_OOM_WORDING = re.compile(r"(before|at) the OOM\b", re.I)
 
 
@@ -111,6 +115,12 @@ def expectations(rep):
             t = "boot+%.3fs" % first["boot_s"]
         if t:
             out.append(("OOM moment " + t, lambda h, w, t=t: None if t in h else "no OOM moment"))
+        else:   # issue 27: a moment the artifacts do not give is said so, not "unknown"
+            out.append(("OOM time not recorded", lambda h, w: None if "time not recorded" in h
+                        else "no 'time not recorded'"))
+        if first.get("kind") in OWN_FAILURES:   # the process raised: nothing was killed
+            out.append(("nothing killed", lambda h, w: "says Killed" if re.search(
+                r"\bKilled\b", h) else None))
     vic = summ.get("victim")
     if vic:
         for k in ("pid", "comm"):

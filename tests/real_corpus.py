@@ -476,6 +476,13 @@ def check_any_stack(rep, key, value):
     if key == "first_phase":
         got = evs[0].get("phase") if evs else None
         return (got == value, got)
+    if key == "stack":                   # the training stack the frames name (lib/vocab.h)
+        got = [e.get("stack") for e in evs]
+        return (value in got, got)
+    if key == "try_knob":                # a knob the answer names to try first (issue 27)
+        tf = (rep.get("answer") or {}).get("try_first") or {}
+        got = tf.get("knobs") or []
+        return (value in got, got)
     if key in ANY_NUMERIC:
         got = [e.get(ANY_NUMERIC[key]) for e in evs]
         return (num_close(value, got), got)

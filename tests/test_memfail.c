@@ -298,6 +298,37 @@ static void phases(void **state)
 	assert_string_equal(memfail_family_name(MF_UNKNOWN), "unknown");
 }
 
+/* The training stack a traceback's frames name (issue 27 item 3), from
+ * the real excerpts' frames: DeepSpeed under the Trainer is DeepSpeed's,
+ * ZeRO-3 by its partitioner, none for a serving engine's. */
+static void stacks(void **state)
+{
+	static const struct { const char *text; int want; } t[] = {
+		{ "  File \"/data/envs/viscpm/lib/python3.10/site-packages/deepspeed/runtime/zero/"
+		  "stage_1_and_2.py\", line 1873, in backward", VST_DEEPSPEED },
+		{ "  File \"site-packages/transformers/trainer.py\", line 1869, in"
+		  " _inner_training_loop\n  File \"site-packages/deepspeed/runtime/zero/stage3.py\","
+		  " line 1958, in step", VST_DEEPSPEED_ZERO3 },
+		{ "  File \"site-packages/transformers/trainer.py\", line 2515, in evaluation_loop",
+		  VST_HF_TRAINER },
+		{ "[/usr/local/lib/python3.10/dist-packages/transformers/trainer_pt_utils.py]"
+		  "(https://localhost:8080/#) in torch_pad_and_concatenate", VST_HF_TRAINER },
+		{ "  File \"site-packages/pytorch_lightning/loops/training_epoch_loop.py\", line 218,"
+		  " in advance", VST_LIGHTNING },
+		{ "  File \"/home/gccrcv/anaconda3/envs/multinerf/lib/python3.9/site-packages/jax/_src/"
+		  "dispatch.py\", line 895, in _execute_compiled", VST_JAX },
+		{ "  File \"vllm/worker/worker.py\", line 493, in raise_if_cache_size_invalid", -1 },
+	};
+	size_t i;
+	int rank;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(memfail_stack_hint(t[i].text, strlen(t[i].text), &rank), t[i].want);
+	assert_int_equal(memfail_phase_hint(t[3].text, strlen(t[3].text)), OOM_PHASE_EVAL);
+	assert_string_equal(vocab_stack(VST_HF_TRAINER), "hf_trainer");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +338,7 @@ int main(void)
 		cmocka_unit_test(continuations),
 		cmocka_unit_test(phases),
 		cmocka_unit_test(trtllm_table_and_decode),
+		cmocka_unit_test(stacks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

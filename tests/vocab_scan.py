@@ -48,7 +48,7 @@ OTHER = {
 
 ROW = re.compile(r'X\((\w+), "([^"]*)", (NULL|"[^"]*"), (NULL|"[^"]*"), "(?:[^"\\]|\\.)*"\)')
 MACROS = {"VOCAB_EVENT_KINDS": "event", "VOCAB_SERIES": "series", "VOCAB_META_KEYS": "meta",
-          "VOCAB_CAUSES": "cause", "VOCAB_CLASSES": "class", "VOCAB_PHASES": "phase",
+          "VOCAB_CAUSES": "cause", "VOCAB_CLASSES": "class", "VOCAB_PHASES": "phase", "VOCAB_STACKS": "stack",
           "VOCAB_MEASURES": "measure", "VOCAB_OOM_KINDS": "oom_kind"}
 
 

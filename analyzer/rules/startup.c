@@ -254,8 +254,9 @@ int rule_startup(struct rule_ctx *c)
 		return r;
 	if (ph.startup && (r == 0 || s.score < STARTUP_PHASE)) {
 		s.score = STARTUP_PHASE;
-		snprintf(s.how, sizeof(s.how), "it happened while %s, before any request was"
-			 " served", rl_phase_doing(ph.phase));
+		snprintf(s.how, sizeof(s.how), "it happened while %s, before %s",
+			 rl_phase_doing_of(&ph), rl_phase_deepspeed(&ph) ? "the first training step"
+			 : "any request was served");
 		r = 1;
 	}
 	if (r == 0)
@@ -266,8 +267,8 @@ int rule_startup(struct rule_ctx *c)
 		return -1;
 	if (r)
 		f.score = STARTUP_CONTRIB;
-	snprintf(f.title, sizeof(f.title), "The OOM came before the service held any steady load:"
-		 " %s", s.how);
+	snprintf(f.title, sizeof(f.title), "The OOM came before the %s held any steady load:"
+		 " %s", ph.startup && rl_phase_deepspeed(&ph) ? "training job" : "service", s.how);
 	if (ph.startup) {
 		/* the phase names the knob (startup_phase.c) */
 		struct rl_engine e[RL_MAX_ENGINES];
@@ -277,12 +278,15 @@ int rule_startup(struct rule_ctx *c)
 			return -1;
 		f.phase = ph.phase;
 		f.cause = rl_phase_advise(c, &ph, e, n, &f);
-		if (!f.knob[0] && strcmp(ph.phase, "warmup") && strcmp(ph.phase, "graph_capture"))
+		if (!f.knob[0] && strcmp(ph.phase, "warmup") && strcmp(ph.phase, "graph_capture") &&
+		    !rl_phase_deepspeed(&ph))
 			startup_value(c, &s, &f);
 	} else {
 		startup_value(c, &s, &f);
 	}
-	rl_advice(&f, "The configuration, not the traffic, failed: it never fitted.");
+	rl_advice(&f, ph.startup && rl_phase_deepspeed(&ph) ? "The configuration failed before"
+		  " the first training step: it never fitted." : "The configuration, not the"
+		  " traffic, failed: it never fitted.");
 	if (s.score <= STARTUP_SERIES)
 		rl_advice(&f, "Likely, not proven: the engine's log or its statistics from the start"
 			  " would show whether any request had run.");

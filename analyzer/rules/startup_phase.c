@@ -56,11 +56,25 @@ const char *rl_phase_doing(const char *phase)
 	return "an unknown phase";
 }
 
+int rl_phase_deepspeed(const struct rl_phase *p)
+{
+	return !strncmp(p->stack, "deepspeed", 9);
+}
+
+const char *rl_phase_doing_of(const struct rl_phase *p)
+{
+	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
+		return "DeepSpeed set up its engine (deepspeed.initialize: the model, ZeRO's"
+		       " partitions and the optimizer states)";
+	return rl_phase_doing(p->phase);
+}
+
 int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 {
 	sqlite3_stmt *st = rl_prepare(c, "SELECT o.id, o.phase, coalesce(o.family, ''),"
 		" coalesce(o.event_id, 0), o.requested_bytes, coalesce(CASE WHEN json_valid(e.data)"
-		" THEN json_extract(e.data, '$.text') END, e.summary, '') FROM oom o"
+		" THEN json_extract(e.data, '$.text') END, e.summary, ''), coalesce(CASE WHEN"
+		" json_valid(e.data) THEN json_extract(e.data, '$.stack') END, '') FROM oom o"
 		" LEFT JOIN event e ON e.id = o.event_id WHERE o.id = 1");
 	size_t i;
 	int r = 0;
@@ -78,6 +92,7 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL && sqlite3_column_double(st, 4) > 0)
 			p->req = sqlite3_column_double(st, 4);
 		snprintf(p->text, sizeof(p->text), "%s", q_text(st, 5));
+		snprintf(p->stack, sizeof(p->stack), "%s", q_text(st, 6));
 		for (i = 0; i < NPHASES; i++)
 			if (!strcmp(phases[i].phase, p->phase))
 				p->startup = phases[i].startup;
@@ -441,11 +456,48 @@ static const char *advise_weights(struct rule_ctx *c, const struct rl_phase *p, 
 	return "weights_do_not_fit";
 }
 
+/* DeepSpeed's set-up (deepspeed.initialize) places the model on the card
+ * and, for ZeRO stage 1 and 2, builds the optimizer's states (its set-up
+ * runs optimizer.step once): what does not fit there is answered by
+ * partitioning more (ZeRO stage 3 also partitions the parameters) and by
+ * moving states to the host. The names are DeepSpeed's config keys
+ * (deepspeed.ai/docs/config-json: zero_optimization.stage,
+ * offload_optimizer and offload_param with "device": "cpu") and
+ * deepspeed.zero.Init, which accelerate's DeepSpeed plugin calls
+ * zero3_init_flag (huggingface.co/docs/accelerate, usage_guides/deepspeed). */
+static const char *advise_zero_setup(const struct rl_phase *p, struct rl_finding *f)
+{
+	char b[32];
+
+	if (p->req > 0)
+		rl_fig(f, "requested_bytes", p->req);
+	if (!strcmp(p->stack, "deepspeed_zero3")) {
+		rl_advice(f, "DeepSpeed's set-up under ZeRO stage 3 did not fit: move the optimizer"
+			  " states and then the parameters to the host"
+			  " (zero_optimization.offload_optimizer and offload_param with \"device\":"
+			  " \"cpu\"), and build the model partitioned (deepspeed.zero.Init;"
+			  " accelerate: zero3_init_flag: true) rather than whole on each card.");
+		return "zero_setup_does_not_fit";
+	}
+	rl_knob(f, "zero_stage", "zero_optimization.stage", 3,
+		"Partition the parameters as well as the optimizer states and gradients: ZeRO"
+		" stage 3 (\"zero_optimization\": {\"stage\": 3}), with the model built partitioned"
+		" (deepspeed.zero.Init; accelerate: zero3_init_flag: true)%s%s%s.",
+		p->req > 0 ? "; the set-up asked for " : "",
+		p->req > 0 ? rl_bytes(p->req, b, sizeof(b)) : "", p->req > 0 ? " more" : "");
+	rl_advice(f, "If it still does not fit, move the optimizer states to the host"
+		  " (zero_optimization.offload_optimizer: {\"device\": \"cpu\"}), then the"
+		  " parameters (offload_param: {\"device\": \"cpu\"}).");
+	return "zero_setup_does_not_fit";
+}
+
 const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 			    const struct rl_engine *e, int n, struct rl_finding *f)
 {
 	const char *stack = stack_of(p, e, n);
 
+	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
+		return advise_zero_setup(p, f);
 	if (!strcmp(p->phase, "warmup"))
 		return advise_warmup(p, stack, e, n, f);
 	if (!strcmp(p->phase, "graph_capture"))

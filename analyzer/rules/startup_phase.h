@@ -16,6 +16,7 @@
 struct rl_phase {
 	char phase[16];             /* lib/vocab.h's phase name; "unknown" none */
 	char family[24];            /* the wording family; "" none */
+	char stack[20];             /* the training stack (lib/vocab.h stacks); "" none */
 	int startup;                /* 1: load_weights, profile, kv_alloc, graph_capture, warmup */
 	int64_t oom_id, event_id;   /* 0 none */
 	double req;                 /* bytes the failed allocation asked; -1 unknown */
@@ -28,6 +29,13 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p);
 
 /* "loading the model's weights", ...: the phase for a title. */
 const char *rl_phase_doing(const char *phase);
+
+/* The phase of p for a title: rl_phase_doing's, but DeepSpeed's engine
+ * set-up where the parsers placed a DeepSpeed job's OOM in load_weights. */
+const char *rl_phase_doing_of(const struct rl_phase *p);
+
+/* 1 when p's stack is DeepSpeed's (any ZeRO stage). */
+int rl_phase_deepspeed(const struct rl_phase *p);
 
 /* The cause of a start-up phase (lib/vocab.h: weights_do_not_fit,
  * cache_does_not_fit, graphs_do_not_fit, warmup_does_not_fit,

@@ -49,6 +49,8 @@ const struct rule rule_table[] = {
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
 	{ "killers", "what Kubernetes, Slurm, earlyoom, systemd-oomd say of a kill: a limit"
 	  " or a host too small", rule_killers },
+	{ "training", "the knobs a training or evaluation step (or the MPS/XLA allocator)"
+	  " answers to, to try first", rule_training },
 	{ NULL, NULL, NULL }
 };
 
@@ -121,7 +123,10 @@ static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 			 " process leave one); ", arm_engine(c));
 		strncat(buf, one, n - strlen(buf) - 1);
 	}
-	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0)
+	/* a training or evaluation step serves no requests: no server load */
+	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0 &&
+	    rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND phase IN ('training_step', 'eval')"
+		   " LIMIT 1") < 0)
 		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
 	if (strlen(buf) >= 2)
 		buf[strlen(buf) - 2] = 0;

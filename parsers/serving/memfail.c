@@ -381,6 +381,10 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "prediction_step", OOM_PHASE_EVAL },     /* transformers' Trainer.evaluate */
 	{ "prediction_loop", OOM_PHASE_EVAL },
 	{ "in evaluate", OOM_PHASE_EVAL },         /* a frame "in evaluate", its IPython form */
+	/* transformers' trainer_pt_utils: the evaluation loop gathers the
+	 * predictions of each step with these (Trainer.evaluation_loop) */
+	{ "torch_pad_and_concatenate", OOM_PHASE_EVAL },
+	{ "nested_concat", OOM_PHASE_EVAL },
 	{ "training_step", OOM_PHASE_TRAINING_STEP },
 	{ "train_step", OOM_PHASE_TRAINING_STEP },
 	{ "optimizer.step", OOM_PHASE_TRAINING_STEP },
@@ -416,6 +420,46 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n)
 	int rank;
 
 	return memfail_phase_hint_ranked(text, n, &rank);
+}
+
+/* The training stack a frame or line names, in the order they win: a
+ * DeepSpeed job run under transformers' Trainer answers to DeepSpeed's
+ * knobs first; ZeRO stage 3 is named by its own partitioner's files. */
+static const struct { const char *phrase; enum vocab_stack stack; } train_stacks[] = {
+	{ "zero/stage3.py", VST_DEEPSPEED_ZERO3 },
+	{ "DeepSpeedZeroOptimizer_Stage3", VST_DEEPSPEED_ZERO3 },
+	{ "partition_parameters.py", VST_DEEPSPEED_ZERO3 },   /* zero.Init */
+	{ "zero.Init", VST_DEEPSPEED_ZERO3 },
+	{ "deepspeed/", VST_DEEPSPEED },
+	{ "deepspeed.initialize", VST_DEEPSPEED },
+	{ "in deepspeed_init", VST_DEEPSPEED },
+	{ "pytorch_lightning/", VST_LIGHTNING },
+	{ "lightning/pytorch/", VST_LIGHTNING },
+	{ "lightning/fabric/", VST_LIGHTNING },
+	{ "transformers/trainer", VST_HF_TRAINER },   /* trainer.py, trainer_pt_utils.py */
+	{ "_inner_training_loop", VST_HF_TRAINER },
+	{ "accelerate/", VST_HF_TRAINER },
+	{ "accelerator.backward", VST_HF_TRAINER },
+	{ "site-packages/jax/", VST_JAX },
+	{ "jax/_src/", VST_JAX },
+	{ "jaxlib", VST_JAX },
+	{ "flax/", VST_JAX },
+	{ "XlaRuntimeError", VST_JAX },
+	{ "site-packages/keras/", VST_KERAS },
+	{ "tensorflow/python/", VST_KERAS },
+};
+
+int memfail_stack_hint(const char *text, size_t n, int *rank)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_N(train_stacks); i++)
+		if (mem_find(text, n, train_stacks[i].phrase)) {
+			*rank = (int)i;
+			return (int)train_stacks[i].stack;
+		}
+	*rank = (int)ARRAY_N(train_stacks);
+	return -1;
 }
 
 /* What the lines before a failure say of the program's phase, from the
@@ -663,4 +707,6 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 		fn(phase_lines[i].phrase, MEMFAIL_MARK_PHASE, arg);
 	for (i = 0; i < ARRAY_N(hints); i++)
 		fn(hints[i].phrase, MEMFAIL_MARK_PHASE, arg);
+	for (i = 0; i < ARRAY_N(train_stacks); i++)
+		fn(train_stacks[i].phrase, MEMFAIL_MARK_PHASE, arg);
 }

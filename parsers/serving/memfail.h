@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "lib/engine_vocab.h"
+#include "lib/vocab.h"
 
 #define MEMFAIL_SCAN 4096
 
@@ -86,6 +87,13 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n);
  * warm-up inside the profile run is a warm-up), to choose among the
  * frames of a traceback read line by line. */
 enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank);
+
+/* The training stack (lib/vocab.h's enum vocab_stack) a frame or line
+ * in text[0..n) names (DeepSpeed's, transformers' Trainer's or
+ * accelerate's, Lightning's, JAX's, Keras's files and functions), with
+ * *rank its precedence (lower wins: DeepSpeed under the Trainer is
+ * DeepSpeed's); -1 when it names none. */
+int memfail_stack_hint(const char *text, size_t n, int *rank);
 
 /* The phase a line of the log before a failure says the program is in
  * ("Loading weights", "KV Cache is allocated", a capture beginning, a

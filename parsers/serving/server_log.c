@@ -136,6 +136,9 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	enum oom_phase ph = srv_mem_phase(&st->mem, hint != OOM_PHASE_UNKNOWN ? hint
 					  : frames_above(st, j->line));
 
+	if (tb)
+		srv_mem_stack(&st->mem, tb, strlen(tb));
+
 	if (torch_oom_text(exc, en)) {
 		e.kind = vocab_event_kind(VE_TORCH_OOM);
 		e.data = torch_oom_fields(exc, en, &e.bytes, summary, sizeof(summary));
@@ -162,6 +165,8 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 		json_object_set_new(e.data, "engine_error", st->piece_error
 				    ? json_string(engine_error_name(st->piece_error)) : json_null());
 	}
+	if (!strcmp(e.kind, "torch_oom") || !strcmp(e.kind, "mem_failure"))
+		srv_mem_put_stack(&st->mem, e.data);
 	json_object_set_new(e.data, "exception", ol_json_strn(exc, en > 2000 ? 2000 : en));
 	json_object_set_new(e.data, "traceback", tb ? ol_json_strn(tb, strlen(tb)) : json_null());
 	return put_event(st, &e);

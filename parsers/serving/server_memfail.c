@@ -13,6 +13,23 @@ void srv_mem_init(struct srv_mem *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->phase = OOM_PHASE_UNKNOWN;
+	m->stack = -1;
+}
+
+void srv_mem_stack(struct srv_mem *m, const char *text, size_t n)
+{
+	int rank, st = memfail_stack_hint(text, n, &rank);
+
+	if (st >= 0 && (m->stack < 0 || rank < m->stack_rank)) {
+		m->stack = st;
+		m->stack_rank = rank;
+	}
+}
+
+void srv_mem_put_stack(const struct srv_mem *m, json_t *d)
+{
+	if (d && m->stack >= 0 && m->stack < VST__COUNT)
+		json_object_set_new(d, "stack", json_string(vocab_stack((enum vocab_stack)m->stack)));
 }
 
 enum oom_phase srv_mem_phase(const struct srv_mem *m, enum oom_phase hint)
@@ -69,6 +86,7 @@ static int flush(struct srv_mem *m, struct sink *s)
 		 memfail_family_name(m->f.family), size, oom_phase_name(ph),
 		 (int)(m->text_n > 160 ? 160 : m->text_n), m->text);
 	e.data = srv_mem_data(&m->f, ph);
+	srv_mem_put_stack(m, e.data);
 	json_object_set_new(e.data, "text", ol_json_strn(m->text, m->text_n));
 	json_object_set_new(e.data, "repeats", json_integer(m->repeats));
 	id = sink_event(s, &e);
@@ -136,6 +154,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	 * phrases are not looked for again (an access log marks most lines) */
 	if (!(marks & MEMFAIL_MARK_PHASE) || m->served)
 		return 0;
+	srv_mem_stack(m, l->msg, l->n);
 	if ((ph = memfail_phase_line(l->msg, l->n)) != OOM_PHASE_UNKNOWN) {
 		if (ph == OOM_PHASE_SERVING)
 			srv_mem_served(m);

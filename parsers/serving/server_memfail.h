@@ -36,6 +36,9 @@ struct srv_mem {
 				      * before (a traceback's frames), */
 	int frame_rank;              /* its precedence (memfail_phase_hint_ranked), */
 	uint64_t frame_line;         /* and where; 0: none */
+	int stack, stack_rank;       /* the training stack the log's frames and
+				      * lines name (enum vocab_stack), -1 none;
+				      * its precedence (memfail_stack_hint) */
 	/* the failure held */
 	int held;
 	struct memfail f;            /* its phase: what its own lines name */
@@ -66,6 +69,14 @@ void srv_mem_served(struct srv_mem *m);
  * 0 when not, -1 when the sink failed. */
 int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, uint64_t lineno,
 		 unsigned marks, int told_error);
+
+/* Note the training stack text[0..n) names, when it wins over the one
+ * noted so far (memfail_stack_hint's precedence). */
+void srv_mem_stack(struct srv_mem *m, const char *text, size_t n);
+
+/* Add the log's training stack to event data d ("stack"), when one was
+ * named. */
+void srv_mem_put_stack(const struct srv_mem *m, json_t *d);
 
 /* Write the failure still held. 0 or -1. */
 int srv_mem_finish(struct srv_mem *m, struct sink *s);
