@@ -16,7 +16,11 @@
  *    older kv_cache_free_gpu_mem_fraction;
  *  - Ollama: the Modelfile/API options num_ctx, num_gpu (layers, not
  *    GPUs), num_batch and OLLAMA_NUM_PARALLEL;
- *  - llama.cpp: --ctx-size, --n-gpu-layers, --batch-size, --parallel.
+ *  - llama.cpp: --ctx-size, --n-gpu-layers, --batch-size, --parallel;
+ *  - LMDeploy: lmdeploy serve api_server's --cache-max-entry-count (the
+ *    KV cache's share of what the weights leave), --max-batch-size,
+ *    --max-prefill-token-num, --session-len, --eager-mode (its PyTorch
+ *    engine's CUDA graphs) and --tp.
  */
 #include "lib/engine_knobs.h"
 
@@ -48,6 +52,8 @@ static const char *const flags[ENGINE__COUNT][KR__COUNT] = {
 			    NULL },
 	[ENGINE_LLAMACPP] = { NULL, "--parallel", "--batch-size", "--ctx-size", NULL,
 			      "--n-gpu-layers", NULL },
+	[ENGINE_LMDEPLOY] = { "--cache-max-entry-count", "--max-batch-size", "--max-prefill-token-num",
+			      "--session-len", "--eager-mode", NULL, "--tp" },
 };
 
 const char *knob_role_key(enum knob_role r)

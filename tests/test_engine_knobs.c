@@ -17,7 +17,7 @@
 /* docs/rules.md's columns, in order, as engine kinds. */
 static const enum engine_kind doc_columns[] = {
 	ENGINE_VLLM, ENGINE_SGLANG, ENGINE_TGI, ENGINE_TRTLLM, ENGINE_TRITON, ENGINE_OLLAMA,
-	ENGINE_LLAMACPP,
+	ENGINE_LLAMACPP, ENGINE_LMDEPLOY,
 };
 #define NCOLS (sizeof(doc_columns) / sizeof(doc_columns[0]))
 
@@ -86,6 +86,8 @@ static void names_and_fallback(void **state)
 	assert_string_equal(engine_knob_flag(ENGINE_PYTORCH, KR_MEM_FRACTION),
 			    "--gpu-memory-utilization");
 	assert_null(engine_knob_flag(ENGINE_OLLAMA, KR_MEM_FRACTION));
+	assert_string_equal(engine_knob_flag(engine_kind_from_name("lmdeploy"), KR_MAX_SEQS),
+			    "--max-batch-size");
 	assert_null(engine_knob_flag(ENGINE_VLLM, KR__COUNT));
 }
 

@@ -193,6 +193,53 @@ static void continuations(void **state)
 	assert_false(memfail_continues(other, sizeof(other) - 1, &f));
 }
 
+/* TensorRT-LLM's executor-creation table (mlcommons/inference#2501,
+ * TensorRT-LLM PR #4497): the component that failed names the phase,
+ * the card and the free memory are GiB before their figure; and ggml's
+ * decode giving up after a Metal failure (ollama#8331) names a decode. */
+static void trtllm_table_and_decode(void **state)
+{
+	static const char kv[] = "RuntimeError: Executor creation failed due to insufficient GPU memory.";
+	static const char might[] = "RuntimeError: Executor creation failed with an error which might "
+				    "indicate insufficient GPU memory.";
+	static const char *const kv_more[] = {
+		"The following component could not be created: KV cache",
+		"Total GPU memory (GiB): 276.50",
+		"Free GPU memory before component creation attempt (GiB): 200.47",
+	};
+	static const char extra[] = "The following component could not be created: Additional "
+				    "executor resources (temporary for KV cache size estimation)";
+	static const char *const decode[] = {
+		"error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+		"llama_graph_compute: ggml_backend_sched_graph_compute_async failed with error -1",
+		"llama_decode: failed to decode, ret = -3",
+	};
+	static const char row[] = "model: 274.64 / 208.12";   /* a row is no continuation */
+	struct memfail f;
+	size_t i;
+
+	(void)state;
+	assert_true(memfail_line(kv, sizeof(kv) - 1, &f));
+	assert_int_equal(f.family, MF_TRT);
+	for (i = 0; i < sizeof(kv_more) / sizeof(kv_more[0]); i++)
+		assert_true(memfail_continues(kv_more[i], strlen(kv_more[i]), &f));
+	assert_int_equal(f.phase, OOM_PHASE_KV_ALLOC);
+	assert_int_equal(f.total_bytes, (int64_t)(276.50 * 1073741824.0));
+	assert_int_equal(f.free_bytes, (int64_t)(200.47 * 1073741824.0));
+	assert_false(memfail_continues(row, sizeof(row) - 1, &f));
+
+	assert_true(memfail_line(might, sizeof(might) - 1, &f));
+	assert_int_equal(f.family, MF_TRT);
+	assert_true(memfail_continues(extra, sizeof(extra) - 1, &f));
+	assert_int_equal(f.phase, OOM_PHASE_PROFILE);
+
+	assert_true(memfail_line(decode[0], strlen(decode[0]), &f));
+	assert_int_equal(f.family, MF_METAL);
+	for (i = 1; i < sizeof(decode) / sizeof(decode[0]); i++)
+		assert_true(memfail_continues(decode[i], strlen(decode[i]), &f));
+	assert_int_equal(f.phase, OOM_PHASE_SERVING);
+}
+
 static void phases(void **state)
 {
 	static const struct { const char *text; enum oom_phase want; } hints[] = {
@@ -235,6 +282,10 @@ static void phases(void **state)
 		{ "Starting minibatch loop.", OOM_PHASE_TRAINING_STEP },
 		/* the model's metadata: its tensors are loaded next (ollama 9170) */
 		{ "llm_load_print_meta: rope_yarn_log_mul    = 0.1000", OOM_PHASE_LOAD_WEIGHTS },
+		/* LMDeploy logs each request it takes (lmdeploy 2055) */
+		{ "2024-07-17 13:52:26,995 - lmdeploy - INFO - session_id=1, history_tokens=0, "
+		  "input_tokens=2408, max_new_tokens=2048, seq_start=True, seq_end=True, step=0, "
+		  "prep=True", OOM_PHASE_SERVING },
 	};
 	size_t i;
 
@@ -286,6 +337,7 @@ int main(void)
 		cmocka_unit_test(healthy_corpus),
 		cmocka_unit_test(continuations),
 		cmocka_unit_test(phases),
+		cmocka_unit_test(trtllm_table_and_decode),
 		cmocka_unit_test(stacks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -343,6 +343,41 @@ static void lmdeploy_cache(const struct rl_engine *e, int n, struct rl_finding *
 		  u ? "set in this log" : "0.8 unless set");
 }
 
+/* TensorRT-LLM (its executor-creation table, py_executor_creator.py):
+ * the KV cache takes kv_cache_config.free_gpu_memory_fraction of the
+ * memory free once the model is made; the temporary resources that size
+ * it (the activations of one max_num_tokens batch, an initial cache)
+ * answer to max_num_tokens, as the engine's own advice says. The table
+ * gives what each component took and the memory free when the failing
+ * one was tried, not the size it asked for: the figures are shown and no
+ * value is claimed. */
+static void trtllm_cache(const struct rl_phase *p, enum engine_kind k, const struct rl_engine *e,
+			 int n, struct rl_finding *f)
+{
+	const struct rl_engine *fr = knowing(e, n, RL_EF_FREE), *w = knowing(e, n, RL_EF_WEIGHTS);
+	const char *frac = engine_knob_flag(k, KR_MEM_FRACTION);
+	char b1[32] = "not printed", b2[32] = "not printed";
+
+	if (fr) {
+		rl_fig(f, "free_bytes", fr->f[RL_EF_FREE]);
+		rl_bytes(fr->f[RL_EF_FREE], b1, sizeof(b1));
+	}
+	if (w) {
+		rl_fig(f, "weights_bytes", w->f[RL_EF_WEIGHTS]);
+		rl_bytes(w->f[RL_EF_WEIGHTS], b2, sizeof(b2));
+	}
+	if (!strcmp(p->phase, "kv_alloc"))
+		rl_advice(f, "TensorRT-LLM gives the KV cache %s (0.9 unless set) of the memory"
+			  " free after the model (weights %s; %s free when the cache was"
+			  " created): lower it, or max_seq_len and max_batch_size.", frac, b2, b1);
+	else
+		rl_advice(f, "The temporary resources that size TensorRT-LLM's KV cache (the"
+			  " activations of one %s batch, an initial cache) did not fit in the %s"
+			  " the model (weights %s) left: lower %s, or shard the weights (%s).",
+			  engine_knob_flag(k, KR_BATCH_TOKENS), b1, b2,
+			  engine_knob_flag(k, KR_BATCH_TOKENS), engine_knob_flag(k, KR_TP));
+}
+
 static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
 				const struct rl_engine *e, int n, struct rl_finding *f)
 {
@@ -358,6 +393,9 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 			  " several cards, pipeline parallelism multiplies the compute buffer.");
 	else if (!strcmp(stack, "lmdeploy"))
 		lmdeploy_cache(e, n, f);
+	else if (engine_kind_from_name(stack) == ENGINE_TRTLLM ||
+		 engine_kind_from_name(stack) == ENGINE_TRITON)
+		trtllm_cache(p, engine_kind_from_name(stack), e, n, f);
 	else if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
 		rl_advice(f, "The compute buffers and the KV cache grow with the context: lower"
 			  " --ctx-size (Ollama num_ctx) or --ubatch-size, or offload fewer layers"

@@ -187,8 +187,21 @@ static const struct {
 	{ er_trt_before, R, EF_KV_TOKENS, 1, { " tokens in paged KV cache" } },
 	{ er_trt_paged, R, 0, 1, { "for max tokens in paged KV cache (" } },
 	{ er_trt_usage, R, 0, 1, { "Memory usage when calculating max tokens in paged kv cache:" } },
+	/* the PyTorch backend's executor-creation table, printed when a
+	 * component ran out of memory (py_executor_creator.py): the card,
+	 * the free memory, and what each component took */
+	{ er_trt_gib, R, EF_TOTAL, 1, { "Total GPU memory (GiB): " } },
+	{ er_trt_gib, R, EF_FREE, 1, { "Free GPU memory before component creation attempt (GiB): " } },
+	{ er_trt_component, R, EF_WEIGHTS, 0, { "model: ", "Model: " } },
+	{ er_trt_component, R, EF_KV_CACHE, 0, { "_no_capture_init_kv_cache: ", "KV cache: ",
+						 "Initial KV cache (temporary for KV cache size"
+						 " estimation): " } },
+	{ er_trt_component, R, EF_ACTIVATION_PEAK, 0,
+	  { "_no_capture_init_extra_resources: ",
+	    "Additional executor resources (temporary for KV cache size estimation): " } },
 	{ er_version, R, 0, 0, { "Engine version " } },
 	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
+	{ er_wrap_open, N, 0, 0, { "CUDA runtime error in " } },
 	{ er_engine, R, 0, 1, { "[TensorRT-LLM]" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
 	{ er_ds_mark, N, 0, 0, { "Max_MA " } },   /* the prefilter of server_deepspeed.c */
@@ -218,6 +231,9 @@ static const struct {
 	{ er_ollama_buffer, O, EF_WEIGHTS, 1, { "msg=\"model weights\"" } },
 	{ er_ollama_buffer, O, EF_KV_CACHE, 1, { "msg=\"kv cache\"" } },
 	{ er_ollama_buffer, O, EF_COMPUTE_BUFFER, 1, { "msg=\"compute graph\"" } },
+	/* the sum of those buffers, host ones included (its device.go): what
+	 * the runner takes in all, kept as the instance's requested_bytes */
+	{ er_quoted_size, O, EF_REQUESTED, 1, { "msg=\"total memory\" size=" } },
 	{ er_quoted_list, O, 0, 1, { "memory.available=" } },
 	{ er_quoted_list, O, 1, 1, { "memory.required.allocations=" } },
 	{ er_ollama_evaluating, O, 0, 1, { "msg=evaluating library=" } },

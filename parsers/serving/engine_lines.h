@@ -49,6 +49,10 @@ struct engine_line {
 				    * size"): its index, summed over the GPUs; -1 */
 	int ggml_total;            /* llama.cpp's "KV self size": all devices' KV,
 				    * host included: kept only without the GPUs' */
+	int wrap_open;             /* a failure sentence ("CUDA runtime error in
+				    * ::cudaMallocAsync(ptr, n, mCudaSt") that ends
+				    * mid-word: a paste wrapped it, the next line
+				    * may go on with it (server_log.c joins them) */
 	char version[ENGINE_VERSION_MAX]; /* "" unless the line states it */
 	/* Ollama's per-GPU lists of its offload line, each GPU's figure in
 	 * order: [0] memory.available, [1] memory.required.allocations (what

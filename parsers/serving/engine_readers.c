@@ -422,6 +422,51 @@ void er_trt_usage(struct engine_line *o, const struct anchor *a, const char *lin
 		size_fact(o, EF_FREE, q + 10, end);
 }
 
+/* TensorRT-LLM's executor-creation table (py_executor_creator.py), whose
+ * figures are GiB with the unit before them: "Total GPU memory (GiB):
+ * 95.09", "Free GPU memory before component creation attempt (GiB): 0.32"
+ * (a->arg: the fact). */
+void er_trt_gib(struct engine_line *o, const struct anchor *a, const char *line,
+		const char *p, const char *end)
+{
+	double v;
+
+	(void)line;
+	if (read_num(p, end, &v, NULL) == 0 && v >= 0)
+		fact(o, (enum engine_fact)a->arg, v * 1073741824.0);
+}
+
+/* A row of the same table: "model: 274.64 / 208.12", a component and the
+ * free GiB before and after it was created; what it took (before less
+ * after) is the fact a->arg. Only a row standing alone on its line, the
+ * two figures and nothing else, is one: "model: " is common text. */
+void er_trt_component(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	double before, after;
+	size_t u;
+
+	if (p - a->len != line || read_num(p, end, &before, &u) < 0)
+		return;
+	p += u;
+	if ((size_t)(end - p) < 4 || memcmp(p, " / ", 3) || read_num(p + 3, end, &after, &u) < 0 ||
+	    p + 3 + u != end || before < after)
+		return;
+	fact(o, (enum engine_fact)a->arg, (before - after) * 1073741824.0);
+}
+
+/* 1 when an error line[0..end) that does not say what failed yet ends
+ * mid-word, as a terminal or a forum wraps a long line: "... CUDA runtime
+ * error in ::cudaMallocAsync(ptr, n, mCudaSt" (TensorRT-LLM #260), whose
+ * "ream->get()): out of memory (...)" is the next line. */
+static int ends_mid_word(const char *line, const char *end)
+{
+	char c = end > line ? end[-1] : ' ';
+
+	return end - line >= 40 && (isalnum((unsigned char)c) || c == '_') &&
+	       !find(line, end, "out of memory");
+}
+
 /* A TensorRT-LLM error line: an allocation failure is its OOM. */
 void er_trt_error(struct engine_line *o, const struct anchor *a, const char *line,
 			 const char *p, const char *end)
@@ -429,6 +474,18 @@ void er_trt_error(struct engine_line *o, const struct anchor *a, const char *lin
 	(void)a, (void)p;
 	if (!o->error && find(line, end, "out of memory"))
 		o->error = EE_TRT_OOM;
+	else if (ends_mid_word(line, end))
+		o->wrap_open = 1;
+}
+
+/* "CUDA runtime error in ::cudaMallocAsync(...)" outside TensorRT-LLM's
+ * own tag: only a line cut mid-word is worth noting. */
+void er_wrap_open(struct engine_line *o, const struct anchor *a, const char *line,
+		  const char *p, const char *end)
+{
+	(void)a, (void)p;
+	if (ends_mid_word(line, end))
+		o->wrap_open = 1;
 }
 
 /* A version string after the anchor: "0.6.3.post1", "v0.8.3", "0.21.0rc0" */

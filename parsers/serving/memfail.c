@@ -47,6 +47,10 @@ static const struct {
 	unsigned flags;
 } families[] = {
 	{ "CUDA out of memory occurred when warming up sampler", MF_VLLM_WARMUP, 0 },
+	/* TensorRT-LLM's PyExecutor (py_executor_creator.py): the component
+	 * that failed and the free memory follow on lines of their own */
+	{ "Executor creation failed due to insufficient GPU memory", MF_TRT, 0 },
+	{ "might indicate insufficient GPU memory", MF_TRT, 0 },
 	{ "MPS backend out of memory", MF_MPS, 0 },
 	{ "HIP out of memory", MF_HIP, 0 },
 	{ "CUDA out of memory", MF_TORCH, 0 },
@@ -325,6 +329,14 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "event_loop_normal", OOM_PHASE_SERVING },  /* SGLang's scheduler loop */
 	{ "event_loop_overlap", OOM_PHASE_SERVING },
 	{ "run_busy_loop", OOM_PHASE_SERVING },    /* vLLM V1's engine core, after start-up */
+	/* TensorRT-LLM's "The following component could not be created: X"
+	 * (its _ExecutorMemoryMonitor): the temporary components size the
+	 * KV cache (a profile), the model's own extra resources too */
+	{ "temporary for KV cache size estimation)", OOM_PHASE_PROFILE },
+	{ "created: Model resources created during usage", OOM_PHASE_PROFILE },
+	{ "could not be created: KV cache", OOM_PHASE_KV_ALLOC },
+	{ "could not be created: Model", OOM_PHASE_LOAD_WEIGHTS },
+	{ "could not be created: Draft model", OOM_PHASE_LOAD_WEIGHTS },
 	{ "initialize_kv_cache", OOM_PHASE_KV_ALLOC },
 	{ "_allocate_kv_cache", OOM_PHASE_KV_ALLOC },
 	{ "init_memory_pool", OOM_PHASE_KV_ALLOC },
@@ -492,6 +504,9 @@ static const struct { const char *phrase; enum oom_phase phase; } phase_lines[] 
 	{ "launch_slot_", OOM_PHASE_SERVING },
 	{ "print_timings", OOM_PHASE_SERVING },
 	{ "prompt eval time", OOM_PHASE_SERVING },
+	/* LMDeploy: each request it takes, at --log-level INFO
+	 * ("... - lmdeploy - INFO - session_id=1, history_tokens=0, ...") */
+	{ "lmdeploy - INFO - session_id=", OOM_PHASE_SERVING },
 	/* any server's requests */
 	{ "\"POST ", OOM_PHASE_SERVING },
 	{ "| POST ", OOM_PHASE_SERVING },
@@ -559,6 +574,9 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	return 1;
 }
 
+#define TRT_TOTAL "Total GPU memory (GiB): "
+#define TRT_FREE "Free GPU memory before component creation attempt (GiB): "
+
 /* The lines that go on telling a failure reported the line before; "^":
  * only at the line's start (the rest of a line the terminal wrapped). */
 static const char *const continuations[] = {
@@ -569,7 +587,30 @@ static const char *const continuations[] = {
 	"cleaning up before exit", "current device: ", "in function ggml_", "cuMemCreate(",
 	"cuMemAlloc", "GGML_ASSERT", "failed with status 5", "^of memory while trying to allocate",
 	"compute buffer allocation failed", "ErrorOutOfDeviceMemory",
+	/* ggml's scheduler and llama_decode giving up after a Metal command
+	 * buffer failed (Ollama's runner then panics "failed to decode
+	 * batch"): the decode of a batch names the phase */
+	"ggml_backend_sched_graph_compute_async failed", "llama_decode: failed to decode",
+	/* TensorRT-LLM's executor-creation table (the GiB before the figure) */
+	"The following component could not be created: ", TRT_TOTAL, TRT_FREE,
 };
+
+/* The GiB after label when line l[0..n) holds it, as bytes; -1 when it
+ * holds none. */
+static int64_t gib_after(const char *l, size_t n, const char *label)
+{
+	const char *p = mem_find(l, n, label), *end = l + n;
+	char num[24];
+	size_t k = 0;
+
+	if (!p)
+		return -1;
+	for (p += strlen(label); p < end && k < sizeof(num) - 1 &&
+	     (isdigit((unsigned char)*p) || *p == '.'); p++)
+		num[k++] = *p;
+	num[k] = '\0';
+	return k ? (int64_t)(strtod(num, NULL) * 1073741824.0) : -1;
+}
 
 int memfail_continues(const char *l, size_t n, struct memfail *f)
 {
@@ -589,6 +630,10 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 	}
 	if (i == ARRAY_N(continuations))
 		return 0;
+	if (f->total_bytes < 0 && !strcmp(continuations[i], TRT_TOTAL))
+		f->total_bytes = gib_after(l, n, TRT_TOTAL);
+	if (f->free_bytes < 0 && !strcmp(continuations[i], TRT_FREE))
+		f->free_bytes = gib_after(l, n, TRT_FREE);
 	if (has(&found, T_STACK, S_BUFFER_OF_SIZE)) {   /* the exact bytes of "allocating X MiB" */
 		const char *p = mem_find(l, n, stacks[S_BUFFER_OF_SIZE]);
 		int64_t exact = p ? size_at(p + strlen(stacks[S_BUFFER_OF_SIZE]), l + n) : -1;

@@ -54,6 +54,11 @@ struct srv_st {
 	int last_oom_set;
 	json_int_t last_oom_dev, last_oom_req;
 	struct ol_time last_oom_t;
+	/* an error line a paste wrapped mid-word (engine_line's wrap_open),
+	 * held for the line after it */
+	char wrap[1024];
+	size_t wrap_n;
+	uint64_t wrap_line;
 };
 
 /* The same OOM is often logged twice: the worker's traceback, then the
@@ -269,6 +274,24 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 	st->engines.family = failed ? memfail_family_name(mf.family) : NULL;
 }
 
+/* The current line as the rest of the error line held before it: a
+ * paste wrapped "... ::cudaMallocAsync(ptr, n, mCudaSt" before "ream->get()):
+ * out of memory (...)", which alone is no failure. Only a line that goes
+ * on mid-word (no space first) and fits is joined. 1 when joined. */
+static int rewrap(struct srv_st *st)
+{
+	struct srv_line *l = &st->line;
+	size_t w = st->wrap_n;
+
+	if (!l->n || l->msg[0] == ' ' || l->msg[0] == '\t' || w + l->n + 1 > sizeof(l->buf))
+		return 0;
+	memmove(l->buf + w, l->msg, l->n + 1);
+	memcpy(l->buf, st->wrap, w);
+	l->msg = l->buf;
+	l->n += w;
+	return 1;
+}
+
 /* One unwrapped line, in order: what it says of the engine, the pieces
  * over lines, TGI's Args block, the requests served, the configuration.
  * 0 or -1. */
@@ -293,6 +316,17 @@ static int read_line(struct srv_st *st)
 		el.ds_memory = 1;   /* not scanned: ds_memory_line() looks itself */
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
+	}
+	if (st->wrap_n) {   /* the line after an error line wrapped mid-word */
+		if (lineno == st->wrap_line + 1 && (el.memfail & MEMFAIL_MARK_FAILURE) &&
+		    !el.error && rewrap(st))
+			said = srv_engine_read(&st->engines, l, &el, st->mem.served);
+		st->wrap_n = 0;
+	}
+	if (el.wrap_open && l->n <= sizeof(st->wrap)) {
+		memcpy(st->wrap, l->msg, l->n);
+		st->wrap_n = l->n;
+		st->wrap_line = lineno;
 	}
 
 	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)

@@ -70,6 +70,12 @@ static int flush(struct srv_mem *m, struct sink *s)
 	enum oom_phase ph = m->f.phase != OOM_PHASE_UNKNOWN ? m->f.phase : m->ctx;
 	int64_t id;
 
+	/* Metal fails only when a command buffer runs, inside llama_decode
+	 * whether the program warms up or serves: the lines before it say
+	 * which, the decode named after it says only that one ran */
+	if (m->f.family == MF_METAL && m->ctx != OOM_PHASE_UNKNOWN)
+		ph = m->ctx;
+
 	if (!m->held)
 		return 0;
 	m->held = 0;
