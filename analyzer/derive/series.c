@@ -7,6 +7,7 @@
  * correlation) or from one series' start (baseline).
  */
 #include "analyzer/derive/dctx.h"
+#include "analyzer/store/samples.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -166,17 +167,18 @@ static void bucket_close(struct rl_series *s, double n, double t_sum, double v_s
 	}
 }
 
-/* Fill s (id, t0_ns and width_ns set) from a statement over (time_ns,
- * value) in time order: one pass, buckets close as the time moves on, so
- * no GROUP BY sort. */
-static void bucket_rows(sqlite3_stmt *st, struct rl_series *s)
+/* Fill s (id, t0_ns and width_ns set) from the series' samples in time
+ * order (values times unit): one pass, buckets close as the time moves
+ * on, so no GROUP BY sort. */
+static void bucket_rows(struct samples_iter *it, double unit, struct rl_series *s)
 {
+	const struct sample_rec *r;
 	int64_t cur = INT64_MIN;
 	double n = 0, t_sum = 0, v_sum = 0;
 
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0) - s->t0_ns;
-		double v = sqlite3_column_double(st, 1);
+	while ((r = samples_iter_next(it))) {
+		int64_t t = r->time_ns - s->t0_ns;
+		double v = r->value * unit;
 		int64_t b = t / s->width_ns;
 		if (b != cur) {
 			bucket_close(s, n, t_sum, v_sum);
@@ -225,7 +227,7 @@ sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1)
 int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s)
 {
-	sqlite3_stmt *st;
+	struct samples_iter it;
 	double unit;
 
 	if (width < 1)
@@ -238,11 +240,12 @@ int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 	s->width_ns = width;
 	s->last_t = 0;
 	s->scope = series_kind(c, id, &unit);
-	st = samples_in(c, id, t0, t1, unit);
-	if (!st)
+	if (samples_iter_open(&it, c->db, id, SI_VALUED | SI_BOUNDED, t0, t1) < 0) {
+		rl_fail(c, it.err);
 		return -1;
-	bucket_rows(st, s);
-	sqlite3_finalize(st);
+	}
+	bucket_rows(&it, unit, s);
+	samples_iter_close(&it);
 	cache_put(c, t1, s);
 	return s->n ? 0 : -1;
 }

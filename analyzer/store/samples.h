@@ -66,4 +66,38 @@ int samples_align_boot(struct timeline *tl, int64_t off);
  * Returns SQLite's result code. */
 int samples_register(sqlite3 *db);
 
+/* ---- reading a series row by row (samples_iter.c) ---- */
+
+/* One sample; has_* 0 where the column is NULL (then the field is 0). */
+struct sample_rec {
+	int64_t rowid, time_ns, boot_ns;
+	double value;
+	unsigned char has_time, has_boot, has_value;
+};
+
+#define SI_VALUED  1   /* only samples with a value */
+#define SI_BOUNDED 2   /* only samples whose clock lies in [from, to] */
+#define SI_BOOT    4   /* the clock is boot_ns, not time_ns */
+
+/* A series' samples in the order of its clock, read at open. */
+struct samples_iter {
+	int flags, unsorted;
+	int64_t from, to;
+	struct sample_rec *row;
+	size_t n, cap, at;
+	const char *err;       /* why open failed (valid until db is used again) */
+};
+
+/* Read series sid's samples from db into it: those flags keep, ordered
+ * by the clock (time_ns, or boot_ns with SI_BOOT), samples without it
+ * first, ties in the order the samples came (rowid) -- what `SELECT ...
+ * FROM sample WHERE series_id = sid [AND clock BETWEEN from AND to] [AND
+ * value IS NOT NULL] ORDER BY clock, rowid` gives. 0, or -1 with it->err
+ * (nothing to close then). */
+int samples_iter_open(struct samples_iter *it, sqlite3 *db, int64_t sid, int flags,
+		      int64_t from, int64_t to);
+/* The next sample, or NULL after the last. */
+const struct sample_rec *samples_iter_next(struct samples_iter *it);
+void samples_iter_close(struct samples_iter *it);
+
 #endif
