@@ -328,10 +328,9 @@ static int64_t clamp_time(const struct chart *ch, int64_t t)
  * the range t0..t1 widened to cover them. */
 static void series_span(struct report_ctx *c, struct chart *ch, int64_t *t0, int64_t *t1)
 {
-	sqlite3_stmt *lo = t_prepare(c, ch, "SELECT @T FROM sample WHERE series_id = ?"
-				     " AND @T IS NOT NULL ORDER BY @T LIMIT 1");
-	sqlite3_stmt *hi = t_prepare(c, ch, "SELECT @T FROM sample WHERE series_id = ?"
-				     " AND @T IS NOT NULL ORDER BY @T DESC LIMIT 1");
+	int boot = ch->clock == CLOCK_BOOT;
+	sqlite3_stmt *lo = r_prepare(c, boot ? "SELECT sample_first_boot(?)" : "SELECT sample_first_ns(?)");
+	sqlite3_stmt *hi = r_prepare(c, boot ? "SELECT sample_last_boot(?)" : "SELECT sample_last_ns(?)");
 	int k;
 
 	for (k = 0; lo && hi && k < ch->ns; k++) {
@@ -552,8 +551,7 @@ static void count_markers(struct report_ctx *c, struct chart *ch)
  * its samples, as the header's is. */
 static void series_peaks(struct report_ctx *c, struct chart *ch)
 {
-	sqlite3_stmt *st = t_prepare(c, ch, "SELECT max(value) FROM sample WHERE series_id = ?"
-				     " AND @T IS NULL");
+	sqlite3_stmt *st = t_prepare(c, ch, "SELECT sample_untimed(?, '@T', 'max')");
 	int k;
 
 	for (k = 0; st && k < ch->ns; k++) {

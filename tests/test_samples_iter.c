@@ -123,6 +123,30 @@ static void edge_series_in_clock_order(void **state)
 	assert_true(agree(tl, a, SI_BOOT, 0, 0) == 3000);
 	assert_true(agree(tl, a, SI_BOOT | SI_BOUNDED, 0, 5000000000LL) > 10);
 	assert_int_equal(agree(tl, 987654, 0, 0, 0), 0);
+	/* the block-aware functions agree with SQL over the rows */
+	assert_int_equal(t_int(tl, "SELECT sample_min(%lld) IS (SELECT min(value) FROM sample"
+			       " WHERE series_id = %lld) AND sample_min(%lld) = 1", a, a, a), 1);
+	assert_int_equal(t_int(tl, "SELECT sample_first_boot(%lld)", a),
+			 t_int(tl, "SELECT min(boot_ns) FROM sample WHERE series_id = %lld", a));
+	assert_int_equal(t_int(tl, "SELECT sample_last_boot(%lld)", a), 5000000000LL);
+	assert_int_equal(t_int(tl, "SELECT sample_untimed(%lld, 'time_ns', 'count')", a),
+			 t_int(tl, "SELECT count(*) FROM sample WHERE series_id = %lld"
+			       " AND time_ns IS NULL", a));
+	assert_int_equal(t_int(tl, "SELECT sample_untimed(%lld, 'time_ns', 'count')", a), 31);
+	assert_int_equal(t_int(tl, "SELECT sample_untimed(%lld, 'time_ns', 'valued')", a),
+			 t_int(tl, "SELECT count(value) FROM sample WHERE series_id = %lld"
+			       " AND time_ns IS NULL", a));
+	assert_int_equal(t_int(tl, "SELECT sample_untimed(%lld, 'boot_ns', 'other')", a),
+			 t_int(tl, "SELECT count(value) FROM sample WHERE series_id = %lld"
+			       " AND boot_ns IS NULL AND time_ns IS NOT NULL", a));
+	assert_int_equal(t_int(tl, "SELECT sample_untimed(%lld, 'time_ns', 'max')", a), 2910);
+	assert_int_equal(t_int(tl, "SELECT sample_untimed(%lld, 'boot_ns', 'max') ="
+			       " (SELECT max(value) FROM sample WHERE series_id = %lld"
+			       " AND boot_ns IS NULL)", a, a), 1);
+	assert_int_equal(t_int(tl, "SELECT sample_untimed(987654, 'time_ns', 'max')"), OL_NULL);
+	assert_int_equal(t_int(tl, "SELECT sample_untimed(NULL, 'time_ns', 'count')"), 0);
+	assert_int_equal(sqlite3_exec(tl->db, "SELECT sample_untimed(1, 'utc', 'count')", NULL,
+				      NULL, NULL), SQLITE_ERROR);
 	t_close(tl);
 }
 
