@@ -97,13 +97,20 @@ static void real_series_read_as_sql_reads_them(void **state)
 static void edge_series_in_clock_order(void **state)
 {
 	struct timeline *tl = t_open();
-	int64_t a;
+	struct samples_iter it;
+	int64_t a, b;
 	int i;
 
 	(void)state;
 	assert_true(timeline_artifact_begin(tl, "edge", "nvidia_smi", 1, 0) > 0);
 	a = sink_series(&tl->sink, "gpu.used_bytes", "bytes", "gpu0");
-	assert_true(a > 0);
+	b = sink_series(&tl->sink, "server.running", "requests", "vllm");
+	assert_true(a > 0 && b > 0);
+	for (i = 0; i < 2600; i++) {   /* in order, three blocks, ties in pairs */
+		struct ol_time t = { OL_CLOCK_UTC, 1764440000000000000LL + (int64_t)(i / 2) * 1000000,
+				     OL_NULL, NULL };
+		assert_int_equal(sink_sample(&tl->sink, b, &t, i % 13 == 5 ? NAN : i % 100), 1);
+	}
 	for (i = 0; i < 3000; i++) {
 		/* times go back every 700 samples, repeat in threes */
 		struct ol_time t = { OL_CLOCK_UTC, 1764440000000000000LL +
@@ -123,6 +130,16 @@ static void edge_series_in_clock_order(void **state)
 	assert_true(agree(tl, a, SI_BOOT, 0, 0) == 3000);
 	assert_true(agree(tl, a, SI_BOOT | SI_BOUNDED, 0, 5000000000LL) > 10);
 	assert_int_equal(agree(tl, 987654, 0, 0, 0), 0);
+	/* the series in order is read a block at a time, the other sorted */
+	assert_int_equal(agree(tl, b, 0, 0, 0), 2600);
+	assert_int_equal(agree(tl, b, SI_VALUED | SI_BOUNDED, 1764440000100000000LL,
+			       1764440001200000000LL), 2032);
+	assert_int_equal(samples_iter_open(&it, tl->db, b, 0, 0, 0), 0);
+	assert_int_equal(it.streaming, 1);
+	samples_iter_close(&it);
+	assert_int_equal(samples_iter_open(&it, tl->db, a, SI_VALUED, 0, 0), 0);
+	assert_int_equal(it.streaming, 0);
+	samples_iter_close(&it);
 	/* the block-aware functions agree with SQL over the rows */
 	assert_int_equal(t_int(tl, "SELECT sample_min(%lld) IS (SELECT min(value) FROM sample"
 			       " WHERE series_id = %lld) AND sample_min(%lld) = 1", a, a, a), 1);

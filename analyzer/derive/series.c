@@ -199,29 +199,13 @@ static void bucket_rows(struct samples_iter *it, double unit, struct rl_series *
 	bucket_close(s, n, t_sum, v_sum);
 }
 
-/* rl_samples with the unit known: values times unit. */
-static sqlite3_stmt *samples_in(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
-				double unit)
+int rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, struct samples_iter *it,
+	       double *unit)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT time_ns, value * ?4 FROM sample WHERE series_id = ?1"
-				      " AND time_ns BETWEEN ?2 AND ?3 AND value IS NOT NULL"
-				      " ORDER BY time_ns");
-
-	if (st) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, t0);
-		sqlite3_bind_int64(st, 3, t1);
-		sqlite3_bind_double(st, 4, unit);
-	}
-	return st;
-}
-
-sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1)
-{
-	double unit;
-
-	series_kind(c, id, &unit);
-	return samples_in(c, id, t0, t1, unit);
+	series_kind(c, id, unit);
+	if (samples_iter_open(it, c->db, id, SI_VALUED | SI_BOUNDED, t0, t1) < 0)
+		return rl_fail(c, it->err);
+	return 0;
 }
 
 int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,

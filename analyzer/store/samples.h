@@ -79,13 +79,17 @@ struct sample_rec {
 #define SI_BOUNDED 2   /* only samples whose clock lies in [from, to] */
 #define SI_BOOT    4   /* the clock is boot_ns, not time_ns */
 
-/* A series' samples in the order of its clock, read at open. */
+/* A series' samples in the order of its clock: a block's rows at a time
+ * when they come in that order, else all of them, sorted at open. */
 struct samples_iter {
-	int flags, unsorted;
+	int flags, streaming, done;
 	int64_t from, to;
-	struct sample_rec *row;
+	sqlite3_stmt *blocks;   /* the series' blocks in order */
+	struct sample_rec *row; /* rows [at, n) still to give */
 	size_t n, cap, at;
-	const char *err;       /* why open failed (valid until db is used again) */
+	void *scratch;          /* a block's decoded columns */
+	size_t scratch_rows;
+	const char *err;        /* why open (or a later block) failed */
 };
 
 /* Read series sid's samples from db into it: those flags keep, ordered
@@ -96,7 +100,8 @@ struct samples_iter {
  * (nothing to close then). */
 int samples_iter_open(struct samples_iter *it, sqlite3 *db, int64_t sid, int flags,
 		      int64_t from, int64_t to);
-/* The next sample, or NULL after the last. */
+/* The next sample, or NULL after the last (or when a block could not
+ * be read: it->err says why). Valid until the next call. */
 const struct sample_rec *samples_iter_next(struct samples_iter *it);
 void samples_iter_close(struct samples_iter *it);
 
