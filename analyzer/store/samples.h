@@ -83,6 +83,10 @@ struct sample_rec {
  * when they come in that order, else all of them, sorted at open. */
 struct samples_iter {
 	int flags, streaming, done;
+	int odd;                /* a time that is no integer or a value that is no
+				 * number was seen (written by hand in SQL): read
+				 * as NULL here, so a reader that must match SQL
+				 * exactly leaves such a series to SQL */
 	int64_t from, to;
 	sqlite3_stmt *blocks;   /* the series' blocks in order */
 	struct sample_rec *row; /* rows [at, n) still to give */

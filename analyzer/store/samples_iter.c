@@ -138,6 +138,10 @@ static int take_block(struct samples_iter *it, const void *data, size_t len, int
 		s->boot_ns = s->has_boot ? boot[i].u.i : 0;
 		s->has_value = v[i].type == PV_INT || v[i].type == PV_REAL;
 		s->value = v[i].type == PV_INT ? (double)v[i].u.i : v[i].type == PV_REAL ? v[i].u.d : 0;
+		if ((t[i].type != PV_INT && t[i].type != PV_NULL) ||
+		    (boot[i].type != PV_INT && boot[i].type != PV_NULL) ||
+		    (v[i].type != PV_NULL && !s->has_value))
+			it->odd = 1;
 		if ((it->flags & SI_VALUED) && !s->has_value)
 			continue;
 		if ((it->flags & SI_BOUNDED) &&
