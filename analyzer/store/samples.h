@@ -75,6 +75,17 @@ struct sample_rec {
 	unsigned char has_time, has_boot, has_value;
 };
 
+/* Whether a comes before b in the order `ORDER BY time_ns, rowid` gives
+ * (no time first): merges the iterators of several series. */
+static inline int samples_rec_before(const struct sample_rec *a, const struct sample_rec *b)
+{
+	if (a->has_time != b->has_time)
+		return !a->has_time;
+	if (a->has_time && a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns;
+	return a->rowid < b->rowid;
+}
+
 #define SI_VALUED  1   /* only samples with a value */
 #define SI_BOUNDED 2   /* only samples whose clock lies in [from, to] */
 #define SI_BOOT    4   /* the clock is boot_ns, not time_ns */
