@@ -9,6 +9,7 @@
 #include "reports/chart.h"
 #include "reports/section.h"
 #include "analyzer/store/query.h"
+#include "analyzer/store/samples.h"
 #include "lib/timeutil.h"
 #include "lib/common.h"
 
@@ -327,10 +328,9 @@ static int64_t clamp_time(const struct chart *ch, int64_t t)
  * the range t0..t1 widened to cover them. */
 static void series_span(struct report_ctx *c, struct chart *ch, int64_t *t0, int64_t *t1)
 {
-	sqlite3_stmt *lo = t_prepare(c, ch, "SELECT @T FROM sample WHERE series_id = ?"
-				     " AND @T IS NOT NULL ORDER BY @T LIMIT 1");
-	sqlite3_stmt *hi = t_prepare(c, ch, "SELECT @T FROM sample WHERE series_id = ?"
-				     " AND @T IS NOT NULL ORDER BY @T DESC LIMIT 1");
+	int boot = ch->clock == CLOCK_BOOT;
+	sqlite3_stmt *lo = r_prepare(c, boot ? "SELECT sample_first_boot(?)" : "SELECT sample_first_ns(?)");
+	sqlite3_stmt *hi = r_prepare(c, boot ? "SELECT sample_last_boot(?)" : "SELECT sample_last_ns(?)");
 	int k;
 
 	for (k = 0; lo && hi && k < ch->ns; k++) {
@@ -457,19 +457,23 @@ static void bucket_add(struct bucket *b, double v)
 
 /* One pass over a series' samples in the whole view into the PLOT_W
  * buckets of every view (the zoom lies inside the whole view). */
-static void bucket_series(struct chart *ch, sqlite3_stmt *st, struct cseries *cs)
+static void bucket_series(struct report_ctx *c, struct chart *ch, struct cseries *cs)
 {
+	struct samples_iter it;
+	const struct sample_rec *r;
 	int col, k;
 
 	for (k = 0; k < ch->nviews; k++)
 		if (!(cs->b[k] = calloc(PLOT_W, sizeof(*cs->b[k]))))
 			return;
-	sqlite3_bind_int64(st, 1, cs->id);
-	sqlite3_bind_int64(st, 2, ch->v[0].t0);
-	sqlite3_bind_int64(st, 3, ch->v[0].t1);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0);
-		double v = sqlite3_column_double(st, 1) * cs->scale;
+	/* a series that cannot be read is drawn without points, as a query
+	 * that fails gives none */
+	if (samples_iter_open(&it, c->db, cs->id, SI_VALUED | SI_BOUNDED |
+			      (ch->clock == CLOCK_BOOT ? SI_BOOT : 0), ch->v[0].t0, ch->v[0].t1) < 0)
+		return;
+	while ((r = samples_iter_next(&it))) {
+		int64_t t = ch->clock == CLOCK_BOOT ? r->boot_ns : r->time_ns;
+		double v = r->value * cs->scale;
 		if (!isfinite(v))
 			continue;
 		for (k = 0; k < ch->nviews; k++)
@@ -479,7 +483,7 @@ static void bucket_series(struct chart *ch, sqlite3_stmt *st, struct cseries *cs
 		if (!(v <= cs->vmax))      /* NaN (unset) or larger */
 			cs->vmax = v;
 	}
-	sqlite3_reset(st);
+	samples_iter_close(&it);
 	for (k = 0; k < ch->nviews; k++)
 		for (col = 0; col < PLOT_W; col++)
 			if (cs->b[k][col].n)
@@ -547,8 +551,7 @@ static void count_markers(struct report_ctx *c, struct chart *ch)
  * its samples, as the header's is. */
 static void series_peaks(struct report_ctx *c, struct chart *ch)
 {
-	sqlite3_stmt *st = t_prepare(c, ch, "SELECT max(value) FROM sample WHERE series_id = ?"
-				     " AND @T IS NULL");
+	sqlite3_stmt *st = t_prepare(c, ch, "SELECT sample_untimed(?, '@T', 'max')");
 	int k;
 
 	for (k = 0; st && k < ch->ns; k++) {
@@ -593,7 +596,6 @@ static void pick_clock(struct report_ctx *c, struct chart *ch)
 
 int chart_load(struct report_ctx *c, struct chart *ch)
 {
-	sqlite3_stmt *st;
 	int k;
 
 	strbuf_init(&ch->skipped);
@@ -602,11 +604,8 @@ int chart_load(struct report_ctx *c, struct chart *ch)
 	load_notes(c, ch);
 	if (time_range(c, ch) < 0)
 		return -1;
-	st = t_prepare(c, ch, "SELECT @T, value FROM sample WHERE series_id = ?1"
-		       " AND @T BETWEEN ?2 AND ?3 AND value IS NOT NULL ORDER BY @T");
-	for (k = 0; st && k < ch->ns; k++)
-		bucket_series(ch, st, &ch->s[k]);
-	sqlite3_finalize(st);
+	for (k = 0; k < ch->ns; k++)
+		bucket_series(c, ch, &ch->s[k]);
 	series_peaks(c, ch);
 	chart_load_capacities(c, ch);
 	for (k = 0; k < ch->nviews; k++)

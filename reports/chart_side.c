@@ -103,10 +103,10 @@ void chart_load_untimed(struct report_ctx *c, struct chart *ch)
 	struct strbuf q = STRBUF_INIT;
 	sqlite3_stmt *st;
 
-	strbuf_addf(&q, "SELECT s.name, s.entity, s.unit, count(*), max(m.value),"
-		    " sum(m.%s IS NOT NULL) FROM series s JOIN sample m ON m.series_id = s.id"
-		    " AND m.%s IS NULL AND m.value IS NOT NULL GROUP BY s.id ORDER BY s.name, s.entity",
-		    ch->clock == CLOCK_BOOT ? "time_ns" : "boot_ns", ch->tcol);
+	strbuf_addf(&q, "SELECT name, entity, unit, n, sample_untimed(id, '%s', 'max'),"
+		    " sample_untimed(id, '%s', 'other') FROM (SELECT s.*,"
+		    " sample_untimed(s.id, '%s', 'valued') AS n FROM series s) WHERE n > 0"
+		    " ORDER BY name, entity", ch->tcol, ch->tcol, ch->tcol);
 	st = strbuf_failed(&q) ? NULL : r_prepare(c, q.buf);
 	strbuf_release(&q);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {

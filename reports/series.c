@@ -4,8 +4,8 @@
  * written row by row (stream_series: only the sums are held, drawn from
  * the run's memory budget) or as a model (load_series, report_json()).
  *
- * The figures come from one pass over the sample table in its stored
- * order (the blocks of each series in turn, analyzer/store/samples.h),
+ * The figures come from one pass over each series' samples through the
+ * store's iterator (analyzer/store/samples.h: its blocks, in time order),
  * summed per series here, instead of SQLite's GROUP BY, which sorts every
  * sample (hundreds of thousands for a kernel log or a serving engine's
  * metrics). Each series' row is then made by SQLite
@@ -15,6 +15,7 @@
  */
 #include "reports/section.h"
 #include "analyzer/store/query.h"
+#include "analyzer/store/samples.h"
 #include "lib/budget.h"
 
 #include <math.h>
@@ -91,21 +92,14 @@ static int better(double a, double b, int want)
 	return want < 0 ? a < b : a > b;
 }
 
-/* One sample into its series' sum: 0, or -1 for a value of a type that
- * SQLite's aggregates would order otherwise (text in a number column). */
-static int add_sample(struct series_sum *s, sqlite3_stmt *st)
+/* One sample into its series' sum: 0, or -1 when the scan's order, not
+ * SQLite's, would choose between two values (0.0 and -0.0). */
+static int add_sample(struct series_sum *s, const struct sample_rec *r)
 {
-	/* each column fetched once (unprotected values, read before the next step) */
-	sqlite3_value *tv = sqlite3_column_value(st, 1), *vv = sqlite3_column_value(st, 3);
-	int tt = sqlite3_value_type(tv), bt = sqlite3_column_type(st, 2);
-	int vt = sqlite3_value_type(vv);
-	int64_t t = tt == SQLITE_INTEGER ? sqlite3_value_int64(tv) : 0;
-	double v = vt == SQLITE_FLOAT ? sqlite3_value_double(vv) : 0;
+	int64_t t = r->time_ns;
+	double v = r->value;
 
-	if ((tt != SQLITE_INTEGER && tt != SQLITE_NULL) ||
-	    (bt != SQLITE_INTEGER && bt != SQLITE_NULL) || (vt != SQLITE_FLOAT && vt != SQLITE_NULL))
-		return -1;
-	if (vt == SQLITE_FLOAT) {
+	if (r->has_value) {
 		int lo = s->points ? better(v, s->min, -1) : 1;
 		int hi = s->points ? better(v, s->max, 1) : 1;
 		if (lo < 0 || hi < 0)
@@ -116,48 +110,45 @@ static int add_sample(struct series_sum *s, sqlite3_stmt *st)
 			s->max = v;
 		s->points++;
 	}
-	if (tt == SQLITE_INTEGER) {
+	if (r->has_time) {
 		if (!s->timed || t < s->first)
 			s->first = t;
 		if (!s->timed || t > s->last)
 			s->last = t;
 		s->timed++;
 	}
-	s->booted += bt != SQLITE_NULL;
-	/* rows come in rowid order: a later row at the same time is the later */
-	if (!s->has_latest || (tt == SQLITE_INTEGER ? !s->latest_timed || t >= s->latest_time
-						    : !s->latest_timed)) {
+	s->booted += r->has_boot;
+	/* rows come in time order (untimed first), ties in rowid order: the
+	 * last timed one is the latest, else the last untimed */
+	if (!s->has_latest || (r->has_time ? !s->latest_timed || t >= s->latest_time
+					   : !s->latest_timed)) {
 		s->has_latest = 1;
-		s->latest_timed = tt == SQLITE_INTEGER;
+		s->latest_timed = r->has_time;
 		s->latest_time = t;
-		s->latest_null = vt == SQLITE_NULL;
+		s->latest_null = !r->has_value;
 		s->latest_value = v;
 	}
 	return 0;
 }
 
-/* Every series' sum from one pass over the samples, into s[0, n) (sorted
- * by id). 0, or -1 when the rows must be left to SERIES_SQL. */
+/* Every series' sum from its samples, series by series, into s[0, n).
+ * 0, or -1 when the rows must be left to SERIES_SQL. */
 static int sum_samples(struct report_ctx *c, struct series_sum *s, size_t n)
 {
-	sqlite3_stmt *st = r_prepare(c, "SELECT series_id, time_ns, boot_ns, value FROM sample"
-				     " ORDER BY rowid");
-	struct series_sum *cur = NULL;
-	int r = st ? 0 : -1, rc = SQLITE_DONE;
+	size_t i;
+	int r = 0;
 
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id;
-		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
-			continue;       /* joins no series */
-		id = sqlite3_column_int64(st, 0);
-		if (!cur || cur->id != id)
-			cur = find(s, n, id);
-		if (cur && add_sample(cur, st) < 0)
+	for (i = 0; r == 0 && i < n; i++) {
+		struct samples_iter it;
+		const struct sample_rec *row;
+		if (samples_iter_open(&it, c->db, s[i].id, 0, 0, 0) < 0)
+			return -1;
+		while (r == 0 && (row = samples_iter_next(&it)))
+			r = add_sample(&s[i], row);
+		if (it.err || it.odd)
 			r = -1;
+		samples_iter_close(&it);
 	}
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		r = -1;
-	sqlite3_finalize(st);
 	return r;
 }
 

@@ -213,11 +213,13 @@ int rl_series_scope(const char *name, const char *entity, double *unit);
 /* 1 when a memory-in-use series (rl_memory_series) has 8 samples with a
  * time or more, else 0. */
 int rl_has_memory_series(struct rule_ctx *c);
-/* The samples of series id with a value and a time in [t0, t1], as
- * (time_ns, value) rows in time order (one index range), values in bytes
- * for a memory series whose unit is not (rl_series_scope); NULL: failed.
- * The caller finalizes it. */
-sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1);
+struct samples_iter;
+/* The samples of series id with a value and a time in [t0, t1] into it
+ * (analyzer/store/samples.h), in time order; *unit what turns its values
+ * into bytes for a memory series whose unit is not (rl_series_scope), 1
+ * otherwise. 0 (the caller closes it), or -1 failed (c->failed). */
+int rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, struct samples_iter *it,
+	       double *unit);
 /* Fill s with series id's samples with time_ns <= until_ns (OL_NULL: all),
  * bucketed into at most RL_MAX_POINTS buckets. 0, or -1 (no samples). */
 int rl_series_load(struct rule_ctx *c, int64_t id, int64_t until_ns, struct rl_series *s);

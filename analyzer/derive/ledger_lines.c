@@ -7,6 +7,7 @@
  * (ledger_torch.c) and the host's (ledger_host.c).
  */
 #include "analyzer/derive/ledger_impl.h"
+#include "analyzer/store/samples.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -124,38 +125,90 @@ struct lline *ledger_add_fig(struct account *a, const char *line, int part, cons
 		   f->source);
 }
 
-/* A series' value on one entity: its highest (at_oom 0) or the last at
- * or before the OOM (1), with the series id and its file. 0, or -1. */
-int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, int last,
-		      const char *what, struct fig *f)
+/* The last sample of the series (name, entity) with a value at or
+ * before until_ns, over every series of that name and entity: the one of
+ * the greatest time (then rowid), else, none being timed, the last
+ * untimed one in the order read (a memory_stats dump counts after every
+ * timed one) -- what ORDER BY time_ns IS NULL, time_ns DESC, rowid DESC
+ * gave. 1 and *best set, 0 none, -1 failed. */
+static int last_sample(struct rule_ctx *c, const char *name, const char *entity, int64_t until_ns,
+		       struct sample_rec *best, int64_t *sid, int64_t *art)
 {
-	/* a value without a time (a memory_stats dump) counts after every
-	 * timed one: the last of them in the order read */
-	sqlite3_stmt *st = rl_prepare(c, last
-		? "SELECT s.id, s.artifact_id, p.value, p.time_ns IS NULL FROM series s JOIN sample p"
-		  " ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
-		  " AND (p.time_ns <= ?3 OR p.time_ns IS NULL)"
-		  " ORDER BY p.time_ns IS NULL, p.time_ns DESC, p.rowid DESC LIMIT 1"
-		: "SELECT s.id, s.artifact_id, p.value, 0 FROM series s JOIN sample p"
-		  " ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND p.value IS NOT NULL"
-		  " ORDER BY p.value DESC LIMIT 1");
-	char name_buf[160], src[240];
-	int r = -1;
+	sqlite3_stmt *st = rl_prepare(c, "SELECT id, artifact_id FROM series"
+				      " WHERE name = ?1 AND entity = ?2");
+	int found = 0;
 
 	if (!st)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, entity, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns);
-	if (sqlite3_step(st) == SQLITE_ROW && ledger_col_size(st, 2) >= 0) {
-		snprintf(src, sizeof(src), "%s %s %s (%s)", what, name, entity,
-			 ledger_art_name(c, sqlite3_column_int64(st, 1), name_buf, sizeof(name_buf)));
-		ledger_fig_set(f, ledger_col_size(st, 2), "measured", !last ? "highest sample" :
-			sqlite3_column_int(st, 3) ? "last sample" : ledger_at_oom(c), "series",
-			sqlite3_column_int64(st, 0), src);
-		r = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct samples_iter it;
+		const struct sample_rec *r;
+		if (samples_iter_open(&it, c->db, sqlite3_column_int64(st, 0), SI_VALUED, 0, 0) < 0) {
+			rl_fail(c, it.err);
+			found = -1;
+			break;
+		}
+		while ((r = samples_iter_next(&it))) {
+			if (r->has_time && r->time_ns > until_ns)
+				continue;
+			if (found && (best->has_time ? !r->has_time || r->time_ns < best->time_ns ||
+						      (r->time_ns == best->time_ns &&
+						       r->rowid < best->rowid)
+						    : !r->has_time && r->rowid < best->rowid))
+				continue;
+			*best = *r;
+			*sid = sqlite3_column_int64(st, 0);
+			*art = sqlite3_column_int64(st, 1);
+			found = 1;
+		}
+		samples_iter_close(&it);
 	}
 	sqlite3_finalize(st);
+	return found;
+}
+
+/* A series' value on one entity: its highest (at_oom 0) or the last at
+ * or before the OOM (1), with the series id and its file. 0, or -1. */
+int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, int last,
+		      const char *what, struct fig *f)
+{
+	sqlite3_stmt *st = NULL;
+	struct sample_rec rec = { 0 };
+	char name_buf[160], src[240];
+	int64_t sid = 0, art = 0;
+	double v = -1;
+	int r = -1, untimed = 0;
+
+	if (last) {
+		if (last_sample(c, name, entity, c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns, &rec,
+				&sid, &art) != 1)
+			return -1;
+		v = isfinite(rec.value) && rec.value >= 0 && rec.value < 1e19 ? rec.value : -1;
+		untimed = !rec.has_time;
+	} else {
+		st = rl_prepare(c, "SELECT s.id, s.artifact_id, p.value FROM series s JOIN sample p"
+				" ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2"
+				" AND p.value IS NOT NULL ORDER BY p.value DESC LIMIT 1");
+		if (!st)
+			return -1;
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, entity, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			sid = sqlite3_column_int64(st, 0);
+			art = sqlite3_column_int64(st, 1);
+			v = ledger_col_size(st, 2);
+		}
+		sqlite3_finalize(st);
+	}
+	if (v >= 0) {
+		snprintf(src, sizeof(src), "%s %s %s (%s)", what, name, entity,
+			 ledger_art_name(c, art, name_buf, sizeof(name_buf)));
+		ledger_fig_set(f, v, "measured", !last ? "highest sample" :
+			untimed ? "last sample" : ledger_at_oom(c), "series", sid, src);
+		r = 0;
+	}
 	return r;
 }
 

@@ -7,6 +7,7 @@
  * correlation) or from one series' start (baseline).
  */
 #include "analyzer/derive/dctx.h"
+#include "analyzer/store/samples.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -166,17 +167,18 @@ static void bucket_close(struct rl_series *s, double n, double t_sum, double v_s
 	}
 }
 
-/* Fill s (id, t0_ns and width_ns set) from a statement over (time_ns,
- * value) in time order: one pass, buckets close as the time moves on, so
- * no GROUP BY sort. */
-static void bucket_rows(sqlite3_stmt *st, struct rl_series *s)
+/* Fill s (id, t0_ns and width_ns set) from the series' samples in time
+ * order (values times unit): one pass, buckets close as the time moves
+ * on, so no GROUP BY sort. */
+static void bucket_rows(struct samples_iter *it, double unit, struct rl_series *s)
 {
+	const struct sample_rec *r;
 	int64_t cur = INT64_MIN;
 	double n = 0, t_sum = 0, v_sum = 0;
 
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0) - s->t0_ns;
-		double v = sqlite3_column_double(st, 1);
+	while ((r = samples_iter_next(it))) {
+		int64_t t = r->time_ns - s->t0_ns;
+		double v = r->value * unit;
 		int64_t b = t / s->width_ns;
 		if (b != cur) {
 			bucket_close(s, n, t_sum, v_sum);
@@ -197,35 +199,19 @@ static void bucket_rows(sqlite3_stmt *st, struct rl_series *s)
 	bucket_close(s, n, t_sum, v_sum);
 }
 
-/* rl_samples with the unit known: values times unit. */
-static sqlite3_stmt *samples_in(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
-				double unit)
+int rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, struct samples_iter *it,
+	       double *unit)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT time_ns, value * ?4 FROM sample WHERE series_id = ?1"
-				      " AND time_ns BETWEEN ?2 AND ?3 AND value IS NOT NULL"
-				      " ORDER BY time_ns");
-
-	if (st) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, t0);
-		sqlite3_bind_int64(st, 3, t1);
-		sqlite3_bind_double(st, 4, unit);
-	}
-	return st;
-}
-
-sqlite3_stmt *rl_samples(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1)
-{
-	double unit;
-
-	series_kind(c, id, &unit);
-	return samples_in(c, id, t0, t1, unit);
+	series_kind(c, id, unit);
+	if (samples_iter_open(it, c->db, id, SI_VALUED | SI_BOUNDED, t0, t1) < 0)
+		return rl_fail(c, it->err);
+	return 0;
 }
 
 int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 			int64_t width, struct rl_series *s)
 {
-	sqlite3_stmt *st;
+	struct samples_iter it;
 	double unit;
 
 	if (width < 1)
@@ -238,11 +224,12 @@ int rl_series_load_grid(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1,
 	s->width_ns = width;
 	s->last_t = 0;
 	s->scope = series_kind(c, id, &unit);
-	st = samples_in(c, id, t0, t1, unit);
-	if (!st)
+	if (samples_iter_open(&it, c->db, id, SI_VALUED | SI_BOUNDED, t0, t1) < 0) {
+		rl_fail(c, it.err);
 		return -1;
-	bucket_rows(st, s);
-	sqlite3_finalize(st);
+	}
+	bucket_rows(&it, unit, s);
+	samples_iter_close(&it);
 	cache_put(c, t1, s);
 	return s->n ? 0 : -1;
 }

@@ -242,15 +242,16 @@ static void read_facts(struct rule_ctx *c, struct facts *x)
 		}
 		sqlite3_finalize(st);
 	}
-	if (rl_num(c, &v, "SELECT max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
-		   " WHERE s.name = 'server.running' AND p.value IS NOT NULL AND p.time_ns <= %lld"
-		   " AND p.time_ns >= %lld - %lld AND p.time_ns >= (SELECT max(q.time_ns) FROM sample q"
-		   " JOIN series r ON r.id = q.series_id WHERE r.name = 'server.running' AND"
-		   " q.time_ns <= %lld) - %lld", (long long)(c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns),
-		   (long long)(c->oom_ns == OL_NULL ? INT64_MIN / 2 : c->oom_ns),
-		   (long long)CRITIC_RUNNING_WINDOW_NS,
+	/* the highest running count in the window before the last sample at
+	 * or before the OOM (no such sample: none) */
+	if (rl_num(c, &v, "WITH t AS (SELECT max(sample_last_ns(id, %lld)) AS last FROM series"
+		   " WHERE name = 'server.running') SELECT max(sample_max(s.id, max(%lld - %lld,"
+		   " t.last - %lld), %lld)) FROM series s, t WHERE s.name = 'server.running'"
+		   " AND t.last IS NOT NULL",
 		   (long long)(c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns),
-		   (long long)CRITIC_RUNNING_WINDOW_NS) == 0 && v >= 0)
+		   (long long)(c->oom_ns == OL_NULL ? INT64_MIN / 2 : c->oom_ns),
+		   (long long)CRITIC_RUNNING_WINDOW_NS, (long long)CRITIC_RUNNING_WINDOW_NS,
+		   (long long)(c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns)) == 0 && v >= 0)
 		x->running = v;
 }
 

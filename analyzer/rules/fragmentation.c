@@ -30,6 +30,7 @@
  * reserved, count; one alone is shown or contributing.
  */
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/store/samples.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -320,9 +321,8 @@ struct frag_stats {
 static int first_last(struct rule_ctx *c, const char *name, const char *entity, double *first,
 		      double *last, int64_t *id)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT s.id, p.value FROM series s JOIN sample p ON"
-				      " p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2 AND"
-				      " p.value IS NOT NULL ORDER BY p.time_ns, p.rowid");
+	sqlite3_stmt *st = rl_prepare(c, "SELECT id FROM series WHERE name = ?1 AND entity = ?2");
+	struct sample_rec lo, hi;
 	int n = 0;
 
 	*first = *last = -1;
@@ -330,13 +330,31 @@ static int first_last(struct rule_ctx *c, const char *name, const char *entity, 
 		return 0;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, entity, -1, SQLITE_TRANSIENT);
+	/* each series in its order (untimed first, then time, then rowid);
+	 * the first and last over them all by the same key */
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		*last = sqlite3_column_double(st, 1);
-		if (!n++)
-			*first = *last;
+		int64_t sid = sqlite3_column_int64(st, 0);
+		struct samples_iter it;
+		const struct sample_rec *r;
+		if (samples_iter_open(&it, c->db, sid, SI_VALUED, 0, 0) < 0) {
+			rl_fail(c, it.err);
+			break;
+		}
+		while ((r = samples_iter_next(&it))) {
+			if (!n || samples_rec_before(r, &lo))
+				lo = *r;
+			if (!n++ || !samples_rec_before(r, &hi)) {
+				hi = *r;
+				*id = sid;
+			}
+		}
+		samples_iter_close(&it);
 	}
 	sqlite3_finalize(st);
+	if (n) {
+		*first = lo.value;
+		*last = hi.value;
+	}
 	return n;
 }
 

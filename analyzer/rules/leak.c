@@ -45,8 +45,8 @@ static int requests_served(struct rule_ctx *c, int64_t t0, int64_t t1, double *n
 	double a, b;
 
 	if (rl_value_at(c, "server.requests_total", NULL, t0, &a) < 0 &&
-	    rl_num(c, &a, "SELECT min(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
-		   " WHERE s.name = 'server.requests_total'") < 0)
+	    rl_num(c, &a, "SELECT min(sample_min(id)) FROM series"
+		   " WHERE name = 'server.requests_total'") < 0)
 		return -1;
 	if (rl_value_at(c, "server.requests_total", NULL, t1, &b) < 0 || b <= a)
 		return -1;

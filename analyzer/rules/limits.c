@@ -53,11 +53,11 @@ static int util_limit(struct rule_ctx *c)
 		return 0;
 	/* per process peak on the first GPU listed; the largest is the server */
 	st = rl_prepare(c,
-		"SELECT s.entity, max(p.value) FROM series s JOIN sample p ON p.series_id = s.id"
+		"SELECT s.entity, max(sample_max(s.id)) FROM series s"
 		" WHERE s.name = 'gpu.proc_used_bytes' AND substr(s.entity, 1, instr(s.entity, '/'))"
 		" = (SELECT substr(entity, 1, instr(entity, '/')) FROM series WHERE name ="
-		" 'gpu.proc_used_bytes' ORDER BY entity LIMIT 1) GROUP BY s.entity"
-		" ORDER BY 2 DESC");
+		" 'gpu.proc_used_bytes' ORDER BY entity LIMIT 1) AND sample_count(s.id) > 0"
+		" GROUP BY s.entity ORDER BY 2 DESC");
 	if (!st)
 		return -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -119,14 +119,14 @@ static int name_tenants(struct rule_ctx *c, int64_t until_ns, long long skip, st
 		   " FROM series WHERE name = 'gpu.proc_used_bytes'") < 0 || cards != 1)
 		return c->failed ? -1 : 0;
 	st = rl_prepare(c,
-		"WITH t AS (SELECT max(p.time_ns) AS at FROM series s JOIN sample p ON p.series_id = s.id"
-		" WHERE s.name = 'gpu.proc_used_bytes' AND p.time_ns <= ?1)"
-		" SELECT s.entity, max(p.value), sample_first_ns(s.id),"
+		"WITH t AS (SELECT max(sample_last_ns(id, ?1)) AS at FROM series"
+		" WHERE name = 'gpu.proc_used_bytes')"
+		" SELECT entity, mx, sample_first_ns(id), local FROM (SELECT s.id, s.entity,"
+		" sample_max(s.id, t.at - 2000000000, t.at) AS mx,"
 		" EXISTS (SELECT 1 FROM meta m WHERE m.artifact_id = s.artifact_id AND m.key = 'time.clock'"
-		" AND m.value = 'local')"
-		" FROM series s JOIN sample p ON p.series_id = s.id, t WHERE s.name = 'gpu.proc_used_bytes'"
-		" AND p.time_ns BETWEEN t.at - 2000000000 AND t.at AND p.value > 0 GROUP BY s.id"
-		" ORDER BY 2 DESC");
+		" AND m.value = 'local') AS local"
+		" FROM series s, t WHERE s.name = 'gpu.proc_used_bytes' AND t.at IS NOT NULL)"
+		" WHERE mx > 0 ORDER BY 2 DESC");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, until_ns == OL_NULL ? INT64_MAX : until_ns);

@@ -95,8 +95,7 @@ int rule_retract(struct rule_ctx *c)
 		return 0;
 	before_oom = c->has_oom && (c->oom_ns == OL_NULL || r.first_ns == OL_NULL ||
 				    r.first_ns <= c->oom_ns);
-	rl_num(c, &running, "SELECT max(p.value) FROM sample p JOIN series s ON s.id = p.series_id"
-	       " WHERE s.name = 'server.running'");
+	rl_num(c, &running, "SELECT max(sample_max(id)) FROM series WHERE name = 'server.running'");
 	rl_meta_num(c, "server.gpu_memory_utilization", &util);
 	rl_finding_init(&f, "retract", "spike", "kv_retract");
 	f.phase = "serving";

@@ -28,6 +28,7 @@
  */
 #include "analyzer/rules/rulelib.h"
 #include "analyzer/derive/servwhatif.h"
+#include "analyzer/store/samples.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -73,15 +74,17 @@ struct rise_line {
 static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, double base,
 		     double peak, const struct rise_line *line, double *secs)
 {
-	sqlite3_stmt *st = rl_samples(c, id, t0, t1);
+	struct samples_iter it;
+	const struct sample_rec *row;
 	int64_t t_lo = OL_NULL, t_hi = OL_NULL;
+	double unit;
 	int r = -1;
 
-	if (!st)
+	if (rl_samples(c, id, t0, t1, &it, &unit) < 0)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0);
-		double v = sqlite3_column_double(st, 1);
+	while ((row = samples_iter_next(&it))) {
+		int64_t t = row->time_ns;
+		double v = row->value * unit;
 		/* measured over the trend the rise stands on (a leak under it
 		 * would otherwise cross the 10% mark long before the rise) */
 		double under = line->slope > 0 ? line->slope * ((double)t - (double)line->at_ns) / 1e9 : 0;
@@ -93,7 +96,7 @@ static int rise_time(struct rule_ctx *c, int64_t id, int64_t t0, int64_t t1, dou
 			t_hi = t;
 		}
 	}
-	sqlite3_finalize(st);
+	samples_iter_close(&it);
 	if (t_lo != OL_NULL && t_hi != OL_NULL && t_hi >= t_lo) {
 		*secs = (double)(t_hi - t_lo) / 1e9;
 		r = 0;

@@ -17,8 +17,7 @@
 
 /* Samples not on UTC, counted series by series (each series' blocks
  * found by their parent: a plain "WHERE time_ns IS NULL" reads them all). */
-#define Q_UNTIMED_SAMPLES "SELECT sum((SELECT count(*) FROM sample m" \
-	" WHERE m.series_id = s.id AND m.time_ns IS NULL)) FROM series s"
+#define Q_UNTIMED_SAMPLES "SELECT sum(sample_untimed(id, 'time_ns', 'count')) FROM series"
 
 /* ---- statements ---- */
 

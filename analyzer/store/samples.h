@@ -66,4 +66,58 @@ int samples_align_boot(struct timeline *tl, int64_t off);
  * Returns SQLite's result code. */
 int samples_register(sqlite3 *db);
 
+/* ---- reading a series row by row (samples_iter.c) ---- */
+
+/* One sample; has_* 0 where the column is NULL (then the field is 0). */
+struct sample_rec {
+	int64_t rowid, time_ns, boot_ns;
+	double value;
+	unsigned char has_time, has_boot, has_value;
+};
+
+/* Whether a comes before b in the order `ORDER BY time_ns, rowid` gives
+ * (no time first): merges the iterators of several series. */
+static inline int samples_rec_before(const struct sample_rec *a, const struct sample_rec *b)
+{
+	if (a->has_time != b->has_time)
+		return !a->has_time;
+	if (a->has_time && a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns;
+	return a->rowid < b->rowid;
+}
+
+#define SI_VALUED  1   /* only samples with a value */
+#define SI_BOUNDED 2   /* only samples whose clock lies in [from, to] */
+#define SI_BOOT    4   /* the clock is boot_ns, not time_ns */
+
+/* A series' samples in the order of its clock: a block's rows at a time
+ * when they come in that order, else all of them, sorted at open. */
+struct samples_iter {
+	int flags, streaming, done;
+	int odd;                /* a time that is no integer or a value that is no
+				 * number was seen (written by hand in SQL): read
+				 * as NULL here, so a reader that must match SQL
+				 * exactly leaves such a series to SQL */
+	int64_t from, to;
+	sqlite3_stmt *blocks;   /* the series' blocks in order */
+	struct sample_rec *row; /* rows [at, n) still to give */
+	size_t n, cap, at;
+	void *scratch;          /* a block's decoded columns */
+	size_t scratch_rows;
+	const char *err;        /* why open (or a later block) failed */
+};
+
+/* Read series sid's samples from db into it: those flags keep, ordered
+ * by the clock (time_ns, or boot_ns with SI_BOOT), samples without it
+ * first, ties in the order the samples came (rowid) -- what `SELECT ...
+ * FROM sample WHERE series_id = sid [AND clock BETWEEN from AND to] [AND
+ * value IS NOT NULL] ORDER BY clock, rowid` gives. 0, or -1 with it->err
+ * (nothing to close then). */
+int samples_iter_open(struct samples_iter *it, sqlite3 *db, int64_t sid, int flags,
+		      int64_t from, int64_t to);
+/* The next sample, or NULL after the last (or when a block could not
+ * be read: it->err says why). Valid until the next call. */
+const struct sample_rec *samples_iter_next(struct samples_iter *it);
+void samples_iter_close(struct samples_iter *it);
+
 #endif

@@ -12,11 +12,21 @@
  *     sample_max(series_id [, from_ns, to_ns])
  *                                  the highest value: of every sample, or
  *                                  of the timed ones from_ns..to_ns
+ *     sample_min(series_id)        the lowest value of every sample
+ *     sample_first_boot(series_id), sample_last_boot(series_id)
+ *                                  the earliest and latest boot_ns
+ *     sample_untimed(series_id, clock, what)
+ *                                  of the samples whose clock ('time_ns'
+ *                                  or 'boot_ns') is NULL: what = 'count'
+ *                                  of them, 'valued' of those with a
+ *                                  value, 'other' of those with a value
+ *                                  and the other clock, 'max' their
+ *                                  highest value
  *
- * each NULL when no sample qualifies; a NULL bound is no bound. They are
- * min(time_ns), max(time_ns), max(value) and count(*) over `sample` with
- * those conditions, as SQL gives them (a NULL time or value never
- * qualifies where it is compared). A reader that asks a series' span,
+ * each NULL when no sample qualifies (the counts 0); a NULL bound is no
+ * bound. They are min(time_ns), max(time_ns), max(value) and count(*)
+ * over `sample` with those conditions, as SQL gives them (a NULL time or
+ * value never qualifies where it is compared). A reader that asks a series' span,
  * size or highest value (the ingest's correlation of artifacts by time,
  * the rules' start-up and history checks) calls these: they decode only
  * the columns asked (the count not even those) of the series' blocks,
@@ -34,20 +44,23 @@
  * sqlite3_close.) */
 struct sread {
 	sqlite3 *db;
-	struct pk_cell *t, *v, *dict;
+	struct pk_cell *t, *o, *v, *dict;   /* the clock, the other clock, the value */
 	size_t cap;
 };
 
 /* Room for n cells a column; -1 out of memory. */
 static int room(struct sread *r, size_t n)
 {
-	struct pk_cell *t, *v, *d;
+	struct pk_cell *t, *o, *v, *d;
 
 	if (n <= r->cap)
 		return 0;
 	if (!(t = sqlite3_realloc64(r->t, n * sizeof(*t))))
 		return -1;
 	r->t = t;
+	if (!(o = sqlite3_realloc64(r->o, n * sizeof(*o))))
+		return -1;
+	r->o = o;
 	if (!(v = sqlite3_realloc64(r->v, n * sizeof(*v))))
 		return -1;
 	r->v = v;
@@ -58,11 +71,14 @@ static int room(struct sread *r, size_t n)
 	return 0;
 }
 
-enum { SR_FIRST, SR_LAST, SR_COUNT, SR_MAX };
+enum { SR_FIRST, SR_LAST, SR_COUNT, SR_MAX, SR_MIN, SR_VALUED, SR_OTHER };
 
 /* A question: what, over which samples. */
 struct sq {
 	int what;
+	int tcol;              /* the clock's column: 1 time_ns, 2 boot_ns */
+	int untimed;           /* only samples without that clock (what COUNT, MAX,
+				* VALUED, OTHER) */
 	int timed;             /* only samples with a time (a bound was given) */
 	int has_from, has_to, has_min;
 	int64_t from, to;
@@ -82,8 +98,11 @@ static void answer(sqlite3_context *ctx, struct sread *r, int64_t sid, const str
 	sqlite3_stmt *blocks;
 	int64_t lo = 0, hi = 0, count = 0;
 	double best = 0;
-	int any = 0, rc, need_t = q->what != SR_COUNT && (q->what != SR_MAX || q->timed),
-	    need_v = q->what == SR_MAX || q->has_min;
+	int any = 0, rc, by_value = q->what == SR_MAX || q->what == SR_MIN,
+	    plain_count = q->what == SR_COUNT && !q->untimed,
+	    need_t = q->untimed || q->timed || q->what == SR_FIRST || q->what == SR_LAST,
+	    need_o = q->what == SR_OTHER,
+	    need_v = by_value || q->has_min || q->what == SR_VALUED || q->what == SR_OTHER;
 
 	rc = sqlite3_prepare_v2(r->db, "SELECT rows, data FROM sample_block WHERE parent = ?1",
 				-1, &blocks, NULL);
@@ -95,13 +114,15 @@ static void answer(sqlite3_context *ctx, struct sread *r, int64_t sid, const str
 	while ((rc = sqlite3_step(blocks)) == SQLITE_ROW) {
 		struct pk_block b;
 		int i;
-		count += sqlite3_column_int64(blocks, 0);
-		if (q->what == SR_COUNT)
+		if (plain_count) {
+			count += sqlite3_column_int64(blocks, 0);
 			continue;
+		}
 		if (packed_block_open(&b, sqlite3_column_blob(blocks, 1),
 				      (size_t)sqlite3_column_bytes(blocks, 1)) < 0 || b.ncols < 4 ||
 		    room(r, (size_t)b.nrows) < 0 ||
-		    (need_t && packed_block_column(&b, 1, r->t, r->dict) < 0) ||
+		    (need_t && packed_block_column(&b, q->tcol, r->t, r->dict) < 0) ||
+		    (need_o && packed_block_column(&b, 3 - q->tcol, r->o, r->dict) < 0) ||
 		    (need_v && packed_block_column(&b, 3, r->v, r->dict) < 0)) {
 			sqlite3_finalize(blocks);
 			sqlite3_result_error(ctx, "sample_block: a block that is not one of samples", -1);
@@ -113,11 +134,12 @@ static void answer(sqlite3_context *ctx, struct sread *r, int64_t sid, const str
 			int vnull = 1;
 			if (need_t) {
 				if (r->t[i].type != PV_INT) {
-					if (q->timed || q->what != SR_MAX)
+					if (!q->untimed)
 						continue;
 				} else {
 					t = r->t[i].u.i;
-					if ((q->has_from && t < q->from) || (q->has_to && t > q->to))
+					if (q->untimed || (q->has_from && t < q->from) ||
+					    (q->has_to && t > q->to))
 						continue;
 				}
 			}
@@ -126,14 +148,18 @@ static void answer(sqlite3_context *ctx, struct sread *r, int64_t sid, const str
 				if (vnull || (q->has_min && v < q->min))
 					continue;
 			}
-			if (q->what == SR_MAX) {
-				if (!any || v > best)
+			if (need_o && r->o[i].type != PV_INT)
+				continue;
+			if (q->what == SR_MAX || q->what == SR_MIN) {
+				if (!any || (q->what == SR_MAX ? v > best : v < best))
 					best = v;
-			} else {
+			} else if (q->what == SR_FIRST || q->what == SR_LAST) {
 				if (!any || t < lo)
 					lo = t;
 				if (!any || t > hi)
 					hi = t;
+			} else {
+				count++;
 			}
 			any = 1;
 		}
@@ -144,11 +170,11 @@ static void answer(sqlite3_context *ctx, struct sread *r, int64_t sid, const str
 		return;
 	}
 	sqlite3_finalize(blocks);
-	if (q->what == SR_COUNT)
+	if (q->what == SR_COUNT || q->what == SR_VALUED || q->what == SR_OTHER)
 		sqlite3_result_int64(ctx, count);
 	else if (!any)
 		sqlite3_result_null(ctx);
-	else if (q->what == SR_MAX)
+	else if (by_value)
 		sqlite3_result_double(ctx, best);
 	else
 		sqlite3_result_int64(ctx, q->what == SR_FIRST ? lo : hi);
@@ -168,6 +194,7 @@ static void fn_sample(sqlite3_context *ctx, int argc, sqlite3_value **argv, int 
 
 	memset(&q, 0, sizeof(q));
 	q.what = what;
+	q.tcol = 1;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
 		if (what == SR_COUNT)
 			sqlite3_result_int64(ctx, 0);
@@ -209,12 +236,79 @@ static void fn_max(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	fn_sample(ctx, argc, argv, SR_MAX);
 }
 
+static void fn_min(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	fn_sample(ctx, argc, argv, SR_MIN);
+}
+
+/* sample_first_boot, sample_last_boot: the span on the boot clock. */
+static void fn_boot(sqlite3_context *ctx, sqlite3_value *sid, int what)
+{
+	struct sq q;
+
+	memset(&q, 0, sizeof(q));
+	q.what = what;
+	q.tcol = 2;
+	if (sqlite3_value_type(sid) == SQLITE_NULL)
+		sqlite3_result_null(ctx);
+	else
+		answer(ctx, sqlite3_user_data(ctx), sqlite3_value_int64(sid), &q);
+}
+
+static void fn_first_boot(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	fn_boot(ctx, argv[0], SR_FIRST);
+}
+
+static void fn_last_boot(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	fn_boot(ctx, argv[0], SR_LAST);
+}
+
+/* sample_untimed(series_id, clock, what): see the file's comment. */
+static void fn_untimed(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	static const struct { const char *name; int what; } whats[] = {
+		{ "count", SR_COUNT }, { "valued", SR_VALUED }, { "other", SR_OTHER },
+		{ "max", SR_MAX },
+	};
+	const char *clock = (const char *)sqlite3_value_text(argv[1]);
+	const char *what = (const char *)sqlite3_value_text(argv[2]);
+	struct sq q;
+	size_t i;
+
+	(void)argc;
+	memset(&q, 0, sizeof(q));
+	q.untimed = 1;
+	q.what = -1;
+	for (i = 0; what && i < sizeof(whats) / sizeof(whats[0]); i++)
+		if (!strcmp(what, whats[i].name))
+			q.what = whats[i].what;
+	q.tcol = clock && !strcmp(clock, "time_ns") ? 1 : clock && !strcmp(clock, "boot_ns") ? 2 : 0;
+	if (q.what < 0 || !q.tcol) {
+		sqlite3_result_error(ctx, "sample_untimed: a clock is 'time_ns' or 'boot_ns',"
+				     " what 'count', 'valued', 'other' or 'max'", -1);
+		return;
+	}
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+		if (q.what == SR_MAX)
+			sqlite3_result_null(ctx);
+		else
+			sqlite3_result_int64(ctx, 0);
+		return;
+	}
+	answer(ctx, sqlite3_user_data(ctx), sqlite3_value_int64(argv[0]), &q);
+}
+
 /* The connection's state goes with its last function. */
 static void sread_free(void *p)
 {
 	struct sread *r = p;
 
 	sqlite3_free(r->t);
+	sqlite3_free(r->o);
 	sqlite3_free(r->v);
 	sqlite3_free(r->dict);
 	sqlite3_free(r);
@@ -227,7 +321,9 @@ int samples_register(sqlite3 *db)
 		{ "sample_first_ns", 1, fn_first }, { "sample_first_ns", 2, fn_first },
 		{ "sample_first_ns", 3, fn_first }, { "sample_last_ns", 1, fn_last },
 		{ "sample_last_ns", 2, fn_last }, { "sample_max", 1, fn_max },
-		{ "sample_max", 3, fn_max },
+		{ "sample_max", 3, fn_max }, { "sample_min", 1, fn_min },
+		{ "sample_first_boot", 1, fn_first_boot }, { "sample_last_boot", 1, fn_last_boot },
+		{ "sample_untimed", 3, fn_untimed },
 	};
 	struct sread *r = sqlite3_malloc(sizeof(*r));
 	size_t i;
