@@ -204,14 +204,15 @@ static void infer_columns(struct oomev *ev, int k)
 	static const char *const first[] = { "uid", "tgid", "total_vm", "rss" };
 	static const char *const split[] = { "rss_anon", "rss_file", "rss_shmem",
 					     "pgtables_bytes", "swapents" };
+	static const char adj[] = "oom_score_adj", name[] = "name";
 	int i;
 
 	for (i = 0; i < 4; i++)
 		ev->cols[i] = col_index(first[i], first[i] + strlen(first[i]));
 	for (i = 4; i < k - 1; i++)
 		ev->cols[i] = k == 10 ? col_index(split[i - 4], split[i - 4] + strlen(split[i - 4])) : 0;
-	ev->cols[k - 1] = col_index("oom_score_adj", "oom_score_adj" + 13);
-	ev->cols[k] = col_index("name", "name" + 4);
+	ev->cols[k - 1] = col_index(adj, adj + sizeof adj - 1);
+	ev->cols[k] = col_index(name, name + sizeof name - 1);
 	ev->ncols = k + 1;
 	ev->oom_evidence = 1;
 }
