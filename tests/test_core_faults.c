@@ -13,7 +13,11 @@
  *     count once lowered in a private mapping of the file: SIGBUS too);
  *   - given 20,000 PT_NOTE headers over one note: one thread, not 20,001;
  *   - given a PT_LOAD whose bytes lie past the end of the file: reported,
- *     not "ok with 1 TiB dumped".
+ *     not "ok with 1 TiB dumped";
+ *   - a CUDA core (tests/cuda_core_writer.c) cut to nothing after its
+ *     metadata row is stored: libelf maps it and the reader indexes the
+ *     mapping, so the next row read raised SIGBUS; it must say "the core
+ *     shrank while read" with the offset and keep the metadata.
  */
 #include "testutil.h"
 #include "analyzer/ingest/ingest.h"
@@ -23,6 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* the CUDA core writer, whose put32/put64 would clash with ours */
+#define put32 ccw_put32
+#define put64 ccw_put64
+#include "cuda_core_writer.c"
+#undef put32
+#undef put64
 
 #define PAGE 4096u
 
@@ -215,6 +226,53 @@ static void load_past_end(void **state)
 	unlink(core);
 }
 
+/* The store's meta op, wrapped: once the first key is stored (the CUDA
+ * core's metadata row is read; its device table is not) the core is cut
+ * to 0 bytes. (Cut before the store, the value -- a string in the mapping
+ * -- would fault inside the store.) */
+static int64_t (*real_meta)(struct sink *, const char *, const char *);
+
+static int64_t shrink_after_meta(struct sink *s, const char *k, const char *v)
+{
+	int64_t r = real_meta(s, k, v);
+
+	if (shrink_path)
+		assert_int_equal(truncate(shrink_path, 0), 0);
+	shrink_path = NULL;
+	return r;
+}
+
+static void cuda_core_shrinks_while_read(void **state)
+{
+	const char *core = BINDIR "/test_core_faults_shrink.nvcudmp";
+	const struct ccw_opts o = { 1, 1, 1, 2, 4096, 0, 1 };
+	struct timeline *tl = t_open();
+	struct ccw w;
+	struct ccw_ids ids;
+	(void)state;
+	ccw_init(&w);
+	assert_int_equal(ccw_build(&w, &o, &ids), 0);
+	assert_int_equal(ccw_write_file(&w, core, 0), 0);
+	ccw_free(&w);
+	real_meta = tl->sink.meta;
+	tl->sink.meta = shrink_after_meta;
+	shrink_path = core;
+	ingest_file(tl, core);
+	assert_null(shrink_path);       /* the cut did happen mid-read */
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "cuda_core");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'error'"
+			       " AND message LIKE 'the core shrank while read: byte %% of %% is gone (%%'"
+			       " AND offset > 0"), 1);
+	assert_string_not_equal(t_text(tl, "SELECT status FROM artifact"), "ok");
+	/* what was stored before the cut is kept */
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'cuda.generator'"),
+			    "CUDA Driver coredump");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_device"), 0);
+	assert_int_equal(ol_budget_held(), 0);
+	t_close(tl);
+	unlink(core);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +280,7 @@ int main(void)
 		cmocka_unit_test(shrinks_while_read_sections_lowered),
 		cmocka_unit_test(repeated_note_headers),
 		cmocka_unit_test(load_past_end),
+		cmocka_unit_test(cuda_core_shrinks_while_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

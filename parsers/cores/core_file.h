@@ -6,7 +6,7 @@
  * gzip-compressed core is inflated into memory (at most cuda_core_gz_limit
  * bytes, and within the run's budget: no temporary file), a plain file is read with pread (or
  * mapped, for a reader that asks: a mapping of a file that shrinks while
- * read kills the process with SIGBUS). A core whose section headers do not
+ * read raises SIGBUS, so that reader reads it under core_guard.h). A core whose section headers do not
  * fit in the budget is read as far as they do: the count is lowered in
  * the copy (in memory) or, for a plain file, in an image of it read with
  * pread within the budget (never in a mapping of the file, whatever the

@@ -20,8 +20,15 @@
  * This file opens the core, runs the steps and emits the records; the
  * steps live in cuda_core_{sections,tables,cubin,exceptions}.c, which
  * share the state in cuda_core_internal.h.
+ *
+ * A plain file is mapped by libelf and the steps index the mapping; a file
+ * that shrinks while read (a core still being written or rotated) would
+ * raise SIGBUS there, so the steps run under a guard (core_guard.h): the
+ * fault jumps back here, the error names the byte that is gone, what was
+ * stored before stays (the artifact is partial) and the run goes on.
  */
 #include "parsers/cores/cuda_core_internal.h"
+#include "parsers/cores/core_guard.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -122,6 +129,8 @@ static void free_core(struct core *c)
 	free(c->devs);
 	free(c->sec);
 	free(c->bykind);
+	free(c->scratch);
+	json_decref(c->pending);
 	core_elf_close(&c->file);
 	free(c);
 }
@@ -139,16 +148,11 @@ int cuda_core_sniff(const unsigned char *head, size_t n)
 	return 100;
 }
 
-int cuda_core_parse(struct input *in, struct sink *s)
+/* Read the opened core (c->img) and emit its records. */
+static void read_core(struct core *c)
 {
-	struct core *c = calloc(1, sizeof(*c));
-	int r;
-
-	if (!c)
-		return -1;
-	c->out.s = s;
-	if (open_core(c, in) < 0 || cc_index_sections(c) < 0)
-		goto out;
+	if (cc_index_sections(c) < 0)
+		return;
 	cc_validate(c);
 	cc_read_meta(c);
 	cc_read_devices(c);
@@ -161,6 +165,31 @@ int cuda_core_parse(struct input *in, struct sink *s)
 	}
 	if (!c->out.failed)
 		emit_all(c);
+}
+
+int cuda_core_parse(struct input *in, struct sink *s)
+{
+	struct core *c = calloc(1, sizeof(*c));
+	struct core_guard g;
+	int r;
+
+	if (!c)
+		return -1;
+	c->out.s = s;
+	if (open_core(c, in) < 0)
+		goto out;
+	if (c->file.copy) {
+		read_core(c);   /* an image in memory cannot shrink */
+	} else if (CORE_GUARD_TRY(&g, c->img, (size_t)c->len)) {
+		core_guard_disarm(&g);
+		DIAG(c, g.fault_off, OL_ERROR, "the core shrank while read: byte %llu of %llu "
+		     "is gone (%s was cut or rotated while oomlens read it); what was read "
+		     "before is kept", (unsigned long long)g.fault_off,
+		     (unsigned long long)c->len, in->path ? in->path : "the file");
+	} else {
+		read_core(c);
+		core_guard_disarm(&g);
+	}
 out:
 	r = c->out.failed ? -1 : c->out.records;
 	free_core(c);

@@ -130,7 +130,7 @@ static void read_cubin(struct core *c, struct mod_rec *mr, size_t i)
 
 	if (!cb.x->inb || !cb.x->size || !within_budget(c, cb.x, i))
 		return;
-	copy = malloc((size_t)cb.x->size);
+	copy = c->scratch = malloc((size_t)cb.x->size);   /* freed by free_core after a jump */
 	if (!copy)
 		return;
 	memcpy(copy, c->img + cb.x->off, (size_t)cb.x->size);
@@ -154,6 +154,7 @@ static void read_cubin(struct core *c, struct mod_rec *mr, size_t i)
 out:
 	if (e)
 		elf_end(e);
+	c->scratch = NULL;
 	free(copy);
 }
 

@@ -232,11 +232,13 @@ static json_t *triple(const int64_t v[3])
 		json_pack("[III]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]);
 }
 
-/* The event data of site e (docs/json.md, cuda_exception). */
-static json_t *exc_data(const struct exc_rec *e, const struct ol_gpu_grid *g,
+/* The event data of site e (docs/json.md, cuda_exception), hung on
+ * c->pending while it is built from strings in the mapping (a SIGBUS jump
+ * then leaves it for free_core). */
+static json_t *exc_data(struct core *c, const struct exc_rec *e, const struct ol_gpu_grid *g,
 			const char *dname, const char *name, const char *fn)
 {
-	json_t *d = json_object();
+	json_t *d = c->pending = json_object();
 
 	json_object_set_new(d, "device", json_integer(e->device));
 	json_object_set_new(d, "device_name", ol_json_str(dname));
@@ -278,7 +280,7 @@ static void emit_exception(struct core *c, const struct exc_rec *e)
 		g->exception = e->code == OL_NULL ? TRAP_NAME :
 			       e->code < (int64_t)N_EXC_NAMES ? exc_names[e->code] :
 			       "unknown exception";
-	d = exc_data(e, g, dname, name, fn);
+	d = exc_data(c, e, g, dname, name, fn);
 	snprintf(summary, sizeof(summary), "%s on device %lld%s%s%s in %s "
 		 "(SM %lld, %llu lane%s)", name, (long long)e->device,
 		 dname ? " (" : "", dname ? dname : "", dname ? ")" : "",
@@ -293,6 +295,7 @@ static void emit_exception(struct core *c, const struct exc_rec *e)
 	ev.summary = summary;
 	ev.data = d;
 	core_note(&c->out, sink_event(c->out.s, &ev));
+	c->pending = NULL;
 	json_decref(d);
 }
 

@@ -95,6 +95,10 @@ struct core {
 	struct ol_time t;                   /* metadata timestamp */
 	unsigned strtab_diags;
 	uint64_t cubin_bytes;               /* cubin bytes copied so far */
+	/* Held only while the mapping is read (c->img), so that a SIGBUS jump
+	 * (core_guard.h) leaves nothing behind: free_core frees them. */
+	void *scratch;                      /* a buffer (header spans, cubin copy) */
+	json_t *pending;                    /* event data being built */
 };
 
 /* ---- reading rows ---- */

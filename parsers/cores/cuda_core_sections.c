@@ -236,17 +236,18 @@ int cc_index_sections(struct core *c)
 	c->nsec = n;
 	c->sec = calloc(n ? n : 1, sizeof(*c->sec));
 	c->bykind = calloc(n ? n : 1, sizeof(*c->bykind));
-	sc.spans = calloc(n ? n : 1, sizeof(*sc.spans));
-	if (!c->sec || !c->bykind || !sc.spans) {
-		free(sc.spans);
-		return -1;
-	}
+	/* on the core while headers are read from the mapping: freed by
+	 * free_core after a SIGBUS jump */
+	sc.spans = c->scratch = calloc(n ? n : 1, sizeof(*sc.spans));
+	if (!c->sec || !c->bykind || !sc.spans)
+		return -1;   /* free_core frees them */
 	for (i = 1; i < n; i++)
 		read_header(c, i, &sc);
 	if (sc.unknown)
 		DIAG(c, 0, OL_INFO, "%zu sections of types this reader does not know "
 		     "(first: 0x%x; a newer driver?) were skipped", sc.unknown, sc.unknown_type);
 	report_overlaps(c, sc.spans, sc.nspans);
+	c->scratch = NULL;
 	free(sc.spans);
 	group_by_kind(c);
 	return 0;
