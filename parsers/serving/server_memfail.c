@@ -160,6 +160,15 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		return 0;
 	srv_mem_stack(m, l->msg, l->n);
 	if ((ph = memfail_phase_line(l->msg, l->n)) != OOM_PHASE_UNKNOWN) {
+		/* workers in lockstep (Ray's, tensor parallel) interleave their
+		 * lines: a start-up phase's notice just after a failure that
+		 * nothing before placed ("Capturing the model for CUDA graphs"
+		 * after one worker's CUDA error) is the phase it failed in (the
+	 * start-up phases are load_weights..warmup in lib/vocab.h's order) */
+		if (m->held && m->f.phase == OOM_PHASE_UNKNOWN && m->ctx == OOM_PHASE_UNKNOWN &&
+		    m->below == OOM_PHASE_UNKNOWN && lineno - m->line <= SRV_MEM_FOLLOW &&
+		    ph >= OOM_PHASE_LOAD_WEIGHTS && ph <= OOM_PHASE_WARMUP)
+			srv_mem_below(m, ph, 0, lineno);
 		if (ph == OOM_PHASE_SERVING)
 			srv_mem_served(m);
 		else if (!m->served)
