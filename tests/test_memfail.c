@@ -268,6 +268,17 @@ static void phases(void **state)
 		  OOM_PHASE_KV_ALLOC },
 		{ "  File \"/opt/py3/lib/python3.10/site-packages/lmdeploy/turbomind/turbomind.py\","
 		  " line 152, in _create_weight", OOM_PHASE_LOAD_WEIGHTS },
+		/* frames printed after the failure (tests/data/real/any_stack:
+		 * vllm-0.6-multistep-..., vllm-v1-create-weights-...,
+		 * vllm-v1-lmcache-..., torch-0.4-validation-...) */
+		{ "ERROR 10-11 12:27:29 engine.py:157]     request_outputs = self.engine_step()",
+		  OOM_PHASE_SERVING },
+		{ "Engine loop is not running. Inspect the stacktrace to find the original error: "
+		  "OutOfMemoryError('HIP out of memory.", OOM_PHASE_SERVING },
+		{ "    outputs = llm.generate(prompts, sampling_params)", OOM_PHASE_SERVING },
+		{ "  File \"vllm/model_executor/layers/linear.py\", line 202, in create_weights",
+		  OOM_PHASE_LOAD_WEIGHTS },
+		{ "    eval_loss = evaluate(model, criterion, epoch, eval_losses)", OOM_PHASE_EVAL },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {

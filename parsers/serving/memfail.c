@@ -329,6 +329,15 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "event_loop_normal", OOM_PHASE_SERVING },  /* SGLang's scheduler loop */
 	{ "event_loop_overlap", OOM_PHASE_SERVING },
 	{ "run_busy_loop", OOM_PHASE_SERVING },    /* vLLM V1's engine core, after start-up */
+	/* vLLM V0's MQLLMEngine: start() runs run_engine_loop once set up,
+	 * which steps only while requests are unfinished; its client says
+	 * "Engine loop is not running" when the loop died after start-up */
+	{ "run_engine_loop", OOM_PHASE_SERVING },
+	{ "engine_step", OOM_PHASE_SERVING },
+	{ "Engine loop is not running", OOM_PHASE_SERVING },
+	/* vLLM's offline LLM.generate(): requests added, _run_engine steps */
+	{ "llm.generate(", OOM_PHASE_SERVING },
+	{ "in _run_engine", OOM_PHASE_SERVING },
 	/* TensorRT-LLM's "The following component could not be created: X"
 	 * (its _ExecutorMemoryMonitor): the temporary components size the
 	 * KV cache (a profile), the model's own extra resources too */
@@ -362,6 +371,10 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "error loading model", OOM_PHASE_LOAD_WEIGHTS },
 	{ "error loading llama server", OOM_PHASE_LOAD_WEIGHTS },
 	{ "load_weights", OOM_PHASE_LOAD_WEIGHTS },
+	/* vLLM's quant methods allocate each layer's weights while the model
+	 * is built (linear.py "Failed to create unquantized linear weights") */
+	{ "in create_weights", OOM_PHASE_LOAD_WEIGHTS },
+	{ "create unquantized linear weights", OOM_PHASE_LOAD_WEIGHTS },
 	{ "load_model", OOM_PHASE_LOAD_WEIGHTS },
 	{ "from_pretrained", OOM_PHASE_LOAD_WEIGHTS },
 	{ "load_state_dict", OOM_PHASE_LOAD_WEIGHTS },
@@ -381,6 +394,7 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "prediction_step", OOM_PHASE_EVAL },     /* transformers' Trainer.evaluate */
 	{ "prediction_loop", OOM_PHASE_EVAL },
 	{ "in evaluate", OOM_PHASE_EVAL },         /* a frame "in evaluate", its IPython form */
+	{ "evaluate(", OOM_PHASE_EVAL },           /* the call's source line under a frame */
 	/* transformers' trainer_pt_utils: the evaluation loop gathers the
 	 * predictions of each step with these (Trainer.evaluation_loop) */
 	{ "torch_pad_and_concatenate", OOM_PHASE_EVAL },
@@ -581,6 +595,7 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
  * only at the line's start (the rest of a line the terminal wrapped). */
 static const char *const continuations[] = {
 	"failed to allocate CUDA", "failed to allocate ROCm", "failed to allocate Metal",
+	"failed to allocate Vulkan",   /* ggml_gallocr: "%s buffer of size", the backend's name */
 	"unable to allocate", "failed to allocate compute", "error loading model",
 	"failed to initialize the context", "failed to create context", "failed to load model",
 	"retrying without pipeline", "exiting due to model loading error",

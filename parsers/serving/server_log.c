@@ -59,6 +59,13 @@ struct srv_st {
 	char wrap[1024];
 	size_t wrap_n;
 	uint64_t wrap_line;
+	/* a lone OOM message whose phase nothing named yet, held until the
+	 * piece after it: the traceback a chained exception or a repr prints
+	 * after the message ("The above exception was the direct cause ...",
+	 * run_busy_loop) names the phase its frames ran in */
+	int pend;
+	struct ol_event pend_e;     /* its data owned; summary in pend_summary */
+	char pend_summary[256];
 };
 
 /* The same OOM is often logged twice: the worker's traceback, then the
@@ -85,7 +92,7 @@ static void remember_oom(struct srv_st *st, json_t *d, const struct ol_time *t)
 }
 
 /* Write event e and drop its data. 0, or -1 when the sink failed. */
-static int put_event(struct srv_st *st, struct ol_event *e)
+static int write_event(struct srv_st *st, struct ol_event *e)
 {
 	int64_t id = sink_event(st->s, e);
 
@@ -93,6 +100,41 @@ static int put_event(struct srv_st *st, struct ol_event *e)
 	if (id < 0)
 		return -1;
 	st->records++;
+	return 0;
+}
+
+/* Write the lone OOM held (pend), with phase ph when ph names one. 0 or -1. */
+static int pend_flush(struct srv_st *st, enum oom_phase ph)
+{
+	if (!st->pend)
+		return 0;
+	st->pend = 0;
+	if (ph != OOM_PHASE_UNKNOWN)
+		json_object_set_new(st->pend_e.data, "phase", json_string(oom_phase_name(ph)));
+	return write_event(st, &st->pend_e);
+}
+
+/* Write event e (its data is taken), after the lone OOM held. 0 or -1. */
+static int put_event(struct srv_st *st, struct ol_event *e)
+{
+	if (pend_flush(st, OOM_PHASE_UNKNOWN) < 0) {
+		json_decref(e->data);
+		return -1;
+	}
+	return write_event(st, e);
+}
+
+/* Hold e (its data taken) until the piece after it names its phase. 0 or -1. */
+static int pend_hold(struct srv_st *st, struct ol_event *e)
+{
+	if (pend_flush(st, OOM_PHASE_UNKNOWN) < 0) {
+		json_decref(e->data);
+		return -1;
+	}
+	st->pend_e = *e;
+	snprintf(st->pend_summary, sizeof(st->pend_summary), "%s", e->summary);
+	st->pend_e.summary = st->pend_summary;
+	st->pend = 1;
 	return 0;
 }
 
@@ -169,6 +211,8 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 		srv_mem_put_stack(&st->mem, e.data);
 	json_object_set_new(e.data, "exception", ol_json_strn(exc, en > 2000 ? 2000 : en));
 	json_object_set_new(e.data, "traceback", tb ? ol_json_strn(tb, strlen(tb)) : json_null());
+	if (!tb && ph == OOM_PHASE_UNKNOWN && !strcmp(e.kind, "torch_oom"))
+		return pend_hold(st, &e);
 	return put_event(st, &e);
 }
 
@@ -196,6 +240,25 @@ static int cxx_abort(struct srv_st *st)
 	return put_event(st, &e) < 0 ? -1 : 1;
 }
 
+/* A traceback starting at line `line` just after a failure that named
+ * no phase: its frames name the phase that failure happened in (a
+ * chained exception's second traceback, a THCudaCheck line's own). The
+ * lone OOM held is written with it; the memory failure held takes it.
+ * 0 or -1. */
+static int traceback_below(struct srv_st *st, uint64_t line, const char *tb)
+{
+	int rank;
+	enum oom_phase ph = st->mem.served ? OOM_PHASE_UNKNOWN
+			    : memfail_phase_hint_ranked(tb, strlen(tb), &rank);
+
+	if (ph == OOM_PHASE_UNKNOWN)
+		return pend_flush(st, OOM_PHASE_UNKNOWN);
+	if (st->pend && line >= st->pend_e.line && line - st->pend_e.line <= SRV_MEM_REPEAT)
+		return pend_flush(st, ph);
+	srv_mem_below(&st->mem, ph, rank, line);
+	return pend_flush(st, OOM_PHASE_UNKNOWN);
+}
+
 /* The finished piece of server_join.c as an event: a traceback always, a
  * lone message when it is PyTorch's message proper. */
 static int take_piece(struct srv_st *st)
@@ -209,6 +272,8 @@ static int take_piece(struct srv_st *st)
 			r = emit(st, j->text, j->text_n, NULL);
 	} else if (srv_join_open(j) != SRV_NONE) {
 		tb = srv_join_traceback(j, &oom);
+		if (!oom && tb && traceback_below(st, j->line, tb) < 0)
+			oom = 1;
 		if (oom)
 			r = -1;
 		else if (!j->text_n && sink_diagf(st->s, j->line, 0, OL_WARN,
@@ -429,7 +494,8 @@ int server_log_parse(struct input *in, struct sink *s)
 		    (r == 0 && read_line(st) < 0))
 			goto out;   /* r == 1: a CRI partial line, held */
 	}
-	if (take_piece(st) < 0 || srv_mem_finish(&st->mem, s) < 0 ||
+	if (take_piece(st) < 0 || pend_flush(st, OOM_PHASE_UNKNOWN) < 0 ||
+	    srv_mem_finish(&st->mem, s) < 0 ||
 	    srv_stats_finish(&st->stats, s) < 0 ||
 	    srv_engine_finish(&st->engines, s) < 0)
 		goto out;

@@ -12,7 +12,7 @@
 void srv_mem_init(struct srv_mem *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->phase = OOM_PHASE_UNKNOWN;
+	m->phase = m->below = OOM_PHASE_UNKNOWN;
 	m->stack = -1;
 }
 
@@ -67,7 +67,10 @@ static int flush(struct srv_mem *m, struct sink *s)
 	char summary[256], size[32] = "";
 	struct ol_event e = { .kind = "mem_failure", .t = m->t, .pid = m->pid, .line = m->line,
 			      .summary = summary };
-	enum oom_phase ph = m->f.phase != OOM_PHASE_UNKNOWN ? m->f.phase : m->ctx;
+	/* its own lines first, then its own traceback printed after it,
+	 * then a traceback cut above it or the log's phase */
+	enum oom_phase ph = m->f.phase != OOM_PHASE_UNKNOWN ? m->f.phase
+			    : m->below != OOM_PHASE_UNKNOWN ? m->below : m->ctx;
 	int64_t id;
 
 	/* Metal fails only when a command buffer runs, inside llama_decode
@@ -137,6 +140,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		m->ctx = m->frame_line && lineno - m->frame_line <= SRV_MEM_FRAMES ? m->frame
 										 : m->phase;
 		m->frame_line = 0;
+		m->below = OOM_PHASE_UNKNOWN;
 		m->f = f;
 		m->held = 1;
 		m->t = l->t;
@@ -156,18 +160,42 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		return 0;
 	srv_mem_stack(m, l->msg, l->n);
 	if ((ph = memfail_phase_line(l->msg, l->n)) != OOM_PHASE_UNKNOWN) {
+		/* workers in lockstep (Ray's, tensor parallel) interleave their
+		 * lines: a start-up phase's notice just after a failure that
+		 * nothing before placed ("Capturing the model for CUDA graphs"
+		 * after one worker's CUDA error) is the phase it failed in (the
+	 * start-up phases are load_weights..warmup in lib/vocab.h's order) */
+		if (m->held && m->f.phase == OOM_PHASE_UNKNOWN && m->ctx == OOM_PHASE_UNKNOWN &&
+		    m->below == OOM_PHASE_UNKNOWN && lineno - m->line <= SRV_MEM_FOLLOW &&
+		    ph >= OOM_PHASE_LOAD_WEIGHTS && ph <= OOM_PHASE_WARMUP)
+			srv_mem_below(m, ph, 0, lineno);
 		if (ph == OOM_PHASE_SERVING)
 			srv_mem_served(m);
 		else if (!m->served)
 			m->phase = ph;
-	} else if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) != OOM_PHASE_UNKNOWN &&
-		   (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES ||
-		    rank < m->frame_rank)) {
+		return 0;
+	}
+	if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) == OOM_PHASE_UNKNOWN)
+		return 0;
+	if (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES || rank < m->frame_rank) {
 		m->frame = ph;          /* a frame of a traceback cut above */
 		m->frame_rank = rank;
 		m->frame_line = lineno;
 	}
+	/* a frame of the traceback a held failure prints after itself
+	 * (PyTorch's THCudaCheck, then "Traceback ...": loss.backward(),
+	 * evaluate()) names that failure's phase, the best-ranked wins */
+	srv_mem_below(m, ph, rank, lineno);
 	return 0;
+}
+
+void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)
+{
+	if (m->held && lineno > m->line && lineno - m->last_line <= SRV_MEM_REPEAT &&
+	    ph != OOM_PHASE_UNKNOWN && (m->below == OOM_PHASE_UNKNOWN || rank < m->below_rank)) {
+		m->below = ph;
+		m->below_rank = rank;
+	}
 }
 
 int srv_mem_finish(struct srv_mem *m, struct sink *s)

@@ -43,6 +43,11 @@ struct srv_mem {
 	int held;
 	struct memfail f;            /* its phase: what its own lines name */
 	enum oom_phase ctx;          /* the log's phase when it was told */
+	enum oom_phase below;        /* the best phase the frames of the
+				      * traceback printed just after it name
+				      * (a THCudaCheck line, then its
+				      * traceback), */
+	int below_rank;              /* its precedence */
 	struct ol_time t;
 	int64_t pid;
 	uint64_t line, last_line;    /* where it was told, and last added to */
@@ -77,6 +82,11 @@ void srv_mem_stack(struct srv_mem *m, const char *text, size_t n);
 /* Add the log's training stack to event data d ("stack"), when one was
  * named. */
 void srv_mem_put_stack(const struct srv_mem *m, json_t *d);
+
+/* Note that the traceback at lineno, just after the failure held, names
+ * phase ph with precedence rank (memfail_phase_hint_ranked): the failure
+ * takes it when its own lines named none. Nothing when none is held. */
+void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno);
 
 /* Write the failure still held. 0 or -1. */
 int srv_mem_finish(struct srv_mem *m, struct sink *s);
