@@ -476,6 +476,12 @@ def check_any_stack(rep, key, value):
     if key == "first_phase":
         got = evs[0].get("phase") if evs else None
         return (got == value, got)
+    if key == "event":                   # an event kind the file gives (not an OOM's)
+        got = [e.get("kind") for e in rep.get("events") or []]
+        return (value in got, got)
+    if key == "exit_code":               # a container's or process's exit code
+        got = [e.get("exit_code") for e in rep.get("events") or []]
+        return (str(value) in [str(g) for g in got], got)
     if key == "stack":                   # the training stack the frames name (lib/vocab.h)
         got = [e.get("stack") for e in evs]
         return (value in got, got)
@@ -611,6 +617,10 @@ def main(argv):
                 if status not in ("ok", "partial"):
                     if folder == "gpu_host":
                         unread.append((where, rec, status, err))
+                        continue
+                    if "read=no" in (rec.get("figures") or ""):   # a known gap, named
+                        pending += 1
+                        print("PENDING %s: not read yet (read=no)" % where)
                         continue
                     failed += 1
                     print("FAIL %s: not read (status %s) %s" % (where, status, err.strip()[:200]))

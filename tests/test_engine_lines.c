@@ -88,6 +88,9 @@ static const struct line_case {
 	{ "ValueError: No available memory for the cache blocks. Try increasing"
 	  " `gpu_memory_utilization` when initializing the engine.", ENGINE_VLLM, NONE, NONE, 0, 0,
 	  EE_KV_NO_MEMORY },
+	/* SGLang's newer wording (InferenceX #2128, tests/data/real/any_stack) */
+	{ "ValueError: Loaded weights leave no GPU memory for the KV cache under"
+	  " --mem-fraction-static=0.88.", ENGINE_SGLANG, NONE, NONE, 0, 0, EE_KV_NO_MEMORY },
 	{ "ERROR 06-30 13:53:19 [core.py:515] EngineCore failed to start.", ENGINE_VLLM, NONE,
 	  NONE, 0, 0, EE_ENGINE_DEAD },
 	/* V0 and V1 statistics */

@@ -239,7 +239,7 @@ int rule_startup(struct rule_ctx *c)
 	struct startup s;
 	struct rl_finding f;
 	int64_t fid;
-	int r;
+	int r, compiled;
 
 	memset(&s, 0, sizeof(s));
 	s.scope = -1;
@@ -259,6 +259,13 @@ int rule_startup(struct rule_ctx *c)
 			 : "any request was served");
 		r = 1;
 	}
+	compiled = !ph.startup && rl_phase_compile_time(&ph);
+	if (compiled && (r == 0 || s.score < STARTUP_PHASE)) {
+		s.score = STARTUP_PHASE;
+		snprintf(s.how, sizeof(s.how), "the compiler found the program does not fit the"
+			 " device (XLA's compile-time out of memory), before any step of it ran");
+		r = 1;
+	}
 	if (r == 0)
 		return 0;
 	rl_finding_init(&f, "startup", "misconfig", "startup_oom");
@@ -268,7 +275,8 @@ int rule_startup(struct rule_ctx *c)
 	if (r)
 		f.score = STARTUP_CONTRIB;
 	snprintf(f.title, sizeof(f.title), "The OOM came before the %s held any steady load:"
-		 " %s", ph.startup && rl_phase_deepspeed(&ph) ? "training job" : "service", s.how);
+		 " %s", (ph.startup && rl_phase_deepspeed(&ph)) || compiled ? "program" : "service",
+		 s.how);
 	if (ph.startup) {
 		/* the phase names the knob (startup_phase.c) */
 		struct rl_engine e[RL_MAX_ENGINES];
@@ -281,6 +289,13 @@ int rule_startup(struct rule_ctx *c)
 		if (!f.knob[0] && strcmp(ph.phase, "warmup") && strcmp(ph.phase, "graph_capture") &&
 		    !rl_phase_deepspeed(&ph))
 			startup_value(c, &s, &f);
+	} else if (compiled) {
+		/* the compiler's own figures are in the failure's text */
+		f.phase = ph.phase;
+		rl_advice(&f, "The compiled program needs more than the device holds (%.120s):"
+			  " shard it over more devices, lower the batch or sequence length,"
+			  " rematerialise activations (jax.checkpoint / remat), or use a device"
+			  " with more HBM.", ph.text);
 	} else {
 		startup_value(c, &s, &f);
 	}

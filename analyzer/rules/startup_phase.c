@@ -61,6 +61,16 @@ int rl_phase_deepspeed(const struct rl_phase *p)
 	return !strncmp(p->stack, "deepspeed", 9);
 }
 
+int rl_phase_compile_time(const struct rl_phase *p)
+{
+	/* XLA's compiler (service/memory_space_assignment, the TPU backend)
+	 * reports "Ran out of memory in memory space hbm. Used N of M hbm.
+	 * Exceeded hbm capacity by K." when it lays the program out, and
+	 * libtpu prefixes it "XLA:TPU compile permanent error" */
+	return !strcmp(p->family, "xla") && (strstr(p->text, "Ran out of memory in memory space") ||
+					     strstr(p->text, "compile permanent error"));
+}
+
 const char *rl_phase_doing_of(const struct rl_phase *p)
 {
 	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))

@@ -34,6 +34,11 @@ const char *rl_phase_doing(const char *phase);
  * set-up where the parsers placed a DeepSpeed job's OOM in load_weights. */
 const char *rl_phase_doing_of(const struct rl_phase *p);
 
+/* 1 when p's failure was found by a compiler laying the program out
+ * (XLA's compile-time out of memory): the program cannot fit the device,
+ * whatever phase its frames name, before any step of it ran. */
+int rl_phase_compile_time(const struct rl_phase *p);
+
 /* 1 when p's stack is DeepSpeed's (any ZeRO stage). */
 int rl_phase_deepspeed(const struct rl_phase *p);
 

@@ -602,7 +602,10 @@ int k8s_sniff(const unsigned char *head, size_t n)
 	    mem_find(h, n, " OOMKilling ") || after_reason(h, n, "OOMKilled") ||
 	    after_reason(h, n, "Evicted"))
 		return 70;
-	if (mem_find(h, n, "Last State:") && mem_find(h, n, "Exit Code:"))
+	/* a container's last termination: describe's "Last State:" / "Exit
+	 * Code:", or the pod status's "lastState" / "exitCode" (JSON, YAML) */
+	if ((mem_find(h, n, "Last State:") || mem_find(h, n, "lastState")) &&
+	    (mem_find(h, n, "Exit Code:") || mem_find(h, n, "exitCode")))
 		return 40;
 	return 0;
 }

@@ -81,6 +81,9 @@ int k8s_memory_reason(const char *r);
 int k8s_emit_eviction(struct k8s_st *st, const char *m, const struct ol_time *t, uint64_t line);
 /* A container (c, or NULL) or pod killed for memory, reason as printed,
  * its message msg (may be NULL). -1 when the sink failed. */
+/* A container ended by SIGKILL (exit code 137) whose reason is not
+ * OOMKilled: a process_crash event, not an OOM. -1 when the sink failed. */
+int k8s_emit_sigkill(struct k8s_st *st, const struct kcont *c, const struct ol_time *t);
 int k8s_emit_kill(struct k8s_st *st, const struct kcont *c, const char *reason, const char *msg,
 		  const struct ol_time *t, uint64_t line);
 /* Count a record the sink stored (id >= 0): 0, or -1 when it failed. */

@@ -252,6 +252,31 @@ int k8s_emit_kill(struct k8s_st *st, const struct kcont *c, const char *reason,
 			c ? c->limit : OL_NULL, summary, d);
 }
 
+/* A container c that ended with exit code 137 (128 + SIGKILL) under a
+ * reason other than OOMKilled: the kubelet says OOMKilled only for its
+ * cgroup's OOM; the node's own OOM killer, an eviction's hard kill or a
+ * probe's kill leave "Error" and 137 (kubernetes #53669). A process ended
+ * by a signal, not an OOM: what killed it is for the node's kernel log to
+ * say. -1 when the sink failed. */
+int k8s_emit_sigkill(struct k8s_st *st, const struct kcont *c, const struct ol_time *t)
+{
+	json_t *d = json_object();
+	char summary[640];
+
+	json_object_set_new(d, "signal", json_string("SIGKILL"));
+	json_object_set_new(d, "reason", ol_json_str(c->reason[0] ? c->reason : NULL));
+	json_object_set_new(d, "container", ol_json_str(c->name[0] ? c->name : NULL));
+	object_json(st, d);
+	json_object_set_new(d, "exit_code", ol_json_int(c->exit_code));
+	json_object_set_new(d, "last_state", json_boolean(c->last_state));
+	snprintf(summary, sizeof(summary), "container %s of pod %s ended by SIGKILL (exit code"
+		 " 137, reason %s): not OOMKilled, so not its cgroup's OOM; the node's OOM"
+		 " killer is one cause, its kernel log says", c->name[0] ? c->name : "?",
+		 st->pod[0] ? st->pod : "?", c->reason[0] ? c->reason : "?");
+	return emit(st, vocab_event_kind(VE_PROCESS_CRASH), t, c->line, OL_NULL, NULL, OL_NULL,
+		    summary, d);
+}
+
 /* Store meta key = bytes v. -1 when the sink failed. */
 static int meta_bytes(struct k8s_st *st, const char *key, int64_t v)
 {
@@ -303,6 +328,8 @@ int k8s_flush(struct k8s_st *st)
 		const struct ol_time *t = c->finished.clock != OL_CLOCK_NONE ? &c->finished
 					: c->started.clock != OL_CLOCK_NONE ? &c->started : &st->obj_t;
 		if (c->oom && k8s_emit_kill(st, c, "OOMKilled", NULL, t, c->line) < 0)
+			return -1;
+		if (!c->oom && c->exit_code == 137 && k8s_emit_sigkill(st, c, t) < 0)
 			return -1;
 	}
 	if (evict_msg || st->evicted) {

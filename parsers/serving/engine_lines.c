@@ -137,7 +137,11 @@ static const struct {
 	const char *phrases[7];
 } error_phrases[] = {
 	{ EE_KV_NO_MEMORY, V, { "No available memory for the cache blocks" } },
-	{ EE_KV_NO_MEMORY, S, { "Not enough memory. Please try to increase --mem-fraction-static" } },
+	/* SGLang's model_runner: the older wording, then the newer "Loaded
+	 * weights leave no GPU memory for the KV cache under
+	 * --mem-fraction-static=0.88." (DeepSeek-V4 images, 2026) */
+	{ EE_KV_NO_MEMORY, S, { "Not enough memory. Please try to increase --mem-fraction-static",
+				"no GPU memory for the KV cache" } },
 	{ EE_KV_NO_MEMORY, R, { "maxTokensInPagedKvCache must be large enough",
 				/* 0.8+: "maxTokensInPagedKvCache (29184) must be ..." */
 				"must be large enough to process at least 1 sequence to completion" } },

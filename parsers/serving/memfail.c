@@ -56,6 +56,15 @@ static const struct {
 	{ "CUDA out of memory", MF_TORCH, 0 },
 	{ "RESOURCE_EXHAUSTED: Out of memory", MF_XLA, 0 },
 	{ "Resource exhausted: Out", MF_XLA, 0 },   /* its line may wrap after "Out" */
+	/* XLA's TPU runtime and PJRT: a buffer the device could not hold
+	 * ("RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting
+	 * to allocate 4.39G. That was not possible. There are 2.30G free."),
+	 * torch_xla/XRT's "Attempting to reserve N at the bottom of memory",
+	 * and the compiler's "Ran out of memory in memory space hbm. Used N
+	 * of M hbm. Exceeded hbm capacity by K." */
+	{ "Error allocating device buffer", MF_XLA, 0 },
+	{ "RESOURCE_EXHAUSTED: Attempting to", MF_XLA, 0 },
+	{ "Ran out of memory in memory space", MF_XLA, 0 },
 	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
 	{ "cudaMalloc failed: out of memory", MF_CUDA, 0 },
 	{ "hipMalloc failed: out of memory", MF_HIP, 0 },
@@ -252,9 +261,10 @@ static int64_t size_after(const char *l, size_t n, const struct phrases_found *f
 static const char *const requested_labels[] = {
 	"Tried to allocate ", "trying to allocate ", "allocating ", "failed to allocate ",
 	"buffer of size ", "while trying to allocate ", "allocate ", "allocation of size ",
+	"Attempting to reserve ", "Used ",
 };
 static const char *const total_labels[] = { "total capacity of ", "max allowed: " };
-static const char *const free_labels[] = { "of which " };
+static const char *const free_labels[] = { "of which ", "There are " };
 static const char *const device_labels[] = {
 	"on device ", "current device: ", "GPU=", "GPU ", "cuda:", "CUDA", "ROCm", "GPU_",
 	"device: ", "device ",
@@ -377,6 +387,7 @@ static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
 	{ "create unquantized linear weights", OOM_PHASE_LOAD_WEIGHTS },
 	{ "load_model", OOM_PHASE_LOAD_WEIGHTS },
 	{ "from_pretrained", OOM_PHASE_LOAD_WEIGHTS },
+	{ "from_preset", OOM_PHASE_LOAD_WEIGHTS },   /* keras_nlp / keras_hub presets */
 	{ "load_state_dict", OOM_PHASE_LOAD_WEIGHTS },
 	/* DeepSpeed's engine set-up (deepspeed.initialize: the model moved to
 	 * the card, ZeRO's partitions and optimizer states, whose set-up runs
