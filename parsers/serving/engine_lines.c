@@ -231,7 +231,8 @@ static const struct {
 	{ er_engine, O, 0, 1, { "msg=\"llama runner terminated\"", "github.com/ollama/ollama/",
 				"source=dyn_ext_server.go" /* 0.1.x's in-process server */ } },
 	{ er_engine, M, 0, 1, { "TurbomindEngineConfig(", "PytorchEngineConfig(", " - lmdeploy - ",
-				"[TM][" } },
+				"[TM][INFO]" } },   /* anchors are 6 bytes at least */
+	{ er_engine, M, 0, 1, { "[TM][WARNING]", "[TM][ERROR]", "[TM][FATAL]" } },
 	{ er_ollama_buffer, O, EF_WEIGHTS, 1, { "msg=\"model weights\"" } },
 	{ er_ollama_buffer, O, EF_KV_CACHE, 1, { "msg=\"kv cache\"" } },
 	{ er_ollama_buffer, O, EF_COMPUTE_BUFFER, 1, { "msg=\"compute graph\"" } },

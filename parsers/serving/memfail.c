@@ -468,7 +468,7 @@ static const struct { const char *phrase; enum vocab_stack stack; } train_stacks
 	{ "site-packages/jax/", VST_JAX },
 	{ "jax/_src/", VST_JAX },
 	{ "jaxlib", VST_JAX },
-	{ "flax/", VST_JAX },
+	{ "/flax/", VST_JAX },   /* site-packages/flax/: anchors are 6 bytes at least */
 	{ "XlaRuntimeError", VST_JAX },
 	{ "site-packages/keras/", VST_KERAS },
 	{ "tensorflow/python/", VST_KERAS },
