@@ -249,6 +249,7 @@ static int ggml_layers_fit(struct rule_ctx *c, const struct rl_phase *p, const c
 			   const struct rl_engine *g, struct rl_finding *f)
 {
 	int ollama = !strcmp(stack, "ollama");
+	const char *flag;
 	double room = ggml_room(c, g), kv = known_or_zero(g, RL_EF_KV),
 	       compute = known_or_zero(g, RL_EF_COMPUTE), layers, per_layer, kv_layer, fit;
 	enum rl_ef held = ollama && rl_ef_known(g, RL_EF_REQ_FULL) ? RL_EF_MODEL_LAYERS
@@ -274,10 +275,11 @@ static int ggml_layers_fit(struct rule_ctx *c, const struct rl_phase *p, const c
 	rl_fig(f, "bytes_per_layer", per_layer);
 	rl_fig(f, "gpu_room_bytes", room);
 	rl_fig(f, "kv_bytes_per_layer", kv_layer);
-	rl_knob(f, ollama ? "num_gpu" : "n_gpu_layers", ollama ? "num_gpu" : "--n-gpu-layers", fit,
+	flag = engine_knob_flag(ollama ? ENGINE_OLLAMA : ENGINE_LLAMACPP, KR_GPU_LAYERS);
+	rl_knob(f, ollama ? "num_gpu" : "n_gpu_layers", flag, fit,
 		"Offload %.0f layers instead of %.0f (%s %.0f): %.0f layers of %.0f MiB each, with"
 		" %.0f MiB of KV cache each, fit in the %.0f MiB the GPU has after the compute"
-		" buffer (%.0f MiB).", fit, layers, ollama ? "num_gpu" : "--n-gpu-layers", fit, fit,
+		" buffer (%.0f MiB).", fit, layers, flag, fit, fit,
 		per_layer / 1048576.0, kv_layer / 1048576.0, (room - compute) / 1048576.0,
 		compute / 1048576.0);
 	return 1;
@@ -292,6 +294,7 @@ static int ggml_ctx_fit(struct rule_ctx *c, const struct rl_phase *p, const char
 			const struct rl_engine *g, struct rl_finding *f)
 {
 	int ollama = !strcmp(stack, "ollama");
+	const char *flag;
 	double room = ggml_room(c, g), ctx, per_token, fit, compute = known_or_zero(g, RL_EF_COMPUTE);
 
 	if (room <= 0 || !rl_ef_known(g, RL_EF_KV) || g->f[RL_EF_KV] <= 0 ||
@@ -307,10 +310,11 @@ static int ggml_ctx_fit(struct rule_ctx *c, const struct rl_phase *p, const char
 	rl_fig(f, "context_tokens", ctx);
 	rl_fig(f, "context_tokens_fit", fit);
 	rl_fig(f, "kv_bytes_per_token", per_token);
-	rl_knob(f, ollama ? "num_ctx" : "ctx_size", ollama ? "num_ctx" : "--ctx-size", fit,
+	flag = engine_knob_flag(ollama ? ENGINE_OLLAMA : ENGINE_LLAMACPP, KR_MAX_LEN);
+	rl_knob(f, ollama ? "num_ctx" : "ctx_size", flag, fit,
 		"Lower the context from %.0f to %.0f tokens (%s %.0f): the KV cache takes %.0f KiB"
 		" a token, and %.0f MiB is left after the weights and the compute buffer.", ctx,
-		fit, ollama ? "num_ctx" : "--ctx-size", fit, per_token / 1024.0,
+		fit, flag, fit, per_token / 1024.0,
 		(room - known_or_zero(g, RL_EF_WEIGHTS) - compute) / 1048576.0);
 	return 1;
 }
