@@ -40,7 +40,7 @@ static const char plan_usage[] =
 	"  estimate follows its profile run; default the newest modelled (vLLM 0.11).\n"
 	"  --sampler: vLLM's top-k/top-p sampler, when not the version's usual one.\n"
 	"  --free-memory: what nvidia-smi (or the engine) said was free on the card at\n"
-	"  start-up; --other-process-bytes: what other processes hold on it. vLLM 0.9+\n"
+	"  start-up; --other-process-bytes: what other processes hold on it. vLLM 0.9.1+\n"
 	"  refuses to start when free < total x gpu_memory_utilization.\n"
 	"  --model-name: the repository or folder the engine loads (Org/Name-AWQ):\n"
 	"  when config.json names no quantization_config, the name's (-AWQ, -GPTQ-Int4,\n"

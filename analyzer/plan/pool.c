@@ -226,16 +226,24 @@ static double request_tokens(const struct pl_arch *a, const struct pl_settings *
 	return (a->n_full * full + a->n_swa * swa) / layers;
 }
 
-/* vLLM V1 before 0.9: determine_available_memory (v1/worker/gpu_worker.py,
- * 0.8) counts as non-torch memory everything the card has in use beyond
- * torch's allocations (total - free - torch's), other processes'
- * included: their memory comes out of the KV pool, no check refuses. */
+/* vLLM versions whose pool loses what other processes hold, with no
+ * check at start-up. V1 before 0.9.1 (the refusal below came with 0.9.1:
+ * llm-compressor#1560 "starting from version 0.9.1"):
+ * determine_available_memory (v1/worker/gpu_worker.py, 0.8) counts as
+ * non-torch memory everything in use beyond torch's allocations (total -
+ * free - torch's), the others' included. V0 0.2.5-0.2.x: after #2031
+ * worker.py took the peak as total - free after the profile run, every
+ * process's memory counted as its own (vllm#2248). */
 static int v1_takes_others(const struct pl_settings *s)
 {
-	return vllm_v1(s) && s->version && s->version < PL_VERSION(0, 9, 0);
+	if (s->engine != PL_VLLM || !s->version)
+		return 0;
+	if (vllm_v1(s))
+		return s->version < PL_VERSION(0, 9, 1);
+	return s->version >= PL_VERSION(0, 2, 5) && s->version < PL_VERSION(0, 3, 0);
 }
 
-/* What vLLM needs free at start-up, other processes aside. V1 from 0.9:
+/* What vLLM needs free at start-up, other processes aside. V1 from 0.9.1:
  * Worker.init_device takes a MemorySnapshot and refuses to start when
  * its free memory is below total x gpu_memory_utilization ("Free memory
  * on device ... on startup is less than desired GPU memory utilization");
@@ -265,10 +273,10 @@ static int64_t vllm_start_need(const struct pl_settings *s, const struct pl_resu
  * from init_torch_distributed is profile_max_num_token's
  * total_gpu_memory; rest = free after weights - that x (1 -
  * mem_fraction_static)), so the pool shrinks by the others' memory x the
- * fraction. vLLM V1 before 0.9 and TGI (get_free_memory: free - (1 -
+ * fraction. vLLM V1 before 0.9.1 (and 0.2.5-0.2.x) and TGI (get_free_memory: free - (1 -
  * cuda_memory_fraction) x total) lose it whole; TensorRT-LLM takes its
  * fraction of what is free after the engine loads. vLLM V0 and V1 from
- * 0.9 size the pool as on an empty card: vllm_start_need says whether it
+ * 0.9.1 size the pool as on an empty card: vllm_start_need says whether it
  * can start. */
 static double free_rule(const struct pl_settings *s, const struct pl_result *r, double total,
 			double kv)
