@@ -104,6 +104,12 @@ static void a_name_is_a_labelled_guess(void **state)
 				       "Qwen2.5-7B-Instruct-AWQ/snapshots/"
 				       "b25037543e9394b818fdfca67ab2a00ecc7dd641/config.json"), 1);
 	assert_int_equal(a.quant, PL_Q_INT4);
+	assert_string_equal(a.quant_from, "Qwen/Qwen2.5-7B-Instruct-AWQ");
+
+	/* a named format wins over a generic "4bit" */
+	parse("{" QWEN25_7B "}", &a);
+	assert_int_equal(pl_quant_from_name("TheBloke/Llama-2-7B-Chat-AWQ-4bit", &a), 1);
+	assert_int_equal(a.quant, PL_Q_INT4);
 
 	/* llama.cpp prints 4.58G for Llama-3-8B in Q4_K_M */
 	parse("{" LLAMA31_8B "}", &a);

@@ -152,6 +152,7 @@ int pl_quant_from_name(const char *name, struct pl_arch *a)
 {
 	char s[256];
 	size_t i;
+	double bpw = 0;
 
 	if (!name || !*name)
 		return 0;
@@ -161,35 +162,44 @@ int pl_quant_from_name(const char *name, struct pl_arch *a)
 	a->quant_bits = 0;
 	a->double_quant = 0;
 	for (i = 0; gguf_types[i].tag; i++)
-		if (strstr(s, gguf_types[i].tag)) {
-			a->quant = PL_Q_GGUF;
-			a->gguf_bpw = gguf_types[i].bpw;
-		}
-	if (a->quant == PL_Q_GGUF) {
-	} else if (has_token(s, "bnb-4bit") || has_token(s, "bnb") || has_token(s, "4bit")) {
-		/* unsloth's and the Hub's bnb-4bit checkpoints: NF4, double quantised */
-		a->quant = has_token(s, "8bit") ? PL_Q_INT8 : PL_Q_NF4;
-		a->double_quant = 1;
-		a->group_size = 64;
-	} else if (has_token(s, "bnb-8bit") || has_token(s, "8bit")) {
-		a->quant = PL_Q_INT8;
-	} else if (has_token(s, "awq") || has_token(s, "w4a16") || has_token(s, "int4")) {
+		if (strstr(s, gguf_types[i].tag))
+			bpw = gguf_types[i].bpw;
+	/* the named formats first: "-AWQ-4bit" is AWQ, not bitsandbytes */
+	if (bpw > 0) {
+		a->quant = PL_Q_GGUF;
+		a->gguf_bpw = bpw;
+	} else if (has_token(s, "awq") || has_token(s, "w4a16")) {
 		a->quant = PL_Q_INT4;
 		a->quant_bits = 4;
 		a->group_size = 128;
 	} else if (has_token(s, "gptq")) {
 		a->quant = PL_Q_INT4;
-		a->quant_bits = has_token(s, "int8") ? 8 : has_token(s, "int3") ? 3 : 4;
+		a->quant_bits = has_token(s, "int8") || has_token(s, "8bit") ? 8
+			      : has_token(s, "int3") || has_token(s, "3bit") ? 3 : 4;
 		a->group_size = 128;
 	} else if (has_token(s, "nvfp4") || has_token(s, "fp4")) {
 		a->quant = PL_Q_FP4;
 		a->group_size = 16;
 	} else if (has_token(s, "mxfp4")) {
 		a->quant = PL_Q_MXFP4;
-	} else if (has_token(s, "fp8") || has_token(s, "fp8-dynamic")) {
+	} else if (has_token(s, "fp8")) {
 		a->quant = PL_Q_FP8;
+	} else if (has_token(s, "bnb") || has_token(s, "4bit") || has_token(s, "8bit")) {
+		/* the Hub's -bnb-4bit checkpoints (unsloth's among them): NF4,
+		 * double quantised; -8bit: LLM.int8 */
+		if (has_token(s, "8bit")) {
+			a->quant = PL_Q_INT8;
+		} else {
+			a->quant = PL_Q_NF4;
+			a->double_quant = 1;
+			a->group_size = 64;
+		}
 	} else if (has_token(s, "w8a8") || has_token(s, "int8") || has_token(s, "w8a16")) {
 		a->quant = PL_Q_INT8;
+	} else if (has_token(s, "int4")) {
+		a->quant = PL_Q_INT4;
+		a->quant_bits = 4;
+		a->group_size = 128;
 	} else {
 		return 0;
 	}
@@ -203,24 +213,37 @@ int pl_quant_from_name(const char *name, struct pl_arch *a)
  * snapshots/<hash>/config.json" names org/name). */
 static void name_from_path(const char *path, char *out, size_t n)
 {
-	char buf[1024];
-	char *parts[64];
-	int k = 0, i;
-	char *p, *save = NULL;
+	const char *end = path + strlen(path), *start;
 
 	out[0] = 0;
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (p = strtok_r(buf, "/\\", &save); p && k < 64; p = strtok_r(NULL, "/\\", &save))
-		parts[k++] = p;
-	for (i = k - 1; i >= 0; i--) {
-		size_t len = strlen(parts[i]), h = strspn(parts[i], "0123456789abcdef");
-		if (strstr(parts[i], ".json") || !strcmp(parts[i], "snapshots") ||
-		    (len >= 32 && h == len) || !strcmp(parts[i], ".") || !strcmp(parts[i], ".."))
+	while (end > path) {
+		size_t len, h;
+		char part[256];
+
+		while (end > path && (end[-1] == '/' || end[-1] == '\\'))
+			end--;
+		for (start = end; start > path && start[-1] != '/' && start[-1] != '\\'; start--)
+			;
+		len = (size_t)(end - start);
+		end = start;
+		if (!len || len >= sizeof(part))
 			continue;
-		if (!strncmp(parts[i], "models--", 8))
-			snprintf(out, n, "%s", parts[i] + 8);
-		else
-			snprintf(out, n, "%s", parts[i]);
+		memcpy(part, start, len);
+		part[len] = 0;
+		h = strspn(part, "0123456789abcdef");
+		if (strstr(part, ".json") || !strcmp(part, "snapshots") || (len >= 32 && h == len) ||
+		    !strcmp(part, ".") || !strcmp(part, ".."))
+			continue;
+		if (!strncmp(part, "models--", 8)) {   /* models--org--name: org/name */
+			char *dash = strstr(part + 8, "--");
+			if (dash) {
+				*dash = '/';
+				memmove(dash + 1, dash + 2, strlen(dash + 2) + 1);
+			}
+			snprintf(out, n, "%s", part + 8);
+		} else {
+			snprintf(out, n, "%s", part);
+		}
 		return;
 	}
 }
