@@ -8,9 +8,11 @@
  * Pure computation: no database, no output; `oomlens plan` (cli/cmd_plan.c)
  * prints it. The formulas and their sources are in docs/plan.md.
  *
- * Modules: config.c (reading config.json, untrusted), weights.c (the
- * parameter count), kv.c (KV bytes per token), pool.c (the engines' rules,
- * fits and advice), gpus.c (the card table).
+ * Modules: config.c (reading config.json, untrusted), quant.c (the
+ * checkpoint's quantisation, from its config or its name, and the bytes
+ * per weight), weights.c (the parameter count), kv.c (KV bytes per
+ * token), pool.c (the engines' rules, memory other processes hold
+ * included, fits and advice), gpus.c (the card table).
  */
 #ifndef OOMLENS_PLAN_H
 #define OOMLENS_PLAN_H
