@@ -138,6 +138,16 @@ static void quant_words(const struct pl_arch *a, enum pl_quant q, char *buf, siz
 		snprintf(buf, n, "4-bit float, an fp8 scale per %d", a->group_size > 0 ?
 			 a->group_size : 16);
 		break;
+	case PL_Q_FP8:
+		snprintf(buf, n, "8-bit float, %s", a->block_scales ? "a scale per 128x128 block"
+								     : "per-tensor or per-channel scales");
+		break;
+	case PL_Q_INT8:
+		snprintf(buf, n, "8-bit integer, a scale per row");
+		break;
+	case PL_Q_MXFP4:
+		snprintf(buf, n, "experts in 4 bits, a scale per 32");
+		break;
 	default:
 		snprintf(buf, n, "%s", pl_quant_name(q));
 	}
