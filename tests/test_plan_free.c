@@ -74,6 +74,11 @@ static void quantization_config_is_read_with_its_scales(void **state)
 	/* vLLM printed 5.20 GiB for this 4-bit Qwen2.5-7B (vllm#13882) */
 	assert_true(fabs(gib_weights(&a) - 5.20) / 5.20 < 0.02);
 
+	/* bitsandbytes named by its flags alone, no quant_method */
+	parse("{" QWEN25_7B ", \"quantization_config\": {\"load_in_8bit\": true,"
+	      " \"llm_int8_threshold\": 6.0}}", &a);
+	assert_int_equal(a.quant, PL_Q_INT8);
+
 	assert_int_equal(pl_config_parse(bad, strlen(bad), &a, err, sizeof(err)), -1);
 }
 

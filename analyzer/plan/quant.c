@@ -83,6 +83,10 @@ int pl_quant_read(json_t *q, struct pl_arch *a, char *err, size_t errn)
 
 	if (!m)
 		m = q_str(q, "quant_type");
+	/* a config naming bitsandbytes by its flags alone, no quant_method */
+	if (!m && (json_is_true(json_object_get(q, "load_in_4bit")) ||
+		   json_is_true(json_object_get(q, "load_in_8bit"))))
+		m = "bitsandbytes";
 	if (q_int(q, "bits", 1, 16, &bits, err, errn) < 0 ||
 	    q_int(q, "w_bit", 1, 16, &bits, err, errn) < 0 ||
 	    q_int(q, "group_size", -1, PL_DIM_MAX, &gs, err, errn) < 0 ||
