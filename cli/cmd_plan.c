@@ -25,7 +25,8 @@ static const char plan_usage[] =
 	"                    [--gpu-memory-utilization U] [--block-size B]\n"
 	"                    [--max-num-batched-tokens T] [--engine-version V]\n"
 	"                    [--sampler native|flashinfer]\n"
-	"                    [--weights-bytes N]\n"
+	"                    [--free-memory SIZE | --other-process-bytes N]\n"
+	"                    [--model-name NAME] [--weights-bytes N]\n"
 	"                    [--non-kv-bytes N] [--kv-cache-bytes N] [--format text|json]\n"
 	"  From a Hugging Face config.json, per GPU: weights, KV bytes per token, the\n"
 	"  KV pool the engine makes under its own rule, KV tokens, blocks, maximum and\n"
@@ -38,12 +39,18 @@ static const char plan_usage[] =
 	"  --engine-version: the engine's version (0.6.4, 0.9, 0.10.1): the non-KV\n"
 	"  estimate follows its profile run; default the newest modelled (vLLM 0.11).\n"
 	"  --sampler: vLLM's top-k/top-p sampler, when not the version's usual one.\n"
+	"  --free-memory: what nvidia-smi (or the engine) said was free on the card at\n"
+	"  start-up; --other-process-bytes: what other processes hold on it. vLLM 0.9.1+\n"
+	"  refuses to start when free < total x gpu_memory_utilization.\n"
+	"  --model-name: the repository or folder the engine loads (Org/Name-AWQ):\n"
+	"  when config.json names no quantization_config, the name's (-AWQ, -GPTQ-Int4,\n"
+	"  -FP8, -bnb-4bit, -Q4_K_M) is used and said to be inferred.\n"
 	"exit: 0 it fits, 1 it does not fit (or a file could not be read), 2 usage\n";
 
 enum {
 	P_MODEL = 100, P_GPU, P_GPU_MEM, P_TP, P_PP, P_ENGINE, P_DTYPE, P_QUANT, P_KV_DTYPE,
 	P_MAX_LEN, P_MAX_SEQS, P_UTIL, P_BLOCK, P_BATCHED, P_WEIGHTS, P_NON_KV, P_KV,
-	P_VERSION, P_SAMPLER,
+	P_VERSION, P_SAMPLER, P_FREE, P_OTHER, P_NAME,
 };
 
 #define O(name, id) { name, 0, 1, (enum cli_opt_id)(id) }
@@ -57,7 +64,8 @@ static const struct cli_opt plan_opts[] = {
 	O("--block-size", P_BLOCK), O("--max-num-batched-tokens", P_BATCHED),
 	O("--weights-bytes", P_WEIGHTS), O("--non-kv-bytes", P_NON_KV),
 	O("--kv-cache-bytes", P_KV), O("--engine-version", P_VERSION),
-	O("--sampler", P_SAMPLER),
+	O("--sampler", P_SAMPLER), O("--free-memory", P_FREE),
+	O("--other-process-bytes", P_OTHER), O("--model-name", P_NAME),
 	{ "--format", 0, 1, OPT_FORMAT },
 	{ "--json", 0, 0, OPT_JSON }, { NULL, 0, 0, 0 }
 };
@@ -100,21 +108,73 @@ static int quant_parse(const char *s)
 	if (!strcasecmp(s, "int8") || !strcasecmp(s, "w8a8"))
 		return PL_Q_INT8;
 	if (!strcasecmp(s, "awq") || !strcasecmp(s, "gptq") || !strcasecmp(s, "int4") ||
-	    !strcasecmp(s, "w4a16") || !strcasecmp(s, "bitsandbytes"))
+	    !strcasecmp(s, "w4a16"))
 		return PL_Q_INT4;
+	if (!strcasecmp(s, "bitsandbytes") || !strcasecmp(s, "bnb") || !strcasecmp(s, "nf4"))
+		return PL_Q_NF4;
 	if (!strcasecmp(s, "mxfp4"))
 		return PL_Q_MXFP4;
+	if (!strcasecmp(s, "nvfp4") || !strcasecmp(s, "fp4"))
+		return PL_Q_FP4;
 	return -1;
 }
 
-static void print_text(const struct pl_result *r, const char *model)
+/* The quantisation's bits and groups in words ("4-bit, groups of 128"). */
+static void quant_words(const struct pl_arch *a, enum pl_quant q, char *buf, size_t n)
 {
-	char b1[32];
+	switch (q) {
+	case PL_Q_INT4:
+		snprintf(buf, n, "%d-bit, groups of %d with a scale and zero", a->quant_bits > 0 ?
+			 a->quant_bits : 4, a->group_size > 0 ? a->group_size : 128);
+		break;
+	case PL_Q_NF4:
+		snprintf(buf, n, "bitsandbytes 4-bit, absmax per 64%s",
+			 a->double_quant ? ", double quantised" : "");
+		break;
+	case PL_Q_GGUF:
+		snprintf(buf, n, "%.2f bits per weight", a->gguf_bpw);
+		break;
+	case PL_Q_FP4:
+		snprintf(buf, n, "4-bit float, an fp8 scale per %d", a->group_size > 0 ?
+			 a->group_size : 16);
+		break;
+	case PL_Q_FP8:
+		snprintf(buf, n, "8-bit float, %s", a->block_scales ? "a scale per 128x128 block"
+								     : "per-tensor or per-channel scales");
+		break;
+	case PL_Q_INT8:
+		snprintf(buf, n, "8-bit integer, a scale per row");
+		break;
+	case PL_Q_MXFP4:
+		snprintf(buf, n, "experts in 4 bits, a scale per 32");
+		break;
+	default:
+		snprintf(buf, n, "%s", pl_quant_name(q));
+	}
+}
+
+static void print_text(const struct pl_result *r, const struct pl_arch *a, const char *model)
+{
+	char b1[32], b2[32], qw[96];
 	const struct pl_settings *s = &r->used;
 
 	cli_printf(stdout, "%s on %s, TP %d, PP %d\n", model, pl_engine_name(s->engine), s->tp, s->pp);
 	printf("  card                %s x %.2f = %s\n", ol_fmt_bytes(b1, sizeof(b1),
 	       (double)s->gpu_bytes), s->util, "budget");
+	if (r->free_bytes > 0)
+		printf("  free at start-up    %s (other processes hold %s)\n",
+		       ol_fmt_bytes(b1, sizeof(b1), (double)r->free_bytes),
+		       ol_fmt_bytes(b2, sizeof(b2), (double)(s->gpu_bytes - r->free_bytes)));
+	if (s->quant != PL_Q_NONE) {
+		quant_words(a, s->quant, qw, sizeof(qw));
+		if (a->quant_src == PL_QS_NAME && !s->quant_set)
+			cli_printf(stdout, "  quantisation        %s (%s): inferred from the name '%s',"
+				   " a guess: config.json names none\n", pl_quant_name(s->quant), qw,
+				   a->quant_from);
+		else
+			printf("  quantisation        %s (%s), from %s\n", pl_quant_name(s->quant), qw,
+			       s->quant_set ? "--quantization" : "config.json");
+	}
 	printf("  weights             %s%s\n", ol_fmt_bytes(b1, sizeof(b1), (double)r->weights_bytes),
 	       s->weights_given >= 0 ? " (given)" : "");
 	printf("  non-KV              %s%s\n", ol_fmt_bytes(b1, sizeof(b1), (double)r->non_kv_bytes),
@@ -127,12 +187,37 @@ static void print_text(const struct pl_result *r, const char *model)
 	printf("  max concurrency     %.2fx at %lld tokens per request\n", r->max_concurrency,
 	       (long long)s->max_model_len);
 	printf("  safe concurrency    %lld (x 0.7)\n", (long long)r->safe_concurrency);
+	if (r->start_need_bytes > 0)
+		printf("  needs free          %s at start-up%s\n", ol_fmt_bytes(b1, sizeof(b1),
+		       (double)r->start_need_bytes), r->free_short ? ": more than the card has" : "");
 	printf("  fits                %s\n", r->fits ? "yes" : "no");
 	if (r->advice[0])
 		printf("  advice              %s\n", r->advice);
 }
 
-static int print_json(const struct pl_result *r, const char *model)
+/* The quantisation object of the JSON output, or null when none. */
+static json_t *quant_json(const struct pl_result *r, const struct pl_arch *a)
+{
+	const struct pl_settings *s = &r->used;
+	enum pl_quant_src src = s->quant_set ? PL_QS_OPTION : a->quant_src;
+	char qw[96];
+
+	if (s->quant == PL_Q_NONE)
+		return json_null();
+	quant_words(a, s->quant, qw, sizeof(qw));
+	return json_pack("{s:s, s:s, s:f, s:s, s:s?}", "method", pl_quant_name(s->quant),
+			 "format", qw, "bytes_per_weight", pl_quant_bytes(a, s->quant, s->dtype_bytes),
+			 "source", pl_quant_src_name(src),
+			 "inferred_from", src == PL_QS_NAME ? a->quant_from : NULL);
+}
+
+/* A byte count, or null when not known (< 0, or 0 where 0 means none). */
+static json_t *bytes_or_null(int64_t n)
+{
+	return n > 0 ? json_integer((json_int_t)n) : json_null();
+}
+
+static int print_json(const struct pl_result *r, const struct pl_arch *a, const char *model)
 {
 	const struct pl_settings *s = &r->used;
 	json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I,"
@@ -155,6 +240,10 @@ static int print_json(const struct pl_result *r, const char *model)
 
 	if (!o)
 		return cli_error("out of memory");
+	json_object_set_new(o, "quantization", quant_json(r, a));
+	json_object_set_new(o, "free_memory_bytes", bytes_or_null(r->free_bytes));
+	json_object_set_new(o, "start_memory_bytes", bytes_or_null(r->start_need_bytes));
+	json_object_set_new(o, "free_memory_short", json_boolean(r->free_short));
 	json_object_set_new(o, "advice", r->advice[0] ? json_pack("{s:s?, s:s?, s:s}",
 			    "knob", r->knob[0] ? r->knob : NULL, "value", r->value[0] ? r->value : NULL,
 			    "text", r->advice) : json_null());
@@ -206,7 +295,8 @@ static int plan_option(int o, const char *v, struct pl_settings *s)
 		return 0;
 	case P_QUANT:
 		if ((e = quant_parse(v)) < 0)
-			return cli_error("--quantization: none, fp8, int8, awq, gptq or mxfp4");
+			return cli_error("--quantization: none, fp8, int8, awq, gptq, bitsandbytes,"
+					 " nvfp4 or mxfp4");
 		s->quant = e;
 		s->quant_set = 1;
 		return 0;
@@ -239,6 +329,13 @@ static int plan_option(int o, const char *v, struct pl_settings *s)
 		else
 			return cli_error("--sampler: native or flashinfer, not '%s'", v);
 		return 0;
+	case P_FREE:
+	case P_OTHER:
+		if ((n = cli_parse_size(v)) < 0 || (o == P_FREE && n == 0))
+			return cli_error("%s: a size such as 67.24GiB expected, not '%s'",
+					 o == P_FREE ? "--free-memory" : "--other-process-bytes", v);
+		*(o == P_FREE ? &s->free_given : &s->other_given) = n;
+		return 0;
 	case P_WEIGHTS:
 	case P_NON_KV:
 	case P_KV:
@@ -259,7 +356,7 @@ int cmd_plan(int argc, char **argv)
 				 .non_kv_given = -1, .kv_given = -1 };
 	struct pl_arch arch;
 	struct pl_result r;
-	const char *model = NULL;
+	const char *model = NULL, *name = NULL;
 	int json = 0, o;
 	char err[256];
 
@@ -270,6 +367,8 @@ int cmd_plan(int argc, char **argv)
 			return cli_usage(plan_usage);
 		if (o == P_MODEL) {
 			model = a.value;
+		} else if (o == P_NAME) {
+			name = a.value;
 		} else if (o == OPT_JSON) {
 			json = 1;
 		} else if (o == OPT_FORMAT) {
@@ -288,12 +387,24 @@ int cmd_plan(int argc, char **argv)
 		cli_error("%s", err);
 		return EXIT_ERROR;
 	}
+	if (!s.quant_set)
+		pl_quant_guess(&arch, name, model);
+	else
+		arch.quant_src = PL_QS_OPTION;
+	if (s.free_given > 0 && s.other_given > 0) {
+		cli_error("--free-memory and --other-process-bytes say the same thing: give one");
+		return cli_usage(plan_usage);
+	}
 	pl_settings_defaults(&s, &arch);
+	if (s.free_given > 0 && s.gpu_bytes > 0 && s.free_given > s.gpu_bytes) {
+		cli_error("--free-memory: more than the card's memory");
+		return EXIT_USAGE;
+	}
 	if (pl_plan(&arch, &s, &r, err, sizeof(err)) < 0) {
 		cli_error("%s", err);
 		return EXIT_USAGE;
 	}
-	if (json ? print_json(&r, model) < 0 : (print_text(&r, model), 0))
+	if (json ? print_json(&r, &arch, model) < 0 : (print_text(&r, &arch, model), 0))
 		return EXIT_ERROR;
 	return r.fits ? EXIT_OK : EXIT_ERROR;
 }

@@ -20,7 +20,12 @@ to start for want of KV memory (printed fits=0) is checked the other
 way: plan from the config alone must say it does not fit, with a knob
 and a value, and plan run again with that value must fit. The version
 column (0.6.4, 0.9.x, 0.10.1.1) is passed as --engine-version when it
-reads as one. Prints one line per check and a closing "N passed, M
+reads as one. The card's memory is the printed total (gpu_gib), else the
+card the settings name (card=NAME, or gpu=) from plan's own table
+(--gpu NAME); each line says which. A printed free_at_start_gib (memory
+other processes held) is passed as --free-memory; the model's name
+(settings model_name=, else the model column) as --model-name, from which
+plan infers a quantisation only when the config names none. Prints one line per check and a closing "N passed, M
 failed". --markdown prints the per-case table for bench/ACCURACY.md
 instead.
 
@@ -72,25 +77,59 @@ class NotMeasured(Exception):
     """A case the manifest does not give enough to run plan on."""
 
 
+def lead(v):
+    """A setting's value without the words after it ("131072 (model
+    default)" is 131072); None for a word ("default")."""
+    m = re.match(r"\s*(\d+(\.\d+)?)", v)
+    return m.group(1) if m else None
+
+
+def card(case):
+    """Where the card's memory comes from: ("printed", GiB) when the log
+    prints its total, ("table", NAME) when the settings name the card
+    (card= or gpu=) and the log does not; the table is plan's own
+    (--gpu NAME). NotMeasured when neither."""
+    s = kv(case["settings"])
+    if re.fullmatch(r"\d+(\.\d+)?", case["gpu_gib"].strip()):
+        return "printed", case["gpu_gib"].strip()
+    name = s.get("card") or s.get("gpu")
+    if name:
+        return "table", name.split()[0]
+    raise NotMeasured("the card's memory is not given (gpu_gib %r, no card= setting)" % case["gpu_gib"])
+
+
+def model_name(case):
+    """What the engine was told to load (settings model_name=, else the
+    manifest's model column when it is one name): plan infers a
+    quantisation from it only when the config names none."""
+    s = kv(case["settings"])
+    name = s.get("model_name") or case["model"].strip()
+    return name if name and not re.search(r"\s", name) else None
+
+
 def plan(binary, cfg, case, extra):
     s = kv(case["settings"])
     args = [binary, "plan", "--model", cfg, "--engine", case["engine"], "--tp", case["tp"],
             "--format", "json"]
-    if re.fullmatch(r"\d+(\.\d+)?", case["gpu_gib"].strip()):
-        args += ["--gpu-memory", case["gpu_gib"].strip() + "GiB"]
-    elif "gpu" not in s:
-        raise NotMeasured("the card's memory is not given (gpu_gib %r, no gpu= setting)" % case["gpu_gib"])
+    src, what = card(case)
+    if src == "printed":
+        args += ["--gpu-memory", what + "GiB"]
     if version(case):
         args += ["--engine-version", version(case)]
-    if "gpu" in s:
-        args += ["--gpu", s["gpu"]]
+    if "gpu" in s or src == "table":
+        args += ["--gpu", (s.get("gpu") or what).split()[0]]
+    if model_name(case):
+        args += ["--model-name", model_name(case)]
+    free = kv(case["printed"]).get("free_at_start_gib")
+    if free and lead(free):
+        args += ["--free-memory", lead(free) + "GiB"]
     if "sampler" in s:
         args += ["--sampler", s["sampler"]]
-    if "util" in s:
-        args += ["--gpu-memory-utilization", s["util"]]
+    if "util" in s and lead(s["util"]):
+        args += ["--gpu-memory-utilization", lead(s["util"])]
     for k in ("max_model_len", "max_num_batched_tokens", "block_size", "max_num_seqs"):
-        if k in s:
-            args += ["--" + k.replace("_", "-"), s[k]]
+        if k in s and lead(s[k]):
+            args += ["--" + k.replace("_", "-"), lead(s[k])]
     p = subprocess.run(args + extra, capture_output=True, text=True)
     if p.returncode not in (0, 1) or not p.stdout:
         raise RuntimeError("plan failed: %s" % p.stderr.strip())
@@ -157,6 +196,10 @@ def measure(binary, tmp, case, checks):
     if pr.get("fits") == 0:
         checks.append((case["case"], "F", "does not fit, advised value fits",
                        refit(binary, cfg, case), 1, 0))
+        if "weights_gib" in pr:    # the weights load before the engine gives up
+            r = plan(binary, cfg, case, [])
+            checks.append((case["case"], "C", "weights_bytes", r["weights_bytes"] / GIB,
+                           pr["weights_gib"], 0.05))
         return
     if "kv_gib" in pr:
         r = plan(binary, cfg, case, ["--kv-cache-bytes", "%.6fGiB" % pr["kv_gib"]])
@@ -183,9 +226,16 @@ def main():
     markdown = "--markdown" in sys.argv
     rows = list(csv.DictReader(open(manifest), delimiter="\t"))
     checks = []   # (case, mode, what, got, want, tol)
+    cards = {}    # case -> where its card's memory came from
     unmeasured = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in rows:
+            try:
+                src, what = card(case)
+                cards[case["case"]] = "%.2f GiB printed" % float(what) if src == "printed" \
+                    else "table: %s" % what
+            except NotMeasured:
+                cards[case["case"]] = "none"
             try:
                 measure(binary, tmp, case, checks)
             except NotMeasured as e:
@@ -195,25 +245,27 @@ def main():
     passed = failed = 0
     c_ok = c_all = 0
     if markdown:
-        print("| case | mode | figure | plan | engine printed | error | tolerance |")
-        print("|---|---|---|---|---|---|---|")
+        print("| case | card | mode | figure | plan | engine printed | error | tolerance |")
+        print("|---|---|---|---|---|---|---|---|")
     for name, mode, what, got, want, tol in checks:
         e = rel(got, want)
         ok = abs(e) <= tol
         if markdown:
-            print("| %s | %s | %s | %.4g | %.4g | %+.1f %% | %s%.0f %% |" % (
-                name, mode, what, got, want, 100 * e, "" if ok else "**miss** ", 100 * tol))
+            print("| %s | %s | %s | %s | %.4g | %.4g | %+.1f %% | %s%.0f %% |" % (
+                name, cards.get(name, ""), mode, what, got, want, 100 * e,
+                "" if ok else "**miss** ", 100 * tol))
             continue
         if mode == "C":
             c_all += 1
             c_ok += ok
-            print("%s %s %s %s: plan %.4g, printed %.4g (%+.1f %%, tolerance %.0f %%)" % (
-                "ok  " if ok else "MISS", name, mode, what, got, want, 100 * e, 100 * tol))
+            print("%s %s %s %s: plan %.4g, printed %.4g (%+.1f %%, tolerance %.0f %%; card %s)" % (
+                "ok  " if ok else "MISS", name, mode, what, got, want, 100 * e, 100 * tol,
+                cards.get(name, "")))
             continue
         passed += ok
         failed += not ok
-        print("%s %s %s %s: plan %.4g, printed %.4g (%+.1f %%)" % (
-            "ok  " if ok else "FAIL", name, mode, what, got, want, 100 * e))
+        print("%s %s %s %s: plan %.4g, printed %.4g (%+.1f %%; card %s)" % (
+            "ok  " if ok else "FAIL", name, mode, what, got, want, 100 * e, cards.get(name, "")))
     for name, what, why in unmeasured:
         print("%s%s %s: %s" % ("- " if markdown else "", what, name, why))
     if markdown:

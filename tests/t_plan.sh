@@ -5,7 +5,9 @@
 # weights and non-KV memory, within 2 %; from the config, card and
 # settings alone, weights within 5 % and KV tokens within 15 % in 80 %),
 # then a configuration that does not fit: plan must say so (exit 1) with a
-# knob and value, and plan run again with that value must fit (exit 0).
+# knob and value, and plan run again with that value must fit (exit 0);
+# the same when another process holds part of the card (--free-memory);
+# and a quantisation inferred from a name is labelled as such.
 set -u
 bin=$1
 src=$2
@@ -47,4 +49,30 @@ for extra in "--gpu rtx3090" "--gpu l4 --max-model-len 32768" "--gpu t4"; do
 		fail=1
 	fi
 done
+# Another process holds 12 GiB of an 80 GB card (kvcached#110, vLLM 0.9.2:
+# 67.24 of 79.25 GiB free): refused at 0.9, the advised fraction starts
+out=$("$bin" plan --model "$tmp/config.json" --gpu-memory 79.25GiB --engine-version 0.9.2 \
+	--free-memory 67.24GiB --format json)
+rc=$?
+value=$(printf '%s' "$out" | python3 -c 'import json,sys; a=json.load(sys.stdin)["advice"]; print(a["value"] if a and a["knob"] == "gpu_memory_utilization" else "")')
+if [ "$rc" != 1 ] || [ -z "$value" ]; then
+	echo "FAIL: plan --free-memory 67.24GiB: expected a gpu_memory_utilization to start, got exit $rc"
+	fail=1
+elif "$bin" plan --model "$tmp/config.json" --gpu-memory 79.25GiB --engine-version 0.9.2 \
+	--other-process-bytes 12.01GiB --gpu-memory-utilization "$value" > /dev/null; then
+	echo "ok   plan --free-memory: refused at 0.9; gpu_memory_utilization=$value starts"
+else
+	echo "FAIL: plan --gpu-memory-utilization $value with 12.01 GiB held elsewhere does not start"
+	fail=1
+fi
+# A checkpoint's name, when its config names no quantisation: a labelled guess
+src=$("$bin" plan --model "$tmp/config.json" --gpu l4 --max-model-len 8192 \
+	--model-name hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4 --format json |
+	python3 -c 'import json,sys; q=json.load(sys.stdin)["quantization"]; print(q["method"], q["source"], q["inferred_from"])')
+if [ "$src" = "int4 name hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4" ]; then
+	echo "ok   plan --model-name: int4 inferred from the name, and said so"
+else
+	echo "FAIL: plan --model-name ...-AWQ-INT4: quantization '$src'"
+	fail=1
+fi
 exit $fail

@@ -7,7 +7,8 @@
  * language model. Which layers are full, sliding-window or linear
  * attention comes from layer_types when present, else from the families'
  * own keys (Gemma 2 alternates, Gemma 3 sliding_window_pattern, Qwen3-Next
- * full_attention_interval, Jamba attn_layer_period/offset).
+ * full_attention_interval, Jamba attn_layer_period/offset). The
+ * quantization_config is read by quant.c.
  */
 #include "analyzer/plan/plan.h"
 
@@ -68,60 +69,6 @@ static const char *get_str(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-/* The quantisation a config's quantization_config (or compression_config)
- * names. */
-static int read_quant(json_t *q, struct pl_arch *a, char *err, size_t errn)
-{
-	const char *m = get_str(q, "quant_method");
-	int bits = 0, gs = 0;
-	json_t *groups, *g, *w;
-	const char *key;
-
-	if (!m)
-		m = get_str(q, "quant_type");
-	if (take(q, "bits", 1, 16, &bits, err, errn) < 0 ||
-	    take(q, "w_bit", 1, 16, &bits, err, errn) < 0 ||
-	    take(q, "group_size", -1, PL_DIM_MAX, &gs, err, errn) < 0 ||
-	    take(q, "q_group_size", -1, PL_DIM_MAX, &gs, err, errn) < 0)
-		return -1;
-	a->group_size = gs > 0 ? gs : 128;
-	if (!m)
-		return 0;
-	if (!strcmp(m, "fp8") || !strcmp(m, "fbgemm_fp8") || !strcmp(m, "modelopt")) {
-		a->quant = PL_Q_FP8;
-		a->block_scales = json_is_array(json_object_get(q, "weight_block_size"));
-	} else if (!strcmp(m, "mxfp4")) {
-		a->quant = PL_Q_MXFP4;
-	} else if (!strcmp(m, "awq") || !strcmp(m, "gptq") || !strcmp(m, "awq_marlin") ||
-		   !strcmp(m, "gptq_marlin")) {
-		a->quant = bits == 8 ? PL_Q_INT8 : PL_Q_INT4;
-	} else if (!strcmp(m, "bitsandbytes")) {
-		json_t *l8 = json_object_get(q, "load_in_8bit");
-		a->quant = json_is_true(l8) ? PL_Q_INT8 : PL_Q_INT4;
-		a->group_size = 64;
-	} else if (!strcmp(m, "compressed-tensors")) {
-		groups = json_object_get(q, "config_groups");
-		json_object_foreach(groups, key, g) {
-			const char *type;
-			w = json_object_get(g, "weights");
-			if (!json_is_object(w))
-				continue;
-			if (take(w, "num_bits", 1, 16, &bits, err, errn) < 0 ||
-			    take(w, "group_size", -1, PL_DIM_MAX, &gs, err, errn) < 0)
-				return -1;
-			type = get_str(w, "type");
-			if (bits == 8)
-				a->quant = type && !strcmp(type, "float") ? PL_Q_FP8 : PL_Q_INT8;
-			else if (bits == 4)
-				a->quant = PL_Q_INT4;
-			a->group_size = gs > 0 ? gs : 128;
-			a->block_scales = json_is_array(json_object_get(w, "block_structure"));
-			break;
-		}
-	}
-	return 0;
 }
 
 /* Count layer kinds from a layer_types array ("full_attention",
@@ -314,8 +261,11 @@ int pl_config_parse(const char *buf, size_t n, struct pl_arch *a, char *err, siz
 	q = json_object_get(root, "quantization_config");
 	if (!json_is_object(q))
 		q = json_object_get(root, "compression_config");
-	if (json_is_object(q) && read_quant(q, a, err, errn) < 0)
+	if (json_is_object(q) && pl_quant_read(q, a, err, errn) < 0)
 		goto out;
+	if (get_str(root, "_name_or_path"))
+		snprintf(a->name_or_path, sizeof(a->name_or_path), "%s",
+			 get_str(root, "_name_or_path"));
 	rc = 0;
 out:
 	json_decref(root);

@@ -8,9 +8,11 @@
  * Pure computation: no database, no output; `oomlens plan` (cli/cmd_plan.c)
  * prints it. The formulas and their sources are in docs/plan.md.
  *
- * Modules: config.c (reading config.json, untrusted), weights.c (the
- * parameter count), kv.c (KV bytes per token), pool.c (the engines' rules,
- * fits and advice), gpus.c (the card table).
+ * Modules: config.c (reading config.json, untrusted), quant.c (the
+ * checkpoint's quantisation, from its config or its name, and the bytes
+ * per weight), weights.c (the parameter count), kv.c (KV bytes per
+ * token), pool.c (the engines' rules, memory other processes hold
+ * included, fits and advice), gpus.c (the card table).
  */
 #ifndef OOMLENS_PLAN_H
 #define OOMLENS_PLAN_H
@@ -24,9 +26,18 @@ enum pl_quant {
 	PL_Q_NONE = 0,   /* weights in the model's dtype */
 	PL_Q_FP8,        /* 8-bit float, per-tensor or block scales */
 	PL_Q_INT8,       /* 8-bit integer (w8a8, bitsandbytes 8-bit), per-channel scales */
-	PL_Q_INT4,       /* 4-bit groups (AWQ, GPTQ, w4a16) with a scale and zero per group */
+	PL_Q_INT4,       /* N-bit groups (AWQ, GPTQ, w4a16; quant_bits, 4 by default)
+			  * with a scale and zero per group */
 	PL_Q_MXFP4,      /* gpt-oss: MoE experts in MXFP4 (4 bits + an 8-bit scale per 32) */
+	PL_Q_NF4,        /* bitsandbytes 4-bit: an absmax per 64 (double_quant: 8-bit) */
+	PL_Q_FP4,        /* NVFP4: 4 bits + an fp8 scale per group of 16 */
+	PL_Q_GGUF,       /* llama.cpp k-quants: gguf_bpw bits per weight, whole file */
 };
+
+/* Where the quantisation came from: config.json says it, the
+ * repository's name suggests it (a guess, labelled as one), or the user
+ * said it (--quantization). */
+enum pl_quant_src { PL_QS_NONE = 0, PL_QS_CONFIG, PL_QS_NAME, PL_QS_OPTION };
 
 /* A model's architecture, as config.json states it (text_config for the
  * multimodal ones). 0 where the config says nothing. */
@@ -62,6 +73,12 @@ struct pl_arch {
 	enum pl_quant quant;
 	int group_size;         /* INT4: weights per scale (128 by default) */
 	int block_scales;       /* FP8: weight_block_size given (128x128 blocks) */
+	int quant_bits;         /* INT4: bits per weight (AWQ/GPTQ bits), 0: 4 */
+	int double_quant;       /* NF4: bnb_4bit_use_double_quant */
+	double gguf_bpw;        /* GGUF: bits per weight of the type */
+	enum pl_quant_src quant_src;
+	char quant_from[128];   /* PL_QS_NAME: the name it was inferred from */
+	char name_or_path[128]; /* config.json's _name_or_path, "" when absent */
 	int64_t max_position;   /* max_position_embeddings */
 };
 
@@ -86,6 +103,11 @@ struct pl_settings {
 	int64_t weights_given;      /* what the engine printed, or -1 */
 	int64_t non_kv_given;
 	int64_t kv_given;
+	int64_t free_given;         /* free memory on one card at start-up (the
+				     * least free of the ranks), as nvidia-smi or
+				     * the engine printed it; <= 0: not given */
+	int64_t other_given;        /* memory other processes hold on the card;
+				     * <= 0: none said (free = total - it) */
 	int64_t kv_per_token_given; /* > 0: the engine's own KV bytes per token
 				     * (its KV memory / its KV tokens), replaces
 				     * the architecture's; 0: not given */
@@ -115,6 +137,11 @@ struct pl_result {
 	int64_t gpu_blocks;
 	double max_concurrency;      /* kv_cache_tokens / max_model_len */
 	int64_t safe_concurrency;    /* floor(max_concurrency x 0.7) */
+	int64_t free_bytes;          /* free at start-up (given), -1: unknown */
+	int64_t start_need_bytes;    /* what the engine needs free at start-up
+				      * under its rule; 0: no free-memory rule */
+	int free_short;              /* the engine refuses to start (or fails
+				      * allocating) for want of free memory */
 	int fits;
 	char knob[32];               /* "" when nothing to change */
 	char value[32];
@@ -129,6 +156,27 @@ struct pl_result {
 int pl_config_load(const char *path, struct pl_arch *a, char *err, size_t errn);
 /* The same from a buffer (for tests and fuzzing). */
 int pl_config_parse(const char *buf, size_t n, struct pl_arch *a, char *err, size_t errn);
+
+/* ---- quant.c ---- */
+struct json_t;
+/* A config's quantization_config (or compression_config) into a's quant
+ * fields, quant_src PL_QS_CONFIG when it names one. 0, or -1 with the
+ * reason (a field of the wrong type or range). */
+int pl_quant_read(struct json_t *q, struct pl_arch *a, char *err, size_t errn);
+/* The quantisation a repository or file name suggests (-AWQ, -GPTQ-Int4,
+ * -FP8, -bnb-4bit, -Q4_K_M ...): 1 and a's quant fields set, quant_src
+ * PL_QS_NAME, quant_from the name; 0 when the name says nothing. */
+int pl_quant_from_name(const char *name, struct pl_arch *a);
+/* When the config names no quantisation: from given_name (the model the
+ * engine was told to load), else config's _name_or_path, else the
+ * config file's folder (the Hub cache's models--org--name included).
+ * 1 when a guess was made, 0 when not (or the config already said). */
+int pl_quant_guess(struct pl_arch *a, const char *given_name, const char *config_path);
+/* Bytes per weight of quantisation q, its scales and zeros included;
+ * dtype_bytes when q quantises nothing. */
+double pl_quant_bytes(const struct pl_arch *a, enum pl_quant q, int dtype_bytes);
+const char *pl_quant_name(enum pl_quant q);
+const char *pl_quant_src_name(enum pl_quant_src s);
 
 /* ---- weights.c ---- */
 /* Parameters of the whole model (all ranks). */

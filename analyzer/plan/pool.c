@@ -15,6 +15,9 @@
  *   Ollama:  kv = num_ctx x num_parallel x per token (fixed, no pool).
  * The non-KV figures (non-torch memory, activation peak) are estimates
  * unless given (--non-kv-bytes); the weights too (--weights-bytes).
+ * With the card's free memory at start-up (--free-memory, or
+ * --other-process-bytes), each engine's rule for memory other processes
+ * hold: free_rule() and vllm_start_need().
  */
 #include "analyzer/plan/plan.h"
 
@@ -94,6 +97,8 @@ void pl_settings_defaults(struct pl_settings *s, const struct pl_arch *a)
 		s->pp = 1;
 	if (!s->quant_set)
 		s->quant = a->quant;
+	if (s->other_given > 0 && s->free_given <= 0 && s->gpu_bytes > 0)
+		s->free_given = s->gpu_bytes - s->other_given;
 	if (!s->dtype_bytes)
 		s->dtype_bytes = a->dtype_bytes ? a->dtype_bytes : 2;
 	if (!s->kv_dtype_bytes)
@@ -221,6 +226,79 @@ static double request_tokens(const struct pl_arch *a, const struct pl_settings *
 	return (a->n_full * full + a->n_swa * swa) / layers;
 }
 
+/* vLLM versions whose pool loses what other processes hold, with no
+ * check at start-up. V1 before 0.9.1 (the refusal below came with 0.9.1:
+ * llm-compressor#1560 "starting from version 0.9.1"):
+ * determine_available_memory (v1/worker/gpu_worker.py, 0.8) counts as
+ * non-torch memory everything in use beyond torch's allocations (total -
+ * free - torch's), the others' included. V0 0.2.5-0.2.x: after #2031
+ * worker.py took the peak as total - free after the profile run, every
+ * process's memory counted as its own (vllm#2248). */
+static int v1_takes_others(const struct pl_settings *s)
+{
+	if (s->engine != PL_VLLM || !s->version)
+		return 0;
+	if (vllm_v1(s))
+		return s->version < PL_VERSION(0, 9, 1);
+	return s->version >= PL_VERSION(0, 2, 5) && s->version < PL_VERSION(0, 3, 0);
+}
+
+/* What vLLM needs free at start-up, other processes aside. V1 from 0.9.1:
+ * Worker.init_device takes a MemorySnapshot and refuses to start when
+ * its free memory is below total x gpu_memory_utilization ("Free memory
+ * on device ... on startup is less than desired GPU memory utilization");
+ * the KV pool is then requested - non-KV, whatever the others hold. V0
+ * (worker.py determine_num_available_blocks, 0.4-0.8, and its
+ * memory_profiling baseline from 0.6.4) measures its peak from the free
+ * memory at init, so the others are left out of the sum and nothing is
+ * checked: the profile run needs weights + non-torch + the activation
+ * peak, the KV cache allocation after it weights + non-torch + the pool,
+ * and it fails with CUDA out of memory when the card has less free. */
+static int64_t vllm_start_need(const struct pl_settings *s, const struct pl_result *r,
+			       double total)
+{
+	int64_t act = r->non_kv_bytes - r->non_torch_bytes;
+
+	if (vllm_v1(s))
+		return (int64_t)(total * s->util);
+	if (act < 0)
+		act = 0;
+	return r->weights_bytes + r->non_torch_bytes + (act > r->kv_cache_bytes ? act
+										: r->kv_cache_bytes);
+}
+
+/* The KV pool kv (the engine's rule on an empty card) when other
+ * processes hold total - free_given of it. SGLang takes its fraction of
+ * the memory free before the weights load (ModelRunner: min_per_gpu_memory
+ * from init_torch_distributed is profile_max_num_token's
+ * total_gpu_memory; rest = free after weights - that x (1 -
+ * mem_fraction_static)), so the pool shrinks by the others' memory x the
+ * fraction. vLLM V1 before 0.9.1 (and 0.2.5-0.2.x) and TGI (get_free_memory: free - (1 -
+ * cuda_memory_fraction) x total) lose it whole; TensorRT-LLM takes its
+ * fraction of what is free after the engine loads. vLLM V0 and V1 from
+ * 0.9.1 size the pool as on an empty card: vllm_start_need says whether it
+ * can start. */
+static double free_rule(const struct pl_settings *s, const struct pl_result *r, double total,
+			double kv)
+{
+	double others = total - (double)s->free_given;
+
+	if (others <= 0)
+		return kv;
+	switch (s->engine) {
+	case PL_SGLANG:
+		return kv - others * s->util;
+	case PL_TGI:
+		return kv - others;
+	case PL_TRTLLM:
+		return s->util * ((double)s->free_given - r->weights_bytes - r->non_kv_bytes);
+	case PL_VLLM:
+		return v1_takes_others(s) ? kv - others : kv;
+	default:
+		return kv;
+	}
+}
+
 int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r,
 		char *err, size_t errn)
 {
@@ -229,6 +307,7 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 
 	memset(r, 0, sizeof(*r));
 	r->used = *s;
+	r->free_bytes = s->free_given > 0 ? s->free_given : -1;
 	if (s->gpu_bytes <= 0 && s->kv_given < 0) {
 		snprintf(err, errn, "the card's memory is needed: --gpu NAME or --gpu-memory SIZE");
 		return -1;
@@ -265,6 +344,8 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 		kv = total * s->util - r->weights_bytes - r->non_kv_bytes;
 		break;
 	}
+	if (s->free_given > 0 && s->kv_given < 0)
+		kv = free_rule(s, r, total, kv);
 	if (s->kv_given >= 0)
 		kv = (double)s->kv_given;
 	r->kv_cache_bytes = kv > 0 ? (int64_t)kv : 0;
@@ -274,9 +355,16 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 	r->max_concurrency = (double)r->kv_cache_tokens / request_tokens(a, s);
 	r->safe_concurrency = (int64_t)floor(r->max_concurrency * PL_SAFETY);
 	if (s->engine == PL_OLLAMA)
-		r->fits = r->weights_bytes + r->kv_cache_bytes + r->non_kv_bytes <= s->gpu_bytes;
+		r->fits = r->weights_bytes + r->kv_cache_bytes + r->non_kv_bytes <=
+			  (s->free_given > 0 ? s->free_given : s->gpu_bytes);
 	else
 		r->fits = kv > 0 && r->kv_cache_tokens >= s->max_model_len;
+	if (s->free_given > 0 && s->kv_given < 0 && s->engine == PL_VLLM && !v1_takes_others(s)) {
+		r->start_need_bytes = vllm_start_need(s, r, total);
+		r->free_short = s->free_given < r->start_need_bytes;
+		if (r->free_short)
+			r->fits = 0;
+	}
 	return 0;
 }
 
@@ -326,6 +414,29 @@ int pl_plan(const struct pl_arch *a, const struct pl_settings *s, struct pl_resu
 			say(r, "max_num_seqs", v, "more sequences at max_model_len than the KV"
 			    " cache holds with 30% headroom; requests would be preempted");
 		}
+		return 0;
+	}
+	/* 0. vLLM short of free memory at start-up: the largest fraction the
+	 * card's free memory allows that still holds one request */
+	if (r->free_short) {
+		for (u = floor(s->util * 100 + 0.5) / 100 - 0.01; u >= 0.0099; u -= 0.01) {
+			t = *s;
+			t.util = floor(u * 100 + 0.5) / 100;
+			if (try_setting(a, &t, &tr, err, errn) > 0) {
+				char why[160];
+				snprintf(v, sizeof(v), "%.2f", t.util);
+				snprintf(why, sizeof(why), "%.2f GiB of %.2f GiB free at start-up"
+					 " (other processes hold the rest); vLLM needs %.2f GiB",
+					 s->free_given / PL_GIB, s->gpu_bytes / PL_GIB,
+					 tr.start_need_bytes / PL_GIB);
+				say(r, "gpu_memory_utilization", v, why);
+				return 0;
+			}
+		}
+		snprintf(r->advice, sizeof(r->advice), "no memory fraction fits in the %.2f GiB"
+			 " free at start-up: free the memory other processes hold on the card"
+			 " (%.2f GiB), or use another card", s->free_given / PL_GIB,
+			 (s->gpu_bytes - s->free_given) / PL_GIB);
 		return 0;
 	}
 	/* 1. a larger memory fraction, up to 0.95, when the KV pool is short */

@@ -7,7 +7,10 @@
  * the dense MLP, routed and shared experts with their router, the norms,
  * and the LM head unless tied. Quantisation applies to the linear layers
  * of attention and the MLP/experts only; embeddings, head, norms and
- * routers stay in 16 bits, as the engines load them. docs/plan.md says
+ * routers stay in 16 bits, as the engines load them (GGUF aside: its
+ * bits per weight are the whole file's, embeddings included). The bytes
+ * per quantised weight, scales and zeros included, are quant.c's.
+ * docs/plan.md says
  * where this is approximate (linear-attention and SSM layers are counted
  * as attention layers; vision towers are not counted).
  */
@@ -65,24 +68,6 @@ static int is_moe(const struct pl_arch *a, int i)
 	return a->experts > 0 && i >= a->first_dense && (i + 1) % a->moe_every == 0;
 }
 
-/* Bytes per weight of quantisation q over 16-bit dtype_bytes. */
-static double q_bytes(const struct pl_arch *a, enum pl_quant q, int dtype_bytes)
-{
-	switch (q) {
-	case PL_Q_FP8:
-		return 1.0 + (a->block_scales ? 4.0 / (128 * 128) : 0.0);
-	case PL_Q_INT8:
-		return 1.0 + 4.0 / (a->hidden ? a->hidden : 4096);   /* per-channel fp32 scale */
-	case PL_Q_INT4:
-		/* 4 bits, a 16-bit scale and a 4-bit zero per group */
-		return 0.5 + 2.5 / (a->group_size > 0 ? a->group_size : 128);
-	case PL_Q_MXFP4:
-	case PL_Q_NONE:
-	default:
-		return dtype_bytes;
-	}
-}
-
 double pl_param_count(const struct pl_arch *a)
 {
 	double lin, other, e, n = 0;
@@ -98,7 +83,7 @@ double pl_param_count(const struct pl_arch *a)
 
 int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes)
 {
-	double lin, other, e, bytes = 0, qb = q_bytes(a, q, dtype_bytes), eb;
+	double lin, other, e, bytes = 0, qb = pl_quant_bytes(a, q, dtype_bytes), eb;
 	int i, per_stage;
 
 	if (tp < 1)
@@ -116,10 +101,12 @@ int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant 
 	}
 	/* the first stage holds the embeddings, the last the head; with one
 	 * stage both. With several, the heavier end counts. */
+	/* GGUF's bits per weight are the whole file's: embeddings included */
 	if (pp == 1)
-		bytes += (double)a->vocab * a->hidden / tp * (a->tie ? 1 : 2) * dtype_bytes;
+		bytes += (double)a->vocab * a->hidden / tp * (a->tie ? 1 : 2) *
+			 (q == PL_Q_GGUF ? qb : dtype_bytes);
 	else
-		bytes += (double)a->vocab * a->hidden / tp * dtype_bytes;
+		bytes += (double)a->vocab * a->hidden / tp * (q == PL_Q_GGUF ? qb : dtype_bytes);
 	bytes += (double)a->hidden * dtype_bytes;
 	return (int64_t)bytes;
 }
