@@ -243,12 +243,39 @@ static void trtllm_table_and_decode(void **state)
 static void phases(void **state)
 {
 	static const struct { const char *text; enum oom_phase want; } hints[] = {
-		{ "  File \"/workspace/vllm/vllm/v1/worker/gpu_model_runner.py\", line 1292, in "
-		  "_dummy_sampler_run\n  File \"gpu_model_runner.py\", line 1400, in profile_run",
+		/* a traceback prints the outer frame first: the sampler's
+		 * warm-up run inside the profile run is the innermost */
+		{ "  File \"gpu_model_runner.py\", line 1400, in profile_run\n"
+		  "  File \"/workspace/vllm/vllm/v1/worker/gpu_model_runner.py\", line 1292, in "
+		  "_dummy_sampler_run", OOM_PHASE_WARMUP },
+		/* the engine core's _initialize_kv_caches encloses the profile
+		 * run, the KV cache and the warm-up: the frame inside decides */
+		{ "  File \"vllm/v1/engine/core.py\", line 70, in __init__\n"
+		  "    self._initialize_kv_caches(vllm_config)\n"
+		  "  File \"vllm/v1/engine/core.py\", line 133, in _initialize_kv_caches\n"
+		  "  File \"vllm/v1/worker/gpu_worker.py\", line 230, in compile_or_warm_up_model\n"
+		  "    self.model_runner.capture_model()\n", OOM_PHASE_GRAPH_CAPTURE },
+		{ "  File \"vllm/v1/engine/core.py\", line 133, in _initialize_kv_caches\n"
+		  "  File \"vllm/v1/executor/abstract.py\", line 103, in determine_available_memory\n",
+		  OOM_PHASE_PROFILE },
+		/* of a chain the cause is printed first: its frames decide */
+		{ "  File \"vllm/v1/worker/gpu_model_runner.py\", line 1533, in _dummy_sampler_run\n"
+		  "RuntimeError: CUDA out of memory occurred when warming up sampler\n\n"
+		  "The above exception was the direct cause of the following exception:\n\n"
+		  "  File \"vllm/v1/worker/gpu_worker.py\", line 180, in determine_available_memory\n",
 		  OOM_PHASE_WARMUP },
+		/* DeepSpeed's inference engine loads a model; it trains nothing */
+		{ "  File \"bloom-ds-inference.py\", line 185, in <module>\n"
+		  "    model = deepspeed.init_inference(\n", OOM_PHASE_LOAD_WEIGHTS },
+		/* ggml allocates the KV cache's tensors as it does the
+		 * weights': the next line names which */
+		{ "llama_init_from_model: failed to initialize the context: failed to allocate "
+		  "buffer for kv cache", OOM_PHASE_KV_ALLOC },
 		{ "  File \"/usr/local/lib/python3.10/site-packages/torch/cuda/graphs.py\", line 84, "
 		  "in capture_end", OOM_PHASE_GRAPH_CAPTURE },
 		{ "alloc_tensor_range: failed to allocate CUDA0 buffer of size 151851674624",
+		  OOM_PHASE_UNKNOWN },
+		{ "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
 		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "ERROR | autotrain.trainers.common:wrapper:121 - HIP out of memory.",
 		  OOM_PHASE_TRAINING_STEP },
@@ -301,6 +328,7 @@ static void phases(void **state)
 	size_t i;
 
 	(void)state;
+	assert_int_equal(memfail_self_check(), 0);
 	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
 		assert_int_equal(memfail_phase_hint(hints[i].text, strlen(hints[i].text)), hints[i].want);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
@@ -329,6 +357,10 @@ static void stacks(void **state)
 		{ "  File \"/home/gccrcv/anaconda3/envs/multinerf/lib/python3.9/site-packages/jax/_src/"
 		  "dispatch.py\", line 895, in _execute_compiled", VST_JAX },
 		{ "  File \"vllm/worker/worker.py\", line 493, in raise_if_cache_size_invalid", -1 },
+		/* DeepSpeed's inference engine: no training stack (deepspeed
+		 * issue 2933, tests/data/real/any_stack) */
+		{ "  File \"/home/u/.local/lib/python3.8/site-packages/deepspeed/ops/transformer/"
+		  "inference/ds_mlp.py\", line 45, in __init__", MEMFAIL_STACK_INFERENCE },
 	};
 	size_t i;
 	int rank;

@@ -20,7 +20,14 @@ void srv_mem_stack(struct srv_mem *m, const char *text, size_t n)
 {
 	int rank, st = memfail_stack_hint(text, n, &rank);
 
-	if (st >= 0 && (m->stack < 0 || rank < m->stack_rank)) {
+	/* DeepSpeed's inference engine is no training stack, whatever of
+	 * DeepSpeed's files its frames also name */
+	if (st == MEMFAIL_STACK_INFERENCE) {
+		m->inference = 1;
+		m->stack = -1;
+		return;
+	}
+	if (st >= 0 && !m->inference && (m->stack < 0 || rank < m->stack_rank)) {
 		m->stack = st;
 		m->stack_rank = rank;
 	}
@@ -177,14 +184,16 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	}
 	if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) == OOM_PHASE_UNKNOWN)
 		return 0;
-	if (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES || rank < m->frame_rank) {
+	/* a later frame is an inner one: it wins unless it is a generic
+	 * library's under an engine's (memfail_phase_hint_ranked) */
+	if (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES || rank <= m->frame_rank) {
 		m->frame = ph;          /* a frame of a traceback cut above */
 		m->frame_rank = rank;
 		m->frame_line = lineno;
 	}
 	/* a frame of the traceback a held failure prints after itself
 	 * (PyTorch's THCudaCheck, then "Traceback ...": loss.backward(),
-	 * evaluate()) names that failure's phase, the best-ranked wins */
+	 * evaluate()) names that failure's phase, the innermost wins */
 	srv_mem_below(m, ph, rank, lineno);
 	return 0;
 }
@@ -192,7 +201,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)
 {
 	if (m->held && lineno > m->line && lineno - m->last_line <= SRV_MEM_REPEAT &&
-	    ph != OOM_PHASE_UNKNOWN && (m->below == OOM_PHASE_UNKNOWN || rank < m->below_rank)) {
+	    ph != OOM_PHASE_UNKNOWN && (m->below == OOM_PHASE_UNKNOWN || rank <= m->below_rank)) {
 		m->below = ph;
 		m->below_rank = rank;
 	}
