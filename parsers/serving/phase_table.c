@@ -47,8 +47,8 @@ const struct phase_mark phase_marks[] = {
 	F("_capture_cudagraphs", GRAPH_CAPTURE, "vllm", "V1 0.10-0.11", THREAD),
 	/* V0's _warm_up_model only captures the graphs */
 	F("in _warm_up_model", GRAPH_CAPTURE, "vllm", "V0 0.4-0.10", V0W),
-	F("capture_begin", GRAPH_CAPTURE, "pytorch", "torch.cuda.graph", "torch/cuda/graphs.py"),
-	F("capture_end", GRAPH_CAPTURE, "pytorch", "torch.cuda.graph", "torch/cuda/graphs.py"),
+	F("capture_begin", GRAPH_CAPTURE, "pytorch", "1.10-2.x", "torch/cuda/graphs.py"),
+	F("capture_end", GRAPH_CAPTURE, "pytorch", "1.10-2.x", "torch/cuda/graphs.py"),
 	/* V0: initialize_cache checks the blocks, builds the CacheEngine
 	 * (_allocate_kv_cache), then _warm_up_model (inner, wins) */
 	F("raise_if_cache_size_invalid", KV_ALLOC, "vllm", "V0 0.4-0.10", V0W),
