@@ -178,6 +178,9 @@ static void continuations(void **state)
 	};
 	static const char serving[] = "llama_kv_cache_update_impl: failed to allocate compute buffers";
 	static const char other[] = "main: server is listening on http://127.0.0.1:8080";
+	static const char kv_first[] = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating "
+				       "204800.00 MiB on device 0: cudaMalloc failed: out of memory";
+	static const char kv_more[] = "llama_kv_cache_init: failed to allocate buffer for kv cache";
 	struct memfail f;
 	size_t i;
 
@@ -191,6 +194,13 @@ static void continuations(void **state)
 	assert_true(memfail_continues(serving, sizeof(serving) - 1, &f));
 	assert_int_equal(f.phase, OOM_PHASE_SERVING);   /* but a served call decides */
 	assert_false(memfail_continues(other, sizeof(other) - 1, &f));
+
+	/* the KV cache's buffer (llama-cpp-python 1944, tests/data/real/
+	 * any_stack): the allocation names no phase, the next line does */
+	assert_true(memfail_line(kv_first, sizeof(kv_first) - 1, &f));
+	assert_int_equal(f.phase, OOM_PHASE_UNKNOWN);
+	assert_true(memfail_continues(kv_more, sizeof(kv_more) - 1, &f));
+	assert_int_equal(f.phase, OOM_PHASE_KV_ALLOC);
 }
 
 /* TensorRT-LLM's executor-creation table (mlcommons/inference#2501,

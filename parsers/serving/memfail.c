@@ -517,6 +517,9 @@ static const char *const continuations[] = {
 	"cleaning up before exit", "current device: ", "in function ggml_", "cuMemCreate(",
 	"cuMemAlloc", "GGML_ASSERT", "failed with status 5", "^of memory while trying to allocate",
 	"compute buffer allocation failed", "ErrorOutOfDeviceMemory",
+	/* llama.cpp's KV cache, after the allocation that failed
+	 * (llama_kv_cache_init, later the llama_kv_cache constructors) */
+	"failed to allocate buffer for kv cache", "failed for self-attention cache",
 	/* ggml's scheduler and llama_decode giving up after a Metal command
 	 * buffer failed (Ollama's runner then panics "failed to decode
 	 * batch"): the decode of a batch names the phase */
