@@ -33,6 +33,11 @@
 #define V1R "vllm/v1/worker/gpu_model_runner.py@4e17906"
 #define DS "deepspeed@v0.10.0,v0.14.0,edaa722"
 #define THREAD "thread (tests/data/real MANIFEST.tsv)"
+#define TGI "text-generation-inference@"
+#define TGI_FCL "server/text_generation_server/models/flash_causal_lm.py"
+#define LMD "lmdeploy@"
+#define LMD_TM "lmdeploy/turbomind/turbomind.py"
+#define OLL "ollama@"
 
 const struct phase_mark phase_marks[] = {
 	/* ---- frames: vLLM ---------------------------------------------- */
@@ -87,10 +92,17 @@ const struct phase_mark phase_marks[] = {
 	F("memory leak detected", SERVING, "sglang", "0.1-0.5 (idle check)", THREAD),
 	F("KV cache pool leak detected", SERVING, "sglang", "0.1-0.2", THREAD),
 	/* ---- frames: TGI ----------------------------------------------- */
-	F("Method Warmup", WARMUP, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
-	F("in warmup", WARMUP, "tgi", "1.x-3.x", "server/text_generation_server/models/flash_causal_lm.py"),
+	F("Method Warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 server/text_generation_server/server.py"),
+	F("in warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
 	F("warmup{", WARMUP, "tgi", "1.x-3.x router span", THREAD),
-	F("to warmup model", WARMUP, "tgi", "1.x-3.x router", THREAD),
+	F("to warmup model", WARMUP, "tgi", "0.9 router", TGI "v0.9.0 router/src/main.rs"),
+	F("to warmup the Python model shards", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 router, backends/v3"),
+	/* from 2.4 warmup() sizes the blocks, then allocates the KV cache
+	 * (init_kv_cache) and captures the decode graphs (cuda_graph_warmup,
+	 * from 2.0), then tunes (tunableop_warmup, ROCm) */
+	F("in init_kv_cache", KV_ALLOC, "tgi", "2.4-3.3", TGI "v2.4.0..v3.3.0 " TGI_FCL),
+	F("cuda_graph_warmup", GRAPH_CAPTURE, "tgi", "2.0-3.3", TGI "v2.0.0..v3.3.0 " TGI_FCL),
+	F("tunableop_warmup", WARMUP, "tgi", "2.4-3.3", TGI "v2.4.0..v3.3.0 " TGI_FCL),
 	F("Method Prefill", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
 	F("Method Decode", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
 	/* ---- frames: TensorRT-LLM (its _ExecutorMemoryMonitor's "The
@@ -101,9 +113,15 @@ const struct phase_mark phase_marks[] = {
 	F("could not be created: Model", LOAD_WEIGHTS, "tensorrt-llm", "0.20-1.x", THREAD),
 	F("could not be created: Draft model", LOAD_WEIGHTS, "tensorrt-llm", "0.20-1.x", THREAD),
 	/* ---- frames: LMDeploy / TurboMind ------------------------------- */
-	F("_create_model_instance", KV_ALLOC, "lmdeploy", "0.2-0.8 (TurboMind sizes its KV there)", THREAD),
-	F("_create_weight", LOAD_WEIGHTS, "lmdeploy", "0.2-0.8", THREAD),
-	F("create_shared_weights", LOAD_WEIGHTS, "lmdeploy", "0.2-0.8", THREAD),
+	/* to 0.5 the engine and its BlockManager (the KV cache) were built
+	 * with the first model instance; from 0.6 create_engine builds them
+	 * right after the weights (process_weight) */
+	F("_create_model_instance", KV_ALLOC, "lmdeploy", "0.2-0.5", LMD "v0.2.0,v0.4.0 " LMD_TM),
+	F("model_comm.create_engine", KV_ALLOC, "lmdeploy", "0.6-0.8", LMD "v0.6.0,v0.8.0 " LMD_TM),
+	F("in _create_engine", KV_ALLOC, "lmdeploy", "0.9-0.16", LMD "v0.16.0 " LMD_TM),
+	F("model_comm.process_weight", LOAD_WEIGHTS, "lmdeploy", "0.6-0.8", LMD "v0.8.0 " LMD_TM),
+	F("_create_weight", LOAD_WEIGHTS, "lmdeploy", "0.2-0.16", LMD "v0.2.0..v0.16.0 " LMD_TM),
+	F("create_shared_weights", LOAD_WEIGHTS, "lmdeploy", "0.2-0.8", LMD "v0.2.0..v0.8.0 " LMD_TM),
 	/* ---- frames and function prefixes: llama.cpp, Ollama ------------ */
 	F("llama_kv_cache_update", SERVING, "llama.cpp", "b2000-b6000", THREAD),
 	F("llama_decode", SERVING, "llama.cpp", "all", "src/llama-context.cpp"),
@@ -117,7 +135,7 @@ const struct phase_mark phase_marks[] = {
 	F("load_tensors", LOAD_WEIGHTS, "llama.cpp", "all (llm_load_tensors, later load_tensors)", "src/llama-model.cpp"),
 	F("llama_model_load", LOAD_WEIGHTS, "llama.cpp", "all", "src/llama.cpp"),
 	F("error loading model", LOAD_WEIGHTS, "llama.cpp", "all", "src/llama.cpp"),
-	F("error loading llama server", LOAD_WEIGHTS, "ollama", "0.1-0.5", THREAD),
+	F("error loading llama server", LOAD_WEIGHTS, "ollama", "0.1-0.33", OLL "v0.9.0..v0.33 server/sched.go"),
 	/* ---- frames: Hugging Face, Keras -------------------------------- */
 	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
 	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
@@ -183,12 +201,18 @@ const struct phase_mark phase_marks[] = {
 	L("Capture cuda graph begin", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	L("Capture cuda graph end", WARMUP, "sglang", "0.2-0.5 (the server's warm-up request next)", "python/sglang/srt/model_executor/model_runner.py"),
 	L("Prefill batch", SERVING, "sglang", "0.2-0.5", "python/sglang/srt/managers/scheduler.py"),
+	/* printed once the server's own warm-up request was served */
+	L("fired up and ready to roll", SERVING, "sglang", "0.2-0.5", "python/sglang/srt/entrypoints/http_server.py"),
 	/* ---- lines: TGI (the router warms the shards up, then serves) --- */
 	L("Warming up model", WARMUP, "tgi", "1.x-3.x", "router/src/main.rs"),
 	L("Setting max batch total tokens", SERVING, "tgi", "1.x-3.x", "router/src/main.rs"),
 	L("Decode batch", SERVING, "tgi", "1.x-3.x", THREAD),
 	/* ---- lines: llama.cpp, llama-server, Ollama --------------------- */
-	L("llm server loading model", LOAD_WEIGHTS, "ollama", "0.1-0.12", THREAD),
+	/* the server starts a runner and waits while it loads the model
+	 * (weights, KV cache, compute graph) */
+	L("llm server loading model", LOAD_WEIGHTS, "ollama", "0.1.3x-0.33", OLL "v0.3.0..v0.33 llm/server.go"),
+	L("starting llama server", LOAD_WEIGHTS, "ollama", "0.1.3x-0.33", OLL "v0.3.0..v0.9.0 llm/server.go"),
+	L("waiting for llama runner to start", LOAD_WEIGHTS, "ollama", "0.1.3x-0.9", OLL "v0.3.0..v0.9.0 llm/server.go"),
 	/* the model's metadata, printed just before its tensors load */
 	L("llm_load_print_meta:", LOAD_WEIGHTS, "llama.cpp", "b1000-b4400", "llama.cpp"),
 	L("print_info:", LOAD_WEIGHTS, "llama.cpp", "b4400-", "src/llama-model.cpp"),
