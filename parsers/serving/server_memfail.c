@@ -74,9 +74,12 @@ static int flush(struct srv_mem *m, struct sink *s)
 	char summary[256], size[32] = "";
 	struct ol_event e = { .kind = "mem_failure", .t = m->t, .pid = m->pid, .line = m->line,
 			      .summary = summary };
-	/* its own lines first, then its own traceback printed after it,
-	 * then a traceback cut above it or the log's phase */
+	/* its own lines first, then the frames of the traceback it ends
+	 * (printed above it: of a chain of exceptions the cause's, the
+	 * innermost), then a traceback printed after it (THCudaCheck's),
+	 * then the log's phase */
 	enum oom_phase ph = m->f.phase != OOM_PHASE_UNKNOWN ? m->f.phase
+			    : m->ctx_frame ? m->ctx
 			    : m->below != OOM_PHASE_UNKNOWN ? m->below : m->ctx;
 	int64_t id;
 
@@ -144,8 +147,9 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		/* a frame just above stands in for the failure's own phase,
 		 * but what the failure's continuation lines name comes first
 		 * (llama.cpp: "ggml_gallocr_reserve_n" after the cudaMalloc) */
-		m->ctx = m->frame_line && lineno - m->frame_line <= SRV_MEM_FRAMES ? m->frame
-										 : m->phase;
+		m->ctx_frame = m->frame_line && lineno - m->frame_line <= SRV_MEM_FRAMES &&
+			       m->frame != OOM_PHASE_UNKNOWN;
+		m->ctx = m->ctx_frame ? m->frame : m->phase;
 		m->frame_line = 0;
 		m->below = OOM_PHASE_UNKNOWN;
 		m->f = f;

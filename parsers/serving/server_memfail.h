@@ -45,7 +45,9 @@ struct srv_mem {
 	/* the failure held */
 	int held;
 	struct memfail f;            /* its phase: what its own lines name */
-	enum oom_phase ctx;          /* the log's phase when it was told */
+	enum oom_phase ctx;          /* the frames just above it (the traceback
+				      * it ends) or the log's phase */
+	int ctx_frame;               /* 1: ctx is those frames' */
 	enum oom_phase below;        /* the best phase the frames of the
 				      * traceback printed just after it name
 				      * (a THCudaCheck line, then its
