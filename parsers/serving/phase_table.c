@@ -38,6 +38,8 @@
 #define LMD "lmdeploy@"
 #define LMD_TM "lmdeploy/turbomind/turbomind.py"
 #define OLL "ollama@"
+#define ACC "accelerate@"
+#define LIT "pytorch-lightning@"
 
 const struct phase_mark phase_marks[] = {
 	/* ---- frames: vLLM ---------------------------------------------- */
@@ -140,6 +142,12 @@ const struct phase_mark phase_marks[] = {
 	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
 	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
 	F("load_state_dict", LOAD_WEIGHTS, "pytorch", "all", "torch/nn/modules/module.py"),
+	/* accelerate: a big model placed over the devices, or the model
+	 * moved (and wrapped: DDP, FSDP's shards) by Accelerator.prepare */
+	F("load_checkpoint_and_dispatch", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
+	F("dispatch_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
+	F("load_checkpoint_in_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/utils/modeling.py"),
+	F("in prepare_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/accelerator.py"),
 	/* ---- frames: DeepSpeed ------------------------------------------ */
 	/* deepspeed.initialize: the model moved to the card, ZeRO's
 	 * partitions and optimizer states (whose set-up runs
@@ -155,7 +163,12 @@ const struct phase_mark phase_marks[] = {
 	F("init_inference", LOAD_WEIGHTS, "deepspeed", "0.5-0.18", DS " __init__.py"),
 	F("_apply_injection_policy", LOAD_WEIGHTS, "deepspeed", "0.5-0.18", DS " inference/engine.py"),
 	/* ---- frames: training and evaluation loops ---------------------- */
-	F("validation_step", EVAL, "lightning", "1.x-2.x", "src/lightning/pytorch/loops/evaluation_loop.py"),
+	/* Lightning runs validation from inside the training epoch loop:
+	 * the evaluation frames are the inner ones (1.6: loops/dataloader/
+	 * evaluation_loop.py; 2.x: the strategy's *_step) */
+	F("validation_step", EVAL, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 strategies/strategy.py"),
+	F("in test_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
+	F("in predict_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
 	F("eval_step", EVAL, "any", "any", THREAD),
 	F("evaluation_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
 	F("eval_loop", EVAL, "any", "any", THREAD),
@@ -169,8 +182,9 @@ const struct phase_mark phase_marks[] = {
 	F("train_step", TRAINING_STEP, "any", "any", THREAD),
 	F("_inner_training_loop", TRAINING_STEP, "transformers", "4.20-", "src/transformers/trainer.py"),
 	F("train_epoch", TRAINING_STEP, "any", "any", THREAD),
-	F("run_training_batch", TRAINING_STEP, "lightning", "1.x", "pytorch_lightning/loops/"),
-	F("training_epoch_loop", TRAINING_STEP, "lightning", "1.5-2.x", "src/lightning/pytorch/loops/training_epoch_loop.py"),
+	/* the profiler's section name on the source line under the frame */
+	F("run_training_batch", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
+	F("training_epoch_loop", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
 	F("autotrain.trainers", TRAINING_STEP, "autotrain", "any", THREAD),
 	G("optimizer.step", TRAINING_STEP, "pytorch", "all", "torch/optim/optimizer.py"),
 	G(".backward(", TRAINING_STEP, "pytorch", "all", "torch/_tensor.py"),
@@ -192,7 +206,7 @@ const struct phase_mark phase_marks[] = {
 	L("Available KV cache memory", KV_ALLOC, "vllm", "V1 0.8-0.11", V1W),
 	L("Compile and warming up model for size", WARMUP, "vllm", "V1 0.7-0.11", V1W),
 	L("Capturing CUDA graph", GRAPH_CAPTURE, "vllm", "V0 0.4-0.10, V1 0.10-0.11", V0R),
-	L("Capturing cudagraphs", GRAPH_CAPTURE, "vllm", "V1 0.9-0.11", V1R),
+	L("Capturing cudagraphs", GRAPH_CAPTURE, "vllm", "V0 0.6-0.8 (\"for decoding\")", THREAD),
 	L("Capturing the model for CUDA graphs", GRAPH_CAPTURE, "vllm", "V0 0.2-0.6", V0R),
 	L("Graph capturing finished", WARMUP, "vllm", "0.4-0.11 (V1: sampler warm-up next)", V1W),
 	/* ---- lines: SGLang (ModelRunner's "avail mem" lines) ------------ */
