@@ -3,10 +3,14 @@
  * phase_table.h.
  *
  * Each row was checked against the engine's source where the source
- * could be read here (the commit is named; "thread" rows are wordings
- * the engine printed in a real excerpt under tests/data/real, whose
- * MANIFEST.tsv gives the thread). Rows dropped or changed when they
- * were checked, and why:
+ * could be read here: TGI, LMDeploy, Ollama, DeepSpeed, accelerate and
+ * Lightning at several tags each (git grep/show; the tags are named);
+ * vLLM, SGLang, llama.cpp and transformers are too large to fetch whole,
+ * so their rows were read in one indexed version of the file (the
+ * commit is named) and their version ranges are those the real threads
+ * print. "thread" rows are wordings an engine printed in a real excerpt
+ * under tests/data/real, whose MANIFEST.tsv gives the thread. Rows
+ * dropped or changed when they were checked, and why:
  *   - "initialize_kv_cache" also matched vLLM's LLMEngine/EngineCore
  *     _initialize_kv_caches, which encloses the profile run, the KV
  *     allocation, graph capture and the sampler warm-up: now the
