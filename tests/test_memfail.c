@@ -316,6 +316,15 @@ static void phases(void **state)
 		{ "  File \"vllm/model_executor/layers/linear.py\", line 202, in create_weights",
 		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "    eval_loss = evaluate(model, criterion, epoch, eval_losses)", OOM_PHASE_EVAL },
+		/* TensorRT-LLM's executor stages (py_executor_creator.py): the
+		 * executor built after the KV cache is sized warms up; the
+		 * estimation's temporary one is a profile */
+		{ "The following component could not be created: Additional executor resources",
+		  OOM_PHASE_WARMUP },
+		{ "The following component could not be created: Additional executor resources "
+		  "(temporary for KV cache size estimation)", OOM_PHASE_PROFILE },
+		{ "The following component could not be created: Model resources created during "
+		  "usage", OOM_PHASE_PROFILE },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {

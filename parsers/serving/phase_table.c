@@ -43,6 +43,7 @@
 #define LMD_TM "lmdeploy/turbomind/turbomind.py"
 #define OLL "ollama@"
 #define ACC "accelerate@"
+#define TRT "tensorrt_llm/_torch/pyexecutor/py_executor_creator.py@000429d"
 #define LIT "pytorch-lightning@"
 
 const struct phase_mark phase_marks[] = {
@@ -113,11 +114,16 @@ const struct phase_mark phase_marks[] = {
 	F("Method Decode", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
 	/* ---- frames: TensorRT-LLM (its _ExecutorMemoryMonitor's "The
 	 * following component could not be created: X") ------------------ */
-	F("temporary for KV cache size estimation)", PROFILE, "tensorrt-llm", "0.20-1.x", THREAD),
-	F("created: Model resources created during usage", PROFILE, "tensorrt-llm", "0.20-1.x", THREAD),
-	F("could not be created: KV cache", KV_ALLOC, "tensorrt-llm", "0.20-1.x", THREAD),
-	F("could not be created: Model", LOAD_WEIGHTS, "tensorrt-llm", "0.20-1.x", THREAD),
-	F("could not be created: Draft model", LOAD_WEIGHTS, "tensorrt-llm", "0.20-1.x", THREAD),
+	F("temporary for KV cache size estimation)", PROFILE, "tensorrt-llm", "0.20-1.x", TRT),
+	F("created: Model resources created during usage", PROFILE, "tensorrt-llm", "0.20-1.x", TRT),
+	F("could not be created: KV cache", KV_ALLOC, "tensorrt-llm", "0.20-1.x", TRT),
+	F("could not be created: Model", LOAD_WEIGHTS, "tensorrt-llm", "0.20-1.x", TRT),
+	F("could not be created: Draft model", LOAD_WEIGHTS, "tensorrt-llm", "0.20-1.x", TRT),
+	/* the executor built again once the KV cache is sized: its CUDA
+	 * graphs and warm-up ("reduce max_num_tokens", TensorRT-LLM says);
+	 * the estimation's own "(temporary ...)" stage is printed after the
+	 * same words and wins as the later phrase */
+	F("created: Additional executor resources", WARMUP, "tensorrt-llm", "0.20-1.x", TRT),
 	/* ---- frames: LMDeploy / TurboMind ------------------------------- */
 	/* to 0.5 the engine and its BlockManager (the KV cache) were built
 	 * with the first model instance; from 0.6 create_engine builds them
