@@ -92,7 +92,10 @@ const struct phase_mark phase_marks[] = {
 	F("init_memory_pool", KV_ALLOC, "sglang", "0.1-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	F("profile_max_num_token", PROFILE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	F("increase --mem-fraction-static", KV_ALLOC, "sglang", "0.2-0.5", THREAD),
-	F("init_cuda_graphs", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
+	F("init_cuda_graphs", GRAPH_CAPTURE, "sglang", "0.2-0.4", "python/sglang/srt/model_executor/model_runner.py"),
+	/* later "Capture device graphs" (also CPU graphs), the runner built
+	 * there: CudaGraphRunner( also matches Piecewise/BreakableCudaGraphRunner( */
+	F("init_device_graphs", GRAPH_CAPTURE, "sglang", "0.4-0.5", "python/sglang/srt/model_executor/model_runner.py@0005834"),
 	F("CudaGraphRunner(", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
 	F("event_loop_normal", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
 	F("event_loop_overlap", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
