@@ -325,6 +325,9 @@ static void phases(void **state)
 		  "(temporary for KV cache size estimation)", OOM_PHASE_PROFILE },
 		{ "The following component could not be created: Model resources created during "
 		  "usage", OOM_PHASE_PROFILE },
+		{ "RuntimeError: CUDA out of memory occurred when warming up pooler (task='embed') "
+		  "with 256 dummy requests. Please try lowering `max_num_seqs` or "
+		  "`gpu_memory_utilization` when initializing the engine.", OOM_PHASE_WARMUP },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {

@@ -54,7 +54,10 @@ const struct phase_mark phase_marks[] = {
 	F("_dummy_sampler_run", WARMUP, "vllm", "V1 0.8-0.11", V1W),
 	F("_dummy_pooler_run", WARMUP, "vllm", "V1 0.9-0.11", V1R),
 	F("compile_or_warm_up_model", WARMUP, "vllm", "V1 0.7-0.11", V1W),
-	F("warming up sampler", WARMUP, "vllm", "V1 0.8-0.11", V1R),
+	F("warming up sampler", WARMUP, "vllm", "V1 0.8-0.13", V1R),
+	/* the pooling models' run: "CUDA out of memory occurred when warming
+	 * up pooler (task=...) with N dummy requests" */
+	F("occurred when warming up pooler", WARMUP, "vllm", "V1 0.10-0.13", V1R),
 	F("capture_model", GRAPH_CAPTURE, "vllm", "V0 0.2-0.10, V1", V0W " " V1W),
 	F("_capture_cudagraphs", GRAPH_CAPTURE, "vllm", "V1 0.10-0.11", THREAD),
 	/* V0's _warm_up_model only captures the graphs */
