@@ -328,6 +328,8 @@ static void phases(void **state)
 		{ "RuntimeError: CUDA out of memory occurred when warming up pooler (task='embed') "
 		  "with 256 dummy requests. Please try lowering `max_num_seqs` or "
 		  "`gpu_memory_utilization` when initializing the engine.", OOM_PHASE_WARMUP },
+		{ "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate "
+		  "448.00 MiB.", OOM_PHASE_GRAPH_CAPTURE },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {

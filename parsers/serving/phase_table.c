@@ -99,6 +99,9 @@ const struct phase_mark phase_marks[] = {
 	/* later "Capture device graphs" (also CPU graphs), the runner built
 	 * there: CudaGraphRunner( also matches Piecewise/BreakableCudaGraphRunner( */
 	F("init_device_graphs", GRAPH_CAPTURE, "sglang", "0.4-0.5", "python/sglang/srt/model_executor/model_runner.py@0005834"),
+	/* CudaGraphRunner.__init__ wraps a capture's error: "Capture cuda
+	 * graph failed: CUDA out of memory. ..." */
+	F("Capture cuda graph failed", GRAPH_CAPTURE, "sglang", "0.3-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
 	F("CudaGraphRunner(", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
 	F("event_loop_normal", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
 	F("event_loop_overlap", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
