@@ -178,6 +178,9 @@ static void continuations(void **state)
 	};
 	static const char serving[] = "llama_kv_cache_update_impl: failed to allocate compute buffers";
 	static const char other[] = "main: server is listening on http://127.0.0.1:8080";
+	static const char kv_first[] = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating "
+				       "204800.00 MiB on device 0: cudaMalloc failed: out of memory";
+	static const char kv_more[] = "llama_kv_cache_init: failed to allocate buffer for kv cache";
 	struct memfail f;
 	size_t i;
 
@@ -191,6 +194,13 @@ static void continuations(void **state)
 	assert_true(memfail_continues(serving, sizeof(serving) - 1, &f));
 	assert_int_equal(f.phase, OOM_PHASE_SERVING);   /* but a served call decides */
 	assert_false(memfail_continues(other, sizeof(other) - 1, &f));
+
+	/* the KV cache's buffer (llama-cpp-python 1944, tests/data/real/
+	 * any_stack): the allocation names no phase, the next line does */
+	assert_true(memfail_line(kv_first, sizeof(kv_first) - 1, &f));
+	assert_int_equal(f.phase, OOM_PHASE_UNKNOWN);
+	assert_true(memfail_continues(kv_more, sizeof(kv_more) - 1, &f));
+	assert_int_equal(f.phase, OOM_PHASE_KV_ALLOC);
 }
 
 /* TensorRT-LLM's executor-creation table (mlcommons/inference#2501,
@@ -243,12 +253,39 @@ static void trtllm_table_and_decode(void **state)
 static void phases(void **state)
 {
 	static const struct { const char *text; enum oom_phase want; } hints[] = {
-		{ "  File \"/workspace/vllm/vllm/v1/worker/gpu_model_runner.py\", line 1292, in "
-		  "_dummy_sampler_run\n  File \"gpu_model_runner.py\", line 1400, in profile_run",
+		/* a traceback prints the outer frame first: the sampler's
+		 * warm-up run inside the profile run is the innermost */
+		{ "  File \"gpu_model_runner.py\", line 1400, in profile_run\n"
+		  "  File \"/workspace/vllm/vllm/v1/worker/gpu_model_runner.py\", line 1292, in "
+		  "_dummy_sampler_run", OOM_PHASE_WARMUP },
+		/* the engine core's _initialize_kv_caches encloses the profile
+		 * run, the KV cache and the warm-up: the frame inside decides */
+		{ "  File \"vllm/v1/engine/core.py\", line 70, in __init__\n"
+		  "    self._initialize_kv_caches(vllm_config)\n"
+		  "  File \"vllm/v1/engine/core.py\", line 133, in _initialize_kv_caches\n"
+		  "  File \"vllm/v1/worker/gpu_worker.py\", line 230, in compile_or_warm_up_model\n"
+		  "    self.model_runner.capture_model()\n", OOM_PHASE_GRAPH_CAPTURE },
+		{ "  File \"vllm/v1/engine/core.py\", line 133, in _initialize_kv_caches\n"
+		  "  File \"vllm/v1/executor/abstract.py\", line 103, in determine_available_memory\n",
+		  OOM_PHASE_PROFILE },
+		/* of a chain the cause is printed first: its frames decide */
+		{ "  File \"vllm/v1/worker/gpu_model_runner.py\", line 1533, in _dummy_sampler_run\n"
+		  "RuntimeError: CUDA out of memory occurred when warming up sampler\n\n"
+		  "The above exception was the direct cause of the following exception:\n\n"
+		  "  File \"vllm/v1/worker/gpu_worker.py\", line 180, in determine_available_memory\n",
 		  OOM_PHASE_WARMUP },
+		/* DeepSpeed's inference engine loads a model; it trains nothing */
+		{ "  File \"bloom-ds-inference.py\", line 185, in <module>\n"
+		  "    model = deepspeed.init_inference(\n", OOM_PHASE_LOAD_WEIGHTS },
+		/* ggml allocates the KV cache's tensors as it does the
+		 * weights': the next line names which */
+		{ "llama_init_from_model: failed to initialize the context: failed to allocate "
+		  "buffer for kv cache", OOM_PHASE_KV_ALLOC },
 		{ "  File \"/usr/local/lib/python3.10/site-packages/torch/cuda/graphs.py\", line 84, "
 		  "in capture_end", OOM_PHASE_GRAPH_CAPTURE },
 		{ "alloc_tensor_range: failed to allocate CUDA0 buffer of size 151851674624",
+		  OOM_PHASE_UNKNOWN },
+		{ "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
 		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "ERROR | autotrain.trainers.common:wrapper:121 - HIP out of memory.",
 		  OOM_PHASE_TRAINING_STEP },
@@ -279,6 +316,20 @@ static void phases(void **state)
 		{ "  File \"vllm/model_executor/layers/linear.py\", line 202, in create_weights",
 		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "    eval_loss = evaluate(model, criterion, epoch, eval_losses)", OOM_PHASE_EVAL },
+		/* TensorRT-LLM's executor stages (py_executor_creator.py): the
+		 * executor built after the KV cache is sized warms up; the
+		 * estimation's temporary one is a profile */
+		{ "The following component could not be created: Additional executor resources",
+		  OOM_PHASE_WARMUP },
+		{ "The following component could not be created: Additional executor resources "
+		  "(temporary for KV cache size estimation)", OOM_PHASE_PROFILE },
+		{ "The following component could not be created: Model resources created during "
+		  "usage", OOM_PHASE_PROFILE },
+		{ "RuntimeError: CUDA out of memory occurred when warming up pooler (task='embed') "
+		  "with 256 dummy requests. Please try lowering `max_num_seqs` or "
+		  "`gpu_memory_utilization` when initializing the engine.", OOM_PHASE_WARMUP },
+		{ "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate "
+		  "448.00 MiB.", OOM_PHASE_GRAPH_CAPTURE },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {
@@ -301,6 +352,7 @@ static void phases(void **state)
 	size_t i;
 
 	(void)state;
+	assert_int_equal(memfail_self_check(), 0);
 	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
 		assert_int_equal(memfail_phase_hint(hints[i].text, strlen(hints[i].text)), hints[i].want);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
@@ -329,6 +381,10 @@ static void stacks(void **state)
 		{ "  File \"/home/gccrcv/anaconda3/envs/multinerf/lib/python3.9/site-packages/jax/_src/"
 		  "dispatch.py\", line 895, in _execute_compiled", VST_JAX },
 		{ "  File \"vllm/worker/worker.py\", line 493, in raise_if_cache_size_invalid", -1 },
+		/* DeepSpeed's inference engine: no training stack (deepspeed
+		 * issue 2933, tests/data/real/any_stack) */
+		{ "  File \"/home/u/.local/lib/python3.8/site-packages/deepspeed/ops/transformer/"
+		  "inference/ds_mlp.py\", line 45, in __init__", MEMFAIL_STACK_INFERENCE },
 	};
 	size_t i;
 	int rank;

@@ -5,7 +5,8 @@
  * MEMFAIL_SCAN bytes of the line: the phrases that are never a failure
  * (checked first), the wording families (the first that matches names
  * the family; the generic ones at the end need an error marker on the
- * same line and no advice words), and the phrases that name a phase.
+ * same line and no advice words); the frames and lines that name a phase
+ * are phase_table.c's.
  * Every phrase of every table, and the labels of the figures, are in one
  * phrase set (parsers/common/phrases.h): one pass over the line says
  * which it holds, and the tables are then read in their order from that. The wordings come from the engines' and libraries'
@@ -15,6 +16,7 @@
  */
 #include "parsers/serving/memfail.h"
 #include "parsers/serving/engine_lines.h"
+#include "parsers/serving/phase_table.h"
 #include "parsers/common/phrases.h"
 #include "parsers/common/seriesutil.h"
 
@@ -310,126 +312,77 @@ static void figures(const char *l, size_t n, const struct phrases_found *found, 
 
 /* ---- phases ------------------------------------------------------------- */
 
-/* The phrases of a failure's own text and of its traceback's frames, in
- * the order they win: a sampler warm-up run from inside the profile run
- * is a warm-up; DeepSpeed's set-up runs optimizer.step once (before the
- * training's frames); transformers' Trainer evaluates from inside its
- * training loop (evaluation before training). */
-static const struct { const char *phrase; enum oom_phase phase; } hints[] = {
-	{ "_dummy_sampler_run", OOM_PHASE_WARMUP },
-	{ "warming up sampler", OOM_PHASE_WARMUP },
-	{ "_dummy_pooler_run", OOM_PHASE_WARMUP },
-	{ "Method Warmup", OOM_PHASE_WARMUP },     /* TGI's shard: the router's Warmup call */
-	{ "in warmup", OOM_PHASE_WARMUP },         /* TGI's frame: flash_causal_lm.py warmup */
-	{ "warmup{", OOM_PHASE_WARMUP },           /* TGI router's span "warmup{max_input_length=..}" */
-	{ "to warmup model", OOM_PHASE_WARMUP },   /* TGI router: "Unable to warmup model: ..." */
-	{ "capture_end", OOM_PHASE_GRAPH_CAPTURE },
-	{ "capture_begin", OOM_PHASE_GRAPH_CAPTURE },
-	{ "capture_model", OOM_PHASE_GRAPH_CAPTURE },
-	{ "_capture_cudagraphs", OOM_PHASE_GRAPH_CAPTURE },
-	{ "init_cuda_graphs", OOM_PHASE_GRAPH_CAPTURE },
-	{ "CudaGraphRunner", OOM_PHASE_GRAPH_CAPTURE },
-	{ "llama_kv_cache_update", OOM_PHASE_SERVING },
-	{ "llama_decode", OOM_PHASE_SERVING },
-	{ "memory leak detected", OOM_PHASE_SERVING },  /* SGLang checks when idle after serving */
-	{ "KV cache pool leak detected", OOM_PHASE_SERVING },
-	{ "[Task Queue]", OOM_PHASE_SERVING },
-	{ "Method Prefill", OOM_PHASE_SERVING },   /* TGI's shard: the router's Prefill and */
-	{ "Method Decode", OOM_PHASE_SERVING },    /* Decode calls serve requests */
-	{ "event_loop_normal", OOM_PHASE_SERVING },  /* SGLang's scheduler loop */
-	{ "event_loop_overlap", OOM_PHASE_SERVING },
-	{ "run_busy_loop", OOM_PHASE_SERVING },    /* vLLM V1's engine core, after start-up */
-	/* vLLM V0's MQLLMEngine: start() runs run_engine_loop once set up,
-	 * which steps only while requests are unfinished; its client says
-	 * "Engine loop is not running" when the loop died after start-up */
-	{ "run_engine_loop", OOM_PHASE_SERVING },
-	{ "engine_step", OOM_PHASE_SERVING },
-	{ "Engine loop is not running", OOM_PHASE_SERVING },
-	/* vLLM's offline LLM.generate(): requests added, _run_engine steps */
-	{ "llm.generate(", OOM_PHASE_SERVING },
-	{ "in _run_engine", OOM_PHASE_SERVING },
-	/* TensorRT-LLM's "The following component could not be created: X"
-	 * (its _ExecutorMemoryMonitor): the temporary components size the
-	 * KV cache (a profile), the model's own extra resources too */
-	{ "temporary for KV cache size estimation)", OOM_PHASE_PROFILE },
-	{ "created: Model resources created during usage", OOM_PHASE_PROFILE },
-	{ "could not be created: KV cache", OOM_PHASE_KV_ALLOC },
-	{ "could not be created: Model", OOM_PHASE_LOAD_WEIGHTS },
-	{ "could not be created: Draft model", OOM_PHASE_LOAD_WEIGHTS },
-	{ "initialize_kv_cache", OOM_PHASE_KV_ALLOC },
-	{ "_allocate_kv_cache", OOM_PHASE_KV_ALLOC },
-	{ "init_memory_pool", OOM_PHASE_KV_ALLOC },
-	{ "init_cache_engine", OOM_PHASE_KV_ALLOC },
-	{ "llama_kv_cache_init", OOM_PHASE_KV_ALLOC },
-	{ "_create_model_instance", OOM_PHASE_KV_ALLOC },  /* TurboMind sizes its KV cache there */
-	{ "raise_if_cache_size_invalid", OOM_PHASE_KV_ALLOC },   /* vLLM V0 worker.py */
-	{ "check_enough_kv_cache_memory", OOM_PHASE_KV_ALLOC },  /* vLLM V1 kv_cache_utils.py */
-	{ "_create_weight", OOM_PHASE_LOAD_WEIGHTS },      /* TurboMind's weights, per GPU */
-	{ "create_shared_weights", OOM_PHASE_LOAD_WEIGHTS },
-	{ "increase --mem-fraction-static", OOM_PHASE_KV_ALLOC },
-	{ "profile_run", OOM_PHASE_PROFILE },
-	{ "determine_available_memory", OOM_PHASE_PROFILE },
-	{ "determine_num_available_blocks", OOM_PHASE_PROFILE },
-	{ "profile_max_num_token", OOM_PHASE_PROFILE },
-	{ "ggml_gallocr_reserve", OOM_PHASE_PROFILE },
-	{ "graph_reserve", OOM_PHASE_PROFILE },
-	{ "sched_reserve", OOM_PHASE_PROFILE },
-	{ "compute pp buffers", OOM_PHASE_PROFILE },
-	{ "load_tensors", OOM_PHASE_LOAD_WEIGHTS },
-	{ "alloc_tensor_range", OOM_PHASE_LOAD_WEIGHTS },
-	{ "llama_model_load", OOM_PHASE_LOAD_WEIGHTS },
-	{ "error loading model", OOM_PHASE_LOAD_WEIGHTS },
-	{ "error loading llama server", OOM_PHASE_LOAD_WEIGHTS },
-	{ "load_weights", OOM_PHASE_LOAD_WEIGHTS },
-	/* vLLM's quant methods allocate each layer's weights while the model
-	 * is built (linear.py "Failed to create unquantized linear weights") */
-	{ "in create_weights", OOM_PHASE_LOAD_WEIGHTS },
-	{ "create unquantized linear weights", OOM_PHASE_LOAD_WEIGHTS },
-	{ "load_model", OOM_PHASE_LOAD_WEIGHTS },
-	{ "from_pretrained", OOM_PHASE_LOAD_WEIGHTS },
-	{ "from_preset", OOM_PHASE_LOAD_WEIGHTS },   /* keras_nlp / keras_hub presets */
-	{ "load_state_dict", OOM_PHASE_LOAD_WEIGHTS },
-	/* DeepSpeed's engine set-up (deepspeed.initialize: the model moved to
-	 * the card, ZeRO's partitions and optimizer states, whose set-up runs
-	 * optimizer.step once): before the training's first step */
-	{ "_configure_zero_optimizer", OOM_PHASE_LOAD_WEIGHTS },
-	{ "_configure_distributed_model", OOM_PHASE_LOAD_WEIGHTS },
-	{ "initialize_optimizer_states", OOM_PHASE_LOAD_WEIGHTS },
-	{ "deepspeed.initialize", OOM_PHASE_LOAD_WEIGHTS },
-	{ "in deepspeed_init", OOM_PHASE_LOAD_WEIGHTS },
-	{ "zero.Init", OOM_PHASE_LOAD_WEIGHTS },
-	{ "validation_step", OOM_PHASE_EVAL },
-	{ "eval_step", OOM_PHASE_EVAL },
-	{ "evaluation_loop", OOM_PHASE_EVAL },
-	{ "eval_loop", OOM_PHASE_EVAL },
-	{ "prediction_step", OOM_PHASE_EVAL },     /* transformers' Trainer.evaluate */
-	{ "prediction_loop", OOM_PHASE_EVAL },
-	{ "in evaluate", OOM_PHASE_EVAL },         /* a frame "in evaluate", its IPython form */
-	{ "evaluate(", OOM_PHASE_EVAL },           /* the call's source line under a frame */
-	/* transformers' trainer_pt_utils: the evaluation loop gathers the
-	 * predictions of each step with these (Trainer.evaluation_loop) */
-	{ "torch_pad_and_concatenate", OOM_PHASE_EVAL },
-	{ "nested_concat", OOM_PHASE_EVAL },
-	{ "training_step", OOM_PHASE_TRAINING_STEP },
-	{ "train_step", OOM_PHASE_TRAINING_STEP },
-	{ "optimizer.step", OOM_PHASE_TRAINING_STEP },
-	{ ".backward(", OOM_PHASE_TRAINING_STEP },
-	{ "run_backward", OOM_PHASE_TRAINING_STEP },   /* autograd's engine */
-	{ "in backward", OOM_PHASE_TRAINING_STEP },
-	{ "_inner_training_loop", OOM_PHASE_TRAINING_STEP },   /* transformers' Trainer */
-	{ "train_epoch", OOM_PHASE_TRAINING_STEP },
-	{ "run_training_batch", OOM_PHASE_TRAINING_STEP },     /* Lightning */
-	{ "training_epoch_loop", OOM_PHASE_TRAINING_STEP },
-	{ "autotrain.trainers", OOM_PHASE_TRAINING_STEP },
+/* The frames and the phase lines of phase_table.c, as the set's tables
+ * T_HINT and T_PHASE_LINE: the i-th phrase of each is row hint_row[i]
+ * (line_row[i]) of phase_marks[]. Filled once by set_build(). */
+#define MARKS_MAX 256
+static unsigned short hint_row[MARKS_MAX], line_row[MARKS_MAX];
+static size_t hints_n, lines_n;
+static int set_overflow;    /* a phrase did not fit the set (memfail_self_check) */
+
+/* The start of the last occurrence of phrase in t[0..n), or NULL. */
+static const char *last_find(const char *t, size_t n, const char *phrase)
+{
+	const char *p = t, *end = t + n, *last = NULL;
+
+	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
+		last = p;
+		p++;
+	}
+	return last;
+}
+
+/* Where Python starts the next exception of a chain: the cause is
+ * printed first, so the first traceback holds the innermost frames. */
+static const char *const chain_marks[] = {
+	"The above exception was the direct cause of the following exception",
+	"During handling of the above exception, another exception occurred",
 };
 
-/* The phase the hints found name, with its rank (ARRAY_N(hints): none). */
-static enum oom_phase hint_of(const struct phrases_found *found, int *rank)
+/* The end of the first traceback of a chain in t[0..n) (n when none). */
+static size_t chain_cut(const char *t, size_t n)
 {
-	int i = first_of(found, T_HINT);
+	size_t i, cut = n;
+	const char *p;
 
-	*rank = i < 0 ? (int)ARRAY_N(hints) : i;
-	return i < 0 ? OOM_PHASE_UNKNOWN : hints[i].phase;
+	for (i = 0; i < ARRAY_N(chain_marks); i++)
+		if ((p = mem_find(t, n, chain_marks[i])) && (size_t)(p - t) < cut)
+			cut = (size_t)(p - t);
+	return cut;
+}
+
+/* The phase text t[0..n) names by its frames, found the hints it holds:
+ * an engine's frame before a generic one (PM_GENERIC), then the one
+ * printed last (the innermost: a Python traceback is most recent call
+ * last, llama.cpp's prefixed lines name the function that printed
+ * them), a tie to the earlier row. Of a chain of tracebacks the first
+ * that names a phase decides (the cause is printed first). *rank: 0 for
+ * an engine's frame, 1 for a generic one, 2 for none (lower wins when
+ * frames are read a line at a time). */
+static enum oom_phase frames_phase(const char *t, size_t n, const struct phrases_found *found,
+				   int *rank)
+{
+	size_t i, from = 0, cut;
+	int best = -1, best_level = -1;
+	const char *best_at = NULL, *at;
+
+	while (from < n && best < 0) {
+		cut = from + chain_cut(t + from, n - from);
+		for (i = 0; i < hints_n; i++) {
+			const struct phase_mark *m = &phase_marks[hint_row[i]];
+			int level = !(m->flags & PM_GENERIC);
+			if (!has(found, T_HINT, (int)i) || !(at = last_find(t + from, cut - from, m->phrase)))
+				continue;
+			if (best < 0 || level > best_level || (level == best_level && at > best_at)) {
+				best = (int)i;
+				best_level = level;
+				best_at = at;
+			}
+		}
+		from = cut + 1;
+	}
+	*rank = best < 0 ? 2 : 1 - best_level;
+	return best < 0 ? OOM_PHASE_UNKNOWN : phase_marks[hint_row[best]].phase;
 }
 
 enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank)
@@ -437,7 +390,7 @@ enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank)
 	struct phrases_found found;
 
 	scan(text, n, &found);
-	return hint_of(&found, rank);
+	return frames_phase(text, n, &found, rank);
 }
 
 enum oom_phase memfail_phase_hint(const char *text, size_t n)
@@ -450,7 +403,15 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n)
 /* The training stack a frame or line names, in the order they win: a
  * DeepSpeed job run under transformers' Trainer answers to DeepSpeed's
  * knobs first; ZeRO stage 3 is named by its own partitioner's files. */
-static const struct { const char *phrase; enum vocab_stack stack; } train_stacks[] = {
+static const struct { const char *phrase; int stack; } train_stacks[] = {
+	/* DeepSpeed's inference engine (init_inference, its injected
+	 * kernels: deepspeed/__init__.py, inference/engine.py,
+	 * ops/transformer/inference/ at v0.10.0..v0.18) trains nothing */
+	{ "init_inference", MEMFAIL_STACK_INFERENCE },
+	{ "deepspeed/inference/", MEMFAIL_STACK_INFERENCE },
+	{ "transformer/inference/", MEMFAIL_STACK_INFERENCE },
+	{ "deepspeed/module_inject/", MEMFAIL_STACK_INFERENCE },
+	{ "model_implementations/", MEMFAIL_STACK_INFERENCE },
 	{ "zero/stage3.py", VST_DEEPSPEED_ZERO3 },
 	{ "DeepSpeedZeroOptimizer_Stage3", VST_DEEPSPEED_ZERO3 },
 	{ "partition_parameters.py", VST_DEEPSPEED_ZERO3 },   /* zero.Init */
@@ -481,68 +442,11 @@ int memfail_stack_hint(const char *text, size_t n, int *rank)
 	for (i = 0; i < ARRAY_N(train_stacks); i++)
 		if (mem_find(text, n, train_stacks[i].phrase)) {
 			*rank = (int)i;
-			return (int)train_stacks[i].stack;
+			return train_stacks[i].stack;
 		}
 	*rank = (int)ARRAY_N(train_stacks);
 	return -1;
 }
-
-/* What the lines before a failure say of the program's phase, from the
- * engines' start-up lines in the order they print them. */
-static const struct { const char *phrase; enum oom_phase phase; } phase_lines[] = {
-	/* vLLM */
-	{ "Starting to load model", OOM_PHASE_LOAD_WEIGHTS },
-	{ "Loading weights", OOM_PHASE_LOAD_WEIGHTS },
-	{ "Loading safetensors checkpoint", OOM_PHASE_LOAD_WEIGHTS },
-	{ "Loading model weights took", OOM_PHASE_PROFILE },
-	{ "Model loading took", OOM_PHASE_PROFILE },
-	{ "Memory profiling takes", OOM_PHASE_KV_ALLOC },
-	{ "# GPU blocks", OOM_PHASE_KV_ALLOC },
-	{ "# cuda blocks", OOM_PHASE_KV_ALLOC },
-	{ "GPU KV cache size", OOM_PHASE_KV_ALLOC },
-	{ "Available KV cache memory", OOM_PHASE_KV_ALLOC },
-	{ "Capturing CUDA graph", OOM_PHASE_GRAPH_CAPTURE },
-	{ "Capturing cudagraphs", OOM_PHASE_GRAPH_CAPTURE },
-	{ "Capturing the model for CUDA graphs", OOM_PHASE_GRAPH_CAPTURE },
-	{ "Graph capturing finished", OOM_PHASE_WARMUP },
-	/* SGLang */
-	{ "Load weight begin", OOM_PHASE_LOAD_WEIGHTS },
-	{ "Load weight end", OOM_PHASE_KV_ALLOC },
-	{ "Capture cuda graph begin", OOM_PHASE_GRAPH_CAPTURE },
-	{ "Capture cuda graph end", OOM_PHASE_WARMUP },
-	{ "Prefill batch", OOM_PHASE_SERVING },
-	/* TGI: the router warms the shards up before it serves */
-	{ "Warming up model", OOM_PHASE_WARMUP },
-	{ "Setting max batch total tokens", OOM_PHASE_SERVING },
-	{ "Decode batch", OOM_PHASE_SERVING },
-	/* llama.cpp, llama-server, Ollama */
-	{ "llm server loading model", OOM_PHASE_LOAD_WEIGHTS },
-	/* the model's metadata, printed just before its tensors are loaded
-	 * (llama.cpp's llm_load_print_meta, later print_info) */
-	{ "llm_load_print_meta:", OOM_PHASE_LOAD_WEIGHTS },
-	{ "print_info:", OOM_PHASE_LOAD_WEIGHTS },
-	{ "load_tensors:", OOM_PHASE_LOAD_WEIGHTS },
-	{ "llama_kv_cache_init:", OOM_PHASE_KV_ALLOC },
-	{ "KV self size", OOM_PHASE_PROFILE },
-	{ "compute buffer size", OOM_PHASE_WARMUP },
-	{ "warming up the model", OOM_PHASE_WARMUP },
-	{ "launch_slot_", OOM_PHASE_SERVING },
-	{ "print_timings", OOM_PHASE_SERVING },
-	{ "prompt eval time", OOM_PHASE_SERVING },
-	/* LMDeploy: each request it takes, at --log-level INFO
-	 * ("... - lmdeploy - INFO - session_id=1, history_tokens=0, ...") */
-	{ "lmdeploy - INFO - session_id=", OOM_PHASE_SERVING },
-	/* any server's requests */
-	{ "\"POST ", OOM_PHASE_SERVING },
-	{ "| POST ", OOM_PHASE_SERVING },
-	{ "Received request", OOM_PHASE_SERVING },
-	{ "Finished request", OOM_PHASE_SERVING },
-	/* training */
-	{ "Starting minibatch loop", OOM_PHASE_TRAINING_STEP },
-	{ "Epoch: [", OOM_PHASE_TRAINING_STEP },
-	{ "Starting training", OOM_PHASE_TRAINING_STEP },
-	{ "Evaluating", OOM_PHASE_EVAL },
-};
 
 enum oom_phase memfail_phase_line(const char *line, size_t n)
 {
@@ -553,7 +457,7 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 		n = MEMFAIL_SCAN;
 	scan(line, n, &found);
 	i = first_of(&found, T_PHASE_LINE);
-	return i < 0 ? OOM_PHASE_UNKNOWN : phase_lines[i].phase;
+	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
 }
 
 /* ---- the line ----------------------------------------------------------- */
@@ -595,7 +499,7 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	else if (f->family == MF_UNKNOWN && has(&found, T_STACK, S_NCCL))
 		f->family = MF_NCCL;
 	figures(l, n, &found, f);
-	f->phase = hint_of(&found, &rank);
+	f->phase = frames_phase(l, n, &found, &rank);
 	return 1;
 }
 
@@ -613,6 +517,9 @@ static const char *const continuations[] = {
 	"cleaning up before exit", "current device: ", "in function ggml_", "cuMemCreate(",
 	"cuMemAlloc", "GGML_ASSERT", "failed with status 5", "^of memory while trying to allocate",
 	"compute buffer allocation failed", "ErrorOutOfDeviceMemory",
+	/* llama.cpp's KV cache, after the allocation that failed
+	 * (llama_kv_cache_init, later the llama_kv_cache constructors) */
+	"failed to allocate buffer for kv cache", "failed for self-attention cache",
 	/* ggml's scheduler and llama_decode giving up after a Metal command
 	 * buffer failed (Ollama's runner then panics "failed to decode
 	 * batch"): the decode of a batch names the phase */
@@ -667,12 +574,19 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 			f->requested_bytes = exact;
 	}
 	figures(l, n, &found, f);
-	ph = hint_of(&found, &rank);
+	ph = frames_phase(l, n, &found, &rank);
 	/* llama.cpp logs the callee first: the first phase named wins, but
 	 * a failure inside a served request's call is a serving one */
 	if (ph != OOM_PHASE_UNKNOWN && (f->phase == OOM_PHASE_UNKNOWN || ph == OOM_PHASE_SERVING))
 		f->phase = ph;
 	return 1;
+}
+
+/* Add phrase ph to the set; a set too small is noted (memfail_self_check). */
+static void add_phrase(const char *ph)
+{
+	if (phrases_add(&set, ph) < 0)
+		set_overflow = 1;
 }
 
 /* Add table t, k phrases of stride bytes each (the phrase a const char *
@@ -684,23 +598,31 @@ static void add_table(int t, const void *first, size_t k, size_t stride)
 	table_at[t] = (int)set.n;
 	for (i = 0; i < k; i++) {
 		const char *ph = *(const char *const *)(const void *)((const char *)first + i * stride);
-		int r = phrases_add(&set, ph + (t == T_CONTINUES && ph[0] == '^'));
-		(void)r;
-		assert(r >= 0);
+		add_phrase(ph + (t == T_CONTINUES && ph[0] == '^'));
 	}
 	table_at[t + 1] = (int)set.n;
 }
 
+/* Add phase_table.c's rows of kind k as table t, their rows in row[]. */
+static void add_marks(int t, unsigned k, unsigned short *row, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	table_at[t] = (int)set.n;
+	for (i = 0; i < phase_marks_n; i++)
+		if (phase_marks[i].kind == k) {
+			if (*n == MARKS_MAX) {
+				set_overflow = 1;
+				break;
+			}
+			row[(*n)++] = (unsigned short)i;
+			add_phrase(phase_marks[i].phrase);
+		}
+	table_at[t + 1] = (int)set.n;
+}
+
 #define ADD(t, a) add_table(t, &(a)[0], ARRAY_N(a), sizeof((a)[0]))
-
-/* Every phrase has its place in the set: a table that grows past it
- * fails the build, not the answers. */
-_Static_assert(ARRAY_N(not_failures) + ARRAY_N(families) + ARRAY_N(error_markers) +
-		       ARRAY_N(advice_words) + ARRAY_N(stacks) + ARRAY_N(requested_labels) +
-		       ARRAY_N(total_labels) + ARRAY_N(free_labels) + ARRAY_N(device_labels) +
-		       ARRAY_N(hints) + ARRAY_N(phase_lines) + ARRAY_N(continuations) <=
-	       PHRASES_MAX, "memfail.c's tables outgrew PHRASES_MAX (parsers/common/phrases.h)");
-
 
 /* The phrase set of every table, in enum order. */
 static void set_build(void)
@@ -715,9 +637,23 @@ static void set_build(void)
 	ADD(T_TOTAL, total_labels);
 	ADD(T_FREE, free_labels);
 	ADD(T_DEVICE, device_labels);
-	ADD(T_HINT, hints);
-	ADD(T_PHASE_LINE, phase_lines);
+	add_marks(T_HINT, PM_FRAME, hint_row, &hints_n);
+	add_marks(T_PHASE_LINE, PM_LINE, line_row, &lines_n);
 	ADD(T_CONTINUES, continuations);
+}
+
+int memfail_self_check(void)
+{
+	size_t i;
+
+	pthread_once(&set_once, set_build);
+	if (set_overflow)
+		return -1;
+	for (i = 0; i < phase_marks_n; i++)
+		if (strlen(phase_marks[i].phrase) < 6 || !phase_marks[i].engine ||
+		    !phase_marks[i].versions || !phase_marks[i].source)
+			return -1;
+	return 0;
 }
 
 void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg), void *arg)
@@ -729,10 +665,8 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 			fn(families[i].phrase, MEMFAIL_MARK_FAILURE, arg);
 	for (i = 0; i < ARRAY_N(continuations); i++)
 		fn(continuations[i] + (continuations[i][0] == '^'), MEMFAIL_MARK_CONTINUES, arg);
-	for (i = 0; i < ARRAY_N(phase_lines); i++)
-		fn(phase_lines[i].phrase, MEMFAIL_MARK_PHASE, arg);
-	for (i = 0; i < ARRAY_N(hints); i++)
-		fn(hints[i].phrase, MEMFAIL_MARK_PHASE, arg);
+	for (i = 0; i < phase_marks_n; i++)
+		fn(phase_marks[i].phrase, MEMFAIL_MARK_PHASE, arg);
 	for (i = 0; i < ARRAY_N(train_stacks); i++)
 		fn(train_stacks[i].phrase, MEMFAIL_MARK_PHASE, arg);
 }

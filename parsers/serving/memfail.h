@@ -80,19 +80,27 @@ int memfail_line(const char *line, size_t n, struct memfail *out);
 int memfail_continues(const char *line, size_t n, struct memfail *f);
 
 /* The phase a failure's text names (its traceback's function names,
- * llama.cpp's function prefixes, the engine's own phrase), or
- * OOM_PHASE_UNKNOWN. */
+ * llama.cpp's function prefixes, the engine's own phrase: the rows of
+ * phase_table.c), or OOM_PHASE_UNKNOWN. The innermost engine frame wins
+ * (the one printed last; of a chain of exceptions, in the first
+ * traceback that names one): a sampler warm-up run inside the profile
+ * run is a warm-up. A generic library frame (a backward, an optimizer's
+ * step) decides only when no engine frame does: DeepSpeed's set-up runs
+ * optimizer.step() once. */
 enum oom_phase memfail_phase_hint(const char *text, size_t n);
-/* The same, with *rank the phrase's precedence (lower wins: a sampler
- * warm-up inside the profile run is a warm-up), to choose among the
- * frames of a traceback read line by line. */
+/* The same, with *rank 0 when an engine's frame decided, 1 a generic
+ * one, 2 none: read line by line, a later line (an inner frame) wins
+ * when its rank is not worse. */
 enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank);
 
 /* The training stack (lib/vocab.h's enum vocab_stack) a frame or line
  * in text[0..n) names (DeepSpeed's, transformers' Trainer's or
  * accelerate's, Lightning's, JAX's, Keras's files and functions), with
  * *rank its precedence (lower wins: DeepSpeed under the Trainer is
- * DeepSpeed's); -1 when it names none. */
+ * DeepSpeed's); -1 when it names none; MEMFAIL_STACK_INFERENCE when it
+ * names DeepSpeed's inference engine (init_inference, its injected
+ * kernels), which trains nothing. */
+#define MEMFAIL_STACK_INFERENCE (-2)
 int memfail_stack_hint(const char *text, size_t n, int *rank);
 
 /* The phase a line of the log before a failure says the program is in
@@ -105,6 +113,12 @@ enum oom_phase memfail_phase_line(const char *line, size_t n);
  * wordings, continuations, phase lines). Phrases under 6 bytes are not
  * given (the generic "OOM": a line with only it is not prefiltered). */
 void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg), void *arg);
+
+/* 0 when every phrase of every table found its place in the phrase set
+ * and every row of phase_table.c is complete (at least 6 bytes, engine,
+ * versions and source given); -1 when not (a programmer's error the
+ * tests catch). */
+int memfail_self_check(void);
 
 /* "cuda", "hip", "ggml", ... "unknown" (the event data's "family"). */
 const char *memfail_family_name(enum memfail_family f);

@@ -20,7 +20,14 @@ void srv_mem_stack(struct srv_mem *m, const char *text, size_t n)
 {
 	int rank, st = memfail_stack_hint(text, n, &rank);
 
-	if (st >= 0 && (m->stack < 0 || rank < m->stack_rank)) {
+	/* DeepSpeed's inference engine is no training stack, whatever of
+	 * DeepSpeed's files its frames also name */
+	if (st == MEMFAIL_STACK_INFERENCE) {
+		m->inference = 1;
+		m->stack = -1;
+		return;
+	}
+	if (st >= 0 && !m->inference && (m->stack < 0 || rank < m->stack_rank)) {
 		m->stack = st;
 		m->stack_rank = rank;
 	}
@@ -67,9 +74,12 @@ static int flush(struct srv_mem *m, struct sink *s)
 	char summary[256], size[32] = "";
 	struct ol_event e = { .kind = "mem_failure", .t = m->t, .pid = m->pid, .line = m->line,
 			      .summary = summary };
-	/* its own lines first, then its own traceback printed after it,
-	 * then a traceback cut above it or the log's phase */
+	/* its own lines first, then the frames of the traceback it ends
+	 * (printed above it: of a chain of exceptions the cause's, the
+	 * innermost), then a traceback printed after it (THCudaCheck's),
+	 * then the log's phase */
 	enum oom_phase ph = m->f.phase != OOM_PHASE_UNKNOWN ? m->f.phase
+			    : m->ctx_frame ? m->ctx
 			    : m->below != OOM_PHASE_UNKNOWN ? m->below : m->ctx;
 	int64_t id;
 
@@ -137,8 +147,9 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		/* a frame just above stands in for the failure's own phase,
 		 * but what the failure's continuation lines name comes first
 		 * (llama.cpp: "ggml_gallocr_reserve_n" after the cudaMalloc) */
-		m->ctx = m->frame_line && lineno - m->frame_line <= SRV_MEM_FRAMES ? m->frame
-										 : m->phase;
+		m->ctx_frame = m->frame_line && lineno - m->frame_line <= SRV_MEM_FRAMES &&
+			       m->frame != OOM_PHASE_UNKNOWN;
+		m->ctx = m->ctx_frame ? m->frame : m->phase;
 		m->frame_line = 0;
 		m->below = OOM_PHASE_UNKNOWN;
 		m->f = f;
@@ -177,14 +188,16 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	}
 	if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) == OOM_PHASE_UNKNOWN)
 		return 0;
-	if (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES || rank < m->frame_rank) {
+	/* a later frame is an inner one: it wins unless it is a generic
+	 * library's under an engine's (memfail_phase_hint_ranked) */
+	if (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES || rank <= m->frame_rank) {
 		m->frame = ph;          /* a frame of a traceback cut above */
 		m->frame_rank = rank;
 		m->frame_line = lineno;
 	}
 	/* a frame of the traceback a held failure prints after itself
 	 * (PyTorch's THCudaCheck, then "Traceback ...": loss.backward(),
-	 * evaluate()) names that failure's phase, the best-ranked wins */
+	 * evaluate()) names that failure's phase, the innermost wins */
 	srv_mem_below(m, ph, rank, lineno);
 	return 0;
 }
@@ -192,7 +205,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)
 {
 	if (m->held && lineno > m->line && lineno - m->last_line <= SRV_MEM_REPEAT &&
-	    ph != OOM_PHASE_UNKNOWN && (m->below == OOM_PHASE_UNKNOWN || rank < m->below_rank)) {
+	    ph != OOM_PHASE_UNKNOWN && (m->below == OOM_PHASE_UNKNOWN || rank <= m->below_rank)) {
 		m->below = ph;
 		m->below_rank = rank;
 	}

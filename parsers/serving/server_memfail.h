@@ -34,15 +34,20 @@ struct srv_mem {
 	int served;                  /* a request was served: phase is serving */
 	enum oom_phase frame;        /* the best phase named by the lines just
 				      * before (a traceback's frames), */
-	int frame_rank;              /* its precedence (memfail_phase_hint_ranked), */
+	int frame_rank;              /* its rank (memfail_phase_hint_ranked: a
+				      * later frame of no worse rank wins), */
 	uint64_t frame_line;         /* and where; 0: none */
 	int stack, stack_rank;       /* the training stack the log's frames and
 				      * lines name (enum vocab_stack), -1 none;
 				      * its precedence (memfail_stack_hint) */
+	int inference;               /* DeepSpeed's inference engine was named:
+				      * no training stack from then on */
 	/* the failure held */
 	int held;
 	struct memfail f;            /* its phase: what its own lines name */
-	enum oom_phase ctx;          /* the log's phase when it was told */
+	enum oom_phase ctx;          /* the frames just above it (the traceback
+				      * it ends) or the log's phase */
+	int ctx_frame;               /* 1: ctx is those frames' */
 	enum oom_phase below;        /* the best phase the frames of the
 				      * traceback printed just after it name
 				      * (a THCudaCheck line, then its
@@ -84,8 +89,9 @@ void srv_mem_stack(struct srv_mem *m, const char *text, size_t n);
 void srv_mem_put_stack(const struct srv_mem *m, json_t *d);
 
 /* Note that the traceback at lineno, just after the failure held, names
- * phase ph with precedence rank (memfail_phase_hint_ranked): the failure
- * takes it when its own lines named none. Nothing when none is held. */
+ * phase ph with rank (memfail_phase_hint_ranked): the failure takes it
+ * when its own lines named none, a later line of no worse rank (an
+ * inner frame) over an earlier one. Nothing when none is held. */
 void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno);
 
 /* Write the failure still held. 0 or -1. */

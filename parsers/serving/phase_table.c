@@ -1,0 +1,274 @@
+/*
+ * phase_table.c -- the frames and lines that name a program's phase; see
+ * phase_table.h.
+ *
+ * Each row was checked against the engine's source where the source
+ * could be read here: TGI, LMDeploy, Ollama, DeepSpeed, accelerate and
+ * Lightning at several tags each (git grep/show; the tags are named);
+ * vLLM, SGLang, llama.cpp and transformers are too large to fetch whole,
+ * so their rows were read in one indexed version of the file (the
+ * commit is named) and their version ranges are those the real threads
+ * print. "thread" rows are wordings an engine printed in a real excerpt
+ * under tests/data/real, whose MANIFEST.tsv gives the thread. Rows
+ * dropped or changed when they were checked, and why:
+ *   - "initialize_kv_cache" also matched vLLM's LLMEngine/EngineCore
+ *     _initialize_kv_caches, which encloses the profile run, the KV
+ *     allocation, graph capture and the sampler warm-up: now the
+ *     worker's own frame ("in initialize_kv_cache") and its call only.
+ *   - "alloc_tensor_range" (ggml-alloc.c) allocates any context's
+ *     tensors, the KV cache's as well as the weights': it names no
+ *     phase; llama.cpp's next line does ("failed to allocate buffer for
+ *     kv cache", "llama_model_load: error loading model").
+ *   - optimizer.step, .backward(, run_backward, "in backward" are
+ *     generic (PM_GENERIC): DeepSpeed's set-up and any engine's own
+ *     frame decide before them.
+ *   - DeepSpeed's init_inference and its kernel injection are a
+ *     model's load for inference, not a training set-up.
+ */
+#include "parsers/serving/phase_table.h"
+
+#define F(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, 0, eng, ver, src }
+#define G(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_GENERIC, eng, ver, src }
+#define L(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, 0, eng, ver, src }
+
+#define V0W "vllm/worker/worker.py@002a0ba"
+#define V0R "vllm/worker/model_runner.py@587909c"
+#define V1W "vllm/v1/worker/gpu_worker.py@0012cf6"
+#define V1R "vllm/v1/worker/gpu_model_runner.py@4e17906"
+#define DS "deepspeed@v0.10.0,v0.14.0,edaa722"
+#define THREAD "thread (tests/data/real MANIFEST.tsv)"
+#define TGI "text-generation-inference@"
+#define TGI_FCL "server/text_generation_server/models/flash_causal_lm.py"
+#define LMD "lmdeploy@"
+#define LMD_TM "lmdeploy/turbomind/turbomind.py"
+#define OLL "ollama@"
+#define ACC "accelerate@"
+#define TRT "tensorrt_llm/_torch/pyexecutor/py_executor_creator.py@000429d"
+#define LIT "pytorch-lightning@"
+
+const struct phase_mark phase_marks[] = {
+	/* ---- frames: vLLM ---------------------------------------------- */
+	/* V1: compile_or_warm_up_model runs the compile sizes' dummy runs,
+	 * capture_model, then _dummy_sampler_run (whose OOM says "warming
+	 * up sampler"); profile_run also ends with a sampler run */
+	F("_dummy_sampler_run", WARMUP, "vllm", "V1 0.8-0.11", V1W),
+	F("_dummy_pooler_run", WARMUP, "vllm", "V1 0.9-0.11", V1R),
+	F("compile_or_warm_up_model", WARMUP, "vllm", "V1 0.7-0.11", V1W),
+	F("warming up sampler", WARMUP, "vllm", "V1 0.8-0.13", V1R),
+	/* the pooling models' run: "CUDA out of memory occurred when warming
+	 * up pooler (task=...) with N dummy requests" */
+	F("occurred when warming up pooler", WARMUP, "vllm", "V1 0.10-0.13", V1R),
+	F("capture_model", GRAPH_CAPTURE, "vllm", "V0 0.2-0.10, V1", V0W " " V1W),
+	F("_capture_cudagraphs", GRAPH_CAPTURE, "vllm", "V1 0.10-0.11", THREAD),
+	/* V0's _warm_up_model only captures the graphs */
+	F("in _warm_up_model", GRAPH_CAPTURE, "vllm", "V0 0.4-0.10", V0W),
+	F("capture_begin", GRAPH_CAPTURE, "pytorch", "1.10-2.x", "torch/cuda/graphs.py"),
+	F("capture_end", GRAPH_CAPTURE, "pytorch", "1.10-2.x", "torch/cuda/graphs.py"),
+	/* V0: initialize_cache checks the blocks, builds the CacheEngine
+	 * (_allocate_kv_cache), then _warm_up_model (inner, wins) */
+	F("raise_if_cache_size_invalid", KV_ALLOC, "vllm", "V0 0.4-0.10", V0W),
+	F("_allocate_kv_cache", KV_ALLOC, "vllm", "V0 0.2-0.10, V1", "vllm/worker/cache_engine.py"),
+	F("init_cache_engine", KV_ALLOC, "vllm", "V0 0.4-0.10", V0W),
+	F("in initialize_cache", KV_ALLOC, "vllm", "V0 0.4-0.10", V0W),
+	F("in initialize_kv_cache", KV_ALLOC, "vllm", "V1 0.7-0.11", V1W),
+	F(".initialize_kv_cache(", KV_ALLOC, "vllm", "V1 0.7-0.11", V1W),
+	F("check_enough_kv_cache_memory", KV_ALLOC, "vllm", "V1 0.8-0.11", "vllm/v1/core/kv_cache_utils.py"),
+	F("profile_run", PROFILE, "vllm", "V0, V1 (also SGLang's)", V0W " " V1W),
+	F("determine_available_memory", PROFILE, "vllm", "V1 0.7-0.11", V1W),
+	F("determine_num_available_blocks", PROFILE, "vllm", "V0 0.2-0.10", V0W),
+	/* V1's engine core steps only once it serves; V0's MQLLMEngine
+	 * runs run_engine_loop once set up; LLM.generate() adds requests
+	 * and _run_engine steps them */
+	F("run_busy_loop", SERVING, "vllm", "V1 0.8-0.11", "vllm/v1/engine/core.py"),
+	F("run_engine_loop", SERVING, "vllm", "V0 0.3-0.10", "vllm/engine/async_llm_engine.py"),
+	F("engine_step", SERVING, "vllm", "V0 0.3-0.10", "vllm/engine/async_llm_engine.py"),
+	F("Engine loop is not running", SERVING, "vllm", "V0 0.6-0.10", THREAD),
+	F("llm.generate(", SERVING, "vllm", "any", THREAD),
+	F("in _run_engine", SERVING, "vllm", "0.2-0.11", "vllm/entrypoints/llm.py"),
+	/* the quant methods allocate each layer's weights as the model is
+	 * built (linear.py "Failed to create unquantized linear weights") */
+	F("in create_weights", LOAD_WEIGHTS, "vllm", "0.4-0.11", "vllm/model_executor/layers/linear.py"),
+	F("create unquantized linear weights", LOAD_WEIGHTS, "vllm", "0.9-0.11", THREAD),
+	F("load_weights", LOAD_WEIGHTS, "vllm", "0.2-0.11 (also SGLang's)", "vllm/model_executor/models/*.py"),
+	F("load_model", LOAD_WEIGHTS, "vllm", "V0, V1 (also SGLang's, Ollama's)", V0W " " V1W),
+	/* ---- frames: SGLang -------------------------------------------- */
+	F("init_memory_pool", KV_ALLOC, "sglang", "0.1-0.5", "python/sglang/srt/model_executor/model_runner.py"),
+	F("profile_max_num_token", PROFILE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
+	F("increase --mem-fraction-static", KV_ALLOC, "sglang", "0.2-0.5", THREAD),
+	F("init_cuda_graphs", GRAPH_CAPTURE, "sglang", "0.2-0.4", "python/sglang/srt/model_executor/model_runner.py"),
+	/* later "Capture device graphs" (also CPU graphs), the runner built
+	 * there: CudaGraphRunner( also matches Piecewise/BreakableCudaGraphRunner( */
+	F("init_device_graphs", GRAPH_CAPTURE, "sglang", "0.4-0.5", "python/sglang/srt/model_executor/model_runner.py@0005834"),
+	/* CudaGraphRunner.__init__ wraps a capture's error: "Capture cuda
+	 * graph failed: CUDA out of memory. ..." */
+	F("Capture cuda graph failed", GRAPH_CAPTURE, "sglang", "0.3-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
+	F("CudaGraphRunner(", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
+	F("event_loop_normal", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
+	F("event_loop_overlap", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
+	F("memory leak detected", SERVING, "sglang", "0.1-0.5 (idle check)", THREAD),
+	F("KV cache pool leak detected", SERVING, "sglang", "0.1-0.2", THREAD),
+	/* ---- frames: TGI ----------------------------------------------- */
+	F("Method Warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 server/text_generation_server/server.py"),
+	F("in warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
+	F("warmup{", WARMUP, "tgi", "1.x-3.x router span", THREAD),
+	F("to warmup model", WARMUP, "tgi", "0.9 router", TGI "v0.9.0 router/src/main.rs"),
+	F("to warmup the Python model shards", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 router, backends/v3"),
+	/* from 2.4 warmup() sizes the blocks, then allocates the KV cache
+	 * (init_kv_cache) and captures the decode graphs (cuda_graph_warmup,
+	 * from 2.0), then tunes (tunableop_warmup, ROCm) */
+	F("in init_kv_cache", KV_ALLOC, "tgi", "2.4-3.3", TGI "v2.4.0..v3.3.0 " TGI_FCL),
+	F("cuda_graph_warmup", GRAPH_CAPTURE, "tgi", "2.0-3.3", TGI "v2.0.0..v3.3.0 " TGI_FCL),
+	F("tunableop_warmup", WARMUP, "tgi", "2.4-3.3", TGI "v2.4.0..v3.3.0 " TGI_FCL),
+	F("Method Prefill", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
+	F("Method Decode", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
+	/* ---- frames: TensorRT-LLM (its _ExecutorMemoryMonitor's "The
+	 * following component could not be created: X") ------------------ */
+	F("temporary for KV cache size estimation)", PROFILE, "tensorrt-llm", "0.20-1.x", TRT),
+	F("created: Model resources created during usage", PROFILE, "tensorrt-llm", "0.20-1.x", TRT),
+	F("could not be created: KV cache", KV_ALLOC, "tensorrt-llm", "0.20-1.x", TRT),
+	F("could not be created: Model", LOAD_WEIGHTS, "tensorrt-llm", "0.20-1.x", TRT),
+	F("could not be created: Draft model", LOAD_WEIGHTS, "tensorrt-llm", "0.20-1.x", TRT),
+	/* the executor built again once the KV cache is sized: its CUDA
+	 * graphs and warm-up ("reduce max_num_tokens", TensorRT-LLM says);
+	 * the estimation's own "(temporary ...)" stage is printed after the
+	 * same words and wins as the later phrase */
+	F("created: Additional executor resources", WARMUP, "tensorrt-llm", "0.20-1.x", TRT),
+	/* ---- frames: LMDeploy / TurboMind ------------------------------- */
+	/* to 0.5 the engine and its BlockManager (the KV cache) were built
+	 * with the first model instance; from 0.6 create_engine builds them
+	 * right after the weights (process_weight) */
+	F("_create_model_instance", KV_ALLOC, "lmdeploy", "0.2-0.5", LMD "v0.2.0,v0.4.0 " LMD_TM),
+	F("model_comm.create_engine", KV_ALLOC, "lmdeploy", "0.6-0.8", LMD "v0.6.0,v0.8.0 " LMD_TM),
+	F("in _create_engine", KV_ALLOC, "lmdeploy", "0.9-0.16", LMD "v0.16.0 " LMD_TM),
+	F("model_comm.process_weight", LOAD_WEIGHTS, "lmdeploy", "0.6-0.8", LMD "v0.8.0 " LMD_TM),
+	F("_create_weight", LOAD_WEIGHTS, "lmdeploy", "0.2-0.16", LMD "v0.2.0..v0.16.0 " LMD_TM),
+	F("create_shared_weights", LOAD_WEIGHTS, "lmdeploy", "0.2-0.8", LMD "v0.2.0..v0.8.0 " LMD_TM),
+	/* ---- frames and function prefixes: llama.cpp, Ollama ------------ */
+	F("llama_kv_cache_update", SERVING, "llama.cpp", "b2000-b6000", THREAD),
+	F("llama_decode", SERVING, "llama.cpp", "all", "src/llama-context.cpp"),
+	F("[Task Queue]", SERVING, "runpod-fooocus", "any", THREAD),
+	F("llama_kv_cache_init", KV_ALLOC, "llama.cpp", "b1000-b5500", "llama.cpp / src/llama-kv-cache.cpp"),
+	F("failed to allocate buffer for kv cache", KV_ALLOC, "llama.cpp", "b3000-", "src/llama-kv-cache.cpp"),
+	F("ggml_gallocr_reserve", PROFILE, "llama.cpp", "all (ggml-alloc.c)", "ggml/src/ggml-alloc.c"),
+	F("graph_reserve", PROFILE, "llama.cpp", "b5000-", "src/llama-context.cpp"),
+	F("sched_reserve", PROFILE, "llama.cpp", "all (ggml-backend.c)", "ggml/src/ggml-backend.cpp"),
+	F("compute pp buffers", PROFILE, "llama.cpp", "b4000-", "src/llama-context.cpp"),
+	F("load_tensors", LOAD_WEIGHTS, "llama.cpp", "all (llm_load_tensors, later load_tensors)", "src/llama-model.cpp"),
+	F("llama_model_load", LOAD_WEIGHTS, "llama.cpp", "all", "src/llama.cpp"),
+	F("error loading model", LOAD_WEIGHTS, "llama.cpp", "all", "src/llama.cpp"),
+	F("error loading llama server", LOAD_WEIGHTS, "ollama", "0.1-0.33", OLL "v0.9.0..v0.33 server/sched.go"),
+	/* ---- frames: Hugging Face, Keras -------------------------------- */
+	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
+	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
+	F("load_state_dict", LOAD_WEIGHTS, "pytorch", "all", "torch/nn/modules/module.py"),
+	/* accelerate: a big model placed over the devices, or the model
+	 * moved (and wrapped: DDP, FSDP's shards) by Accelerator.prepare */
+	F("load_checkpoint_and_dispatch", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
+	F("dispatch_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
+	F("load_checkpoint_in_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/utils/modeling.py"),
+	F("in prepare_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/accelerator.py"),
+	/* ---- frames: DeepSpeed ------------------------------------------ */
+	/* deepspeed.initialize: the model moved to the card, ZeRO's
+	 * partitions and optimizer states (whose set-up runs
+	 * optimizer.step() once, stage_1_and_2.py initialize_optimizer_states) */
+	F("_configure_zero_optimizer", LOAD_WEIGHTS, "deepspeed", "0.3-0.18", DS " runtime/engine.py"),
+	F("_configure_distributed_model", LOAD_WEIGHTS, "deepspeed", "0.3-0.18", DS " runtime/engine.py"),
+	F("initialize_optimizer_states", LOAD_WEIGHTS, "deepspeed", "0.3-0.18", DS " runtime/zero/"),
+	F("deepspeed.initialize", LOAD_WEIGHTS, "deepspeed", "all", DS " __init__.py"),
+	F("in deepspeed_init", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/integrations/deepspeed.py"),
+	F("zero.Init", LOAD_WEIGHTS, "deepspeed", "all", DS " runtime/zero/partition_parameters.py"),
+	/* init_inference builds an InferenceEngine: the model moved to the
+	 * card and its layers replaced by the inference kernels' */
+	F("init_inference", LOAD_WEIGHTS, "deepspeed", "0.5-0.18", DS " __init__.py"),
+	F("_apply_injection_policy", LOAD_WEIGHTS, "deepspeed", "0.5-0.18", DS " inference/engine.py"),
+	/* ---- frames: training and evaluation loops ---------------------- */
+	/* Lightning runs validation from inside the training epoch loop:
+	 * the evaluation frames are the inner ones (1.6: loops/dataloader/
+	 * evaluation_loop.py; 2.x: the strategy's *_step) */
+	F("validation_step", EVAL, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 strategies/strategy.py"),
+	F("in test_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
+	F("in predict_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
+	F("eval_step", EVAL, "any", "any", THREAD),
+	F("evaluation_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	F("eval_loop", EVAL, "any", "any", THREAD),
+	F("prediction_step", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	F("prediction_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	F("in evaluate", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	F("evaluate(", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	F("torch_pad_and_concatenate", EVAL, "transformers", "4.x", "src/transformers/trainer_pt_utils.py"),
+	F("nested_concat", EVAL, "transformers", "4.x", "src/transformers/trainer_pt_utils.py"),
+	F("training_step", TRAINING_STEP, "transformers, lightning", "all", "src/transformers/trainer.py"),
+	F("train_step", TRAINING_STEP, "any", "any", THREAD),
+	F("_inner_training_loop", TRAINING_STEP, "transformers", "4.20-", "src/transformers/trainer.py"),
+	F("train_epoch", TRAINING_STEP, "any", "any", THREAD),
+	/* the profiler's section name on the source line under the frame */
+	F("run_training_batch", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
+	F("training_epoch_loop", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
+	F("autotrain.trainers", TRAINING_STEP, "autotrain", "any", THREAD),
+	G("optimizer.step", TRAINING_STEP, "pytorch", "all", "torch/optim/optimizer.py"),
+	G(".backward(", TRAINING_STEP, "pytorch", "all", "torch/_tensor.py"),
+	G("run_backward", TRAINING_STEP, "pytorch", "all", "torch/autograd/__init__.py"),
+	G("in backward", TRAINING_STEP, "pytorch", "all", "torch/autograd/__init__.py"),
+
+	/* ---- lines: vLLM, in the order start-up prints them ------------- */
+	L("Starting to load model", LOAD_WEIGHTS, "vllm", "0.6-0.11", V1R),
+	L("Loading weights", LOAD_WEIGHTS, "vllm", "0.4-0.11", THREAD),
+	L("Loading safetensors checkpoint", LOAD_WEIGHTS, "vllm", "0.4-0.11", "vllm/model_executor/model_loader/weight_utils.py"),
+	L("Loading model weights took", PROFILE, "vllm", "V0 0.4-0.10", V0R),
+	L("Model loading took", PROFILE, "vllm", "V1 0.7-0.11", V1R),
+	L("Starting profile run for multi-modal", PROFILE, "vllm", "V0 0.5-0.6", "vllm/worker/enc_dec_model_runner.py"),
+	L("Dynamo bytecode transform time", PROFILE, "vllm", "V1 0.7-0.11 (compile in the profile run)", "vllm/compilation/backends.py"),
+	L("Memory profiling takes", KV_ALLOC, "vllm", "0.6.4-0.11", V0W " " V1W),
+	L("# GPU blocks", KV_ALLOC, "vllm", "V0 0.2-0.10", "vllm/executor/gpu_executor.py"),
+	L("# cuda blocks", KV_ALLOC, "vllm", "V0 0.8-0.10", "vllm/executor/executor_base.py"),
+	L("GPU KV cache size", KV_ALLOC, "vllm", "V1 0.7-0.11", "vllm/v1/core/kv_cache_utils.py"),
+	L("Available KV cache memory", KV_ALLOC, "vllm", "V1 0.8-0.11", V1W),
+	L("Compile and warming up model for size", WARMUP, "vllm", "V1 0.7-0.11", V1W),
+	L("Capturing CUDA graph", GRAPH_CAPTURE, "vllm", "V0 0.4-0.10, V1 0.10-0.11", V0R),
+	L("Capturing cudagraphs", GRAPH_CAPTURE, "vllm", "V0 0.6-0.8 (\"for decoding\")", THREAD),
+	L("Capturing the model for CUDA graphs", GRAPH_CAPTURE, "vllm", "V0 0.2-0.6", V0R),
+	L("Graph capturing finished", WARMUP, "vllm", "0.4-0.11 (V1: sampler warm-up next)", V1W),
+	/* ---- lines: SGLang (ModelRunner's "avail mem" lines) ------------ */
+	L("Load weight begin", LOAD_WEIGHTS, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
+	L("Load weight end", KV_ALLOC, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
+	L("Capture cuda graph begin", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
+	L("Capture cuda graph end", WARMUP, "sglang", "0.2-0.5 (the server's warm-up request next)", "python/sglang/srt/model_executor/model_runner.py"),
+	L("Prefill batch", SERVING, "sglang", "0.2-0.5", "python/sglang/srt/managers/scheduler.py"),
+	/* printed once the server's own warm-up request was served */
+	L("fired up and ready to roll", SERVING, "sglang", "0.2-0.5", "python/sglang/srt/entrypoints/http_server.py"),
+	/* ---- lines: TGI (the router warms the shards up, then serves) --- */
+	L("Warming up model", WARMUP, "tgi", "1.x-3.x", "router/src/main.rs"),
+	L("Setting max batch total tokens", SERVING, "tgi", "1.x-3.x", "router/src/main.rs"),
+	L("Decode batch", SERVING, "tgi", "1.x-3.x", THREAD),
+	/* ---- lines: llama.cpp, llama-server, Ollama --------------------- */
+	/* the server starts a runner and waits while it loads the model
+	 * (weights, KV cache, compute graph) */
+	L("llm server loading model", LOAD_WEIGHTS, "ollama", "0.1.3x-0.33", OLL "v0.3.0..v0.33 llm/server.go"),
+	L("starting llama server", LOAD_WEIGHTS, "ollama", "0.1.3x-0.33", OLL "v0.3.0..v0.9.0 llm/server.go"),
+	L("waiting for llama runner to start", LOAD_WEIGHTS, "ollama", "0.1.3x-0.9", OLL "v0.3.0..v0.9.0 llm/server.go"),
+	/* the model's metadata, printed just before its tensors load */
+	L("llm_load_print_meta:", LOAD_WEIGHTS, "llama.cpp", "b1000-b4400", "llama.cpp"),
+	L("print_info:", LOAD_WEIGHTS, "llama.cpp", "b4400-", "src/llama-model.cpp"),
+	L("load_tensors:", LOAD_WEIGHTS, "llama.cpp", "all (llm_load_tensors, later load_tensors)", "src/llama-model.cpp"),
+	L("llama_kv_cache_init:", KV_ALLOC, "llama.cpp", "b1000-b5500", "src/llama-kv-cache.cpp"),
+	L("KV self size", PROFILE, "llama.cpp", "b1000-b5500 (graph reserve next)", "src/llama.cpp"),
+	L("compute buffer size", WARMUP, "llama.cpp", "all (the warm-up run next)", "src/llama-context.cpp"),
+	L("warming up the model", WARMUP, "llama.cpp", "all", "common/common.cpp"),
+	L("launch_slot_", SERVING, "llama-server", "b3000-", "tools/server/server.cpp"),
+	L("print_timings", SERVING, "llama-server", "all", "tools/server/server.cpp"),
+	L("prompt eval time", SERVING, "llama.cpp", "all", "src/llama-context.cpp"),
+	/* ---- lines: LMDeploy (each request, at --log-level INFO) -------- */
+	L("lmdeploy - INFO - session_id=", SERVING, "lmdeploy", "0.4-0.8", THREAD),
+	/* ---- lines: any server's requests -------------------------------- */
+	L("\"POST ", SERVING, "any", "access log", THREAD),
+	L("| POST ", SERVING, "any", "access log", THREAD),
+	L("Received request", SERVING, "vllm", "0.4-0.11", "vllm/entrypoints/logger.py"),
+	L("Finished request", SERVING, "vllm", "0.4-0.11", "vllm/engine/async_llm_engine.py"),
+	/* ---- lines: training --------------------------------------------- */
+	L("Starting minibatch loop", TRAINING_STEP, "cntk", "2.x", THREAD),
+	L("Epoch: [", TRAINING_STEP, "any", "any", THREAD),
+	L("Starting training", TRAINING_STEP, "any", "any", THREAD),
+	L("Evaluating", EVAL, "any", "any", THREAD),
+};
+
+const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

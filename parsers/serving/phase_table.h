@@ -1,0 +1,47 @@
+/*
+ * phase_table.h -- the one table of what names the phase of a program's
+ * life: a traceback frame's function (or the call on the source line
+ * under it) and a log line an engine prints as it moves from one phase
+ * to the next, each with the phase it names, the engine, the versions
+ * it holds for and the source file (at a tag) it was read from.
+ *
+ * The generic memory-failure recogniser (memfail.c) reads it: a
+ * failure's traceback is placed by its innermost engine frame
+ * (memfail_phase_hint()), a failure without one by the last phase line
+ * before it (memfail_phase_line(), followed by server_memfail.c). The
+ * table is data only; the order of its rows does not decide anything
+ * but a tie between phrases that start at the same byte.
+ */
+#ifndef OOMLENS_PHASE_TABLE_H
+#define OOMLENS_PHASE_TABLE_H
+
+#include <stddef.h>
+
+#include "lib/engine_vocab.h"
+
+enum phase_mark_kind {
+	PM_FRAME,     /* a function in a traceback, or the call that names it */
+	PM_LINE,      /* a line the engine prints on entering a phase */
+};
+
+/* A frame of a library any phase calls into (PyTorch's backward, an
+ * optimizer's step): an engine's own frame anywhere in the same
+ * traceback decides before it, inner or outer (DeepSpeed's set-up runs
+ * optimizer.step() once inside initialize_optimizer_states). */
+#define PM_GENERIC 1u
+
+struct phase_mark {
+	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
+	enum oom_phase phase;
+	unsigned char kind;          /* enum phase_mark_kind */
+	unsigned char flags;         /* PM_GENERIC */
+	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
+	const char *versions;        /* the versions read, "0.5-0.10" */
+	const char *source;          /* where it was read: file@tag, or the
+				      * thread that shows an engine's wording */
+};
+
+extern const struct phase_mark phase_marks[];
+extern const size_t phase_marks_n;
+
+#endif

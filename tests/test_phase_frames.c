@@ -1,0 +1,87 @@
+/*
+ * test_phase_frames.c -- the phase of an OOM read from a server log's
+ * traceback frames (parsers/serving/phase_table.c, issue 27 item 2): the
+ * innermost engine frame wins, and of a chain of exceptions the cause's
+ * traceback (printed first) decides over the outer one printed after
+ * it; DeepSpeed's inference engine loads a model and trains nothing.
+ *
+ * The chained case is an edge case built from the wordings of real V1
+ * logs (tests/data/real/any_stack: vllm-v1-enginecore-serving-oom-run-
+ * busy-loop.log's chain marker and prefixes, the frames of vLLM's
+ * gpu_worker.py / gpu_model_runner.py); the DeepSpeed case is the real
+ * excerpt of deepspeed issue 2933.
+ */
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define P "(EngineCore_DP0 pid=8402) ERROR 10-24 01:26:57 [core.py:710] "
+#define PKG "/usr/local/lib/python3.12/dist-packages/vllm/"
+
+/* The worker's OOM while capturing CUDA graphs inside the warm-up,
+ * then the engine core's traceback, whose last frame's call names only
+ * the warm-up: read by position alone the outer call would win. */
+static const char chained[] =
+	P "Traceback (most recent call last):\n"
+	P "  File \"" PKG "v1/worker/gpu_worker.py\", line 588, in compile_or_warm_up_model\n"
+	P "    cuda_graph_memory_bytes = self.model_runner.capture_model()\n"
+	P "  File \"" PKG "v1/worker/gpu_model_runner.py\", line 3410, in capture_model\n"
+	P "    self._capture_cudagraphs(\n"
+	P "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 960.00 MiB. GPU 0 has a "
+	"total capacity of 79.14 GiB of which 712.75 MiB is free.\n"
+	P "\n"
+	P "The above exception was the direct cause of the following exception:\n"
+	P "\n"
+	P "Traceback (most recent call last):\n"
+	P "  File \"" PKG "v1/engine/core.py\", line 83, in __init__\n"
+	P "    self._initialize_kv_caches(vllm_config)\n"
+	P "  File \"" PKG "v1/engine/core.py\", line 170, in _initialize_kv_caches\n"
+	P "    self.model_executor.initialize_from_config(kv_cache_configs)\n"
+	P "  File \"" PKG "v1/executor/abstract.py\", line 65, in initialize_from_config\n"
+	P "    self.collective_rpc(\"compile_or_warm_up_model\")\n"
+	P "RuntimeError: Worker failed\n";
+
+/* The phase of the first OOM event of a parsed log. */
+static const char *first_phase(struct timeline *tl)
+{
+	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
+		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
+}
+
+static void chain_cause_decides(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "chained.log", chained, sizeof(chained) - 1) > 0);
+	assert_string_equal(first_phase(tl), "graph_capture");
+	t_close(tl);
+}
+
+static void deepspeed_inference_is_a_load(void **state)
+{
+	static const char rel[] =
+		"tests/data/real/any_stack/deepspeed-init-inference-opt66b-ds-mlp-oom.log";
+	struct timeline *tl = t_open();
+	size_t n;
+	char *text = t_slurp(rel, &n);
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", rel, text, n) > 0);
+	free(text);
+	assert_string_equal(first_phase(tl), "load_weights");
+	/* no training stack: DeepSpeed's ZeRO knobs would answer nothing */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE"
+			       " json_extract(data, '$.stack') IS NOT NULL"), 0);
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(chain_cause_decides),
+		cmocka_unit_test(deepspeed_inference_is_a_load),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
