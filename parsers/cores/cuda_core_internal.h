@@ -105,7 +105,7 @@ struct core {
 	/* Held only while the mapping is read (c->img), so that a SIGBUS jump
 	 * (core_guard.h) leaves nothing behind: free_core frees them. */
 	void *scratch;                      /* a buffer (header spans, cubin copy) */
-	json_t *pending;                    /* event data being built */
+	json_t *pending;                    /* event data being built (emit_all) */
 };
 
 /* ---- reading rows ---- */
