@@ -382,9 +382,11 @@ refuse:
 	return o.failed ? -2 : 1;
 }
 
-/* Map the plain file ce->fd (its size now, private and writable: libelf
- * may write to the image, the file never sees it) and open the mapping
- * with libelf under a guard: libelf reads the ELF header and the section
+/* Map the plain file ce->fd (its size now, private and read-only, as
+ * libelf's own ELF_C_READ_MMAP maps it: a writable private mapping would
+ * be charged in full to the commit limit, and a 64 GiB core could then
+ * not be mapped at all; libelf reads a native ELF64 image without writing
+ * to it) and open the mapping with libelf under a guard: libelf reads the ELF header and the section
  * header table from the mapping, and a file cut meanwhile raises SIGBUS
  * there. On that jump the error names the byte that is gone and ce->elf
  * stays NULL (what libelf had allocated for the headers is lost: one
@@ -400,7 +402,7 @@ static enum core_open map_open(struct core_elf *ce, struct sink *s)
 
 	if (fstat(ce->fd, &st) < 0 || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX)
 		return CORE_OPEN_OK;
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, ce->fd, 0);
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, ce->fd, 0);
 	if (m == MAP_FAILED)
 		return CORE_OPEN_OK;
 	ce->map = m;
