@@ -20,10 +20,12 @@
  *     shrank while read" with the offset and keep the metadata; and the
  *     same cut while the store copies the generator's name (which must
  *     not lie in the mapping), and a cut inside the .strtab before the
- *     names are copied out of it (the byte named, what was said kept).
+ *     names are copied out of it (the byte named, what was said kept),
+ *     and a cut between the mapping and libelf's first read of it.
  */
 #include "testutil.h"
 #include "analyzer/ingest/ingest.h"
+#include "parsers/cores/core_file.h"
 #include "lib/budget.h"
 
 #include <stdio.h>
@@ -363,6 +365,39 @@ static void cuda_core_cut_inside_strtab(void **state)
 	unlink(core);
 }
 
+/* Cut to nothing between the mapping and libelf's first read of it (its
+ * elf_begin once read the header tables from its own mapping, unguarded):
+ * said with the byte, nothing stored, nothing drawn left behind. */
+static void cut_to_nothing(int fd)
+{
+	(void)fd;   /* opened read-only: cut by its path */
+	assert_int_equal(truncate(shrink_path, 0), 0);
+	shrink_path = NULL;
+}
+
+static void cuda_core_shrinks_while_opened(void **state)
+{
+	const char *core = BINDIR "/test_core_faults_open.nvcudmp";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	write_cuda_core(core, 0);
+	shrink_path = core;
+	core_map_hook = cut_to_nothing;
+	ingest_file(tl, core);
+	core_map_hook = NULL;
+	assert_null(shrink_path);
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "cuda_core");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'error'"
+			       " AND message LIKE 'the core shrank while opened: byte 0 of %% is gone%%'"
+			       " AND offset = 0"), 1);
+	assert_string_not_equal(t_text(tl, "SELECT status FROM artifact"), "ok");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key = 'cuda.generator'"), 0);
+	assert_int_equal(ol_budget_held(), 0);
+	t_close(tl);
+	unlink(core);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +408,7 @@ int main(void)
 		cmocka_unit_test(cuda_core_shrinks_while_read),
 		cmocka_unit_test(cuda_core_shrinks_inside_store),
 		cmocka_unit_test(cuda_core_cut_inside_strtab),
+		cmocka_unit_test(cuda_core_shrinks_while_opened),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 uint64_t cuda_core_gz_limit = 64ull << 30;
+void (*core_map_hook)(int fd);
 
 void core_note(struct core_out *o, int64_t r)
 {
@@ -407,6 +408,8 @@ static enum core_open map_open(struct core_elf *ce, struct sink *s)
 		return CORE_OPEN_OK;
 	ce->map = m;
 	ce->maplen = (size_t)st.st_size;
+	if (core_map_hook)
+		core_map_hook(ce->fd);
 	if (CORE_GUARD_TRY(&g, ce->map, ce->maplen)) {
 		core_guard_disarm(&g);
 		ce->elf = NULL;

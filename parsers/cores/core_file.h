@@ -25,6 +25,10 @@
 /* Most bytes a gzip-compressed core (CUDA or host) is inflated to; the
  * rest is reported as cut. A variable so that tests can lower it. */
 extern uint64_t cuda_core_gz_limit;
+/* Called, when set, between mapping a core and libelf's first read of the
+ * mapping, with the file's descriptor: tests cut the file there. NULL in
+ * every run of oomlens. */
+extern void (*core_map_hook)(int fd);
 
 /* A core opened for libelf. */
 struct core_elf {
