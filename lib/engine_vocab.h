@@ -34,8 +34,8 @@ enum engine_kind {
 #define ENGINE_FACTS(X) \
 	X(EF_TOTAL, total_bytes, 1)             /* the card's memory as the engine saw it */ \
 	X(EF_FREE, free_bytes, 1)               /* free at start-up (the first said) */ \
-	X(EF_UTILIZATION, gpu_memory_utilization, 0) /* share asked for (0..1) */ \
-	X(EF_REQUESTED, requested_bytes, 1)     /* total x utilization */ \
+	X(EF_UTILIZATION, gpu_memory_utilization, 0) /* share of the card asked for (0..1) */ \
+	X(EF_REQUESTED, requested_bytes, 1)     /* total x utilization; Ollama: per GPU */ \
 	X(EF_WEIGHTS, weights_bytes, 1) \
 	X(EF_ACTIVATION_PEAK, activation_peak_bytes, 1) /* PyTorch peak of the profile run */ \
 	X(EF_TORCH_PEAK, torch_peak_bytes, 1)   /* weights + activations (vLLM 0.6.4) */ \
@@ -52,7 +52,9 @@ enum engine_kind {
 	X(EF_GPU_LAYERS, gpu_layers, 1)         /* llama.cpp/Ollama: layers offloaded to GPUs */ \
 	X(EF_MODEL_LAYERS, model_layers, 1)     /* llama.cpp/Ollama: the model's layers */ \
 	X(EF_COMPUTE_BUFFER, compute_buffer_bytes, 1) /* ggml's compute buffer on the GPU */ \
-	X(EF_REQUIRED_FULL, required_full_bytes, 1) /* Ollama: needed to offload every layer */
+	X(EF_REQUIRED_FULL, required_full_bytes, 1) /* Ollama: needed to offload every layer */ \
+	X(EF_PLANNED_TOTAL, planned_total_bytes, 1) /* Ollama "total memory": its plan, host too */ \
+	X(EF_KV_FRACTION, kv_cache_fraction, 0) /* LMDeploy: KV cache's share of what weights leave */
 
 #define ENGINE_FACT_ENUM(key, name, integer) key,
 enum engine_fact { ENGINE_FACTS(ENGINE_FACT_ENUM) EF__COUNT };

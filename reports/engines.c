@@ -99,15 +99,19 @@ json_t *load_engines(struct report_ctx *c)
 
 /* --- for people ----------------------------------------------------------- */
 
-/* The figures shown, in the ledger's order: key, label, 1 for bytes. */
-static const struct { const char *key, *label; int bytes; } shown[] = {
-	{ "total_bytes", "card", 1 }, { "free_bytes", "free at start", 1 },
-	{ "gpu_memory_utilization", "utilization", 0 }, { "requested_bytes", "requested", 1 },
-	{ "weights_bytes", "weights", 1 }, { "activation_peak_bytes", "activations", 1 },
-	{ "non_torch_bytes", "non-torch", 1 }, { "cuda_graph_bytes", "CUDA graphs", 1 },
-	{ "kv_cache_bytes", "KV cache", 1 }, { "kv_cache_tokens", "KV tokens", 0 },
-	{ "gpu_blocks", "GPU blocks", 0 }, { "max_concurrency", "max concurrency", 0 },
-	{ "max_num_seqs", "max seqs", 0 }, { "max_model_len", "max model len", 0 },
+/* The figures shown, in the ledger's order: key, label, 1 for bytes, 1
+ * for a column the HTML shows only when some engine has the figure (one
+ * engine's own: LMDeploy's KV cache share, Ollama's whole plan). */
+static const struct { const char *key, *label; int bytes, sparse; } shown[] = {
+	{ "total_bytes", "card", 1, 0 }, { "free_bytes", "free at start", 1, 0 },
+	{ "gpu_memory_utilization", "utilization", 0, 0 }, { "requested_bytes", "requested", 1, 0 },
+	{ "kv_cache_fraction", "KV cache share", 0, 1 },
+	{ "planned_total_bytes", "planned in all", 1, 1 },
+	{ "weights_bytes", "weights", 1, 0 }, { "activation_peak_bytes", "activations", 1, 0 },
+	{ "non_torch_bytes", "non-torch", 1, 0 }, { "cuda_graph_bytes", "CUDA graphs", 1, 0 },
+	{ "kv_cache_bytes", "KV cache", 1, 0 }, { "kv_cache_tokens", "KV tokens", 0, 0 },
+	{ "gpu_blocks", "GPU blocks", 0, 0 }, { "max_concurrency", "max concurrency", 0, 0 },
+	{ "max_num_seqs", "max seqs", 0, 0 }, { "max_model_len", "max model len", 0, 0 },
 };
 #define NSHOWN (sizeof(shown) / sizeof(shown[0]))
 
@@ -141,15 +145,23 @@ void html_engines(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 {
 	const json_t *rows = model_rows(m), *e;
 	size_t i, k;
+	char used[NSHOWN];
 
 	(void)c;
 	if (!json_array_size(rows)) {
 		h_na(sb, "Not available: no serving-engine log stated its memory accounting.");
 		return;
 	}
+	for (k = 0; k < NSHOWN; k++) {
+		used[k] = !shown[k].sparse;
+		json_array_foreach(rows, i, e)
+			if (!jv_null(e, shown[k].key))
+				used[k] = 1;
+	}
 	strbuf_addstr(sb, "<table><tr><th>engine</th><th>instance</th><th>version</th>");
 	for (k = 0; k < NSHOWN; k++)
-		strbuf_addf(sb, "<th class=n>%s</th>", shown[k].label);
+		if (used[k])
+			strbuf_addf(sb, "<th class=n>%s</th>", shown[k].label);
 	strbuf_addstr(sb, "<th>errors</th></tr>\n");
 	json_array_foreach(rows, i, e) {
 		h_in(sb, "<tr><td>", e, "engine", "</td>");
@@ -157,6 +169,8 @@ void html_engines(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 		h_in(sb, "<td>", e, "version", "</td>");
 		for (k = 0; k < NSHOWN; k++) {
 			const json_t *v = json_object_get(e, shown[k].key);
+			if (!used[k])
+				continue;
 			if (shown[k].bytes)
 				h_bytes_td(sb, v);
 			else

@@ -137,6 +137,8 @@ SERVING_NUMERIC = {
     "total": engine_values("total_bytes"),
     "free": engine_values("free_bytes"),
     "requested": engine_values("requested_bytes"),
+    "planned_total": engine_values("planned_total_bytes"),
+    "cache_max_entry_count": engine_values("kv_cache_fraction"),
     "gpu_memory_utilization": engine_values("gpu_memory_utilization"),
     "weights": engine_values("weights_bytes"),
     "activation_peak": engine_values("activation_peak_bytes"),

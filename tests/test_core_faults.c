@@ -17,10 +17,15 @@
  *   - a CUDA core (tests/cuda_core_writer.c) cut to nothing after its
  *     metadata row is stored: libelf maps it and the reader indexes the
  *     mapping, so the next row read raised SIGBUS; it must say "the core
- *     shrank while read" with the offset and keep the metadata.
+ *     shrank while read" with the offset and keep the metadata; and the
+ *     same cut while the store copies the generator's name (which must
+ *     not lie in the mapping), and a cut inside the .strtab before the
+ *     names are copied out of it (the byte named, what was said kept),
+ *     and a cut between the mapping and libelf's first read of it.
  */
 #include "testutil.h"
 #include "analyzer/ingest/ingest.h"
+#include "parsers/cores/core_file.h"
 #include "lib/budget.h"
 
 #include <stdio.h>
@@ -226,37 +231,61 @@ static void load_past_end(void **state)
 	unlink(core);
 }
 
-/* The store's meta op, wrapped: once the first key is stored (the CUDA
- * core's metadata row is read; its device table is not) the core is cut
- * to 0 bytes. (Cut before the store, the value -- a string in the mapping
- * -- would fault inside the store.) */
+/* The store's meta op, wrapped: when the first key reaches the store (the
+ * CUDA core's metadata row is read; its device table is not) the core is
+ * cut to 0 bytes, before the key is stored (cut_first: the value must not
+ * lie in the mapping, or SQLite would fault copying it and the guard jump
+ * out of SQLite) or after. */
 static int64_t (*real_meta)(struct sink *, const char *, const char *);
+static int cut_first;
 
-static int64_t shrink_after_meta(struct sink *s, const char *k, const char *v)
+static int64_t shrink_at_meta(struct sink *s, const char *k, const char *v)
 {
-	int64_t r = real_meta(s, k, v);
+	int64_t r;
 
+	if (shrink_path && cut_first)
+		assert_int_equal(truncate(shrink_path, 0), 0);
+	r = real_meta(s, k, v);
 	if (shrink_path)
 		assert_int_equal(truncate(shrink_path, 0), 0);
 	shrink_path = NULL;
 	return r;
 }
 
-static void cuda_core_shrinks_while_read(void **state)
+/* Write a CUDA core with one device, one context, two regions (and, with
+ * pad, .strtab grown past three pages by long names no row uses, and a
+ * section of a type the reader does not know). */
+static void write_cuda_core(const char *path, int pad)
 {
-	const char *core = BINDIR "/test_core_faults_shrink.nvcudmp";
 	const struct ccw_opts o = { 1, 1, 1, 2, 4096, 0, 1 };
-	struct timeline *tl = t_open();
 	struct ccw w;
 	struct ccw_ids ids;
-	(void)state;
+	char name[4001];
+	int i;
+
 	ccw_init(&w);
+	if (pad)
+		ccw_add(&w, SHT_LOUSER + 0x100, ".future", 0, 0, 0, "", 0);
+	for (i = 0; pad && i < 3; i++) {
+		memset(name, 'a' + i, sizeof(name) - 1);
+		name[sizeof(name) - 1] = 0;
+		ccw_str(&w, name);
+	}
 	assert_int_equal(ccw_build(&w, &o, &ids), 0);
-	assert_int_equal(ccw_write_file(&w, core, 0), 0);
+	assert_int_equal(ccw_write_file(&w, path, 0), 0);
 	ccw_free(&w);
+}
+
+static void cuda_core_cut_at_meta(int first)
+{
+	const char *core = BINDIR "/test_core_faults_shrink.nvcudmp";
+	struct timeline *tl = t_open();
+
+	write_cuda_core(core, 0);
 	real_meta = tl->sink.meta;
-	tl->sink.meta = shrink_after_meta;
+	tl->sink.meta = shrink_at_meta;
 	shrink_path = core;
+	cut_first = first;
 	ingest_file(tl, core);
 	assert_null(shrink_path);       /* the cut did happen mid-read */
 	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "cuda_core");
@@ -264,10 +293,106 @@ static void cuda_core_shrinks_while_read(void **state)
 			       " AND message LIKE 'the core shrank while read: byte %% of %% is gone (%%'"
 			       " AND offset > 0"), 1);
 	assert_string_not_equal(t_text(tl, "SELECT status FROM artifact"), "ok");
-	/* what was stored before the cut is kept */
+	/* what was stored before the cut is kept, and the store's copy of
+	 * the name is whole (it was copied out of the mapping first) */
 	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'cuda.generator'"),
 			    "CUDA Driver coredump");
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_device"), 0);
+	assert_int_equal(ol_budget_held(), 0);
+	t_close(tl);
+	unlink(core);
+}
+
+/* Cut once the metadata row is stored: libelf maps the core and the
+ * reader indexes the mapping, so the next row read raised SIGBUS. */
+static void cuda_core_shrinks_while_read(void **state)
+{
+	(void)state;
+	cuda_core_cut_at_meta(0);
+}
+
+/* Cut while the store copies the generator's name (issue 32's loose end:
+ * the name once pointed into the mapping). */
+static void cuda_core_shrinks_inside_store(void **state)
+{
+	(void)state;
+	cuda_core_cut_at_meta(1);
+}
+
+/* The store's diagnostic op, wrapped: at the note on the section of an
+ * unknown type (said once every section header is read, before the names
+ * are copied out of .strtab) the core is cut to two pages, inside its
+ * .strtab (which starts after the ELF header and here runs past three
+ * pages; the section headers, at the end, are read by then). */
+static int64_t (*real_diag)(struct sink *, uint64_t, uint64_t, enum ol_severity,
+			    const char *);
+
+static int64_t shrink_at_diag(struct sink *s, uint64_t line, uint64_t off,
+			      enum ol_severity sev, const char *msg)
+{
+	if (shrink_path && strstr(msg, "of types this reader does not know")) {
+		assert_int_equal(truncate(shrink_path, 2 * PAGE), 0);
+		shrink_path = NULL;
+	}
+	return real_diag(s, line, off, sev, msg);
+}
+
+static void cuda_core_cut_inside_strtab(void **state)
+{
+	const char *core = BINDIR "/test_core_faults_strtab.nvcudmp";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	write_cuda_core(core, 1);
+	real_diag = tl->sink.diag;
+	tl->sink.diag = shrink_at_diag;
+	shrink_path = core;
+	ingest_file(tl, core);
+	assert_null(shrink_path);
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "cuda_core");
+	/* the diagnostic said before the cut is kept */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " '1 sections of types this reader does not know%%'"), 1);
+	/* the fault is at the first byte past the cut's page, in .strtab */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'error'"
+			       " AND message LIKE 'the core shrank while read: byte 8192 of %%'"
+			       " AND offset = 8192"), 1);
+	assert_string_not_equal(t_text(tl, "SELECT status FROM artifact"), "ok");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key = 'cuda.generator'"), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM gpu_device"), 0);
+	assert_int_equal(ol_budget_held(), 0);
+	t_close(tl);
+	unlink(core);
+}
+
+/* Cut to nothing between the mapping and libelf's first read of it (its
+ * elf_begin once read the header tables from its own mapping, unguarded):
+ * said with the byte, nothing stored, nothing drawn left behind. */
+static void cut_to_nothing(int fd)
+{
+	(void)fd;   /* opened read-only: cut by its path */
+	assert_int_equal(truncate(shrink_path, 0), 0);
+	shrink_path = NULL;
+}
+
+static void cuda_core_shrinks_while_opened(void **state)
+{
+	const char *core = BINDIR "/test_core_faults_open.nvcudmp";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	write_cuda_core(core, 0);
+	shrink_path = core;
+	core_map_hook = cut_to_nothing;
+	ingest_file(tl, core);
+	core_map_hook = NULL;
+	assert_null(shrink_path);
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "cuda_core");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE severity = 'error'"
+			       " AND message LIKE 'the core shrank while opened: byte 0 of %% is gone%%'"
+			       " AND offset = 0"), 1);
+	assert_string_not_equal(t_text(tl, "SELECT status FROM artifact"), "ok");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key = 'cuda.generator'"), 0);
 	assert_int_equal(ol_budget_held(), 0);
 	t_close(tl);
 	unlink(core);
@@ -281,6 +406,9 @@ int main(void)
 		cmocka_unit_test(repeated_note_headers),
 		cmocka_unit_test(load_past_end),
 		cmocka_unit_test(cuda_core_shrinks_while_read),
+		cmocka_unit_test(cuda_core_shrinks_inside_store),
+		cmocka_unit_test(cuda_core_cut_inside_strtab),
+		cmocka_unit_test(cuda_core_shrinks_while_opened),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

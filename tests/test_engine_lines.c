@@ -516,7 +516,22 @@ static void ggml_buffers_per_gpu_and_lmdeploy(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE engine = 'lmdeploy'"), 1);
 	assert_int_equal(t_int(tl, "SELECT max_model_len FROM engine"), 8192);
 	assert_int_equal(t_int(tl, "SELECT max_num_seqs FROM engine"), 128);
-	assert_int_equal(t_int(tl, "SELECT round(gpu_memory_utilization * 10) FROM engine"), 1);
+	/* the KV cache's share of what the weights leave, not a share of the card */
+	assert_int_equal(t_int(tl, "SELECT round(kv_cache_fraction * 10) FROM engine"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE gpu_memory_utilization"
+			       " IS NOT NULL"), 0);
+	t_close(tl);
+	/* Ollama's whole plan (tests/data/real/serving/ollama-0.12.7-total-
+	 * memory-runner-started-journal.log): every device and the host, not a
+	 * share of one card, so not requested_bytes */
+	tl = t_open();
+	tl->opts.year = 2025;
+	assert_true(t_parse_mem(tl, "server_log", "ollama",
+		"oct. 30 00:11:40 jarvis-server ollama[556420]: time=2025-10-30T00:11:40.427Z"
+		" level=INFO source=device.go:244 msg=\"total memory\" size=\"23.8 GiB\"\n", 0) > 0);
+	assert_int_equal(t_int(tl, "SELECT planned_total_bytes FROM engine WHERE engine = 'ollama'"),
+			 llround(23.8 * 1024 * MiB));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE requested_bytes IS NOT NULL"), 0);
 	t_close(tl);
 }
 

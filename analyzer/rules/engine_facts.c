@@ -81,7 +81,7 @@ static int read_rows(struct rule_ctx *c, struct rl_engine *e, int max)
 		" torch_peak_bytes, non_torch_bytes, cuda_graph_bytes, kv_cache_bytes,"
 		" kv_cache_tokens, gpu_blocks, cpu_blocks, max_concurrency, max_num_seqs,"
 		" max_model_len, max_batch_prefill_tokens, gpu_layers, model_layers,"
-		" compute_buffer_bytes, required_full_bytes,"
+		" compute_buffer_bytes, required_full_bytes, planned_total_bytes, kv_cache_fraction,"
 		" (SELECT group_concat(json_extract(j.value, '$.kind'), ',') FROM json_each(" ERR ") j),"
 		" (SELECT count(*) FROM json_each(" ERR ") j WHERE lower(json_extract(j.value, '$.text'))"
 		"  LIKE '%failed to start%' OR lower(json_extract(j.value, '$.text'))"

@@ -345,10 +345,11 @@ static const struct rl_engine *ggml_engine(const struct rl_engine *e, int n)
  * value that fits is claimed. */
 static void lmdeploy_cache(const struct rl_engine *e, int n, struct rl_finding *f)
 {
-	const struct rl_engine *u = knowing(e, n, RL_EF_UTIL), *s = knowing(e, n, RL_EF_MAX_LEN);
+	const struct rl_engine *u = knowing(e, n, RL_EF_KV_FRACTION),
+			       *s = knowing(e, n, RL_EF_MAX_LEN);
 
 	if (u)
-		rl_fig(f, "cache_max_entry_count", u->f[RL_EF_UTIL]);
+		rl_fig(f, "cache_max_entry_count", u->f[RL_EF_KV_FRACTION]);
 	if (s)
 		rl_fig(f, "session_len", s->f[RL_EF_MAX_LEN]);
 	rl_advice(f, "TurboMind gives the KV cache --cache-max-entry-count of the memory the"

@@ -3,6 +3,7 @@
  * reader stored; shared by cuda_core.c and host_core.c. See core_file.h.
  */
 #include "parsers/cores/core_file.h"
+#include "parsers/cores/core_guard.h"
 #include "lib/budget.h"
 
 #include <errno.h>
@@ -10,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 uint64_t cuda_core_gz_limit = 64ull << 30;
+void (*core_map_hook)(int fd);
 
 void core_note(struct core_out *o, int64_t r)
 {
@@ -379,6 +383,46 @@ refuse:
 	return o.failed ? -2 : 1;
 }
 
+/* Map the plain file ce->fd (its size now, private and read-only, as
+ * libelf's own ELF_C_READ_MMAP maps it: a writable private mapping would
+ * be charged in full to the commit limit, and a 64 GiB core could then
+ * not be mapped at all; libelf reads a native ELF64 image without writing
+ * to it) and open the mapping with libelf under a guard: libelf reads the ELF header and the section
+ * header table from the mapping, and a file cut meanwhile raises SIGBUS
+ * there. On that jump the error names the byte that is gone and ce->elf
+ * stays NULL (what libelf had allocated for the headers is lost: one
+ * record per section, bounded by the budget drawn in fit_sections, and
+ * only for a file cut in that window). An empty file or a failed mapping
+ * leaves ce->elf NULL for the caller to explain. */
+static enum core_open map_open(struct core_elf *ce, struct sink *s)
+{
+	struct core_out o = { s, 0, 0 };
+	struct core_guard g;
+	struct stat st;
+	void *m;
+
+	if (fstat(ce->fd, &st) < 0 || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX)
+		return CORE_OPEN_OK;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, ce->fd, 0);
+	if (m == MAP_FAILED)
+		return CORE_OPEN_OK;
+	ce->map = m;
+	ce->maplen = (size_t)st.st_size;
+	if (core_map_hook)
+		core_map_hook(ce->fd);
+	if (CORE_GUARD_TRY(&g, ce->map, ce->maplen)) {
+		core_guard_disarm(&g);
+		ce->elf = NULL;
+		core_diag(&o, g.fault_off, OL_ERROR, "the core shrank while opened: byte %llu "
+			  "of %llu is gone (cut or rotated while oomlens read its headers)",
+			  (unsigned long long)g.fault_off, (unsigned long long)ce->maplen);
+		return o.failed ? CORE_OPEN_SINK : CORE_OPEN_NOFILE;
+	}
+	ce->elf = elf_memory(ce->map, ce->maplen);
+	core_guard_disarm(&g);
+	return CORE_OPEN_OK;
+}
+
 enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s,
 			     int mapped)
 {
@@ -387,6 +431,8 @@ enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink 
 	ce->copy = NULL;
 	ce->len = 0;
 	ce->drawn = 0;
+	ce->map = NULL;
+	ce->maplen = 0;
 	elf_version(EV_CURRENT);
 	if (in->mem) {
 		/* elf_memory wants writable memory: work on a private copy. */
@@ -428,9 +474,11 @@ enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink 
 		return CORE_OPEN_OK;
 	}
 	ce->fd = in->fd;
+	if (mapped)
+		return map_open(ce, s);
 	/* ELF_C_READ: libelf (and libdwfl through it) reads with pread, so a
 	 * core that shrinks while read gives short reads, not SIGBUS. */
-	ce->elf = elf_begin(ce->fd, mapped ? ELF_C_READ_MMAP : ELF_C_READ, NULL);
+	ce->elf = elf_begin(ce->fd, ELF_C_READ, NULL);
 	return CORE_OPEN_OK;
 }
 
@@ -439,6 +487,10 @@ void core_elf_close(struct core_elf *ce)
 	if (ce->elf)
 		elf_end(ce->elf);
 	ce->elf = NULL;
+	if (ce->map)
+		munmap(ce->map, ce->maplen);
+	ce->map = NULL;
+	ce->maplen = 0;
 	free(ce->copy);
 	ce->copy = NULL;
 	ol_budget_give(ce->drawn);

@@ -25,6 +25,10 @@
 /* Most bytes a gzip-compressed core (CUDA or host) is inflated to; the
  * rest is reported as cut. A variable so that tests can lower it. */
 extern uint64_t cuda_core_gz_limit;
+/* Called, when set, between mapping a core and libelf's first read of the
+ * mapping, with the file's descriptor: tests cut the file there. NULL in
+ * every run of oomlens. */
+extern void (*core_map_hook)(int fd);
 
 /* A core opened for libelf. */
 struct core_elf {
@@ -34,6 +38,8 @@ struct core_elf {
 				* in-memory input, or the inflated gzip core), or NULL */
 	size_t len;            /* bytes of copy that hold the image */
 	uint64_t drawn;        /* bytes drawn from the run's budget for copy */
+	void *map;             /* a mapped file (MAP_PRIVATE), or NULL */
+	size_t maplen;         /* its length: the file's size when mapped */
 };
 
 /* Inflate the gzip input in into ce->copy (ce->len bytes), in memory and
@@ -54,8 +60,11 @@ enum core_open {
 
 /* Open in for libelf into ce (always safe to core_elf_close after). For
  * an in-memory input, in->offset is set to its length; for a file the
- * caller sets it. mapped: libelf maps the file (ELF_C_READ_MMAP) instead of
- * reading it with pread (ELF_C_READ). */
+ * caller sets it. mapped: the file is mapped (ce->map, private) and libelf
+ * opens the mapping (elf_memory) under a SIGBUS guard (core_guard.h), so a
+ * file cut while libelf reads its headers is said ("shrank while opened",
+ * with the byte) instead of killing the run; otherwise libelf reads it
+ * with pread (ELF_C_READ). */
 enum core_open core_elf_open(struct core_elf *ce, struct input *in, struct sink *s,
 			     int mapped);
 /* Release what core_elf_open made (ends the Elf, frees the image and

@@ -1,7 +1,7 @@
 /*
- * core_guard.h -- a guarded read of a mapped core (issue 32). libelf maps
- * a CUDA core (ELF_C_READ_MMAP) and the reader indexes the mapping
- * directly; if the file shrinks while it is read (a core still being
+ * core_guard.h -- a guarded read of a mapped core (issue 32). A CUDA core
+ * is mapped (core_file.c: libelf opens the mapping under a guard) and the
+ * reader indexes the mapping directly; if the file shrinks while it is read (a core still being
  * written, or rotated), touching a page past the new end raises SIGBUS.
  * While a guard is armed on this thread, a SIGBUS whose address lies in
  * the guarded range [base, base + len) jumps back to where the guard was
@@ -23,7 +23,9 @@
  *	core_guard_disarm(&g);
  *
  * Whatever the guarded code allocates must hang on a structure the caller
- * frees after the jump (a pointer held only in a local is lost).
+ * frees after the jump (a pointer held only in a local is lost). Hand no
+ * pointer into the range to code that must not be jumped out of (the
+ * store: SQLite): copy the bytes out first.
  */
 #ifndef OOMLENS_CORE_GUARD_H
 #define OOMLENS_CORE_GUARD_H

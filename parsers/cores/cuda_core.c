@@ -21,14 +21,19 @@
  * steps live in cuda_core_{sections,tables,cubin,exceptions}.c, which
  * share the state in cuda_core_internal.h.
  *
- * A plain file is mapped by libelf and the steps index the mapping; a file
- * that shrinks while read (a core still being written or rotated) would
- * raise SIGBUS there, so the steps run under a guard (core_guard.h): the
- * fault jumps back here, the error names the byte that is gone, what was
- * stored before stays (the artifact is partial) and the run goes on.
+ * A plain file is mapped (core_file.c, libelf opening it under a guard)
+ * and the steps index the mapping; a file that shrinks while read (a core
+ * still being written or rotated) would raise SIGBUS there, so the steps
+ * run under a guard (core_guard.h): the fault jumps back here, the error
+ * names the byte that is gone, what was stored before stays (the artifact
+ * is partial) and the run goes on. The guard covers only this reader's own
+ * code: the strings the records carry are copied out of the mapping as
+ * they are read, and the records are handed to the store after the guard
+ * is disarmed, so a fault never lands inside SQLite.
  */
 #include "parsers/cores/cuda_core_internal.h"
 #include "parsers/cores/core_guard.h"
+#include "lib/budget.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -130,6 +135,8 @@ static void free_core(struct core *c)
 	free(c->sec);
 	free(c->bykind);
 	free(c->scratch);
+	free(c->strs);
+	ol_budget_give(c->strs_drawn);
 	json_decref(c->pending);
 	core_elf_close(&c->file);
 	free(c);
@@ -148,7 +155,9 @@ int cuda_core_sniff(const unsigned char *head, size_t n)
 	return 100;
 }
 
-/* Read the opened core (c->img) and emit its records. */
+/* Read the opened core (c->img) into c: every string the records hold is
+ * copied out of the image (cc_str_at), so that emit_all, run after the
+ * guard is disarmed, hands the store nothing that lies in the mapping. */
 static void read_core(struct core *c)
 {
 	if (cc_index_sections(c) < 0)
@@ -163,8 +172,6 @@ static void read_core(struct core *c)
 		cc_read_grids(c);
 		cc_read_exceptions(c);
 	}
-	if (!c->out.failed)
-		emit_all(c);
 }
 
 int cuda_core_parse(struct input *in, struct sink *s)
@@ -186,10 +193,14 @@ int cuda_core_parse(struct input *in, struct sink *s)
 		     "is gone (%s was cut or rotated while oomlens read it); what was read "
 		     "before is kept", (unsigned long long)g.fault_off,
 		     (unsigned long long)c->len, in->path ? in->path : "the file");
+		goto out;
 	} else {
 		read_core(c);
 		core_guard_disarm(&g);
 	}
+	/* nothing below reads the mapping: the records hold copies */
+	if (!c->out.failed)
+		emit_all(c);
 out:
 	r = c->out.failed ? -1 : c->out.records;
 	free_core(c);

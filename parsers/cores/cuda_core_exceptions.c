@@ -233,8 +233,8 @@ static json_t *triple(const int64_t v[3])
 }
 
 /* The event data of site e (docs/json.md, cuda_exception), hung on
- * c->pending while it is built from strings in the mapping (a SIGBUS jump
- * then leaves it for free_core). */
+ * c->pending while it is built (free_core frees it if the store fails
+ * half-way; its strings are copies, none lies in the mapping). */
 static json_t *exc_data(struct core *c, const struct exc_rec *e, const struct ol_gpu_grid *g,
 			const char *dname, const char *name, const char *fn)
 {

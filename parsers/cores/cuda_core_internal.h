@@ -23,6 +23,7 @@
 #include "parsers/cores/cuda_core.h"
 
 #define MAX_EXC 64                 /* distinct exception sites reported */
+#define CC_STRTAB_MAX (16u << 20)  /* .strtab bytes copied out of the mapping */
 
 /* Section kinds: sh_type - SHT_LOUSER. */
 enum {
@@ -82,6 +83,12 @@ struct core {
 	uint32_t ndev;
 	struct ol_gpu_device *devs;
 	size_t strtab;                      /* .strtab section, 0 = none */
+	/* The .strtab bytes copied out of the mapping (at most CC_STRTAB_MAX,
+	 * drawn from the run's budget): every name a row points at is read
+	 * from here, so no string handed to the sink lies in the mapping (a
+	 * file cut while the store copied one would fault inside SQLite). */
+	char *strs;
+	uint64_t nstrs, strs_drawn;
 	struct ctx_rec *ctxs;
 	size_t nctx;
 	struct mod_rec *mods;
@@ -98,7 +105,7 @@ struct core {
 	/* Held only while the mapping is read (c->img), so that a SIGBUS jump
 	 * (core_guard.h) leaves nothing behind: free_core frees them. */
 	void *scratch;                      /* a buffer (header spans, cubin copy) */
-	json_t *pending;                    /* event data being built */
+	json_t *pending;                    /* event data being built (emit_all) */
 };
 
 /* ---- reading rows ---- */
@@ -164,8 +171,14 @@ void cc_say_cut_headers(struct core *c, uint64_t shoff, uint64_t shnum, uint64_t
 /* Check each table's rows and each section's parent, parent-first,
  * marking what is usable (sec.valid). */
 void cc_validate(struct core *c);
-/* The .strtab string at off, or NULL (0 = empty = unknown; out of range or
- * unterminated: a diagnostic at where, the field's offset). */
+/* Copy the .strtab section out of the mapping (c->strs), at most
+ * CC_STRTAB_MAX bytes within the run's budget (the rest said and left
+ * unread). Runs under the guard: a cut file jumps out of the memcpy. */
+void cc_copy_strtab(struct core *c);
+/* The .strtab string at off, from the copy (never a pointer into the
+ * mapping; it lives as long as c), or NULL (0 = empty = unknown; out of
+ * range, past the copy or unterminated: a diagnostic at where, the
+ * field's offset). */
 const char *cc_str_at(struct core *c, uint64_t off, uint64_t where, const char *what);
 /* Record the memory regions (global, managed, local, shared, param). */
 void cc_emit_regions(struct core *c);

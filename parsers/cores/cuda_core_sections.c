@@ -4,10 +4,12 @@
  * sections grouped by kind, then tables validated kind by kind from the
  * device table down (a child is used only if its parent has the expected
  * kind, is usable itself and has the row sh_info names; this also rules
- * out sh_link cycles). Also the .strtab strings rows point at, and the
+ * out sh_link cycles). Also the .strtab strings rows point at (copied out
+ * of the mapping once, so that no name handed on lies in it), and the
  * memory regions, which are recorded from their headers only.
  */
 #include "parsers/cores/cuda_core_internal.h"
+#include "lib/budget.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +252,7 @@ int cc_index_sections(struct core *c)
 	c->scratch = NULL;
 	free(sc.spans);
 	group_by_kind(c);
+	cc_copy_strtab(c);
 	return 0;
 }
 
@@ -348,10 +351,42 @@ void cc_validate(struct core *c)
 
 /* ---- strings ---- */
 
+void cc_copy_strtab(struct core *c)
+{
+	const struct sec *st;
+	uint64_t n;
+
+	if (!c->strtab)
+		return;
+	st = &c->sec[c->strtab];
+	n = st->size < CC_STRTAB_MAX ? st->size : CC_STRTAB_MAX;
+	if (!n)
+		return;
+	if (ol_budget_take(n) < 0) {
+		DIAG(c, st->off, OL_ERROR, ".strtab (%llu bytes) does not fit in what is left "
+		     "of %llu bytes (%s); names unknown", (unsigned long long)st->size,
+		     (unsigned long long)ol_budget(), OL_BUDGET_HINT);
+		return;
+	}
+	c->strs = malloc((size_t)n);
+	if (!c->strs) {
+		ol_budget_give(n);
+		c->out.failed = 1;
+		return;
+	}
+	c->strs_drawn = n;
+	memcpy(c->strs, c->img + st->off, (size_t)n);   /* may fault: guarded */
+	c->nstrs = n;
+	if (n < st->size)
+		DIAG(c, st->off + n, OL_WARN, ".strtab is %llu bytes; only its first %llu are "
+		     "read, names past them are unknown", (unsigned long long)st->size,
+		     (unsigned long long)n);
+}
+
 const char *cc_str_at(struct core *c, uint64_t off, uint64_t where, const char *what)
 {
 	const struct sec *st;
-	const unsigned char *p;
+	const char *p;
 
 	if (!off)
 		return NULL;
@@ -370,15 +405,18 @@ const char *cc_str_at(struct core *c, uint64_t off, uint64_t where, const char *
 			     (unsigned long long)off, (unsigned long long)st->size);
 		return NULL;
 	}
-	p = c->img + st->off + off;
-	if (!memchr(p, 0, (size_t)(st->size - off))) {
+	if (off >= c->nstrs)
+		return NULL;    /* past what was copied: said once in cc_copy_strtab */
+	p = c->strs + off;
+	if (!memchr(p, 0, (size_t)(c->nstrs - off))) {
 		if (c->strtab_diags++ < 16)
 			DIAG(c, where, OL_ERROR, "%s: string at .strtab offset %llu is not "
-			     "terminated inside the section; name unknown", what,
-			     (unsigned long long)off);
+			     "terminated inside the %s; name unknown", what,
+			     (unsigned long long)off,
+			     c->nstrs < st->size ? "bytes read" : "section");
 		return NULL;
 	}
-	return (const char *)p;
+	return p;
 }
 
 /* ---- memory regions ---- */

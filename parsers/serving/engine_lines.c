@@ -97,8 +97,9 @@ static const struct {
 	{ EF_GPU_LAYERS, O, 0, 1, { "layers.offload=" } }, /* Ollama's offload line */
 	{ EF_MODEL_LAYERS, O, 0, 1, { "layers.model=" } },
 	/* LMDeploy's TurbomindEngineConfig(...): the KV cache's share of the
-	 * memory the weights leave, the tokens per session, the batch */
-	{ EF_UTILIZATION, M, 0, 0, { "cache_max_entry_count=" } },
+	 * memory the weights leave (not a share of the card: its own fact),
+	 * the tokens per session, the batch */
+	{ EF_KV_FRACTION, M, 0, 0, { "cache_max_entry_count=" } },
 	{ EF_MAX_MODEL_LEN, M, 0, 0, { "session_len=" } },
 	{ EF_MAX_NUM_SEQS, M, 0, 0, { "max_batch_size=" } },
 };
@@ -237,8 +238,9 @@ static const struct {
 	{ er_ollama_buffer, O, EF_KV_CACHE, 1, { "msg=\"kv cache\"" } },
 	{ er_ollama_buffer, O, EF_COMPUTE_BUFFER, 1, { "msg=\"compute graph\"" } },
 	/* the sum of those buffers, host ones included (its device.go): what
-	 * the runner takes in all, kept as the instance's requested_bytes */
-	{ er_quoted_size, O, EF_REQUESTED, 1, { "msg=\"total memory\" size=" } },
+	 * the runner takes in all, the instance's planned_total_bytes (not
+	 * requested_bytes: that is a share of one card) */
+	{ er_quoted_size, O, EF_PLANNED_TOTAL, 1, { "msg=\"total memory\" size=" } },
 	{ er_quoted_list, O, 0, 1, { "memory.available=" } },
 	{ er_quoted_list, O, 1, 1, { "memory.required.allocations=" } },
 	{ er_ollama_evaluating, O, 0, 1, { "msg=evaluating library=" } },
