@@ -63,6 +63,7 @@ struct pl_arch {
 	int group_size;         /* INT4: weights per scale (128 by default) */
 	int block_scales;       /* FP8: weight_block_size given (128x128 blocks) */
 	int64_t max_position;   /* max_position_embeddings */
+	int multimodal;         /* a vision_config beside the language model */
 };
 
 enum pl_engine { PL_VLLM = 0, PL_SGLANG, PL_TGI, PL_TRTLLM, PL_OLLAMA };
@@ -92,7 +93,10 @@ struct pl_settings {
 	int version;                /* the engine's version as PL_VERSION(major,
 				     * minor, patch); 0: the newest modelled */
 	int card_a100;              /* the card is an A100 (vLLM's defaults
-				     * treat it as a smaller card) */
+				     * treat it as a smaller card; MXFP4 runs on
+				     * Marlin there) */
+	int card_rocm;              /* the card is an AMD one (ROCm): vLLM before
+				     * 0.10 falls back to its V0 engine there */
 	int sampler;                /* vLLM's top-k/top-p sampler: PL_SAMPLER_* */
 };
 
@@ -136,6 +140,11 @@ double pl_param_count(const struct pl_arch *a);
 /* Bytes of weights one GPU holds under tp x pp with quantisation q
  * (PL_Q_NONE: dtype_bytes each). */
 int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes);
+/* The same with MXFP4 experts padded as the engine pads them for its
+ * kernels: the intermediate size per rank to a multiple of pad_i and the
+ * hidden size to one of pad_h (1: no padding). */
+int64_t pl_weights_bytes_padded(const struct pl_arch *a, int tp, int pp, enum pl_quant q,
+				int dtype_bytes, int pad_i, int pad_h);
 
 /* ---- kv.c ---- */
 /* KV bytes per token on one GPU (tp, pp) with kv_bytes per element. */
