@@ -373,9 +373,10 @@ static void mxfp4_experts_padded_as_vllm_loads_them(void **state)
 	assert_true(pl_weights_bytes(&a, 4, 1, PL_Q_MXFP4, 2) < 0.9 * 17.22 * PL_GIB);
 }
 
-/* AMD cards in the table, and vLLM's V0 fallback on ROCm before 0.10
- * ("rocm is experimental on VLLM_USE_V1=1. Falling back to V0 Engine."):
- * the V0 non-torch figure, not V1's. */
+/* AMD cards in the table, and vLLM's V0 fallback on ROCm ("rocm is
+ * experimental on VLLM_USE_V1=1. Falling back to V0 Engine."): before 0.9
+ * on Instinct cards, before 0.10 on Radeon ones; the V0 non-torch figure,
+ * not V1's. */
 static void rocm_cards_and_vllm_v0_fallback(void **state)
 {
 	const struct pl_gpu *g;
@@ -388,14 +389,16 @@ static void rocm_cards_and_vllm_v0_fallback(void **state)
 	assert_true(g->mib > 191 * 1024 && g->mib < 192 * 1024);
 	assert_non_null(pl_gpu_find("mi250x"));
 	assert_non_null(pl_gpu_find("w7900"));
-	assert_true(pl_gpu_find("rx7900xtx")->rocm);
+	assert_int_equal(pl_gpu_find("rx7900xtx")->rocm, 2);
 	assert_false(pl_gpu_find("h100")->rocm);
-	cuda = llama_on_h100(PL_VERSION(0, 9, 0), PL_SAMPLER_DEFAULT, 0);
+	cuda = llama_on_h100(PL_VERSION(0, 8, 5), PL_SAMPLER_DEFAULT, 0);
 	assert_int_equal(cuda.non_torch_bytes, (int64_t)(0.13 * PL_GIB));
-	rocm = llama_on_card(PL_VERSION(0, 9, 0), 1);
+	rocm = llama_on_card(PL_VERSION(0, 8, 5), 1);
 	assert_int_equal(rocm.non_torch_bytes, (int64_t)(0.5 * PL_GIB));
-	assert_int_equal(llama_on_card(PL_VERSION(0, 10, 0), 1).non_torch_bytes,
+	assert_int_equal(llama_on_card(PL_VERSION(0, 9, 2), 1).non_torch_bytes,
 			 (int64_t)(0.13 * PL_GIB));
+	assert_int_equal(llama_on_card(PL_VERSION(0, 9, 2), 2).non_torch_bytes,
+			 (int64_t)(0.5 * PL_GIB));
 }
 
 int main(void)

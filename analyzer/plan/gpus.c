@@ -5,8 +5,8 @@
  * calculating max tokens", SGLang's avail mem), else from nvidia-smi's
  * memory total less the driver's reservation; MIG instances from
  * nvidia-smi mig -lgip as NVIDIA's MIG user guide prints it. AMD cards
- * carry rocm = 1 (pool.c: vLLM's ROCm rules); a figure not seen in a
- * log says so in its source.
+ * carry rocm = 1 (Instinct) or 2 (Radeon) (pool.c: vLLM's ROCm rules); a
+ * figure not seen in a log says so in its source.
  */
 #include "analyzer/plan/gpus.h"
 
@@ -50,10 +50,10 @@ static const struct pl_gpu gpus[] = {
 	{ "mi250x", "mi250 mi250x-gcd mi250-gcd", GIB_MIB(63.98),
 	  "per GCD: 64 GiB HBM2e, each GCD a device; not seen in a log", 1 },
 	{ "mi210", "", GIB_MIB(63.98), "64 GiB HBM2e; not seen in a log", 1 },
-	{ "w7900", "radeon-pro-w7900", GIB_MIB(47.98), "48 GiB GDDR6; not seen in a log", 1 },
+	{ "w7900", "radeon-pro-w7900", GIB_MIB(47.98), "48 GiB GDDR6; not seen in a log", 2 },
 	{ "rx7900xtx", "7900xtx rx-7900-xtx", GIB_MIB(23.98),
 	  "vLLM ROCm total_gpu_memory (23.98GiB), a 24 GiB gfx1100 card "
-	  "(ServerlessLLM/ServerlessLLM@5cc10d3 docs/store/rocm_quickstart.md)", 1 },
+	  "(ServerlessLLM/ServerlessLLM@5cc10d3 docs/store/rocm_quickstart.md)", 2 },
 	/* MIG instances (nvidia-smi mig -lgip) */
 	{ "a100-40gb/1g.5gb", "", GIB_MIB(4.75), "nvidia-smi mig -lgip", 0 },
 	{ "a100-40gb/2g.10gb", "", GIB_MIB(9.75), "nvidia-smi mig -lgip", 0 },

@@ -18,7 +18,7 @@ struct pl_gpu {
 	const char *aliases;  /* other names, space separated: "h100 h100-sxm" */
 	int64_t mib;          /* memory as reported, MiB */
 	const char *source;   /* where the figure was seen */
-	int rocm;             /* an AMD card (ROCm): the engines' rules differ */
+	int rocm;             /* AMD (ROCm): 1 Instinct, 2 Radeon; 0 otherwise */
 };
 
 /* The card named (case-insensitive, a name or an alias), or NULL. */

@@ -95,8 +95,8 @@ struct pl_settings {
 	int card_a100;              /* the card is an A100 (vLLM's defaults
 				     * treat it as a smaller card; MXFP4 runs on
 				     * Marlin there) */
-	int card_rocm;              /* the card is an AMD one (ROCm): vLLM before
-				     * 0.10 falls back to its V0 engine there */
+	int card_rocm;              /* an AMD card: 1 Instinct, 2 Radeon (vLLM
+				     * falls back to V0 there before 0.9 / 0.10) */
 	int sampler;                /* vLLM's top-k/top-p sampler: PL_SAMPLER_* */
 };
 

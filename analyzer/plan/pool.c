@@ -69,14 +69,18 @@ int pl_version_parse(const char *text)
 }
 
 /* vLLM's V1 engine (the default from 0.8; 0: the newest modelled). On
- * ROCm, 0.8 and 0.9 print "rocm is experimental on VLLM_USE_V1=1.
- * Falling back to V0 Engine." (arg_utils._is_v1_supported_oracle) and run
- * V0: a ROCm card with a version before 0.10 takes the V0 rule. */
+ * ROCm it came later: the logs of 0.8.x on Instinct and Radeon cards and
+ * of a mid-2025 build on a Radeon print "rocm is experimental on
+ * VLLM_USE_V1=1. Falling back to V0 Engine." and run V0, while 0.9.2 on
+ * an Instinct card initializes "a V1 LLM engine" (ROCm/rocm-blogs
+ * rocm-ray). So: Instinct cards V1 from 0.9, Radeon cards from 0.10 (the
+ * Radeon boundary is not seen in a log). */
 static int vllm_v1(const struct pl_settings *s)
 {
 	if (s->engine != PL_VLLM)
 		return 0;
-	if (s->card_rocm && s->version && s->version < PL_VERSION(0, 10, 0))
+	if (s->card_rocm && s->version &&
+	    s->version < (s->card_rocm == 2 ? PL_VERSION(0, 10, 0) : PL_VERSION(0, 9, 0)))
 		return 0;
 	return s->version == 0 || s->version >= PL_VERSION(0, 8, 0);
 }
