@@ -10,7 +10,8 @@
  * by version (the dummy sampler's logits, V1's defaults by card); and
  * the cases of issue 28's second pass: SGLang's pool and its default
  * fraction by version, vLLM's MXFP4 padding and its V0 fallback on ROCm,
- * the AMD cards (figures from tests/data/real/plan/MANIFEST.tsv).
+ * the AMD cards, pipeline stages (figures from
+ * tests/data/real/plan/MANIFEST.tsv).
  */
 #include "testutil.h"
 #include "analyzer/plan/gpus.h"
@@ -401,6 +402,43 @@ static void rocm_cards_and_vllm_v0_fallback(void **state)
 			 (int64_t)(0.5 * PL_GIB));
 }
 
+/* deepseek-ai/DeepSeek-V2-Lite config.json (the architecture fields) */
+static const char deepseek_v2_lite[] =
+	"{\"model_type\": \"deepseek_v2\", \"hidden_size\": 2048, \"intermediate_size\": 10944,"
+	" \"moe_intermediate_size\": 1408, \"num_hidden_layers\": 27, \"num_attention_heads\": 16,"
+	" \"num_key_value_heads\": 16, \"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64,"
+	" \"qk_nope_head_dim\": 128, \"v_head_dim\": 128, \"n_routed_experts\": 64,"
+	" \"n_shared_experts\": 2, \"num_experts_per_tok\": 6, \"first_k_dense_replace\": 1,"
+	" \"moe_layer_freq\": 1, \"vocab_size\": 102400, \"tie_word_embeddings\": false,"
+	" \"torch_dtype\": \"bfloat16\"}";
+
+/* vLLM V1 under PP keeps the fewest blocks any stage holds: DeepSeek-V2-
+ * Lite at TP 2 x PP 2 on L4s printed 12.13 GiB on the first stage (14
+ * layers x 576 x 2 B per token, the latent not split by TP) and 807792
+ * tokens (vllm-project/vllm#20665); the first stage binds. */
+static void pipeline_stages_bind_the_pool(void **state)
+{
+	struct pl_arch a;
+	struct pl_settings s = { .engine = PL_VLLM, .max_model_len = 1024, .max_num_seqs = -1,
+				 .block_size = -1, .max_batched_tokens = -1, .weights_given = -1,
+				 .non_kv_given = -1, .kv_given = -1 };
+	struct pl_result r;
+	char err[256];
+
+	(void)state;
+	parse(deepseek_v2_lite, &a);
+	s.gpu_bytes = pl_gpu_find("l4")->mib * 1048576LL;
+	s.tp = 2;
+	s.pp = 2;
+	s.version = PL_VERSION(0, 9, 2);
+	pl_settings_defaults(&s, &a);
+	assert_int_equal(pl_estimate(&a, &s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.kv_bytes_per_token, 14 * 576 * 2);
+	assert_true(fabs(r.kv_cache_tokens / 807792.0 - 1) < 0.05);
+	/* the first stage holds the embedding, no head */
+	assert_true(r.weights_bytes < pl_stage_weights_bytes(&a, 2, 0, 14, PL_Q_NONE, 2, 1, 1, 1, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +454,7 @@ int main(void)
 		cmocka_unit_test(sglang_pool_from_the_logs),
 		cmocka_unit_test(mxfp4_experts_padded_as_vllm_loads_them),
 		cmocka_unit_test(rocm_cards_and_vllm_v0_fallback),
+		cmocka_unit_test(pipeline_stages_bind_the_pool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

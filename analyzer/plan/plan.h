@@ -145,6 +145,10 @@ int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant 
  * hidden size to one of pad_h (1: no padding). */
 int64_t pl_weights_bytes_padded(const struct pl_arch *a, int tp, int pp, enum pl_quant q,
 				int dtype_bytes, int pad_i, int pad_h);
+/* The weights of one pipeline stage: n layers from layer first, with the
+ * embedding (embed) and the LM head (head) when the stage holds them. */
+int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n, enum pl_quant q,
+				int dtype_bytes, int pad_i, int pad_h, int embed, int head);
 
 /* ---- kv.c ---- */
 /* KV bytes per token on one GPU (tp, pp) with kv_bytes per element. */

@@ -314,6 +314,50 @@ static double request_tokens(const struct pl_arch *a, const struct pl_settings *
 	return (a->n_full * full + a->n_swa * swa) / layers;
 }
 
+/* vLLM V1 under pipeline parallelism: every stage profiles itself and
+ * the engine keeps the fewest blocks any stage can hold
+ * (kv_cache_utils: the smallest num_blocks over the workers). vLLM gives
+ * the layers evenly with the remainder to the stages before the last
+ * (get_pp_indices), so the first stages hold ceil(L / pp) layers and the
+ * embedding, the last floor(L / pp) layers, the LM head and the dummy
+ * sampler run; non-torch memory counts each stage's TP group. Fills r's
+ * weights, KV per token and non-KV figures with the stage that binds, and
+ * returns its KV memory. Checked on DeepSeek-V2-Lite at TP 2 x PP 2 on
+ * L4s (vllm-project/vllm#20665): the first stage binds there. */
+static double pp_stages(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r)
+{
+	int attn = a->n_full + a->n_swa ? a->n_full + a->n_swa : a->layers;
+	int lf = (a->layers + s->pp - 1) / s->pp, ll = a->layers / s->pp;
+	double per_layer = (double)pl_kv_bytes_per_token(a, s->tp, 1, s->kv_dtype_bytes) /
+			   (attn > 0 ? attn : 1);
+	double budget = (double)s->gpu_bytes * s->util, nt, mlp, act_l, wf, wl, kvf, kvl, tf, tl;
+	double kf = per_layer * ((attn + s->pp - 1) / s->pp), kl = per_layer * (attn / s->pp);
+	nt = (0.13 + 0.42 * (s->tp - 1)) * PL_GIB;
+	mlp = mlp_activation(a, s);
+	act_l = (double)activation_estimate(a, s);
+	wf = (double)pl_stage_weights_bytes(a, s->tp, 0, lf, s->quant, s->dtype_bytes,
+					    mxfp4_pad_i(s), mxfp4_pad_h(s), 1, 0);
+	wl = (double)pl_stage_weights_bytes(a, s->tp, a->layers - ll, ll, s->quant, s->dtype_bytes,
+					    mxfp4_pad_i(s), mxfp4_pad_h(s), 0, 1);
+	kvf = budget - wf - nt - mlp;
+	kvl = budget - wl - nt - act_l;
+	tf = kf > 0 ? kvf / kf : 0;
+	tl = kl > 0 ? kvl / kl : 0;
+	r->non_torch_bytes = (int64_t)nt;
+	if (ll < 1 || tf <= tl) {
+		r->weights_bytes = (int64_t)wf;
+		r->kv_bytes_per_token = (int64_t)kf;
+		r->activation_bytes = (int64_t)mlp;
+		r->non_kv_bytes = (int64_t)(nt + mlp);
+		return kvf;
+	}
+	r->weights_bytes = (int64_t)wl;
+	r->kv_bytes_per_token = (int64_t)kl;
+	r->activation_bytes = (int64_t)act_l;
+	r->non_kv_bytes = (int64_t)(nt + act_l);
+	return kvl;
+}
+
 int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r,
 		char *err, size_t errn)
 {
@@ -361,6 +405,9 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 	case PL_VLLM:
 	default:
 		kv = total * s->util - r->weights_bytes - r->non_kv_bytes;
+		if (vllm_v1(s) && s->pp > 1 && s->weights_given < 0 && s->non_kv_given < 0 &&
+		    s->kv_given < 0 && s->kv_per_token_given <= 0)
+			kv = pp_stages(a, s, r);
 		break;
 	}
 	if (s->kv_given >= 0)
