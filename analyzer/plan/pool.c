@@ -392,8 +392,17 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 		 * (total - before) x fraction - weights */
 		kv = (total - SGLANG_BEFORE_WEIGHTS) * s->util * sglang_mm_factor(a, s) -
 		     r->weights_bytes;
-		if (s->non_kv_given >= 0)
+		if (s->non_kv_given >= 0) {
 			kv = total * s->util - r->weights_bytes - r->non_kv_bytes;
+			break;
+		}
+		/* what stays outside the pool: the context and distributed init,
+		 * and the (1 - fraction) SGLang reserves for activations and
+		 * CUDA graphs, so weights + KV + non-KV = the card */
+		r->non_torch_bytes = (int64_t)SGLANG_BEFORE_WEIGHTS;
+		r->activation_bytes = (int64_t)((total - SGLANG_BEFORE_WEIGHTS) *
+						(1 - s->util * sglang_mm_factor(a, s)));
+		r->non_kv_bytes = r->non_torch_bytes + r->activation_bytes;
 		break;
 	case PL_TRTLLM:
 		kv = s->util * (total - r->weights_bytes - r->non_kv_bytes);
