@@ -270,6 +270,7 @@ static int plan_option(int o, const char *v, struct pl_settings *s)
 			return cli_error("--gpu: no card '%s' (oomlens plan --gpu list)", v);
 		s->gpu_bytes = g->mib * 1048576;
 		s->card_a100 = !strncasecmp(g->name, "a100", 4);
+		s->card_rocm = g->rocm;
 		return 0;
 	case P_GPU_MEM:
 		if ((s->gpu_bytes = cli_parse_size(v)) <= 0)

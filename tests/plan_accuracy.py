@@ -127,7 +127,7 @@ def plan(binary, cfg, case, extra):
         args += ["--sampler", s["sampler"]]
     if "util" in s and lead(s["util"]):
         args += ["--gpu-memory-utilization", lead(s["util"])]
-    for k in ("max_model_len", "max_num_batched_tokens", "block_size", "max_num_seqs"):
+    for k in ("max_model_len", "max_num_batched_tokens", "block_size", "max_num_seqs", "pp"):
         if k in s and lead(s[k]):
             args += ["--" + k.replace("_", "-"), lead(s[k])]
     p = subprocess.run(args + extra, capture_output=True, text=True)

@@ -156,6 +156,8 @@ static int read_arch(json_t *o, struct pl_arch *a, char *err, size_t errn)
 		snprintf(a->model_type, sizeof(a->model_type), "%s", mt);
 	if (!dt)
 		dt = get_str(o, "dtype");
+	if (!act)
+		act = get_str(o, "activation_function");                   /* OPT */
 	if (dt)
 		a->dtype_bytes = 2;     /* fp32 checkpoints are served in fp16/bf16 */
 	r |= take(o, "num_hidden_layers", 1, 4096, &a->layers, err, errn);
@@ -167,6 +169,7 @@ static int read_arch(json_t *o, struct pl_arch *a, char *err, size_t errn)
 	r |= take(o, "head_dim", 1, 65536, &a->head_dim, err, errn);
 	r |= take(o, "intermediate_size", 1, PL_DIM_MAX, &a->intermediate, err, errn);
 	r |= take(o, "ffn_hidden_size", 1, PL_DIM_MAX, &a->intermediate, err, errn);
+	r |= take(o, "ffn_dim", 1, PL_DIM_MAX, &a->intermediate, err, errn);        /* OPT */
 	r |= take(o, "vocab_size", 1, PL_DIM_MAX, &a->vocab, err, errn);
 	r |= take(o, "tie_word_embeddings", 0, 1, &a->tie, err, errn);
 	r |= take(o, "attention_bias", 0, 1, &a->qkv_bias, err, errn);
@@ -236,7 +239,11 @@ int pl_config_parse(const char *buf, size_t n, struct pl_arch *a, char *err, siz
 	if (!a->kv_heads)
 		a->kv_heads = a->heads;
 	if (!json_object_get(o, "tie_word_embeddings") && !json_object_get(root, "tie_word_embeddings"))
-		a->tie = !strncmp(a->model_type, "gemma", 5);   /* the families' own defaults */
+		/* the families' own defaults (OPTConfig ties, as PretrainedConfig does) */
+		a->tie = !strncmp(a->model_type, "gemma", 5) || !strcmp(a->model_type, "opt");
+	/* a vision tower beside the language model: SGLang lowers its memory
+	 * fraction for these (model_runner, "because this is a multimodal model") */
+	a->multimodal = json_is_object(json_object_get(root, "vision_config"));
 	if (a->kv_heads > a->heads) {
 		snprintf(err, errn, "config.json: %d KV heads for %d attention heads",
 			 a->kv_heads, a->heads);

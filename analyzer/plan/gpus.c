@@ -4,7 +4,9 @@
  * seen (vLLM's total_gpu_memory, TensorRT-LLM's "Memory usage when
  * calculating max tokens", SGLang's avail mem), else from nvidia-smi's
  * memory total less the driver's reservation; MIG instances from
- * nvidia-smi mig -lgip as NVIDIA's MIG user guide prints it.
+ * nvidia-smi mig -lgip as NVIDIA's MIG user guide prints it. AMD cards
+ * carry rocm = 1 (Instinct) or 2 (Radeon) (pool.c: vLLM's ROCm rules); a
+ * figure not seen in a log says so in its source.
  */
 #include "analyzer/plan/gpus.h"
 
@@ -15,49 +17,61 @@
 
 static const struct pl_gpu gpus[] = {
 	{ "h100-80gb", "h100 h100-sxm h100-pcie h800", GIB_MIB(79.22),
-	  "vLLM total_gpu_memory 79.22GiB (vllm-project/vllm#10511)" },
-	{ "h100-94gb", "h100-nvl", GIB_MIB(93.1), "nvidia-smi 95830MiB" },
-	{ "h20", "h20-96gb", GIB_MIB(95.00), "vLLM total_gpu_memory 95.00GiB (LMCache/LMCache#503)" },
-	{ "h200", "h200-141gb h200-sxm", GIB_MIB(139.8), "vLLM 'Total memory 139.8 GiB' (vllm-project/vllm-omni#1842)" },
-	{ "gh200", "gh200-96gb", GIB_MIB(94.5), "nvidia-smi 97871MiB" },
-	{ "b200", "b200-180gb", GIB_MIB(178.35), "nvidia-smi 183359MiB" },
-	{ "a100-80gb", "a100-sxm4-80gb a100-pcie-80gb", GIB_MIB(79.15), "torch total 79.15 GiB" },
+	  "vLLM total_gpu_memory 79.22GiB (vllm-project/vllm#10511)", 0 },
+	{ "h100-94gb", "h100-nvl", GIB_MIB(93.1), "nvidia-smi 95830MiB", 0 },
+	{ "h20", "h20-96gb", GIB_MIB(95.00), "vLLM total_gpu_memory 95.00GiB (LMCache/LMCache#503)", 0 },
+	{ "h200", "h200-141gb h200-sxm", GIB_MIB(139.8), "vLLM 'Total memory 139.8 GiB' (vllm-project/vllm-omni#1842)", 0 },
+	{ "gh200", "gh200-96gb", GIB_MIB(94.5), "nvidia-smi 97871MiB", 0 },
+	{ "b200", "b200-180gb", GIB_MIB(178.35), "nvidia-smi 183359MiB", 0 },
+	{ "a100-80gb", "a100-sxm4-80gb a100-pcie-80gb", GIB_MIB(79.15), "torch total 79.15 GiB", 0 },
 	{ "a100-40gb", "a100 a100-sxm4-40gb a100-pcie-40gb", GIB_MIB(39.39),
-	  "TensorRT-LLM total 39.39 GiB (NVIDIA/TensorRT-LLM#2268)" },
-	{ "l40s", "l40s-48gb", GIB_MIB(44.53), "vLLM total_gpu_memory 44.53GiB (vllm-project/vllm#15598)" },
-	{ "l40", "l40-48gb", GIB_MIB(44.53), "as L40S (same 46068MiB)" },
-	{ "a6000", "rtx-a6000", GIB_MIB(47.53), "nvidia-smi 49140MiB" },
-	{ "rtx6000-ada", "rtx-6000-ada", GIB_MIB(47.50), "nvidia-smi 49140MiB" },
-	{ "a10g", "a10", GIB_MIB(21.99), "nvidia-smi 23028MiB" },
-	{ "l4", "l4-24gb", GIB_MIB(22.03), "nvidia-smi 23034MiB" },
-	{ "t4", "t4-16gb", GIB_MIB(14.58), "nvidia-smi 15360MiB" },
-	{ "v100-16gb", "v100", GIB_MIB(15.77), "vLLM total_gpu_memory 15.77GiB (vllm-project/vllm#11251)" },
-	{ "v100-32gb", "", GIB_MIB(31.74), "nvidia-smi 32768MiB" },
-	{ "rtx3090", "3090 rtx-3090", GIB_MIB(23.58), "vLLM total_gpu_memory 23.58GiB (vllm-project/vllm#10517)" },
-	{ "rtx4090", "4090 rtx-4090", GIB_MIB(23.55), "vLLM total_gpu_memory 23.55GiB (vllm-project/vllm#11550)" },
-	{ "rtx5090", "5090 rtx-5090", GIB_MIB(31.37), "vLLM total_gpu_memory 31.37GiB (vllm-project/vllm#14452)" },
-	{ "mi300x", "mi300x-192gb", GIB_MIB(191.98), "rocm-smi 192 GiB VRAM less reservation" },
-	{ "mi325x", "", GIB_MIB(255.98), "rocm-smi 256 GiB VRAM less reservation" },
-	{ "mi355x", "mi350x", GIB_MIB(287.98), "rocm-smi 288 GiB VRAM less reservation" },
-	{ "mi250x", "mi250", GIB_MIB(63.98), "per GCD, 64 GiB" },
+	  "TensorRT-LLM total 39.39 GiB (NVIDIA/TensorRT-LLM#2268)", 0 },
+	{ "l40s", "l40s-48gb", GIB_MIB(44.53), "vLLM total_gpu_memory 44.53GiB (vllm-project/vllm#15598)", 0 },
+	{ "l40", "l40-48gb", GIB_MIB(44.53), "as L40S (same 46068MiB)", 0 },
+	{ "a6000", "rtx-a6000", GIB_MIB(47.53), "nvidia-smi 49140MiB", 0 },
+	{ "rtx6000-ada", "rtx-6000-ada", GIB_MIB(47.50), "nvidia-smi 49140MiB", 0 },
+	{ "a10g", "a10", GIB_MIB(21.99), "nvidia-smi 23028MiB", 0 },
+	{ "l4", "l4-24gb", GIB_MIB(22.03), "nvidia-smi 23034MiB", 0 },
+	{ "t4", "t4-16gb", GIB_MIB(14.58), "nvidia-smi 15360MiB", 0 },
+	{ "v100-16gb", "v100", GIB_MIB(15.77), "vLLM total_gpu_memory 15.77GiB (vllm-project/vllm#11251)", 0 },
+	{ "v100-32gb", "", GIB_MIB(31.74), "nvidia-smi 32768MiB", 0 },
+	{ "rtx3090", "3090 rtx-3090", GIB_MIB(23.58), "vLLM total_gpu_memory 23.58GiB (vllm-project/vllm#10517)", 0 },
+	{ "rtx4090", "4090 rtx-4090", GIB_MIB(23.55), "vLLM total_gpu_memory 23.55GiB (vllm-project/vllm#11550)", 0 },
+	{ "rtx5090", "5090 rtx-5090", GIB_MIB(31.37), "vLLM total_gpu_memory 31.37GiB (vllm-project/vllm#14452)", 0 },
+	/* AMD (ROCm): the total torch.cuda.mem_get_info reports, which vLLM
+	 * prints as total_gpu_memory and SGLang's "avail mem" approaches */
+	{ "mi300x", "mi300x-192gb mi308x", GIB_MIB(191.45),
+	  "vLLM ROCm total_gpu_memory (191.45GiB), Azure ND MI300X "
+	  "(xinyuwei-david/david-share@5e9a16d Deep-Learning/AMD-GPU-SFT-Inference/readme.md)", 1 },
+	{ "mi325x", "", GIB_MIB(255.98), "256 GiB HBM3E; not seen in a log (the MI355X's reservation)", 1 },
+	{ "mi355x", "mi350x", GIB_MIB(287.98),
+	  "SGLang avail mem 230.20 + mem usage 56.98 GB before the pool, with the context "
+	  "(sgl-project/sglang#18263)", 1 },
+	{ "mi250x", "mi250 mi250x-gcd mi250-gcd", GIB_MIB(63.98),
+	  "per GCD: 64 GiB HBM2e, each GCD a device; not seen in a log", 1 },
+	{ "mi210", "", GIB_MIB(63.98), "64 GiB HBM2e; not seen in a log", 1 },
+	{ "w7900", "radeon-pro-w7900", GIB_MIB(47.98), "48 GiB GDDR6; not seen in a log", 2 },
+	{ "rx7900xtx", "7900xtx rx-7900-xtx", GIB_MIB(23.98),
+	  "vLLM ROCm total_gpu_memory (23.98GiB), a 24 GiB gfx1100 card "
+	  "(ServerlessLLM/ServerlessLLM@5cc10d3 docs/store/rocm_quickstart.md)", 2 },
 	/* MIG instances (nvidia-smi mig -lgip) */
-	{ "a100-40gb/1g.5gb", "", GIB_MIB(4.75), "nvidia-smi mig -lgip" },
-	{ "a100-40gb/2g.10gb", "", GIB_MIB(9.75), "nvidia-smi mig -lgip" },
-	{ "a100-40gb/3g.20gb", "", GIB_MIB(19.62), "nvidia-smi mig -lgip" },
-	{ "a100-40gb/4g.20gb", "", GIB_MIB(19.62), "nvidia-smi mig -lgip" },
-	{ "a100-40gb/7g.40gb", "", GIB_MIB(39.25), "nvidia-smi mig -lgip" },
-	{ "a100-80gb/1g.10gb", "", GIB_MIB(9.50), "nvidia-smi mig -lgip" },
-	{ "a100-80gb/2g.20gb", "", GIB_MIB(19.50), "nvidia-smi mig -lgip" },
-	{ "a100-80gb/3g.40gb", "", GIB_MIB(39.25), "nvidia-smi mig -lgip" },
-	{ "a100-80gb/4g.40gb", "", GIB_MIB(39.25), "nvidia-smi mig -lgip" },
-	{ "a100-80gb/7g.80gb", "", GIB_MIB(78.75), "nvidia-smi mig -lgip" },
-	{ "h100-80gb/1g.10gb", "", GIB_MIB(9.75), "nvidia-smi mig -lgip" },
-	{ "h100-80gb/1g.20gb", "", GIB_MIB(19.62), "nvidia-smi mig -lgip" },
-	{ "h100-80gb/2g.20gb", "", GIB_MIB(19.62), "nvidia-smi mig -lgip" },
-	{ "h100-80gb/3g.40gb", "", GIB_MIB(39.50), "nvidia-smi mig -lgip" },
-	{ "h100-80gb/4g.40gb", "", GIB_MIB(39.50), "nvidia-smi mig -lgip" },
-	{ "h100-80gb/7g.80gb", "", GIB_MIB(79.00), "nvidia-smi mig -lgip" },
-	{ NULL, NULL, 0, NULL }
+	{ "a100-40gb/1g.5gb", "", GIB_MIB(4.75), "nvidia-smi mig -lgip", 0 },
+	{ "a100-40gb/2g.10gb", "", GIB_MIB(9.75), "nvidia-smi mig -lgip", 0 },
+	{ "a100-40gb/3g.20gb", "", GIB_MIB(19.62), "nvidia-smi mig -lgip", 0 },
+	{ "a100-40gb/4g.20gb", "", GIB_MIB(19.62), "nvidia-smi mig -lgip", 0 },
+	{ "a100-40gb/7g.40gb", "", GIB_MIB(39.25), "nvidia-smi mig -lgip", 0 },
+	{ "a100-80gb/1g.10gb", "", GIB_MIB(9.50), "nvidia-smi mig -lgip", 0 },
+	{ "a100-80gb/2g.20gb", "", GIB_MIB(19.50), "nvidia-smi mig -lgip", 0 },
+	{ "a100-80gb/3g.40gb", "", GIB_MIB(39.25), "nvidia-smi mig -lgip", 0 },
+	{ "a100-80gb/4g.40gb", "", GIB_MIB(39.25), "nvidia-smi mig -lgip", 0 },
+	{ "a100-80gb/7g.80gb", "", GIB_MIB(78.75), "nvidia-smi mig -lgip", 0 },
+	{ "h100-80gb/1g.10gb", "", GIB_MIB(9.75), "nvidia-smi mig -lgip", 0 },
+	{ "h100-80gb/1g.20gb", "", GIB_MIB(19.62), "nvidia-smi mig -lgip", 0 },
+	{ "h100-80gb/2g.20gb", "", GIB_MIB(19.62), "nvidia-smi mig -lgip", 0 },
+	{ "h100-80gb/3g.40gb", "", GIB_MIB(39.50), "nvidia-smi mig -lgip", 0 },
+	{ "h100-80gb/4g.40gb", "", GIB_MIB(39.50), "nvidia-smi mig -lgip", 0 },
+	{ "h100-80gb/7g.80gb", "", GIB_MIB(79.00), "nvidia-smi mig -lgip", 0 },
+	{ NULL, NULL, 0, NULL, 0 }
 };
 
 /* Does the space-separated list hold word (case-insensitive)? */

@@ -3,7 +3,9 @@
  * it to CUDA (torch.cuda.mem_get_info's total, what vLLM prints as
  * total_gpu_memory), not the marketing figure: an "80 GB" H100 is 79.2
  * GiB. MIG profiles are named CARD/PROFILE ("h100-80gb/3g.40gb") with the
- * memory nvidia-smi mig -lgip lists for the instance.
+ * memory nvidia-smi mig -lgip lists for the instance. AMD cards are
+ * named as rocm-smi does ("mi300x", "mi250x" per GCD), with the total
+ * torch.cuda.mem_get_info reports under ROCm.
  */
 #ifndef OOMLENS_PLAN_GPUS_H
 #define OOMLENS_PLAN_GPUS_H
@@ -16,6 +18,7 @@ struct pl_gpu {
 	const char *aliases;  /* other names, space separated: "h100 h100-sxm" */
 	int64_t mib;          /* memory as reported, MiB */
 	const char *source;   /* where the figure was seen */
+	int rocm;             /* AMD (ROCm): 1 Instinct, 2 Radeon; 0 otherwise */
 };
 
 /* The card named (case-insensitive, a name or an alias), or NULL. */

@@ -80,6 +80,7 @@ struct pl_arch {
 	char quant_from[128];   /* PL_QS_NAME: the name it was inferred from */
 	char name_or_path[128]; /* config.json's _name_or_path, "" when absent */
 	int64_t max_position;   /* max_position_embeddings */
+	int multimodal;         /* a vision_config beside the language model */
 };
 
 enum pl_engine { PL_VLLM = 0, PL_SGLANG, PL_TGI, PL_TRTLLM, PL_OLLAMA };
@@ -114,7 +115,10 @@ struct pl_settings {
 	int version;                /* the engine's version as PL_VERSION(major,
 				     * minor, patch); 0: the newest modelled */
 	int card_a100;              /* the card is an A100 (vLLM's defaults
-				     * treat it as a smaller card) */
+				     * treat it as a smaller card; MXFP4 runs on
+				     * Marlin there) */
+	int card_rocm;              /* an AMD card: 1 Instinct, 2 Radeon (vLLM
+				     * falls back to V0 there before 0.9 / 0.10) */
 	int sampler;                /* vLLM's top-k/top-p sampler: PL_SAMPLER_* */
 };
 
@@ -184,6 +188,15 @@ double pl_param_count(const struct pl_arch *a);
 /* Bytes of weights one GPU holds under tp x pp with quantisation q
  * (PL_Q_NONE: dtype_bytes each). */
 int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes);
+/* The same with MXFP4 experts padded as the engine pads them for its
+ * kernels: the intermediate size per rank to a multiple of pad_i and the
+ * hidden size to one of pad_h (1: no padding). */
+int64_t pl_weights_bytes_padded(const struct pl_arch *a, int tp, int pp, enum pl_quant q,
+				int dtype_bytes, int pad_i, int pad_h);
+/* The weights of one pipeline stage: n layers from layer first, with the
+ * embedding (embed) and the LM head (head) when the stage holds them. */
+int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n, enum pl_quant q,
+				int dtype_bytes, int pad_i, int pad_h, int embed, int head);
 
 /* ---- kv.c ---- */
 /* KV bytes per token on one GPU (tp, pp) with kv_bytes per element. */

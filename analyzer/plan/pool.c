@@ -25,6 +25,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What SGLang finds in use before it loads the weights: the CUDA context
+ * and the distributed init ("Init torch distributed ends. mem usage"):
+ * 0.40 GiB on an L4 at TP 4 (22.03 - 21.63, custom all-reduce off), 0.59
+ * on an H200 at TP 1 (139.8 - 139.21); 0.5 GiB. */
+#define SGLANG_BEFORE_WEIGHTS (0.5 * PL_GIB)
+
 static const char *const engine_names[] = { "vllm", "sglang", "tgi", "tensorrt-llm", "ollama" };
 
 const char *pl_engine_name(enum pl_engine e)
@@ -65,10 +71,21 @@ int pl_version_parse(const char *text)
 	return PL_VERSION(v[0], v[1], v[2]);
 }
 
-/* vLLM's V1 engine (the default from 0.8; 0: the newest modelled). */
+/* vLLM's V1 engine (the default from 0.8; 0: the newest modelled). On
+ * ROCm it came later: the logs of 0.8.x on Instinct and Radeon cards and
+ * of a mid-2025 build on a Radeon print "rocm is experimental on
+ * VLLM_USE_V1=1. Falling back to V0 Engine." and run V0, while 0.9.2 on
+ * an Instinct card initializes "a V1 LLM engine" (ROCm/rocm-blogs
+ * rocm-ray). So: Instinct cards V1 from 0.9, Radeon cards from 0.10 (the
+ * Radeon boundary is not seen in a log). */
 static int vllm_v1(const struct pl_settings *s)
 {
-	return s->engine == PL_VLLM && (s->version == 0 || s->version >= PL_VERSION(0, 8, 0));
+	if (s->engine != PL_VLLM)
+		return 0;
+	if (s->card_rocm && s->version &&
+	    s->version < (s->card_rocm == 2 ? PL_VERSION(0, 10, 0) : PL_VERSION(0, 9, 0)))
+		return 0;
+	return s->version == 0 || s->version >= PL_VERSION(0, 8, 0);
 }
 
 /* max_num_seqs and max_num_batched_tokens when not given. vLLM V1
@@ -87,6 +104,63 @@ static void batch_defaults(struct pl_settings *s)
 	if (s->max_batched_tokens < 1)
 		s->max_batched_tokens = s->engine == PL_TGI ? 4096
 				      : vllm_v1(s) && !big ? 2048 : 8192;
+}
+
+/* SGLang's default mem_fraction_static (ServerArgs), by version:
+ *   before 0.4:  by TP size, 0.88 / 0.87 / 0.85 / 0.83 / 0.79 for TP 1 / 2 /
+ *                4 / 8 / 16;
+ *   0.4 - 0.5.2: the same with 0.81 at TP 8 (the 0.4.3 log at TP 4 prints
+ *                mem_fraction_static=0.85, the 0.4.4 one at TP 1 0.88);
+ *   0.5.3 on (#10975, _handle_gpu_memory_settings): (card - reserved) /
+ *                card, rounded to 3 places, with the card in MiB and
+ *                reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 +
+ *                cuda_graph_max_bs x 2 + tp x pp / 8 x 1024, at least 10 GiB
+ *                on a card above 60 GiB; chunked_prefill_size and
+ *                cuda_graph_max_bs by the card's size (below). Builds that
+ *                capture piecewise CUDA graphs reserve 8 MiB more per
+ *                captured size (0.828 instead of 0.835 on an H100): not
+ *                modelled.
+ * Multimodal models: SGLang lowers the fraction (ModelRunner: x 0.95 in
+ * 0.4, x 0.90 later), applied in pool.c, not here. */
+static double sglang_fraction(const struct pl_settings *s)
+{
+	double mib = (double)s->gpu_bytes / 1048576.0, cp, bs, reserved;
+	int tp = s->tp;
+
+	if (s->version && s->version < PL_VERSION(0, 5, 3)) {
+		if (tp >= 16)
+			return 0.79;
+		if (tp >= 8)
+			return s->version < PL_VERSION(0, 4, 0) ? 0.83 : 0.81;
+		return tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+	}
+	if (mib <= 0)
+		return 0.88;
+	if (mib < 20 * 1024)
+		cp = 2048, bs = 8;                      /* T4, 4080 */
+	else if (mib < 35 * 1024)
+		cp = 2048, bs = tp < 4 ? 24 : 80;       /* A10, 4090, 5090 */
+	else if (mib < 60 * 1024)
+		cp = 4096, bs = tp < 4 ? 32 : 160;      /* A100-40GB, L40 */
+	else if (mib < 160 * 1024)
+		cp = 8192, bs = tp < 4 ? 256 : 512;     /* H100, A100-80GB, H20, H200 */
+	else
+		cp = 16384, bs = 512;                   /* B200, MI300 */
+	reserved = 512 + (cp > 2048 ? cp : 2048) * 1.5 + bs * 2 + tp * s->pp / 8.0 * 1024;
+	if (mib > 60 * 1024 && reserved < 10 * 1024)
+		reserved = 10 * 1024;
+	return floor((mib - reserved) / mib * 1000 + 0.5) / 1000;
+}
+
+/* SGLang's multimodal reduction of the fraction (ModelRunner.__init__,
+ * "Automatically reduce --mem-fraction-static ... because this is a
+ * multimodal model"): x 0.95 in 0.4 (the 0.4.4 log of Gemma 3 4B on an
+ * H200 matches 0.88 x 0.95 within 0.01 GB), x 0.90 in later copies. */
+static double sglang_mm_factor(const struct pl_arch *a, const struct pl_settings *s)
+{
+	if (!a->multimodal)
+		return 1.0;
+	return s->version && s->version < PL_VERSION(0, 5, 0) ? 0.95 : 0.90;
 }
 
 void pl_settings_defaults(struct pl_settings *s, const struct pl_arch *a)
@@ -110,8 +184,8 @@ void pl_settings_defaults(struct pl_settings *s, const struct pl_arch *a)
 	}
 	if (s->util <= 0) {
 		switch (s->engine) {
-		case PL_SGLANG: /* server_args: by TP size */
-			s->util = s->tp >= 8 ? 0.79 : s->tp >= 4 ? 0.83 : s->tp >= 2 ? 0.85 : 0.88;
+		case PL_SGLANG:
+			s->util = sglang_fraction(s);
 			break;
 		case PL_TGI:
 			s->util = 1.0;                  /* cuda_memory_fraction */
@@ -201,6 +275,25 @@ static int64_t non_torch_estimate(const struct pl_settings *s)
 	if (vllm_v1(s))
 		return (int64_t)((0.13 + 0.42 * (ranks - 1)) * PL_GIB);
 	return (int64_t)((ranks > 1 ? 2.0 : 0.5) * PL_GIB);
+}
+
+/* vLLM pads the MXFP4 experts' dimensions for its kernels
+ * (Mxfp4MoEMethod.create_weights, model_executor/layers/quantization/
+ * mxfp4.py): the intermediate size per rank to a multiple of 128 on ROCm
+ * and, with the hidden size to 256, on the Marlin path the A100 takes;
+ * on newer NVIDIA cards to 256 (the 0.11.0 gpt-oss-20b and -120b weights
+ * on an H100; FlashInfer's path pads the hidden size too, not modelled).
+ * SGLang: not modelled (1). */
+static int mxfp4_pad_i(const struct pl_settings *s)
+{
+	if (s->engine != PL_VLLM)
+		return 1;
+	return s->card_rocm || s->card_a100 ? 128 : 256;
+}
+
+static int mxfp4_pad_h(const struct pl_settings *s)
+{
+	return s->engine == PL_VLLM && s->card_a100 ? 256 : 1;
 }
 
 /* The pool's tokens one request of max_model_len holds. The pool is
@@ -299,6 +392,50 @@ static double free_rule(const struct pl_settings *s, const struct pl_result *r, 
 	}
 }
 
+/* vLLM V1 under pipeline parallelism: every stage profiles itself and
+ * the engine keeps the fewest blocks any stage can hold
+ * (kv_cache_utils: the smallest num_blocks over the workers). vLLM gives
+ * the layers evenly with the remainder to the stages before the last
+ * (get_pp_indices), so the first stages hold ceil(L / pp) layers and the
+ * embedding, the last floor(L / pp) layers, the LM head and the dummy
+ * sampler run; non-torch memory counts each stage's TP group. Fills r's
+ * weights, KV per token and non-KV figures with the stage that binds, and
+ * returns its KV memory. Checked on DeepSeek-V2-Lite at TP 2 x PP 2 on
+ * L4s (vllm-project/vllm#20665): the first stage binds there. */
+static double pp_stages(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r)
+{
+	int attn = a->n_full + a->n_swa ? a->n_full + a->n_swa : a->layers;
+	int lf = (a->layers + s->pp - 1) / s->pp, ll = a->layers / s->pp;
+	double per_layer = (double)pl_kv_bytes_per_token(a, s->tp, 1, s->kv_dtype_bytes) /
+			   (attn > 0 ? attn : 1);
+	double budget = (double)s->gpu_bytes * s->util, nt, mlp, act_l, wf, wl, kvf, kvl, tf, tl;
+	double kf = per_layer * ((attn + s->pp - 1) / s->pp), kl = per_layer * (attn / s->pp);
+	nt = (0.13 + 0.42 * (s->tp - 1)) * PL_GIB;
+	mlp = mlp_activation(a, s);
+	act_l = (double)activation_estimate(a, s);
+	wf = (double)pl_stage_weights_bytes(a, s->tp, 0, lf, s->quant, s->dtype_bytes,
+					    mxfp4_pad_i(s), mxfp4_pad_h(s), 1, 0);
+	wl = (double)pl_stage_weights_bytes(a, s->tp, a->layers - ll, ll, s->quant, s->dtype_bytes,
+					    mxfp4_pad_i(s), mxfp4_pad_h(s), 0, 1);
+	kvf = budget - wf - nt - mlp;
+	kvl = budget - wl - nt - act_l;
+	tf = kf > 0 ? kvf / kf : 0;
+	tl = kl > 0 ? kvl / kl : 0;
+	r->non_torch_bytes = (int64_t)nt;
+	if (ll < 1 || tf <= tl) {
+		r->weights_bytes = (int64_t)wf;
+		r->kv_bytes_per_token = (int64_t)kf;
+		r->activation_bytes = (int64_t)mlp;
+		r->non_kv_bytes = (int64_t)(nt + mlp);
+		return kvf;
+	}
+	r->weights_bytes = (int64_t)wl;
+	r->kv_bytes_per_token = (int64_t)kl;
+	r->activation_bytes = (int64_t)act_l;
+	r->non_kv_bytes = (int64_t)(nt + act_l);
+	return kvl;
+}
+
 int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r,
 		char *err, size_t errn)
 {
@@ -317,7 +454,8 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 		return -1;
 	}
 	r->weights_bytes = s->weights_given >= 0 ? s->weights_given
-		: pl_weights_bytes(a, s->tp, s->pp, s->quant, s->dtype_bytes);
+		: pl_weights_bytes_padded(a, s->tp, s->pp, s->quant, s->dtype_bytes,
+					  mxfp4_pad_i(s), mxfp4_pad_h(s));
 	r->kv_bytes_per_token = s->kv_per_token_given > 0 ? s->kv_per_token_given
 		: pl_kv_bytes_per_token(a, s->tp, s->pp, s->kv_dtype_bytes);
 	r->non_torch_bytes = non_torch_estimate(s);
@@ -327,10 +465,23 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 	r->budget_bytes = (int64_t)(total * s->util);
 	switch (s->engine) {
 	case PL_SGLANG:
-		/* free after the weights, less what mem_fraction_static leaves out */
-		kv = total - r->weights_bytes - r->non_torch_bytes - total * (1 - s->util);
-		if (s->non_kv_given >= 0)
+		/* ModelRunner.profile_max_num_token: the memory free after the
+		 * weights, less (1 - mem_fraction_static) of the memory free
+		 * before them (after the context and the distributed init):
+		 * (total - before) x fraction - weights */
+		kv = (total - SGLANG_BEFORE_WEIGHTS) * s->util * sglang_mm_factor(a, s) -
+		     r->weights_bytes;
+		if (s->non_kv_given >= 0) {
 			kv = total * s->util - r->weights_bytes - r->non_kv_bytes;
+			break;
+		}
+		/* what stays outside the pool: the context and distributed init,
+		 * and the (1 - fraction) SGLang reserves for activations and
+		 * CUDA graphs, so weights + KV + non-KV = the card */
+		r->non_torch_bytes = (int64_t)SGLANG_BEFORE_WEIGHTS;
+		r->activation_bytes = (int64_t)((total - SGLANG_BEFORE_WEIGHTS) *
+						(1 - s->util * sglang_mm_factor(a, s)));
+		r->non_kv_bytes = r->non_torch_bytes + r->activation_bytes;
 		break;
 	case PL_TRTLLM:
 		kv = s->util * (total - r->weights_bytes - r->non_kv_bytes);
@@ -342,6 +493,9 @@ int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_
 	case PL_VLLM:
 	default:
 		kv = total * s->util - r->weights_bytes - r->non_kv_bytes;
+		if (vllm_v1(s) && s->pp > 1 && s->weights_given < 0 && s->non_kv_given < 0 &&
+		    s->kv_given < 0 && s->kv_per_token_given <= 0)
+			kv = pp_stages(a, s, r);
 		break;
 	}
 	if (s->free_given > 0 && s->kv_given < 0)

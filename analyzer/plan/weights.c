@@ -16,6 +16,8 @@
  */
 #include "analyzer/plan/plan.h"
 
+#include <math.h>
+
 /* Parameters of one layer, split into what is quantised (lin) and what
  * is not (other), on one of tp ranks. moe: the layer's MLP is experts. */
 static void layer_params(const struct pl_arch *a, int tp, int moe, double *lin, double *other,
@@ -81,32 +83,57 @@ double pl_param_count(const struct pl_arch *a)
 	return n;
 }
 
-int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes)
+/* n rounded up to a multiple of m (m >= 1). */
+static double round_up(double n, int m)
 {
-	double lin, other, e, bytes = 0, qb = pl_quant_bytes(a, q, dtype_bytes), eb;
-	int i, per_stage;
+	return m > 1 ? ceil(n / m) * m : n;
+}
+
+int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n, enum pl_quant q,
+				int dtype_bytes, int pad_i, int pad_h, int embed, int head)
+{
+	double lin, other, e, bytes = 0, qb = pl_quant_bytes(a, q, dtype_bytes), eb, epad = 1;
+	int i;
 
 	if (tp < 1)
 		tp = 1;
-	if (pp < 1)
-		pp = 1;
-	/* MXFP4 (gpt-oss) quantises the experts only: 4 bits + an 8-bit scale per 32 */
+	/* MXFP4 (gpt-oss) quantises the experts only: 4 bits + an 8-bit scale
+	 * per 32, over dimensions the kernels pad */
 	eb = q == PL_Q_MXFP4 ? 0.5 + 1.0 / 32 : qb;
-	if (q == PL_Q_MXFP4)
+	if (q == PL_Q_MXFP4) {
+		double ip = (double)a->moe_intermediate / tp;
 		qb = dtype_bytes;
-	per_stage = (a->layers + pp - 1) / pp;
-	for (i = 0; i < per_stage; i++) {
-		layer_params(a, tp, is_moe(a, i), &lin, &other, &e);
-		bytes += lin * qb + e * eb + other * dtype_bytes;
+		if (ip > 0 && a->hidden > 0)
+			epad = round_up(ip, pad_i) / ip * round_up(a->hidden, pad_h) / a->hidden;
 	}
-	/* the first stage holds the embeddings, the last the head; with one
-	 * stage both. With several, the heavier end counts. */
-	/* GGUF's bits per weight are the whole file's: embeddings included */
-	if (pp == 1)
-		bytes += (double)a->vocab * a->hidden / tp * (a->tie ? 1 : 2) *
-			 (q == PL_Q_GGUF ? qb : dtype_bytes);
-	else
-		bytes += (double)a->vocab * a->hidden / tp * (q == PL_Q_GGUF ? qb : dtype_bytes);
+	for (i = first; i < first + n && i < a->layers; i++) {
+		layer_params(a, tp, is_moe(a, i), &lin, &other, &e);
+		bytes += lin * qb + e * eb * epad + other * dtype_bytes;
+	}
+	/* the embedding on the first stage, the head on the last (one matrix
+	 * when tied and both are here), split by vocabulary; the final norm.
+	 * GGUF's bits per weight are the whole file's: embeddings included */
+	eb = q == PL_Q_GGUF ? qb : dtype_bytes;
+	if (embed)
+		bytes += (double)a->vocab * a->hidden / tp * eb;
+	if (head && !(embed && a->tie))
+		bytes += (double)a->vocab * a->hidden / tp * eb;
 	bytes += (double)a->hidden * dtype_bytes;
 	return (int64_t)bytes;
+}
+
+int64_t pl_weights_bytes_padded(const struct pl_arch *a, int tp, int pp, enum pl_quant q,
+				int dtype_bytes, int pad_i, int pad_h)
+{
+	if (pp < 1)
+		pp = 1;
+	/* one stage holds everything; with several, the first (the
+	 * embedding and the most layers) is the one reported */
+	return pl_stage_weights_bytes(a, tp, 0, (a->layers + pp - 1) / pp, q, dtype_bytes, pad_i,
+				      pad_h, 1, pp == 1);
+}
+
+int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes)
+{
+	return pl_weights_bytes_padded(a, tp, pp, q, dtype_bytes, 1, 1);
 }
