@@ -18,6 +18,9 @@
  *          load lines (--verbose): the offload, KV cache and compute
  *          buffers with the free memory per device
  *
+ * A start-up OOM whose own figures show room (startup_room.c) asks for
+ * what else held the card and for the previous release.
+ *
  * A kill of unknown cause (a container's exit 137 without OOMKilled)
  * asks for the node's kernel log, which says whether its OOM killer sent
  * the SIGKILL.
@@ -180,6 +183,10 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 		add(buf, n, "the node's kernel log around the kill (`journalctl -k` or `dmesg -T` on"
 		    " the node that ran it): its OOM killer's report names the victim if it sent the"
 		    " SIGKILL");
+	if (rl_num(c, &v, "SELECT 1 FROM finding WHERE cause = 'request_fits_free' LIMIT 1") == 0)
+		add(buf, n, "what else held the card when the start-up failed (`nvidia-smi"
+		    " --query-compute-apps=pid,used_memory --format=csv` at that moment), and the same"
+		    " configuration on the engine's previous release (a regression would pass there)");
 	switch (p) {
 	case RL_PLAT_MPS:
 		if (!rl_has_memory_series(c))

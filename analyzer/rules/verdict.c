@@ -210,10 +210,28 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
 	return insert_verdict(c, "no_oom", NULL, 1.0, summary, missing[0] ? missing : NULL);
 }
 
+/* The title of a start-up finding whose failure's own figures show room
+ * (startup_room.c: request_fits_free) into out; 1 found, 0 none. */
+static int room_title(struct rule_ctx *c, char *out, size_t n)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT title FROM finding WHERE cause ="
+				      " 'request_fits_free' ORDER BY score DESC, id LIMIT 1");
+	int r = 0;
+
+	if (!st)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(out, n, "%s", q_text(st, 0));
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 static int write_verdict(struct rule_ctx *c)
 {
 	struct class_score cs[3];
-	char summary[200], missing[1000], contrib[600] = "";
+	char summary[600], missing[1000], contrib[600] = "", title[300];
 	int p;
 
 	if (score_classes(c, cs, contrib, sizeof(contrib)) < 0)
@@ -224,8 +242,14 @@ static int write_verdict(struct rule_ctx *c)
 		return write_no_oom(c, missing);
 	if (p >= 0)
 		return write_classified(c, cs, p, contrib, missing);
-	snprintf(summary, sizeof(summary), "No rule found enough evidence to classify the"
-		 " incident%s", missing[0] ? "; missing evidence is listed" : "");
+	if (room_title(c, title, sizeof(title)))
+		/* a start-up OOM whose figures show room: not decided, and why */
+		snprintf(summary, sizeof(summary), "Not decided. %s. What the figures leave out"
+			 " decides it: a per-allocation limit, fragmentation, another process or a"
+			 " regression.", title);
+	else
+		snprintf(summary, sizeof(summary), "No rule found enough evidence to classify the"
+			 " incident%s", missing[0] ? "; missing evidence is listed" : "");
 	return insert_verdict(c, NULL, NULL, 0.0, summary, missing[0] ? missing :
 			      "no memory pressure found in the evidence given");
 }
