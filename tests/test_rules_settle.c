@@ -10,8 +10,11 @@
  * the same.
  */
 #include "testutil.h"
+#include "testutil_report.h"
 #include "analyzer/rules/rules.h"
+#include "reports/report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define ANY "tests/data/real/any_stack/"
@@ -106,6 +109,14 @@ static void k8s_137_is_a_kill_of_unknown_cause(void **state)
 	assert_non_null(strstr(sum, "exit code 137"));
 	assert_null(strstr(sum, "records an OOM, a kill"));
 	assert_non_null(strstr(missing(tl), "the node's kernel log"));
+	/* every format says the same: a kill was seen, never "no ... kill" */
+	for (int i = 0; i < 3; i++) {
+		static const enum report_format fmt[] = { REPORT_MD, REPORT_TEXT, REPORT_HTML };
+		char *r = t_render(tl, fmt[i], NULL);
+		t_contains(r, "kill of unknown cause was seen");
+		t_lacks(r, "an OOM, a kill or a memory failure");
+		free(r);
+	}
 	t_close(tl);
 }
 
