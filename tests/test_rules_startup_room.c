@@ -39,7 +39,7 @@ static void trtllm_kv_cache_with_200_gib_free(void **state)
 
 	(void)state;
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE cause = 'request_fits_free'"
-			       " AND phase = 'kv_alloc'"), 1);
+			       " AND phase = 'kv_alloc' AND class = 'reading'"), 1);
 	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.free_bytes') FROM finding"
 				  " WHERE cause = 'request_fits_free'") / GIB_, 200.47, 0.01);
 	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.total_bytes') FROM finding"

@@ -44,8 +44,8 @@
 #define STARTUP_RAMP 0.7       /* within the first ramp of traffic */
 #define STARTUP_SERIES 0.6     /* a process start seen in a memory series */
 #define STARTUP_CONTRIB 0.45   /* another finding names the setting: contributing */
-#define STARTUP_ROOM 0.25      /* the failure's figures show room: no budget
-				* misconfiguration, below the verdict's bar */
+#define STARTUP_ROOM 0.25      /* the failure's figures show room: a reading,
+				* no budget misconfiguration, never a verdict */
 #define STARTUP_FROM 0.25      /* first sample / peak: a process starting */
 #define CARD_FILL 0.9          /* what of a card a workload may plan on */
 
@@ -285,8 +285,11 @@ int rule_startup(struct rule_ctx *c)
 		 * budget knob (startup_room.c) */
 		f.phase = ph.phase;
 		f.cause = rl_phase_room_advise(&ph, room, &f);
-		if (room == RL_ROOM_FITS)
+		if (room == RL_ROOM_FITS) {
+			/* what the figures state, naming no cause: a reading */
+			f.class_ = "reading";
 			f.score = STARTUP_ROOM;
+		}
 	} else if (ph.startup) {
 		/* the phase names the knob (startup_phase.c) */
 		struct rl_engine e[RL_MAX_ENGINES];
