@@ -180,6 +180,21 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 	} else {
 		/* a process's own allocation failed: PyTorch, CUDA, an engine, any stack */
 		const char *fam = col(st, 9);
+		/* one buffer beyond a per-allocation limit is no memory running
+		 * out (analyzer/rules/startup_room.c) */
+		int limit = r_int(c, "SELECT count(*) FROM verdict WHERE cause = 'allocation_limit'",
+				  0) > 0;
+		if (limit) {
+			const char *fn = fam && *fam ? family_name(fam) : "The backend";
+			strbuf_add_utf8(out, fn, strlen(fn));
+			strbuf_addf(out, " refused %s%s as larger than its per-allocation limit, not"
+				    " for want of %s", req[0] ? "an allocation of " : "one allocation",
+				    req, mem);
+			if (phase_clause(phase, stack))
+				strbuf_addf(out, ", %s", phase_clause(phase, stack));
+			strbuf_addstr(out, ".");
+			goto done;
+		}
 		if (!strcmp(kind, "torch_oom") || !strcmp(kind, "torch_oom_count"))
 			strbuf_addstr(out, "PyTorch ran out of ");
 		else if (!strcmp(kind, "engine_oom"))

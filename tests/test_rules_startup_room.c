@@ -11,13 +11,17 @@
  *    larger than its per-buffer limit (ggml-org/llama.cpp#18160, a
  *    regression): a misconfiguration of cause allocation_limit at the
  *    profile phase, whose advice names the buffer's size and the
- *    regression, not fewer GPU layers;
+ *    regression, not fewer GPU layers, and whose first screen says the
+ *    buffer was refused, not that memory ran out;
  *  - a start-up OOM without such figures (vLLM's sampler warm-up) keeps
  *    its phase's cause and knob.
  */
 #include "testutil.h"
+#include "testutil_report.h"
 #include "analyzer/rules/rules.h"
+#include "reports/report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define ANY "tests/data/real/any_stack/"
@@ -78,6 +82,14 @@ static void vulkan_buffer_beyond_its_limit(void **state)
 	assert_null(strstr(s, "--n-gpu-layers"));
 	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause ="
 				      " 'allocation_limit'"), "8.15 GiB"));
+	/* the first screen of every format: a refused buffer, no memory run out */
+	for (int i = 0; i < 3; i++) {
+		static const enum report_format fmt[] = { REPORT_MD, REPORT_TEXT, REPORT_HTML };
+		char *r = t_render(tl, fmt[i], NULL);
+		t_contains(r, "as larger than its per-allocation limit");
+		t_lacks(r, "ran out of GPU memory");
+		free(r);
+	}
 	t_close(tl);
 }
 
