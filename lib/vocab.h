@@ -218,6 +218,8 @@
 	X(VC_CACHE_DOES_NOT_FIT, "cache_does_not_fit", NULL, NULL, "start-up, profile run or KV cache: they do not fit (gpu_memory_utilization, max_model_len, mem_fraction_static, the context size)") \
 	X(VC_GRAPHS_DO_NOT_FIT, "graphs_do_not_fit", NULL, NULL, "start-up, CUDA-graph capture: the graphs do not fit (--enforce-eager, smaller capture sizes)") \
 	X(VC_WARMUP_DOES_NOT_FIT, "warmup_does_not_fit", NULL, NULL, "start-up, warm-up: its dummy batch does not fit (max_num_seqs, max_num_batched_tokens)") \
+	X(VC_ALLOCATION_LIMIT, "allocation_limit", NULL, NULL, "start-up: one buffer beyond the backend's per-allocation limit, not the card's memory (smaller buffers; a regression when it worked before)") \
+	X(VC_REQUEST_FITS_FREE, "request_fits_free", NULL, NULL, "start-up: the failure's own figures show room (the request fits in the free memory, or half the card was free): not the memory budget") \
 	X(VC_ADMITTED_LOAD, "admitted_load", NULL, NULL, "admitted load no longer fits") \
 	X(VC_SETTING_NOT_IN_EFFECT, "setting_not_in_effect", NULL, NULL, "an allocator setting asked for was not in effect") \
 	X(VC_LIBRARY_OOM, "library_oom", NULL, NULL, "a library under the engine (NCCL, cuBLAS) failed to allocate") \

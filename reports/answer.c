@@ -39,6 +39,12 @@
 	"  OR e.summary LIKE '%engine core%died%' OR e.summary LIKE '%EngineCore%died%'" \
 	"  OR e.summary LIKE '%Engine process failed%'))"
 
+/* A SIGKILL recorded without an OOM (analyzer/rules/settle.c's
+ * rl_unexplained_kill: the same events). */
+#define KILL_WHERE \
+	" WHERE e.kind = 'process_crash' AND json_valid(e.data) AND" \
+	" (json_extract(e.data, '$.signal') = 'SIGKILL' OR json_extract(e.data, '$.exit_code') = 137)"
+
 /* The phase as a clause for the sentence ("while loading the weights");
  * NULL when the evidence does not name it. A DeepSpeed job's load_weights
  * is its engine's set-up (the model, ZeRO's partitions, the optimizer
@@ -109,6 +115,15 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 	struct strbuf v = STRBUF_INIT;
 
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
+		if (r_int(c, "SELECT count(*) FROM event e" KILL_WHERE, 0) > 0) {
+			/* a SIGKILL with no OOM to explain it (a container's exit
+			 * 137 without OOMKilled): the verdict's words (settle.c) */
+			strbuf_addstr(out, "No OOM recorded, but a kill of unknown cause was seen"
+				      " (see the failures below): the node's kernel log around it"
+				      " would say whether its OOM killer sent it.");
+			sqlite3_finalize(st);
+			return;
+		}
 		strbuf_addstr(out, "No artifact records an OOM, a kill or a memory failure");
 		if (r_int(c, "SELECT count(*) FROM event e" FAILURE_WHERE, 0) > 0)
 			strbuf_addstr(out, ", but a failure was recorded: see the failures below.");
@@ -165,6 +180,21 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 	} else {
 		/* a process's own allocation failed: PyTorch, CUDA, an engine, any stack */
 		const char *fam = col(st, 9);
+		/* one buffer beyond a per-allocation limit is no memory running
+		 * out (analyzer/rules/startup_room.c) */
+		int limit = r_int(c, "SELECT count(*) FROM verdict WHERE cause = 'allocation_limit'",
+				  0) > 0;
+		if (limit) {
+			const char *fn = fam && *fam ? family_name(fam) : "The backend";
+			strbuf_add_utf8(out, fn, strlen(fn));
+			strbuf_addf(out, " refused %s%s as larger than its per-allocation limit, not"
+				    " for want of %s", req[0] ? "an allocation of " : "one allocation",
+				    req, mem);
+			if (phase_clause(phase, stack))
+				strbuf_addf(out, ", %s", phase_clause(phase, stack));
+			strbuf_addstr(out, ".");
+			goto done;
+		}
 		if (!strcmp(kind, "torch_oom") || !strcmp(kind, "torch_oom_count"))
 			strbuf_addstr(out, "PyTorch ran out of ");
 		else if (!strcmp(kind, "engine_oom"))

@@ -179,8 +179,10 @@ static void md_head(struct strbuf *sb, const struct report_summary *s, const jso
 		strbuf_addstr(sb, ")\n");
 		md_victim(sb, s);
 	} else {
-		strbuf_addstr(sb, "- **OOM:** none recorded: no artifact records an OOM, a kill or a"
-				  " memory failure (a memory profile follows)");
+		/* a kill of unknown cause, if any, is named above (answer.c):
+		 * this line says only what is absent */
+		strbuf_addstr(sb, "- **OOM:** none recorded: no artifact records an OOM or a memory"
+				  " failure (a memory profile follows)");
 	}
 	md_peak(sb, s);
 	if (summary_is_profile(s)) {

@@ -213,7 +213,14 @@ void html_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 				  " database (<code>oomlens analyze</code> runs them).</li>");
 		items++;
 	}
-	if (!s->has_oom) {
+	if (!s->has_oom && r_int(c, "SELECT count(*) FROM event WHERE kind = 'process_crash' AND"
+				 " json_valid(data) AND (json_extract(data, '$.signal') = 'SIGKILL' OR"
+				 " json_extract(data, '$.exit_code') = 137)", 0) > 0) {
+		strbuf_addstr(sb, "<li>No OOM recorded, but a kill of unknown cause was seen: the"
+				  " node's kernel log around it would say whether its OOM killer sent"
+				  " it.</li>");
+		items++;
+	} else if (!s->has_oom) {
 		strbuf_addstr(sb, "<li>No artifact records an OOM, a kill or a memory failure: this"
 				  " report is a memory profile, not the account of a failure.</li>");
 		items++;

@@ -144,6 +144,31 @@ static void prefill_and_pool(void **state)
 	t_close(tl);
 }
 
+/* SGLang's decode OOM as sglang#4602 logged it (tests/data/real/serving):
+ * 148 tokens asked with 2048 available, a page-counting bug with
+ * --page-size above 1 (fixed in #4913). The engine row keeps only the
+ * first line, so the title says the pool ran out as the likeliest
+ * reading, not as a fact, and the advice names the counts that would
+ * show it was not full and what to do then. */
+static void decode_oom_with_room(void **state)
+{
+	struct timeline *tl = t_open();
+	const char *s;
+
+	(void)state;
+	assert_int_equal(t_parse_file(tl, "tests/data/real/serving/"
+				      "sglang-0.4-decode-out-of-memory-runtimeerror-backticks.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(found(tl, "kv_pool"), 1);
+	s = t_text(tl, "SELECT title FROM finding WHERE cause = 'kv_pool'");
+	assert_non_null(strstr(s, "likeliest"));
+	assert_null(strstr(s, "ran out while decoding: the"));
+	s = t_text(tl, "SELECT advice FROM finding WHERE cause = 'kv_pool'");
+	assert_non_null(strstr(s, "Available tokens: M"));
+	assert_non_null(strstr(s, "--page-size 1"));
+	t_close(tl);
+}
+
 /* A library's own OOM (NCCL, cuBLAS, TensorRT-LLM) with no PyTorch
  * message: the card was full, the likeliest reading; with the engine's
  * utilization, 0.05 less; a PyTorch message says more (capacity.c). */
@@ -182,6 +207,7 @@ int main(void)
 		cmocka_unit_test(max_model_len_threshold),
 		cmocka_unit_test(engine_budget_threshold),
 		cmocka_unit_test(prefill_and_pool),
+		cmocka_unit_test(decode_oom_with_room),
 		cmocka_unit_test(library_oom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,11 @@
  *    what the allocator could reach; else the title names what did (the
  *    request, the cache, memory outside PyTorch), and a large private
  *    pool (CUDA graphs, MemPool) is named in it;
- *  - one figure per quantity: every finding names the same card size.
+ *  - one figure per quantity: every finding names the same card size;
+ *  - no budget to lower where a start-up failure's own figures show the
+ *    memory was there (startup_room.c's request_fits_free): a lower
+ *    gpu_memory_utilization, max_model_len, max_num_seqs or more cards
+ *    is withdrawn, the figures say the budget was not the limit.
  *
  * What was changed and why is kept in the finding's figures, key
  * "critic" (a sentence per check), so a reader sees the correction. The
@@ -51,6 +55,7 @@ struct facts {
 	double running;            /* requests running at the OOM; -1 unknown */
 	double card_advice;        /* the one card size every finding names; -1 none */
 	struct rl_card k;          /* PyTorch's message; k.ev 0 none */
+	char room[300];            /* a request_fits_free finding's title; "" none */
 };
 
 /* One finding as the checks edit it. */
@@ -253,9 +258,36 @@ static void read_facts(struct rule_ctx *c, struct facts *x)
 		   (long long)CRITIC_RUNNING_WINDOW_NS, (long long)CRITIC_RUNNING_WINDOW_NS,
 		   (long long)(c->oom_ns == OL_NULL ? INT64_MAX : c->oom_ns)) == 0 && v >= 0)
 		x->running = v;
+	if ((st = rl_prepare(c, "SELECT title FROM finding WHERE cause = 'request_fits_free'"
+			     " LIMIT 1"))) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			snprintf(x->room, sizeof(x->room), "%s", q_text(st, 0));
+		sqlite3_finalize(st);
+	}
 }
 
 /* ---- the checks ----------------------------------------------------------- */
+
+/* A budget lowered (or more cards) where the start-up failure's own
+ * figures show the memory was there: withdrawn, since the figures say
+ * the budget was not the limit. */
+static void check_room(struct rule_ctx *c, struct crit *f, const struct facts *x)
+{
+	static const char *const budget[] = { "gpu_memory_utilization", "max_model_len",
+					      "max_num_seqs", "tensor_parallel_size", NULL };
+	const char *k = knob_of(f);
+	int i;
+
+	if (!x->room[0] || !strcmp(f->cause, "request_fits_free"))
+		return;
+	for (i = 0; budget[i]; i++)
+		if (!strcmp(k, budget[i]))
+			break;
+	if (!budget[i])
+		return;
+	note(f, "Its %s advice was withdrawn: %s, so a smaller budget is no fix.", k, x->room);
+	withdraw_knob(c, f);
+}
 
 /* A card to buy must be larger than the card that failed: a suggestion
  * at or below it is withdrawn (the fix is to hold less, not a card). */
@@ -531,6 +563,7 @@ int rule_critic(struct rule_ctx *c)
 		check_parallelism(c, f, x);
 		check_concurrency(c, f, x);
 		check_full_of_tensors(f, x);
+		check_room(c, f, x);
 		if (f->changed && knob_note(c, f->id))
 			snprintf(knob_note(c, f->id)->title, sizeof(knob_note(c, f->id)->title), "%s",
 				 f->title);

@@ -486,9 +486,11 @@ static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 	rl_finding_init(&f, "engine", "misconfig", "kv_pool");
 	f.score = 0.6;   /* admitted load or a burst: the message cannot tell */
 	engine_figures(&f, x);
-	snprintf(f.title, sizeof(f.title), "The KV cache pool ran out while decoding%s: the"
-		 " requests admitted needed more tokens than the pool holds",
-		 rl_engine_label(x, lab, sizeof(lab)));
+	/* the message's first line is all the engine table keeps: "the pool
+	 * ran out" is the likeliest reading, not what the figures show */
+	snprintf(f.title, sizeof(f.title), "The decode step could not get KV cache tokens%s"
+		 " (\"Decode out of memory\"): likeliest, the requests admitted needed more tokens"
+		 " than the pool holds", rl_engine_label(x, lab, sizeof(lab)));
 	if (KNOWN(x, MAX_SEQS) && F(x, MAX_SEQS) > 1 &&
 	    rl_serving_choice(c, "max_num_seqs", &cap) == 0 && cap < F(x, MAX_SEQS))
 		/* the serving what-if's cap: one value per knob */
@@ -510,6 +512,14 @@ static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 	rl_advice(&f, "The engine's message cannot tell admitted load that never fitted from a"
 		  " burst beyond what it carried before: its running requests and token usage over"
 		  " time (the Decode batch lines of the hours before) would settle it.");
+	/* sglang#4602, fixed by #4913 (and #7411): with --page-size above 1
+	 * the decode's new pages were under-counted, and the error came with
+	 * more tokens available than it tried to allocate */
+	rl_advice(&f, "If the message's own counts show more tokens available than it tried to"
+		  " allocate (\"Try to allocate N tokens\" with \"Available tokens: M\", M at least N), the"
+		  " pool was not full and none of these knobs helps: SGLang under-counted the"
+		  " decode's new pages with --page-size above 1 (sglang#4602, fixed in #4913;"
+		  " #7411): --page-size 1, or a release with the fix.");
 	return ewrite(c, &f, x, "the engine's decode error");
 }
 

@@ -128,4 +128,29 @@ void rl_finding_drop(struct rl_finding *f);
  * note. 0 or -1. */
 int rl_evidence(struct rule_ctx *c, int64_t finding_id, const char *table, int64_t id,
 		const char *note);
+/* ---- what would settle it (settle.c) ------------------------------------ */
+
+/* The platform an OOM happened on, which decides the tools that watch it. */
+enum rl_platform {
+	RL_PLAT_CUDA,   /* an NVIDIA card, or not known: nvidia-smi, CUDA snapshots */
+	RL_PLAT_HIP,    /* an AMD card (HIP/ROCm): rocm-smi, amd-smi */
+	RL_PLAT_MPS,    /* a Mac (PyTorch's MPS backend) */
+	RL_PLAT_XLA,    /* XLA (JAX, TensorFlow, torch_xla; TPU or GPU) */
+	RL_PLAT_GGML,   /* llama.cpp or Ollama (ggml: CUDA, HIP, Metal, Vulkan) */
+};
+
+/* The platform of the OOM (row 1 of oom): its wording family, else the
+ * engines the timeline names; RL_PLAT_CUDA when nothing says otherwise. */
+enum rl_platform rl_oom_platform(struct rule_ctx *c);
+
+/* The evidence absent from the timeline that would settle the verdict,
+ * each item with the command that collects it on the OOM's platform,
+ * "; "-separated into buf (n bytes; "" when nothing is missing). */
+void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n);
+
+/* A SIGKILL the timeline recorded (a process_crash event: a container's
+ * exit 137 whose reason was not OOMKilled): its summary into out (n
+ * bytes). 1 found, 0 none. */
+int rl_unexplained_kill(struct rule_ctx *c, char *out, size_t n);
+
 #endif

@@ -44,6 +44,8 @@
 #define STARTUP_RAMP 0.7       /* within the first ramp of traffic */
 #define STARTUP_SERIES 0.6     /* a process start seen in a memory series */
 #define STARTUP_CONTRIB 0.45   /* another finding names the setting: contributing */
+#define STARTUP_ROOM 0.25      /* the failure's figures show room: a reading,
+				* no budget misconfiguration, never a verdict */
 #define STARTUP_FROM 0.25      /* first sample / peak: a process starting */
 #define CARD_FILL 0.9          /* what of a card a workload may plan on */
 
@@ -239,6 +241,7 @@ int rule_startup(struct rule_ctx *c)
 	struct startup s;
 	struct rl_finding f;
 	int64_t fid;
+	enum rl_room room = RL_ROOM_NONE;
 	int r, compiled;
 
 	memset(&s, 0, sizeof(s));
@@ -277,7 +280,17 @@ int rule_startup(struct rule_ctx *c)
 	snprintf(f.title, sizeof(f.title), "The OOM came before the %s held any steady load:"
 		 " %s", (ph.startup && rl_phase_deepspeed(&ph)) || compiled ? "program" : "service",
 		 s.how);
-	if (ph.startup) {
+	if (ph.startup && (room = rl_phase_room(c, &ph, &f)) != RL_ROOM_NONE) {
+		/* the failure's own figures show the memory was there: no
+		 * budget knob (startup_room.c) */
+		f.phase = ph.phase;
+		f.cause = rl_phase_room_advise(&ph, room, &f);
+		if (room == RL_ROOM_FITS) {
+			/* what the figures state, naming no cause: a reading */
+			f.class_ = "reading";
+			f.score = STARTUP_ROOM;
+		}
+	} else if (ph.startup) {
 		/* the phase names the knob (startup_phase.c) */
 		struct rl_engine e[RL_MAX_ENGINES];
 		int n = rl_engines_read(c, e, RL_MAX_ENGINES);
@@ -299,9 +312,10 @@ int rule_startup(struct rule_ctx *c)
 	} else {
 		startup_value(c, &s, &f);
 	}
-	rl_advice(&f, ph.startup && rl_phase_deepspeed(&ph) ? "The configuration failed before"
-		  " the first training step: it never fitted." : "The configuration, not the"
-		  " traffic, failed: it never fitted.");
+	if (room == RL_ROOM_NONE)
+		rl_advice(&f, ph.startup && rl_phase_deepspeed(&ph) ? "The configuration failed"
+			  " before the first training step: it never fitted." : "The configuration,"
+			  " not the traffic, failed: it never fitted.");
 	if (s.score <= STARTUP_SERIES)
 		rl_advice(&f, "Likely, not proven: the engine's log or its statistics from the start"
 			  " would show whether any request had run.");

@@ -84,14 +84,16 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 	sqlite3_stmt *st = rl_prepare(c, "SELECT o.id, o.phase, coalesce(o.family, ''),"
 		" coalesce(o.event_id, 0), o.requested_bytes, coalesce(CASE WHEN json_valid(e.data)"
 		" THEN json_extract(e.data, '$.text') END, e.summary, ''), coalesce(CASE WHEN"
-		" json_valid(e.data) THEN json_extract(e.data, '$.stack') END, '') FROM oom o"
+		" json_valid(e.data) THEN json_extract(e.data, '$.stack') END, ''), CASE WHEN"
+		" json_valid(e.data) THEN json_extract(e.data, '$.free_bytes') END, CASE WHEN"
+		" json_valid(e.data) THEN json_extract(e.data, '$.total_bytes') END FROM oom o"
 		" LEFT JOIN event e ON e.id = o.event_id WHERE o.id = 1");
 	size_t i;
 	int r = 0;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->phase, sizeof(p->phase), "unknown");
-	p->req = -1;
+	p->req = p->free = p->total = -1;
 	if (!st)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -103,6 +105,10 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 			p->req = sqlite3_column_double(st, 4);
 		snprintf(p->text, sizeof(p->text), "%s", q_text(st, 5));
 		snprintf(p->stack, sizeof(p->stack), "%s", q_text(st, 6));
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL && sqlite3_column_double(st, 7) >= 0)
+			p->free = sqlite3_column_double(st, 7);
+		if (sqlite3_column_type(st, 8) != SQLITE_NULL && sqlite3_column_double(st, 8) > 0)
+			p->total = sqlite3_column_double(st, 8);
 		for (i = 0; i < NPHASES; i++)
 			if (!strcmp(phases[i].phase, p->phase))
 				p->startup = phases[i].startup;

@@ -20,6 +20,8 @@ struct rl_phase {
 	int startup;                /* 1: load_weights, profile, kv_alloc, graph_capture, warmup */
 	int64_t oom_id, event_id;   /* 0 none */
 	double req;                 /* bytes the failed allocation asked; -1 unknown */
+	double free, total;         /* what the failure itself states of the card
+				     * (free when it failed, capacity); -1 unknown */
 	char text[400];             /* the failure's own text (event data text or summary) */
 };
 
@@ -48,5 +50,27 @@ int rl_phase_deepspeed(const struct rl_phase *p);
  * facts in e[0..n) and the OOM. Returns the cause (static). */
 const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 			    const struct rl_engine *e, int n, struct rl_finding *f);
+
+/* ---- the failure's own figures show room (startup_room.c) ---------------- */
+
+enum rl_room {
+	RL_ROOM_NONE,               /* nothing says the memory was there */
+	RL_ROOM_FITS,               /* the request fits in the free memory the
+				     * failure states, or half the card was free */
+	RL_ROOM_LIMIT,              /* the backend refused one buffer as larger
+				     * than its per-allocation limit */
+};
+
+/* Whether a start-up OOM's own figures (p: the failure's text, request,
+ * free and total; the PyTorch message's card, rl_card_read) show that
+ * the memory was there; the figures that show it are added to f, and
+ * p's request, free and total completed from the card where it says
+ * them. Never fails (an unreadable card counts as unknown). */
+enum rl_room rl_phase_room(struct rule_ctx *c, struct rl_phase *p, struct rl_finding *f);
+
+/* f's cause, title and advice for room r (not RL_ROOM_NONE) of p: what
+ * the figures show instead of a budget that does not fit, and no knob
+ * that lowers the budget. Returns the cause (static). */
+const char *rl_phase_room_advise(const struct rl_phase *p, enum rl_room r, struct rl_finding *f);
 
 #endif

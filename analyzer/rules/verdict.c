@@ -63,75 +63,6 @@ struct class_score {
 	char title[300];
 };
 
-/* The `oomlens watch --print-arm ENGINE` name for the engines the
- * timeline shows (vllm, sglang), else pytorch (docs/watch.md). */
-static const char *arm_engine(struct rule_ctx *c)
-{
-	struct rl_engine e[RL_MAX_ENGINES];
-	int n = rl_engines_read(c, e, RL_MAX_ENGINES), i;
-
-	for (i = 0; i < n; i++) {
-		if (!strcmp(e[i].engine, "vllm"))
-			return "vllm";
-		if (!strcmp(e[i].engine, "sglang"))
-			return "sglang";
-	}
-	return "pytorch";
-}
-
-/* What is absent from the timeline, for the verdict's missing column,
- * each with the command that collects it before the next OOM: `oomlens
- * watch` on the OOM's cgroup (its kernel name under /sys/fs/cgroup, as
- * cgroup v2 mounts it) or with --gpus for a GPU OOM, and `--print-arm`
- * for an allocator snapshot (docs/watch.md). */
-static void missing_evidence(struct rule_ctx *c, char *buf, size_t n)
-{
-	char cg[200] = "", one[400];
-	const char *scope = "";
-	double v;
-
-	buf[0] = 0;
-	/* a Mac (MPS): no nvidia-smi, no CUDA snapshot, no serving engine */
-	if (c->has_oom && rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND family = 'mps'") == 0) {
-		if (!rl_has_memory_series(c))
-			snprintf(buf, n, "memory in use over time before the OOM (torch.mps."
-				 "current_allocated_memory() and torch.mps.driver_allocated_memory()"
-				 " logged each step, or the memory pressure in Activity Monitor)");
-		return;
-	}
-	if (!rl_has_memory_series(c)) {
-		if (c->has_oom) {
-			sqlite3_stmt *st = rl_prepare(c, "SELECT cgroup, scope FROM oom WHERE id = 1");
-			if (st && sqlite3_step(st) == SQLITE_ROW) {
-				if (sqlite3_column_type(st, 0) == SQLITE_TEXT && q_text(st, 0)[0] == '/')
-					snprintf(cg, sizeof(cg), "%s", q_text(st, 0));
-				scope = sqlite3_column_type(st, 1) == SQLITE_TEXT &&
-					!strcmp(q_text(st, 1), "gpu") ? "gpu" : "";
-			}
-			sqlite3_finalize(st);
-		}
-		snprintf(one, sizeof(one), "memory in use over time%s (run `oomlens watch %s%s%s"
-			 " --out /var/lib/oomlens/watch` beside the service; or an nvidia-smi/DCGM"
-			 " log, smaps_rollup or cgroup captures); ",
-			 c->has_oom ? " before the OOM" : "", scope[0] ? "--gpus" : "--cgroup ",
-			 scope[0] ? "" : "/sys/fs/cgroup", scope[0] ? "" : cg[0] ? cg : "/<the service's cgroup>");
-		strncat(buf, one, n - strlen(buf) - 1);
-	}
-	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0) {
-		snprintf(one, sizeof(one), "an allocator snapshot (torch.cuda.memory._snapshot()"
-			 " pickle: `oomlens watch --print-arm %s` prints the lines that make the"
-			 " process leave one); ", arm_engine(c));
-		strncat(buf, one, n - strlen(buf) - 1);
-	}
-	/* a training or evaluation step serves no requests: no server load */
-	if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0 &&
-	    rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND phase IN ('training_step', 'eval')"
-		   " LIMIT 1") < 0)
-		strncat(buf, "server load (vLLM/TGI engine statistics); ", n - strlen(buf) - 1);
-	if (strlen(buf) >= 2)
-		buf[strlen(buf) - 2] = 0;
-}
-
 /* Score each class (cs[i] for classes[i]) by the findings that count,
  * best first; the causes beyond each class's best are listed in contrib
  * (n bytes). 0 or -1. */
@@ -244,13 +175,14 @@ static int write_classified(struct rule_ctx *c, const struct class_score *cs, in
 
 /* The verdict when no artifact records an OOM, a kill or a memory
  * failure (the derived table oom is empty): no_oom, whatever the findings
- * say; its summary names what was read (artifacts by kind). 0 or -1. */
+ * say; its summary names what was read (artifacts by kind), and a kill
+ * of unknown cause when one was seen (settle.c). 0 or -1. */
 static int write_no_oom(struct rule_ctx *c, const char *missing)
 {
 	sqlite3_stmt *st = rl_prepare(c, "SELECT kind, count(*) FROM artifact WHERE kind IS NOT NULL"
 				      " AND status IN ('ok', 'partial', 'no_records')"
 				      " GROUP BY kind ORDER BY 2 DESC, 1 LIMIT 8");
-	char summary[800], read[500] = "";
+	char summary[1200], read[500] = "", kill[320];
 	size_t len;
 	int n = 0;
 
@@ -264,28 +196,60 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
 			 (long long)sqlite3_column_int64(st, 1), q_text(st, 0));
 	}
 	sqlite3_finalize(st);
-	snprintf(summary, sizeof(summary), "No OOM: no artifact records an OOM, a kill or a memory"
-		 " failure%s%s%s; what follows is a memory profile, not the cause of a failure.",
-		 n ? " (read: " : "", read, n ? ")" : "");
+	if (rl_unexplained_kill(c, kill, sizeof(kill)))
+		/* a SIGKILL without an OOM to explain it: the node's OOM killer
+		 * is one cause, and only the node's kernel log says */
+		snprintf(summary, sizeof(summary), "No OOM recorded, but a kill of unknown cause"
+			 " was seen: %.300s. No artifact records an OOM or a memory failure%s%s%s;"
+			 " the node's kernel log around the kill would say whether its OOM killer"
+			 " sent it.", kill, n ? " (read: " : "", read, n ? ")" : "");
+	else
+		snprintf(summary, sizeof(summary), "No OOM: no artifact records an OOM, a kill or a"
+			 " memory failure%s%s%s; what follows is a memory profile, not the cause of a"
+			 " failure.", n ? " (read: " : "", read, n ? ")" : "");
 	return insert_verdict(c, "no_oom", NULL, 1.0, summary, missing[0] ? missing : NULL);
+}
+
+/* The title of a start-up finding whose failure's own figures show room
+ * (startup_room.c: request_fits_free) into out; 1 found, 0 none. */
+static int room_title(struct rule_ctx *c, char *out, size_t n)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT title FROM finding WHERE cause ="
+				      " 'request_fits_free' ORDER BY score DESC, id LIMIT 1");
+	int r = 0;
+
+	if (!st)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(out, n, "%s", q_text(st, 0));
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
 }
 
 static int write_verdict(struct rule_ctx *c)
 {
 	struct class_score cs[3];
-	char summary[200], missing[1000], contrib[600] = "";
+	char summary[600], missing[1000], contrib[600] = "", title[300];
 	int p;
 
 	if (score_classes(c, cs, contrib, sizeof(contrib)) < 0)
 		return -1;
 	p = primary_class(cs);
-	missing_evidence(c, missing, sizeof(missing));
+	rl_missing_evidence(c, missing, sizeof(missing));
 	if (!c->has_oom)
 		return write_no_oom(c, missing);
 	if (p >= 0)
 		return write_classified(c, cs, p, contrib, missing);
-	snprintf(summary, sizeof(summary), "No rule found enough evidence to classify the"
-		 " incident%s", missing[0] ? "; missing evidence is listed" : "");
+	if (room_title(c, title, sizeof(title)))
+		/* a start-up OOM whose figures show room: not decided, and why */
+		snprintf(summary, sizeof(summary), "Not decided. %s. What the figures leave out"
+			 " decides it: a per-allocation limit, fragmentation, another process or a"
+			 " regression.", title);
+	else
+		snprintf(summary, sizeof(summary), "No rule found enough evidence to classify the"
+			 " incident%s", missing[0] ? "; missing evidence is listed" : "");
 	return insert_verdict(c, NULL, NULL, 0.0, summary, missing[0] ? missing :
 			      "no memory pressure found in the evidence given");
 }

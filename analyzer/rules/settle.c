@@ -1,0 +1,224 @@
+/*
+ * settle.c -- what would settle it: the evidence absent from the
+ * timeline, for the verdict's missing column, each item with the command
+ * or the call that collects it before the next OOM, on the platform the
+ * OOM happened on. A CUDA card is watched with `oomlens watch --gpus`
+ * (nvidia-smi/DCGM) and its allocator leaves a torch.cuda.memory snapshot;
+ * those say nothing of a Mac (MPS), a TPU (XLA), an AMD card (ROCm/HIP)
+ * or a llama.cpp/Ollama process (ggml), whose own tools are named instead:
+ *
+ *   mps    torch.mps.current_allocated_memory()/driver_allocated_memory()
+ *          each step; PYTORCH_MPS_HIGH_WATERMARK_RATIO as set
+ *   xla    jax.profiler.save_device_memory_profile() (pprof), or the
+ *          compiled program's buffer assignment (XLA_FLAGS=--xla_dump_to)
+ *   hip    rocm-smi --showmeminfo vram / amd-smi monitor logged over time;
+ *          a torch.cuda.memory snapshot (PyTorch's ROCm build keeps the
+ *          same API over HIP)
+ *   ggml   the server log with OLLAMA_DEBUG=1 (Ollama) or llama.cpp's
+ *          load lines (--verbose): the offload, KV cache and compute
+ *          buffers with the free memory per device
+ *
+ * A start-up OOM whose own figures show room (startup_room.c) asks for
+ * what else held the card and for the previous release.
+ *
+ * A kill of unknown cause (a container's exit 137 without OOMKilled)
+ * asks for the node's kernel log, which says whether its OOM killer sent
+ * the SIGKILL.
+ */
+#include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/engine_facts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The platform of the OOM (row 1 of oom): its wording family, else the
+ * engines the timeline shows (llama.cpp, Ollama). */
+static enum rl_platform platform_of(struct rule_ctx *c)
+{
+	struct rl_engine e[RL_MAX_ENGINES];
+	sqlite3_stmt *st;
+	enum rl_platform p = RL_PLAT_CUDA;
+	int n, i;
+
+	if (c->has_oom && (st = rl_prepare(c, "SELECT coalesce(family, '') FROM oom WHERE id = 1"))) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *f = q_text(st, 0);
+			if (!strcmp(f, "mps"))
+				p = RL_PLAT_MPS;
+			else if (!strcmp(f, "xla"))
+				p = RL_PLAT_XLA;
+			else if (!strcmp(f, "ggml") || !strcmp(f, "metal"))
+				p = RL_PLAT_GGML;
+			else if (!strcmp(f, "hip"))
+				p = RL_PLAT_HIP;
+		}
+		sqlite3_finalize(st);
+	}
+	if (p != RL_PLAT_CUDA && p != RL_PLAT_HIP)
+		return p;
+	n = rl_engines_read(c, e, RL_MAX_ENGINES);
+	for (i = 0; i < n; i++)
+		if (!strcmp(e[i].engine, "ollama") || !strcmp(e[i].engine, "llama.cpp"))
+			return RL_PLAT_GGML;
+	return p;
+}
+
+enum rl_platform rl_oom_platform(struct rule_ctx *c)
+{
+	return platform_of(c);
+}
+
+/* The `oomlens watch --print-arm ENGINE` name for the engines the
+ * timeline shows (vllm, sglang), else pytorch (docs/watch.md). */
+static const char *arm_engine(struct rule_ctx *c)
+{
+	struct rl_engine e[RL_MAX_ENGINES];
+	int n = rl_engines_read(c, e, RL_MAX_ENGINES), i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(e[i].engine, "vllm"))
+			return "vllm";
+		if (!strcmp(e[i].engine, "sglang"))
+			return "sglang";
+	}
+	return "pytorch";
+}
+
+static void add(char *buf, size_t n, const char *one)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 < n)
+		snprintf(buf + len, n - len, "%s; ", one);
+}
+
+/* The series and snapshot a CUDA or ROCm card would have given. */
+static void card_evidence(struct rule_ctx *c, enum rl_platform p, char *buf, size_t n)
+{
+	char cg[200] = "", one[500];
+	const char *scope = "";
+	double v;
+
+	if (!rl_has_memory_series(c)) {
+		if (c->has_oom) {
+			sqlite3_stmt *st = rl_prepare(c, "SELECT cgroup, scope FROM oom WHERE id = 1");
+			if (st && sqlite3_step(st) == SQLITE_ROW) {
+				if (sqlite3_column_type(st, 0) == SQLITE_TEXT && q_text(st, 0)[0] == '/')
+					snprintf(cg, sizeof(cg), "%s", q_text(st, 0));
+				scope = sqlite3_column_type(st, 1) == SQLITE_TEXT &&
+					!strcmp(q_text(st, 1), "gpu") ? "gpu" : "";
+			}
+			sqlite3_finalize(st);
+		}
+		if (p == RL_PLAT_HIP)
+			snprintf(one, sizeof(one), "GPU memory in use over time%s on the AMD card"
+				 " (`rocm-smi --showmeminfo vram --csv` or `amd-smi monitor -v` logged"
+				 " every few seconds beside the job)", c->has_oom ? " before the OOM" : "");
+		else
+			snprintf(one, sizeof(one), "memory in use over time%s (run `oomlens watch %s%s%s"
+				 " --out /var/lib/oomlens/watch` beside the service; or an nvidia-smi/DCGM"
+				 " log, smaps_rollup or cgroup captures)",
+				 c->has_oom ? " before the OOM" : "", scope[0] ? "--gpus" : "--cgroup ",
+				 scope[0] ? "" : "/sys/fs/cgroup",
+				 scope[0] ? "" : cg[0] ? cg : "/<the service's cgroup>");
+		add(buf, n, one);
+	}
+	if (!q_has_table(c->db, "snapshot") || rl_num(c, &v, "SELECT 1 FROM snapshot LIMIT 1") < 0) {
+		if (p == RL_PLAT_HIP)
+			snprintf(one, sizeof(one), "an allocator snapshot (PyTorch's ROCm build keeps"
+				 " torch.cuda.memory._record_memory_history() and _snapshot() over HIP:"
+				 " `oomlens watch --print-arm %s` prints the lines)", arm_engine(c));
+		else
+			snprintf(one, sizeof(one), "an allocator snapshot (torch.cuda.memory._snapshot()"
+				 " pickle: `oomlens watch --print-arm %s` prints the lines that make the"
+				 " process leave one)", arm_engine(c));
+		add(buf, n, one);
+	}
+}
+
+/* A SIGKILL the timeline recorded with no OOM to explain it (a
+ * container's exit 137 whose reason is not OOMKilled): its summary into
+ * out (n bytes); 1 found, 0 none. */
+int rl_unexplained_kill(struct rule_ctx *c, char *out, size_t n)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT summary FROM event WHERE kind = 'process_crash'"
+		" AND json_valid(data) AND (json_extract(data, '$.signal') = 'SIGKILL' OR"
+		" json_extract(data, '$.exit_code') = 137) ORDER BY time_ns, id LIMIT 1");
+	int r = 0;
+
+	if (n)
+		out[0] = 0;
+	if (!st)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(out, n, "%s", q_text(st, 0));
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* 1 when a llama.cpp/Ollama instance's log already gave its free memory
+ * and its weights (the load lines a verbose log adds). */
+static int ggml_accounted(struct rule_ctx *c)
+{
+	struct rl_engine e[RL_MAX_ENGINES];
+	int n = rl_engines_read(c, e, RL_MAX_ENGINES), i;
+
+	for (i = 0; i < n; i++)
+		if ((!strcmp(e[i].engine, "ollama") || !strcmp(e[i].engine, "llama.cpp")) &&
+		    rl_ef_known(&e[i], RL_EF_FREE) && rl_ef_known(&e[i], RL_EF_WEIGHTS))
+			return 1;
+	return 0;
+}
+
+void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
+{
+	enum rl_platform p = platform_of(c);
+	char kill[300];
+	double v;
+
+	buf[0] = 0;
+	if (!c->has_oom && rl_unexplained_kill(c, kill, sizeof(kill)))
+		add(buf, n, "the node's kernel log around the kill (`journalctl -k` or `dmesg -T` on"
+		    " the node that ran it): its OOM killer's report names the victim if it sent the"
+		    " SIGKILL");
+	if (rl_num(c, &v, "SELECT 1 FROM finding WHERE cause = 'request_fits_free' LIMIT 1") == 0)
+		add(buf, n, "what else held the card when the start-up failed (`nvidia-smi"
+		    " --query-compute-apps=pid,used_memory --format=csv` at that moment), and the same"
+		    " configuration on the engine's previous release (a regression would pass there)");
+	switch (p) {
+	case RL_PLAT_MPS:
+		if (!rl_has_memory_series(c))
+			add(buf, n, "memory in use over time before the OOM"
+			    " (torch.mps.current_allocated_memory() and"
+			    " torch.mps.driver_allocated_memory() logged each step, with"
+			    " PYTORCH_MPS_HIGH_WATERMARK_RATIO as set, or the memory pressure in"
+			    " Activity Monitor)");
+		break;
+	case RL_PLAT_XLA:
+		add(buf, n, "the device memory profile at the failure"
+		    " (jax.profiler.save_device_memory_profile('mem.prof') before the failing step,"
+		    " read with pprof; torch_xla: xm.get_memory_info() each step) or the compiled"
+		    " program's buffer assignment (XLA_FLAGS=--xla_dump_to=DIR)");
+		break;
+	case RL_PLAT_GGML:
+		if (ggml_accounted(c))
+			break;
+		add(buf, n, "the server's load lines (Ollama with OLLAMA_DEBUG=1, llama.cpp with"
+		    " --verbose): the layers offloaded, the weights, KV cache and compute buffer"
+		    " sizes and the free memory of each device at load");
+		break;
+	case RL_PLAT_CUDA:
+	case RL_PLAT_HIP:
+		card_evidence(c, p, buf, n);
+		/* a training or evaluation step serves no requests: no server load */
+		if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0 &&
+		    rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND phase IN ('training_step',"
+			   " 'eval') LIMIT 1") < 0)
+			add(buf, n, "server load (vLLM/TGI engine statistics)");
+		break;
+	}
+	if (strlen(buf) >= 2)
+		buf[strlen(buf) - 2] = 0;
+}
