@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PHRASES_MAX 320
+#define PHRASES_MAX 448
 
 struct phrases {
 	size_t n;
