@@ -61,6 +61,43 @@ static const struct positive {
 	  NA, OOM_PHASE_UNKNOWN },
 	{ "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory", MF_GGML, NA, NA,
 	  OOM_PHASE_UNKNOWN },
+	/* wordings no public thread in the corpus shows yet, rendered from
+	 * the source that prints them (issue 27: learnt from the sources) */
+	/* pytorch c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK (v2.1.0) */
+	{ "RuntimeError: CUDA driver error: out of memory", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
+	/* pytorch C10_CUDA_CHECK hipified for ROCm builds (v2.0.0) */
+	{ "RuntimeError: HIP error: out of memory", MF_HIP, NA, NA, OOM_PHASE_UNKNOWN },
+	/* cusolver_common.h's status name, through torch.linalg (v1.13.0) */
+	{ "RuntimeError: cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling "
+	  "`cusolverDnCreate(handle)`", MF_CUBLAS, NA, NA, OOM_PHASE_UNKNOWN },
+	/* NVIDIA/nccl src/include/alloc.h ncclCudaCalloc (v2.18.5) */
+	{ "node1:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc "
+	  "6291456 bytes", MF_NCCL, 6291456, NA, OOM_PHASE_UNKNOWN },
+	/* openxla/xla stream_executor device memory allocator */
+	{ "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request "
+	  "for 2.00GiB (2147483648B) on device ordinal 0", MF_XLA, 2147483648LL, 0,
+	  OOM_PHASE_UNKNOWN },
+	/* ggml-alloc.c ggml_gallocr_reserve_n (ollama v0.12.0 vendored ggml):
+	 * the backend's buffer name, here Vulkan's */
+	{ "ggml_gallocr_reserve_n: failed to allocate Vulkan0 buffer of size 2147483648",
+	  MF_GGML, 2147483648LL, NA, OOM_PHASE_PROFILE },
+	/* ggml-metal.m ggml_backend_metal_buffer_type_alloc_buffer (v0.12.0) */
+	{ "ggml_backend_metal_buffer_type_alloc_buffer: error: failed to allocate buffer, "
+	  "size =  4096.00 MiB", MF_GGML, 4096 * MiB, NA, OOM_PHASE_UNKNOWN },
+	/* llama.cpp kv cache (ollama v0.5.0 vendored llama.cpp) */
+	{ "llama_kv_cache_init: failed to allocate buffer for kv cache", MF_GGML, NA, NA,
+	  OOM_PHASE_KV_ALLOC },
+	/* ollama ml/device.go ErrNoMem, llm/server.go (v0.12.0) */
+	{ "panic: insufficient memory - required allocations: {InputWeights:0B CPU:{Name:CPU}}",
+	  MF_OLLAMA, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "Error: model requires more system memory (36.4 GiB) than is available (25.1 GiB)",
+	  MF_OLLAMA, (int64_t)(36.4 * 1024 * MiB), NA, OOM_PHASE_UNKNOWN },
+	/* TensorRT defaultAllocator.cpp through the [TRT] logger */
+	{ "[03/13/2026-13:17:50] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: "
+	  "Cuda Runtime (out of memory)", MF_TRT, NA, NA, OOM_PHASE_UNKNOWN },
+	/* CPython's bare MemoryError closing a traceback; errno 12 */
+	{ "MemoryError", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "OSError: [Errno 12] Cannot allocate memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
 	/* an unknown wording in an error context is kept */
 	{ "[2024-05-01 10:00:00] ERROR worker: out of memory while staging the batch",
 	  MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
@@ -91,6 +128,19 @@ static const char *const negatives[] = {
 	"out of memory",                     /* no error context */
 	"OOMKilled: false",
 	"INFO 05-01 10:00:00 worker.py:100] Memory profiling takes 5.2 seconds",
+	/* fall-backs that go on: ggml-cuda.cu ggml_cuda_host_malloc, llama-model-loader.cpp
+	 * (ollama v0.12.0 vendored), TensorRT's builder skipping a tactic; TensorRT's
+	 * [W] "Requested amount" alone is the builder's too */
+	"ggml_cuda_host_malloc: failed to allocate 1024.00 MiB of pinned memory: out of memory",
+	"load_all_data: failed to allocate host buffer for async uploads for device CUDA0",
+	"[TRT] [W] UNSUPPORTED_STATE: Skipping tactic 28 due to insufficient memory on requested "
+	"size of 2833252352 detected for tactic 0x0000000000000000.",
+	"[TRT] [W] Requested amount of GPU memory (2833252352 bytes) could not be allocated. "
+	"There may not be enough free memory for allocation to succeed.",
+	/* a bare MemoryError inside a sentence is no exception line */
+	"Catch MemoryError and retry with a smaller batch",
+	/* earlyoom's start-up goes on without mlock */
+	"Could not lock memory - continuing anyway: Cannot allocate memory",
 	/* ggml re-reserving a graph: a notice, the reservation follows (llama.cpp 11176) */
 	"ggml_backend_sched_alloc_splits: failed to allocate graph, reserving (backend_ids_changed = 1)",
 };
