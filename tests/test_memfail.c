@@ -192,6 +192,16 @@ static void healthy_corpus(void **state)
 		"llamacpp-server-2024-07-http-listening-print-timings.log",
 		"ollama-offload-line-starting-server-journal.log", "deepspeed-zero3-estimator-table.txt",
 		"torch-memory-summary-header-comfyui-prefix.txt", "vllm-v1-windows-build-startup-graph-pool.log",
+		/* issue 27: lines that mention memory running short and go on */
+		"vllm-0.3-cuda-graphs-advice-running-out-of-memory-ray.log",
+		"llamacpp-2023-pinned-memory-fallback-warning.log",
+		"ollama-0.13-cpu-evicting-model-to-make-space-journal.log",
+		"llamacpp-load-tensors-mlock-cannot-allocate-memory-warning.log",
+		"earlyoom-1.6-startup-french-journal-no-kill.log",
+		"trtllm-build-skipping-tactic-insufficient-memory-warning.log",
+		"tensorrt-orin-export-tactic-device-memory-insufficient.log",
+		"tensorflow-sleap-bfc-not-a-failure-warnings.log",
+		"nccl-info-cuda-alloc-size-shared-memory-accelerate.log",
 	};
 	char path[256];
 	struct memfail f;

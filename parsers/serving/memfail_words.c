@@ -30,6 +30,10 @@ const char *const memfail_not_failures[] = {
 	 * memory; llama-model-loader.cpp (v0.12.0): a debug notice, the
 	 * upload goes on synchronously */
 	"of pinned memory", "host buffer for async uploads",
+	/* llama.cpp's mlock of the weights (llama-mmap.cpp, v0.12.0
+	 * vendored): "warning: failed to mlock N-byte buffer ...: Cannot
+	 * allocate memory", RLIMIT_MEMLOCK advice follows, loading goes on */
+	"failed to mlock",
 	/* TensorRT's builder (tactic selection): a tactic that needs more
 	 * than is free is skipped, the build goes on */
 	"Skipping tactic",
