@@ -95,6 +95,15 @@ static const struct positive {
 	/* TensorRT defaultAllocator.cpp through the [TRT] logger */
 	{ "[03/13/2026-13:17:50] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: "
 	  "Cuda Runtime (out of memory)", MF_TRT, NA, NA, OOM_PHASE_UNKNOWN },
+	/* SYCL's runtime as llama.cpp's docs/backend/SYCL.md quotes it (PR 9476);
+	 * Vulkan's C name (ollama llm/status.go v0.12.0 lists it) */
+	{ "Native API failed. Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY) -6 "
+	  "(PI_ERROR_OUT_OF_HOST_MEMORY)", MF_SYCL, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "ggml_vulkan: vkAllocateMemory failed: VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_GGML, NA, NA,
+	  OOM_PHASE_UNKNOWN },
+	/* MLX's other refusal (mlx/backend/metal/allocator.cpp) */
+	{ "RuntimeError: [metal::malloc] Resource limit (499000) exceeded.", MF_MLX, NA, NA,
+	  OOM_PHASE_UNKNOWN },
 	/* CPython's bare MemoryError closing a traceback; errno 12 */
 	{ "MemoryError", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "OSError: [Errno 12] Cannot allocate memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },

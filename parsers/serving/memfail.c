@@ -208,7 +208,7 @@ static const char *const total_labels[] = {
 static const char *const free_labels[] = { "of which ", "There are ", "< free;" };
 static const char *const device_labels[] = {
 	"on device ", "current device: ", "GPU=", "GPU ", "cuda:", "CUDA", "ROCm", "GPU_",
-	"device: ", "device ", "device ordinal ",
+	"device: ", "device ", "device ordinal ", "NPU ",
 };
 
 /* The device index after the first label followed by a digit, or -1. */

@@ -58,6 +58,9 @@ enum memfail_family {
 	MF_ORT,           /* onnxruntime's BFC arena */
 	MF_RAY,           /* Ray's memory monitor killing a task */
 	MF_OLLAMA,        /* Ollama's own scheduler and runner */
+	MF_NPU,           /* torch_npu's caching allocator (Ascend) */
+	MF_MLX,           /* Apple MLX's Metal allocator */
+	MF_SYCL,          /* SYCL / Level Zero (Intel GPUs) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

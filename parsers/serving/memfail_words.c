@@ -52,6 +52,10 @@ const struct memfail_word memfail_words[] = {
 	 * 2.5+: "XPU out of memory. Tried to allocate X. GPU N has a total
 	 * capacity of Y ..."; IPEX 2.1: "(GPU N; Y total capacity; ...)") */
 	{ "XPU out of memory", MF_XPU, 0 },
+	/* torch_npu's NPUCachingAllocator (Ascend/pytorch v2.1-v2.6): "NPU
+	 * out of memory. Tried to allocate X (NPU N; Y total capacity; ...)",
+	 * its advice ("to avoid fragmentation") on the same line */
+	{ "NPU out of memory", MF_NPU, 0 },
 	{ "CUDA out of memory", MF_TORCH, 0 },
 	{ "RESOURCE_EXHAUSTED: Out of memory", MF_XLA, 0 },
 	{ "Resource exhausted: Out", MF_XLA, 0 },   /* its line may wrap after "Out" */
@@ -70,6 +74,18 @@ const struct memfail_word memfail_words[] = {
 	{ "Ran out of memory in memory space", MF_XLA, 0 },
 	{ "Failed to allocate request for", MF_XLA, 0 },
 	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
+	/* MLX's Metal allocator (mlx/backend/metal/allocator.cpp, 0.18+):
+	 * "[metal::malloc] Attempting to allocate N bytes which is greater
+	 * than the maximum allowed buffer size of M bytes.", "[metal::malloc]
+	 * Resource limit (N) exceeded." */
+	{ "[metal::malloc] Attempting to allocate", MF_MLX, 0 },
+	{ "[metal::malloc] Resource limit", MF_MLX, 0 },
+	/* SYCL's runtimes (llama.cpp docs/backend/SYCL.md, PR 9476: "Native
+	 * API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)"; Level Zero's and the
+	 * unified runtime's result names) */
+	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
+	{ "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
+	{ "PI_ERROR_OUT_OF_HOST_MEMORY", MF_SYCL, 0 },
 	{ "cudaMalloc failed: out of memory", MF_CUDA, 0 },
 	{ "hipMalloc failed: out of memory", MF_HIP, 0 },
 	{ "CUDA runtime error: out of memory", MF_CUDA, 0 },
@@ -135,6 +151,7 @@ const struct memfail_word memfail_words[] = {
 	 * size N failed." then vk's "ErrorOutOfDeviceMemory" */
 	{ "Device memory allocation of size", MF_GGML, 0 },
 	{ "ErrorOutOfDeviceMemory", MF_GGML, 0 },
+	{ "VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_GGML, 0 },   /* its C name (Ollama's list) */
 	/* Ollama's own (v0.12.0): ml/device.go ErrNoMem "insufficient memory
 	 * - required allocations: {...}", llm/server.go "model requires more
 	 * system memory (X) than is available (Y)" and "failed to allocate
@@ -230,6 +247,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_TURBOMIND] = "turbomind", [MF_SGLANG_KV] = "sglang_kv",
 	[MF_VLLM_WARMUP] = "vllm_warmup", [MF_TORCH] = "torch", [MF_XPU] = "xpu",
 	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
+	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl",
 	[MF_UNKNOWN] = "unknown",
 };
 
