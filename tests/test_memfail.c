@@ -146,6 +146,8 @@ static const char *const negatives[] = {
 	"size of 2833252352 detected for tactic 0x0000000000000000.",
 	"[TRT] [W] Requested amount of GPU memory (2833252352 bytes) could not be allocated. "
 	"There may not be enough free memory for allocation to succeed.",
+	/* Triton's pinned memory manager falls back (triton-inference-server 1752) */
+	"failed to allocate pinned system memory, falling back to non-pinned system memory",
 	/* a bare MemoryError inside a sentence is no exception line */
 	"Catch MemoryError and retry with a smaller batch",
 	/* earlyoom's start-up goes on without mlock */
@@ -211,6 +213,7 @@ static void healthy_corpus(void **state)
 		"tensorrt-orin-export-tactic-device-memory-insufficient.log",
 		"tensorflow-sleap-bfc-not-a-failure-warnings.log",
 		"nccl-info-cuda-alloc-size-shared-memory-accelerate.log",
+		"triton-cpu-pinned-all-allocation-types-failed-info.log",
 	};
 	char path[256];
 	struct memfail f;

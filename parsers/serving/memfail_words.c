@@ -34,6 +34,14 @@ const char *const memfail_not_failures[] = {
 	 * vendored): "warning: failed to mlock N-byte buffer ...: Cannot
 	 * allocate memory", RLIMIT_MEMLOCK advice follows, loading goes on */
 	"failed to mlock",
+	/* Triton's pinned memory manager (core src/pinned_memory_manager.cc):
+	 * pinned host memory refused, the request goes on in pageable memory
+	 * ("failed to allocate pinned system memory, falling back to
+	 * non-pinned system memory"; "unable to create backend memory for
+	 * type: CPU_PINNED ... all allocation types failed:" then each type's
+	 * reason on its own line), any allocation "falling back to" another */
+	"pinned system memory", "unable to create backend memory for type: CPU_PINNED",
+	"falling back to",
 	/* TensorRT's builder (tactic selection): a tactic that needs more
 	 * than is free is skipped, the build goes on */
 	"Skipping tactic",
