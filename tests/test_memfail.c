@@ -104,6 +104,15 @@ static const struct positive {
 	/* MLX's other refusal (mlx/backend/metal/allocator.cpp) */
 	{ "RuntimeError: [metal::malloc] Resource limit (499000) exceeded.", MF_MLX, NA, NA,
 	  OOM_PHASE_UNKNOWN },
+	/* bash's fork, Go's runtime (Ollama's runner), the JVM */
+	{ "bash: fork: Cannot allocate memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "fatal error: runtime: out of memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space", MF_HOST, NA,
+	  NA, OOM_PHASE_UNKNOWN },
+	/* SGLang's KV-pool check (sglang 0.4 model_runner.py); the generic
+	 * "not enough memory" Ollama lists (llm/status.go v0.12.0) */
+	{ "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+	  MF_UNKNOWN, NA, NA, OOM_PHASE_KV_ALLOC },
 	/* CPython's bare MemoryError closing a traceback; errno 12 */
 	{ "MemoryError", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "OSError: [Errno 12] Cannot allocate memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },

@@ -190,6 +190,12 @@ const struct memfail_word memfail_words[] = {
 	/* Python's own, bare, closing a traceback (Objects/exceptions.c) */
 	{ "MemoryError", MF_HOST, MFW_START },
 	{ "Cannot allocate memory", MF_HOST, NEED_ERR },
+	/* bash's fork (jobs.c: sys_error ("fork")); Go's runtime, which
+	 * Ollama's runner is (runtime/mem_linux.go sysMap: throw("runtime:
+	 * out of memory")); the JVM's heap */
+	{ "fork: Cannot allocate memory", MF_HOST, 0 },
+	{ "runtime: out of memory", MF_HOST, 0 },
+	{ "java.lang.OutOfMemoryError", MF_HOST, 0 },
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
@@ -199,6 +205,10 @@ const struct memfail_word memfail_words[] = {
 	{ "failed to allocate", MF_UNKNOWN, NEED_ERR },
 	{ "Failed to allocate", MF_UNKNOWN, NEED_ERR },
 	{ "nsufficient memory", MF_UNKNOWN, NEED_ERR },
+	/* Ollama's own list of such wordings (llm/status.go, v0.12.0) */
+	{ "not enough memory", MF_UNKNOWN, NEED_ERR },
+	{ "Not enough memory", MF_UNKNOWN, NEED_ERR },
+	{ "out of device memory", MF_UNKNOWN, NEED_ERR },
 	{ "nsufficient Memory", MF_UNKNOWN, NEED_ERR },
 	{ "OOM", MF_UNKNOWN, NEED_ERR | WORD },
 };
