@@ -108,6 +108,9 @@ const struct memfail_word memfail_words[] = {
 	{ "cuda runtime error (2) : out of memory", MF_CUDA, 0 },
 	{ "error=2 : out of memory", MF_CUDA, 0 },
 	{ "CUDA failure 2: out of memory", MF_CUDA, 0 },
+	/* bitsandbytes' CUDA check (0.39; csrc/ops.cu, pythonInterface.c):
+	 * "Error <the CUDA error string> at line N in file F" */
+	{ "Error out of memory at line", MF_CUDA, 0 },
 	{ "cudaErrorMemoryAllocation", MF_CUDA, 0 },
 	{ "CUDA_ERROR_OUT_OF_MEMORY", MF_CUDA, 0 },
 	/* PyTorch's HIP build: C10_CUDA_CHECK hipified ("HIP error: out of
