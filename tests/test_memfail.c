@@ -116,6 +116,10 @@ static const struct positive {
 	/* CPython's bare MemoryError closing a traceback; errno 12 */
 	{ "MemoryError", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "OSError: [Errno 12] Cannot allocate memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
+	/* the kernel's crypto self-test (crypto/testmgr.c) failing a
+	 * request's allocation: kept, but no XLA allocator's */
+	{ "alg: aead: Failed to allocate request for gcm(aes)", MF_UNKNOWN, NA, NA,
+	  OOM_PHASE_UNKNOWN },
 	/* an unknown wording in an error context is kept */
 	{ "[2024-05-01 10:00:00] ERROR worker: out of memory while staging the batch",
 	  MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },

@@ -78,9 +78,9 @@ const struct memfail_word memfail_words[] = {
 	 * (2147483648B) on device ordinal 0" */
 	{ "Error allocating device buffer", MF_XLA, 0 },
 	{ "RESOURCE_EXHAUSTED: Attempting to", MF_XLA, 0 },
-	{ "Attempting to reserve", MF_XLA, 0 },
+	{ "at the bottom of memory", MF_XLA, 0 },
 	{ "Ran out of memory in memory space", MF_XLA, 0 },
-	{ "Failed to allocate request for", MF_XLA, 0 },
+	{ "B) on device ordinal", MF_XLA, 0 },   /* not the kernel crypto's "request for %s" */
 	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
 	/* MLX's Metal allocator (mlx/backend/metal/allocator.cpp, 0.18+):
 	 * "[metal::malloc] Attempting to allocate N bytes which is greater
