@@ -30,10 +30,12 @@ static int all_ways(const char *l, size_t n)
 	return first;
 }
 
-static const char *const hot[] = { "oom", "OOM", "Kil", "lure", "NVRM", "cnt", "m-Info", "m-info" };
+static const char *const hot[] = { "oom", "OOM", "Kil", "lure", "NVRM", "cnt", "m-Info", "m-info",
+				   "n_alloc" };
 /* each a hot pattern cut or with one byte wrong */
 static const char *const near[] = { "oo", "OOm", "Kjl", "lur", "luRe", "NVR", "NVRm", "cnT",
-				    "m-Inf", "m-Infx", "M-Info", "m_Info", "oOm", "kil" };
+				    "m-Inf", "m-Infx", "M-Info", "m_Info", "oOm", "kil", "n_allo",
+				    "n_Alloc", "n-alloc" };
 
 /* A pattern at each offset of lines of 3 to 100 bytes of syslog-like
  * filler is found by every way; a near miss is not. The filler holds no

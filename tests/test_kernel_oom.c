@@ -395,6 +395,43 @@ static void userspace_killers_and_alloc_failure(void **state)
 	t_close(tl);
 }
 
+/* A warn_alloc call trace whose header a paste cut off, under dmesg -H's
+ * relative "[  +0.002367]" stamps (tests/data/real/any_stack, raspberrypi/
+ * linux 5395): one page allocation failure, told as inferred and with no
+ * time (a delta is no time); with its header (x86 frames " warn_alloc+0x")
+ * the trace adds none. */
+static void warn_alloc_trace_without_header(void **state)
+{
+	static const char with_header[] =
+		"[  100.000001] python3: page allocation failure: order:4, "
+		"mode:0x40dc0(GFP_KERNEL|__GFP_COMP|__GFP_ZERO), nodemask=(null)\n"
+		"[  100.000002] CPU: 3 PID: 4242 Comm: python3 Not tainted 5.15.0-91-generic\n"
+		"[  100.000003] Call Trace:\n"
+		"[  100.000004]  <TASK>\n"
+		"[  100.000005]  dump_stack_lvl+0x4a/0x63\n"
+		"[  100.000006]  warn_alloc+0x138/0x160\n"
+		"[  100.000007]  __alloc_pages_slowpath.constprop.0+0xa0e/0xa50\n";
+	struct timeline *tl = t_open();
+	size_t n;
+	char *text = t_slurp("tests/data/real/any_stack/kernel-armv7-rpi-warn-alloc-reltime-deltas.log",
+			     &n);
+
+	(void)state;
+	assert_true(t_parse_mem(tl, KIND, "rpi.log", text, n) > 0);
+	free(text);
+	assert_int_equal(count(tl, "alloc_failure"), 1);
+	assert_string_equal(jtext(tl, "alloc_failure", 0, "inferred_from"), "warn_alloc frame");
+	assert_int_equal(t_int(tl, "SELECT time_ns IS NULL AND boot_ns IS NULL FROM event "
+			       "WHERE kind='alloc_failure'"), 1);
+	t_close(tl);
+
+	tl = t_open();
+	assert_true(t_parse_mem(tl, KIND, "x86.log", with_header, sizeof(with_header) - 1) > 0);
+	assert_int_equal(count(tl, "alloc_failure"), 1);
+	assert_int_equal(jint(tl, "alloc_failure", 0, "order"), 4);
+	t_close(tl);
+}
+
 /* One header + kill under every prefix style: the time lands right. */
 static void prefix_matrix(void **state)
 {
@@ -685,6 +722,7 @@ int main(void)
 		cmocka_unit_test(kmsg_kill_storm_without_headers),
 		cmocka_unit_test(journal_json_byte_array),
 		cmocka_unit_test(userspace_killers_and_alloc_failure),
+		cmocka_unit_test(warn_alloc_trace_without_header),
 		cmocka_unit_test(prefix_matrix),
 		cmocka_unit_test(tz_option_makes_utc),
 		cmocka_unit_test(nokill_and_damage),

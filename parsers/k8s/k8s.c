@@ -324,11 +324,50 @@ static int state_key(const char *k)
 	return 0;
 }
 
+/* Docker's own account (docker inspect, moby api/types ContainerState:
+ * "State": {"Status": "exited", "OOMKilled": true, "ExitCode": 137,
+ * "FinishedAt": ...}): a State block whose status is "exited" is a
+ * termination, OOMKilled true its reason. 1 when k was one of them. */
+static int docker_state_key(struct k8s_st *st, const char *k, const char *v, int indent)
+{
+	struct kcont *c;
+
+	static const char *const others[] = { "paused", "restarting", "dead", "pid", "error",
+					      "health" };
+	size_t i;
+
+	if (!st->in_state || indent <= st->state_indent)
+		return 0;
+	/* its other fields stay in the block ("Running": a boolean there,
+	 * a sub-state with its own keys in Kubernetes') */
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (!strcmp(k, others[i]))
+			return 1;
+	if (!strcmp(k, "running") && (!strcmp(v, "true") || !strcmp(v, "false")))
+		return 1;
+	if (strcmp(k, "status") && strcmp(k, "oomkilled"))
+		return 0;
+	if (!strcmp(k, "status")) {
+		st->state_term = !strcmp(v, "exited") || !strcmp(v, "dead");
+		return 1;
+	}
+	c = cur_container(st);
+	if (!strcmp(v, "true") && !c->reason[0]) {
+		snprintf(c->reason, sizeof(c->reason), "OOMKilled");
+		c->oom = 1;
+		c->last_state = st->state_last;
+		c->line = st->in->lineno;
+	}
+	return 1;
+}
+
 /* A key inside a State / Last State block. 1 when it was the block's. */
 static int in_state_key(struct k8s_st *st, const char *k, const char *v, int indent)
 {
 	struct kcont *c;
 
+	if (docker_state_key(st, k, v, indent))
+		return 1;
 	if (!state_key(k) || (indent <= st->state_indent && st->state_indent >= 0 &&
 			      strcmp(k, "reason") && strcmp(k, "exitcode")))
 		return 0;
@@ -607,5 +646,8 @@ int k8s_sniff(const unsigned char *head, size_t n)
 	if ((mem_find(h, n, "Last State:") || mem_find(h, n, "lastState")) &&
 	    (mem_find(h, n, "Exit Code:") || mem_find(h, n, "exitCode")))
 		return 40;
+	/* docker inspect's State block */
+	if (mem_find(h, n, "\"OOMKilled\": ") && mem_find(h, n, "\"ExitCode\": "))
+		return mem_find(h, n, "\"OOMKilled\": true") ? 70 : 40;
 	return 0;
 }

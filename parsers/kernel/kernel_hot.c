@@ -40,6 +40,7 @@ static int hot_at(const unsigned char *p, const unsigned char *e)
 	case 'c': return p[1] == 'n' && p[2] == 't';
 	case 'm': return p[1] == '-' && (p[2] == 'I' || p[2] == 'i') && e - p >= 6 &&
 			 !memcmp(p + 3, "nfo", 3);
+	case 'n': return p[1] == '_' && p[2] == 'a' && e - p >= 7 && !memcmp(p + 3, "lloc", 4);
 	default: return 0;
 	}
 }
@@ -62,7 +63,8 @@ static int hot_sse2(const unsigned char *p, const unsigned char *e)
 	const __m128i co = _mm_set1_epi8('o'), cO = _mm_set1_epi8('O'), cK = _mm_set1_epi8('K'),
 		      ci = _mm_set1_epi8('i'), cl = _mm_set1_epi8('l'), cu = _mm_set1_epi8('u'),
 		      cN = _mm_set1_epi8('N'), cV = _mm_set1_epi8('V'), cc = _mm_set1_epi8('c'),
-		      cn = _mm_set1_epi8('n'), cm = _mm_set1_epi8('m'), cd = _mm_set1_epi8('-');
+		      cn = _mm_set1_epi8('n'), cm = _mm_set1_epi8('m'), cd = _mm_set1_epi8('-'),
+		      cu_ = _mm_set1_epi8('_');
 	size_t i = 0, n = (size_t)(e - p);
 
 	for (; i + 17 <= n; i += 16) {
@@ -77,6 +79,7 @@ static int hot_sse2(const unsigned char *p, const unsigned char *e)
 			_mm_and_si128(_mm_cmpeq_epi8(a, cN), _mm_cmpeq_epi8(b, cV)),
 			_mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, cc), _mm_cmpeq_epi8(b, cn)),
 				     _mm_and_si128(_mm_cmpeq_epi8(a, cm), _mm_cmpeq_epi8(b, cd)))));
+		m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(a, cn), _mm_cmpeq_epi8(b, cu_)));
 		unsigned bits = (unsigned)_mm_movemask_epi8(m);
 		/* almost every block has no candidate: say so, so that the
 		 * compiler lays the next block's load right after this test */
@@ -98,7 +101,7 @@ static int hot_sse2(const unsigned char *p, const unsigned char *e)
  * "m-Info" either case); hot_at() confirms the rest. */
 static const struct { unsigned char b[3], alt3; } pats[] = {
 	{ "oom", 'm' }, { "OOM", 'M' }, { "Kil", 'l' }, { "lur", 'r' },
-	{ "NVR", 'R' }, { "cnt", 't' }, { "m-I", 'i' },
+	{ "NVR", 'R' }, { "cnt", 't' }, { "m-I", 'i' }, { "n_a", 'a' },
 };
 
 /* tab[j][0]: byte j's low four bits -> patterns; tab[j][1]: high bits. */

@@ -10,7 +10,9 @@
  * process, systemd-oomd), "lure" (page allocation failure), "NVRM" (the
  * NVIDIA driver's Xid and bus lines), "cnt" (a memcg's failcnt) or
  * "m-Info"/"m-info" (Mem-Info: both open a report whose header a paste
- * cut off), or when it starts like a bare earlyoom or srun line
+ * cut off), "n_alloc" (warn_alloc's call trace, a page allocation failure
+ * whose header a paste cut off), or when it starts like a bare earlyoom
+ * or srun line
  * (khot_bare_first, then userspace_bare_start).
  *
  * Two ways give the same answer: SSE2 bigrams 16 bytes a step (any

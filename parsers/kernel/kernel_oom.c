@@ -150,7 +150,8 @@ int kernel_oom_sniff(const unsigned char *head, size_t n)
 					"Tasks state (memory values in pages)", "Memory cgroup stats for " };
 	static const char *weak[] = { "kernel: ", "\"_TRANSPORT\":\"kernel\"", "\"_TRANSPORT\" : \"kernel\"", "] Linux version ",
 				      "Mem-Info:", "page allocation failure", "NVRM: ",
-				      "mem avail: ", "memory: usage " };
+				      "mem avail: ", "memory: usage ", " from warn_alloc+",
+				      " warn_alloc+0x" };
 	size_t i;
 
 	for (i = 0; i < sizeof(strong) / sizeof(strong[0]); i++)

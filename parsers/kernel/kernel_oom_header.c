@@ -293,6 +293,36 @@ int m_context(struct kparse *kp, const char *p, const char *e)
 	return m_meminfo(kp, p, e);
 }
 
+/* A call trace's warn_alloc frame (x86 " warn_alloc+0x..", the arm
+ * unwinder's "dump_stack_lvl from warn_alloc+0x.." and "warn_alloc from
+ * __alloc_pages+0x..") when no page allocation failure header was read
+ * in the WARN_ALLOC_GAP lines before: mm/page_alloc.c's warn_alloc()
+ * prints that header just before the stack it dumps, so a paste that
+ * cut the header still tells one failure. One event per trace. */
+#define WARN_ALLOC_GAP 64
+static int warn_alloc_frame(struct kparse *kp, const struct krec *r, const char *p,
+			    const char *e)
+{
+	const char *w = find(p, e, "warn_alloc");
+	json_t *d;
+
+	if (!w || w + 10 >= e || (w[10] != '+' && w[10] != ' ') ||
+	    (w > p && w[-1] != ' ' && w[-1] != '\t'))
+		return 0;
+	if (kp->alloc_fail_line && kp->in->lineno - kp->alloc_fail_line <= WARN_ALLOC_GAP) {
+		kp->alloc_fail_line = kp->in->lineno;   /* the same trace goes on */
+		return 1;
+	}
+	kp->alloc_fail_line = kp->in->lineno;
+	d = json_object();
+	jset_str(d, "inferred_from", "warn_alloc frame");
+	if (kp_record_event(kp, r, vocab_event_kind(VE_ALLOC_FAILURE), OL_NULL, "", OL_NULL,
+			"page allocation failure (a warn_alloc call trace; its header is not "
+			"in the log)", d) < 0)
+		return -1;
+	return 1;
+}
+
 /* "<comm>: page allocation failure: order:N, mode:0x..(..), nodemask=..." */
 int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *p, const char *e)
 {
@@ -302,7 +332,7 @@ int m_alloc_failure(struct kparse *kp, const struct krec *r, const char *p, cons
 	int64_t order;
 
 	if (!k)
-		return 0;
+		return warn_alloc_frame(kp, r, p, e);
 	if (kp->ev.open && kp->ev.nkills && report_close(kp) < 0)
 		return -1;
 	copy_str(comm, sizeof(comm), p, k);

@@ -48,7 +48,9 @@ static const char *dmesg_stamp(const char *p, const char *e, int64_t *ns)
 	if (p >= e || *p != '[')
 		return NULL;
 	p = skip_ws(p + 1, e);
-	if (!(q = parse_int(p, e, &s)) || s < 0 || q >= e || *q != '.')
+	/* "[  +0.002367]" is dmesg -H's delta from the line before, no time */
+	if (p >= e || !is_digit((unsigned char)*p) || !(q = parse_int(p, e, &s)) || s < 0 ||
+	    q >= e || *q != '.')
 		return NULL;
 	p = q + 1;
 	if (p >= e || !is_digit((unsigned char)*p))
@@ -377,6 +379,28 @@ static int dmesg_stamped(struct kprefix *px, const char *p, const char *e, struc
 	return 1;
 }
 
+/* dmesg -H/-d/-w's relative stamp "[  +0.002367] ": the time since the
+ * line before, no time of its own (the line keeps none; a delta is never
+ * summed into a time the log does not give). */
+static int dmesg_delta(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	const char *q = skip_ws(p + 1, e);
+	int64_t s;
+
+	(void)px;
+	if (q >= e || *q != '+' || !(q = parse_int(q + 1, e, &s)) || q >= e || *q != '.')
+		return 0;
+	for (q++; q < e && is_digit((unsigned char)*q); q++)
+		;
+	if (q >= e || *q != ']')
+		return 0;
+	q++;
+	if (q < e && *q == ' ')
+		q++;
+	plain(r, q, e);
+	return 1;
+}
+
 /* dmesg -T "[Thu Dec  7 00:05:00 2017] ". */
 static int dmesg_ctime(struct kprefix *px, const char *p, const char *e, struct krec *r)
 {
@@ -565,7 +589,7 @@ static int dmesg_x(struct kprefix *px, const char *p, const char *e, struct krec
 /* The readers to try, in order, for each class of a line's first byte. */
 static prefix_reader *const readers[K_N][3] = {
 	[K_SPACE] = { indented },
-	[K_BRACKET] = { dmesg_stamped, dmesg_ctime },
+	[K_BRACKET] = { dmesg_stamped, dmesg_ctime, dmesg_delta },
 	[K_LT] = { priority },
 	[K_DIGIT] = { iso_syslog, short_unix, kmsg },
 	[K_UPPER] = { rfc3164, short_full },

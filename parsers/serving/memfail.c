@@ -9,12 +9,14 @@
  * are phase_table.c's.
  * Every phrase of every table, and the labels of the figures, are in one
  * phrase set (parsers/common/phrases.h): one pass over the line says
- * which it holds, and the tables are then read in their order from that. The wordings come from the engines' and libraries'
+ * which it holds, and the tables are then read in their order from that.
+ * The wordings (memfail_words.c) come from the engines' and libraries'
  * sources and from the real excerpts under tests/data/real/any_stack.
  * What a line states (bytes requested, device, total, free) is read
  * after a few labels the families share.
  */
 #include "parsers/serving/memfail.h"
+#include "parsers/serving/memfail_words.h"
 #include "parsers/serving/engine_lines.h"
 #include "parsers/serving/phase_table.h"
 #include "parsers/common/phrases.h"
@@ -28,109 +30,6 @@
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Never a failure, whatever else the line says: the kernel's OOM-killer
- * lines (the kernel reader's), settings, warnings that say they are not
- * a failure, a size the engine merely clamps. */
-static const char *const not_failures[] = {
-	"not a failure", "oom_score_adj", "oom_kill_disable", "invoked oom-killer",
-	"Out of memory: Kill", "Memory cgroup out of memory", "is larger than the profiled value",
-	"out of memory errors.", "CUDA OOMs:",
-	/* ggml_backend_sched_alloc_splits re-reserving a graph whose backends
-	 * changed: a debug notice, the reservation follows (llama.cpp #11176) */
-	"failed to allocate graph, reserving",
-};
-
-#define NEED_ERR 1u     /* an error marker on the line, no advice words */
-#define WORD 2u         /* the phrase stands as a word of its own */
-
-static const struct {
-	const char *phrase;
-	enum memfail_family family;
-	unsigned flags;
-} families[] = {
-	{ "CUDA out of memory occurred when warming up sampler", MF_VLLM_WARMUP, 0 },
-	/* TensorRT-LLM's PyExecutor (py_executor_creator.py): the component
-	 * that failed and the free memory follow on lines of their own */
-	{ "Executor creation failed due to insufficient GPU memory", MF_TRT, 0 },
-	{ "might indicate insufficient GPU memory", MF_TRT, 0 },
-	{ "MPS backend out of memory", MF_MPS, 0 },
-	{ "HIP out of memory", MF_HIP, 0 },
-	{ "CUDA out of memory", MF_TORCH, 0 },
-	{ "RESOURCE_EXHAUSTED: Out of memory", MF_XLA, 0 },
-	{ "Resource exhausted: Out", MF_XLA, 0 },   /* its line may wrap after "Out" */
-	/* XLA's TPU runtime and PJRT: a buffer the device could not hold
-	 * ("RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting
-	 * to allocate 4.39G. That was not possible. There are 2.30G free."),
-	 * torch_xla/XRT's "Attempting to reserve N at the bottom of memory",
-	 * and the compiler's "Ran out of memory in memory space hbm. Used N
-	 * of M hbm. Exceeded hbm capacity by K." */
-	{ "Error allocating device buffer", MF_XLA, 0 },
-	{ "RESOURCE_EXHAUSTED: Attempting to", MF_XLA, 0 },
-	{ "Ran out of memory in memory space", MF_XLA, 0 },
-	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
-	{ "cudaMalloc failed: out of memory", MF_CUDA, 0 },
-	{ "hipMalloc failed: out of memory", MF_HIP, 0 },
-	{ "CUDA runtime error: out of memory", MF_CUDA, 0 },
-	{ "CUDA error: out of memory", MF_CUDA, 0 },
-	{ "cudaErrorMemoryAllocation", MF_CUDA, 0 },
-	{ "CUDA_ERROR_OUT_OF_MEMORY", MF_CUDA, 0 },
-	{ "hipErrorOutOfMemory", MF_HIP, 0 },
-	{ "hipError_t(1002)", MF_HIP, 0 },
-	{ "CUDNN_STATUS_ALLOC_FAILED", MF_CUDNN, 0 },
-	{ "CUBLAS_STATUS_ALLOC_FAILED", MF_CUBLAS, 0 },
-	{ "Cuda failure 'out of memory'", MF_NCCL, 0 },
-	{ "Cuda failure 2 'out of memory'", MF_NCCL, 0 },
-	{ "OOM when allocating tensor", MF_TF_BFC, 0 },
-	{ "ran out of memory trying to allocate", MF_TF_BFC, 0 },
-	{ "failed to allocate CUDA", MF_GGML, 0 },   /* "... CUDA0 buffer of size N" */
-	{ "failed to allocate ROCm", MF_GGML, 0 },
-	{ "failed to allocate Metal", MF_GGML, 0 },
-	{ "unable to allocate CUDA", MF_GGML, 0 },
-	{ "unable to allocate ROCm", MF_GGML, 0 },
-	/* ggml's Vulkan backend: "ggml_vulkan: Device memory allocation of
-	 * size N failed." then vk's "ErrorOutOfDeviceMemory" */
-	{ "Device memory allocation of size", MF_GGML, 0 },
-	{ "ErrorOutOfDeviceMemory", MF_GGML, 0 },
-	{ "memory leak detected!", MF_SGLANG_KV, 0 },
-	{ "KV cache pool leak detected", MF_SGLANG_KV, 0 },
-	/* the generic wordings: only in an error context */
-	{ "out of memory", MF_UNKNOWN, NEED_ERR },
-	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
-	{ "OUT OF MEMORY", MF_UNKNOWN, NEED_ERR },
-	{ "OutOfMemory", MF_UNKNOWN, NEED_ERR },
-	{ "OUT_OF_MEMORY", MF_UNKNOWN, NEED_ERR },
-	{ "failed to allocate", MF_UNKNOWN, NEED_ERR },
-	{ "Failed to allocate", MF_UNKNOWN, NEED_ERR },
-	{ "nsufficient memory", MF_UNKNOWN, NEED_ERR },
-	{ "nsufficient Memory", MF_UNKNOWN, NEED_ERR },
-	{ "OOM", MF_UNKNOWN, NEED_ERR | WORD },
-};
-
-/* What makes a generic wording an error, and what makes it advice. */
-static const char *const error_markers[] = {
-	"error", "Error", "ERROR", "xception", "EXCEPTION", "fatal", "Fatal", "FATAL",
-	"abort", "Abort", "ABORT", "panic", "failed", "Failed", "FAILED", "CRITICAL",
-};
-static const char *const advice_words[] = {
-	"to avoid", "To avoid", "avoid ", "If you", "if you", "consider", "Consider", "may cause",
-	"can cause", "might ", "--help", "default", "Default", "prevent", "reduce the chance",
-};
-
-/* The stacks that print a library's wording (memfail_line()), and the
- * label of ggml's exact bytes (memfail_continues()). */
-static const char *const stacks[] = { "ggml_", "[TM]", "[TensorRT-LLM]", "NCCL",
-				       "buffer of size " };
-enum { S_GGML, S_TM, S_TRT, S_NCCL, S_BUFFER_OF_SIZE };
-
-static const char *const family_names[MF__COUNT] = {
-	"none", "cuda", "hip", "ggml", "metal", "mps", "xla", "cublas", "cudnn", "nccl", "trt",
-	"tf_bfc", "turbomind", "sglang_kv", "vllm_warmup", "torch", "unknown",
-};
-
-const char *memfail_family_name(enum memfail_family f)
-{
-	return (unsigned)f < MF__COUNT ? family_names[f] : "unknown";
-}
 
 /* ---- the phrase set ------------------------------------------------------ */
 
@@ -190,6 +89,17 @@ static const char *find_word(const char *l, size_t n, const char *phrase)
 	return NULL;
 }
 
+/* 1 when l[0..n) begins, after blanks, with phrase as a word: Python's
+ * bare "MemoryError" closing a traceback. */
+static int starts_line(const char *l, size_t n, const char *phrase)
+{
+	size_t i = 0, k = strlen(phrase);
+
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	return n - i >= k && !memcmp(l + i, phrase, k) && (i + k == n || !word_char(l[i + k]));
+}
+
 /* ---- figures ------------------------------------------------------------ */
 
 static const struct { const char *unit; double mult; } units[] = {
@@ -244,19 +154,45 @@ static int64_t size_at(const char *p, const char *end)
 	return frac || !(v < 9.2e18) ? -1 : (int64_t)v;
 }
 
+/* The size that ends just before p (l <= p): PyTorch 1.x's and IPEX's
+ * "(GPU 0; 15.56 GiB total capacity; ... 145.93 MiB free; ...)". -1
+ * when none does. */
+static int64_t size_before(const char *l, const char *p)
+{
+	const char *q = p;
+
+	while (q > l && q[-1] == ' ')
+		q--;
+	while (q > l && isalpha((unsigned char)q[-1]))
+		q--;
+	if (q > l && q[-1] == ' ')
+		q--;
+	while (q > l && (isdigit((unsigned char)q[-1]) || q[-1] == '.'))
+		q--;
+	return q < p && isdigit((unsigned char)*q) ? size_at(q, p) : -1;
+}
+
 /* The size after the first label of labels (table t of the set, k of
- * them) that has one, or -1; found: what the line holds. */
+ * them) that has one, or -1; found: what the line holds. A label that
+ * starts with '<' follows its size ("<total capacity;"). */
 static int64_t size_after(const char *l, size_t n, const struct phrases_found *found, int t,
 			  const char *const *labels, size_t k)
 {
-	const char *p, *end = l + n;
+	const char *p, *end = l + n, *label;
 	int64_t v;
 	size_t i;
 
-	for (i = 0; i < k; i++)
-		if (has(found, t, (int)i) && (p = mem_find(l, n, labels[i])) &&
-		    (v = size_at(p + strlen(labels[i]), end)) >= 0)
-			return v;
+	for (i = 0; i < k; i++) {
+		label = labels[i] + (labels[i][0] == '<');
+		if (!has(found, t, (int)i))
+			continue;
+		/* "can't allocate memory: you tried to allocate N bytes" */
+		for (p = l; (p = mem_find(p, (size_t)(end - p), label)); p += strlen(label)) {
+			v = labels[i][0] == '<' ? size_before(l, p) : size_at(p + strlen(label), end);
+			if (v >= 0)
+				return v;
+		}
+	}
 	return -1;
 }
 
@@ -264,12 +200,17 @@ static const char *const requested_labels[] = {
 	"Tried to allocate ", "trying to allocate ", "allocating ", "failed to allocate ",
 	"buffer of size ", "while trying to allocate ", "allocate ", "allocation of size ",
 	"Attempting to reserve ", "Used ",
+	/* XLA's device allocator, NCCL's, TensorRT's, ggml Metal's, Ollama's */
+	"request for ", "calloc ", "malloc ", "host alloc ", "Requested size was ", "GPU memory (",
+	"buffer, size = ", "system memory (",
 };
-static const char *const total_labels[] = { "total capacity of ", "max allowed: " };
-static const char *const free_labels[] = { "of which ", "There are " };
+static const char *const total_labels[] = {
+	"total capacity of ", "max allowed: ", "<total capacity;",
+};
+static const char *const free_labels[] = { "of which ", "There are ", "< free;" };
 static const char *const device_labels[] = {
 	"on device ", "current device: ", "GPU=", "GPU ", "cuda:", "CUDA", "ROCm", "GPU_",
-	"device: ", "device ",
+	"device: ", "device ", "device ordinal ", "NPU ",
 };
 
 /* The device index after the first label followed by a digit, or -1. */
@@ -465,8 +406,8 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 int memfail_line(const char *l, size_t n, struct memfail *f)
 {
 	struct phrases_found found;
+	int on[MFS__COUNT], k, rank;
 	size_t i;
-	int rank;
 
 	memset(f, 0, sizeof(*f));
 	f->requested_bytes = f->total_bytes = f->free_bytes = -1;
@@ -476,28 +417,24 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	scan(l, n, &found);
 	if (any_of(&found, T_NOT))
 		return 0;
-	for (i = 0; i < ARRAY_N(families); i++) {
+	for (i = 0; i < memfail_words_n; i++) {
+		const struct memfail_word *w = &memfail_words[i];
 		if (!has(&found, T_FAMILY, (int)i) ||
-		    ((families[i].flags & WORD) && !find_word(l, n, families[i].phrase)))
+		    ((w->flags & MFW_WORD) && !find_word(l, n, w->phrase)) ||
+		    ((w->flags & MFW_START) && !starts_line(l, n, w->phrase)))
 			continue;
-		if ((families[i].flags & NEED_ERR) &&
+		if ((w->flags & MFW_NEED_ERR) &&
 		    (!any_of(&found, T_ERROR) || any_of(&found, T_ADVICE)))
 			continue;
 		break;
 	}
-	if (i == ARRAY_N(families))
+	if (i == memfail_words_n)
 		return 0;
-	f->family = families[i].family;
-	f->wording = families[i].phrase;
 	/* the stack that printed a library's wording */
-	if ((f->family == MF_CUDA || f->family == MF_HIP) && has(&found, T_STACK, S_GGML))
-		f->family = MF_GGML;
-	else if (f->family == MF_CUDA && has(&found, T_STACK, S_TM))
-		f->family = MF_TURBOMIND;
-	else if (f->family == MF_UNKNOWN && has(&found, T_STACK, S_TRT))
-		f->family = MF_TRT;
-	else if (f->family == MF_UNKNOWN && has(&found, T_STACK, S_NCCL))
-		f->family = MF_NCCL;
+	for (k = 0; k < MFS__COUNT; k++)
+		on[k] = has(&found, T_STACK, k);
+	f->family = memfail_stack_family(memfail_words[i].family, on);
+	f->wording = memfail_words[i].phrase;
 	figures(l, n, &found, f);
 	f->phase = frames_phase(l, n, &found, &rank);
 	return 1;
@@ -520,6 +457,8 @@ static const char *const continuations[] = {
 	/* llama.cpp's KV cache, after the allocation that failed
 	 * (llama_kv_cache_init, later the llama_kv_cache constructors) */
 	"failed to allocate buffer for kv cache", "failed for self-attention cache",
+	/* TensorRT's allocator after its [E] line: the bytes it wanted */
+	"Requested amount of GPU memory",
 	/* ggml's scheduler and llama_decode giving up after a Metal command
 	 * buffer failed (Ollama's runner then panics "failed to decode
 	 * batch"): the decode of a batch names the phase */
@@ -567,9 +506,9 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 		f->total_bytes = gib_after(l, n, TRT_TOTAL);
 	if (f->free_bytes < 0 && !strcmp(continuations[i], TRT_FREE))
 		f->free_bytes = gib_after(l, n, TRT_FREE);
-	if (has(&found, T_STACK, S_BUFFER_OF_SIZE)) {   /* the exact bytes of "allocating X MiB" */
-		const char *p = mem_find(l, n, stacks[S_BUFFER_OF_SIZE]);
-		int64_t exact = p ? size_at(p + strlen(stacks[S_BUFFER_OF_SIZE]), l + n) : -1;
+	if (has(&found, T_STACK, MFS_BUFFER_OF_SIZE)) {   /* the exact bytes of "allocating X MiB" */
+		const char *p = mem_find(l, n, memfail_stacks[MFS_BUFFER_OF_SIZE]);
+		int64_t exact = p ? size_at(p + strlen(memfail_stacks[MFS_BUFFER_OF_SIZE]), l + n) : -1;
 		if (exact > 0)
 			f->requested_bytes = exact;
 	}
@@ -598,7 +537,7 @@ static void add_table(int t, const void *first, size_t k, size_t stride)
 	table_at[t] = (int)set.n;
 	for (i = 0; i < k; i++) {
 		const char *ph = *(const char *const *)(const void *)((const char *)first + i * stride);
-		add_phrase(ph + (t == T_CONTINUES && ph[0] == '^'));
+		add_phrase(ph + ((t == T_CONTINUES && ph[0] == '^') || ph[0] == '<'));
 	}
 	table_at[t + 1] = (int)set.n;
 }
@@ -628,11 +567,11 @@ static void add_marks(int t, unsigned k, unsigned short *row, size_t *n)
 static void set_build(void)
 {
 	phrases_init(&set);
-	ADD(T_NOT, not_failures);
-	ADD(T_FAMILY, families);
-	ADD(T_ERROR, error_markers);
-	ADD(T_ADVICE, advice_words);
-	ADD(T_STACK, stacks);
+	add_table(T_NOT, memfail_not_failures, memfail_not_failures_n, sizeof(char *));
+	add_table(T_FAMILY, memfail_words, memfail_words_n, sizeof(memfail_words[0]));
+	add_table(T_ERROR, memfail_error_markers, memfail_error_markers_n, sizeof(char *));
+	add_table(T_ADVICE, memfail_advice_words, memfail_advice_words_n, sizeof(char *));
+	add_table(T_STACK, memfail_stacks, MFS__COUNT, sizeof(char *));
 	ADD(T_REQUESTED, requested_labels);
 	ADD(T_TOTAL, total_labels);
 	ADD(T_FREE, free_labels);
@@ -660,9 +599,9 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_N(families); i++)
-		if (strlen(families[i].phrase) >= 6)
-			fn(families[i].phrase, MEMFAIL_MARK_FAILURE, arg);
+	for (i = 0; i < memfail_words_n; i++)
+		if (strlen(memfail_words[i].phrase) >= 6)
+			fn(memfail_words[i].phrase, MEMFAIL_MARK_FAILURE, arg);
 	for (i = 0; i < ARRAY_N(continuations); i++)
 		fn(continuations[i] + (continuations[i][0] == '^'), MEMFAIL_MARK_CONTINUES, arg);
 	for (i = 0; i < phase_marks_n; i++)

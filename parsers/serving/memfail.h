@@ -53,6 +53,14 @@ enum memfail_family {
 	MF_SGLANG_KV,     /* SGLang's KV-pool leak check */
 	MF_VLLM_WARMUP,   /* vLLM V1: OOM while warming up the sampler */
 	MF_TORCH,         /* PyTorch's own "CUDA out of memory. Tried to allocate" */
+	MF_XPU,           /* PyTorch's XPU allocator (Intel GPUs) */
+	MF_HOST,          /* the host's allocators: PyTorch's CPU one, numpy, std::bad_alloc */
+	MF_ORT,           /* onnxruntime's BFC arena */
+	MF_RAY,           /* Ray's memory monitor killing a task */
+	MF_OLLAMA,        /* Ollama's own scheduler and runner */
+	MF_NPU,           /* torch_npu's caching allocator (Ascend) */
+	MF_MLX,           /* Apple MLX's Metal allocator */
+	MF_SYCL,          /* SYCL / Level Zero (Intel GPUs) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

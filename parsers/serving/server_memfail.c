@@ -140,8 +140,16 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		}
 		if (flush(m, s) < 0)
 			return -1;
-		if (told_error)     /* an engine_error event already */
+		if (told_error) {   /* an engine_error event already */
+			m->told_line = lineno;
+			m->told_family = f.family;
 			return 0;
+		}
+		if (m->told_line && lineno - m->told_line <= SRV_MEM_FOLLOW &&
+		    f.family == m->told_family) {
+			m->told_line = lineno;   /* the engine_error's failure, told on */
+			return 1;
+		}
 		if (m->served)
 			f.phase = OOM_PHASE_SERVING;
 		/* a frame just above stands in for the failure's own phase,

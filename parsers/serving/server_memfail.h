@@ -60,6 +60,12 @@ struct srv_mem {
 	char text[SRV_MEM_TEXT];
 	size_t text_n;
 	int records;                 /* events written */
+	/* the last failure an engine_error event told (told_error): a line
+	 * of its family within SRV_MEM_FOLLOW lines after it goes on telling
+	 * it (NCCL's "Failed to CUDA calloc N bytes" after its "Cuda failure
+	 * 'out of memory'") */
+	uint64_t told_line;
+	enum memfail_family told_family;
 };
 
 void srv_mem_init(struct srv_mem *m);

@@ -1,0 +1,278 @@
+/*
+ * memfail_words.c -- the wordings of memory failures on every stack, and
+ * the lines that say "out of memory" without one; see memfail_words.h.
+ *
+ * Learnt from the sources that print them (file@tag beside each group)
+ * and checked on the real excerpts under tests/data/real/any_stack (the
+ * failures) and tests/data/real/healthy (the lines that are none). The
+ * order is the order they win: an engine's or library's own wording
+ * before the CUDA or HIP status it quotes, the generic wordings last.
+ */
+#include "parsers/serving/memfail_words.h"
+
+#define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
+#define NEED_ERR MFW_NEED_ERR
+#define WORD MFW_WORD
+
+/* Never a failure, whatever else the line says: the kernel's OOM-killer
+ * lines (the kernel reader's), settings, warnings that say they are not
+ * a failure, a size the engine merely clamps, allocations that fall
+ * back and go on. */
+const char *const memfail_not_failures[] = {
+	"not a failure", "oom_score_adj", "oom_kill_disable", "invoked oom-killer",
+	"Out of memory: Kill", "Memory cgroup out of memory", "is larger than the profiled value",
+	"out of memory errors.", "CUDA OOMs:",
+	/* ggml_backend_sched_alloc_splits re-reserving a graph whose backends
+	 * changed: a debug notice, the reservation follows (llama.cpp #11176) */
+	"failed to allocate graph, reserving",
+	/* ggml-cuda.cu ggml_cuda_host_malloc (ollama v0.5.0, v0.12.0 vendored
+	 * ggml): pinned host memory refused, ggml goes on with pageable
+	 * memory; llama-model-loader.cpp (v0.12.0): a debug notice, the
+	 * upload goes on synchronously */
+	"of pinned memory", "host buffer for async uploads",
+	/* llama.cpp's mlock of the weights (llama-mmap.cpp, v0.12.0
+	 * vendored): "warning: failed to mlock N-byte buffer ...: Cannot
+	 * allocate memory", RLIMIT_MEMLOCK advice follows, loading goes on */
+	"failed to mlock",
+	/* Triton's pinned memory manager (core src/pinned_memory_manager.cc):
+	 * pinned host memory refused, the request goes on in pageable memory
+	 * ("failed to allocate pinned system memory, falling back to
+	 * non-pinned system memory"; "unable to create backend memory for
+	 * type: CPU_PINNED ... all allocation types failed:" then each type's
+	 * reason on its own line), any allocation "falling back to" another */
+	"pinned system memory", "unable to create backend memory for type: CPU_PINNED",
+	"falling back to",
+	/* TensorRT's builder (tactic selection): a tactic that needs more
+	 * than is free is skipped, the build goes on */
+	"Skipping tactic",
+};
+const size_t memfail_not_failures_n = ARRAY_N(memfail_not_failures);
+
+const struct memfail_word memfail_words[] = {
+	{ "CUDA out of memory occurred when warming up sampler", MF_VLLM_WARMUP, 0 },
+	/* TensorRT-LLM's PyExecutor (py_executor_creator.py): the component
+	 * that failed and the free memory follow on lines of their own */
+	{ "Executor creation failed due to insufficient GPU memory", MF_TRT, 0 },
+	{ "might indicate insufficient GPU memory", MF_TRT, 0 },
+	{ "MPS backend out of memory", MF_MPS, 0 },
+	{ "HIP out of memory", MF_HIP, 0 },
+	/* PyTorch's XPU caching allocator (c10/xpu/XPUCachingAllocator.cpp,
+	 * 2.5+: "XPU out of memory. Tried to allocate X. GPU N has a total
+	 * capacity of Y ..."; IPEX 2.1: "(GPU N; Y total capacity; ...)") */
+	{ "XPU out of memory", MF_XPU, 0 },
+	/* torch_npu's NPUCachingAllocator (Ascend/pytorch v2.1-v2.6): "NPU
+	 * out of memory. Tried to allocate X (NPU N; Y total capacity; ...)",
+	 * its advice ("to avoid fragmentation") on the same line */
+	{ "NPU out of memory", MF_NPU, 0 },
+	{ "CUDA out of memory", MF_TORCH, 0 },
+	{ "RESOURCE_EXHAUSTED: Out of memory", MF_XLA, 0 },
+	{ "Resource exhausted: Out", MF_XLA, 0 },   /* its line may wrap after "Out" */
+	/* XLA's TPU runtime and PJRT: a buffer the device could not hold
+	 * ("RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting
+	 * to allocate 4.39G. That was not possible. There are 2.30G free."),
+	 * torch_xla/XRT's "Attempting to reserve N at the bottom of memory"
+	 * (on a line of its own after "Resource exhausted: From /job:..."),
+	 * the compiler's "Ran out of memory in memory space hbm. Used N of M
+	 * hbm. Exceeded hbm capacity by K.", and the stream executor's
+	 * device allocator "Failed to allocate request for 2.00GiB
+	 * (2147483648B) on device ordinal 0" */
+	{ "Error allocating device buffer", MF_XLA, 0 },
+	{ "RESOURCE_EXHAUSTED: Attempting to", MF_XLA, 0 },
+	{ "at the bottom of memory", MF_XLA, 0 },
+	{ "Ran out of memory in memory space", MF_XLA, 0 },
+	{ "B) on device ordinal", MF_XLA, 0 },   /* not the kernel crypto's "request for %s" */
+	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
+	/* MLX's Metal allocator (mlx/backend/metal/allocator.cpp, 0.18+):
+	 * "[metal::malloc] Attempting to allocate N bytes which is greater
+	 * than the maximum allowed buffer size of M bytes.", "[metal::malloc]
+	 * Resource limit (N) exceeded." */
+	{ "[metal::malloc] Attempting to allocate", MF_MLX, 0 },
+	{ "[metal::malloc] Resource limit", MF_MLX, 0 },
+	/* SYCL's runtimes (llama.cpp docs/backend/SYCL.md, PR 9476: "Native
+	 * API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)"; Level Zero's and the
+	 * unified runtime's result names) */
+	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
+	{ "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
+	{ "PI_ERROR_OUT_OF_HOST_MEMORY", MF_SYCL, 0 },
+	{ "cudaMalloc failed: out of memory", MF_CUDA, 0 },
+	{ "hipMalloc failed: out of memory", MF_HIP, 0 },
+	{ "CUDA runtime error: out of memory", MF_CUDA, 0 },
+	{ "CUDA error: out of memory", MF_CUDA, 0 },
+	/* c10/cuda's driver-API check (CUDADriverAPI: "CUDA driver error:
+	 * out of memory"), THC's THCudaCheck of torch 0.3-0.4 ("cuda runtime
+	 * error (2) : out of memory at .../THCStorage.cu", "THCudaCheck FAIL
+	 * file=... line=58 error=2 : out of memory"), CNTK's and onnxruntime's
+	 * CUDA_CALL ("CUDA failure 2: out of memory ; GPU=0 ; hostname=...";
+	 * onnxruntime core/providers/cuda/cuda_call.cc) */
+	{ "CUDA driver error: out of memory", MF_CUDA, 0 },
+	{ "cuda runtime error (2) : out of memory", MF_CUDA, 0 },
+	{ "error=2 : out of memory", MF_CUDA, 0 },
+	{ "CUDA failure 2: out of memory", MF_CUDA, 0 },
+	/* bitsandbytes' CUDA check (0.39; csrc/ops.cu, pythonInterface.c):
+	 * "Error <the CUDA error string> at line N in file F" */
+	{ "Error out of memory at line", MF_CUDA, 0 },
+	{ "cudaErrorMemoryAllocation", MF_CUDA, 0 },
+	{ "CUDA_ERROR_OUT_OF_MEMORY", MF_CUDA, 0 },
+	/* PyTorch's HIP build: C10_CUDA_CHECK hipified ("HIP error: out of
+	 * memory"); ggml's ROCm backend ("ROCm error: out of memory") */
+	{ "HIP error: out of memory", MF_HIP, 0 },
+	{ "ROCm error: out of memory", MF_HIP, 0 },
+	{ "hipErrorOutOfMemory", MF_HIP, 0 },
+	{ "hipError_t(1002)", MF_HIP, 0 },
+	{ "CUDNN_STATUS_ALLOC_FAILED", MF_CUDNN, 0 },
+	/* the CUDA math libraries' status names (cublas_api.h, cusolver_common.h,
+	 * cusparse.h, cufft.h, curand.h) */
+	{ "CUBLAS_STATUS_ALLOC_FAILED", MF_CUBLAS, 0 },
+	{ "CUSOLVER_STATUS_ALLOC_FAILED", MF_CUBLAS, 0 },
+	{ "CUSPARSE_STATUS_ALLOC_FAILED", MF_CUBLAS, 0 },
+	{ "CUFFT_ALLOC_FAILED", MF_CUBLAS, 0 },
+	{ "CURAND_STATUS_ALLOCATION_FAILED", MF_CUBLAS, 0 },
+	/* NCCL (src/include/checks.h, cudawrap.h, alloc.h at v2.18-v2.29):
+	 * "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	 * then "Failed to CUDA calloc N bytes" (also "calloc async", "malloc",
+	 * "host alloc") */
+	{ "Cuda failure 'out of memory'", MF_NCCL, 0 },
+	{ "Cuda failure 2 'out of memory'", MF_NCCL, 0 },
+	{ "Failed to CUDA calloc", MF_NCCL, 0 },
+	{ "Failed to CUDA malloc", MF_NCCL, 0 },
+	{ "Failed to CUDA host alloc", MF_NCCL, 0 },
+	{ "OOM when allocating tensor", MF_TF_BFC, 0 },
+	{ "ran out of memory trying to allocate", MF_TF_BFC, 0 },
+	/* TensorRT (defaultAllocator.cpp, executionContext.cpp, globWriter.cpp
+	 * through [TRT] [E]: "Error Code 1: Cuda Runtime (out of memory)",
+	 * "Error Code 2: OutOfMemory (Requested size was N bytes.)"); its
+	 * safe runtime under onnxruntime's TensorRT EP: "Cuda Error in
+	 * allocate: 2 (out of memory)" */
+	{ "Error Code 2: OutOfMemory", MF_TRT, 0 },
+	{ "Cuda Runtime (out of memory)", MF_TRT, 0 },
+	{ "Cuda Error in allocate: 2 (out of memory)", MF_TRT, 0 },
+	/* onnxruntime core/framework/bfc_arena.cc (1.8-1.19):
+	 * "BFCArena::AllocateRawInternal ... Failed to allocate memory for
+	 * requested buffer of size N" */
+	{ "Failed to allocate memory for requested buffer", MF_ORT, 0 },
+	{ "failed to allocate CUDA", MF_GGML, 0 },   /* "... CUDA0 buffer of size N" */
+	{ "failed to allocate ROCm", MF_GGML, 0 },
+	{ "failed to allocate Metal", MF_GGML, 0 },
+	{ "unable to allocate CUDA", MF_GGML, 0 },
+	{ "unable to allocate ROCm", MF_GGML, 0 },
+	/* llama.cpp's KV cache (llama.cpp v0.5.0 vendored by ollama: llama.cpp
+	 * LLAMA_LOG_ERROR; v0.12.0 src/llama-kv-cache-unified.cpp throw) */
+	{ "failed to allocate buffer for kv cache", MF_GGML, 0 },
+	/* ggml's Vulkan backend: "ggml_vulkan: Device memory allocation of
+	 * size N failed." then vk's "ErrorOutOfDeviceMemory" */
+	{ "Device memory allocation of size", MF_GGML, 0 },
+	{ "ErrorOutOfDeviceMemory", MF_GGML, 0 },
+	{ "VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_GGML, 0 },   /* its C name (Ollama's list) */
+	/* Ollama's own (v0.12.0): ml/device.go ErrNoMem "insufficient memory
+	 * - required allocations: {...}", llm/server.go "model requires more
+	 * system memory (X) than is available (Y)" and "failed to allocate
+	 * memory for model" */
+	{ "insufficient memory - required allocations", MF_OLLAMA, 0 },
+	{ "model requires more system memory", MF_OLLAMA, 0 },
+	{ "failed to allocate memory for model", MF_OLLAMA, 0 },
+	{ "memory leak detected!", MF_SGLANG_KV, 0 },
+	{ "KV cache pool leak detected", MF_SGLANG_KV, 0 },
+	/* Ray's memory monitor (python/ray/exceptions.py OutOfMemoryError,
+	 * 2.1+; raylet node_manager.cc's summary; RayOutOfMemoryError of
+	 * ray 0.6-1.x memory_monitor.py) */
+	{ "killed due to the node running low on memory", MF_RAY, 0 },
+	{ "killed due to memory pressure (OOM)", MF_RAY, 0 },
+	{ "RayOutOfMemoryError", MF_RAY, 0 },
+	/* the host's allocators: PyTorch's CPU allocator
+	 * (c10/core/impl/alloc_cpu.cpp, 1.2+: "DefaultCPUAllocator: can't
+	 * allocate memory: you tried to allocate N bytes. Error code 12
+	 * (Cannot allocate memory)", "DefaultCPUAllocator: not enough memory:
+	 * you tried to allocate N bytes."), numpy's (1.17+:
+	 * "_ArrayMemoryError: Unable to allocate X GiB for an array with
+	 * shape ..."), C++'s std::bad_alloc, errno 12 in an error */
+	{ "DefaultCPUAllocator: not enough memory", MF_HOST, 0 },
+	{ "DefaultCPUAllocator: can't allocate memory", MF_HOST, 0 },
+	{ "_ArrayMemoryError", MF_HOST, 0 },
+	{ "MemoryError: Unable to allocate", MF_HOST, 0 },
+	{ "std::bad_alloc", MF_HOST, 0 },
+	/* Python's own, bare, closing a traceback (Objects/exceptions.c) */
+	{ "MemoryError", MF_HOST, MFW_START },
+	{ "Cannot allocate memory", MF_HOST, NEED_ERR },
+	/* bash's fork (jobs.c: sys_error ("fork")); Go's runtime, which
+	 * Ollama's runner is (runtime/mem_linux.go sysMap: throw("runtime:
+	 * out of memory")); the JVM's heap */
+	{ "fork: Cannot allocate memory", MF_HOST, 0 },
+	{ "runtime: out of memory", MF_HOST, 0 },
+	{ "java.lang.OutOfMemoryError", MF_HOST, 0 },
+	/* the generic wordings: only in an error context */
+	{ "out of memory", MF_UNKNOWN, NEED_ERR },
+	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
+	{ "OUT OF MEMORY", MF_UNKNOWN, NEED_ERR },
+	{ "OutOfMemory", MF_UNKNOWN, NEED_ERR },
+	{ "OUT_OF_MEMORY", MF_UNKNOWN, NEED_ERR },
+	{ "failed to allocate", MF_UNKNOWN, NEED_ERR },
+	{ "Failed to allocate", MF_UNKNOWN, NEED_ERR },
+	{ "nsufficient memory", MF_UNKNOWN, NEED_ERR },
+	/* Ollama's own list of such wordings (llm/status.go, v0.12.0) */
+	{ "not enough memory", MF_UNKNOWN, NEED_ERR },
+	{ "Not enough memory", MF_UNKNOWN, NEED_ERR },
+	{ "out of device memory", MF_UNKNOWN, NEED_ERR },
+	{ "nsufficient Memory", MF_UNKNOWN, NEED_ERR },
+	{ "OOM", MF_UNKNOWN, NEED_ERR | WORD },
+};
+const size_t memfail_words_n = ARRAY_N(memfail_words);
+
+/* What makes a generic wording an error, and what makes it advice
+ * ("default" only as a help text says it: TensorRT's defaultAllocator
+ * is no advice). */
+const char *const memfail_error_markers[] = {
+	"error", "Error", "ERROR", "xception", "EXCEPTION", "fatal", "Fatal", "FATAL",
+	"abort", "Abort", "ABORT", "panic", "failed", "Failed", "FAILED", "CRITICAL",
+};
+const size_t memfail_error_markers_n = ARRAY_N(memfail_error_markers);
+const char *const memfail_advice_words[] = {
+	"to avoid", "To avoid", "avoid ", "If you", "if you", "consider", "Consider", "may cause",
+	"can cause", "might ", "--help", "default ", "default:", "default=", "(default", "Default",
+	"prevent", "reduce the chance",
+};
+const size_t memfail_advice_words_n = ARRAY_N(memfail_advice_words);
+
+const char *const memfail_stacks[MFS__COUNT] = {
+	[MFS_GGML] = "ggml_", [MFS_TM] = "[TM]", [MFS_TRT] = "[TensorRT-LLM]", [MFS_NCCL] = "NCCL",
+	[MFS_BUFFER_OF_SIZE] = "buffer of size ", [MFS_LLAMA] = "llama_", [MFS_TRT_TAG] = "[TRT]",
+	[MFS_ORT] = "onnxruntime",
+};
+
+enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MFS__COUNT])
+{
+	if ((f == MF_CUDA || f == MF_HIP) && has[MFS_GGML])
+		return MF_GGML;
+	if (f == MF_CUDA && has[MFS_TM])
+		return MF_TURBOMIND;
+	if (f != MF_UNKNOWN)
+		return f;
+	/* an unknown wording under a stack's own name is that stack's:
+	 * ggml's "failed to allocate Vulkan0 buffer", "failed to allocate
+	 * buffer of size N", llama.cpp's "failed to allocate compute
+	 * buffers" */
+	if (has[MFS_TRT] || has[MFS_TRT_TAG])
+		return MF_TRT;
+	if (has[MFS_NCCL])
+		return MF_NCCL;
+	if (has[MFS_GGML] || has[MFS_LLAMA])
+		return MF_GGML;
+	if (has[MFS_ORT])
+		return MF_ORT;
+	return f;
+}
+
+static const char *const family_names[MF__COUNT] = {
+	[MF_NONE] = "none", [MF_CUDA] = "cuda", [MF_HIP] = "hip", [MF_GGML] = "ggml",
+	[MF_METAL] = "metal", [MF_MPS] = "mps", [MF_XLA] = "xla", [MF_CUBLAS] = "cublas",
+	[MF_CUDNN] = "cudnn", [MF_NCCL] = "nccl", [MF_TRT] = "trt", [MF_TF_BFC] = "tf_bfc",
+	[MF_TURBOMIND] = "turbomind", [MF_SGLANG_KV] = "sglang_kv",
+	[MF_VLLM_WARMUP] = "vllm_warmup", [MF_TORCH] = "torch", [MF_XPU] = "xpu",
+	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
+	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl",
+	[MF_UNKNOWN] = "unknown",
+};
+
+const char *memfail_family_name(enum memfail_family f)
+{
+	return (unsigned)f < MF__COUNT && family_names[f] ? family_names[f] : "unknown";
+}

@@ -1,0 +1,79 @@
+/*
+ * test_docker_inspect.c -- Docker's own account of a container's end as
+ * `docker inspect` prints it (issue 27: Docker's OOMKilled), read by the
+ * Kubernetes reader (parsers/k8s/k8s.c): a State block whose "OOMKilled"
+ * is true is a kill at its "FinishedAt"; false with exit code 137 is a
+ * SIGKILL and no OOM (tests/data/real/any_stack/docker-inspect-state-
+ * exit-137-oomkilled-false-redis.log, docker/cli 2665). The block's
+ * booleans ("Running": false, "Paused": false) must not end it: they did,
+ * and an OOMKilled true after them was lost.
+ */
+#include "testutil.h"
+#include "lib/timeutil.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static int64_t nevents(struct timeline *tl, const char *kind)
+{
+	return t_int(tl, "SELECT count(*) FROM event WHERE kind = '%s'", kind);
+}
+
+/* The field names and order of moby's api/types container.State, as
+ * `docker inspect` prints them. */
+static void oomkilled_true_is_a_kill(void **state)
+{
+	static const char killed[] =
+		"[\n"
+		"    {\n"
+		"        \"Name\": \"/vllm\",\n"
+		"        \"State\": {\n"
+		"            \"Status\": \"exited\",\n"
+		"            \"Running\": false,\n"
+		"            \"Paused\": false,\n"
+		"            \"Restarting\": false,\n"
+		"            \"OOMKilled\": true,\n"
+		"            \"Dead\": false,\n"
+		"            \"Pid\": 0,\n"
+		"            \"ExitCode\": 137,\n"
+		"            \"Error\": \"\",\n"
+		"            \"StartedAt\": \"2024-03-01T10:00:00.000000000Z\",\n"
+		"            \"FinishedAt\": \"2024-03-01T10:05:00.000000000Z\"\n"
+		"        },\n"
+		"    }\n"
+		"]\n";
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "k8s", "inspect", killed, 0) > 0);
+	assert_int_equal(nevents(tl, "k8s_oom_kill"), 1);
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.exit_code') FROM event "
+			       "WHERE kind = 'k8s_oom_kill'"), 137);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind = 'k8s_oom_kill'"),
+			 utc_ns(2024, 3, 1, 10, 5, 0, 0));
+	t_close(tl);
+}
+
+static void oomkilled_false_137_is_no_oom(void **state)
+{
+	struct timeline *tl = t_open();
+	size_t n;
+	char *text = t_slurp("tests/data/real/any_stack/"
+			     "docker-inspect-state-exit-137-oomkilled-false-redis.log", &n);
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "k8s", "redis", text, n) > 0);
+	free(text);
+	assert_int_equal(nevents(tl, "k8s_oom_kill"), 0);
+	assert_int_equal(nevents(tl, "process_crash"), 1);
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(oomkilled_true_is_a_kill),
+		cmocka_unit_test(oomkilled_false_137_is_no_oom),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

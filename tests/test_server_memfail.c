@@ -1,0 +1,99 @@
+/*
+ * test_server_memfail.c -- the server-log parser's side of the generic
+ * memory-failure recogniser (parsers/serving/server_memfail.c) on real
+ * lines: one failure told over several lines is one OOM event, two are
+ * two (issue 27, the wordings learnt from the sources).
+ *
+ * NCCL prints "Cuda failure 'out of memory'" (an engine_error event) and
+ * then "Failed to CUDA calloc N bytes" (src/include/alloc.h): once the
+ * calloc line became a wording of its own it was counted a second time
+ * (tests/data/real/gpu_host/nccl-cuda-oom-calloc.log).
+ */
+#include "testutil.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t nevents(struct timeline *tl, const char *kind)
+{
+	return t_int(tl, "SELECT count(*) FROM event WHERE kind = '%s'", kind);
+}
+
+static struct timeline *parse(const char *name, const char *text)
+{
+	struct timeline *tl = t_open();
+
+	assert_true(t_parse_mem(tl, "server_log", name, text, strlen(text)) > 0);
+	return tl;
+}
+
+/* NVIDIA/nccl issue 1235's lines (tests/data/real/gpu_host): one failure. */
+static void nccl_cuda_failure_then_calloc_is_one(void **state)
+{
+	static const char pair[] =
+		"ng30903:3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\n"
+		"\n"
+		"ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes\n"
+		"ng30903:3063028:3066152 [3] NCCL INFO transport/p2p.cc:204 -> 1\n";
+	static const char alone[] =
+		"ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes\n"
+		"ng30903:3063028:3066152 [3] NCCL INFO transport/p2p.cc:204 -> 1\n";
+	struct timeline *tl = parse("pair", pair);
+
+	(void)state;
+	assert_int_equal(nevents(tl, "engine_error") + nevents(tl, "mem_failure"), 1);
+	t_close(tl);
+	tl = parse("alone", alone);
+	assert_int_equal(nevents(tl, "mem_failure"), 1);
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.requested_bytes') FROM event "
+			       "WHERE kind = 'mem_failure'"), 6291456);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.family') FROM event "
+				   "WHERE kind = 'mem_failure'"), "nccl");
+	t_close(tl);
+}
+
+/* C++'s terminate message and its what() line: one host failure
+ * (tests/data/real/any_stack/cxx-std-bad-alloc-core-dumped.log). */
+static void bad_alloc_and_its_what_is_one(void **state)
+{
+	static const char text[] =
+		"terminate called after throwing an instance of 'std::bad_alloc'\n"
+		"  what():  std::bad_alloc\n"
+		"Aborted (core dumped)\n";
+	struct timeline *tl = parse("bad_alloc", text);
+
+	(void)state;
+	assert_int_equal(nevents(tl, "mem_failure"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.family') FROM event "
+				   "WHERE kind = 'mem_failure'"), "host");
+	t_close(tl);
+}
+
+/* Two tracebacks of a REPL, each its own XPU failure (intel-extension-
+ * for-pytorch 629): two events, with the sizes and total they state. */
+static void two_xpu_failures_are_two(void **state)
+{
+	size_t n;
+	char *text = t_slurp("tests/data/real/any_stack/ipex-xpu-oom-1.x-total-capacity-repl.log", &n);
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "repl", text, n) > 0);
+	free(text);
+	assert_int_equal(nevents(tl, "mem_failure"), 2);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'mem_failure' AND "
+			       "json_extract(data, '$.family') = 'xpu' AND "
+			       "json_extract(data, '$.total_bytes') > 16000000000"), 2);
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(nccl_cuda_failure_then_calloc_is_one),
+		cmocka_unit_test(bad_alloc_and_its_what_is_one),
+		cmocka_unit_test(two_xpu_failures_are_two),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
