@@ -125,6 +125,9 @@ def plan(binary, cfg, case, extra):
         args += ["--free-memory", lead(free) + "GiB"]
     if "sampler" in s:
         args += ["--sampler", s["sampler"]]
+    use_v1 = lead(s.get("VLLM_USE_V1", ""))
+    if case["engine"] == "vllm" and use_v1 is not None:   # the engine the env chose
+        args += ["--v1" if use_v1 == "1" else "--v0"]
     if "util" in s and lead(s["util"]):
         args += ["--gpu-memory-utilization", lead(s["util"])]
     for k in ("max_model_len", "max_num_batched_tokens", "block_size", "max_num_seqs", "pp"):
