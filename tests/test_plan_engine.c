@@ -5,13 +5,16 @@
  * (what grew during the profile run, 0.03-0.30 GiB, not the 2 GiB the
  * free-memory rule of 0.2-0.6 counted), V0's profile of
  * max(max_model_len, 2048) tokens without chunked prefill, and the V1
- * engine switched on in 0.7 (VLLM_USE_V1=1, --v1) or off in 0.8 (--v0).
+ * engine switched on in 0.7 (VLLM_USE_V1=1, --v1) or off in 0.8 (--v0);
+ * and the head tied or not when config.json does not say, as each
+ * model_type's config class in transformers defaults it.
  */
 #include "testutil.h"
 #include "analyzer/plan/gpus.h"
 #include "analyzer/plan/plan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Qwen/Qwen2.5-32B-Instruct config.json (the architecture fields) */
@@ -101,11 +104,46 @@ static void vllm_v1_switched_on_in_0_7(void **state)
 	assert_true(fabs(v0.non_torch_bytes / PL_GIB - 0.30) < 0.01);
 }
 
+/* A config.json without tie_word_embeddings: Llama's and Qwen2's
+ * classes untie (LlamaConfig, Qwen2Config: False), Falcon's and
+ * Starcoder2's tie (PretrainedConfig's True); the head's vocab x hidden
+ * weights are counted once or twice accordingly. */
+static void tied_head_follows_the_model_types_default(void **state)
+{
+	static const char fmt[] =
+		"{\"model_type\": \"%s\", \"hidden_size\": 4096, \"intermediate_size\": 11008,"
+		" \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"vocab_size\": 32000}";
+	static const struct { const char *type; int tie; } cases[] = {
+		{ "llama", 0 }, { "qwen2", 0 }, { "mistral", 0 }, { "gpt_neox", 0 },
+		{ "falcon", 1 }, { "starcoder2", 1 }, { "gemma", 1 }, { "opt", 1 },
+		{ "some_new_type", 1 },
+	};
+	char text[512];
+	struct pl_arch a, b;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), fmt, cases[i].type);
+		parse(text, &a);
+		assert_int_equal(a.tie, cases[i].tie);
+	}
+	/* said in the file, the file wins */
+	parse("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+	      " \"num_hidden_layers\": 32, \"vocab_size\": 32000, \"intermediate_size\": 11008,"
+	      " \"tie_word_embeddings\": true}", &a);
+	assert_int_equal(a.tie, 1);
+	snprintf(text, sizeof(text), fmt, "llama");
+	parse(text, &b);
+	assert_true(fabs(pl_param_count(&b) - pl_param_count(&a) - 32000.0 * 4096) < 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(vllm_v0_non_torch_and_profile_tokens),
 		cmocka_unit_test(vllm_v1_switched_on_in_0_7),
+		cmocka_unit_test(tied_head_follows_the_model_types_default),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,6 +202,32 @@ static int read_arch(json_t *o, struct pl_arch *a, char *err, size_t errn)
 	return 0;
 }
 
+/* Model types whose config class unties the head by default: transformers'
+ * configuration_<type>.py passes tie_word_embeddings=False (Qwen2Config
+ * and GPTNeoXConfig `tie_word_embeddings: bool = False` at
+ * huggingface/transformers@008e574; LlamaConfig, MistralConfig and the
+ * others likewise), or the remote-code config does (Baichuan, ChatGLM,
+ * InternLM2). Every other type takes PretrainedConfig's default, True:
+ * Gemma 1-3, OPT, GPT-2, Bloom, Cohere, Starcoder2 (`tie_word_embeddings:
+ * bool = True`, @008e574), Falcon (FalconConfig passes none, @0558553). */
+static const char *const untied_types[] = {
+	"llama", "llama4_text", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
+	"qwen3_moe", "qwen3_next", "phi", "phi3", "phimoe", "deepseek_v2", "deepseek_v3",
+	"gpt_neox", "gpt_oss", "olmo", "olmo2", "olmoe", "granite", "granitemoe", "jamba",
+	"dbrx", "nemotron", "stablelm", "glm4_moe", "minimax_m2", "baichuan", "chatglm",
+	"internlm2", NULL
+};
+
+int pl_tie_default(const char *model_type)
+{
+	const char *const *t;
+
+	for (t = untied_types; *t; t++)
+		if (!strcmp(model_type, *t))
+			return 0;
+	return 1;
+}
+
 int pl_config_parse(const char *buf, size_t n, struct pl_arch *a, char *err, size_t errn)
 {
 	json_error_t je;
@@ -239,8 +265,7 @@ int pl_config_parse(const char *buf, size_t n, struct pl_arch *a, char *err, siz
 	if (!a->kv_heads)
 		a->kv_heads = a->heads;
 	if (!json_object_get(o, "tie_word_embeddings") && !json_object_get(root, "tie_word_embeddings"))
-		/* the families' own defaults (OPTConfig ties, as PretrainedConfig does) */
-		a->tie = !strncmp(a->model_type, "gemma", 5) || !strcmp(a->model_type, "opt");
+		a->tie = pl_tie_default(a->model_type);
 	/* a vision tower beside the language model: SGLang lowers its memory
 	 * fraction for these (model_runner, "because this is a multimodal model") */
 	a->multimodal = json_is_object(json_object_get(root, "vision_config"));

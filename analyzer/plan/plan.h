@@ -227,6 +227,12 @@ int pl_plan(const struct pl_arch *a, const struct pl_settings *s, struct pl_resu
 const char *pl_engine_name(enum pl_engine e);
 /* The engine named (vllm, sglang, tgi, tensorrt-llm, ollama), or -1. */
 int pl_engine_parse(const char *name);
+/* Whether a config.json of model_type that does not say
+ * tie_word_embeddings ties its head: the type's config class default in
+ * transformers (False for Llama, Qwen2, Mistral...; PretrainedConfig's
+ * True for Gemma, OPT, Falcon and any type not known). */
+int pl_tie_default(const char *model_type);
+
 /* A version "0.10.1.1", "v0.9", "0.9.x" into PL_VERSION(0, 10, 1) form;
  * -1 when it does not start with major.minor. */
 int pl_version_parse(const char *text);
