@@ -7,7 +7,8 @@
  * max(max_model_len, 2048) tokens without chunked prefill, and the V1
  * engine switched on in 0.7 (VLLM_USE_V1=1, --v1) or off in 0.8 (--v0);
  * and the head tied or not when config.json does not say, as each
- * model_type's config class in transformers defaults it.
+ * model_type's config class in transformers defaults it; Gemma 3's SigLIP
+ * vision tower counted from vision_config.
  */
 #include "testutil.h"
 #include "analyzer/plan/gpus.h"
@@ -138,12 +139,55 @@ static void tied_head_follows_the_model_types_default(void **state)
 	assert_true(fabs(pl_param_count(&b) - pl_param_count(&a) - 32000.0 * 4096) < 1);
 }
 
+/* google/gemma-3-4b-it config.json (text_config and vision_config) */
+static const char gemma3_4b[] =
+	"{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\","
+	" \"hidden_size\": 2560, \"intermediate_size\": 10240, \"num_hidden_layers\": 34,"
+	" \"num_attention_heads\": 8, \"num_key_value_heads\": 4, \"head_dim\": 256,"
+	" \"sliding_window\": 1024, \"sliding_window_pattern\": 6, \"vocab_size\": 262208,"
+	" \"max_position_embeddings\": 131072}, \"vision_config\": {\"model_type\":"
+	" \"siglip_vision_model\", \"hidden_size\": 1152, \"intermediate_size\": 4304,"
+	" \"num_hidden_layers\": 27, \"num_attention_heads\": 16, \"patch_size\": 14,"
+	" \"image_size\": 896}, \"torch_dtype\": \"bfloat16\"}";
+
+/* Gemma 3 4B: SGLang 0.4.4 printed 8.13 GB of weights on an H200
+ * (sgl-project/sglang#4826), the SigLIP tower (about 0.42B parameters
+ * with the projector) included; the language model alone is 11 % short. */
+static void gemma3_vision_tower_is_counted(void **state)
+{
+	static const char bad_vision[] =
+		"{\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 2,"
+		" \"vocab_size\": 10, \"vision_config\": {\"hidden_size\": \"big\"}}";
+	struct pl_arch a;
+	char err[256];
+
+	(void)state;
+	parse(gemma3_4b, &a);
+	assert_true(a.multimodal);
+	assert_true(a.vision_params > 0.40e9 && a.vision_params < 0.44e9);
+	assert_true(fabs(pl_weights_bytes(&a, 1, 1, PL_Q_NONE, 2) / PL_GIB / 8.13 - 1) < 0.03);
+	/* half of it on each of two ranks */
+	assert_true(fabs(pl_weights_bytes(&a, 2, 1, PL_Q_NONE, 2) * 2.0 /
+			 pl_weights_bytes(&a, 1, 1, PL_Q_NONE, 2) - 1) < 0.01);
+	/* a vision_config that gives too little is not guessed at */
+	parse("{\"model_type\": \"llava\", \"text_config\": {\"model_type\": \"llama\","
+	      " \"hidden_size\": 4096, \"intermediate_size\": 11008, \"num_hidden_layers\": 32,"
+	      " \"num_attention_heads\": 32, \"vocab_size\": 32064}, \"vision_config\":"
+	      " {\"model_type\": \"clip_vision_model\"}}", &a);
+	assert_true(a.multimodal);
+	assert_true(a.vision_params == 0);
+	/* nor one that is not a number */
+	assert_int_equal(pl_config_parse(bad_vision, strlen(bad_vision), &a, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "hidden_size"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(vllm_v0_non_torch_and_profile_tokens),
 		cmocka_unit_test(vllm_v1_switched_on_in_0_7),
 		cmocka_unit_test(tied_head_follows_the_model_types_default),
+		cmocka_unit_test(gemma3_vision_tower_is_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

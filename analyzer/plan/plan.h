@@ -81,6 +81,8 @@ struct pl_arch {
 	char name_or_path[128]; /* config.json's _name_or_path, "" when absent */
 	int64_t max_position;   /* max_position_embeddings */
 	int multimodal;         /* a vision_config beside the language model */
+	double vision_params;   /* its vision tower and projector (0: not
+				 * counted, the config gives too little) */
 };
 
 enum pl_engine { PL_VLLM = 0, PL_SGLANG, PL_TGI, PL_TRTLLM, PL_OLLAMA };
