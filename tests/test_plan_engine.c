@@ -8,7 +8,8 @@
  * engine switched on in 0.7 (VLLM_USE_V1=1, --v1) or off in 0.8 (--v0);
  * and the head tied or not when config.json does not say, as each
  * model_type's config class in transformers defaults it; Gemma 3's SigLIP
- * vision tower counted from vision_config.
+ * vision tower counted from vision_config; the card table's totals as
+ * CUDA reports them (PyTorch's "total capacity"), not nvidia-smi's.
  */
 #include "testutil.h"
 #include "analyzer/plan/gpus.h"
@@ -181,6 +182,38 @@ static void gemma3_vision_tower_is_counted(void **state)
 	assert_non_null(strstr(err, "hidden_size"));
 }
 
+/* The table holds cudaMemGetInfo's total, as PyTorch's OOM messages
+ * print it: 14.74 GiB on a T4 (nvidia-smi 15360MiB), 22.03 on an L4
+ * (23034MiB), 21.99 on an A10G (23028MiB); an entry seen only in
+ * nvidia-smi says what it took off. */
+static void card_totals_are_what_cuda_reports(void **state)
+{
+	static const struct { const char *name; double gib; } seen[] = {
+		{ "t4", 14.74 }, { "l4", 22.03 }, { "a10", 21.99 }, { "a10g", 21.99 },
+		{ "v100-32gb", 31.74 }, { "a6000", 47.53 }, { "h100", 79.22 },
+	};
+	static const char *const all[] = {
+		"h100-80gb", "h100-94gb", "h20", "h200", "gh200", "b200", "a100-80gb", "a100-40gb",
+		"l40s", "l40", "a6000", "rtx6000-ada", "a10g", "l4", "t4", "v100-16gb", "v100-32gb",
+		"rtx3090", "rtx4090", "rtx5090",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {
+		const struct pl_gpu *g = pl_gpu_find(seen[i].name);
+		assert_non_null(g);
+		assert_true(fabs(g->mib / 1024.0 - seen[i].gib) < 0.006);
+	}
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		const struct pl_gpu *g = pl_gpu_find(all[i]);
+		assert_non_null(g);
+		/* a bare nvidia-smi figure is not what CUDA reports */
+		if (!strncmp(g->source, "nvidia-smi", 10))
+			assert_true(strstr(g->source, "less") || strstr(g->source, "not seen"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +221,7 @@ int main(void)
 		cmocka_unit_test(vllm_v1_switched_on_in_0_7),
 		cmocka_unit_test(tied_head_follows_the_model_types_default),
 		cmocka_unit_test(gemma3_vision_tower_is_counted),
+		cmocka_unit_test(card_totals_are_what_cuda_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
