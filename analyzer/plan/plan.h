@@ -122,6 +122,8 @@ struct pl_settings {
 	int card_rocm;              /* an AMD card: 1 Instinct, 2 Radeon (vLLM
 				     * falls back to V0 there before 0.9 / 0.10) */
 	int sampler;                /* vLLM's top-k/top-p sampler: PL_SAMPLER_* */
+	int batched_derived;        /* max_batched_tokens came from the engine's
+				     * defaults (V0: from max_model_len) */
 	int engine_v1;              /* vLLM's engine: 0 the version's default,
 				     * 1 V1 (VLLM_USE_V1=1, e.g. on 0.7),
 				     * -1 V0 (VLLM_USE_V1=0, e.g. on 0.8) */

@@ -108,6 +108,7 @@ static void batch_defaults(struct pl_settings *s)
 		s->max_num_seqs = s->engine == PL_OLLAMA ? 1 : vllm_v1(s) && big ? 1024 : 256;
 	if (s->max_batched_tokens >= 1)
 		return;
+	s->batched_derived = 1;
 	if (s->engine == PL_VLLM && !vllm_v1(s) && s->version >= PL_VERSION(0, 6, 0)) {
 		/* V0 (EngineArgs, SchedulerConfig): chunked prefill is on by
 		 * default for the OpenAI server when max_model_len > 32K, with
@@ -654,7 +655,12 @@ int pl_plan(const struct pl_arch *a, const struct pl_settings *s, struct pl_resu
 		t = *s;
 		len = r->kv_cache_tokens / 256 * 256;
 		t.max_model_len = len;
-		/* the profile run shrinks with the length: it can only fit better */
+		/* the profile run shrinks with the length (V0's default batch is
+		 * max_model_len's): it can only fit better */
+		if (t.batched_derived) {
+			t.max_batched_tokens = -1;
+			batch_defaults(&t);
+		}
 		if (try_setting(a, &t, &tr, err, errn) > 0) {
 			snprintf(v, sizeof(v), "%lld", (long long)len);
 			say(r, "max_model_len", v, "the longest request the KV cache holds");
