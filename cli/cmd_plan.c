@@ -24,7 +24,7 @@ static const char plan_usage[] =
 	"                    [--max-model-len L] [--max-num-seqs S]\n"
 	"                    [--gpu-memory-utilization U] [--block-size B]\n"
 	"                    [--max-num-batched-tokens T] [--engine-version V]\n"
-	"                    [--sampler native|flashinfer]\n"
+	"                    [--sampler native|flashinfer] [--v1 | --v0]\n"
 	"                    [--free-memory SIZE | --other-process-bytes N]\n"
 	"                    [--model-name NAME] [--weights-bytes N]\n"
 	"                    [--non-kv-bytes N] [--kv-cache-bytes N] [--format text|json]\n"
@@ -39,6 +39,8 @@ static const char plan_usage[] =
 	"  --engine-version: the engine's version (0.6.4, 0.9, 0.10.1): the non-KV\n"
 	"  estimate follows its profile run; default the newest modelled (vLLM 0.11).\n"
 	"  --sampler: vLLM's top-k/top-p sampler, when not the version's usual one.\n"
+	"  --v1, --v0: vLLM's engine when VLLM_USE_V1 chose it (V1 on 0.7 with\n"
+	"  VLLM_USE_V1=1, V0 on 0.8-0.10 with VLLM_USE_V1=0); default the version's.\n"
 	"  --free-memory: what nvidia-smi (or the engine) said was free on the card at\n"
 	"  start-up; --other-process-bytes: what other processes hold on it. vLLM 0.9.1+\n"
 	"  refuses to start when free < total x gpu_memory_utilization.\n"
@@ -50,7 +52,7 @@ static const char plan_usage[] =
 enum {
 	P_MODEL = 100, P_GPU, P_GPU_MEM, P_TP, P_PP, P_ENGINE, P_DTYPE, P_QUANT, P_KV_DTYPE,
 	P_MAX_LEN, P_MAX_SEQS, P_UTIL, P_BLOCK, P_BATCHED, P_WEIGHTS, P_NON_KV, P_KV,
-	P_VERSION, P_SAMPLER, P_FREE, P_OTHER, P_NAME,
+	P_VERSION, P_SAMPLER, P_FREE, P_OTHER, P_NAME, P_V1, P_V0,
 };
 
 #define O(name, id) { name, 0, 1, (enum cli_opt_id)(id) }
@@ -66,6 +68,7 @@ static const struct cli_opt plan_opts[] = {
 	O("--kv-cache-bytes", P_KV), O("--engine-version", P_VERSION),
 	O("--sampler", P_SAMPLER), O("--free-memory", P_FREE),
 	O("--other-process-bytes", P_OTHER), O("--model-name", P_NAME),
+	{ "--v1", 0, 0, (enum cli_opt_id)P_V1 }, { "--v0", 0, 0, (enum cli_opt_id)P_V0 },
 	{ "--format", 0, 1, OPT_FORMAT },
 	{ "--json", 0, 0, OPT_JSON }, { NULL, 0, 0, 0 }
 };
@@ -321,6 +324,10 @@ static int plan_option(int o, const char *v, struct pl_settings *s)
 	case P_VERSION:
 		if ((s->version = pl_version_parse(v)) < 0)
 			return cli_error("--engine-version: a version such as 0.9 or 0.10.1, not '%s'", v);
+		return 0;
+	case P_V1:
+	case P_V0:
+		s->engine_v1 = o == P_V1 ? 1 : -1;
 		return 0;
 	case P_SAMPLER:
 		if (!strcmp(v, "native"))

@@ -22,12 +22,30 @@ and a value, and plan run again with that value must fit. The version
 column (0.6.4, 0.9.x, 0.10.1.1) is passed as --engine-version when it
 reads as one. The card's memory is the printed total (gpu_gib), else the
 card the settings name (card=NAME, or gpu=) from plan's own table
-(--gpu NAME); each line says which. A printed free_at_start_gib (memory
+(--gpu NAME), or for llama.cpp/Ollama, whose cache does not depend on
+the card, a nominal 79.22 GiB; each line says which. A printed free_at_start_gib (memory
 other processes held) is passed as --free-memory; the model's name
 (settings model_name=, else the model column) as --model-name, from which
 plan infers a quantisation only when the config names none. Prints one line per check and a closing "N passed, M
 failed". --markdown prints the per-case table for bench/ACCURACY.md
 instead.
+
+Engines whose pool is not vLLM's: TensorRT-LLM sizes its pool as
+kv_cache_free_gpu_memory_fraction (a setting, passed as
+--gpu-memory-utilization) of the memory free after the engine loads;
+its log prints that free memory ("available"), kept as
+free_after_load_gib and given to plan in B as the weights and non-KV
+memory (total - available), its pages of tokens_per_block (64 unless
+set). llama.cpp and Ollama (engine llama.cpp or ollama, run as plan's
+ollama) keep no pool: the cache is n_ctx cells (num_ctx, n_ctx or ctx
+settings, passed as --max-model-len) for num_parallel sequences
+(n_parallel, num_parallel or parallel, --max-num-seqs), in cells of one
+token. Parallelism: tp is the column's leading number; pp= or
+pipeline_parallel_size= (in the settings or the tp column's words) is
+--pp; dp= or data_parallel_size= is a replica of the same per-GPU
+figures and changes nothing plan computes; an uneven layer split
+(VLLM_PP_LAYER_PARTITION) or cards of different sizes are not modelled
+and the case is not measured, with the reason.
 
 usage: plan_accuracy.py OOMLENS MANIFEST.tsv [--markdown]
 """
@@ -95,6 +113,8 @@ def card(case):
     name = s.get("card") or s.get("gpu")
     if name:
         return "table", name.split()[0]
+    if engine(case) == "ollama":   # a fixed cache: the card does not size it
+        return "nominal", "79.22"
     raise NotMeasured("the card's memory is not given (gpu_gib %r, no card= setting)" % case["gpu_gib"])
 
 
@@ -107,12 +127,51 @@ def model_name(case):
     return name if name and not re.search(r"\s", name) else None
 
 
+ENGINE = {"llama.cpp": "ollama", "llamacpp": "ollama", "trtllm": "tensorrt-llm",
+          "tensorrt_llm": "tensorrt-llm"}
+
+
+def engine(case):
+    """The manifest's engine as plan's --engine takes it."""
+    e = case["engine"].strip().lower()
+    return ENGINE.get(e, e)
+
+
+def parallel(case):
+    """(tp, pp) from the tp column ("4", or "1 (pp=2; ...)") and the
+    settings (pp=, pipeline_parallel_size=); NotMeasured for what plan
+    does not model (an uneven layer split)."""
+    s = kv(case["settings"])
+    m = re.match(r"\s*(\d+)", case["tp"])
+    if not m:
+        raise NotMeasured("tp column %r is not a number" % case["tp"])
+    words = case["tp"][m.end():]
+    pp = s.get("pp") or s.get("pipeline_parallel_size")
+    wm = re.search(r"\bpp\s*=\s*(\d+)", words)
+    if not pp and wm:
+        pp = wm.group(1)
+    if "VLLM_PP_LAYER_PARTITION" in s or "VLLM_PP_LAYER_PARTITION" in words:
+        raise NotMeasured("an uneven pipeline layer split (VLLM_PP_LAYER_PARTITION) is not modelled")
+    return m.group(1), (lead(pp) if pp else None)
+
+
+def setting(s, *names):
+    """The first of names the settings give, as a number, or None."""
+    for n in names:
+        if n in s and lead(s[n]):
+            return lead(s[n])
+    return None
+
+
 def plan(binary, cfg, case, extra):
     s = kv(case["settings"])
-    args = [binary, "plan", "--model", cfg, "--engine", case["engine"], "--tp", case["tp"],
+    tp, pp = parallel(case)
+    args = [binary, "plan", "--model", cfg, "--engine", engine(case), "--tp", tp,
             "--format", "json"]
+    if pp:
+        args += ["--pp", pp]
     src, what = card(case)
-    if src == "printed":
+    if src in ("printed", "nominal"):
         args += ["--gpu-memory", what + "GiB"]
     if version(case):
         args += ["--engine-version", version(case)]
@@ -125,11 +184,26 @@ def plan(binary, cfg, case, extra):
         args += ["--free-memory", lead(free) + "GiB"]
     if "sampler" in s:
         args += ["--sampler", s["sampler"]]
-    if "util" in s and lead(s["util"]):
-        args += ["--gpu-memory-utilization", lead(s["util"])]
-    for k in ("max_model_len", "max_num_batched_tokens", "block_size", "max_num_seqs", "pp"):
-        if k in s and lead(s[k]):
-            args += ["--" + k.replace("_", "-"), lead(s[k])]
+    use_v1 = lead(s.get("VLLM_USE_V1", ""))
+    if case["engine"] == "vllm" and use_v1 is not None:   # the engine the env chose
+        args += ["--v1" if use_v1 == "1" else "--v0"]
+    util = setting(s, "util", "kv_cache_free_gpu_memory_fraction", "free_gpu_memory_fraction")
+    if util:
+        args += ["--gpu-memory-utilization", util]
+    block = setting(s, "block_size", "tokens_per_block")
+    if block:
+        args += ["--block-size", block]
+    if engine(case) == "ollama":   # a fixed context of n_ctx cells, not a pool
+        ctx = setting(s, "num_ctx", "n_ctx", "ctx", "max_model_len")
+        par = setting(s, "num_parallel", "n_parallel", "parallel", "max_num_seqs")
+        if ctx:
+            args += ["--max-model-len", ctx]
+        if par:
+            args += ["--max-num-seqs", par]
+    else:
+        for k in ("max_model_len", "max_num_batched_tokens", "max_num_seqs"):
+            if k in s and lead(s[k]):
+                args += ["--" + k.replace("_", "-"), lead(s[k])]
     p = subprocess.run(args + extra, capture_output=True, text=True)
     if p.returncode not in (0, 1) or not p.stdout:
         raise RuntimeError("plan failed: %s" % p.stderr.strip())
@@ -148,7 +222,7 @@ def refit(binary, cfg, case):
         return 0
     again = dict(case)
     if a["knob"] == "tensor_parallel_size":
-        again["tp"] = a["value"]
+        again["tp"] = re.sub(r"^\s*\d+", str(a["value"]), case["tp"])
         extra = []
     else:
         s = kv(case["settings"])
@@ -180,7 +254,8 @@ def measure(binary, tmp, case, checks):
     with open(cfg, "w") as f:
         json.dump(config(case["arch"]), f)
     pr = {k: lead_float(v) for k, v in kv(case["printed"]).items()}
-    block = int(kv(case["settings"]).get("block_size", 1 if case["engine"] == "sglang" else 16))
+    block = int(setting(kv(case["settings"]), "block_size", "tokens_per_block") or
+                {"sglang": 1, "ollama": 1, "tensorrt-llm": 64}.get(engine(case), 16))
     want_tokens = pr.get("kv_tokens") or (pr["gpu_blocks"] * block if "gpu_blocks" in pr else None)
 
     def compare(mode, r, tol):
@@ -204,7 +279,19 @@ def measure(binary, tmp, case, checks):
     if "kv_gib" in pr:
         r = plan(binary, cfg, case, ["--kv-cache-bytes", "%.6fGiB" % pr["kv_gib"]])
         compare("A", r, 0.02)
-    if "weights_gib" in pr and "non_kv_gib" in pr and "kv_gib" in pr:
+    if engine(case) == "tensorrt-llm" and "free_after_load_gib" in pr:
+        # TensorRT-LLM's pool is its fraction of what is free after the
+        # load: the printed free memory stands for weights + non-KV
+        total = float(card(case)[1]) if card(case)[0] == "printed" else None
+        if total is None:
+            raise NotMeasured("TensorRT-LLM B needs the printed total beside the free memory")
+        r = plan(binary, cfg, case, ["--weights-bytes", "%.6fGiB" % (total - pr["free_after_load_gib"]),
+                                     "--non-kv-bytes", "0"])
+        if "kv_gib" in pr:
+            checks.append((case["case"], "B", "kv_cache_bytes", r["kv_cache_bytes"] / GIB,
+                           pr["kv_gib"], 0.02))
+        compare("B", r, 0.02)
+    elif "weights_gib" in pr and "non_kv_gib" in pr and "kv_gib" in pr:
         r = plan(binary, cfg, case, ["--weights-bytes", "%.6fGiB" % pr["weights_gib"],
                                      "--non-kv-bytes", "%.6fGiB" % pr["non_kv_gib"]])
         checks.append((case["case"], "B", "kv_cache_bytes", r["kv_cache_bytes"] / GIB, pr["kv_gib"], 0.02))
@@ -233,6 +320,7 @@ def main():
             try:
                 src, what = card(case)
                 cards[case["case"]] = "%.2f GiB printed" % float(what) if src == "printed" \
+                    else "%s GiB nominal (fixed cache)" % what if src == "nominal" \
                     else "table: %s" % what
             except NotMeasured:
                 cards[case["case"]] = "none"

@@ -7,7 +7,8 @@
 # then a configuration that does not fit: plan must say so (exit 1) with a
 # knob and value, and plan run again with that value must fit (exit 0);
 # the same when another process holds part of the card (--free-memory);
-# and a quantisation inferred from a name is labelled as such.
+# a quantisation inferred from a name is labelled as such; and --v1/--v0
+# override the version's vLLM engine.
 set -u
 bin=$1
 src=$2
@@ -73,6 +74,21 @@ if [ "$src" = "int4 name hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4" ]; 
 	echo "ok   plan --model-name: int4 inferred from the name, and said so"
 else
 	echo "FAIL: plan --model-name ...-AWQ-INT4: quantization '$src'"
+	fail=1
+fi
+# VLLM_USE_V1=1 on 0.7 (--v1): V1's profile, not V0's; --v0 on 0.8 the reverse
+nonkv() {
+	"$bin" plan --model "$tmp/config.json" --gpu h100 --max-model-len 8192 "$@" --format json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["non_kv_bytes"])'
+}
+v0=$(nonkv --engine-version 0.7.3)
+v1=$(nonkv --engine-version 0.7.3 --v1)
+v08=$(nonkv --engine-version 0.8.5)
+v08v0=$(nonkv --engine-version 0.8.5 --v0)
+if [ -n "$v0" ] && [ -n "$v1" ] && [ "$v0" != "$v1" ] && [ "$v08v0" = "$v0" ] && [ "$v08" != "$v08v0" ]; then
+	echo "ok   plan --v1/--v0: the engine VLLM_USE_V1 chose, not the version's default"
+else
+	echo "FAIL: plan --v1/--v0: non-KV 0.7.3 $v0, --v1 $v1, 0.8.5 $v08, --v0 $v08v0"
 	fail=1
 fi
 exit $fail

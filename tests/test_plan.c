@@ -239,9 +239,10 @@ static void vllm_profile_run_by_version(void **state)
 		    r.activation_bytes / 3);
 	assert_int_equal(llama_on_h100(PL_VERSION(0, 10, 1), PL_SAMPLER_NATIVE, 0).activation_bytes,
 			 r.activation_bytes);
-	/* an A100 gets V1's small-card defaults; V0 (0.6) keeps its own */
+	/* an A100 gets V1's small-card defaults; V0 (0.6) keeps its own: no
+	 * chunked prefill at 16000 tokens, the profile takes max_model_len */
 	assert_int_equal(llama_on_h100(PL_VERSION(0, 11, 0), 0, 1).used.max_num_seqs, 256);
-	assert_int_equal(llama_on_h100(PL_VERSION(0, 6, 4), 0, 0).used.max_batched_tokens, 8192);
+	assert_int_equal(llama_on_h100(PL_VERSION(0, 6, 4), 0, 0).used.max_batched_tokens, 16000);
 	assert_int_equal(llama_on_h100(PL_VERSION(0, 6, 4), 0, 0).non_torch_bytes,
 			 (int64_t)(0.5 * PL_GIB));
 }

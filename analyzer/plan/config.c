@@ -202,6 +202,74 @@ static int read_arch(json_t *o, struct pl_arch *a, char *err, size_t errn)
 	return 0;
 }
 
+/* The parameters of a ViT vision tower (SigLIP, CLIP) from vision_config,
+ * with the projector into the language model of text_hidden: per layer
+ * q/k/v/o with biases, fc1/fc2 with biases, two LayerNorms; the patch
+ * embedding (a num_channels x patch^2 convolution with its bias) and one
+ * position embedding per patch ((image_size / patch_size)^2; CLIP adds
+ * a class token and a pre-LayerNorm); the post-LayerNorm. The projector:
+ * Gemma 3's one matrix and RMSNorm (Gemma3MultiModalProjector), else
+ * LLaVA's two linear layers. 0 when hidden_size, num_hidden_layers or
+ * intermediate_size is missing (nothing is guessed); -1 on a field that
+ * is not a whole number in range (err says which). Approximate where a
+ * family adds parts (SigLIP's attention-pooling head, vision_use_head,
+ * is not counted; Qwen2-VL's and Llama 4's towers differ). */
+static double vision_params(json_t *v, const char *model_type, int text_hidden, char *err,
+			    size_t errn)
+{
+	int h = 0, inter = 0, layers = 0, patch = 14, image = 224, ch = 3, r = 0;
+	const char *vt = get_str(v, "model_type");
+	int clip = vt && !strcmp(vt, "clip_vision_model");
+	double n, per, grid;
+
+	r |= take(v, "hidden_size", 1, PL_DIM_MAX, &h, err, errn);
+	r |= take(v, "intermediate_size", 1, PL_DIM_MAX, &inter, err, errn);
+	r |= take(v, "num_hidden_layers", 1, 4096, &layers, err, errn);
+	r |= take(v, "patch_size", 1, 4096, &patch, err, errn);
+	r |= take(v, "image_size", 1, 65536, &image, err, errn);
+	r |= take(v, "num_channels", 1, 64, &ch, err, errn);
+	if (r)
+		return -1;
+	if (!h || !inter || !layers)
+		return 0;
+	per = 4.0 * h * h + 4.0 * h + 2.0 * h * inter + inter + h + 4.0 * h;
+	grid = (double)(image / patch) * (image / patch);
+	n = layers * per + (double)ch * patch * patch * h + h + (grid + clip) * h + 2.0 * h;
+	if (clip)
+		n += h + 2.0 * h;                       /* class embedding, pre-LayerNorm */
+	if (!strncmp(model_type, "gemma3", 6))
+		n += (double)h * text_hidden + h;
+	else
+		n += (double)h * text_hidden + (double)text_hidden * text_hidden + 2.0 * text_hidden;
+	return n;
+}
+
+/* Model types whose config class unties the head by default: transformers'
+ * configuration_<type>.py passes tie_word_embeddings=False (Qwen2Config
+ * and GPTNeoXConfig `tie_word_embeddings: bool = False` at
+ * huggingface/transformers@008e574; LlamaConfig, MistralConfig and the
+ * others likewise), or the remote-code config does (Baichuan, ChatGLM,
+ * InternLM2). Every other type takes PretrainedConfig's default, True:
+ * Gemma 1-3, OPT, GPT-2, Bloom, Cohere, Starcoder2 (`tie_word_embeddings:
+ * bool = True`, @008e574), Falcon (FalconConfig passes none, @0558553). */
+static const char *const untied_types[] = {
+	"llama", "llama4_text", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
+	"qwen3_moe", "qwen3_next", "phi", "phi3", "phimoe", "deepseek_v2", "deepseek_v3",
+	"gpt_neox", "gpt_oss", "olmo", "olmo2", "olmoe", "granite", "granitemoe", "jamba",
+	"dbrx", "nemotron", "stablelm", "glm4_moe", "minimax_m2", "baichuan", "chatglm",
+	"internlm2", NULL
+};
+
+int pl_tie_default(const char *model_type)
+{
+	const char *const *t;
+
+	for (t = untied_types; *t; t++)
+		if (!strcmp(model_type, *t))
+			return 0;
+	return 1;
+}
+
 int pl_config_parse(const char *buf, size_t n, struct pl_arch *a, char *err, size_t errn)
 {
 	json_error_t je;
@@ -239,11 +307,17 @@ int pl_config_parse(const char *buf, size_t n, struct pl_arch *a, char *err, siz
 	if (!a->kv_heads)
 		a->kv_heads = a->heads;
 	if (!json_object_get(o, "tie_word_embeddings") && !json_object_get(root, "tie_word_embeddings"))
-		/* the families' own defaults (OPTConfig ties, as PretrainedConfig does) */
-		a->tie = !strncmp(a->model_type, "gemma", 5) || !strcmp(a->model_type, "opt");
+		a->tie = pl_tie_default(a->model_type);
 	/* a vision tower beside the language model: SGLang lowers its memory
 	 * fraction for these (model_runner, "because this is a multimodal model") */
-	a->multimodal = json_is_object(json_object_get(root, "vision_config"));
+	q = json_object_get(root, "vision_config");
+	a->multimodal = json_is_object(q);
+	if (a->multimodal) {
+		const char *top = get_str(root, "model_type");
+		if ((a->vision_params = vision_params(q, top ? top : a->model_type, a->hidden,
+						      err, errn)) < 0)
+			goto out;
+	}
 	if (a->kv_heads > a->heads) {
 		snprintf(err, errn, "config.json: %d KV heads for %d attention heads",
 			 a->kv_heads, a->heads);

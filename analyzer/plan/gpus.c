@@ -1,12 +1,17 @@
 /*
  * gpus.c -- the card table of gpus.h. Each figure is the total CUDA
- * reports for the card (MiB), taken from an engine's log where one was
- * seen (vLLM's total_gpu_memory, TensorRT-LLM's "Memory usage when
- * calculating max tokens", SGLang's avail mem), else from nvidia-smi's
- * memory total less the driver's reservation; MIG instances from
- * nvidia-smi mig -lgip as NVIDIA's MIG user guide prints it. AMD cards
- * carry rocm = 1 (Instinct) or 2 (Radeon) (pool.c: vLLM's ROCm rules); a
- * figure not seen in a log says so in its source.
+ * reports for the card (cudaMemGetInfo's total: what torch.cuda.
+ * mem_get_info returns, what vLLM prints as total_gpu_memory and PyTorch's
+ * OOM message as "total capacity"), in MiB. It is nvidia-smi's memory
+ * total less what the driver keeps, which varies by card and driver
+ * (265 MiB on a T4, 438 on an H100, 475 on an L4, 510 on an A10G, 870 on
+ * an A100-80GB among the pairs seen), so nvidia-smi's figure is never
+ * converted by a fixed rule: each entry's source says where its total
+ * was seen (an engine's log, a PyTorch OOM message), and the few seen
+ * only in nvidia-smi say so and take off the 470 MiB typical of the
+ * cards seen. MIG instances from nvidia-smi mig -lgip as NVIDIA's MIG
+ * user guide prints it. AMD cards carry rocm = 1 (Instinct) or 2
+ * (Radeon) (pool.c: vLLM's ROCm rules).
  */
 #include "analyzer/plan/gpus.h"
 
@@ -18,23 +23,30 @@
 static const struct pl_gpu gpus[] = {
 	{ "h100-80gb", "h100 h100-sxm h100-pcie h800", GIB_MIB(79.22),
 	  "vLLM total_gpu_memory 79.22GiB (vllm-project/vllm#10511)", 0 },
-	{ "h100-94gb", "h100-nvl", GIB_MIB(93.1), "nvidia-smi 95830MiB", 0 },
+	{ "h100-94gb", "h100-nvl", GIB_MIB(93.1), "nvidia-smi 95830MiB less 470 MiB; not seen in a log", 0 },
 	{ "h20", "h20-96gb", GIB_MIB(95.00), "vLLM total_gpu_memory 95.00GiB (LMCache/LMCache#503)", 0 },
 	{ "h200", "h200-141gb h200-sxm", GIB_MIB(139.8), "vLLM 'Total memory 139.8 GiB' (vllm-project/vllm-omni#1842)", 0 },
-	{ "gh200", "gh200-96gb", GIB_MIB(94.5), "nvidia-smi 97871MiB", 0 },
-	{ "b200", "b200-180gb", GIB_MIB(178.35), "nvidia-smi 183359MiB", 0 },
+	{ "gh200", "gh200-96gb", GIB_MIB(94.5), "nvidia-smi 97871MiB; 94.5 GiB not seen in a log", 0 },
+	{ "b200", "b200-180gb", GIB_MIB(178.35), "nvidia-smi 183359MiB; 178.35 GiB not seen in a log", 0 },
 	{ "a100-80gb", "a100-sxm4-80gb a100-pcie-80gb", GIB_MIB(79.15), "torch total 79.15 GiB", 0 },
 	{ "a100-40gb", "a100 a100-sxm4-40gb a100-pcie-40gb", GIB_MIB(39.39),
 	  "TensorRT-LLM total 39.39 GiB (NVIDIA/TensorRT-LLM#2268)", 0 },
 	{ "l40s", "l40s-48gb", GIB_MIB(44.53), "vLLM total_gpu_memory 44.53GiB (vllm-project/vllm#15598)", 0 },
 	{ "l40", "l40-48gb", GIB_MIB(44.53), "as L40S (same 46068MiB)", 0 },
-	{ "a6000", "rtx-a6000", GIB_MIB(47.53), "nvidia-smi 49140MiB", 0 },
-	{ "rtx6000-ada", "rtx-6000-ada", GIB_MIB(47.50), "nvidia-smi 49140MiB", 0 },
-	{ "a10g", "a10", GIB_MIB(21.99), "nvidia-smi 23028MiB", 0 },
-	{ "l4", "l4-24gb", GIB_MIB(22.03), "nvidia-smi 23034MiB", 0 },
-	{ "t4", "t4-16gb", GIB_MIB(14.58), "nvidia-smi 15360MiB", 0 },
+	{ "a6000", "rtx-a6000", GIB_MIB(47.53),
+	  "PyTorch OOM 'total capacity of 47.53 GiB' (47.54 on 2xA6000 runs); nvidia-smi 49140MiB", 0 },
+	{ "rtx6000-ada", "rtx-6000-ada", GIB_MIB(47.50), "nvidia-smi 49140MiB less 500 MiB; not seen in a log", 0 },
+	{ "a10g", "a10", GIB_MIB(21.99),
+	  "PyTorch OOM 'total capacity of 21.99 GiB' (SageMaker g5, DJL serving); nvidia-smi "
+	  "23028MiB (22.49 GiB) less 510 MiB; newer drivers report up to 22.06", 0 },
+	{ "l4", "l4-24gb", GIB_MIB(22.03),
+	  "PyTorch OOM on an L4 'total capacity of 22.03 GiB' ('22.03 GiB visible to PyTorch'); "
+	  "nvidia-smi 23034MiB (22.49 GiB) less 475 MiB", 0 },
+	{ "t4", "t4-16gb", GIB_MIB(14.74),
+	  "PyTorch OOM on Colab T4s 'total capacity of 14.74 GiB' (14.75 in older messages); "
+	  "nvidia-smi 15360MiB less 265 MiB", 0 },
 	{ "v100-16gb", "v100", GIB_MIB(15.77), "vLLM total_gpu_memory 15.77GiB (vllm-project/vllm#11251)", 0 },
-	{ "v100-32gb", "", GIB_MIB(31.74), "nvidia-smi 32768MiB", 0 },
+	{ "v100-32gb", "", GIB_MIB(31.74), "PyTorch OOM '31.74 GiB total capacity'", 0 },
 	{ "rtx3090", "3090 rtx-3090", GIB_MIB(23.58), "vLLM total_gpu_memory 23.58GiB (vllm-project/vllm#10517)", 0 },
 	{ "rtx4090", "4090 rtx-4090", GIB_MIB(23.55), "vLLM total_gpu_memory 23.55GiB (vllm-project/vllm#11550)", 0 },
 	{ "rtx5090", "5090 rtx-5090", GIB_MIB(31.37), "vLLM total_gpu_memory 31.37GiB (vllm-project/vllm#14452)", 0 },

@@ -81,6 +81,8 @@ struct pl_arch {
 	char name_or_path[128]; /* config.json's _name_or_path, "" when absent */
 	int64_t max_position;   /* max_position_embeddings */
 	int multimodal;         /* a vision_config beside the language model */
+	double vision_params;   /* its vision tower and projector (0: not
+				 * counted, the config gives too little) */
 };
 
 enum pl_engine { PL_VLLM = 0, PL_SGLANG, PL_TGI, PL_TRTLLM, PL_OLLAMA };
@@ -120,6 +122,11 @@ struct pl_settings {
 	int card_rocm;              /* an AMD card: 1 Instinct, 2 Radeon (vLLM
 				     * falls back to V0 there before 0.9 / 0.10) */
 	int sampler;                /* vLLM's top-k/top-p sampler: PL_SAMPLER_* */
+	int batched_derived;        /* max_batched_tokens came from the engine's
+				     * defaults (V0: from max_model_len) */
+	int engine_v1;              /* vLLM's engine: 0 the version's default,
+				     * 1 V1 (VLLM_USE_V1=1, e.g. on 0.7),
+				     * -1 V0 (VLLM_USE_V1=0, e.g. on 0.8) */
 };
 
 /* vLLM's top-k/top-p sampler, whose dummy run is the profile's peak:
@@ -224,6 +231,12 @@ int pl_plan(const struct pl_arch *a, const struct pl_settings *s, struct pl_resu
 const char *pl_engine_name(enum pl_engine e);
 /* The engine named (vllm, sglang, tgi, tensorrt-llm, ollama), or -1. */
 int pl_engine_parse(const char *name);
+/* Whether a config.json of model_type that does not say
+ * tie_word_embeddings ties its head: the type's config class default in
+ * transformers (False for Llama, Qwen2, Mistral...; PretrainedConfig's
+ * True for Gemma, OPT, Falcon and any type not known). */
+int pl_tie_default(const char *model_type);
+
 /* A version "0.10.1.1", "v0.9", "0.9.x" into PL_VERSION(0, 10, 1) form;
  * -1 when it does not start with major.minor. */
 int pl_version_parse(const char *text);

@@ -77,11 +77,15 @@ int pl_version_parse(const char *text)
  * VLLM_USE_V1=1. Falling back to V0 Engine." and run V0, while 0.9.2 on
  * an Instinct card initializes "a V1 LLM engine" (ROCm/rocm-blogs
  * rocm-ray). So: Instinct cards V1 from 0.9, Radeon cards from 0.10 (the
- * Radeon boundary is not seen in a log). */
+ * Radeon boundary is not seen in a log). What the user says
+ * (VLLM_USE_V1=1 on 0.7, =0 on 0.8: --v1, --v0) overrides the version's
+ * default. */
 static int vllm_v1(const struct pl_settings *s)
 {
 	if (s->engine != PL_VLLM)
 		return 0;
+	if (s->engine_v1)
+		return s->engine_v1 > 0;
 	if (s->card_rocm && s->version &&
 	    s->version < (s->card_rocm == 2 ? PL_VERSION(0, 10, 0) : PL_VERSION(0, 9, 0)))
 		return 0;
@@ -93,17 +97,28 @@ static int vllm_v1(const struct pl_settings *s)
  * 1024 sequences and 8192 batched tokens for the OpenAI server on a card
  * of 70 GiB or more that is not an A100 ("For GPUs like H100 and
  * MI300x"), else 256 and 2048 (the 0.10.1.1 logs on A100-80GB print
- * "max_num_batched_tokens=2048"). V0 and the other engines: 256, and
- * 8192 tokens (TGI's max_batch_prefill_tokens 4096). */
+ * "max_num_batched_tokens=2048"). V0 from 0.6: see below. Older V0 and
+ * the other engines: 256, and 8192 tokens (TGI's max_batch_prefill_tokens
+ * 4096). */
 static void batch_defaults(struct pl_settings *s)
 {
 	int big = s->gpu_bytes >= (int64_t)(70 * PL_GIB) && !s->card_a100;
 
 	if (s->max_num_seqs < 1)
 		s->max_num_seqs = s->engine == PL_OLLAMA ? 1 : vllm_v1(s) && big ? 1024 : 256;
-	if (s->max_batched_tokens < 1)
-		s->max_batched_tokens = s->engine == PL_TGI ? 4096
-				      : vllm_v1(s) && !big ? 2048 : 8192;
+	if (s->max_batched_tokens >= 1)
+		return;
+	s->batched_derived = 1;
+	if (s->engine == PL_VLLM && !vllm_v1(s) && s->version >= PL_VERSION(0, 6, 0)) {
+		/* V0 (EngineArgs, SchedulerConfig): chunked prefill is on by
+		 * default for the OpenAI server when max_model_len > 32K, with
+		 * 2048 batched tokens; else no chunking and the profile run
+		 * takes max(max_model_len, 2048) tokens */
+		s->max_batched_tokens = s->max_model_len > 32768 ? 2048
+				      : s->max_model_len > 2048 ? s->max_model_len : 2048;
+		return;
+	}
+	s->max_batched_tokens = s->engine == PL_TGI ? 4096 : vllm_v1(s) && !big ? 2048 : 8192;
 }
 
 /* SGLang's default mem_fraction_static (ServerArgs), by version:
@@ -251,6 +266,16 @@ static int64_t activation_estimate(const struct pl_arch *a, const struct pl_sett
 {
 	double mlp = mlp_activation(a, s), sampler;
 
+	if (vllm_v1(s) && s->version && s->version < PL_VERSION(0, 8, 0)) {
+		/* V1 on 0.7 (VLLM_USE_V1=1): no dummy sampler run yet; the
+		 * profile computes the logits of every batched token
+		 * (GPUModelRunner.profile_run, "TODO: Consider the memory usage
+		 * of the sampler"). 10 bytes per logit element (bf16 logits,
+		 * their fp32 copy and probabilities) fits the one 0.7.1 log
+		 * (vllm-project/vllm#12569): approximate. */
+		sampler = (double)s->max_batched_tokens * a->vocab * 10.0;
+		return (int64_t)(mlp > sampler ? mlp : sampler);
+	}
 	if (vllm_v1(s)) {
 		double reqs = (double)(s->max_num_seqs < s->max_batched_tokens ? s->max_num_seqs
 									      : s->max_batched_tokens);
@@ -266,14 +291,30 @@ static int64_t activation_estimate(const struct pl_arch *a, const struct pl_sett
  * taken after the context exists (utils memory_profiling,
  * non_torch_increase): 0.13 GiB at TP 1 and 0.55 GiB at TP 2 under 0.11
  * (0.14 and 0.54 for Qwen3-32B), so 0.42 GiB more for each other rank.
- * V0 before 0.6.5 measured from the card's free memory, context
- * included: 0.5 GiB, 2 GiB with TP > 1. */
+ * V0 0.7 on (worker.determine_num_available_blocks under
+ * memory_profiling, baseline after the context and the distributed
+ * init) prints what grew during the profile run alone: 0.03 GiB at TP 1
+ * (RTX 4060, 0.7.3), 0.25 and 0.30 at TP 2 (RTX 4090 and L40S, 0.7),
+ * 0.28 at TP 4 (H100, 0.8 with VLLM_USE_V1=0): 0.05 GiB, 0.3 GiB with
+ * more ranks (NCCL's and the all-reduce's buffers exist before the
+ * baseline, so TP does not scale it). V0 before 0.7 (the 0.2-0.6 logs'
+ * non-KV figures) counted from the card's free memory, context
+ * included: 0.5 GiB, 2 GiB with TP > 1; so does V0 on ROCm (the 0.9.0
+ * OPT-125m log on a Radeon card: 1.02 GiB non-KV beside a 0.2 GiB
+ * activation peak). */
 static int64_t non_torch_estimate(const struct pl_settings *s)
 {
 	int ranks = s->tp * s->pp;
 
+	if (vllm_v1(s) && s->version && s->version < PL_VERSION(0, 8, 0))
+		/* V1 on 0.7: determine_available_memory counts total - free -
+		 * torch's, the CUDA context included (as V0 before 0.7) */
+		return (int64_t)((0.5 + 0.42 * (ranks - 1)) * PL_GIB);
 	if (vllm_v1(s))
 		return (int64_t)((0.13 + 0.42 * (ranks - 1)) * PL_GIB);
+	if (s->engine == PL_VLLM && !s->card_rocm &&
+	    (s->version == 0 || s->version >= PL_VERSION(0, 7, 0)))
+		return (int64_t)((ranks > 1 ? 0.3 : 0.05) * PL_GIB);
 	return (int64_t)((ranks > 1 ? 2.0 : 0.5) * PL_GIB);
 }
 
@@ -614,7 +655,12 @@ int pl_plan(const struct pl_arch *a, const struct pl_settings *s, struct pl_resu
 		t = *s;
 		len = r->kv_cache_tokens / 256 * 256;
 		t.max_model_len = len;
-		/* the profile run shrinks with the length: it can only fit better */
+		/* the profile run shrinks with the length (V0's default batch is
+		 * max_model_len's): it can only fit better */
+		if (t.batched_derived) {
+			t.max_batched_tokens = -1;
+			batch_defaults(&t);
+		}
 		if (try_setting(a, &t, &tr, err, errn) > 0) {
 			snprintf(v, sizeof(v), "%lld", (long long)len);
 			say(r, "max_model_len", v, "the longest request the KV cache holds");

@@ -12,7 +12,9 @@
  * per quantised weight, scales and zeros included, are quant.c's.
  * docs/plan.md says
  * where this is approximate (linear-attention and SSM layers are counted
- * as attention layers; vision towers are not counted).
+ * as attention layers). A vision tower (config.c's vision_params) is
+ * counted in 16 bits on the first stage, split over the TP ranks: the
+ * engines shard its linear layers and leave it unquantised.
  */
 #include "analyzer/plan/plan.h"
 
@@ -80,7 +82,7 @@ double pl_param_count(const struct pl_arch *a)
 		n += lin + other + e;
 	}
 	n += (double)a->vocab * a->hidden * (a->tie ? 1 : 2) + a->hidden;
-	return n;
+	return n + a->vision_params;
 }
 
 /* n rounded up to a multiple of m (m >= 1). */
@@ -115,7 +117,7 @@ int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n
 	 * GGUF's bits per weight are the whole file's: embeddings included */
 	eb = q == PL_Q_GGUF ? qb : dtype_bytes;
 	if (embed)
-		bytes += (double)a->vocab * a->hidden / tp * eb;
+		bytes += (double)a->vocab * a->hidden / tp * eb + a->vision_params / tp * dtype_bytes;
 	if (head && !(embed && a->tie))
 		bytes += (double)a->vocab * a->hidden / tp * eb;
 	bytes += (double)a->hidden * dtype_bytes;
