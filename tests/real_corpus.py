@@ -475,6 +475,10 @@ def check_any_stack(rep, key, value):
     if key in ("family", "phase"):
         got = [e.get(key) for e in evs]
         return (value in got, got)
+    if key == "scope":                   # the first OOM's memory: gpu or host (issue 27)
+        ooms = ((rep.get("summary") or {}).get("ooms")) or []
+        got = ooms[0].get("scope") if ooms else None
+        return (got == value, got)
     if key == "first_phase":
         got = evs[0].get("phase") if evs else None
         return (got == value, got)

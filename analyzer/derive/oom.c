@@ -108,9 +108,11 @@ static const char *const single_sql[] = {
 	" WHERE t.kind = 'torch_oom' AND t.artifact_id IS e.artifact_id"
 	" AND abs(coalesce(t.line, 0) - coalesce(e.line, 0)) <= 30)",
 	/* any stack's memory failure the generic recogniser read (ROCm/HIP,
-	 * ggml, Metal, MPS, XLA, cuDNN...); the line that repeats a PyTorch
+	 * ggml, Metal, MPS, XLA, cuDNN...), in host memory when it says so
+	 * (ggml's CPU buffers: data.host); the line that repeats a PyTorch
 	 * OOM of the same log within 30 lines is that OOM's */
-	CAND_COLS "'mem_failure', 'gpu', " JD("device") ", NULL, " JD("requested_bytes") ","
+	CAND_COLS "'mem_failure', CASE WHEN " JD("host") " THEN 'host' ELSE 'gpu' END, "
+	JD("device") ", NULL, " JD("requested_bytes") ","
 	" e.pid, e.comm, e.pid, e.comm, NULL, e.id, e.id, json_array(e.id), e.artifact_id"
 	" FROM event e WHERE e.kind = 'mem_failure' AND NOT EXISTS (SELECT 1 FROM event t"
 	" WHERE t.kind = 'torch_oom' AND t.artifact_id IS e.artifact_id"

@@ -116,11 +116,16 @@ static const char *const advice_words[] = {
 	"can cause", "might ", "--help", "default", "Default", "prevent", "reduce the chance",
 };
 
-/* The stacks that print a library's wording (memfail_line()), and the
- * label of ggml's exact bytes (memfail_continues()). */
+/* The stacks that print a library's wording (memfail_line()), the label
+ * of ggml's exact bytes (memfail_continues()), and ggml's host buffers:
+ * its CPU buffer type and aligned malloc (ggml-backend.c, ggml.c) and the
+ * graph allocator's "failed to allocate CPU buffer" fail in RAM, not on a
+ * card (llama.cpp #8101). */
 static const char *const stacks[] = { "ggml_", "[TM]", "[TensorRT-LLM]", "NCCL",
-				       "buffer of size " };
-enum { S_GGML, S_TM, S_TRT, S_NCCL, S_BUFFER_OF_SIZE };
+				       "buffer of size ", "ggml_backend_cpu_buffer_type",
+				       "ggml_aligned_malloc", "allocate CPU buffer" };
+enum { S_GGML, S_TM, S_TRT, S_NCCL, S_BUFFER_OF_SIZE, S_HOST_CPU, S_HOST_ALIGNED,
+       S_HOST_GALLOC };
 
 static const char *const family_names[MF__COUNT] = {
 	"none", "cuda", "hip", "ggml", "metal", "mps", "xla", "cublas", "cudnn", "nccl", "trt",
@@ -494,10 +499,15 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 		f->family = MF_GGML;
 	else if (f->family == MF_CUDA && has(&found, T_STACK, S_TM))
 		f->family = MF_TURBOMIND;
+	else if (f->family == MF_UNKNOWN && has(&found, T_STACK, S_GGML))
+		f->family = MF_GGML;   /* "ggml_backend_cpu_buffer_type_alloc_buffer:
+					* failed to allocate buffer of size N" */
 	else if (f->family == MF_UNKNOWN && has(&found, T_STACK, S_TRT))
 		f->family = MF_TRT;
 	else if (f->family == MF_UNKNOWN && has(&found, T_STACK, S_NCCL))
 		f->family = MF_NCCL;
+	f->host = f->family == MF_GGML && (has(&found, T_STACK, S_HOST_CPU) ||
+		  has(&found, T_STACK, S_HOST_ALIGNED) || has(&found, T_STACK, S_HOST_GALLOC));
 	figures(l, n, &found, f);
 	f->phase = frames_phase(l, n, &found, &rank);
 	return 1;
