@@ -613,13 +613,23 @@ def main(argv):
                     have_engines = True
                 if folder == "healthy":   # the negative corpus: read or not, no OOM
                     bad = healthy_ooms(rep) if rep else []
+                    verdict = ((rep or {}).get("verdict") or {}).get("class")
                     if bad:
                         failed += 1
                         print("FAIL %s: a healthy log gives an OOM event: %s" %
                               (where, [(e.get("kind"), e.get("summary")) for e in bad][:3]))
+                    elif verdict not in (None, "no_oom"):
+                        failed += 1
+                        print("FAIL %s: a healthy log gives the verdict %s" % (where, verdict))
                     else:
                         passed += 1
                     continue
+                if rec.get("cause") == "no_oom" and rep:   # a thread that establishes no OOM
+                    bad = healthy_ooms(rep)
+                    if bad:
+                        failed += 1
+                        print("FAIL %s: no OOM in the thread, but an OOM event: %s" %
+                              (where, [(e.get("kind"), e.get("summary")) for e in bad][:3]))
                 if status not in ("ok", "partial"):
                     if folder == "gpu_host":
                         unread.append((where, rec, status, err))
