@@ -189,8 +189,12 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 			return 0;
 		}
 		remember_oom(st, e.data, &e.t);
+		/* PyTorch's own message: its family, unless a wording names a
+		 * more precise one (HIP, MPS); the generic "out of memory" of
+		 * "would exceed allowed memory. (out of memory)" is PyTorch's */
 		json_object_set_new(e.data, "family",
-				    json_string(memfail_family_name(failed ? mf.family : MF_TORCH)));
+				    json_string(memfail_family_name(failed && mf.family != MF_UNKNOWN
+								    ? mf.family : MF_TORCH)));
 		json_object_set_new(e.data, "phase", json_string(oom_phase_name(ph)));
 	} else if (failed) {   /* any other stack's memory failure, raised */
 		e.kind = "mem_failure";
