@@ -71,9 +71,11 @@ static int failed(struct strbuf *err, const char *why)
 /* The engine errors that are memory failures (docs/json.md, engines
  * errors): not the warning that expandable segments are unsupported, not
  * SGLang's retraction (it recovers), not the engine dying of some other
- * error. */
+ * error, nor TGI's ShardCannotStart, which any shard failure ends with (a
+ * ValueError, a signal 4: tests/data/real/serving, issue 27); a shard's
+ * OOM is the PyTorch OOM its log prints. */
 #define ENGINE_OOM_ERRORS "('kv_no_memory', 'max_len_exceeds_kv', 'free_below_utilization'," \
-	" 'cuda_oom', 'graph_capture_oom', 'prefill_oom', 'shard_cannot_start', 'decode_oom'," \
+	" 'cuda_oom', 'graph_capture_oom', 'prefill_oom', 'decode_oom'," \
 	" 'nccl_oom', 'cublas_alloc_failed', 'trt_oom')"
 
 static const char *const single_sql[] = {
