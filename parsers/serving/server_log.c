@@ -340,7 +340,10 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 	if (ph == OOM_PHASE_UNKNOWN)
 		ph = frames_above(st, st->in->lineno);
 	st->engines.phase = srv_mem_phase(&st->mem, ph);
-	st->engines.family = failed ? memfail_family_name(mf.family) : NULL;
+	/* the engine's own wording has no family; the generic "out of memory"
+	 * in it ("Decode out of memory.") names none either */
+	st->engines.family = failed && mf.family != MF_UNKNOWN ? memfail_family_name(mf.family)
+							      : NULL;
 }
 
 /* The current line as the rest of the error line held before it: a
