@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """engine_stacks.py -- no engine row for a stack the excerpt is not from.
 
-Each real excerpt of tests/data/real/{any_stack,serving,healthy} names in
+Each real excerpt of tests/data/real/{any_stack,serving,healthy,k8s_logs} names in
 its MANIFEST.tsv the stack that printed it (column `stack`, `engine` or
 `kind`). oomlens reads an engine instance from an engine's own lines; a
 word another stack prints ("model: " in llama.cpp's "error loading
@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-FOLDERS = (("any_stack", "stack"), ("serving", "engine"), ("healthy", "kind"))
+FOLDERS = (("any_stack", "stack"), ("serving", "engine"), ("healthy", "kind"), ("k8s_logs", "engine"))
 
 # the manifest's stack (its first word, lower case, '-'/'_' as written)
 # -> the engine rows it may give (lib/engine_vocab.c's names)
