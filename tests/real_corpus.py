@@ -186,6 +186,9 @@ SERVING_TEXT = {
 
 def check_serving(rep, key, value):
     """None: key not asserted; else (ok, what was found)."""
+    if key == "verdict":                 # the verdict's class (issue 27: no OOM, no verdict)
+        got = (rep.get("verdict") or {}).get("class")
+        return (got == value, got)
     if key == "preempted":
         n = len(events_of(rep, ("preemption",)))
         return (n == int(value), n)
@@ -475,6 +478,10 @@ def check_any_stack(rep, key, value):
     if key in ("family", "phase"):
         got = [e.get(key) for e in evs]
         return (value in got, got)
+    if key == "scope":                   # the first OOM's memory: gpu or host (issue 27)
+        ooms = ((rep.get("summary") or {}).get("ooms")) or []
+        got = ooms[0].get("scope") if ooms else None
+        return (got == value, got)
     if key == "first_phase":
         got = evs[0].get("phase") if evs else None
         return (got == value, got)
@@ -609,13 +616,23 @@ def main(argv):
                     have_engines = True
                 if folder == "healthy":   # the negative corpus: read or not, no OOM
                     bad = healthy_ooms(rep) if rep else []
+                    verdict = ((rep or {}).get("verdict") or {}).get("class")
                     if bad:
                         failed += 1
                         print("FAIL %s: a healthy log gives an OOM event: %s" %
                               (where, [(e.get("kind"), e.get("summary")) for e in bad][:3]))
+                    elif verdict not in (None, "no_oom"):
+                        failed += 1
+                        print("FAIL %s: a healthy log gives the verdict %s" % (where, verdict))
                     else:
                         passed += 1
                     continue
+                if rec.get("cause") == "no_oom" and rep:   # a thread that establishes no OOM
+                    bad = healthy_ooms(rep)
+                    if bad:
+                        failed += 1
+                        print("FAIL %s: no OOM in the thread, but an OOM event: %s" %
+                              (where, [(e.get("kind"), e.get("summary")) for e in bad][:3]))
                 if status not in ("ok", "partial"):
                     if folder == "gpu_host":
                         unread.append((where, rec, status, err))

@@ -254,6 +254,34 @@ static void not_figures(void **state)
 	assert_true(engine_line_strong(cases[0].line, strlen(cases[0].line)));
 }
 
+/* A weak label claims its engine only with the shape that engine prints
+ * after it: TensorRT-LLM's executor table says "Model: <GiB> / <GiB>",
+ * llama.cpp (under Ollama, TGI's warm-up panic quoting it) says "error
+ * loading model: " and "Unable to warmup model: " (issue 27: an Ollama log
+ * gave a TensorRT-LLM instance). Lines from tests/data/real/any_stack. */
+static void weak_labels_claim_no_engine(void **state)
+{
+	static const char *const others[] = {
+		"llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+		"2025-03-06 23:36:39 llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+		"thread 'main' panicked at 'Unable to warmup model: Generation(\"Allocation on device 0"
+		" would exceed allowed memory. (out of memory)",
+		"  Model: reduce max_num_tokens and/or shard the model weights across GPUs",
+	};
+	static const char trt[] = "Model: 93.99 / 10.60";
+	struct engine_line el;
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		engine_line(others[i], strlen(others[i]), &el);
+		if (el.engine == ENGINE_TRTLLM)
+			fail_msg("read as TensorRT-LLM's: %s", others[i]);
+	}
+	assert_true(engine_line(trt, strlen(trt), &el));
+	assert_int_equal(el.engine, ENGINE_TRTLLM);
+	assert_int_equal(el.nfacts, 1);
+}
+
 /* The preemption warning: mode and cumulative count. */
 static void preemption_warning(void **state)
 {
@@ -666,6 +694,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_line_each_wording),
 		cmocka_unit_test(not_figures),
+		cmocka_unit_test(weak_labels_claim_no_engine),
 		cmocka_unit_test(preemption_warning),
 		cmocka_unit_test(vllm_processes),
 		cmocka_unit_test(ranks_services_backends),

@@ -481,6 +481,29 @@ static void stacks(void **state)
 	assert_string_equal(vocab_stack(VST_HF_TRAINER), "hf_trainer");
 }
 
+/* ggml's host buffers: llama.cpp #8101's CPU-backend KV cache (b3184,
+ * tests/data/real/any_stack) failed in RAM, family ggml, no GPU; its CUDA
+ * buffer of the same shape is a card's. */
+static void host_buffers(void **state)
+{
+	static const char cpu[] = "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate"
+				  " buffer of size 137438953504";
+	static const char cuda[] = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating"
+				   " 144817.04 MiB on device 0: cudaMalloc failed: out of memory";
+	struct memfail f;
+
+	(void)state;
+	assert_true(memfail_line(cpu, strlen(cpu), &f));
+	assert_int_equal(f.family, MF_GGML);
+	assert_true(f.host);
+	assert_int_equal(f.device, -1);
+	assert_true(f.requested_bytes == 137438953504LL);
+	assert_true(memfail_line(cuda, strlen(cuda), &f));
+	assert_int_equal(f.family, MF_GGML);
+	assert_false(f.host);
+	assert_int_equal(f.device, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +514,7 @@ int main(void)
 		cmocka_unit_test(phases),
 		cmocka_unit_test(trtllm_table_and_decode),
 		cmocka_unit_test(stacks),
+		cmocka_unit_test(host_buffers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

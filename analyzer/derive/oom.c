@@ -71,9 +71,11 @@ static int failed(struct strbuf *err, const char *why)
 /* The engine errors that are memory failures (docs/json.md, engines
  * errors): not the warning that expandable segments are unsupported, not
  * SGLang's retraction (it recovers), not the engine dying of some other
- * error. */
+ * error, nor TGI's ShardCannotStart, which any shard failure ends with (a
+ * ValueError, a signal 4: tests/data/real/serving, issue 27); a shard's
+ * OOM is the PyTorch OOM its log prints. */
 #define ENGINE_OOM_ERRORS "('kv_no_memory', 'max_len_exceeds_kv', 'free_below_utilization'," \
-	" 'cuda_oom', 'graph_capture_oom', 'prefill_oom', 'shard_cannot_start', 'decode_oom'," \
+	" 'cuda_oom', 'graph_capture_oom', 'prefill_oom', 'decode_oom'," \
 	" 'nccl_oom', 'cublas_alloc_failed', 'trt_oom')"
 
 static const char *const single_sql[] = {
@@ -108,9 +110,11 @@ static const char *const single_sql[] = {
 	" WHERE t.kind = 'torch_oom' AND t.artifact_id IS e.artifact_id"
 	" AND abs(coalesce(t.line, 0) - coalesce(e.line, 0)) <= 30)",
 	/* any stack's memory failure the generic recogniser read (ROCm/HIP,
-	 * ggml, Metal, MPS, XLA, cuDNN...); the line that repeats a PyTorch
+	 * ggml, Metal, MPS, XLA, cuDNN...), in host memory when it says so
+	 * (ggml's CPU buffers: data.host); the line that repeats a PyTorch
 	 * OOM of the same log within 30 lines is that OOM's */
-	CAND_COLS "'mem_failure', 'gpu', " JD("device") ", NULL, " JD("requested_bytes") ","
+	CAND_COLS "'mem_failure', CASE WHEN " JD("host") " THEN 'host' ELSE 'gpu' END, "
+	JD("device") ", NULL, " JD("requested_bytes") ","
 	" e.pid, e.comm, e.pid, e.comm, NULL, e.id, e.id, json_array(e.id), e.artifact_id"
 	" FROM event e WHERE e.kind = 'mem_failure' AND NOT EXISTS (SELECT 1 FROM event t"
 	" WHERE t.kind = 'torch_oom' AND t.artifact_id IS e.artifact_id"

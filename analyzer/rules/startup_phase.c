@@ -86,7 +86,8 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 		" THEN json_extract(e.data, '$.text') END, e.summary, ''), coalesce(CASE WHEN"
 		" json_valid(e.data) THEN json_extract(e.data, '$.stack') END, ''), CASE WHEN"
 		" json_valid(e.data) THEN json_extract(e.data, '$.free_bytes') END, CASE WHEN"
-		" json_valid(e.data) THEN json_extract(e.data, '$.total_bytes') END FROM oom o"
+		" json_valid(e.data) THEN json_extract(e.data, '$.total_bytes') END, o.scope = 'host'"
+		" FROM oom o"
 		" LEFT JOIN event e ON e.id = o.event_id WHERE o.id = 1");
 	size_t i;
 	int r = 0;
@@ -109,6 +110,7 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 			p->free = sqlite3_column_double(st, 7);
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL && sqlite3_column_double(st, 8) > 0)
 			p->total = sqlite3_column_double(st, 8);
+		p->host = sqlite3_column_int(st, 9);
 		for (i = 0; i < NPHASES; i++)
 			if (!strcmp(phases[i].phase, p->phase))
 				p->startup = phases[i].startup;
@@ -512,11 +514,41 @@ static const char *advise_zero_setup(const struct rl_phase *p, struct rl_finding
 	return "zero_setup_does_not_fit";
 }
 
+/* A ggml buffer in host memory failed (llama.cpp's CPU buffer type, its
+ * aligned malloc: llama.cpp #8101's 128 GiB KV cache of n_ctx 1048576 on
+ * the CPU backend): RAM, not a card, ran short, so the card's knobs are
+ * no answer. The KV cache and compute buffers grow with the context; the
+ * weights are mapped from the model file by default (mmap: pages the
+ * kernel can drop and read again), and --no-mmap copies them into RAM
+ * (llama.cpp's --mmap/--no-mmap, Ollama's use_mmap). */
+static const char *advise_host_ggml(const struct rl_phase *p, struct rl_finding *f)
+{
+	char b[32];
+	int weights = !strcmp(p->phase, "load_weights");
+
+	if (p->req > 0)
+		rl_fig(f, "requested_bytes", p->req);
+	rl_advice(f, "The buffer that failed%s%s%s was in host memory (RAM), not on a GPU: %s"
+		  " Keep the weights memory-mapped from the model file (the default; drop"
+		  " --no-mmap, Ollama use_mmap false, which copies them into RAM), offload more"
+		  " layers to a GPU (--n-gpu-layers, Ollama num_gpu) if one has room, or give the"
+		  " process more RAM.", p->req > 0 ? " (" : "",
+		  p->req > 0 ? rl_bytes(p->req, b, sizeof(b)) : "", p->req > 0 ? ")" : "",
+		  weights ? "the model does not fit in the RAM left; use a smaller quantization."
+			  : "the KV cache and compute buffers grow with the context: lower"
+			    " --ctx-size (Ollama num_ctx, which OLLAMA_NUM_PARALLEL multiplies),"
+			    " the context tokens the cache is sized for.");
+	return weights ? "weights_do_not_fit" : "cache_does_not_fit";
+}
+
 const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 			    const struct rl_engine *e, int n, struct rl_finding *f)
 {
 	const char *stack = stack_of(p, e, n);
 
+	if (p->host && (!strcmp(p->family, "ggml") || !strcmp(stack, "llama.cpp") ||
+			!strcmp(stack, "ollama")))
+		return advise_host_ggml(p, f);
 	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
 		return advise_zero_setup(p, f);
 	if (!strcmp(p->phase, "warmup"))

@@ -480,17 +480,61 @@ static int inside_name(const struct anchor *a, const char *line, size_t at)
 	       (isalnum((unsigned char)c) || c == '_' || c == ':' || c == '.');
 }
 
+/* What a reader may change on a line, held before a weak anchor is read:
+ * took() compares it with the line after. */
+struct held {
+	int nfacts, preempted, capture, config, ggml_dev, ggml_total;
+	unsigned stats_set;
+	enum engine_error error;
+	char version0;
+};
+
+static void hold(struct held *h, const struct engine_line *o)
+{
+	h->nfacts = o->nfacts;
+	h->preempted = o->preempted;
+	h->capture = o->capture;
+	h->config = o->config;
+	h->ggml_dev = o->ggml_dev;
+	h->ggml_total = o->ggml_total;
+	h->stats_set = o->stats_set;
+	h->error = o->error;
+	h->version0 = o->version[0];
+}
+
+/* 1 when a reader took something from the line since hold(): a fact, a
+ * statistic, an error, a preemption, a capture edge, a version, a
+ * configuration dump or a ggml device. */
+static int took(const struct engine_line *o, const struct held *h)
+{
+	return o->nfacts != h->nfacts || o->stats_set != h->stats_set ||
+	       o->error != h->error || o->preempted != h->preempted ||
+	       o->capture != h->capture || o->config != h->config ||
+	       o->ggml_dev != h->ggml_dev || o->ggml_total != h->ggml_total ||
+	       o->version[0] != h->version0;
+}
+
+/* Read one anchor found at line[at]. A strong anchor names its engine by
+ * being there (only that engine prints it); a weak one (a configuration
+ * key, a short label such as "model: ") claims its engine only when its
+ * reader found the shape that engine prints after it: "llama_model_load:
+ * error loading model: unable to allocate CUDA0 buffer" in an Ollama log
+ * holds TensorRT-LLM's "model: " label but not its "<GiB> / <GiB>", and
+ * is no TensorRT-LLM line (issue 27). */
 static int read_anchor(const struct anchor *a, size_t at, void *arg)
 {
 	struct reading *r = arg;
 	unsigned before = r->o->stats_set;
+	struct held h;
 
 	if (a->read != er_memfail_mark && inside_name(a, r->line, at))
 		return 0;
+	hold(&h, r->o);
 	a->read(r->o, a, r->line, r->line + at + a->len, r->end);
 	if (a->gated)
 		r->gated |= r->o->stats_set & ~before;
-	note_engine(r->o, a);
+	if (a->strong || took(r->o, &h))
+		note_engine(r->o, a);
 	return 0;
 }
 

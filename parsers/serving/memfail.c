@@ -435,6 +435,12 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 		on[k] = has(&found, T_STACK, k);
 	f->family = memfail_stack_family(memfail_words[i].family, on);
 	f->wording = memfail_words[i].phrase;
+	/* host memory: the host's allocators, and ggml's CPU buffer type, its
+	 * aligned malloc and the graph allocator's CPU buffer (ggml-backend.c,
+	 * ggml.c: llama.cpp #8101) */
+	f->host = f->family == MF_HOST ||
+		  (f->family == MF_GGML && (on[MFS_HOST_CPU] || on[MFS_HOST_ALIGNED] ||
+					    on[MFS_HOST_GALLOC]));
 	figures(l, n, &found, f);
 	f->phase = frames_phase(l, n, &found, &rank);
 	return 1;

@@ -73,6 +73,8 @@ struct memfail {
 	int64_t total_bytes;
 	int64_t free_bytes;
 	int device;                /* GPU index, or -1 */
+	int host;                  /* 1: the buffer was host memory (ggml's CPU
+				    * buffer type, its aligned malloc), no GPU's */
 	enum oom_phase phase;      /* memfail_phase_hint() of the line itself */
 };
 

@@ -236,6 +236,11 @@ const char *const memfail_stacks[MFS__COUNT] = {
 	[MFS_GGML] = "ggml_", [MFS_TM] = "[TM]", [MFS_TRT] = "[TensorRT-LLM]", [MFS_NCCL] = "NCCL",
 	[MFS_BUFFER_OF_SIZE] = "buffer of size ", [MFS_LLAMA] = "llama_", [MFS_TRT_TAG] = "[TRT]",
 	[MFS_ORT] = "onnxruntime",
+	/* ggml's host buffers: its CPU buffer type and aligned malloc
+	 * (ggml-backend.c, ggml.c) and the graph allocator's "failed to
+	 * allocate CPU buffer" fail in RAM, not on a card (llama.cpp #8101) */
+	[MFS_HOST_CPU] = "ggml_backend_cpu_buffer_type", [MFS_HOST_ALIGNED] = "ggml_aligned_malloc",
+	[MFS_HOST_GALLOC] = "allocate CPU buffer",
 };
 
 enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MFS__COUNT])

@@ -41,11 +41,12 @@ extern const size_t memfail_error_markers_n;
 extern const char *const memfail_advice_words[];
 extern const size_t memfail_advice_words_n;
 
-/* The stacks that print a library's wording, and ggml's exact-bytes
- * label (memfail_continues()), indexed by enum memfail_stack. */
+/* The stacks that print a library's wording, ggml's exact-bytes label
+ * (memfail_continues()) and ggml's host buffers, indexed by enum
+ * memfail_stack. */
 enum memfail_stack {
 	MFS_GGML, MFS_TM, MFS_TRT, MFS_NCCL, MFS_BUFFER_OF_SIZE, MFS_LLAMA, MFS_TRT_TAG,
-	MFS_ORT, MFS__COUNT
+	MFS_ORT, MFS_HOST_CPU, MFS_HOST_ALIGNED, MFS_HOST_GALLOC, MFS__COUNT
 };
 extern const char *const memfail_stacks[MFS__COUNT];
 

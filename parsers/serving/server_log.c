@@ -189,8 +189,12 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 			return 0;
 		}
 		remember_oom(st, e.data, &e.t);
+		/* PyTorch's own message: its family, unless a wording names a
+		 * more precise one (HIP, MPS); the generic "out of memory" of
+		 * "would exceed allowed memory. (out of memory)" is PyTorch's */
 		json_object_set_new(e.data, "family",
-				    json_string(memfail_family_name(failed ? mf.family : MF_TORCH)));
+				    json_string(memfail_family_name(failed && mf.family != MF_UNKNOWN
+								    ? mf.family : MF_TORCH)));
 		json_object_set_new(e.data, "phase", json_string(oom_phase_name(ph)));
 	} else if (failed) {   /* any other stack's memory failure, raised */
 		e.kind = "mem_failure";
@@ -336,7 +340,10 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 	if (ph == OOM_PHASE_UNKNOWN)
 		ph = frames_above(st, st->in->lineno);
 	st->engines.phase = srv_mem_phase(&st->mem, ph);
-	st->engines.family = failed ? memfail_family_name(mf.family) : NULL;
+	/* the engine's own wording has no family; the generic "out of memory"
+	 * in it ("Decode out of memory.") names none either */
+	st->engines.family = failed && mf.family != MF_UNKNOWN ? memfail_family_name(mf.family)
+							      : NULL;
 }
 
 /* The current line as the rest of the error line held before it: a
