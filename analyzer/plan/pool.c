@@ -477,12 +477,30 @@ static double pp_stages(const struct pl_arch *a, const struct pl_settings *s, st
 	return kvl;
 }
 
-int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r,
+/* vLLM V0's cache layout for an MLA model, by version (kv.c says how
+ * each is counted): MHA padded to head size 256 before 0.7.1 (the MLA
+ * backends arrived in 0.7.1), the latent padded to 256 bytes from 0.7.1
+ * on CUDA (CacheEngine._align_cache: use_mla and is_cuda). V1 caches the
+ * latent unpadded (MLAAttentionSpec); version 0 (not given) is V1. */
+static void vllm_mla_layout(struct pl_arch *k, const struct pl_settings *s)
+{
+	if (!k->mla || s->engine != PL_VLLM || vllm_v1(s) || !s->version)
+		return;
+	if (s->version < PL_VERSION(0, 7, 1))
+		k->mla_mha_head = 256;
+	else if (!s->card_rocm)
+		k->kv_align_bytes = 256;
+}
+
+int pl_estimate(const struct pl_arch *arch, const struct pl_settings *s, struct pl_result *r,
 		char *err, size_t errn)
 {
 	double total = (double)s->gpu_bytes, kv;
 	int64_t per_block;
+	struct pl_arch ka = *arch;
+	const struct pl_arch *a = &ka;
 
+	vllm_mla_layout(&ka, s);
 	memset(r, 0, sizeof(*r));
 	r->used = *s;
 	r->free_bytes = s->free_given > 0 ? s->free_given : -1;

@@ -20,10 +20,12 @@
 
 #include <math.h>
 
-/* Parameters of one layer, split into what is quantised (lin) and what
- * is not (other), on one of tp ranks. moe: the layer's MLP is experts. */
-static void layer_params(const struct pl_arch *a, int tp, int moe, double *lin, double *other,
-			 double *experts)
+/* Parameters of one layer, split into what is quantised (attn: the
+ * attention linears; lin: the dense MLP and shared experts; experts: the
+ * routed experts) and what is not (other), on one of tp ranks. moe: the
+ * layer's MLP is experts. */
+static void layer_params(const struct pl_arch *a, int tp, int moe, double *attn, double *lin,
+			 double *other, double *experts)
 {
 	double H = a->hidden, hd = a->head_dim, nh = a->heads;
 	double kvr = pl_kv_heads_per_rank(a, tp);
@@ -48,6 +50,8 @@ static void layer_params(const struct pl_arch *a, int tp, int moe, double *lin, 
 		if (a->qk_norm)
 			o += 2.0 * hd;
 	}
+	*attn = l;
+	l = 0;
 	if (moe) {
 		e += (double)a->experts * 3.0 * H * a->moe_intermediate / tp;
 		o += H * a->experts;                                       /* router */
@@ -74,12 +78,12 @@ static int is_moe(const struct pl_arch *a, int i)
 
 double pl_param_count(const struct pl_arch *a)
 {
-	double lin, other, e, n = 0;
+	double at, lin, other, e, n = 0;
 	int i;
 
 	for (i = 0; i < a->layers; i++) {
-		layer_params(a, 1, is_moe(a, i), &lin, &other, &e);
-		n += lin + other + e;
+		layer_params(a, 1, is_moe(a, i), &at, &lin, &other, &e);
+		n += at + lin + other + e;
 	}
 	n += (double)a->vocab * a->hidden * (a->tie ? 1 : 2) + a->hidden;
 	return n + a->vision_params;
@@ -94,7 +98,7 @@ static double round_up(double n, int m)
 int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n, enum pl_quant q,
 				int dtype_bytes, int pad_i, int pad_h, int embed, int head)
 {
-	double lin, other, e, bytes = 0, qb = pl_quant_bytes(a, q, dtype_bytes), eb, epad = 1;
+	double at, lin, other, e, bytes = 0, qb = pl_quant_bytes(a, q, dtype_bytes), eb, epad = 1;
 	int i;
 
 	if (tp < 1)
@@ -109,8 +113,14 @@ int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n
 			epad = round_up(ip, pad_i) / ip * round_up(a->hidden, pad_h) / a->hidden;
 	}
 	for (i = first; i < first + n && i < a->layers; i++) {
-		layer_params(a, tp, is_moe(a, i), &lin, &other, &e);
-		bytes += lin * qb + e * eb * epad + other * dtype_bytes;
+		layer_params(a, tp, is_moe(a, i), &at, &lin, &other, &e);
+		/* modules_to_not_convert: those stay in 16 bits */
+		bytes += at * (PL_KEEP(a->keep_attn, i) ? dtype_bytes : qb);
+		if (PL_KEEP(a->keep_mlp, i))
+			bytes += (lin + e) * dtype_bytes;
+		else
+			bytes += lin * qb + e * eb * epad;
+		bytes += other * dtype_bytes;
 	}
 	/* the embedding on the first stage, the head on the last (one matrix
 	 * when tied and both are here), split by vocabulary; the final norm.
