@@ -209,6 +209,10 @@ const char *pl_quant_src_name(enum pl_quant_src s);
 double pl_param_count(const struct pl_arch *a);
 /* Bytes of weights one GPU holds under tp x pp with quantisation q
  * (PL_Q_NONE: dtype_bytes each). */
+/* The decoder layers vLLM gives pipeline stage rank of pp
+ * (get_pp_indices: layers / pp each, the remainder one each to the
+ * stages before the last, counting back from the second-to-last). */
+int pl_pp_stage_layers(int layers, int pp, int rank);
 int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes);
 /* The same with MXFP4 experts padded as the engine pads them for its
  * kernels: the intermediate size per rank to a multiple of pad_i and the

@@ -436,8 +436,9 @@ static double free_rule(const struct pl_settings *s, const struct pl_result *r, 
 /* vLLM V1 under pipeline parallelism: every stage profiles itself and
  * the engine keeps the fewest blocks any stage can hold
  * (kv_cache_utils: the smallest num_blocks over the workers). vLLM gives
- * the layers evenly with the remainder to the stages before the last
- * (get_pp_indices), so the first stages hold ceil(L / pp) layers and the
+ * the layers evenly with the remainder one each to the stages before the
+ * last, from the second-to-last backwards (get_pp_indices,
+ * pl_pp_stage_layers): the first stage holds its share and the
  * embedding, the last floor(L / pp) layers, the LM head and the dummy
  * sampler run; non-torch memory counts each stage's TP group. Fills r's
  * weights, KV per token and non-KV figures with the stage that binds, and
@@ -446,11 +447,11 @@ static double free_rule(const struct pl_settings *s, const struct pl_result *r, 
 static double pp_stages(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r)
 {
 	int attn = a->n_full + a->n_swa ? a->n_full + a->n_swa : a->layers;
-	int lf = (a->layers + s->pp - 1) / s->pp, ll = a->layers / s->pp;
+	int lf = pl_pp_stage_layers(a->layers, s->pp, 0), ll = a->layers / s->pp;
 	double per_layer = (double)pl_kv_bytes_per_token(a, s->tp, 1, s->kv_dtype_bytes) /
 			   (attn > 0 ? attn : 1);
 	double budget = (double)s->gpu_bytes * s->util, nt, mlp, act_l, wf, wl, kvf, kvl, tf, tl;
-	double kf = per_layer * ((attn + s->pp - 1) / s->pp), kl = per_layer * (attn / s->pp);
+	double kf = per_layer * pl_pp_stage_layers(attn, s->pp, 0), kl = per_layer * (attn / s->pp);
 	nt = (0.13 + 0.42 * (s->tp - 1)) * PL_GIB;
 	mlp = mlp_activation(a, s);
 	act_l = (double)activation_estimate(a, s);

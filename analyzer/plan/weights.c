@@ -134,6 +134,19 @@ int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n
 	return (int64_t)bytes;
 }
 
+int pl_pp_stage_layers(int layers, int pp, int rank)
+{
+	int base, rem;
+
+	if (pp < 1)
+		pp = 1;
+	base = layers / pp;
+	rem = layers % pp;
+	/* vLLM's get_pp_indices: the remainder one each to the stages before
+	 * the last, from the second-to-last backwards */
+	return base + (rem && rank >= pp - 1 - rem && rank <= pp - 2);
+}
+
 int64_t pl_weights_bytes_padded(const struct pl_arch *a, int tp, int pp, enum pl_quant q,
 				int dtype_bytes, int pad_i, int pad_h)
 {
@@ -141,8 +154,8 @@ int64_t pl_weights_bytes_padded(const struct pl_arch *a, int tp, int pp, enum pl
 		pp = 1;
 	/* one stage holds everything; with several, the first (the
 	 * embedding and the most layers) is the one reported */
-	return pl_stage_weights_bytes(a, tp, 0, (a->layers + pp - 1) / pp, q, dtype_bytes, pad_i,
-				      pad_h, 1, pp == 1);
+	return pl_stage_weights_bytes(a, tp, 0, pl_pp_stage_layers(a->layers, pp, 0), q, dtype_bytes,
+				      pad_i, pad_h, 1, pp == 1);
 }
 
 int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes)
