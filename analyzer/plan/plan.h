@@ -95,6 +95,9 @@ struct pl_arch {
 	 * padded to that many bytes of the model's dtype (vLLM V0 0.7.1 on,
 	 * CUDA) */
 	int mla_mha_head, kv_align_bytes;
+	/* vLLM V0 0.7.x's MLA matrix absorption (weights.c counts the copies
+	 * it keeps beside the checkpoint's weights) */
+	int mla_absorbed;
 };
 
 /* Is bit i of a keep_* map set? */

@@ -482,7 +482,9 @@ static double pp_stages(const struct pl_arch *a, const struct pl_settings *s, st
  * each is counted): MHA padded to head size 256 before 0.7.1 (the MLA
  * backends arrived in 0.7.1), the latent padded to 256 bytes from 0.7.1
  * on CUDA (CacheEngine._align_cache: use_mla and is_cuda). V1 caches the
- * latent unpadded (MLAAttentionSpec); version 0 (not given) is V1. */
+ * latent unpadded (MLAAttentionSpec); version 0 (not given) is V1. The
+ * 0.7 MLA backends also keep absorbed copies of the attention matrices
+ * (weights.c; VLLM_MLA_PERFORM_MATRIX_ABSORPTION, gone by 0.8). */
 static void vllm_mla_layout(struct pl_arch *k, const struct pl_settings *s)
 {
 	if (!k->mla || s->engine != PL_VLLM || vllm_v1(s) || !s->version)
@@ -491,6 +493,8 @@ static void vllm_mla_layout(struct pl_arch *k, const struct pl_settings *s)
 		k->mla_mha_head = 256;
 	else if (!s->card_rocm)
 		k->kv_align_bytes = 256;
+	if (s->version >= PL_VERSION(0, 7, 1) && s->version < PL_VERSION(0, 8, 0))
+		k->mla_absorbed = 1;
 }
 
 int pl_estimate(const struct pl_arch *arch, const struct pl_settings *s, struct pl_result *r,

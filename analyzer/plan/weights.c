@@ -89,6 +89,27 @@ double pl_param_count(const struct pl_arch *a)
 	return n + a->vision_params;
 }
 
+/* The copies vLLM V0's MLA backends of 0.7.x keep per layer beside the
+ * checkpoint's weights (MLACommonImpl.process_weights_after_loading with
+ * VLLM_MLA_PERFORM_MATRIX_ABSORPTION, the default then): W_QR (q input x
+ * heads x rope dim) in 16 bits, W_Q_UK (q input x heads x kv_lora_rank)
+ * and W_UV_O (heads x kv_lora_rank x hidden) in 16 bits, or FP8 with
+ * their scales when the checkpoint is FP8; and, for a quantised
+ * checkpoint, kv_b_proj dequantised to 16 bits (W_UK and W_UV are views
+ * of it). Bytes on one of tp ranks. */
+static double mla_absorbed_bytes(const struct pl_arch *a, int tp, enum pl_quant q, int dtype_bytes)
+{
+	double nh = (double)a->heads / tp, qin = a->q_lora_rank ? a->q_lora_rank : a->hidden;
+	double big = qin * nh * a->kv_lora_rank + nh * a->kv_lora_rank * a->hidden;
+	double b = qin * nh * a->qk_rope_head_dim * dtype_bytes;
+
+	b += big * (q == PL_Q_FP8 ? pl_quant_bytes(a, q, dtype_bytes) : dtype_bytes);
+	if (q != PL_Q_NONE)
+		b += (double)a->kv_lora_rank * nh * (a->qk_nope_head_dim + a->v_head_dim) *
+		     dtype_bytes;
+	return b;
+}
+
 /* n rounded up to a multiple of m (m >= 1). */
 static double round_up(double n, int m)
 {
@@ -121,6 +142,8 @@ int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n
 		else
 			bytes += lin * qb + e * eb * epad;
 		bytes += other * dtype_bytes;
+		if (a->mla && a->mla_absorbed)
+			bytes += mla_absorbed_bytes(a, tp, q, dtype_bytes);
 	}
 	/* the embedding on the first stage, the head on the last (one matrix
 	 * when tied and both are here), split by vocabulary; the final norm.
