@@ -8,8 +8,9 @@
  * an A100-80GB among the pairs seen), so nvidia-smi's figure is never
  * converted by a fixed rule: each entry's source says where its total
  * was seen (an engine's log, a PyTorch OOM message), and the few seen
- * only in nvidia-smi say so and take off the 470 MiB typical of the
- * cards seen. MIG instances from nvidia-smi mig -lgip as NVIDIA's MIG
+ * only in nvidia-smi (or the vendor's spec, as nvidia-smi prints it) say
+ * so and take off the 470 MiB typical of the cards seen. AMD entries from
+ * the vendor's spec take off the 0.02 GiB ROCm keeps on the cards seen. MIG instances from nvidia-smi mig -lgip as NVIDIA's MIG
  * user guide prints it. AMD cards carry rocm = 1 (Instinct) or 2
  * (Radeon) (pool.c: vLLM's ROCm rules).
  */
@@ -47,6 +48,38 @@ static const struct pl_gpu gpus[] = {
 	  "nvidia-smi 15360MiB less 265 MiB", 0 },
 	{ "v100-16gb", "v100", GIB_MIB(15.77), "vLLM total_gpu_memory 15.77GiB (vllm-project/vllm#11251)", 0 },
 	{ "v100-32gb", "", GIB_MIB(31.74), "PyTorch OOM '31.74 GiB total capacity'", 0 },
+	{ "rtx3060", "3060 rtx-3060 rtx3060-12gb", 12288 - 470,
+	  "vendor spec RTX 3060 12 GB: nvidia-smi 12288MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx3070", "3070 rtx-3070", 8192 - 470,
+	  "vendor spec RTX 3070 8 GB: nvidia-smi 8192MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx3080", "3080 rtx-3080", 10240 - 470,
+	  "vendor spec RTX 3080 10 GB: nvidia-smi 10240MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx3080-12gb", "rtx-3080-12gb", 12288 - 470,
+	  "vendor spec RTX 3080 12 GB: nvidia-smi 12288MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx4060", "4060 rtx-4060", 8188 - 470,
+	  "vendor spec RTX 4060 8 GB: nvidia-smi 8188MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx4060ti", "4060ti rtx-4060-ti rtx4060ti-16gb", 16380 - 470,
+	  "vendor spec RTX 4060 Ti 16 GB: nvidia-smi 16380MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx4060ti-8gb", "rtx-4060-ti-8gb", 8188 - 470,
+	  "vendor spec RTX 4060 Ti 8 GB: nvidia-smi 8188MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx4070", "4070 rtx-4070 rtx4070-super rtx-4070-super", 12282 - 470,
+	  "vendor spec RTX 4070 / 4070 SUPER 12 GB: nvidia-smi 12282MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx4070ti", "4070ti rtx-4070-ti", 12282 - 470,
+	  "vendor spec RTX 4070 Ti 12 GB: nvidia-smi 12282MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx4080", "4080 rtx-4080 rtx4080-super rtx-4080-super rtx4070ti-super", 16376 - 470,
+	  "vendor spec RTX 4080 / 4080 SUPER / 4070 Ti SUPER 16 GB: nvidia-smi 16376MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx-a2000", "a2000 rtx-a2000-12gb", 12282 - 470,
+	  "vendor spec RTX A2000 12 GB: nvidia-smi 12282MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx-a4000", "a4000", 16376 - 470,
+	  "vendor spec RTX A4000 16 GB: nvidia-smi 16376MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx-a4500", "a4500", 20470 - 470,
+	  "vendor spec RTX A4500 20 GB: nvidia-smi 20470MiB less 470 MiB; not seen in a log", 0 },
+	{ "rtx-a5000", "a5000", 24564 - 470,
+	  "vendor spec RTX A5000 24 GB: nvidia-smi 24564MiB less 470 MiB; not seen in a log", 0 },
+	{ "a30", "a30-24gb", 24576 - 470,
+	  "vendor spec A30 24 GB: nvidia-smi 24576MiB less 470 MiB; not seen in a log", 0 },
+	{ "l20", "l20-48gb", GIB_MIB(44.53), "as L40S (same 46068MiB in nvidia-smi); not seen in a log", 0 },
+	{ "a40", "a40-48gb", GIB_MIB(44.53), "as L40S (same 46068MiB in nvidia-smi); not seen in a log", 0 },
 	{ "rtx3090", "3090 rtx-3090", GIB_MIB(23.58), "vLLM total_gpu_memory 23.58GiB (vllm-project/vllm#10517)", 0 },
 	{ "rtx4090", "4090 rtx-4090", GIB_MIB(23.55), "vLLM total_gpu_memory 23.55GiB (vllm-project/vllm#11550)", 0 },
 	{ "rtx5090", "5090 rtx-5090", GIB_MIB(31.37), "vLLM total_gpu_memory 31.37GiB (vllm-project/vllm#14452)", 0 },
@@ -66,6 +99,18 @@ static const struct pl_gpu gpus[] = {
 	{ "rx7900xtx", "7900xtx rx-7900-xtx", GIB_MIB(23.98),
 	  "vLLM ROCm total_gpu_memory (23.98GiB), a 24 GiB gfx1100 card "
 	  "(ServerlessLLM/ServerlessLLM@5cc10d3 docs/store/rocm_quickstart.md)", 2 },
+	{ "mi50", "mi50-16gb", GIB_MIB(15.98),
+	  "vendor spec 16 GiB HBM2 less 0.02 GiB as ROCm reports it (the RX 7900 XTX's 23.98, the MI355X's 287.98); not seen in a log", 1 },
+	{ "mi50-32gb", "", GIB_MIB(31.98),
+	  "vendor spec 32 GiB HBM2 less 0.02 GiB as ROCm reports it (the RX 7900 XTX's 23.98, the MI355X's 287.98); not seen in a log", 1 },
+	{ "mi60", "", GIB_MIB(31.98),
+	  "vendor spec 32 GiB HBM2 less 0.02 GiB as ROCm reports it (the RX 7900 XTX's 23.98, the MI355X's 287.98); not seen in a log", 1 },
+	{ "mi100", "", GIB_MIB(31.98),
+	  "vendor spec 32 GiB HBM2 less 0.02 GiB as ROCm reports it (the RX 7900 XTX's 23.98, the MI355X's 287.98); not seen in a log", 1 },
+	{ "radeon-vii", "radeonvii", GIB_MIB(15.98),
+	  "vendor spec 16 GiB HBM2 less 0.02 GiB as ROCm reports it (the RX 7900 XTX's 23.98, the MI355X's 287.98); not seen in a log", 2 },
+	{ "rx6800", "rx-6800 6800 rx6800xt rx-6800-xt", GIB_MIB(15.98),
+	  "vendor spec 16 GiB GDDR6 less 0.02 GiB as ROCm reports it (the RX 7900 XTX's 23.98, the MI355X's 287.98); not seen in a log", 2 },
 	/* MIG instances (nvidia-smi mig -lgip) */
 	{ "a100-40gb/1g.5gb", "", GIB_MIB(4.75), "nvidia-smi mig -lgip", 0 },
 	{ "a100-40gb/2g.10gb", "", GIB_MIB(9.75), "nvidia-smi mig -lgip", 0 },

@@ -41,6 +41,8 @@ enum pl_quant_src { PL_QS_NONE = 0, PL_QS_CONFIG, PL_QS_NAME, PL_QS_OPTION };
 
 /* A model's architecture, as config.json states it (text_config for the
  * multimodal ones). 0 where the config says nothing. */
+#define PL_KEEP_LAYERS 1024
+
 struct pl_arch {
 	char model_type[48];
 	int layers;             /* num_hidden_layers */
@@ -83,7 +85,23 @@ struct pl_arch {
 	int multimodal;         /* a vision_config beside the language model */
 	double vision_params;   /* its vision tower and projector (0: not
 				 * counted, the config gives too little) */
+	/* quantization_config.modules_to_not_convert: the layers whose
+	 * attention / MLP (experts included) stay in 16 bits, one bit per
+	 * layer (layers past PL_KEEP_LAYERS are not tracked) */
+	unsigned char keep_attn[PL_KEEP_LAYERS / 8], keep_mlp[PL_KEEP_LAYERS / 8];
+	/* the engine's cache layout for MLA (pool.c sets them per version):
+	 * mla_mha_head > 0: cached as K and V of that head size per head
+	 * (vLLM V0 before 0.7.1); kv_align_bytes > 0: each token's latent
+	 * padded to that many bytes of the model's dtype (vLLM V0 0.7.1 on,
+	 * CUDA) */
+	int mla_mha_head, kv_align_bytes;
+	/* vLLM V0 0.7.x's MLA matrix absorption (weights.c counts the copies
+	 * it keeps beside the checkpoint's weights) */
+	int mla_absorbed;
 };
+
+/* Is bit i of a keep_* map set? */
+#define PL_KEEP(map, i) ((i) >= 0 && (i) < PL_KEEP_LAYERS && ((map)[(i) / 8] >> ((i) % 8) & 1))
 
 enum pl_engine { PL_VLLM = 0, PL_SGLANG, PL_TGI, PL_TRTLLM, PL_OLLAMA };
 
@@ -194,6 +212,10 @@ const char *pl_quant_src_name(enum pl_quant_src s);
 double pl_param_count(const struct pl_arch *a);
 /* Bytes of weights one GPU holds under tp x pp with quantisation q
  * (PL_Q_NONE: dtype_bytes each). */
+/* The decoder layers vLLM gives pipeline stage rank of pp
+ * (get_pp_indices: layers / pp each, the remainder one each to the
+ * stages before the last, counting back from the second-to-last). */
+int pl_pp_stage_layers(int layers, int pp, int rank);
 int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes);
 /* The same with MXFP4 experts padded as the engine pads them for its
  * kernels: the intermediate size per rank to a multiple of pad_i and the

@@ -436,8 +436,9 @@ static double free_rule(const struct pl_settings *s, const struct pl_result *r, 
 /* vLLM V1 under pipeline parallelism: every stage profiles itself and
  * the engine keeps the fewest blocks any stage can hold
  * (kv_cache_utils: the smallest num_blocks over the workers). vLLM gives
- * the layers evenly with the remainder to the stages before the last
- * (get_pp_indices), so the first stages hold ceil(L / pp) layers and the
+ * the layers evenly with the remainder one each to the stages before the
+ * last, from the second-to-last backwards (get_pp_indices,
+ * pl_pp_stage_layers): the first stage holds its share and the
  * embedding, the last floor(L / pp) layers, the LM head and the dummy
  * sampler run; non-torch memory counts each stage's TP group. Fills r's
  * weights, KV per token and non-KV figures with the stage that binds, and
@@ -446,11 +447,11 @@ static double free_rule(const struct pl_settings *s, const struct pl_result *r, 
 static double pp_stages(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r)
 {
 	int attn = a->n_full + a->n_swa ? a->n_full + a->n_swa : a->layers;
-	int lf = (a->layers + s->pp - 1) / s->pp, ll = a->layers / s->pp;
+	int lf = pl_pp_stage_layers(a->layers, s->pp, 0), ll = a->layers / s->pp;
 	double per_layer = (double)pl_kv_bytes_per_token(a, s->tp, 1, s->kv_dtype_bytes) /
 			   (attn > 0 ? attn : 1);
 	double budget = (double)s->gpu_bytes * s->util, nt, mlp, act_l, wf, wl, kvf, kvl, tf, tl;
-	double kf = per_layer * ((attn + s->pp - 1) / s->pp), kl = per_layer * (attn / s->pp);
+	double kf = per_layer * pl_pp_stage_layers(attn, s->pp, 0), kl = per_layer * (attn / s->pp);
 	nt = (0.13 + 0.42 * (s->tp - 1)) * PL_GIB;
 	mlp = mlp_activation(a, s);
 	act_l = (double)activation_estimate(a, s);
@@ -477,12 +478,34 @@ static double pp_stages(const struct pl_arch *a, const struct pl_settings *s, st
 	return kvl;
 }
 
-int pl_estimate(const struct pl_arch *a, const struct pl_settings *s, struct pl_result *r,
+/* vLLM V0's cache layout for an MLA model, by version (kv.c says how
+ * each is counted): MHA padded to head size 256 before 0.7.1 (the MLA
+ * backends arrived in 0.7.1), the latent padded to 256 bytes from 0.7.1
+ * on CUDA (CacheEngine._align_cache: use_mla and is_cuda). V1 caches the
+ * latent unpadded (MLAAttentionSpec); version 0 (not given) is V1. The
+ * 0.7 MLA backends also keep absorbed copies of the attention matrices
+ * (weights.c; VLLM_MLA_PERFORM_MATRIX_ABSORPTION, gone by 0.8). */
+static void vllm_mla_layout(struct pl_arch *k, const struct pl_settings *s)
+{
+	if (!k->mla || s->engine != PL_VLLM || vllm_v1(s) || !s->version)
+		return;
+	if (s->version < PL_VERSION(0, 7, 1))
+		k->mla_mha_head = 256;
+	else if (!s->card_rocm)
+		k->kv_align_bytes = 256;
+	if (s->version >= PL_VERSION(0, 7, 1) && s->version < PL_VERSION(0, 8, 0))
+		k->mla_absorbed = 1;
+}
+
+int pl_estimate(const struct pl_arch *arch, const struct pl_settings *s, struct pl_result *r,
 		char *err, size_t errn)
 {
 	double total = (double)s->gpu_bytes, kv;
 	int64_t per_block;
+	struct pl_arch ka = *arch;
+	const struct pl_arch *a = &ka;
 
+	vllm_mla_layout(&ka, s);
 	memset(r, 0, sizeof(*r));
 	r->used = *s;
 	r->free_bytes = s->free_given > 0 ? s->free_given : -1;

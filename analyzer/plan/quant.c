@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PL_DIM_MAX (1 << 24)
@@ -76,6 +77,48 @@ static int read_compressed(json_t *q, struct pl_arch *a, char *err, size_t errn)
 	return 0;
 }
 
+/* Set layer i's bit in map, or every layer's when i < 0. */
+static void keep_set(unsigned char *map, long i)
+{
+	if (i < 0)
+		memset(map, 0xff, PL_KEEP_LAYERS / 8);
+	else if (i < PL_KEEP_LAYERS)
+		map[i / 8] |= (unsigned char)(1u << (i % 8));
+}
+
+/* modules_to_not_convert (transformers' name for the modules a
+ * quantised checkpoint leaves in 16 bits; Meta's fbgemm_fp8 Llama 3.1
+ * release lists every self_attn projection and the first and last
+ * layers' MLP; others list routers). Each entry is a module path:
+ * "layers.N." names one layer, no index every layer; a self_attn / attn
+ * path keeps attention, an mlp / experts path keeps the MLP, except a
+ * router (".mlp.gate", "shared_expert_gate"), which plan never quantises.
+ * Anything else (lm_head, embeddings, vision) is 16-bit already. */
+static void read_not_convert(json_t *list, struct pl_arch *a)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v) {
+		const char *m = json_is_string(v) ? json_string_value(v) : NULL, *l;
+		size_t n;
+		long layer = -1;
+
+		if (!m)
+			continue;
+		n = strlen(m);
+		if ((n >= 9 && !strcmp(m + n - 9, ".mlp.gate")) || strstr(m, "expert_gate"))
+			continue;
+		l = strstr(m, "layers.");
+		if (l && isdigit((unsigned char)l[7]))
+			layer = strtol(l + 7, NULL, 10);
+		if (strstr(m, "attn"))
+			keep_set(a->keep_attn, layer);
+		else if (strstr(m, "mlp") || strstr(m, "expert"))
+			keep_set(a->keep_mlp, layer);
+	}
+}
+
 int pl_quant_read(json_t *q, struct pl_arch *a, char *err, size_t errn)
 {
 	const char *m = q_str(q, "quant_method");
@@ -93,6 +136,7 @@ int pl_quant_read(json_t *q, struct pl_arch *a, char *err, size_t errn)
 	    q_int(q, "q_group_size", -1, PL_DIM_MAX, &gs, err, errn) < 0)
 		return -1;
 	a->group_size = gs > 0 ? gs : 128;
+	read_not_convert(json_object_get(q, "modules_to_not_convert"), a);
 	if (!m)
 		return 0;
 	if (!strcmp(m, "fp8") || !strcmp(m, "fbgemm_fp8") || !strcmp(m, "modelopt")) {

@@ -20,10 +20,12 @@
 
 #include <math.h>
 
-/* Parameters of one layer, split into what is quantised (lin) and what
- * is not (other), on one of tp ranks. moe: the layer's MLP is experts. */
-static void layer_params(const struct pl_arch *a, int tp, int moe, double *lin, double *other,
-			 double *experts)
+/* Parameters of one layer, split into what is quantised (attn: the
+ * attention linears; lin: the dense MLP and shared experts; experts: the
+ * routed experts) and what is not (other), on one of tp ranks. moe: the
+ * layer's MLP is experts. */
+static void layer_params(const struct pl_arch *a, int tp, int moe, double *attn, double *lin,
+			 double *other, double *experts)
 {
 	double H = a->hidden, hd = a->head_dim, nh = a->heads;
 	double kvr = pl_kv_heads_per_rank(a, tp);
@@ -48,6 +50,8 @@ static void layer_params(const struct pl_arch *a, int tp, int moe, double *lin, 
 		if (a->qk_norm)
 			o += 2.0 * hd;
 	}
+	*attn = l;
+	l = 0;
 	if (moe) {
 		e += (double)a->experts * 3.0 * H * a->moe_intermediate / tp;
 		o += H * a->experts;                                       /* router */
@@ -74,15 +78,36 @@ static int is_moe(const struct pl_arch *a, int i)
 
 double pl_param_count(const struct pl_arch *a)
 {
-	double lin, other, e, n = 0;
+	double at, lin, other, e, n = 0;
 	int i;
 
 	for (i = 0; i < a->layers; i++) {
-		layer_params(a, 1, is_moe(a, i), &lin, &other, &e);
-		n += lin + other + e;
+		layer_params(a, 1, is_moe(a, i), &at, &lin, &other, &e);
+		n += at + lin + other + e;
 	}
 	n += (double)a->vocab * a->hidden * (a->tie ? 1 : 2) + a->hidden;
 	return n + a->vision_params;
+}
+
+/* The copies vLLM V0's MLA backends of 0.7.x keep per layer beside the
+ * checkpoint's weights (MLACommonImpl.process_weights_after_loading with
+ * VLLM_MLA_PERFORM_MATRIX_ABSORPTION, the default then): W_QR (q input x
+ * heads x rope dim) in 16 bits, W_Q_UK (q input x heads x kv_lora_rank)
+ * and W_UV_O (heads x kv_lora_rank x hidden) in 16 bits, or FP8 with
+ * their scales when the checkpoint is FP8; and, for a quantised
+ * checkpoint, kv_b_proj dequantised to 16 bits (W_UK and W_UV are views
+ * of it). Bytes on one of tp ranks. */
+static double mla_absorbed_bytes(const struct pl_arch *a, int tp, enum pl_quant q, int dtype_bytes)
+{
+	double nh = (double)a->heads / tp, qin = a->q_lora_rank ? a->q_lora_rank : a->hidden;
+	double big = qin * nh * a->kv_lora_rank + nh * a->kv_lora_rank * a->hidden;
+	double b = qin * nh * a->qk_rope_head_dim * dtype_bytes;
+
+	b += big * (q == PL_Q_FP8 ? pl_quant_bytes(a, q, dtype_bytes) : dtype_bytes);
+	if (q != PL_Q_NONE)
+		b += (double)a->kv_lora_rank * nh * (a->qk_nope_head_dim + a->v_head_dim) *
+		     dtype_bytes;
+	return b;
 }
 
 /* n rounded up to a multiple of m (m >= 1). */
@@ -94,7 +119,7 @@ static double round_up(double n, int m)
 int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n, enum pl_quant q,
 				int dtype_bytes, int pad_i, int pad_h, int embed, int head)
 {
-	double lin, other, e, bytes = 0, qb = pl_quant_bytes(a, q, dtype_bytes), eb, epad = 1;
+	double at, lin, other, e, bytes = 0, qb = pl_quant_bytes(a, q, dtype_bytes), eb, epad = 1;
 	int i;
 
 	if (tp < 1)
@@ -109,8 +134,16 @@ int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n
 			epad = round_up(ip, pad_i) / ip * round_up(a->hidden, pad_h) / a->hidden;
 	}
 	for (i = first; i < first + n && i < a->layers; i++) {
-		layer_params(a, tp, is_moe(a, i), &lin, &other, &e);
-		bytes += lin * qb + e * eb * epad + other * dtype_bytes;
+		layer_params(a, tp, is_moe(a, i), &at, &lin, &other, &e);
+		/* modules_to_not_convert: those stay in 16 bits */
+		bytes += at * (PL_KEEP(a->keep_attn, i) ? dtype_bytes : qb);
+		if (PL_KEEP(a->keep_mlp, i))
+			bytes += (lin + e) * dtype_bytes;
+		else
+			bytes += lin * qb + e * eb * epad;
+		bytes += other * dtype_bytes;
+		if (a->mla && a->mla_absorbed)
+			bytes += mla_absorbed_bytes(a, tp, q, dtype_bytes);
 	}
 	/* the embedding on the first stage, the head on the last (one matrix
 	 * when tied and both are here), split by vocabulary; the final norm.
@@ -124,6 +157,19 @@ int64_t pl_stage_weights_bytes(const struct pl_arch *a, int tp, int first, int n
 	return (int64_t)bytes;
 }
 
+int pl_pp_stage_layers(int layers, int pp, int rank)
+{
+	int base, rem;
+
+	if (pp < 1)
+		pp = 1;
+	base = layers / pp;
+	rem = layers % pp;
+	/* vLLM's get_pp_indices: the remainder one each to the stages before
+	 * the last, from the second-to-last backwards */
+	return base + (rem && rank >= pp - 1 - rem && rank <= pp - 2);
+}
+
 int64_t pl_weights_bytes_padded(const struct pl_arch *a, int tp, int pp, enum pl_quant q,
 				int dtype_bytes, int pad_i, int pad_h)
 {
@@ -131,8 +177,8 @@ int64_t pl_weights_bytes_padded(const struct pl_arch *a, int tp, int pp, enum pl
 		pp = 1;
 	/* one stage holds everything; with several, the first (the
 	 * embedding and the most layers) is the one reported */
-	return pl_stage_weights_bytes(a, tp, 0, (a->layers + pp - 1) / pp, q, dtype_bytes, pad_i,
-				      pad_h, 1, pp == 1);
+	return pl_stage_weights_bytes(a, tp, 0, pl_pp_stage_layers(a->layers, pp, 0), q, dtype_bytes,
+				      pad_i, pad_h, 1, pp == 1);
 }
 
 int64_t pl_weights_bytes(const struct pl_arch *a, int tp, int pp, enum pl_quant q, int dtype_bytes)
