@@ -193,6 +193,9 @@ def plan(binary, cfg, case, extra):
     block = setting(s, "block_size", "tokens_per_block")
     if block:
         args += ["--block-size", block]
+    kvd = s.get("kv_cache_dtype", "").split()
+    if kvd and kvd[0] != "auto":
+        args += ["--kv-cache-dtype", kvd[0]]
     if engine(case) == "ollama":   # a fixed context of n_ctx cells, not a pool
         ctx = setting(s, "num_ctx", "n_ctx", "ctx", "max_model_len")
         par = setting(s, "num_parallel", "n_parallel", "parallel", "max_num_seqs")
