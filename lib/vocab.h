@@ -62,6 +62,7 @@
 	X(VE_SERVER_ERROR, "server_error", NULL, NULL, "a server log's Python traceback or C++ abort") \
 	X(VE_ENGINE_ERROR, "engine_error", NULL, NULL, "a serving engine's memory error outside a traceback") \
 	X(VE_PREEMPTION, "preemption", NULL, NULL, "vLLM preempted a request for lack of KV cache") \
+	X(VE_TRAIN_PROGRESS, "train_progress", NULL, NULL, "a training loop's last progress bar in a plain log: steps done of how many") \
 	X(VE_TORCH_MEMORY_STATS, "torch_memory_stats", NULL, NULL, "a memory_summary table or memory_stats dump was read") \
 	X(VE_TORCH_PROFILER_TABLE, "torch_profiler_table", NULL, NULL, "a torch.profiler key_averages table was read") \
 	X(VE_TORCH_PROFILER_TRACE, "torch_profiler_trace", NULL, NULL, "a torch.profiler Chrome trace was read") \
