@@ -56,7 +56,7 @@ json_t *load_oom_load(struct report_ctx *c)
 
 	if (!r_has_table(c, "oom_load"))
 		return json_null();
-	rows = r_rows(c, "SELECT kind, steps_done, steps_total, first_step, bars, at_start,"
+	rows = r_rows(c, "SELECT doing, steps_done, steps_total, first_step, bars, at_start,"
 		      " max_mem_first_mb, max_mem_last_mb, entity, running, waiting, kv_usage_pct,"
 		      " running_before, waiting_before, kv_usage_before_pct, window_s, samples"
 		      " FROM oom_load ORDER BY oom_id LIMIT 1", -1);

@@ -18,7 +18,7 @@
 
 static const char load_schema[] =
 	"DROP TABLE IF EXISTS oom_load;"
-	"CREATE TABLE oom_load(oom_id INTEGER PRIMARY KEY, kind TEXT NOT NULL,"
+	"CREATE TABLE oom_load(oom_id INTEGER PRIMARY KEY, doing TEXT NOT NULL,"
 	" steps_done INTEGER, steps_total INTEGER, first_step INTEGER, bars INTEGER,"
 	" at_start INTEGER, max_mem_first_mb REAL, max_mem_last_mb REAL,"
 	" entity TEXT, running REAL, waiting REAL, kv_usage_pct REAL, running_before REAL,"
@@ -28,15 +28,17 @@ static const char load_schema[] =
 #define AFTER_STARTUP "o.phase IN ('training_step', 'eval', 'serving', 'unknown')"
 #define JD(key) "json_extract(e.data, '$." key "')"
 
-/* The training row: the last train_progress event of the OOM's log. */
+/* The training row: the last train_progress event of the OOM's log, for
+ * an OOM in a training step or of no known phase (an evaluation's bar is
+ * the evaluation loop's, not the training's progress). */
 static const char training_sql[] =
-	"INSERT INTO oom_load(oom_id, kind, steps_done, steps_total, first_step, bars, at_start,"
+	"INSERT INTO oom_load(oom_id, doing, steps_done, steps_total, first_step, bars, at_start,"
 	" max_mem_first_mb, max_mem_last_mb, event_id)"
 	" SELECT o.id, 'training', " JD("steps_done") ", " JD("steps_total") ", "
 	JD("first_step") ", " JD("bars") ", " JD("steps_done") " <= %d, "
 	JD("max_mem_first_mb") ", " JD("max_mem_last_mb") ", e.id"
 	" FROM oom o JOIN event e ON e.kind = 'train_progress' AND e.artifact_id IS o.artifact_id"
-	" AND json_valid(e.data) WHERE o.id = 1 AND o.phase IN ('training_step', 'eval', 'unknown')"
+	" AND json_valid(e.data) WHERE o.id = 1 AND o.phase IN ('training_step', 'unknown')"
 	" ORDER BY e.id DESC LIMIT 1";
 
 /* A series' value at the OOM (the last sample at or before it) and at the
@@ -51,7 +53,7 @@ static const char training_sql[] =
 /* The serving row: the load at the OOM (its time, else the running
  * series' last sample) and at the window's start. */
 static const char serving_sql[] =
-	"INSERT INTO oom_load(oom_id, kind, entity, running, waiting, kv_usage_pct, running_before,"
+	"INSERT INTO oom_load(oom_id, doing, entity, running, waiting, kv_usage_pct, running_before,"
 	" waiting_before, kv_usage_before_pct, window_s, samples)"
 	" SELECT o.id, 'serving', r.entity, " AT("server.running") ", " AT("server.waiting") ", "
 	AT("server.gpu_kv_usage") ", " BEFORE("server.running") ", " BEFORE("server.waiting") ", "
