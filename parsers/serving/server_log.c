@@ -385,6 +385,7 @@ static int read_line(struct srv_st *st)
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
 	srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno);
+	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
 	if (st->wrap_n) {   /* the line after an error line wrapped mid-word */
 		if (lineno == st->wrap_line + 1 && (el.memfail & MEMFAIL_MARK_FAILURE) &&
 		    !el.error && rewrap(st))
