@@ -163,11 +163,11 @@ static int serving(struct rule_ctx *c, const struct load_row *r)
 		     r->running <= RUN_JUMP * (r->running_before > 1 ? r->running_before : 1);
 	int one = isnan(r->samples) || r->samples < 2;
 
-	if (isnan(r->running) && isnan(r->kv))
+	if (isnan(r->running))   /* no statistics line at or before the OOM */
 		return 0;
 	if (!isnan(r->waiting))
 		snprintf(w, sizeof(w), ", %.0f waiting", r->waiting);
-	if (!isnan(r->kv) && r->kv >= KV_FULL_PCT && (steady || isnan(r->running))) {
+	if (!isnan(r->kv) && r->kv >= KV_FULL_PCT && steady) {
 		rl_finding_init(&f, "progress", "misconfig", "kv_pool");
 		f.phase = "serving";
 		f.score = one ? 0.45 : 0.55;
@@ -181,9 +181,12 @@ static int serving(struct rule_ctx *c, const struct load_row *r)
 		rl_finding_init(&f, "progress", "reading", "load_at_oom");
 		f.phase = "serving";
 		f.score = 0.2;
-		if (one)
+		if (isnan(r->kv))
+			snprintf(f.title, sizeof(f.title), "At the OOM: %.0f running%s%s", r->running,
+				 w, one ? " (one statistics line: no trend)" : "");
+		else if (one || isnan(r->kv_before))
 			snprintf(f.title, sizeof(f.title), "At the OOM: %.0f running%s, KV cache %.0f%%"
-				 " (one statistics line: no trend)", r->running, w, r->kv);
+				 "%s", r->running, w, r->kv, one ? " (one statistics line: no trend)" : "");
 		else
 			snprintf(f.title, sizeof(f.title), "At the OOM: %.0f running%s, KV cache %.0f%%;"
 				 " %.0f s before: %.0f running, KV cache %.0f%%", r->running, w, r->kv,
@@ -194,7 +197,7 @@ static int serving(struct rule_ctx *c, const struct load_row *r)
 		rl_fig(&f, "waiting", r->waiting);
 	if (!isnan(r->kv))
 		rl_fig(&f, "kv_usage_pct", r->kv);
-	if (!one) {
+	if (!one && !isnan(r->running_before) && !isnan(r->window_s)) {
 		rl_fig(&f, "running_before", r->running_before);
 		rl_fig(&f, "window_s", r->window_s);
 	}
