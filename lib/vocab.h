@@ -62,6 +62,7 @@
 	X(VE_SERVER_ERROR, "server_error", NULL, NULL, "a server log's Python traceback or C++ abort") \
 	X(VE_ENGINE_ERROR, "engine_error", NULL, NULL, "a serving engine's memory error outside a traceback") \
 	X(VE_PREEMPTION, "preemption", NULL, NULL, "vLLM preempted a request for lack of KV cache") \
+	X(VE_TRAIN_PROGRESS, "train_progress", NULL, NULL, "a training loop's last progress bar in a plain log: steps done of how many") \
 	X(VE_TORCH_MEMORY_STATS, "torch_memory_stats", NULL, NULL, "a memory_summary table or memory_stats dump was read") \
 	X(VE_TORCH_PROFILER_TABLE, "torch_profiler_table", NULL, NULL, "a torch.profiler key_averages table was read") \
 	X(VE_TORCH_PROFILER_TRACE, "torch_profiler_trace", NULL, NULL, "a torch.profiler Chrome trace was read") \
@@ -234,6 +235,11 @@
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \
 	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says") \
 	X(VC_ZERO_SETUP_DOES_NOT_FIT, "zero_setup_does_not_fit", NULL, NULL, "start-up, DeepSpeed's engine set-up: ZeRO's partitions and optimizer states do not fit (ZeRO stage 3, offload_param/offload_optimizer to cpu, zero.Init)") \
+	X(VC_FIRST_STEP_DOES_NOT_FIT, "first_step_does_not_fit", NULL, NULL, "training, at its first steps: one step does not fit the card (batch size, sequence length, gradient checkpointing, mixed precision, ZeRO/offload)") \
+	X(VC_STEP_MEMORY_CREEP, "step_memory_creep", NULL, NULL, "leak: a training loop's peak memory crept up over its steps before the OOM") \
+	X(VC_LONG_BATCH, "long_batch", NULL, NULL, "training, after many steps at a flat peak: a batch larger than those before (a longer sequence) outgrew the room") \
+	X(VC_LATE_STEP, "late_step", NULL, NULL, "reading: a training OOM after many steps; the log shows no memory trend to tell a leak from a longer batch") \
+	X(VC_LOAD_AT_OOM, "load_at_oom", NULL, NULL, "reading: the serving engine's load (running, waiting, KV cache usage) at the OOM") \
 	X(VC_TRAINING_KNOBS, "training_knobs", NULL, NULL, "reading: the knobs a training or evaluation step answers to, to try first; names no cause")
 
 /* ---- classes (finding.class; verdict.class all but reading) ---- */

@@ -51,6 +51,12 @@ static json_t *errors_model(const json_t *errs)
 			"clock", json_object_get(x, "clock") ? json_object_get(x, "clock") : json_null(),
 			"line", json_object_get(x, "line") ? json_object_get(x, "line") : json_null(),
 			"text", json_object_get(x, "text") ? json_object_get(x, "text") : json_null()));
+		if (json_object_get(x, "asked_tokens"))   /* SGLang's counts, when it gave them */
+			json_object_set(json_array_get(out, i), "asked_tokens",
+					json_object_get(x, "asked_tokens"));
+		if (json_object_get(x, "available_tokens"))
+			json_object_set(json_array_get(out, i), "available_tokens",
+					json_object_get(x, "available_tokens"));
 	}
 	return out;
 }

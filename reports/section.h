@@ -190,6 +190,7 @@ section_draw_fn html_live_memory;
 section_load_fn load_holders;                          /* holders.c */
 section_draw_fn html_holders, md_holders;
 section_load_fn load_servwhatif;                       /* servwhatif.c */
+section_load_fn load_oom_load;                         /* servwhatif.c */
 section_draw_fn html_servwhatif, md_servwhatif;
 section_load_fn load_whatif;                           /* whatif.c */
 section_draw_fn html_whatif, md_whatif;

@@ -40,6 +40,8 @@ const struct section report_sections[] = {
 	  html_oom_tasks, NULL, stream_oom_tasks },
 	{ "engines", NULL, "Engines", "Serving engines: their memory accounting", 1, load_engines,
 	  html_engines, md_engines, NULL },
+	/* the training progress or the serving load at the OOM (table oom_load) */
+	{ "oom_load", NULL, NULL, NULL, 1, load_oom_load, NULL, NULL, NULL },
 	{ "serving_whatif", NULL, "Serving what-if", "Serving what-if: each setting under the recorded load", 1, load_servwhatif, html_servwhatif, md_servwhatif, NULL },
 	{ "holders", NULL, "Holders", "What held the memory: live memory by allocation stack", 0,
 	  load_holders, html_holders, md_holders, NULL },

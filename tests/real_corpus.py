@@ -501,6 +501,14 @@ def check_any_stack(rep, key, value):
     if key in ANY_NUMERIC:
         got = [e.get(ANY_NUMERIC[key]) for e in evs]
         return (num_close(value, got), got)
+    if key in ("asked_tokens", "available_tokens"):   # SGLang's counts, in engines[].errors
+        got = [err.get(key) for e in engines(rep) for err in e.get("errors") or []
+               if err.get(key) is not None]
+        return (str(value) in [str(g) for g in got], got)
+    if key.startswith("load_"):          # load_<field>: the oom_load row (issue 27 item 3)
+        got = (rep.get("oom_load") or {}).get(key[len("load_"):])
+        want = parse_value(value)
+        return (got is not None and want is not None and close(want, got), got)
     if key == "engine":                  # the engine kind an instance is read as
         got = [e.get("engine") for e in engines(rep)]
         return (value in got, got)

@@ -238,7 +238,7 @@ static void sections_table_orders_every_format(void **state)
 		}
 		assert_null(it);                      /* no key outside the table */
 	}
-	assert_int_equal(keys, 23);   /* ledger, tool_holders, peaks, profile, serving_whatif, answer, partial added */
+	assert_int_equal(keys, 24);   /* ledger, tool_holders, peaks, profile, serving_whatif, answer, partial, oom_load added */
 	json_decref(j);
 	free(s);
 	t_close(tl);

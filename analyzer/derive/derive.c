@@ -3,6 +3,7 @@
  * (derive.h). A pass is added here, in the order it may be read.
  */
 #include "analyzer/derive/derive.h"
+#include "analyzer/derive/load.h"
 #include "analyzer/derive/oom.h"
 #include "analyzer/derive/servwhatif.h"
 #include "analyzer/store/timeline.h"
@@ -13,6 +14,8 @@
 const struct derive_pass derive_passes[] = {
 	/* first: the others read the OOM's moment (rl_oom_time) */
 	{ "oom", "oom: one row per OOM or memory failure; id 1 is the OOM", derive_oom },
+	{ "oom_load", "oom_load: the training progress or the serving load at the OOM",
+	  derive_load },
 	{ "whatif", "whatif: the allocator trace replayed under other settings", derive_whatif },
 	{ "ledger", "ledger: what filled each card and the host, line by line", derive_ledger },
 	{ "peak", "peak: each account's highest memory per measure, its headline", derive_peak },

@@ -471,6 +471,32 @@ static int pool_applies(const struct rl_engine *e)
 	return (e->errors & RL_EE_DECODE_OOM) != 0;
 }
 
+/* SGLang's own counts show more tokens available than the step asked
+ * for: the pool was not full, its knobs do not help (sglang#4602, fixed
+ * by #4913 and #7411: with --page-size above 1 the decode's new pages
+ * were under-counted). A low score: the cause is the engine's, and the
+ * counts are one line's. */
+static int kv_pool_not_full(struct rule_ctx *c, const struct rl_engine *x)
+{
+	struct rl_finding f;
+	char lab[100];
+
+	rl_finding_init(&f, "engine", "misconfig", "kv_pool");
+	f.score = 0.3;
+	engine_figures(&f, x);
+	rl_fig(&f, "asked_tokens", x->kv_asked);
+	rl_fig(&f, "available_tokens", x->kv_available);
+	snprintf(f.title, sizeof(f.title), "The KV cache pool was not full at the decode OOM%s:"
+		 " %.0f tokens asked, %.0f available (the engine's own counts)",
+		 rl_engine_label(x, lab, sizeof(lab)), x->kv_asked, x->kv_available);
+	rl_advice(&f, "A pool with room that still fails the allocation is the allocator's, not"
+		  " the configuration's: SGLang under-counted the decode's new pages with"
+		  " --page-size above 1 (sglang#4602, fixed in #4913; #7411): --page-size 1, or a"
+		  " release with the fix. Lowering the running requests or raising the memory share"
+		  " would not help.");
+	return ewrite(c, &f, x, "the engine's decode error and its counts");
+}
+
 static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
 	const struct rl_engine *x = pick(e, n, pool_applies);
@@ -481,11 +507,18 @@ static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 
 	if (!x)
 		return 0;
+	if (!isnan(x->kv_asked) && !isnan(x->kv_available) && x->kv_available >= x->kv_asked)
+		return kv_pool_not_full(c, x);
 	seqs = rl_flag_of(c, x->engine, KR_MAX_SEQS);
 	util = rl_flag_of(c, x->engine, KR_MEM_FRACTION);
 	rl_finding_init(&f, "engine", "misconfig", "kv_pool");
 	f.score = 0.6;   /* admitted load or a burst: the message cannot tell */
 	engine_figures(&f, x);
+	if (!isnan(x->kv_asked) && !isnan(x->kv_available)) {   /* its counts: the pool ran out */
+		f.score = 0.65;
+		rl_fig(&f, "asked_tokens", x->kv_asked);
+		rl_fig(&f, "available_tokens", x->kv_available);
+	}
 	/* the message's first line is all the engine table keeps: "the pool
 	 * ran out" is the likeliest reading, not what the figures show */
 	snprintf(f.title, sizeof(f.title), "The decode step could not get KV cache tokens%s"

@@ -67,10 +67,20 @@ static void read_row(sqlite3_stmt *st, struct rl_engine *e)
 	e->failed_start = sqlite3_column_int(st, 5 + RL_EF__COUNT) > 0;
 	e->error_ns = sqlite3_column_type(st, 6 + RL_EF__COUNT) == SQLITE_NULL ? OL_NULL :
 		      sqlite3_column_int64(st, 6 + RL_EF__COUNT);
+	e->kv_asked = sqlite3_column_type(st, 7 + RL_EF__COUNT) == SQLITE_NULL ? NAN :
+		      sqlite3_column_double(st, 7 + RL_EF__COUNT);
+	e->kv_available = sqlite3_column_type(st, 8 + RL_EF__COUNT) == SQLITE_NULL ? NAN :
+			  sqlite3_column_double(st, 8 + RL_EF__COUNT);
 }
 
 /* The errors column, or an empty list where it is not JSON. */
 #define ERR "CASE WHEN json_valid(errors) THEN errors ELSE '[]' END"
+
+/* The count key of the last error entry that holds it (SGLang's decode
+ * or prefill OOM, server_engine.c srv_engine_counts). */
+#define LAST_COUNT(key) "(SELECT json_extract(j.value, '$." key "') FROM json_each(" ERR ") j" \
+	" WHERE json_extract(j.value, '$." key "') IS NOT NULL ORDER BY CAST(j.key AS INTEGER) DESC" \
+	" LIMIT 1)"
 
 /* The engine table's rows; their number, or -1. */
 static int read_rows(struct rule_ctx *c, struct rl_engine *e, int max)
@@ -88,7 +98,8 @@ static int read_rows(struct rule_ctx *c, struct rl_engine *e, int max)
 		"  LIKE '%initialization failed%' OR lower(json_extract(j.value, '$.text'))"
 		"  LIKE '%loading failed%' OR lower(json_extract(j.value, '$.text'))"
 		"  LIKE '%failed to load%'),"
-		" (SELECT min(json_extract(j.value, '$.time_ns')) FROM json_each(" ERR ") j)"
+		" (SELECT min(json_extract(j.value, '$.time_ns')) FROM json_each(" ERR ") j),"
+		" " LAST_COUNT("asked_tokens") ", " LAST_COUNT("available_tokens")
 		" FROM engine ORDER BY id");
 	int n = 0;
 

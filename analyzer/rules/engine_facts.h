@@ -48,6 +48,8 @@ struct rl_engine {
 	unsigned errors;            /* enum rl_ee bits */
 	int failed_start;           /* an error line says it failed to start */
 	int64_t error_ns;           /* time of its first memory error; OL_NULL none */
+	double kv_asked, kv_available; /* SGLang's decode/prefill OOM counts (tokens the
+				     * last one asked, had available); NAN unknown */
 };
 
 /* The instances, up to max, into e; their number, or -1 (failure

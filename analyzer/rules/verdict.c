@@ -49,6 +49,9 @@ const struct rule rule_table[] = {
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
 	{ "killers", "what Kubernetes, Slurm, earlyoom, systemd-oomd say of a kill: a limit"
 	  " or a host too small", rule_killers },
+	{ "progress", "what the program was doing at the OOM: a training loop's first steps or"
+	  " its memory over many steps, a serving engine's KV pool full at steady load",
+	  rule_progress },
 	{ "training", "the knobs a training or evaluation step (or the MPS/XLA allocator)"
 	  " answers to, to try first", rule_training },
 	{ NULL, NULL, NULL }

@@ -326,6 +326,8 @@ static int event(struct srv_engine *e, struct sink *s, const struct srv_line *l,
 	return 0;
 }
 
+static void held_counts(struct srv_engine *e, json_t *d, uint64_t lineno);
+
 /* The error k of line l on instance in: into its list (unless it is the
  * one just told again), and an engine_error event when the line is not
  * a piece's. 1 when recorded, 0 when merged, -1 when the sink failed. */
@@ -355,6 +357,8 @@ static int keep_error(struct srv_engine *e, struct sink *s, struct srv_instance 
 			"clock", l->t.clock == OL_CLOCK_UTC ? "utc" : l->t.clock == OL_CLOCK_LOCAL
 				? "local" : NULL,
 			"line", (json_int_t)lineno, "text", ol_json_strn(l->msg, tn)));
+	if ((k == EE_DECODE_OOM || k == EE_PREFILL_OOM) && json_array_size(in->errors))
+		held_counts(e, json_array_get(in->errors, json_array_size(in->errors) - 1), lineno);
 	if (in_piece)
 		return 1;
 	snprintf(summary, sizeof(summary), "%s %s: %.*s", engine_kind_name(in->kind),
@@ -365,6 +369,60 @@ static int keep_error(struct srv_engine *e, struct sink *s, struct srv_instance 
 	if (e->family)
 		json_object_set_new(d, "family", json_string(e->family));
 	return event(e, s, l, lineno, "engine_error", summary, d) < 0 ? -1 : 1;
+}
+
+/* The number after label at m[0..n)'s start, or -1. */
+static json_int_t count_after(const char *m, size_t n, const char *label)
+{
+	size_t k = strlen(label), i;
+	json_int_t v = 0;
+
+	if (n <= k || memcmp(m, label, k))
+		return -1;
+	for (i = k; i < n && i < k + 12 && m[i] >= '0' && m[i] <= '9'; i++)
+		v = v * 10 + (m[i] - '0');
+	return i > k ? v : -1;
+}
+
+int srv_engine_counts(struct srv_engine *e, const char *m, size_t n, uint64_t lineno)
+{
+	json_int_t asked, avail = -1;
+	json_t *last;
+	int i;
+
+	if (!n || (m[0] != 'T' && m[0] != 'A'))   /* the prefilter: most lines stop here */
+		return 0;
+	if ((asked = count_after(m, n, "Try to allocate ")) < 0 &&
+	    (avail = count_after(m, n, "Available tokens: ")) < 0 &&
+	    (avail = count_after(m, n, "Avaliable tokens: ")) < 0)
+		return 0;
+	for (i = e->n - 1; i >= 0; i--) {
+		struct srv_instance *in = &e->inst[i];
+		if ((in->last_error != EE_DECODE_OOM && in->last_error != EE_PREFILL_OOM) ||
+		    lineno < in->last_error_line || lineno - in->last_error_line > SRV_COUNT_LINES ||
+		    !in->errors || !(last = json_array_get(in->errors, json_array_size(in->errors) - 1)))
+			continue;
+		json_object_set_new(last, asked >= 0 ? "asked_tokens" : "available_tokens",
+				    json_integer(asked >= 0 ? asked : avail));
+		return 1;
+	}
+	/* its error not recorded yet: kept for keep_error() */
+	i = (int)(e->cnt_next++ % SRV_COUNT_LINES);
+	e->cnt[i].line = lineno;
+	e->cnt[i].key = asked >= 0 ? "asked_tokens" : "available_tokens";
+	e->cnt[i].v = asked >= 0 ? asked : avail;
+	return 1;
+}
+
+/* The counts read before error entry d (of line lineno) was recorded. */
+static void held_counts(struct srv_engine *e, json_t *d, uint64_t lineno)
+{
+	int i;
+
+	for (i = 0; i < SRV_COUNT_LINES; i++)
+		if (e->cnt[i].key && e->cnt[i].line > lineno &&
+		    e->cnt[i].line - lineno <= SRV_COUNT_LINES)
+			json_object_set_new(d, e->cnt[i].key, json_integer(e->cnt[i].v));
 }
 
 /* vLLM's preemption warning as a preemption event. */

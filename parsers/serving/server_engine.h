@@ -93,11 +93,17 @@ struct srv_seen {
 	char ent[64];                /* its statistics' entity */
 };
 
+#define SRV_COUNT_LINES 4   /* lines after its error a count may be on */
+
 struct srv_engine {
 	struct srv_instance inst[SRV_ENGINES];
 	int n;
 	int full_warned;
 	unsigned lines[ENGINE__COUNT];  /* lines of each engine: the log's engine */
+	/* SGLang's count lines read before their error was recorded (a
+	 * traceback's piece records it when the piece ends): the last ones */
+	struct { uint64_t line; const char *key; json_int_t v; } cnt[SRV_COUNT_LINES];
+	unsigned cnt_next;
 	unsigned gen;                /* counts the changes to inst[] (added, kind set) */
 	struct srv_seen seen[2];     /* the last line's instance, then the one
 				      * before that was another (a log's lines
@@ -130,6 +136,15 @@ int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engin
 int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line *l,
 		    const struct engine_line *el, uint64_t lineno, int in_piece,
 		    char *ent, size_t cap, enum engine_error *error);
+
+/* SGLang's decode or prefill OOM goes on over lines with its counts
+ * ("Try to allocate 148 tokens.", "Available tokens: 2048", its own
+ * "Avaliable" too): line m[0..n) (number lineno) as such a line of the
+ * instance whose last error was one, within SRV_COUNT_LINES of it, is
+ * kept in that error's entry (asked_tokens, available_tokens): the
+ * first line alone cannot tell a full pool from an allocator that
+ * under-counted. 1 when kept, 0 not such a line. */
+int srv_engine_counts(struct srv_engine *e, const char *m, size_t n, uint64_t lineno);
 
 /* The engine rows, at the end of the artifact. 0, or -1 when the sink
  * failed. */

@@ -28,6 +28,7 @@
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/server_progress.h"
 #include "parsers/serving/server_stats.h"
 #include "parsers/serving/server_unwrap.h"
 #include "parsers/common/seriesutil.h"
@@ -49,6 +50,7 @@ struct srv_st {
 	struct srv_meta meta;
 	struct srv_engine engines;
 	struct srv_mem mem;         /* the phase, the memory failure held */
+	struct srv_progress prog;   /* a training loop's bars */
 	enum engine_error piece_error; /* the first a piece's lines named */
 	/* the last torch_oom, to know its echo */
 	int last_oom_set;
@@ -389,6 +391,8 @@ static int read_line(struct srv_st *st)
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
+	srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno);
+	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
 	if (st->wrap_n) {   /* the line after an error line wrapped mid-word */
 		if (lineno == st->wrap_line + 1 && (el.memfail & MEMFAIL_MARK_FAILURE) &&
 		    !el.error && rewrap(st))
@@ -462,6 +466,18 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	return 1;
 }
 
+/* 1 when a serving engine's lines are in the log: its bars (weights
+ * loaded, graphs captured, prompts processed) are no training loop's. */
+static int named_engine(const struct srv_engine *e)
+{
+	int k;
+
+	for (k = 0; k < ENGINE__COUNT; k++)
+		if (engine_kind_named((enum engine_kind)k) && e->lines[k])
+			return 1;
+	return 0;
+}
+
 /* A parser's state for input in and sink s; NULL when out of memory.
  * Freed with free() after srv_join_release(). */
 static struct srv_st *srv_new(struct input *in, struct sink *s)
@@ -476,6 +492,7 @@ static struct srv_st *srv_new(struct input *in, struct sink *s)
 		srv_join_init(&st->join);
 		srv_engine_init(&st->engines);
 		srv_mem_init(&st->mem);
+		srv_progress_init(&st->prog);
 	}
 	return st;
 }
@@ -504,10 +521,11 @@ int server_log_parse(struct input *in, struct sink *s)
 	if (take_piece(st) < 0 || pend_flush(st, OOM_PHASE_UNKNOWN) < 0 ||
 	    srv_mem_finish(&st->mem, s) < 0 ||
 	    srv_stats_finish(&st->stats, s) < 0 ||
+	    (r = srv_progress_finish(&st->prog, s, !named_engine(&st->engines))) < 0 ||
 	    srv_engine_finish(&st->engines, s) < 0)
 		goto out;
 	rc = st->records + st->stats.records + st->meta.records + st->engines.records +
-	     st->mem.records;
+	     st->mem.records + r;
 out:
 	srv_join_release(&st->join);
 	srv_engine_release(&st->engines);

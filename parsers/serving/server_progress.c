@@ -1,0 +1,143 @@
+/*
+ * server_progress.c -- a training loop's progress bars and step counters
+ * in a plain log (server_progress.h says which). One memchr per line for
+ * the '/' every form has; the digits on both sides and what follows them
+ * decide; nothing is allocated.
+ */
+#include "parsers/serving/server_progress.h"
+#include "parsers/common/seriesutil.h"
+#include "lib/common.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_DIGITS 12   /* a step count longer than this is no step count */
+
+void srv_progress_init(struct srv_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->step = p->total = p->first_step = -1;
+	p->t.utc_ns = p->t.boot_ns = OL_NULL;
+}
+
+static int dig(char c)
+{
+	return isdigit((unsigned char)c);
+}
+
+/* The number of the digits m[a..b) (b - a <= MAX_DIGITS). */
+static int64_t number(const char *m, size_t a, size_t b)
+{
+	int64_t v = 0;
+
+	for (; a < b; a++)
+		v = v * 10 + (m[a] - '0');
+	return v;
+}
+
+/* The bar whose '/' is at m[i] (n the line's length): 1 with *done and
+ * *total when the digits around it are followed as one of the forms
+ * says, else 0. */
+static int bar_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *total)
+{
+	size_t a, b, c, d;
+	int spaced = i >= 2 && i + 2 < n && m[i - 1] == ' ' && m[i + 1] == ' ';
+
+	b = spaced ? i - 1 : i;      /* the digits before: [a, b) */
+	for (a = b; a > 0 && dig(m[a - 1]) && b - a <= MAX_DIGITS; a--)
+		;
+	c = spaced ? i + 2 : i + 1;  /* the digits after: [c, d) */
+	for (d = c; d < n && dig(m[d]) && d - c <= MAX_DIGITS; d++)
+		;
+	if (a == b || c == d || b - a > MAX_DIGITS || d - c > MAX_DIGITS)
+		return 0;
+	if (spaced) {                /* text-generation-webui: "128 / 7296 …" */
+		if (!(d + 4 <= n && !memcmp(m + d, " \xe2\x80\xa6", 4)))
+			return 0;
+	} else if (d + 1 < n && m[d] == ' ' && m[d + 1] == '[') {
+		;                        /* tqdm: "12/500 [00:19<...]" */
+	} else if (d < n && m[d] == ']') {   /* a logger's "[ 940/3696]" */
+		size_t o = a;
+		while (o > 0 && m[o - 1] == ' ')
+			o--;
+		if (o == 0 || m[o - 1] != '[')
+			return 0;
+	} else {
+		return 0;
+	}
+	*done = number(m, a, b);
+	*total = number(m, c, d);
+	return *total > 0 && *done <= *total;
+}
+
+/* "max mem: N" after a bar (MB, the peak so far); -1 when absent. */
+static double max_mem(const char *m, size_t n)
+{
+	const char *p = mem_find(m, n, "max mem: ");
+	double v = 0;
+	int k = 0;
+
+	if (!p)
+		return -1;
+	for (p += 9; p < m + n && dig(*p) && k < MAX_DIGITS; p++, k++)
+		v = v * 10 + (*p - '0');
+	return k ? v : -1;
+}
+
+int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
+		      const struct ol_time *t, uint64_t lineno)
+{
+	const char *s = memchr(m, '/', n);
+	int64_t done = -1, total = -1, d, tot;
+	double mem;
+
+	for (; s; s = memchr(s + 1, '/', n - (size_t)(s + 1 - m)))
+		if (s > m && bar_at(m, n, (size_t)(s - m), &d, &tot)) {
+			done = d;    /* the last bar of the line: carriage returns glue them */
+			total = tot;
+		}
+	if (done < 0 || done == total)   /* none, or a loop that finished */
+		return 0;
+	p->step = done;
+	p->total = total;
+	if (p->first_step < 0)
+		p->first_step = done;
+	p->bars++;
+	p->line = lineno;
+	if (t && (t->utc_ns != OL_NULL || t->boot_ns != OL_NULL))
+		p->t = *t;
+	if ((mem = max_mem(m, n)) >= 0) {
+		if (!p->mem_n++)
+			p->mem_first = mem;
+		p->mem_last = mem;
+	}
+	return 1;
+}
+
+int srv_progress_finish(struct srv_progress *p, struct sink *s, int keep)
+{
+	struct ol_event ev = { .kind = "train_progress", .t = p->t, .pid = OL_NULL,
+			       .bytes = OL_NULL, .line = p->line };
+	char summary[160];
+	int64_t id;
+
+	if (!keep || !p->bars)
+		return 0;
+	snprintf(summary, sizeof(summary), "a training loop at step %lld of %lld",
+		 (long long)p->step, (long long)p->total);
+	ev.summary = summary;
+	ev.data = json_pack("{s:I, s:I, s:I, s:I}", "steps_done", (json_int_t)p->step,
+			    "steps_total", (json_int_t)p->total, "first_step",
+			    (json_int_t)p->first_step, "bars", (json_int_t)p->bars);
+	if (!ev.data)
+		return -1;
+	if (p->mem_n) {
+		json_object_set_new(ev.data, "max_mem_first_mb", json_real(p->mem_first));
+		json_object_set_new(ev.data, "max_mem_last_mb", json_real(p->mem_last));
+		json_object_set_new(ev.data, "max_mem_samples", json_integer((json_int_t)p->mem_n));
+	}
+	id = sink_event(s, &ev);
+	json_decref(ev.data);
+	return id < 0 ? -1 : 1;
+}

@@ -1,0 +1,50 @@
+/*
+ * server_progress.h -- a training loop's progress in a plain log, read
+ * line by line by server_log.c (issue 27 item 3: a first-step OOM is a
+ * configuration that does not fit, a late one is not). What is read:
+ *  - tqdm bars, "12/500 [00:19<50:33, 19.03s/it]" with or without the
+ *    "NN%|###|" before (Lightning's and transformers' bars are tqdm's),
+ *    several glued on one line by carriage returns, or glued to the
+ *    "Traceback" that ended them: the last bar of a line wins;
+ *  - loggers that print "[1330/3696]" (DETR's MetricLogger, mmcv,
+ *    "Epoch: [1][371/4899]");
+ *  - text-generation-webui's "Running… 128 / 7296 …";
+ *  - DeepSpeed's "[Rank 0] step=2498, skipped=0" (steps, no total);
+ *  - a logger's "max mem: 29528" (MB, the peak so far): the memory trend.
+ * A bar that reached its total (a finished loop: checkpoint shards
+ * loaded, a CUDA-graph capture) is not the loop that failed; a log an
+ * engine's lines name (vLLM, SGLang...) is a server's: server_log.c
+ * drops what was read there.
+ * At the end one event "train_progress" (lib/vocab.h) with the last
+ * bar: steps_done, steps_total (or null), first_step (the first bar's
+ * step), bars (how many bars were read) and, when given, max_mem_first
+ * and max_mem_last (MB).
+ */
+#ifndef OOMLENS_SERVER_PROGRESS_H
+#define OOMLENS_SERVER_PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "parsers/common/sink.h"
+
+struct srv_progress {
+	int64_t step, total;         /* the last bar: steps done, of total (-1 unknown) */
+	int64_t first_step;          /* the first bar's steps done; -1 none yet */
+	uint64_t bars, line;         /* bars read; the last bar's line */
+	struct ol_time t;            /* the last bar's line's time (may be unset) */
+	double mem_first, mem_last;  /* "max mem: N" (MB); mem_n of them */
+	uint64_t mem_n;
+};
+
+void srv_progress_init(struct srv_progress *p);
+
+/* Line m[0..n) (number lineno, its time t) read for progress. 1 when it
+ * held a bar or a memory figure, 0 when not. Never fails. */
+int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
+		      const struct ol_time *t, uint64_t lineno);
+
+/* The event train_progress when a bar was read and keep is 1. 1 when
+ * written, 0 none, -1 when the sink failed. */
+int srv_progress_finish(struct srv_progress *p, struct sink *s, int keep);
+
+#endif
