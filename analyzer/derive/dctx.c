@@ -43,6 +43,23 @@ sqlite3_stmt *rl_prepare(struct rule_ctx *c, const char *sql)
 	return st;
 }
 
+int rl_first_text(struct rule_ctx *c, const char *sql, char *out, size_t n)
+{
+	sqlite3_stmt *st = rl_prepare(c, sql);
+	int r = 0;
+
+	if (n)
+		out[0] = 0;
+	if (!st)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(out, n, "%s", q_text(st, 0));
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 int rl_exec(struct rule_ctx *c, const char *sql)
 {
 	char *msg = NULL;

@@ -124,6 +124,9 @@ int rl_fail(struct rule_ctx *c, const char *msg);
 int rl_sql_failed(struct rule_ctx *c);
 /* Prepare sql; NULL (failure recorded) when it does not prepare. */
 sqlite3_stmt *rl_prepare(struct rule_ctx *c, const char *sql);
+/* The first column of sql's first row as text into out (n bytes, "" when
+ * none): 1 found, 0 no row or sql failed (failure recorded). */
+int rl_first_text(struct rule_ctx *c, const char *sql, char *out, size_t n);
 /* Run SQL statements that return no rows; 0, or -1 (failure recorded). */
 int rl_exec(struct rule_ctx *c, const char *sql);
 /* A rule made of parts (rl_run_parts). */

@@ -141,21 +141,9 @@ static void card_evidence(struct rule_ctx *c, enum rl_platform p, char *buf, siz
  * out (n bytes); 1 found, 0 none. */
 int rl_unexplained_kill(struct rule_ctx *c, char *out, size_t n)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT summary FROM event WHERE kind = 'process_crash'"
+	return rl_first_text(c, "SELECT summary FROM event WHERE kind = 'process_crash'"
 		" AND json_valid(data) AND (json_extract(data, '$.signal') = 'SIGKILL' OR"
-		" json_extract(data, '$.exit_code') = 137) ORDER BY time_ns, id LIMIT 1");
-	int r = 0;
-
-	if (n)
-		out[0] = 0;
-	if (!st)
-		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(out, n, "%s", q_text(st, 0));
-		r = 1;
-	}
-	sqlite3_finalize(st);
-	return r;
+		" json_extract(data, '$.exit_code') = 137) ORDER BY time_ns, id LIMIT 1", out, n);
 }
 
 /* 1 when a llama.cpp/Ollama instance's log already gave its free memory

@@ -217,18 +217,8 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
  * (startup_room.c: request_fits_free) into out; 1 found, 0 none. */
 static int room_title(struct rule_ctx *c, char *out, size_t n)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT title FROM finding WHERE cause ="
-				      " 'request_fits_free' ORDER BY score DESC, id LIMIT 1");
-	int r = 0;
-
-	if (!st)
-		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(out, n, "%s", q_text(st, 0));
-		r = 1;
-	}
-	sqlite3_finalize(st);
-	return r;
+	return rl_first_text(c, "SELECT title FROM finding WHERE cause = 'request_fits_free'"
+			     " ORDER BY score DESC, id LIMIT 1", out, n);
 }
 
 static int write_verdict(struct rule_ctx *c)
