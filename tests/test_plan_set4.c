@@ -7,7 +7,9 @@
  * (Gemma-2-27B printed a 3.66 GiB activation peak for 1024 x 256000
  * logits; Qwen3-30B-A3B 15.41 GiB of KV), and Llama 4's shared experts
  * with the rotary table of its 10485760 positions (Scout printed 53.12
- * GiB of weights per rank at TP 4).
+ * GiB of weights per rank at TP 4); and vLLM's in-flight bitsandbytes,
+ * double quantised (a set-4 row restated: Qwen2.5-7B's config names no
+ * quantisation).
  */
 #include "testutil.h"
 #include "analyzer/plan/plan.h"
@@ -129,12 +131,51 @@ static void llama4_scout_weights(void **state)
 	assert_true(rel((double)r.kv_cache_tokens, 365968) < 0.10);
 }
 
+/* Qwen/Qwen2.5-7B-Instruct config.json (the fields; no quantization_config) */
+static const char qwen25_7b[] =
+	"{\"model_type\": \"qwen2\", \"hidden_size\": 3584, \"intermediate_size\": 18944,"
+	" \"num_attention_heads\": 28, \"num_hidden_layers\": 28, \"num_key_value_heads\": 4,"
+	" \"vocab_size\": 152064, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+	" \"max_position_embeddings\": 131072}";
+
+/* --quantization bitsandbytes on an unquantised checkpoint is vLLM's
+ * in-flight NF4, double quantised: the WeClone start-up (0.8, V0, a 16 GB
+ * card) printed 5.20 GiB of weights for Qwen2.5-7B; single-quantised
+ * absmax would make 5.48 (+5.4 %). */
+static void bnb_in_flight_is_double_quantised(void **state)
+{
+	struct pl_arch a;
+	struct pl_result r;
+	char err[256];
+	struct pl_settings s = { .engine = PL_VLLM, .max_num_seqs = -1, .block_size = -1,
+				 .weights_given = -1, .non_kv_given = -1, .kv_given = -1 };
+
+	(void)state;
+	parse(qwen25_7b, &a);
+	pl_quant_option(&a, PL_Q_NF4);
+	assert_int_equal(a.double_quant, 1);
+	assert_int_equal(a.quant_src, PL_QS_OPTION);
+	s.gpu_bytes = (int64_t)(15.99 * PL_GIB);
+	s.tp = s.pp = 1;
+	s.version = PL_VERSION(0, 8, 5);
+	s.engine_v1 = -1;
+	s.util = 0.90;
+	s.max_model_len = 3072;
+	s.max_batched_tokens = -1;
+	s.quant = PL_Q_NF4;
+	s.quant_set = 1;
+	pl_settings_defaults(&s, &a);
+	assert_int_equal(pl_estimate(&a, &s, &r, err, sizeof(err)), 0);
+	assert_true(rel((double)r.weights_bytes, 5.20 * PL_GIB) < 0.01);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gemma2_sampler_peak_at_0_19),
 		cmocka_unit_test(qwen3_moe_kv_at_0_19),
 		cmocka_unit_test(llama4_scout_weights),
+		cmocka_unit_test(bnb_in_flight_is_double_quantised),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
