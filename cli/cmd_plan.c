@@ -398,7 +398,7 @@ int cmd_plan(int argc, char **argv)
 	if (!s.quant_set)
 		pl_quant_guess(&arch, name, model);
 	else
-		arch.quant_src = PL_QS_OPTION;
+		pl_quant_option(&arch, s.quant);
 	if (s.free_given > 0 && s.other_given > 0) {
 		cli_error("--free-memory and --other-process-bytes say the same thing: give one");
 		return cli_usage(plan_usage);

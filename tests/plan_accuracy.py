@@ -193,6 +193,9 @@ def plan(binary, cfg, case, extra):
     block = setting(s, "block_size", "tokens_per_block")
     if block:
         args += ["--block-size", block]
+    quant = s.get("quantization", "").split()
+    if quant and "quant_method" not in case["arch"]:   # the engine quantised in flight
+        args += ["--quantization", quant[0]]
     kvd = s.get("kv_cache_dtype", "").split()
     if kvd and kvd[0] != "auto":
         args += ["--kv-cache-dtype", kvd[0]]

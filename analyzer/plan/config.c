@@ -190,6 +190,20 @@ static int read_arch(json_t *o, struct pl_arch *a, char *err, size_t errn)
 	r |= take(o, "qk_nope_head_dim", 0, 65536, &a->qk_nope_head_dim, err, errn);
 	r |= take(o, "v_head_dim", 0, 65536, &a->v_head_dim, err, errn);
 	r |= take(o, "sliding_window", 0, INT32_MAX, &a->sliding_window, err, errn);
+	if (mt && !strncmp(mt, "llama4", 6) && a->experts) {
+		/* Llama 4 (transformers' Llama4TextConfig, vLLM's llama4.py
+		 * Llama4MoE): intermediate_size is one expert's and the shared
+		 * expert's (every MoE layer has one, with no gate of its own),
+		 * intermediate_size_mlp the dense layers'; layer i is MoE when
+		 * (i + 1) % interleave_moe_layer_step == 0 */
+		int dense = 0;
+		r |= take(o, "intermediate_size_mlp", 0, PL_DIM_MAX, &dense, err, errn);
+		r |= take(o, "interleave_moe_layer_step", 1, 4096, &a->moe_every, err, errn);
+		a->moe_intermediate = a->intermediate;
+		a->shared_intermediate = a->intermediate;
+		if (dense)
+			a->intermediate = dense;
+	}
 	if (get_int(o, "max_position_embeddings", 0, INT64_MAX / 2, &v, err, errn) > 0)
 		a->max_position = v;
 	if (r)

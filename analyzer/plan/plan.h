@@ -201,6 +201,11 @@ int pl_quant_from_name(const char *name, struct pl_arch *a);
  * config file's folder (the Hub cache's models--org--name included).
  * 1 when a guess was made, 0 when not (or the config already said). */
 int pl_quant_guess(struct pl_arch *a, const char *given_name, const char *config_path);
+/* The user named quantisation q (--quantization): a's quant_src becomes
+ * PL_QS_OPTION; bitsandbytes 4-bit on a config that names none is vLLM's
+ * in-flight quantisation, double quantised (the loader's
+ * quantize_4bit(compress_statistics=True, quant_type="nf4")). */
+void pl_quant_option(struct pl_arch *a, enum pl_quant q);
 /* Bytes per weight of quantisation q, its scales and zeros included;
  * dtype_bytes when q quantises nothing. */
 double pl_quant_bytes(const struct pl_arch *a, enum pl_quant q, int dtype_bytes);

@@ -247,11 +247,22 @@ static double mlp_activation(const struct pl_arch *a, const struct pl_settings *
  * for top-p & top-k sampling"): no sort, the bf16 logits, the fp32 copy
  * and the probabilities, 10 bytes; without FlashInfer 0.10 falls back
  * to the native path ("FlashInfer is not available. Falling back to the
- * PyTorch-native implementation"), which --sampler native says. */
+ * PyTorch-native implementation"), which --sampler native says.
+ * 0.19 (and 0 here, the newest modelled): the native path masks top-k/
+ * top-p with a Triton kernel (apply_top_k_top_p_triton, no sort, no
+ * int64 indices): the bf16 logits, the fp32 copy, the probabilities and
+ * the exponential noise of random_sample, 14 bytes; 15 fits the five
+ * 0.19 logs of the llm-d-planner sweep (Gemma-2-27B's 3.66 GiB peak for
+ * 1024 x 256000 logits exactly; Llama-3.3-70B, Qwen3-30B-A3B and
+ * Llama-4-Scout within 0.6 GiB, the MoE kernels' workspaces not counted).
+ * Where between 0.11 and 0.19 the Triton path came is not seen in a log:
+ * 0.12 - 0.18 keep 39. */
 static double sampler_bytes(const struct pl_settings *s)
 {
 	if (s->sampler != PL_SAMPLER_DEFAULT)
 		return s->sampler == PL_SAMPLER_FLASHINFER ? 10.0 : 39.0;
+	if (s->version == 0 || s->version >= PL_VERSION(0, 19, 0))
+		return 15.0;
 	return s->version >= PL_VERSION(0, 10, 0) && s->version < PL_VERSION(0, 11, 0) ? 10.0
 											: 39.0;
 }
@@ -497,6 +508,22 @@ static void vllm_mla_layout(struct pl_arch *k, const struct pl_settings *s)
 		k->mla_absorbed = 1;
 }
 
+/* vLLM's rotary embedding table (RotaryEmbedding's cos_sin_cache, a
+ * buffer made on the card when the model is built, so "Model loading
+ * took" counts it): max_position_embeddings x the rotary dimension (the
+ * head size; MLA's qk_rope_head_dim) in the model's dtype, on every rank.
+ * Tens of MiB for most models; 2.5 GiB for Llama 4 Scout's 10485760
+ * positions, which with its shared experts makes the 53.12 GiB per rank
+ * vLLM 0.19 printed at TP 4. 0 for the other engines (not checked). */
+static double rope_cache_bytes(const struct pl_arch *a, const struct pl_settings *s)
+{
+	int dim = a->mla ? a->qk_rope_head_dim : a->head_dim;
+
+	if (s->engine != PL_VLLM || a->max_position <= 0 || dim <= 0)
+		return 0;
+	return (double)a->max_position * dim * s->dtype_bytes;
+}
+
 int pl_estimate(const struct pl_arch *arch, const struct pl_settings *s, struct pl_result *r,
 		char *err, size_t errn)
 {
@@ -520,6 +547,8 @@ int pl_estimate(const struct pl_arch *arch, const struct pl_settings *s, struct 
 	r->weights_bytes = s->weights_given >= 0 ? s->weights_given
 		: pl_weights_bytes_padded(a, s->tp, s->pp, s->quant, s->dtype_bytes,
 					  mxfp4_pad_i(s), mxfp4_pad_h(s));
+	if (s->weights_given < 0)
+		r->weights_bytes += (int64_t)rope_cache_bytes(a, s);
 	r->kv_bytes_per_token = s->kv_per_token_given > 0 ? s->kv_per_token_given
 		: pl_kv_bytes_per_token(a, s->tp, s->pp, s->kv_dtype_bytes);
 	r->non_torch_bytes = non_torch_estimate(s);

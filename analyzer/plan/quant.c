@@ -342,6 +342,19 @@ double pl_quant_bytes(const struct pl_arch *a, enum pl_quant q, int dtype_bytes)
 	}
 }
 
+void pl_quant_option(struct pl_arch *a, enum pl_quant q)
+{
+	if (q == PL_Q_NF4 && a->quant == PL_Q_NONE) {
+		/* vLLM's BitsAndBytesModelLoader._unquantized_generator
+		 * (model_loader/bitsandbytes_loader.py) quantises each target
+		 * weight with compress_statistics=True: the 8-bit absmax of
+		 * double quantisation, blocks of 64 */
+		a->double_quant = 1;
+		a->group_size = 64;
+	}
+	a->quant_src = PL_QS_OPTION;
+}
+
 const char *pl_quant_name(enum pl_quant q)
 {
 	static const char *const names[] = { "none", "fp8", "int8", "int4", "mxfp4", "nf4",
