@@ -415,6 +415,12 @@ static void phases(void **state)
 		  "`gpu_memory_utilization` when initializing the engine.", OOM_PHASE_WARMUP },
 		{ "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate "
 		  "448.00 MiB.", OOM_PHASE_GRAPH_CAPTURE },
+		/* the spent set-3 excerpts (tests/data/real/any_stack) */
+		{ "ERROR 05-07 00:37:03 [core.py:1136]   File \"/usr/local/lib/python3.12/dist-packages/"
+		  "vllm/_custom_ops.py\", line 1279, in gptq_marlin_repack", OOM_PHASE_LOAD_WEIGHTS },
+		{ "RuntimeError: Prefill out of memory. Try to lower your batch size.", OOM_PHASE_SERVING },
+		{ "text_generation.errors.GenerationError: Request failed during generation: Server "
+		  "error: CUDA out of memory.", OOM_PHASE_SERVING },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {
@@ -433,6 +439,9 @@ static void phases(void **state)
 		{ "2024-07-17 13:52:26,995 - lmdeploy - INFO - session_id=1, history_tokens=0, "
 		  "input_tokens=2408, max_new_tokens=2048, seq_start=True, seq_end=True, step=0, "
 		  "prep=True", OOM_PHASE_SERVING },
+		/* TurboMind picks a GEMM kernel for a new shape at run time */
+		{ "Failed to find a feasible kernel in the cache, will dispatch by heuristic.",
+		  OOM_PHASE_SERVING },
 	};
 	size_t i;
 

@@ -89,6 +89,11 @@ const struct phase_mark phase_marks[] = {
 	 * built (linear.py "Failed to create unquantized linear weights") */
 	F("in create_weights", LOAD_WEIGHTS, "vllm", "0.4-0.11", "vllm/model_executor/layers/linear.py"),
 	F("create unquantized linear weights", LOAD_WEIGHTS, "vllm", "0.9-0.11", THREAD),
+	/* the Marlin kernels' weights are repacked once loaded
+	 * (process_weights_after_loading calls gptq_marlin_repack) */
+	F("process_weights_after_loading", LOAD_WEIGHTS, "vllm", "0.4-0.11", "vllm/model_executor/model_loader/utils.py"),
+	F("in gptq_marlin_repack", LOAD_WEIGHTS, "vllm", "0.4-0.11", "vllm/_custom_ops.py"),
+	F("in awq_marlin_repack", LOAD_WEIGHTS, "vllm", "0.5-0.11", "vllm/_custom_ops.py"),
 	F("load_weights", LOAD_WEIGHTS, "vllm", "0.2-0.11 (also SGLang's)", "vllm/model_executor/models/*.py"),
 	F("load_model", LOAD_WEIGHTS, "vllm", "V0, V1 (also SGLang's, Ollama's)", V0W " " V1W),
 	/* ---- frames: SGLang -------------------------------------------- */
@@ -105,6 +110,11 @@ const struct phase_mark phase_marks[] = {
 	F("CudaGraphRunner(", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
 	F("event_loop_normal", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
 	F("event_loop_overlap", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
+	/* the scheduler's admission of a prefill batch (schedule_policy.py /
+	 * mem_cache allocators): "Prefill out of memory. Try to lower your
+	 * batch size." */
+	F("Prefill out of memory", SERVING, "sglang", "0.4-0.5", THREAD),
+	F("Decode out of memory", SERVING, "sglang", "0.4-0.5", THREAD),
 	F("memory leak detected", SERVING, "sglang", "0.1-0.5 (idle check)", THREAD),
 	F("KV cache pool leak detected", SERVING, "sglang", "0.1-0.2", THREAD),
 	/* ---- frames: TGI ----------------------------------------------- */
@@ -119,6 +129,8 @@ const struct phase_mark phase_marks[] = {
 	F("in init_kv_cache", KV_ALLOC, "tgi", "2.4-3.3", TGI "v2.4.0..v3.3.0 " TGI_FCL),
 	F("cuda_graph_warmup", GRAPH_CAPTURE, "tgi", "2.0-3.3", TGI "v2.0.0..v3.3.0 " TGI_FCL),
 	F("tunableop_warmup", WARMUP, "tgi", "2.4-3.3", TGI "v2.4.0..v3.3.0 " TGI_FCL),
+	/* the Python client's error for a request the server failed */
+	F("Request failed during generation", SERVING, "tgi", "1.x-3.x client", "clients/python/text_generation/errors.py"),
 	F("Method Prefill", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
 	F("Method Decode", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
 	/* ---- frames: TensorRT-LLM (its _ExecutorMemoryMonitor's "The
@@ -258,6 +270,8 @@ const struct phase_mark phase_marks[] = {
 	L("print_timings", SERVING, "llama-server", "all", "tools/server/server.cpp"),
 	L("prompt eval time", SERVING, "llama.cpp", "all", "src/llama-context.cpp"),
 	/* ---- lines: LMDeploy (each request, at --log-level INFO) -------- */
+	/* TurboMind's GEMM picks a kernel for each new shape at run time */
+	L("Failed to find a feasible kernel in the cache", SERVING, "lmdeploy", "0.7-0.8", THREAD),
 	L("lmdeploy - INFO - session_id=", SERVING, "lmdeploy", "0.4-0.8", THREAD),
 	/* ---- lines: any server's requests -------------------------------- */
 	L("\"POST ", SERVING, "any", "access log", THREAD),

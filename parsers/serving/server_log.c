@@ -68,6 +68,10 @@ struct srv_st {
 	int pend;
 	struct ol_event pend_e;     /* its data owned; summary in pend_summary */
 	char pend_summary[256];
+	/* a start-up phase line just below it, in a log that may be
+	 * printed newest first (phase_printed_before) */
+	enum oom_phase pend_cand;
+	struct ol_time pend_cand_t;
 };
 
 /* The same OOM is often logged twice: the worker's traceback, then the
@@ -111,6 +115,7 @@ static int pend_flush(struct srv_st *st, enum oom_phase ph)
 	if (!st->pend)
 		return 0;
 	st->pend = 0;
+	st->pend_cand = OOM_PHASE_UNKNOWN;
 	if (ph != OOM_PHASE_UNKNOWN)
 		json_object_set_new(st->pend_e.data, "phase", json_string(oom_phase_name(ph)));
 	return write_event(st, &st->pend_e);
@@ -137,6 +142,7 @@ static int pend_hold(struct srv_st *st, struct ol_event *e)
 	snprintf(st->pend_summary, sizeof(st->pend_summary), "%s", e->summary);
 	st->pend_e.summary = st->pend_summary;
 	st->pend = 1;
+	st->pend_cand = OOM_PHASE_UNKNOWN;
 	return 0;
 }
 
@@ -263,6 +269,38 @@ static int traceback_below(struct srv_st *st, uint64_t line, const char *tb)
 		return pend_flush(st, ph);
 	srv_mem_below(&st->mem, ph, rank, line);
 	return pend_flush(st, OOM_PHASE_UNKNOWN);
+}
+
+/* A log printed newest first (a console export such as RunPod's): a
+ * start-up phase's line just below the lone OOM held was printed before
+ * the failure and names the phase it happened in. The log shows it is
+ * reversed by its stamps: that line's is earlier than the OOM's, or,
+ * when the OOM line has none, a later line's is earlier than that
+ * line's. The lone OOM is then written with that phase. 0 or -1. */
+static int phase_printed_before(struct srv_st *st, const struct srv_line *l, uint64_t lineno,
+				unsigned marks)
+{
+	enum oom_phase ph;
+
+	if (!st->pend)
+		return 0;
+	if (st->pend_cand != OOM_PHASE_UNKNOWN) {
+		if (l->t.clock != OL_CLOCK_NONE && l->t.utc_ns < st->pend_cand_t.utc_ns)
+			return pend_flush(st, st->pend_cand);
+		return 0;
+	}
+	if (!(marks & MEMFAIL_MARK_PHASE) || lineno <= st->pend_e.line ||
+	    lineno - st->pend_e.line > SRV_MEM_REPEAT || l->t.clock == OL_CLOCK_NONE)
+		return 0;
+	ph = memfail_phase_line(l->msg, l->n);
+	if (ph < OOM_PHASE_LOAD_WEIGHTS || ph > OOM_PHASE_WARMUP)
+		return 0;
+	if (st->pend_e.t.clock == OL_CLOCK_NONE) {
+		st->pend_cand = ph;     /* known reversed only by a later stamp */
+		st->pend_cand_t = l->t;
+		return 0;
+	}
+	return l->t.utc_ns < st->pend_e.t.utc_ns ? pend_flush(st, ph) : 0;
 }
 
 /* The finished piece of server_join.c as an event: a traceback always, a
@@ -417,6 +455,8 @@ static int read_line(struct srv_st *st)
 		return 0;
 	if ((el.stats_set >> ES_RUNNING & 1) && el.stats[ES_RUNNING] > 0)
 		srv_mem_served(&st->mem);
+	if (phase_printed_before(st, l, lineno, el.memfail) < 0)
+		return -1;
 	if ((el.memfail || st->mem.held) &&
 	    (r = srv_mem_line(&st->mem, st->s, l, lineno, el.memfail,
 			      el.error && memory_error(el.error))) != 0)
