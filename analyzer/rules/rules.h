@@ -39,6 +39,7 @@ int rule_startup(struct rule_ctx *c);
 int rule_kvleak(struct rule_ctx *c);
 int rule_retract(struct rule_ctx *c);
 int rule_mps(struct rule_ctx *c);
+int rule_static_fraction(struct rule_ctx *c);
 int rule_training(struct rule_ctx *c);
 int rule_progress(struct rule_ctx *c);
 /* The critic pass (critic.c): every finding's advice and title checked

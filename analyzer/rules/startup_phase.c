@@ -405,7 +405,16 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 				const struct rl_engine *e, int n, struct rl_finding *f)
 {
 	const struct rl_engine *u = knowing(e, n, RL_EF_UTIL), *g;
-	if (!strcmp(stack, "sglang"))
+	/* MLC-LLM (cpp/serve/config.cc): its budget is the card times
+	 * gpu_memory_utilization, which must hold the weights, the temporary
+	 * buffers and the KV cache; its own message lists the remedies */
+	if (!strcmp(p->family, "mlc"))
+		rl_advice(f, "MLC-LLM budgets the card times gpu_memory_utilization for the weights,"
+			  " its temporary buffers and the KV cache, and that budget held less than the"
+			  " weights and buffers: raise gpu_memory_utilization where the card has the"
+			  " room, else shard the weights (--tensor-parallel-shards), quantize, or"
+			  " shrink the buffers (--prefill-chunk-size in mlc_llm gen_config).");
+	else if (!strcmp(stack, "sglang"))
 		rl_advice(f, "SGLang sizes its KV pool from --mem-fraction-static%s: lower it (or"
 			  " --max-total-tokens, --context-length) so that the profile run and the"
 			  " pool fit.", u ? "" : " (not printed)");

@@ -34,6 +34,9 @@ const struct rule rule_table[] = {
 	{ "limits", "configured limits larger than the device; less free at start-up than"
 	  " gpu_memory_utilization asks for", rule_limits },
 	/* after engine and limits, whose named settings it defers to */
+	{ "static_fraction", "an engine's static share of the card (SGLang"
+	  " --mem-fraction-static) leaving less than the request that failed",
+	  rule_static_fraction },
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	{ "kvleak", "a serving engine's own check says its KV-cache pool leaked", rule_kvleak },
 	{ "retract", "a serving engine preempted requests (SGLang's retraction): pressure before"

@@ -69,6 +69,9 @@ static const struct {
 	{ EF_UTILIZATION, V, 0, 1, { "The current --gpu-memory-utilization=" } },
 	{ EF_UTILIZATION, V, 0, 0, { "--gpu-memory-utilization" } },   /* its command line */
 	{ EF_UTILIZATION, S, 0, 0, { "mem_fraction_static=" } },
+	/* its server argument as a launcher's YAML or command line spells it
+	 * ("mem-fraction-static: 0.95", NVIDIA/srt-slurm recipes) */
+	{ EF_UTILIZATION, S, 0, 0, { "mem-fraction-static: ", "--mem-fraction-static " } },
 	{ EF_UTILIZATION, T, 0, 0, { "cuda_memory_fraction: " } },
 	{ EF_KV_TOKENS, V, 0, 1, { "GPU KV cache size: " } },
 	{ EF_KV_TOKENS, S, 0, 1, { "max_total_num_tokens=" } },

@@ -61,6 +61,8 @@ enum memfail_family {
 	MF_NPU,           /* torch_npu's caching allocator (Ascend) */
 	MF_MLX,           /* Apple MLX's Metal allocator */
 	MF_SYCL,          /* SYCL / Level Zero (Intel GPUs) */
+	MF_MLC,           /* MLC-LLM's start-up memory estimate (TVM runtime) */
+	MF_TT,            /* Tenstorrent tt-metal's bank allocator (DRAM, L1) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

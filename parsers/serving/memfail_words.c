@@ -91,6 +91,21 @@ const struct memfail_word memfail_words[] = {
 	/* SYCL's runtimes (llama.cpp docs/backend/SYCL.md, PR 9476: "Native
 	 * API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)"; Level Zero's and the
 	 * unified runtime's result names) */
+	/* MLC-LLM's engine, sizing its KV cache at start-up from the card's
+	 * memory times gpu_memory_utilization (cpp/serve/config.cc,
+	 * EstimateMemoryUsageOnMode and InferForRNNState, v0.1.0+ through
+	 * 2025 main): "Insufficient GPU memory error: The available single
+	 * GPU memory is X MB, which is less than the sum of model weight size
+	 * (W MB) and temporary buffer size (T MB)." -- X is the budget, not
+	 * free memory; W + T is what it needed */
+	{ "Insufficient GPU memory error: The available", MF_MLC, 0 },
+	/* Tenstorrent tt-metal's bank allocator (tt_metal/impl/allocator/
+	 * bank_manager.cpp, allocator.cpp: TT_FATAL/TT_THROW, 2024-2026):
+	 * "Out of Memory: Not enough space to allocate N B DRAM buffer across
+	 * K banks, where each bank needs to store X B, but bank size is Y B
+	 * (allocated: A B, free: F B, largest free block: L B)" (L1 buffers
+	 * the same), printed under tt-xla's vLLM plugin and ttnn */
+	{ "Out of Memory: Not enough space to allocate", MF_TT, 0 },
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "PI_ERROR_OUT_OF_HOST_MEMORY", MF_SYCL, 0 },
@@ -273,7 +288,8 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_TURBOMIND] = "turbomind", [MF_SGLANG_KV] = "sglang_kv",
 	[MF_VLLM_WARMUP] = "vllm_warmup", [MF_TORCH] = "torch", [MF_XPU] = "xpu",
 	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
-	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl",
+	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
+	[MF_TT] = "tt_metal",
 	[MF_UNKNOWN] = "unknown",
 };
 

@@ -217,6 +217,10 @@ const struct phase_mark phase_marks[] = {
 	F("run_training_batch", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
 	F("training_epoch_loop", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
 	F("autotrain.trainers", TRAINING_STEP, "autotrain", "any", THREAD),
+	/* MLC-LLM's own start-up check sizing the KV cache (InferForKVCache ->
+	 * EstimateMemoryUsageOnMode): its message is the phase */
+	F("Insufficient GPU memory error: The available", KV_ALLOC, "mlc-llm", "v0.1.0-2025 main",
+	  "mlc-llm cpp/serve/config.cc"),
 	G("optimizer.step", TRAINING_STEP, "pytorch", "all", "torch/optim/optimizer.py"),
 	G(".backward(", TRAINING_STEP, "pytorch", "all", "torch/_tensor.py"),
 	G("run_backward", TRAINING_STEP, "pytorch", "all", "torch/autograd/__init__.py"),
