@@ -264,8 +264,8 @@ static void weak_labels_claim_no_engine(void **state)
 	static const char *const others[] = {
 		"llama_model_load: error loading model: unable to allocate CUDA0 buffer",
 		"2025-03-06 23:36:39 llama_model_load: error loading model: unable to allocate CUDA0 buffer",
-		"thread 'main' panicked at 'Unable to warmup model: Generation(\"Allocation on device 0"
-		" would exceed allowed memory. (out of memory)",
+		("thread 'main' panicked at 'Unable to warmup model: Generation(\"Allocation on device 0"
+		 " would exceed allowed memory. (out of memory)"),
 		"  Model: reduce max_num_tokens and/or shard the model weights across GPUs",
 	};
 	static const char trt[] = "Model: 93.99 / 10.60";
