@@ -30,19 +30,7 @@
  * r_prepare records for the report's error). 0 or -1 (a write failed). */
 int stream_anchors(struct report_ctx *c, FILE *out)
 {
-	sqlite3_stmt *st = r_prepare(c, ANCHORS_SQL);
-	struct q_jw_cols cols;
-	struct q_jw w;
-	int r = 0;
-
-	q_jw_init(&w, out, 2, 0);
-	if (q_jw_cols_init(&cols, st, NULL, NULL) < 0)
-		r = -1;
-	if (r == 0)
-		r = q_jw_rows(&w, &cols);
-	q_jw_cols_release(&cols);
-	sqlite3_finalize(st);
-	return q_jw_finish(&w) < 0 ? -1 : r;
+	return r_stream_rows(c, out, 0, ANCHORS_SQL);
 }
 
 /* The JSON's anchors array. Capped: a list of the first ANCHORS_CAP, and

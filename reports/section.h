@@ -117,6 +117,10 @@ int report_json_write(struct report_ctx *c, FILE *out);   /* json.c */
 /* --- reading, for loaders: failures go to c->qerr, nothing is printed --- */
 
 sqlite3_stmt *r_prepare(struct report_ctx *c, const char *sql);
+/* Every row of sql written to out as a JSON array of objects, row by row
+ * (q_jw: nothing held), indented for a top-level key (base 0: the array's
+ * own line, 1: after "key": ). 0, or -1 (a write or the query failed). */
+int r_stream_rows(struct report_ctx *c, FILE *out, int base, const char *sql);
 int64_t r_int(struct report_ctx *c, const char *sql, int64_t dflt);
 double r_real(struct report_ctx *c, const char *sql, double dflt);
 /* At most max rows (max < 0: all) of sql as q_row builds them; an empty

@@ -145,6 +145,23 @@ sqlite3_stmt *r_prepare(struct report_ctx *c, const char *sql)
 	return q_prepare_err(c->db, sql, &c->qerr);
 }
 
+int r_stream_rows(struct report_ctx *c, FILE *out, int base, const char *sql)
+{
+	sqlite3_stmt *st = r_prepare(c, sql);
+	struct q_jw_cols cols;
+	struct q_jw w;
+	int r = 0;
+
+	q_jw_init(&w, out, 2, base);
+	if (q_jw_cols_init(&cols, st, NULL, NULL) < 0)
+		r = -1;
+	if (r == 0)
+		r = q_jw_rows(&w, &cols);
+	q_jw_cols_release(&cols);
+	sqlite3_finalize(st);
+	return q_jw_finish(&w) < 0 ? -1 : r;
+}
+
 int64_t r_int(struct report_ctx *c, const char *sql, int64_t dflt)
 {
 	return q_int_err(c->db, sql, dflt, &c->qerr);

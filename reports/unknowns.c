@@ -64,20 +64,8 @@ json_t *load_unknowns(struct report_ctx *c)
  * gives it; r_prepare records why). 0 or -1 (a write failed). */
 static int stream_list(struct report_ctx *c, FILE *out, const char *key, const char *sql)
 {
-	sqlite3_stmt *st = r_prepare(c, sql);
-	struct q_jw_cols cols;
-	struct q_jw w;
-	int r = 0;
-
 	fprintf(out, ",\n  \"%s\": ", key);
-	q_jw_init(&w, out, 2, 1);
-	if (q_jw_cols_init(&cols, st, NULL, NULL) < 0)
-		r = -1;
-	if (r == 0)
-		r = q_jw_rows(&w, &cols);
-	q_jw_cols_release(&cols);
-	sqlite3_finalize(st);
-	return q_jw_finish(&w) < 0 ? -1 : r;
+	return r_stream_rows(c, out, 1, sql);
 }
 
 /* Member key: v (a count or a small value) of the unknowns object, taking
