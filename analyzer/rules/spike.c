@@ -416,8 +416,8 @@ static int running_spike(struct rule_ctx *c)
  * least LOAD_JUMP times the typical count and LOAD_MIN_RISE more, with
  * at least two lines before the failure's to say what was typical. A
  * series too short for running_spike's change point still shows this. */
-#define LOAD_JUMP 2.0
-#define LOAD_MIN_RISE 4.0
+#define LOAD_JUMP RUN_MIN_FACTOR
+#define LOAD_MIN_RISE RUN_MIN_RISE
 
 /* 1 finding, 0 none, -1 failed. */
 static int load_spike(struct rule_ctx *c)
