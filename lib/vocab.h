@@ -196,6 +196,7 @@
 /* ---- finding causes (finding.cause, verdict.cause) ---- */
 #define VOCAB_CAUSES(X) \
 	X(VC_GROWTH, "growth", NULL, NULL, "leak: memory in use grows steadily and is not returned") \
+	X(VC_KV_GROWTH_STEADY_LOAD, "kv_growth_steady_load", NULL, NULL, "leak (leaning): the engine's KV cache usage climbs steadily before the OOM while its running requests stay at their typical count") \
 	X(VC_ALLOC_STACK, "alloc_stack", NULL, NULL, "leak: live allocations of one stack keep accumulating") \
 	X(VC_BURST, "burst", NULL, NULL, "spike: memory rose sharply just before the failure") \
 	X(VC_CONCURRENCY, "concurrency", NULL, NULL, "spike: the rise follows the requests in flight") \

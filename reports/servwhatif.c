@@ -49,7 +49,7 @@ json_t *load_servwhatif(struct report_ctx *c)
 
 /* The derived row `oom_load` (analyzer/derive/load.c) as it is: JSON key
  * `oom_load`, an object, null when there is no row. The other formats
- * say it through the finding that reads it (training.c, spike.c). */
+ * say it through the findings that read it (progress.c, spike.c, leak.c). */
 json_t *load_oom_load(struct report_ctx *c)
 {
 	json_t *rows, *row;
@@ -58,7 +58,9 @@ json_t *load_oom_load(struct report_ctx *c)
 		return json_null();
 	rows = r_rows(c, "SELECT doing, steps_done, steps_total, first_step, bars, at_start,"
 		      " max_mem_first_mb, max_mem_last_mb, entity, running, waiting, kv_usage_pct,"
-		      " running_before, waiting_before, kv_usage_before_pct, window_s, samples"
+		      " running_before, waiting_before, kv_usage_before_pct, window_s, samples,"
+		      " epoch, logged_steps, step_source, running_typical, samples_before,"
+		      " kv_slope_pct_min, kv_r2, kv_samples"
 		      " FROM oom_load ORDER BY oom_id LIMIT 1", -1);
 	row = json_array_size(rows) ? json_incref(json_array_get(rows, 0)) : json_null();
 	json_decref(rows);

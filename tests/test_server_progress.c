@@ -5,11 +5,13 @@
  * by it (analyzer/rules/progress.c): real excerpts of
  * tests/data/real/any_stack (issue 27 item 3), and edge cases the corpus
  * has no line for (bars glued by carriage returns, a finished bar, an
- * engine's own bars).
+ * engine's own bars); DeepSpeed's step lines and the HF Trainer's log
+ * dicts (tests/data/real/healthy, any_stack).
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +155,100 @@ static void serving_kv_full(void **state)
 	t_close(tl);
 }
 
+#define HEALTHY "tests/data/real/healthy/"
+
+/* T5-11B under the Trainer and DeepSpeed (a run that trains): the bar
+ * glued to DeepSpeed's "step=2000" line gives the steps; the Trainer's
+ * dicts the epoch and how many were logged. No OOM: no verdict but
+ * no_oom, no oom_load row. */
+static void trainer_dicts_and_deepspeed_step(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(parse_log(tl, HEALTHY "hf-trainer-deepspeed-t5-11b-step-2000-loss-dicts.log") > 0);
+	assert_int_equal(PROGRESS(tl, "steps_done"), 1999);
+	assert_int_equal(PROGRESS(tl, "steps_total"), 24128);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.step_source') FROM event"
+				   " WHERE kind = 'train_progress'"), "bar");
+	assert_int_equal(PROGRESS(tl, "logged_steps"), 4);
+	assert_int_equal(t_int(tl, "SELECT round(json_extract(data, '$.epoch') * 100) FROM event"
+			       " WHERE kind = 'train_progress'"), 8);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM oom_load"), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+	t_close(tl);
+}
+
+/* DeepSpeed's step line alone (the line of that thread without the bar
+ * glued to it): the global step, no total; a "global_step=" of another
+ * logger and a step line with no ", skipped=" are not it. */
+static void deepspeed_step_alone(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(parse_text(tl, "[2021-11-22 19:51:55,198] [INFO] [logging.py:69:log_dist]"
+			       " [Rank 0] step=2000, skipped=1999, lr=[0.0, 0.0], mom=[0.0, 0.0]\n"
+			       "[2021-11-22 19:51:55,199] [INFO] [timer.py:181:stop] 0/2000,"
+			       " SamplesPerSec=9.546767962244255\n"
+			       "epoch=0/micro_step=10/global_step=4000, skipped=3\n") > 0);
+	assert_int_equal(PROGRESS(tl, "steps_done"), 2000);
+	assert_int_equal(PROGRESS(tl, "first_step"), 2000);
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.steps_total') IS NULL FROM event"
+			       " WHERE kind = 'train_progress'"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.step_source') FROM event"
+				   " WHERE kind = 'train_progress'"), "deepspeed");
+	t_close(tl);
+}
+
+/* pyreft's Trainer dicts, epoch 0.06 to 0.13: no bar, no step; eight
+ * logged training steps. */
+static void trainer_dicts_alone(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(parse_log(tl, REAL "hf-trainer-pyreft-loss-dicts-epoch-0.13-memory-issue.log") > 0);
+	assert_int_equal(PROGRESS(tl, "logged_steps"), 8);
+	assert_int_equal(t_int(tl, "SELECT round(json_extract(data, '$.epoch') * 100) FROM event"
+			       " WHERE kind = 'train_progress'"), 13);
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.steps_done') IS NULL FROM event"
+			       " WHERE kind = 'train_progress'"), 1);
+	t_close(tl);
+}
+
+/* The Trainer's dicts then an OOM (pyreft's dicts, the OOM message of
+ * haotian-liu/LLaVA#1152, a Trainer finetune): past the first steps, so
+ * not "the first step does not fit"; a reading that says the epoch. */
+static void trainer_dicts_then_oom(void **state)
+{
+	struct timeline *tl = t_open();
+	size_t n;
+	char *dicts = t_slurp(REAL "hf-trainer-pyreft-loss-dicts-epoch-0.13-memory-issue.log", &n);
+	char *text = malloc(n + 512);
+	(void)state;
+
+	assert_non_null(dicts);
+	assert_non_null(text);
+	snprintf(text, n + 512, "%s\nTraceback (most recent call last):\n"
+		 "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 284.00 MiB"
+		 " (GPU 0; 31.75 GiB total capacity; 27.12 GiB already allocated; 99.50 MiB"
+		 " free; 30.44 GiB reserved in total by PyTorch)\n", dicts);
+	assert_true(parse_text(tl, text) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT doing FROM oom_load"), "training");
+	assert_int_equal(t_int(tl, "SELECT at_start FROM oom_load"), 0);
+	assert_int_equal(t_int(tl, "SELECT logged_steps FROM oom_load"), 8);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'progress'"
+			       " AND cause = 'late_step' AND title LIKE '%%epoch 0.13%%'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding"
+			       " WHERE cause = 'first_step_does_not_fit'"), 0);
+	free(dicts);
+	free(text);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +259,10 @@ int main(void)
 		cmocka_unit_test(engine_bars_dropped),
 		cmocka_unit_test(serving_load_one_line),
 		cmocka_unit_test(serving_kv_full),
+		cmocka_unit_test(trainer_dicts_and_deepspeed_step),
+		cmocka_unit_test(deepspeed_step_alone),
+		cmocka_unit_test(trainer_dicts_alone),
+		cmocka_unit_test(trainer_dicts_then_oom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,10 @@
  * it was the first steps, the logger's peak memory over the bars) or a
  * serving engine's load (running and waiting requests and KV cache
  * usage at the OOM and at the start of the five minutes before it).
- * Rules (training.c, spike.c) and reports read the row; none recomputes it.
+ * The serving row adds the typical running requests before the OOM and
+ * the KV usage's trend over the window. Rules (progress.c, spike.c,
+ * leak.c, through rules/loadrow.h) and reports read the row; none
+ * recomputes it.
  */
 #ifndef OOMLENS_DERIVE_LOAD_H
 #define OOMLENS_DERIVE_LOAD_H

@@ -17,8 +17,13 @@
  * growth finding names memray's top allocating location (the first of
  * its top locations by size with a frame; a larger one without a stack
  * is named in the advice) and quotes memray's totals and peak.
+ * A serving OOM whose engine lines show the KV cache usage climbing
+ * steadily over the window before it while the running requests stayed
+ * at their typical count (derived row oom_load) leans leak: blocks held
+ * at a steady load (load_leak).
  */
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/loadrow.h"
 #include "lib/series_words.h"
 
 #include <math.h>
@@ -412,9 +417,63 @@ static int alloc_stacks(struct rule_ctx *c)
 	return r;
 }
 
+#define LOAD_LEAK_LINES 6          /* statistics lines in the window, the OOM's too */
+#define LOAD_LEAK_STEADY 1.25      /* running at the OOM within this factor of typical */
+#define LOAD_LEAK_R2 0.8           /* the KV usage's climb fits a line that well */
+#define LOAD_LEAK_MIN_RISE 20.0    /* KV usage points gained over the window */
+
+/* See the head: 1 finding, 0 none, -1 failed. Without the running and
+ * KV figures of enough lines nothing is said. */
+static int load_leak(struct rule_ctx *c)
+{
+	struct load_row r;
+	struct rl_finding f;
+	double base, rise;
+	int64_t id, fid;
+	int rc = load_row_read(c, &r);
+
+	if (rc <= 0)
+		return rc;
+	if (strcmp(r.doing, "serving") || isnan(r.running) || isnan(r.running_typical) ||
+	    isnan(r.samples_before) || r.samples_before + 1 < LOAD_LEAK_LINES ||
+	    isnan(r.kv_slope_min) || isnan(r.kv_r2) || isnan(r.kv) || isnan(r.window_s) ||
+	    r.kv_samples < LOAD_LEAK_LINES)
+		return 0;
+	base = r.running_typical > 1 ? r.running_typical : 1;
+	rise = r.kv_slope_min * r.window_s / 60;
+	if (r.running > LOAD_LEAK_STEADY * base || r.running * LOAD_LEAK_STEADY < r.running_typical ||
+	    r.kv_r2 < LOAD_LEAK_R2 || rise < LOAD_LEAK_MIN_RISE)
+		return 0;
+	rl_finding_init(&f, "leak", "leak", "kv_growth_steady_load");
+	f.phase = "serving";
+	f.score = 0.4;
+	snprintf(f.title, sizeof(f.title), "KV cache usage climbed %.1f points a minute (R\xc2\xb2"
+		 " %.2f over %.0f lines, %.0f s) to %.0f%% at the OOM while the running requests"
+		 " stayed at their typical %.0f: memory held at a steady load leans leak",
+		 r.kv_slope_min, r.kv_r2, r.kv_samples, r.window_s, r.kv, r.running_typical);
+	rl_fig(&f, "kv_slope_pct_per_min", r.kv_slope_min);
+	rl_fig(&f, "r2", r.kv_r2);
+	rl_fig(&f, "kv_usage_pct", r.kv);
+	rl_fig(&f, "running", r.running);
+	rl_fig(&f, "running_typical", r.running_typical);
+	rl_fig(&f, "window_s", r.window_s);
+	rl_advice(&f, "Stop the traffic and read the KV cache usage the engine reports: blocks"
+		  " that stay allocated with no request running are not returned (a leak: restart"
+		  " as a stopgap and report it with the engine's version); a usage that falls to"
+		  " 0%% says long generations filled the pool (a smaller %s or %s).",
+		  rl_flag(c, KR_MAX_LEN), rl_flag(c, KR_MAX_SEQS));
+	fid = rl_finding_write(c, &f);
+	if (fid < 0)
+		return -1;
+	if ((id = rl_series_id(c, "server.gpu_kv_usage", 0)) &&
+	    rl_evidence(c, fid, "series", id, "KV cache usage, trend fitted") < 0)
+		return -1;
+	return 1;
+}
+
 int rule_leak(struct rule_ctx *c)
 {
-	static rl_part *const parts[] = { leak_growth, alloc_stacks, NULL };
+	static rl_part *const parts[] = { leak_growth, alloc_stacks, load_leak, NULL };
 
 	return rl_run_parts(c, parts);
 }

@@ -4,7 +4,8 @@
  * carried (issue 27 item 3), from the derived row `oom_load`
  * (analyzer/derive/load.c), never recomputed here.
  *
- * Training (the OOM's log shows a training loop's progress):
+ * Training (the OOM's log shows a training loop's progress: its bars,
+ * DeepSpeed's step lines, the HF Trainer's log dicts):
  *  - at its first steps (at most LOAD_FIRST_STEPS done): the step does
  *    not fit the card from the start, a misconfiguration whose knobs are
  *    the batch, the sequence length, gradient checkpointing, mixed
@@ -12,7 +13,8 @@
  *  - after many steps, the logger's peak memory ("max mem") over the bars
  *    says which: creeping up leans leak, flat says a batch larger than
  *    those before (a longer sequence) outgrew the room; without a memory
- *    figure the two cannot be told apart: a reading that says so.
+ *    figure the two cannot be told apart: a reading that says so (the
+ *    Trainer's dicts alone: the epoch reached, past the first steps).
  * Serving (the engine's statistics lines before the OOM):
  *  - KV cache usage near full (>= KV_FULL_PCT) at a load that did not
  *    jump (running within RUN_JUMP times what it was LOAD_WINDOW_S
@@ -25,6 +27,7 @@
  */
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/loadrow.h"
 #include "analyzer/derive/load.h"
 #include "lib/engine_knobs.h"
 
@@ -36,48 +39,6 @@
 #define RUN_JUMP 1.5          /* running this many times its value before: not steady */
 #define MEM_FLAT 0.02         /* peak memory within this share over the bars: flat */
 #define LATE_STEPS 10         /* steps done for "after many steps" */
-
-/* The row of oom_load (NAN: NULL). */
-struct load_row {
-	char doing[16];
-	double steps_done, steps_total, first_step, bars, at_start, mem_first, mem_last;
-	double running, waiting, kv, running_before, waiting_before, kv_before, window_s,
-	       samples;
-};
-
-static double col(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-/* 1 read, 0 no row (or no table), -1 failed. */
-static int read_row(struct rule_ctx *c, struct load_row *r)
-{
-	sqlite3_stmt *st;
-	const unsigned char *k;
-	int rc, i;
-	double *v[] = { &r->steps_done, &r->steps_total, &r->first_step, &r->bars, &r->at_start,
-			&r->mem_first, &r->mem_last, &r->running, &r->waiting, &r->kv,
-			&r->running_before, &r->waiting_before, &r->kv_before, &r->window_s,
-			&r->samples };
-
-	if (!q_has_table(c->db, "oom_load"))
-		return 0;
-	if (!(st = rl_prepare(c, "SELECT doing, steps_done, steps_total, first_step, bars,"
-			      " at_start, max_mem_first_mb, max_mem_last_mb, running, waiting,"
-			      " kv_usage_pct, running_before, waiting_before, kv_usage_before_pct,"
-			      " window_s, samples FROM oom_load ORDER BY oom_id LIMIT 1")))
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		k = sqlite3_column_text(st, 0);
-		snprintf(r->doing, sizeof(r->doing), "%s", k ? (const char *)k : "");
-		for (i = 0; i < (int)(sizeof(v) / sizeof(v[0])); i++)
-			*v[i] = col(st, i + 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
 
 /* "step 989 of 5070" into buf. */
 static const char *steps_text(const struct load_row *r, char *buf, size_t n)
@@ -133,6 +94,20 @@ static int training(struct rule_ctx *c, const struct load_row *r)
 		rl_advice(&f, "A batch larger than those before (a longer sequence, a larger image)"
 			  " outgrew the room the others left: cap the sequence length (max_length,"
 			  " truncation), bucket or sort by length, or lower the batch size.");
+	} else if (isnan(r->steps_done) && r->at_start == 0 && !isnan(r->epoch)) {
+		/* the Trainer's log dicts alone: past the first steps, no steps */
+		rl_finding_init(&f, "progress", "reading", "late_step");
+		f.phase = "training_step";
+		f.score = 0.2;
+		snprintf(f.title, sizeof(f.title), "The OOM came at epoch %.2f, after %.0f logged"
+			 " training steps: not the first step; the log shows no memory trend to tell"
+			 " a leak from a larger batch", r->epoch, r->logged_steps);
+		rl_advice(&f, "Log torch.cuda.max_memory_allocated() with the loss each step: a"
+			  " peak that creeps up is a leak, a flat one that jumps at the failing step"
+			  " is a longer batch.");
+		rl_fig(&f, "epoch", r->epoch);
+		rl_fig(&f, "logged_steps", r->logged_steps);
+		return keep(c, &f);
 	} else if (r->steps_done >= LATE_STEPS) {
 		rl_finding_init(&f, "progress", "reading", "late_step");
 		f.phase = "training_step";
@@ -207,7 +182,7 @@ static int serving(struct rule_ctx *c, const struct load_row *r)
 int rule_progress(struct rule_ctx *c)
 {
 	struct load_row r;
-	int rc = read_row(c, &r);
+	int rc = load_row_read(c, &r);
 
 	if (rc <= 0)
 		return rc;

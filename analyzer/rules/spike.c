@@ -27,6 +27,7 @@
  * the last interval from a baseline far below it.
  */
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/loadrow.h"
 #include "analyzer/derive/servwhatif.h"
 #include "analyzer/store/samples.h"
 
@@ -408,6 +409,66 @@ static int running_spike(struct rule_ctx *c)
 	return 1;
 }
 
+/* The load the engine's own lines give at the OOM against the load
+ * before it (derived row oom_load: a V1 SchedulerStats dump, a TGI
+ * batch span, the last statistics line at the failure; the median of the
+ * statistics lines of the LOAD_WINDOW_S before it): running requests at
+ * least LOAD_JUMP times the typical count and LOAD_MIN_RISE more, with
+ * at least two lines before the failure's to say what was typical. A
+ * series too short for running_spike's change point still shows this. */
+#define LOAD_JUMP RUN_MIN_FACTOR
+#define LOAD_MIN_RISE RUN_MIN_RISE
+
+/* 1 finding, 0 none, -1 failed. */
+static int load_spike(struct rule_ctx *c)
+{
+	struct load_row r;
+	struct rl_finding f;
+	char w[48] = "";
+	double base;
+	int64_t id, fid;
+	int rc = load_row_read(c, &r);
+
+	if (rc <= 0)
+		return rc;
+	if (strcmp(r.doing, "serving") || isnan(r.running) || isnan(r.running_typical) ||
+	    isnan(r.samples_before) || r.samples_before < 2 || isnan(r.window_s))
+		return 0;
+	base = r.running_typical > 1 ? r.running_typical : 1;
+	if (r.running < LOAD_JUMP * base || r.running - r.running_typical < LOAD_MIN_RISE)
+		return 0;
+	rl_finding_init(&f, "spike", "spike", "concurrency");
+	f.phase = "serving";
+	f.score = r.samples_before >= 3 ? 0.55 : 0.45;
+	if (!isnan(r.waiting))
+		snprintf(w, sizeof(w), " (%.0f waiting)", r.waiting);
+	snprintf(f.title, sizeof(f.title), "%.0f requests running at the OOM%s against a typical"
+		 " %.0f over the %.0f statistics lines of the %.0f s before it: a load beyond what"
+		 " the service carried", r.running, w, r.running_typical, r.samples_before,
+		 r.window_s);
+	rl_fig(&f, "running", r.running);
+	rl_fig(&f, "running_typical", r.running_typical);
+	rl_fig(&f, "samples_before", r.samples_before);
+	rl_fig(&f, "window_s", r.window_s);
+	if (!isnan(r.waiting))
+		rl_fig(&f, "waiting", r.waiting);
+	if (rl_engine_kind(c) == ENGINE_NONE)
+		rl_advice(&f, "Cap concurrency (vLLM --max-num-seqs, TGI --max-concurrent-requests)"
+			  " near the %.0f requests the service carried, and let bursts queue.",
+			  r.running_typical);
+	else
+		rl_advice(&f, "Cap concurrency (%s %s) near the %.0f requests the service carried,"
+			  " and let bursts queue.", rl_engine_title(c), rl_flag(c, KR_MAX_SEQS),
+			  r.running_typical);
+	fid = rl_finding_write(c, &f);
+	if (fid < 0)
+		return -1;
+	if ((id = rl_series_id(c, "server.running", 0)) &&
+	    rl_evidence(c, fid, "series", id, "running requests, at the OOM and before") < 0)
+		return -1;
+	return 1;
+}
+
 #define KILL_MIN_FLAT 10         /* flat samples before the rise */
 #define KILL_FLAT_BAND 0.05      /* of the limit: how flat */
 #define KILL_MAX_TAIL 2          /* samples caught in the rise itself */
@@ -517,8 +578,10 @@ int rule_spike(struct rule_ctx *c)
 		return -1;
 	if (r == 0 && (r = burst_at_kill(c, &b)) != 0)
 		return r < 0 ? -1 : kill_finding(c, &b);
+	if (r == 0 && (r = running_spike(c)) != 0)
+		return r;
 	if (r == 0)
-		return running_spike(c);
+		return load_spike(c);
 	b.score = b.p.score;
 	b.t_start = b.p.s->t0_ns + (int64_t)(bt->rise_start_t * 1e9);
 	b.t_peak = b.p.s->t0_ns + (int64_t)(bt->rise_peak_t * 1e9);

@@ -132,6 +132,22 @@ static const struct {
 	{ ES_PREFIX_HIT_RATE, V, 1, 1, { "Prefix cache hit rate: " } },
 	{ ES_PREFIX_HIT_RATE, V, 0, 1, { "Prefix cache hit rate: GPU: " /* V0's own line */,
 					 "GPU prefix cache hit rate: " } },
+	/* V1's SchedulerStats as dump_input.py prints it at a fatal
+	 * EngineCore error ("Dumping scheduler stats: SchedulerStats(
+	 * num_running_reqs=809, num_waiting_reqs=0, ...,
+	 * kv_cache_usage=0.475...)"): the load at the failure. Fields of
+	 * vllm/v1/metrics/stats.py's dataclass: num_running_reqs,
+	 * num_waiting_reqs and, a ratio, gpu_cache_usage (V1 of 2025-02,
+	 * commit 0015f3f6) renamed kv_cache_usage later */
+	{ ES_RUNNING, V, 0, 1, { "num_running_reqs=" } },
+	{ ES_WAITING, V, 0, 1, { "num_waiting_reqs=" } },
+	{ ES_GPU_KV_USAGE, V, 0, 100, { "kv_cache_usage=", "gpu_cache_usage=" } },
+	/* TGI's router: every line logged while a batch is in flight carries
+	 * its span, "batch{batch_size=12}:decode:..." (router/src/infer.rs,
+	 * batching_task: info_span!(parent: None, "batch", batch_size =
+	 * entries.len()), the requests of the running batch; the error of a
+	 * prefill or decode carries it too) */
+	{ ES_RUNNING, T, 0, 1, { "{batch_size=" } },
 };
 
 /* Each error under the phrases that name it. */
@@ -213,6 +229,9 @@ static const struct {
 	{ er_engine, R, 0, 1, { "[TensorRT-LLM]" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
 	{ er_ds_mark, N, 0, 0, { "Max_MA " } },   /* the prefilter of server_deepspeed.c */
+	/* a training loop's logged steps (server_progress.h says which):
+	 * the HF Trainer's log dict, DeepSpeed's step line */
+	{ er_train_mark, N, 0, 0, { "'learning_rate': ", ", skipped=" } },
 	/* llama.cpp (ggml): its functions' prefixes name it (the phrases
 	 * after them name no engine: " MiB free" is PyTorch's too); Ollama's
 	 * runner prints the same lines under the server's */

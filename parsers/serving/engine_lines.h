@@ -45,6 +45,9 @@ struct engine_line {
 	int ds_memory;             /* DeepSpeed's "Max_MA " is in the line: worth
 				    * ds_memory_line() (server_deepspeed.h); not
 				    * counted as said */
+	int train_log;             /* a training loop's log line ("'learning_rate': ",
+				    * ", skipped="): worth srv_progress_logged()
+				    * (server_progress.h); not counted as said */
 	int ggml_dev;              /* a ggml buffer of one GPU ("CUDA1 model buffer
 				    * size"): its index, summed over the GPUs; -1 */
 	int ggml_total;            /* llama.cpp's "KV self size": all devices' KV,

@@ -567,6 +567,17 @@ void er_ds_mark(struct engine_line *o, const struct anchor *a, const char *line,
 	o->ds_memory = 1;
 }
 
+/* A training loop's log line (the HF Trainer's "{'loss': ...,
+ * 'learning_rate': ...}", DeepSpeed's "step=N, skipped=M"): the line is
+ * marked for srv_progress_logged() (server_progress.h), nothing is read
+ * here. */
+void er_train_mark(struct engine_line *o, const struct anchor *a, const char *line,
+		   const char *p, const char *end)
+{
+	(void)a, (void)line, (void)p, (void)end;
+	o->train_log = 1;
+}
+
 /* ---- llama.cpp (ggml) and Ollama ---------------------------------------- */
 
 /* "offloaded 43/81 layers to GPU" (llm_load_tensors, load_tensors): the

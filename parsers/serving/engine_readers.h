@@ -32,7 +32,7 @@ reader_fn er_size, er_num, er_error, er_stat, er_concurrency, er_can_use,
 	er_free_below, er_initial_free, er_max_seq_len, er_blocks, er_graph_took,
 	er_capture, er_mem_usage, er_sglang_kv, er_shard_failed, er_preempt,
 	er_prefill_oom, er_trt_paged, er_trt_before, er_trt_usage, er_trt_error,
-	er_version, er_rank, er_config, er_engine, er_memfail_mark, er_ds_mark,
+	er_version, er_rank, er_config, er_engine, er_memfail_mark, er_ds_mark, er_train_mark,
 	er_ggml_layers, er_ggml_buffer, er_ggml_free, er_ggml_kv_total, er_quoted_size,
 	er_ollama_buffer, er_quoted_list, er_ollama_evaluating, er_trt_gib, er_trt_component,
 	er_wrap_open;

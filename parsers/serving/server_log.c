@@ -425,11 +425,14 @@ static int read_line(struct srv_st *st)
 			el.stats_set = 0;
 			el.memfail = 0;
 		}
+		el.train_log = 0;
 		el.ds_memory = 1;   /* not scanned: ds_memory_line() looks itself */
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
 	srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno);
+	if (el.train_log)   /* the scan found a Trainer's or DeepSpeed's label */
+		srv_progress_logged(&st->prog, l->msg, l->n, &l->t, lineno);
 	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
 	if (st->wrap_n) {   /* the line after an error line wrapped mid-word */
 		if (lineno == st->wrap_line + 1 && (el.memfail & MEMFAIL_MARK_FAILURE) &&
@@ -689,6 +692,9 @@ static const struct { const char *text; int score; } markers[] = {
 	{ "Traceback (most recent call last):", 60 },
 	{ "terminate called after throwing an instance of '", 60 },
 	{ ":see_memory_usage] ", 70 },   /* DeepSpeed (server_deepspeed.h) */
+	/* a training loop's logged steps (server_progress.h): the HF
+	 * Trainer's log dict, DeepSpeed's step line */
+	{ "'learning_rate': ", 60 }, { ", skipped=", 60 },
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)

@@ -1,8 +1,9 @@
 /*
  * server_progress.c -- a training loop's progress bars and step counters
  * in a plain log (server_progress.h says which). One memchr per line for
- * the '/' every form has; the digits on both sides and what follows them
- * decide; nothing is allocated.
+ * the '/' every bar has; the digits on both sides and what follows them
+ * decide. The logged steps (DeepSpeed's, the Trainer's) are read only on
+ * the lines the engine-line scan marked. Nothing is allocated.
  */
 #include "parsers/serving/server_progress.h"
 #include "parsers/common/seriesutil.h"
@@ -18,6 +19,8 @@ void srv_progress_init(struct srv_progress *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->step = p->total = p->first_step = -1;
+	p->ds_step = p->ds_first = -1;
+	p->epoch = -1;
 	p->t.utc_ns = p->t.boot_ns = OL_NULL;
 }
 
@@ -115,6 +118,109 @@ int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 	return 1;
 }
 
+/* The number after label at m[0..n) (digits, a point, digits); -1 when
+ * the label is absent or no digit follows it. */
+static double number_after(const char *m, size_t n, const char *label)
+{
+	const char *p = mem_find(m, n, label), *end = m + n;
+	double v = 0, scale = 0;
+	int k = 0;
+
+	if (!p)
+		return -1;
+	for (p += strlen(label); p < end && k < 2 * MAX_DIGITS; p++, k++) {
+		if (dig(*p)) {
+			v = v * 10 + (*p - '0');
+			scale *= 10;
+		} else if (*p == '.' && scale == 0) {
+			scale = 1;
+		} else {
+			break;
+		}
+	}
+	if (k == 0 || !dig(p[-1]))
+		return -1;
+	return scale > 1 ? v / scale : v;
+}
+
+/* DeepSpeed's "step=2000, skipped=1999, lr=...": the step before the
+ * ", skipped=" at m[0..n); -1 when the line is not that. */
+static int64_t ds_step(const char *m, size_t n)
+{
+	const char *s = mem_find(m, n, ", skipped=");
+	size_t b, a;
+
+	if (!s || s - m < 6)
+		return -1;
+	b = (size_t)(s - m);
+	for (a = b; a > 0 && dig(m[a - 1]) && b - a <= MAX_DIGITS; a--)
+		;
+	if (a == b || b - a > MAX_DIGITS || a < 5 || memcmp(m + a - 5, "step=", 5) ||
+	    (a > 5 && (isalnum((unsigned char)m[a - 6]) || m[a - 6] == '_')))
+		return -1;   /* "global_step=" is another logger's */
+	return number(m, a, b);
+}
+
+int srv_progress_logged(struct srv_progress *p, const char *m, size_t n,
+			const struct ol_time *t, uint64_t lineno)
+{
+	int64_t step = ds_step(m, n);
+	double epoch;
+
+	if (step >= 0) {
+		p->ds_step = step;
+		if (p->ds_first < 0)
+			p->ds_first = step;
+		p->ds_n++;
+	} else if (mem_find(m, n, "'learning_rate': ") &&
+		   (epoch = number_after(m, n, "'epoch': ")) >= 0) {
+		p->epoch = epoch;   /* a training dict (an evaluation's has no lr) */
+		p->logged++;
+	} else {
+		return 0;
+	}
+	if (!p->bars) {         /* a bar's line stays the event's place */
+		p->line = lineno;
+		if (t && (t->utc_ns != OL_NULL || t->boot_ns != OL_NULL))
+			p->t = *t;
+	}
+	return 1;
+}
+
+/* The event's data: the bar's steps when any, else DeepSpeed's; NULL
+ * when out of memory. */
+static json_t *progress_data(const struct srv_progress *p, char *summary, size_t n)
+{
+	json_t *d = json_object();
+	int64_t step = p->bars ? p->step : p->ds_step;
+
+	if (!d)
+		return NULL;
+	if (p->bars || p->ds_n) {
+		json_object_set_new(d, "steps_done", json_integer((json_int_t)step));
+		json_object_set_new(d, "steps_total", p->bars ? json_integer((json_int_t)p->total)
+						       : json_null());
+		json_object_set_new(d, "first_step", json_integer((json_int_t)(p->bars ? p->first_step
+										       : p->ds_first)));
+		json_object_set_new(d, "bars", json_integer((json_int_t)p->bars));
+		json_object_set_new(d, "step_source", json_string(p->bars ? "bar" : "deepspeed"));
+	}
+	if (p->bars)
+		snprintf(summary, n, "a training loop at step %lld of %lld", (long long)p->step,
+			 (long long)p->total);
+	else if (p->ds_n)
+		snprintf(summary, n, "a training loop at step %lld (DeepSpeed's step line)",
+			 (long long)p->ds_step);
+	else
+		snprintf(summary, n, "a training loop at epoch %.2f (%llu logged steps)", p->epoch,
+			 (unsigned long long)p->logged);
+	if (p->logged) {
+		json_object_set_new(d, "epoch", json_real(p->epoch));
+		json_object_set_new(d, "logged_steps", json_integer((json_int_t)p->logged));
+	}
+	return d;
+}
+
 int srv_progress_finish(struct srv_progress *p, struct sink *s, int keep)
 {
 	struct ol_event ev = { .kind = "train_progress", .t = p->t, .pid = OL_NULL,
@@ -122,15 +228,10 @@ int srv_progress_finish(struct srv_progress *p, struct sink *s, int keep)
 	char summary[160];
 	int64_t id;
 
-	if (!keep || !p->bars)
+	if (!keep || !(p->bars || p->ds_n || p->logged))
 		return 0;
-	snprintf(summary, sizeof(summary), "a training loop at step %lld of %lld",
-		 (long long)p->step, (long long)p->total);
 	ev.summary = summary;
-	ev.data = json_pack("{s:I, s:I, s:I, s:I}", "steps_done", (json_int_t)p->step,
-			    "steps_total", (json_int_t)p->total, "first_step",
-			    (json_int_t)p->first_step, "bars", (json_int_t)p->bars);
-	if (!ev.data)
+	if (!(ev.data = progress_data(p, summary, sizeof(summary))))
 		return -1;
 	if (p->mem_n) {
 		json_object_set_new(ev.data, "max_mem_first_mb", json_real(p->mem_first));

@@ -9,16 +9,25 @@
  *  - loggers that print "[1330/3696]" (DETR's MetricLogger, mmcv,
  *    "Epoch: [1][371/4899]");
  *  - text-generation-webui's "Running… 128 / 7296 …";
- *  - DeepSpeed's "[Rank 0] step=2498, skipped=0" (steps, no total);
+ *  - DeepSpeed's "[Rank 0] step=2000, skipped=0, lr=[...]" (its engine's
+ *    progress report, deepspeed/runtime/engine.py _report_progress: the
+ *    global steps, no total);
+ *  - the HF Trainer's log dicts, "{'loss': 1.87, 'grad_norm': 4.0,
+ *    'learning_rate': 0.0035, 'epoch': 0.12}" (transformers'
+ *    ProgressCallback.on_log writes str(logs) every logging_steps; a
+ *    dict with 'learning_rate' is a training step's, not an
+ *    evaluation's): the epoch reached and how many were logged;
  *  - a logger's "max mem: 29528" (MB, the peak so far): the memory trend.
+ * Bars say the steps when there are any; else DeepSpeed's global step.
  * A bar that reached its total (a finished loop: checkpoint shards
  * loaded, a CUDA-graph capture) is not the loop that failed; a log an
  * engine's lines name (vLLM, SGLang...) is a server's: server_log.c
  * drops what was read there.
  * At the end one event "train_progress" (lib/vocab.h) with the last
  * bar: steps_done, steps_total (or null), first_step (the first bar's
- * step), bars (how many bars were read) and, when given, max_mem_first
- * and max_mem_last (MB).
+ * step), bars (how many bars were read), step_source ("bar",
+ * "deepspeed") and, when given, max_mem_first and max_mem_last (MB),
+ * epoch and logged_steps (the Trainer's dicts).
  */
 #ifndef OOMLENS_SERVER_PROGRESS_H
 #define OOMLENS_SERVER_PROGRESS_H
@@ -34,6 +43,10 @@ struct srv_progress {
 	struct ol_time t;            /* the last bar's line's time (may be unset) */
 	double mem_first, mem_last;  /* "max mem: N" (MB); mem_n of them */
 	uint64_t mem_n;
+	int64_t ds_step, ds_first;   /* DeepSpeed's last and first global step; -1 */
+	uint64_t ds_n;               /* its step lines read */
+	double epoch;                /* the Trainer's last logged epoch; -1 */
+	uint64_t logged;             /* the Trainer's training log dicts read */
 };
 
 void srv_progress_init(struct srv_progress *p);
@@ -43,7 +56,14 @@ void srv_progress_init(struct srv_progress *p);
 int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 		      const struct ol_time *t, uint64_t lineno);
 
-/* The event train_progress when a bar was read and keep is 1. 1 when
+/* Line m[0..n) (number lineno, its time t), one the engine-line scan
+ * marked (engine_line's train_log), read for DeepSpeed's step line and
+ * the Trainer's log dict. 1 when it held one, 0 when not. Never fails. */
+int srv_progress_logged(struct srv_progress *p, const char *m, size_t n,
+			const struct ol_time *t, uint64_t lineno);
+
+/* The event train_progress when a bar, a step line or a log dict was
+ * read and keep is 1. 1 when
  * written, 0 none, -1 when the sink failed. */
 int srv_progress_finish(struct srv_progress *p, struct sink *s, int keep);
 
