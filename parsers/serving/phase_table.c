@@ -35,6 +35,8 @@
 #define V0R "vllm/worker/model_runner.py@587909c"
 #define V1W "vllm/v1/worker/gpu_worker.py@0012cf6"
 #define V1R "vllm/v1/worker/gpu_model_runner.py@4e17906"
+#define VEX "vllm/executor/uniproc_executor.py, vllm/v1/executor/abstract.py (indexed copies)"
+#define EXL "exllamav2@"
 #define DS "deepspeed@v0.10.0,v0.14.0,edaa722"
 #define THREAD "thread (tests/data/real MANIFEST.tsv)"
 #define TGI "text-generation-inference@"
@@ -96,6 +98,13 @@ const struct phase_mark phase_marks[] = {
 	F("in awq_marlin_repack", LOAD_WEIGHTS, "vllm", "0.5-0.11", "vllm/_custom_ops.py"),
 	F("load_weights", LOAD_WEIGHTS, "vllm", "0.2-0.11 (also SGLang's)", "vllm/model_executor/models/*.py"),
 	F("load_model", LOAD_WEIGHTS, "vllm", "V0, V1 (also SGLang's, Ollama's)", V0W " " V1W),
+	/* the executor's own set-up: init_worker, init_device, load_model
+	 * (uniproc/multiproc/ray _init_executor); the engine sizes the KV
+	 * cache only after it returns (LLMEngine/EngineCore._initialize_kv_caches),
+	 * so a traceback whose innermost vLLM frame is this one failed while
+	 * the model was loaded */
+	F("in _init_executor", LOAD_WEIGHTS, "vllm", "V0 0.6-0.10, V1 0.7-0.13", VEX),
+	F("self._init_executor()", LOAD_WEIGHTS, "vllm", "V0 0.6-0.10, V1 0.7-0.13", VEX),
 	/* ---- frames: SGLang -------------------------------------------- */
 	F("init_memory_pool", KV_ALLOC, "sglang", "0.1-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	F("profile_max_num_token", PROFILE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
@@ -117,6 +126,17 @@ const struct phase_mark phase_marks[] = {
 	F("Decode out of memory", SERVING, "sglang", "0.4-0.5", THREAD),
 	F("memory leak detected", SERVING, "sglang", "0.1-0.5 (idle check)", THREAD),
 	F("KV cache pool leak detected", SERVING, "sglang", "0.1-0.2", THREAD),
+	/* ---- frames: exllamav2 (TabbyAPI, text-generation-webui) -------- */
+	/* ExLlamaV2Cache* allocate every layer's K/V (and the Q caches'
+	 * scales and fp16 temp tensors) when built, after the model loaded */
+	F("create_state_tensors", KV_ALLOC, "exllamav2", "0.0.x-0.3", EXL "f25f653 exllamav2/cache.py"),
+	F("in touch_device", KV_ALLOC, "exllamav2", "0.1-0.3", EXL "f25f653 exllamav2/cache.py"),
+	F("in update_cache_tensors", KV_ALLOC, "exllamav2", "0.1-0.3", EXL "f25f653 exllamav2/cache.py"),
+	/* ExLlamaV2.load*: each module's weights; get_device_context
+	 * prepares a device's scratch the first time a module on it loads */
+	F("in load_gen", LOAD_WEIGHTS, "exllamav2", "0.0.x-0.3", EXL "7ba31d8 exllamav2/model.py"),
+	F("in load_autosplit_gen", LOAD_WEIGHTS, "exllamav2", "0.0.x-0.3", EXL "7ba31d8 exllamav2/model.py"),
+	F("context.prepare(scratch)", LOAD_WEIGHTS, "exllamav2", "0.1-0.3", EXL "7ba31d8 exllamav2/model.py"),
 	/* ---- frames: TGI ----------------------------------------------- */
 	F("Method Warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 server/text_generation_server/server.py"),
 	F("in warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
@@ -146,6 +166,9 @@ const struct phase_mark phase_marks[] = {
 	 * same words and wins as the later phrase */
 	F("created: Additional executor resources", WARMUP, "tensorrt-llm", "0.20-1.x", TRT),
 	/* ---- frames: LMDeploy / TurboMind ------------------------------- */
+	/* the PyTorch engine's request loop (pytorch/engine/request.py
+	 * _raise_exception_on_finish): it runs the batches it is sent */
+	F("Engine loop failed with error", SERVING, "lmdeploy", "0.4-0.6 (pytorch engine)", "lmdeploy/pytorch/engine/request.py (indexed copy)"),
 	/* to 0.5 the engine and its BlockManager (the KV cache) were built
 	 * with the first model instance; from 0.6 create_engine builds them
 	 * right after the weights (process_weight) */
@@ -173,6 +196,11 @@ const struct phase_mark phase_marks[] = {
 	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
 	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
 	F("load_state_dict", LOAD_WEIGHTS, "pytorch", "all", "torch/nn/modules/module.py"),
+	/* Module.cuda() and Module.to(): a model's parameters moved to the
+	 * card (torch/nn/modules/module.py, 1.x-2.x); generic, so an
+	 * engine's or a loop's own frame decides before them */
+	G("self._apply(lambda t: t.cuda(device))", LOAD_WEIGHTS, "pytorch", "1.x-2.x", "torch/nn/modules/module.py"),
+	G("return self._apply(convert)", LOAD_WEIGHTS, "pytorch", "1.x-2.x", "torch/nn/modules/module.py"),
 	/* accelerate: a big model placed over the devices, or the model
 	 * moved (and wrapped: DDP, FSDP's shards) by Accelerator.prepare */
 	F("load_checkpoint_and_dispatch", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
@@ -230,6 +258,8 @@ const struct phase_mark phase_marks[] = {
 	L("Starting to load model", LOAD_WEIGHTS, "vllm", "0.6-0.11", V1R),
 	L("Loading weights", LOAD_WEIGHTS, "vllm", "0.4-0.11", THREAD),
 	L("Loading safetensors checkpoint", LOAD_WEIGHTS, "vllm", "0.4-0.11", "vllm/model_executor/model_loader/weight_utils.py"),
+	/* SGLang's multi-threaded safetensors iterator's progress bar */
+	L("Multi-thread loading shards", LOAD_WEIGHTS, "sglang", "0.4.7-0.5", "python/sglang/srt/model_loader/weight_utils.py (docs' outputs)"),
 	L("Loading model weights took", PROFILE, "vllm", "V0 0.4-0.10", V0R),
 	L("Model loading took", PROFILE, "vllm", "V1 0.7-0.11", V1R),
 	L("Starting profile run for multi-modal", PROFILE, "vllm", "V0 0.5-0.6", "vllm/worker/enc_dec_model_runner.py"),
