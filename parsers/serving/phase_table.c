@@ -117,6 +117,10 @@ const struct phase_mark phase_marks[] = {
 	 * graph failed: CUDA out of memory. ..." */
 	F("Capture cuda graph failed", GRAPH_CAPTURE, "sglang", "0.3-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
 	F("CudaGraphRunner(", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
+	/* ModelRunner.initialize's last step, after the device and piecewise
+	 * graphs: the symmetric-memory pool (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)
+	 * is reserved before the server warms up and serves */
+	F("prealloc_symmetric_memory_pool", WARMUP, "sglang", "0.5.x (2026)", "python/sglang/srt/model_executor/model_runner.py (indexed copies)"),
 	F("event_loop_normal", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
 	F("event_loop_overlap", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
 	/* the scheduler's admission of a prefill batch (schedule_policy.py /
@@ -278,6 +282,7 @@ const struct phase_mark phase_marks[] = {
 	L("Load weight begin", LOAD_WEIGHTS, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	L("Load weight end", KV_ALLOC, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	L("Capture cuda graph begin", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
+	L("Pre-allocating symmetric memory pool", WARMUP, "sglang", "0.5.x (2026)", "python/sglang/srt/model_executor/model_runner.py (indexed copies)"),
 	L("Capture cuda graph end", WARMUP, "sglang", "0.2-0.5 (the server's warm-up request next)", "python/sglang/srt/model_executor/model_runner.py"),
 	L("Prefill batch", SERVING, "sglang", "0.2-0.5", "python/sglang/srt/managers/scheduler.py"),
 	/* printed once the server's own warm-up request was served */
