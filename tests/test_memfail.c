@@ -441,6 +441,8 @@ static void phases(void **state)
 		/* a generic frame under an engine's: the engine decides */
 		{ "  File \"vllm/worker/worker.py\", line 493, in raise_if_cache_size_invalid\n"
 		  "    return self._apply(lambda t: t.cuda(device))", OOM_PHASE_KV_ALLOC },
+		{ "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to "
+		  "decrease `--max-batch-prefill-tokens`", OOM_PHASE_WARMUP },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {

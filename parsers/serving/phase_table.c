@@ -144,6 +144,12 @@ const struct phase_mark phase_marks[] = {
 	/* ---- frames: TGI ----------------------------------------------- */
 	F("Method Warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 server/text_generation_server/server.py"),
 	F("in warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
+	/* warmup() turns the prefill run's OOM into its own RuntimeError
+	 * ("Not enough memory to handle N prefill tokens. You need to
+	 * decrease `--max-batch-prefill-tokens`"), so the message alone
+	 * names the phase; the sentence may wrap after "tokens." */
+	F("prefill tokens. You need to decrease", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
+	F("You need to decrease `--max-batch-prefill-tokens`", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
 	F("warmup{", WARMUP, "tgi", "1.x-3.x router span", THREAD),
 	F("to warmup model", WARMUP, "tgi", "0.9 router", TGI "v0.9.0 router/src/main.rs"),
 	F("to warmup the Python model shards", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 router, backends/v3"),
