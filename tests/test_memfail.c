@@ -446,6 +446,9 @@ static void phases(void **state)
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {
+		/* Aphrodite after its weights: the profile run is next (sonar 414) */
+		{ "INFO:     Model weights loaded. Memory usage: 3.88 GiB x 1 = 3.88 GiB",
+		  OOM_PHASE_PROFILE },
 		/* SGLang's multi-threaded weight iterator (lsglang #7) */
 		{ "Multi-thread loading shards: 100% Completed | 142/142 [00:25<00:00,  5.66it/s]",
 		  OOM_PHASE_LOAD_WEIGHTS },

@@ -271,6 +271,9 @@ const struct phase_mark phase_marks[] = {
 	/* SGLang's multi-threaded safetensors iterator's progress bar */
 	L("Multi-thread loading shards", LOAD_WEIGHTS, "sglang", "0.4.7-0.5", "python/sglang/srt/model_loader/weight_utils.py (docs' outputs)"),
 	L("Loading model weights took", PROFILE, "vllm", "V0 0.4-0.10", V0R),
+	/* Aphrodite's model runner after the weights (then the profile run,
+	 * "# GPU blocks", the KV cache, the graphs) */
+	L("Model weights loaded. Memory usage", PROFILE, "aphrodite", "0.4-0.6", "aphrodite/task_handler/model_runner.py (indexed copies)"),
 	L("Model loading took", PROFILE, "vllm", "V1 0.7-0.11", V1R),
 	L("Starting profile run for multi-modal", PROFILE, "vllm", "V0 0.5-0.6", "vllm/worker/enc_dec_model_runner.py"),
 	L("Dynamo bytecode transform time", PROFILE, "vllm", "V1 0.7-0.11 (compile in the profile run)", "vllm/compilation/backends.py"),
