@@ -143,6 +143,10 @@ const struct phase_mark phase_marks[] = {
 	F("context.prepare(scratch)", LOAD_WEIGHTS, "exllamav2", "0.1-0.3", EXL "7ba31d8 exllamav2/model.py"),
 	/* ---- frames: TGI ----------------------------------------------- */
 	F("Method Warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 server/text_generation_server/server.py"),
+	/* serve_inner() builds the model with get_model() (the weights)
+	 * before the server answers Warmup; vLLM's and SGLang's model
+	 * loaders name their entry the same */
+	F("in get_model", LOAD_WEIGHTS, "tgi, vllm, sglang", "tgi 0.9-3.3, vllm 0.4-0.13", TGI "server/text_generation_server/models/__init__.py"),
 	F("in warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
 	/* warmup() turns the prefill run's OOM into its own RuntimeError
 	 * ("Not enough memory to handle N prefill tokens. You need to
@@ -297,6 +301,9 @@ const struct phase_mark phase_marks[] = {
 	/* printed once the server's own warm-up request was served */
 	L("fired up and ready to roll", SERVING, "sglang", "0.2-0.5", "python/sglang/srt/entrypoints/http_server.py"),
 	/* ---- lines: TGI (the router warms the shards up, then serves) --- */
+	/* serve_inner() logs it when get_model() (the weights' load) raises,
+	 * then the shard's traceback follows */
+	L("Error when initializing model", LOAD_WEIGHTS, "tgi", "0.9-3.3", TGI "server/text_generation_server/server.py (indexed copies)"),
 	L("Warming up model", WARMUP, "tgi", "1.x-3.x", "router/src/main.rs"),
 	L("Setting max batch total tokens", SERVING, "tgi", "1.x-3.x", "router/src/main.rs"),
 	L("Decode batch", SERVING, "tgi", "1.x-3.x", THREAD),
