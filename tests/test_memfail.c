@@ -443,6 +443,10 @@ static void phases(void **state)
 		  "    return self._apply(lambda t: t.cuda(device))", OOM_PHASE_KV_ALLOC },
 		{ "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to "
 		  "decrease `--max-batch-prefill-tokens`", OOM_PHASE_WARMUP },
+		/* vLLM 0.19+: the graphs captured once inside the profile */
+		{ "  File \"vllm/v1/worker/gpu_worker.py\", line 411, in determine_available_memory\n"
+		  "    cudagraph_memory_estimate = self.model_runner.profile_cudagraph_memory()",
+		  OOM_PHASE_GRAPH_CAPTURE },
 		/* TGI's serve_inner -> get_model (tgi 844) */
 		{ "2023-08-14 23:30:56   File \"/opt/conda/lib/python3.9/site-packages/"
 		  "text_generation_server/models/__init__.py\", line 185, in get_model",

@@ -62,6 +62,11 @@ const struct phase_mark phase_marks[] = {
 	F("occurred when warming up pooler", WARMUP, "vllm", "V1 0.10-0.13", V1R),
 	F("capture_model", GRAPH_CAPTURE, "vllm", "V0 0.2-0.10, V1", V0W " " V1W),
 	F("_capture_cudagraphs", GRAPH_CAPTURE, "vllm", "V1 0.10-0.11", THREAD),
+	/* from 0.19 determine_available_memory captures the graphs once to
+	 * measure them before sizing the KV cache (profile_cudagraph_memory,
+	 * VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS): an OOM there is the
+	 * graphs', whose knobs are the capture sizes and --enforce-eager */
+	F("profile_cudagraph_memory", GRAPH_CAPTURE, "vllm", "V1 0.19-0.25", V1W " (vllm pull 30515, 41834 threads)"),
 	/* V0's _warm_up_model only captures the graphs */
 	F("in _warm_up_model", GRAPH_CAPTURE, "vllm", "V0 0.4-0.10", V0W),
 	F("capture_begin", GRAPH_CAPTURE, "pytorch", "1.10-2.x", "torch/cuda/graphs.py"),
