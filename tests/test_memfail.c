@@ -25,6 +25,10 @@ static const struct positive {
 } positives[] = {
 	{ "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144817.04 MiB on device 0: "
 	  "cudaMalloc failed: out of memory", MF_GGML, 151851652956LL, 0, OOM_PHASE_UNKNOWN },
+	/* PyTorch's message quoted without its first words, wrapped (vllm
+	 * pull 57595's description) */
+	{ "    Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 22.36 GiB of",
+	  MF_TORCH, 142606336, 0, OOM_PHASE_UNKNOWN },
 	{ "deep-seek-1  | ggml_gallocr_reserve_n: failed to allocate CUDA1 buffer of size 10345253120",
 	  MF_GGML, 10345253120LL, 1, OOM_PHASE_PROFILE },
 	{ "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
@@ -421,9 +425,46 @@ static void phases(void **state)
 		{ "RuntimeError: Prefill out of memory. Try to lower your batch size.", OOM_PHASE_SERVING },
 		{ "text_generation.errors.GenerationError: Request failed during generation: Server "
 		  "error: CUDA out of memory.", OOM_PHASE_SERVING },
+		/* round 4 (worlda): the executor's set-up is the model's load;
+		 * exllamav2's cache and scratch; SGLang's symmetric pool after
+		 * the graphs; LMDeploy's request loop; Module.cuda() */
+		{ "(EngineCore_DP0 pid=556790) ERROR 12-24 08:50:35 [core.py:866]     "
+		  "self._init_executor()", OOM_PHASE_LOAD_WEIGHTS },
+		{ "  File \"/content/exllamav2/exllamav2/cache.py\", line 92, in create_state_tensors",
+		  OOM_PHASE_KV_ALLOC },
+		{ "tabbyapi-1  | context.prepare(scratch)", OOM_PHASE_LOAD_WEIGHTS },
+		{ "  File \"sglang/srt/model_executor/model_runner.py\", line 3420, in "
+		  "prealloc_symmetric_memory_pool", OOM_PHASE_WARMUP },
+		{ "2024-05-08 16:16:10,360 - lmdeploy - ERROR - Engine loop failed with error: CUDA "
+		  "out of memory.", OOM_PHASE_SERVING },
+		{ "    return self._apply(lambda t: t.cuda(device))", OOM_PHASE_LOAD_WEIGHTS },
+		/* a generic frame under an engine's: the engine decides */
+		{ "  File \"vllm/worker/worker.py\", line 493, in raise_if_cache_size_invalid\n"
+		  "    return self._apply(lambda t: t.cuda(device))", OOM_PHASE_KV_ALLOC },
+		{ "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to "
+		  "decrease `--max-batch-prefill-tokens`", OOM_PHASE_WARMUP },
+		/* vLLM 0.19+: the graphs captured once inside the profile */
+		{ "  File \"vllm/v1/worker/gpu_worker.py\", line 411, in determine_available_memory\n"
+		  "    cudagraph_memory_estimate = self.model_runner.profile_cudagraph_memory()",
+		  OOM_PHASE_GRAPH_CAPTURE },
+		/* TGI's serve_inner -> get_model (tgi 844) */
+		{ "2023-08-14 23:30:56   File \"/opt/conda/lib/python3.9/site-packages/"
+		  "text_generation_server/models/__init__.py\", line 185, in get_model",
+		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {
+		/* TGI's shard: get_model() raised (server.py serve_inner) */
+		{ "ERROR text_generation_launcher: Error when "
+		  "initializing model", OOM_PHASE_LOAD_WEIGHTS },
+		/* Aphrodite after its weights: the profile run is next (sonar 414) */
+		{ "INFO:     Model weights loaded. Memory usage: 3.88 GiB x 1 = 3.88 GiB",
+		  OOM_PHASE_PROFILE },
+		/* SGLang's multi-threaded weight iterator (lsglang #7) */
+		{ "Multi-thread loading shards: 100% Completed | 142/142 [00:25<00:00,  5.66it/s]",
+		  OOM_PHASE_LOAD_WEIGHTS },
+		{ "[2026-05-01 10:00:00 TP0] Pre-allocating symmetric memory pool with 4 GB",
+		  OOM_PHASE_WARMUP },
 		{ "[2025-07-02 07:41:58 DP0 TP0] Load weight end. type=DeepseekV3ForCausalLM",
 		  OOM_PHASE_KV_ALLOC },
 		{ "INFO 06-05 06:10:00 [gpu_model_runner.py:1933] Capturing CUDA graph shapes",
@@ -450,7 +491,10 @@ static void phases(void **state)
 	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
 		assert_int_equal(memfail_phase_hint(hints[i].text, strlen(hints[i].text)), hints[i].want);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		assert_int_equal(memfail_phase_line(lines[i].line, strlen(lines[i].line)), lines[i].want);
+		if (memfail_phase_line(lines[i].line, strlen(lines[i].line)) != lines[i].want)
+			fail_msg("phase line %s, want %s: %s",
+				 oom_phase_name(memfail_phase_line(lines[i].line, strlen(lines[i].line))),
+				 oom_phase_name(lines[i].want), lines[i].line);
 	assert_string_equal(oom_phase_name(OOM_PHASE_KV_ALLOC), "kv_alloc");
 	assert_string_equal(memfail_family_name(MF_UNKNOWN), "unknown");
 }

@@ -72,6 +72,37 @@ static void bad_alloc_and_its_what_is_one(void **state)
 
 /* Two tracebacks of a REPL, each its own XPU failure (intel-extension-
  * for-pytorch 629): two events, with the sizes and total they state. */
+/* Aphrodite (and TabbyAPI) log their own start-up through uvicorn's
+ * "INFO:     " prefix. Such a line is no request served (only an access
+ * line's POST answered 2xx is) and may name a phase: Aphrodite's weights
+ * loaded, the profile run next. The lines are dphnAI/sonar issue 414's
+ * (Aphrodite 0.5.2); the failure is issue 522's title line (Aphrodite's
+ * tracker). Before round 4 every such line marked the log served, and
+ * a start-up OOM after it came out "serving". */
+static void aphrodite_info_lines_are_start_up(void **state)
+{
+	static const char text[] =
+		"INFO:     Initializing the Aphrodite Engine (v0.5.2) with the following config:\n"
+		"INFO:     Model = '/app/TheBloke_OpenHermes-2.5-Mistral-7B-AWQ'\n"
+		"INFO:     KV Cache Data Type = fp8_e5m2\n"
+		"INFO:     Model weights loaded. Memory usage: 3.88 GiB x 1 = 3.88 GiB\n"
+		"torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU\n";
+	static const char served[] =
+		"INFO:     Model weights loaded. Memory usage: 3.88 GiB x 1 = 3.88 GiB\n"
+		"INFO:     10.0.0.7:51234 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+		"torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU\n";
+	struct timeline *tl = parse("aphrodite", text);
+
+	(void)state;
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event "
+				   "WHERE kind = 'torch_oom'"), "profile");
+	t_close(tl);
+	tl = parse("served", served);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event "
+				   "WHERE kind = 'torch_oom'"), "serving");
+	t_close(tl);
+}
+
 static void two_xpu_failures_are_two(void **state)
 {
 	size_t n;
@@ -94,6 +125,7 @@ int main(void)
 		cmocka_unit_test(nccl_cuda_failure_then_calloc_is_one),
 		cmocka_unit_test(bad_alloc_and_its_what_is_one),
 		cmocka_unit_test(two_xpu_failures_are_two),
+		cmocka_unit_test(aphrodite_info_lines_are_start_up),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,6 +65,11 @@ const struct memfail_word memfail_words[] = {
 	 * its advice ("to avoid fragmentation") on the same line */
 	{ "NPU out of memory", MF_NPU, 0 },
 	{ "CUDA out of memory", MF_TORCH, 0 },
+	/* the body of the same message (c10/cuda/CUDACachingAllocator.cpp,
+	 * 2.1+: "Tried to allocate X. GPU N has a total capacity of Y of
+	 * which Z is free."), quoted without its first words or wrapped
+	 * onto a line of its own; nothing else prints it */
+	{ "has a total capacity of", MF_TORCH, 0 },
 	{ "RESOURCE_EXHAUSTED: Out of memory", MF_XLA, 0 },
 	{ "Resource exhausted: Out", MF_XLA, 0 },   /* its line may wrap after "Out" */
 	/* XLA's TPU runtime and PJRT: a buffer the device could not hold

@@ -35,6 +35,8 @@
 #define V0R "vllm/worker/model_runner.py@587909c"
 #define V1W "vllm/v1/worker/gpu_worker.py@0012cf6"
 #define V1R "vllm/v1/worker/gpu_model_runner.py@4e17906"
+#define VEX "vllm/executor/uniproc_executor.py, vllm/v1/executor/abstract.py (indexed copies)"
+#define EXL "exllamav2@"
 #define DS "deepspeed@v0.10.0,v0.14.0,edaa722"
 #define THREAD "thread (tests/data/real MANIFEST.tsv)"
 #define TGI "text-generation-inference@"
@@ -60,6 +62,11 @@ const struct phase_mark phase_marks[] = {
 	F("occurred when warming up pooler", WARMUP, "vllm", "V1 0.10-0.13", V1R),
 	F("capture_model", GRAPH_CAPTURE, "vllm", "V0 0.2-0.10, V1", V0W " " V1W),
 	F("_capture_cudagraphs", GRAPH_CAPTURE, "vllm", "V1 0.10-0.11", THREAD),
+	/* from 0.19 determine_available_memory captures the graphs once to
+	 * measure them before sizing the KV cache (profile_cudagraph_memory,
+	 * VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS): an OOM there is the
+	 * graphs', whose knobs are the capture sizes and --enforce-eager */
+	F("profile_cudagraph_memory", GRAPH_CAPTURE, "vllm", "V1 0.19-0.25", V1W " (vllm pull 30515, 41834 threads)"),
 	/* V0's _warm_up_model only captures the graphs */
 	F("in _warm_up_model", GRAPH_CAPTURE, "vllm", "V0 0.4-0.10", V0W),
 	F("capture_begin", GRAPH_CAPTURE, "pytorch", "1.10-2.x", "torch/cuda/graphs.py"),
@@ -96,6 +103,13 @@ const struct phase_mark phase_marks[] = {
 	F("in awq_marlin_repack", LOAD_WEIGHTS, "vllm", "0.5-0.11", "vllm/_custom_ops.py"),
 	F("load_weights", LOAD_WEIGHTS, "vllm", "0.2-0.11 (also SGLang's)", "vllm/model_executor/models/*.py"),
 	F("load_model", LOAD_WEIGHTS, "vllm", "V0, V1 (also SGLang's, Ollama's)", V0W " " V1W),
+	/* the executor's own set-up: init_worker, init_device, load_model
+	 * (uniproc/multiproc/ray _init_executor); the engine sizes the KV
+	 * cache only after it returns (LLMEngine/EngineCore._initialize_kv_caches),
+	 * so a traceback whose innermost vLLM frame is this one failed while
+	 * the model was loaded */
+	F("in _init_executor", LOAD_WEIGHTS, "vllm", "V0 0.6-0.10, V1 0.7-0.13", VEX),
+	F("self._init_executor()", LOAD_WEIGHTS, "vllm", "V0 0.6-0.10, V1 0.7-0.13", VEX),
 	/* ---- frames: SGLang -------------------------------------------- */
 	F("init_memory_pool", KV_ALLOC, "sglang", "0.1-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	F("profile_max_num_token", PROFILE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
@@ -108,6 +122,10 @@ const struct phase_mark phase_marks[] = {
 	 * graph failed: CUDA out of memory. ..." */
 	F("Capture cuda graph failed", GRAPH_CAPTURE, "sglang", "0.3-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
 	F("CudaGraphRunner(", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/cuda_graph_runner.py"),
+	/* ModelRunner.initialize's last step, after the device and piecewise
+	 * graphs: the symmetric-memory pool (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)
+	 * is reserved before the server warms up and serves */
+	F("prealloc_symmetric_memory_pool", WARMUP, "sglang", "0.5.x (2026)", "python/sglang/srt/model_executor/model_runner.py (indexed copies)"),
 	F("event_loop_normal", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
 	F("event_loop_overlap", SERVING, "sglang", "0.3-0.5", "python/sglang/srt/managers/scheduler.py"),
 	/* the scheduler's admission of a prefill batch (schedule_policy.py /
@@ -117,9 +135,30 @@ const struct phase_mark phase_marks[] = {
 	F("Decode out of memory", SERVING, "sglang", "0.4-0.5", THREAD),
 	F("memory leak detected", SERVING, "sglang", "0.1-0.5 (idle check)", THREAD),
 	F("KV cache pool leak detected", SERVING, "sglang", "0.1-0.2", THREAD),
+	/* ---- frames: exllamav2 (TabbyAPI, text-generation-webui) -------- */
+	/* ExLlamaV2Cache* allocate every layer's K/V (and the Q caches'
+	 * scales and fp16 temp tensors) when built, after the model loaded */
+	F("create_state_tensors", KV_ALLOC, "exllamav2", "0.0.x-0.3", EXL "f25f653 exllamav2/cache.py"),
+	F("in touch_device", KV_ALLOC, "exllamav2", "0.1-0.3", EXL "f25f653 exllamav2/cache.py"),
+	F("in update_cache_tensors", KV_ALLOC, "exllamav2", "0.1-0.3", EXL "f25f653 exllamav2/cache.py"),
+	/* ExLlamaV2.load*: each module's weights; get_device_context
+	 * prepares a device's scratch the first time a module on it loads */
+	F("in load_gen", LOAD_WEIGHTS, "exllamav2", "0.0.x-0.3", EXL "7ba31d8 exllamav2/model.py"),
+	F("in load_autosplit_gen", LOAD_WEIGHTS, "exllamav2", "0.0.x-0.3", EXL "7ba31d8 exllamav2/model.py"),
+	F("context.prepare(scratch)", LOAD_WEIGHTS, "exllamav2", "0.1-0.3", EXL "7ba31d8 exllamav2/model.py"),
 	/* ---- frames: TGI ----------------------------------------------- */
 	F("Method Warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 server/text_generation_server/server.py"),
+	/* serve_inner() builds the model with get_model() (the weights)
+	 * before the server answers Warmup; vLLM's and SGLang's model
+	 * loaders name their entry the same */
+	F("in get_model", LOAD_WEIGHTS, "tgi, vllm, sglang", "tgi 0.9-3.3, vllm 0.4-0.13", TGI "server/text_generation_server/models/__init__.py"),
 	F("in warmup", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
+	/* warmup() turns the prefill run's OOM into its own RuntimeError
+	 * ("Not enough memory to handle N prefill tokens. You need to
+	 * decrease `--max-batch-prefill-tokens`"), so the message alone
+	 * names the phase; the sentence may wrap after "tokens." */
+	F("prefill tokens. You need to decrease", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
+	F("You need to decrease `--max-batch-prefill-tokens`", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 " TGI_FCL),
 	F("warmup{", WARMUP, "tgi", "1.x-3.x router span", THREAD),
 	F("to warmup model", WARMUP, "tgi", "0.9 router", TGI "v0.9.0 router/src/main.rs"),
 	F("to warmup the Python model shards", WARMUP, "tgi", "1.0-3.3", TGI "v1.0.0..v3.3.0 router, backends/v3"),
@@ -146,6 +185,9 @@ const struct phase_mark phase_marks[] = {
 	 * same words and wins as the later phrase */
 	F("created: Additional executor resources", WARMUP, "tensorrt-llm", "0.20-1.x", TRT),
 	/* ---- frames: LMDeploy / TurboMind ------------------------------- */
+	/* the PyTorch engine's request loop (pytorch/engine/request.py
+	 * _raise_exception_on_finish): it runs the batches it is sent */
+	F("Engine loop failed with error", SERVING, "lmdeploy", "0.4-0.6 (pytorch engine)", "lmdeploy/pytorch/engine/request.py (indexed copy)"),
 	/* to 0.5 the engine and its BlockManager (the KV cache) were built
 	 * with the first model instance; from 0.6 create_engine builds them
 	 * right after the weights (process_weight) */
@@ -173,6 +215,11 @@ const struct phase_mark phase_marks[] = {
 	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
 	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
 	F("load_state_dict", LOAD_WEIGHTS, "pytorch", "all", "torch/nn/modules/module.py"),
+	/* Module.cuda() and Module.to(): a model's parameters moved to the
+	 * card (torch/nn/modules/module.py, 1.x-2.x); generic, so an
+	 * engine's or a loop's own frame decides before them */
+	G("self._apply(lambda t: t.cuda(device))", LOAD_WEIGHTS, "pytorch", "1.x-2.x", "torch/nn/modules/module.py"),
+	G("return self._apply(convert)", LOAD_WEIGHTS, "pytorch", "1.x-2.x", "torch/nn/modules/module.py"),
 	/* accelerate: a big model placed over the devices, or the model
 	 * moved (and wrapped: DDP, FSDP's shards) by Accelerator.prepare */
 	F("load_checkpoint_and_dispatch", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
@@ -230,7 +277,12 @@ const struct phase_mark phase_marks[] = {
 	L("Starting to load model", LOAD_WEIGHTS, "vllm", "0.6-0.11", V1R),
 	L("Loading weights", LOAD_WEIGHTS, "vllm", "0.4-0.11", THREAD),
 	L("Loading safetensors checkpoint", LOAD_WEIGHTS, "vllm", "0.4-0.11", "vllm/model_executor/model_loader/weight_utils.py"),
+	/* SGLang's multi-threaded safetensors iterator's progress bar */
+	L("Multi-thread loading shards", LOAD_WEIGHTS, "sglang", "0.4.7-0.5", "python/sglang/srt/model_loader/weight_utils.py (docs' outputs)"),
 	L("Loading model weights took", PROFILE, "vllm", "V0 0.4-0.10", V0R),
+	/* Aphrodite's model runner after the weights (then the profile run,
+	 * "# GPU blocks", the KV cache, the graphs) */
+	L("Model weights loaded. Memory usage", PROFILE, "aphrodite", "0.4-0.6", "aphrodite/task_handler/model_runner.py (indexed copies)"),
 	L("Model loading took", PROFILE, "vllm", "V1 0.7-0.11", V1R),
 	L("Starting profile run for multi-modal", PROFILE, "vllm", "V0 0.5-0.6", "vllm/worker/enc_dec_model_runner.py"),
 	L("Dynamo bytecode transform time", PROFILE, "vllm", "V1 0.7-0.11 (compile in the profile run)", "vllm/compilation/backends.py"),
@@ -248,11 +300,15 @@ const struct phase_mark phase_marks[] = {
 	L("Load weight begin", LOAD_WEIGHTS, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	L("Load weight end", KV_ALLOC, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	L("Capture cuda graph begin", GRAPH_CAPTURE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
+	L("Pre-allocating symmetric memory pool", WARMUP, "sglang", "0.5.x (2026)", "python/sglang/srt/model_executor/model_runner.py (indexed copies)"),
 	L("Capture cuda graph end", WARMUP, "sglang", "0.2-0.5 (the server's warm-up request next)", "python/sglang/srt/model_executor/model_runner.py"),
 	L("Prefill batch", SERVING, "sglang", "0.2-0.5", "python/sglang/srt/managers/scheduler.py"),
 	/* printed once the server's own warm-up request was served */
 	L("fired up and ready to roll", SERVING, "sglang", "0.2-0.5", "python/sglang/srt/entrypoints/http_server.py"),
 	/* ---- lines: TGI (the router warms the shards up, then serves) --- */
+	/* serve_inner() logs it when get_model() (the weights' load) raises,
+	 * then the shard's traceback follows */
+	L("Error when initializing model", LOAD_WEIGHTS, "tgi", "0.9-3.3", TGI "server/text_generation_server/server.py (indexed copies)"),
 	L("Warming up model", WARMUP, "tgi", "1.x-3.x", "router/src/main.rs"),
 	L("Setting max batch total tokens", SERVING, "tgi", "1.x-3.x", "router/src/main.rs"),
 	L("Decode batch", SERVING, "tgi", "1.x-3.x", THREAD),

@@ -414,7 +414,10 @@ static int read_line(struct srv_st *st)
 	struct engine_line el;
 	int r, said, in_piece;
 
-	if (l->n > 7 && !memcmp(l->msg, "INFO:  ", 7)) {   /* uvicorn's own lines: most */
+	/* uvicorn's access lines, most of a busy server's log, are not
+	 * scanned; its other "INFO:     " lines are (Aphrodite and TabbyAPI
+	 * print their start-up through the same prefix) */
+	if (l->n > 7 && !memcmp(l->msg, "INFO:  ", 7) && mem_find(l->msg, l->n, " HTTP/")) {
 		said = 0;
 		if (engine_kind_named(l->hint)) {
 			memset(&el, 0, sizeof(el));

@@ -143,8 +143,12 @@ static int requests_line(struct srv_stats *st, struct sink *s, const char *m, si
 	int k;
 	const char *ent = "vllm";
 
-	if (starts(m, n, "INFO:  "))  /* uvicorn access and lifecycle lines */
-		return srv_stats_access(st, s, m, n, t) < 0 ? -1 : 1;
+	/* uvicorn's access lines: only a POST answered 2xx is a request
+	 * served; its lifecycle lines, a GET /health and the engines that
+	 * log through the same "INFO:     " prefix (Aphrodite, TabbyAPI:
+	 * "Model weights loaded. Memory usage: ...") are none */
+	if (starts(m, n, "INFO:  "))
+		return is_access_post_ok(m, n) ? (req_served(st, s, REQ_ACCESS, "vllm", t) < 0 ? -1 : 1) : 0;
 	if (starts(m, n, "Finished request ")) {
 		k = REQ_FINISHED;
 	} else if (n > 9 && !memcmp(m + n - 9, ": Success", 9) &&
