@@ -193,6 +193,12 @@ const struct memfail_word memfail_words[] = {
 	{ "killed due to the node running low on memory", MF_RAY, 0 },
 	{ "killed due to memory pressure (OOM)", MF_RAY, 0 },
 	{ "RayOutOfMemoryError", MF_RAY, 0 },
+	/* the kill's detail alone, when the exception line above it was not
+	 * kept: "Memory on the node (IP: ..) where the task (..) was running
+	 * was X / Y (F), which exceeds the memory usage threshold of T. Ray
+	 * killed this worker (ID: ..) because ..." (raylet's worker-killing
+	 * policy, 2.2+; doc/source/ray-core/scheduling/ray-oom-prevention.rst) */
+	{ "which exceeds the memory usage threshold of", MF_RAY, 0 },
 	/* the host's allocators: PyTorch's CPU allocator
 	 * (c10/core/impl/alloc_cpu.cpp, 1.2+: "DefaultCPUAllocator: can't
 	 * allocate memory: you tried to allocate N bytes. Error code 12

@@ -173,6 +173,23 @@ const struct phase_mark phase_marks[] = {
 	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
 	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
 	F("load_state_dict", LOAD_WEIGHTS, "pytorch", "all", "torch/nn/modules/module.py"),
+	/* a model moved to the card whole: Module.to's inner convert (its
+	 * source line under the frame, 1.0-2.x: "return t.to(device, dtype if
+	 * t.is_floating_point() [or t.is_complex()] else None, non_blocking")
+	 * and Module.cuda ("return self._apply(lambda t: t.cuda(device))").
+	 * Generic: an engine's or a loop's own frame around it decides (a
+	 * training step that moves a module is still a training step) */
+	G("t.to(device, dtype if t.is_floating_point()", LOAD_WEIGHTS, "pytorch", "1.0-2.x",
+	  "torch/nn/modules/module.py@v1.13.1,v2.4.0 (Module.to)"),
+	G("lambda t: t.cuda(device)", LOAD_WEIGHTS, "pytorch", "1.0-2.x",
+	  "torch/nn/modules/module.py@v1.13.1,v2.4.0 (Module.cuda)"),
+	/* the Trainer moves the model to the card as it is built (unless
+	 * DeepSpeed, FSDP or model parallelism place it) */
+	F("_move_model_to_device", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/trainer.py (Trainer.__init__)"),
+	/* SD.Next's loader wraps the load's exception in one line
+	 * (modules/sd_models.py load_diffuser: "Diffusers failed loading
+	 * model using pipeline: PATH PIPELINE ERROR") */
+	F("failed loading model", LOAD_WEIGHTS, "sdnext", "2023-2025", "vladmandic/sdnext modules/sd_models.py"),
 	/* accelerate: a big model placed over the devices, or the model
 	 * moved (and wrapped: DDP, FSDP's shards) by Accelerator.prepare */
 	F("load_checkpoint_and_dispatch", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
