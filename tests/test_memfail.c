@@ -124,6 +124,9 @@ static const struct positive {
 	{ "[2024-05-01 10:00:00] ERROR worker: out of memory while staging the batch",
 	  MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "FATAL: OOM in the scheduler", MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
+	/* llama.cpp llm_load_tensors (b3265) through Ollama's CLI (ollama 5958) */
+	{ "Error: llama runner process has terminated: error loading model: unable to allocate "
+	  "backend buffer", MF_GGML, NA, NA, OOM_PHASE_LOAD_WEIGHTS },
 	/* Ray's kill detail without the exception line above it
 	 * (tests/data/real/any_stack vllm-ray-asyncengine-..., vllm 2669) */
 	{ "Memory on the node (IP: 169.254.181.2, ID: 708c7baf) where the task (actor ID: "

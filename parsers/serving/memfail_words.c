@@ -170,6 +170,10 @@ const struct memfail_word memfail_words[] = {
 	{ "failed to allocate Metal", MF_GGML, 0 },
 	{ "unable to allocate CUDA", MF_GGML, 0 },
 	{ "unable to allocate ROCm", MF_GGML, 0 },
+	/* llama.cpp's load before the buffer was named (llm_load_tensors,
+	 * b2xxx-b3xxx: "Failed to allocate buffer type %s" then throw
+	 * "unable to allocate backend buffer"), through Ollama's runner */
+	{ "unable to allocate backend buffer", MF_GGML, 0 },
 	/* llama.cpp's KV cache (llama.cpp v0.5.0 vendored by ollama: llama.cpp
 	 * LLAMA_LOG_ERROR; v0.12.0 src/llama-kv-cache-unified.cpp throw) */
 	{ "failed to allocate buffer for kv cache", MF_GGML, 0 },
