@@ -127,6 +127,9 @@ static const struct positive {
 	/* llama.cpp llm_load_tensors (b3265) through Ollama's CLI (ollama 5958) */
 	{ "Error: llama runner process has terminated: error loading model: unable to allocate "
 	  "backend buffer", MF_GGML, NA, NA, OOM_PHASE_LOAD_WEIGHTS },
+	/* Ollama's fit loop giving up (llm/server.go v0.12.0; ollama 15517) */
+	{ "Error: 500 Internal Server Error: memory layout cannot be allocated", MF_OLLAMA, NA, NA,
+	  OOM_PHASE_LOAD_WEIGHTS },
 	/* Ray's kill detail without the exception line above it
 	 * (tests/data/real/any_stack vllm-ray-asyncengine-..., vllm 2669) */
 	{ "Memory on the node (IP: 169.254.181.2, ID: 708c7baf) where the task (actor ID: "

@@ -189,6 +189,10 @@ const struct memfail_word memfail_words[] = {
 	{ "insufficient memory - required allocations", MF_OLLAMA, 0 },
 	{ "model requires more system memory", MF_OLLAMA, 0 },
 	{ "failed to allocate memory for model", MF_OLLAMA, 0 },
+	/* its new engine's fit loop giving up (llm/server.go Load, v0.12.0
+	 * to v0.20.0: "memory layout cannot be allocated", "... with num_gpu
+	 * = N" when the layers were set), what the CLI's 500 carries */
+	{ "memory layout cannot be allocated", MF_OLLAMA, 0 },
 	{ "memory leak detected!", MF_SGLANG_KV, 0 },
 	{ "KV cache pool leak detected", MF_SGLANG_KV, 0 },
 	/* Ray's memory monitor (python/ray/exceptions.py OutOfMemoryError,

@@ -169,6 +169,9 @@ const struct phase_mark phase_marks[] = {
 	F("llama_model_load", LOAD_WEIGHTS, "llama.cpp", "all", "src/llama.cpp"),
 	F("error loading model", LOAD_WEIGHTS, "llama.cpp", "all", "src/llama.cpp"),
 	F("error loading llama server", LOAD_WEIGHTS, "ollama", "0.1-0.33", OLL "v0.9.0..v0.33 server/sched.go"),
+	/* the model's load: the runner could not allocate the layout fitted
+	 * for weights, KV cache and graph */
+	F("memory layout cannot be allocated", LOAD_WEIGHTS, "ollama", "0.12-0.20", OLL "v0.12.0,v0.20.0 llm/server.go"),
 	/* ---- frames: Hugging Face, Keras -------------------------------- */
 	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
 	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
