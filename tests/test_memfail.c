@@ -128,6 +128,19 @@ static const struct positive {
 	{ "[2024-05-01 10:00:00] ERROR worker: out of memory while staging the batch",
 	  MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "FATAL: OOM in the scheduler", MF_UNKNOWN, NA, NA, OOM_PHASE_UNKNOWN },
+	/* llama.cpp llm_load_tensors (b3265) through Ollama's CLI (ollama 5958) */
+	{ "Error: llama runner process has terminated: error loading model: unable to allocate "
+	  "backend buffer", MF_GGML, NA, NA, OOM_PHASE_LOAD_WEIGHTS },
+	/* Ollama's fit loop giving up (llm/server.go v0.12.0; ollama 15517) */
+	{ "Error: 500 Internal Server Error: memory layout cannot be allocated", MF_OLLAMA, NA, NA,
+	  OOM_PHASE_LOAD_WEIGHTS },
+	/* Ray's kill detail without the exception line above it
+	 * (tests/data/real/any_stack vllm-ray-asyncengine-..., vllm 2669) */
+	{ "Memory on the node (IP: 169.254.181.2, ID: 708c7baf) where the task (actor ID: "
+	  "0dab4ab4, name=RayWorkerVllm.__init__, pid=308, memory used=11.15GB) was running was "
+	  "12.49GB / 13.15GB (0.950003), which exceeds the memory usage threshold of 0.95. Ray "
+	  "killed this worker (ID: 79a553ea) because it was the most recently scheduled task;",
+	  MF_RAY, NA, NA, OOM_PHASE_UNKNOWN },
 	/* sizes past int64 are no size (fuzz_memfail, issue 32: UBSan) */
 	{ "ggml_gallocr_reserve_n: failed to allocate CUDA1 buffer of size 99999999999999999999999",
 	  MF_GGML, NA, 1, OOM_PHASE_PROFILE },
@@ -451,6 +464,22 @@ static void phases(void **state)
 		{ "2023-08-14 23:30:56   File \"/opt/conda/lib/python3.9/site-packages/"
 		  "text_generation_server/models/__init__.py\", line 185, in get_model",
 		  OOM_PHASE_LOAD_WEIGHTS },
+		/* a model moved to the card whole (round 4: deepspeed 2672's
+		 * rich box, InstantID 72, TheChosenOne 18; Module.cuda() from
+		 * torch/nn/modules/module.py), the Trainer moving it as it is
+		 * built, SD.Next's loader (sdnext 2015) */
+		{ "\u2502 \u2771  905 \u2502   \u2502   \u2502   return t.to(device, dtype if "
+		  "t.is_floating_point() or t.i \u2502", OOM_PHASE_LOAD_WEIGHTS },
+		{ " return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, "
+		  "non_blocking)", OOM_PHASE_LOAD_WEIGHTS },
+		{ "    self._move_model_to_device(model, args.device)", OOM_PHASE_LOAD_WEIGHTS },
+		{ "Diffusers failed loading model using pipeline: {MODEL} Stable Diffusion XL [enforce "
+		  "fail at ..\\c10\\core\\impl\\alloc_cpu.cpp:72] data.", OOM_PHASE_LOAD_WEIGHTS },
+		/* generic: a training step that moves a module stays a step */
+		{ "  File \"train.py\", line 80, in training_step\n    self.head.to(self.device)\n"
+		  "  File \"torch/nn/modules/module.py\", line 1152, in convert\n"
+		  "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, "
+		  "non_blocking)", OOM_PHASE_TRAINING_STEP },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {

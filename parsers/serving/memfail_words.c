@@ -175,6 +175,10 @@ const struct memfail_word memfail_words[] = {
 	{ "failed to allocate Metal", MF_GGML, 0 },
 	{ "unable to allocate CUDA", MF_GGML, 0 },
 	{ "unable to allocate ROCm", MF_GGML, 0 },
+	/* llama.cpp's load before the buffer was named (llm_load_tensors,
+	 * b2xxx-b3xxx: "Failed to allocate buffer type %s" then throw
+	 * "unable to allocate backend buffer"), through Ollama's runner */
+	{ "unable to allocate backend buffer", MF_GGML, 0 },
 	/* llama.cpp's KV cache (llama.cpp v0.5.0 vendored by ollama: llama.cpp
 	 * LLAMA_LOG_ERROR; v0.12.0 src/llama-kv-cache-unified.cpp throw) */
 	{ "failed to allocate buffer for kv cache", MF_GGML, 0 },
@@ -190,6 +194,10 @@ const struct memfail_word memfail_words[] = {
 	{ "insufficient memory - required allocations", MF_OLLAMA, 0 },
 	{ "model requires more system memory", MF_OLLAMA, 0 },
 	{ "failed to allocate memory for model", MF_OLLAMA, 0 },
+	/* its new engine's fit loop giving up (llm/server.go Load, v0.12.0
+	 * to v0.20.0: "memory layout cannot be allocated", "... with num_gpu
+	 * = N" when the layers were set), what the CLI's 500 carries */
+	{ "memory layout cannot be allocated", MF_OLLAMA, 0 },
 	{ "memory leak detected!", MF_SGLANG_KV, 0 },
 	{ "KV cache pool leak detected", MF_SGLANG_KV, 0 },
 	/* Ray's memory monitor (python/ray/exceptions.py OutOfMemoryError,
@@ -198,6 +206,12 @@ const struct memfail_word memfail_words[] = {
 	{ "killed due to the node running low on memory", MF_RAY, 0 },
 	{ "killed due to memory pressure (OOM)", MF_RAY, 0 },
 	{ "RayOutOfMemoryError", MF_RAY, 0 },
+	/* the kill's detail alone, when the exception line above it was not
+	 * kept: "Memory on the node (IP: ..) where the task (..) was running
+	 * was X / Y (F), which exceeds the memory usage threshold of T. Ray
+	 * killed this worker (ID: ..) because ..." (raylet's worker-killing
+	 * policy, 2.2+; doc/source/ray-core/scheduling/ray-oom-prevention.rst) */
+	{ "which exceeds the memory usage threshold of", MF_RAY, 0 },
 	/* the host's allocators: PyTorch's CPU allocator
 	 * (c10/core/impl/alloc_cpu.cpp, 1.2+: "DefaultCPUAllocator: can't
 	 * allocate memory: you tried to allocate N bytes. Error code 12

@@ -211,14 +211,30 @@ const struct phase_mark phase_marks[] = {
 	F("llama_model_load", LOAD_WEIGHTS, "llama.cpp", "all", "src/llama.cpp"),
 	F("error loading model", LOAD_WEIGHTS, "llama.cpp", "all", "src/llama.cpp"),
 	F("error loading llama server", LOAD_WEIGHTS, "ollama", "0.1-0.33", OLL "v0.9.0..v0.33 server/sched.go"),
+	/* the model's load: the runner could not allocate the layout fitted
+	 * for weights, KV cache and graph */
+	F("memory layout cannot be allocated", LOAD_WEIGHTS, "ollama", "0.12-0.20", OLL "v0.12.0,v0.20.0 llm/server.go"),
 	/* ---- frames: Hugging Face, Keras -------------------------------- */
 	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
 	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
 	F("load_state_dict", LOAD_WEIGHTS, "pytorch", "all", "torch/nn/modules/module.py"),
-	/* Module.cuda() and Module.to(): a model's parameters moved to the
-	 * card (torch/nn/modules/module.py, 1.x-2.x); generic, so an
-	 * engine's or a loop's own frame decides before them */
-	G("self._apply(lambda t: t.cuda(device))", LOAD_WEIGHTS, "pytorch", "1.x-2.x", "torch/nn/modules/module.py"),
+	/* a model moved to the card whole: Module.to's inner convert (its
+	 * source line under the frame, 1.0-2.x: "return t.to(device, dtype if
+	 * t.is_floating_point() [or t.is_complex()] else None, non_blocking")
+	 * and Module.cuda ("return self._apply(lambda t: t.cuda(device))").
+	 * Generic: an engine's or a loop's own frame around it decides (a
+	 * training step that moves a module is still a training step) */
+	G("t.to(device, dtype if t.is_floating_point()", LOAD_WEIGHTS, "pytorch", "1.0-2.x",
+	  "torch/nn/modules/module.py@v1.13.1,v2.4.0 (Module.to)"),
+	G("lambda t: t.cuda(device)", LOAD_WEIGHTS, "pytorch", "1.0-2.x",
+	  "torch/nn/modules/module.py@v1.13.1,v2.4.0 (Module.cuda)"),
+	/* the Trainer moves the model to the card as it is built (unless
+	 * DeepSpeed, FSDP or model parallelism place it) */
+	F("_move_model_to_device", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/trainer.py (Trainer.__init__)"),
+	/* SD.Next's loader wraps the load's exception in one line
+	 * (modules/sd_models.py load_diffuser: "Diffusers failed loading
+	 * model using pipeline: PATH PIPELINE ERROR") */
+	F("failed loading model", LOAD_WEIGHTS, "sdnext", "2023-2025", "vladmandic/sdnext modules/sd_models.py"),
 	G("return self._apply(convert)", LOAD_WEIGHTS, "pytorch", "1.x-2.x", "torch/nn/modules/module.py"),
 	/* accelerate: a big model placed over the devices, or the model
 	 * moved (and wrapped: DDP, FSDP's shards) by Accelerator.prepare */
