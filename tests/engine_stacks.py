@@ -49,6 +49,9 @@ ALLOW = [
     ("docker", set()), ("hgt-finder", set()), ("painter", set()),
     ("text-generation-webui", TORCH), ("aitextgen", TORCH),
     ("mlc-llm", set()),   # MLC-LLM's TVM runtime: no engine row (set 3, spent)
+    # the accelerators' round (issue 27): Reactant (Julia on XLA), Ascend's
+    # CANN runtime under a C++ program: no engine rows
+    ("reactant", set()), ("ascend", set()),
 ]
 
 # words of a file's name that say which engines the paste held
