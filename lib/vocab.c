@@ -16,6 +16,7 @@ const struct vocab_entry vocab_phases[OOM_PHASE__COUNT] = { VOCAB_PHASES(VOCAB_R
 const struct vocab_entry vocab_stacks[VST__COUNT] = { VOCAB_STACKS(VOCAB_ROW) };
 const struct vocab_entry vocab_measures[VMS__COUNT] = { VOCAB_MEASURES(VOCAB_ROW) };
 const struct vocab_entry vocab_oom_kinds[VO__COUNT] = { VOCAB_OOM_KINDS(VOCAB_ROW) };
+const struct vocab_entry vocab_scopes[VSC__COUNT] = { VOCAB_SCOPES(VOCAB_ROW) };
 #undef VOCAB_ROW
 
 static const struct {
@@ -32,6 +33,7 @@ static const struct {
 	[VOCAB_STACK] = { vocab_stacks, VST__COUNT, "Stacks" },
 	[VOCAB_MEASURE] = { vocab_measures, VMS__COUNT, "Measures" },
 	[VOCAB_OOM_KIND] = { vocab_oom_kinds, VO__COUNT, "OOM kinds" },
+	[VOCAB_SCOPE] = { vocab_scopes, VSC__COUNT, "OOM scopes" },
 };
 
 const struct vocab_entry *vocab_set_entries(enum vocab_set set, size_t *n)

@@ -309,6 +309,16 @@
 	X(VO_ENGINE_OOM, "engine_oom", NULL, NULL, "a serving engine's memory error, or an engine whose own count leaves no KV cache") \
 	X(VO_ALLOC_FAILURE, "alloc_failure", NULL, NULL, "the kernel's page allocation failure: a warning, nothing killed; the OOM only when nothing else is")
 
+/* ---- OOM scopes (oom.scope): which memory ran out, as the failure's
+ * wording family and its own words say (parsers/serving/memfail.c
+ * memfail_scope); the reports name the memory and the advice by it ---- */
+#define VOCAB_SCOPES(X) \
+	X(VSC_GPU, "gpu", NULL, NULL, "a GPU's own memory (CUDA, ROCm/HIP, Vulkan; XLA on a GPU)") \
+	X(VSC_HOST, "host", NULL, NULL, "the host's RAM: the kernel, a memory cgroup, a host allocator, ggml's CPU buffers") \
+	X(VSC_TPU, "tpu", NULL, NULL, "a TPU's HBM (XLA's TPU compiler and runtime: memory space hbm, the bottom of memory)") \
+	X(VSC_UNIFIED, "unified", NULL, NULL, "one pool shared by GPU and CPU (Apple's MPS, Metal, MLX): the machine's RAM") \
+	X(VSC_ACCELERATOR, "accelerator", NULL, NULL, "another accelerator's device memory (Intel XPU/SYCL, Ascend NPU, Gaudi HPU, Tenstorrent)")
+
 #define VOCAB_ENUM(id, name, var, unit, meaning) id,
 enum vocab_event { VOCAB_EVENT_KINDS(VOCAB_ENUM) VE__COUNT };
 enum vocab_series { VOCAB_SERIES(VOCAB_ENUM) VS__COUNT };
@@ -319,12 +329,13 @@ enum oom_phase { VOCAB_PHASES(VOCAB_ENUM) OOM_PHASE__COUNT };
 enum vocab_stack { VOCAB_STACKS(VOCAB_ENUM) VST__COUNT };
 enum vocab_measure { VOCAB_MEASURES(VOCAB_ENUM) VMS__COUNT };
 enum vocab_oom_kind { VOCAB_OOM_KINDS(VOCAB_ENUM) VO__COUNT };
+enum vocab_scope { VOCAB_SCOPES(VOCAB_ENUM) VSC__COUNT };
 #undef VOCAB_ENUM
 
 /* The sets, in the order docs/schema.md "Vocabulary" lists them. */
 enum vocab_set {
 	VOCAB_EVENT, VOCAB_SERIES_NAME, VOCAB_META, VOCAB_CAUSE, VOCAB_CLASS,
-	VOCAB_PHASE, VOCAB_STACK, VOCAB_MEASURE, VOCAB_OOM_KIND, VOCAB__SETS
+	VOCAB_PHASE, VOCAB_STACK, VOCAB_MEASURE, VOCAB_OOM_KIND, VOCAB_SCOPE, VOCAB__SETS
 };
 
 /* One declared name. var: NULL, or the variable part that follows name
@@ -342,6 +353,7 @@ extern const struct vocab_entry vocab_phases[OOM_PHASE__COUNT];
 extern const struct vocab_entry vocab_stacks[VST__COUNT];
 extern const struct vocab_entry vocab_measures[VMS__COUNT];
 extern const struct vocab_entry vocab_oom_kinds[VO__COUNT];
+extern const struct vocab_entry vocab_scopes[VSC__COUNT];
 
 /* The names to write, by declaration. A family's is its prefix
  * ("gpu.total_bytes."), to which the writer appends the variable part. */
@@ -355,6 +367,7 @@ static inline const char *vocab_phase(enum oom_phase p) { return vocab_phases[p]
 static inline const char *vocab_stack(enum vocab_stack t) { return vocab_stacks[t].name; }
 static inline const char *vocab_measure(enum vocab_measure m) { return vocab_measures[m].name; }
 static inline const char *vocab_oom_kind(enum vocab_oom_kind k) { return vocab_oom_kinds[k].name; }
+static inline const char *vocab_scope(enum vocab_scope s) { return vocab_scopes[s].name; }
 
 /* A set's entries and their count (*n); NULL and 0 for a set out of range. */
 const struct vocab_entry *vocab_set_entries(enum vocab_set set, size_t *n);

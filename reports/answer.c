@@ -80,6 +80,9 @@ static const char *family_name(const char *f)
 		{ "hip", "HIP (ROCm)" }, { "mps", "PyTorch's MPS backend" }, { "metal", "Metal" },
 		{ "xla", "XLA" }, { "ggml", "ggml" }, { "cudnn", "cuDNN" }, { "nccl", "NCCL" },
 		{ "cublas", "cuBLAS" }, { "tensorflow", "TensorFlow" }, { "jax", "JAX" },
+		{ "xpu", "PyTorch's XPU backend" }, { "npu", "Ascend's torch_npu" },
+		{ "hpu", "Gaudi's PyTorch bridge" }, { "mlx", "MLX" }, { "sycl", "SYCL" },
+		{ "tt_metal", "tt-metal" },
 	};
 	size_t i;
 
@@ -92,6 +95,39 @@ static const char *family_name(const char *f)
 static const char *col(sqlite3_stmt *st, int i)
 {
 	return (const char *)sqlite3_column_text(st, i);
+}
+
+/* The memory that ran out, by oom.scope (lib/vocab.h "OOM scopes") and,
+ * for another accelerator, its wording family: "GPU memory", "TPU memory
+ * (HBM)", "unified memory (the machine's RAM, shared by its GPU and
+ * CPU)", "Ascend NPU memory"... *dev: the word before a device ordinal
+ * ("gpu", "TPU", "device"). */
+static const char *memory_of(const char *scope, const char *fam, const char **dev)
+{
+	static const char *const acc[][2] = {
+		{ "xpu", "Intel XPU memory" }, { "sycl", "Intel GPU memory (SYCL)" },
+		{ "npu", "Ascend NPU memory" }, { "hpu", "Gaudi HPU memory" },
+		{ "tt_metal", "Tenstorrent device memory" },
+	};
+	size_t i;
+
+	*dev = "device ";
+	if (!scope || !strcmp(scope, "gpu")) {
+		*dev = "gpu";
+		return "GPU memory";
+	}
+	if (!strcmp(scope, "host"))
+		return "host memory";
+	if (!strcmp(scope, "tpu")) {
+		*dev = "TPU ";
+		return "TPU memory (HBM)";
+	}
+	if (!strcmp(scope, "unified"))
+		return "unified memory (the machine's RAM, shared by its GPU and CPU)";
+	for (i = 0; fam && i < sizeof(acc) / sizeof(acc[0]); i++)
+		if (!strcmp(fam, acc[i][0]))
+			return acc[i][1];
+	return "accelerator memory";
 }
 
 /* "python3 (pid 4312)", "process 4312", "python3" or "" into out. */
@@ -109,9 +145,10 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 	sqlite3_stmt *st = r_prepare(c, "SELECT kind, scope, device, cgroup, requested_bytes,"
 				     " victim_pid, victim_comm, victim_bytes, phase, family, (SELECT"
 				     " json_extract(e.data, '$.stack') FROM event e WHERE e.id ="
-				     " oom.event_id AND json_valid(e.data)) FROM oom WHERE id = 1");
-	char req[40] = "", vb[40] = "", dev[24] = "";
-	const char *kind, *mem, *stack;
+				     " oom.event_id AND json_valid(e.data)), total_bytes, free_bytes"
+				     " FROM oom WHERE id = 1");
+	char req[40] = "", vb[40] = "", dev[24] = "", tot[40] = "", fr[40] = "";
+	const char *kind, *mem, *stack, *devword;
 	struct strbuf v = STRBUF_INIT;
 
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
@@ -137,14 +174,19 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		fmt_bytes(req, sizeof(req), sqlite3_column_double(st, 4));
 	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 		fmt_bytes(vb, sizeof(vb), sqlite3_column_double(st, 7));
+	if (sqlite3_column_type(st, 11) != SQLITE_NULL && sqlite3_column_double(st, 11) > 0)
+		fmt_bytes(tot, sizeof(tot), sqlite3_column_double(st, 11));
+	if (sqlite3_column_type(st, 12) != SQLITE_NULL && sqlite3_column_double(st, 12) >= 0)
+		fmt_bytes(fr, sizeof(fr), sqlite3_column_double(st, 12));
+	mem = memory_of(col(st, 1), col(st, 9), &devword);
 	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-		snprintf(dev, sizeof(dev), " on gpu%lld", (long long)sqlite3_column_int64(st, 2));
+		snprintf(dev, sizeof(dev), " on %s%lld", devword,
+			 (long long)sqlite3_column_int64(st, 2));
 	who(&v, col(st, 6), sqlite3_column_type(st, 5) == SQLITE_NULL ? OL_NULL
 						: sqlite3_column_int64(st, 5));
 	if (!phase)
 		phase = col(st, 8);
 	stack = col(st, 10);
-	mem = col(st, 1) && !strcmp(col(st, 1), "host") ? "host memory" : "GPU memory";
 
 	if (!strcmp(kind, "kernel_oom") || !strcmp(kind, "memcg_oom")) {
 		if (!strcmp(kind, "memcg_oom"))
@@ -212,6 +254,12 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 			strbuf_addf(out, " %s", phase_clause(phase, stack));
 		if (req[0])
 			strbuf_addf(out, ": an allocation of %s failed", req);
+		/* what the failure states of that memory: free, and of how much */
+		if (fr[0])
+			strbuf_addf(out, "%s%s free%s%s%s", req[0] ? " with " : " (", fr,
+				    tot[0] ? " of " : "", tot, req[0] ? "" : ")");
+		else if (tot[0])
+			strbuf_addf(out, " (capacity %s)", tot);
 		strbuf_addstr(out, phase_clause(phase, stack) ? "." : " (the evidence does not name"
 			      " the phase).");
 		goto done;

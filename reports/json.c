@@ -93,15 +93,16 @@ static json_t *card(const struct report_summary *s)
 #define OOMS_SHOWN 100
 
 /* The derived table oom (docs/schema.md), row 1 = the OOM first: [{time,
- * clock, kind, scope, device, cgroup, requested_bytes, victim: {pid,
- * comm, bytes} or null, phase, family, source: {artifact, event_id,
- * evidence}}], the first OOMS_SHOWN. */
+ * clock, kind, scope, device, cgroup, requested_bytes, total_bytes,
+ * free_bytes, victim: {pid, comm, bytes} or null, phase, family, source:
+ * {artifact, event_id, evidence}}], the first OOMS_SHOWN. */
 static json_t *ooms(struct report_ctx *c)
 {
 	sqlite3_stmt *st = r_prepare(c, "SELECT o.time_ns, o.clock, o.kind, o.scope, o.device,"
 				     " o.cgroup, o.requested_bytes, o.victim_event IS NOT NULL OR"
 				     " o.victim_pid IS NOT NULL, o.victim_pid, o.victim_comm, o.victim_bytes,"
-				     " o.phase, o.family, a.path, o.event_id, o.evidence FROM oom o"
+				     " o.phase, o.family, a.path, o.event_id, o.evidence, o.total_bytes,"
+				     " o.free_bytes FROM oom o"
 				     " LEFT JOIN artifact a ON a.id = o.artifact_id ORDER BY o.id LIMIT ?");
 	json_t *a = json_array();
 
@@ -114,11 +115,12 @@ static json_t *ooms(struct report_ctx *c)
 		json_t *victim = sqlite3_column_int(st, 7) ? json_pack("{s:o, s:o, s:o}",
 			"pid", q_json(st, 8), "comm", q_json(st, 9), "bytes", q_json(st, 10))
 			: json_null();
-		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-			" s:o, s:{s:o, s:o, s:o}}",
+		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+			" s:o, s:o, s:{s:o, s:o, s:o}}",
 			"time", q_json_time(st, 0), "clock", q_json(st, 1), "kind", q_json(st, 2),
 			"scope", q_json(st, 3), "device", q_json(st, 4), "cgroup", q_json(st, 5),
-			"requested_bytes", q_json(st, 6), "victim", victim, "phase", q_json(st, 11),
+			"requested_bytes", q_json(st, 6), "total_bytes", q_json(st, 16),
+			"free_bytes", q_json(st, 17), "victim", victim, "phase", q_json(st, 11),
 			"family", q_json(st, 12), "source", "artifact", q_json(st, 13),
 			"event_id", q_json(st, 14), "evidence", ev ? ev : json_array()));
 	}

@@ -53,6 +53,9 @@ ALLOW = [
     # image pipelines on PyTorch and LM Studio's llama.cpp runtimes (round 4)
     ("comfyui", TORCH), ("diffusers", TORCH), ("sdnext", TORCH),
     ("lmstudio", {"llama.cpp"}),
+    # the accelerators' round (issue 27): Reactant (Julia on XLA), Ascend's
+    # CANN runtime under a C++ program: no engine rows
+    ("reactant", set()), ("ascend", set()),
 ]
 
 # words of a file's name that say which engines the paste held

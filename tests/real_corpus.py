@@ -478,13 +478,27 @@ def check_any_stack(rep, key, value):
     if key in ("family", "phase"):
         got = [e.get(key) for e in evs]
         return (value in got, got)
-    if key == "scope":                   # the first OOM's memory: gpu or host (issue 27)
+    if key == "scope":                   # the first OOM's memory: gpu, host, tpu, unified, accelerator
         ooms = ((rep.get("summary") or {}).get("ooms")) or []
         got = ooms[0].get("scope") if ooms else None
-        return (got == value, got)
+        if got != value:
+            return (False, got)
+        # a TPU's, a Mac's or another accelerator's OOM: the first screen
+        # names that memory and speaks neither of CUDA nor of nvidia-smi
+        if value in ("tpu", "unified", "accelerator"):
+            ans = rep.get("answer") or {}
+            text = json.dumps([ans.get("what"), ans.get("fix"), ans.get("settle"),
+                               (ans.get("try_first") or {}).get("advice")])
+            bad = [w for w in ("CUDA", "cuda", "nvidia-smi", "GPU memory") if w in text]
+            return (not bad, got if not bad else "first screen says " + ", ".join(bad))
+        return (True, got)
     if key == "first_phase":
         got = evs[0].get("phase") if evs else None
         return (got == value, got)
+    if key in ("oom_total", "oom_free"):  # what the OOM row says of its memory (oom.total_bytes)
+        ooms = ((rep.get("summary") or {}).get("ooms")) or []
+        got = [ooms[0].get(key[len("oom_"):] + "_bytes")] if ooms else []
+        return (num_close(value, got), got)
     if key == "event":                   # an event kind the file gives (not an OOM's)
         got = [e.get("kind") for e in rep.get("events") or []]
         return (value in got, got)

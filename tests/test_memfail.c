@@ -11,6 +11,7 @@
 #include "parsers/serving/memfail.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MiB 1048576LL
@@ -586,6 +587,86 @@ static void host_buffers(void **state)
 	assert_int_equal(f.device, 0);
 }
 
+/* Which memory ran out (oom.scope, issue 27's accelerators): the
+ * wording family and the line's own words decide, with the figures each
+ * states. Lines of tests/data/real/any_stack (Enzyme-JAX 2422, ColabFold
+ * 62, ComfyUI 7372, milabench 301, PTOAS 341, ComfyUI 7004, torch_xla
+ * 1735). */
+static void scopes_and_accelerator_figures(void **state)
+{
+	static const struct {
+		const char *line;
+		enum memfail_family family;
+		enum vocab_scope scope;
+		int64_t requested, total;   /* NA: not stated */
+	} t[] = {
+		{ "ERROR: LoadError: RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom: XLA:TPU compile "
+		  "permanent error. Ran out of memory in memory space hbm. Used 215.17G of 31.25G hbm. "
+		  "Exceeded hbm capacity by 183.92G.", MF_XLA, VSC_TPU, 231037028270LL,
+		  33554432000LL },
+		{ "RuntimeError: RESOURCE_EXHAUSTED: Attempting to reserve 3.95G at the bottom of "
+		  "memory. That was not possible. There are 1.92G free, 0B reserved, and 1.92G "
+		  "reservable.", MF_XLA, VSC_TPU, 4241280205LL, NA },
+		/* XLA's GPU client (BFC): no device named, a GPU's */
+		{ "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while "
+		  "trying to allocate 4770354232 bytes.", MF_XLA, VSC_GPU, 4770354232LL, NA },
+		{ "MPS backend out of memory (MPS allocated: 17.68 GB, other allocations: 3.95 MB, max "
+		  "allowed: 18.13 GB). Tried to allocate 1024.00 MB on private pool.", MF_MPS,
+		  VSC_UNIFIED, 1024 * MiB, 19466939269LL },
+		{ "\t* 1 x RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for "
+		  "size::268435456 (256)MB", MF_HPU, VSC_ACCELERATOR, 268435456, NA },
+		{ "[ERROR] RecentErrMsg: [PID: 1613532] 2026-03-24-12:14:45.885.234 "
+		  "Memory_Allocation_Failure(EL0004): Failed to allocate memory.", MF_NPU,
+		  VSC_ACCELERATOR, NA, NA },
+		{ "!!! Exception during processing !!! Current platform can NOT allocate memory block "
+		  "with size larger than 4GB! Tried to allocate 5.46 GiB (GPU  0; 15.56 GiB total "
+		  "capacity; 556.67 MiB already allocated; 2.70 GiB reserved in total by PyTorch)",
+		  MF_XPU, VSC_ACCELERATOR, 5862630359LL, 16707422781LL },
+		{ "RuntimeError: CUDA error: out of memory", MF_CUDA, VSC_GPU, NA, NA },
+	};
+	struct memfail f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(memfail_line(t[i].line, strlen(t[i].line), &f), 1);
+		assert_int_equal(f.family, t[i].family);
+		assert_int_equal(f.scope, t[i].scope);
+		if (t[i].requested == NA)
+			assert_true(f.requested_bytes < 0);
+		else
+			assert_true(llabs(f.requested_bytes - t[i].requested) <= t[i].requested / 100);
+		if (t[i].total == NA)
+			assert_true(f.total_bytes < 0);
+		else
+			assert_true(llabs(f.total_bytes - t[i].total) <= t[i].total / 100);
+	}
+	/* the TPU runtime's report after its failure (torch_xla 1735): the
+	 * "HBM capacity" line gives the HBM's size; the compiler's report
+	 * (ColabFold 62) names a TPU's HBM when the failure's line did not */
+	{
+		static const char fail[] = "Attempting to reserve 3.95G at the bottom of memory. That"
+					   " was not possible. There are 1.92G free, 0B reserved, and"
+					   " 1.92G reservable.; ";
+		static const char cap[] = "HBM capacity 8.00G:";
+		static const char usage[] = "Total hbm usage >= 9.60G:";
+
+		assert_int_equal(memfail_line(fail, strlen(fail), &f), 1);
+		assert_int_equal(f.scope, VSC_TPU);
+		assert_true(f.total_bytes < 0);
+		assert_int_equal(memfail_continues(cap, strlen(cap), &f), 1);
+		assert_int_equal(f.total_bytes, 8LL * 1024 * MiB);
+		assert_int_equal(memfail_scope(MF_XLA, 0, usage, strlen(usage), VSC_GPU), VSC_TPU);
+		assert_int_equal(memfail_scope(MF_XLA, 0, fail, 0, VSC_GPU), VSC_GPU);
+	}
+	/* the healthy start-up of a Mac (ComfyUI 2420): no failure */
+	{
+		static const char ok[] = "Set vram state to: SHARED";
+
+		assert_int_equal(memfail_line(ok, strlen(ok), &f), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +678,7 @@ int main(void)
 		cmocka_unit_test(trtllm_table_and_decode),
 		cmocka_unit_test(stacks),
 		cmocka_unit_test(host_buffers),
+		cmocka_unit_test(scopes_and_accelerator_figures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,8 +70,6 @@ static void bad_alloc_and_its_what_is_one(void **state)
 	t_close(tl);
 }
 
-/* Two tracebacks of a REPL, each its own XPU failure (intel-extension-
- * for-pytorch 629): two events, with the sizes and total they state. */
 /* Aphrodite (and TabbyAPI) log their own start-up through uvicorn's
  * "INFO:     " prefix. Such a line is no request served (only an access
  * line's POST answered 2xx is) and may name a phase: Aphrodite's weights
@@ -103,7 +101,11 @@ static void aphrodite_info_lines_are_start_up(void **state)
 	t_close(tl);
 }
 
-static void two_xpu_failures_are_two(void **state)
+/* Three tracebacks of a REPL, each its own XPU failure (intel-extension-
+ * for-pytorch 629): IPEX's 4 GiB per-allocation refusal and two XPU out
+ * of memory, three events with the sizes and total they state, each on
+ * an accelerator's memory (issue 27: oom.scope). */
+static void three_xpu_failures_are_three(void **state)
 {
 	size_t n;
 	char *text = t_slurp("tests/data/real/any_stack/ipex-xpu-oom-1.x-total-capacity-repl.log", &n);
@@ -112,10 +114,11 @@ static void two_xpu_failures_are_two(void **state)
 	(void)state;
 	assert_true(t_parse_mem(tl, "server_log", "repl", text, n) > 0);
 	free(text);
-	assert_int_equal(nevents(tl, "mem_failure"), 2);
+	assert_int_equal(nevents(tl, "mem_failure"), 3);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'mem_failure' AND "
 			       "json_extract(data, '$.family') = 'xpu' AND "
-			       "json_extract(data, '$.total_bytes') > 16000000000"), 2);
+			       "json_extract(data, '$.scope') = 'accelerator' AND "
+			       "json_extract(data, '$.total_bytes') > 16000000000"), 3);
 	t_close(tl);
 }
 
@@ -124,7 +127,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nccl_cuda_failure_then_calloc_is_one),
 		cmocka_unit_test(bad_alloc_and_its_what_is_one),
-		cmocka_unit_test(two_xpu_failures_are_two),
+		cmocka_unit_test(three_xpu_failures_are_three),
 		cmocka_unit_test(aphrodite_info_lines_are_start_up),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,12 +42,12 @@ static const char oom_schema[] =
 	" cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER, invoker_comm TEXT,"
 	" victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER, victim_event INTEGER,"
 	" phase TEXT NOT NULL DEFAULT 'unknown', family TEXT, event_id INTEGER,"
-	" evidence TEXT NOT NULL, artifact_id INTEGER);"
+	" evidence TEXT NOT NULL, artifact_id INTEGER, total_bytes INTEGER, free_bytes INTEGER);"
 	"CREATE TEMP TABLE oom_cand(time_ns INTEGER, boot_ns INTEGER, clock TEXT, kind TEXT,"
 	" scope TEXT, device INTEGER, cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER,"
 	" invoker_comm TEXT, victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER,"
 	" victim_event INTEGER, event_id INTEGER, evidence TEXT, artifact_id INTEGER, phase TEXT,"
-	" family TEXT);";
+	" family TEXT, total_bytes INTEGER, free_bytes INTEGER);";
 
 /* The columns every non-kernel candidate takes from its one event e. */
 /* The candidate columns every INSERT gives (phase and family are read
@@ -330,6 +330,9 @@ static int kernel_reports(sqlite3 *db, struct strbuf *err)
 	return rc;
 }
 
+/* The scopes an event's data may name (lib/vocab.h VOCAB_SCOPES). */
+#define SCOPES "('gpu', 'host', 'tpu', 'unified', 'accelerator')"
+
 /* The order of "the OOM" (the file's header): warnings last, then time. */
 #define OOM_ORDER "kind = 'alloc_failure', time_ns IS NULL, time_ns, boot_ns IS NULL," \
 	" boot_ns, event_id"
@@ -368,18 +371,31 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		"UPDATE temp.oom_cand SET phase = (SELECT json_extract(e.data, '$.phase') FROM event e"
 		"  WHERE e.id = event_id AND json_valid(e.data)), family = (SELECT"
 		"  json_extract(e.data, '$.family') FROM event e WHERE e.id = event_id"
-		"  AND json_valid(e.data)) WHERE event_id IS NOT NULL;", NULL, NULL, &msg) != SQLITE_OK
+		"  AND json_valid(e.data)) WHERE event_id IS NOT NULL;"
+		/* which memory ran out and what the failure states of it (its
+		 * device's capacity, or the cap it hit; the free memory), as
+		 * the parser read them (lib/vocab.h scopes) */
+		"UPDATE temp.oom_cand SET scope = coalesce((SELECT json_extract(e.data, '$.scope')"
+		"  FROM event e WHERE e.id = event_id AND json_valid(e.data) AND"
+		"  json_extract(e.data, '$.scope') IN " SCOPES "), scope),"
+		" total_bytes = (SELECT json_extract(e.data, '$.total_bytes') FROM event e"
+		"  WHERE e.id = event_id AND json_valid(e.data)),"
+		" free_bytes = (SELECT json_extract(e.data, '$.free_bytes') FROM event e"
+		"  WHERE e.id = event_id AND json_valid(e.data))"
+		" WHERE event_id IS NOT NULL AND kind IN ('torch_oom', 'mem_failure');",
+		NULL, NULL, &msg) != SQLITE_OK
 	    || sqlite3_exec(db, error_phase_sql, NULL, NULL, &msg) != SQLITE_OK
 	    || (q_has_table(db, "engine")
 		&& sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK)
 	    || sqlite3_exec(db,
 		"INSERT INTO oom(id, time_ns, boot_ns, clock, kind, scope, device, cgroup,"
 		" requested_bytes, invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes,"
-		" victim_event, phase, family, event_id, evidence, artifact_id)"
+		" victim_event, phase, family, event_id, evidence, artifact_id, total_bytes,"
+		" free_bytes)"
 		" SELECT row_number() OVER (ORDER BY " OOM_ORDER "), time_ns, boot_ns, clock, kind,"
 		" scope, device, cgroup, requested_bytes, invoker_pid, invoker_comm, victim_pid,"
 		" victim_comm, victim_bytes, victim_event, coalesce(phase, 'unknown'), family,"
-		" event_id, evidence, artifact_id FROM temp.oom_cand;"
+		" event_id, evidence, artifact_id, total_bytes, free_bytes FROM temp.oom_cand;"
 		"DROP TABLE temp.oom_cand;"
 		"CREATE INDEX oom_event ON oom(event_id);"
 		"DROP VIEW IF EXISTS oom_victim;"

@@ -137,10 +137,14 @@ enum rl_platform {
 	RL_PLAT_MPS,    /* a Mac (PyTorch's MPS backend) */
 	RL_PLAT_XLA,    /* XLA (JAX, TensorFlow, torch_xla; TPU or GPU) */
 	RL_PLAT_GGML,   /* llama.cpp or Ollama (ggml: CUDA, HIP, Metal, Vulkan) */
+	RL_PLAT_MLX,    /* a Mac under MLX (its Metal allocator) */
+	RL_PLAT_ACCEL,  /* another accelerator (oom.scope accelerator): Intel XPU,
+			 * Ascend NPU, Gaudi HPU, Tenstorrent; their own tools */
 };
 
-/* The platform of the OOM (row 1 of oom): its wording family, else the
- * engines the timeline names; RL_PLAT_CUDA when nothing says otherwise. */
+/* The platform of the OOM (row 1 of oom): its wording family or its
+ * scope (accelerator), else the engines the timeline names; RL_PLAT_CUDA
+ * when nothing says otherwise. */
 enum rl_platform rl_oom_platform(struct rule_ctx *c);
 
 /* The evidence absent from the timeline that would settle the verdict,

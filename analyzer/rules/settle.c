@@ -17,6 +17,14 @@
  *   ggml   the server log with OLLAMA_DEBUG=1 (Ollama) or llama.cpp's
  *          load lines (--verbose): the offload, KV cache and compute
  *          buffers with the free memory per device
+ *   mlx    mx.get_active_memory()/mx.get_peak_memory() each step (MLX's
+ *          memory API, ml-explore/mlx python/src/memory.cpp), and the
+ *          Mac's memory pressure
+ *   accel  the device's own monitor logged over time (xpu-smi dump for
+ *          Intel, npu-smi info for Ascend, hl-smi for Gaudi) and the
+ *          framework's memory_stats() of that device each step
+ *          (torch.xpu, torch_npu's torch.npu, habana's torch.hpu: the
+ *          same API as torch.cuda's)
  *
  * A start-up OOM whose own figures show room (startup_room.c) asks for
  * what else held the card and for the previous release.
@@ -40,10 +48,15 @@ static enum rl_platform platform_of(struct rule_ctx *c)
 	enum rl_platform p = RL_PLAT_CUDA;
 	int n, i;
 
-	if (c->has_oom && (st = rl_prepare(c, "SELECT coalesce(family, '') FROM oom WHERE id = 1"))) {
+	if (c->has_oom && (st = rl_prepare(c, "SELECT coalesce(family, ''), coalesce(scope, '')"
+					   " FROM oom WHERE id = 1"))) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			const char *f = q_text(st, 0);
-			if (!strcmp(f, "mps"))
+			if (!strcmp(q_text(st, 1), "accelerator"))
+				p = RL_PLAT_ACCEL;
+			else if (!strcmp(f, "mlx"))
+				p = RL_PLAT_MLX;
+			else if (!strcmp(f, "mps"))
 				p = RL_PLAT_MPS;
 			else if (!strcmp(f, "xla"))
 				p = RL_PLAT_XLA;
@@ -172,9 +185,13 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 		    " the node that ran it): its OOM killer's report names the victim if it sent the"
 		    " SIGKILL");
 	if (rl_num(c, &v, "SELECT 1 FROM finding WHERE cause = 'request_fits_free' LIMIT 1") == 0)
-		add(buf, n, "what else held the card when the start-up failed (`nvidia-smi"
-		    " --query-compute-apps=pid,used_memory --format=csv` at that moment), and the same"
-		    " configuration on the engine's previous release (a regression would pass there)");
+		add(buf, n, p == RL_PLAT_CUDA
+		    ? "what else held the card when the start-up failed (`nvidia-smi"
+		      " --query-compute-apps=pid,used_memory --format=csv` at that moment), and the same"
+		      " configuration on the engine's previous release (a regression would pass there)"
+		    : "what else held the device when the start-up failed (its own monitor at that"
+		      " moment), and the same configuration on the previous release (a regression"
+		      " would pass there)");
 	switch (p) {
 	case RL_PLAT_MPS:
 		if (!rl_has_memory_series(c))
@@ -189,6 +206,19 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 		    " (jax.profiler.save_device_memory_profile('mem.prof') before the failing step,"
 		    " read with pprof; torch_xla: xm.get_memory_info() each step) or the compiled"
 		    " program's buffer assignment (XLA_FLAGS=--xla_dump_to=DIR)");
+		break;
+	case RL_PLAT_MLX:
+		if (!rl_has_memory_series(c))
+			add(buf, n, "memory in use over time before the OOM (MLX's"
+			    " mx.get_active_memory() and mx.get_peak_memory() logged each step, and"
+			    " the memory pressure in Activity Monitor: GPU and CPU share the Mac's RAM)");
+		break;
+	case RL_PLAT_ACCEL:
+		if (!rl_has_memory_series(c))
+			add(buf, n, "the device's memory in use over time before the OOM (its own"
+			    " monitor logged every few seconds: `xpu-smi dump` of its memory metrics on Intel,"
+			    " `npu-smi info` on Ascend, `hl-smi` on Gaudi), and the framework's"
+			    " memory_stats() of that device each step (torch.xpu, torch.npu, torch.hpu)");
 		break;
 	case RL_PLAT_GGML:
 		if (ggml_accounted(c))

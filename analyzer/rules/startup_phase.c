@@ -84,9 +84,10 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 	sqlite3_stmt *st = rl_prepare(c, "SELECT o.id, o.phase, coalesce(o.family, ''),"
 		" coalesce(o.event_id, 0), o.requested_bytes, coalesce(CASE WHEN json_valid(e.data)"
 		" THEN json_extract(e.data, '$.text') END, e.summary, ''), coalesce(CASE WHEN"
-		" json_valid(e.data) THEN json_extract(e.data, '$.stack') END, ''), CASE WHEN"
-		" json_valid(e.data) THEN json_extract(e.data, '$.free_bytes') END, CASE WHEN"
-		" json_valid(e.data) THEN json_extract(e.data, '$.total_bytes') END, o.scope = 'host'"
+		" json_valid(e.data) THEN json_extract(e.data, '$.stack') END, ''), coalesce(o.free_bytes,"
+		" CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.free_bytes') END),"
+		" coalesce(o.total_bytes, CASE WHEN json_valid(e.data) THEN"
+		" json_extract(e.data, '$.total_bytes') END), o.scope = 'host', coalesce(o.scope, '')"
 		" FROM oom o"
 		" LEFT JOIN event e ON e.id = o.event_id WHERE o.id = 1");
 	size_t i;
@@ -111,6 +112,7 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL && sqlite3_column_double(st, 8) > 0)
 			p->total = sqlite3_column_double(st, 8);
 		p->host = sqlite3_column_int(st, 9);
+		snprintf(p->scope, sizeof(p->scope), "%s", q_text(st, 10));
 		for (i = 0; i < NPHASES; i++)
 			if (!strcmp(phases[i].phase, p->phase))
 				p->startup = phases[i].startup;

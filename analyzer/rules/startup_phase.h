@@ -20,6 +20,7 @@ struct rl_phase {
 	int startup;                /* 1: load_weights, profile, kv_alloc, graph_capture, warmup */
 	int host;                   /* 1: the failed buffer was host memory (oom.scope
 				     * 'host': ggml's CPU buffers), not a card's */
+	char scope[16];             /* oom.scope: gpu, host, tpu, unified, accelerator */
 	int64_t oom_id, event_id;   /* 0 none */
 	double req;                 /* bytes the failed allocation asked; -1 unknown */
 	double free, total;         /* what the failure itself states of the card

@@ -36,6 +36,14 @@
  *    limit on what the MPS allocator may take (0.0 lifts it);
  *  - TensorFlow: tf.config.experimental.set_memory_growth,
  *    TF_FORCE_GPU_ALLOW_GROWTH, tf.keras.mixed_precision.
+ *  - JAX on a TPU (oom.scope tpu, pseudo-stack "tpu"): XLA's client
+ *    variables are its GPU client's (docs.jax.dev "GPU memory
+ *    allocation"), a TPU's HBM is the program's: a smaller per-device
+ *    batch, jax.checkpoint (remat), sharding the parameters and optimizer
+ *    states over more chips (jax.sharding / FSDP), bf16 (docs.jax.dev
+ *    "Distributed arrays and automatic parallelization", cloud.google.com
+ *    TPU troubleshooting "out of memory"); torch_xla's per-step
+ *    xm.get_memory_info().
  */
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/startup_phase.h"
@@ -120,6 +128,21 @@ static const struct knobs table[] = {
 	{ "unknown", "mps",
 	  "PYTORCH_MPS_HIGH_WATERMARK_RATIO,batch_size",
 	  "a smaller batch or image size first" },
+	/* a TPU's HBM: the program's size decides, not a client's fraction */
+	{ "training_step", "tpu",
+	  "batch_size,jax.checkpoint,sharding,bf16",
+	  "a smaller per-device batch (or a shorter sequence); jax.checkpoint (remat) around the"
+	  " layers; shard the parameters and optimizer states over more chips (FSDP with"
+	  " jax.sharding, or a larger TPU slice); bf16 parameters and activations" },
+	{ "eval", "tpu",
+	  "batch_size,sharding",
+	  "a smaller evaluation batch (or a shorter sequence); shard the model over more chips;"
+	  " collect the outputs on the host (jax.device_get)" },
+	{ "unknown", "tpu",
+	  "batch_size,jax.checkpoint,sharding",
+	  "the program needs more HBM than each TPU chip has: a smaller per-device batch or"
+	  " sequence, jax.checkpoint (remat), the model sharded over more chips (a larger slice);"
+	  " torch_xla: xm.get_memory_info() each step shows how close it runs" },
 	{ "eval", "",
 	  "eval_batch_size,no_grad,outputs_on_host",
 	  "a smaller evaluation batch; run it under torch.no_grad() or torch.inference_mode() so"
@@ -129,11 +152,15 @@ static const struct knobs table[] = {
 
 #define NKNOBS (sizeof(table) / sizeof(table[0]))
 
-/* The stack whose knobs apply: the parsers' (DeepSpeed's stage 3 falls
- * back to DeepSpeed's, DeepSpeed's to the Trainer's in evaluation), else
- * the wording family's, else "" (plain PyTorch). */
+/* The stack whose knobs apply: a TPU's ("tpu": its HBM), the parsers'
+ * (DeepSpeed's stage 3 falls back to DeepSpeed's, DeepSpeed's to the
+ * Trainer's in evaluation), else the wording family's, else "" (plain
+ * PyTorch). */
 static const char *stack_for(const struct rl_phase *p)
 {
+	/* a TPU's HBM answers to the program's size, whatever the stack */
+	if (!strcmp(p->scope, "tpu"))
+		return "tpu";
 	if (p->stack[0])
 		return p->stack;
 	if (!strcmp(p->family, "xla"))
@@ -184,9 +211,9 @@ int rule_training(struct rule_ctx *c)
 	f.score = TRAINING_SCORE;
 	f.phase = strcmp(ph.phase, "unknown") ? ph.phase : NULL;
 	what = !strcmp(phase, "eval") ? "an evaluation step" : !strcmp(phase, "training_step")
-	       ? "a training step" : "the allocator";
+	       ? "a training step" : !strcmp(stack, "tpu") ? "the program" : "the allocator";
 	snprintf(f.title, sizeof(f.title), "What %s answers to%s%s: the knobs to try first", what,
-		 stack[0] ? " on " : "", stack);
+		 stack[0] ? " on " : "", !strcmp(stack, "tpu") ? "a TPU" : stack);
 	json_object_set_new(f.figures, "try_knobs", json_string(k->names));
 	rl_advice(&f, "To try first (the knobs %s answers to; not a finding): %s.", what,
 		  k->advice);

@@ -203,9 +203,13 @@ static const char *const requested_labels[] = {
 	/* XLA's device allocator, NCCL's, TensorRT's, ggml Metal's, Ollama's */
 	"request for ", "calloc ", "malloc ", "host alloc ", "Requested size was ", "GPU memory (",
 	"buffer, size = ", "system memory (",
+	/* Gaudi's bridge: "Allocation failed for size::268435456 (256)MB" */
+	"Allocation failed for size::",
 };
 static const char *const total_labels[] = {
 	"total capacity of ", "max allowed: ", "<total capacity;",
+	/* XLA's TPU runtime, the line after its reservation failed */
+	"HBM capacity ",
 };
 static const char *const free_labels[] = { "of which ", "There are ", "< free;" };
 static const char *const device_labels[] = {
@@ -235,9 +239,29 @@ static int device_of(const char *l, size_t n, const struct phrases_found *found)
 	return -1;
 }
 
+/* XLA's TPU compiler: "Used 9.08G of 7.48G hbm." -- the HBM is the size
+ * after " of " that follows the program's size; -1 when l[0..n) has
+ * none. */
+static int64_t used_of(const char *l, size_t n)
+{
+	const char *p = mem_find(l, n, "Used "), *end = l + n;
+
+	if (!p)
+		return -1;
+	for (p += 5; p < end && (isdigit((unsigned char)*p) || *p == '.' || isalpha((unsigned char)*p));
+	     p++)
+		;
+	if (end - p < 4 || memcmp(p, " of ", 4))
+		return -1;
+	return size_at(p + 4, end);
+}
+
 static void figures(const char *l, size_t n, const struct phrases_found *found, struct memfail *f)
 {
 	int d;
+
+	if (f->total_bytes < 0 && f->family == MF_XLA)
+		f->total_bytes = used_of(l, n);
 
 	if (f->requested_bytes < 0)
 		f->requested_bytes = size_after(l, n, found, T_REQUESTED, requested_labels,
@@ -401,6 +425,53 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
 }
 
+/* ---- which memory ----------------------------------------------------- */
+
+/* The words of a line that name the device an XLA failure was on: a
+ * TPU's (its HBM, the TPU runtime's reservation at the bottom of memory,
+ * torch_xla's tpu_worker job) or a GPU's. */
+static const char *const tpu_words[] = { "hbm", "HBM", "TPU", "tpu_", "bottom of memory" };
+static const char *const gpu_words[] = { "GPU", "gpu", "CUDA", "cuda" };
+
+static int any_word(const char *l, size_t n, const char *const *w, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (mem_find(l, n, w[i]))
+			return 1;
+	return 0;
+}
+
+enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, size_t n,
+			       enum vocab_scope cur)
+{
+	if (host || f == MF_HOST || f == MF_RAY)
+		return VSC_HOST;
+	switch (f) {
+	case MF_MPS:
+	case MF_METAL:
+	case MF_MLX:
+		return VSC_UNIFIED;
+	case MF_XPU:
+	case MF_SYCL:
+	case MF_NPU:
+	case MF_HPU:
+	case MF_TT:
+		return VSC_ACCELERATOR;
+	case MF_XLA:
+		if (any_word(l, n, tpu_words, ARRAY_N(tpu_words)))
+			return VSC_TPU;
+		if (any_word(l, n, gpu_words, ARRAY_N(gpu_words)))
+			return VSC_GPU;
+		return cur;
+	case MF_GGML:   /* ggml's Metal buffers live in the Mac's one pool */
+		return mem_find(l, n, "Metal") || mem_find(l, n, "metal") ? VSC_UNIFIED : cur;
+	default:
+		return cur;
+	}
+}
+
 /* ---- the line ----------------------------------------------------------- */
 
 int memfail_line(const char *l, size_t n, struct memfail *f)
@@ -441,6 +512,7 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	f->host = f->family == MF_HOST ||
 		  (f->family == MF_GGML && (on[MFS_HOST_CPU] || on[MFS_HOST_ALIGNED] ||
 					    on[MFS_HOST_GALLOC]));
+	f->scope = memfail_scope(f->family, f->host, l, n, VSC_GPU);
 	figures(l, n, &found, f);
 	f->phase = frames_phase(l, n, &found, &rank);
 	return 1;
@@ -471,6 +543,12 @@ static const char *const continuations[] = {
 	"ggml_backend_sched_graph_compute_async failed", "llama_decode: failed to decode",
 	/* TensorRT-LLM's executor-creation table (the GiB before the figure) */
 	"The following component could not be created: ", TRT_TOTAL, TRT_FREE,
+	/* XLA's TPU report after its failure (the TPU runtime's reservation:
+	 * "HBM capacity 8.00G:"; the compiler's "Total hbm usage >= N:",
+	 * "Program hbm requirement N:", "Largest program allocations in
+	 * hbm:"): the memory was a TPU's HBM */
+	"HBM capacity ", "Total hbm usage", "Program hbm requirement",
+	"Largest program allocations in hbm",
 };
 
 /* The GiB after label when line l[0..n) holds it, as bytes; -1 when it
@@ -518,6 +596,7 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 		if (exact > 0)
 			f->requested_bytes = exact;
 	}
+	f->scope = memfail_scope(f->family, f->host, l, n, f->scope);
 	figures(l, n, &found, f);
 	ph = frames_phase(l, n, &found, &rank);
 	/* llama.cpp logs the callee first: the first phase named wins, but

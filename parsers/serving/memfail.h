@@ -63,6 +63,7 @@ enum memfail_family {
 	MF_SYCL,          /* SYCL / Level Zero (Intel GPUs) */
 	MF_MLC,           /* MLC-LLM's start-up memory estimate (TVM runtime) */
 	MF_TT,            /* Tenstorrent tt-metal's bank allocator (DRAM, L1) */
+	MF_HPU,           /* Intel Gaudi's PyTorch bridge (HPU device memory) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };
@@ -77,12 +78,26 @@ struct memfail {
 	int device;                /* GPU index, or -1 */
 	int host;                  /* 1: the buffer was host memory (ggml's CPU
 				    * buffer type, its aligned malloc), no GPU's */
+	enum vocab_scope scope;    /* which memory ran out: memfail_scope() of the
+				    * family and the line's own words (lib/vocab.h) */
 	enum oom_phase phase;      /* memfail_phase_hint() of the line itself */
 };
 
 /* 1 when line[0..n) reports a memory or allocation failure, with *out
  * filled; else 0 (and *out is family MF_NONE). */
 int memfail_line(const char *line, size_t n, struct memfail *out);
+
+/* Which memory a failure of family f ran out of, the line l[0..n) that
+ * reported it (or continues it) read for the words that say which:
+ * host for the host's allocators (and f->host), unified for Apple's
+ * MPS, Metal and MLX (and ggml's Metal buffers), tpu for XLA's TPU
+ * wordings or an XLA line naming HBM or a TPU, gpu for an XLA line naming
+ * a GPU or CUDA and for the GPU stacks, accelerator for Intel's XPU and
+ * SYCL, Ascend's NPU, Gaudi's HPU and Tenstorrent. An XLA failure whose
+ * words name no device keeps cur (gpu at first: XLA's GPU client's BFC
+ * wording is the common one). */
+enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, size_t n,
+			       enum vocab_scope cur);
 
 /* 1 when line[0..n) only continues a failure already reported on the
  * line before (llama.cpp's "failed to allocate CUDA0 buffer of size N"

@@ -64,6 +64,22 @@ const struct memfail_word memfail_words[] = {
 	 * out of memory. Tried to allocate X (NPU N; Y total capacity; ...)",
 	 * its advice ("to avoid fragmentation") on the same line */
 	{ "NPU out of memory", MF_NPU, 0 },
+	/* IPEX's XPU allocator on a platform without allocations above 4 GiB
+	 * (intel-extension-for-pytorch csrc/gpu/runtime/CachingDeviceAllocator,
+	 * 2.x: "Current platform can NOT allocate memory block with size
+	 * larger than 4GB! Tried to allocate X (GPU N; Y total capacity;
+	 * ...)"): a per-allocation limit, not the card's memory */
+	{ "can NOT allocate memory block with size larger than", MF_XPU, 0 },
+	/* Intel Gaudi's PyTorch bridge (habana_frameworks' synapse_helpers
+	 * device_memory.cpp: PT_SYNHELPER_FATAL / PT_DEVMEM "Allocation failed
+	 * for size::N"; printed "[Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM
+	 * Allocation failed for size::N (M)MB", the 1.x bridge "MODULE:DEVMEM";
+	 * Lightning's and Gaudi's vLLM docs list it as the HPU OOM) */
+	{ "Allocation failed for size::", MF_HPU, 0 },
+	/* Ascend CANN's runtime error code (acl's RecentErrMsg, EL0004
+	 * "Memory_Allocation_Failure(EL0004): Failed to allocate memory."
+	 * then "allocate device memory failed." from memory_pool_manager.cc) */
+	{ "Memory_Allocation_Failure(EL0004)", MF_NPU, 0 },
 	{ "CUDA out of memory", MF_TORCH, 0 },
 	/* the body of the same message (c10/cuda/CUDACachingAllocator.cpp,
 	 * 2.1+: "Tried to allocate X. GPU N has a total capacity of Y of
@@ -308,7 +324,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_VLLM_WARMUP] = "vllm_warmup", [MF_TORCH] = "torch", [MF_XPU] = "xpu",
 	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
 	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
-	[MF_TT] = "tt_metal",
+	[MF_TT] = "tt_metal", [MF_HPU] = "hpu",
 	[MF_UNKNOWN] = "unknown",
 };
 

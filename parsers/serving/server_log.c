@@ -204,6 +204,9 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 				    json_string(memfail_family_name(failed && mf.family != MF_UNKNOWN
 								    ? mf.family : MF_TORCH)));
 		json_object_set_new(e.data, "phase", json_string(oom_phase_name(ph)));
+		/* which memory: MPS's, an XPU's, an NPU's, else a CUDA card's */
+		json_object_set_new(e.data, "scope", json_string(vocab_scope(failed ? mf.scope
+										  : VSC_GPU)));
 	} else if (failed) {   /* any other stack's memory failure, raised */
 		e.kind = "mem_failure";
 		e.data = srv_mem_data(&mf, ph);

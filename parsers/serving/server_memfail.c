@@ -59,11 +59,11 @@ static json_t *bytes_or_null(int64_t v)
 
 json_t *srv_mem_data(const struct memfail *f, enum oom_phase ph)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:s}",
+	return json_pack("{s:s, s:s, s:o, s:o, s:b, s:s, s:o, s:o, s:s}",
 			 "family", memfail_family_name(f->family), "wording", f->wording,
 			 "requested_bytes", bytes_or_null(f->requested_bytes),
 			 "device", f->device >= 0 ? json_integer(f->device) : json_null(),
-			 "host", f->host ? 1 : 0,
+			 "host", f->host ? 1 : 0, "scope", vocab_scope(f->scope),
 			 "total_bytes", bytes_or_null(f->total_bytes),
 			 "free_bytes", bytes_or_null(f->free_bytes),
 			 "phase", oom_phase_name(ph));
