@@ -283,7 +283,8 @@ static const struct {
 #undef M
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
-#define ANCHORS_MAX 512   /* 319 in use at issue 27's phase work */
+#define ANCHORS_MAX 1024  /* about 520 in use at issue 27's fourth round;
+				   * engine_lines_self_check() says when full */
 #define FILTER_BITS 12
 #define SIEVE_BITS 16
 #define STRIDE 3                 /* positions a sieve lookup stands for */
@@ -311,6 +312,7 @@ struct anchor_filter {
  * sieve, and "Finished request" on every tenth line no longer a hit */
 static struct anchor_filter all, unphased;
 static int filters_ready;
+static int anchors_dropped;   /* anchors past ANCHORS_MAX: never read */
 
 static unsigned hash4(const char *p)
 {
@@ -336,8 +338,10 @@ static unsigned pair(const char *p)
 static void add(const struct anchor *a)
 {
 	assert(all.n < ANCHORS_MAX && strlen(a->text) >= ANCHOR_MIN);
-	if (all.n >= ANCHORS_MAX)   /* a release build: drop it, write nothing past */
+	if (all.n >= ANCHORS_MAX) {   /* a release build: drop it, write nothing past */
+		anchors_dropped++;
 		return;
+	}
 	all.a[all.n] = *a;
 	all.a[all.n].len = strlen(a->text);
 	all.n++;
@@ -416,6 +420,7 @@ static void filter_build(void)
 	size_t i;
 
 	all.n = unphased.n = 0;
+	anchors_dropped = 0;
 	anchors_build();
 	for (i = 0; i < all.n; i++)
 		if (all.a[i].read != er_memfail_mark || all.a[i].arg != (int)MEMFAIL_MARK_PHASE)
@@ -423,6 +428,13 @@ static void filter_build(void)
 	filter_index(&all);
 	filter_index(&unphased);
 	filters_ready = 1;
+}
+
+int engine_lines_self_check(void)
+{
+	if (!filters_ready)
+		filter_build();
+	return anchors_dropped ? -1 : 0;
 }
 
 /* The engine whose wording a line uses, from the anchors it holds: a

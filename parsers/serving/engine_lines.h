@@ -90,4 +90,9 @@ int engine_line_served(const char *line, size_t n, struct engine_line *out);
  * detection (server_log_sniff). */
 int engine_line_strong(const char *line, size_t n);
 
+/* 0 when every anchor of the tables (the engines' and the memory-failure
+ * recogniser's phrases) fits the filter, -1 when some were dropped: a
+ * table outgrew ANCHORS_MAX and those phrases would never be read. */
+int engine_lines_self_check(void);
+
 #endif
