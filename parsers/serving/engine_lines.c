@@ -207,6 +207,24 @@ static const struct {
 	{ er_trt_component, R, EF_ACTIVATION_PEAK, 0,
 	  { "_no_capture_init_extra_resources: ",
 	    "Additional executor resources (temporary for KV cache size estimation): " } },
+	/* the KV cache's share of the free memory (KvCacheConfig's
+	 * free_gpu_memory_fraction, 0.9 unless set: _torch/pyexecutor/_util.py
+	 * and cpp/.../kvCacheManager.cpp at v0.20-v1.0), as the PyTorch
+	 * backend logs it when it sizes the cache ("..., fraction is set
+	 * 0.85, kv size is 35136", _util.py _cal_max_tokens at v1.0.0rc1) and
+	 * as its settings spell it: the LLM API and its YAML, trtllm-serve's
+	 * and trtllm-bench's flag, Triton's tensorrtllm_backend parameter,
+	 * NVIDIA's MLPerf harness (trtllm_runtime_flags, mapped to
+	 * KvCacheConfig(free_gpu_memory_fraction=...)) */
+	{ er_fraction, R, EF_KV_FRACTION, 1, { "fraction is set " } },
+	{ er_fraction, R, EF_KV_FRACTION, 0, { "free_gpu_memory_fraction",
+					       "kv_cache_free_gpu_memory_fraction",
+					       "kv_cache_free_gpu_mem_fraction",
+					       "kvcache_free_gpu_mem_frac" } },
+	/* the same line's cache: "available KV cache memory when calculating
+	 * max tokens: 41.11 GiB" (fraction x what profiling left) */
+	{ er_size, R, EF_KV_CACHE, 1, { "available KV cache memory when calculating max"
+					" tokens: " } },
 	{ er_version, R, 0, 0, { "Engine version " } },
 	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
 	{ er_wrap_open, N, 0, 0, { "CUDA runtime error in " } },

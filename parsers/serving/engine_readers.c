@@ -436,6 +436,42 @@ void er_trt_gib(struct engine_line *o, const struct anchor *a, const char *line,
 		fact(o, (enum engine_fact)a->arg, v * 1073741824.0);
 }
 
+/* A fraction after a knob's name, as a configuration, a command line or
+ * a sentence states it: "free_gpu_memory_fraction: 0.9", "...=0.85",
+ * "--kv_cache_free_gpu_memory_fraction 0.7", "'kvcache_free_gpu_mem_frac':
+ * 0.80", "the kvcache_free_gpu_mem_frac flag ... down to .10". The first
+ * number within FRACTION_REACH bytes, before a ',' or ';' (the next key of
+ * a dump: "free_gpu_memory_fraction=None, ...") and not inside a word
+ * ("fp8"); kept when it is a share, in (0, 1] (a->arg: the fact). */
+#define FRACTION_REACH 64
+void er_fraction(struct engine_line *o, const struct anchor *a, const char *line,
+		 const char *p, const char *end)
+{
+	const char *q = p, *lim = end - p > FRACTION_REACH ? p + FRACTION_REACH : end;
+	double v;
+	size_t u;
+	int lead_dot;
+
+	(void)line;
+	for (; q < lim; q++) {
+		if (*q == ',' || *q == ';')
+			return;
+		if (isdigit((unsigned char)*q) ||
+		    (*q == '.' && q + 1 < end && isdigit((unsigned char)q[1])))
+			break;
+	}
+	if (q >= lim || (q > p && (isalpha((unsigned char)q[-1]) || q[-1] == '_')))
+		return;
+	lead_dot = *q == '.';
+	if (read_num(q + lead_dot, end, &v, &u) < 0 || (lead_dot && u > 15) ||
+	    (q + lead_dot + u < end && isalpha((unsigned char)q[lead_dot + u])))
+		return;   /* "1.0rc1" is a version, no share */
+	if (lead_dot)
+		v /= pow10_exact[u];
+	if (v > 0 && v <= 1)
+		fact(o, (enum engine_fact)a->arg, v);
+}
+
 /* A row of the same table: "model: 274.64 / 208.12", a component and the
  * free GiB before and after it was created; what it took (before less
  * after) is the fact a->arg. Only a row standing alone on its line, the

@@ -35,7 +35,7 @@ reader_fn er_size, er_num, er_error, er_stat, er_concurrency, er_can_use,
 	er_version, er_rank, er_config, er_engine, er_memfail_mark, er_ds_mark,
 	er_ggml_layers, er_ggml_buffer, er_ggml_free, er_ggml_kv_total, er_quoted_size,
 	er_ollama_buffer, er_quoted_list, er_ollama_evaluating, er_trt_gib, er_trt_component,
-	er_wrap_open;
+	er_wrap_open, er_fraction;
 
 /* The rank of SGLang's "[2025-03-07 21:49:33 TP13] " / "[TP0] " prefix,
  * in the first 64 bytes of line[0..n); -1 if none. */
