@@ -243,6 +243,11 @@ static void not_figures(void **state)
 		"llm_load_tensors:        CPU buffer size = 41850.31 MiB",
 		"llama_new_context_with_model:  CUDA_Host compute buffer size =     5.00 MiB",
 		"the job offloaded 3 files to the archive",
+		/* cuBLAS's status under ONNX Runtime (tests/data/real/any_stack/
+		 * onnxruntime-cublas-alloc-failed-then-bfcarena.log): no PyTorch */
+		"onnxruntime::CudaCall CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ;"
+		" hostname=TOBI ; file=D:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\"
+		"cuda_execution_provider.cc ; line=168",
 	};
 	struct engine_line el;
 	size_t i;

@@ -159,7 +159,12 @@ static const struct {
 	{ EE_SHARD_CANNOT_START, T, { "ShardCannotStart" } },
 	{ EE_CUDA_OOM, P, { "CUDA out of memory", "would exceed allowed memory. (out of memory)" } },
 	{ EE_NCCL_OOM, P, { "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'" } },
-	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUBLAS_STATUS_ALLOC_FAILED" } },
+	/* PyTorch's own wording of a cuBLAS status (TORCH_CUDABLAS_CHECK,
+	 * aten/src/ATen/cuda/Exceptions.h, v1.0 on: "CUDA error: " status
+	 * " when calling `" call "`"): the status alone is cuBLAS's, which
+	 * any stack prints (ONNX Runtime: "CUBLAS failure 3:
+	 * CUBLAS_STATUS_ALLOC_FAILED ; GPU=0"), and names no PyTorch */
+	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUDA error: CUBLAS_STATUS_ALLOC_FAILED" } },
 	{ EE_EXPANDABLE_UNSUPPORTED, P, { "expandable_segments not supported on this platform" } },
 };
 
