@@ -185,6 +185,10 @@ static const struct line_case {
 	  2048, 0, EE_NONE },
 	{ "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23306"
 	  " MiB free", ENGINE_LLAMACPP, EF_FREE, NONE, 23306 * MiB, 0, EE_NONE },
+	/* --list-devices after ggml_cuda_init (tests/data/incoming/any_stack,
+	 * llama.cpp #19764): the card's total and free */
+	{ "  ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)", ENGINE_NONE, EF_TOTAL,
+	  NONE, 110511 * MiB, 0, EE_NONE },
 	/* PyTorch's "13.62 MiB free" is no llama.cpp line (TGI 1.0's shard) */
 	{ "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 0;"
 	  " 15.77 GiB total capacity; 15.37 GiB already allocated; 13.62 MiB free; 15.77 GiB"

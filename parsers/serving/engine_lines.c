@@ -243,6 +243,9 @@ static const struct {
 				"llama_new_context_with_model: ", "llama_kv_cache_init: " } },
 	{ er_engine, L, 0, 1, { "llama_context: ", "llama_kv_cache: ", "llama_kv_cache_unified: ",
 				"llama_model_load_from_file_impl: " } },
+	/* ggml-cuda.cu's ggml_cuda_init ("%s: found %d " GGML_CUDA_NAME
+	 * " devices:", CUDA and ROCm builds), before --list-devices' list */
+	{ er_engine, L, 0, 1, { "ggml_cuda_init: found " } },
 	/* Ollama's memory lines before it offloads: 'msg="system memory"
 	 * total=... free=...', 'msg=evaluating library=cuda gpu_count=2
 	 * available="[23.3 GiB 15.5 GiB]"' (the first card's figure) */
