@@ -20,7 +20,13 @@
  *    regression, not fewer GPU layers, and whose first screen says the
  *    buffer was refused, not that memory ran out;
  *  - a start-up OOM without such figures (vLLM's sampler warm-up) keeps
- *    its phase's cause and knob.
+ *    its phase's cause and knob;
+ *  - llama.cpp's Vulkan backend could not place a 113 MiB device buffer,
+ *    three lines with no phase (ggml-org/llama.cpp#15256: "a ton of gpu
+ *    layers"): every ggml device buffer is sized by the settings, so a
+ *    misconfiguration of cause engine_budget naming --n-gpu-layers, the
+ *    phase left unknown; a ggml failure whose free memory holds the
+ *    request (the same reader's list of devices, llama.cpp#19764) is not.
  */
 #include "testutil.h"
 #include "testutil_report.h"
@@ -135,6 +141,27 @@ static void warmup_without_figures_keeps_its_knob(void **state)
 	t_close(tl);
 }
 
+static void ggml_device_buffer_is_the_plan(void **state)
+{
+	struct timeline *tl = analyzed(ANY "llamacpp-vulkan-device-memory-allocation-failed-rtx2060.log");
+	const char *s;
+
+	(void)state;
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "misconfig");
+	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "engine_budget");
+	assert_string_equal(t_text(tl, "SELECT coalesce(phase, 'unknown') FROM finding WHERE"
+				   " rule = 'startup'"), "unknown");
+	s = t_text(tl, "SELECT advice FROM finding WHERE rule = 'startup'");
+	assert_non_null(strstr(s, "--n-gpu-layers"));
+	assert_null(strstr(s, "it never fitted"));
+	t_close(tl);
+	/* the device list says 110357 MiB free for a 98988 MiB buffer */
+	tl = analyzed("tests/data/incoming/any_stack/"
+		      "llamacpp-hip-strix-halo-windows-98988mib-model-buffer.log");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE cause = 'engine_budget'"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +169,7 @@ int main(void)
 		cmocka_unit_test(trtllm_default_fraction_took_the_free_memory),
 		cmocka_unit_test(vulkan_buffer_beyond_its_limit),
 		cmocka_unit_test(warmup_without_figures_keeps_its_knob),
+		cmocka_unit_test(ggml_device_buffer_is_the_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
