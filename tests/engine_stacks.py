@@ -68,9 +68,6 @@ NAME_WORDS = {"vllm": "vllm", "sglang": "sglang", "tgi": "tgi", "trtllm": "tenso
 # Known wrong rows, each with why; a listed file that comes out right
 # fails too, so the list is pruned when the gap is closed.
 KNOWN = {
-    "any_stack/onnxruntime-cublas-alloc-failed-then-bfcarena.log":
-        "cuBLAS's CUBLAS_STATUS_ALLOC_FAILED is read as a PyTorch engine"
-        " error (engine_lines.c) whichever stack printed it",
 }
 
 

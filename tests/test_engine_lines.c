@@ -185,6 +185,10 @@ static const struct line_case {
 	  2048, 0, EE_NONE },
 	{ "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23306"
 	  " MiB free", ENGINE_LLAMACPP, EF_FREE, NONE, 23306 * MiB, 0, EE_NONE },
+	/* --list-devices after ggml_cuda_init (tests/data/incoming/any_stack,
+	 * llama.cpp #19764): the card's total and free */
+	{ "  ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)", ENGINE_NONE, EF_TOTAL,
+	  NONE, 110511 * MiB, 0, EE_NONE },
 	/* PyTorch's "13.62 MiB free" is no llama.cpp line (TGI 1.0's shard) */
 	{ "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 0;"
 	  " 15.77 GiB total capacity; 15.37 GiB already allocated; 13.62 MiB free; 15.77 GiB"
@@ -243,6 +247,11 @@ static void not_figures(void **state)
 		"llm_load_tensors:        CPU buffer size = 41850.31 MiB",
 		"llama_new_context_with_model:  CUDA_Host compute buffer size =     5.00 MiB",
 		"the job offloaded 3 files to the archive",
+		/* cuBLAS's status under ONNX Runtime (tests/data/real/any_stack/
+		 * onnxruntime-cublas-alloc-failed-then-bfcarena.log): no PyTorch */
+		"onnxruntime::CudaCall CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ;"
+		" hostname=TOBI ; file=D:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\"
+		"cuda_execution_provider.cc ; line=168",
 	};
 	struct engine_line el;
 	size_t i;
@@ -280,6 +289,48 @@ static void weak_labels_claim_no_engine(void **state)
 	assert_true(engine_line(trt, strlen(trt), &el));
 	assert_int_equal(el.engine, ENGINE_TRTLLM);
 	assert_int_equal(el.nfacts, 1);
+}
+
+/* TensorRT-LLM's KV cache share of the free memory, as its settings and
+ * its users state it (engine_readers.c er_fraction): a configuration
+ * (NVIDIA's MLPerf harness flags), the sentence of mlcommons/inference
+ * #2501 (".10"); not its own advice line, a dump's None, a version. */
+static void trt_kv_fraction(void **state)
+{
+	static const struct { const char *line; double want; } said[] = {
+		{ "        'kvcache_free_gpu_mem_frac': 0.80,", 0.80 },
+		{ "We reduced the kvcache_free_gpu_mem_frac flag in the config file all the way"
+		  " down to .10 and still see this error.", 0.10 },
+		{ "  free_gpu_memory_fraction: 0.95", 0.95 },
+		{ "trtllm-serve model --kv_cache_free_gpu_memory_fraction 0.7 --tp_size 8", 0.7 },
+	};
+	static const char *const unsaid[] = {
+		"  KV cache: reduce free_gpu_memory_fraction",
+		"kv_cache_config=KvCacheConfig(free_gpu_memory_fraction=None, max_tokens=8192)",
+		"free_gpu_memory_fraction in 1.0rc1 defaults differently",
+		"kv_cache_free_gpu_mem_fraction: 1.5",
+	};
+	struct engine_line el;
+	size_t i;
+	int k, found;
+	(void)state;
+	for (i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		assert_true(engine_line(said[i].line, strlen(said[i].line), &el));
+		assert_int_equal(el.engine, ENGINE_TRTLLM);
+		for (k = found = 0; k < el.nfacts; k++)
+			if (el.facts[k].key == EF_KV_FRACTION) {
+				assert_float_equal(el.facts[k].value, said[i].want, 1e-9);
+				found = 1;
+			}
+		if (!found)
+			fail_msg("no fraction: %s", said[i].line);
+	}
+	for (i = 0; i < sizeof(unsaid) / sizeof(unsaid[0]); i++) {
+		engine_line(unsaid[i], strlen(unsaid[i]), &el);
+		for (k = 0; k < el.nfacts; k++)
+			if (el.facts[k].key == EF_KV_FRACTION)
+				fail_msg("a fraction %g from: %s", el.facts[k].value, unsaid[i]);
+	}
 }
 
 /* The preemption warning: mode and cumulative count. */
@@ -712,6 +763,7 @@ int main(void)
 		cmocka_unit_test(one_line_each_wording),
 		cmocka_unit_test(not_figures),
 		cmocka_unit_test(weak_labels_claim_no_engine),
+		cmocka_unit_test(trt_kv_fraction),
 		cmocka_unit_test(preemption_warning),
 		cmocka_unit_test(vllm_processes),
 		cmocka_unit_test(ranks_services_backends),

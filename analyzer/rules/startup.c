@@ -17,6 +17,10 @@
  *    RL_HISTORY_MIN_S later (STARTUP_SERIES: likely; the capture may
  *    have started with the process by chance).
  *
+ *  - a ggml device buffer that failed with no phase read and no load
+ *    recorded (STARTUP_PLAN): llama.cpp sizes every device buffer from its
+ *    settings before or at its first batch, none by the requests served
+ *    (STARTUP_PLAN's comment), so the plan did not fit the card;
  *  - the OOM's own phase (table oom row 1: load_weights, profile,
  *    kv_alloc, graph_capture, warmup) is before any request was served
  *    (STARTUP_PHASE): the finding then carries the phase and its cause
@@ -43,6 +47,7 @@
 #define STARTUP_NO_LOAD 0.75   /* no request ran before the OOM */
 #define STARTUP_RAMP 0.7       /* within the first ramp of traffic */
 #define STARTUP_SERIES 0.6     /* a process start seen in a memory series */
+#define STARTUP_PLAN 0.6       /* ggml's device memory, all sized by settings */
 #define STARTUP_CONTRIB 0.45   /* another finding names the setting: contributing */
 #define STARTUP_ROOM 0.25      /* the failure's figures show room: a reading,
 				* no budget misconfiguration, never a verdict */
@@ -57,6 +62,7 @@ struct startup {
 	int64_t series_id;
 	int scope;                  /* of the series; -1 unknown */
 	double peak;                /* the series' peak; -1 unknown */
+	int plan;                   /* 1: plan_start's (ggml's fixed plan) */
 };
 
 /* An engine that failed at start-up with an out-of-memory error, none of
@@ -167,6 +173,65 @@ static int series_claim(struct rule_ctx *c, struct startup *s)
 	return r;
 }
 
+/* llama.cpp's plan (ggml): the weights' buffers by the layers offloaded
+ * (load_tensors), the KV cache by the context (llama_kv_cache, at context
+ * creation), the compute buffers by the batch (ggml_backend_sched_reserve),
+ * and the Vulkan backend's staging buffers by the largest operation of a
+ * batch (ggml_vk_preallocate_buffers, ggml-vulkan.cpp: at the first
+ * batches, grown once): every device buffer is sized by the settings and
+ * none grows with the requests served. A ggml device allocation that
+ * failed (p: not the host's, phase not read) with no load recorded (no
+ * server.running series), and whose own figures do not fit the request in
+ * the free memory, is the plan not fitting the card: 1 (s filled), 0 not,
+ * -1 failed (recorded in c). */
+static int plan_start(struct rule_ctx *c, const struct rl_phase *p, struct startup *s)
+{
+	if (strcmp(p->family, "ggml") || p->host || strcmp(p->phase, "unknown") ||
+	    rl_series_id(c, "server.running", 1))
+		return 0;
+	struct rl_engine e[RL_MAX_ENGINES];
+	int n, i;
+	double free = p->free;
+
+	/* the failure's own figures, or the engine's (llama.cpp's device
+	 * list), fit the request in the free memory: not the plan
+	 * (startup_room.c's reading, ROOM_SLACK) */
+	if (free < 0 && (n = rl_engines_read(c, e, RL_MAX_ENGINES)) < 0)
+		return -1;
+	if (free < 0)
+		for (i = 0; i < n; i++)
+			if (rl_ef_known(&e[i], RL_EF_FREE) && e[i].f[RL_EF_FREE] > free)
+				free = e[i].f[RL_EF_FREE];
+	if (p->req > 0 && free > 0 && p->req <= 0.9 * free)
+		return 0;
+	s->score = STARTUP_PLAN;
+	s->plan = 1;
+	snprintf(s->how, sizeof(s->how), "llama.cpp (ggml) could not place a device buffer, and"
+		 " it sizes every one from its settings, none by the requests it serves");
+	return 1;
+}
+
+/* plan_start's advice: the settings that size the plan, the engine's own
+ * flags (the log's engine, else llama.cpp's and Ollama's). */
+static void plan_advice(struct rule_ctx *c, struct rl_finding *f)
+{
+	enum engine_kind k = rl_engine_kind(c);
+
+	f->cause = "engine_budget";
+	if (k == ENGINE_OLLAMA)
+		rl_advice(f, "Offload fewer layers (%s) or shorten the context (%s) until the"
+			  " weights, the KV cache and the compute buffers fit the memory the card"
+			  " has free (other programs' included).",
+			  engine_knob_flag(k, KR_GPU_LAYERS), engine_knob_flag(k, KR_MAX_LEN));
+	else
+		rl_advice(f, "Offload fewer layers (%s; Ollama %s) or shorten the context (%s,"
+			  " or the batch: %s) until the weights, the KV cache and the compute"
+			  " buffers fit the memory the card has free (other programs' included).",
+			  engine_knob_flag(ENGINE_LLAMACPP, KR_GPU_LAYERS),
+			  engine_knob_flag(ENGINE_OLLAMA, KR_GPU_LAYERS),
+			  engine_knob_flag(ENGINE_LLAMACPP, KR_MAX_LEN), "--ubatch-size");
+}
+
 /* A misconfiguration the rules before this one named with its setting
  * (engine, headroom, limits, spike's admitted load: >= 0.5): 1, 0 none,
  * -1 failed. The start-up OOM then says when, they say what. */
@@ -269,17 +334,21 @@ int rule_startup(struct rule_ctx *c)
 			 " device (XLA's compile-time out of memory), before any step of it ran");
 		r = 1;
 	}
-	if (r == 0)
-		return 0;
+	if (r == 0 && !ph.startup && !compiled && (r = plan_start(c, &ph, &s)) <= 0)
+		return r;
 	rl_finding_init(&f, "startup", "misconfig", "startup_oom");
 	f.score = s.score;
 	if ((r = named(c)) < 0)
 		return -1;
 	if (r)
 		f.score = STARTUP_CONTRIB;
-	snprintf(f.title, sizeof(f.title), "The OOM came before the %s held any steady load:"
-		 " %s", (ph.startup && rl_phase_deepspeed(&ph)) || compiled ? "program" : "service",
-		 s.how);
+	if (s.plan)
+		snprintf(f.title, sizeof(f.title), "The configuration does not fit the card: %s",
+			 s.how);
+	else
+		snprintf(f.title, sizeof(f.title), "The OOM came before the %s held any steady"
+			 " load: %s", (ph.startup && rl_phase_deepspeed(&ph)) || compiled ?
+			 "program" : "service", s.how);
 	if (ph.startup && (room = rl_phase_room(c, &ph, &f)) != RL_ROOM_NONE) {
 		/* the failure's own figures show the memory was there: no
 		 * budget knob (startup_room.c) */
@@ -309,14 +378,19 @@ int rule_startup(struct rule_ctx *c)
 			  " shard it over more devices, lower the batch or sequence length,"
 			  " rematerialise activations (jax.checkpoint / remat), or use a device"
 			  " with more HBM.", ph.text);
+	} else if (s.plan) {
+		plan_advice(c, &f);
 	} else {
 		startup_value(c, &s, &f);
 	}
-	if (room == RL_ROOM_NONE)
+	if (room == RL_ROOM_NONE && !s.plan)
 		rl_advice(&f, ph.startup && rl_phase_deepspeed(&ph) ? "The configuration failed"
 			  " before the first training step: it never fitted." : "The configuration,"
 			  " not the traffic, failed: it never fitted.");
-	if (s.score <= STARTUP_SERIES)
+	if (s.plan)
+		rl_advice(&f, "Likely, not proven: the lines before the failure (load_tensors,"
+			  " the KV cache's, graph_reserve's) would say which buffer it was.");
+	else if (s.score <= STARTUP_SERIES)
 		rl_advice(&f, "Likely, not proven: the engine's log or its statistics from the start"
 			  " would show whether any request had run.");
 	fid = rl_finding_write(c, &f);

@@ -95,7 +95,7 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->phase, sizeof(p->phase), "unknown");
-	p->req = p->free = p->total = -1;
+	p->req = p->free = p->total = p->kv_fraction = -1;
 	if (!st)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -376,6 +376,46 @@ static void lmdeploy_cache(const struct rl_engine *e, int n, struct rl_finding *
  * gives what each component took and the memory free when the failing
  * one was tried, not the size it asked for: the figures are shown and no
  * value is claimed. */
+/* TensorRT-LLM's KV cache did not fit: the share of the free memory it
+ * takes (stated, else the default) is the knob, lowered by TRT_FRACTION_STEP
+ * as NVIDIA's MLPerf harness does on an OOM (its trtllm_runtime_flags:
+ * "Progressively lower by 0.1/0.05 if you hit OOM errors"), with what the
+ * lower share leaves of the free memory the table states (free < 0: not
+ * printed; b1, b2: the free memory and the weights, for the sentence). */
+#define TRT_FRACTION_STEP 0.1
+static void trtllm_fraction(const struct rl_engine *e, int n, double free, const char *flag,
+			    const char *b1, const char *b2, struct rl_finding *f)
+{
+	int stated;
+	double cur = rl_trt_kv_fraction(e, n, &stated), nu = floor((cur - TRT_FRACTION_STEP) *
+								    100 + 0.5) / 100;
+	char b3[32], b4[32];
+
+	rl_fig(f, "kv_cache_fraction", cur);
+	if (nu < 0.05) {
+		rl_advice(f, "TensorRT-LLM gives the KV cache %s (%.2f here) of the memory free"
+			  " after the model (weights %s; %s free when the cache was created):"
+			  " lower max_seq_len and max_batch_size.", flag, cur, b2, b1);
+		return;
+	}
+	rl_fig(f, "suggested_kv_cache_fraction", nu);
+	if (free > 0)
+		rl_knob(f, knob_role_key(KR_MEM_FRACTION), flag, nu, "Lower %s from %.2f%s to %.2f:"
+			" TensorRT-LLM gives the KV cache that share of the memory free after the"
+			" model (%s free when the cache was created, weights %s), and at %.2f the"
+			" cache takes about %s and leaves %s to the executor's other buffers.",
+			flag, cur, stated ? "" : " (the default; not set in this log)", nu, b1, b2,
+			nu, rl_bytes(nu * free, b3, sizeof(b3)), rl_bytes((1 - nu) * free, b4,
+									 sizeof(b4)));
+	else
+		rl_knob(f, knob_role_key(KR_MEM_FRACTION), flag, nu, "Lower %s from %.2f%s to %.2f:"
+			" TensorRT-LLM gives the KV cache that share of the memory free after the"
+			" model (weights %s).", flag, cur, stated ? "" : " (the default; not set in"
+			" this log)", nu, b2);
+	rl_advice(f, "Or lower max_seq_len and max_batch_size; lower it again by 0.05 to 0.1"
+		  " until the executor starts.");
+}
+
 static void trtllm_cache(const struct rl_phase *p, enum engine_kind k, const struct rl_engine *e,
 			 int n, struct rl_finding *f)
 {
@@ -392,9 +432,7 @@ static void trtllm_cache(const struct rl_phase *p, enum engine_kind k, const str
 		rl_bytes(w->f[RL_EF_WEIGHTS], b2, sizeof(b2));
 	}
 	if (!strcmp(p->phase, "kv_alloc"))
-		rl_advice(f, "TensorRT-LLM gives the KV cache %s (0.9 unless set) of the memory"
-			  " free after the model (weights %s; %s free when the cache was"
-			  " created): lower it, or max_seq_len and max_batch_size.", frac, b2, b1);
+		trtllm_fraction(e, n, fr ? fr->f[RL_EF_FREE] : -1, frac, b1, b2, f);
 	else
 		rl_advice(f, "The temporary resources that size TensorRT-LLM's KV cache (the"
 			  " activations of one %s batch, an initial cache) did not fit in the %s"

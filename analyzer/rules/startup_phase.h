@@ -26,6 +26,8 @@ struct rl_phase {
 	double free, total;         /* what the failure itself states of the card
 				     * (free when it failed, capacity); -1 unknown */
 	char text[400];             /* the failure's own text (event data text or summary) */
+	double kv_fraction;         /* a self-sized KV cache's stated share of the free
+				     * memory (rl_phase_room); -1 none */
 };
 
 /* Read the OOM's phase into p. 1 read (p->startup says whether it is a
@@ -55,6 +57,16 @@ const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 			    const struct rl_engine *e, int n, struct rl_finding *f);
 
 /* ---- the failure's own figures show room (startup_room.c) ---------------- */
+
+/* TensorRT-LLM's KV cache share of the free memory when none is set
+ * (KvCacheConfig.free_gpu_memory_fraction; _torch/pyexecutor/_util.py
+ * "if fraction is None: fraction = 0.9", v0.20-v1.0). */
+#define TRT_KV_FRACTION_DEFAULT 0.9
+
+/* The KV cache fraction a TensorRT-LLM or Triton instance of e[0..n)
+ * states (its log or its settings: engine fact kv_cache_fraction), *stated
+ * set to 1; else TRT_KV_FRACTION_DEFAULT and *stated 0. */
+double rl_trt_kv_fraction(const struct rl_engine *e, int n, int *stated);
 
 enum rl_room {
 	RL_ROOM_NONE,               /* nothing says the memory was there */

@@ -15,6 +15,19 @@
  *    limit" for an 8.15 GiB compute buffer that an earlier build placed;
  *    a smaller context worked.
  *
+ * One cache sizes itself from the free memory: TensorRT-LLM's KV cache
+ * takes kv_cache_config.free_gpu_memory_fraction (0.9 unless set) of the
+ * memory free once the model and the profiling run are done
+ * (_torch/pyexecutor/_util.py _cal_max_tokens, cpp/tensorrt_llm/
+ * batch_manager/kvCacheManager.cpp, v0.20-v1.x). Its executor table's
+ * "free before the KV cache" is then what the cache was cut from, not
+ * room left over: the fraction, not the free figure, says whether the
+ * budget took the card. At the default it leaves a tenth to everything
+ * else (TensorRT-LLM 1.0rc tp8, NVIDIA/TensorRT-LLM#5872: a budget that
+ * does not fit, its own table's advice "reduce free_gpu_memory_fraction");
+ * set to half or less and still failing (#2501's 0.10) it is not the
+ * budget.
+ *
  * What is left, then, is named as such: a per-allocation limit,
  * fragmentation, another process taking the memory meanwhile, or a
  * regression in the engine or driver.
@@ -43,10 +56,49 @@ static int limit_wording(const char *t)
 	return 0;
 }
 
+double rl_trt_kv_fraction(const struct rl_engine *e, int n, int *stated)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		enum engine_kind k = engine_kind_from_name(e[i].engine);
+		if ((k == ENGINE_TRTLLM || k == ENGINE_TRITON) && rl_ef_known(&e[i], RL_EF_KV_FRACTION)) {
+			*stated = 1;
+			return e[i].f[RL_EF_KV_FRACTION];
+		}
+	}
+	*stated = 0;
+	return TRT_KV_FRACTION_DEFAULT;
+}
+
+/* TensorRT-LLM's KV cache (the family "trt" at kv_alloc): sized from the
+ * free memory, so room only when its fraction leaves half of it to the
+ * rest. RL_ROOM_FITS (the figures added to f), RL_ROOM_NONE, or -1 when
+ * the engines cannot be read (recorded in c). */
+static int trt_cache_room(struct rule_ctx *c, struct rl_phase *p, struct rl_finding *f)
+{
+	struct rl_engine e[RL_MAX_ENGINES];
+	int n = rl_engines_read(c, e, RL_MAX_ENGINES), stated;
+	double frac;
+
+	if (n < 0)
+		return -1;
+	frac = rl_trt_kv_fraction(e, n, &stated);
+	if (!stated || frac > ROOM_HALF || p->free < 0)
+		return RL_ROOM_NONE;
+	p->kv_fraction = frac;
+	rl_fig(f, "kv_cache_fraction", frac);
+	rl_fig(f, "free_bytes", p->free);
+	if (p->total > 0)
+		rl_fig(f, "total_bytes", p->total);
+	return RL_ROOM_FITS;
+}
+
 enum rl_room rl_phase_room(struct rule_ctx *c, struct rl_phase *p, struct rl_finding *f)
 {
 	double req = p->req, free = p->free, total = p->total;
 	struct rl_card k;
+	int r;
 
 	if (!p->startup)
 		return RL_ROOM_NONE;
@@ -55,6 +107,8 @@ enum rl_room rl_phase_room(struct rule_ctx *c, struct rl_phase *p, struct rl_fin
 			rl_fig(f, "requested_bytes", req);
 		return RL_ROOM_LIMIT;
 	}
+	if (!strcmp(p->family, "trt") && !strcmp(p->phase, "kv_alloc"))
+		return (r = trt_cache_room(c, p, f)) < 0 ? RL_ROOM_NONE : (enum rl_room)r;
 	/* PyTorch's message states the card: its free figure and request */
 	if (free < 0 && rl_card_read(c, &k) == 1) {
 		if (k.free >= 0)
@@ -106,8 +160,12 @@ const char *rl_phase_room_advise(const struct rl_phase *p, enum rl_room r, struc
 			 sizeof(b3)) : "");
 	else if (p->free >= 0)
 		snprintf(f->title, sizeof(f->title), "The OOM came at start-up, while %s, but its own"
-			 " figures show room: %s of %s was free when it failed", doing,
-			 rl_bytes(p->free, b2, sizeof(b2)), rl_bytes(p->total, b3, sizeof(b3)));
+			 " figures show room: %s of %s was free when it failed%s", doing,
+			 rl_bytes(p->free, b2, sizeof(b2)), rl_bytes(p->total, b3, sizeof(b3)),
+			 p->kv_fraction > 0 ? ", the KV cache set to take only a share of it" : "");
+	if (p->kv_fraction > 0)
+		rl_advice(f, "The KV cache was set to take %.2f of the free memory and still"
+			  " failed: lowering that share further is no fix.", p->kv_fraction);
 	else
 		snprintf(f->title, sizeof(f->title), "The OOM came at start-up, while %s, but the"
 			 " message's own figures show the request fitted in the memory free", doing);

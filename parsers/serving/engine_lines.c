@@ -175,7 +175,12 @@ static const struct {
 	{ EE_SHARD_CANNOT_START, T, { "ShardCannotStart" } },
 	{ EE_CUDA_OOM, P, { "CUDA out of memory", "would exceed allowed memory. (out of memory)" } },
 	{ EE_NCCL_OOM, P, { "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'" } },
-	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUBLAS_STATUS_ALLOC_FAILED" } },
+	/* PyTorch's own wording of a cuBLAS status (TORCH_CUDABLAS_CHECK,
+	 * aten/src/ATen/cuda/Exceptions.h, v1.0 on: "CUDA error: " status
+	 * " when calling `" call "`"): the status alone is cuBLAS's, which
+	 * any stack prints (ONNX Runtime: "CUBLAS failure 3:
+	 * CUBLAS_STATUS_ALLOC_FAILED ; GPU=0"), and names no PyTorch */
+	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUDA error: CUBLAS_STATUS_ALLOC_FAILED" } },
 	{ EE_EXPANDABLE_UNSUPPORTED, P, { "expandable_segments not supported on this platform" } },
 };
 
@@ -223,6 +228,24 @@ static const struct {
 	{ er_trt_component, R, EF_ACTIVATION_PEAK, 0,
 	  { "_no_capture_init_extra_resources: ",
 	    "Additional executor resources (temporary for KV cache size estimation): " } },
+	/* the KV cache's share of the free memory (KvCacheConfig's
+	 * free_gpu_memory_fraction, 0.9 unless set: _torch/pyexecutor/_util.py
+	 * and cpp/.../kvCacheManager.cpp at v0.20-v1.0), as the PyTorch
+	 * backend logs it when it sizes the cache ("..., fraction is set
+	 * 0.85, kv size is 35136", _util.py _cal_max_tokens at v1.0.0rc1) and
+	 * as its settings spell it: the LLM API and its YAML, trtllm-serve's
+	 * and trtllm-bench's flag, Triton's tensorrtllm_backend parameter,
+	 * NVIDIA's MLPerf harness (trtllm_runtime_flags, mapped to
+	 * KvCacheConfig(free_gpu_memory_fraction=...)) */
+	{ er_fraction, R, EF_KV_FRACTION, 1, { "fraction is set " } },
+	{ er_fraction, R, EF_KV_FRACTION, 0, { "free_gpu_memory_fraction",
+					       "kv_cache_free_gpu_memory_fraction",
+					       "kv_cache_free_gpu_mem_fraction",
+					       "kvcache_free_gpu_mem_frac" } },
+	/* the same line's cache: "available KV cache memory when calculating
+	 * max tokens: 41.11 GiB" (fraction x what profiling left) */
+	{ er_size, R, EF_KV_CACHE, 1, { "available KV cache memory when calculating max"
+					" tokens: " } },
 	{ er_version, R, 0, 0, { "Engine version " } },
 	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
 	{ er_wrap_open, N, 0, 0, { "CUDA runtime error in " } },
@@ -239,6 +262,9 @@ static const struct {
 				"llama_new_context_with_model: ", "llama_kv_cache_init: " } },
 	{ er_engine, L, 0, 1, { "llama_context: ", "llama_kv_cache: ", "llama_kv_cache_unified: ",
 				"llama_model_load_from_file_impl: " } },
+	/* ggml-cuda.cu's ggml_cuda_init ("%s: found %d " GGML_CUDA_NAME
+	 * " devices:", CUDA and ROCm builds), before --list-devices' list */
+	{ er_engine, L, 0, 1, { "ggml_cuda_init: found " } },
 	/* Ollama's memory lines before it offloads: 'msg="system memory"
 	 * total=... free=...', 'msg=evaluating library=cuda gpu_count=2
 	 * available="[23.3 GiB 15.5 GiB]"' (the first card's figure) */

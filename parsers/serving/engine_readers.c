@@ -167,6 +167,38 @@ static void num_fact(struct engine_line *o, enum engine_fact k, const char *p, c
 		fact(o, k, v);
 }
 
+/* The helpers above for the readers kept in other files
+ * (engine_readers_trt.c); see engine_readers.h. */
+int er_read_num(const char *s, const char *end, double *v, size_t *used)
+{
+	return read_num(s, end, v, used);
+}
+
+const char *er_find(const char *s, const char *end, const char *needle)
+{
+	return find(s, end, needle);
+}
+
+void er_fact(struct engine_line *o, enum engine_fact k, double v)
+{
+	fact(o, k, v);
+}
+
+void er_size_fact(struct engine_line *o, enum engine_fact k, const char *p, const char *end)
+{
+	size_fact(o, k, p, end);
+}
+
+void er_num_fact(struct engine_line *o, enum engine_fact k, const char *p, const char *end)
+{
+	num_fact(o, k, p, end);
+}
+
+double er_pow10(size_t k)
+{
+	return k < sizeof(pow10_exact) / sizeof(pow10_exact[0]) ? pow10_exact[k] : 0;
+}
+
 void er_size(struct engine_line *o, const struct anchor *a, const char *line,
 		    const char *p, const char *end)
 {
@@ -378,116 +410,6 @@ void er_prefill_oom(struct engine_line *o, const struct anchor *a, const char *l
 	num_fact(o, EF_MAX_PREFILL, p, end);
 }
 
-/* TensorRT-LLM "[MemUsageChange] Allocated 18.75 GiB for max tokens in
- * paged KV cache (245760)." -- the size precedes the anchor. */
-void er_trt_paged(struct engine_line *o, const struct anchor *a, const char *line,
-			 const char *p, const char *end)
-{
-	const char *q = find(line, p, "Allocated ");
-
-	(void)a;
-	if (q)
-		size_fact(o, EF_KV_CACHE, q + 10, p);
-	num_fact(o, EF_KV_TOKENS, p, end);
-}
-
-/* "Allocate 69524783104 bytes for k/v cache." / "Using 132608 tokens in
- * paged KV cache." -- the number precedes the anchor: read backwards. */
-void er_trt_before(struct engine_line *o, const struct anchor *a, const char *line,
-			  const char *p, const char *end)
-{
-	const char *q = p - a->len;
-	const char *s = q;
-	double v;
-
-	(void)end;
-	while (s > line && ((s[-1] >= '0' && s[-1] <= '9') || s[-1] == '.'))
-		s--;
-	if (s == q || read_num(s, q, &v, NULL) < 0)
-		return;
-	fact(o, (enum engine_fact)a->arg, v);
-}
-
-/* "Memory usage when calculating max tokens in paged kv cache: total:
- * 39.39 GiB, available: 21.89 GiB" */
-void er_trt_usage(struct engine_line *o, const struct anchor *a, const char *line,
-			 const char *p, const char *end)
-{
-	const char *q;
-
-	(void)a, (void)line;
-	if ((q = find(p, end, "total:")))
-		size_fact(o, EF_TOTAL, q + 6, end);
-	if ((q = find(p, end, "available:")))
-		size_fact(o, EF_FREE, q + 10, end);
-}
-
-/* TensorRT-LLM's executor-creation table (py_executor_creator.py), whose
- * figures are GiB with the unit before them: "Total GPU memory (GiB):
- * 95.09", "Free GPU memory before component creation attempt (GiB): 0.32"
- * (a->arg: the fact). */
-void er_trt_gib(struct engine_line *o, const struct anchor *a, const char *line,
-		const char *p, const char *end)
-{
-	double v;
-
-	(void)line;
-	if (read_num(p, end, &v, NULL) == 0 && v >= 0)
-		fact(o, (enum engine_fact)a->arg, v * 1073741824.0);
-}
-
-/* A row of the same table: "model: 274.64 / 208.12", a component and the
- * free GiB before and after it was created; what it took (before less
- * after) is the fact a->arg. Only a row standing alone on its line, the
- * two figures and nothing else, is one: "model: " is common text. */
-void er_trt_component(struct engine_line *o, const struct anchor *a, const char *line,
-		      const char *p, const char *end)
-{
-	double before, after;
-	size_t u;
-
-	if (p - a->len != line || read_num(p, end, &before, &u) < 0)
-		return;
-	p += u;
-	if ((size_t)(end - p) < 4 || memcmp(p, " / ", 3) || read_num(p + 3, end, &after, &u) < 0 ||
-	    p + 3 + u != end || before < after)
-		return;
-	fact(o, (enum engine_fact)a->arg, (before - after) * 1073741824.0);
-}
-
-/* 1 when an error line[0..end) that does not say what failed yet ends
- * mid-word, as a terminal or a forum wraps a long line: "... CUDA runtime
- * error in ::cudaMallocAsync(ptr, n, mCudaSt" (TensorRT-LLM #260), whose
- * "ream->get()): out of memory (...)" is the next line. */
-static int ends_mid_word(const char *line, const char *end)
-{
-	char c = end > line ? end[-1] : ' ';
-
-	return end - line >= 40 && (isalnum((unsigned char)c) || c == '_') &&
-	       !find(line, end, "out of memory");
-}
-
-/* A TensorRT-LLM error line: an allocation failure is its OOM. */
-void er_trt_error(struct engine_line *o, const struct anchor *a, const char *line,
-			 const char *p, const char *end)
-{
-	(void)a, (void)p;
-	if (!o->error && find(line, end, "out of memory"))
-		o->error = EE_TRT_OOM;
-	else if (ends_mid_word(line, end))
-		o->wrap_open = 1;
-}
-
-/* "CUDA runtime error in ::cudaMallocAsync(...)" outside TensorRT-LLM's
- * own tag: only a line cut mid-word is worth noting. */
-void er_wrap_open(struct engine_line *o, const struct anchor *a, const char *line,
-		  const char *p, const char *end)
-{
-	(void)a, (void)p;
-	if (ends_mid_word(line, end))
-		o->wrap_open = 1;
-}
-
 /* A version string after the anchor: "0.6.3.post1", "v0.8.3", "0.21.0rc0" */
 void er_version(struct engine_line *o, const struct anchor *a, const char *line,
 		       const char *p, const char *end)
@@ -674,20 +596,34 @@ void er_ggml_kv_total(struct engine_line *o, const struct anchor *a, const char 
 
 /* "using device CUDA0 (NVIDIA GeForce RTX 3090) - 23306 MiB free"
  * (llama_model_load_from_file_impl), found by its " MiB free": the
- * card's free memory, the number just before the anchor. */
+ * card's free memory, the number just before the anchor. Also the
+ * device list of --list-devices (common/arg.cpp: "  %s: %s (%zu MiB, %zu
+ * MiB free)"), "  ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB
+ * free)": the card's total and free. */
 void er_ggml_free(struct engine_line *o, const struct anchor *a, const char *line,
 		  const char *p, const char *end)
 {
-	const char *e = p - a->len, *q = e;
-	double v;
+	const char *e = p - a->len, *q = e, *t;
+	double v, total;
 
 	while (q > line && (isdigit((unsigned char)q[-1]) || q[-1] == '.'))
 		q--;
-	if (q == e || q - line < 3 || memcmp(q - 3, " - ", 3) || !find(line, e, "using device ") ||
-	    read_num(q, e, &v, NULL) < 0 || v < 0)
+	if (q == e || q - line < 3 || read_num(q, e, &v, NULL) < 0 || v < 0)
 		return;
-	(void)end;
+	if (!memcmp(q - 3, " - ", 3) && find(line, e, "using device ")) {
+		fact(o, EF_FREE, v * 1048576.0);
+		return;
+	}
+	/* the list's "(<total> MiB, <free> MiB free)" closing the line */
+	if (q - line < 6 || memcmp(q - 6, " MiB, ", 6) || p >= end || *p != ')')
+		return;
+	for (t = q - 6; t > line && isdigit((unsigned char)t[-1]); t--)
+		;
+	if (t == q - 6 || t == line || t[-1] != '(' || read_num(t, q - 6, &total, NULL) < 0 ||
+	    total < v)
+		return;
 	fact(o, EF_FREE, v * 1048576.0);
+	fact(o, EF_TOTAL, total * 1048576.0);
 }
 
 /* Ollama's own engine (0.9 on), one line per buffer:
