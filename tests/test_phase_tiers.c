@@ -107,9 +107,18 @@ static void newest_first_traceback(void **state)
 		HF "trainer.py\", line 2328, in _inner_training_loop\n"
 		"Traceback (most recent call last):\n";
 
+	/* Lightning 1.x runs validation inside its training epoch */
+	static const char lightning1[] =
+		"  File \"/opt/conda/lib/python3.8/site-packages/pytorch_lightning/trainer/"
+		"training_loop.py\", line 562, in run_training_epoch\n"
+		"  File \"/opt/conda/lib/python3.8/site-packages/pytorch_lightning/trainer/"
+		"trainer.py\", line 659, in run_evaluation\n"
+		OOM_LINE;
+
 	(void)state;
 	assert_int_equal(hint(normal), OOM_PHASE_EVAL);
 	assert_int_equal(hint(reversed), OOM_PHASE_EVAL);
+	assert_int_equal(hint(lightning1), OOM_PHASE_EVAL);
 }
 
 /* Start-up alone ranks last: TensorRT-LLM's "Executor creation failed"

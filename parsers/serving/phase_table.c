@@ -114,6 +114,10 @@ const struct phase_mark phase_marks[] = {
 	F("in awq_marlin_repack", LOAD_WEIGHTS, "vllm", "0.5-0.11", "vllm/_custom_ops.py"),
 	F("load_weights", LOAD_WEIGHTS, "vllm", "0.2-0.11 (also SGLang's)", "vllm/model_executor/models/*.py"),
 	F("load_model", LOAD_WEIGHTS, "vllm", "V0, V1 (also SGLang's, Ollama's)", V0W " " V1W),
+	/* the model class built with its weights: TGI's server (serve_inner ->
+	 * get_model -> the model's __init__), vLLM's loader under load_model */
+	F("in get_model", LOAD_WEIGHTS, "tgi, vllm", "TGI 0.9-3.3, vLLM 0.2-0.11",
+	  TGI "v1.0.0..v3.3.0 server/text_generation_server/models/__init__.py"),
 	/* ---- frames: SGLang -------------------------------------------- */
 	F("init_memory_pool", KV_ALLOC, "sglang", "0.1-0.5", "python/sglang/srt/model_executor/model_runner.py"),
 	F("profile_max_num_token", PROFILE, "sglang", "0.2-0.5", "python/sglang/srt/model_executor/model_runner.py"),
@@ -282,6 +286,11 @@ const struct phase_mark phase_marks[] = {
 	 * fitting) calls the strategy's step from _evaluation_step */
 	W("_evaluation_step", EVAL, "lightning", "2.0-2.6", LIT "2.0.0 src/lightning/pytorch/loops/evaluation_loop.py"),
 	W("_run_sanity_check", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/trainer/trainer.py"),
+	/* 1.0-1.4: the epoch loop runs validation inside it (run_evaluation,
+	 * evaluation_step: the inner frames) */
+	W("run_evaluation", EVAL, "lightning", "1.0-1.4", LIT "d71659b pytorch_lightning/trainer/trainer.py"),
+	W("in evaluation_step", EVAL, "lightning", "1.0-1.4", LIT "d71659b pytorch_lightning/trainer/evaluation_loop.py"),
+	W("run_training_epoch", TRAINING_STEP, "lightning", "1.0-1.4", LIT "d71659b pytorch_lightning/trainer/training_loop.py"),
 	W("eval_step", EVAL, "any", "any", THREAD),
 	W("evaluation_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
 	W("eval_loop", EVAL, "any", "any", THREAD),
