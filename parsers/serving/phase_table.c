@@ -207,7 +207,7 @@ const struct phase_mark phase_marks[] = {
 	F("Engine process failed to start", STARTUP, "vllm", "V0 0.6-0.10",
 	  "vllm/entrypoints/openai/api_server.py build_async_engine_client_from_engine_args"),
 	F("Executor creation failed", STARTUP, "tensorrt-llm", "0.20-1.x", TRT),
-	F("in observe_creation_stage", STARTUP, "tensorrt-llm", "0.20-1.x", TRT),
+	F("observe_creation_stage", STARTUP, "tensorrt-llm", "0.20-1.x", TRT),
 	F("ShardCannotStart", STARTUP, "tgi", "0.9-3.3", TGI "v1.0.0..v3.3.0 launcher/src/main.rs"),
 	/* ---- frames: Hugging Face, Keras -------------------------------- */
 	W("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
@@ -238,7 +238,7 @@ const struct phase_mark phase_marks[] = {
 	 * (x[2].to(device_to)) */
 	W("load_models_gpu", LOAD_WEIGHTS, "comfyui", "2023-2025", "comfy/model_management.py@faad5f1"),
 	W("in patch_model", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_MP),
-	W("in partially_load", LOAD_WEIGHTS, "comfyui", "2024-2025", COMFY_MP),
+	W("partially_load", LOAD_WEIGHTS, "comfyui", "2024-2025", COMFY_MP),
 	W("patch_weight_to_device", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_MP),
 	W("x[2].to(device_to)", LOAD_WEIGHTS, "comfyui", "2024-2025", COMFY_MP " ModelPatcher.load"),
 	/* Keras: fit runs train_function over the batches, evaluate and
@@ -282,14 +282,14 @@ const struct phase_mark phase_marks[] = {
 	W("validation_step", EVAL, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 strategies/strategy.py"),
 	W("in test_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
 	W("in predict_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
-	/* 2.x's evaluation loop (validation, test, the sanity check before
-	 * fitting) calls the strategy's step from _evaluation_step */
-	W("_evaluation_step", EVAL, "lightning", "2.0-2.6", LIT "2.0.0 src/lightning/pytorch/loops/evaluation_loop.py"),
+	/* the sanity check runs validation before fitting */
 	W("_run_sanity_check", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/trainer/trainer.py"),
-	/* 1.0-1.4: the epoch loop runs validation inside it (run_evaluation,
-	 * evaluation_step: the inner frames) */
+	/* the evaluation loop's step: 1.0-1.4's evaluation_step, 2.x's
+	 * _evaluation_step; 1.0-1.4's epoch loop runs validation inside it
+	 * (run_evaluation: the inner frames) */
 	W("run_evaluation", EVAL, "lightning", "1.0-1.4", LIT "d71659b pytorch_lightning/trainer/trainer.py"),
-	W("in evaluation_step", EVAL, "lightning", "1.0-1.4", LIT "d71659b pytorch_lightning/trainer/evaluation_loop.py"),
+	W("evaluation_step", EVAL, "lightning", "1.0-2.6",
+	  LIT "d71659b pytorch_lightning/trainer/evaluation_loop.py, 2.0.0 src/lightning/pytorch/loops/evaluation_loop.py"),
 	W("run_training_epoch", TRAINING_STEP, "lightning", "1.0-1.4", LIT "d71659b pytorch_lightning/trainer/training_loop.py"),
 	W("eval_step", EVAL, "any", "any", THREAD),
 	W("evaluation_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
