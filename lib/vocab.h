@@ -259,8 +259,12 @@
  * configuration that does not fit; serving, training_step and eval are
  * judged by their history. profile covers memory profiling, a dummy run
  * and a compute-buffer reservation; warmup the sampler's warm-up and dummy
- * requests; serving begins with the first request served. enum oom_phase
- * below; its names are oom_phase_name()'s (lib/engine_vocab.h). */
+ * requests; serving begins with the first request served. startup is a
+ * failure plainly before any request was served whose stage the evidence
+ * does not show (an engine that never started, "Engine core
+ * initialization failed"): a start-up phase too, named after every
+ * specific one; unknown is kept for when even that is not shown. enum
+ * oom_phase below; its names are oom_phase_name()'s (lib/engine_vocab.h). */
 #define VOCAB_PHASES(X) \
 	X(OOM_PHASE_UNKNOWN, "unknown", NULL, NULL, "the evidence does not say") \
 	X(OOM_PHASE_LOAD_WEIGHTS, "load_weights", NULL, NULL, "loading the model's weights") \
@@ -270,7 +274,8 @@
 	X(OOM_PHASE_WARMUP, "warmup", NULL, NULL, "warming up before the first request") \
 	X(OOM_PHASE_SERVING, "serving", NULL, NULL, "serving requests") \
 	X(OOM_PHASE_TRAINING_STEP, "training_step", NULL, NULL, "a training step (forward, backward, optimizer)") \
-	X(OOM_PHASE_EVAL, "eval", NULL, NULL, "evaluation or inference outside a server")
+	X(OOM_PHASE_EVAL, "eval", NULL, NULL, "evaluation or inference outside a server") \
+	X(OOM_PHASE_STARTUP, "startup", NULL, NULL, "before serving; the stage is not shown")
 
 /* ---- training stacks (a memory failure's event data "stack"): the
  * framework whose frames or lines surround it, which decides the names

@@ -60,6 +60,7 @@ static const char *phase_clause(const char *p, const char *stack)
 		{ "serving", "while serving requests" },
 		{ "training_step", "during a training step" },
 		{ "eval", "during evaluation or inference" },
+		{ "startup", "at start-up, before any request (the stage is not shown)" },
 	};
 	size_t i;
 

@@ -56,6 +56,7 @@ ALLOW = [
     # the accelerators' round (issue 27): Reactant (Julia on XLA), Ascend's
     # CANN runtime under a C++ program: no engine rows
     ("reactant", set()), ("ascend", set()),
+    ("transformers", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

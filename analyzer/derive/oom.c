@@ -183,6 +183,25 @@ static const char engine_phase_sql[] =
 	"  FROM engine n WHERE n.artifact_id IS temp.oom_cand.artifact_id)"
 	" WHERE kind = 'engine_oom' AND coalesce(phase, 'unknown') = 'unknown'";
 
+/* Start-up with the stage not shown: a failure no source placed, in an
+ * artifact whose engine says it never started (TGI's ShardCannotStart
+ * and "Shard 0 failed to start", vLLM's "EngineCore failed to start" and
+ * "Engine core initialization failed", "Engine process failed to
+ * start", a model that failed to load: the words engine_facts.c reads as
+ * failed_start). Such an engine served nothing, so the failure came
+ * before serving; which stage it was in, nothing says. Runs last, after
+ * every source that names a stage. */
+static const char startup_phase_sql[] =
+	"UPDATE temp.oom_cand SET phase = 'startup'"
+	" WHERE coalesce(phase, 'unknown') = 'unknown' AND EXISTS (SELECT 1 FROM engine n,"
+	"  json_each(CASE WHEN json_valid(n.errors) THEN n.errors ELSE '[]' END) j"
+	"  WHERE n.artifact_id IS temp.oom_cand.artifact_id AND"
+	"  (json_extract(j.value, '$.kind') = 'shard_cannot_start' OR"
+	"   lower(json_extract(j.value, '$.text')) LIKE '%failed to start%' OR"
+	"   lower(json_extract(j.value, '$.text')) LIKE '%initialization failed%' OR"
+	"   lower(json_extract(j.value, '$.text')) LIKE '%loading failed%' OR"
+	"   lower(json_extract(j.value, '$.text')) LIKE '%failed to load%'))";
+
 /* The phase an engine's memory error names by its kind, for the row of an
  * engine_error (or a server_error naming one) whose own lines named none:
  * no memory for the cache blocks, a max_model_len the cache cannot hold
@@ -386,7 +405,8 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		NULL, NULL, &msg) != SQLITE_OK
 	    || sqlite3_exec(db, error_phase_sql, NULL, NULL, &msg) != SQLITE_OK
 	    || (q_has_table(db, "engine")
-		&& sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK)
+		&& (sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK
+		    || sqlite3_exec(db, startup_phase_sql, NULL, NULL, &msg) != SQLITE_OK))
 	    || sqlite3_exec(db,
 		"INSERT INTO oom(id, time_ns, boot_ns, clock, kind, scope, device, cgroup,"
 		" requested_bytes, invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes,"

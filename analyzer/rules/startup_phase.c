@@ -14,6 +14,8 @@
  *                  (--ctx-size, num_ctx: llama.cpp, Ollama)
  *   graph_capture  --enforce-eager, or smaller capture sizes
  *   warmup         max_num_seqs, max_num_batched_tokens
+ *   startup        the stage is not shown (an engine that never started):
+ *                  the knobs of start-up in general, labelled as such
  *
  * A value is given only where the engine's own numbers give one: the
  * dummy requests the warm-up ran (vLLM's "warming up sampler with N dummy
@@ -39,6 +41,7 @@ static const struct {
 	{ "kv_alloc", "allocating the KV cache", 1 },
 	{ "graph_capture", "capturing CUDA graphs", 1 },
 	{ "warmup", "warming up before the first request", 1 },
+	{ "startup", "starting up (the stage is not shown)", 1 },
 	{ "serving", "serving requests", 0 },
 	{ "training_step", "a training step", 0 },
 	{ "eval", "evaluation", 0 },
@@ -139,6 +142,10 @@ static const char *stack_of(const struct rl_phase *p, const struct rl_engine *e,
 		return "sglang";
 	if (!strcmp(p->family, "turbomind"))
 		return "lmdeploy";
+	/* TensorRT-LLM's PyTorch executor (py_executor_creator.py) says it
+	 * in words TensorRT's own builder does not */
+	if (!strcmp(p->family, "trt") && strstr(p->text, "Executor creation failed"))
+		return "tensorrt-llm";
 	return "";
 }
 
@@ -590,6 +597,42 @@ static const char *advise_host_ggml(const struct rl_phase *p, struct rl_finding 
 	return weights ? "weights_do_not_fit" : "cache_does_not_fit";
 }
 
+/* Start-up with the stage not shown (phase startup: an engine that
+ * never started, "Engine core initialization failed"): which stage
+ * failed, and so which knob answers, nothing says. The knobs of start-up
+ * in general are named, in the order of the stages, labelled as not
+ * knowing the stage, for the engine the log names (lib/engine_knobs.c;
+ * vLLM's names when none does); no value is claimed here (startup.c
+ * adds one only where the engine's own figures give it). */
+static const char *advise_startup(const char *stack, struct rl_finding *f)
+{
+	enum engine_kind k = engine_kind_from_name(stack);
+	const char *frac = engine_knob_flag(k, KR_MEM_FRACTION), *len = engine_knob_flag(k, KR_MAX_LEN),
+		   *tp = engine_knob_flag(k, KR_TP), *eager = engine_knob_flag(k, KR_NO_GRAPHS),
+		   *seqs = engine_knob_flag(k, KR_MAX_SEQS);
+
+	if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
+		rl_advice(f, "The stage that failed is not shown: start-up loads the weights, then"
+			  " allocates the KV cache and the compute buffers. Offload fewer layers"
+			  " (--n-gpu-layers, Ollama num_gpu), lower the context (--ctx-size, Ollama"
+			  " num_ctx), or use a smaller quantization.");
+	else if (!engine_kind_named(k) || !frac)
+		rl_advice(f, "The stage that failed is not shown: start-up loads the weights"
+			  " (quantize, shard them with tensor parallelism, or a smaller model), then"
+			  " sizes the KV cache (its share of the card: vLLM gpu_memory_utilization,"
+			  " SGLang mem_fraction_static; and the context length), captures CUDA graphs"
+			  " and warms up with a batch of the most sequences it may run. The engine's"
+			  " log from its start names the stage.");
+	else
+		rl_advice(f, "The stage that failed is not shown: start-up loads the weights (%s, or"
+			  " quantize), then sizes the KV cache (%s, %s)%s%s%s%s%s. The engine's log"
+			  " from its start names the stage.", tp ? tp : "tensor parallelism", frac,
+			  len ? len : "the context length", eager ? ", captures CUDA graphs (" : "",
+			  eager ? eager : "", eager ? ")" : "", seqs ? " and warms up with " : "",
+			  seqs ? seqs : "");
+	return "startup_oom";
+}
+
 const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 			    const struct rl_engine *e, int n, struct rl_finding *f)
 {
@@ -600,6 +643,8 @@ const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 		return advise_host_ggml(p, f);
 	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
 		return advise_zero_setup(p, f);
+	if (!strcmp(p->phase, "startup"))
+		return advise_startup(stack, f);
 	if (!strcmp(p->phase, "warmup"))
 		return advise_warmup(p, stack, e, n, f);
 	if (!strcmp(p->phase, "graph_capture"))

@@ -17,7 +17,8 @@ struct rl_phase {
 	char phase[16];             /* lib/vocab.h's phase name; "unknown" none */
 	char family[24];            /* the wording family; "" none */
 	char stack[20];             /* the training stack (lib/vocab.h stacks); "" none */
-	int startup;                /* 1: load_weights, profile, kv_alloc, graph_capture, warmup */
+	int startup;                /* 1: load_weights, profile, kv_alloc, graph_capture, warmup,
+				     * startup (before serving, the stage not shown) */
 	int host;                   /* 1: the failed buffer was host memory (oom.scope
 				     * 'host': ggml's CPU buffers), not a card's */
 	char scope[16];             /* oom.scope: gpu, host, tpu, unified, accelerator */
@@ -51,7 +52,7 @@ int rl_phase_deepspeed(const struct rl_phase *p);
 
 /* The cause of a start-up phase (lib/vocab.h: weights_do_not_fit,
  * cache_does_not_fit, graphs_do_not_fit, warmup_does_not_fit,
- * gpu_layers), and f's knob, value and advice for it, from the engines'
+ * gpu_layers; startup_oom when the stage is not shown), and f's knob, value and advice for it, from the engines'
  * facts in e[0..n) and the OOM. Returns the cause (static). */
 const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 			    const struct rl_engine *e, int n, struct rl_finding *f);

@@ -316,29 +316,60 @@ static size_t chain_cut(const char *t, size_t n)
 	return cut;
 }
 
+/* The tier of phase_table.c's row m, higher deciding first: 3 an
+ * engine's own frame, 2 a framework's (PM_FRAMEWORK), 1 a library any
+ * phase calls into (PM_GENERIC), 0 a frame that names only start-up. */
+static int mark_level(const struct phase_mark *m)
+{
+	if (m->phase == OOM_PHASE_STARTUP)
+		return 0;
+	if (m->flags & PM_GENERIC)
+		return 1;
+	return m->flags & PM_FRAMEWORK ? 2 : 3;
+}
+
+#define LEVEL_TOP 3
+
+/* 1 when the traceback t[0..n) was printed newest call first (a web UI's
+ * or a Windows console's reversed paste): Python's header "most recent
+ * call last" stands below its last frame. Then the innermost frame is
+ * the one printed first. */
+static int printed_newest_first(const char *t, size_t n)
+{
+	const char *h = last_find(t, n, "most recent call last"), *f = last_find(t, n, "File \"");
+
+	return h && f && h > f;
+}
+
 /* The phase text t[0..n) names by its frames, found the hints it holds:
- * an engine's frame before a generic one (PM_GENERIC), then the one
- * printed last (the innermost: a Python traceback is most recent call
- * last, llama.cpp's prefixed lines name the function that printed
- * them), a tie to the earlier row. Of a chain of tracebacks the first
- * that names a phase decides (the cause is printed first). *rank: 0 for
- * an engine's frame, 1 for a generic one, 2 for none (lower wins when
- * frames are read a line at a time). */
+ * the highest tier's frame (mark_level: an engine's before a
+ * framework's before a generic library's before one that names only
+ * start-up), of that tier the innermost (a Python traceback is most
+ * recent call last, llama.cpp's prefixed lines name the function that
+ * printed them; a traceback printed newest first is read the other way),
+ * a tie to the earlier row. Of a chain of tracebacks the first that
+ * names a stage decides (the cause is printed first). *rank: LEVEL_TOP
+ * less the tier, LEVEL_TOP + 1 for none (lower wins when frames are read
+ * a line at a time). */
 static enum oom_phase frames_phase(const char *t, size_t n, const struct phrases_found *found,
 				   int *rank)
 {
 	size_t i, from = 0, cut;
-	int best = -1, best_level = -1;
+	int best = -1, best_level = -1, reversed;
 	const char *best_at = NULL, *at;
 
-	while (from < n && best < 0) {
+	while (from < n && (best < 0 || best_level == 0)) {
 		cut = from + chain_cut(t + from, n - from);
+		reversed = -1;          /* not yet asked */
 		for (i = 0; i < hints_n; i++) {
 			const struct phase_mark *m = &phase_marks[hint_row[i]];
-			int level = !(m->flags & PM_GENERIC);
+			int level = mark_level(m), later;
 			if (!has(found, T_HINT, (int)i) || !(at = last_find(t + from, cut - from, m->phrase)))
 				continue;
-			if (best < 0 || level > best_level || (level == best_level && at > best_at)) {
+			if (best >= 0 && level == best_level && reversed < 0)
+				reversed = printed_newest_first(t + from, cut - from);
+			later = reversed > 0 ? at < best_at : at > best_at;
+			if (best < 0 || level > best_level || (level == best_level && later)) {
 				best = (int)i;
 				best_level = level;
 				best_at = at;
@@ -346,8 +377,15 @@ static enum oom_phase frames_phase(const char *t, size_t n, const struct phrases
 		}
 		from = cut + 1;
 	}
-	*rank = best < 0 ? 2 : 1 - best_level;
+	*rank = best < 0 ? LEVEL_TOP + 1 : LEVEL_TOP - best_level;
 	return best < 0 ? OOM_PHASE_UNKNOWN : phase_marks[hint_row[best]].phase;
+}
+
+enum oom_phase memfail_phase_pick(enum oom_phase held, enum oom_phase named)
+{
+	if (held == OOM_PHASE_UNKNOWN || (held == OOM_PHASE_STARTUP && named != OOM_PHASE_UNKNOWN))
+		return named;
+	return held;
 }
 
 enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank)
@@ -600,8 +638,11 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 	figures(l, n, &found, f);
 	ph = frames_phase(l, n, &found, &rank);
 	/* llama.cpp logs the callee first: the first phase named wins, but
-	 * a failure inside a served request's call is a serving one */
-	if (ph != OOM_PHASE_UNKNOWN && (f->phase == OOM_PHASE_UNKNOWN || ph == OOM_PHASE_SERVING))
+	 * a failure inside a served request's call is a serving one, and a
+	 * stage named wins over start-up alone (TensorRT-LLM's "Executor
+	 * creation failed", then the component that could not be created) */
+	if (ph != OOM_PHASE_UNKNOWN && (f->phase == OOM_PHASE_UNKNOWN || ph == OOM_PHASE_SERVING ||
+					 (f->phase == OOM_PHASE_STARTUP && ph != OOM_PHASE_STARTUP)))
 		f->phase = ph;
 	return 1;
 }

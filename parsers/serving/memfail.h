@@ -111,14 +111,25 @@ int memfail_continues(const char *line, size_t n, struct memfail *f);
  * phase_table.c), or OOM_PHASE_UNKNOWN. The innermost engine frame wins
  * (the one printed last; of a chain of exceptions, in the first
  * traceback that names one): a sampler warm-up run inside the profile
- * run is a warm-up. A generic library frame (a backward, an optimizer's
- * step) decides only when no engine frame does: DeepSpeed's set-up runs
- * optimizer.step() once. */
+ * run is a warm-up. A framework's frame (transformers' from_pretrained,
+ * a Trainer's or Lightning's loop, Keras's fit: PM_FRAMEWORK) decides only
+ * when no engine frame does, a generic library frame (a backward, an
+ * optimizer's step) only when neither does (DeepSpeed's set-up runs
+ * optimizer.step() once), and a frame that says only that the program
+ * was starting (OOM_PHASE_STARTUP) only when nothing names a stage. A
+ * traceback printed newest first (its "most recent call last" header
+ * below its frames) is read the other way. */
 enum oom_phase memfail_phase_hint(const char *text, size_t n);
-/* The same, with *rank 0 when an engine's frame decided, 1 a generic
- * one, 2 none: read line by line, a later line (an inner frame) wins
- * when its rank is not worse. */
+/* The same, with *rank 0 when an engine's frame decided, 1 a
+ * framework's, 2 a generic one, 3 one of start-up alone, 4 none: read
+ * line by line, a later line (an inner frame) wins when its rank is not
+ * worse. */
 enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank);
+
+/* The phase of a failure that holds held when another source names
+ * named: named when held is unknown, or is start-up alone
+ * (OOM_PHASE_STARTUP) and named is anything; else held. */
+enum oom_phase memfail_phase_pick(enum oom_phase held, enum oom_phase named);
 
 /* The training stack (lib/vocab.h's enum vocab_stack) a frame or line
  * in text[0..n) names (DeepSpeed's, transformers' Trainer's or

@@ -24,12 +24,27 @@
  *     frame decide before them.
  *   - DeepSpeed's init_inference and its kernel injection are a
  *     model's load for inference, not a training set-up.
+ * The framework rows (W: transformers, accelerate, PEFT, diffusers,
+ * ComfyUI, Lightning, Keras) rank below every engine's own frame
+ * (phase_table.h); ComfyUI's were read in comfy/model_patcher.py and
+ * model_management.py at the indexed commits named, Keras's in
+ * keras/engine/training.py at v2.11.0 (fit -> train_function, evaluate ->
+ * test_function, predict -> predict_function; traceback_utils hides them
+ * from 2.9, leaving the caller's model.fit( line), the others at the
+ * files named. Not made rows: accelerate's set_module_tensor_to_device
+ * (its hooks call it at forward time too, on offloaded weights), a bare
+ * ".cuda()" or ".to(" (any phase moves tensors), and JAX's compile against
+ * execute (a jitted step compiles inside its first call: its phase is the
+ * step's; XLA's compile-time OOM is read by its own words, startup_phase.c
+ * rl_phase_compile_time).
  */
 #include "parsers/serving/phase_table.h"
 
 #define F(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, 0, eng, ver, src }
 #define G(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_GENERIC, eng, ver, src }
 #define L(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, 0, eng, ver, src }
+/* a framework's frame (PM_FRAMEWORK): an engine's own frame decides first */
+#define W(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_FRAMEWORK, eng, ver, src }
 
 #define V0W "vllm/worker/worker.py@002a0ba"
 #define V0R "vllm/worker/model_runner.py@587909c"
@@ -47,6 +62,9 @@
 #define ACC "accelerate@"
 #define TRT "tensorrt_llm/_torch/pyexecutor/py_executor_creator.py@000429d"
 #define LIT "pytorch-lightning@"
+#define HF_MU "src/transformers/modeling_utils.py"
+#define COMFY_MP "comfy/model_patcher.py@000a21a"
+#define KERAS "keras@v2.11.0 keras/engine/training.py"
 
 const struct phase_mark phase_marks[] = {
 	/* ---- frames: vLLM ---------------------------------------------- */
@@ -184,6 +202,11 @@ const struct phase_mark phase_marks[] = {
 	 * the estimation's own "(temporary ...)" stage is printed after the
 	 * same words and wins as the later phrase */
 	F("created: Additional executor resources", WARMUP, "tensorrt-llm", "0.20-1.x", TRT),
+	/* the PyTorch backend loads each module's weights in a thread pool
+	 * (load_weights -> load_single_module): "Error executing
+	 * load_single_module with args ('model.layers.9.mlp.gate_up_proj', ...)" */
+	F("load_single_module", LOAD_WEIGHTS, "tensorrt-llm", "1.0-1.x (PyTorch backend)",
+	  "tensorrt_llm/_torch/models/modeling_utils.py@cb4c622"),
 	/* ---- frames: LMDeploy / TurboMind ------------------------------- */
 	/* the PyTorch engine's request loop (pytorch/engine/request.py
 	 * _raise_exception_on_finish): it runs the batches it is sent */
@@ -214,10 +237,65 @@ const struct phase_mark phase_marks[] = {
 	/* the model's load: the runner could not allocate the layout fitted
 	 * for weights, KV cache and graph */
 	F("memory layout cannot be allocated", LOAD_WEIGHTS, "ollama", "0.12-0.20", OLL "v0.12.0,v0.20.0 llm/server.go"),
+	/* ---- frames: start-up, the stage not shown ---------------------- */
+	/* an engine that says only that it did not start: any stage named
+	 * decides before these (memfail.c mark_level); the failure was
+	 * before serving all the same */
+	F("Engine core initialization failed", STARTUP, "vllm", "V1 0.8-0.11",
+	  "vllm/v1/engine/utils.py wait_for_engine_startup (0.9: vllm/v1/utils.py)"),
+	F("EngineCore failed to start", STARTUP, "vllm", "V1 0.8-0.11",
+	  "vllm/v1/engine/core.py run_engine_core"),
+	F("Engine process failed to start", STARTUP, "vllm", "V0 0.6-0.10",
+	  "vllm/entrypoints/openai/api_server.py build_async_engine_client_from_engine_args"),
+	F("Executor creation failed", STARTUP, "tensorrt-llm", "0.20-1.x", TRT),
+	F("observe_creation_stage", STARTUP, "tensorrt-llm", "0.20-1.x", TRT),
+	F("ShardCannotStart", STARTUP, "tgi", "0.9-3.3", TGI "v1.0.0..v3.3.0 launcher/src/main.rs"),
 	/* ---- frames: Hugging Face, Keras -------------------------------- */
-	F("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
-	F("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
-	F("load_state_dict", LOAD_WEIGHTS, "pytorch", "all", "torch/nn/modules/module.py"),
+	W("from_pretrained", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/modeling_utils.py"),
+	W("from_preset", LOAD_WEIGHTS, "keras_hub", "0.x", THREAD),
+	W("load_state_dict", LOAD_WEIGHTS, "pytorch", "all", "torch/nn/modules/module.py"),
+	/* transformers' load of a checkpoint into the model built on the meta
+	 * device, and a sharded checkpoint (Trainer's resume too) */
+	W("_load_state_dict_into_meta_model", LOAD_WEIGHTS, "transformers", "4.26-4.5x", HF_MU),
+	W("_load_pretrained_model", LOAD_WEIGHTS, "transformers", "4.x", HF_MU),
+	W("load_sharded_checkpoint", LOAD_WEIGHTS, "transformers", "4.19-4.5x", HF_MU),
+	/* GenerationMixin.generate, any caller's: a library call, so a
+	 * Trainer's step or an engine's frame decides before it; alone (an
+	 * evaluation or inference script) it is evaluation */
+	G("generation/utils.py", EVAL, "transformers", "4.27-", "src/transformers/generation/utils.py"),
+	G("generation_utils.py", EVAL, "transformers", "4.0-4.26", "src/transformers/generation_utils.py"),
+	/* PEFT wraps the loaded model: adapters added, and for k-bit training
+	 * the norms and the head cast to float32 */
+	W("get_peft_model", LOAD_WEIGHTS, "peft", "0.3-0.1x", "src/peft/mapping.py"),
+	W("prepare_model_for_kbit_training", LOAD_WEIGHTS, "peft", "0.4-0.1x", "src/peft/utils/other.py"),
+	/* diffusers: a pipeline's modules moved to the card (DiffusionPipeline.to
+	 * calls each module's .to; the call as printed under its frame) */
+	W("module.to(torch_device, torch_dtype)", LOAD_WEIGHTS, "diffusers", "0.1x-0.2x",
+	  "src/diffusers/pipelines/pipeline_utils.py DiffusionPipeline.to (vladmandic/sdnext#1622)"),
+	/* ComfyUI loads a model onto the card when a node needs it:
+	 * model_management.load_models_gpu -> LoadedModel.model_load ->
+	 * ModelPatcher.patch_model / partially_load -> load, which patches each
+	 * weight onto the device (patch_weight_to_device) and moves the modules
+	 * (x[2].to(device_to)) */
+	W("load_models_gpu", LOAD_WEIGHTS, "comfyui", "2023-2025", "comfy/model_management.py@faad5f1"),
+	W("in patch_model", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_MP),
+	W("partially_load", LOAD_WEIGHTS, "comfyui", "2024-2025", COMFY_MP),
+	W("patch_weight_to_device", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_MP),
+	W("x[2].to(device_to)", LOAD_WEIGHTS, "comfyui", "2024-2025", COMFY_MP " ModelPatcher.load"),
+	/* Keras: fit runs train_function over the batches, evaluate and
+	 * predict test_function and predict_function; from 2.9 its
+	 * traceback_utils filter hides Keras's own frames, leaving the
+	 * caller's call ("history = model.fit(") */
+	W("model.fit(", TRAINING_STEP, "keras", "2.x-3.x", KERAS " Model.fit; keras/utils/traceback_utils.py"),
+	W("fit_generator", TRAINING_STEP, "keras", "2.0-2.x", KERAS " Model.fit_generator"),
+	W("_fit_loop", TRAINING_STEP, "keras", "2.0-2.2", "keras@2.2.4 keras/engine/training.py"),
+	W("train_function", TRAINING_STEP, "keras", "2.2-2.15", KERAS " make_train_function"),
+	W("train_on_batch", TRAINING_STEP, "keras", "2.x", KERAS " Model.train_on_batch"),
+	W("test_function", EVAL, "keras", "2.2-2.15", KERAS " make_test_function"),
+	W("test_on_batch", EVAL, "keras", "2.x", KERAS " Model.test_on_batch"),
+	W("predict_function", EVAL, "keras", "2.2-2.15", KERAS " make_predict_function"),
+	W("predict_on_batch", EVAL, "keras", "2.x", KERAS " Model.predict_on_batch"),
+	W("model.predict(", EVAL, "keras", "2.x-3.x", KERAS " Model.predict"),
 	/* a model moved to the card whole: Module.to's inner convert (its
 	 * source line under the frame, 1.0-2.x: "return t.to(device, dtype if
 	 * t.is_floating_point() [or t.is_complex()] else None, non_blocking")
@@ -230,7 +308,7 @@ const struct phase_mark phase_marks[] = {
 	  "torch/nn/modules/module.py@v1.13.1,v2.4.0 (Module.cuda)"),
 	/* the Trainer moves the model to the card as it is built (unless
 	 * DeepSpeed, FSDP or model parallelism place it) */
-	F("_move_model_to_device", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/trainer.py (Trainer.__init__)"),
+	W("_move_model_to_device", LOAD_WEIGHTS, "transformers", "4.x", "src/transformers/trainer.py (Trainer.__init__)"),
 	/* SD.Next's loader wraps the load's exception in one line
 	 * (modules/sd_models.py load_diffuser: "Diffusers failed loading
 	 * model using pipeline: PATH PIPELINE ERROR") */
@@ -238,10 +316,10 @@ const struct phase_mark phase_marks[] = {
 	G("return self._apply(convert)", LOAD_WEIGHTS, "pytorch", "1.x-2.x", "torch/nn/modules/module.py"),
 	/* accelerate: a big model placed over the devices, or the model
 	 * moved (and wrapped: DDP, FSDP's shards) by Accelerator.prepare */
-	F("load_checkpoint_and_dispatch", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
-	F("dispatch_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
-	F("load_checkpoint_in_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/utils/modeling.py"),
-	F("in prepare_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/accelerator.py"),
+	W("load_checkpoint_and_dispatch", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
+	W("dispatch_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/big_modeling.py"),
+	W("load_checkpoint_in_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/utils/modeling.py"),
+	W("in prepare_model", LOAD_WEIGHTS, "accelerate", "0.20-1.14", ACC "v0.20.0..v1.14.0 src/accelerate/accelerator.py"),
 	/* ---- frames: DeepSpeed ------------------------------------------ */
 	/* deepspeed.initialize: the model moved to the card, ZeRO's
 	 * partitions and optimizer states (whose set-up runs
@@ -260,26 +338,35 @@ const struct phase_mark phase_marks[] = {
 	/* Lightning runs validation from inside the training epoch loop:
 	 * the evaluation frames are the inner ones (1.6: loops/dataloader/
 	 * evaluation_loop.py; 2.x: the strategy's *_step) */
-	F("validation_step", EVAL, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 strategies/strategy.py"),
-	F("in test_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
-	F("in predict_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
-	F("eval_step", EVAL, "any", "any", THREAD),
-	F("evaluation_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
-	F("eval_loop", EVAL, "any", "any", THREAD),
-	F("prediction_step", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
-	F("prediction_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
-	F("in evaluate", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
-	F("evaluate(", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
-	F("torch_pad_and_concatenate", EVAL, "transformers", "4.x", "src/transformers/trainer_pt_utils.py"),
-	F("nested_concat", EVAL, "transformers", "4.x", "src/transformers/trainer_pt_utils.py"),
-	F("training_step", TRAINING_STEP, "transformers, lightning", "all", "src/transformers/trainer.py"),
-	F("train_step", TRAINING_STEP, "any", "any", THREAD),
-	F("_inner_training_loop", TRAINING_STEP, "transformers", "4.20-", "src/transformers/trainer.py"),
-	F("train_epoch", TRAINING_STEP, "any", "any", THREAD),
+	W("validation_step", EVAL, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 strategies/strategy.py"),
+	W("in test_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
+	W("in predict_step", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/strategies/strategy.py"),
+	/* the sanity check runs validation before fitting */
+	W("_run_sanity_check", EVAL, "lightning", "1.6-2.6", LIT "2.0.0 src/lightning/pytorch/trainer/trainer.py"),
+	/* the evaluation loop's step: 1.0-1.4's evaluation_step, 2.x's
+	 * _evaluation_step; 1.0-1.4's epoch loop runs validation inside it
+	 * (run_evaluation: the inner frames) */
+	W("run_evaluation", EVAL, "lightning", "1.0-1.4", LIT "d71659b pytorch_lightning/trainer/trainer.py"),
+	W("evaluation_step", EVAL, "lightning", "1.0-2.6",
+	  LIT "d71659b pytorch_lightning/trainer/evaluation_loop.py, 2.0.0 src/lightning/pytorch/loops/evaluation_loop.py"),
+	W("run_training_epoch", TRAINING_STEP, "lightning", "1.0-1.4", LIT "d71659b pytorch_lightning/trainer/training_loop.py"),
+	W("eval_step", EVAL, "any", "any", THREAD),
+	W("evaluation_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	W("eval_loop", EVAL, "any", "any", THREAD),
+	W("prediction_step", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	W("prediction_loop", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	W("in evaluate", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	W("evaluate(", EVAL, "transformers", "4.x", "src/transformers/trainer.py"),
+	W("torch_pad_and_concatenate", EVAL, "transformers", "4.x", "src/transformers/trainer_pt_utils.py"),
+	W("nested_concat", EVAL, "transformers", "4.x", "src/transformers/trainer_pt_utils.py"),
+	W("training_step", TRAINING_STEP, "transformers, lightning", "all", "src/transformers/trainer.py"),
+	W("train_step", TRAINING_STEP, "any", "any", THREAD),
+	W("_inner_training_loop", TRAINING_STEP, "transformers", "4.20-", "src/transformers/trainer.py"),
+	W("train_epoch", TRAINING_STEP, "any", "any", THREAD),
 	/* the profiler's section name on the source line under the frame */
-	F("run_training_batch", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
-	F("training_epoch_loop", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
-	F("autotrain.trainers", TRAINING_STEP, "autotrain", "any", THREAD),
+	W("run_training_batch", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
+	W("training_epoch_loop", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
+	W("autotrain.trainers", TRAINING_STEP, "autotrain", "any", THREAD),
 	/* MLC-LLM's own start-up check sizing the KV cache (InferForKVCache ->
 	 * EstimateMemoryUsageOnMode): its message is the phase */
 	F("Insufficient GPU memory error: The available", KV_ALLOC, "mlc-llm", "v0.1.0-2025 main",

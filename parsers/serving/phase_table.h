@@ -11,6 +11,14 @@
  * before it (memfail_phase_line(), followed by server_memfail.c). The
  * table is data only; the order of its rows does not decide anything
  * but a tie between phrases that start at the same byte.
+ *
+ * Frames rank in four tiers, the first that a traceback holds deciding
+ * (the innermost of that tier, memfail.c frames_phase): an engine's own
+ * frame; a framework's beneath it (PM_FRAMEWORK: transformers,
+ * accelerate, PEFT, diffusers, ComfyUI, Lightning, Keras); a library any
+ * phase calls into (PM_GENERIC); last, a frame or message that says only
+ * that the program was starting (phase startup: "Engine core
+ * initialization failed"), which any stage named wins over.
  */
 #ifndef OOMLENS_PHASE_TABLE_H
 #define OOMLENS_PHASE_TABLE_H
@@ -30,11 +38,17 @@ enum phase_mark_kind {
  * optimizer.step() once inside initialize_optimizer_states). */
 #define PM_GENERIC 1u
 
+/* A frame of a framework beneath the engines (a model's load by
+ * transformers or diffusers, a Trainer's or Lightning's loop, Keras's
+ * fit): it places a failure no engine's frame places; an engine's own
+ * frame anywhere in the same traceback decides before it. */
+#define PM_FRAMEWORK 2u
+
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
-	unsigned char flags;         /* PM_GENERIC */
+	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the

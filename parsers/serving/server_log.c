@@ -180,14 +180,23 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	struct memfail mf;
 	int failed = memfail_line(exc, en, &mf);
 	/* once a request was served the phase is serving: no hint is read */
-	enum oom_phase hint = failed && mf.phase ? mf.phase
-			      : tb && !st->mem.served ? memfail_phase_hint(tb, strlen(tb))
-			      : OOM_PHASE_UNKNOWN;
-	enum oom_phase ph = srv_mem_phase(&st->mem, hint != OOM_PHASE_UNKNOWN ? hint
-					  : frames_above(st, j->line));
+	enum oom_phase hint = failed ? mf.phase : OOM_PHASE_UNKNOWN, ph;
+
+	if (tb && !st->mem.served && (hint == OOM_PHASE_UNKNOWN || hint == OOM_PHASE_STARTUP))
+		hint = memfail_phase_pick(hint, memfail_phase_hint(tb, strlen(tb)));
+	ph = srv_mem_phase(&st->mem, memfail_phase_pick(hint, frames_above(st, j->line)));
 
 	if (tb)
 		srv_mem_stack(&st->mem, tb, strlen(tb));
+	/* an exception that is no failure itself may go on, below it, with
+	 * the failure's own words (TensorFlow's "Graph execution error:",
+	 * then "OOM when allocating tensor"): its frames place that line */
+	if (tb && !failed && !torch_oom_text(exc, en) && !st->mem.served) {
+		int rank;
+		enum oom_phase tbph = memfail_phase_hint_ranked(tb, strlen(tb), &rank);
+		if (tbph != OOM_PHASE_UNKNOWN)
+			srv_mem_frame(&st->mem, tbph, rank, st->in->lineno);
+	}
 
 	if (torch_oom_text(exc, en)) {
 		e.kind = vocab_event_kind(VE_TORCH_OOM);
@@ -377,11 +386,10 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 	enum oom_phase ph = failed ? mf.phase
 			    : st->mem.served ? OOM_PHASE_UNKNOWN : memfail_phase_hint(l->msg, l->n);
 
-	if (ph == OOM_PHASE_UNKNOWN && !st->mem.served && srv_join_open(&st->join) != SRV_NONE &&
-	    tb->len)
-		ph = memfail_phase_hint(tb->buf, tb->len);
-	if (ph == OOM_PHASE_UNKNOWN)
-		ph = frames_above(st, st->in->lineno);
+	if ((ph == OOM_PHASE_UNKNOWN || ph == OOM_PHASE_STARTUP) && !st->mem.served &&
+	    srv_join_open(&st->join) != SRV_NONE && tb->len)
+		ph = memfail_phase_pick(ph, memfail_phase_hint(tb->buf, tb->len));
+	ph = memfail_phase_pick(ph, frames_above(st, st->in->lineno));
 	st->engines.phase = srv_mem_phase(&st->mem, ph);
 	/* the engine's own wording has no family; the generic "out of memory"
 	 * in it ("Decode out of memory.") names none either */

@@ -43,7 +43,7 @@ enum oom_phase srv_mem_phase(const struct srv_mem *m, enum oom_phase hint)
 {
 	if (m->served)
 		return OOM_PHASE_SERVING;
-	return hint != OOM_PHASE_UNKNOWN ? hint : m->phase;
+	return memfail_phase_pick(hint, m->phase);
 }
 
 void srv_mem_served(struct srv_mem *m)
@@ -78,10 +78,10 @@ static int flush(struct srv_mem *m, struct sink *s)
 	/* its own lines first, then the frames of the traceback it ends
 	 * (printed above it: of a chain of exceptions the cause's, the
 	 * innermost), then a traceback printed after it (THCudaCheck's),
-	 * then the log's phase */
-	enum oom_phase ph = m->f.phase != OOM_PHASE_UNKNOWN ? m->f.phase
-			    : m->ctx_frame ? m->ctx
-			    : m->below != OOM_PHASE_UNKNOWN ? m->below : m->ctx;
+	 * then the log's phase; a stage named by any of them wins over
+	 * start-up alone (memfail_phase_pick) */
+	enum oom_phase ph = memfail_phase_pick(memfail_phase_pick(memfail_phase_pick(m->f.phase,
+			    m->ctx_frame ? m->ctx : OOM_PHASE_UNKNOWN), m->below), m->ctx);
 	int64_t id;
 
 	/* Metal fails only when a command buffer runs, inside llama_decode
@@ -197,18 +197,23 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	}
 	if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) == OOM_PHASE_UNKNOWN)
 		return 0;
-	/* a later frame is an inner one: it wins unless it is a generic
-	 * library's under an engine's (memfail_phase_hint_ranked) */
-	if (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES || rank <= m->frame_rank) {
-		m->frame = ph;          /* a frame of a traceback cut above */
-		m->frame_rank = rank;
-		m->frame_line = lineno;
-	}
+	srv_mem_frame(m, ph, rank, lineno);
 	/* a frame of the traceback a held failure prints after itself
 	 * (PyTorch's THCudaCheck, then "Traceback ...": loss.backward(),
 	 * evaluate()) names that failure's phase, the innermost wins */
 	srv_mem_below(m, ph, rank, lineno);
 	return 0;
+}
+
+void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)
+{
+	/* a later frame is an inner one: it wins unless it is of a lower
+	 * tier than the one noted (memfail_phase_hint_ranked) */
+	if (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES || rank <= m->frame_rank) {
+		m->frame = ph;
+		m->frame_rank = rank;
+		m->frame_line = lineno;
+	}
 }
 
 void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)

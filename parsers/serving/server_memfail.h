@@ -100,6 +100,14 @@ void srv_mem_put_stack(const struct srv_mem *m, json_t *d);
  * inner frame) over an earlier one. Nothing when none is held. */
 void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno);
 
+/* Note that the frames read at lineno (a line of a traceback cut above,
+ * or the whole traceback of an exception that reported no failure
+ * itself: TensorFlow's "ResourceExhaustedError: Graph execution error:"
+ * whose message goes on "OOM when allocating tensor ...") name phase ph
+ * with rank (memfail_phase_hint_ranked): a failure within SRV_MEM_FRAMES
+ * lines after takes it when its own lines name none. */
+void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno);
+
 /* Write the failure still held. 0 or -1. */
 int srv_mem_finish(struct srv_mem *m, struct sink *s);
 

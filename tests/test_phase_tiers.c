@@ -1,0 +1,234 @@
+/*
+ * test_phase_tiers.c -- the tiers of the frames that name an OOM's phase
+ * (parsers/serving/phase_table.c, issue 27 round 4): an engine's own
+ * frame decides before a framework's beneath it (transformers, Trainer,
+ * Lightning, Keras, ComfyUI: PM_FRAMEWORK), a framework's before a library
+ * any phase calls into (PM_GENERIC: transformers' generate), and any stage
+ * named before a frame that says only that the program was starting
+ * (phase startup). A traceback printed newest first is read the other
+ * way; "> " and "[rank3]: " prefixes change nothing. A failure plainly
+ * before serving whose stage nothing shows is named startup, a
+ * misconfiguration whose advice says the stage is not shown.
+ *
+ * The real excerpts are under tests/data/real/any_stack (MANIFEST.tsv
+ * gives each thread); the texts built here are edge cases made of the
+ * frame lines those excerpts and the engines' sources print.
+ */
+#include "testutil.h"
+#include "analyzer/rules/rules.h"
+#include "parsers/serving/memfail.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ANY "tests/data/real/any_stack/"
+#define HF "  File \"/usr/local/lib/python3.10/dist-packages/transformers/"
+#define VL "  File \"/usr/local/lib/python3.10/dist-packages/vllm/"
+#define OOM_LINE "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+
+static enum oom_phase hint(const char *t)
+{
+	return memfail_phase_hint(t, strlen(t));
+}
+
+/* The phase of the first OOM event of a parsed log. */
+static const char *first_phase(struct timeline *tl)
+{
+	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
+		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
+}
+
+/* An engine's frame decides even when a framework's is printed inside it
+ * (a model's own code calling an eval_loop from vLLM's profile run): by
+ * position alone the inner framework frame would win. */
+static void engine_before_framework(void **state)
+{
+	static const char t[] =
+		"Traceback (most recent call last):\n"
+		VL "worker/worker.py\", line 179, in determine_num_available_blocks\n"
+		"    self.model_runner.profile_run()\n"
+		VL "worker/model_runner.py\", line 1230, in profile_run\n"
+		"    self.execute_model(model_input, kv_caches, intermediate_tensors)\n"
+		"  File \"/srv/model/modeling_custom.py\", line 80, in forward\n"
+		"    return self.eval_loop(hidden_states)\n"
+		OOM_LINE;
+	static const char inner[] =
+		"  File \"/srv/model/modeling_custom.py\", line 80, in forward\n"
+		"    return self.eval_loop(hidden_states)\n"
+		OOM_LINE;
+	int rank;
+
+	(void)state;
+	assert_int_equal(hint(t), OOM_PHASE_PROFILE);
+	assert_int_equal(memfail_phase_hint_ranked(t, strlen(t), &rank), OOM_PHASE_PROFILE);
+	assert_int_equal(rank, 0);
+	/* the framework's frame alone still names its phase, one tier down */
+	assert_int_equal(memfail_phase_hint_ranked(inner, strlen(inner), &rank), OOM_PHASE_EVAL);
+	assert_int_equal(rank, 1);
+}
+
+/* transformers' generate is a library call: inside a Trainer's step (an
+ * RL trainer generating its rollouts) the step is the phase; alone it is
+ * evaluation. */
+static void framework_before_generic(void **state)
+{
+	static const char in_step[] =
+		HF "trainer.py\", line 2240, in _inner_training_loop\n"
+		"    tr_loss_step = self.training_step(model, inputs, num_items_in_batch)\n"
+		HF "generation/utils.py\", line 2215, in generate\n"
+		"    result = self._sample(\n"
+		OOM_LINE;
+	static const char alone[] =
+		"  File \"/home/u/eval_asr.py\", line 88, in main\n"
+		"    out = model.generate(**batch, max_new_tokens=256)\n"
+		HF "generation/utils.py\", line 2215, in generate\n"
+		OOM_LINE;
+
+	(void)state;
+	assert_int_equal(hint(in_step), OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(hint(alone), OOM_PHASE_EVAL);
+}
+
+/* A Trainer's evaluation inside its training loop, printed in Python's
+ * order and newest first (a web UI's reversed paste: the header below
+ * the frames): the innermost frame, evaluation_loop, decides both. */
+static void newest_first_traceback(void **state)
+{
+	static const char normal[] =
+		"Traceback (most recent call last):\n"
+		HF "trainer.py\", line 2328, in _inner_training_loop\n"
+		HF "trainer.py\", line 2801, in _maybe_log_save_evaluate\n"
+		HF "trainer.py\", line 3680, in evaluation_loop\n"
+		OOM_LINE;
+	static const char reversed[] =
+		OOM_LINE
+		HF "trainer.py\", line 3680, in evaluation_loop\n"
+		HF "trainer.py\", line 2801, in _maybe_log_save_evaluate\n"
+		HF "trainer.py\", line 2328, in _inner_training_loop\n"
+		"Traceback (most recent call last):\n";
+
+	/* Lightning 1.x runs validation inside its training epoch */
+	static const char lightning1[] =
+		"  File \"/opt/conda/lib/python3.8/site-packages/pytorch_lightning/trainer/"
+		"training_loop.py\", line 562, in run_training_epoch\n"
+		"  File \"/opt/conda/lib/python3.8/site-packages/pytorch_lightning/trainer/"
+		"trainer.py\", line 659, in run_evaluation\n"
+		OOM_LINE;
+
+	(void)state;
+	assert_int_equal(hint(normal), OOM_PHASE_EVAL);
+	assert_int_equal(hint(reversed), OOM_PHASE_EVAL);
+	assert_int_equal(hint(lightning1), OOM_PHASE_EVAL);
+}
+
+/* Start-up alone ranks last: TensorRT-LLM's "Executor creation failed"
+ * names no stage until its table names the component; vLLM's engine core
+ * that failed to start defers to the worker's traceback chained before
+ * it, and names start-up only when nothing else does. */
+static void startup_ranks_last(void **state)
+{
+	static const char trt_alone[] =
+		"  File \"/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/"
+		"py_executor_creator.py\", line 147, in observe_creation_stage\n"
+		"    raise RuntimeError(explanation) from e\n"
+		"RuntimeError: Executor creation failed due to insufficient GPU memory.\n";
+	static const char trt_table[] =
+		"RuntimeError: Executor creation failed due to insufficient GPU memory.\n"
+		"\n"
+		"The following component could not be created: KV cache\n";
+	static const char chained[] =
+		VL "v1/worker/gpu_model_runner.py\", line 3410, in capture_model\n"
+		OOM_LINE
+		"\n"
+		"The above exception was the direct cause of the following exception:\n"
+		"\n"
+		"Traceback (most recent call last):\n"
+		VL "v1/engine/core.py\", line 699, in run_engine_core\n"
+		"RuntimeError: Engine core initialization failed. See root cause above.\n";
+	static const char no_stage[] =
+		VL "v1/engine/core.py\", line 699, in run_engine_core\n"
+		OOM_LINE
+		"\n"
+		"The above exception was the direct cause of the following exception:\n"
+		"\n"
+		"RuntimeError: Engine core initialization failed. See root cause above.\n";
+	struct memfail f;
+	const char *l = "RuntimeError: Executor creation failed due to insufficient GPU memory.";
+	const char *c = "The following component could not be created: KV cache";
+
+	(void)state;
+	assert_int_equal(hint(trt_alone), OOM_PHASE_STARTUP);
+	assert_int_equal(hint(trt_table), OOM_PHASE_KV_ALLOC);
+	assert_int_equal(hint(chained), OOM_PHASE_GRAPH_CAPTURE);
+	assert_int_equal(hint(no_stage), OOM_PHASE_STARTUP);
+	/* line by line: the failure's own line says start-up, the next
+	 * names the component */
+	assert_int_equal(memfail_line(l, strlen(l), &f), 1);
+	assert_int_equal(f.phase, OOM_PHASE_STARTUP);
+	assert_int_equal(memfail_continues(c, strlen(c), &f), 1);
+	assert_int_equal(f.phase, OOM_PHASE_KV_ALLOC);
+	/* the pick: a stage named wins over start-up alone, never the reverse */
+	assert_int_equal(memfail_phase_pick(OOM_PHASE_STARTUP, OOM_PHASE_WARMUP), OOM_PHASE_WARMUP);
+	assert_int_equal(memfail_phase_pick(OOM_PHASE_WARMUP, OOM_PHASE_STARTUP), OOM_PHASE_WARMUP);
+	assert_int_equal(memfail_phase_pick(OOM_PHASE_UNKNOWN, OOM_PHASE_STARTUP), OOM_PHASE_STARTUP);
+	assert_int_equal(memfail_phase_pick(OOM_PHASE_STARTUP, OOM_PHASE_UNKNOWN), OOM_PHASE_STARTUP);
+}
+
+/* The real excerpts of the framework tier, through the server-log
+ * parser: quoted ("[rank3]: " from torchrun, "> " from a reply), Windows
+ * paths, and TensorFlow's exception whose failure words follow it. */
+static void real_framework_excerpts(void **state)
+{
+	static const struct { const char *file, *want; } t[] = {
+		{ ANY "llamafactory-rank-prefixed-from-pretrained-meta-model-oom-270mib.log", "load_weights" },
+		{ ANY "transformers-from-pretrained-meta-model-accelerate-cuda-error-oom.log", "load_weights" },
+		{ ANY "comfyui-gguf-model-patcher-load-to-device-allocation-on-device.log", "load_weights" },
+		{ ANY "comfyui-patch-weight-to-device-cast-allocation-on-device.log", "load_weights" },
+		{ ANY "keras-tf2-fit-graph-execution-error-oom-bfc.log", "training_step" },
+		{ ANY "trtllm-quoted-load-single-module-rank-oom-40mib.log", "load_weights" },
+		/* the stage is shown nowhere in this excerpt: unknown, not startup */
+		{ ANY "vllm-rocm-gfx1151-enginecore-hip-oom-not-starting.log", "unknown" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct timeline *tl = t_open();
+		assert_int_equal(t_parse_file(tl, t[i].file), 0);
+		assert_string_equal(first_phase(tl), t[i].want);
+		t_close(tl);
+	}
+}
+
+/* TGI's shard that never started (text-generation-inference #866): the
+ * OOM names no stage, the launcher says the shard failed to start. The
+ * oom row is startup, and the verdict a misconfiguration in that phase
+ * whose advice says the stage is not shown. */
+static void shard_that_never_started(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file(tl, "tests/data/real/serving/"
+				      "tgi-1.0-torch-oom-old-format-shard-cannot-start.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), "startup");
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "misconfig");
+	assert_string_equal(t_text(tl, "SELECT phase FROM verdict"), "startup");
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE rule = 'startup'"),
+			       "stage that failed is not shown"));
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(engine_before_framework),
+		cmocka_unit_test(framework_before_generic),
+		cmocka_unit_test(newest_first_traceback),
+		cmocka_unit_test(startup_ranks_last),
+		cmocka_unit_test(real_framework_excerpts),
+		cmocka_unit_test(shard_that_never_started),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
