@@ -74,19 +74,48 @@ static const char *phase_clause(const char *p, const char *stack)
 
 /* A wording family (oom.family) as its users write it: "hip" is "HIP
  * (ROCm)"; an unknown one as it is. */
-static const char *family_name(const char *f)
+/* The subject of the answer's sentence for a wording family
+ * (parsers/serving/memfail_words.c's names), the memory it ran out of and
+ * how its devices are called: an Ascend NPU, a TPU (XLA runs on both TPUs
+ * and GPUs) or a Tenstorrent card is no GPU. Unknown families keep their
+ * key, with the default nouns. */
+struct fam_words { const char *key, *name, *mem, *dev; };
+
+static const struct fam_words *family_words(const char *f)
 {
-	static const char *const t[][2] = {
-		{ "hip", "HIP (ROCm)" }, { "mps", "PyTorch's MPS backend" }, { "metal", "Metal" },
-		{ "xla", "XLA" }, { "ggml", "ggml" }, { "cudnn", "cuDNN" }, { "nccl", "NCCL" },
-		{ "cublas", "cuBLAS" }, { "tensorflow", "TensorFlow" }, { "jax", "JAX" },
+	static const struct fam_words t[] = {
+		{ "hip", "HIP (ROCm)", NULL, NULL }, { "mps", "PyTorch's MPS backend", NULL, NULL },
+		{ "metal", "Metal", NULL, NULL }, { "xla", "XLA", "device memory", "device" },
+		{ "ggml", "The ggml backend (llama.cpp)", NULL, NULL }, { "cudnn", "cuDNN", NULL, NULL },
+		{ "nccl", "NCCL", NULL, NULL }, { "cublas", "cuBLAS", NULL, NULL },
+		{ "tensorflow", "TensorFlow", NULL, NULL }, { "jax", "JAX", "device memory", "device" },
+		{ "tf_bfc", "TensorFlow's BFC allocator", NULL, NULL },
+		{ "trt", "TensorRT", NULL, NULL },
+		{ "turbomind", "LMDeploy's TurboMind", NULL, NULL },
+		{ "sglang_kv", "SGLang's KV-cache pool", NULL, NULL },
+		{ "vllm_warmup", "vLLM's warm-up", NULL, NULL }, { "torch", "PyTorch", NULL, NULL },
+		{ "xpu", "PyTorch's XPU backend (Intel GPU)", NULL, "xpu" },
+		{ "host", "A host allocation", NULL, NULL }, { "onnxruntime", "ONNX Runtime", NULL, NULL },
+		{ "ray", "Ray", NULL, NULL }, { "ollama", "Ollama", NULL, NULL },
+		{ "npu", "An Ascend NPU (torch_npu)", "NPU memory", "npu" },
+		{ "mlx", "MLX (Metal)", NULL, NULL }, { "sycl", "SYCL", NULL, NULL },
+		{ "mlc", "MLC-LLM", NULL, NULL },
+		{ "tt_metal", "Tenstorrent's tt-metal", "device memory (DRAM)", "device" },
+		{ "unknown", "An allocation", NULL, NULL },
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(f, t[i][0]))
-			return t[i][1];
-	return f;
+	for (i = 0; f && i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(f, t[i].key))
+			return &t[i];
+	return NULL;
+}
+
+static const char *family_name(const char *f)
+{
+	const struct fam_words *w = family_words(f);
+
+	return w ? w->name : f;
 }
 
 static const char *col(sqlite3_stmt *st, int i)
@@ -112,6 +141,7 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 				     " oom.event_id AND json_valid(e.data)) FROM oom WHERE id = 1");
 	char req[40] = "", vb[40] = "", dev[24] = "";
 	const char *kind, *mem, *stack;
+	const struct fam_words *fw;
 	struct strbuf v = STRBUF_INIT;
 
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
@@ -137,14 +167,17 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		fmt_bytes(req, sizeof(req), sqlite3_column_double(st, 4));
 	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 		fmt_bytes(vb, sizeof(vb), sqlite3_column_double(st, 7));
+	fw = family_words(col(st, 9));
 	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-		snprintf(dev, sizeof(dev), " on gpu%lld", (long long)sqlite3_column_int64(st, 2));
+		snprintf(dev, sizeof(dev), " on %s%lld", fw && fw->dev ? fw->dev : "gpu",
+			 (long long)sqlite3_column_int64(st, 2));
 	who(&v, col(st, 6), sqlite3_column_type(st, 5) == SQLITE_NULL ? OL_NULL
 						: sqlite3_column_int64(st, 5));
 	if (!phase)
 		phase = col(st, 8);
 	stack = col(st, 10);
-	mem = col(st, 1) && !strcmp(col(st, 1), "host") ? "host memory" : "GPU memory";
+	mem = col(st, 1) && !strcmp(col(st, 1), "host") ? "host memory"
+	      : fw && fw->mem ? fw->mem : "GPU memory";
 
 	if (!strcmp(kind, "kernel_oom") || !strcmp(kind, "memcg_oom")) {
 		if (!strcmp(kind, "memcg_oom"))
@@ -384,7 +417,17 @@ static json_t *failures(struct report_ctx *c, int64_t *total)
 				strbuf_addstr(&act, "not in oomlens' table: see NVIDIA's Xid"
 						    " catalogue (docs.nvidia.com/deploy/xid-errors)");
 		} else if (!strcmp(kind, "process_crash")) {
-			strbuf_addstr(&act, "the process ended on a signal (a core dump)");
+			/* SIGKILL (exit 137) cannot be caught and leaves no core:
+			 * a kill from outside, not a crash that dumped */
+			const char *sig = json_string_value(json_object_get(d, "signal"));
+			int64_t ec = jv_int_or_null(d, "exit_code");
+			if ((sig && !strcmp(sig, "SIGKILL")) || ec == 137)
+				strbuf_addstr(&act, "the process was killed from outside (SIGKILL:"
+						    " no core dump)");
+			else if (sig)
+				strbuf_addf(&act, "the process ended on %s", sig);
+			else
+				strbuf_addstr(&act, "the process ended on a signal");
 		} else if (!strcmp(kind, "cuda_exception")) {
 			strbuf_addstr(&act, "a kernel raised a CUDA exception (a CUDA core dump)");
 		} else if (sum && (strstr(sum, "NCCL") || strstr(sum, "nccl"))) {
