@@ -204,7 +204,21 @@ static const char *advise_graphs(const char *stack, const struct rl_engine *e, i
 
 	if (g)
 		rl_fig(f, "cuda_graph_bytes", g->f[RL_EF_GRAPHS]);
-	if (engine_kind_from_name(stack) == ENGINE_SGLANG)
+	/* each engine is told its own capture-size setting (vLLM's engine
+	 * arguments, SGLang's server arguments, TGI's launcher: --cuda-graphs
+	 * takes the batch sizes, "1,2,4,8,16,32" by default, 0 for none);
+	 * both vLLM's and SGLang's only when the log names neither */
+	if (engine_kind_from_name(stack) == ENGINE_VLLM)
+		rl_advice(f, "Start with %s (no CUDA graphs), or capture fewer and smaller"
+			  " batch sizes (--cuda-graph-sizes, from 0.11 --max-cudagraph-capture-size)"
+			  "%s%s%s.", eager, g ? "; the graphs took " : "",
+			  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
+	else if (engine_kind_from_name(stack) == ENGINE_TGI)
+		rl_advice(f, "Start with %s (no CUDA graphs), or capture fewer and smaller"
+			  " batch sizes (--cuda-graphs 1,2,4 instead of the default"
+			  " 1,2,4,8,16,32)%s%s%s.", eager, g ? "; the graphs took " : "",
+			  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
+	else if (engine_kind_from_name(stack) == ENGINE_SGLANG)
 		rl_advice(f, "Start with %s (no CUDA graphs), or capture fewer and smaller batch"
 			  " sizes (--cuda-graph-max-bs)%s%s%s.", eager, g ? "; the graphs took " : "",
 			  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
