@@ -202,7 +202,7 @@ def wording(rep, head, whole):
     first = ooms[0] if ooms else {}
     m = re.search(r"What happened:\s*(\S+)[^\n]*", head)
     said = m.group(0) if m else ""
-    if m and m.group(1)[:1].islower() and m.group(1) not in ("cuDNN", "cuBLAS"):
+    if m and first.get("family") and m.group(1) == first.get("family"):
         errs.append("the answer's subject is a raw name: %r" % m.group(1))
     if first.get("family") in NOT_GPU and ("GPU memory" in said or " on gpu" in said):
         errs.append("%s is no GPU, yet: %r" % (first.get("family"), said[:120]))
