@@ -600,7 +600,10 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 	 * item: the figures judged the class, not why the step outgrew the card */
 	if (json_is_string(json_object_get(a, "fix")) &&
 	    (x = json_object_get(json_object_get(a, "try_first"), "advice")) && json_is_string(x)) {
-		item_open(sb, m, "Also, for this phase:");
+		const char *ph = json_string_value(json_object_get(a, "phase"));
+		/* the phase's knobs only where the evidence names the phase */
+		item_open(sb, m, ph && *ph && strcmp(ph, "unknown") ? "Also, for this phase:"
+								      : "Also, to try first:");
 		put(sb, m, json_string_value(x));
 		strbuf_addstr(sb, m->close);
 	}
@@ -624,8 +627,16 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 			strbuf_addstr(sb, ")");
 		if (json_is_number(json_object_get(a, "confidence")))
 			strbuf_addf(sb, ", confidence %.0f %%", conf * 100);
-		put(sb, m, conf >= 0.7 ? " (the evidence decides it)." : " (not decided: weigh the"
-			   " figures below).");
+		/* "not decided" once: the class's words say it for inconclusive;
+		 * "weigh the figures" only where the answer shows some */
+		if (!strcmp(cls, "inconclusive"))
+			put(sb, m, ".");
+		else if (conf >= 0.7)
+			put(sb, m, " (the evidence decides it).");
+		else if (json_array_size(json_object_get(a, "evidence")))
+			put(sb, m, " (not decided: weigh the figures above).");
+		else
+			put(sb, m, " (not decided: no figure of the evidence sizes it).");
 	} else {
 		put(sb, m, "no verdict (the rules have not run on this database).");
 	}

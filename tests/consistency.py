@@ -219,6 +219,13 @@ def wording(rep, head, whole):
     if first.get("phase") in STARTUP and "server load (" in head:
         errs.append("server load asked for an OOM in phase %s, before any request"
                     % first.get("phase"))
+    sure = re.search(r"How sure:[^\n]*", head)
+    if sure and sure.group(0).count("not decided") > 1:
+        errs.append("'not decided' twice: %r" % sure.group(0)[:120])
+    if sure and "weigh the figures" in sure.group(0) and "Evidence:" not in head:
+        errs.append("asks to weigh figures the first screen does not show")
+    if "for this phase:" in head and (first.get("phase") or "unknown") == "unknown":
+        errs.append("'for this phase' where the evidence names no phase")
     for line in head.splitlines():
         if (re.search(r"(?<!no )core dump", line)
                 and ("SIGKILL" in line or "exit code 137" in line)):
