@@ -219,9 +219,8 @@ def wording(rep, head, whole):
     if first.get("phase") in STARTUP and "server load (" in head:
         errs.append("server load asked for an OOM in phase %s, before any request"
                     % first.get("phase"))
-    if not rep.get("engines") and not (rep.get("meta") or {}).get("server.name") \
-            and re.search(r"\(vLLM --", head):
-        errs.append("vLLM's flags advised where no serving engine is named")
+    if first.get("phase") in ("training_step", "eval") and re.search(r"\(vLLM --", head):
+        errs.append("vLLM's flags advised for a %s OOM" % first.get("phase"))
     sure = re.search(r"How sure:[^\n]*", head)
     if sure and sure.group(0).count("not decided") > 1:
         errs.append("'not decided' twice: %r" % sure.group(0)[:120])
