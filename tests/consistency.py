@@ -192,6 +192,8 @@ ENGINE_FLAGS = {
              "--enforce-eager"),
     "sglang": ("--cuda-graph-max-bs", "--mem-fraction-static", "--disable-cuda-graph"),
     "tgi": ("--cuda-memory-fraction", "--max-batch-prefill-tokens", "--cuda-graphs"),
+    "ollama": ("num_gpu", "num_ctx"),
+    "llama.cpp": ("--n-gpu-layers", "--ctx-size"),
 }
 
 
