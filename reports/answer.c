@@ -73,21 +73,28 @@ static const char *phase_clause(const char *p, const char *stack)
 	return NULL;
 }
 
-/* A wording family (oom.family) as its users write it: "hip" is "HIP
- * (ROCm)"; an unknown one as it is. */
+/* The subject of the answer's sentence for a wording family
+ * (parsers/serving/memfail_words.c's names) as its users write it: "hip"
+ * is "HIP (ROCm)"; an unknown one keeps its key. Which memory ran out
+ * and how its devices are called is memory_of()'s, by scope. */
 static const char *family_name(const char *f)
 {
 	static const char *const t[][2] = {
 		{ "hip", "HIP (ROCm)" }, { "mps", "PyTorch's MPS backend" }, { "metal", "Metal" },
-		{ "xla", "XLA" }, { "ggml", "ggml" }, { "cudnn", "cuDNN" }, { "nccl", "NCCL" },
-		{ "cublas", "cuBLAS" }, { "tensorflow", "TensorFlow" }, { "jax", "JAX" },
-		{ "xpu", "PyTorch's XPU backend" }, { "npu", "Ascend's torch_npu" },
-		{ "hpu", "Gaudi's PyTorch bridge" }, { "mlx", "MLX" }, { "sycl", "SYCL" },
-		{ "tt_metal", "tt-metal" },
+		{ "xla", "XLA" }, { "ggml", "The ggml backend (llama.cpp)" }, { "cudnn", "cuDNN" },
+		{ "nccl", "NCCL" }, { "cublas", "cuBLAS" }, { "tensorflow", "TensorFlow" }, { "jax", "JAX" },
+		{ "tf_bfc", "TensorFlow's BFC allocator" }, { "trt", "TensorRT" },
+		{ "turbomind", "LMDeploy's TurboMind" }, { "sglang_kv", "SGLang's KV-cache pool" },
+		{ "vllm_warmup", "vLLM's warm-up" }, { "torch", "PyTorch" },
+		{ "xpu", "PyTorch's XPU backend (Intel GPU)" }, { "hpu", "Gaudi's PyTorch bridge (HPU)" },
+		{ "host", "A host allocation" }, { "onnxruntime", "ONNX Runtime" }, { "ray", "Ray" },
+		{ "ollama", "Ollama" }, { "npu", "An Ascend NPU (torch_npu)" }, { "mlx", "MLX (Metal)" },
+		{ "sycl", "SYCL" }, { "mlc", "MLC-LLM" }, { "tt_metal", "Tenstorrent's tt-metal" },
+		{ "unknown", "An allocation" },
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+	for (i = 0; f && i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(f, t[i][0]))
 			return t[i][1];
 	return f;
@@ -433,7 +440,17 @@ static json_t *failures(struct report_ctx *c, int64_t *total)
 				strbuf_addstr(&act, "not in oomlens' table: see NVIDIA's Xid"
 						    " catalogue (docs.nvidia.com/deploy/xid-errors)");
 		} else if (!strcmp(kind, "process_crash")) {
-			strbuf_addstr(&act, "the process ended on a signal (a core dump)");
+			/* SIGKILL (exit 137) cannot be caught and leaves no core:
+			 * a kill from outside, not a crash that dumped */
+			const char *sig = json_string_value(json_object_get(d, "signal"));
+			int64_t ec = jv_int_or_null(d, "exit_code");
+			if ((sig && !strcmp(sig, "SIGKILL")) || ec == 137)
+				strbuf_addstr(&act, "the process was killed from outside (SIGKILL:"
+						    " no core dump)");
+			else if (sig)
+				strbuf_addf(&act, "the process ended on %s", sig);
+			else
+				strbuf_addstr(&act, "the process ended on a signal");
 		} else if (!strcmp(kind, "cuda_exception")) {
 			strbuf_addstr(&act, "a kernel raised a CUDA exception (a CUDA core dump)");
 		} else if (sum && (strstr(sum, "NCCL") || strstr(sum, "nccl"))) {
@@ -606,7 +623,10 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 	 * item: the figures judged the class, not why the step outgrew the card */
 	if (json_is_string(json_object_get(a, "fix")) &&
 	    (x = json_object_get(json_object_get(a, "try_first"), "advice")) && json_is_string(x)) {
-		item_open(sb, m, "Also, for this phase:");
+		const char *ph = json_string_value(json_object_get(a, "phase"));
+		/* the phase's knobs only where the evidence names the phase */
+		item_open(sb, m, ph && *ph && strcmp(ph, "unknown") ? "Also, for this phase:"
+								      : "Also, to try first:");
 		put(sb, m, json_string_value(x));
 		strbuf_addstr(sb, m->close);
 	}
@@ -630,8 +650,16 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 			strbuf_addstr(sb, ")");
 		if (json_is_number(json_object_get(a, "confidence")))
 			strbuf_addf(sb, ", confidence %.0f %%", conf * 100);
-		put(sb, m, conf >= 0.7 ? " (the evidence decides it)." : " (not decided: weigh the"
-			   " figures below).");
+		/* "not decided" once: the class's words say it for inconclusive;
+		 * "weigh the figures" only where the answer shows some */
+		if (!strcmp(cls, "inconclusive"))
+			put(sb, m, ".");
+		else if (conf >= 0.7)
+			put(sb, m, " (the evidence decides it).");
+		else if (json_array_size(json_object_get(a, "evidence")))
+			put(sb, m, " (not decided: weigh the figures above).");
+		else
+			put(sb, m, " (not decided: no figure of the evidence sizes it).");
 	} else {
 		put(sb, m, "no verdict (the rules have not run on this database).");
 	}

@@ -180,6 +180,63 @@ def run(oomlens, path, tmp):
     return name, rep, {f: (heads[f], whole[f]) for f in FORMATS}
 
 
+# Words of the first screen that do not fit the incident (issue 27's
+# reading as the on-call engineer would): a raw wording-family key as the
+# sentence's subject, "GPU memory" for an accelerator that is no GPU, a
+# flag of another engine than the one the log shows, server load asked
+# for an OOM before any request was served, a core dump for a SIGKILL.
+STARTUP = ("load_weights", "profile", "kv_alloc", "graph_capture", "warmup")
+NOT_GPU = ("npu", "tt_metal", "xla")
+ENGINE_FLAGS = {
+    "vllm": ("--cuda-graph-sizes", "--max-cudagraph-capture-size", "--gpu-memory-utilization",
+             "--enforce-eager"),
+    "sglang": ("--cuda-graph-max-bs", "--mem-fraction-static", "--disable-cuda-graph"),
+    "tgi": ("--cuda-memory-fraction", "--max-batch-prefill-tokens", "--cuda-graphs"),
+    "ollama": ("num_gpu", "num_ctx"),
+    "llama.cpp": ("--n-gpu-layers", "--ctx-size"),
+}
+
+
+def wording(rep, head, whole):
+    """[error]: statements of the first screen that do not fit the incident."""
+    errs = []
+    ooms = (rep.get("summary") or {}).get("ooms") or []
+    first = ooms[0] if ooms else {}
+    m = re.search(r"What happened:\s*(\S+)[^\n]*", head)
+    said = m.group(0) if m else ""
+    if m and first.get("family") and m.group(1) == first.get("family"):
+        errs.append("the answer's subject is a raw name: %r" % m.group(1))
+    if first.get("family") in NOT_GPU and ("GPU memory" in said or " on gpu" in said):
+        errs.append("%s is no GPU, yet: %r" % (first.get("family"), said[:120]))
+    engines = {e.get("engine") for e in rep.get("engines") or []} & set(ENGINE_FLAGS)
+    if len(engines) == 1:
+        for other, flags in ENGINE_FLAGS.items():
+            if other in engines:
+                continue
+            for fl in flags:
+                if re.search(re.escape(fl) + r"(?![A-Za-z-])", head):
+                    errs.append("%s flag %s advised for a %s log" % (other, fl, engines.pop()
+                                if len(engines) == 1 else "?"))
+                    engines = {e.get("engine") for e in rep.get("engines") or []} & set(ENGINE_FLAGS)
+    if first.get("phase") in STARTUP and "server load (" in head:
+        errs.append("server load asked for an OOM in phase %s, before any request"
+                    % first.get("phase"))
+    if first.get("phase") in ("training_step", "eval") and re.search(r"\(vLLM --", head):
+        errs.append("vLLM's flags advised for a %s OOM" % first.get("phase"))
+    sure = re.search(r"How sure:[^\n]*", head)
+    if sure and sure.group(0).count("not decided") > 1:
+        errs.append("'not decided' twice: %r" % sure.group(0)[:120])
+    if sure and "weigh the figures" in sure.group(0) and "Evidence:" not in head:
+        errs.append("asks to weigh figures the first screen does not show")
+    if "for this phase:" in head and (first.get("phase") or "unknown") == "unknown":
+        errs.append("'for this phase' where the evidence names no phase")
+    for line in head.splitlines():
+        if (re.search(r"(?<!no )core dump", line)
+                and ("SIGKILL" in line or "exit code 137" in line)):
+            errs.append("a SIGKILL leaves no core dump: %r" % line.strip()[:120])
+    return errs
+
+
 def inputs(src):
     """[(path, healthy)]: every fixture folder, every manifest's file."""
     out = [(d.rstrip("/"), False) for d in sorted(glob.glob(os.path.join(src, "fixtures/*/")))]
@@ -220,6 +277,8 @@ def main(argv):
                 if (healthy or not ooms) and cls != "no_oom":
                     errs.append("verdict %s, but no artifact records an OOM (expected no_oom)"
                                 % cls)
+                for e in wording(rep, *outs["text"]):
+                    errs.append("text: wording: %s" % e)
                 for what, check in expectations(rep):
                     for f in FORMATS:
                         e = check(*outs[f])

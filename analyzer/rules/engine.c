@@ -443,6 +443,20 @@ static int prefill_tokens(struct rule_ctx *c, const struct rl_engine *e, int n)
 	rl_finding_init(&f, "engine", "misconfig", "prefill_tokens");
 	f.score = 0.85;
 	engine_figures(&f, x);
+	if (!strcmp(x->engine, "sglang")) {
+		/* SGLang's "Prefill out of memory" is raised by its scheduler
+		 * while serving, not by a warm-up: its own knobs, from its
+		 * troubleshooting page (lower the prefill chunk, then the
+		 * static fraction), never TGI's launcher flags */
+		snprintf(f.title, sizeof(f.title), "SGLang could not hold a prefill batch%s;"
+			 " its batch budget does not fit the memory the KV pool leaves",
+			 rl_engine_label(x, lab, sizeof(lab)));
+		rl_advice(&f, "Lower %s (4096 or 2048) so that one prefill chunk fits; then lower"
+			  " %s, which leaves more room for the activations beside the KV pool.",
+			  rl_flag_of(c, x->engine, KR_BATCH_TOKENS),
+			  rl_flag_of(c, x->engine, KR_MEM_FRACTION));
+		return ewrite(c, &f, x, "the engine's scheduler");
+	}
 	if (KNOWN(x, MAX_PREFILL)) {
 		snprintf(f.title, sizeof(f.title), "The warm-up could not hold a prefill batch of %.0f"
 			 " tokens%s; the configuration failed, not the traffic", F(x, MAX_PREFILL),

@@ -108,12 +108,16 @@ int rule_mps(struct rule_ctx *c)
 	base = m / MPS_DEFAULT_RATIO;
 	ratio = ceil((a + o + r) * MPS_MARGIN / base * 10) / 10;
 	rl_fig(&f, "mps_recommended_working_set_bytes", base);
+	/* the working set is inferred from the cap on the assumption that
+	 * the ratio was left at its default: say so, and keep it apart from
+	 * the cap the message states */
 	rl_advice(&f, "Or raise the cap with care: PYTORCH_MPS_HIGH_WATERMARK_RATIO (1.7 by"
-		  " default: the cap is the ratio x Metal's recommended working set, %s here at the"
-		  " default) set in the shell before the program starts; about %.1f would have"
-		  " held this step (%s). 0.0 removes the cap: macOS then swaps or fails system-wide"
-		  " instead of raising this error.", rl_bytes(base, b1, sizeof(b1)), ratio,
-		  rl_bytes(ratio * base, b2, sizeof(b2)));
+		  " default) set in the shell before the program starts; the cap is the ratio x"
+		  " Metal's recommended working set, which is %s here if the ratio was left at"
+		  " 1.7 (the stated cap of %s / 1.7, inferred); about %.1f would have held this"
+		  " step (%s). 0.0 removes the cap: macOS then swaps or fails system-wide instead"
+		  " of raising this error.", rl_bytes(base, b1, sizeof(b1)),
+		  rm, ratio, rl_bytes(ratio * base, b2, sizeof(b2)));
 	fid = rl_finding_write(c, &f);
 	if (fid < 0 || rl_evidence(c, fid, "event", ev, "PyTorch's MPS out-of-memory message") < 0)
 		return -1;

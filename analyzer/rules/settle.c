@@ -230,10 +230,13 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 	case RL_PLAT_CUDA:
 	case RL_PLAT_HIP:
 		card_evidence(c, p, buf, n);
-		/* a training or evaluation step serves no requests: no server load */
+		/* a training or evaluation step serves no requests, and a start-up
+		 * phase comes before the first one: no server load would settle
+		 * either (the phase decides, issue 27) */
 		if (rl_num(c, &v, "SELECT 1 FROM series WHERE name = 'server.running' LIMIT 1") < 0 &&
 		    rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND phase IN ('training_step',"
-			   " 'eval') LIMIT 1") < 0)
+			   " 'eval', 'load_weights', 'profile', 'kv_alloc', 'graph_capture',"
+			   " 'warmup') LIMIT 1") < 0)
 			add(buf, n, "server load (vLLM/TGI engine statistics)");
 		break;
 	}

@@ -213,7 +213,21 @@ static const char *advise_graphs(const char *stack, const struct rl_engine *e, i
 
 	if (g)
 		rl_fig(f, "cuda_graph_bytes", g->f[RL_EF_GRAPHS]);
-	if (engine_kind_from_name(stack) == ENGINE_SGLANG)
+	/* each engine is told its own capture-size setting (vLLM's engine
+	 * arguments, SGLang's server arguments, TGI's launcher: --cuda-graphs
+	 * takes the batch sizes, "1,2,4,8,16,32" by default, 0 for none);
+	 * both vLLM's and SGLang's only when the log names neither */
+	if (engine_kind_from_name(stack) == ENGINE_VLLM)
+		rl_advice(f, "Start with %s (no CUDA graphs), or capture fewer and smaller"
+			  " batch sizes (--cuda-graph-sizes, from 0.11 --max-cudagraph-capture-size)"
+			  "%s%s%s.", eager, g ? "; the graphs took " : "",
+			  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
+	else if (engine_kind_from_name(stack) == ENGINE_TGI)
+		rl_advice(f, "Start with %s (no CUDA graphs), or capture fewer and smaller"
+			  " batch sizes (--cuda-graphs 1,2,4 instead of the default"
+			  " 1,2,4,8,16,32)%s%s%s.", eager, g ? "; the graphs took " : "",
+			  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
+	else if (engine_kind_from_name(stack) == ENGINE_SGLANG)
 		rl_advice(f, "Start with %s (no CUDA graphs), or capture fewer and smaller batch"
 			  " sizes (--cuda-graph-max-bs)%s%s%s.", eager, g ? "; the graphs took " : "",
 			  g ? rl_bytes(g->f[RL_EF_GRAPHS], b, sizeof(b)) : "", g ? " last time" : "");
@@ -475,11 +489,20 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 	else if (engine_kind_from_name(stack) == ENGINE_TRTLLM ||
 		 engine_kind_from_name(stack) == ENGINE_TRITON)
 		trtllm_cache(p, engine_kind_from_name(stack), e, n, f);
-	else if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
+	else if (!strcmp(stack, "ollama"))
+		/* Ollama's own options (lib/engine_knobs.c), not llama.cpp's flags */
 		rl_advice(f, "The compute buffers and the KV cache grow with the context: lower"
-			  " --ctx-size (Ollama num_ctx) or --ubatch-size, or offload fewer layers"
-			  " (--n-gpu-layers, Ollama num_gpu); with several cards, pipeline"
-			  " parallelism multiplies the compute buffer.");
+			  " %s or %s, or offload fewer layers (%s); with several cards, pipeline"
+			  " parallelism multiplies the compute buffer.",
+			  engine_knob_flag(ENGINE_OLLAMA, KR_MAX_LEN),
+			  engine_knob_flag(ENGINE_OLLAMA, KR_BATCH_TOKENS),
+			  engine_knob_flag(ENGINE_OLLAMA, KR_GPU_LAYERS));
+	else if (!strcmp(stack, "llama.cpp"))
+		rl_advice(f, "The compute buffers and the KV cache grow with the context: lower"
+			  " %s or --ubatch-size, or offload fewer layers (%s); with several cards,"
+			  " pipeline parallelism multiplies the compute buffer.",
+			  engine_knob_flag(ENGINE_LLAMACPP, KR_MAX_LEN),
+			  engine_knob_flag(ENGINE_LLAMACPP, KR_GPU_LAYERS));
 	else if (engine_kind_named(engine_kind_from_name(stack)) &&
 		 engine_kind_from_name(stack) != ENGINE_VLLM)
 		rl_advice(f, "The profile run and the KV cache answer to %s and %s: lower them so"
@@ -524,8 +547,9 @@ static const char *advise_weights(struct rule_ctx *c, const struct rl_phase *p, 
 			sizeof(b1)), rl_bytes(total, b2, sizeof(b2)), tp, tpf, tp);
 	}
 	if (!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama"))
-		rl_advice(f, "Offload fewer layers to the GPU (--n-gpu-layers, Ollama num_gpu), or"
-			  " use a smaller quantization of the model.");
+		rl_advice(f, "Offload fewer layers to the GPU (%s), or use a smaller quantization"
+			  " of the model.", engine_knob_flag(engine_kind_from_name(stack),
+							     KR_GPU_LAYERS));
 	else if (!strcmp(stack, "lmdeploy"))
 		rl_advice(f, "TurboMind's weights do not fit: shard them (--tp), use a quantized"
 			  " model (--model-format awq), or a smaller model.");
@@ -577,23 +601,32 @@ static const char *advise_zero_setup(const struct rl_phase *p, struct rl_finding
  * weights are mapped from the model file by default (mmap: pages the
  * kernel can drop and read again), and --no-mmap copies them into RAM
  * (llama.cpp's --mmap/--no-mmap, Ollama's use_mmap). */
-static const char *advise_host_ggml(const struct rl_phase *p, struct rl_finding *f)
+static const char *advise_host_ggml(const struct rl_phase *p, const char *stack,
+				    struct rl_finding *f)
 {
-	char b[32];
+	/* the log's own engine's spellings; both where it names neither */
+	static const char *const words[][3] = {
+		/* mmap off, layers, context */
+		{ "--no-mmap, Ollama use_mmap false", "--n-gpu-layers, Ollama num_gpu",
+		  "--ctx-size (Ollama num_ctx, which OLLAMA_NUM_PARALLEL multiplies)" },
+		{ "--no-mmap", "--n-gpu-layers", "--ctx-size" },
+		{ "use_mmap false", "num_gpu", "num_ctx (which OLLAMA_NUM_PARALLEL multiplies)" },
+	};
+	int w = !strcmp(stack, "llama.cpp") ? 1 : !strcmp(stack, "ollama") ? 2 : 0;
+	char b[32], ctx[200];
 	int weights = !strcmp(p->phase, "load_weights");
 
 	if (p->req > 0)
 		rl_fig(f, "requested_bytes", p->req);
+	snprintf(ctx, sizeof(ctx), "the KV cache and compute buffers grow with the context:"
+		 " lower %s, the context tokens the cache is sized for.", words[w][2]);
 	rl_advice(f, "The buffer that failed%s%s%s was in host memory (RAM), not on a GPU: %s"
 		  " Keep the weights memory-mapped from the model file (the default; drop"
-		  " --no-mmap, Ollama use_mmap false, which copies them into RAM), offload more"
-		  " layers to a GPU (--n-gpu-layers, Ollama num_gpu) if one has room, or give the"
-		  " process more RAM.", p->req > 0 ? " (" : "",
+		  " %s, which copies them into RAM), offload more layers to a GPU (%s) if one"
+		  " has room, or give the process more RAM.", p->req > 0 ? " (" : "",
 		  p->req > 0 ? rl_bytes(p->req, b, sizeof(b)) : "", p->req > 0 ? ")" : "",
 		  weights ? "the model does not fit in the RAM left; use a smaller quantization."
-			  : "the KV cache and compute buffers grow with the context: lower"
-			    " --ctx-size (Ollama num_ctx, which OLLAMA_NUM_PARALLEL multiplies),"
-			    " the context tokens the cache is sized for.");
+			  : ctx, words[w][0], words[w][1]);
 	return weights ? "weights_do_not_fit" : "cache_does_not_fit";
 }
 
@@ -640,7 +673,7 @@ const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 
 	if (p->host && (!strcmp(p->family, "ggml") || !strcmp(stack, "llama.cpp") ||
 			!strcmp(stack, "ollama")))
-		return advise_host_ggml(p, f);
+		return advise_host_ggml(p, stack, f);
 	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
 		return advise_zero_setup(p, f);
 	if (!strcmp(p->phase, "startup"))
