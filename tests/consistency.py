@@ -186,7 +186,9 @@ def run(oomlens, path, tmp):
 # flag of another engine than the one the log shows, server load asked
 # for an OOM before any request was served, a core dump for a SIGKILL.
 STARTUP = ("load_weights", "profile", "kv_alloc", "graph_capture", "warmup")
-NOT_GPU = ("npu", "tt_metal", "xla")
+# which memory ran out is oom.scope's (lib/vocab.h): XLA runs on GPUs as
+# well as TPUs, so the family alone does not say "no GPU"
+NOT_GPU = ("tpu", "unified", "accelerator")
 ENGINE_FLAGS = {
     "vllm": ("--cuda-graph-sizes", "--max-cudagraph-capture-size", "--gpu-memory-utilization",
              "--enforce-eager"),
@@ -206,8 +208,8 @@ def wording(rep, head, whole):
     said = m.group(0) if m else ""
     if m and first.get("family") and m.group(1) == first.get("family"):
         errs.append("the answer's subject is a raw name: %r" % m.group(1))
-    if first.get("family") in NOT_GPU and ("GPU memory" in said or " on gpu" in said):
-        errs.append("%s is no GPU, yet: %r" % (first.get("family"), said[:120]))
+    if first.get("scope") in NOT_GPU and ("GPU memory" in said or " on gpu" in said):
+        errs.append("scope %s is no GPU, yet: %r" % (first.get("scope"), said[:120]))
     engines = {e.get("engine") for e in rep.get("engines") or []} & set(ENGINE_FLAGS)
     if len(engines) == 1:
         for other, flags in ENGINE_FLAGS.items():
