@@ -236,6 +236,12 @@ def wording(rep, head, whole):
         if (re.search(r"(?<!no )core dump", line)
                 and ("SIGKILL" in line or "exit code 137" in line)):
             errs.append("a SIGKILL leaves no core dump: %r" % line.strip()[:120])
+    # a figure the evidence did not state, printed as its sentinel
+    for f in (head, whole):
+        m = re.search(r"(?<![\d.])-1 B\b[^\n]*", f)
+        if m:
+            errs.append("an unstated figure printed as -1 B: %r" % m.group(0)[:120])
+            break
     return errs
 
 

@@ -165,6 +165,25 @@ static void capacity_fill_threshold(void **state)
 	t_close(tl);
 }
 
+/* ---- a message cut before its allocated figure ---- */
+
+/* PyTorch 2.1+'s message cut after "of which F is free." (a pasted first
+ * line): the card's size and free memory, nothing allocated. The reading
+ * says what the message lacks instead of printing the unset figure. */
+static void unstated_allocated_is_said(void **state)
+{
+	struct msg m = { 2.0 * GIB, 79.15 * GIB, 1.5 * GIB, U, U, U, U, U, NULL, 0, 0, { 0 }, { 0 } };
+	struct timeline *tl;
+	const char *title;
+	(void)state;
+
+	tl = analyzed(&m);
+	title = t_text(tl, "SELECT title FROM finding WHERE cause = 'card_at_oom'");
+	assert_non_null(strstr(title, "states no allocated figure"));
+	assert_null(strstr(title, "-1 B"));
+	t_close(tl);
+}
+
 /* ---- free memory within the driver's slack does not hold the request ---- */
 
 static void free_slack_threshold(void **state)
@@ -464,6 +483,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(capacity_fill_threshold),
+		cmocka_unit_test(unstated_allocated_is_said),
 		cmocka_unit_test(free_slack_threshold),
 		cmocka_unit_test(request_exceeds_card_threshold),
 		cmocka_unit_test(other_process_threshold),

@@ -321,6 +321,14 @@ static int reading(struct rule_ctx *c, const struct rl_card *k)
 		snprintf(f.title, sizeof(f.title), "PyTorch's message does not explain this OOM: %s"
 			 " was free on the card, more than the %s it asked for",
 			 rl_bytes(k->free, b1, sizeof(b1)), rl_bytes(k->req, b2, sizeof(b2)));
+	else if (k->alloc < 0 && k->total > 0)   /* no allocated figure stated */
+		snprintf(f.title, sizeof(f.title), "The card at the OOM: %s in all; the message"
+			 " states no allocated figure, and no cause stands out in it",
+			 rl_bytes(k->total, b2, sizeof(b2)));
+	else if (k->alloc < 0 || k->total <= 0)
+		snprintf(f.title, sizeof(f.title), "The OOM's message states %s; no cause stands"
+			 " out in it", k->alloc < 0 && k->total <= 0 ? "neither the card's size nor"
+			 " what was allocated" : "no card size");
 	else
 		snprintf(f.title, sizeof(f.title), "The card at the OOM: %s allocated of %s; no cause"
 			 " stands out in the message", rl_bytes(k->alloc, b1, sizeof(b1)),
