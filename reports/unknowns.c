@@ -29,6 +29,10 @@ static const char *const domain[] = {
 #define APART_SQL "SELECT value AS note FROM meta WHERE key = 'incident.apart'" \
 	" AND artifact_id IS NULL ORDER BY rowid"
 
+/* events with no time at all (a log without stamps): neither on UTC nor
+ * on the boot clock; events_not_on_utc counts them too */
+#define EVENTS_UNTIMED "SELECT count(*) FROM event WHERE time_ns IS NULL AND boot_ns IS NULL"
+
 json_t *load_unknowns(struct report_ctx *c)
 {
 	const json_t *missing = json_object_get(c->sum.verdict, "missing");
@@ -38,6 +42,7 @@ json_t *load_unknowns(struct report_ctx *c)
 	json_object_set_new(o, "missing", missing ? json_incref((json_t *)missing) : json_null());
 	json_object_set_new(o, "events_not_on_utc",
 		json_integer(r_int(c, "SELECT count(*) FROM event WHERE time_ns IS NULL", 0)));
+	json_object_set_new(o, "events_untimed", json_integer(r_int(c, EVENTS_UNTIMED, 0)));
 	if (!c->capped)
 		json_object_set_new(o, "events_local_time",
 				    json_integer(r_int(c, EVENTS_LOCAL_TIME, 0)));
@@ -94,6 +99,7 @@ int stream_unknowns(struct report_ctx *c, FILE *out)
 			  1);
 	r |= stream_value(out, "events_not_on_utc", json_integer(r_int(c, "SELECT count(*)"
 			  " FROM event WHERE time_ns IS NULL", 0)), 0);
+	r |= stream_value(out, "events_untimed", json_integer(r_int(c, EVENTS_UNTIMED, 0)), 0);
 	r |= stream_value(out, "events_local_time", json_integer(r_int(c, EVENTS_LOCAL_TIME, 0)),
 			  0);
 	r |= stream_value(out, "samples_not_on_utc", json_integer(r_int(c, Q_UNTIMED_SAMPLES,
@@ -116,10 +122,17 @@ int stream_unknowns(struct report_ctx *c, FILE *out)
  * written. */
 static int html_not_placed(struct strbuf *sb, const json_t *m, int64_t local, int boot)
 {
-	int64_t n;
+	int64_t n, untimed;
 	int items = 0;
 
-	if ((n = jv_int_or_null(m, "events_not_on_utc")) > 0) {
+	untimed = jv_int_or_null(m, "events_untimed");
+	if (untimed > 0) {
+		strbuf_addf(sb, "<li>%lld event%s carr%s no time at all (a log without"
+			    " timestamps): placed by line order, not drawn.</li>",
+			    (long long)untimed, untimed == 1 ? "" : "s", untimed == 1 ? "ies" : "y");
+		items++;
+	}
+	if ((n = jv_int_or_null(m, "events_not_on_utc") - (untimed > 0 ? untimed : 0)) > 0) {
 		strbuf_addf(sb, "<li>%lld events are only on the boot clock (no anchor placed them on"
 			    " UTC; give <code>--boot-time</code>): they are listed as boot+seconds and"
 			    " %s.</li>", (long long)n, boot ? "drawn on the chart against seconds since"
@@ -237,13 +250,15 @@ void html_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 
 void md_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 {
-	int64_t boot = jv_int(json_object_get(m, "events_not_on_utc"));
+	int64_t untimed = jv_int(json_object_get(m, "events_untimed"));
+	int64_t boot = jv_int(json_object_get(m, "events_not_on_utc")) - (untimed > 0 ? untimed : 0);
 	const json_t *years = json_object_get(m, "inferred_years");
 	const json_t *apart = json_object_get(m, "possibly_different");
 	const json_t *a;
 	size_t i;
 
-	if (!c->sum.missing.len && !boot && !json_array_size(years) && !json_array_size(apart))
+	if (!c->sum.missing.len && boot <= 0 && untimed <= 0 && !json_array_size(years) &&
+	    !json_array_size(apart))
 		return;
 	strbuf_addstr(sb, "### Not determined\n\n");
 	if (c->sum.missing.len) {
@@ -251,7 +266,10 @@ void md_unknowns(struct strbuf *sb, struct report_ctx *c, const json_t *m)
 		md_text(sb, c->sum.missing.buf, c->sum.missing.len);
 		strbuf_addstr(sb, "\n");
 	}
-	if (boot)
+	if (untimed > 0)
+		strbuf_addf(sb, "- %lld event%s with no time at all (a log without timestamps),"
+			    " placed by line order\n", (long long)untimed, untimed == 1 ? "" : "s");
+	if (boot > 0)
 		strbuf_addf(sb, "- %lld events only on the boot clock (not placed on UTC)\n",
 			    (long long)boot);
 	json_array_foreach(years, i, a) {

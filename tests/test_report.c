@@ -159,6 +159,32 @@ static void text_keeps_windows_paths(void **state)
 	t_close(tl);
 }
 
+/* An event with no time at all (a log without stamps) is no event "on
+ * the boot clock": the unknowns count it apart, in JSON and in words. */
+static void untimed_is_not_boot_clock(void **state)
+{
+	struct timeline *tl = t_open();
+	char *m, *s;
+	json_t *j;
+	(void)state;
+
+	t_build_incident(tl, 1);
+	assert_int_equal(sqlite3_exec(tl->db, "UPDATE event SET time_ns = NULL, boot_ns = NULL"
+				      " WHERE id = (SELECT min(id) FROM event WHERE time_ns IS NOT"
+				      " NULL)", NULL, NULL, NULL), SQLITE_OK);
+	s = t_render(tl, REPORT_JSON, NULL);
+	j = json_loads(s, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "unknowns"),
+							    "events_untimed")), 1);
+	m = t_render(tl, REPORT_MD, NULL);
+	t_contains(m, "1 event with no time at all");
+	json_decref(j);
+	free(s);
+	free(m);
+	t_close(tl);
+}
+
 /* A figure reads in the unit its name says: bytes binary, durations in
  * seconds, minutes or hours as a reader counts them, KV usage percent. */
 static void figures_in_their_units(void **state)
@@ -234,6 +260,9 @@ static void json_full_incident(void **state)
 							      "kernel.page_size")), "4096");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "unknowns"),
 							    "events_not_on_utc")), 1);
+	/* that one is on the boot clock (boot_s 99): no event lacks a time */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "unknowns"),
+							    "events_untimed")), 0);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "unknowns"),
 							    "samples_not_on_utc")), 1);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(j, "unknowns"),
@@ -276,6 +305,7 @@ int main(void)
 		cmocka_unit_test(markdown_full_incident),
 		cmocka_unit_test(text_full_incident),
 		cmocka_unit_test(text_keeps_windows_paths),
+		cmocka_unit_test(untimed_is_not_boot_clock),
 		cmocka_unit_test(figures_in_their_units),
 		cmocka_unit_test(json_full_incident),
 		cmocka_unit_test(dump_victim_agrees_between_formats),
