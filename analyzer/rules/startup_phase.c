@@ -190,9 +190,10 @@ static const char *advise_warmup(const struct rl_phase *p, const char *stack,
 	if (seqs >= 2) {
 		rl_fig(f, "max_num_seqs", seqs);
 		rl_knob(f, "max_num_seqs", flag, floor(seqs / 2),
-			"Lower %s from %.0f to %.0f: the warm-up runs one dummy request per"
-			" sequence the engine may admit, and %.0f of them did not fit.", flag, seqs,
-			floor(seqs / 2), seqs);
+			"Lower %s from %.0f: the warm-up runs one dummy request per sequence the"
+			" engine may admit, and %.0f of them did not fit. %.0f (half) is a first"
+			" step to try, not a value the figures compute; the most that fit lies"
+			" between.", flag, seqs, seqs, floor(seqs / 2));
 	}
 	if (engine_knob_flag(k, KR_MEM_FRACTION))
 		rl_advice(f, "The warm-up's dummy batch answers to %s and %s; a lower %s leaves it"
