@@ -223,6 +223,8 @@ def wording(rep, head, whole):
     if first.get("phase") in STARTUP and "server load (" in head:
         errs.append("server load asked for an OOM in phase %s, before any request"
                     % first.get("phase"))
+    if first.get("phase") == "serving" and "never started" in whole:
+        errs.append("an OOM while serving, yet the report says the engine never started")
     if first.get("phase") in ("training_step", "eval") and re.search(r"\(vLLM --", head):
         errs.append("vLLM's flags advised for a %s OOM" % first.get("phase"))
     sure = re.search(r"How sure:[^\n]*", head)

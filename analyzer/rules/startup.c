@@ -314,8 +314,13 @@ int rule_startup(struct rule_ctx *c)
 	s.peak = -1;
 	if (rl_oom_phase(c, &ph) < 0)
 		return -1;
-	/* the engine's own word needs no time; the series need the OOM's */
-	if ((r = engine_start(c, &s)) == 0 && c->oom_ns != OL_NULL &&
+	/* the engine's own word needs no time; the series need the OOM's.
+	 * An OOM the parsers placed while serving (a request served, the
+	 * request loop) did not stop the engine from starting, whatever its
+	 * error key says; the load's history may still show a service that
+	 * never held steady load (load_start) */
+	r = strcmp(ph.phase, "serving") ? engine_start(c, &s) : 0;
+	if (r == 0 && c->oom_ns != OL_NULL &&
 	    (r = load_start(c, &s)) == 0)
 		r = series_start(c, &s);
 	if (r < 0)
