@@ -249,7 +249,7 @@ static void card_failed_allocation(struct strbuf *sb, const struct report_summar
 
 	fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
 	strbuf_addf(sb, "<div class=key><div class=kl>Failed allocation</div>"
-		    "<div class=kv>%s</div><div class=ks>CUDA out of memory (torch_oom)", buf);
+		    "<div class=kv>%s</div><div class=ks>%s (torch_oom)", buf, s->torch_said);
 	if (s->victim_comm.len) {
 		strbuf_addstr(sb, " in ");
 		h_text(sb, s->victim_comm.buf, s->victim_comm.len);

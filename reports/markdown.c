@@ -61,7 +61,7 @@ static void md_victim(struct strbuf *sb, const struct report_summary *s)
 	if (s->has_victim && !strcmp(s->victim_kind.buf, "torch_oom") &&
 	    s->victim_bytes != OL_NULL) {
 		fmt_bytes(buf, sizeof(buf), (double)s->victim_bytes);
-		strbuf_addf(sb, "- **Failed allocation:** %s, CUDA out of memory (torch_oom)", buf);
+		strbuf_addf(sb, "- **Failed allocation:** %s, %s (torch_oom)", buf, s->torch_said);
 		if (s->victim_pid != OL_NULL)
 			strbuf_addf(sb, ", pid %lld", (long long)s->victim_pid);
 		return;

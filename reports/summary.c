@@ -247,6 +247,27 @@ static void finding_peak(struct report_ctx *c, struct report_summary *s)
 	sqlite3_finalize(st);
 }
 
+/* A PyTorch OOM's words as its backend prints them, from the OOM's
+ * wording family and scope (oom.family, oom.scope): PyTorch's message
+ * names the device type ("XPU out of memory", "MPS backend out of
+ * memory"); CUDA's unless the row says otherwise. */
+static const char *torch_words(const char *family, const char *scope)
+{
+	static const char *const t[][2] = {
+		{ "xpu", "XPU out of memory" }, { "mps", "MPS backend out of memory" },
+		{ "npu", "NPU out of memory" }, { "hip", "HIP out of memory" },
+		{ "hpu", "HPU out of memory" },
+	};
+	size_t i;
+
+	for (i = 0; family && i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(family, t[i][0]))
+			return t[i][1];
+	if (scope && strcmp(scope, "gpu") && strcmp(scope, "host"))
+		return "out of memory";
+	return "CUDA out of memory";
+}
+
 
 int report_summary_load(struct report_ctx *c, struct report_summary *s)
 {
@@ -298,14 +319,17 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	/* the OOM, row 1 of the derived table oom, and the incident's victim,
 	 * its view oom_victim (analyzer/derive/oom.c); a PyTorch OOM's
 	 * "victim" bytes are its failed allocation */
-	st = r_prepare(c, "SELECT kind, time_ns, boot_ns, CAST(requested_bytes AS INTEGER) FROM"
-		       " oom WHERE id = 1");
+	st = r_prepare(c, "SELECT kind, time_ns, boot_ns, CAST(requested_bytes AS INTEGER),"
+		       " family, scope FROM oom WHERE id = 1");
+	s->torch_said = "CUDA out of memory";
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		s->has_oom = 1;
 		col_text(&s->oom_kind, st, 0);
 		s->oom_ns = col_int(st, 1);
 		s->oom_boot_ns = col_int(st, 2);
 		s->oom_req = col_int(st, 3);
+		s->torch_said = torch_words((const char *)sqlite3_column_text(st, 4),
+					    (const char *)sqlite3_column_text(st, 5));
 	}
 	sqlite3_finalize(st);
 

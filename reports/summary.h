@@ -33,6 +33,9 @@ struct report_summary {
 	int64_t oom_ns;             /* OL_NULL when not on UTC */
 	int64_t oom_boot_ns;        /* OL_NULL when unknown */
 	int64_t oom_req;            /* bytes the failed allocation asked; OL_NULL unknown */
+	const char *torch_said;     /* a PyTorch OOM's words as its backend prints them
+				     * ("CUDA out of memory", "XPU out of memory"...),
+				     * from oom.family and oom.scope; static */
 
 	/* the process the OOM took, as its row names it (victim_kind: the
 	 * event that names it, oom_kill, userspace_kill, torch_oom...) */

@@ -223,6 +223,11 @@ def wording(rep, head, whole):
     if first.get("phase") in STARTUP and "server load (" in head:
         errs.append("server load asked for an OOM in phase %s, before any request"
                     % first.get("phase"))
+    if first.get("scope") == "accelerator":
+        m = re.search(r"nvidia-smi|PYTORCH_CUDA_ALLOC_CONF=|CUDA out of memory \(torch_oom\)",
+                      whole)
+        if m:
+            errs.append("NVIDIA's words for an accelerator that is none: %r" % m.group(0))
     if first.get("phase") == "serving" and "never started" in whole:
         errs.append("an OOM while serving, yet the report says the engine never started")
     if first.get("phase") in ("training_step", "eval") and re.search(r"\(vLLM --", head):

@@ -333,10 +333,16 @@ static int reading(struct rule_ctx *c, const struct rl_card *k)
 		snprintf(f.title, sizeof(f.title), "The card at the OOM: %s allocated of %s; no cause"
 			 " stands out in the message", rl_bytes(k->alloc, b1, sizeof(b1)),
 			 rl_bytes(k->total, b2, sizeof(b2)));
-	rl_advice(&f, "Memory may have been taken between PyTorch's attempt and its report"
-		  " (another process), or a limit outside PyTorch applied (a MIG slice, MPS, a"
-		  " container's GPU memory limit). Per-process GPU memory over time (nvidia-smi"
-		  " --query-compute-apps, DCGM) would settle it.");
+	if (rl_oom_platform(c) == RL_PLAT_ACCEL)
+		rl_advice(&f, "Memory may have been taken between PyTorch's attempt and its report"
+			  " (another process), or a limit outside PyTorch applied. Per-process"
+			  " device memory over time from the device's own monitor (xpu-smi on"
+			  " Intel, npu-smi on Ascend, hl-smi on Gaudi) would settle it.");
+	else
+		rl_advice(&f, "Memory may have been taken between PyTorch's attempt and its report"
+			  " (another process), or a limit outside PyTorch applied (a MIG slice, MPS,"
+			  " a container's GPU memory limit). Per-process GPU memory over time"
+			  " (nvidia-smi --query-compute-apps, DCGM) would settle it.");
 	return write(c, &f, k, NULL);
 }
 

@@ -133,10 +133,20 @@ static double frag_score(const struct frag *fr, int held, double share)
 	       (fr->largest >= 0 ? 0.05 : 0);
 }
 
-/* The setting that keeps freed cache from staying split. */
-static void expandable_advice(struct rl_finding *f, int expandable)
+/* The setting that keeps freed cache from staying split. The variable
+ * is the CUDA caching allocator's (ROCm's PyTorch reads it too); on
+ * another device (an Intel XPU, an Ascend NPU, a Gaudi) it is not the
+ * backend's, and the advice says so instead of naming it. */
+static void expandable_advice(struct rule_ctx *c, struct rl_finding *f, int expandable)
 {
-	if (!expandable)
+	enum rl_platform p = rl_oom_platform(c);
+
+	if (p != RL_PLAT_CUDA && p != RL_PLAT_HIP)
+		rl_advice(f, "Freed cached memory stayed split in the backend's caching allocator:"
+			  " releasing the cache between phases with different tensor sizes (the"
+			  " backend's empty_cache()) gives it back. PYTORCH_CUDA_ALLOC_CONF is the"
+			  " CUDA and ROCm allocator's setting, not this device's.");
+	else if (!expandable)
 		rl_advice(f, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so freed cached"
 			  " memory can grow one segment instead of staying split.");
 	else
@@ -145,12 +155,12 @@ static void expandable_advice(struct rl_finding *f, int expandable)
 }
 
 /* The advice: the setting, and what it would give back. */
-static void frag_advice(struct rl_finding *f, const struct frag *fr, int held, int expandable,
-			double share)
+static void frag_advice(struct rule_ctx *c, struct rl_finding *f, const struct frag *fr,
+			int held, int expandable, double share)
 {
 	char b1[32], b2[32];
 
-	expandable_advice(f, expandable);
+	expandable_advice(c, f, expandable);
 	if (share >= 0)
 		rl_advice(f, "It would give back at most %s (%.1f%% of the card)%s.",
 			  rl_bytes(fr->unalloc, b1, sizeof(b1)), 100 * share,
@@ -501,7 +511,7 @@ static int stats_finding(struct rule_ctx *c, const struct frag_stats *fs, int ex
 			 " %d %s", rl_bytes(fs->split0, b1, sizeof(b1)),
 			 rl_bytes(fs->split1, b2, sizeof(b2)), fs->dumps, fs->source);
 	stats_advice(&f, fs);
-	expandable_advice(&f, expandable);
+	expandable_advice(c, &f, expandable);
 	fid = rl_finding_write(c, &f);
 	if (fid < 0 || stats_evidence(c, fid, fs) < 0)
 		return -1;
@@ -554,7 +564,7 @@ static int frag_at_oom(struct rule_ctx *c, const struct frag_stats *fs, int expa
 		 "%s%s%s", rl_bytes(req, b1, sizeof(b1)), rl_bytes(unalloc, b2, sizeof(b2)),
 		 largest >= 0 ? " (largest free block " : "",
 		 largest >= 0 ? rl_bytes(largest, b3, sizeof(b3)) : "", largest >= 0 ? ")" : "");
-	frag_advice(&f, &fr, held, expandable, share);
+	frag_advice(c, &f, &fr, held, expandable, share);
 	quote_whatif(c, &f, expandable);
 	if (fs) {
 		stats_figs(&f, fs);
