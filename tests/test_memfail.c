@@ -306,6 +306,46 @@ static void continuations(void **state)
 	assert_int_equal(f.phase, OOM_PHASE_KV_ALLOC);
 }
 
+/* Set 4, spent round 4 (tests/data/real/any_stack): ggml's CPU buffer
+ * type is named "CPU" in the allocator's own line, which goes on telling
+ * the CPU backend's failure and names its phase; old ggml-cuda.cu's check
+ * names only its file; the pinned host buffer's refusal is a load-time
+ * line (the CPU layers' weights), not a failure. */
+static void ggml_cpu_source_and_pinned(void **state)
+{
+	static const char cpu[] = "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer";
+	static const char galloc[] = "ggml_gallocr_reserve_n: failed to allocate CPU buffer of size 139183763104";
+	static const char tensors[] = "alloc_tensor_range: failed to allocate CPU buffer of size 2390753280";
+	static const char kv[] = "llama_init_from_model: failed to initialize the context: "
+				 "failed to allocate buffer for kv cache";
+	static const char old[] = "CUDA error 2 at /go/src/github.com/jmorganca/ollama/llm/llama.cpp/gguf/"
+				  "ggml-cuda.cu:7358: out of memory";
+	static const char pinned[] = "ggml_cuda_host_malloc: failed to allocate 335445.83 MiB of pinned "
+				     "memory: out of memory";
+	struct memfail f;
+
+	(void)state;
+	assert_true(memfail_line(cpu, sizeof(cpu) - 1, &f));
+	assert_int_equal(f.family, MF_GGML);
+	assert_true(f.host);
+	assert_true(memfail_continues(galloc, sizeof(galloc) - 1, &f));
+	assert_int_equal(f.requested_bytes, 139183763104LL);
+	assert_int_equal(f.phase, OOM_PHASE_PROFILE);
+
+	assert_true(memfail_line(cpu, sizeof(cpu) - 1, &f));
+	assert_true(memfail_continues(tensors, sizeof(tensors) - 1, &f));
+	assert_int_equal(f.phase, OOM_PHASE_UNKNOWN);   /* any context's tensors */
+	assert_true(memfail_continues(kv, sizeof(kv) - 1, &f));
+	assert_int_equal(f.phase, OOM_PHASE_KV_ALLOC);
+	assert_int_equal(f.requested_bytes, 2390753280LL);
+
+	assert_true(memfail_line(old, sizeof(old) - 1, &f));
+	assert_int_equal(f.family, MF_GGML);
+
+	assert_false(memfail_line(pinned, sizeof(pinned) - 1, &f));
+	assert_int_equal(memfail_phase_line(pinned, sizeof(pinned) - 1), OOM_PHASE_LOAD_WEIGHTS);
+}
+
 /* TensorRT-LLM's executor-creation table (mlcommons/inference#2501,
  * TensorRT-LLM PR #4497): the component that failed names the phase,
  * the card and the free memory are GiB before their figure; and ggml's
@@ -676,6 +716,7 @@ int main(void)
 		cmocka_unit_test(continuations),
 		cmocka_unit_test(phases),
 		cmocka_unit_test(trtllm_table_and_decode),
+		cmocka_unit_test(ggml_cpu_source_and_pinned),
 		cmocka_unit_test(stacks),
 		cmocka_unit_test(host_buffers),
 		cmocka_unit_test(scopes_and_accelerator_figures),

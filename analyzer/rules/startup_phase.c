@@ -606,21 +606,34 @@ static const char *advise_host_ggml(const struct rl_phase *p, const char *stack,
 				    struct rl_finding *f)
 {
 	/* the log's own engine's spellings; both where it names neither */
-	static const char *const words[][3] = {
-		/* mmap off, layers, context */
+	static const char *const words[][4] = {
+		/* mmap off, layers, context, batch */
 		{ "--no-mmap, Ollama use_mmap false", "--n-gpu-layers, Ollama num_gpu",
-		  "--ctx-size (Ollama num_ctx, which OLLAMA_NUM_PARALLEL multiplies)" },
-		{ "--no-mmap", "--n-gpu-layers", "--ctx-size" },
-		{ "use_mmap false", "num_gpu", "num_ctx (which OLLAMA_NUM_PARALLEL multiplies)" },
+		  "--ctx-size (Ollama num_ctx, which OLLAMA_NUM_PARALLEL multiplies)",
+		  "--ubatch-size (-ub) and --batch-size (Ollama num_batch)" },
+		{ "--no-mmap", "--n-gpu-layers", "--ctx-size", "--ubatch-size (-ub) and --batch-size" },
+		{ "use_mmap false", "num_gpu", "num_ctx (which OLLAMA_NUM_PARALLEL multiplies)",
+		  "num_batch" },
 	};
 	int w = !strcmp(stack, "llama.cpp") ? 1 : !strcmp(stack, "ollama") ? 2 : 0;
-	char b[32], ctx[200];
+	char b[32], ctx[280];
 	int weights = !strcmp(p->phase, "load_weights");
 
 	if (p->req > 0)
 		rl_fig(f, "requested_bytes", p->req);
-	snprintf(ctx, sizeof(ctx), "the KV cache and compute buffers grow with the context:"
-		 " lower %s, the context tokens the cache is sized for.", words[w][2]);
+	/* the profile phase is the compute buffers' reservation: ggml's
+	 * graph allocator sizes them for the worst-case graph of one
+	 * micro-batch against a full KV cache (n_tokens = min(n_ctx,
+	 * n_ubatch): llama_new_context_with_model in src/llama.cpp at
+	 * b3987, llama_context::sched_reserve later; llama.cpp #10251, set
+	 * 4: 139 GB of CPU compute buffer at -ub 6500), so the batch is the
+	 * first knob there, the context the second */
+	if (!strcmp(p->phase, "profile"))
+		snprintf(ctx, sizeof(ctx), "the compute buffer is reserved for one micro-batch"
+			 " against the context: lower %s, then %s.", words[w][3], words[w][2]);
+	else
+		snprintf(ctx, sizeof(ctx), "the KV cache and compute buffers grow with the context:"
+			 " lower %s, the context tokens the cache is sized for.", words[w][2]);
 	rl_advice(f, "The buffer that failed%s%s%s was in host memory (RAM), not on a GPU: %s"
 		  " Keep the weights memory-mapped from the model file (the default; drop"
 		  " %s, which copies them into RAM), offload more layers to a GPU (%s) if one"

@@ -564,6 +564,12 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 static const char *const continuations[] = {
 	"failed to allocate CUDA", "failed to allocate ROCm", "failed to allocate Metal",
 	"failed to allocate Vulkan",   /* ggml_gallocr: "%s buffer of size", the backend's name */
+	/* set 4, spent round 4: the same for ggml's CPU buffer type, whose
+	 * name is "CPU" (ggml-alloc.c ggml_gallocr_reserve_n and
+	 * alloc_tensor_range, "%s: failed to allocate %s buffer of size %zu",
+	 * after ggml_backend_cpu_buffer_type_alloc_buffer's own "failed to
+	 * allocate buffer" in ggml-backend.cpp): the caller names the phase */
+	"failed to allocate CPU",
 	"unable to allocate", "failed to allocate compute", "error loading model",
 	"failed to initialize the context", "failed to create context", "failed to load model",
 	"retrying without pipeline", "exiting due to model loading error",

@@ -291,11 +291,17 @@ const char *const memfail_stacks[MFS__COUNT] = {
 	 * allocate CPU buffer" fail in RAM, not on a card (llama.cpp #8101) */
 	[MFS_HOST_CPU] = "ggml_backend_cpu_buffer_type", [MFS_HOST_ALIGNED] = "ggml_aligned_malloc",
 	[MFS_HOST_GALLOC] = "allocate CPU buffer",
+	/* set 4, spent round 4: ggml's CUDA source file named in its own
+	 * check's message, "CUDA error 2 at .../ggml-cuda.cu:7358: out of
+	 * memory" (CUDA_CHECK, ggml-cuda.cu@b1500, vendored by Ollama 0.1.x
+	 * under llm/llama.cpp/gguf/; later ggml/src/ggml-cuda/): the
+	 * failure is ggml's, as "ggml_" in a function's name says */
+	[MFS_GGML_SRC] = "ggml-cuda",
 };
 
 enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MFS__COUNT])
 {
-	if ((f == MF_CUDA || f == MF_HIP) && has[MFS_GGML])
+	if ((f == MF_CUDA || f == MF_HIP) && (has[MFS_GGML] || has[MFS_GGML_SRC]))
 		return MF_GGML;
 	if (f == MF_CUDA && has[MFS_TM])
 		return MF_TURBOMIND;
@@ -309,7 +315,7 @@ enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MF
 		return MF_TRT;
 	if (has[MFS_NCCL])
 		return MF_NCCL;
-	if (has[MFS_GGML] || has[MFS_LLAMA])
+	if (has[MFS_GGML] || has[MFS_LLAMA] || has[MFS_GGML_SRC])
 		return MF_GGML;
 	if (has[MFS_ORT])
 		return MF_ORT;

@@ -425,6 +425,20 @@ const struct phase_mark phase_marks[] = {
 	L("llm_load_print_meta:", LOAD_WEIGHTS, "llama.cpp", "b1000-b4400", "llama.cpp"),
 	L("print_info:", LOAD_WEIGHTS, "llama.cpp", "b4400-", "src/llama-model.cpp"),
 	L("load_tensors:", LOAD_WEIGHTS, "llama.cpp", "all (llm_load_tensors, later load_tensors)", "src/llama-model.cpp"),
+	/* set 4, spent round 4: with layers offloaded, the CPU layers'
+	 * weights go first to the GPU's pinned host buffer type
+	 * (make_cpu_buft_list, "add a host buffer type": src/llama-model.cpp
+	 * at b4500, llama.cpp at b2000 as llama_default_buffer_type_cpu);
+	 * the refusal is a warning, the load goes on in pageable memory, the
+	 * device buffers of the weights are allocated next. The KV cache's
+	 * are not pinned; the output and compute buffers' later pinned ones
+	 * come after llama_kv_cache_init, and their device failures carry
+	 * ggml_gallocr's own line (a continuation, which names the phase
+	 * first). The 2023 scratch buffers' pinned warning, printed after
+	 * the KV cache's size, has no function prefix ("WARNING: failed to
+	 * allocate ... of pinned memory", tests/data/real/healthy) */
+	L("ggml_cuda_host_malloc: failed to allocate", LOAD_WEIGHTS, "llama.cpp", "backend v2 on (Ollama 0.5.7: thread)",
+	  "src/llama-model.cpp make_cpu_buft_list@b4500; ggml-cuda.cu ggml_cuda_host_malloc"),
 	L("llama_kv_cache_init:", KV_ALLOC, "llama.cpp", "b1000-b5500", "src/llama-kv-cache.cpp"),
 	L("KV self size", PROFILE, "llama.cpp", "b1000-b5500 (graph reserve next)", "src/llama.cpp"),
 	L("compute buffer size", WARMUP, "llama.cpp", "all (the warm-up run next)", "src/llama-context.cpp"),
