@@ -223,6 +223,12 @@ def wording(rep, head, whole):
     if first.get("phase") in STARTUP and "server load (" in head:
         errs.append("server load asked for an OOM in phase %s, before any request"
                     % first.get("phase"))
+    gpuish = [x for x in rep.get("series") or []
+              if re.match(r"(gpu|torch)\.", str(x.get("name") or ""))]
+    if (ooms and all(o.get("scope") == "host" for o in ooms) and not rep.get("engines")
+            and not gpuish and re.search(r"_snapshot\(\)|server load \(", head)):
+        errs.append("a host OOM with no GPU in sight, yet a CUDA snapshot or server load"
+                    " is asked for")
     if first.get("scope") == "accelerator":
         m = re.search(r"nvidia-smi|PYTORCH_CUDA_ALLOC_CONF=|CUDA out of memory \(torch_oom\)",
                       whole)

@@ -149,6 +149,47 @@ static void card_evidence(struct rule_ctx *c, enum rl_platform p, char *buf, siz
 	}
 }
 
+/* 1 when the OOM is the host's (a kernel or memory cgroup kill, a
+ * container's) and nothing in the timeline speaks of a GPU: no serving
+ * engine, no PyTorch or CUDA event, no GPU series. A snapshot of a CUDA
+ * allocator or a server's load would settle nothing there. */
+static int host_only(struct rule_ctx *c)
+{
+	double v;
+
+	return c->has_oom &&
+	       rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND scope = 'host'") == 0 &&
+	       rl_num(c, &v, "SELECT 1 FROM oom WHERE scope <> 'host' LIMIT 1") < 0 &&
+	       rl_num(c, &v, "SELECT 1 FROM engine LIMIT 1") < 0 &&
+	       rl_num(c, &v, "SELECT 1 FROM series WHERE name LIKE 'gpu.%%' OR name LIKE"
+		      " 'torch.%%' LIMIT 1") < 0;
+}
+
+/* What would settle a host OOM: its memory over time (the cgroup's, the
+ * processes'), when no series was captured; for a Python victim (python,
+ * PyTorch's pt_main_thread) the host heap's allocator snapshot, memray's
+ * (its capture files are read by oomlens); a CUDA allocator snapshot
+ * records no host memory. */
+static void host_evidence(struct rule_ctx *c, char *buf, size_t n)
+{
+	char cg[200] = "", one[400];
+	double v;
+
+	if (!rl_has_memory_series(c)) {
+		rl_first_text(c, "SELECT cgroup FROM oom WHERE id = 1 AND cgroup LIKE '/%'", cg,
+			      sizeof(cg));
+		snprintf(one, sizeof(one), "memory in use over time before the OOM (run `oomlens"
+			 " watch --cgroup /sys/fs/cgroup%s --out /var/lib/oomlens/watch` beside the"
+			 " service; or smaps_rollup or cgroup memory.current captures)",
+			 cg[0] ? cg : "/<the service's cgroup>");
+		add(buf, n, one);
+	}
+	if (rl_num(c, &v, "SELECT 1 FROM oom WHERE victim_comm LIKE 'python%%' OR victim_comm"
+		   " LIKE 'pt_main%%' LIMIT 1") == 0)
+		add(buf, n, "a host allocator snapshot of the Python process (memray: `memray run"
+		    " --native -o run.bin` or `memray attach PID`; oomlens reads its capture)");
+}
+
 /* A SIGKILL the timeline recorded with no OOM to explain it (a
  * container's exit 137 whose reason is not OOMKilled): its summary into
  * out (n bytes); 1 found, 0 none. */
@@ -229,6 +270,10 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 		break;
 	case RL_PLAT_CUDA:
 	case RL_PLAT_HIP:
+		if (host_only(c)) {   /* a kernel or container kill, no GPU in sight */
+			host_evidence(c, buf, n);
+			break;
+		}
 		card_evidence(c, p, buf, n);
 		/* a training or evaluation step serves no requests, and a start-up
 		 * phase comes before the first one: no server load would settle
