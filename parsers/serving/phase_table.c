@@ -455,6 +455,31 @@ const struct phase_mark phase_marks[] = {
 	L("| POST ", SERVING, "any", "access log", THREAD),
 	L("Received request", SERVING, "vllm", "0.4-0.11", "vllm/entrypoints/logger.py"),
 	L("Finished request", SERVING, "vllm", "0.4-0.11", "vllm/engine/async_llm_engine.py"),
+	/* ---- set 4, spent round 4 (w-spent4p): serving and training
+	 * loops read from the programs' own prints -------------------------- */
+	/* text-generation-webui's generate_reply_HF: generate_with_callback
+	 * runs the model's generate() for a chat or API turn (its "Output
+	 * generated in S seconds (...)" line, printed after a failed turn
+	 * too, is not a row: below a failure it would mark the log served
+	 * before the traceback that places the failure is read) */
+	F("generate_with_callback", SERVING, "text-generation-webui", "2023-2025",
+	  "oobabooga/text-generation-webui modules/text_generation.py (indexed copies)"),
+	/* an OpenAI-style HTTP error body ({"error": {"message": ...}}) is
+	 * what a server returns to a request it failed: a line holding one
+	 * says a request reached the server (the failure in it was in
+	 * serving that request); its compact form is a JSON record that
+	 * server_unwrap.c strip_json() marks SRV_ERROR_BODY */
+	L("{\"error\": {\"message\":", SERVING, "any OpenAI-compatible server", "any",
+	  "OpenAI API reference, error object (json.dumps spacing)"),
+	/* mlx-examples' LoRA script prints "Training" as it enters its
+	 * train loop (after "Loading datasets"), then "Iter N: Train loss" */
+	L("Training", TRAINING_STEP, "mlx-examples lora", "2023-2024",
+	  "ml-explore/mlx-examples lora/lora.py@0d863ab"),
+	/* EasyR1 (a verl fork): the actor's compute_log_prob runs its micro
+	 * batches under a tqdm bar "Compute log probs" on rank 0, the
+	 * experience step of each RL training step */
+	L("Compute log probs:", TRAINING_STEP, "easyr1", "2025",
+	  "hiyouga/EasyR1 verl/workers/actor/dp_actor.py DataParallelPPOActor.compute_log_prob (indexed copies)"),
 	/* ---- lines: training --------------------------------------------- */
 	L("Starting minibatch loop", TRAINING_STEP, "cntk", "2.x", THREAD),
 	L("Epoch: [", TRAINING_STEP, "any", "any", THREAD),

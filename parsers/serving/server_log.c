@@ -109,11 +109,25 @@ static int write_event(struct srv_st *st, struct ol_event *e)
 	return 0;
 }
 
-/* Write the lone OOM held (pend), with phase ph when ph names one. 0 or -1. */
+/* Write the lone OOM held (pend), with phase ph when ph names one, else
+ * the phase the frames printed below it name: frames that no traceback
+ * joined (torchelastic's "Root Cause (first observed failure)" summary
+ * of the failed rank, torch/distributed/elastic/multiprocessing/errors,
+ * indents its "traceback :" under the failure), within SRV_MEM_FRAMES
+ * lines of it, of its process, before any later event flushed it. A
+ * whole traceback below is another exception's, placed by
+ * traceback_below() only when it follows at once; another worker's
+ * lines (vLLM's lockstep workers) are that worker's. 0 or -1. */
 static int pend_flush(struct srv_st *st, enum oom_phase ph)
 {
+	const struct srv_mem *m = &st->mem;
+
 	if (!st->pend)
 		return 0;
+	if (ph == OOM_PHASE_UNKNOWN && !m->served && m->frame_loose && m->frame_pid == st->pend_e.pid &&
+	    m->frame_line > st->pend_e.line &&
+	    m->frame_line - st->pend_e.line <= SRV_MEM_FRAMES)
+		ph = m->frame;
 	st->pend = 0;
 	st->pend_cand = OOM_PHASE_UNKNOWN;
 	if (ph != OOM_PHASE_UNKNOWN)
@@ -196,6 +210,8 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 		enum oom_phase tbph = memfail_phase_hint_ranked(tb, strlen(tb), &rank);
 		if (tbph != OOM_PHASE_UNKNOWN)
 			srv_mem_frame(&st->mem, tbph, rank, st->in->lineno);
+		if (st->mem.frame_line == st->in->lineno)
+			st->mem.frame_loose = 0;
 	}
 
 	if (torch_oom_text(exc, en)) {
@@ -468,6 +484,15 @@ static int read_line(struct srv_st *st)
 	if ((said || engine_kind_named(el.engine) || engine_kind_named(l->hint)) &&
 	    engine_facts(st, &el, in_piece) < 0)
 		return -1;
+	/* a lone failure message whose own line says a request reached the
+	 * server (the HTTP error body returned for it, phase_table.c's
+	 * serving lines): that request was being served when it failed */
+	if (in_piece && !st->mem.served && srv_join_open(&st->join) == SRV_LONE &&
+	    ((l->prefix_n == sizeof(SRV_ERROR_BODY) - 1 &&
+	      !memcmp(l->prefix, SRV_ERROR_BODY, l->prefix_n)) ||
+	     ((el.memfail & MEMFAIL_MARK_PHASE) &&
+	      memfail_phase_line(l->msg, l->n) == OOM_PHASE_SERVING)))
+		srv_mem_served(&st->mem);
 	if (in_piece)
 		return 0;
 	if ((el.stats_set >> ES_RUNNING & 1) && el.stats[ES_RUNNING] > 0)

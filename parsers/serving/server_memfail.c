@@ -198,6 +198,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) == OOM_PHASE_UNKNOWN)
 		return 0;
 	srv_mem_frame(m, ph, rank, lineno);
+	if (m->frame_line == lineno) {
+		m->frame_loose = 1;
+		m->frame_pid = l->pid;
+	}
 	/* a frame of the traceback a held failure prints after itself
 	 * (PyTorch's THCudaCheck, then "Traceback ...": loss.backward(),
 	 * evaluate()) names that failure's phase, the innermost wins */

@@ -37,6 +37,9 @@ struct srv_mem {
 	int frame_rank;              /* its rank (memfail_phase_hint_ranked: a
 				      * later frame of no worse rank wins), */
 	uint64_t frame_line;         /* and where; 0: none */
+	int frame_loose;             /* 1: named by lines no traceback joined
+				      * (srv_mem_line), 0: by a whole traceback */
+	int64_t frame_pid;           /* the loose line's pid, or OL_NULL */
 	int stack, stack_rank;       /* the training stack the log's frames and
 				      * lines name (enum vocab_stack), -1 none;
 				      * its precedence (memfail_stack_hint) */

@@ -609,7 +609,7 @@ static int strip_json(struct srv_line *l)
 	const char *p, *ts;
 	size_t n = l->n, tn;
 	int64_t ns;
-	int off;
+	int off, body;
 
 	if (n < 16 || m[0] != '{' || m[1] != '"' || !(p = memmem(m, n, "\"message\":\"", 11)))
 		return 0;
@@ -618,9 +618,18 @@ static int strip_json(struct srv_line *l)
 		set_utc(l, ns);
 	if (memmem(m, n, "\"target\":\"text_generation_", 26))
 		l->hint = ENGINE_TGI;
+	body = p - m == 10 && !memcmp(m, "{\"error\":{", 10);   /* before m is rewritten */
 	if (!json_str(m, n, (size_t)(p - m) + 10, m, SRV_MSG_MAX - (size_t)(m - l->buf), &tn))
 		return 0;
 	l->n = tn;
+	/* an HTTP API's error body, {"error":{"message":"..."}} (the OpenAI
+	 * API's error object, which OpenAI-compatible servers return for a
+	 * request they failed), is marked as such: SRV_ERROR_BODY */
+	if (body) {
+		memcpy(l->prefix, SRV_ERROR_BODY, sizeof(SRV_ERROR_BODY));
+		l->prefix_n = sizeof(SRV_ERROR_BODY) - 1;
+		return 1;
+	}
 	memcpy(l->prefix, "{json} ", 8);
 	l->prefix_n = 7;
 	return 1;

@@ -70,6 +70,10 @@ struct srv_line {
  * (mtime_ns; 0 if unknown). */
 void srv_line_init(struct srv_line *l, int year, int64_t mtime_ns);
 
+/* The prefix of a line that was an HTTP API's JSON error body
+ * ({"error":{"message":"..."}}): a request reached the server. */
+#define SRV_ERROR_BODY "{json error body} "
+
 /* The bytes a colour code or a carriage return starts with: a line
  * without any of them is taken as it is. */
 #define SRV_SPECIAL_BYTES "\x1b\r^#"
