@@ -90,6 +90,7 @@ static const char *family_name(const char *f)
 		{ "host", "A host allocation" }, { "onnxruntime", "ONNX Runtime" }, { "ray", "Ray" },
 		{ "ollama", "Ollama" }, { "npu", "An Ascend NPU (torch_npu)" }, { "mlx", "MLX (Metal)" },
 		{ "sycl", "SYCL" }, { "mlc", "MLC-LLM" }, { "tt_metal", "Tenstorrent's tt-metal" },
+		{ "exllamav2", "exllamav2's load" },
 		{ "unknown", "An allocation" },
 	};
 	size_t i;

@@ -15,6 +15,7 @@
 
 #include "analyzer/ingest/ingest.h"
 #include "lib/timeutil.h"
+#include "parsers/kernel/kernel_oom.h"
 
 #define KIND "kernel_log"
 
@@ -706,10 +707,38 @@ static void task_table_without_header(void **state)
 	t_close(tl);
 }
 
+/* The same, each row behind a dmesg -T stamp in the zh_CN locale
+ * (tests/data/incoming/any_stack, kvcache-ai/ktransformers#637: rows
+ * verbatim): the stamp is a stamp, not the row's "[pid]"; the report
+ * takes the rows' local time. */
+static void task_table_localized_stamps(void **state)
+{
+	static const char text[] =
+		"[\xe5\x9b\x9b 3\xe6\x9c\x88 20 21:01:25 2025] [   2665]     0  2665    55756      339"
+		"    77824       68             0 crond\n"
+		"[\xe5\x9b\x9b 3\xe6\x9c\x88 20 21:01:25 2025] [   2715]     0  2715    33960       15"
+		"   122880      280          -900 dde-dconfig-dae\n"
+		"[\xe5\x9b\x9b 3\xe6\x9c\x88 20 21:01:25 2025] [   3132]     0  3132    54792        0"
+		"    57344       33             0 agetty\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(kernel_oom_sniff((const unsigned char *)text, sizeof(text) - 1) > 0);
+	assert_true(t_parse_mem(tl, KIND, "zh.log", text, sizeof(text) - 1) > 0);
+	assert_int_equal(count(tl, "oom_invoked"), 1);
+	assert_int_equal(count(tl, "oom_kill"), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM task"), 3);
+	assert_int_equal(t_int(tl, "SELECT oom_score_adj FROM task WHERE pid = 2715"), -900);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind='oom_invoked'"),
+			 1742504485LL * 1000000000LL);   /* 2025-03-20 21:01:25 */
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rhel6_2632),
+		cmocka_unit_test(task_table_localized_stamps),
 		cmocka_unit_test(rhel7_310_crlf_and_folded_meminfo),
 		cmocka_unit_test(ubuntu44_two_events_year_wrap),
 		cmocka_unit_test(year_never_after_the_file),

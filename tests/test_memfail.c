@@ -109,6 +109,31 @@ static const struct positive {
 	/* MLX's other refusal (mlx/backend/metal/allocator.cpp) */
 	{ "RuntimeError: [metal::malloc] Resource limit (499000) exceeded.", MF_MLX, NA, NA,
 	  OOM_PHASE_UNKNOWN },
+	/* set 4, spent round 4: the wordings of memfail_words.c's block of
+	 * that name, as the spent excerpts (tests/data/real/any_stack) print
+	 * them. torch_xla's XRT on a TPU (TensorFlow's status text) */
+	{ "2020-10-22 02:48:58 10.128.0.33 [3]   (1) Resource exhausted: Attempting to allocate "
+	  "180.59M. That was not possible. There are 142.58M free.; (0x3x0_HBM1)", MF_XLA,
+	  (int64_t)(180.59 * MiB), NA, OOM_PHASE_UNKNOWN },
+	/* MLX before 0.18 (mlx/allocator.cpp malloc_or_wait) */
+	{ "libc++abi: terminating due to uncaught exception of type std::runtime_error: "
+	  "[malloc_or_wait] Unable to allocate 12 bytes.", MF_MLX, 12, NA, OOM_PHASE_UNKNOWN },
+	/* TVM's VM under MLC-LLM (relax_vm/memory_manager.cc) */
+	{ "[05:04:00] /home/local/llm/omniquant/mlc-llm/3rdparty/tvm/src/runtime/relax_vm/"
+	  "memory_manager.cc:115: InternalError: Check failed: (offset + needed_size <= "
+	  "this->buffer.size) is false: storage allocation failure, attempted to allocate 16785408 "
+	  "at offset 0 in region that is 16777216bytes", MF_MLC, 16785408, NA, OOM_PHASE_UNKNOWN },
+	/* TensorRT-LLM's paged KV cache (kvCacheManager.cpp): a request's
+	 * block, so serving */
+	{ "[TensorRT-LLM][ERROR] [TensorRT-LLM][ERROR] Assertion failed: Can't allocate new blocks. "
+	  "No free blocks left. (/home/jenkins/agent/workspace/LLM/main/L0_PostMerge/llm/cpp/"
+	  "tensorrt_llm/batch_manager/kvCacheManager.cpp:362)", MF_TRT, NA, NA, OOM_PHASE_SERVING },
+	/* exllamav2's auto-split load (model.py@7ba31d8), quoted by exui */
+	{ "exui insists \"RuntimeError: Insufficient VRAM for model and cache\"", MF_EXL2, NA, NA,
+	  OOM_PHASE_LOAD_WEIGHTS },
+	/* LM Studio's server: a prediction failed while it streamed */
+	{ "Error in iterating prediction stream: RuntimeError: [metal::malloc] Resource limit "
+	  "(499000) exceeded.", MF_MLX, NA, NA, OOM_PHASE_SERVING },
 	/* bash's fork, Go's runtime (Ollama's runner), the JVM */
 	{ "bash: fork: Cannot allocate memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "fatal error: runtime: out of memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },

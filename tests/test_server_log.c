@@ -580,6 +580,8 @@ static void lone_messages_detected(void **state)
 		"tests/data/real/gpu_host/torch-oom-would-exceed-allowed-multiline.log",
 		"tests/data/real/gpu_host/torch-oom-would-exceed-allowed-oneline.log",
 		"tests/data/real/gpu_host/torch-oom-cached-kib.log",
+		/* an exception pasted in a code span mid-sentence */
+		"tests/data/real/any_stack/b-mlx-lmstudio-engine-resource-limit-499000-prediction-stream.log",
 	};
 	size_t i;
 	(void)state;

@@ -554,6 +554,14 @@ static const char *advise_weights(struct rule_ctx *c, const struct rl_phase *p, 
 	else if (!strcmp(stack, "lmdeploy"))
 		rl_advice(f, "TurboMind's weights do not fit: shard them (--tp), use a quantized"
 			  " model (--model-format awq), or a smaller model.");
+	/* exllamav2's auto-split (exllamav2/model.py@7ba31d8 load_autosplit_gen)
+	 * places each layer with the cache it needs, max_seq_len tokens */
+	else if (!strcmp(p->family, "exllamav2"))
+		rl_advice(f, "exllamav2's auto-split places each layer together with its share of"
+			  " the cache, which holds max_seq_len tokens, and the model with its cache"
+			  " did not fit: lower max_seq_len (a model's default context may be far"
+			  " longer than needed), use a quantized cache (Q4/Q6/Q8), or a smaller"
+			  " quantization of the model.");
 	else
 		rl_advice(f, "The weights do not fit: quantize them, shard them (tensor"
 			  " parallelism), or use a smaller model.");

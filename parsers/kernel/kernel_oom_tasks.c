@@ -167,8 +167,12 @@ int task_row_line(const char *l, size_t n)
 {
 	const char *le = l + n, *c = l;
 
-	if (c < le && *c == '[' && (c = memchr(c, ']', n)) && c + 1 < le && memchr(l, '.', (size_t)(c - l)))
-		c = skip_ws(c + 1, le);   /* a dmesg "[  65.766239]" stamp */
+	/* a dmesg stamp: "[  65.766239]", or dmesg -T's clock in any locale
+	 * ("[Thu Mar 20 21:01:25 2025]", "[四 3月 20 21:01:25 2025]"); a
+	 * row's own "[  pid  ]" holds neither a '.' nor a ':' */
+	if (c < le && *c == '[' && (c = memchr(c, ']', n)) && c + 1 < le &&
+	    (memchr(l, '.', (size_t)(c - l)) || memchr(l, ':', (size_t)(c - l))))
+		c = skip_ws(c + 1, le);
 	else
 		c = skip_ws(l, le);
 	return task_row_shape(c, le) > 0;

@@ -127,6 +127,34 @@ const struct memfail_word memfail_words[] = {
 	 * (allocated: A B, free: F B, largest free block: L B)" (L1 buffers
 	 * the same), printed under tt-xla's vLLM plugin and ttnn */
 	{ "Out of Memory: Not enough space to allocate", MF_TT, 0 },
+	/* ---- set 4, spent round 4 (branch w-spent4r) ---- */
+	/* TensorFlow's status text as XLA's XRT runtime under torch_xla
+	 * printed it on a TPU (tensorflow/core/platform/status.cc: the code
+	 * "Resource exhausted: " before XLA's own "Attempting to allocate X.
+	 * That was not possible. There are Y free."), the lower-case twin
+	 * of PJRT's "RESOURCE_EXHAUSTED: Attempting to" */
+	{ "Resource exhausted: Attempting to allocate", MF_XLA, 0 },
+	/* MLX's allocator before 0.18 (mlx/allocator.cpp malloc_or_wait, also
+	 * in forks of it: "[malloc_or_wait] Unable to allocate N bytes."),
+	 * the Metal heap refusing a buffer after waiting and swapping */
+	{ "[malloc_or_wait] Unable to allocate", MF_MLX, 0 },
+	/* TVM's VM, which MLC-LLM runs (src/runtime/relax_vm/memory_manager.cc
+	 * and src/runtime/vm/memory_manager.cc StorageObj::AllocNDArray,
+	 * 2021-2025: "storage allocation failure, attempted to allocate N at
+	 * offset O in region that is M bytes"): a tensor larger than the
+	 * region its compiled memory plan set aside */
+	{ "storage allocation failure, attempted to allocate", MF_MLC, 0 },
+	/* TensorRT-LLM's paged KV cache (cpp/tensorrt_llm/batch_manager/
+	 * kvCacheManager.cpp BlockManager::allocateBlock, TLLM_CHECK_WITH_INFO
+	 * "Can't allocate new blocks. No free blocks left."; from 2025 "...
+	 * for window size N. No free blocks left."): no KV block free */
+	{ "Can't allocate new blocks", MF_TRT, 0 },
+	/* exllamav2's auto-split load (exllamav2/model.py@7ba31d8
+	 * load_autosplit_gen: RuntimeError "Insufficient VRAM for model and
+	 * cache" when the last card cannot take the next layer and its
+	 * cache), what exui and TabbyAPI pass on */
+	{ "Insufficient VRAM for model and cache", MF_EXL2, 0 },
+	/* ---- end of set 4, spent round 4 ---- */
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "PI_ERROR_OUT_OF_HOST_MEMORY", MF_SYCL, 0 },
@@ -330,7 +358,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_VLLM_WARMUP] = "vllm_warmup", [MF_TORCH] = "torch", [MF_XPU] = "xpu",
 	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
 	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
-	[MF_TT] = "tt_metal", [MF_HPU] = "hpu",
+	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
 	[MF_UNKNOWN] = "unknown",
 };
 

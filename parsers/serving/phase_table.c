@@ -371,6 +371,29 @@ const struct phase_mark phase_marks[] = {
 	 * EstimateMemoryUsageOnMode): its message is the phase */
 	F("Insufficient GPU memory error: The available", KV_ALLOC, "mlc-llm", "v0.1.0-2025 main",
 	  "mlc-llm cpp/serve/config.cc"),
+	/* ---- set 4, spent round 4 (branch w-spent4r): wordings that are
+	 * their phase ---- */
+	/* exllamav2's auto-split load places each layer and its cache in
+	 * turn and raises this when no card is left (exllamav2/model.py@7ba31d8
+	 * load_autosplit_gen): the load, whatever UI prints it */
+	F("Insufficient VRAM for model and cache", LOAD_WEIGHTS, "exllamav2", "0.0.x-0.3",
+	  EXL "7ba31d8 exllamav2/model.py"),
+	/* TensorRT-LLM's C++ batch manager / GptSession: a request's context
+	 * or next token needs a KV block and none is free (kvCacheManager.cpp
+	 * BlockManager::allocateBlock via addToken/addSequence). Only this
+	 * older wording: from 2025 "... for window size N. No free blocks
+	 * left." is also raised by the PyTorch backend's warm-up requests
+	 * (tensorrt_llm/_torch/pyexecutor/model_engine.py), so it names no
+	 * phase alone */
+	F("Can't allocate new blocks. No free blocks left", SERVING, "tensorrt-llm", "0.5-0.17",
+	  "cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp (docs/source/gpt_attention.md)"),
+	/* LM Studio's server: a prediction (a request's token stream) failed
+	 * while its tokens were being produced; its OpenAI-compatible API
+	 * returns this text as the error of that request (LM Studio is closed
+	 * source: the wording as the bug tracker's threads and API clients
+	 * print it) */
+	F("Error in iterating prediction stream", SERVING, "lm-studio", "0.3.x", THREAD),
+	/* ---- end of set 4, spent round 4 ---- */
 	G("optimizer.step", TRAINING_STEP, "pytorch", "all", "torch/optim/optimizer.py"),
 	G(".backward(", TRAINING_STEP, "pytorch", "all", "torch/_tensor.py"),
 	G("run_backward", TRAINING_STEP, "pytorch", "all", "torch/autograd/__init__.py"),

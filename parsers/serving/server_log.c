@@ -665,24 +665,41 @@ static int engine_header(const char *line, size_t n)
 	return 0;
 }
 
+/* Whether the inline code span opening at line[k] (a backtick) holds a
+ * raised exception as a program printed it: its class and message
+ * ("RuntimeError: [metal::malloc] ...", "...Exception: ..."), which a
+ * note pastes, not names. */
+static int pasted_exception(const char *line, size_t n, size_t k)
+{
+	const char *end = memchr(line + k + 1, '`', n - k - 1);
+	size_t span = end ? (size_t)(end - line) - k - 1 : n - k - 1;
+
+	return mem_find(line + k + 1, span, "Error: ") || mem_find(line + k + 1, span, "Exception: ");
+}
+
 /* A line of prose as a note writes it, into out (cap bytes), to be
  * judged: 0 when it is a Markdown list item or heading (a note about
  * logs, not a log); else 1, with the inline code spans that open after
  * the line's first word blanked (the wording a note quotes; a paste in
- * backticks opens with them). */
+ * backticks opens with them), unless a span holds a raised exception's
+ * class and message (the error itself, pasted mid-sentence). */
 static int not_prose(const char *line, size_t n, char *out, size_t cap, size_t *on)
 {
 	size_t i = 0, k;
-	int in_code = 0;
+	int in_code = 0, blank = 0;
 
 	while (i < n && (line[i] == ' ' || line[i] == '\t'))
 		i++;
 	if (i + 1 < n && strchr("*-+#", line[i]) && (line[i + 1] == ' ' || line[i + 1] == '#'))
 		return 0;
 	for (k = 0; k < n && k < cap; k++) {
-		if (line[k] == '`' && k > i)
+		if (line[k] == '`' && k > i) {
 			in_code = !in_code;
-		out[k] = in_code || (line[k] == '`' && k > i) ? ' ' : line[k];
+			blank = in_code && !pasted_exception(line, n, k);
+			out[k] = ' ';
+			continue;
+		}
+		out[k] = in_code && blank ? ' ' : line[k];
 	}
 	*on = k;
 	return 1;
