@@ -13,14 +13,10 @@
 
 #define GiB 1073741824.0
 
+/* A file of the source tree read by the server-log parser (no detection). */
 static int parse_log(struct timeline *tl, const char *rel)
 {
-	size_t n;
-	char *text = t_slurp(rel, &n);
-	int r = t_parse_mem(tl, "server_log", rel, text, n);
-
-	free(text);
-	return r;
+	return t_parse_file_as(tl, "server_log", rel);
 }
 
 /* The value of series name at its nth sample (0: the first). */

@@ -18,16 +18,10 @@
 #define MiB 1048576LL
 #define GiB 1073741824LL
 
-/* A file of the source tree read by the server-log parser (no detection);
- * what the parser returned. */
+/* A file of the source tree read by the server-log parser (no detection). */
 static int parse_log(struct timeline *tl, const char *rel)
 {
-	size_t n;
-	char *text = t_slurp(rel, &n);
-	int r = t_parse_mem(tl, "server_log", rel, text, n);
-
-	free(text);
-	return r;
+	return t_parse_file_as(tl, "server_log", rel);
 }
 
 static int64_t gpu_value(struct timeline *tl, const char *name, const char *ent, int nth)

@@ -17,14 +17,10 @@
 
 #define REAL "tests/data/real/any_stack/"
 
+/* A file of the source tree read by the server-log parser (no detection). */
 static int parse_log(struct timeline *tl, const char *rel)
 {
-	size_t n;
-	char *text = t_slurp(rel, &n);
-	int r = t_parse_mem(tl, "server_log", rel, text, n);
-
-	free(text);
-	return r;
+	return t_parse_file_as(tl, "server_log", rel);
 }
 
 static int parse_text(struct timeline *tl, const char *text)

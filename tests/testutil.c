@@ -47,6 +47,16 @@ int t_parse_mem(struct timeline *tl, const char *kind, const char *name,
 	return r;
 }
 
+int t_parse_file_as(struct timeline *tl, const char *kind, const char *relpath)
+{
+	size_t n;
+	char *text = t_slurp(relpath, &n);
+	int r = t_parse_mem(tl, kind, relpath, text, n);
+
+	free(text);
+	return r;
+}
+
 const char *t_src(const char *relpath)
 {
 	static char buf[4096];

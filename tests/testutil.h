@@ -22,6 +22,9 @@ int t_parse_mem(struct timeline *tl, const char *kind, const char *name,
 		const char *text, size_t n);
 /* Parse a file (path relative to the source tree) with detection. */
 int t_parse_file(struct timeline *tl, const char *relpath);
+/* Parse a file of the source tree as kind (no detection): t_parse_mem's
+ * result. */
+int t_parse_file_as(struct timeline *tl, const char *kind, const char *relpath);
 /* First column of the first row of a printf-formatted query. */
 int64_t t_int(struct timeline *tl, const char *fmt, ...);       /* NULL -> OL_NULL */
 double t_real(struct timeline *tl, const char *fmt, ...);
