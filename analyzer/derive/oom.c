@@ -196,11 +196,8 @@ static const char startup_phase_sql[] =
 	" WHERE coalesce(phase, 'unknown') = 'unknown' AND EXISTS (SELECT 1 FROM engine n,"
 	"  json_each(CASE WHEN json_valid(n.errors) THEN n.errors ELSE '[]' END) j"
 	"  WHERE n.artifact_id IS temp.oom_cand.artifact_id AND"
-	"  (json_extract(j.value, '$.kind') = 'shard_cannot_start' OR"
-	"   lower(json_extract(j.value, '$.text')) LIKE '%failed to start%' OR"
-	"   lower(json_extract(j.value, '$.text')) LIKE '%initialization failed%' OR"
-	"   lower(json_extract(j.value, '$.text')) LIKE '%loading failed%' OR"
-	"   lower(json_extract(j.value, '$.text')) LIKE '%failed to load%'))";
+	"  (json_extract(j.value, '$.kind') = 'shard_cannot_start' OR "
+	DERIVE_FAILED_START("json_extract(j.value, '$.text')") "))";
 
 /* The phase an engine's memory error names by its kind, for the row of an
  * engine_error (or a server_error naming one) whose own lines named none:

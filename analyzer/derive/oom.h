@@ -18,4 +18,14 @@ struct strbuf;
  * failure (the verdict is then no_oom). */
 int derive_oom(sqlite3 *db, struct strbuf *err);
 
+/* The words of an engine's error text (the SQL expression T, text or
+ * NULL) that say the engine never started: vLLM's "EngineCore failed to
+ * start", "Engine core initialization failed", TGI's "Shard 0 failed to
+ * start", a model that failed to load. One definition for derive (the
+ * `startup` phase of an OOM nothing placed) and the rules' engine facts
+ * (failed_start), so the two cannot disagree. */
+#define DERIVE_FAILED_START(T) \
+	"(lower(" T ") LIKE '%failed to start%' OR lower(" T ") LIKE '%initialization failed%'" \
+	" OR lower(" T ") LIKE '%loading failed%' OR lower(" T ") LIKE '%failed to load%')"
+
 #endif

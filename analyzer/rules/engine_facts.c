@@ -3,6 +3,7 @@
  * accounting, read once per rule that weighs them (see engine_facts.h).
  */
 #include "analyzer/rules/engine_facts.h"
+#include "analyzer/derive/oom.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -93,11 +94,8 @@ static int read_rows(struct rule_ctx *c, struct rl_engine *e, int max)
 		" max_model_len, max_batch_prefill_tokens, gpu_layers, model_layers,"
 		" compute_buffer_bytes, required_full_bytes, planned_total_bytes, kv_cache_fraction,"
 		" (SELECT group_concat(json_extract(j.value, '$.kind'), ',') FROM json_each(" ERR ") j),"
-		" (SELECT count(*) FROM json_each(" ERR ") j WHERE lower(json_extract(j.value, '$.text'))"
-		"  LIKE '%failed to start%' OR lower(json_extract(j.value, '$.text'))"
-		"  LIKE '%initialization failed%' OR lower(json_extract(j.value, '$.text'))"
-		"  LIKE '%loading failed%' OR lower(json_extract(j.value, '$.text'))"
-		"  LIKE '%failed to load%'),"
+		" (SELECT count(*) FROM json_each(" ERR ") j WHERE "
+		DERIVE_FAILED_START("json_extract(j.value, '$.text')") "),"
 		" (SELECT min(json_extract(j.value, '$.time_ns')) FROM json_each(" ERR ") j),"
 		" " LAST_COUNT("asked_tokens") ", " LAST_COUNT("available_tokens")
 		" FROM engine ORDER BY id");
