@@ -214,6 +214,20 @@ int rl_card_frag_real(const struct rl_card *k)
 	return k->unalloc >= RL_FRAG_MIN_SHARE * k->total;
 }
 
+#define OTHER_MIN_BYTES (1 * GIB)
+
+int rl_card_fits_alone(const struct rl_card *k)
+{
+	return k->need >= 0 &&
+	       k->need + (k->non_pytorch >= 0 ? k->non_pytorch : RL_CTX_GUESS) <= k->limit;
+}
+
+int rl_card_crowded_out(const struct rl_card *k)
+{
+	return k->total > 0 && k->outside >= OTHER_MIN_BYTES &&
+	       k->outside / k->total >= RL_OTHER_MIN_SHARE && rl_card_fits_alone(k);
+}
+
 int rl_card_frag_holds(const struct rl_card *k)
 {
 	return k->unalloc >= 0 && k->req > 0 && k->unalloc + (k->free > 0 ? k->free : 0) >= k->req;

@@ -315,8 +315,18 @@ int rl_card_read(struct rule_ctx *c, struct rl_card *k);
 int rl_card_frag_real(const struct rl_card *k);
 /* That cache plus the free memory would have held the request. */
 int rl_card_frag_holds(const struct rl_card *k);
+/* This process's need (live tensors and the request, with its context)
+ * fits the card alone: 1, else 0 (or unknown). */
+int rl_card_fits_alone(const struct rl_card *k);
+/* Crowded out: memory outside this process's PyTorch (other processes,
+ * proven or not: k->outside_proven says) held a quarter of the card and
+ * at least 1 GiB, and this process would have fitted alone. The capacity
+ * rule's other_process finding and the start-up rule read the same test. */
+int rl_card_crowded_out(const struct rl_card *k);
 
 #define RL_FRAG_MIN_SHARE 0.05      /* reserved-unallocated / card */
+#define RL_OTHER_MIN_SHARE 0.25     /* memory outside this process / card: crowded out */
+#define RL_CTX_GUESS (512 * MIB)    /* a CUDA context, when the message does not say */
 #define RL_LONE_MAX_SCORE 0.68      /* a cause one message makes likely, not proves */
 
 /* ---- formatting (dctx.c) ---- */

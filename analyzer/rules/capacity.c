@@ -31,11 +31,8 @@
 #define CAP_MIN_FILL 0.90           /* (allocated + request) / reachable */
 #define CAP_FULL_FILL 0.95
 #define CAP_ENGINE_SCORE 0.6        /* at most, next to the engine's own accounting */
-#define OTHER_MIN_SHARE 0.25        /* of the card */
-#define OTHER_MIN_BYTES (1 * GIB)
 #define NONPT_MIN_SHARE 0.20
 #define NONPT_MIN_BYTES (2 * GIB)
-#define CTX_GUESS (512 * MIB)       /* a CUDA context, when the message does not say */
 #define SETTLE "A memory series before the OOM (nvidia-smi --query-gpu=memory.used" \
 	" --format=csv -l 1, DCGM, or a snapshot with history) would tell a workload" \
 	" that never fitted from a leak or a spike."
@@ -118,10 +115,6 @@ static int request_exceeds_card(struct rule_ctx *c, const struct rl_card *k)
 }
 
 /* The process's need, its own overhead included, fits the card alone. */
-static int fits_alone(const struct rl_card *k)
-{
-	return k->need >= 0 && k->need + (k->non_pytorch >= 0 ? k->non_pytorch : CTX_GUESS) <= k->limit;
-}
 
 /* Other processes (or, when the message cannot tell, memory outside this
  * process's PyTorch) held a quarter of the card. 1, 0 none, -1. */
@@ -131,9 +124,9 @@ static int other_process(struct rule_ctx *c, const struct rl_card *k)
 	struct rl_finding f;
 	char b1[32], b2[32], b3[32], b4[32];
 
-	if (k->outside < OTHER_MIN_BYTES || share < OTHER_MIN_SHARE || !fits_alone(k))
+	if (!rl_card_crowded_out(k))
 		return 0;
-	s = rl_clamp01((share - OTHER_MIN_SHARE) / 0.35);
+	s = rl_clamp01((share - RL_OTHER_MIN_SHARE) / 0.35);
 	rl_finding_init(&f, "capacity", "misconfig", "other_process");
 	f.score = k->outside_proven ? 0.55 + 0.35 * s : 0.5 + 0.15 * s;
 	card_figures(&f, k);
@@ -172,7 +165,7 @@ static int non_pytorch(struct rule_ctx *c, const struct rl_card *k)
 	char b1[32], b2[32], b3[32];
 
 	if (k->non_pytorch < NONPT_MIN_BYTES || share < NONPT_MIN_SHARE ||
-	    k->need < 0 || k->need + CTX_GUESS + k->others > k->limit)
+	    k->need < 0 || k->need + RL_CTX_GUESS + k->others > k->limit)
 		return 0;
 	rl_finding_init(&f, "capacity", "misconfig", "non_pytorch");
 	f.score = 0.55 + 0.35 * rl_clamp01((share - NONPT_MIN_SHARE) / 0.3);
@@ -209,7 +202,7 @@ static double capacity_score(struct rule_ctx *c, const struct rl_card *k,
 {
 	double s = fill > 1 ? RL_LONE_MAX_SCORE : fill >= CAP_FULL_FILL ? 0.6 : 0.5;
 
-	if ((holder && fits_alone(k)) || (rl_card_frag_real(k) == 1 && rl_card_frag_holds(k)))
+	if ((holder && rl_card_fits_alone(k)) || (rl_card_frag_real(k) == 1 && rl_card_frag_holds(k)))
 		s = 0.4;   /* another cause explains it; the card was full even so */
 	if (k->oversubscribed && s > 0.5)
 		s = 0.5;
@@ -226,7 +219,7 @@ static double capacity_score(struct rule_ctx *c, const struct rl_card *k,
 static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const struct rl_card *k,
 			    const struct rl_history *h)
 {
-	double own = k->non_pytorch >= 0 ? k->non_pytorch : CTX_GUESS, cut = k->need - 0.9 * k->room;
+	double own = k->non_pytorch >= 0 ? k->non_pytorch : RL_CTX_GUESS, cut = k->need - 0.9 * k->room;
 	double card = ceil((k->need + own) / 0.9 / GIB) * GIB;   /* alone, 10% to spare */
 	double v;
 	char b1[32], b2[32], b3[32];

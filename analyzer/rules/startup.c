@@ -300,6 +300,33 @@ static void startup_value(struct rule_ctx *c, const struct startup *s, struct rl
 		  " profiling and graph capture) before any traffic.");
 }
 
+/* Other processes held the card when the start-up failed, and this one
+ * would have fitted alone (PyTorch's message lists them: ranks started
+ * on one card, a leftover server). The phase's knob would shrink a
+ * configuration that fits: the finding only contributes (the capacity
+ * rule's other_process names them) and says so first. 1 crowded, 0 not,
+ * -1 failed. */
+static int crowded(struct rule_ctx *c, struct rl_finding *f)
+{
+	struct rl_card k;
+	char b1[32], b2[32];
+	int r = rl_card_read(c, &k);
+
+	/* the processes the message lists must hold the share themselves:
+	 * memory merely outside this process's PyTorch proves no neighbour */
+	if (r <= 0 || !rl_card_crowded_out(&k) ||
+	    !(k.outside_proven || (k.others > 0 && k.others >= RL_OTHER_MIN_SHARE * k.total)))
+		return r < 0 ? -1 : 0;
+	if (f->score > STARTUP_CONTRIB)
+		f->score = STARTUP_CONTRIB;
+	rl_advice(f, "First: other processes held %s of the %s card when it failed, and on the"
+		  " card alone this one would have fitted: one process per card (or stop what"
+		  " else runs there) before changing the configuration.",
+		  rl_bytes(k.others > 0 ? k.others : k.outside, b1, sizeof(b1)),
+		  rl_bytes(k.total, b2, sizeof(b2)));
+	return 1;
+}
+
 int rule_startup(struct rule_ctx *c)
 {
 	struct rl_phase ph;
@@ -372,6 +399,8 @@ int rule_startup(struct rule_ctx *c)
 		if (n < 0)
 			return -1;
 		f.phase = ph.phase;
+		if (crowded(c, &f) < 0)
+			return -1;
 		f.cause = rl_phase_advise(c, &ph, e, n, &f);
 		if (!f.knob[0] && strcmp(ph.phase, "warmup") && strcmp(ph.phase, "graph_capture") &&
 		    !rl_phase_deepspeed(&ph))
