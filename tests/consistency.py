@@ -249,6 +249,10 @@ def wording(rep, head, whole):
         if (re.search(r"(?<!no )core dump", line)
                 and ("SIGKILL" in line or "exit code 137" in line)):
             errs.append("a SIGKILL leaves no core dump: %r" % line.strip()[:120])
+    # a name or a line the evidence did not give, printed as a placeholder
+    m = re.search(r"container \? |of pod \?|\bline 0\)", whole)
+    if m:
+        errs.append("a placeholder for what the evidence did not give: %r" % m.group(0))
     # a figure the evidence did not state, printed as its sentinel
     for f in (head, whole):
         m = re.search(r"(?<![\d.])-1 B\b[^\n]*", f)

@@ -388,9 +388,13 @@ static int in_state_key(struct k8s_st *st, const char *k, const char *v, int ind
 			c->oom = 1;
 			c->last_state = st->state_last;
 			c->line = st->in->lineno;
+		} else if (!c->line) {   /* a SIGKILL's line, when no OOM names one */
+			c->line = st->in->lineno;
 		}
 	} else if (!strcmp(k, "exitcode")) {
 		c->exit_code = k8s_int(v);
+		if (!c->line && c->exit_code == 137)
+			c->line = st->in->lineno;
 	} else if (!strcmp(k, "started") || !strcmp(k, "startedat")) {
 		c->started = k8s_time(v);
 	} else if (!strcmp(k, "finished") || !strcmp(k, "finishedat")) {

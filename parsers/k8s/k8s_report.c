@@ -246,8 +246,10 @@ int k8s_emit_kill(struct k8s_st *st, const struct kcont *c, const char *reason,
 	json_object_set_new(d, "message", ol_json_str(msg));
 	if (msg)
 		victim_of(msg, &pid, comm, sizeof(comm), d);
-	snprintf(summary, sizeof(summary), "%s: container %s of pod %s", reason,
-		 c && c->name[0] ? c->name : comm[0] ? comm : "?", st->pod[0] ? st->pod : "?");
+	snprintf(summary, sizeof(summary), "%s: %s%s%s%s", reason,
+		 c && c->name[0] ? "container " : comm[0] ? "process " : "a container (its name"
+		 " not in the excerpt)", c && c->name[0] ? c->name : comm, st->pod[0] ? " of pod " : "",
+		 st->pod);
 	return emit(st, vocab_event_kind(VE_K8S_OOM_KILL), t, line, pid, comm,
 			c ? c->limit : OL_NULL, summary, d);
 }
@@ -269,10 +271,11 @@ int k8s_emit_sigkill(struct k8s_st *st, const struct kcont *c, const struct ol_t
 	object_json(st, d);
 	json_object_set_new(d, "exit_code", ol_json_int(c->exit_code));
 	json_object_set_new(d, "last_state", json_boolean(c->last_state));
-	snprintf(summary, sizeof(summary), "container %s of pod %s ended by SIGKILL (exit code"
-		 " 137, reason %s): not OOMKilled, so not its cgroup's OOM; the node's OOM"
-		 " killer is one cause, its kernel log says", c->name[0] ? c->name : "?",
-		 st->pod[0] ? st->pod : "?", c->reason[0] ? c->reason : "?");
+	snprintf(summary, sizeof(summary), "%s%s%s%s ended by SIGKILL (exit code 137%s%s): not"
+		 " OOMKilled, so not its cgroup's OOM; the node's OOM killer is one cause, its"
+		 " kernel log says", c->name[0] ? "container " : "a container (its name not in"
+		 " the excerpt)", c->name, st->pod[0] ? " of pod " : "", st->pod,
+		 c->reason[0] ? ", reason " : "", c->reason);
 	return emit(st, vocab_event_kind(VE_PROCESS_CRASH), t, c->line, OL_NULL, NULL, OL_NULL,
 		    summary, d);
 }
