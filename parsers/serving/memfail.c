@@ -602,6 +602,7 @@ static int64_t gib_after(const char *l, size_t n, const char *label)
 	const char *p = mem_find(l, n, label), *end = l + n;
 	char num[24];
 	size_t k = 0;
+	double v;
 
 	if (!p)
 		return -1;
@@ -609,7 +610,10 @@ static int64_t gib_after(const char *l, size_t n, const char *label)
 	     (isdigit((unsigned char)*p) || *p == '.'); p++)
 		num[k++] = *p;
 	num[k] = '\0';
-	return k ? (int64_t)(strtod(num, NULL) * 1073741824.0) : -1;
+	v = k ? strtod(num, NULL) * 1073741824.0 : -1;
+	/* a figure past int64 (a corrupt or hostile line) is no figure: the
+	 * cast would be undefined (found by fuzz_memfail) */
+	return v >= 0 && v < 9.0e18 ? (int64_t)v : -1;
 }
 
 int memfail_continues(const char *l, size_t n, struct memfail *f)
