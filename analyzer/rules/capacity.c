@@ -222,7 +222,7 @@ static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const stru
 	double own = k->non_pytorch >= 0 ? k->non_pytorch : RL_CTX_GUESS, cut = k->need - 0.9 * k->room;
 	double card = ceil((k->need + own) / 0.9 / GIB) * GIB;   /* alone, 10% to spare */
 	double v;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], how[400];
 
 	rl_fig(f, "suggested_card_bytes", card);
 	if (cut > 0)
@@ -233,32 +233,22 @@ static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const stru
 	int training = rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND phase IN"
 			      " ('training_step', 'eval') LIMIT 1") == 0;
 	if (rl_engine_kind(c) == ENGINE_NONE && !training)
-		rl_advice(f, "Shrink what one step holds by at least %s (to %s, leaving 10%% of"
-			  " the reach free): a smaller batch or shorter sequences (served by %s:"
-			  " %s, %s); quantised weights (8-bit halves 16-bit weights, 4-bit"
-			  " quarters them); in training, CPU offload of weights or optimizer state"
-			  " and activation checkpointing. Or a card of at least %s.",
-			  rl_bytes(cut > 0 ? cut : 0, b1, sizeof(b1)),
-			  rl_bytes(0.9 * k->room, b2, sizeof(b2)), rl_engine_title(c),
-			  rl_flag(c, KR_MAX_SEQS), rl_flag(c, KR_MAX_LEN),
-			  rl_bytes(card, b3, sizeof(b3)));
+		snprintf(how, sizeof(how), "a smaller batch or shorter sequences (served by %s: %s,"
+			 " %s); quantised weights (8-bit halves 16-bit weights, 4-bit quarters them);"
+			 " in training, CPU offload of weights or optimizer state and activation"
+			 " checkpointing", rl_engine_title(c), rl_flag(c, KR_MAX_SEQS),
+			 rl_flag(c, KR_MAX_LEN));
 	else if (rl_engine_kind(c) != ENGINE_NONE)
-		rl_advice(f, "Shrink what one step holds by at least %s (to %s, leaving 10%% of"
-			  " the reach free): fewer concurrent requests or shorter sequences (%s"
-			  " %s, %s); quantised weights (8-bit halves 16-bit weights, 4-bit"
-			  " quarters them). Or a card of at least %s.",
-			  rl_bytes(cut > 0 ? cut : 0, b1, sizeof(b1)),
-			  rl_bytes(0.9 * k->room, b2, sizeof(b2)), rl_engine_title(c),
-			  rl_flag(c, KR_MAX_SEQS), rl_flag(c, KR_MAX_LEN),
-			  rl_bytes(card, b3, sizeof(b3)));
+		snprintf(how, sizeof(how), "fewer concurrent requests or shorter sequences (%s %s,"
+			 " %s); quantised weights (8-bit halves 16-bit weights, 4-bit quarters them)",
+			 rl_engine_title(c), rl_flag(c, KR_MAX_SEQS), rl_flag(c, KR_MAX_LEN));
 	else
-		rl_advice(f, "Shrink what one step holds by at least %s (to %s, leaving 10%% of"
-			  " the reach free): a smaller batch or shorter sequences; quantised"
-			  " weights (8-bit halves 16-bit weights, 4-bit quarters them); CPU offload"
-			  " of weights or optimizer state; activation checkpointing. Or a card of"
-			  " at least %s.",
-			  rl_bytes(cut > 0 ? cut : 0, b1, sizeof(b1)),
-			  rl_bytes(0.9 * k->room, b2, sizeof(b2)), rl_bytes(card, b3, sizeof(b3)));
+		snprintf(how, sizeof(how), "a smaller batch or shorter sequences; quantised weights"
+			 " (8-bit halves 16-bit weights, 4-bit quarters them); CPU offload of weights"
+			 " or optimizer state; activation checkpointing");
+	rl_advice(f, "Shrink what one step holds by at least %s (to %s, leaving 10%% of the reach"
+		  " free): %s. Or a card of at least %s.", rl_bytes(cut > 0 ? cut : 0, b1, sizeof(b1)),
+		  rl_bytes(0.9 * k->room, b2, sizeof(b2)), how, rl_bytes(card, b3, sizeof(b3)));
 	if (k->unalloc >= 0)
 		rl_advice(f, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True would give back at"
 			  " most the %s reserved but unallocated (%.1f%% of the card): %s.",
