@@ -17,6 +17,12 @@ beside the input) and compared with the row:
             kv_alloc, graph_capture, warmup) and whose analysis holds an
             OOM row: named misconfig with that phase.
 
+Where the manifest has a `phase_from` column (set 5 on: `log` when the
+excerpt itself shows the phase, `prose` when only the thread's words do),
+phase and start-up are also counted for the `log` rows alone, the part a
+reader of the log can be asked to get; and read is also given over the
+rows marked `expected_read` `yes`.
+
 With --healthy, each file of that manifest must give no OOM row and no
 verdict other than `no_oom` (or not be read at all).
 
@@ -66,7 +72,9 @@ def first_oom(rep):
 def measure(oomlens, manifest, scratch):
     base = os.path.dirname(manifest)
     n = {"files": 0, "read": 0, "cause": 0, "cause_right": 0, "phase": 0,
-         "phase_right": 0, "startup": 0, "startup_right": 0}
+         "phase_right": 0, "startup": 0, "startup_right": 0, "expected": 0,
+         "expected_read": 0, "log_phase": 0, "log_phase_right": 0,
+         "log_startup": 0, "log_startup_right": 0, "has_from": 0}
     misses = []
     for row in rows(manifest):
         name = row["file"]
@@ -76,8 +84,13 @@ def measure(oomlens, manifest, scratch):
         oom = first_oom(rep) if rep else None
         cls, vphase = v.get("class"), v.get("phase")
         phase = vphase if vphase and vphase != "unknown" else (oom or {}).get("phase")
+        from_log = row.get("phase_from") == "log"
+        n["has_from"] += "phase_from" in row
+        expected = row.get("expected_read", "yes") == "yes"
+        n["expected"] += expected
         if rep and cls:
             n["read"] += 1
+            n["expected_read"] += expected
         else:
             misses.append((name, "not read: " + (err or "no report")))
         want_cause, want_phase = row.get("cause", "unknown"), row.get("phase", "unknown")
@@ -87,16 +100,20 @@ def measure(oomlens, manifest, scratch):
                 n["cause_right"] += 1
             else:
                 misses.append((name, "cause %s, thread %s" % (cls, want_cause)))
-        if want_phase and want_phase != "unknown":
+        if want_phase not in ("", "unknown", "none"):
             n["phase"] += 1
+            n["log_phase"] += from_log
             if phase == want_phase:
                 n["phase_right"] += 1
+                n["log_phase_right"] += from_log
             else:
                 misses.append((name, "phase %s, thread %s" % (phase, want_phase)))
         if want_phase in STARTUP and oom:
             n["startup"] += 1
+            n["log_startup"] += from_log
             if cls == "misconfig" and phase == want_phase:
                 n["startup_right"] += 1
+                n["log_startup_right"] += from_log
             else:
                 misses.append((name, "start-up OOM named %s/%s" % (cls, phase)))
     return n, misses
@@ -134,10 +151,17 @@ def main(argv):
     b = "- " if md else ""
     print("%s%s: %d files" % (b, manifest, n["files"]))
     print("%sread: %s" % (b, pct(n["read"], n["files"])))
+    if n["expected"] != n["files"]:
+        print("%sread, of those meant to be read: %s" % (b, pct(n["expected_read"], n["expected"])))
     print("%scause, where the thread establishes one: %s" % (b, pct(n["cause_right"], n["cause"])))
     print("%sphase, where the thread names one: %s" % (b, pct(n["phase_right"], n["phase"])))
     print("%sstart-up OOMs named misconfig with their phase: %s" %
           (b, pct(n["startup_right"], n["startup"])))
+    if n["has_from"]:
+        print("%sphase, where the excerpt itself shows it: %s" %
+              (b, pct(n["log_phase_right"], n["log_phase"])))
+        print("%sstart-up OOMs named misconfig with their phase, phase in the excerpt: %s" %
+              (b, pct(n["log_startup_right"], n["log_startup"])))
     if healthy:
         print("%shealthy logs with no OOM and no verdict: %s" % (b, pct(hn - len(hbad), hn)))
     for name, why in misses + hbad:
