@@ -367,6 +367,19 @@ const struct phase_mark phase_marks[] = {
 	W("run_training_batch", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
 	W("training_epoch_loop", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
 	W("autotrain.trainers", TRAINING_STEP, "autotrain", "any", THREAD),
+	/* round 5 (w-worldd): Trainer.train as notebooks print it. IPython
+	 * shows a frame as "FILE in train(self, resume_from_checkpoint,
+	 * trial, ignore_keys_for_eval, **kwargs)" (7.x, Colab) or "FILE:N, in
+	 * Trainer.train(self, resume_from_checkpoint, ...)" (8.x): the
+	 * signature of transformers' Trainer.train (src/transformers/trainer.py,
+	 * 4.x), which TRL's and Unsloth's trainers inherit; the caller's cell
+	 * line above it is the documented "trainer.train()". train() runs
+	 * _inner_training_loop; its evaluation frames (evaluate, prediction_step)
+	 * are inner ones of the same tier and win */
+	W("train(self, resume_from_checkpoint", TRAINING_STEP, "transformers", "4.x (IPython frames)",
+	  "src/transformers/trainer.py Trainer.train"),
+	W("trainer.train(", TRAINING_STEP, "transformers, trl, unsloth", "4.x",
+	  "src/transformers/trainer.py Trainer.train (docs: trainer.train())"),
 	/* MLC-LLM's own start-up check sizing the KV cache (InferForKVCache ->
 	 * EstimateMemoryUsageOnMode): its message is the phase */
 	F("Insufficient GPU memory error: The available", KV_ALLOC, "mlc-llm", "v0.1.0-2025 main",
