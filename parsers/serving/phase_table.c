@@ -367,6 +367,31 @@ const struct phase_mark phase_marks[] = {
 	W("run_training_batch", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
 	W("training_epoch_loop", TRAINING_STEP, "lightning", "1.6-2.6", LIT "1.6.0,2.0.0 loops/training_epoch_loop.py"),
 	W("autotrain.trainers", TRAINING_STEP, "autotrain", "any", THREAD),
+	/* round 5 (w-worldd): Trainer.train as notebooks print it. IPython
+	 * shows a frame as "FILE in train(self, resume_from_checkpoint,
+	 * trial, ignore_keys_for_eval, **kwargs)" (7.x, Colab) or "FILE:N, in
+	 * Trainer.train(self, resume_from_checkpoint, ...)" (8.x): the
+	 * signature of transformers' Trainer.train (src/transformers/trainer.py,
+	 * 4.x), which TRL's and Unsloth's trainers inherit; the caller's cell
+	 * line above it is the documented "trainer.train()". train() runs
+	 * _inner_training_loop; its evaluation frames (evaluate, prediction_step)
+	 * are inner ones of the same tier and win */
+	W("train(self, resume_from_checkpoint", TRAINING_STEP, "transformers", "4.x (IPython frames)",
+	  "src/transformers/trainer.py Trainer.train"),
+	W("trainer.train(", TRAINING_STEP, "transformers, trl, unsloth", "4.x",
+	  "src/transformers/trainer.py Trainer.train (docs: trainer.train())"),
+	/* transformers' PreTrainedModel.to (src/transformers/modeling_utils.py,
+	 * 4.x: refuses 4/8-bit models, else Module.to) moves a model's weights
+	 * to the card, as IPython 8 names the frame; generic, as Module.to's
+	 * rows are: a loop's own frame around it decides first */
+	G("in PreTrainedModel.to(", LOAD_WEIGHTS, "transformers", "4.x (IPython frames)",
+	  "src/transformers/modeling_utils.py PreTrainedModel.to"),
+	/* mlx-lm's trainer reports every steps_per_report iterations
+	 * ("Iter N: Train loss X, Learning Rate ..., Peak mem Y GB"): the
+	 * training loop is running (its "Iter N: Val loss" line is printed
+	 * once an evaluation has finished, so it is no row) */
+	L(": Train loss ", TRAINING_STEP, "mlx-lm", "0.x (LoRA, DoRA, full, GRPO)",
+	  "ml-explore/mlx-lm mlx_lm/tuner/trainer.py train() (indexed copies)"),
 	/* MLC-LLM's own start-up check sizing the KV cache (InferForKVCache ->
 	 * EstimateMemoryUsageOnMode): its message is the phase */
 	F("Insufficient GPU memory error: The available", KV_ALLOC, "mlc-llm", "v0.1.0-2025 main",

@@ -751,6 +751,10 @@ static const struct { const char *text; int score; } markers[] = {
 	/* a training loop's logged steps (server_progress.h): the HF
 	 * Trainer's log dict, DeepSpeed's step line */
 	{ "'learning_rate': ", 60 }, { ", skipped=", 60 },
+	/* ComfyUI's error report (Comfy-Org/ComfyUI_frontend's generated
+	 * "# ComfyUI Error Report", "- **Exception Type:** ..." bullets, the
+	 * node's traceback): a Python program's exception, as a traceback is */
+	{ "# ComfyUI Error Report", 60 },
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)

@@ -16,6 +16,17 @@ void srv_mem_init(struct srv_mem *m)
 	m->stack = -1;
 }
 
+/* How many lines after the failure held (since its last repeat) its own
+ * lines may still come: its echo, or the frames below it. IPython prints
+ * the exception's name and "Traceback (most recent call last)" on one
+ * line above the frames (IPython/core/ultratb.py, VerboseTB: each frame
+ * with its context lines, the message last), so a failure read from that
+ * header keeps its traceback's frames as a window of SRV_MEM_FRAMES. */
+static uint64_t own_lines(const struct srv_mem *m)
+{
+	return m->header ? SRV_MEM_FRAMES : SRV_MEM_REPEAT;
+}
+
 void srv_mem_stack(struct srv_mem *m, const char *text, size_t n)
 {
 	int rank, st = memfail_stack_hint(text, n, &rank);
@@ -163,6 +174,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		m->below = OOM_PHASE_UNKNOWN;
 		m->f = f;
 		m->held = 1;
+		m->header = mem_find(l->msg, l->n, "Traceback (most recent call last)") != NULL;
 		m->t = l->t;
 		m->pid = l->pid;
 		m->line = m->last_line = lineno;
@@ -171,7 +183,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		memcpy(m->text, l->msg, m->text_n);
 		return 1;
 	}
-	if (m->held && lineno - m->last_line > SRV_MEM_REPEAT && flush(m, s) < 0)
+	if (m->held && lineno - m->last_line > own_lines(m) && flush(m, s) < 0)
 		return -1;
 	/* once a request was served every later failure is the serving
 	 * phase's (above): no line before it can change that, so the phase
@@ -222,7 +234,7 @@ void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t line
 
 void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)
 {
-	if (m->held && lineno > m->line && lineno - m->last_line <= SRV_MEM_REPEAT &&
+	if (m->held && lineno > m->line && lineno - m->last_line <= own_lines(m) &&
 	    ph != OOM_PHASE_UNKNOWN && (m->below == OOM_PHASE_UNKNOWN || rank <= m->below_rank)) {
 		m->below = ph;
 		m->below_rank = rank;

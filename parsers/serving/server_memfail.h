@@ -59,6 +59,10 @@ struct srv_mem {
 	struct ol_time t;
 	int64_t pid;
 	uint64_t line, last_line;    /* where it was told, and last added to */
+	int header;                  /* 1: its line heads its own traceback
+				      * (IPython's "OutOfMemoryError  Traceback
+				      * (most recent call last)"): the frames
+				      * below it, to SRV_MEM_FRAMES lines, are its */
 	int repeats;
 	char text[SRV_MEM_TEXT];
 	size_t text_n;
