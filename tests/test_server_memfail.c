@@ -122,6 +122,36 @@ static void three_xpu_failures_are_three(void **state)
 	t_close(tl);
 }
 
+/* TensorRT-LLM prints its C++ stack below the error (NVIDIA/TensorRT-LLM
+ * #6091, tests/data/real/any_stack/c5-trtllm-020-...): the engine_error is
+ * held until those frames name its phase (KVCacheManager::allocatePools:
+ * the KV pools); without such frames it is written, phase unknown, once. */
+static void trt_error_takes_the_phase_of_the_stack_below(void **state)
+{
+	static const char with_stack[] =
+		"RuntimeError: \n"
+		"[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMalloc(ptr, n): out of memory\n"
+		"(/home/jenkins/agent/workspace/LLM/release-0.20/L0_Test-x86_64/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:92)\n"
+		"1       0x7cb3c4fcd438 void tensorrt_llm::common::check<cudaError>(cudaError, char const*, char const*, int) + 88\n"
+		"2       0x7cb3c528a6e3 tensorrt_llm::runtime::BufferManager::gpuSync(nvinfer1::Dims64, nvinfer1::DataType) + 339\n"
+		"5       0x7cb3c5baf5bd tensorrt_llm::batch_manager::kv_cache_manager::KVCacheManager::allocatePools(bool) + 61\n";
+	static const char alone[] =
+		"[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMalloc(ptr, n): out of memory\n"
+		"done\n";
+	struct timeline *tl = parse("with_stack", with_stack);
+
+	(void)state;
+	assert_int_equal(nevents(tl, "engine_error"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event "
+				   "WHERE kind = 'engine_error'"), "kv_alloc");
+	t_close(tl);
+	tl = parse("alone", alone);
+	assert_int_equal(nevents(tl, "engine_error"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event "
+				   "WHERE kind = 'engine_error'"), "unknown");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +159,7 @@ int main(void)
 		cmocka_unit_test(bad_alloc_and_its_what_is_one),
 		cmocka_unit_test(three_xpu_failures_are_three),
 		cmocka_unit_test(aphrodite_info_lines_are_start_up),
+		cmocka_unit_test(trt_error_takes_the_phase_of_the_stack_below),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,7 @@
  * gpu_memory_utilization (another tenant) is limits.c's.
  */
 #include "analyzer/rules/engine_facts.h"
+#include "analyzer/rules/startup_phase.h"
 #include "analyzer/derive/servwhatif.h"
 
 #include <math.h>
@@ -583,6 +584,7 @@ static int library_oom(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
 	const struct rl_engine *x = pick(e, n, library_applies);
 	const char *who, *util;
+	struct rl_phase ph;
 	struct rl_finding f;
 	char lab[100];
 	double v;
@@ -612,7 +614,25 @@ static int library_oom(struct rule_ctx *c, const struct rl_engine *e, int n)
 			  " multiply, outside PyTorch's cache: the card was already full. Leave room"
 			  " for it (a smaller batch, a lower memory fraction), or make the workspace"
 			  " smaller (CUBLAS_WORKSPACE_CONFIG=:4096:8).");
-	if (x->errors & RL_EE_TRT_OOM)
+	/* the KV cache's own pools failing (the C++ stack below the message
+	 * names KVCacheManager::allocatePools: phase kv_alloc) is the cache
+	 * asking more than the card had left, not the buffers after it */
+	strcpy(ph.phase, "unknown");
+	if ((x->errors & RL_EE_TRT_OOM) && rl_oom_phase(c, &ph) > 0 &&
+	    !strcmp(ph.phase, "kv_alloc"))
+		rl_advice(&f, "TensorRT-LLM's KV cache pools could not be allocated: the share"
+			  " of free memory it takes was more than the card had left after the"
+			  " engine's weights and buffers. Lower %s (kv_cache_free_gpu_mem_fraction"
+			  " in the Triton backend; 0.9 by default) by 0.1, or cap the cache"
+			  " (max_tokens_in_paged_kv_cache).",
+			  engine_knob_flag(ENGINE_TRTLLM, KR_MEM_FRACTION));
+	else if ((x->errors & RL_EE_TRT_OOM) && !strcmp(ph.phase, "load_weights"))
+		rl_advice(&f, "TensorRT-LLM could not load the engine: its weights and the"
+			  " device memory it asks for need more than the card had free, before"
+			  " any KV cache existed. Build the engine for more GPUs (tensor"
+			  " parallelism) or with a quantization that makes it smaller, or free the"
+			  " card of other processes (nvidia-smi).");
+	else if (x->errors & RL_EE_TRT_OOM)
 		rl_advice(&f, "TensorRT-LLM's runtime buffers could not be allocated after the KV"
 			  " cache took its share: lower %s (kv_cache_free_gpu_mem_fraction in the"
 			  " Triton backend; 0.9 by default) by 0.1, or max_batch_size /"

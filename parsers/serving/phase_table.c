@@ -533,6 +533,35 @@ const struct phase_mark phase_marks[] = {
 	L("Epoch: [", TRAINING_STEP, "any", "any", THREAD),
 	L("Starting training", TRAINING_STEP, "any", "any", THREAD),
 	L("Evaluating", EVAL, "any", "any", THREAD),
+	/* ---- tuning round 5 (branch w-worldc): serving engines' start-up
+	 * stages read from their sources ---- */
+	/* vLLM V1's kernel warm-up, run by compile_or_warm_up_model after the
+	 * KV cache exists: DeepGEMM's JIT shapes up to max_num_batched_tokens,
+	 * FlashInfer's autotune (vllm/model_executor/warmup/kernel_warmup.py
+	 * kernel_warmup -> deep_gemm_warmup.py deep_gemm_warmup/_warmup). The
+	 * module path names it even where a paste wraps the frame's line */
+	F("kernel_warmup", WARMUP, "vllm", "V1 0.10-0.2x", "vllm/model_executor/warmup/kernel_warmup.py@00b005c"),
+	F("deep_gemm_warmup", WARMUP, "vllm", "V1 0.10-0.2x", "vllm/model_executor/warmup/kernel_warmup.py@00b005c"),
+	/* TensorRT-LLM's C++ executor: the model's KV cache pools are
+	 * allocated once, when the executor is built (TrtGptModelInflight-
+	 * Batching::createKvCacheManager -> KVCacheManager::allocatePools ->
+	 * BlockManager::allocatePools; GptSession::createKvCacheManager in
+	 * the older session API); a cudaMalloc failing under them is the KV
+	 * cache's allocation */
+	F("KVCacheManager::allocatePools", KV_ALLOC, "tensorrt-llm", "0.9-1.x",
+	  "cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp@b35ac1b"),
+	F("::createKvCacheManager", KV_ALLOC, "tensorrt-llm", "0.7-1.x",
+	  "cpp/tensorrt_llm/batch_manager/trtGptModelInflightBatching.h, runtime/gptSession.cpp (indexed copies)"),
+	/* its runtime's constructor deserializes the engine (the weights are
+	 * in it) and allocates the engine's device memory: the model's load
+	 * (cpp/tensorrt_llm/runtime/tllmRuntime.cpp, indexed copies 0.7-1.x) */
+	F("TllmRuntime::TllmRuntime", LOAD_WEIGHTS, "tensorrt-llm", "0.7-1.x",
+	  "cpp/tensorrt_llm/runtime/tllmRuntime.cpp (indexed copies)"),
+	/* vLLM on Tenstorrent (tt-metal's generator_vllm.py allocate_kv_cache):
+	 * a tqdm bar over the layers while each layer's KV tensors are placed
+	 * in device DRAM, the bar's text then a tt-metal allocator failure */
+	L("Allocating TT kv caches", KV_ALLOC, "vllm (tt-metal)", "2025-2026",
+	  "tenstorrent/tt-metal models/tt_transformers/tt/generator_vllm.py@4d4a062"),
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

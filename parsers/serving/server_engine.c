@@ -23,6 +23,9 @@ void srv_engine_release(struct srv_engine *e)
 	for (i = 0; i < e->n; i++)
 		json_decref(e->inst[i].errors);
 	e->n = 0;
+	if (e->held)
+		json_decref(e->held_ev.data);
+	e->held = 0;
 }
 
 #define specific engine_kind_named
@@ -368,6 +371,15 @@ static int keep_error(struct srv_engine *e, struct sink *s, struct srv_instance 
 		      "phase", oom_phase_name(e->phase));
 	if (e->family)
 		json_object_set_new(d, "family", json_string(e->family));
+	if (k == EE_TRT_OOM && e->phase == OOM_PHASE_UNKNOWN && !e->held) {
+		/* its C++ stack comes below it: the caller holds it (held_ev) */
+		snprintf(e->held_summary, sizeof(e->held_summary), "%s", summary);
+		e->held_ev = (struct ol_event){ .kind = "engine_error", .t = l->t, .pid = l->pid,
+						.bytes = OL_NULL, .line = lineno,
+						.summary = e->held_summary, .data = d };
+		e->held = 1;
+		return 1;
+	}
 	return event(e, s, l, lineno, "engine_error", summary, d) < 0 ? -1 : 1;
 }
 

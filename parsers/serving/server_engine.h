@@ -115,6 +115,15 @@ struct srv_engine {
 				      * (parsers/serving/memfail.h), or NULL */
 	size_t some_n;
 	int records;                 /* rows and events written */
+	/* an engine_error event keep_error() did not write but left to the
+	 * caller (held): TensorRT-LLM's memory error whose phase nothing
+	 * above it named. TensorRT-LLM's exceptions print their C++ stack
+	 * below the message (cpp/include/tensorrt_llm/common/tllmException.h),
+	 * so the frames that follow may name it (server_log.c holds it as
+	 * its lone OOM). Its data is owned while held. */
+	struct ol_event held_ev;
+	char held_summary[256];
+	int held;
 };
 
 void srv_engine_init(struct srv_engine *e);

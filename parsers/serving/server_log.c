@@ -253,6 +253,11 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	json_object_set_new(e.data, "traceback", tb ? ol_json_strn(tb, strlen(tb)) : json_null());
 	if (!tb && ph == OOM_PHASE_UNKNOWN && !strcmp(e.kind, "torch_oom"))
 		return pend_hold(st, &e);
+	/* TensorRT-LLM's exception carries its C++ stack below the message
+	 * (tllmException.h): a traceback whose Python frames named no phase
+	 * waits for those frames as a lone OOM does */
+	if (ph == OOM_PHASE_UNKNOWN && st->piece_error == EE_TRT_OOM)
+		return pend_hold(st, &e);
 	return put_event(st, &e);
 }
 
@@ -484,6 +489,13 @@ static int read_line(struct srv_st *st)
 	if ((said || engine_kind_named(el.engine) || engine_kind_named(l->hint)) &&
 	    engine_facts(st, &el, in_piece) < 0)
 		return -1;
+	/* an engine error left to us: held until the frames below name its
+	 * phase, as a lone OOM is (pend_flush) */
+	if (st->engines.held) {
+		st->engines.held = 0;
+		if (pend_hold(st, &st->engines.held_ev) < 0)
+			return -1;
+	}
 	/* a lone failure message whose own line says a request reached the
 	 * server (the HTTP error body returned for it, phase_table.c's
 	 * serving lines): that request was being served when it failed */
