@@ -316,29 +316,64 @@ static json_t *finding_source(struct report_ctx *c, int64_t fid, const char *rul
 	return out ? out : json_null();
 }
 
-/* Up to ANSWER_FIGURES of figs for people ("requested 20.0 MiB"), each
- * with source src, into a. Numbers first: the lead figures a reader checks. */
+/* The figures that decide a class, shown first when a finding has them:
+ * a leak's growth rate (and per request), a spike's load ratio, then the
+ * load and level beside them. Findings store their figures sorted by
+ * name (rules/findings.c), so without this the answer's first screen
+ * showed whichever came first alphabetically ("end", "fit end time"). */
+static const char *const answer_lead[] = {
+	"slope_mb_per_hour", "kv_slope_pct_per_min", "per_request_bytes", "load_ratio",
+	"growth_bytes", "span_hours", "running", "running_typical", "running_peak",
+	"waiting", "kv_usage_pct", NULL
+};
+
+static int is_lead(const char *key)
+{
+	int i;
+
+	for (i = 0; answer_lead[i]; i++)
+		if (!strcmp(answer_lead[i], key))
+			return 1;
+	return 0;
+}
+
+/* Figure key of figs, value v, for people ("requested 20.0 MiB") with
+ * source src, appended to a; 1 when appended, 0 when it is not shown. */
+static int add_figure(json_t *a, const char *key, const json_t *v, const json_t *src)
+{
+	struct strbuf t = STRBUF_INIT;
+	int added = 0;
+
+	if (figure_hidden(key) || !json_is_number(v) || !strncmp(key, "whatif_", 7))
+		return 0;
+	figure_label(&t, key);
+	strbuf_addch(&t, ' ');
+	fmt_figure(&t, key, v);
+	if (!strbuf_failed(&t)) {
+		json_array_append_new(a, json_pack("{s:s, s:O}", "figure", t.buf, "source", src));
+		added = 1;
+	}
+	strbuf_release(&t);
+	return added;
+}
+
+/* Up to ANSWER_FIGURES of figs for people, each with source src, into a:
+ * the lead figures (answer_lead, in its order) first, then the others in
+ * their stored order. */
 static void add_figures(json_t *a, const json_t *figs, const json_t *src)
 {
 	const char *key;
 	json_t *v;
-	int n = 0;
+	int n = 0, i;
 
+	for (i = 0; answer_lead[i] && n < ANSWER_FIGURES; i++)
+		if ((v = json_object_get(figs, answer_lead[i])))
+			n += add_figure(a, answer_lead[i], v, src);
 	json_object_foreach((json_t *)figs, key, v) {
-		struct strbuf t = STRBUF_INIT;
 		if (n == ANSWER_FIGURES)
 			break;
-		if (figure_hidden(key) || !json_is_number(v) || !strncmp(key, "whatif_", 7))
-			continue;
-		figure_label(&t, key);
-		strbuf_addch(&t, ' ');
-		fmt_figure(&t, key, v);
-		if (!strbuf_failed(&t)) {
-			json_array_append_new(a, json_pack("{s:s, s:O}", "figure", t.buf, "source",
-							   src));
-			n++;
-		}
-		strbuf_release(&t);
+		if (!is_lead(key))
+			n += add_figure(a, key, v, src);
 	}
 }
 

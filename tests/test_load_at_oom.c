@@ -119,6 +119,9 @@ static void spike_over_typical(void **state)
 	assert_int_equal(t_int(tl, "SELECT samples_before FROM oom_load"), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'spike'"
 			       " AND class = 'spike' AND title LIKE '64 requests running%%typical 5%%'"), 1);
+	/* the verdict states its load ratio: 64 over the typical 5 */
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.load_ratio') FROM finding"
+				  " WHERE rule = 'spike' AND class = 'spike'"), 12.8, 1e-9);
 	free(text);
 	t_close(tl);
 }

@@ -4,7 +4,7 @@
  * said, a million-sample series drawn under 2 MB with its one-sample peak
  * kept, hostile times and figures, one order for every format, each query
  * run once per report, counts past the caps, and failures returned rather
- * than printed.
+ * than printed; a leak verdict's answer led by its growth rate.
  */
 #include "testutil_report.h"
 #include "reports/report.h"
@@ -182,6 +182,28 @@ static void hostile_times_and_figures(void **state)
 	t_close(tl);
 }
 
+
+/* A leak verdict's first screen leads with its growth rate, though the
+ * finding's figures are stored sorted by name ("end_bytes" and the fit's
+ * times come first alphabetically): round 5, leakspike. */
+static void answer_leads_with_the_deciding_figures(void **state)
+{
+	struct timeline *tl = t_open();
+	char *m;
+	(void)state;
+
+	t_exec(tl, "INSERT INTO event(kind, time_ns, clock, bytes) VALUES ('torch_oom', 1000, 'utc', 1024);"
+		 "INSERT INTO finding(rule, class, cause, score, title, figures) VALUES"
+		 " ('leak', 'leak', 'growth', 0.7, 'grows', '{\"end_bytes\":80851705856,"
+		 "\"fit_end_time_ns\":1.8e18,\"fit_start_time_ns\":1.7e18,\"growth_bytes\":4112000000,"
+		 "\"r2\":0.97,\"slope_mb_per_hour\":759.3,\"span_hours\":5.169}');"
+		 "INSERT INTO verdict(class, confidence) VALUES ('leak', 0.73)");
+	m = t_render(tl, REPORT_MD, NULL);
+	t_contains(m, "**Evidence:** growth rate +759.3 MiB/h");
+	assert_null(strstr(m, "**Evidence:** end"));
+	free(m);
+	t_close(tl);
+}
 
 /* The HTML navigation, the HTML sections, the Markdown sections and the
  * JSON keys all follow the one table, in its order. */
@@ -410,6 +432,7 @@ int main(void)
 		cmocka_unit_test(html_missing_data_is_said),
 		cmocka_unit_test(large_series_is_downsampled_with_its_peak),
 		cmocka_unit_test(hostile_times_and_figures),
+		cmocka_unit_test(answer_leads_with_the_deciding_figures),
 		cmocka_unit_test(sections_table_orders_every_format),
 		cmocka_unit_test(each_query_runs_once_per_report),
 		cmocka_unit_test(caps_say_how_many_more),

@@ -163,6 +163,14 @@ static void rise_figures(struct rule_ctx *c, struct burst *b, struct rl_finding 
 	rl_fig(f, "spike_end_ns", (double)(b->t_peak + w));
 }
 
+/* The load at the peak (or the OOM) over the load before it, to one
+ * decimal: running requests against at least one (a service idle before
+ * the burst carried "one"), the figure a spike verdict states. */
+static double load_ratio(double at, double before)
+{
+	return round(at / (before > 1 ? before : 1) * 10) / 10;
+}
+
 /* What the server did in the rise: running and waiting requests and KV
  * usage before and at the peak (a rise that follows the load scores
  * higher). */
@@ -174,6 +182,7 @@ static void load_figures(struct rule_ctx *c, struct burst *b, struct rl_finding 
 	if (server_rise(c, "server.running", b->t_start, b->t_peak, &rb, &ra) == 0) {
 		rl_fig(f, "running_before", round(rb * 10) / 10);
 		rl_fig(f, "running_peak", ra);
+		rl_fig(f, "load_ratio", load_ratio(ra, rb));
 		if (ra >= 1.5 * rb + 1)
 			b->score += 0.1;
 	}
@@ -388,6 +397,7 @@ static int running_spike(struct rule_ctx *c)
 	f.score = 0.5 + 0.2 * rl_clamp01((tr.peak / (tr.baseline > 1 ? tr.baseline : 1) - 2) / 3);
 	rl_fig(&f, "running_before", round(tr.baseline * 10) / 10);
 	rl_fig(&f, "running_peak", tr.peak);
+	rl_fig(&f, "load_ratio", load_ratio(tr.peak, tr.baseline));
 	rl_fig(&f, "rise_seconds", tr.rise_peak_t - tr.rise_start_t);
 	snprintf(f.title, sizeof(f.title), "Running requests rose from %.0f to %.0f in %.0f s %s",
 		 tr.baseline, tr.peak, tr.rise_peak_t - tr.rise_start_t,
@@ -448,6 +458,7 @@ static int load_spike(struct rule_ctx *c)
 		 r.window_s);
 	rl_fig(&f, "running", r.running);
 	rl_fig(&f, "running_typical", r.running_typical);
+	rl_fig(&f, "load_ratio", load_ratio(r.running, r.running_typical));
 	rl_fig(&f, "samples_before", r.samples_before);
 	rl_fig(&f, "window_s", r.window_s);
 	if (!isnan(r.waiting))

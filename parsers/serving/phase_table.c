@@ -562,6 +562,18 @@ const struct phase_mark phase_marks[] = {
 	 * in device DRAM, the bar's text then a tt-metal allocator failure */
 	L("Allocating TT kv caches", KV_ALLOC, "vllm (tt-metal)", "2025-2026",
 	  "tenstorrent/tt-metal models/tt_transformers/tt/generator_vllm.py@4d4a062"),
+	/* ---- leakspike (round 5): failures only a served request reaches --
+	 * SGLang takes a request-pool row for each request it admits to a
+	 * prefill batch (ScheduleBatch.alloc_req_slots / mem_cache
+	 * alloc_for_extend) and raises this when none is left */
+	F("alloc_req_slots runs out of memory", SERVING, "sglang", "0.4-0.5",
+	  "python/sglang/srt/managers/schedule_batch.py, python/sglang/srt/mem_cache/common.py (indexed copies)"),
+	/* LMCache's store of a request's KV (LMCacheEngine.store) warns this
+	 * when its CPU/disk buffer has no room, and skips the store: the
+	 * capitalised spelling is LMCache's (whisper.cpp's start-up KV
+	 * failure is lower case and does not match) */
+	F("Failed to allocate memory for the KV cache", SERVING, "lmcache", "0.2-0.3",
+	  "lmcache/v1/cache_engine.py, lmcache/experimental/cache_engine.py (indexed copies)"),
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);
