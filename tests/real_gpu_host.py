@@ -346,6 +346,14 @@ def check_kernel_oom(rep, key, value):
         return field_is(inv, "cpuset", v)
     if key == "oom_memcg":
         return field_is(kills + inv, "oom_memcg", v)
+    if key == "limit_hit":               # cgroup v1: memory or memsw (rules/kernel.c)
+        got = [(f.get("figures") or {}).get("memcg_limit_hit") for f in rep.get("findings") or []]
+        return (v in got, got)
+    if key == "memsw_limit":
+        n = int(kb_text(v))
+        return field_is(inv, "memsw_limit_kb", None if n >= 1 << 52 else n)
+    if key == "memsw_failcnt":
+        return field_is(inv, "memsw_failcnt", int(v))
     if key == "memcg":
         return field_is(inv, "memcg_stats_path", v)
     if key in ("anon", "file"):
