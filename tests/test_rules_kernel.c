@@ -415,6 +415,26 @@ static void real_memsw_against_memory_6_18(void **state)
 	t_close(tl);
 }
 
+/* Kernels to 5.0: the kernel chose the shell (score 88) and killed its
+ * child dd; the finding says both, the victim being the child. */
+static void real_sacrifice_child(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "tests/data/real/gpu_host/"
+				      "kernel-oom-memcg-v1-sacrifice-child-bash-dd-indented.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'cgroup_limit'"),
+			       "the kernel chose bash (pid 3861, score 88) and killed its child dd"
+			       " (pid 3876,"));
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.victim_pid') FROM finding"
+				  " WHERE cause = 'cgroup_limit'"), 3876, 0);
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.chosen_pid') FROM finding"
+				  " WHERE cause = 'cgroup_limit'"), 3861, 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +447,7 @@ int main(void)
 		cmocka_unit_test(real_memcg_report),
 		cmocka_unit_test(real_memsw_limit_report),
 		cmocka_unit_test(real_memsw_against_memory_6_18),
+		cmocka_unit_test(real_sacrifice_child),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,10 @@ struct kreport {
 	double largest_rss;
 	int victim_largest;         /* 1, 0, -1 unknown (no task rows) */
 	int kills;                  /* oom_kill events in the timeline */
+	/* the kill decision of kernels to 5.0 when it was not the victim: the
+	 * process chosen, whose child was killed (OL_NULL: none) */
+	int64_t chosen_pid, chosen_score;
+	char chosen[64];
 };
 
 static double kb(sqlite3_stmt *st, int i)
@@ -81,7 +85,9 @@ static int read_kill(struct rule_ctx *c, struct kreport *k)
 		" json_extract(data, '$.constraint'), coalesce(json_extract(data, '$.oom_memcg'),"
 		" json_extract(data, '$.task_memcg')), json_extract(data, '$.invoker_event'),"
 		" json_extract(data, '$.invoker.gfp_mask'), json_extract(data, '$.invoker.order'),"
-		" (SELECT count(*) FROM event WHERE kind = 'oom_kill')"
+		" (SELECT count(*) FROM event WHERE kind = 'oom_kill'),"
+		" json_extract(data, '$.selected_pid'), json_extract(data, '$.selected_comm'),"
+		" json_extract(data, '$.selected_score')"
 		" FROM event WHERE id = " RL_KERNEL_KILL " AND json_valid(data)");
 	int r = 0;
 
@@ -103,6 +109,13 @@ static int read_kill(struct rule_ctx *c, struct kreport *k)
 		if (sqlite3_column_type(st, 9) != SQLITE_NULL)
 			k->order = sqlite3_column_int64(st, 9);
 		k->kills = sqlite3_column_int(st, 10);
+		if (sqlite3_column_type(st, 11) != SQLITE_NULL && k->victim_pid != OL_NULL &&
+		    sqlite3_column_int64(st, 11) != k->victim_pid) {
+			k->chosen_pid = sqlite3_column_int64(st, 11);
+			text(st, 12, k->chosen, sizeof(k->chosen));
+			if (sqlite3_column_type(st, 13) != SQLITE_NULL)
+				k->chosen_score = sqlite3_column_int64(st, 13);
+		}
 		r = 1;
 	}
 	sqlite3_finalize(st);
@@ -123,7 +136,9 @@ static int read_invoked(struct rule_ctx *c, struct kreport *k)
 		" json_extract(data, '$.gfp_flags'), json_extract(data, '$.order'),"
 		" json_extract(data, '$.constraint'), coalesce(json_extract(data, '$.oom_memcg'),"
 		" json_extract(data, '$.task_memcg')), json_extract(data, '$.memsw_usage_kb'),"
-		" json_extract(data, '$.memsw_limit_kb'), json_extract(data, '$.memsw_failcnt')"
+		" json_extract(data, '$.memsw_limit_kb'), json_extract(data, '$.memsw_failcnt'),"
+		" json_extract(data, '$.selected_pid'), json_extract(data, '$.selected_comm'),"
+		" json_extract(data, '$.selected_score')"
 		" FROM event WHERE kind = 'oom_invoked' AND json_valid(data)"
 		" AND id = CASE WHEN ?1 = 0 THEN " RL_KERNEL_HEADER " ELSE ?1 END");
 	int r = 0;
@@ -154,6 +169,14 @@ static int read_invoked(struct rule_ctx *c, struct kreport *k)
 		k->memsw_usage = kb(st, 15), k->memsw_limit = kb(st, 16);
 		if (sqlite3_column_type(st, 17) != SQLITE_NULL)
 			k->memsw_failcnt = sqlite3_column_double(st, 17);
+		/* a report cut before its kill line: the kernel's choice alone */
+		if (k->victim_pid == OL_NULL && k->chosen_pid == OL_NULL &&
+		    sqlite3_column_type(st, 18) != SQLITE_NULL) {
+			k->chosen_pid = sqlite3_column_int64(st, 18);
+			text(st, 19, k->chosen, sizeof(k->chosen));
+			if (sqlite3_column_type(st, 20) != SQLITE_NULL)
+				k->chosen_score = sqlite3_column_int64(st, 20);
+		}
 		r = 1;
 	}
 	sqlite3_finalize(st);
@@ -204,7 +227,7 @@ static int kreport_read(struct rule_ctx *c, struct kreport *k)
 	int a, b;
 
 	memset(k, 0, sizeof(*k));
-	k->victim_pid = k->largest_pid = OL_NULL;
+	k->victim_pid = k->largest_pid = k->chosen_pid = k->chosen_score = OL_NULL;
 	k->victim_rss = k->usage = k->limit = k->failcnt = k->swap_usage = k->swap_limit = -1;
 	k->ram = k->free = k->swap_total = k->swap_free = k->largest_rss = -1;
 	k->memsw_usage = k->memsw_limit = k->memsw_failcnt = -1;
@@ -252,6 +275,10 @@ static void kfigures(struct rl_finding *f, const struct kreport *k)
 		rl_fig(f, "order", (double)k->order);
 	if (k->victim_pid != OL_NULL)
 		rl_fig(f, "victim_pid", (double)k->victim_pid);
+	if (k->chosen_pid != OL_NULL)
+		rl_fig(f, "chosen_pid", (double)k->chosen_pid);
+	if (k->chosen_score != OL_NULL)
+		rl_fig(f, "chosen_score", (double)k->chosen_score);
 	if (k->victim_rss >= 0)
 		rl_fig(f, "victim_rss_bytes", k->victim_rss);
 	if (isfinite(k->victim_adj))
@@ -314,13 +341,33 @@ static void victim_text(struct rl_finding *f, const struct kreport *k, char *hea
 {
 	char b1[32], b2[32];
 
+	if (k->victim_pid == OL_NULL && k->chosen_pid != OL_NULL) {
+		char sc[32] = "";
+
+		if (k->chosen_score != OL_NULL)
+			snprintf(sc, sizeof(sc), ", score %lld", (long long)k->chosen_score);
+		snprintf(head, n, "the kernel chose %s (pid %lld%s) to kill, it or a child of it"
+			 " (the kill line is not in the log)", k->chosen[0] ? k->chosen : "a process",
+			 (long long)k->chosen_pid, sc);
+		return;
+	}
 	if (k->victim_pid == OL_NULL) {
 		snprintf(head, n, "no kill in the log");
 		return;
 	}
-	snprintf(head, n, "the kernel killed %s (pid %lld, %s%s)", k->victim,
-		 (long long)k->victim_pid, rl_bytes(k->victim_rss, b1, sizeof(b1)),
-		 k->victim_largest == 1 ? ", the largest task" : "");
+	if (k->chosen_pid != OL_NULL) {   /* kernels to 5.0: a child sacrificed */
+		char sc[32] = "";
+
+		if (k->chosen_score != OL_NULL)
+			snprintf(sc, sizeof(sc), ", score %lld", (long long)k->chosen_score);
+		snprintf(head, n, "the kernel chose %s (pid %lld%s) and killed its child %s (pid %lld,"
+			 " %s)", k->chosen[0] ? k->chosen : "a process", (long long)k->chosen_pid, sc,
+			 k->victim, (long long)k->victim_pid, rl_bytes(k->victim_rss, b1, sizeof(b1)));
+	} else {
+		snprintf(head, n, "the kernel killed %s (pid %lld, %s%s)", k->victim,
+			 (long long)k->victim_pid, rl_bytes(k->victim_rss, b1, sizeof(b1)),
+			 k->victim_largest == 1 ? ", the largest task" : "");
+	}
 	if (k->victim_largest == 0)
 		rl_advice(f, "The victim was not the largest task: %s (pid %lld) held %s.",
 			  k->largest, (long long)k->largest_pid, rl_bytes(k->largest_rss, b2, sizeof(b2)));
