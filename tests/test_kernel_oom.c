@@ -460,6 +460,9 @@ static void prefix_matrix(void **state)
 		{ "[s\xc3\xa1""b dic 29 18:22:40 2025] ", "local", 1767032560000000000LL, OL_NULL },
 		{ "[\xd1\x81\xd0\xb1 \xd0\xbe\xd0\xba\xd1\x82 29 18:22:40 2025] ", "local",
 		  1761762160000000000LL, OL_NULL },
+		/* sv_SE, pl_PL (glibc abmon "maj", "pa\xc5\xba") */
+		{ "[l\xc3\xb6r maj 29 18:22:40 2025] ", "local", 1748542960000000000LL, OL_NULL },
+		{ "[\xc5\x9bro pa\xc5\xba 29 18:22:40 2025] ", "local", 1761762160000000000LL, OL_NULL },
 		{ "[Sa Mrz 29 18:22:40 2025] ", NULL, OL_NULL, OL_NULL },
 		{ "Nov 29 18:22:40 gpu1 kernel: ", "local", 1764440560000000000LL, OL_NULL },
 		{ "Nov 29 18:22:40 gpu1 kernel: [ 4607.765352] ", "local", 1764440560000000000LL, 4607765352000LL },
