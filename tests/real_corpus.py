@@ -192,6 +192,9 @@ def check_serving(rep, key, value):
     if key == "preempted":
         n = len(events_of(rep, ("preemption",)))
         return (n == int(value), n)
+    if key == "engine_only":             # every instance is read as this engine (none misread)
+        got = [e.get("engine") for e in engines(rep)]
+        return (bool(got) and all(g == value for g in got), got)
     if key in SERVING_TEXT:
         got = SERVING_TEXT[key](rep)
         return (value in got, got)
@@ -526,9 +529,6 @@ def check_any_stack(rep, key, value):
     if key == "engine":                  # the engine kind an instance is read as
         got = [e.get("engine") for e in engines(rep)]
         return (value in got, got)
-    if key == "engine_only":             # every instance is read as this engine (none misread)
-        got = [e.get("engine") for e in engines(rep)]
-        return (bool(got) and all(g == value for g in got), got)
     if key in ("advice_knob", "advice_value"):   # the knob a finding sets, and its value
         got = [(f.get("figures") or {}).get(key) for f in rep.get("findings") or []]
         got = [g for g in got if g is not None]
