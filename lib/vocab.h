@@ -119,6 +119,7 @@
 	X(VS_CGROUP_OOM_KILL, "cgroup.oom_kill", NULL, "count", "memory.events oom_kill") \
 	X(VS_CGROUP_OOM, "cgroup.oom", NULL, "count", "memory.events oom") \
 	X(VS_CGROUP_MAX_EVENTS, "cgroup.max_events", NULL, "count", "memory.events max: usage hit the limit") \
+	X(VS_CGROUP_MEMSW_MAX_EVENTS, "cgroup.memsw_max_events", NULL, "count", "v1 memory.memsw.failcnt: charges refused at the memory + swap limit") \
 	X(VS_SERVER_RUNNING, "server.running", NULL, "requests", "requests running in a serving engine") \
 	X(VS_SERVER_WAITING, "server.waiting", NULL, "requests", "requests waiting") \
 	X(VS_SERVER_SWAPPED, "server.swapped", NULL, "requests", "requests swapped to the CPU") \

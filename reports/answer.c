@@ -148,6 +148,44 @@ static void who(struct strbuf *out, const char *comm, int64_t pid)
 		strbuf_addf(out, comm && *comm ? " (pid %lld)" : "process %lld", (long long)pid);
 }
 
+/* The kill decision of row 1 of oom when the kernel chose one process and
+ * killed its child, the victim (mm/oom_kill.c to 5.0: "Kill process N (c)
+ * score S or sacrifice child", then "Killed process M"): appends " chose
+ * c (pid N, score S) and killed its child" to out and returns 1; else 0,
+ * out unchanged. */
+static int kill_decision(struct report_ctx *c, struct strbuf *out, int64_t victim)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT json_extract(e.data, '$.selected_pid'),"
+				     " json_extract(e.data, '$.selected_comm'),"
+				     " json_extract(e.data, '$.selected_score') FROM oom o JOIN event e"
+				     " ON e.id = o.victim_event WHERE o.id = 1 AND json_valid(e.data)");
+	int r = 0;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
+	    victim != OL_NULL && sqlite3_column_int64(st, 0) != victim) {
+		const char *comm = col(st, 1);
+		long long pid = (long long)sqlite3_column_int64(st, 0);
+
+		int score = sqlite3_column_type(st, 2) != SQLITE_NULL;
+
+		if (comm && *comm) {
+			strbuf_addstr(out, " chose ");
+			strbuf_add_utf8(out, comm, strlen(comm));
+			strbuf_addf(out, " (pid %lld", pid);
+		} else {
+			strbuf_addf(out, " chose process %lld%s", pid, score ? " (" : "");
+		}
+		if (score)
+			strbuf_addf(out, "%sscore %lld", comm && *comm ? ", " : "",
+				    (long long)sqlite3_column_int64(st, 2));
+		strbuf_addstr(out, comm && *comm ? ") and killed its child" : score ?
+			      ") and killed its child" : " and killed its child");
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 /* The sentence of what happened, from row 1 of oom and the phase. */
 static void what_happened(struct report_ctx *c, struct strbuf *out, const char *phase)
 {
@@ -207,9 +245,14 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 			strbuf_add_utf8(out, col(st, 3), strlen(col(st, 3)));
 			strbuf_addstr(out, ")");
 		}
-		if (v.len)
-			strbuf_addf(out, " and the kernel's OOM killer killed %s%s%s%s", v.buf,
-				    vb[0] ? ", which held " : "", vb, vb[0] ? " resident" : "");
+		if (v.len) {
+			strbuf_addstr(out, " and the kernel's OOM killer");
+			if (!kill_decision(c, out, sqlite3_column_type(st, 5) == SQLITE_NULL ? OL_NULL
+					   : sqlite3_column_int64(st, 5)))
+				strbuf_addstr(out, " killed");
+			strbuf_addf(out, " %s%s%s%s", v.buf, vb[0] ? ", which held " : "", vb,
+				    vb[0] ? " resident" : "");
+		}
 		else
 			strbuf_addstr(out, "; the kernel's OOM killer ran");
 	} else if (!strcmp(kind, "userspace_kill")) {

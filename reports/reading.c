@@ -106,12 +106,25 @@ static void what_ran_out(struct report_summary *s, const json_t *f, const struct
 	double fc = figure(f, "memcg_failcnt"), ram = figure(f, "ram_bytes"), fr = figure(f, "free_bytes");
 	double st = figure(f, "swap_total_bytes"), sf = figure(f, "swap_free_bytes");
 	double sw = figure(f, "memcg_swap_usage_bytes");
+	/* cgroup v1's memory+swap limit, when it was the one hit (rules/kernel.c) */
+	double swu = figure(f, "memsw_usage_bytes"), swl = figure(f, "memsw_limit_bytes");
 	struct strbuf *b = next(s);
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 
 	fmt_bytes(b1, sizeof(b1), use);
 	fmt_bytes(b2, sizeof(b2), lim);
-	if (memcg && isfinite(use) && lim > 0)
+	if (memcg && isfinite(swu) && swl > 0) {
+		strbuf_addf(b, "The memory cgroup%s%s was at its memory+swap (memsw) limit: %s of"
+			    " RAM and swap used of %s (%.1f %%)", k->memcg[0] ? " " : "", k->memcg,
+			    (fmt_bytes(b3, sizeof(b3), swu), b3),
+			    (fmt_bytes(b2, sizeof(b2), swl), b2), 100 * swu / swl);
+		if (isfinite(use))
+			strbuf_addf(b, "; RAM alone %s%s%s", b1, lim > 0 ? " of its memory limit of " : "",
+				    lim > 0 ? (fmt_bytes(b2, sizeof(b2), lim), b2) : "");
+		fc = figure(f, "memsw_failcnt");
+		if (fc == 0)   /* 6.x kernels leave memsw's failcnt at 0 */
+			fc = -1;
+	} else if (memcg && isfinite(use) && lim > 0)
 		strbuf_addf(b, "The memory cgroup%s%s was at its limit: %s used of %s (%.1f %%)",
 			    k->memcg[0] ? " " : "", k->memcg, b1, b2, 100 * use / lim);
 	else if (memcg)

@@ -192,6 +192,9 @@ def check_serving(rep, key, value):
     if key == "preempted":
         n = len(events_of(rep, ("preemption",)))
         return (n == int(value), n)
+    if key == "engine_only":             # every instance is read as this engine (none misread)
+        got = [e.get("engine") for e in engines(rep)]
+        return (bool(got) and all(g == value for g in got), got)
     if key in SERVING_TEXT:
         got = SERVING_TEXT[key](rep)
         return (value in got, got)

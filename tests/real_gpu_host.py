@@ -346,6 +346,23 @@ def check_kernel_oom(rep, key, value):
         return field_is(inv, "cpuset", v)
     if key == "oom_memcg":
         return field_is(kills + inv, "oom_memcg", v)
+    if key == "chosen":                  # pre-5.1 "Kill process N (c) score S": pid:comm:score
+        pid, comm, score = (v.split(":") + ["", ""])[:3]
+        got = [(e.get("selected_pid"), e.get("selected_comm"), e.get("selected_score"))
+               for e in kills + inv]
+        return (any(p == int(pid) and (not comm or c == comm) and (not score or sc == int(score))
+                    for p, c, sc in got), got)
+    if key == "answer_says":             # words the first screen's what-happened holds
+        got = (rep.get("answer") or {}).get("what") or ""
+        return (v in got, got)
+    if key == "limit_hit":               # cgroup v1: memory or memsw (rules/kernel.c)
+        got = [(f.get("figures") or {}).get("memcg_limit_hit") for f in rep.get("findings") or []]
+        return (v in got, got)
+    if key == "memsw_limit":
+        n = int(kb_text(v))
+        return field_is(inv, "memsw_limit_kb", None if n >= 1 << 52 else n)
+    if key == "memsw_failcnt":
+        return field_is(inv, "memsw_failcnt", int(v))
     if key == "memcg":
         return field_is(inv, "memcg_stats_path", v)
     if key in ("anon", "file"):

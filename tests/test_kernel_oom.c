@@ -460,6 +460,9 @@ static void prefix_matrix(void **state)
 		{ "[s\xc3\xa1""b dic 29 18:22:40 2025] ", "local", 1767032560000000000LL, OL_NULL },
 		{ "[\xd1\x81\xd0\xb1 \xd0\xbe\xd0\xba\xd1\x82 29 18:22:40 2025] ", "local",
 		  1761762160000000000LL, OL_NULL },
+		/* sv_SE, pl_PL (glibc abmon "maj", "pa\xc5\xba") */
+		{ "[l\xc3\xb6r maj 29 18:22:40 2025] ", "local", 1748542960000000000LL, OL_NULL },
+		{ "[\xc5\x9bro pa\xc5\xba 29 18:22:40 2025] ", "local", 1761762160000000000LL, OL_NULL },
 		{ "[Sa Mrz 29 18:22:40 2025] ", NULL, OL_NULL, OL_NULL },
 		{ "Nov 29 18:22:40 gpu1 kernel: ", "local", 1764440560000000000LL, OL_NULL },
 		{ "Nov 29 18:22:40 gpu1 kernel: [ 4607.765352] ", "local", 1764440560000000000LL, 4607765352000LL },
@@ -594,6 +597,34 @@ static void real_world_shapes(void **state)
 	assert_int_equal(jint(tl, "oom_invoked", 1, "ram_kb"), 1012736LL * 4);
 	assert_int_equal(jint(tl, "oom_invoked", 1, "page_size_assumed"), 0);
 	assert_int_equal(jint(tl, "oom_kill", 1, "score"), 900);
+	t_close(tl);
+}
+
+/* Kernels to 5.0 chose a process and killed its child (mm/oom_kill.c
+ * oom_kill_process, "or sacrifice child"): the victim is the child the
+ * Killed line names, the decision (chosen pid, comm, score) is kept on
+ * both events. A real report from a patch's commit message, indented. */
+static void sacrifice_child_decision(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, "tests/data/real/gpu_host/"
+				 "kernel-oom-memcg-v1-sacrifice-child-bash-dd-indented.log") >= 0);
+	assert_int_equal(count(tl, "oom_kill"), 1);
+	assert_int_equal(t_int(tl, "SELECT pid FROM event WHERE kind = 'oom_kill'"), 3876);
+	assert_int_equal(jint(tl, "oom_kill", 0, "selected_pid"), 3861);
+	assert_string_equal(jtext(tl, "oom_kill", 0, "selected_comm"), "bash");
+	assert_int_equal(jint(tl, "oom_kill", 0, "selected_score"), 88);
+	assert_int_equal(jint(tl, "oom_kill", 0, "score"), OL_NULL);   /* not the victim's */
+	assert_int_equal(jint(tl, "oom_invoked", 0, "selected_pid"), 3861);
+	t_close(tl);
+	/* a mail client wrapped the score to the next line: the comm still */
+	tl = t_open();
+	assert_true(t_parse_file(tl, "tests/data/real/gpu_host/"
+				 "kernel-oom-4.16-sacrifice-child-bash-m-mail-wrapped.log") >= 0);
+	assert_int_equal(jint(tl, "oom_kill", 0, "selected_pid"), 1042);
+	assert_string_equal(jtext(tl, "oom_kill", 0, "selected_comm"), "bash");
+	assert_int_equal(t_int(tl, "SELECT pid FROM event WHERE kind = 'oom_kill'"), 1056);
 	t_close(tl);
 }
 
@@ -756,6 +787,7 @@ int main(void)
 		cmocka_unit_test(tz_option_makes_utc),
 		cmocka_unit_test(nokill_and_damage),
 		cmocka_unit_test(real_world_shapes),
+		cmocka_unit_test(sacrifice_child_decision),
 		cmocka_unit_test(reboot_starts_new_boot_id),
 		cmocka_unit_test(demo_vllm_host),
 		cmocka_unit_test(json_contract_of_oom_kill),

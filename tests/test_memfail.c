@@ -522,6 +522,20 @@ static void phases(void **state)
 		  "    return self._apply(lambda t: t.cuda(device))", OOM_PHASE_KV_ALLOC },
 		{ "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to "
 		  "decrease `--max-batch-prefill-tokens`", OOM_PHASE_WARMUP },
+		/* TensorRT-LLM's PyTorch backend (gapsb): the executor's event
+		 * loop serves (TensorRT-LLM 13179, frames as a log UI pasted
+		 * them); the decode graphs' capture in warm-up (TensorRT-LLM
+		 * 8802) */
+		{ "  File \"/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/"
+		  "py_executor.py\", line 2284, in _executor_loop_overlap\n"
+		  "\t\t2026-04-18 12:59:31.370\t\n"
+		  "    self.resource_manager.prepare_resources(scheduled_batch)", OOM_PHASE_SERVING },
+		{ "  File \"/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/"
+		  "model_engine.py\", line 592, in _run_cuda_graph_warmup\n"
+		  "    self._capture_generation_cuda_graphs(resource_manager)\n"
+		  "  File \"/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/"
+		  "model_engine.py\", line 652, in _capture_generation_cuda_graphs\n"
+		  "    self.forward(batch,", OOM_PHASE_GRAPH_CAPTURE },
 		/* vLLM 0.19+: the graphs captured once inside the profile */
 		{ "  File \"vllm/v1/worker/gpu_worker.py\", line 411, in determine_available_memory\n"
 		  "    cudagraph_memory_estimate = self.model_runner.profile_cudagraph_memory()",

@@ -360,6 +360,81 @@ static void real_memcg_report(void **state)
 	t_close(tl);
 }
 
+/* cgroup v1: the memory+swap limit hit, not the memory one (RHEL 8's
+ * 4.18, a kubepods container with 3 GiB in swap): the finding gives the
+ * memsw counter's usage, limit and failcnt, RAM's apart. */
+static void real_memsw_limit_report(void **state)
+{
+	struct timeline *tl = t_open();
+	const char *title;
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "tests/data/real/gpu_host/"
+				      "kernel-memcg-v1-memsw-limit-hit-kubepods-java-4.18.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "cgroup_limit");
+	title = t_text(tl, "SELECT title FROM finding WHERE cause = 'cgroup_limit'");
+	assert_non_null(strstr(title, "memory+swap (memsw) limit: usage 34.0 GiB of 34.0 GiB,"
+			       " 24892068 failed charges"));
+	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.memcg_limit_hit') FROM finding"
+				   " WHERE cause = 'cgroup_limit'"), "memsw");
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.memsw_limit_bytes') FROM"
+				  " finding WHERE cause = 'cgroup_limit'"), 35651584.0 * KB, 0);
+	/* the memory counter keeps its own figures: 0 failed charges there */
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.memcg_failcnt') FROM"
+				  " finding WHERE cause = 'cgroup_limit'"), 0, 0);
+	assert_non_null(strstr(advice(tl, "cgroup_limit"), "memory.memsw.limit_in_bytes"));
+	t_close(tl);
+}
+
+/* The same machine (6.18.44), one hog per cgroup of 64 MiB: with
+ * memsw.limit equal to limit the memsw counter is charged first and is
+ * the one hit, its failcnt left at 0 by this kernel; without a memsw
+ * limit the memory counter is, with its failcnt. */
+static void real_memsw_against_memory_6_18(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "tests/data/real/gpu_host/"
+				      "kernel-memcg-v1-memsw-limit-hit-6.18-local.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.memcg_limit_hit') FROM finding"
+				   " WHERE cause = 'cgroup_limit'"), "memsw");
+	assert_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'cgroup_limit'"),
+			   "failed charges"));
+	t_close(tl);
+	tl = t_open();
+	assert_int_equal(t_parse_file(tl, "tests/data/real/gpu_host/"
+				      "kernel-memcg-v1-memory-limit-hit-6.18-local.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.memcg_limit_hit') FROM finding"
+				   " WHERE cause = 'cgroup_limit'"), "memory");
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'cgroup_limit'"),
+			       "at its limit: usage 64.0 MiB of 64.0 MiB, 68 failed charges"));
+	t_close(tl);
+}
+
+/* Kernels to 5.0: the kernel chose the shell (score 88) and killed its
+ * child dd; the finding says both, the victim being the child. */
+static void real_sacrifice_child(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_int_equal(t_parse_file(tl, "tests/data/real/gpu_host/"
+				      "kernel-oom-memcg-v1-sacrifice-child-bash-dd-indented.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'cgroup_limit'"),
+			       "the kernel chose bash (pid 3861, score 88) and killed its child dd"
+			       " (pid 3876,"));
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.victim_pid') FROM finding"
+				  " WHERE cause = 'cgroup_limit'"), 3876, 0);
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.chosen_pid') FROM finding"
+				  " WHERE cause = 'cgroup_limit'"), 3861, 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +445,9 @@ int main(void)
 		cmocka_unit_test(global_victim_not_followed),
 		cmocka_unit_test(kill_without_its_header),
 		cmocka_unit_test(real_memcg_report),
+		cmocka_unit_test(real_memsw_limit_report),
+		cmocka_unit_test(real_memsw_against_memory_6_18),
+		cmocka_unit_test(real_sacrifice_child),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

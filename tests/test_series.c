@@ -340,6 +340,27 @@ static void cgroup_v2_series(void **state)
 	t_close(tl);
 }
 
+/* v1's two limits, two failcnts: memory.failcnt counts charges refused
+ * at the memory limit, memory.memsw.failcnt those at the memory+swap
+ * limit; real files of a 64 MiB memcg on 6.18.44 after its OOM kill at the
+ * memory limit (gapsb, tests/data/real/gpu_host/MANIFEST.tsv). */
+static void cgroup_v1_two_failcnts(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	t_parse_file(tl, "tests/data/series/cgv1-failcnt");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM artifact WHERE kind = 'cgroup'"), 4);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.max_events'"), 1);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.max_events'"), 69);
+	assert_int_equal(t_int(tl, "SELECT value FROM sample JOIN series s ON s.id = series_id"
+			     " WHERE s.name = 'cgroup.memsw_max_events'"), 0);
+	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'cgroup.max_bytes'"),
+			    "67108864");
+	t_close(tl);
+}
+
 static void cgroup_v1_directory(void **state)
 {
 	struct timeline *tl = t_open();
@@ -705,6 +726,7 @@ int main(void)
 		cmocka_unit_test(smaps_without_separator),
 		cmocka_unit_test(cgroup_v2_series),
 		cmocka_unit_test(cgroup_v1_directory),
+		cmocka_unit_test(cgroup_v1_two_failcnts),
 		cmocka_unit_test(cgroup_entity_from_sysfs_copy),
 		cmocka_unit_test(cgroup_bad_values),
 		cmocka_unit_test(nvidia_smi_header_form),

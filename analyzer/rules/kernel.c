@@ -8,7 +8,12 @@
  * (its GFP flags and order), the victim against the largest task. Causes:
  *
  *  - cgroup_limit: a memcg OOM (constraint memcg, or usage within 2% of
- *    the limit): the container's limit is what failed. From the report
+ *    the limit): the container's limit is what failed. cgroup v1 has two
+ *    limits, memory (RAM) and memory+swap (memsw): the kernel charges
+ *    memsw first (mm/memcontrol.c try_charge / try_charge_memcg, v4.18
+ *    to v6.18), so a memsw counter with no room left for the charge is
+ *    the limit hit, and the finding gives that counter's usage, limit and
+ *    failcnt, the memory counter's apart. From the report
  *    alone that is a limit too small for the workload, most likely, not
  *    proven: a memory series of the cgroup showing growth (leak) or a
  *    surge (spike) would make it the other classes' (score 0.35); one
@@ -32,6 +37,10 @@
 
 #define MEMCG_FULL 0.98            /* usage / limit that is "at the limit" */
 #define HOST_VICTIM_SHARE 0.5      /* victim RSS / RAM for host_capacity */
+/* The room below a limit that a failed charge can leave: the kernel
+ * charges MEMCG_CHARGE_BATCH (64 pages) at a time and falls back to the
+ * pages the fault needs (mm/memcontrol.c try_charge). */
+#define MEMCG_BATCH_BYTES (64.0 * 4096)
 
 /* One kernel OOM report as the events and task rows give it; sizes in
  * bytes, -1 unknown. */
@@ -42,12 +51,18 @@ struct kreport {
 	double victim_rss, victim_adj;
 	int64_t order;              /* -1 unknown */
 	double usage, limit, failcnt, swap_usage, swap_limit;
+	double memsw_usage, memsw_limit, memsw_failcnt;   /* v1 memory+swap */
+	int memsw_hit;              /* 1: the memory+swap limit was the one hit */
 	double ram, free, swap_total, swap_free;
 	char largest[64];
 	int64_t largest_pid;
 	double largest_rss;
 	int victim_largest;         /* 1, 0, -1 unknown (no task rows) */
 	int kills;                  /* oom_kill events in the timeline */
+	/* the kill decision of kernels to 5.0 when it was not the victim: the
+	 * process chosen, whose child was killed (OL_NULL: none) */
+	int64_t chosen_pid, chosen_score;
+	char chosen[64];
 };
 
 static double kb(sqlite3_stmt *st, int i)
@@ -70,7 +85,9 @@ static int read_kill(struct rule_ctx *c, struct kreport *k)
 		" json_extract(data, '$.constraint'), coalesce(json_extract(data, '$.oom_memcg'),"
 		" json_extract(data, '$.task_memcg')), json_extract(data, '$.invoker_event'),"
 		" json_extract(data, '$.invoker.gfp_mask'), json_extract(data, '$.invoker.order'),"
-		" (SELECT count(*) FROM event WHERE kind = 'oom_kill')"
+		" (SELECT count(*) FROM event WHERE kind = 'oom_kill'),"
+		" json_extract(data, '$.selected_pid'), json_extract(data, '$.selected_comm'),"
+		" json_extract(data, '$.selected_score')"
 		" FROM event WHERE id = " RL_KERNEL_KILL " AND json_valid(data)");
 	int r = 0;
 
@@ -92,6 +109,13 @@ static int read_kill(struct rule_ctx *c, struct kreport *k)
 		if (sqlite3_column_type(st, 9) != SQLITE_NULL)
 			k->order = sqlite3_column_int64(st, 9);
 		k->kills = sqlite3_column_int(st, 10);
+		if (sqlite3_column_type(st, 11) != SQLITE_NULL && k->victim_pid != OL_NULL &&
+		    sqlite3_column_int64(st, 11) != k->victim_pid) {
+			k->chosen_pid = sqlite3_column_int64(st, 11);
+			text(st, 12, k->chosen, sizeof(k->chosen));
+			if (sqlite3_column_type(st, 13) != SQLITE_NULL)
+				k->chosen_score = sqlite3_column_int64(st, 13);
+		}
 		r = 1;
 	}
 	sqlite3_finalize(st);
@@ -111,7 +135,10 @@ static int read_invoked(struct rule_ctx *c, struct kreport *k)
 		" json_extract(data, '$.swap_free_kb'), json_extract(data, '$.gfp_mask'),"
 		" json_extract(data, '$.gfp_flags'), json_extract(data, '$.order'),"
 		" json_extract(data, '$.constraint'), coalesce(json_extract(data, '$.oom_memcg'),"
-		" json_extract(data, '$.task_memcg')), json_extract(data, '$.memsw_usage_kb')"
+		" json_extract(data, '$.task_memcg')), json_extract(data, '$.memsw_usage_kb'),"
+		" json_extract(data, '$.memsw_limit_kb'), json_extract(data, '$.memsw_failcnt'),"
+		" json_extract(data, '$.selected_pid'), json_extract(data, '$.selected_comm'),"
+		" json_extract(data, '$.selected_score')"
 		" FROM event WHERE kind = 'oom_invoked' AND json_valid(data)"
 		" AND id = CASE WHEN ?1 = 0 THEN " RL_KERNEL_HEADER " ELSE ?1 END");
 	int r = 0;
@@ -139,6 +166,17 @@ static int read_invoked(struct rule_ctx *c, struct kreport *k)
 		/* cgroup v1 counts memory+swap together; 0 when not accounted */
 		if (k->swap_usage < 0 && kb(st, 15) > 0 && k->usage >= 0 && kb(st, 15) >= k->usage)
 			k->swap_usage = kb(st, 15) - k->usage;
+		k->memsw_usage = kb(st, 15), k->memsw_limit = kb(st, 16);
+		if (sqlite3_column_type(st, 17) != SQLITE_NULL)
+			k->memsw_failcnt = sqlite3_column_double(st, 17);
+		/* a report cut before its kill line: the kernel's choice alone */
+		if (k->victim_pid == OL_NULL && k->chosen_pid == OL_NULL &&
+		    sqlite3_column_type(st, 18) != SQLITE_NULL) {
+			k->chosen_pid = sqlite3_column_int64(st, 18);
+			text(st, 19, k->chosen, sizeof(k->chosen));
+			if (sqlite3_column_type(st, 20) != SQLITE_NULL)
+				k->chosen_score = sqlite3_column_int64(st, 20);
+		}
 		r = 1;
 	}
 	sqlite3_finalize(st);
@@ -167,15 +205,32 @@ static int read_tasks(struct rule_ctx *c, struct kreport *k)
 	return 0;
 }
 
+/* Whether the v1 memory+swap limit is the one the report's charge hit:
+ * a finite memsw limit with no room left for the charge (the kernel
+ * tries memsw before memory). Its failcnt is not asked: kernels from
+ * 6.x print 0 for memsw even when it was the limit hit (seen on
+ * 6.18.44, tests/data/real/gpu_host/MANIFEST.tsv). */
+static int memsw_hit(const struct kreport *k)
+{
+	double room = MEMCG_BATCH_BYTES;
+
+	if (k->memsw_limit <= 0 || k->memsw_usage < 0)
+		return 0;
+	if (k->order > 0 && k->order < 20 && 4096.0 * (double)(1LL << k->order) > room)
+		room = 4096.0 * (double)(1LL << k->order);
+	return k->memsw_limit - k->memsw_usage <= room;
+}
+
 /* Read the incident's kernel report. 1, 0 none, -1 failed. */
 static int kreport_read(struct rule_ctx *c, struct kreport *k)
 {
 	int a, b;
 
 	memset(k, 0, sizeof(*k));
-	k->victim_pid = k->largest_pid = OL_NULL;
+	k->victim_pid = k->largest_pid = k->chosen_pid = k->chosen_score = OL_NULL;
 	k->victim_rss = k->usage = k->limit = k->failcnt = k->swap_usage = k->swap_limit = -1;
 	k->ram = k->free = k->swap_total = k->swap_free = k->largest_rss = -1;
+	k->memsw_usage = k->memsw_limit = k->memsw_failcnt = -1;
 	k->victim_adj = NAN;
 	k->order = -1;
 	k->victim_largest = -1;
@@ -185,6 +240,7 @@ static int kreport_read(struct rule_ctx *c, struct kreport *k)
 		k->inv = 0;
 	if (read_tasks(c, k) < 0)
 		return -1;
+	k->memsw_hit = memsw_hit(k);
 	if (!a)
 		k->victim_pid = OL_NULL;
 	return a || b;
@@ -199,6 +255,12 @@ static void kfigures(struct rl_finding *f, const struct kreport *k)
 		rl_fig(f, "memcg_limit_bytes", k->limit);
 	if (k->failcnt >= 0)
 		rl_fig(f, "memcg_failcnt", k->failcnt);
+	if (k->memsw_hit) {   /* the memory+swap counter, apart from memory's */
+		rl_fig(f, "memsw_usage_bytes", k->memsw_usage);
+		rl_fig(f, "memsw_limit_bytes", k->memsw_limit);
+		if (k->memsw_failcnt >= 0)
+			rl_fig(f, "memsw_failcnt", k->memsw_failcnt);
+	}
 	if (k->swap_usage >= 0)
 		rl_fig(f, "memcg_swap_usage_bytes", k->swap_usage);
 	if (k->ram >= 0)
@@ -213,6 +275,10 @@ static void kfigures(struct rl_finding *f, const struct kreport *k)
 		rl_fig(f, "order", (double)k->order);
 	if (k->victim_pid != OL_NULL)
 		rl_fig(f, "victim_pid", (double)k->victim_pid);
+	if (k->chosen_pid != OL_NULL)
+		rl_fig(f, "chosen_pid", (double)k->chosen_pid);
+	if (k->chosen_score != OL_NULL)
+		rl_fig(f, "chosen_score", (double)k->chosen_score);
 	if (k->victim_rss >= 0)
 		rl_fig(f, "victim_rss_bytes", k->victim_rss);
 	if (isfinite(k->victim_adj))
@@ -275,13 +341,33 @@ static void victim_text(struct rl_finding *f, const struct kreport *k, char *hea
 {
 	char b1[32], b2[32];
 
+	if (k->victim_pid == OL_NULL && k->chosen_pid != OL_NULL) {
+		char sc[32] = "";
+
+		if (k->chosen_score != OL_NULL)
+			snprintf(sc, sizeof(sc), ", score %lld", (long long)k->chosen_score);
+		snprintf(head, n, "the kernel chose %s (pid %lld%s) to kill, it or a child of it"
+			 " (the kill line is not in the log)", k->chosen[0] ? k->chosen : "a process",
+			 (long long)k->chosen_pid, sc);
+		return;
+	}
 	if (k->victim_pid == OL_NULL) {
 		snprintf(head, n, "no kill in the log");
 		return;
 	}
-	snprintf(head, n, "the kernel killed %s (pid %lld, %s%s)", k->victim,
-		 (long long)k->victim_pid, rl_bytes(k->victim_rss, b1, sizeof(b1)),
-		 k->victim_largest == 1 ? ", the largest task" : "");
+	if (k->chosen_pid != OL_NULL) {   /* kernels to 5.0: a child sacrificed */
+		char sc[32] = "";
+
+		if (k->chosen_score != OL_NULL)
+			snprintf(sc, sizeof(sc), ", score %lld", (long long)k->chosen_score);
+		snprintf(head, n, "the kernel chose %s (pid %lld%s) and killed its child %s (pid %lld,"
+			 " %s)", k->chosen[0] ? k->chosen : "a process", (long long)k->chosen_pid, sc,
+			 k->victim, (long long)k->victim_pid, rl_bytes(k->victim_rss, b1, sizeof(b1)));
+	} else {
+		snprintf(head, n, "the kernel killed %s (pid %lld, %s%s)", k->victim,
+			 (long long)k->victim_pid, rl_bytes(k->victim_rss, b1, sizeof(b1)),
+			 k->victim_largest == 1 ? ", the largest task" : "");
+	}
 	if (k->victim_largest == 0)
 		rl_advice(f, "The victim was not the largest task: %s (pid %lld) held %s.",
 			  k->largest, (long long)k->largest_pid, rl_bytes(k->largest_rss, b2, sizeof(b2)));
@@ -318,36 +404,47 @@ static int kwrite(struct rule_ctx *c, struct rl_finding *f, const struct kreport
 	return 1;
 }
 
-/* A memory cgroup at its limit. */
+/* A memory cgroup at its limit: the memory limit, or (cgroup v1) the
+ * memory+swap one when that was the limit hit (memsw_hit), each with its
+ * own usage, limit and failcnt. */
 static int cgroup_limit(struct rule_ctx *c, const struct kreport *k)
 {
 	struct rl_finding f;
 	struct rl_history h;
 	char b1[32], b2[32], b3[32], head[200], fc[48] = "";
-	double want;
+	int sw = k->memsw_hit;
+	double use = sw ? k->memsw_usage : k->usage, lim = sw ? k->memsw_limit : k->limit;
+	double fails = sw ? k->memsw_failcnt : k->failcnt, want;
 
-	if (rl_history(c, RL_SCOPE_HOST, k->limit, &h) < 0)
+	if (rl_history(c, RL_SCOPE_HOST, lim, &h) < 0)
 		return -1;
 	rl_finding_init(&f, "kernel", "misconfig", "cgroup_limit");
-	f.score = k->usage >= 0 && k->limit > 0 ? 0.6 : 0.5;
+	f.score = use >= 0 && lim > 0 ? 0.6 : 0.5;
 	if (k->victim_largest == 0)
 		f.score = 0.45;   /* the victim rule says who should have gone */
 	kfigures(&f, k);
+	json_object_set_new(f.figures, "memcg_limit_hit", json_string(sw ? "memsw" : "memory"));
 	victim_text(&f, k, head, sizeof(head));
-	if (k->failcnt >= 0)
-		snprintf(fc, sizeof(fc), ", %.0f failed charges", k->failcnt);
-	if (k->usage >= 0 && k->limit > 0)
-		snprintf(f.title, sizeof(f.title), "Memory cgroup at its limit: usage %s of %s%s; %s",
-			 rl_bytes(k->usage, b1, sizeof(b1)), rl_bytes(k->limit, b2, sizeof(b2)), fc,
-			 head);
+	/* a memsw failcnt of 0 at its limit is a kernel that does not count it */
+	if (fails > 0 || (!sw && fails >= 0))
+		snprintf(fc, sizeof(fc), ", %.0f failed charges", fails);
+	if (use >= 0 && lim > 0)
+		snprintf(f.title, sizeof(f.title), "Memory cgroup at its %slimit: usage %s of %s%s; %s",
+			 sw ? "memory+swap (memsw) " : "", rl_bytes(use, b1, sizeof(b1)),
+			 rl_bytes(lim, b2, sizeof(b2)), fc, head);
 	else
 		snprintf(f.title, sizeof(f.title), "Memory cgroup OOM: the cgroup hit its limit; %s",
 			 head);
 	if (k->memcg[0])
 		rl_advice(&f, "The cgroup that hit its limit: %s.", k->memcg);
-	if (k->failcnt >= 100)
+	if (sw && k->usage >= 0)
+		rl_advice(&f, "The limit hit was memory+swap (RAM and swap together, cgroup v1"
+			  " memory.memsw.limit_in_bytes), not the memory limit: RAM in use was %s%s%s.",
+			  rl_bytes(k->usage, b1, sizeof(b1)), k->limit > 0 ? " of its own limit of " : "",
+			  k->limit > 0 ? rl_bytes(k->limit, b3, sizeof(b3)) : "");
+	if (fails >= 100)
 		rl_advice(&f, "failcnt %.0f: it had failed to charge that often before the kill,"
-			  " pressed against its limit and reclaiming for a while.", k->failcnt);
+			  " pressed against its limit and reclaiming for a while.", fails);
 	if (k->swap_limit == 0)
 		rl_advice(&f, "The cgroup may not swap (its swap limit is 0).");
 	else if (k->swap_usage >= 0)
@@ -355,8 +452,15 @@ static int cgroup_limit(struct rule_ctx *c, const struct kreport *k)
 			  k->swap_limit > 0 ? " of its limit of " : "",
 			  k->swap_limit > 0 ? rl_bytes(k->swap_limit, b3, sizeof(b3)) : "");
 	alloc_text(&f, k, 1);
-	want = k->limit > 0 ? rl_round_up_size(k->limit * 1.25) : -1;
-	if (want > 0) {
+	want = lim > 0 ? rl_round_up_size(lim * 1.25) : -1;
+	if (want > 0 && sw) {
+		rl_fig(&f, "suggested_limit_bytes", want);
+		rl_knob(&f, "memory_limit", "the memory+swap limit", want,
+			"Raise the memory+swap limit (memory.memsw.limit_in_bytes; docker"
+			" --memory-swap) to at least %s (a quarter above the one it hit: the report"
+			" shows the limit was reached, not by how much it fell short), or make the"
+			" service hold less.", rl_bytes(want, b1, sizeof(b1)));
+	} else if (want > 0) {
 		rl_fig(&f, "suggested_limit_bytes", want);
 		rl_knob(&f, "memory_limit", "the memory limit", want,
 			"Raise the limit (resources.limits.memory, memory.max) to at least %s"
@@ -495,7 +599,7 @@ int rule_kernel(struct rule_ctx *c)
 	if (r <= 0)
 		return r;
 	if (!strcmp(k.constraint, "memcg") ||
-	    (k.usage >= 0 && k.limit > 0 && k.usage >= MEMCG_FULL * k.limit))
+	    (k.usage >= 0 && k.limit > 0 && k.usage >= MEMCG_FULL * k.limit) || k.memsw_hit)
 		return cgroup_limit(c, &k);
 	if ((followed = victim_followed(c, &k, who, sizeof(who))) < 0 && c->failed)
 		return -1;

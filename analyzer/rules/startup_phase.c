@@ -175,6 +175,16 @@ static double dummy_requests(const char *text)
 	return end > w + sizeof(lead) - 1 && v >= 1 && v < 1e7 ? v : -1;
 }
 
+/* 1 when text says the engine's KV cache pool had no block left, not
+ * that device memory ran out: TensorRT-LLM's BlockManager::allocateBlock
+ * ("Can't allocate new blocks. No free blocks left."; from 2025 "... for
+ * window size N. No free blocks left.", cpp/tensorrt_llm/batch_manager/
+ * kvCacheManager.cpp). */
+static int kv_pool_exhausted(const char *text)
+{
+	return strstr(text, "No free blocks left") != NULL;
+}
+
 static const char *advise_warmup(const struct rl_phase *p, const char *stack,
 				 const struct rl_engine *e, int n, struct rl_finding *f)
 {
@@ -195,7 +205,16 @@ static const char *advise_warmup(const struct rl_phase *p, const char *stack,
 			" step to try, not a value the figures compute; the most that fit lies"
 			" between.", flag, seqs, seqs, floor(seqs / 2));
 	}
-	if (engine_knob_flag(k, KR_MEM_FRACTION))
+	if (kv_pool_exhausted(p->text) && engine_knob_flag(k, KR_MEM_FRACTION))
+		/* the cache's pool ran out, not the memory beside it: a larger
+		 * pool helps, a smaller one would fail sooner */
+		rl_advice(f, "The warm-up's dummy requests found no free KV cache block: the"
+			  " cache holds fewer tokens than they need. They answer to %s, %s and %s;"
+			  " a higher %s gives the cache more blocks, if the card has the room.",
+			  flag, engine_knob_flag(k, KR_BATCH_TOKENS),
+			  engine_knob_flag(k, KR_MAX_LEN) ? engine_knob_flag(k, KR_MAX_LEN) : flag,
+			  engine_knob_flag(k, KR_MEM_FRACTION));
+	else if (engine_knob_flag(k, KR_MEM_FRACTION))
 		rl_advice(f, "The warm-up's dummy batch answers to %s and %s; a lower %s leaves it"
 			  " room too.", flag, engine_knob_flag(k, KR_BATCH_TOKENS),
 			  engine_knob_flag(k, KR_MEM_FRACTION));

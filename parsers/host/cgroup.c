@@ -30,6 +30,8 @@ static const struct cg_map cg_maps[] = {
 	{ "memory.swap.current", NULL, "cgroup.swap_bytes", "bytes" },
 	{ "memory.memsw.usage_in_bytes", NULL, "cgroup.memsw_bytes", "bytes" },
 	{ "memory.failcnt", NULL, "cgroup.max_events", "count" },
+	/* v1's memory+swap limit is another limit: its refusals apart */
+	{ "memory.memsw.failcnt", NULL, "cgroup.memsw_max_events", "count" },
 	{ "memory.max", NULL, "cgroup.max_bytes", NULL },
 	{ "memory.limit_in_bytes", NULL, "cgroup.max_bytes", NULL },
 	{ "memory.high", NULL, "cgroup.high_bytes", NULL },

@@ -71,21 +71,23 @@ int kprefix_date_ok(struct kprefix *px, int y, int mon, int d, int inferred)
 
 /* glibc's abbreviated month names (%b, locales/<ll>_<CC> abmon) of the
  * locales dmesg -T is met under, lower-cased, without a trailing dot,
- * '|' between them: de, fr, es, it, pt, nl, ru (UTF-8). The languages
- * agree where they share a spelling ("mar", "mai", "ago"). */
+ * '|' between them: de, fr, es, it, pt, nl, ru (UTF-8); sv and da ("maj",
+ * localedata/locales/sv_SE) and pl (localedata/locales/pl_PL: sty lut mar
+ * kwi maj cze lip sie wrz paź lis gru), read at glibc@5176a83 and c0c259c.
+ * The languages agree where they share a spelling ("mar", "mai", "ago"). */
 static const char *const month_names[12] = {
-	"jan|janv|ene|gen|jän|\xd1\x8f\xd0\xbd\xd0\xb2",
-	"feb|f\xc3\xa9vr|fev|\xd1\x84\xd0\xb5\xd0\xb2",
+	"jan|janv|ene|gen|jän|\xd1\x8f\xd0\xbd\xd0\xb2|sty",
+	"feb|f\xc3\xa9vr|fev|\xd1\x84\xd0\xb5\xd0\xb2|lut",
 	"m\xc3\xa4r|mar|mars|mrt|\xd0\xbc\xd0\xb0\xd1\x80",
-	"apr|avr|abr|\xd0\xb0\xd0\xbf\xd1\x80",
-	"mai|may|mag|mei|\xd0\xbc\xd0\xb0\xd1\x8f|\xd0\xbc\xd0\xb0\xd0\xb9",
-	"jun|juin|giu|\xd0\xb8\xd1\x8e\xd0\xbd",
-	"jul|juil|lug|\xd0\xb8\xd1\x8e\xd0\xbb",
-	"aug|ao\xc3\xbbt|ago|\xd0\xb0\xd0\xb2\xd0\xb3",
-	"sep|sept|set|\xd1\x81\xd0\xb5\xd0\xbd",
-	"okt|oct|ott|out|\xd0\xbe\xd0\xba\xd1\x82",
-	"nov|\xd0\xbd\xd0\xbe\xd1\x8f",
-	"dez|d\xc3\xa9\x63|dic|dec|\xd0\xb4\xd0\xb5\xd0\xba",
+	"apr|avr|abr|\xd0\xb0\xd0\xbf\xd1\x80|kwi",
+	"mai|may|mag|mei|\xd0\xbc\xd0\xb0\xd1\x8f|\xd0\xbc\xd0\xb0\xd0\xb9|maj",
+	"jun|juin|giu|\xd0\xb8\xd1\x8e\xd0\xbd|cze",
+	"jul|juil|lug|\xd0\xb8\xd1\x8e\xd0\xbb|lip",
+	"aug|ao\xc3\xbbt|ago|\xd0\xb0\xd0\xb2\xd0\xb3|sie",
+	"sep|sept|set|\xd1\x81\xd0\xb5\xd0\xbd|wrz",
+	"okt|oct|ott|out|\xd0\xbe\xd0\xba\xd1\x82|pa\xc5\xba",
+	"nov|\xd0\xbd\xd0\xbe\xd1\x8f|lis",
+	"dez|d\xc3\xa9\x63|dic|dec|\xd0\xb4\xd0\xb5\xd0\xba|gru",
 };
 
 /* kernel_prefix.h. ASCII letters are compared without case, other bytes

@@ -41,7 +41,10 @@ int m_kill_select(struct kparse *kp, const struct krec *r, const char *p, const 
 	ev = &kp->ev;
 	ev->sel_pid = pid;
 	ev->sel_score = key_int(c, e, ") score ");
-	if ((o = memchr(c, '(', (size_t)(e - c))) && (cl = find(o, e, ") score ")))
+	/* ") score" may end the line: a mail client wrapped the score over */
+	if ((o = memchr(c, '(', (size_t)(e - c))) &&
+	    ((cl = find(o, e, ") score ")) || (e - o > 7 && !memcmp(e - 7, ") score", 7) &&
+					      (cl = e - 7))))
 		copy_str(ev->sel_comm, sizeof(ev->sel_comm), o + 1, cl);
 	if (find(p, k, "Memory cgroup out of memory"))
 		ev->memcg_hint = 1;
@@ -282,6 +285,10 @@ static json_t *kill_json(struct oomev *ev, const struct victim *v)
 	jset_int(d, "score", ev->sel_pid == v->pid || ev->sel_pid == OL_NULL ? ev->sel_score
 									  : OL_NULL);
 	jset_int(d, "selected_pid", ev->sel_pid);
+	/* the kill decision as the kernel words it (pre-5.1): the process it
+	 * chose and its score; a child of it may be the one killed */
+	jset_str(d, "selected_comm", ev->sel_pid != OL_NULL && ev->sel_comm[0] ? ev->sel_comm : NULL);
+	jset_int(d, "selected_score", ev->sel_pid != OL_NULL ? ev->sel_score : OL_NULL);
 	json_object_set_new(d, "oom_group", json_boolean(ev->group));
 	json_object_set_new(d, "operator_triggered", json_boolean(ev->operator_triggered));
 	jset_str(d, "kernel_release", ev->release[0] ? ev->release : NULL);

@@ -362,6 +362,12 @@ static json_t *invoked_json(struct oomev *ev, int pk, int assumed)
 	jset_str(d, "kernel_release", ev->release);
 	json_object_set_new(d, "operator_triggered", json_boolean(ev->operator_triggered));
 	json_object_set_new(d, "tasks", json_integer((json_int_t)ev->ntasks));
+	/* kernels to 5.0: the process chosen ("Kill process N (c) score S or
+	 * sacrifice child"), kept here too for a report whose kill line is
+	 * not in the log */
+	jset_int(d, "selected_pid", ev->sel_pid);
+	jset_str(d, "selected_comm", ev->sel_pid != OL_NULL && ev->sel_comm[0] ? ev->sel_comm : NULL);
+	jset_int(d, "selected_score", ev->sel_pid != OL_NULL ? ev->sel_score : OL_NULL);
 	if (ev->tasks_dropped)
 		jset_int(d, "tasks_dropped", ev->tasks_dropped);
 	return d;

@@ -250,6 +250,11 @@ static const struct {
 	{ er_trt_error, R, 0, 1, { "[TensorRT-LLM][ERROR]" } },
 	{ er_wrap_open, N, 0, 0, { "CUDA runtime error in " } },
 	{ er_engine, R, 0, 1, { "[TensorRT-LLM]" } },
+	/* the PyTorch backend's Python logger ("[11/07/2025-07:20:57] [TRT-LLM]
+	 * [I] max_seq_len=8193, max_num_requests=32, max_num_tokens=8192,
+	 * max_batch_size=32", tensorrt_llm/logger.py's prefix): its lines are
+	 * TensorRT-LLM's, and their max_batch_size= no LMDeploy config */
+	{ er_engine, R, 0, 1, { "[TRT-LLM] [" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
 	{ er_ds_mark, N, 0, 0, { "Max_MA " } },   /* the prefilter of server_deepspeed.c */
 	/* a training loop's logged steps (server_progress.h says which):

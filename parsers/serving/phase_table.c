@@ -61,6 +61,7 @@
 #define OLL "ollama@"
 #define ACC "accelerate@"
 #define TRT "tensorrt_llm/_torch/pyexecutor/py_executor_creator.py@000429d"
+#define TRT_PY "indexed copies, tensorrt_llm/_torch/pyexecutor/"
 #define LIT "pytorch-lightning@"
 #define HF_MU "src/transformers/modeling_utils.py"
 #define COMFY_MP "comfy/model_patcher.py@000a21a"
@@ -207,6 +208,30 @@ const struct phase_mark phase_marks[] = {
 	 * load_single_module with args ('model.layers.9.mlp.gate_up_proj', ...)" */
 	F("load_single_module", LOAD_WEIGHTS, "tensorrt-llm", "1.0-1.x (PyTorch backend)",
 	  "tensorrt_llm/_torch/models/modeling_utils.py@cb4c622"),
+	/* gapsb: the PyTorch backend's stages by their functions. PyExecutor
+	 * runs model_engine.warmup() in its __init__, before the event loop
+	 * (_executor_loop, _executor_loop_overlap, _executor_loop_pp, all
+	 * under _event_loop_wrapper) takes requests; warmup() runs the
+	 * torch.compile and autotuner warm-ups, then captures the decode
+	 * graphs (_capture_generation_cuda_graphs, called from
+	 * _run_cuda_graph_warmup); KvCacheCreator (_util.py) sizes the KV
+	 * cache with a temporary executor (estimate_max_tokens, from 1.1
+	 * configure_kv_cache_capacity) and builds it (_create_kv_cache_manager).
+	 * Read in the indexed copies of tensorrt_llm/_torch/pyexecutor/
+	 * py_executor.py, model_engine.py and _util.py (0.19 to 1.3). The
+	 * KV manager's "Can't allocate new blocks for window size N. No free
+	 * blocks left." (kvCacheManager.cpp, 2025) is raised in each of these
+	 * stages: these frames place it. */
+	F("in _executor_loop", SERVING, "tensorrt-llm", "0.17-1.x (PyTorch backend)", TRT_PY "py_executor.py"),
+	F("in _event_loop_wrapper", SERVING, "tensorrt-llm", "0.20-1.x (PyTorch backend)", TRT_PY "py_executor.py"),
+	F("in _capture_generation_cuda_graphs", GRAPH_CAPTURE, "tensorrt-llm", "1.0-1.x (PyTorch backend)",
+	  TRT_PY "model_engine.py"),
+	F("in _run_autotuner_warmup", WARMUP, "tensorrt-llm", "0.19-1.x (PyTorch backend)", TRT_PY "model_engine.py"),
+	F("in _run_torch_compile_warmup", WARMUP, "tensorrt-llm", "0.20-1.x (PyTorch backend)", TRT_PY "model_engine.py"),
+	F("in _general_warmup", WARMUP, "tensorrt-llm", "1.0-1.x (PyTorch backend)", TRT_PY "model_engine.py"),
+	F("in _create_kv_cache_manager", KV_ALLOC, "tensorrt-llm", "0.19-1.x (PyTorch backend)", TRT_PY "_util.py"),
+	F("in estimate_max_tokens", PROFILE, "tensorrt-llm", "0.19-1.0 (PyTorch backend)", TRT_PY "_util.py"),
+	F("in configure_kv_cache_capacity", PROFILE, "tensorrt-llm", "1.1-1.x (PyTorch backend)", TRT_PY "_util.py"),
 	/* ---- frames: LMDeploy / TurboMind ------------------------------- */
 	/* the PyTorch engine's request loop (pytorch/engine/request.py
 	 * _raise_exception_on_finish): it runs the batches it is sent */
