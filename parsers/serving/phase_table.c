@@ -65,6 +65,9 @@
 #define HF_MU "src/transformers/modeling_utils.py"
 #define COMFY_MP "comfy/model_patcher.py@000a21a"
 #define KERAS "keras@v2.11.0 keras/engine/training.py"
+#define MLC_CM "mlc-llm@3c6e6f0a python/mlc_chat/chat_module.py"
+#define MLC_LC "mlc-llm@3c6e6f0a cpp/llm_chat.cc"
+#define MLC_SV "mlc-llm@v0.19.0 "
 
 const struct phase_mark phase_marks[] = {
 	/* ---- frames: vLLM ---------------------------------------------- */
@@ -508,6 +511,39 @@ const struct phase_mark phase_marks[] = {
 	L("Epoch: [", TRAINING_STEP, "any", "any", THREAD),
 	L("Starting training", TRAINING_STEP, "any", "any", THREAD),
 	L("Evaluating", EVAL, "any", "any", THREAD),
+	/* ---- round 5 (w-gapsa): MLC-LLM's and TVM's own frames ---------- */
+	/* mlc_chat's ChatModule (python/mlc_chat/chat_module.py@3c6e6f0a;
+	 * renamed mlc_llm at 8beed7a7) binds the C++ LLMChat's functions:
+	 * __init__ -> _reload -> self._reload_func (LLMChat::Reload, which
+	 * loads the params and creates the KV cache: the model's load,
+	 * cpp/llm_chat.cc@3c6e6f0a); generate -> _prefill and _decode ->
+	 * self._prefill_func and self._decode_func (LLMChat::PrefillStep and
+	 * DecodeStep: a chat turn), benchmark_generate -> _raw_generate_func.
+	 * The serve engine (cpp/serve@v0.19.0): Engine::Create loads the
+	 * params (FunctionTable::LoadParams -> TVM's NDArrayCache::Load) and
+	 * then Model::CreateKVCache; the engine's prefill and decode actions
+	 * (engine_actions/new_request_prefill.cc, batch_decode.cc) run only
+	 * for admitted requests: no warm-up step runs them at start-up */
+	F("self._reload_func(", LOAD_WEIGHTS, "mlc-llm", "mlc_chat 2023-2024", MLC_CM),
+	F("LLMChat::Reload", LOAD_WEIGHTS, "mlc-llm", "mlc_chat 2023-2024", MLC_LC),
+	F("NDArrayCache::Load", LOAD_WEIGHTS, "mlc-llm (TVM relax_vm)", "2023-v0.20",
+	  MLC_SV "cpp/serve/function_table.cc LoadParams"),
+	/* TVM's parameter loader wraps any failure of a shard's load:
+	 * "ValueError: Error when loading parameters from <shard>: <what>"
+	 * (src/runtime/relax_vm/ndarray_cache_support.cc, later
+	 * src/runtime/vm/tensor_cache_support.cc, TensorCache::Load) */
+	F("Error when loading parameters from", LOAD_WEIGHTS, "mlc-llm (TVM)", "2023-",
+	  "apache/tvm src/runtime/vm/tensor_cache_support.cc (indexed copy)"),
+	F("::CreateKVCache(", KV_ALLOC, "mlc-llm", "v0.17-v0.20", MLC_SV "cpp/serve/model.cc"),
+	F("self._prefill_func(", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_CM),
+	F("self._decode_func(", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_CM),
+	F("self._raw_generate_func(", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_CM),
+	F("LLMChat::PrefillStep", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_LC),
+	F("LLMChat::DecodeStep", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_LC),
+	F("PrefillActionObj::Step", SERVING, "mlc-llm", "v0.17-v0.20",
+	  MLC_SV "cpp/serve/engine_actions/new_request_prefill.cc"),
+	F("BatchDecodeActionObj::Step", SERVING, "mlc-llm", "v0.17-v0.20",
+	  MLC_SV "cpp/serve/engine_actions/batch_decode.cc"),
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);
