@@ -57,6 +57,7 @@ ALLOW = [
     # CANN runtime under a C++ program: no engine rows
     ("reactant", set()), ("ascend", set()),
     ("transformers", TORCH),
+    ("stable-diffusion-webui", TORCH),   # AUTOMATIC1111's webui (round 5, w-gapsa)
 ]
 
 # words of a file's name that say which engines the paste held

@@ -45,6 +45,8 @@
 #define L(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, 0, eng, ver, src }
 /* a framework's frame (PM_FRAMEWORK): an engine's own frame decides first */
 #define W(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_FRAMEWORK, eng, ver, src }
+/* a line printed after a failure naming the stage that failed (PM_AFTER) */
+#define A(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_AFTER, 0, eng, ver, src }
 
 #define V0W "vllm/worker/worker.py@002a0ba"
 #define V0R "vllm/worker/model_runner.py@587909c"
@@ -544,6 +546,25 @@ const struct phase_mark phase_marks[] = {
 	  MLC_SV "cpp/serve/engine_actions/new_request_prefill.cc"),
 	F("BatchDecodeActionObj::Step", SERVING, "mlc-llm", "v0.17-v0.20",
 	  MLC_SV "cpp/serve/engine_actions/batch_decode.cc"),
+	/* ---- round 5 (w-gapsa): the stage a handler says failed --------- */
+	/* stable-diffusion-webui catches the checkpoint's load
+	 * (modules/sd_models.py SdModelData.get_sd_model from 1.6; webui.py
+	 * initialize before it, ", exiting"): errors.display(e, "loading
+	 * stable diffusion model") prints the traceback, then "Stable
+	 * diffusion model failed to load" below it */
+	A("Stable diffusion model failed to load", LOAD_WEIGHTS, "stable-diffusion-webui",
+	  "1.0-1.10", "AUTOMATIC1111/stable-diffusion-webui modules/sd_models.py, webui.py (indexed copies)"),
+	/* a load's handler in many programs (logger.error(f"Error while
+	 * loading model: {e}"), print("Error while loading models:", e)) */
+	A("Error while loading model", LOAD_WEIGHTS, "any", "any",
+	  "handlers in indexed copies (logger.error / print after a failed load)"),
+	/* text-generation-webui's model menu (modules/ui_model_menu.py
+	 * load_model_wrapper, 2023-2025): logger.error('Failed to load the
+	 * model.') and then the traceback, whose outer frame is its own */
+	L("Failed to load the model.", LOAD_WEIGHTS, "text-generation-webui", "2023-2025",
+	  "oobabooga/text-generation-webui modules/ui_model_menu.py (indexed copies)"),
+	F("in load_model_wrapper", LOAD_WEIGHTS, "text-generation-webui", "2023-2025",
+	  "oobabooga/text-generation-webui modules/ui_model_menu.py (indexed copies)"),
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);
