@@ -137,6 +137,21 @@ static void stage_failed_below_bounded(void **state)
 	t_close(tl);
 }
 
+/* InvokeAI's session stats, logged when the failed session ends, place
+ * the OOM above them in that session: a served request. */
+static void session_stats_below_is_serving(void **state)
+{
+	static const char rel[] = REAL "rocm-invokeai-sdxl-conv2d-hip-oom-graph-stats-below.log";
+	size_t n;
+	char *text = t_slurp(rel, &n);
+	struct timeline *tl = parse(rel, text, n);
+
+	(void)state;
+	free(text);
+	assert_string_equal(first_phase(tl), "serving");
+	t_close(tl);
+}
+
 /* TVM's parameter loader wraps the OOM: the load, from the line itself. */
 static void tvm_load_params_is_a_load(void **state)
 {
@@ -186,6 +201,7 @@ int main(void)
 		cmocka_unit_test(far_traceback_bounded),
 		cmocka_unit_test(stage_failed_below_places),
 		cmocka_unit_test(stage_failed_below_bounded),
+		cmocka_unit_test(session_stats_below_is_serving),
 		cmocka_unit_test(tvm_load_params_is_a_load),
 		cmocka_unit_test(mlc_prefill_is_serving),
 	};

@@ -558,6 +558,14 @@ const struct phase_mark phase_marks[] = {
 	 * loading model: {e}"), print("Error while loading models:", e)) */
 	A("Error while loading model", LOAD_WEIGHTS, "any", "any",
 	  "handlers in indexed copies (logger.error / print after a failed load)"),
+	/* InvokeAI's session processor (invokeai/app/services/
+	 * session_processor/session_processor_default.py, 4.x): an
+	 * invocation's error ends its session, whose stats_cleanup then logs
+	 * performance_statistics.log_stats -> "Graph stats: <session id>"
+	 * through InvokeAI's logger ("[time]::[InvokeAI]::INFO --> "): the
+	 * failure above it was in that queued generation request */
+	A("]::INFO --> Graph stats: ", SERVING, "invokeai", "3.x-5.x",
+	  "invoke-ai/InvokeAI invokeai/app/services/session_processor/session_processor_default.py@62d850f"),
 	/* text-generation-webui's model menu (modules/ui_model_menu.py
 	 * load_model_wrapper, 2023-2025): logger.error('Failed to load the
 	 * model.') and then the traceback, whose outer frame is its own */
