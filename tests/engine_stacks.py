@@ -60,6 +60,7 @@ ALLOW = [
     # leakspike round 5: LMCache is vLLM's KV connector (its lines sit in
     # vLLM's log); mistral.rs is Rust on candle, no engine row
     ("lmcache", {"vllm"} | TORCH), ("mistral.rs", set()),
+    ("stable-diffusion-webui", TORCH),   # AUTOMATIC1111's webui (round 5, w-gapsa)
 ]
 
 # words of a file's name that say which engines the paste held

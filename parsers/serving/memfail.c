@@ -36,7 +36,7 @@
 /* Where each table's phrases start in the set; a table's i-th phrase is
  * at its start + i. */
 enum { T_NOT, T_FAMILY, T_ERROR, T_ADVICE, T_STACK, T_REQUESTED, T_TOTAL, T_FREE, T_DEVICE,
-       T_HINT, T_PHASE_LINE, T_CONTINUES, T__COUNT };
+       T_HINT, T_PHASE_LINE, T_CONTINUES, T_AFTER, T__COUNT };
 
 static struct phrases set;
 static int table_at[T__COUNT + 1];
@@ -281,8 +281,8 @@ static void figures(const char *l, size_t n, const struct phrases_found *found, 
  * T_HINT and T_PHASE_LINE: the i-th phrase of each is row hint_row[i]
  * (line_row[i]) of phase_marks[]. Filled once by set_build(). */
 #define MARKS_MAX 256
-static unsigned short hint_row[MARKS_MAX], line_row[MARKS_MAX];
-static size_t hints_n, lines_n;
+static unsigned short hint_row[MARKS_MAX], line_row[MARKS_MAX], after_row[MARKS_MAX];
+static size_t hints_n, lines_n, afters_n;
 static int set_overflow;    /* a phrase did not fit the set (memfail_self_check) */
 
 /* The start of the last occurrence of phrase in t[0..n), or NULL. */
@@ -463,6 +463,18 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
 }
 
+enum oom_phase memfail_phase_after(const char *line, size_t n)
+{
+	struct phrases_found found;
+	int i;
+
+	if (n > MEMFAIL_SCAN)
+		n = MEMFAIL_SCAN;
+	scan(line, n, &found);
+	i = first_of(&found, T_AFTER);
+	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[after_row[i]].phase;
+}
+
 /* ---- which memory ----------------------------------------------------- */
 
 /* The words of a line that name the device an XLA failure was on: a
@@ -553,6 +565,10 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	f->scope = memfail_scope(f->family, f->host, l, n, VSC_GPU);
 	figures(l, n, &found, f);
 	f->phase = frames_phase(l, n, &found, &rank);
+	/* a handler's words wrapping the failure on its own line ("Error
+	 * while loading model: CUDA out of memory ...") name its stage */
+	if (f->phase == OOM_PHASE_UNKNOWN && (k = first_of(&found, T_AFTER)) >= 0)
+		f->phase = phase_marks[after_row[k]].phase;
 	return 1;
 }
 
@@ -715,6 +731,7 @@ static void set_build(void)
 	add_marks(T_HINT, PM_FRAME, hint_row, &hints_n);
 	add_marks(T_PHASE_LINE, PM_LINE, line_row, &lines_n);
 	ADD(T_CONTINUES, continuations);
+	add_marks(T_AFTER, PM_AFTER, after_row, &afters_n);
 }
 
 int memfail_self_check(void)

@@ -147,6 +147,11 @@ int memfail_stack_hint(const char *text, size_t n, int *rank);
  * request served...), or OOM_PHASE_UNKNOWN when it says none. */
 enum oom_phase memfail_phase_line(const char *line, size_t n);
 
+/* The stage a line printed after a failure says failed (phase_table.c's
+ * PM_AFTER rows: a handler's "Stable diffusion model failed to load"),
+ * or OOM_PHASE_UNKNOWN when it names none. */
+enum oom_phase memfail_phase_after(const char *line, size_t n);
+
 /* Each phrase the recogniser starts from, for a prefilter: fn(phrase,
  * mark) with mark one of engine_lines.h's MEMFAIL_MARK_* (failure
  * wordings, continuations, phase lines). Phrases under 6 bytes are not

@@ -144,6 +144,13 @@ const struct memfail_word memfail_words[] = {
 	 * offset O in region that is M bytes"): a tensor larger than the
 	 * region its compiled memory plan set aside */
 	{ "storage allocation failure, attempted to allocate", MF_MLC, 0 },
+	/* round 5 (w-gapsa): TVM's runtime checking a CUDA call
+	 * (src/runtime/cuda/cuda_common.h CUDA_CALL: ICHECK(e == cudaSuccess
+	 * || e == cudaErrorCudartUnloading) << "CUDA: " <<
+	 * cudaGetErrorString(e)), as MLC-LLM's cuda_device_api.cc prints it
+	 * when a tensor, a parameter or the KV cache cannot be allocated;
+	 * before the bare CUDA wording so that MLC's runtime is named */
+	{ "is false: CUDA: out of memory", MF_MLC, 0 },
 	/* TensorRT-LLM's paged KV cache (cpp/tensorrt_llm/batch_manager/
 	 * kvCacheManager.cpp BlockManager::allocateBlock, TLLM_CHECK_WITH_INFO
 	 * "Can't allocate new blocks. No free blocks left."; from 2025 "...

@@ -45,6 +45,8 @@
 #define L(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, 0, eng, ver, src }
 /* a framework's frame (PM_FRAMEWORK): an engine's own frame decides first */
 #define W(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_FRAMEWORK, eng, ver, src }
+/* a line printed after a failure naming the stage that failed (PM_AFTER) */
+#define A(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_AFTER, 0, eng, ver, src }
 
 #define V0W "vllm/worker/worker.py@002a0ba"
 #define V0R "vllm/worker/model_runner.py@587909c"
@@ -66,6 +68,9 @@
 #define HF_MU "src/transformers/modeling_utils.py"
 #define COMFY_MP "comfy/model_patcher.py@000a21a"
 #define KERAS "keras@v2.11.0 keras/engine/training.py"
+#define MLC_CM "mlc-llm@3c6e6f0a python/mlc_chat/chat_module.py"
+#define MLC_LC "mlc-llm@3c6e6f0a cpp/llm_chat.cc"
+#define MLC_SV "mlc-llm@v0.19.0 "
 
 const struct phase_mark phase_marks[] = {
 	/* ---- frames: vLLM ---------------------------------------------- */
@@ -599,6 +604,66 @@ const struct phase_mark phase_marks[] = {
 	 * failure is lower case and does not match) */
 	F("Failed to allocate memory for the KV cache", SERVING, "lmcache", "0.2-0.3",
 	  "lmcache/v1/cache_engine.py, lmcache/experimental/cache_engine.py (indexed copies)"),
+	/* ---- round 5 (w-gapsa): MLC-LLM's and TVM's own frames ---------- */
+	/* mlc_chat's ChatModule (python/mlc_chat/chat_module.py@3c6e6f0a;
+	 * renamed mlc_llm at 8beed7a7) binds the C++ LLMChat's functions:
+	 * __init__ -> _reload -> self._reload_func (LLMChat::Reload, which
+	 * loads the params and creates the KV cache: the model's load,
+	 * cpp/llm_chat.cc@3c6e6f0a); generate -> _prefill and _decode ->
+	 * self._prefill_func and self._decode_func (LLMChat::PrefillStep and
+	 * DecodeStep: a chat turn), benchmark_generate -> _raw_generate_func.
+	 * The serve engine (cpp/serve@v0.19.0): Engine::Create loads the
+	 * params (FunctionTable::LoadParams -> TVM's NDArrayCache::Load) and
+	 * then Model::CreateKVCache; the engine's prefill and decode actions
+	 * (engine_actions/new_request_prefill.cc, batch_decode.cc) run only
+	 * for admitted requests: no warm-up step runs them at start-up */
+	F("self._reload_func(", LOAD_WEIGHTS, "mlc-llm", "mlc_chat 2023-2024", MLC_CM),
+	F("LLMChat::Reload", LOAD_WEIGHTS, "mlc-llm", "mlc_chat 2023-2024", MLC_LC),
+	F("NDArrayCache::Load", LOAD_WEIGHTS, "mlc-llm (TVM relax_vm)", "2023-v0.20",
+	  MLC_SV "cpp/serve/function_table.cc LoadParams"),
+	/* TVM's parameter loader wraps any failure of a shard's load:
+	 * "ValueError: Error when loading parameters from <shard>: <what>"
+	 * (src/runtime/relax_vm/ndarray_cache_support.cc, later
+	 * src/runtime/vm/tensor_cache_support.cc, TensorCache::Load) */
+	F("Error when loading parameters from", LOAD_WEIGHTS, "mlc-llm (TVM)", "2023-",
+	  "apache/tvm src/runtime/vm/tensor_cache_support.cc (indexed copy)"),
+	F("::CreateKVCache(", KV_ALLOC, "mlc-llm", "v0.17-v0.20", MLC_SV "cpp/serve/model.cc"),
+	F("self._prefill_func(", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_CM),
+	F("self._decode_func(", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_CM),
+	F("self._raw_generate_func(", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_CM),
+	F("LLMChat::PrefillStep", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_LC),
+	F("LLMChat::DecodeStep", SERVING, "mlc-llm", "mlc_chat 2023-2024", MLC_LC),
+	F("PrefillActionObj::Step", SERVING, "mlc-llm", "v0.17-v0.20",
+	  MLC_SV "cpp/serve/engine_actions/new_request_prefill.cc"),
+	F("BatchDecodeActionObj::Step", SERVING, "mlc-llm", "v0.17-v0.20",
+	  MLC_SV "cpp/serve/engine_actions/batch_decode.cc"),
+	/* ---- round 5 (w-gapsa): the stage a handler says failed --------- */
+	/* stable-diffusion-webui catches the checkpoint's load
+	 * (modules/sd_models.py SdModelData.get_sd_model from 1.6; webui.py
+	 * initialize before it, ", exiting"): errors.display(e, "loading
+	 * stable diffusion model") prints the traceback, then "Stable
+	 * diffusion model failed to load" below it */
+	A("Stable diffusion model failed to load", LOAD_WEIGHTS, "stable-diffusion-webui",
+	  "1.0-1.10", "AUTOMATIC1111/stable-diffusion-webui modules/sd_models.py, webui.py (indexed copies)"),
+	/* a load's handler in many programs (logger.error(f"Error while
+	 * loading model: {e}"), print("Error while loading models:", e)) */
+	A("Error while loading model", LOAD_WEIGHTS, "any", "any",
+	  "handlers in indexed copies (logger.error / print after a failed load)"),
+	/* InvokeAI's session processor (invokeai/app/services/
+	 * session_processor/session_processor_default.py, 4.x): an
+	 * invocation's error ends its session, whose stats_cleanup then logs
+	 * performance_statistics.log_stats -> "Graph stats: <session id>"
+	 * through InvokeAI's logger ("[time]::[InvokeAI]::INFO --> "): the
+	 * failure above it was in that queued generation request */
+	A("]::INFO --> Graph stats: ", SERVING, "invokeai", "3.x-5.x",
+	  "invoke-ai/InvokeAI invokeai/app/services/session_processor/session_processor_default.py@62d850f"),
+	/* text-generation-webui's model menu (modules/ui_model_menu.py
+	 * load_model_wrapper, 2023-2025): logger.error('Failed to load the
+	 * model.') and then the traceback, whose outer frame is its own */
+	L("Failed to load the model.", LOAD_WEIGHTS, "text-generation-webui", "2023-2025",
+	  "oobabooga/text-generation-webui modules/ui_model_menu.py (indexed copies)"),
+	F("in load_model_wrapper", LOAD_WEIGHTS, "text-generation-webui", "2023-2025",
+	  "oobabooga/text-generation-webui modules/ui_model_menu.py (indexed copies)"),
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

@@ -30,6 +30,10 @@
 enum phase_mark_kind {
 	PM_FRAME,     /* a function in a traceback, or the call that names it */
 	PM_LINE,      /* a line the engine prints on entering a phase */
+	PM_AFTER,     /* a line a program prints after a failure, naming the
+		       * stage that failed ("Stable diffusion model failed to
+		       * load"): it places the failure just above it and is no
+		       * phase the program enters */
 };
 
 /* A frame of a library any phase calls into (PyTorch's backward, an

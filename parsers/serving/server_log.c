@@ -72,6 +72,8 @@ struct srv_st {
 	 * printed newest first (phase_printed_before) */
 	enum oom_phase pend_cand;
 	struct ol_time pend_cand_t;
+	int pend_tb;                /* it ended a traceback: only stage_failed_below */
+	uint64_t pend_end;          /* places it, within SRV_MEM_REPEAT lines */
 };
 
 /* The same OOM is often logged twice: the worker's traceback, then the
@@ -124,11 +126,12 @@ static int pend_flush(struct srv_st *st, enum oom_phase ph)
 
 	if (!st->pend)
 		return 0;
-	if (ph == OOM_PHASE_UNKNOWN && !m->served && m->frame_loose && m->frame_pid == st->pend_e.pid &&
-	    m->frame_line > st->pend_e.line &&
+	if (ph == OOM_PHASE_UNKNOWN && !m->served && !st->pend_tb && m->frame_loose &&
+	    m->frame_pid == st->pend_e.pid && m->frame_line > st->pend_e.line &&
 	    m->frame_line - st->pend_e.line <= SRV_MEM_FRAMES)
 		ph = m->frame;
 	st->pend = 0;
+	st->pend_tb = 0;
 	st->pend_cand = OOM_PHASE_UNKNOWN;
 	if (ph != OOM_PHASE_UNKNOWN)
 		json_object_set_new(st->pend_e.data, "phase", json_string(oom_phase_name(ph)));
@@ -145,8 +148,9 @@ static int put_event(struct srv_st *st, struct ol_event *e)
 	return write_event(st, e);
 }
 
-/* Hold e (its data taken) until the piece after it names its phase. 0 or -1. */
-static int pend_hold(struct srv_st *st, struct ol_event *e)
+/* Hold e (its data taken) until the piece after it names its phase (tb:
+ * it ended a traceback; then only a stage-failed line does). 0 or -1. */
+static int pend_hold(struct srv_st *st, struct ol_event *e, int tb)
 {
 	if (pend_flush(st, OOM_PHASE_UNKNOWN) < 0) {
 		json_decref(e->data);
@@ -156,6 +160,8 @@ static int pend_hold(struct srv_st *st, struct ol_event *e)
 	snprintf(st->pend_summary, sizeof(st->pend_summary), "%s", e->summary);
 	st->pend_e.summary = st->pend_summary;
 	st->pend = 1;
+	st->pend_tb = tb;
+	st->pend_end = st->in->lineno;
 	st->pend_cand = OOM_PHASE_UNKNOWN;
 	return 0;
 }
@@ -251,13 +257,13 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 		srv_mem_put_stack(&st->mem, e.data);
 	json_object_set_new(e.data, "exception", ol_json_strn(exc, en > 2000 ? 2000 : en));
 	json_object_set_new(e.data, "traceback", tb ? ol_json_strn(tb, strlen(tb)) : json_null());
-	if (!tb && ph == OOM_PHASE_UNKNOWN && !strcmp(e.kind, "torch_oom"))
-		return pend_hold(st, &e);
 	/* TensorRT-LLM's exception carries its C++ stack below the message
 	 * (tllmException.h): a traceback whose Python frames named no phase
 	 * waits for those frames as a lone OOM does */
 	if (ph == OOM_PHASE_UNKNOWN && st->piece_error == EE_TRT_OOM)
-		return pend_hold(st, &e);
+		return pend_hold(st, &e, 0);
+	if (ph == OOM_PHASE_UNKNOWN && !strcmp(e.kind, "torch_oom"))
+		return pend_hold(st, &e, tb != NULL);
 	return put_event(st, &e);
 }
 
@@ -288,17 +294,21 @@ static int cxx_abort(struct srv_st *st)
 /* A traceback starting at line `line` just after a failure that named
  * no phase: its frames name the phase that failure happened in (a
  * chained exception's second traceback, a THCudaCheck line's own). The
- * lone OOM held is written with it; the memory failure held takes it.
- * 0 or -1. */
+ * lone OOM held is written with it; the memory failure held takes it,
+ * also one waiting far above (srv_mem_far_below). 0 or -1. */
 static int traceback_below(struct srv_st *st, uint64_t line, const char *tb)
 {
-	int rank;
+	int rank = 0, r;
 	enum oom_phase ph = st->mem.served ? OOM_PHASE_UNKNOWN
 			    : memfail_phase_hint_ranked(tb, strlen(tb), &rank);
 
+	if ((r = srv_mem_far_below(&st->mem, st->s, ph, rank, line, st->join.text,
+				   st->join.text_n)) != 0)
+		return r < 0 ? -1 : pend_flush(st, OOM_PHASE_UNKNOWN);
 	if (ph == OOM_PHASE_UNKNOWN)
 		return pend_flush(st, OOM_PHASE_UNKNOWN);
-	if (st->pend && line >= st->pend_e.line && line - st->pend_e.line <= SRV_MEM_REPEAT)
+	if (st->pend && !st->pend_tb && line >= st->pend_e.line &&
+	    line - st->pend_e.line <= SRV_MEM_REPEAT)
 		return pend_flush(st, ph);
 	srv_mem_below(&st->mem, ph, rank, line);
 	return pend_flush(st, OOM_PHASE_UNKNOWN);
@@ -315,7 +325,7 @@ static int phase_printed_before(struct srv_st *st, const struct srv_line *l, uin
 {
 	enum oom_phase ph;
 
-	if (!st->pend)
+	if (!st->pend || st->pend_tb)
 		return 0;
 	if (st->pend_cand != OOM_PHASE_UNKNOWN) {
 		if (l->t.clock != OL_CLOCK_NONE && l->t.utc_ns < st->pend_cand_t.utc_ns)
@@ -334,6 +344,24 @@ static int phase_printed_before(struct srv_st *st, const struct srv_line *l, uin
 		return 0;
 	}
 	return l->t.utc_ns < st->pend_e.t.utc_ns ? pend_flush(st, ph) : 0;
+}
+
+/* A line printed after a failure naming the stage that failed
+ * (memfail_phase_after: "Stable diffusion model failed to load" below
+ * the OOM's traceback) places the OOM or the memory failure held that
+ * ended at most SRV_MEM_REPEAT lines above and nothing placed. 0 or -1. */
+static int stage_failed_below(struct srv_st *st, const struct srv_line *l, uint64_t lineno,
+			      unsigned marks)
+{
+	enum oom_phase ph;
+
+	if (!(marks & MEMFAIL_MARK_PHASE) || st->mem.served || (!st->pend && !st->mem.held) ||
+	    (ph = memfail_phase_after(l->msg, l->n)) == OOM_PHASE_UNKNOWN)
+		return 0;
+	if (st->pend && lineno >= st->pend_end && lineno - st->pend_end <= SRV_MEM_REPEAT)
+		return pend_flush(st, ph);
+	srv_mem_below(&st->mem, ph, 0, lineno);
+	return 0;
 }
 
 /* The finished piece of server_join.c as an event: a traceback always, a
@@ -493,7 +521,7 @@ static int read_line(struct srv_st *st)
 	 * phase, as a lone OOM is (pend_flush) */
 	if (st->engines.held) {
 		st->engines.held = 0;
-		if (pend_hold(st, &st->engines.held_ev) < 0)
+		if (pend_hold(st, &st->engines.held_ev, 0) < 0)
 			return -1;
 	}
 	/* a lone failure message whose own line says a request reached the
@@ -509,7 +537,8 @@ static int read_line(struct srv_st *st)
 		return 0;
 	if ((el.stats_set >> ES_RUNNING & 1) && el.stats[ES_RUNNING] > 0)
 		srv_mem_served(&st->mem);
-	if (phase_printed_before(st, l, lineno, el.memfail) < 0)
+	if (phase_printed_before(st, l, lineno, el.memfail) < 0 ||
+	    stage_failed_below(st, l, lineno, el.memfail) < 0)
 		return -1;
 	if ((el.memfail || st->mem.held) &&
 	    (r = srv_mem_line(&st->mem, st->s, l, lineno, el.memfail,

@@ -4,7 +4,9 @@
  */
 #include "parsers/serving/server_memfail.h"
 #include "parsers/common/seriesutil.h"
+#include "parsers/torch/torch_oom_text.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,7 @@ static int flush(struct srv_mem *m, struct sink *s)
 	if (!m->held)
 		return 0;
 	m->held = 0;
+	m->far = 0;
 	e.bytes = m->f.requested_bytes >= 0 ? m->f.requested_bytes : OL_NULL;
 	if (m->f.requested_bytes >= 0)
 		snprintf(size, sizeof(size), " of %.1f MiB", (double)m->f.requested_bytes / 1048576.0);
@@ -130,6 +133,43 @@ static int same(const struct srv_mem *m, const struct memfail *f, uint64_t linen
 	/* "allocating 9866.00 MiB" against the exact bytes a continuation gave */
 	return m->held && lineno - m->last_line <= SRV_MEM_REPEAT && f->family == m->f.family &&
 	       f->device == m->f.device && (a < 0) == (b < 0) && llabs(a - b) <= (a > b ? a : b) / 100;
+}
+
+/* 1 when l[0..n) reports an error of its own: a Python exception line
+ * ("ValueError: ...", "tvm.error.InternalError: ..."), a log record at
+ * level ERROR, a C++ program's "terminate called". A reporter's prose
+ * ("then the next backtrace error:") is none. */
+static int other_error(const char *l, size_t n)
+{
+	static const char *const levels[] = { " ERROR ", "[ERROR]", "ERROR:", "terminate called" };
+	size_t i = 0, k;
+
+	while (i < n && (l[i] == ' ' || l[i] == '\t' || l[i] == '>'))
+		i++;
+	for (k = i; k < n && (isalnum((unsigned char)l[k]) || l[k] == '_' || l[k] == '.'); k++)
+		;
+	if (k < n && l[k] == ':' &&
+	    ((k - i >= 5 && !memcmp(l + k - 5, "Error", 5)) ||
+	     (k - i >= 9 && !memcmp(l + k - 9, "Exception", 9))))
+		return 1;
+	for (k = 0; k < sizeof(levels) / sizeof(levels[0]); k++)
+		if (mem_find(l, n < 160 ? n : 160, levels[k]))
+			return 1;
+	return 0;
+}
+
+/* 1 when the failure held, now own_lines() lines behind, is kept
+ * waiting for a traceback printed further down (m->far): nothing placed
+ * it, no request was served and no other error was told since, and it
+ * is within SRV_MEM_FAR lines. */
+static int far_wait(struct srv_mem *m, uint64_t lineno)
+{
+	if (m->served || m->interrupted || lineno - m->line > SRV_MEM_FAR ||
+	    m->f.phase != OOM_PHASE_UNKNOWN || m->ctx != OOM_PHASE_UNKNOWN ||
+	    m->below != OOM_PHASE_UNKNOWN)
+		return 0;
+	m->far = 1;
+	return 1;
 }
 
 int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, uint64_t lineno,
@@ -175,6 +215,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		m->f = f;
 		m->held = 1;
 		m->header = mem_find(l->msg, l->n, "Traceback (most recent call last)") != NULL;
+		m->far = m->interrupted = 0;
 		m->t = l->t;
 		m->pid = l->pid;
 		m->line = m->last_line = lineno;
@@ -183,7 +224,12 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		memcpy(m->text, l->msg, m->text_n);
 		return 1;
 	}
-	if (m->held && lineno - m->last_line > own_lines(m) && flush(m, s) < 0)
+	/* another error told after the failure: a traceback further down
+	 * may be that one's (only looked for while a failure is held) */
+	if (m->held && lineno > m->line && !m->interrupted && other_error(l->msg, l->n))
+		m->interrupted = 1;
+	if (m->held && lineno - m->last_line > own_lines(m) && !far_wait(m, lineno) &&
+	    flush(m, s) < 0)
 		return -1;
 	/* once a request was served every later failure is the serving
 	 * phase's (above): no line before it can change that, so the phase
@@ -239,6 +285,25 @@ void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t line
 		m->below = ph;
 		m->below_rank = rank;
 	}
+}
+
+int srv_mem_far_below(struct srv_mem *m, struct sink *s, enum oom_phase ph, int rank,
+		      uint64_t lineno, const char *exc, size_t en)
+{
+	struct memfail mf;
+
+	if (!m->held || !m->far)
+		return 0;
+	/* a traceback that ends in another error is that error's: the
+	 * failure is written unplaced */
+	if (en && !torch_oom_text(exc, en) && !memfail_line(exc, en, &mf))
+		return flush(m, s) < 0 ? -1 : 1;
+	if (m->served || m->interrupted || lineno <= m->line || lineno - m->line > SRV_MEM_FAR ||
+	    ph == OOM_PHASE_UNKNOWN)
+		return 0;
+	m->below = ph;
+	m->below_rank = rank;
+	return 1;
 }
 
 int srv_mem_finish(struct srv_mem *m, struct sink *s)

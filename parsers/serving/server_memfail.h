@@ -28,6 +28,10 @@
 #define SRV_MEM_TEXT 400
 #define SRV_MEM_FRAMES 40            /* a frame names the phase of a failure
 				      * this many lines after it, at most */
+#define SRV_MEM_FAR 24               /* a traceback starting this many lines
+				      * after a failure nothing placed, with no
+				      * other error or request between, is its
+				      * own (a reporter's prose between) */
 
 struct srv_mem {
 	enum oom_phase phase;        /* the log's phase so far */
@@ -63,6 +67,9 @@ struct srv_mem {
 				      * (IPython's "OutOfMemoryError  Traceback
 				      * (most recent call last)"): the frames
 				      * below it, to SRV_MEM_FRAMES lines, are its */
+	int far;                     /* 1: held past SRV_MEM_REPEAT, waiting
+				      * for its traceback (srv_mem_far_below) */
+	int interrupted;             /* 1: another error was told after it */
 	int repeats;
 	char text[SRV_MEM_TEXT];
 	size_t text_n;
@@ -106,6 +113,20 @@ void srv_mem_put_stack(const struct srv_mem *m, json_t *d);
  * when its own lines named none, a later line of no worse rank (an
  * inner frame) over an earlier one. Nothing when none is held. */
 void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno);
+
+/* A whole traceback starting at lineno, whose frames name phase ph with
+ * rank, and whose exception is exc[0..en) (en 0: cut before it), printed
+ * further below the failure held than SRV_MEM_REPEAT lines (the error
+ * first, then the reporter's prose, then the traceback): the failure
+ * takes ph when it is still held waiting for it (nothing placed it; no
+ * other error, no request and no other failure came between, within
+ * SRV_MEM_FAR lines) and the exception is none or a memory failure; an
+ * exception of another kind is another error's traceback, and the
+ * failure is written unplaced. 1 when the traceback was taken or the
+ * failure written, 0 when the failure does not wait for it, -1 when the
+ * sink failed. */
+int srv_mem_far_below(struct srv_mem *m, struct sink *s, enum oom_phase ph, int rank,
+		      uint64_t lineno, const char *exc, size_t en);
 
 /* Note that the frames read at lineno (a line of a traceback cut above,
  * or the whole traceback of an exception that reported no failure
