@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PHRASES_MAX 512
+#define PHRASES_MAX 1024
 
 struct phrases {
 	size_t n;

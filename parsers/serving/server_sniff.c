@@ -1,0 +1,171 @@
+/*
+ * server_sniff.c -- whether a file's head is an inference server's log
+ * (server_log_sniff): engine lines of any engine, a serving stack's
+ * traceback or memory failure, tables of engine figures, a traceback
+ * pasted inside prose; never oomlens' own reports, which quote engine
+ * lines but are not evidence. The parser itself is server_log.c.
+ */
+#include "parsers/serving/server_log.h"
+#include "parsers/serving/engine_lines.h"
+#include "parsers/serving/memfail.h"
+#include "parsers/common/seriesutil.h"
+
+#include <string.h>
+
+/* 1 when the head is one of oomlens' own reports (JSON, HTML), which
+ * quote engine lines but are never evidence. */
+static int own_report(const char *h, size_t n)
+{
+	size_t k = n < 512 ? n : 512;
+
+	return (k && h[0] == '{' && mem_find(h, k, "\"oomlens\":")) ||
+	       (n >= 15 && !memcmp(h, "<!DOCTYPE html>", 15) && mem_find(h, n, "oomlens"));
+}
+
+/* 1 when the head is a table of tab-separated values (a manifest, a
+ * spreadsheet export): its cells may quote engine lines, it is not one. */
+static int tabular(const char *h, size_t n)
+{
+	const char *p = h, *end = h + n, *nl;
+	int lines = 0, rows = 0, tabs;
+
+	for (; p < end && lines < 32; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (nl == p)
+			continue;
+		for (tabs = 0; p < nl; p++)
+			tabs += *p == '\t';
+		lines++;
+		rows += tabs >= 3;
+	}
+	return lines && rows * 5 >= lines * 4;
+}
+
+/* The multi-process tags and headers only the engines write ("(EngineCore_DP0
+ * pid=7) ", "[TensorRT-LLM][INFO] ", Triton's "model_lifecycle.cc:473] ")
+ * at line[0..n), where a log puts them: at the start, or after a time, a
+ * space, a bracket or a progress bar. */
+static int engine_header(const char *line, size_t n)
+{
+	static const char *const tags[] = { "(VllmWorkerProcess pid=", "(VllmWorker ",
+		"(EngineCore", "(APIServer pid=", "(Worker_TP", "(Worker pid=", "[TensorRT-LLM]",
+		"model_lifecycle.cc:", NULL };
+	const char *p;
+	int i;
+
+	for (i = 0; tags[i]; i++)
+		if ((p = mem_find(line, n, tags[i])) &&
+		    (p == line || p[-1] == ' ' || p[-1] == ']' || p[-1] == ')' || p[-1] == ':'))
+			return 1;
+	return 0;
+}
+
+/* Whether the inline code span opening at line[k] (a backtick) holds a
+ * raised exception as a program printed it: its class and message
+ * ("RuntimeError: [metal::malloc] ...", "...Exception: ..."), which a
+ * note pastes, not names. */
+static int pasted_exception(const char *line, size_t n, size_t k)
+{
+	const char *end = memchr(line + k + 1, '`', n - k - 1);
+	size_t span = end ? (size_t)(end - line) - k - 1 : n - k - 1;
+
+	return mem_find(line + k + 1, span, "Error: ") || mem_find(line + k + 1, span, "Exception: ");
+}
+
+/* A line of prose as a note writes it, into out (cap bytes), to be
+ * judged: 0 when it is a Markdown list item or heading (a note about
+ * logs, not a log); else 1, with the inline code spans that open after
+ * the line's first word blanked (the wording a note quotes; a paste in
+ * backticks opens with them), unless a span holds a raised exception's
+ * class and message (the error itself, pasted mid-sentence). */
+static int not_prose(const char *line, size_t n, char *out, size_t cap, size_t *on)
+{
+	size_t i = 0, k;
+	int in_code = 0, blank = 0;
+
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i + 1 < n && strchr("*-+#", line[i]) && (line[i + 1] == ' ' || line[i + 1] == '#'))
+		return 0;
+	for (k = 0; k < n && k < cap; k++) {
+		if (line[k] == '`' && k > i) {
+			in_code = !in_code;
+			blank = in_code && !pasted_exception(line, n, k);
+			out[k] = ' ';
+			continue;
+		}
+		out[k] = in_code && blank ? ' ' : line[k];
+	}
+	*on = k;
+	return 1;
+}
+
+/* 70 when the head's lines are an engine's: one holds an engine's own
+ * phrase and says something with it (a figure, a statistic, an error; a
+ * paste quoting the wording without its figures is not enough), or two
+ * carry an engine's header; else 0. Lines of prose do not count. */
+static int engine_lines_in(const char *h, size_t n)
+{
+	const char *p = h, *end = h + n, *nl;
+	struct engine_line el;
+	struct memfail mf;
+	char text[4096];
+	size_t tn;
+	int headers = 0;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!not_prose(p, (size_t)(nl - p), text, sizeof(text), &tn))
+			continue;
+		if (engine_line_strong(text, tn) && engine_line(text, tn, &el) &&
+		    (el.nfacts || el.stats_set || el.error || el.preempted))
+			return 70;
+		if (engine_header(text, tn) && ++headers == 2)
+			return 70;
+		if (memfail_line(text, tn, &mf))   /* any stack's memory failure */
+			return 70;
+	}
+	return 0;
+}
+
+/* What marks a server log in its head, with the score it gives: the
+ * engines' own phrases, PyTorch's OOM message, a Python traceback or a
+ * C++ abort. */
+static const struct { const char *text; int score; } markers[] = {
+	{ "Avg prompt throughput: ", 80 }, { "text_generation_launcher", 80 },
+	{ "text_generation_router", 80 }, { "vLLM API server version", 80 },
+	{ "LLM engine (v", 80 },
+	{ "CUDA out of memory. Tried to allocate", 75 },
+	{ "OutOfMemoryError: CUDA out of memory.", 75 },
+	{ "would exceed allowed memory. (out of memory)", 75 },
+	{ "Traceback (most recent call last):", 60 },
+	{ "terminate called after throwing an instance of '", 60 },
+	{ ":see_memory_usage] ", 70 },   /* DeepSpeed (server_deepspeed.h) */
+	/* a training loop's logged steps (server_progress.h): the HF
+	 * Trainer's log dict, DeepSpeed's step line */
+	{ "'learning_rate': ", 60 }, { ", skipped=", 60 },
+	/* ComfyUI's error report (Comfy-Org/ComfyUI_frontend's generated
+	 * "# ComfyUI Error Report", "- **Exception Type:** ..." bullets, the
+	 * node's traceback): a Python program's exception, as a traceback is */
+	{ "# ComfyUI Error Report", 60 },
+};
+
+int server_log_sniff(const unsigned char *head, size_t n)
+{
+	const char *h = (const char *)head;
+	int best = 0;
+	size_t i;
+
+	if (own_report(h, n) || tabular(h, n))
+		return 0;
+	for (i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (markers[i].score > best && mem_find(h, n, markers[i].text))
+			best = markers[i].score;
+	if (best < 70)
+		best = engine_lines_in(h, n) > best ? 70 : best;
+	return best;
+}
