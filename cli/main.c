@@ -2,6 +2,7 @@
  * main.c -- the oomlens command: a table of subcommands, each a cmd_*
  * function in its own file (after git.c).
  */
+#include "analyzer/store/schema_image.h"
 #include "cli/cli.h"
 #include "lib/budget.h"
 #include "lib/timeutil.h"
@@ -50,6 +51,7 @@ int main(int argc, char **argv)
 	const struct command *c;
 
 	ol_budget_json_install();      /* every JSON value draws on the budget */
+	timeline_use_schema_image(&oomlens_schema_image);   /* new databases start from it */
 	if (argc < 2) {
 		main_usage(stderr);
 		return EXIT_USAGE;

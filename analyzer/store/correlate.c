@@ -48,7 +48,10 @@ static const char sql_torch_oom[] =
 
 /* Each artifact's span of times on the UTC (or local) clock: its events,
  * and the first and last samples of the series it created (from their
- * blocks, samples_read.c). */
+ * blocks, samples_read.c). A series' lo and hi are NULL together (it
+ * has a timed sample or not), and min() and max() skip NULLs, so the
+ * artifacts without a time are left out by HAVING: a WHERE on t.lo was
+ * pushed into the UNION and decoded every series' first time twice. */
 static const char sql_spans[] =
 	"SELECT a.id, a.path, min(t.lo), max(t.hi) FROM artifact a JOIN ("
 	"  SELECT artifact_id AS aid, time_ns AS lo, time_ns AS hi FROM event"
@@ -56,7 +59,7 @@ static const char sql_spans[] =
 	"  UNION ALL SELECT s.artifact_id,"
 	"   sample_first_ns(s.id), sample_last_ns(s.id)"
 	"   FROM series s) t ON t.aid = a.id"
-	" WHERE t.lo IS NOT NULL GROUP BY a.id ORDER BY min(t.lo), a.id";
+	" GROUP BY a.id HAVING min(t.lo) IS NOT NULL ORDER BY min(t.lo), a.id";
 
 /* One warning row: meta incident.apart = text. */
 static int note_apart(struct timeline *tl, struct strbuf *text)

@@ -12,6 +12,7 @@
  * a second writer gets). A kill can leave either behind; neither is ever
  * mistaken for a database, and a stale lock file holds no lock.
  */
+#include "analyzer/store/schema_image.h"
 #include "analyzer/store/timeline_parts.h"
 #include "lib/strbuf.h"
 
@@ -198,6 +199,45 @@ int dbfile_make_temp(struct timeline *tl, const char *path, struct strbuf *err)
 	tl->tmp_fd = fd;
 	tl->tmp_path = tp;
 	return 0;
+}
+
+static const struct schema_image *image;   /* NULL: create the schema */
+
+void timeline_use_schema_image(const struct schema_image *img)
+{
+	image = img && img->schema_version == TIMELINE_SCHEMA_VERSION ? img : NULL;
+}
+
+int dbfile_write_image(struct timeline *tl, struct strbuf *err)
+{
+	size_t i;
+
+	if (!image || tl->tmp_fd < 0)
+		return 0;
+	if (ftruncate(tl->tmp_fd, (off_t)image->size) < 0)
+		goto fail;
+	for (i = 0; i < image->nruns; i++) {
+		const struct schema_run *r = &image->runs[i];
+		size_t done = 0;
+		ssize_t w;
+
+		while (done < r->len) {
+			w = pwrite(tl->tmp_fd, r->bytes + done, r->len - done,
+				   (off_t)(r->offset + done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				if (w == 0)
+					errno = EIO;   /* no progress: a full disk */
+				goto fail;
+			}
+			done += (size_t)w;
+		}
+	}
+	return 1;
+fail:
+	strbuf_addf(err, "%s: cannot be written: %s", tl->path, strerror(errno));
+	return -1;
 }
 
 /* Sync the directory holding path, so that a rename in it is durable. */

@@ -266,7 +266,7 @@ int timeline_open(struct timeline *tl, const char *path, enum timeline_mode mode
 		  struct strbuf *err)
 {
 	const char *file;
-	int version, flags;
+	int version, flags, imaged = 0;
 
 	memset(tl, 0, sizeof(*tl));
 	tl->opts.boot_time_ns = OL_NULL;
@@ -276,7 +276,10 @@ int timeline_open(struct timeline *tl, const char *path, enum timeline_mode mode
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	tl->mode = mode;
 	tl->tmp_fd = tl->lock_fd = -1;
-	if (prepare_file(tl, path, mode, &file, err) < 0) {
+	/* a new file starts as the build's empty database, when it has one:
+	 * written before SQLite opens it */
+	if (prepare_file(tl, path, mode, &file, err) < 0 ||
+	    (mode == TL_CREATE && (imaged = dbfile_write_image(tl, err)) < 0)) {
 		timeline_close(tl);
 		return -1;
 	}
@@ -299,7 +302,7 @@ int timeline_open(struct timeline *tl, const char *path, enum timeline_mode mode
 	}
 	sqlite3_busy_timeout(tl->db, 10000);
 	sqlite3_exec(tl->db, mode_pragmas(mode), NULL, NULL, NULL);
-	if (mode == TL_CREATE && create_schema(tl) < 0) {
+	if (mode == TL_CREATE && !imaged && create_schema(tl) < 0) {
 		strbuf_addf(err, "%s: cannot create schema: %s", path, tl->errmsg);
 		timeline_close(tl);
 		return -1;

@@ -85,6 +85,10 @@ int dbfile_lock(struct timeline *tl, const char *path, struct strbuf *err);
 void dbfile_unlock(struct timeline *tl);
 /* Create the temporary a new database at path is built under (tmp_fd, tmp_path). */
 int dbfile_make_temp(struct timeline *tl, const char *path, struct strbuf *err);
+/* Fill the new temporary (tmp_fd) with the schema image, if one was
+ * given (schema_image.h): 1 when written, 0 when there is none (create
+ * the schema), -1 with why in err. */
+int dbfile_write_image(struct timeline *tl, struct strbuf *err);
 /* Sync the temporary and rename it over tl->path. */
 int dbfile_commit(struct timeline *tl, struct strbuf *err);
 /* Remove the temporary, if any. */

@@ -513,11 +513,15 @@ static int anchors_at(const struct anchor_filter *filter, const char *line, size
 static int each_anchor(const struct anchor_filter *filter, const char *line, size_t n,
 		       int (*fn)(const struct anchor *, size_t, void *), void *arg)
 {
-	size_t i, j;
+	size_t i, j, end = n - 3;   /* the last four bytes start at n - 4 */
 	unsigned sh;
 	int r;
 
-	for (j = 0; j + 4 <= n; j += STRIDE) {
+	if (n < 4)
+		return 0;
+	/* one compare a step (j < end, not j + 4 <= n): the loop runs on
+	 * every byte of every line the scan reads */
+	for (j = 0; j < end; j += STRIDE) {
 		sh = sieve_hash(line + j);
 		if (!(filter->sieve[sh / 64] >> (sh % 64) & 1))
 			continue;
