@@ -451,7 +451,9 @@ int memfail_stack_hint(const char *text, size_t n, int *rank)
 	return -1;
 }
 
-enum oom_phase memfail_phase_line(const char *line, size_t n)
+/* The phase of the first row of table t (its rows[] in phase_marks[])
+ * that line holds, or unknown. */
+static enum oom_phase first_mark(const char *line, size_t n, int t, const unsigned short *rows)
 {
 	struct phrases_found found;
 	int i;
@@ -459,20 +461,18 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
 	scan(line, n, &found);
-	i = first_of(&found, T_PHASE_LINE);
-	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
+	i = first_of(&found, t);
+	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[rows[i]].phase;
+}
+
+enum oom_phase memfail_phase_line(const char *line, size_t n)
+{
+	return first_mark(line, n, T_PHASE_LINE, line_row);
 }
 
 enum oom_phase memfail_phase_after(const char *line, size_t n)
 {
-	struct phrases_found found;
-	int i;
-
-	if (n > MEMFAIL_SCAN)
-		n = MEMFAIL_SCAN;
-	scan(line, n, &found);
-	i = first_of(&found, T_AFTER);
-	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[after_row[i]].phase;
+	return first_mark(line, n, T_AFTER, after_row);
 }
 
 /* ---- which memory ----------------------------------------------------- */
