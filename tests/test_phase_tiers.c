@@ -17,6 +17,7 @@
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
 #include "parsers/serving/memfail.h"
+#include "parsers/serving/server_log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,45 @@ static void shard_that_never_started(void **state)
 	t_close(tl);
 }
 
+/* A server's ready line ends its start-up: mistral.rs logs "Serving on
+ * http://" after its build and dummy run (the dummy run is the warm-up),
+ * NVIDIA's gpu-rest-engine "Starting server listening on" after its
+ * classifiers are built; a failure after it, with no frame naming a
+ * stage, is in serving (held-out set 5, spent: the mistral.rs excerpt
+ * and the Caffe REST engine's, whose glog CHECK of cudaSuccess is read
+ * as CUDA's). The mistral.rs panic quotes cudarc's DriverError in a
+ * backtick span, which the sniff keeps as a pasted error; a wording in
+ * a note's span stays blanked. */
+static void ready_lines_and_rust_errors(void **state)
+{
+	static const char *const dummy = "2025-03-19T15:41:10.668240Z  INFO mistralrs_core: "
+					 "Beginning dummy run.";
+	static const char *const ready = "Serving on http://0.0.0.0:1234.";
+	static const char panic_line[] = "thread '<unnamed>' panicked at mistralrs-core/src/"
+		"pipeline/mistral.rs:409:17:\nModel failed with error `DriverError("
+		"CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")`. Please raise an issue.\n";
+	static const char note_line[] = "We sometimes see `out of memory` in the logs.\n";
+	static const struct { const char *file, *want, *family; } t[] = {
+		{ ANY "b-mistralrs-serving-driver-oom.log", "serving", "cuda" },
+		{ "tests/data/incoming/any_stack/b-caffe-rest-engine-glog-oom.log", "serving", "cuda" },
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(memfail_phase_line(dummy, strlen(dummy)), OOM_PHASE_WARMUP);
+	assert_int_equal(memfail_phase_line(ready, strlen(ready)), OOM_PHASE_SERVING);
+	assert_true(server_log_sniff((const unsigned char *)panic_line, strlen(panic_line)) >= 70);
+	assert_int_equal(server_log_sniff((const unsigned char *)note_line, strlen(note_line)), 0);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct timeline *tl = t_open();
+		assert_int_equal(t_parse_file(tl, t[i].file), 0);
+		assert_string_equal(first_phase(tl), t[i].want);
+		assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.family') FROM event"
+				      " WHERE kind = 'mem_failure' ORDER BY id LIMIT 1"), t[i].family);
+		t_close(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +269,7 @@ int main(void)
 		cmocka_unit_test(startup_ranks_last),
 		cmocka_unit_test(real_framework_excerpts),
 		cmocka_unit_test(shard_that_never_started),
+		cmocka_unit_test(ready_lines_and_rust_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

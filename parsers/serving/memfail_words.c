@@ -162,6 +162,15 @@ const struct memfail_word memfail_words[] = {
 	 * cache), what exui and TabbyAPI pass on */
 	{ "Insufficient VRAM for model and cache", MF_EXL2, 0 },
 	/* ---- end of set 4, spent round 4 ---- */
+	/* ---- set 5, spent round 5 (w-spent5s) ---- */
+	/* Caffe's CUDA_CHECK (include/caffe/util/device_alternate.hpp, BVLC
+	 * caffe 1.0: CHECK_EQ(error, cudaSuccess) << " " <<
+	 * cudaGetErrorString(error)) as glog prints a failed CHECK_EQ: "Check
+	 * failed: error == cudaSuccess (2 vs. 0)  out of memory"; 2 is
+	 * cudaErrorMemoryAllocation (driver_types.h), so the status is
+	 * CUDA's whatever text follows it */
+	{ "== cudaSuccess (2 vs. 0)", MF_CUDA, 0 },
+	/* ---- end of set 5, spent round 5 (w-spent5s) ---- */
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "PI_ERROR_OUT_OF_HOST_MEMORY", MF_SYCL, 0 },

@@ -664,6 +664,34 @@ const struct phase_mark phase_marks[] = {
 	  "oobabooga/text-generation-webui modules/ui_model_menu.py (indexed copies)"),
 	F("in load_model_wrapper", LOAD_WEIGHTS, "text-generation-webui", "2023-2025",
 	  "oobabooga/text-generation-webui modules/ui_model_menu.py (indexed copies)"),
+	/* ---- set 5, spent round 5 (w-spent5s): servers whose ready line
+	 * ends start-up; after it the model runs only for requests ---- */
+	/* mistral.rs' server logs "Serving on http://IP:PORT." once
+	 * MistralRsBuilder::build has returned (the engine and, from 2025,
+	 * its dummy run done) and before axum::serve takes requests; the
+	 * engine then runs a forward pass only for the sequences it
+	 * scheduled. The dummy run itself is the warm-up ("Beginning dummy
+	 * run.", then "Dummy run completed in Ns.") */
+	L("Serving on http://", SERVING, "mistral.rs", "0.1-0.7 (2024-2026)",
+	  "EricLBuehler/mistral.rs mistralrs-server/src/main.rs (indexed copies)"),
+	L("Beginning dummy run.", WARMUP, "mistral.rs", "2025-2026",
+	  "EricLBuehler/mistral.rs mistralrs-core/src/lib.rs MistralRs::new (indexed copies)"),
+	/* NVIDIA's gpu-rest-engine (caffe/main.go, tensorrt/main.go
+	 * @30da8c3): classifier_initialize builds the contexts, then "Adding
+	 * REST endpoint /api/classify" and "Starting server listening on
+	 * :8000" before http.ListenAndServe; only the handler runs
+	 * classifier_classify -> Classifier::Classify -> Classifier::Predict
+	 * (caffe/classification.cpp, tensorrt/classification.cpp), the
+	 * forward pass of one request. Caffe's own example
+	 * (examples/cpp_classification) has the same Classifier::Predict:
+	 * one input's inference, no load */
+	L("Starting server listening on", SERVING, "gpu-rest-engine", "2016-2018",
+	  "NVIDIA/gpu-rest-engine caffe/main.go, tensorrt/main.go @30da8c3"),
+	F("Classifier::Predict", SERVING, "gpu-rest-engine (Caffe, TensorRT)", "2016-2018",
+	  "NVIDIA/gpu-rest-engine caffe/classification.cpp @30da8c3"),
+	F("classifier_classify", SERVING, "gpu-rest-engine (Caffe, TensorRT)", "2016-2018",
+	  "NVIDIA/gpu-rest-engine caffe/classification.cpp, caffe/main.go @30da8c3"),
+	/* ---- end of set 5, spent round 5 (w-spent5s) ---- */
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

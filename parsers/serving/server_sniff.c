@@ -10,6 +10,7 @@
 #include "parsers/serving/memfail.h"
 #include "parsers/common/seriesutil.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* 1 when the head is one of oomlens' own reports (JSON, HTML), which
@@ -62,16 +63,37 @@ static int engine_header(const char *line, size_t n)
 	return 0;
 }
 
+/* Whether the span s[0..n) opens with a Rust error value as its Debug
+ * formatter prints it: a type or variant whose name ends in "Error", then
+ * its fields in parentheses ("DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out
+ * of memory\")": cudarc's DriverError, which candle and mistral.rs wrap;
+ * mistral.rs' pipeline panics with "Model failed with error `{e}`",
+ * mistralrs-core/src/pipeline/mistral.rs and its siblings, 2024-2025),
+ * possibly inside the variants that carry it ("Cuda(DriverError(...))"). */
+static int rust_error_value(const char *s, size_t n)
+{
+	const char *p = mem_find(s, n, "Error(");
+	size_t i;
+
+	if (!p || p == s)
+		return 0;
+	for (i = 0; s + i < p; i++)   /* identifiers and '(' up to it */
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '(' || s[i] == ':'))
+			return 0;
+	return isalnum((unsigned char)p[-1]) != 0;
+}
+
 /* Whether the inline code span opening at line[k] (a backtick) holds a
  * raised exception as a program printed it: its class and message
- * ("RuntimeError: [metal::malloc] ...", "...Exception: ..."), which a
- * note pastes, not names. */
+ * ("RuntimeError: [metal::malloc] ...", "...Exception: ..."), or a Rust
+ * error's value (rust_error_value), which a note pastes, not names. */
 static int pasted_exception(const char *line, size_t n, size_t k)
 {
 	const char *end = memchr(line + k + 1, '`', n - k - 1);
 	size_t span = end ? (size_t)(end - line) - k - 1 : n - k - 1;
 
-	return mem_find(line + k + 1, span, "Error: ") || mem_find(line + k + 1, span, "Exception: ");
+	return mem_find(line + k + 1, span, "Error: ") || mem_find(line + k + 1, span, "Exception: ") ||
+	       rust_error_value(line + k + 1, span);
 }
 
 /* A line of prose as a note writes it, into out (cap bytes), to be
