@@ -92,6 +92,7 @@ static const char *family_name(const char *f)
 		{ "ollama", "Ollama" }, { "npu", "An Ascend NPU (torch_npu)" }, { "mlx", "MLX (Metal)" },
 		{ "sycl", "SYCL" }, { "mlc", "MLC-LLM" }, { "tt_metal", "Tenstorrent's tt-metal" },
 		{ "exllamav2", "exllamav2's load" },
+		{ "flashinfer", "FlashInfer's workspace buffer" },
 		{ "unknown", "An allocation" },
 	};
 	size_t i;

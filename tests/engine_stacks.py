@@ -61,6 +61,7 @@ ALLOW = [
     # vLLM's log); mistral.rs is Rust on candle, no engine row
     ("lmcache", {"vllm"} | TORCH), ("mistral.rs", set()),
     ("stable-diffusion-webui", TORCH),   # AUTOMATIC1111's webui (round 5, w-gapsa)
+    ("fooocus", TORCH),   # Fooocus: ComfyUI's backend on PyTorch (set 5, w-spent5u)
 ]
 
 # words of a file's name that say which engines the paste held

@@ -489,7 +489,20 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 	/* MLC-LLM (cpp/serve/config.cc): its budget is the card times
 	 * gpu_memory_utilization, which must hold the weights, the temporary
 	 * buffers and the KV cache; its own message lists the remedies */
-	if (!strcmp(p->family, "mlc"))
+	/* set 5, spent round 5 (w-spent5u): FlashInfer plans each batch in a
+	 * workspace the engine allocated once at a fixed size (vLLM:
+	 * vllm/attention/backends/flashinfer.py FLASHINFER_WORKSPACE_BUFFER_SIZE,
+	 * 256 MiB in 2024; later vllm/envs.py VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE):
+	 * the batch outgrew it, not the card, so gpu_memory_utilization is no
+	 * answer */
+	if (!strcmp(p->family, "flashinfer"))
+		rl_advice(f, "FlashInfer's workspace buffer, which the engine allocates once at a fixed"
+			  " size, was too small for the batch the profile run planned; the card's free"
+			  " memory is not what ran out, so gpu_memory_utilization does not change it."
+			  " Lower max_num_batched_tokens or max_num_seqs, choose another attention"
+			  " backend (VLLM_ATTENTION_BACKEND), or, where the vLLM version reads it, raise"
+			  " VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE.");
+	else if (!strcmp(p->family, "mlc"))
 		rl_advice(f, "MLC-LLM budgets the card times gpu_memory_utilization for the weights,"
 			  " its temporary buffers and the KV cache, and that budget held less than the"
 			  " weights and buffers: raise gpu_memory_utilization where the card has the"

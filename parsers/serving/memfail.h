@@ -65,6 +65,7 @@ enum memfail_family {
 	MF_TT,            /* Tenstorrent tt-metal's bank allocator (DRAM, L1) */
 	MF_HPU,           /* Intel Gaudi's PyTorch bridge (HPU device memory) */
 	MF_EXL2,          /* exllamav2's auto-split load (weights and cache) */
+	MF_FLASHINFER,    /* FlashInfer's fixed workspace buffer exhausted */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

@@ -171,6 +171,16 @@ const struct memfail_word memfail_words[] = {
 	 * CUDA's whatever text follows it */
 	{ "== cudaSuccess (2 vs. 0)", MF_CUDA, 0 },
 	/* ---- end of set 5, spent round 5 (w-spent5s) ---- */
+	/* ---- set 5, spent round 5 (w-spent5u) ---- */
+	/* FlashInfer's planners carve their temporary arrays out of a
+	 * workspace buffer the caller allocated once (vLLM: a fixed
+	 * FLASHINFER_WORKSPACE_BUFFER_SIZE, vllm/attention/backends/
+	 * flashinfer.py) and throw, misspelt as printed, "RuntimeError: Out
+	 * of workspace memory in AlignedAlloactor" when a batch needs more
+	 * (include/flashinfer/attention/handler.cuh, allocator.h, 2024
+	 * indexed copies): the workspace is full, not the card */
+	{ "Out of workspace memory in AlignedAllo", MF_FLASHINFER, 0 },
+	/* ---- end of set 5, spent round 5 (w-spent5u) ---- */
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "PI_ERROR_OUT_OF_HOST_MEMORY", MF_SYCL, 0 },
@@ -375,6 +385,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
 	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
 	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
+	[MF_FLASHINFER] = "flashinfer",
 	[MF_UNKNOWN] = "unknown",
 };
 

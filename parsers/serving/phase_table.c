@@ -67,6 +67,7 @@
 #define LIT "pytorch-lightning@"
 #define HF_MU "src/transformers/modeling_utils.py"
 #define COMFY_MP "comfy/model_patcher.py@000a21a"
+#define COMFY_NODES "nodes.py NODE_CLASS_MAPPINGS (ComfyUI indexed copies, 2023-2025)"
 #define KERAS "keras@v2.11.0 keras/engine/training.py"
 #define MLC_CM "mlc-llm@3c6e6f0a python/mlc_chat/chat_module.py"
 #define MLC_LC "mlc-llm@3c6e6f0a cpp/llm_chat.cc"
@@ -692,6 +693,46 @@ const struct phase_mark phase_marks[] = {
 	F("classifier_classify", SERVING, "gpu-rest-engine (Caffe, TensorRT)", "2016-2018",
 	  "NVIDIA/gpu-rest-engine caffe/classification.cpp, caffe/main.go @30da8c3"),
 	/* ---- end of set 5, spent round 5 (w-spent5s) ---- */
+	/* ---- set 5, spent round 5 (w-spent5u): loads named by the
+	 * program's own words ---- */
+	/* ComfyUI runs a workflow node by node and names the node that
+	 * raised (execution.py: "Error occurred when executing X", the
+	 * frontend's error report "Node Type: X", the dialog's title); its
+	 * loader nodes (nodes.py NODE_CLASS_MAPPINGS: CheckpointLoaderSimple,
+	 * CheckpointLoader, unCLIPCheckpointLoader, DiffusersLoader, LoraLoader,
+	 * VAELoader, UNETLoader, CLIPLoader, DualCLIPLoader, ControlNetLoader,
+	 * CLIPVisionLoader, StyleModelLoader, GLIGENLoader) load a model's
+	 * weights, CheckpointLoaderSimple.load_checkpoint through
+	 * comfy/sd.py load_checkpoint_guess_config */
+	W("CheckpointLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("DiffusersLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("LoraLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("VAELoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("UNETLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("CLIPLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("ControlNetLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("CLIPVisionLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("StyleModelLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("GLIGENLoader", LOAD_WEIGHTS, "comfyui", "2023-2025", COMFY_NODES),
+	W("load_checkpoint_guess_config", LOAD_WEIGHTS, "comfyui", "2023-2025",
+	  "comfy/sd.py (called by nodes.py CheckpointLoaderSimple.load_checkpoint)"),
+	/* Fooocus (modules/patch.py calculate_weight_patched; its
+	 * ldm_patched/modules/model_patcher.py at 2.1.864) and the ComfyUI it
+	 * was forked from merge each LoRA or patch into the UNet's weights as
+	 * load_models_gpu loads the model onto the card (LoadedModel.model_load
+	 * -> ModelPatcher.patch_model -> calculate_weight), and print a failed
+	 * merge as print("ERROR", key, e): the key is the UNet's parameter,
+	 * "diffusion_model." its state-dict prefix (model_base.py BaseModel) */
+	W("ERROR diffusion_model.", LOAD_WEIGHTS, "fooocus, comfyui", "2023-2024",
+	  "lllyasviel/Fooocus modules/patch.py, ldm_patched/modules/model_patcher.py@2.1.864"),
+	/* bitsandbytes quantises a 4-bit parameter as it is moved to the card
+	 * (Params4bit.cuda to 0.41, Params4bit._quantize from 0.42, called by
+	 * .to/.cuda: the source line under the frame): a 4-bit model's load
+	 * (from_pretrained with load_in_4bit, QLoRA). Generic, as Module.to's
+	 * rows are: a loop's own frame around it decides first */
+	G("w_4bit, quant_state = bnb.functional.quantize_4bit(", LOAD_WEIGHTS, "bitsandbytes",
+	  "0.39-0.4x", "bitsandbytes/nn/modules.py Params4bit (0.41.0, 0.42.0 indexed copies)"),
+	/* ---- end of set 5, spent round 5 (w-spent5u) ---- */
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

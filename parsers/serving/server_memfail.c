@@ -186,6 +186,16 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	}
 	if ((marks & MEMFAIL_MARK_FAILURE) && memfail_line(l->msg, l->n, &f)) {
 		if (same(m, &f, lineno)) {
+			/* a repeat that names the stage places the failure held
+			 * when its own text did not: workers in lockstep print
+			 * the same failure, one with its stage (vLLM V0's
+			 * "Exception in worker VllmWorkerProcess while
+			 * processing method determine_num_available_blocks:",
+			 * vllm/executor/multiproc_worker_utils.py) */
+			if (!m->served && (m->f.phase == OOM_PHASE_UNKNOWN ||
+					   m->f.phase == OOM_PHASE_STARTUP) &&
+			    f.phase != OOM_PHASE_UNKNOWN)
+				m->f.phase = f.phase;
 			m->repeats++;
 			m->last_line = lineno;
 			return 1;
