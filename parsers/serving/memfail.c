@@ -415,16 +415,53 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
 }
 
+/* 1 when phrase p, found in l[0..n), opens a tqdm bar there: p, a
+ * number, ": ", blanks and the bar's percentage, digits then "%|"
+ * (tqdm's l_bar "{desc}: {percentage:3.0f}%|"). */
+static int opens_bar(const char *l, size_t n, const char *p)
+{
+	const char *at = mem_find(l, n, p), *e = l + n, *q;
+
+	if (!at)
+		return 0;
+	q = at + strlen(p);
+	if (q >= e || *q < '0' || *q > '9')
+		return 0;
+	while (q < e && *q >= '0' && *q <= '9')
+		q++;
+	if (e - q < 2 || q[0] != ':' || q[1] != ' ')
+		return 0;
+	for (q += 2; q < e && *q == ' '; q++)
+		;
+	if (q >= e || *q < '0' || *q > '9')
+		return 0;
+	while (q < e && *q >= '0' && *q <= '9')
+		q++;
+	return e - q >= 2 && q[0] == '%' && q[1] == '|';
+}
+
+/* The phase of the first PM_AFTER row found in l[0..n) that holds there
+ * (a PM_TQDM row only where its phrase opens a bar), or unknown. */
+static enum oom_phase after_phase(const char *l, size_t n, const struct phrases_found *found)
+{
+	size_t i;
+
+	for (i = 0; i < afters_n; i++) {
+		const struct phase_mark *m = &phase_marks[after_row[i]];
+		if (has(found, T_AFTER, (int)i) && (!(m->flags & PM_TQDM) || opens_bar(l, n, m->phrase)))
+			return m->phase;
+	}
+	return OOM_PHASE_UNKNOWN;
+}
+
 enum oom_phase memfail_phase_after(const char *line, size_t n)
 {
 	struct phrases_found found;
-	int i;
 
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
 	scan(line, n, &found);
-	i = first_of(&found, T_AFTER);
-	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[after_row[i]].phase;
+	return after_phase(line, n, &found);
 }
 
 /* ---- which memory ----------------------------------------------------- */
@@ -476,6 +513,25 @@ enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, s
 
 /* ---- the line ----------------------------------------------------------- */
 
+/* The phase a line printed before the failure names when it shares the
+ * failure's line: a progress bar is drawn with a carriage return and no
+ * newline (tqdm's status printer), so the next message a process prints
+ * lands after it on the same line (verl's "Training Progress: 10%|...|
+ * 116/1155 [...]" then the raylet's OOM report). The phase line's phrase
+ * must stand before the failure's wording (wording, the memfail_words
+ * row that matched); OOM_PHASE_UNKNOWN when none does. */
+static enum oom_phase glued_phase(const char *l, size_t n, const struct phrases_found *found,
+				  const char *wording)
+{
+	const char *at, *w;
+	int k = first_of(found, T_PHASE_LINE);
+
+	if (k < 0 || !wording || !(w = mem_find(l, n, wording)) ||
+	    !(at = mem_find(l, n, phase_marks[line_row[k]].phrase)) || at >= w)
+		return OOM_PHASE_UNKNOWN;
+	return phase_marks[line_row[k]].phase;
+}
+
 int memfail_line(const char *l, size_t n, struct memfail *f)
 {
 	struct phrases_found found;
@@ -519,8 +575,10 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	f->phase = frames_phase(l, n, &found, &rank);
 	/* a handler's words wrapping the failure on its own line ("Error
 	 * while loading model: CUDA out of memory ...") name its stage */
-	if (f->phase == OOM_PHASE_UNKNOWN && (k = first_of(&found, T_AFTER)) >= 0)
-		f->phase = phase_marks[after_row[k]].phase;
+	if (f->phase == OOM_PHASE_UNKNOWN)
+		f->phase = after_phase(l, n, &found);
+	if (f->phase == OOM_PHASE_UNKNOWN)
+		f->phase = glued_phase(l, n, &found, f->wording);
 	return 1;
 }
 
