@@ -260,6 +260,55 @@ static void ready_lines_and_rust_errors(void **state)
 	}
 }
 
+/* Progress bars place a failure (set 5, spent round 5): tqdm draws a bar
+ * with a carriage return and no newline, so the next message lands on
+ * the bar's line (verl's "Training Progress" bar, then the raylet's OOM
+ * report), and a process that dies mid-epoch leaves the bar's last state
+ * below its error (Lightning's "Epoch 0:   4%|"). A bar's description
+ * counts only where it opens a bar; "Epoch" in other words names nothing. */
+static void progress_bars_place_a_failure(void **state)
+{
+	static const char glued[] =
+		"Training Progress:  10%|\xe2\x96\x88         | 116/1155 [7:54:43<67:30:48, 233.93s/it]"
+		"(raylet) [2026-01-20 08:13:25,391 E 2105 2105] (raylet) node_manager.cc:3099: "
+		"1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed "
+		"due to other reasons at node (ID: 87d772fad6a1e8e2, IP: 10.22.68.9)";
+	static const char after[] =
+		"(raylet) [2026-01-20 08:13:25,391 E 2105 2105] (raylet) node_manager.cc:3099: "
+		"1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed "
+		"due to other reasons at node (ID: 87d772fad6a1e8e2, IP: 10.22.68.9) Training Progress:";
+	static const struct { const char *file, *want; } t[] = {
+		{ ANY "b-ray-verl-raylet-oom-kill.log", "training_step" },
+		{ ANY "b-mps-ilab-train-epoch0.log", "training_step" },
+		{ ANY "b-fairseq-ofa-recover-from-oom.log", "training_step" },
+		{ ANY "b-pytorch-tape-wrapped-batch-message.log", "training_step" },
+		{ ANY "a-sglang-0.1-flashinfer-handler-cudamallocasync-oom-after-flush-cache.log", "serving" },
+	};
+	struct memfail f;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(memfail_phase_after("Epoch 0:   4%|\xe2\x96\x88\xe2\x96\x88", 20),
+			 OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(memfail_phase_after("Epoch 12: 100%|##########| 50/50", 32),
+			 OOM_PHASE_TRAINING_STEP);
+	/* not a bar: an epoch's summary, fairseq's progress line */
+	assert_int_equal(memfail_phase_after("Epoch 3 finished, loss 0.21", 27), OOM_PHASE_UNKNOWN);
+	assert_int_equal(memfail_phase_after("epoch 001:  16634 / 210883 loss=5.174", 37),
+			 OOM_PHASE_UNKNOWN);
+	assert_int_equal(memfail_line(glued, strlen(glued), &f), 1);
+	assert_int_equal(f.phase, OOM_PHASE_TRAINING_STEP);
+	/* the bar's words after the failure's were printed after it */
+	assert_int_equal(memfail_line(after, strlen(after), &f), 1);
+	assert_int_equal(f.phase, OOM_PHASE_UNKNOWN);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct timeline *tl = t_open();
+		assert_int_equal(t_parse_file(tl, t[i].file), 0);
+		assert_string_equal(first_phase(tl), t[i].want);
+		t_close(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +319,7 @@ int main(void)
 		cmocka_unit_test(real_framework_excerpts),
 		cmocka_unit_test(shard_that_never_started),
 		cmocka_unit_test(ready_lines_and_rust_errors),
+		cmocka_unit_test(progress_bars_place_a_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

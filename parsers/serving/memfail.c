@@ -403,57 +403,7 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n)
 	return memfail_phase_hint_ranked(text, n, &rank);
 }
 
-/* The training stack a frame or line names, in the order they win: a
- * DeepSpeed job run under transformers' Trainer answers to DeepSpeed's
- * knobs first; ZeRO stage 3 is named by its own partitioner's files. */
-static const struct { const char *phrase; int stack; } train_stacks[] = {
-	/* DeepSpeed's inference engine (init_inference, its injected
-	 * kernels: deepspeed/__init__.py, inference/engine.py,
-	 * ops/transformer/inference/ at v0.10.0..v0.18) trains nothing */
-	{ "init_inference", MEMFAIL_STACK_INFERENCE },
-	{ "deepspeed/inference/", MEMFAIL_STACK_INFERENCE },
-	{ "transformer/inference/", MEMFAIL_STACK_INFERENCE },
-	{ "deepspeed/module_inject/", MEMFAIL_STACK_INFERENCE },
-	{ "model_implementations/", MEMFAIL_STACK_INFERENCE },
-	{ "zero/stage3.py", VST_DEEPSPEED_ZERO3 },
-	{ "DeepSpeedZeroOptimizer_Stage3", VST_DEEPSPEED_ZERO3 },
-	{ "partition_parameters.py", VST_DEEPSPEED_ZERO3 },   /* zero.Init */
-	{ "zero.Init", VST_DEEPSPEED_ZERO3 },
-	{ "deepspeed/", VST_DEEPSPEED },
-	{ "deepspeed.initialize", VST_DEEPSPEED },
-	{ "in deepspeed_init", VST_DEEPSPEED },
-	{ "pytorch_lightning/", VST_LIGHTNING },
-	{ "lightning/pytorch/", VST_LIGHTNING },
-	{ "lightning/fabric/", VST_LIGHTNING },
-	{ "transformers/trainer", VST_HF_TRAINER },   /* trainer.py, trainer_pt_utils.py */
-	{ "_inner_training_loop", VST_HF_TRAINER },
-	{ "accelerate/", VST_HF_TRAINER },
-	{ "accelerator.backward", VST_HF_TRAINER },
-	{ "site-packages/jax/", VST_JAX },
-	{ "jax/_src/", VST_JAX },
-	{ "jaxlib", VST_JAX },
-	{ "/flax/", VST_JAX },   /* site-packages/flax/: anchors are 6 bytes at least */
-	{ "XlaRuntimeError", VST_JAX },
-	{ "site-packages/keras/", VST_KERAS },
-	{ "tensorflow/python/", VST_KERAS },
-};
-
-int memfail_stack_hint(const char *text, size_t n, int *rank)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_N(train_stacks); i++)
-		if (mem_find(text, n, train_stacks[i].phrase)) {
-			*rank = (int)i;
-			return train_stacks[i].stack;
-		}
-	*rank = (int)ARRAY_N(train_stacks);
-	return -1;
-}
-
-/* The phase of the first row of table t (its rows[] in phase_marks[])
- * that line holds, or unknown. */
-static enum oom_phase first_mark(const char *line, size_t n, int t, const unsigned short *rows)
+enum oom_phase memfail_phase_line(const char *line, size_t n)
 {
 	struct phrases_found found;
 	int i;
@@ -461,18 +411,57 @@ static enum oom_phase first_mark(const char *line, size_t n, int t, const unsign
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
 	scan(line, n, &found);
-	i = first_of(&found, t);
-	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[rows[i]].phase;
+	i = first_of(&found, T_PHASE_LINE);
+	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
 }
 
-enum oom_phase memfail_phase_line(const char *line, size_t n)
+/* 1 when phrase p, found in l[0..n), opens a tqdm bar there: p, a
+ * number, ": ", blanks and the bar's percentage, digits then "%|"
+ * (tqdm's l_bar "{desc}: {percentage:3.0f}%|"). */
+static int opens_bar(const char *l, size_t n, const char *p)
 {
-	return first_mark(line, n, T_PHASE_LINE, line_row);
+	const char *at = mem_find(l, n, p), *e = l + n, *q;
+
+	if (!at)
+		return 0;
+	q = at + strlen(p);
+	if (q >= e || *q < '0' || *q > '9')
+		return 0;
+	while (q < e && *q >= '0' && *q <= '9')
+		q++;
+	if (e - q < 2 || q[0] != ':' || q[1] != ' ')
+		return 0;
+	for (q += 2; q < e && *q == ' '; q++)
+		;
+	if (q >= e || *q < '0' || *q > '9')
+		return 0;
+	while (q < e && *q >= '0' && *q <= '9')
+		q++;
+	return e - q >= 2 && q[0] == '%' && q[1] == '|';
+}
+
+/* The phase of the first PM_AFTER row found in l[0..n) that holds there
+ * (a PM_TQDM row only where its phrase opens a bar), or unknown. */
+static enum oom_phase after_phase(const char *l, size_t n, const struct phrases_found *found)
+{
+	size_t i;
+
+	for (i = 0; i < afters_n; i++) {
+		const struct phase_mark *m = &phase_marks[after_row[i]];
+		if (has(found, T_AFTER, (int)i) && (!(m->flags & PM_TQDM) || opens_bar(l, n, m->phrase)))
+			return m->phase;
+	}
+	return OOM_PHASE_UNKNOWN;
 }
 
 enum oom_phase memfail_phase_after(const char *line, size_t n)
 {
-	return first_mark(line, n, T_AFTER, after_row);
+	struct phrases_found found;
+
+	if (n > MEMFAIL_SCAN)
+		n = MEMFAIL_SCAN;
+	scan(line, n, &found);
+	return after_phase(line, n, &found);
 }
 
 /* ---- which memory ----------------------------------------------------- */
@@ -524,6 +513,25 @@ enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, s
 
 /* ---- the line ----------------------------------------------------------- */
 
+/* The phase a line printed before the failure names when it shares the
+ * failure's line: a progress bar is drawn with a carriage return and no
+ * newline (tqdm's status printer), so the next message a process prints
+ * lands after it on the same line (verl's "Training Progress: 10%|...|
+ * 116/1155 [...]" then the raylet's OOM report). The phase line's phrase
+ * must stand before the failure's wording (wording, the memfail_words
+ * row that matched); OOM_PHASE_UNKNOWN when none does. */
+static enum oom_phase glued_phase(const char *l, size_t n, const struct phrases_found *found,
+				  const char *wording)
+{
+	const char *at, *w;
+	int k = first_of(found, T_PHASE_LINE);
+
+	if (k < 0 || !wording || !(w = mem_find(l, n, wording)) ||
+	    !(at = mem_find(l, n, phase_marks[line_row[k]].phrase)) || at >= w)
+		return OOM_PHASE_UNKNOWN;
+	return phase_marks[line_row[k]].phase;
+}
+
 int memfail_line(const char *l, size_t n, struct memfail *f)
 {
 	struct phrases_found found;
@@ -567,8 +575,10 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	f->phase = frames_phase(l, n, &found, &rank);
 	/* a handler's words wrapping the failure on its own line ("Error
 	 * while loading model: CUDA out of memory ...") name its stage */
-	if (f->phase == OOM_PHASE_UNKNOWN && (k = first_of(&found, T_AFTER)) >= 0)
-		f->phase = phase_marks[after_row[k]].phase;
+	if (f->phase == OOM_PHASE_UNKNOWN)
+		f->phase = after_phase(l, n, &found);
+	if (f->phase == OOM_PHASE_UNKNOWN)
+		f->phase = glued_phase(l, n, &found, f->wording);
 	return 1;
 }
 
@@ -759,6 +769,5 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 		fn(continuations[i] + (continuations[i][0] == '^'), MEMFAIL_MARK_CONTINUES, arg);
 	for (i = 0; i < phase_marks_n; i++)
 		fn(phase_marks[i].phrase, MEMFAIL_MARK_PHASE, arg);
-	for (i = 0; i < ARRAY_N(train_stacks); i++)
-		fn(train_stacks[i].phrase, MEMFAIL_MARK_PHASE, arg);
+	memfail_stack_each_phrase(fn, arg);
 }

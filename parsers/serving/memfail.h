@@ -143,6 +143,10 @@ enum oom_phase memfail_phase_pick(enum oom_phase held, enum oom_phase named);
 #define MEMFAIL_STACK_INFERENCE (-2)
 int memfail_stack_hint(const char *text, size_t n, int *rank);
 
+/* Each phrase memfail_stack_hint() looks for, as fn(phrase,
+ * MEMFAIL_MARK_PHASE, arg): for memfail_each_phrase()'s prefilter. */
+void memfail_stack_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg), void *arg);
+
 /* The phase a line of the log before a failure says the program is in
  * ("Loading weights", "KV Cache is allocated", a capture beginning, a
  * request served...), or OOM_PHASE_UNKNOWN when it says none. */

@@ -47,6 +47,8 @@
 #define W(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_FRAMEWORK, eng, ver, src }
 /* a line printed after a failure naming the stage that failed (PM_AFTER) */
 #define A(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_AFTER, 0, eng, ver, src }
+/* a tqdm bar's description, counted only where it opens a bar (PM_TQDM) */
+#define AT(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_AFTER, PM_TQDM, eng, ver, src }
 
 #define V0W "vllm/worker/worker.py@002a0ba"
 #define V0R "vllm/worker/model_runner.py@587909c"
@@ -564,6 +566,48 @@ const struct phase_mark phase_marks[] = {
 	L("Epoch: [", TRAINING_STEP, "any", "any", THREAD),
 	L("Starting training", TRAINING_STEP, "any", "any", THREAD),
 	L("Evaluating", EVAL, "any", "any", THREAD),
+	/* ---- set 5, spent round 5 (branch w-spent5p): serving and
+	 * training loops, read from the programs' sources ---- */
+	/* SGLang's first router (python/sglang/srt/managers/router/
+	 * model_rpc.py@00ebb01): ModelRpcServer.exposed_step takes the
+	 * tokenized requests and runs forward_step, which runs a new prefill
+	 * batch (forward_fill_batch) or the running batch's decode steps
+	 * (forward_decode_batch): both run only admitted requests */
+	F("forward_fill_batch", SERVING, "sglang", "0.1 (router/model_rpc.py)",
+	  "sgl-project/sglang python/sglang/srt/managers/router/model_rpc.py@00ebb01"),
+	F("forward_decode_batch", SERVING, "sglang", "0.1 (router/model_rpc.py)",
+	  "sgl-project/sglang python/sglang/srt/managers/router/model_rpc.py@00ebb01"),
+	/* TAPE's wrap_cuda_oom_error re-raises a CUDA OOM with this advice
+	 * when it is given gradient_accumulation_steps, which only
+	 * run_train's epoch loop does (run_embed's wrap gives none): the
+	 * training loop (tape/utils/utils.py@0311053, tape/training.py@f8091a2) */
+	F("increase gradient_accumulation_steps to divide each batch", TRAINING_STEP, "tape",
+	  "0.4-0.5", "songlab-cal/tape tape/utils/utils.py@0311053 wrap_cuda_oom_error"),
+	/* fairseq's trainer times each train_step (metrics.log_start_time(
+	 * "train_wall")); the training progress lines print it ("train_wall=7",
+	 * JSON "train_wall": "257"), validation's do not, and validate()
+	 * logs 'begin validation on "valid" subset' before its batches
+	 * (fairseq/trainer.py, fairseq_cli/train.py, indexed copies 0.9-0.12).
+	 * train_step warns "attempting to recover from OOM in forward/backward
+	 * pass" after each OOM it survives: training goes on */
+	L("train_wall", TRAINING_STEP, "fairseq", "0.9-0.12", "facebookresearch/fairseq fairseq/trainer.py train_step (indexed copies)"),
+	L("attempting to recover from OOM in forward/backward", TRAINING_STEP, "fairseq", "0.6-0.12",
+	  "facebookresearch/fairseq fairseq/trainer.py train_step (indexed copies)"),
+	L("begin validation on", EVAL, "fairseq", "0.9-0.12", "facebookresearch/fairseq fairseq_cli/train.py validate (indexed copies)"),
+	/* verl's PPO trainer's step bar (RayPPOTrainer.fit: tqdm(total=
+	 * total_training_steps, desc="Training Progress")), a description many
+	 * training scripts' tqdm bars share */
+	L("Training Progress:", TRAINING_STEP, "verl", "0.2-0.6",
+	  "volcengine/verl verl/trainer/ppo/ray_trainer.py@3d9df73 fit"),
+	/* Lightning's TQDMProgressBar names its training bar "Epoch N"
+	 * (on_train_epoch_start: set_description(f"Epoch {trainer.current_epoch}"));
+	 * validation and prediction have bars of their own ("Validation",
+	 * "Predicting") from 2.0. A process that fails mid-epoch leaves the
+	 * bar's last state on the console below its error ("Epoch 0:   4%|"):
+	 * the failure was in the training loop */
+	AT("Epoch ", TRAINING_STEP, "lightning (and tqdm loops named so)", "1.5-2.6",
+	   LIT "2.x src/lightning/pytorch/callbacks/progress/tqdm_progress.py (indexed copies)"),
+	/* ---- end of set 5, spent round 5 (w-spent5p) ---- */
 	/* ---- tuning round 5 (branch w-worldc): serving engines' start-up
 	 * stages read from their sources ---- */
 	/* vLLM V1's kernel warm-up, run by compile_or_warm_up_model after the

@@ -48,11 +48,17 @@ enum phase_mark_kind {
  * frame anywhere in the same traceback decides before it. */
 #define PM_FRAMEWORK 2u
 
+/* A tqdm bar's description (a PM_AFTER row): the row counts only where
+ * the phrase opens a bar, that is is followed by a number, ": " and the
+ * bar's percentage ("Epoch 0:   4%|", tqdm's l_bar "{desc}: {percentage}%|");
+ * any other line holding the phrase names nothing. */
+#define PM_TQDM 4u
+
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
-	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK */
+	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the
