@@ -78,6 +78,9 @@ static void seen_process_keeps_its_figure(void **state)
 			       " AND json_extract(figures, '$.process_unseen') = 1"), 0);
 	assert_null(strstr(t_text(tl, "SELECT group_concat(advice) FROM finding"),
 			   "cannot be attributed"));
+	/* its message states the reserve */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'capacity'"
+			       " AND json_extract(figures, '$.reserve_unstated') = 1"), 0);
 	t_close(tl);
 }
 
@@ -91,6 +94,9 @@ static void async_pool_invents_no_tenant(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE json_extract(data, '$.wording')"
 			       " = 'would_exceed_allowed'"), 1);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE cause = 'other_process'"), 0);
+	/* the card strip is told the reserve was not stated */
+	assert_true(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'capacity'"
+			  " AND json_extract(figures, '$.reserve_unstated') = 1") >= 1);
 	t_close(tl);
 }
 
