@@ -107,7 +107,7 @@ static const char *const labels[][2] = {
 
 /* Keys that are machinery for the critic and the what-if, never shown. */
 static const char *const hidden[] = { "advice_value", "advice_knob", "stack_id",
-				      "process_unseen", NULL };
+				      "process_unseen", "reserve_unstated", NULL };
 
 static const char *const suffixes[] = {
 	"_mb_per_hour", "_bytes", "_ns", "_seconds", "_s", "_ratio", "_percent",

@@ -284,6 +284,7 @@ static void card_strip(struct report_ctx *c, struct report_summary *s)
 	s->card_others = figure(f, "other_processes_bytes");
 	s->card_listed = isfinite(s->card_others);
 	s->card_unseen = figure(f, "process_unseen") == 1;
+	s->card_no_reserve = figure(f, "reserve_unstated") == 1;
 	s->card_outside = figure(f, "outside_bytes");
 	s->card_free = figure(f, "free_bytes");
 	json_decref(f);
@@ -311,6 +312,11 @@ int summary_card_slices(const struct report_summary *s, struct bar_seg *g)
 		g[n++] = (struct bar_seg){ "other_processes", "outside PyTorch's reserve, not"
 					   " attributable (the driver saw 0 bytes for this process: NVML"
 					   " does not see it, as in a container)", s->card_outside, NULL };
+	else if (!isfinite(s->card_nonpt) && isfinite(s->card_outside) && s->card_outside > 0 &&
+		 s->card_no_reserve)
+		g[n++] = (struct bar_seg){ "other_processes", "not allocated, not stated by the"
+					   " message (PyTorch's own cache, this process's CUDA context,"
+					   " or another process)", s->card_outside, NULL };
 	else if (!isfinite(s->card_nonpt) && isfinite(s->card_outside) && s->card_outside > 0)
 		g[n++] = (struct bar_seg){ "other_processes", "outside PyTorch's reserve (another"
 					   " process, or this one's CUDA context)", s->card_outside, NULL };

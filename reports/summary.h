@@ -75,6 +75,8 @@ struct report_summary {
 	int card_listed;            /* the message listed the other processes */
 	int card_unseen;            /* the driver said 0 bytes for this process (NVML
 				     * blind to it): what is outside is unattributed */
+	int card_no_reserve;        /* the message states no reserve: outside holds
+				     * PyTorch's own cache as well */
 
 	/* strongest finding */
 	int n_findings;

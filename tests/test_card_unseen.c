@@ -7,6 +7,11 @@
  * PyTorch's reserve is what it is (total - reserved - free, not total -
  * free), and the advice says it cannot be attributed. A real message with
  * a figure of its own keeps it.
+ *
+ * The cudaMallocAsync backend's message ("would exceed allowed memory")
+ * states only the live bytes and the driver's free; its pool keeps every
+ * freed byte (c10/cuda/CUDAMallocAsyncAllocator.cpp), so the rest of the
+ * card is no proof of another tenant either.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -73,6 +78,25 @@ static void seen_process_keeps_its_figure(void **state)
 			       " AND json_extract(figures, '$.process_unseen') = 1"), 0);
 	assert_null(strstr(t_text(tl, "SELECT group_concat(advice) FROM finding"),
 			   "cannot be attributed"));
+	/* its message states the reserve */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'capacity'"
+			       " AND json_extract(figures, '$.reserve_unstated') = 1"), 0);
+	t_close(tl);
+}
+
+/* ComfyUI's real cudaMallocAsync message: 6.89 GiB live of 23.69 GiB,
+ * 2.94 MiB free; the 16.8 GiB between may be the pool's own cache. */
+static void async_pool_invents_no_tenant(void **state)
+{
+	struct timeline *tl = analyzed("tests/data/real/gpu_host/torch-oom-would-exceed-allowed-multiline.log");
+	(void)state;
+
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE json_extract(data, '$.wording')"
+			       " = 'would_exceed_allowed'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE cause = 'other_process'"), 0);
+	/* the card strip is told the reserve was not stated */
+	assert_true(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'capacity'"
+			  " AND json_extract(figures, '$.reserve_unstated') = 1") >= 1);
 	t_close(tl);
 }
 
@@ -83,6 +107,7 @@ int main(void)
 		cmocka_unit_test(vertex_vllm_rank0),
 		cmocka_unit_test(verl_container),
 		cmocka_unit_test(seen_process_keeps_its_figure),
+		cmocka_unit_test(async_pool_invents_no_tenant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,11 +77,57 @@ static void deepspeed_inference_is_a_load(void **state)
 	t_close(tl);
 }
 
+/* TGI's router logs a shard's error inside the batching task's
+ * "batch{batch_size=N}" span, opened only after the warm-up: a request
+ * being served. The real line of tests/data/real/serving/tgi-1.3-torch21-
+ * capacty-router-prefill-echo.log (TGI issue 1356). */
+static void tgi_router_batch_span_is_serving(void **state)
+{
+	static const char log[] =
+		"2023-12-18T02:36:47.730476Z ERROR batch{batch_size=1}:prefill:prefill{id=7570"
+		" size=1}:prefill{id=7570 size=1}: text_generation_client:"
+		" router/client/src/lib.rs:33: Server error: CUDA out of memory. Tried to allocate"
+		" 18.00 MiB. GPU 0 has a total capacty of 79.11 GiB of which 14.62 MiB is free.\n";
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "tgi.log", log, sizeof(log) - 1) > 0);
+	assert_string_equal(first_phase(tl), "serving");
+	t_close(tl);
+}
+
+/* stable-diffusion-webui's "Total progress" bar runs only while a
+ * generation job does (sd-webui issue 3280's lines: a txt2img job that
+ * failed at step 49 of 50); a bare OOM without it names no phase. */
+static void sdwebui_total_progress_is_serving(void **state)
+{
+	static const char log[] =
+		"49/50 1.45it/s\n"
+		"Total progress: 98% 49/50 1.44it/s\n"
+		"\n"
+		"RuntimeError: CUDA out of memory. Tried to allocate 0.00MiB (GPU 0; 8.00 GiB total"
+		" capacity; 5.42 GiB already allocated; 0 bytes free; 7.99 GiB reserved in total by"
+		" PyTorch)\n";
+	const char *bare = log + strlen("49/50 1.45it/s\nTotal progress: 98% 49/50 1.44it/s\n\n");
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "webui.log", log, sizeof(log) - 1) > 0);
+	assert_string_equal(first_phase(tl), "serving");
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "bare.log", bare, strlen(bare)) > 0);
+	assert_true(first_phase(tl) == NULL || strcmp(first_phase(tl), "serving") != 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chain_cause_decides),
 		cmocka_unit_test(deepspeed_inference_is_a_load),
+		cmocka_unit_test(tgi_router_batch_span_is_serving),
+		cmocka_unit_test(sdwebui_total_progress_is_serving),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -222,8 +222,23 @@ int rl_card_fits_alone(const struct rl_card *k)
 	       k->need + (k->non_pytorch >= 0 ? k->non_pytorch : RL_CTX_GUESS) <= k->limit;
 }
 
+/* The cudaMallocAsync backend's message ("would exceed allowed memory",
+ * c10/cuda/CUDAMallocAsyncAllocator.cpp, PyTorch 2.0-2.5) states only
+ * the live bytes (pytorch_used_bytes) and the driver's free: its pool is
+ * set to keep every freed byte (cudaMemPoolAttrReleaseThreshold =
+ * UINT64_MAX in lazy_init_device), and that cache is nowhere in the
+ * message. Without the driver's process list, total - alloc - free is
+ * as likely this process's own pool as another tenant: no crowding can
+ * be read from it. 1 it cannot, 0 it can. */
+static int outside_is_own_pool(const struct rl_card *k)
+{
+	return !strcmp(k->wording, "would_exceed_allowed") && k->self < 0 && k->others <= 0;
+}
+
 int rl_card_crowded_out(const struct rl_card *k)
 {
+	if (outside_is_own_pool(k))
+		return 0;
 	return k->total > 0 && k->outside >= OTHER_MIN_BYTES &&
 	       k->outside / k->total >= RL_OTHER_MIN_SHARE && rl_card_fits_alone(k);
 }

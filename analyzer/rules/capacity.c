@@ -63,6 +63,10 @@ static void card_figures(struct rl_finding *f, const struct rl_card *k)
 		rl_fig(f, "oversubscribed", 1);
 	if (k->self_unseen)
 		rl_fig(f, "process_unseen", 1);
+	/* no reserve stated (cudaMallocAsync's message, a cut one): outside
+	 * then holds PyTorch's own cache too */
+	if (k->reserved < 0 && k->outside >= 0)
+		rl_fig(f, "reserve_unstated", 1);
 }
 
 /* Write f with the torch_oom event as evidence (and the history series

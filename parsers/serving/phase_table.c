@@ -199,6 +199,11 @@ const struct phase_mark phase_marks[] = {
 	F("Request failed during generation", SERVING, "tgi", "1.x-3.x client", "clients/python/text_generation/errors.py"),
 	F("Method Prefill", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
 	F("Method Decode", SERVING, "tgi", "1.x-3.x", "server/text_generation_server/server.py"),
+	/* the router's batching task (started after warm-up) opens a
+	 * "batch" span with batch_size around each prefill and decode it
+	 * sends; a shard's error is logged inside it */
+	F("batch{batch_size=", SERVING, "tgi", "0.9-3.x router span",
+	  TGI "v0.9.0..v2.0.0 router/src/infer.rs, v3.0.0 backends/v3/src/backend.rs"),
 	/* ---- frames: TensorRT-LLM (its _ExecutorMemoryMonitor's "The
 	 * following component could not be created: X") ------------------ */
 	F("temporary for KV cache size estimation)", PROFILE, "tensorrt-llm", "0.20-1.x", TRT),
@@ -690,6 +695,11 @@ const struct phase_mark phase_marks[] = {
 	 * diffusion model failed to load" below it */
 	A("Stable diffusion model failed to load", LOAD_WEIGHTS, "stable-diffusion-webui",
 	  "1.0-1.10", "AUTOMATIC1111/stable-diffusion-webui modules/sd_models.py, webui.py (indexed copies)"),
+	/* its TotalTQDM bar (desc "Total progress", total job_count x
+	 * sampling_steps) is reset and advanced only while a txt2img or
+	 * img2img job runs: a generation being served */
+	L("Total progress: ", SERVING, "stable-diffusion-webui", "2022-10 to 1.10",
+	  "AUTOMATIC1111/stable-diffusion-webui modules/shared.py (2022), modules/shared_total_tqdm.py (1.x) (indexed copies)"),
 	/* a load's handler in many programs (logger.error(f"Error while
 	 * loading model: {e}"), print("Error while loading models:", e)) */
 	A("Error while loading model", LOAD_WEIGHTS, "any", "any",
