@@ -339,16 +339,19 @@ static void alloc_text(struct rl_finding *f, const struct kreport *k, int memcg)
 /* The victim against the largest task. */
 static void victim_text(struct rl_finding *f, const struct kreport *k, char *head, size_t n)
 {
-	char b1[32], b2[32];
+	char b1[32], b2[32], chosen[120] = "";
 
+	/* the kernel's choice when it was not the victim: "bash (pid 3861, score 88)" */
+	if (k->chosen_pid != OL_NULL && k->chosen_score != OL_NULL)
+		snprintf(chosen, sizeof(chosen), "%s (pid %lld, score %lld)",
+			 k->chosen[0] ? k->chosen : "a process", (long long)k->chosen_pid,
+			 (long long)k->chosen_score);
+	else if (k->chosen_pid != OL_NULL)
+		snprintf(chosen, sizeof(chosen), "%s (pid %lld)", k->chosen[0] ? k->chosen : "a process",
+			 (long long)k->chosen_pid);
 	if (k->victim_pid == OL_NULL && k->chosen_pid != OL_NULL) {
-		char sc[32] = "";
-
-		if (k->chosen_score != OL_NULL)
-			snprintf(sc, sizeof(sc), ", score %lld", (long long)k->chosen_score);
-		snprintf(head, n, "the kernel chose %s (pid %lld%s) to kill, it or a child of it"
-			 " (the kill line is not in the log)", k->chosen[0] ? k->chosen : "a process",
-			 (long long)k->chosen_pid, sc);
+		snprintf(head, n, "the kernel chose %s to kill, it or a child of it"
+			 " (the kill line is not in the log)", chosen);
 		return;
 	}
 	if (k->victim_pid == OL_NULL) {
@@ -356,12 +359,7 @@ static void victim_text(struct rl_finding *f, const struct kreport *k, char *hea
 		return;
 	}
 	if (k->chosen_pid != OL_NULL) {   /* kernels to 5.0: a child sacrificed */
-		char sc[32] = "";
-
-		if (k->chosen_score != OL_NULL)
-			snprintf(sc, sizeof(sc), ", score %lld", (long long)k->chosen_score);
-		snprintf(head, n, "the kernel chose %s (pid %lld%s) and killed its child %s (pid %lld,"
-			 " %s)", k->chosen[0] ? k->chosen : "a process", (long long)k->chosen_pid, sc,
+		snprintf(head, n, "the kernel chose %s and killed its child %s (pid %lld, %s)", chosen,
 			 k->victim, (long long)k->victim_pid, rl_bytes(k->victim_rss, b1, sizeof(b1)));
 	} else {
 		snprintf(head, n, "the kernel killed %s (pid %lld, %s%s)", k->victim,

@@ -158,13 +158,20 @@ static int other_error(const char *l, size_t n)
 	return 0;
 }
 
+/* 1 when a traceback at lineno may still be the held failure's: no
+ * request was served and no other error was told since, and it is
+ * within SRV_MEM_FAR lines of the failure. */
+static int far_open(const struct srv_mem *m, uint64_t lineno)
+{
+	return !m->served && !m->interrupted && lineno - m->line <= SRV_MEM_FAR;
+}
+
 /* 1 when the failure held, now own_lines() lines behind, is kept
  * waiting for a traceback printed further down (m->far): nothing placed
- * it, no request was served and no other error was told since, and it
- * is within SRV_MEM_FAR lines. */
+ * it and far_open() holds. */
 static int far_wait(struct srv_mem *m, uint64_t lineno)
 {
-	if (m->served || m->interrupted || lineno - m->line > SRV_MEM_FAR ||
+	if (!far_open(m, lineno) ||
 	    m->f.phase != OOM_PHASE_UNKNOWN || m->ctx != OOM_PHASE_UNKNOWN ||
 	    m->below != OOM_PHASE_UNKNOWN)
 		return 0;
@@ -308,8 +315,7 @@ int srv_mem_far_below(struct srv_mem *m, struct sink *s, enum oom_phase ph, int 
 	 * failure is written unplaced */
 	if (en && !torch_oom_text(exc, en) && !memfail_line(exc, en, &mf))
 		return flush(m, s) < 0 ? -1 : 1;
-	if (m->served || m->interrupted || lineno <= m->line || lineno - m->line > SRV_MEM_FAR ||
-	    ph == OOM_PHASE_UNKNOWN)
+	if (lineno <= m->line || !far_open(m, lineno) || ph == OOM_PHASE_UNKNOWN)
 		return 0;
 	m->below = ph;
 	m->below_rank = rank;
