@@ -23,6 +23,15 @@ phase and start-up are also counted for the `log` rows alone, the part a
 reader of the log can be asked to get; and read is also given over the
 rows marked `expected_read` `yes`.
 
+Where it has a `cause_from` column (set 6 on: `log` when the files
+themselves hold the figures that show the cause -- the knob's value in
+a pasted command or config beside the failure, growth across pastes,
+the load at the failure -- `prose` when only the thread's words do),
+cause is also counted for the `log` rows alone.
+
+A row's `file` may name a folder (set 6 on: one incident, each paste of
+its thread a file, as an SRE would hand them over); it is analysed whole.
+
 With --healthy, each file of that manifest must give no OOM row and no
 verdict other than `no_oom` (or not be read at all).
 
@@ -74,7 +83,8 @@ def measure(oomlens, manifest, scratch):
     n = {"files": 0, "read": 0, "cause": 0, "cause_right": 0, "phase": 0,
          "phase_right": 0, "startup": 0, "startup_right": 0, "expected": 0,
          "expected_read": 0, "log_phase": 0, "log_phase_right": 0,
-         "log_startup": 0, "log_startup_right": 0, "has_from": 0}
+         "log_startup": 0, "log_startup_right": 0, "has_from": 0,
+         "has_cause_from": 0, "log_cause": 0, "log_cause_right": 0}
     misses = []
     for row in rows(manifest):
         name = row["file"]
@@ -86,6 +96,8 @@ def measure(oomlens, manifest, scratch):
         phase = vphase if vphase and vphase != "unknown" else (oom or {}).get("phase")
         from_log = row.get("phase_from") == "log"
         n["has_from"] += "phase_from" in row
+        n["has_cause_from"] += "cause_from" in row
+        cause_log = row.get("cause_from") == "log"
         expected = row.get("expected_read", "yes") == "yes"
         n["expected"] += expected
         if rep and cls:
@@ -96,8 +108,10 @@ def measure(oomlens, manifest, scratch):
         want_cause, want_phase = row.get("cause", "unknown"), row.get("phase", "unknown")
         if want_cause in CAUSES:
             n["cause"] += 1
+            n["log_cause"] += cause_log
             if cls == want_cause:
                 n["cause_right"] += 1
+                n["log_cause_right"] += cause_log
             else:
                 misses.append((name, "cause %s, thread %s" % (cls, want_cause)))
         if want_phase not in ("", "unknown", "none"):
@@ -162,6 +176,9 @@ def main(argv):
               (b, pct(n["log_phase_right"], n["log_phase"])))
         print("%sstart-up OOMs named misconfig with their phase, phase in the excerpt: %s" %
               (b, pct(n["log_startup_right"], n["log_startup"])))
+    if n["has_cause_from"]:
+        print("%scause, where the files themselves show it: %s" %
+              (b, pct(n["log_cause_right"], n["log_cause"])))
     if healthy:
         print("%shealthy logs with no OOM and no verdict: %s" % (b, pct(hn - len(hbad), hn)))
     for name, why in misses + hbad:
