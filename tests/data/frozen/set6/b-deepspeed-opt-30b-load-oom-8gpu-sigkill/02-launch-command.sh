@@ -1,0 +1,1 @@
+deepspeed --num_gpus 8 test_deepspeed.py

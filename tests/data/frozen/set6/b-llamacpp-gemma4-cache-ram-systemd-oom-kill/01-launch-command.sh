@@ -1,0 +1,11 @@
+./llama-server \
+      -m gemma-4-31B-it-UD-Q4_K_XL.gguf \
+      --n-gpu-layers all \
+      -cb -np 1 \
+      --cache-ram 2048 \
+      --threads 4 \
+      --flash-attn on \
+      --host 0.0.0.0 \
+      -c 40000 \
+      --port 8001 \
+      --jinja

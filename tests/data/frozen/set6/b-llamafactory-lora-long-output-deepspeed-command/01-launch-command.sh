@@ -1,0 +1,20 @@
+deepspeed --num_gpus 2 --master_port=9901 src/train_bash.py \		
+               --deepspeed ds_config_zero2.json \
+		--stage sft \
+		--do_train \
+		--model_name_or_path $model_path \
+		--dataset $dataset \
+		--template qwen \
+		--finetuning_type lora \
+		--lora_target c_attn \
+		--output_dir $ft_model_path \
+		--cutoff_len 1024 \
+		--overwrite_cache \
+		--per_device_train_batch_size 4 \
+		--gradient_accumulation_steps 4 \
+		--lr_scheduler_type cosine \
+		--logging_steps 10 \
+		--save_steps 1000 \
+		--learning_rate 5e-4 \
+		--num_train_epochs 40.0 \
+		--fp16

@@ -1,0 +1,20 @@
+CUDA_VISIBLE_DEVICES=0 python src/train_bash.py 
+--stage sft 
+--model_name_or_path /home/jovyan/models/baichuan-7b 
+--do_train 
+--dataset alpaca_gpt4_zh 
+--template baichuan 
+--finetuning_type lora 
+--lora_rank 8 
+--lora_target W_pack 
+--val_size 0.01 
+--output_dir alpaca_baichuan 
+--per_device_train_batch_size 4 
+--per_device_eval_batch_size 4 
+--gradient_accumulation_steps 8 
+--lr_scheduler_type cosine 
+--logging_steps 10 
+--save_steps 100 
+--eval_steps 100 
+--learning_rate 5e-5 
+--max_grad_norm 0.5 

@@ -1,0 +1,1 @@
+bash FastChat/lora_train.sh
