@@ -1,0 +1,11 @@
+vllm serve /data1/cache/model_scope/MiniMax/MiniMax-H3/FL2VA \
+  --num-gpus=8 \
+  --usp=1 \
+  --ring=1 \
+  --vae-patch-parallel-size=8 \
+  --vae-parallel-mode=tile \
+  --vae-use-tiling \
+  --omni \
+  --tensor-parallel-size 8 \
+  --enable-layerwise-offload \
+  --trust-remote-code 

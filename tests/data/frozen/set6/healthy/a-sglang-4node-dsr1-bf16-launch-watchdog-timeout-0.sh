@@ -1,0 +1,1 @@
+TORCH_NCCL_ENABLE_MONITORING=0 TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=10000000 python3 -m sglang.launch_server --model-path /DeepSeek-R1-BF16 --watchdog-timeout 0 --tensor-parallel-size 32 --context-length 32768 --dist-init-addr 192.168.0.2:6379 --nnodes 4 --node-rank 2 --trust-remote-code
