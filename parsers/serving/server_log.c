@@ -460,6 +460,8 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 		ph = memfail_phase_pick(ph, memfail_phase_hint(tb->buf, tb->len));
 	ph = memfail_phase_pick(ph, frames_above(st, st->in->lineno));
 	st->engines.phase = srv_mem_phase(&st->mem, ph);
+	st->engines.phase_by = srv_mem_phase_by(st->mem.served, ph, st->mem.phase,
+						st->engines.phase);
 	/* the engine's own wording has no family; the generic "out of memory"
 	 * in it ("Decode out of memory.") names none either */
 	st->engines.family = failed && mf.family != MF_UNKNOWN ? memfail_family_name(mf.family)
