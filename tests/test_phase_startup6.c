@@ -19,7 +19,12 @@
  *    real lines (the start-up line, SGLang's "Load weight end" line of the
  *    same log and the one-line PyTorch OOM of the flux excerpt), put
  *    together in the order an engine prints them;
- *  - the oom row carries the rule (phase_source) and the report says it.
+ *  - the oom row carries the rule (phase_source) and the report says it;
+ *  - ComfyUI's error report names the node that failed: a loading node,
+ *    custom ones included (TangoFluxLoader, the real excerpt of
+ *    ComfyUI-TangoFlux issue 17), places the OOM in the weights' load by
+ *    ComfyUI's naming convention (PM_LOADER); the same report under the
+ *    sampler's name (an edge case: the name is the only change) does not.
  */
 #include "testutil.h"
 #include "analyzer/derive/oom.h"
@@ -32,6 +37,7 @@
 #define TRAINER "tests/data/real/any_stack/llamafactory-rm-trainer-init-oom-136mib-other-processes.log"
 #define SGLANG_LOG "tests/data/real/plan/logs/sglang-pr4826-0.4.4-gemma3-4b-h200.log"
 #define FLUX_OOM "tests/data/real/any_stack/flux-10-streamlit-load-model-oom-126mib.log"
+#define TANGOFLUX "tests/data/real/any_stack/comfyui-tangoflux-17-custom-loader-node-error-report.log"
 
 /* The phase and the rule of the first OOM event of a parsed log. */
 static void expect_event(struct timeline *tl, const char *phase, const char *by)
@@ -148,6 +154,37 @@ static void startup_line_never_hides_a_stage(void **state)
 	free(oom);
 }
 
+static void comfyui_custom_loader_node_is_a_load(void **state)
+{
+	static const char node[] = "TangoFluxLoader";
+	size_t n;
+	char *text = t_slurp(TANGOFLUX, &n), *at, *edited;
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_non_null(text);
+	assert_true(t_parse_mem(tl, "server_log", TANGOFLUX, text, n) > 0);
+	expect_event(tl, "load_weights", "frames");
+	t_close(tl);
+	/* the same report under the sampler's node: no stage named */
+	at = strstr(text, node);
+	assert_non_null(at);
+	edited = malloc(n + 1);
+	assert_non_null(edited);
+	memcpy(edited, text, (size_t)(at - text));
+	memcpy(edited + (at - text), "KSampler", 8);
+	memcpy(edited + (at - text) + 8, at + sizeof(node) - 1, n - (size_t)(at - text) - (sizeof(node) - 1));
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "server_log", "ksampler.log", edited,
+				n - (sizeof(node) - 1) + 8) > 0);
+	assert_string_equal(t_text(tl, "SELECT coalesce(json_extract(data, '$.phase'), 'unknown')"
+				   " FROM event WHERE kind IN ('torch_oom', 'mem_failure') ORDER BY id"
+				   " LIMIT 1"), "unknown");
+	t_close(tl);
+	free(edited);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +192,7 @@ int main(void)
 		cmocka_unit_test(trainer_construction_is_the_load),
 		cmocka_unit_test(startup_line_alone_places_startup),
 		cmocka_unit_test(startup_line_never_hides_a_stage),
+		cmocka_unit_test(comfyui_custom_loader_node_is_a_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
