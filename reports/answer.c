@@ -188,14 +188,36 @@ static int kill_decision(struct report_ctx *c, struct strbuf *out, int64_t victi
 	return r;
 }
 
+/* How the phase was placed, as a clause for the sentence (oom.phase_source,
+ * docs/schema.md); NULL for none or a source not named here. */
+static const char *placed_by(const char *src)
+{
+	static const char *const t[][2] = {
+		{ "frames", "placed by the failure's own words or its traceback's frames" },
+		{ "stage_line", "placed by the last stage line the engine printed before it" },
+		{ "startup_lines", "placed by the engine's start-up lines (inferred: no stage line"
+		  " and no request served before it)" },
+		{ "request_served", "placed by a request served before it" },
+		{ "engine_error", "placed by the engine's own error" },
+		{ "engine_figures", "placed by the engine's own memory figures" },
+		{ "failed_start", "placed by the engine's saying it never started" },
+	};
+	size_t i;
+
+	for (i = 0; src && i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(src, t[i][0]))
+			return t[i][1];
+	return NULL;
+}
+
 /* The sentence of what happened, from row 1 of oom and the phase. */
 static void what_happened(struct report_ctx *c, struct strbuf *out, const char *phase)
 {
 	sqlite3_stmt *st = r_prepare(c, "SELECT kind, scope, device, cgroup, requested_bytes,"
 				     " victim_pid, victim_comm, victim_bytes, phase, family, (SELECT"
 				     " json_extract(e.data, '$.stack') FROM event e WHERE e.id ="
-				     " oom.event_id AND json_valid(e.data)), total_bytes, free_bytes"
-				     " FROM oom WHERE id = 1");
+				     " oom.event_id AND json_valid(e.data)), total_bytes, free_bytes,"
+				     " phase_source, phase FROM oom WHERE id = 1");
 	char req[40] = "", vb[40] = "", dev[24] = "", tot[40] = "", fr[40] = "";
 	const char *kind, *mem, *stack, *devword;
 	struct strbuf v = STRBUF_INIT;
@@ -322,6 +344,10 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		strbuf_addf(out, " %s", phase_clause(phase, stack));
 	strbuf_addstr(out, ".");
 done:
+	/* how the OOM's phase was placed, where the sentence names that phase */
+	if (phase_clause(phase, stack) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
+	    placed_by(col(st, 13)))
+		strbuf_addf(out, " Phase %s.", placed_by(col(st, 13)));
 	strbuf_inherit(out, &v);
 	strbuf_release(&v);
 	sqlite3_finalize(st);

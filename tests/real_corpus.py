@@ -498,6 +498,10 @@ def check_any_stack(rep, key, value):
     if key == "first_phase":
         got = evs[0].get("phase") if evs else None
         return (got == value, got)
+    if key == "phase_source":            # the rule that placed the OOM row's phase (round 6)
+        ooms = ((rep.get("summary") or {}).get("ooms")) or []
+        got = ooms[0].get("phase_source") if ooms else None
+        return (got == value, got)
     if key in ("oom_total", "oom_free"):  # what the OOM row says of its memory (oom.total_bytes)
         ooms = ((rep.get("summary") or {}).get("ooms")) or []
         got = [ooms[0].get(key[len("oom_"):] + "_bytes")] if ooms else []

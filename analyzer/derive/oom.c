@@ -42,12 +42,13 @@ static const char oom_schema[] =
 	" cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER, invoker_comm TEXT,"
 	" victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER, victim_event INTEGER,"
 	" phase TEXT NOT NULL DEFAULT 'unknown', family TEXT, event_id INTEGER,"
-	" evidence TEXT NOT NULL, artifact_id INTEGER, total_bytes INTEGER, free_bytes INTEGER);"
+	" evidence TEXT NOT NULL, artifact_id INTEGER, total_bytes INTEGER, free_bytes INTEGER,"
+	" phase_source TEXT);"
 	"CREATE TEMP TABLE oom_cand(time_ns INTEGER, boot_ns INTEGER, clock TEXT, kind TEXT,"
 	" scope TEXT, device INTEGER, cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER,"
 	" invoker_comm TEXT, victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER,"
 	" victim_event INTEGER, event_id INTEGER, evidence TEXT, artifact_id INTEGER, phase TEXT,"
-	" family TEXT, total_bytes INTEGER, free_bytes INTEGER);";
+	" family TEXT, total_bytes INTEGER, free_bytes INTEGER, phase_source TEXT);";
 
 /* The columns every non-kernel candidate takes from its one event e. */
 /* The candidate columns every INSERT gives (phase and family are read
@@ -180,7 +181,8 @@ static const char engine_phase_sql[] =
 	"   " ENGINE_ERR_IS("('kv_no_memory', 'max_len_exceeds_kv')") ") THEN 'kv_alloc'"
 	"  WHEN max(" ENGINE_ERR_IS("('graph_capture_oom')") ") THEN 'graph_capture'"
 	"  WHEN max(" ENGINE_ERR_IS("('free_below_utilization')") ") THEN 'profile' END"
-	"  FROM engine n WHERE n.artifact_id IS temp.oom_cand.artifact_id)"
+	"  FROM engine n WHERE n.artifact_id IS temp.oom_cand.artifact_id),"
+	" phase_source = 'engine_figures'"
 	" WHERE kind = 'engine_oom' AND coalesce(phase, 'unknown') = 'unknown'";
 
 /* Start-up with the stage not shown: a failure no source placed, in an
@@ -192,7 +194,7 @@ static const char engine_phase_sql[] =
  * before serving; which stage it was in, nothing says. Runs last, after
  * every source that names a stage. */
 static const char startup_phase_sql[] =
-	"UPDATE temp.oom_cand SET phase = 'startup'"
+	"UPDATE temp.oom_cand SET phase = 'startup', phase_source = 'failed_start'"
 	" WHERE coalesce(phase, 'unknown') = 'unknown' AND EXISTS (SELECT 1 FROM engine n,"
 	"  json_each(CASE WHEN json_valid(n.errors) THEN n.errors ELSE '[]' END) j"
 	"  WHERE n.artifact_id IS temp.oom_cand.artifact_id AND"
@@ -211,7 +213,8 @@ static const char error_phase_sql[] =
 	"   json_extract(e.data, '$.engine_error'))"
 	"  WHEN 'kv_no_memory' THEN 'kv_alloc' WHEN 'max_len_exceeds_kv' THEN 'kv_alloc'"
 	"  WHEN 'graph_capture_oom' THEN 'graph_capture' WHEN 'free_below_utilization' THEN 'profile'"
-	"  END FROM event e WHERE e.id = temp.oom_cand.event_id AND json_valid(e.data))"
+	"  END FROM event e WHERE e.id = temp.oom_cand.event_id AND json_valid(e.data)),"
+	" phase_source = 'engine_error'"
 	" WHERE kind = 'engine_oom' AND event_id IS NOT NULL AND coalesce(phase, 'unknown') = 'unknown'";
 
 /* One kernel OOM report being gathered (kernel_reports). */
@@ -387,7 +390,11 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		"UPDATE temp.oom_cand SET phase = (SELECT json_extract(e.data, '$.phase') FROM event e"
 		"  WHERE e.id = event_id AND json_valid(e.data)), family = (SELECT"
 		"  json_extract(e.data, '$.family') FROM event e WHERE e.id = event_id"
-		"  AND json_valid(e.data)) WHERE event_id IS NOT NULL;"
+		"  AND json_valid(e.data)), phase_source = (SELECT json_extract(e.data, '$.phase_by')"
+		"  FROM event e WHERE e.id = event_id AND json_valid(e.data)) WHERE event_id IS NOT NULL;"
+		/* a phase the parser named without saying how: no source */
+		"UPDATE temp.oom_cand SET phase_source = NULL WHERE coalesce(phase, 'unknown')"
+		"  IN ('unknown', '');"
 		/* which memory ran out and what the failure states of it (its
 		 * device's capacity, or the cap it hit; the free memory), as
 		 * the parser read them (lib/vocab.h scopes) */
@@ -408,11 +415,13 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		"INSERT INTO oom(id, time_ns, boot_ns, clock, kind, scope, device, cgroup,"
 		" requested_bytes, invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes,"
 		" victim_event, phase, family, event_id, evidence, artifact_id, total_bytes,"
-		" free_bytes)"
+		" free_bytes, phase_source)"
 		" SELECT row_number() OVER (ORDER BY " OOM_ORDER "), time_ns, boot_ns, clock, kind,"
 		" scope, device, cgroup, requested_bytes, invoker_pid, invoker_comm, victim_pid,"
 		" victim_comm, victim_bytes, victim_event, coalesce(phase, 'unknown'), family,"
-		" event_id, evidence, artifact_id, total_bytes, free_bytes FROM temp.oom_cand;"
+		" event_id, evidence, artifact_id, total_bytes, free_bytes,"
+		" CASE WHEN coalesce(phase, 'unknown') = 'unknown' THEN NULL ELSE phase_source END"
+		" FROM temp.oom_cand;"
 		"DROP TABLE temp.oom_cand;"
 		"CREATE INDEX oom_event ON oom(event_id);"
 		"DROP VIEW IF EXISTS oom_victim;"

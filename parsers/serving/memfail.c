@@ -341,6 +341,18 @@ static int printed_newest_first(const char *t, size_t n)
 	return h && f && h > f;
 }
 
+/* 1 when the name that starts at p (up to a blank, a colon, a quote or
+ * end) holds "Loader" (PM_LOADER). */
+static int names_loader(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && *q != ' ' && *q != '\t' && *q != ':' && *q != '\n' && *q != '\r' &&
+	       *q != '"' && *q != '\'')
+		q++;
+	return mem_find(p, (size_t)(q - p), "Loader") != NULL;
+}
+
 /* The phase text t[0..n) names by its frames, found the hints it holds:
  * the highest tier's frame (mark_level: an engine's before a
  * framework's before a generic library's before one that names only
@@ -365,6 +377,8 @@ static enum oom_phase frames_phase(const char *t, size_t n, const struct phrases
 			const struct phase_mark *m = &phase_marks[hint_row[i]];
 			int level = mark_level(m), later;
 			if (!has(found, T_HINT, (int)i) || !(at = last_find(t + from, cut - from, m->phrase)))
+				continue;
+			if ((m->flags & PM_LOADER) && !names_loader(at + strlen(m->phrase), t + cut))
 				continue;
 			if (best >= 0 && level == best_level && reversed < 0)
 				reversed = printed_newest_first(t + from, cut - from);

@@ -54,6 +54,16 @@ enum phase_mark_kind {
  * any other line holding the phrase names nothing. */
 #define PM_TQDM 4u
 
+/* A node's name follows the phrase (a PM_FRAME row): the row counts only
+ * where that name holds "Loader". ComfyUI names the node whose execution
+ * failed ("- **Node Type:** X" in its error report, "Error occurred when
+ * executing X:" before it), and its loading nodes are named so by
+ * convention (nodes.py NODE_CLASS_MAPPINGS: CheckpointLoaderSimple,
+ * UNETLoader, VAELoader, LoraLoaderModelOnly...; custom nodes follow it:
+ * TangoFluxLoader, JanusModelLoader), while its other nodes are not
+ * (KSampler, VAEDecode, LoadImage). */
+#define PM_LOADER 8u
+
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;

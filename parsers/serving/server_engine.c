@@ -371,6 +371,8 @@ static int keep_error(struct srv_engine *e, struct sink *s, struct srv_instance 
 		      "phase", oom_phase_name(e->phase));
 	if (e->family)
 		json_object_set_new(d, "family", json_string(e->family));
+	if (e->phase_by && e->phase != OOM_PHASE_UNKNOWN)
+		json_object_set_new(d, "phase_by", json_string(e->phase_by));
 	if (k == EE_TRT_OOM && e->phase == OOM_PHASE_UNKNOWN && !e->held) {
 		/* its C++ stack comes below it: the caller holds it (held_ev) */
 		snprintf(e->held_summary, sizeof(e->held_summary), "%s", summary);

@@ -113,6 +113,8 @@ struct srv_engine {
 				      * an engine_error event's "phase" */
 	const char *family;          /* and the failure's wording family
 				      * (parsers/serving/memfail.h), or NULL */
+	const char *phase_by;        /* and how the phase was placed
+				      * (srv_mem_phase_by), or NULL */
 	size_t some_n;
 	int records;                 /* rows and events written */
 	/* an engine_error event keep_error() did not write but left to the

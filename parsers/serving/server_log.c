@@ -120,7 +120,7 @@ static int write_event(struct srv_st *st, struct ol_event *e)
  * whole traceback below is another exception's, placed by
  * traceback_below() only when it follows at once; another worker's
  * lines (vLLM's lockstep workers) are that worker's. 0 or -1. */
-static int pend_flush(struct srv_st *st, enum oom_phase ph)
+static int pend_flush_by(struct srv_st *st, enum oom_phase ph, const char *by)
 {
 	const struct srv_mem *m = &st->mem;
 
@@ -133,9 +133,18 @@ static int pend_flush(struct srv_st *st, enum oom_phase ph)
 	st->pend = 0;
 	st->pend_tb = 0;
 	st->pend_cand = OOM_PHASE_UNKNOWN;
-	if (ph != OOM_PHASE_UNKNOWN)
+	if (ph != OOM_PHASE_UNKNOWN) {
 		json_object_set_new(st->pend_e.data, "phase", json_string(oom_phase_name(ph)));
+		json_object_set_new(st->pend_e.data, "phase_by", json_string(by));
+	}
 	return write_event(st, &st->pend_e);
+}
+
+/* pend_flush_by, placed (when ph or the frames below name a phase) by
+ * frames. */
+static int pend_flush(struct srv_st *st, enum oom_phase ph)
+{
+	return pend_flush_by(st, ph, "frames");
 }
 
 /* Write event e (its data is taken), after the lone OOM held. 0 or -1. */
@@ -200,11 +209,19 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	struct memfail mf;
 	int failed = memfail_line(exc, en, &mf);
 	/* once a request was served the phase is serving: no hint is read */
-	enum oom_phase hint = failed ? mf.phase : OOM_PHASE_UNKNOWN, ph;
+	enum oom_phase hint = failed ? mf.phase : OOM_PHASE_UNKNOWN, ph, own;
+	const char *by;
+	/* placed by nothing but the start-up lines: a traceback or frames
+	 * printed below may still name the stage (pend_hold) */
+	int unplaced;
 
 	if (tb && !st->mem.served && (hint == OOM_PHASE_UNKNOWN || hint == OOM_PHASE_STARTUP))
 		hint = memfail_phase_pick(hint, memfail_phase_hint(tb, strlen(tb)));
-	ph = srv_mem_phase(&st->mem, memfail_phase_pick(hint, frames_above(st, j->line)));
+	own = memfail_phase_pick(hint, frames_above(st, j->line));
+	ph = srv_mem_phase(&st->mem, own);
+	by = srv_mem_phase_by(st->mem.served, own, st->mem.phase, ph);
+	unplaced = ph == OOM_PHASE_UNKNOWN ||
+		   (ph == OOM_PHASE_STARTUP && own == OOM_PHASE_UNKNOWN && !st->mem.served);
 
 	if (tb)
 		srv_mem_stack(&st->mem, tb, strlen(tb));
@@ -253,16 +270,19 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 		json_object_set_new(e.data, "engine_error", st->piece_error
 				    ? json_string(engine_error_name(st->piece_error)) : json_null());
 	}
-	if (!strcmp(e.kind, "torch_oom") || !strcmp(e.kind, "mem_failure"))
+	if (!strcmp(e.kind, "torch_oom") || !strcmp(e.kind, "mem_failure")) {
 		srv_mem_put_stack(&st->mem, e.data);
+		if (by)
+			json_object_set_new(e.data, "phase_by", json_string(by));
+	}
 	json_object_set_new(e.data, "exception", ol_json_strn(exc, en > 2000 ? 2000 : en));
 	json_object_set_new(e.data, "traceback", tb ? ol_json_strn(tb, strlen(tb)) : json_null());
 	/* TensorRT-LLM's exception carries its C++ stack below the message
 	 * (tllmException.h): a traceback whose Python frames named no phase
 	 * waits for those frames as a lone OOM does */
-	if (ph == OOM_PHASE_UNKNOWN && st->piece_error == EE_TRT_OOM)
+	if (unplaced && st->piece_error == EE_TRT_OOM)
 		return pend_hold(st, &e, 0);
-	if (ph == OOM_PHASE_UNKNOWN && !strcmp(e.kind, "torch_oom"))
+	if (unplaced && !strcmp(e.kind, "torch_oom"))
 		return pend_hold(st, &e, tb != NULL);
 	return put_event(st, &e);
 }
@@ -329,7 +349,7 @@ static int phase_printed_before(struct srv_st *st, const struct srv_line *l, uin
 		return 0;
 	if (st->pend_cand != OOM_PHASE_UNKNOWN) {
 		if (l->t.clock != OL_CLOCK_NONE && l->t.utc_ns < st->pend_cand_t.utc_ns)
-			return pend_flush(st, st->pend_cand);
+			return pend_flush_by(st, st->pend_cand, "stage_line");
 		return 0;
 	}
 	if (!(marks & MEMFAIL_MARK_PHASE) || lineno <= st->pend_e.line ||
@@ -343,7 +363,7 @@ static int phase_printed_before(struct srv_st *st, const struct srv_line *l, uin
 		st->pend_cand_t = l->t;
 		return 0;
 	}
-	return l->t.utc_ns < st->pend_e.t.utc_ns ? pend_flush(st, ph) : 0;
+	return l->t.utc_ns < st->pend_e.t.utc_ns ? pend_flush_by(st, ph, "stage_line") : 0;
 }
 
 /* A line printed after a failure naming the stage that failed
@@ -440,6 +460,8 @@ static void error_phase(struct srv_st *st, const struct engine_line *el)
 		ph = memfail_phase_pick(ph, memfail_phase_hint(tb->buf, tb->len));
 	ph = memfail_phase_pick(ph, frames_above(st, st->in->lineno));
 	st->engines.phase = srv_mem_phase(&st->mem, ph);
+	st->engines.phase_by = srv_mem_phase_by(st->mem.served, ph, st->mem.phase,
+						st->engines.phase);
 	/* the engine's own wording has no family; the generic "out of memory"
 	 * in it ("Decode out of memory.") names none either */
 	st->engines.family = failed && mf.family != MF_UNKNOWN ? memfail_family_name(mf.family)

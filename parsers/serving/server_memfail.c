@@ -65,6 +65,27 @@ void srv_mem_served(struct srv_mem *m)
 	m->phase = OOM_PHASE_SERVING;
 }
 
+const char *srv_mem_phase_by(int served, enum oom_phase own, enum oom_phase logph,
+			     enum oom_phase ph)
+{
+	if (ph == OOM_PHASE_UNKNOWN)
+		return NULL;
+	if (served && ph == OOM_PHASE_SERVING)
+		return "request_served";
+	if (own == ph)
+		return "frames";
+	if (logph == ph)
+		return ph == OOM_PHASE_STARTUP ? "startup_lines" : "stage_line";
+	return "frames";
+}
+
+/* 1 when the log's phase ph names no stage: unknown, or only that the
+ * program was starting (a start-up line, phase_rows_startup.inc) */
+static int no_stage(enum oom_phase ph)
+{
+	return ph == OOM_PHASE_UNKNOWN || ph == OOM_PHASE_STARTUP;
+}
+
 static json_t *bytes_or_null(int64_t v)
 {
 	return v >= 0 ? json_integer(v) : json_null();
@@ -93,8 +114,10 @@ static int flush(struct srv_mem *m, struct sink *s)
 	 * innermost), then a traceback printed after it (THCudaCheck's),
 	 * then the log's phase; a stage named by any of them wins over
 	 * start-up alone (memfail_phase_pick) */
-	enum oom_phase ph = memfail_phase_pick(memfail_phase_pick(memfail_phase_pick(m->f.phase,
-			    m->ctx_frame ? m->ctx : OOM_PHASE_UNKNOWN), m->below), m->ctx);
+	enum oom_phase own = memfail_phase_pick(memfail_phase_pick(m->f.phase,
+			     m->ctx_frame ? m->ctx : OOM_PHASE_UNKNOWN), m->below);
+	enum oom_phase ph = memfail_phase_pick(own, m->ctx);
+	const char *by;
 	int64_t id;
 
 	/* Metal fails only when a command buffer runs, inside llama_decode
@@ -102,6 +125,7 @@ static int flush(struct srv_mem *m, struct sink *s)
 	 * which, the decode named after it says only that one ran */
 	if (m->f.family == MF_METAL && m->ctx != OOM_PHASE_UNKNOWN)
 		ph = m->ctx;
+	by = srv_mem_phase_by(m->served, own, m->ctx_frame ? OOM_PHASE_UNKNOWN : m->ctx, ph);
 
 	if (!m->held)
 		return 0;
@@ -114,6 +138,8 @@ static int flush(struct srv_mem *m, struct sink *s)
 		 memfail_family_name(m->f.family), size, oom_phase_name(ph),
 		 (int)(m->text_n > 160 ? 160 : m->text_n), m->text);
 	e.data = srv_mem_data(&m->f, ph);
+	if (by)
+		json_object_set_new(e.data, "phase_by", json_string(by));
 	srv_mem_put_stack(m, e.data);
 	json_object_set_new(e.data, "text", ol_json_strn(m->text, m->text_n));
 	json_object_set_new(e.data, "repeats", json_integer(m->repeats));
@@ -172,7 +198,7 @@ static int far_open(const struct srv_mem *m, uint64_t lineno)
 static int far_wait(struct srv_mem *m, uint64_t lineno)
 {
 	if (!far_open(m, lineno) ||
-	    m->f.phase != OOM_PHASE_UNKNOWN || m->ctx != OOM_PHASE_UNKNOWN ||
+	    m->f.phase != OOM_PHASE_UNKNOWN || !no_stage(m->ctx) ||
 	    m->below != OOM_PHASE_UNKNOWN)
 		return 0;
 	m->far = 1;
@@ -260,14 +286,14 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		 * nothing before placed ("Capturing the model for CUDA graphs"
 		 * after one worker's CUDA error) is the phase it failed in (the
 	 * start-up phases are load_weights..warmup in lib/vocab.h's order) */
-		if (m->held && m->f.phase == OOM_PHASE_UNKNOWN && m->ctx == OOM_PHASE_UNKNOWN &&
+		if (m->held && m->f.phase == OOM_PHASE_UNKNOWN && no_stage(m->ctx) &&
 		    m->below == OOM_PHASE_UNKNOWN && lineno - m->line <= SRV_MEM_FOLLOW &&
 		    ph >= OOM_PHASE_LOAD_WEIGHTS && ph <= OOM_PHASE_WARMUP)
 			srv_mem_below(m, ph, 0, lineno);
 		if (ph == OOM_PHASE_SERVING)
 			srv_mem_served(m);
-		else if (!m->served)
-			m->phase = ph;
+		else if (!m->served && !(ph == OOM_PHASE_STARTUP && !no_stage(m->phase)))
+			m->phase = ph;   /* a start-up line never hides a stage seen */
 		return 0;
 	}
 	if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) == OOM_PHASE_UNKNOWN)

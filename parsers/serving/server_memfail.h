@@ -92,6 +92,16 @@ enum oom_phase srv_mem_phase(const struct srv_mem *m, enum oom_phase hint);
 /* Note that a request was served (the phase is serving from now on). */
 void srv_mem_served(struct srv_mem *m);
 
+/* How a failure's phase ph was decided, for its event's "phase_by" (the
+ * oom row's phase_source, docs/schema.md): "request_served" (a request
+ * was served before it: served), "frames" (its own words or its
+ * traceback's frames: own, the phase they named), "stage_line" (the last
+ * stage line the engine printed before it: logph, the log's phase then),
+ * "startup_lines" (the structural rule: only start-up lines, no stage
+ * named, no request served); NULL when ph is unknown. */
+const char *srv_mem_phase_by(int served, enum oom_phase own, enum oom_phase logph,
+			     enum oom_phase ph);
+
 /* One line l (line lineno) outside any traceback or PyTorch message,
  * with marks (engine_line's MEMFAIL_MARK_* bits) and told_error: 1 when
  * the line's memory error is already an engine_error event (then it is
