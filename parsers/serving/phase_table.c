@@ -787,6 +787,7 @@ const struct phase_mark phase_marks[] = {
 	G("w_4bit, quant_state = bnb.functional.quantize_4bit(", LOAD_WEIGHTS, "bitsandbytes",
 	  "0.39-0.4x", "bitsandbytes/nn/modules.py Params4bit (0.41.0, 0.42.0 indexed copies)"),
 	/* ---- end of set 5, spent round 5 (w-spent5u) ---- */
+#include "parsers/serving/phase_rows_2025.inc"
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);
