@@ -62,6 +62,11 @@ ALLOW = [
     ("lmcache", {"vllm"} | TORCH), ("mistral.rs", set()),
     ("stable-diffusion-webui", TORCH),   # AUTOMATIC1111's webui (round 5, w-gapsa)
     ("fooocus", TORCH),   # Fooocus: ComfyUI's backend on PyTorch (set 5, w-spent5u)
+    # round 7 (w-worlde): NVIDIA Dynamo and Ray Serve LLM run the serving
+    # engines' own workers (Dynamo: vLLM, SGLang or TensorRT-LLM; Ray
+    # Serve LLM: vLLM), whose lines are in their logs
+    ("dynamo", {"vllm", "sglang", "tensorrt-llm"} | TORCH),
+    ("ray_serve_llm", {"vllm"} | TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
@@ -81,11 +86,10 @@ def allowed(stack, name):
     """The engines a row of this stack and file name may give; None when
     the stack is one this script does not know (a failure: add it)."""
     s = stack.strip().lower()
-    got = None
-    for prefix, engines in ALLOW:
-        if s.startswith(prefix):
-            got = set(engines)
-            break
+    got, best = None, -1
+    for prefix, engines in ALLOW:   # the longest prefix: "ray_serve_llm" is not "ray"
+        if s.startswith(prefix) and len(prefix) > best:
+            got, best = set(engines), len(prefix)
     if got is None:
         return None
     for word in name.lower().replace(".", "-").split("-"):

@@ -495,7 +495,23 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 	 * 256 MiB in 2024; later vllm/envs.py VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE):
 	 * the batch outgrew it, not the card, so gpu_memory_utilization is no
 	 * answer */
-	if (!strcmp(p->family, "flashinfer"))
+	/* round 7 (w-worlde): a host allocation while the KV cache is set up
+	 * is a pool the engine keeps in host memory, each rank its own:
+	 * SGLang's hierarchical cache (python/sglang/srt/mem_cache/
+	 * memory_pool_host.py HostKVCache: --hicache-size GB, else
+	 * --hicache-ratio times the GPU pool, checked against the host's
+	 * available memory less a 10 GiB reserve; docs/advanced_features/
+	 * hicache_best_practices.md), vLLM V0's --swap-space (GiB per card,
+	 * its engine arguments), LMCache's max_local_cpu_size */
+	if (!strcmp(p->family, "host"))
+		rl_advice(f, "The KV cache's pool in host memory did not fit in the host's free"
+			  " memory; each rank allocates its own (SGLang's hierarchical cache:"
+			  " --hicache-size GB, else --hicache-ratio times the GPU pool, with 10 GiB"
+			  " of the host kept free; vLLM V0's --swap-space; LMCache's"
+			  " max_local_cpu_size). Lower it so that every rank's pool fits together;"
+			  " the GPU's memory is not what ran out, so gpu_memory_utilization and"
+			  " mem_fraction_static do not change it.");
+	else if (!strcmp(p->family, "flashinfer"))
 		rl_advice(f, "FlashInfer's workspace buffer, which the engine allocates once at a fixed"
 			  " size, was too small for the batch the profile run planned; the card's free"
 			  " memory is not what ran out, so gpu_memory_utilization does not change it."

@@ -205,6 +205,11 @@ static const char *const requested_labels[] = {
 	"buffer, size = ", "system memory (",
 	/* Gaudi's bridge: "Allocation failed for size::268435456 (256)MB" */
 	"Allocation failed for size::",
+	/* SGLang's host KV pool (mem_cache/memory_pool_host.py): "Requesting
+	 * X GB but only have Y GB free" -- Y is the host's available memory
+	 * less a 10 GiB reserve, so it is not read as the free figure (X < Y
+	 * fails too) */
+	"Requesting ",
 };
 static const char *const total_labels[] = {
 	"total capacity of ", "max allowed: ", "<total capacity;",

@@ -181,6 +181,19 @@ const struct memfail_word memfail_words[] = {
 	 * indexed copies): the workspace is full, not the card */
 	{ "Out of workspace memory in AlignedAllo", MF_FLASHINFER, 0 },
 	/* ---- end of set 5, spent round 5 (w-spent5u) ---- */
+	/* ---- round 7 (w-worlde) ---- */
+	/* Triton's CUDA launcher (third_party/nvidia/backend/driver.c
+	 * gpuAssert, triton 3.x: "Triton Error [CUDA]: " then
+	 * cuGetErrorString's text) when loading or launching a kernel finds
+	 * no memory, as vLLM's and SGLang's Triton kernels raise it */
+	{ "Triton Error [CUDA]: out of memory", MF_CUDA, 0 },
+	/* SGLang's hierarchical cache (python/sglang/srt/mem_cache/
+	 * memory_pool_host.py HostKVCache.__init__, 0.4.9-0.5.x): "ValueError:
+	 * Not enough host memory available. Requesting X GB but only have Y
+	 * GB free. Please reduce the size of the hierarchical cache." -- the
+	 * host KV pool asked of free host memory less a reserve */
+	{ "Not enough host memory available", MF_HOST, 0 },
+	/* ---- end of round 7 (w-worlde) ---- */
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "PI_ERROR_OUT_OF_HOST_MEMORY", MF_SYCL, 0 },

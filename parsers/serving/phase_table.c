@@ -790,6 +790,8 @@ const struct phase_mark phase_marks[] = {
 	/* round 6 (w-startup6): the engines' start-up stages at their newest
 	 * versions, start-up and ready lines */
 #include "parsers/serving/phase_rows_startup.inc"
+	/* round 7 (w-worlde): serving engines' 2025-2026 stages */
+#include "parsers/serving/phase_rows_2025.inc"
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

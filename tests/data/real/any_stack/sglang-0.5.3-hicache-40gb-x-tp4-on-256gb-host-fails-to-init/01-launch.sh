@@ -1,0 +1,1 @@
+python3 -m sglang.launch_server --model-path  /data/models/AI-ModelScope/Llama-3.1-8B-Instruct --trust-remote-code --port 30000 --base-gpu-id 0 --watchdog-timeout 60000 --dist-timeout 3600 --enable-metrics --host 127.0.0.1 --disable-prefill-overlap --served-model-name Llama-3.1-8B-Instruct --tp 4 --enable-hierarchical-cache --hicache-size 40

@@ -1,0 +1,15 @@
+python -m sglang.launch_server \
+    --model-path /data/minimax-m2p5-awq4/minimax-2p5-awq4 \
+    --tp-size 4 \
+    --context-length 64000 \        # 从 192K 降到 64K
+    --max-running-requests 5 \
+    --mem-fraction-static 0.85 \    # 可以适当提高
+    --quantization awq \
+    --attention-backend flashinfer \
+    --schedule-policy lpm \
+    --enable-mixed-chunk \
+    --tool-call-parser minimax-m2 \
+    --reasoning-parser minimax-append-think \
+    --trust-remote-code \
+    --host 0.0.0.0 \
+    --port 8080

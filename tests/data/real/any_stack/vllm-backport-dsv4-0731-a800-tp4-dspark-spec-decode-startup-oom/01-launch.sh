@@ -1,0 +1,15 @@
+CUDA_VISIBLE_DEVICES=4,5,6,7 vllm serve ./DeepSeek-V4-Flash-0731/ \
+  --tensor-parallel-size 4 \
+  --max-model-len 1024 \
+  --kv-cache-dtype fp8_ds_mla \
+  --trust-remote-code \
+  --compilation-config '{"cudagraph_mode":"PIECEWISE"}' \
+  --enable-auto-tool-choice \
+  --tool-call-parser deepseek_v4 \
+  --host 0.0.0.0 \
+  --port 8000 \
+  --hf-overrides '{"head_dtype": "float32"}' \
+  --gpu-memory-utilization 0.90 \
+  --speculative-config '{"method":"dspark","num_speculative_tokens":5}' \
+  --enable-prefix-caching \
+  --enable-chunked-prefill
