@@ -256,7 +256,7 @@ static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const stru
 			 rl_flag(c, KR_MAX_LEN));
 	else if (rl_engine_kind(c) != ENGINE_NONE && one_running(c))
 		snprintf(how, sizeof(how), "shorter sequences (one request was running when it"
-			 " failed, so fewer concurrent requests would not help: %s %s);"
+			 " failed, so a lower concurrency would not help: %s %s);"
 			 " quantised weights (8-bit halves 16-bit weights, 4-bit quarters them)",
 			 rl_engine_title(c), rl_flag(c, KR_MAX_LEN));
 	else if (rl_engine_kind(c) != ENGINE_NONE)
