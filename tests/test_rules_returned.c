@@ -32,6 +32,8 @@ static void order_inferred_from_names(void **state)
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
 	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "not_returned");
+	/* the later failure's phase (sd-webui's progress bar), not the bare first's */
+	assert_string_equal(t_text(tl, "SELECT phase FROM verdict"), "serving");
 	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.order_inferred') FROM finding"
 			       " WHERE cause = 'not_returned'"), 1);
 	/* 7.99 - 7.35 GiB reserved */

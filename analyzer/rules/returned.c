@@ -43,6 +43,7 @@ struct fail {
 	int measure;                /* 0 reserved, 1 in use, 2 allocated, 3 total - free; -1 none */
 	double by[4];
 	int startup;
+	char phase[16];             /* oom.phase */
 };
 
 static const char *const measure_words[] = {
@@ -63,7 +64,7 @@ static int read_fails(struct rule_ctx *c, struct fail *f)
 		" o.time_ns, o.clock IN ('utc', 'local'), o.device, o.requested_bytes, o.total_bytes,"
 		" json_extract(e.data, '$.reserved_bytes'), json_extract(e.data, '$.process_in_use_bytes'),"
 		" json_extract(e.data, '$.allocated_bytes'), o.total_bytes - o.free_bytes,"
-		" o.phase IN ('load_weights', 'profile', 'kv_alloc', 'graph_capture', 'warmup')"
+		" o.phase IN ('load_weights', 'profile', 'kv_alloc', 'graph_capture', 'warmup'), o.phase"
 		" FROM oom o JOIN event e ON e.id = o.event_id WHERE o.kind = 'torch_oom'"
 		" AND json_valid(e.data) ORDER BY o.id LIMIT 64");
 	int n = 0, k;
@@ -87,6 +88,7 @@ static int read_fails(struct rule_ctx *c, struct fail *f)
 				x->by[k] = NAN;
 		}
 		x->startup = sqlite3_column_int(st, 13);
+		snprintf(x->phase, sizeof(x->phase), "%s", q_text(st, 14));
 	}
 	sqlite3_finalize(st);
 	return c->failed ? -1 : n;
@@ -158,6 +160,9 @@ int rule_returned(struct rule_ctx *c)
 		rate = best / ((double)(f[bj].time_ns - f[bi].time_ns) / 3.6e12);
 	rl_finding_init(&fd, "returned", "leak", "not_returned");
 	fd.score = inferred ? RETURNED_INFERRED : RETURNED_TIMED;
+	/* the phase it judges: the later failure's, the one that held more */
+	if (f[bj].phase[0] && strcmp(f[bj].phase, "unknown"))
+		fd.phase = f[bj].phase;
 	rl_fig(&fd, "held_before_bytes", f[bi].by[best_m]);
 	rl_fig(&fd, "held_after_bytes", f[bj].by[best_m]);
 	rl_fig(&fd, "not_returned_bytes", best);
