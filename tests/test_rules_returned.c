@@ -139,6 +139,41 @@ static void larger_later_ask_is_no_pair(void **state)
 	t_close(tl);
 }
 
+/* Another stack's failure (the generic recogniser's mem_failure) at
+ * T0 + at s, asking req with free left of a 16 GiB card. */
+static void failure_at(struct timeline *tl, double at, double req, double free_)
+{
+	struct ol_event e = { "mem_failure", { OL_CLOCK_UTC, (T_RULES_T0 + (int64_t)at) * NS,
+					       OL_NULL, NULL },
+			      977, NULL, (int64_t)req, 1, "failed to allocate", NULL };
+
+	e.data = json_pack("{s:I, s:I, s:I, s:I, s:s}", "device", (json_int_t)0,
+			   "requested_bytes", (json_int_t)req, "total_bytes", (json_int_t)(16 * GIB_),
+			   "free_bytes", (json_int_t)free_, "family", "xla");
+	t_begin(tl);
+	assert_true(sink_event(&tl->sink, &e) > 0);
+	t_end(tl);
+	json_decref(e.data);
+}
+
+static void other_stack_less_free(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	/* the same 512 MiB ask an hour apart, 3 GiB less free the second time */
+	failure_at(tl, 0, 512 << 20, 4.0 * GIB_);
+	failure_at(tl, 3600, 512 << 20, 1.0 * GIB_);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.not_returned_bytes') FROM"
+				  " finding WHERE cause = 'not_returned'") / GIB_, 3.0, 1e-6);
+	assert_float_equal(t_real(tl, "SELECT json_extract(figures, '$.leak_rate_mib_per_hour')"
+				  " FROM finding WHERE cause = 'not_returned'"), 3072.0, 0.5);
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'not_returned'"),
+			       "total less free"));
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +183,7 @@ int main(void)
 		cmocka_unit_test(timed_pair_gives_a_rate),
 		cmocka_unit_test(ranks_side_by_side_are_no_pair),
 		cmocka_unit_test(larger_later_ask_is_no_pair),
+		cmocka_unit_test(other_stack_less_free),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,10 +3,12 @@
  * process fails more than once (a user retries, a server takes the next
  * request, a thread pastes the first OOM and the one after it), PyTorch's
  * message states each time what the process held (reserved, or in use,
- * or allocated). A later failure of the same card that asked no more
- * than an earlier one (RETURNED_ASK_SLACK) yet found more held
- * (RETURNED_MIN_BYTES and RETURNED_MIN_FRAC of the card) shows memory
- * taken and never given back between them: a leak, whatever the request.
+ * or allocated); another stack's failure (the generic recogniser's
+ * mem_failure) what the card had free of its total. A later failure of
+ * the same card that asked no more than an earlier one
+ * (RETURNED_ASK_SLACK) yet found more held (RETURNED_MIN_BYTES and
+ * RETURNED_MIN_FRAC of the card) shows memory taken and never given back
+ * between them: a leak, whatever the request.
  *
  * Order is the oom table's (OOM_ORDER, analyzer/derive/oom.c): by time,
  * else in the order the artifacts were read. Two failures of one log in
@@ -65,7 +67,7 @@ static int read_fails(struct rule_ctx *c, struct fail *f)
 		" json_extract(e.data, '$.reserved_bytes'), json_extract(e.data, '$.process_in_use_bytes'),"
 		" json_extract(e.data, '$.allocated_bytes'), o.total_bytes - o.free_bytes,"
 		" o.phase IN ('load_weights', 'profile', 'kv_alloc', 'graph_capture', 'warmup'), o.phase"
-		" FROM oom o JOIN event e ON e.id = o.event_id WHERE o.kind = 'torch_oom'"
+		" FROM oom o JOIN event e ON e.id = o.event_id WHERE o.kind IN ('torch_oom', 'mem_failure')"
 		" AND json_valid(e.data) ORDER BY o.id LIMIT 64");
 	int n = 0, k;
 
