@@ -76,13 +76,15 @@ static void batch_of_one_is_the_load(void **state)
 	t_close(tl);
 }
 
+static int64_t oom_pid = 4312;   /* the failing process's pid */
+
 /* A PyTorch OOM at T0 + at s asking req with reserved held (old wording's
  * figures, as torch_oom_text.c writes them), from a log of its own. */
 static void oom_at(struct timeline *tl, double at, double req, double reserved)
 {
 	struct ol_event e = { "torch_oom", { OL_CLOCK_UTC, (T_RULES_T0 + (int64_t)at) * NS,
 					     OL_NULL, NULL },
-			      4312, NULL, (int64_t)req, 1, "CUDA out of memory", NULL };
+			      oom_pid, NULL, (int64_t)req, 1, "CUDA out of memory", NULL };
 
 	e.data = json_pack("{s:I, s:I, s:I, s:I, s:I}", "device", (json_int_t)0,
 			   "requested_bytes", (json_int_t)req, "total_bytes", (json_int_t)(24 * GIB_),
@@ -120,6 +122,21 @@ static void ranks_side_by_side_are_no_pair(void **state)
 	/* one moment: two ranks' messages, different figures */
 	oom_at(tl, 0, 20 << 20, 20 * GIB_);
 	oom_at(tl, 0, 20 << 20, 22 * GIB_);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE cause = 'not_returned'"), 0);
+	t_close(tl);
+}
+
+static void another_process_is_no_pair(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	/* the second failure is another pid's: a restart, not memory kept */
+	oom_at(tl, 0, 20 << 20, 20 * GIB_);
+	oom_pid = 5120;
+	oom_at(tl, 3600, 20 << 20, 22 * GIB_);
+	oom_pid = 4312;
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE cause = 'not_returned'"), 0);
 	t_close(tl);
@@ -182,6 +199,7 @@ int main(void)
 		cmocka_unit_test(batch_of_one_is_the_load),
 		cmocka_unit_test(timed_pair_gives_a_rate),
 		cmocka_unit_test(ranks_side_by_side_are_no_pair),
+		cmocka_unit_test(another_process_is_no_pair),
 		cmocka_unit_test(larger_later_ask_is_no_pair),
 		cmocka_unit_test(other_stack_less_free),
 	};

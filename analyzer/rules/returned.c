@@ -21,7 +21,8 @@
  * Not a pair: two failures of one log within RETURNED_NEAR_LINES lines
  * or of one second (ranks of one job failing together print their own
  * figures side by side); a later failure in a start-up phase (a restart
- * loads from nothing); cards of different totals.
+ * loads from nothing); cards of different totals; two processes (both
+ * failures name their pid, and they differ).
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -40,6 +41,7 @@
 
 struct fail {
 	int64_t oom_id, event_id, artifact, line, time_ns;
+	int64_t pid;                /* the failing process's, when stated; 0 not */
 	int timed;                  /* time_ns on the UTC or local clock */
 	double device, req, total, held;
 	int measure;                /* 0 reserved, 1 in use, 2 allocated, 3 total - free; -1 none */
@@ -66,7 +68,8 @@ static int read_fails(struct rule_ctx *c, struct fail *f)
 		" o.time_ns, o.clock IN ('utc', 'local'), o.device, o.requested_bytes, o.total_bytes,"
 		" json_extract(e.data, '$.reserved_bytes'), json_extract(e.data, '$.process_in_use_bytes'),"
 		" json_extract(e.data, '$.allocated_bytes'), o.total_bytes - o.free_bytes,"
-		" o.phase IN ('load_weights', 'profile', 'kv_alloc', 'graph_capture', 'warmup'), o.phase"
+		" o.phase IN ('load_weights', 'profile', 'kv_alloc', 'graph_capture', 'warmup'), o.phase,"
+		" coalesce(o.victim_pid, 0)"
 		" FROM oom o JOIN event e ON e.id = o.event_id WHERE o.kind IN ('torch_oom', 'mem_failure')"
 		" AND json_valid(e.data) ORDER BY o.id LIMIT 64");
 	int n = 0, k;
@@ -91,14 +94,19 @@ static int read_fails(struct rule_ctx *c, struct fail *f)
 		}
 		x->startup = sqlite3_column_int(st, 13);
 		snprintf(x->phase, sizeof(x->phase), "%s", q_text(st, 14));
+		x->pid = sqlite3_column_int64(st, 15);
 	}
 	sqlite3_finalize(st);
 	return c->failed ? -1 : n;
 }
 
-/* 1 when a and b are failures of one card that can be compared. */
+/* 1 when a and b are failures of one card that can be compared: one
+ * device, one total, and one process when both name theirs (another pid
+ * is a restart, which starts from nothing). */
 static int same_card(const struct fail *a, const struct fail *b)
 {
+	if (a->pid > 0 && b->pid > 0 && a->pid != b->pid)
+		return 0;
 	if (!isnan(a->device) && !isnan(b->device) && a->device != b->device)
 		return 0;
 	if (a->total > 0 && b->total > 0 && fabs(a->total - b->total) > 0.01 * a->total)
