@@ -235,6 +235,7 @@
 	X(VC_STATIC_FRACTION_TOO_HIGH, "static_fraction_too_high", NULL, NULL, "an engine's static share of the card (SGLang --mem-fraction-static) left less than the request that failed") \
 	X(VC_KV_RETRACT, "kv_retract", NULL, NULL, "the engine retracted (preempted) requests: its KV cache pool ran full") \
 	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
+	X(VC_NOT_RETURNED, "not_returned", NULL, NULL, "leak: a later OOM of the same card, asking no more than an earlier one, found more memory held (not returned between failures)") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \
 	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says") \
 	X(VC_ZERO_SETUP_DOES_NOT_FIT, "zero_setup_does_not_fit", NULL, NULL, "start-up, DeepSpeed's engine set-up: ZeRO's partitions and optimizer states do not fit (ZeRO stage 3, offload_param/offload_optimizer to cpu, zero.Init)") \

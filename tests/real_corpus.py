@@ -539,6 +539,14 @@ def check_any_stack(rep, key, value):
         if key == "advice_knob":
             return (value in got, got)
         return (num_close(value, got), got)
+    if key == "advice_not":              # words no finding's advice may say (it contradicts the load)
+        got = [f.get("advice") or "" for f in rep.get("findings") or []]
+        return (not any(value in g for g in got), [g for g in got if value in g][:1])
+    if key.startswith("finding_"):       # finding_<figure>: a figure of any finding
+        want = parse_value(value)
+        got = [(f.get("figures") or {}).get(key[len("finding_"):]) for f in rep.get("findings") or []]
+        got = [g for g in got if g is not None]
+        return (want is not None and any(close(want, g) for g in got), got)
     if key.startswith("fact_"):          # fact_<column>: an engine instance's (docs/json.md)
         want = parse_value(value)
         got = engine_values(key[len("fact_"):])(rep)

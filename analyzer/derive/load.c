@@ -15,6 +15,8 @@
  * median of the running samples of the window before the one at the
  * OOM) and the KV cache usage's trend over the window (Theil-Sen slope
  * in points a minute and its R^2), which rules spike.c and leak.c judge.
+ * An OOM with no time whose engine lines have none (a pasted excerpt)
+ * gets the last untimed sample as its load (untimed_sql): no window.
  */
 #include "analyzer/derive/load.h"
 #include "analyzer/derive/stats.h"
@@ -87,6 +89,25 @@ static const char serving_sql[] =
 	"  FROM sample p WHERE p.series_id = (SELECT min(id) FROM series"
 	"  WHERE name = 'server.running'))) AS t) t"
 	" WHERE o.id = 1 AND " AFTER_STARTUP " AND o.phase <> 'training_step' AND t.t IS NOT NULL"
+	" AND NOT EXISTS (SELECT 1 FROM oom_load)";
+
+/* The serving row of an OOM with no time whose engine lines had none
+ * either (a pasted excerpt: TGI's router prints "batch{batch_size=1}"
+ * on the failing prefill's own line): the load at the failure is the
+ * last untimed sample in the order read; no window, no "before". */
+#define UNTIMED(name) "(SELECT p.value * CASE s.unit WHEN 'ratio' THEN 100 ELSE 1 END FROM series s" \
+	" JOIN sample p ON p.series_id = s.id WHERE s.name = '" name "' AND s.entity IS r.entity" \
+	" AND p.time_ns IS NULL ORDER BY p.rowid DESC LIMIT 1)"
+static const char untimed_sql[] =
+	"INSERT INTO oom_load(oom_id, doing, entity, running, waiting, kv_usage_pct, samples)"
+	" SELECT o.id, 'serving', r.entity, " UNTIMED("server.running") ", "
+	UNTIMED("server.waiting") ", " UNTIMED("server.gpu_kv_usage") ","
+	" (SELECT count(*) FROM sample p WHERE p.series_id = r.id AND p.time_ns IS NULL)"
+	" FROM oom o, (SELECT id, entity FROM series WHERE name = 'server.running'"
+	"  ORDER BY id LIMIT 1) r"
+	" WHERE o.id = 1 AND " AFTER_STARTUP " AND o.phase <> 'training_step' AND o.time_ns IS NULL"
+	" AND EXISTS (SELECT 1 FROM sample p WHERE p.series_id = r.id AND p.time_ns IS NULL)"
+	" AND NOT EXISTS (SELECT 1 FROM sample p WHERE p.series_id = r.id AND p.time_ns IS NOT NULL)"
 	" AND NOT EXISTS (SELECT 1 FROM oom_load)";
 
 /* why into err (may be NULL); returns -1. */
@@ -245,5 +266,7 @@ int derive_load(sqlite3 *db, struct strbuf *err)
 		return failed(err, "oom_load serving", msg);
 	}
 	sqlite3_free(sql);
+	if (sqlite3_exec(db, untimed_sql, NULL, NULL, &msg) != SQLITE_OK)
+		return failed(err, "oom_load untimed", msg);
 	return serving_history(db, err);
 }

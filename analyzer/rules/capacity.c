@@ -24,9 +24,11 @@
  * it. The fragmentation cause is fragmentation.c's.
  */
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/loadrow.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define CAP_MIN_FILL 0.90           /* (allocated + request) / reachable */
 #define CAP_FULL_FILL 0.95
@@ -219,6 +221,16 @@ static double capacity_score(struct rule_ctx *c, const struct rl_card *k,
 	return s;
 }
 
+/* 1 when the derived load at the failure (oom_load: the engine's running
+ * requests, TGI's batch{batch_size=N}) is one request or none: advice
+ * must not ask for fewer concurrent requests then. */
+static int one_running(struct rule_ctx *c)
+{
+	struct load_row r;
+
+	return load_row_read(c, &r) == 1 && !strcmp(r.doing, "serving") && r.running <= 1;
+}
+
 /* The advice of the capacity finding: what to change, with numbers. */
 static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const struct rl_card *k,
 			    const struct rl_history *h)
@@ -242,6 +254,11 @@ static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const stru
 			 " in training, CPU offload of weights or optimizer state and activation"
 			 " checkpointing", rl_engine_title(c), rl_flag(c, KR_MAX_SEQS),
 			 rl_flag(c, KR_MAX_LEN));
+	else if (rl_engine_kind(c) != ENGINE_NONE && one_running(c))
+		snprintf(how, sizeof(how), "shorter sequences (one request was running when it"
+			 " failed, so a lower concurrency would not help: %s %s);"
+			 " quantised weights (8-bit halves 16-bit weights, 4-bit quarters them)",
+			 rl_engine_title(c), rl_flag(c, KR_MAX_LEN));
 	else if (rl_engine_kind(c) != ENGINE_NONE)
 		snprintf(how, sizeof(how), "fewer concurrent requests or shorter sequences (%s %s,"
 			 " %s); quantised weights (8-bit halves 16-bit weights, 4-bit quarters them)",

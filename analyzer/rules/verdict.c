@@ -39,6 +39,8 @@ const struct rule rule_table[] = {
 	  rule_static_fraction },
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	{ "kvleak", "a serving engine's own check says its KV-cache pool leaked", rule_kvleak },
+	{ "returned", "memory not returned between failures: a later OOM of the same card, asking"
+	  " no more, found more held", rule_returned },
 	{ "retract", "a serving engine preempted requests (SGLang's retraction): pressure before"
 	  " an OOM, else a warning", rule_retract },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },

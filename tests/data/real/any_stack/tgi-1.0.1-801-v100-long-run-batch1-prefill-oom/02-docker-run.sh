@@ -1,0 +1,1 @@
+docker run --rm --name tgi --gpus all --shm-size 1g -v /home/webserver/models:/models ghcr.io/huggingface/text-generation-inference:1.0.1 --model-id /models/Redmond-Puffin-13B --dtype float16 --max-input-length 2048 --max-total-tokens 3000
