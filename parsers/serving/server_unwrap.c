@@ -336,7 +336,12 @@ static int strip_carrier(struct srv_line *l)
 			;
 		if (k + 1 >= n || m[k] != ']' || m[k + 1] != ':')
 			return 0;
-		k = past_spaces(m, n, k + 2);
+		/* the prefix is "[rankN]:" and one space; the blanks after it
+		 * are the line's own (a traceback's frames are indented under
+		 * its "Traceback" line, which server_join.c reads) */
+		k += 2;
+		if (k < n && m[k] == ' ')
+			k++;
 	} else {
 		size_t j = past_spaces(m, n, 0), e = j;
 		if (j < n && m[j] != '|' && (l->service[0] || j || !isalpha((unsigned char)m[0])))
