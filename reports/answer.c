@@ -116,7 +116,7 @@ static const char *col(sqlite3_stmt *st, int i)
 static const char *memory_of(const char *scope, const char *fam, const char **dev)
 {
 	static const char *const acc[][2] = {
-		{ "xpu", "Intel XPU memory" }, { "sycl", "Intel GPU memory (SYCL)" },
+		{ "xpu", "Intel XPU memory" }, { "sycl", "SYCL device memory" },
 		{ "npu", "Ascend NPU memory" }, { "hpu", "Gaudi HPU memory" },
 		{ "tt_metal", "Tenstorrent device memory" },
 	};

@@ -43,7 +43,9 @@ OTHER = {
              # a memray holder's data.kind: a location or a module
              "location", "module"},
     # values of dotted shape that are not names (a dtype, a version)
-    "dotted": {"torch.bfloat16", "torch.float16", "torch.float32"},
+    "dotted": {"torch.bfloat16", "torch.float16", "torch.float32",
+               # PyTorch's exception classes, a wording memfail_words.c reads
+               "torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"},
 }
 
 ROW = re.compile(r'X\((\w+), "([^"]*)", (NULL|"[^"]*"), (NULL|"[^"]*"), "(?:[^"\\]|\\.)*"\)')

@@ -38,6 +38,10 @@
 #define SETTLE "A memory series before the OOM (nvidia-smi --query-gpu=memory.used" \
 	" --format=csv -l 1, DCGM, or a snapshot with history) would tell a workload" \
 	" that never fitted from a leak or a spike."
+/* the same on another accelerator, whose monitors are its own */
+#define SETTLE_ACCEL "A memory series before the OOM (the device's own monitor sampled" \
+	" every second: xpu-smi on Intel, npu-smi on Ascend, hl-smi on Gaudi; or a snapshot" \
+	" with history) would tell a workload that never fitted from a leak or a spike."
 
 /* The card's figures, shared by every finding of this rule. */
 static void card_figures(struct rl_finding *f, const struct rl_card *k)
@@ -239,6 +243,7 @@ static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const stru
 	double card = ceil((k->need + own) / 0.9 / GIB) * GIB;   /* alone, 10% to spare */
 	double v;
 	char b1[32], b2[32], b3[32], how[400];
+	int accel = rl_oom_platform(c) == RL_PLAT_ACCEL;
 
 	rl_fig(f, "suggested_card_bytes", card);
 	if (cut > 0)
@@ -270,13 +275,16 @@ static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const stru
 	rl_advice(f, "Shrink what one step holds by at least %s (to %s, leaving 10%% of the reach"
 		  " free): %s. Or a card of at least %s.", rl_bytes(cut > 0 ? cut : 0, b1, sizeof(b1)),
 		  rl_bytes(0.9 * k->room, b2, sizeof(b2)), how, rl_bytes(card, b3, sizeof(b3)));
-	if (k->unalloc >= 0)
+	/* the CUDA caching allocator's setting and NVIDIA's monitor are not
+	 * another accelerator's (an Intel XPU's, round 7: torch-xpu-ops
+	 * #5046), as fragmentation.c's expandable_advice() says */
+	if (k->unalloc >= 0 && !accel)
 		rl_advice(f, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True would give back at"
 			  " most the %s reserved but unallocated (%.1f%% of the card): %s.",
 			  rl_bytes(k->unalloc, b1, sizeof(b1)), 100 * k->unalloc / k->total,
 			  rl_card_frag_real(k) == 1 ? "worth having, not enough" : "not a fix");
 	if (!h->have)
-		rl_advice(f, SETTLE);
+		rl_advice(f, accel ? SETTLE_ACCEL : SETTLE);
 }
 
 /* The card full of live tensors. 1, 0, -1. */

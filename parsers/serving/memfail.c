@@ -100,6 +100,17 @@ static int starts_line(const char *l, size_t n, const char *phrase)
 	return n - i >= k && !memcmp(l + i, phrase, k) && (i + k == n || !word_char(l[i + k]));
 }
 
+/* 1 if phrase closes the line (blanks after it allowed): a class name
+ * standing as a field's value, not one quoted inside a sentence. */
+static int ends_line(const char *l, size_t n, const char *phrase)
+{
+	size_t k = strlen(phrase);
+
+	while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t' || l[n - 1] == '\r'))
+		n--;
+	return n >= k && !memcmp(l + n - k, phrase, k) && (n == k || !word_char(l[n - k - 1]));
+}
+
 /* ---- figures ------------------------------------------------------------ */
 
 static const struct { const char *unit; double mult; } units[] = {
@@ -569,7 +580,8 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 		const struct memfail_word *w = &memfail_words[i];
 		if (!has(&found, T_FAMILY, (int)i) ||
 		    ((w->flags & MFW_WORD) && !find_word(l, n, w->phrase)) ||
-		    ((w->flags & MFW_START) && !starts_line(l, n, w->phrase)))
+		    ((w->flags & MFW_START) && !starts_line(l, n, w->phrase)) ||
+		    ((w->flags & MFW_END) && !ends_line(l, n, w->phrase)))
 			continue;
 		if ((w->flags & MFW_NEED_ERR) &&
 		    (!any_of(&found, T_ERROR) || any_of(&found, T_ADVICE)))

@@ -194,6 +194,14 @@ const struct memfail_word memfail_words[] = {
 	 * host KV pool asked of free host memory less a reserve */
 	{ "Not enough host memory available", MF_HOST, 0 },
 	/* ---- end of round 7 (w-worlde) ---- */
+	/* round 7 (w-worldf): ggml's SYCL buffer type
+	 * (ggml/src/ggml-sycl/ggml-sycl.cpp
+	 * ggml_backend_sycl_buffer_type_alloc_buffer, 2024-2026: "%s: can't
+	 * allocate %lu Bytes of memory on device" when ggml_sycl_malloc_device
+	 * returns NULL; docs/backend/SYCL.md lists it, with "failed to
+	 * allocate SYCL0 buffer", as the device's memory running out) */
+	{ "Bytes of memory on device", MF_SYCL, 0 },
+	{ "failed to allocate SYCL", MF_GGML, 0 },
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
 	{ "PI_ERROR_OUT_OF_HOST_MEMORY", MF_SYCL, 0 },
@@ -316,6 +324,14 @@ const struct memfail_word memfail_words[] = {
 	{ "fork: Cannot allocate memory", MF_HOST, 0 },
 	{ "runtime: out of memory", MF_HOST, 0 },
 	{ "java.lang.OutOfMemoryError", MF_HOST, 0 },
+	/* round 7 (w-worldf): PyTorch's exception class (torch/__init__.py
+	 * OutOfMemoryError, 2.5+; torch.cuda.OutOfMemoryError before it) as
+	 * the value that ends a line: ComfyUI's error report ("Exception
+	 * Type: torch.OutOfMemoryError"), its dialog, the same page a
+	 * browser translated ("Tipo de exceção: torch.OutOfMemoryError"),
+	 * whose words around the class name no longer say "Exception" */
+	{ "torch.OutOfMemoryError", MF_TORCH, MFW_END },
+	{ "torch.cuda.OutOfMemoryError", MF_TORCH, MFW_END },
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },

@@ -20,6 +20,7 @@
 #define MFW_NEED_ERR 1u   /* an error marker on the line, no advice words */
 #define MFW_WORD 2u       /* the phrase stands as a word of its own */
 #define MFW_START 4u      /* ... and opens the line (after blanks) */
+#define MFW_END 8u        /* ... and closes the line (before blanks) */
 
 struct memfail_word {
 	const char *phrase;

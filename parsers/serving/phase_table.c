@@ -76,6 +76,8 @@
 #define MLC_SV "mlc-llm@v0.19.0 "
 
 const struct phase_mark phase_marks[] = {
+	/* the programs around the engines (round 7): phase_table_apps.h */
+#include "parsers/serving/phase_table_apps.h"
 	/* ---- frames: vLLM ---------------------------------------------- */
 	/* V1: compile_or_warm_up_model runs the compile sizes' dummy runs,
 	 * capture_model, then _dummy_sampler_run (whose OOM says "warming

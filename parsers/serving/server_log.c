@@ -384,6 +384,26 @@ static int stage_failed_below(struct srv_st *st, const struct srv_line *l, uint6
 	return 0;
 }
 
+/* The same failure raised again just below the lone OOM held, by what
+ * ran it: Ray's RayTaskError names the remote task that raised ("ray.
+ * exceptions.RayTaskError(OutOfMemoryError): ray::FSDPPolicyWorkerBase.
+ * init_model() (pid=...)", python/ray/exceptions.py RayTaskError, 2.x),
+ * a test runner's summary line quotes it. Where that line's own words
+ * place it (memfail_line()'s phase: the task's method, phase_table.c),
+ * the OOM held, unplaced and ending at most SRV_MEM_REPEAT lines above,
+ * takes that phase (round 7: NovaSky-AI/SkyRL PR 1221). 0 or -1. */
+static int raised_again_below(struct srv_st *st, const struct srv_line *l, uint64_t lineno,
+			      unsigned marks)
+{
+	struct memfail mf;
+
+	if (!st->pend || st->pend_tb || st->mem.served || !(marks & MEMFAIL_MARK_FAILURE) ||
+	    lineno < st->pend_end || lineno - st->pend_end > SRV_MEM_REPEAT ||
+	    !memfail_line(l->msg, l->n, &mf) || mf.phase == OOM_PHASE_UNKNOWN)
+		return 0;
+	return pend_flush(st, mf.phase);
+}
+
 /* The finished piece of server_join.c as an event: a traceback always, a
  * lone message when it is PyTorch's message proper. */
 static int take_piece(struct srv_st *st)
@@ -560,7 +580,8 @@ static int read_line(struct srv_st *st)
 	if ((el.stats_set >> ES_RUNNING & 1) && el.stats[ES_RUNNING] > 0)
 		srv_mem_served(&st->mem);
 	if (phase_printed_before(st, l, lineno, el.memfail) < 0 ||
-	    stage_failed_below(st, l, lineno, el.memfail) < 0)
+	    stage_failed_below(st, l, lineno, el.memfail) < 0 ||
+	    raised_again_below(st, l, lineno, el.memfail) < 0)
 		return -1;
 	if ((el.memfail || st->mem.held) &&
 	    (r = srv_mem_line(&st->mem, st->s, l, lineno, el.memfail,

@@ -174,6 +174,13 @@ static const struct { const char *text; int score; } markers[] = {
 	 * "# ComfyUI Error Report", "- **Exception Type:** ..." bullets, the
 	 * node's traceback): a Python program's exception, as a traceback is */
 	{ "# ComfyUI Error Report", 60 },
+	/* round 7 (w-worldf): the same report's exception bullet
+	 * ("- **Exception Type:** torch.OutOfMemoryError", the frontend's
+	 * errorReportUtil template) when a browser translated the page: the
+	 * heading and the label change language, the bold label's colon and
+	 * the class name stay (ComfyUI #8465: "- **Tipo de exceção:**
+	 * torch.OutOfMemoryError") */
+	{ ":** torch.OutOfMemoryError", 60 },
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)

@@ -336,7 +336,12 @@ static int strip_carrier(struct srv_line *l)
 			;
 		if (k + 1 >= n || m[k] != ']' || m[k + 1] != ':')
 			return 0;
-		k = past_spaces(m, n, k + 2);
+		/* the prefix is "[rankN]:" and one space; the blanks after it
+		 * are the line's own (a traceback's frames are indented under
+		 * its "Traceback" line, which server_join.c reads) */
+		k += 2;
+		if (k < n && m[k] == ' ')
+			k++;
 	} else {
 		size_t j = past_spaces(m, n, 0), e = j;
 		if (j < n && m[j] != '|' && (l->service[0] || j || !isalpha((unsigned char)m[0])))
@@ -565,7 +570,13 @@ static int strip_glog(struct srv_line *l, struct sink *s, uint64_t lineno)
 		return 0;
 	if (place_yearless(l, mo, d, h, mi, se, frac, s, lineno) < 0)
 		return -1;
-	l->hint = ENGINE_TRITON;
+	/* PyTorch's own logging prints the same glog shape with a Python
+	 * file ("E0612 01:14:57.061000 3908386 torch/distributed/elastic/
+	 * multiprocessing/api.py:914] failed (exitcode: -9)", torch/_logging
+	 * TorchLogsFormatter, 2.2+; NVIDIA/Model-Optimizer #1681): Triton's
+	 * server is C++ and names .cc files */
+	if (!mem_find(m + j, (size_t)(br - m) - j, ".py:"))
+		l->hint = ENGINE_TRITON;
 	take(l, (size_t)(br - m) + 2, 1);
 	if (l->n >= 2 && l->msg[0] == '"' && l->msg[l->n - 1] == '"') {
 		l->msg[--l->n] = 0;
