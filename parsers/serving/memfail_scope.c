@@ -1,0 +1,59 @@
+/*
+ * memfail_scope.c -- which memory a recognised failure ran out of
+ * (memfail.h memfail_scope): the host's, a GPU's, a TPU's HBM, an Apple
+ * machine's one unified pool, or another accelerator's. The wording
+ * family decides where it can; XLA's and ggml's families serve several
+ * devices, so for them the line's own words (HBM, TPU, Metal, CUDA)
+ * decide, and a line that names none keeps what the caller had.
+ */
+#include "parsers/serving/memfail.h"
+#include "parsers/common/seriesutil.h"
+
+#include <string.h>
+
+#define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The words of a line that name the device an XLA failure was on: a
+ * TPU's (its HBM, the TPU runtime's reservation at the bottom of memory,
+ * torch_xla's tpu_worker job) or a GPU's. */
+static const char *const tpu_words[] = { "hbm", "HBM", "TPU", "tpu_", "bottom of memory" };
+static const char *const gpu_words[] = { "GPU", "gpu", "CUDA", "cuda" };
+
+static int any_word(const char *l, size_t n, const char *const *w, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (mem_find(l, n, w[i]))
+			return 1;
+	return 0;
+}
+
+enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, size_t n,
+			       enum vocab_scope cur)
+{
+	if (host || f == MF_HOST || f == MF_RAY)
+		return VSC_HOST;
+	switch (f) {
+	case MF_MPS:
+	case MF_METAL:
+	case MF_MLX:
+		return VSC_UNIFIED;
+	case MF_XPU:
+	case MF_SYCL:
+	case MF_NPU:
+	case MF_HPU:
+	case MF_TT:
+		return VSC_ACCELERATOR;
+	case MF_XLA:
+		if (any_word(l, n, tpu_words, ARRAY_N(tpu_words)))
+			return VSC_TPU;
+		if (any_word(l, n, gpu_words, ARRAY_N(gpu_words)))
+			return VSC_GPU;
+		return cur;
+	case MF_GGML:   /* ggml's Metal buffers live in the Mac's one pool */
+		return mem_find(l, n, "Metal") || mem_find(l, n, "metal") ? VSC_UNIFIED : cur;
+	default:
+		return cur;
+	}
+}
