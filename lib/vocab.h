@@ -192,7 +192,10 @@
 	X(VM_TIME_CLOCK, "time.clock", NULL, "text", "local: the artifact's times are wall clock of unknown zone") \
 	X(VM_TIME_YEAR_BASIS, "time.year_basis", NULL, "text", "how the year of year-less time stamps was inferred") \
 	X(VM_INCIDENT_APART, "incident.apart", NULL, "text", "the artifacts' times lie too far apart to be one incident") \
-	X(VM_ENV, "env.", "<NAME>", "text", "an environment variable oomlens keeps (allocator, engine settings)")
+	X(VM_ENV, "env.", "<NAME>", "text", "an environment variable oomlens keeps (allocator, engine settings)") \
+	X(VM_LAUNCH_SOURCE, "launch.source", NULL, "text", "what stated the launch.* knobs: an engine's launch command or a pasted configuration, and its line") \
+	X(VM_LAUNCH_ENGINE, "launch.engine", NULL, "text", "the engine the pasted launch command starts") \
+	X(VM_LAUNCH_KNOB, "launch.", "<knob>", "number", "a knob's value as the launch command or configuration pasted beside the failure states it (gpu_memory_utilization, max_num_seqs, max_num_batched_tokens, max_model_len, tensor_parallel_size, enforce_eager, gpu_layers, kv_cache_fraction, kv_cache_tokens, cpu_offload_gb, train_batch_size, grad_accum_steps)")
 
 /* ---- finding causes (finding.cause, verdict.cause) ---- */
 #define VOCAB_CAUSES(X) \
