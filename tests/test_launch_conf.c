@@ -184,6 +184,19 @@ static void command_inside_a_log(void **state)
 	assert_string_equal(meta(tl, "launch.max_model_len"), "(null)");  /* not a command line */
 	t_close(tl);
 	assert_int_equal(launch_conf_sniff((const unsigned char *)"x", 1), 0);
+	{	/* PyTorch's own advice names the allocator's variable: not a setting */
+		size_t n;
+		char *text = t_slurp(ANY "sglang-compose-olmocr-a100-default-fraction-oom/01-oom.txt", &n);
+		assert_int_equal(launch_conf_sniff((const unsigned char *)text, n), 0);
+		free(text);
+	}
+	/* a compose file's entrypoint with the engine's defaults: the engine */
+	tl = t_open();
+	assert_true(t_parse_file(tl, ANY "sglang-compose-olmocr-a100-default-fraction-oom/02-docker-compose.yaml")
+		    >= 0);
+	assert_string_equal(meta(tl, "launch.engine"), "sglang");
+	assert_string_equal(meta(tl, "launch.gpu_memory_utilization"), "(null)");
+	t_close(tl);
 	assert_string_equal(detected(ANY "vllm-0.8-v1-warmup-sampler-launch-tp2/01-error.log"),
 			    "server_log");
 	{

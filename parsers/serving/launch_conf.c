@@ -83,8 +83,9 @@ static int has_known(const struct launch_flag *t, const char *line, size_t n)
 	for (; t->spelling; t++) {
 		size_t k = strlen(t->spelling);
 		const char *q = line, *e = line + n, *f;
-		if (t->engine && t->spelling[1] != '-')
-			continue;   /* short flags alone say nothing */
+		if ((t->engine && t->spelling[1] != '-') || t->kind == LK_TEXT)
+			continue;   /* short flags alone say nothing; PyTorch's own advice
+				     * names PYTORCH_CUDA_ALLOC_CONF */
 		while ((f = mem_find(q, (size_t)(e - q), t->spelling))) {
 			const char *a = f + k;
 			int before = f == line || strchr(" \t\"'[,-", f[-1]) != NULL;
@@ -97,6 +98,20 @@ static int has_known(const struct launch_flag *t, const char *line, size_t n)
 	return 0;
 }
 
+/* 1 when h[0..n) holds an entry point or a configuration key anywhere. */
+static int any_in(const char *h, size_t n)
+{
+	int i;
+
+	for (i = 0; launch_entries[i].text; i++)
+		if (mem_find(h, n, launch_entries[i].text))
+			return 1;
+	for (i = 0; launch_keys[i].spelling; i++)
+		if (launch_keys[i].kind != LK_TEXT && mem_find(h, n, launch_keys[i].spelling))
+			return 1;
+	return 0;
+}
+
 int launch_conf_sniff(const unsigned char *head, size_t n)
 {
 	const char *h = (const char *)head, *p = h, *end = h + n, *nl;
@@ -104,6 +119,8 @@ int launch_conf_sniff(const unsigned char *head, size_t n)
 
 	if (n && h[0] == '{' && mem_find(h, n < 512 ? n : 512, "\"oomlens\":"))
 		return 0;   /* oomlens' own JSON report */
+	if (!any_in(h, n))
+		return 0;   /* the common case, a log naming neither: one look per spelling */
 	for (; p < end; p = nl + 1) {
 		size_t len;
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -119,7 +136,10 @@ int launch_conf_sniff(const unsigned char *head, size_t n)
 	}
 	if (entry && flags)
 		return 60;
-	return keys && !head_is_log(h, n) ? 60 : 0;
+	/* an entry point with the engine's defaults (a compose file's
+	 * entrypoint and command), or a configuration's keys: not in a log,
+	 * whose lines may quote both */
+	return (entry || keys) && !head_is_log(h, n) ? 60 : 0;
 }
 
 /* The words of line[0..n) into w (at most MAX_WORDS); their count. */
@@ -286,7 +306,10 @@ static int words(struct lc_state *st, const char *line, size_t n, int keys)
 		if (!st->engine && f->hint)
 			st->engine = f->hint;   /* Ollama's, TGI's own names */
 		if (f->kind == LK_TEXT) {
-			if (keep_text(st, f, line, n, &w[i]) < 0)
+			/* a setting's line opens with its name ("- NAME=", "export
+			 * NAME=", "ENV NAME "); elsewhere the name is quoted (PyTorch's
+			 * advice "try setting PYTORCH_CUDA_ALLOC_CONF=...") */
+			if (i <= 1 && keep_text(st, f, line, n, &w[i]) < 0)
 				return -1;
 			continue;
 		}

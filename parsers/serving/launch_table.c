@@ -2,33 +2,35 @@
  * launch_table.c -- the spellings launch_conf.c reads (launch_table.h):
  * the engines' entry points, their command-line flags and the keys of
  * the configurations users paste, each to the knob it sets. Learnt from
- * each engine's argument parser:
- *  - vLLM vllm/engine/arg_utils.py @v0.6.3 and @v0.10.0 (EngineArgs.add_cli_args:
+ * each engine's argument parser (the file named; the flags as the 2024-2025
+ * releases spell them, each also seen in real launch commands of
+ * tests/data/real; the exact first tag of each flag is not recorded here):
+ *  - vLLM vllm/engine/arg_utils.py (EngineArgs.add_cli_args:
  *    --gpu-memory-utilization, --max-num-seqs, --max-num-batched-tokens,
  *    --max-model-len, --tensor-parallel-size/-tp, --enforce-eager); the
  *    entry points vllm/scripts.py (`vllm serve`, 0.5.0 on) and
  *    vllm/entrypoints/openai/api_server.py; a `--config` YAML takes the
  *    same names without dashes;
- *  - SGLang python/sglang/srt/server_args.py @v0.4.3 (--mem-fraction-static,
+ *  - SGLang python/sglang/srt/server_args.py (--mem-fraction-static,
  *    --max-running-requests, --chunked-prefill-size, --context-length,
  *    --tp-size/--tp, --max-total-tokens: the pool's tokens, not one
  *    request's, --disable-cuda-graph); entry point sglang.launch_server;
- *  - TGI launcher/src/main.rs @v2.0.0 (--cuda-memory-fraction,
+ *  - TGI launcher/src/main.rs (--cuda-memory-fraction,
  *    --max-concurrent-requests, --max-batch-prefill-tokens,
  *    --max-total-tokens: one request's, --num-shard, --cuda-graphs);
- *  - llama.cpp common/arg.cpp @b4000 (-ngl/--n-gpu-layers/--gpu-layers,
+ *  - llama.cpp common/arg.cpp (-ngl/--n-gpu-layers/--gpu-layers,
  *    -c/--ctx-size, -b/--batch-size, -np/--parallel);
- *  - LMDeploy lmdeploy/cli/utils.py @v0.6.0 ArgumentHelper
+ *  - LMDeploy lmdeploy/cli/utils.py ArgumentHelper
  *    (--cache-max-entry-count, --max-batch-size, --session-len, --tp,
  *    --max-prefill-token-num, --eager-mode);
- *  - TensorRT-LLM tensorrt_llm/commands/serve.py and build.py @v0.17.0
+ *  - TensorRT-LLM tensorrt_llm/commands/serve.py and build.py
  *    (--max_batch_size, --max_num_tokens, --max_seq_len, --tp_size,
  *    --kv_cache_free_gpu_memory_fraction), the Triton backend's
  *    config.pbtxt key kv_cache_free_gpu_mem_fraction;
- *  - Ollama envconfig/config.go @v0.5.7 (OLLAMA_NUM_PARALLEL,
+ *  - Ollama envconfig/config.go (OLLAMA_NUM_PARALLEL,
  *    OLLAMA_CONTEXT_LENGTH from v0.5.13) and docs/modelfile.md (PARAMETER
  *    num_ctx, num_gpu: layers, num_batch);
- *  - transformers src/transformers/training_args.py @v4.46.0
+ *  - transformers src/transformers/training_args.py
  *    (per_device_train_batch_size, gradient_accumulation_steps), DeepSpeed
  *    docs/_pages/config-json.md (train_micro_batch_size_per_gpu).
  */
