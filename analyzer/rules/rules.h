@@ -38,6 +38,7 @@ int rule_engine(struct rule_ctx *c);
 int rule_startup(struct rule_ctx *c);
 int rule_kvleak(struct rule_ctx *c);
 int rule_retract(struct rule_ctx *c);
+int rule_launch(struct rule_ctx *c);
 int rule_mps(struct rule_ctx *c);
 int rule_static_fraction(struct rule_ctx *c);
 int rule_training(struct rule_ctx *c);
