@@ -7,12 +7,14 @@
  * --mem-fraction-static; TensorRT-LLM's fraction is of the free memory,
  * TGI's defaults to the whole card, the ggml engines have none):
  *
- *  - utilization_too_high: the share is 0.95 or more, as the launch
- *    command pasted beside the failure (launch.*, launch_conf.h) or the
- *    engine's own log states it: the pool leaves the CUDA context, NCCL,
- *    the sampler and each batch's activations less than 5 % of the card.
- *    vLLM's own default is 0.9 (vllm/engine/arg_utils.py EngineArgs
- *    gpu_memory_utilization @v0.6.3 .. v0.10.0): the value to go back to.
+ *  - utilization_too_high: the share is above 0.9, vLLM's own default
+ *    (vllm/engine/arg_utils.py EngineArgs.gpu_memory_utilization) and
+ *    above any SGLang picks by itself, as the launch command pasted
+ *    beside the failure (launch.*, launch_conf.h) or the engine's own log
+ *    states it: the pool leaves the CUDA context, NCCL, the sampler and
+ *    each batch's activations less than the engine planned on (below 5 %
+ *    of the card from 0.95 on, the stronger finding). 0.9 is the value
+ *    to go back to for vLLM; SGLang 0.05 lower, a first step.
  *  - batch_outgrew_pool: a PyTorch OOM inside the engine whose process
  *    held more (allocated + asked) than the share of the card the engine
  *    budgets (the stated share, else the engine's default, said as
@@ -21,7 +23,9 @@
  *    run sized the pool for a peak batch, and a batch outgrew it. The
  *    batch answers to max_num_seqs (and max_num_batched_tokens), as
  *    vLLM's docs on conserving memory advise; a lower share leaves the
- *    batch more room outside the pool.
+ *    batch more room outside the pool. Only for a lone OOM: where memory
+ *    was sampled over time, a leak ends above the budget too, and the
+ *    leak and spike rules weigh that history.
  *
  * Each names the knob with its value and where the value came from.
  */
@@ -35,6 +39,7 @@
 #define UTIL_HIGH 0.95           /* a pool share that leaves < 5 % outside it */
 #define VLLM_DEFAULT_UTIL 0.9    /* EngineArgs.gpu_memory_utilization */
 #define SCORE_UTIL_HIGH 0.7
+#define SCORE_UTIL_ABOVE 0.6     /* above the default, below UTIL_HIGH */
 #define SCORE_OUTGREW 0.72       /* the stated share exceeded */
 #define SCORE_OUTGREW_DEFAULT 0.64 /* the default share, inferred, exceeded */
 #define FRAG_SHARE_MAX 0.1       /* reserved-unallocated under this share of the card */
@@ -110,21 +115,25 @@ static int util_too_high(struct rule_ctx *c, const struct rl_phase *p, const str
 	char src[256];
 	int64_t fid;
 
-	if (!rl_ef_known(e, RL_EF_UTIL) || util < UTIL_HIGH || util > 1)
+	if (!rl_ef_known(e, RL_EF_UTIL) || util <= VLLM_DEFAULT_UTIL || util > 1)
 		return 0;
 	to = k == ENGINE_VLLM ? VLLM_DEFAULT_UTIL : floor((util - 0.05) * 100 + 0.5) / 100;
 	rl_finding_init(&f, "launch", "misconfig", "utilization_too_high");
 	f.phase = p->phase;
-	f.score = SCORE_UTIL_HIGH;
-	snprintf(f.title, sizeof(f.title), "%s %.2f (from %.120s) leaves the CUDA context, the"
+	f.score = util >= UTIL_HIGH ? SCORE_UTIL_HIGH : SCORE_UTIL_ABOVE;
+	snprintf(f.title, sizeof(f.title), "%s %g (from %.120s) leaves the CUDA context, the"
 		 " sampler and each batch's activations %.0f %% of the card outside the engine's"
 		 " pool", flag, util, source_of(c, e, RL_EF_UTIL, src, sizeof(src)), (1 - util) * 100);
 	rl_fig(&f, "gpu_memory_utilization", util);
 	if (p->total > 0)
 		rl_fig(&f, "outside_pool_bytes", (1 - util) * p->total);
-	rl_knob(&f, knob_role_key(KR_MEM_FRACTION), flag, to, "Lower %s from %.2f to %.2f%s.",
+	rl_knob(&f, knob_role_key(KR_MEM_FRACTION), flag, to, "Lower %s from %g to %.2f%s.",
 		flag, util, to, k == ENGINE_VLLM ? " (vLLM's default)"
 						 : " (a first step; lower it again if it still fails)");
+	if (rl_ef_known(e, RL_EF_MAX_SEQS) && engine_knob_flag(k, KR_MAX_SEQS))
+		rl_advice(&f, "Or lower %s below %.0f, its value from %s.",
+			  engine_knob_flag(k, KR_MAX_SEQS), e->f[RL_EF_MAX_SEQS],
+			  source_of(c, e, RL_EF_MAX_SEQS, src, sizeof(src)));
 	fid = rl_finding_write(c, &f);
 	return fid < 0 || (p->oom_id > 0 && rl_evidence(c, fid, "oom", p->oom_id,
 						       "the OOM while serving") < 0) ? -1 : 1;
@@ -134,12 +143,16 @@ static int outgrew_pool(struct rule_ctx *c, const struct rl_phase *p, const stru
 			enum engine_kind k)
 {
 	struct rl_finding f;
-	double alloc, cached, util, budget, seqs = e->f[RL_EF_MAX_SEQS];
+	double alloc, cached, util, budget, seqs = e->f[RL_EF_MAX_SEQS], samples = 0;
 	const char *flag = engine_knob_flag(k, KR_MAX_SEQS), *uflag = engine_knob_flag(k, KR_MEM_FRACTION);
 	int stated = rl_ef_known(e, RL_EF_UTIL);
 	char b1[32], b2[32], b3[32], from[256], src[256];
 	int64_t fid;
 
+	/* memory over time: the leak and spike rules weigh the history (a
+	 * leak also ends above the budget); this judges the lone OOM */
+	if (rl_num(c, &samples, "SELECT count(*) FROM sample") == 0 && samples > 1)
+		return 0;
 	torch_figures(c, p, &alloc, &cached);
 	if (alloc <= 0 || p->req <= 0 || p->total <= 0 || (!stated && k != ENGINE_VLLM))
 		return 0;

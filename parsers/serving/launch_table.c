@@ -57,6 +57,10 @@ const struct launch_entry launch_entries[] = {
 	{ "openmmlab/lmdeploy", "lmdeploy" },
 	{ "trtllm-serve ", "tensorrt-llm" },
 	{ "trtllm-build ", "tensorrt-llm" },
+	/* the builder's own plugin flags: examples/<model>/build.py before
+	 * trtllm-build (0.5-0.7), --gpt_attention_plugin after */
+	{ "--use_gpt_attention_plugin", "tensorrt-llm" },
+	{ "--gpt_attention_plugin", "tensorrt-llm" },
 	{ "torchrun ", "trainer" },
 	{ "accelerate launch ", "trainer" },
 	{ NULL, NULL }
