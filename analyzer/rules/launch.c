@@ -80,6 +80,15 @@ static const char *source_of(struct rule_ctx *c, const struct rl_engine *e, enum
 	return buf;
 }
 
+/* The figure key of fact k of e: "launched_<key>" when the launch paste
+ * states it (reports/labels.c says so), else key; in buf. */
+static const char *fig_key(const struct rl_engine *e, enum rl_ef k, const char *key, char *buf,
+			   size_t n)
+{
+	snprintf(buf, n, "%s%s", (e->from_launch >> k) & 1 ? "launched_" : "", key);
+	return buf;
+}
+
 /* The instance that states the share, else the first one; NULL none. */
 static const struct rl_engine *pick(const struct rl_engine *e, int n)
 {
@@ -112,10 +121,18 @@ static int util_too_high(struct rule_ctx *c, const struct rl_phase *p, const str
 	struct rl_finding f;
 	double util = e->f[RL_EF_UTIL], to;
 	const char *flag = engine_knob_flag(k, KR_MEM_FRACTION);
-	char src[256];
+	char src[256], key[64];
 	int64_t fid;
 
+	double named = 0;
+
 	if (!rl_ef_known(e, RL_EF_UTIL) || util <= VLLM_DEFAULT_UTIL || util > 1)
+		return 0;
+	/* a rule that read the engine's own error already set the share (a
+	 * library's OOM: 0.05 less, engine.c): its value stands */
+	if (rl_num(c, &named, "SELECT count(*) FROM finding WHERE json_valid(figures) AND"
+		   " json_extract(figures, '$.advice_knob') = 'gpu_memory_utilization'") == 0 &&
+	    named > 0)
 		return 0;
 	to = k == ENGINE_VLLM ? VLLM_DEFAULT_UTIL : floor((util - 0.05) * 100 + 0.5) / 100;
 	rl_finding_init(&f, "launch", "misconfig", "utilization_too_high");
@@ -124,7 +141,7 @@ static int util_too_high(struct rule_ctx *c, const struct rl_phase *p, const str
 	snprintf(f.title, sizeof(f.title), "%s %g (from %.120s) leaves the CUDA context, the"
 		 " sampler and each batch's activations %.0f %% of the card outside the engine's"
 		 " pool", flag, util, source_of(c, e, RL_EF_UTIL, src, sizeof(src)), (1 - util) * 100);
-	rl_fig(&f, "gpu_memory_utilization", util);
+	rl_fig(&f, fig_key(e, RL_EF_UTIL, "gpu_memory_utilization", key, sizeof(key)), util);
 	if (p->total > 0)
 		rl_fig(&f, "outside_pool_bytes", (1 - util) * p->total);
 	rl_knob(&f, knob_role_key(KR_MEM_FRACTION), flag, to, "Lower %s from %g to %.2f%s.",
@@ -146,7 +163,7 @@ static int outgrew_pool(struct rule_ctx *c, const struct rl_phase *p, const stru
 	double alloc, cached, util, budget, seqs = e->f[RL_EF_MAX_SEQS], samples = 0;
 	const char *flag = engine_knob_flag(k, KR_MAX_SEQS), *uflag = engine_knob_flag(k, KR_MEM_FRACTION);
 	int stated = rl_ef_known(e, RL_EF_UTIL);
-	char b1[32], b2[32], b3[32], from[256], src[256];
+	char b1[32], b2[32], b3[32], from[256], src[256], key[64];
 	int64_t fid;
 
 	/* memory over time: the leak and spike rules weigh the history (a
@@ -176,11 +193,12 @@ static int outgrew_pool(struct rule_ctx *c, const struct rl_phase *p, const stru
 	rl_fig(&f, "requested_bytes", p->req);
 	rl_fig(&f, "budget_bytes", budget);
 	/* the default is inferred: its figure says so by its name */
-	rl_fig(&f, stated ? "gpu_memory_utilization" : "default_gpu_memory_utilization", util);
+	rl_fig(&f, stated ? fig_key(e, RL_EF_UTIL, "gpu_memory_utilization", key, sizeof(key))
+		   : "default_gpu_memory_utilization", util);
 	if (cached >= 0)
 		rl_fig(&f, "reserved_unallocated_bytes", cached);
 	if (rl_ef_known(e, RL_EF_MAX_SEQS) && seqs >= 2) {
-		rl_fig(&f, "max_num_seqs", seqs);
+		rl_fig(&f, fig_key(e, RL_EF_MAX_SEQS, "max_num_seqs", key, sizeof(key)), seqs);
 		rl_knob(&f, knob_role_key(KR_MAX_SEQS), flag, floor(seqs / 2),
 			"Lower %s from %.0f (%s) to %.0f: a first step, not a value the figures"
 			" compute.", flag, seqs, source_of(c, e, RL_EF_MAX_SEQS, src, sizeof(src)),
@@ -235,7 +253,7 @@ static const struct { const char *phase; enum rl_ef f[2]; enum knob_role r[2]; }
 void rl_launch_stated(struct rule_ctx *c, struct rl_finding *f, const char *phase,
 		      const struct rl_engine *e, int n, enum engine_kind k)
 {
-	char src[256];
+	char src[256], key[64];
 	size_t i;
 	int j, m;
 
@@ -253,7 +271,8 @@ void rl_launch_stated(struct rule_ctx *c, struct rl_finding *f, const char *phas
 			if (m == n || !flag)
 				continue;
 			v = e[m].f[fk];
-			rl_fig(f, knob_role_key(phase_roles[i].r[j]), v);
+			snprintf(key, sizeof(key), "launched_%s", knob_role_key(phase_roles[i].r[j]));
+			rl_fig(f, key, v);
 			rl_advice(f, "As launched: %s %g, from %s.", flag, v,
 				  launch_where(c, src, sizeof(src)));
 			/* the warm-up runs the largest batch the knobs admit: half
