@@ -192,7 +192,10 @@
 	X(VM_TIME_CLOCK, "time.clock", NULL, "text", "local: the artifact's times are wall clock of unknown zone") \
 	X(VM_TIME_YEAR_BASIS, "time.year_basis", NULL, "text", "how the year of year-less time stamps was inferred") \
 	X(VM_INCIDENT_APART, "incident.apart", NULL, "text", "the artifacts' times lie too far apart to be one incident") \
-	X(VM_ENV, "env.", "<NAME>", "text", "an environment variable oomlens keeps (allocator, engine settings)")
+	X(VM_ENV, "env.", "<NAME>", "text", "an environment variable oomlens keeps (allocator, engine settings)") \
+	X(VM_LAUNCH_SOURCE, "launch.source", NULL, "text", "what stated the launch.* knobs: an engine's launch command or a pasted configuration, and its line") \
+	X(VM_LAUNCH_ENGINE, "launch.engine", NULL, "text", "the engine the pasted launch command starts") \
+	X(VM_LAUNCH_KNOB, "launch.", "<knob>", "number", "a knob's value as a launch command or configuration pasted beside the failure states it (max_num_seqs, gpu_memory_utilization, ...: parsers/serving/launch_table.c)")
 
 /* ---- finding causes (finding.cause, verdict.cause) ---- */
 #define VOCAB_CAUSES(X) \
@@ -220,6 +223,8 @@
 	X(VC_WEIGHTS_DO_NOT_FIT, "weights_do_not_fit", NULL, NULL, "start-up, loading the weights: they do not fit (quantize, shard, a smaller model, fewer GPU layers)") \
 	X(VC_CACHE_DOES_NOT_FIT, "cache_does_not_fit", NULL, NULL, "start-up, profile run or KV cache: they do not fit (gpu_memory_utilization, max_model_len, mem_fraction_static, the context size)") \
 	X(VC_GRAPHS_DO_NOT_FIT, "graphs_do_not_fit", NULL, NULL, "start-up, CUDA-graph capture: the graphs do not fit (--enforce-eager, smaller capture sizes)") \
+	X(VC_UTILIZATION_TOO_HIGH, "utilization_too_high", NULL, NULL, "misconfig: the engine's pool takes more than 90 % of the card (above vLLM's default) (gpu_memory_utilization, mem_fraction_static), leaving its batches too little outside it") \
+	X(VC_BATCH_OUTGREW_POOL, "batch_outgrew_pool", NULL, NULL, "misconfig: a batch inside the engine outgrew the share of the card the engine budgets (max_num_seqs, max_num_batched_tokens)") \
 	X(VC_WARMUP_DOES_NOT_FIT, "warmup_does_not_fit", NULL, NULL, "start-up, warm-up: its dummy batch does not fit (max_num_seqs, max_num_batched_tokens)") \
 	X(VC_ALLOCATION_LIMIT, "allocation_limit", NULL, NULL, "start-up: one buffer beyond the backend's per-allocation limit, not the card's memory (smaller buffers; a regression when it worked before)") \
 	X(VC_REQUEST_FITS_FREE, "request_fits_free", NULL, NULL, "start-up: the failure's own figures show room (the request fits in the free memory, or half the card was free): not the memory budget") \

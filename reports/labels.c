@@ -103,6 +103,16 @@ static const char *const labels[][2] = {
 	{ "retract_events", "retractions" },
 	{ "new_token_ratio_set", "new_token_ratio it set (admits fewer)" },
 	{ "try_knobs", "knobs to try first (not a finding)" },
+	/* what a launch paste states (analyzer/rules/launch.c), told apart
+	 * from what the engine's log says */
+	{ "launched_gpu_memory_utilization", "gpu_memory_utilization (as launched)" },
+	{ "launched_max_num_seqs", "max_num_seqs (as launched)" },
+	{ "launched_max_num_batched_tokens", "max_num_batched_tokens (as launched)" },
+	{ "launched_max_model_len", "max_model_len (as launched)" },
+	{ "launched_gpu_layers", "GPU layers (as launched)" },
+	{ "default_gpu_memory_utilization", "gpu_memory_utilization (the engine's default, inferred)" },
+	{ "budget_bytes", "engine's budget" },
+	{ "outside_pool_bytes", "outside the engine's pool" },
 };
 
 /* Keys that are machinery for the critic and the what-if, never shown. */

@@ -547,6 +547,20 @@ def check_any_stack(rep, key, value):
         got = [(f.get("figures") or {}).get(key[len("finding_"):]) for f in rep.get("findings") or []]
         got = [g for g in got if g is not None]
         return (want is not None and any(close(want, g) for g in got), got)
+    if key.startswith("launch_"):        # launch_<knob>: what a pasted launch command or
+        import sqlite3                   # configuration states (launch.* meta, first row)
+        con = sqlite3.connect(rep["_db"])
+        row = con.execute("SELECT value FROM meta WHERE key = ? ORDER BY rowid LIMIT 1",
+                          ("launch." + key[len("launch_"):],)).fetchone()
+        con.close()
+        got = row[0] if row else None
+        want = parse_value(value)
+        if want is None or got is None:
+            return (got == value, got)
+        try:
+            return (close(want, float(got)), got)
+        except ValueError:
+            return (got == value, got)
     if key.startswith("fact_"):          # fact_<column>: an engine instance's (docs/json.md)
         want = parse_value(value)
         got = engine_values(key[len("fact_"):])(rep)

@@ -15,6 +15,7 @@
 #include "parsers/k8s/mustgather.h"
 #include "parsers/host/environ.h"
 #include "parsers/serving/server_log.h"
+#include "parsers/serving/launch_conf.h"
 #include "parsers/host/smaps.h"
 #include "parsers/torch/torch_snapshot.h"
 /* diagnostic tools' reports */
@@ -64,6 +65,8 @@ const struct format format_table[] = {
 	  environ_sniff, environ_parse, 1 },
 	{ "server_log", "serving-engine log (vLLM, SGLang, TGI, TensorRT-LLM, Triton, PyTorch)",
 	  server_log_sniff, server_log_parse, 1 },
+	{ "launch_config", "an engine's launch command or configuration pasted beside a failure (vllm serve, sglang, TGI, llama-server, compose/k8s args and env, Modelfile, trainer configs): the knobs' values",
+	  launch_conf_sniff, launch_conf_parse, 1 },
 	/* --- diagnostic tools' reports --- */
 	{ "torch_memory_summary", "torch.cuda.memory_summary() tables, alone or in a log",
 	  torch_summary_sniff, torch_summary_parse, 1 },

@@ -156,14 +156,68 @@ static int from_meta(struct rule_ctx *c, struct rl_engine *e)
 	return any;
 }
 
+/* The knobs a launch command or configuration pasted beside the failure
+ * states (launch.* meta, parsers/serving/launch_conf.h), for the facts an
+ * instance's own log did not state: the engine's log is the better
+ * witness of what it ran with, the paste the only one where the log is
+ * silent. Each fact so taken is marked in e->from_launch. */
+static void from_launch(struct rule_ctx *c, struct rl_engine *e, int n)
+{
+	static const struct { enum rl_ef k; const char *key; } keys[] = {
+		{ RL_EF_UTIL, "launch.gpu_memory_utilization" },
+		{ RL_EF_MAX_SEQS, "launch.max_num_seqs" },
+		{ RL_EF_MAX_LEN, "launch.max_model_len" },
+		{ RL_EF_MAX_PREFILL, "launch.max_num_batched_tokens" },
+		{ RL_EF_GPU_LAYERS, "launch.gpu_layers" },
+		{ RL_EF_KV_FRACTION, "launch.kv_cache_fraction" },
+	};
+	size_t i;
+	double v;
+	int j;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (rl_meta_num(c, keys[i].key, &v) < 0)
+			continue;
+		for (j = 0; j < n; j++)
+			if (!rl_ef_known(&e[j], keys[i].k)) {
+				e[j].f[keys[i].k] = v;
+				e[j].from_launch |= 1u << keys[i].k;
+			}
+	}
+}
+
+/* An instance for the launch paste alone (no engine log, no server.*
+ * meta): its engine, its knobs. 1, or 0 when no paste states a knob. */
+static int launch_only(struct rule_ctx *c, struct rl_engine *e)
+{
+	char eng[16];
+	int k;
+
+	memset(e, 0, sizeof(*e));
+	for (k = 0; k < RL_EF__COUNT; k++)
+		e->f[k] = NAN;
+	e->error_ns = OL_NULL;
+	e->kv_asked = e->kv_available = NAN;
+	snprintf(e->engine, sizeof(e->engine), "%s",
+		 rl_meta_text(c, "launch.engine", eng, sizeof(eng)) == 0 ? eng : "server");
+	from_launch(c, e, 1);
+	return e->from_launch != 0;
+}
+
 int rl_engines_read(struct rule_ctx *c, struct rl_engine *e, int max)
 {
 	int n = 0;
 
 	if (q_has_table(c->db, "engine") && (n = read_rows(c, e, max)) < 0)
 		return -1;
-	if (n == 0 && max > 0)
-		return from_meta(c, e);
+	if (n == 0 && max > 0) {
+		n = from_meta(c, e);
+		if (n == 0)
+			return launch_only(c, e);
+		from_launch(c, e, n);
+		return n;
+	}
 	inherit(e, n);
+	from_launch(c, e, n);
 	return n;
 }

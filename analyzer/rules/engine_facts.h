@@ -50,6 +50,8 @@ struct rl_engine {
 	int64_t error_ns;           /* time of its first memory error; OL_NULL none */
 	double kv_asked, kv_available; /* SGLang's decode/prefill OOM counts (tokens the
 				     * last one asked, had available); NAN unknown */
+	unsigned from_launch;       /* bit 1<<k: fact k is the launch paste's value
+				     * (launch.* meta), not the log's */
 };
 
 /* The instances, up to max, into e; their number, or -1 (failure
@@ -57,6 +59,12 @@ struct rl_engine {
 int rl_engines_read(struct rule_ctx *c, struct rl_engine *e, int max);
 /* 1 when fact k is known. */
 int rl_ef_known(const struct rl_engine *e, enum rl_ef k);
+/* Name in f the knobs start-up phase `phase` answers to whose values only
+ * the launch paste states (launch.*: a figure and "As launched: --flag
+ * v"), and, at the warm-up, set the knob to half the launched value when
+ * f sets none (launch.c). */
+void rl_launch_stated(struct rule_ctx *c, struct rl_finding *f, const char *phase,
+		      const struct rl_engine *e, int n, enum engine_kind k);
 /* "" or " (vllm pid 7)": the instance, for a finding's title. */
 const char *rl_engine_label(const struct rl_engine *e, char *buf, size_t n);
 

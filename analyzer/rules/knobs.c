@@ -27,6 +27,10 @@ enum engine_kind rl_engine_kind(struct rule_ctx *c)
 	}
 	if (k == ENGINE_NONE && rl_meta_text(c, "server.name", name, sizeof(name)) == 0)
 		k = engine_kind_from_name(name);
+	/* the engine the launch command pasted beside the failure starts
+	 * (parsers/serving/launch_conf.h): a witness where the logs name none */
+	if (!engine_kind_named(k) && rl_meta_text(c, "launch.engine", name, sizeof(name)) == 0)
+		k = engine_kind_from_name(name);
 	return engine_kind_named(k) ? k : ENGINE_NONE;
 }
 

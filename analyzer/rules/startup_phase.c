@@ -736,11 +736,22 @@ static const char *advise_startup(const char *stack, struct rl_finding *f)
 	return "startup_oom";
 }
 
+static const char *phase_advise(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
+				const struct rl_engine *e, int n, struct rl_finding *f);
+
 const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 			    const struct rl_engine *e, int n, struct rl_finding *f)
 {
-	const char *stack = stack_of(p, e, n);
+	const char *stack = stack_of(p, e, n), *cause = phase_advise(c, p, stack, e, n, f);
 
+	rl_launch_stated(c, f, p->phase, e, n, engine_kind_from_name(stack));
+	return cause;
+}
+
+/* The cause and advice of p's phase (rl_phase_advise). */
+static const char *phase_advise(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
+				const struct rl_engine *e, int n, struct rl_finding *f)
+{
 	if (p->host && (!strcmp(p->family, "ggml") || !strcmp(stack, "llama.cpp") ||
 			!strcmp(stack, "ollama")))
 		return advise_host_ggml(p, stack, f);

@@ -38,6 +38,8 @@ const struct rule rule_table[] = {
 	  " --mem-fraction-static) leaving less than the request that failed",
 	  rule_static_fraction },
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
+	{ "launch", "a serving engine's pool share too high for its batches, from the knobs"
+	  " the launch command or the engine's log states", rule_launch },
 	{ "kvleak", "a serving engine's own check says its KV-cache pool leaked", rule_kvleak },
 	{ "returned", "memory not returned between failures: a later OOM of the same card, asking"
 	  " no more, found more held", rule_returned },

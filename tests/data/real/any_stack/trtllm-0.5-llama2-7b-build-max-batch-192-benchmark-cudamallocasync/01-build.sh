@@ -1,0 +1,13 @@
+python build.py 
+                 --model_dir /app/tensorrt_llm/Llama-2-7b-hf/
+                 --dtype float16
+                 --remove_input_padding
+                 --use_gpt_attention_plugin float16
+                 --enable_context_fmha
+                 --use_gemm_plugin float16
+                 --max_output_len 2048
+                 --max_input_len 2048
+                 --max_batch_size 192
+                 --use_inflight_batching
+                 --paged_kv_cache
+                 --output_dir /share/engine/

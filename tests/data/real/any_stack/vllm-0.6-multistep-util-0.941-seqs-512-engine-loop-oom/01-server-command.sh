@@ -1,0 +1,1 @@
+ python3         -m vllm.entrypoints.openai.api_server         -tp 4         --model ~/models/Meta-Llama-3-70B-Instruct         --port 8000         --disable-log-stats  --disable-log-requests  --gpu-memory-utilization 0.941 --max-num-seqs 512 --dtype bfloat16 --num-scheduler-steps 16 --multi-step-stream-outputs true

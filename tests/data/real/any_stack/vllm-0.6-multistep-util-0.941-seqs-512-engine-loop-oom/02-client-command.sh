@@ -1,0 +1,1 @@
+python3 benchmark_serving.py           --backend vllm                --model ~/models/Meta-Llama-3-70B-Instruct           --dataset-name sharegpt           --dataset-path ./ShareGPT_V3_unfiltered_cleaned_split.json           --num-prompts 500           --port 8000             --request-rate inf           --ignore-eos

@@ -1,0 +1,1 @@
+vllm serve /mnt/llm/Qwen2.5-32B-Instruct-AWQ --enable-prefix-caching --port 9001 --served-model-name Qwen2.5-32B-Instruct -tp 2 --max-model-len 15000 --gpu-memory-utilization 0.78 --enable-chunked-prefill --swap-space 4
