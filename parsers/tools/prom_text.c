@@ -14,9 +14,10 @@
  * the last "### <iso>" separator's, else none: a single scrape carries no
  * time of its own, and the file's mtime is not taken for one.
  *
- * vLLM's and SGLang's load metrics also feed the oomlens series the rules
- * read (server.running, server.waiting, server.swapped,
- * server.gpu_kv_usage, server.cpu_kv_usage), entity "<engine> <labels>".
+ * vLLM's, SGLang's, TGI's, Triton's and llama-server's load metrics also
+ * feed the oomlens series the rules read (server.running, server.waiting,
+ * server.swapped, server.gpu_kv_usage, server.cpu_kv_usage), entity
+ * "<engine> <labels>" (`oomlens watch --metrics` writes such scrapes).
  */
 #include "parsers/tools/prom_text.h"
 #include "parsers/common/seriesutil.h"
@@ -44,8 +45,33 @@ static const struct { const char *metric, *series, *unit, *engine; } prom_alias[
 	{ "sglang:num_queue_reqs", "server.waiting", "requests", "sglang" },
 	{ "sglang:num_requests_waiting", "server.waiting", "requests", "sglang" },
 	{ "sglang:token_usage", "server.gpu_kv_usage", "ratio", "sglang" },
+	/* TGI backends/v3/src/backend.rs and queue.rs@v3.3.7: the batch being run,
+	 * the requests queued for the next one */
+	{ "tgi_batch_current_size", "server.running", "requests", "tgi" },
+	{ "tgi_queue_size", "server.waiting", "requests", "tgi" },
+	/* Triton docs/user_guide/metrics.md: requests awaiting a backend's execution */
+	{ "nv_inference_pending_request_count", "server.waiting", "requests", "triton" },
+	/* llama.cpp tools/server/server.cpp, llama-server --metrics */
+	{ "llamacpp:requests_processing", "server.running", "requests", "llama.cpp" },
+	{ "llamacpp:requests_deferred", "server.waiting", "requests", "llama.cpp" },
+	{ "llamacpp:kv_cache_usage_ratio", "server.gpu_kv_usage", "ratio", "llama.cpp" },
 	{ NULL, NULL, NULL, NULL }
 };
+
+/* The engine a metric's name says (its prefix), or NULL. */
+static const char *engine_of(const char *name)
+{
+	static const struct { const char *prefix, *engine; } pfx[] = {
+		{ "vllm:", "vllm" }, { "sglang", "sglang" }, { "tgi_", "tgi" },
+		{ "nv_inference_", "triton" }, { "llamacpp:", "llama.cpp" }, { NULL, NULL }
+	};
+	int i;
+
+	for (i = 0; pfx[i].prefix; i++)
+		if (!strncmp(name, pfx[i].prefix, strlen(pfx[i].prefix)))
+			return pfx[i].engine;
+	return NULL;
+}
 
 /* The unit a metric's name says (Prometheus naming conventions). */
 static const char *unit_of(const char *name)
@@ -298,8 +324,8 @@ static int sample_line(struct px_st *st, const char *l, size_t n)
 		st->skipped_hist++;
 		return 0;
 	}
-	if (!st->engine[0] && (!strncmp(name, "vllm:", 5) || !strncmp(name, "sglang", 6)))
-		copy_str(st->engine, sizeof(st->engine), name, name[0] == 'v' ? 4 : 6);
+	if (!st->engine[0] && engine_of(name))
+		copy_str(st->engine, sizeof(st->engine), engine_of(name), strlen(engine_of(name)));
 	if (prom_sample(st->s, name, ent, &t, v) < 0)
 		return -1;
 	st->samples++;
@@ -320,8 +346,8 @@ static void comment_line(struct px_st *st, const char *l, size_t n)
 	if (!strncmp(nm, "DCGM_FI_", 8))
 		return;
 	family_seen(st, nm, nl);
-	if (!st->engine[0] && (!strncmp(nm, "vllm:", 5) || !strncmp(nm, "sglang", 6)))
-		copy_str(st->engine, sizeof(st->engine), nm, nm[0] == 'v' ? 4 : 6);
+	if (!st->engine[0] && engine_of(nm))
+		copy_str(st->engine, sizeof(st->engine), engine_of(nm), strlen(engine_of(nm)));
 	if (l[2] == 'T' && (mem_find(nm + nl, (size_t)(l + n - nm - nl), " histogram") ||
 			    mem_find(nm + nl, (size_t)(l + n - nm - nl), " summary")) &&
 	    st->nhist < PT_FAMILIES)
