@@ -12,7 +12,12 @@
 #     with one point per scrape, in the JSON report;
 #  3. URLs it cannot take (https, another scheme, user information, a bad
 #     port) are refused at the command line (exit 2) with the reason;
-#  4. a refused port alone is not an error: the watcher runs and stops.
+#  4. a refused port alone is not an error: the watcher runs and stops;
+#  5. --print-arm names each engine's default metrics endpoint, and gives
+#     Ollama and llama.cpp (ggml, no PyTorch) their log settings, no hook;
+#  6. "What would settle it" names the exact `oomlens watch --metrics`
+#     line for the engine the incident shows, said to be its default
+#     port, in every format.
 set -u
 bin=$1
 src=${2:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -111,5 +116,35 @@ has "tls reason" "$tmp/r.err" "no TLS"
 	--kmsg "$tmp/no-kmsg" 2> "$tmp/d.err"
 check "refused port alone" 0 $?
 [ -s "$tmp/d/metrics.prom" ] && no "samples written for a refused port" || ok
+
+# 5. --print-arm
+for e in vllm:8000 sglang:30000 tgi:3000 llamacpp:8080; do
+	"$bin" watch --print-arm "${e%%:*}" > "$tmp/arm" 2>&1
+	check "print-arm ${e%%:*}" 0 $?
+	has "print-arm ${e%%:*} metrics" "$tmp/arm" "--metrics http://127.0.0.1:${e##*:}/metrics --out"
+done
+hasnt "print-arm llamacpp no hook" "$tmp/arm" "_record_memory_history"
+"$bin" watch --print-arm tgi > "$tmp/arm" 2>&1
+has "print-arm tgi hook" "$tmp/arm" "_record_memory_history"
+has "print-arm tgi launcher" "$tmp/arm" "text-generation-launcher"
+"$bin" watch --print-arm ollama > "$tmp/arm" 2>&1
+check "print-arm ollama" 0 $?
+has "print-arm ollama debug" "$tmp/arm" 'OLLAMA_DEBUG=1'
+hasnt "print-arm ollama no hook" "$tmp/arm" "_record_memory_history"
+hasnt "print-arm ollama no metrics" "$tmp/arm" "--metrics"
+"$bin" watch --print-arm nosuch > "$tmp/arm" 2>&1
+check "print-arm unknown" 2 $?
+
+# 6. what would settle it: the engine's own endpoint, said to be its default
+for c in real_capacity_vllm_worker:8000:vLLM real_prefill_tokens_tgi:3000:TGI; do
+	f=${c%%:*}; rest=${c#*:}; p=${rest%%:*}; name=${rest#*:}
+	"$bin" analyze -q "$src/fixtures/$f" --json -o "$tmp/s.json" --db "$tmp/s.db" 2> /dev/null
+	"$bin" analyze -q "$src/fixtures/$f" --format text -o "$tmp/s.txt" --db "$tmp/s2.db" 2> /dev/null
+	for out in "$tmp/s.json" "$tmp/s.txt"; do
+		has "settle $f $(basename "$out")" "$out" \
+			"oomlens watch --metrics http://127.0.0.1:$p/metrics --gpus --out /var/lib/oomlens/watch"
+		has "settle $f default $(basename "$out")" "$out" "$name's default port and path"
+	done
+done
 
 finish t_watch_metrics
