@@ -11,9 +11,12 @@ and the endpoints a watcher must survive:
   /big        200 and then more bytes than the watcher's bound (5 MiB)
   /redirect   302 to /vllm (redirects are not followed)
   /counts     how many requests each path received, as JSON
+  /live       the current contents of LIVE_FILE (a test rewrites it to
+              move the load), with a Content-Length
 
-Usage: python3 metrics_server.py DATA_DIR PORT_FILE; it binds 127.0.0.1
-on a free port, writes the port to PORT_FILE and serves until killed.
+Usage: python3 metrics_server.py DATA_DIR PORT_FILE [LIVE_FILE]; it binds
+127.0.0.1 on a free port, writes the port to PORT_FILE and serves until
+killed.
 """
 import json
 import os
@@ -24,6 +27,7 @@ import threading
 import time
 
 DATA, PORT_FILE = sys.argv[1], sys.argv[2]
+LIVE = sys.argv[3] if len(sys.argv) > 3 else None
 FILES = {
     "/vllm": "prom-exposition-vllm-v1-router-backend-running-waiting-cache.txt",
     "/sglang": "prom-exposition-sglang-0.4-pd-num-running-token-usage.txt",
@@ -70,6 +74,9 @@ class Handler(socketserver.BaseRequestHandler):
                 pass
         elif path == "/redirect":
             s.sendall(b"HTTP/1.0 302 Found\r\nLocation: /vllm\r\nContent-Length: 0\r\n\r\n")
+        elif path == "/live" and LIVE:
+            body = open(LIVE, "rb").read()
+            s.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
         elif path == "/counts":
             body = json.dumps(counts).encode()
             s.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
