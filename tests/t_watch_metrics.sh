@@ -136,10 +136,11 @@ hasnt "print-arm ollama no metrics" "$tmp/arm" "--metrics"
 check "print-arm unknown" 2 $?
 
 # 6. what would settle it: the engine's own endpoint, said to be its default
-for c in real_capacity_vllm_worker:8000:vLLM real_prefill_tokens_tgi:3000:TGI; do
+for c in fixtures/real_capacity_vllm_worker:8000:vLLM fixtures/real_prefill_tokens_tgi:3000:TGI \
+	tests/data/real/any_stack/lmdeploy-0.8-turbomind-core-allocator-oom-concurrency.log:23333:LMDeploy; do
 	f=${c%%:*}; rest=${c#*:}; p=${rest%%:*}; name=${rest#*:}
-	"$bin" analyze -q "$src/fixtures/$f" --json -o "$tmp/s.json" --db "$tmp/s.db" 2> /dev/null
-	"$bin" analyze -q "$src/fixtures/$f" --format text -o "$tmp/s.txt" --db "$tmp/s2.db" 2> /dev/null
+	"$bin" analyze -q "$src/$f" --json -o "$tmp/s.json" --db "$tmp/s.db" 2> /dev/null
+	"$bin" analyze -q "$src/$f" --format text -o "$tmp/s.txt" --db "$tmp/s2.db" 2> /dev/null
 	for out in "$tmp/s.json" "$tmp/s.txt"; do
 		has "settle $f $(basename "$out")" "$out" \
 			"oomlens watch --metrics http://127.0.0.1:$p/metrics --gpus --out /var/lib/oomlens/watch"

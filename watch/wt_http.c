@@ -43,6 +43,10 @@ static const char *const kept_names[] = {
 	"llamacpp:kv_cache_usage_ratio", "llamacpp:kv_cache_tokens",
 	/* prometheus_client's process collector (vLLM's and SGLang's API server) */
 	"process_resident_memory_bytes",
+	/* LMDeploy lmdeploy/metrics/loggers.py@v0.16.0 (api_server, metrics on
+	 * unless --disable-metrics) */
+	"lmdeploy:num_requests_running", "lmdeploy:num_requests_waiting",
+	"lmdeploy:gpu_cache_usage_perc", "lmdeploy:num_api_requests_waiting",
 	NULL
 };
 

@@ -121,6 +121,10 @@ static void load_evidence(struct rule_ctx *c, char *buf, size_t n)
 		  "TGI's default port and path (80 in its official image)" },
 		{ "llama.cpp", "http://127.0.0.1:8080/metrics",
 		  "llama-server's default port and path, served with --metrics" },
+		/* lmdeploy/serve/openai/api_server.py@v0.16.0: port 23333, /metrics
+		 * mounted unless --disable-metrics */
+		{ "lmdeploy", "http://127.0.0.1:23333/metrics",
+		  "LMDeploy's default port and path (metrics since its 2025 releases)" },
 		{ NULL, NULL, NULL }
 	};
 	struct rl_engine e[RL_MAX_ENGINES];

@@ -55,6 +55,11 @@ static const struct { const char *metric, *series, *unit, *engine; } prom_alias[
 	{ "llamacpp:requests_processing", "server.running", "requests", "llama.cpp" },
 	{ "llamacpp:requests_deferred", "server.waiting", "requests", "llama.cpp" },
 	{ "llamacpp:kv_cache_usage_ratio", "server.gpu_kv_usage", "ratio", "llama.cpp" },
+	/* LMDeploy lmdeploy/metrics/loggers.py@v0.16.0 (the engine core's
+	 * scheduler gauges; KV usage is a 0..1 fraction, metrics/stats.py) */
+	{ "lmdeploy:num_requests_running", "server.running", "requests", "lmdeploy" },
+	{ "lmdeploy:num_requests_waiting", "server.waiting", "requests", "lmdeploy" },
+	{ "lmdeploy:gpu_cache_usage_perc", "server.gpu_kv_usage", "ratio", "lmdeploy" },
 	{ NULL, NULL, NULL, NULL }
 };
 
@@ -63,7 +68,8 @@ static const char *engine_of(const char *name)
 {
 	static const struct { const char *prefix, *engine; } pfx[] = {
 		{ "vllm:", "vllm" }, { "sglang", "sglang" }, { "tgi_", "tgi" },
-		{ "nv_inference_", "triton" }, { "llamacpp:", "llama.cpp" }, { NULL, NULL }
+		{ "nv_inference_", "triton" }, { "llamacpp:", "llama.cpp" },
+		{ "lmdeploy:", "lmdeploy" }, { NULL, NULL }
 	};
 	int i;
 
