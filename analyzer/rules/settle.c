@@ -110,8 +110,8 @@ static void add(char *buf, size_t n, const char *one)
 /* The server's load over time: the exact `oomlens watch --metrics` line
  * for the engine the timeline shows, at that engine's default port and
  * path (wt_arm.c cites where each comes from), said to be the default,
- * not a port these logs showed. */
-static void load_evidence(struct rule_ctx *c, char *buf, size_t n)
+ * not a port these logs showed. --gpus (nvidia-smi) only on a CUDA card. */
+static void load_evidence(struct rule_ctx *c, enum rl_platform p, char *buf, size_t n)
 {
 	static const struct { const char *engine, *url, *what; } ep[] = {
 		{ "vllm", "http://127.0.0.1:8000/metrics", "vLLM's default port and path" },
@@ -129,22 +129,26 @@ static void load_evidence(struct rule_ctx *c, char *buf, size_t n)
 	};
 	struct rl_engine e[RL_MAX_ENGINES];
 	int ne = rl_engines_read(c, e, RL_MAX_ENGINES), i, k;
+	const char *when = c->has_oom ? "up to the OOM" : "over time";
+	const char *gpus = p == RL_PLAT_CUDA ? " --gpus" : "";
 	char one[600];
 
 	for (i = 0; i < ne; i++)
 		for (k = 0; ep[k].engine; k++)
 			if (!strcmp(e[i].engine, ep[k].engine)) {
 				snprintf(one, sizeof(one), "server load (the running and waiting requests"
-					 " up to the OOM: run `oomlens watch --metrics %s --gpus --out"
+					 " %s: run `oomlens watch --metrics %s%s --out"
 					 " /var/lib/oomlens/watch` beside the service; %s, not observed in"
-					 " these logs: use the port it serves on)", ep[k].url, ep[k].what);
+					 " these logs: use the port it serves on)", when, ep[k].url, gpus,
+					 ep[k].what);
 				add(buf, n, one);
 				return;
 			}
-	add(buf, n, "server load (if a serving engine ran it: the running and waiting requests up"
-	    " to the OOM, from `oomlens watch --metrics http://127.0.0.1:<port>/metrics --gpus --out"
-	    " /var/lib/oomlens/watch` on its Prometheus endpoint, e.g. vLLM's :8000, TGI's :3000,"
-	    " Triton's :8002)");
+	snprintf(one, sizeof(one), "server load (if a serving engine ran it: the running and waiting"
+		 " requests %s, from `oomlens watch --metrics http://127.0.0.1:<port>/metrics%s --out"
+		 " /var/lib/oomlens/watch` on its Prometheus endpoint, e.g. vLLM's :8000, TGI's :3000,"
+		 " Triton's :8002)", when, gpus);
+	add(buf, n, one);
 }
 
 /* The series and snapshot a CUDA or ROCm card would have given. */
@@ -324,7 +328,7 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 		    rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND phase IN ('training_step',"
 			   " 'eval', 'load_weights', 'profile', 'kv_alloc', 'graph_capture',"
 			   " 'warmup') LIMIT 1") < 0)
-			load_evidence(c, buf, n);
+			load_evidence(c, p, buf, n);
 		break;
 	}
 	if (strlen(buf) >= 2)
