@@ -464,7 +464,17 @@ int prom_text_sniff(const unsigned char *head, size_t n)
 	const char *h = (const char *)head;
 	int typed = mem_find(h, n, "# TYPE ") && mem_find(h, n, "# HELP ");
 	int known = mem_find(h, n, "vllm:") || mem_find(h, n, "sglang:") || mem_find(h, n, "sglang_") ||
-		    mem_find(h, n, "container_memory_") || mem_find(h, n, "process_resident_memory");
+		    mem_find(h, n, "container_memory_") || mem_find(h, n, "process_resident_memory") ||
+		    mem_find(h, n, "tgi_queue_size") || mem_find(h, n, "nv_inference_") ||
+		    mem_find(h, n, "llamacpp:") || mem_find(h, n, "lmdeploy:");
+
+	/* `oomlens watch --metrics`'s metrics.prom: its own separator, whatever
+	 * the kept families print of # HELP and # TYPE */
+	if (n > 4 && !memcmp(h, "### ", 4)) {
+		const char *nl = memchr(h, '\n', n);
+		if (mem_find(h, nl ? (size_t)(nl - h) : n, " src=metrics "))
+			return 90;
+	}
 
 	if (mem_find(h, n, "DCGM_FI_") && !known)  /* parsers/gpu/dcgm.c's */
 		return mem_find(h, n, "DCGM_FI_DEV_") && typed && !dcgm_sniff(head, n) ? 50 : 0;
