@@ -13,9 +13,10 @@
 #include <string.h>
 
 static const char watch_usage[] =
-	"usage: oomlens watch [--cgroup PATH]... [--pid PID]... [--gpus] --out DIR\n"
-	"                     [--interval S] [--for S] [--max-bytes N] [--threshold F]\n"
-	"       oomlens watch --print-arm vllm|sglang|pytorch\n"
+	"usage: oomlens watch [--cgroup PATH]... [--pid PID]... [--gpus] [--metrics URL]...\n"
+	"                     --out DIR [--interval S] [--for S] [--max-bytes N]\n"
+	"                     [--threshold F]\n"
+	"       oomlens watch --print-arm vllm|sglang|tgi|pytorch|ollama|llamacpp\n"
 	"  Samples the memory of cgroups and processes (cgroup memory files,\n"
 	"  smaps_rollup, memory pressure; nvidia-smi with --gpus), follows /dev/kmsg\n"
 	"  for OOM-killer reports, and captures a burst of detail when an OOM kill\n"
@@ -24,14 +25,19 @@ static const char watch_usage[] =
 	"                     every process in it is sampled too\n"
 	"  --pid PID          a process, repeatable\n"
 	"  --gpus             nvidia-smi's GPU and compute-apps queries (every 2 s at most)\n"
+	"  --metrics URL      a serving engine's Prometheus endpoint on this host, plain\n"
+	"                     http://host:port/path only (vLLM http://127.0.0.1:8000/metrics,\n"
+	"                     SGLang :30000 with --enable-metrics, TGI :3000, Triton :8002,\n"
+	"                     llama-server --metrics :8080); its load gauges go to\n"
+	"                     metrics.prom, at most once a second; repeatable\n"
 	"  --out DIR          the output folder (made if missing; never a symbolic link)\n"
 	"  --interval S       seconds between samples (default 1; 0.05 to 3600)\n"
 	"  --for S            stop after S seconds (default: at SIGINT or SIGTERM)\n"
 	"  --max-bytes N      bound the folder (K, M, G suffixes): old samples are thinned,\n"
 	"                     OOM moments kept (default 256M; 0: no bound)\n"
 	"  --threshold F      usage share of the limit that triggers a burst (default 0.9)\n"
-	"  --print-arm ENGINE print the settings that make a GPU OOM leave an allocator\n"
-	"                     snapshot (vllm, sglang, pytorch) and exit\n"
+	"  --print-arm ENGINE print the settings that make the next OOM leave its evidence\n"
+	"                     (vllm, sglang, tgi, pytorch, ollama, llamacpp) and exit\n"
 	"  -q, --quiet        no progress lines on stderr\n"
 	"exit: 0 stopped cleanly, 1 could not start or a write failed, 2 usage\n";
 
@@ -47,12 +53,14 @@ static const char watch_usage[] =
 #define W_THRESHOLD W_OPT(7)
 #define W_PRINT_ARM W_OPT(8)
 #define W_KMSG W_OPT(9)
+#define W_METRICS W_OPT(10)
 
 static const struct cli_opt watch_opts[] = {
 	{ "--cgroup", 0, 1, W_CGROUP }, { "--pid", 0, 1, W_PID }, { "--gpus", 0, 0, W_GPUS },
 	{ "--out", 0, 1, W_OUT }, { "--interval", 0, 1, W_INTERVAL }, { "--for", 0, 1, W_FOR },
 	{ "--max-bytes", 0, 1, W_MAX_BYTES }, { "--threshold", 0, 1, W_THRESHOLD },
 	{ "--print-arm", 0, 1, W_PRINT_ARM }, { "--kmsg", 0, 1, W_KMSG },
+	{ "--metrics", 0, 1, W_METRICS },
 	{ "--quiet", 'q', 0, OPT_QUIET }, { NULL, 0, 0, 0 }
 };
 
@@ -129,6 +137,15 @@ int cmd_watch(int argc, char **argv)
 		case W_GPUS:
 			cfg.gpus = 1;
 			break;
+		case W_METRICS: {
+			char why[200];
+			if (wt_metrics_url_check(a.value, why, sizeof(why)) < 0)
+				return cli_error("--metrics: '%s': %s", a.value, why), EXIT_USAGE;
+			if (cfg.nmetrics == WT_MAX_METRICS)
+				return cli_error("at most %d --metrics", WT_MAX_METRICS), EXIT_USAGE;
+			cfg.metrics[cfg.nmetrics++] = a.value;
+			break;
+		}
 		case W_OUT:
 			cfg.out = a.value;
 			break;
@@ -175,7 +192,8 @@ int cmd_watch(int argc, char **argv)
 	}
 	if (a.nargs || !cfg.out)
 		return cli_usage(watch_usage);
-	if (!cfg.ncgroups && !cfg.npids && !cfg.gpus)
-		return cli_error("nothing to watch: give --cgroup, --pid or --gpus"), EXIT_USAGE;
+	if (!cfg.ncgroups && !cfg.npids && !cfg.gpus && !cfg.nmetrics)
+		return cli_error("nothing to watch: give --cgroup, --pid, --gpus or --metrics"),
+		       EXIT_USAGE;
 	return wt_run(&cfg) < 0 ? EXIT_ERROR : EXIT_OK;
 }

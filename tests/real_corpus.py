@@ -365,7 +365,7 @@ def check_tools_row(rep, tool, key, value):
             return (num_close(value, got), got)
     if tool in ("prometheus.exposition", "prometheus.query", "prometheus.query_range"):
         m = re.match(r"^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?$", key)
-        if m and (":" in key or key.startswith(("container_", "DCGM_", "sglang_"))):
+        if m and (":" in key or key.startswith(("container_", "DCGM_", "sglang_", "tgi_", "nv_"))):
             metric, sel = m.group(1), m.group(2) or ""
             if metric.startswith("DCGM_FI_DEV_FB_"):
                 labels = dict(kv.split("=", 1) for kv in sel.split(",") if "=" in kv)

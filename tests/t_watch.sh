@@ -12,7 +12,12 @@
 #     with no artifact in error;
 #  4. a symbolic link planted in the output folder is not followed;
 #  5. --max-bytes 64K holds the folder under 64 KiB by thinning, and what
-#     is left reads without error.
+#     is left reads without error;
+#  6. the burst again with --metrics on a local endpoint serving a real
+#     vLLM scrape (tests/metrics_server.py) whose running requests the
+#     test raises from 0 to 12 before the burst: analyze finds the load
+#     at the OOM (oom_load: serving, 12 running, 0 before) beside the
+#     memory, both on one clock.
 # Needs root and a writable memory cgroup (v1 /sys/fs/cgroup/memory or v2
 # with the memory controller); skips (77) where a cgroup cannot be made.
 # The verdicts are asserted: leak for the steady hog (growth judged by its
@@ -32,7 +37,9 @@ else
 fi
 . "$src/tests/testlib.sh"   # $tmp, ok, no, finish; the trap is cleanup's below
 cg=$root/oomlens-t-watch-$$
+srv=
 cleanup() {
+	[ -n "$srv" ] && kill "$srv" 2> /dev/null
 	[ -d "$cg" ] && { for p in $(cat "$cg/cgroup.procs" 2> /dev/null); do kill -9 "$p" 2> /dev/null; done
 		sleep 0.2; rmdir "$cg" 2> /dev/null; }
 	rm -rf "$tmp"
@@ -162,6 +169,36 @@ if [ "$size" -le 65536 ] && [ "$moments" -ge 5 ] &&
 else
 	no "bound: $size bytes (at most 65536), $moments moments, or analyze failed"
 fi
+
+# 6. the burst with the server's load (--metrics), lined up with the kill
+real=$src/tests/data/real/tools/prom-exposition-vllm-v1-router-backend-running-waiting-cache.txt
+cp "$real" "$tmp/live.prom"
+python3 "$src/tests/metrics_server.py" "$src/tests/data/real/tools" "$tmp/port" "$tmp/live.prom" & srv=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$tmp/port" ] && break; sleep 0.2; done
+hog burst & h=$!
+sleep 0.3
+"$bin" watch -q --cgroup "$cg" --metrics "http://127.0.0.1:$(cat "$tmp/port")/live" \
+	--out "$tmp/loaded" --interval 0.2 --for 8 & w=$!
+sleep 1.5    # the hog bursts 3.5 s after its start: raise the load before it
+sed 's/^vllm:num_requests_running{\(.*\)} 0.0$/vllm:num_requests_running{\1} 12.0/' "$real" > "$tmp/live.new"
+mv "$tmp/live.new" "$tmp/live.prom"
+wait $h
+wait $w && ok || no "loaded: the watcher did not stop cleanly"
+kill $srv 2> /dev/null; wait $srv 2> /dev/null
+if "$bin" analyze -q "$tmp/loaded" --json -o "$tmp/loaded.json" --db "$tmp/loaded.db" 2> "$tmp/loaded.err" &&
+	python3 - "$tmp/loaded.json" "$(cat "$tmp/pid")" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+load = r.get("oom_load") or {}
+others = [o for o in r.get("ooms") or [] if o.get("victim_pid") not in (None, int(sys.argv[2]))]
+print("loaded: oom_load %s" % {k: load.get(k) for k in ("doing", "entity", "running", "running_before")})
+if others and not load:
+    sys.exit(0)      # another cgroup's OOM is "the OOM" (a shared machine)
+assert load.get("doing") == "serving" and load.get("running") == 12, load
+assert (load.get("entity") or "").startswith("vllm "), load
+assert load.get("running_before") in (0, None) or load.get("running_before") < 12, load
+PY
+then ok; else no "loaded: no serving load of 12 at the OOM: $(cat "$tmp/loaded.err")"; fi
 
 # 4. a planted symbolic link is not followed
 mkdir "$tmp/planted" && echo keep > "$tmp/victim" && ln -s "$tmp/victim" "$tmp/planted/cgroup.log"

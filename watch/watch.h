@@ -11,7 +11,9 @@
  * Modules: wt_out.c (the folder: safe opens, appends, the byte bound and
  * thinning), wt_sample.c (one sample of a cgroup, a pid, the host, the
  * GPUs), wt_kmsg.c (the kernel log follower), wt_loop.c (the schedule,
- * triggers and stop), wt_arm.c (--print-arm texts).
+ * triggers and stop), wt_arm.c (--print-arm texts), wt_metrics.c and
+ * wt_http.c (--metrics: a serving engine's load from its Prometheus
+ * endpoint).
  */
 #ifndef OOMLENS_WATCH_H
 #define OOMLENS_WATCH_H
@@ -21,6 +23,7 @@
 
 #define WT_MAX_CGROUPS 16
 #define WT_MAX_PIDS 64
+#define WT_MAX_METRICS 8
 
 /* What `oomlens watch` was asked to do (cmd_watch.c fills it). */
 struct wt_config {
@@ -29,6 +32,8 @@ struct wt_config {
 	int pids[WT_MAX_PIDS];               /* processes watched by pid */
 	int npids;
 	int gpus;              /* 1: sample nvidia-smi when present */
+	const char *metrics[WT_MAX_METRICS]; /* serving engines' Prometheus URLs */
+	int nmetrics;
 	const char *out;       /* output folder (made if missing) */
 	int64_t interval_ns;   /* sampling period (> 0) */
 	int64_t for_ns;        /* stop after this long; 0: until a signal */
@@ -44,7 +49,11 @@ struct wt_config {
  * printing why it could not start or had to stop (stderr). */
 int wt_run(const struct wt_config *cfg);
 
-/* The arming text for engine ("vllm", "sglang", "pytorch") on stdout.
+/* Whether url is one --metrics takes (http://host[:port][/path]). 0, or
+ * -1 with why (for the command line's usage error). */
+int wt_metrics_url_check(const char *url, char *why, size_t whyn);
+
+/* The arming text for engine (wt_arm_engines) on stdout.
  * 0, or -1 when the engine is not one of those. */
 int wt_print_arm(const char *engine);
 /* The engines --print-arm knows, space-separated. */

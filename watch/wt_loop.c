@@ -9,6 +9,10 @@
  * limit (on the rising edge only: a cgroup that stays high bursts once).
  * Bursts are at most one per interval; each marks its records with
  * trigger=<why> in their separator, which keeps them through thinning.
+ *
+ * The --metrics exchanges (wt_metrics.c) are started with each sample and
+ * moved on whenever poll() says their sockets are ready, so an engine that
+ * is slow to answer never delays the memory samples or the kernel log.
  */
 
 #include "watch/wt_int.h"
@@ -112,6 +116,7 @@ static int sample_all(struct wt_ctx *c, const char *trigger)
 			return -1;
 	if (wt_sample_host(c, trigger) < 0 || wt_sample_gpus(c, trigger != NULL) < 0)
 		return -1;
+	wt_metrics_start(c, trigger);
 	return 0;
 }
 
@@ -156,7 +161,8 @@ static int loop(struct wt_ctx *c)
 	while (!wt_stop) {
 		int64_t now = mono_now();
 		const char *why = NULL;
-		struct pollfd pfd = { c->kmsg_fd, POLLIN, 0 };
+		struct pollfd pfd[1 + WT_MAX_METRICS];
+		int np = 0, mwait;
 
 		if (cfg->for_ns > 0 && now - start >= cfg->for_ns)
 			break;
@@ -171,13 +177,24 @@ static int loop(struct wt_ctx *c)
 				next += cfg->interval_ns;
 		} else {
 			int64_t wait = next - now;
+			int wait_ms;
 			if (cfg->for_ns > 0 && start + cfg->for_ns - now < wait)
 				wait = start + cfg->for_ns - now;
-			if (poll(&pfd, c->kmsg_fd >= 0 ? 1 : 0, (int)((wait + 999999) / 1000000)) < 0 &&
-			    errno != EINTR)
+			wait_ms = (int)((wait + 999999) / 1000000);
+			if (c->kmsg_fd >= 0) {
+				pfd[0].fd = c->kmsg_fd;
+				pfd[0].events = POLLIN;
+				pfd[0].revents = 0;
+				np = 1;
+			}
+			/* the metrics exchanges in flight wake the loop too */
+			np += wt_metrics_pollfds(c, pfd + np, WT_MAX_METRICS, &mwait);
+			if (mwait < wait_ms)
+				wait_ms = mwait;
+			if (poll(pfd, (nfds_t)np, wait_ms) < 0 && errno != EINTR)
 				return -1;
 		}
-		if (wt_kmsg_drain(c) < 0)
+		if (wt_kmsg_drain(c) < 0 || wt_metrics_step(c) < 0)
 			return -1;
 		if (c->kmsg_oom && !why)
 			why = "kmsg";
@@ -208,6 +225,10 @@ int wt_run(const struct wt_config *cfg)
 	c.cfg = cfg;
 	c.kmsg_fd = -1;
 	strbuf_init(&c.rec);
+	for (i = 0; i < WT_MAX_METRICS; i++) {
+		c.met[i].fd = -1;
+		strbuf_init(&c.met[i].req);
+	}
 	for (i = 0; i < cfg->ncgroups; i++)
 		if (wt_cg_init(&c.cg[i], cfg->cgroups[i]) < 0)
 			return -1;
@@ -220,6 +241,8 @@ int wt_run(const struct wt_config *cfg)
 		fprintf(stderr, "oomlens: watch: out of memory\n");
 		goto done;
 	}
+	if (wt_metrics_init(&c) < 0)
+		goto done;
 	read_boot_id(&c);
 	c.have_smi = cfg->gpus && find_smi();
 	if (cfg->gpus && !c.have_smi && !cfg->quiet)
@@ -232,11 +255,13 @@ int wt_run(const struct wt_config *cfg)
 	wt_stop = 0;
 	wt_kmsg_open(&c, cfg->kmsg_path ? cfg->kmsg_path : "/dev/kmsg");
 	if (!cfg->quiet)
-		fprintf(stderr, "oomlens: watch: %d cgroup(s), %d pid(s) every %.3f s into %s\n",
-			cfg->ncgroups, cfg->npids, (double)cfg->interval_ns / 1e9, cfg->out);
+		fprintf(stderr, "oomlens: watch: %d cgroup(s), %d pid(s), %d metrics endpoint(s)"
+			" every %.3f s into %s\n", cfg->ncgroups, cfg->npids, cfg->nmetrics,
+			(double)cfg->interval_ns / 1e9, cfg->out);
 	r = loop(&c);
 done:
 	wt_kmsg_close(&c);
+	wt_metrics_close(&c);
 	wt_out_close(&c.out);
 	strbuf_release(&c.rec);
 	free(c.buf);

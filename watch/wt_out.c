@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 static const char *const wt_names[WT_NFILES] = {
-	"cgroup.log", "smaps.log", "kmsg.log", "gpu.csv", "gpu-apps.csv"
+	"cgroup.log", "smaps.log", "kmsg.log", "gpu.csv", "gpu-apps.csv", "metrics.prom"
 };
 #define WT_TMP ".oomlens-thin.tmp"
 

@@ -19,6 +19,7 @@ enum wt_file {
 	WT_KMSG,     /* kmsg.log: /dev/kmsg records as read (never thinned) */
 	WT_GPU,      /* gpu.csv: nvidia-smi --query-gpu rows */
 	WT_GPU_APPS, /* gpu-apps.csv: nvidia-smi --query-compute-apps rows */
+	WT_METRICS,  /* metrics.prom: capture records of kept Prometheus samples */
 	WT_NFILES
 };
 

@@ -55,10 +55,8 @@ void wt_now(struct wt_ctx *c)
 	c->mono_ns = (int64_t)m.tv_sec * 1000000000 + m.tv_nsec;
 }
 
-/* Start c->rec with a separator: src, then the optional pid/comm and
- * cgroup, the clocks, and the trigger. */
-static void sep(struct wt_ctx *c, const char *src, int pid, const char *comm,
-		const char *cgname, const char *trigger)
+void wt_sep(struct wt_ctx *c, const char *src, int pid, const char *comm,
+	    const char *cgname, const char *trigger)
 {
 	char iso[48];
 
@@ -184,7 +182,7 @@ int wt_sample_cgroup(struct wt_ctx *c, struct wt_cg *cg, const char *trigger)
 		else if (!strcmp(*f, "memory.events") || !strcmp(*f, "memory.oom_control"))
 			cg->oom_kill = kv_value(c->buf, "oom_kill");
 		snprintf(src, sizeof(src), "cgroup:%s", *f);
-		sep(c, src, 0, NULL, cg->name, trigger);
+		wt_sep(c, src, 0, NULL, cg->name, trigger);
 		if (put_body(c, WT_CGROUP, (size_t)n, trigger) < 0)
 			return -1;
 	}
@@ -208,7 +206,7 @@ int wt_sample_pid(struct wt_ctx *c, int pid, const char *cgname, const char *tri
 	n = read_file(c, path);
 	if (n <= 0)
 		return 0; /* gone, or a kernel thread */
-	sep(c, "smaps_rollup", pid, comm, cgname, trigger);
+	wt_sep(c, "smaps_rollup", pid, comm, cgname, trigger);
 	return put_body(c, WT_SMAPS, (size_t)n, trigger);
 }
 
@@ -243,7 +241,7 @@ int wt_sample_host(struct wt_ctx *c, const char *trigger)
 	if (n <= 0)
 		return 0; /* no PSI in this kernel */
 	/* the host's pressure is the root cgroup's memory.pressure */
-	sep(c, "cgroup:memory.pressure", 0, NULL, "/", trigger);
+	wt_sep(c, "cgroup:memory.pressure", 0, NULL, "/", trigger);
 	return put_body(c, WT_CGROUP, (size_t)n, trigger);
 }
 

@@ -82,7 +82,7 @@ enum rl_platform rl_oom_platform(struct rule_ctx *c)
 }
 
 /* The `oomlens watch --print-arm ENGINE` name for the engines the
- * timeline shows (vllm, sglang), else pytorch (docs/watch.md). */
+ * timeline shows (vllm, sglang, tgi), else pytorch (docs/watch.md). */
 static const char *arm_engine(struct rule_ctx *c)
 {
 	struct rl_engine e[RL_MAX_ENGINES];
@@ -93,6 +93,8 @@ static const char *arm_engine(struct rule_ctx *c)
 			return "vllm";
 		if (!strcmp(e[i].engine, "sglang"))
 			return "sglang";
+		if (!strcmp(e[i].engine, "tgi"))
+			return "tgi";
 	}
 	return "pytorch";
 }
@@ -103,6 +105,50 @@ static void add(char *buf, size_t n, const char *one)
 
 	if (len + 1 < n)
 		snprintf(buf + len, n - len, "%s; ", one);
+}
+
+/* The server's load over time: the exact `oomlens watch --metrics` line
+ * for the engine the timeline shows, at that engine's default port and
+ * path (wt_arm.c cites where each comes from), said to be the default,
+ * not a port these logs showed. --gpus (nvidia-smi) only on a CUDA card. */
+static void load_evidence(struct rule_ctx *c, enum rl_platform p, char *buf, size_t n)
+{
+	static const struct { const char *engine, *url, *what; } ep[] = {
+		{ "vllm", "http://127.0.0.1:8000/metrics", "vLLM's default port and path" },
+		{ "sglang", "http://127.0.0.1:30000/metrics",
+		  "SGLang's default port and path, served with --enable-metrics" },
+		{ "tgi", "http://127.0.0.1:3000/metrics",
+		  "TGI's default port and path (80 in its official image)" },
+		{ "llama.cpp", "http://127.0.0.1:8080/metrics",
+		  "llama-server's default port and path, served with --metrics" },
+		/* lmdeploy/serve/openai/api_server.py@v0.16.0: port 23333, /metrics
+		 * mounted unless --disable-metrics */
+		{ "lmdeploy", "http://127.0.0.1:23333/metrics",
+		  "LMDeploy's default port and path (metrics since its 2025 releases)" },
+		{ NULL, NULL, NULL }
+	};
+	struct rl_engine e[RL_MAX_ENGINES];
+	int ne = rl_engines_read(c, e, RL_MAX_ENGINES), i, k;
+	const char *when = c->has_oom ? "up to the OOM" : "over time";
+	const char *gpus = p == RL_PLAT_CUDA ? " --gpus" : "";
+	char one[600];
+
+	for (i = 0; i < ne; i++)
+		for (k = 0; ep[k].engine; k++)
+			if (!strcmp(e[i].engine, ep[k].engine)) {
+				snprintf(one, sizeof(one), "server load (the running and waiting requests"
+					 " %s: run `oomlens watch --metrics %s%s --out"
+					 " /var/lib/oomlens/watch` beside the service; %s, not observed in"
+					 " these logs: use the port it serves on)", when, ep[k].url, gpus,
+					 ep[k].what);
+				add(buf, n, one);
+				return;
+			}
+	snprintf(one, sizeof(one), "server load (if a serving engine ran it: the running and waiting"
+		 " requests %s, from `oomlens watch --metrics http://127.0.0.1:<port>/metrics%s --out"
+		 " /var/lib/oomlens/watch` on its Prometheus endpoint, e.g. vLLM's :8000, TGI's :3000,"
+		 " Triton's :8002)", when, gpus);
+	add(buf, n, one);
 }
 
 /* The series and snapshot a CUDA or ROCm card would have given. */
@@ -282,7 +328,7 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 		    rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND phase IN ('training_step',"
 			   " 'eval', 'load_weights', 'profile', 'kv_alloc', 'graph_capture',"
 			   " 'warmup') LIMIT 1") < 0)
-			add(buf, n, "server load (vLLM/TGI engine statistics)");
+			load_evidence(c, p, buf, n);
 		break;
 	}
 	if (strlen(buf) >= 2)

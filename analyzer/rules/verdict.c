@@ -231,7 +231,7 @@ static int room_title(struct rule_ctx *c, char *out, size_t n)
 static int write_verdict(struct rule_ctx *c)
 {
 	struct class_score cs[3];
-	char summary[600], missing[1000], contrib[600] = "", title[300];
+	char summary[600], missing[1600], contrib[600] = "", title[300];
 	int p;
 
 	if (score_classes(c, cs, contrib, sizeof(contrib)) < 0)

@@ -14,9 +14,10 @@
  * the last "### <iso>" separator's, else none: a single scrape carries no
  * time of its own, and the file's mtime is not taken for one.
  *
- * vLLM's and SGLang's load metrics also feed the oomlens series the rules
- * read (server.running, server.waiting, server.swapped,
- * server.gpu_kv_usage, server.cpu_kv_usage), entity "<engine> <labels>".
+ * vLLM's, SGLang's, TGI's, Triton's and llama-server's load metrics also
+ * feed the oomlens series the rules read (server.running, server.waiting,
+ * server.swapped, server.gpu_kv_usage, server.cpu_kv_usage), entity
+ * "<engine> <labels>" (`oomlens watch --metrics` writes such scrapes).
  */
 #include "parsers/tools/prom_text.h"
 #include "parsers/common/seriesutil.h"
@@ -44,8 +45,39 @@ static const struct { const char *metric, *series, *unit, *engine; } prom_alias[
 	{ "sglang:num_queue_reqs", "server.waiting", "requests", "sglang" },
 	{ "sglang:num_requests_waiting", "server.waiting", "requests", "sglang" },
 	{ "sglang:token_usage", "server.gpu_kv_usage", "ratio", "sglang" },
+	/* TGI backends/v3/src/backend.rs and queue.rs@v3.3.7: the batch being run,
+	 * the requests queued for the next one */
+	{ "tgi_batch_current_size", "server.running", "requests", "tgi" },
+	{ "tgi_queue_size", "server.waiting", "requests", "tgi" },
+	/* Triton docs/user_guide/metrics.md: requests awaiting a backend's execution */
+	{ "nv_inference_pending_request_count", "server.waiting", "requests", "triton" },
+	/* llama.cpp tools/server/server.cpp, llama-server --metrics */
+	{ "llamacpp:requests_processing", "server.running", "requests", "llama.cpp" },
+	{ "llamacpp:requests_deferred", "server.waiting", "requests", "llama.cpp" },
+	{ "llamacpp:kv_cache_usage_ratio", "server.gpu_kv_usage", "ratio", "llama.cpp" },
+	/* LMDeploy lmdeploy/metrics/loggers.py@v0.16.0 (the engine core's
+	 * scheduler gauges; KV usage is a 0..1 fraction, metrics/stats.py) */
+	{ "lmdeploy:num_requests_running", "server.running", "requests", "lmdeploy" },
+	{ "lmdeploy:num_requests_waiting", "server.waiting", "requests", "lmdeploy" },
+	{ "lmdeploy:gpu_cache_usage_perc", "server.gpu_kv_usage", "ratio", "lmdeploy" },
 	{ NULL, NULL, NULL, NULL }
 };
+
+/* The engine a metric's name says (its prefix), or NULL. */
+static const char *engine_of(const char *name)
+{
+	static const struct { const char *prefix, *engine; } pfx[] = {
+		{ "vllm:", "vllm" }, { "sglang", "sglang" }, { "tgi_", "tgi" },
+		{ "nv_inference_", "triton" }, { "llamacpp:", "llama.cpp" },
+		{ "lmdeploy:", "lmdeploy" }, { NULL, NULL }
+	};
+	int i;
+
+	for (i = 0; pfx[i].prefix; i++)
+		if (!strncmp(name, pfx[i].prefix, strlen(pfx[i].prefix)))
+			return pfx[i].engine;
+	return NULL;
+}
 
 /* The unit a metric's name says (Prometheus naming conventions). */
 static const char *unit_of(const char *name)
@@ -298,8 +330,8 @@ static int sample_line(struct px_st *st, const char *l, size_t n)
 		st->skipped_hist++;
 		return 0;
 	}
-	if (!st->engine[0] && (!strncmp(name, "vllm:", 5) || !strncmp(name, "sglang", 6)))
-		copy_str(st->engine, sizeof(st->engine), name, name[0] == 'v' ? 4 : 6);
+	if (!st->engine[0] && engine_of(name))
+		copy_str(st->engine, sizeof(st->engine), engine_of(name), strlen(engine_of(name)));
 	if (prom_sample(st->s, name, ent, &t, v) < 0)
 		return -1;
 	st->samples++;
@@ -320,8 +352,8 @@ static void comment_line(struct px_st *st, const char *l, size_t n)
 	if (!strncmp(nm, "DCGM_FI_", 8))
 		return;
 	family_seen(st, nm, nl);
-	if (!st->engine[0] && (!strncmp(nm, "vllm:", 5) || !strncmp(nm, "sglang", 6)))
-		copy_str(st->engine, sizeof(st->engine), nm, nm[0] == 'v' ? 4 : 6);
+	if (!st->engine[0] && engine_of(nm))
+		copy_str(st->engine, sizeof(st->engine), engine_of(nm), strlen(engine_of(nm)));
 	if (l[2] == 'T' && (mem_find(nm + nl, (size_t)(l + n - nm - nl), " histogram") ||
 			    mem_find(nm + nl, (size_t)(l + n - nm - nl), " summary")) &&
 	    st->nhist < PT_FAMILIES)
@@ -432,7 +464,17 @@ int prom_text_sniff(const unsigned char *head, size_t n)
 	const char *h = (const char *)head;
 	int typed = mem_find(h, n, "# TYPE ") && mem_find(h, n, "# HELP ");
 	int known = mem_find(h, n, "vllm:") || mem_find(h, n, "sglang:") || mem_find(h, n, "sglang_") ||
-		    mem_find(h, n, "container_memory_") || mem_find(h, n, "process_resident_memory");
+		    mem_find(h, n, "container_memory_") || mem_find(h, n, "process_resident_memory") ||
+		    mem_find(h, n, "tgi_queue_size") || mem_find(h, n, "nv_inference_") ||
+		    mem_find(h, n, "llamacpp:") || mem_find(h, n, "lmdeploy:");
+
+	/* `oomlens watch --metrics`'s metrics.prom: its own separator, whatever
+	 * the kept families print of # HELP and # TYPE */
+	if (n > 4 && !memcmp(h, "### ", 4)) {
+		const char *nl = memchr(h, '\n', n);
+		if (mem_find(h, nl ? (size_t)(nl - h) : n, " src=metrics "))
+			return 90;
+	}
 
 	if (mem_find(h, n, "DCGM_FI_") && !known)  /* parsers/gpu/dcgm.c's */
 		return mem_find(h, n, "DCGM_FI_DEV_") && typed && !dcgm_sniff(head, n) ? 50 : 0;
