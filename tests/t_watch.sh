@@ -17,7 +17,10 @@
 #     vLLM scrape (tests/metrics_server.py) whose running requests the
 #     test raises from 0 to 12 before the burst: analyze finds the load
 #     at the OOM (oom_load: serving, 12 running, 0 before) beside the
-#     memory, both on one clock.
+#     memory, both on one clock;
+#  7. a plain file or /dev/null given as the kernel log (--kmsg) is read
+#     each tick, not polled at its end: a 2 s watch spends under 0.3 s
+#     of CPU (poll says "readable" forever at end of file).
 # Needs root and a writable memory cgroup (v1 /sys/fs/cgroup/memory or v2
 # with the memory controller); skips (77) where a cgroup cannot be made.
 # The verdicts are asserted: leak for the steady hog (growth judged by its
@@ -211,5 +214,13 @@ if "$bin" watch -q --cgroup "$cg" --out "$tmp/linkdir" --for 0.2 2> /dev/null; t
 else
 	ok
 fi
+
+# 7. a follower at end of file does not spin
+cpu=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.2f" % (r.ru_utime + r.ru_stime))' "$bin" watch -q --kmsg /dev/null --pid $$ --out "$tmp/eof" --for 2)
+if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 0.3 else 1)' "$cpu"; then ok
+else no "eof: a 2 s watch on --kmsg /dev/null spent ${cpu} s of CPU"; fi
 
 finish t_watch

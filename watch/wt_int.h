@@ -65,6 +65,9 @@ struct wt_ctx {
 	int64_t gpu_next_ns;  /* mono time of the next GPU sample */
 	int kmsg_fd;          /* /dev/kmsg, -1 when it cannot be read */
 	int kmsg_oom;         /* 1: an OOM report line was read since last asked */
+	int kmsg_eof;         /* 1: the follower read end of file (a plain file or
+			       * /dev/null given for /dev/kmsg): polled no more,
+			       * read again each tick */
 	int kmsg_in_report;   /* 1: between a report's header and its kill line */
 	struct wt_metrics met[WT_MAX_METRICS];
 };

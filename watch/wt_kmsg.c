@@ -69,6 +69,8 @@ int wt_kmsg_drain(struct wt_ctx *c)
 			continue;
 		if (n < 0 && errno == EPIPE)
 			continue; /* records overwritten before we read them */
+		if (n == 0)
+			c->kmsg_eof = 1; /* /dev/kmsg never gives 0: a file's end */
 		if (n <= 0)
 			break;
 		records++;

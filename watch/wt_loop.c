@@ -181,7 +181,8 @@ static int loop(struct wt_ctx *c)
 			if (cfg->for_ns > 0 && start + cfg->for_ns - now < wait)
 				wait = start + cfg->for_ns - now;
 			wait_ms = (int)((wait + 999999) / 1000000);
-			if (c->kmsg_fd >= 0) {
+			/* at a file's end poll says readable forever: read it each tick */
+			if (c->kmsg_fd >= 0 && !c->kmsg_eof) {
 				pfd[0].fd = c->kmsg_fd;
 				pfd[0].events = POLLIN;
 				pfd[0].revents = 0;
