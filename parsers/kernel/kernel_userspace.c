@@ -559,6 +559,13 @@ static int unit_line(struct kparse *kp, const struct krec *r, const char *p, con
 		parse_int(c + 22, e, &n);
 	} else if ((c = find(p, e, ": A process of this unit has been killed by the OOM killer"))) {
 		killer = "kernel";
+	} else if (starts(p, e, "A process of this unit has been killed by the OOM killer")) {
+		/* the notice pasted from `systemctl status` or `journalctl -u`
+		 * with its prefix and unit name cut: the unit is not known
+		 * (systemd src/core/unit.c@v255 unit_check_oom: the message
+		 * is "A process of this unit has been killed by the OOM killer.") */
+		killer = "kernel";
+		c = p;
 	} else {
 		return 0;
 	}
@@ -577,6 +584,23 @@ static int unit_line(struct kparse *kp, const struct krec *r, const char *p, con
 /* ---------------------------------------------------------------------
  * Slurm.
  */
+
+/* Does p start with slurmstepd's log prefix, "slurmstepd: " or, where
+ * slurmd runs as several daemons per host (MULTIPLE_SLURMD), the node's
+ * "slurmstepd-NODE: " (slurm src/slurmd/slurmstepd/mgr.c@slurm-22-05-0-1
+ * sets argv0 to "slurmstepd-%s" with the node name)? */
+static int slurmstepd_prefix(const char *p, const char *e)
+{
+	const char *q;
+
+	if (starts(p, e, "slurmstepd: "))
+		return 1;
+	if (!starts(p, e, "slurmstepd-"))
+		return 0;
+	for (q = p + 11; q < e && *q != ' ' && *q != ':'; q++)
+		;
+	return q > p + 11 && q + 1 < e && q[0] == ':' && q[1] == ' ';
+}
 
 /* "Detected N oom-kill event(s) in step J.S cgroup." / "... in StepId=J.S.". */
 static int slurm_detected(struct kparse *kp, const struct krec *r, const char *p, const char *e)
@@ -669,7 +693,7 @@ int userspace_bare_start(const char *l, size_t n)
 {
 	static const char *const starts_[] = {
 		"mem avail:", "mem total:", "sending SIG", "killing process ", "escalating to SIG",
-		"process exited", "srun: ", "slurmstepd: ",
+		"process exited", "srun: ", "slurmstepd: ", "slurmstepd-",
 	};
 	size_t i, k;
 
@@ -704,7 +728,7 @@ int m_userspace(struct kparse *kp, const struct krec *r, const char *p, const ch
 	if (!strcmp(ident, "slurmstepd") || !strcmp(ident, "srun") || !ident[0]) {
 		if ((rc = slurm_after(kp, p, e)))
 			return rc;
-		if (starts(p, e, "slurmstepd: ") && (rc = slurm_detected(kp, r, p, e)))
+		if (slurmstepd_prefix(p, e) && (rc = slurm_detected(kp, r, p, e)))
 			return rc;
 		if (!strcmp(ident, "slurmstepd") && (rc = slurm_detected(kp, r, p, e)))
 			return rc;

@@ -221,6 +221,8 @@ static const char *const requested_labels[] = {
 	 * less a 10 GiB reserve, so it is not read as the free figure (X < Y
 	 * fails too) */
 	"Requesting ",
+	/* MIOpen's and MIGraphX's "Memory not available to allocate buffer: N" */
+	"allocate buffer: ",
 };
 static const char *const total_labels[] = {
 	"total capacity of ", "max allowed: ", "<total capacity;",

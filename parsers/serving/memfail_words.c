@@ -200,6 +200,13 @@ const struct memfail_word memfail_words[] = {
 	 * allocate %lu Bytes of memory on device" when ggml_sycl_malloc_device
 	 * returns NULL; docs/backend/SYCL.md lists it, with "failed to
 	 * allocate SYCL0 buffer", as the device's memory running out) */
+	/* round 7 (w-spent6r): MIOpen's allocator (src/hip/handlehip.cpp
+	 * Handle::Create, MIOpen rocm-1.7 to rocm-6.x: MIOPEN_THROW("Memory
+	 * not available to allocate buffer: " + size) when the request is
+	 * over hipMemGetInfo's free memory, before hipMalloc is tried;
+	 * MIGraphX's and RPP's allocators throw the same words) */
+	{ "Memory not available to allocate buffer", MF_HIP, 0 },
+	/* ---- end of round 7 (w-spent6r) ---- */
 	{ "Bytes of memory on device", MF_SYCL, 0 },
 	{ "failed to allocate SYCL", MF_GGML, 0 },
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },

@@ -23,6 +23,43 @@ static int own_report(const char *h, size_t n)
 	       (n >= 15 && !memcmp(h, "<!DOCTYPE html>", 15) && mem_find(h, n, "oomlens"));
 }
 
+/* 1 when the line l[0..n) is a reStructuredText directive (".. note::",
+ * ".. code-block:: text"), alone or as a unified diff's added, removed or
+ * context line: Sphinx documentation, which quotes failures to explain
+ * them and is never a program's log (docutils' directive syntax: "..",
+ * a space, a name, "::"). */
+static int rst_directive(const char *l, size_t n)
+{
+	size_t i = 0, k;
+
+	if (i < n && (l[i] == '+' || l[i] == '-'))
+		i++;
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if (n - i < 6 || memcmp(l + i, ".. ", 3))
+		return 0;
+	for (k = i + 3; k < n && (isalnum((unsigned char)l[k]) || l[k] == '-' || l[k] == '_'); k++)
+		;
+	return k > i + 3 && k + 1 < n && l[k] == ':' && l[k + 1] == ':';
+}
+
+/* 1 when the head is documentation (a reStructuredText directive on a
+ * line of its own, or in a diff of such a page): what it says of memory
+ * failures is prose about them, so it is not a server log. */
+static int documentation(const char *h, size_t n)
+{
+	const char *p = h, *end = h + n, *nl;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (nl - p >= 6 && memchr(p, '.', (size_t)(nl - p)) && rst_directive(p, (size_t)(nl - p)))
+			return 1;
+	}
+	return 0;
+}
+
 /* 1 when the head is a table of tab-separated values (a manifest, a
  * spreadsheet export): its cells may quote engine lines, it is not one. */
 static int tabular(const char *h, size_t n)
@@ -189,7 +226,7 @@ int server_log_sniff(const unsigned char *head, size_t n)
 	int best = 0;
 	size_t i;
 
-	if (own_report(h, n) || tabular(h, n))
+	if (own_report(h, n) || tabular(h, n) || documentation(h, n))
 		return 0;
 	for (i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
 		if (markers[i].score > best && mem_find(h, n, markers[i].text))
