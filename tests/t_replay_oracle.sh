@@ -24,10 +24,10 @@ echo "$out" | grep -q '^FAIL leak_host_smaps: expected class spike, got leak (gr
 echo "$out" | grep -q '^PASS spike_host_smaps$' || { echo "$out"; exit 1; }
 echo "$out" | tail -1 | grep -q '^1 passed, 1 failed$' || { echo "$out"; exit 1; }
 # so must a confidence above what the artifacts can prove
-sed 's/"max_confidence": 0.69/"max_confidence": 0.2/' "$TMP/cases/capacity_gpu_lone/expected.json" > "$TMP/e.json"
-mv "$TMP/e.json" "$TMP/cases/capacity_gpu_lone/expected.json"
+sed 's/"max_confidence": 0.69/"max_confidence": 0.2/' "$TMP/cases/capacity_host_lone/expected.json" > "$TMP/e.json"
+mv "$TMP/e.json" "$TMP/cases/capacity_host_lone/expected.json"
 rc=0
-out=$("$OOMLENS" replay --oracle "$TMP/db" "$TMP/cases/capacity_gpu_lone") || rc=$?
+out=$("$OOMLENS" replay --oracle "$TMP/db" "$TMP/cases/capacity_host_lone") || rc=$?
 [ "$rc" -eq 3 ] || { echo "exit $rc, expected 3"; exit 1; }
-echo "$out" | grep -q '^FAIL capacity_gpu_lone: expected confidence <= 0.20, got 0\.' || { echo "$out"; exit 1; }
+echo "$out" | grep -q '^FAIL capacity_host_lone: expected confidence <= 0.20, got 0\.' || { echo "$out"; exit 1; }
 exit 0

@@ -17,7 +17,8 @@
  *    unless a memory series shows the level held steady; at most
  *    CAP_ENGINE_SCORE when the serving engine's accounting is in the
  *    timeline (the headroom and limits rules say which part of the
- *    configuration does not fit).
+ *    configuration does not fit). A serving OOM from one message with no
+ *    load figure is a reading only (serving_lone()).
  *
  * When none applies, a reading of the card (class "reading", below the
  * verdict's threshold) says what the message shows and what would settle
@@ -33,6 +34,7 @@
 #define CAP_MIN_FILL 0.90           /* (allocated + request) / reachable */
 #define CAP_FULL_FILL 0.95
 #define CAP_ENGINE_SCORE 0.6        /* at most, next to the engine's own accounting */
+#define CAP_SERVING_LONE 0.25       /* a reading: below VERDICT_MIN_SCORE */
 #define NONPT_MIN_SHARE 0.20
 #define NONPT_MIN_BYTES (2 * GIB)
 #define SETTLE "A memory series before the OOM (nvidia-smi --query-gpu=memory.used" \
@@ -287,6 +289,27 @@ static void capacity_advice(struct rule_ctx *c, struct rl_finding *f, const stru
 		rl_advice(f, accel ? SETTLE_ACCEL : SETTLE);
 }
 
+/* 1 when the OOM came while serving requests (the oom row's phase) and
+ * the files hold neither a memory series nor the engine's load at the
+ * failure: the service was past its start-up, and a leak, a spike of
+ * load and a workload that never fitted leave the same full card in one
+ * message. The capacity finding is then a reading, not a verdict: of
+ * the tuning set's serving OOMs it named misconfig, the threads
+ * establish no cause in 8, a leak in 1, a spike in 1, never a
+ * misconfiguration (tests/data/real/any_stack, w-spent6c). */
+static int serving_lone(struct rule_ctx *c, const struct rl_history *h)
+{
+	struct load_row r;
+	double v;
+
+	if (h->have)
+		return 0;
+	if (rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND phase = 'serving' LIMIT 1") != 0)
+		return 0;
+	/* a load figure at the failure: the load rules weigh it */
+	return !(load_row_read(c, &r) == 1 && !strcmp(r.doing, "serving"));
+}
+
 /* The card full of live tensors. 1, 0, -1. */
 static int capacity(struct rule_ctx *c, const struct rl_card *k, const struct rl_history *h,
 		    int holder)
@@ -314,6 +337,15 @@ static int capacity(struct rule_ctx *c, const struct rl_card *k, const struct rl
 		 rl_bytes(k->need, b3, sizeof(b3)), rl_bytes(k->room, b4, sizeof(b4)),
 		 rl_bytes(k->total, b5, sizeof(b5)));
 	capacity_advice(c, &f, k, h);
+	if (serving_lone(c, h)) {
+		/* the likeliest reading, with what settles it (capacity_advice's
+		 * SETTLE line), below the verdict's threshold */
+		f.class_ = "reading";
+		f.score = CAP_SERVING_LONE;
+		rl_advice(&f, "The OOM came while serving requests, past the start-up: from this"
+			  " one message a leak, a spike of load and a workload that never fitted"
+			  " read alike, so no cause is named.");
+	}
 	if (h->have)
 		rl_advice(&f, "History: %s.", rl_history_text(h, hist, sizeof(hist)));
 	return write(c, &f, k, h);

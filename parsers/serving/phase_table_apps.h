@@ -44,3 +44,19 @@
 	L("Running chat completion on conversation", SERVING, "lmstudio", "0.3.15-0.4.x",
 	  THREAD),
 	L("Streaming response...", SERVING, "lmstudio", "0.3.15-0.4.x", THREAD),
+	/* set 6 spent (w-spent6c): a request's own lines, read in each
+	 * program's source.
+	 *   - KoboldCpp prints "Processing Prompt[ [BLAS]] (n / N tokens)" in
+	 *     its generation loop while it evaluates a request's prompt, and
+	 *     "Generating (n / N tokens)" after (gpttype_adapter.cpp
+	 *     gpttype_generate, LostRuins/koboldcpp@0027a47): a failure
+	 *     there is a request's.
+	 *   - vllm-omni's AsyncOmni logs "[AsyncOmni] Orchestrator error for
+	 *     req=<id> stage-<n>: <error>" when a request's queue receives an
+	 *     error (vllm_omni/entrypoints/async_omni.py
+	 *     _process_orchestrator_results, indexed copies 2025-2026): the
+	 *     failure above it was a request's. */
+	L("Processing Prompt", SERVING, "koboldcpp", "1.x",
+	  "LostRuins/koboldcpp@0027a47 gpttype_adapter.cpp gpttype_generate"),
+	A("Orchestrator error for req=", SERVING, "vllm-omni", "2025-2026",
+	  "vllm_omni/entrypoints/async_omni.py _process_orchestrator_results (indexed copies)"),
