@@ -201,6 +201,8 @@ static const char *placed_by(const char *src)
 		{ "engine_error", "placed by the engine's own error" },
 		{ "engine_figures", "placed by the engine's own memory figures" },
 		{ "failed_start", "placed by the engine's saying it never started" },
+		{ "train_progress", "placed by the training loop's progress bar and the trainer's"
+		  " launch configuration" },
 	};
 	size_t i;
 

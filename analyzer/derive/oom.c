@@ -217,6 +217,28 @@ static const char error_phase_sql[] =
 	" phase_source = 'engine_error'"
 	" WHERE kind = 'engine_oom' AND event_id IS NOT NULL AND coalesce(phase, 'unknown') = 'unknown'";
 
+/* A training step by the program's own progress and configuration
+ * (set 6, spent round 7, w-spent6p): a failure nothing placed, in a log
+ * whose progress bar (or step line) stopped past its first step and
+ * short of its total (server_progress.c's train_progress: a loop was
+ * running), in an incident whose launch configuration states a
+ * trainer's own knobs (launch.train_batch_size, launch.grad_accum_steps:
+ * transformers' TrainingArguments per_device_train_batch_size and
+ * gradient_accumulation_steps, DeepSpeed's train_micro_batch_size_per_gpu,
+ * launch_table.c), failed in that loop's step. A bar alone says only that
+ * a loop ran (a generation or an evaluation runs under tqdm too); a
+ * trainer's knobs alone say nothing of when. Runs after every source that
+ * names a stage, before startup_phase_sql. */
+static const char training_phase_sql[] =
+	"UPDATE temp.oom_cand SET phase = 'training_step', phase_source = 'train_progress'"
+	" WHERE coalesce(phase, 'unknown') = 'unknown' AND EXISTS (SELECT 1 FROM event e"
+	"  WHERE e.kind = 'train_progress' AND e.artifact_id IS temp.oom_cand.artifact_id"
+	"  AND json_valid(e.data) AND json_extract(e.data, '$.steps_done') > 0"
+	"  AND (json_extract(e.data, '$.steps_total') IS NULL"
+	"   OR json_extract(e.data, '$.steps_done') < json_extract(e.data, '$.steps_total')))"
+	" AND EXISTS (SELECT 1 FROM meta m WHERE m.key IN ('launch.train_batch_size',"
+	"  'launch.grad_accum_steps'))";
+
 /* One kernel OOM report being gathered (kernel_reports). */
 struct kreport {
 	int open;
@@ -408,6 +430,8 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		" WHERE event_id IS NOT NULL AND kind IN ('torch_oom', 'mem_failure');",
 		NULL, NULL, &msg) != SQLITE_OK
 	    || sqlite3_exec(db, error_phase_sql, NULL, NULL, &msg) != SQLITE_OK
+	    || (q_has_table(db, "meta")
+		&& sqlite3_exec(db, training_phase_sql, NULL, NULL, &msg) != SQLITE_OK)
 	    || (q_has_table(db, "engine")
 		&& (sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK
 		    || sqlite3_exec(db, startup_phase_sql, NULL, NULL, &msg) != SQLITE_OK))
