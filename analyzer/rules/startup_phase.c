@@ -757,6 +757,8 @@ static const char *phase_advise(struct rule_ctx *c, const struct rl_phase *p, co
 		return advise_host_ggml(p, stack, f);
 	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
 		return advise_zero_setup(p, f);
+	if (!strcmp(p->phase, "load_weights") && p->host)
+		return rl_phase_advise_host_load(p, stack, f);
 	if (!strcmp(p->phase, "startup"))
 		return advise_startup(stack, f);
 	if (!strcmp(p->phase, "warmup"))
