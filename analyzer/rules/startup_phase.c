@@ -529,6 +529,10 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 			  " --max-total-tokens, --context-length) so that the profile run and the"
 			  " pool fit.", u ? "" : " (not printed)");
 	else if ((!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama")) &&
+		 (g = ggml_engine(e, n)) && rl_ggml_slots(p, stack, g, f))
+		rl_advice(f, "Or lower the context per sequence (%s).", engine_knob_flag(
+			  engine_kind_from_name(stack), KR_MAX_LEN));
+	else if ((!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama")) &&
 		 (g = ggml_engine(e, n)) && (ggml_ctx_fit(c, p, stack, g, f) ||
 					     ggml_layers_fit(c, p, stack, g, f)))
 		rl_advice(f, "The compute buffers and the KV cache grow with the context; with"
@@ -757,6 +761,8 @@ static const char *phase_advise(struct rule_ctx *c, const struct rl_phase *p, co
 		return advise_host_ggml(p, stack, f);
 	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
 		return advise_zero_setup(p, f);
+	if (!strcmp(p->phase, "load_weights") && p->host)
+		return rl_phase_advise_host_load(p, stack, f);
 	if (!strcmp(p->phase, "startup"))
 		return advise_startup(stack, f);
 	if (!strcmp(p->phase, "warmup"))

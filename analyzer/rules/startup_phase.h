@@ -57,6 +57,19 @@ int rl_phase_deepspeed(const struct rl_phase *p);
 const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 			    const struct rl_engine *e, int n, struct rl_finding *f);
 
+/* The cause and f's advice for p, a start-up OOM of host memory (p->host)
+ * while the weights loaded: the host's knobs, in stack's words where it
+ * has its own (startup_host.c). Returns the cause (static). Never fails. */
+const char *rl_phase_advise_host_load(const struct rl_phase *p, const char *stack,
+				      struct rl_finding *f);
+
+/* For a llama.cpp or Ollama start-up OOM (p, of stack) whose instance g
+ * printed a KV cache of several sequences' context: f's figures, advice
+ * and knob (the parallel sequences, with a value). 1 written, 0 the
+ * figures show no slots (startup_slots.c). Never fails. */
+int rl_ggml_slots(const struct rl_phase *p, const char *stack, const struct rl_engine *g,
+		  struct rl_finding *f);
+
 /* ---- the failure's own figures show room (startup_room.c) ---------------- */
 
 /* TensorRT-LLM's KV cache share of the free memory when none is set

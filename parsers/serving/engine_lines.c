@@ -93,6 +93,15 @@ static const struct {
 	{ EF_GPU_BLOCKS, R, 0, 1, { "Number of blocks in KV cache primary pool: ",
 				    "primary blocks=" } },
 	{ EF_KV_TOKENS, L, 0, 1, { ": n_ctx " } },       /* llama_new_context_with_model */
+	/* set 6 spent (w-spent6s): the KV cache's cells, all sequences'
+	 * ("llama_kv_cache_init: kv_size = ", b3xxx-b5500 src/llama-kv-cache.cpp;
+	 * "llama_kv_cache_unified: kv_size = ", b5500-, ollama's vendored
+	 * llama/llama.cpp/src/llama-kv-cache-unified.cpp), and one sequence's
+	 * context ("llama_context: n_ctx_per_seq = ", and the warning
+	 * "n_ctx_per_seq (N) < n_ctx_train (M)", src/llama-context.cpp b5000-):
+	 * their ratio is the parallel slots (startup_slots.c) */
+	{ EF_KV_TOKENS, L, 0, 1, { ": kv_size = " } },
+	{ EF_MAX_MODEL_LEN, L, 0, 1, { "n_ctx_per_seq" } },
 	/* Ollama's GPU discovery (OLLAMA_DEBUG): "[GPU-<uuid>] CUDA freeMem
 	 * 23877 mb" (the first card said; its totalMem line is not kept: a
 	 * paste may hold another card's, and the pair must be one card's) */
