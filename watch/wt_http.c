@@ -296,12 +296,20 @@ int wt_http_reply(const char *r, size_t n, struct strbuf *out, char *why, size_t
 		return kept;
 	}
 	if ((v = header(r, hl, "Content-Length", &vl))) {
-		long long cl = strtoll(v, NULL, 10);
-		if (cl >= 0 && (unsigned long long)cl > bl) {
-			snprintf(why, whyn, "the reply was cut short (%zu of %lld bytes)", bl, cl);
+		/* the value's digits only: the reply is not NUL-terminated */
+		unsigned long long cl = 0;
+		size_t i = 0;
+		int digits = 0;
+
+		while (i < vl && (v[i] == ' ' || v[i] == '\t'))
+			i++;
+		for (; i < vl && v[i] >= '0' && v[i] <= '9' && cl < (1ULL << 60); i++, digits++)
+			cl = cl * 10 + (unsigned)(v[i] - '0');
+		if (digits && cl > bl) {
+			snprintf(why, whyn, "the reply was cut short (%zu of %llu bytes)", bl, cl);
 			return -1;
 		}
-		if (cl >= 0)
+		if (digits)
 			bl = (size_t)cl;
 	}
 	return filter(body, bl, out);
