@@ -147,19 +147,47 @@ static const char cands_sql[] =
 	" WHERE coalesce(c.phase, 'unknown') IN ('unknown', '') AND NOT EXISTS (SELECT 1 FROM meta m"
 	"  WHERE m.artifact_id = c.artifact_id AND m.key = 'server.last_stage')";
 
+/* One placement decided, applied once the candidates' query is done (the
+ * table it reads is not written while it is stepped). */
+struct placed {
+	int64_t rowid, artifact;
+	const char *src;
+	char phase[32];
+};
+
+/* Write the n placements p into temp.oom_cand. 0 or -1. */
+static int apply(sqlite3 *db, const struct placed *p, size_t n, struct strbuf *err)
+{
+	sqlite3_stmt *up;
+	size_t i;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "UPDATE temp.oom_cand SET phase = ?2, phase_source = ?3,"
+			       " phase_artifact = ?4 WHERE rowid = ?1", -1, &up, NULL) != SQLITE_OK)
+		return paste_failed(err, sqlite3_errmsg(db));
+	for (i = 0; rc == 0 && i < n; i++) {
+		sqlite3_bind_int64(up, 1, p[i].rowid);
+		sqlite3_bind_text(up, 2, p[i].phase, -1, SQLITE_STATIC);
+		sqlite3_bind_text(up, 3, p[i].src, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(up, 4, p[i].artifact);
+		if (sqlite3_step(up) != SQLITE_DONE)
+			rc = paste_failed(err, sqlite3_errmsg(db));
+		sqlite3_reset(up);
+	}
+	sqlite3_finalize(up);
+	return rc;
+}
+
 int derive_oom_paste(sqlite3 *db, struct strbuf *err)
 {
-	sqlite3_stmt *st, *up;
+	sqlite3_stmt *st;
 	struct paste_stage s[PASTE_LOGS];
+	struct placed *p = NULL, *grown;
+	size_t np = 0, cap = 0;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db, cands_sql, -1, &st, NULL) != SQLITE_OK)
 		return paste_failed(err, sqlite3_errmsg(db));
-	if (sqlite3_prepare_v2(db, "UPDATE temp.oom_cand SET phase = ?2, phase_source = ?3,"
-			       " phase_artifact = ?4 WHERE rowid = ?1", -1, &up, NULL) != SQLITE_OK) {
-		sqlite3_finalize(st);
-		return paste_failed(err, sqlite3_errmsg(db));
-	}
 	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 		const char *ck = (const char *)sqlite3_column_text(st, 3);
 		int64_t t = sqlite3_column_type(st, 2) == SQLITE_INTEGER
@@ -177,15 +205,23 @@ int derive_oom_paste(sqlite3 *db, struct strbuf *err)
 			 ck ? ck : "none", &src);
 		if (i < 0)
 			continue;
-		sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
-		sqlite3_bind_text(up, 2, s[i].phase, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(up, 3, src, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(up, 4, s[i].artifact);
-		if (sqlite3_step(up) != SQLITE_DONE)
-			rc = paste_failed(err, sqlite3_errmsg(db));
-		sqlite3_reset(up);
+		if (np == cap) {
+			cap = cap ? cap * 2 : 8;
+			if (!(grown = realloc(p, cap * sizeof(*p)))) {
+				rc = paste_failed(err, "out of memory");
+				break;
+			}
+			p = grown;
+		}
+		p[np].rowid = sqlite3_column_int64(st, 0);
+		p[np].artifact = s[i].artifact;
+		p[np].src = src;
+		snprintf(p[np].phase, sizeof(p[np].phase), "%s", s[i].phase);
+		np++;
 	}
-	sqlite3_finalize(up);
 	sqlite3_finalize(st);
+	if (rc == 0)
+		rc = apply(db, p, np, err);
+	free(p);
 	return rc;
 }
