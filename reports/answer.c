@@ -212,6 +212,26 @@ static const char *placed_by(const char *src)
 	return NULL;
 }
 
+/* How another paste placed the phase (phase_source other_paste_time or
+ * other_paste_order, path: that paste, oom.phase_artifact), as a
+ * sentence into out: its file name, and for the order that it is
+ * inferred from the file names. Nothing for another source. */
+static void placed_by_paste(struct strbuf *out, const char *src, const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	if (!strcmp(src, "other_paste_time")) {
+		strbuf_addstr(out, " Phase placed by the last stage of ");
+		strbuf_add_utf8(out, b, strlen(b));
+		strbuf_addstr(out, ", another paste, at or before the failure's time.");
+	} else if (!strcmp(src, "other_paste_order")) {
+		strbuf_addstr(out, " Phase placed by the last stage of ");
+		strbuf_add_utf8(out, b, strlen(b));
+		strbuf_addstr(out, ", an earlier paste: order inferred from the file names.");
+	}
+}
+
 /* The sentence of what happened, from row 1 of oom and the phase. */
 static void what_happened(struct report_ctx *c, struct strbuf *out, const char *phase)
 {
@@ -219,7 +239,8 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 				     " victim_pid, victim_comm, victim_bytes, phase, family, (SELECT"
 				     " json_extract(e.data, '$.stack') FROM event e WHERE e.id ="
 				     " oom.event_id AND json_valid(e.data)), total_bytes, free_bytes,"
-				     " phase_source, phase FROM oom WHERE id = 1");
+				     " phase_source, phase, (SELECT a.path FROM artifact a WHERE"
+				     " a.id = oom.phase_artifact) FROM oom WHERE id = 1");
 	char req[40] = "", vb[40] = "", dev[24] = "", tot[40] = "", fr[40] = "";
 	const char *kind, *mem, *stack, *devword;
 	struct strbuf v = STRBUF_INIT;
@@ -350,6 +371,9 @@ done:
 	if (phase_clause(phase, stack) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
 	    placed_by(col(st, 13)))
 		strbuf_addf(out, " Phase %s.", placed_by(col(st, 13)));
+	else if (phase_clause(phase, stack) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
+		 col(st, 15))
+		placed_by_paste(out, col(st, 13), col(st, 15));
 	strbuf_inherit(out, &v);
 	strbuf_release(&v);
 	sqlite3_finalize(st);

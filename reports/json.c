@@ -95,7 +95,8 @@ static json_t *card(const struct report_summary *s)
 /* The derived table oom (docs/schema.md), row 1 = the OOM first: [{time,
  * clock, kind, scope, device, cgroup, requested_bytes, total_bytes,
  * free_bytes, victim: {pid, comm, bytes} or null, phase, phase_source
- * (the rule that placed the phase), family, source: {artifact, event_id,
+ * (the rule that placed the phase), phase_from (the other paste that
+ * placed it), family, source: {artifact, event_id,
  * evidence}}], the first OOMS_SHOWN. */
 static json_t *ooms(struct report_ctx *c)
 {
@@ -103,7 +104,8 @@ static json_t *ooms(struct report_ctx *c)
 				     " o.cgroup, o.requested_bytes, o.victim_event IS NOT NULL OR"
 				     " o.victim_pid IS NOT NULL, o.victim_pid, o.victim_comm, o.victim_bytes,"
 				     " o.phase, o.family, a.path, o.event_id, o.evidence, o.total_bytes,"
-				     " o.free_bytes, o.phase_source FROM oom o"
+				     " o.free_bytes, o.phase_source, (SELECT p.path FROM artifact p"
+				     "  WHERE p.id = o.phase_artifact) FROM oom o"
 				     " LEFT JOIN artifact a ON a.id = o.artifact_id ORDER BY o.id LIMIT ?");
 	json_t *a = json_array();
 
@@ -117,12 +119,12 @@ static json_t *ooms(struct report_ctx *c)
 			"pid", q_json(st, 8), "comm", q_json(st, 9), "bytes", q_json(st, 10))
 			: json_null();
 		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-			" s:o, s:o, s:o, s:{s:o, s:o, s:o}}",
+			" s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}}",
 			"time", q_json_time(st, 0), "clock", q_json(st, 1), "kind", q_json(st, 2),
 			"scope", q_json(st, 3), "device", q_json(st, 4), "cgroup", q_json(st, 5),
 			"requested_bytes", q_json(st, 6), "total_bytes", q_json(st, 16),
 			"free_bytes", q_json(st, 17), "victim", victim, "phase", q_json(st, 11),
-			"phase_source", q_json(st, 18), "family", q_json(st, 12), "source", "artifact", q_json(st, 13),
+			"phase_source", q_json(st, 18), "phase_from", q_json(st, 19), "family", q_json(st, 12), "source", "artifact", q_json(st, 13),
 			"event_id", q_json(st, 14), "evidence", ev ? ev : json_array()));
 	}
 	sqlite3_finalize(st);

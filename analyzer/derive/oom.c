@@ -43,12 +43,13 @@ static const char oom_schema[] =
 	" victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER, victim_event INTEGER,"
 	" phase TEXT NOT NULL DEFAULT 'unknown', family TEXT, event_id INTEGER,"
 	" evidence TEXT NOT NULL, artifact_id INTEGER, total_bytes INTEGER, free_bytes INTEGER,"
-	" phase_source TEXT);"
+	" phase_source TEXT, phase_artifact INTEGER);"
 	"CREATE TEMP TABLE oom_cand(time_ns INTEGER, boot_ns INTEGER, clock TEXT, kind TEXT,"
 	" scope TEXT, device INTEGER, cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER,"
 	" invoker_comm TEXT, victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER,"
 	" victim_event INTEGER, event_id INTEGER, evidence TEXT, artifact_id INTEGER, phase TEXT,"
-	" family TEXT, total_bytes INTEGER, free_bytes INTEGER, phase_source TEXT);";
+	" family TEXT, total_bytes INTEGER, free_bytes INTEGER, phase_source TEXT,"
+	" phase_artifact INTEGER);";
 
 /* The columns every non-kernel candidate takes from its one event e. */
 /* The candidate columns every INSERT gives (phase and family are read
@@ -434,18 +435,23 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		&& sqlite3_exec(db, training_phase_sql, NULL, NULL, &msg) != SQLITE_OK)
 	    || (q_has_table(db, "engine")
 		&& (sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK
-		    || sqlite3_exec(db, startup_phase_sql, NULL, NULL, &msg) != SQLITE_OK))
-	    || sqlite3_exec(db,
+		    || sqlite3_exec(db, startup_phase_sql, NULL, NULL, &msg) != SQLITE_OK)))
+		goto failed;
+	/* what no source of its own file placed: another paste's last stage */
+	if (derive_oom_paste(db, err) < 0)
+		return -1;
+	if (sqlite3_exec(db,
 		"INSERT INTO oom(id, time_ns, boot_ns, clock, kind, scope, device, cgroup,"
 		" requested_bytes, invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes,"
 		" victim_event, phase, family, event_id, evidence, artifact_id, total_bytes,"
-		" free_bytes, phase_source)"
+		" free_bytes, phase_source, phase_artifact)"
 		" SELECT row_number() OVER (ORDER BY " OOM_ORDER "), time_ns, boot_ns, clock, kind,"
 		" scope, device, cgroup, requested_bytes, invoker_pid, invoker_comm, victim_pid,"
 		" victim_comm, victim_bytes, victim_event, coalesce(phase, 'unknown'), family,"
 		" event_id, evidence, artifact_id, total_bytes, free_bytes,"
-		" CASE WHEN coalesce(phase, 'unknown') = 'unknown' THEN NULL ELSE phase_source END"
-		" FROM temp.oom_cand;"
+		" CASE WHEN coalesce(phase, 'unknown') = 'unknown' THEN NULL ELSE phase_source END,"
+		" CASE WHEN phase_source IN ('other_paste_time', 'other_paste_order')"
+		"  THEN phase_artifact END FROM temp.oom_cand;"
 		"DROP TABLE temp.oom_cand;"
 		"CREATE INDEX oom_event ON oom(event_id);"
 		"DROP VIEW IF EXISTS oom_victim;"

@@ -18,6 +18,13 @@ struct strbuf;
  * failure (the verdict is then no_oom). */
 int derive_oom(sqlite3 *db, struct strbuf *err);
 
+/* Cross-paste placement (oom_paste.c): every candidate of temp.oom_cand
+ * whose phase is unknown takes the last stage of a server log of the same
+ * folder, by time (phase_source other_paste_time) or by the pastes'
+ * numbered file names (other_paste_order), when that is unambiguous;
+ * phase_artifact names that log. 0, or -1 with why in err. */
+int derive_oom_paste(sqlite3 *db, struct strbuf *err);
+
 /* The words of an engine's error text (the SQL expression T, text or
  * NULL) that say the engine never started: vLLM's "EngineCore failed to
  * start", "Engine core initialization failed", TGI's "Shard 0 failed to

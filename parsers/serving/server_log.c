@@ -675,14 +675,19 @@ int server_log_parse(struct input *in, struct sink *s)
 	/* 'y' told apart: a line without it does not say "memory" */
 	input_mark_bytes(in, SRV_SPECIAL_BYTES, "y");
 	while (input_getline(in, &raw, &n) == 1) {
+		enum oom_phase before = st->mem.phase;
+
 		if (uvicorn_line(st, raw, n, in->line_marked | in->line_also, &r)) {
 			if (r < 0)
 				goto out;
+			srv_mem_stage(&st->mem, before, NULL, in->lineno);
 			continue;
 		}
 		if ((r = srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno)) < 0 ||
 		    (r == 0 && read_line(st) < 0))
 			goto out;   /* r == 1: a CRI partial line, held */
+		if (r == 0)
+			srv_mem_stage(&st->mem, before, &st->line.t, in->lineno);
 	}
 	if (take_piece(st) < 0 || pend_flush(st, OOM_PHASE_UNKNOWN) < 0 ||
 	    srv_mem_finish(&st->mem, s) < 0 ||

@@ -348,7 +348,37 @@ int srv_mem_far_below(struct srv_mem *m, struct sink *s, enum oom_phase ph, int 
 	return 1;
 }
 
+void srv_mem_stage(struct srv_mem *m, enum oom_phase before, const struct ol_time *t,
+		   uint64_t lineno)
+{
+	if (m->phase == before || m->phase == OOM_PHASE_UNKNOWN)
+		return;
+	m->stage_line = lineno;
+	if (t)
+		m->stage_t = *t;
+	else
+		m->stage_t = (struct ol_time){ .clock = OL_CLOCK_NONE, .utc_ns = OL_NULL,
+					       .boot_ns = OL_NULL };
+}
+
+/* The log's last stage as meta server.last_stage (srv_mem_finish). 0 or -1. */
+static int last_stage(const struct srv_mem *m, struct sink *s)
+{
+	char v[200], t[40] = "null";
+	int timed = m->stage_t.clock != OL_CLOCK_NONE && m->stage_t.utc_ns != OL_NULL;
+
+	if (!m->stage_line || m->phase == OOM_PHASE_UNKNOWN)
+		return 0;
+	if (timed)
+		snprintf(t, sizeof(t), "%lld", (long long)m->stage_t.utc_ns);
+	snprintf(v, sizeof(v), "{\"phase\":\"%s\",\"by\":\"%s\",\"line\":%llu,"
+		 "\"time_ns\":%s,\"clock\":\"%s\"}", vocab_phase(m->phase),
+		 m->served ? "request_served" : "stage_line", (unsigned long long)m->stage_line,
+		 t, !timed ? "none" : m->stage_t.clock == OL_CLOCK_LOCAL ? "local" : "utc");
+	return sink_meta(s, vocab_meta_key(VM_SERVER_LAST_STAGE), v) < 0 ? -1 : 0;
+}
+
 int srv_mem_finish(struct srv_mem *m, struct sink *s)
 {
-	return flush(m, s);
+	return flush(m, s) < 0 || last_stage(m, s) < 0 ? -1 : 0;
 }

@@ -80,6 +80,12 @@ struct srv_mem {
 	 * 'out of memory'") */
 	uint64_t told_line;
 	enum memfail_family told_family;
+	/* where the log's phase last changed (its last stage line, or the
+	 * first request served): that line's time and number; stage_line 0:
+	 * never. Written at the end as meta server.last_stage, for the
+	 * failures of the incident's other pastes (analyzer/derive/oom.c) */
+	struct ol_time stage_t;
+	uint64_t stage_line;
 };
 
 void srv_mem_init(struct srv_mem *m);
@@ -146,7 +152,14 @@ int srv_mem_far_below(struct srv_mem *m, struct sink *s, enum oom_phase ph, int 
  * lines after takes it when its own lines name none. */
 void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno);
 
-/* Write the failure still held. 0 or -1. */
+/* Note that line lineno (time t, NULL: untimed) left the log's phase at
+ * m->phase, when it changed it from before. */
+void srv_mem_stage(struct srv_mem *m, enum oom_phase before, const struct ol_time *t,
+		   uint64_t lineno);
+
+/* Write the failure still held, and the log's last stage (meta
+ * server.last_stage: {phase, by, line, time_ns, clock}, when a stage line
+ * or a request served placed one; not counted as a record). 0 or -1. */
 int srv_mem_finish(struct srv_mem *m, struct sink *s);
 
 /* The event data of failure f in phase ph: family, wording, figures,
