@@ -34,6 +34,7 @@ struct ms_line {
 /* A table's column, once a header named it. */
 struct ms_table {
 	int col;               /* the figure's column, -1 none */
+	int last;              /* it is the header's last column: a row's last figure */
 	double unit;           /* a bare number's unit in bytes, 0 none */
 	char per[16];          /* the first column's step word, "" none */
 	char label[24];
@@ -61,6 +62,18 @@ static void split(const char *l, size_t n, struct ms_line *t)
 		n = MS_LINE;
 	for (i = 0; i < n; i++) {
 		char ch = l[i];
+		/* a clock's colons (10:00:00) stay inside their token */
+		if (ch == ':' && i > 0 && i + 1 < n && isdigit((unsigned char)l[i - 1]) &&
+		    isdigit((unsigned char)l[i + 1])) {
+			if (!in) {
+				if (t->n >= MS_TOK)
+					break;
+				t->tok[t->n++] = &t->buf[o];
+				in = 1;
+			}
+			t->buf[o++] = ch;
+			continue;
+		}
 		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '=' || ch == ':' || ch == ',' ||
 		    ch == '(' || ch == ')' || ch == '"' || ch == '|') {
 			if (in)
@@ -170,6 +183,10 @@ static int header(const struct ms_line *t, struct ms_table *tab)
 		return 0;
 	tab->col = col;
 	tab->unit = 0;
+	tab->last = 1;
+	for (k = col + 1; k < t->n; k++)
+		if (t->tok[k][0] != '[')
+			tab->last = 0;
 	for (k = 0; k < t->n; k++)
 		if (t->tok[k][0] == '[' && unit_of(t->tok[k] + 1) == 0) {
 			char u[8];
@@ -210,7 +227,13 @@ static int sample(const struct ms_line *t, const struct ms_table *tab, double *b
 	}
 	*label = NULL;
 	if (tab->col >= 0 && tab->col < t->n && isdigit((unsigned char)t->tok[0][0])) {
-		if ((*bytes = figure(t, tab->col, tab->unit)) < 0)
+		k = tab->col;
+		if (tab->last) {   /* a row's date may take two tokens: from the end */
+			k = t->n - 1;
+			if (k > 0 && unit_of(t->tok[k]) > 0)
+				k--;
+		}
+		if ((*bytes = figure(t, k, tab->unit)) < 0)
 			return 0;
 		*label = tab->label;
 		if (tab->per[0] && tab->col > 0) {
@@ -224,7 +247,7 @@ static int sample(const struct ms_line *t, const struct ms_table *tab, double *b
 
 int memsamples_sniff(const unsigned char *head, size_t n)
 {
-	struct ms_table tab = { -1, 0, "", "" };
+	struct ms_table tab = { -1, 0, 0, "", "" };
 	struct ms_line t;
 	size_t i = 0;
 	int lines = 0, hits = 0;
@@ -261,7 +284,7 @@ static int put(char *buf, size_t n, size_t *o, const char *sep, double v)
 int memsamples_parse(struct input *in, struct sink *s)
 {
 	double v[MS_MAX], st[MS_MAX];
-	struct ms_table tab = { -1, 0, "", "" };
+	struct ms_table tab = { -1, 0, 0, "", "" };
 	struct ms_line t;
 	const char *l, *lab0 = NULL, *per0 = NULL;
 	char key[64], val[MS_MAX * 32 + 128];
