@@ -196,7 +196,8 @@
 	X(VM_ENV, "env.", "<NAME>", "text", "an environment variable oomlens keeps (allocator, engine settings)") \
 	X(VM_LAUNCH_SOURCE, "launch.source", NULL, "text", "what stated the launch.* knobs: an engine's launch command or a pasted configuration, and its line") \
 	X(VM_LAUNCH_ENGINE, "launch.engine", NULL, "text", "the engine the pasted launch command starts") \
-	X(VM_LAUNCH_KNOB, "launch.", "<knob>", "number", "a knob's value as a launch command or configuration pasted beside the failure states it (max_num_seqs, gpu_memory_utilization, ...: parsers/serving/launch_table.c)")
+	X(VM_LAUNCH_KNOB, "launch.", "<knob>", "number", "a knob's value as a launch command or configuration pasted beside the failure states it (max_num_seqs, gpu_memory_utilization, ...: parsers/serving/launch_table.c)") \
+	X(VM_SAMPLES_SERIES, "samples.series.", "<n>", "text", "memory samples of one process or device pasted as lines, in file order (untimed): label, per, steps, bytes separated by bars (parsers/host/memsamples.c)")
 
 /* ---- finding causes (finding.cause, verdict.cause) ---- */
 #define VOCAB_CAUSES(X) \
@@ -250,7 +251,8 @@
 	X(VC_LONG_BATCH, "long_batch", NULL, NULL, "training, after many steps at a flat peak: a batch larger than those before (a longer sequence) outgrew the room") \
 	X(VC_LATE_STEP, "late_step", NULL, NULL, "reading: a training OOM after many steps; the log shows no memory trend to tell a leak from a longer batch") \
 	X(VC_LOAD_AT_OOM, "load_at_oom", NULL, NULL, "reading: the serving engine's load (running, waiting, KV cache usage) at the OOM") \
-	X(VC_TRAINING_KNOBS, "training_knobs", NULL, NULL, "reading: the knobs a training or evaluation step answers to, to try first; names no cause")
+	X(VC_TRAINING_KNOBS, "training_knobs", NULL, NULL, "reading: the knobs a training or evaluation step answers to, to try first; names no cause") \
+	X(VC_UNTIMED_GROWTH, "untimed_growth", NULL, NULL, "leak: memory samples pasted in file order (untimed) kept rising, per sample or per request/iteration (no rate in time)")
 
 /* ---- classes (finding.class; verdict.class all but reading) ---- */
 #define VOCAB_CLASSES(X) \

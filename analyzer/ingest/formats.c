@@ -33,6 +33,7 @@
 #include "parsers/bundles/nvsmi_q.h"
 #include "parsers/bundles/sos.h"
 #include "parsers/host/procmem.h"
+#include "parsers/host/memsamples.h"
 
 #include <string.h>
 
@@ -112,6 +113,8 @@ const struct format format_table[] = {
 	{ "buddyinfo", "a copy of /proc/buddyinfo", buddyinfo_sniff, buddyinfo_parse, 0 },
 	{ "slabinfo", "a copy of /proc/slabinfo: the largest slab caches",
 	  slabinfo_sniff, slabinfo_parse, 0 },
+	{ "memory_samples", "memory figures pasted as lines or a small table (VmRSS, RSS, resident,"
+	  " memory.used ...), in file order, untimed", memsamples_sniff, memsamples_parse, 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

@@ -59,6 +59,8 @@ const struct rule rule_table[] = {
 	{ "progress", "what the program was doing at the OOM: a training loop's first steps or"
 	  " its memory over many steps, a serving engine's KV pool full at steady load",
 	  rule_progress },
+	{ "samples", "memory samples pasted in file order (untimed) that keep rising: a leak,"
+	  " per sample or per request", rule_samples },
 	{ "training", "the knobs a training or evaluation step (or the MPS/XLA allocator)"
 	  " answers to, to try first", rule_training },
 	{ NULL, NULL, NULL }
@@ -220,6 +222,16 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
 	return insert_verdict(c, "no_oom", NULL, 1.0, summary, missing[0] ? missing : NULL);
 }
 
+/* The title of rule's strongest finding into out; 1 found, 0 none. */
+static int title_of_rule(struct rule_ctx *c, const char *rule, char *out, size_t n)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof(sql), "SELECT title FROM finding WHERE rule = '%s'"
+		 " ORDER BY score DESC, id LIMIT 1", rule);
+	return rl_first_text(c, sql, out, n);
+}
+
 /* The title of a start-up finding whose failure's own figures show room
  * (startup_room.c: request_fits_free) into out; 1 found, 0 none. */
 static int room_title(struct rule_ctx *c, char *out, size_t n)
@@ -238,6 +250,13 @@ static int write_verdict(struct rule_ctx *c)
 		return -1;
 	p = primary_class(cs);
 	rl_missing_evidence(c, missing, sizeof(missing));
+	if (!c->has_oom && title_of_rule(c, "samples", title, sizeof(title))) {
+		/* no OOM yet, but pasted samples that keep rising: a leak ahead
+		 * of one (samples.c), said as untimed */
+		snprintf(summary, sizeof(summary), "No OOM recorded, but a leak: %s.", title);
+		return insert_verdict(c, "leak", "untimed_growth", 0.7, summary,
+				      missing[0] ? missing : NULL);
+	}
 	if (!c->has_oom)
 		return write_no_oom(c, missing);
 	if (p >= 0)

@@ -1,0 +1,142 @@
+/*
+ * samples.c -- leak from memory samples pasted in file order (untimed).
+ *
+ * A reporter often shows a leak as a column of figures: the process's
+ * VmRSS after each request, the resident size every ten requests, the
+ * memory a training log prints each iteration (parsers/host/memsamples.c,
+ * meta samples.series.N). Those samples carry no time: their order is the
+ * paste's, so the growth is stated per sample -- per request or per
+ * iteration when the lines number them -- and never as a rate in time.
+ *
+ * Leak when a series of at least MEMSAMPLES_MIN samples rises nearly
+ * monotonically (no fall larger than SAMPLES_DIP of the level, and at
+ * most one fall in SAMPLES_FALLS_PER samples) by a material amount (at
+ * least SAMPLES_MIN_BYTES and SAMPLES_MIN_FRAC of its first level). A
+ * flat or falling series is no finding. The finding has no OOM to judge;
+ * the verdict names a leak without one only from this rule (verdict.c).
+ */
+#include "analyzer/rules/rulelib.h"
+#include "parsers/host/memsamples.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLES_MAX 256
+#define SAMPLES_DIP 0.05          /* a fall under 5 % of the level is noise */
+#define SAMPLES_FALLS_PER 5       /* at most one fall in five samples */
+#define SAMPLES_MIN_FRAC 0.10     /* growth over the first level */
+#define SAMPLES_MIN_BYTES (32.0 * 1048576.0)
+#define SAMPLES_SCORE 0.7
+
+/* Comma-separated numbers of s (up to '|' or the end) into v (max);
+ * returns the count and sets *rest past the '|'. */
+static int numbers(const char *s, double *v, int max, const char **rest)
+{
+	int n = 0;
+	char *end;
+
+	while (*s && *s != '|') {
+		double x = strtod(s, &end);
+		if (end == s)
+			break;
+		if (n < max)
+			v[n++] = x;
+		s = end;
+		if (*s == ',')
+			s++;
+	}
+	*rest = *s == '|' ? s + 1 : s;
+	return n;
+}
+
+/* Whether v[0..n) rises nearly monotonically by a material amount. */
+static int rises(const double *v, int n)
+{
+	int i, falls = 0;
+
+	if (n < MEMSAMPLES_MIN || v[0] < 0)
+		return 0;
+	for (i = 1; i < n; i++)
+		if (v[i] < v[i - 1]) {
+			if (v[i - 1] - v[i] > SAMPLES_DIP * v[i - 1])
+				return 0;
+			falls++;
+		}
+	if (falls * SAMPLES_FALLS_PER > n)
+		return 0;
+	return v[n - 1] - v[0] >= SAMPLES_MIN_BYTES && v[n - 1] - v[0] >= SAMPLES_MIN_FRAC * v[0];
+}
+
+/* One series "label|per|steps|bytes" of artifact file: a finding when it
+ * rises. 1 written, 0 none, -1 failed. */
+static int judge(struct rule_ctx *c, const char *val, const char *file)
+{
+	double v[SAMPLES_MAX], st[SAMPLES_MAX], per_step, span;
+	char label[32] = "", per[16] = "";
+	const char *p = val, *bar;
+	struct rl_finding f;
+	int n, ns, by_step;
+
+	if (!(bar = strchr(p, '|')) || (size_t)(bar - p) >= sizeof(label))
+		return 0;
+	memcpy(label, p, (size_t)(bar - p));
+	p = bar + 1;
+	if (!(bar = strchr(p, '|')) || (size_t)(bar - p) >= sizeof(per))
+		return 0;
+	memcpy(per, p, (size_t)(bar - p));
+	ns = numbers(bar + 1, st, SAMPLES_MAX, &p);
+	n = numbers(p, v, SAMPLES_MAX, &p);
+	if (!rises(v, n))
+		return 0;
+	by_step = ns == n && st[n - 1] > st[0];
+	span = by_step ? st[n - 1] - st[0] : n - 1;
+	per_step = (v[n - 1] - v[0]) / span;
+	rl_finding_init(&f, "samples", "leak", "untimed_growth");
+	f.score = SAMPLES_SCORE;
+	/* numbered by request: a server serving; by iteration, step, epoch
+	 * or batch: a training loop */
+	if (by_step)
+		f.phase = !strcmp(per, "request") ? "serving" : "training_step";
+	rl_fig(&f, "samples", n);
+	rl_fig(&f, "first_bytes", v[0]);
+	rl_fig(&f, "last_bytes", v[n - 1]);
+	rl_fig(&f, "growth_bytes", v[n - 1] - v[0]);
+	rl_fig(&f, by_step ? "growth_per_step_bytes" : "growth_per_sample_bytes", per_step);
+	snprintf(f.title, sizeof(f.title), "Memory (%s) rose over %d pasted samples, %.0f MiB to"
+		 " %.0f MiB: %.1f MiB per %s (order inferred from the paste's lines, untimed)",
+		 label, n, v[0] / 1048576.0, v[n - 1] / 1048576.0, per_step / 1048576.0,
+		 by_step ? per : "sample");
+	rl_advice(&f, "The samples in %s carry no time: their order is the file's, so the"
+		  " growth is per %s, not a rate in time. Memory that keeps rising %s after"
+		  " %s at the same work is held and not returned: a leak. Log it with a time"
+		  " (ps -o rss= -p PID every minute, or nvidia-smi --query-gpu=memory.used"
+		  " --format=csv -l 60) beside the request count to see when it would run"
+		  " out.", file, by_step ? per : "sample", by_step ? per : "sample",
+		  by_step ? per : "sample");
+	return rl_finding_write(c, &f) < 0 ? -1 : 1;
+}
+
+int rule_samples(struct rule_ctx *c)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT m.value, coalesce(a.path, '') FROM meta m"
+				      " LEFT JOIN artifact a ON a.id = m.artifact_id"
+				      " WHERE m.key LIKE 'samples.series.%' ORDER BY m.rowid LIMIT 16");
+	int n = 0, r;
+
+	if (!st)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *path = q_text(st, 1), *file = strrchr(path, '/');
+		char val[SAMPLES_MAX * 32 + 128];
+		snprintf(val, sizeof(val), "%s", q_text(st, 0));
+		r = judge(c, val, file ? file + 1 : path);
+		if (r < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		n += r;
+	}
+	sqlite3_finalize(st);
+	return n;
+}

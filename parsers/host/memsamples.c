@@ -1,0 +1,334 @@
+/*
+ * memsamples.c -- memory samples pasted as lines (see memsamples.h).
+ *
+ * Each line is split into tokens (whitespace, '=', ':', ',', '(', ')'
+ * separate them). A labelled line has a label token (VmRSS, VmHWM,
+ * RssAnon, RSS, RES, resident, memory, mem, used, memory.used) followed,
+ * within the line, by the first unsigned number with a unit (B, K, KB,
+ * KiB, M, MB, MiB, G, GB, Gb, GiB, T, TB, TiB; the unit may be its own
+ * token). A table has a header line naming such a label as one of its
+ * columns; its rows give the figure in that column (a bare number takes
+ * the header's unit: "[MiB]", else KiB for ps/top's RSS and RES). A step
+ * word (req, request, it, iter, iteration, step, epoch, batch) followed
+ * by an integer, or a table's first column under such a word, numbers the
+ * sample. Lines of any other shape are skipped.
+ */
+#include "parsers/host/memsamples.h"
+#include "lib/vocab.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS_TOK 48         /* tokens kept a line */
+#define MS_LINE 512       /* bytes of a line read */
+#define MS_MAX 256        /* samples kept (the first ones) */
+
+struct ms_line {
+	char buf[MS_LINE + 1];
+	char *tok[MS_TOK];
+	int n;
+};
+
+/* A table's column, once a header named it. */
+struct ms_table {
+	int col;               /* the figure's column, -1 none */
+	int last;              /* it is the header's last column: a row's last figure */
+	double unit;           /* a bare number's unit in bytes, 0 none */
+	char per[16];          /* the first column's step word, "" none */
+	char label[24];
+};
+
+static const char *const labels[] = {
+	"vmrss", "vmhwm", "rssanon", "rss", "res", "resident", "memory", "mem", "used",
+	"memory.used", NULL
+};
+
+static const char *const steps[][2] = {
+	{ "req", "request" }, { "request", "request" }, { "requests", "request" },
+	{ "it", "iteration" }, { "iter", "iteration" }, { "iteration", "iteration" },
+	{ "step", "step" }, { "epoch", "epoch" }, { "batch", "batch" }, { NULL, NULL }
+};
+
+/* Split l (n bytes) into lower-cased tokens in t. */
+static void split(const char *l, size_t n, struct ms_line *t)
+{
+	size_t i, o = 0;
+	int in = 0;
+
+	t->n = 0;
+	if (n > MS_LINE)
+		n = MS_LINE;
+	for (i = 0; i < n; i++) {
+		char ch = l[i];
+		/* a clock's colons (10:00:00) stay inside their token */
+		if (ch == ':' && i > 0 && i + 1 < n && isdigit((unsigned char)l[i - 1]) &&
+		    isdigit((unsigned char)l[i + 1])) {
+			if (!in) {
+				if (t->n >= MS_TOK)
+					break;
+				t->tok[t->n++] = &t->buf[o];
+				in = 1;
+			}
+			t->buf[o++] = ch;
+			continue;
+		}
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '=' || ch == ':' || ch == ',' ||
+		    ch == '(' || ch == ')' || ch == '"' || ch == '|') {
+			if (in)
+				t->buf[o++] = 0;
+			in = 0;
+			continue;
+		}
+		if (!in) {
+			if (t->n >= MS_TOK)
+				break;
+			t->tok[t->n++] = &t->buf[o];
+			in = 1;
+		}
+		t->buf[o++] = (char)tolower((unsigned char)ch);
+	}
+	t->buf[o] = 0;
+}
+
+/* The label word tok is, or NULL. "memory.used [mib]" splits so the
+ * label is "memory.used". */
+static const char *label_of(const char *tok)
+{
+	int i;
+
+	for (i = 0; labels[i]; i++)
+		if (!strcmp(tok, labels[i]))
+			return labels[i];
+	return NULL;
+}
+
+static const char *step_of(const char *tok)
+{
+	int i;
+
+	for (i = 0; steps[i][0]; i++)
+		if (!strcmp(tok, steps[i][0]))
+			return steps[i][1];
+	return NULL;
+}
+
+/* A unit's bytes (s whole), 0 when s is not one. */
+static double unit_of(const char *s)
+{
+	static const struct { const char *u; double b; } u[] = {
+		{ "b", 1 }, { "k", 1024.0 }, { "kb", 1024.0 }, { "kib", 1024.0 },
+		{ "m", 1048576.0 }, { "mb", 1048576.0 }, { "mib", 1048576.0 },
+		{ "g", 1073741824.0 }, { "gb", 1073741824.0 }, { "gib", 1073741824.0 },
+		{ "t", 1099511627776.0 }, { "tb", 1099511627776.0 }, { "tib", 1099511627776.0 },
+		{ NULL, 0 }
+	};
+	int i;
+
+	for (i = 0; u[i].u; i++)
+		if (!strcmp(s, u[i].u))
+			return u[i].b;
+	return 0;
+}
+
+/* The figure token k (and k + 1 as its unit) state, in bytes; dflt is a
+ * bare number's unit (0: a unit is needed). Signed numbers are deltas.
+ * Returns the bytes, or -1. */
+static double figure(const struct ms_line *t, int k, double dflt)
+{
+	const char *s = t->tok[k];
+	char *end;
+	double v, u;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	v = strtod(s, &end);
+	if (end == s || v < 0)
+		return -1;
+	if (*end) {
+		u = unit_of(end);
+	} else if (k + 1 < t->n && unit_of(t->tok[k + 1]) > 0) {
+		u = unit_of(t->tok[k + 1]);
+	} else {
+		u = dflt;
+	}
+	return u > 0 ? v * u : -1;
+}
+
+/* An integer token's value, or -1. */
+static double whole(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	return end != s && (!*end || *end == '/') && v >= 0 ? (double)v : -1;
+}
+
+/* A header line: a label token among words, no figure. Fills tab. */
+static int header(const struct ms_line *t, struct ms_table *tab)
+{
+	int k, col = -1;
+	const char *lab = NULL;
+
+	if (t->n < 2)
+		return 0;
+	for (k = 0; k < t->n; k++) {
+		if (isdigit((unsigned char)t->tok[k][0]))
+			return 0;
+		if (col < 0 && (lab = label_of(t->tok[k])) != NULL)
+			col = k;
+	}
+	if (col < 0)
+		return 0;
+	tab->col = col;
+	tab->unit = 0;
+	tab->last = 1;
+	for (k = col + 1; k < t->n; k++)
+		if (t->tok[k][0] != '[')
+			tab->last = 0;
+	for (k = 0; k < t->n; k++)
+		if (t->tok[k][0] == '[' && unit_of(t->tok[k] + 1) == 0) {
+			char u[8];
+			snprintf(u, sizeof(u), "%s", t->tok[k] + 1);
+			u[strcspn(u, "]")] = 0;
+			tab->unit = unit_of(u);
+		}
+	if (!tab->unit && (!strcmp(lab, "rss") || !strcmp(lab, "res")))
+		tab->unit = 1024.0;   /* ps -o rss, top's RES: KiB */
+	snprintf(tab->label, sizeof(tab->label), "%s", lab);
+	snprintf(tab->per, sizeof(tab->per), "%s", step_of(t->tok[0]) ? step_of(t->tok[0]) : "");
+	return 1;
+}
+
+/* One line's sample: its bytes, its step (-1 none), its label and step
+ * word. Returns 1 when the line carries a figure, else 0. */
+static int sample(const struct ms_line *t, const struct ms_table *tab, double *bytes,
+		  double *step, const char **label, const char **per)
+{
+	int k;
+
+	*step = -1;
+	*per = NULL;
+	*label = NULL;
+	for (k = 0; k + 1 < t->n && *step < 0; k++)
+		if ((*per = step_of(t->tok[k])) != NULL)
+			*step = whole(t->tok[k + 1]);
+	if (*step < 0)
+		*per = NULL;
+	for (k = 0; k < t->n; k++) {
+		int j;
+		if (!(*label = label_of(t->tok[k])))
+			continue;
+		for (j = k + 1; j < t->n; j++)
+			if ((*bytes = figure(t, j, 0)) >= 0)
+				return 1;
+		break;
+	}
+	*label = NULL;
+	if (tab->col >= 0 && tab->col < t->n && isdigit((unsigned char)t->tok[0][0])) {
+		k = tab->col;
+		if (tab->last) {   /* a row's date may take two tokens: from the end */
+			k = t->n - 1;
+			if (k > 0 && unit_of(t->tok[k]) > 0)
+				k--;
+		}
+		if ((*bytes = figure(t, k, tab->unit)) < 0)
+			return 0;
+		*label = tab->label;
+		if (tab->per[0] && tab->col > 0) {
+			*per = tab->per;
+			*step = whole(t->tok[0]);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int memsamples_sniff(const unsigned char *head, size_t n)
+{
+	struct ms_table tab = { -1, 0, 0, "", "" };
+	struct ms_line t;
+	size_t i = 0;
+	int lines = 0, hits = 0;
+
+	while (i < n && lines < 200) {
+		const unsigned char *nl = memchr(head + i, '\n', n - i);
+		size_t len = nl ? (size_t)(nl - (head + i)) : n - i;
+		double b, st;
+		const char *lab, *per;
+
+		split((const char *)head + i, len, &t);
+		i += len + 1;
+		if (!t.n)
+			continue;
+		lines++;
+		if (header(&t, &tab))
+			continue;
+		hits += sample(&t, &tab, &b, &st, &lab, &per);
+	}
+	return hits >= MEMSAMPLES_MIN && hits * 3 >= lines * 2 ? 30 : 0;
+}
+
+/* Append "%s%.0f" to buf (size n) at *o; 0, or -1 when full. */
+static int put(char *buf, size_t n, size_t *o, const char *sep, double v)
+{
+	int w = snprintf(buf + *o, n - *o, "%s%.0f", sep, v);
+
+	if (w < 0 || (size_t)w >= n - *o)
+		return -1;
+	*o += (size_t)w;
+	return 0;
+}
+
+int memsamples_parse(struct input *in, struct sink *s)
+{
+	double v[MS_MAX], st[MS_MAX];
+	struct ms_table tab = { -1, 0, 0, "", "" };
+	struct ms_line t;
+	const char *l, *lab0 = NULL, *per0 = NULL;
+	char key[64], val[MS_MAX * 32 + 128];
+	size_t len, o;
+	int rc, n = 0, stepped = 1, i;
+
+	while ((rc = input_getline(in, &l, &len)) == 1) {
+		double b, step;
+		const char *lab, *per;
+
+		split(l, len, &t);
+		if (!t.n || header(&t, &tab) || !sample(&t, &tab, &b, &step, &lab, &per))
+			continue;
+		if (!lab0)
+			lab0 = lab;
+		if (lab != lab0 || n >= MS_MAX)
+			continue;   /* one series: the first label's */
+		if (!per0 && per)
+			per0 = per;
+		/* a first line without a step ("start", a baseline) is step 0 */
+		if (step < 0 && n == 0)
+			step = 0;
+		else if (step < 0 || per != per0)
+			stepped = 0;
+		v[n] = b;
+		st[n++] = step;
+	}
+	if (rc < 0 || n < MEMSAMPLES_MIN)
+		return 0;
+	if (!per0)
+		stepped = 0;
+	o = (size_t)snprintf(val, sizeof(val), "%s|%s|", lab0, stepped ? per0 : "sample");
+	for (i = 0; stepped && i < n; i++)
+		if (put(val, sizeof(val), &o, i ? "," : "", st[i]) < 0)
+			return 0;
+	if (o + 2 >= sizeof(val))
+		return 0;
+	val[o++] = '|';
+	val[o] = 0;
+	for (i = 0; i < n; i++)
+		if (put(val, sizeof(val), &o, i ? "," : "", v[i]) < 0)
+			return 0;
+	snprintf(key, sizeof(key), "%s0", vocab_meta_key(VM_SAMPLES_SERIES));
+	if (sink_meta(s, key, val) < 0)
+		return -1;
+	return 1;
+}
