@@ -69,20 +69,13 @@ static void rows(void **state)
 	assert_int_equal(memfail_phase_hint("in init_model_parallel_group", 28), OOM_PHASE_UNKNOWN);
 }
 
-/* The phase of the first OOM event of a parsed log. */
-static const char *first_phase(struct timeline *tl)
-{
-	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
-		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
-}
-
 static const char *phase_of_text(const char *text)
 {
 	static char got[32];
 	struct timeline *tl = t_open();
 
 	assert_true(t_parse_mem(tl, "server_log", "t.log", text, 0) > 0);
-	snprintf(got, sizeof(got), "%s", first_phase(tl));
+	snprintf(got, sizeof(got), "%s", t_first_phase(tl));
 	t_close(tl);
 	return got;
 }
@@ -150,7 +143,7 @@ static void real_excerpts(void **state)
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct timeline *tl = t_open();
 		assert_int_equal(t_parse_file(tl, t[i].file), 0);
-		assert_string_equal(first_phase(tl), t[i].want);
+		assert_string_equal(t_first_phase(tl), t[i].want);
 		t_close(tl);
 	}
 }

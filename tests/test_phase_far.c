@@ -23,13 +23,6 @@
 #define FAR_LOG REAL "mlcllm-chatmodule-reload-tvm-cuda-oom-traceback-far-below.log"
 #define A1111_LOG REAL "a1111-load-model-oom-failed-to-load-below.log"
 
-/* The phase of the first OOM event of a parsed log (NULL when none). */
-static const char *first_phase(struct timeline *tl)
-{
-	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
-		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
-}
-
 /* Parse text[0..n) as a server log into a new timeline. */
 static struct timeline *parse(const char *name, const char *text, size_t n)
 {
@@ -71,7 +64,7 @@ static void far_traceback_joins(void **state)
 
 	(void)state;
 	free(text);
-	assert_string_equal(first_phase(tl), "load_weights");
+	assert_string_equal(t_first_phase(tl), "load_weights");
 	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.family') FROM event"
 				   " WHERE kind = 'mem_failure' ORDER BY id LIMIT 1"), "mlc");
 	t_close(tl);
@@ -87,7 +80,7 @@ static void far_traceback_not_across_another_error(void **state)
 
 	(void)state;
 	free(text);
-	assert_string_equal(first_phase(tl), "unknown");
+	assert_string_equal(t_first_phase(tl), "unknown");
 	t_close(tl);
 }
 
@@ -106,7 +99,7 @@ static void far_traceback_bounded(void **state)
 	text = with_line(FAR_LOG, 5, pad, &n);
 	tl = parse(FAR_LOG, text, n);
 	free(text);
-	assert_string_equal(first_phase(tl), "unknown");
+	assert_string_equal(t_first_phase(tl), "unknown");
 	t_close(tl);
 }
 
@@ -119,7 +112,7 @@ static void stage_failed_below_places(void **state)
 
 	(void)state;
 	free(text);
-	assert_string_equal(first_phase(tl), "load_weights");
+	assert_string_equal(t_first_phase(tl), "load_weights");
 	t_close(tl);
 }
 
@@ -133,7 +126,7 @@ static void stage_failed_below_bounded(void **state)
 
 	(void)state;
 	free(text);
-	assert_string_equal(first_phase(tl), "unknown");
+	assert_string_equal(t_first_phase(tl), "unknown");
 	t_close(tl);
 }
 
@@ -148,7 +141,7 @@ static void session_stats_below_is_serving(void **state)
 
 	(void)state;
 	free(text);
-	assert_string_equal(first_phase(tl), "serving");
+	assert_string_equal(t_first_phase(tl), "serving");
 	t_close(tl);
 }
 
@@ -162,7 +155,7 @@ static void tvm_load_params_is_a_load(void **state)
 
 	(void)state;
 	free(text);
-	assert_string_equal(first_phase(tl), "load_weights");
+	assert_string_equal(t_first_phase(tl), "load_weights");
 	t_close(tl);
 }
 
@@ -189,7 +182,7 @@ static void mlc_prefill_is_serving(void **state)
 	struct timeline *tl = parse("turn.log", turn, sizeof(turn) - 1);
 
 	(void)state;
-	assert_string_equal(first_phase(tl), "serving");
+	assert_string_equal(t_first_phase(tl), "serving");
 	t_close(tl);
 }
 

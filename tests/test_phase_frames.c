@@ -42,20 +42,13 @@ static const char chained[] =
 	P "    self.collective_rpc(\"compile_or_warm_up_model\")\n"
 	P "RuntimeError: Worker failed\n";
 
-/* The phase of the first OOM event of a parsed log. */
-static const char *first_phase(struct timeline *tl)
-{
-	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
-		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
-}
-
 static void chain_cause_decides(void **state)
 {
 	struct timeline *tl = t_open();
 
 	(void)state;
 	assert_true(t_parse_mem(tl, "server_log", "chained.log", chained, sizeof(chained) - 1) > 0);
-	assert_string_equal(first_phase(tl), "graph_capture");
+	assert_string_equal(t_first_phase(tl), "graph_capture");
 	t_close(tl);
 }
 
@@ -70,7 +63,7 @@ static void deepspeed_inference_is_a_load(void **state)
 	(void)state;
 	assert_true(t_parse_mem(tl, "server_log", rel, text, n) > 0);
 	free(text);
-	assert_string_equal(first_phase(tl), "load_weights");
+	assert_string_equal(t_first_phase(tl), "load_weights");
 	/* no training stack: DeepSpeed's ZeRO knobs would answer nothing */
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE"
 			       " json_extract(data, '$.stack') IS NOT NULL"), 0);
@@ -92,7 +85,7 @@ static void tgi_router_batch_span_is_serving(void **state)
 
 	(void)state;
 	assert_true(t_parse_mem(tl, "server_log", "tgi.log", log, sizeof(log) - 1) > 0);
-	assert_string_equal(first_phase(tl), "serving");
+	assert_string_equal(t_first_phase(tl), "serving");
 	t_close(tl);
 }
 
@@ -113,11 +106,11 @@ static void sdwebui_total_progress_is_serving(void **state)
 
 	(void)state;
 	assert_true(t_parse_mem(tl, "server_log", "webui.log", log, sizeof(log) - 1) > 0);
-	assert_string_equal(first_phase(tl), "serving");
+	assert_string_equal(t_first_phase(tl), "serving");
 	t_close(tl);
 	tl = t_open();
 	assert_true(t_parse_mem(tl, "server_log", "bare.log", bare, strlen(bare)) > 0);
-	assert_true(first_phase(tl) == NULL || strcmp(first_phase(tl), "serving") != 0);
+	assert_true(t_first_phase(tl) == NULL || strcmp(t_first_phase(tl), "serving") != 0);
 	t_close(tl);
 }
 

@@ -22,13 +22,6 @@
 #define FLASHINFER \
 	"tests/data/real/any_stack/a-vllm-flashinfer-out-of-workspace-memory-alignedallocator-profile.log"
 
-/* The phase of the first OOM event of a parsed log. */
-static const char *first_phase(struct timeline *tl)
-{
-	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
-		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
-}
-
 /* Parse text[0..n) as a server log named name; the phase of its first OOM
  * is compared with want. */
 static void expect_phase(const char *name, const char *text, size_t n, const char *want)
@@ -36,7 +29,7 @@ static void expect_phase(const char *name, const char *text, size_t n, const cha
 	struct timeline *tl = t_open();
 
 	assert_true(t_parse_mem(tl, "server_log", name, text, n) > 0);
-	assert_string_equal(first_phase(tl), want);
+	assert_string_equal(t_first_phase(tl), want);
 	t_close(tl);
 }
 

@@ -26,20 +26,13 @@
 #define GALAXY ANY "a-vllm-tenstorrent-galaxy-llama3.3-70b-prefill-dram-oom/01-ci.log"
 #define BAICHUAN ANY "b-pytorch-baichuan-7b-lora-v100-32g-oom-step-8/"
 
-/* The phase of the first OOM event of a parsed log. */
-static const char *first_phase(struct timeline *tl)
-{
-	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
-		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
-}
-
 static void webui_output_line_after_failure(void **state)
 {
 	struct timeline *tl = t_open();
 
 	(void)state;
 	assert_int_equal(t_parse_file(tl, WEBUI), 0);
-	assert_string_equal(first_phase(tl), "serving");
+	assert_string_equal(t_first_phase(tl), "serving");
 	t_close(tl);
 }
 
@@ -49,7 +42,7 @@ static void vllm_added_request_is_served(void **state)
 
 	(void)state;
 	assert_int_equal(t_parse_file(tl, MQLLM), 0);
-	assert_string_equal(first_phase(tl), "serving");
+	assert_string_equal(t_first_phase(tl), "serving");
 	t_close(tl);
 }
 
@@ -81,13 +74,13 @@ static void tt_step_served_warmup_not(void **state)
 	(void)state;
 	assert_non_null(text);
 	assert_true(t_parse_mem(tl, "server_log", "galaxy.log", text, n) > 0);
-	assert_string_equal(first_phase(tl), "serving");
+	assert_string_equal(t_first_phase(tl), "serving");
 	t_close(tl);
 
 	edited = replaced(text, n, "_execute_model_single_step", "warmup_model_prefill", &m);
 	tl = t_open();
 	assert_true(t_parse_mem(tl, "server_log", "warmup.log", edited, m) > 0);
-	assert_string_not_equal(first_phase(tl), "serving");
+	assert_string_not_equal(t_first_phase(tl), "serving");
 	t_close(tl);
 	free(edited);
 	free(text);

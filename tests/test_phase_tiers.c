@@ -32,13 +32,6 @@ static enum oom_phase hint(const char *t)
 	return memfail_phase_hint(t, strlen(t));
 }
 
-/* The phase of the first OOM event of a parsed log. */
-static const char *first_phase(struct timeline *tl)
-{
-	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
-		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
-}
-
 /* An engine's frame decides even when a framework's is printed inside it
  * (a model's own code calling an eval_loop from vLLM's profile run): by
  * position alone the inner framework frame would win. */
@@ -196,7 +189,7 @@ static void real_framework_excerpts(void **state)
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct timeline *tl = t_open();
 		assert_int_equal(t_parse_file(tl, t[i].file), 0);
-		assert_string_equal(first_phase(tl), t[i].want);
+		assert_string_equal(t_first_phase(tl), t[i].want);
 		t_close(tl);
 	}
 }
@@ -253,7 +246,7 @@ static void ready_lines_and_rust_errors(void **state)
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct timeline *tl = t_open();
 		assert_int_equal(t_parse_file(tl, t[i].file), 0);
-		assert_string_equal(first_phase(tl), t[i].want);
+		assert_string_equal(t_first_phase(tl), t[i].want);
 		assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.family') FROM event"
 				      " WHERE kind = 'mem_failure' ORDER BY id LIMIT 1"), t[i].family);
 		t_close(tl);
@@ -304,7 +297,7 @@ static void progress_bars_place_a_failure(void **state)
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct timeline *tl = t_open();
 		assert_int_equal(t_parse_file(tl, t[i].file), 0);
-		assert_string_equal(first_phase(tl), t[i].want);
+		assert_string_equal(t_first_phase(tl), t[i].want);
 		t_close(tl);
 	}
 }

@@ -133,6 +133,12 @@ const char *t_text(struct timeline *tl, const char *fmt, ...)
 	return buf;
 }
 
+const char *t_first_phase(struct timeline *tl)
+{
+	return t_text(tl, "SELECT json_extract(data, '$.phase') FROM event WHERE kind IN"
+		      " ('torch_oom', 'mem_failure') ORDER BY id LIMIT 1");
+}
+
 char *t_slurp(const char *relpath, size_t *n)
 {
 	FILE *f = fopen(t_src(relpath), "rb");

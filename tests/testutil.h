@@ -29,6 +29,9 @@ int t_parse_file_as(struct timeline *tl, const char *kind, const char *relpath);
 int64_t t_int(struct timeline *tl, const char *fmt, ...);       /* NULL -> OL_NULL */
 double t_real(struct timeline *tl, const char *fmt, ...);
 const char *t_text(struct timeline *tl, const char *fmt, ...);  /* static buffer, "(null)" */
+/* The phase of the first OOM event (torch_oom, mem_failure) of a parsed
+ * log, as its parser set it; t_text's buffer, "(null)" when none. */
+const char *t_first_phase(struct timeline *tl);
 /* Read a whole file of the source tree; caller frees. */
 char *t_slurp(const char *relpath, size_t *n);
 /* Absolute path of a file in the source tree (static buffer). */
