@@ -1,0 +1,29 @@
+llama-server \
+  -hf unsloth/Qwen3.6-27B-GGUF:UD-Q4_K_XL \
+  --alias "server" \
+  --no-mmproj-offload \
+  -a qwen3.6-coder \
+  --host 0.0.0.0 \
+  --port 8080 \
+  --gpu-layers all \
+  -sm row \
+  --flash-attn on \
+  --ctx-size 524288 \
+  -n 65536 \
+  --batch-size 8192 \
+  --ubatch-size 4096 \
+  --parallel 2 \
+  -kvu \
+  --cache-type-k q8_0 \
+  --cache-type-v q8_0 \
+  --jinja \
+  --reasoning on \
+  --reasoning-format deepseek \
+  --chat-template-kwargs '{"enable_thinking":true,"preserve_thinking":true}' \
+  --temp 0.6 \
+  --top-p 0.95 \
+  --top-k 20 \
+  --min-p 0 \
+  --presence-penalty 0 \
+  --verbosity 3 \
+  --repeat-penalty 1
