@@ -1,0 +1,11 @@
+python -m aphrodite.endpoints.openai.api_server \
+--download-dir ./models \
+--model "TheBloke/MythoMax-L2-13B-AWQ" \
+--gpu-memory-utilization 1 \
+--swap-space 5 \
+--api-keys key \
+--dtype float16 \
+--enforce-eager \
+--host 127.0.0.1 \
+--port 5000 \
+--max-model-len 4096

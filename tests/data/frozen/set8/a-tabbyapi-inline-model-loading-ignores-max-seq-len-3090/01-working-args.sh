@@ -1,0 +1,1 @@
+--model-name FuseO1-DeepSeekR1-QwQ-SkyT1-32B-Preview-exl2_4.65bpw --max-seq-len 16384

@@ -1,0 +1,1 @@
+--inline-model-loading true --max-seq-len 16384

@@ -1,0 +1,25 @@
+docker run -d --network shared_network_no_internet \
+--volume /var/lib/nvidia/lib64:/usr/local/nvidia/lib64  \
+--volume /var/lib/nvidia/bin:/usr/local/nvidia/bin  \
+--volume /mnt/disks/model:/mnt/disks/model \
+--device /dev/nvidia0:/dev/nvidia0  \
+--device /dev/nvidia1:/dev/nvidia1  \
+--device /dev/nvidia2:/dev/nvidia2  \
+--device /dev/nvidia3:/dev/nvidia3  \
+--device /dev/nvidia-uvm:/dev/nvidia-uvm  \
+--device /dev/nvidiactl:/dev/nvidiactl \
+-e HF_HUB_OFFLINE=true  \
+-e CUDA_VISIBLE_DEVICES=0,1,2,3  \
+--shm-size 1g  \
+--name tgi-llama   \
+ghcr.io/huggingface/text-generation-inference:3.0.1 \
+--model-id /mnt/disks/model/models--hugging-quants--Meta-Llama-3.1-70B-Instruct-AWQ-INT4 \
+--port 3000  \
+--sharded true \
+--num-shard 4  \
+--max-input-length 16500 \
+--max-total-tokens 17500  \
+--max-batch-size 7 \
+--max-batch-total-tokens 125000 \
+--max-concurrent-requests 30 \
+--quantize awq
