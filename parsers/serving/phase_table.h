@@ -9,8 +9,10 @@
  * failure's traceback is placed by its innermost engine frame
  * (memfail_phase_hint()), a failure without one by the last phase line
  * before it (memfail_phase_line(), followed by server_memfail.c). The
- * table is data only; the order of its rows does not decide anything
- * but a tie between phrases that start at the same byte.
+ * table is data only, its rows in one file per engine family
+ * (phase_rows_<family>.inc, listed in phase_table.c); the order of its
+ * rows and files does not decide anything but a tie between phrases of
+ * one kind that start at the same byte (phase_table.c names the pairs).
  *
  * Frames rank in four tiers, the first that a traceback holds deciding
  * (the innermost of that tier, memfail.c frames_phase): an engine's own
