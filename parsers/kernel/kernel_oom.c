@@ -51,6 +51,8 @@ static int message(struct kparse *kp, const struct krec *r, const char *p, const
 		return rc;
 	if ((rc = m_killed(kp, r, p, e)))
 		return rc;
+	if ((rc = m_oomkill_tool(kp, r, p, e)))
+		return rc;
 	if ((rc = m_reaper(kp, r, p, e)))
 		return rc;
 	if ((rc = m_kill_select(kp, r, p, e)))
@@ -147,7 +149,8 @@ int kernel_oom_sniff(const unsigned char *head, size_t n)
 					"has fallen off the bus", "fallen off the bus and",
 					"earlyoom[", "systemd-oomd[", "sending SIGTERM to process ",
 					"oom-kill event", "oom_kill event", "killed by the OOM killer",
-					"Tasks state (memory values in pages)", "Memory cgroup stats for " };
+					"Tasks state (memory values in pages)", "Memory cgroup stats for ",
+					"\"), OOM kill of PID " };
 	static const char *weak[] = { "kernel: ", "\"_TRANSPORT\":\"kernel\"", "\"_TRANSPORT\" : \"kernel\"", "] Linux version ",
 				      "Mem-Info:", "page allocation failure", "NVRM: ",
 				      "mem avail: ", "memory: usage ", " from warn_alloc+",

@@ -340,6 +340,71 @@ int m_killed(struct kparse *kp, const struct krec *r, const char *p, const char 
 	return 1;
 }
 
+/* The pid and the quoted command after key in [p, e) ("PID 636163
+ * (\"mysql\")"): *pid and comm filled, the byte after the closing quote
+ * returned; NULL when key is not there or the figures are not. */
+static const char *pid_comm_after(const char *p, const char *e, const char *key, int64_t *pid,
+				  char *comm, size_t n)
+{
+	const char *k = find(p, e, key), *c, *q;
+
+	if (!k || !(c = parse_int(k + strlen(key), e, pid)))
+		return NULL;
+	if (!starts(c, e, " (\"") || !(q = find(c + 3, e, "\")")))
+		return NULL;
+	copy_str(comm, n, c + 3, q);
+	return q + 2;
+}
+
+/* The line of the eBPF OOM-kill tracers (bcc tools/oomkill.py and
+ * libbpf-tools/oomkill.c, bpftrace tools/oomkill.bt: a probe on the
+ * kernel's oom_kill_process): "HH:MM:SS Triggered by PID N (\"c\"), [CGROUP
+ * I (\"path\"), ]OOM kill of PID M (\"v\"), P pages, loadavg: ...". The
+ * kernel's kill, witnessed: an oom_kill event whose victim is M, whose
+ * invoker is N; P is the OOM context's total pages (oc->totalpages, the
+ * memory the kill was decided over, not the victim's RSS) and the path
+ * bpftrace's memcg variant prints is the memcg that hit its limit. */
+int m_oomkill_tool(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	struct victim v;
+	char by[64] = "", cg[256] = "", summary[256];
+	const char *c, *q;
+	int64_t by_pid = OL_NULL, pages = OL_NULL, cg_id;
+	json_t *d, *inv;
+
+	if (!find(p, e, ", OOM kill of PID ") || !pid_comm_after(p, e, "Triggered by PID ", &by_pid,
+								 by, sizeof(by)))
+		return 0;
+	memset(&v, 0, sizeof(v));
+	v.uid = v.score_adj = v.vm = v.anon = v.file = v.shmem = v.pgt = OL_NULL;
+	if (!(c = pid_comm_after(p, e, "OOM kill of PID ", &v.pid, v.comm, sizeof(v.comm))))
+		return 0;
+	if (starts(c, e, ", ") && (q = parse_int(c + 2, e, &pages)) && !starts(q, e, " pages"))
+		pages = OL_NULL;
+	if (pid_comm_after(p, e, "CGROUP ", &cg_id, cg, sizeof(cg)) == NULL)
+		cg[0] = 0;
+	d = kill_json(&kp->ev, &v);
+	if (cg[0])
+		json_object_set_new(d, "oom_memcg", json_string(cg));
+	inv = json_object();
+	json_object_set_new(inv, "comm", json_string(by));
+	jset_int(inv, "pid", by_pid);
+	jset_int(inv, "uid", OL_NULL);
+	jset_str(inv, "gfp_mask", NULL);
+	jset_int(inv, "order", OL_NULL);
+	jset_int(inv, "oom_score_adj", OL_NULL);
+	json_object_set_new(d, "invoker", inv);
+	jset_str(d, "witness", "oomkill (eBPF)");
+	jset_int(d, "oom_total_pages", pages);
+	snprintf(summary, sizeof(summary), "OOM killer killed %s (pid %lld), traced by oomkill",
+		 v.comm[0] ? v.comm : "?", (long long)v.pid);
+	if (kp_record_event(kp, r, vocab_event_kind(VE_OOM_KILL), v.pid, v.comm, OL_NULL, summary,
+			    d) < 0)
+		return -1;
+	kp->reports++;
+	return 1;
+}
+
 /* The oom_kill event id of the latest kill of pid, or OL_NULL. */
 static int64_t recent_kill_of(const struct kparse *kp, int64_t pid)
 {

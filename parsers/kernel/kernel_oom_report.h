@@ -312,6 +312,8 @@ const char *xid_name(int64_t x);
 int m_kill_select(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 int m_oomkill_summary(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 int m_killed(struct kparse *kp, const struct krec *r, const char *p, const char *e);
+/* The eBPF oomkill tracers' "Triggered by PID N (\"c\"), OOM kill of PID M ..." line. */
+int m_oomkill_tool(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 int m_reaper(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 
 /* --- kernel_userspace.c: earlyoom, systemd-oomd, systemd, Slurm --- */
