@@ -12,11 +12,13 @@
  *    which places the untimed systemd OOM-kill notice pasted after it;
  *  - the real folder of llama.cpp #5057 (OpenCL on an Adreno, -ngl 23):
  *    the quoted buffer failure is placed in load_weights by the run log
- *    pasted after it, cut in the model's load; a run log that holds a
- *    failure of its own does not place another paste's.
+ *    pasted after it, cut in the model's load, and the report says that
+ *    paste came later; a run log that holds a failure of its own does
+ *    not place another paste's.
  */
-#include "testutil.h"
+#include "testutil_report.h"
 #include "analyzer/derive/oom.h"
+#include "analyzer/rules/rules.h"
 #include "parsers/serving/server_log.h"
 
 #include <stdio.h>
@@ -98,6 +100,17 @@ static void adreno_quote_placed_by_cut_load(void **state)
 	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'launch.gpu_layers'"),
 			    "23");
 	expect_oom(tl, "load_weights", "other_paste_order", want);
+	{	/* the first screen says the placing paste came after the error */
+		size_t len;
+		char *md;
+
+		assert_int_equal(analyze_timeline(tl, NULL), 0);
+		md = t_render(tl, REPORT_MD, &len);
+
+		t_contains(md, "02-run.log, a later paste whose start-up did not finish");
+		t_lacks(md, "an earlier paste");
+		free(md);
+	}
 	free(want);
 	t_close(tl);
 }
