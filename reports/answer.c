@@ -212,11 +212,30 @@ static const char *placed_by(const char *src)
 	return NULL;
 }
 
+/* The paste number a path's file name starts with ("02-run.log" -> 2),
+ * as analyzer/derive/oom_paste.c reads it; -1 when none. */
+static long paste_num(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	long n = 0;
+	int k = 0;
+
+	b = b ? b + 1 : path;
+	if (!b)
+		return -1;
+	for (; b[k] >= '0' && b[k] <= '9' && k < 6; k++)
+		n = n * 10 + (b[k] - '0');
+	return k && (b[k] == '-' || b[k] == '_' || b[k] == '.' || b[k] == ' ') ? n : -1;
+}
+
 /* How another paste placed the phase (phase_source other_paste_time or
- * other_paste_order, path: that paste, oom.phase_artifact), as a
- * sentence into out: its file name, and for the order that it is
- * inferred from the file names. Nothing for another source. */
-static void placed_by_paste(struct strbuf *out, const char *src, const char *path)
+ * other_paste_order, path: that paste, oom.phase_artifact; fail: the
+ * failure's own paste, may be NULL), as a sentence into out: its file
+ * name, and for the order that it is inferred from the file names (an
+ * earlier paste, or a later one that ends in a start-up that did not
+ * finish). Nothing for another source. */
+static void placed_by_paste(struct strbuf *out, const char *src, const char *path,
+			    const char *fail)
 {
 	const char *b = strrchr(path, '/');
 
@@ -228,7 +247,11 @@ static void placed_by_paste(struct strbuf *out, const char *src, const char *pat
 	} else if (!strcmp(src, "other_paste_order")) {
 		strbuf_addstr(out, " Phase placed by the last stage of ");
 		strbuf_add_utf8(out, b, strlen(b));
-		strbuf_addstr(out, ", an earlier paste: order inferred from the file names.");
+		if (fail && paste_num(path) > paste_num(fail) && paste_num(fail) >= 0)
+			strbuf_addstr(out, ", a later paste whose start-up did not finish: order"
+				      " inferred from the file names.");
+		else
+			strbuf_addstr(out, ", an earlier paste: order inferred from the file names.");
 	}
 }
 
@@ -240,7 +263,8 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 				     " json_extract(e.data, '$.stack') FROM event e WHERE e.id ="
 				     " oom.event_id AND json_valid(e.data)), total_bytes, free_bytes,"
 				     " phase_source, phase, (SELECT a.path FROM artifact a WHERE"
-				     " a.id = oom.phase_artifact) FROM oom WHERE id = 1");
+				     " a.id = oom.phase_artifact), (SELECT a.path FROM artifact a"
+				     " WHERE a.id = oom.artifact_id) FROM oom WHERE id = 1");
 	char req[40] = "", vb[40] = "", dev[24] = "", tot[40] = "", fr[40] = "";
 	const char *kind, *mem, *stack, *devword;
 	struct strbuf v = STRBUF_INIT;
@@ -373,7 +397,7 @@ done:
 		strbuf_addf(out, " Phase %s.", placed_by(col(st, 13)));
 	else if (phase_clause(phase, stack) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
 		 col(st, 15))
-		placed_by_paste(out, col(st, 13), col(st, 15));
+		placed_by_paste(out, col(st, 13), col(st, 15), col(st, 16));
 	strbuf_inherit(out, &v);
 	strbuf_release(&v);
 	sqlite3_finalize(st);

@@ -11,7 +11,8 @@
  *    OOM in a third paste): serving, by the stats paste's time;
  *  - edge cases built from real lines (that folder's stats line, timed,
  *    and the untimed systemd notice of llama.cpp #20509, now under
- *    tests/data/incoming/any_stack): the notice numbered after the log is
+ *    tests/data/real/any_stack/llamacpp-gemma4-cache-ram-systemd-oom-kill):
+ *    the notice numbered after the log is
  *    placed by order; numbered before it, in another folder, without
  *    numbers, or beside two logs that end in different stages, it is not.
  */

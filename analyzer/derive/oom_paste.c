@@ -17,7 +17,12 @@
  *   2. else by order, only when the file names number the pastes (`01-`,
  *      `2_`...) and a log numbered before the failure's file holds a
  *      stage: that stage (`other_paste_order`, an inferred order: the
- *      reports say so).
+ *      reports say so);
+ *   3. else, by order too, a log numbered after the failure's file that
+ *      ends in a start-up stage (load_weights..warmup), holds no failure
+ *      of its own and never reached serving: a start-up that did not
+ *      finish, pasted whole after its error was quoted ("01-error.txt",
+ *      then "02-run.log" cut in the load); the first such log.
  * Never when it is ambiguous: the failure's own file left a stage of its
  * own (it placed the failure as it could), or the folder's logs end in
  * different stages. phase_artifact names the paste that placed it.
@@ -37,6 +42,7 @@
 struct paste_stage {
 	int64_t artifact, time_ns;   /* time_ns: INT64_MIN when untimed */
 	long num;                    /* its file name's paste number, -1 none */
+	int own_failure;             /* the log holds a failure of its own */
 	char phase[32], clock[8];
 };
 
@@ -67,7 +73,8 @@ static int paste_failed(struct strbuf *err, const char *why)
 
 static const char stages_sql[] =
 	"SELECT a.id, a.path, json_extract(m.value, '$.phase'), json_extract(m.value, '$.time_ns'),"
-	" json_extract(m.value, '$.clock') FROM meta m JOIN artifact a ON a.id = m.artifact_id"
+	" json_extract(m.value, '$.clock'),"
+	" EXISTS (SELECT 1 FROM temp.oom_cand o WHERE o.artifact_id = a.id) FROM meta m JOIN artifact a ON a.id = m.artifact_id"
 	" JOIN artifact f ON f.id = ?1 WHERE m.key = 'server.last_stage' AND json_valid(m.value)"
 	" AND a.id <> f.id AND a.container IS f.container"
 	" AND rtrim(a.path, replace(a.path, '/', '')) = rtrim(f.path, replace(f.path, '/', ''))"
@@ -99,10 +106,25 @@ static int paste_stages(sqlite3 *db, int64_t fa, struct paste_stage *s, struct s
 			       ? sqlite3_column_int64(st, 3) : INT64_MIN;
 		snprintf(s[n].phase, sizeof(s[n].phase), "%s", ph);
 		snprintf(s[n].clock, sizeof(s[n].clock), "%s", ck ? ck : "none");
+		s[n].own_failure = sqlite3_column_int(st, 5) != 0;
 		n++;
 	}
 	sqlite3_finalize(st);
 	return n;
+}
+
+/* 1 when phase names a start-up stage (lib/vocab.h's load_weights ..
+ * warmup): the program had not finished starting. */
+static int startup_stage(const char *phase)
+{
+	static const char *const st[] = { "load_weights", "profile", "kv_alloc", "graph_capture",
+		"warmup", NULL };
+	int i;
+
+	for (i = 0; st[i]; i++)
+		if (!strcmp(phase, st[i]))
+			return 1;
+	return 0;
 }
 
 /* The stage that places a failure of file number fnum at time t (clock
@@ -136,6 +158,11 @@ static int pick(const struct paste_stage *s, int n, long fnum, int64_t t, const 
 	for (i = 0; i < n; i++)
 		if (s[i].num >= 0 && s[i].num < fnum && (best < 0 || s[i].num > s[best].num))
 			best = i;
+	if (best < 0)   /* 3. a start-up cut short, pasted after its error */
+		for (i = 0; i < n; i++)
+			if (s[i].num > fnum && !s[i].own_failure && startup_stage(s[i].phase) &&
+			    (best < 0 || s[i].num < s[best].num))
+				best = i;
 	if (best >= 0)
 		*src = "other_paste_order";
 	return best;

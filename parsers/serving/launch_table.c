@@ -52,6 +52,9 @@ const struct launch_entry launch_entries[] = {
 	{ "--model-id ", "tgi" },   /* the launcher's own flag: its arguments pasted alone */
 	{ "llama-server ", "llama.cpp" },
 	{ "llama-cli ", "llama.cpp" },
+	/* llama.cpp's example binary before the rename to llama-cli (README.md
+	 * @b1937 "./main -m models/...", renamed at b3184): round 8 */
+	{ "./main -m ", "llama.cpp" },
 	{ "ggml-org/llama.cpp:server", "llama.cpp" },
 	{ "lmdeploy serve ", "lmdeploy" },
 	{ "openmmlab/lmdeploy", "lmdeploy" },

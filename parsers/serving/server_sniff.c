@@ -100,6 +100,71 @@ static int engine_header(const char *line, size_t n)
 	return 0;
 }
 
+/* Whether line[0..n) holds a line of llama.cpp's HTTP server as its
+ * logging macros print it (SLT_*, SRV_*, QUE_* in examples/server/
+ * utils.hpp@61e588a, tools/server/server-common.h, server-context.cpp
+ * @fb40266): "slot " or "srv  " or "que  ", the calling function's name
+ * right-aligned in a field of 12 (llamafile's copy: 25) and cut to it,
+ * ": ", and for a slot "id %2d | task %d | " ("slot launch_slot_: id  0
+ * | task 12 | processing task", "srv  log_server_r: request: POST ...").
+ * The tag starts the line or follows a space or a bracket (a journal,
+ * a "[pid] " or "16.15.162.661 I " prefix). A shape, not a wording: it
+ * holds whatever the request lines say. */
+static int llama_server_line(const char *line, size_t n)
+{
+	static const char *const tags[] = { "slot ", "srv  ", "que  " };
+	static const size_t widths[] = { 12, 25 };
+	size_t t, w, i, at;
+	const char *p;
+
+	for (t = 0; t < 3; t++) {
+		if (!(p = mem_find(line, n, tags[t])))
+			continue;
+		at = (size_t)(p - line);
+		if (at && p[-1] != ' ' && p[-1] != ']' && p[-1] != '\t')
+			continue;
+		for (w = 0; w < 2; w++) {
+			size_t f = at + 5, e = f + widths[w];
+
+			if (e + 2 > n || line[e] != ':' || line[e + 1] != ' ')
+				continue;
+			for (i = f; i < e && line[i] == ' '; i++)
+				;
+			if (i == e)
+				continue;
+			for (; i < e && (isalnum((unsigned char)line[i]) || line[i] == '_'); i++)
+				;
+			if (i < e)
+				continue;
+			if (t != 0 || (e + 5 < n && !memcmp(line + e, ": id ", 5)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether line[0..n) is one of llama.cpp's model-load lines: the loader's
+ * functions print "<function>: " first (LLAMA_LOG_INFO("%s: ...",
+ * __func__): llama.cpp@b1937 llama.cpp llama_model_loader,
+ * llm_load_print_meta, llm_load_tensors, llama_new_context_with_model,
+ * llama_kv_cache_init; src/llama-model.cpp and src/llama-context.cpp
+ * @b4500 print_info, load_tensors, llama_context), at the line's start or
+ * after a prefix (a time, "[pid] ", a compose service's "| "). Ollama's
+ * runner prints the same lines. */
+static int llama_load_line(const char *line, size_t n)
+{
+	static const char *const tags[] = { "llama_model_loader: ", "llm_load_print_meta: ",
+		"llm_load_tensors: ", "llama_new_context_with_model: ", "llama_kv_cache_init: ",
+		"print_info: ", "load_tensors: ", "llama_context: ", NULL };
+	const char *p;
+	int i;
+
+	for (i = 0; tags[i]; i++)
+		if ((p = mem_find(line, n, tags[i])) && (p == line || p[-1] == ' ' || p[-1] == ']'))
+			return 1;
+	return 0;
+}
+
 /* Whether the span s[0..n) opens with a Rust error value as its Debug
  * formatter prints it: a type or variant whose name ends in "Error", then
  * its fields in parentheses ("DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out
@@ -164,7 +229,8 @@ static int not_prose(const char *line, size_t n, char *out, size_t cap, size_t *
 /* 70 when the head's lines are an engine's: one holds an engine's own
  * phrase and says something with it (a figure, a statistic, an error; a
  * paste quoting the wording without its figures is not enough), or two
- * carry an engine's header; else 0. Lines of prose do not count. */
+ * carry an engine's header or are llama.cpp's own (llama_server_line,
+ * llama_load_line); else 0. Lines of prose do not count. */
 static int engine_lines_in(const char *h, size_t n)
 {
 	const char *p = h, *end = h + n, *nl;
@@ -183,7 +249,8 @@ static int engine_lines_in(const char *h, size_t n)
 		if (engine_line_strong(text, tn) && engine_line(text, tn, &el) &&
 		    (el.nfacts || el.stats_set || el.error || el.preempted))
 			return 70;
-		if (engine_header(text, tn) && ++headers == 2)
+		if ((engine_header(text, tn) || llama_server_line(text, tn) ||
+		     llama_load_line(text, tn)) && ++headers == 2)
 			return 70;
 		if (memfail_line(text, tn, &mf))   /* any stack's memory failure */
 			return 70;
