@@ -794,6 +794,7 @@ const struct phase_mark phase_marks[] = {
 #include "parsers/serving/phase_rows_startup.inc"
 	/* round 7 (w-worlde): serving engines' 2025-2026 stages */
 #include "parsers/serving/phase_rows_2025.inc"
+#include "parsers/serving/phase_rows_round8.inc"
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);
