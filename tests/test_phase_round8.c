@@ -14,7 +14,9 @@
  *  - a newer vLLM worker's "Free memory on device (...) on startup." of a
  *    check that passed is no failure (engine_readers.c er_free_below);
  *  - SGLang's "scheduler died during initialization", whose text names the
- *    OOM killer as a hint, is an engine that did not start, no OOM.
+ *    OOM killer as a hint, is an engine that did not start, no OOM;
+ *  - TensorRT's "Failed to deserialize cuda engine" after the allocator's
+ *    failure places it in the engine's (the model's) load.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -26,6 +28,7 @@
 #define NPU_OLD ANY "g8-sglang-npu-glm52-w8a8-a3-tp16-serving-npu-oom-72mib/01-traceback-tail.log"
 #define CAPTURE ANY "g8-sglang-dsv41-dev-image-decode-capture-cuda-graph-failed-oom.log"
 #define DIED ANY "g8-sglang-0511-rocm-dsv4-scheduler-died-exit-3-oom-killer-hint.log"
+#define ENGINE ANY "g8-llgtrt-trtllm-014-engine-68370mib-deserialize-oom.log"
 #define PASSED "tests/data/real/healthy/g8-vllm-gb10-uma-free-memory-on-startup-desired-utilization.log"
 #define GIB_ (1024.0 * 1024.0 * 1024.0)
 #define MIB_ (1024.0 * 1024.0)
@@ -102,6 +105,18 @@ static void passed_check_and_dead_scheduler_are_no_oom(void **state)
 	}
 }
 
+static void engine_not_deserialized_is_load(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file(tl, ENGINE), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), "load_weights");
+	assert_string_equal(t_text(tl, "SELECT phase FROM verdict"), "load_weights");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +124,7 @@ int main(void)
 		cmocka_unit_test(npu_old_list_is_read),
 		cmocka_unit_test(capture_failed_oom_is_graph_capture),
 		cmocka_unit_test(passed_check_and_dead_scheduler_are_no_oom),
+		cmocka_unit_test(engine_not_deserialized_is_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
