@@ -93,6 +93,22 @@ static const struct line_case {
 	  " --mem-fraction-static=0.88.", ENGINE_SGLANG, NONE, NONE, 0, 0, EE_KV_NO_MEMORY },
 	{ "ERROR 06-30 13:53:19 [core.py:515] EngineCore failed to start.", ENGINE_VLLM, NONE,
 	  NONE, 0, 0, EE_ENGINE_DEAD },
+	/* round 8 (w-worldg), tests/data/real: a newer V1 worker logs the
+	 * figures of a start-up check that passed, not an error (GB10 kit,
+	 * 2026-08), the free memory kept... */
+	{ "Free memory on device (110.37/121.69 GiB) on startup.", ENGINE_VLLM, EF_FREE, NONE,
+	  110.37 * GiB, 1, EE_NONE },
+	{ "(Worker_TP0 pid=510) INFO [gpu_worker.py:935] Free memory on device (31.23/31.86 GiB) on"
+	  " startup. Desired GPU memory utilization is (0.97, 30.9 GiB). Actual usage is 24.58 GiB"
+	  " for consumed memory (weights + non-torch)", ENGINE_VLLM, EF_REQUESTED, NONE,
+	  30.9 * GiB, 1, EE_NONE },
+	/* ...SGLang's capture failure wrapping a CUDA OOM (PR 38861) and
+	 * its launcher's dead scheduler, whose OOM-killer hint is no OOM */
+	{ "Exception: Capture cuda graph failed: CUDA out of memory.", ENGINE_SGLANG, NONE, NONE,
+	  0, 0, EE_GRAPH_CAPTURE_OOM },
+	{ "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code"
+	  " is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to"
+	  " check.", ENGINE_SGLANG, NONE, NONE, 0, 0, EE_ENGINE_DEAD },
 	/* V0 and V1 statistics */
 	{ "INFO 02-28 21:48:18 metrics.py:161] Avg prompt throughput: 0.0 tokens/s, Avg generation"
 	  " throughput: 44.9 tokens/s, Running: 2 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV"

@@ -55,6 +55,11 @@ static const struct positive {
 	  "270331, available_size=644, evictable_size=269628, protected_size=0",
 	  MF_SGLANG_KV, NA, NA, OOM_PHASE_SERVING },
 	{ "RuntimeError: CUDA error: out of memory", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
+	/* round 8: vLLM's sleep-mode allocator, torch_memory_saver */
+	{ "(ActorModelRayActor pid=348952) RuntimeError: CUDA Error: out of memory at "
+	  "/workspace/csrc/cumem_allocator.cpp:62", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "[torch_memory_saver.cpp] cudaError error: 2 (out of memory)  file=csrc/core.cpp "
+	  "func=resume line=172", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "time=2025-04-29T12:31:50.345+02:00 level=ERROR source=sched.go:457 msg=\"error loading "
 	  "llama server\" error=\"llama runner process has terminated: cudaMalloc failed: out of "
 	  "memory\"", MF_CUDA, NA, NA, OOM_PHASE_LOAD_WEIGHTS },

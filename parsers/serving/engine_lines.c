@@ -191,6 +191,21 @@ static const struct {
 	 * CUBLAS_STATUS_ALLOC_FAILED ; GPU=0"), and names no PyTorch */
 	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUDA error: CUBLAS_STATUS_ALLOC_FAILED" } },
 	{ EE_EXPANDABLE_UNSUPPORTED, P, { "expandable_segments not supported on this platform" } },
+	/* round 8 (w-worldg): SGLang's CudaGraphRunner wraps a capture's
+	 * error as f"Capture cuda graph failed: {e}" (python/sglang/srt/
+	 * model_executor/cuda_graph_runner.py, 0.3-0.5; the decode runner of
+	 * the 2026 DeepSeek-V4.1 images prints it alone, sgl-project/sglang
+	 * PR 38861): the OOM is the capture's even where no "Capture cuda
+	 * graph begin" was kept above it. It starts before "CUDA out of
+	 * memory" on the line, so it is the line's error. */
+	{ EE_GRAPH_CAPTURE_OOM, S, { "Capture cuda graph failed: CUDA out of memory" } },
+	/* SGLang's launcher when a scheduler process exits before it is
+	 * ready: "Rank 0 scheduler died during initialization (exit code:
+	 * -3). If exit code is -9 (SIGKILL), a common cause is the OS OOM
+	 * killer." (python/sglang/srt/entrypoints/engine.py
+	 * _scheduler_died_error, 0.5.x 2026): the engine did not start; the
+	 * OOM killer is a hint, not what happened */
+	{ EE_ENGINE_DEAD, S, { "scheduler died during initialization" } },
 };
 
 /* The phrases with a reader of their own, by reader; arg: the fact or

@@ -264,7 +264,9 @@ void er_can_use(struct engine_line *o, const struct anchor *a, const char *line,
 
 /* "Free memory on device [cuda:0 ](31.44/47.38 GiB) on startup is less
  * than desired GPU memory utilization (0.95, 45.01 GiB)." The unit after
- * the total is the free figure's too. */
+ * the total is the free figure's too. Only that wording is the error;
+ * "... on startup. Desired GPU memory utilization is (0.97, 30.9 GiB)."
+ * gives the same facts from a check that passed. */
 void er_free_below(struct engine_line *o, const struct anchor *a, const char *line,
 			  const char *p, const char *end)
 {
@@ -273,18 +275,28 @@ void er_free_below(struct engine_line *o, const struct anchor *a, const char *li
 	size_t n1, n2;
 
 	(void)a, (void)line;
-	o->error = EE_FREE_BELOW_UTILIZATION;
+	/* the check's ValueError says "on startup is less than desired GPU
+	 * memory utilization (0.9, 10.47 GiB)"; newer V1 workers also log the
+	 * figures of a check that passed, after the profile: "Free memory on
+	 * device (31.23/31.86 GiB) on startup. Desired GPU memory utilization
+	 * is (0.97, 30.9 GiB). Actual usage is ..." (vllm/v1/worker/
+	 * gpu_worker.py, 2026 indexed copies): the same facts, no error */
+	if (find(p, end, "less than desired"))
+		o->error = EE_FREE_BELOW_UTILIZATION;
 	if (q && read_num(q + 1, end, &f, &n1) == 0 && q + 1 + n1 < end && q[1 + n1] == '/' &&
 	    read_num(q + 2 + n1, end, &tnum, &n2) == 0 && tnum > 0 &&
 	    read_size(q + 2 + n1, end, &t, NULL) == 0) {
 		fact(o, EF_FREE, f * (t / tnum));
 		fact(o, EF_TOTAL, t);
 	}
-	if ((q = find(p, end, "utilization (")) && read_num(q + 13, end, &u, &n1) == 0) {
-		fact(o, EF_UTILIZATION, u);
-		if (q + 13 + n1 < end && q[13 + n1] == ',' &&
-		    read_size(q + 14 + n1, end, &r, NULL) == 0)
-			fact(o, EF_REQUESTED, r);
+	if ((q = find(p, end, "utilization (")) || (q = find(p, end, "utilization is ("))) {
+		q = find(q, end, "(");
+		if (q && read_num(q + 1, end, &u, &n1) == 0) {
+			fact(o, EF_UTILIZATION, u);
+			if (q + 1 + n1 < end && q[1 + n1] == ',' &&
+			    read_size(q + 2 + n1, end, &r, NULL) == 0)
+				fact(o, EF_REQUESTED, r);
+		}
 	}
 }
 

@@ -207,6 +207,20 @@ const struct memfail_word memfail_words[] = {
 	 * MIGraphX's and RPP's allocators throw the same words) */
 	{ "Memory not available to allocate buffer", MF_HIP, 0 },
 	/* ---- end of round 7 (w-spent6r) ---- */
+	/* ---- round 8 (w-worldg) ---- */
+	/* the "CUDA Error: %s at %s:%d" check many CUDA extensions print with
+	 * the driver's or runtime's error string (cuGetErrorString /
+	 * cudaGetErrorString of error 2: "out of memory"), as vLLM's sleep
+	 * mode allocator does when waking up ("RuntimeError: CUDA Error: out
+	 * of memory at /workspace/csrc/cumem_allocator.cpp:62", vLLM
+	 * csrc/cumem_allocator.cpp CUDA_CHECK; indexed copies of the idiom) */
+	{ "CUDA Error: out of memory", MF_CUDA, 0 },
+	/* torch_memory_saver (the pause/resume allocator SGLang and verl use)
+	 * prints the runtime's code and string: "[torch_memory_saver.cpp]
+	 * cudaError error: 2 (out of memory) file=csrc/core.cpp func=resume";
+	 * 2 is cudaErrorMemoryAllocation (driver_types.h) */
+	{ "cudaError error: 2 (out of memory)", MF_CUDA, 0 },
+	/* ---- end of round 8 (w-worldg) ---- */
 	{ "Bytes of memory on device", MF_SYCL, 0 },
 	{ "failed to allocate SYCL", MF_GGML, 0 },
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },

@@ -61,10 +61,15 @@ static int word_at(const char *p, const char *end, const char *word)
 	return (size_t)(end - p) >= len && !memcmp(p, word, len);
 }
 
-/* "(GPU 0;", ". GPU 0 has", "GPU 0", "on device 0": the card's index. */
+/* "(GPU 0;", ". GPU 0 has", "GPU 0", "on device 0": the card's index.
+ * Ascend's torch_npu keeps PyTorch 1.x's list for its NPUs: "NPU out of
+ * memory. Tried to allocate 72.00 MiB (NPU 0; 61.27 GiB total capacity;
+ * 56.05 GiB already allocated; 56.05 GiB current active; 5.04 MiB free;
+ * 58.39 GiB reserved in total by PyTorch)" (vLLM-Ascend and SGLang on
+ * Ascend, 2025-2026 threads under tests/data/real/any_stack). */
 static int64_t device_of(const char *m, size_t n)
 {
-	static const char *const labels[] = { "(GPU ", ". GPU ", "GPU ", "on device ", NULL };
+	static const char *const labels[] = { "(GPU ", "(NPU ", ". GPU ", "GPU ", "on device ", NULL };
 	const char *p, *stop;
 	int64_t d;
 	int i;
@@ -189,6 +194,8 @@ static int old_form(const char *m, size_t n, struct oom_fields *f)
 	int found = 0;
 
 	if (!p)
+		p = mem_find(m, n, "(NPU ");   /* torch_npu's copy of the list */
+	if (!p)
 		return 0;
 	if (!(e = memchr(p, ')', (size_t)(m + n - p))))
 		e = m + n;
@@ -281,6 +288,20 @@ static json_t *processes(const char *m, size_t n)
 
 /* ---- the event's data ---- */
 
+/* The runtime the message names: "HIP out of memory" (PyTorch on ROCm),
+ * "NPU out of memory" (torch_npu), "XPU out of memory" (PyTorch on Intel
+ * GPUs); else CUDA. */
+static const char *accelerator(const char *m, size_t n)
+{
+	if (mem_find(m, n, "HIP out of memory"))
+		return "HIP";
+	if (mem_find(m, n, "NPU out of memory"))
+		return "NPU";
+	if (mem_find(m, n, "XPU out of memory"))
+		return "XPU";
+	return "CUDA";
+}
+
 static double mib(int64_t b)
 {
 	return b == OL_NULL ? -1.0 : (double)b / 1048576.0;
@@ -319,8 +340,11 @@ json_t *torch_oom_fields(const char *m, size_t n, int64_t *requested, char *summ
 	*requested = f.req;
 	if (f.device != OL_NULL)
 		snprintf(dev, sizeof(dev), "%lld", (long long)f.device);
-	snprintf(summary, scap, "CUDA out of memory on GPU %s: tried to allocate %.1f MiB"
-		 " (%.1f MiB free)", dev, mib(f.req), mib(f.fre));
+	/* the accelerator the message names: an NPU's or a ROCm card's OOM
+	 * is not told as CUDA's */
+	snprintf(summary, scap, "%s out of memory on %s %s: tried to allocate %.1f MiB"
+		 " (%.1f MiB free)", accelerator(m, n), mem_find(m, n, "NPU out of memory") ?
+		 "NPU" : "GPU", dev, mib(f.req), mib(f.fre));
 	if (!d)
 		return NULL;
 	put_fields(d, &f);

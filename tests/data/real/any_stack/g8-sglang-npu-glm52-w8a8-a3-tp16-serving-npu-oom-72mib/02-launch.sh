@@ -1,0 +1,16 @@
+python3 -m sglang.launch_server \
+        --model-path /root/.cache/modelscope/hub/models/Eco-Tech/GLM-5.2-w8a8 \
+        --attention-backend ascend \
+        --device npu \
+        --tp-size 16 --nnodes 1 --node-rank 0 \
+        --chunked-prefill-size 2048 --max-prefill-tokens 20000 \
+        --trust-remote-code \
+        --host 127.0.0.1 \
+        --mem-fraction-static 0.90 \
+        --port 8000 \
+        --served-model-name glm-52 \
+        --cuda-graph-bs 16 \
+        --quantization modelslim \
+        --speculative-draft-model-quantization unquant \
+        --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4  \
+        --moe-a2a-backend deepep --deepep-mode auto
