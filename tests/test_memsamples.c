@@ -16,7 +16,9 @@
  * a series whose unit is not stated (TensorFlow's "current: 0.18" per
  * iteration, tensorflow/tensorflow#73457, held-out set 7, spent) is a
  * leak by its ratio, never in bytes; mmdetection's "memory: 6814" every
- * 50 iterations (open-mmlab/mmdetection#1956, healthy) is flat: no leak.
+ * 50 iterations (open-mmlab/mmdetection#1956, healthy) is flat: no leak;
+ * a line that states its unit as a word ("Mem memory (MB) | allocated:
+ * 20.4", pytorch/pytorch#115255, its first five lines) is in bytes.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -193,6 +195,28 @@ static void unit_not_stated_flat_or_sawtooth(void **state)
 	t_close(tl);
 }
 
+/* pytorch#115255: "Mem memory (MB) | allocated: 20.4 | ..." each step:
+ * the line states its unit as a word of its own, so the figures are
+ * bytes (MB read as MiB, as every pasted MB); +0.6 MiB over 14 steps is
+ * below the material growth: no leak. */
+static void unit_in_the_line(void **state)
+{
+	static const char *log =
+		"Mem memory (MB) | allocated: 20.4 | max allocated: 21.8 | reserved: 26.0 | max reserved: 26.0\n"
+		"Mem memory (MB) | allocated: 20.5 | max allocated: 21.9 | reserved: 26.0 | max reserved: 26.0\n"
+		"Mem memory (MB) | allocated: 20.5 | max allocated: 21.9 | reserved: 26.0 | max reserved: 26.0\n"
+		"Mem memory (MB) | allocated: 20.6 | max allocated: 22.0 | reserved: 26.0 | max reserved: 26.0\n"
+		"Mem memory (MB) | allocated: 20.6 | max allocated: 22.0 | reserved: 26.0 | max reserved: 26.0\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "memory_samples", "mem.log", log, 0) > 0);
+	assert_string_equal(series(tl), "allocated|sample||21390950,21495808,21495808,21600666,"
+			    "21600666");
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+	t_close(tl);
+}
+
 /* Too few samples, or prose that mentions memory once: not a paste. */
 static void not_samples(void **state)
 {
@@ -217,6 +241,7 @@ int main(void)
 		cmocka_unit_test(timed_series_wins),
 		cmocka_unit_test(tensorflow_unit_not_stated),
 		cmocka_unit_test(unit_not_stated_flat_or_sawtooth),
+		cmocka_unit_test(unit_in_the_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

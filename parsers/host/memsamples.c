@@ -12,8 +12,9 @@
  * word (req, request, it, iter, iteration, step, epoch, batch) followed
  * by an integer, or a table's first column under such a word, numbers the
  * sample. A line with no figure of a unit whose label of unitless[] is
- * followed at once by a bare number gives that number as printed, its
- * unit not stated (memsamples.h). Lines of any other shape are skipped.
+ * followed at once by a bare number gives that number in the unit the
+ * line states as a word of its own ("(MB)"), else as printed, its unit
+ * not stated (memsamples.h). Lines of any other shape are skipped.
  */
 #include "parsers/host/memsamples.h"
 #include "lib/vocab.h"
@@ -253,6 +254,20 @@ static const char *bare_figure(const struct ms_line *t, double *v)
 	return NULL;
 }
 
+/* The unit a line states for its bare figures as a word of its own, not
+ * after a number: "Mem memory (MB) | allocated: 20.4 | ..." (a script's
+ * header in the line, pytorch/pytorch#115255). 0 when none. */
+static double line_unit(const struct ms_line *t)
+{
+	int k;
+
+	for (k = 1; k < t->n; k++)
+		if (strlen(t->tok[k]) >= 2 && unit_of(t->tok[k]) > 0 &&   /* not "b", "t" */
+		    !isdigit((unsigned char)t->tok[k - 1][0]))
+			return unit_of(t->tok[k]);
+	return 0;
+}
+
 /* One line's sample: its bytes (the number as printed when *bare: no
  * unit stated), its step (-1 none), its label and step word. Returns 1
  * when the line carries a figure, else 0. */
@@ -275,7 +290,10 @@ static int sample(const struct ms_line *t, const struct ms_table *tab, double *b
 	}
 	*label = NULL;
 	if (tab->col < 0 && (*label = bare_figure(t, bytes)) != NULL) {
-		*bare = 1;
+		double u = line_unit(t);
+		*bare = u == 0;
+		if (u > 0)
+			*bytes *= u;
 		return 1;
 	}
 	if (tab->col >= 0 && tab->col < t->n && isdigit((unsigned char)t->tok[0][0])) {
