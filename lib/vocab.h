@@ -305,7 +305,8 @@
 	X(VMS_CARD_USED, "card_used", NULL, NULL, "memory in use on the card, every process (nvidia-smi, DCGM)") \
 	X(VMS_CGROUP_USAGE, "cgroup_usage", NULL, NULL, "the memory cgroup's usage") \
 	X(VMS_RSS, "rss", NULL, NULL, "a process's resident memory") \
-	X(VMS_TRACE_LIVE, "trace_live", NULL, NULL, "requested bytes alive in a snapshot's trace (the Active Memory Timeline)")
+	X(VMS_TRACE_LIVE, "trace_live", NULL, NULL, "requested bytes alive in a snapshot's trace (the Active Memory Timeline)") \
+	X(VMS_PASTED, "pasted", NULL, NULL, "memory a reporter pasted as samples with a label of no known account (\"memory: 3.2 GiB\"); untimed, order from the paste")
 
 /* ---- OOM kinds (oom.kind, analyzer/derive/oom.c) ---- */
 #define VOCAB_OOM_KINDS(X) \

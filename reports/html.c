@@ -210,7 +210,7 @@ static void card_peak(struct strbuf *sb, const struct report_summary *s)
 
 	strbuf_addstr(sb, "<div class=key><div class=kl>Peak memory</div><div class=kv>");
 	if (!s->has_peak) {
-		strbuf_addstr(sb, "unknown</div><div class=ks>no memory series in the artifacts"
+		strbuf_addstr(sb, "unknown</div><div class=ks>no memory-in-use figure in bytes in the artifacts"
 				  "</div></div>\n");
 		return;
 	}

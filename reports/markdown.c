@@ -107,7 +107,7 @@ static void md_peak(struct strbuf *sb, const struct report_summary *s)
 
 	strbuf_addstr(sb, "\n- **Peak memory:** ");
 	if (!s->has_peak) {
-		strbuf_addstr(sb, "unknown (no memory series)\n");
+		strbuf_addstr(sb, "unknown (no memory-in-use figure in bytes)\n");
 		return;
 	}
 	fmt_bytes(buf, sizeof(buf), s->peak_bytes);

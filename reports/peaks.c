@@ -26,6 +26,7 @@ static const struct {
 	{ "card_used", "card" },
 	{ "cgroup_usage", "cgroup usage" },
 	{ "rss", "RSS" },
+	{ "pasted", "pasted" },
 };
 
 #define RANK "CASE measure WHEN 'card_used' THEN 0 WHEN 'reserved' THEN 1" \

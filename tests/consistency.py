@@ -10,6 +10,8 @@ first screen of the text, the Markdown and the HTML (unescaped) says
   - the verdict class (JSON verdict.class),
   - the OOM moment as printed (summary.first_oom.time, else "boot+S.SSSs"),
   - the victim: its pid and its name (summary.victim),
+  - a peak read from pasted samples labelled "untimed, order from the
+    paste" on the first screen, and given no time;
   - each account's headline peak (peaks rows with headline 1) as
     ol_fmt_bytes prints it: the report's peak among the key figures, every
     other account on one line with its name;
@@ -133,6 +135,13 @@ def expectations(rep):
     if peak and main:
         b = fmt_bytes(peak["bytes"])
         out.append(("peak %s %s" % (main, b), lambda h, w, b=b: None if b in h else "no peak"))
+    # a peak read from pasted samples has no time: every format says its
+    # order is the paste's (analyzer/derive/peak.c)
+    if peak and "order from the paste" in (peak.get("series") or ""):
+        out.append(("peak untimed", lambda h, w: None if "untimed, order from the paste" in h
+                    and "order from the paste" in w else "peak not labelled untimed"))
+        if peak.get("time") is not None:
+            out.append(("peak untimed has no time", lambda h, w: "JSON gives it a time"))
     profile = cls == "no_oom"
     for r in rep.get("peaks") or []:
         if not r.get("headline"):

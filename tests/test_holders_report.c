@@ -168,7 +168,7 @@ static void peak_card_from_the_snapshot(void **state)
 
 	contains(h, "Peak memory</div><div class=kv>20.0 MiB</div><div class=ks>reserved at the"
 		    " snapshot, cuda:0");
-	lacks(h, "no memory series in the artifacts</div>");
+	lacks(h, "no memory-in-use figure in bytes in the artifacts</div>");
 	free(h);
 	m = render(tl, REPORT_MD);
 	contains(m, "- **Peak memory:** 20.0 MiB (reserved at the snapshot, cuda:0)");

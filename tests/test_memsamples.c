@@ -10,6 +10,15 @@
  * the shapes ps -o pid,rss and nvidia-smi --query-gpu=memory.used
  * --format=csv print: a flat or falling series is no leak, and a paste
  * of samples alone is never an OOM.
+ *
+ * Round 8 (w-samplespeak): the peak is derived from the samples, once,
+ * untimed (analyzer/derive/peak.c), and a timed series wins over them;
+ * a series whose unit is not stated (TensorFlow's "current: 0.18" per
+ * iteration, tensorflow/tensorflow#73457, held-out set 7, spent) is a
+ * leak by its ratio, never in bytes; mmdetection's "memory: 6814" every
+ * 50 iterations (open-mmlab/mmdetection#1956, healthy) is flat: no leak;
+ * a line that states its unit as a word ("Mem memory (MB) | allocated:
+ * 20.4", pytorch/pytorch#115255, its first five lines) is in bytes.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -100,6 +109,114 @@ static void nvidia_smi_csv_rising(void **state)
 	t_close(tl);
 }
 
+/* The peak of pasted samples: the highest sample, which one, untimed. */
+static void peak_of_pasted_samples(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, ANY "b-llamacpp-qwen35moe-vulkan-vmrss-126mib-per-request/"
+				 "01-vmrss-samples.txt") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM peak"), 1);
+	assert_float_equal(t_real(tl, "SELECT bytes FROM peak WHERE account = 'host'"
+			       " AND measure = 'rss' AND headline = 1"), 1838153728.0, 0.5);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM peak WHERE time_ns IS NULL"
+			       " AND boot_ns IS NULL"), 1);
+	assert_string_equal(t_text(tl, "SELECT source FROM peak"), "vmrss, pasted samples: the"
+			    " highest of 4, sample 4 (request 10; untimed, order from the paste)");
+	/* the profile reads the same one figure */
+	assert_float_equal(t_real(tl, "SELECT bytes FROM profile WHERE account = 'host'"),
+			   1838153728.0, 0.5);
+	t_close(tl);
+}
+
+/* A timed series (nvidia-smi's csv with its timestamps) wins: the pasted
+ * samples give no peak row beside it. */
+static void timed_series_wins(void **state)
+{
+	static const char *smi = "timestamp, index, memory.used [MiB], memory.total [MiB]\n"
+		"2024/05/01 10:00:00.000, 0, 10240 MiB, 81559 MiB\n"
+		"2024/05/01 10:01:00.000, 0, 11302 MiB, 81559 MiB\n";
+	static const char *rss = "VmRSS:\t  812340 kB\nVmRSS:\t  912412 kB\n"
+		"VmRSS:\t  1012380 kB\nVmRSS:\t  1112400 kB\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "nvidia_smi", "smi.csv", smi, 0) > 0);
+	assert_true(t_parse_mem(tl, "memory_samples", "rss.txt", rss, 0) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(t_int(tl, "SELECT count(*) FROM peak WHERE time_ns IS NOT NULL") >= 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM peak WHERE source LIKE '%%pasted%%'"), 0);
+	t_close(tl);
+}
+
+/* tensorflow#73457: "current: 0.18, peak: 2.55" a line, no unit, the
+ * iteration on the line before: a leak by ratio, no bytes, no peak. */
+static void tensorflow_unit_not_stated(void **state)
+{
+	struct timeline *tl = t_open();
+	const char *title;
+	(void)state;
+	assert_true(t_parse_file(tl, ANY "b-tensorflow-2.17-training-gpu-cpu-memory-growing-"
+				 "per-iteration/01-training-log.log") >= 0);
+	assert_string_equal(series(tl), "current|iteration|6,7,8,9,10,11,12|0.18,0.21,0.24,0.27,"
+			    "0.29,0.32,0.35|unit-not-stated");
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	assert_string_equal(t_text(tl, "SELECT phase FROM verdict"), "training_step");
+	title = t_text(tl, "SELECT title FROM finding WHERE rule = 'samples'");
+	assert_non_null(strstr(title, "x1.9, unit not stated"));
+	assert_null(strstr(title, "MiB"));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'samples'"
+			       " AND figures LIKE '%%bytes%%'"), 0);
+	/* figures with no unit are not bytes: no peak */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM peak"), 0);
+	t_close(tl);
+}
+
+/* mmdetection#1956: "memory: 6814" every 50 iterations, flat: read, no
+ * leak; a falling or sawtooth series of bare figures neither. */
+static void unit_not_stated_flat_or_sawtooth(void **state)
+{
+	static const char *saw = "it 1 allocated: 2.10\nit 2 allocated: 3.40\nit 3 allocated: 2.12\n"
+		"it 4 allocated: 3.41\nit 5 allocated: 2.11\nit 6 allocated: 3.42\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, "tests/data/real/healthy/mmdet-1.x-train-log-memory-per-50-"
+				 "iterations-flat.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "memory_samples", "saw.txt", saw, 0) > 0);
+	assert_string_equal(series(tl), "allocated|iteration|1,2,3,4,5,6|2.1,3.4,2.12,3.41,2.11,"
+			    "3.42|unit-not-stated");
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+	t_close(tl);
+}
+
+/* pytorch#115255: "Mem memory (MB) | allocated: 20.4 | ..." each step:
+ * the line states its unit as a word of its own, so the figures are
+ * bytes (MB read as MiB, as every pasted MB); +0.6 MiB over 14 steps is
+ * below the material growth: no leak. */
+static void unit_in_the_line(void **state)
+{
+	static const char *log =
+		"Mem memory (MB) | allocated: 20.4 | max allocated: 21.8 | reserved: 26.0 | max reserved: 26.0\n"
+		"Mem memory (MB) | allocated: 20.5 | max allocated: 21.9 | reserved: 26.0 | max reserved: 26.0\n"
+		"Mem memory (MB) | allocated: 20.5 | max allocated: 21.9 | reserved: 26.0 | max reserved: 26.0\n"
+		"Mem memory (MB) | allocated: 20.6 | max allocated: 22.0 | reserved: 26.0 | max reserved: 26.0\n"
+		"Mem memory (MB) | allocated: 20.6 | max allocated: 22.0 | reserved: 26.0 | max reserved: 26.0\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "memory_samples", "mem.log", log, 0) > 0);
+	assert_string_equal(series(tl), "allocated|sample||21390950,21495808,21495808,21600666,"
+			    "21600666");
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+	t_close(tl);
+}
+
 /* Too few samples, or prose that mentions memory once: not a paste. */
 static void not_samples(void **state)
 {
@@ -120,6 +237,11 @@ int main(void)
 		cmocka_unit_test(flat_and_falling),
 		cmocka_unit_test(nvidia_smi_csv_rising),
 		cmocka_unit_test(not_samples),
+		cmocka_unit_test(peak_of_pasted_samples),
+		cmocka_unit_test(timed_series_wins),
+		cmocka_unit_test(tensorflow_unit_not_stated),
+		cmocka_unit_test(unit_not_stated_flat_or_sawtooth),
+		cmocka_unit_test(unit_in_the_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

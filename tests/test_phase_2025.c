@@ -23,7 +23,6 @@
 #define ANY "tests/data/real/any_stack/"
 #define TRITON ANY "vllm-v1-dsv4-flash-sm120-compose-dp-ep-triton-error-cuda-oom.log"
 #define HICACHE ANY "sglang-hicache-not-enough-host-memory-requesting-40gb.log"
-#define GIB_ (1024.0 * 1024.0 * 1024.0)
 
 /* A field of the first OOM event of a parsed log. */
 static const char *first(struct timeline *tl, const char *field)
@@ -80,9 +79,9 @@ static void sglang_host_pool_is_kv_alloc(void **state)
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), "kv_alloc");
 	assert_string_equal(t_text(tl, "SELECT family FROM oom WHERE id = 1"), "host");
-	/* "Requesting 40.00 GB" (GB read as GiB, as every GB of the reader) */
-	assert_float_equal(t_real(tl, "SELECT requested_bytes FROM oom WHERE id = 1") / GIB_, 40.0,
-			   0.01);
+	/* "Requesting 40.00 GB": SGLang prints requested_bytes / 1e9
+	 * (memory_pool_host.py), so 40 * 10^9 bytes, not 40 GiB */
+	assert_float_equal(t_real(tl, "SELECT requested_bytes FROM oom WHERE id = 1"), 40e9, 1.0);
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "misconfig");
 	assert_string_equal(t_text(tl, "SELECT phase FROM verdict"), "kv_alloc");
 	s = t_text(tl, "SELECT advice FROM finding WHERE class = 'misconfig' ORDER BY score DESC"

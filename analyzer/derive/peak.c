@@ -22,12 +22,22 @@
  * card's own figure leads when it was sampled; a lower figure of another
  * measure (taken at another moment, or by a coarser sampler) is shown
  * beside it as what it measures, never as a second peak.
+ *
+ * Memory samples pasted as lines (parsers/host/memsamples.c, meta
+ * samples.series.N) give a row too when no timed figure does: the highest
+ * sample, which sample (and request or step) it was, with no time -- its
+ * source says "untimed, order from the paste", which every report prints
+ * with the figure. A series whose unit is not stated gives none (its
+ * figures are not bytes). Where any timed series or figure exists it wins
+ * and the pasted samples give no row.
  */
 #include "analyzer/derive/derive.h"
 #include "lib/strbuf.h"
+#include "parsers/host/memsamples.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The series that measure memory in use, by account scope and measure.
  * unit: bytes per unit of the series (DCGM's framebuffer field is MiB). */
@@ -191,6 +201,96 @@ static const char *const snapshot_needs[][2] = {
 	{ "holder", "holder" }, { "segment", "snapshot" },
 };
 
+/* The account a pasted label measures: a process's resident size on the
+ * host (VmRSS, ps's RSS, top's RES), nvidia-smi's memory.used on a card,
+ * else memory as pasted, of no known account ("memory: 3.2 GiB"). */
+static void sample_account(const char *label, const char **account, const char **scope,
+			   const char **measure)
+{
+	static const char *const rss[] = { "vmrss", "vmhwm", "rssanon", "rss", "res",
+					   "resident", NULL };
+	int i;
+
+	*account = "host";
+	*scope = "host";
+	*measure = "pasted";
+	for (i = 0; rss[i]; i++)
+		if (!strcmp(label, rss[i]))
+			*measure = "rss";
+	if (!strcmp(label, "memory.used")) {
+		*account = "gpu";
+		*scope = "card";
+		*measure = "card_used";
+	}
+}
+
+/* One pasted series (meta value val of artifact art): its highest sample
+ * as a row of `peak`, untimed; an account's row kept already wins. 0, or
+ * -1 with why in err. */
+static int add_pasted(sqlite3 *db, const char *val, sqlite3_int64 art, int has_art,
+		      struct strbuf *err)
+{
+	static struct memsamples_series m;   /* large: not on the stack */
+	const char *account, *scope, *measure;
+	char src[200];
+	sqlite3_stmt *st;
+	int i, top = 0, rc;
+
+	if (memsamples_decode(val, &m) < 0 || m.unitless)
+		return 0;
+	for (i = 1; i < m.n; i++)
+		if (m.v[i] > m.v[top])
+			top = i;
+	if (!(m.v[top] > 0))
+		return 0;
+	sample_account(m.label, &account, &scope, &measure);
+	if (m.stepped)
+		snprintf(src, sizeof(src), "%s, pasted samples: the highest of %d, sample %d"
+			 " (%s %.0f; untimed, order from the paste)", m.label, m.n, top + 1,
+			 m.per, m.st[top]);
+	else
+		snprintf(src, sizeof(src), "%s, pasted samples: the highest of %d, sample %d"
+			 " (untimed, order from the paste)", m.label, m.n, top + 1);
+	if (sqlite3_prepare_v2(db, PEAK_COLS "VALUES(?1, ?2, NULL, ?3, ?4, NULL, NULL, NULL, ?5, ?6)"
+			       " ON CONFLICT(account, measure) DO NOTHING", -1, &st, NULL) != SQLITE_OK)
+		return sql_failed(db, err, "peak of pasted samples");
+	sqlite3_bind_text(st, 1, account, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, measure, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 4, m.v[top]);
+	if (has_art)
+		sqlite3_bind_int64(st, 5, art);
+	sqlite3_bind_text(st, 6, src, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_failed(db, err, "peak of pasted samples");
+}
+
+/* The pasted series' rows, when no row of `peak` has a time. 0 or -1. */
+static int add_pasted_all(sqlite3 *db, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM peak WHERE time_ns IS NOT NULL"
+			       " OR boot_ns IS NOT NULL)", -1, &st, NULL) != SQLITE_OK)
+		return sql_failed(db, err, "peak of pasted samples");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		rc = 1;   /* a timed figure wins */
+	sqlite3_finalize(st);
+	if (rc)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT value, artifact_id FROM meta WHERE key LIKE"
+			       " 'samples.series.%' ORDER BY rowid LIMIT 16", -1, &st, NULL) != SQLITE_OK)
+		return sql_failed(db, err, "peak of pasted samples");
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		rc = add_pasted(db, (const char *)sqlite3_column_text(st, 0),
+				sqlite3_column_int64(st, 1),
+				sqlite3_column_type(st, 1) != SQLITE_NULL, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* The pass (derive.h): drop and rebuild `peak`. 0, or -1 with why in err. */
 int derive_peak(sqlite3 *db, struct strbuf *err)
 {
@@ -208,6 +308,8 @@ int derive_peak(sqlite3 *db, struct strbuf *err)
 		if (sqlite3_exec(db, snapshot_rows[i], NULL, NULL, NULL) != SQLITE_OK)
 			return sql_failed(db, err, "peak of a snapshot");
 	}
+	if (has_table(db, "meta") && add_pasted_all(db, err) < 0)
+		return -1;
 	if (has_table(db, "meta") && has_table(db, "series") &&
 	    sqlite3_exec(db, peak_limits, NULL, NULL, NULL) != SQLITE_OK)
 		return sql_failed(db, err, "peak limits");

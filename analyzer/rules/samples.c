@@ -12,7 +12,11 @@
  * monotonically (no fall larger than SAMPLES_DIP of the level, and at
  * most one fall in SAMPLES_FALLS_PER samples) by a material amount (at
  * least SAMPLES_MIN_BYTES and SAMPLES_MIN_FRAC of its first level). A
- * flat or falling series is no finding. The finding has no OOM to judge;
+ * series whose unit is not stated ("current: 0.18" each iteration) is
+ * still an ordered series: it is a leak when it rises so by the ratio
+ * SAMPLES_MIN_RATIO at least, said as a ratio and in its own figures with
+ * "unit not stated", never in bytes. A flat, falling or sawtooth series
+ * (a fall over SAMPLES_DIP) is no finding. The finding has no OOM to judge;
  * the verdict names a leak without one only from this rule (verdict.c).
  */
 #include "analyzer/rules/rulelib.h"
@@ -22,36 +26,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLES_MAX 256
+#define SAMPLES_MAX MEMSAMPLES_MAX
 #define SAMPLES_DIP 0.05          /* a fall under 5 % of the level is noise */
 #define SAMPLES_FALLS_PER 5       /* at most one fall in five samples */
 #define SAMPLES_MIN_FRAC 0.10     /* growth over the first level */
 #define SAMPLES_MIN_BYTES (32.0 * 1048576.0)
+#define SAMPLES_MIN_RATIO 1.5     /* unit not stated: growth by half at least */
 #define SAMPLES_SCORE 0.7
 
-/* Comma-separated numbers of s (up to '|' or the end) into v (max);
- * returns the count and sets *rest past the '|'. */
-static int numbers(const char *s, double *v, int max, const char **rest)
-{
-	int n = 0;
-	char *end;
-
-	while (*s && *s != '|') {
-		double x = strtod(s, &end);
-		if (end == s)
-			break;
-		if (n < max)
-			v[n++] = x;
-		s = end;
-		if (*s == ',')
-			s++;
-	}
-	*rest = *s == '|' ? s + 1 : s;
-	return n;
-}
-
-/* Whether v[0..n) rises nearly monotonically by a material amount. */
-static int rises(const double *v, int n)
+/* Whether v[0..n) rises nearly monotonically: at least MEMSAMPLES_MIN
+ * samples, no fall larger than SAMPLES_DIP of the level, few falls. */
+static int rises_steadily(const double *v, int n)
 {
 	int i, falls = 0;
 
@@ -63,41 +48,74 @@ static int rises(const double *v, int n)
 				return 0;
 			falls++;
 		}
-	if (falls * SAMPLES_FALLS_PER > n)
+	return falls * SAMPLES_FALLS_PER <= n;
+}
+
+/* Whether a series rises by a material amount: in bytes, SAMPLES_MIN_BYTES
+ * and SAMPLES_MIN_FRAC of its first level; with its unit not stated, by
+ * the ratio SAMPLES_MIN_RATIO at least (no amount can be judged). */
+static int rises(const struct memsamples_series *m)
+{
+	const double *v = m->v;
+	int n = m->n;
+
+	if (!rises_steadily(v, n))
 		return 0;
+	if (m->unitless)
+		return v[0] > 0 && v[n - 1] >= SAMPLES_MIN_RATIO * v[0];
 	return v[n - 1] - v[0] >= SAMPLES_MIN_BYTES && v[n - 1] - v[0] >= SAMPLES_MIN_FRAC * v[0];
 }
 
-/* One series "label|per|steps|bytes" of artifact file: a finding when it
- * rises. 1 written, 0 none, -1 failed. */
+/* The title and figures of a series whose unit is not stated: the
+ * growth as a ratio and in the series' own figures, never bytes. */
+static void unitless_finding(struct rl_finding *f, const struct memsamples_series *m,
+			     int by_step, const char *file)
+{
+	const double *v = m->v;
+	int n = m->n;
+
+	rl_fig(f, "samples", n);
+	rl_fig(f, "first_figure_unit_not_stated", v[0]);
+	rl_fig(f, "last_figure_unit_not_stated", v[n - 1]);
+	rl_fig(f, "growth_times", v[n - 1] / v[0]);
+	snprintf(f->title, sizeof(f->title), "Memory (%s) rose over %d pasted samples, %g to %g:"
+		 " x%.1f, unit not stated (order inferred from the paste's lines, untimed)",
+		 m->label, n, v[0], v[n - 1], v[n - 1] / v[0]);
+	rl_advice(f, "The samples in %s carry no time and no unit: their order is the file's,"
+		  " so the growth is a ratio per %s, not a size or a rate in time. Memory that"
+		  " keeps rising at the same work is held and not returned: a leak. Print it"
+		  " with its unit and a time (bytes, or MiB by 2^20) beside the step count to"
+		  " see how much is held and when it would run out.", file,
+		  by_step ? m->per : "sample");
+}
+
+/* One series "label|per|steps|figures[|unit-not-stated]" of artifact
+ * file: a finding when it rises. 1 written, 0 none, -1 failed. */
 static int judge(struct rule_ctx *c, const char *val, const char *file)
 {
-	double v[SAMPLES_MAX], st[SAMPLES_MAX], per_step, span;
-	char label[32] = "", per[16] = "";
-	const char *p = val, *bar;
+	static struct memsamples_series m;   /* large: not on the stack */
+	double per_step, span;
+	const double *v;
 	struct rl_finding f;
-	int n, ns, by_step;
+	int n, by_step;
 
-	if (!(bar = strchr(p, '|')) || (size_t)(bar - p) >= sizeof(label))
+	if (memsamples_decode(val, &m) < 0 || !rises(&m))
 		return 0;
-	memcpy(label, p, (size_t)(bar - p));
-	p = bar + 1;
-	if (!(bar = strchr(p, '|')) || (size_t)(bar - p) >= sizeof(per))
-		return 0;
-	memcpy(per, p, (size_t)(bar - p));
-	ns = numbers(bar + 1, st, SAMPLES_MAX, &p);
-	n = numbers(p, v, SAMPLES_MAX, &p);
-	if (!rises(v, n))
-		return 0;
-	by_step = ns == n && st[n - 1] > st[0];
-	span = by_step ? st[n - 1] - st[0] : n - 1;
+	v = m.v;
+	n = m.n;
+	by_step = m.stepped && m.st[n - 1] > m.st[0];
+	span = by_step ? m.st[n - 1] - m.st[0] : n - 1;
 	per_step = (v[n - 1] - v[0]) / span;
 	rl_finding_init(&f, "samples", "leak", "untimed_growth");
 	f.score = SAMPLES_SCORE;
 	/* numbered by request: a server serving; by iteration, step, epoch
 	 * or batch: a training loop */
 	if (by_step)
-		f.phase = !strcmp(per, "request") ? "serving" : "training_step";
+		f.phase = !strcmp(m.per, "request") ? "serving" : "training_step";
+	if (m.unitless) {
+		unitless_finding(&f, &m, by_step, file);
+		return rl_finding_write(c, &f) < 0 ? -1 : 1;
+	}
 	rl_fig(&f, "samples", n);
 	rl_fig(&f, "first_bytes", v[0]);
 	rl_fig(&f, "last_bytes", v[n - 1]);
@@ -105,15 +123,15 @@ static int judge(struct rule_ctx *c, const char *val, const char *file)
 	rl_fig(&f, by_step ? "growth_per_step_bytes" : "growth_per_sample_bytes", per_step);
 	snprintf(f.title, sizeof(f.title), "Memory (%s) rose over %d pasted samples, %.0f MiB to"
 		 " %.0f MiB: %.1f MiB per %s (order inferred from the paste's lines, untimed)",
-		 label, n, v[0] / 1048576.0, v[n - 1] / 1048576.0, per_step / 1048576.0,
-		 by_step ? per : "sample");
+		 m.label, n, v[0] / 1048576.0, v[n - 1] / 1048576.0, per_step / 1048576.0,
+		 by_step ? m.per : "sample");
 	rl_advice(&f, "The samples in %s carry no time: their order is the file's, so the"
 		  " growth is per %s, not a rate in time. Memory that keeps rising %s after"
 		  " %s at the same work is held and not returned: a leak. Log it with a time"
 		  " (ps -o rss= -p PID every minute, or nvidia-smi --query-gpu=memory.used"
 		  " --format=csv -l 60) beside the request count to see when it would run"
-		  " out.", file, by_step ? per : "sample", by_step ? per : "sample",
-		  by_step ? per : "sample");
+		  " out.", file, by_step ? m.per : "sample", by_step ? m.per : "sample",
+		  by_step ? m.per : "sample");
 	return rl_finding_write(c, &f) < 0 ? -1 : 1;
 }
 

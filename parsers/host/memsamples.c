@@ -11,7 +11,10 @@
  * the header's unit: "[MiB]", else KiB for ps/top's RSS and RES). A step
  * word (req, request, it, iter, iteration, step, epoch, batch) followed
  * by an integer, or a table's first column under such a word, numbers the
- * sample. Lines of any other shape are skipped.
+ * sample. A line with no figure of a unit whose label of unitless[] is
+ * followed at once by a bare number gives that number in the unit the
+ * line states as a word of its own ("(MB)"), else as printed, its unit
+ * not stated (memsamples.h). Lines of any other shape are skipped.
  */
 #include "parsers/host/memsamples.h"
 #include "lib/vocab.h"
@@ -23,7 +26,7 @@
 
 #define MS_TOK 48         /* tokens kept a line */
 #define MS_LINE 512       /* bytes of a line read */
-#define MS_MAX 256        /* samples kept (the first ones) */
+#define MS_MAX MEMSAMPLES_MAX
 
 struct ms_line {
 	char buf[MS_LINE + 1];
@@ -43,6 +46,17 @@ struct ms_table {
 static const char *const labels[] = {
 	"vmrss", "vmhwm", "rssanon", "rss", "res", "resident", "memory", "mem", "used",
 	"memory.used", NULL
+};
+
+/* Labels a script prints before a figure with no unit: TensorFlow's
+ * tf.config.experimental.get_memory_info() dict keys "current" and
+ * "peak" (tensorflow/python/framework/config.py@v2.17.0, bytes, which
+ * scripts divide and print bare), PyTorch's torch.cuda.memory_allocated()
+ * / memory_reserved() printed as "allocated: 1.23" (torch/cuda/memory.py),
+ * and a plain "memory: 0.42". "peak" is not one: it is a running
+ * maximum, not a sample. */
+static const char *const unitless[] = {
+	"current", "allocated", "reserved", "memory", "mem", "used", NULL
 };
 
 static const char *const steps[][2] = {
@@ -201,21 +215,70 @@ static int header(const struct ms_line *t, struct ms_table *tab)
 	return 1;
 }
 
-/* One line's sample: its bytes, its step (-1 none), its label and step
- * word. Returns 1 when the line carries a figure, else 0. */
-static int sample(const struct ms_line *t, const struct ms_table *tab, double *bytes,
-		  double *step, const char **label, const char **per)
+/* The step a line numbers: the last step word followed by an integer
+ * ("epoch 1/50 - it 6/100": iteration 6, the finest), its word in *per;
+ * -1 and NULL when none. */
+static double line_step(const struct ms_line *t, const char **per)
+{
+	double step = -1, v;
+	const char *w;
+	int k;
+
+	*per = NULL;
+	for (k = 0; k + 1 < t->n; k++)
+		if ((w = step_of(t->tok[k])) != NULL && (v = whole(t->tok[k + 1])) >= 0) {
+			step = v;
+			*per = w;
+		}
+	return step;
+}
+
+/* The label of unitless[] that a line's token names when the next token
+ * is a bare number (no unit after it, a step's "6/100" not one), its
+ * value in *v; NULL when none. */
+static const char *bare_figure(const struct ms_line *t, double *v)
+{
+	int k, i;
+
+	for (k = 0; k + 1 < t->n; k++)
+		for (i = 0; unitless[i]; i++) {
+			const char *s = t->tok[k + 1];
+			char *end;
+			if (strcmp(t->tok[k], unitless[i]) || !isdigit((unsigned char)s[0]))
+				continue;
+			*v = strtod(s, &end);
+			if (*end || (k + 2 < t->n && unit_of(t->tok[k + 2]) > 0))
+				return NULL;
+			return unitless[i];
+		}
+	return NULL;
+}
+
+/* The unit a line states for its bare figures as a word of its own, not
+ * after a number: "Mem memory (MB) | allocated: 20.4 | ..." (a script's
+ * header in the line, pytorch/pytorch#115255). 0 when none. */
+static double line_unit(const struct ms_line *t)
 {
 	int k;
 
-	*step = -1;
-	*per = NULL;
+	for (k = 1; k < t->n; k++)
+		if (strlen(t->tok[k]) >= 2 && unit_of(t->tok[k]) > 0 &&   /* not "b", "t" */
+		    !isdigit((unsigned char)t->tok[k - 1][0]))
+			return unit_of(t->tok[k]);
+	return 0;
+}
+
+/* One line's sample: its bytes (the number as printed when *bare: no
+ * unit stated), its step (-1 none), its label and step word. Returns 1
+ * when the line carries a figure, else 0. */
+static int sample(const struct ms_line *t, const struct ms_table *tab, double *bytes,
+		  double *step, const char **label, const char **per, int *bare)
+{
+	int k;
+
 	*label = NULL;
-	for (k = 0; k + 1 < t->n && *step < 0; k++)
-		if ((*per = step_of(t->tok[k])) != NULL)
-			*step = whole(t->tok[k + 1]);
-	if (*step < 0)
-		*per = NULL;
+	*step = line_step(t, per);
+	*bare = 0;
 	for (k = 0; k < t->n; k++) {
 		int j;
 		if (!(*label = label_of(t->tok[k])))
@@ -226,6 +289,13 @@ static int sample(const struct ms_line *t, const struct ms_table *tab, double *b
 		break;
 	}
 	*label = NULL;
+	if (tab->col < 0 && (*label = bare_figure(t, bytes)) != NULL) {
+		double u = line_unit(t);
+		*bare = u == 0;
+		if (u > 0)
+			*bytes *= u;
+		return 1;
+	}
 	if (tab->col >= 0 && tab->col < t->n && isdigit((unsigned char)t->tok[0][0])) {
 		k = tab->col;
 		if (tab->last) {   /* a row's date may take two tokens: from the end */
@@ -257,6 +327,7 @@ int memsamples_sniff(const unsigned char *head, size_t n)
 		size_t len = nl ? (size_t)(nl - (head + i)) : n - i;
 		double b, st;
 		const char *lab, *per;
+		int bare;
 
 		split((const char *)head + i, len, &t);
 		i += len + 1;
@@ -265,15 +336,16 @@ int memsamples_sniff(const unsigned char *head, size_t n)
 		lines++;
 		if (header(&t, &tab))
 			continue;
-		hits += sample(&t, &tab, &b, &st, &lab, &per);
+		hits += sample(&t, &tab, &b, &st, &lab, &per, &bare);
 	}
 	return hits >= MEMSAMPLES_MIN && hits * 3 >= lines * 2 ? 30 : 0;
 }
 
-/* Append "%s%.0f" to buf (size n) at *o; 0, or -1 when full. */
-static int put(char *buf, size_t n, size_t *o, const char *sep, double v)
+/* Append "%s%.0f" (bytes) or "%s%.6g" (a figure as printed, when g) to
+ * buf (size n) at *o; 0, or -1 when full. */
+static int put(char *buf, size_t n, size_t *o, const char *sep, double v, int g)
 {
-	int w = snprintf(buf + *o, n - *o, "%s%.0f", sep, v);
+	int w = snprintf(buf + *o, n - *o, g ? "%s%.6g" : "%s%.0f", sep, v);
 
 	if (w < 0 || (size_t)w >= n - *o)
 		return -1;
@@ -289,19 +361,36 @@ int memsamples_parse(struct input *in, struct sink *s)
 	const char *l, *lab0 = NULL, *per0 = NULL;
 	char key[64], val[MS_MAX * 32 + 128];
 	size_t len, o;
-	int rc, n = 0, stepped = 1, i;
+	int rc, n = 0, stepped = 1, i, bare0 = 0;
+	double pend = -1;           /* a step a figure-less line numbered */
+	const char *pend_per = NULL;
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		double b, step;
 		const char *lab, *per;
+		int bare;
 
 		split(l, len, &t);
-		if (!t.n || header(&t, &tab) || !sample(&t, &tab, &b, &step, &lab, &per))
+		if (!t.n || header(&t, &tab))
 			continue;
-		if (!lab0)
+		if (!sample(&t, &tab, &b, &step, &lab, &per, &bare)) {
+			/* a line that numbers a step and states no figure
+			 * ("epoch 1/50 - it 6/100 - loss: 2.473") numbers the
+			 * sample on the next line */
+			pend = line_step(&t, &pend_per);
+			continue;
+		}
+		if (step < 0 && pend >= 0) {
+			step = pend;
+			per = pend_per;
+		}
+		pend = -1;
+		if (!lab0) {
 			lab0 = lab;
-		if (lab != lab0 || n >= MS_MAX)
-			continue;   /* one series: the first label's */
+			bare0 = bare;
+		}
+		if (lab != lab0 || bare != bare0 || n >= MS_MAX)
+			continue;   /* one series: the first label's, in one kind of figure */
 		if (!per0 && per)
 			per0 = per;
 		/* a first line without a step ("start", a baseline) is step 0 */
@@ -318,17 +407,65 @@ int memsamples_parse(struct input *in, struct sink *s)
 		stepped = 0;
 	o = (size_t)snprintf(val, sizeof(val), "%s|%s|", lab0, stepped ? per0 : "sample");
 	for (i = 0; stepped && i < n; i++)
-		if (put(val, sizeof(val), &o, i ? "," : "", st[i]) < 0)
+		if (put(val, sizeof(val), &o, i ? "," : "", st[i], 0) < 0)
 			return 0;
 	if (o + 2 >= sizeof(val))
 		return 0;
 	val[o++] = '|';
 	val[o] = 0;
 	for (i = 0; i < n; i++)
-		if (put(val, sizeof(val), &o, i ? "," : "", v[i]) < 0)
+		if (put(val, sizeof(val), &o, i ? "," : "", v[i], bare0) < 0)
 			return 0;
+	if (bare0 && o + 18 >= sizeof(val))
+		return 0;
+	if (bare0) {
+		memcpy(val + o, "|unit-not-stated", 17);
+		o += 16;
+	}
 	snprintf(key, sizeof(key), "%s0", vocab_meta_key(VM_SAMPLES_SERIES));
 	if (sink_meta(s, key, val) < 0)
 		return -1;
 	return 1;
+}
+
+/* Comma-separated numbers of s (up to '|' or the end) into v (max);
+ * returns the count and sets *rest past the '|' (at the end: the end). */
+static int numbers(const char *s, double *v, int max, const char **rest)
+{
+	int n = 0;
+	char *end;
+
+	while (*s && *s != '|') {
+		double x = strtod(s, &end);
+		if (end == s)
+			break;
+		if (n < max)
+			v[n++] = x;
+		s = end;
+		if (*s == ',')
+			s++;
+	}
+	*rest = *s == '|' ? s + 1 : s;
+	return n;
+}
+
+int memsamples_decode(const char *val, struct memsamples_series *out)
+{
+	const char *p = val, *bar;
+	int ns;
+
+	memset(out->label, 0, sizeof(out->label));
+	memset(out->per, 0, sizeof(out->per));
+	if (!(bar = strchr(p, '|')) || (size_t)(bar - p) >= sizeof(out->label))
+		return -1;
+	memcpy(out->label, p, (size_t)(bar - p));
+	p = bar + 1;
+	if (!(bar = strchr(p, '|')) || (size_t)(bar - p) >= sizeof(out->per))
+		return -1;
+	memcpy(out->per, p, (size_t)(bar - p));
+	ns = numbers(bar + 1, out->st, MEMSAMPLES_MAX, &p);
+	out->n = numbers(p, out->v, MEMSAMPLES_MAX, &p);
+	out->stepped = ns == out->n && out->n > 0;
+	out->unitless = !strcmp(p, "unit-not-stated");
+	return out->n > 0 ? 0 : -1;
 }

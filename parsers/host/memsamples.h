@@ -15,7 +15,13 @@
  * bytes, in FILE ORDER: the lines carry no time, so the order is the
  * paste's, never a time (the rules say so). One series a file: the label
  * most lines carry. A figure needs a unit (or a header naming it); a
- * signed figure ("+126") is a delta and is skipped.
+ * signed figure ("+126") is a delta and is skipped. A line with no such
+ * figure whose label ("current", "allocated", "reserved", "memory", ...)
+ * is followed at once by a bare number ("current: 0.18, peak: 2.55", as
+ * a script prints TensorFlow's get_memory_info or PyTorch's
+ * memory_allocated() / 1e9) is a figure whose unit is not stated: such a
+ * series is kept in its own figures, never as bytes, and the value has a
+ * fifth field "|unit-not-stated".
  */
 #ifndef OOMLENS_MEMSAMPLES_H
 #define OOMLENS_MEMSAMPLES_H
@@ -26,6 +32,24 @@
 
 /* The fewest samples a paste needs to be read as a series. */
 #define MEMSAMPLES_MIN 4
+
+/* The most samples a series keeps (the first ones). */
+#define MEMSAMPLES_MAX 256
+
+/* A series as memsamples_parse stores it, decoded. */
+struct memsamples_series {
+	char label[32];          /* the label the figures carry */
+	char per[16];            /* request, iteration, ..., or "sample" */
+	int n;                   /* figures in v */
+	int stepped;             /* 1: st[0..n) are the lines' step numbers */
+	int unitless;            /* 1: the unit was not stated: v is as printed */
+	double v[MEMSAMPLES_MAX];  /* bytes (or as printed when unitless), paste order */
+	double st[MEMSAMPLES_MAX];
+};
+
+/* Decode a meta samples.series.N value into *out. Returns 0, or -1 when
+ * val is not of the shape memsamples_parse writes. */
+int memsamples_decode(const char *val, struct memsamples_series *out);
 
 /* How sure (0..100) that head is a paste of memory samples: 30 when at
  * least MEMSAMPLES_MIN lines and most non-blank lines carry a labelled

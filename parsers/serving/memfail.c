@@ -121,11 +121,36 @@ static const struct { const char *unit; double mult; } units[] = {
 	{ "B", 1 },
 };
 
+/* Wordings whose "GB", "MB", "KB", "TB" are powers of ten, as their
+ * source prints them; any other "GB" is read as GiB (vLLM, SGLang's
+ * device figures and DeepSpeed divide by 2^30 and print "GB"). */
+static const char *const decimal_labels[] = {
+	/* SGLang's host KV pool (python/sglang/srt/mem_cache/
+	 * memory_pool_host.py@v0.4.9 to v0.5.x HostKVCache.__init__):
+	 * "Requesting {requested_bytes / 1e9:.2f} GB" */
+	"Requesting ",
+};
+
+/* Whether label's sizes are printed in powers of ten. */
+static int decimal_label(const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_N(decimal_labels); i++)
+		if (!strcmp(label, decimal_labels[i]))
+			return 1;
+	return 0;
+}
+
 /* A size at p (before end): a number, an optional space, a unit (none:
  * bytes, for an integer). "7.35G (7889485824 bytes)" gives the exact
- * bytes in parentheses. Returns the bytes, or -1 when p holds none. */
-static int64_t size_at(const char *p, const char *end)
+ * bytes in parentheses. dec: "KB", "MB", "GB", "TB" are 10^3..10^12 (the
+ * wording's source divides by 1e9), else 2^10..2^40. Returns the bytes,
+ * or -1 when p holds none. */
+static int64_t size_at(const char *p, const char *end, int dec)
 {
+	double mult;
+
 	char num[32], *ne;
 	size_t k = 0, i, ul;
 	double v;
@@ -152,14 +177,18 @@ static int64_t size_at(const char *p, const char *end)
 		    (q + ul == end || !isalpha((unsigned char)q[ul]) || units[i].mult == 1)) {
 			q += ul;
 			if (units[i].mult > 1 && end - q > 2 && q[0] == ' ' && q[1] == '(') {
-				int64_t exact = size_at(q + 2, end);
+				int64_t exact = size_at(q + 2, end, 0);
 				if (exact > 0)
 					return exact;
 			}
+			mult = units[i].mult;
+			if (dec && ul == 2 && units[i].unit[1] == 'B')   /* KB, kB, MB, GB, TB */
+				mult = mult == 1024.0 ? 1e3 : mult == 1048576.0 ? 1e6
+				     : mult == 1073741824.0 ? 1e9 : 1e12;
 			/* beyond int64 (or not a number) is not a size */
-			if (!(v * units[i].mult < 9.2e18))
+			if (!(v * mult < 9.2e18))
 				return -1;
-			return (int64_t)(v * units[i].mult + 0.5);
+			return (int64_t)(v * mult + 0.5);
 		}
 	}
 	return frac || !(v < 9.2e18) ? -1 : (int64_t)v;
@@ -180,7 +209,7 @@ static int64_t size_before(const char *l, const char *p)
 		q--;
 	while (q > l && (isdigit((unsigned char)q[-1]) || q[-1] == '.'))
 		q--;
-	return q < p && isdigit((unsigned char)*q) ? size_at(q, p) : -1;
+	return q < p && isdigit((unsigned char)*q) ? size_at(q, p, 0) : -1;
 }
 
 /* The size after the first label of labels (table t of the set, k of
@@ -199,7 +228,8 @@ static int64_t size_after(const char *l, size_t n, const struct phrases_found *f
 			continue;
 		/* "can't allocate memory: you tried to allocate N bytes" */
 		for (p = l; (p = mem_find(p, (size_t)(end - p), label)); p += strlen(label)) {
-			v = labels[i][0] == '<' ? size_before(l, p) : size_at(p + strlen(label), end);
+			v = labels[i][0] == '<' ? size_before(l, p)
+			    : size_at(p + strlen(label), end, decimal_label(label));
 			if (v >= 0)
 				return v;
 		}
@@ -271,7 +301,7 @@ static int64_t used_of(const char *l, size_t n)
 		;
 	if (end - p < 4 || memcmp(p, " of ", 4))
 		return -1;
-	return size_at(p + 4, end);
+	return size_at(p + 4, end, 0);
 }
 
 static void figures(const char *l, size_t n, const struct phrases_found *found, struct memfail *f)
@@ -652,7 +682,7 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 		f->free_bytes = gib_after(l, n, TRT_FREE);
 	if (has(&found, T_STACK, MFS_BUFFER_OF_SIZE)) {   /* the exact bytes of "allocating X MiB" */
 		const char *p = mem_find(l, n, memfail_stacks[MFS_BUFFER_OF_SIZE]);
-		int64_t exact = p ? size_at(p + strlen(memfail_stacks[MFS_BUFFER_OF_SIZE]), l + n) : -1;
+		int64_t exact = p ? size_at(p + strlen(memfail_stacks[MFS_BUFFER_OF_SIZE]), l + n, 0) : -1;
 		if (exact > 0)
 			f->requested_bytes = exact;
 	}
