@@ -67,6 +67,35 @@ static void commands_and_ab(void **state)
 	t_close(tl);
 }
 
+/* wrk's report (src/wrk.c@4.2.0), verbatim from a public README's
+ * paste: 100 connections, 519 responses, 1 socket timeout and 147
+ * non-2xx: a run with failures. */
+static void wrk_report(void **state)
+{
+	static const char wrk[] = "$ wrk -t16 -c100 -d30s --latency --timeout 30s"
+		" http://localhost:8080/future\n"
+		"Running 30s test @ http://localhost:8080/future\n"
+		"  16 threads and 100 connections\n"
+		"  Thread Stats   Avg      Stdev     Max   +/- Stdev\n"
+		"    Latency     4.60s     4.32s   29.34s    85.61%\n"
+		"    Req/Sec     4.22      7.37    50.00     95.31%\n"
+		"  Latency Distribution\n"
+		"     50%    3.63s \n     75%    7.09s \n     90%   10.85s \n     99%   17.11s \n"
+		"  519 requests in 30.55s, 386.49KB read\n"
+		"  Socket errors: connect 0, read 0, write 0, timeout 1\n"
+		"  Non-2xx or 3xx responses: 147\n"
+		"Requests/sec:     16.99\n"
+		"Transfer/sec:     12.65KB\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(bench_out_sniff((const unsigned char *)wrk, strlen(wrk)), 25);
+	assert_true(t_parse_mem(tl, "bench_output", "wrk.txt", wrk, strlen(wrk)) >= 0);
+	assert_string_equal(t_text(tl, "SELECT group_concat(value, ';') FROM meta WHERE key"
+				   " LIKE 'bench.run.%%' ORDER BY rowid"),
+			    "wrk|100|-|-|519|148|done");
+	t_close(tl);
+}
+
 /* The OOM under the 64-client run beside a 16-client run that completed:
  * a spike with both figures. */
 static void oom_over_completed_run(void **state)
@@ -111,6 +140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(blocks_read),
 		cmocka_unit_test(commands_and_ab),
+		cmocka_unit_test(wrk_report),
 		cmocka_unit_test(oom_over_completed_run),
 		cmocka_unit_test(oom_with_load_alone),
 	};

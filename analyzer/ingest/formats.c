@@ -117,7 +117,7 @@ const struct format format_table[] = {
 	{ "memory_samples", "memory figures pasted as lines or a small table (VmRSS, RSS, resident,"
 	  " memory.used ...), in file order, untimed", memsamples_sniff, memsamples_parse, 0 },
 	{ "bench_output", "a load generator's output or command line (vLLM / SGLang serving"
-	  " benchmark, ab, hey, wrk): the load of each run", bench_out_sniff, bench_out_parse, 1 },
+	  " benchmark, ab, wrk): the load of each run", bench_out_sniff, bench_out_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

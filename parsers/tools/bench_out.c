@@ -91,7 +91,9 @@ static double option(const char *line, size_t len, const char *opt)
 		if (memcmp(p, opt, n) || (i && line[i - 1] != ' ' && line[i - 1] != '\t'))
 			continue;
 		p += n;
-		if (*p != ' ' && *p != '=')
+		/* "-c 10", "--max-concurrency=64", and a short option glued to
+		 * its value ("wrk -c400") */
+		if (*p != ' ' && *p != '=' && !(n == 2 && *p >= '0' && *p <= '9'))
 			continue;
 		while (p < line + len && (*p == ' ' || *p == '='))
 			p++;
@@ -112,8 +114,9 @@ static const char *command_tool(const char *line, size_t len)
 {
 	static const struct { const char *word; const char *tool; } cmds[] = {
 		{ "vllm bench serve", "vllm" }, { "benchmark_serving.py", "vllm" },
-		{ "sglang.bench_serving", "sglang" }, { "ab ", "ab" }, { "hey ", "hey" },
-		{ "wrk ", "wrk" },
+		/* only the tools whose report this file reads: a command whose
+		 * report follows unread would stand as a run cut short */
+		{ "sglang.bench_serving", "sglang" }, { "ab ", "ab" }, { "wrk ", "wrk" },
 	};
 	size_t i;
 
@@ -135,6 +138,24 @@ static const char *command_tool(const char *line, size_t len)
 		}
 	}
 	return NULL;
+}
+
+/* The sum of the counts after ':' in wrk's "Socket errors: connect 0,
+ * read 3, write 0, timeout 12" or "Non-2xx or 3xx responses: 5". */
+static double errors_sum(const char *line, size_t len)
+{
+	const char *p = memchr(line, ':', len), *e = line + len;
+	double sum = 0;
+
+	for (p = p ? p + 1 : e; p < e; p++) {
+		if (*p >= '0' && *p <= '9') {
+			char *end;
+
+			sum += strtod(p, &end);
+			p = end - 1;
+		}
+	}
+	return sum;
 }
 
 static int put(char *buf, size_t n, size_t *o, double v, int last)
@@ -208,6 +229,32 @@ static int line_in(struct bo_st *b, const char *l, size_t len)
 		}
 		return 0;
 	}
+	if (starts(l, len, "Running ") && memmem(l, len, " test @ ", 8)) {
+		/* wrk's first line (src/wrk.c@4.2.0); its report follows, the
+		 * run its command line (just before) opened */
+		if (!(r->any && !strcmp(r->tool, "wrk") && !r->done) && flush(b) < 0)
+			return -1;
+		r->tool = "wrk";
+		r->any = 1;
+		return 0;
+	}
+	if (r->any && !strcmp(r->tool, "wrk") && !r->done) {
+		const char *q;
+
+		if ((q = memmem(l, len, " threads and ", 13)) && memmem(l, len, " connections", 12)) {
+			r->conc = strtod(q + 13, NULL);
+		} else if ((q = memmem(l, len, " requests in ", 13))) {
+			r->ok = strtod(l, NULL);
+		} else if (starts(l, len, "Socket errors:") || starts(l, len, "Non-2xx or 3xx responses:")) {
+			r->failed = (isnan(r->failed) ? 0 : r->failed) + errors_sum(l, len);
+		} else if (starts(l, len, "Requests/sec:")) {
+			/* the report's end: error lines are printed only when non-zero */
+			r->done = 1;
+			if (isnan(r->failed))
+				r->failed = 0;
+		}
+		return 0;
+	}
 	if (memmem(l, len, "Serving Benchmark Result", 24)) {
 		if (r->done && flush(b) < 0)
 			return -1;
@@ -260,7 +307,8 @@ int bench_out_sniff(const unsigned char *head, size_t n)
 	if (memmem(head, n, "Serving Benchmark Result", 24) ||
 	    (memmem(head, n, "Concurrency Level:", 18) && memmem(head, n, "Complete requests:", 18)) ||
 	    memmem(head, n, "vllm bench serve", 16) || memmem(head, n, "benchmark_serving.py", 20) ||
-	    memmem(head, n, "sglang.bench_serving", 20))
+	    memmem(head, n, "sglang.bench_serving", 20) ||
+	    (memmem(head, n, " test @ ", 8) && memmem(head, n, " threads and ", 13)))
 		return 25;
 	return 0;
 }

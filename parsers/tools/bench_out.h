@@ -16,10 +16,16 @@
  *     "Max request concurrency:", "Successful requests:";
  *   - ApacheBench (httpd support/ab.c@2.4.x): "Concurrency Level:",
  *     "Complete requests:", "Failed requests:";
+ *   - wrk (wg/wrk src/wrk.c@4.2.0): "Running 30s test @ URL", "  N threads
+ *     and M connections", "  K requests in ...", the optional "Socket
+ *     errors:" and "Non-2xx or 3xx responses:" lines (printed only when
+ *     not zero), "Requests/sec:" ending the report;
  *   - the command lines that start them: `vllm bench serve`,
  *     `benchmark_serving.py`, `sglang.bench_serving` with
  *     --max-concurrency / --request-rate / --num-prompts, and `ab`,
- *     `hey`, `wrk` with -c N.
+ *     `wrk` with -c N (not hey, locust, genai-perf, guidellm, llmperf:
+ *     their reports are not read yet, and a command whose report is
+ *     unread would stand as a run cut short).
  *
  * Records: one meta bench.run.<i> a run, in file order, valued
  * "tool|concurrency|rate|prompts|successful|failed|state" ("-" where
