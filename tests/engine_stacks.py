@@ -67,6 +67,9 @@ ALLOW = [
     # Serve LLM: vLLM), whose lines are in their logs
     ("dynamo", {"vllm", "sglang", "tensorrt-llm"} | TORCH),
     ("ray_serve_llm", {"vllm"} | TORCH),
+    # round 8 (w-crossseries): a load generator's output (vLLM / SGLang
+    # serving benchmark, ab): the client's lines, no engine's
+    ("bench_output", set()),
 ]
 
 # words of a file's name that say which engines the paste held

@@ -229,6 +229,52 @@ static void not_samples(void **state)
 	assert_int_equal(memsamples_sniff((const unsigned char *)prose, strlen(prose)), 0);
 }
 
+/* nvidia-smi tables pasted one after another with no date above them:
+ * one sample a card each, the card's series in paste order. The table is
+ * the real 550 one of tests/data/real/gpu_host, its date line taken off
+ * and gpu0's memory cell rewritten (an edge case: the same card at four
+ * moments); gpu1 stays flat. A single table is a snapshot, no series. */
+static char *smi_table(const char *cell, size_t *n)
+{
+	char *t = t_slurp("tests/data/real/gpu_host/nvidia-smi-table-550-rtx4090-after-oom.txt", n);
+	char *nl = strchr(t, '\n'), *at;
+
+	memmove(t, nl + 1, strlen(nl + 1) + 1);   /* the date line */
+	at = strstr(t, "    507MiB /");
+	assert_non_null(at);
+	memcpy(at, cell, strlen(cell));           /* same width */
+	*n = strlen(t);
+	return t;
+}
+
+static void nvidia_smi_tables_over_pastes(void **state)
+{
+	static const char *cells[] = { "   5000MiB /", "   9000MiB /", "  13000MiB /",
+				       "  17000MiB /" };
+	struct timeline *tl = t_open(), *one = t_open();
+	char name[32];
+	size_t i, n;
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		char *t = smi_table(cells[i], &n);
+		snprintf(name, sizeof(name), "0%zu-nvidia-smi.txt", i + 1);
+		assert_true(t_parse_mem(tl, "nvidia_smi_table", name, t, n) >= 0);
+		if (i == 0)
+			assert_true(t_parse_mem(one, "nvidia_smi_table", name, t, n) >= 0);
+		free(t);
+	}
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'samples'"), 1);
+	assert_true(strstr(t_text(tl, "SELECT title FROM finding WHERE rule = 'samples'"),
+			   "Memory (nvidia-smi gpu0) rose over 4 pasted samples, 5000 MiB to 17000"
+			   " MiB: 4000.0 MiB per sample (order inferred from the file names") != NULL);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	assert_int_equal(analyze_timeline(one, NULL), 0);
+	assert_int_equal(t_int(one, "SELECT count(*) FROM finding WHERE rule = 'samples'"), 0);
+	t_close(one);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +288,7 @@ int main(void)
 		cmocka_unit_test(tensorflow_unit_not_stated),
 		cmocka_unit_test(unit_not_stated_flat_or_sawtooth),
 		cmocka_unit_test(unit_in_the_line),
+		cmocka_unit_test(nvidia_smi_tables_over_pastes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

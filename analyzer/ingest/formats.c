@@ -34,6 +34,7 @@
 #include "parsers/bundles/sos.h"
 #include "parsers/host/procmem.h"
 #include "parsers/host/memsamples.h"
+#include "parsers/tools/bench_out.h"
 
 #include <string.h>
 
@@ -115,6 +116,8 @@ const struct format format_table[] = {
 	  slabinfo_sniff, slabinfo_parse, 0 },
 	{ "memory_samples", "memory figures pasted as lines or a small table (VmRSS, RSS, resident,"
 	  " memory.used ...), in file order, untimed", memsamples_sniff, memsamples_parse, 0 },
+	{ "bench_output", "a load generator's output or command line (vLLM / SGLang serving"
+	  " benchmark, ab, wrk): the load of each run", bench_out_sniff, bench_out_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

@@ -25,6 +25,7 @@ extern const struct rule rule_table[];
 /* The rule modules (analyzer/rules/<name>.c), listed in verdict.c. */
 int rule_leak(struct rule_ctx *c);
 int rule_spike(struct rule_ctx *c);
+int rule_bench_load(struct rule_ctx *c);
 int rule_headroom(struct rule_ctx *c);
 int rule_limits(struct rule_ctx *c);
 int rule_fragmentation(struct rule_ctx *c);

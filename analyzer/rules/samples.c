@@ -7,6 +7,10 @@
  * meta samples.series.N). Those samples carry no time: their order is the
  * paste's, so the growth is stated per sample -- per request or per
  * iteration when the lines number them -- and never as a rate in time.
+ * The same holds for nvidia-smi tables pasted one after another with no
+ * date above them (before and after requests, after hours): each is one
+ * sample a card, and the folder's files in name order, each paste's
+ * tables in order, are the card's series (untimed_cards).
  *
  * Leak when a series of at least MEMSAMPLES_MIN samples rises nearly
  * monotonically (no fall larger than SAMPLES_DIP of the level, and at
@@ -21,6 +25,8 @@
  */
 #include "analyzer/rules/rulelib.h"
 #include "parsers/host/memsamples.h"
+#include "analyzer/store/samples.h"
+#include "lib/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +75,7 @@ static int rises(const struct memsamples_series *m)
 /* The title and figures of a series whose unit is not stated: the
  * growth as a ratio and in the series' own figures, never bytes. */
 static void unitless_finding(struct rl_finding *f, const struct memsamples_series *m,
-			     int by_step, const char *file)
+			     int by_step, const char *file, const char *order)
 {
 	const double *v = m->v;
 	int n = m->n;
@@ -79,8 +85,8 @@ static void unitless_finding(struct rl_finding *f, const struct memsamples_serie
 	rl_fig(f, "last_figure_unit_not_stated", v[n - 1]);
 	rl_fig(f, "growth_times", v[n - 1] / v[0]);
 	snprintf(f->title, sizeof(f->title), "Memory (%s) rose over %d pasted samples, %g to %g:"
-		 " x%.1f, unit not stated (order inferred from the paste's lines, untimed)",
-		 m->label, n, v[0], v[n - 1], v[n - 1] / v[0]);
+		 " x%.1f, unit not stated (order inferred from %s, untimed)",
+		 m->label, n, v[0], v[n - 1], v[n - 1] / v[0], order);
 	rl_advice(f, "The samples in %s carry no time and no unit: their order is the file's,"
 		  " so the growth is a ratio per %s, not a size or a rate in time. Memory that"
 		  " keeps rising at the same work is held and not returned: a leak. Print it"
@@ -90,8 +96,9 @@ static void unitless_finding(struct rl_finding *f, const struct memsamples_serie
 }
 
 /* One series "label|per|steps|figures[|unit-not-stated]" of artifact
- * file: a finding when it rises. 1 written, 0 none, -1 failed. */
-static int judge(struct rule_ctx *c, const char *val, const char *file)
+ * file (what the advice calls it), its order inferred from order (what
+ * the title says): a finding when it rises. 1 written, 0 none, -1 failed. */
+static int judge(struct rule_ctx *c, const char *val, const char *file, const char *order)
 {
 	static struct memsamples_series m;   /* large: not on the stack */
 	double per_step, span;
@@ -113,7 +120,7 @@ static int judge(struct rule_ctx *c, const char *val, const char *file)
 	if (by_step)
 		f.phase = !strcmp(m.per, "request") ? "serving" : "training_step";
 	if (m.unitless) {
-		unitless_finding(&f, &m, by_step, file);
+		unitless_finding(&f, &m, by_step, file, order);
 		return rl_finding_write(c, &f) < 0 ? -1 : 1;
 	}
 	rl_fig(&f, "samples", n);
@@ -122,9 +129,9 @@ static int judge(struct rule_ctx *c, const char *val, const char *file)
 	rl_fig(&f, "growth_bytes", v[n - 1] - v[0]);
 	rl_fig(&f, by_step ? "growth_per_step_bytes" : "growth_per_sample_bytes", per_step);
 	snprintf(f.title, sizeof(f.title), "Memory (%s) rose over %d pasted samples, %.0f MiB to"
-		 " %.0f MiB: %.1f MiB per %s (order inferred from the paste's lines, untimed)",
+		 " %.0f MiB: %.1f MiB per %s (order inferred from %s, untimed)",
 		 m.label, n, v[0] / 1048576.0, v[n - 1] / 1048576.0, per_step / 1048576.0,
-		 by_step ? m.per : "sample");
+		 by_step ? m.per : "sample", order);
 	rl_advice(&f, "The samples in %s carry no time: their order is the file's, so the"
 		  " growth is per %s, not a rate in time. Memory that keeps rising %s after"
 		  " %s at the same work is held and not returned: a leak. Log it with a time"
@@ -133,6 +140,54 @@ static int judge(struct rule_ctx *c, const char *val, const char *file)
 		  " out.", file, by_step ? m.per : "sample", by_step ? m.per : "sample",
 		  by_step ? m.per : "sample");
 	return rl_finding_write(c, &f) < 0 ? -1 : 1;
+}
+
+/* The cards' memory in use as nvidia-smi tables state it
+ * (gpu.used_bytes, parsers/gpu/nvidia_smi_table.c), when no table printed
+ * a time: one table a paste is one sample a card, and several pastes (a
+ * folder's files, read in name order) or several tables in one paste
+ * are the card's series in that order, untimed. One series a card, never
+ * two cards mixed; a series with any timed sample is the timed rules'.
+ * The findings written, or -1 failed. */
+static int untimed_cards(struct rule_ctx *c)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT id, entity FROM series WHERE name = ?1"
+				      " ORDER BY entity LIMIT 16");
+	int n = 0, r = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, vocab_series_name(VS_GPU_USED_BYTES), -1, SQLITE_STATIC);
+	while (r >= 0 && sqlite3_step(st) == SQLITE_ROW) {
+		struct samples_iter it;
+		const struct sample_rec *s;
+		char val[SAMPLES_MAX * 24 + 64], label[32];
+		size_t o;
+		int k = 0, timed = 0;
+
+		if (samples_iter_open(&it, c->db, sqlite3_column_int64(st, 0), SI_VALUED, 0, 0) < 0) {
+			r = rl_fail(c, it.err ? it.err : "samples");
+			break;
+		}
+		snprintf(label, sizeof(label), "nvidia-smi %.16s", q_text(st, 1));
+		o = (size_t)snprintf(val, sizeof(val), "%s|sample||", label);
+		while ((s = samples_iter_next(&it)) && k < SAMPLES_MAX && o + 24 < sizeof(val)) {
+			if (s->has_time || s->has_boot) {
+				timed = 1;
+				break;
+			}
+			o += (size_t)snprintf(val + o, sizeof(val) - o, "%s%.0f", k ? "," : "",
+					      s->value);
+			k++;
+		}
+		samples_iter_close(&it);
+		if (timed || k < MEMSAMPLES_MIN)
+			continue;
+		r = judge(c, val, "these nvidia-smi tables", "the file names and each paste's order");
+		n += r > 0 ? r : 0;
+	}
+	sqlite3_finalize(st);
+	return r < 0 ? -1 : n;
 }
 
 int rule_samples(struct rule_ctx *c)
@@ -148,7 +203,7 @@ int rule_samples(struct rule_ctx *c)
 		const char *path = q_text(st, 1), *file = strrchr(path, '/');
 		char val[SAMPLES_MAX * 32 + 128];
 		snprintf(val, sizeof(val), "%s", q_text(st, 0));
-		r = judge(c, val, file ? file + 1 : path);
+		r = judge(c, val, file ? file + 1 : path, "the paste's lines");
 		if (r < 0) {
 			sqlite3_finalize(st);
 			return -1;
@@ -156,5 +211,7 @@ int rule_samples(struct rule_ctx *c)
 		n += r;
 	}
 	sqlite3_finalize(st);
-	return n;
+	if ((r = untimed_cards(c)) < 0)
+		return -1;
+	return n + r;
 }

@@ -27,6 +27,8 @@ const struct rule rule_table[] = {
 	  rule_leak },
 	{ "spike", "a sharp rise over a stable baseline at the end: just before the OOM, when"
 	  " there is one", rule_spike },
+	{ "benchload", "the load a pasted benchmark put on the server at a serving OOM, against"
+	  " a lower one that completed", rule_bench_load },
 	{ "engine", "the serving engine's own accounting: no KV cache, max_model_len beyond it,"
 	  " CUDA graphs beyond the budget, a prefill batch or a KV pool too large", rule_engine },
 	{ "headroom", "baseline leaving less room than one request needs; admitting more"
