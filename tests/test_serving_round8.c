@@ -1,5 +1,5 @@
 /*
- * test_phase_round8.c -- what round 8 (w-worldg) taught oomlens from the
+ * test_serving_round8.c -- what round 8 (w-worldg) taught oomlens from the
  * serving engines' newest versions, on the real excerpts of
  * tests/data/real (MANIFEST.tsv gives each thread):
  *
