@@ -1,6 +1,7 @@
 /*
- * test_phase_round8.c -- the rows of parsers/serving/phase_rows_round8.inc
- * (round 8, the other stacks at their newest versions) on the real
+ * test_phase_round8.c -- round 8's rows of the phase table
+ * (parsers/serving/phase_rows_training.inc and phase_rows_apps.inc; the
+ * other stacks at their newest versions) on the real
  * excerpts of tests/data/real/any_stack that taught them:
  *
  *  - lit-gpt's "iter N step M: loss X, iter time: Yms" before an OOM

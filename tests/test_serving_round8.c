@@ -4,7 +4,7 @@
  * tests/data/real (MANIFEST.tsv gives each thread):
  *
  *  - SGLang on Ascend: the KV pool's "self.kv_buffer = torch.zeros(" frame
- *    (parsers/serving/phase_rows_round8.inc) places the NPU failure in the
+ *    (parsers/serving/phase_rows_sglang.inc) places the NPU failure in the
  *    KV cache's allocation, a start-up misconfiguration;
  *  - torch_npu's OOM keeps PyTorch 1.x's "(NPU 0; ... total capacity; ...
  *    free; ...)" list: the card, its total and its free memory are read,
