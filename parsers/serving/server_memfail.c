@@ -267,7 +267,9 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			m->last_line = lineno;
 			return 1;
 		}
-		if (told_below(m, &f, l, lineno))
+		/* an engine_error event tells f already: the held failure
+		 * stays its own */
+		if (!told_error && told_below(m, &f, l, lineno))
 			return 1;
 		if (flush(m, s) < 0)
 			return -1;
