@@ -152,6 +152,62 @@ static void trt_error_takes_the_phase_of_the_stack_below(void **state)
 	t_close(tl);
 }
 
+/* Set 8 spent (w-spent8s), the lines of tests/data/real/any_stack's
+ * folders of the same names. Mesa RADV's refusal then ggml_vulkan's
+ * report of the same allocation is one ggml failure, placed in the
+ * weights' load by llama_model_load; llama.cpp's recurrent-state cache
+ * failing is a ggml failure of the KV cache's allocation; MLC-LLM's
+ * start-up check is the weights' load when the weights alone exceed its
+ * budget, the KV cache's when they fit (mlc-llm issue 3024's figures). */
+static void driver_then_ggml_and_start_up_stages(void **state)
+{
+	static const char radv[] =
+		"radv/amdgpu: Failed to allocate a buffer:\n"
+		"radv/amdgpu:    size      : 4248715264 bytes\n"
+		"radv/amdgpu:    alignment : 262144 bytes\n"
+		"radv/amdgpu:    domains   : 4\n"
+		"ggml_vulkan: Device memory allocation of size 4248715264 failed.\n"
+		"ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n"
+		"llama_model_load: error loading model: unable to allocate Vulkan0 buffer\n"
+		"llama_model_load_from_file_impl: failed to load model\n";
+	static const char rs[] =
+		"Failed to load model.\n"
+		"\n"
+		"Failed to initialize the context: failed to allocate buffer for rs cache\n";
+	static const char mlc_weights[] =
+		"mlc-llm/cpp/serve/threaded_engine.cc:283: Check failed: (output_res.IsOk()) is false: "
+		"Insufficient GPU memory error: The available single GPU memory is 4762.535 MB, which is "
+		"less than the sum of model weight size (4958.468 MB) and temporary buffer size (609.312 MB).\n";
+	static const char mlc_cache[] =
+		"TVMError: Check failed: (output_res.IsOk()) is false: Insufficient GPU memory error: The "
+		"available single GPU memory is 20584.716 MB, which is less than the sum of model weight "
+		"size (5977.188 MB) and temporary buffer size (15013.765 MB).\n";
+	static const char *const sql_family =
+		"SELECT json_extract(data, '$.family') FROM event WHERE kind = 'mem_failure'";
+	static const char *const sql_phase =
+		"SELECT json_extract(data, '$.phase') FROM event WHERE kind = 'mem_failure'";
+	struct timeline *tl = parse("radv", radv);
+
+	(void)state;
+	assert_int_equal(nevents(tl, "mem_failure"), 1);
+	assert_string_equal(t_text(tl, "%s", sql_family), "ggml");
+	assert_string_equal(t_text(tl, "%s", sql_phase), "load_weights");
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.requested_bytes') FROM event "
+			       "WHERE kind = 'mem_failure'"), 4248715264LL);
+	t_close(tl);
+	tl = parse("rs", rs);
+	assert_int_equal(nevents(tl, "mem_failure"), 1);
+	assert_string_equal(t_text(tl, "%s", sql_family), "ggml");
+	assert_string_equal(t_text(tl, "%s", sql_phase), "kv_alloc");
+	t_close(tl);
+	tl = parse("mlc_weights", mlc_weights);
+	assert_string_equal(t_text(tl, "%s", sql_phase), "load_weights");
+	t_close(tl);
+	tl = parse("mlc_cache", mlc_cache);
+	assert_string_equal(t_text(tl, "%s", sql_phase), "kv_alloc");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +216,7 @@ int main(void)
 		cmocka_unit_test(three_xpu_failures_are_three),
 		cmocka_unit_test(aphrodite_info_lines_are_start_up),
 		cmocka_unit_test(trt_error_takes_the_phase_of_the_stack_below),
+		cmocka_unit_test(driver_then_ggml_and_start_up_stages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

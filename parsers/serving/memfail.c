@@ -595,6 +595,8 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 		f->phase = after_phase(l, n, &found);
 	if (f->phase == OOM_PHASE_UNKNOWN)
 		f->phase = glued_phase(l, n, &found, f->wording);
+	if (f->family == MF_MLC)
+		f->phase = memfail_mlc_phase(l, n, f->phase);
 	return 1;
 }
 
@@ -621,6 +623,7 @@ static const char *const continuations[] = {
 	/* llama.cpp's KV cache, after the allocation that failed
 	 * (llama_kv_cache_init, later the llama_kv_cache constructors) */
 	"failed to allocate buffer for kv cache", "failed for self-attention cache",
+	"failed to allocate buffer for rs cache",   /* the recurrent state's (w-spent8s) */
 	/* TensorRT's allocator after its [E] line: the bytes it wanted */
 	"Requested amount of GPU memory",
 	/* ggml's scheduler and llama_decode giving up after a Metal command

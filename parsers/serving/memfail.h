@@ -108,6 +108,13 @@ enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, s
  * (figures not yet known, the family made more precise, the phase). */
 int memfail_continues(const char *line, size_t n, struct memfail *f);
 
+/* The phase of MLC-LLM's start-up memory check l[0..n) by its own
+ * figures: OOM_PHASE_LOAD_WEIGHTS when the model's weights alone are at
+ * least the budget it states, else ph (the table's kv_alloc)
+ * unchanged; ph as well when the line holds neither figure
+ * (memfail_mlc.c). */
+enum oom_phase memfail_mlc_phase(const char *l, size_t n, enum oom_phase ph);
+
 /* The phase a failure's text names (its traceback's function names,
  * llama.cpp's function prefixes, the engine's own phrase: the rows of
  * phase_table.c), or OOM_PHASE_UNKNOWN. The innermost engine frame wins

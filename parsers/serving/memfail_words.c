@@ -294,6 +294,12 @@ const struct memfail_word memfail_words[] = {
 	/* llama.cpp's KV cache (llama.cpp v0.5.0 vendored by ollama: llama.cpp
 	 * LLAMA_LOG_ERROR; v0.12.0 src/llama-kv-cache-unified.cpp throw) */
 	{ "failed to allocate buffer for kv cache", MF_GGML, 0 },
+	/* set 8 spent (w-spent8s): llama.cpp's recurrent-state cache, the
+	 * KV cache's counterpart for Mamba, RWKV and the hybrid models
+	 * (src/llama-memory-recurrent.cpp, llama_memory_recurrent's
+	 * constructor, 2025-: throw "failed to allocate buffer for rs
+	 * cache"), as llama-server, LM Studio's engine and Ollama print it */
+	{ "failed to allocate buffer for rs cache", MF_GGML, 0 },
 	/* ggml's Vulkan backend: "ggml_vulkan: Device memory allocation of
 	 * size N failed." then vk's "ErrorOutOfDeviceMemory" */
 	{ "Device memory allocation of size", MF_GGML, 0 },

@@ -205,6 +205,40 @@ static int far_wait(struct srv_mem *m, uint64_t lineno)
 	return 1;
 }
 
+/* 1 when the failure f on line l is the one held told again by the
+ * program above the layer that noticed it first, which took it in: the
+ * held failure's wording is an unknown one (MF_UNKNOWN), f's a known
+ * family's, within SRV_MEM_FOLLOW lines. A driver reports its refusal
+ * and returns the error to the program, which reports the allocation in
+ * its own words: Mesa's RADV prints "radv/amdgpu: Failed to allocate a
+ * buffer:" and its size, alignment and domains, then returns
+ * VK_ERROR_OUT_OF_DEVICE_MEMORY (src/amd/vulkan/winsys/amdgpu/
+ * radv_amdgpu_bo.c, radv_amdgpu_winsys_bo_create), and ggml's Vulkan
+ * backend prints "ggml_vulkan: Device memory allocation of size N
+ * failed." (set 8 spent, w-spent8s). The known wording then stands for
+ * the failure: its family, figures and phase; a figure only the held
+ * one stated is kept. */
+static int told_below(struct srv_mem *m, const struct memfail *f, const struct srv_line *l,
+		      uint64_t lineno)
+{
+	struct memfail held = m->f;
+
+	if (!m->held || held.family != MF_UNKNOWN || f->family == MF_UNKNOWN ||
+	    lineno - m->last_line > SRV_MEM_FOLLOW)
+		return 0;
+	m->f = *f;
+	if (m->f.requested_bytes < 0)
+		m->f.requested_bytes = held.requested_bytes;
+	if (m->f.device < 0)
+		m->f.device = held.device;
+	if (m->served)
+		m->f.phase = OOM_PHASE_SERVING;
+	m->line = m->last_line = lineno;
+	m->text_n = l->n < SRV_MEM_TEXT ? l->n : SRV_MEM_TEXT;
+	memcpy(m->text, l->msg, m->text_n);
+	return 1;
+}
+
 int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, uint64_t lineno,
 		 unsigned marks, int told_error)
 {
@@ -233,6 +267,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			m->last_line = lineno;
 			return 1;
 		}
+		/* an engine_error event tells f already: the held failure
+		 * stays its own */
+		if (!told_error && told_below(m, &f, l, lineno))
+			return 1;
 		if (flush(m, s) < 0)
 			return -1;
 		if (told_error) {   /* an engine_error event already */

@@ -285,6 +285,20 @@ static const struct { const char *text; int score; } markers[] = {
 	 * the class name stay (ComfyUI #8465: "- **Tipo de exceção:**
 	 * torch.OutOfMemoryError") */
 	{ ":** torch.OutOfMemoryError", 60 },
+	/* set 8 spent (w-spent8s): start-up lines of engines oomlens
+	 * knows, printed once as each starts, so that a start-up log pasted
+	 * apart from its failure is read and places it: KoboldCpp's banner
+	 * (koboldcpp.py __main__, 1.10 to 1.11x: "Welcome to KoboldCpp -
+	 * Version N"), Aphrodite's engine, a vLLM fork (aphrodite/engine/
+	 * aphrodite_engine.py: "Initializing the Aphrodite Engine with the
+	 * following config:", from 0.5 "(vX) with the following config:"),
+	 * and the quantization warning of vLLM's ModelConfig that the forks
+	 * keep (vllm/config.py _verify_quantization, 0.2-0.6: "<method>
+	 * quantization is not fully optimized yet. The speed can be slower
+	 * than non-quantized models.") */
+	{ "Welcome to KoboldCpp - Version", 70 },
+	{ "Initializing the Aphrodite Engine", 70 },
+	{ "quantization is not fully optimized yet. The speed", 70 },
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)
