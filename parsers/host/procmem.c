@@ -150,14 +150,15 @@ static double free_fig(const char *w, int shift)
  * prints KiB unless -m, -g or -h says otherwise, which the table does not
  * show. A host of under 16 GiB read in KiB would be 16 TiB in MiB (free
  * -m); one of under 256 read in MiB would be a 256 MiB host (free -g or
- * --giga, GB by 10^9: within 7 %). -1 when the sink failed. */
-static int free_shift(struct input *in, struct sink *s, const char *w1)
+ * --giga, GB by 10^9: within 7 %), said once a file (*said). -1 when the
+ * sink failed. */
+static int free_shift(struct input *in, struct sink *s, const char *w1, int *said)
 {
 	long long t = whole(w1);
 
 	if (t < 0 || t >= (16ll << 20))
 		return 10;
-	if (sink_diagf(s, in->lineno, 0, OL_INFO, "Mem total %s is read as %s; free prints"
+	if (!(*said)++ && sink_diagf(s, in->lineno, 0, OL_INFO, "Mem total %s is read as %s; free prints"
 		       " no unit", w1, t < 256 ? "GiB (free -g)" : "MiB (free -m)") < 0)
 		return -1;
 	return t < 256 ? 30 : 20;
@@ -173,7 +174,7 @@ int free_out_parse(struct input *in, struct sink *s)
 	char hbuf[256], *cols[12];
 	const char *l;
 	size_t len;
-	int rc, n = 0, ncol = -1, shift = 10;
+	int rc, n = 0, ncol = -1, shift = 10, said = 0;
 	struct ol_time none = ol_time_none();
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
@@ -197,7 +198,7 @@ int free_out_parse(struct input *in, struct sink *s)
 		}
 		memcpy(row, w[0], rl - 1);
 		row[rl - 1] = 0;
-		if (!strcmp(row, "Mem") && k > 1 && (shift = free_shift(in, s, w[1])) < 0)
+		if (!strcmp(row, "Mem") && k > 1 && (shift = free_shift(in, s, w[1], &said)) < 0)
 			return -1;
 		for (i = 1; i < k; i++) {
 			double v = free_fig(w[i], shift);
