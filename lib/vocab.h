@@ -132,6 +132,7 @@
 	X(VS_SERVER_REQUESTS_TOTAL, "server.requests_total", NULL, "requests", "requests served (cumulative)") \
 	X(VS_HOST_MEM_AVAILABLE_BYTES, "host.mem_available_bytes", NULL, "bytes", "the host's available memory (earlyoom)") \
 	X(VS_HOST_SWAP_FREE_BYTES, "host.swap_free_bytes", NULL, "bytes", "the host's free swap (earlyoom)") \
+	X(VS_HOST_MEM_USED_BYTES, "host.mem_used_bytes", NULL, "bytes", "the host's memory in use: free(1)'s Mem: row, used column, entity host") \
 	X(VS_MEMRAY_HEAP_BYTES, "memray.heap_bytes", NULL, "bytes", "heap size over a memray capture") \
 	X(VS_PROMETHEUS_RESULT, "prometheus.result", NULL, NULL, "a Prometheus answer for an expression (no __name__)") \
 	X(VS_GRAFANA_SERIES, "grafana.series", NULL, NULL, "a Grafana CSV series, entity its name")

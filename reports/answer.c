@@ -198,6 +198,7 @@ static const char *placed_by(const char *src)
 		{ "startup_lines", "placed by the engine's start-up lines (inferred: no stage line"
 		  " and no request served before it)" },
 		{ "request_served", "placed by a request served before it" },
+		{ "request_failed", "placed by the server's 5xx answer to the request it failed" },
 		{ "engine_error", "placed by the engine's own error" },
 		{ "engine_figures", "placed by the engine's own memory figures" },
 		{ "failed_start", "placed by the engine's saying it never started" },

@@ -34,6 +34,7 @@
 #include "parsers/bundles/sos.h"
 #include "parsers/host/procmem.h"
 #include "parsers/host/memsamples.h"
+#include "parsers/host/ps_table.h"
 #include "parsers/tools/bench_out.h"
 
 #include <string.h>
@@ -114,6 +115,8 @@ const struct format format_table[] = {
 	{ "buddyinfo", "a copy of /proc/buddyinfo", buddyinfo_sniff, buddyinfo_parse, 0 },
 	{ "slabinfo", "a copy of /proc/slabinfo: the largest slab caches",
 	  slabinfo_sniff, slabinfo_parse, 0 },
+	{ "ps_table", "ps(1) or top(1) process tables (PID, RSS or RES): each process's resident"
+	  " memory, one sample a table, untimed", ps_table_sniff, ps_table_parse, 0 },
 	{ "memory_samples", "memory figures pasted as lines or a small table (VmRSS, RSS, resident,"
 	  " memory.used ...), in file order, untimed", memsamples_sniff, memsamples_parse, 0 },
 	{ "bench_output", "a load generator's output or command line (vLLM / SGLang serving"

@@ -10,7 +10,9 @@
  * The same holds for nvidia-smi tables pasted one after another with no
  * date above them (before and after requests, after hours): each is one
  * sample a card, and the folder's files in name order, each paste's
- * tables in order, are the card's series (untimed_cards).
+ * tables in order, are the card's series (untimed_series); so are a
+ * process's resident sizes in pasted ps or top tables, and the host's
+ * memory in use in pasted free outputs, three snapshots at least.
  *
  * Leak when a series of at least MEMSAMPLES_MIN samples rises nearly
  * monotonically (no fall larger than SAMPLES_DIP of the level, and at
@@ -42,11 +44,11 @@
 
 /* Whether v[0..n) rises nearly monotonically: at least MEMSAMPLES_MIN
  * samples, no fall larger than SAMPLES_DIP of the level, few falls. */
-static int rises_steadily(const double *v, int n)
+static int rises_steadily(const double *v, int n, int min)
 {
 	int i, falls = 0;
 
-	if (n < MEMSAMPLES_MIN || v[0] < 0)
+	if (n < min || v[0] < 0)
 		return 0;
 	for (i = 1; i < n; i++)
 		if (v[i] < v[i - 1]) {
@@ -60,12 +62,12 @@ static int rises_steadily(const double *v, int n)
 /* Whether a series rises by a material amount: in bytes, SAMPLES_MIN_BYTES
  * and SAMPLES_MIN_FRAC of its first level; with its unit not stated, by
  * the ratio SAMPLES_MIN_RATIO at least (no amount can be judged). */
-static int rises(const struct memsamples_series *m)
+static int rises(const struct memsamples_series *m, int min)
 {
 	const double *v = m->v;
 	int n = m->n;
 
-	if (!rises_steadily(v, n))
+	if (!rises_steadily(v, n, min))
 		return 0;
 	if (m->unitless)
 		return v[0] > 0 && v[n - 1] >= SAMPLES_MIN_RATIO * v[0];
@@ -97,8 +99,10 @@ static void unitless_finding(struct rl_finding *f, const struct memsamples_serie
 
 /* One series "label|per|steps|figures[|unit-not-stated]" of artifact
  * file (what the advice calls it), its order inferred from order (what
- * the title says): a finding when it rises. 1 written, 0 none, -1 failed. */
-static int judge(struct rule_ctx *c, const char *val, const char *file, const char *order)
+ * the title says), of min samples at least: a finding when it rises. 1
+ * written, 0 none, -1 failed. */
+static int judge(struct rule_ctx *c, const char *val, const char *file, const char *order,
+		 int min)
 {
 	static struct memsamples_series m;   /* large: not on the stack */
 	double per_step, span;
@@ -106,7 +110,7 @@ static int judge(struct rule_ctx *c, const char *val, const char *file, const ch
 	struct rl_finding f;
 	int n, by_step;
 
-	if (memsamples_decode(val, &m) < 0 || !rises(&m))
+	if (memsamples_decode(val, &m) < 0 || !rises(&m, min))
 		return 0;
 	v = m.v;
 	n = m.n;
@@ -142,14 +146,33 @@ static int judge(struct rule_ctx *c, const char *val, const char *file, const ch
 	return rl_finding_write(c, &f) < 0 ? -1 : 1;
 }
 
-/* The cards' memory in use as nvidia-smi tables state it
- * (gpu.used_bytes, parsers/gpu/nvidia_smi_table.c), when no table printed
- * a time: one table a paste is one sample a card, and several pastes (a
- * folder's files, read in name order) or several tables in one paste
- * are the card's series in that order, untimed. One series a card, never
- * two cards mixed; a series with any timed sample is the timed rules'.
- * The findings written, or -1 failed. */
-static int untimed_cards(struct rule_ctx *c)
+/* Series that a tool's table gives one sample a paste, untimed: what the
+ * samples are (the title's label before the entity), what the advice
+ * calls the pastes, and the fewest samples a leak needs. A pasted
+ * nvidia-smi table is often one of several a minute; a ps, top or free
+ * table is a snapshot the reporter took apart from the others (at start,
+ * hours later), so three of them rising are a trend. */
+static const struct {
+	enum vocab_series name;
+	const char *label, *file;
+	int min;
+} untimed[] = {
+	{ VS_GPU_USED_BYTES, "nvidia-smi", "these nvidia-smi tables", MEMSAMPLES_MIN },
+	{ VS_PROC_RSS_BYTES, "RSS", "these ps/top tables", 3 },
+	{ VS_HOST_MEM_USED_BYTES, "free Mem used", "these free outputs", 3 },
+};
+
+/* The memory in use that pasted tables state, when no table printed a
+ * time: a card's as nvidia-smi tables state it (gpu.used_bytes,
+ * parsers/gpu/nvidia_smi_table.c), a process's resident size as ps or
+ * top print it (proc.rss_bytes, parsers/host/ps_table.c), the host's as
+ * free prints it (host.mem_used_bytes, parsers/host/procmem.c). One
+ * table a paste is one sample an entity, and several pastes (a folder's
+ * files, read in name order) or several tables in one paste are the
+ * entity's series in that order, untimed. One series an entity (a card,
+ * a pid, the host), never two mixed; a series with any timed sample is
+ * the timed rules'. The findings written, or -1 failed. */
+static int untimed_series(struct rule_ctx *c, size_t u)
 {
 	sqlite3_stmt *st = rl_prepare(c, "SELECT id, entity FROM series WHERE name = ?1"
 				      " ORDER BY entity LIMIT 16");
@@ -157,7 +180,7 @@ static int untimed_cards(struct rule_ctx *c)
 
 	if (!st)
 		return -1;
-	sqlite3_bind_text(st, 1, vocab_series_name(VS_GPU_USED_BYTES), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, vocab_series_name(untimed[u].name), -1, SQLITE_STATIC);
 	while (r >= 0 && sqlite3_step(st) == SQLITE_ROW) {
 		struct samples_iter it;
 		const struct sample_rec *s;
@@ -169,7 +192,7 @@ static int untimed_cards(struct rule_ctx *c)
 			r = rl_fail(c, it.err ? it.err : "samples");
 			break;
 		}
-		snprintf(label, sizeof(label), "nvidia-smi %.16s", q_text(st, 1));
+		snprintf(label, sizeof(label), "%s %.16s", untimed[u].label, q_text(st, 1));
 		o = (size_t)snprintf(val, sizeof(val), "%s|sample||", label);
 		while ((s = samples_iter_next(&it)) && k < SAMPLES_MAX && o + 24 < sizeof(val)) {
 			if (s->has_time || s->has_boot) {
@@ -181,9 +204,10 @@ static int untimed_cards(struct rule_ctx *c)
 			k++;
 		}
 		samples_iter_close(&it);
-		if (timed || k < MEMSAMPLES_MIN)
+		if (timed || k < untimed[u].min)
 			continue;
-		r = judge(c, val, "these nvidia-smi tables", "the file names and each paste's order");
+		r = judge(c, val, untimed[u].file, "the file names and each paste's order",
+			  untimed[u].min);
 		n += r > 0 ? r : 0;
 	}
 	sqlite3_finalize(st);
@@ -196,6 +220,7 @@ int rule_samples(struct rule_ctx *c)
 				      " LEFT JOIN artifact a ON a.id = m.artifact_id"
 				      " WHERE m.key LIKE 'samples.series.%' ORDER BY m.rowid LIMIT 16");
 	int n = 0, r;
+	size_t u;
 
 	if (!st)
 		return -1;
@@ -203,7 +228,7 @@ int rule_samples(struct rule_ctx *c)
 		const char *path = q_text(st, 1), *file = strrchr(path, '/');
 		char val[SAMPLES_MAX * 32 + 128];
 		snprintf(val, sizeof(val), "%s", q_text(st, 0));
-		r = judge(c, val, file ? file + 1 : path, "the paste's lines");
+		r = judge(c, val, file ? file + 1 : path, "the paste's lines", MEMSAMPLES_MIN);
 		if (r < 0) {
 			sqlite3_finalize(st);
 			return -1;
@@ -211,7 +236,10 @@ int rule_samples(struct rule_ctx *c)
 		n += r;
 	}
 	sqlite3_finalize(st);
-	if ((r = untimed_cards(c)) < 0)
-		return -1;
-	return n + r;
+	for (u = 0; u < sizeof(untimed) / sizeof(untimed[0]); u++) {
+		if ((r = untimed_series(c, u)) < 0)
+			return -1;
+		n += r;
+	}
+	return n;
 }

@@ -7,6 +7,7 @@
  */
 #include "parsers/host/procmem.h"
 #include "lib/vocab.h"
+#include "parsers/common/seriesutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,12 +123,59 @@ int free_out_sniff(const unsigned char *head, size_t n)
 	return n - l > 5 && !memcmp(nl + 1, "Mem:", 4) ? 90 : 0;
 }
 
+/* A figure of free's table in bytes: a whole number in the table's unit
+ * (shift: 10 KiB, 20 MiB, 30 GiB), or free -h's number with its suffix
+ * (procps-ng free.c prints B, Ki, Mi, Gi, Ti, Pi; 3.3.9 and older B, K,
+ * M, G, T). -1 when w is not one or its bytes overflow. */
+static double free_fig(const char *w, int shift)
+{
+	static const char sfx[] = "BKMGTP";
+	const char *p;
+	char *end;
+	double v;
+
+	if (*w < '0' || *w > '9')
+		return -1;
+	v = strtod(w, &end);
+	if (!*end)
+		return strchr(w, '.') ? -1 : v * (double)(1ll << shift);
+	if (!(p = strchr(sfx, end[0])) || (end[1] && (end[1] != 'i' || end[2] || end[0] == 'B')))
+		return -1;
+	v *= (double)(1ll << (10 * (p - sfx)));
+	return v < 9.2e18 ? v : -1;
+}
+
+/* The shift that turns free's bare figures into bytes, from the Mem
+ * total (w1, as printed), said in an INFO diagnostic when not KiB: free
+ * prints KiB unless -m, -g or -h says otherwise, which the table does not
+ * show. A host of under 16 GiB read in KiB would be 16 TiB in MiB (free
+ * -m); one of under 256 read in MiB would be a 256 MiB host (free -g or
+ * --giga, GB by 10^9: within 7 %), said once a file (*said). -1 when the
+ * sink failed. */
+static int free_shift(struct input *in, struct sink *s, const char *w1, int *said)
+{
+	long long t = whole(w1);
+
+	if (t < 0 || t >= (16ll << 20))
+		return 10;
+	if (!(*said)++ && sink_diagf(s, in->lineno, 0, OL_INFO, "Mem total %s is read as %s; free prints"
+		       " no unit", w1, t < 256 ? "GiB (free -g)" : "MiB (free -m)") < 0)
+		return -1;
+	return t < 256 ? 30 : 20;
+}
+
+/* free(1)'s table: a header of column names, then rows "Mem:", "Swap:"
+ * (and "Low:", "High:", "Total:" with -l, -t). A header seen again starts
+ * the next table of the same run (free -s N prints one a interval). Each
+ * table's Mem used is one sample of host.mem_used_bytes (entity host),
+ * untimed: free -s prints no clock, so the order is the file's. */
 int free_out_parse(struct input *in, struct sink *s)
 {
 	char hbuf[256], *cols[12];
 	const char *l;
 	size_t len;
-	int rc, n = 0, ncol = -1, mib = 0;
+	int rc, n = 0, ncol = -1, shift = 10, said = 0;
+	struct ol_time none = ol_time_none();
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[256], *w[13], row[16], var[64];
@@ -135,7 +183,8 @@ int free_out_parse(struct input *in, struct sink *s)
 		size_t rl;
 		if (!k)
 			continue;
-		if (ncol < 0) {           /* the header: the column names */
+		if (ncol < 0 || (!strcmp(w[0], "total") && k > 2 && !strcmp(w[1], "used"))) {
+			/* the header: the column names */
 			ncol = words(l, len, hbuf, sizeof(hbuf), cols, 12);
 			continue;
 		}
@@ -149,24 +198,24 @@ int free_out_parse(struct input *in, struct sink *s)
 		}
 		memcpy(row, w[0], rl - 1);
 		row[rl - 1] = 0;
-		if (!strcmp(row, "Mem") && k > 1 && whole(w[1]) >= 0 && whole(w[1]) < (16ll << 20)) {
-			mib = 1;   /* free -m: a host of under 16 GiB read in KiB would be 16 TiB in MiB */
-			if (sink_diagf(s, in->lineno, 0, OL_INFO, "Mem total %s is read as MiB (free -m);"
-				       " free prints no unit", w[1]) < 0)
-				return -1;
-		}
+		if (!strcmp(row, "Mem") && k > 1 && (shift = free_shift(in, s, w[1], &said)) < 0)
+			return -1;
 		for (i = 1; i < k; i++) {
-			long long v = whole(w[i]);
-			/* a figure whose bytes overflow int64 is no figure */
-			if (v < 0 || v > (mib ? INT64_MAX >> 20 : INT64_MAX >> 10))
+			double v = free_fig(w[i], shift);
+			if (v < 0 || v > 9.2e18)
 				continue;
-			v = mib ? v << 20 : v << 10;
 			snprintf(var, sizeof(var), "%s.%s", row, cols[i - 1]);
-			if (put_num(s, VM_HOST_FREE, var, v, &n) < 0)
+			if (put_num(s, VM_HOST_FREE, var, (long long)v, &n) < 0)
 				return -1;
 			if (!strcmp(row, "Mem") && i == 1 &&
-			    put_num(s, VM_HOST_MEM_TOTAL_BYTES, NULL, v, &n) < 0)
+			    put_num(s, VM_HOST_MEM_TOTAL_BYTES, NULL, (long long)v, &n) < 0)
 				return -1;
+			if (!strcmp(row, "Mem") && !strcmp(cols[i - 1], "used")) {
+				if (su_put_sample(s, vocab_series_name(VS_HOST_MEM_USED_BYTES), "bytes",
+						  "host", &none, v) < 0)
+					return -1;
+				n++;
+			}
 		}
 	}
 	return read_error(in, s, rc) < 0 ? -1 : n;

@@ -10,8 +10,11 @@
  * 1024, counts as they are), host.mem_total_bytes, host.swap_total_bytes;
  * free: meta host.free.<row>.<column> (bytes; free prints KiB unless -m,
  * -g or -h says otherwise, which the file cannot tell: a file whose Mem
- * total is under 16 M is read as MiB (free -m) and said so), and
- * host.mem_total_bytes; buddyinfo: meta host.buddyinfo.<node>/<zone> (the
+ * total is under 16 M is read as MiB (free -m), under 256 as GiB (free
+ * -g), and said so; -h's suffixed figures as they say),
+ * host.mem_total_bytes, and one sample of host.mem_used_bytes (entity
+ * host, untimed) for each table's Mem used: free -s N prints a table
+ * every N seconds with no clock, and users paste several; buddyinfo: meta host.buddyinfo.<node>/<zone> (the
  * free blocks of each order, as printed); slabinfo: meta
  * host.slab_bytes.<cache> (num_objs x objsize) for the ten largest caches.
  */

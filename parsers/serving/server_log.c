@@ -404,6 +404,23 @@ static int raised_again_below(struct srv_st *st, const struct srv_line *l, uint6
 	return pend_flush(st, mf.phase);
 }
 
+/* uvicorn's access line answering a POST with 5xx (raw[0..n)) just below
+ * the lone OOM held, unplaced and ending at most SRV_MEM_REPEAT lines
+ * above: the response of the request whose handling raised it. uvicorn
+ * listens only once the app's start-up finished, and it logs the 500 its
+ * exception handler sends for the failed request (the ASGI traceback
+ * follows), so the OOM happened serving that request (round 8, vLLM's
+ * OpenAI server: an AWQ dequantize OOM answered 500). 0 or -1. */
+static int request_failed_below(struct srv_st *st, const char *raw, size_t n)
+{
+	uint64_t lineno = st->in->lineno;
+
+	if (!st->pend || st->mem.served || lineno < st->pend_end ||
+	    lineno - st->pend_end > SRV_MEM_REPEAT || !srv_access_post_failed(raw, n))
+		return 0;
+	return pend_flush_by(st, OOM_PHASE_SERVING, "request_failed");
+}
+
 /* The finished piece of server_join.c as an event: a traceback always, a
  * lone message when it is PyTorch's message proper. */
 static int take_piece(struct srv_st *st)
@@ -514,7 +531,7 @@ static int read_line(struct srv_st *st)
 	const struct srv_line *l = &st->line;
 	uint64_t lineno = st->in->lineno;
 	struct engine_line el;
-	int r, said, in_piece;
+	int r, said, in_piece, access = 0;
 
 	/* uvicorn's access lines, most of a busy server's log, are not
 	 * scanned; its other "INFO:     " lines are (Aphrodite and TabbyAPI
@@ -532,6 +549,7 @@ static int read_line(struct srv_st *st)
 		}
 		el.train_log = 0;
 		el.ds_memory = 1;   /* not scanned: ds_memory_line() looks itself */
+		access = 1;
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
@@ -552,6 +570,8 @@ static int read_line(struct srv_st *st)
 	}
 
 	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)
+		return -1;
+	if (access && request_failed_below(st, l->msg, l->n) < 0)
 		return -1;
 	in_piece = srv_join_feed(&st->join, l, lineno);
 	if (el.error)
@@ -623,6 +643,10 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	*rc = 0;
 	if (!st->mem.served && mem_find(raw, n, "\" 200"))
 		srv_mem_served(&st->mem);
+	if (request_failed_below(st, raw, n) < 0) {
+		*rc = -1;
+		return 1;
+	}
 	/* srv_meta_args() reads nothing else: in TGI's Args block, or its start */
 	if ((st->meta.in_args || raw[n - 1] == '{') &&
 	    (r = srv_meta_args(&st->meta, st->s, raw, n)) != 0)

@@ -130,6 +130,22 @@ static int is_access_post_ok(const char *m, size_t n)
 	       e[3] >= '0' && e[3] <= '9';
 }
 
+/* 'INFO:     10.0.0.7:51234 - "POST /v1/chat/completions HTTP/1.1" 500
+ * Internal Server Error': uvicorn's access line for a POST answered 5xx
+ * (uvicorn/protocols/http/httptools_impl.py logs it when the response
+ * starts; an exception in the app is answered 500 there). */
+int srv_access_post_failed(const char *m, size_t n)
+{
+	const char *q = memchr(m, '"', n);
+	const char *e;
+
+	if (!q || q - m < 3 || (size_t)(m + n - q) < 6 || memcmp(q - 3, " - \"POST ", 9))
+		return 0;
+	e = memchr(q + 6, '"', n - (size_t)(q + 6 - m));
+	return e && (size_t)(e - m) + 3 < n && e[1] == ' ' && e[2] == '5' &&
+	       e[3] >= '0' && e[3] <= '9';
+}
+
 int srv_stats_access(struct srv_stats *st, struct sink *s, const char *m, size_t n,
 		     const struct ol_time *t)
 {

@@ -47,6 +47,10 @@ int srv_stats_engine(struct srv_stats *st, struct sink *s, const struct engine_l
 int srv_stats_line(struct srv_stats *st, struct sink *s, const char *m, size_t n,
 		   const struct ol_time *t);
 
+/* Whether m[0..n) is uvicorn's access line for a POST answered 5xx: the
+ * request failed in the app (an OOM raised while serving it). */
+int srv_access_post_failed(const char *m, size_t n);
+
 /* srv_stats_line() for a line m[0..n) known to start "INFO:  " (an
  * uvicorn line): 0, or -1 when the sink failed. */
 int srv_stats_access(struct srv_stats *st, struct sink *s, const char *m, size_t n,
