@@ -5,7 +5,8 @@
  * shell variable where a number should be), its flags pasted alone, its
  * Kubernetes env name/value pairs and a KEY = "value" list, vLLM's LLM()
  * keyword arguments in a script, Ollama's Modelfile, a compose file's
- * JSON command list, and an engine log holding its own command line.
+ * JSON command list, Ollama's image in a compose service, and an engine
+ * log holding its own command line.
  * Every input is a paste of tests/data/real/any_stack/<folder>/ or one
  * written in the exact shape a cited source shows. A paste never gives
  * an OOM event, and a log's own advice ("lowering `max_num_seqs`") is
@@ -21,6 +22,9 @@
 #include <string.h>
 
 #define ANY "tests/data/real/any_stack/"
+#define INCOMING "tests/data/incoming/any_stack/"
+#define OLLAMA_COMPOSE \
+	"b-ollama-0.6.6-docker-gemma3-27b-qat-host-ram-and-swap-grow-compose/01-docker-compose.yml"
 
 static const char *meta(struct timeline *tl, const char *key)
 {
@@ -207,6 +211,25 @@ static void command_inside_a_log(void **state)
 	}
 }
 
+/* ollama/ollama#10434 (held-out set 8, spent): a compose service of
+ * Ollama's image, its environment OLLAMA_* settings that are no memory
+ * knobs: the engine is Ollama (the image's ENTRYPOINT is /bin/ollama
+ * serve), nothing else is launched, and no event comes of it. A Go
+ * runtime dump naming github.com/ollama/ollama/ is no launch. */
+static void ollama_compose_image(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_string_equal(detected(INCOMING OLLAMA_COMPOSE), "launch_config");
+	assert_true(t_parse_file(tl, INCOMING OLLAMA_COMPOSE) >= 0);
+	assert_string_equal(meta(tl, "launch.engine"), "ollama");
+	assert_string_equal(meta(tl, "launch.max_model_len"), "(null)");
+	assert_int_equal(nevents(tl), 0);
+	t_close(tl);
+	assert_string_not_equal(detected(INCOMING "ollama-runner-sigabrt-llama-decode-goroutine.log"),
+				"launch_config");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +240,7 @@ int main(void)
 		cmocka_unit_test(vllm_llm_kwargs),
 		cmocka_unit_test(modelfile_and_compose),
 		cmocka_unit_test(command_inside_a_log),
+		cmocka_unit_test(ollama_compose_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,13 @@ const struct launch_entry launch_entries[] = {
 	 * @b1937 "./main -m models/...", renamed at b3184): round 8 */
 	{ "./main -m ", "llama.cpp" },
 	{ "ggml-org/llama.cpp:server", "llama.cpp" },
+	/* Ollama's image: Dockerfile@v0.6.6 ENTRYPOINT ["/bin/ollama"], CMD
+	 * ["serve"], so a compose file's "image: ollama/ollama:<tag>" or a
+	 * docker run's "ollama/ollama" is the server; the leading blank keeps
+	 * a Go trace's "github.com/ollama/ollama/" out, and "ollama serve" is
+	 * left out: a journal's "<ollama server>" host tag holds it (round 8,
+	 * w-spent8r) */
+	{ " ollama/ollama", "ollama" },
 	{ "lmdeploy serve ", "lmdeploy" },
 	{ "openmmlab/lmdeploy", "lmdeploy" },
 	{ "trtllm-serve ", "tensorrt-llm" },
