@@ -156,6 +156,17 @@ static void one_free_table_is_healthy(void **state)
 	}
 }
 
+/* A line whose first word is empty (a NUL byte starts it) and that names
+ * top: fuzz_ps_table found the prompt check reading before the word
+ * (w[0][strlen - 1] with strlen 0). Not a table, and read safely. */
+static void nul_word_before_top(void **state)
+{
+	static const unsigned char line[] = { 0, 0, 0, 0, 0x9d, 0xdc, ' ', 't', 'o', 'p' };
+
+	(void)state;
+	assert_int_equal(ps_table_sniff(line, sizeof(line)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +175,7 @@ int main(void)
 		cmocka_unit_test(sniff),
 		cmocka_unit_test(free_tables_over_time),
 		cmocka_unit_test(one_free_table_is_healthy),
+		cmocka_unit_test(nul_word_before_top),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,9 +111,14 @@ static int preamble(char **w, int k)
 		       !strcmp(w[1], "Swap"))))
 		return 1;
 	for (i = 0; i < k; i++)
-		if (!strcmp(w[i], "ps") || !strcmp(w[i], "top"))
-			return w[0][strlen(w[0]) - 1] == '$' || w[0][strlen(w[0]) - 1] == '#' ||
-			       !strcmp(w[0], "ps") || !strcmp(w[0], "top");
+		if (!strcmp(w[i], "ps") || !strcmp(w[i], "top")) {
+			/* a word may be empty: a NUL byte in the line ends it */
+			size_t n0 = strlen(w[0]);
+			char last = n0 ? w[0][n0 - 1] : 0;
+
+			return last == '$' || last == '#' || !strcmp(w[0], "ps") ||
+			       !strcmp(w[0], "top");
+		}
 	return 0;
 }
 
