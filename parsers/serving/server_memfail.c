@@ -370,7 +370,6 @@ uint64_t srv_mem_frame_end(const struct srv_mem *m)
 void srv_mem_frame_run(struct srv_mem *m, const char *msg, size_t n, uint64_t lineno)
 {
 	size_t i = 0;
-
 	uint64_t end = srv_mem_frame_end(m);
 
 	if (!m->frame_line || lineno <= end || lineno - end > SRV_MEM_FRAME_GAP)
