@@ -192,7 +192,8 @@ static enum oom_phase frames_above(const struct srv_st *st, uint64_t lineno)
 {
 	const struct srv_mem *m = &st->mem;
 
-	return m->frame_line && m->frame_line <= lineno && lineno - m->frame_line <= SRV_MEM_FRAMES
+	return m->frame_line && srv_mem_frame_end(m) <= lineno &&
+	       lineno - srv_mem_frame_end(m) <= SRV_MEM_FRAMES
 	       ? m->frame : OOM_PHASE_UNKNOWN;
 }
 
@@ -311,6 +312,25 @@ static int cxx_abort(struct srv_st *st)
 	return put_event(st, &e) < 0 ? -1 : 1;
 }
 
+/* 1 when the traceback just joined may be the lone OOM held's own: its
+ * exception line was cut (frames only), or it tells a memory failure
+ * again. Python's logging prints a record's message, then its traceback
+ * under the same prefix (logging.Formatter.format appends exc_text), so
+ * vLLM V0's engine process logs the OOM's text first and its traceback
+ * after it (vllm/engine/multiprocessing/engine.py@v0.7.3 run_mp_engine:
+ * logger.exception(e), then raise e, whose traceback multiprocessing
+ * prints raw, ending in the same exception). A traceback that ends in
+ * another error is a later, different failure's: its frames do not
+ * place the OOM. */
+static int same_failure(const struct srv_st *st)
+{
+	const struct srv_join *j = &st->join;
+	struct memfail mf;
+
+	return !j->text_n || torch_oom_text(j->text, j->text_n) ||
+	       memfail_line(j->text, j->text_n, &mf);
+}
+
 /* A traceback starting at line `line` just after a failure that named
  * no phase: its frames name the phase that failure happened in (a
  * chained exception's second traceback, a THCudaCheck line's own). The
@@ -326,6 +346,9 @@ static int traceback_below(struct srv_st *st, uint64_t line, const char *tb)
 				   st->join.text_n)) != 0)
 		return r < 0 ? -1 : pend_flush(st, OOM_PHASE_UNKNOWN);
 	if (ph == OOM_PHASE_UNKNOWN)
+		return pend_flush(st, OOM_PHASE_UNKNOWN);
+	if (st->pend && !st->pend_tb && line >= st->pend_e.line &&
+	    line - st->pend_e.line <= SRV_MEM_REPEAT && !same_failure(st))
 		return pend_flush(st, OOM_PHASE_UNKNOWN);
 	if (st->pend && !st->pend_tb && line >= st->pend_e.line &&
 	    line - st->pend_e.line <= SRV_MEM_REPEAT)
@@ -603,6 +626,8 @@ static int read_line(struct srv_st *st)
 	    stage_failed_below(st, l, lineno, el.memfail) < 0 ||
 	    raised_again_below(st, l, lineno, el.memfail) < 0)
 		return -1;
+	if (st->mem.frame_line)
+		srv_mem_frame_run(&st->mem, l->msg, l->n, lineno);
 	if ((el.memfail || st->mem.held) &&
 	    (r = srv_mem_line(&st->mem, st->s, l, lineno, el.memfail,
 			      el.error && memory_error(el.error))) != 0)

@@ -288,10 +288,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		/* a frame just above stands in for the failure's own phase,
 		 * but what the failure's continuation lines name comes first
 		 * (llama.cpp: "ggml_gallocr_reserve_n" after the cudaMalloc) */
-		m->ctx_frame = m->frame_line && lineno - m->frame_line <= SRV_MEM_FRAMES &&
+		m->ctx_frame = m->frame_line && lineno - srv_mem_frame_end(m) <= SRV_MEM_FRAMES &&
 			       m->frame != OOM_PHASE_UNKNOWN;
 		m->ctx = m->ctx_frame ? m->frame : m->phase;
-		m->frame_line = 0;
+		m->frame_line = m->frame_run = m->frame_file = 0;
 		m->below = OOM_PHASE_UNKNOWN;
 		m->f = f;
 		m->held = 1;
@@ -352,11 +352,41 @@ void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t line
 {
 	/* a later frame is an inner one: it wins unless it is of a lower
 	 * tier than the one noted (memfail_phase_hint_ranked) */
-	if (!m->frame_line || lineno - m->frame_line > SRV_MEM_FRAMES || rank <= m->frame_rank) {
+	if (!m->frame_line || lineno - srv_mem_frame_end(m) > SRV_MEM_FRAMES ||
+	    rank <= m->frame_rank) {
+		if (!m->frame_line || lineno - srv_mem_frame_end(m) > 1)
+			m->frame_run = m->frame_file = 0;   /* a new run */
 		m->frame = ph;
 		m->frame_rank = rank;
 		m->frame_line = lineno;
 	}
+}
+
+uint64_t srv_mem_frame_end(const struct srv_mem *m)
+{
+	return m->frame_run > m->frame_line ? m->frame_run : m->frame_line;
+}
+
+void srv_mem_frame_run(struct srv_mem *m, const char *msg, size_t n, uint64_t lineno)
+{
+	size_t i = 0;
+	uint64_t end = srv_mem_frame_end(m);
+
+	if (!m->frame_line || lineno <= end || lineno - end > SRV_MEM_FRAME_GAP)
+		return;
+	while (i < n && (msg[i] == ' ' || msg[i] == '\t'))
+		i++;
+	/* a frame line, also past a line another writer put into the run
+	 * (a progress bar's, on the same terminal) */
+	if (n - i > 6 && !memcmp(msg + i, "File \"", 6)) {
+		m->frame_run = m->frame_file = lineno;
+		return;
+	}
+	/* an indented line just below a frame line: its source, the carets
+	 * under it (Python 3.11+), a statement over a few lines (3.13) */
+	if (i > 0 && i < n &&
+	    lineno - (m->frame_file ? m->frame_file : m->frame_line) <= SRV_MEM_FRAME_SRC)
+		m->frame_run = lineno;
 }
 
 void srv_mem_below(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)

@@ -28,6 +28,10 @@
 #define SRV_MEM_TEXT 400
 #define SRV_MEM_FRAMES 40            /* a frame names the phase of a failure
 				      * this many lines after it, at most */
+#define SRV_MEM_FRAME_SRC 4          /* a frame's source and caret lines
+				      * below its 'File' line, at most */
+#define SRV_MEM_FRAME_GAP 2          /* lines from a frame run's end to
+				      * the next frame line, at most */
 #define SRV_MEM_FAR 24               /* a traceback starting this many lines
 				      * after a failure nothing placed, with no
 				      * other error or request between, is its
@@ -44,6 +48,10 @@ struct srv_mem {
 	int frame_loose;             /* 1: named by lines no traceback joined
 				      * (srv_mem_line), 0: by a whole traceback */
 	int64_t frame_pid;           /* the loose line's pid, or OL_NULL */
+	uint64_t frame_run;          /* the last line of the unbroken run of
+				      * frame lines (srv_mem_frame_run) the
+				      * loose frame is in; 0: none */
+	uint64_t frame_file;         /* the run's last 'File "..."' line */
 	int stack, stack_rank;       /* the training stack the log's frames and
 				      * lines name (enum vocab_stack), -1 none;
 				      * its precedence (memfail_stack_hint) */
@@ -151,6 +159,20 @@ int srv_mem_far_below(struct srv_mem *m, struct sink *s, enum oom_phase ph, int 
  * with rank (memfail_phase_hint_ranked): a failure within SRV_MEM_FRAMES
  * lines after takes it when its own lines name none. */
 void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno);
+
+/* Frames pasted without their "Traceback (most recent call last):" line
+ * are read one by one (srv_mem_line: the loose frames); line lineno,
+ * msg[0..n), outside any traceback, carries on the run of frame lines
+ * the noted frame is in when it is a frame ('File "...", line N, in fn')
+ * (the next line but one: a progress bar's line may come between), or a
+ * frame's indented source or caret line just below one. The frame noted then stays in reach of a failure line
+ * SRV_MEM_FRAMES lines below the run's end, however long the run, as a
+ * traceback with its header is read whole. */
+void srv_mem_frame_run(struct srv_mem *m, const char *msg, size_t n, uint64_t lineno);
+
+/* The line up to which the frame noted reaches: the end of its run of
+ * frame lines, else its own line; 0 when none is noted. */
+uint64_t srv_mem_frame_end(const struct srv_mem *m);
 
 /* Note that line lineno (time t, NULL: untimed) left the log's phase at
  * m->phase, when it changed it from before. */

@@ -1,0 +1,176 @@
+/*
+ * test_phase_tbhead.c -- frames that place a failure when they are not a
+ * whole traceback above it (issue 27, round 8, w-tbhead): a traceback
+ * pasted without its "Traceback (most recent call last):" line is read
+ * frame by frame, and the frame noted stays in reach of the failure
+ * line below the run of frames however long the run (a traceback with
+ * its header is read whole); vLLM V0's engine process logs the OOM's
+ * text first and its traceback after it (run_mp_engine's
+ * logger.exception), whose frames place the OOM unless that traceback
+ * ends in another, different error.
+ *
+ * The positive cases are real excerpts under tests/data/real/any_stack
+ * (MANIFEST.tsv gives each thread); the bounds are shown on those
+ * excerpts with lines added, built here: the long run repeats a real
+ * frame pair of another real vLLM paste (a deeper stack, for scale).
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REAL "tests/data/real/any_stack/"
+/* llm2vec#52: frames through from_pretrained, then "RuntimeError: CUDA
+ * error: out of memory"; no header */
+#define HEADLESS REAL "transformers-from-pretrained-meta-model-accelerate-cuda-error-oom.log"
+/* dynamo#479: the OOM's text, then its traceback (ERROR prefix), then the
+ * raw traceback's frames down to _initialize_model and make_layers */
+#define MP_ENGINE REAL "g8-dynamo-010-vllm-disagg-tp4-a100-40g-oom-70mib-load.log"
+
+/* A frame pair of vLLM's (g8-dynamo-010, compilation/decorators.py) that
+ * names no phase. */
+static const char pair[] =
+	"  File \"/opt/dynamo/venv/lib/python3.12/site-packages/vllm/compilation/decorators.py\", "
+	"line 151, in __init__\n"
+	"    old_init(self, vllm_config=vllm_config, prefix=prefix, **kwargs)\n";
+
+static struct timeline *parse(const char *name, const char *text, size_t n)
+{
+	struct timeline *tl = t_open();
+
+	assert_true(t_parse_mem(tl, "server_log", name, text, n) > 0);
+	return tl;
+}
+
+/* The real file rel with insert put before its line `at` (1-based), as
+ * a new string (*n its length). */
+static char *with_line(const char *rel, int at, const char *insert, size_t *n)
+{
+	size_t len, k = strlen(insert), off = 0;
+	char *text = t_slurp(rel, &len), *out;
+	int line = 1;
+
+	while (off < len && line < at)
+		if (text[off++] == '\n')
+			line++;
+	out = malloc(len + k + 1);
+	assert_non_null(out);
+	memcpy(out, text, off);
+	memcpy(out + off, insert, k);
+	memcpy(out + off + k, text + off, len - off);
+	out[len + k] = '\0';
+	*n = len + k;
+	free(text);
+	return out;
+}
+
+/* count copies of s, as a new string */
+static char *repeat(const char *s, int count)
+{
+	size_t k = strlen(s);
+	char *out = malloc(k * (size_t)count + 1);
+	int i;
+
+	assert_non_null(out);
+	for (i = 0; i < count; i++)
+		memcpy(out + k * (size_t)i, s, k);
+	out[k * (size_t)count] = '\0';
+	return out;
+}
+
+static const char *phase_of(const char *rel, const char *text, size_t n, struct timeline **tl)
+{
+	*tl = parse(rel, text, n);
+	return t_first_phase(*tl);
+}
+
+/* The headerless paste as it is: its frames place the failure. */
+static void headless_frames_place(void **state)
+{
+	size_t n;
+	char *text = t_slurp(HEADLESS, &n);
+	struct timeline *tl;
+
+	(void)state;
+	assert_string_equal(phase_of(HEADLESS, text, n, &tl), "load_weights");
+	free(text);
+	t_close(tl);
+}
+
+/* 30 more frame pairs (60 lines, past SRV_MEM_FRAMES) between the last
+ * frame that names the phase and the failure line: the run is unbroken,
+ * so the frames still place it, as a traceback with its header would. */
+static void long_headless_run_places(void **state)
+{
+	size_t n;
+	char *more = repeat(pair, 30);
+	char *text = with_line(HEADLESS, 12, more, &n);
+	struct timeline *tl;
+
+	(void)state;
+	free(more);
+	assert_string_equal(phase_of(HEADLESS, text, n, &tl), "load_weights");
+	free(text);
+	t_close(tl);
+}
+
+/* The same distance made of lines that are no frames (a reporter's
+ * prose): the frames above are out of reach. */
+static void broken_run_bounded(void **state)
+{
+	size_t n;
+	char *more = repeat("and then it printed this\n", 60);
+	char *text = with_line(HEADLESS, 12, more, &n);
+	struct timeline *tl;
+
+	(void)state;
+	free(more);
+	assert_string_not_equal(phase_of(HEADLESS, text, n, &tl), "load_weights");
+	free(text);
+	t_close(tl);
+}
+
+/* vLLM V0's mp engine: the OOM first, its traceback after it; the frames
+ * (_initialize_model, make_layers) place it while the weights load. */
+static void oom_then_its_traceback(void **state)
+{
+	size_t n;
+	char *text = t_slurp(MP_ENGINE, &n);
+	struct timeline *tl;
+
+	(void)state;
+	assert_string_equal(phase_of(MP_ENGINE, text, n, &tl), "load_weights");
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase_by') FROM event"
+				   " WHERE kind = 'torch_oom' ORDER BY id LIMIT 1"), "frames");
+	free(text);
+	t_close(tl);
+}
+
+/* The traceback below ends in another error: a later, different
+ * failure's, whose frames do not place the OOM. */
+static void later_other_failure_not_taken(void **state)
+{
+	size_t n;
+	char *text = with_line(MP_ENGINE, 1000, "ValueError: invalid literal for int() with base 10\n",
+			       &n);
+	struct timeline *tl;
+
+	(void)state;
+	assert_string_equal(phase_of(MP_ENGINE, text, n, &tl), "unknown");
+	free(text);
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(headless_frames_place),
+		cmocka_unit_test(long_headless_run_places),
+		cmocka_unit_test(broken_run_bounded),
+		cmocka_unit_test(oom_then_its_traceback),
+		cmocka_unit_test(later_other_failure_not_taken),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
