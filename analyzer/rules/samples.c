@@ -160,13 +160,16 @@ static const struct {
 	{ VS_GPU_USED_BYTES, "nvidia-smi", "these nvidia-smi tables", MEMSAMPLES_MIN },
 	{ VS_PROC_RSS_BYTES, "RSS", "these ps/top tables", 3 },
 	{ VS_HOST_MEM_USED_BYTES, "free Mem used", "these free outputs", 3 },
+	{ VS_CGROUP_CURRENT_BYTES, "in use", "these docker stats / kubectl top tables", 3 },
 };
 
 /* The memory in use that pasted tables state, when no table printed a
  * time: a card's as nvidia-smi tables state it (gpu.used_bytes,
  * parsers/gpu/nvidia_smi_table.c), a process's resident size as ps or
  * top print it (proc.rss_bytes, parsers/host/ps_table.c), the host's as
- * free prints it (host.mem_used_bytes, parsers/host/procmem.c). One
+ * free prints it (host.mem_used_bytes, parsers/host/procmem.c), a
+ * container's, pod's or node's as docker stats or kubectl top print it
+ * (cgroup.current_bytes, parsers/host/stats_table.c). One
  * table a paste is one sample an entity, and several pastes (a folder's
  * files, read in name order) or several tables in one paste are the
  * entity's series in that order, untimed. One series an entity (a card,
