@@ -148,6 +148,43 @@ static void kube_series(void **state)
 	t_close(tl);
 }
 
+/* ROCm/legacy-rocm-build#1909's rocm-smi --showmeminfo vram, its used
+ * figure changed: four rising pastes are the card's untimed series,
+ * named as rocm-smi's (never nvidia-smi's); the real one-card paste alone
+ * is a peak and no finding. */
+static void rocm_series(void **state)
+{
+	static const char *const used[] = { "108814336", "1208814336", "2308814336",
+					    "3408814336" };
+	struct timeline *tl = t_open();
+	char buf[512], name[24];
+	size_t i;
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		snprintf(buf, sizeof(buf),
+			 "============================= Memory Usage (Bytes) ===================="
+			 "=========\n"
+			 "GPU[0]          : VRAM Total Memory (B): 4278190080\n"
+			 "GPU[0]          : VRAM Total Used Memory (B): %s\n", used[i]);
+		snprintf(name, sizeof(name), "0%zu-rocm-smi.txt", i + 1);
+		assert_int_equal(stats_table_sniff((const unsigned char *)buf, strlen(buf)), 55);
+		assert_int_equal(t_parse_mem(tl, "stats_table", name, buf, 0), 2);
+	}
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'samples'"), 1);
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE rule = 'samples'"),
+			       "Memory (rocm-smi amdgpu0) rose over 4 pasted samples"));
+	t_close(tl);
+
+	tl = t_open();
+	assert_int_equal(t_parse_file_as(tl, "stats_table",
+					 HEALTHY "rocm-smi-showmeminfo-vram-one-card.txt"), 2);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'samples'"), 0);
+	assert_true(t_real(tl, "SELECT bytes FROM peak LIMIT 1") == 108814336.0);
+	t_close(tl);
+}
+
 /* What the sniffer leaves: a ps table, docker ps (no MEM USAGE), a
  * header with no row under it. */
 static void sniff_negatives(void **state)
@@ -172,6 +209,7 @@ int main(void)
 		cmocka_unit_test(healthy_tables),
 		cmocka_unit_test(docker_series),
 		cmocka_unit_test(kube_series),
+		cmocka_unit_test(rocm_series),
 		cmocka_unit_test(sniff_negatives),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -172,6 +172,45 @@ static double row(const struct st_cols *c, char **w, int k, char *ent, size_t en
 	return b;
 }
 
+/* A line of `rocm-smi --showmeminfo vram` (ROCm/rocm_smi_lib
+ * python_smi_tools/rocm_smi.py@rocm-6.0.0 showMemInfo, printed by printLog
+ * as "GPU[N]\t\t: VRAM Total Used Memory (B): <bytes>", and "VRAM Total
+ * Memory (B)" the card's total). Returns the card's index and sets *b and
+ * *used (1 the used figure, 0 the total), or -1 when l is not one. */
+static int rocm_line(const char *l, size_t n, double *b, int *used)
+{
+	static const char u[] = ": VRAM Total Used Memory (B): ", t[] = ": VRAM Total Memory (B): ";
+	char buf[160], *p, *end;
+	long gpu;
+
+	while (n && (*l == ' ' || *l == '\t')) {
+		l++;
+		n--;
+	}
+	if (n < 8 || n >= sizeof(buf) || memcmp(l, "GPU[", 4))
+		return -1;
+	memcpy(buf, l, n);
+	buf[n] = 0;
+	gpu = strtol(buf + 4, &end, 10);
+	if (end == buf + 4 || *end != ']' || gpu < 0 || gpu > 1024)
+		return -1;
+	if ((p = strstr(end, u)) != NULL) {
+		*used = 1;
+		p += sizeof(u) - 1;
+	} else if ((p = strstr(end, t)) != NULL) {
+		*used = 0;
+		p += sizeof(t) - 1;
+	} else {
+		return -1;
+	}
+	if (*p < '0' || *p > '9')
+		return -1;
+	*b = strtod(p, &end);
+	while (*end == ' ' || *end == '\r')
+		end++;
+	return *end ? -1 : (int)gpu;
+}
+
 int stats_table_sniff(const unsigned char *head, size_t n)
 {
 	struct st_cols c = { ST_NONE, 0, -1, -1, "" };
@@ -184,8 +223,13 @@ int stats_table_sniff(const unsigned char *head, size_t n)
 		char buf[512], *w[ST_WORDS], ent[96];
 		int k = words((const char *)head + i, len, buf, sizeof(buf), w, ST_WORDS);
 
+		double b;
+		int used;
+
 		i += len + 1;
 		lines++;
+		if (rocm_line((const char *)head + i - len - 1, len, &b, &used) >= 0)
+			return 55;
 		if (!k)
 			continue;
 		if (c.kind != ST_NONE)
@@ -205,9 +249,17 @@ int stats_table_parse(struct input *in, struct sink *s)
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[512], *w[ST_WORDS], ent[96];
-		int k = words(l, len, buf, sizeof(buf), w, ST_WORDS);
+		int k = words(l, len, buf, sizeof(buf), w, ST_WORDS), gpu, used;
 		double b;
 
+		if ((gpu = rocm_line(l, len, &b, &used)) >= 0) {
+			snprintf(ent, sizeof(ent), "amdgpu%d", gpu);
+			if (su_put_sample(s, vocab_series_name(used ? VS_GPU_USED_BYTES :
+					  VS_GPU_TOTAL_BYTES), "bytes", ent, &none, b) < 0)
+				return -1;
+			n++;
+			continue;
+		}
 		if (!k || header(w, k, &c) || (b = row(&c, w, k, ent, sizeof(ent))) < 0)
 			continue;
 		if (su_put_sample(s, vocab_series_name(VS_CGROUP_CURRENT_BYTES), "bytes", ent,

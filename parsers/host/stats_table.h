@@ -19,6 +19,11 @@
  * adds CPU% / MEMORY% ("CPU(%)" / "MEMORY(%)" in later releases); each
  * memory figure is the working set in whole MiB ("%vMi").
  *
+ * rocm-smi --showmeminfo vram (ROCm/rocm_smi_lib python_smi_tools/
+ * rocm_smi.py@rocm-6.0.0): "GPU[N]\t\t: VRAM Total Used Memory (B): <bytes>"
+ * and "VRAM Total Memory (B)": gpu.used_bytes and gpu.total_bytes samples,
+ * entity amdgpuN, untimed (the untimed series' rocm-smi row).
+ *
  * Records: a sample of cgroup.current_bytes a row, in bytes, entity
  * container:NAME, pod:NAME (pod:NS/NAME under -A, pod:POD/CONTAINER
  * under --containers) or node:NAME, with no time: neither tool prints the
@@ -35,7 +40,7 @@
 
 /* How sure (0..100) that head is a docker stats or kubectl top table: 55
  * when one of its first 12 lines is such a header and the next non-blank
- * line is a row with a memory figure. */
+ * line is a row with a memory figure, or is a rocm-smi VRAM line. */
 int stats_table_sniff(const unsigned char *head, size_t n);
 
 /* Read the tables into cgroup.current_bytes samples. Returns the records
