@@ -73,6 +73,8 @@ ALLOW = [
     # round 8 (w-spent8c): host tools' tables pasted to show memory (free,
     # ps, top): no engine's lines
     ("host_free", set()), ("ps_table", set()),
+    # round 8 (w-seriesmore): docker stats and kubectl top tables: no engine's lines
+    ("stats_table", set()),
 ]
 
 # words of a file's name that say which engines the paste held

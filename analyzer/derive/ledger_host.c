@@ -178,19 +178,25 @@ static int cgroup_account(struct rule_ctx *c, struct account *a)
 				      " 'cgroup.current_bytes' ORDER BY id LIMIT 1");
 	struct fig f;
 	size_t i;
+	const char *src = "cgroup";
 
 	if (!st)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		snprintf(a->entity, sizeof(a->entity), "%s", q_text(st, 0));
 	sqlite3_finalize(st);
-	if (ledger_series_fig(c, "cgroup.current_bytes", a->entity, 1, "cgroup", &f) < 0)
+	/* a container's, pod's or node's figure as docker stats or kubectl
+	 * top print it (parsers/host/stats_table.c), not the cgroup files */
+	if (!strncmp(a->entity, "container:", 10) || !strncmp(a->entity, "pod:", 4) ||
+	    !strncmp(a->entity, "node:", 5))
+		src = "docker stats / kubectl top";
+	if (ledger_series_fig(c, "cgroup.current_bytes", a->entity, 1, src, &f) < 0)
 		return 0;
 	if (!a->entity[0])
 		snprintf(a->entity, sizeof(a->entity), "memory cgroup");
 	if (ledger_meta_fig(c, "cgroup.max_bytes", "measured", &f) == 0)
 		ledger_add_fig(a, "capacity", 0, &f);
-	ledger_series_fig(c, "cgroup.current_bytes", a->entity, 1, "cgroup", &f);
+	ledger_series_fig(c, "cgroup.current_bytes", a->entity, 1, src, &f);
 	ledger_add_fig(a, "in_use", 0, &f);
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
 		if (ledger_series_fig(c, parts[i][0], a->entity, 1, "cgroup memory.stat", &f) == 0)

@@ -35,6 +35,7 @@
 #include "parsers/host/procmem.h"
 #include "parsers/host/memsamples.h"
 #include "parsers/host/ps_table.h"
+#include "parsers/host/stats_table.h"
 #include "parsers/tools/bench_out.h"
 
 #include <string.h>
@@ -117,6 +118,8 @@ const struct format format_table[] = {
 	  slabinfo_sniff, slabinfo_parse, 0 },
 	{ "ps_table", "ps(1) or top(1) process tables (PID, RSS or RES): each process's resident"
 	  " memory, one sample a table, untimed", ps_table_sniff, ps_table_parse, 0 },
+	{ "stats_table", "docker stats or kubectl top tables: each container's, pod's or node's"
+	  " memory in use, one sample a table, untimed", stats_table_sniff, stats_table_parse, 0 },
 	{ "memory_samples", "memory figures pasted as lines or a small table (VmRSS, RSS, resident,"
 	  " memory.used ...), in file order, untimed", memsamples_sniff, memsamples_parse, 0 },
 	{ "bench_output", "a load generator's output or command line (vLLM / SGLang serving"

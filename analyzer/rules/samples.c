@@ -156,17 +156,24 @@ static const struct {
 	enum vocab_series name;
 	const char *label, *file;
 	int min;
+	const char *ent;   /* the entities (a LIKE pattern) the row judges */
 } untimed[] = {
-	{ VS_GPU_USED_BYTES, "nvidia-smi", "these nvidia-smi tables", MEMSAMPLES_MIN },
-	{ VS_PROC_RSS_BYTES, "RSS", "these ps/top tables", 3 },
-	{ VS_HOST_MEM_USED_BYTES, "free Mem used", "these free outputs", 3 },
+	{ VS_GPU_USED_BYTES, "nvidia-smi", "these nvidia-smi tables", MEMSAMPLES_MIN, "gpu%" },
+	{ VS_PROC_RSS_BYTES, "RSS", "these ps/top tables", 3, "%" },
+	{ VS_HOST_MEM_USED_BYTES, "free Mem used", "these free outputs", 3, "%" },
+	{ VS_CGROUP_CURRENT_BYTES, "in use", "these docker stats / kubectl top tables", 3, "%" },
+	/* an AMD card as rocm-smi --showmeminfo vram prints it
+	 * (parsers/host/stats_table.c), entity amdgpuN */
+	{ VS_GPU_USED_BYTES, "rocm-smi", "these rocm-smi outputs", MEMSAMPLES_MIN, "amdgpu%" },
 };
 
 /* The memory in use that pasted tables state, when no table printed a
  * time: a card's as nvidia-smi tables state it (gpu.used_bytes,
  * parsers/gpu/nvidia_smi_table.c), a process's resident size as ps or
  * top print it (proc.rss_bytes, parsers/host/ps_table.c), the host's as
- * free prints it (host.mem_used_bytes, parsers/host/procmem.c). One
+ * free prints it (host.mem_used_bytes, parsers/host/procmem.c), a
+ * container's, pod's or node's as docker stats or kubectl top print it
+ * (cgroup.current_bytes, parsers/host/stats_table.c). One
  * table a paste is one sample an entity, and several pastes (a folder's
  * files, read in name order) or several tables in one paste are the
  * entity's series in that order, untimed. One series an entity (a card,
@@ -175,12 +182,13 @@ static const struct {
 static int untimed_series(struct rule_ctx *c, size_t u)
 {
 	sqlite3_stmt *st = rl_prepare(c, "SELECT id, entity FROM series WHERE name = ?1"
-				      " ORDER BY entity LIMIT 16");
+				      " AND entity LIKE ?2 ORDER BY entity LIMIT 16");
 	int n = 0, r = 0;
 
 	if (!st)
 		return -1;
 	sqlite3_bind_text(st, 1, vocab_series_name(untimed[u].name), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, untimed[u].ent, -1, SQLITE_STATIC);
 	while (r >= 0 && sqlite3_step(st) == SQLITE_ROW) {
 		struct samples_iter it;
 		const struct sample_rec *s;

@@ -252,6 +252,78 @@ static int event_row(struct k8s_st *st, const char *t)
 	return i < 0 ? -1 : 1;
 }
 
+/* `kubectl get pods` (kubernetes pkg/printers/internalversion/printers.go
+ * @v1.28.0 printPod): NAME READY STATUS RESTARTS AGE, NAMESPACE first
+ * under -A, NAME "pod/..." under `get all`; STATUS is a container's
+ * waiting or terminated reason when it has one. OOMKilled there is the
+ * kubelet's word for the container's cgroup OOM; CrashLoopBackOff and
+ * the RESTARTS count say the container restarts, not why: no OOM. The
+ * header sets the columns; an OOMKilled row is kept (its pod, restarts)
+ * and told at the end only when nothing else in the file told the kill
+ * (describe's Last State of the same pod). 1 when t was the header or
+ * an OOMKilled row, 0 when the line is for the other readers. */
+static int pods_row(struct k8s_st *st, const char *t)
+{
+	char buf[512], *w[12], *p;
+	int k = 0, i;
+
+	snprintf(buf, sizeof(buf), "%s", t);
+	for (p = buf; *p && k < 12;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = 0;
+		if (!*p)
+			break;
+		w[k++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	if (k >= 5 && !strcmp(w[k > 5 && !strcmp(w[0], "NAMESPACE") ? 1 : 0], "NAME")) {
+		i = !strcmp(w[0], "NAMESPACE") ? 1 : 0;
+		if (strcmp(w[i + 1], "READY") || strcmp(w[i + 2], "STATUS") ||
+		    strcmp(w[i + 3], "RESTARTS"))
+			return 0;
+		st->pods_name = i;
+		st->pods_status = i + 3;
+		return 1;
+	}
+	if (!st->pods_status || k <= st->pods_status || !strchr(w[st->pods_name + 1], '/'))
+		return 0;
+	if (strcmp(w[st->pods_status - 1], "OOMKilled") || st->npods_oom >= MAX_CONT ||
+	    strchr(w[st->pods_name], ':'))
+		return 0;   /* not an OOMKilled row: the line is read as any other */
+	{
+		struct kcont *c = &st->pods_oom[st->npods_oom++];
+		const char *name = w[st->pods_name];
+		memset(c, 0, sizeof(*c));
+		if (!strncmp(name, "pod/", 4))
+			name += 4;
+		snprintf(c->name, sizeof(c->name), "%s", name);
+		c->restarts = k8s_int(w[st->pods_status]);
+		c->limit = c->request = c->exit_code = OL_NULL;
+		c->line = st->in->lineno;
+	}
+	return 1;
+}
+
+/* The OOMKilled rows of `kubectl get pods`, when the file told no kill
+ * otherwise: one k8s_oom_kill a pod, untimed. -1 when the sink failed. */
+static int pods_flush(struct k8s_st *st)
+{
+	struct ol_time none = ol_time_none();
+	int i;
+
+	if (st->kills)
+		return 0;
+	for (i = 0; i < st->npods_oom; i++) {
+		struct kcont c = st->pods_oom[i];
+		snprintf(st->pod, sizeof(st->pod), "%s", c.name);
+		c.name[0] = 0;   /* the container is not in the row */
+		if (k8s_emit_kill(st, &c, "OOMKilled", NULL, &none, c.line) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------------
  * Messages over several lines.
  */
@@ -565,6 +637,8 @@ static int k8s_line(struct k8s_st *st, char *l, size_t n)
 		return 0;
 	}
 	item = t[0] == '-' && t[1] == ' ';
+	if (pods_row(st, t))
+		return 0;
 	if ((r = event_row(st, t))) {
 		if (st->in_msg)
 			msg_end(st);
@@ -612,7 +686,7 @@ int k8s_parse(struct input *in, struct sink *s)
 	}
 	if (st->in_msg)
 		msg_end(st);
-	if (k8s_flush(st) < 0)
+	if (k8s_flush(st) < 0 || pods_flush(st) < 0)
 		goto out;
 	rc = st->n;
 out:
@@ -644,6 +718,10 @@ int k8s_sniff(const unsigned char *head, size_t n)
 	    mem_find(h, n, "CgroupOOM") || mem_find(h, n, "\"OOMKilling\"") ||
 	    mem_find(h, n, " OOMKilling ") || after_reason(h, n, "OOMKilled") ||
 	    after_reason(h, n, "Evicted"))
+		return 70;
+	/* `kubectl get pods` with a container OOMKilled in STATUS */
+	if (mem_find(h, n, " STATUS ") && mem_find(h, n, " RESTARTS ") &&
+	    mem_find(h, n, " OOMKilled "))
 		return 70;
 	/* a container's last termination: describe's "Last State:" / "Exit
 	 * Code:", or the pod status's "lastState" / "exitCode" (JSON, YAML) */

@@ -64,6 +64,11 @@ struct k8s_st {
 	int env_mode, env_indent;   /* 1 describe, 2 YAML; 0 none */
 	char env_name[64];          /* YAML: the "- name:" waiting for its value */
 	int sink_failed;
+	int kills;                  /* k8s_emit_kill calls */
+	/* `kubectl get pods`: its STATUS column + 1 (0 none), the NAME's */
+	int pods_status, pods_name;
+	struct kcont pods_oom[MAX_CONT];   /* its OOMKilled rows, name = the pod */
+	int npods_oom;
 };
 
 /* A Kubernetes quantity ("300Mi", "1Gi", "512M", "1.5G", "128974848",

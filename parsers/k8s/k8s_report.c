@@ -235,6 +235,7 @@ int k8s_emit_kill(struct k8s_st *st, const struct kcont *c, const char *reason,
 	char summary[320], comm[64] = "";
 	int64_t pid = OL_NULL;
 
+	st->kills++;
 	json_object_set_new(d, "reason", json_string(reason));
 	json_object_set_new(d, "container", ol_json_str(c && c->name[0] ? c->name : NULL));
 	object_json(st, d);
