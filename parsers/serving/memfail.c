@@ -470,15 +470,12 @@ enum oom_phase memfail_phase_line_runs(const char *line, size_t n, int *runs)
 	struct phrases_found found;
 	int i;
 
-	*runs = 0;
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
 	scan(line, n, &found);
 	i = first_of(&found, T_PHASE_LINE);
-	if (i < 0)
-		return OOM_PHASE_UNKNOWN;
-	*runs = (phase_marks[line_row[i]].flags & PM_RUNS) != 0;
-	return phase_marks[line_row[i]].phase;
+	*runs = i >= 0 && (phase_marks[line_row[i]].flags & PM_RUNS);
+	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
 }
 
 enum oom_phase memfail_phase_line(const char *line, size_t n)
