@@ -12,8 +12,9 @@
  *    the debug log's "loaded completely" of another model and its
  *    "Requested to load" lines dropped (an edge case: the ERROR line is
  *    then the only one naming a phase), the failure is the load's; as
- *    pasted, "loaded completely" still marks the prompt as served
- *    (phase_table_apps.h, round 7).
+ *    pasted too (round 8, w-comfyserved: "loaded completely" ends a
+ *    load, it marks no prompt served; the Flux model's "Requested to
+ *    load" after it is the load that failed, test_phase_comfyserved.c).
  */
 #include "testutil.h"
 
@@ -90,13 +91,13 @@ static void comfyui_lora_merge_is_the_load(void **state)
 	free(text);
 }
 
-static void comfyui_loaded_completely_still_marks_served(void **state)
+static void comfyui_lora_merge_after_another_load_is_the_load(void **state)
 {
 	struct timeline *tl = t_open();
 
 	(void)state;
 	assert_int_equal(t_parse_file(tl, COMFY), 0);
-	assert_string_equal(t_first_phase(tl), "serving");
+	assert_string_equal(t_first_phase(tl), "load_weights");
 	t_close(tl);
 }
 
@@ -106,7 +107,7 @@ int main(void)
 		cmocka_unit_test(litgpt_iteration_line_is_a_training_step),
 		cmocka_unit_test(litgpt_without_its_iteration_line_names_no_step),
 		cmocka_unit_test(comfyui_lora_merge_is_the_load),
-		cmocka_unit_test(comfyui_loaded_completely_still_marks_served),
+		cmocka_unit_test(comfyui_lora_merge_after_another_load_is_the_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

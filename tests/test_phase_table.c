@@ -58,11 +58,12 @@ static void rows_complete(void **state)
 }
 
 /* Kinds, flags and phases are those the readers handle: a tqdm row is a
- * PM_AFTER row, a loader-named row a framework frame (phase_table.h). */
+ * PM_AFTER row, a loader-named row a framework frame, a PM_RUNS row a
+ * serving line (phase_table.h). */
 static void kinds_and_flags(void **state)
 {
 	size_t i, bad = 0;
-	const unsigned known = PM_GENERIC | PM_FRAMEWORK | PM_TQDM | PM_LOADER;
+	const unsigned known = PM_GENERIC | PM_FRAMEWORK | PM_TQDM | PM_LOADER | PM_RUNS;
 
 	(void)state;
 	for (i = 0; i < phase_marks_n; i++) {
@@ -72,6 +73,8 @@ static void kinds_and_flags(void **state)
 			 (!(m->flags & PM_TQDM) || m->kind == PM_AFTER) &&
 			 (!(m->flags & PM_LOADER) ||
 			  (m->kind == PM_FRAME && (m->flags & PM_FRAMEWORK))) &&
+			 (!(m->flags & PM_RUNS) ||
+			  (m->kind == PM_LINE && m->phase == OOM_PHASE_SERVING)) &&
 			 (int)m->phase >= 0 && m->phase < OOM_PHASE__COUNT &&
 			 m->phase != OOM_PHASE_UNKNOWN;
 		if (!ok) {

@@ -465,7 +465,7 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n)
 	return memfail_phase_hint_ranked(text, n, &rank);
 }
 
-enum oom_phase memfail_phase_line(const char *line, size_t n)
+enum oom_phase memfail_phase_line_runs(const char *line, size_t n, int *runs)
 {
 	struct phrases_found found;
 	int i;
@@ -474,7 +474,15 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 		n = MEMFAIL_SCAN;
 	scan(line, n, &found);
 	i = first_of(&found, T_PHASE_LINE);
+	*runs = i >= 0 && (phase_marks[line_row[i]].flags & PM_RUNS);
 	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
+}
+
+enum oom_phase memfail_phase_line(const char *line, size_t n)
+{
+	int runs;
+
+	return memfail_phase_line_runs(line, n, &runs);
 }
 
 /* 1 when phrase p, found in l[0..n), opens a tqdm bar there: p, a

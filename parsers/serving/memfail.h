@@ -159,6 +159,11 @@ void memfail_stack_each_phrase(void (*fn)(const char *phrase, unsigned mark, voi
  * request served...), or OOM_PHASE_UNKNOWN when it says none. */
 enum oom_phase memfail_phase_line(const char *line, size_t n);
 
+/* memfail_phase_line(), and in *runs 1 when the line's row is a PM_RUNS
+ * one (phase_table.h: the program runs a request's work, but no request
+ * is known served), else 0. runs must not be NULL. */
+enum oom_phase memfail_phase_line_runs(const char *line, size_t n, int *runs);
+
 /* The stage a line printed after a failure says failed (phase_table.c's
  * PM_AFTER rows: a handler's "Stable diffusion model failed to load"),
  * or OOM_PHASE_UNKNOWN when it names none. */

@@ -92,6 +92,8 @@
 #define AT(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_AFTER, PM_TQDM, eng, ver, src }
 /* a ComfyUI node named "...Loader" (PM_FRAMEWORK | PM_LOADER, phase_table.h) */
 #define WL(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_FRAMEWORK | PM_LOADER, eng, ver, src }
+/* a line saying the program runs a request's work, none served (PM_RUNS) */
+#define LR(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_RUNS, eng, ver, src }
 
 #define V0W "vllm/worker/worker.py@002a0ba"
 #define V0R "vllm/worker/model_runner.py@587909c"

@@ -66,11 +66,23 @@ enum phase_mark_kind {
  * (KSampler, VAEDecode, LoadImage). */
 #define PM_LOADER 8u
 
+/* A line that says the program runs a request's work, not that a
+ * request was served (a PM_LINE row of phase serving): the log is in the
+ * serving phase until a later stage line moves it, and no request is
+ * marked served, so a model's load that follows in the same request is
+ * that load's phase. ComfyUI loads the models a prompt's nodes need
+ * while it runs the prompt: "loaded completely" ends one load, the node
+ * then runs on the prompt's inputs, and the next node's "Requested to
+ * load" starts another (phase_rows_apps.inc, round 8 comfyserved); only
+ * "Prompt executed in" says a prompt was served. */
+#define PM_RUNS 16u
+
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
-	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM */
+	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
+				      * PM_LOADER, PM_RUNS */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the

@@ -554,7 +554,7 @@ static int read_line(struct srv_st *st)
 	const struct srv_line *l = &st->line;
 	uint64_t lineno = st->in->lineno;
 	struct engine_line el;
-	int r, said, in_piece, access = 0;
+	int r, said, in_piece, runs = 0, access = 0;
 
 	/* uvicorn's access lines, most of a busy server's log, are not
 	 * scanned; its other "INFO:     " lines are (Aphrodite and TabbyAPI
@@ -616,7 +616,7 @@ static int read_line(struct srv_st *st)
 	    ((l->prefix_n == sizeof(SRV_ERROR_BODY) - 1 &&
 	      !memcmp(l->prefix, SRV_ERROR_BODY, l->prefix_n)) ||
 	     ((el.memfail & MEMFAIL_MARK_PHASE) &&
-	      memfail_phase_line(l->msg, l->n) == OOM_PHASE_SERVING)))
+	      memfail_phase_line_runs(l->msg, l->n, &runs) == OOM_PHASE_SERVING && !runs)))
 		srv_mem_served(&st->mem);
 	if (in_piece)
 		return 0;

@@ -244,7 +244,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 {
 	struct memfail f;
 	enum oom_phase ph;
-	int rank;
+	int rank, runs;
 
 	if (m->held && lineno - m->last_line <= SRV_MEM_FOLLOW && (marks & MEMFAIL_MARK_CONTINUES) &&
 	    memfail_continues(l->msg, l->n, &m->f)) {
@@ -318,7 +318,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	if (!(marks & MEMFAIL_MARK_PHASE) || m->served)
 		return 0;
 	srv_mem_stack(m, l->msg, l->n);
-	if ((ph = memfail_phase_line(l->msg, l->n)) != OOM_PHASE_UNKNOWN) {
+	if ((ph = memfail_phase_line_runs(l->msg, l->n, &runs)) != OOM_PHASE_UNKNOWN) {
 		/* workers in lockstep (Ray's, tensor parallel) interleave their
 		 * lines: a start-up phase's notice just after a failure that
 		 * nothing before placed ("Capturing the model for CUDA graphs"
@@ -328,7 +328,9 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		    m->below == OOM_PHASE_UNKNOWN && lineno - m->line <= SRV_MEM_FOLLOW &&
 		    ph >= OOM_PHASE_LOAD_WEIGHTS && ph <= OOM_PHASE_WARMUP)
 			srv_mem_below(m, ph, 0, lineno);
-		if (ph == OOM_PHASE_SERVING)
+		/* a PM_RUNS line (phase_table.h) puts the log in the serving
+		 * phase without a request served: a later load line moves it */
+		if (ph == OOM_PHASE_SERVING && !runs)
 			srv_mem_served(m);
 		else if (!m->served && !(ph == OOM_PHASE_STARTUP && !no_stage(m->phase)))
 			m->phase = ph;   /* a start-up line never hides a stage seen */
