@@ -112,3 +112,21 @@ size_t text_clean(const char *l, size_t n, char *out, size_t cap, unsigned flags
 	out[o] = '\0';
 	return o;
 }
+
+int text_words(const char *l, size_t n, char *buf, size_t bn, char **w, int max)
+{
+	size_t i = 0, o = 0;
+	int k = 0;
+
+	while (i < n && k < max) {
+		while (i < n && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r'))
+			i++;
+		if (i >= n || o + 1 >= bn)
+			break;
+		w[k++] = buf + o;
+		while (i < n && l[i] != ' ' && l[i] != '\t' && l[i] != '\r' && o + 1 < bn)
+			buf[o++] = l[i++];
+		buf[o++] = 0;
+	}
+	return k;
+}

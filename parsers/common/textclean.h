@@ -9,7 +9,9 @@
  * them ("#033[0;36m"), and wrapped by a terminal into one line with a run
  * of padding blanks where the wrap was. text_clean() takes off what the
  * flags ask for and writes what is left; it keeps no state. Used by the
- * nvidia-smi table, Kubernetes and kernel log parsers.
+ * nvidia-smi table, Kubernetes and kernel log parsers. text_words() splits
+ * a pasted table's row (ps, top, free, docker stats, kubectl top) into its
+ * blank-separated words.
  */
 #ifndef OOMLENS_TEXTCLEAN_H
 #define OOMLENS_TEXTCLEAN_H
@@ -37,5 +39,11 @@ size_t text_clean(const char *l, size_t n, char *out, size_t cap, unsigned flags
 /* The start of l[0..n) past leading "> " quotes, one diff "+" before
  * them, and a glued code fence ("```" or "`"), with *n reduced to match. */
 const char *text_unquote(const char *l, size_t *n);
+
+/* The words of l[0..n), separated by blanks (space, tab, CR), into
+ * w[0..max), each NUL-terminated in buf (size bn; words that do not fit
+ * are cut or dropped). Returns the count. A word may be empty only when
+ * the line holds a NUL byte. */
+int text_words(const char *l, size_t n, char *buf, size_t bn, char **w, int max);
 
 #endif

@@ -6,6 +6,7 @@
  * table's shape are warned about and skipped, never guessed at.
  */
 #include "parsers/host/procmem.h"
+#include "parsers/common/textclean.h"
 #include "lib/vocab.h"
 #include "parsers/common/seriesutil.h"
 
@@ -26,26 +27,6 @@ static int put_num(struct sink *s, enum vocab_meta m, const char *var, long long
 		return -1;
 	(*n)++;
 	return 0;
-}
-
-/* The whitespace-separated words of [l, l + n) into w (at most max),
- * each NUL-terminated in buf (size bn). Returns the count. */
-static int words(const char *l, size_t n, char *buf, size_t bn, char **w, int max)
-{
-	size_t i = 0, o = 0;
-	int k = 0;
-
-	while (i < n && k < max) {
-		while (i < n && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r'))
-			i++;
-		if (i >= n || o + 1 >= bn)
-			break;
-		w[k++] = buf + o;
-		while (i < n && l[i] != ' ' && l[i] != '\t' && l[i] != '\r' && o + 1 < bn)
-			buf[o++] = l[i++];
-		buf[o++] = 0;
-	}
-	return k;
 }
 
 /* A whole non-negative number, all of w; -1 when not one. */
@@ -83,7 +64,7 @@ int meminfo_parse(struct input *in, struct sink *s)
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[160], *w[4], field[64];
-		int k = words(l, len, buf, sizeof(buf), w, 4);
+		int k = text_words(l, len, buf, sizeof(buf), w, 4);
 		size_t fl = k ? strlen(w[0]) : 0;
 		long long v;
 		if (!k)
@@ -179,13 +160,13 @@ int free_out_parse(struct input *in, struct sink *s)
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[256], *w[13], row[16], var[64];
-		int k = words(l, len, buf, sizeof(buf), w, 13), i;
+		int k = text_words(l, len, buf, sizeof(buf), w, 13), i;
 		size_t rl;
 		if (!k)
 			continue;
 		if (ncol < 0 || (!strcmp(w[0], "total") && k > 2 && !strcmp(w[1], "used"))) {
 			/* the header: the column names */
-			ncol = words(l, len, hbuf, sizeof(hbuf), cols, 12);
+			ncol = text_words(l, len, hbuf, sizeof(hbuf), cols, 12);
 			continue;
 		}
 		rl = strlen(w[0]);
@@ -237,7 +218,7 @@ int buddyinfo_parse(struct input *in, struct sink *s)
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[512], *w[20], var[64], val[300];
-		int k = words(l, len, buf, sizeof(buf), w, 20), i;
+		int k = text_words(l, len, buf, sizeof(buf), w, 20), i;
 		size_t o = 0;
 		if (!k)
 			continue;
@@ -285,7 +266,7 @@ int slabinfo_parse(struct input *in, struct sink *s)
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[512], *w[8];
 		long long objs, size, bytes;
-		int k = words(l, len, buf, sizeof(buf), w, 8), j;
+		int k = text_words(l, len, buf, sizeof(buf), w, 8), j;
 		if (!k || w[0][0] == '#' || !strcmp(w[0], "slabinfo"))
 			continue;
 		/* name active_objs num_objs objsize objperslab pagesperslab : ... */

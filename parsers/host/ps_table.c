@@ -10,6 +10,7 @@
  * are skipped, never guessed at.
  */
 #include "parsers/host/ps_table.h"
+#include "parsers/common/textclean.h"
 #include "parsers/common/seriesutil.h"
 #include "lib/vocab.h"
 
@@ -22,26 +23,6 @@
 struct ps_cols {
 	int pid, rss, ncol;   /* column indexes, -1 none; the header's words */
 };
-
-/* The whitespace-separated words of [l, l + n) into w (at most max),
- * each NUL-terminated in buf (size bn). Returns the count. */
-static int words(const char *l, size_t n, char *buf, size_t bn, char **w, int max)
-{
-	size_t i = 0, o = 0;
-	int k = 0;
-
-	while (i < n && k < max) {
-		while (i < n && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r'))
-			i++;
-		if (i >= n || o + 1 >= bn)
-			break;
-		w[k++] = buf + o;
-		while (i < n && l[i] != ' ' && l[i] != '\t' && l[i] != '\r' && o + 1 < bn)
-			buf[o++] = l[i++];
-		buf[o++] = 0;
-	}
-	return k;
-}
 
 /* Whether w[0..k) is a header naming PID and RSS or RES (as ps and top
  * print them, upper case); fills c. */
@@ -132,7 +113,7 @@ int ps_table_sniff(const unsigned char *head, size_t n)
 		const unsigned char *nl = memchr(head + i, '\n', n - i);
 		size_t len = nl ? (size_t)(nl - (head + i)) : n - i;
 		char buf[512], *w[PS_WORDS];
-		int k = words((const char *)head + i, len, buf, sizeof(buf), w, PS_WORDS);
+		int k = text_words((const char *)head + i, len, buf, sizeof(buf), w, PS_WORDS);
 
 		i += len + 1;
 		lines++;
@@ -157,7 +138,7 @@ int ps_table_parse(struct input *in, struct sink *s)
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[512], *w[PS_WORDS], ent[40];
-		int k = words(l, len, buf, sizeof(buf), w, PS_WORDS);
+		int k = text_words(l, len, buf, sizeof(buf), w, PS_WORDS);
 		long long pid;
 		double rss;
 

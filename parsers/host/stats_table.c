@@ -12,6 +12,7 @@
  * stopped container's "--") are skipped, never guessed at.
  */
 #include "parsers/host/stats_table.h"
+#include "parsers/common/textclean.h"
 #include "parsers/common/seriesutil.h"
 #include "lib/vocab.h"
 
@@ -30,26 +31,6 @@ struct st_cols {
 	int mem;         /* kubectl: MEMORY(bytes)'s column */
 	const char *pfx; /* "container", "pod", "node" */
 };
-
-/* The whitespace-separated words of [l, l + n) into w (at most max),
- * each NUL-terminated in buf (size bn). Returns the count. */
-static int words(const char *l, size_t n, char *buf, size_t bn, char **w, int max)
-{
-	size_t i = 0, o = 0;
-	int k = 0;
-
-	while (i < n && k < max) {
-		while (i < n && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r'))
-			i++;
-		if (i >= n || o + 1 >= bn)
-			break;
-		w[k++] = buf + o;
-		while (i < n && l[i] != ' ' && l[i] != '\t' && l[i] != '\r' && o + 1 < bn)
-			buf[o++] = l[i++];
-		buf[o++] = 0;
-	}
-	return k;
-}
 
 /* Whether w[0..k) is a docker stats or kubectl top header; fills *out
  * only when it is. */
@@ -221,7 +202,7 @@ int stats_table_sniff(const unsigned char *head, size_t n)
 		const unsigned char *nl = memchr(head + i, '\n', n - i);
 		size_t len = nl ? (size_t)(nl - (head + i)) : n - i;
 		char buf[512], *w[ST_WORDS], ent[96];
-		int k = words((const char *)head + i, len, buf, sizeof(buf), w, ST_WORDS);
+		int k = text_words((const char *)head + i, len, buf, sizeof(buf), w, ST_WORDS);
 
 		double b;
 		int used;
@@ -249,7 +230,7 @@ int stats_table_parse(struct input *in, struct sink *s)
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[512], *w[ST_WORDS], ent[96];
-		int k = words(l, len, buf, sizeof(buf), w, ST_WORDS), gpu, used;
+		int k = text_words(l, len, buf, sizeof(buf), w, ST_WORDS), gpu, used;
 		double b;
 
 		if ((gpu = rocm_line(l, len, &b, &used)) >= 0) {
