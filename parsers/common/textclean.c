@@ -3,6 +3,7 @@
  */
 #include "parsers/common/textclean.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Length of a colour escape's parameters and final byte at p (after its
@@ -129,4 +130,15 @@ int text_words(const char *l, size_t n, char *buf, size_t bn, char **w, int max)
 		buf[o++] = 0;
 	}
 	return k;
+}
+
+long long text_whole(const char *w)
+{
+	char *end;
+	long long v;
+
+	if (*w < '0' || *w > '9')
+		return -1;
+	v = strtoll(w, &end, 10);
+	return *end ? -1 : v;
 }

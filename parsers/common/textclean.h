@@ -46,4 +46,8 @@ const char *text_unquote(const char *l, size_t *n);
  * the line holds a NUL byte. */
 int text_words(const char *l, size_t n, char *buf, size_t bn, char **w, int max);
 
+/* The whole non-negative decimal number that is all of w (a table's PID,
+ * a count); -1 when w is not one. */
+long long text_whole(const char *w);
+
 #endif

@@ -29,18 +29,6 @@ static int put_num(struct sink *s, enum vocab_meta m, const char *var, long long
 	return 0;
 }
 
-/* A whole non-negative number, all of w; -1 when not one. */
-static long long whole(const char *w)
-{
-	char *end;
-	long long v;
-
-	if (*w < '0' || *w > '9')
-		return -1;
-	v = strtoll(w, &end, 10);
-	return *end ? -1 : v;
-}
-
 static int read_error(struct input *in, struct sink *s, int rc)
 {
 	if (rc < 0 && sink_diagf(s, in->lineno, 0, OL_ERROR, "read error after line %llu",
@@ -70,7 +58,7 @@ int meminfo_parse(struct input *in, struct sink *s)
 		if (!k)
 			continue;
 		if (k < 2 || fl < 2 || fl > sizeof(field) || w[0][fl - 1] != ':' ||
-		    (v = whole(w[1])) < 0 || (k == 3 && strcmp(w[2], "kB")) || k > 3 ||
+		    (v = text_whole(w[1])) < 0 || (k == 3 && strcmp(w[2], "kB")) || k > 3 ||
 		    (k == 3 && v > INT64_MAX / 1024)) {   /* past int64 bytes: no figure */
 			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"Field: N kB\";"
 				       " skipped", (unsigned long long)in->lineno) < 0)
@@ -135,7 +123,7 @@ static double free_fig(const char *w, int shift)
  * sink failed. */
 static int free_shift(struct input *in, struct sink *s, const char *w1, int *said)
 {
-	long long t = whole(w1);
+	long long t = text_whole(w1);
 
 	if (t < 0 || t >= (16ll << 20))
 		return 10;
@@ -270,7 +258,7 @@ int slabinfo_parse(struct input *in, struct sink *s)
 		if (!k || w[0][0] == '#' || !strcmp(w[0], "slabinfo"))
 			continue;
 		/* name active_objs num_objs objsize objperslab pagesperslab : ... */
-		if (k < 4 || (objs = whole(w[2])) < 0 || (size = whole(w[3])) < 0 ||
+		if (k < 4 || (objs = text_whole(w[2])) < 0 || (size = text_whole(w[3])) < 0 ||
 		    strlen(w[0]) >= sizeof(top[0].name) ||
 		    (size && objs > INT64_MAX / size)) {   /* bytes past int64: no figure */
 			if (sink_diagf(s, in->lineno, 0, OL_WARN, "line %llu: expected \"name"

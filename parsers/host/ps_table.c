@@ -46,18 +46,6 @@ static int header(char **w, int k, struct ps_cols *c)
 	return 1;
 }
 
-/* A whole non-negative number, all of w; -1 when not one. */
-static long long whole(const char *w)
-{
-	char *end;
-	long long v;
-
-	if (*w < '0' || *w > '9')
-		return -1;
-	v = strtoll(w, &end, 10);
-	return *end ? -1 : v;
-}
-
 /* A resident size in bytes: KiB as ps and top print it, or top's scaled
  * figure with its suffix (k, m, g, t, p; procps top.c scale_mem). -1 when
  * w is not one. */
@@ -118,7 +106,7 @@ int ps_table_sniff(const unsigned char *head, size_t n)
 		i += len + 1;
 		lines++;
 		if (have)
-			return k > c.rss && k > c.pid && whole(w[c.pid]) >= 0 &&
+			return k > c.rss && k > c.pid && text_whole(w[c.pid]) >= 0 &&
 			       resident(w[c.rss]) >= 0 ? 55 : 0;
 		if (header(w, k, &c))
 			have = 1;
@@ -144,7 +132,7 @@ int ps_table_parse(struct input *in, struct sink *s)
 
 		if (!k || header(w, k, &c) || c.pid < 0)
 			continue;
-		if (k < c.ncol || (pid = whole(w[c.pid])) < 0 || (rss = resident(w[c.rss])) < 0)
+		if (k < c.ncol || (pid = text_whole(w[c.pid])) < 0 || (rss = resident(w[c.rss])) < 0)
 			continue;   /* not a row: top's summary, a prompt, "..." */
 		snprintf(ent, sizeof(ent), "pid:%lld", pid);
 		if (su_put_sample(s, vocab_series_name(VS_PROC_RSS_BYTES), "bytes", ent, &none,
