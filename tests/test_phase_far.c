@@ -32,28 +32,6 @@ static struct timeline *parse(const char *name, const char *text, size_t n)
 	return tl;
 }
 
-/* The real file rel with insert put before its line `at` (1-based), as
- * a new string (*n its length). */
-static char *with_line(const char *rel, int at, const char *insert, size_t *n)
-{
-	size_t len, k = strlen(insert), off = 0;
-	char *text = t_slurp(rel, &len), *out;
-	int line = 1;
-
-	while (off < len && line < at)
-		if (text[off++] == '\n')
-			line++;
-	out = malloc(len + k + 1);
-	assert_non_null(out);
-	memcpy(out, text, off);
-	memcpy(out + off, insert, k);
-	memcpy(out + off + k, text + off, len - off);
-	out[len + k] = '\0';
-	*n = len + k;
-	free(text);
-	return out;
-}
-
 /* The TVM error is the post's first line; the traceback through
  * ChatModule._reload starts 11 lines later, after prose. */
 static void far_traceback_joins(void **state)
@@ -75,7 +53,7 @@ static void far_traceback_joins(void **state)
 static void far_traceback_not_across_another_error(void **state)
 {
 	size_t n;
-	char *text = with_line(FAR_LOG, 5, "ValueError: invalid literal for int() with base 10\n", &n);
+	char *text = t_slurp_with_line(FAR_LOG, 5, "ValueError: invalid literal for int() with base 10\n", &n);
 	struct timeline *tl = parse(FAR_LOG, text, n);
 
 	(void)state;
@@ -96,7 +74,7 @@ static void far_traceback_bounded(void **state)
 	for (i = 0; i < 40; i++)
 		memcpy(pad + i * 14, "more prose ..\n", 14);
 	pad[sizeof(pad) - 1] = '\0';
-	text = with_line(FAR_LOG, 5, pad, &n);
+	text = t_slurp_with_line(FAR_LOG, 5, pad, &n);
 	tl = parse(FAR_LOG, text, n);
 	free(text);
 	assert_string_equal(t_first_phase(tl), "unknown");
@@ -121,7 +99,7 @@ static void stage_failed_below_places(void **state)
 static void stage_failed_below_bounded(void **state)
 {
 	size_t n;
-	char *text = with_line(A1111_LOG, 8, "\n\n\n\n\n\n\n\n\n\n\n\n", &n);
+	char *text = t_slurp_with_line(A1111_LOG, 8, "\n\n\n\n\n\n\n\n\n\n\n\n", &n);
 	struct timeline *tl = parse(A1111_LOG, text, n);
 
 	(void)state;

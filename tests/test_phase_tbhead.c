@@ -43,28 +43,6 @@ static struct timeline *parse(const char *name, const char *text, size_t n)
 	return tl;
 }
 
-/* The real file rel with insert put before its line `at` (1-based), as
- * a new string (*n its length). */
-static char *with_line(const char *rel, int at, const char *insert, size_t *n)
-{
-	size_t len, k = strlen(insert), off = 0;
-	char *text = t_slurp(rel, &len), *out;
-	int line = 1;
-
-	while (off < len && line < at)
-		if (text[off++] == '\n')
-			line++;
-	out = malloc(len + k + 1);
-	assert_non_null(out);
-	memcpy(out, text, off);
-	memcpy(out + off, insert, k);
-	memcpy(out + off + k, text + off, len - off);
-	out[len + k] = '\0';
-	*n = len + k;
-	free(text);
-	return out;
-}
-
 /* count copies of s, as a new string */
 static char *repeat(const char *s, int count)
 {
@@ -105,7 +83,7 @@ static void long_headless_run_places(void **state)
 {
 	size_t n;
 	char *more = repeat(pair, 30);
-	char *text = with_line(HEADLESS, 12, more, &n);
+	char *text = t_slurp_with_line(HEADLESS, 12, more, &n);
 	struct timeline *tl;
 
 	(void)state;
@@ -121,7 +99,7 @@ static void broken_run_bounded(void **state)
 {
 	size_t n;
 	char *more = repeat("and then it printed this\n", 60);
-	char *text = with_line(HEADLESS, 12, more, &n);
+	char *text = t_slurp_with_line(HEADLESS, 12, more, &n);
 	struct timeline *tl;
 
 	(void)state;
@@ -152,7 +130,7 @@ static void oom_then_its_traceback(void **state)
 static void later_other_failure_not_taken(void **state)
 {
 	size_t n;
-	char *text = with_line(MP_ENGINE, 1000, "ValueError: invalid literal for int() with base 10\n",
+	char *text = t_slurp_with_line(MP_ENGINE, 1000, "ValueError: invalid literal for int() with base 10\n",
 			       &n);
 	struct timeline *tl;
 

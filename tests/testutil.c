@@ -153,3 +153,23 @@ char *t_slurp(const char *relpath, size_t *n)
 	fclose(f);
 	return strbuf_detach(&sb, n);
 }
+
+char *t_slurp_with_line(const char *rel, int at, const char *insert, size_t *n)
+{
+	size_t len, k = strlen(insert), off = 0;
+	char *text = t_slurp(rel, &len), *out;
+	int line = 1;
+
+	while (off < len && line < at)
+		if (text[off++] == '\n')
+			line++;
+	out = malloc(len + k + 1);
+	assert_non_null(out);
+	memcpy(out, text, off);
+	memcpy(out + off, insert, k);
+	memcpy(out + off + k, text + off, len - off);
+	out[len + k] = '\0';
+	*n = len + k;
+	free(text);
+	return out;
+}

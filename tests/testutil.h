@@ -34,6 +34,9 @@ const char *t_text(struct timeline *tl, const char *fmt, ...);  /* static buffer
 const char *t_first_phase(struct timeline *tl);
 /* Read a whole file of the source tree; caller frees. */
 char *t_slurp(const char *relpath, size_t *n);
+/* t_slurp of relpath with insert put before its line `at` (1-based): an
+ * edge case made from a real file; *n its length. Caller frees. */
+char *t_slurp_with_line(const char *relpath, int at, const char *insert, size_t *n);
 /* Absolute path of a file in the source tree (static buffer). */
 const char *t_src(const char *relpath);
 
