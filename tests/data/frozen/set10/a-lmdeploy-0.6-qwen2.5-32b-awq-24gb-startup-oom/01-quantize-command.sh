@@ -1,0 +1,1 @@
+lmdeploy lite auto_awq    /Qwen2.5-32B-Instruct   --calib-dataset 'ptb'   --calib-samples 128   --calib-seqlen 1024   --w-bits 4   --w-group-size 128   --batch-size 8   --search-scale True   --work-dir /Qwen2.5-32B-Instruct-int4

@@ -1,0 +1,1 @@
+docker run -it --rm --name qwen-next -v ./qwen-next:/models/qwen-next --gpus all lmsysorg/sglang:v0.5.4-cu129-amd64 python3 -m sglang.launch_server  --model-path=/models/qwen-next --served-model-name Qwen/Qwen3-Next-80B-A3B-Instruct --tp 8 --host=0.0.0.0   
