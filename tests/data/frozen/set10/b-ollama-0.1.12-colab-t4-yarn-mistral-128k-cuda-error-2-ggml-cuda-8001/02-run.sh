@@ -1,0 +1,1 @@
+ollama run yarn-mistral:7b-128k
