@@ -233,12 +233,14 @@ static long paste_num(const char *path)
  * other_paste_order, path: that paste, oom.phase_artifact; fail: the
  * failure's own paste, may be NULL), as a sentence into out: its file
  * name, and for the order that it is inferred from the file names (an
- * earlier paste, or a later one that ends in a start-up that did not
- * finish). Nothing for another source. */
+ * earlier paste, or a later one that ends in a start-up or, phase
+ * training_step, a training loop that did not finish). Nothing for
+ * another source. */
 static void placed_by_paste(struct strbuf *out, const char *src, const char *path,
-			    const char *fail)
+			    const char *fail, const char *phase)
 {
 	const char *b = strrchr(path, '/');
+	int run = phase && !strcmp(phase, "training_step");
 
 	b = b ? b + 1 : path;
 	if (!strcmp(src, "other_paste_time")) {
@@ -249,7 +251,9 @@ static void placed_by_paste(struct strbuf *out, const char *src, const char *pat
 		strbuf_addstr(out, " Phase placed by the last stage of ");
 		strbuf_add_utf8(out, b, strlen(b));
 		if (fail && paste_num(path) > paste_num(fail) && paste_num(fail) >= 0)
-			strbuf_addstr(out, ", a later paste whose start-up did not finish: order"
+			strbuf_addstr(out, run ? ", a later paste whose training loop did not finish:"
+				      " order inferred from the file names."
+				      : ", a later paste whose start-up did not finish: order"
 				      " inferred from the file names.");
 		else
 			strbuf_addstr(out, ", an earlier paste: order inferred from the file names.");
@@ -398,7 +402,7 @@ done:
 		strbuf_addf(out, " Phase %s.", placed_by(col(st, 13)));
 	else if (phase_clause(phase, stack) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
 		 col(st, 15))
-		placed_by_paste(out, col(st, 13), col(st, 15), col(st, 16));
+		placed_by_paste(out, col(st, 13), col(st, 15), col(st, 16), phase);
 	strbuf_inherit(out, &v);
 	strbuf_release(&v);
 	sqlite3_finalize(st);

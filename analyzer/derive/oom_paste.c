@@ -22,7 +22,14 @@
  *      ends in a start-up stage (load_weights..warmup), holds no failure
  *      of its own and never reached serving: a start-up that did not
  *      finish, pasted whole after its error was quoted ("01-error.txt",
- *      then "02-run.log" cut in the load); the first such log.
+ *      then "02-run.log" cut in the load); the first such log. Likewise
+ *      (set 9 spent, w-spent9b) one that ends in `training_step` whose
+ *      training loop stopped short of its total (its train_progress:
+ *      steps done past the first, fewer than the total, or no total): a
+ *      run that did not finish, pasted after the kill notice that ended
+ *      it ("01-job-stderr.txt" with Slurm's oom-kill line, then
+ *      "02-output.txt" cut at "Epoch: [0][511/1736]"). A finished loop,
+ *      or a log that only ever served, places nothing.
  * Never when it is ambiguous: the failure's own file left a stage of its
  * own (it placed the failure as it could), or the folder's logs end in
  * different stages. phase_artifact names the paste that placed it.
@@ -43,6 +50,7 @@ struct paste_stage {
 	int64_t artifact, time_ns;   /* time_ns: INT64_MIN when untimed */
 	long num;                    /* its file name's paste number, -1 none */
 	int own_failure;             /* the log holds a failure of its own */
+	int loop_cut;                /* its training loop stopped short of its total */
 	char phase[32], clock[8];
 };
 
@@ -74,7 +82,12 @@ static int paste_failed(struct strbuf *err, const char *why)
 static const char stages_sql[] =
 	"SELECT a.id, a.path, json_extract(m.value, '$.phase'), json_extract(m.value, '$.time_ns'),"
 	" json_extract(m.value, '$.clock'),"
-	" EXISTS (SELECT 1 FROM temp.oom_cand o WHERE o.artifact_id = a.id) FROM meta m JOIN artifact a ON a.id = m.artifact_id"
+	" EXISTS (SELECT 1 FROM temp.oom_cand o WHERE o.artifact_id = a.id),"
+	" EXISTS (SELECT 1 FROM event e WHERE e.artifact_id = a.id AND e.kind = 'train_progress'"
+	"  AND json_valid(e.data) AND json_extract(e.data, '$.steps_done') > 0"
+	"  AND (json_extract(e.data, '$.steps_total') IS NULL"
+	"   OR json_extract(e.data, '$.steps_done') < json_extract(e.data, '$.steps_total')))"
+	" FROM meta m JOIN artifact a ON a.id = m.artifact_id"
 	" JOIN artifact f ON f.id = ?1 WHERE m.key = 'server.last_stage' AND json_valid(m.value)"
 	" AND a.id <> f.id AND a.container IS f.container"
 	" AND rtrim(a.path, replace(a.path, '/', '')) = rtrim(f.path, replace(f.path, '/', ''))"
@@ -107,6 +120,7 @@ static int paste_stages(sqlite3 *db, int64_t fa, struct paste_stage *s, struct s
 		snprintf(s[n].phase, sizeof(s[n].phase), "%s", ph);
 		snprintf(s[n].clock, sizeof(s[n].clock), "%s", ck ? ck : "none");
 		s[n].own_failure = sqlite3_column_int(st, 5) != 0;
+		s[n].loop_cut = sqlite3_column_int(st, 6) != 0;
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -158,9 +172,11 @@ static int pick(const struct paste_stage *s, int n, long fnum, int64_t t, const 
 	for (i = 0; i < n; i++)
 		if (s[i].num >= 0 && s[i].num < fnum && (best < 0 || s[i].num > s[best].num))
 			best = i;
-	if (best < 0)   /* 3. a start-up cut short, pasted after its error */
+	if (best < 0)   /* 3. a start-up or a training cut short, pasted after its error */
 		for (i = 0; i < n; i++)
-			if (s[i].num > fnum && !s[i].own_failure && startup_stage(s[i].phase) &&
+			if (s[i].num > fnum && !s[i].own_failure &&
+			    (startup_stage(s[i].phase) ||
+			     (!strcmp(s[i].phase, "training_step") && s[i].loop_cut)) &&
 			    (best < 0 || s[i].num < s[best].num))
 				best = i;
 	if (best >= 0)

@@ -321,12 +321,19 @@ static int cxx_abort(struct srv_st *st)
  * logger.exception(e), then raise e, whose traceback multiprocessing
  * prints raw, ending in the same exception). A traceback that ends in
  * another error is a later, different failure's: its frames do not
- * place the OOM. */
+ * place the OOM. asyncio's own log headings are no exception line:
+ * "Exception in callback H" (events.py Handle._run, logged by
+ * base_events.py default_exception_handler with the traceback below
+ * it) opens the next record, so a traceback that seems to end in one
+ * lost its own exception line to a cut, as one with frames only. */
 static int same_failure(const struct srv_st *st)
 {
+	static const char cb[] = "Exception in callback ";
 	const struct srv_join *j = &st->join;
 	struct memfail mf;
 
+	if (j->text_n >= sizeof(cb) - 1 && !memcmp(j->text, cb, sizeof(cb) - 1))
+		return 1;
 	return !j->text_n || torch_oom_text(j->text, j->text_n) ||
 	       memfail_line(j->text, j->text_n, &mf);
 }

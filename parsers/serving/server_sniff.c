@@ -274,6 +274,14 @@ static const struct { const char *text; int score; } markers[] = {
 	/* a training loop's logged steps (server_progress.h): the HF
 	 * Trainer's log dict, DeepSpeed's step line */
 	{ "'learning_rate': ", 60 }, { ", skipped=", 60 },
+	/* set 9 spent (w-spent9b): the step line of PyTorch's ImageNet
+	 * example and the scripts built on it (pytorch/examples
+	 * imagenet/main.py train(): ProgressMeter(len(train_loader), ...,
+	 * prefix="Epoch: [{}]"), printing "Epoch: [0][ 415/1736]"; before
+	 * 2020 'Epoch: [{0}][{1}/{2}]\t', kept by CGCNN's main.py), the
+	 * progress server_progress.c reads and phase_rows_generic.inc's
+	 * "Epoch: [" row places */
+	{ "Epoch: [", 60 },
 	/* ComfyUI's error report (Comfy-Org/ComfyUI_frontend's generated
 	 * "# ComfyUI Error Report", "- **Exception Type:** ..." bullets, the
 	 * node's traceback): a Python program's exception, as a traceback is */
