@@ -15,6 +15,7 @@
  * frame pair of another real vLLM paste (a deeper stack, for scale).
  */
 #include "testutil.h"
+#include "parsers/serving/server_memfail.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,40 @@ static void later_other_failure_not_taken(void **state)
 	t_close(tl);
 }
 
+/* The frame-run check is armed inside a run only (round 9, w-hotpath;
+ * read_line calls srv_mem_frame_run while m.frame_armed): a frame noted
+ * arms it, the run's frame and source lines keep it, a line within the
+ * gap below the run keeps it, the first line past the gap disarms it and
+ * leaves the run's end where it was, the next frame noted re-arms it.
+ * The lines are the real frame pair above and a real vLLM statistics
+ * line (tests/data/real/serving). */
+static void run_armed_inside_only(void **state)
+{
+	static const char other[] = "(APIServer pid=1) INFO 10-14 17:07:38 [loggers.py:123] "
+				    "Engine 000: Avg prompt throughput: 0.0 tokens/s";
+	const char *src = strchr(pair, '\n') + 1;
+	size_t file_n = (size_t)(src - pair) - 1, src_n = strlen(src) - 1;
+	struct srv_mem m;
+
+	(void)state;
+	srv_mem_init(&m);
+	assert_int_equal(m.frame_armed, 0);
+	srv_mem_frame(&m, OOM_PHASE_LOAD_WEIGHTS, 3, 10);
+	assert_int_equal(m.frame_armed, 1);
+	srv_mem_frame_run(&m, src, src_n, 11);            /* the frame's source */
+	srv_mem_frame_run(&m, pair, file_n, 12);          /* the next frame */
+	srv_mem_frame_run(&m, src, src_n, 13);
+	assert_int_equal(srv_mem_frame_end(&m), 13);
+	assert_int_equal(m.frame_armed, 1);
+	srv_mem_frame_run(&m, other, strlen(other), 15);  /* within the gap */
+	assert_int_equal(m.frame_armed, 1);
+	srv_mem_frame_run(&m, other, strlen(other), 16);  /* past it */
+	assert_int_equal(m.frame_armed, 0);
+	assert_int_equal(srv_mem_frame_end(&m), 13);
+	srv_mem_frame(&m, OOM_PHASE_LOAD_WEIGHTS, 3, 30);
+	assert_int_equal(m.frame_armed, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +183,7 @@ int main(void)
 		cmocka_unit_test(broken_run_bounded),
 		cmocka_unit_test(oom_then_its_traceback),
 		cmocka_unit_test(later_other_failure_not_taken),
+		cmocka_unit_test(run_armed_inside_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

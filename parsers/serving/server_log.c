@@ -601,7 +601,7 @@ static int read_line(struct srv_st *st)
 
 	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)
 		return -1;
-	if (access && request_failed_below(st, l->msg, l->n) < 0)
+	if (access && st->pend && request_failed_below(st, l->msg, l->n) < 0)
 		return -1;
 	in_piece = srv_join_feed(&st->join, l, lineno);
 	if (el.error)
@@ -633,7 +633,7 @@ static int read_line(struct srv_st *st)
 	    stage_failed_below(st, l, lineno, el.memfail) < 0 ||
 	    raised_again_below(st, l, lineno, el.memfail) < 0)
 		return -1;
-	if (st->mem.frame_line)
+	if (st->mem.frame_armed)   /* inside a run of frame lines only */
 		srv_mem_frame_run(&st->mem, l->msg, l->n, lineno);
 	if ((el.memfail || st->mem.held) &&
 	    (r = srv_mem_line(&st->mem, st->s, l, lineno, el.memfail,
@@ -675,7 +675,7 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	*rc = 0;
 	if (!st->mem.served && mem_find(raw, n, "\" 200"))
 		srv_mem_served(&st->mem);
-	if (request_failed_below(st, raw, n) < 0) {
+	if (st->pend && request_failed_below(st, raw, n) < 0) {   /* a lone OOM held */
 		*rc = -1;
 		return 1;
 	}
@@ -736,13 +736,14 @@ int server_log_parse(struct input *in, struct sink *s)
 		if (uvicorn_line(st, raw, n, in->line_marked | in->line_also, &r)) {
 			if (r < 0)
 				goto out;
-			srv_mem_stage(&st->mem, before, NULL, in->lineno);
-			continue;
+			if (st->mem.phase != before)   /* srv_mem_stage's own test, */
+				srv_mem_stage(&st->mem, before, NULL, in->lineno);
+			continue;   /* not a call on every access line */
 		}
 		if ((r = srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno)) < 0 ||
 		    (r == 0 && read_line(st) < 0))
 			goto out;   /* r == 1: a CRI partial line, held */
-		if (r == 0)
+		if (r == 0 && st->mem.phase != before)
 			srv_mem_stage(&st->mem, before, &st->line.t, in->lineno);
 	}
 	if (take_piece(st) < 0 || pend_flush(st, OOM_PHASE_UNKNOWN) < 0 ||

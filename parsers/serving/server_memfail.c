@@ -292,6 +292,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			       m->frame != OOM_PHASE_UNKNOWN;
 		m->ctx = m->ctx_frame ? m->frame : m->phase;
 		m->frame_line = m->frame_run = m->frame_file = 0;
+		m->frame_armed = 0;
 		m->below = OOM_PHASE_UNKNOWN;
 		m->f = f;
 		m->held = 1;
@@ -361,6 +362,7 @@ void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t line
 		m->frame = ph;
 		m->frame_rank = rank;
 		m->frame_line = lineno;
+		m->frame_armed = 1;
 	}
 }
 
@@ -374,8 +376,15 @@ void srv_mem_frame_run(struct srv_mem *m, const char *msg, size_t n, uint64_t li
 	size_t i = 0;
 	uint64_t end = srv_mem_frame_end(m);
 
-	if (!m->frame_line || lineno <= end || lineno - end > SRV_MEM_FRAME_GAP)
+	if (!m->frame_line || lineno <= end)
 		return;
+	/* past the gap the run is over: end moves only here, and lines only
+	 * go on, so no later line extends it until a frame is noted again
+	 * (srv_mem_frame re-arms) */
+	if (lineno - end > SRV_MEM_FRAME_GAP) {
+		m->frame_armed = 0;
+		return;
+	}
 	while (i < n && (msg[i] == ' ' || msg[i] == '\t'))
 		i++;
 	/* a frame line, also past a line another writer put into the run

@@ -52,6 +52,10 @@ struct srv_mem {
 				      * frame lines (srv_mem_frame_run) the
 				      * loose frame is in; 0: none */
 	uint64_t frame_file;         /* the run's last 'File "..."' line */
+	int frame_armed;             /* 1 from a frame noted until a line past
+				      * its run's gap: srv_mem_frame_run() can
+				      * only then extend the run, and is only
+				      * then called (read_line) */
 	int stack, stack_rank;       /* the training stack the log's frames and
 				      * lines name (enum vocab_stack), -1 none;
 				      * its precedence (memfail_stack_hint) */
@@ -167,7 +171,10 @@ void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t line
  * (the next line but one: a progress bar's line may come between), or a
  * frame's indented source or caret line just below one. The frame noted then stays in reach of a failure line
  * SRV_MEM_FRAMES lines below the run's end, however long the run, as a
- * traceback with its header is read whole. */
+ * traceback with its header is read whole. A line more than
+ * SRV_MEM_FRAME_GAP below the run's end disarms it (m->frame_armed = 0):
+ * the caller need call it only while m->frame_armed, so a log pays for
+ * it inside a run of frames, not on every line after one. */
 void srv_mem_frame_run(struct srv_mem *m, const char *msg, size_t n, uint64_t lineno);
 
 /* The line up to which the frame noted reaches: the end of its run of
