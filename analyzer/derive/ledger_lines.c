@@ -306,7 +306,11 @@ static void cap_slices(struct account *a, double whole)
 
 /* What the lines leave of the capacity (or of what is in use when the
  * capacity is unknown): unexplained, or over-counted (why_over, NULL:
- * the reason read from the lines). No slice exceeds the capacity. */
+ * the reason read from the lines). No slice exceeds the capacity. A
+ * label names what the rest is made of (the host's "kernel memory,
+ * sockets, page tables"); it is a claim about a breakdown, so with no
+ * slice read (a cgroup's usage alone, a kernel report without its task
+ * dump) no rest is written at all: all of it would be "the rest". */
 void ledger_balance(struct account *a, const char *label, const char *why_over)
 {
 	char why[400];
@@ -329,6 +333,8 @@ void ledger_balance(struct account *a, const char *label, const char *why_over)
 		whole = cap->bytes;
 	else
 		return;
+	if (!parts && label)
+		return;   /* not broken down: nothing to say of the rest */
 	rest = whole - sum;
 	if (rest >= REST_MIN(whole)) {
 		l = ledger_add(a, "unexplained", rest, 1, "inferred", cap && fr ? fr->moment : used ?
