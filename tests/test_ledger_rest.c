@@ -10,9 +10,18 @@
  * describe Last State (the OOMKilled kill that makes the incident). With
  * a slice read (a kernel report's task dump) the rest is still told:
  * kubedirector#356's memcg report keeps its "not in any task's RSS" line.
+ *
+ * Each figure names the paste it came from: a series is one row across
+ * artifacts (its artifact_id the first's), so a later paste's sample was
+ * credited to the first paste. The kubectl top table pasted again later
+ * (its repolite figure edited, 1545Mi to 1890Mi) gives the in-use line,
+ * and the source names that later file (artifact.sample_blocks).
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define TOP "tests/data/real/healthy/kubectl-top-pod-containers-go-app-one-table.txt"
 #define DESCRIBE "tests/data/real/any_stack/k8s-get-pods-oomkilled-restarts-and-last-state/" \
@@ -46,11 +55,32 @@ static void task_dump_keeps_its_rest(void **state)
 	t_close(tl);
 }
 
+static void later_paste_names_itself(void **state)
+{
+	struct timeline *tl = t_open();
+	size_t n;
+	char *top = t_slurp(TOP, &n), *fig = strstr(top, "1545Mi");
+	(void)state;
+	assert_non_null(fig);
+	assert_true(t_parse_mem(tl, "stats_table", "inc/01-top.txt", top, n) > 0);
+	memcpy(fig, "1890Mi", 6);
+	assert_true(t_parse_file(tl, DESCRIBE) >= 0);
+	assert_true(t_parse_mem(tl, "stats_table", "inc/03-top-later.txt", top, n) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT bytes FROM ledger WHERE scope = 'host' AND line = 'in_use'"),
+			 1890ll << 20);
+	assert_non_null(strstr(t_text(tl, "SELECT source FROM ledger WHERE scope = 'host'"
+				      " AND line = 'in_use'"), "(03-top-later.txt)"));
+	free(top);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(usage_alone_has_no_rest),
 		cmocka_unit_test(task_dump_keeps_its_rest),
+		cmocka_unit_test(later_paste_names_itself),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
