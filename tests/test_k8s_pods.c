@@ -9,10 +9,15 @@
  * hmcts/cnp-flux-config#28772 (get pods and describe's Last State of the
  * same pod), allenai/allennlp-demo#37 (Running with restarts). The
  * CrashLoopBackOff row is the hmcts row with its STATUS changed.
+ *
+ * Derive (analyzer/derive/oom_same.c): the hmcts folder's two pastes of
+ * one kill are one OOM row whose evidence names both records; two pods'
+ * kills (the flyte and hmcts rows, one paste each) stay two rows.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
 #include "parsers/k8s/k8s.h"
+#include "analyzer/derive/oom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +56,34 @@ static void table_and_last_state_once(void **state)
 	t_close(tl);
 }
 
+/* The folder's two pastes (get pods, describe's Last State): one kill,
+ * one OOM row, both records its evidence. */
+static void two_pastes_one_kill(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, HMCTS) >= 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'k8s_oom_kill'"), 2);
+	assert_int_equal(derive_oom(tl->db, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM oom"), 1);
+	assert_int_equal(t_int(tl, "SELECT json_array_length(evidence) FROM oom"), 2);
+	assert_int_equal(t_int(tl, "SELECT count(DISTINCT e.artifact_id) FROM oom o,"
+			       " json_each(o.evidence) j JOIN event e ON e.id = j.value"), 2);
+	t_close(tl);
+}
+
+/* Two pods' OOMKilled rows, one paste each: two kills, two rows. */
+static void two_pods_two_kills(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, ANY "k8s-get-pods-oomkilled-beside-completed.log") >= 0);
+	assert_true(t_parse_file(tl, HMCTS "01-kubectl-get-pods.txt") >= 0);
+	assert_int_equal(derive_oom(tl->db, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM oom"), 2);
+	t_close(tl);
+}
+
 /* Restarts and CrashLoopBackOff alone: no event, not even sniffed. */
 static void restarts_are_no_oom(void **state)
 {
@@ -78,6 +111,8 @@ int main(void)
 		cmocka_unit_test(oomkilled_row),
 		cmocka_unit_test(table_and_last_state_once),
 		cmocka_unit_test(restarts_are_no_oom),
+		cmocka_unit_test(two_pastes_one_kill),
+		cmocka_unit_test(two_pods_two_kills),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

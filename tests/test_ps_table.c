@@ -17,6 +17,7 @@
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
 #include "parsers/host/ps_table.h"
+#include "parsers/host/procmem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,60 @@ static void one_free_table_is_healthy(void **state)
 	}
 }
 
+/* kineticadb/benchmarks' README: "$ free -g" echoed above the table of a
+ * 503 GiB host. The command states the unit, so 503 is GiB; without the
+ * command line (the same table cut below it) the size guess reads 503
+ * as MiB and says it is a guess. */
+#define KINETICA HEALTHY "free-g-kinetica-503g-prompt-echoed.txt"
+static void free_command_states_the_unit(void **state)
+{
+	struct timeline *tl = t_open();
+	size_t n;
+	char *text = t_slurp(KINETICA, &n), *table = strchr(text, '\n') + 1;
+	(void)state;
+	assert_true(t_parse_file(tl, KINETICA) >= 0);
+	assert_string_equal(t_text(tl, "SELECT kind FROM artifact"), "free");
+	assert_int_equal(t_int(tl, "SELECT value FROM meta WHERE key = 'host.mem_total_bytes'"),
+			 503ll << 30);
+	assert_int_equal(t_int(tl, "SELECT value FROM meta WHERE key = 'host.free.Mem.used'"),
+			 184ll << 30);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " '%%its command line states (free -g)%%'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " '%%guess%%'"), 0);
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "free", "free.txt", table, n - (size_t)(table - text)) > 0);
+	assert_int_equal(t_int(tl, "SELECT value FROM meta WHERE key = 'host.mem_total_bytes'"),
+			 503ll << 20);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM diagnostic WHERE message LIKE"
+			       " '%%read as MiB (free -m)%%a guess%%'"), 1);
+	t_close(tl);
+	free(text);
+}
+
+/* A command line is free's only with options after it: a sentence or a
+ * pipe is not (free_out_sniff on the real line and two edits of it). */
+static void free_command_lines(void **state)
+{
+	static const char tab[] = "              total        used        free      shared  buff/cache"
+		"   available\nMem:            503         184         298           0          20"
+		"         317\n";
+	static const char *const heads[] = {
+		"[kinuser@g-300-301-u21-k80 ~]$ free -g\n",
+		"[kinuser@g-300-301-u21-k80 ~]$ free -g | tail -2\n",
+		"the memory is free now\n",
+	};
+	static const int want[] = { 90, 0, 0 };
+	char buf[512];
+	size_t i;
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		snprintf(buf, sizeof(buf), "%s%s", heads[i], tab);
+		assert_int_equal(free_out_sniff((const unsigned char *)buf, strlen(buf)), want[i]);
+	}
+}
+
 /* A line whose first word is empty (a NUL byte starts it) and that names
  * top: fuzz_ps_table found the prompt check reading before the word
  * (w[0][strlen - 1] with strlen 0). Not a table, and read safely. */
@@ -176,6 +231,8 @@ int main(void)
 		cmocka_unit_test(free_tables_over_time),
 		cmocka_unit_test(one_free_table_is_healthy),
 		cmocka_unit_test(nul_word_before_top),
+		cmocka_unit_test(free_command_states_the_unit),
+		cmocka_unit_test(free_command_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

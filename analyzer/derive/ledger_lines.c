@@ -169,6 +169,29 @@ static int last_sample(struct rule_ctx *c, const char *name, const char *entity,
 	return found;
 }
 
+/* The artifact that wrote sample rowid of series sid: the one whose
+ * artifact.sample_blocks range holds the sample's block (a series is one
+ * row across artifacts, its artifact_id the first's); fallback when none
+ * says (a store written before the key). */
+static int64_t sample_artifact(struct rule_ctx *c, int64_t sid, int64_t rowid, int64_t fallback)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT m.artifact_id FROM sample_block b, meta m"
+		" WHERE b.parent = ?1 AND ?2 >= b.first_rowid AND ?2 < b.first_rowid + b.rows"
+		" AND m.key = 'artifact.sample_blocks' AND instr(m.value, ' ') > 0"
+		" AND b.id > CAST(substr(m.value, 1, instr(m.value, ' ') - 1) AS INTEGER)"
+		" AND b.id <= CAST(substr(m.value, instr(m.value, ' ') + 1) AS INTEGER) LIMIT 1");
+	int64_t art = fallback;
+
+	if (!st)
+		return fallback;
+	sqlite3_bind_int64(st, 1, sid);
+	sqlite3_bind_int64(st, 2, rowid);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		art = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return art;
+}
+
 /* A series' value on one entity: its highest (at_oom 0) or the last at
  * or before the OOM (1), with the series id and its file. 0, or -1. */
 int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, int last,
@@ -177,7 +200,7 @@ int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, 
 	sqlite3_stmt *st = NULL;
 	struct sample_rec rec = { 0 };
 	char name_buf[160], src[240];
-	int64_t sid = 0, art = 0;
+	int64_t sid = 0, art = 0, rowid = 0;
 	double v = -1;
 	int r = -1, untimed = 0;
 
@@ -187,8 +210,9 @@ int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, 
 			return -1;
 		v = isfinite(rec.value) && rec.value >= 0 && rec.value < 1e19 ? rec.value : -1;
 		untimed = !rec.has_time;
+		art = sample_artifact(c, sid, rec.rowid, art);
 	} else {
-		st = rl_prepare(c, "SELECT s.id, s.artifact_id, p.value FROM series s JOIN sample p"
+		st = rl_prepare(c, "SELECT s.id, s.artifact_id, p.value, p.rowid FROM series s JOIN sample p"
 				" ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2"
 				" AND p.value IS NOT NULL ORDER BY p.value DESC LIMIT 1");
 		if (!st)
@@ -199,8 +223,11 @@ int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, 
 			sid = sqlite3_column_int64(st, 0);
 			art = sqlite3_column_int64(st, 1);
 			v = ledger_col_size(st, 2);
+			rowid = sqlite3_column_int64(st, 3);
 		}
 		sqlite3_finalize(st);
+		if (v >= 0)
+			art = sample_artifact(c, sid, rowid, art);
 	}
 	if (v >= 0) {
 		snprintf(src, sizeof(src), "%s %s %s (%s)", what, name, entity,
@@ -306,7 +333,11 @@ static void cap_slices(struct account *a, double whole)
 
 /* What the lines leave of the capacity (or of what is in use when the
  * capacity is unknown): unexplained, or over-counted (why_over, NULL:
- * the reason read from the lines). No slice exceeds the capacity. */
+ * the reason read from the lines). No slice exceeds the capacity. A
+ * label names what the rest is made of (the host's "kernel memory,
+ * sockets, page tables"); it is a claim about a breakdown, so with no
+ * slice read (a cgroup's usage alone, a kernel report without its task
+ * dump) no rest is written at all: all of it would be "the rest". */
 void ledger_balance(struct account *a, const char *label, const char *why_over)
 {
 	char why[400];
@@ -329,6 +360,8 @@ void ledger_balance(struct account *a, const char *label, const char *why_over)
 		whole = cap->bytes;
 	else
 		return;
+	if (!parts && label)
+		return;   /* not broken down: nothing to say of the rest */
 	rest = whole - sum;
 	if (rest >= REST_MIN(whole)) {
 		l = ledger_add(a, "unexplained", rest, 1, "inferred", cap && fr ? fr->moment : used ?

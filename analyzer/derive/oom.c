@@ -402,6 +402,9 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 	for (i = 0; single_sql[i]; i++)
 		if (sqlite3_exec(db, single_sql[i], NULL, NULL, &msg) != SQLITE_OK)
 			goto failed;
+	/* one kill that two pastes tell (get pods and describe) is one row */
+	if (derive_oom_same_kill(db, err) < 0)
+		return -1;
 	if (q_has_table(db, "engine") && sqlite3_exec(db, engine_sql, NULL, NULL, &msg) != SQLITE_OK)
 		goto failed;
 	if (sqlite3_exec(db,

@@ -25,6 +25,12 @@ int derive_oom(sqlite3 *db, struct strbuf *err);
  * phase_artifact names that log. 0, or -1 with why in err. */
 int derive_oom_paste(sqlite3 *db, struct strbuf *err);
 
+/* One Kubernetes kill told by two pastes (oom_same.c): k8s_oom_kill
+ * candidates of temp.oom_cand from different files that agree on the
+ * pod, namespace, container, restart count and time become one row whose
+ * evidence lists each record. 0, or -1 with why in err. */
+int derive_oom_same_kill(sqlite3 *db, struct strbuf *err);
+
 /* The words of an engine's error text (the SQL expression T, text or
  * NULL) that say the engine never started: vLLM's "EngineCore failed to
  * start", "Engine core initialization failed", TGI's "Shard 0 failed to

@@ -81,69 +81,182 @@ int meminfo_parse(struct input *in, struct sink *s)
 
 /* ---- free(1) ---- */
 
+/* The unit free(1) printed its figures in, as its command line says
+ * (procps-ng src/free.c @v4.0.4, and 3.3.x's free.c): KiB unless told
+ * otherwise; -b/--bytes, -k/--kibi, -m/--mebi, -g/--gibi, --tebi, --pebi
+ * powers of 1024; --kilo, --mega, --giga, --tera, --peta (and --si with
+ * any of them) powers of 1000; -h/--human a suffix on every figure (B,
+ * Ki, Mi, Gi...; K, M, G with --si and in 3.3.9 and older). */
+struct free_unit {
+	double mult;     /* bytes per bare figure */
+	int si;          /* --si, or a power of 1000 named: -h suffixes by 1000 */
+	int human;       /* -h */
+	char flags[40];  /* the unit options as echoed, for the diagnostic */
+};
+
+/* Is line l (n bytes) a shell command that runs free, after a prompt or
+ * none ("free -g", "$ free --giga -s 1800", "[u@h ~]$ free -h")? Its
+ * options set *u. Every word after "free" must be an option or the
+ * number an option takes; anything else (a pipe, a file) and it is not
+ * free's own output. 1 or 0. */
+static int free_command(const char *l, size_t n, struct free_unit *u)
+{
+	static const struct { const char *opt; char c; int exp, si; } units[] = {
+		{ "--bytes", 'b', 0, 0 }, { "--kibi", 'k', 1, 0 }, { "--mebi", 'm', 2, 0 },
+		{ "--gibi", 'g', 3, 0 }, { "--tebi", 0, 4, 0 }, { "--pebi", 0, 5, 0 },
+		{ "--kilo", 0, 1, 1 }, { "--mega", 0, 2, 1 }, { "--giga", 0, 3, 1 },
+		{ "--tera", 0, 4, 1 }, { "--peta", 0, 5, 1 },
+	};
+	char buf[256], *w[16];
+	int k, i, at = -1, exp = 1, si = 0;
+	size_t j;
+
+	if (n >= sizeof(buf))
+		return 0;
+	k = text_words(l, n, buf, sizeof(buf), w, 16);
+	for (i = 0; i < k && at < 0; i++) {
+		/* "free" first, after a prompt word ending in '$', '#' or '>', or
+		 * glued to the prompt's sign ("$free") */
+		int glued = w[i][0] && strchr("$#>", w[i][0]) && !strcmp(w[i] + 1, "free");
+		if (glued || (!strcmp(w[i], "free") &&
+			      (i == 0 || (w[i - 1][0] &&
+			       strchr("$#>", w[i - 1][strlen(w[i - 1]) - 1])))))
+			at = i;
+	}
+	if (at < 0)
+		return 0;
+	memset(u, 0, sizeof(*u));
+	for (i = at + 1; i < k; i++) {
+		const char *o = w[i];
+		if (o[0] != '-') {
+			if (o[0] >= '0' && o[0] <= '9' && i > at + 1)
+				continue;  /* -s N, -c N */
+			return 0;
+		}
+		if (!strcmp(o, "--si")) {
+			si = 1;
+			continue;
+		}
+		if (!strcmp(o, "--human")) {
+			u->human = 1;
+			continue;
+		}
+		for (j = 0; j < sizeof(units) / sizeof(units[0]); j++)
+			if (!strcmp(o, units[j].opt)) {
+				exp = units[j].exp;
+				si |= units[j].si;
+				snprintf(u->flags, sizeof(u->flags), "%s", o);
+			}
+		if (o[1] == '-')
+			continue;  /* --seconds, --count, --total, --wide... */
+		for (j = 1; o[j]; j++) {   /* a cluster of short options: -gt, -hw */
+			size_t x;
+			if (o[j] == 'h')
+				u->human = 1;
+			for (x = 0; x < sizeof(units) / sizeof(units[0]); x++)
+				if (units[x].c && o[j] == units[x].c) {
+					exp = units[x].exp;
+					snprintf(u->flags, sizeof(u->flags), "-%c", o[j]);
+				}
+		}
+	}
+	u->si = si;
+	u->mult = 1;
+	while (exp-- > 0)
+		u->mult *= si ? 1000 : 1024;
+	if (!u->flags[0])
+		snprintf(u->flags, sizeof(u->flags), "%s", u->human ? "-h" : "no unit option: KiB");
+	return 1;
+}
+
+
+/* Is line l (n bytes) a header of free's table ("total", "used" and
+ * "free" in it)? */
+static int free_header(const unsigned char *l, size_t n)
+{
+	return memmem(l, n, "total", 5) && memmem(l, n, "used", 4) && memmem(l, n, "free", 4);
+}
+
 int free_out_sniff(const unsigned char *head, size_t n)
 {
 	const unsigned char *nl = memchr(head, '\n', n);
 	size_t l = nl ? (size_t)(nl - head) : n;
+	struct free_unit u;
 
-	if (!nl || !memmem(head, l, "total", 5) || !memmem(head, l, "used", 4) ||
-	    !memmem(head, l, "free", 4))
+	/* the command echoed above the table: "$ free -g", "root@h:~# free -h" */
+	if (nl && free_command((const char *)head, l, &u)) {
+		head = nl + 1;
+		n -= l + 1;
+		nl = memchr(head, '\n', n);
+		l = nl ? (size_t)(nl - head) : n;
+	}
+	if (!nl || !free_header(head, l))
 		return 0;
 	return n - l > 5 && !memcmp(nl + 1, "Mem:", 4) ? 90 : 0;
 }
 
 /* A figure of free's table in bytes: a whole number in the table's unit
- * (shift: 10 KiB, 20 MiB, 30 GiB), or free -h's number with its suffix
- * (procps-ng free.c prints B, Ki, Mi, Gi, Ti, Pi; 3.3.9 and older B, K,
- * M, G, T). -1 when w is not one or its bytes overflow. */
-static double free_fig(const char *w, int shift)
+ * (mult bytes each), or free -h's number with its suffix (procps-ng
+ * free.c prints B, Ki, Mi, Gi, Ti, Pi; 3.3.9 and older B, K, M, G, T;
+ * with --si K, M, G... by 1000, si). -1 when w is not one or its bytes
+ * overflow. */
+static double free_fig(const char *w, double mult, int si)
 {
 	static const char sfx[] = "BKMGTP";
 	const char *p;
 	char *end;
 	double v;
+	int e;
 
 	if (*w < '0' || *w > '9')
 		return -1;
 	v = strtod(w, &end);
 	if (!*end)
-		return strchr(w, '.') ? -1 : v * (double)(1ll << shift);
+		return strchr(w, '.') ? -1 : v * mult;
 	if (!(p = strchr(sfx, end[0])) || (end[1] && (end[1] != 'i' || end[2] || end[0] == 'B')))
 		return -1;
-	v *= (double)(1ll << (10 * (p - sfx)));
+	for (e = 0; e < p - sfx; e++)
+		v *= si && !end[1] ? 1000 : 1024;
 	return v < 9.2e18 ? v : -1;
 }
 
-/* The shift that turns free's bare figures into bytes, from the Mem
- * total (w1, as printed), said in an INFO diagnostic when not KiB: free
- * prints KiB unless -m, -g or -h says otherwise, which the table does not
- * show. A host of under 16 GiB read in KiB would be 16 TiB in MiB (free
- * -m); one of under 256 read in MiB would be a 256 MiB host (free -g or
- * --giga, GB by 10^9: within 7 %), said once a file (*said). -1 when the
- * sink failed. */
-static int free_shift(struct input *in, struct sink *s, const char *w1, int *said)
+/* Bytes per bare figure of a table whose command line is not in the
+ * paste, from the Mem total (w1, as printed), said in an INFO diagnostic
+ * when not KiB (once a file: *said): a guess, and the diagnostic says so.
+ * free prints KiB unless an option says otherwise (procps-ng free.c: -k
+ * is the default). A total of 2^20 or more is KiB: a host of 1 GiB and
+ * up, where MiB would be 1 TiB and up. Under 256 it is read as GiB (free
+ * -g, or --giga by 10^9: within 7 %); from 256 up, MiB (free -m): a host
+ * of 256 GiB or more printed with -g, or one under 1 GiB printed in KiB,
+ * is the ambiguity the label owns up to. -1 when the sink failed. */
+static double free_guess(struct input *in, struct sink *s, const char *w1, int *said)
 {
 	long long t = text_whole(w1);
 
-	if (t < 0 || t >= (16ll << 20))
-		return 10;
+	if (t < 0 || t >= (1ll << 20))
+		return 1024;
 	if (!(*said)++ && sink_diagf(s, in->lineno, 0, OL_INFO, "Mem total %s is read as %s; free prints"
-		       " no unit", w1, t < 256 ? "GiB (free -g)" : "MiB (free -m)") < 0)
+		       " no unit and the paste shows no command line (a guess)", w1,
+		       t < 256 ? "GiB (free -g)" : "MiB (free -m)") < 0)
 		return -1;
-	return t < 256 ? 30 : 20;
+	return t < 256 ? 1073741824.0 : 1048576.0;
 }
 
 /* free(1)'s table: a header of column names, then rows "Mem:", "Swap:"
  * (and "Low:", "High:", "Total:" with -l, -t). A header seen again starts
- * the next table of the same run (free -s N prints one a interval). Each
- * table's Mem used is one sample of host.mem_used_bytes (entity host),
- * untimed: free -s prints no clock, so the order is the file's. */
+ * the next table of the same run (free -s N prints one a interval). The
+ * command echoed above a table ("$ free -g") states its unit; without
+ * one the unit is guessed from the Mem total (free_guess). Each table's
+ * Mem used is one sample of host.mem_used_bytes (entity host), untimed:
+ * free -s prints no clock, so the order is the file's. */
 int free_out_parse(struct input *in, struct sink *s)
 {
 	char hbuf[256], *cols[12];
 	const char *l;
 	size_t len;
-	int rc, n = 0, ncol = -1, shift = 10, said = 0;
+	int rc, n = 0, ncol = -1, said = 0, stated = 0, told = 0;
+	double mult = 1024;
+	struct free_unit u = { 1024, 0, 0, "" };
 	struct ol_time none = ol_time_none();
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
@@ -152,6 +265,11 @@ int free_out_parse(struct input *in, struct sink *s)
 		size_t rl;
 		if (!k)
 			continue;
+		if (w[0][0] && w[0][strlen(w[0]) - 1] != ':' && free_command(l, len, &u)) {
+			stated = 1;   /* the next table's unit, as the command line says */
+			told = 0;
+			continue;
+		}
 		if (ncol < 0 || (!strcmp(w[0], "total") && k > 2 && !strcmp(w[1], "used"))) {
 			/* the header: the column names */
 			ncol = text_words(l, len, hbuf, sizeof(hbuf), cols, 12);
@@ -167,10 +285,18 @@ int free_out_parse(struct input *in, struct sink *s)
 		}
 		memcpy(row, w[0], rl - 1);
 		row[rl - 1] = 0;
-		if (!strcmp(row, "Mem") && k > 1 && (shift = free_shift(in, s, w[1], &said)) < 0)
-			return -1;
+		if (!strcmp(row, "Mem") && k > 1) {
+			if (stated)
+				mult = u.mult;
+			else if ((mult = free_guess(in, s, w[1], &said)) < 0)
+				return -1;
+			if (stated && !told++ && sink_diagf(s, in->lineno, 0, OL_INFO, "Mem total %s is"
+				       " read in the unit its command line states (free %s)", w[1],
+				       u.flags) < 0)
+				return -1;
+		}
 		for (i = 1; i < k; i++) {
-			double v = free_fig(w[i], shift);
+			double v = free_fig(w[i], mult, stated && u.si);
 			if (v < 0 || v > 9.2e18)
 				continue;
 			snprintf(var, sizeof(var), "%s.%s", row, cols[i - 1]);
