@@ -12,6 +12,10 @@
 
 #include <string.h>
 
+#define TINYGRAD "tests/data/real/any_stack/b-tinygrad-exo-llama31-8b-shard-load-cuda-error-2-oom/"
+#define CUTAGI "tests/data/incoming/any_stack/b-cutagi-resnet18-cifar10-leak-epoch4-cudamalloc-oom/"
+#define FAILURE_PHASE "SELECT json_extract(data, '$.phase') FROM event WHERE kind = 'mem_failure'"
+
 static int line(const char *l, struct memfail *f)
 {
 	return memfail_line(l, strlen(l), f);
@@ -65,11 +69,32 @@ static void bars(void **state)
 	assert_int_equal(phase_line("host ram used: 12 GB (85%|swap 0%)"), OOM_PHASE_UNKNOWN);
 }
 
+/* The excerpts whole, through the server-log parser: tinygrad's load
+ * failed in the weights' load, and its load bar is no training loop's
+ * (server_log.c: a bar on a line naming a start-up stage); cuTAGI's
+ * failure is a training step's, its bar a training loop's. */
+static void excerpts(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_true(t_parse_file_as(tl, "server_log", TINYGRAD "01-load.log") > 0);
+	assert_string_equal(t_text(tl, FAILURE_PHASE), "load_weights");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'train_progress'"), 0);
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_file_as(tl, "server_log", CUTAGI "01-epoch4-error.txt") > 0);
+	assert_string_equal(t_text(tl, FAILURE_PHASE), "training_step");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'train_progress'"), 1);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wordings),
 		cmocka_unit_test(bars),
+		cmocka_unit_test(excerpts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
