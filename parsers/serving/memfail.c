@@ -469,11 +469,13 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n)
  * holds there (a PM_TQDM row only where its phrase opens a bar), or -1. */
 static int first_line(const char *l, size_t n, const struct phrases_found *found)
 {
-	int i = first_of(found, T_PHASE_LINE), at = table_at[T_PHASE_LINE];
+	int i = first_of(found, T_PHASE_LINE), at = table_at[T_PHASE_LINE], next;
 
 	while (i >= 0 && (phase_marks[line_row[i]].flags & PM_TQDM) &&
-	       !memfail_opens_bar(l, n, phase_marks[line_row[i]].phrase))
-		i = (i = phrases_first(found, at + i + 1, table_at[T_PHASE_LINE + 1])) < 0 ? -1 : i - at;
+	       !memfail_opens_bar(l, n, phase_marks[line_row[i]].phrase)) {
+		next = phrases_first(found, at + i + 1, table_at[T_PHASE_LINE + 1]);
+		i = next < 0 ? -1 : next - at;
+	}
 	return i;
 }
 
