@@ -78,6 +78,9 @@ ALLOW = [
     # set 9 spent (w-spent9b): a Slurm job's stderr and the program it
     # ran (a PyTorch training): no engine's lines but PyTorch's
     ("slurm", TORCH),
+    # set 9 spent (w-spent9a): tinygrad (under exo) has its own runtime,
+    # no engine's lines
+    ("tinygrad", set()),
 ]
 
 # words of a file's name that say which engines the paste held

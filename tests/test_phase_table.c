@@ -58,7 +58,7 @@ static void rows_complete(void **state)
 }
 
 /* Kinds, flags and phases are those the readers handle: a tqdm row is a
- * PM_AFTER row, a loader-named row a framework frame, a PM_RUNS row a
+ * PM_AFTER or PM_LINE row (memfail_bar.c), a loader-named row a framework frame, a PM_RUNS row a
  * serving line (phase_table.h). */
 static void kinds_and_flags(void **state)
 {
@@ -70,7 +70,7 @@ static void kinds_and_flags(void **state)
 		const struct phase_mark *m = &phase_marks[i];
 		int ok = (m->kind == PM_FRAME || m->kind == PM_LINE || m->kind == PM_AFTER) &&
 			 !(m->flags & ~known) &&
-			 (!(m->flags & PM_TQDM) || m->kind == PM_AFTER) &&
+			 (!(m->flags & PM_TQDM) || m->kind == PM_AFTER || m->kind == PM_LINE) &&
 			 (!(m->flags & PM_LOADER) ||
 			  (m->kind == PM_FRAME && (m->flags & PM_FRAMEWORK))) &&
 			 (!(m->flags & PM_RUNS) ||

@@ -465,6 +465,20 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n)
 	return memfail_phase_hint_ranked(text, n, &rank);
 }
 
+/* The index in line_row of the first line row found in l[0..n) that
+ * holds there (a PM_TQDM row only where its phrase opens a bar), or -1. */
+static int first_line(const char *l, size_t n, const struct phrases_found *found)
+{
+	int i = first_of(found, T_PHASE_LINE), at = table_at[T_PHASE_LINE], next;
+
+	while (i >= 0 && (phase_marks[line_row[i]].flags & PM_TQDM) &&
+	       !memfail_opens_bar(l, n, phase_marks[line_row[i]].phrase)) {
+		next = phrases_first(found, at + i + 1, table_at[T_PHASE_LINE + 1]);
+		i = next < 0 ? -1 : next - at;
+	}
+	return i;
+}
+
 enum oom_phase memfail_phase_line_runs(const char *line, size_t n, int *runs)
 {
 	struct phrases_found found;
@@ -473,7 +487,7 @@ enum oom_phase memfail_phase_line_runs(const char *line, size_t n, int *runs)
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
 	scan(line, n, &found);
-	i = first_of(&found, T_PHASE_LINE);
+	i = first_line(line, n, &found);
 	*runs = i >= 0 && (phase_marks[line_row[i]].flags & PM_RUNS);
 	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
 }
@@ -485,31 +499,6 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 	return memfail_phase_line_runs(line, n, &runs);
 }
 
-/* 1 when phrase p, found in l[0..n), opens a tqdm bar there: p, a
- * number, ": ", blanks and the bar's percentage, digits then "%|"
- * (tqdm's l_bar "{desc}: {percentage:3.0f}%|"). */
-static int opens_bar(const char *l, size_t n, const char *p)
-{
-	const char *at = mem_find(l, n, p), *e = l + n, *q;
-
-	if (!at)
-		return 0;
-	q = at + strlen(p);
-	if (q >= e || *q < '0' || *q > '9')
-		return 0;
-	while (q < e && *q >= '0' && *q <= '9')
-		q++;
-	if (e - q < 2 || q[0] != ':' || q[1] != ' ')
-		return 0;
-	for (q += 2; q < e && *q == ' '; q++)
-		;
-	if (q >= e || *q < '0' || *q > '9')
-		return 0;
-	while (q < e && *q >= '0' && *q <= '9')
-		q++;
-	return e - q >= 2 && q[0] == '%' && q[1] == '|';
-}
-
 /* The phase of the first PM_AFTER row found in l[0..n) that holds there
  * (a PM_TQDM row only where its phrase opens a bar), or unknown. */
 static enum oom_phase after_phase(const char *l, size_t n, const struct phrases_found *found)
@@ -518,7 +507,8 @@ static enum oom_phase after_phase(const char *l, size_t n, const struct phrases_
 
 	for (i = 0; i < afters_n; i++) {
 		const struct phase_mark *m = &phase_marks[after_row[i]];
-		if (has(found, T_AFTER, (int)i) && (!(m->flags & PM_TQDM) || opens_bar(l, n, m->phrase)))
+		if (has(found, T_AFTER, (int)i) &&
+		    (!(m->flags & PM_TQDM) || memfail_opens_bar(l, n, m->phrase)))
 			return m->phase;
 	}
 	return OOM_PHASE_UNKNOWN;
@@ -547,7 +537,7 @@ static enum oom_phase glued_phase(const char *l, size_t n, const struct phrases_
 				  const char *wording)
 {
 	const char *at, *w;
-	int k = first_of(found, T_PHASE_LINE);
+	int k = first_line(l, n, found);
 
 	if (k < 0 || !wording || !(w = mem_find(l, n, wording)) ||
 	    !(at = mem_find(l, n, phase_marks[line_row[k]].phrase)) || at >= w)

@@ -115,6 +115,11 @@ int memfail_continues(const char *line, size_t n, struct memfail *f);
  * (memfail_mlc.c). */
 enum oom_phase memfail_mlc_phase(const char *l, size_t n, enum oom_phase ph);
 
+/* 1 when phrase p opens a tqdm bar in l[0..n): p, a number, any rest of
+ * the bar's description, then ": ", blanks, the percentage and "%|" (a
+ * PM_TQDM phase row counts only there); 0 otherwise (memfail_bar.c). */
+int memfail_opens_bar(const char *l, size_t n, const char *p);
+
 /* The phase a failure's text names (its traceback's function names,
  * llama.cpp's function prefixes, the engine's own phrase: the rows of
  * phase_table.c), or OOM_PHASE_UNKNOWN. The innermost engine frame wins

@@ -221,6 +221,22 @@ const struct memfail_word memfail_words[] = {
 	 * 2 is cudaErrorMemoryAllocation (driver_types.h) */
 	{ "cudaError error: 2 (out of memory)", MF_CUDA, 0 },
 	/* ---- end of round 8 (w-worldg) ---- */
+	/* ---- set 9, spent round 9 (w-spent9a) ---- */
+	/* tinygrad's CUDA runtime (tinygrad/runtime/ops_cuda.py check, 0.9.x,
+	 * as exo's tinygrad engine ran it in 2024): RuntimeError(f"CUDA
+	 * Error {status}, {cuGetErrorString(status)}"); status 2 is the
+	 * driver API's CUDA_ERROR_OUT_OF_MEMORY (cuda.h), raised from
+	 * cuMemAlloc_v2 in its allocator (_alloc) */
+	{ "CUDA Error 2, out of memory", MF_CUDA, 0 },
+	/* the CHECK_CUDA_ERROR idiom (cuTAGI include/cuda_error_checking.cuh
+	 * check_cuda, 2024; the "proper CUDA error checking" helper many CUDA
+	 * projects copy): "CUDA Runtime Error at: FILE:LINE" on one line,
+	 * then cudaGetErrorString(err) and the call's own text on the next,
+	 * which for error 2 (cudaErrorMemoryAllocation) reads "out of memory
+	 * cudaMalloc(...)": the runtime's string before the allocating call
+	 * (cudaMalloc, cudaMallocManaged, cudaMallocHost, cudaMallocAsync) */
+	{ "out of memory cudaMalloc", MF_CUDA, 0 },
+	/* ---- end of set 9, spent round 9 (w-spent9a) ---- */
 	{ "Bytes of memory on device", MF_SYCL, 0 },
 	{ "failed to allocate SYCL", MF_GGML, 0 },
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },

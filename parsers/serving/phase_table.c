@@ -90,6 +90,8 @@
 #define A(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_AFTER, 0, eng, ver, src }
 /* a tqdm bar's description, counted only where it opens a bar (PM_TQDM) */
 #define AT(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_AFTER, PM_TQDM, eng, ver, src }
+/* a tqdm bar's description drawn before the failure (PM_LINE, PM_TQDM) */
+#define LT(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_TQDM, eng, ver, src }
 /* a ComfyUI node named "...Loader" (PM_FRAMEWORK | PM_LOADER, phase_table.h) */
 #define WL(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_FRAMEWORK | PM_LOADER, eng, ver, src }
 /* a line saying the program runs a request's work, none served (PM_RUNS) */

@@ -50,10 +50,12 @@ enum phase_mark_kind {
  * frame anywhere in the same traceback decides before it. */
 #define PM_FRAMEWORK 2u
 
-/* A tqdm bar's description (a PM_AFTER row): the row counts only where
- * the phrase opens a bar, that is is followed by a number, ": " and the
- * bar's percentage ("Epoch 0:   4%|", tqdm's l_bar "{desc}: {percentage}%|");
- * any other line holding the phrase names nothing. */
+/* A tqdm bar's description (a PM_AFTER or PM_LINE row): the row counts
+ * only where the phrase opens a bar, that is is followed by a number,
+ * the rest of the description, ": " and the bar's percentage ("Epoch 0:
+ *   4%|", "Epoch 4/10 | training error: 43.58%:  40%|", tqdm's l_bar
+ * "{desc}: {percentage}%|"; memfail_bar.c); any other line holding the
+ * phrase names nothing. */
 #define PM_TQDM 4u
 
 /* A node's name follows the phrase (a PM_FRAME row): the row counts only

@@ -562,6 +562,7 @@ static int read_line(struct srv_st *st)
 	uint64_t lineno = st->in->lineno;
 	struct engine_line el;
 	int r, said, in_piece, runs = 0, access = 0;
+	enum oom_phase ph;
 
 	/* uvicorn's access lines, most of a busy server's log, are not
 	 * scanned; its other "INFO:     " lines are (Aphrodite and TabbyAPI
@@ -583,7 +584,13 @@ static int read_line(struct srv_st *st)
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
-	srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno);
+	/* a bar on a line that names a start-up stage (tinygrad's weights'
+	 * load "ram used: ...: 85%|", vLLM's "Loading safetensors checkpoint
+	 * shards: 50% Completed | 1/2") is that stage's progress, not a
+	 * training loop's (set 9 spent, w-spent9a) */
+	if (!(el.memfail & MEMFAIL_MARK_PHASE) ||
+	    (ph = memfail_phase_line(l->msg, l->n)) < OOM_PHASE_LOAD_WEIGHTS || ph > OOM_PHASE_WARMUP)
+		srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno);
 	if (el.train_log)   /* the scan found a Trainer's or DeepSpeed's label */
 		srv_progress_logged(&st->prog, l->msg, l->n, &l->t, lineno);
 	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
