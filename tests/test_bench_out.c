@@ -136,7 +136,7 @@ static void oom_with_load_alone(void **state)
 }
 
 /* round 9: hey, k6 (legacy and compact), locust (2.17 and 0.9),
- * genai-perf and llmperf, each a real paste (tests/data/real/healthy,
+ * genai-perf, llmperf and guidellm, each a real paste (tests/data/real/healthy,
  * MANIFEST.tsv): one run each, read into the same record. */
 static void more_tools_read(void **state)
 {
@@ -150,6 +150,10 @@ static void more_tools_read(void **state)
 		/* the command over 18 lines ending in a backslash; no request count yet */
 		{ "genai-perf-24.06-readme-concurrency1-llm-metrics.txt", "genai-perf|1|-|-|-|-|done" },
 		{ "llmperf-summary-json-yi34b-vllm-concurrency16.json", "llmperf|16|-|112|112|0|done" },
+		/* a sweep: a run a row, wrapped rows' tails skipped */
+		{ "guidellm-0.2-sweep-benchmarks-info-wrapped-80-cols.txt",
+		  "guidellm|1|-|-|231|0|done;guidellm|-|inf|-|62308|2|done;"
+		  "guidellm|-|26.21|-|7848|2|done" },
 	};
 	size_t i;
 	(void)state;

@@ -41,6 +41,7 @@ struct bo_st {
 	struct sink *s;
 	struct run r;
 	const struct cmd *cmd;   /* the command that opened the run, or NULL */
+	int guidellm;            /* in guidellm's Benchmarks Info table */
 	int stored;
 };
 
@@ -549,14 +550,68 @@ static int llmperf_line(struct bo_st *b, const char *l, size_t len)
 	return 1;
 }
 
-/* The reports of hey, locust, k6, genai-perf and llmperf: 1 when the
- * line was one of theirs, 0 when not, -1 when the sink failed. */
+/* guidellm's "Benchmarks Info" table (vllm-project/guidellm
+ * src/guidellm/benchmark/output.py, 0.2-0.3 consoles: "Benchmarks
+ * Metadata", "Benchmarks Info", "Benchmarks Stats"): a row a benchmark,
+ * "strategy| start| end| duration| Comp| Inc| Err| ..." where the
+ * strategy is "synchronous" (one request at a time), "concurrent@N",
+ * "throughput" (all at once), "constant@R" or "poisson@R" (R requests a
+ * second), and Comp/Inc/Err the requests completed, cut by the time
+ * limit and errored. A row's first seven fields sit on its first line
+ * even when a terminal wrapped it. Each row is a run, done. */
+static int guidellm_line(struct bo_st *b, const char *l, size_t len)
+{
+	struct run *r = &b->r;
+	const char *f[8], *e = l + len, *p = l;
+	double at = NAN;
+	int n = 0;
+
+	if (starts(l, len, "Benchmarks Info:")) {
+		b->guidellm = 1;
+		return 1;
+	}
+	if (!b->guidellm)
+		return 0;
+	if (starts(l, len, "Benchmarks Stats:") || starts(l, len, "Benchmarks Metadata:")) {
+		b->guidellm = 0;
+		return 1;
+	}
+	for (f[n++] = p; n < 8 && (p = memchr(p, '|', (size_t)(e - p))); )
+		f[n++] = ++p;
+	if (n < 8)
+		return 0;
+	if (starts(l, len, "concurrent@") || starts(l, len, "constant@") ||
+	    starts(l, len, "poisson@") || starts(l, len, "async@"))
+		at = num_at(memchr(l, '@', len) + 1, f[1]);
+	else if (!starts(l, len, "synchronous|") && !starts(l, len, "throughput|"))
+		return 0;
+	if (isnan(next_num(f[4], f[5])) || isnan(next_num(f[6], f[7])))
+		return 0;
+	if (open_tool(b, "guidellm") < 0)
+		return -1;
+	r->done = 1;
+	if (l[0] == 's')
+		r->conc = 1;
+	else if (l[0] == 't')
+		r->rate = INFINITY;
+	else if (l[1] == 'o' && l[2] == 'n' && l[3] == 'c')
+		r->conc = at;
+	else
+		r->rate = at;
+	r->ok = next_num(f[4], f[5]);
+	r->failed = next_num(f[6], f[7]);
+	return 1;
+}
+
+/* The reports of hey, locust, k6, genai-perf, llmperf and guidellm: 1
+ * when the line was one of theirs, 0 when not, -1 when the sink failed. */
 static int more_tools(struct bo_st *b, const char *l, size_t len)
 {
 	int rc;
 
 	if ((rc = hey_line(b, l, len)) || (rc = locust_line(b, l, len)) ||
-	    (rc = k6_line(b, l, len)) || (rc = genai_line(b, l, len)))
+	    (rc = k6_line(b, l, len)) || (rc = genai_line(b, l, len)) ||
+	    (rc = guidellm_line(b, l, len)))
 		return rc;
 	return llmperf_line(b, l, len);
 }
@@ -676,14 +731,15 @@ int bench_out_sniff(const unsigned char *head, size_t n)
 	    memmem(head, n, "LLM Metrics", 11) || memmem(head, n, "genai-perf profile", 18) ||
 	    memmem(head, n, "token_benchmark_ray", 19) ||
 	    memmem(head, n, "\"results_num_completed_requests\"", 32) ||
-	    memmem(head, n, "Number Of Completed Requests:", 29))
+	    memmem(head, n, "Number Of Completed Requests:", 29) ||
+	    memmem(head, n, "Benchmarks Info:", 16))
 		return 25;
 	return 0;
 }
 
 int bench_out_parse(struct input *in, struct sink *s)
 {
-	struct bo_st b = { s, { 0 }, NULL, 0 };
+	struct bo_st b = { s, { 0 }, NULL, 0, 0 };
 	char clean[LINE_MAX_READ];
 	const char *l;
 	size_t len;

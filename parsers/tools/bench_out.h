@@ -40,6 +40,11 @@
  *     its *_summary.json keys num_concurrent_requests,
  *     results_num_requests_started, results_number_errors,
  *     results_num_completed_requests;
+ *   - guidellm (src/guidellm/benchmark/output.py, 0.2-0.3 consoles): the
+ *     "Benchmarks Info" table, a row a benchmark of a sweep
+ *     ("synchronous", "concurrent@N", "throughput", "constant@R",
+ *     "poisson@R"; requests Comp / Inc / Err), its first seven fields on
+ *     the row's first line even when a terminal wrapped it;
  *   - the command lines that start them: `vllm bench serve`,
  *     `benchmark_serving.py`, `sglang.bench_serving` with
  *     --max-concurrency / --request-rate / --num-prompts, `ab`, `wrk`,
@@ -47,9 +52,8 @@
  *     --vus, `genai-perf profile` with --concurrency / --request-rate /
  *     --request-count, `token_benchmark_ray.py` with
  *     --num-concurrent-requests; a command continued over lines ending in
- *     '\' is read to its end (not guidellm: its report is not read yet,
- *     and a command whose report is unread would stand as a run cut
- *     short).
+ *     '\' is read to its end (not guidellm's: a sweep's command is many
+ *     runs, its table says each).
  *
  * Records: one meta bench.run.<i> a run, in file order, valued
  * "tool|concurrency|rate|prompts|successful|failed|state" ("-" where
