@@ -70,6 +70,8 @@ ALLOW = [
     # round 8 (w-crossseries): a load generator's output (vLLM / SGLang
     # serving benchmark, ab): the client's lines, no engine's
     ("bench_output", set()),
+    # round 9 (w-loadtools): ollama ps, read as Ollama offload records
+    ("ollama_ps", {"ollama"}),
     # round 8 (w-spent8c): host tools' tables pasted to show memory (free,
     # ps, top): no engine's lines
     ("host_free", set()), ("ps_table", set()),

@@ -135,6 +135,77 @@ static void oom_with_load_alone(void **state)
 	t_close(tl);
 }
 
+/* round 9: hey, k6 (legacy and compact), locust (2.17 and 0.9),
+ * genai-perf, llmperf and guidellm, each a real paste (tests/data/real/healthy,
+ * MANIFEST.tsv): one run each, read into the same record. */
+static void more_tools_read(void **state)
+{
+	static const struct { const char *file, *run; } cases[] = {
+		{ "hey-0.1-summary-c50-apt-mirror-gist.txt", "hey|50|-|-|34930|0|done" },
+		{ "k6-0.47-legacy-end-of-test-summary-docs.txt", "k6|-|-|-|180|0|done" },
+		{ "k6-1.0-compact-summary-docs-partial.txt", "k6|-|-|-|45|0|done" },
+		{ "locust-2.17-headless-aggregated-stats-pr2410.txt", "locust|-|-|-|58125|0|done" },
+		/* the run goes on below the paste: its users, no final table */
+		{ "locust-0.9-no-web-c800-total-stats-issue846.txt", "locust|800|-|-|0|0|cmd" },
+		/* the command over 18 lines ending in a backslash; no request count yet */
+		{ "genai-perf-24.06-readme-concurrency1-llm-metrics.txt", "genai-perf|1|-|-|-|-|done" },
+		{ "llmperf-summary-json-yi34b-vllm-concurrency16.json", "llmperf|16|-|112|112|0|done" },
+		/* a sweep: a run a row, wrapped rows' tails skipped */
+		{ "guidellm-0.2-sweep-benchmarks-info-wrapped-80-cols.txt",
+		  "guidellm|1|-|-|231|0|done;guidellm|-|inf|-|62308|2|done;"
+		  "guidellm|-|26.21|-|7848|2|done" },
+	};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct timeline *tl = t_open();
+		char path[160];
+
+		snprintf(path, sizeof(path), HEALTHY "%s", cases[i].file);
+		assert_true(t_parse_file(tl, path) >= 0);
+		assert_string_equal(t_text(tl, "SELECT group_concat(value, ';') FROM meta WHERE key"
+					   " LIKE 'bench.run.%%' ORDER BY rowid"), cases[i].run);
+		assert_int_equal(t_int(tl, "SELECT count(*) FROM event"), 0);
+		assert_int_equal(analyze_timeline(tl, NULL), 0);
+		assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+		t_close(tl);
+	}
+}
+
+/* hey's failures: non-2xx codes and the error distribution, from
+ * print.go@v0.1.4's lines (an edge case: the real paste had none). */
+static void hey_failures(void **state)
+{
+	static const char hey[] = "$ hey -n 200 -c 32 -m POST http://127.0.0.1:8000/v1/completions\n"
+		"\nSummary:\n  Total:\t12.3 secs\n  Requests/sec:\t16.2\n\n"
+		"Status code distribution:\n  [200]\t150 responses\n  [500]\t38 responses\n\n"
+		"Error distribution:\n  [12]\tPost \"http://127.0.0.1:8000/v1/completions\": EOF\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(bench_out_sniff((const unsigned char *)hey, strlen(hey)), 25);
+	assert_true(t_parse_mem(tl, "bench_output", "hey.txt", hey, strlen(hey)) >= 0);
+	assert_string_equal(t_text(tl, "SELECT group_concat(value, ';') FROM meta WHERE key"
+				   " LIKE 'bench.run.%%' ORDER BY rowid"), "hey|32|-|200|150|50|done");
+	t_close(tl);
+}
+
+/* benchload judges an llmperf run like any other: the OOM under the
+ * 64-client run beside llmperf's 16 concurrent requests that all
+ * completed is a spike with both figures, no rule of its own. */
+static void oom_over_llmperf_run(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, OOM_LOG) >= 0);
+	assert_true(t_parse_mem(tl, "bench_output", "bench-cmd.sh", cmd64, strlen(cmd64)) >= 0);
+	assert_true(t_parse_file(tl, HEALTHY "llmperf-summary-json-yi34b-vllm-concurrency16.json") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "spike");
+	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.bench_concurrency_completed')"
+			       " FROM finding WHERE rule = 'benchload'"), 16);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +214,9 @@ int main(void)
 		cmocka_unit_test(wrk_report),
 		cmocka_unit_test(oom_over_completed_run),
 		cmocka_unit_test(oom_with_load_alone),
+		cmocka_unit_test(more_tools_read),
+		cmocka_unit_test(hey_failures),
+		cmocka_unit_test(oom_over_llmperf_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

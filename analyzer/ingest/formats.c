@@ -37,6 +37,7 @@
 #include "parsers/host/ps_table.h"
 #include "parsers/host/stats_table.h"
 #include "parsers/tools/bench_out.h"
+#include "parsers/tools/ollama_ps.h"
 
 #include <string.h>
 
@@ -123,7 +124,10 @@ const struct format format_table[] = {
 	{ "memory_samples", "memory figures pasted as lines or a small table (VmRSS, RSS, resident,"
 	  " memory.used ...), in file order, untimed", memsamples_sniff, memsamples_parse, 0 },
 	{ "bench_output", "a load generator's output or command line (vLLM / SGLang serving"
-	  " benchmark, ab, wrk): the load of each run", bench_out_sniff, bench_out_parse, 1 },
+	  " benchmark, ab, wrk, hey, locust, k6, genai-perf, llmperf): the load of each run",
+	  bench_out_sniff, bench_out_parse, 1 },
+	{ "ollama_ps", "ollama ps: each loaded model's size and its CPU/GPU split, as an"
+	  " Ollama offload record", ollama_ps_sniff, ollama_ps_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
