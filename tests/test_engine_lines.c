@@ -220,14 +220,6 @@ static const struct line_case {
 	  48, 0, EE_NONE },
 	{ "source=server.go:175 msg=offload memory.required.full=\"11.0 GiB\"", ENGINE_OLLAMA,
 	  EF_REQUIRED_FULL, NONE, 11.0 * GiB, 1, EE_NONE },
-	/* its partial plan and partial graph (llm/memory.go@v0.3.0; the line of
-	 * ollama #6139, tests/data/real/any_stack/ollama-deepseek-v2-...) */
-	{ "source=memory.go:309 msg=\"offload to cuda\" layers.requested=-1 layers.model=28"
-	  " layers.offload=20 memory.required.partial=\"7.1 GiB\" memory.required.kv=\"540.0 MiB\"",
-	  ENGINE_OLLAMA, EF_REQUIRED_PARTIAL, NONE, 7.1 * GiB, 1, EE_NONE },
-	{ "source=memory.go:309 msg=\"offload to cuda\" memory.graph.full=\"212.0 MiB\""
-	  " memory.graph.partial=\"376.1 MiB\"", ENGINE_OLLAMA, EF_GRAPH_PARTIAL, NONE,
-	  376.1 * MiB, 1, EE_NONE },
 };
 
 static void one_line_each_wording(void **state)

@@ -28,6 +28,10 @@ static void deepseek_twenty_layers_one_too_many(void **state)
 	assert_int_equal(t_parse_file(tl, DEEPSEEK "03-offload.log"), 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), "unknown");
+	/* the reader's two figures (engine_lines.c), as the line prints them */
+	assert_float_equal(t_real(tl, "SELECT required_partial_bytes FROM engine"), 7.1 * 1024 * MiB,
+			   1);
+	assert_float_equal(t_real(tl, "SELECT graph_partial_bytes FROM engine"), 376.1 * MiB, 1);
 	assert_string_equal(t_text(tl, "SELECT basis || ' ' || per_layer_from FROM offload_fit"),
 			    "ollama_estimate full_minus_partial");
 	assert_float_equal(t_real(tl, "SELECT bytes_per_layer FROM offload_fit"), 320 * MiB, MiB);

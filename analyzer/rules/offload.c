@@ -97,8 +97,8 @@ static void fit_advice(const struct offload_plan *r, struct rl_finding *f)
 		 reserve, rl_bytes(r->reserve, b4, sizeof(b4)));
 	rl_knob(f, ollama ? "num_gpu" : "n_gpu_layers", flag, r->fit,
 		"Offload %.0f layers instead of %.0f (%s %.0f; a value computed by oomlens from"
-		" %s, not one it printed): a layer takes about %s, and %.0f fewer leave %s free"
-		" beside the plan for %s.", r->fit, r->gpu_layers, flag, r->fit,
+		" %s, not one it printed): a layer takes about %s, and with %.0f fewer, %s stays"
+		" free beside the plan for %s.", r->fit, r->gpu_layers, flag, r->fit,
 		ollama ? "Ollama's own offload estimate" : "llama.cpp's own buffer sizes",
 		rl_bytes(r->per_layer, b1, sizeof(b1)), r->gpu_layers - r->fit,
 		rl_bytes(r->headroom + (r->gpu_layers - r->fit) * r->per_layer, b2, sizeof(b2)),
