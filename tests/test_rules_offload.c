@@ -100,6 +100,42 @@ static void placed_oom_left_to_its_phase(void **state)
 	t_close(tl);
 }
 
+/* llama.cpp's own plan (basis ggml_buffers): the free memory it saw and
+ * the GPU buffers it allocated, in its log's wording (llama.cpp's
+ * llama_model_load_from_file_impl, load_tensors, llama_kv_cache_unified,
+ * llama_context; an edge case made in that format, no real paste of it
+ * beside an unplaced failure was found), then a bare CUDA OOM pasted
+ * apart. 23306 MiB free, 21000 + 1536 + 560 planned: 210 MiB left against
+ * a 560 MiB compute buffer; a layer (21000 + 1536) / 49 = 460 MiB: 48. */
+static void llamacpp_buffers_one_layer_short(void **state)
+{
+	static const char log[] =
+		"llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) -"
+		" 23306 MiB free\n"
+		"load_tensors: offloading 48 repeating layers to GPU\n"
+		"load_tensors: offloading output layer to GPU\n"
+		"load_tensors: offloaded 49/49 layers to GPU\n"
+		"load_tensors:        CUDA0 model buffer size = 21000.00 MiB\n"
+		"load_tensors:   CPU_Mapped model buffer size =   417.66 MiB\n"
+		"llama_kv_cache_unified:      CUDA0 KV buffer size =  1536.00 MiB\n"
+		"llama_context:      CUDA0 compute buffer size =   560.00 MiB\n"
+		"llama_context:  CUDA_Host compute buffer size =    24.01 MiB\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(t_parse_mem(tl, "server_log", "llama-server.log", log, sizeof(log) - 1) > 0);
+	assert_int_equal(t_parse_file(tl, DEEPSEEK "02-cuda-error.log"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT basis FROM offload_fit"), "ggml_buffers");
+	assert_int_equal(t_int(tl, "SELECT headroom_bytes FROM offload_fit"), 210 * 1048576LL);
+	assert_int_equal(t_int(tl, "SELECT layers_fit FROM offload_fit"), 48);
+	assert_string_equal(t_text(tl, "SELECT json_extract(figures, '$.advice_knob') FROM"
+				   " finding WHERE cause = 'offload_does_not_fit'"), "n_gpu_layers");
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE"
+				      " cause = 'offload_does_not_fit'"), "--n-gpu-layers 48"));
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +143,7 @@ int main(void)
 		cmocka_unit_test(plan_with_room_says_nothing),
 		cmocka_unit_test(two_gpus_the_one_holding_layers),
 		cmocka_unit_test(placed_oom_left_to_its_phase),
+		cmocka_unit_test(llamacpp_buffers_one_layer_short),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

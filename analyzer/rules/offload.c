@@ -131,6 +131,9 @@ int rule_offload_fit(struct rule_ctx *c)
 		return k;
 	rl_finding_init(&f, "offload", "misconfig", "offload_does_not_fit");
 	f.score = OFFLOAD_SCORE;
+	/* before any request, the stage not shown: the finding keeps it */
+	if (!strcmp(ph.phase, "startup"))
+		f.phase = "startup";
 	rl_fig(&f, "gpu_layers", r.gpu_layers);
 	rl_fig(&f, "model_layers", r.model_layers);
 	rl_fig(&f, "plan_gpu_layers_fit", r.fit);
