@@ -46,6 +46,7 @@
 #include <string.h>
 
 #define OFFLOAD_DEVICES 16   /* the GPUs of one instance read */
+#define OLLAMA_ROUNDING (0.1 * 1073741824.0) /* Ollama prints GiB to one decimal */
 
 static const char offload_schema[] =
 	"DROP TABLE IF EXISTS offload_fit;"
@@ -157,7 +158,12 @@ static int judge(sqlite3 *db, const struct plan *p, double oom_req, struct strbu
 				index[n++] = p->dev_index[i];
 			}
 		basis = "ollama_estimate";
-	} else if (ollama && known(p->free) && known(p->partial) && p->partial > 0) {
+	} else if (ollama && known(p->free) && known(p->partial) && p->partial > 0 &&
+		   p->partial <= p->free + OLLAMA_ROUNDING) {
+		/* Ollama never plans past what it saw free (each layer is
+		 * placed only while it fits): a plan above it is two offload
+		 * lines mixed (free_bytes keeps the first said, the plan the
+		 * last), no one estimate */
 		avail[0] = p->free, planned[0] = p->partial, index[0] = -1, n = 1;
 		basis = "ollama_estimate";
 	} else if (!ollama && p->ndev <= 1 && known(p->free) && known(p->weights)) {
