@@ -118,6 +118,7 @@ static const char *const labels[][2] = {
 	{ "outside_pool_bytes", "outside the engine's pool" },
 	/* a llama.cpp/Ollama plan's room (analyzer/rules/offload.c): every
 	 * one computed from the engine's printed estimate */
+	{ "gpu_room_bytes", "room on the GPU (the engine's free figure, else the card's size)" },
 	{ "plan_layer_bytes", "a layer, weights and KV (inferred from the estimate)" },
 	{ "plan_planned_bytes", "planned on the GPU" },
 	{ "plan_headroom_bytes", "left beside the plan (inferred)" },

@@ -85,13 +85,13 @@ static void fit_advice(const struct offload_plan *r, struct rl_finding *f)
 	const char *flag = engine_knob_flag(ollama ? ENGINE_OLLAMA : ENGINE_LLAMACPP, KR_GPU_LAYERS);
 	const char *reserve = !strcmp(r->reserve_from, "failed_request") ?
 		"the allocation that failed" : "the compute graph";
-	char b1[32], b2[32], b3[32], b4[32], gpu[24] = "";
+	char b1[32], b2[32], b3[32], b4[32], gpu[24] = "the card";
 
 	if (r->device >= 0)
-		snprintf(gpu, sizeof(gpu), " GPU %d", r->device);
-	snprintf(f->title, sizeof(f->title), "%s's plan left no room on the%s card: %.0f of %.0f"
+		snprintf(gpu, sizeof(gpu), "GPU %d", r->device);
+	snprintf(f->title, sizeof(f->title), "%s's plan left no room on %s: %.0f of %.0f"
 		 " layers offloaded, %s planned of %s free (%s left; %s needs %s)",
-		 ollama ? "Ollama" : "llama.cpp", gpu[0] ? gpu : "", r->gpu_layers,
+		 ollama ? "Ollama" : "llama.cpp", gpu, r->gpu_layers,
 		 r->model_layers, rl_bytes(r->planned, b1, sizeof(b1)),
 		 rl_bytes(r->avail, b2, sizeof(b2)), rl_bytes(r->headroom, b3, sizeof(b3)),
 		 reserve, rl_bytes(r->reserve, b4, sizeof(b4)));
