@@ -54,7 +54,9 @@ enum engine_kind {
 	X(EF_COMPUTE_BUFFER, compute_buffer_bytes, 1) /* ggml's compute buffer on the GPU */ \
 	X(EF_REQUIRED_FULL, required_full_bytes, 1) /* Ollama: needed to offload every layer */ \
 	X(EF_PLANNED_TOTAL, planned_total_bytes, 1) /* Ollama "total memory": its plan, host too */ \
-	X(EF_KV_FRACTION, kv_cache_fraction, 0) /* LMDeploy, TensorRT-LLM: KV cache's share of the free memory */
+	X(EF_KV_FRACTION, kv_cache_fraction, 0) /* LMDeploy, TensorRT-LLM: KV cache's share of the free memory */ \
+	X(EF_REQUIRED_PARTIAL, required_partial_bytes, 1) /* Ollama: its plan for the layers it offloads */ \
+	X(EF_GRAPH_PARTIAL, graph_partial_bytes, 1) /* Ollama: the compute graph of a partial offload */
 
 #define ENGINE_FACT_ENUM(key, name, integer) key,
 enum engine_fact { ENGINE_FACTS(ENGINE_FACT_ENUM) EF__COUNT };

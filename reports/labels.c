@@ -116,6 +116,14 @@ static const char *const labels[][2] = {
 	{ "default_gpu_memory_utilization", "gpu_memory_utilization (the engine's default, inferred)" },
 	{ "budget_bytes", "engine's budget" },
 	{ "outside_pool_bytes", "outside the engine's pool" },
+	/* a llama.cpp/Ollama plan's room (analyzer/rules/offload.c): every
+	 * one computed from the engine's printed estimate */
+	{ "gpu_room_bytes", "room on the GPU (the engine's free figure, else the card's size)" },
+	{ "plan_layer_bytes", "a layer, weights and KV (inferred from the estimate)" },
+	{ "plan_planned_bytes", "planned on the GPU" },
+	{ "plan_headroom_bytes", "left beside the plan (inferred)" },
+	{ "plan_reserve_bytes", "to keep free beside the plan" },
+	{ "plan_gpu_layers_fit", "GPU layers that fit (inferred)" },
 };
 
 /* Keys that are machinery for the critic and the what-if, never shown. */

@@ -142,7 +142,8 @@ static const char *const expected_tables[] = {
 	  "cpu_blocks INTEGER, max_concurrency REAL, max_num_seqs INTEGER, "
 	  "max_model_len INTEGER, max_batch_prefill_tokens INTEGER, gpu_layers INTEGER, "
 	  "model_layers INTEGER, compute_buffer_bytes INTEGER, required_full_bytes INTEGER, "
-	  "planned_total_bytes INTEGER, kv_cache_fraction REAL, "
+	  "planned_total_bytes INTEGER, kv_cache_fraction REAL, required_partial_bytes INTEGER, "
+	  "graph_partial_bytes INTEGER, "
 	  "errors TEXT, errors_dropped INTEGER, line INTEGER)",
 };
 

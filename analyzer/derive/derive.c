@@ -4,6 +4,7 @@
  */
 #include "analyzer/derive/derive.h"
 #include "analyzer/derive/load.h"
+#include "analyzer/derive/offload.h"
 #include "analyzer/derive/oom.h"
 #include "analyzer/derive/servwhatif.h"
 #include "analyzer/store/timeline.h"
@@ -16,6 +17,8 @@ const struct derive_pass derive_passes[] = {
 	{ "oom", "oom: one row per OOM or memory failure; id 1 is the OOM", derive_oom },
 	{ "oom_load", "oom_load: the training progress or the serving load at the OOM",
 	  derive_load },
+	{ "offload_fit", "offload_fit: the room a llama.cpp/Ollama GPU plan left, the layers that fit",
+	  derive_offload },
 	{ "whatif", "whatif: the allocator trace replayed under other settings", derive_whatif },
 	{ "ledger", "ledger: what filled each card and the host, line by line", derive_ledger },
 	{ "peak", "peak: each account's highest memory per measure, its headline", derive_peak },

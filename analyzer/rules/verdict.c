@@ -39,6 +39,9 @@ const struct rule rule_table[] = {
 	{ "static_fraction", "an engine's static share of the card (SGLang"
 	  " --mem-fraction-static) leaving less than the request that failed",
 	  rule_static_fraction },
+	/* before startup, whose plan finding then only contributes */
+	{ "offload", "a llama.cpp/Ollama GPU plan that left no room for its compute graph,"
+	  " beside an OOM whose phase is not shown", rule_offload_fit },
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	{ "launch", "a serving engine's pool share too high for its batches, from the knobs"
 	  " the launch command or the engine's log states", rule_launch },

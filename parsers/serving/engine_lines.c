@@ -325,6 +325,13 @@ static const struct {
 	{ er_quoted_size, O, EF_KV_CACHE, 1, { "memory.required.kv=" } },
 	{ er_quoted_size, O, EF_WEIGHTS, 1, { "memory.weights.total=" } },
 	{ er_quoted_size, O, EF_COMPUTE_BUFFER, 1, { "memory.graph.full=" } },
+	/* the plan for the layers it offloads (the sum of the per-GPU
+	 * allocations) and the graph it reserves when not every layer is
+	 * offloaded: llm/memory.go EstimateGPULayers (v0.1.45 to v0.12.x),
+	 * logged as memory.required.partial and memory.graph.partial; the
+	 * derive pass offload_fit reads them */
+	{ er_quoted_size, O, EF_REQUIRED_PARTIAL, 1, { "memory.required.partial=" } },
+	{ er_quoted_size, O, EF_GRAPH_PARTIAL, 1, { "memory.graph.partial=" } },
 };
 
 #undef V
