@@ -51,6 +51,7 @@
 	X(VE_OOMD_CANDIDATES, "oomd_candidates", NULL, NULL, "systemd-oomd's list of candidates to kill") \
 	X(VE_SYSTEMD_UNIT_OOM, "systemd_unit_oom", NULL, NULL, "systemd said a unit failed with result oom-kill") \
 	X(VE_SLURM_OOM, "slurm_oom", NULL, NULL, "Slurm said a job step was OOM-killed") \
+	X(VE_LSF_MEMLIMIT, "lsf_memlimit", NULL, NULL, "IBM LSF killed a job at its memory limit (TERM_MEMLIMIT)") \
 	X(VE_ALLOC_FAILURE, "alloc_failure", NULL, NULL, "the kernel's page allocation failure warning") \
 	X(VE_GPU_XID, "gpu_xid", NULL, NULL, "an NVIDIA Xid error (a GPU fault, a card off the bus)") \
 	X(VE_K8S_OOM_KILL, "k8s_oom_kill", NULL, NULL, "Kubernetes says a container was OOMKilled") \
@@ -320,6 +321,7 @@
 	X(VO_K8S_OOM_KILL, "k8s_oom_kill", NULL, NULL, "Kubernetes says a container was OOMKilled") \
 	X(VO_K8S_EVICTION, "k8s_eviction", NULL, NULL, "Kubernetes evicted a pod for memory") \
 	X(VO_SLURM_OOM, "slurm_oom", NULL, NULL, "Slurm says a job step was OOM-killed") \
+	X(VO_LSF_MEMLIMIT, "lsf_memlimit", NULL, NULL, "IBM LSF says it killed a job at its memory limit (TERM_MEMLIMIT)") \
 	X(VO_SYSTEMD_UNIT_OOM, "systemd_unit_oom", NULL, NULL, "systemd says a unit's process was killed for memory") \
 	X(VO_TORCH_OOM, "torch_oom", NULL, NULL, "PyTorch's out of memory: a log's OutOfMemoryError, a snapshot's oom entry, a profiler's [OutOfMemory]") \
 	X(VO_TORCH_OOM_COUNT, "torch_oom_count", NULL, NULL, "PyTorch's memory_stats count of the OOMs it caught (num_ooms > 0); when, unknown") \

@@ -340,6 +340,9 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 	} else if (!strcmp(kind, "k8s_eviction")) {
 		strbuf_addf(out, "Kubernetes evicted %s for memory pressure on the node",
 			    v.len ? v.buf : "a pod");
+	} else if (!strcmp(kind, "lsf_memlimit")) {
+		strbuf_addf(out, "IBM LSF killed %s at its memory limit (TERM_MEMLIMIT)",
+			    v.len ? v.buf : "a job");
 	} else if (!strcmp(kind, "slurm_oom") || !strcmp(kind, "systemd_unit_oom")) {
 		strbuf_addf(out, "%s says %s was killed for memory",
 			    kind[0] == 's' && kind[1] == 'l' ? "Slurm" : "systemd",

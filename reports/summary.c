@@ -81,7 +81,7 @@ int summary_oom_kills(const char *kind)
 {
 	static const char *const kills[] = {
 		"kernel_oom", "memcg_oom", "userspace_kill", "k8s_oom_kill", "k8s_eviction",
-		"slurm_oom", "systemd_unit_oom", NULL
+		"slurm_oom", "lsf_memlimit", "systemd_unit_oom", NULL
 	};
 	int i;
 
@@ -96,6 +96,7 @@ int summary_own_failure(const struct report_summary *s)
 	/* the event kinds that name a process killed for memory */
 	static const char *const killed[] = {
 		"oom_kill", "oom_reaper", "userspace_kill", "systemd_unit_oom", "slurm_oom",
+		"lsf_memlimit",
 		"k8s_oom_kill", "k8s_eviction", NULL
 	};
 	int i;

@@ -8,7 +8,8 @@
  * and the oom_reaper lines of its kill are one row: kernel_oom, or
  * memcg_oom when a memory cgroup's limit was hit); a kill by a userspace
  * killer (userspace_kill: earlyoom, systemd-oomd; k8s_oom_kill,
- * k8s_eviction for memory, slurm_oom, systemd_unit_oom by systemd-oomd);
+ * k8s_eviction for memory, slurm_oom, lsf_memlimit (IBM LSF's
+ * TERM_MEMLIMIT), systemd_unit_oom by systemd-oomd);
  * a PyTorch out-of-memory error (torch_oom; the same error read from a
  * snapshot and a log, same_as_event, is one row); a CUDA exception or an
  * Nsight-recorded allocation call that says out of memory; a serving
@@ -130,7 +131,7 @@ static const char *const single_sql[] = {
 	JD("resource") ", 'memory') = 'memory')",
 	CAND_COLS "e.kind, 'host', NULL, NULL, NULL, NULL, NULL, e.pid, e.comm, NULL, e.id, e.id,"
 	" json_array(e.id), e.artifact_id FROM event e WHERE e.kind = 'slurm_oom'"
-	" OR e.kind = 'systemd_unit_oom'",
+	" OR e.kind = 'systemd_unit_oom' OR e.kind = 'lsf_memlimit'",
 	/* PyTorch's own count of the OOMs it caught (memory_stats num_ooms,
 	 * the series torch.num_ooms): one row per device counted, when they
 	 * happened unknown; the dumps that count them are the evidence */

@@ -38,6 +38,7 @@
 #include "parsers/host/stats_table.h"
 #include "parsers/tools/bench_out.h"
 #include "parsers/tools/ollama_ps.h"
+#include "parsers/host/lsf_job.h"
 
 #include <string.h>
 
@@ -128,6 +129,8 @@ const struct format format_table[] = {
 	  bench_out_sniff, bench_out_parse, 1 },
 	{ "ollama_ps", "ollama ps: each loaded model's size and its CPU/GPU split, as an"
 	  " Ollama offload record", ollama_ps_sniff, ollama_ps_parse, 1 },
+	{ "lsf_job", "IBM LSF job report (mail or -o file) of a job killed at its memory"
+	  " limit (TERM_MEMLIMIT): its peak and request", lsf_job_sniff, lsf_job_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

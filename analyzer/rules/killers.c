@@ -54,16 +54,19 @@ static int kill_read(struct rule_ctx *c, struct kill_msg *m)
 		"SELECT id, kind, pid, comm, bytes, json_extract(data, '$.reason'),"
 		" json_extract(data, '$.killer'),"
 		" coalesce(json_extract(data, '$.pod'), json_extract(data, '$.cgroup'),"
-		"  json_extract(data, '$.unit'), json_extract(data, '$.step')),"
+		"  json_extract(data, '$.unit'), json_extract(data, '$.step'),"
+		"  json_extract(data, '$.job_id')),"
 		" coalesce(json_extract(data, '$.node'), ''),"
 		" json_extract(data, '$.limit_bytes'),"
-		" json_extract(data, '$.containers[0].usage_bytes'),"
+		" coalesce(json_extract(data, '$.containers[0].usage_bytes'),"
+		"  json_extract(data, '$.max_bytes')),"
 		" coalesce(json_extract(data, '$.request_bytes'),"
 		"  json_extract(data, '$.containers[0].request_bytes')),"
 		" json_extract(data, '$.mem_available_percent'), json_extract(data, '$.mem_total_bytes'),"
 		" json_extract(data, '$.oom_kill_events')"
 		" FROM event WHERE id = (SELECT o.event_id FROM oom o WHERE o.kind IN"
-		"  ('k8s_oom_kill', 'k8s_eviction', 'slurm_oom', 'userspace_kill', 'systemd_unit_oom')"
+		"  ('k8s_oom_kill', 'k8s_eviction', 'slurm_oom', 'lsf_memlimit', 'userspace_kill',"
+		"   'systemd_unit_oom')"
 		"  AND NOT (o.kind = 'systemd_unit_oom' AND EXISTS (SELECT 1 FROM oom"
 		"   WHERE kind IN ('kernel_oom', 'memcg_oom')))"
 		"  ORDER BY o.kind = 'systemd_unit_oom', o.id LIMIT 1)");
@@ -107,13 +110,49 @@ static int kill_write(struct rule_ctx *c, struct rl_finding *f, const struct kil
 	return 1;
 }
 
-/* A container or a Slurm step killed at its memory limit. */
+/* IBM LSF's TERM_MEMLIMIT (lsf_job.h): the job's processes together
+ * passed the limit LSF enforces (bsub -M, the queue's MEMLIMIT, or a
+ * site's limit from the rusage[mem=] request). The peak LSF saw and the
+ * request are its summary's; the value asked is a quarter above the
+ * larger, as for a container's limit: the kill shows the limit reached,
+ * not by how much the job fell short. */
+static void lsf_say(struct rl_finding *f, const struct kill_msg *m)
+{
+	char b1[32], b2[32], b3[32], peak[96] = "";
+	double base = m->usage > m->request ? m->usage : m->request;
+	double want = base > 0 ? rl_round_up_size(base * 1.25) : -1;
+
+	if (m->usage >= 0)
+		rl_fig(f, "max_bytes", m->usage);
+	if (m->usage >= 0 && m->request >= 0)
+		snprintf(peak, sizeof(peak), ", peak %s of the %s requested",
+			 rl_bytes(m->usage, b1, sizeof(b1)), rl_bytes(m->request, b2, sizeof(b2)));
+	else if (m->usage >= 0)
+		snprintf(peak, sizeof(peak), ", peak %s", rl_bytes(m->usage, b1, sizeof(b1)));
+	snprintf(f->title, sizeof(f->title), "LSF: job %s was killed at its memory limit"
+		 " (TERM_MEMLIMIT)%s: the job's memory request was too small",
+		 m->where[0] ? m->where : "?", peak);
+	if (want > 0) {
+		rl_fig(f, "suggested_limit_bytes", want);
+		rl_knob(f, "memory_limit", "the job's memory limit", want,
+			"Ask LSF for at least %s (bsub -M and -R \"rusage[mem=]\"; a quarter above"
+			" the %s it reached: the kill shows the limit was reached, not by how much"
+			" it fell short); `bjobs -l` or `bacct -l JOB` shows MAX MEM against it.",
+			rl_bytes(want, b3, sizeof(b3)), rl_bytes(base, b1, sizeof(b1)));
+	} else {
+		rl_advice(f, "Ask LSF for more memory (bsub -M, -R \"rusage[mem=]\"); `bacct -l JOB`"
+			  " shows MAX MEM against the request.");
+	}
+}
+
+/* A container, a Slurm step or an LSF job killed at its memory limit. */
 static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 {
 	struct rl_finding f;
 	struct rl_history h;
 	char b1[32], b2[32];
 	int slurm = !strcmp(m->kind, "slurm_oom");
+	int lsf = !strcmp(m->kind, "lsf_memlimit");
 	double want = m->limit > 0 ? rl_round_up_size(m->limit * 1.25) : -1;
 
 	if (rl_history(c, RL_SCOPE_HOST, m->limit > 0 ? m->limit : -1, &h) < 0)
@@ -124,7 +163,9 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 		rl_fig(&f, "limit_bytes", m->limit);
 	if (m->request >= 0)
 		rl_fig(&f, "request_bytes", m->request);
-	if (slurm) {
+	if (lsf) {
+		lsf_say(&f, m);
+	} else if (slurm) {
 		if (m->events >= 0)
 			rl_fig(&f, "oom_kill_events", (double)m->events);
 		snprintf(f.title, sizeof(f.title), "Slurm: the cgroup of step %s killed a task for"
@@ -246,7 +287,7 @@ int rule_killers(struct rule_ctx *c)
 
 	if (r <= 0)
 		return r;
-	if (!strcmp(m.kind, "slurm_oom") ||
+	if (!strcmp(m.kind, "slurm_oom") || !strcmp(m.kind, "lsf_memlimit") ||
 	    (!strcmp(m.kind, "k8s_oom_kill") && strcmp(m.reason, "SystemOOM")))
 		return limit_hit(c, &m);
 	return host_short(c, &m);
