@@ -124,7 +124,7 @@ static struct kcont *cur_container(struct k8s_st *st)
 
 /* Is s a container name (a DNS label: lower case, digits, '-', '.'), not
  * one of describe's capitalised sub-keys (Limits:, Mounts:, ...)? */
-static int dns_label(const char *s)
+int k8s_dns_label(const char *s)
 {
 	if (!*s || !((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
 		return 0;
@@ -168,7 +168,7 @@ static void command_line(struct k8s_st *st, const char *t)
 				snprintf(st->ns, sizeof(st->ns), "%s", tok + 12);
 		} else if (!strcmp(tok, "pod") || !strcmp(tok, "pods") || !strcmp(tok, "po")) {
 			after_pod = 1;
-		} else if (after_pod && tok[0] != '-' && dns_label(tok) && !st->pod[0]) {
+		} else if (after_pod && tok[0] != '-' && k8s_dns_label(tok) && !st->pod[0]) {
 			snprintf(st->pod, sizeof(st->pod), "%s", tok);
 			after_pod = 0;
 		} else if (tok[0] == '-' && (!strcmp(tok, "-o") || !strcmp(tok, "-l") ||
@@ -250,78 +250,6 @@ static int event_row(struct k8s_st *st, const char *t)
 	else
 		i = k8s_emit_kill(st, NULL, reason, row_message(we), &none, st->in->lineno);
 	return i < 0 ? -1 : 1;
-}
-
-/* `kubectl get pods` (kubernetes pkg/printers/internalversion/printers.go
- * @v1.28.0 printPod): NAME READY STATUS RESTARTS AGE, NAMESPACE first
- * under -A, NAME "pod/..." under `get all`; STATUS is a container's
- * waiting or terminated reason when it has one. OOMKilled there is the
- * kubelet's word for the container's cgroup OOM; CrashLoopBackOff and
- * the RESTARTS count say the container restarts, not why: no OOM. The
- * header sets the columns; an OOMKilled row is kept (its pod, restarts)
- * and told at the end only when nothing else in the file told the kill
- * (describe's Last State of the same pod). 1 when t was the header or
- * an OOMKilled row, 0 when the line is for the other readers. */
-static int pods_row(struct k8s_st *st, const char *t)
-{
-	char buf[512], *w[12], *p;
-	int k = 0, i;
-
-	snprintf(buf, sizeof(buf), "%s", t);
-	for (p = buf; *p && k < 12;) {
-		while (*p == ' ' || *p == '\t')
-			*p++ = 0;
-		if (!*p)
-			break;
-		w[k++] = p;
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-	}
-	if (k >= 5 && !strcmp(w[k > 5 && !strcmp(w[0], "NAMESPACE") ? 1 : 0], "NAME")) {
-		i = !strcmp(w[0], "NAMESPACE") ? 1 : 0;
-		if (strcmp(w[i + 1], "READY") || strcmp(w[i + 2], "STATUS") ||
-		    strcmp(w[i + 3], "RESTARTS"))
-			return 0;
-		st->pods_name = i;
-		st->pods_status = i + 3;
-		return 1;
-	}
-	if (!st->pods_status || k <= st->pods_status || !strchr(w[st->pods_name + 1], '/'))
-		return 0;
-	if (strcmp(w[st->pods_status - 1], "OOMKilled") || st->npods_oom >= MAX_CONT ||
-	    strchr(w[st->pods_name], ':'))
-		return 0;   /* not an OOMKilled row: the line is read as any other */
-	{
-		struct kcont *c = &st->pods_oom[st->npods_oom++];
-		const char *name = w[st->pods_name];
-		memset(c, 0, sizeof(*c));
-		if (!strncmp(name, "pod/", 4))
-			name += 4;
-		snprintf(c->name, sizeof(c->name), "%s", name);
-		c->restarts = k8s_int(w[st->pods_status]);
-		c->limit = c->request = c->exit_code = OL_NULL;
-		c->line = st->in->lineno;
-	}
-	return 1;
-}
-
-/* The OOMKilled rows of `kubectl get pods`, when the file told no kill
- * otherwise: one k8s_oom_kill a pod, untimed. -1 when the sink failed. */
-static int pods_flush(struct k8s_st *st)
-{
-	struct ol_time none = ol_time_none();
-	int i;
-
-	if (st->kills)
-		return 0;
-	for (i = 0; i < st->npods_oom; i++) {
-		struct kcont c = st->pods_oom[i];
-		snprintf(st->pod, sizeof(st->pod), "%s", c.name);
-		c.name[0] = 0;   /* the container is not in the row */
-		if (k8s_emit_kill(st, &c, "OOMKilled", NULL, &none, c.line) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -541,7 +469,7 @@ static int container_key(struct k8s_st *st, const char *k, const char *orig, con
 		return 1;
 	}
 	if (st->cont_indent >= 0 && !v[0] && !item && indent > st->cont_indent &&
-	    (st->child_indent == -1 || indent == st->child_indent) && dns_label(orig)) {
+	    (st->child_indent == -1 || indent == st->child_indent) && k8s_dns_label(orig)) {
 		st->child_indent = indent;     /* describe: "  <container>:" */
 		container(st, orig);
 		return 1;
@@ -637,8 +565,10 @@ static int k8s_line(struct k8s_st *st, char *l, size_t n)
 		return 0;
 	}
 	item = t[0] == '-' && t[1] == ' ';
-	if (pods_row(st, t))
+	if (k8s_pods_row(st, t))
 		return 0;
+	if ((r = k8s_podpattern_line(st, t)))   /* set 10 spent (w-spent10b) */
+		return r < 0 ? -1 : 0;
 	if ((r = event_row(st, t))) {
 		if (st->in_msg)
 			msg_end(st);
@@ -686,7 +616,7 @@ int k8s_parse(struct input *in, struct sink *s)
 	}
 	if (st->in_msg)
 		msg_end(st);
-	if (k8s_flush(st) < 0 || pods_flush(st) < 0)
+	if (k8s_flush(st) < 0 || k8s_pods_flush(st) < 0)
 		goto out;
 	rc = st->n;
 out:
@@ -722,6 +652,9 @@ int k8s_sniff(const unsigned char *head, size_t n)
 	/* `kubectl get pods` with a container OOMKilled in STATUS */
 	if (mem_find(h, n, " STATUS ") && mem_find(h, n, " RESTARTS ") &&
 	    mem_find(h, n, " OOMKilled "))
+		return 70;
+	/* set 10 spent (w-spent10b): such a row without its header */
+	if (k8s_bare_pods_in(h, n))
 		return 70;
 	/* a container's last termination: describe's "Last State:" / "Exit
 	 * Code:", or the pod status's "lastState" / "exitCode" (JSON, YAML) */

@@ -91,6 +91,19 @@ int k8s_emit_eviction(struct k8s_st *st, const char *m, const struct ol_time *t,
 int k8s_emit_sigkill(struct k8s_st *st, const struct kcont *c, const struct ol_time *t);
 int k8s_emit_kill(struct k8s_st *st, const struct kcont *c, const char *reason, const char *msg,
 		  const struct ol_time *t, uint64_t line);
+/* Is s a DNS label (lower case, digits, '-', '.'): a container, pod or
+ * namespace name, not one of describe's capitalised sub-keys? */
+int k8s_dns_label(const char *s);
+/* k8s_pods.c: a `kubectl get pods` header or OOMKilled row (1; 0 when the
+ * line is for the other readers); at the end, the OOMKilled rows as
+ * kills when nothing else told one (-1 when the sink failed); and the
+ * sniff's test for a headerless OOMKilled row in h[0..n). */
+int k8s_pods_row(struct k8s_st *st, const char *t);
+int k8s_pods_flush(struct k8s_st *st);
+int k8s_bare_pods_in(const char *h, size_t n);
+/* k8s_pods.c: FrameworkController's "PodPattern matched: ..." line with an
+ * OOMKilled container: one kill. 1 read, 0 not one, -1 sink failed. */
+int k8s_podpattern_line(struct k8s_st *st, const char *t);
 /* Count a record the sink stored (id >= 0): 0, or -1 when it failed. */
 int k8s_counted(struct k8s_st *st, int64_t id);
 /* The end of an object: what it said becomes events and meta, and the
