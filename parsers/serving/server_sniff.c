@@ -307,6 +307,14 @@ static const struct { const char *text; int score; } markers[] = {
 	{ "Welcome to KoboldCpp - Version", 70 },
 	{ "Initializing the Aphrodite Engine", 70 },
 	{ "quantization is not fully optimized yet. The speed", 70 },
+	/* set 10 spent (w-spent10b): Keras's progress bar, the console of
+	 * every model.fit at verbose 1 (keras/utils/generic_utils.py@v2.11.0
+	 * Progbar.update: "N/M [====>...] - ETA: 2:01 - loss: X" while an
+	 * epoch runs, " - 130s 8s/step - loss: X" when it ends; Keras 3
+	 * keras/src/utils/progbar.py: "... 0s 50ms/step - loss: X"): a
+	 * training log pasted apart from the kill notice that ended it */
+	{ "/step - loss: ", 60 },
+	{ "] - ETA: ", 60 },
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)
