@@ -83,6 +83,9 @@ ALLOW = [
     # set 9 spent (w-spent9a): tinygrad (under exo) has its own runtime,
     # no engine's lines
     ("tinygrad", set()),
+    # set 10 spent (w-spent10b): an IBM LSF job's output and report, the
+    # program it ran a PyTorch one: no engine's lines but PyTorch's
+    ("lsf", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

@@ -68,7 +68,9 @@ struct k8s_st {
 	/* `kubectl get pods`: its STATUS column + 1 (0 none), the NAME's */
 	int pods_status, pods_name;
 	struct kcont pods_oom[MAX_CONT];   /* its OOMKilled rows, name = the pod */
+	char pods_ns[MAX_CONT][128];       /* a headerless row's namespace, "" none */
 	int npods_oom;
+	int pods_bare;              /* the columns came from a headerless row */
 };
 
 /* A Kubernetes quantity ("300Mi", "1Gi", "512M", "1.5G", "128974848",

@@ -55,6 +55,7 @@ static int bare_pods_row(char **w, int k)
 int k8s_pods_row(struct k8s_st *st, const char *t)
 {
 	char buf[512], *w[12], *p;
+	const char *ns = "";
 	int k = 0, i;
 
 	snprintf(buf, sizeof(buf), "%s", t);
@@ -76,12 +77,13 @@ int k8s_pods_row(struct k8s_st *st, const char *t)
 		st->pods_status = i + 3;
 		return 1;
 	}
-	if (!st->pods_status && (i = bare_pods_row(w, k)) > 0) {
-		/* set 10 spent (w-spent10b): a row pasted without its header */
+	if ((!st->pods_status || st->pods_bare) && (i = bare_pods_row(w, k)) > 0) {
+		/* set 10 spent (w-spent10b): a row pasted without its header;
+		 * its namespace, when it has one, is kept with the row */
+		st->pods_bare = 1;
 		st->pods_name = i - 1;
 		st->pods_status = i + 2;
-		if (i == 2 && k8s_dns_label(w[0]) && !st->ns[0])
-			snprintf(st->ns, sizeof(st->ns), "%s", w[0]);
+		ns = i == 2 ? w[0] : "";
 		if (k == i + 2)        /* RESTARTS cut off: unknown */
 			w[k++] = (char *)"";
 	}
@@ -100,6 +102,7 @@ int k8s_pods_row(struct k8s_st *st, const char *t)
 		c->restarts = k8s_int(w[st->pods_status]);
 		c->limit = c->request = c->exit_code = OL_NULL;
 		c->line = st->in->lineno;
+		snprintf(st->pods_ns[st->npods_oom - 1], sizeof(st->pods_ns[0]), "%s", ns);
 	}
 	return 1;
 }
@@ -116,6 +119,8 @@ int k8s_pods_flush(struct k8s_st *st)
 	for (i = 0; i < st->npods_oom; i++) {
 		struct kcont c = st->pods_oom[i];
 		snprintf(st->pod, sizeof(st->pod), "%s", c.name);
+		if (st->pods_ns[i][0])
+			snprintf(st->ns, sizeof(st->ns), "%s", st->pods_ns[i]);
 		c.name[0] = 0;   /* the container is not in the row */
 		if (k8s_emit_kill(st, &c, "OOMKilled", NULL, &none, c.line) < 0)
 			return -1;
