@@ -29,6 +29,11 @@
  * summary has none. Sizes in the units LSF prints (KB, MB, GB, TB:
  * LSF_UNIT_FOR_LIMITS, powers of 1024). Nothing is sent for a report
  * whose reason is another one (TERM_RUNLIMIT, TERM_OWNER...).
+ *
+ * Known limit: detection looks at a file's head (formats.h DETECT_HEAD,
+ * or DETECT_WIDE when nothing claims the head); a report closing a job
+ * output longer than that is found only when the job's output itself
+ * claims nothing, as for Slurm's lines at the end of a long stderr.
  */
 #ifndef OOMLENS_LSF_JOB_H
 #define OOMLENS_LSF_JOB_H
