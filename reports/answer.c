@@ -204,6 +204,8 @@ static const char *placed_by(const char *src)
 		{ "failed_start", "placed by the engine's saying it never started" },
 		{ "train_progress", "placed by the training loop's progress bar and the trainer's"
 		  " launch configuration" },
+		{ "same_failure", "placed by the traceback of the same failure, told again below"
+		  " it (same time, same size asked)" },
 	};
 	size_t i;
 

@@ -241,6 +241,32 @@ static const char training_phase_sql[] =
 	" AND EXISTS (SELECT 1 FROM meta m WHERE m.key IN ('launch.train_batch_size',"
 	"  'launch.grad_accum_steps'))";
 
+/* o is the same failure as the candidate being updated (same_failure_sql) */
+#define SAME_FAILURE "o.rowid <> temp.oom_cand.rowid" \
+	" AND o.artifact_id IS temp.oom_cand.artifact_id AND o.time_ns = temp.oom_cand.time_ns" \
+	" AND o.requested_bytes = temp.oom_cand.requested_bytes" \
+	" AND (o.device IS NULL OR temp.oom_cand.device IS NULL OR o.device = temp.oom_cand.device)" \
+	" AND coalesce(o.phase, 'unknown') NOT IN ('unknown', '', 'startup')"
+
+/* One failure told twice in one file (set 10, spent round 9,
+ * w-spent10c): a stack's own log line first, the program's exception
+ * below it, after a dump between (XLA's "E... Execution of replica 0
+ * failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate N
+ * bytes." and its BufferAssignment dump, then JAX's traceback ending in
+ * XlaRuntimeError with the same words; xla/pjrt
+ * pjrt_stream_executor_client.cc logs the status the Python call then
+ * raises). Two candidates of one file at the same time asking the very
+ * same number of bytes are that one failure: the one left unknown takes
+ * the phase the other's traceback named, when every such other names
+ * the same one. Runs after every source of the row's own, before
+ * another paste's (derive_oom_paste). */
+static const char same_failure_sql[] =
+	"UPDATE temp.oom_cand SET phase = (SELECT min(o.phase) FROM temp.oom_cand o"
+	"  WHERE " SAME_FAILURE "), phase_source = 'same_failure'"
+	" WHERE coalesce(phase, 'unknown') IN ('unknown', '') AND requested_bytes IS NOT NULL"
+	" AND time_ns IS NOT NULL AND (SELECT count(DISTINCT o.phase) FROM temp.oom_cand o"
+	"  WHERE " SAME_FAILURE ") = 1";
+
 /* One kernel OOM report being gathered (kernel_reports). */
 struct kreport {
 	int open;
@@ -440,6 +466,9 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 	    || (q_has_table(db, "engine")
 		&& (sqlite3_exec(db, engine_phase_sql, NULL, NULL, &msg) != SQLITE_OK
 		    || sqlite3_exec(db, startup_phase_sql, NULL, NULL, &msg) != SQLITE_OK)))
+		goto failed;
+	/* a failure told twice in its file: the other telling's phase */
+	if (sqlite3_exec(db, same_failure_sql, NULL, NULL, &msg) != SQLITE_OK)
 		goto failed;
 	/* what no source of its own file placed: another paste's last stage */
 	if (derive_oom_paste(db, err) < 0)

@@ -574,8 +574,14 @@ static int strip_glog(struct srv_line *l, struct sink *s, uint64_t lineno)
 	 * file ("E0612 01:14:57.061000 3908386 torch/distributed/elastic/
 	 * multiprocessing/api.py:914] failed (exitcode: -9)", torch/_logging
 	 * TorchLogsFormatter, 2.2+; NVIDIA/Model-Optimizer #1681): Triton's
-	 * server is C++ and names .cc files */
-	if (!mem_find(m + j, (size_t)(br - m) - j, ".py:"))
+	 * server is C++ and names .cc files. Abseil's and glog's own prefix
+	 * (XLA, JAX's jaxlib, TensorFlow: "E0523 23:12:25.907730   21880
+	 * pjrt_stream_executor_client.cc:2826] ") pads the thread id with
+	 * blanks to a width of seven; Triton's LogMessage writes one blank
+	 * and the pid unpadded (triton-inference-server/core src/logging.cc:
+	 * "<< ' ' << getpid() << ' ' << path"): padding is no Triton line */
+	if (!mem_find(m + j, (size_t)(br - m) - j, ".py:") && j + 1 < n && m[j + 1] >= '0' &&
+	    m[j + 1] <= '9')
 		l->hint = ENGINE_TRITON;
 	take(l, (size_t)(br - m) + 2, 1);
 	if (l->n >= 2 && l->msg[0] == '"' && l->msg[l->n - 1] == '"') {
