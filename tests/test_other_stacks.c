@@ -10,6 +10,7 @@
  */
 #include "testutil.h"
 #include "parsers/serving/memfail.h"
+#include "parsers/serving/phase_table.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -57,16 +58,16 @@ static void rows(void **state)
 	static const char *const lms = " [zai-org/glm-4.7-flash] Streaming response...";
 	static const char *const ray = "FAILED t.py::x - ray.exceptions.RayTaskError("
 				       "OutOfMemoryError): ray::FSDPPolicyWorkerBase.init_model() (pid=1)";
-	int runs;
+	unsigned runs;
 
 	(void)state;
 	assert_int_equal(memfail_phase_line(loading, strlen(loading)), OOM_PHASE_LOAD_WEIGHTS);
 	assert_int_equal(memfail_phase_line(loaded, strlen(loaded)), OOM_PHASE_SERVING);
 	/* the node runs, no prompt is served (PM_RUNS, round 8 comfyserved) */
-	assert_int_equal(memfail_phase_line_runs(loaded, strlen(loaded), &runs), OOM_PHASE_SERVING);
-	assert_int_equal(runs, 1);
-	assert_int_equal(memfail_phase_line_runs(lms, strlen(lms), &runs), OOM_PHASE_SERVING);
-	assert_int_equal(runs, 0);
+	assert_int_equal(memfail_phase_line_flags(loaded, strlen(loaded), &runs), OOM_PHASE_SERVING);
+	assert_int_equal(runs & PM_RUNS, PM_RUNS);
+	assert_int_equal(memfail_phase_line_flags(lms, strlen(lms), &runs), OOM_PHASE_SERVING);
+	assert_int_equal(runs & PM_RUNS, 0);
 	assert_int_equal(memfail_phase_line(lms, strlen(lms)), OOM_PHASE_SERVING);
 	assert_int_equal(memfail_phase_hint(ray, strlen(ray)), OOM_PHASE_LOAD_WEIGHTS);
 	assert_int_equal(memfail_phase_hint("NunchakuQwenImageDiTLoader", 26),

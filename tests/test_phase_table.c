@@ -63,7 +63,8 @@ static void rows_complete(void **state)
 static void kinds_and_flags(void **state)
 {
 	size_t i, bad = 0;
-	const unsigned known = PM_GENERIC | PM_FRAMEWORK | PM_TQDM | PM_LOADER | PM_RUNS;
+	const unsigned known = PM_GENERIC | PM_FRAMEWORK | PM_TQDM | PM_LOADER | PM_RUNS |
+			       PM_INSIDE | PM_RESTART;
 
 	(void)state;
 	for (i = 0; i < phase_marks_n; i++) {
@@ -75,6 +76,13 @@ static void kinds_and_flags(void **state)
 			  (m->kind == PM_FRAME && (m->flags & PM_FRAMEWORK))) &&
 			 (!(m->flags & PM_RUNS) ||
 			  (m->kind == PM_LINE && m->phase == OOM_PHASE_SERVING)) &&
+			 /* a step inside start-up stages; a new process's load,
+			  * whose phrase engine_line_served() keeps */
+			 (!(m->flags & PM_INSIDE) ||
+			  (m->kind == PM_FRAME && m->phase >= OOM_PHASE_LOAD_WEIGHTS &&
+			   m->phase <= OOM_PHASE_WARMUP)) &&
+			 (!(m->flags & PM_RESTART) ||
+			  (m->kind == PM_LINE && m->phase == OOM_PHASE_LOAD_WEIGHTS)) &&
 			 (int)m->phase >= 0 && m->phase < OOM_PHASE__COUNT &&
 			 m->phase != OOM_PHASE_UNKNOWN;
 		if (!ok) {

@@ -72,14 +72,18 @@ struct engine_line {
 #define MEMFAIL_MARK_FAILURE 1u
 #define MEMFAIL_MARK_CONTINUES 2u
 #define MEMFAIL_MARK_PHASE 4u
+/* with MEMFAIL_MARK_PHASE: the phrase is a PM_RESTART row's (a new engine
+ * process for a load, phase_table.h), kept by engine_line_served() too */
+#define MEMFAIL_MARK_RESTART 8u
 
 /* Read line[0..n) into *out. Returns 1 if it said anything, 0 if not.
  * Bounded work: one pass over the line to find anchors, then a bounded
  * parse at each. */
 int engine_line(const char *line, size_t n, struct engine_line *out);
 
-/* engine_line() without the recogniser's phase phrases: out->memfail
- * never has MEMFAIL_MARK_PHASE, all else is the same. For a log in which
+/* engine_line() without the recogniser's phase phrases but the
+ * PM_RESTART ones: out->memfail has MEMFAIL_MARK_PHASE only with
+ * MEMFAIL_MARK_RESTART, all else is the same. For a log in which
  * a request was served, where no line changes the phase any more
  * (parsers/serving/server_memfail.c): fewer anchors, fewer hits. */
 int engine_line_served(const char *line, size_t n, struct engine_line *out);

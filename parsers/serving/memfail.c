@@ -412,7 +412,7 @@ static int names_loader(const char *p, const char *end)
  * less the tier, LEVEL_TOP + 1 for none (lower wins when frames are read
  * a line at a time). */
 static enum oom_phase frames_phase(const char *t, size_t n, const struct phrases_found *found,
-				   int *rank)
+				   int *rank, unsigned *flags)
 {
 	size_t i, from = 0, cut;
 	int best = -1, best_level = -1, reversed;
@@ -440,6 +440,7 @@ static enum oom_phase frames_phase(const char *t, size_t n, const struct phrases
 		from = cut + 1;
 	}
 	*rank = best < 0 ? LEVEL_TOP + 1 : LEVEL_TOP - best_level;
+	*flags = best < 0 ? 0u : phase_marks[hint_row[best]].flags;
 	return best < 0 ? OOM_PHASE_UNKNOWN : phase_marks[hint_row[best]].phase;
 }
 
@@ -454,8 +455,10 @@ enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank)
 {
 	struct phrases_found found;
 
+	unsigned flags;
+
 	scan(text, n, &found);
-	return frames_phase(text, n, &found, rank);
+	return frames_phase(text, n, &found, rank, &flags);
 }
 
 enum oom_phase memfail_phase_hint(const char *text, size_t n)
@@ -479,7 +482,7 @@ static int first_line(const char *l, size_t n, const struct phrases_found *found
 	return i;
 }
 
-enum oom_phase memfail_phase_line_runs(const char *line, size_t n, int *runs)
+enum oom_phase memfail_phase_line_flags(const char *line, size_t n, unsigned *flags)
 {
 	struct phrases_found found;
 	int i;
@@ -488,15 +491,15 @@ enum oom_phase memfail_phase_line_runs(const char *line, size_t n, int *runs)
 		n = MEMFAIL_SCAN;
 	scan(line, n, &found);
 	i = first_line(line, n, &found);
-	*runs = i >= 0 && (phase_marks[line_row[i]].flags & PM_RUNS);
+	*flags = i >= 0 ? phase_marks[line_row[i]].flags : 0u;
 	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
 }
 
 enum oom_phase memfail_phase_line(const char *line, size_t n)
 {
-	int runs;
+	unsigned flags;
 
-	return memfail_phase_line_runs(line, n, &runs);
+	return memfail_phase_line_flags(line, n, &flags);
 }
 
 /* The phase of the first PM_AFTER row found in l[0..n) that holds there
@@ -549,6 +552,7 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 {
 	struct phrases_found found;
 	int on[MFS__COUNT], k, rank;
+	unsigned flags;
 	size_t i;
 
 	memset(f, 0, sizeof(*f));
@@ -586,7 +590,8 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 					    on[MFS_HOST_GALLOC]));
 	f->scope = memfail_scope(f->family, f->host, l, n, VSC_GPU);
 	figures(l, n, &found, f);
-	f->phase = frames_phase(l, n, &found, &rank);
+	f->phase = frames_phase(l, n, &found, &rank, &flags);
+	f->phase_inside = f->phase != OOM_PHASE_UNKNOWN && (flags & PM_INSIDE);
 	/* a handler's words wrapping the failure on its own line ("Error
 	 * while loading model: CUDA out of memory ...") name its stage */
 	if (f->phase == OOM_PHASE_UNKNOWN)
@@ -665,6 +670,7 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 	enum oom_phase ph;
 	size_t i;
 	int rank;
+	unsigned flags;
 
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
@@ -689,14 +695,16 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 	}
 	f->scope = memfail_scope(f->family, f->host, l, n, f->scope);
 	figures(l, n, &found, f);
-	ph = frames_phase(l, n, &found, &rank);
+	ph = frames_phase(l, n, &found, &rank, &flags);
 	/* llama.cpp logs the callee first: the first phase named wins, but
 	 * a failure inside a served request's call is a serving one, and a
 	 * stage named wins over start-up alone (TensorRT-LLM's "Executor
 	 * creation failed", then the component that could not be created) */
 	if (ph != OOM_PHASE_UNKNOWN && (f->phase == OOM_PHASE_UNKNOWN || ph == OOM_PHASE_SERVING ||
-					 (f->phase == OOM_PHASE_STARTUP && ph != OOM_PHASE_STARTUP)))
+					 (f->phase == OOM_PHASE_STARTUP && ph != OOM_PHASE_STARTUP))) {
 		f->phase = ph;
+		f->phase_inside = (flags & PM_INSIDE) != 0;
+	}
 	return 1;
 }
 
@@ -785,6 +793,7 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 	for (i = 0; i < ARRAY_N(continuations); i++)
 		fn(continuations[i] + (continuations[i][0] == '^'), MEMFAIL_MARK_CONTINUES, arg);
 	for (i = 0; i < phase_marks_n; i++)
-		fn(phase_marks[i].phrase, MEMFAIL_MARK_PHASE, arg);
+		fn(phase_marks[i].phrase, MEMFAIL_MARK_PHASE |
+		   (phase_marks[i].flags & PM_RESTART ? MEMFAIL_MARK_RESTART : 0u), arg);
 	memfail_stack_each_phrase(fn, arg);
 }

@@ -83,6 +83,10 @@ struct memfail {
 	enum vocab_scope scope;    /* which memory ran out: memfail_scope() of the
 				    * family and the line's own words (lib/vocab.h) */
 	enum oom_phase phase;      /* memfail_phase_hint() of the line itself */
+	int phase_inside;          /* 1: phase was named by a PM_INSIDE frame row
+				    * (a step several start-up stages run:
+				    * phase_table.h), which a later start-up
+				    * stage named by the log's lines overrides */
 };
 
 /* 1 when line[0..n) reports a memory or allocation failure, with *out
@@ -164,10 +168,11 @@ void memfail_stack_each_phrase(void (*fn)(const char *phrase, unsigned mark, voi
  * request served...), or OOM_PHASE_UNKNOWN when it says none. */
 enum oom_phase memfail_phase_line(const char *line, size_t n);
 
-/* memfail_phase_line(), and in *runs 1 when the line's row is a PM_RUNS
- * one (phase_table.h: the program runs a request's work, but no request
- * is known served), else 0. runs must not be NULL. */
-enum oom_phase memfail_phase_line_runs(const char *line, size_t n, int *runs);
+/* memfail_phase_line(), and in *flags the flags of the line's row
+ * (phase_table.h: PM_RUNS, the program runs a request's work but no
+ * request is known served; PM_RESTART, a new engine process for a load),
+ * 0 when the line names no phase. flags must not be NULL. */
+enum oom_phase memfail_phase_line_flags(const char *line, size_t n, unsigned *flags);
 
 /* The stage a line printed after a failure says failed (phase_table.c's
  * PM_AFTER rows: a handler's "Stable diffusion model failed to load"),

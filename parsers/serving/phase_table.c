@@ -96,6 +96,11 @@
 #define WL(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_FRAMEWORK | PM_LOADER, eng, ver, src }
 /* a line saying the program runs a request's work, none served (PM_RUNS) */
 #define LR(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_RUNS, eng, ver, src }
+/* a step several start-up stages run (PM_INSIDE): a later stage the
+ * log's lines name wins (set 10, spent round 9) */
+#define FI(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_INSIDE, eng, ver, src }
+/* a supervisor starting a new engine process for a load (PM_RESTART) */
+#define LS(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_RESTART, eng, ver, src }
 
 #define V0W "vllm/worker/worker.py@002a0ba"
 #define V0R "vllm/worker/model_runner.py@587909c"

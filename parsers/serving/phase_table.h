@@ -79,12 +79,28 @@ enum phase_mark_kind {
  * "Prompt executed in" says a prompt was served. */
 #define PM_RUNS 16u
 
+/* A step several start-up stages run (a PM_FRAME row): ggml's compute
+ * graph reservation (ggml_gallocr_reserve, ggml_backend_sched_reserve)
+ * sizes llama.cpp's context's compute buffers after the KV cache
+ * (profile), and the multimodal projector's warm-up runs the same
+ * reservation for its dummy image (tools/mtmd/clip.cpp warmup ->
+ * alloc_compute_meta -> ggml_backend_sched_reserve). The row's phase
+ * holds unless the log's lines before the failure name a later start-up
+ * stage (server_memfail.c flush): then the step ran in that stage. */
+#define PM_INSIDE 32u
+/* A line a supervisor prints when it starts a new process of the engine
+ * for a model's load (a PM_LINE row): Ollama's scheduler starting a
+ * runner, later a llama-server. The new process's phases start over: a
+ * request served by an earlier runner says nothing of this one's load
+ * (server_memfail.c srv_mem_line). */
+#define PM_RESTART 64u
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
 	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
-				      * PM_LOADER, PM_RUNS */
+				      * PM_LOADER, PM_RUNS, PM_INSIDE,
+				      * PM_RESTART */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the

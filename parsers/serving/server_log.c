@@ -28,6 +28,7 @@
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/phase_table.h"
 #include "parsers/serving/server_progress.h"
 #include "parsers/serving/server_stats.h"
 #include "parsers/serving/server_unwrap.h"
@@ -561,7 +562,8 @@ static int read_line(struct srv_st *st)
 	const struct srv_line *l = &st->line;
 	uint64_t lineno = st->in->lineno;
 	struct engine_line el;
-	int r, said, in_piece, runs = 0, access = 0;
+	int r, said, in_piece, access = 0;
+	unsigned runs = 0;
 	enum oom_phase ph;
 
 	/* uvicorn's access lines, most of a busy server's log, are not
@@ -630,7 +632,8 @@ static int read_line(struct srv_st *st)
 	    ((l->prefix_n == sizeof(SRV_ERROR_BODY) - 1 &&
 	      !memcmp(l->prefix, SRV_ERROR_BODY, l->prefix_n)) ||
 	     ((el.memfail & MEMFAIL_MARK_PHASE) &&
-	      memfail_phase_line_runs(l->msg, l->n, &runs) == OOM_PHASE_SERVING && !runs)))
+	      memfail_phase_line_flags(l->msg, l->n, &runs) == OOM_PHASE_SERVING &&
+	      !(runs & PM_RUNS))))
 		srv_mem_served(&st->mem);
 	if (in_piece)
 		return 0;

@@ -3,6 +3,7 @@
  * memory failures as mem_failure events; see server_memfail.h.
  */
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/phase_table.h"
 #include "parsers/common/seriesutil.h"
 #include "parsers/torch/torch_oom_text.h"
 
@@ -118,6 +119,14 @@ static int flush(struct srv_mem *m, struct sink *s)
 			     m->ctx_frame ? m->ctx : OOM_PHASE_UNKNOWN), m->below);
 	enum oom_phase ph = memfail_phase_pick(own, m->ctx);
 	const char *by;
+
+	/* a step several start-up stages run (PM_INSIDE: ggml's graph
+	 * reservation) ran in the later start-up stage the log's lines name
+	 * (llama-server's projector warm-up after its context's profile) */
+	if (m->f.phase_inside && own == m->f.phase && !m->ctx_frame &&
+	    m->ctx > own && m->ctx >= OOM_PHASE_LOAD_WEIGHTS && m->ctx <= OOM_PHASE_WARMUP &&
+	    own >= OOM_PHASE_LOAD_WEIGHTS)
+		ph = m->ctx;
 	int64_t id;
 
 	/* Metal fails only when a command buffer runs, inside llama_decode
@@ -244,7 +253,8 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 {
 	struct memfail f;
 	enum oom_phase ph;
-	int rank, runs;
+	int rank;
+	unsigned fl;
 
 	if (m->held && lineno - m->last_line <= SRV_MEM_FOLLOW && (marks & MEMFAIL_MARK_CONTINUES) &&
 	    memfail_continues(l->msg, l->n, &m->f)) {
@@ -261,8 +271,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			 * vllm/executor/multiproc_worker_utils.py) */
 			if (!m->served && (m->f.phase == OOM_PHASE_UNKNOWN ||
 					   m->f.phase == OOM_PHASE_STARTUP) &&
-			    f.phase != OOM_PHASE_UNKNOWN)
+			    f.phase != OOM_PHASE_UNKNOWN) {
 				m->f.phase = f.phase;
+				m->f.phase_inside = f.phase_inside;
+			}
 			m->repeats++;
 			m->last_line = lineno;
 			return 1;
@@ -316,10 +328,22 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	/* once a request was served every later failure is the serving
 	 * phase's (above): no line before it can change that, so the phase
 	 * phrases are not looked for again (an access log marks most lines) */
-	if (!(marks & MEMFAIL_MARK_PHASE) || m->served)
+	if (!(marks & MEMFAIL_MARK_PHASE))
 		return 0;
+	/* a new engine process for a model's load (Ollama's runner, a
+	 * PM_RESTART row): its start-up phases begin again, a request served
+	 * before was another process's. Once served, only such lines are
+	 * marked (engine_line_served) and looked at again. */
+	if (m->served) {
+		if (!(marks & MEMFAIL_MARK_RESTART))
+			return 0;
+		memfail_phase_line_flags(l->msg, l->n, &fl);
+		if (!(fl & PM_RESTART))
+			return 0;
+		m->served = 0;
+	}
 	srv_mem_stack(m, l->msg, l->n);
-	if ((ph = memfail_phase_line_runs(l->msg, l->n, &runs)) != OOM_PHASE_UNKNOWN) {
+	if ((ph = memfail_phase_line_flags(l->msg, l->n, &fl)) != OOM_PHASE_UNKNOWN) {
 		/* workers in lockstep (Ray's, tensor parallel) interleave their
 		 * lines: a start-up phase's notice just after a failure that
 		 * nothing before placed ("Capturing the model for CUDA graphs"
@@ -329,9 +353,19 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		    m->below == OOM_PHASE_UNKNOWN && lineno - m->line <= SRV_MEM_FOLLOW &&
 		    ph >= OOM_PHASE_LOAD_WEIGHTS && ph <= OOM_PHASE_WARMUP)
 			srv_mem_below(m, ph, 0, lineno);
+		/* a later start-up stage's line printed after a frame run that
+		 * named an earlier stage: the program went on past that stage,
+		 * the frame no longer stands in for the next failure's phase
+		 * (llama.cpp's "sched_reserve:" lines of its context, then
+		 * "warming up the model" and the projector's warm-up) */
+		if (!m->held && m->frame_line && lineno > srv_mem_frame_end(m) &&
+		    m->frame >= OOM_PHASE_LOAD_WEIGHTS && ph > m->frame && ph <= OOM_PHASE_WARMUP) {
+			m->frame_line = m->frame_run = m->frame_file = 0;
+			m->frame_armed = 0;
+		}
 		/* a PM_RUNS line (phase_table.h) puts the log in the serving
 		 * phase without a request served: a later load line moves it */
-		if (ph == OOM_PHASE_SERVING && !runs)
+		if (ph == OOM_PHASE_SERVING && !(fl & PM_RUNS))
 			srv_mem_served(m);
 		else if (!m->served && !(ph == OOM_PHASE_STARTUP && !no_stage(m->phase)))
 			m->phase = ph;   /* a start-up line never hides a stage seen */
