@@ -75,6 +75,28 @@ static void lsf_other_reason(void **state)
 	t_close(tl);
 }
 
+/* A size past int64's range, or one strtod reads as nan or inf (fuzz
+ * finding, fuzz_lsf_job: UBSan float-cast overflow in lsf_size): the
+ * figure is not kept, the kill still is. */
+static void lsf_size_out_of_range(void **state)
+{
+	static const char *const bad[] = { "9e99 MB", "inf MB", "nan MB" };
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct timeline *tl = t_open();
+		size_t n;
+		char *s = edited(LSF, "1024 MB", bad[i], &n);
+
+		assert_true(t_parse_mem(tl, "lsf_job", "lsf-size.log", s, n) >= 0);
+		assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'lsf_memlimit'"), 1);
+		assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.max_bytes') IS NULL FROM event"
+				       " WHERE kind = 'lsf_memlimit'"), 1);
+		free(s);
+		t_close(tl);
+	}
+}
+
 static void pods_row_without_header(void **state)
 {
 	struct timeline *tl = t_open();
@@ -130,6 +152,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lsf_memlimit_report),
 		cmocka_unit_test(lsf_other_reason),
+		cmocka_unit_test(lsf_size_out_of_range),
 		cmocka_unit_test(pods_row_without_header),
 		cmocka_unit_test(pods_row_running),
 		cmocka_unit_test(podpattern_oomkilled),

@@ -55,13 +55,16 @@ static int64_t lsf_size(const char *p, char dflt)
 	double v = strtod(p, &end), m;
 	int k;
 
-	if (end == p || v < 0)
+	if (end == p || !(v >= 0))
 		return OL_NULL;
 	while (*end == ' ')
 		end++;
 	u = *end && strchr(units, *end) ? end : strchr(units, dflt);
 	for (m = 1024.0, k = 0; units[k] != *u; k++)
 		m *= 1024.0;
+	/* strtod takes "nan", "inf" and 1e400 too: no size past int64's range */
+	if (!(v * m < 9.0e18))
+		return OL_NULL;
 	return (int64_t)(v * m + 0.5);
 }
 
