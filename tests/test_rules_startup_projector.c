@@ -8,10 +8,14 @@
  *    to allocate its 4657.81 MiB compute buffer: the event says the
  *    projector's graph failed, and the advice names the projector's knobs
  *    (--no-mmproj-offload, --image-max-tokens), not the text context's
- *    --parallel or --batch-size;
+ *    --parallel or --batch-size; and since the log goes on to its serving
+ *    stage after the failure ("main: model loaded", line 252), the
+ *    finding says the server survived it, with that line, and not that
+ *    the configuration never fitted;
  *  - llama.cpp's text model's compute buffer at a 150k context
  *    (ggml-org/llama.cpp PR 16748's log): no projector, today's advice
- *    (--ctx-size, --ubatch-size) and none of the projector's knobs.
+ *    (--ctx-size, --ubatch-size), none of the projector's knobs, and no
+ *    word of surviving.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -46,6 +50,10 @@ static void projector_warmup_names_the_projectors_knobs(void **state)
 	assert_non_null(strstr(s, "--image-max-tokens"));
 	assert_null(strstr(s, "--parallel"));
 	assert_null(strstr(s, "--batch-size"));
+	assert_non_null(strstr(s, "The server survived this failure"));
+	assert_null(strstr(s, "it never fitted"));
+	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.serving_from_line') FROM finding"
+			       " WHERE rule = 'startup'"), 252);
 	t_close(tl);
 }
 
@@ -63,6 +71,9 @@ static void text_compute_buffer_keeps_its_advice(void **state)
 	assert_non_null(strstr(s, "--ubatch-size"));
 	assert_null(strstr(s, "projector"));
 	assert_null(strstr(s, "--no-mmproj-offload"));
+	assert_null(strstr(s, "survived"));
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE json_extract(figures,"
+			       " '$.serving_from_line') IS NOT NULL"), 0);
 	t_close(tl);
 }
 
