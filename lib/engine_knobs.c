@@ -17,6 +17,11 @@
  *  - Ollama: the Modelfile/API options num_ctx, num_gpu (layers, not
  *    GPUs), num_batch and OLLAMA_NUM_PARALLEL;
  *  - llama.cpp: --ctx-size, --n-gpu-layers, --batch-size, --parallel;
+ *    for its multimodal projector (common/arg.cpp, 2025-, the copy with
+ *    --fit in the index): --no-mmproj-offload ("do not offload
+ *    multimodal projector to GPU", params.mmproj_use_gpu) and
+ *    --image-max-tokens ("maximum number of tokens each image can take,
+ *    only used by vision models with dynamic resolution");
  *  - LMDeploy: lmdeploy serve api_server's --cache-max-entry-count (the
  *    KV cache's share of what the weights leave), --max-batch-size,
  *    --max-prefill-token-num, --session-len, --eager-mode (its PyTorch
@@ -31,7 +36,8 @@ static const char *const role_keys[KR__COUNT] = {
 	[KR_MEM_FRACTION] = "gpu_memory_utilization", [KR_MAX_SEQS] = "max_num_seqs",
 	[KR_BATCH_TOKENS] = "max_num_batched_tokens", [KR_MAX_LEN] = "max_model_len",
 	[KR_NO_GRAPHS] = "enforce_eager", [KR_GPU_LAYERS] = "gpu_layers",
-	[KR_TP] = "tensor_parallel_size",
+	[KR_TP] = "tensor_parallel_size", [KR_PROJ_ON_CPU] = "mmproj_on_cpu",
+	[KR_IMAGE_TOKENS] = "image_max_tokens",
 };
 
 /* [engine][role]; NULL: the engine has no such setting. */
@@ -51,7 +57,7 @@ static const char *const flags[ENGINE__COUNT][KR__COUNT] = {
 	[ENGINE_OLLAMA] = { NULL, "OLLAMA_NUM_PARALLEL", "num_batch", "num_ctx", NULL, "num_gpu",
 			    NULL },
 	[ENGINE_LLAMACPP] = { NULL, "--parallel", "--batch-size", "--ctx-size", NULL,
-			      "--n-gpu-layers", NULL },
+			      "--n-gpu-layers", NULL, "--no-mmproj-offload", "--image-max-tokens" },
 	[ENGINE_LMDEPLOY] = { "--cache-max-entry-count", "--max-batch-size", "--max-prefill-token-num",
 			      "--session-len", "--eager-mode", NULL, "--tp" },
 };

@@ -23,12 +23,15 @@ enum knob_role {
 	KR_NO_GRAPHS,      /* run without CUDA graphs */
 	KR_GPU_LAYERS,     /* layers offloaded to the GPU (ggml engines) */
 	KR_TP,             /* tensor parallelism: GPUs one model is spread over */
+	KR_PROJ_ON_CPU,    /* keep a multimodal projector's weights and graph off the GPU */
+	KR_IMAGE_TOKENS,   /* the most tokens one image may take (sizes the projector's graph) */
 	KR__COUNT
 };
 
 /* The key a finding records for role r ("gpu_memory_utilization",
  * "max_num_seqs", "max_num_batched_tokens", "max_model_len",
- * "enforce_eager", "gpu_layers", "tensor_parallel_size"). */
+ * "enforce_eager", "gpu_layers", "tensor_parallel_size",
+ * "mmproj_on_cpu", "image_max_tokens"). */
 const char *knob_role_key(enum knob_role r);
 /* How engine k spells role r ("--mem-fraction-static",
  * "kv_cache_config.free_gpu_memory_fraction", "num_ctx", ...); NULL

@@ -64,7 +64,7 @@ static void kinds_and_flags(void **state)
 {
 	size_t i, bad = 0;
 	const unsigned known = PM_GENERIC | PM_FRAMEWORK | PM_TQDM | PM_LOADER | PM_RUNS |
-			       PM_INSIDE | PM_RESTART;
+			       PM_INSIDE | PM_RESTART | PM_PROJECTOR;
 
 	(void)state;
 	for (i = 0; i < phase_marks_n; i++) {
@@ -83,6 +83,10 @@ static void kinds_and_flags(void **state)
 			   m->phase <= OOM_PHASE_WARMUP)) &&
 			 (!(m->flags & PM_RESTART) ||
 			  (m->kind == PM_LINE && m->phase == OOM_PHASE_LOAD_WEIGHTS)) &&
+			 /* a projector's stage line: a start-up stage */
+			 (!(m->flags & PM_PROJECTOR) ||
+			  (m->kind == PM_LINE && m->phase >= OOM_PHASE_LOAD_WEIGHTS &&
+			   m->phase <= OOM_PHASE_WARMUP)) &&
 			 (int)m->phase >= 0 && m->phase < OOM_PHASE__COUNT &&
 			 m->phase != OOM_PHASE_UNKNOWN;
 		if (!ok) {

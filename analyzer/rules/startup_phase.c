@@ -90,7 +90,8 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 		" json_valid(e.data) THEN json_extract(e.data, '$.stack') END, ''), coalesce(o.free_bytes,"
 		" CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.free_bytes') END),"
 		" coalesce(o.total_bytes, CASE WHEN json_valid(e.data) THEN"
-		" json_extract(e.data, '$.total_bytes') END), o.scope = 'host', coalesce(o.scope, '')"
+		" json_extract(e.data, '$.total_bytes') END), o.scope = 'host', coalesce(o.scope, ''),"
+		" coalesce(CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.graph') END, '')"
 		" FROM oom o"
 		" LEFT JOIN event e ON e.id = o.event_id WHERE o.id = 1");
 	size_t i;
@@ -116,6 +117,7 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 			p->total = sqlite3_column_double(st, 8);
 		p->host = sqlite3_column_int(st, 9);
 		snprintf(p->scope, sizeof(p->scope), "%s", q_text(st, 10));
+		snprintf(p->graph, sizeof(p->graph), "%s", q_text(st, 11));
 		for (i = 0; i < NPHASES; i++)
 			if (!strcmp(phases[i].phase, p->phase))
 				p->startup = phases[i].startup;
@@ -765,6 +767,8 @@ static const char *phase_advise(struct rule_ctx *c, const struct rl_phase *p, co
 		return rl_phase_advise_host_load(p, stack, f);
 	if (!strcmp(p->phase, "startup"))
 		return advise_startup(stack, f);
+	if (!strcmp(p->phase, "warmup") && !strcmp(p->graph, "projector"))
+		return rl_phase_advise_projector(p, stack, f);
 	if (!strcmp(p->phase, "warmup"))
 		return advise_warmup(p, stack, e, n, f);
 	if (!strcmp(p->phase, "graph_capture"))

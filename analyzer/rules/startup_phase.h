@@ -27,6 +27,9 @@ struct rl_phase {
 	double free, total;         /* what the failure itself states of the card
 				     * (free when it failed, capacity); -1 unknown */
 	char text[400];             /* the failure's own text (event data text or summary) */
+	char graph[12];             /* whose compute graph failed, as the parser read it
+				     * (event data graph): "projector" (a multimodal
+				     * projector's warm-up), "" the text model's or unsaid */
 	double kv_fraction;         /* a self-sized KV cache's stated share of the free
 				     * memory (rl_phase_room); -1 none */
 };
@@ -61,6 +64,13 @@ const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
  * while the weights loaded: the host's knobs, in stack's words where it
  * has its own (startup_host.c). Returns the cause (static). Never fails. */
 const char *rl_phase_advise_host_load(const struct rl_phase *p, const char *stack,
+				      struct rl_finding *f);
+
+/* The cause and f's advice for p, a start-up OOM in a multimodal
+ * projector's warm-up (p->graph "projector"): the projector's knobs, in
+ * stack's words (startup_projector.c). Returns the cause (static). Never
+ * fails. */
+const char *rl_phase_advise_projector(const struct rl_phase *p, const char *stack,
 				      struct rl_finding *f);
 
 /* For a llama.cpp or Ollama start-up OOM (p, of stack) whose instance g

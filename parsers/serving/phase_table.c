@@ -101,6 +101,8 @@
 #define FI(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_INSIDE, eng, ver, src }
 /* a supervisor starting a new engine process for a load (PM_RESTART) */
 #define LS(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_RESTART, eng, ver, src }
+/* a multimodal projector's stage line (PM_PROJECTOR): its own graph */
+#define LP(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_PROJECTOR, eng, ver, src }
 
 #define V0W "vllm/worker/worker.py@002a0ba"
 #define V0R "vllm/worker/model_runner.py@587909c"

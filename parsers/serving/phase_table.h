@@ -94,13 +94,20 @@ enum phase_mark_kind {
  * request served by an earlier runner says nothing of this one's load
  * (server_memfail.c srv_mem_line). */
 #define PM_RESTART 64u
+/* A stage line of a model beside the text model (a PM_LINE row): the
+ * multimodal projector's warm-up (llama.cpp tools/mtmd/clip.cpp
+ * clip_model_loader::warmup), whose compute graph is sized by its dummy
+ * image, not by the text context's batch. A failure this line placed is
+ * that model's graph: its event says "graph": "projector"
+ * (server_memfail.c), and the advice names the projector's knobs. */
+#define PM_PROJECTOR 128u
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
 	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
 				      * PM_LOADER, PM_RUNS, PM_INSIDE,
-				      * PM_RESTART */
+				      * PM_RESTART, PM_PROJECTOR */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the

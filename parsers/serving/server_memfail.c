@@ -149,6 +149,10 @@ static int flush(struct srv_mem *m, struct sink *s)
 	e.data = srv_mem_data(&m->f, ph);
 	if (by)
 		json_object_set_new(e.data, "phase_by", json_string(by));
+	/* the projector's warm-up line placed it: its graph, not the text
+	 * model's, failed (phase_table.h PM_PROJECTOR) */
+	if (m->ctx_projector && ph == m->ctx)
+		json_object_set_new(e.data, "graph", json_string("projector"));
 	srv_mem_put_stack(m, e.data);
 	json_object_set_new(e.data, "text", ol_json_strn(m->text, m->text_n));
 	json_object_set_new(e.data, "repeats", json_integer(m->repeats));
@@ -303,6 +307,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		m->ctx_frame = m->frame_line && lineno - srv_mem_frame_end(m) <= SRV_MEM_FRAMES &&
 			       m->frame != OOM_PHASE_UNKNOWN;
 		m->ctx = m->ctx_frame ? m->frame : m->phase;
+		m->ctx_projector = !m->ctx_frame && m->stage_projector && !m->served;
 		m->frame_line = m->frame_run = m->frame_file = 0;
 		m->frame_armed = 0;
 		m->below = OOM_PHASE_UNKNOWN;
@@ -367,8 +372,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		 * phase without a request served: a later load line moves it */
 		if (ph == OOM_PHASE_SERVING && !(fl & PM_RUNS))
 			srv_mem_served(m);
-		else if (!m->served && !(ph == OOM_PHASE_STARTUP && !no_stage(m->phase)))
+		else if (!m->served && !(ph == OOM_PHASE_STARTUP && !no_stage(m->phase))) {
 			m->phase = ph;   /* a start-up line never hides a stage seen */
+			m->stage_projector = (fl & PM_PROJECTOR) != 0;
+		}
 		return 0;
 	}
 	if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) == OOM_PHASE_UNKNOWN)

@@ -59,6 +59,8 @@ struct srv_mem {
 	int stack, stack_rank;       /* the training stack the log's frames and
 				      * lines name (enum vocab_stack), -1 none;
 				      * its precedence (memfail_stack_hint) */
+	int stage_projector;         /* 1: the last stage line that set phase
+				      * was a PM_PROJECTOR row */
 	int inference;               /* DeepSpeed's inference engine was named:
 				      * no training stack from then on */
 	/* the failure held */
@@ -67,6 +69,9 @@ struct srv_mem {
 	enum oom_phase ctx;          /* the frames just above it (the traceback
 				      * it ends) or the log's phase */
 	int ctx_frame;               /* 1: ctx is those frames' */
+	int ctx_projector;           /* 1: ctx is the log's phase, placed by a
+				      * PM_PROJECTOR stage line (a multimodal
+				      * projector's warm-up): its graph failed */
 	enum oom_phase below;        /* the best phase the frames of the
 				      * traceback printed just after it name
 				      * (a THCudaCheck line, then its
