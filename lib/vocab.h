@@ -257,6 +257,7 @@
 	X(VC_LOAD_AT_OOM, "load_at_oom", NULL, NULL, "reading: the serving engine's load (running, waiting, KV cache usage) at the OOM") \
 	X(VC_TRAINING_KNOBS, "training_knobs", NULL, NULL, "reading: the knobs a training or evaluation step answers to, to try first; names no cause") \
 	X(VC_UNTIMED_GROWTH, "untimed_growth", NULL, NULL, "leak: memory samples pasted in file order (untimed) kept rising, per sample or per request/iteration (no rate in time)") \
+	X(VC_BUILD_PARALLELISM, "build_parallelism", NULL, NULL, "misconfig: the OOM killer took a compiler or linker of a build (a JIT at start-up, an install): its parallel jobs do not fit host RAM (MAX_JOBS, NVCC_THREADS, -j)") \
 	X(VC_OFFLOAD_DOES_NOT_FIT, "offload_does_not_fit", NULL, NULL, "misconfig: a llama.cpp/Ollama GPU plan (the layers it offloaded) left less free than its compute graph needs, beside a GPU failure whose phase is not shown (num_gpu, --n-gpu-layers)")
 
 /* ---- classes (finding.class; verdict.class all but reading) ---- */

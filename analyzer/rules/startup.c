@@ -369,11 +369,18 @@ int rule_startup(struct rule_ctx *c)
 	int64_t fid;
 	enum rl_room room = RL_ROOM_NONE;
 	int64_t served;
+	double v;
 	int r, compiled;
 
 	memset(&s, 0, sizeof(s));
 	s.scope = -1;
 	s.peak = -1;
+	/* a compiler killed for host memory (buildkill.c) named the build's
+	 * parallelism: the phase's GPU knobs would not change it */
+	if (rl_num(c, &v, "SELECT 1 FROM finding WHERE rule = 'buildkill' LIMIT 1") == 0)
+		return 0;
+	if (c->failed)
+		return -1;
 	if (rl_oom_phase(c, &ph) < 0)
 		return -1;
 	/* the engine's own word needs no time; the series need the OOM's.

@@ -42,6 +42,9 @@ const struct rule rule_table[] = {
 	/* before startup, whose plan finding then only contributes */
 	{ "offload", "a llama.cpp/Ollama GPU plan that left no room for its compute graph,"
 	  " beside an OOM whose phase is not shown", rule_offload_fit },
+	/* before startup, whose phase advice (a GPU's knobs) it replaces */
+	{ "buildkill", "a compiler or linker of a build step (a JIT's, an install's) killed"
+	  " for host memory: the build's parallel jobs", rule_buildkill },
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	{ "launch", "a serving engine's pool share too high for its batches, from the knobs"
 	  " the launch command or the engine's log states", rule_launch },
