@@ -75,15 +75,12 @@ static void terminated_at(struct sink *s, const char *p, struct ol_time *t)
 	char mon[4];
 	int day, h, mi, sec, y;
 	int64_t ns;
-	const struct ingest_opts *o = s->opts;
 
 	if (sscanf(p, "%*3s %3s %d %d:%d:%d %d", mon, &day, &h, &mi, &sec, &y) != 6 ||
 	    !month_from_name(mon, 3) ||
 	    (ns = utc_ns(y, month_from_name(mon, 3), day, h, mi, sec, 0)) < 0)
 		return;
-	*t = ol_time_none();
-	t->clock = o && o->tz_known ? OL_CLOCK_UTC : OL_CLOCK_LOCAL;
-	t->utc_ns = o && o->tz_known ? ns - (int64_t)o->tz_offset_s * NS_PER_S : ns;
+	*t = wall_time(s, ns);
 }
 
 /* One line of the report (blanks at its ends removed). */
