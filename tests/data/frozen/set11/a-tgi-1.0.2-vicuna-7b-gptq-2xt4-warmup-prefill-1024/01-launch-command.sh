@@ -1,0 +1,1 @@
+docker run --gpus all --name tgi-vicuna-7b-v1.5-gptq --shm-size 4g -p 8080:80 -v /models/data:/data ghcr.io/huggingface/text-generation-inference:latest --model-id TheBloke/vicuna-7B-v1.5-GPTQ --num-shard 2 --quantize gptq  --max-batch-prefill-tokens 1024

@@ -1,0 +1,1 @@
+$ python examples/hlb_cifar10.py

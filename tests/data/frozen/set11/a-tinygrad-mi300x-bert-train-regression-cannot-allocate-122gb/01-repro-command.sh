@@ -1,0 +1,1 @@
+PYTHONPATH=. AMD=1 DEFAULT_FLOAT=HALF BENCHMARK=10 BS=1024 EVAL_BS=1024 GPUS=8 MODEL=bert python3 examples/mlperf/model_train.py

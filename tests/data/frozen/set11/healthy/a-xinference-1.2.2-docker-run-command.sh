@@ -1,0 +1,1 @@
+docker run --restart=always -v /data/data1:/data  -e VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 -e XINFERENCE_HOME=/data/xinference -p 4729:9997 --ipc=host --gpus all --name xin_4729 xprobe/xinference:v1.2.2 xinference-local -H 0.0.0.0 --log-level debug
