@@ -105,9 +105,10 @@ struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
-	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
+	unsigned short flags;        /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
 				      * PM_LOADER, PM_RUNS, PM_INSIDE,
-				      * PM_RESTART, PM_PROJECTOR */
+				      * PM_RESTART, PM_PROJECTOR; 16 bits,
+				      * eight of them still free */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the
