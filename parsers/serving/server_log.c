@@ -199,10 +199,11 @@ static enum oom_phase frames_above(const struct srv_st *st, uint64_t lineno)
 }
 
 /* The phase the frames above gave a memory failure held on the line
- * just before lineno: an exception's header alone on its line
- * ("torch.OutOfMemoryError:") is that failure, its message on the next
- * line the same one (a paste that broke the line after the colon), and
- * the header took the frames above it (srv_mem_line clears them). */
+ * just before lineno: an exception's header alone on its line (PyTorch's
+ * OutOfMemoryError class and a colon) is that failure, its message on
+ * the next line the same one (a paste that broke the line after the
+ * colon), and the header took the frames above it (srv_mem_line clears
+ * them). */
 static enum oom_phase frames_of_header(const struct srv_st *st, uint64_t lineno)
 {
 	const struct srv_mem *m = &st->mem;
