@@ -98,12 +98,26 @@ static void kinds_and_flags(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* The flags field holds a flag past PM_PROJECTOR (round 10: the byte it
+ * was is full): a ninth flag written into a row reads back unchanged. */
+static void flags_have_room(void **state)
+{
+	struct phase_mark m = { 0 };
+	const unsigned next = PM_PROJECTOR << 1;
+
+	(void)state;
+	m.flags = (unsigned short)(PM_PROJECTOR | next);
+	assert_int_equal(m.flags & next, next);
+	assert_int_equal(m.flags & PM_PROJECTOR, PM_PROJECTOR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_duplicate_rows),
 		cmocka_unit_test(rows_complete),
 		cmocka_unit_test(kinds_and_flags),
+		cmocka_unit_test(flags_have_room),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -245,6 +245,28 @@ static void trainer_dicts_then_oom(void **state)
 	t_close(tl);
 }
 
+/* text-generation-webui's training tab ("Running… 128 / 7296 …",
+ * modules/training.py do_train) is drawn by a training loop only: the
+ * OOM after it is placed in the training step without a launch config
+ * (round 10); tqdm's bar alone says only that a loop ran. */
+static void trainer_own_bar_places_step(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(parse_log(tl, REAL "textgen-lora-training-128-of-7296-checkpoint-oom.log") > 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.loop') FROM event"
+				   " WHERE kind = 'train_progress'"), "training");
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE rowid = 1"), "training_step");
+	t_close(tl);
+	tl = t_open();
+	assert_true(parse_log(tl, REAL "torch-gpt2-finetune-iteration-989-of-5070-glued-oom.log") > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'train_progress'"
+			       " AND json_extract(data, '$.loop') IS NOT NULL"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +281,7 @@ int main(void)
 		cmocka_unit_test(deepspeed_step_alone),
 		cmocka_unit_test(trainer_dicts_alone),
 		cmocka_unit_test(trainer_dicts_then_oom),
+		cmocka_unit_test(trainer_own_bar_places_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

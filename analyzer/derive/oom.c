@@ -229,17 +229,20 @@ static const char error_phase_sql[] =
  * gradient_accumulation_steps, DeepSpeed's train_micro_batch_size_per_gpu,
  * launch_table.c), failed in that loop's step. A bar alone says only that
  * a loop ran (a generation or an evaluation runs under tqdm too); a
- * trainer's knobs alone say nothing of when. Runs after every source that
- * names a stage, before startup_phase_sql. */
+ * trainer's knobs alone say nothing of when. A bar only a trainer draws
+ * (train_progress loop "training": text-generation-webui's training tab,
+ * round 10) says both. Runs after every source that names a stage, before
+ * startup_phase_sql. */
 static const char training_phase_sql[] =
 	"UPDATE temp.oom_cand SET phase = 'training_step', phase_source = 'train_progress'"
 	" WHERE coalesce(phase, 'unknown') = 'unknown' AND EXISTS (SELECT 1 FROM event e"
 	"  WHERE e.kind = 'train_progress' AND e.artifact_id IS temp.oom_cand.artifact_id"
 	"  AND json_valid(e.data) AND json_extract(e.data, '$.steps_done') > 0"
 	"  AND (json_extract(e.data, '$.steps_total') IS NULL"
-	"   OR json_extract(e.data, '$.steps_done') < json_extract(e.data, '$.steps_total')))"
-	" AND EXISTS (SELECT 1 FROM meta m WHERE m.key IN ('launch.train_batch_size',"
-	"  'launch.grad_accum_steps'))";
+	"   OR json_extract(e.data, '$.steps_done') < json_extract(e.data, '$.steps_total'))"
+	"  AND (json_extract(e.data, '$.loop') = 'training'"
+	"   OR EXISTS (SELECT 1 FROM meta m WHERE m.key IN ('launch.train_batch_size',"
+	"    'launch.grad_accum_steps'))))";
 
 /* o is the same failure as the candidate being updated (same_failure_sql) */
 #define SAME_FAILURE "o.rowid <> temp.oom_cand.rowid" \

@@ -80,6 +80,21 @@ const char *rl_phase_advise_projector(const struct rl_phase *p, const char *stac
 int rl_ggml_slots(const struct rl_phase *p, const char *stack, const struct rl_engine *g,
 		  struct rl_finding *f);
 
+/* ---- llama.cpp and Ollama: what fits (startup_ggml.c) -------------------- */
+
+/* The llama.cpp/Ollama instance of e[0..n) that states the most of its
+ * accounting; NULL when none does. */
+const struct rl_engine *rl_ggml_engine(const struct rl_engine *e, int n);
+
+/* For p (a start-up OOM of stack, "llama.cpp" or "ollama") and its
+ * instance g: the GPU layers that fit (num_gpu / --n-gpu-layers), or the
+ * context that fits (num_ctx / --ctx-size), as f's figures and knob.
+ * 1 written, 0 the numbers are missing or say nothing new. Never fails. */
+int rl_ggml_layers_fit(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
+		       const struct rl_engine *g, struct rl_finding *f);
+int rl_ggml_ctx_fit(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
+		    const struct rl_engine *g, struct rl_finding *f);
+
 /* ---- the failure's own figures show room (startup_room.c) ---------------- */
 
 /* TensorRT-LLM's KV cache share of the free memory when none is set

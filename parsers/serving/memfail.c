@@ -17,6 +17,7 @@
  */
 #include "parsers/serving/memfail.h"
 #include "parsers/serving/memfail_words.h"
+#include "parsers/serving/memfail_set.h"
 #include "parsers/serving/engine_lines.h"
 #include "parsers/serving/phase_table.h"
 #include "parsers/common/phrases.h"
@@ -33,41 +34,43 @@
 
 /* ---- the phrase set ------------------------------------------------------ */
 
-/* Where each table's phrases start in the set; a table's i-th phrase is
- * at its start + i. */
-enum { T_NOT, T_FAMILY, T_ERROR, T_ADVICE, T_STACK, T_REQUESTED, T_TOTAL, T_FREE, T_DEVICE,
-       T_HINT, T_PHASE_LINE, T_CONTINUES, T_AFTER, T__COUNT };
-
 static struct phrases set;
 static int table_at[T__COUNT + 1];
 static pthread_once_t set_once = PTHREAD_ONCE_INIT;
 
+unsigned short memfail_hint_row[MARKS_MAX], memfail_line_row[MARKS_MAX],
+	memfail_after_row[MARKS_MAX];
+size_t memfail_hints_n, memfail_lines_n, memfail_afters_n;
+static int set_overflow;    /* a phrase did not fit the set (memfail_self_check) */
+
 static void set_build(void);
 
-/* Scan l[0..n) for every phrase of every table. */
-static void scan(const char *l, size_t n, struct phrases_found *found)
+void memfail_set_scan(const char *l, size_t n, struct phrases_found *found)
 {
 	pthread_once(&set_once, set_build);
 	phrases_scan(&set, l, n, found);
 }
 
-/* The index in its table of the first phrase of table t found, or -1. */
-static int first_of(const struct phrases_found *found, int t)
+int memfail_set_table_at(int t)
+{
+	return table_at[t];
+}
+
+int memfail_set_first_of(const struct phrases_found *found, int t)
 {
 	int i = phrases_first(found, table_at[t], table_at[t + 1]);
 
 	return i < 0 ? -1 : i - table_at[t];
 }
 
-static int any_of(const struct phrases_found *found, int t)
-{
-	return first_of(found, t) >= 0;
-}
-
-/* 1 when the i-th phrase of table t is found. */
-static int has(const struct phrases_found *found, int t, int i)
+int memfail_set_has(const struct phrases_found *found, int t, int i)
 {
 	return phrases_has(found, table_at[t] + i);
+}
+
+static int any_of(const struct phrases_found *found, int t)
+{
+	return memfail_set_first_of(found, t) >= 0;
 }
 
 static int word_char(char c)
@@ -224,7 +227,7 @@ static int64_t size_after(const char *l, size_t n, const struct phrases_found *f
 
 	for (i = 0; i < k; i++) {
 		label = labels[i] + (labels[i][0] == '<');
-		if (!has(found, t, (int)i))
+		if (!memfail_set_has(found, t, (int)i))
 			continue;
 		/* "can't allocate memory: you tried to allocate N bytes" */
 		for (p = l; (p = mem_find(p, (size_t)(end - p), label)); p += strlen(label)) {
@@ -273,7 +276,7 @@ static int device_of(const char *l, size_t n, const struct phrases_found *found)
 	int d;
 
 	for (i = 0; i < ARRAY_N(device_labels); i++) {
-		if (!has(found, T_DEVICE, (int)i))
+		if (!memfail_set_has(found, T_DEVICE, (int)i))
 			continue;
 		k = strlen(device_labels[i]);
 		for (p = l; (p = mem_find(p, (size_t)(end - p), device_labels[i])); p += k)
@@ -323,210 +326,6 @@ static void figures(const char *l, size_t n, const struct phrases_found *found, 
 		f->device = d;
 }
 
-/* ---- phases ------------------------------------------------------------- */
-
-/* The frames and the phase lines of phase_table.c, as the set's tables
- * T_HINT and T_PHASE_LINE: the i-th phrase of each is row hint_row[i]
- * (line_row[i]) of phase_marks[]. Filled once by set_build(). */
-#define MARKS_MAX 256
-static unsigned short hint_row[MARKS_MAX], line_row[MARKS_MAX], after_row[MARKS_MAX];
-static size_t hints_n, lines_n, afters_n;
-static int set_overflow;    /* a phrase did not fit the set (memfail_self_check) */
-
-/* The start of the last occurrence of phrase in t[0..n), or NULL. */
-static const char *last_find(const char *t, size_t n, const char *phrase)
-{
-	const char *p = t, *end = t + n, *last = NULL;
-
-	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
-		last = p;
-		p++;
-	}
-	return last;
-}
-
-/* Where Python starts the next exception of a chain: the cause is
- * printed first, so the first traceback holds the innermost frames. */
-static const char *const chain_marks[] = {
-	"The above exception was the direct cause of the following exception",
-	"During handling of the above exception, another exception occurred",
-};
-
-/* The end of the first traceback of a chain in t[0..n) (n when none). */
-static size_t chain_cut(const char *t, size_t n)
-{
-	size_t i, cut = n;
-	const char *p;
-
-	for (i = 0; i < ARRAY_N(chain_marks); i++)
-		if ((p = mem_find(t, n, chain_marks[i])) && (size_t)(p - t) < cut)
-			cut = (size_t)(p - t);
-	return cut;
-}
-
-/* The tier of phase_table.c's row m, higher deciding first: 3 an
- * engine's own frame, 2 a framework's (PM_FRAMEWORK), 1 a library any
- * phase calls into (PM_GENERIC), 0 a frame that names only start-up. */
-static int mark_level(const struct phase_mark *m)
-{
-	if (m->phase == OOM_PHASE_STARTUP)
-		return 0;
-	if (m->flags & PM_GENERIC)
-		return 1;
-	return m->flags & PM_FRAMEWORK ? 2 : 3;
-}
-
-#define LEVEL_TOP 3
-
-/* 1 when the traceback t[0..n) was printed newest call first (a web UI's
- * or a Windows console's reversed paste): Python's header "most recent
- * call last" stands below its last frame. Then the innermost frame is
- * the one printed first. */
-static int printed_newest_first(const char *t, size_t n)
-{
-	const char *h = last_find(t, n, "most recent call last"), *f = last_find(t, n, "File \"");
-
-	return h && f && h > f;
-}
-
-/* 1 when the name that starts at p (up to a blank, a colon, a quote or
- * end) holds "Loader" (PM_LOADER). */
-static int names_loader(const char *p, const char *end)
-{
-	const char *q = p;
-
-	while (q < end && *q != ' ' && *q != '\t' && *q != ':' && *q != '\n' && *q != '\r' &&
-	       *q != '"' && *q != '\'')
-		q++;
-	return mem_find(p, (size_t)(q - p), "Loader") != NULL;
-}
-
-/* The phase text t[0..n) names by its frames, found the hints it holds:
- * the highest tier's frame (mark_level: an engine's before a
- * framework's before a generic library's before one that names only
- * start-up), of that tier the innermost (a Python traceback is most
- * recent call last, llama.cpp's prefixed lines name the function that
- * printed them; a traceback printed newest first is read the other way),
- * a tie to the earlier row. Of a chain of tracebacks the first that
- * names a stage decides (the cause is printed first). *rank: LEVEL_TOP
- * less the tier, LEVEL_TOP + 1 for none (lower wins when frames are read
- * a line at a time). */
-static enum oom_phase frames_phase(const char *t, size_t n, const struct phrases_found *found,
-				   int *rank, unsigned *flags)
-{
-	size_t i, from = 0, cut;
-	int best = -1, best_level = -1, reversed;
-	const char *best_at = NULL, *at;
-
-	while (from < n && (best < 0 || best_level == 0)) {
-		cut = from + chain_cut(t + from, n - from);
-		reversed = -1;          /* not yet asked */
-		for (i = 0; i < hints_n; i++) {
-			const struct phase_mark *m = &phase_marks[hint_row[i]];
-			int level = mark_level(m), later;
-			if (!has(found, T_HINT, (int)i) || !(at = last_find(t + from, cut - from, m->phrase)))
-				continue;
-			if ((m->flags & PM_LOADER) && !names_loader(at + strlen(m->phrase), t + cut))
-				continue;
-			if (best >= 0 && level == best_level && reversed < 0)
-				reversed = printed_newest_first(t + from, cut - from);
-			later = reversed > 0 ? at < best_at : at > best_at;
-			if (best < 0 || level > best_level || (level == best_level && later)) {
-				best = (int)i;
-				best_level = level;
-				best_at = at;
-			}
-		}
-		from = cut + 1;
-	}
-	*rank = best < 0 ? LEVEL_TOP + 1 : LEVEL_TOP - best_level;
-	*flags = best < 0 ? 0u : phase_marks[hint_row[best]].flags;
-	return best < 0 ? OOM_PHASE_UNKNOWN : phase_marks[hint_row[best]].phase;
-}
-
-enum oom_phase memfail_phase_pick(enum oom_phase held, enum oom_phase named)
-{
-	if (held == OOM_PHASE_UNKNOWN || (held == OOM_PHASE_STARTUP && named != OOM_PHASE_UNKNOWN))
-		return named;
-	return held;
-}
-
-enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank)
-{
-	struct phrases_found found;
-
-	unsigned flags;
-
-	scan(text, n, &found);
-	return frames_phase(text, n, &found, rank, &flags);
-}
-
-enum oom_phase memfail_phase_hint(const char *text, size_t n)
-{
-	int rank;
-
-	return memfail_phase_hint_ranked(text, n, &rank);
-}
-
-/* The index in line_row of the first line row found in l[0..n) that
- * holds there (a PM_TQDM row only where its phrase opens a bar), or -1. */
-static int first_line(const char *l, size_t n, const struct phrases_found *found)
-{
-	int i = first_of(found, T_PHASE_LINE), at = table_at[T_PHASE_LINE], next;
-
-	while (i >= 0 && (phase_marks[line_row[i]].flags & PM_TQDM) &&
-	       !memfail_opens_bar(l, n, phase_marks[line_row[i]].phrase)) {
-		next = phrases_first(found, at + i + 1, table_at[T_PHASE_LINE + 1]);
-		i = next < 0 ? -1 : next - at;
-	}
-	return i;
-}
-
-enum oom_phase memfail_phase_line_flags(const char *line, size_t n, unsigned *flags)
-{
-	struct phrases_found found;
-	int i;
-
-	if (n > MEMFAIL_SCAN)
-		n = MEMFAIL_SCAN;
-	scan(line, n, &found);
-	i = first_line(line, n, &found);
-	*flags = i >= 0 ? phase_marks[line_row[i]].flags : 0u;
-	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[line_row[i]].phase;
-}
-
-enum oom_phase memfail_phase_line(const char *line, size_t n)
-{
-	unsigned flags;
-
-	return memfail_phase_line_flags(line, n, &flags);
-}
-
-/* The phase of the first PM_AFTER row found in l[0..n) that holds there
- * (a PM_TQDM row only where its phrase opens a bar), or unknown. */
-static enum oom_phase after_phase(const char *l, size_t n, const struct phrases_found *found)
-{
-	size_t i;
-
-	for (i = 0; i < afters_n; i++) {
-		const struct phase_mark *m = &phase_marks[after_row[i]];
-		if (has(found, T_AFTER, (int)i) &&
-		    (!(m->flags & PM_TQDM) || memfail_opens_bar(l, n, m->phrase)))
-			return m->phase;
-	}
-	return OOM_PHASE_UNKNOWN;
-}
-
-enum oom_phase memfail_phase_after(const char *line, size_t n)
-{
-	struct phrases_found found;
-
-	if (n > MEMFAIL_SCAN)
-		n = MEMFAIL_SCAN;
-	scan(line, n, &found);
-	return after_phase(line, n, &found);
-}
-
 /* ---- the line ----------------------------------------------------------- */
 
 /* The phase a line printed before the failure names when it shares the
@@ -540,12 +339,12 @@ static enum oom_phase glued_phase(const char *l, size_t n, const struct phrases_
 				  const char *wording)
 {
 	const char *at, *w;
-	int k = first_line(l, n, found);
+	int k = memfail_first_line(l, n, found);
 
 	if (k < 0 || !wording || !(w = mem_find(l, n, wording)) ||
-	    !(at = mem_find(l, n, phase_marks[line_row[k]].phrase)) || at >= w)
+	    !(at = mem_find(l, n, phase_marks[memfail_line_row[k]].phrase)) || at >= w)
 		return OOM_PHASE_UNKNOWN;
-	return phase_marks[line_row[k]].phase;
+	return phase_marks[memfail_line_row[k]].phase;
 }
 
 int memfail_line(const char *l, size_t n, struct memfail *f)
@@ -560,12 +359,12 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	f->device = -1;
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
-	scan(l, n, &found);
+	memfail_set_scan(l, n, &found);
 	if (any_of(&found, T_NOT))
 		return 0;
 	for (i = 0; i < memfail_words_n; i++) {
 		const struct memfail_word *w = &memfail_words[i];
-		if (!has(&found, T_FAMILY, (int)i) ||
+		if (!memfail_set_has(&found, T_FAMILY, (int)i) ||
 		    ((w->flags & MFW_WORD) && !find_word(l, n, w->phrase)) ||
 		    ((w->flags & MFW_START) && !starts_line(l, n, w->phrase)) ||
 		    ((w->flags & MFW_END) && !ends_line(l, n, w->phrase)))
@@ -579,7 +378,7 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 		return 0;
 	/* the stack that printed a library's wording */
 	for (k = 0; k < MFS__COUNT; k++)
-		on[k] = has(&found, T_STACK, k);
+		on[k] = memfail_set_has(&found, T_STACK, k);
 	f->family = memfail_stack_family(memfail_words[i].family, on);
 	f->wording = memfail_words[i].phrase;
 	/* host memory: the host's allocators, and ggml's CPU buffer type, its
@@ -590,12 +389,12 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 					    on[MFS_HOST_GALLOC]));
 	f->scope = memfail_scope(f->family, f->host, l, n, VSC_GPU);
 	figures(l, n, &found, f);
-	f->phase = frames_phase(l, n, &found, &rank, &flags);
+	f->phase = memfail_frames_phase(l, n, &found, &rank, &flags);
 	f->phase_inside = f->phase != OOM_PHASE_UNKNOWN && (flags & PM_INSIDE);
 	/* a handler's words wrapping the failure on its own line ("Error
 	 * while loading model: CUDA out of memory ...") name its stage */
 	if (f->phase == OOM_PHASE_UNKNOWN)
-		f->phase = after_phase(l, n, &found);
+		f->phase = memfail_after_phase(l, n, &found);
 	if (f->phase == OOM_PHASE_UNKNOWN)
 		f->phase = glued_phase(l, n, &found, f->wording);
 	if (f->family == MF_MLC)
@@ -674,10 +473,10 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 
 	if (n > MEMFAIL_SCAN)
 		n = MEMFAIL_SCAN;
-	scan(l, n, &found);
+	memfail_set_scan(l, n, &found);
 	for (i = 0; i < ARRAY_N(continuations); i++) {
 		const char *c = continuations[i], *p;
-		if (has(&found, T_CONTINUES, (int)i) &&
+		if (memfail_set_has(&found, T_CONTINUES, (int)i) &&
 		    (c[0] != '^' || ((p = mem_find(l, n, c + 1)) && p - l <= 8)))
 			break;
 	}
@@ -687,7 +486,8 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 		f->total_bytes = gib_after(l, n, TRT_TOTAL);
 	if (f->free_bytes < 0 && !strcmp(continuations[i], TRT_FREE))
 		f->free_bytes = gib_after(l, n, TRT_FREE);
-	if (has(&found, T_STACK, MFS_BUFFER_OF_SIZE)) {   /* the exact bytes of "allocating X MiB" */
+	/* the exact bytes of "allocating X MiB" */
+	if (memfail_set_has(&found, T_STACK, MFS_BUFFER_OF_SIZE)) {
 		const char *p = mem_find(l, n, memfail_stacks[MFS_BUFFER_OF_SIZE]);
 		int64_t exact = p ? size_at(p + strlen(memfail_stacks[MFS_BUFFER_OF_SIZE]), l + n, 0) : -1;
 		if (exact > 0)
@@ -695,7 +495,7 @@ int memfail_continues(const char *l, size_t n, struct memfail *f)
 	}
 	f->scope = memfail_scope(f->family, f->host, l, n, f->scope);
 	figures(l, n, &found, f);
-	ph = frames_phase(l, n, &found, &rank, &flags);
+	ph = memfail_frames_phase(l, n, &found, &rank, &flags);
 	/* llama.cpp logs the callee first: the first phase named wins, but
 	 * a failure inside a served request's call is a serving one, and a
 	 * stage named wins over start-up alone (TensorRT-LLM's "Executor
@@ -763,10 +563,10 @@ static void set_build(void)
 	ADD(T_TOTAL, total_labels);
 	ADD(T_FREE, free_labels);
 	ADD(T_DEVICE, device_labels);
-	add_marks(T_HINT, PM_FRAME, hint_row, &hints_n);
-	add_marks(T_PHASE_LINE, PM_LINE, line_row, &lines_n);
+	add_marks(T_HINT, PM_FRAME, memfail_hint_row, &memfail_hints_n);
+	add_marks(T_PHASE_LINE, PM_LINE, memfail_line_row, &memfail_lines_n);
 	ADD(T_CONTINUES, continuations);
-	add_marks(T_AFTER, PM_AFTER, after_row, &afters_n);
+	add_marks(T_AFTER, PM_AFTER, memfail_after_row, &memfail_afters_n);
 }
 
 int memfail_self_check(void)

@@ -85,8 +85,10 @@ enum phase_mark_kind {
  * (profile), and the multimodal projector's warm-up runs the same
  * reservation for its dummy image (tools/mtmd/clip.cpp warmup ->
  * alloc_compute_meta -> ggml_backend_sched_reserve). The row's phase
- * holds unless the log's lines before the failure name a later start-up
- * stage (server_memfail.c flush): then the step ran in that stage. */
+ * holds unless the log's lines before the failure name a later stage,
+ * start-up or serving (server_memfail.c flush): then the step ran in that
+ * stage (ggml reserves a graph again when a decode's graph outgrows it;
+ * a SYCL tensor upload is a weight's at load, a decode's inputs later). */
 #define PM_INSIDE 32u
 /* A line a supervisor prints when it starts a new process of the engine
  * for a model's load (a PM_LINE row): Ollama's scheduler starting a
@@ -105,9 +107,10 @@ struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
-	unsigned char flags;         /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
+	unsigned short flags;        /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
 				      * PM_LOADER, PM_RUNS, PM_INSIDE,
-				      * PM_RESTART, PM_PROJECTOR */
+				      * PM_RESTART, PM_PROJECTOR; 16 bits,
+				      * eight of them still free */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the

@@ -198,6 +198,19 @@ static enum oom_phase frames_above(const struct srv_st *st, uint64_t lineno)
 	       ? m->frame : OOM_PHASE_UNKNOWN;
 }
 
+/* The phase the frames above gave a memory failure held on the line
+ * just before lineno: an exception's header alone on its line (PyTorch's
+ * OutOfMemoryError class and a colon) is that failure, its message on
+ * the next line the same one (a paste that broke the line after the
+ * colon), and the header took the frames above it (srv_mem_line clears
+ * them). */
+static enum oom_phase frames_of_header(const struct srv_st *st, uint64_t lineno)
+{
+	const struct srv_mem *m = &st->mem;
+
+	return m->held && m->ctx_frame && m->line + 1 == lineno ? m->ctx : OOM_PHASE_UNKNOWN;
+}
+
 /* One event from the piece's text exc[0..en) and traceback tb (NULL for
  * a lone message): torch_oom when exc is a CUDA OOM, else server_error.
  * Its phase: what exc names, else tb's frames, else the frames of a
@@ -220,6 +233,7 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	if (tb && !st->mem.served && (hint == OOM_PHASE_UNKNOWN || hint == OOM_PHASE_STARTUP))
 		hint = memfail_phase_pick(hint, memfail_phase_hint(tb, strlen(tb)));
 	own = memfail_phase_pick(hint, frames_above(st, j->line));
+	own = memfail_phase_pick(own, frames_of_header(st, j->line));
 	ph = srv_mem_phase(&st->mem, own);
 	by = srv_mem_phase_by(st->mem.served, own, st->mem.phase, ph);
 	unplaced = ph == OOM_PHASE_UNKNOWN ||

@@ -120,11 +120,12 @@ static int flush(struct srv_mem *m, struct sink *s)
 	enum oom_phase ph = memfail_phase_pick(own, m->ctx);
 	const char *by;
 
-	/* a step several start-up stages run (PM_INSIDE: ggml's graph
-	 * reservation) ran in the later start-up stage the log's lines name
-	 * (llama-server's projector warm-up after its context's profile) */
+	/* a step several stages run (PM_INSIDE: ggml's graph reservation, a
+	 * SYCL tensor upload) ran in the later stage the log's lines name
+	 * (llama-server's projector warm-up after its context's profile; a
+	 * decode's inputs once the lines say it serves) */
 	if (m->f.phase_inside && own == m->f.phase && !m->ctx_frame &&
-	    m->ctx > own && m->ctx >= OOM_PHASE_LOAD_WEIGHTS && m->ctx <= OOM_PHASE_WARMUP &&
+	    m->ctx > own && m->ctx >= OOM_PHASE_LOAD_WEIGHTS && m->ctx <= OOM_PHASE_SERVING &&
 	    own >= OOM_PHASE_LOAD_WEIGHTS)
 		ph = m->ctx;
 	int64_t id;

@@ -41,8 +41,10 @@ static int64_t number(const char *m, size_t a, size_t b)
 
 /* The bar whose '/' is at m[i] (n the line's length): 1 with *done and
  * *total when the digits around it are followed as one of the forms
- * says, else 0. */
-static int bar_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *total)
+ * says, else 0. *trainer: 1 for the form only a training loop draws
+ * (text-generation-webui's training tab), 0 for any loop's bar. */
+static int bar_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *total,
+		  int *trainer)
 {
 	size_t a, b, c, d;
 	int spaced = i >= 2 && i + 2 < n && m[i - 1] == ' ' && m[i + 1] == ' ';
@@ -71,6 +73,7 @@ static int bar_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *tot
 	}
 	*done = number(m, a, b);
 	*total = number(m, c, d);
+	*trainer = spaced;
 	return *total > 0 && *done <= *total;
 }
 
@@ -93,17 +96,20 @@ int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 {
 	const char *s = memchr(m, '/', n);
 	int64_t done = -1, total = -1, d, tot;
+	int tr, trainer = 0;
 	double mem;
 
 	for (; s; s = memchr(s + 1, '/', n - (size_t)(s + 1 - m)))
-		if (s > m && bar_at(m, n, (size_t)(s - m), &d, &tot)) {
+		if (s > m && bar_at(m, n, (size_t)(s - m), &d, &tot, &tr)) {
 			done = d;    /* the last bar of the line: carriage returns glue them */
 			total = tot;
+			trainer = tr;
 		}
 	if (done < 0 || done == total)   /* none, or a loop that finished */
 		return 0;
 	p->step = done;
 	p->total = total;
+	p->trainer = trainer;
 	if (p->first_step < 0)
 		p->first_step = done;
 	p->bars++;
@@ -204,6 +210,10 @@ static json_t *progress_data(const struct srv_progress *p, char *summary, size_t
 										       : p->ds_first)));
 		json_object_set_new(d, "bars", json_integer((json_int_t)p->bars));
 		json_object_set_new(d, "step_source", json_string(p->bars ? "bar" : "deepspeed"));
+		/* the bar's own program says the loop trains (its training
+		 * tab's progress, not any loop's bar) */
+		if (p->bars && p->trainer)
+			json_object_set_new(d, "loop", json_string("training"));
 	}
 	if (p->bars)
 		snprintf(summary, n, "a training loop at step %lld of %lld", (long long)p->step,

@@ -40,6 +40,11 @@ struct srv_progress {
 	int64_t step, total;         /* the last bar: steps done, of total (-1 unknown) */
 	int64_t first_step;          /* the first bar's steps done; -1 none yet */
 	uint64_t bars, line;         /* bars read; the last bar's line */
+	int trainer;                 /* the last bar is a trainer's own: only a
+				      * training loop draws its form
+				      * (text-generation-webui's training tab,
+				      * modules/training.py do_train "Running...
+				      * **N** / **M** ...") */
 	struct ol_time t;            /* the last bar's line's time (may be unset) */
 	double mem_first, mem_last;  /* "max mem: N" (MB); mem_n of them */
 	uint64_t mem_n;

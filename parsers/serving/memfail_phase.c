@@ -1,0 +1,216 @@
+/*
+ * memfail_phase.c -- where the generic memory-failure recogniser places a
+ * failure in the program's life: the phase a traceback's frames name
+ * (the highest tier's innermost frame, phase_table.h), the phase a stage
+ * line names, and the stage a handler's words after a failure name. It
+ * reads phase_table.c's rows through memfail.c's one phrase set
+ * (memfail_set.h), so a line is still scanned once; split from memfail.c
+ * (round 10) so that each file keeps to one job.
+ */
+#include "parsers/serving/memfail.h"
+#include "parsers/serving/memfail_set.h"
+#include "parsers/serving/phase_table.h"
+#include "parsers/common/phrases.h"
+#include "parsers/common/seriesutil.h"
+
+#include <string.h>
+
+#define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- phases ------------------------------------------------------------- */
+
+
+/* The start of the last occurrence of phrase in t[0..n), or NULL. */
+static const char *last_find(const char *t, size_t n, const char *phrase)
+{
+	const char *p = t, *end = t + n, *last = NULL;
+
+	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
+		last = p;
+		p++;
+	}
+	return last;
+}
+
+/* Where Python starts the next exception of a chain: the cause is
+ * printed first, so the first traceback holds the innermost frames. */
+static const char *const chain_marks[] = {
+	"The above exception was the direct cause of the following exception",
+	"During handling of the above exception, another exception occurred",
+};
+
+/* The end of the first traceback of a chain in t[0..n) (n when none). */
+static size_t chain_cut(const char *t, size_t n)
+{
+	size_t i, cut = n;
+	const char *p;
+
+	for (i = 0; i < ARRAY_N(chain_marks); i++)
+		if ((p = mem_find(t, n, chain_marks[i])) && (size_t)(p - t) < cut)
+			cut = (size_t)(p - t);
+	return cut;
+}
+
+/* The tier of phase_table.c's row m, higher deciding first: 3 an
+ * engine's own frame, 2 a framework's (PM_FRAMEWORK), 1 a library any
+ * phase calls into (PM_GENERIC), 0 a frame that names only start-up. */
+static int mark_level(const struct phase_mark *m)
+{
+	if (m->phase == OOM_PHASE_STARTUP)
+		return 0;
+	if (m->flags & PM_GENERIC)
+		return 1;
+	return m->flags & PM_FRAMEWORK ? 2 : 3;
+}
+
+#define LEVEL_TOP 3
+
+/* 1 when the traceback t[0..n) was printed newest call first (a web UI's
+ * or a Windows console's reversed paste): Python's header "most recent
+ * call last" stands below its last frame. Then the innermost frame is
+ * the one printed first. */
+static int printed_newest_first(const char *t, size_t n)
+{
+	const char *h = last_find(t, n, "most recent call last"), *f = last_find(t, n, "File \"");
+
+	return h && f && h > f;
+}
+
+/* 1 when the name that starts at p (up to a blank, a colon, a quote or
+ * end) holds "Loader" (PM_LOADER). */
+static int names_loader(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && *q != ' ' && *q != '\t' && *q != ':' && *q != '\n' && *q != '\r' &&
+	       *q != '"' && *q != '\'')
+		q++;
+	return mem_find(p, (size_t)(q - p), "Loader") != NULL;
+}
+
+/* The phase text t[0..n) names by its frames, found the hints it holds:
+ * the highest tier's frame (mark_level: an engine's before a
+ * framework's before a generic library's before one that names only
+ * start-up), of that tier the innermost (a Python traceback is most
+ * recent call last, llama.cpp's prefixed lines name the function that
+ * printed them; a traceback printed newest first is read the other way),
+ * a tie to the earlier row. Of a chain of tracebacks the first that
+ * names a stage decides (the cause is printed first). *rank: LEVEL_TOP
+ * less the tier, LEVEL_TOP + 1 for none (lower wins when frames are read
+ * a line at a time). */
+enum oom_phase memfail_frames_phase(const char *t, size_t n, const struct phrases_found *found,
+				    int *rank, unsigned *flags)
+{
+	size_t i, from = 0, cut;
+	int best = -1, best_level = -1, reversed;
+	const char *best_at = NULL, *at;
+
+	while (from < n && (best < 0 || best_level == 0)) {
+		cut = from + chain_cut(t + from, n - from);
+		reversed = -1;          /* not yet asked */
+		for (i = 0; i < memfail_hints_n; i++) {
+			const struct phase_mark *m = &phase_marks[memfail_hint_row[i]];
+			int level = mark_level(m), later;
+			if (!memfail_set_has(found, T_HINT, (int)i) ||
+			    !(at = last_find(t + from, cut - from, m->phrase)))
+				continue;
+			if ((m->flags & PM_LOADER) && !names_loader(at + strlen(m->phrase), t + cut))
+				continue;
+			if (best >= 0 && level == best_level && reversed < 0)
+				reversed = printed_newest_first(t + from, cut - from);
+			later = reversed > 0 ? at < best_at : at > best_at;
+			if (best < 0 || level > best_level || (level == best_level && later)) {
+				best = (int)i;
+				best_level = level;
+				best_at = at;
+			}
+		}
+		from = cut + 1;
+	}
+	*rank = best < 0 ? LEVEL_TOP + 1 : LEVEL_TOP - best_level;
+	*flags = best < 0 ? 0u : phase_marks[memfail_hint_row[best]].flags;
+	return best < 0 ? OOM_PHASE_UNKNOWN : phase_marks[memfail_hint_row[best]].phase;
+}
+
+enum oom_phase memfail_phase_pick(enum oom_phase held, enum oom_phase named)
+{
+	if (held == OOM_PHASE_UNKNOWN || (held == OOM_PHASE_STARTUP && named != OOM_PHASE_UNKNOWN))
+		return named;
+	return held;
+}
+
+enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank)
+{
+	struct phrases_found found;
+
+	unsigned flags;
+
+	memfail_set_scan(text, n, &found);
+	return memfail_frames_phase(text, n, &found, rank, &flags);
+}
+
+enum oom_phase memfail_phase_hint(const char *text, size_t n)
+{
+	int rank;
+
+	return memfail_phase_hint_ranked(text, n, &rank);
+}
+
+/* The index in memfail_line_row of the first line row found in l[0..n) that
+ * holds there (a PM_TQDM row only where its phrase opens a bar), or -1. */
+int memfail_first_line(const char *l, size_t n, const struct phrases_found *found)
+{
+	int i = memfail_set_first_of(found, T_PHASE_LINE), at = memfail_set_table_at(T_PHASE_LINE), next;
+
+	while (i >= 0 && (phase_marks[memfail_line_row[i]].flags & PM_TQDM) &&
+	       !memfail_opens_bar(l, n, phase_marks[memfail_line_row[i]].phrase)) {
+		next = phrases_first(found, at + i + 1, memfail_set_table_at(T_PHASE_LINE + 1));
+		i = next < 0 ? -1 : next - at;
+	}
+	return i;
+}
+
+enum oom_phase memfail_phase_line_flags(const char *line, size_t n, unsigned *flags)
+{
+	struct phrases_found found;
+	int i;
+
+	if (n > MEMFAIL_SCAN)
+		n = MEMFAIL_SCAN;
+	memfail_set_scan(line, n, &found);
+	i = memfail_first_line(line, n, &found);
+	*flags = i >= 0 ? phase_marks[memfail_line_row[i]].flags : 0u;
+	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[memfail_line_row[i]].phase;
+}
+
+enum oom_phase memfail_phase_line(const char *line, size_t n)
+{
+	unsigned flags;
+
+	return memfail_phase_line_flags(line, n, &flags);
+}
+
+/* The phase of the first PM_AFTER row found in l[0..n) that holds there
+ * (a PM_TQDM row only where its phrase opens a bar), or unknown. */
+enum oom_phase memfail_after_phase(const char *l, size_t n, const struct phrases_found *found)
+{
+	size_t i;
+
+	for (i = 0; i < memfail_afters_n; i++) {
+		const struct phase_mark *m = &phase_marks[memfail_after_row[i]];
+		if (memfail_set_has(found, T_AFTER, (int)i) &&
+		    (!(m->flags & PM_TQDM) || memfail_opens_bar(l, n, m->phrase)))
+			return m->phase;
+	}
+	return OOM_PHASE_UNKNOWN;
+}
+
+enum oom_phase memfail_phase_after(const char *line, size_t n)
+{
+	struct phrases_found found;
+
+	if (n > MEMFAIL_SCAN)
+		n = MEMFAIL_SCAN;
+	memfail_set_scan(line, n, &found);
+	return memfail_after_phase(line, n, &found);
+}
