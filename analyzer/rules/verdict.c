@@ -45,6 +45,8 @@ const struct rule rule_table[] = {
 	/* before startup, whose phase advice (a GPU's knobs) it replaces */
 	{ "buildkill", "a compiler or linker of a build step (a JIT's, an install's) killed"
 	  " for host memory: the build's parallel jobs", rule_buildkill },
+	{ "cumem_pool", "vLLM's sleep-mode allocator (cumem) could not map its pool of weights"
+	  " and KV cache", rule_cumem_pool },
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	{ "launch", "a serving engine's pool share too high for its batches, from the knobs"
 	  " the launch command or the engine's log states", rule_launch },
