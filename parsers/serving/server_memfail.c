@@ -3,6 +3,7 @@
  * memory failures as mem_failure events; see server_memfail.h.
  */
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/memfail_limit.h"
 #include "parsers/serving/phase_table.h"
 #include "parsers/common/seriesutil.h"
 #include "parsers/torch/torch_oom_text.h"
@@ -119,6 +120,7 @@ static int flush(struct srv_mem *m, struct sink *s)
 			     m->ctx_frame ? m->ctx : OOM_PHASE_UNKNOWN), m->below);
 	enum oom_phase ph = memfail_phase_pick(own, m->ctx);
 	const char *by;
+	int64_t lim;
 
 	/* a step several start-up stages run (PM_INSIDE: ggml's graph
 	 * reservation) ran in the later start-up stage the log's lines name
@@ -155,6 +157,8 @@ static int flush(struct srv_mem *m, struct sink *s)
 		json_object_set_new(e.data, "graph", json_string("projector"));
 	srv_mem_put_stack(m, e.data);
 	json_object_set_new(e.data, "text", ol_json_strn(m->text, m->text_n));
+	if ((lim = memfail_buffer_limit(m->text, m->text_n)) > 0)
+		json_object_set_new(e.data, "buffer_limit_bytes", json_integer(lim));
 	json_object_set_new(e.data, "repeats", json_integer(m->repeats));
 	id = sink_event(s, &e);
 	json_decref(e.data);
