@@ -12,10 +12,22 @@
  * it, so a request above it is a shape that can never run on that device
  * (the rule buffer_limit.c). Only wordings that state the ceiling in
  * bytes are read; the failure's requested size is memfail.c's.
+ *
+ * torch_npu's NPUCachingAllocator (Ascend/pytorch
+ * torch_npu/csrc/core/npu/NPUCachingAllocator.cpp, v2.1.0 through
+ * v2.6) prints PyTorch's caching-allocator message with "NPU" for "CUDA":
+ * "NPU out of memory. Tried to allocate X (NPU d; T total capacity; A
+ * already allocated; C current active; F free; R reserved in total by
+ * PyTorch)". The generic recogniser keeps it as family npu; its
+ * allocated and reserved figures are read here with PyTorch's own reader
+ * (parsers/torch/torch_oom_text.c), so the rules that weigh an engine's
+ * allocations against its budget (launch.c) see them.
  */
 #include "parsers/serving/memfail_limit.h"
 #include "parsers/serving/memfail.h"
 #include "parsers/common/seriesutil.h"
+
+#include "parsers/torch/torch_oom_text.h"
 
 #include <string.h>
 
@@ -49,4 +61,33 @@ int64_t memfail_buffer_limit(const char *l, size_t n)
 		return v > 0 ? v : -1;
 	}
 	return -1;
+}
+
+/* The torch_npu figures copied from PyTorch's reader, when stated. */
+static const char *const npu_keys[] = {
+	"allocated_bytes", "reserved_bytes", "reserved_unallocated_bytes",
+};
+
+void memfail_put_figures(json_t *d, const struct memfail *f, const char *t, size_t n)
+{
+	int64_t lim, req;
+	char summary[8];
+	json_t *tf, *v;
+	size_t i;
+
+	if (!d || !t)
+		return;
+	if (n > MEMFAIL_SCAN)
+		n = MEMFAIL_SCAN;
+	if ((lim = memfail_buffer_limit(t, n)) > 0)
+		json_object_set_new(d, "buffer_limit_bytes", json_integer(lim));
+	if (f->family != MF_NPU || !mem_find(t, n, "Tried to allocate") ||
+	    !mem_find(t, n, "reserved in total by PyTorch"))
+		return;
+	if (!(tf = torch_oom_fields(t, n, &req, summary, sizeof(summary))))
+		return;
+	for (i = 0; i < sizeof(npu_keys) / sizeof(npu_keys[0]); i++)
+		if ((v = json_object_get(tf, npu_keys[i])) && json_is_integer(v))
+			json_object_set(d, npu_keys[i], v);
+	json_decref(tf);
 }

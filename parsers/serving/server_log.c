@@ -217,7 +217,6 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	/* placed by nothing but the start-up lines: a traceback or frames
 	 * printed below may still name the stage (pend_hold) */
 	int unplaced;
-	int64_t lim;
 
 	if (tb && !st->mem.served && (hint == OOM_PHASE_UNKNOWN || hint == OOM_PHASE_STARTUP))
 		hint = memfail_phase_pick(hint, memfail_phase_hint(tb, strlen(tb)));
@@ -262,8 +261,7 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	} else if (failed) {   /* any other stack's memory failure, raised */
 		e.kind = "mem_failure";
 		e.data = srv_mem_data(&mf, ph);
-		if ((lim = memfail_buffer_limit(exc, en)) > 0)
-			json_object_set_new(e.data, "buffer_limit_bytes", json_integer(lim));
+		memfail_put_figures(e.data, &mf, exc, en);
 		e.bytes = mf.requested_bytes >= 0 ? mf.requested_bytes : OL_NULL;
 		snprintf(summary, sizeof(summary), "%s memory failure (%s): %.*s",
 			 memfail_family_name(mf.family), oom_phase_name(ph),

@@ -120,7 +120,6 @@ static int flush(struct srv_mem *m, struct sink *s)
 			     m->ctx_frame ? m->ctx : OOM_PHASE_UNKNOWN), m->below);
 	enum oom_phase ph = memfail_phase_pick(own, m->ctx);
 	const char *by;
-	int64_t lim;
 
 	/* a step several start-up stages run (PM_INSIDE: ggml's graph
 	 * reservation) ran in the later start-up stage the log's lines name
@@ -157,8 +156,7 @@ static int flush(struct srv_mem *m, struct sink *s)
 		json_object_set_new(e.data, "graph", json_string("projector"));
 	srv_mem_put_stack(m, e.data);
 	json_object_set_new(e.data, "text", ol_json_strn(m->text, m->text_n));
-	if ((lim = memfail_buffer_limit(m->text, m->text_n)) > 0)
-		json_object_set_new(e.data, "buffer_limit_bytes", json_integer(lim));
+	memfail_put_figures(e.data, &m->f, m->text, m->text_n);
 	json_object_set_new(e.data, "repeats", json_integer(m->repeats));
 	id = sink_event(s, &e);
 	json_decref(e.data);
