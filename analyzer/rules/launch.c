@@ -20,7 +20,7 @@
  *    budgets (the stated share, else the engine's default, said as
  *    inferred), while the memory reserved but unallocated could not hold
  *    the request by itself (so not fragmentation) or what was allocated
- *    had passed the budget before the request: the engine's profile
+ *    had passed the stated budget before the request: the engine's profile
  *    run sized the pool for a peak batch, and a batch outgrew it. The
  *    batch answers to max_num_seqs (and max_num_batched_tokens), as
  *    vLLM's docs on conserving memory advise; a lower share leaves the
@@ -179,9 +179,10 @@ static int outgrew_pool(struct rule_ctx *c, const struct rl_phase *p, const stru
 	if (util <= 0 || util > 1 || alloc + p->req <= budget)
 		return 0;
 	/* the cached blocks would hold it: fragmentation's to judge, unless
-	 * what was allocated already passed the budget by itself (the batch
-	 * outgrew the pool whatever the blocks' layout) */
-	if (cached >= 0 && alloc <= budget &&
+	 * what was allocated already passed the stated budget by itself (the
+	 * batch outgrew the pool the user set, whatever the blocks' layout;
+	 * an inferred default is not enough to judge past them) */
+	if (cached >= 0 && (!stated || alloc <= budget) &&
 	    (cached >= p->req || cached > FRAG_SHARE_MAX * p->total))
 		return 0;
 	if (stated)
