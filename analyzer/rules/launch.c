@@ -19,7 +19,8 @@
  *    held more (allocated + asked) than the share of the card the engine
  *    budgets (the stated share, else the engine's default, said as
  *    inferred), while the memory reserved but unallocated could not hold
- *    the request by itself (so not fragmentation): the engine's profile
+ *    the request by itself (so not fragmentation) or what was allocated
+ *    had passed the stated budget before the request: the engine's profile
  *    run sized the pool for a peak batch, and a batch outgrew it. The
  *    batch answers to max_num_seqs (and max_num_batched_tokens), as
  *    vLLM's docs on conserving memory advise; a lower share leaves the
@@ -177,8 +178,13 @@ static int outgrew_pool(struct rule_ctx *c, const struct rl_phase *p, const stru
 	budget = util * p->total;
 	if (util <= 0 || util > 1 || alloc + p->req <= budget)
 		return 0;
-	if (cached >= 0 && (cached >= p->req || cached > FRAG_SHARE_MAX * p->total))
-		return 0;   /* the cached blocks would hold it: fragmentation's to judge */
+	/* the cached blocks would hold it: fragmentation's to judge, unless
+	 * what was allocated already passed the stated budget by itself (the
+	 * batch outgrew the pool the user set, whatever the blocks' layout;
+	 * an inferred default is not enough to judge past them) */
+	if (cached >= 0 && (!stated || alloc <= budget) &&
+	    (cached >= p->req || cached > FRAG_SHARE_MAX * p->total))
+		return 0;
 	if (stated)
 		snprintf(from, sizeof(from), "%s", source_of(c, e, RL_EF_UTIL, src, sizeof(src)));
 	else

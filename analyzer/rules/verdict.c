@@ -45,6 +45,8 @@ const struct rule rule_table[] = {
 	/* before startup, whose phase advice (a GPU's knobs) it replaces */
 	{ "buildkill", "a compiler or linker of a build step (a JIT's, an install's) killed"
 	  " for host memory: the build's parallel jobs", rule_buildkill },
+	{ "cumem_pool", "vLLM's sleep-mode allocator (cumem) could not map its pool of weights"
+	  " and KV cache", rule_cumem_pool },
 	{ "startup", "an OOM before the service held any steady load", rule_startup },
 	{ "launch", "a serving engine's pool share too high for its batches, from the knobs"
 	  " the launch command or the engine's log states", rule_launch },
@@ -59,6 +61,8 @@ const struct rule rule_table[] = {
 	{ "settings", "an allocator setting asked for but not in effect", rule_settings },
 	{ "contexts", "more CUDA contexts per device than processes", rule_contexts },
 	{ "victim", "OOM killer victim chosen by oom_score_adj", rule_victim },
+	{ "buffer_limit", "one buffer asked for above the per-buffer ceiling the allocator's"
+	  " message states (MLX's maximum allowed buffer size)", rule_buffer_limit },
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },

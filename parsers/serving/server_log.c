@@ -28,6 +28,7 @@
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/memfail_limit.h"
 #include "parsers/serving/phase_table.h"
 #include "parsers/serving/server_progress.h"
 #include "parsers/serving/server_stats.h"
@@ -274,6 +275,7 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	} else if (failed) {   /* any other stack's memory failure, raised */
 		e.kind = "mem_failure";
 		e.data = srv_mem_data(&mf, ph);
+		memfail_put_figures(e.data, &mf, exc, en);
 		e.bytes = mf.requested_bytes >= 0 ? mf.requested_bytes : OL_NULL;
 		snprintf(summary, sizeof(summary), "%s memory failure (%s): %.*s",
 			 memfail_family_name(mf.family), oom_phase_name(ph),

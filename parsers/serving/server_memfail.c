@@ -3,6 +3,7 @@
  * memory failures as mem_failure events; see server_memfail.h.
  */
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/memfail_limit.h"
 #include "parsers/serving/phase_table.h"
 #include "parsers/common/seriesutil.h"
 #include "parsers/torch/torch_oom_text.h"
@@ -156,6 +157,7 @@ static int flush(struct srv_mem *m, struct sink *s)
 		json_object_set_new(e.data, "graph", json_string("projector"));
 	srv_mem_put_stack(m, e.data);
 	json_object_set_new(e.data, "text", ol_json_strn(m->text, m->text_n));
+	memfail_put_figures(e.data, &m->f, m->text, m->text_n);
 	json_object_set_new(e.data, "repeats", json_integer(m->repeats));
 	id = sink_event(s, &e);
 	json_decref(e.data);
