@@ -25,7 +25,7 @@
 
 /* The fields of each kind (the format strings above): a piece holding
  * one is that line's continuation. */
-static const char *const kill_keys[] = { "total-vm:", "anon-rss:", "file-rss:", "shmem-rss:",
+static const char *const victim_keys[] = { "total-vm:", "anon-rss:", "file-rss:", "shmem-rss:",
 					 "UID:", "UID ", "pgtables:", "oom_score_adj:", NULL };
 static const char *const summary_keys[] = { "constraint=", "nodemask=", "cpuset=",
 					    "mems_allowed=", "global_oom", "oom_memcg=",
@@ -89,7 +89,7 @@ int kwrap_take(struct kwrap *w, const struct krec *r, int kind, uint64_t line)
 /* Does [p, e) hold one of the fields of kind? */
 static int has_key(int kind, const char *p, const char *e)
 {
-	const char *const *k = kind == KW_KILL ? kill_keys :
+	const char *const *k = kind == KW_KILL ? victim_keys :
 			       kind == KW_SUMMARY ? summary_keys : header_keys;
 
 	for (; *k; k++)
