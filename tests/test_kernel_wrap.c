@@ -190,6 +190,16 @@ static void tab_indented_header_loses_its_prefix(void **state)
 			       "AND time_ns IS NOT NULL"), 1);
 	free(text);
 	t_close(tl);
+	/* the real tab-indented syslog paste of pyca/cryptography#3528 */
+	tl = t_open();
+	assert_true(t_parse_file_as(tl, KIND, "tests/data/real/gpu_host/"
+				    "kernel-oom-invoked-cc1-syslog-tab-indented.log") > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'oom_invoked'"), 1);
+	assert_string_equal(t_text(tl, "SELECT comm FROM event WHERE kind = 'oom_invoked'"), "cc1");
+	assert_int_equal(t_int(tl, "SELECT pid FROM event WHERE kind = 'oom_invoked'"), 7364);
+	assert_int_equal(t_int(tl, "SELECT boot_ns FROM event WHERE kind = 'oom_invoked'"),
+			 6424280410198000LL);
+	t_close(tl);
 }
 
 /* Lines that only follow a cut line are not joined to it: another
