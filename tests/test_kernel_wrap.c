@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/kernel/kernel_oom_wrap.h"
+
 #define KIND "kernel_log"
 #define WIDTH 80
 
@@ -205,7 +207,7 @@ static void tab_indented_header_loses_its_prefix(void **state)
 /* Lines that only follow a cut line are not joined to it: another
  * kernel message, a task row, a blank line, an indented line with no
  * field of the held line; an old kernel's whole Killed line followed by
- * the shell's "Killed" is read alone. */
+ * the shell's "Killed", or by a bare "Task in ..." line, is read alone. */
 static void not_a_continuation(void **state)
 {
 	static const char text[] =
@@ -220,18 +222,90 @@ static void not_a_continuation(void **state)
 		"    active_anon:239 inactive_anon:6756\n"
 		"[ 70.000001] Killed process 1060 (m) total-vm:9220kB, anon-rss:7564kB, "
 		"file-rss:4kB, shmem-rss:640kB\n"
-		"Killed\n";
+		"Killed\n"
+		"[ 80.000001] Killed process 1061 (m) total-vm:9220kB, anon-rss:7564kB, "
+		"file-rss:4kB, shmem-rss:640kB\n"
+		"Task in /test killed as a result of limit of /test\n";
 	struct timeline *tl = t_open();
 
 	(void)state;
 	assert_true(t_parse_mem(tl, KIND, "cut.log", text, sizeof(text) - 1) > 0);
-	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'oom_kill'"), 5);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'oom_kill'"), 6);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'oom_kill' AND "
-			       "json_extract(data, '$.anon_rss_kb') IS NOT NULL"), 1);
+			       "json_extract(data, '$.anon_rss_kb') IS NOT NULL"), 2);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'oom_reaper'"), 2);
 	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.shmem_rss_kb') FROM event "
 			       "WHERE kind = 'oom_kill' AND pid = 1060"), 640);
 	t_close(tl);
+}
+
+/* Hold held (a record of the kernel), offer it piece as a bare line
+ * (indented: a printk-continuation record, its blanks stripped as the
+ * prefix layer strips them); the join's answer, the joined text in out. */
+static int offer(const char *held, const char *piece, int indented, int bare, char *out,
+		 size_t n)
+{
+	static struct kwrap w;
+	struct krec h, r;
+	int kind = kwrap_open_ended(held, held + strlen(held)), got;
+
+	memset(&h, 0, sizeof(h));
+	h.msg = held;
+	h.end = held + strlen(held);
+	assert_int_not_equal(kind, KW_NONE);
+	assert_int_equal(kwrap_take(&w, &h, kind, 1), 0);
+	memset(&r, 0, sizeof(r));
+	r.msg = piece;
+	r.end = piece + strlen(piece);
+	r.bare = bare;
+	r.continuation = indented;
+	got = kwrap_joins(&w, &r);
+	snprintf(out, n, "%.*s", (int)w.n, w.buf);
+	return got;
+}
+
+static void join_rule(void **state)
+{
+	static const char old_kill[] = "Killed process 1 (m) total-vm:9220kB, anon-rss:7564kB, "
+				       "file-rss:4kB, shmem-rss:640kB";
+	static const char summary[] = "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),"
+				      "cpuset=/,mems_allowed=0,global_oom,task_memcg=/user.slice,"
+				      "task=python3,pid=25315,uid=";
+	char out[512];
+
+	(void)state;
+	/* complete lines are not held; cut ones are */
+	{
+		static const char whole[] = "Killed process 1 (m) total-vm:1kB, anon-rss:1kB, "
+					    "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:4kB "
+					    "oom_score_adj:-998";
+		assert_int_equal(kwrap_open_ended(whole, whole + sizeof(whole) - 1), KW_NONE);
+		assert_int_equal(kwrap_open_ended(summary, summary + sizeof(summary) - 1),
+				 KW_SUMMARY);
+	}
+	/* a whole line of its own, the shell's word, a prefixed line: not joined */
+	assert_int_equal(offer(old_kill, "Task in /test killed as a result of limit of /test", 0,
+			       1, out, sizeof(out)), 0);
+	assert_int_equal(offer(old_kill, "Killed", 0, 1, out, sizeof(out)), 0);
+	assert_int_equal(offer(old_kill, "oom_reaper: reaped process 1 (m), now anon-rss:0kB", 0,
+			       1, out, sizeof(out)), 0);
+	assert_int_equal(offer("Killed process 1 (m) total-vm:9220kB,", "anon-rss:7564kB", 0, 0,
+			       out, sizeof(out)), 0);
+	/* an indented piece without a field of the line: not joined */
+	assert_int_equal(offer("Killed process 1 (m) total-vm:9220kB,", "active_anon:239", 1, 1,
+			       out, sizeof(out)), 0);
+	/* a fixed-width fold inside a number: concatenated as it is */
+	assert_int_equal(offer("Killed process 21394 (cicc) total-vm:10886376kB, anon-rss:75",
+			       "29332kB,", 0, 1, out, sizeof(out)), 1);
+	assert_string_equal(out, "Killed process 21394 (cicc) total-vm:10886376kB, "
+			    "anon-rss:7529332kB,");
+	/* a re-indented tail: one blank for the ones cut off */
+	assert_int_equal(offer("Killed process 21394 (cicc)", "total-vm:10886376kB, UID:1000", 1,
+			       1, out, sizeof(out)), 1);
+	assert_string_equal(out, "Killed process 21394 (cicc) total-vm:10886376kB, UID:1000");
+	/* the summary's last number on a line of its own: joined, then whole */
+	assert_int_equal(offer(summary, "0", 0, 1, out, sizeof(out)), 1);
+	assert_int_equal(kwrap_open_ended(out, out + strlen(out)), KW_NONE);
 }
 
 int main(void)
@@ -241,6 +315,7 @@ int main(void)
 		cmocka_unit_test(cicc_kill_has_its_rss),
 		cmocka_unit_test(tab_indented_header_loses_its_prefix),
 		cmocka_unit_test(not_a_continuation),
+		cmocka_unit_test(join_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

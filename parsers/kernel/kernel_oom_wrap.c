@@ -106,17 +106,20 @@ static int has_key(int kind, const char *p, const char *e)
  *    a report -- "oom_reaper: ", "Out of memory: ", "CPU: " -- has one;
  *    the fields of these three lines never do) nor the start of another
  *    joined line;
- *  - either it starts in column 0 and the held line ends inside a token
- *    (a fold at a fixed width keeps every byte, so the two are
- *    concatenated as they are), or it holds a field of the held line's
- *    kind (a fold at a blank, or a re-indented tail: one blank, none for
- *    the comma-separated summary, stands for the blanks cut off).
+ *  - either it holds a field of the held line's kind (a fold at a blank,
+ *    or a re-indented tail: one blank, none for the comma-separated
+ *    summary, stands for the blanks cut off), or it is one token (no
+ *    blank) in column 0 and the held line ends inside a field -- not at
+ *    a blank, a ',', a ')' or a "kB" -- (a fold at a fixed width keeps
+ *    every byte, so the two are concatenated as they are: "anon-rss:75"
+ *    and "29332kB", "uid=" and "0").
  */
 int kwrap_joins(struct kwrap *w, const struct krec *r)
 {
 	const char *p = r->msg, *e, *q;
 	const char *sep = "";
 	int indent, keyed, cut;
+	char tail;
 	size_t n, sn;
 
 	if (!w->held || !r->bare || !w->n)
@@ -129,8 +132,11 @@ int kwrap_joins(struct kwrap *w, const struct krec *r)
 		return 0;
 	indent = q > p || r->continuation;
 	keyed = has_key(w->held, q, e);
-	cut = !is_space((unsigned char)w->buf[w->n - 1]);
-	if (!keyed && (indent || !cut))
+	tail = w->buf[w->n - 1];
+	cut = !is_space((unsigned char)tail);
+	if (!keyed && (indent || !cut || tail == ',' || tail == ')' ||
+		       (w->n >= 2 && !memcmp(w->buf + w->n - 2, "kB", 2)) ||
+		       memchr(q, ' ', (size_t)(e - q)) || memchr(q, '\t', (size_t)(e - q))))
 		return 0;
 	if (indent && cut && w->held != KW_SUMMARY)
 		sep = " ";
