@@ -200,22 +200,52 @@ static void kparse_free(struct kparse *kp)
 	free(kp);
 }
 
+/* Read the held report line (kernel_oom_wrap.h), if any, as a record of
+ * the input line it started on. -1 when the sink failed. */
+static int wrap_flush(struct kparse *kp)
+{
+	uint64_t line = kp->in->lineno;
+	int rc;
+
+	if (!kp->wrap.held)
+		return 0;
+	/* its events name the line the report line started on */
+	kp->in->lineno = kp->wrap.line;
+	rc = record(kp, kwrap_record(&kp->wrap));
+	kp->in->lineno = line;
+	return rc < 0 || kp->failed ? -1 : 0;
+}
+
 /* One line [l, l + len) that passed the filter: a journal JSON object or
- * a wrapped text line. -1 when the sink failed. */
+ * a wrapped text line. A victim, summary or header line cut before its
+ * last field is held (not read yet) while the next line may be its
+ * continuation, which is joined to it; any other line reads it first.
+ * -1 when the sink failed. */
 static int read_line(struct kparse *kp, const char *l, size_t len)
 {
 	struct krec r;
+	int kind;
 
-	if (len && *l == '{')
-		return journal_record(kp, l, len);
-	if (!len)
-		return 0;
+	if (!len || *l == '{') {
+		if (wrap_flush(kp) < 0)
+			return -1;
+		return len ? journal_record(kp, l, len) : 0;
+	}
 	/* colours, and a terminal's wrap padding inside the line */
 	if (kp->clean && text_dirty(l, len, TC_ANSI | TC_WRAP)) {
 		len = text_clean(l, len, kp->clean, CLEAN_MAX, TC_ANSI | TC_WRAP);
 		l = kp->clean;
 	}
 	kprefix_strip(&kp->px, l, l + len, &r);
+	if (kp->wrap.held) {
+		if (kwrap_joins(&kp->wrap, &r))
+			return kwrap_still_open(&kp->wrap) ? 0 : wrap_flush(kp);
+		if (wrap_flush(kp) < 0)
+			return -1;
+	}
+	if ((kind = kwrap_open_ended(r.msg, r.end)) &&
+	    kwrap_take(&kp->wrap, &r, kind, kp->in->lineno) == 0)
+		return 0;
 	if (record(kp, &r) < 0 || kp->failed)
 		return -1;
 	return 0;
@@ -226,7 +256,7 @@ static int read_line(struct kparse *kp, const char *l, size_t len)
  * the sink failed. */
 static int finish(struct kparse *kp)
 {
-	if (report_close(kp) < 0 || userspace_finish(kp) < 0 || kp->failed)
+	if (wrap_flush(kp) < 0 || report_close(kp) < 0 || userspace_finish(kp) < 0 || kp->failed)
 		return -1;
 	if (kp->reports) {
 		char v[16];
@@ -250,9 +280,11 @@ struct kparse *kernel_feed_new(struct input *in, struct sink *s)
 int kernel_feed_line(struct kparse *kp, const char *line, size_t len)
 {
 	/* cheap reject: outside a report's body only hot lines matter
-	 * (and journal lines whose MESSAGE is a byte array, which the
-	 * filter cannot read) */
-	if (!report_in_body(&kp->ev) && !kp->table_only && !khot_line(line, len, kp->hot_way) &&
+	 * (every line while a wrapped report line is held; and journal
+	 * lines whose MESSAGE is a byte array, which the filter cannot
+	 * read) */
+	if (!kp->wrap.held && !report_in_body(&kp->ev) && !kp->table_only &&
+	    !khot_line(line, len, kp->hot_way) &&
 	    !(len >= 6 && khot_bare_first[(unsigned char)*line] &&
 	      userspace_bare_start(line, len)) &&
 	    !(len && *line == '{' && kprefix_json_message_is_array(line, line + len)))
@@ -285,8 +317,10 @@ int kernel_oom_parse(struct input *in, struct sink *s)
 	}
 	for (;;) {
 		/* outside a report's body, pass over the buffered lines the
-		 * filter would drop, with no call per line */
-		if (!report_in_body(&kp->ev) && !kp->table_only && !in->line_cut) {
+		 * filter would drop, with no call per line (none while a wrapped
+	 * report line waits for its next piece) */
+		if (!kp->wrap.held && !report_in_body(&kp->ev) && !kp->table_only &&
+		    !in->line_cut) {
 			size_t n, last, k;
 			uint64_t lines;
 			const unsigned char *p = input_unread(in, &n);

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "parsers/kernel/kernel_prefix.h"
+#include "parsers/kernel/kernel_oom_wrap.h"
 #include "parsers/common/sink.h"
 #include "lib/input.h"
 #include "lib/strbuf.h"
@@ -209,6 +210,8 @@ struct kparse {
 				   * header (a paste of the table alone): every line
 				   * is read, and a row opens a headerless report;
 				   * -1: not known before the first line */
+	struct kwrap wrap;        /* a report line a paste wrapped, held while
+				     its next piece may follow (kernel_oom_wrap.h) */
 };
 
 #define CLEAN_MAX (64 * 1024)

@@ -342,19 +342,28 @@ static void init_classes(void)
 typedef int prefix_reader(struct kprefix *px, const char *p, const char *e, struct krec *r);
 
 static int strip(struct kprefix *px, const char *l, const char *e, struct krec *r);
+static int wrapper(struct kprefix *px, const char *p, const char *e, struct krec *r);
 
-/* An indented line: "  [ 1.2] ..." (a stamp after blanks: strip it), or
- * a multi-line printk's continuation, which takes the last record's time. */
+/* An indented line. The rule that decides: when what follows the blanks
+ * is itself a whole wrapped line -- a dmesg stamp "  [ 1.2] ..." (-T and
+ * -d too), or any wrapper a reader below recognises by its full shape (a
+ * syslog or journal stamp with its host and "ident:", an ISO or unix
+ * stamp, a /dev/kmsg record) -- the blanks are a paste's indentation (a
+ * tab- or space-indented copy of a log) and the line is read as that
+ * wrapper. A multi-line printk's continuation never starts with such a
+ * stamp, so anything else stays a continuation, which takes the last
+ * record's time. */
 static int indented(struct kprefix *px, const char *p, const char *e, struct krec *r)
 {
 	const char *q = skip_ws(p, e);
-	int64_t ns;
+	int rc;
 
-	if (q < e && *q == '[' && (dmesg_stamp(q, e, &ns) || ctime_stamp(px, q + 1, e, &r->t)))
-		return strip(px, q, e, r);
+	if ((rc = wrapper(px, q, e, r)))
+		return rc;
 	plain(r, q, e);
 	r->t = px->last_t;
 	r->continuation = 1;
+	r->bare = 1;
 	return 2;
 }
 
@@ -602,9 +611,8 @@ static prefix_reader *const readers[K_N][3] = {
  * line's first-byte class that fits; a line none fits is plain text. */
 static int strip(struct kprefix *px, const char *l, const char *e, struct krec *r)
 {
-	prefix_reader *const *rd;
 	const char *p = l;
-	int i, rc;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->t = ol_time_none();
@@ -613,14 +621,29 @@ static int strip(struct kprefix *px, const char *l, const char *e, struct krec *
 		size_t n = (size_t)(e - p);
 		p = text_unquote(p, &n);
 	}
-	if (p < e) {
-		rd = readers[first_class[(unsigned char)*p]];
-		for (i = 0; i < 3 && rd[i]; i++)
-			if ((rc = rd[i](px, p, e, r)))
-				return rc;
-	}
+	if ((rc = wrapper(px, p, e, r)))
+		return rc;
 	plain(r, p, e);
+	r->bare = 1;
 	return 1;
+}
+
+/* The first reader of p's first-byte class that recognises the wrapper
+ * at the start of [p, e), its value (1, or 2 for an indented
+ * continuation); 0 when none does (r as it was). indented() calls it on
+ * the text after the blanks, which never starts with a blank. */
+static int wrapper(struct kprefix *px, const char *p, const char *e, struct krec *r)
+{
+	prefix_reader *const *rd;
+	int i, rc;
+
+	if (p >= e)
+		return 0;
+	rd = readers[first_class[(unsigned char)*p]];
+	for (i = 0; i < 3 && rd[i]; i++)
+		if ((rc = rd[i](px, p, e, r)))
+			return rc;
+	return 0;
 }
 
 /* ---------------------------------------------------------------------

@@ -41,6 +41,9 @@ struct krec {
 				     or "kernel" for _TRANSPORT=kernel) */
 	int continuation;         /* an indented line: it carries the time of
 				     the last stamped record */
+	int bare;                 /* no wrapper: a plain line, or an indented
+				     continuation (kernel_oom_wrap.c may join
+				     it to the line before) */
 	int from_json;            /* journal JSON: no reboot guessing needed */
 	int has_boot_id;          /* journal JSON: the record had _BOOT_ID, */
 	char boot_id[64];         /* ... this one ("" otherwise) */
