@@ -171,16 +171,19 @@ static int add_series(sqlite3 *db, size_t i, struct strbuf *err)
 	 * artifact the one that wrote that sample's block (a series is one
 	 * row across pastes: its own artifact_id is the first paste's) */
 	snprintf(sql, sizeof(sql), PEAK_COLS
-		 "SELECT %s, ?1, %s, ?2, s.mx * ?3,"
+		 /* materialized: the rowid of the highest sample is found once a
+		  * series, not again for each block the lookup below visits */
+		 "WITH t AS MATERIALIZED (SELECT u.*, (SELECT m.rowid FROM sample m"
+		 " WHERE m.series_id = u.id AND m.value = u.mx LIMIT 1) AS r"
+		 " FROM (SELECT id, artifact_id, name, entity, sample_max(id) AS mx FROM series"
+		 " WHERE name = ?4) u WHERE u.mx > 0)"
+		 " SELECT %s, ?1, %s, ?2, s.mx * ?3,"
 		 " (SELECT m.time_ns FROM sample m WHERE m.series_id = s.id AND m.value = s.mx LIMIT 1),"
 		 " (SELECT m.boot_ns FROM sample m WHERE m.series_id = s.id AND m.value = s.mx LIMIT 1),"
 		 " s.id, coalesce((SELECT b.artifact_id FROM sample_block b WHERE b.parent = s.id"
-		 " AND s.r >= b.first_rowid AND s.r < b.first_rowid + b.rows), s.artifact_id),"
+		 " AND b.first_rowid <= s.r ORDER BY b.first_rowid DESC LIMIT 1), s.artifact_id),"
 		 " s.name || CASE WHEN s.entity != '' THEN ' ' || s.entity ELSE '' END"
-		 " FROM (SELECT t.*, (SELECT m.rowid FROM sample m WHERE m.series_id = t.id"
-		 " AND m.value = t.mx LIMIT 1) AS r"
-		 " FROM (SELECT id, artifact_id, name, entity, sample_max(id) AS mx FROM series"
-		 " WHERE name = ?4) t) s WHERE s.mx > 0 ORDER BY s.id"
+		 " FROM t s WHERE s.mx > 0 ORDER BY s.id"
 		 PEAK_UPSERT,
 		 card ? CARD_ACCOUNT : host ? "'host'"
 		      : "CASE WHEN s.entity = '' THEN 'memcg' ELSE 'memcg:' || s.entity END",
