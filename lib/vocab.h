@@ -193,7 +193,6 @@
 	X(VM_BUNDLE_KIND, "bundle.kind", NULL, "text", "the kind of support bundle an artifact came in (gpu-operator must-gather)") \
 	X(VM_MUSTGATHER_OPERATOR_VERSION, "mustgather.gpu_operator_version", NULL, "text", "the NVIDIA GPU operator version a must-gather records (its version file)") \
 	X(VM_TIME_CLOCK, "time.clock", NULL, "text", "local: the artifact's times are wall clock of unknown zone") \
-	X(VM_ARTIFACT_SAMPLE_BLOCKS, "artifact.sample_blocks", NULL, "text", "the sample blocks an artifact wrote, 'after last': its blocks are those with after < id <= last (a series is one row across artifacts; this tells which paste gave a sample)") \
 	X(VM_TIME_YEAR_BASIS, "time.year_basis", NULL, "text", "how the year of year-less time stamps was inferred") \
 	X(VM_INCIDENT_APART, "incident.apart", NULL, "text", "the artifacts' times lie too far apart to be one incident") \
 	X(VM_ENV, "env.", "<NAME>", "text", "an environment variable oomlens keeps (allocator, engine settings)") \

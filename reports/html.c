@@ -223,6 +223,10 @@ static void card_peak(struct strbuf *sb, const struct report_summary *s)
 		strbuf_addstr(sb, ")<br>");
 	}
 	h_text(sb, s->peak_series.buf, s->peak_series.len);
+	if (s->peak_file.len) {
+		strbuf_addstr(sb, ", from ");
+		h_text(sb, s->peak_file.buf, s->peak_file.len);
+	}
 	if (s->peak_ns != OL_NULL) {
 		fmt_time(buf, sizeof(buf), s->peak_ns, OL_NULL);
 		strbuf_addf(sb, " at %s", buf);

@@ -151,10 +151,11 @@ json_t *load_summary(struct report_ctx *c)
 		"comm", str_or_null(&s->victim_comm, s->victim_comm.len > 0),
 		"bytes", int_or_null(s->victim_bytes)) : json_null());
 	json_object_set_new(o, "ooms", ooms(c));
-	json_object_set_new(o, "peak", s->has_peak ? json_pack("{s:o, s:o, s:o, s:f, s:o, s:o, s:o}",
+	json_object_set_new(o, "peak", s->has_peak ? json_pack("{s:o, s:o, s:o, s:o, s:f, s:o, s:o, s:o}",
 		"account", str_or_null(&s->peak_account, s->peak_account.len > 0),
 		"measure", str_or_null(&s->peak_measure, s->peak_measure.len > 0),
 		"series", json_stringn(s->peak_series.buf, s->peak_series.len),
+		"file", str_or_null(&s->peak_file, s->peak_file.len > 0),
 		"bytes", s->peak_bytes,
 		"time", time_or_null(s->peak_ns),
 		"limit_bytes", isfinite(s->limit_bytes) ? json_real(s->limit_bytes) : json_null(),

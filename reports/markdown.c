@@ -113,6 +113,10 @@ static void md_peak(struct strbuf *sb, const struct report_summary *s)
 	fmt_bytes(buf, sizeof(buf), s->peak_bytes);
 	strbuf_addf(sb, "%s (", buf);
 	md_text(sb, s->peak_series.buf, s->peak_series.len);
+	if (s->peak_file.len) {
+		strbuf_addstr(sb, ", from ");
+		md_text(sb, s->peak_file.buf, s->peak_file.len);
+	}
 	strbuf_addstr(sb, ")");
 	if (peak_share(s, &pct, buf2, sizeof(buf2))) {
 		strbuf_addf(sb, ", %.1f %% of %s (", pct, buf2);

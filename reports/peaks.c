@@ -35,7 +35,7 @@ static const struct {
 /* Every row, cards first, then cgroups, then the host; in an account its
  * headline first. (time_ns read as "time": ISO 8601 or null.) */
 #define PEAKS_SQL "SELECT account, scope, device, measure, bytes, time_ns AS time, source," \
-		  " series_id, artifact_id, limit_bytes, limit_source, headline FROM peak" \
+		  " series_id, artifact_id, file, limit_bytes, limit_source, headline FROM peak" \
 		  " ORDER BY CASE scope WHEN 'card' THEN 0 WHEN 'memcg' THEN 1 ELSE 2 END," \
 		  " account, headline DESC, " RANK ", id"
 
@@ -65,7 +65,7 @@ void summary_peak_load(struct report_ctx *c, struct report_summary *s)
 	/* the incident's peak: the headline of the account whose headline
 	 * measure is closest to what runs out, the highest among equals */
 	st = r_prepare(c, "SELECT account, measure, bytes, time_ns, boot_ns, source,"
-			  " limit_bytes, limit_source FROM peak WHERE headline = 1"
+			  " limit_bytes, limit_source, file FROM peak WHERE headline = 1"
 			  " ORDER BY " RANK ", bytes DESC, id LIMIT 1");
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *t;
@@ -86,6 +86,8 @@ void summary_peak_load(struct report_ctx *c, struct report_summary *s)
 			if ((t = (const char *)sqlite3_column_text(st, 7)))
 				strbuf_add_utf8(&s->limit_what, t, strlen(t));
 		}
+		if ((t = (const char *)sqlite3_column_text(st, 8)))
+			strbuf_add_utf8(&s->peak_file, t, strlen(t));
 	}
 	sqlite3_finalize(st);
 	s->peaks = r_rows(c, PEAKS_SQL, -1);

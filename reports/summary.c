@@ -286,6 +286,7 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	strbuf_init(&s->peak_series);
 	strbuf_init(&s->peak_account);
 	strbuf_init(&s->peak_measure);
+	strbuf_init(&s->peak_file);
 	strbuf_init(&s->limit_what);
 	strbuf_init(&s->top_title);
 	strbuf_init(&s->top_key);
@@ -370,6 +371,7 @@ int report_summary_failed(const struct report_summary *s)
 	       strbuf_failed(&s->oom_kind) || strbuf_failed(&s->victim_comm) ||
 	       strbuf_failed(&s->victim_kind) || strbuf_failed(&s->peak_series) ||
 	       strbuf_failed(&s->peak_account) || strbuf_failed(&s->peak_measure) ||
+	       strbuf_failed(&s->peak_file) ||
 	       strbuf_failed(&s->limit_what) || strbuf_failed(&s->top_title) ||
 	       strbuf_failed(&s->top_key) || strbuf_failed(&s->top_value);
 }
@@ -392,6 +394,7 @@ void report_summary_release(struct report_summary *s)
 	strbuf_release(&s->peak_series);
 	strbuf_release(&s->peak_account);
 	strbuf_release(&s->peak_measure);
+	strbuf_release(&s->peak_file);
 	json_decref(s->peaks);
 	s->peaks = NULL;
 	json_decref(s->profile);

@@ -50,6 +50,7 @@ struct report_summary {
 	struct strbuf peak_series;  /* its source: "gpu.used_bytes gpu0" */
 	struct strbuf peak_account; /* "gpu0", "memcg:/...", "host"; empty when not from table peak */
 	struct strbuf peak_measure; /* "card_used", "reserved", ...; empty likewise */
+	struct strbuf peak_file;    /* the file (paste) the figure came from; empty when unknown */
 	json_t *peaks;              /* every row of table peak (load_peaks' rows), or NULL */
 	double peak_bytes;
 	int64_t peak_ns;

@@ -161,9 +161,12 @@ static void every_format_names_the_same_peak(void **state)
 	(void)state;
 
 	ol_fmt_bytes(want, sizeof(want), used);
-	snprintf(line, sizeof(line), "Peak memory: %s (gpu.used_bytes gpu0)", want);
+	/* the file the figure came from after the source (schema 9) */
+	snprintf(line, sizeof(line), "Peak memory: %s (gpu.used_bytes gpu0, from nvidia-smi.csv)",
+		 want);
 	contains(t, line);
-	snprintf(line, sizeof(line), "- **Peak memory:** %s (gpu.used_bytes gpu0)", want);
+	snprintf(line, sizeof(line), "- **Peak memory:** %s (gpu.used_bytes gpu0, from"
+		 " nvidia-smi.csv)", want);
 	contains(m, line);
 	snprintf(line, sizeof(line), "Peak memory</div><div class=kv>%s</div>", want);
 	contains(h, line);

@@ -15,7 +15,7 @@
  * artifacts (its artifact_id the first's), so a later paste's sample was
  * credited to the first paste. The kubectl top table pasted again later
  * (its repolite figure edited, 1545Mi to 1890Mi) gives the in-use line,
- * and the source names that later file (artifact.sample_blocks).
+ * and the source names that later file (sample_block.artifact_id).
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"

@@ -104,7 +104,8 @@ static void markdown_full_incident(void **state)
 	/* escaped only where markup would start: the text reads as itself */
 	t_contains(m, "- **Killed:** \\<script>alert(1)\\</script> (pid 4312), oom_kill,"
 		    " 27.0 GiB freed");
-	t_contains(m, "- **Peak memory:** 79.0 GiB (gpu.used_bytes gpu0), 99.2 % of 79.6 GiB");
+	t_contains(m, "- **Peak memory:** 79.0 GiB (gpu.used_bytes gpu0, from nvidia-smi.csv),"
+		   " 99.2 % of 79.6 GiB");   /* the file: schema 9 */
 	t_contains(m, "1. **GPU memory grew 7168 MiB/h and was not returned** (leak,"
 		    " retained_allocations, score 0.86)");
 	t_contains(m, "growth rate +7168.0 MiB/h");

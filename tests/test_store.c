@@ -40,7 +40,7 @@ static const char *const expected_tables[] = {
 	"series(id INTEGER PK1, artifact_id INTEGER, name TEXT NOT NULL, "
 	  "unit TEXT, entity TEXT NOT NULL DEFAULT '')",
 	"sample_block(id INTEGER PK1, parent INTEGER, first_rowid INTEGER NOT NULL, "
-	  "rows INTEGER NOT NULL, data BLOB NOT NULL)",
+	  "rows INTEGER NOT NULL, data BLOB NOT NULL, artifact_id INTEGER)",
 	"sample(series_id INTEGER NOT NULL, time_ns INTEGER, "
 	  "boot_ns INTEGER, value REAL)",
 	"stack(id INTEGER PK1, hash INTEGER, depth INTEGER)",
@@ -107,13 +107,13 @@ static const char *const expected_tables[] = {
 	  "address INTEGER, size INTEGER, requested_size INTEGER, "
 	  "state TEXT, stack_id INTEGER, holder_id INTEGER)",
 	"trace_block(id INTEGER PK1, parent INTEGER, first_rowid INTEGER NOT NULL, "
-	  "rows INTEGER NOT NULL, data BLOB NOT NULL)",
+	  "rows INTEGER NOT NULL, data BLOB NOT NULL, artifact_id INTEGER)",
 	"trace(snapshot_id INTEGER NOT NULL, device INTEGER, seq INTEGER, "
 	  "action TEXT, addr INTEGER, size INTEGER, stream INTEGER, "
 	  "time_ns INTEGER, device_free INTEGER, compile_context TEXT, "
 	  "user_metadata TEXT, pool_id TEXT, stack_id INTEGER)",
 	"alloc_block(id INTEGER PK1, parent INTEGER, first_rowid INTEGER NOT NULL, "
-	  "rows INTEGER NOT NULL, data BLOB NOT NULL)",
+	  "rows INTEGER NOT NULL, data BLOB NOT NULL, artifact_id INTEGER)",
 	"alloc(snapshot_id INTEGER NOT NULL, device INTEGER, addr INTEGER, "
 	  "size INTEGER, alloc_seq INTEGER, alloc_ns INTEGER, "
 	  "free_seq INTEGER, free_ns INTEGER, state TEXT, stack_id INTEGER)",

@@ -323,12 +323,12 @@ static int one_card_by_uuid(struct rule_ctx *c, const char *gpu)
 static int smi_processes(struct rule_ctx *c, struct card_in *in)
 {
 	sqlite3_stmt *st = rl_prepare(c,
-		"SELECT s.id, s.entity, s.artifact_id, p.value, p.time_ns FROM series s"
+		"SELECT s.id, s.entity, s.artifact_id, p.value, p.time_ns, p.rowid FROM series s"
 		" JOIN sample p ON p.series_id = s.id WHERE s.name = 'gpu.proc_used_bytes'"
 		" AND s.entity GLOB ?1 AND p.time_ns = (SELECT max(q.time_ns) FROM sample q"
 		" WHERE q.series_id = s.id AND q.time_ns <= ?2 AND q.value IS NOT NULL)"
 		" ORDER BY p.value DESC LIMIT 256");
-	struct { int64_t pid, t, sid; double v; } p[256];
+	struct { int64_t pid, t, sid, art, rowid; double v; } p[256];
 	int n = 0, i, self = -1, uuid_only;
 	int64_t tmax = INT64_MIN, art = 0, want;
 	char glob[40], name[160], src[240];
@@ -351,7 +351,8 @@ static int smi_processes(struct rule_ctx *c, struct card_in *in)
 		p[n].pid = ent && strstr(ent, "pid:") ? strtoll(strstr(ent, "pid:") + 4, NULL, 10) : -1;
 		p[n].v = ledger_col_size(st, 3);
 		p[n].t = sqlite3_column_int64(st, 4);
-		art = sqlite3_column_int64(st, 2);
+		p[n].art = sqlite3_column_int64(st, 2);
+		p[n].rowid = sqlite3_column_int64(st, 5);
 		if (p[n].t > tmax)
 			tmax = p[n].t;
 		n++;
@@ -365,6 +366,12 @@ static int smi_processes(struct rule_ctx *c, struct card_in *in)
 		if (p[i].t >= tmax - PROC_WINDOW_NS && p[i].v >= 0 &&
 		    (self < 0 ? want == OL_NULL || p[i].pid == want : 0))
 			self = i;
+	/* the file of the sample named (the engine's, else the last read):
+	 * its block's paste, not the series' first */
+	if (n) {
+		i = self >= 0 ? self : n - 1;
+		art = ledger_sample_art(c, p[i].sid, p[i].rowid, p[i].art);
+	}
 	ledger_art_name(c, art, name, sizeof(name));
 	if (uuid_only) {      /* say how the list was tied to the card */
 		size_t l = strlen(name);

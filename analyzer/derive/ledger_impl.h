@@ -54,6 +54,10 @@ void ledger_fig_set(struct fig *f, double v, const char *certainty, const char *
 	     const char *ref_table, int64_t ref_id, const char *source);
 /* The file name of artifact id into buf ("" unknown); returns buf. */
 const char *ledger_art_name(struct rule_ctx *c, int64_t id, char *buf, size_t n);
+/* The artifact that wrote sample rowid of series sid (the block's
+ * sample_block.artifact_id: a series is one row across pastes); fallback
+ * when its block names none. */
+int64_t ledger_sample_art(struct rule_ctx *c, int64_t sid, int64_t rowid, int64_t fallback);
 /* Column i as a size: -1 when NULL, negative or not finite. */
 double ledger_col_size(sqlite3_stmt *st, int i);
 /* "OOM", or "last sample" when the incident has no time. */

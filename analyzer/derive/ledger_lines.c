@@ -169,17 +169,10 @@ static int last_sample(struct rule_ctx *c, const char *name, const char *entity,
 	return found;
 }
 
-/* The artifact that wrote sample rowid of series sid: the one whose
- * artifact.sample_blocks range holds the sample's block (a series is one
- * row across artifacts, its artifact_id the first's); fallback when none
- * says (a store written before the key). */
-static int64_t sample_artifact(struct rule_ctx *c, int64_t sid, int64_t rowid, int64_t fallback)
+int64_t ledger_sample_art(struct rule_ctx *c, int64_t sid, int64_t rowid, int64_t fallback)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT m.artifact_id FROM sample_block b, meta m"
-		" WHERE b.parent = ?1 AND ?2 >= b.first_rowid AND ?2 < b.first_rowid + b.rows"
-		" AND m.key = 'artifact.sample_blocks' AND instr(m.value, ' ') > 0"
-		" AND b.id > CAST(substr(m.value, 1, instr(m.value, ' ') - 1) AS INTEGER)"
-		" AND b.id <= CAST(substr(m.value, instr(m.value, ' ') + 1) AS INTEGER) LIMIT 1");
+	sqlite3_stmt *st = rl_prepare(c, "SELECT artifact_id FROM sample_block"
+		" WHERE parent = ?1 AND ?2 >= first_rowid AND ?2 < first_rowid + rows LIMIT 1");
 	int64_t art = fallback;
 
 	if (!st)
@@ -210,7 +203,7 @@ int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, 
 			return -1;
 		v = isfinite(rec.value) && rec.value >= 0 && rec.value < 1e19 ? rec.value : -1;
 		untimed = !rec.has_time;
-		art = sample_artifact(c, sid, rec.rowid, art);
+		art = ledger_sample_art(c, sid, rec.rowid, art);
 	} else {
 		st = rl_prepare(c, "SELECT s.id, s.artifact_id, p.value, p.rowid FROM series s JOIN sample p"
 				" ON p.series_id = s.id WHERE s.name = ?1 AND s.entity = ?2"
@@ -227,7 +220,7 @@ int ledger_series_fig(struct rule_ctx *c, const char *name, const char *entity, 
 		}
 		sqlite3_finalize(st);
 		if (v >= 0)
-			art = sample_artifact(c, sid, rowid, art);
+			art = ledger_sample_art(c, sid, rowid, art);
 	}
 	if (v >= 0) {
 		snprintf(src, sizeof(src), "%s %s %s (%s)", what, name, entity,

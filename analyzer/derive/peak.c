@@ -12,8 +12,10 @@
  * snapshot's live bytes at the peak of its trace), `cgroup_usage` (a
  * cgroup's or container's usage) and `rss` (a process's resident memory).
  * Each (account, measure) row keeps the highest value of any source of
- * that measure, where and when it was seen, and the account's capacity or
- * limit where known.
+ * that measure, where and when it was seen, the file it was read in (a
+ * series is one row across the pastes of an incident: the file is the
+ * one whose block holds the highest sample, sample_block.artifact_id),
+ * and the account's capacity or limit where known.
  *
  * The headline rule: an account's headline row is its highest figure;
  * between equal figures, the measure closest to what runs out (card_used,
@@ -73,6 +75,7 @@ static const struct {
 	"  series_id INTEGER,\n" \
 	"  artifact_id INTEGER,\n" \
 	"  source TEXT NOT NULL,\n" \
+	"  file TEXT,\n" \
 	"  limit_bytes REAL,\n" \
 	"  limit_source TEXT,\n" \
 	"  headline INTEGER NOT NULL DEFAULT 0,\n" \
@@ -123,6 +126,12 @@ static const char *const peak_limits =
 	"  ORDER BY key != 'host.mem_total_bytes', rowid DESC LIMIT 1)"
 	" WHERE scope = 'host';\n";
 
+/* Each row's file: the base name of its artifact's path (a paste of a
+ * folder, a member of an archive), what reports name beside the figure. */
+static const char *const peak_file =
+	"UPDATE peak SET file = (SELECT replace(a.path, rtrim(a.path, replace(a.path, '/', '')), '')"
+	"  FROM artifact a WHERE a.id = peak.artifact_id) WHERE artifact_id IS NOT NULL;\n";
+
 static const char *const peak_headline =
 	"UPDATE peak SET headline = (id = (SELECT p2.id FROM peak p2 WHERE p2.account = peak.account"
 	"  ORDER BY p2.bytes DESC, " MEASURE_RANK ", p2.id LIMIT 1));\n";
@@ -151,21 +160,30 @@ static int sql_failed(sqlite3 *db, struct strbuf *err, const char *what)
  * series, kept where it beats its account's row of that measure. */
 static int add_series(sqlite3 *db, size_t i, struct strbuf *err)
 {
-	char sql[1400];
+	char sql[2000];
 	sqlite3_stmt *st;
 	int card = peak_series[i].scope[0] == 'c';
 	int host = peak_series[i].scope[0] == 'h';
 	int rc;
 
 	/* the highest value from the series' blocks (sample_max), its time
-	 * from the first sample that holds it, as max()'s bare columns */
+	 * from the first sample that holds it, as max()'s bare columns; its
+	 * artifact the one that wrote that sample's block (a series is one
+	 * row across pastes: its own artifact_id is the first paste's) */
 	snprintf(sql, sizeof(sql), PEAK_COLS
-		 "SELECT %s, ?1, %s, ?2, s.mx * ?3,"
+		 /* materialized: the rowid of the highest sample is found once a
+		  * series, not again for each block the lookup below visits */
+		 "WITH t AS MATERIALIZED (SELECT u.*, (SELECT m.rowid FROM sample m"
+		 " WHERE m.series_id = u.id AND m.value = u.mx LIMIT 1) AS r"
+		 " FROM (SELECT id, artifact_id, name, entity, sample_max(id) AS mx FROM series"
+		 " WHERE name = ?4) u WHERE u.mx > 0)"
+		 " SELECT %s, ?1, %s, ?2, s.mx * ?3,"
 		 " (SELECT m.time_ns FROM sample m WHERE m.series_id = s.id AND m.value = s.mx LIMIT 1),"
 		 " (SELECT m.boot_ns FROM sample m WHERE m.series_id = s.id AND m.value = s.mx LIMIT 1),"
-		 " s.id, s.artifact_id, s.name || CASE WHEN s.entity != '' THEN ' ' || s.entity ELSE '' END"
-		 " FROM (SELECT id, artifact_id, name, entity, sample_max(id) AS mx FROM series"
-		 " WHERE name = ?4) s WHERE s.mx > 0 ORDER BY s.id"
+		 " s.id, coalesce((SELECT b.artifact_id FROM sample_block b WHERE b.parent = s.id"
+		 " AND b.first_rowid <= s.r ORDER BY b.first_rowid DESC LIMIT 1), s.artifact_id),"
+		 " s.name || CASE WHEN s.entity != '' THEN ' ' || s.entity ELSE '' END"
+		 " FROM t s WHERE s.mx > 0 ORDER BY s.id"
 		 PEAK_UPSERT,
 		 card ? CARD_ACCOUNT : host ? "'host'"
 		      : "CASE WHEN s.entity = '' THEN 'memcg' ELSE 'memcg:' || s.entity END",
@@ -313,6 +331,8 @@ int derive_peak(sqlite3 *db, struct strbuf *err)
 	if (has_table(db, "meta") && has_table(db, "series") &&
 	    sqlite3_exec(db, peak_limits, NULL, NULL, NULL) != SQLITE_OK)
 		return sql_failed(db, err, "peak limits");
+	if (has_table(db, "artifact") && sqlite3_exec(db, peak_file, NULL, NULL, NULL) != SQLITE_OK)
+		return sql_failed(db, err, "peak file");
 	if (sqlite3_exec(db, peak_headline, NULL, NULL, NULL) != SQLITE_OK)
 		return sql_failed(db, err, "peak headline");
 	return 0;

@@ -167,6 +167,30 @@ static const struct {
 	{ VS_GPU_USED_BYTES, "rocm-smi", "these rocm-smi outputs", MEMSAMPLES_MIN, "amdgpu%" },
 };
 
+/* The base name of the file that wrote sample rowid of series sid (its
+ * block's sample_block.artifact_id: a series is one row across pastes)
+ * into buf, "" when no block names one. Returns buf. */
+static const char *sample_file(struct rule_ctx *c, int64_t sid, int64_t rowid, char *buf,
+			       size_t n)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT a.path FROM sample_block b JOIN artifact a"
+				      " ON a.id = b.artifact_id WHERE b.parent = ?1"
+				      " AND ?2 >= b.first_rowid AND ?2 < b.first_rowid + b.rows LIMIT 1");
+	const char *p, *slash;
+
+	buf[0] = 0;
+	if (!st)
+		return buf;
+	sqlite3_bind_int64(st, 1, sid);
+	sqlite3_bind_int64(st, 2, rowid);
+	if (sqlite3_step(st) == SQLITE_ROW && (p = (const char *)sqlite3_column_text(st, 0))) {
+		slash = strrchr(p, '/');
+		snprintf(buf, n, "%s", slash && slash[1] ? slash + 1 : p);
+	}
+	sqlite3_finalize(st);
+	return buf;
+}
+
 /* The memory in use that pasted tables state, when no table printed a
  * time: a card's as nvidia-smi tables state it (gpu.used_bytes,
  * parsers/gpu/nvidia_smi_table.c), a process's resident size as ps or
@@ -192,7 +216,8 @@ static int untimed_series(struct rule_ctx *c, size_t u)
 	while (r >= 0 && sqlite3_step(st) == SQLITE_ROW) {
 		struct samples_iter it;
 		const struct sample_rec *s;
-		char val[SAMPLES_MAX * 24 + 64], label[32];
+		char val[SAMPLES_MAX * 24 + 64], label[32], f0[120], f1[120], files[300];
+		int64_t sid = sqlite3_column_int64(st, 0), row0 = 0, row1 = 0;
 		size_t o;
 		int k = 0, timed = 0;
 
@@ -209,12 +234,24 @@ static int untimed_series(struct rule_ctx *c, size_t u)
 			}
 			o += (size_t)snprintf(val + o, sizeof(val) - o, "%s%.0f", k ? "," : "",
 					      s->value);
+			if (!k)
+				row0 = s->rowid;
+			row1 = s->rowid;
 			k++;
 		}
 		samples_iter_close(&it);
 		if (timed || k < untimed[u].min)
 			continue;
-		r = judge(c, val, untimed[u].file, "the file names and each paste's order",
+		/* the pastes by name: the first sample's and the last's files */
+		sample_file(c, sid, row0, f0, sizeof(f0));
+		sample_file(c, sid, row1, f1, sizeof(f1));
+		if (f0[0] && f1[0] && strcmp(f0, f1))
+			snprintf(files, sizeof(files), "%s (%s to %s)", untimed[u].file, f0, f1);
+		else if (f0[0])
+			snprintf(files, sizeof(files), "%s (%s)", untimed[u].file, f0);
+		else
+			snprintf(files, sizeof(files), "%s", untimed[u].file);
+		r = judge(c, val, files, "the file names and each paste's order",
 			  untimed[u].min);
 		n += r > 0 ? r : 0;
 	}

@@ -18,33 +18,62 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The INSERT of a block, with the artifact column when art. */
+static int append_stmt(sqlite3 *db, const char *backing, int art, sqlite3_stmt **ins)
+{
+	char *sql = sqlite3_mprintf(
+		"INSERT INTO \"%w\"(parent, first_rowid, rows, data%s) VALUES(?1,"
+		" coalesce((SELECT first_rowid + rows FROM \"%w\" ORDER BY id DESC LIMIT 1),"
+		" 1), ?2, ?3%s)", backing, art ? ", artifact_id" : "", backing, art ? ", ?4" : "");
+	int rc;
+
+	if (!sql)
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, ins, NULL);
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* Bind and step *ins (append_stmt's); art: whether it has ?4. */
+static int append_step(sqlite3_stmt *ins, int64_t parent, int art, int64_t artifact,
+		       int nrows, const void *data, size_t n)
+{
+	int rc;
+
+	if (parent == INT64_MIN)
+		sqlite3_bind_null(ins, 1);
+	else
+		sqlite3_bind_int64(ins, 1, parent);
+	sqlite3_bind_int(ins, 2, nrows);
+	sqlite3_bind_blob64(ins, 3, data, n, SQLITE_STATIC);
+	if (art && artifact != INT64_MIN)
+		sqlite3_bind_int64(ins, 4, artifact);
+	else if (art)
+		sqlite3_bind_null(ins, 4);
+	rc = sqlite3_step(ins);
+	sqlite3_reset(ins);
+	sqlite3_clear_bindings(ins);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 int packed_append(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t parent,
 		  int nrows, const void *data, size_t n)
 {
 	int rc;
 
-	if (!*ins) {
-		char *sql = sqlite3_mprintf(
-			"INSERT INTO \"%w\"(parent, first_rowid, rows, data) VALUES(?1,"
-			" coalesce((SELECT first_rowid + rows FROM \"%w\" ORDER BY id DESC LIMIT 1),"
-			" 1), ?2, ?3)", backing, backing);
-		if (!sql)
-			return SQLITE_NOMEM;
-		rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, ins, NULL);
-		sqlite3_free(sql);
-		if (rc != SQLITE_OK)
-			return rc;
-	}
-	if (parent == INT64_MIN)
-		sqlite3_bind_null(*ins, 1);
-	else
-		sqlite3_bind_int64(*ins, 1, parent);
-	sqlite3_bind_int(*ins, 2, nrows);
-	sqlite3_bind_blob64(*ins, 3, data, n, SQLITE_STATIC);
-	rc = sqlite3_step(*ins);
-	sqlite3_reset(*ins);
-	sqlite3_clear_bindings(*ins);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	if (!*ins && (rc = append_stmt(db, backing, 0, ins)) != SQLITE_OK)
+		return rc;
+	return append_step(*ins, parent, 0, 0, nrows, data, n);
+}
+
+int packed_append_from(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t parent,
+		       int64_t artifact, int nrows, const void *data, size_t n)
+{
+	int rc;
+
+	if (!*ins && (rc = append_stmt(db, backing, 1, ins)) != SQLITE_OK)
+		return rc;
+	return append_step(*ins, parent, 1, artifact, nrows, data, n);
 }
 
 /* ---- the virtual table ---- */

@@ -72,6 +72,13 @@ int packed_finish(struct packed_enc *e, struct strbuf *out);
 int packed_append(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t parent,
 		  int nrows, const void *data, size_t n);
 
+/* packed_append, with the block's artifact_id column (table.c: every
+ * NAME_block has one) set to artifact, the artifact whose reading wrote
+ * the block (INT64_MIN: NULL). *ins caches its own statement, not one of
+ * packed_append's. Returns SQLite's result code. */
+int packed_append_from(sqlite3 *db, const char *backing, sqlite3_stmt **ins, int64_t parent,
+		       int64_t artifact, int nrows, const void *data, size_t n);
+
 /* Register the module on db, and the aggregate packed_rows(v1, ..., vN)
  * that encodes the rows it is given (in the order given; at most
  * PACKED_MAX_ROWS, all of one width) as the data of a block: how SQL

@@ -137,7 +137,9 @@ static int write_stage(struct timeline *tl, struct tl_samples *s, struct stage *
 		return -1;
 	if (encode(s, g->sid, g->n, g->t, g->boot, g->v) < 0)
 		return tl_fail(tl, "out of memory");
-	rc = packed_append(tl->db, "sample_block", &s->ins, g->sid, g->n, s->blk.buf, s->blk.len);
+	rc = packed_append_from(tl->db, "sample_block", &s->ins, g->sid,
+				tl->artifact_id > 0 ? tl->artifact_id : INT64_MIN, g->n, s->blk.buf,
+				s->blk.len);
 	if (rc != SQLITE_OK)
 		return tl_fail(tl, rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(tl->db));
 	s->waiting -= (size_t)g->n;

@@ -23,7 +23,7 @@ void table_create_sql(const struct table *t, struct strbuf *sql)
 	if (t->packed) {
 		strbuf_addf(sql, "CREATE TABLE %s_block(\n  id INTEGER PRIMARY KEY,\n"
 			    "  parent INTEGER,\n  first_rowid INTEGER NOT NULL,\n"
-			    "  rows INTEGER NOT NULL,\n  data BLOB NOT NULL);\n"
+			    "  rows INTEGER NOT NULL,\n  data BLOB NOT NULL,\n  artifact_id INTEGER);\n"
 			    "CREATE INDEX %s_block_parent ON %s_block(parent);\n"
 			    "CREATE VIRTUAL TABLE %s USING " PACKED_MODULE "(%s_block",
 			    t->name, t->name, t->name, t->name, t->name);

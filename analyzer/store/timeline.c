@@ -398,23 +398,6 @@ int64_t timeline_artifact_begin_in(struct timeline *tl, const char *container, c
 	return tl->artifact_id;
 }
 
-/* The sample blocks the current artifact wrote, as its meta
- * artifact.sample_blocks "after last" (none when it wrote none): a
- * series is one row across artifacts, so this is what tells which paste
- * a sample came from (the ledger names it). 0 or -1. */
-static int artifact_blocks(struct timeline *tl)
-{
-	int64_t last = samples_last_block(tl);
-	char v[48];
-
-	if (last < 0)
-		return -1;
-	if (last <= tl->sample_block_begin)
-		return 0;
-	snprintf(v, sizeof(v), "%lld %lld", (long long)tl->sample_block_begin, (long long)last);
-	return sink_meta(&tl->sink, vocab_meta_key(VM_ARTIFACT_SAMPLE_BLOCKS), v) < 0 ? -1 : 0;
-}
-
 int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
 			  uint64_t bytes_read, double seconds)
 {
@@ -424,10 +407,6 @@ int timeline_artifact_end(struct timeline *tl, int ok, const char *status,
 	size_t i;
 	int r = 0;
 
-	if (ok && artifact_blocks(tl) < 0) {
-		ok = 0;
-		a.status = "failed";
-	}
 	if (ok && tl_bulk_flush(tl) < 0) {
 		ok = 0;
 		a.status = "failed";
