@@ -596,6 +596,7 @@ static int read_line(struct srv_st *st)
 	if (el.train_log)   /* the scan found a Trainer's or DeepSpeed's label */
 		srv_progress_logged(&st->prog, l->msg, l->n, &l->t, lineno);
 	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
+	srv_answers_note(&st->mem.answers, srv_answer_of(l->msg, l->n), lineno);
 	if (st->wrap_n) {   /* the line after an error line wrapped mid-word */
 		if (lineno == st->wrap_line + 1 && (el.memfail & MEMFAIL_MARK_FAILURE) &&
 		    !el.error && rewrap(st))
@@ -683,6 +684,7 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	    srv_join_open(&st->join) != SRV_NONE)
 		return 0;
 	*rc = 0;
+	srv_answers_note(&st->mem.answers, srv_answer_of(raw, n), st->in->lineno);
 	if (!st->mem.served && mem_find(raw, n, "\" 200"))
 		srv_mem_served(&st->mem);
 	if (st->pend && request_failed_below(st, raw, n) < 0) {   /* a lone OOM held */
