@@ -681,8 +681,9 @@ static void warning(struct report_ctx *c, json_t *o)
 /* What became of the server the OOM hit (oom.survival of row 1,
  * analyzer/derive/oom_fate.c), a sentence after what happened: it
  * survived (its log answers a request after the failure, or reaches its
- * serving stage) or the requests it answered after it all failed; nothing
- * when the log says neither. The line is the log's own. */
+ * serving stage) or the requests it answered after it, before a new
+ * engine process or the log's end, all failed; nothing when the log
+ * says neither. The line is the log's own. */
 static void fate(struct report_ctx *c, struct strbuf *out)
 {
 	sqlite3_stmt *st = r_prepare(c, "SELECT survival, survival_by, survival_line, phase,"
@@ -714,8 +715,9 @@ static void fate(struct report_ctx *c, struct strbuf *out)
 		strbuf_addstr(out, !strcmp(ph, "serving") ? "): a transient failure, not a crash."
 			      : "): this failure is not the incident's end.");
 	} else {
-		strbuf_addf(out, " The server did not serve again: the requests its log answers"
-			    " after the failure were all answered with an error (line %lld", line);
+		strbuf_addf(out, " No request was served after it: what its log answers after the"
+			    " failure, before a new engine process or the log's end, is an error"
+			    " (line %lld", line);
 		if (path) {
 			strbuf_addstr(out, " of ");
 			strbuf_add_utf8(out, path, strlen(path));
