@@ -152,6 +152,11 @@ int srv_stats_access(struct srv_stats *st, struct sink *s, const char *m, size_t
 	return is_access_post_ok(m, n) ? req_served(st, s, REQ_ACCESS, "vllm", t) : 0;
 }
 
+int srv_stats_access_served(struct srv_stats *st, struct sink *s, const struct ol_time *t)
+{
+	return req_served(st, s, REQ_ACCESS, "vllm", t);
+}
+
 /* The requests-served lines: 1 if m is one (counted or not), else 0. */
 static int requests_line(struct srv_stats *st, struct sink *s, const char *m, size_t n,
 			 const struct ol_time *t)
