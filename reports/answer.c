@@ -678,6 +678,55 @@ static void warning(struct report_ctx *c, json_t *o)
 	sqlite3_finalize(st);
 }
 
+/* What became of the server the OOM hit (oom.survival of row 1,
+ * analyzer/derive/oom_fate.c), a sentence after what happened: it
+ * survived (its log answers a request after the failure, or reaches its
+ * serving stage) or the requests it answered after it, before a new
+ * engine process or the log's end, all failed; nothing when the log
+ * says neither. The line is the log's own. */
+static void fate(struct report_ctx *c, struct strbuf *out)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT survival, survival_by, survival_line, phase,"
+				     " (SELECT a.path FROM event e JOIN artifact a ON a.id = e.artifact_id"
+				     "  WHERE e.id = oom.event_id) FROM oom WHERE id = 1"
+				     " AND survival IN ('survived', 'died') AND survival_line IS NOT NULL");
+	const char *sv, *by, *ph, *path;
+	long long line;
+
+	if (!st)
+		return;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return;
+	}
+	sv = col(st, 0) ? col(st, 0) : "";
+	by = col(st, 1) ? col(st, 1) : "";
+	line = sqlite3_column_int64(st, 2);
+	ph = col(st, 3) ? col(st, 3) : "unknown";
+	path = col(st, 4);
+	if (!strcmp(sv, "survived")) {
+		strbuf_addf(out, " The server survived it: its log %s after the failure (line %lld",
+			    strcmp(by, "request_served") ? "goes on to its serving stage"
+			    : "answers a request", line);
+		if (path) {
+			strbuf_addstr(out, " of ");
+			strbuf_add_utf8(out, path, strlen(path));
+		}
+		strbuf_addstr(out, !strcmp(ph, "serving") ? "): a transient failure, not a crash."
+			      : "): this failure is not the incident's end.");
+	} else {
+		strbuf_addf(out, " No request was served after it: what its log answers after the"
+			    " failure, before a new engine process or the log's end, is an error"
+			    " (line %lld", line);
+		if (path) {
+			strbuf_addstr(out, " of ");
+			strbuf_add_utf8(out, path, strlen(path));
+		}
+		strbuf_addstr(out, ").");
+	}
+	sqlite3_finalize(st);
+}
+
 json_t *load_answer(struct report_ctx *c)
 {
 	const struct report_summary *s = &c->sum;
@@ -690,6 +739,7 @@ json_t *load_answer(struct report_ctx *c)
 	if (!o || !c->has_summary)
 		return o;
 	what_happened(c, &w, phase);
+	fate(c, &w);
 	json_object_set_new(o, "what", strbuf_failed(&w) ? json_null() : json_string(w.buf));
 	strbuf_release(&w);
 	json_object_set_new(o, "phase", phase ? json_string(phase) : json_null());

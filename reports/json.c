@@ -96,7 +96,8 @@ static json_t *card(const struct report_summary *s)
  * clock, kind, scope, device, cgroup, requested_bytes, total_bytes,
  * free_bytes, victim: {pid, comm, bytes} or null, phase, phase_source
  * (the rule that placed the phase), phase_from (the other paste that
- * placed it), family, source: {artifact, event_id,
+ * placed it), family, survival: {state, by, line} (oom.survival:
+ * analyzer/derive/oom_fate.c), source: {artifact, event_id,
  * evidence}}], the first OOMS_SHOWN. */
 static json_t *ooms(struct report_ctx *c)
 {
@@ -105,7 +106,8 @@ static json_t *ooms(struct report_ctx *c)
 				     " o.victim_pid IS NOT NULL, o.victim_pid, o.victim_comm, o.victim_bytes,"
 				     " o.phase, o.family, a.path, o.event_id, o.evidence, o.total_bytes,"
 				     " o.free_bytes, o.phase_source, (SELECT p.path FROM artifact p"
-				     "  WHERE p.id = o.phase_artifact) FROM oom o"
+				     "  WHERE p.id = o.phase_artifact), o.survival, o.survival_by,"
+				     " o.survival_line FROM oom o"
 				     " LEFT JOIN artifact a ON a.id = o.artifact_id ORDER BY o.id LIMIT ?");
 	json_t *a = json_array();
 
@@ -119,13 +121,14 @@ static json_t *ooms(struct report_ctx *c)
 			"pid", q_json(st, 8), "comm", q_json(st, 9), "bytes", q_json(st, 10))
 			: json_null();
 		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-			" s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}}",
+			" s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}}",
 			"time", q_json_time(st, 0), "clock", q_json(st, 1), "kind", q_json(st, 2),
 			"scope", q_json(st, 3), "device", q_json(st, 4), "cgroup", q_json(st, 5),
 			"requested_bytes", q_json(st, 6), "total_bytes", q_json(st, 16),
 			"free_bytes", q_json(st, 17), "victim", victim, "phase", q_json(st, 11),
 			"phase_source", q_json(st, 18), "phase_from", q_json(st, 19), "family", q_json(st, 12), "source", "artifact", q_json(st, 13),
-			"event_id", q_json(st, 14), "evidence", ev ? ev : json_array()));
+			"event_id", q_json(st, 14), "evidence", ev ? ev : json_array(),
+			"survival", "state", q_json(st, 20), "by", q_json(st, 21), "line", q_json(st, 22)));
 	}
 	sqlite3_finalize(st);
 	return a;

@@ -502,6 +502,11 @@ def check_any_stack(rep, key, value):
         ooms = ((rep.get("summary") or {}).get("ooms")) or []
         got = ooms[0].get("phase_source") if ooms else None
         return (got == value, got)
+    if key in ("survival", "survival_line"):   # oom.survival of the OOM row (round 10)
+        ooms = ((rep.get("summary") or {}).get("ooms")) or []
+        fate = (ooms[0].get("survival") or {}) if ooms else {}
+        got = fate.get("state" if key == "survival" else "line")
+        return (str(got) == value, got)
     if key in ("oom_total", "oom_free"):  # what the OOM row says of its memory (oom.total_bytes)
         ooms = ((rep.get("summary") or {}).get("ooms")) or []
         got = [ooms[0].get(key[len("oom_"):] + "_bytes")] if ooms else []

@@ -54,6 +54,8 @@ static void vllm_jit_cicc(void **state)
 	assert_null(strstr(advice, "gpu_memory_utilization"));
 	assert_null(strstr(advice, "max_model_len"));
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'startup'"), 0);
+	/* derived once (oom_fate.c), read by buildkill and startup alike */
+	assert_string_equal(t_text(tl, "SELECT build_tool FROM oom WHERE id = 1"), "cicc");
 	t_close(tl);
 }
 
@@ -69,6 +71,7 @@ static void make_cc1plus(void **state)
 			    "misconfig/build_parallelism");
 	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.build_rss_bytes') FROM finding"
 			       " WHERE rule = 'buildkill'"), 3090636LL * 1024);
+	assert_string_equal(t_text(tl, "SELECT build_tool FROM oom WHERE id = 1"), "cc1plus");
 	t_close(tl);
 }
 
@@ -82,6 +85,7 @@ static void make_cc1_invoker(void **state)
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "build_parallelism");
 	assert_true(t_int(tl, "SELECT score * 100 FROM finding WHERE rule = 'buildkill'") < 85);
+	assert_string_equal(t_text(tl, "SELECT build_tool FROM oom WHERE id = 1"), "cc1");
 	t_close(tl);
 }
 

@@ -8,10 +8,12 @@
  *    to allocate its 4657.81 MiB compute buffer: the event says the
  *    projector's graph failed, and the advice names the projector's knobs
  *    (--no-mmproj-offload, --image-max-tokens), not the text context's
- *    --parallel or --batch-size; and since the log goes on to its serving
- *    stage after the failure ("main: model loaded", line 252), the
- *    finding says the server survived it, with that line, and not that
- *    the configuration never fitted;
+ *    --parallel or --batch-size; and since the log answers a chat
+ *    completion 200 after the failure (line 273; its serving stage,
+ *    "main: model loaded", is line 252: a request served is the stronger
+ *    evidence, oom.survival, round 10), the finding says the server
+ *    survived it, with that line, and not that the configuration never
+ *    fitted;
  *  - llama.cpp's text model's compute buffer at a 150k context
  *    (ggml-org/llama.cpp PR 16748's log): no projector, today's advice
  *    (--ctx-size, --ubatch-size), none of the projector's knobs, and no
@@ -53,7 +55,7 @@ static void projector_warmup_names_the_projectors_knobs(void **state)
 	assert_non_null(strstr(s, "The server survived this failure"));
 	assert_null(strstr(s, "it never fitted"));
 	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.serving_from_line') FROM finding"
-			       " WHERE rule = 'startup'"), 252);
+			       " WHERE rule = 'startup'"), 273);
 	t_close(tl);
 }
 

@@ -15,6 +15,8 @@
 const struct derive_pass derive_passes[] = {
 	/* first: the others read the OOM's moment (rl_oom_time) */
 	{ "oom", "oom: one row per OOM or memory failure; id 1 is the OOM", derive_oom },
+	{ "oom_fate", "oom_fate: whether the server served after each failure; a build tool killed",
+	  derive_oom_fate },
 	{ "oom_load", "oom_load: the training progress or the serving load at the OOM",
 	  derive_load },
 	{ "offload_fit", "offload_fit: the room a llama.cpp/Ollama GPU plan left, the layers that fit",

@@ -31,6 +31,12 @@ int derive_oom_paste(sqlite3 *db, struct strbuf *err);
  * evidence lists each record. 0, or -1 with why in err. */
 int derive_oom_same_kill(sqlite3 *db, struct strbuf *err);
 
+/* What became of each row (oom_fate.c, pass oom_fate): columns
+ * survival, survival_by, survival_line (whether the failure's own server
+ * log served a request after it) and build_tool (a kernel OOM's process
+ * that lib/build_tools.c names). 0, or -1 with why in err. */
+int derive_oom_fate(sqlite3 *db, struct strbuf *err);
+
 /* The words of an engine's error text (the SQL expression T, text or
  * NULL) that say the engine never started: vLLM's "EngineCore failed to
  * start", "Engine core initialization failed", TGI's "Shard 0 failed to

@@ -37,16 +37,18 @@ static double col_bytes(sqlite3_stmt *st, int i, double mul)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i) * mul;
 }
 
-/* Read row 1 of oom when it is a kernel OOM; 1 read, 0 none, -1 failed. */
+/* Read row 1 of oom when it is a kernel OOM whose process the derive
+ * stage named a build tool (oom.build_tool, analyzer/derive/oom_fate.c);
+ * 1 read, 0 none, -1 failed. */
 static int read_oom(struct rule_ctx *c, struct bkill *b)
 {
 	sqlite3_stmt *st = rl_prepare(c,
 		"SELECT o.kind, coalesce(o.phase, 'unknown'), o.victim_comm, o.victim_pid,"
-		" o.victim_bytes, o.invoker_comm, o.invoker_pid, coalesce(o.victim_event, o.event_id),"
+		" o.victim_bytes, o.build_tool, o.invoker_pid, coalesce(o.victim_event, o.event_id),"
 		" CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.memcg_limit_kb') END,"
 		" CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.ram_kb') END"
 		" FROM oom o LEFT JOIN event e ON e.id = o.event_id AND e.kind = 'oom_invoked'"
-		" WHERE o.id = 1 AND o.kind IN ('kernel_oom', 'memcg_oom')");
+		" WHERE o.id = 1 AND o.kind IN ('kernel_oom', 'memcg_oom') AND o.build_tool IS NOT NULL");
 	const unsigned char *v;
 	int r = 0;
 
@@ -56,7 +58,7 @@ static int read_oom(struct rule_ctx *c, struct bkill *b)
 		snprintf(b->kind, sizeof(b->kind), "%s", (const char *)sqlite3_column_text(st, 0));
 		snprintf(b->phase, sizeof(b->phase), "%s", (const char *)sqlite3_column_text(st, 1));
 		b->killed = sqlite3_column_type(st, 2) != SQLITE_NULL;
-		v = sqlite3_column_text(st, b->killed ? 2 : 5);
+		v = sqlite3_column_text(st, 5);   /* the victim's comm, else the invoker's */
 		snprintf(b->comm, sizeof(b->comm), "%s", v ? (const char *)v : "");
 		b->pid = sqlite3_column_type(st, b->killed ? 3 : 6) == SQLITE_NULL ? -1 :
 			 sqlite3_column_int64(st, b->killed ? 3 : 6);

@@ -300,38 +300,33 @@ static void startup_value(struct rule_ctx *c, const struct startup *s, struct rl
 		  " profiling and graph capture) before any traffic.");
 }
 
-/* The line at which the OOM's own server log went on to its serving
- * stage after the failure (meta server.last_stage of the OOM event's
- * artifact: phase serving, at a later line: "main: model loaded", a
- * request served), so the failure did not stop the server; 0 none, -1
- * failed. Read from the log's own lines, never inferred. Only for a
- * failure of a multimodal projector's graph (ph->graph "projector"),
- * whose warm-up llama.cpp survives (tools/mtmd/clip.cpp: with flash
- * attention on auto it reserves again without it, and a projector that
- * cannot warm up does not stop the text model): elsewhere the parser's
- * "served" also counts an answer of 500 to the request the failure
- * failed (Ollama's GIN line after "error loading llama server"), and a
- * program that caught its OOM and went on (ComfyUI unloading its models)
- * did not serve what failed. */
-static int64_t went_on(struct rule_ctx *c, const struct rl_phase *ph)
+/* Whether the server survived the failure (oom.survival of the OOM
+ * event's row, analyzer/derive/oom_fate.c: a request served after it in
+ * its own log, or the log's serving stage reached by a stage line):
+ * the line that shows it into *line and how (by: request_served or
+ * serving_stage) into by; 0 none, 1 survived, -1 failed. Read from the
+ * log's own lines, never inferred. */
+static int went_on(struct rule_ctx *c, const struct rl_phase *ph, int64_t *line,
+		   char *by, size_t cap)
 {
 	sqlite3_stmt *st;
-	int64_t line = 0;
+	int r = 0;
 
-	if (ph->event_id <= 0 || !ph->startup || strcmp(ph->graph, "projector"))
+	if (ph->event_id <= 0 || !ph->startup)
 		return 0;
-	st = rl_prepare(c, "SELECT json_extract(m.value, '$.line') FROM event e JOIN meta m"
-			" ON m.artifact_id = e.artifact_id AND m.key = 'server.last_stage'"
-			" WHERE e.id = ?1 AND json_valid(m.value) AND e.line IS NOT NULL"
-			" AND json_extract(m.value, '$.phase') = 'serving'"
-			" AND json_extract(m.value, '$.line') > e.line");
+	st = rl_prepare(c, "SELECT survival_line, survival_by FROM oom WHERE event_id = ?1"
+			" AND survival = 'survived' AND survival_line IS NOT NULL ORDER BY id LIMIT 1");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, ph->event_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		line = sqlite3_column_int64(st, 0);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*line = sqlite3_column_int64(st, 0);
+		snprintf(by, cap, "%s", sqlite3_column_text(st, 1) ?
+			 (const char *)sqlite3_column_text(st, 1) : "");
+		r = 1;
+	}
 	sqlite3_finalize(st);
-	return line;
+	return c->failed ? -1 : r;
 }
 
 /* Other processes held the card when the start-up failed, and this one
@@ -368,16 +363,18 @@ int rule_startup(struct rule_ctx *c)
 	struct rl_finding f;
 	int64_t fid;
 	enum rl_room room = RL_ROOM_NONE;
-	int64_t served;
+	int64_t served = 0;
+	char by[24];
 	double v;
 	int r, compiled;
 
 	memset(&s, 0, sizeof(s));
 	s.scope = -1;
 	s.peak = -1;
-	/* a compiler killed for host memory (buildkill.c) named the build's
-	 * parallelism: the phase's GPU knobs would not change it */
-	if (rl_num(c, &v, "SELECT 1 FROM finding WHERE rule = 'buildkill' LIMIT 1") == 0)
+	/* a compiler killed for host memory (oom.build_tool: buildkill.c
+	 * names the build's parallelism): the phase's GPU knobs would not
+	 * change it */
+	if (rl_num(c, &v, "SELECT 1 FROM oom WHERE id = 1 AND build_tool IS NOT NULL") == 0)
 		return 0;
 	if (c->failed)
 		return -1;
@@ -459,14 +456,16 @@ int rule_startup(struct rule_ctx *c)
 	} else {
 		startup_value(c, &s, &f);
 	}
-	if ((served = went_on(c, &ph)) < 0)
+	if ((r = went_on(c, &ph, &served, by, sizeof(by))) < 0)
 		return -1;
-	if (served > 0) {
+	if (r > 0) {
 		/* the log's own lines: the server went on past the failure */
 		rl_fig(&f, "serving_from_line", (double)served);
-		rl_advice(&f, "The server survived this failure: its log goes on to the serving"
-			  " stage after it (line %lld), so what failed was a part of the start-up,"
-			  " not the server's start.", (long long)served);
+		rl_advice(&f, "The server survived this failure: its log %s after it (line %lld),"
+			  " so what failed was a part of the start-up, not the server's start,"
+			  " and this failure is not the incident's end.",
+			  strcmp(by, "request_served") ? "goes on to the serving stage"
+			  : "answers a request", (long long)served);
 	} else if (room == RL_ROOM_NONE && !s.plan)
 		rl_advice(&f, ph.startup && rl_phase_deepspeed(&ph) ? "The configuration failed"
 			  " before the first training step: it never fitted." : "The configuration,"

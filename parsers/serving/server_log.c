@@ -612,6 +612,7 @@ static int read_line(struct srv_st *st)
 	if (el.train_log)   /* the scan found a Trainer's or DeepSpeed's label */
 		srv_progress_logged(&st->prog, l->msg, l->n, &l->t, lineno);
 	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
+	srv_answers_note(&st->mem.answers, srv_answer_of(l->msg, l->n), lineno);
 	if (st->wrap_n) {   /* the line after an error line wrapped mid-word */
 		if (lineno == st->wrap_line + 1 && (el.memfail & MEMFAIL_MARK_FAILURE) &&
 		    !el.error && rewrap(st))
@@ -693,12 +694,15 @@ static int read_line(struct srv_st *st)
  * no 'y' in the line. */
 static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked, int *rc)
 {
+	enum srv_answer a;
 	int r;
 
 	if (marked || n <= 7 || memcmp(raw, "INFO:  ", 7) ||
 	    srv_join_open(&st->join) != SRV_NONE)
 		return 0;
 	*rc = 0;
+	a = srv_answer_of(raw, n);   /* read once: the answers and the count */
+	srv_answers_note(&st->mem.answers, a, st->in->lineno);
 	if (!st->mem.served && mem_find(raw, n, "\" 200"))
 		srv_mem_served(&st->mem);
 	if (st->pend && request_failed_below(st, raw, n) < 0) {   /* a lone OOM held */
@@ -709,7 +713,8 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	if ((st->meta.in_args || raw[n - 1] == '{') &&
 	    (r = srv_meta_args(&st->meta, st->s, raw, n)) != 0)
 		*rc = r < 0 ? -1 : 0;
-	else if (srv_stats_access(&st->stats, st->s, raw, n, &st->line.last_t) < 0)
+	else if (a == SRV_ANS_SERVED &&
+		 srv_stats_access_served(&st->stats, st->s, &st->line.last_t) < 0)
 		*rc = -1;
 	return 1;
 }

@@ -352,6 +352,8 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	}
 	srv_mem_stack(m, l->msg, l->n);
 	if ((ph = memfail_phase_line_flags(l->msg, l->n, &fl)) != OOM_PHASE_UNKNOWN) {
+		if (fl & PM_RESTART)   /* a new engine process: server_answers.h */
+			srv_answers_note(&m->answers, SRV_ANS_RESTART, lineno);
 		/* workers in lockstep (Ray's, tensor parallel) interleave their
 		 * lines: a start-up phase's notice just after a failure that
 		 * nothing before placed ("Capturing the model for CUDA graphs"
@@ -503,5 +505,6 @@ static int last_stage(const struct srv_mem *m, struct sink *s)
 
 int srv_mem_finish(struct srv_mem *m, struct sink *s)
 {
-	return flush(m, s) < 0 || last_stage(m, s) < 0 ? -1 : 0;
+	return flush(m, s) < 0 || last_stage(m, s) < 0 ||
+	       srv_answers_finish(&m->answers, s) < 0 ? -1 : 0;
 }

@@ -18,6 +18,8 @@
 #ifndef OOMLENS_SERVER_MEMFAIL_H
 #define OOMLENS_SERVER_MEMFAIL_H
 
+#include "parsers/serving/server_answers.h"
+
 #include <stdint.h>
 #include "parsers/serving/memfail.h"
 #include "parsers/serving/server_unwrap.h"
@@ -103,6 +105,9 @@ struct srv_mem {
 	 * failures of the incident's other pastes (analyzer/derive/oom.c) */
 	struct ol_time stage_t;
 	uint64_t stage_line;
+	/* the requests' answers and the engine's restarts, in order
+	 * (server_answers.h): written at the end as meta server.answers */
+	struct srv_answers answers;
 };
 
 void srv_mem_init(struct srv_mem *m);
@@ -191,9 +196,10 @@ uint64_t srv_mem_frame_end(const struct srv_mem *m);
 void srv_mem_stage(struct srv_mem *m, enum oom_phase before, const struct ol_time *t,
 		   uint64_t lineno);
 
-/* Write the failure still held, and the log's last stage (meta
+/* Write the failure still held, the log's last stage (meta
  * server.last_stage: {phase, by, line, time_ns, clock}, when a stage line
- * or a request served placed one; not counted as a record). 0 or -1. */
+ * or a request served placed one; not counted as a record) and its
+ * answers (meta server.answers, server_answers.h). 0 or -1. */
 int srv_mem_finish(struct srv_mem *m, struct sink *s);
 
 /* The event data of failure f in phase ph: family, wording, figures,

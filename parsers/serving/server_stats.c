@@ -146,10 +146,9 @@ int srv_access_post_failed(const char *m, size_t n)
 	       e[3] >= '0' && e[3] <= '9';
 }
 
-int srv_stats_access(struct srv_stats *st, struct sink *s, const char *m, size_t n,
-		     const struct ol_time *t)
+int srv_stats_access_served(struct srv_stats *st, struct sink *s, const struct ol_time *t)
 {
-	return is_access_post_ok(m, n) ? req_served(st, s, REQ_ACCESS, "vllm", t) : 0;
+	return req_served(st, s, REQ_ACCESS, "vllm", t);
 }
 
 /* The requests-served lines: 1 if m is one (counted or not), else 0. */

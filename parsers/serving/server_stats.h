@@ -51,10 +51,11 @@ int srv_stats_line(struct srv_stats *st, struct sink *s, const char *m, size_t n
  * request failed in the app (an OOM raised while serving it). */
 int srv_access_post_failed(const char *m, size_t n);
 
-/* srv_stats_line() for a line m[0..n) known to start "INFO:  " (an
- * uvicorn line): 0, or -1 when the sink failed. */
-int srv_stats_access(struct srv_stats *st, struct sink *s, const char *m, size_t n,
-		     const struct ol_time *t);
+/* For an uvicorn line (one starting "INFO:  ") whose answer srv_answer_of()
+ * (server_answers.h) already read as a POST answered 2xx: one request
+ * served, without reading the line again. 0, or -1 when the sink failed. */
+int srv_stats_access_served(struct srv_stats *st, struct sink *s, const struct ol_time *t);
+
 /* At the end of the artifact: write the open second's count. 0 or -1. */
 int srv_stats_finish(struct srv_stats *st, struct sink *s);
 

@@ -1,0 +1,141 @@
+/*
+ * test_oom_fate.c -- whether the server survived a failure, derived once
+ * into table oom (analyzer/derive/oom_fate.c) from the answers its own
+ * log gives after it (parsers/serving/server_answers.c), on real pastes of
+ * the tuning set:
+ *  - Ollama 0.32 on Windows (BlazeFiresong18/Doraeon ollama_serve.log):
+ *    the KV cache's CPU buffer of num_ctx 131072 failed to allocate, the
+ *    request was answered `| 500 |` by GIN, then a new llama-server was
+ *    started: died, by the error answer at line 253;
+ *  - llama-server on a T4 whose multimodal projector's warm-up failed
+ *    (cudaMalloc, non-fatal): a chat completion answered 200 later
+ *    (`log_server_r: done request: POST ... 200`): survived, and the
+ *    start-up finding and the answer say so;
+ *  - vLLM (uvicorn) whose AWQ dequantize OOM was answered 500: died.
+ * And the access-line formats one by one: a GET, a 4xx and Ollama's
+ * management routes answer nothing; terminal colour codes around GIN's
+ * status are skipped.
+ */
+#include "testutil.h"
+#include "analyzer/rules/rules.h"
+#include "parsers/serving/server_answers.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ANY "tests/data/real/any_stack/"
+#define OLLAMA ANY "c-ollama-0.32-windows-vulkan-num-ctx-131072-kv-cache-cpu-buffer-alloc-fail/"
+#define MMPROJ ANY "c-llamacpp-server-t4-qwen3.5-9b-mmproj-warmup-cudamalloc-nonfatal/"
+#define AWQ ANY "a-vllm-llama31-awq-dequantize-oom-chat-completions-500/"
+
+#define ANS(s) srv_answer_of(s, strlen(s))
+
+/* The formats (server_answers.h), lines as the real logs print them. */
+static void access_lines(void **state)
+{
+	(void)state;
+	assert_int_equal(ANS("[GIN] 2026/07/29 - 22:23:22 | 500 |    8.2349373s |       127.0.0.1"
+			     " | POST     \"/api/chat\""), SRV_ANS_FAILED);
+	assert_int_equal(ANS("[GIN] 2026/07/29 - 22:05:46 | 200 |    188.3638ms |       127.0.0.1"
+			     " | POST     \"/api/show\""), SRV_ANS_NONE);
+	assert_int_equal(ANS("[GIN] 2026/07/29 - 22:05:25 | 401 |    342.5146ms |       127.0.0.1"
+			     " | POST     \"/api/me\""), SRV_ANS_NONE);
+	assert_int_equal(ANS("[GIN] 2026/07/29 - 22:23:25 | 200 |      1.0566ms |       127.0.0.1"
+			     " | GET      \"/api/tags\""), SRV_ANS_NONE);
+	/* gin's colours when its writer is a terminal (logger.go) */
+	assert_int_equal(ANS("[GIN] 2024/03/29 - 10:00:01 |\033[97;42m 200 \033[0m|  1.5s |"
+			     "  127.0.0.1 |\033[97;46m POST    \033[0m \"/api/generate\""),
+			 SRV_ANS_SERVED);
+	assert_int_equal(ANS("INFO:     10.96.202.56:41576 - \"POST /v1/chat/completions HTTP/1.1\""
+			     " 500 Internal Server Error"), SRV_ANS_FAILED);
+	assert_int_equal(ANS("INFO:     10.250.3.7:42662 - \"POST /v1/chat/completions HTTP/1.1\""
+			     " 200 OK"), SRV_ANS_SERVED);
+	assert_int_equal(ANS("INFO:     10.250.5.33:60428 - \"GET /metrics HTTP/1.1\" 200 OK"),
+			 SRV_ANS_NONE);
+	assert_int_equal(ANS("srv  log_server_r: request: POST /v1/embeddings 127.0.0.1 200"),
+			 SRV_ANS_SERVED);
+	assert_int_equal(ANS("srv  log_server_r: done request: POST /v1/chat/completions"
+			     " 127.0.0.1 200"), SRV_ANS_SERVED);
+	assert_int_equal(ANS("srv  log_server_r: request: POST /completion 127.0.0.1 500"),
+			 SRV_ANS_FAILED);
+	assert_int_equal(ANS("srv  log_server_r: request: GET /health 127.0.0.1 503"),
+			 SRV_ANS_NONE);
+}
+
+/* Runs: one outcome after another is one run; past the cap, dropped. */
+static void runs(void **state)
+{
+	struct srv_answers a;
+	int i;
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	srv_answers_note(&a, SRV_ANS_SERVED, 3);
+	srv_answers_note(&a, SRV_ANS_SERVED, 9);
+	srv_answers_note(&a, SRV_ANS_NONE, 10);
+	srv_answers_note(&a, SRV_ANS_FAILED, 12);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(a.run[0].first, 3);
+	assert_int_equal(a.run[0].last, 9);
+	assert_int_equal(a.run[0].count, 2);
+	for (i = 0; i < 2 * SRV_ANSWER_RUNS; i++)
+		srv_answers_note(&a, i % 2 ? SRV_ANS_FAILED : SRV_ANS_SERVED, 20 + (uint64_t)i);
+	assert_int_equal(a.n, SRV_ANSWER_RUNS);
+	assert_true(a.truncated);
+}
+
+/* Ollama answered the failed load 500, then started a new llama-server. */
+static void ollama_died(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, OLLAMA "01-ollama-serve.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT survival || '/' || survival_by || '/' ||"
+				   " survival_line FROM oom WHERE id = 1"), "died/error_answer/253");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta m, json_each(m.value, '$.runs') j"
+			       " WHERE m.key = 'server.answers' AND json_extract(j.value, '$.what')"
+			       " = 'restart' AND json_extract(j.value, '$.first') = 266"), 1);
+	t_close(tl);
+}
+
+/* The projector's warm-up failed; a chat completion was served after. */
+static void llama_server_survived(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, MMPROJ "01-llama-server.log") >= 0);
+	assert_true(t_parse_file(tl, MMPROJ "02-repo-config.yaml") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT survival || '/' || survival_by || '/' ||"
+				   " survival_line FROM oom WHERE id = 1"),
+			    "survived/request_served/273");
+	assert_int_equal(t_int(tl, "SELECT json_extract(figures, '$.serving_from_line')"
+			       " FROM finding WHERE rule = 'startup'"), 273);
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE rule = 'startup'"),
+			       "not the incident's end"));
+	t_close(tl);
+}
+
+/* uvicorn answered the request the OOM failed with 500, nothing after. */
+static void vllm_500_died(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, AWQ "01-server.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT survival || '/' || survival_line FROM oom"
+				   " WHERE id = 1"), "died/10");
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(access_lines),
+		cmocka_unit_test(runs),
+		cmocka_unit_test(ollama_died),
+		cmocka_unit_test(llama_server_survived),
+		cmocka_unit_test(vllm_500_died),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
