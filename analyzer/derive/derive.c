@@ -54,6 +54,14 @@ int derive_incident(struct timeline *tl, struct strbuf *err)
 	const struct derive_pass *p;
 	struct strbuf why = STRBUF_INIT;
 
+	/* before every pass: a free paste's guessed unit checked against a RAM
+	 * total another artifact states, its figures rescaled once (freeunit.c) */
+	if (derive_freeunit(tl, &why) < 0) {
+		if (err)
+			strbuf_addf(err, "derive freeunit: %s", why.len ? why.buf : "failed");
+		strbuf_release(&why);
+		return -1;
+	}
 	for (p = derive_passes; p->name; p++) {
 		strbuf_reset(&why);
 		if (p->run(tl->db, &why) < 0) {

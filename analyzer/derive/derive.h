@@ -35,6 +35,11 @@ int derive_peak(sqlite3 *db, struct strbuf *err);     /* peak.c: table peak */
  * holds one). 0, or -1 with "derive <pass>: why" in err (may be NULL);
  * the caller rolls back. Prints nothing. */
 int derive_incident(struct timeline *tl, struct strbuf *err);
+/* A free(1) paste's guessed unit checked against a RAM total another
+ * artifact states; its samples and figures rescaled once when they differ
+ * by a power of 1024 (freeunit.c). Run first by derive_incident. 0 or -1
+ * with why in err. */
+int derive_freeunit(struct timeline *tl, struct strbuf *err);
 
 /* Run the one pass named name (derive_passes[]), as derive_incident()
  * would: for a caller that built the other tables itself (a test of a

@@ -102,7 +102,7 @@ static void unitless_finding(struct rl_finding *f, const struct memsamples_serie
  * the title says), of min samples at least: a finding when it rises. 1
  * written, 0 none, -1 failed. */
 static int judge(struct rule_ctx *c, const char *val, const char *file, const char *order,
-		 int min)
+		 int min, const char *unit)
 {
 	static struct memsamples_series m;   /* large: not on the stack */
 	double per_step, span;
@@ -133,9 +133,9 @@ static int judge(struct rule_ctx *c, const char *val, const char *file, const ch
 	rl_fig(&f, "growth_bytes", v[n - 1] - v[0]);
 	rl_fig(&f, by_step ? "growth_per_step_bytes" : "growth_per_sample_bytes", per_step);
 	snprintf(f.title, sizeof(f.title), "Memory (%s) rose over %d pasted samples, %.0f MiB to"
-		 " %.0f MiB: %.1f MiB per %s (order inferred from %s, untimed)",
-		 m.label, n, v[0] / 1048576.0, v[n - 1] / 1048576.0, per_step / 1048576.0,
-		 by_step ? m.per : "sample", order);
+		 " %.0f MiB%s: %.1f MiB per %s (order inferred from %s, untimed)",
+		 m.label, n, v[0] / 1048576.0, v[n - 1] / 1048576.0, unit ? unit : "",
+		 per_step / 1048576.0, by_step ? m.per : "sample", order);
 	rl_advice(&f, "The samples in %s carry no time: their order is the file's, so the"
 		  " growth is per %s, not a rate in time. Memory that keeps rising %s after"
 		  " %s at the same work is held and not returned: a leak. Log it with a time"
@@ -191,6 +191,35 @@ static const char *sample_file(struct rule_ctx *c, int64_t sid, int64_t rowid, c
 	return buf;
 }
 
+/* What gave the unit of the free pastes that wrote series sid (meta
+ * host.free_unit_by and host.free_unit_from of the artifacts of its
+ * blocks, parsers/host/procmem.c and analyzer/derive/freeunit.c), into
+ * buf: " (unit guessed)" when any paste's is still a guess, " (unit from
+ * FILE)" when another artifact's RAM total gave it, "" when the pastes
+ * state it. Returns buf. */
+static const char *free_unit_note(struct rule_ctx *c, int64_t sid, char *buf, size_t n)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT max(b.value = 'guess'),"
+				      " group_concat(DISTINCT f.value) FROM meta b"
+				      " LEFT JOIN meta f ON f.artifact_id = b.artifact_id"
+				      " AND f.key = 'host.free_unit_from'"
+				      " WHERE b.key = 'host.free_unit_by' AND b.artifact_id IN"
+				      " (SELECT artifact_id FROM sample_block WHERE parent = ?1)");
+
+	buf[0] = 0;
+	if (!st)
+		return buf;
+	sqlite3_bind_int64(st, 1, sid);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 0))
+			snprintf(buf, n, " (unit guessed)");
+		else if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			snprintf(buf, n, " (unit from %s)", q_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return buf;
+}
+
 /* The memory in use that pasted tables state, when no table printed a
  * time: a card's as nvidia-smi tables state it (gpu.used_bytes,
  * parsers/gpu/nvidia_smi_table.c), a process's resident size as ps or
@@ -217,6 +246,7 @@ static int untimed_series(struct rule_ctx *c, size_t u)
 		struct samples_iter it;
 		const struct sample_rec *s;
 		char val[SAMPLES_MAX * 24 + 64], label[32], f0[120], f1[120], files[300];
+		char unit[160];
 		int64_t sid = sqlite3_column_int64(st, 0), row0 = 0, row1 = 0;
 		size_t o;
 		int k = 0, timed = 0;
@@ -252,7 +282,8 @@ static int untimed_series(struct rule_ctx *c, size_t u)
 		else
 			snprintf(files, sizeof(files), "%s", untimed[u].file);
 		r = judge(c, val, files, "the file names and each paste's order",
-			  untimed[u].min);
+			  untimed[u].min, untimed[u].name == VS_HOST_MEM_USED_BYTES
+			  ? free_unit_note(c, sid, unit, sizeof(unit)) : "");
 		n += r > 0 ? r : 0;
 	}
 	sqlite3_finalize(st);
@@ -273,7 +304,8 @@ int rule_samples(struct rule_ctx *c)
 		const char *path = q_text(st, 1), *file = strrchr(path, '/');
 		char val[SAMPLES_MAX * 32 + 128];
 		snprintf(val, sizeof(val), "%s", q_text(st, 0));
-		r = judge(c, val, file ? file + 1 : path, "the paste's lines", MEMSAMPLES_MIN);
+		r = judge(c, val, file ? file + 1 : path, "the paste's lines", MEMSAMPLES_MIN,
+			  NULL);
 		if (r < 0) {
 			sqlite3_finalize(st);
 			return -1;

@@ -381,6 +381,31 @@ int samples_shift(struct timeline *tl, int64_t series_id, double delta, int64_t 
 	return rewrite(tl, sel, edit_shift, &delta);
 }
 
+static int edit_scale(int n, int64_t *t, const int64_t *boot, double *v, const void *arg)
+{
+	double f = *(const double *)arg;
+	int i;
+
+	(void)t;
+	(void)boot;
+	for (i = 0; i < n; i++)
+		v[i] *= f;   /* NaN (NULL) stays NaN */
+	return 1;
+}
+
+int samples_scale(struct timeline *tl, int64_t series_id, int64_t artifact_id, double factor)
+{
+	static const char sql[] = "SELECT id, parent, data FROM sample_block"
+				  " WHERE parent = ?1 AND artifact_id = ?2 ORDER BY id";
+	sqlite3_stmt *sel;
+
+	if (samples_flush(tl) < 0 || !(sel = timeline_stmt(tl, sql)))
+		return -1;
+	sqlite3_bind_int64(sel, 1, series_id);
+	sqlite3_bind_int64(sel, 2, artifact_id);
+	return rewrite(tl, sel, edit_scale, &factor);
+}
+
 static int edit_align(int n, int64_t *t, const int64_t *boot, double *v, const void *arg)
 {
 	int64_t off = *(const int64_t *)arg;

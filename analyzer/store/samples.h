@@ -51,6 +51,10 @@ int64_t samples_last_block(struct timeline *tl);
 /* Add delta to every value of the series' samples in blocks after
  * after_block (NULL stays NULL). 0 or -1. */
 int samples_shift(struct timeline *tl, int64_t series_id, double delta, int64_t after_block);
+/* Multiply by factor every value of the series' samples in the blocks
+ * artifact_id wrote (a paste read in the wrong unit, rescaled once by
+ * analyzer/derive/freeunit.c). 0 or -1. */
+int samples_scale(struct timeline *tl, int64_t series_id, int64_t artifact_id, double factor);
 /* Give each sample with no time_ns but a boot_ns the time boot_ns + off.
  * 0 or -1. */
 int samples_align_boot(struct timeline *tl, int64_t off);

@@ -242,6 +242,37 @@ static double free_guess(struct input *in, struct sink *s, const char *w1, int *
 	return t < 256 ? 1073741824.0 : 1048576.0;
 }
 
+/* The name of a bare figure's unit, mult bytes (by 1000 when si):
+ * "KiB", "MB"...; "" for none of them. */
+static const char *free_unit_name(double mult, int si)
+{
+	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *const dec[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	double m = 1;
+	int e;
+
+	for (e = 0; e < 6; e++, m *= si ? 1000 : 1024)
+		if (m == mult)
+			return si ? dec[e] : bin[e];
+	return "";
+}
+
+/* Record the paste's unit once it is read: meta host.free_unit (the Mem
+ * tables' unit, "suffix" for free -h, "mixed" when they differ) and
+ * host.free_unit_by (command_line, suffix, guess, mixed). A guess is a
+ * stored fact so that analyzer/derive/freeunit.c can check it against a
+ * RAM total another artifact states. 0, or -1 (sink). */
+static int free_unit_meta(struct sink *s, const char *unit, const char *by, int *n)
+{
+	if (!unit[0])
+		return 0;
+	if (sink_meta(s, vocab_meta_key(VM_HOST_FREE_UNIT), unit) < 0 ||
+	    sink_meta(s, vocab_meta_key(VM_HOST_FREE_UNIT_BY), by) < 0)
+		return -1;
+	*n += 2;
+	return 0;
+}
+
 /* free(1)'s table: a header of column names, then rows "Mem:", "Swap:"
  * (and "Low:", "High:", "Total:" with -l, -t). A header seen again starts
  * the next table of the same run (free -s N prints one a interval). The
@@ -258,6 +289,7 @@ int free_out_parse(struct input *in, struct sink *s)
 	double mult = 1024;
 	struct free_unit u = { 1024, 0, 0, "" };
 	struct ol_time none = ol_time_none();
+	char unit[8] = "", by[16] = "";
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
 		char buf[256], *w[13], row[16], var[64];
@@ -294,6 +326,21 @@ int free_out_parse(struct input *in, struct sink *s)
 				       " read in the unit its command line states (free %s)", w[1],
 				       u.flags) < 0)
 				return -1;
+			{
+				/* this table's unit and what gave it; a paste whose
+				 * tables differ is "mixed", never rescaled */
+				int sfx = w[1][0] && (w[1][strlen(w[1]) - 1] < '0' ||
+						      w[1][strlen(w[1]) - 1] > '9');
+				const char *un = sfx ? "suffix" : free_unit_name(mult, stated && u.si);
+				const char *b = sfx ? "suffix" : stated ? "command_line" : "guess";
+				if (!unit[0]) {
+					snprintf(unit, sizeof(unit), "%s", un);
+					snprintf(by, sizeof(by), "%s", b);
+				} else if (strcmp(unit, un) || strcmp(by, b)) {
+					snprintf(unit, sizeof(unit), "mixed");
+					snprintf(by, sizeof(by), "mixed");
+				}
+			}
 		}
 		for (i = 1; i < k; i++) {
 			double v = free_fig(w[i], mult, stated && u.si);
@@ -313,6 +360,8 @@ int free_out_parse(struct input *in, struct sink *s)
 			}
 		}
 	}
+	if (free_unit_meta(s, unit, by, &n) < 0)
+		return -1;
 	return read_error(in, s, rc) < 0 ? -1 : n;
 }
 
