@@ -188,7 +188,7 @@
 	X(VM_HOST_FREE, "host.free.", "<row>.<column>", "bytes", "a figure of free(1)'s table as a bundle collected it (Mem.used, Swap.total...)") \
 	X(VM_HOST_FREE_UNIT, "host.free_unit", NULL, "text", "the unit of a free(1) paste's bare figures (B, KiB, MiB, GiB, TiB, PiB, kB, MB, GB...; suffix = free -h's)") \
 	X(VM_HOST_FREE_UNIT_BY, "host.free_unit_by", NULL, "text", "what gave host.free_unit: command_line, suffix, guess (no command line: read from the Mem total), mixed, artifact (another paste's RAM total, analyzer/derive/freeunit.c)") \
-	X(VM_HOST_FREE_UNIT_FROM, "host.free_unit_from", NULL, "text", "the artifact whose RAM total confirmed or corrected a guessed free unit (its path), and what it stated") \
+	X(VM_HOST_FREE_UNIT_FROM, "host.free_unit_from", NULL, "text", "the file (base name) whose RAM total confirmed or corrected a guessed free unit; its info diagnostic says what it stated") \
 	X(VM_HOST_BUDDYINFO, "host.buddyinfo.", "<node>/<zone>", "text", "free blocks of each order 0.. of a zone (/proc/buddyinfo): fragmentation of host memory") \
 	X(VM_HOST_SLAB_BYTES, "host.slab_bytes.", "<cache>", "bytes", "a kernel slab cache's size, num_objs x objsize, the ten largest (/proc/slabinfo)") \
 	X(VM_HOST_PACKAGE, "host.package.", "<name>", "text", "the version of an installed NVIDIA or CUDA package (dpkg -l, installed-rpms)") \
