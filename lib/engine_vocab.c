@@ -34,7 +34,7 @@ const char *engine_error_name(enum engine_error e)
 		"none", "kv_no_memory", "max_len_exceeds_kv", "free_below_utilization",
 		"cuda_oom", "graph_capture_oom", "engine_dead", "prefill_oom",
 		"shard_cannot_start", "decode_oom", "retract", "nccl_oom",
-		"cublas_alloc_failed", "trt_oom", "expandable_unsupported",
+		"cublas_alloc_failed", "trt_oom", "expandable_unsupported", "cumem_error",
 	};
 	return (unsigned)e < EE__COUNT ? names[e] : "unknown";
 }

@@ -79,6 +79,7 @@ enum engine_error {
 	EE_CUBLAS_ALLOC_FAILED,
 	EE_TRT_OOM,
 	EE_EXPANDABLE_UNSUPPORTED,/* PyTorch: expandable_segments asked for, not on this build */
+	EE_CUMEM_ERROR,           /* vLLM's cumem allocator's own CUDA_CHECK line */
 	EE__COUNT
 };
 

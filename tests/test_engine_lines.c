@@ -109,6 +109,10 @@ static const struct line_case {
 	{ "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code"
 	  " is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to"
 	  " check.", ENGINE_SGLANG, NONE, NONE, 0, 0, EE_ENGINE_DEAD },
+	/* set 11 spent (w-spent11a): vLLM's cumem allocator's own CUDA_CHECK
+	 * line (a ROCm MI300X test log, tests/data/real/any_stack) */
+	{ "CUDA Error: invalid argument at /workspace/vllm-patch/csrc/cumem_allocator.cpp:278",
+	  ENGINE_VLLM, NONE, NONE, 0, 0, EE_CUMEM_ERROR },
 	/* V0 and V1 statistics */
 	{ "INFO 02-28 21:48:18 metrics.py:161] Avg prompt throughput: 0.0 tokens/s, Avg generation"
 	  " throughput: 44.9 tokens/s, Running: 2 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV"

@@ -97,11 +97,13 @@ static const struct positive {
 	/* llama.cpp kv cache (ollama v0.5.0 vendored llama.cpp) */
 	{ "llama_kv_cache_init: failed to allocate buffer for kv cache", MF_GGML, NA, NA,
 	  OOM_PHASE_KV_ALLOC },
-	/* ollama ml/device.go ErrNoMem, llm/server.go (v0.12.0) */
+	/* ollama ml/device.go ErrNoMem, llm/server.go (v0.12.0); the
+	 * system-memory refusal is raised only while the layers are placed
+	 * (llm/server.go@v0.2.2..v0.20.0), so it names the load itself */
 	{ "panic: insufficient memory - required allocations: {InputWeights:0B CPU:{Name:CPU}}",
 	  MF_OLLAMA, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "Error: model requires more system memory (36.4 GiB) than is available (25.1 GiB)",
-	  MF_OLLAMA, (int64_t)(36.4 * 1024 * MiB), NA, OOM_PHASE_UNKNOWN },
+	  MF_OLLAMA, (int64_t)(36.4 * 1024 * MiB), NA, OOM_PHASE_LOAD_WEIGHTS },
 	/* TensorRT defaultAllocator.cpp through the [TRT] logger */
 	{ "[03/13/2026-13:17:50] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: "
 	  "Cuda Runtime (out of memory)", MF_TRT, NA, NA, OOM_PHASE_UNKNOWN },

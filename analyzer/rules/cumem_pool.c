@@ -19,6 +19,15 @@
  * is gpu_memory_utilization (the KV pool's share), or the memory the
  * co-located process keeps when the engine wakes. The files state no
  * figure of the pool, so no value is given.
+ *
+ * The same allocator can fail with an error of its own (its CUDA_CHECK
+ * line "CUDA Error: invalid argument at .../cumem_allocator.cpp:N", kept
+ * as an engine_error of kind cumem_error): its malloc then returns no
+ * memory and PyTorch raises out of memory whatever is free (set 11: a
+ * ROCm MI300X with 189 GiB free refused 186 MiB at load_model). That is
+ * the sleep-mode configuration failing on this platform, before any
+ * request, named misconfig (sleep_allocator_failed) in the OOM's phase;
+ * the knob is enable_sleep_mode, not any size.
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -53,6 +62,58 @@ static int read_oom(struct rule_ctx *c, char *phase, size_t n, int64_t *event_id
 	return c->failed ? -1 : r;
 }
 
+/* Writes one misconfig finding (cause sleep_allocator_failed) when the
+ * files hold the cumem allocator's own non-memory error (an engine_error
+ * of kind cumem_error) and row 1 of oom is a memory failure: the
+ * allocator's refusal surfaced as the OOM. 1 written, 0 none, -1
+ * failed. */
+static int allocator_error(struct rule_ctx *c)
+{
+	struct rl_finding f;
+	char phase[24] = "unknown", text[200] = "";
+	int64_t err_id = 0, oom_ev = 0, fid;
+	int found = 0;
+	sqlite3_stmt *st = rl_prepare(c,
+		"SELECT e.id, coalesce(json_extract(e.data, '$.text'), ''),"
+		" coalesce(o.phase, 'unknown'), o.event_id"
+		" FROM event e, oom o WHERE o.id = 1 AND e.kind = 'engine_error'"
+		" AND json_valid(e.data) AND json_extract(e.data, '$.error') = 'cumem_error'"
+		" ORDER BY e.id LIMIT 1");
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		err_id = sqlite3_column_int64(st, 0);
+		snprintf(text, sizeof(text), "%s", (const char *)sqlite3_column_text(st, 1));
+		snprintf(phase, sizeof(phase), "%s", (const char *)sqlite3_column_text(st, 2));
+		oom_ev = sqlite3_column_int64(st, 3);
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	if (c->failed)
+		return -1;
+	if (!found)
+		return 0;
+	rl_finding_init(&f, "cumem_pool", "misconfig", "sleep_allocator_failed");
+	f.score = CUMEM_SCORE;
+	if (strcmp(phase, "unknown"))
+		f.phase = phase;
+	snprintf(f.title, sizeof(f.title), "vLLM's sleep-mode allocator (cumem) failed with an"
+		 " error of its own, and the failure surfaced as out of memory");
+	rl_advice(&f, "The allocator's own line (\"%.120s\") is not a lack of memory: its"
+		  " malloc returned nothing and PyTorch reported out of memory whatever was"
+		  " free.", text);
+	rl_advice(&f, "Start without enable_sleep_mode (the allocator serves only its pools),"
+		  " or on a vLLM and driver build whose cumem allocator supports this"
+		  " platform; no memory setting changes it.");
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "event", err_id, "the cumem allocator's own error") < 0)
+		return -1;
+	if (oom_ev > 0 && rl_evidence(c, fid, "event", oom_ev, "the out-of-memory it surfaced as") < 0)
+		return -1;
+	return 1;
+}
+
 /* Writes one misconfig finding (cause sleep_pool_does_not_fit) when row 1
  * of oom is a failure of vLLM's cumem allocator. 1 written, 0 none, -1
  * failed. */
@@ -63,8 +124,10 @@ int rule_cumem_pool(struct rule_ctx *c)
 	int64_t event_id = 0, repeats = 0, fid;
 	int r;
 
-	if ((r = read_oom(c, phase, sizeof(phase), &event_id, &repeats)) <= 0)
-		return r;
+	if ((r = read_oom(c, phase, sizeof(phase), &event_id, &repeats)) < 0)
+		return -1;
+	if (r == 0)
+		return allocator_error(c);
 	rl_finding_init(&f, "cumem_pool", "misconfig", "sleep_pool_does_not_fit");
 	f.score = CUMEM_SCORE;
 	if (strcmp(phase, "unknown"))

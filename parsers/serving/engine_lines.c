@@ -191,6 +191,14 @@ static const struct {
 	 * CUBLAS_STATUS_ALLOC_FAILED ; GPU=0"), and names no PyTorch */
 	{ EE_CUBLAS_ALLOC_FAILED, P, { "CUDA error: CUBLAS_STATUS_ALLOC_FAILED" } },
 	{ EE_EXPANDABLE_UNSUPPORTED, P, { "expandable_segments not supported on this platform" } },
+	/* set 11 spent (w-spent11a): vLLM's sleep-mode allocator checks each
+	 * driver call with CUDA_CHECK, which prints "CUDA Error: <the
+	 * driver's error string> at <file>:<line>" naming its own file
+	 * (csrc/cumem_allocator.cpp, v0.7.3-v0.11; ROCm forks keep the
+	 * name); an error other than out of memory ("invalid argument") is
+	 * the allocator failing, not the card filling. The memory wording
+	 * of the same line is read as a memory failure first */
+	{ EE_CUMEM_ERROR, V, { "cumem_allocator.cpp:" } },
 	/* round 8 (w-worldg): SGLang's CudaGraphRunner wraps a capture's
 	 * error as f"Capture cuda graph failed: {e}" (python/sglang/srt/
 	 * model_executor/cuda_graph_runner.py, 0.3-0.5; the decode runner of
@@ -226,8 +234,8 @@ static const struct {
 	{ er_graph_took, V, 0, 1, { "Graph capturing finished in " } },
 	{ er_capture, V, 1, 1, { "Capturing cudagraphs", "Capturing CUDA graph",
 				  "Capturing the model for CUDA graphs", ", in capture_model" } },
-	{ er_capture, S, 1, 1, { "Capture cuda graph begin" } },
-	{ er_capture, S, 2, 1, { "Capture cuda graph end" } },
+	{ er_capture, S, 1, 1, { "Capture cuda graph begin", "Capture npu graph begin" } },
+	{ er_capture, S, 2, 1, { "Capture cuda graph end", "Capture npu graph end" } },
 	{ er_preempt, V, 0, 1, { "is preempted by PreemptionMode" } },
 	{ er_version, V, 0, 1, { "vLLM API server version ", "LLM engine (v", "vLLM version " } },
 	{ er_mem_usage, S, 0, 1, { "mem usage=" } },

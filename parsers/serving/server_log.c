@@ -522,7 +522,7 @@ static int engine_facts(struct srv_st *st, const struct engine_line *el, int in_
 static int memory_error(enum engine_error k)
 {
 	return k != EE_NONE && k != EE_ENGINE_DEAD && k != EE_RETRACT && k != EE_SHARD_CANNOT_START &&
-	       k != EE_EXPANDABLE_UNSUPPORTED;
+	       k != EE_EXPANDABLE_UNSUPPORTED && k != EE_CUMEM_ERROR;
 }
 
 /* The phase and wording family an engine_error event of this line will
