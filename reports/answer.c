@@ -93,6 +93,7 @@ static const char *family_name(const char *f)
 		{ "sycl", "SYCL" }, { "mlc", "MLC-LLM" }, { "tt_metal", "Tenstorrent's tt-metal" },
 		{ "exllamav2", "exllamav2's load" },
 		{ "flashinfer", "FlashInfer's workspace buffer" },
+		{ "opencl", "OpenCL" },
 		{ "unknown", "An allocation" },
 	};
 	size_t i;

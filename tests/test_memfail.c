@@ -141,6 +141,12 @@ static const struct positive {
 	/* LM Studio's server: a prediction failed while it streamed */
 	{ "Error in iterating prediction stream: RuntimeError: [metal::malloc] Resource limit "
 	  "(499000) exceeded.", MF_MLX, NA, NA, OOM_PHASE_SERVING },
+	/* OpenCL's status -4 as pyopencl names it (tinygrad issue 1989) and
+	 * as tinygrad's ctypes runtime does (ops_gpu.py check) */
+	{ "pyopencl._cl.MemoryError: clEnqueueMapBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE",
+	  MF_OPENCL, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "RuntimeError: OpenCL Error -4: CL_MEM_OBJECT_ALLOCATION_FAILURE", MF_OPENCL, NA, NA,
+	  OOM_PHASE_UNKNOWN },
 	/* bash's fork, Go's runtime (Ollama's runner), the JVM */
 	{ "bash: fork: Cannot allocate memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "fatal error: runtime: out of memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },

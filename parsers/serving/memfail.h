@@ -66,6 +66,7 @@ enum memfail_family {
 	MF_HPU,           /* Intel Gaudi's PyTorch bridge (HPU device memory) */
 	MF_EXL2,          /* exllamav2's auto-split load (weights and cache) */
 	MF_FLASHINFER,    /* FlashInfer's fixed workspace buffer exhausted */
+	MF_OPENCL,        /* OpenCL's CL_MEM_OBJECT_ALLOCATION_FAILURE (set 11, w-spent11b) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

@@ -22,8 +22,9 @@ enum { T_NOT, T_FAMILY, T_ERROR, T_ADVICE, T_STACK, T_REQUESTED, T_TOTAL, T_FREE
 /* The frames, phase lines and after-lines of phase_table.c, as the set's
  * tables T_HINT, T_PHASE_LINE and T_AFTER: the i-th phrase of each is
  * row memfail_hint_row[i] (line, after) of phase_marks[]. Filled once,
- * with the set, by memfail.c; read only after a scan. */
-#define MARKS_MAX 256
+ * with the set, by memfail.c; read only after a scan. MARKS_MAX bounds
+ * each kind (the frame rows passed 256 in set 11's spent round). */
+#define MARKS_MAX 512
 extern unsigned short memfail_hint_row[MARKS_MAX], memfail_line_row[MARKS_MAX],
 	memfail_after_row[MARKS_MAX];
 extern size_t memfail_hints_n, memfail_lines_n, memfail_afters_n;

@@ -237,6 +237,23 @@ const struct memfail_word memfail_words[] = {
 	 * (cudaMalloc, cudaMallocManaged, cudaMallocHost, cudaMallocAsync) */
 	{ "out of memory cudaMalloc", MF_CUDA, 0 },
 	/* ---- end of set 9, spent round 9 (w-spent9a) ---- */
+	/* ---- set 11, spent round 10 (w-spent11b) ---- */
+	/* OpenCL's status -4, CL_MEM_OBJECT_ALLOCATION_FAILURE (Khronos
+	 * OpenCL-Headers CL/cl.h@v2023.04.17: "failure to allocate memory
+	 * for buffer or image objects"), the device's memory running out.
+	 * Printed under its own name by the bindings: pyopencl drops the
+	 * "CL_" ("pyopencl._cl.MemoryError: clEnqueueMapBuffer failed:
+	 * MEM_OBJECT_ALLOCATION_FAILURE", pyopencl src/clinfo_ext.h and
+	 * wrap_helpers, as tinygrad's ops_gpu.py ran it in 2023), tinygrad's
+	 * own ctypes runtime keeps it (tinygrad/runtime/ops_gpu.py, later
+	 * ops_cl.py, check() with cl_errors, 2024-2025 indexed copies:
+	 * "OpenCL Error -4: CL_MEM_OBJECT_ALLOCATION_FAILURE"; its early-2024
+	 * check printed the bare number, no row: "-4" is a prefix of other
+	 * codes), the spec's prose and clinfo-style tables say "mem object
+	 * allocation failure" */
+	{ "MEM_OBJECT_ALLOCATION_FAILURE", MF_OPENCL, 0 },
+	{ "mem object allocation failure", MF_OPENCL, 0 },
+	/* ---- end of set 11, spent round 10 (w-spent11b) ---- */
 	{ "Bytes of memory on device", MF_SYCL, 0 },
 	{ "failed to allocate SYCL", MF_GGML, 0 },
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },
@@ -458,6 +475,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
 	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
 	[MF_FLASHINFER] = "flashinfer",
+	[MF_OPENCL] = "opencl",
 	[MF_UNKNOWN] = "unknown",
 };
 

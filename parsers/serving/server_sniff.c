@@ -315,6 +315,12 @@ static const struct { const char *text; int score; } markers[] = {
 	 * training log pasted apart from the kill notice that ended it */
 	{ "/step - loss: ", 60 },
 	{ "] - ETA: ", 60 },
+	/* set 11 spent (w-spent11b): tinygrad's training examples' step
+	 * line (examples/hlb_cifar10.py, examples/mlperf/model_train.py:
+	 * "781   83.19 ms run,    3.17 ms python,   80.01 ms CL,  570.95
+	 * loss, ..."), pasted apart from the failure that ended the loop;
+	 * phase_rows_training.inc places it */
+	{ " ms CL, ", 60 },
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)
