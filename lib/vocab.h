@@ -248,6 +248,7 @@
 	X(VC_MPS_WATERMARK, "mps_watermark", NULL, NULL, "PyTorch's MPS allocator reached its high-watermark cap (a Mac)") \
 	X(VC_STATIC_FRACTION_TOO_HIGH, "static_fraction_too_high", NULL, NULL, "an engine's static share of the card (SGLang --mem-fraction-static) left less than the request that failed") \
 	X(VC_KV_RETRACT, "kv_retract", NULL, NULL, "the engine retracted (preempted) requests: its KV cache pool ran full") \
+	X(VC_BATCH_FALLBACK, "batch_fallback", NULL, NULL, "the program ran out on one batch and went on with a smaller one, by its own words: that batch's load") \
 	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
 	X(VC_NOT_RETURNED, "not_returned", NULL, NULL, "leak: a later OOM of the same card, asking no more than an earlier one, found more memory held (not returned between failures)") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \

@@ -682,7 +682,8 @@ static void warning(struct report_ctx *c, json_t *o)
 /* What became of the server the OOM hit (oom.survival of row 1,
  * analyzer/derive/oom_fate.c), a sentence after what happened: it
  * survived (its log answers a request after the failure, or reaches its
- * serving stage) or the requests it answered after it, before a new
+ * serving stage, or the failure's own message says the program goes on
+ * with a smaller batch) or the requests it answered after it, before a new
  * engine process or the log's end, all failed; nothing when the log
  * says neither. The line is the log's own. */
 static void fate(struct report_ctx *c, struct strbuf *out)
@@ -705,7 +706,16 @@ static void fate(struct report_ctx *c, struct strbuf *out)
 	line = sqlite3_column_int64(st, 2);
 	ph = col(st, 3) ? col(st, 3) : "unknown";
 	path = col(st, 4);
-	if (!strcmp(sv, "survived")) {
+	if (!strcmp(sv, "survived") && !strcmp(by, "batch_fallback")) {
+		/* the failure's own words: the program retries the batch smaller */
+		strbuf_addf(out, " The program survived it: its own message (line %lld", line);
+		if (path) {
+			strbuf_addstr(out, " of ");
+			strbuf_add_utf8(out, path, strlen(path));
+		}
+		strbuf_addstr(out, ") says it caught the failure on one batch and goes on with"
+			      " a smaller one.");
+	} else if (!strcmp(sv, "survived")) {
 		strbuf_addf(out, " The server survived it: its log %s after the failure (line %lld",
 			    strcmp(by, "request_served") ? "goes on to its serving stage"
 			    : "answers a request", line);

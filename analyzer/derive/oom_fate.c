@@ -17,8 +17,13 @@
  *     engine process or the log's end, were all errors (5xx, an error
  *     answer; survival_by error_answer): what the failure hit did not
  *     come back (Ollama's 500 after "error loading llama server");
- *   unknown -- the log says neither (no line after it, or the failure
- *     was read from another kind of artifact).
+ *   survived by batch_fallback -- with neither, the failure's own
+ *     message says the program caught it on one batch and goes on with a
+ *     smaller one (lib/fallback_words.c: bio_embeddings' "Will try to
+ *     embed each sequence in the set individually"); survival_line is
+ *     the failure's own line;
+ *   unknown -- the log says none of these (no line after it, or the
+ *     failure was read from another kind of artifact).
  * survival_line is the line that shows it (a served run's first line
  * after the failure, else its last).
  * build_tool: the comm of a kernel OOM's victim (else, with no kill
@@ -28,13 +33,16 @@
 #include "analyzer/derive/derive.h"
 #include "analyzer/derive/oom.h"
 #include "lib/build_tools.h"
+#include "lib/fallback_words.h"
 #include "lib/strbuf.h"
 
 #include <stdint.h>
 #include <string.h>
 
 static const char rows_sql[] =
-	"SELECT o.id, e.artifact_id, e.line FROM oom o JOIN event e ON e.id = o.event_id"
+	"SELECT o.id, e.artifact_id, e.line, CASE WHEN json_valid(e.data) THEN"
+	" coalesce(json_extract(e.data, '$.exception'), json_extract(e.data, '$.text')) END"
+	" FROM oom o JOIN event e ON e.id = o.event_id"
 	" WHERE e.line IS NOT NULL AND e.artifact_id IS NOT NULL";
 /* the runs of an artifact that end after a line, in the log's order */
 static const char runs_sql[] =
@@ -132,6 +140,11 @@ static int survival(sqlite3 *db)
 	while ((rc = sqlite3_step(rows)) == SQLITE_ROW) {
 		if (fate_of(db, sqlite3_column_int64(rows, 1), sqlite3_column_int64(rows, 2), &f) < 0)
 			goto failed;
+		if (!f.line && fallback_word_in((const char *)sqlite3_column_text(rows, 3))) {
+			f.survival = "survived";
+			f.by = "batch_fallback";
+			f.line = sqlite3_column_int64(rows, 2);
+		}
 		if (!f.line)
 			continue;
 		sqlite3_reset(set);

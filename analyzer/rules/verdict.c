@@ -55,6 +55,8 @@ const struct rule rule_table[] = {
 	  " no more, found more held", rule_returned },
 	{ "retract", "a serving engine preempted requests (SGLang's retraction): pressure before"
 	  " an OOM, else a warning", rule_retract },
+	{ "fallback", "an OOM the program caught on one batch and went on from with a smaller"
+	  " one, by its own words: that batch's load", rule_fallback },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
 	{ "mps", "PyTorch's MPS allocator (a Mac) at its high-watermark cap", rule_mps },
 	/* after fragmentation, whose finding it reads */

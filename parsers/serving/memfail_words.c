@@ -392,6 +392,19 @@ const struct memfail_word memfail_words[] = {
 	 * whose words around the class name no longer say "Exception" */
 	{ "torch.OutOfMemoryError", MF_TORCH, MFW_END },
 	{ "torch.cuda.OutOfMemoryError", MF_TORCH, MFW_END },
+	/* ---- set 11, spent round 10 (w-spent11c) ---- */
+	/* PyTorch's cudaMallocAsync backend (c10/cuda/CUDAMallocAsyncAllocator.cpp
+	 * mallocAsync, 2.1-2.4: TORCH_CHECK_WITH(OutOfMemoryError, false,
+	 * "Allocation on device ", device, " would exceed allowed memory. (out
+	 * of memory)", ...) with device a c10::DeviceIndex, an int8_t that the
+	 * stream writes as a character: device 0 is a NUL, which ends the
+	 * message Python sees at "Allocation on device " (later tags cast it,
+	 * static_cast<int>(device)). ComfyUI turns that backend on by default
+	 * (cuda_malloc.py), so its nodes print str(e) as the line's end:
+	 * "Error in forward pass: Allocation on device". The whole form is
+	 * torch_oom_text's. Only as the line's last words. */
+	{ "Allocation on device", MF_TORCH, MFW_END },
+	/* ---- end of set 11, spent round 10 (w-spent11c) ---- */
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },

@@ -91,6 +91,31 @@ static double max_mem(const char *m, size_t n)
 	return k ? v : -1;
 }
 
+/* 1 when the bar whose '/' is at m[s] is a diffusion sampler's loop over
+ * its denoising timesteps, not a training loop: tqdm's description (the
+ * words before "N%|") ends in "Sampler:". ByteDance-Seed's SeedVR
+ * samplers, and the ComfyUI node built on them
+ * (numz/ComfyUI-SeedVR2_VideoUpscaler src/common/diffusion/samplers/
+ * base.py@v2.5.8 get_progress_bar: tqdm(..., desc=self.__class__.__name__)
+ * for EulerSampler), print "EulerSampler:   0%|   | 0/1 [...]": one bar
+ * per inference, whatever runs it. Looked for only on a line with a bar,
+ * within the bar's own text (no '/' or ']' between). */
+static int sampler_bar(const char *m, size_t s)
+{
+	static const char word[] = "Sampler:";
+	size_t w = sizeof(word) - 1, i;
+
+	for (i = s; i >= w; i--) {
+		if (m[i - 1] == '/' && i - 1 != s)
+			return 0;
+		if (m[i - 1] == ']' || s - i > 160)
+			return 0;
+		if (!memcmp(m + i - w, word, w))
+			return 1;
+	}
+	return 0;
+}
+
 int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 		      const struct ol_time *t, uint64_t lineno)
 {
@@ -100,7 +125,8 @@ int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 	double mem;
 
 	for (; s; s = memchr(s + 1, '/', n - (size_t)(s + 1 - m)))
-		if (s > m && bar_at(m, n, (size_t)(s - m), &d, &tot, &tr)) {
+		if (s > m && bar_at(m, n, (size_t)(s - m), &d, &tot, &tr) &&
+		    !sampler_bar(m, (size_t)(s - m))) {
 			done = d;    /* the last bar of the line: carriage returns glue them */
 			total = tot;
 			trainer = tr;
