@@ -383,8 +383,9 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	f->wording = memfail_words[i].phrase;
 	/* host memory: the host's allocators, and ggml's CPU buffer type, its
 	 * aligned malloc and the graph allocator's CPU buffer (ggml-backend.c,
-	 * ggml.c: llama.cpp #8101) */
-	f->host = f->family == MF_HOST ||
+	 * ggml.c: llama.cpp #8101), and a wording that names the system's
+	 * memory (Ollama's llm/server.go "model requires more system memory") */
+	f->host = f->family == MF_HOST || (memfail_words[i].flags & MFW_HOST) ||
 		  (f->family == MF_GGML && (on[MFS_HOST_CPU] || on[MFS_HOST_ALIGNED] ||
 					    on[MFS_HOST_GALLOC]));
 	f->scope = memfail_scope(f->family, f->host, l, n, VSC_GPU);

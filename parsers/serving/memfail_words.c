@@ -343,7 +343,7 @@ const struct memfail_word memfail_words[] = {
 	 * system memory (X) than is available (Y)" and "failed to allocate
 	 * memory for model" */
 	{ "insufficient memory - required allocations", MF_OLLAMA, 0 },
-	{ "model requires more system memory", MF_OLLAMA, 0 },
+	{ "model requires more system memory", MF_OLLAMA, MFW_HOST },
 	{ "failed to allocate memory for model", MF_OLLAMA, 0 },
 	/* its new engine's fit loop giving up (llm/server.go Load, v0.12.0
 	 * to v0.20.0: "memory layout cannot be allocated", "... with num_gpu

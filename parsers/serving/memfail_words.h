@@ -21,6 +21,7 @@
 #define MFW_WORD 2u       /* the phrase stands as a word of its own */
 #define MFW_START 4u      /* ... and opens the line (after blanks) */
 #define MFW_END 8u        /* ... and closes the line (before blanks) */
+#define MFW_HOST 16u      /* the wording itself names the host's memory */
 
 struct memfail_word {
 	const char *phrase;
