@@ -122,8 +122,7 @@ static char *figures_of(const char *rel, enum mode m)
 }
 
 static const char *const real_pastes[] = {
-	"tests/data/real/any_stack/c-vllm-0.25-dgx-spark-laguna-nvfp4-jit-cicc-oom-killer/"
-	"02-kernel-journal.txt",
+	"tests/data/real/any_stack/c-vllm-0.25-dgx-spark-laguna-nvfp4-jit-cicc-oom-killer/02-kernel-journal.txt",
 	"tests/data/real/gpu_host/kernel-memcg-v1-memory-limit-hit-6.18-local.log",
 	"tests/data/real/gpu_host/kernel-oom-dmesg-iso-grep.log",
 	"tests/data/real/gpu_host/kernel-oom-4.16-sacrifice-child-bash-m-mail-wrapped.log",
