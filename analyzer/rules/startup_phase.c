@@ -548,7 +548,8 @@ static const char *advise_host_ggml(const struct rl_phase *p, const char *stack,
 		{ "use_mmap false", "num_gpu", "num_ctx (which OLLAMA_NUM_PARALLEL multiplies)",
 		  "num_batch" },
 	};
-	int w = !strcmp(stack, "llama.cpp") ? 1 : !strcmp(stack, "ollama") ? 2 : 0;
+	int w = !strcmp(stack, "llama.cpp") ? 1
+		: !strcmp(stack, "ollama") || !strcmp(p->family, "ollama") ? 2 : 0;
 	char b[32], ctx[280];
 	int weights = !strcmp(p->phase, "load_weights");
 
@@ -629,8 +630,8 @@ const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 static const char *phase_advise(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
 				const struct rl_engine *e, int n, struct rl_finding *f)
 {
-	if (p->host && (!strcmp(p->family, "ggml") || !strcmp(stack, "llama.cpp") ||
-			!strcmp(stack, "ollama")))
+	if (p->host && (!strcmp(p->family, "ggml") || !strcmp(p->family, "ollama") ||
+			!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama")))
 		return advise_host_ggml(p, stack, f);
 	if (!strcmp(p->phase, "load_weights") && rl_phase_deepspeed(p))
 		return advise_zero_setup(p, f);
