@@ -1,0 +1,2 @@
+pip uninstall diffusers
+pip install git+https://github.com/huggingface/diffusers
