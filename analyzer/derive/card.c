@@ -172,6 +172,17 @@ static void derive(struct rl_card *k)
 	k->outside_proven = k->self >= 0 && k->outside > 0 && k->others >= 0.8 * k->outside;
 	if (k->reserved >= 0 && k->free >= 0)
 		k->room = fmin(k->reserved + k->free, k->limit);
+	/* a message cut before its reserved clause (a paste re-wrapped one
+	 * clause a line that kept "Of the allocated memory A is allocated by
+	 * PyTorch" and lost ", and R is reserved by PyTorch but unallocated",
+	 * the order of c10/cuda/CUDACachingAllocator.cpp@v2.1.0's message):
+	 * the allocator could reach no more than this process's use (its
+	 * reserve and the CUDA context beside it) + free, nor more than the
+	 * card, so either bounds the reach from above and the fill from below */
+	else if (k->alloc >= 0 && k->free >= 0 && k->reserved < 0) {
+		k->room = k->self >= k->alloc ? fmin(k->self + k->free, k->limit) : k->limit;
+		k->room_bound = 1;
+	}
 	if (k->alloc >= 0 && k->req >= 0)
 		k->need = k->alloc + k->req;
 	k->free_held = k->free >= 0 && k->req >= 0 &&

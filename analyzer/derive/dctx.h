@@ -297,6 +297,8 @@ struct rl_card {
 	int outside_proven;         /* the listed processes make up most of outside */
 	double room;                /* reserved + free, at most limit: what this
 				     * process's allocator could reach */
+	int room_bound;           /* no reserve stated: room is self + free, else
+				     * the card, an upper bound (the fill a lower one) */
 	double need;                /* alloc + req: the live tensors and the request */
 	int free_held;              /* free exceeded the request by more than the
 				     * driver's slack: the message does not explain

@@ -332,10 +332,13 @@ static int capacity(struct rule_ctx *c, const struct rl_card *k, const struct rl
 	if (k->need > k->room)
 		rl_fig(&f, "shortfall_bytes", k->need - k->room);
 	snprintf(f.title, sizeof(f.title), "The card was full of live tensors: %s allocated + %s"
-		 " asked = %s, against %s within reach (reserved + free) of a %s card",
+		 " asked = %s, against %s within reach (%s) of a %s card",
 		 rl_bytes(k->alloc, b1, sizeof(b1)), rl_bytes(k->req, b2, sizeof(b2)),
 		 rl_bytes(k->need, b3, sizeof(b3)), rl_bytes(k->room, b4, sizeof(b4)),
-		 rl_bytes(k->total, b5, sizeof(b5)));
+		 k->room_bound ? "at most, no reserve stated"
+		 : "reserved + free", rl_bytes(k->total, b5, sizeof(b5)));
+	if (k->room_bound)
+		rl_fig(&f, "reach_upper_bound", 1);
 	capacity_advice(c, &f, k, h);
 	if (serving_lone(c, h)) {
 		/* the likeliest reading, with what settles it (capacity_advice's

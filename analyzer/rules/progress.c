@@ -10,6 +10,8 @@
  *    not fit the card from the start, a misconfiguration whose knobs are
  *    the batch, the sequence length, gradient checkpointing, mixed
  *    precision, ZeRO/offload (rule training names the stack's spelling);
+ *    the same with no bar at all when the failure comes a few lines
+ *    below the stage line that started the loop (loop_start);
  *  - after many steps, the logger's peak memory ("max mem") over the bars
  *    says which: creeping up leans leak, flat says a batch larger than
  *    those before (a longer sequence) outgrew the room; without a memory
@@ -179,12 +181,67 @@ static int serving(struct rule_ctx *c, const struct load_row *r)
 	return keep(c, &f);
 }
 
+/* A training loop's start line a few lines above the failure, with no
+ * progress of the loop in the log (no train_progress event): the lines
+ * from where the log entered its training phase (meta server.last_stage,
+ * the line its phase last changed on, by a stage line such as CNTK's
+ * "Starting minibatch loop" or a script's "Starting training") to the
+ * failure's own. At most FIRST_STEP_LINES of them leave no room for more
+ * than the first steps' output: the step never fit (the same reading as
+ * a bar stopped at its first steps). A failure printed under a long
+ * traceback is further than that and is left to the other rules. The
+ * gap in lines into *gap; 1 found, 0 none, -1 failed. */
+#define FIRST_STEP_LINES 4
+
+static int loop_start_gap(struct rule_ctx *c, double *gap)
+{
+	int r = rl_num(c, gap,
+		"SELECT e.line - json_extract(m.value, '$.line') FROM oom o"
+		" JOIN event e ON e.id = o.event_id"
+		" JOIN meta m ON m.artifact_id = e.artifact_id AND m.key = 'server.last_stage'"
+		"  AND json_valid(m.value)"
+		" WHERE o.id = 1 AND o.phase = 'training_step' AND o.phase_source = 'stage_line'"
+		" AND json_extract(m.value, '$.phase') = 'training_step'"
+		" AND json_extract(m.value, '$.by') = 'stage_line'"
+		" AND e.line >= json_extract(m.value, '$.line')"
+		" AND NOT EXISTS (SELECT 1 FROM event t WHERE t.kind = 'train_progress'"
+		"  AND t.artifact_id IS e.artifact_id) LIMIT 1");
+
+	if (r < 0)
+		return c->err[0] ? -1 : 0;
+	return *gap <= FIRST_STEP_LINES;
+}
+
+static int loop_start(struct rule_ctx *c)
+{
+	struct rl_finding f;
+	double gap;
+	int r = loop_start_gap(c, &gap);
+
+	if (r <= 0)
+		return r;
+	rl_finding_init(&f, "progress", "misconfig", "first_step_does_not_fit");
+	f.phase = "training_step";
+	f.score = 0.6;   /* one start line, not a bar: less than the bar's 0.65 */
+	snprintf(f.title, sizeof(f.title), "The OOM came %.0f line%s after the training loop"
+		 " started, with no step's progress between: the first step does not fit the"
+		 " card", gap, gap == 1 ? "" : "s");
+	rl_advice(&f, "The configuration does not fit from the start (nothing leaked: no step"
+		  " completed before it): lower the batch (minibatch) size, keeping the effective"
+		  " batch with gradient accumulation, shorten the sequences or crops, train in"
+		  " mixed precision, or shard and offload the optimizer states.");
+	rl_fig(&f, "lines_after_loop_start", gap);
+	return keep(c, &f);
+}
+
 int rule_progress(struct rule_ctx *c)
 {
 	struct load_row r;
 	int rc = load_row_read(c, &r);
 
-	if (rc <= 0)
+	if (rc == 0)
+		return loop_start(c);
+	if (rc < 0)
 		return rc;
 	if (!strcmp(r.doing, "training"))
 		return training(c, &r);
