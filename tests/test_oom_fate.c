@@ -11,7 +11,11 @@
  *    (cudaMalloc, non-fatal): a chat completion answered 200 later
  *    (`log_server_r: done request: POST ... 200`): survived, and the
  *    start-up finding and the answer say so;
- *  - vLLM (uvicorn) whose AWQ dequantize OOM was answered 500: died.
+ *  - vLLM (uvicorn) whose AWQ dequantize OOM was answered 500: died;
+ *  - Ollama's journal pasted indented (ollama/ollama #9782: "    Apr 29
+ *    12:31:50 gravitino ollama[1654667]: [GIN] ... | 500 | ..."): the
+ *    journal header goes with its indent (server_unwrap.c strip_syslog),
+ *    so the GIN answer is read: died by it (round 11, w-servphase).
  * And the access-line formats one by one: a GET, a 4xx and Ollama's
  * management routes answer nothing; terminal colour codes around GIN's
  * status are skipped.
@@ -128,6 +132,20 @@ static void vllm_500_died(void **state)
 	t_close(tl);
 }
 
+/* The journal indented as a whole: its 500 answer is read all the same,
+ * and the failure's own line is Ollama's record, not the journal's. */
+static void ollama_indented_journal_died(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, ANY "ollama-runner-terminated-cudamalloc-journal.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT survival || '/' || survival_by || '/' ||"
+				   " survival_line FROM oom WHERE id = 1"), "died/error_answer/6");
+	assert_null(strstr(t_text(tl, "SELECT summary FROM event WHERE id = 1"), "gravitino"));
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +154,7 @@ int main(void)
 		cmocka_unit_test(ollama_died),
 		cmocka_unit_test(llama_server_survived),
 		cmocka_unit_test(vllm_500_died),
+		cmocka_unit_test(ollama_indented_journal_died),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
