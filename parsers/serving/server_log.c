@@ -343,6 +343,10 @@ static int read_line(struct srv_st *st)
 		srv_progress_logged(&st->prog, l->msg, l->n, &l->t, lineno);
 	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
 	srv_answers_note(&st->mem.answers, srv_answer_of(l->msg, l->n), lineno);
+	/* a memory failure's words inside a ComfyUI prompt: it failed, even
+	 * where the paste lost its "!!! Exception" line (server_answers.h) */
+	if (el.memfail & MEMFAIL_MARK_FAILURE)
+		srv_answers_note(&st->mem.answers, SRV_ANS_PROMPT_FAILED, lineno);
 	if (st->wrap_n) {   /* the line after an error line wrapped mid-word */
 		if (lineno == st->wrap_line + 1 && (el.memfail & MEMFAIL_MARK_FAILURE) &&
 		    !el.error && rewrap(st))
@@ -380,7 +384,7 @@ static int read_line(struct srv_st *st)
 	      !memcmp(l->prefix, SRV_ERROR_BODY, l->prefix_n)) ||
 	     ((el.memfail & MEMFAIL_MARK_PHASE) &&
 	      memfail_phase_line_flags(l->msg, l->n, &runs) == OOM_PHASE_SERVING &&
-	      !(runs & PM_RUNS))))
+	      !(runs & PM_RUNS) && st->mem.answers.unserved_line != lineno)))
 		srv_mem_served(&st->mem);
 	if (in_piece)
 		return 0;
