@@ -11,7 +11,16 @@
  *    (cudaMalloc, non-fatal): a chat completion answered 200 later
  *    (`log_server_r: done request: POST ... 200`): survived, and the
  *    start-up finding and the answer say so;
- *  - vLLM (uvicorn) whose AWQ dequantize OOM was answered 500: died.
+ *  - vLLM (uvicorn) whose AWQ dequantize OOM was answered 500: died;
+ *  - Ollama's journal pasted indented (ollama/ollama #9782: "    Apr 29
+ *    12:31:50 gravitino ollama[1654667]: [GIN] ... | 500 | ..."): the
+ *    journal header goes with its indent (server_unwrap.c strip_syslog),
+ *    so the GIN answer is read: died by it (round 11, w-servphase);
+ *  - ComfyUI's "Prompt executed in" ends failed prompts too: it is a
+ *    prompt served only when no failure was told since the prompt began
+ *    (server_answers.h); the GGUF paste's OOM prompt ends "Got an OOM,
+ *    unloading all loaded models." then "Prompt executed in 36.63
+ *    seconds": nothing served after the OOM, no serving stage reached.
  * And the access-line formats one by one: a GET, a 4xx and Ollama's
  * management routes answer nothing; terminal colour codes around GIN's
  * status are skipped.
@@ -128,6 +137,57 @@ static void vllm_500_died(void **state)
 	t_close(tl);
 }
 
+/* The journal indented as a whole: its 500 answer is read all the same,
+ * and the failure's own line is Ollama's record, not the journal's. */
+static void ollama_indented_journal_died(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, ANY "ollama-runner-terminated-cudamalloc-journal.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT survival || '/' || survival_by || '/' ||"
+				   " survival_line FROM oom WHERE id = 1"), "died/error_answer/6");
+	assert_null(strstr(t_text(tl, "SELECT summary FROM event WHERE id = 1"), "gravitino"));
+	t_close(tl);
+}
+
+/* ComfyUI's prompts, as main.py and execution.py log them. */
+static void comfy_prompts(void **state)
+{
+	struct srv_answers a;
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	srv_answers_note(&a, ANS("got prompt"), 1);
+	srv_answers_note(&a, ANS("!!! Exception during processing !!! Allocation on device "), 2);
+	srv_answers_note(&a, ANS("Prompt executed in 3.14 seconds"), 3);
+	assert_int_equal(a.n, 0);
+	assert_int_equal(a.unserved_line, 3);
+	srv_answers_note(&a, ANS("got prompt"), 4);
+	srv_answers_note(&a, ANS("- Prompt executed in 00:20:05"), 5);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.run[0].what, SRV_ANS_SERVED);
+	assert_int_equal(a.run[0].first, 5);
+	srv_answers_note(&a, ANS("Processing interrupted"), 6);
+	srv_answers_note(&a, ANS("Prompt executed in 175.70 seconds"), 7);
+	assert_int_equal(a.run[0].last, 5);
+	assert_int_equal(a.unserved_line, 7);
+}
+
+/* The OOM's own prompt ended: no request served after it, no stage. */
+static void comfy_failed_prompt_not_served(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, ANY "comfyui-gguf-model-patcher-load-to-device-"
+				 "allocation-on-device.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT survival || '/' || phase FROM oom WHERE id = 1"),
+			    "unknown/load_weights");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key = 'server.last_stage'"
+			       " AND json_extract(value, '$.by') = 'request_served'"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +196,9 @@ int main(void)
 		cmocka_unit_test(ollama_died),
 		cmocka_unit_test(llama_server_survived),
 		cmocka_unit_test(vllm_500_died),
+		cmocka_unit_test(ollama_indented_journal_died),
+		cmocka_unit_test(comfy_prompts),
+		cmocka_unit_test(comfy_failed_prompt_not_served),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,6 +130,25 @@ enum srv_answer srv_answer_of(const char *m, size_t n)
 		return llama_server_line(m, n);
 	case 'F':
 		return starts(m, n, "Finished request ", 17) ? SRV_ANS_SERVED : SRV_ANS_NONE;
+	case '-':   /* ComfyUI's log view: "<ISO time> - <message>", the time
+		     * taken by server_unwrap.c (strip_iso), its " - " left */
+		return m[1] == ' ' ? srv_answer_of(m + 2, n - 2) : SRV_ANS_NONE;
+	case 'P':   /* ComfyUI (server_answers.h) */
+		if (starts(m, n, "Prompt executed in ", 19))
+			return SRV_ANS_PROMPT_DONE;
+		return starts(m, n, "Processing interrupted", 22) ? SRV_ANS_PROMPT_FAILED
+								     : SRV_ANS_NONE;
+	case 'g':
+		return starts(m, n, "got prompt", 10) ? SRV_ANS_PROMPT_START : SRV_ANS_NONE;
+	case '!':
+		return starts(m, n, "!!! Exception during processing", 31) ? SRV_ANS_PROMPT_FAILED
+									  : SRV_ANS_NONE;
+	case 'G':
+		return starts(m, n, "Got an OOM, unloading", 21) ? SRV_ANS_PROMPT_FAILED
+								   : SRV_ANS_NONE;
+	case 'T':
+		return starts(m, n, "Traceback (most recent call last)", 33) ? SRV_ANS_PROMPT_FAILED
+									    : SRV_ANS_NONE;
 	default:
 		break;
 	}
@@ -141,8 +160,26 @@ enum srv_answer srv_answer_of(const char *m, size_t n)
 
 void srv_answers_note(struct srv_answers *a, enum srv_answer what, uint64_t lineno)
 {
-	if (what == SRV_ANS_NONE)
+	switch (what) {
+	case SRV_ANS_NONE:
 		return;
+	case SRV_ANS_PROMPT_START:
+		a->prompt_failed = 0;
+		return;
+	case SRV_ANS_PROMPT_FAILED:
+		a->prompt_failed = 1;
+		return;
+	case SRV_ANS_PROMPT_DONE:   /* the prompt's end: a served one only */
+		if (a->prompt_failed) {
+			a->prompt_failed = 0;
+			a->unserved_line = lineno;
+			return;
+		}
+		what = SRV_ANS_SERVED;
+		break;
+	default:
+		break;
+	}
 	if (a->n && a->run[a->n - 1].what == what) {
 		a->run[a->n - 1].last = lineno;
 		a->run[a->n - 1].count++;

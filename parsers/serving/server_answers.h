@@ -29,6 +29,19 @@
  *     "Request failed during generation: ..." on an error answer.
  *   vLLM's "Finished request <id>." (vllm/engine/async_llm_engine.py@v0.4.0,
  *     logged per request unless --disable-log-requests).
+ *   ComfyUI: main.py prompt_worker logs "Prompt executed in N seconds"
+ *     (later "in HH:MM:SS") when PromptExecutor.execute returns, whether
+ *     the prompt succeeded or failed. A failed prompt says so first:
+ *     execution.py execute() logs "!!! Exception during processing !!!
+ *     <ex>" and its traceback, then, for an OOM, "Got an OOM, unloading
+ *     all loaded models." (comfyanonymous/ComfyUI execution.py, 2023-2025
+ *     indexed copies); an interrupted one "Processing interrupted"
+ *     (execution.py interrupt_processing). server.py post_prompt logs
+ *     "got prompt" as a prompt is queued. So "Prompt executed in" is a
+ *     prompt served only when none of those failure lines, no
+ *     traceback and no memory failure's words came since the last
+ *     prompt began or ended (round 11, w-servphase); a failed prompt's
+ *     end is kept in unserved_line for the phase reader.
  * A 4xx (a client's error: bad request, unauthorised) and any GET
  * (health, metrics, model lists) answer nothing about the model's memory
  * and are not counted.
@@ -46,7 +59,11 @@ enum srv_answer {
 	SRV_ANS_NONE = 0,
 	SRV_ANS_SERVED,     /* a request answered 2xx, a generation finished */
 	SRV_ANS_FAILED,     /* a request answered 5xx, an error answer */
-	SRV_ANS_RESTART     /* a new engine process started (PM_RESTART) */
+	SRV_ANS_RESTART,    /* a new engine process started (PM_RESTART) */
+	/* ComfyUI's prompt lines (above), never stored as runs: */
+	SRV_ANS_PROMPT_START,   /* "got prompt" */
+	SRV_ANS_PROMPT_FAILED,  /* a failure told inside the prompt */
+	SRV_ANS_PROMPT_DONE     /* "Prompt executed in": SERVED unless it failed */
 };
 
 struct srv_answers {
@@ -57,6 +74,9 @@ struct srv_answers {
 	} run[SRV_ANSWER_RUNS];
 	int n;
 	int truncated;              /* 1: runs past SRV_ANSWER_RUNS were dropped */
+	int prompt_failed;          /* 1: a failure since the prompt began */
+	uint64_t unserved_line;     /* the last "Prompt executed in" of a
+				     * failed prompt (0: none) */
 };
 
 /* What line m[0..n) (a message, wrappers removed) says of a request's

@@ -19,9 +19,12 @@
  *   - server_stats.c writes the engine's statistics and counts the
  *     requests served into server.* series;
  *   - server_meta.c reads the configuration stated at start-up, and keeps
- *     the engine's main figures, as server.* meta.
+ *     the engine's main figures, as server.* meta;
+ *   - server_held.c writes the events, and holds a lone OOM that nothing
+ *     placed yet until a line below it names its phase.
  */
 #include "parsers/serving/server_log.h"
+#include "parsers/serving/server_held.h"
 #include "parsers/serving/engine_lines.h"
 #include "parsers/serving/server_engine.h"
 #include "parsers/serving/server_deepspeed.h"
@@ -42,140 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct srv_st {
-	struct sink *s;
-	struct input *in;
-	int records;                /* events written */
-	struct srv_line line;
-	struct srv_join join;
-	struct srv_stats stats;
-	struct srv_meta meta;
-	struct srv_engine engines;
-	struct srv_mem mem;         /* the phase, the memory failure held */
-	struct srv_progress prog;   /* a training loop's bars */
-	enum engine_error piece_error; /* the first a piece's lines named */
-	/* the last torch_oom, to know its echo */
-	int last_oom_set;
-	json_int_t last_oom_dev, last_oom_req;
-	struct ol_time last_oom_t;
-	/* an error line a paste wrapped mid-word (engine_line's wrap_open),
-	 * held for the line after it */
-	char wrap[1024];
-	size_t wrap_n;
-	uint64_t wrap_line;
-	/* a lone OOM message whose phase nothing named yet, held until the
-	 * piece after it: the traceback a chained exception or a repr prints
-	 * after the message ("The above exception was the direct cause ...",
-	 * run_busy_loop) names the phase its frames ran in */
-	int pend;
-	struct ol_event pend_e;     /* its data owned; summary in pend_summary */
-	char pend_summary[256];
-	/* a start-up phase line just below it, in a log that may be
-	 * printed newest first (phase_printed_before) */
-	enum oom_phase pend_cand;
-	struct ol_time pend_cand_t;
-	int pend_tb;                /* it ended a traceback: only stage_failed_below */
-	uint64_t pend_end;          /* places it, within SRV_MEM_REPEAT lines */
-};
-
-/* The same OOM is often logged twice: the worker's traceback, then the
- * router or engine client repeating the message. A traceback-less OOM
- * with the device and size of the previous one within 5 s is that echo. */
-static int dup_oom(struct srv_st *st, json_t *d, const struct ol_time *t)
-{
-	json_int_t dev = json_integer_value(json_object_get(d, "device"));
-	json_int_t req = json_integer_value(json_object_get(d, "requested_bytes"));
-
-	if (!st->last_oom_set || dev != st->last_oom_dev || req != st->last_oom_req)
-		return 0;
-	if (t->clock == OL_CLOCK_NONE || st->last_oom_t.clock == OL_CLOCK_NONE)
-		return 1;
-	return llabs(t->utc_ns - st->last_oom_t.utc_ns) <= 5 * NS_PER_S;
-}
-
-static void remember_oom(struct srv_st *st, json_t *d, const struct ol_time *t)
-{
-	st->last_oom_set = 1;
-	st->last_oom_dev = json_integer_value(json_object_get(d, "device"));
-	st->last_oom_req = json_integer_value(json_object_get(d, "requested_bytes"));
-	st->last_oom_t = *t;
-}
-
-/* Write event e and drop its data. 0, or -1 when the sink failed. */
-static int write_event(struct srv_st *st, struct ol_event *e)
-{
-	int64_t id = sink_event(st->s, e);
-
-	json_decref(e->data);
-	if (id < 0)
-		return -1;
-	st->records++;
-	return 0;
-}
-
-/* Write the lone OOM held (pend), with phase ph when ph names one, else
- * the phase the frames printed below it name: frames that no traceback
- * joined (torchelastic's "Root Cause (first observed failure)" summary
- * of the failed rank, torch/distributed/elastic/multiprocessing/errors,
- * indents its "traceback :" under the failure), within SRV_MEM_FRAMES
- * lines of it, of its process, before any later event flushed it. A
- * whole traceback below is another exception's, placed by
- * traceback_below() only when it follows at once; another worker's
- * lines (vLLM's lockstep workers) are that worker's. 0 or -1. */
-static int pend_flush_by(struct srv_st *st, enum oom_phase ph, const char *by)
-{
-	const struct srv_mem *m = &st->mem;
-
-	if (!st->pend)
-		return 0;
-	if (ph == OOM_PHASE_UNKNOWN && !m->served && !st->pend_tb && m->frame_loose &&
-	    m->frame_pid == st->pend_e.pid && m->frame_line > st->pend_e.line &&
-	    m->frame_line - st->pend_e.line <= SRV_MEM_FRAMES)
-		ph = m->frame;
-	st->pend = 0;
-	st->pend_tb = 0;
-	st->pend_cand = OOM_PHASE_UNKNOWN;
-	if (ph != OOM_PHASE_UNKNOWN) {
-		json_object_set_new(st->pend_e.data, "phase", json_string(oom_phase_name(ph)));
-		json_object_set_new(st->pend_e.data, "phase_by", json_string(by));
-	}
-	return write_event(st, &st->pend_e);
-}
-
-/* pend_flush_by, placed (when ph or the frames below name a phase) by
- * frames. */
-static int pend_flush(struct srv_st *st, enum oom_phase ph)
-{
-	return pend_flush_by(st, ph, "frames");
-}
-
-/* Write event e (its data is taken), after the lone OOM held. 0 or -1. */
-static int put_event(struct srv_st *st, struct ol_event *e)
-{
-	if (pend_flush(st, OOM_PHASE_UNKNOWN) < 0) {
-		json_decref(e->data);
-		return -1;
-	}
-	return write_event(st, e);
-}
-
-/* Hold e (its data taken) until the piece after it names its phase (tb:
- * it ended a traceback; then only a stage-failed line does). 0 or -1. */
-static int pend_hold(struct srv_st *st, struct ol_event *e, int tb)
-{
-	if (pend_flush(st, OOM_PHASE_UNKNOWN) < 0) {
-		json_decref(e->data);
-		return -1;
-	}
-	st->pend_e = *e;
-	snprintf(st->pend_summary, sizeof(st->pend_summary), "%s", e->summary);
-	st->pend_e.summary = st->pend_summary;
-	st->pend = 1;
-	st->pend_tb = tb;
-	st->pend_end = st->in->lineno;
-	st->pend_cand = OOM_PHASE_UNKNOWN;
-	return 0;
-}
 
 /* server_error's data: the exception's type (text before its first ':'). */
 static json_t *error_data(const char *exc, size_t en, char *summary, size_t scap)
@@ -257,11 +126,11 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	if (torch_oom_text(exc, en)) {
 		e.kind = vocab_event_kind(VE_TORCH_OOM);
 		e.data = torch_oom_fields(exc, en, &e.bytes, summary, sizeof(summary));
-		if (!tb && dup_oom(st, e.data, &e.t)) {
+		if (!tb && srv_dup_oom(st, e.data, &e.t)) {
 			json_decref(e.data);
 			return 0;
 		}
-		remember_oom(st, e.data, &e.t);
+		srv_remember_oom(st, e.data, &e.t);
 		/* PyTorch's own message: its family, unless a wording names a
 		 * more precise one (HIP, MPS); the generic "out of memory" of
 		 * "would exceed allowed memory. (out of memory)" is PyTorch's */
@@ -299,10 +168,10 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	 * (tllmException.h): a traceback whose Python frames named no phase
 	 * waits for those frames as a lone OOM does */
 	if (unplaced && st->piece_error == EE_TRT_OOM)
-		return pend_hold(st, &e, 0);
+		return srv_pend_hold(st, &e, 0);
 	if (unplaced && !strcmp(e.kind, "torch_oom"))
-		return pend_hold(st, &e, tb != NULL);
-	return put_event(st, &e);
+		return srv_pend_hold(st, &e, tb != NULL);
+	return srv_put_event(st, &e);
 }
 
 /* A C++ program's last words, "terminate called after throwing an
@@ -326,146 +195,7 @@ static int cxx_abort(struct srv_st *st)
 			   ol_json_strn(type, (size_t)(q - type)), "exception",
 			   ol_json_strn(l->msg, l->n > 2000 ? 2000 : l->n), "traceback", "engine_error");
 	snprintf(summary, sizeof(summary), "%.*s", (int)(l->n > 200 ? 200 : l->n), l->msg);
-	return put_event(st, &e) < 0 ? -1 : 1;
-}
-
-/* 1 when the traceback just joined may be the lone OOM held's own: its
- * exception line was cut (frames only), or it tells a memory failure
- * again. Python's logging prints a record's message, then its traceback
- * under the same prefix (logging.Formatter.format appends exc_text), so
- * vLLM V0's engine process logs the OOM's text first and its traceback
- * after it (vllm/engine/multiprocessing/engine.py@v0.7.3 run_mp_engine:
- * logger.exception(e), then raise e, whose traceback multiprocessing
- * prints raw, ending in the same exception). A traceback that ends in
- * another error is a later, different failure's: its frames do not
- * place the OOM. asyncio's own log headings are no exception line:
- * "Exception in callback H" (events.py Handle._run, logged by
- * base_events.py default_exception_handler with the traceback below
- * it) opens the next record, so a traceback that seems to end in one
- * lost its own exception line to a cut, as one with frames only. */
-static int same_failure(const struct srv_st *st)
-{
-	static const char cb[] = "Exception in callback ";
-	const struct srv_join *j = &st->join;
-	struct memfail mf;
-
-	if (j->text_n >= sizeof(cb) - 1 && !memcmp(j->text, cb, sizeof(cb) - 1))
-		return 1;
-	return !j->text_n || torch_oom_text(j->text, j->text_n) ||
-	       memfail_line(j->text, j->text_n, &mf);
-}
-
-/* A traceback starting at line `line` just after a failure that named
- * no phase: its frames name the phase that failure happened in (a
- * chained exception's second traceback, a THCudaCheck line's own). The
- * lone OOM held is written with it; the memory failure held takes it,
- * also one waiting far above (srv_mem_far_below). 0 or -1. */
-static int traceback_below(struct srv_st *st, uint64_t line, const char *tb)
-{
-	int rank = 0, r;
-	enum oom_phase ph = st->mem.served ? OOM_PHASE_UNKNOWN
-			    : memfail_phase_hint_ranked(tb, strlen(tb), &rank);
-
-	if ((r = srv_mem_far_below(&st->mem, st->s, ph, rank, line, st->join.text,
-				   st->join.text_n)) != 0)
-		return r < 0 ? -1 : pend_flush(st, OOM_PHASE_UNKNOWN);
-	if (ph == OOM_PHASE_UNKNOWN)
-		return pend_flush(st, OOM_PHASE_UNKNOWN);
-	if (st->pend && !st->pend_tb && line >= st->pend_e.line &&
-	    line - st->pend_e.line <= SRV_MEM_REPEAT && !same_failure(st))
-		return pend_flush(st, OOM_PHASE_UNKNOWN);
-	if (st->pend && !st->pend_tb && line >= st->pend_e.line &&
-	    line - st->pend_e.line <= SRV_MEM_REPEAT)
-		return pend_flush(st, ph);
-	srv_mem_below(&st->mem, ph, rank, line);
-	return pend_flush(st, OOM_PHASE_UNKNOWN);
-}
-
-/* A log printed newest first (a console export such as RunPod's): a
- * start-up phase's line just below the lone OOM held was printed before
- * the failure and names the phase it happened in. The log shows it is
- * reversed by its stamps: that line's is earlier than the OOM's, or,
- * when the OOM line has none, a later line's is earlier than that
- * line's. The lone OOM is then written with that phase. 0 or -1. */
-static int phase_printed_before(struct srv_st *st, const struct srv_line *l, uint64_t lineno,
-				unsigned marks)
-{
-	enum oom_phase ph;
-
-	if (!st->pend || st->pend_tb)
-		return 0;
-	if (st->pend_cand != OOM_PHASE_UNKNOWN) {
-		if (l->t.clock != OL_CLOCK_NONE && l->t.utc_ns < st->pend_cand_t.utc_ns)
-			return pend_flush_by(st, st->pend_cand, "stage_line");
-		return 0;
-	}
-	if (!(marks & MEMFAIL_MARK_PHASE) || lineno <= st->pend_e.line ||
-	    lineno - st->pend_e.line > SRV_MEM_REPEAT || l->t.clock == OL_CLOCK_NONE)
-		return 0;
-	ph = memfail_phase_line(l->msg, l->n);
-	if (ph < OOM_PHASE_LOAD_WEIGHTS || ph > OOM_PHASE_WARMUP)
-		return 0;
-	if (st->pend_e.t.clock == OL_CLOCK_NONE) {
-		st->pend_cand = ph;     /* known reversed only by a later stamp */
-		st->pend_cand_t = l->t;
-		return 0;
-	}
-	return l->t.utc_ns < st->pend_e.t.utc_ns ? pend_flush_by(st, ph, "stage_line") : 0;
-}
-
-/* A line printed after a failure naming the stage that failed
- * (memfail_phase_after: "Stable diffusion model failed to load" below
- * the OOM's traceback) places the OOM or the memory failure held that
- * ended at most SRV_MEM_REPEAT lines above and nothing placed. 0 or -1. */
-static int stage_failed_below(struct srv_st *st, const struct srv_line *l, uint64_t lineno,
-			      unsigned marks)
-{
-	enum oom_phase ph;
-
-	if (!(marks & MEMFAIL_MARK_PHASE) || st->mem.served || (!st->pend && !st->mem.held) ||
-	    (ph = memfail_phase_after(l->msg, l->n)) == OOM_PHASE_UNKNOWN)
-		return 0;
-	if (st->pend && lineno >= st->pend_end && lineno - st->pend_end <= SRV_MEM_REPEAT)
-		return pend_flush(st, ph);
-	srv_mem_below(&st->mem, ph, 0, lineno);
-	return 0;
-}
-
-/* The same failure raised again just below the lone OOM held, by what
- * ran it: Ray's RayTaskError names the remote task that raised ("ray.
- * exceptions.RayTaskError(OutOfMemoryError): ray::FSDPPolicyWorkerBase.
- * init_model() (pid=...)", python/ray/exceptions.py RayTaskError, 2.x),
- * a test runner's summary line quotes it. Where that line's own words
- * place it (memfail_line()'s phase: the task's method, phase_table.c),
- * the OOM held, unplaced and ending at most SRV_MEM_REPEAT lines above,
- * takes that phase (round 7: NovaSky-AI/SkyRL PR 1221). 0 or -1. */
-static int raised_again_below(struct srv_st *st, const struct srv_line *l, uint64_t lineno,
-			      unsigned marks)
-{
-	struct memfail mf;
-
-	if (!st->pend || st->pend_tb || st->mem.served || !(marks & MEMFAIL_MARK_FAILURE) ||
-	    lineno < st->pend_end || lineno - st->pend_end > SRV_MEM_REPEAT ||
-	    !memfail_line(l->msg, l->n, &mf) || mf.phase == OOM_PHASE_UNKNOWN)
-		return 0;
-	return pend_flush(st, mf.phase);
-}
-
-/* uvicorn's access line answering a POST with 5xx (raw[0..n)) just below
- * the lone OOM held, unplaced and ending at most SRV_MEM_REPEAT lines
- * above: the response of the request whose handling raised it. uvicorn
- * listens only once the app's start-up finished, and it logs the 500 its
- * exception handler sends for the failed request (the ASGI traceback
- * follows), so the OOM happened serving that request (round 8, vLLM's
- * OpenAI server: an AWQ dequantize OOM answered 500). 0 or -1. */
-static int request_failed_below(struct srv_st *st, const char *raw, size_t n)
-{
-	uint64_t lineno = st->in->lineno;
-
-	if (!st->pend || st->mem.served || lineno < st->pend_end ||
-	    lineno - st->pend_end > SRV_MEM_REPEAT || !srv_access_post_failed(raw, n))
-		return 0;
-	return pend_flush_by(st, OOM_PHASE_SERVING, "request_failed");
+	return srv_put_event(st, &e) < 0 ? -1 : 1;
 }
 
 /* The finished piece of server_join.c as an event: a traceback always, a
@@ -481,7 +211,7 @@ static int take_piece(struct srv_st *st)
 			r = emit(st, j->text, j->text_n, NULL);
 	} else if (srv_join_open(j) != SRV_NONE) {
 		tb = srv_join_traceback(j, &oom);
-		if (!oom && tb && traceback_below(st, j->line, tb) < 0)
+		if (!oom && tb && srv_traceback_below(st, j->line, tb) < 0)
 			oom = 1;
 		if (oom)
 			r = -1;
@@ -613,6 +343,10 @@ static int read_line(struct srv_st *st)
 		srv_progress_logged(&st->prog, l->msg, l->n, &l->t, lineno);
 	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
 	srv_answers_note(&st->mem.answers, srv_answer_of(l->msg, l->n), lineno);
+	/* a memory failure's words inside a ComfyUI prompt: it failed, even
+	 * where the paste lost its "!!! Exception" line (server_answers.h) */
+	if (el.memfail & MEMFAIL_MARK_FAILURE)
+		srv_answers_note(&st->mem.answers, SRV_ANS_PROMPT_FAILED, lineno);
 	if (st->wrap_n) {   /* the line after an error line wrapped mid-word */
 		if (lineno == st->wrap_line + 1 && (el.memfail & MEMFAIL_MARK_FAILURE) &&
 		    !el.error && rewrap(st))
@@ -627,7 +361,7 @@ static int read_line(struct srv_st *st)
 
 	if (srv_join_ends_before(&st->join, l) && take_piece(st) < 0)
 		return -1;
-	if (access && st->pend && request_failed_below(st, l->msg, l->n) < 0)
+	if (access && st->pend && srv_request_failed_below(st, l->msg, l->n) < 0)
 		return -1;
 	in_piece = srv_join_feed(&st->join, l, lineno);
 	if (el.error)
@@ -639,7 +373,7 @@ static int read_line(struct srv_st *st)
 	 * phase, as a lone OOM is (pend_flush) */
 	if (st->engines.held) {
 		st->engines.held = 0;
-		if (pend_hold(st, &st->engines.held_ev, 0) < 0)
+		if (srv_pend_hold(st, &st->engines.held_ev, 0) < 0)
 			return -1;
 	}
 	/* a lone failure message whose own line says a request reached the
@@ -650,15 +384,15 @@ static int read_line(struct srv_st *st)
 	      !memcmp(l->prefix, SRV_ERROR_BODY, l->prefix_n)) ||
 	     ((el.memfail & MEMFAIL_MARK_PHASE) &&
 	      memfail_phase_line_flags(l->msg, l->n, &runs) == OOM_PHASE_SERVING &&
-	      !(runs & PM_RUNS))))
+	      !(runs & PM_RUNS) && st->mem.answers.unserved_line != lineno)))
 		srv_mem_served(&st->mem);
 	if (in_piece)
 		return 0;
 	if ((el.stats_set >> ES_RUNNING & 1) && el.stats[ES_RUNNING] > 0)
 		srv_mem_served(&st->mem);
-	if (phase_printed_before(st, l, lineno, el.memfail) < 0 ||
-	    stage_failed_below(st, l, lineno, el.memfail) < 0 ||
-	    raised_again_below(st, l, lineno, el.memfail) < 0)
+	if (srv_phase_printed_before(st, l, lineno, el.memfail) < 0 ||
+	    srv_stage_failed_below(st, l, lineno, el.memfail) < 0 ||
+	    srv_raised_again_below(st, l, lineno, el.memfail) < 0)
 		return -1;
 	if (st->mem.frame_armed)   /* inside a run of frame lines only */
 		srv_mem_frame_run(&st->mem, l->msg, l->n, lineno);
@@ -705,7 +439,7 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	srv_answers_note(&st->mem.answers, a, st->in->lineno);
 	if (!st->mem.served && mem_find(raw, n, "\" 200"))
 		srv_mem_served(&st->mem);
-	if (st->pend && request_failed_below(st, raw, n) < 0) {   /* a lone OOM held */
+	if (st->pend && srv_request_failed_below(st, raw, n) < 0) {   /* a lone OOM held */
 		*rc = -1;
 		return 1;
 	}
@@ -777,7 +511,7 @@ int server_log_parse(struct input *in, struct sink *s)
 		if (r == 0 && st->mem.phase != before)
 			srv_mem_stage(&st->mem, before, &st->line.t, in->lineno);
 	}
-	if (take_piece(st) < 0 || pend_flush(st, OOM_PHASE_UNKNOWN) < 0 ||
+	if (take_piece(st) < 0 || srv_pend_flush(st, OOM_PHASE_UNKNOWN) < 0 ||
 	    srv_mem_finish(&st->mem, s) < 0 ||
 	    srv_stats_finish(&st->stats, s) < 0 ||
 	    (r = srv_progress_finish(&st->prog, s, !named_engine(&st->engines))) < 0 ||

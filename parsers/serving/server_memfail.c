@@ -373,6 +373,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			m->frame_line = m->frame_run = m->frame_file = 0;
 			m->frame_armed = 0;
 		}
+		/* the end of a ComfyUI prompt that failed (server_answers.h
+		 * unserved_line) serves nothing and reaches no new stage */
+		if (m->answers.unserved_line == lineno)
+			return 0;
 		/* a PM_RUNS line (phase_table.h) puts the log in the serving
 		 * phase without a request served: a later load line moves it */
 		if (ph == OOM_PHASE_SERVING && !(fl & PM_RUNS))

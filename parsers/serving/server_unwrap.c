@@ -363,11 +363,16 @@ static int strip_carrier(struct srv_line *l)
 }
 
 /* journald / syslog "Aug 19 18:34:30 host ident[pid]: ": the time, and
- * Ollama as the hint when the ident is its. -1 if the sink failed. */
+ * Ollama as the hint when the ident is its. A paste that indents the
+ * whole journal ("    Apr 29 12:31:50 gravitino ollama[1654667]: [GIN]
+ * ...", a GitHub issue's indented block) is the same header: its spaces
+ * go with it, so that the message under it (a GIN access line, a Go
+ * runner's record) is read as it is unindented. -1 if the sink failed. */
 static int strip_syslog(struct srv_line *l, struct sink *s, uint64_t lineno)
 {
-	const char *m = l->msg, *c;
-	size_t n = l->n, j, e;
+	size_t ind = past_spaces(l->msg, l->n, 0);
+	const char *m = l->msg + ind, *c;
+	size_t n = l->n - ind, j, e;
 	int mo, d, h, mi, se;
 	long frac;
 
@@ -390,7 +395,7 @@ static int strip_syslog(struct srv_line *l, struct sink *s, uint64_t lineno)
 	 * llama.cpp runner's lines name no engine of their own */
 	if ((size_t)(c - m) - e - 1 >= 6 && !memcmp(m + e + 1, "ollama", 6))
 		l->hint = ENGINE_OLLAMA;
-	take(l, (size_t)(c - m) + 2, 0);
+	take(l, ind + (size_t)(c - m) + 2, 0);
 	return 1;
 }
 
