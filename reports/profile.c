@@ -83,18 +83,26 @@ static void holder_name(struct strbuf *out, const json_t *h,
 	}
 }
 
-/* The headroom, growth and time-to-limit words of row r. */
-static void row_outlook(struct strbuf *out, const json_t *r)
+/* The headroom, growth and time-to-limit words of row r; a limit read
+ * from a free paste says where its unit came from, as its source does
+ * (peak.c: "host.mem_total_bytes (unit guessed)"), escaped by esc. */
+static void row_outlook(struct strbuf *out, const json_t *r,
+			int (*esc)(struct strbuf *, const char *, size_t))
 {
 	char b[40], l[40];
 	double g = jv_real(json_object_get(r, "growth_bytes_per_s"));
+	const char *src = json_string_value(json_object_get(r, "limit_source"));
+	const char *unit = src ? strstr(src, " (unit ") : NULL;
 
 	if (jv_null(r, "limit_bytes")) {
 		strbuf_addstr(out, "; headroom unknown (no capacity or limit known)");
 	} else {
 		ol_fmt_bytes(b, sizeof(b), jv_real(json_object_get(r, "headroom_bytes")));
 		ol_fmt_bytes(l, sizeof(l), jv_real(json_object_get(r, "limit_bytes")));
-		strbuf_addf(out, "; headroom %s of %s (%.1f %% left)", b, l,
+		strbuf_addf(out, "; headroom %s of %s", b, l);
+		if (unit)
+			summary_add_escaped(out, unit, strlen(unit), esc);
+		strbuf_addf(out, " (%.1f %% left)",
 			    100 * jv_real(json_object_get(r, "headroom_share")));
 	}
 	if (jv_null(r, "growth_bytes_per_s")) {
@@ -143,7 +151,7 @@ int profile_lines(const struct report_summary *s, struct strbuf *out,
 		strbuf_addstr(out, "; ");
 		if (!peaks_account_measures(s, a, out))
 			strbuf_setlen(out, at);
-		row_outlook(out, r);
+		row_outlook(out, r, esc);
 		strbuf_addstr(out, close);
 		n++;
 		if (!json_array_size(json_object_get(r, "holders")))

@@ -17,7 +17,7 @@
  * pages RAM) that must not correct it: the two totals are no power of
  * 1024 apart.
  */
-#include "testutil.h"
+#include "testutil_report.h"
 #include "analyzer/rules/rules.h"
 
 #include <stdio.h>
@@ -25,6 +25,7 @@
 #include <string.h>
 
 #define SOS "fixtures/real_sosreport_memcg_kill/sosreport-vm-2026-12-06-sojnyyk/"
+#define PS_AUX "tests/data/real/healthy/ps-aux-docs-three-processes.txt"
 #define KINETICA "tests/data/real/healthy/free-g-kinetica-503g-prompt-echoed.txt"
 
 static const char *meta(struct timeline *tl, const char *key)
@@ -146,6 +147,41 @@ static void the_finding_names_the_unit_source(void **state)
 	}
 }
 
+/* The host's limit in the peak table, when the free paste gave it, says
+ * where its unit came from in every report format, as the free finding
+ * does: guessed (the sosreport's free beside a real ps paste of
+ * tests/data/real/healthy), or from the meminfo read before the paste
+ * (so that the paste's total is the latest, the one the peak takes). */
+static void the_peak_limit_names_the_unit_source(void **state)
+{
+	static const enum report_format fmts[] = { REPORT_HTML, REPORT_MD, REPORT_JSON,
+						   REPORT_TEXT };
+	int with;
+	size_t i, n;
+	(void)state;
+	for (with = 0; with < 2; with++) {
+		struct timeline *tl = t_open();
+		const char *label = with ? "(unit from meminfo)" : "(unit guessed)";
+		if (with)
+			assert_true(t_parse_file_as(tl, "meminfo", SOS "proc/meminfo") > 0);
+		assert_true(t_parse_file_as(tl, "free", SOS "sos_commands/memory/free") > 0);
+		assert_true(t_parse_file_as(tl, "ps_table", PS_AUX) > 0);
+		assert_int_equal(analyze_timeline(tl, NULL), 0);
+		assert_string_equal(t_text(tl, "SELECT limit_source FROM peak WHERE scope = 'host'"
+					   " AND headline = 1"), with
+				    ? "host.mem_total_bytes (unit from meminfo)"
+				    : "host.mem_total_bytes (unit guessed)");
+		assert_int_equal(t_int(tl, "SELECT limit_bytes FROM peak WHERE scope = 'host'"
+				       " AND headline = 1"), 24683784ll * 1024);
+		for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+			char *out = t_render(tl, fmts[i], &n);
+			t_contains(out, label);
+			free(out);
+		}
+		t_close(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +189,7 @@ int main(void)
 		cmocka_unit_test(meminfo_corrects_bytes_read_as_kib),
 		cmocka_unit_test(nothing_corrects_a_lone_guess),
 		cmocka_unit_test(the_finding_names_the_unit_source),
+		cmocka_unit_test(the_peak_limit_names_the_unit_source),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,9 +9,10 @@
  * head, every line tab-indented, every line quoted under "> ". Every
  * figure the kill states -- pid, task name, total-vm, anon-rss,
  * file-rss, shmem-rss, pgtables, oom_score_adj, uid, memcg, constraint,
- * and the invoker's gfp_mask, order and oom_score_adj -- must come out
- * the same. Also: the real cicc paste (a journal Killed line whose
- * figures were re-indented onto the next line) yields its RSS, a
+ * the invoker's gfp_mask, order and oom_score_adj, and the kernel
+ * release of the CPU line -- must come out the same. Also: the real
+ * cicc paste (a journal Killed line whose figures were re-indented onto
+ * the next line) yields its RSS, a
  * tab-indented journal header does not keep its prefix in the task
  * name, and lines that are not a continuation are never joined.
  */
@@ -102,8 +103,8 @@ static char *figures(struct timeline *tl)
 {
 	const char *q = t_text(tl,
 		"SELECT group_concat(f, ' | ') FROM (SELECT pid || ' ' || comm || ' ' || "
-		"ifnull(bytes, '-') || ' ' || json_remove(data, '$.invoker_event', "
-		"'$.kernel_release') AS f FROM event WHERE kind = 'oom_kill' ORDER BY id)");
+		"ifnull(bytes, '-') || ' ' || json_remove(data, '$.invoker_event') AS f "
+		"FROM event WHERE kind = 'oom_kill' ORDER BY id)");
 	return strdup(q);
 }
 

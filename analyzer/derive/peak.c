@@ -120,10 +120,18 @@ static const char *const peak_limits =
 	"UPDATE peak SET (limit_bytes, limit_source) = (SELECT CAST(value AS REAL), key FROM meta"
 	"  WHERE key = 'cgroup.max_bytes' AND value GLOB '[0-9]*' ORDER BY rowid DESC LIMIT 1)"
 	" WHERE scope = 'memcg' AND limit_bytes IS NULL;\n"
-	/* the host: its RAM, else the limit of the cgroup it ran in */
-	"UPDATE peak SET (limit_bytes, limit_source) = (SELECT CAST(value AS REAL), key FROM meta"
-	"  WHERE key IN ('host.mem_total_bytes', 'cgroup.max_bytes') AND value GLOB '[0-9]*'"
-	"  ORDER BY key != 'host.mem_total_bytes', rowid DESC LIMIT 1)"
+	/* the host: its RAM, else the limit of the cgroup it ran in; a free
+	 * paste's total says where its unit came from, as the free finding's
+	 * title does (analyzer/rules/samples.c): guessed, or from the file
+	 * whose RAM total confirmed or corrected it (freeunit.c) */
+	"UPDATE peak SET (limit_bytes, limit_source) = (SELECT CAST(m.value AS REAL), m.key ||"
+	"  coalesce((SELECT CASE b.value WHEN 'guess' THEN ' (unit guessed)' WHEN 'artifact'"
+	"  THEN ' (unit from ' || coalesce((SELECT f.value FROM meta f WHERE f.artifact_id ="
+	"  m.artifact_id AND f.key = 'host.free_unit_from' LIMIT 1), 'another file') || ')' END"
+	"  FROM meta b WHERE b.artifact_id = m.artifact_id AND b.key = 'host.free_unit_by'"
+	"  LIMIT 1), '') FROM meta m"
+	"  WHERE m.key IN ('host.mem_total_bytes', 'cgroup.max_bytes') AND m.value GLOB '[0-9]*'"
+	"  ORDER BY m.key != 'host.mem_total_bytes', m.rowid DESC LIMIT 1)"
 	" WHERE scope = 'host';\n";
 
 /* Each row's file: the base name of its artifact's path (a paste of a

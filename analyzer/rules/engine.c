@@ -75,26 +75,6 @@ static int ewrite(struct rule_ctx *c, struct rl_finding *f, const struct rl_engi
 	return 1;
 }
 
-/* The instance of e[0..n) that applies (test) with the most facts known;
- * NULL when none applies. */
-static const struct rl_engine *pick(const struct rl_engine *e, int n,
-				    int (*test)(const struct rl_engine *))
-{
-	const struct rl_engine *best = NULL;
-	int i, k, most = -1;
-
-	for (i = 0; i < n; i++) {
-		int known = 0;
-		if (!test(&e[i]))
-			continue;
-		for (k = 0; k < RL_EF__COUNT; k++)
-			known += rl_ef_known(&e[i], (enum rl_ef)k);
-		if (known > most)
-			most = known, best = &e[i];
-	}
-	return best;
-}
-
 /* Bytes of KV cache per token, from any instance that states both. */
 static double bytes_per_token(const struct rl_engine *e, int n)
 {
@@ -250,7 +230,7 @@ static void kv_none_knob(struct rule_ctx *c, struct rl_finding *f, const struct 
 
 static int kv_cache_none(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
-	const struct rl_engine *x = pick(e, n, kv_none_applies);
+	const struct rl_engine *x = rl_engine_pick(e, n, kv_none_applies, 0);
 	struct rl_finding f;
 	char what[120], lab[100], b1[32];
 
@@ -321,7 +301,7 @@ static void max_len_util(struct rule_ctx *c, struct rl_finding *f, const struct 
 
 static int max_model_len(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
-	const struct rl_engine *x = pick(e, n, max_len_applies);
+	const struct rl_engine *x = rl_engine_pick(e, n, max_len_applies, 0);
 	struct rl_finding f;
 	double tokens = NAN, len;
 	const char *mlen, *util;
@@ -386,7 +366,7 @@ static int budget_applies(const struct rl_engine *e)
 
 static int engine_budget(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
-	const struct rl_engine *x = pick(e, n, budget_applies);
+	const struct rl_engine *x = rl_engine_pick(e, n, budget_applies, 0);
 	struct rl_finding f;
 	double in, room, over, u, util;
 	const char *uflag;
@@ -435,7 +415,7 @@ static int prefill_applies(const struct rl_engine *e)
 
 static int prefill_tokens(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
-	const struct rl_engine *x = pick(e, n, prefill_applies);
+	const struct rl_engine *x = rl_engine_pick(e, n, prefill_applies, 0);
 	struct rl_finding f;
 	char lab[100];
 
@@ -514,7 +494,7 @@ static int kv_pool_not_full(struct rule_ctx *c, const struct rl_engine *x)
 
 static int kv_pool(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
-	const struct rl_engine *x = pick(e, n, pool_applies);
+	const struct rl_engine *x = rl_engine_pick(e, n, pool_applies, 0);
 	const char *seqs, *util;
 	struct rl_finding f;
 	char lab[100];
@@ -582,7 +562,7 @@ static int library_applies(const struct rl_engine *e)
 
 static int library_oom(struct rule_ctx *c, const struct rl_engine *e, int n)
 {
-	const struct rl_engine *x = pick(e, n, library_applies);
+	const struct rl_engine *x = rl_engine_pick(e, n, library_applies, 0);
 	const char *who, *util;
 	struct rl_phase ph;
 	struct rl_finding f;

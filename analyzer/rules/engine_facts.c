@@ -40,6 +40,24 @@ int rl_ef_known(const struct rl_engine *e, enum rl_ef k)
 	return isfinite(e->f[k]);
 }
 
+const struct rl_engine *rl_engine_pick(const struct rl_engine *e, int n,
+				       int (*test)(const struct rl_engine *), int least)
+{
+	const struct rl_engine *best = NULL;
+	int i, k, most = least - 1;
+
+	for (i = 0; i < n; i++) {
+		int known = 0;
+		if (!test(&e[i]))
+			continue;
+		for (k = 0; k < RL_EF__COUNT; k++)
+			known += rl_ef_known(&e[i], (enum rl_ef)k);
+		if (known > most)
+			most = known, best = &e[i];
+	}
+	return best;
+}
+
 const char *rl_engine_label(const struct rl_engine *e, char *buf, size_t n)
 {
 	if (e->instance[0])

@@ -65,6 +65,11 @@ int rl_ef_known(const struct rl_engine *e, enum rl_ef k);
  * f sets none (launch.c). */
 void rl_launch_stated(struct rule_ctx *c, struct rl_finding *f, const char *phase,
 		      const struct rl_engine *e, int n, enum engine_kind k);
+/* The instance of e[0..n) that passes test with the most facts known,
+ * and at least `least` of them (the first on a tie); NULL when none
+ * does. Shared by engine.c's rules and startup_ggml.c. */
+const struct rl_engine *rl_engine_pick(const struct rl_engine *e, int n,
+				       int (*test)(const struct rl_engine *), int least);
 /* "" or " (vllm pid 7)": the instance, for a finding's title. */
 const char *rl_engine_label(const struct rl_engine *e, char *buf, size_t n);
 

@@ -124,19 +124,13 @@ int rl_ggml_ctx_fit(struct rule_ctx *c, const struct rl_phase *p, const char *st
 
 /* The llama.cpp/Ollama instance of e[0..n) that states the most of its
  * accounting; NULL when none does. */
+/* 1 when e is a llama.cpp or Ollama instance. */
+static int is_ggml(const struct rl_engine *e)
+{
+	return !strcmp(e->engine, "ollama") || !strcmp(e->engine, "llama.cpp");
+}
+
 const struct rl_engine *rl_ggml_engine(const struct rl_engine *e, int n)
 {
-	const struct rl_engine *best = NULL;
-	int i, most = 0;
-
-	for (i = 0; i < n; i++) {
-		int known = 0, k;
-		if (strcmp(e[i].engine, "ollama") && strcmp(e[i].engine, "llama.cpp"))
-			continue;
-		for (k = 0; k < RL_EF__COUNT; k++)
-			known += rl_ef_known(&e[i], (enum rl_ef)k);
-		if (known > most)
-			most = known, best = &e[i];
-	}
-	return best;
+	return rl_engine_pick(e, n, is_ggml, 1);
 }

@@ -10,7 +10,10 @@
  * "oom-kill:constraint=%s,nodemask=%*pbl,cpuset=..,mems_allowed=..,
  * global_oom|oom_memcg=..,task_memcg=..,task=%s,pid=%d,uid=%d";
  * dump_header() "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d,
- * oom_score_adj=%hd". Older kernels stop earlier (shmem-rss from 4.6,
+ * oom_score_adj=%hd". lib/dump_stack.c@v6.6 dump_stack_print_info()
+ * prints "CPU: %d UID: %u PID: %d Comm: %.20s %s%s %s %.*s" (taint,
+ * release, then utsname's version "#1 SMP ..."; "Pid: %d, comm: %.20s"
+ * before 3.x): the version's '#' is its last field. Older kernels stop earlier (shmem-rss from 4.6,
  * UID/pgtables/oom_score_adj from 5.1; the summary line from 4.19).
  *
  * Join only where the continuation is unambiguous (kwrap_joins): a
@@ -58,6 +61,8 @@ static int ends_with_number(const char *p, const char *e, const char *key)
 
 int kwrap_open_ended(const char *p, const char *e)
 {
+	const char *c;
+
 	e = rtrim(p, e);
 	p = skip_ws(p, e);
 	if (e - p < 12 || memchr(p, '\n', (size_t)(e - p)) || find(p, e, "#012"))
@@ -68,6 +73,9 @@ int kwrap_open_ended(const char *p, const char *e)
 		return ends_with_number(p, e, ",uid=") ? KW_NONE : KW_SUMMARY;
 	if (find(p, e, " invoked oom-killer:"))
 		return ends_with_number(p, e, "oom_score_adj=") ? KW_NONE : KW_HEADER;
+	if ((starts(p, e, "CPU: ") && (c = find(p, e, " Comm: "))) ||
+	    (starts(p, e, "Pid: ") && (c = find(p, e, ", comm: "))))
+		return find(c + 7, e, " #") ? KW_NONE : KW_CPU;
 	return KW_NONE;
 }
 
@@ -92,6 +100,8 @@ static int has_key(int kind, const char *p, const char *e)
 	const char *const *k = kind == KW_KILL ? victim_keys :
 			       kind == KW_SUMMARY ? summary_keys : header_keys;
 
+	if (kind == KW_CPU)   /* the taint word, or the version's '#' */
+		return find(p, e, "tainted") || find(p, e, " #") || *p == '#';
 	for (; *k; k++)
 		if (find(p, e, *k))
 			return 1;

@@ -9,7 +9,8 @@
  * process 21394 (cicc)" / "    total-vm:..., anon-rss:..."). The three
  * report lines whose figures the kill is read from are joined here: the
  * victim line ("Killed process"), the oom-kill: summary and the header
- * ("invoked oom-killer:"). kernel_oom.c holds such a line while it is
+ * ("invoked oom-killer:"), and the CPU line the kernel release is read
+ * from ("CPU: N PID: N Comm: x Not tainted <release> #<version>"). kernel_oom.c holds such a line while it is
  * cut before its last field and offers it the next line; the rules that
  * decide are in kernel_oom_wrap.c (kwrap_joins).
  *
@@ -27,7 +28,7 @@
 #define KWRAP_MAX 2048      /* a joined line longer than this is read as it is */
 
 /* The report lines that are joined. */
-enum kwrap_kind { KW_NONE, KW_KILL, KW_SUMMARY, KW_HEADER };
+enum kwrap_kind { KW_NONE, KW_KILL, KW_SUMMARY, KW_HEADER, KW_CPU };
 
 /* A report line held while it may go on in the next text line. */
 struct kwrap {
@@ -42,7 +43,9 @@ struct kwrap {
  * stripped) when it is one of the joined kinds and is cut before its
  * last field -- the kernel ends the victim line with
  * "oom_score_adj:N" (5.x and later), the summary with ",uid=N", the
- * header with "oom_score_adj=N"; a line of an older kernel without that
+ * header with "oom_score_adj=N", the CPU line with the version after
+ * the release ("#1 SMP ...", always printed, lib/dump_stack.c@v6.6
+ * dump_stack_print_info); a line of an older kernel without that
  * field is held for one line too, which costs nothing when the next line
  * is not its continuation. KW_NONE otherwise. */
 int kwrap_open_ended(const char *p, const char *e);

@@ -89,9 +89,10 @@ int kprefix_named_month(const char *m, size_t n);
  * line (r->continuation set, r->t = the last record's time), else 1. */
 int kprefix_strip(struct kprefix *px, const char *l, const char *e, struct krec *r);
 
-/* Decode one journalctl -o json line [l, l + n) into r: MESSAGE (a string
- * or a byte array), __REALTIME_TIMESTAMP (UTC), _SOURCE_MONOTONIC_TIMESTAMP
- * (boot), _BOOT_ID, SYSLOG_IDENTIFIER, _TRANSPORT. Returns 1 when r holds
+/* kernel_journal.c. Decode one journalctl -o json line [l, l + n) into
+ * r: MESSAGE (a string or a byte array), __REALTIME_TIMESTAMP (UTC),
+ * _SOURCE_MONOTONIC_TIMESTAMP (boot), _BOOT_ID, SYSLOG_IDENTIFIER,
+ * _TRANSPORT. Returns 1 when r holds
  * a message, 0 when there is none (not a JSON object: a warning; or an
  * empty MESSAGE). r->has_boot_id and r->boot_id are set whenever the
  * object had _BOOT_ID, even without a message. */
