@@ -26,7 +26,8 @@
  * that starts before the previous run's last failure is the same run (two
  * ranks, two replicas, a second paste of one run); else by the order the
  * files were read (their names) and the lines (run_by `file_order`, an
- * inferred order the reports say is inferred), where a file whose
+ * inferred order the reports say is inferred) and only between files
+ * whose names number the pastes ("01-", "2_"), where a file whose
  * failures only repeat the previous run's words (the same failure pasted
  * twice, a note quoting it) is that run. A failure of a file that
  * starts no run (a kernel log, a pasted traceback) joins, by the clock
@@ -52,6 +53,7 @@
 struct run_start {
 	int64_t artifact, line, time_ns;   /* time_ns: INT64_MIN when untimed */
 	int local;                         /* its time is a local wall clock */
+	int numbered;                      /* its file name numbers the paste ("02-") */
 	int cands;                         /* failures it holds */
 	int64_t last_fail;                 /* its latest timed failure, INT64_MIN none */
 	int run;                           /* its run number, 0 before numbering */
@@ -91,7 +93,8 @@ static const char starts_sql[] =
 	" SELECT s.artifact, s.line, (SELECT e.time_ns FROM event e WHERE e.artifact_id = s.artifact"
 	"  AND e.time_ns IS NOT NULL AND coalesce(e.line, 0) >= s.line ORDER BY e.line, e.id LIMIT 1),"
 	" (SELECT e.clock = 'local' FROM event e WHERE e.artifact_id = s.artifact"
-	"  AND e.time_ns IS NOT NULL AND coalesce(e.line, 0) >= s.line ORDER BY e.line, e.id LIMIT 1)"
+	"  AND e.time_ns IS NOT NULL AND coalesce(e.line, 0) >= s.line ORDER BY e.line, e.id LIMIT 1),"
+	" (SELECT a.path FROM artifact a WHERE a.id = s.artifact)"
 	" FROM s ORDER BY s.artifact, s.line";
 
 /* The failures: their file, line (of their main event), time, and what
@@ -128,6 +131,23 @@ static int start_of(const struct run_start *s, int ns, int64_t a, int64_t line)
 	return best;
 }
 
+/* 1 when the last component of path starts with digits followed by '-',
+ * '_', '.' or ' ' ("01-server.log", "2_retry.txt"): the user numbered the
+ * pastes, an order oom_paste.c trusts too. */
+static int paste_numbered(const char *path)
+{
+	const char *b;
+	int k = 0;
+
+	if (!path)
+		return 0;
+	b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	while (b[k] >= '0' && b[k] <= '9' && k < 6)
+		k++;
+	return k > 0 && (b[k] == '-' || b[k] == '_' || b[k] == '.' || b[k] == ' ');
+}
+
 /* qsort order of start indexes by time, then file order. */
 static const struct run_start *sort_base;
 static int by_time(const void *x, const void *y)
@@ -160,6 +180,15 @@ static int repeats(const struct run_start *s, const struct run_cand *c, int nc, 
 	return 1;
 }
 
+/* Without clocks, may start b (after start a in file order) be a run of
+ * its own? Inside one log (a new engine process), yes; across files only
+ * when both file names number the pastes, so a note quoting the log, or
+ * two files of unstated order, stay one run. */
+static int untimed_split(const struct run_start *s, int a, int b)
+{
+	return s[a].artifact == s[b].artifact || (s[a].numbered && s[b].numbered);
+}
+
 /* Number the starts holding failures into runs (s[i].run); the number of
  * runs. clocked: order by time, merging a start before the previous run's
  * last failure into that run; else file order, merging a start whose
@@ -181,7 +210,8 @@ static int number_runs(struct run_start *s, int ns, const struct run_cand *c, in
 		struct run_start *r = &s[order[i]];
 
 		if (!run || (clocked ? last == INT64_MIN || r->time_ns > last
-			     : !repeats(s, c, nc, order[i], run)))
+			     : untimed_split(s, order[i - 1], order[i])
+			       && !repeats(s, c, nc, order[i], run)))
 			run++;
 		r->run = run;
 		if (r->last_fail > last)
@@ -210,6 +240,7 @@ int derive_oom_runs(sqlite3 *db, struct strbuf *err)
 		s[ns].line = sqlite3_column_int64(st, 1);
 		s[ns].time_ns = col_time(st, 2);
 		s[ns].local = sqlite3_column_int(st, 3);
+		s[ns].numbered = paste_numbered((const char *)sqlite3_column_text(st, 4));
 		s[ns].cands = 0;
 		s[ns].last_fail = INT64_MIN;
 		s[ns].run = 0;
