@@ -751,6 +751,7 @@ json_t *load_answer(struct report_ctx *c)
 		return o;
 	what_happened(c, &w, phase);
 	fate(c, &w);
+	answer_earlier_runs(c, &w);
 	json_object_set_new(o, "what", strbuf_failed(&w) ? json_null() : json_string(w.buf));
 	strbuf_release(&w);
 	json_object_set_new(o, "phase", phase ? json_string(phase) : json_null());

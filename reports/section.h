@@ -105,6 +105,9 @@ const char *section_anchor(const struct section *s);
 json_t *load_answer(struct report_ctx *c);
 void md_answer(struct strbuf *sb, const json_t *answer);
 void html_answer(struct strbuf *sb, const json_t *answer);
+/* answer_runs.c: the folder's earlier runs and their failures, a sentence
+ * appended to out after what happened (nothing with one run). */
+void answer_earlier_runs(struct report_ctx *c, struct strbuf *out);
 
 /* The forms, written from an open context (report.c picks one): 0 or -1. */
 int report_html_write(struct report_ctx *c, FILE *out);   /* html.c */

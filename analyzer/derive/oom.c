@@ -21,8 +21,10 @@
  *
  * The rule for "the OOM" (OOM_ORDER): failures before warnings (a
  * page-allocation failure is the OOM only when nothing else is), then
- * rows with a UTC time before rows without, by time, then by time since
- * boot, then in the order the artifacts were read.
+ * the latest run's rows first when the folder holds several runs of the
+ * service (oom_run.c: column run; with one run it is NULL everywhere),
+ * then rows with a UTC time before rows without, by time, then by time
+ * since boot, then in the order the artifacts were read.
  */
 #include "analyzer/derive/derive.h"
 #include "analyzer/derive/oom.h"
@@ -45,13 +47,13 @@ static const char oom_schema[] =
 	" phase TEXT NOT NULL DEFAULT 'unknown', family TEXT, event_id INTEGER,"
 	" evidence TEXT NOT NULL, artifact_id INTEGER, total_bytes INTEGER, free_bytes INTEGER,"
 	" phase_source TEXT, phase_artifact INTEGER, survival TEXT NOT NULL DEFAULT 'unknown',"
-	" survival_by TEXT, survival_line INTEGER, build_tool TEXT);"
+	" survival_by TEXT, survival_line INTEGER, build_tool TEXT, run INTEGER, run_by TEXT);"
 	"CREATE TEMP TABLE oom_cand(time_ns INTEGER, boot_ns INTEGER, clock TEXT, kind TEXT,"
 	" scope TEXT, device INTEGER, cgroup TEXT, requested_bytes INTEGER, invoker_pid INTEGER,"
 	" invoker_comm TEXT, victim_pid INTEGER, victim_comm TEXT, victim_bytes INTEGER,"
 	" victim_event INTEGER, event_id INTEGER, evidence TEXT, artifact_id INTEGER, phase TEXT,"
 	" family TEXT, total_bytes INTEGER, free_bytes INTEGER, phase_source TEXT,"
-	" phase_artifact INTEGER);";
+	" phase_artifact INTEGER, run INTEGER, run_by TEXT);";
 
 /* The columns every non-kernel candidate takes from its one event e. */
 /* The candidate columns every INSERT gives (phase and family are read
@@ -407,8 +409,8 @@ static int kernel_reports(sqlite3 *db, struct strbuf *err)
 #define SCOPES "('gpu', 'host', 'tpu', 'unified', 'accelerator')"
 
 /* The order of "the OOM" (the file's header): warnings last, then time. */
-#define OOM_ORDER "kind = 'alloc_failure', time_ns IS NULL, time_ns, boot_ns IS NULL," \
-	" boot_ns, event_id"
+#define OOM_ORDER "kind = 'alloc_failure', run IS NULL, run DESC, time_ns IS NULL, time_ns," \
+	" boot_ns IS NULL, boot_ns, event_id"
 
 /* The incident's victim (view oom_victim, one row or none): the process
  * of the first row that killed one (the kernel, a userspace killer,
@@ -477,18 +479,21 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 	/* what no source of its own file placed: another paste's last stage */
 	if (derive_oom_paste(db, err) < 0)
 		return -1;
+	/* which run of the service each failure belongs to: the latest first */
+	if (derive_oom_runs(db, err) < 0)
+		return -1;
 	if (sqlite3_exec(db,
 		"INSERT INTO oom(id, time_ns, boot_ns, clock, kind, scope, device, cgroup,"
 		" requested_bytes, invoker_pid, invoker_comm, victim_pid, victim_comm, victim_bytes,"
 		" victim_event, phase, family, event_id, evidence, artifact_id, total_bytes,"
-		" free_bytes, phase_source, phase_artifact)"
+		" free_bytes, phase_source, phase_artifact, run, run_by)"
 		" SELECT row_number() OVER (ORDER BY " OOM_ORDER "), time_ns, boot_ns, clock, kind,"
 		" scope, device, cgroup, requested_bytes, invoker_pid, invoker_comm, victim_pid,"
 		" victim_comm, victim_bytes, victim_event, coalesce(phase, 'unknown'), family,"
 		" event_id, evidence, artifact_id, total_bytes, free_bytes,"
 		" CASE WHEN coalesce(phase, 'unknown') = 'unknown' THEN NULL ELSE phase_source END,"
 		" CASE WHEN phase_source IN ('other_paste_time', 'other_paste_order')"
-		"  THEN phase_artifact END FROM temp.oom_cand;"
+		"  THEN phase_artifact END, run, run_by FROM temp.oom_cand;"
 		"DROP TABLE temp.oom_cand;"
 		"CREATE INDEX oom_event ON oom(event_id);"
 		"DROP VIEW IF EXISTS oom_victim;"

@@ -25,6 +25,14 @@ int derive_oom(sqlite3 *db, struct strbuf *err);
  * phase_artifact names that log. 0, or -1 with why in err. */
 int derive_oom_paste(sqlite3 *db, struct strbuf *err);
 
+/* Runs of the service (oom_run.c): every candidate of temp.oom_cand
+ * takes run (1 = the earliest) and run_by (`clock`, or `file_order`:
+ * inferred) when the folder holds two runs or more with a failure each
+ * (a server log with its own engine start-up, a new engine process inside
+ * a log); NULL otherwise. "The OOM" is then the latest run's. 0, or -1
+ * with why in err. */
+int derive_oom_runs(sqlite3 *db, struct strbuf *err);
+
 /* One Kubernetes kill told by two pastes (oom_same.c): k8s_oom_kill
  * candidates of temp.oom_cand from different files that agree on the
  * pod, namespace, container, restart count and time become one row whose

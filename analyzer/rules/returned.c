@@ -10,8 +10,9 @@
  * RETURNED_MIN_FRAC of the card) shows memory taken and never given back
  * between them: a leak, whatever the request.
  *
- * Order is the oom table's (OOM_ORDER, analyzer/derive/oom.c): by time,
- * else in the order the artifacts were read. Two failures of one log in
+ * Order is the oom table's (OOM_ORDER, analyzer/derive/oom.c) within a
+ * run of the service, runs from the earliest (oom.run): by time, else in
+ * the order the artifacts were read. Two failures of one log in
  * its line order are an order the evidence states; two of different
  * artifacts without times are ordered only by the artifacts' names (an
  * incident folder's 01-, 02- pastes): the finding says that order is
@@ -71,7 +72,7 @@ static int read_fails(struct rule_ctx *c, struct fail *f)
 		" o.phase IN ('load_weights', 'profile', 'kv_alloc', 'graph_capture', 'warmup'), o.phase,"
 		" coalesce(o.victim_pid, 0)"
 		" FROM oom o JOIN event e ON e.id = o.event_id WHERE o.kind IN ('torch_oom', 'mem_failure')"
-		" AND json_valid(e.data) ORDER BY o.id LIMIT 64");
+		" AND json_valid(e.data) ORDER BY coalesce(o.run, 0), o.id LIMIT 64");
 	int n = 0, k;
 
 	if (!st)

@@ -1,0 +1,65 @@
+/*
+ * answer_runs.c -- the answer's sentence about the runs of the service a
+ * folder holds (oom.run and oom.run_by, analyzer/derive/oom_run.c): the
+ * verdict is the latest run's, and each earlier run's first failure is
+ * named with its phase and its file, so the retries the user made stay
+ * in view. Read from the database only; nothing when the folder holds
+ * one run.
+ */
+#include "reports/section.h"
+#include "analyzer/store/query.h"
+#include "lib/strbuf.h"
+
+#include <string.h>
+
+#define RUNS_NAMED 3   /* earlier runs named; the rest are counted */
+
+/* The last path component of path. */
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Contract: appends to out (may be empty) one or more sentences when row
+ * 1 of oom has a run and an earlier run exists: how many runs, how they
+ * were ordered (`file_order` said inferred), and each earlier run's first
+ * failure (kind, phase, file), latest first, at most RUNS_NAMED. */
+void answer_earlier_runs(struct report_ctx *c, struct strbuf *out)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT o.run, o.run_by, o.kind, o.phase, a.path,"
+				     " (SELECT max(run) FROM oom) FROM oom o"
+				     " LEFT JOIN artifact a ON a.id = o.artifact_id"
+				     " WHERE o.run IS NOT NULL AND o.run < (SELECT run FROM oom WHERE id = 1)"
+				     " AND o.id = (SELECT min(p.id) FROM oom p WHERE p.run = o.run)"
+				     " ORDER BY o.run DESC");
+	int n = 0;
+
+	if (!st)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *by = (const char *)sqlite3_column_text(st, 1);
+		const char *kind = (const char *)sqlite3_column_text(st, 2);
+		const char *phase = (const char *)sqlite3_column_text(st, 3);
+		const char *path = (const char *)sqlite3_column_text(st, 4);
+
+		if (n == 0)
+			strbuf_addf(out, " The folder holds %d runs of the service; this verdict is"
+				    " the latest run's (%s).", sqlite3_column_int(st, 5),
+				    by && !strcmp(by, "clock") ? "runs ordered by their clocks"
+				    : "order inferred from the files' order");
+		if (n++ >= RUNS_NAMED)
+			continue;
+		strbuf_addf(out, " An earlier run (run %d) failed in %s: %s", sqlite3_column_int(st, 0),
+			    phase ? phase : "unknown", kind ? kind : "a failure");
+		if (path) {
+			strbuf_addstr(out, " in ");
+			strbuf_add_utf8(out, base_name(path), strlen(base_name(path)));
+		}
+		strbuf_addch(out, '.');
+	}
+	if (n > RUNS_NAMED)
+		strbuf_addf(out, " %d earlier runs more are in the OOM list.", n - RUNS_NAMED);
+	sqlite3_finalize(st);
+}
