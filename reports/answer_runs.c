@@ -22,6 +22,29 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* Contract: a failure's kind (oom.kind) in words for the answer; the
+ * kind itself where it has none here, so nothing is hidden. */
+static const char *kind_words(const char *kind)
+{
+	static const struct { const char *kind, *words; } w[] = {
+		{ "torch_oom", "PyTorch's out-of-memory error" },
+		{ "torch_oom_count", "PyTorch's out-of-memory error" },
+		{ "engine_oom", "the serving engine's out-of-memory error" },
+		{ "mem_failure", "a memory-allocation failure" },
+		{ "alloc_failure", "a memory-allocation failure" },
+		{ "oom_kill", "the kernel's OOM kill" },
+		{ "userspace_kill", "a kill by a user-space OOM killer" },
+		{ "cuda_exception", "a CUDA out-of-memory error" },
+	};
+
+	if (!kind)
+		return "a failure";
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+		if (!strcmp(kind, w[i].kind))
+			return w[i].words;
+	return kind;
+}
+
 /* Contract: appends to out (may be empty) one or more sentences when row
  * 1 of oom has a run and an earlier run exists: how many runs, how they
  * were ordered (`file_order` said inferred), and each earlier run's first
@@ -51,8 +74,12 @@ void answer_earlier_runs(struct report_ctx *c, struct strbuf *out)
 				    : "order inferred from the files' order");
 		if (n++ >= RUNS_NAMED)
 			continue;
-		strbuf_addf(out, " An earlier run (run %d) failed in %s: %s", sqlite3_column_int(st, 0),
-			    phase ? phase : "unknown", kind ? kind : "a failure");
+		if (phase && strcmp(phase, "unknown"))
+			strbuf_addf(out, " An earlier run (run %d) failed in %s: %s",
+				    sqlite3_column_int(st, 0), phase, kind_words(kind));
+		else
+			strbuf_addf(out, " An earlier run (run %d) failed, its phase unknown: %s",
+				    sqlite3_column_int(st, 0), kind_words(kind));
 		if (path) {
 			strbuf_addstr(out, " in ");
 			strbuf_add_utf8(out, base_name(path), strlen(base_name(path)));

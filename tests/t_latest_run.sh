@@ -43,7 +43,7 @@ if not ok:
 PY
 }
 
-check "$G" graph_capture clock "An earlier run (run 1) failed in profile"
+check "$G" graph_capture clock "An earlier run (run 1) failed in profile: the serving engine's out-of-memory error"
 mkdir "$tmp/a" "$tmp/b"
 untimed() { sed -E 's/^(INFO|ERROR|WARNING) [0-9-]+ [0-9:]+ /\1 /' "$1"; }
 untimed "$G/02-error1.log" >"$tmp/a/01-first.log"
