@@ -87,6 +87,10 @@ ALLOW = [
     # set 10 spent (w-spent10b): an IBM LSF job's output and report, the
     # program it ran a PyTorch one: no engine's lines but PyTorch's
     ("lsf", TORCH),
+    # set 12 spent (w-spend12a): the MLX servers (oMLX, Rapid-MLX, their
+    # own Python on MLX) print no engine's lines; rl-swarm's GRPO runs
+    # transformers' Trainer on PyTorch
+    ("omlx", set()), ("rapid-mlx", set()), ("rl-swarm", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

@@ -15,6 +15,13 @@
  *    the notice numbered after the log is
  *    placed by order; numbered before it, in another folder, without
  *    numbers, or beside two logs that end in different stages, it is not.
+ *  - one traceback split over two pastes (set 12 spent, w-spend12a: the
+ *    real folder a-rlswarm-mps-grpo-follower-train-oom, gensyn-ai/
+ *    rl-swarm #355): the head, cut before its exception line, names
+ *    transformers' Trainer.train, and that is the stage its log leaves
+ *    (server_memfail.c srv_mem_cut_traceback) for the MPS OOM of the next
+ *    paste; a cut head whose frames name nothing, or a log that told a
+ *    failure of its own, leaves none.
  */
 #include "testutil.h"
 #include "analyzer/derive/oom.h"
@@ -111,6 +118,38 @@ static void two_stages_ambiguous(void **state)
 	t_close(tl);
 }
 
+#define RLSWARM "tests/data/real/any_stack/a-rlswarm-mps-grpo-follower-train-oom"
+
+static void split_traceback_head_places_tail(void **state)
+{
+	struct timeline *tl = t_open();
+	char *want = strdup(t_src(RLSWARM "/01-traceback-head.log"));
+	(void)state;
+	assert_true(t_parse_file(tl, RLSWARM) >= 0);
+	expect_oom(tl, "training_step", "other_paste_order", want);
+	free(want);
+	t_close(tl);
+}
+
+/* a cut head whose frames name no stage; the real tail of that folder */
+static void split_traceback_head_without_stage(void **state)
+{
+	static const char head[] =
+		"Traceback (most recent call last):\n"
+		"  File \"/home/u/run.py\", line 12, in main\n"
+		"    go()\n";
+	struct timeline *tl = t_open();
+	size_t n;
+	char *tail = t_slurp(RLSWARM "/02-traceback-tail.log", &n);
+	(void)state;
+	assert_non_null(tail);
+	assert_true(t_parse_mem(tl, "server_log", "inc/01-head.log", head, strlen(head)) >= 0);
+	assert_true(t_parse_mem(tl, "server_log", "inc/02-tail.log", tail, n) > 0);
+	expect_oom(tl, "unknown", "(null)", "(null)");
+	free(tail);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +158,8 @@ int main(void)
 		cmocka_unit_test(later_paste_does_not_place),
 		cmocka_unit_test(other_folder_or_no_numbers),
 		cmocka_unit_test(two_stages_ambiguous),
+		cmocka_unit_test(split_traceback_head_places_tail),
+		cmocka_unit_test(split_traceback_head_without_stage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,6 +141,13 @@ static const struct positive {
 	/* LM Studio's server: a prediction failed while it streamed */
 	{ "Error in iterating prediction stream: RuntimeError: [metal::malloc] Resource limit "
 	  "(499000) exceeded.", MF_MLX, NA, NA, OOM_PHASE_SERVING },
+	/* set 12 spent (w-spend12a): Rapid-MLX's scheduler wraps MLX's
+	 * refusal in its step's error line (Rapid-MLX #2836), a request's;
+	 * oMLX's prefill guard as its client shows it (jundot/omlx #1488) */
+	{ "ERROR:rapid_mlx.scheduler:Error in batch generation step: [metal::malloc] Resource "
+	  "limit (499000) exceeded.", MF_MLX, NA, NA, OOM_PHASE_SERVING },
+	{ "   \xf0\x9f\x93\x9d Error: Memory limit exceeded during prefill", MF_MLX, NA, NA,
+	  OOM_PHASE_SERVING },
 	/* OpenCL's status -4 as pyopencl names it (tinygrad issue 1989) and
 	 * as tinygrad's ctypes runtime does (ops_gpu.py check) */
 	{ "pyopencl._cl.MemoryError: clEnqueueMapBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE",

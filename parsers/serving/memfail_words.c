@@ -254,6 +254,14 @@ const struct memfail_word memfail_words[] = {
 	{ "MEM_OBJECT_ALLOCATION_FAILURE", MF_OPENCL, 0 },
 	{ "mem object allocation failure", MF_OPENCL, 0 },
 	/* ---- end of set 11, spent round 10 (w-spent11b) ---- */
+	/* ---- set 12, spent round 11 (w-spend12a) ---- */
+	/* oMLX's guard on MLX's active memory during a request's prefill
+	 * (omlx/scheduler.py, jundot/omlx 0.3.x indexed copies, 2026):
+	 * past its hard limit it raises RuntimeError("Memory limit exceeded
+	 * during prefill"), returned to the client as the request's error
+	 * (a client such as the Hermes agent shows only that string) */
+	{ "Memory limit exceeded during prefill", MF_MLX, 0 },
+	/* ---- end of set 12, spent round 11 (w-spend12a) ---- */
 	{ "Bytes of memory on device", MF_SYCL, 0 },
 	{ "failed to allocate SYCL", MF_GGML, 0 },
 	{ "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", MF_SYCL, 0 },

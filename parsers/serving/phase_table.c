@@ -11,7 +11,8 @@
  * text-generation-webui), _frameworks.inc (PyTorch, transformers,
  * accelerate, PEFT, diffusers, bitsandbytes, DeepSpeed), _training.inc
  * (Keras, Lightning, fairseq, MLX, the RL trainers), _generic.inc (rows
- * of engine "any") and _startup.inc (phase startup, every engine). A
+ * of engine "any"), _startup.inc (phase startup, every engine) and
+ * _mlx.inc (the MLX servers: vllm-mlx, Rapid-MLX, oMLX, mlx-serve). A
  * row goes to its engine's file, keeps its comment (the round that added
  * it stays there), and is appended, never reordered; a round's new rows
  * may come as a file of their own, included just before the array's
@@ -140,6 +141,7 @@ const struct phase_mark phase_marks[] = {
 #include "parsers/serving/phase_rows_training.inc"
 #include "parsers/serving/phase_rows_generic.inc"
 #include "parsers/serving/phase_rows_startup.inc"
+#include "parsers/serving/phase_rows_mlx.inc"
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

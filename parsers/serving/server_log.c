@@ -511,6 +511,10 @@ int server_log_parse(struct input *in, struct sink *s)
 		if (r == 0 && st->mem.phase != before)
 			srv_mem_stage(&st->mem, before, &st->line.t, in->lineno);
 	}
+	/* the input ends inside a traceback, before its exception line: a
+	 * paste cut there (srv_mem_cut_traceback) */
+	if (srv_join_open(&st->join) == SRV_FRAMES && !st->join.text_n)
+		srv_mem_cut_traceback(&st->mem, st->join.tb.buf, st->join.tb.len, st->join.line);
 	if (take_piece(st) < 0 || srv_pend_flush(st, OOM_PHASE_UNKNOWN) < 0 ||
 	    srv_mem_finish(&st->mem, s) < 0 ||
 	    srv_stats_finish(&st->stats, s) < 0 ||

@@ -490,6 +490,19 @@ void srv_mem_stage(struct srv_mem *m, enum oom_phase before, const struct ol_tim
 					       .boot_ns = OL_NULL };
 }
 
+void srv_mem_cut_traceback(struct srv_mem *m, const char *tb, size_t n, uint64_t lineno)
+{
+	enum oom_phase before = m->phase, ph;
+
+	if (!tb || !n || m->records || m->held || m->served)
+		return;
+	ph = memfail_phase_hint(tb, n);
+	if (ph < OOM_PHASE_LOAD_WEIGHTS || ph > OOM_PHASE_EVAL)
+		return;
+	m->phase = ph;
+	srv_mem_stage(m, before, NULL, lineno);
+}
+
 /* The log's last stage as meta server.last_stage (srv_mem_finish). 0 or -1. */
 static int last_stage(const struct srv_mem *m, struct sink *s)
 {

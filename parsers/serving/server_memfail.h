@@ -196,6 +196,17 @@ uint64_t srv_mem_frame_end(const struct srv_mem *m);
 void srv_mem_stage(struct srv_mem *m, enum oom_phase before, const struct ol_time *t,
 		   uint64_t lineno);
 
+/* A traceback the log ends inside, its exception line never printed
+ * (tb, n: as printed; lineno: its first line): the paste was cut there
+ * and the failure, if one, is in another paste of the incident (its
+ * head in "01-traceback-head.log", its exception line in the next
+ * file). When this log told no failure of its own, holds none and
+ * served no request, the phase its frames name (memfail_phase_hint(),
+ * a stage from load_weights to eval) becomes the log's last stage at
+ * lineno, for the other pastes' failures (analyzer/derive/oom_paste.c);
+ * nothing otherwise. Round 11, set 12 spent (w-spend12a). */
+void srv_mem_cut_traceback(struct srv_mem *m, const char *tb, size_t n, uint64_t lineno);
+
 /* Write the failure still held, the log's last stage (meta
  * server.last_stage: {phase, by, line, time_ns, clock}, when a stage line
  * or a request served placed one; not counted as a record) and its
