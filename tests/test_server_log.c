@@ -408,6 +408,12 @@ static const struct wording_case {
 	  " PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.",
 	  1, 252 * MiB, B(10.57, GiB), B(163.12, MiB), NUL, NUL, B(9.67, GiB),
 	  B(9.67, GiB) + B(26.44, MiB), B(26.44, MiB), B(299.88, MiB) },
+	{ "total_capacity_of_which",   /* 2.2+, a fraction set: "C allowed; " (c-pytorch-kaggle-t4) */
+	  "CUDA out of memory. Tried to allocate 1008.00 MiB. GPU 0 has a total capacity of 14.74 GiB"
+	  " of which 7.43 GiB is free. 7.37 GiB allowed; Of the allocated memory 7.01 GiB is allocated"
+	  " by PyTorch, and 146.57 MiB is reserved by PyTorch but unallocated. PYTORCH_CUDA_ALLOC_CONF",
+	  0, 1008 * MiB, B(14.74, GiB), B(7.43, GiB), B(7.37, GiB), NUL, B(7.01, GiB),
+	  B(7.01, GiB) + B(146.57, MiB), B(146.57, MiB), NUL },
 	{ "would_exceed_allowed",   /* its lines joined as server_join.c joins them */
 	  "torch.cuda.OutOfMemoryError: Allocation on device 3 would exceed allowed memory. (out"
 	  " of memory) Currently allocated     : 6.89 GiB Requested               : 320.00 MiB"

@@ -10,6 +10,10 @@
  *  - TensorRT-LLM's executor-creation table (mlcommons/inference#2501):
  *    the KV cache could not be created with 200.47 of 276.50 GiB free, and
  *    lowering the cache's memory fraction to 0.10 still failed;
+ *  - (the converse) a PyTorch process capped by
+ *    set_per_process_memory_fraction whose reserve and request exceed
+ *    its "C allowed;" cap with the rest of the card free (a quantized
+ *    load on a T4 capped at half the card): the cap ran out, the budget;
  *  - llama.cpp's Vulkan backend (ggml-org/llama.cpp#18160, labelled a
  *    regression): "Requested buffer size exceeds device buffer size
  *    limit" for an 8.15 GiB compute buffer that an earlier build placed;
@@ -109,7 +113,15 @@ enum rl_room rl_phase_room(struct rule_ctx *c, struct rl_phase *p, struct rl_fin
 	}
 	if (!strcmp(p->family, "trt") && !strcmp(p->phase, "kv_alloc"))
 		return (r = trt_cache_room(c, p, f)) < 0 ? RL_ROOM_NONE : (enum rl_room)r;
-	/* PyTorch's message states the card: its free figure and request */
+	/* PyTorch's message states the card: its free figure and request;
+	 * and, where set_per_process_memory_fraction capped the process, the
+	 * cap ("C allowed;", c10/cuda/CUDACachingAllocator.cpp@v2.6.0
+	 * allowed_info). A request the cap could not hold beside what the
+	 * allocator reserved ran out of the memory this process may use,
+	 * whatever the card had free: the budget, not room */
+	if (rl_card_read(c, &k) == 1 && k.limit > 0 && k.limit < k.total && k.reserved >= 0 &&
+	    (req > 0 ? req : k.req) > 0 && k.reserved + (req > 0 ? req : k.req) > k.limit)
+		return RL_ROOM_NONE;
 	if (free < 0 && rl_card_read(c, &k) == 1) {
 		if (k.free >= 0)
 			free = k.free;

@@ -221,6 +221,26 @@ static int64_t unallocated(const char *m, size_t n)
 	return parse_size(a + 4, (size_t)(p - a - 4), NULL);
 }
 
+/* 2.1+: the per-process cap, "... Process N has Z memory in use. C
+ * allowed; Of the allocated memory ...": PyTorch prints allowed_info,
+ * format_size(allowed_memory_maximum) + " allowed; ", between the
+ * processes and the allocated memory when set_per_process_memory_fraction
+ * was called (c10/cuda/CUDACachingAllocator.cpp@v2.1.0 ... @v2.6.0
+ * DeviceCachingAllocator::malloc). The size runs back from the label to
+ * the sentence's start (". "), at most 32 bytes. OL_NULL when absent. */
+static int64_t allowed_new(const char *m, size_t n)
+{
+	const char *p = mem_find(m, n, " allowed; "), *a;
+
+	if (!p)
+		return OL_NULL;
+	for (a = p; a > m + 1 && p - a < 32 && !(a[-1] == ' ' && a[-2] == '.'); a--)
+		;
+	if (a <= m + 1 || p - a >= 32)
+		return OL_NULL;
+	return parse_size(a, (size_t)(p - a), NULL);
+}
+
 /* 2.1+: "GPU 0 has a total capacty of X of which Y is free. ... Of the
  * allocated memory A is allocated by PyTorch, [with P allocated in private
  * pools (e.g., CUDA Graphs),] and U is reserved by PyTorch but unallocated." */
@@ -237,6 +257,8 @@ static void new_form(const char *m, size_t n, struct oom_fields *f)
 		return;
 	f->fre = size_after(m, n, "of which ");
 	f->inuse = size_after(m, n, "this process has ");
+	if (f->allowed == OL_NULL)
+		f->allowed = allowed_new(m, n);
 	f->alloc = size_after(m, n, "Of the allocated memory ");
 	f->unalloc = unallocated(m, n);
 	if ((p = mem_find(m, n, "allocated in private pools")) &&
