@@ -441,6 +441,15 @@ static const char *const continuations[] = {
 	 * hbm:"): the memory was a TPU's HBM */
 	"HBM capacity ", "Total hbm usage", "Program hbm requirement",
 	"Largest program allocations in hbm",
+	/* TensorFlow's BFC allocator's summary after "ran out of memory
+	 * trying to allocate" (BFCAllocator::DumpMemoryLog: its bins, chunks
+	 * and "Sum Total of in-use chunks", each a log line of that file,
+	 * then AllocatorStats::DebugString's "Limit:", "InUse:", ...
+	 * lines without a prefix; tensorflow/core/common_runtime/
+	 * bfc_allocator.cc and framework/allocator.cc@v1.12.0,v2.4.0): the
+	 * failure held goes on to the kernel's line after it */
+	"common_runtime/bfc_allocator.cc", "^Limit:", "^InUse:", "^MaxInUse:", "^NumAllocs:",
+	"^MaxAllocSize:", "^Reserved:", "^PeakReserved:", "^LargestFreeBlock:",
 };
 
 /* The GiB after label when line l[0..n) holds it, as bytes; -1 when it
