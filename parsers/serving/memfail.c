@@ -256,6 +256,9 @@ static const char *const requested_labels[] = {
 	"Requesting ",
 	/* MIOpen's and MIGraphX's "Memory not available to allocate buffer: N" */
 	"allocate buffer: ",
+	/* ds4's "ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of
+	 * memory" (antirez/ds4 ds4_cuda.cu@8d57664 cuda_q8_f16_ptr) */
+	"alloc failed (",
 };
 static const char *const total_labels[] = {
 	"total capacity of ", "max allowed: ", "<total capacity;",
