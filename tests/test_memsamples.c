@@ -19,6 +19,11 @@
  * 50 iterations (open-mmlab/mmdetection#1956, healthy) is flat: no leak;
  * a line that states its unit as a word ("Mem memory (MB) | allocated:
  * 20.4", pytorch/pytorch#115255, its first five lines) is in bytes.
+ *
+ * Round 11 (w-spend12b): a series that rose once and then holds flat
+ * over its last samples has stopped growing: IPEX's "Epoch N, Memory
+ * Usage: 1.89 GB" after its fix (intel/intel-extension-for-pytorch#615,
+ * held-out set 12's healthy log, spent) is no leak.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -275,6 +280,28 @@ static void nvidia_smi_tables_over_pastes(void **state)
 	t_close(tl);
 }
 
+/* IPEX#615 after the fix: 1.44 GB, then 1.89 GB three epochs running. */
+static void rose_once_then_flat(void **state)
+{
+	static const char *still_rising = "Epoch 1, Memory Usage: 1.44 GB\n"
+		"Epoch 2, Memory Usage: 1.89 GB\nEpoch 3, Memory Usage: 1.89 GB\n"
+		"Epoch 4, Memory Usage: 2.31 GB\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, "tests/data/real/healthy/"
+				 "a-ipex-2.1.30-epoch-memory-usage-flat-after-fix.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'samples'"), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event"), 0);
+	t_close(tl);
+	/* the same series still rising at its last sample: a leak */
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "memory_samples", "epochs.log", still_rising, 0) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +316,7 @@ int main(void)
 		cmocka_unit_test(unit_not_stated_flat_or_sawtooth),
 		cmocka_unit_test(unit_in_the_line),
 		cmocka_unit_test(nvidia_smi_tables_over_pastes),
+		cmocka_unit_test(rose_once_then_flat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,8 @@
  * still an ordered series: it is a leak when it rises so by the ratio
  * SAMPLES_MIN_RATIO at least, said as a ratio and in its own figures with
  * "unit not stated", never in bytes. A flat, falling or sawtooth series
- * (a fall over SAMPLES_DIP) is no finding. The finding has no OOM to judge;
+ * (a fall over SAMPLES_DIP) is no finding, nor one whose growth stopped:
+ * its last samples, half of it at least, hold flat (ends_flat). The finding has no OOM to judge;
  * the verdict names a leak without one only from this rule (verdict.c).
  */
 #include "analyzer/rules/rulelib.h"
@@ -41,6 +42,8 @@
 #define SAMPLES_MIN_BYTES (32.0 * 1048576.0)
 #define SAMPLES_MIN_RATIO 1.5     /* unit not stated: growth by half at least */
 #define SAMPLES_SCORE 0.7
+#define SAMPLES_PLATEAU 3         /* samples that hold flat at the end ... */
+#define SAMPLES_FLAT 0.01         /* ... within 1 % of their level */
 
 /* Whether v[0..n) rises nearly monotonically: at least MEMSAMPLES_MIN
  * samples, no fall larger than SAMPLES_DIP of the level, few falls. */
@@ -59,15 +62,41 @@ static int rises_steadily(const double *v, int n, int min)
 	return falls * SAMPLES_FALLS_PER <= n;
 }
 
+/* Whether v[0..n) ends on a plateau: its last SAMPLES_PLATEAU samples
+ * or more, half the series at least, within SAMPLES_FLAT of their level.
+ * A leak keeps growing to the last sample; memory that rose once (the
+ * first epoch's optimizer state and allocator caches) and then holds
+ * the same figure epoch after epoch has stopped growing ("Epoch 2,
+ * Memory Usage: 1.89 GB" three times over, IPEX issue 615 after its
+ * fix). */
+static int ends_flat(const double *v, int n)
+{
+	double lo, hi;
+	int k = 1;
+
+	lo = hi = v[n - 1];
+	while (k < n) {
+		double x = v[n - 1 - k];
+		double l2 = x < lo ? x : lo, h2 = x > hi ? x : hi;
+		if (h2 - l2 > SAMPLES_FLAT * h2)
+			break;
+		lo = l2;
+		hi = h2;
+		k++;
+	}
+	return k >= SAMPLES_PLATEAU && 2 * k >= n;
+}
+
 /* Whether a series rises by a material amount: in bytes, SAMPLES_MIN_BYTES
  * and SAMPLES_MIN_FRAC of its first level; with its unit not stated, by
- * the ratio SAMPLES_MIN_RATIO at least (no amount can be judged). */
+ * the ratio SAMPLES_MIN_RATIO at least (no amount can be judged). A
+ * series whose growth stopped (ends_flat) is none. */
 static int rises(const struct memsamples_series *m, int min)
 {
 	const double *v = m->v;
 	int n = m->n;
 
-	if (!rises_steadily(v, n, min))
+	if (!rises_steadily(v, n, min) || ends_flat(v, n))
 		return 0;
 	if (m->unitless)
 		return v[0] > 0 && v[n - 1] >= SAMPLES_MIN_RATIO * v[0];

@@ -256,6 +256,9 @@ static const char *const requested_labels[] = {
 	"Requesting ",
 	/* MIOpen's and MIGraphX's "Memory not available to allocate buffer: N" */
 	"allocate buffer: ",
+	/* ds4's "ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of
+	 * memory" (antirez/ds4 ds4_cuda.cu@8d57664 cuda_q8_f16_ptr) */
+	"alloc failed (",
 };
 static const char *const total_labels[] = {
 	"total capacity of ", "max allowed: ", "<total capacity;",
@@ -441,6 +444,15 @@ static const char *const continuations[] = {
 	 * hbm:"): the memory was a TPU's HBM */
 	"HBM capacity ", "Total hbm usage", "Program hbm requirement",
 	"Largest program allocations in hbm",
+	/* TensorFlow's BFC allocator's summary after "ran out of memory
+	 * trying to allocate" (BFCAllocator::DumpMemoryLog: its bins, chunks
+	 * and "Sum Total of in-use chunks", each a log line of that file,
+	 * then AllocatorStats::DebugString's "Limit:", "InUse:", ...
+	 * lines without a prefix; tensorflow/core/common_runtime/
+	 * bfc_allocator.cc and framework/allocator.cc@v1.12.0,v2.4.0): the
+	 * failure held goes on to the kernel's line after it */
+	"common_runtime/bfc_allocator.cc", "^Limit:", "^InUse:", "^MaxInUse:", "^NumAllocs:",
+	"^MaxAllocSize:", "^Reserved:", "^PeakReserved:", "^LargestFreeBlock:",
 };
 
 /* The GiB after label when line l[0..n) holds it, as bytes; -1 when it

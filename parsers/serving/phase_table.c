@@ -142,6 +142,7 @@ const struct phase_mark phase_marks[] = {
 #include "parsers/serving/phase_rows_generic.inc"
 #include "parsers/serving/phase_rows_startup.inc"
 #include "parsers/serving/phase_rows_mlx.inc"
+#include "parsers/serving/phase_rows_ds4.inc"
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

@@ -167,11 +167,23 @@ static int flush(struct srv_mem *m, struct sink *s)
 	return 0;
 }
 
-/* 1 when f is the failure held told again (same family, device, size). */
+/* 1 when f is the failure held told again (same family, device, size).
+ * TensorFlow tells one failure twice on its way up: the BFC allocator's
+ * "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.39GiB"
+ * and its summary (BFCAllocator::AllocateRaw, DumpMemoryLog), then the
+ * kernel that asked for it, with the tensor's shape and no size
+ * ("OP_REQUIRES failed at ...: Resource exhausted: OOM when allocating
+ * tensor with shape[...]", framework/op_kernel.cc CtxFailure;
+ * tensorflow/core/common_runtime/bfc_allocator.cc@v1.12.0,v2.4.0). That
+ * sizeless line, just after the summary, is the same failure: the
+ * traceback under it places the allocator's line too. */
 static int same(const struct srv_mem *m, const struct memfail *f, uint64_t lineno)
 {
 	int64_t a = f->requested_bytes, b = m->f.requested_bytes;
 
+	if (m->held && lineno - m->last_line <= SRV_MEM_FOLLOW && f->family == MF_TF_BFC &&
+	    m->f.family == MF_TF_BFC && a < 0 && b >= 0 && (f->device < 0 || f->device == m->f.device))
+		return 1;
 	/* "allocating 9866.00 MiB" against the exact bytes a continuation gave */
 	return m->held && lineno - m->last_line <= SRV_MEM_REPEAT && f->family == m->f.family &&
 	       f->device == m->f.device && (a < 0) == (b < 0) && llabs(a - b) <= (a > b ? a : b) / 100;
