@@ -237,13 +237,14 @@ static long paste_num(const char *path)
  * failure's own paste, may be NULL), as a sentence into out: its file
  * name, and for the order that it is inferred from the file names (an
  * earlier paste, or a later one that ends in a start-up or, phase
- * training_step, a training loop that did not finish). Nothing for
- * another source. */
+ * training_step, a training loop that did not finish; launch_command: a
+ * command of an inference-only program). Nothing for another source. */
 static void placed_by_paste(struct strbuf *out, const char *src, const char *path,
 			    const char *fail, const char *phase)
 {
 	const char *b = strrchr(path, '/');
 	int run = phase && !strcmp(phase, "training_step");
+	int pass = phase && !strcmp(phase, "eval");
 
 	b = b ? b + 1 : path;
 	if (!strcmp(src, "other_paste_time")) {
@@ -256,10 +257,16 @@ static void placed_by_paste(struct strbuf *out, const char *src, const char *pat
 		if (fail && paste_num(path) > paste_num(fail) && paste_num(fail) >= 0)
 			strbuf_addstr(out, run ? ", a later paste whose training loop did not finish:"
 				      " order inferred from the file names."
+				      : pass ? ", a later paste of an inference pass that held no"
+				      " failure of its own: order inferred from the file names."
 				      : ", a later paste whose start-up did not finish: order"
 				      " inferred from the file names.");
 		else
 			strbuf_addstr(out, ", an earlier paste: order inferred from the file names.");
+	} else if (!strcmp(src, "launch_command")) {
+		strbuf_addstr(out, " Phase placed by the launch command in ");
+		strbuf_add_utf8(out, b, strlen(b));
+		strbuf_addstr(out, ": the program it runs does only inference, its whole run.");
 	}
 }
 

@@ -492,7 +492,7 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		" victim_comm, victim_bytes, victim_event, coalesce(phase, 'unknown'), family,"
 		" event_id, evidence, artifact_id, total_bytes, free_bytes,"
 		" CASE WHEN coalesce(phase, 'unknown') = 'unknown' THEN NULL ELSE phase_source END,"
-		" CASE WHEN phase_source IN ('other_paste_time', 'other_paste_order')"
+		" CASE WHEN phase_source IN ('other_paste_time', 'other_paste_order', 'launch_command')"
 		"  THEN phase_artifact END, run, run_by FROM temp.oom_cand;"
 		"DROP TABLE temp.oom_cand;"
 		"CREATE INDEX oom_event ON oom(event_id);"

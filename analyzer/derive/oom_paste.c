@@ -28,11 +28,22 @@
  *      steps done past the first, fewer than the total, or no total): a
  *      run that did not finish, pasted after the kill notice that ended
  *      it ("01-job-stderr.txt" with Slurm's oom-kill line, then
- *      "02-output.txt" cut at "Epoch: [0][511/1736]"). A finished loop,
- *      or a log that only ever served, places nothing.
+ *      "02-output.txt" cut at "Epoch: [0][511/1736]"). Likewise (set 12
+ *      spent, w-spend12d) one that ends in `eval` and shows no training
+ *      loop at all: an inference pass (a translation pipeline's warnings
+ *      over its inputs) that held no failure, pasted after the error
+ *      that ended it. A finished loop, or a log that only ever served,
+ *      places nothing.
  * Never when it is ambiguous: the failure's own file left a stage of its
  * own (it placed the failure as it could), or the folder's logs end in
  * different stages. phase_artifact names the paste that placed it.
+ *
+ * Last (set 12 spent, w-spend12d), a failure no log placed takes the
+ * phase of the launch command pasted in its folder (its own file
+ * included) when that command runs an inference-only program whose whole
+ * run is one phase (meta launch.phase, parsers/serving/launch_table.c:
+ * OpenNMT-py's translate.py, fairseq-generate): phase_source
+ * `launch_command`. Never when two commands disagree.
  */
 #include "analyzer/derive/oom.h"
 #include "lib/strbuf.h"
@@ -51,6 +62,7 @@ struct paste_stage {
 	long num;                    /* its file name's paste number, -1 none */
 	int own_failure;             /* the log holds a failure of its own */
 	int loop_cut;                /* its training loop stopped short of its total */
+	int trained;                 /* it shows a training loop's progress at all */
 	char phase[32], clock[8];
 };
 
@@ -86,7 +98,8 @@ static const char stages_sql[] =
 	" EXISTS (SELECT 1 FROM event e WHERE e.artifact_id = a.id AND e.kind = 'train_progress'"
 	"  AND json_valid(e.data) AND json_extract(e.data, '$.steps_done') > 0"
 	"  AND (json_extract(e.data, '$.steps_total') IS NULL"
-	"   OR json_extract(e.data, '$.steps_done') < json_extract(e.data, '$.steps_total')))"
+	"   OR json_extract(e.data, '$.steps_done') < json_extract(e.data, '$.steps_total'))),"
+	" EXISTS (SELECT 1 FROM event e WHERE e.artifact_id = a.id AND e.kind = 'train_progress')"
 	" FROM meta m JOIN artifact a ON a.id = m.artifact_id"
 	" JOIN artifact f ON f.id = ?1 WHERE m.key = 'server.last_stage' AND json_valid(m.value)"
 	" AND a.id <> f.id AND a.container IS f.container"
@@ -121,6 +134,7 @@ static int paste_stages(sqlite3 *db, int64_t fa, struct paste_stage *s, struct s
 		snprintf(s[n].clock, sizeof(s[n].clock), "%s", ck ? ck : "none");
 		s[n].own_failure = sqlite3_column_int(st, 5) != 0;
 		s[n].loop_cut = sqlite3_column_int(st, 6) != 0;
+		s[n].trained = sqlite3_column_int(st, 7) != 0;
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -176,12 +190,51 @@ static int pick(const struct paste_stage *s, int n, long fnum, int64_t t, const 
 		for (i = 0; i < n; i++)
 			if (s[i].num > fnum && !s[i].own_failure &&
 			    (startup_stage(s[i].phase) ||
-			     (!strcmp(s[i].phase, "training_step") && s[i].loop_cut)) &&
+			     (!strcmp(s[i].phase, "training_step") && s[i].loop_cut) ||
+			     (!strcmp(s[i].phase, "eval") && !s[i].trained)) &&
 			    (best < 0 || s[i].num < s[best].num))
 				best = i;
 	if (best >= 0)
 		*src = "other_paste_order";
 	return best;
+}
+
+static const char launch_sql[] =
+	"SELECT a.id, m.value FROM meta m JOIN artifact a ON a.id = m.artifact_id"
+	" JOIN artifact f ON f.id = ?1 WHERE m.key = 'launch.phase'"
+	" AND a.container IS f.container"
+	" AND rtrim(a.path, replace(a.path, '/', '')) = rtrim(f.path, replace(f.path, '/', ''))"
+	" ORDER BY a.id";
+
+/* The whole-run phase that the launch commands beside artifact fa (or in
+ * it) state, into phase (and the first such artifact into *by): 1, 0
+ * when none or they disagree, -1 on error. */
+static int launch_phase(sqlite3 *db, int64_t fa, char *phase, size_t cap, int64_t *by,
+			struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, launch_sql, -1, &st, NULL) != SQLITE_OK)
+		return paste_failed(err, sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, fa);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *ph = (const char *)sqlite3_column_text(st, 1);
+
+		if (!ph || !*ph)
+			continue;
+		if (found && strcmp(ph, phase)) {
+			found = 0;   /* two commands, two phases: ambiguous */
+			break;
+		}
+		if (!found) {
+			snprintf(phase, cap, "%s", ph);
+			*by = sqlite3_column_int64(st, 0);
+			found = 1;
+		}
+	}
+	sqlite3_finalize(st);
+	return found;
 }
 
 static const char cands_sql[] =
@@ -227,8 +280,16 @@ int derive_oom_paste(sqlite3 *db, struct strbuf *err)
 	struct paste_stage s[PASTE_LOGS];
 	struct placed *p = NULL, *grown;
 	size_t np = 0, cap = 0;
-	int rc = 0;
+	int rc = 0, any_launch;
 
+	/* launch commands of a whole-run phase are rare: look for them per
+	 * failure only when the database holds one (20,000 kernel reports
+	 * must not each scan meta again, tests/t_scale.sh) */
+	if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'launch.phase')",
+			       -1, &st, NULL) != SQLITE_OK)
+		return paste_failed(err, sqlite3_errmsg(db));
+	any_launch = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) != 0;
+	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(db, cands_sql, -1, &st, NULL) != SQLITE_OK)
 		return paste_failed(err, sqlite3_errmsg(db));
 	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
@@ -236,7 +297,9 @@ int derive_oom_paste(sqlite3 *db, struct strbuf *err)
 		int64_t t = sqlite3_column_type(st, 2) == SQLITE_INTEGER
 			    ? sqlite3_column_int64(st, 2) : INT64_MIN;
 		const char *src = NULL;
-		int n = paste_stages(db, sqlite3_column_int64(st, 1), s, err), i;
+		char lph[32];
+		int64_t lby = 0;
+		int n = paste_stages(db, sqlite3_column_int64(st, 1), s, err), i, lp = 0;
 
 		if (n < 0) {
 			rc = -1;
@@ -246,7 +309,14 @@ int derive_oom_paste(sqlite3 *db, struct strbuf *err)
 			t = INT64_MIN;
 		i = pick(s, n, paste_number((const char *)sqlite3_column_text(st, 4)), t,
 			 ck ? ck : "none", &src);
-		if (i < 0)
+		if (i < 0 && n == 0 && any_launch) {   /* no log beside it: a launch command's run */
+			lp = launch_phase(db, sqlite3_column_int64(st, 1), lph, sizeof(lph), &lby, err);
+			if (lp < 0) {
+				rc = -1;
+				break;
+			}
+		}
+		if (i < 0 && lp != 1)
 			continue;
 		if (np == cap) {
 			cap = cap ? cap * 2 : 8;
@@ -257,9 +327,9 @@ int derive_oom_paste(sqlite3 *db, struct strbuf *err)
 			p = grown;
 		}
 		p[np].rowid = sqlite3_column_int64(st, 0);
-		p[np].artifact = s[i].artifact;
-		p[np].src = src;
-		snprintf(p[np].phase, sizeof(p[np].phase), "%s", s[i].phase);
+		p[np].artifact = i >= 0 ? s[i].artifact : lby;
+		p[np].src = i >= 0 ? src : "launch_command";
+		snprintf(p[np].phase, sizeof(p[np].phase), "%s", i >= 0 ? s[i].phase : lph);
 		np++;
 	}
 	sqlite3_finalize(st);

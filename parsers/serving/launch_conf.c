@@ -32,6 +32,8 @@ struct lc_state {
 	const char *engine;       /* the last entry point's engine (or the one a key
 				   * names); NULL none yet */
 	int entry;                /* an entry point was seen: a launch command */
+	const char *phase;        /* the first entry point's whole-run phase
+				   * (launch.phase), NULL none */
 	int cont;                 /* the last command line ended with '\' */
 	const struct launch_flag *pending; /* a flag or key whose value is on the next line */
 	int pending_env;          /* pending came from an env list's "name:" */
@@ -47,6 +49,16 @@ const char *launch_entry_point(const char *line, size_t n)
 	for (i = 0; launch_entries[i].text; i++)
 		if (mem_find(line, n, launch_entries[i].text))
 			return launch_entries[i].engine;
+	return NULL;
+}
+
+const char *launch_entry_phase(const char *line, size_t n)
+{
+	int i;
+
+	for (i = 0; launch_entries[i].text; i++)
+		if (mem_find(line, n, launch_entries[i].text))
+			return launch_entries[i].phase;
 	return NULL;
 }
 
@@ -223,6 +235,8 @@ static int say_source(struct lc_state *st)
 		return -1;
 	if (st->engine && sink_meta(st->s, "launch.engine", st->engine) < 0)
 		return -1;
+	if (st->phase && sink_meta(st->s, "launch.phase", st->phase) < 0)
+		return -1;
 	return 0;
 }
 
@@ -337,6 +351,7 @@ static int one_line(struct lc_state *st, const char *line, size_t n)
 
 	if (engine) {
 		st->engine = engine;
+		st->phase = st->source_said ? st->phase : launch_entry_phase(line, n);
 		st->entry = 1;
 		if (!st->source_said && say_source(st) < 0)
 			return -1;

@@ -41,5 +41,9 @@ struct launch_knob {
  * "tgi", "llama.cpp", "lmdeploy", "tensorrt-llm", "ollama", "trainer"),
  * or NULL when it names none. */
 const char *launch_entry_point(const char *line, size_t n);
+/* The phase the entry point in line[0..n) runs its whole life in
+ * (launch_table.h's phase: "eval" for an inference-only CLI); NULL when
+ * it names none or no entry point. */
+const char *launch_entry_phase(const char *line, size_t n);
 
 #endif

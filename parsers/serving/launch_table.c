@@ -41,39 +41,54 @@
 /* The entry points, each with the engine it starts. A docker image's name
  * counts as the engine's entry point (its ENTRYPOINT is the launcher). */
 const struct launch_entry launch_entries[] = {
-	{ "vllm serve ", "vllm" },
-	{ "vllm.entrypoints.openai.api_server", "vllm" },
-	{ "vllm.entrypoints.api_server", "vllm" },
-	{ "vllm/vllm-openai", "vllm" },
-	{ "sglang.launch_server", "sglang" },
-	{ "lmsysorg/sglang", "sglang" },
-	{ "text-generation-launcher", "tgi" },
-	{ "huggingface/text-generation-inference", "tgi" },
-	{ "--model-id ", "tgi" },   /* the launcher's own flag: its arguments pasted alone */
-	{ "llama-server ", "llama.cpp" },
-	{ "llama-cli ", "llama.cpp" },
+	{ "vllm serve ", "vllm", NULL },
+	{ "vllm.entrypoints.openai.api_server", "vllm", NULL },
+	{ "vllm.entrypoints.api_server", "vllm", NULL },
+	{ "vllm/vllm-openai", "vllm", NULL },
+	{ "sglang.launch_server", "sglang", NULL },
+	{ "lmsysorg/sglang", "sglang", NULL },
+	{ "text-generation-launcher", "tgi", NULL },
+	{ "huggingface/text-generation-inference", "tgi", NULL },
+	{ "--model-id ", "tgi", NULL },   /* the launcher's own flag: its arguments pasted alone */
+	{ "llama-server ", "llama.cpp", NULL },
+	{ "llama-cli ", "llama.cpp", NULL },
 	/* llama.cpp's example binary before the rename to llama-cli (README.md
 	 * @b1937 "./main -m models/...", renamed at b3184): round 8 */
-	{ "./main -m ", "llama.cpp" },
-	{ "ggml-org/llama.cpp:server", "llama.cpp" },
+	{ "./main -m ", "llama.cpp", NULL },
+	{ "ggml-org/llama.cpp:server", "llama.cpp", NULL },
 	/* Ollama's image: Dockerfile@v0.6.6 ENTRYPOINT ["/bin/ollama"], CMD
 	 * ["serve"], so a compose file's "image: ollama/ollama:<tag>" or a
 	 * docker run's "ollama/ollama" is the server; the leading blank keeps
 	 * a Go trace's "github.com/ollama/ollama/" out, and "ollama serve" is
 	 * left out: a journal's "<ollama server>" host tag holds it (round 8,
 	 * w-spent8r) */
-	{ " ollama/ollama", "ollama" },
-	{ "lmdeploy serve ", "lmdeploy" },
-	{ "openmmlab/lmdeploy", "lmdeploy" },
-	{ "trtllm-serve ", "tensorrt-llm" },
-	{ "trtllm-build ", "tensorrt-llm" },
+	{ " ollama/ollama", "ollama", NULL },
+	{ "lmdeploy serve ", "lmdeploy", NULL },
+	{ "openmmlab/lmdeploy", "lmdeploy", NULL },
+	{ "trtllm-serve ", "tensorrt-llm", NULL },
+	{ "trtllm-build ", "tensorrt-llm", NULL },
 	/* the builder's own plugin flags: examples/<model>/build.py before
 	 * trtllm-build (0.5-0.7), --gpt_attention_plugin after */
-	{ "--use_gpt_attention_plugin", "tensorrt-llm" },
-	{ "--gpt_attention_plugin", "tensorrt-llm" },
-	{ "torchrun ", "trainer" },
-	{ "accelerate launch ", "trainer" },
-	{ NULL, NULL }
+	{ "--use_gpt_attention_plugin", "tensorrt-llm", NULL },
+	{ "--gpt_attention_plugin", "tensorrt-llm", NULL },
+	{ "torchrun ", "trainer", NULL },
+	{ "accelerate launch ", "trainer", NULL },
+	/* set 12 spent (w-spend12d): inference-only CLIs, whose whole run is
+	 * a pass over the inputs (launch.phase eval; the failure's phase
+	 * when no log of the folder places it, analyzer/derive/oom_paste.c).
+	 * OpenNMT-py's translate.py (OpenNMT-py@0.9.1 translate.py ->
+	 * onmt/translate/translator.py; README "python translate.py -model
+	 * ... -src ...") and its console script from 1.0 (setup.py@1.0.0
+	 * entry_points onmt_translate=onmt.bin.translate:main); any
+	 * "translate.py" script translates a file, it does not train.
+	 * fairseq's generation CLIs (setup.py@v0.12.2 console_scripts
+	 * fairseq-generate, fairseq-interactive: fairseq_cli/generate.py,
+	 * interactive.py) */
+	{ "translate.py ", "opennmt-py", "eval" },
+	{ "onmt_translate ", "opennmt-py", "eval" },
+	{ "fairseq-generate ", "fairseq", "eval" },
+	{ "fairseq-interactive ", "fairseq", "eval" },
+	{ NULL, NULL, NULL }
 };
 
 /* Command-line flags. engine NULL: any engine's (the same knob wherever

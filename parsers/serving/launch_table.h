@@ -11,6 +11,10 @@
 struct launch_entry {
 	const char *text;     /* as a command or an image name spells it */
 	const char *engine;   /* "vllm", "sglang", "tgi", ..., "trainer" */
+	const char *phase;    /* the phase the program's whole run is in, when
+			       * it runs one only (an inference-only CLI:
+			       * "eval"); NULL for the servers and trainers,
+			       * whose logs say their stages */
 };
 
 enum launch_kind {

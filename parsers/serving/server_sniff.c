@@ -321,6 +321,11 @@ static const struct { const char *text; int score; } markers[] = {
 	 * loss, ..."), pasted apart from the failure that ended the loop;
 	 * phase_rows_training.inc places it */
 	{ " ms CL, ", 60 },
+	/* set 12 spent (w-spend12d): transformers' TranslationPipeline's
+	 * warning on a long input (pipelines/text2text_generation.py@v4.35.0
+	 * check_inputs), printed throughout a translation pass pasted apart
+	 * from its failure; phase_rows_frameworks.inc places it */
+	{ "increasing your max_length manually, e.g. translator(", 60 },
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)
