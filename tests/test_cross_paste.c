@@ -40,17 +40,6 @@ static const char stats[] =
 /* the real untimed notice of llama.cpp #20509's 03-systemd.txt */
 static const char notice[] = "A process of this unit has been killed by the OOM killer.\n";
 
-/* The phase, its source and the placing paste of the OOM (row 1). */
-static void expect_oom(struct timeline *tl, const char *phase, const char *src,
-		       const char *from)
-{
-	assert_int_equal(derive_oom(tl->db, NULL), 0);
-	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), phase);
-	assert_string_equal(t_text(tl, "SELECT phase_source FROM oom WHERE id = 1"), src);
-	assert_string_equal(t_text(tl, "SELECT a.path FROM oom o LEFT JOIN artifact a"
-				   " ON a.id = o.phase_artifact WHERE o.id = 1"), from);
-}
-
 static void real_folder_by_time(void **state)
 {
 	struct timeline *tl = t_open();
@@ -58,7 +47,7 @@ static void real_folder_by_time(void **state)
 	(void)state;
 	assert_true(t_parse_file(tl, OPT27B) >= 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM artifact WHERE kind = 'server_log'"), 3);
-	expect_oom(tl, "serving", "other_paste_time", want);
+	t_expect_oom(tl, "serving", "other_paste_time", want);
 	free(want);
 	t_close(tl);
 }
@@ -77,7 +66,7 @@ static void order_from_file_names(void **state)
 {
 	struct timeline *tl = pair("inc/01-server.log", "inc/02-journal.txt");
 	(void)state;
-	expect_oom(tl, "serving", "other_paste_order", "inc/01-server.log");
+	t_expect_oom(tl, "serving", "other_paste_order", "inc/01-server.log");
 	t_close(tl);
 }
 
@@ -85,7 +74,7 @@ static void later_paste_does_not_place(void **state)
 {
 	struct timeline *tl = pair("inc/02-server.log", "inc/01-journal.txt");
 	(void)state;
-	expect_oom(tl, "unknown", "(null)", "(null)");
+	t_expect_oom(tl, "unknown", "(null)", "(null)");
 	t_close(tl);
 }
 
@@ -93,10 +82,10 @@ static void other_folder_or_no_numbers(void **state)
 {
 	struct timeline *tl = pair("a/01-server.log", "b/02-journal.txt");
 	(void)state;
-	expect_oom(tl, "unknown", "(null)", "(null)");
+	t_expect_oom(tl, "unknown", "(null)", "(null)");
 	t_close(tl);
 	tl = pair("inc/server.log", "inc/journal.txt");
-	expect_oom(tl, "unknown", "(null)", "(null)");
+	t_expect_oom(tl, "unknown", "(null)", "(null)");
 	t_close(tl);
 }
 
@@ -113,7 +102,7 @@ static void two_stages_ambiguous(void **state)
 	assert_true(t_parse_mem(tl, "server_log", "inc/02-stats.log", stats, strlen(stats)) >= 0);
 	assert_true(t_parse_mem(tl, "kernel_log", "inc/03-journal.txt", notice,
 				strlen(notice)) > 0);
-	expect_oom(tl, "unknown", "(null)", "(null)");
+	t_expect_oom(tl, "unknown", "(null)", "(null)");
 	free(prof);
 	t_close(tl);
 }
@@ -126,7 +115,7 @@ static void split_traceback_head_places_tail(void **state)
 	char *want = strdup(t_src(RLSWARM "/01-traceback-head.log"));
 	(void)state;
 	assert_true(t_parse_file(tl, RLSWARM) >= 0);
-	expect_oom(tl, "training_step", "other_paste_order", want);
+	t_expect_oom(tl, "training_step", "other_paste_order", want);
 	free(want);
 	t_close(tl);
 }
@@ -145,7 +134,7 @@ static void split_traceback_head_without_stage(void **state)
 	assert_non_null(tail);
 	assert_true(t_parse_mem(tl, "server_log", "inc/01-head.log", head, strlen(head)) >= 0);
 	assert_true(t_parse_mem(tl, "server_log", "inc/02-tail.log", tail, n) > 0);
-	expect_oom(tl, "unknown", "(null)", "(null)");
+	t_expect_oom(tl, "unknown", "(null)", "(null)");
 	free(tail);
 	t_close(tl);
 }

@@ -38,16 +38,6 @@ static const char warn[] =
 	"Your input_length: 200 is bigger than 0.9 * max_length: 200. You might consider"
 	" increasing your max_length manually, e.g. translator('...', max_length=400)\n";
 
-static void expect_oom(struct timeline *tl, const char *phase, const char *src,
-		       const char *from)
-{
-	assert_int_equal(derive_oom(tl->db, NULL), 0);
-	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), phase);
-	assert_string_equal(t_text(tl, "SELECT phase_source FROM oom WHERE id = 1"), src);
-	assert_string_equal(t_text(tl, "SELECT a.path FROM oom o LEFT JOIN artifact a"
-				   " ON a.id = o.phase_artifact WHERE o.id = 1"), from);
-}
-
 static void translate_command_places_eval(void **state)
 {
 	struct timeline *tl = t_open();
@@ -56,7 +46,7 @@ static void translate_command_places_eval(void **state)
 	(void)state;
 	assert_true(t_parse_file(tl, ONMT) >= 0);
 	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'launch.phase'"), "eval");
-	expect_oom(tl, "eval", "launch_command", want);
+	t_expect_oom(tl, "eval", "launch_command", want);
 	free(want);
 	t_close(tl);
 }
@@ -81,7 +71,7 @@ static void translation_pass_pasted_after(void **state)
 
 	(void)state;
 	assert_true(t_parse_file(tl, MPY) >= 0);
-	expect_oom(tl, "eval", "other_paste_order", want);
+	t_expect_oom(tl, "eval", "other_paste_order", want);
 	free(want);
 	t_close(tl);
 }

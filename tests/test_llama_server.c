@@ -67,17 +67,6 @@ static void prose_is_not_a_log(void **state)
 	assert_int_equal(server_log_sniff((const unsigned char *)note, strlen(note)), 0);
 }
 
-/* The phase, its source and the placing paste of the OOM (row 1). */
-static void expect_oom(struct timeline *tl, const char *phase, const char *src,
-		       const char *from)
-{
-	assert_int_equal(derive_oom(tl->db, NULL), 0);
-	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), phase);
-	assert_string_equal(t_text(tl, "SELECT phase_source FROM oom WHERE id = 1"), src);
-	assert_string_equal(t_text(tl, "SELECT a.path FROM oom o LEFT JOIN artifact a"
-				   " ON a.id = o.phase_artifact WHERE o.id = 1"), from);
-}
-
 static void gemma4_notice_placed_in_serving(void **state)
 {
 	struct timeline *tl = t_open();
@@ -86,7 +75,7 @@ static void gemma4_notice_placed_in_serving(void **state)
 	assert_true(t_parse_file(tl, GEMMA4) >= 0);
 	assert_string_equal(t_text(tl, "SELECT json_extract(value, '$.phase') FROM meta"
 				   " WHERE key = 'server.last_stage'"), "serving");
-	expect_oom(tl, "serving", "other_paste_order", want);
+	t_expect_oom(tl, "serving", "other_paste_order", want);
 	free(want);
 	t_close(tl);
 }
@@ -99,7 +88,7 @@ static void adreno_quote_placed_by_cut_load(void **state)
 	assert_true(t_parse_file(tl, ADRENO) >= 0);
 	assert_string_equal(t_text(tl, "SELECT value FROM meta WHERE key = 'launch.gpu_layers'"),
 			    "23");
-	expect_oom(tl, "load_weights", "other_paste_order", want);
+	t_expect_oom(tl, "load_weights", "other_paste_order", want);
 	{	/* the first screen says the placing paste came after the error */
 		size_t len;
 		char *md;

@@ -2,6 +2,7 @@
  * testutil.c -- helpers for the cmocka tests; see testutil.h.
  */
 #include "testutil.h"
+#include "analyzer/derive/oom.h"
 #include "analyzer/ingest/formats.h"
 #include "analyzer/ingest/ingest.h"
 #include "lib/input.h"
@@ -172,4 +173,14 @@ char *t_slurp_with_line(const char *rel, int at, const char *insert, size_t *n)
 	*n = len + k;
 	free(text);
 	return out;
+}
+
+void t_expect_oom(struct timeline *tl, const char *phase, const char *src,
+		  const char *from)
+{
+	assert_int_equal(derive_oom(tl->db, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), phase);
+	assert_string_equal(t_text(tl, "SELECT phase_source FROM oom WHERE id = 1"), src);
+	assert_string_equal(t_text(tl, "SELECT a.path FROM oom o LEFT JOIN artifact a"
+				   " ON a.id = o.phase_artifact WHERE o.id = 1"), from);
 }

@@ -32,6 +32,10 @@ const char *t_text(struct timeline *tl, const char *fmt, ...);  /* static buffer
 /* The phase of the first OOM event (torch_oom, mem_failure) of a parsed
  * log, as its parser set it; t_text's buffer, "(null)" when none. */
 const char *t_first_phase(struct timeline *tl);
+/* Derive the oom table, then assert row 1's phase, phase_source and the
+ * path of the paste that placed it (phase_artifact). */
+void t_expect_oom(struct timeline *tl, const char *phase, const char *src,
+		  const char *from);
 /* Read a whole file of the source tree; caller frees. */
 char *t_slurp(const char *relpath, size_t *n);
 /* t_slurp of relpath with insert put before its line `at` (1-based): an
