@@ -5,8 +5,9 @@
  * shell variable where a number should be), its flags pasted alone, its
  * Kubernetes env name/value pairs and a KEY = "value" list, vLLM's LLM()
  * keyword arguments in a script, Ollama's Modelfile, a compose file's
- * JSON command list, Ollama's image in a compose service, and an engine
- * log holding its own command line.
+ * JSON command list, Ollama's image in a compose service, an engine
+ * log holding its own command line, and LLaMA-Factory's names for
+ * vLLM's settings (vllm_maxlen, vllm_gpu_util, vllm_enforce_eager).
  * Every input is a paste of tests/data/real/any_stack/<folder>/ or one
  * written in the exact shape a cited source shows. A paste never gives
  * an OOM event, and a log's own advice ("lowering `max_num_seqs`") is
@@ -23,6 +24,8 @@
 
 #define ANY "tests/data/real/any_stack/"
 #define INCOMING "tests/data/incoming/any_stack/"
+#define LF_YAML \
+	"d-llamafactory-vllm-qwen1.5-72b-vllm-maxlen-2048/01-qwen-1.5-72B-Chat.yaml.txt"
 #define OLLAMA_COMPOSE \
 	"b-ollama-0.6.6-docker-gemma3-27b-qat-host-ram-and-swap-grow-compose/01-docker-compose.yml"
 
@@ -134,6 +137,46 @@ static void vllm_llm_kwargs(void **state)
 	t_close(tl);
 }
 
+/* LLaMA-Factory's YAML for its vLLM backend (hiyouga/LlamaFactory#5173,
+ * the user's qwen-1.5-72B-Chat.yaml): vllm_maxlen, vllm_gpu_util and
+ * vllm_enforce_eager are vLLM's max_model_len, gpu_memory_utilization and
+ * enforce_eager (model_args.py@v0.8.3 -> chat/vllm_engine.py); the
+ * commented-out "#gpu_memory_utilization: 0.95" is not a setting. */
+static void llamafactory_vllm_keys(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_string_equal(detected(INCOMING LF_YAML), "launch_config");
+	assert_true(t_parse_file(tl, INCOMING LF_YAML) >= 0);
+	assert_string_equal(meta(tl, "launch.max_model_len"), "2048");
+	assert_string_equal(meta(tl, "launch.gpu_memory_utilization"), "0.9");
+	assert_string_equal(meta(tl, "launch.enforce_eager"), "1");
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key ="
+			       " 'launch.gpu_memory_utilization'"), 1);
+	assert_int_equal(nevents(tl), 0);
+	t_close(tl);
+}
+
+/* The same settings on llamafactory-cli's command line: its
+ * HfArgumentParser takes each ModelArguments field as --<field> value
+ * (model_args.py@v0.8.3; a bool as true/false, transformers'
+ * string_to_bool): "false" sets enforce_eager 0, not 1. */
+static void llamafactory_vllm_flags(void **state)
+{
+	static const char cmd[] =
+		"llamafactory-cli api --model_name_or_path Qwen/Qwen1.5-7B-Chat --template qwen \\\n"
+		"  --infer_backend vllm --vllm_maxlen 8192 --vllm_gpu_util 0.85 \\\n"
+		"  --vllm_enforce_eager false\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "launch_config", "api.sh", cmd, 0) > 0);
+	assert_string_equal(meta(tl, "launch.max_model_len"), "8192");
+	assert_string_equal(meta(tl, "launch.gpu_memory_utilization"), "0.85");
+	assert_string_equal(meta(tl, "launch.enforce_eager"), "0");
+	assert_int_equal(nevents(tl), 0);
+	t_close(tl);
+}
+
 /* Ollama's Modelfile (docs/modelfile.md: PARAMETER num_ctx, num_gpu) and
  * a compose file's JSON command list with "--flag=value" and an env
  * entry, as docker-compose's reference writes them. */
@@ -238,6 +281,8 @@ int main(void)
 		cmocka_unit_test(tgi_flags_alone),
 		cmocka_unit_test(tgi_environment),
 		cmocka_unit_test(vllm_llm_kwargs),
+		cmocka_unit_test(llamafactory_vllm_keys),
+		cmocka_unit_test(llamafactory_vllm_flags),
 		cmocka_unit_test(modelfile_and_compose),
 		cmocka_unit_test(command_inside_a_log),
 		cmocka_unit_test(ollama_compose_image),

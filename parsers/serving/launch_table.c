@@ -30,6 +30,12 @@
  *  - Ollama envconfig/config.go (OLLAMA_NUM_PARALLEL,
  *    OLLAMA_CONTEXT_LENGTH from v0.5.13) and docs/modelfile.md (PARAMETER
  *    num_ctx, num_gpu: layers, num_batch);
+ *  - LLaMA-Factory src/llamafactory/hparams/model_args.py@v0.8.3 (and
+ *    @v0.9.0): vllm_maxlen, vllm_gpu_util, vllm_enforce_eager, which
+ *    src/llamafactory/chat/vllm_engine.py@v0.8.3 hands to vLLM as
+ *    max_model_len, gpu_memory_utilization, enforce_eager (its YAML keys,
+ *    or --key value on llamafactory-cli's HfArgumentParser command line);
+ *    vllm_max_lora_rank (vLLM's max_lora_rank) sets no knob read here;
  *  - transformers src/transformers/training_args.py
  *    (per_device_train_batch_size, gradient_accumulation_steps), DeepSpeed
  *    docs/_pages/config-json.md (train_micro_batch_size_per_gpu).
@@ -147,6 +153,11 @@ const struct launch_flag launch_flags[] = {
 	{ "--per_device_train_batch_size", NULL, "train_batch_size", LK_NUM, NULL },
 	{ "--per-device-train-batch-size", NULL, "train_batch_size", LK_NUM, NULL },
 	{ "--gradient_accumulation_steps", NULL, "grad_accum_steps", LK_NUM, NULL },
+	/* LLaMA-Factory's vLLM settings on llamafactory-cli's command line
+	 * (HfArgumentParser: --<field> value; model_args.py@v0.8.3) */
+	{ "--vllm_maxlen", NULL, "max_model_len", LK_NUM, NULL },
+	{ "--vllm_gpu_util", NULL, "gpu_memory_utilization", LK_NUM, NULL },
+	{ "--vllm_enforce_eager", NULL, "enforce_eager", LK_ON, NULL },
 	{ "--batch_size", "trainer", "train_batch_size", LK_NUM, NULL },
 	{ "--batch-size", "trainer", "train_batch_size", LK_NUM, NULL },
 	{ NULL, NULL, NULL, 0, NULL }
@@ -173,6 +184,10 @@ const struct launch_flag launch_keys[] = {
 	{ "tensor-parallel-size", NULL, "tensor_parallel_size", LK_NUM, NULL },
 	{ "enforce_eager", NULL, "enforce_eager", LK_ON, NULL },
 	{ "cache_max_entry_count", NULL, "kv_cache_fraction", LK_NUM, NULL },
+	/* LLaMA-Factory's names for vLLM's (model_args.py@v0.8.3, above) */
+	{ "vllm_maxlen", NULL, "max_model_len", LK_NUM, NULL },
+	{ "vllm_gpu_util", NULL, "gpu_memory_utilization", LK_NUM, NULL },
+	{ "vllm_enforce_eager", NULL, "enforce_eager", LK_ON, NULL },
 	/* Ollama */
 	{ "num_ctx", NULL, "max_model_len", LK_NUM, "ollama" },
 	{ "num_gpu", NULL, "gpu_layers", LK_NUM, "ollama" },
