@@ -383,6 +383,10 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 	for (k = 0; k < MFS__COUNT; k++)
 		on[k] = memfail_set_has(&found, T_STACK, k);
 	f->family = memfail_stack_family(memfail_words[i].family, on);
+	/* a generic wording under its backend's name: that backend's */
+	for (k = 0; f->family == MF_UNKNOWN && k < (int)memfail_backends_n; k++)
+		if (find_word(l, n, memfail_backends[k].word))
+			f->family = memfail_backends[k].family;
 	f->wording = memfail_words[i].phrase;
 	/* host memory: the host's allocators, and ggml's CPU buffer type, its
 	 * aligned malloc and the graph allocator's CPU buffer (ggml-backend.c,
