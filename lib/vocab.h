@@ -220,6 +220,7 @@
 	X(VC_OTHER_PROCESS, "other_process", NULL, NULL, "another process held the card's memory") \
 	X(VC_NON_PYTORCH, "non_pytorch", NULL, NULL, "memory outside PyTorch's allocator (context, NCCL, cuBLAS) made the difference") \
 	X(VC_REQUEST_EXCEEDS_CARD, "request_exceeds_card", NULL, NULL, "one request asked for more than the card has") \
+	X(VC_MEMORY_FRACTION_CAP, "memory_fraction_cap", NULL, NULL, "a per-process memory fraction capped PyTorch below the card, and the cap ran out") \
 	X(VC_CGROUP_LIMIT, "cgroup_limit", NULL, NULL, "the memory cgroup's limit was reached") \
 	X(VC_HOST_CAPACITY, "host_capacity", NULL, NULL, "the host ran out of memory") \
 	X(VC_CUDA_CONTEXT_EXPLOSION, "cuda_context_explosion", NULL, NULL, "more CUDA contexts per card than processes") \

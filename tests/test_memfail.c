@@ -34,6 +34,15 @@ static const struct positive {
 	  MF_GGML, 10345253120LL, 1, OOM_PHASE_PROFILE },
 	{ "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
 	  MF_METAL, NA, NA, OOM_PHASE_UNKNOWN },
+	/* a generic wording under its backend's name (antirez/ds4 #410, #78:
+	 * tests/data/real/any_stack/a-ds4-*): that backend's family */
+	{ "ds4: ROCm tensor alloc failed: out of memory", MF_HIP, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of memory", MF_CUDA, 67108864, NA,
+	  OOM_PHASE_UNKNOWN },
+	/* a backend named after the wording labels a figure: no family from it
+	 * (the TGI warm-up panic under tests/data/real/any_stack) */
+	{ "Error: out of memory, Free (according to CUDA): 11.12 MiB", MF_UNKNOWN, NA, NA,
+	  OOM_PHASE_UNKNOWN },
 	{ "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: "
 	  "172.98 MB, max allowed: 9.07 GB). Tried to allocate 6.25 MB on private pool.",
 	  MF_MPS, 6553600, NA, OOM_PHASE_UNKNOWN },

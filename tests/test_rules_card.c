@@ -460,6 +460,47 @@ static void history_settles_capacity(void **state)
 	t_close(tl);
 }
 
+/* ---- a per-process cap below the card (capped.c) ---- */
+
+/* The figures of the Kaggle T4 paste (tests/data/real/any_stack/
+ * c-pytorch-kaggle-t4-quantized-load-oom-7.37gib-allowed-caught): 7.43 GiB
+ * free of 14.74, but 7.37 GiB allowed, and 7.01 + 0.14 GiB reserved + 1008
+ * MiB asked passes it. The cap explains it, not "room"; just below the
+ * cap's edge the reading of free memory stands. */
+static void cap_reached_threshold(void **state)
+{
+	struct timeline *tl;
+	struct msg m;
+	(void)state;
+
+	m = card(14.74, 1008.0 / 1024, 7.01, 0.143, 7.43, 0.157);
+	m.allowed = 7.37 * GIB;
+	tl = analyzed(&m);
+	assert_float_equal(score(tl, "memory_fraction_cap"), 0.75, 1e-9);
+	assert_float_equal(score(tl, "card_at_oom"), 0, 0);   /* no "does not explain" */
+	assert_string_equal(verdict_cause(tl), "memory_fraction_cap");
+	assert_float_equal(figure(tl, "memory_fraction_cap", "fraction_to_fit"), 0.56, 1e-9);
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause ="
+				     " 'memory_fraction_cap'"), "set_per_process_memory_fraction"));
+	/* the 147 MiB cache and the free within the cap cannot hold 1008 MiB */
+	assert_true(score(tl, "fragmentation") < 0.3);
+	assert_true(figure(tl, "fragmentation", "would_hold_request") != 1);
+	t_close(tl);
+
+	m.allowed = 8.2 * GIB;   /* reserve + request = 8.14 GiB: within the cap */
+	tl = analyzed(&m);
+	assert_float_equal(score(tl, "memory_fraction_cap"), 0, 0);
+	assert_true(score(tl, "card_at_oom") > 0);
+	t_close(tl);
+
+	m.allowed = 7.37 * GIB;   /* the card itself had less free than asked */
+	m.free = 0.5 * GIB;
+	tl = analyzed(&m);
+	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause ="
+				     " 'memory_fraction_cap'"), "would not be enough"));
+	t_close(tl);
+}
+
 /* With the serving engine's accounting known, the rules that read it
  * name the part that does not fit: capacity contributes at most 0.6. */
 static void capacity_defers_to_the_engine(void **state)
@@ -486,6 +527,7 @@ int main(void)
 		cmocka_unit_test(unstated_allocated_is_said),
 		cmocka_unit_test(free_slack_threshold),
 		cmocka_unit_test(request_exceeds_card_threshold),
+		cmocka_unit_test(cap_reached_threshold),
 		cmocka_unit_test(other_process_threshold),
 		cmocka_unit_test(other_process_unproven),
 		cmocka_unit_test(container_self_line),

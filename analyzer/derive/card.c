@@ -188,6 +188,18 @@ static void derive(struct rl_card *k)
 	k->free_held = k->free >= 0 && k->req >= 0 &&
 		       k->free >= k->req + fmax(FREE_SLACK_BYTES + FREE_SLACK_FRAC * k->req,
 						FREE_SLACK_CARD * t);
+	/* set_per_process_memory_fraction's cap: PyTorch 2.1+ prints it as
+	 * "C allowed;" (allowed_info, c10/cuda/CUDACachingAllocator.cpp@v2.1.0
+	 * .. @v2.6.0) and refuses a block once reserved + request would pass
+	 * it (allowed_memory_maximum in alloc_block), whatever the card has
+	 * free: free beyond the cap is out of reach and explains nothing */
+	k->free_reach = k->free;
+	if (k->limit < t && k->reserved >= 0 && k->free >= 0)
+		k->free_reach = fmin(k->free, fmax(k->limit - k->reserved, 0));
+	k->capped = k->limit < t && k->reserved >= 0 && k->req > 0 &&
+		    k->reserved + k->req > k->limit;
+	if (k->capped)
+		k->free_held = 0;
 }
 
 int rl_card_read(struct rule_ctx *c, struct rl_card *k)
@@ -196,7 +208,7 @@ int rl_card_read(struct rule_ctx *c, struct rl_card *k)
 
 	memset(k, 0, sizeof(*k));
 	k->pid = k->top_pid = OL_NULL;
-	k->self = k->non_pytorch = k->outside = k->room = k->need = -1;
+	k->self = k->non_pytorch = k->outside = k->room = k->need = k->free_reach = -1;
 	r = read_event(c, k);
 	if (r <= 0) {
 		k->ev = 0;
@@ -256,5 +268,6 @@ int rl_card_crowded_out(const struct rl_card *k)
 
 int rl_card_frag_holds(const struct rl_card *k)
 {
-	return k->unalloc >= 0 && k->req > 0 && k->unalloc + (k->free > 0 ? k->free : 0) >= k->req;
+	return k->unalloc >= 0 && k->req > 0 &&
+	       k->unalloc + (k->free_reach > 0 ? k->free_reach : 0) >= k->req;
 }

@@ -303,6 +303,12 @@ struct rl_card {
 	int free_held;              /* free exceeded the request by more than the
 				     * driver's slack: the message does not explain
 				     * the failure */
+	int capped;                 /* a per-process cap ("C allowed;", limit below
+				     * total) that reserved + request exceed: the cap,
+				     * not the card, ran out (free_held is then 0) */
+	double free_reach;          /* free within the cap: min(free, limit -
+				     * reserved) when capped below the card, else
+				     * free; -1 unknown */
 	int oversubscribed;         /* alloc > total (WDDM shared system memory):
 				     * the figures are not those of one card */
 	char wording[32];

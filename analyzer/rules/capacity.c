@@ -354,6 +354,28 @@ static int capacity(struct rule_ctx *c, const struct rl_card *k, const struct rl
 	return write(c, &f, k, h);
 }
 
+/* A per-process cap below the card ran out: reserved + request passed
+ * it while the card had memory free (capped.c). The message proves it;
+ * below the start-up rule's phase finding, which names the phase and
+ * gives the same cap advice. 1, -1. */
+#define CAP_REACHED_SCORE 0.75
+static int cap_reached(struct rule_ctx *c, const struct rl_card *k)
+{
+	struct rl_finding f;
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+
+	rl_finding_init(&f, "capacity", "misconfig", "memory_fraction_cap");
+	f.score = k->oversubscribed ? 0.5 : CAP_REACHED_SCORE;
+	card_figures(&f, k);
+	snprintf(f.title, sizeof(f.title), "The per-process cap of %s was reached: PyTorch had"
+		 " reserved %s and asked %s more, though the %s card had %s free",
+		 rl_bytes(k->limit, b1, sizeof(b1)), rl_bytes(k->reserved, b2, sizeof(b2)),
+		 rl_bytes(k->req, b3, sizeof(b3)), rl_bytes(k->total, b4, sizeof(b4)),
+		 rl_bytes(k->free, b5, sizeof(b5)));
+	rl_cap_explain(&f, k);
+	return write(c, &f, k, NULL);
+}
+
 /* No cause stands out: what the card showed, below the verdict's
  * threshold. */
 static int reading(struct rule_ctx *c, const struct rl_card *k)
@@ -403,6 +425,8 @@ int rule_capacity(struct rule_ctx *c)
 		return r;
 	if (k.req > k.limit)
 		return request_exceeds_card(c, &k);
+	if (k.capped)
+		return cap_reached(c, &k);
 	if (k.free_held)
 		return reading(c, &k);
 	if (rl_history(c, RL_SCOPE_GPU, k.total, &h) < 0)

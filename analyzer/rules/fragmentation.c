@@ -70,7 +70,7 @@ static int from_event(struct rule_ctx *c, struct frag *fr)
 		fr->unalloc = k.unalloc;
 		fr->alloc = k.alloc;
 		fr->total = k.total;
-		fr->free = k.free;
+		fr->free = k.free_reach;   /* free within a per-process cap */
 		return 0;
 	}
 	if (rl_num(c, &v, "SELECT id FROM event WHERE kind = 'torch_oom' ORDER BY time_ns, id"

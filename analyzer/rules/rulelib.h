@@ -157,4 +157,9 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n);
  * bytes). 1 found, 0 none. */
 int rl_unexplained_kill(struct rule_ctx *c, char *out, size_t n);
 
+/* A per-process cap (struct rl_card's capped; capped.c): its figures and
+ * advice on f. rl_cap_advise reads c's card first: 1 said, 0 no cap, -1. */
+void rl_cap_explain(struct rl_finding *f, const struct rl_card *k);
+int rl_cap_advise(struct rule_ctx *c, struct rl_finding *f);
+
 #endif

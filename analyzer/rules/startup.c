@@ -438,7 +438,7 @@ int rule_startup(struct rule_ctx *c)
 		if (n < 0)
 			return -1;
 		f.phase = ph.phase;
-		if (crowded(c, &f) < 0)
+		if (crowded(c, &f) < 0 || rl_cap_advise(c, &f) < 0)
 			return -1;
 		f.cause = rl_phase_advise(c, &ph, e, n, &f);
 		if (!f.knob[0] && strcmp(ph.phase, "warmup") && strcmp(ph.phase, "graph_capture") &&

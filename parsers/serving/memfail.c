@@ -384,6 +384,17 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 		on[k] = memfail_set_has(&found, T_STACK, k);
 	f->family = memfail_stack_family(memfail_words[i].family, on);
 	f->wording = memfail_words[i].phrase;
+	/* a generic wording under its backend's name, named before it as
+	 * what failed ("ROCm tensor alloc failed: out of memory"): that
+	 * backend's. A backend named after the wording is a figure's label
+	 * ("Free (according to CUDA)" in PyTorch's message), not the subject */
+	if (f->family == MF_UNKNOWN) {
+		const char *at = mem_find(l, n, f->wording);
+		size_t before = at ? (size_t)(at - l) : 0;
+		for (k = 0; f->family == MF_UNKNOWN && k < (int)memfail_backends_n; k++)
+			if (find_word(l, before, memfail_backends[k].word))
+				f->family = memfail_backends[k].family;
+	}
 	/* host memory: the host's allocators, and ggml's CPU buffer type, its
 	 * aligned malloc and the graph allocator's CPU buffer (ggml-backend.c,
 	 * ggml.c: llama.cpp #8101), and a wording that names the system's

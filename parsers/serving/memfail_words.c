@@ -486,6 +486,21 @@ enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MF
 	return f;
 }
 
+/* A backend named as a word on a failure line whose wording is generic:
+ * an engine's own message that names the backend it allocates through,
+ * as antirez/ds4 at 8d57664 prints them (ds4_cuda.cu cuda_q8_f16_ptr and
+ * its ROCm build; the real pastes of antirez/ds4 #78 and #410 under
+ * tests/data/real/any_stack/a-ds4-*: "ds4: ROCm tensor alloc failed: out
+ * of memory", "ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of
+ * memory"). Case as the vendors write them; ROCm and HIP
+ * before CUDA, which a ROCm build's messages may also name. Vulkan has
+ * no family of its own (ggml's Vulkan wordings are ggml's): not here. */
+const struct memfail_backend memfail_backends[] = {
+	{ "ROCm", MF_HIP }, { "HIP", MF_HIP }, { "CUDA", MF_CUDA },
+	{ "Metal", MF_METAL }, { "SYCL", MF_SYCL },
+};
+const size_t memfail_backends_n = ARRAY_N(memfail_backends);
+
 static const char *const family_names[MF__COUNT] = {
 	[MF_NONE] = "none", [MF_CUDA] = "cuda", [MF_HIP] = "hip", [MF_GGML] = "ggml",
 	[MF_METAL] = "metal", [MF_MPS] = "mps", [MF_XLA] = "xla", [MF_CUBLAS] = "cublas",

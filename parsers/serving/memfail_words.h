@@ -52,6 +52,15 @@ enum memfail_stack {
 };
 extern const char *const memfail_stacks[MFS__COUNT];
 
+/* The backends whose name, as a word, gives a generic wording its family
+ * when no stack named a more specific one (memfail_line()). */
+struct memfail_backend {
+	const char *word;
+	enum memfail_family family;
+};
+extern const struct memfail_backend memfail_backends[];
+extern const size_t memfail_backends_n;
+
 /* The family a stack's own name makes of a wording matched as family f
  * on a line holding the stacks in has[] (1 each): ggml's "CUDA error:
  * out of memory" is ggml's, TurboMind's "[TM]" TurboMind's, an unknown
