@@ -401,6 +401,10 @@ static void what_happened(struct report_ctx *c, struct strbuf *out, const char *
 				    tot[0] ? " of " : "", tot, req[0] ? "" : ")");
 		else if (tot[0])
 			strbuf_addf(out, " (capacity %s)", tot);
+		/* a per-process cap that ran out (rules/capacity.c): the free figure is not
+		 * this process's to take, so the sentence must not let it read as room */
+		if (r_int(c, "SELECT count(*) FROM finding WHERE cause = 'memory_fraction_cap'", 0) > 0)
+			strbuf_addstr(out, ", out of this process's reach: its per-process cap ran out");
 		strbuf_addstr(out, phase_clause(phase, stack) ? "." : " (the evidence does not name"
 			      " the phase).");
 		goto done;

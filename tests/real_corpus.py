@@ -520,6 +520,9 @@ def check_any_stack(rep, key, value):
     if key == "stack":                   # the training stack the frames name (lib/vocab.h)
         got = [e.get("stack") for e in evs]
         return (value in got, got)
+    if key == "what_has":                # words the answer's first sentence must hold (round 11)
+        got = (rep.get("answer") or {}).get("what") or ""
+        return (value in got, got)
     if key == "try_knob":                # a knob the answer names to try first (issue 27)
         tf = (rep.get("answer") or {}).get("try_first") or {}
         got = tf.get("knobs") or []
