@@ -25,6 +25,11 @@ int derive_oom(sqlite3 *db, struct strbuf *err);
  * phase_artifact names that log. 0, or -1 with why in err. */
 int derive_oom_paste(sqlite3 *db, struct strbuf *err);
 
+/* The paste number a file name (the path's last component) starts with:
+ * its leading digits followed by '-', '_', '.' or ' ' ("01-server.log"
+ * -> 1); -1 when it has none (oom_paste.c; oom_run.c trusts it too). */
+long oom_paste_number(const char *path);
+
 /* Runs of the service (oom_run.c): every candidate of temp.oom_cand
  * takes run (1 = the earliest) and run_by (`clock`, or `file_order`:
  * inferred) when the folder holds two runs or more with a failure each

@@ -66,10 +66,7 @@ struct paste_stage {
 	char phase[32], clock[8];
 };
 
-/* The paste number a file name (the path's last component) starts with:
- * its leading digits followed by '-', '_', '.' or ' ' ("01-server.log"
- * → 1); -1 when it has none. */
-static long paste_number(const char *path)
+long oom_paste_number(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
 	const char *p;
@@ -127,7 +124,7 @@ static int paste_stages(sqlite3 *db, int64_t fa, struct paste_stage *s, struct s
 			break;
 		}
 		s[n].artifact = sqlite3_column_int64(st, 0);
-		s[n].num = paste_number((const char *)sqlite3_column_text(st, 1));
+		s[n].num = oom_paste_number((const char *)sqlite3_column_text(st, 1));
 		s[n].time_ns = sqlite3_column_type(st, 3) == SQLITE_INTEGER
 			       ? sqlite3_column_int64(st, 3) : INT64_MIN;
 		snprintf(s[n].phase, sizeof(s[n].phase), "%s", ph);
@@ -307,7 +304,7 @@ int derive_oom_paste(sqlite3 *db, struct strbuf *err)
 		}
 		if (!ck || (strcmp(ck, "utc") && strcmp(ck, "local")))
 			t = INT64_MIN;
-		i = pick(s, n, paste_number((const char *)sqlite3_column_text(st, 4)), t,
+		i = pick(s, n, oom_paste_number((const char *)sqlite3_column_text(st, 4)), t,
 			 ck ? ck : "none", &src);
 		if (i < 0 && n == 0 && any_launch) {   /* no log beside it: a launch command's run */
 			lp = launch_phase(db, sqlite3_column_int64(st, 1), lph, sizeof(lph), &lby, err);

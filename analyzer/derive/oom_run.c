@@ -131,23 +131,6 @@ static int start_of(const struct run_start *s, int ns, int64_t a, int64_t line)
 	return best;
 }
 
-/* 1 when the last component of path starts with digits followed by '-',
- * '_', '.' or ' ' ("01-server.log", "2_retry.txt"): the user numbered the
- * pastes, an order oom_paste.c trusts too. */
-static int paste_numbered(const char *path)
-{
-	const char *b;
-	int k = 0;
-
-	if (!path)
-		return 0;
-	b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	while (b[k] >= '0' && b[k] <= '9' && k < 6)
-		k++;
-	return k > 0 && (b[k] == '-' || b[k] == '_' || b[k] == '.' || b[k] == ' ');
-}
-
 /* qsort order of start indexes by time, then file order. */
 static const struct run_start *sort_base;
 static int by_time(const void *x, const void *y)
@@ -240,7 +223,7 @@ int derive_oom_runs(sqlite3 *db, struct strbuf *err)
 		s[ns].line = sqlite3_column_int64(st, 1);
 		s[ns].time_ns = col_time(st, 2);
 		s[ns].local = sqlite3_column_int(st, 3);
-		s[ns].numbered = paste_numbered((const char *)sqlite3_column_text(st, 4));
+		s[ns].numbered = oom_paste_number((const char *)sqlite3_column_text(st, 4)) >= 0;
 		s[ns].cands = 0;
 		s[ns].last_fail = INT64_MIN;
 		s[ns].run = 0;
