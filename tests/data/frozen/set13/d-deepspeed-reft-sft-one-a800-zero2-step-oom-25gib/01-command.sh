@@ -1,0 +1,1 @@
+bash exps/paper_exps/SFT/gsm8k.sh

@@ -1,0 +1,2 @@
+batch_size="1"
+eval_batch_size="1"
