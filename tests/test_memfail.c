@@ -301,6 +301,13 @@ static void healthy_corpus(void **state)
 		"tensorflow-sleap-bfc-not-a-failure-warnings.log",
 		"nccl-info-cuda-alloc-size-shared-memory-accelerate.log",
 		"triton-cpu-pinned-all-allocation-types-failed-info.log",
+		/* round 13: oneDNN's "could not create a memory object" under
+		 * llama.cpp's SYCL backend is its invalid_arguments (a pointer
+		 * that is no USM allocation: llama.cpp PR 27671, #27547), no
+		 * memory running out (llama.cpp #24424) */
+		"llamacpp-sycl-onednn-could-not-create-memory-object-bench.log",
+		/* llama.cpp's memory breakdown table on exit (#19881) */
+		"llamacpp-2026-vulkan-server-exit-memory-breakdown.log",
 	};
 	char path[256];
 	struct memfail f;
