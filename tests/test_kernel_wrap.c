@@ -308,6 +308,52 @@ static void join_rule(void **state)
 	assert_int_equal(kwrap_open_ended(out, out + strlen(out)), KW_NONE);
 }
 
+/* The CPU line of real paste rel cut by a collector before its taint
+ * word at, the piece on a bare line of its own (keep: the blank before
+ * the word stays on the first line): the kernel release is still read.
+ * kernel/panic.c print_tainted@v6.6 prints "Tainted: <flags>" or "Not
+ * tainted". */
+static void cut_before_taint(const char *rel, const char *at, int keep, const char *release)
+{
+	struct timeline *tl = t_open();
+	size_t n, k;
+	char *text = t_slurp(rel, &n), *cpu, *w, *out;
+
+	assert_non_null(text);
+	cpu = strstr(text, " Comm: ");
+	assert_non_null(cpu);
+	w = strstr(cpu, at);
+	assert_non_null(w);
+	k = (size_t)(w - text);
+	out = malloc(n + 2);
+	assert_non_null(out);
+	memcpy(out, text, k + (size_t)keep);
+	out[k + (size_t)keep] = '\n';
+	memcpy(out + k + (size_t)keep + 1, w + 1, n - k - 1);
+	out[n + (size_t)keep] = '\0';
+	assert_true(t_parse_mem(tl, KIND, rel, out, n + (size_t)keep) > 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.kernel_release') FROM event"
+				   " WHERE kind = 'oom_invoked' ORDER BY id LIMIT 1"), release);
+	free(out);
+	free(text);
+	t_close(tl);
+}
+
+/* A collector cut the CPU line before its taint word (round 13): the
+ * piece "Tainted: G  W  OE  6.8.9+ #1" holds ": " but is the line's own
+ * (tempesta PR 2124's cc1 paste), and "Not tainted 5.13.0-1036-oracle
+ * #43..." after a trimmed blank is its own word (the Oracle VM paste). */
+static void cpu_line_cut_before_taint(void **state)
+{
+	(void)state;
+	cut_before_taint("tests/data/real/any_stack/kernel-cc1-invoked-oom-killer-make-j4-vm.log",
+			 " Tainted: ", 1, "6.8.9+");
+	cut_before_taint("tests/data/real/any_stack/kernel-cc1-invoked-oom-killer-make-j4-vm.log",
+			 " Tainted: ", 0, "6.8.9+");
+	cut_before_taint("tests/data/real/any_stack/kernel-oom-5.13-oracle-systemd-journal-invoker.log",
+			 " Not tainted", 0, "5.13.0-1036-oracle");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +362,7 @@ int main(void)
 		cmocka_unit_test(tab_indented_header_loses_its_prefix),
 		cmocka_unit_test(not_a_continuation),
 		cmocka_unit_test(join_rule),
+		cmocka_unit_test(cpu_line_cut_before_taint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

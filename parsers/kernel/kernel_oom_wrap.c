@@ -16,6 +16,11 @@
  * before 3.x): the version's '#' is its last field. Older kernels stop earlier (shmem-rss from 4.6,
  * UID/pgtables/oom_score_adj from 5.1; the summary line from 4.19).
  *
+ * The taint word of the CPU line is kernel/panic.c's print_tainted()
+ * (@v6.6: "Not tainted" or "Tainted: " and its flags): a collector that
+ * cuts the line after "Comm: %s" leaves it starting the next piece, the
+ * one piece that may hold ": ".
+ *
  * Join only where the continuation is unambiguous (kwrap_joins): a
  * piece is never taken when it has a log prefix of its own, is blank,
  * starts a stamp or a task row, or reads as a message of its own.
@@ -114,7 +119,8 @@ static int has_key(int kind, const char *p, const char *e)
  *  - it does not start a stamp "[" or a task row "[ pid]", a "<N>"
  *    priority, and holds no ": " (every kernel message that can follow in
  *    a report -- "oom_reaper: ", "Out of memory: ", "CPU: " -- has one;
- *    the fields of these three lines never do) nor the start of another
+ *    the fields of these three lines never do; the CPU line's "Tainted: "
+ *    starting the piece is the one exception) nor the start of another
  *    joined line;
  *  - either it holds a field of the held line's kind (a fold at a blank,
  *    or a re-indented tail: one blank, none for the comma-separated
@@ -128,7 +134,7 @@ int kwrap_joins(struct kwrap *w, const struct krec *r)
 {
 	const char *p = r->msg, *e, *q;
 	const char *sep = "";
-	int indent, keyed, cut;
+	int indent, keyed, cut, taint;
 	char tail;
 	size_t n, sn;
 
@@ -136,19 +142,21 @@ int kwrap_joins(struct kwrap *w, const struct krec *r)
 		return 0;
 	e = rtrim(p, r->end);
 	q = skip_ws(p, e);
-	if (q >= e || *q == '[' || *q == '<' || find(q, e, ": ") ||
+	/* the CPU line's taint word starting the piece: its own word */
+	taint = w->held == KW_CPU && (starts(q, e, "Tainted: ") || starts(q, e, "Not tainted"));
+	if (q >= e || *q == '[' || *q == '<' || (find(q, e, ": ") && !taint) ||
 	    find(q, e, "Killed process") || find(q, e, "invoked oom-killer") ||
 	    find(q, e, "oom-kill:"))
 		return 0;
 	indent = q > p || r->continuation;
-	keyed = has_key(w->held, q, e);
+	keyed = taint || has_key(w->held, q, e);
 	tail = w->buf[w->n - 1];
 	cut = !is_space((unsigned char)tail);
 	if (!keyed && (indent || !cut || tail == ',' || tail == ')' ||
 		       (w->n >= 2 && !memcmp(w->buf + w->n - 2, "kB", 2)) ||
 		       memchr(q, ' ', (size_t)(e - q)) || memchr(q, '\t', (size_t)(e - q))))
 		return 0;
-	if (indent && cut && w->held != KW_SUMMARY)
+	if ((indent && cut && w->held != KW_SUMMARY) || (taint && cut))
 		sep = " ";
 	if (!indent)
 		q = p;

@@ -311,6 +311,14 @@ static const struct {
 	{ er_ggml_buffer, N, 0, 0, { " buffer size =" } },
 	{ er_ggml_free, N, 0, 0, { " MiB free" } },   /* "using device CUDA0 (...) - N MiB free" */
 	{ er_ggml_kv_total, L, 0, 1, { "KV self size" } },
+	/* the per-device memory table llama.cpp prints when a context is
+	 * freed (src/llama-context.cpp llama_memory_breakdown_print, PR 15860
+	 * on) and of what its fitting projects (common_memory_breakdown_print):
+	 * one row per device after the function's name (engine_readers_ggml.c);
+	 * its header marks the rows below it (engine_line_ggml_row) */
+	{ er_ggml_breakdown, L, 0, 1, { "llama_memory_breakdown_print: |",
+					"common_memory_breakdown_print: |" } },
+	{ er_ggml_table, L, 0, 1, { "memory breakdown [MiB]" } },
 	{ er_engine, O, 0, 1, { "msg=offload ", "msg=\"offload to ", "msg=\"starting llama server",
 				"waiting for server to become available" } },
 	/* the Go runner's end: "llama runner terminated", its goroutine trace */
@@ -678,6 +686,25 @@ int engine_line(const char *line, size_t n, struct engine_line *out)
 int engine_line_served(const char *line, size_t n, struct engine_line *out)
 {
 	return read_with(&unphased, line, n, out);
+}
+
+int engine_line_ggml_row(const char *line, size_t n, struct engine_line *out)
+{
+	const char *p = line, *end = line + n;
+
+	memset(out, 0, offsetof(struct engine_line, gpu_list));
+	out->preempt_total = -1;
+	out->rank = -1;
+	out->ggml_dev = -1;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < end && *p == '|')
+		p++;
+	er_ggml_breakdown(out, NULL, line, p, end);
+	if (!out->nfacts)
+		return 0;
+	out->engine = ENGINE_LLAMACPP;
+	return 1;
 }
 
 static int strong_anchor(const struct anchor *a, size_t at, void *arg)

@@ -56,6 +56,11 @@ struct engine_line {
 				    * ::cudaMallocAsync(ptr, n, mCudaSt") that ends
 				    * mid-word: a paste wrapped it, the next line
 				    * may go on with it (server_log.c joins them) */
+	int ggml_table;            /* llama.cpp's "memory breakdown [MiB] |"
+				    * header: the rows below it may come
+				    * without the function's name (a paste
+				    * cut it): engine_line_ggml_row() reads
+				    * them */
 	char version[ENGINE_VERSION_MAX]; /* "" unless the line states it */
 	/* Ollama's per-GPU lists of its offload line, each GPU's figure in
 	 * order: [0] memory.available, [1] memory.required.allocations (what
@@ -87,6 +92,14 @@ int engine_line(const char *line, size_t n, struct engine_line *out);
  * a request was served, where no line changes the phase any more
  * (parsers/serving/server_memfail.c): fewer anchors, fewer hits. */
 int engine_line_served(const char *line, size_t n, struct engine_line *out);
+
+/* A GPU's row of llama.cpp's memory breakdown table without the
+ * function's name before it ("| CUDA0 (RTX 5090) | 32606 = 1057 + (29365
+ * = 28609 + 397 + 358) + 2183 |", the first "| " optional), for a line
+ * that follows a header engine_line() marked ggml_table: its figures as
+ * facts of out (as the named row gives them). Returns 1 when it gave
+ * facts, 0 otherwise (out is cleared either way). */
+int engine_line_ggml_row(const char *line, size_t n, struct engine_line *out);
 
 /* 1 when the line is worth a format's attention: it holds a phrase only
  * an engine or the libraries under it print (its accounting, statistics,

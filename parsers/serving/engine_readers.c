@@ -565,6 +565,11 @@ static int ggml_gpu(const char *w, size_t n)
 	return 0;
 }
 
+int er_ggml_gpu(const char *w, size_t n)
+{
+	return ggml_gpu(w, n);
+}
+
 /* "<buffer type> [model|KV|compute] buffer size = 21533.93 MiB": on a
  * GPU's buffer type, the weights, the KV cache or the compute buffer
  * (llm_load_tensors, llama_kv_cache_init, llama_new_context_with_model

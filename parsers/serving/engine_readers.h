@@ -35,7 +35,8 @@ reader_fn er_size, er_num, er_error, er_stat, er_concurrency, er_can_use,
 	er_version, er_rank, er_config, er_engine, er_memfail_mark, er_ds_mark, er_train_mark,
 	er_ggml_layers, er_ggml_buffer, er_ggml_free, er_ggml_kv_total, er_quoted_size,
 	er_ollama_buffer, er_quoted_list, er_ollama_evaluating, er_trt_gib, er_trt_component,
-	er_wrap_open, er_fraction;
+	er_wrap_open, er_fraction,
+	er_ggml_breakdown, er_ggml_table;   /* engine_readers_ggml.c */
 
 /* engine_readers.c's helpers, for the readers in other files
  * (engine_readers_trt.c): a decimal at s (spaces skipped; 0, *v and
@@ -48,6 +49,9 @@ void er_fact(struct engine_line *o, enum engine_fact k, double v);
 void er_size_fact(struct engine_line *o, enum engine_fact k, const char *p, const char *end);
 void er_num_fact(struct engine_line *o, enum engine_fact k, const char *p, const char *end);
 double er_pow10(size_t k);
+/* 1 for a ggml buffer type or device name of a GPU ("CUDA0", "SYCL0",
+ * "MTL0"), 0 for the host's, w[0..n). */
+int er_ggml_gpu(const char *w, size_t n);
 
 /* The rank of SGLang's "[2025-03-07 21:49:33 TP13] " / "[TP0] " prefix,
  * in the first 64 bytes of line[0..n); -1 if none. */

@@ -50,7 +50,17 @@ int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engin
 				      : engine_line(joined, strlen(joined), el);
 		}
 	}
+	/* the GPUs' rows of llama.cpp's memory breakdown table under its
+	 * header, pasted without the function's name: "| CUDA0 (...) | 32606
+	 * = ..." (a frame's "| " may be gone: server_unwrap.c); the first
+	 * other line ends the table and is read as any line */
+	if (e->ggml_table) {
+		if (engine_line_ggml_row(l->msg, l->n, el))
+			return 1;
+		e->ggml_table = 0;
+	}
 	r = served ? engine_line_served(l->msg, l->n, el) : engine_line(l->msg, l->n, el);
+	e->ggml_table = el->ggml_table;
 	if (l->n > 5 && l->n < sizeof(e->some) && !memcmp(l->msg + l->n - 5, "Some(", 5)) {
 		memcpy(e->some, l->msg, l->n + 1);
 		e->some_n = l->n;

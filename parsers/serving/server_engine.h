@@ -116,6 +116,8 @@ struct srv_engine {
 	const char *phase_by;        /* and how the phase was placed
 				      * (srv_mem_phase_by), or NULL */
 	size_t some_n;
+	int ggml_table;              /* llama.cpp's memory breakdown header was
+				      * read: its rows follow ("| CUDA0 ...") */
 	int records;                 /* rows and events written */
 	/* an engine_error event keep_error() did not write but left to the
 	 * caller (held): TensorRT-LLM's memory error whose phase nothing

@@ -238,7 +238,7 @@ static int engine_lines_in(const char *h, size_t n)
 	struct memfail mf;
 	char text[4096];
 	size_t tn;
-	int headers = 0;
+	int headers = 0, table = 0;
 
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -246,9 +246,16 @@ static int engine_lines_in(const char *h, size_t n)
 			nl = end;
 		if (!not_prose(p, (size_t)(nl - p), text, sizeof(text), &tn))
 			continue;
-		if (engine_line_strong(text, tn) && engine_line(text, tn, &el) &&
-		    (el.nfacts || el.stats_set || el.error || el.preempted))
+		/* a row of llama.cpp's memory breakdown under its header */
+		if (table && engine_line_ggml_row(text, tn, &el))
 			return 70;
+		table = 0;
+		if (engine_line_strong(text, tn)) {
+			if (engine_line(text, tn, &el) &&
+			    (el.nfacts || el.stats_set || el.error || el.preempted))
+				return 70;
+			table = el.ggml_table;
+		}
 		if ((engine_header(text, tn) || llama_server_line(text, tn) ||
 		     llama_load_line(text, tn)) && ++headers == 2)
 			return 70;
