@@ -94,6 +94,18 @@ const struct launch_entry launch_entries[] = {
 	{ "onmt_translate ", "opennmt-py", "eval" },
 	{ "fairseq-generate ", "fairseq", "eval" },
 	{ "fairseq-interactive ", "fairseq", "eval" },
+	/* round 12, tunephase13: evaluation harnesses, whose whole run
+	 * scores a model on a task's inputs (eval). mlx-lm's console
+	 * scripts (setup.py, 2025: mlx_lm.evaluate = mlx_lm.evaluate:main,
+	 * lm-evaluation-harness's tasks on MLX; mlx_lm.perplexity =
+	 * mlx_lm.perplexity:main, a dataset's perplexity), and
+	 * lm-evaluation-harness's own (pyproject.toml [project.scripts]
+	 * lm-eval, lm_eval = lm_eval.__main__:cli_evaluate), spelled with the
+	 * first option after them so that "from lm_eval import" is no command */
+	{ "mlx_lm.evaluate ", "mlx-lm", "eval" },
+	{ "mlx_lm.perplexity ", "mlx-lm", "eval" },
+	{ "lm_eval --", "lm-evaluation-harness", "eval" },
+	{ "lm-eval --", "lm-evaluation-harness", "eval" },
 	{ NULL, NULL, NULL }
 };
 

@@ -386,6 +386,10 @@ static int read_line(struct srv_st *st)
 	      memfail_phase_line_flags(l->msg, l->n, &runs) == OOM_PHASE_SERVING &&
 	      !(runs & PM_RUNS) && st->mem.answers.unserved_line != lineno)))
 		srv_mem_served(&st->mem);
+	/* a line under the record header of a module that logs only for
+	 * requests (vLLM's serving_chat.py: srv_mem_request_logger) */
+	if (!st->mem.served && !st->mem.held && srv_mem_request_logger(l->prefix, l->prefix_n))
+		srv_mem_served(&st->mem);
 	if (in_piece)
 		return 0;
 	if ((el.stats_set >> ES_RUNNING & 1) && el.stats[ES_RUNNING] > 0)

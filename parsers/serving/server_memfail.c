@@ -267,6 +267,34 @@ static int told_below(struct srv_mem *m, const struct memfail *f, const struct s
 	return 1;
 }
 
+/* 1 when a record header (l->prefix, server_unwrap.c) names a module
+ * that logs only while it handles a request. vLLM's OpenAI server builds
+ * its handlers (init_app_state in vllm/entrypoints/openai/api_server.py,
+ * 0.4-0.11 indexed copies) only once build_async_engine_client has
+ * returned an engine that loaded its weights, profiled, allocated its KV
+ * cache and captured its graphs; OpenAIServingChat and
+ * OpenAIServingCompletion then log for requests ("Error in chat
+ * completion stream generator." and its traceback, "Error in
+ * preprocessing prompt inputs"; serving_chat.py, serving_completion.py),
+ * each line of a record under the logger's "serving_chat.py:N]" (in
+ * brackets from 0.8). Even their one start-up line ("Using default chat
+ * sampling params") comes after every stage. So a line under that header
+ * says the server was serving: a failure whose traceback a cut paste
+ * keeps only under it (the message "Error in ..." and the handler's
+ * frames above the cut) is placed in serving (round 12, tunephase13). */
+int srv_mem_request_logger(const char *prefix, size_t n)
+{
+	static const char *const modules[] = { "serving_chat.py:", "serving_completion.py:", NULL };
+	int i;
+
+	if (n < 16 || !memmem(prefix, n, ".py:", 4))
+		return 0;
+	for (i = 0; modules[i]; i++)
+		if (mem_find(prefix, n, modules[i]))
+			return 1;
+	return 0;
+}
+
 int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, uint64_t lineno,
 		 unsigned marks, int told_error)
 {

@@ -120,6 +120,11 @@ enum oom_phase srv_mem_phase(const struct srv_mem *m, enum oom_phase hint);
 /* Note that a request was served (the phase is serving from now on). */
 void srv_mem_served(struct srv_mem *m);
 
+/* 1 when a line's record header prefix[0..n) (server_unwrap.h's
+ * l->prefix) names a module that logs only while it handles a request
+ * (vLLM's serving_chat.py, serving_completion.py), else 0. */
+int srv_mem_request_logger(const char *prefix, size_t n);
+
 /* How a failure's phase ph was decided, for its event's "phase_by" (the
  * oom row's phase_source, docs/schema.md): "request_served" (a request
  * was served before it: served), "frames" (its own words or its

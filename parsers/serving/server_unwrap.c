@@ -343,7 +343,9 @@ static int strip_carrier(struct srv_line *l)
 		if (k < n && m[k] == ' ')
 			k++;
 	} else {
-		size_t j = past_spaces(m, n, 0), e = j;
+		/* the gutter's indent may hold tabs (milabench's report of a
+		 * run's exception: "    \t| Traceback ...") */
+		size_t j = strspn(m, " \t"), e = j;
 		if (j < n && m[j] != '|' && (l->service[0] || j || !isalpha((unsigned char)m[0])))
 			return 0;   /* a gutter, or one service a line named without indent */
 		if (!memchr(m + j, '|', n - j))
@@ -356,7 +358,11 @@ static int strip_carrier(struct srv_line *l)
 			return 0;   /* a name needs its spaces */
 		if (e > j)
 			copy_str(l->service, sizeof(l->service), m + j, e - j);
-		k = past_spaces(m, n, k + 1);
+		/* one space goes with the bar; a traceback's frame keeps the
+		 * indent under its "Traceback" line (server_join.c) */
+		k = k + 1 < n && m[k + 1] == ' ' ? k + 2 : k + 1;
+		if (!starts(m + past_spaces(m, n, k), n - past_spaces(m, n, k), "File \""))
+			k = past_spaces(m, n, k);
 	}
 	take(l, k, 0);
 	return 1;
