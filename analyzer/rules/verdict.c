@@ -65,6 +65,9 @@ const struct rule rule_table[] = {
 	{ "victim", "OOM killer victim chosen by oom_score_adj", rule_victim },
 	{ "buffer_limit", "one buffer asked for above the per-buffer ceiling the allocator's"
 	  " message states (MLX's maximum allowed buffer size)", rule_buffer_limit },
+	{ "projected", "the engine's own start-up projection of the model's memory at or above"
+	  " the machine's RAM (Rapid-MLX's memory pressure warning), beside a later OOM of"
+	  " that memory", rule_projected },
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },

@@ -289,6 +289,11 @@ static const struct {
 	{ er_engine, R, 0, 1, { "[TRT-LLM] [" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
 	{ er_ds_mark, N, 0, 0, { "Max_MA " } },   /* the prefilter of server_deepspeed.c */
+	/* Rapid-MLX / vllm-mlx's start-up projection of the model's memory
+	 * against the machine's RAM (vllm_mlx/cli.py _check_memory_capacity
+	 * @v0.12.18): the prefilter of server_pressure.c */
+	{ er_pressure_mark, N, 0, 0, { "Est. working set:", "Currently used by OS:",
+				       "% projected utilization)" } },
 	/* a training loop's logged steps (server_progress.h says which):
 	 * the HF Trainer's log dict, DeepSpeed's step line */
 	{ er_train_mark, N, 0, 0, { "'learning_rate': ", ", skipped=" } },

@@ -1,0 +1,138 @@
+/*
+ * test_pressure.c -- memory pressure an engine states without failing,
+ * and what it means beside a failure (round 12, slice "pressure"):
+ *
+ *  - Rapid-MLX / vllm-mlx's start-up "Memory pressure warning", the
+ *    engine's own projection of the model's working set against the
+ *    machine's RAM (vllm_mlx/cli.py _check_memory_capacity@v0.12.18),
+ *    read as meta server.projection (parsers/serving/server_pressure.c);
+ *    a later Metal OOM after a projection of >= 100 % is misconfig
+ *    (analyzer/rules/projected.c); the projection alone is no OOM.
+ *    Real: the llama-defender server log of tests/data/real/any_stack
+ *    (three start-ups projecting 101 %, 81 % and 86 %, two Metal OOMs),
+ *    whole and cut at its line boundaries.
+ */
+#include "testutil_report.h"
+#include "testutil_rules.h"
+#include "analyzer/rules/rules.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MLX "tests/data/real/any_stack/b-mlx-rapid-mlx-qwen3.6-35b-metal-oom-three-running-85k-prefill/"
+#define MLX_LOG MLX "01-llama-server.log"
+#define GIB 1073741824.0
+
+/* Lines [from, to) (1-based; to 0: the end) of the file at relpath, as a
+ * new string; the caller frees. A cut at line boundaries, as the corpus's
+ * rules allow. */
+static char *lines_of(const char *relpath, int from, int to)
+{
+	size_t n, i, start = 0, end;
+	char *all = t_slurp(relpath, &n), *out;
+	int line = 1;
+
+	assert_non_null(all);
+	for (i = 0; i < n && line < from; i++)
+		if (all[i] == '\n' && ++line == from)
+			start = i + 1;
+	for (end = start; end < n && (to == 0 || line < to); end++)
+		if (all[end] == '\n')
+			line++;
+	out = malloc(end - start + 1);
+	assert_non_null(out);
+	memcpy(out, all + start, end - start);
+	out[end - start] = 0;
+	free(all);
+	return out;
+}
+
+/* Each start-up's projection is one server.projection row with its line:
+ * the first is 28.5 GB working set + 20.0 GB in use of 48.0 GB, 101 %. */
+static void the_projection_is_read_with_its_line(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file_as(tl, "server_log", MLX_LOG) > 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key = 'server.projection'"), 3);
+	assert_int_equal(t_int(tl, "SELECT json_extract(value, '$.line') FROM meta WHERE key ="
+			       " 'server.projection' ORDER BY rowid LIMIT 1"), 16);
+	assert_true(t_real(tl, "SELECT json_extract(value, '$.share') FROM meta WHERE key ="
+			   " 'server.projection' ORDER BY rowid LIMIT 1") == 1.01);
+	assert_int_equal(t_int(tl, "SELECT json_extract(value, '$.ram_bytes') FROM meta WHERE"
+			       " key = 'server.projection' ORDER BY rowid LIMIT 1"),
+			 (int64_t)(48.0 * GIB));
+	assert_int_equal(t_int(tl, "SELECT json_extract(value, '$.projected_bytes') FROM meta"
+			       " WHERE key = 'server.projection' ORDER BY rowid LIMIT 1"),
+			 (int64_t)(48.5 * GIB));
+	assert_true(t_real(tl, "SELECT json_extract(value, '$.share') FROM meta WHERE key ="
+			   " 'server.projection' ORDER BY rowid DESC LIMIT 1") == 0.86);
+	t_close(tl);
+}
+
+/* The warning and the first requests, before any failure (lines 1-100): a
+ * projection is what the engine expected, not an OOM. */
+static void a_projection_alone_is_no_oom(void **state)
+{
+	struct timeline *tl = t_open();
+	char *text = lines_of(MLX_LOG, 1, 101);
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "01-llama-server.log", text, 0) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM oom"), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "no_oom");
+	assert_int_equal(t_findings(tl, "projected_over_ram"), 0);
+	free(text);
+	t_close(tl);
+}
+
+/* The whole folder: the Metal OOM of line 162 came after the start-up that
+ * projected 101 %: misconfig, in the phase it failed in, with the
+ * engine's figures on the first screen. */
+static void the_oom_after_a_full_projection_is_misconfig(void **state)
+{
+	struct timeline *tl = t_open();
+	size_t n;
+	char *md;
+	(void)state;
+	assert_true(t_parse_file_as(tl, "server_log", MLX_LOG) > 0);
+	assert_true(t_parse_file_as(tl, "launch_config", MLX "02-rapid-mlx-35b.conf") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class || '/' || cause || '/' || phase FROM verdict"),
+			    "misconfig/projected_over_ram/serving");
+	assert_true(t_figure(tl, "projected_over_ram", "projected_share") == 1.01);
+	md = t_render(tl, REPORT_MD, &n);
+	t_contains(md, "48.5 GiB");
+	t_contains(md, "101 %");
+	t_contains(md, "--gpu-memory-utilization");
+	free(md);
+	t_close(tl);
+}
+
+/* From the first crash on (lines 170-): the start-up above the second
+ * Metal OOM projected 81 %, so the 101 % of a run before it is not this
+ * failure's: nothing is claimed from it. */
+static void a_projection_below_the_ram_names_nothing(void **state)
+{
+	struct timeline *tl = t_open();
+	char *text = lines_of(MLX_LOG, 170, 0);
+	(void)state;
+	assert_true(t_parse_mem(tl, "server_log", "01-llama-server.log", text, 0) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(t_int(tl, "SELECT count(*) FROM oom") > 0);
+	assert_int_equal(t_findings(tl, "projected_over_ram"), 0);
+	free(text);
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_projection_is_read_with_its_line),
+		cmocka_unit_test(a_projection_alone_is_no_oom),
+		cmocka_unit_test(the_oom_after_a_full_projection_is_misconfig),
+		cmocka_unit_test(a_projection_below_the_ram_names_nothing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
