@@ -238,6 +238,33 @@ static void placed_by_paste(struct strbuf *out, const char *src, const char *pat
 	}
 }
 
+/* No OOM, but memory pressure the engine survived (a kv_retract finding,
+ * analyzer/rules/retract.c: SGLang's retractions, its "Decode out of
+ * memory happened" among them): the sentence says so, with the counts,
+ * into out, and returns 1; 0 when there is none, out unchanged. */
+static int survived_pressure(struct report_ctx *c, struct strbuf *out)
+{
+	sqlite3_stmt *st = r_prepare(c, "SELECT json_extract(figures, '$.retract_events'),"
+				     " json_extract(figures, '$.retracted_requests'), phase FROM finding"
+				     " WHERE cause = 'kv_retract' AND json_valid(figures)"
+				     " ORDER BY score DESC, id LIMIT 1");
+	long long ev, rq;
+	int r = 0;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		ev = sqlite3_column_int64(st, 0);
+		rq = sqlite3_column_int64(st, 1);
+		strbuf_addf(out, "No OOM ended the service: the engine's KV cache pool ran full%s and"
+			    " it survived: %lld retraction%s (%lld request%s given back to its queue,"
+			    " recomputed later). Nothing was killed and no request failed for"
+			    " memory.", col(st, 2) && !strcmp(col(st, 2), "serving")
+			    ? " while serving" : "", ev, ev == 1 ? "" : "s", rq, rq == 1 ? "" : "s");
+		r = 1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *phase)
 {
 	sqlite3_stmt *st = r_prepare(c, "SELECT kind, scope, device, cgroup, requested_bytes,"
@@ -258,6 +285,10 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 			strbuf_addstr(out, "No OOM recorded, but a kill of unknown cause was seen"
 				      " (see the failures below): the node's kernel log around it"
 				      " would say whether its OOM killer sent it.");
+			sqlite3_finalize(st);
+			return;
+		}
+		if (survived_pressure(c, out)) {
 			sqlite3_finalize(st);
 			return;
 		}

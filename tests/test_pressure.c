@@ -11,6 +11,10 @@
  *    Real: the llama-defender server log of tests/data/real/any_stack
  *    (three start-ups projecting 101 %, 81 % and 86 %, two Metal OOMs),
  *    whole and cut at its line boundaries.
+ *  - SGLang's "Decode out of memory happened. #retracted_reqs" with no
+ *    failure after it: a survived OOM, verdict no_oom in phase serving,
+ *    the answer saying so with the count (analyzer/rules/retract.c,
+ *    reports/answer_what.c). Real: sglang issue 2746's excerpt.
  */
 #include "testutil_report.h"
 #include "testutil_rules.h"
@@ -22,6 +26,7 @@
 
 #define MLX "tests/data/real/any_stack/b-mlx-rapid-mlx-qwen3.6-35b-metal-oom-three-running-85k-prefill/"
 #define MLX_LOG MLX "01-llama-server.log"
+#define SGL "tests/data/real/any_stack/sglang-decode-batch-token-usage-100-retract.log"
 #define GIB 1073741824.0
 
 /* Lines [from, to) (1-based; to 0: the end) of the file at relpath, as a
@@ -126,6 +131,26 @@ static void a_projection_below_the_ram_names_nothing(void **state)
 	t_close(tl);
 }
 
+/* SGLang ran its KV pool full (token usage 1.00) and retracted a request:
+ * a survived OOM, in serving, said with its count. */
+static void sglang_retract_is_survived_in_serving(void **state)
+{
+	struct timeline *tl = t_open();
+	size_t n;
+	char *md;
+	(void)state;
+	assert_true(t_parse_file_as(tl, "server_log", SGL) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class || '/' || phase FROM verdict"), "no_oom/serving");
+	assert_true(t_figure(tl, "kv_retract", "kv_usage_pct") >= 99);
+	md = t_render(tl, REPORT_MD, &n);
+	t_contains(md, "it survived: 1 retraction (1 request");
+	t_contains(md, "--max-total-tokens");
+	t_lacks(md, "No artifact records an OOM, a kill or a memory failure");
+	free(md);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +158,7 @@ int main(void)
 		cmocka_unit_test(a_projection_alone_is_no_oom),
 		cmocka_unit_test(the_oom_after_a_full_projection_is_misconfig),
 		cmocka_unit_test(a_projection_below_the_ram_names_nothing),
+		cmocka_unit_test(sglang_retract_is_survived_in_serving),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

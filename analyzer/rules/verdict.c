@@ -149,10 +149,12 @@ static int insert_verdict(struct rule_ctx *c, const char *cls, const char *cause
 			  const char *summary, const char *missing)
 {
 	/* the phase: the primary finding's, else the OOM's (row 1 of oom);
-	 * none without an OOM */
+	 * without an OOM, that of memory pressure the engine survived (a
+	 * kv_retract finding: SGLang's retractions while serving), else none */
 	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO verdict(class, cause, confidence, summary,"
 				      " missing, phase) VALUES(coalesce(?1, 'inconclusive'), ?2, ?3, ?4, ?5,"
-				      " CASE WHEN ?1 IS 'no_oom' THEN NULL ELSE coalesce((SELECT phase FROM"
+				      " CASE WHEN ?1 IS 'no_oom' THEN (SELECT phase FROM finding WHERE cause ="
+				      " 'kv_retract' ORDER BY score DESC, id LIMIT 1) ELSE coalesce((SELECT phase FROM"
 				      " finding WHERE class IS ?1 AND phase IS NOT NULL ORDER BY score DESC, id"
 				      " LIMIT 1), (SELECT phase FROM oom WHERE id = 1)) END)");
 	int r;
@@ -211,7 +213,7 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
 	sqlite3_stmt *st = rl_prepare(c, "SELECT kind, count(*) FROM artifact WHERE kind IS NOT NULL"
 				      " AND status IN ('ok', 'partial', 'no_records')"
 				      " GROUP BY kind ORDER BY 2 DESC, 1 LIMIT 8");
-	char summary[1200], read[500] = "", kill[320];
+	char summary[1200], read[500] = "", kill[320], survived[300];
 	size_t len;
 	int n = 0;
 
@@ -232,6 +234,11 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
 			 " was seen: %.300s. No artifact records an OOM or a memory failure%s%s%s;"
 			 " the node's kernel log around the kill would say whether its OOM killer"
 			 " sent it.", kill, n ? " (read: " : "", read, n ? ")" : "");
+	else if (rl_first_text(c, "SELECT title FROM finding WHERE cause = 'kv_retract'"
+			       " ORDER BY score DESC, id LIMIT 1", survived, sizeof(survived)) > 0)
+		/* memory pressure the engine handled (retract.c): survived */
+		snprintf(summary, sizeof(summary), "No OOM ended the service: %.500s (read: %s).",
+			 survived, n ? read : "nothing else");
 	else
 		snprintf(summary, sizeof(summary), "No OOM: no artifact records an OOM, a kill or a"
 			 " memory failure%s%s%s; what follows is a memory profile, not the cause of a"
