@@ -15,6 +15,11 @@
  *    failure after it: a survived OOM, verdict no_oom in phase serving,
  *    the answer saying so with the count (analyzer/rules/retract.c,
  *    reports/answer_what.c). Real: sglang issue 2746's excerpt.
+ *  - Requests queued at a serving OOM (vLLM's "Pending: M reqs" beside
+ *    "Running: N reqs" on the load line at the failure): the engine at
+ *    its admission cap, a spike of demand (analyzer/rules/queued.c).
+ *    Real: the P/D decoder paste of tests/data/real/any_stack (256
+ *    running, 100 pending, then the CUDA OOM).
  */
 #include "testutil_report.h"
 #include "testutil_rules.h"
@@ -27,6 +32,7 @@
 #define MLX "tests/data/real/any_stack/b-mlx-rapid-mlx-qwen3.6-35b-metal-oom-three-running-85k-prefill/"
 #define MLX_LOG MLX "01-llama-server.log"
 #define SGL "tests/data/real/any_stack/sglang-decode-batch-token-usage-100-retract.log"
+#define PENDING "tests/data/real/any_stack/vllm-v0-pd-decoder-256-running-100-pending-oom.log"
 #define GIB 1073741824.0
 
 /* Lines [from, to) (1-based; to 0: the end) of the file at relpath, as a
@@ -151,6 +157,39 @@ static void sglang_retract_is_survived_in_serving(void **state)
 	t_close(tl);
 }
 
+/* 100 requests pending beside 256 running at the OOM: a spike of demand,
+ * ahead of the full card rule capacity reads; the knob at x 0.7. */
+static void requests_queued_at_the_oom_are_a_spike(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file_as(tl, "server_log", PENDING) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class || '/' || cause || '/' || phase FROM verdict"),
+			    "spike/concurrency/serving");
+	assert_true(t_figure(tl, "concurrency", "waiting") == 100);
+	assert_true(t_figure(tl, "concurrency", "advice_value") == 179);
+	t_close(tl);
+}
+
+/* The same load line with nobody waiting (its "Pending: 100" made
+ * "Pending: 0", an edge case made from the real paste): no queue, no
+ * spike from it. */
+static void no_queue_no_queued_spike(void **state)
+{
+	struct timeline *tl = t_open();
+	size_t n;
+	char *text = t_slurp(PENDING, &n), *p = strstr(text, "Pending: 100 reqs");
+	(void)state;
+	assert_non_null(p);
+	memcpy(p, "Pending: 0   reqs", 17);
+	assert_true(t_parse_mem(tl, "server_log", "pending.log", text, n) > 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'queued'"), 0);
+	free(text);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +198,8 @@ int main(void)
 		cmocka_unit_test(the_oom_after_a_full_projection_is_misconfig),
 		cmocka_unit_test(a_projection_below_the_ram_names_nothing),
 		cmocka_unit_test(sglang_retract_is_survived_in_serving),
+		cmocka_unit_test(requests_queued_at_the_oom_are_a_spike),
+		cmocka_unit_test(no_queue_no_queued_spike),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

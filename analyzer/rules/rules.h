@@ -48,6 +48,7 @@ int rule_kvleak(struct rule_ctx *c);
 int rule_returned(struct rule_ctx *c);
 int rule_retract(struct rule_ctx *c);
 int rule_projected(struct rule_ctx *c);   /* projected.c */
+int rule_queued(struct rule_ctx *c);      /* queued.c */
 int rule_fallback(struct rule_ctx *c);
 int rule_launch(struct rule_ctx *c);
 int rule_mps(struct rule_ctx *c);
