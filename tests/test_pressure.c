@@ -79,6 +79,11 @@ static void the_projection_is_read_with_its_line(void **state)
 			 (int64_t)(48.5 * GIB));
 	assert_true(t_real(tl, "SELECT json_extract(value, '$.share') FROM meta WHERE key ="
 			   " 'server.projection' ORDER BY rowid DESC LIMIT 1") == 0.86);
+	/* the block's advice ("--gpu-memory-utilization 0.75") is not the
+	 * setting it runs with: no engine row, no utilization, from it */
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine"), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta WHERE key ="
+			       " 'server.gpu_memory_utilization'"), 0);
 	t_close(tl);
 }
 

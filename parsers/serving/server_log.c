@@ -408,7 +408,7 @@ static int read_line(struct srv_st *st)
 		st->records += r > 0;
 		return r < 0 ? -1 : 0;
 	}
-	if (el.pressure && (r = srv_pressure_line(&st->pressure, st->s, l->msg, l->n,
+	if ((el.pressure & 1) && (r = srv_pressure_line(&st->pressure, st->s, l->msg, l->n,
 						     lineno)) != 0) {
 		st->records += r > 0;
 		return r < 0 ? -1 : 0;
