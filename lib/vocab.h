@@ -167,6 +167,7 @@
 	X(VM_SERVER_KV_CACHE_TOKENS, "server.kv_cache_tokens", NULL, "tokens", "tokens the KV cache holds") \
 	X(VM_SERVER_MAX_CONCURRENCY, "server.max_concurrency", NULL, "requests", "requests of max_model_len that fit at once") \
 	X(VM_SERVER_MAX_CONCURRENCY_TOKENS, "server.max_concurrency_tokens", NULL, "tokens", "the tokens per request that concurrency is for") \
+	X(VM_SERVER_PROJECTION, "server.projection", NULL, "text", "an engine's start-up projection of the machine's memory with the model loaded (Rapid-MLX's memory pressure warning): {projected_bytes, ram_bytes, share, line}, one row per start-up") \
 	X(VM_SERVER_NAME, "server.name", NULL, "text", "the serving engine's name") \
 	X(VM_SERVER_VERSION, "server.version", NULL, "text", "the serving engine's version") \
 	X(VM_SERVER_LAST_STAGE, "server.last_stage", NULL, "text", "a server log's last stage: {phase, by (stage_line, request_served), line, time_ns, clock}, for the failures of the incident's other pastes") \
@@ -267,7 +268,8 @@
 	X(VC_OFFLOAD_DOES_NOT_FIT, "offload_does_not_fit", NULL, NULL, "misconfig: a llama.cpp/Ollama GPU plan (the layers it offloaded) left less free than its compute graph needs, beside a GPU failure whose phase is not shown (num_gpu, --n-gpu-layers)") \
 	X(VC_SLEEP_ALLOCATOR_FAILED, "sleep_allocator_failed", NULL, NULL, "misconfig: vLLM's sleep-mode allocator (csrc/cumem_allocator.cpp) failed with an error of its own, not for lack of memory, so the start-up failed as out of memory with the memory free") \
 	X(VC_SLEEP_POOL_DOES_NOT_FIT, "sleep_pool_does_not_fit", NULL, NULL, "misconfig: vLLM's sleep-mode allocator (csrc/cumem_allocator.cpp) could not map its pool, the weights and the KV cache gpu_memory_utilization sized, beside what else held the card") \
-	X(VC_REQUEST_EXCEEDS_BUFFER_LIMIT, "request_exceeds_buffer_limit", NULL, NULL, "misconfig: one buffer asked for is larger than the device allows any single buffer, as the allocator's message states (MLX's maximum allowed buffer size): a smaller step, whatever the free memory")
+	X(VC_REQUEST_EXCEEDS_BUFFER_LIMIT, "request_exceeds_buffer_limit", NULL, NULL, "misconfig: one buffer asked for is larger than the device allows any single buffer, as the allocator's message states (MLX's maximum allowed buffer size): a smaller step, whatever the free memory") \
+	X(VC_PROJECTED_OVER_RAM, "projected_over_ram", NULL, NULL, "misconfig: the engine's own start-up check projected the model's working set at or above the machine's RAM, and that memory later ran out (a smaller model or quantisation, --gpu-memory-utilization)")
 
 /* ---- classes (finding.class; verdict.class all but reading) ---- */
 #define VOCAB_CLASSES(X) \

@@ -105,6 +105,9 @@ static const char *const labels[][2] = {
 	{ "mps_recommended_working_set_bytes", "recommended working set (at ratio 1.7)" },
 	{ "retract_events", "retractions" },
 	{ "new_token_ratio_set", "new_token_ratio it set (admits fewer)" },
+	{ "projected_bytes", "projected use (the engine's start-up estimate)" },
+	{ "projected_ram_bytes", "the machine's RAM (as the engine saw it)" },
+	{ "projected_share", "projected share of the RAM (the engine's)" },
 	{ "try_knobs", "knobs to try first (not a finding)" },
 	/* what a launch paste states (analyzer/rules/launch.c), told apart
 	 * from what the engine's log says */

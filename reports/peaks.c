@@ -32,6 +32,24 @@ static const struct {
 #define RANK "CASE measure WHEN 'card_used' THEN 0 WHEN 'reserved' THEN 1" \
 	     " WHEN 'allocated' THEN 2 WHEN 'cgroup_usage' THEN 3 ELSE 4 END"
 
+/* The limit's source (peak.limit_source) into out, said once for the
+ * formats that put it in brackets: "host.mem_total_bytes (unit guessed)"
+ * is "host.mem_total_bytes, unit guessed", so that no format writes
+ * "(host.mem_total_bytes (unit guessed))". */
+static void limit_words(struct strbuf *out, const char *t)
+{
+	const char *b = strstr(t, " (");
+	size_t n = strlen(t);
+
+	if (b && n > 2 && t[n - 1] == ')' && !strchr(b + 2, '(')) {
+		strbuf_add_utf8(out, t, (size_t)(b - t));
+		strbuf_addstr(out, ", ");
+		strbuf_add_utf8(out, b + 2, (size_t)(t + n - 1 - (b + 2)));
+	} else {
+		strbuf_add_utf8(out, t, n);
+	}
+}
+
 /* Every row, cards first, then cgroups, then the host; in an account its
  * headline first. (time_ns read as "time": ISO 8601 or null.) */
 #define PEAKS_SQL "SELECT account, scope, device, measure, bytes, time_ns AS time, source," \
@@ -84,7 +102,7 @@ void summary_peak_load(struct report_ctx *c, struct report_summary *s)
 		if (sqlite3_column_type(st, 6) != SQLITE_NULL && sqlite3_column_double(st, 6) > 0) {
 			s->limit_bytes = sqlite3_column_double(st, 6);
 			if ((t = (const char *)sqlite3_column_text(st, 7)))
-				strbuf_add_utf8(&s->limit_what, t, strlen(t));
+				limit_words(&s->limit_what, t);
 		}
 		if ((t = (const char *)sqlite3_column_text(st, 8)))
 			strbuf_add_utf8(&s->peak_file, t, strlen(t));

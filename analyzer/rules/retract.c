@@ -15,7 +15,13 @@
  * What to change is the engine's own: a larger pool (SGLang
  * --mem-fraction-static, when the weights and activations leave room) or
  * fewer requests at once (--max-running-requests: x 0.7 of the most
- * that ran, when the log's Decode batch lines give it).
+ * that ran, when the log's Decode batch lines give it). Where those lines
+ * show the pool's token usage at 100 % (KV_FULL_PCT) before it retracted,
+ * the pool itself is what ran out: the advice says so, with SGLang's
+ * knobs that size it (--mem-fraction-static, --max-total-tokens: the
+ * pool's token count; python/sglang/srt/managers/scheduler.py
+ * update_running_batch: check_decode_mem() fails, retract_decode() gives
+ * requests back and the line above is logged, the server goes on).
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -26,6 +32,7 @@
 
 #define RETRACT_BEFORE_OOM 0.65  /* above kv_pool's 0.6: the engine's history says which */
 #define RETRACT_WARNING 0.4      /* no OOM: a warning, not a verdict */
+#define KV_FULL_PCT 99.0         /* token usage that is the whole pool (SGLang prints 1.00) */
 
 struct retracts {
 	int events;                 /* retraction lines */
@@ -85,7 +92,7 @@ int rule_retract(struct rule_ctx *c)
 	struct retracts r;
 	struct rl_finding f;
 	const char *seqs = rl_flag(c, KR_MAX_SEQS), *pool = rl_flag(c, KR_MEM_FRACTION);
-	double running = -1, util = -1;
+	double running = -1, util = -1, kv = -1;
 	int before_oom;
 	int64_t fid;
 
@@ -97,6 +104,7 @@ int rule_retract(struct rule_ctx *c)
 				    r.first_ns <= c->oom_ns);
 	rl_num(c, &running, "SELECT max(sample_max(id)) FROM series WHERE name = 'server.running'");
 	rl_meta_num(c, "server.gpu_memory_utilization", &util);
+	rl_num(c, &kv, "SELECT max(sample_max(id)) FROM series WHERE name = 'server.gpu_kv_usage'");
 	rl_finding_init(&f, "retract", "spike", "kv_retract");
 	f.phase = "serving";
 	f.score = before_oom ? RETRACT_BEFORE_OOM : RETRACT_WARNING;
@@ -106,12 +114,14 @@ int rule_retract(struct rule_ctx *c)
 		rl_fig(&f, "new_token_ratio_set", r.ratio_to);
 	if (running > 0)
 		rl_fig(&f, "running_peak", running);
+	if (kv >= KV_FULL_PCT)
+		rl_fig(&f, "kv_usage_pct", kv);
 	snprintf(f.title, sizeof(f.title), "%s retracted %.0f request%s (%d time%s): its KV cache"
 		 " pool ran full while decoding and it preempted %s, %s", rl_engine_title(c),
 		 r.requests, r.requests == 1 ? "" : "s", r.events, r.events == 1 ? "" : "s",
 		 r.requests == 1 ? "it" : "them",
 		 before_oom ? "then memory ran out: the load outgrew the pool" :
-		 "memory pressure it handled, not a crash");
+		 "memory pressure it handled and survived, not a crash");
 	if (running >= 2)
 		rl_knob(&f, "max_num_seqs", seqs, floor(running * 0.7),
 			"Lower %s to %.0f (x 0.7 of the %.0f requests that ran at once), so that"
@@ -124,6 +134,11 @@ int rule_retract(struct rule_ctx *c)
 			  " leave it)%s%s%s.", f.knob[0] ? "Or give" : "Give", pool,
 			  f.knob[0] ? "" : ", or run fewer requests at once (", f.knob[0] ? "" : seqs,
 			  f.knob[0] ? "" : ")");
+	if (kv >= KV_FULL_PCT && pool)
+		rl_advice(&f, "Its token usage stood at %.0f %% of the pool before it retracted (its"
+			  " load lines): the pool holds too few tokens for these requests' lengths;"
+			  " size it up with %s%s.", kv, pool,
+			  rl_engine_kind(c) == ENGINE_SGLANG ? " or --max-total-tokens" : "");
 	rl_advice(&f, "Retracted requests are recomputed later: throughput falls while it"
 		  " lasts%s.", before_oom ? "" : "; no request failed for memory");
 	fid = rl_finding_write(c, &f);

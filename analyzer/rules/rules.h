@@ -47,6 +47,8 @@ int rule_kvleak(struct rule_ctx *c);
 /* leak: a later failure of the same card, asking no more, held more (returned.c) */
 int rule_returned(struct rule_ctx *c);
 int rule_retract(struct rule_ctx *c);
+int rule_projected(struct rule_ctx *c);   /* projected.c */
+int rule_queued(struct rule_ctx *c);      /* queued.c */
 int rule_fallback(struct rule_ctx *c);
 int rule_launch(struct rule_ctx *c);
 int rule_mps(struct rule_ctx *c);

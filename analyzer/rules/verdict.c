@@ -53,6 +53,8 @@ const struct rule rule_table[] = {
 	{ "kvleak", "a serving engine's own check says its KV-cache pool leaked", rule_kvleak },
 	{ "returned", "memory not returned between failures: a later OOM of the same card, asking"
 	  " no more, found more held", rule_returned },
+	{ "queued", "requests queued beside those running at a serving OOM: the engine at its"
+	  " admission cap, with more demand than it runs at once", rule_queued },
 	{ "retract", "a serving engine preempted requests (SGLang's retraction): pressure before"
 	  " an OOM, else a warning", rule_retract },
 	{ "fallback", "an OOM the program caught on one batch and went on from with a smaller"
@@ -65,6 +67,9 @@ const struct rule rule_table[] = {
 	{ "victim", "OOM killer victim chosen by oom_score_adj", rule_victim },
 	{ "buffer_limit", "one buffer asked for above the per-buffer ceiling the allocator's"
 	  " message states (MLX's maximum allowed buffer size)", rule_buffer_limit },
+	{ "projected", "the engine's own start-up projection of the model's memory at or above"
+	  " the machine's RAM (Rapid-MLX's memory pressure warning), beside a later OOM of"
+	  " that memory", rule_projected },
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
@@ -146,10 +151,12 @@ static int insert_verdict(struct rule_ctx *c, const char *cls, const char *cause
 			  const char *summary, const char *missing)
 {
 	/* the phase: the primary finding's, else the OOM's (row 1 of oom);
-	 * none without an OOM */
+	 * without an OOM, that of memory pressure the engine survived (a
+	 * kv_retract finding: SGLang's retractions while serving), else none */
 	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO verdict(class, cause, confidence, summary,"
 				      " missing, phase) VALUES(coalesce(?1, 'inconclusive'), ?2, ?3, ?4, ?5,"
-				      " CASE WHEN ?1 IS 'no_oom' THEN NULL ELSE coalesce((SELECT phase FROM"
+				      " CASE WHEN ?1 IS 'no_oom' THEN (SELECT phase FROM finding WHERE cause ="
+				      " 'kv_retract' ORDER BY score DESC, id LIMIT 1) ELSE coalesce((SELECT phase FROM"
 				      " finding WHERE class IS ?1 AND phase IS NOT NULL ORDER BY score DESC, id"
 				      " LIMIT 1), (SELECT phase FROM oom WHERE id = 1)) END)");
 	int r;
@@ -208,7 +215,7 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
 	sqlite3_stmt *st = rl_prepare(c, "SELECT kind, count(*) FROM artifact WHERE kind IS NOT NULL"
 				      " AND status IN ('ok', 'partial', 'no_records')"
 				      " GROUP BY kind ORDER BY 2 DESC, 1 LIMIT 8");
-	char summary[1200], read[500] = "", kill[320];
+	char summary[1200], read[500] = "", kill[320], survived[300];
 	size_t len;
 	int n = 0;
 
@@ -229,6 +236,11 @@ static int write_no_oom(struct rule_ctx *c, const char *missing)
 			 " was seen: %.300s. No artifact records an OOM or a memory failure%s%s%s;"
 			 " the node's kernel log around the kill would say whether its OOM killer"
 			 " sent it.", kill, n ? " (read: " : "", read, n ? ")" : "");
+	else if (rl_first_text(c, "SELECT title FROM finding WHERE cause = 'kv_retract'"
+			       " ORDER BY score DESC, id LIMIT 1", survived, sizeof(survived)) > 0)
+		/* memory pressure the engine handled (retract.c): survived */
+		snprintf(summary, sizeof(summary), "No OOM ended the service: %.500s (read: %s).",
+			 survived, n ? read : "nothing else");
 	else
 		snprintf(summary, sizeof(summary), "No OOM: no artifact records an OOM, a kill or a"
 			 " memory failure%s%s%s; what follows is a memory profile, not the cause of a"

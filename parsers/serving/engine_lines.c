@@ -289,6 +289,18 @@ static const struct {
 	{ er_engine, R, 0, 1, { "[TRT-LLM] [" } },
 	{ er_config, N, 0, 0, { "with config:", "args: ", "Args {", "args={" } },
 	{ er_ds_mark, N, 0, 0, { "Max_MA " } },   /* the prefilter of server_deepspeed.c */
+	/* Rapid-MLX / vllm-mlx's start-up projection of the model's memory
+	 * against the machine's RAM (vllm_mlx/cli.py _check_memory_capacity
+	 * @v0.12.18): the prefilter of server_pressure.c */
+	{ er_pressure_mark, N, 1, 0, { "Est. working set:", "Currently used by OS:",
+				       "% projected utilization)" } },
+	/* the same block's advice ("Or lower memory headroom: rapid-mlx serve
+	 * <model> --gpu-memory-utilization 0.75", "If you see crashes or
+	 * kernel panics, try: --gpu-memory-utilization 0.85"): a value the
+	 * engine suggests, not the one it runs with (read_with drops the
+	 * line's facts) */
+	{ er_pressure_mark, N, 2, 0, { "Or lower memory headroom:",
+				       "If you see crashes or kernel panics, try:" } },
 	/* a training loop's logged steps (server_progress.h says which):
 	 * the HF Trainer's log dict, DeepSpeed's step line */
 	{ er_train_mark, N, 0, 0, { "'learning_rate': ", ", skipped=" } },
@@ -667,6 +679,10 @@ static inline int read_with(const struct anchor_filter *f, const char *line, siz
 	if (!filters_ready)
 		filter_build();
 	each_anchor(f, line, n, read_anchor, &r);
+	if (out->pressure & 2) {   /* an engine's advice: its figures are no setting */
+		out->nfacts = 0;
+		out->engine = ENGINE_NONE;
+	}
 	if (out->rank < 0 && out->engine == ENGINE_SGLANG)
 		out->rank = er_sglang_rank(line, n);
 	/* "Running: " alone is too common a phrase: vLLM's statistics come

@@ -45,6 +45,12 @@ struct engine_line {
 	int ds_memory;             /* DeepSpeed's "Max_MA " is in the line: worth
 				    * ds_memory_line() (server_deepspeed.h); not
 				    * counted as said */
+	int pressure;              /* an engine's start-up memory projection
+				    * (Rapid-MLX's): bit 1 its figures ("Est. working
+				    * set:", "projected utilization)"), worth
+				    * srv_pressure_line() (server_pressure.h); bit 2
+				    * its advice, whose settings are no facts; not
+				    * counted as said */
 	int train_log;             /* a training loop's log line ("'learning_rate': ",
 				    * ", skipped="): worth srv_progress_logged()
 				    * (server_progress.h); not counted as said */

@@ -501,6 +501,17 @@ void er_ds_mark(struct engine_line *o, const struct anchor *a, const char *line,
 	o->ds_memory = 1;
 }
 
+/* A line of an engine's start-up memory projection (Rapid-MLX's memory
+ * pressure warning): its figures (arg 1) marked for srv_pressure_line()
+ * (server_pressure.h), its advice (arg 2) for read_with() to drop the
+ * settings the advice names; nothing is read here. */
+void er_pressure_mark(struct engine_line *o, const struct anchor *a, const char *line,
+		      const char *p, const char *end)
+{
+	(void)line, (void)p, (void)end;
+	o->pressure |= a->arg;
+}
+
 /* A training loop's log line (the HF Trainer's "{'loss': ...,
  * 'learning_rate': ...}", DeepSpeed's "step=N, skipped=M"): the line is
  * marked for srv_progress_logged() (server_progress.h), nothing is read

@@ -15,6 +15,7 @@
 #include "parsers/serving/server_engine.h"
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
+#include "parsers/serving/server_pressure.h"
 #include "parsers/serving/server_memfail.h"
 #include "parsers/serving/server_progress.h"
 #include "parsers/serving/server_stats.h"
@@ -30,6 +31,7 @@ struct srv_st {
 	struct srv_join join;
 	struct srv_stats stats;
 	struct srv_meta meta;
+	struct srv_pressure pressure; /* an engine's start-up memory projection */
 	struct srv_engine engines;
 	struct srv_mem mem;         /* the phase, the memory failure held */
 	struct srv_progress prog;   /* a training loop's bars */

@@ -327,6 +327,7 @@ static int read_line(struct srv_st *st)
 			el.memfail = 0;
 		}
 		el.train_log = 0;
+		el.pressure = 0;
 		el.ds_memory = 1;   /* not scanned: ds_memory_line() looks itself */
 		access = 1;
 	} else {
@@ -408,6 +409,11 @@ static int read_line(struct srv_st *st)
 		return r < 0 ? -1 : 0;
 	/* only a line whose scan found "Max_MA " (the anchor's prefilter) */
 	if (el.ds_memory && (r = ds_memory_line(st->s, l->msg, l->n, &l->t)) != 0) {
+		st->records += r > 0;
+		return r < 0 ? -1 : 0;
+	}
+	if ((el.pressure & 1) && (r = srv_pressure_line(&st->pressure, st->s, l->msg, l->n,
+						     lineno)) != 0) {
 		st->records += r > 0;
 		return r < 0 ? -1 : 0;
 	}
