@@ -261,6 +261,7 @@
 	X(VC_LONG_BATCH, "long_batch", NULL, NULL, "training, after many steps at a flat peak: a batch larger than those before (a longer sequence) outgrew the room") \
 	X(VC_LATE_STEP, "late_step", NULL, NULL, "reading: a training OOM after many steps; the log shows no memory trend to tell a leak from a longer batch") \
 	X(VC_LOAD_AT_OOM, "load_at_oom", NULL, NULL, "reading: the serving engine's load (running, waiting, KV cache usage) at the OOM") \
+	X(VC_QUEUED_AT_OOM, "queued_at_oom", NULL, NULL, "spike: requests queued (waiting) at a serving OOM while the KV pool was not full: more arrived than the engine runs at once (max_num_seqs, a request rate limit)") \
 	X(VC_TRAINING_KNOBS, "training_knobs", NULL, NULL, "reading: the knobs a training or evaluation step answers to, to try first; names no cause") \
 	X(VC_UNTIMED_GROWTH, "untimed_growth", NULL, NULL, "leak: memory samples pasted in file order (untimed) kept rising, per sample or per request/iteration (no rate in time)") \
 	X(VC_BUILD_PARALLELISM, "build_parallelism", NULL, NULL, "misconfig: the OOM killer took a compiler or linker of a build (a JIT at start-up, an install): its parallel jobs do not fit host RAM (MAX_JOBS, NVCC_THREADS, -j)") \

@@ -22,6 +22,16 @@
  *    jump (running within RUN_JUMP times what it was LOAD_WINDOW_S
  *    before): the pool was sized so that a full pool and the step beside
  *    it do not fit, a misconfiguration of the pool;
+ *  - requests queued at the OOM (>= QUEUE_MIN waiting) while the KV pool
+ *    was not full: more requests arrived than the engine could start at
+ *    once (its running cap, max_num_seqs), a load beyond what it
+ *    admits, a spike -- likely, not proven from one line (QUEUE_SCORE,
+ *    above the lone capacity reading of a full card, CAP_FULL_FILL's 0.6;
+ *    under RL_LONE_MAX_SCORE). vLLM's scheduler keeps a request in
+ *    `waiting` only when the running batch is at max_num_seqs or the KV
+ *    pool cannot take it (vllm/core/scheduler.py@v0.8.5
+ *    _schedule_prefills: num_new_seqs > max_num_seqs, can_allocate); a
+ *    pool under KV_FULL_PCT leaves the cap, arrivals beyond it;
  *  - otherwise a reading of the load at the OOM, so that every format
  *    states it (a jump of the running requests is rule spike's).
  * The score says how much the excerpt shows: one statistics line or one
@@ -41,6 +51,8 @@
 #define RUN_JUMP 1.5          /* running this many times its value before: not steady */
 #define MEM_FLAT 0.02         /* peak memory within this share over the bars: flat */
 #define LATE_STEPS 10         /* steps done for "after many steps" */
+#define QUEUE_MIN 2           /* waiting requests that make a queue (the least a burst is) */
+#define QUEUE_SCORE 0.62      /* a queue at the OOM: likely a spike, not proven */
 
 /* "step 989 of 5070" into buf. */
 static const char *steps_text(const struct load_row *r, char *buf, size_t n)
@@ -154,6 +166,19 @@ static int serving(struct rule_ctx *c, const struct load_row *r)
 		rl_advice(&f, "A full KV pool and the step beside it do not fit: leave the step more"
 			  " room (a smaller %s) or admit fewer requests (%s).",
 			  rl_flag(c, KR_MEM_FRACTION), rl_flag(c, KR_MAX_SEQS));
+	} else if (!isnan(r->waiting) && r->waiting >= QUEUE_MIN && r->running >= 1 &&
+		   (isnan(r->kv) || r->kv < KV_FULL_PCT)) {
+		rl_finding_init(&f, "progress", "spike", "queued_at_oom");
+		f.phase = "serving";
+		f.score = QUEUE_SCORE;
+		snprintf(f.title, sizeof(f.title), "At the OOM: %.0f running and %.0f waiting"
+			 " for a place%s: more requests arrived than the engine runs at once",
+			 r->running, r->waiting, one ? " (one statistics line)" : "");
+		rl_advice(&f, "The card held %.0f requests at once and %.0f more were queued:"
+			  " admit fewer at once (%s at x 0.7 of %.0f, about %.0f) or limit the"
+			  " request rate in front of the engine.", r->running, r->waiting,
+			  rl_flag(c, KR_MAX_SEQS), r->running, floor(r->running * 0.7));
+		rl_fig(&f, "safe_concurrency", floor(r->running * 0.7));
 	} else {
 		rl_finding_init(&f, "progress", "reading", "load_at_oom");
 		f.phase = "serving";
