@@ -193,19 +193,20 @@ static int from_meta(struct rule_ctx *c, struct rl_engine *e)
 	e->error_ns = OL_NULL;
 	snprintf(e->engine, sizeof(e->engine), "server");
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (rl_meta_num(c, keys[i].key, &e->f[keys[i].k]) == 0)
+		if (rl_run_meta_num(c, keys[i].key, &e->f[keys[i].k]) == 0)
 			any = 1;
 		else
 			e->f[keys[i].k] = NAN;
 	return any;
 }
 
-/* The launch paste's value of key of the latest run (the last such
- * paste not of an earlier run: RL_EARLIER_RUN); 0, or -1 when none. */
-static int launch_num(struct rule_ctx *c, const char *key, double *v)
+int rl_run_meta_num(struct rule_ctx *c, const char *key, double *v)
 {
-	if (!q_has_table(c->db, "oom"))
-		return rl_meta_num(c, key, v);
+	double runs;
+
+	if (!q_has_table(c->db, "oom") ||
+	    rl_num(c, &runs, "SELECT 1 FROM oom WHERE run IS NOT NULL LIMIT 1") < 0)
+		return rl_meta_num(c, key, v);   /* one run: as ever */
 	return rl_num(c, v, "SELECT CAST(m.value AS REAL) FROM meta m WHERE m.key = '%s'"
 		      " AND m.value GLOB '[-.0-9]*' AND NOT " RL_EARLIER_RUN("m.artifact_id")
 		      " ORDER BY m.rowid LIMIT 1", key);
@@ -231,7 +232,7 @@ static void from_launch(struct rule_ctx *c, struct rl_engine *e, int n)
 	int j;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (launch_num(c, keys[i].key, &v) < 0)
+		if (rl_run_meta_num(c, keys[i].key, &v) < 0)
 			continue;
 		for (j = 0; j < n; j++)
 			if (!rl_ef_known(&e[j], keys[i].k)) {
