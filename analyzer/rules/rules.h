@@ -50,6 +50,7 @@ int rule_retract(struct rule_ctx *c);
 int rule_fallback(struct rule_ctx *c);
 int rule_launch(struct rule_ctx *c);
 int rule_mps(struct rule_ctx *c);
+int rule_xla(struct rule_ctx *c);
 int rule_static_fraction(struct rule_ctx *c);
 int rule_training(struct rule_ctx *c);
 int rule_progress(struct rule_ctx *c);
