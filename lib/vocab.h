@@ -249,6 +249,7 @@
 	X(VC_PREFILL_TOKENS, "prefill_tokens", NULL, NULL, "the prefill batch does not fit") \
 	X(VC_KV_POOL, "kv_pool", NULL, NULL, "the KV cache pool ran out") \
 	X(VC_MPS_WATERMARK, "mps_watermark", NULL, NULL, "PyTorch's MPS allocator reached its high-watermark cap (a Mac)") \
+	X(VC_XLA_PROGRAM_DOES_NOT_FIT, "xla_program_does_not_fit", NULL, NULL, "misconfig, likely: an XLA program (fixed shapes) ran out of the memory given to XLA with no progress before it") \
 	X(VC_STATIC_FRACTION_TOO_HIGH, "static_fraction_too_high", NULL, NULL, "an engine's static share of the card (SGLang --mem-fraction-static) left less than the request that failed") \
 	X(VC_KV_RETRACT, "kv_retract", NULL, NULL, "the engine retracted (preempted) requests: its KV cache pool ran full") \
 	X(VC_BATCH_FALLBACK, "batch_fallback", NULL, NULL, "the program ran out on one batch and went on with a smaller one, by its own words: that batch's load") \

@@ -24,6 +24,7 @@
  * verdict's threshold) says what the message shows and what would settle
  * it. The fragmentation cause is fragmentation.c's.
  */
+#include "analyzer/rules/engine_facts.h"
 #include "analyzer/rules/rulelib.h"
 #include "analyzer/rules/loadrow.h"
 
@@ -203,8 +204,8 @@ static int engine_accounting(struct rule_ctx *c)
 {
 	double v;
 
-	return rl_meta_num(c, "server.gpu_memory_utilization", &v) == 0 ||
-	       rl_meta_num(c, "server.kv_cache_bytes", &v) == 0;
+	return rl_run_meta_num(c, "server.gpu_memory_utilization", &v) == 0 ||
+	       rl_run_meta_num(c, "server.kv_cache_bytes", &v) == 0;
 }
 
 /* How far the capacity finding goes: the fill alone, then the other

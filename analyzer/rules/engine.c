@@ -205,7 +205,7 @@ static void kv_none_knob(struct rule_ctx *c, struct rl_finding *f, const struct 
 				kv_min > KV_MIN_BYTES ? "one request of max_model_len" : "at least 1 GiB");
 			return;
 		}
-		if (rl_meta_num(c, "server.tensor_parallel_size", &tp) < 0 || tp < 1)
+		if (rl_run_meta_num(c, "server.tensor_parallel_size", &tp) < 0 || tp < 1)
 			tp = 1;
 		tp *= ceil((fixed + kv_min) / (UTIL_MAX * total));
 		rl_knob(f, "tensor_parallel_size", tpf ? tpf : "--tensor-parallel-size", tp,

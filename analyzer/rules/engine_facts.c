@@ -4,6 +4,7 @@
  */
 #include "analyzer/rules/engine_facts.h"
 #include "analyzer/derive/oom.h"
+#include "lib/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,10 +102,35 @@ static void read_row(sqlite3_stmt *st, struct rl_engine *e)
 	" WHERE json_extract(j.value, '$." key "') IS NOT NULL ORDER BY CAST(j.key AS INTEGER) DESC" \
 	" LIMIT 1)"
 
-/* The engine table's rows; their number, or -1. */
+/* The filter that keeps the latest run's facts (RL_EARLIER_RUN of the
+ * row's artifact), or a false one where there is no oom table (a
+ * timeline made by hand). */
+static const char *latest_only(struct rule_ctx *c)
+{
+	return q_has_table(c->db, "oom") ? RL_EARLIER_RUN("engine.artifact_id") : "0";
+}
+
+/* rl_prepare of head, filter and tail joined; NULL when failed. */
+static sqlite3_stmt *prepare3(struct rule_ctx *c, const char *head, const char *filter,
+			      const char *tail)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st;
+
+	strbuf_addstr(&sql, head);
+	strbuf_addstr(&sql, filter);
+	strbuf_addstr(&sql, tail);
+	st = rl_prepare(c, sql.buf);
+	strbuf_release(&sql);
+	return st;
+}
+
+/* The engine table's rows of the latest run (an earlier run's figures
+ * would judge a configuration the user already changed: the gemma3
+ * folder's max_model_len 4096, then 128); their number, or -1. */
 static int read_rows(struct rule_ctx *c, struct rl_engine *e, int max)
 {
-	sqlite3_stmt *st = rl_prepare(c,
+	sqlite3_stmt *st = prepare3(c,
 		"SELECT id, artifact_id, engine, coalesce(instance, ''), total_bytes, free_bytes,"
 		" gpu_memory_utilization, requested_bytes, weights_bytes, activation_peak_bytes,"
 		" torch_peak_bytes, non_torch_bytes, cuda_graph_bytes, kv_cache_bytes,"
@@ -116,7 +142,7 @@ static int read_rows(struct rule_ctx *c, struct rl_engine *e, int max)
 		DERIVE_FAILED_START("json_extract(j.value, '$.text')") "),"
 		" (SELECT min(json_extract(j.value, '$.time_ns')) FROM json_each(" ERR ") j),"
 		" " LAST_COUNT("asked_tokens") ", " LAST_COUNT("available_tokens")
-		" FROM engine ORDER BY id");
+		" FROM engine WHERE NOT ", latest_only(c), " ORDER BY id");
 	int n = 0;
 
 	if (!st)
@@ -167,11 +193,23 @@ static int from_meta(struct rule_ctx *c, struct rl_engine *e)
 	e->error_ns = OL_NULL;
 	snprintf(e->engine, sizeof(e->engine), "server");
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (rl_meta_num(c, keys[i].key, &e->f[keys[i].k]) == 0)
+		if (rl_run_meta_num(c, keys[i].key, &e->f[keys[i].k]) == 0)
 			any = 1;
 		else
 			e->f[keys[i].k] = NAN;
 	return any;
+}
+
+int rl_run_meta_num(struct rule_ctx *c, const char *key, double *v)
+{
+	double runs;
+
+	if (!q_has_table(c->db, "oom") ||
+	    rl_num(c, &runs, "SELECT 1 FROM oom WHERE run IS NOT NULL LIMIT 1") < 0)
+		return rl_meta_num(c, key, v);   /* one run: as ever */
+	return rl_num(c, v, "SELECT CAST(m.value AS REAL) FROM meta m WHERE m.key = '%s'"
+		      " AND m.value GLOB '[-.0-9]*' AND NOT " RL_EARLIER_RUN("m.artifact_id")
+		      " ORDER BY m.rowid LIMIT 1", key);
 }
 
 /* The knobs a launch command or configuration pasted beside the failure
@@ -194,7 +232,7 @@ static void from_launch(struct rule_ctx *c, struct rl_engine *e, int n)
 	int j;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (rl_meta_num(c, keys[i].key, &v) < 0)
+		if (rl_run_meta_num(c, keys[i].key, &v) < 0)
 			continue;
 		for (j = 0; j < n; j++)
 			if (!rl_ef_known(&e[j], keys[i].k)) {

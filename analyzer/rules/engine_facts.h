@@ -40,6 +40,27 @@ enum rl_ee {
 
 #define RL_MAX_ENGINES 64
 
+/* SQL, true when artifact `a` (an SQL expression) holds facts of an
+ * earlier run than the latest (table oom's run, analyzer/derive/
+ * oom_run.c; the answer judges the latest): every failure of its own is
+ * of an earlier run; or, with no failure of its own and runs ordered by
+ * the files (run_by file_order) or no time of its own (an untimed launch
+ * paste), the next file in path order that holds a numbered failure is
+ * of an earlier run (inferred from the files' order: a launch command is
+ * pasted before the error it led to, 01-command1.sh, 02-error1.log).
+ * False everywhere with one run, so one run's facts are all kept, and
+ * for a row of no artifact (NULL). */
+#define RL_EARLIER_RUN(a) "coalesce(EXISTS (SELECT 1 FROM oom lr WHERE lr.run IS NOT NULL) AND (" \
+	"(EXISTS (SELECT 1 FROM oom lr WHERE lr.artifact_id = " a ")" \
+	" AND NOT EXISTS (SELECT 1 FROM oom lr WHERE lr.artifact_id = " a \
+	"  AND (lr.run IS NULL OR lr.run = (SELECT max(run) FROM oom))))" \
+	" OR (NOT EXISTS (SELECT 1 FROM oom lr WHERE lr.artifact_id = " a ")" \
+	"  AND ((SELECT lr.run_by FROM oom lr WHERE lr.run IS NOT NULL LIMIT 1) = 'file_order'" \
+	"   OR NOT EXISTS (SELECT 1 FROM event le WHERE le.artifact_id = " a " AND le.time_ns IS NOT NULL))" \
+	"  AND (SELECT lr.run FROM oom lr JOIN artifact la ON la.id = lr.artifact_id" \
+	"   WHERE lr.run IS NOT NULL AND la.path > (SELECT lp.path FROM artifact lp WHERE lp.id = " a ")" \
+	"   ORDER BY la.path, lr.run DESC LIMIT 1) < (SELECT max(run) FROM oom))), 0)"
+
 struct rl_engine {
 	int64_t id;                 /* engine row; 0 from meta */
 	int64_t artifact;
@@ -54,6 +75,10 @@ struct rl_engine {
 				     * (launch.* meta), not the log's */
 };
 
+/* A numeric meta value (server.*, launch.*) of the latest run: the
+ * first row of key not of an earlier run (RL_EARLIER_RUN of its
+ * artifact), as rl_meta_num with one run; 0, or -1 when none. */
+int rl_run_meta_num(struct rule_ctx *c, const char *key, double *v);
 /* The instances, up to max, into e; their number, or -1 (failure
  * recorded in c). */
 int rl_engines_read(struct rule_ctx *c, struct rl_engine *e, int max);

@@ -47,12 +47,18 @@
 
 /* Where the launch paste's knobs came from, into buf: "the <what>
  * pasted beside the failure (<file>, line N)", from launch.source and its
- * artifact. */
+ * artifact, of the latest run (RL_EARLIER_RUN). */
 static const char *launch_where(struct rule_ctx *c, char *buf, size_t n)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT m.value, coalesce(a.path, '') FROM meta m"
-				      " LEFT JOIN artifact a ON a.id = m.artifact_id"
-				      " WHERE m.key = 'launch.source' ORDER BY m.rowid LIMIT 1");
+	/* the latest run's paste, as the values came from (rl_run_meta_num) */
+	sqlite3_stmt *st = q_has_table(c->db, "oom")
+		? rl_prepare(c, "SELECT m.value, coalesce(a.path, '') FROM meta m"
+			     " LEFT JOIN artifact a ON a.id = m.artifact_id"
+			     " WHERE m.key = 'launch.source' AND NOT " RL_EARLIER_RUN("m.artifact_id")
+			     " ORDER BY m.rowid LIMIT 1")
+		: rl_prepare(c, "SELECT m.value, coalesce(a.path, '') FROM meta m"
+			     " LEFT JOIN artifact a ON a.id = m.artifact_id"
+			     " WHERE m.key = 'launch.source' ORDER BY m.rowid LIMIT 1");
 	const char *what = "launch command", *file = "";
 	char src[160] = "";
 

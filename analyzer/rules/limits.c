@@ -48,7 +48,7 @@ static int util_limit(struct rule_ctx *c)
 	int64_t fid;
 	char b1[32], b2[32], b3[32];
 
-	if (rl_meta_num(c, "server.gpu_memory_utilization", &util) < 0 || util <= 0 || util > 1 ||
+	if (rl_run_meta_num(c, "server.gpu_memory_utilization", &util) < 0 || util <= 0 || util > 1 ||
 	    rl_gpu_total(c, &total) < 0)
 		return 0;
 	/* per process peak on the first GPU listed; the largest is the server */

@@ -52,6 +52,7 @@ int rule_queued(struct rule_ctx *c);      /* queued.c */
 int rule_fallback(struct rule_ctx *c);
 int rule_launch(struct rule_ctx *c);
 int rule_mps(struct rule_ctx *c);
+int rule_xla(struct rule_ctx *c);
 int rule_static_fraction(struct rule_ctx *c);
 int rule_training(struct rule_ctx *c);
 int rule_progress(struct rule_ctx *c);

@@ -61,6 +61,8 @@ const struct rule rule_table[] = {
 	  " one, by its own words: that batch's load", rule_fallback },
 	{ "fragmentation", "memory reserved but not in one piece", rule_fragmentation },
 	{ "mps", "PyTorch's MPS allocator (a Mac) at its high-watermark cap", rule_mps },
+	{ "xla", "an XLA program (JAX, torch_xla) that does not fit the memory given to XLA,"
+	  " with no progress before its OOM", rule_xla },
 	/* after fragmentation, whose finding it reads */
 	{ "settings", "an allocator setting asked for but not in effect", rule_settings },
 	{ "contexts", "more CUDA contexts per device than processes", rule_contexts },
