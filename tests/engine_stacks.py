@@ -92,6 +92,9 @@ ALLOW = [
     # own Python on MLX) print no engine's lines; rl-swarm's GRPO runs
     # transformers' Trainer on PyTorch
     ("omlx", set()), ("rapid-mlx", set()), ("rl-swarm", TORCH),
+    # set 13 spent (w-spend13b): WebLLM, MLC's runtime in the browser
+    # (WebGPU over Dawn): no engine's lines
+    ("webllm", set()),
 ]
 
 # words of a file's name that say which engines the paste held

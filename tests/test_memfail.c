@@ -136,6 +136,11 @@ static const struct positive {
 	/* MLX before 0.18 (mlx/allocator.cpp malloc_or_wait) */
 	{ "libc++abi: terminating due to uncaught exception of type std::runtime_error: "
 	  "[malloc_or_wait] Unable to allocate 12 bytes.", MF_MLX, 12, NA, OOM_PHASE_UNKNOWN },
+	/* MLX's Metal allocator before the "[metal::malloc] " prefix: the
+	 * buffer ceiling's words, as a libc++abi abort prints them */
+	{ "libc++abi: terminating due to uncaught exception of type std::runtime_error: "
+	  "Attempting to allocate 19081554496 bytes which is greater than the maximum allowed "
+	  "buffer size of 17179869184 bytes.", MF_MLX, 19081554496LL, NA, OOM_PHASE_UNKNOWN },
 	/* TVM's VM under MLC-LLM (relax_vm/memory_manager.cc) */
 	{ "[05:04:00] /home/local/llm/omniquant/mlc-llm/3rdparty/tvm/src/runtime/relax_vm/"
 	  "memory_manager.cc:115: InternalError: Check failed: (offset + needed_size <= "

@@ -109,6 +109,13 @@ const struct memfail_word memfail_words[] = {
 	 * Resource limit (N) exceeded." */
 	{ "[metal::malloc] Attempting to allocate", MF_MLX, 0 },
 	{ "[metal::malloc] Resource limit", MF_MLX, 0 },
+	/* the same check before the "[metal::malloc] " prefix (an indexed
+	 * pre-0.18 copy of MetalAllocator::malloc: msg << "Attempting to
+	 * allocate " << size << " bytes which is greater than" << " the
+	 * maximum allowed buffer size of " ...), as a libc++abi abort
+	 * prints it: the ceiling's words, not the common "Attempting to
+	 * allocate" */
+	{ "bytes which is greater than the maximum allowed buffer size", MF_MLX, 0 },
 	/* SYCL's runtimes (llama.cpp docs/backend/SYCL.md, PR 9476: "Native
 	 * API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)"; Level Zero's and the
 	 * unified runtime's result names) */
