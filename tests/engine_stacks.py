@@ -92,6 +92,9 @@ ALLOW = [
     # own Python on MLX) print no engine's lines; rl-swarm's GRPO runs
     # transformers' Trainer on PyTorch
     ("omlx", set()), ("rapid-mlx", set()), ("rl-swarm", TORCH),
+    # set 13 spent (w-spend13d): ModelScope's ms-swift trainer and
+    # Lightning run PyTorch, no engine's lines of their own
+    ("ms-swift", TORCH), ("lightning", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
