@@ -95,6 +95,9 @@ ALLOW = [
     # set 13 spent (w-spend13b): WebLLM, MLC's runtime in the browser
     # (WebGPU over Dawn): no engine's lines
     ("webllm", set()),
+    # set 13 spent (w-spend13d): ModelScope's ms-swift trainer and
+    # Lightning run PyTorch, no engine's lines of their own
+    ("ms-swift", TORCH), ("lightning", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

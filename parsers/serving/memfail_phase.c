@@ -88,6 +88,23 @@ static int names_loader(const char *p, const char *end)
 	return mem_find(p, (size_t)(q - p), "Loader") != NULL;
 }
 
+/* 1 when row m is PyTorch's own graph capture (torch/cuda/graphs.py's
+ * capture_begin, capture_end) and the traceback t[0..n) shows it run by
+ * torch.compile's CUDA graph trees: cudagraph_trees.py's
+ * deferred_cudagraphify records a new graph the first time the compiled
+ * function is called with a new shape key, inside that call, whatever
+ * the program was doing (pytorch/pytorch
+ * torch/_inductor/cudagraph_trees.py@v2.9.0 cudagraphify_impl,
+ * CUDAGraphTreeManager.record_function, CUDAGraphNode._record). Such a
+ * capture names no start-up stage: the caller's frames decide (set 13
+ * spent, w-spend13d: a policy's evaluation recording a graph after two
+ * hours of rollouts). */
+static int lazy_capture(const struct phase_mark *m, const char *t, size_t n)
+{
+	return m->phase == OOM_PHASE_GRAPH_CAPTURE && !strcmp(m->engine, "pytorch") &&
+	       mem_find(t, n, "_inductor/cudagraph_trees.py") != NULL;
+}
+
 /* The phase text t[0..n) names by its frames, found the hints it holds:
  * the highest tier's frame (mark_level: an engine's before a
  * framework's before a generic library's before one that names only
@@ -115,6 +132,8 @@ enum oom_phase memfail_frames_phase(const char *t, size_t n, const struct phrase
 			    !(at = last_find(t + from, cut - from, m->phrase)))
 				continue;
 			if ((m->flags & PM_LOADER) && !names_loader(at + strlen(m->phrase), t + cut))
+				continue;
+			if (lazy_capture(m, t + from, cut - from))
 				continue;
 			if (best >= 0 && level == best_level && reversed < 0)
 				reversed = printed_newest_first(t + from, cut - from);

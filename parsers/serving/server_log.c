@@ -102,6 +102,11 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 
 	if (tb && !st->mem.served && (hint == OOM_PHASE_UNKNOWN || hint == OOM_PHASE_STARTUP))
 		hint = memfail_phase_pick(hint, memfail_phase_hint(tb, strlen(tb)));
+	/* the message of an IPython traceback whose header was held as the
+	 * failure: one failure, told here with its figures, placed by the
+	 * frames the header's window read */
+	if (torch_oom_text(exc, en) && srv_mem_header_told(&st->mem, exc, en, &ph))
+		hint = memfail_phase_pick(hint, ph);
 	own = memfail_phase_pick(hint, frames_above(st, j->line));
 	own = memfail_phase_pick(own, frames_of_header(st, j->line));
 	ph = srv_mem_phase(&st->mem, own);

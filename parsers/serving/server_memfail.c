@@ -189,6 +189,46 @@ static int same(const struct srv_mem *m, const struct memfail *f, uint64_t linen
 	       f->device == m->f.device && (a < 0) == (b < 0) && llabs(a - b) <= (a > b ? a : b) / 100;
 }
 
+/* 1 when l[0..n) heads a frame of IPython's verbose traceback
+ * (IPython/core/ultratb.py VerboseTB): "File PATH:N, in NAME(" (IPython
+ * 8), "Cell In[N], line N" (IPython 8, a notebook cell), "PATH.py in
+ * NAME(" (IPython 7). */
+static int ipython_frame(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	l += i;
+	n -= i;
+	if (n > 8 && !memcmp(l, "Cell In[", 8))
+		return 1;
+	if (n > 5 && !memcmp(l, "File ", 5) && l[5] != '"')
+		return mem_find(l, n, ", in ") != NULL;
+	return (l[0] == '/' || l[0] == '~') && mem_find(l, n, ".py in ") != NULL;
+}
+
+/* 1 when l[0..n) is the message line of the IPython traceback whose
+ * header the held failure was read from: it starts with the header's
+ * exception name and a colon ("OutOfMemoryError: CUDA out of memory"). */
+static int header_message(const struct srv_mem *m, const char *l, size_t n)
+{
+	size_t k = 0;
+
+	while (k < m->text_n && m->text[k] != ' ' && m->text[k] != '\t')
+		k++;
+	return k > 5 && n > k && l[k] == ':' && !memcmp(l, m->text, k);
+}
+
+int srv_mem_header_told(struct srv_mem *m, const char *exc, size_t en, enum oom_phase *ph)
+{
+	if (!m->held || !m->header || !header_message(m, exc, en))
+		return 0;
+	*ph = memfail_phase_pick(m->f.phase, m->below);
+	m->held = 0;
+	return 1;
+}
+
 /* 1 when l[0..n) reports an error of its own: a Python exception line
  * ("ValueError: ...", "tvm.error.InternalError: ..."), a log record at
  * level ERROR, a C++ program's "terminate called". A reporter's prose
@@ -366,6 +406,17 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		memcpy(m->text, l->msg, m->text_n);
 		return 1;
 	}
+	/* IPython's verbose traceback under the header the failure was read
+	 * from: each frame's header line ("File ~/x.py:544, in Trainer.fit(",
+	 * IPython 8; "/x.py in _do_call(self, fn)", IPython 7; "Cell In[5],
+	 * line 1") and its context lines, the message last
+	 * (IPython/core/ultratb.py VerboseTB). A frame header keeps the
+	 * failure held however many frames the traceback has, so the message
+	 * line below is read as its telling, not a second failure (set 13
+	 * spent, w-spend13d: a Lightning fit's 280-line traceback) */
+	if (m->held && m->header && lineno > m->line && lineno - m->last_line <= own_lines(m) &&
+	    ipython_frame(l->msg, l->n))
+		m->last_line = lineno;
 	/* another error told after the failure: a traceback further down
 	 * may be that one's (only looked for while a failure is held) */
 	if (m->held && lineno > m->line && !m->interrupted && other_error(l->msg, l->n))

@@ -115,6 +115,13 @@ void srv_mem_init(struct srv_mem *m);
 /* The phase a failure told now is in: serving once a request was
  * served, else hint (from its own text) when it names one, else the
  * log's. */
+/* 1 when exc[0..en), an exception's message line read by its own reader
+ * (server_log.c emit: a CUDA OOM), is the message of the IPython
+ * traceback whose header the failure held was read from (it starts with
+ * the header's exception name and a colon): the held failure is that
+ * one, released unwritten, and *ph is the phase its frames named (or
+ * unknown). 0 otherwise, m unchanged (set 13 spent, w-spend13d). */
+int srv_mem_header_told(struct srv_mem *m, const char *exc, size_t en, enum oom_phase *ph);
 enum oom_phase srv_mem_phase(const struct srv_mem *m, enum oom_phase hint);
 
 /* Note that a request was served (the phase is serving from now on). */
