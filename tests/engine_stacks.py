@@ -92,6 +92,10 @@ ALLOW = [
     # own Python on MLX) print no engine's lines; rl-swarm's GRPO runs
     # transformers' Trainer on PyTorch
     ("omlx", set()), ("rapid-mlx", set()), ("rl-swarm", TORCH),
+    # set 13 spent (w-spend13c): kvcached patches vLLM's (or SGLang's) KV
+    # pool, the engine's lines in its log; FlexGen is its own Python on
+    # PyTorch, no engine's lines but PyTorch's
+    ("kvcached", {"vllm", "sglang"} | TORCH), ("flexgen", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
