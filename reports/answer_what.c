@@ -62,6 +62,8 @@ static const char *family_name(const char *f)
 		{ "exllamav2", "exllamav2's load" },
 		{ "flashinfer", "FlashInfer's workspace buffer" },
 		{ "opencl", "OpenCL" },
+		{ "vllm_state", "vLLM's Mamba state cache" },
+		{ "kvcached", "kvcached's KV pool" },
 		{ "unknown", "An allocation" },
 	};
 	size_t i;

@@ -98,6 +98,10 @@ ALLOW = [
     # set 13 spent (w-spend13d): ModelScope's ms-swift trainer and
     # Lightning run PyTorch, no engine's lines of their own
     ("ms-swift", TORCH), ("lightning", TORCH),
+    # set 13 spent (w-spend13c): kvcached patches vLLM's (or SGLang's) KV
+    # pool, the engine's lines in its log; FlexGen is its own Python on
+    # PyTorch, no engine's lines but PyTorch's
+    ("kvcached", {"vllm", "sglang"} | TORCH), ("flexgen", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

@@ -45,6 +45,10 @@ static const struct positive {
 	 * (the TGI warm-up panic under tests/data/real/any_stack) */
 	{ "Error: out of memory, Free (according to CUDA): 11.12 MiB", MF_UNKNOWN, NA, NA,
 	  OOM_PHASE_UNKNOWN },
+	/* set 13 spent (w-spend13c): vLLM's hybrid models' state cache short
+	 * of max_num_seqs, placed by its own words at the cache's stage */
+	{ "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (524)",
+	  MF_VLLM_STATE, NA, NA, OOM_PHASE_KV_ALLOC },
 	{ "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: "
 	  "172.98 MB, max allowed: 9.07 GB). Tried to allocate 6.25 MB on private pool.",
 	  MF_MPS, 6553600, NA, OOM_PHASE_UNKNOWN },

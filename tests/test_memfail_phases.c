@@ -156,6 +156,19 @@ static void phases(void **state)
 		  "  File \"torch/nn/modules/module.py\", line 1152, in convert\n"
 		  "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, "
 		  "non_blocking)", OOM_PHASE_TRAINING_STEP },
+		/* set 13 spent (w-spend13c): SGLang's attention backend is
+		 * built after the KV pool is sized (model_runner.py
+		 * initialize); FlexGen's weights are built in their homes */
+		{ "  File \"sglang/srt/model_executor/model_runner.py\", line 766, in initialize\n"
+		  "    self.init_attention_backend()\n"
+		  "  File \"sglang/srt/layers/attention/flashinfer_backend.py\", line 202, in __init__\n"
+		  "    global_workspace_buffer = torch.empty(", OOM_PHASE_KV_ALLOC },
+		{ "  File \"/home/u/FlexGen/flexgen/flex_opt.py\", line 638, in __init__\n"
+		  "    self.init_all_weights()\n"
+		  "  File \"/home/u/FlexGen/flexgen/flex_opt.py\", line 801, in init_all_weights\n"
+		  "    self.init_weight(j)\n"
+		  "  File \"/home/u/FlexGen/flexgen/pytorch_backend.py\", line 190, in allocate",
+		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "nothing to see", OOM_PHASE_UNKNOWN },
 	};
 	static const struct { const char *line; enum oom_phase want; } lines[] = {

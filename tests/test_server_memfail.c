@@ -208,10 +208,35 @@ static void driver_then_ggml_and_start_up_stages(void **state)
 	t_close(tl);
 }
 
+/* kvcached's pool shortfall (ovg-project/kvcached issue 262's lines,
+ * set 13 spent): a failure where the engine's fatal error follows, none
+ * where the engine goes on (later kvcached patches wait for blocks). */
+static void kvcached_shortfall_needs_an_error(void **state)
+{
+	static const char fatal[] =
+		"[kvcached][WARNING] kv_cache_manager.py:174 available_size()=71 < need_size=76\n"
+		"ERROR core.py:938 EngineCore encountered a fatal error.\n";
+	static const char survived[] =
+		"[kvcached][WARNING] kv_cache_manager.py:174 available_size()=71 < need_size=76\n"
+		"INFO 10-25 11:17:28 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s\n"
+		"INFO 10-25 11:17:38 [loggers.py:123] Engine 000: Avg prompt throughput: 2.0 tokens/s\n";
+	struct timeline *tl = parse("fatal", fatal);
+
+	(void)state;
+	assert_int_equal(nevents(tl, "mem_failure"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.family') FROM event "
+				   "WHERE kind = 'mem_failure'"), "kvcached");
+	t_close(tl);
+	tl = parse("survived", survived);
+	assert_int_equal(nevents(tl, "mem_failure"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nccl_cuda_failure_then_calloc_is_one),
+		cmocka_unit_test(kvcached_shortfall_needs_an_error),
 		cmocka_unit_test(bad_alloc_and_its_what_is_one),
 		cmocka_unit_test(three_xpu_failures_are_three),
 		cmocka_unit_test(aphrodite_info_lines_are_start_up),

@@ -138,7 +138,7 @@ static const char *stack_of(const struct rl_phase *p, const struct rl_engine *e,
 			return e[i].engine;
 	if (!strcmp(p->family, "ggml") || !strcmp(p->family, "metal"))
 		return "llama.cpp";
-	if (!strcmp(p->family, "vllm_warmup"))
+	if (!strcmp(p->family, "vllm_warmup") || !strcmp(p->family, "vllm_state"))
 		return "vllm";
 	if (!strcmp(p->family, "sglang_kv"))
 		return "sglang";
@@ -355,6 +355,27 @@ static void trtllm_cache(const struct rl_phase *p, enum engine_kind k, const str
 			  engine_knob_flag(k, KR_BATCH_TOKENS), engine_knob_flag(k, KR_TP));
 }
 
+/* vLLM's "max_num_seqs (N) exceeds available Mamba cache blocks (M)"
+ * (family vllm_state; vllm/config/compilation.py, 2026): one state block
+ * per decoding sequence, so M is the most max_num_seqs may be. */
+static void mamba_blocks(const struct rl_phase *p, struct rl_finding *f)
+{
+	static const char lead[] = "max_num_seqs (", mid[] = "Mamba cache blocks (";
+	const char *a = strstr(p->text, lead), *b = strstr(p->text, mid);
+	double seqs = a ? strtod(a + sizeof(lead) - 1, NULL) : 0;
+	double blocks = b ? strtod(b + sizeof(mid) - 1, NULL) : 0;
+
+	if (seqs >= 1)
+		rl_fig(f, "max_num_seqs", seqs);
+	if (blocks < 1)
+		return;
+	rl_fig(f, "mamba_cache_blocks", blocks);
+	rl_knob(f, "max_num_seqs", "--max-num-seqs", blocks,
+		"Lower --max-num-seqs to %.0f or fewer: the model's Mamba state cache holds %.0f"
+		" blocks, one per decoding sequence (a higher gpu_memory_utilization gives it"
+		" more, if the card has the room).", blocks, blocks);
+}
+
 static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
 				const struct rl_engine *e, int n, struct rl_finding *f)
 {
@@ -376,7 +397,9 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 	 * available memory less a 10 GiB reserve; docs/advanced_features/
 	 * hicache_best_practices.md), vLLM V0's --swap-space (GiB per card,
 	 * its engine arguments), LMCache's max_local_cpu_size */
-	if (!strcmp(p->family, "host"))
+	if (!strcmp(p->family, "vllm_state"))
+		mamba_blocks(p, f);
+	else if (!strcmp(p->family, "host"))
 		rl_advice(f, "The KV cache's pool in host memory did not fit in the host's free"
 			  " memory; each rank allocates its own (SGLang's hierarchical cache:"
 			  " --hicache-size GB, else --hicache-ratio times the GPU pool, with 10 GiB"

@@ -67,6 +67,9 @@ enum memfail_family {
 	MF_EXL2,          /* exllamav2's auto-split load (weights and cache) */
 	MF_FLASHINFER,    /* FlashInfer's fixed workspace buffer exhausted */
 	MF_OPENCL,        /* OpenCL's CL_MEM_OBJECT_ALLOCATION_FAILURE (set 11, w-spent11b) */
+	MF_VLLM_STATE,    /* vLLM: max_num_seqs above the Mamba state cache's blocks (set 13, w-spend13c) */
+	MF_KVCACHED,      /* kvcached's elastic KV pool short of blocks; a failure only
+			   * where an error follows (server_memfail.c; set 13, w-spend13c) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

@@ -364,6 +364,25 @@ const struct memfail_word memfail_words[] = {
 	 * to v0.20.0: "memory layout cannot be allocated", "... with num_gpu
 	 * = N" when the layers were set), what the CLI's 500 carries */
 	{ "memory layout cannot be allocated", MF_OLLAMA, 0 },
+	/* set 13 spent (w-spend13c): vLLM's hybrid models keep one Mamba
+	 * state block per decoding sequence, the blocks counted from the same
+	 * budget as the KV cache; a max_num_seqs above them stops the start-up
+	 * ("ValueError: max_num_seqs (N) exceeds available Mamba cache blocks
+	 * (M). Each decode sequence requires one Mamba cache block, so CUDA
+	 * graph capture cannot proceed. Please lower max_num_seqs to at most M
+	 * or increase gpu_memory_utilization.", vllm/config/compilation.py
+	 * resolve_cudagraph_mode_and_sizes, 2026; quoted in real pastes) */
+	{ "exceeds available Mamba cache blocks", MF_VLLM_STATE, 0 },
+	/* kvcached (ovg-project/kvcached kvcached/kv_cache_manager.py
+	 * KVCacheManager._alloc, 2025-2026; its C++ XTensorBlockManager logs
+	 * the same words): the elastic pool, its pages mapped on the GPU on
+	 * demand up to its limit, holds fewer free blocks than asked for:
+	 * logger.warning("available_size()=%d < need_size=%d"), alloc returns
+	 * None. The vLLM patches of 2025 assert on it (ElasticBlockPool.
+	 * get_new_blocks: "assert block_ids is not None"), later ones turn it
+	 * into the scheduler's "cannot allocate now" and go on: a failure only
+	 * where an error follows it (server_memfail.c, MF_KVCACHED) */
+	{ "< need_size=", MF_KVCACHED, 0 },
 	{ "memory leak detected!", MF_SGLANG_KV, 0 },
 	{ "KV cache pool leak detected", MF_SGLANG_KV, 0 },
 	/* Ray's memory monitor (python/ray/exceptions.py OutOfMemoryError,
@@ -518,7 +537,8 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
 	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
 	[MF_FLASHINFER] = "flashinfer",
-	[MF_OPENCL] = "opencl",
+	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
+	[MF_KVCACHED] = "kvcached",
 	[MF_UNKNOWN] = "unknown",
 };
 

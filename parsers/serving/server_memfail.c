@@ -142,6 +142,10 @@ static int flush(struct srv_mem *m, struct sink *s)
 		return 0;
 	m->held = 0;
 	m->far = 0;
+	/* kvcached's pool shortfall that no error followed: the engine went
+	 * on (the scheduler waits for blocks), no failure (memfail_words.c) */
+	if (m->f.family == MF_KVCACHED && !m->confirmed)
+		return 0;
 	e.bytes = m->f.requested_bytes >= 0 ? m->f.requested_bytes : OL_NULL;
 	if (m->f.requested_bytes >= 0)
 		snprintf(size, sizeof(size), " of %.1f MiB", (double)m->f.requested_bytes / 1048576.0);
@@ -397,7 +401,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		m->f = f;
 		m->held = 1;
 		m->header = mem_find(l->msg, l->n, "Traceback (most recent call last)") != NULL;
-		m->far = m->interrupted = 0;
+		m->far = m->interrupted = m->confirmed = 0;
 		m->t = l->t;
 		m->pid = l->pid;
 		m->line = m->last_line = lineno;
@@ -421,6 +425,12 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	 * may be that one's (only looked for while a failure is held) */
 	if (m->held && lineno > m->line && !m->interrupted && other_error(l->msg, l->n))
 		m->interrupted = 1;
+	/* an error after a kvcached shortfall: the engine's fatal error
+	 * (vLLM V1 "EngineCore encountered a fatal error", after the
+	 * assert), whatever a progress bar left before it on the line */
+	if (m->held && lineno > m->line && m->f.family == MF_KVCACHED &&
+	    (m->interrupted || mem_find(l->msg, l->n, "encountered a fatal error")))
+		m->confirmed = 1;
 	if (m->held && lineno - m->last_line > own_lines(m) && !far_wait(m, lineno) &&
 	    flush(m, s) < 0)
 		return -1;

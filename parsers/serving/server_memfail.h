@@ -89,6 +89,9 @@ struct srv_mem {
 	int far;                     /* 1: held past SRV_MEM_REPEAT, waiting
 				      * for its traceback (srv_mem_far_below) */
 	int interrupted;             /* 1: another error was told after it */
+	int confirmed;               /* 1: an error was told after it: a kvcached
+				      * pool shortfall (MF_KVCACHED) is a failure
+				      * only then, else flush() drops it */
 	int repeats;
 	char text[SRV_MEM_TEXT];
 	size_t text_n;
