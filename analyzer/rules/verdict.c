@@ -65,6 +65,8 @@ const struct rule rule_table[] = {
 	{ "victim", "OOM killer victim chosen by oom_score_adj", rule_victim },
 	{ "buffer_limit", "one buffer asked for above the per-buffer ceiling the allocator's"
 	  " message states (MLX's maximum allowed buffer size)", rule_buffer_limit },
+	{ "shm_limit", "a data loader's workers out of shared memory (/dev/shm), by"
+	  " PyTorch's own words", rule_shm_limit },
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },
