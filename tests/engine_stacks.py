@@ -92,6 +92,12 @@ ALLOW = [
     # own Python on MLX) print no engine's lines; rl-swarm's GRPO runs
     # transformers' Trainer on PyTorch
     ("omlx", set()), ("rapid-mlx", set()), ("rl-swarm", TORCH),
+    # set 13 spent (w-spend13a): the whisper front ends (faster-whisper
+    # and Buzz on CTranslate2, its own C++ runtime; stable-ts on
+    # openai-whisper's PyTorch) and ultralytics' training scripts print
+    # no engine's lines
+    ("faster-whisper", set()), ("ctranslate2", set()), ("stable-ts", TORCH),
+    ("ultralytics", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
