@@ -102,6 +102,12 @@ ALLOW = [
     # pool, the engine's lines in its log; FlexGen is its own Python on
     # PyTorch, no engine's lines but PyTorch's
     ("kvcached", {"vllm", "sglang"} | TORCH), ("flexgen", TORCH),
+    # set 13 spent (w-spend13a): the whisper front ends (faster-whisper
+    # and Buzz on CTranslate2, its own C++ runtime; stable-ts on
+    # openai-whisper's PyTorch) and ultralytics' training scripts print
+    # no engine's lines
+    ("faster-whisper", set()), ("ctranslate2", set()), ("stable-ts", TORCH),
+    ("ultralytics", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

@@ -72,6 +72,8 @@ const struct rule rule_table[] = {
 	{ "projected", "the engine's own start-up projection of the model's memory at or above"
 	  " the machine's RAM (Rapid-MLX's memory pressure warning), beside a later OOM of"
 	  " that memory", rule_projected },
+	{ "shm_limit", "a data loader's workers out of shared memory (/dev/shm), by"
+	  " PyTorch's own words", rule_shm_limit },
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },

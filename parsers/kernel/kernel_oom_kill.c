@@ -295,6 +295,24 @@ static json_t *kill_json(struct oomev *ev, const struct victim *v)
 	return d;
 }
 
+/* 1 when the victim line v, read from [p, e), is the kernel's. The kernel
+ * names the victim's comm in parentheses after its pid in every version
+ * (mm/oom_kill.c: "Killed process %d (%s)" from v2.6.12's
+ * oom_kill_task through __oom_kill_process@v6.6, RHEL's ", UID %d, (%s)"
+ * too), after its own prefix ("Out of memory: ", "Memory cgroup out of
+ * memory: "). A line that names no comm is the kernel's only when one of
+ * those prefixes stands before it or a report is open (its header, a
+ * selection or the oom-kill: summary read above, which may name the
+ * victim the cut line lost): a bare "Killed process 2277299" is a user's
+ * own script printing what it kill(2)ed (set 13, c-leanagent's
+ * ppl_gpus.py beside nvidia-smi tables), no OOM. */
+static int victim_is_kernels(const struct oomev *ev, const struct victim *v, const char *p,
+			     const char *e)
+{
+	return v->comm[0] || ev->open || v->memcg_wording || find(p, e, "ut of memory") ||
+	       find(p, e, "ut of Memory");
+}
+
 /* Victim line in every variant (spec 1.6): the oom_kill event. */
 int m_killed(struct kparse *kp, const struct krec *r, const char *p, const char *e)
 {
@@ -307,6 +325,8 @@ int m_killed(struct kparse *kp, const struct krec *r, const char *p, const char 
 
 	if (!read_victim(p, e, &v))
 		return 0;
+	if (!victim_is_kernels(ev, &v, p, e))
+		return 0;   /* not the kernel's: the other matchers may read it */
 	if ((rc = victim_report(kp, r, v.pid)))
 		return rc;
 	if (v.memcg_wording)

@@ -105,6 +105,37 @@ static int lazy_capture(const struct phase_mark *m, const char *t, size_t n)
 	       mem_find(t, n, "_inductor/cudagraph_trees.py") != NULL;
 }
 
+/* The start of the last occurrence of phrase in t[0..n) that stands on
+ * a traceback's frame line ("File \"" before it on its line), or NULL. */
+static const char *last_frame_find(const char *t, size_t n, const char *phrase)
+{
+	const char *p = t, *end = t + n, *last = NULL, *bol;
+
+	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
+		for (bol = p; bol > t && bol[-1] != '\n'; bol--)
+			;
+		if (mem_find(bol, (size_t)(p - bol), "File \""))
+			last = p;
+		p++;
+	}
+	return last;
+}
+
+/* 1 when the frame line holding at names a constructor: it ends (before
+ * blanks) with "in __init__" (PM_CTOR). */
+static int frame_is_ctor(const char *at, const char *end)
+{
+	static const char ctor[] = "in __init__";
+	const char *eol = memchr(at, '\n', (size_t)(end - at));
+
+	if (!eol)
+		eol = end;
+	while (eol > at && (eol[-1] == ' ' || eol[-1] == '\t' || eol[-1] == '\r'))
+		eol--;
+	return (size_t)(eol - at) >= sizeof(ctor) - 1 &&
+	       !memcmp(eol - (sizeof(ctor) - 1), ctor, sizeof(ctor) - 1);
+}
+
 /* The phase text t[0..n) names by its frames, found the hints it holds:
  * the highest tier's frame (mark_level: an engine's before a
  * framework's before a generic library's before one that names only
@@ -129,7 +160,11 @@ enum oom_phase memfail_frames_phase(const char *t, size_t n, const struct phrase
 			const struct phase_mark *m = &phase_marks[memfail_hint_row[i]];
 			int level = mark_level(m), later;
 			if (!memfail_set_has(found, T_HINT, (int)i) ||
-			    !(at = last_find(t + from, cut - from, m->phrase)))
+			    !(at = (m->flags & PM_CTOR)
+					   ? last_frame_find(t + from, cut - from, m->phrase)
+					   : last_find(t + from, cut - from, m->phrase)))
+				continue;
+			if ((m->flags & PM_CTOR) && !frame_is_ctor(at, t + cut))
 				continue;
 			if ((m->flags & PM_LOADER) && !names_loader(at + strlen(m->phrase), t + cut))
 				continue;

@@ -406,6 +406,19 @@ const struct memfail_word memfail_words[] = {
 	 * shape ..."), C++'s std::bad_alloc, errno 12 in an error */
 	{ "DefaultCPUAllocator: not enough memory", MF_HOST, 0 },
 	{ "DefaultCPUAllocator: can't allocate memory", MF_HOST, 0 },
+	/* set 13, spent round 12 (w-spend13a): PyTorch's DataLoader
+	 * (torch/csrc/DataLoader.cpp, 0.4 through 2.x): a worker's SIGBUS
+	 * handler prints "ERROR: Unexpected bus error encountered in
+	 * worker. This might be caused by insufficient shared memory
+	 * (shm).", and the main process's _error_if_any_worker_fails raises
+	 * "DataLoader worker (pid N) is killed by signal: Bus error. It is
+	 * possible that dataloader's workers are out of shared memory.
+	 * Please try to raise your shared memory limit." -- the batches
+	 * workers hand over live in /dev/shm, whose size a container caps
+	 * (Docker's 64 MB default). A worker killed by any other signal
+	 * ("Killed.") says no more than that: no wording of memory */
+	{ "workers are out of shared memory", MF_HOST, 0 },
+	{ "insufficient shared memory (shm)", MF_HOST, 0 },
 	{ "_ArrayMemoryError", MF_HOST, 0 },
 	{ "MemoryError: Unable to allocate", MF_HOST, 0 },
 	{ "std::bad_alloc", MF_HOST, 0 },

@@ -12,7 +12,9 @@
  * accelerate, PEFT, diffusers, bitsandbytes, DeepSpeed), _training.inc
  * (Keras, Lightning, fairseq, MLX, the RL trainers), _generic.inc (rows
  * of engine "any"), _startup.inc (phase startup, every engine) and
- * _mlx.inc (the MLX servers: vllm-mlx, Rapid-MLX, oMLX, mlx-serve). A
+ * _mlx.inc (the MLX servers: vllm-mlx, Rapid-MLX, oMLX, mlx-serve),
+ * _ds4.inc (antirez's ds4) and _speech.inc (faster-whisper,
+ * openai-whisper, stable-ts). A
  * row goes to its engine's file, keeps its comment (the round that added
  * it stays there), and is appended, never reordered; a round's new rows
  * may come as a file of their own, included just before the array's
@@ -143,6 +145,7 @@ const struct phase_mark phase_marks[] = {
 #include "parsers/serving/phase_rows_startup.inc"
 #include "parsers/serving/phase_rows_mlx.inc"
 #include "parsers/serving/phase_rows_ds4.inc"
+#include "parsers/serving/phase_rows_speech.inc"
 };
 
 const size_t phase_marks_n = sizeof(phase_marks) / sizeof(phase_marks[0]);

@@ -103,14 +103,24 @@ enum phase_mark_kind {
  * that model's graph: its event says "graph": "projector"
  * (server_memfail.c), and the advice names the projector's knobs. */
 #define PM_PROJECTOR 128u
+/* A module's constructor (a PM_FRAME row): the phrase names a module (a
+ * package's name as it stands in a frame's file path, either path
+ * separator), and the row counts only where the innermost frame of that
+ * module (the last frame line holding the phrase) is a class's
+ * constructor, "in __init__". A library whose model class loads its
+ * weights when it is built (faster-whisper's WhisperModel.__init__
+ * builds CTranslate2's model on the device) is placed by that frame
+ * alone when a frozen app prints no source lines under its frames
+ * (memfail_phase.c). Set 13, spent round 12 (w-spend13a). */
+#define PM_CTOR 256u
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
 	unsigned short flags;        /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
 				      * PM_LOADER, PM_RUNS, PM_INSIDE,
-				      * PM_RESTART, PM_PROJECTOR; 16 bits,
-				      * eight of them still free */
+				      * PM_RESTART, PM_PROJECTOR, PM_CTOR;
+				      * 16 bits, seven of them still free */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the

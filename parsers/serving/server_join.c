@@ -5,6 +5,7 @@
  * chained part may follow), or a LONE OOM message outside any traceback.
  */
 #include "parsers/serving/server_join.h"
+#include "parsers/serving/memfail.h"
 #include "parsers/torch/torch_oom_text.h"
 #include "parsers/common/seriesutil.h"
 
@@ -31,6 +32,7 @@ void srv_join_clear(struct srv_join *j)
 	j->text[0] = 0;
 	j->text_n = 0;
 	j->text_oom = 0;
+	j->text_mem = 0;
 	j->text_open = 0;
 	j->text_lines = 0;
 	j->prefix[0] = 0;
@@ -79,9 +81,12 @@ static void text_reopen(struct srv_join *j)
 /* l's message becomes the piece's text (an exception line, a lone OOM). */
 static void text_set(struct srv_join *j, const struct srv_line *l)
 {
+	struct memfail mf;
+
 	copy_str(j->text, sizeof(j->text), l->msg, l->n);
 	j->text_n = strlen(j->text);
 	j->text_oom = torch_oom_text(j->text, j->text_n);
+	j->text_mem = j->text_oom || memfail_line(j->text, j->text_n, &mf);
 	j->text_lines = 1;
 	copy_str(j->prefix, sizeof(j->prefix), l->prefix, l->prefix_n);
 	text_reopen(j);
@@ -184,8 +189,14 @@ int srv_join_feed(struct srv_join *j, const struct srv_line *l, uint64_t lineno)
 		tb_add(j, m, n);
 		if (!n || m[0] == ' ' || m[0] == '\t')
 			return 1;
-		/* the exception line; a chained OOM keeps deciding the kind */
-		if (!j->text_oom)
+		/* the exception line; a chained OOM keeps deciding the kind,
+		 * and so does any stack's memory failure unless a CUDA OOM
+		 * follows it: Python prints the failure first and an error
+		 * raised while handling it after ("During handling of the
+		 * above exception": a frozen app's AttributeError writing to
+		 * a closed stderr after CTranslate2's "CUDA failed with error
+		 * out of memory", set 13 d-ctranslate2-buzz) */
+		if (!j->text_oom && (!j->text_mem || torch_oom_text(m, n)))
 			text_set(j, l);
 		j->state = SRV_AFTER;
 		return 1;

@@ -45,10 +45,14 @@ struct srv_join {
 	int tb_cut;             /* lines were left out past SRV_TRACEBACK_MAX */
 	int chained;            /* a chained part's line came last */
 	char text[SRV_JOIN_TEXT]; /* the exception line that decides the kind
-				 * (the first CUDA OOM of a chain, else the
-				 * first), or the lone message; joined */
+				 * (the first CUDA OOM of a chain, else its
+				 * first memory failure, else the last), or
+				 * the lone message; joined */
 	size_t text_n;
 	int text_oom;           /* text names a CUDA OOM */
+	int text_mem;           /* text reports a memory failure of any
+				 * stack (memfail_line), kept through a chain
+				 * unless a CUDA OOM follows */
 	int text_open;          /* text is an OOM message missing its end */
 	int text_lines;
 	char prefix[SRV_PREFIX_MAX]; /* the wrappers of text's first line */
