@@ -61,6 +61,19 @@ int parse_num(const char *s, size_t n, double *v, size_t *used)
 	return 0;
 }
 
+int parse_num_gb(const char *s, size_t n, double *v)
+{
+	const char *p = s, *end = s + n;
+	size_t used;
+
+	if (parse_num(p, n, v, &used) < 0 || *v < 0)
+		return -1;
+	p += used;
+	while (p < end && *p == ' ')
+		p++;
+	return (size_t)(end - p) >= 2 && p[0] == 'G' && p[1] == 'B' ? 0 : -1;
+}
+
 int parse_uint_commas(const char *s, size_t n, int64_t *v, size_t *used)
 {
 	size_t i = 0;

@@ -37,6 +37,10 @@ struct ol_time capsep_time(const struct capsep *sep);
 int64_t parse_size(const char *s, size_t n, size_t *used);
 /* A decimal number (strtod on a bounded copy). 0 on success. */
 int parse_num(const char *s, size_t n, double *v, size_t *used);
+/* A non-negative number then "GB" ("14.55 GB", leading spaces and spaces
+ * before the unit allowed), as DeepSpeed and vllm-mlx print sizes: 0
+ * with *v the number (in the printer's GB), -1 otherwise. */
+int parse_num_gb(const char *s, size_t n, double *v);
 /* A non-negative decimal integer, commas between digits allowed
  * ("446,608"). 0 on success. */
 int parse_uint_commas(const char *s, size_t n, int64_t *v, size_t *used);

@@ -15,7 +15,7 @@
 static int figure(const char *msg, size_t n, const char *label, double *v)
 {
 	const char *p = msg, *end = msg + n;
-	size_t ll = strlen(label), used;
+	size_t ll = strlen(label);
 
 	/* the label stands as a word: "MA " is not the tail of "Max_MA " */
 	while ((p = mem_find(p, (size_t)(end - p), label)) != NULL) {
@@ -26,14 +26,7 @@ static int figure(const char *msg, size_t n, const char *label, double *v)
 	if (!p)
 		return -1;
 	p += ll;
-	while (p < end && *p == ' ')
-		p++;
-	if (parse_num(p, (size_t)(end - p), v, &used) < 0 || *v < 0)
-		return -1;
-	p += used;
-	while (p < end && *p == ' ')
-		p++;
-	return (size_t)(end - p) >= 2 && p[0] == 'G' && p[1] == 'B' ? 0 : -1;
+	return parse_num_gb(p, (size_t)(end - p), v);
 }
 
 int ds_memory_line(struct sink *s, const char *msg, size_t n, const struct ol_time *t)

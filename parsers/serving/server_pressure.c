@@ -18,19 +18,11 @@
 static int gib_after(const char *msg, size_t n, const char *label, double *v)
 {
 	const char *p = mem_find(msg, n, label), *end = msg + n;
-	size_t used;
 
 	if (!p)
 		return -1;
 	p += strlen(label);
-	while (p < end && *p == ' ')
-		p++;
-	if (parse_num(p, (size_t)(end - p), v, &used) < 0 || *v < 0)
-		return -1;
-	p += used;
-	while (p < end && *p == ' ')
-		p++;
-	if ((size_t)(end - p) < 2 || p[0] != 'G' || p[1] != 'B')
+	if (parse_num_gb(p, (size_t)(end - p), v) < 0)
 		return -1;
 	*v *= GIB;
 	return 0;
