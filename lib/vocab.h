@@ -203,7 +203,7 @@
 	X(VM_ENV, "env.", "<NAME>", "text", "an environment variable oomlens keeps (allocator, engine settings)") \
 	X(VM_LAUNCH_SOURCE, "launch.source", NULL, "text", "what stated the launch.* knobs: an engine's launch command or a pasted configuration, and its line") \
 	X(VM_LAUNCH_ENGINE, "launch.engine", NULL, "text", "the engine the pasted launch command starts") \
-	X(VM_LAUNCH_PHASE, "launch.phase", NULL, "text", "the phase an inference-only CLI's pasted command runs its whole life in (`eval`: OpenNMT-py's translate.py, fairseq-generate); absent otherwise") \
+	X(VM_LAUNCH_PHASE, "launch.phase", NULL, "text", "the phase an inference-only CLI's pasted command runs its whole life in (`eval`: OpenNMT-py's translate.py, fairseq-generate, mlx_lm.evaluate, mlx_lm.perplexity, lm_eval); absent otherwise") \
 	X(VM_LAUNCH_KNOB, "launch.", "<knob>", "number", "a knob's value as a launch command or configuration pasted beside the failure states it (max_num_seqs, gpu_memory_utilization, ...: parsers/serving/launch_table.c)") \
 	X(VM_SAMPLES_SERIES, "samples.series.", "<n>", "text", "memory samples of one process or device pasted as lines, in file order (untimed): label, per, steps, bytes separated by bars (parsers/host/memsamples.c)") \
 	X(VM_BENCH_RUN, "bench.run.", "<n>", "text", "a load generator's run pasted beside the failure, in file order: tool, concurrency, rate, prompts, successful, failed, done or cmd, by bars (parsers/tools/bench_out.c)")
