@@ -36,6 +36,7 @@
 #define OLLAMA ANY "c-ollama-0.32-windows-vulkan-num-ctx-131072-kv-cache-cpu-buffer-alloc-fail/"
 #define MMPROJ ANY "c-llamacpp-server-t4-qwen3.5-9b-mmproj-warmup-cudamalloc-nonfatal/"
 #define AWQ ANY "a-vllm-llama31-awq-dequantize-oom-chat-completions-500/"
+#define RMLX ANY "b-mlx-rapid-mlx-qwen3.6-35b-metal-oom-three-running-85k-prefill/"
 
 #define ANS(s) srv_answer_of(s, strlen(s))
 
@@ -69,6 +70,7 @@ static void access_lines(void **state)
 			 SRV_ANS_FAILED);
 	assert_int_equal(ANS("srv  log_server_r: request: GET /health 127.0.0.1 503"),
 			 SRV_ANS_NONE);
+	assert_int_equal(ANS("INFO:     Started server process [64287]"), SRV_ANS_RESTART);
 }
 
 /* Runs: one outcome after another is one run; past the cap, dropped. */
@@ -104,6 +106,24 @@ static void ollama_died(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta m, json_each(m.value, '$.runs') j"
 			       " WHERE m.key = 'server.answers' AND json_extract(j.value, '$.what')"
 			       " = 'restart' AND json_extract(j.value, '$.first') = 266"), 1);
+	t_close(tl);
+}
+
+/* Rapid-MLX aborted on a Metal failure (libc++abi terminating) and its
+ * supervisor started the server again (uvicorn's "Started server
+ * process" at line 169): the requests answered after it are the new
+ * process's, so the failed one is not said to have survived (round 12:
+ * it was "survived" by line 244's answer). */
+static void uvicorn_restart_not_survived(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, RMLX "01-llama-server.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta m, json_each(m.value, '$.runs') j"
+			       " WHERE m.key = 'server.answers' AND json_extract(j.value, '$.what')"
+			       " = 'restart' AND json_extract(j.value, '$.first') = 169"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM oom WHERE survival = 'survived'"), 0);
 	t_close(tl);
 }
 
@@ -195,6 +215,7 @@ int main(void)
 		cmocka_unit_test(runs),
 		cmocka_unit_test(ollama_died),
 		cmocka_unit_test(llama_server_survived),
+		cmocka_unit_test(uvicorn_restart_not_survived),
 		cmocka_unit_test(vllm_500_died),
 		cmocka_unit_test(ollama_indented_journal_died),
 		cmocka_unit_test(comfy_prompts),

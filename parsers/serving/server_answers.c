@@ -117,6 +117,11 @@ enum srv_answer srv_answer_of(const char *m, size_t n)
 	case '[':
 		return starts(m, n, "[GIN] ", 6) ? gin_line(m + 6, n - 6) : SRV_ANS_NONE;
 	case 'I':
+		/* uvicorn/server.py@0.30 _serve: 'logger.info("Started server
+		 * process [%d]", os.getpid())' at each server process's start:
+		 * after a failure, a new process answers, not the failed one */
+		if (starts(m, n, "INFO:     Started server process [", 34))
+			return SRV_ANS_RESTART;
 		return starts(m, n, "INFO:  ", 7) ? uvicorn_line(m, n) : SRV_ANS_NONE;
 	case 's':
 		if (starts(m, n, "srv  log_server_r: ", 19))

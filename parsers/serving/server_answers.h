@@ -4,7 +4,8 @@
  * inference POST answered 2xx, a generation the engine says it finished)
  * or failed (the same access line answered 5xx, an error answer), and
  * the lines where a new engine process started (a PM_RESTART row of
- * phase_table.h). Consecutive answers of one outcome are one run, so a
+ * phase_table.h, or uvicorn's "Started server process [N]": a Python
+ * server started again, as a supervisor restarts a crashed one). Consecutive answers of one outcome are one run, so a
  * busy log costs a handful of runs; written at the end of the log as meta
  * server.answers, from which analyzer/derive/oom_fate.c decides, for each
  * failure of the log, whether the server served a request after it.
