@@ -120,9 +120,11 @@ enum srv_answer srv_answer_of(const char *m, size_t n)
 		/* uvicorn/server.py@0.30 _serve: 'logger.info("Started server
 		 * process [%d]", os.getpid())' at each server process's start:
 		 * after a failure, a new process answers, not the failed one */
-		if (starts(m, n, "INFO:     Started server process [", 34))
+		if (!starts(m, n, "INFO:  ", 7))
+			return SRV_ANS_NONE;
+		if (n > 34 && m[10] == 'S' && !memcmp(m, "INFO:     Started server process [", 34))
 			return SRV_ANS_RESTART;
-		return starts(m, n, "INFO:  ", 7) ? uvicorn_line(m, n) : SRV_ANS_NONE;
+		return uvicorn_line(m, n);
 	case 's':
 		if (starts(m, n, "srv  log_server_r: ", 19))
 			return llama_server_line(m + 19, n - 19);
