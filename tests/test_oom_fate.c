@@ -23,13 +23,16 @@
  *    seconds": nothing served after the OOM, no serving stage reached.
  *  - one log holding two runs, SGLang's served answers then a re-launch
  *    (its "server_args=ServerArgs(" banner) whose graph capture failed:
- *    the failure is the new run's start-up (round 13, w-runs14).
+ *    the failure is the new run's start-up (round 13, w-runs14);
+ *  - the Ollama log's runners are runs with their own engine rows, and
+ *    its failure is judged against its own runner's (round 13).
  * And the access-line formats one by one: a GET, a 4xx and Ollama's
  * management routes answer nothing; terminal colour codes around GIN's
  * status are skipped.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
+#include "analyzer/rules/engine_facts.h"
 #include "parsers/serving/server_answers.h"
 
 #include <stdio.h>
@@ -214,6 +217,28 @@ static void comfy_failed_prompt_not_served(void **state)
 	t_close(tl);
 }
 
+/* Ollama's log of three runners (BlazeFiresong18/Doraeon ollama_serve.log):
+ * the one started at line 57 offloaded 2 of 29 layers and failed its
+ * KV cache's CPU buffer (line 242); the user then loaded the model
+ * again with a smaller context, a runner at line 267 offloading 22.
+ * Each runner start after a request answered is a run of its own
+ * (srv_engine_new_run): its facts are its own row, and the failure is
+ * judged against its own runner's (RL_OTHER_LOG_RUN), not the 22 layers
+ * a later runner stated (main kept one row holding the later values). */
+static void ollama_runs_own_rows(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, OLLAMA "01-ollama-serve.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 3'"), 2);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 4'"), 22);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE NOT " RL_OTHER_LOG_RUN), 1);
+	assert_string_equal(t_text(tl, "SELECT instance FROM engine WHERE NOT " RL_OTHER_LOG_RUN),
+			    "run 3");
+	t_close(tl);
+}
+
 /* A log holding two runs (round 13, w-runs14): SGLang served requests
  * (two "POST /generate ... 200 OK" answers), then the same file goes on
  * with a re-launch (the Ascend CI paste, its own "server_args=
@@ -258,6 +283,7 @@ int main(void)
 		cmocka_unit_test(comfy_prompts),
 		cmocka_unit_test(comfy_failed_prompt_not_served),
 		cmocka_unit_test(relaunch_after_serving_is_startup),
+		cmocka_unit_test(ollama_runs_own_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
