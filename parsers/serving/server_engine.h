@@ -8,7 +8,9 @@
  *   - the instance is named by the line's wrappers (parsers/
  *     server_unwrap.h): a docker-compose service or vllm-omni stage first,
  *     then vLLM's tag ("rank N" when the tag has a rank, else "pid N"),
- *     SGLang's "TPn", TGI's "rank N"; "" is the main process;
+ *     SGLang's "TPn", TGI's "rank N"; "" is the main process; after an
+ *     engine's start-up banner that follows a request served or a
+ *     failure (srv_engine_new_run), ", run N" follows ("run N" alone);
  *   - an instance is made by a line with an engine's header, or one that
  *     states a fact, an error or a version, or whose wording is an
  *     engine's (a statistics line alone is not enough: its header may
