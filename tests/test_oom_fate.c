@@ -32,7 +32,7 @@
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
-#include "analyzer/rules/engine_facts.h"
+#include "analyzer/derive/oom.h"
 #include "parsers/serving/server_answers.h"
 
 #include <stdio.h>
@@ -223,7 +223,7 @@ static void comfy_failed_prompt_not_served(void **state)
  * again with a smaller context, a runner at line 267 offloading 22.
  * Each runner start after a request answered is a run of its own
  * (srv_engine_new_run): its facts are its own row, and the failure is
- * judged against its own runner's (RL_OTHER_LOG_RUN), not the 22 layers
+ * judged against its own runner's (OOM_OTHER_LOG_RUN), not the 22 layers
  * a later runner stated (main kept one row holding the later values). */
 static void ollama_runs_own_rows(void **state)
 {
@@ -233,8 +233,8 @@ static void ollama_runs_own_rows(void **state)
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 3'"), 2);
 	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 4'"), 22);
-	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE NOT " RL_OTHER_LOG_RUN), 1);
-	assert_string_equal(t_text(tl, "SELECT instance FROM engine WHERE NOT " RL_OTHER_LOG_RUN),
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 1);
+	assert_string_equal(t_text(tl, "SELECT instance FROM engine WHERE NOT " OOM_OTHER_LOG_RUN),
 			    "run 3");
 	t_close(tl);
 }

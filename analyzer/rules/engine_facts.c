@@ -104,12 +104,12 @@ static void read_row(sqlite3_stmt *st, struct rl_engine *e)
 
 /* The filter that keeps the latest run's facts (RL_EARLIER_RUN of the
  * row's artifact) and, inside a log of several runs, the facts of the
- * run its failure happened in (RL_OTHER_LOG_RUN), or a false one where
+ * run its failure happened in (OOM_OTHER_LOG_RUN), or a false one where
  * there is no oom table (a timeline made by hand). */
 static const char *latest_only(struct rule_ctx *c)
 {
 	return q_has_table(c->db, "oom") ? "(" RL_EARLIER_RUN("engine.artifact_id") " OR "
-					   RL_OTHER_LOG_RUN ")" : "0";
+					   OOM_OTHER_LOG_RUN ")" : "0";
 }
 
 /* rl_prepare of head, filter and tail joined; NULL when failed. */

@@ -144,7 +144,7 @@ void srv_engine_init(struct srv_engine *e);
  * named from here on are new ones, named "<name>, run N" ("run N" for
  * the main process; N = 2 for the log's second run), so that each run's
  * facts are its own row and a failure is judged against its own run's
- * (analyzer/rules/engine_facts.h RL_OTHER_LOG_RUN). */
+ * (analyzer/derive/oom.h OOM_OTHER_LOG_RUN). */
 void srv_engine_new_run(struct srv_engine *e);
 void srv_engine_release(struct srv_engine *e);
 
