@@ -21,21 +21,30 @@
  *    (server_answers.h); the GGUF paste's OOM prompt ends "Got an OOM,
  *    unloading all loaded models." then "Prompt executed in 36.63
  *    seconds": nothing served after the OOM, no serving stage reached.
+ *  - one log holding two runs, SGLang's served answers then a re-launch
+ *    (its "server_args=ServerArgs(" banner) whose graph capture failed:
+ *    the failure is the new run's start-up (round 13, w-runs14);
+ *  - the Ollama log's runners are runs with their own engine rows, and
+ *    its failure is judged against its own runner's (round 13).
  * And the access-line formats one by one: a GET, a 4xx and Ollama's
  * management routes answer nothing; terminal colour codes around GIN's
  * status are skipped.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
+#include "analyzer/derive/oom.h"
 #include "parsers/serving/server_answers.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ANY "tests/data/real/any_stack/"
 #define OLLAMA ANY "c-ollama-0.32-windows-vulkan-num-ctx-131072-kv-cache-cpu-buffer-alloc-fail/"
 #define MMPROJ ANY "c-llamacpp-server-t4-qwen3.5-9b-mmproj-warmup-cudamalloc-nonfatal/"
 #define AWQ ANY "a-vllm-llama31-awq-dequantize-oom-chat-completions-500/"
+#define SGL_SERVED "tests/data/real/serving/sglang-0.5-prefill-decode-batch-trailing-comma.log"
+#define SGL_RELAUNCH ANY "b-sglang-ascend910-dsr1-w4a8-decode-npu-graph-capture-oom/01-ci-test-output.txt"
 #define RMLX ANY "b-mlx-rapid-mlx-qwen3.6-35b-metal-oom-three-running-85k-prefill/"
 
 #define ANS(s) srv_answer_of(s, strlen(s))
@@ -208,6 +217,59 @@ static void comfy_failed_prompt_not_served(void **state)
 	t_close(tl);
 }
 
+/* Ollama's log of three runners (BlazeFiresong18/Doraeon ollama_serve.log):
+ * the one started at line 57 offloaded 2 of 29 layers and failed its
+ * KV cache's CPU buffer (line 242); the user then loaded the model
+ * again with a smaller context, a runner at line 267 offloading 22.
+ * Each runner start after a request answered is a run of its own
+ * (srv_engine_new_run): its facts are its own row, and the failure is
+ * judged against its own runner's (OOM_OTHER_LOG_RUN), not the 22 layers
+ * a later runner stated (main kept one row holding the later values). */
+static void ollama_runs_own_rows(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, OLLAMA "01-ollama-serve.log") >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 3'"), 2);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 4'"), 22);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 1);
+	assert_string_equal(t_text(tl, "SELECT instance FROM engine WHERE NOT " OOM_OTHER_LOG_RUN),
+			    "run 3");
+	t_close(tl);
+}
+
+/* A log holding two runs (round 13, w-runs14): SGLang served requests
+ * (two "POST /generate ... 200 OK" answers), then the same file goes on
+ * with a re-launch (the Ascend CI paste, its own "server_args=
+ * ServerArgs(" banner at its line 151) whose decode CUDA-graph capture
+ * ran out of NPU memory. The banner is a new engine process (PM_RESTART,
+ * phase_rows_startup.inc): the failure is the new run's start-up, a
+ * configuration that does not fit, not a failure while serving (it was
+ * serving/inconclusive, judged against the earlier process's answers). */
+static void relaunch_after_serving_is_startup(void **state)
+{
+	struct timeline *tl = t_open();
+	size_t n1, n2;
+	char *a = t_slurp(SGL_SERVED, &n1), *b = t_slurp(SGL_RELAUNCH, &n2);
+	char *both = malloc(n1 + n2);
+	(void)state;
+	assert_non_null(both);
+	memcpy(both, a, n1);
+	memcpy(both + n1, b, n2);
+	assert_true(t_parse_mem(tl, "server_log", "two-runs.log", both, n1 + n2) >= 0);
+	free(a);
+	free(b);
+	free(both);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM meta m, json_each(m.value, '$.runs') j"
+			       " WHERE m.key = 'server.answers' AND json_extract(j.value, '$.what')"
+			       " = 'restart' AND json_extract(j.value, '$.first') = 160"), 1);
+	assert_string_equal(t_text(tl, "SELECT phase FROM oom WHERE id = 1"), "graph_capture");
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "misconfig");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +282,8 @@ int main(void)
 		cmocka_unit_test(ollama_indented_journal_died),
 		cmocka_unit_test(comfy_prompts),
 		cmocka_unit_test(comfy_failed_prompt_not_served),
+		cmocka_unit_test(relaunch_after_serving_is_startup),
+		cmocka_unit_test(ollama_runs_own_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,8 +83,11 @@ static void kinds_and_flags(void **state)
 			 (!(m->flags & PM_INSIDE) ||
 			  (m->kind == PM_FRAME && m->phase >= OOM_PHASE_LOAD_WEIGHTS &&
 			   m->phase <= OOM_PHASE_WARMUP)) &&
+			 /* a new engine process: its load, or (round 13) an
+			  * engine's start-up banner */
 			 (!(m->flags & PM_RESTART) ||
-			  (m->kind == PM_LINE && m->phase == OOM_PHASE_LOAD_WEIGHTS)) &&
+			  (m->kind == PM_LINE && (m->phase == OOM_PHASE_LOAD_WEIGHTS ||
+						  m->phase == OOM_PHASE_STARTUP))) &&
 			 /* a projector's stage line: a start-up stage */
 			 (!(m->flags & PM_PROJECTOR) ||
 			  (m->kind == PM_LINE && m->phase >= OOM_PHASE_LOAD_WEIGHTS &&

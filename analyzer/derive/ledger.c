@@ -37,6 +37,7 @@
  */
 #include "analyzer/derive/ledger_impl.h"
 #include "analyzer/derive/derive.h"
+#include "analyzer/derive/oom.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -171,10 +172,16 @@ static int64_t engine_of(struct rule_ctx *c, int64_t d, int first)
 	if (device_rows(c))
 		first = 0;
 
-	if (!q_has_table(c->db, "engine") || !(st = rl_prepare(c, "SELECT id, instance FROM engine"
-	    " WHERE coalesce(weights_bytes, kv_cache_bytes, total_bytes, cuda_graph_bytes) IS NOT NULL"
-	    " ORDER BY id")))
+	/* in a log of several runs, the rows of the run its failure
+	 * happened in come first (OOM_OTHER_LOG_RUN: a later runner's
+	 * figures are not the failed one's) */
+#define ENGINE_ROWS "SELECT id, instance FROM engine WHERE" \
+	" coalesce(weights_bytes, kv_cache_bytes, total_bytes, cuda_graph_bytes) IS NOT NULL ORDER BY "
+	if (!q_has_table(c->db, "engine") ||
+	    !(st = rl_prepare(c, q_has_table(c->db, "oom") ? ENGINE_ROWS OOM_OTHER_LOG_RUN ", id"
+							    : ENGINE_ROWS "id")))
 		return 0;
+#undef ENGINE_ROWS
 	while (!id && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t e = engine_device((const char *)sqlite3_column_text(st, 1));
 		if (e == d)

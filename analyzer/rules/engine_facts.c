@@ -103,11 +103,13 @@ static void read_row(sqlite3_stmt *st, struct rl_engine *e)
 	" LIMIT 1)"
 
 /* The filter that keeps the latest run's facts (RL_EARLIER_RUN of the
- * row's artifact), or a false one where there is no oom table (a
- * timeline made by hand). */
+ * row's artifact) and, inside a log of several runs, the facts of the
+ * run its failure happened in (OOM_OTHER_LOG_RUN), or a false one where
+ * there is no oom table (a timeline made by hand). */
 static const char *latest_only(struct rule_ctx *c)
 {
-	return q_has_table(c->db, "oom") ? RL_EARLIER_RUN("engine.artifact_id") : "0";
+	return q_has_table(c->db, "oom") ? "(" RL_EARLIER_RUN("engine.artifact_id") " OR "
+					   OOM_OTHER_LOG_RUN ")" : "0";
 }
 
 /* rl_prepare of head, filter and tail joined; NULL when failed. */

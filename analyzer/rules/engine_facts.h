@@ -11,6 +11,7 @@
 #define OOMLENS_ENGINE_FACTS_H
 
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/derive/oom.h"
 
 /* The facts, in the engine table's column order. */
 enum rl_ef {

@@ -16,6 +16,12 @@ void srv_engine_init(struct srv_engine *e)
 	memset(e, 0, sizeof(*e));
 }
 
+void srv_engine_new_run(struct srv_engine *e)
+{
+	e->run++;
+	e->gen++;   /* the lines seen lately are of the earlier run's instances */
+}
+
 void srv_engine_release(struct srv_engine *e)
 {
 	int i;
@@ -72,7 +78,7 @@ int srv_engine_read(struct srv_engine *e, const struct srv_line *l, struct engin
 
 /* The instance's name from the line's wrappers (server_engine.h). */
 static void instance_name(const struct srv_line *l, const struct engine_line *el,
-			  enum engine_kind kind, char *out, size_t cap)
+			  enum engine_kind kind, int run, char *out, size_t cap)
 {
 	char who[32] = "";
 
@@ -87,6 +93,10 @@ static void instance_name(const struct srv_line *l, const struct engine_line *el
 	else if (el->rank >= 0 && kind == ENGINE_TGI)
 		snprintf(who, sizeof(who), "rank %d", el->rank);
 	snprintf(out, cap, "%s%s%s", l->service, l->service[0] && who[0] ? " " : "", who);
+	if (run > 0) {   /* a later run of the log (srv_engine_new_run) */
+		size_t k = strlen(out);
+		snprintf(out + k, cap - k, "%srun %d", k ? ", " : "", run + 1);
+	}
 }
 
 /* The instance of (name, kind): one of that name and kind; else, for a
@@ -486,7 +496,7 @@ int srv_engine_line(struct srv_engine *e, struct sink *s, const struct srv_line 
 		copy_str(ent, cap, again->ent, strlen(again->ent));
 		return 0;
 	}
-	instance_name(l, el, kind, name, sizeof(name));
+	instance_name(l, el, kind, e->run, name, sizeof(name));
 	in = find(e, name, kind);
 	if (!in && (specific(l->hint) || (specific(el->engine) && !el->stats_set) ||
 		    el->nfacts || el->error || el->version[0]))

@@ -8,7 +8,9 @@
  *   - the instance is named by the line's wrappers (parsers/
  *     server_unwrap.h): a docker-compose service or vllm-omni stage first,
  *     then vLLM's tag ("rank N" when the tag has a rank, else "pid N"),
- *     SGLang's "TPn", TGI's "rank N"; "" is the main process;
+ *     SGLang's "TPn", TGI's "rank N"; "" is the main process; after an
+ *     engine's start-up banner that follows a request served or a
+ *     failure (srv_engine_new_run), ", run N" follows ("run N" alone);
  *   - an instance is made by a line with an engine's header, or one that
  *     states a fact, an error or a version, or whose wording is an
  *     engine's (a statistics line alone is not enough: its header may
@@ -105,6 +107,11 @@ struct srv_engine {
 	struct { uint64_t line; const char *key; json_int_t v; } cnt[SRV_COUNT_LINES];
 	unsigned cnt_next;
 	unsigned gen;                /* counts the changes to inst[] (added, kind set) */
+	int run;                     /* runs of the log begun since its first
+				      * (srv_engine_new_run): instances named
+				      * after then are another process's */
+	int run_mark;                /* the failures and requests seen when the
+				      * current run began (the caller's count) */
 	struct srv_seen seen[2];     /* the last line's instance, then the one
 				      * before that was another (a log's lines
 				      * alternate between two most of the time) */
@@ -131,6 +138,14 @@ struct srv_engine {
 };
 
 void srv_engine_init(struct srv_engine *e);
+/* An engine's start-up banner after a failure or a request served in
+ * this log (a PM_RESTART row, phase_table.h: a supervisor's restart, a
+ * re-launch appended to the file): a new engine process. The instances
+ * named from here on are new ones, named "<name>, run N" ("run N" for
+ * the main process; N = 2 for the log's second run), so that each run's
+ * facts are its own row and a failure is judged against its own run's
+ * (analyzer/derive/oom.h OOM_OTHER_LOG_RUN). */
+void srv_engine_new_run(struct srv_engine *e);
 void srv_engine_release(struct srv_engine *e);
 
 /* What line l says, into *el (joined to the line before when that one

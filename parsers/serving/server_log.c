@@ -305,6 +305,24 @@ static int rewrap(struct srv_st *st)
 	return 1;
 }
 
+/* 1 when line l is an engine's start-up banner (a PM_RESTART row,
+ * phase_table.h) after a request served or a failure since the log's
+ * current run began: a new engine process (srv_engine_new_run). A
+ * sibling's banner with nothing between (a second data-parallel engine
+ * core starting beside the first) begins none. */
+static int new_run_line(struct srv_st *st, const struct srv_line *l)
+{
+	unsigned fl;
+	int failures = st->mem.records + (st->mem.held != 0);
+
+	if (!st->mem.served && failures <= st->engines.run_mark)
+		return 0;
+	if (memfail_phase_line_flags(l->msg, l->n, &fl) == OOM_PHASE_UNKNOWN || !(fl & PM_RESTART))
+		return 0;
+	st->engines.run_mark = failures;
+	return 1;
+}
+
 /* One unwrapped line, in order: what it says of the engine, the pieces
  * over lines, TGI's Args block, the requests served, the configuration.
  * 0 or -1. */
@@ -338,6 +356,8 @@ static int read_line(struct srv_st *st)
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
+	if ((el.memfail & MEMFAIL_MARK_RESTART) && new_run_line(st, l))
+		srv_engine_new_run(&st->engines);
 	/* a bar on a line that names a start-up stage (tinygrad's weights'
 	 * load "ram used: ...: 85%|", vLLM's "Loading safetensors checkpoint
 	 * shards: 50% Completed | 1/2") is that stage's progress, not a

@@ -450,11 +450,20 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		if (!(fl & PM_RESTART))
 			return 0;
 		m->served = 0;
+		m->phase = OOM_PHASE_UNKNOWN;   /* the earlier process's serving */
 	}
 	srv_mem_stack(m, l->msg, l->n);
 	if ((ph = memfail_phase_line_flags(l->msg, l->n, &fl)) != OOM_PHASE_UNKNOWN) {
-		if (fl & PM_RESTART)   /* a new engine process: server_answers.h */
+		if (fl & PM_RESTART) {   /* a new engine process: server_answers.h */
 			srv_answers_note(&m->answers, SRV_ANS_RESTART, lineno);
+			/* after a failure of the log the earlier process died:
+			 * the stage it reached is not this one's (a start-up
+			 * line never hides a stage seen, below). Without one,
+			 * a sibling's banner (a second data-parallel engine
+			 * core) keeps the stage its twin reached. */
+			if (m->records > 0)
+				m->phase = OOM_PHASE_UNKNOWN;
+		}
 		/* workers in lockstep (Ray's, tensor parallel) interleave their
 		 * lines: a start-up phase's notice just after a failure that
 		 * nothing before placed ("Capturing the model for CUDA graphs"
