@@ -349,7 +349,10 @@ static int strip_carrier(struct srv_line *l)
 	} else {
 		/* the gutter's indent may hold tabs (milabench's report of a
 		 * run's exception: "    \t| Traceback ...") */
-		size_t j = strspn(m, " \t"), e = j;
+		size_t j = 0, e;
+		while (m[j] == ' ' || m[j] == '\t')   /* strspn(m, " \t"), without its call */
+			j++;
+		e = j;
 		if (j < n && m[j] != '|' && (l->service[0] || j || !isalpha((unsigned char)m[0])))
 			return 0;   /* a gutter, or one service a line named without indent */
 		if (!memchr(m + j, '|', n - j))
