@@ -82,6 +82,31 @@ static void access_lines(void **state)
 	assert_int_equal(ANS("INFO:     Started server process [64287]"), SRV_ANS_RESTART);
 }
 
+/* uvicorn's lines take server_log.c's fast path, which asks
+ * srv_answer_of_info() (the start known): the same answer as
+ * srv_answer_of() for each, the shortest included (round 13, speed14). */
+static void info_fast_path_same_answer(void **state)
+{
+	static const char *const lines[] = {
+		"INFO:     10.96.202.56:41576 - \"POST /v1/chat/completions HTTP/1.1\" 500 Internal",
+		"INFO:     10.250.3.7:42662 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+		"INFO:     10.250.5.33:60428 - \"GET /metrics HTTP/1.1\" 200 OK",
+		"INFO:     Started server process [64287]",
+		"INFO:     Started server process",
+		"INFO:     Application startup complete.",
+		"INFO:  \"",
+		"INFO:  \"POST",
+		"INFO:  - \"POST /v1/x\" 200",
+		"INFO:  a - \"POST /v1/x\" 200",
+	};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(srv_answer_of_info(lines[i], strlen(lines[i])), ANS(lines[i]));
+	assert_int_equal(srv_answer_of_info(lines[1], strlen(lines[1])), SRV_ANS_SERVED);
+	assert_int_equal(srv_answer_of_info(lines[3], strlen(lines[3])), SRV_ANS_RESTART);
+}
+
 /* Runs: one outcome after another is one run; past the cap, dropped. */
 static void runs(void **state)
 {
@@ -274,6 +299,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(access_lines),
+		cmocka_unit_test(info_fast_path_same_answer),
 		cmocka_unit_test(runs),
 		cmocka_unit_test(ollama_died),
 		cmocka_unit_test(llama_server_survived),

@@ -7,7 +7,7 @@
  *     sqlite3 incident.db -cmd '.load build/oomlens_packed'
  *     conn.enable_load_extension(True); conn.load_extension("build/oomlens_packed")
  *
- * packed_block.c and packed.c are compiled here a second time, after
+ * packed_block.c, packed.c and packed_write.c are compiled here a second time, after
  * sqlite3ext.h, so that their calls go through the API table SQLite hands the extension (the
  * host's own SQLite, whatever it links), not through a second copy.
  * Not part of the oomlens binary.
@@ -17,6 +17,7 @@ SQLITE_EXTENSION_INIT1
 
 #include "analyzer/store/packed_block.c"
 #include "analyzer/store/packed.c"
+#include "analyzer/store/packed_write.c"
 #include "analyzer/store/samples_read.c"
 
 #ifdef _WIN32

@@ -395,6 +395,9 @@ struct anchor_filter {
 	short next[ANCHORS_MAX];
 	uint32_t first4[ANCHORS_MAX]; /* each anchor's first four bytes: a
 				       * chain's other hashes fail here */
+	uint32_t last4[ANCHORS_MAX];  /* and its last four: anchors that share
+				       * a start ("GPU KV cache size: ", "GPU
+				       * blocks: ") fail here, before memcmp */
 };
 
 /* every anchor; and the same less the recogniser's phase phrases, for a
@@ -500,6 +503,7 @@ static void filter_index(struct anchor_filter *f)
 		f->next[i] = f->head[h];
 		f->head[h] = (short)i;
 		memcpy(&f->first4[i], f->a[i].text, 4);
+		memcpy(&f->last4[i], f->a[i].text + f->a[i].len - 4, 4);
 	}
 }
 
@@ -544,7 +548,7 @@ static int anchors_at(const struct anchor_filter *filter, const char *line, size
 		      int (*fn)(const struct anchor *, size_t, void *), void *arg)
 {
 	unsigned pr = pair(line + i), h;
-	uint32_t w;
+	uint32_t w, e;
 	short k;
 	int r;
 
@@ -556,8 +560,10 @@ static int anchors_at(const struct anchor_filter *filter, const char *line, size
 	memcpy(&w, line + i, 4);
 	for (k = filter->head[h]; k >= 0; k = filter->next[k]) {
 		const struct anchor *a = &filter->a[k];
-		if (filter->first4[k] != w || a->len > n - i ||
-		    memcmp(line + i + 4, a->text + 4, a->len - 4))
+		if (filter->first4[k] != w || a->len > n - i)
+			continue;
+		memcpy(&e, line + i + a->len - 4, 4);
+		if (filter->last4[k] != e || memcmp(line + i + 4, a->text + 4, a->len - 4))
 			continue;
 		if ((r = fn(a, i, arg)))
 			return r;

@@ -109,6 +109,18 @@ static enum srv_answer llama_server_line(const char *m, size_t n)
 	return status_class(m + n - 3);
 }
 
+/* m[0..n) starts "INFO:  " (n > 7: below 9 bytes no answer fits, as
+ * srv_answer_of() has it). */
+enum srv_answer srv_answer_of_info(const char *m, size_t n)
+{
+	/* uvicorn/server.py@0.30 _serve: 'logger.info("Started server
+	 * process [%d]", os.getpid())' at each server process's start:
+	 * after a failure, a new process answers, not the failed one */
+	if (n > 34 && m[10] == 'S' && !memcmp(m, "INFO:     Started server process [", 34))
+		return SRV_ANS_RESTART;
+	return uvicorn_line(m, n);
+}
+
 enum srv_answer srv_answer_of(const char *m, size_t n)
 {
 	if (n < 9)
@@ -117,14 +129,7 @@ enum srv_answer srv_answer_of(const char *m, size_t n)
 	case '[':
 		return starts(m, n, "[GIN] ", 6) ? gin_line(m + 6, n - 6) : SRV_ANS_NONE;
 	case 'I':
-		/* uvicorn/server.py@0.30 _serve: 'logger.info("Started server
-		 * process [%d]", os.getpid())' at each server process's start:
-		 * after a failure, a new process answers, not the failed one */
-		if (!starts(m, n, "INFO:  ", 7))
-			return SRV_ANS_NONE;
-		if (n > 34 && m[10] == 'S' && !memcmp(m, "INFO:     Started server process [", 34))
-			return SRV_ANS_RESTART;
-		return uvicorn_line(m, n);
+		return starts(m, n, "INFO:  ", 7) ? srv_answer_of_info(m, n) : SRV_ANS_NONE;
 	case 's':
 		if (starts(m, n, "srv  log_server_r: ", 19))
 			return llama_server_line(m + 19, n - 19);

@@ -87,6 +87,11 @@ struct srv_answers {
  * over the line. */
 enum srv_answer srv_answer_of(const char *m, size_t n);
 
+/* srv_answer_of() of a line the caller knows starts "INFO:  " (uvicorn's
+ * own lines, most of a busy server's log): the same answer, without
+ * testing the start again. */
+enum srv_answer srv_answer_of_info(const char *m, size_t n);
+
 /* Note answer what (not SRV_ANS_NONE) at line lineno: it extends the
  * last run when of the same outcome, else opens a new one (dropped, and
  * truncated set, past SRV_ANSWER_RUNS). */

@@ -470,7 +470,7 @@ static int uvicorn_line(struct srv_st *st, const char *raw, size_t n, int marked
 	    srv_join_open(&st->join) != SRV_NONE)
 		return 0;
 	*rc = 0;
-	a = srv_answer_of(raw, n);   /* read once: the answers and the count */
+	a = srv_answer_of_info(raw, n);   /* read once: the answers and the count */
 	srv_answers_note(&st->mem.answers, a, st->in->lineno);
 	if (!st->mem.served && mem_find(raw, n, "\" 200"))
 		srv_mem_served(&st->mem);

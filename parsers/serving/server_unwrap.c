@@ -9,6 +9,10 @@
  * journald prefixes) are dropped; the engine's record header (its level,
  * time, tag, source position) is kept in l->prefix, so that the lines of
  * one multi-line record can be told from a record of their own.
+ *
+ * This file holds the raw line's copy, its times, the carrier's wrappers
+ * and srv_unwrap() itself; the engine's record headers are in
+ * server_unwrap_headers.inc, included below (one translation unit).
  */
 #include "parsers/serving/server_unwrap.h"
 #include "parsers/common/seriesutil.h"
@@ -345,7 +349,10 @@ static int strip_carrier(struct srv_line *l)
 	} else {
 		/* the gutter's indent may hold tabs (milabench's report of a
 		 * run's exception: "    \t| Traceback ...") */
-		size_t j = strspn(m, " \t"), e = j;
+		size_t j = 0, e;
+		while (m[j] == ' ' || m[j] == '\t')   /* strspn(m, " \t"), without its call */
+			j++;
+		e = j;
 		if (j < n && m[j] != '|' && (l->service[0] || j || !isalpha((unsigned char)m[0])))
 			return 0;   /* a gutter, or one service a line named without indent */
 		if (!memchr(m + j, '|', n - j))
@@ -427,253 +434,7 @@ static int strip_indent(struct srv_line *l)
 
 /* ---- the engine's record headers ---- */
 
-/* The first w[0..k) in s[0..n), or NULL: memmem's answer, for a header's
- * few bytes, where memmem's set-up costs more than the search (a word
- * that begins with a space: memchr finds the candidates). */
-static const char *find_word_at_space(const char *s, size_t n, const char *w, size_t k)
-{
-	const char *p = s, *end = s + n;
-
-	while ((size_t)(end - p) >= k && (p = memchr(p, w[0], (size_t)(end - p) - k + 1))) {
-		if (!memcmp(p, w, k))
-			return p;
-		p++;
-	}
-	return NULL;
-}
-
-/* "(VllmWorkerProcess pid=1234) ", "(VllmWorker rank=7 pid=240) ":
- * sets l->pid, l->rank, l->tag, and the hint (only vLLM writes them). */
-static int strip_pid_tag(struct srv_line *l)
-{
-	const char *m = l->msg, *close, *p, *r, *sp;
-
-	if (l->n <= 6 || m[0] != '(')
-		return 0;
-	close = memchr(m, ')', l->n < 128 ? l->n : 128);
-	p = close ? find_word_at_space(m, (size_t)(close - m), " pid=", 5) : NULL;
-	if (!p)
-		return 0;
-	l->pid = strtoll(p + 5, NULL, 10);
-	r = find_word_at_space(m, (size_t)(close - m), " rank=", 6);
-	l->rank = r ? strtoll(r + 6, NULL, 10) : OL_NULL;
-	sp = memchr(m, ' ', (size_t)(close - m));
-	copy_str(l->tag, sizeof(l->tag), m + 1, (size_t)(sp - m) - 1);
-	l->hint = ENGINE_VLLM;
-	take(l, past_spaces(m, l->n, (size_t)(close - m) + 1), 1);
-	return 1;
-}
-
-/* "INFO 11-29 18:22:40[.123] [loggers.py:116] " or "... metrics.py:455] ".
- * 1 if taken off, 0 if absent, -1 if the sink failed. */
-static int strip_vllm(struct srv_line *l, struct sink *s, uint64_t lineno)
-{
-	const char *m = l->msg, *br;
-	size_t k, j, n = l->n;
-	int mo, d, h, mi, se;
-	long frac;
-
-	if (!is_level(m, n, &k) || n < k + 15 || m[k + 2] != '-' || m[k + 5] != ' ' ||
-	    (mo = dig2(m + k)) <= 0 || (d = dig2(m + k + 3)) <= 0 ||
-	    !(j = clock_at(m, n, k + 6, &h, &mi, &se, &frac)) || j >= n || m[j] != ' ')
-		return 0;
-	if (place_yearless(l, mo, d, h, mi, se, frac, s, lineno) < 0)
-		return -1;
-	j++;
-	/* "[file.py:N] " or "file.py:N] " */
-	br = memchr(m + j, ']', n - j < 96 ? n - j : 96);
-	if (br && memchr(m + j, ':', (size_t)(br - (m + j))) &&
-	    !memchr(m + j, ' ', (size_t)(br - (m + j)))) {
-		j = (size_t)(br - m) + 1;
-		if (j < n && m[j] == ' ')
-			j++;
-	}
-	if (l->hint == ENGINE_NONE)
-		l->hint = ENGINE_VLLM;
-	take(l, j, 1);
-	return 1;
-}
-
-/* TGI, after its UTC time: "INFO text_generation_launcher: " or the span
- * form "INFO download{...}: " (other Rust programs log alike: only TGI's
- * targets name the engine). */
-static int strip_tgi(struct srv_line *l)
-{
-	const char *m = l->msg;
-	size_t k, j, e, n = l->n;
-
-	if (l->t.clock != OL_CLOCK_UTC || !is_level(m, n, &k))
-		return 0;
-	j = past_spaces(m, n, k);
-	if (memmem(m + j, n - j < 256 ? n - j : 256, "text_generation_", 16))
-		l->hint = ENGINE_TGI;
-	for (e = j; e < n && m[e] != ' '; e++)
-		;
-	if (e > j && m[e - 1] == ':')
-		j = e + 1;
-	else if (e > j + 2 && m[e - 1] == '}')
-		j = e + 1;
-	take(l, j > n ? n : j, 1);
-	return 1;
-}
-
-/* SGLang "[2025-03-07 21:49:33 TP13] ", "[2025-06-18 18:11:03] ",
- * "[TP0] ", a user's "[03:51:54] ", a paste that lost its "[": the
- * local time and the TP rank. -1 if the sink failed. */
-static int strip_sglang(struct srv_line *l, struct sink *s)
-{
-	const char *m = l->msg;
-	size_t n = l->n, k = m[0] == '[', e;
-	int64_t ns = -1;
-	int off, u, h, mi, se, tp = -1;
-	long frac;
-
-	if (k + 5 > n)
-		return 0;
-	if (is_digit(m[k]) && n > k + 19 && m[k + 4] == '-' && m[k + 10] == ' ') {
-		if ((u = parse_iso8601(m + k, n - k, &ns, &off)) <= 0)
-			return 0;
-		k += (size_t)u;
-	} else if (m[0] == '[' && (e = clock_at(m, n, 1, &h, &mi, &se, &frac))) {
-		k = e;   /* a time without its date: kept as text only */
-	} else if (m[0] != '[') {
-		return 0;
-	}
-	while (k < n && m[k] == ' ')
-		k++;
-	while (k + 2 < n && isupper((unsigned char)m[k]) && isupper((unsigned char)m[k + 1]) &&
-	       is_digit(m[k + 2])) {   /* TP13, DP0, EP2, PP1 */
-		int v = 0, tp_here = m[k] == 'T' && m[k + 1] == 'P';
-		for (k += 2; k < n && is_digit(m[k]); k++)
-			if (v < 100000)
-				v = v * 10 + (m[k] - '0');
-		if (tp_here)
-			tp = v;
-		while (k < n && m[k] == ' ')
-			k++;
-	}
-	if (k >= n || m[k] != ']' || (m[0] != '[' && ns < 0))
-		return 0;
-	if (tp >= 0) {
-		l->tp = tp;
-		l->hint = ENGINE_SGLANG;
-	}
-	if (ns >= 0 && place_wall(l, ns, s) < 0)
-		return -1;
-	take(l, past_spaces(m, n, k + 1), 1);
-	return 1;
-}
-
-/* Triton's glog "I0120 08:28:08.584464 2049 model_lifecycle.cc:473] ",
- * its message quoted since 24.x. -1 if the sink failed. */
-static int strip_glog(struct srv_line *l, struct sink *s, uint64_t lineno)
-{
-	const char *m = l->msg, *br;
-	size_t n = l->n, j;
-	int mo, d, h, mi, se;
-	long frac;
-
-	if (n < 24 || (m[0] != 'I' && m[0] != 'W' && m[0] != 'E' && m[0] != 'F') || (mo = dig2(m + 1)) <= 0 || (d = dig2(m + 3)) <= 0 ||
-	    m[5] != ' ' || !(j = clock_at(m, n, 6, &h, &mi, &se, &frac)) || j >= n || m[j] != ' ')
-		return 0;
-	br = memchr(m + j, ']', n - j < 96 ? n - j : 96);
-	if (!br || (size_t)(br - m) + 1 >= n || br[1] != ' ')
-		return 0;
-	if (place_yearless(l, mo, d, h, mi, se, frac, s, lineno) < 0)
-		return -1;
-	/* PyTorch's own logging prints the same glog shape with a Python
-	 * file ("E0612 01:14:57.061000 3908386 torch/distributed/elastic/
-	 * multiprocessing/api.py:914] failed (exitcode: -9)", torch/_logging
-	 * TorchLogsFormatter, 2.2+; NVIDIA/Model-Optimizer #1681): Triton's
-	 * server is C++ and names .cc files. Abseil's and glog's own prefix
-	 * (XLA, JAX's jaxlib, TensorFlow: "E0523 23:12:25.907730   21880
-	 * pjrt_stream_executor_client.cc:2826] ") pads the thread id with
-	 * blanks to a width of seven; Triton's LogMessage writes one blank
-	 * and the pid unpadded (triton-inference-server/core src/logging.cc:
-	 * "<< ' ' << getpid() << ' ' << path"): padding is no Triton line */
-	if (!mem_find(m + j, (size_t)(br - m) - j, ".py:") && j + 1 < n && m[j + 1] >= '0' &&
-	    m[j + 1] <= '9')
-		l->hint = ENGINE_TRITON;
-	take(l, (size_t)(br - m) + 2, 1);
-	if (l->n >= 2 && l->msg[0] == '"' && l->msg[l->n - 1] == '"') {
-		l->msg[--l->n] = 0;
-		take(l, 1, 0);
-	}
-	return 1;
-}
-
-/* The JSON string at m[i] (its opening quote) unescaped into out (cap
- * bytes; out may be m itself, before i: it is written behind the
- * reading); the offset after it (the end when the line was cut inside
- * it), or 0 when it is not one. */
-static size_t json_str(const char *m, size_t n, size_t i, char *out, size_t cap, size_t *on)
-{
-	size_t o = 0;
-
-	if (i >= n || m[i] != '"')
-		return 0;
-	for (i++; i < n && m[i] != '"'; i++) {
-		char c = m[i];
-		if (c == '\\' && i + 1 < n) {
-			c = m[++i];
-			if (c == 'u')
-				i += i + 4 < n ? 4 : 0;
-			c = c == 'n' || c == 't' ? ' ' : c == 'u' ? '?' : c;
-		}
-		if (o + 1 < cap)
-			out[o++] = c;
-	}
-	out[o] = 0;
-	*on = o;
-	return i < n ? i + 1 : n;
-}
-
-/* TGI's JSON lines: {"timestamp":"...","level":"INFO","message":"...",
- * "target":"text_generation_router",...} (or "fields":{"message":...}):
- * the message becomes the line, the timestamp its time. */
-static int strip_json(struct srv_line *l)
-{
-	char *m = l->msg;
-	const char *p, *ts;
-	size_t n = l->n, tn;
-	int64_t ns;
-	int off, body;
-
-	if (n < 16 || m[0] != '{' || m[1] != '"' || !(p = memmem(m, n, "\"message\":\"", 11)))
-		return 0;
-	if ((ts = memmem(m, n, "\"timestamp\":\"", 13)) &&
-	    parse_iso8601(ts + 13, n - (size_t)(ts + 13 - m), &ns, &off) > 0)
-		set_utc(l, ns);
-	if (memmem(m, n, "\"target\":\"text_generation_", 26))
-		l->hint = ENGINE_TGI;
-	body = p - m == 10 && !memcmp(m, "{\"error\":{", 10);   /* before m is rewritten */
-	if (!json_str(m, n, (size_t)(p - m) + 10, m, SRV_MSG_MAX - (size_t)(m - l->buf), &tn))
-		return 0;
-	l->n = tn;
-	/* an HTTP API's error body, {"error":{"message":"..."}} (the OpenAI
-	 * API's error object, which OpenAI-compatible servers return for a
-	 * request they failed), is marked as such: SRV_ERROR_BODY */
-	if (body) {
-		memcpy(l->prefix, SRV_ERROR_BODY, sizeof(SRV_ERROR_BODY));
-		l->prefix_n = sizeof(SRV_ERROR_BODY) - 1;
-		return 1;
-	}
-	memcpy(l->prefix, "{json} ", 8);
-	l->prefix_n = 7;
-	return 1;
-}
-
-/* vllm-omni's "[Stage-0] ": the stage is the engine's name. */
-static int strip_stage(struct srv_line *l)
-{
-	const char *m = l->msg, *br;
-
-	if (!starts(m, l->n, "[Stage-") || !(br = memchr(m, ']', l->n < 24 ? l->n : 24)))
-		return 0;
-	copy_str(l->service, sizeof(l->service), m + 1, (size_t)(br - m) - 1);
-	take(l, past_spaces(m, l->n, (size_t)(br - m) + 1), 1);
-	return 1;
-}
+#include "parsers/serving/server_unwrap_headers.inc"
 
 /* A CRI node log line (containerd, CRI-O: /var/log/pods/.../0.log):
  * "2024-05-01T10:00:00.123456789Z stdout F <line>", the stream stdout or
