@@ -36,6 +36,12 @@ static const struct positive {
 	  MF_GGML, 10345253120LL, 1, OOM_PHASE_PROFILE },
 	{ "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
 	  MF_METAL, NA, NA, OOM_PHASE_UNKNOWN },
+	/* MLX's check_error (mlx/backend/metal/eval.cpp) before the same
+	 * Metal status: MLX's, not ggml's (mlx-examples #481) */
+	{ "libc++abi: terminating due to uncaught exception of type std::runtime_error: "
+	  "[METAL] Command buffer execution failed: Insufficient Memory "
+	  "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+	  MF_MLX, NA, NA, OOM_PHASE_UNKNOWN },
 	/* a generic wording under its backend's name (antirez/ds4 #410, #78:
 	 * tests/data/real/any_stack/a-ds4-*): that backend's family */
 	{ "ds4: ROCm tensor alloc failed: out of memory", MF_HIP, NA, NA, OOM_PHASE_UNKNOWN },

@@ -48,22 +48,15 @@ static enum rl_platform platform_of(struct rule_ctx *c)
 	enum rl_platform p = RL_PLAT_CUDA;
 	int n, i;
 
-	/* MLX's own words for a Metal failure: check_error() in
-	 * mlx/backend/metal/eval.cpp throws "[METAL] Command buffer execution
-	 * failed: <Metal's description>"; ggml's Metal backend says
-	 * "ggml_metal_..." instead, so family metal alone is ggml's */
-	if (c->has_oom && (st = rl_prepare(c, "SELECT coalesce(o.family, ''), coalesce(o.scope, ''),"
-					   " instr(CASE WHEN json_valid(e.data) THEN"
-					   " json_extract(e.data, '$.text') END,"
-					   " '[METAL] Command buffer execution failed') > 0"
-					   " FROM oom o LEFT JOIN event e ON e.id = o.event_id"
-					   " WHERE o.id = 1"))) {
+	/* MLX's Metal failures are family mlx (memfail_words.c tells them
+	 * from ggml's by MLX's "[METAL]" prefix), so family metal is ggml's */
+	if (c->has_oom && (st = rl_prepare(c, "SELECT coalesce(o.family, ''), coalesce(o.scope, '')"
+					   " FROM oom o WHERE o.id = 1"))) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			const char *f = q_text(st, 0);
 			if (!strcmp(q_text(st, 1), "accelerator"))
 				p = RL_PLAT_ACCEL;
-			else if (!strcmp(f, "mlx") ||
-				 (!strcmp(f, "metal") && sqlite3_column_int(st, 2) == 1))
+			else if (!strcmp(f, "mlx"))
 				p = RL_PLAT_MLX;
 			else if (!strcmp(f, "mps"))
 				p = RL_PLAT_MPS;

@@ -102,6 +102,18 @@ const struct memfail_word memfail_words[] = {
 	{ "at the bottom of memory", MF_XLA, 0 },
 	{ "Ran out of memory in memory space", MF_XLA, 0 },
 	{ "B) on device ordinal", MF_XLA, 0 },   /* not the kernel crypto's "request for %s" */
+	/* MLX's own words for Metal's out-of-memory status: check_error() in
+	 * mlx/backend/metal/eval.cpp (ml-explore/mlx@f1606486, indexed copy;
+	 * the same since 0.0.x) throws "[METAL] Command buffer execution
+	 * failed: " + the NSError's localizedDescription, which for
+	 * kIOGPUCommandBufferCallbackErrorOutOfMemory is "Insufficient Memory
+	 * (00000008:...)". ggml's Metal backend prints the same description
+	 * after "error: " (ggml-metal.m "command buffer %d failed with status
+	 * %lu" then "error: %s"), never MLX's "[METAL]" prefix: the prefix
+	 * tells the two apart (mlx-lm #236, #1015, #1808, mlx-examples #481,
+	 * LM Studio #1504 under tests/data/real/any_stack). Before the bare
+	 * status below, which ggml's line carries alone. */
+	{ "[METAL] Command buffer execution failed: Insufficient Memory", MF_MLX, 0 },
 	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
 	/* MLX's Metal allocator (mlx/backend/metal/allocator.cpp, 0.18+):
 	 * "[metal::malloc] Attempting to allocate N bytes which is greater

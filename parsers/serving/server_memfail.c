@@ -188,6 +188,14 @@ static int same(const struct srv_mem *m, const struct memfail *f, uint64_t linen
 	if (m->held && lineno - m->last_line <= SRV_MEM_FOLLOW && f->family == MF_TF_BFC &&
 	    m->f.family == MF_TF_BFC && a < 0 && b >= 0 && (f->device < 0 || f->device == m->f.device))
 		return 1;
+	/* MLX's "[METAL] Command buffer execution failed: Insufficient
+	 * Memory" wrapped before Metal's status code, which then stands on
+	 * the next line alone ("(00000008:kIOGPUCommandBufferCallbackError
+	 * OutOfMemory)", mlx-lm #1015): the status of the failure held, not
+	 * a second one of ggml's (memfail_words.c) */
+	if (m->held && lineno - m->last_line <= 1 && m->f.family == MF_MLX &&
+	    f->family == MF_METAL)
+		return 1;
 	/* "allocating 9866.00 MiB" against the exact bytes a continuation gave */
 	return m->held && lineno - m->last_line <= SRV_MEM_REPEAT && f->family == m->f.family &&
 	       f->device == m->f.device && (a < 0) == (b < 0) && llabs(a - b) <= (a > b ? a : b) / 100;
