@@ -64,6 +64,7 @@ static const char *family_name(const char *f)
 		{ "opencl", "OpenCL" },
 		{ "vllm_state", "vLLM's Mamba state cache" },
 		{ "kvcached", "kvcached's KV pool" },
+		{ "nvmap", "Jetson's nvmap allocator (unified memory)" },
 		{ "unknown", "An allocation" },
 	};
 	size_t i;

@@ -58,6 +58,8 @@ static enum rl_platform platform_of(struct rule_ctx *c)
 				p = RL_PLAT_ACCEL;
 			else if (!strcmp(f, "mlx"))
 				p = RL_PLAT_MLX;
+			else if (!strcmp(f, "nvmap"))
+				p = RL_PLAT_JETSON;
 			else if (!strcmp(f, "mps"))
 				p = RL_PLAT_MPS;
 			else if (!strcmp(f, "xla"))
@@ -301,6 +303,15 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 			add(buf, n, "memory in use over time before the OOM (MLX's"
 			    " mx.get_active_memory() and mx.get_peak_memory() logged each step, and"
 			    " the memory pressure in Activity Monitor: GPU and CPU share the Mac's RAM)");
+		break;
+	case RL_PLAT_JETSON:
+		/* nvidia-smi shows no memory on a Jetson: tegrastats prints the
+		 * RAM that CPU and GPU share (L4T's own monitor) */
+		if (!rl_has_memory_series(c))
+			add(buf, n, "memory in use over time before the OOM (`tegrastats --interval"
+			    " 1000 --logfile FILE` beside the program: the RAM its CPU and GPU share),"
+			    " and what each process held then (smaps_rollup of each, or `ps` RSS):"
+			    " every program on the board draws on the same memory");
 		break;
 	case RL_PLAT_ACCEL:
 		if (!rl_has_memory_series(c))

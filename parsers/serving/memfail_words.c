@@ -115,6 +115,14 @@ const struct memfail_word memfail_words[] = {
 	 * status below, which ggml's line carries alone. */
 	{ "[METAL] Command buffer execution failed: Insufficient Memory", MF_MLX, 0 },
 	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
+	/* Jetson's nvmap allocator (L4T's libnvrm_mem, closed source; its
+	 * NvMapMem* functions print "NvMapMemAllocInternalTagged: <tag>
+	 * error <errno>", "NvMapMemHandleAlloc: error <errno>"): a CUDA or
+	 * multimedia allocation of Tegra's memory, which CPU and GPU share,
+	 * refused. A failure only with errno 12, ENOMEM (asierarranz/
+	 * Cool_Demos #4: ONNX Runtime CUDA beside llama.cpp on an Orin
+	 * Nano); the number after the name is a tag, not a size */
+	{ "NvMapMem", MF_NVMAP, MFW_ENOMEM },
 	/* MLX's Metal allocator (mlx/backend/metal/allocator.cpp, 0.18+):
 	 * "[metal::malloc] Attempting to allocate N bytes which is greater
 	 * than the maximum allowed buffer size of M bytes.", "[metal::malloc]
@@ -563,7 +571,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
 	[MF_FLASHINFER] = "flashinfer",
 	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
-	[MF_KVCACHED] = "kvcached",
+	[MF_KVCACHED] = "kvcached", [MF_NVMAP] = "nvmap",
 	[MF_UNKNOWN] = "unknown",
 };
 
