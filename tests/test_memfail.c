@@ -46,6 +46,12 @@ static const struct positive {
 	 * the number after the name is a tag, not a size */
 	{ "NvMapMemAllocInternalTagged: 1075072515 error 12  (ENOMEM)", MF_NVMAP, NA, NA,
 	  OOM_PHASE_UNKNOWN },
+	/* Dawn's Vulkan backend under WebLLM (web-llm #356): Vulkan's, not
+	 * ggml's; the same status under ggml's names stays ggml's */
+	{ "15vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_VULKAN, NA, NA,
+	  OOM_PHASE_UNKNOWN },
+	{ "ggml_vulkan: vk::Device::allocateMemory: VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_GGML, NA,
+	  NA, OOM_PHASE_UNKNOWN },
 	/* a generic wording under its backend's name (antirez/ds4 #410, #78:
 	 * tests/data/real/any_stack/a-ds4-*): that backend's family */
 	{ "ds4: ROCm tensor alloc failed: out of memory", MF_HIP, NA, NA, OOM_PHASE_UNKNOWN },

@@ -372,7 +372,15 @@ const struct memfail_word memfail_words[] = {
 	 * size N failed." then vk's "ErrorOutOfDeviceMemory" */
 	{ "Device memory allocation of size", MF_GGML, 0 },
 	{ "ErrorOutOfDeviceMemory", MF_GGML, 0 },
-	{ "VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_GGML, 0 },   /* its C name (Ollama's list) */
+	/* Vulkan's C name for the status: ggml's under ggml's names (Ollama's
+	 * list), else a Vulkan user of its own (memfail_stack_family): Dawn,
+	 * WebGPU's implementation in Chrome, which WebLLM runs on
+	 * (src/dawn/native/vulkan/VulkanError.cpp CheckVkOOMThenSuccessImpl:
+	 * context + " failed with " + VkResultAsString(result), e.g.
+	 * "vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY",
+	 * web-llm #356), and TVM's Vulkan runtime (vulkan_buffer.cc "Vulkan
+	 * Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY", mlc-llm #974) */
+	{ "VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_VULKAN, 0 },
 	/* Ollama's own (v0.12.0): ml/device.go ErrNoMem "insufficient memory
 	 * - required allocations: {...}", llm/server.go "model requires more
 	 * system memory (X) than is available (Y)" and "failed to allocate
@@ -526,6 +534,8 @@ enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MF
 {
 	if ((f == MF_CUDA || f == MF_HIP) && (has[MFS_GGML] || has[MFS_GGML_SRC]))
 		return MF_GGML;
+	if (f == MF_VULKAN && (has[MFS_GGML] || has[MFS_LLAMA]))
+		return MF_GGML;
 	if (f == MF_CUDA && has[MFS_TM])
 		return MF_TURBOMIND;
 	if (f != MF_UNKNOWN)
@@ -572,6 +582,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_FLASHINFER] = "flashinfer",
 	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
 	[MF_KVCACHED] = "kvcached", [MF_NVMAP] = "nvmap",
+	[MF_VULKAN] = "vulkan",
 	[MF_UNKNOWN] = "unknown",
 };
 
