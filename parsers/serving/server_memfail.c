@@ -295,7 +295,10 @@ static int far_wait(struct srv_mem *m, uint64_t lineno)
  * VK_ERROR_OUT_OF_DEVICE_MEMORY (src/amd/vulkan/winsys/amdgpu/
  * radv_amdgpu_bo.c, radv_amdgpu_winsys_bo_create), and ggml's Vulkan
  * backend prints "ggml_vulkan: Device memory allocation of size N
- * failed." (set 8 spent, w-spent8s). The known wording then stands for
+ * failed." (set 8 spent, w-spent8s). Jetson's nvmap (MF_NVMAP) is such a
+ * layer too: "NvMapMemAllocInternalTagged: ... error 12" then the
+ * program's "cudaMalloc failed: out of memory" or PyTorch's OOM for the
+ * same allocation. The known wording then stands for
  * the failure: its family, figures and phase; a figure only the held
  * one stated is kept. */
 static int told_below(struct srv_mem *m, const struct memfail *f, const struct srv_line *l,
@@ -303,7 +306,8 @@ static int told_below(struct srv_mem *m, const struct memfail *f, const struct s
 {
 	struct memfail held = m->f;
 
-	if (!m->held || held.family != MF_UNKNOWN || f->family == MF_UNKNOWN ||
+	if (!m->held || (held.family != MF_UNKNOWN && held.family != MF_NVMAP) ||
+	    f->family == MF_UNKNOWN || f->family == MF_NVMAP ||
 	    lineno - m->last_line > SRV_MEM_FOLLOW)
 		return 0;
 	m->f = *f;
