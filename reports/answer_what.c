@@ -64,6 +64,8 @@ static const char *family_name(const char *f)
 		{ "opencl", "OpenCL" },
 		{ "vllm_state", "vLLM's Mamba state cache" },
 		{ "kvcached", "kvcached's KV pool" },
+		{ "nvmap", "Jetson's nvmap allocator (unified memory)" },
+		{ "vulkan", "A Vulkan allocation (Dawn/WebGPU, TVM)" },
 		{ "unknown", "An allocation" },
 	};
 	size_t i;

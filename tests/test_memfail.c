@@ -36,6 +36,22 @@ static const struct positive {
 	  MF_GGML, 10345253120LL, 1, OOM_PHASE_PROFILE },
 	{ "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
 	  MF_METAL, NA, NA, OOM_PHASE_UNKNOWN },
+	/* MLX's check_error (mlx/backend/metal/eval.cpp) before the same
+	 * Metal status: MLX's, not ggml's (mlx-examples #481) */
+	{ "libc++abi: terminating due to uncaught exception of type std::runtime_error: "
+	  "[METAL] Command buffer execution failed: Insufficient Memory "
+	  "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+	  MF_MLX, NA, NA, OOM_PHASE_UNKNOWN },
+	/* Jetson's nvmap refusing with ENOMEM (asierarranz/Cool_Demos #4):
+	 * the number after the name is a tag, not a size */
+	{ "NvMapMemAllocInternalTagged: 1075072515 error 12  (ENOMEM)", MF_NVMAP, NA, NA,
+	  OOM_PHASE_UNKNOWN },
+	/* Dawn's Vulkan backend under WebLLM (web-llm #356): Vulkan's, not
+	 * ggml's; the same status under ggml's names stays ggml's */
+	{ "15vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_VULKAN, NA, NA,
+	  OOM_PHASE_UNKNOWN },
+	{ "ggml_vulkan: vk::Device::allocateMemory: VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_GGML, NA,
+	  NA, OOM_PHASE_UNKNOWN },
 	/* a generic wording under its backend's name (antirez/ds4 #410, #78:
 	 * tests/data/real/any_stack/a-ds4-*): that backend's family */
 	{ "ds4: ROCm tensor alloc failed: out of memory", MF_HIP, NA, NA, OOM_PHASE_UNKNOWN },
@@ -216,6 +232,9 @@ static const struct positive {
 
 /* Real lines that mention memory running out and are no failure. */
 static const char *const negatives[] = {
+	/* nvmap's other errnos are not a memory failure (memfail_words.c) */
+	"NvMapMemHandleAlloc: error 22",
+	"NvMapMemAllocInternalTagged: 1075072515 error 120",
 	"2022-03-03 14:59:00.303723: W tensorflow/core/common_runtime/bfc_allocator.cc:239] "
 	"Allocator (GPU_0_bfc) ran out of memory trying to allocate 3.34GiB with freed_by_count=0. "
 	"The caller indicates that this is not a failure, but may mean that there could be "

@@ -123,8 +123,9 @@ static void the_oom_after_a_full_projection_is_misconfig(void **state)
 	t_contains(md, "101 %");
 	t_contains(md, "--gpu-memory-utilization");
 	free(md);
-	/* MLX's "[METAL] Command buffer execution failed" (family metal) asks
+	/* MLX's "[METAL] Command buffer execution failed" (family mlx) asks
 	 * for MLX's memory API, not for llama.cpp's or Ollama's load lines */
+	assert_string_equal(t_text(tl, "SELECT family FROM oom WHERE id = 1"), "mlx");
 	t_contains(t_text(tl, "SELECT missing FROM verdict"), "mx.get_active_memory()");
 	assert_null(strstr(t_text(tl, "SELECT missing FROM verdict"), "OLLAMA_DEBUG"));
 	t_close(tl);

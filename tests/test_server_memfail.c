@@ -208,6 +208,36 @@ static void driver_then_ggml_and_start_up_stages(void **state)
 	t_close(tl);
 }
 
+/* Jetson's nvmap refusing (ENOMEM) and then ggml's cudaMalloc failure
+ * of the same allocation, as a public llama.cpp-on-Orin notes file
+ * quotes them (round 14): one failure, ggml's, with ggml's size; the
+ * nvmap line alone (asierarranz/Cool_Demos #4) is nvmap's, unified; its
+ * "error 0" companion is no failure. */
+static void nvmap_then_ggml_is_one_failure(void **state)
+{
+	static const char both[] =
+		"NvMapMemAllocInternalTagged: 1075072515 error 12\n"
+		"NvMapMemHandleAlloc: error 0\n"
+		"ggml_backend_cuda_buffer_type_alloc_buffer: allocating 345.72 MiB on device 0: "
+		"cudaMalloc failed: out of memory\n"
+		"alloc_tensor_range: failed to allocate CUDA0 buffer of size 362517888\n"
+		"llama_model_load: error loading model: unable to allocate CUDA0 buffer\n";
+	static const char alone[] =
+		"NvMapMemAllocInternalTagged: 1075072515 error 12  (ENOMEM)\n";
+	struct timeline *tl = parse("both", both);
+
+	(void)state;
+	assert_int_equal(nevents(tl, "mem_failure"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.family') FROM event "
+				   "WHERE kind = 'mem_failure'"), "ggml");
+	t_close(tl);
+	tl = parse("alone", alone);
+	assert_int_equal(nevents(tl, "mem_failure"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.family') FROM event "
+				   "WHERE kind = 'mem_failure'"), "nvmap");
+	t_close(tl);
+}
+
 /* kvcached's pool shortfall (ovg-project/kvcached issue 262's lines,
  * set 13 spent): a failure where the engine's fatal error follows, none
  * where the engine goes on (later kvcached patches wait for blocks). */
@@ -242,6 +272,7 @@ int main(void)
 		cmocka_unit_test(aphrodite_info_lines_are_start_up),
 		cmocka_unit_test(trt_error_takes_the_phase_of_the_stack_below),
 		cmocka_unit_test(driver_then_ggml_and_start_up_stages),
+		cmocka_unit_test(nvmap_then_ggml_is_one_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

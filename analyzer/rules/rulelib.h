@@ -140,6 +140,7 @@ enum rl_platform {
 	RL_PLAT_MLX,    /* a Mac under MLX (its Metal allocator) */
 	RL_PLAT_ACCEL,  /* another accelerator (oom.scope accelerator): Intel XPU,
 			 * Ascend NPU, Gaudi HPU, Tenstorrent; their own tools */
+	RL_PLAT_JETSON, /* a Jetson (Tegra): CPU and GPU share its RAM; tegrastats */
 };
 
 /* The platform of the OOM (row 1 of oom): its wording family or its

@@ -48,23 +48,18 @@ static enum rl_platform platform_of(struct rule_ctx *c)
 	enum rl_platform p = RL_PLAT_CUDA;
 	int n, i;
 
-	/* MLX's own words for a Metal failure: check_error() in
-	 * mlx/backend/metal/eval.cpp throws "[METAL] Command buffer execution
-	 * failed: <Metal's description>"; ggml's Metal backend says
-	 * "ggml_metal_..." instead, so family metal alone is ggml's */
-	if (c->has_oom && (st = rl_prepare(c, "SELECT coalesce(o.family, ''), coalesce(o.scope, ''),"
-					   " instr(CASE WHEN json_valid(e.data) THEN"
-					   " json_extract(e.data, '$.text') END,"
-					   " '[METAL] Command buffer execution failed') > 0"
-					   " FROM oom o LEFT JOIN event e ON e.id = o.event_id"
-					   " WHERE o.id = 1"))) {
+	/* MLX's Metal failures are family mlx (memfail_words.c tells them
+	 * from ggml's by MLX's "[METAL]" prefix), so family metal is ggml's */
+	if (c->has_oom && (st = rl_prepare(c, "SELECT coalesce(o.family, ''), coalesce(o.scope, '')"
+					   " FROM oom o WHERE o.id = 1"))) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			const char *f = q_text(st, 0);
 			if (!strcmp(q_text(st, 1), "accelerator"))
 				p = RL_PLAT_ACCEL;
-			else if (!strcmp(f, "mlx") ||
-				 (!strcmp(f, "metal") && sqlite3_column_int(st, 2) == 1))
+			else if (!strcmp(f, "mlx"))
 				p = RL_PLAT_MLX;
+			else if (!strcmp(f, "nvmap"))
+				p = RL_PLAT_JETSON;
 			else if (!strcmp(f, "mps"))
 				p = RL_PLAT_MPS;
 			else if (!strcmp(f, "xla"))
@@ -308,6 +303,15 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 			add(buf, n, "memory in use over time before the OOM (MLX's"
 			    " mx.get_active_memory() and mx.get_peak_memory() logged each step, and"
 			    " the memory pressure in Activity Monitor: GPU and CPU share the Mac's RAM)");
+		break;
+	case RL_PLAT_JETSON:
+		/* nvidia-smi shows no memory on a Jetson: tegrastats prints the
+		 * RAM that CPU and GPU share (L4T's own monitor) */
+		if (!rl_has_memory_series(c))
+			add(buf, n, "memory in use over time before the OOM (`tegrastats --interval"
+			    " 1000 --logfile FILE` beside the program: the RAM its CPU and GPU share),"
+			    " and what each process held then (smaps_rollup of each, or `ps` RSS):"
+			    " every program on the board draws on the same memory");
 		break;
 	case RL_PLAT_ACCEL:
 		if (!rl_has_memory_series(c))

@@ -370,7 +370,9 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 		if (!memfail_set_has(&found, T_FAMILY, (int)i) ||
 		    ((w->flags & MFW_WORD) && !find_word(l, n, w->phrase)) ||
 		    ((w->flags & MFW_START) && !starts_line(l, n, w->phrase)) ||
-		    ((w->flags & MFW_END) && !ends_line(l, n, w->phrase)))
+		    ((w->flags & MFW_END) && !ends_line(l, n, w->phrase)) ||
+		    ((w->flags & MFW_ENOMEM) && !find_word(l, n, "error 12") &&
+		     !find_word(l, n, "ENOMEM")))
 			continue;
 		if ((w->flags & MFW_NEED_ERR) &&
 		    (!any_of(&found, T_ERROR) || any_of(&found, T_ADVICE)))

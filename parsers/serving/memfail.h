@@ -70,6 +70,9 @@ enum memfail_family {
 	MF_VLLM_STATE,    /* vLLM: max_num_seqs above the Mamba state cache's blocks (set 13, w-spend13c) */
 	MF_KVCACHED,      /* kvcached's elastic KV pool short of blocks; a failure only
 			   * where an error follows (server_memfail.c; set 13, w-spend13c) */
+	MF_NVMAP,         /* Jetson's nvmap allocator (Tegra's unified memory) refusing with ENOMEM */
+	MF_VULKAN,        /* Vulkan's VK_ERROR_OUT_OF_DEVICE_MEMORY outside ggml: Dawn
+			   * (WebGPU: WebLLM in a browser), TVM's Vulkan runtime */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

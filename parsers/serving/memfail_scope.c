@@ -38,6 +38,7 @@ enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, s
 	case MF_MPS:
 	case MF_METAL:
 	case MF_MLX:
+	case MF_NVMAP:
 		return VSC_UNIFIED;
 	case MF_XPU:
 	case MF_SYCL:

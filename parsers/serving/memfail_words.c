@@ -102,7 +102,27 @@ const struct memfail_word memfail_words[] = {
 	{ "at the bottom of memory", MF_XLA, 0 },
 	{ "Ran out of memory in memory space", MF_XLA, 0 },
 	{ "B) on device ordinal", MF_XLA, 0 },   /* not the kernel crypto's "request for %s" */
+	/* MLX's own words for Metal's out-of-memory status: check_error() in
+	 * mlx/backend/metal/eval.cpp (ml-explore/mlx@f1606486, indexed copy;
+	 * the same since 0.0.x) throws "[METAL] Command buffer execution
+	 * failed: " + the NSError's localizedDescription, which for
+	 * kIOGPUCommandBufferCallbackErrorOutOfMemory is "Insufficient Memory
+	 * (00000008:...)". ggml's Metal backend prints the same description
+	 * after "error: " (ggml-metal.m "command buffer %d failed with status
+	 * %lu" then "error: %s"), never MLX's "[METAL]" prefix: the prefix
+	 * tells the two apart (mlx-lm #236, #1015, #1808, mlx-examples #481,
+	 * LM Studio #1504 under tests/data/real/any_stack). Before the bare
+	 * status below, which ggml's line carries alone. */
+	{ "[METAL] Command buffer execution failed: Insufficient Memory", MF_MLX, 0 },
 	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
+	/* Jetson's nvmap allocator (L4T's libnvrm_mem, closed source; its
+	 * NvMapMem* functions print "NvMapMemAllocInternalTagged: <tag>
+	 * error <errno>", "NvMapMemHandleAlloc: error <errno>"): a CUDA or
+	 * multimedia allocation of Tegra's memory, which CPU and GPU share,
+	 * refused. A failure only with errno 12, ENOMEM (asierarranz/
+	 * Cool_Demos #4: ONNX Runtime CUDA beside llama.cpp on an Orin
+	 * Nano); the number after the name is a tag, not a size */
+	{ "NvMapMem", MF_NVMAP, MFW_ENOMEM },
 	/* MLX's Metal allocator (mlx/backend/metal/allocator.cpp, 0.18+):
 	 * "[metal::malloc] Attempting to allocate N bytes which is greater
 	 * than the maximum allowed buffer size of M bytes.", "[metal::malloc]
@@ -352,7 +372,15 @@ const struct memfail_word memfail_words[] = {
 	 * size N failed." then vk's "ErrorOutOfDeviceMemory" */
 	{ "Device memory allocation of size", MF_GGML, 0 },
 	{ "ErrorOutOfDeviceMemory", MF_GGML, 0 },
-	{ "VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_GGML, 0 },   /* its C name (Ollama's list) */
+	/* Vulkan's C name for the status: ggml's under ggml's names (Ollama's
+	 * list), else a Vulkan user of its own (memfail_stack_family): Dawn,
+	 * WebGPU's implementation in Chrome, which WebLLM runs on
+	 * (src/dawn/native/vulkan/VulkanError.cpp CheckVkOOMThenSuccessImpl:
+	 * context + " failed with " + VkResultAsString(result), e.g.
+	 * "vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY",
+	 * web-llm #356), and TVM's Vulkan runtime (vulkan_buffer.cc "Vulkan
+	 * Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY", mlc-llm #974) */
+	{ "VK_ERROR_OUT_OF_DEVICE_MEMORY", MF_VULKAN, 0 },
 	/* Ollama's own (v0.12.0): ml/device.go ErrNoMem "insufficient memory
 	 * - required allocations: {...}", llm/server.go "model requires more
 	 * system memory (X) than is available (Y)" and "failed to allocate
@@ -506,6 +534,8 @@ enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MF
 {
 	if ((f == MF_CUDA || f == MF_HIP) && (has[MFS_GGML] || has[MFS_GGML_SRC]))
 		return MF_GGML;
+	if (f == MF_VULKAN && (has[MFS_GGML] || has[MFS_LLAMA]))
+		return MF_GGML;
 	if (f == MF_CUDA && has[MFS_TM])
 		return MF_TURBOMIND;
 	if (f != MF_UNKNOWN)
@@ -551,7 +581,8 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
 	[MF_FLASHINFER] = "flashinfer",
 	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
-	[MF_KVCACHED] = "kvcached",
+	[MF_KVCACHED] = "kvcached", [MF_NVMAP] = "nvmap",
+	[MF_VULKAN] = "vulkan",
 	[MF_UNKNOWN] = "unknown",
 };
 

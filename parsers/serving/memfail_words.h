@@ -22,6 +22,7 @@
 #define MFW_START 4u      /* ... and opens the line (after blanks) */
 #define MFW_END 8u        /* ... and closes the line (before blanks) */
 #define MFW_HOST 16u      /* the wording itself names the host's memory */
+#define MFW_ENOMEM 32u    /* ... only where the line states errno 12 ("error 12", ENOMEM) */
 
 struct memfail_word {
 	const char *phrase;

@@ -188,6 +188,14 @@ static int same(const struct srv_mem *m, const struct memfail *f, uint64_t linen
 	if (m->held && lineno - m->last_line <= SRV_MEM_FOLLOW && f->family == MF_TF_BFC &&
 	    m->f.family == MF_TF_BFC && a < 0 && b >= 0 && (f->device < 0 || f->device == m->f.device))
 		return 1;
+	/* MLX's "[METAL] Command buffer execution failed: Insufficient
+	 * Memory" wrapped before Metal's status code, which then stands on
+	 * the next line alone ("(00000008:kIOGPUCommandBufferCallbackError
+	 * OutOfMemory)", mlx-lm #1015): the status of the failure held, not
+	 * a second one of ggml's (memfail_words.c) */
+	if (m->held && lineno - m->last_line <= 1 && m->f.family == MF_MLX &&
+	    f->family == MF_METAL)
+		return 1;
 	/* "allocating 9866.00 MiB" against the exact bytes a continuation gave */
 	return m->held && lineno - m->last_line <= SRV_MEM_REPEAT && f->family == m->f.family &&
 	       f->device == m->f.device && (a < 0) == (b < 0) && llabs(a - b) <= (a > b ? a : b) / 100;
@@ -287,7 +295,10 @@ static int far_wait(struct srv_mem *m, uint64_t lineno)
  * VK_ERROR_OUT_OF_DEVICE_MEMORY (src/amd/vulkan/winsys/amdgpu/
  * radv_amdgpu_bo.c, radv_amdgpu_winsys_bo_create), and ggml's Vulkan
  * backend prints "ggml_vulkan: Device memory allocation of size N
- * failed." (set 8 spent, w-spent8s). The known wording then stands for
+ * failed." (set 8 spent, w-spent8s). Jetson's nvmap (MF_NVMAP) is such a
+ * layer too: "NvMapMemAllocInternalTagged: ... error 12" then the
+ * program's "cudaMalloc failed: out of memory" or PyTorch's OOM for the
+ * same allocation. The known wording then stands for
  * the failure: its family, figures and phase; a figure only the held
  * one stated is kept. */
 static int told_below(struct srv_mem *m, const struct memfail *f, const struct srv_line *l,
@@ -295,7 +306,8 @@ static int told_below(struct srv_mem *m, const struct memfail *f, const struct s
 {
 	struct memfail held = m->f;
 
-	if (!m->held || held.family != MF_UNKNOWN || f->family == MF_UNKNOWN ||
+	if (!m->held || (held.family != MF_UNKNOWN && held.family != MF_NVMAP) ||
+	    f->family == MF_UNKNOWN || f->family == MF_NVMAP ||
 	    lineno - m->last_line > SRV_MEM_FOLLOW)
 		return 0;
 	m->f = *f;
