@@ -11,7 +11,8 @@
  *    names (oom.phase_source frame_names);
  *  - edge cases made from it, one change each: the same line without its
  *    val words leaves train() to its name (training_step); a name that
- *    says two things says nothing (train_and_evaluate); the same frames
+ *    says two things says nothing (train_and_evaluate); a constructor
+ *    its caller builds as the model is a load; the same frames
  *    under site-packages are a library's, not the program's (unknown); an
  *    engine's stage line before the traceback wins over the frame names.
  */
@@ -97,6 +98,19 @@ static void name_saying_two_things_says_nothing(void **state)
 	expect_k(3, from, to, "unknown", NULL);
 }
 
+static void model_constructor_is_a_load(void **state)
+{
+	/* train() made the constructor of a class its caller builds as
+	 * the model (the only changes: the frame's name and two lines) */
+	static const char *const from[] = { VAL_LINE, "line 290, in train ",
+					    "    train(train_args" };
+	static const char *const to[] = { PLAIN_LINE, "line 290, in __init__ ",
+					  "    model = Net(run_args" };
+
+	(void)state;
+	expect_k(3, from, to, "load_weights", "frame_names");
+}
+
 static void library_frames_are_not_the_program(void **state)
 {
 	static const char lib[] = "\"/usr/local/lib/python3.6/site-packages/lightnet/";
@@ -125,6 +139,7 @@ int main(void)
 		cmocka_unit_test(validation_inside_train_is_eval),
 		cmocka_unit_test(train_frame_without_val_words_is_training),
 		cmocka_unit_test(name_saying_two_things_says_nothing),
+		cmocka_unit_test(model_constructor_is_a_load),
 		cmocka_unit_test(library_frames_are_not_the_program),
 		cmocka_unit_test(stage_line_wins_over_frame_names),
 	};

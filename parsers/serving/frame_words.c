@@ -34,6 +34,11 @@
  * "val_loss = loss_fn(...)" inside train(): the line says more than
  * the frame's name, so it decides for its frame).
  *
+ * A program frame "__init__" whose caller's source line names a model
+ * ("model = Net(cfg)", "trainer = Trainer(model=model)": Trainer's
+ * constructor moves the model to the device, llamafactory's rm trainer
+ * thread, load_weights) is the model's load.
+ *
  * A name is split into words at '_', at non-alphanumerics and at camel
  * case (generateWithCallback). Words that go with data, not weights
  * (load_dataset, load_image, load_audio) cancel "load"; a name that
@@ -50,7 +55,7 @@
 enum {
 	W_TRAIN = 1, W_EVAL = 2, W_SERVE = 4, W_LOAD = 8,  /* phases */
 	W_STEP = 16, W_OPTIM = 32, W_FINE = 64, W_TUNE = 128,
-	W_MODEL = 256, W_BUILD = 512, W_WEIGHTS = 1024, W_DATA = 2048, W_LOOP = 4096,
+	W_MODEL = 256, W_BUILD = 512, W_WEIGHTS = 1024, W_DATA = 2048,
 };
 
 static const struct {
@@ -90,7 +95,6 @@ static const struct {
 	{ "batch", W_DATA }, { "csv", W_DATA }, { "json", W_DATA },
 	{ "text", W_DATA }, { "tokenizer", W_DATA }, { "config", W_DATA },
 	{ "cfg", W_DATA }, { "args", W_DATA },
-	{ "loop", W_LOOP },
 };
 
 /* Path pieces of frames that are not the program's own: installed
@@ -179,16 +183,53 @@ static unsigned one_phase(unsigned p)
 	return p && !(p & (p - 1)) ? p : 0;
 }
 
-/* What source line s[0..n) says (phase bits): each identifier's words
- * ("loss.backward()", "trainer.train(", "model.generate(**inputs)",
- * "val_loss = loss_fn(input=net_out, target=labels_val)"), one by one
- * (load_dataset names data, model = load_model(config) a load), and
- * "step" beside an optimizer anywhere on the line ("optimizer.step()").
- * String literals and a trailing comment say nothing. */
-static unsigned line_says(const char *s, size_t n)
+/* The end of the assignment targets of source line s[0..n): the offset
+ * of its first '=' outside brackets and strings that is no comparison
+ * ("a, b = f(x)", "total += x"), or 0 when none. */
+static size_t targets_end(const char *s, size_t n)
+{
+	size_t i = 0;
+	int depth = 0;
+	char quote;
+
+	while (i < n && s[i] != '#') {
+		if (s[i] == '"' || s[i] == '\'') {
+			quote = s[i++];
+			while (i < n && s[i] != quote)
+				i += s[i] == '\\' ? 2 : 1;
+			i++;
+			continue;
+		}
+		if (s[i] == '(' || s[i] == '[' || s[i] == '{')
+			depth++;
+		else if ((s[i] == ')' || s[i] == ']' || s[i] == '}') && depth > 0)
+			depth--;
+		else if (s[i] == '=' && depth == 0) {
+			if (i + 1 < n && s[i + 1] == '=')
+				return 0;
+			if (i > 0 && (s[i - 1] == '!' || s[i - 1] == '<' || s[i - 1] == '>'))
+				return 0;
+			return i;
+		}
+		i++;
+	}
+	return 0;
+}
+
+/* What source line s[0..n) says (phase bits), *words_out all its words:
+ * the identifiers that run something -- a call and the chain it is
+ * called on ("loss.backward()", "trainer.train(", "torch.load(path)",
+ * "val_target_cpu.float().cuda(") -- and the names it assigns
+ * ("val_loss = loss_fn(...)"), one by one (load_dataset names data,
+ * model = load_model(config) a load); "step" beside an optimizer
+ * anywhere on the line ("optimizer.step()"). Arguments are not read:
+ * a keyword's name or a flag passed on is a mode, not what runs
+ * (big_vision's self._llm(x, train=train) inside an eval). String
+ * literals and a trailing comment say nothing. */
+static unsigned line_says(const char *s, size_t n, unsigned *words_out)
 {
 	unsigned p = 0, all = 0, w;
-	size_t i = 0, b;
+	size_t i = 0, b, e, tend = targets_end(s, n);
 	char quote;
 
 	while (i < n) {
@@ -207,10 +248,15 @@ static unsigned line_says(const char *s, size_t n)
 		}
 		for (b = i; i < n && (is_alnum(s[i]) || s[i] == '_'); i++)
 			;
+		for (e = i; e < n && s[e] == ' '; e++)
+			;
+		if (!(b < tend || (e < n && (s[e] == '(' || s[e] == '.'))))
+			continue;
 		w = name_words(s + b, i - b);
 		all |= w;
 		p |= phases_of(w);
 	}
+	*words_out = all;
 	return p | phases_of(all & (W_STEP | W_OPTIM));
 }
 
@@ -235,7 +281,8 @@ static int library_path(const char *p, size_t n)
 /* A program frame: what its name and its source line's calls say. */
 struct pframe {
 	unsigned name, src;
-	int loop;            /* its name holds "loop" */
+	unsigned srcw;       /* its source line's words, every one */
+	int ctor;            /* its name is __init__ */
 };
 
 /* The end of the line that starts at p (before end). */
@@ -268,9 +315,9 @@ enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 			;
 		i = total++ % FRAME_WORDS_MAX;
 		fr[i].name = name_words(nm, (size_t)(ne - nm));
-		fr[i].loop = (fr[i].name & W_LOOP) != 0;
+		fr[i].ctor = ne - nm == 8 && !memcmp(nm, "__init__", 8);
 		fr[i].name = phases_of(fr[i].name);
-		fr[i].src = 0;
+		fr[i].src = fr[i].srcw = 0;
 		/* its source line: the next line, unless another frame or the
 		 * exception's message */
 		if (le < end) {
@@ -278,7 +325,7 @@ enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 			se = eol(s, end);
 			if (!mem_find(s, (size_t)(se - s), file) && !mem_find(s, (size_t)(se - s), "Error:") &&
 			    !mem_find(s, (size_t)(se - s), "Exception:"))
-				fr[i].src = line_says(s, (size_t)(se - s));
+				fr[i].src = line_says(s, (size_t)(se - s), &fr[i].srcw);
 		}
 	}
 	nfr = total < FRAME_WORDS_MAX ? total : FRAME_WORDS_MAX;
@@ -287,20 +334,31 @@ enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 		size_t at = reversed ? (total - nfr + k) % FRAME_WORDS_MAX
 				     : (total - 1 - k) % FRAME_WORDS_MAX;
 		unsigned say = one_phase(fr[at].src) ? one_phase(fr[at].src) : one_phase(fr[at].name);
+		/* a class's constructor that its caller's line builds as the
+		 * model ("model = Net(cfg)", "self.net = Generator(...)"): the
+		 * model's load (its layers made on the device) */
+		if (!say && fr[at].ctor && k + 1 < nfr) {
+			size_t up = reversed ? (total - nfr + k + 1) % FRAME_WORDS_MAX
+					     : (total - 2 - k) % FRAME_WORDS_MAX;
+			if ((fr[up].srcw & W_MODEL) && !one_phase(fr[up].src))
+				say = W_LOAD;
+		}
 		if (!say)
 			continue;
 		if (!got) {
 			got = say;
-			if (got != W_SERVE && got != W_LOAD)
+			if (got != W_SERVE)
 				break;
 			continue;
 		}
 		/* inference under an evaluation or a training loop is that
-		 * loop's (a sampler inside evaluate(), generate() in train());
-		 * weights loaded inside a loop that says what it runs are
-		 * streamed by it (FlexGen's load_weight inside
-		 * generation_loop_overlap_single_batch), not a model's load */
-		outer = got == W_SERVE ? say & (W_EVAL | W_TRAIN) : fr[at].loop ? say & ~(unsigned)W_LOAD : 0;
+		 * loop's (a sampler inside evaluate(), generate() in train()).
+		 * Weights loaded inside a generation loop stay a load: FlexGen's
+		 * load_weight inside generation_loop_overlap_single_batch (an
+		 * offloading run whose thread names a configuration that does
+		 * not fit) reads as load_weights, and as serving lost its
+		 * misconfiguration (incoming, round 13) */
+		outer = got == W_SERVE ? say & (W_EVAL | W_TRAIN) : 0;
 		if (outer) {
 			got = outer;
 			break;

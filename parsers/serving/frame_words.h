@@ -19,12 +19,13 @@
 /* The phase that the Python frames of traceback text t[0..n) name by
  * their words: of the program's own frames (not site-packages,
  * dist-packages, the interpreter's library or a known library's
- * package), the innermost whose called name on its source line, else
- * whose function name, says one thing (training_step, eval, serving or
- * load_weights); inference inside an outer frame that says eval or
+ * package), the innermost whose source line's words, else whose
+ * function name, say one thing (training_step, eval, serving or
+ * load_weights; a constructor its caller builds as a model, too);
+ * inference inside an outer frame that says eval or
  * training is that frame's. reversed: 1 when the traceback was printed
  * newest call first. Unknown when no frame says anything, or the
- * innermost that speaks says two things. Reads at most FRAME_WORDS_MAX
+ * innermost that speaks says two things (such a frame is passed over). Reads at most FRAME_WORDS_MAX
  * program frames (the innermost); allocates nothing. */
 enum oom_phase frame_words_phase(const char *t, size_t n, int reversed);
 
