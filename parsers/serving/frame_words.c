@@ -17,27 +17,40 @@
  * function names, counted in the rows whose thread names the phase:
  *   train        training_step 15, eval 3 (an evaluate() inside train():
  *                the inner frame decides)
- *   evaluate     eval 4; validate/val/test: eval only
+ *   evaluate     eval 4; eval 2; val, validate eval 1 each; test eval 1,
+ *                training_step 1
+ *   predict      eval 1, serving 1; infer eval 1; transcribe serving 1,
+ *                load_weights 1 (faster-whisper's model built inside
+ *                its transcribe command: phase_table's PM_CTOR row);
+ *                fit eval 1 (CARN's evaluate() called from fit(): the
+ *                inner frame decides). So few rows: the words follow
+ *                the engines' and frameworks' own (Keras fit/evaluate/
+ *                predict, transformers' generate, whisper's transcribe).
  *   generate     serving 2, kv_alloc 1 (a first request's lazy cache);
- *   decode       serving 3, eval 1; sample: serving 2, eval 1 (eval
- *                loops run inference: an outer eval frame decides)
+ *   decode       serving 3, eval 1 -- not made a word: a model's own
+ *                piece as often (embedder.decode, a VAE's decode)
+ *   sample       serving 2, eval 1 (eval loops run inference: an
+ *                outer eval frame decides)
  *   load         load_weights 4, kv_alloc 1
  *   step         training_step 2, serving 4, eval 1 -- says nothing
  *                alone (vLLM's _execute_model_single_step), training
  *                only beside optimizer ("optimizer_step")
  *   forward, run, main, process, loop, call, module, init: every
  *                phase -- none of them is a word here.
- * And the words of those frames' source lines: backward (7 rows, all
- * training_step), train (5, training_step), generate (4, serving),
- * from_pretrained (2, load_weights), evaluate (1, eval), val (2, eval:
- * "val_target_cpu.float().cuda(", and LightNet++'s
- * "val_loss = loss_fn(...)" inside train(): the line says more than
- * the frame's name, so it decides for its frame).
+ * And the rows whose program frames' source lines hold the word
+ * (anywhere on the line, same sets): backward training_step 8; train
+ * training_step 20, eval 6 (an eval called from the training loop, a
+ * train=... flag passed in an eval: only what a line runs or assigns
+ * is read, see line_says); generate serving 4, kv_alloc 1; evaluate
+ * eval 5; val eval 6 ("val_target_cpu.float().cuda(", LightNet++'s
+ * "val_loss = loss_fn(...)" inside train()); from_pretrained
+ * load_weights 2; load load_weights 4, kv_alloc 2; predict eval 1,
+ * serving 1. A frame's line says what it was running, so it decides
+ * for its frame before the frame's name.
  *
  * A program frame "__init__" whose caller's source line names a model
- * ("model = Net(cfg)", "trainer = Trainer(model=model)": Trainer's
- * constructor moves the model to the device, llamafactory's rm trainer
- * thread, load_weights) is the model's load.
+ * or assigns one ("model = Net(cfg)", "self.net = Generator(...)") is
+ * the model's load: the layers are made there.
  *
  * A name is split into words at '_', at non-alphanumerics and at camel
  * case (generateWithCallback). Words that go with data, not weights
