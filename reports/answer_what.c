@@ -167,6 +167,7 @@ static const char *placed_by(const char *src)
 {
 	static const char *const t[][2] = {
 		{ "frames", "placed by the failure's own words or its traceback's frames" },
+		{ "frame_names", "placed by the names of the program's own frames (inferred)" },
 		{ "stage_line", "placed by the last stage line the engine printed before it" },
 		{ "startup_lines", "placed by the engine's start-up lines (inferred: no stage line"
 		  " and no request served before it)" },

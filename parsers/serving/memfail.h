@@ -146,9 +146,12 @@ int memfail_opens_bar(const char *l, size_t n, const char *p);
  * below its frames) is read the other way. */
 enum oom_phase memfail_phase_hint(const char *text, size_t n);
 /* The same, with *rank 0 when an engine's frame decided, 1 a
- * framework's, 2 a generic one, 3 one of start-up alone, 4 none: read
- * line by line, a later line (an inner frame) wins when its rank is not
- * worse. */
+ * framework's, 2 a generic one, 3 one of start-up alone, 4
+ * (MEMFAIL_RANK_WORDS) the names of the program's own frames alone
+ * (frame_words.h), 5 (MEMFAIL_RANK_NONE) none: read line by line, a
+ * later line (an inner frame) wins when its rank is not worse. */
+#define MEMFAIL_RANK_WORDS 4
+#define MEMFAIL_RANK_NONE 5
 enum oom_phase memfail_phase_hint_ranked(const char *text, size_t n, int *rank);
 
 /* The phase of a failure that holds held when another source names

@@ -10,6 +10,7 @@
 #include "parsers/serving/memfail.h"
 #include "parsers/serving/memfail_set.h"
 #include "parsers/serving/phase_table.h"
+#include "parsers/serving/frame_words.h"
 #include "parsers/common/phrases.h"
 #include "parsers/common/seriesutil.h"
 
@@ -64,6 +65,7 @@ static int mark_level(const struct phase_mark *m)
 }
 
 #define LEVEL_TOP 3
+_Static_assert(MEMFAIL_RANK_WORDS == LEVEL_TOP + 1, "the words tier ranks below every row's");
 
 /* 1 when the traceback t[0..n) was printed newest call first (a web UI's
  * or a Windows console's reversed paste): Python's header "most recent
@@ -181,7 +183,20 @@ enum oom_phase memfail_frames_phase(const char *t, size_t n, const struct phrase
 		}
 		from = cut + 1;
 	}
-	*rank = best < 0 ? LEVEL_TOP + 1 : LEVEL_TOP - best_level;
+	/* no row names the phase: the names of the program's own frames,
+	 * the lowest tier (frame_words.c), the cause's traceback first */
+	if (best < 0) {
+		enum oom_phase w = OOM_PHASE_UNKNOWN;
+		for (from = 0; from < n && w == OOM_PHASE_UNKNOWN; from = cut + 1) {
+			cut = from + chain_cut(t + from, n - from);
+			w = frame_words_phase(t + from, cut - from,
+					      printed_newest_first(t + from, cut - from));
+		}
+		*rank = w == OOM_PHASE_UNKNOWN ? MEMFAIL_RANK_NONE : MEMFAIL_RANK_WORDS;
+		*flags = w == OOM_PHASE_UNKNOWN ? 0u : PM_WORDS;
+		return w;
+	}
+	*rank = LEVEL_TOP - best_level;
 	*flags = best < 0 ? 0u : phase_marks[memfail_hint_row[best]].flags;
 	return best < 0 ? OOM_PHASE_UNKNOWN : phase_marks[memfail_hint_row[best]].phase;
 }

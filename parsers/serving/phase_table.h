@@ -20,7 +20,11 @@
  * accelerate, PEFT, diffusers, ComfyUI, Lightning, Keras); a library any
  * phase calls into (PM_GENERIC); last, a frame or message that says only
  * that the program was starting (phase startup: "Engine core
- * initialization failed"), which any stage named wins over.
+ * initialization failed"), which any stage named wins over. Below them
+ * all, where no row names any frame, the words of the program's own
+ * frames (frame_words.c: train, evaluate, generate, load_model; marked
+ * PM_WORDS, the event's phase_by "frame_names"), which an engine's stage
+ * line before the failure also wins over.
  */
 #ifndef OOMLENS_PHASE_TABLE_H
 #define OOMLENS_PHASE_TABLE_H

@@ -100,17 +100,37 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	 * printed below may still name the stage (pend_hold) */
 	int unplaced;
 
-	if (tb && !st->mem.served && (hint == OOM_PHASE_UNKNOWN || hint == OOM_PHASE_STARTUP))
-		hint = memfail_phase_pick(hint, memfail_phase_hint(tb, strlen(tb)));
+	/* placed by the names of the program's own frames alone (the lowest
+	 * tier, frame_words.h): a stage line of the log's wins over them */
+	int words = 0, tbrank;
+
+	if (tb && !st->mem.served && (hint == OOM_PHASE_UNKNOWN || hint == OOM_PHASE_STARTUP)) {
+		enum oom_phase tbh = memfail_phase_hint_ranked(tb, strlen(tb), &tbrank);
+		own = memfail_phase_pick(hint, tbh);
+		words = own != hint && tbrank == MEMFAIL_RANK_WORDS;
+		hint = own;
+	}
 	/* the message of an IPython traceback whose header was held as the
 	 * failure: one failure, told here with its figures, placed by the
 	 * frames the header's window read */
-	if (torch_oom_text(exc, en) && srv_mem_header_told(&st->mem, exc, en, &ph))
+	if (torch_oom_text(exc, en) && srv_mem_header_told(&st->mem, exc, en, &ph) &&
+	    memfail_phase_pick(hint, ph) != hint) {
 		hint = memfail_phase_pick(hint, ph);
+		words = 0;
+	}
 	own = memfail_phase_pick(hint, frames_above(st, j->line));
+	if (own != hint)
+		words = st->mem.frame_rank == MEMFAIL_RANK_WORDS;
+	hint = own;
 	own = memfail_phase_pick(own, frames_of_header(st, j->line));
+	if (own != hint)
+		words = 0;
+	if (words && st->mem.phase != OOM_PHASE_UNKNOWN && st->mem.phase != OOM_PHASE_STARTUP)
+		own = OOM_PHASE_UNKNOWN;
 	ph = srv_mem_phase(&st->mem, own);
 	by = srv_mem_phase_by(st->mem.served, own, st->mem.phase, ph);
+	if (by && words && own == ph && !st->mem.served)
+		by = "frame_names";
 	unplaced = ph == OOM_PHASE_UNKNOWN ||
 		   (ph == OOM_PHASE_STARTUP && own == OOM_PHASE_UNKNOWN && !st->mem.served);
 

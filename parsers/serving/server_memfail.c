@@ -116,8 +116,15 @@ static int flush(struct srv_mem *m, struct sink *s)
 	 * innermost), then a traceback printed after it (THCudaCheck's),
 	 * then the log's phase; a stage named by any of them wins over
 	 * start-up alone (memfail_phase_pick) */
-	enum oom_phase own = memfail_phase_pick(memfail_phase_pick(m->f.phase,
-			     m->ctx_frame ? m->ctx : OOM_PHASE_UNKNOWN), m->below);
+	enum oom_phase above = memfail_phase_pick(m->f.phase,
+						  m->ctx_frame ? m->ctx : OOM_PHASE_UNKNOWN);
+	enum oom_phase own = memfail_phase_pick(above, m->below);
+	/* placed by the names of the program's own frames alone (the lowest
+	 * tier, frame_words.h): a stage line of the log's wins over them */
+	int words = own != above ? m->below_rank == MEMFAIL_RANK_WORDS
+				 : above != m->f.phase && m->ctx_words;
+	if (words && !m->ctx_frame && !no_stage(m->ctx))
+		own = m->f.phase;
 	enum oom_phase ph = memfail_phase_pick(own, m->ctx);
 	const char *by;
 
@@ -137,6 +144,8 @@ static int flush(struct srv_mem *m, struct sink *s)
 	if (m->f.family == MF_METAL && m->ctx != OOM_PHASE_UNKNOWN)
 		ph = m->ctx;
 	by = srv_mem_phase_by(m->served, own, m->ctx_frame ? OOM_PHASE_UNKNOWN : m->ctx, ph);
+	if (by && words && own == ph && !m->served)
+		by = "frame_names";
 
 	if (!m->held)
 		return 0;
@@ -405,6 +414,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		 * (llama.cpp: "ggml_gallocr_reserve_n" after the cudaMalloc) */
 		m->ctx_frame = m->frame_line && lineno - srv_mem_frame_end(m) <= SRV_MEM_FRAMES &&
 			       m->frame != OOM_PHASE_UNKNOWN;
+		/* frames placed by their names alone: a stage line wins */
+		m->ctx_words = m->ctx_frame && m->frame_rank == MEMFAIL_RANK_WORDS;
+		if (m->ctx_words && !no_stage(m->phase))
+			m->ctx_frame = m->ctx_words = 0;
 		m->ctx = m->ctx_frame ? m->frame : m->phase;
 		m->ctx_projector = !m->ctx_frame && m->stage_projector && !m->served;
 		m->frame_line = m->frame_run = m->frame_file = 0;

@@ -71,6 +71,8 @@ struct srv_mem {
 	enum oom_phase ctx;          /* the frames just above it (the traceback
 				      * it ends) or the log's phase */
 	int ctx_frame;               /* 1: ctx is those frames' */
+	int ctx_words;               /* 1: those frames named it by their
+				      * names alone (frame_words.h) */
 	int ctx_projector;           /* 1: ctx is the log's phase, placed by a
 				      * PM_PROJECTOR stage line (a multimodal
 				      * projector's warm-up): its graph failed */
