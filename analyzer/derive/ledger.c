@@ -10,7 +10,8 @@
  * Sources, the first that has the figure winning:
  *  - a card's capacity: nvidia-smi/DCGM gpu.total_bytes, meta
  *    gpu.total_bytes.gpuN, PyTorch's out-of-memory message, the engine's
- *    start-up accounting;
+ *    start-up accounting, another stack's failure on that device
+ *    (oom.total_bytes: torch_npu, HIP, ggml...);
  *  - weights, KV cache, CUDA graphs: the engine's accounting (start-up);
  *    CUDA graphs else the message's private pools, else the snapshot's
  *    private pools;
@@ -26,7 +27,8 @@
  *    counts near the OOM, all but the message's process (else the
  *    engine's pid, else the largest); a list by uuid alone is the only
  *    card's when there is one;
- *  - free: the message, else the capacity less nvidia-smi's used;
+ *  - free: the message (PyTorch's, else the failure's oom.free_bytes),
+ *    else the capacity less nvidia-smi's used;
  *  - the host: the kernel's OOM report (memcg usage and limit, or RAM and
  *    free), its task dump (the victim's RSS, the other tasks'), else the
  *    cgroup files (memory.current, memory.max, memory.stat).
@@ -300,6 +302,7 @@ struct card_in {
 	char kwhere[240];
 	struct fig cap, used, reserved, alloc, unalloc, pools;
 	struct fig self, others;   /* nvidia-smi's per-process counts */
+	struct fig oom_free;       /* the free memory a failure of another wording states */
 	int64_t self_pid;
 	int n_others;
 };
@@ -444,6 +447,42 @@ static void snapshot_figs(struct rule_ctx *c, struct card_in *in)
 	sqlite3_finalize(st);
 }
 
+#define FAILURE_SOURCE "the failure's message"
+
+/* What the OOM (row 1) states of this card when it is not PyTorch's
+ * message (rl_card): another stack's failure on this device that gives
+ * the device's total and free memory (HIP, ggml, torch_npu, XLA...;
+ * oom.total_bytes/free_bytes), so that the ledger and the answer show
+ * the one capacity the failure stated. The capacity only where no
+ * monitor, meta or message gave one. */
+static void failure_figs(struct rule_ctx *c, struct card_in *in)
+{
+	sqlite3_stmt *st;
+	char where[64];
+
+	in->oom_free.v = -1;
+	if (in->k)
+		return;
+	st = rl_prepare(c, "SELECT total_bytes, free_bytes, event_id, family FROM oom WHERE id = 1"
+			" AND device = ?1 AND scope <> 'host' AND event_id IS NOT NULL");
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, in->d);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t ev = sqlite3_column_int64(st, 2);
+		snprintf(where, sizeof(where), "%s (%s)", FAILURE_SOURCE, sqlite3_column_text(st, 3) ?
+			 (const char *)sqlite3_column_text(st, 3) : "memory failure");
+		if (in->cap.v < 0 && sqlite3_column_type(st, 0) != SQLITE_NULL &&
+		    sqlite3_column_double(st, 0) > 0)
+			ledger_fig_set(&in->cap, sqlite3_column_double(st, 0), "stated", "OOM", "event", ev,
+				       where);
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_double(st, 1) >= 0)
+			ledger_fig_set(&in->oom_free, sqlite3_column_double(st, 1), "stated", "OOM", "event",
+				       ev, where);
+	}
+	sqlite3_finalize(st);
+}
+
 /* Every figure of card in->d, each from the first source that has it. */
 static int gather(struct rule_ctx *c, struct card_in *in, const struct rl_card *k, int first)
 {
@@ -468,6 +507,7 @@ static int gather(struct rule_ctx *c, struct card_in *in, const struct rl_card *
 		else if (in->e.total > 0)
 			ledger_fig_set(&in->cap, in->e.total, "stated", "start-up", "engine", in->e.id, in->e.what);
 	}
+	failure_figs(c, in);
 	ledger_series_fig(c, "gpu.used_bytes", in->gpu, 1, "nvidia-smi/DCGM", &in->used);
 	/* PyTorch's own figures: the message, the snapshot, memory_stats */
 	if (in->k) {
@@ -567,6 +607,8 @@ static void outside_lines(struct rule_ctx *c, struct account *a, const struct ca
 	ledger_add_fig(a, "in_use", 0, &in->used);
 	if (k && k->free >= 0)
 		ledger_add(a, "free", k->free, 1, "stated", "OOM", "event", k->ev, "%s", in->kwhere);
+	else if (in->oom_free.v >= 0)
+		ledger_add_fig(a, "free", 1, &in->oom_free);
 	else if (in->cap.v > 0 && in->used.v >= 0 && in->used.v <= in->cap.v) {
 		snprintf(src, sizeof(src), "capacity less %s", in->used.source);
 		ledger_add(a, "free", in->cap.v - in->used.v, 1, in->used.certainty, in->used.moment,
@@ -619,6 +661,8 @@ static const char *how_of(const struct account *a, const struct lline *l)
 		return "inferred by oomlens";
 	if (!strcmp(t, "engine"))
 		return "stated by the engine";
+	if (!strcmp(t, "event") && !strncmp(l->source, FAILURE_SOURCE, strlen(FAILURE_SOURCE)))
+		return "stated by the failure";
 	if (!strcmp(t, "event"))
 		return strcmp(a->scope, "host") ? "stated by PyTorch" : "stated by the kernel";
 	if (!strcmp(t, "snapshot"))
