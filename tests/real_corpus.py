@@ -523,6 +523,9 @@ def check_any_stack(rep, key, value):
     if key == "what_has":                # words the answer's first sentence must hold (round 11)
         got = (rep.get("answer") or {}).get("what") or ""
         return (value in got, got)
+    if key == "settle_has":              # words the answer's "what would settle it" must hold (round 13)
+        got = (rep.get("answer") or {}).get("settle") or ""
+        return (value in got, got)
     if key == "try_knob":                # a knob the answer names to try first (issue 27)
         tf = (rep.get("answer") or {}).get("try_first") or {}
         got = tf.get("knobs") or []

@@ -199,6 +199,39 @@ static void card_evidence(struct rule_ctx *c, enum rl_platform p, char *buf, siz
 	}
 }
 
+/* The accelerators' own monitors and PyTorch back ends, by the OOM's
+ * wording family (memfail_words.c): the one the failure came from, not
+ * a list of every vendor's. */
+static const struct { const char *family, *monitor; } accel_monitors[] = {
+	{ "npu", "`npu-smi info` (its HBM usage) on the Ascend NPU, and"
+		 " torch.npu.memory_stats()" },
+	{ "xpu", "`xpu-smi dump` of its memory used on the Intel GPU, and"
+		 " torch.xpu.memory_stats()" },
+	{ "sycl", "`xpu-smi dump` of its memory used on the Intel GPU" },
+	{ "hpu", "`hl-smi` (its memory used) on the Gaudi, and torch.hpu.memory_stats()" },
+	{ "tt_metal", "`tt-smi` on the Tenstorrent card" },
+};
+
+static void accel_evidence(struct rule_ctx *c, char *buf, size_t n)
+{
+	char fam[32] = "", one[400];
+	size_t i;
+
+	rl_first_text(c, "SELECT family FROM oom WHERE id = 1", fam, sizeof(fam));
+	for (i = 0; i < sizeof(accel_monitors) / sizeof(accel_monitors[0]); i++)
+		if (!strcmp(fam, accel_monitors[i].family)) {
+			snprintf(one, sizeof(one), "the device's memory in use over time before the"
+				 " OOM, logged every few seconds: %s each step",
+				 accel_monitors[i].monitor);
+			add(buf, n, one);
+			return;
+		}
+	add(buf, n, "the device's memory in use over time before the OOM (its own"
+	    " monitor logged every few seconds: `xpu-smi dump` of its memory metrics on Intel,"
+	    " `npu-smi info` on Ascend, `hl-smi` on Gaudi), and the framework's"
+	    " memory_stats() of that device each step (torch.xpu, torch.npu, torch.hpu)");
+}
+
 /* 1 when the OOM is the host's (a kernel or memory cgroup kill, a
  * container's) and nothing in the timeline speaks of a GPU: no serving
  * engine, no PyTorch or CUDA event, no GPU series. A snapshot of a CUDA
@@ -315,10 +348,7 @@ void rl_missing_evidence(struct rule_ctx *c, char *buf, size_t n)
 		break;
 	case RL_PLAT_ACCEL:
 		if (!rl_has_memory_series(c))
-			add(buf, n, "the device's memory in use over time before the OOM (its own"
-			    " monitor logged every few seconds: `xpu-smi dump` of its memory metrics on Intel,"
-			    " `npu-smi info` on Ascend, `hl-smi` on Gaudi), and the framework's"
-			    " memory_stats() of that device each step (torch.xpu, torch.npu, torch.hpu)");
+			accel_evidence(c, buf, n);
 		break;
 	case RL_PLAT_GGML:
 		if (ggml_accounted(c))
