@@ -15,10 +15,11 @@
 #include <string.h>
 
 /* The phase as a clause for the sentence ("while loading the weights");
- * NULL when the evidence does not name it. A DeepSpeed job's load_weights
+ * NULL when the evidence does not name it. fam: the OOM's wording
+ * family (NULL none), which names whose graphs were captured. A DeepSpeed job's load_weights
  * is its engine's set-up (the model, ZeRO's partitions, the optimizer
  * states), before the first training step. */
-static const char *phase_clause(const char *p, const char *stack)
+static const char *phase_clause(const char *p, const char *stack, const char *fam)
 {
 	static const char *const t[][2] = {
 		{ "load_weights", "while loading the model's weights" },
@@ -33,6 +34,14 @@ static const char *phase_clause(const char *p, const char *stack)
 	};
 	size_t i;
 
+	/* torch_npu and HIP capture their own graphs (SGLang's "Capture npu
+	 * graph begin"); a family that is not CUDA's says no CUDA */
+	if (p && !strcmp(p, "graph_capture") && fam && *fam && strcmp(fam, "cuda") &&
+	    strcmp(fam, "torch") && strcmp(fam, "cublas") && strcmp(fam, "cudnn") &&
+	    strcmp(fam, "nccl") && strcmp(fam, "vllm_warmup"))
+		return !strcmp(fam, "npu") ? "while capturing NPU graphs at start-up" :
+		       !strcmp(fam, "hip") ? "while capturing HIP graphs at start-up" :
+					     "while capturing graphs at start-up";
 	if (p && stack && !strcmp(p, "load_weights") && !strncmp(stack, "deepspeed", 9))
 		return "while DeepSpeed set up its engine (deepspeed.initialize), before the first"
 		       " training step";
@@ -376,8 +385,8 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 			strbuf_addf(out, " refused %s%s as larger than its per-allocation limit, not"
 				    " for want of %s", req[0] ? "an allocation of " : "one allocation",
 				    req, mem);
-			if (phase_clause(phase, stack))
-				strbuf_addf(out, ", %s", phase_clause(phase, stack));
+			if (phase_clause(phase, stack, col(st, 9)))
+				strbuf_addf(out, ", %s", phase_clause(phase, stack, col(st, 9)));
 			strbuf_addstr(out, ".");
 			goto done;
 		}
@@ -394,8 +403,8 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		strbuf_addf(out, "%s%s", mem, dev);
 		if (v.len)
 			strbuf_addf(out, " in %s", v.buf);
-		if (phase_clause(phase, stack))
-			strbuf_addf(out, " %s", phase_clause(phase, stack));
+		if (phase_clause(phase, stack, col(st, 9)))
+			strbuf_addf(out, " %s", phase_clause(phase, stack, col(st, 9)));
 		if (req[0])
 			strbuf_addf(out, ": an allocation of %s failed", req);
 		/* what the failure states of that memory: free, and of how much */
@@ -408,19 +417,19 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		 * this process's to take, so the sentence must not let it read as room */
 		if (r_int(c, "SELECT count(*) FROM finding WHERE cause = 'memory_fraction_cap'", 0) > 0)
 			strbuf_addstr(out, ", out of this process's reach: its per-process cap ran out");
-		strbuf_addstr(out, phase_clause(phase, stack) ? "." : " (the evidence does not name"
+		strbuf_addstr(out, phase_clause(phase, stack, col(st, 9)) ? "." : " (the evidence does not name"
 			      " the phase).");
 		goto done;
 	}
-	if (phase_clause(phase, stack))
-		strbuf_addf(out, " %s", phase_clause(phase, stack));
+	if (phase_clause(phase, stack, col(st, 9)))
+		strbuf_addf(out, " %s", phase_clause(phase, stack, col(st, 9)));
 	strbuf_addstr(out, ".");
 done:
 	/* how the OOM's phase was placed, where the sentence names that phase */
-	if (phase_clause(phase, stack) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
+	if (phase_clause(phase, stack, col(st, 9)) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
 	    placed_by(col(st, 13)))
 		strbuf_addf(out, " Phase %s.", placed_by(col(st, 13)));
-	else if (phase_clause(phase, stack) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
+	else if (phase_clause(phase, stack, col(st, 9)) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
 		 col(st, 15))
 		placed_by_paste(out, col(st, 13), col(st, 15), col(st, 16), phase);
 	strbuf_inherit(out, &v);
