@@ -78,7 +78,8 @@ static void say_verdict(sqlite3 *db, const char *out, const char *dbpath)
 
 /* Ingest paths into db, classify, write the report, and only then put
  * the database in place: an exit code. A failure anywhere leaves neither
- * the report nor the database behind. inputs: what the command line
+ * the report nor the database behind (a report to stdout or a stream,
+ * which cannot be taken back, comes after the database instead). inputs: what the command line
  * named, for the checks of the outputs. */
 static int analyze(const char *db, const char *out, enum report_format fmt, char **paths,
 		   int npaths, const struct ingest_opts *opts, struct ingest_cfg *cfg)
@@ -107,13 +108,21 @@ static int analyze(const char *db, const char *out, enum report_format fmt, char
 	if (r == EXIT_OK && (check_output(db, &seen, "database") < 0 ||
 			     check_output(out, &seen, "report") < 0))
 		r = EXIT_ERROR;
-	/* the report is written and synced aside, the database put in place,
-	 * then the report: a failure before leaves the old report untouched */
+	/* a report to stdout or a stream has no temporary to hold back: the
+	 * database goes in place first, so that a reader that stops early
+	 * (`| head`, a pager quit: SIGPIPE) leaves the whole database */
+	if (r == EXIT_OK && !report.tmp && commit_db(tl) < 0) {
+		outfile_abort(&report);
+		r = EXIT_ERROR;
+	}
+	/* else the report is written and synced aside, the database put in
+	 * place, then the report: a failure before leaves the old report
+	 * untouched */
 	if (r == EXIT_OK && report_render(tl->db, fmt, &report) < 0)
 		r = EXIT_ERROR;
 	else if (r != EXIT_OK)
 		outfile_abort(&report);
-	if (r == EXIT_OK && commit_db(tl) < 0) {
+	if (r == EXIT_OK && report.tmp && commit_db(tl) < 0) {
 		outfile_abort(&report);   /* no report of a database that is not there */
 		r = EXIT_ERROR;
 	}

@@ -4,7 +4,8 @@
 # written in place as a stream, /dev/stdout and '-' print to standard
 # output, a symbolic link or a directory is refused and left as it was,
 # and a device that refuses the bytes (a copy of /dev/full) makes the
-# command fail. Every device used is made in a temporary folder (mknod,
+# command fail; a reader of standard output that stops early leaves the
+# database whole. Every device used is made in a temporary folder (mknod,
 # as root; skipped otherwise), never the machine's own /dev.
 set -u
 bin=$1
@@ -37,6 +38,15 @@ is "/dev/stdout" -h /dev/stdout
 run -
 check "-" 0 $?
 has "- printed" "$tmp/out" "Verdict"
+
+# standard output read by a reader that is gone (`| true`, a pager quit: the
+# rest of the report meets SIGPIPE): the database is whole and in place,
+# as a report to stdout cannot be taken back
+rm -f "$tmp/i.db"
+"$bin" analyze -q --format md --db "$tmp/i.db" -o - "$src/fixtures/demo" 2>"$tmp/err" | true
+[ -s "$tmp/i.db" ] && "$bin" report --format text -o "$tmp/again.txt" "$tmp/i.db" 2>>"$tmp/err" &&
+	grep -q "misconfig\|leak\|spike" "$tmp/again.txt" && ok ||
+	no "stdout closed early: the database is not whole ($(cat "$tmp/err"))"
 
 # a symbolic link to a file: refused, the link and its target untouched
 echo "keep" >"$tmp/target"
