@@ -108,6 +108,9 @@ ALLOW = [
     # no engine's lines
     ("faster-whisper", set()), ("ctranslate2", set()), ("stable-ts", TORCH),
     ("ultralytics", TORCH),
+    # set 14 spent (w-spend14d): OpenNMT-py's train.py is its own
+    # trainer on PyTorch, no engine's lines but PyTorch's
+    ("opennmt-py", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
