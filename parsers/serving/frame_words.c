@@ -69,6 +69,7 @@ enum {
 	W_TRAIN = 1, W_EVAL = 2, W_SERVE = 4, W_LOAD = 8,  /* phases */
 	W_STEP = 16, W_OPTIM = 32, W_FINE = 64, W_TUNE = 128,
 	W_MODEL = 256, W_BUILD = 512, W_WEIGHTS = 1024, W_DATA = 2048,
+	W_ESTIMATE = 4096, W_LOSS = 8192,
 };
 
 static const struct {
@@ -85,6 +86,10 @@ static const struct {
 	{ "eval", W_EVAL }, { "evaluate", W_EVAL }, { "evaluation", W_EVAL },
 	{ "evaluator", W_EVAL }, { "validate", W_EVAL }, { "validation", W_EVAL },
 	{ "val", W_EVAL }, { "test", W_EVAL }, { "testing", W_EVAL },
+	/* nanoGPT's evaluation: "@torch.no_grad() def estimate_loss():"
+	 * runs model.eval() over eval_iters batches of each split
+	 * (karpathy/nanoGPT train.py@master, and its many forks) */
+	{ "estimate", W_ESTIMATE }, { "loss", W_LOSS },
 	/* inference */
 	{ "generate", W_SERVE }, { "generation", W_SERVE }, { "infer", W_SERVE },
 	{ "inference", W_SERVE }, { "predict", W_SERVE }, { "prediction", W_SERVE },
@@ -182,6 +187,8 @@ static unsigned phases_of(unsigned w)
 		p |= W_TRAIN;
 	if ((w & W_FINE) && (w & W_TUNE))
 		p |= W_TRAIN;
+	if ((w & W_ESTIMATE) && (w & W_LOSS))
+		p |= W_EVAL;
 	if (!(w & W_DATA) && ((w & W_LOAD) || ((w & W_BUILD) && (w & (W_MODEL | W_WEIGHTS)))))
 		p |= W_LOAD;
 	return p;
@@ -296,7 +303,24 @@ struct pframe {
 	unsigned name, src;
 	unsigned srcw;       /* its source line's words, every one */
 	int ctor;            /* its name is __init__ */
+	unsigned file;       /* what its file's name says (phase bits) */
 };
+
+/* What the file name of path p[0..n) says, its folders and ".py" left
+ * out: a training script is most often named so (nanoGPT's train.py,
+ * lerobot's scripts/train.py and the scripts copied from it,
+ * "finetune.py", "eval.py"). Only the phases a loop runs: a file named
+ * for a load ("load_model.py") holds helpers any phase calls. */
+static unsigned file_says(const char *p, size_t n)
+{
+	size_t b = n, e = n;
+
+	while (b > 0 && p[b - 1] != '/' && p[b - 1] != '\\')
+		b--;
+	if (e - b > 3 && !memcmp(p + e - 3, ".py", 3))
+		e -= 3;
+	return phases_of(name_words(p + b, e - b)) & (W_TRAIN | W_EVAL | W_SERVE);
+}
 
 /* The end of the line that starts at p (before end). */
 static const char *eol(const char *p, const char *end)
@@ -330,6 +354,7 @@ enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 		fr[i].name = name_words(nm, (size_t)(ne - nm));
 		fr[i].ctor = ne - nm == 8 && !memcmp(nm, "__init__", 8);
 		fr[i].name = phases_of(fr[i].name);
+		fr[i].file = file_says(path, (size_t)(pe - path));
 		fr[i].src = fr[i].srcw = 0;
 		/* its source line: the next line, unless another frame or the
 		 * exception's message */
@@ -376,6 +401,20 @@ enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 			got = outer;
 			break;
 		}
+	}
+	/* the lowest tier: no frame's name or line said anything, the
+	 * innermost program file whose name says one phase does (set 14:
+	 * nanoGPT's train.py <module> calling model(X, Y) at its training
+	 * step; lerobot's train_groot_mgd.py main calling policy(batch)) --
+	 * only where a module's forward was running (torch.nn.Module's
+	 * __call__ frame: "in _call_impl", from 2.1 also "in
+	 * _wrapped_call_impl", torch/nn/modules/module.py): a training
+	 * script also loads its model, and a load runs no forward (a
+	 * QLoRA script's from_pretrained -> quantize_4bit, tuning set) */
+	for (k = 0; !got && k < nfr && mem_find(t, n, "in _call_impl"); k++) {
+		size_t at = reversed ? (total - nfr + k) % FRAME_WORDS_MAX
+				     : (total - 1 - k) % FRAME_WORDS_MAX;
+		got = one_phase(fr[at].file);
 	}
 	switch (got) {
 	case W_TRAIN: return OOM_PHASE_TRAINING_STEP;

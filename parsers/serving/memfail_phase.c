@@ -225,14 +225,41 @@ enum oom_phase memfail_phase_hint(const char *text, size_t n)
 	return memfail_phase_hint_ranked(text, n, &rank);
 }
 
+/* 1 when the request phrase p (an access-log row's '"POST ') stands in
+ * l[0..n) after a URL's authority ("https://host:443 \"POST /api/...
+ * HTTP/1.1\" 200 2"): that is a client's request sent out, not one the
+ * program served. urllib3 logs every request it sends in that form at
+ * DEBUG (urllib3/src/urllib3/connectionpool.py@2.2.0 _make_request:
+ * log.debug('%s://%s:%s "%s %s %s" %s %s', scheme, host, port, method,
+ * url, version, status, length); 1.26.x the same), so a training run
+ * whose logging is at DEBUG and whose wandb or sentry client posts its
+ * metrics prints one beside each upload (set 14, a recommender's
+ * training run). A server's own access line names the peer's address
+ * ("10.0.0.7:51234 - \"POST"), never a scheme. */
+static int client_request(const char *l, size_t n, const char *p)
+{
+	const char *at = mem_find(l, n, p), *w;
+
+	if (!at || at == l || at[-1] != ' ')
+		return 0;
+	for (w = at - 1; w > l && w[-1] != ' '; w--)
+		;
+	return mem_find(w, (size_t)(at - w), "://") != NULL;
+}
+
 /* The index in memfail_line_row of the first line row found in l[0..n) that
- * holds there (a PM_TQDM row only where its phrase opens a bar), or -1. */
+ * holds there (a PM_TQDM row only where its phrase opens a bar; an
+ * access-log row not where the line is a client's request, client_request),
+ * or -1. */
 int memfail_first_line(const char *l, size_t n, const struct phrases_found *found)
 {
 	int i = memfail_set_first_of(found, T_PHASE_LINE), at = memfail_set_table_at(T_PHASE_LINE), next;
 
-	while (i >= 0 && (phase_marks[memfail_line_row[i]].flags & PM_TQDM) &&
-	       !memfail_opens_bar(l, n, phase_marks[memfail_line_row[i]].phrase)) {
+	while (i >= 0 && (((phase_marks[memfail_line_row[i]].flags & PM_TQDM) &&
+			   !memfail_opens_bar(l, n, phase_marks[memfail_line_row[i]].phrase)) ||
+			  (phase_marks[memfail_line_row[i]].phrase[0] == '"' &&
+			   phase_marks[memfail_line_row[i]].phase == OOM_PHASE_SERVING &&
+			   client_request(l, n, phase_marks[memfail_line_row[i]].phrase)))) {
 		next = phrases_first(found, at + i + 1, memfail_set_table_at(T_PHASE_LINE + 1));
 		i = next < 0 ? -1 : next - at;
 	}
