@@ -108,6 +108,10 @@ ALLOW = [
     # no engine's lines
     ("faster-whisper", set()), ("ctranslate2", set()), ("stable-ts", TORCH),
     ("ultralytics", TORCH),
+    # set 14 spent (w-spend14b): candle is Rust on its own CUDA backend,
+    # no engine's lines; Tabby runs CTranslate2 (no engine's lines) or
+    # llama.cpp (ggml's lines in its log); local_ai_ocr is a PyTorch app
+    ("candle", set()), ("tabby", {"llama.cpp"}), ("local_ai_ocr", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
