@@ -111,6 +111,10 @@ ALLOW = [
     # set 14 spent (w-spend14d): OpenNMT-py's train.py is its own
     # trainer on PyTorch, no engine's lines but PyTorch's
     ("opennmt-py", TORCH),
+    # set 14 spent (w-spend14b): candle is Rust on its own CUDA backend,
+    # no engine's lines; Tabby runs CTranslate2 (no engine's lines) or
+    # llama.cpp (ggml's lines in its log); local_ai_ocr is a PyTorch app
+    ("candle", set()), ("tabby", {"llama.cpp"}), ("local_ai_ocr", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

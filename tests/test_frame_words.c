@@ -133,6 +133,64 @@ static void stage_line_wins_over_frame_names(void **state)
 	       "Traceback (most recent call last):", "load_weights", NULL);
 }
 
+/* A Rust backtrace printed below the failure (set 14 spent, w-spend14b:
+ * huggingface/candle #2631, the falcon example's CUDA_ERROR_OUT_OF_MEMORY
+ * with candle's Error::bt frames, innermost first): its program frames'
+ * words place it, MmapedSafetensors::load and Falcon::load a load. */
+#define CANDLE "tests/data/real/any_stack/a-candle-falcon-example-cuda-oom-weight-load/01-output.txt"
+
+static void rust_expect(int k, const char *const *from, const char *const *to, const char *phase)
+{
+	struct timeline *tl = t_open();
+	size_t n, m;
+	char *text = t_slurp(CANDLE, &n), *edited;
+	int i;
+
+	for (i = 0; i < k; i++) {
+		edited = replaced(text, n, from[i], to[i], &m);
+		free(text);
+		text = edited;
+		n = m;
+	}
+	assert_true(t_parse_mem(tl, "server_log", "output.txt", text, n) > 0);
+	assert_string_equal(t_first_phase(tl), phase);
+	free(text);
+	t_close(tl);
+}
+
+static void rust_backtrace_load_frames_are_a_load(void **state)
+{
+	(void)state;
+	rust_expect(0, NULL, NULL, "load_weights");
+}
+
+static void rust_backtrace_without_speaking_frames_says_nothing(void **state)
+{
+	/* the same backtrace, its three load frames renamed: no word left */
+	static const char *const from[] = { "MmapedSafetensors::load\n", "FalconDecoderLayer::load",
+					    "Falcon::load" };
+	static const char *const to[] = { "MmapedSafetensors::tensor\n", "FalconDecoderLayer::new",
+					  "Falcon::new" };
+
+	(void)state;
+	rust_expect(3, from, to, "unknown");
+}
+
+static void rust_runtime_frames_are_not_the_program(void **state)
+{
+	/* std's, core's and alloc's frames say nothing, whatever their
+	 * words: the program's own frame (here a serving one) decides */
+	static const char *const from[] = { "candle_core::safetensors::MmapedSafetensors::load\n",
+					    "FalconDecoderLayer::load", "Falcon::load",
+					    "candle_core::tensor::Tensor::from_slice" };
+	static const char *const to[] = { "std::safetensors::MmapedSafetensors::load\n",
+					  "FalconDecoderLayer::new", "Falcon::new",
+					  "candle_core::tensor::Tensor::generate" };
+
+	(void)state;
+	rust_expect(4, from, to, "serving");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +200,9 @@ int main(void)
 		cmocka_unit_test(model_constructor_is_a_load),
 		cmocka_unit_test(library_frames_are_not_the_program),
 		cmocka_unit_test(stage_line_wins_over_frame_names),
+		cmocka_unit_test(rust_backtrace_load_frames_are_a_load),
+		cmocka_unit_test(rust_backtrace_without_speaking_frames_says_nothing),
+		cmocka_unit_test(rust_runtime_frames_are_not_the_program),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

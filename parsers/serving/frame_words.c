@@ -330,6 +330,85 @@ static const char *eol(const char *p, const char *end)
 	return e ? e : end;
 }
 
+/* Crates of a Rust backtrace's frames that are not the program's: the
+ * language's runtime and the async and error plumbing any program runs
+ * under. A frame "<alloc::vec::Vec<T> as ...>::from_iter" is alloc's. */
+static const char *const rust_library_crates[] = {
+	"std", "core", "alloc", "tokio", "rayon", "futures", "futures_util", "anyhow",
+	"backtrace", "hyper", "tower", "axum",
+};
+
+/* The symbol of Rust backtrace frame line s[0..n) -- std's panic and
+ * anyhow's or candle's Error::bt print "   N: crate::path::function"
+ * (a number, ": ", the demangled symbol; its "at file:line" on the next
+ * line), innermost first -- or NULL when the line is none; *sn its
+ * length, *lib 1 when the frame is a library crate's. A symbol without
+ * "::" (main, __libc_start_main) is no frame here. */
+static const char *rust_frame(const char *s, size_t n, size_t *sn, int *lib)
+{
+	size_t i = 0, d, c, k, cl;
+	const char *sym;
+
+	while (i < n && s[i] == ' ')
+		i++;
+	for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	if (i == d || i - d > 4 || i + 2 >= n || s[i] != ':' || s[i + 1] != ' ')
+		return NULL;
+	sym = s + i + 2;
+	*sn = n - i - 2;
+	while (*sn && (sym[*sn - 1] == ' ' || sym[*sn - 1] == '\r'))
+		(*sn)--;
+	if (!*sn || !mem_find(sym, *sn, "::") || memchr(sym, '/', *sn) || memchr(sym, '\\', *sn) ||
+	    !(is_alnum(sym[0]) || sym[0] == '_' || sym[0] == '<'))
+		return NULL;
+	c = sym[0] == '<';
+	*lib = 0;
+	for (k = 0; k < ARRAY_N(rust_library_crates) && !*lib; k++) {
+		cl = strlen(rust_library_crates[k]);
+		*lib = c + cl + 2 <= *sn && !memcmp(sym + c, rust_library_crates[k], cl) &&
+		       sym[c + cl] == ':' && sym[c + cl + 1] == ':';
+	}
+	return sym;
+}
+
+int frame_words_rust_line(const char *s, size_t n)
+{
+	size_t sn;
+	int lib;
+
+	return rust_frame(s, n, &sn, &lib) != NULL;
+}
+
+/* The phase the Rust backtrace in t[0..n) names by its frames' words:
+ * the innermost program frame whose path and function say one thing
+ * (candle's MmapedSafetensors::load, a model's Falcon::load:
+ * load_weights). Frames are printed innermost first. Learnt from
+ * huggingface/candle #2631 (set 14 spent, w-spend14b): the falcon
+ * example's CUDA_ERROR_OUT_OF_MEMORY through
+ * candle_core::safetensors::MmapedSafetensors::load under
+ * candle_transformers::models::falcon::Falcon::load. */
+static enum oom_phase rust_words_phase(const char *t, size_t n)
+{
+	const char *end = t + n, *p = t, *le, *sym;
+	size_t sn;
+	int lib;
+
+	for (; p < end; p = le < end ? le + 1 : end) {
+		le = eol(p, end);
+		if (!(sym = rust_frame(p, (size_t)(le - p), &sn, &lib)) || lib)
+			continue;
+		switch (one_phase(phases_of(name_words(sym, sn)))) {
+		case W_TRAIN: return OOM_PHASE_TRAINING_STEP;
+		case W_EVAL: return OOM_PHASE_EVAL;
+		case W_SERVE: return OOM_PHASE_SERVING;
+		case W_LOAD: return OOM_PHASE_LOAD_WEIGHTS;
+		default: break;
+		}
+	}
+	return OOM_PHASE_UNKNOWN;
+}
+
 enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 {
 	static const char file[] = "File \"", in[] = ", in ";
@@ -366,6 +445,8 @@ enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 				fr[i].src = line_says(s, (size_t)(se - s), &fr[i].srcw);
 		}
 	}
+	if (total == 0)
+		return rust_words_phase(t, n);
 	nfr = total < FRAME_WORDS_MAX ? total : FRAME_WORDS_MAX;
 	/* innermost first: the last printed, or the first when reversed */
 	for (k = 0; k < nfr; k++) {

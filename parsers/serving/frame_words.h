@@ -26,9 +26,17 @@
  * training is that frame's. reversed: 1 when the traceback was printed
  * newest call first. Unknown when no frame says anything, or the
  * innermost that speaks says two things (such a frame is passed over). Reads at most FRAME_WORDS_MAX
- * program frames (the innermost); allocates nothing. */
+ * program frames (the innermost); allocates nothing. Where t holds no
+ * Python frame, a Rust backtrace's numbered frames (innermost first;
+ * the runtime's crates std, core, alloc... passed over) are read the
+ * same way. */
 enum oom_phase frame_words_phase(const char *t, size_t n, int reversed);
 
 #define FRAME_WORDS_MAX 64
+
+/* 1 when line s[0..n) is a frame of a Rust backtrace ("   5:
+ * candle_core::safetensors::MmapedSafetensors::load": a number, ": ",
+ * a symbol with a path), whichever crate's. */
+int frame_words_rust_line(const char *s, size_t n);
 
 #endif

@@ -5,6 +5,7 @@
 #include "parsers/serving/server_memfail.h"
 #include "parsers/serving/memfail_limit.h"
 #include "parsers/serving/phase_table.h"
+#include "parsers/serving/frame_words.h"
 #include "parsers/common/seriesutil.h"
 #include "parsers/torch/torch_oom_text.h"
 
@@ -456,6 +457,19 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	if (m->held && lineno > m->line && m->f.family == MF_KVCACHED &&
 	    (m->interrupted || mem_find(l->msg, l->n, "encountered a fatal error")))
 		m->confirmed = 1;
+	/* a Rust backtrace printed below the failure (std's panic, anyhow's
+	 * and candle's Error::bt: "   N: crate::path::fn", innermost first)
+	 * keeps it held while its frames go on, as an IPython traceback's
+	 * do, and its innermost program frame that speaks places it, at
+	 * the frame names' tier (frame_words.c; set 14 spent, w-spend14b,
+	 * candle #2631: MmapedSafetensors::load, Falcon::load) */
+	if (m->held && lineno > m->line && lineno - m->last_line <= own_lines(m) &&
+	    frame_words_rust_line(l->msg, l->n)) {
+		m->last_line = lineno;
+		if (m->below == OOM_PHASE_UNKNOWN &&
+		    (ph = frame_words_phase(l->msg, l->n, 1)) != OOM_PHASE_UNKNOWN)
+			srv_mem_below(m, ph, MEMFAIL_RANK_WORDS, lineno);
+	}
 	if (m->held && lineno - m->last_line > own_lines(m) && !far_wait(m, lineno) &&
 	    flush(m, s) < 0)
 		return -1;
