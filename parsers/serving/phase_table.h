@@ -126,8 +126,8 @@ enum phase_mark_kind {
  * Keras builds its training function's ops under the scope "training"
  * (keras/engine/training.py@2.2.4 _make_train_function,
  * K.name_scope('training')), tf.gradients its backward ops under
- * "gradients" (tensorflow/python/ops/gradients_util.py@v1.15.0
- * _GradientsHelper, ops.name_scope(name, "gradients", ...)). Set 14,
+ * "gradients" (tensorflow/python/ops/gradients_impl.py, 1.x indexed
+ * copy: ops.name_scope(name, "gradients", ys + xs + grad_ys)). Set 14,
  * spent round 13 (w-spend14a). */
 #define PM_TFNODE 512u
 struct phase_mark {
