@@ -108,6 +108,9 @@ ALLOW = [
     # no engine's lines
     ("faster-whisper", set()), ("ctranslate2", set()), ("stable-ts", TORCH),
     ("ultralytics", TORCH),
+    # set 14 spent (w-spend14a): Keras on TensorFlow (graph mode), like
+    # TensorFlow itself, prints no engine's lines
+    ("keras", set()),
 ]
 
 # words of a file's name that say which engines the paste held

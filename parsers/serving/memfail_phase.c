@@ -45,17 +45,26 @@ static int is_ident(char c)
  * goes on after is another name
  * ("validation_steps=validation_steps)", the argument Keras 2's fit
  * passes down on its frames' source lines, keras/engine/training.py@2.1.6
- * fit, is no Lightning validation_step). Only on a source line: on a
- * frame line ('File "...", line N, in evaluate_bpb') the program's own
- * function extends the framework's word and says the same (round 12's
- * mlx autoresearch row). Set 14, spent round 13 (w-spend14a). */
-static int on_frame_line(const char *t, const char *p)
+ * fit, is no Lightning validation_step). Only on a frame's source line
+ * (the line under 'File "...", line N, in f'): on a frame line ("in
+ * evaluate_bpb") the program's own function extends the framework's
+ * word and says the same (round 12's mlx autoresearch row), and a row
+ * may name a family of names by their start elsewhere (ComfyUI's
+ * "CheckpointLoader" node names, CheckpointLoaderSimple). Set 14,
+ * spent round 13 (w-spend14a). */
+/* 1 when p stands on a frame's source line: the line above p's is a
+ * traceback's frame line ('File "...", line N, in f'). */
+static int on_source_line(const char *t, const char *p)
 {
-	const char *bol = p;
+	const char *bol = p, *prev;
 
 	while (bol > t && bol[-1] != '\n')
 		bol--;
-	return mem_find(bol, (size_t)(p - bol), "File \"") != NULL;
+	if (bol == t)
+		return 0;
+	for (prev = bol - 1; prev > t && prev[-1] != '\n'; prev--)
+		;
+	return mem_find(prev, (size_t)(bol - prev), "File \"") != NULL;
 }
 
 static const char *last_find_name(const char *t, size_t n, const char *phrase)
@@ -66,7 +75,7 @@ static const char *last_find_name(const char *t, size_t n, const char *phrase)
 	if (!k || !is_ident(phrase[k - 1]))
 		return last_find(t, n, phrase);
 	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
-		if (p + k >= end || !is_ident(p[k]) || on_frame_line(t, p))
+		if (p + k >= end || !is_ident(p[k]) || !on_source_line(t, p))
 			last = p;
 		p++;
 	}
