@@ -115,6 +115,9 @@ ALLOW = [
     # no engine's lines; Tabby runs CTranslate2 (no engine's lines) or
     # llama.cpp (ggml's lines in its log); local_ai_ocr is a PyTorch app
     ("candle", set()), ("tabby", {"llama.cpp"}), ("local_ai_ocr", TORCH),
+    # set 14 spent (w-spend14a): Keras on TensorFlow (graph mode), like
+    # TensorFlow itself, prints no engine's lines
+    ("keras", set()),
 ]
 
 # words of a file's name that say which engines the paste held

@@ -64,7 +64,7 @@ static void kinds_and_flags(void **state)
 {
 	size_t i, bad = 0;
 	const unsigned known = PM_GENERIC | PM_FRAMEWORK | PM_TQDM | PM_LOADER | PM_RUNS |
-			       PM_INSIDE | PM_RESTART | PM_PROJECTOR | PM_CTOR;
+			       PM_INSIDE | PM_RESTART | PM_PROJECTOR | PM_CTOR | PM_TFNODE;
 
 	(void)state;
 	for (i = 0; i < phase_marks_n; i++) {
@@ -76,6 +76,8 @@ static void kinds_and_flags(void **state)
 			  (m->kind == PM_FRAME && (m->flags & PM_FRAMEWORK))) &&
 			 /* a module's constructor: a frame row */
 			 (!(m->flags & PM_CTOR) || m->kind == PM_FRAME) &&
+			 /* a TensorFlow op's scope: a line under the error */
+			 (!(m->flags & PM_TFNODE) || m->kind == PM_AFTER) &&
 			 (!(m->flags & PM_RUNS) ||
 			  (m->kind == PM_LINE && m->phase == OOM_PHASE_SERVING)) &&
 			 /* a step inside start-up stages; a new process's load,

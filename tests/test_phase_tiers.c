@@ -302,6 +302,37 @@ static void progress_bars_place_a_failure(void **state)
 	}
 }
 
+/* Set 14 spent (w-spend14a): the scopes of the TensorFlow op that failed,
+ * on the "[[...]]" line under the error, place it (Keras 2's "training/",
+ * tf.gradients' "gradients/"); the same words elsewhere do not. A
+ * framework row's phrase that a longer name goes on from, on a frame's
+ * source line, is that other name (Keras 2.1's fit passes
+ * "validation_steps=validation_steps)"). */
+static void tf_scopes_and_whole_names(void **state)
+{
+	static const char fit[] =
+		"Traceback (most recent call last):\n"
+		"  File \"tryhard.py\", line 194, in <module>\n"
+		"    h = model.fit(X, y, batch_size = 10, validation_data = (Xt, yt))\n"
+		"  File \"/usr/lib/python2.7/dist-packages/keras/engine/training.py\", line 1705, in fit\n"
+		"    validation_steps=validation_steps)\n";
+	static const char lit[] =
+		"Traceback (most recent call last):\n"
+		"  File \"/x/site-packages/pytorch_lightning/strategies/strategy.py\", line 9, in validation_step\n"
+		"    return self.model.validation_step(*args)\n";
+
+	(void)state;
+	assert_int_equal(memfail_phase_after("\t [[GroupCrossDeviceControlEdges_0/training/Adam/Adam/Const/_343]]", 66),
+			 OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(memfail_phase_after("  [[{{node gradients/conv2d/Conv2D_grad/Conv2DBackpropInput}}]]", 63),
+			 OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(memfail_phase_after("[[Node: pretraining/dense/MatMul = MatMul[T=DT_FLOAT]]]", 55),
+			 OOM_PHASE_UNKNOWN);
+	assert_int_equal(memfail_phase_after("saved to /data/training/ckpt-3", 30), OOM_PHASE_UNKNOWN);
+	assert_int_equal(hint(fit), OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(hint(lit), OOM_PHASE_EVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +344,7 @@ int main(void)
 		cmocka_unit_test(shard_that_never_started),
 		cmocka_unit_test(ready_lines_and_rust_errors),
 		cmocka_unit_test(progress_bars_place_a_failure),
+		cmocka_unit_test(tf_scopes_and_whole_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,55 @@ static const char *last_find(const char *t, size_t n, const char *phrase)
 	return last;
 }
 
+static int is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* last_find for a framework's frame row (PM_FRAMEWORK: the names of a
+ * training loop's steps, which programs reuse as longer names): where
+ * the phrase ends with a name's character, an occurrence that the name
+ * goes on after is another name
+ * ("validation_steps=validation_steps)", the argument Keras 2's fit
+ * passes down on its frames' source lines, keras/engine/training.py@2.1.6
+ * fit, is no Lightning validation_step). Only on a frame's source line
+ * (the line under 'File "...", line N, in f'): on a frame line ("in
+ * evaluate_bpb") the program's own function extends the framework's
+ * word and says the same (round 12's mlx autoresearch row), and a row
+ * may name a family of names by their start elsewhere (ComfyUI's
+ * "CheckpointLoader" node names, CheckpointLoaderSimple). Set 14,
+ * spent round 13 (w-spend14a). */
+/* 1 when p stands on a frame's source line: the line above p's is a
+ * traceback's frame line ('File "...", line N, in f'). */
+static int on_source_line(const char *t, const char *p)
+{
+	const char *bol = p, *prev;
+
+	while (bol > t && bol[-1] != '\n')
+		bol--;
+	if (bol == t)
+		return 0;
+	for (prev = bol - 1; prev > t && prev[-1] != '\n'; prev--)
+		;
+	return mem_find(prev, (size_t)(bol - prev), "File \"") != NULL;
+}
+
+static const char *last_find_name(const char *t, size_t n, const char *phrase)
+{
+	const char *p = t, *end = t + n, *last = NULL;
+	size_t k = strlen(phrase);
+
+	if (!k || !is_ident(phrase[k - 1]))
+		return last_find(t, n, phrase);
+	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
+		if (p + k >= end || !is_ident(p[k]) || !on_source_line(t, p))
+			last = p;
+		p++;
+	}
+	return last;
+}
+
 /* Where Python starts the next exception of a chain: the cause is
  * printed first, so the first traceback holds the innermost frames. */
 static const char *const chain_marks[] = {
@@ -164,6 +213,8 @@ enum oom_phase memfail_frames_phase(const char *t, size_t n, const struct phrase
 			if (!memfail_set_has(found, T_HINT, (int)i) ||
 			    !(at = (m->flags & PM_CTOR)
 					   ? last_frame_find(t + from, cut - from, m->phrase)
+					   : (m->flags & PM_FRAMEWORK)
+					   ? last_find_name(t + from, cut - from, m->phrase)
 					   : last_find(t + from, cut - from, m->phrase)))
 				continue;
 			if ((m->flags & PM_CTOR) && !frame_is_ctor(at, t + cut))
@@ -286,8 +337,30 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 	return memfail_phase_line_flags(line, n, &flags);
 }
 
+/* 1 when line l[0..n) is TensorFlow's name of the op that failed (it
+ * starts, after blanks, with "[[") and phrase starts a name scope there:
+ * after '/', '[', '{' or a blank (PM_TFNODE, phase_table.h). */
+static int tf_node_scope(const char *l, size_t n, const char *phrase)
+{
+	const char *end = l + n, *p = l;
+	char c;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (end - p < 2 || p[0] != '[' || p[1] != '[')
+		return 0;
+	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
+		c = p[-1];      /* the line starts with "[[": p > l */
+		if (c == '/' || c == '[' || c == '{' || c == ' ')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
 /* The phase of the first PM_AFTER row found in l[0..n) that holds there
- * (a PM_TQDM row only where its phrase opens a bar), or unknown. */
+ * (a PM_TQDM row only where its phrase opens a bar, a PM_TFNODE row only
+ * on a TensorFlow op's name, as a scope of it), or unknown. */
 enum oom_phase memfail_after_phase(const char *l, size_t n, const struct phrases_found *found)
 {
 	size_t i;
@@ -295,7 +368,8 @@ enum oom_phase memfail_after_phase(const char *l, size_t n, const struct phrases
 	for (i = 0; i < memfail_afters_n; i++) {
 		const struct phase_mark *m = &phase_marks[memfail_after_row[i]];
 		if (memfail_set_has(found, T_AFTER, (int)i) &&
-		    (!(m->flags & PM_TQDM) || memfail_opens_bar(l, n, m->phrase)))
+		    (!(m->flags & PM_TQDM) || memfail_opens_bar(l, n, m->phrase)) &&
+		    (!(m->flags & PM_TFNODE) || tf_node_scope(l, n, m->phrase)))
 			return m->phase;
 	}
 	return OOM_PHASE_UNKNOWN;

@@ -106,6 +106,8 @@
 #define LS(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_RESTART, eng, ver, src }
 /* a multimodal projector's stage line (PM_PROJECTOR): its own graph */
 #define LP(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_PROJECTOR, eng, ver, src }
+/* a scope in the name of the TensorFlow op that failed (PM_AFTER, PM_TFNODE) */
+#define AN(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_AFTER, PM_TFNODE, eng, ver, src }
 
 #define V0W "vllm/worker/worker.py@002a0ba"
 #define V0R "vllm/worker/model_runner.py@587909c"

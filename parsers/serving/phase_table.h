@@ -117,14 +117,28 @@ enum phase_mark_kind {
  * alone when a frozen app prints no source lines under its frames
  * (memfail_phase.c). Set 13, spent round 12 (w-spend13a). */
 #define PM_CTOR 256u
+/* A scope in a TensorFlow op's name (a PM_AFTER row): TensorFlow names
+ * the op that failed on the line below the error, "[[Node: a/b/Op = ...]]"
+ * (1.x), "[[{{node a/b/Op}}]]" (1.14 on), "[[scope/.../Op/_N]]", and the
+ * op's name holds the name scopes it was built in. The row counts only
+ * on such a line (it starts, after blanks, with "[[") and where the
+ * phrase starts a scope of the name (after '/', '[', '{' or a blank):
+ * Keras builds its training function's ops under the scope "training"
+ * (keras/engine/training.py@2.2.4 _make_train_function,
+ * K.name_scope('training')), tf.gradients its backward ops under
+ * "gradients" (tensorflow/python/ops/gradients_impl.py, 1.x indexed
+ * copy: ops.name_scope(name, "gradients", ys + xs + grad_ys)). Set 14,
+ * spent round 13 (w-spend14a). */
+#define PM_TFNODE 512u
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
 	unsigned char kind;          /* enum phase_mark_kind */
 	unsigned short flags;        /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
 				      * PM_LOADER, PM_RUNS, PM_INSIDE,
-				      * PM_RESTART, PM_PROJECTOR, PM_CTOR;
-				      * 16 bits, seven of them still free */
+				      * PM_RESTART, PM_PROJECTOR, PM_CTOR,
+				      * PM_TFNODE; 16 bits, six of them still
+				      * free */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the
