@@ -42,14 +42,15 @@ static char *replaced(const char *text, size_t len, const char *from, const char
 	return out;
 }
 
-/* The first OOM's phase of the real paste with from[i] replaced by to[i]
- * (i < k); phase_source checked when src is not NULL. */
-static void expect_k(int k, const char *const *from, const char *const *to, const char *phase,
-		     const char *src)
+/* The first OOM's phase of the real paste at path (parsed as name) with
+ * from[i] replaced by to[i] (i < k); phase_source checked when src is
+ * not NULL. */
+static void expect_in(const char *path, const char *name, int k, const char *const *from,
+		      const char *const *to, const char *phase, const char *src)
 {
 	struct timeline *tl = t_open();
 	size_t n, m;
-	char *text = t_slurp(LIGHTNET, &n), *edited;
+	char *text = t_slurp(path, &n), *edited;
 	int i;
 
 	for (i = 0; i < k; i++) {
@@ -58,12 +59,18 @@ static void expect_k(int k, const char *const *from, const char *const *to, cons
 		text = edited;
 		n = m;
 	}
-	assert_true(t_parse_mem(tl, "server_log", "lightnet.log", text, n) > 0);
+	assert_true(t_parse_mem(tl, "server_log", name, text, n) > 0);
 	assert_string_equal(t_first_phase(tl), phase);
 	if (src)
 		t_expect_oom(tl, phase, src, "(null)");
 	free(text);
 	t_close(tl);
+}
+
+static void expect_k(int k, const char *const *from, const char *const *to, const char *phase,
+		     const char *src)
+{
+	expect_in(LIGHTNET, "lightnet.log", k, from, to, phase, src);
 }
 
 static void expect(const char *from, const char *to, const char *phase, const char *src)
@@ -141,21 +148,7 @@ static void stage_line_wins_over_frame_names(void **state)
 
 static void rust_expect(int k, const char *const *from, const char *const *to, const char *phase)
 {
-	struct timeline *tl = t_open();
-	size_t n, m;
-	char *text = t_slurp(CANDLE, &n), *edited;
-	int i;
-
-	for (i = 0; i < k; i++) {
-		edited = replaced(text, n, from[i], to[i], &m);
-		free(text);
-		text = edited;
-		n = m;
-	}
-	assert_true(t_parse_mem(tl, "server_log", "output.txt", text, n) > 0);
-	assert_string_equal(t_first_phase(tl), phase);
-	free(text);
-	t_close(tl);
+	expect_in(CANDLE, "output.txt", k, from, to, phase, NULL);
 }
 
 static void rust_backtrace_load_frames_are_a_load(void **state)
