@@ -203,6 +203,17 @@ static unsigned one_phase(unsigned p)
 	return p && !(p & (p - 1)) ? p : 0;
 }
 
+/* The offset just past the string literal that opens at s[i] (its
+ * quote), escapes skipped; n at most. */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+	char quote = s[i++];
+
+	while (i < n && s[i] != quote)
+		i += s[i] == '\\' ? 2 : 1;
+	return i < n ? i + 1 : n;
+}
+
 /* The end of the assignment targets of source line s[0..n): the offset
  * of its first '=' outside brackets and strings that is no comparison
  * ("a, b = f(x)", "total += x"), or 0 when none. */
@@ -210,14 +221,9 @@ static size_t targets_end(const char *s, size_t n)
 {
 	size_t i = 0;
 	int depth = 0;
-	char quote;
-
 	while (i < n && s[i] != '#') {
 		if (s[i] == '"' || s[i] == '\'') {
-			quote = s[i++];
-			while (i < n && s[i] != quote)
-				i += s[i] == '\\' ? 2 : 1;
-			i++;
+			i = skip_string(s, n, i);
 			continue;
 		}
 		if (s[i] == '(' || s[i] == '[' || s[i] == '{')
@@ -250,16 +256,12 @@ static unsigned line_says(const char *s, size_t n, unsigned *words_out)
 {
 	unsigned p = 0, all = 0, w;
 	size_t i = 0, b, e, tend = targets_end(s, n);
-	char quote;
 
 	while (i < n) {
 		if (s[i] == '#')
 			break;
 		if (s[i] == '"' || s[i] == '\'') {
-			quote = s[i++];
-			while (i < n && s[i] != quote)
-				i += s[i] == '\\' ? 2 : 1;
-			i++;
+			i = skip_string(s, n, i);
 			continue;
 		}
 		if (!is_alnum(s[i]) && s[i] != '_') {
