@@ -67,6 +67,14 @@ static const struct mem_family rows[] = {
 	{ "kvcached", "kvcached's KV pool", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_CUDA },
 	{ "vulkan", "A Vulkan allocation (Dawn/WebGPU, TVM)", NULL, NULL, NULL, NULL, NULL,
 	  MEM_PLAT_CUDA },
+	/* OpenVINO's GPU plugin budgets the host's RAM (plus a discrete
+	 * card's own memory) as one pool (runtime/engine.cpp
+	 * get_max_memory_size): an integrated Intel GPU's memory is the
+	 * machine's RAM */
+	{ "openvino", "OpenVINO's GPU plugin (Intel GPU)", "unified", NULL,
+	  "`intel_gpu_top` or `xpu-smi dump` on the Intel GPU with the host's `free -m`, and"
+	  " OpenVINO's ov::intel_gpu::memory_statistics of the compiled model",
+	  NULL, NULL, MEM_PLAT_ACCEL },
 	{ "unknown", "An allocation", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_CUDA },
 };
 

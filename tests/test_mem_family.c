@@ -11,6 +11,9 @@
 #include "lib/mem_family.h"
 #include "lib/vocab.h"
 #include "parsers/serving/memfail.h"
+#include "parsers/serving/memfail_limit.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -65,7 +68,7 @@ static void rows_hold_the_facts(void **state)
 			assert_int_equal(rows[i].platform, MEM_PLAT_ACCEL);
 		}
 		if (rows[i].platform == MEM_PLAT_ACCEL)
-			assert_string_equal(rows[i].scope, "accelerator");
+			assert_non_null(rows[i].monitor);
 	}
 	assert_string_equal(mem_family_find("npu")->graphs, "NPU graphs");
 	assert_string_equal(mem_family_find("hip")->graphs, "HIP graphs");
@@ -79,12 +82,54 @@ static void rows_hold_the_facts(void **state)
 	assert_int_equal(mem_family_find("mlx")->platform, MEM_PLAT_MLX);
 }
 
+/* Line at (1-based) of the real paste relpath: its memfail_line reading. */
+static int read_line_of(const char *relpath, int at, struct memfail *mf, int64_t *limit)
+{
+	size_t n;
+	char *t = t_slurp(relpath, &n), *p = t, *e;
+	int ok;
+
+	assert_non_null(t);
+	while (--at > 0 && (e = memchr(p, '\n', (size_t)(t + n - p))))
+		p = e + 1;
+	e = memchr(p, '\n', (size_t)(t + n - p));
+	if (!e)
+		e = t + n;
+	ok = memfail_line(p, (size_t)(e - p), mf);
+	*limit = memfail_buffer_limit(p, (size_t)(e - p));
+	free(t);
+	return ok;
+}
+
+/* OpenVINO's GPU plugin, read from the issue's paste (openvino.genai
+ * #2406): one object above the device's max_alloc_mem_size is family
+ * openvino, of the plugin's one pool (its budget is the host's RAM), and
+ * states the device's per-object ceiling; the table names its monitor. */
+static void openvino_gpu_plugin(void **state)
+{
+	struct memfail mf;
+	int64_t limit;
+
+	(void)state;
+	assert_true(read_line_of("tests/data/real/any_stack/"
+				 "openvino-genai-gpu-exceeded-max-object-allocation.log", 3, &mf, &limit));
+	assert_string_equal(memfail_family_name(mf.family), "openvino");
+	assert_int_equal(mf.scope, VSC_UNIFIED);
+	assert_int_equal(limit, 4294959104LL);
+	/* the plugin's preamble lines are no failure of their own */
+	assert_false(read_line_of("tests/data/real/any_stack/"
+				  "openvino-genai-gpu-exceeded-max-object-allocation.log", 1, &mf, &limit));
+	assert_non_null(mem_family_find("openvino")->monitor);
+	assert_int_equal(mem_family_find("openvino")->platform, MEM_PLAT_ACCEL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_family_has_a_row),
 		cmocka_unit_test(scope_column_is_memfail_scope),
 		cmocka_unit_test(rows_hold_the_facts),
+		cmocka_unit_test(openvino_gpu_plugin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
