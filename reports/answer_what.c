@@ -10,16 +10,21 @@
 #include "reports/answer_parts.h"
 #include "analyzer/store/query.h"
 #include "lib/common.h"
+#include "lib/mem_family.h"
 
 #include <stdio.h>
 #include <string.h>
 
 /* The phase as a clause for the sentence ("while loading the weights");
  * NULL when the evidence does not name it. fam: the OOM's wording
- * family (NULL none), which names whose graphs were captured. A DeepSpeed job's load_weights
- * is its engine's set-up (the model, ZeRO's partitions, the optimizer
- * states), before the first training step. */
-static const char *phase_clause(const char *p, const char *stack, const char *fam)
+ * family (NULL none), whose graph word (lib/mem_family.h: CUDA's, HIP's,
+ * an NPU's) names the graphs captured; a family with none says plain
+ * graphs. A DeepSpeed job's load_weights is its engine's set-up (the
+ * model, ZeRO's partitions, the optimizer states), before the first
+ * training step. buf (n bytes) holds a clause built from the family's
+ * graph word; the result is static text or buf. */
+static const char *phase_clause(const char *p, const char *stack, const char *fam,
+				char *buf, size_t n)
 {
 	static const char *const t[][2] = {
 		{ "load_weights", "while loading the model's weights" },
@@ -32,16 +37,14 @@ static const char *phase_clause(const char *p, const char *stack, const char *fa
 		{ "eval", "during evaluation or inference" },
 		{ "startup", "at start-up, before any request (the stage is not shown)" },
 	};
+	const struct mem_family *mf = mem_family_find(fam);
 	size_t i;
 
-	/* torch_npu and HIP capture their own graphs (SGLang's "Capture npu
-	 * graph begin"); a family that is not CUDA's says no CUDA */
-	if (p && !strcmp(p, "graph_capture") && fam && *fam && strcmp(fam, "cuda") &&
-	    strcmp(fam, "torch") && strcmp(fam, "cublas") && strcmp(fam, "cudnn") &&
-	    strcmp(fam, "nccl") && strcmp(fam, "vllm_warmup"))
-		return !strcmp(fam, "npu") ? "while capturing NPU graphs at start-up" :
-		       !strcmp(fam, "hip") ? "while capturing HIP graphs at start-up" :
-					     "while capturing graphs at start-up";
+	if (p && !strcmp(p, "graph_capture") && fam && *fam) {
+		snprintf(buf, n, "while capturing %s at start-up",
+			 mf && mf->graphs ? mf->graphs : "graphs");
+		return buf;
+	}
 	if (p && stack && !strcmp(p, "load_weights") && !strncmp(stack, "deepspeed", 9))
 		return "while DeepSpeed set up its engine (deepspeed.initialize), before the first"
 		       " training step";
@@ -51,38 +54,15 @@ static const char *phase_clause(const char *p, const char *stack, const char *fa
 	return NULL;
 }
 
-/* The subject of the answer's sentence for a wording family
- * (parsers/serving/memfail_words.c's names) as its users write it: "hip"
- * is "HIP (ROCm)"; an unknown one keeps its key. Which memory ran out
- * and how its devices are called is memory_of()'s, by scope. */
+/* The subject of the answer's sentence for a wording family as its
+ * users write it (lib/mem_family.h's name: "hip" is "HIP (ROCm)"); an
+ * unknown one keeps its key. Which memory ran out and how its devices
+ * are called is memory_of()'s, by scope. */
 static const char *family_name(const char *f)
 {
-	static const char *const t[][2] = {
-		{ "hip", "HIP (ROCm)" }, { "mps", "PyTorch's MPS backend" }, { "metal", "Metal" },
-		{ "xla", "XLA" }, { "ggml", "The ggml backend (llama.cpp)" }, { "cudnn", "cuDNN" },
-		{ "nccl", "NCCL" }, { "cublas", "cuBLAS" }, { "tensorflow", "TensorFlow" }, { "jax", "JAX" },
-		{ "tf_bfc", "TensorFlow's BFC allocator" }, { "trt", "TensorRT" },
-		{ "turbomind", "LMDeploy's TurboMind" }, { "sglang_kv", "SGLang's KV-cache pool" },
-		{ "vllm_warmup", "vLLM's warm-up" }, { "torch", "PyTorch" },
-		{ "xpu", "PyTorch's XPU backend (Intel GPU)" }, { "hpu", "Gaudi's PyTorch bridge (HPU)" },
-		{ "host", "A host allocation" }, { "onnxruntime", "ONNX Runtime" }, { "ray", "Ray" },
-		{ "ollama", "Ollama" }, { "npu", "An Ascend NPU (torch_npu)" }, { "mlx", "MLX (Metal)" },
-		{ "sycl", "SYCL" }, { "mlc", "MLC-LLM" }, { "tt_metal", "Tenstorrent's tt-metal" },
-		{ "exllamav2", "exllamav2's load" },
-		{ "flashinfer", "FlashInfer's workspace buffer" },
-		{ "opencl", "OpenCL" },
-		{ "vllm_state", "vLLM's Mamba state cache" },
-		{ "kvcached", "kvcached's KV pool" },
-		{ "nvmap", "Jetson's nvmap allocator (unified memory)" },
-		{ "vulkan", "A Vulkan allocation (Dawn/WebGPU, TVM)" },
-		{ "unknown", "An allocation" },
-	};
-	size_t i;
+	const struct mem_family *mf = mem_family_find(f);
 
-	for (i = 0; f && i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(f, t[i][0]))
-			return t[i][1];
-	return f;
+	return mf && mf->name ? mf->name : f;
 }
 
 static const char *col(sqlite3_stmt *st, int i)
@@ -97,12 +77,7 @@ static const char *col(sqlite3_stmt *st, int i)
  * ("gpu", "TPU", "device"). */
 static const char *memory_of(const char *scope, const char *fam, const char **dev)
 {
-	static const char *const acc[][2] = {
-		{ "xpu", "Intel XPU memory" }, { "sycl", "SYCL device memory" },
-		{ "npu", "Ascend NPU memory" }, { "hpu", "Gaudi HPU memory" },
-		{ "tt_metal", "Tenstorrent device memory" },
-	};
-	size_t i;
+	const struct mem_family *mf;
 
 	*dev = "device ";
 	if (!scope || !strcmp(scope, "gpu")) {
@@ -117,10 +92,8 @@ static const char *memory_of(const char *scope, const char *fam, const char **de
 	}
 	if (!strcmp(scope, "unified"))
 		return "unified memory (the machine's RAM, shared by its GPU and CPU)";
-	for (i = 0; fam && i < sizeof(acc) / sizeof(acc[0]); i++)
-		if (!strcmp(fam, acc[i][0]))
-			return acc[i][1];
-	return "accelerator memory";
+	mf = mem_family_find(fam);
+	return mf && mf->memory ? mf->memory : "accelerator memory";
 }
 
 /* "python3 (pid 4312)", "process 4312", "python3" or "" into out. */
@@ -288,8 +261,8 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 				     " phase_source, phase, (SELECT a.path FROM artifact a WHERE"
 				     " a.id = oom.phase_artifact), (SELECT a.path FROM artifact a"
 				     " WHERE a.id = oom.artifact_id) FROM oom WHERE id = 1");
-	char req[40] = "", vb[40] = "", dev[24] = "", tot[40] = "", fr[40] = "";
-	const char *kind, *mem, *stack, *devword;
+	char req[40] = "", vb[40] = "", dev[24] = "", tot[40] = "", fr[40] = "", pcbuf[96];
+	const char *kind, *mem, *stack, *devword, *pc;
 	struct strbuf v = STRBUF_INIT;
 
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
@@ -332,6 +305,7 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 	if (!phase)
 		phase = col(st, 8);
 	stack = col(st, 10);
+	pc = phase_clause(phase, stack, col(st, 9), pcbuf, sizeof(pcbuf));
 
 	if (!strcmp(kind, "kernel_oom") || !strcmp(kind, "memcg_oom")) {
 		if (!strcmp(kind, "memcg_oom"))
@@ -385,8 +359,8 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 			strbuf_addf(out, " refused %s%s as larger than its per-allocation limit, not"
 				    " for want of %s", req[0] ? "an allocation of " : "one allocation",
 				    req, mem);
-			if (phase_clause(phase, stack, col(st, 9)))
-				strbuf_addf(out, ", %s", phase_clause(phase, stack, col(st, 9)));
+			if (pc)
+				strbuf_addf(out, ", %s", pc);
 			strbuf_addstr(out, ".");
 			goto done;
 		}
@@ -403,8 +377,8 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		strbuf_addf(out, "%s%s", mem, dev);
 		if (v.len)
 			strbuf_addf(out, " in %s", v.buf);
-		if (phase_clause(phase, stack, col(st, 9)))
-			strbuf_addf(out, " %s", phase_clause(phase, stack, col(st, 9)));
+		if (pc)
+			strbuf_addf(out, " %s", pc);
 		if (req[0])
 			strbuf_addf(out, ": an allocation of %s failed", req);
 		/* what the failure states of that memory: free, and of how much */
@@ -417,19 +391,19 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		 * this process's to take, so the sentence must not let it read as room */
 		if (r_int(c, "SELECT count(*) FROM finding WHERE cause = 'memory_fraction_cap'", 0) > 0)
 			strbuf_addstr(out, ", out of this process's reach: its per-process cap ran out");
-		strbuf_addstr(out, phase_clause(phase, stack, col(st, 9)) ? "." : " (the evidence does not name"
+		strbuf_addstr(out, pc ? "." : " (the evidence does not name"
 			      " the phase).");
 		goto done;
 	}
-	if (phase_clause(phase, stack, col(st, 9)))
-		strbuf_addf(out, " %s", phase_clause(phase, stack, col(st, 9)));
+	if (pc)
+		strbuf_addf(out, " %s", pc);
 	strbuf_addstr(out, ".");
 done:
 	/* how the OOM's phase was placed, where the sentence names that phase */
-	if (phase_clause(phase, stack, col(st, 9)) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
+	if (pc && col(st, 14) && !strcmp(phase, col(st, 14)) &&
 	    placed_by(col(st, 13)))
 		strbuf_addf(out, " Phase %s.", placed_by(col(st, 13)));
-	else if (phase_clause(phase, stack, col(st, 9)) && col(st, 14) && !strcmp(phase, col(st, 14)) &&
+	else if (pc && col(st, 14) && !strcmp(phase, col(st, 14)) &&
 		 col(st, 15))
 		placed_by_paste(out, col(st, 13), col(st, 15), col(st, 16), phase);
 	strbuf_inherit(out, &v);

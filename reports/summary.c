@@ -9,6 +9,7 @@
 #include "lib/bytes.h"
 #include "lib/timeutil.h"
 #include "lib/common.h"
+#include "lib/mem_family.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -251,19 +252,14 @@ static void finding_peak(struct report_ctx *c, struct report_summary *s)
 /* A PyTorch OOM's words as its backend prints them, from the OOM's
  * wording family and scope (oom.family, oom.scope): PyTorch's message
  * names the device type ("XPU out of memory", "MPS backend out of
- * memory"); CUDA's unless the row says otherwise. */
+ * memory": lib/mem_family.h's torch_words); CUDA's unless the row says
+ * otherwise. */
 static const char *torch_words(const char *family, const char *scope)
 {
-	static const char *const t[][2] = {
-		{ "xpu", "XPU out of memory" }, { "mps", "MPS backend out of memory" },
-		{ "npu", "NPU out of memory" }, { "hip", "HIP out of memory" },
-		{ "hpu", "HPU out of memory" },
-	};
-	size_t i;
+	const struct mem_family *mf = mem_family_find(family);
 
-	for (i = 0; family && i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(family, t[i][0]))
-			return t[i][1];
+	if (mf && mf->torch_words)
+		return mf->torch_words;
 	if (scope && strcmp(scope, "gpu") && strcmp(scope, "host"))
 		return "out of memory";
 	return "CUDA out of memory";

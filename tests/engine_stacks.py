@@ -118,6 +118,9 @@ ALLOW = [
     # set 14 spent (w-spend14a): Keras on TensorFlow (graph mode), like
     # TensorFlow itself, prints no engine's lines
     ("keras", set()),
+    # round 14 (family15): openvino.genai runs OpenVINO's own C++ runtime
+    # (its GPU plugin on an Intel GPU), no engine's lines
+    ("openvino", set()),
 ]
 
 # words of a file's name that say which engines the paste held

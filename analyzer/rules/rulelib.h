@@ -11,6 +11,7 @@
 #include "analyzer/rules/rules.h"
 
 #include "lib/engine_knobs.h"
+#include "lib/mem_family.h"
 
 #include <jansson.h>
 
@@ -130,17 +131,17 @@ int rl_evidence(struct rule_ctx *c, int64_t finding_id, const char *table, int64
 		const char *note);
 /* ---- what would settle it (settle.c) ------------------------------------ */
 
-/* The platform an OOM happened on, which decides the tools that watch it. */
+/* The platform an OOM happened on, which decides the tools that watch
+ * it: lib/mem_family.h's, whose rows name each family's. */
 enum rl_platform {
-	RL_PLAT_CUDA,   /* an NVIDIA card, or not known: nvidia-smi, CUDA snapshots */
-	RL_PLAT_HIP,    /* an AMD card (HIP/ROCm): rocm-smi, amd-smi */
-	RL_PLAT_MPS,    /* a Mac (PyTorch's MPS backend) */
-	RL_PLAT_XLA,    /* XLA (JAX, TensorFlow, torch_xla; TPU or GPU) */
-	RL_PLAT_GGML,   /* llama.cpp or Ollama (ggml: CUDA, HIP, Metal, Vulkan) */
-	RL_PLAT_MLX,    /* a Mac under MLX (its Metal allocator) */
-	RL_PLAT_ACCEL,  /* another accelerator (oom.scope accelerator): Intel XPU,
-			 * Ascend NPU, Gaudi HPU, Tenstorrent; their own tools */
-	RL_PLAT_JETSON, /* a Jetson (Tegra): CPU and GPU share its RAM; tegrastats */
+	RL_PLAT_CUDA = MEM_PLAT_CUDA,     /* an NVIDIA card, or not known */
+	RL_PLAT_HIP = MEM_PLAT_HIP,       /* an AMD card (HIP/ROCm): rocm-smi, amd-smi */
+	RL_PLAT_MPS = MEM_PLAT_MPS,       /* a Mac (PyTorch's MPS backend) */
+	RL_PLAT_XLA = MEM_PLAT_XLA,       /* XLA (JAX, TensorFlow, torch_xla; TPU or GPU) */
+	RL_PLAT_GGML = MEM_PLAT_GGML,     /* llama.cpp or Ollama (ggml) */
+	RL_PLAT_MLX = MEM_PLAT_MLX,       /* a Mac under MLX (its Metal allocator) */
+	RL_PLAT_ACCEL = MEM_PLAT_ACCEL,   /* another accelerator (oom.scope accelerator) */
+	RL_PLAT_JETSON = MEM_PLAT_JETSON, /* a Jetson (Tegra): tegrastats */
 };
 
 /* The platform of the OOM (row 1 of oom): its wording family or its

@@ -35,6 +35,7 @@
  */
 #include "analyzer/rules/rulelib.h"
 #include "analyzer/rules/engine_facts.h"
+#include "lib/mem_family.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -48,26 +49,17 @@ static enum rl_platform platform_of(struct rule_ctx *c)
 	enum rl_platform p = RL_PLAT_CUDA;
 	int n, i;
 
-	/* MLX's Metal failures are family mlx (memfail_words.c tells them
-	 * from ggml's by MLX's "[METAL]" prefix), so family metal is ggml's */
+	/* the family's row decides (lib/mem_family.h: MLX's Metal failures
+	 * are family mlx, ggml's are metal); any family of oom.scope
+	 * accelerator is another accelerator's */
 	if (c->has_oom && (st = rl_prepare(c, "SELECT coalesce(o.family, ''), coalesce(o.scope, '')"
 					   " FROM oom o WHERE o.id = 1"))) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
-			const char *f = q_text(st, 0);
+			const struct mem_family *mf = mem_family_find(q_text(st, 0));
 			if (!strcmp(q_text(st, 1), "accelerator"))
 				p = RL_PLAT_ACCEL;
-			else if (!strcmp(f, "mlx"))
-				p = RL_PLAT_MLX;
-			else if (!strcmp(f, "nvmap"))
-				p = RL_PLAT_JETSON;
-			else if (!strcmp(f, "mps"))
-				p = RL_PLAT_MPS;
-			else if (!strcmp(f, "xla"))
-				p = RL_PLAT_XLA;
-			else if (!strcmp(f, "ggml") || !strcmp(f, "metal"))
-				p = RL_PLAT_GGML;
-			else if (!strcmp(f, "hip"))
-				p = RL_PLAT_HIP;
+			else if (mf)
+				p = (enum rl_platform)mf->platform;
 		}
 		sqlite3_finalize(st);
 	}
@@ -199,33 +191,22 @@ static void card_evidence(struct rule_ctx *c, enum rl_platform p, char *buf, siz
 	}
 }
 
-/* The accelerators' own monitors and PyTorch back ends, by the OOM's
- * wording family (memfail_words.c): the one the failure came from, not
- * a list of every vendor's. */
-static const struct { const char *family, *monitor; } accel_monitors[] = {
-	{ "npu", "`npu-smi info` (its HBM usage) on the Ascend NPU, and"
-		 " torch.npu.memory_stats()" },
-	{ "xpu", "`xpu-smi dump` of its memory used on the Intel GPU, and"
-		 " torch.xpu.memory_stats()" },
-	{ "sycl", "`xpu-smi dump` of its memory used on the Intel GPU" },
-	{ "hpu", "`hl-smi` (its memory used) on the Gaudi, and torch.hpu.memory_stats()" },
-	{ "tt_metal", "`tt-smi` on the Tenstorrent card" },
-};
-
+/* The accelerator's own monitor and PyTorch back end, by the OOM's
+ * wording family (lib/mem_family.h's monitor): the one the failure came
+ * from, not a list of every vendor's. */
 static void accel_evidence(struct rule_ctx *c, char *buf, size_t n)
 {
 	char fam[32] = "", one[400];
-	size_t i;
+	const struct mem_family *mf;
 
 	rl_first_text(c, "SELECT family FROM oom WHERE id = 1", fam, sizeof(fam));
-	for (i = 0; i < sizeof(accel_monitors) / sizeof(accel_monitors[0]); i++)
-		if (!strcmp(fam, accel_monitors[i].family)) {
-			snprintf(one, sizeof(one), "the device's memory in use over time before the"
-				 " OOM, logged every few seconds: %s each step",
-				 accel_monitors[i].monitor);
-			add(buf, n, one);
-			return;
-		}
+	mf = mem_family_find(fam);
+	if (mf && mf->monitor) {
+		snprintf(one, sizeof(one), "the device's memory in use over time before the"
+			 " OOM, logged every few seconds: %s each step", mf->monitor);
+		add(buf, n, one);
+		return;
+	}
 	add(buf, n, "the device's memory in use over time before the OOM (its own"
 	    " monitor logged every few seconds: `xpu-smi dump` of its memory metrics on Intel,"
 	    " `npu-smi info` on Ascend, `hl-smi` on Gaudi), and the framework's"

@@ -259,11 +259,17 @@ static const char *const requested_labels[] = {
 	/* ds4's "ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of
 	 * memory" (antirez/ds4 ds4_cuda.cu@8d57664 cuda_q8_f16_ptr) */
 	"alloc failed (",
+	/* OpenVINO's GPU plugin (ocl_engine.cpp@2024.0, engine.cpp): "Required
+	 * N bytes", "requested N bytes" */
+	"Required ", "requested ",
 };
 static const char *const total_labels[] = {
 	"total capacity of ", "max allowed: ", "<total capacity;",
 	/* XLA's TPU runtime, the line after its reservation failed */
 	"HBM capacity ",
+	/* OpenVINO's GPU plugin: its budget, the host's RAM (and a discrete
+	 * card's memory) */
+	"available memory size is ",
 };
 static const char *const free_labels[] = { "of which ", "There are ", "< free;" };
 static const char *const device_labels[] = {

@@ -73,6 +73,7 @@ enum memfail_family {
 	MF_NVMAP,         /* Jetson's nvmap allocator (Tegra's unified memory) refusing with ENOMEM */
 	MF_VULKAN,        /* Vulkan's VK_ERROR_OUT_OF_DEVICE_MEMORY outside ggml: Dawn
 			   * (WebGPU: WebLLM in a browser), TVM's Vulkan runtime */
+	MF_OPENVINO,      /* OpenVINO's GPU plugin refusing past its memory budget (family15) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

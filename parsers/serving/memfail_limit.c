@@ -34,6 +34,9 @@
 /* label, then a decimal byte count, then " bytes" */
 static const char *const limit_labels[] = {
 	"greater than the maximum allowed buffer size of ",   /* MLX, Metal */
+	/* OpenVINO's GPU plugin (src/plugins/intel_gpu/src/runtime/
+	 * ocl/ocl_engine.cpp@2024.0): the device's max_alloc_mem_size */
+	"but max alloc size supported by device is ",
 };
 
 int64_t memfail_buffer_limit(const char *l, size_t n)

@@ -4,10 +4,12 @@
  * machine's one unified pool, or another accelerator's. The wording
  * family decides where it can; XLA's and ggml's families serve several
  * devices, so for them the line's own words (HBM, TPU, Metal, CUDA)
- * decide, and a line that names none keeps what the caller had.
+ * decide, and a line that names none keeps what the caller had. The
+ * other families' scopes are lib/mem_family.h's rows.
  */
 #include "parsers/serving/memfail.h"
 #include "parsers/common/seriesutil.h"
+#include "lib/mem_family.h"
 
 #include <string.h>
 
@@ -29,23 +31,25 @@ static int any_word(const char *l, size_t n, const char *const *w, size_t k)
 	return 0;
 }
 
+/* The scope a family fixes (lib/mem_family.h's scope column, by its
+ * vocabulary name), else cur. */
+static enum vocab_scope family_scope(enum memfail_family f, enum vocab_scope cur)
+{
+	const struct mem_family *mf = mem_family_find(memfail_family_name(f));
+	unsigned i;
+
+	for (i = 0; mf && mf->scope && i < VSC__COUNT; i++)
+		if (!strcmp(mf->scope, vocab_scope((enum vocab_scope)i)))
+			return (enum vocab_scope)i;
+	return cur;
+}
+
 enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, size_t n,
 			       enum vocab_scope cur)
 {
-	if (host || f == MF_HOST || f == MF_RAY)
+	if (host)
 		return VSC_HOST;
 	switch (f) {
-	case MF_MPS:
-	case MF_METAL:
-	case MF_MLX:
-	case MF_NVMAP:
-		return VSC_UNIFIED;
-	case MF_XPU:
-	case MF_SYCL:
-	case MF_NPU:
-	case MF_HPU:
-	case MF_TT:
-		return VSC_ACCELERATOR;
 	case MF_XLA:
 		if (any_word(l, n, tpu_words, ARRAY_N(tpu_words)))
 			return VSC_TPU;
@@ -54,7 +58,7 @@ enum vocab_scope memfail_scope(enum memfail_family f, int host, const char *l, s
 		return cur;
 	case MF_GGML:   /* ggml's Metal buffers live in the Mac's one pool */
 		return mem_find(l, n, "Metal") || mem_find(l, n, "metal") ? VSC_UNIFIED : cur;
-	default:
-		return cur;
+	default:        /* host, unified, accelerator: the family's row */
+		return family_scope(f, cur);
 	}
 }

@@ -278,6 +278,20 @@ const struct memfail_word memfail_words[] = {
 	 * check printed the bare number, no row: "-4" is a prefix of other
 	 * codes), the spec's prose and clinfo-style tables say "mem object
 	 * allocation failure" */
+	/* OpenVINO's GPU plugin checks each allocation before making it
+	 * (openvinotoolkit/openvino src/plugins/intel_gpu/src/runtime/
+	 * ocl/ocl_engine.cpp@2024.0, PR #22332; runtime/engine.cpp
+	 * check_allocatable on master): one object above the device's
+	 * max_alloc_mem_size ("[GPU] Exceeded max size of memory object
+	 * allocation: requested N bytes, but max alloc size supported by
+	 * device is M bytes.", a per-buffer ceiling, memfail_limit.c), or the
+	 * plugin's whole use past the host's RAM (plus a discrete card's own
+	 * memory) on Linux, where it refuses rather than be OOM-killed ("[GPU]
+	 * Exceeded max size of memory allocation: Required N bytes, already
+	 * occupied : U bytes, but available memory size is T bytes"). The
+	 * "[GPU]" tag is the plugin's own; openvino.genai #2406 pasted the
+	 * first, canonical/inference-snaps #126 the second. */
+	{ "[GPU] Exceeded max size of memory", MF_OPENVINO, 0 },
 	{ "MEM_OBJECT_ALLOCATION_FAILURE", MF_OPENCL, 0 },
 	{ "mem object allocation failure", MF_OPENCL, 0 },
 	/* ---- end of set 11, spent round 10 (w-spent11b) ---- */
@@ -582,7 +596,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_FLASHINFER] = "flashinfer",
 	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
 	[MF_KVCACHED] = "kvcached", [MF_NVMAP] = "nvmap",
-	[MF_VULKAN] = "vulkan",
+	[MF_VULKAN] = "vulkan", [MF_OPENVINO] = "openvino",
 	[MF_UNKNOWN] = "unknown",
 };
 
