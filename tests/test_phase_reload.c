@@ -1,0 +1,119 @@
+/*
+ * test_phase_reload.c -- a model's load placed by what the program had
+ * done (round 14, w-startup15, parsers/serving/phase_table.h PM_RELOAD):
+ * a line that says a model is built or its weights read from files
+ * begins that model's load, after a served request too (a reload in the
+ * same process), and a failure before any sign of work after it is
+ * load_weights; frames whose names say the program ran past the load
+ * still place the failure.
+ *
+ * The reload is the real excerpt of ComfyUI-nunchaku issue 34
+ * (tests/data/incoming/any_stack/d-comfyui-nunchaku-flux-reload-on-cache-
+ * threshold-change-oom-4090, kept in incoming: its cause is only in the
+ * thread's prose): "Prompt executed in", then a new FLUX transformer's
+ * "Loading weights from ...safetensors" and the CUDA OOM. The guard is
+ * ComfyUI issue 11331 (tuning set): a second prompt's "Requested to
+ * load" moves a model the process holds onto the card, no load from
+ * files, and stays serving. The shard loader's case is the real excerpt
+ * of transformers' from_pretrained under accelerate (tuning set) cut to
+ * its bar and its error (an edge case: the frames are the only change),
+ * and the same with a frame of model.generate between them.
+ */
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NUNCHAKU                                                                  \
+	"tests/data/incoming/any_stack/d-comfyui-nunchaku-flux-reload-on-cache-"  \
+	"threshold-change-oom-4090/01-comfyui-log.txt"
+#define COMFY_SECOND "tests/data/real/any_stack/comfyui-second-prompt-flux2-te-load-cuda-error-oom.log"
+#define SHARDS "tests/data/real/any_stack/transformers-from-pretrained-meta-model-accelerate-cuda-error-oom.log"
+
+/* Parse text[0..n) as a server log named name; the phase of its first OOM
+ * is compared with want. */
+static void expect_phase(const char *name, const char *text, size_t n, const char *want)
+{
+	struct timeline *tl = t_open();
+
+	assert_true(t_parse_mem(tl, "server_log", name, text, n) > 0);
+	assert_string_equal(t_first_phase(tl), want);
+	t_close(tl);
+}
+
+static void expect_file_phase(const char *path, const char *want)
+{
+	size_t n;
+	char *text = t_slurp(path, &n);
+
+	expect_phase(path, text, n, want);
+	free(text);
+}
+
+static void new_model_after_a_served_prompt_is_a_load(void **state)
+{
+	(void)state;
+	expect_file_phase(NUNCHAKU, "load_weights");
+}
+
+static void held_model_moved_for_a_prompt_is_serving(void **state)
+{
+	(void)state;
+	expect_file_phase(COMFY_SECOND, "serving");
+}
+
+/* The excerpt's line 8 (the shard bar) and lines 12-13 (the error), with
+ * between them the lines mid[] (NULL: none). */
+static void expect_shards(const char *mid, const char *want)
+{
+	size_t n, k, out = 0;
+	char *text = t_slurp(SHARDS, &n), *buf = malloc(n + 256), *p = text, *nl;
+	int line = 1;
+
+	assert_non_null(buf);
+	while ((size_t)(p - text) < n) {
+		nl = memchr(p, '\n', n - (size_t)(p - text));
+		k = nl ? (size_t)(nl - p) + 1 : n - (size_t)(p - text);
+		if (line == 8 || line == 12 || line == 13) {
+			memcpy(buf + out, p, k);
+			out += k;
+		}
+		if (line == 8 && mid) {
+			memcpy(buf + out, mid, strlen(mid));
+			out += strlen(mid);
+		}
+		p += k;
+		line++;
+	}
+	assert_true(out > 0 && !memcmp(buf, "Loading checkpoint shards", 25));
+	expect_phase("shards.log", buf, out, want);
+	free(buf);
+	free(text);
+}
+
+static void failure_under_the_shard_bar_is_a_load(void **state)
+{
+	(void)state;
+	expect_shards(NULL, "load_weights");
+}
+
+static void generate_frame_after_the_bar_is_no_load(void **state)
+{
+	(void)state;
+	expect_shards("Traceback (most recent call last):\n"
+		      "  File \"/home/u/run.py\", line 12, in <module>\n"
+		      "    outputs = model.generate(**inputs, max_new_tokens=512)\n",
+		      "serving");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(new_model_after_a_served_prompt_is_a_load),
+		cmocka_unit_test(held_model_moved_for_a_prompt_is_serving),
+		cmocka_unit_test(failure_under_the_shard_bar_is_a_load),
+		cmocka_unit_test(generate_frame_after_the_bar_is_no_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
