@@ -17,7 +17,11 @@
  * files, and stays serving. The shard loader's case is the real excerpt
  * of transformers' from_pretrained under accelerate (tuning set) cut to
  * its bar and its error (an edge case: the frames are the only change),
- * and the same with a frame of model.generate between them.
+ * and the same with a frame of model.generate between them. candle's
+ * is the real output of its falcon example (tuning set) cut to its first
+ * two lines, "retrieved the files in" and the error (the backtrace is
+ * the only change: RUST_BACKTRACE unset), and the same with the
+ * example's "loaded the model in" between them.
  */
 #include "testutil.h"
 
@@ -28,6 +32,7 @@
 	"tests/data/incoming/any_stack/d-comfyui-nunchaku-flux-reload-on-cache-"  \
 	"threshold-change-oom-4090/01-comfyui-log.txt"
 #define COMFY_SECOND "tests/data/real/any_stack/comfyui-second-prompt-flux2-te-load-cuda-error-oom.log"
+#define CANDLE "tests/data/real/any_stack/a-candle-falcon-example-cuda-oom-weight-load/01-output.txt"
 #define SHARDS "tests/data/real/any_stack/transformers-from-pretrained-meta-model-accelerate-cuda-error-oom.log"
 
 /* Parse text[0..n) as a server log named name; the phase of its first OOM
@@ -106,6 +111,43 @@ static void generate_frame_after_the_bar_is_no_load(void **state)
 		      "serving");
 }
 
+/* The candle excerpt's first line, mid (NULL: nothing), its second. */
+static void expect_candle(const char *mid, const char *want)
+{
+	size_t n, first, second;
+	char *text = t_slurp(CANDLE, &n), *buf = malloc(n + 64), *nl, *nl2;
+
+	assert_non_null(buf);
+	nl = memchr(text, '\n', n);
+	assert_non_null(nl);
+	first = (size_t)(nl - text) + 1;
+	nl2 = memchr(nl + 1, '\n', n - first);
+	assert_non_null(nl2);
+	second = (size_t)(nl2 - nl);
+	memcpy(buf, text, first);
+	if (mid) {
+		memcpy(buf + first, mid, strlen(mid));
+		first += strlen(mid);
+	}
+	memcpy(buf + first, nl + 1, second);
+	assert_true(!memcmp(buf, "retrieved the files in", 22));
+	expect_phase("candle.txt", buf, first + second, want);
+	free(buf);
+	free(text);
+}
+
+static void candle_error_after_the_files_is_a_load(void **state)
+{
+	(void)state;
+	expect_candle(NULL, "load_weights");
+}
+
+static void candle_error_after_the_model_is_no_load(void **state)
+{
+	(void)state;
+	expect_candle("loaded the model in 12.5s\n", "serving");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +155,8 @@ int main(void)
 		cmocka_unit_test(held_model_moved_for_a_prompt_is_serving),
 		cmocka_unit_test(failure_under_the_shard_bar_is_a_load),
 		cmocka_unit_test(generate_frame_after_the_bar_is_no_load),
+		cmocka_unit_test(candle_error_after_the_files_is_a_load),
+		cmocka_unit_test(candle_error_after_the_model_is_no_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
