@@ -21,7 +21,12 @@
  * is the real output of its falcon example (tuning set) cut to its first
  * two lines, "retrieved the files in" and the error (the backtrace is
  * the only change: RUST_BACKTRACE unset), and the same with the
- * example's "loaded the model in" between them.
+ * example's "loaded the model in" between them. llama.cpp's is made of
+ * two real excerpts (tuning set): llama-server's lines 250-272 of
+ * c-llamacpp-server-t4-qwen3.5-9b-... (a request served, "all slots are
+ * idle"), then the Adreno run's model load from its "llama_model_loader:
+ * loaded meta data" on and its buffer failure, as a model loaded on
+ * demand in a process that served would print them.
  */
 #include "testutil.h"
 
@@ -33,6 +38,8 @@
 	"threshold-change-oom-4090/01-comfyui-log.txt"
 #define COMFY_SECOND "tests/data/real/any_stack/comfyui-second-prompt-flux2-te-load-cuda-error-oom.log"
 #define CANDLE "tests/data/real/any_stack/a-candle-falcon-example-cuda-oom-weight-load/01-output.txt"
+#define SERVED "tests/data/real/any_stack/c-llamacpp-server-t4-qwen3.5-9b-mmproj-warmup-cudamalloc-nonfatal/01-llama-server.log"
+#define ADRENO "tests/data/real/any_stack/llamacpp-opencl-adreno-poco-x3-ngl-23-buffer-alloc-fail/"
 #define SHARDS "tests/data/real/any_stack/transformers-from-pretrained-meta-model-accelerate-cuda-error-oom.log"
 
 /* Parse text[0..n) as a server log named name; the phase of its first OOM
@@ -148,6 +155,41 @@ static void candle_error_after_the_model_is_no_load(void **state)
 	expect_candle("loaded the model in 12.5s\n", "serving");
 }
 
+/* Append lines from..to (1-based, inclusive; 0 to: the end) of path to
+ * buf at *out (room for the whole file given). */
+static void put_lines(const char *path, int from, int to, char *buf, size_t *out)
+{
+	size_t n, k;
+	char *text = t_slurp(path, &n), *p = text, *nl;
+	int line = 1;
+
+	while ((size_t)(p - text) < n) {
+		nl = memchr(p, '\n', n - (size_t)(p - text));
+		k = nl ? (size_t)(nl - p) + 1 : n - (size_t)(p - text);
+		if (line >= from && (!to || line <= to)) {
+			memcpy(buf + *out, p, k);
+			*out += k;
+		}
+		p += k;
+		line++;
+	}
+	free(text);
+}
+
+static void llamacpp_model_loaded_after_serving_is_a_load(void **state)
+{
+	char *buf = malloc(1 << 20);
+	size_t out = 0;
+
+	(void)state;
+	assert_non_null(buf);
+	put_lines(SERVED, 250, 272, buf, &out);
+	put_lines(ADRENO "02-run.log", 9, 0, buf, &out);
+	put_lines(ADRENO "01-error.txt", 1, 0, buf, &out);
+	expect_phase("reload.log", buf, out, "load_weights");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +199,7 @@ int main(void)
 		cmocka_unit_test(generate_frame_after_the_bar_is_no_load),
 		cmocka_unit_test(candle_error_after_the_files_is_a_load),
 		cmocka_unit_test(candle_error_after_the_model_is_no_load),
+		cmocka_unit_test(llamacpp_model_loaded_after_serving_is_a_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
