@@ -64,7 +64,8 @@ static void kinds_and_flags(void **state)
 {
 	size_t i, bad = 0;
 	const unsigned known = PM_GENERIC | PM_FRAMEWORK | PM_TQDM | PM_LOADER | PM_RUNS |
-			       PM_INSIDE | PM_RESTART | PM_PROJECTOR | PM_CTOR | PM_TFNODE;
+			       PM_INSIDE | PM_RESTART | PM_PROJECTOR | PM_CTOR | PM_TFNODE |
+			       PM_RELOAD;
 
 	(void)state;
 	for (i = 0; i < phase_marks_n; i++) {
@@ -90,6 +91,10 @@ static void kinds_and_flags(void **state)
 			 (!(m->flags & PM_RESTART) ||
 			  (m->kind == PM_LINE && (m->phase == OOM_PHASE_LOAD_WEIGHTS ||
 						  m->phase == OOM_PHASE_STARTUP))) &&
+			 /* a model's load from its files (round 14): a line
+			  * of the load */
+			 (!(m->flags & PM_RELOAD) ||
+			  (m->kind == PM_LINE && m->phase == OOM_PHASE_LOAD_WEIGHTS)) &&
 			 /* a projector's stage line: a start-up stage */
 			 (!(m->flags & PM_PROJECTOR) ||
 			  (m->kind == PM_LINE && m->phase >= OOM_PHASE_LOAD_WEIGHTS &&

@@ -84,7 +84,9 @@ struct engine_line {
 #define MEMFAIL_MARK_CONTINUES 2u
 #define MEMFAIL_MARK_PHASE 4u
 /* with MEMFAIL_MARK_PHASE: the phrase is a PM_RESTART row's (a new engine
- * process for a load, phase_table.h), kept by engine_line_served() too */
+ * process for a load, phase_table.h) or a PM_RELOAD row's (a model's load
+ * from its files, a reload once a request was served), kept by
+ * engine_line_served() too */
 #define MEMFAIL_MARK_RESTART 8u
 
 /* Read line[0..n) into *out. Returns 1 if it said anything, 0 if not.

@@ -626,6 +626,7 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 		fn(continuations[i] + (continuations[i][0] == '^'), MEMFAIL_MARK_CONTINUES, arg);
 	for (i = 0; i < phase_marks_n; i++)
 		fn(phase_marks[i].phrase, MEMFAIL_MARK_PHASE |
-		   (phase_marks[i].flags & PM_RESTART ? MEMFAIL_MARK_RESTART : 0u), arg);
+		   (phase_marks[i].flags & (PM_RESTART | PM_RELOAD) ? MEMFAIL_MARK_RESTART : 0u),
+		   arg);
 	memfail_stack_each_phrase(fn, arg);
 }

@@ -104,6 +104,8 @@
 #define FI(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_FRAME, PM_INSIDE, eng, ver, src }
 /* a supervisor starting a new engine process for a load (PM_RESTART) */
 #define LS(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_RESTART, eng, ver, src }
+/* a line of a model's build or its weights' read from files (PM_RELOAD) */
+#define LD(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_RELOAD, eng, ver, src }
 /* a multimodal projector's stage line (PM_PROJECTOR): its own graph */
 #define LP(p, ph, eng, ver, src) { p, OOM_PHASE_##ph, PM_LINE, PM_PROJECTOR, eng, ver, src }
 /* a scope in the name of the TensorFlow op that failed (PM_AFTER, PM_TFNODE) */

@@ -130,6 +130,17 @@ enum phase_mark_kind {
  * copy: ops.name_scope(name, "gradients", ys + xs + grad_ys)). Set 14,
  * spent round 13 (w-spend14a). */
 #define PM_TFNODE 512u
+/* A line a program prints as it builds a model or reads a model's weights
+ * from its files (a PM_LINE row of phase load_weights): a load from
+ * disk, not a move onto the card of a model the process holds (ComfyUI's
+ * "Requested to load" before each prompt's nodes). After a request was
+ * served it begins a new model's load in the same process, a reload
+ * (a switch of checkpoint, a setting that rebuilds the model): the
+ * failure that follows is that load's, load_weights, until a later line
+ * says the program runs or serves again (server_memfail.c srv_mem_line).
+ * Unlike PM_RESTART no new process starts: no new run. Round 14,
+ * w-startup15. */
+#define PM_RELOAD 1024u
 struct phase_mark {
 	const char *phrase;          /* at least 6 bytes (engine_lines.c's sieve) */
 	enum oom_phase phase;
@@ -137,8 +148,8 @@ struct phase_mark {
 	unsigned short flags;        /* PM_GENERIC, PM_FRAMEWORK, PM_TQDM,
 				      * PM_LOADER, PM_RUNS, PM_INSIDE,
 				      * PM_RESTART, PM_PROJECTOR, PM_CTOR,
-				      * PM_TFNODE; 16 bits, six of them still
-				      * free */
+				      * PM_TFNODE, PM_RELOAD; 16 bits, five of
+				      * them still free */
 	const char *engine;          /* "vllm", "sglang", "llama.cpp", ... */
 	const char *versions;        /* the versions read, "0.5-0.10" */
 	const char *source;          /* where it was read: file@tag, or the

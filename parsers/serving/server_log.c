@@ -125,7 +125,10 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	own = memfail_phase_pick(own, frames_of_header(st, j->line));
 	if (own != hint)
 		words = 0;
-	if (words && st->mem.phase != OOM_PHASE_UNKNOWN && st->mem.phase != OOM_PHASE_STARTUP)
+	/* unless the line was a model's load and the frames say the program
+	 * ran past it (server_memfail.h srv_mem_ran_past_load) */
+	if (words && st->mem.phase != OOM_PHASE_UNKNOWN && st->mem.phase != OOM_PHASE_STARTUP &&
+	    !srv_mem_ran_past_load(st->mem.stage_load, own))
 		own = OOM_PHASE_UNKNOWN;
 	ph = srv_mem_phase(&st->mem, own);
 	by = srv_mem_phase_by(st->mem.served, own, st->mem.phase, ph);

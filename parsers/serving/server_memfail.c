@@ -82,6 +82,12 @@ const char *srv_mem_phase_by(int served, enum oom_phase own, enum oom_phase logp
 	return "frames";
 }
 
+int srv_mem_ran_past_load(int load_line, enum oom_phase ph)
+{
+	return load_line && (ph == OOM_PHASE_SERVING || ph == OOM_PHASE_TRAINING_STEP ||
+			     ph == OOM_PHASE_EVAL);
+}
+
 /* 1 when the log's phase ph names no stage: unknown, or only that the
  * program was starting (a start-up line, phase_rows_startup.inc) */
 static int no_stage(enum oom_phase ph)
@@ -124,7 +130,7 @@ static int flush(struct srv_mem *m, struct sink *s)
 	 * tier, frame_words.h): a stage line of the log's wins over them */
 	int words = own != above ? m->below_rank == MEMFAIL_RANK_WORDS
 				 : above != m->f.phase && m->ctx_words;
-	if (words && !m->ctx_frame && !no_stage(m->ctx))
+	if (words && !m->ctx_frame && !no_stage(m->ctx) && !srv_mem_ran_past_load(m->ctx_load, own))
 		own = m->f.phase;
 	enum oom_phase ph = memfail_phase_pick(own, m->ctx);
 	const char *by;
@@ -417,10 +423,11 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			       m->frame != OOM_PHASE_UNKNOWN;
 		/* frames placed by their names alone: a stage line wins */
 		m->ctx_words = m->ctx_frame && m->frame_rank == MEMFAIL_RANK_WORDS;
-		if (m->ctx_words && !no_stage(m->phase))
+		if (m->ctx_words && !no_stage(m->phase) && !srv_mem_ran_past_load(m->stage_load, m->frame))
 			m->ctx_frame = m->ctx_words = 0;
 		m->ctx = m->ctx_frame ? m->frame : m->phase;
 		m->ctx_projector = !m->ctx_frame && m->stage_projector && !m->served;
+		m->ctx_load = !m->ctx_frame && m->stage_load && !m->served;
 		m->frame_line = m->frame_run = m->frame_file = 0;
 		m->frame_armed = 0;
 		m->below = OOM_PHASE_UNKNOWN;
@@ -486,7 +493,10 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		if (!(marks & MEMFAIL_MARK_RESTART))
 			return 0;
 		memfail_phase_line_flags(l->msg, l->n, &fl);
-		if (!(fl & PM_RESTART))
+		/* or a model's load from its files in the same process (a
+		 * PM_RELOAD row: a checkpoint switched, a model rebuilt): the
+		 * new model's load, a start-up of it, whatever was served */
+		if (!(fl & (PM_RESTART | PM_RELOAD)))
 			return 0;
 		m->served = 0;
 		m->phase = OOM_PHASE_UNKNOWN;   /* the earlier process's serving */
@@ -533,6 +543,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		else if (!m->served && !(ph == OOM_PHASE_STARTUP && !no_stage(m->phase))) {
 			m->phase = ph;   /* a start-up line never hides a stage seen */
 			m->stage_projector = (fl & PM_PROJECTOR) != 0;
+			m->stage_load = (fl & PM_RELOAD) != 0;
 		}
 		return 0;
 	}

@@ -63,6 +63,11 @@ struct srv_mem {
 				      * its precedence (memfail_stack_hint) */
 	int stage_projector;         /* 1: the last stage line that set phase
 				      * was a PM_PROJECTOR row */
+	int stage_load;              /* 1: the last stage line that set phase
+				      * was a PM_RELOAD row (a model's load from
+				      * its files): frames whose names say the
+				      * program ran after it still place a
+				      * failure (server_memfail.c ran_past_load) */
 	int inference;               /* DeepSpeed's inference engine was named:
 				      * no training stack from then on */
 	/* the failure held */
@@ -73,6 +78,8 @@ struct srv_mem {
 	int ctx_frame;               /* 1: ctx is those frames' */
 	int ctx_words;               /* 1: those frames named it by their
 				      * names alone (frame_words.h) */
+	int ctx_load;                /* 1: ctx is the log's phase, placed by a
+				      * PM_RELOAD line (stage_load) */
 	int ctx_projector;           /* 1: ctx is the log's phase, placed by a
 				      * PM_PROJECTOR stage line (a multimodal
 				      * projector's warm-up): its graph failed */
@@ -120,6 +127,14 @@ void srv_mem_init(struct srv_mem *m);
 /* The phase a failure told now is in: serving once a request was
  * served, else hint (from its own text) when it names one, else the
  * log's. */
+/* 1 when frames that name phase ph by their names alone (frame_words.h:
+ * generate, train, evaluate) say the program had gone past the model's
+ * load that a PM_RELOAD line (phase_table.h) put the log in (load_line:
+ * stage_load or ctx_load): a load line says only that a load began, the
+ * frames what ran when the failure came ("Loading checkpoint shards:
+ * 100%" then model.generate's frame). Round 14, w-startup15. */
+int srv_mem_ran_past_load(int load_line, enum oom_phase ph);
+
 /* 1 when exc[0..en), an exception's message line read by its own reader
  * (server_log.c emit: a CUDA OOM), is the message of the IPython
  * traceback whose header the failure held was read from (it starts with
