@@ -261,6 +261,13 @@ static void ollama_runs_own_rows(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 1);
 	assert_string_equal(t_text(tl, "SELECT instance FROM engine WHERE NOT " OOM_OTHER_LOG_RUN),
 			    "run 3");
+	/* the run is a column the derivation set (schema 10), from the
+	 * parser's run starts, not the instance's text */
+	assert_int_equal(t_int(tl, "SELECT run FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 3);
+	assert_int_equal(t_int(tl, "SELECT run FROM engine WHERE instance = 'run 4'"), 4);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE run IS NULL"), 0);
+	assert_int_equal(t_int(tl, "SELECT json_array_length(value, '$.engine_runs') FROM meta"
+			       " WHERE key = 'server.answers'"), 3);
 	t_close(tl);
 }
 
