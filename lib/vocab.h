@@ -171,7 +171,7 @@
 	X(VM_SERVER_NAME, "server.name", NULL, "text", "the serving engine's name") \
 	X(VM_SERVER_VERSION, "server.version", NULL, "text", "the serving engine's version") \
 	X(VM_SERVER_LAST_STAGE, "server.last_stage", NULL, "text", "a server log's last stage: {phase, by (stage_line, request_served), line, time_ns, clock}, for the failures of the incident's other pastes") \
-	X(VM_SERVER_ANSWERS, "server.answers", NULL, "text", "a server log's answers to requests in order, as runs: {runs: [{first, last (lines), what (served, failed, restart), count}], truncated}, for whether the server survived each failure (oom.survival)") \
+	X(VM_SERVER_ANSWERS, "server.answers", NULL, "text", "a server log's answers to requests in order: {runs: [{first, last (lines), what (served, failed, restart), count}], engine_runs: [lines], truncated}, for oom.survival and engine.run") \
 	X(VM_TORCH_ALLOCATOR, "torch.allocator.", "<key>", "text", "an allocator_settings value of a snapshot") \
 	X(VM_KERNEL_PAGE_SIZE, "kernel.page_size", NULL, "bytes", "the page size task rows are counted in") \
 	X(VM_KERNEL_PAGE_SIZE_ASSUMED, "kernel.page_size_assumed", NULL, "text", "the page size was assumed, not read") \

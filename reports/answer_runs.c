@@ -5,6 +5,11 @@
  * named with its phase and its file, so the retries the user made stay
  * in view. Read from the database only; nothing when the folder holds
  * one run.
+ *
+ * Inside one log, a new engine process after a failure or a request
+ * served begins a run of its own (engine.run, analyzer/derive/oom_run.c
+ * derive_engine_runs): when the OOM's log holds several, the answer says
+ * which run failed, as its facts are that run's rows.
  */
 #include "reports/section.h"
 #include "analyzer/store/query.h"
@@ -45,6 +50,32 @@ static const char *kind_words(const char *kind)
 	return kind;
 }
 
+/* Contract: appends to out one sentence when the log of row 1 of oom
+ * holds two runs or more (engine.run): how many, and which one the OOM
+ * is of (the run of its log's latest engine row begun at or before the
+ * OOM's line, the same choice as oom.h OOM_OTHER_LOG_RUN). */
+static void answer_log_runs(struct report_ctx *c, struct strbuf *out)
+{
+	sqlite3_stmt *st;
+	int runs, run;
+
+	if (!q_has_table(c->db, "engine") || !q_has_table(c->db, "oom"))
+		return;
+	st = r_prepare(c, "SELECT (SELECT max(g.run) FROM engine g WHERE g.artifact_id = o.artifact_id),"
+		       " (SELECT g.run FROM engine g WHERE g.artifact_id = o.artifact_id"
+		       "  AND g.line <= coalesce((SELECT e.line FROM event e WHERE e.id = o.event_id),"
+		       "  9000000000000000000) ORDER BY g.line DESC, g.id DESC LIMIT 1)"
+		       " FROM oom o WHERE o.id = 1 AND o.artifact_id IS NOT NULL");
+	if (!st)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && (runs = sqlite3_column_int(st, 0)) > 1 &&
+	    (run = sqlite3_column_int(st, 1)) > 0)
+		strbuf_addf(out, " Its log holds %d runs of the engine (a new engine process"
+			    " started after a failure or a request served); the OOM is of run %d,"
+			    " judged against that run's settings.", runs, run);
+	sqlite3_finalize(st);
+}
+
 /* Contract: appends to out (may be empty) one or more sentences when row
  * 1 of oom has a run and an earlier run exists: how many runs, how they
  * were ordered (`file_order` said inferred), and each earlier run's first
@@ -59,6 +90,7 @@ void answer_earlier_runs(struct report_ctx *c, struct strbuf *out)
 				     " ORDER BY o.run DESC");
 	int n = 0;
 
+	answer_log_runs(c, out);
 	if (!st)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {

@@ -34,6 +34,7 @@
 #include "analyzer/rules/rules.h"
 #include "analyzer/derive/oom.h"
 #include "parsers/serving/server_answers.h"
+#include "reports/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,22 @@ static void ollama_runs_own_rows(void **state)
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 1);
 	assert_string_equal(t_text(tl, "SELECT instance FROM engine WHERE NOT " OOM_OTHER_LOG_RUN),
 			    "run 3");
+	/* the run is a column the derivation set (schema 10), from the
+	 * parser's run starts, not the instance's text */
+	assert_int_equal(t_int(tl, "SELECT run FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 3);
+	assert_int_equal(t_int(tl, "SELECT run FROM engine WHERE instance = 'run 4'"), 4);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE run IS NULL"), 0);
+	assert_int_equal(t_int(tl, "SELECT json_array_length(value, '$.engine_runs') FROM meta"
+			       " WHERE key = 'server.answers'"), 3);
+	{   /* the answer says which run of the log failed */
+		json_t *j = report_json(tl->db);
+		const char *what = json_string_value(json_object_get(json_object_get(j, "answer"),
+								     "what"));
+		assert_non_null(what);
+		assert_non_null(strstr(what, "Its log holds 4 runs of the engine"));
+		assert_non_null(strstr(what, "the OOM is of run 3"));
+		json_decref(j);
+	}
 	t_close(tl);
 }
 

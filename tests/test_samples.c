@@ -244,6 +244,16 @@ static void an_older_schema_is_refused(void **state)
 		snprintf(want, sizeof(want), "reads version %d", TIMELINE_SCHEMA_VERSION);
 		assert_non_null(strstr(err.buf, want));
 	}
+	/* schema 9, the version before engine.run (schema 10): such a
+	 * database lacks the column the rules read, so it is refused too,
+	 * with its version named (docs/schema.md) */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 9", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	strbuf_reset(&err);
+	assert_int_equal(timeline_open(&tl, path, TL_READ, &err), -1);
+	assert_non_null(strstr(err.buf, "schema version 9"));
+	assert_non_null(strstr(err.buf, "reads version 10"));
 	strbuf_release(&err);
 	unlink(path);
 }

@@ -144,7 +144,7 @@ static const char *const expected_tables[] = {
 	  "model_layers INTEGER, compute_buffer_bytes INTEGER, required_full_bytes INTEGER, "
 	  "planned_total_bytes INTEGER, kv_cache_fraction REAL, required_partial_bytes INTEGER, "
 	  "graph_partial_bytes INTEGER, "
-	  "errors TEXT, errors_dropped INTEGER, line INTEGER)",
+	  "errors TEXT, errors_dropped INTEGER, line INTEGER, run INTEGER)",
 };
 
 /* Every index: "table: name(columns) [unique] origin [partial]". */

@@ -430,6 +430,9 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 
 	if (sqlite3_exec(db, oom_schema, NULL, NULL, &msg) != SQLITE_OK)
 		goto failed;
+	/* first: each engine row's run of its log (engine.run), read below */
+	if (derive_engine_runs(db, err) < 0)
+		return -1;
 	if (kernel_reports(db, err) < 0)
 		return -1;
 	for (i = 0; single_sql[i]; i++)

@@ -38,25 +38,26 @@ long oom_paste_number(const char *path);
  * with why in err. */
 int derive_oom_runs(sqlite3 *db, struct strbuf *err);
 
-/* SQL, the run of its log an engine row's instance is of (instance, an
- * SQL expression): N for "<name>, run N" or "run N" (a later run begun
- * by an engine's start-up banner, parsers/serving/server_engine.h
- * srv_engine_new_run), else 1. */
-#define OOM_LOG_RUN_OF(i) "(CASE WHEN " i " GLOB 'run [0-9]*' THEN CAST(substr(" i ", 5) AS INTEGER)" \
-	" WHEN " i " GLOB '*, run [0-9]*' THEN CAST(substr(" i ", instr(" i ", ', run ') + 6)" \
-	" AS INTEGER) ELSE 1 END)"
+/* The run of its log each engine row is of (oom_run.c): column
+ * engine.run (schema 10) = 1 + the later runs the log began at or before
+ * the row's first line (meta server.answers "engine_runs": the lines of
+ * the start-up banners the parser took for a new engine process after a
+ * failure or a request served, parsers/serving/server_log.c
+ * new_run_line); 1 in a log of one run; NULL for a row of no artifact.
+ * The instance's text may say "run N" for people; no code reads it.
+ * 0, or -1 with why in err. */
+int derive_engine_runs(sqlite3 *db, struct strbuf *err);
 
 /* SQL, true for a row of table engine (named engine) of another run of
  * its log than the one its artifact's last failure happened in: the run
- * of the latest row begun at or before that failure's line (every row
- * of the log when none failed in it: its last run). A failure is judged
- * against its own run's facts, not the flags and capacity another start-
- * up of the same file stated (round 13, w-runs14). False in a log of one
- * run. */
+ * (engine.run) of the latest row begun at or before that failure's line
+ * (every row of the log when none failed in it: its last run). A failure
+ * is judged against its own run's facts, not the flags and capacity
+ * another start-up of the same file stated (round 13, w-runs14; the
+ * column since schema 10). False in a log of one run. */
 #define OOM_OTHER_LOG_RUN \
-	"coalesce(EXISTS (SELECT 1 FROM engine lg WHERE lg.artifact_id = engine.artifact_id" \
-	"  AND lg.instance GLOB '*run [0-9]*') AND " OOM_LOG_RUN_OF("engine.instance") \
-	" <> (SELECT max(" OOM_LOG_RUN_OF("lg.instance") ") FROM engine lg" \
+	"coalesce((SELECT max(lg.run) FROM engine lg WHERE lg.artifact_id = engine.artifact_id) > 1" \
+	" AND engine.run <> (SELECT max(lg.run) FROM engine lg" \
 	"  WHERE lg.artifact_id = engine.artifact_id AND lg.line <= coalesce((SELECT max(le.line)" \
 	"   FROM oom lo JOIN event le ON le.id = lo.event_id WHERE lo.artifact_id = engine.artifact_id)," \
 	"   9000000000000000000)), 0)"

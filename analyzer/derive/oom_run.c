@@ -36,6 +36,12 @@
  * Contract: derive_oom_runs reads temp.oom_cand, event, engine and meta,
  * and sets temp.oom_cand.run (1 = earliest) and run_by. 0, or -1 with
  * why in err.
+ *
+ * Inside one log the runs are also numbered for its engine rows
+ * (derive_engine_runs, column engine.run, schema 10), so that a failure
+ * is judged against its own run's flags and capacity (oom.h
+ * OOM_OTHER_LOG_RUN, the ledger, the rules' facts) from a column, not
+ * from the instance's text.
  */
 #include "analyzer/derive/oom.h"
 #include "analyzer/store/query.h"
@@ -112,6 +118,26 @@ static int failed(struct strbuf *err, sqlite3 *db)
 	if (err)
 		strbuf_addstr(err, sqlite3_errmsg(db));
 	return -1;
+}
+
+/* engine.run of every row: 1 + the later runs its log began at or
+ * before the row's first line (meta server.answers "engine_runs", the
+ * parser's run starts: parsers/serving/server_answers.h); a row of no
+ * artifact keeps NULL. A value that is not JSON counts no start. */
+static const char engine_runs_sql[] =
+	"UPDATE engine SET run = 1 + coalesce((SELECT count(*) FROM meta m,"
+	" json_each(CASE WHEN json_valid(m.value) THEN m.value ELSE '{}' END, '$.engine_runs') j"
+	" WHERE m.key = 'server.answers' AND m.artifact_id = engine.artifact_id"
+	" AND j.value <= coalesce(engine.line, 0)), 0) WHERE artifact_id IS NOT NULL";
+
+int derive_engine_runs(sqlite3 *db, struct strbuf *err)
+{
+	if (!q_has_table(db, "engine"))
+		return 0;
+	if (sqlite3_exec(db, q_has_table(db, "meta") ? engine_runs_sql
+			 : "UPDATE engine SET run = 1 WHERE artifact_id IS NOT NULL", NULL, NULL, NULL) != SQLITE_OK)
+		return failed(err, db);
+	return 0;
 }
 
 static int64_t col_time(sqlite3_stmt *st, int i)

@@ -9,6 +9,10 @@
  * spelling. Sizes and counts are INTEGER columns: the parser rounds them
  * and SQLite stores an integral REAL bound to an INTEGER column as an
  * integer; an unsaid fact (NaN) is NULL.
+ *
+ * Column run (schema 10) has no field: analyzer/derive/oom_run.c writes
+ * it (which run of its log the instance is of, 1 = the first), from the
+ * run starts the parser recorded (meta server.answers, engine_runs).
  */
 #include "analyzer/store/timeline_parts.h"
 
@@ -25,6 +29,8 @@ static const struct col engine_cols[] = {
 	COLUMN(struct ol_engine, errors, "TEXT", COL_JSON),
 	INT_COLUMN(struct ol_engine, errors_dropped),
 	COLUMN(struct ol_engine, line, "INTEGER", COL_U64),
+	/* written by the derivation (oom_run.c derive_engine_runs) */
+	{ "run", "INTEGER", COL_NONE, 0, AT_INSERT },
 };
 #undef FACT_COLUMN
 static const struct table engine_table = TABLE("engine", engine_cols, NULL, NULL, NULL);

@@ -207,13 +207,20 @@ void srv_answers_note(struct srv_answers *a, enum srv_answer what, uint64_t line
 	a->n++;
 }
 
+void srv_answers_new_run(struct srv_answers *a, uint64_t lineno)
+{
+	if (a->n_run_lines == SRV_ENGINE_RUNS)
+		return;   /* the rows of later runs join the last one kept */
+	a->run_line[a->n_run_lines++] = lineno;
+}
+
 int srv_answers_finish(const struct srv_answers *a, struct sink *s)
 {
 	static const char *const word[] = { "none", "served", "failed", "restart" };
 	struct strbuf b = STRBUF_INIT;
 	int i, r;
 
-	if (!a->n)
+	if (!a->n && !a->n_run_lines)
 		return 0;
 	strbuf_addstr(&b, "{\"runs\":[");
 	for (i = 0; i < a->n; i++)
@@ -221,6 +228,11 @@ int srv_answers_finish(const struct srv_answers *a, struct sink *s)
 			    i ? "," : "", (unsigned long long)a->run[i].first,
 			    (unsigned long long)a->run[i].last, word[a->run[i].what],
 			    (long long)a->run[i].count);
+	if (a->n_run_lines) {
+		strbuf_addstr(&b, "],\"engine_runs\":[");
+		for (i = 0; i < a->n_run_lines; i++)
+			strbuf_addf(&b, "%s%llu", i ? "," : "", (unsigned long long)a->run_line[i]);
+	}
 	strbuf_addf(&b, "],\"truncated\":%s}", a->truncated ? "true" : "false");
 	r = sink_meta(s, vocab_meta_key(VM_SERVER_ANSWERS), b.buf) < 0 ? -1 : 0;
 	strbuf_release(&b);

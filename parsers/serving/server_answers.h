@@ -55,6 +55,7 @@
 #include "parsers/common/sink.h"
 
 #define SRV_ANSWER_RUNS 48
+#define SRV_ENGINE_RUNS 32   /* in-log run starts kept; past it, not split */
 
 enum srv_answer {
 	SRV_ANS_NONE = 0,
@@ -78,6 +79,13 @@ struct srv_answers {
 	int prompt_failed;          /* 1: a failure since the prompt began */
 	uint64_t unserved_line;     /* the last "Prompt executed in" of a
 				     * failed prompt (0: none) */
+	/* the lines where a later run of the log began (the start-up
+	 * banner srv_engine_new_run was called for, server_log.c
+	 * new_run_line): run k + 2 begins at run_line[k]. Stored as
+	 * "engine_runs" so that analyzer/derive/oom_run.c numbers each
+	 * engine row's run (engine.run, schema 10). */
+	uint64_t run_line[SRV_ENGINE_RUNS];
+	int n_run_lines;
 };
 
 /* What line m[0..n) (a message, wrappers removed) says of a request's
@@ -97,9 +105,16 @@ enum srv_answer srv_answer_of_info(const char *m, size_t n);
  * truncated set, past SRV_ANSWER_RUNS). */
 void srv_answers_note(struct srv_answers *a, enum srv_answer what, uint64_t lineno);
 
+/* Line lineno begins a later run of the log (a new engine process after
+ * a failure or a request served: server_log.c new_run_line). Past
+ * SRV_ENGINE_RUNS starts the rest are dropped and truncated is set. */
+void srv_answers_new_run(struct srv_answers *a, uint64_t lineno);
+
 /* Write the runs as meta server.answers when any was noted: {"runs":
  * [{"first", "last", "what" (served, failed, restart), "count"}],
- * "truncated"}. 0, or -1 when the sink failed. */
+ * "engine_runs": [line of each later run's start, in order] (only when
+ * the log holds two runs or more), "truncated"}. 0, or -1 when the sink
+ * failed. */
 int srv_answers_finish(const struct srv_answers *a, struct sink *s);
 
 #endif

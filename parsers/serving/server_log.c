@@ -379,8 +379,10 @@ static int read_line(struct srv_st *st)
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
-	if ((el.memfail & MEMFAIL_MARK_RESTART) && new_run_line(st, l))
+	if ((el.memfail & MEMFAIL_MARK_RESTART) && new_run_line(st, l)) {
 		srv_engine_new_run(&st->engines);
+		srv_answers_new_run(&st->mem.answers, lineno);
+	}
 	/* a bar on a line that names a start-up stage (tinygrad's weights'
 	 * load "ram used: ...: 85%|", vLLM's "Loading safetensors checkpoint
 	 * shards: 50% Completed | 1/2") is that stage's progress, not a
