@@ -29,7 +29,7 @@
 
 #include "parsers/common/sink.h"
 
-#define TIMELINE_SCHEMA_VERSION 9
+#define TIMELINE_SCHEMA_VERSION 10
 /* PRAGMA application_id of every oomlens database: "OOML". */
 #define TIMELINE_APPLICATION_ID 0x4F4F4D4C
 
