@@ -229,6 +229,10 @@ json_t *load_answer(struct report_ctx *c)
 	json_object_set_new(o, "class", cls ? json_string(cls) : json_null());
 	json_object_set_new(o, "confidence", isfinite(s->confidence) ? json_real(s->confidence)
 								     : json_null());
+	/* what the class rests on (verdict.basis): `phase` when inferred from
+	 * the phase alone (rules/phase_inferred.c), every format says so */
+	json_object_set_new(o, "basis", json_is_string(json_object_get(v, "basis"))
+			    ? json_incref(json_object_get(v, "basis")) : json_null());
 	if (cls && strcmp(cls, "no_oom") && strcmp(cls, "inconclusive"))
 		primary(c, o, cls);
 	else if (cls && !strcmp(cls, "no_oom"))

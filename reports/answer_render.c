@@ -118,6 +118,10 @@ static void answer_items(struct strbuf *sb, const json_t *a, const struct markup
 		 * "weigh the figures" only where the answer shows some */
 		if (!strcmp(cls, "inconclusive"))
 			put(sb, m, ".");
+		else if (json_is_string(json_object_get(a, "basis")) &&
+			 !strcmp(json_string_value(json_object_get(a, "basis")), "phase"))
+			put(sb, m, " (inferred from the phase, not shown by figures: nothing in the"
+			    " files shows memory growing or load rising).");
 		else if (conf >= 0.7)
 			put(sb, m, " (the evidence decides it).");
 		else if (json_array_size(json_object_get(a, "evidence")))

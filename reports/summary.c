@@ -295,7 +295,7 @@ int report_summary_load(struct report_ctx *c, struct report_summary *s)
 	s->oom_ns = s->oom_boot_ns = s->oom_req = s->victim_pid = s->victim_bytes = s->peak_ns = OL_NULL;
 	s->limit_bytes = NAN;
 
-	st = r_prepare(c, "SELECT class, cause, confidence, summary, missing, phase FROM verdict"
+	st = r_prepare(c, "SELECT class, cause, confidence, summary, missing, phase, basis FROM verdict"
 			  " ORDER BY id LIMIT 1");
 	if (!st)
 		return -1;

@@ -63,7 +63,7 @@ static const char *const expected_tables[] = {
 	"evidence(finding_id INTEGER NOT NULL -> finding.id, "
 	  "ref_table TEXT, ref_id INTEGER, note TEXT)",
 	"verdict(id INTEGER PK1, class TEXT NOT NULL, cause TEXT, "
-	  "confidence REAL, summary TEXT, missing TEXT, phase TEXT)",
+	  "confidence REAL, summary TEXT, missing TEXT, phase TEXT, basis TEXT)",
 	"gpu_device(id INTEGER PK1, artifact_id INTEGER -> artifact.id, "
 	  "device INTEGER, name TEXT, type TEXT, sm_type TEXT, "
 	  "dev_id INTEGER, pci_bus_id INTEGER, pci_dev_id INTEGER, "

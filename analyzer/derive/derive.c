@@ -19,6 +19,8 @@ const struct derive_pass derive_passes[] = {
 	  derive_oom_fate },
 	{ "oom_load", "oom_load: the training progress or the serving load at the OOM",
 	  derive_load },
+	{ "oom_progress", "oom_progress: how much work the program completed before each OOM",
+	  derive_oom_progress },
 	{ "offload_fit", "offload_fit: the room a llama.cpp/Ollama GPU plan left, the layers that fit",
 	  derive_offload },
 	{ "whatif", "whatif: the allocator trace replayed under other settings", derive_whatif },

@@ -74,6 +74,13 @@ int derive_oom_same_kill(sqlite3 *db, struct strbuf *err);
  * that lib/build_tools.c names). 0, or -1 with why in err. */
 int derive_oom_fate(sqlite3 *db, struct strbuf *err);
 
+/* How much work each row's program completed before it (oom_progress.c,
+ * pass oom_progress, after oom_load): columns progress (`none`, `some`,
+ * `unknown`), progress_done (N units, NULL when the lines do not count
+ * them) and progress_unit (`step`, `logged_step`, `request`; NULL). 0,
+ * or -1 with why in err. */
+int derive_oom_progress(sqlite3 *db, struct strbuf *err);
+
 /* The words of an engine's error text (the SQL expression T, text or
  * NULL) that say the engine never started: vLLM's "EngineCore failed to
  * start", "Engine core initialization failed", TGI's "Shard 0 failed to

@@ -86,6 +86,9 @@ const struct rule rule_table[] = {
 	  " per sample or per request", rule_samples },
 	{ "training", "the knobs a training or evaluation step (or the MPS/XLA allocator)"
 	  " answers to, to try first", rule_training },
+	/* last: only when no other rule gave a class */
+	{ "phase_inferred", "misconfig inferred from the phase: an OOM at the first unit of work"
+	  " (or the failure alone) with nothing showing growth or load", rule_phase_inferred },
 	{ NULL, NULL, NULL }
 };
 
@@ -158,7 +161,9 @@ static int insert_verdict(struct rule_ctx *c, const char *cls, const char *cause
 	 * without an OOM, that of memory pressure the engine survived (a
 	 * kv_retract finding: SGLang's retractions while serving), else none */
 	sqlite3_stmt *st = rl_prepare(c, "INSERT INTO verdict(class, cause, confidence, summary,"
-				      " missing, phase) VALUES(coalesce(?1, 'inconclusive'), ?2, ?3, ?4, ?5,"
+				      " missing, basis, phase) VALUES(coalesce(?1, 'inconclusive'), ?2, ?3, ?4, ?5,"
+				      " CASE WHEN ?1 IN ('leak', 'spike', 'misconfig') THEN CASE WHEN ?2 IS"
+				      " 'phase_inferred' THEN 'phase' ELSE 'evidence' END END,"
 				      " CASE WHEN ?1 IS 'no_oom' THEN (SELECT phase FROM finding WHERE cause ="
 				      " 'kv_retract' ORDER BY score DESC, id LIMIT 1) ELSE coalesce((SELECT phase FROM"
 				      " finding WHERE class IS ?1 AND phase IS NOT NULL ORDER BY score DESC, id"

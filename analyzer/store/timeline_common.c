@@ -196,6 +196,10 @@ static const struct col verdict_cols[] = {
 	RULES_COL("class", "TEXT NOT NULL"), RULES_COL("cause", "TEXT"),
 	RULES_COL("confidence", "REAL"), RULES_COL("summary", "TEXT"), RULES_COL("missing", "TEXT"),
 	RULES_COL("phase", "TEXT"),
+	/* schema 10: what the class rests on, `evidence` (a finding's
+	 * figures) or `phase` (inferred from the phase alone:
+	 * rules/phase_inferred.c); NULL for inconclusive and no_oom */
+	RULES_COL("basis", "TEXT"),
 };
 static const struct table verdict_table = TABLE("verdict", verdict_cols, NULL, NULL, NULL);
 
