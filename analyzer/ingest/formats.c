@@ -39,6 +39,7 @@
 #include "parsers/tools/bench_out.h"
 #include "parsers/tools/ollama_ps.h"
 #include "parsers/host/lsf_job.h"
+#include "parsers/host/shell_kill.h"
 
 #include <string.h>
 
@@ -131,6 +132,9 @@ const struct format format_table[] = {
 	  " Ollama offload record", ollama_ps_sniff, ollama_ps_parse, 1 },
 	{ "lsf_job", "IBM LSF job report (mail or -o file) of a job killed at its memory"
 	  " limit (TERM_MEMLIMIT): its peak and request", lsf_job_sniff, lsf_job_parse, 1 },
+	{ "shell_kill", "a shell's report that its job was killed by SIGKILL (bash's \"line N: PID"
+	  " Killed CMD\", \"[1]+ Killed\", zsh's \"killed\", a lone \"Killed\"): the sender not"
+	  " shown", shell_kill_sniff, shell_kill_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 

@@ -238,6 +238,11 @@ static int read_line(struct kparse *kp, const char *l, size_t len)
 	}
 	kprefix_strip(&kp->px, l, l + len, &r);
 	if (kp->wrap.held) {
+		/* a task row's piece keeps the blanks an indented line's
+		 * message loses: the figures are cut where the fold fell */
+		if (kp->wrap.held == KW_TASK && r.continuation && r.bare && r.msg > l &&
+		    r.msg <= l + len && skip_ws(l, r.msg) == r.msg)
+			r.msg = l;
 		if (kwrap_joins(&kp->wrap, &r))
 			return kwrap_still_open(&kp->wrap) ? 0 : wrap_flush(kp);
 		if (wrap_flush(kp) < 0)

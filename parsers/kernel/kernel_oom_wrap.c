@@ -64,6 +64,52 @@ static int ends_with_number(const char *p, const char *e, const char *key)
 	return (size_t)(d - p) >= k && !memcmp(d - k, key, k);
 }
 
+/* The token [t, te) is a figure of a task row: "-"? digits. */
+static int is_figure(const char *t, const char *te)
+{
+	if (t < te && *t == '-')
+		t++;
+	if (t >= te)
+		return 0;
+	for (; t < te; t++)
+		if (!is_digit((unsigned char)*t))
+			return 0;
+	return 1;
+}
+
+/* The last blank-separated token of [p, e) (e trimmed): its start. */
+static const char *last_token(const char *p, const char *e)
+{
+	while (e > p && !is_space((unsigned char)e[-1]))
+		e--;
+	return e;
+}
+
+/* [p, e) (trimmed, starting '[') opens the OOM task table
+ * (mm/oom_kill.c dump_task(s)@v6.6: "[  pid  ]   uid  tgid total_vm
+ * rss ... oom_score_adj name", each row "[%7d] %5d %5d %8lu ... %5hd
+ * %s"; "[ pid ]" and "[%5d]" before 4.x): 1 for a header that does not
+ * end in "name" and for a row that ends in a figure (the task's name,
+ * its last field, cut off), else 0. */
+static int task_open(const char *p, const char *e)
+{
+	const char *q = skip_ws(p + 1, e), *c;
+
+	if (starts(q, e, "pid")) {
+		c = skip_ws(q + 3, e);
+		return c < e && *c == ']' && !(e - p > 5 && !memcmp(e - 4, "name", 4));
+	}
+	if (q >= e || !is_digit((unsigned char)*q))
+		return 0;
+	while (q < e && is_digit((unsigned char)*q))
+		q++;
+	q = skip_ws(q, e);
+	if (q >= e || *q != ']' || skip_ws(q + 1, e) >= e)
+		return 0;
+	q = last_token(q + 1, e);
+	return is_figure(q, e) || (e - q == 1 && *q == '-');   /* "-" / "900" */
+}
+
 int kwrap_open_ended(const char *p, const char *e)
 {
 	const char *c;
@@ -72,6 +118,8 @@ int kwrap_open_ended(const char *p, const char *e)
 	p = skip_ws(p, e);
 	if (e - p < 12 || memchr(p, '\n', (size_t)(e - p)) || find(p, e, "#012"))
 		return KW_NONE;
+	if (*p == '[' && task_open(p, e))
+		return KW_TASK;
 	if (find(p, e, "Killed process "))
 		return ends_with_number(p, e, "oom_score_adj:") ? KW_NONE : KW_KILL;
 	if (starts(p, e, "oom-kill:"))
@@ -130,6 +178,51 @@ static int has_key(int kind, const char *p, const char *e)
  *    every byte, so the two are concatenated as they are: "anon-rss:75"
  *    and "29332kB", "uid=" and "0").
  */
+/* A piece [p, e) (trimmed at its end) that may go on a task table's
+ * held line: the header's last words (lower-case words, "_", ending in
+ * "name"), or a row's last figures then the task's name ("-"? digits
+ * tokens, then a name with no ": "; figures alone keep it open). A
+ * fold keeps every byte, so the
+ * piece is appended as it is: "-1" and "000 systemd-udevd" are
+ * "-1000 systemd-udevd", "61   " and "  0 chronyd" keep their blanks. */
+static int task_joins(struct kwrap *w, const char *p, const char *e)
+{
+	const char *q = skip_ws(p, e), *t;
+	int figures = 0;
+
+	if (q >= e || *q == '[' || *q == '<' || find(q, e, ": ") || find(q, e, "Killed process") ||
+	    find(q, e, "invoked oom-killer") || find(q, e, "oom-kill:"))
+		return 0;
+	if (!is_digit((unsigned char)w->buf[1]) && !is_digit((unsigned char)skip_ws(w->buf + 1,
+			w->buf + w->n)[0])) {
+		/* the header: its last column names */
+		if (e - q < 4 || memcmp(e - 4, "name", 4))
+			return 0;
+		for (t = q; t < e; t++)
+			if (!(*t == '_' || *t == ' ' || (*t >= 'a' && *t <= 'z')))
+				return 0;
+	} else {
+		for (t = q; t < e; t = skip_ws(t, e)) {
+			const char *te = t;
+			while (te < e && !is_space((unsigned char)*te))
+				te++;
+			if (!is_figure(t, te) && !(t == q && is_digit((unsigned char)*t) &&
+						   w->buf[w->n - 1] == '-'))
+				break;
+			if (++figures > 12)
+				return 0;
+			t = te;
+		}
+	}
+	while (w->n && (w->buf[w->n - 1] == '\r' || w->buf[w->n - 1] == '\n'))
+		w->n--;
+	if (w->n + (size_t)(e - p) >= sizeof(w->buf))
+		return 0;
+	memcpy(w->buf + w->n, p, (size_t)(e - p));
+	w->n += (size_t)(e - p);
+	return 1;
+}
+
 int kwrap_joins(struct kwrap *w, const struct krec *r)
 {
 	const char *p = r->msg, *e, *q;
@@ -141,6 +234,8 @@ int kwrap_joins(struct kwrap *w, const struct krec *r)
 	if (!w->held || !r->bare || !w->n)
 		return 0;
 	e = rtrim(p, r->end);
+	if (w->held == KW_TASK)
+		return task_joins(w, p, e);
 	q = skip_ws(p, e);
 	/* the CPU line's taint word starting the piece: its own word */
 	taint = w->held == KW_CPU && (starts(q, e, "Tainted: ") || starts(q, e, "Not tainted"));

@@ -28,7 +28,7 @@
 #define KWRAP_MAX 2048      /* a joined line longer than this is read as it is */
 
 /* The report lines that are joined. */
-enum kwrap_kind { KW_NONE, KW_KILL, KW_SUMMARY, KW_HEADER, KW_CPU };
+enum kwrap_kind { KW_NONE, KW_KILL, KW_SUMMARY, KW_HEADER, KW_CPU, KW_TASK };
 
 /* A report line held while it may go on in the next text line. */
 struct kwrap {
@@ -47,7 +47,10 @@ struct kwrap {
  * the release ("#1 SMP ...", always printed, lib/dump_stack.c@v6.6
  * dump_stack_print_info); a line of an older kernel without that
  * field is held for one line too, which costs nothing when the next line
- * is not its continuation. KW_NONE otherwise. */
+ * is not its continuation. A task-table row "[  pid]  uid  tgid ..." that
+ * ends in a figure (its name cut off) and the table's header "[ pid ]
+ * uid ..." that does not end in "name" are KW_TASK (a fold at 80 or 120
+ * columns cuts nearly every row of a 3.x-6.x table). KW_NONE otherwise. */
 int kwrap_open_ended(const char *p, const char *e);
 
 /* Hold the record r of kind at input line 'line': its text is copied.

@@ -356,6 +356,32 @@ static enum oom_phase glued_phase(const char *l, size_t n, const struct phrases_
 	return phase_marks[memfail_line_row[k]].phase;
 }
 
+/* The plain integer after label in l[0..n), or -1 when none (or past
+ * int64). */
+static int64_t int_after(const char *l, size_t n, const char *label)
+{
+	const char *p = mem_find(l, n, label), *end = l + n;
+	int64_t v = 0;
+	int k = 0;
+
+	if (!p)
+		return -1;
+	for (p += strlen(label); p < end && isdigit((unsigned char)*p) && k < 18; p++, k++)
+		v = v * 10 + (*p - '0');
+	return k ? v : -1;
+}
+
+/* The BFC allocator's summary line (bfc_allocator.cc DumpMemoryLog):
+ * its memory_limit_ is the allocator's total, its available bytes
+ * (limit less the regions allocated) what was free of it. */
+static void bfc_summary_figures(const char *l, size_t n, struct memfail *f)
+{
+	if (f->total_bytes < 0)
+		f->total_bytes = int_after(l, n, " memory_limit_: ");
+	if (f->free_bytes < 0)
+		f->free_bytes = int_after(l, n, " available bytes: ");
+}
+
 int memfail_line(const char *l, size_t n, struct memfail *f)
 {
 	struct phrases_found found;
@@ -412,6 +438,8 @@ int memfail_line(const char *l, size_t n, struct memfail *f)
 					    on[MFS_HOST_GALLOC]));
 	f->scope = memfail_scope(f->family, f->host, l, n, VSC_GPU);
 	figures(l, n, &found, f);
+	if (f->family == MF_TF_BFC && !strcmp(f->wording, "total_region_allocated_bytes_:"))
+		bfc_summary_figures(l, n, f);
 	f->phase = memfail_frames_phase(l, n, &found, &rank, &flags);
 	f->phase_inside = f->phase != OOM_PHASE_UNKNOWN && (flags & PM_INSIDE);
 	/* a handler's words wrapping the failure on its own line ("Error

@@ -352,6 +352,15 @@ const struct memfail_word memfail_words[] = {
 	{ "Failed to CUDA host alloc", MF_NCCL, 0 },
 	{ "OOM when allocating tensor", MF_TF_BFC, 0 },
 	{ "ran out of memory trying to allocate", MF_TF_BFC, 0 },
+	/* the BFC allocator's summary, printed only when an allocation
+	 * failed (BFCAllocator::DumpMemoryLog, called from AllocateRaw's
+	 * failure path: "total_region_allocated_bytes_: N memory_limit_: L
+	 * available bytes: A curr_region_allocation_bytes_: C";
+	 * tensorflow/core/common_runtime/bfc_allocator.cc@v2.4.0, the same
+	 * in tsl/framework/bfc_allocator.cc that XLA and EXLA use): the
+	 * failure itself when the paste cut its first line (elixir-nx/
+	 * bumblebee #203); within the failure's telling it continues it */
+	{ "total_region_allocated_bytes_:", MF_TF_BFC, 0 },
 	/* TensorRT (defaultAllocator.cpp, executionContext.cpp, globWriter.cpp
 	 * through [TRT] [E]: "Error Code 1: Cuda Runtime (out of memory)",
 	 * "Error Code 2: OutOfMemory (Requested size was N bytes.)"); its

@@ -1,0 +1,239 @@
+/*
+ * shell_kill.c -- a shell's "Killed" job report read as a process ended
+ * by SIGKILL (a process_crash event, the killer not shown); see
+ * shell_kill.h for the forms and their sources.
+ *
+ * Each line is looked at once: the part after its last carriage return
+ * (a progress bar redrawn in place leaves its last frame there, and the
+ * shell's report glued to it), cleaned of colour escapes. Nothing else of
+ * the program's output is read here: the other line logs read it.
+ */
+#include "parsers/host/shell_kill.h"
+#include "parsers/common/textclean.h"
+#include "lib/vocab.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SK_LINE 2048
+
+/* What one report says: the form, the pid (OL_NULL when not printed) and
+ * the command the shell ran ("" when not printed). */
+struct sk_hit {
+	const char *form;
+	int64_t pid;
+	char cmd[256];
+};
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* After the signal's word at [p, e): nothing, or blanks then the command.
+ * ": 9" (macOS's strsignal) may follow "Killed". 1 and the command into
+ * h->cmd when the rest of the line fits, else 0. */
+static int rest_is_command(const char *p, const char *e, int colon9, struct sk_hit *h)
+{
+	size_t n;
+
+	if (colon9 && e - p >= 3 && !memcmp(p, ": 9", 3))
+		p += 3;
+	if (p < e && !is_blank(*p))
+		return 0;
+	while (p < e && is_blank(*p))
+		p++;
+	n = (size_t)(e - p) < sizeof(h->cmd) - 1 ? (size_t)(e - p) : sizeof(h->cmd) - 1;
+	memcpy(h->cmd, p, n);
+	h->cmd[n] = 0;
+	return 1;
+}
+
+/* bash running a script: "NAME: line N: <blanks>PID Killed[: 9] CMD",
+ * anywhere in [b, e). 1 when found. */
+static int bash_script(const char *b, const char *e, struct sk_hit *h)
+{
+	const char *k, *q, *d;
+
+	for (k = b; e - k >= 6; k++) {
+		if (memcmp(k, "Killed", 6) || k - b < 10 || k[-1] != ' ')
+			continue;
+		for (q = k - 1; q > b && is_digit(q[-1]); q--)
+			;
+		if (q == k - 1)
+			continue;
+		d = q;                      /* the pid's first digit */
+		while (q > b && is_blank(q[-1]))
+			q--;
+		if (q == d || q - b < 8 || q[-1] != ':')
+			continue;
+		q--;
+		if (!is_digit(q[-1]))
+			continue;
+		while (q > b && is_digit(q[-1]))
+			q--;
+		if (q - b < 5 || memcmp(q - 5, "line ", 5))
+			continue;
+		if (!rest_is_command(k + 6, e, 1, h))
+			continue;
+		h->form = "bash_script";
+		h->pid = strtoll(d, NULL, 10);
+		return 1;
+	}
+	return 0;
+}
+
+/* The line [b, e), blanks trimmed, in one of the forms a line holds
+ * alone: "[N]+  Killed  CMD", "zsh: killed  CMD", "Killed", "Killed: 9",
+ * "已杀死". 1 when it is one. */
+static int alone_forms(const char *b, const char *e, struct sk_hit *h)
+{
+	const char *p;
+	static const char zh[] = "\xe5\xb7\xb2\xe6\x9d\x80\xe6\xad\xbb";   /* 已杀死 */
+
+	while (b < e && is_blank(*b))
+		b++;
+	while (e > b && is_blank(e[-1]))
+		e--;
+	if ((e - b == 6 && !memcmp(b, "Killed", 6)) || (e - b == 9 && !memcmp(b, "Killed: 9", 9)) ||
+	    ((size_t)(e - b) == sizeof(zh) - 1 && !memcmp(b, zh, sizeof(zh) - 1))) {
+		h->form = "alone";
+		return 1;
+	}
+	if (e - b > 10 && !memcmp(b, "zsh: killed", 11) && rest_is_command(b + 11, e, 0, h)) {
+		h->form = "zsh";
+		return 1;
+	}
+	if (*b != '[' || !(b + 1 < e && is_digit(b[1])))
+		return 0;
+	for (p = b + 1; p < e && is_digit(*p); p++)
+		;
+	if (p >= e || *p != ']')
+		return 0;
+	p++;
+	if (p < e && (*p == '+' || *p == '-'))
+		p++;
+	if (p >= e || !is_blank(*p))
+		return 0;
+	while (p < e && is_blank(*p))
+		p++;
+	if (e - p < 6 || memcmp(p, "Killed", 6) || !rest_is_command(p + 6, e, 1, h))
+		return 0;
+	h->form = "bash_job";
+	return 1;
+}
+
+/* Is [b, e) (one line, no newline) a shell's SIGKILL report? 1 and h
+ * filled when it is. */
+static int shell_kill_line(const char *b, const char *e, struct sk_hit *h)
+{
+	const char *r;
+
+	while (e > b && (e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	for (r = e; r > b && r[-1] != '\r'; r--)
+		;
+	memset(h, 0, sizeof(*h));
+	h->pid = OL_NULL;
+	return bash_script(r, e, h) || alone_forms(r, e, h);
+}
+
+int shell_kill_sniff(const unsigned char *head, size_t n)
+{
+	const char *p = (const char *)head, *e = p + n, *nl;
+	struct sk_hit h;
+
+	for (; p < e; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(e - p))))
+			nl = e;
+		if (memchr(p, 'K', (size_t)(nl - p)) || memchr(p, 'k', (size_t)(nl - p)) ||
+		    memchr(p, '\xe5', (size_t)(nl - p)))
+			if (shell_kill_line(p, nl, &h))
+				return 30;
+		if (nl == e)
+			break;
+	}
+	return 0;
+}
+
+/* The command's program: the first word that is no VAR=value, its base
+ * name, into out (on bytes); "" when none. */
+static void program_of(const char *cmd, char *out, size_t on)
+{
+	const char *p = cmd, *w, *s;
+	size_t n;
+
+	out[0] = 0;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			return;
+		for (w = p; *p && *p != ' ' && *p != '\t'; p++)
+			;
+		if (!memchr(w, '=', (size_t)(p - w)))
+			break;
+	}
+	for (s = p; s > w && s[-1] != '/'; s--)
+		;
+	n = (size_t)(p - s) < on - 1 ? (size_t)(p - s) : on - 1;
+	memcpy(out, s, n);
+	out[n] = 0;
+}
+
+/* The process_crash event of one report at line no. -1 when the sink
+ * failed. */
+static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no)
+{
+	json_t *d = json_object();
+	char summary[512], prog[64];
+	struct ol_event ev;
+	int64_t id;
+
+	program_of(h->cmd, prog, sizeof(prog));
+	json_object_set_new(d, "signal", json_string("SIGKILL"));
+	json_object_set_new(d, "killer", json_null());
+	json_object_set_new(d, "source", json_string("shell"));
+	json_object_set_new(d, "form", json_string(h->form));
+	json_object_set_new(d, "command", ol_json_str(h->cmd[0] ? h->cmd : NULL));
+	json_object_set_new(d, "exit_code", ol_json_int(137));
+	json_object_set_new(d, "exit_code_inferred", json_true());
+	snprintf(summary, sizeof(summary), "the shell reported %s killed by SIGKILL: what sent"
+		 " it is not in the excerpt (inferred: the kernel's OOM killer, a cgroup limit or"
+		 " macOS jetsam are the usual senders; kill -9 and schedulers send it too)",
+		 prog[0] ? prog : "its job");
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = vocab_event_kind(VE_PROCESS_CRASH);
+	ev.t = ol_time_none();
+	ev.pid = h->pid;
+	ev.comm = prog[0] ? prog : NULL;
+	ev.bytes = OL_NULL;
+	ev.line = no;
+	ev.summary = summary;
+	ev.data = d;
+	id = sink_event(s, &ev);
+	json_decref(d);
+	return id < 0 ? -1 : 1;
+}
+
+int shell_kill_parse(struct input *in, struct sink *s)
+{
+	char clean[SK_LINE];
+	const char *l, *r;
+	size_t len;
+	struct sk_hit h;
+	int rc, sent = 0;
+
+	while ((rc = input_getline(in, &l, &len)) == 1) {
+		while (len && (l[len - 1] == '\r' || l[len - 1] == '\n'))
+			len--;
+		for (r = l + len; r > l && r[-1] != '\r'; r--)
+			;
+		len = text_clean(r, (size_t)(l + len - r), clean, sizeof(clean), TC_ANSI);
+		if (!shell_kill_line(clean, clean + len, &h))
+			continue;
+		if (sk_send(s, &h, in->lineno) < 0)
+			return -1;
+		sent++;
+	}
+	return rc < 0 ? -1 : sent;
+}

@@ -1,0 +1,138 @@
+/*
+ * test_shell_kill.c -- a shell's "Killed" job report read as a process
+ * ended by SIGKILL, the sender not shown (issue 27, round 14, killed15;
+ * parsers/host/shell_kill.c). Before, a log ending in a progress bar and
+ * the shell's "Killed" was "not a format oomlens reads". Real pastes:
+ * gensyn-ai/rl-swarm #59 (macOS "Killed: 9" glued to tqdm's last frame)
+ * and #50 (Linux "Killed"), vectorch-ai/ScaleLLM #38 (an entrypoint
+ * script's job under compose's prefix), danijar/dreamerv3 #203 (glibc's
+ * zh_CN "已杀死" alone). A line where "killed" is prose stays unread:
+ * the real healthy script log whose cleanup helper prints "Killed
+ * process N" (tests/data/real/healthy), and the words below.
+ */
+#include "testutil.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INC "tests/data/incoming/any_stack/"
+
+static int64_t kills(struct timeline *tl)
+{
+	return t_int(tl, "SELECT count(*) FROM event WHERE kind = 'process_crash' AND"
+		     " json_extract(data, '$.signal') = 'SIGKILL' AND"
+		     " json_extract(data, '$.source') = 'shell'");
+}
+
+/* No OOM event of any kind: a SIGKILL names no memory failure. */
+static int64_t ooms(struct timeline *tl)
+{
+	return t_int(tl, "SELECT count(*) FROM event WHERE kind <> 'process_crash'");
+}
+
+static void macos_killed9_after_tqdm(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file(tl, INC "a-rlswarm-mac-mini-16g-killed9-at-75pct/01-error.txt"), 0);
+	assert_int_equal(kills(tl), 1);
+	assert_int_equal(ooms(tl), 0);
+	assert_int_equal(t_int(tl, "SELECT pid FROM event"), 33551);
+	assert_string_equal(t_text(tl, "SELECT comm FROM event"), "python");
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"),
+			    "bash_script");
+	assert_non_null(strstr(t_text(tl, "SELECT summary FROM event"), "not in the excerpt"));
+	t_close(tl);
+}
+
+static void linux_killed_after_tqdm(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file(tl, INC "a-rlswarm-vps-16gb-host-killed-step1/01-logs.txt"), 0);
+	assert_int_equal(kills(tl), 1);
+	assert_int_equal(t_int(tl, "SELECT pid FROM event WHERE kind = 'process_crash'"), 175323);
+	t_close(tl);
+}
+
+static void compose_prefixed_entrypoint_job(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file_as(tl, "shell_kill",
+			 INC "a-docker-scalellm-cpu-yi-6b-compose-exit-137-killed/02-compose-output.txt"), 1);
+	assert_int_equal(t_int(tl, "SELECT pid FROM event"), 7);
+	assert_string_equal(t_text(tl, "SELECT comm FROM event"), "scalellm");   /* past VAR=value */
+	t_close(tl);
+}
+
+static void zh_locale_alone(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file_as(tl, "shell_kill",
+			 INC "b-dreamerv3-training-killed-zh-locale-no-memory-wording/01-training.log"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"), "alone");
+	t_close(tl);
+}
+
+static void job_and_zsh_forms(void **state)
+{
+	static const char text[] =
+		"epoch 3 step 1200 loss 0.41\n"
+		"[1]+  Killed                  python train.py --bs 64\n"
+		"zsh: killed     python train.py\n"
+		"Killed: 9\n"
+		"\x1b[0mKilled\x1b[0m\n";
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "x", text, 0), 4);
+	assert_int_equal(kills(tl), 4);
+	t_close(tl);
+}
+
+/* Prose and cleanup helpers: no event. */
+static void prose_is_not_a_kill(void **state)
+{
+	static const char text[] =
+		"Killed process 2277299\n"
+		"Killed process 12 on GPU 0\n"
+		"killed the old server before the upgrade\n"
+		"+ pkill -9 -f vllm; echo Killed\n"
+		"[INFO] Killed 3 stale workers\n"
+		"[1]+  Done                    python train.py\n"
+		"zsh: terminated  python train.py\n"
+		"+**Problem**: a run stops with a bare ``Killed`` and no traceback\n"
+		"see line 12: 345 Killedness\n"
+		"Killed by user\n";
+	struct timeline *tl = t_open();
+	size_t n;
+	char *healthy = t_slurp("tests/data/real/healthy/"
+				"c-leanagent-ppl-gpus-script-killed-process-lines-nvidia-smi.txt", &n);
+
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "prose", text, 0), 0);
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "healthy", healthy, n), 0);
+	free(healthy);
+	assert_int_equal(kills(tl), 0);
+	t_close(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(macos_killed9_after_tqdm),
+		cmocka_unit_test(linux_killed_after_tqdm),
+		cmocka_unit_test(compose_prefixed_entrypoint_job),
+		cmocka_unit_test(zh_locale_alone),
+		cmocka_unit_test(job_and_zsh_forms),
+		cmocka_unit_test(prose_is_not_a_kill),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
