@@ -124,6 +124,25 @@ static void prose_is_not_a_kill(void **state)
 	t_close(tl);
 }
 
+/* A line whose last carriage-return overwrite is blanks alone, at the
+ * very end of the input (no newline after it): the terminal shows
+ * nothing, so nothing is read, and nothing past the end (fuzz round 14's
+ * heap-buffer-overflow in alone_forms, found on this shape). */
+static void blank_last_line_reads_nothing(void **state)
+{
+	static const char text[] = "75% step 3\nKilled\r   ";
+	char *exact = malloc(sizeof(text) - 1);
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_non_null(exact);
+	memcpy(exact, text, sizeof(text) - 1);
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "blank", exact, sizeof(text) - 1), 0);
+	assert_int_equal(kills(tl), 0);
+	free(exact);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +152,7 @@ int main(void)
 		cmocka_unit_test(zh_locale_alone),
 		cmocka_unit_test(job_and_zsh_forms),
 		cmocka_unit_test(prose_is_not_a_kill),
+		cmocka_unit_test(blank_last_line_reads_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

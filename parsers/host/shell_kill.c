@@ -103,7 +103,7 @@ static int alone_forms(const char *b, const char *e, struct sk_hit *h)
 		h->form = "zsh";
 		return 1;
 	}
-	if (*b != '[' || !(b + 1 < e && is_digit(b[1])))
+	if (b >= e || *b != '[' || !(b + 1 < e && is_digit(b[1])))
 		return 0;
 	for (p = b + 1; p < e && is_digit(*p); p++)
 		;
