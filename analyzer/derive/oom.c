@@ -274,6 +274,35 @@ static const char same_failure_sql[] =
 	" AND time_ns IS NOT NULL AND (SELECT count(DISTINCT o.phase) FROM temp.oom_cand o"
 	"  WHERE " SAME_FAILURE ") = 1";
 
+/* o is a PyTorch OOM the count row being updated counts (count_phase_sql) */
+#define COUNTED_FAILURE "o.kind = 'torch_oom' AND (o.artifact_id IS temp.oom_cand.artifact_id" \
+	" OR (SELECT a.path || char(0) || coalesce(a.container, '') FROM artifact a" \
+	"  WHERE a.id = o.artifact_id) = (SELECT a.path || char(0) || coalesce(a.container, '')" \
+	"  FROM artifact a WHERE a.id = temp.oom_cand.artifact_id))" \
+	" AND (o.device IS NULL OR temp.oom_cand.device IS NULL OR o.device = temp.oom_cand.device)" \
+	" AND coalesce(o.phase, 'unknown') NOT IN ('unknown', '', 'startup')"
+
+/* PyTorch's own count of the OOMs it caught (torch_oom_count: the
+ * memory summary's "CUDA OOMs: N" row, torch.cuda.memory_summary() of
+ * pytorch/pytorch torch/cuda/memory.py@v2.2.0, or memory_stats'
+ * num_ooms) counts the failures the same file's tracebacks tell: a
+ * trainer that prints the summary when it catches the OOM puts both in
+ * one log (CoreNet's Trainer.run, apple/corenet
+ * corenet/engine/default_trainer.py, and apple/ml-cvnets'
+ * engine/training_engine.py before it, indexed copies: on an exception
+ * saying "out of memory" it logs "OOM exception occured" and prints
+ * torch.cuda.memory_summary(abbreviated=True) of each device). The
+ * count row, which says no when, takes the phase those tracebacks on
+ * its device (or any, where it names none) name, when they all name
+ * the same one. The summary's reader and the log's read one file as two
+ * artifacts (one path, one container): the same file is either. Runs
+ * after every source of the rows' own. */
+static const char count_phase_sql[] =
+	"UPDATE temp.oom_cand SET phase = (SELECT min(o.phase) FROM temp.oom_cand o"
+	"  WHERE " COUNTED_FAILURE "), phase_source = 'same_failure'"
+	" WHERE kind = 'torch_oom_count' AND coalesce(phase, 'unknown') IN ('unknown', '')"
+	" AND (SELECT count(DISTINCT o.phase) FROM temp.oom_cand o WHERE " COUNTED_FAILURE ") = 1";
+
 /* One kernel OOM report being gathered (kernel_reports). */
 struct kreport {
 	int open;
@@ -478,7 +507,8 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 		    || sqlite3_exec(db, startup_phase_sql, NULL, NULL, &msg) != SQLITE_OK)))
 		goto failed;
 	/* a failure told twice in its file: the other telling's phase */
-	if (sqlite3_exec(db, same_failure_sql, NULL, NULL, &msg) != SQLITE_OK)
+	if (sqlite3_exec(db, same_failure_sql, NULL, NULL, &msg) != SQLITE_OK
+	    || sqlite3_exec(db, count_phase_sql, NULL, NULL, &msg) != SQLITE_OK)
 		goto failed;
 	/* what no source of its own file placed: another paste's last stage */
 	if (derive_oom_paste(db, err) < 0)

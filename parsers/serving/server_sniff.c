@@ -333,6 +333,11 @@ static const struct { const char *text; int score; } markers[] = {
 	 * check_inputs), printed throughout a translation pass pasted apart
 	 * from its failure; phase_rows_frameworks.inc places it */
 	{ "increasing your max_length manually, e.g. translator(", 60 },
+	/* set 15 spent (w-spend15d): TensorFlow 1.x training scripts' step
+	 * line ("step N, loss = X (N examples/sec; N sec/batch)",
+	 * tensorflow/models@b76bc7c tutorials/image/cifar10/cifar10_train.py),
+	 * pasted apart from the failure; phase_rows_training.inc places it */
+	{ " examples/sec; ", 60 },
 };
 
 int server_log_sniff(const unsigned char *head, size_t n)
