@@ -121,6 +121,9 @@ ALLOW = [
     # round 14 (family15): openvino.genai runs OpenVINO's own C++ runtime
     # (its GPU plugin on an Intel GPU), no engine's lines
     ("openvino", set()),
+    # set 15 spent (w-spend15c): Xinference's embedding models and
+    # chatterbox's TTS run under PyTorch, no engine's lines
+    ("xinference", TORCH), ("chatterbox", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

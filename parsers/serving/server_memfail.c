@@ -549,6 +549,15 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	}
 	if ((ph = memfail_phase_hint_ranked(l->msg, l->n, &rank)) == OOM_PHASE_UNKNOWN)
 		return 0;
+	/* a statement typed at Python's interactive prompt runs until the
+	 * next prompt: the call it names is a stage the program entered
+	 * (srv_mem_repl_statement) */
+	if (!m->served && srv_mem_repl_statement(l->msg, l->n) &&
+	    ph >= OOM_PHASE_LOAD_WEIGHTS && ph <= OOM_PHASE_EVAL) {
+		m->phase = ph;
+		m->stage_projector = m->stage_load = 0;
+		return 0;
+	}
 	srv_mem_frame(m, ph, rank, lineno);
 	if (m->frame_line == lineno) {
 		m->frame_loose = 1;
@@ -559,6 +568,19 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	 * evaluate()) names that failure's phase, the innermost wins */
 	srv_mem_below(m, ph, rank, lineno);
 	return 0;
+}
+
+/* Set 15 spent (w-spend15c): an interactive Python session pasted as
+ * the program's output. CPython's REPL prints sys.ps1 (">>> ", Python/
+ * pythonrun.c PyRun_InteractiveLoopFlags, the default of sys.ps1 in
+ * Python/sysmodule.c@v3.11.13) before each statement it reads, and the
+ * next prompt only once the statement returned; a statement that calls
+ * what the phase table names (a framework's from_pretrained, a Trainer's
+ * train) is the stage the process was in until a prompt follows. A line
+ * that is ">>> " and then a statement, at the line's start. */
+int srv_mem_repl_statement(const char *l, size_t n)
+{
+	return n > 4 && !memcmp(l, ">>> ", 4) && l[4] != ' ';
 }
 
 void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)

@@ -204,6 +204,9 @@ int srv_mem_far_below(struct srv_mem *m, struct sink *s, enum oom_phase ph, int 
  * whose message goes on "OOM when allocating tensor ...") name phase ph
  * with rank (memfail_phase_hint_ranked): a failure within SRV_MEM_FRAMES
  * lines after takes it when its own lines name none. */
+/* 1 when l[0..n) is a statement typed at Python's interactive prompt
+ * (">>> " then the statement): server_memfail.c. */
+int srv_mem_repl_statement(const char *l, size_t n);
 void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno);
 
 /* Frames pasted without their "Traceback (most recent call last):" line

@@ -8,6 +8,7 @@
 #include "parsers/serving/server_log.h"
 #include "parsers/serving/engine_lines.h"
 #include "parsers/serving/memfail.h"
+#include "parsers/serving/server_memfail.h"
 #include "parsers/common/seriesutil.h"
 
 #include <ctype.h>
@@ -340,6 +341,30 @@ static const struct { const char *text; int score; } markers[] = {
 	{ " examples/sec; ", 60 },
 };
 
+/* 1 when the head holds a statement typed at Python's interactive prompt
+ * (">>> ", srv_mem_repl_statement) that calls what the phase table names
+ * (">>> Model.from_pretrained(device='cpu')"): a program's session
+ * pasted whole, whose last such call is a stage the reader places a
+ * failure by (set 15 spent, w-spend15c: a model's load killed by the
+ * kernel, the kill in the next paste). */
+static int repl_session(const char *h, size_t n)
+{
+	const char *p = h, *end = h + n, *nl;
+	enum oom_phase ph;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!srv_mem_repl_statement(p, (size_t)(nl - p)))
+			continue;
+		ph = memfail_phase_hint(p, (size_t)(nl - p));
+		if (ph >= OOM_PHASE_LOAD_WEIGHTS && ph <= OOM_PHASE_EVAL)
+			return 1;
+	}
+	return 0;
+}
+
 int server_log_sniff(const unsigned char *head, size_t n)
 {
 	const char *h = (const char *)head;
@@ -353,5 +378,7 @@ int server_log_sniff(const unsigned char *head, size_t n)
 			best = markers[i].score;
 	if (best < 70)
 		best = engine_lines_in(h, n) > best ? 70 : best;
+	if (best < 60 && repl_session(h, n))
+		best = 60;
 	return best;
 }
