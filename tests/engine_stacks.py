@@ -121,6 +121,11 @@ ALLOW = [
     # round 14 (family15): openvino.genai runs OpenVINO's own C++ runtime
     # (its GPU plugin on an Intel GPU), no engine's lines
     ("openvino", set()),
+    # set 15 spent (w-spend15a): whisper.cpp's programs (whisper-cli,
+    # main, bench, its wasm examples) and rustformers' llm crate run
+    # their own copies of ggml and print whisper_*/their own lines, none
+    # of an engine oomlens models
+    ("whisper.cpp", set()), ("rustformers", set()),
 ]
 
 # words of a file's name that say which engines the paste held
