@@ -124,6 +124,11 @@ ALLOW = [
     # set 15 spent (w-spend15c): Xinference's embedding models and
     # chatterbox's TTS run under PyTorch, no engine's lines
     ("xinference", TORCH), ("chatterbox", TORCH),
+    # set 15 spent (w-spend15a): whisper.cpp's programs (whisper-cli,
+    # main, bench, its wasm examples) and rustformers' llm crate run
+    # their own copies of ggml and print whisper_*/their own lines, none
+    # of an engine oomlens models
+    ("whisper.cpp", set()), ("rustformers", set()),
 ]
 
 # words of a file's name that say which engines the paste held

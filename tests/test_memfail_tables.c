@@ -206,6 +206,48 @@ static void scopes_and_accelerator_figures(void **state)
 	}
 }
 
+/* Set 15 spent (w-spend15a, tests/data/real/any_stack/a-whispercpp-*,
+ * a-rustformers-*): ggml's context pool (ggml.c ggml_new_object, and
+ * ggml_new_tensor_impl before it) with its needed and available bytes;
+ * ggml-backend.c's CPU-buffer assertion; Emscripten's abort when the
+ * wasm heap cannot grow. All the host's memory. The line phases of
+ * whisper.cpp's start-up: the model's load, then the state's caches. */
+static void ggml_pool_assert_and_wasm(void **state)
+{
+	static const char pool[] = "ggml_new_object: not enough space in the context's memory pool (needed 184549744, available 2097152)";
+	static const char old_pool[] = "ggml_new_tensor_impl: not enough space in the context's memory pool (needed 412241472, available 411791504)";
+	static const char assert_buf[] = "GGML_ASSERT: D:\\a\\whisper.cpp\\whisper.cpp\\ggml-backend.c:460: data != NULL && \"failed to allocate buffer\"";
+	static const char wasm[] = "Aborted(OOM)";
+	static const char grow[] = "Aborted(Cannot enlarge memory arrays to size 2164260864 bytes (OOM).)";
+	static const char load[] = "whisper_model_load: n_langs       = 100";
+	static const char kv[] = "whisper_init_state: kv cross size =   17.58 MB";
+	struct memfail f;
+
+	(void)state;
+	assert_true(memfail_line(pool, sizeof(pool) - 1, &f));
+	assert_int_equal(f.family, MF_GGML);
+	assert_true(f.host);
+	assert_int_equal(f.requested_bytes, 184549744LL);
+	assert_int_equal(f.free_bytes, 2097152LL);
+	assert_true(memfail_line(old_pool, sizeof(old_pool) - 1, &f));
+	assert_int_equal(f.family, MF_GGML);
+	assert_int_equal(f.requested_bytes, 412241472LL);
+	assert_int_equal(f.free_bytes, 411791504LL);
+
+	assert_true(memfail_line(assert_buf, sizeof(assert_buf) - 1, &f));
+	assert_int_equal(f.family, MF_GGML);
+	assert_true(f.host);
+
+	assert_true(memfail_line(wasm, sizeof(wasm) - 1, &f));
+	assert_int_equal(f.family, MF_HOST);
+	assert_true(f.host);
+	assert_true(memfail_line(grow, sizeof(grow) - 1, &f));
+	assert_true(f.host);
+
+	assert_int_equal(memfail_phase_line(load, sizeof(load) - 1), OOM_PHASE_LOAD_WEIGHTS);
+	assert_int_equal(memfail_phase_line(kv, sizeof(kv) - 1), OOM_PHASE_KV_ALLOC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +255,7 @@ int main(void)
 		cmocka_unit_test(ggml_cpu_source_and_pinned),
 		cmocka_unit_test(host_buffers),
 		cmocka_unit_test(scopes_and_accelerator_figures),
+		cmocka_unit_test(ggml_pool_assert_and_wasm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,6 +262,9 @@ static const char *const requested_labels[] = {
 	/* OpenVINO's GPU plugin (ocl_engine.cpp@2024.0, engine.cpp): "Required
 	 * N bytes", "requested N bytes" */
 	"Required ", "requested ",
+	/* set 15 spent (w-spend15a): ggml's context pool, "(needed N,
+	 * available M)" (ggml.c ggml_new_object, ggerganov/ggml@v0.0.1) */
+	"pool (needed ",
 };
 static const char *const total_labels[] = {
 	"total capacity of ", "max allowed: ", "<total capacity;",
@@ -271,7 +274,9 @@ static const char *const total_labels[] = {
 	 * card's memory) */
 	"available memory size is ",
 };
-static const char *const free_labels[] = { "of which ", "There are ", "< free;" };
+static const char *const free_labels[] = { "of which ", "There are ", "< free;",
+	/* ggml's context pool: the bytes left in it (w-spend15a) */
+	", available " };
 static const char *const device_labels[] = {
 	"on device ", "current device: ", "GPU=", "GPU ", "cuda:", "CUDA", "ROCm", "GPU_",
 	"device: ", "device ", "device ordinal ", "NPU ",

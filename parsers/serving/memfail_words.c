@@ -503,6 +503,35 @@ const struct memfail_word memfail_words[] = {
 	 * torch_oom_text's. Only as the line's last words. */
 	{ "Allocation on device", MF_TORCH, MFW_END },
 	/* ---- end of set 11, spent round 10 (w-spent11c) ---- */
+	/* ---- set 15 spent (w-spend15a) ---- */
+	/* ggml's own host-side arena: a context is one pool the program
+	 * sizes itself (ggml_init_params.mem_size, from the model and the
+	 * context it computes), and every tensor and graph object is carved
+	 * from it; one that does not fit is refused with "%s: not enough
+	 * space in the context's memory pool (needed %zu, available %zu)"
+	 * (ggml.c ggml_new_object, ggerganov/ggml@v0.0.1 and the copies
+	 * whisper.cpp v1.4-v1.5, encodec.cpp and llama.cpp vendored;
+	 * ggml_new_tensor_impl printed the same before ggml_new_object
+	 * existed, ggml.c as starcoder.cpp and rustformers/llm vendored it
+	 * in 2023), then GGML_ASSERT(false) or a NULL the caller uses. The
+	 * program's own sizing against its input, in RAM, never a device's */
+	{ "not enough space in the context's memory pool", MF_GGML, MFW_HOST },
+	/* ggml's CPU buffer type before it named the size (ggml-backend.c
+	 * ggml_backend_cpu_buffer_type_alloc_buffer, late 2023 to spring
+	 * 2024, as whisper.cpp v1.5.x and llama.cpp b17xx-b26xx vendored it:
+	 * data = malloc(size); GGML_ASSERT(data != NULL && "failed to
+	 * allocate buffer")): the assertion is that malloc's, the host's */
+	{ "data != NULL && \"failed to allocate buffer\"", MF_GGML, MFW_HOST },
+	/* Emscripten's runtime when the WebAssembly heap cannot grow (src/
+	 * library.js abortOnCannotGrowMemory at 2.0.x-3.1.x: abort('OOM') in
+	 * a release build, "Cannot enlarge memory arrays to size N bytes
+	 * (OOM). Either (1) compile with -sINITIAL_MEMORY=X ..." with
+	 * ASSERTIONS; src/preamble.js abort() prints "Aborted(" what ")"):
+	 * the wasm module's linear memory, the host's (whisper.cpp's wasm
+	 * examples, ggml-org/whisper.cpp #1412) */
+	{ "Aborted(OOM)", MF_HOST, MFW_HOST },
+	{ "Cannot enlarge memory arrays", MF_HOST, MFW_HOST },
+	/* ---- end of set 15 spent (w-spend15a) ---- */
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
