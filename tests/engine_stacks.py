@@ -121,6 +121,12 @@ ALLOW = [
     # round 14 (family15): openvino.genai runs OpenVINO's own C++ runtime
     # (its GPU plugin on an Intel GPU), no engine's lines
     ("openvino", set()),
+    # set 15 spent (w-spend15b): DyNet and clab's lstm-parser (on cnn)
+    # are C++ on their own pools; Coqui STT trains on TensorFlow; verl's
+    # rollout runs vLLM on PyTorch; DeepFactors is CUDA C++; none prints
+    # another engine's lines
+    ("dynet", set()), ("clab", set()), ("coqui", set()), ("verl", {"vllm"} | TORCH),
+    ("deepfactors", set()),
 ]
 
 # words of a file's name that say which engines the paste held
