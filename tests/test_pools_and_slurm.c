@@ -51,8 +51,8 @@ static void vllm_swap_space(void **state)
 	struct timeline *tl = t_open();
 	(void)state;
 	assert_true(t_parse_file(tl, ANY "d-verl-vllm-rollout-cpu-swap-space-exhausted-swap-space-4gb") >= 0);
-	assert_string_equal(t_text(tl, "SELECT scope FROM oom WHERE id = 1"), "host");
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT scope FROM oom WHERE id = 1"), "host");
 	assert_string_equal(t_text(tl, "SELECT class || '/' || cause FROM verdict"),
 			    "misconfig/pool_limit");
 	t_close(tl);
@@ -100,6 +100,7 @@ static void cuda_policy_and_negatives(void **state)
 	assert_true(memfail_line("Unable to cudaMalloc", 20, &mf));
 	tl = t_open();
 	assert_true(t_parse_mem(tl, "server_log", "w.log", warn, sizeof(warn) - 1) >= 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM oom"), 0);
 	t_close(tl);
 }
