@@ -75,6 +75,10 @@ static const struct mem_family rows[] = {
 	  "`intel_gpu_top` or `xpu-smi dump` on the Intel GPU with the host's `free -m`, and"
 	  " OpenVINO's ov::intel_gpu::memory_statistics of the compiled model",
 	  NULL, NULL, MEM_PLAT_ACCEL },
+	/* DyNet's and cnn's preallocated pools (memfail_words.c, set 15):
+	 * host or GPU memory as the build runs, so no scope of its own */
+	{ "pool", "A framework's preallocated memory pool (DyNet, cnn)", NULL, NULL, NULL, NULL,
+	  NULL, MEM_PLAT_CUDA },
 	{ "unknown", "An allocation", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_CUDA },
 };
 

@@ -168,9 +168,16 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 	} else if (slurm) {
 		if (m->events >= 0)
 			rl_fig(&f, "oom_kill_events", (double)m->events);
-		snprintf(f.title, sizeof(f.title), "Slurm: the cgroup of step %s killed a task for"
-			 " memory (%lld oom-kill event%s): the job's memory allocation was too small",
-			 m->where[0] ? m->where : "?", (long long)m->events, m->events == 1 ? "" : "s");
+		if (m->events >= 0)
+			snprintf(f.title, sizeof(f.title), "Slurm: the cgroup of step %s killed a task"
+				 " for memory (%lld oom-kill event%s): the job's memory allocation was"
+				 " too small", m->where[0] ? m->where : "?", (long long)m->events,
+				 m->events == 1 ? "" : "s");
+		else   /* jobacct_gather's own kill: "Job J exceeded memory limit (U > L)" */
+			snprintf(f.title, sizeof(f.title), "Slurm: job %s exceeded its memory limit%s%s"
+				 " and was killed: the job's memory allocation was too small",
+				 m->where[0] ? m->where : "?", m->limit > 0 ? " of " : "",
+				 m->limit > 0 ? rl_bytes(m->limit, b1, sizeof(b1)) : "");
 		rl_advice(&f, "Request more memory for the job (--mem, --mem-per-cpu); `sacct -j"
 			  " JOB --format=JobID,MaxRSS,ReqMem` shows what the step reached against"
 			  " what it asked for.");

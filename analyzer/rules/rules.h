@@ -42,6 +42,9 @@ int rule_cumem_pool(struct rule_ctx *c);
 int rule_buffer_limit(struct rule_ctx *c);
 /* misconfig: PyTorch's DataLoader workers out of shared memory (shm_limit.c) */
 int rule_shm_limit(struct rule_ctx *c);
+/* misconfig: a pool sized once by a setting is full (DyNet/cnn, vLLM's CPU
+ * swap space; pool_limit.c) */
+int rule_pool_limit(struct rule_ctx *c);
 /* misconfig: a llama.cpp/Ollama GPU plan that left no room, beside an OOM
  * whose phase is not shown (offload.c) */
 int rule_offload_fit(struct rule_ctx *c);

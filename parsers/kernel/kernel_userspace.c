@@ -638,6 +638,55 @@ static int slurm_detected(struct kparse *kp, const struct krec *r, const char *p
 												     : 1;
 }
 
+/* jobacct_gather's own kill at the job's memory limit, polled from the
+ * tasks' RSS, as older Slurm prints it and clusters without the cgroup
+ * task plugin still do (src/plugins/jobacct_gather/common/common_jag.c).
+ * Older releases: error("Job %u exceeded memory limit (%"PRIu64" >
+ * %"PRIu64"), being killed"), "Step %u.%u exceeded ..." for a step, the
+ * figures in KiB (jobacct_gather_set_mem_limit: mem_limit * 1024 "MB to
+ * KB", its debug line "limit:... KB"); later ones: "%ps exceeded memory
+ * limit (...)", %ps "StepId=J.S" or "JobId=J", the figures in bytes
+ * (mem_limit * 1048576 "MB to B"). The form tells the unit: used and
+ * limit are stored in bytes, the printed figures kept beside them. */
+static int slurm_exceeded(struct kparse *kp, const struct krec *r, const char *p, const char *e)
+{
+	const char *c = find(p, e, " exceeded memory limit ("), *w, *we;
+	char job[64] = "", step[96] = "", summary[200];
+	int64_t used = OL_NULL, limit = OL_NULL, unit;
+	const char *q;
+	json_t *d;
+
+	if (!c || !(q = parse_int(c + 24, e, &used)) || !(q = find(q, e, " > ")) ||
+	    !parse_int(q + 3, e, &limit))
+		return 0;
+	for (w = c; w > p && w[-1] != ' '; w--)   /* the word before: J, J.S, StepId=J.S */
+		;
+	we = c;
+	unit = 1024;   /* "Job J", "Step J.S": KiB */
+	if ((q = memchr(w, '=', (size_t)(we - w)))) {
+		w = q + 1;
+		unit = 1;   /* "StepId=J.S", "JobId=J": bytes */
+	}
+	copy_str(step, sizeof(step), w, we);
+	q = memchr(step, '.', strlen(step));
+	copy_str(job, sizeof(job), step, q ? q : step + strlen(step));
+	d = json_object();
+	jset_str(d, "step", q ? step : NULL);
+	jset_str(d, "job_id", job);
+	jset_int(d, "limit_bytes", limit * unit);
+	jset_int(d, "max_bytes", used * unit);
+	jset_int(d, "limit_printed", limit);
+	jset_int(d, "used_printed", used);
+	jset_str(d, "printed_unit", unit == 1 ? "B" : "KiB");
+	jset_str(d, "node", NULL);
+	jset_str(d, "tasks", NULL);
+	snprintf(summary, sizeof(summary), "Slurm: job %s exceeded its memory limit (%lld > %lld"
+		 " %s), killed", job[0] ? job : "?", (long long)used, (long long)limit,
+		 unit == 1 ? "B" : "KiB");
+	return up_hold(kp, r, UP_SLURM, "slurm_oom", OL_NULL, "", OL_NULL, summary, d) < 0 ? -1
+												     : 1;
+}
+
 /* "srun: error: NODE: task[s] T: Out Of Memory" and "*** STEP J.S ON NODE
  * CANCELLED AT 2021-10-27T19:35:36 ***": the node, tasks and time of the
  * held slurm_oom. */
@@ -730,7 +779,11 @@ int m_userspace(struct kparse *kp, const struct krec *r, const char *p, const ch
 			return rc;
 		if (slurmstepd_prefix(p, e) && (rc = slurm_detected(kp, r, p, e)))
 			return rc;
+		if (slurmstepd_prefix(p, e) && (rc = slurm_exceeded(kp, r, p, e)))
+			return rc;
 		if (!strcmp(ident, "slurmstepd") && (rc = slurm_detected(kp, r, p, e)))
+			return rc;
+		if (!strcmp(ident, "slurmstepd") && (rc = slurm_exceeded(kp, r, p, e)))
 			return rc;
 	}
 	if (!ident[0]) {

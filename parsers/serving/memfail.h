@@ -74,6 +74,9 @@ enum memfail_family {
 	MF_VULKAN,        /* Vulkan's VK_ERROR_OUT_OF_DEVICE_MEMORY outside ggml: Dawn
 			   * (WebGPU: WebLLM in a browser), TVM's Vulkan runtime */
 	MF_OPENVINO,      /* OpenVINO's GPU plugin refusing past its memory budget (family15) */
+	MF_POOL,          /* a framework's own memory pool, sized once by a flag and
+			   * exhausted (DyNet's --dynet-mem, cnn's --cnn-mem; set 15,
+			   * w-spend15b) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

@@ -532,6 +532,44 @@ const struct memfail_word memfail_words[] = {
 	{ "Aborted(OOM)", MF_HOST, MFW_HOST },
 	{ "Cannot enlarge memory arrays", MF_HOST, MFW_HOST },
 	/* ---- end of set 15 spent (w-spend15a) ---- */
+	/* ---- set 15, spent round 14 (w-spend15b) ---- */
+	/* DyNet's and cnn's (its predecessor's) memory pools: the pool is
+	 * allocated once at start-up, at the size a flag gives, and a request
+	 * past it aborts whatever the device has free. clab/dynet
+	 * dynet/aligned-mem-pool.h (2016-17): "dynet is out of memory, try
+	 * increasing with --dynet-mem (current capacity: N)" then abort();
+	 * dynet/aligned-mem-pool.cc (2.0+): "<pool> is out of memory, try
+	 * increasing with --dynet-mem (current capacity: N). See ...", thrown;
+	 * clab/cnn cnn/aligned-mem-pool.h: "cnn is out of memory, try
+	 * increasing with --cnn-mem". The flag is in the message */
+	{ "is out of memory, try increasing with --", MF_POOL, 0 },
+	/* Slurm's step daemon killing a job or step past its memory limit:
+	 * jobacct_gather's polling (src/plugins/jobacct_gather/common/
+	 * common_jag.c: error("Job %u exceeded memory limit (%"PRIu64" >
+	 * %"PRIu64"), being killed") in older releases, "%ps exceeded memory
+	 * limit (...)" in later ones, printed "slurmstepd: error: ...") and
+	 * slurmstepd's own notice "Exceeded job memory limit" / "Exceeded
+	 * step memory limit" (src/slurmd/slurmstepd/req.c): the host's
+	 * memory the job asked for (--mem, --mem-per-cpu) ran out. Only in an
+	 * error (other programs warn of their own caps with the same words) */
+	{ "exceeded memory limit (", MF_HOST, NEED_ERR },
+	{ "Exceeded job memory limit", MF_HOST, 0 },
+	{ "Exceeded step memory limit", MF_HOST, 0 },
+	/* vLLM V0's scheduler preempting by swapping a sequence group's KV
+	 * blocks to the CPU swap space (vllm/core/scheduler.py _swap_out,
+	 * v0.1.x through v0.6: RuntimeError("Aborted due to the lack of CPU
+	 * swap space. Please increase the swap space to avoid this error.")):
+	 * the host pool of --swap-space GiB per card, allocated at start-up,
+	 * is full */
+	{ "lack of CPU swap space", MF_HOST, 0 },
+	/* CUDA memory policies that throw their own exception for a failed
+	 * allocation, naming the call: VisionCore (lukier/vision_core
+	 * include/VisionCore/MemoryPolicyCUDA.hpp: CUDAException(err, "Unable
+	 * to cudaMalloc"), "Unable to cudaMallocPitch") and Kangaroo
+	 * (stevenlovegrove/Kangaroo kangaroo/Image.h: CudaException("Unable
+	 * to cudaMallocPitch")), which dense SLAM systems build on */
+	{ "Unable to cudaMalloc", MF_CUDA, 0 },
+	/* ---- end of set 15, spent round 14 (w-spend15b) ---- */
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
@@ -631,7 +669,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
 	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
 	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
-	[MF_FLASHINFER] = "flashinfer",
+	[MF_FLASHINFER] = "flashinfer", [MF_POOL] = "pool",
 	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
 	[MF_KVCACHED] = "kvcached", [MF_NVMAP] = "nvmap",
 	[MF_VULKAN] = "vulkan", [MF_OPENVINO] = "openvino",
