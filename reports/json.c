@@ -98,8 +98,9 @@ static json_t *card(const struct report_summary *s)
  * (the rule that placed the phase), phase_from (the other paste that
  * placed it), family, survival: {state, by, line} (oom.survival:
  * analyzer/derive/oom_fate.c), source: {artifact, event_id,
- * evidence}, run, run_by (oom.run: analyzer/derive/oom_run.c)}], the
- * first OOMS_SHOWN. */
+ * evidence}, run, run_by (oom.run: analyzer/derive/oom_run.c), progress:
+ * {state, done, unit} (the work completed before it: oom.progress,
+ * analyzer/derive/oom_progress.c)}], the first OOMS_SHOWN. */
 static json_t *ooms(struct report_ctx *c)
 {
 	sqlite3_stmt *st = r_prepare(c, "SELECT o.time_ns, o.clock, o.kind, o.scope, o.device,"
@@ -108,7 +109,8 @@ static json_t *ooms(struct report_ctx *c)
 				     " o.phase, o.family, a.path, o.event_id, o.evidence, o.total_bytes,"
 				     " o.free_bytes, o.phase_source, (SELECT p.path FROM artifact p"
 				     "  WHERE p.id = o.phase_artifact), o.survival, o.survival_by,"
-				     " o.survival_line, o.run, o.run_by FROM oom o"
+				     " o.survival_line, o.run, o.run_by, o.progress, o.progress_done,"
+				     " o.progress_unit FROM oom o"
 				     " LEFT JOIN artifact a ON a.id = o.artifact_id ORDER BY o.id LIMIT ?");
 	json_t *a = json_array();
 
@@ -122,7 +124,8 @@ static json_t *ooms(struct report_ctx *c)
 			"pid", q_json(st, 8), "comm", q_json(st, 9), "bytes", q_json(st, 10))
 			: json_null();
 		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-			" s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:o, s:o}",
+			" s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:o, s:o,"
+			" s:{s:o, s:o, s:o}}",
 			"time", q_json_time(st, 0), "clock", q_json(st, 1), "kind", q_json(st, 2),
 			"scope", q_json(st, 3), "device", q_json(st, 4), "cgroup", q_json(st, 5),
 			"requested_bytes", q_json(st, 6), "total_bytes", q_json(st, 16),
@@ -130,7 +133,9 @@ static json_t *ooms(struct report_ctx *c)
 			"phase_source", q_json(st, 18), "phase_from", q_json(st, 19), "family", q_json(st, 12), "source", "artifact", q_json(st, 13),
 			"event_id", q_json(st, 14), "evidence", ev ? ev : json_array(),
 			"survival", "state", q_json(st, 20), "by", q_json(st, 21), "line", q_json(st, 22),
-			"run", q_json(st, 23), "run_by", q_json(st, 24)));
+			"run", q_json(st, 23), "run_by", q_json(st, 24),
+			"progress", "state", q_json(st, 25), "done", q_json(st, 26),
+			"unit", q_json(st, 27)));
 	}
 	sqlite3_finalize(st);
 	return a;

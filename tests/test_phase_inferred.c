@@ -12,6 +12,7 @@
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
+#include "reports/report.h"
 
 #include <string.h>
 
@@ -96,6 +97,16 @@ static void many_steps_stay_inconclusive(void **state)
 	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "inconclusive");
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE cause = 'phase_inferred'"), 0);
 	assert_int_equal(t_int(tl, "SELECT basis IS NULL FROM verdict"), 1);
+	{   /* the JSON's ooms[] carries the same derived fact */
+		json_t *j = report_json(tl->db);
+		json_t *p = json_object_get(json_array_get(json_object_get(json_object_get(j,
+			"summary"), "ooms"), 0), "progress");
+		assert_non_null(p);
+		assert_string_equal(json_string_value(json_object_get(p, "state")), "some");
+		assert_true(json_integer_value(json_object_get(p, "done")) > 1000);
+		assert_string_equal(json_string_value(json_object_get(p, "unit")), "step");
+		json_decref(j);
+	}
 	t_close(tl);
 }
 
