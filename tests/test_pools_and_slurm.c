@@ -75,6 +75,10 @@ static void slurm_jobacct_kill(void **state)
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_string_equal(t_text(tl, "SELECT class || '/' || cause FROM verdict"),
 			    "misconfig/cgroup_limit");
+	/* the line prints no unit: the KiB are Slurm's source's, and the
+	 * finding says so beside the figure as printed */
+	assert_non_null(strstr(t_text(tl, "SELECT title FROM finding WHERE cause = 'cgroup_limit'"),
+			       "the line's 512000000, read as KiB"));
 	t_close(tl);
 	tl = t_open();
 	assert_true(t_parse_mem(tl, "kernel_log", "s.log", step_form, sizeof(step_form) - 1) >= 0);

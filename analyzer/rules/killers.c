@@ -35,6 +35,8 @@ struct kill_msg {
 	char kind[24], comm[64], reason[24], killer[24], where[160], node[64];
 	double bytes, limit, request, usage, avail_pct, total;
 	int64_t events;             /* Slurm: oom-kill events */
+	char unit[8];               /* Slurm's kill line: the unit its form counts in */
+	int64_t limit_printed;      /* ... and the limit as the line prints it */
 };
 
 static void col_text(sqlite3_stmt *st, int i, char *buf, size_t n)
@@ -63,7 +65,8 @@ static int kill_read(struct rule_ctx *c, struct kill_msg *m)
 		" coalesce(json_extract(data, '$.request_bytes'),"
 		"  json_extract(data, '$.containers[0].request_bytes')),"
 		" json_extract(data, '$.mem_available_percent'), json_extract(data, '$.mem_total_bytes'),"
-		" json_extract(data, '$.oom_kill_events')"
+		" json_extract(data, '$.oom_kill_events'), json_extract(data, '$.printed_unit'),"
+		" json_extract(data, '$.limit_printed')"
 		" FROM event WHERE id = (SELECT o.event_id FROM oom o WHERE o.kind IN"
 		"  ('k8s_oom_kill', 'k8s_eviction', 'slurm_oom', 'lsf_memlimit', 'userspace_kill',"
 		"   'systemd_unit_oom')"
@@ -92,6 +95,9 @@ static int kill_read(struct rule_ctx *c, struct kill_msg *m)
 		m->avail_pct = col_num(st, 12);
 		m->total = col_num(st, 13);
 		m->events = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 14);
+		col_text(st, 15, m->unit, sizeof(m->unit));
+		m->limit_printed = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1
+				   : sqlite3_column_int64(st, 16);
 	}
 	sqlite3_finalize(st);
 	if (r != SQLITE_ROW && r != SQLITE_DONE)
@@ -173,7 +179,16 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 				 " for memory (%lld oom-kill event%s): the job's memory allocation was"
 				 " too small", m->where[0] ? m->where : "?", (long long)m->events,
 				 m->events == 1 ? "" : "s");
-		else   /* jobacct_gather's own kill: "Job J exceeded memory limit (U > L)" */
+		else if (m->limit > 0 && !strcmp(m->unit, "KiB") && m->limit_printed >= 0)
+			/* jobacct_gather's own kill, "Job J exceeded memory limit (U > L)":
+			 * the line prints no unit; this form counts in KiB (Slurm's
+			 * source, kernel_userspace.c), so the bytes are inferred */
+			snprintf(f.title, sizeof(f.title), "Slurm: job %.40s exceeded its memory limit"
+				 " of %s (the line's %lld, read as KiB: no unit printed) and was"
+				 " killed: the job's memory allocation was too small",
+				 m->where[0] ? m->where : "?",
+				 rl_bytes(m->limit, b1, sizeof(b1)), (long long)m->limit_printed);
+		else
 			snprintf(f.title, sizeof(f.title), "Slurm: job %s exceeded its memory limit%s%s"
 				 " and was killed: the job's memory allocation was too small",
 				 m->where[0] ? m->where : "?", m->limit > 0 ? " of " : "",
