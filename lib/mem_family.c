@@ -27,7 +27,10 @@ static const struct mem_family rows[] = {
 	{ "nccl", "NCCL", NULL, NULL, NULL, "CUDA graphs", NULL, MEM_PLAT_CUDA },
 	{ "vllm_warmup", "vLLM's warm-up", NULL, NULL, NULL, "CUDA graphs", NULL, MEM_PLAT_CUDA },
 	{ "hip", "HIP (ROCm)", NULL, NULL, NULL, "HIP graphs", "HIP out of memory", MEM_PLAT_HIP },
-	{ "ggml", "The ggml backend (llama.cpp)", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_GGML },
+	/* not only llama.cpp's: whisper.cpp, encodec.cpp, starcoder.cpp and
+	 * rustformers vendor it too (set 15) */
+	{ "ggml", "The ggml library (llama.cpp, whisper.cpp and others)", NULL, NULL,
+	  NULL, NULL, NULL, MEM_PLAT_GGML },
 	{ "metal", "Metal", "unified", NULL, NULL, NULL, NULL, MEM_PLAT_GGML },
 	{ "mps", "PyTorch's MPS backend", "unified", NULL, NULL, NULL,
 	  "MPS backend out of memory", MEM_PLAT_MPS },
