@@ -1,0 +1,1 @@
+uv run vllm bench serve --model Qwen/Qwen3.6-35B-A3B --host 127.0.0.1 --port 9876 --num-prompts 96 --dataset-name hf --dataset-path vdaita/edit_5k_char --backend openai-chat --endpoint '/v1/chat/completions' --max-concurrency 1

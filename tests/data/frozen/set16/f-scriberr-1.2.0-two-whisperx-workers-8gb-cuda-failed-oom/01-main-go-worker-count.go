@@ -1,0 +1,1 @@
+taskQueue := queue.NewTaskQueue(2, unifiedProcessor, jobRepo) // 2 workers
