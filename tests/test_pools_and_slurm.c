@@ -7,7 +7,7 @@
  *     (analyzer/rules/pool_limit.c) with the flag the message names;
  *   - Slurm's jobacct_gather kill ("Job N exceeded memory limit (U > L),
  *     being killed"): a slurm_oom of the kernel reader's userspace killers
- *     (parsers/kernel/kernel_userspace.c), misconfig/cgroup_limit, its
+ *     (parsers/kernel/kernel_slurm.c), misconfig/cgroup_limit, its
  *     figures in KiB for the "Job N" form and in bytes for "StepId=";
  *   - VisionCore's and Kangaroo's "Unable to cudaMallocPitch": CUDA's.
  * The same words in a warning, or advice, stay no OOM.

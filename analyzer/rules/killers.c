@@ -182,7 +182,7 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 		else if (m->limit > 0 && !strcmp(m->unit, "KiB") && m->limit_printed >= 0)
 			/* jobacct_gather's own kill, "Job J exceeded memory limit (U > L)":
 			 * the line prints no unit; this form counts in KiB (Slurm's
-			 * source, kernel_userspace.c), so the bytes are inferred */
+			 * source, kernel_slurm.c), so the bytes are inferred */
 			snprintf(f.title, sizeof(f.title), "Slurm: job %.40s exceeded its memory limit"
 				 " of %s (the line's %lld, read as KiB: no unit printed) and was"
 				 " killed: the job's memory allocation was too small",

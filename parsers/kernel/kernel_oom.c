@@ -161,7 +161,7 @@ int kernel_oom_sniff(const unsigned char *head, size_t n)
 		if (memmem(head, n, strong[i], strlen(strong[i])))
 			return 80;
 	/* Slurm's jobacct_gather killing a job at its memory limit
-	 * (kernel_userspace.c slurm_exceeded): its words under slurmstepd's */
+	 * (kernel_slurm.c slurm_exceeded): its words under slurmstepd's */
 	if (memmem(head, n, "slurmstepd", 10) && memmem(head, n, " exceeded memory limit (", 24))
 		return 80;
 	for (i = 0; i < sizeof(weak) / sizeof(weak[0]); i++)

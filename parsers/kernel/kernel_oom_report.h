@@ -24,8 +24,8 @@
  *   kernel_oom_kill.c     the victims: the selection line, the oom-kill:
  *                         summary, "Killed process", oom_reaper.
  *   kernel_userspace.c    the userspace killers and their witnesses:
- *                         earlyoom, systemd-oomd, systemd's unit notices,
- *                         Slurm's oom-kill counts.
+ *                         earlyoom, systemd-oomd, systemd's unit notices.
+ *   kernel_slurm.c        Slurm's job and step kills at the memory limit.
  *   kernel_xid.c          the NVIDIA driver's NVRM lines: Xid errors and a
  *                         GPU fallen off the bus (gpu_xid events).
  *
@@ -142,7 +142,7 @@ struct nvrm_state {
 
 /* A userspace killer's event held until the lines after it are read:
  * earlyoom's escalation and exit, srun's task line and the CANCELLED
- * line after Slurm's oom-kill count (kernel_userspace.c). */
+ * line after Slurm's oom-kill count (kernel_slurm.c). */
 struct upending {
 	json_t *d;                /* owned; NULL when nothing is held */
 	const char *kind;
@@ -319,7 +319,7 @@ int m_killed(struct kparse *kp, const struct krec *r, const char *p, const char 
 int m_oomkill_tool(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 int m_reaper(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 
-/* --- kernel_userspace.c: earlyoom, systemd-oomd, systemd, Slurm --- */
+/* --- kernel_userspace.c: earlyoom, systemd-oomd, systemd --- */
 int m_userspace(struct kparse *kp, const struct krec *r, const char *p, const char *e);
 /* Is the bare line l[0..n) (no wrapper, as a terminal shows it) one of
  * the userspace killers' lines that hold none of the hot patterns? */
@@ -330,5 +330,19 @@ void userspace_init(struct kparse *kp);
 int userspace_finish(struct kparse *kp);
 /* Free what is held (after a failure). */
 void userspace_release(struct kparse *kp);
+/* Which killer an upending holds (upending.what). */
+enum { UP_EARLYOOM = 1, UP_SLURM };
+/* Hold event kind (data d, owned from here) of record r until its lines
+ * are read; the one held before is sent first. -1 when the sink failed. */
+int up_hold(struct kparse *kp, const struct krec *r, int what, const char *kind,
+	    int64_t pid, const char *comm, int64_t bytes, const char *summary, json_t *d);
+/* Send the held event, if any. -1 when the sink failed. */
+int up_flush(struct kparse *kp);
+
+/* --- kernel_slurm.c: Slurm's job and step kills --- */
+/* A line of slurmstepd or srun (ident, or "" for a bare line): 1 when it
+ * was Slurm's, 0 when not, -1 when the sink failed. */
+int slurm_line(struct kparse *kp, const struct krec *r, const char *ident, const char *p,
+	       const char *e);
 
 #endif
