@@ -451,6 +451,8 @@ static int read_line(struct srv_st *st)
 		return -1;
 	if (st->mem.frame_armed)   /* inside a run of frame lines only */
 		srv_mem_frame_run(&st->mem, l->msg, l->n, lineno);
+	if (l->n > 4 && l->msg[0] == '>')   /* Python's prompt */
+		srv_mem_repl_line(&st->mem, l->msg, l->n);
 	if ((el.memfail || st->mem.held) &&
 	    (r = srv_mem_line(&st->mem, st->s, l, lineno, el.memfail,
 			      el.error && memory_error(el.error))) != 0)

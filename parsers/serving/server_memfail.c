@@ -583,6 +583,23 @@ int srv_mem_repl_statement(const char *l, size_t n)
 	return n > 4 && !memcmp(l, ">>> ", 4) && l[4] != ' ';
 }
 
+/* Round 15 (w-wordings16): the REPL prints its next prompt only once
+ * the statement before returned (srv_mem_repl_statement), so a later
+ * statement ends whatever stage the earlier one set (its call, or the
+ * lines it printed: ">>> model = X.from_pretrained(...)", then ">>> out
+ * = model(x)" is no longer the load). A statement that names a stage
+ * itself sets it again (srv_mem_line). */
+void srv_mem_repl_line(struct srv_mem *m, const char *l, size_t n)
+{
+	if (m->served || !srv_mem_repl_statement(l, n))
+		return;
+	if (m->repl && !m->held) {
+		m->phase = OOM_PHASE_UNKNOWN;
+		m->stage_projector = m->stage_load = 0;
+	}
+	m->repl = 1;
+}
+
 void srv_mem_frame(struct srv_mem *m, enum oom_phase ph, int rank, uint64_t lineno)
 {
 	/* a later frame is an inner one: it wins unless it is of a lower

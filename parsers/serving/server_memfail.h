@@ -61,6 +61,9 @@ struct srv_mem {
 	int stack, stack_rank;       /* the training stack the log's frames and
 				      * lines name (enum vocab_stack), -1 none;
 				      * its precedence (memfail_stack_hint) */
+	int repl;                    /* 1: a statement typed at Python's prompt
+				      * was read (srv_mem_repl_statement): each
+				      * later one begins a new stage */
 	int stage_projector;         /* 1: the last stage line that set phase
 				      * was a PM_PROJECTOR row */
 	int stage_load;              /* 1: the last stage line that set phase
@@ -204,6 +207,10 @@ int srv_mem_far_below(struct srv_mem *m, struct sink *s, enum oom_phase ph, int 
  * whose message goes on "OOM when allocating tensor ...") name phase ph
  * with rank (memfail_phase_hint_ranked): a failure within SRV_MEM_FRAMES
  * lines after takes it when its own lines name none. */
+/* A line read for Python's prompt: a statement after an earlier one
+ * ends the stage the earlier one set (server_memfail.c). Never fails. */
+void srv_mem_repl_line(struct srv_mem *m, const char *l, size_t n);
+
 /* 1 when l[0..n) is a statement typed at Python's interactive prompt
  * (">>> " then the statement): server_memfail.c. */
 int srv_mem_repl_statement(const char *l, size_t n);

@@ -77,6 +77,64 @@ static int bar_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *tot
 	return *total > 0 && *done <= *total;
 }
 
+/* fairseq's "epoch 001:    100 / 1000 loss=..." (step_report_at): the
+ * digits before the '/' start at a (spaces from o), its total ends at d. */
+static int fairseq_epoch(const char *m, size_t n, size_t o, size_t a, size_t d)
+{
+	size_t e;
+
+	if (o == a || o < 8 || m[o - 1] != ':' || d + 1 >= n || m[d] != ' ')
+		return 0;
+	for (e = o - 1; e > 0 && dig(m[e - 1]); e--)
+		;
+	return e < o - 1 && e >= 6 && !memcmp(m + e - 6, "epoch ", 6);
+}
+
+/* Round 15 (w-wordings16): a trainer's step report, N of M steps, at
+ * the '/' m[i] (n the line's length): 1 with *done and *total when it
+ * is one of the forms below, else 0. Each is printed by a training loop
+ * only (its evaluation prints another line), so the loop is training:
+ *  - OpenNMT-py's "Step %2d/%5d; acc: ..." (onmt/utils/statistics.py
+ *    Statistics.output: step_fmt "%2d" then "%s/%5d", so spaces may pad
+ *    either number; indexed copies 2018-2024, "Step 100/100000; acc:");
+ *    its validation logs "Validation perplexity" instead;
+ *  - Coqui TTS's "--> STEP: {step}/{batch_steps} -- GLOBAL_STEP: N"
+ *    (coqui-ai/TTS TTS/utils/console_logger.py@0e79fa8 print_train_step;
+ *    its evaluation's step line, print_eval_step, has no total);
+ *  - fairseq's simple progress log, "epoch 001:    100 / 1000 loss=9.2,
+ *    ..., num_updates=100" (fairseq/logging/progress_bar.py
+ *    SimpleProgressBar.log: "{}:  {:5d} / {:d} {}" with the prefix
+ *    f"epoch {epoch:03d}" of the training loop, fairseq_cli/train.py
+ *    train; its validation's prefix is "valid on '<subset>' subset",
+ *    indexed copies 0.10-0.12). */
+static int step_report_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *total)
+{
+	size_t a, b, c, d, o;
+	int onmt;
+
+	for (b = i; b > 0 && m[b - 1] == ' '; b--)
+		;
+	for (a = b; a > 0 && dig(m[a - 1]) && b - a <= MAX_DIGITS; a--)
+		;
+	for (c = i + 1; c < n && m[c] == ' '; c++)
+		;
+	for (d = c; d < n && dig(m[d]) && d - c <= MAX_DIGITS; d++)
+		;
+	if (a == b || c == d || b - a > MAX_DIGITS || d - c > MAX_DIGITS)
+		return 0;
+	for (o = a; o > 0 && m[o - 1] == ' '; o--)
+		;
+	onmt = o >= 4 && !memcmp(m + o - 4, "Step", 4) && o < a && d < n && m[d] == ';' &&
+	       (o == 4 || !isalnum((unsigned char)m[o - 5]));
+	if (!onmt && !(o >= 5 && a - o == 1 && !memcmp(m + o - 5, "STEP:", 5) &&
+		       d + 16 <= n && !memcmp(m + d, " -- GLOBAL_STEP:", 16)) &&
+	    !fairseq_epoch(m, n, o, a, d))
+		return 0;
+	*done = number(m, a, b);
+	*total = number(m, c, d);
+	return *total > 0 && *done <= *total;
+}
+
 /* "max mem: N" after a bar (MB, the peak so far); -1 when absent. */
 static double max_mem(const char *m, size_t n)
 {
@@ -116,6 +174,87 @@ static int sampler_bar(const char *m, size_t s)
 	return 0;
 }
 
+/* Descriptions of the bars that load or prepare, not work done: the
+ * words a bar's description opens with (tqdm's l_bar "{desc}: N%|"),
+ * each its program's own:
+ *  - transformers' shard loop, logging.tqdm(..., desc="Loading checkpoint
+ *    shards") (src/transformers/modeling_utils.py@v4.36.0
+ *    _load_pretrained_model), vLLM's "Loading safetensors checkpoint
+ *    shards" (vllm/model_executor/model_loader/weight_utils.py@v0.6.0
+ *    safetensors_weights_iterator), any "Loading ...";
+ *  - huggingface_hub's snapshot, thread_map(..., desc=f"Fetching
+ *    {len(filtered_repo_files)} files") (src/huggingface_hub/
+ *    _snapshot_download.py@v0.20.0), and its downloads' bars
+ *    ("Downloading", file_download.py@v0.20.0 http_get);
+ *  - datasets' preparation: Dataset.map's desc "Map" / "Map
+ *    (num_proc=N)" and filter's "Filter" (src/datasets/arrow_dataset.py
+ *    @2.14.0), "Generating train split" (builder.py@2.14.0), "Resolving
+ *    data files" (data_files.py@2.14.0), "Extracting data files";
+ *  - the transformers examples' tokenisation, desc="Running tokenizer on
+ *    dataset" and "Grouping texts in chunks of N" (examples/pytorch/
+ *    language-modeling/run_clm.py@v4.36.0).
+ * Matched where a word starts (not inside one). */
+static const char *const load_desc[] = {
+	"Loading ",
+	"Fetching ",
+	"Downloading",
+	"Uploading",
+	"Extracting",
+	"Resolving data files",
+	"Generating train split",
+	"Generating validation split",
+	"Generating test split",
+	"Map: ",
+	"Map (",
+	"Filter: ",
+	"Filter (",
+	"Running tokenizer",
+	"Grouping texts",
+	NULL
+};
+
+/* Units of a bar's rate that count bytes moved or records prepared, not
+ * steps: tqdm's unit="B" with unit_scale ("12.3MB/s", huggingface_hub
+ * http_get@v0.20.0), datasets' " examples" (arrow_dataset.py@2.14.0
+ * map) and its older " ba" (batches, datasets@1.18.0 map). */
+static const char *const load_rate[] = {
+	"B/s]",
+	" examples/s]",
+	"ba/s]",
+	NULL
+};
+
+/* 1 when the bar whose '/' is at m[s] (n the line's length) loads or
+ * prepares (load_desc, load_rate) rather than counts a loop's steps.
+ * Its description is looked for back to the bar's own start (a carriage
+ * return, a ']' closing the bar before it, at most 200 bytes); its rate
+ * up to the ']' closing it (at most 100 bytes). */
+static int load_bar(const char *m, size_t n, size_t s)
+{
+	size_t a = s, e, i, k, w;
+
+	while (a > 0 && s - a < 200 && m[a - 1] != '\r' && m[a - 1] != '\n' && m[a - 1] != ']')
+		a--;
+	for (i = a; i < s; i++) {
+		if (i > a && (isalnum((unsigned char)m[i - 1]) || m[i - 1] == '_'))
+			continue;
+		for (k = 0; load_desc[k]; k++) {
+			w = strlen(load_desc[k]);
+			if (i + w <= s && !memcmp(m + i, load_desc[k], w))
+				return 1;
+		}
+	}
+	for (e = s; e < n && e - s < 100 && m[e] != ']' && m[e] != '\r'; e++)
+		;
+	if (e < n && m[e] == ']')
+		for (k = 0; load_rate[k]; k++) {
+			w = strlen(load_rate[k]);
+			if (e + 1 >= s + w && !memcmp(m + e + 1 - w, load_rate[k], w))
+				return 1;
+		}
+	return 0;
+}
+
 int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 		      const struct ol_time *t, uint64_t lineno)
 {
@@ -126,10 +265,14 @@ int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 
 	for (; s; s = memchr(s + 1, '/', n - (size_t)(s + 1 - m)))
 		if (s > m && bar_at(m, n, (size_t)(s - m), &d, &tot, &tr) &&
-		    !sampler_bar(m, (size_t)(s - m))) {
+		    !sampler_bar(m, (size_t)(s - m)) && !load_bar(m, n, (size_t)(s - m))) {
 			done = d;    /* the last bar of the line: carriage returns glue them */
 			total = tot;
 			trainer = tr;
+		} else if (s > m && step_report_at(m, n, (size_t)(s - m), &d, &tot)) {
+			done = d;
+			total = tot;
+			trainer = 1;
 		}
 	if (done < 0 || done == total)   /* none, or a loop that finished */
 		return 0;

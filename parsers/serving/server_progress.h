@@ -18,6 +18,15 @@
  *    dict with 'learning_rate' is a training step's, not an
  *    evaluation's): the epoch reached and how many were logged;
  *  - a logger's "max mem: 29528" (MB, the peak so far): the memory trend.
+ *  - trainers' step reports, N of M (round 15): OpenNMT-py's "Step
+ *    100/100000; acc: ...", Coqui TTS's "--> STEP: 24/406 --
+ *    GLOBAL_STEP: 25", fairseq's "epoch 001:    100 / 1000 loss=..."
+ *    (a training loop's own: loop "training").
+ * A bar that loads or prepares is no loop's work (round 15): its
+ * description opens with a load's words ("Loading checkpoint shards",
+ * "Fetching 4 files", "Downloading", datasets' "Map" and "Generating
+ * train split", a tokenisation's) or its rate counts bytes or records
+ * ("MB/s", "examples/s"); server_progress.c load_bar cites each.
  * Bars say the steps when there are any; else DeepSpeed's global step.
  * A bar that reached its total (a finished loop: checkpoint shards
  * loaded, a CUDA-graph capture) is not the loop that failed; a log an
