@@ -36,7 +36,8 @@ struct ggml_app {
 
 static const struct ggml_app apps[] = {
 	{ "whisper.cpp",
-	  "a smaller model file (-m: medium, small, base or tiny instead of large) or a"
+	  "a smaller model file (-m: tiny, base, small, medium and large, in that order of"
+	  " size) or a"
 	  " quantized one (ggml-large-v3-turbo-q5_0.bin, ggml-medium-q5_0.bin: whisper.cpp's"
 	  " quantize tool or its download script)",
 	  "-ng (--no-gpu: run on the CPU, in host memory)",
