@@ -80,8 +80,10 @@ static const struct mem_family rows[] = {
 	  NULL, NULL, MEM_PLAT_ACCEL },
 	/* DyNet's and cnn's preallocated pools (memfail_words.c, set 15):
 	 * host or GPU memory as the build runs, so no scope of its own */
-	{ "pool", "A framework's preallocated memory pool (DyNet, cnn)", NULL, NULL, NULL, NULL,
-	  NULL, MEM_PLAT_CUDA },
+	{ "pool", "A framework's preallocated memory pool (DyNet, cnn)", NULL,
+	  "its memory (the pool is sized at start-up by --dynet-mem or --cnn-mem, in host"
+	  " memory or on a GPU as the build runs; the message does not say which)",
+	  NULL, NULL, NULL, MEM_PLAT_CUDA },
 	{ "unknown", "An allocation", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_CUDA },
 };
 

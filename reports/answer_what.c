@@ -75,11 +75,22 @@ static const char *col(sqlite3_stmt *st, int i)
  * (HBM)", "unified memory (the machine's RAM, shared by its GPU and
  * CPU)", "Ascend NPU memory"... *dev: the word before a device ordinal
  * ("gpu", "TPU", "device"). */
-static const char *memory_of(const char *scope, const char *fam, const char **dev)
+static const char *memory_of(const char *scope, const char *fam, const char *wording,
+			     const char **dev)
 {
-	const struct mem_family *mf;
+	const struct mem_family *mf = mem_family_find(fam);
 
 	*dev = "device ";
+	/* a pool the program sized itself ran out, not the memory it sits
+	 * in: ggml's context arena (ggml.c ggml_new_object, ggerganov/ggml
+	 * @v0.0.1: "not enough space in the context's memory pool"), whose
+	 * size is ggml_init_params.mem_size; a family that fixes no scope
+	 * and names its own memory (DyNet's and cnn's pools) */
+	if (wording && strstr(wording, "context's memory pool"))
+		return "its ggml context's memory pool (an arena in host memory whose size the"
+		       " program set itself, ggml_init_params.mem_size)";
+	if (mf && !mf->scope && mf->memory)
+		return mf->memory;
 	if (!scope || !strcmp(scope, "gpu")) {
 		*dev = "gpu";
 		return "GPU memory";
@@ -92,7 +103,6 @@ static const char *memory_of(const char *scope, const char *fam, const char **de
 	}
 	if (!strcmp(scope, "unified"))
 		return "unified memory (the machine's RAM, shared by its GPU and CPU)";
-	mf = mem_family_find(fam);
 	return mf && mf->memory ? mf->memory : "accelerator memory";
 }
 
@@ -150,7 +160,7 @@ static const char *placed_by(const char *src)
 	static const char *const t[][2] = {
 		{ "frames", "placed by the failure's own words or its traceback's frames" },
 		{ "frame_names", "placed by the names of the program's own frames (inferred)" },
-		{ "stage_line", "placed by the last stage line the engine printed before it" },
+		{ "stage_line", "placed by the last stage line the program printed before it" },
 		{ "startup_lines", "placed by the engine's start-up lines (inferred: no stage line"
 		  " and no request served before it)" },
 		{ "request_served", "placed by a request served before it" },
@@ -260,7 +270,11 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 				     " oom.event_id AND json_valid(e.data)), total_bytes, free_bytes,"
 				     " phase_source, phase, (SELECT a.path FROM artifact a WHERE"
 				     " a.id = oom.phase_artifact), (SELECT a.path FROM artifact a"
-				     " WHERE a.id = oom.artifact_id) FROM oom WHERE id = 1");
+				     " WHERE a.id = oom.artifact_id), (SELECT json_extract(e.data,"
+				     " '$.wording') FROM event e WHERE e.id = oom.event_id AND"
+				     " json_valid(e.data)), (SELECT json_extract(e.data, '$.app') FROM"
+				     " event e WHERE e.id = oom.event_id AND json_valid(e.data))"
+				     " FROM oom WHERE id = 1");
 	char req[40] = "", vb[40] = "", dev[24] = "", tot[40] = "", fr[40] = "", pcbuf[96];
 	const char *kind, *mem, *stack, *devword, *pc;
 	struct strbuf v = STRBUF_INIT;
@@ -296,7 +310,7 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 		fmt_bytes(tot, sizeof(tot), sqlite3_column_double(st, 11));
 	if (sqlite3_column_type(st, 12) != SQLITE_NULL && sqlite3_column_double(st, 12) >= 0)
 		fmt_bytes(fr, sizeof(fr), sqlite3_column_double(st, 12));
-	mem = memory_of(col(st, 1), col(st, 9), &devword);
+	mem = memory_of(col(st, 1), col(st, 9), col(st, 17), &devword);
 	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 		snprintf(dev, sizeof(dev), " on %s%lld", devword,
 			 (long long)sqlite3_column_int64(st, 2));
@@ -368,7 +382,13 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 			strbuf_addstr(out, "PyTorch ran out of ");
 		else if (!strcmp(kind, "engine_oom"))
 			strbuf_addstr(out, "The serving engine ran out of ");
-		else if (fam && *fam && strcmp(fam, "cuda")) {
+		else if (fam && (!strcmp(fam, "ggml") || !strcmp(fam, "metal")) && col(st, 18) &&
+			 *col(st, 18)) {
+			/* the program whose stage line placed it (event data app):
+			 * "whisper.cpp (ggml)", not every ggml program's list */
+			strbuf_add_utf8(out, col(st, 18), strlen(col(st, 18)));
+			strbuf_addstr(out, " (ggml) ran out of ");
+		} else if (fam && *fam && strcmp(fam, "cuda")) {
 			const char *fn = family_name(fam);
 			strbuf_add_utf8(out, fn, strlen(fn));
 			strbuf_addstr(out, " ran out of ");

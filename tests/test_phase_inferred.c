@@ -63,8 +63,12 @@ static void tf_traceback_low(void **state)
 
 	assert_string_equal(t_text(tl, "SELECT progress FROM oom WHERE id = 1"), "unknown");
 	expect_inferred(tl);
+	/* the knobs are named once on the first screen, under "To try
+	 * first" (round 15, w-advice16): the finding keeps them as a figure */
+	assert_non_null(strstr(t_text(tl, "SELECT json_extract(figures, '$.try_knobs') FROM"
+				       " finding WHERE cause = 'phase_inferred'"), "batch_size"));
 	assert_non_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE cause ="
-				       " 'phase_inferred'"), "batch_size"));
+				       " 'phase_inferred'"), "To try first"));
 	t_close(tl);
 }
 

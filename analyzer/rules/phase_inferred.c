@@ -107,7 +107,7 @@ int rule_phase_inferred(struct rule_ctx *c)
 {
 	struct rl_phase ph;
 	struct rl_finding f;
-	char progress[16] = "", knobs[400] = "";
+	char progress[16] = "", knobs[400] = "", scope[16] = "";
 	const char *phase;
 	int64_t fid;
 	int r, none;
@@ -136,6 +136,9 @@ int rule_phase_inferred(struct rule_ctx *c)
 	 * threads lean leak there (the head's table) */
 	if (!none && !strcmp(phase, "serving"))
 		return 0;
+	/* the memory that ran out, as the failure's scope says: "the card"
+	 * only for a GPU's (lib/vocab.h "OOM scopes") */
+	rl_first_text(c, "SELECT coalesce(scope, 'gpu') FROM oom WHERE id = 1", scope, sizeof(scope));
 	rl_first_text(c, "SELECT json_extract(figures, '$.try_knobs') FROM finding WHERE cause ="
 		      " 'training_knobs' ORDER BY score DESC, id LIMIT 1", knobs, sizeof(knobs));
 	if (c->failed)
@@ -152,22 +155,21 @@ int rule_phase_inferred(struct rule_ctx *c)
 			 " (inferred from the phase, low confidence): the files hold the failure"
 			 " alone, with nothing showing memory growing or load rising");
 	rl_advice(&f, "Inferred, not shown by figures: no finding shows memory growing or load"
-		  " rising, and %s; a %s as configured larger than the card holds is then the"
+		  " rising, and %s; a %s as configured larger than %s holds is then the"
 		  " likeliest cause.", none ? "no unit of work completed before the failure" :
 		  "the files do not say how much work completed before it",
 		  !strcmp(phase, "serving") ? "request (its context length, the requests run at"
 		  " once)" : !strcmp(phase, "unknown") ? "workload (its batch, sequence length or"
-		  " model)" : "step (its batch, sequence length or model)");
+		  " model)" : "step (its batch, sequence length or model)",
+		  !strcmp(scope, "gpu") ? "the card" : !strcmp(scope, "host") ? "the host's RAM"
+		  : "the device's memory");
+	/* the training step's knobs are the training_knobs reading's, which
+	 * every answer shows beside this advice ("To try first", with how
+	 * to change each): named there once, not listed again here */
 	if (knobs[0]) {
-		char list[sizeof(knobs) * 2] = "";
-		size_t i, o = 0;
-		for (i = 0; knobs[i] && o + 3 < sizeof(list); i++) {   /* "a,b" -> "a, b" */
-			list[o++] = knobs[i];
-			if (knobs[i] == ',')
-				list[o++] = ' ';
-		}
-		list[o] = 0;
-		rl_advice(&f, "The knobs this phase answers to, first: %s.", list);
+		rl_advice(&f, "The knobs this phase answers to, and how to change each, are"
+			  " under \"To try first\".");
+		json_object_set_new(f.figures, "try_knobs", json_string(knobs));
 	}
 	else if (!strcmp(phase, "serving"))
 		serving_knobs(c, &f);

@@ -11,6 +11,19 @@
  *     space. Please increase the swap space to avoid this error.",
  *     vllm/core/scheduler.py _swap_out, v0.1.x-v0.6): --swap-space GiB
  *     per card, allocated when the engine starts.
+ *   - ggml's context arena ("ggml_new_object: not enough space in the
+ *     context's memory pool (needed N, available M)", ggml.c
+ *     ggml_new_object at ggerganov/ggml@v0.0.1 and the copies whisper.cpp,
+ *     encodec.cpp, starcoder.cpp and rustformers/llm vendored): the
+ *     program allocates one buffer per context at ggml_init, of
+ *     ggml_init_params.mem_size bytes its own code computes -- a constant
+ *     or an estimate from the model's sizes, fixed when it was built --
+ *     and tensors are placed in it until it is full. The machine's RAM
+ *     did not run out; the size the program chose was too small for what
+ *     this input or model asked. No flag sets it: the advice says so.
+ *     Scored lower than a named flag (GGML_CTX_SCORE): an input much
+ *     longer than the program's authors planned for (a long audio file,
+ *     a long prompt) fills it the same way.
  *
  * The allocator refused because the pool was full, not because the device
  * or the host was: the pool's size is a setting, and the message names
@@ -26,9 +39,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#define POOL_SCORE 0.7   /* the program's own words name the pool and its setting */
+#define POOL_SCORE 0.7       /* the program's own words name the pool and its setting */
+#define GGML_CTX_SCORE 0.55  /* the pool is named, its size is the program's code */
 
-enum pool_kind { PK_NONE, PK_FRAMEWORK, PK_SWAP };
+enum pool_kind { PK_NONE, PK_FRAMEWORK, PK_SWAP, PK_GGML_CTX };
 
 /* Row 1 of oom when its event is a full pool: its phase into phase, the
  * line's text into line (the flag it names), its event id. The kind, or
@@ -43,7 +57,9 @@ static int read_oom(struct rule_ctx *c, char *phase, size_t n, char *line, size_
 		" FROM oom o JOIN event e ON e.id = o.event_id"
 		" WHERE o.id = 1 AND e.kind = 'mem_failure' AND json_valid(e.data)"
 		" AND (json_extract(e.data, '$.family') = 'pool'"
-		"  OR instr(json_extract(e.data, '$.wording'), 'lack of CPU swap space') > 0)");
+		"  OR instr(json_extract(e.data, '$.wording'), 'lack of CPU swap space') > 0"
+		"  OR (json_extract(e.data, '$.family') = 'ggml' AND"
+		"   instr(json_extract(e.data, '$.wording'), 'context''s memory pool') > 0))");
 	int r = PK_NONE;
 
 	if (!st)
@@ -54,7 +70,8 @@ static int read_oom(struct rule_ctx *c, char *phase, size_t n, char *line, size_
 		snprintf(phase, n, "%s", (const char *)sqlite3_column_text(st, 0));
 		*event_id = sqlite3_column_int64(st, 1);
 		snprintf(line, ln, "%s", (const char *)sqlite3_column_text(st, 3));
-		r = fam && !strcmp((const char *)fam, "pool") ? PK_FRAMEWORK : PK_SWAP;
+		r = fam && !strcmp((const char *)fam, "pool") ? PK_FRAMEWORK
+		    : fam && !strcmp((const char *)fam, "ggml") ? PK_GGML_CTX : PK_SWAP;
 	}
 	sqlite3_finalize(st);
 	return c->failed ? -1 : r;
@@ -100,6 +117,19 @@ int rule_pool_limit(struct rule_ctx *c)
 			  " flag%s%s (in MB) to what the step needs, or make the step smaller (a"
 			  " smaller batch, shorter sequences, a smaller model).",
 			  flag[0] ? " " : "", flag);
+	} else if (r == PK_GGML_CTX) {
+		f.score = GGML_CTX_SCORE;
+		snprintf(f.title, sizeof(f.title), "The program's ggml context pool is full: an"
+			 " arena the program sized itself (ggml_init_params.mem_size), not the"
+			 " machine's RAM, ran out");
+		rl_advice(&f, "ggml places a context's tensors in one buffer allocated at"
+			  " ggml_init, of the mem_size the program's own code gives (a constant"
+			  " or an estimate from the model's sizes, set when the program was built;"
+			  " no command-line flag sizes it): what this model or input asked"
+			  " outgrew it. Raise that size in the program's source and rebuild, or"
+			  " update the program (later versions size their contexts from the"
+			  " graph they build), or give it a smaller model or a shorter input (a"
+			  " shorter audio file, a shorter prompt or context).");
 	} else {
 		snprintf(f.title, sizeof(f.title), "vLLM's CPU swap space is full: the preempted"
 			 " sequences' KV blocks did not fit the --swap-space it was given");

@@ -251,7 +251,7 @@ static void startup_value(struct rule_ctx *c, const struct startup *s, struct rl
 {
 	struct rl_card k;
 	double req = 0, cap, util, need;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], osc[16];
 
 	rl_oom_request(c, &req);
 	if (s->scope != RL_SCOPE_HOST && rl_flag(c, KR_MEM_FRACTION) &&
@@ -296,8 +296,17 @@ static void startup_value(struct rule_ctx *c, const struct startup *s, struct rl
 			rl_bytes(want, b2, sizeof(b2)), rl_bytes(s->peak, b3, sizeof(b3)));
 		return;
 	}
-	rl_advice(f, "Size the card or the limit for the start-up's peak (weights, the engine's"
-		  " profiling and graph capture) before any traffic.");
+	/* the memory the failure says ran out: a host buffer's start-up
+	 * (ggml's CPU buffers, a WASM heap) has no card to size */
+	osc[0] = '\0';
+	rl_first_text(c, "SELECT coalesce(scope, '') FROM oom WHERE id = 1", osc, sizeof(osc));
+	if (s->scope == RL_SCOPE_HOST || !strcmp(osc, "host"))
+		rl_advice(f, "Size the host's RAM or the process's memory limit for the start-up's"
+			  " peak (the weights and the buffers allocated before any work) before"
+			  " any traffic.");
+	else
+		rl_advice(f, "Size the card or the limit for the start-up's peak (weights, the"
+			  " engine's profiling and graph capture) before any traffic.");
 }
 
 /* Whether the server survived the failure (oom.survival of the OOM

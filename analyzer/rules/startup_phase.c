@@ -91,7 +91,8 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 		" CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.free_bytes') END),"
 		" coalesce(o.total_bytes, CASE WHEN json_valid(e.data) THEN"
 		" json_extract(e.data, '$.total_bytes') END), o.scope = 'host', coalesce(o.scope, ''),"
-		" coalesce(CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.graph') END, '')"
+		" coalesce(CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.graph') END, ''),"
+		" coalesce(CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.app') END, '')"
 		" FROM oom o"
 		" LEFT JOIN event e ON e.id = o.event_id WHERE o.id = 1");
 	size_t i;
@@ -118,6 +119,7 @@ int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p)
 		p->host = sqlite3_column_int(st, 9);
 		snprintf(p->scope, sizeof(p->scope), "%s", q_text(st, 10));
 		snprintf(p->graph, sizeof(p->graph), "%s", q_text(st, 11));
+		snprintf(p->app, sizeof(p->app), "%s", q_text(st, 12));
 		for (i = 0; i < NPHASES; i++)
 			if (!strcmp(phases[i].phase, p->phase))
 				p->startup = phases[i].startup;
@@ -653,6 +655,10 @@ const char *rl_phase_advise(struct rule_ctx *c, const struct rl_phase *p,
 static const char *phase_advise(struct rule_ctx *c, const struct rl_phase *p, const char *stack,
 				const struct rl_engine *e, int n, struct rl_finding *f)
 {
+	const char *app = rl_phase_advise_ggml_app(p, f);
+
+	if (app)
+		return app;
 	if (p->host && (!strcmp(p->family, "ggml") || !strcmp(p->family, "ollama") ||
 			!strcmp(stack, "llama.cpp") || !strcmp(stack, "ollama")))
 		return advise_host_ggml(p, stack, f);

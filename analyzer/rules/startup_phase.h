@@ -32,6 +32,8 @@ struct rl_phase {
 				     * projector's warm-up), "" the text model's or unsaid */
 	double kv_fraction;         /* a self-sized KV cache's stated share of the free
 				     * memory (rl_phase_room); -1 none */
+	char app[32];               /* the program whose stage line placed it (event
+				     * data app: "whisper.cpp", "llama-server"...); "" none */
 };
 
 /* Read the OOM's phase into p. 1 read (p->startup says whether it is a
@@ -49,6 +51,11 @@ const char *rl_phase_doing_of(const struct rl_phase *p);
  * (XLA's compile-time out of memory): the program cannot fit the device,
  * whatever phase its frames name, before any step of it ran. */
 int rl_phase_compile_time(const struct rl_phase *p);
+
+/* The advice of a ggml failure of a program other than llama.cpp and
+ * Ollama (startup_apps.c): its own knobs, not llama.cpp's flags. The
+ * cause written, or NULL when p's app is none such (the caller goes on). */
+const char *rl_phase_advise_ggml_app(const struct rl_phase *p, struct rl_finding *f);
 
 /* 1 when p's stack is DeepSpeed's (any ZeRO stage). */
 int rl_phase_deepspeed(const struct rl_phase *p);

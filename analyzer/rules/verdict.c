@@ -75,7 +75,8 @@ const struct rule rule_table[] = {
 	{ "shm_limit", "a data loader's workers out of shared memory (/dev/shm), by"
 	  " PyTorch's own words", rule_shm_limit },
 	{ "pool_limit", "a pool the program sized once by a setting is full (DyNet's"
-	  " --dynet-mem, vLLM's CPU swap space), by the program's own words", rule_pool_limit },
+	  " --dynet-mem, vLLM's CPU swap space, ggml's context arena), by the program's own"
+	  " words", rule_pool_limit },
 	{ "capacity", "who held the card at a PyTorch OOM: the workload, other processes,"
 	  " memory outside PyTorch, a request larger than the card", rule_capacity },
 	{ "kernel", "what a kernel OOM report says; a cgroup or host too small", rule_kernel },

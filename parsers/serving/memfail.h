@@ -188,6 +188,13 @@ enum oom_phase memfail_phase_line(const char *line, size_t n);
  * 0 when the line names no phase. flags must not be NULL. */
 enum oom_phase memfail_phase_line_flags(const char *line, size_t n, unsigned *flags);
 
+/* memfail_phase_line_flags(), and in *app the program the line's row
+ * was read from (phase_table.h's engine: "whisper.cpp", "llama.cpp",
+ * "ollama"...; static text), NULL when the line names no phase. flags
+ * and app must not be NULL. */
+enum oom_phase memfail_phase_line_app(const char *line, size_t n, unsigned *flags,
+				      const char **app);
+
 /* The stage a line printed after a failure says failed (phase_table.c's
  * PM_AFTER rows: a handler's "Stable diffusion model failed to load"),
  * or OOM_PHASE_UNKNOWN when it names none. */

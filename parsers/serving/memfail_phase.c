@@ -317,7 +317,8 @@ int memfail_first_line(const char *l, size_t n, const struct phrases_found *foun
 	return i;
 }
 
-enum oom_phase memfail_phase_line_flags(const char *line, size_t n, unsigned *flags)
+enum oom_phase memfail_phase_line_app(const char *line, size_t n, unsigned *flags,
+				      const char **app)
 {
 	struct phrases_found found;
 	int i;
@@ -327,7 +328,15 @@ enum oom_phase memfail_phase_line_flags(const char *line, size_t n, unsigned *fl
 	memfail_set_scan(line, n, &found);
 	i = memfail_first_line(line, n, &found);
 	*flags = i >= 0 ? phase_marks[memfail_line_row[i]].flags : 0u;
+	*app = i >= 0 ? phase_marks[memfail_line_row[i]].engine : NULL;
 	return i < 0 ? OOM_PHASE_UNKNOWN : phase_marks[memfail_line_row[i]].phase;
+}
+
+enum oom_phase memfail_phase_line_flags(const char *line, size_t n, unsigned *flags)
+{
+	const char *app;
+
+	return memfail_phase_line_app(line, n, flags, &app);
 }
 
 enum oom_phase memfail_phase_line(const char *line, size_t n)

@@ -171,6 +171,9 @@ static int flush(struct srv_mem *m, struct sink *s)
 	e.data = srv_mem_data(&m->f, ph);
 	if (by)
 		json_object_set_new(e.data, "phase_by", json_string(by));
+	/* the program whose stage line placed it (its knobs, not another's) */
+	if (by && !strcmp(by, "stage_line") && m->stage_app)
+		json_object_set_new(e.data, "app", json_string(m->stage_app));
 	/* the projector's warm-up line placed it: its graph, not the text
 	 * model's, failed (phase_table.h PM_PROJECTOR) */
 	if (m->ctx_projector && ph == m->ctx)
@@ -374,6 +377,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 	enum oom_phase ph;
 	int rank;
 	unsigned fl;
+	const char *app = NULL;
 
 	if (m->held && lineno - m->last_line <= SRV_MEM_FOLLOW && (marks & MEMFAIL_MARK_CONTINUES) &&
 	    memfail_continues(l->msg, l->n, &m->f)) {
@@ -502,7 +506,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		m->phase = OOM_PHASE_UNKNOWN;   /* the earlier process's serving */
 	}
 	srv_mem_stack(m, l->msg, l->n);
-	if ((ph = memfail_phase_line_flags(l->msg, l->n, &fl)) != OOM_PHASE_UNKNOWN) {
+	if ((ph = memfail_phase_line_app(l->msg, l->n, &fl, &app)) != OOM_PHASE_UNKNOWN) {
 		if (fl & PM_RESTART) {   /* a new engine process: server_answers.h */
 			srv_answers_note(&m->answers, SRV_ANS_RESTART, lineno);
 			/* after a failure of the log the earlier process died:
@@ -544,6 +548,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			m->phase = ph;   /* a start-up line never hides a stage seen */
 			m->stage_projector = (fl & PM_PROJECTOR) != 0;
 			m->stage_load = (fl & PM_RELOAD) != 0;
+			m->stage_app = app;
 		}
 		return 0;
 	}

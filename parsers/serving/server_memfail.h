@@ -71,6 +71,11 @@ struct srv_mem {
 				      * its files): frames whose names say the
 				      * program ran after it still place a
 				      * failure (server_memfail.c ran_past_load) */
+	const char *stage_app;       /* the program the last stage line that set
+				      * phase was read from (phase_table.h's
+				      * engine: "whisper.cpp"...), NULL none:
+				      * the event's "app" when that line placed
+				      * the failure (the advice names its knobs) */
 	int inference;               /* DeepSpeed's inference engine was named:
 				      * no training stack from then on */
 	/* the failure held */
