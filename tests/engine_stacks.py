@@ -135,6 +135,9 @@ ALLOW = [
     # another engine's lines
     ("dynet", set()), ("clab", set()), ("coqui", set()), ("verl", {"vllm"} | TORCH),
     ("deepfactors", set()),
+    # round 15 (fallback16): a Go program and the Go toolchain, and an
+    # emscripten-built tool under Node: no engine's lines
+    ("go", set()), ("memanki", set()),
 ]
 
 # words of a file's name that say which engines the paste held

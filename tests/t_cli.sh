@@ -46,9 +46,12 @@ has "no case said" "$tmp/e" "no case to replay"
 "$bin" analyze --format pdf x 2>/dev/null; check "bad format" 2 $?
 "$bin" ingest --db "$tmp/x.db" --kind nope x 2>/dev/null; check "bad kind" 2 $?
 "$bin" analyze --db "$tmp/x.db" --kind nope x 2>/dev/null; check "analyze: bad kind" 2 $?
-# one vLLM worker's line is not enough to be recognised; --kind reads it
+# one vLLM worker's line is not enough for its head to be claimed; the
+# text fallback reads it whole all the same, as --kind does
 printf '(Worker pid=7) INFO 05-06 20:59:57 [default_loader.py:384] started\n' >"$tmp/w.log"
-"$bin" analyze -q --db "$tmp/w.db" --json "$tmp/w.log" >/dev/null 2>&1; check "not recognised" 1 $?
+"$bin" analyze -q --db "$tmp/w0.db" --json "$tmp/w.log" >"$tmp/w0.json" 2>&1
+check "read by the text fallback" 0 $?
+has "text fallback read" "$tmp/w0.json" '"instance": "pid 7"'
 "$bin" analyze -q --db "$tmp/w.db" --json --kind server_log "$tmp/w.log" >"$tmp/w.json"
 check "analyze --kind" 0 $?
 has "forced kind read" "$tmp/w.json" '"instance": "pid 7"'
@@ -62,10 +65,12 @@ has "nothing usable message" "$tmp/e" "nothing usable"
 mkdir "$tmp/inc"
 cp "$src/fixtures/demo/"* "$tmp/inc/"
 printf 'junk\n' >"$tmp/inc/zz-notes.txt"
+printf 'junk\000\001\002\n' >"$tmp/inc/zz-blob.bin"   # binary: not read
 "$bin" analyze -q --db "$tmp/a.db" --format json "$tmp/inc" "$tmp/missing.log" >"$tmp/a.json"
 check "analyze dir" 0 $?
 has "json events" "$tmp/a.json" '"kind": "oom_kill"'
 has "json skipped artifact" "$tmp/a.json" '"status": "skipped"'
+has "json text read, nothing in it" "$tmp/a.json" '"status": "no_records"'
 has "json failed artifact" "$tmp/a.json" '"status": "failed"'
 "$bin" report --format md "$tmp/a.db" >"$tmp/a.md"; check "report md" 0 $?
 has "md verdict" "$tmp/a.md" "Verdict"

@@ -510,6 +510,9 @@ int derive_oom(sqlite3 *db, struct strbuf *err)
 	if (sqlite3_exec(db, same_failure_sql, NULL, NULL, &msg) != SQLITE_OK
 	    || sqlite3_exec(db, count_phase_sql, NULL, NULL, &msg) != SQLITE_OK)
 		goto failed;
+	/* one line two readers read (kernel/Slurm and the generic words): one row */
+	if (derive_oom_same_line(db, err) < 0)
+		return -1;
 	/* what no source of its own file placed: another paste's last stage */
 	if (derive_oom_paste(db, err) < 0)
 		return -1;

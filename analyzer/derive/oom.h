@@ -68,6 +68,13 @@ int derive_engine_runs(sqlite3 *db, struct strbuf *err);
  * evidence lists each record. 0, or -1 with why in err. */
 int derive_oom_same_kill(sqlite3 *db, struct strbuf *err);
 
+/* One line read by two readers (oom_same.c): the generic recogniser's
+ * mem_failure candidate of a file's line that a specific reader's
+ * candidate also comes from (same path and container, same line, another
+ * artifact row) folds into that one, which takes the phase, family and
+ * figures it lacks. 0, or -1 with why in err. */
+int derive_oom_same_line(sqlite3 *db, struct strbuf *err);
+
 /* What became of each row (oom_fate.c, pass oom_fate): columns
  * survival, survival_by, survival_line (whether the failure's own server
  * log served a request after it) and build_tool (a kernel OOM's process

@@ -1,5 +1,6 @@
 /*
- * oom_same.c -- one Kubernetes kill told by two pastes is one OOM.
+ * oom_same.c -- one Kubernetes kill told by two pastes is one OOM; one
+ * line read by two readers is one failure (below).
  *
  * A folder of pastes of one incident often holds both `kubectl get pods`
  * (a row whose STATUS is OOMKilled, with its RESTARTS) and `kubectl
@@ -173,5 +174,74 @@ int derive_oom_same_kill(sqlite3 *db, struct strbuf *err)
 failed:
 	if (err)
 		strbuf_addstr(err, sqlite3_errmsg(db));
+	return -1;
+}
+
+/* ---- one line read by two readers is one failure ----
+ *
+ * A file that holds lines of two kinds is read once by each line reader
+ * that claims it (analyzer/ingest: a syslog by the kernel and the server
+ * reader, a job's output with slurmstepd's kill by the kernel reader's
+ * Slurm row and by the generic memory-failure recogniser), each into an
+ * artifact row of its own (one path, one container). The generic
+ * recogniser's mem_failure of a line that a specific reader also made a
+ * candidate of (same path and container, same line, another artifact
+ * row) is that failure once more: it folds into the specific reader's
+ * row, which keeps its own fields (the job, the limit, the victim) and
+ * takes from the generic one what it lacks: the phase the server reader
+ * placed it in (with its source), the wording family, the bytes asked,
+ * the device, the totals; the evidence lists both events. Two specific
+ * readers' candidates of one line are left as they are (each reader
+ * already folds its own lines). Runs after each candidate took its own
+ * phase and family, before another paste's phase (derive_oom_paste). */
+#define SAME_LINE_KEEP "(SELECT min(k.rowid) FROM temp.oom_cand k JOIN event ke ON ke.id = k.event_id" \
+	" JOIN artifact ka ON ka.id = k.artifact_id WHERE k.kind <> 'mem_failure'" \
+	" AND k.artifact_id <> d.artifact_id AND ka.path = da.path AND ka.container IS da.container" \
+	" AND ke.line = de.line)"
+#define FOLDED(c) "(SELECT d." c " FROM temp.oom_cand d JOIN temp.oom_same_line s" \
+	" ON s.dropped = d.rowid WHERE s.kept = temp.oom_cand.rowid AND d." c " IS NOT NULL" \
+	" ORDER BY d.rowid LIMIT 1)"
+
+static const char same_line_sql[] =
+	"DROP TABLE IF EXISTS temp.oom_same_line;"
+	"CREATE TEMP TABLE oom_same_line AS SELECT d.rowid AS dropped, " SAME_LINE_KEEP " AS kept"
+	" FROM temp.oom_cand d JOIN event de ON de.id = d.event_id"
+	" JOIN artifact da ON da.id = d.artifact_id"
+	" WHERE d.kind = 'mem_failure' AND de.line IS NOT NULL;"
+	"DELETE FROM temp.oom_same_line WHERE kept IS NULL;";
+
+static const char same_line_fold_sql[] =
+	"UPDATE temp.oom_cand SET"
+	" evidence = (SELECT json_group_array(v) FROM (SELECT j.value AS v"
+	"  FROM temp.oom_cand o, json_each(o.evidence) j WHERE (o.rowid = temp.oom_cand.rowid"
+	"  OR o.rowid IN (SELECT dropped FROM temp.oom_same_line WHERE kept = temp.oom_cand.rowid))"
+	"  AND json_valid(o.evidence) GROUP BY j.value ORDER BY j.value)),"
+	" phase_source = CASE WHEN coalesce(phase, 'unknown') IN ('unknown', '') THEN"
+	"  (SELECT d.phase_source FROM temp.oom_cand d JOIN temp.oom_same_line s ON s.dropped = d.rowid"
+	"   WHERE s.kept = temp.oom_cand.rowid AND coalesce(d.phase, 'unknown') NOT IN ('unknown', '')"
+	"   ORDER BY d.rowid LIMIT 1) ELSE phase_source END,"
+	" phase = CASE WHEN coalesce(phase, 'unknown') IN ('unknown', '') THEN coalesce((SELECT d.phase"
+	"  FROM temp.oom_cand d JOIN temp.oom_same_line s ON s.dropped = d.rowid"
+	"  WHERE s.kept = temp.oom_cand.rowid AND coalesce(d.phase, 'unknown') NOT IN ('unknown', '')"
+	"  ORDER BY d.rowid LIMIT 1), phase) ELSE phase END,"
+	" family = coalesce(family, " FOLDED("family") "),"
+	" requested_bytes = coalesce(requested_bytes, " FOLDED("requested_bytes") "),"
+	" device = coalesce(device, " FOLDED("device") "),"
+	" total_bytes = coalesce(total_bytes, " FOLDED("total_bytes") "),"
+	" free_bytes = coalesce(free_bytes, " FOLDED("free_bytes") ")"
+	" WHERE rowid IN (SELECT kept FROM temp.oom_same_line);"
+	"DELETE FROM temp.oom_cand WHERE rowid IN (SELECT dropped FROM temp.oom_same_line);"
+	"DROP TABLE temp.oom_same_line;";
+
+int derive_oom_same_line(sqlite3 *db, struct strbuf *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, same_line_sql, NULL, NULL, &msg) == SQLITE_OK
+	    && sqlite3_exec(db, same_line_fold_sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	if (err)
+		strbuf_addstr(err, msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
 	return -1;
 }

@@ -43,6 +43,15 @@
 
 #include <string.h>
 
+/* The fallback's row claims nothing by its head: it is chosen only by
+ * format_fallback, for a text file no other row claimed. */
+static int text_fallback_sniff(const unsigned char *head, size_t n)
+{
+	(void)head;
+	(void)n;
+	return 0;
+}
+
 const struct format format_table[] = {
 	{ "kernel_log", "kernel log with OOM-killer reports (dmesg, syslog, journalctl, kmsg)",
 	  kernel_oom_sniff, kernel_oom_parse, 1 },
@@ -135,6 +144,10 @@ const struct format format_table[] = {
 	{ "shell_kill", "a shell's report that its job was killed by SIGKILL (bash's \"line N: PID"
 	  " Killed CMD\", \"[1]+ Killed\", zsh's \"killed\", a lone \"Killed\"): the sender not"
 	  " shown", shell_kill_sniff, shell_kill_parse, 1 },
+	/* --- last: no row claimed the file, and it is text --- */
+	{ "text", "any other text file: read whole, line by line, by the generic"
+	  " memory-failure recogniser (an allocation failure in any wording it knows, its"
+	  " phase)", text_fallback_sniff, server_log_parse, 1 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
@@ -192,4 +205,94 @@ const struct format *format_by_kind(const char *kind)
 		if (!strcmp(f->kind, kind))
 			return f;
 	return NULL;
+}
+
+/* Text, not binary: the head has no NUL byte, and at most one byte in 32
+ * is another control character than a line's (tab, newline, carriage
+ * return, form feed, vertical tab, escape: a coloured log's). Bytes of
+ * 0x80 and above pass (UTF-8, Latin-1 logs); a compressed input is
+ * judged on what it unpacks to (input_peek reads through gzip). */
+static int looks_text(const unsigned char *head, size_t n)
+{
+	size_t i, odd = 0;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = head[i];
+		if (!c)
+			return 0;
+		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' &&
+		     c != '\v' && c != 0x1b) || c == 0x7f)
+			odd++;
+	}
+	return odd * 32 <= n;
+}
+
+/* 1 when line l (n bytes, a diff's leading '+', '-' or ' ' skipped)
+ * is a page's markup rather than a program's output: a Markdown heading
+ * of level two or more ("## "), a line led by bold ("**Cause**:"), a
+ * reStructuredText directive (".. code-block::"). A program prints none
+ * of these as its own lines; a level-one "# " is also a shell's comment
+ * and a Markdown table also llama-bench's output (llama.cpp
+ * examples/llama-bench/llama-bench.cpp, markdown_printer), so neither
+ * counts. */
+static int markup_line(const char *l, size_t n)
+{
+	size_t i = 0, k;
+
+	if (n && (l[0] == '+' || l[0] == '-' || l[0] == ' '))
+		i = 1;
+	if (n - i >= 3 && l[i] == '#' && l[i + 1] == '#') {
+		for (k = i; k < n && l[k] == '#'; k++)
+			;
+		return k < n && l[k] == ' ' && k - i <= 6;
+	}
+	if (n - i >= 5 && !memcmp(l + i, "**", 2) && l[i + 2] != '*' && l[i + 2] != ' ')
+		return 1;
+	if (n - i >= 6 && !memcmp(l + i, ".. ", 3)) {
+		for (k = i + 3; k < n && l[k] != ' '; k++)
+			if (l[k] == ':' && k + 1 < n && l[k + 1] == ':')
+				return 1;
+	}
+	return 0;
+}
+
+/* 1 when the head is a page about failures, not a log of one: two lines
+ * of markup (markup_line), or what the server reader's sniff rules out
+ * (a manifest's table, reStructuredText, an oomlens report). What such a
+ * page says of memory failures is prose: a README's "CUDA out of memory"
+ * row, a troubleshooting page's ``Killed``. */
+static int page_not_log(const unsigned char *head, size_t n)
+{
+	const char *p = (const char *)head, *end = p + n, *nl;
+	int marks = 0;
+
+	if (server_log_not_a_log(head, n))
+		return 1;
+	for (; p < end && marks < 2; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		marks += markup_line(p, (size_t)(nl - p - (nl > p && nl[-1] == '\r')));
+	}
+	return marks >= 2;
+}
+
+const struct format *format_fallback(struct input *in, const char **why)
+{
+	const unsigned char *head;
+	size_t n;
+
+	head = input_peek(in, DETECT_HEAD, &n);
+	if (!looks_text(head, n)) {
+		*why = "not a format oomlens reads (binary)";
+		return NULL;
+	}
+	if (page_not_log(head, n)) {
+		*why = "a page or a table about failures (Markdown, reStructuredText, a manifest),"
+		       " not a log: its memory-failure words are not failures";
+		return NULL;
+	}
+	return format_by_kind("text");
 }

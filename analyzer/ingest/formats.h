@@ -40,5 +40,11 @@ const struct format *detect_format(struct input *in);
 #define FORMATS_PER_FILE 16
 int detect_formats(struct input *in, const struct format **out, int max);
 const struct format *format_by_kind(const char *kind);
+/* For an input no format claims: the "text" row (read whole by the server
+ * reader's generic memory-failure recogniser, streamed like any line log)
+ * when its head is text -- no NUL byte, few other control bytes -- and no
+ * page about failures (Markdown or reStructuredText markup, a manifest's
+ * table); else NULL, with why it stays unread in *why (a static string). */
+const struct format *format_fallback(struct input *in, const char **why);
 
 #endif

@@ -331,6 +331,8 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 	} else if (n < 0) {
 		say(r, "%s: %s: %s (%u warnings)", path, f->kind, status, tl->sink.n_warnings);
 	}
+	else if (n == 0 && !strcmp(f->kind, "text"))
+		say(r, "%s: read: no memory failure, no record oomlens knows", path);
 	else if (n == 0)
 		say(r, "%s: %s: read, but nothing in it is a record oomlens keeps", path, f->kind);
 	return timeline_artifact_end(tl, n >= 0, status, in->offset, now_s() - t0);
@@ -339,7 +341,7 @@ static int parse_artifact(struct run *r, const char *path, struct input *in,
 /* The formats that read this input, best first (at most max); 0 when
  * none does. */
 static int formats_of(const struct run *r, const char *path, struct input *in,
-		      const struct format **fs, int max)
+		      const struct format **fs, int max, const char **why)
 {
 	const unsigned char *head;
 	size_t hn;
@@ -357,7 +359,9 @@ static int formats_of(const struct run *r, const char *path, struct input *in,
 	head = input_peek(in, DETECT_HEAD, &hn);
 	if (cgroup_name_sniff(path, head, hn) && (fs[0] = format_by_kind("cgroup")))
 		return 1;
-	return 0;
+	/* no format claims it: a text file is still read whole for memory
+	 * failures in any wording (format_fallback); a binary is not */
+	return (fs[0] = format_fallback(in, why)) ? 1 : 0;
 }
 
 /* A file read before by another path (a link), an oomlens output or an
@@ -397,7 +401,7 @@ static int read_artifact(struct run *r, const char *path, struct input *in)
 {
 	struct strbuf err = STRBUF_INIT;
 	const struct format *fs[FORMATS_PER_FILE];
-	const char *skip;
+	const char *skip, *unread = "not a format oomlens reads";
 	char why[512];
 	int i, nf, rc = 0;
 
@@ -406,10 +410,10 @@ static int read_artifact(struct run *r, const char *path, struct input *in)
 		input_close(in);
 		return *skip ? skip_artifact(r, path, skip, in->size) : -1;
 	}
-	nf = formats_of(r, r->member ? r->inner : path, in, fs, FORMATS_PER_FILE);
+	nf = formats_of(r, r->member ? r->inner : path, in, fs, FORMATS_PER_FILE, &unread);
 	if (!nf) {
 		input_close(in);
-		return skip_artifact(r, path, "not a format oomlens reads", in->size);
+		return skip_artifact(r, path, unread, in->size);
 	}
 	for (i = 0; i < nf && rc == 0; i++) {
 		if (i > 0) {

@@ -365,6 +365,13 @@ static int repl_session(const char *h, size_t n)
 	return 0;
 }
 
+int server_log_not_a_log(const unsigned char *head, size_t n)
+{
+	const char *h = (const char *)head;
+
+	return own_report(h, n) || tabular(h, n) || documentation(h, n);
+}
+
 int server_log_sniff(const unsigned char *head, size_t n)
 {
 	const char *h = (const char *)head;
