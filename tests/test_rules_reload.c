@@ -39,6 +39,8 @@ static void load_after_served_prompt_is_reload(void **state)
 	assert_null(strstr(t_text(tl, "SELECT title FROM finding WHERE rule = 'startup'"),
 			   "before any request"));
 	assert_true(t_real(tl, "SELECT score FROM finding WHERE rule = 'startup'") < 0.5);
+	assert_null(strstr(t_text(tl, "SELECT advice FROM finding WHERE rule = 'startup'"),
+			   "it never fitted"));
 	t_close(tl);
 }
 

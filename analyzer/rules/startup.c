@@ -478,6 +478,10 @@ int rule_startup(struct rule_ctx *c)
 			  " and this failure is not the incident's end.",
 			  strcmp(by, "request_served") ? "goes on to the serving stage"
 			  : "answers a request", (long long)served);
+	} else if (reloaded) {
+		/* it fitted and served before (reload.c): never "it never fitted" */
+		rl_advice(&f, "Only if the new load is a different, larger model than the one"
+			  " that served: the same configuration loaded and served before.");
 	} else if (room == RL_ROOM_NONE && !s.plan)
 		rl_advice(&f, ph.startup && rl_phase_deepspeed(&ph) ? "The configuration failed"
 			  " before the first training step: it never fitted." : "The configuration,"
