@@ -255,6 +255,7 @@
 	X(VC_BATCH_FALLBACK, "batch_fallback", NULL, NULL, "the program ran out on one batch and went on with a smaller one, by its own words: that batch's load") \
 	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
 	X(VC_NOT_RETURNED, "not_returned", NULL, NULL, "leak: a later OOM of the same card, asking no more than an earlier one, found more memory held (not returned between failures)") \
+	X(VC_RELOAD_AFTER_SERVING, "reload_after_serving", NULL, NULL, "leak, likely: a model load failed after the same process had served requests (no restart between): the earlier load's memory still held, unless a larger model was loaded") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \
 	X(VC_KERNEL_REPORT, "kernel_report", NULL, NULL, "reading: what the kernel's OOM report says") \
 	X(VC_ZERO_SETUP_DOES_NOT_FIT, "zero_setup_does_not_fit", NULL, NULL, "start-up, DeepSpeed's engine set-up: ZeRO's partitions and optimizer states do not fit (ZeRO stage 3, offload_param/offload_optimizer to cpu, zero.Init)") \

@@ -8,10 +8,11 @@
  * still place the failure.
  *
  * The reload is the real excerpt of ComfyUI-nunchaku issue 34
- * (tests/data/incoming/any_stack/d-comfyui-nunchaku-flux-reload-on-cache-
- * threshold-change-oom-4090, kept in incoming: its cause is only in the
- * thread's prose): "Prompt executed in", then a new FLUX transformer's
- * "Loading weights from ...safetensors" and the CUDA OOM. The guard is
+ * (tests/data/real/any_stack/d-comfyui-nunchaku-flux-reload-on-cache-
+ * threshold-change-oom-4090, moved from incoming in round 15: the served
+ * prompt before the load is what rule reload reads): "Prompt executed
+ * in", then a new FLUX transformer's "Loading weights from
+ * ...safetensors" and the CUDA OOM. The guard is
  * ComfyUI issue 11331 (tuning set): a second prompt's "Requested to
  * load" moves a model the process holds onto the card, no load from
  * files, and stays serving. The shard loader's case is the real excerpt
@@ -34,7 +35,7 @@
 #include <string.h>
 
 #define NUNCHAKU                                                                  \
-	"tests/data/incoming/any_stack/d-comfyui-nunchaku-flux-reload-on-cache-"  \
+	"tests/data/real/any_stack/d-comfyui-nunchaku-flux-reload-on-cache-"      \
 	"threshold-change-oom-4090/01-comfyui-log.txt"
 #define COMFY_SECOND "tests/data/real/any_stack/comfyui-second-prompt-flux2-te-load-cuda-error-oom.log"
 #define CANDLE "tests/data/real/any_stack/a-candle-falcon-example-cuda-oom-weight-load/01-output.txt"

@@ -51,6 +51,8 @@ int rule_offload_fit(struct rule_ctx *c);
 int rule_kvleak(struct rule_ctx *c);
 /* leak: a later failure of the same card, asking no more, held more (returned.c) */
 int rule_returned(struct rule_ctx *c);
+/* leak: a model load that failed after the same process had served (reload.c) */
+int rule_reload(struct rule_ctx *c);
 int rule_retract(struct rule_ctx *c);
 int rule_projected(struct rule_ctx *c);   /* projected.c */
 int rule_queued(struct rule_ctx *c);      /* queued.c */

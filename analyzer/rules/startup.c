@@ -374,8 +374,8 @@ int rule_startup(struct rule_ctx *c)
 	enum rl_room room = RL_ROOM_NONE;
 	int64_t served = 0;
 	char by[24];
-	double v;
-	int r, compiled;
+	double v, reload_line;
+	int r, compiled, reloaded = 0;
 
 	memset(&s, 0, sizeof(s));
 	s.scope = -1;
@@ -422,9 +422,21 @@ int rule_startup(struct rule_ctx *c)
 		return -1;
 	if (r)
 		f.score = STARTUP_CONTRIB;
+	/* a load after the same process served (reload.c): not "before
+	 * any request"; the configuration fitted once, this only contributes */
+	if (ph.startup && (r = rl_served_before_load(c, &v, &reload_line)) != 0) {
+		if (r < 0)
+			return -1;
+		f.score = STARTUP_CONTRIB;
+		snprintf(s.how, sizeof(s.how), "it happened while %s again, after %.0f request%s"
+			 " served in the same run", rl_phase_doing_of(&ph), v, v == 1 ? "" : "s");
+		reloaded = 1;
+	}
 	if (s.plan)
 		snprintf(f.title, sizeof(f.title), "The configuration does not fit the card: %s",
 			 s.how);
+	else if (reloaded)
+		snprintf(f.title, sizeof(f.title), "If the new load alone does not fit: %s", s.how);
 	else
 		snprintf(f.title, sizeof(f.title), "The OOM came before the %s held any steady"
 			 " load: %s", (ph.startup && rl_phase_deepspeed(&ph)) || compiled ?
@@ -475,6 +487,10 @@ int rule_startup(struct rule_ctx *c)
 			  " and this failure is not the incident's end.",
 			  strcmp(by, "request_served") ? "goes on to the serving stage"
 			  : "answers a request", (long long)served);
+	} else if (reloaded) {
+		/* it fitted and served before (reload.c): never "it never fitted" */
+		rl_advice(&f, "Only if the new load is a different, larger model than the one"
+			  " that served: the same configuration loaded and served before.");
 	} else if (room == RL_ROOM_NONE && !s.plan)
 		rl_advice(&f, ph.startup && rl_phase_deepspeed(&ph) ? "The configuration failed"
 			  " before the first training step: it never fitted." : "The configuration,"

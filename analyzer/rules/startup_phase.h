@@ -40,6 +40,11 @@ struct rl_phase {
  * start-up phase), 0 no OOM row, -1 failed (recorded in c). */
 int rl_oom_phase(struct rule_ctx *c, struct rl_phase *p);
 
+/* Requests served earlier in the same run of the log of a load_weights
+ * OOM (reload.c): 1 with *count and *line (the last served line), 0
+ * none, -1 failed. A load after serving is not "before any request". */
+int rl_served_before_load(struct rule_ctx *c, double *count, double *line);
+
 /* "loading the model's weights", ...: the phase for a title. */
 const char *rl_phase_doing(const char *phase);
 

@@ -53,6 +53,8 @@ const struct rule rule_table[] = {
 	{ "kvleak", "a serving engine's own check says its KV-cache pool leaked", rule_kvleak },
 	{ "returned", "memory not returned between failures: a later OOM of the same card, asking"
 	  " no more, found more held", rule_returned },
+	{ "reload", "a model load that failed after the same process had served: the earlier"
+	  " load's memory not returned", rule_reload },
 	{ "queued", "requests queued beside those running at a serving OOM: the engine at its"
 	  " admission cap, with more demand than it runs at once", rule_queued },
 	{ "retract", "a serving engine preempted requests (SGLang's retraction): pressure before"
