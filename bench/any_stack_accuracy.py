@@ -15,7 +15,10 @@ beside the input) and compared with the row:
             verdict's phase, else the first OOM row's, is that phase;
   start-up  rows whose phase is a start-up phase (load_weights, profile,
             kv_alloc, graph_capture, warmup) and whose analysis holds an
-            OOM row: named misconfig with that phase.
+            OOM row: named misconfig with that phase. A row whose thread
+            establishes a leak or a spike is not a start-up OOM in the
+            issue's sense ("before any request was served"): a model
+            reloaded after serving fails in load_weights yet is a leak.
 
 Where the manifest has a `phase_from` column (set 5 on: `log` when the
 excerpt itself shows the phase, `prose` when only the thread's words do),
@@ -122,7 +125,7 @@ def measure(oomlens, manifest, scratch):
                 n["log_phase_right"] += from_log
             else:
                 misses.append((name, "phase %s, thread %s" % (phase, want_phase)))
-        if want_phase in STARTUP and oom:
+        if want_phase in STARTUP and oom and want_cause not in ("leak", "spike"):
             n["startup"] += 1
             n["log_startup"] += from_log
             if cls == "misconfig" and phase == want_phase:
