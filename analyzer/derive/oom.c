@@ -268,6 +268,9 @@ static const char training_phase_sql[] =
  * the same one. Runs after every source of the row's own, before
  * another paste's (derive_oom_paste). */
 static const char same_failure_sql[] =
+	/* each candidate looks among its own file's at its own time: an index,
+	 * or 20,000 kernel reports of one syslog weigh each other (t_scale) */
+	"CREATE INDEX IF NOT EXISTS temp.oom_cand_when ON oom_cand(artifact_id, time_ns);"
 	"UPDATE temp.oom_cand SET phase = (SELECT min(o.phase) FROM temp.oom_cand o"
 	"  WHERE " SAME_FAILURE "), phase_source = 'same_failure'"
 	" WHERE coalesce(phase, 'unknown') IN ('unknown', '') AND requested_bytes IS NOT NULL"
