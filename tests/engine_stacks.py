@@ -138,6 +138,9 @@ ALLOW = [
     # round 15 (fallback16): a Go program and the Go toolchain, and an
     # emscripten-built tool under Node: no engine's lines
     ("go", set()), ("memanki", set()),
+    # set 16 spent (w-spend16a): research scripts on PyTorch (MONAI's
+    # inferer, RF-DETR's trainer), no engine's lines but PyTorch's
+    ("clip-driven-universal-model", TORCH), ("rf-detr", TORCH), ("monai", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

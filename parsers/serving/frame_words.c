@@ -306,7 +306,38 @@ struct pframe {
 	unsigned srcw;       /* its source line's words, every one */
 	int ctor;            /* its name is __init__ */
 	unsigned file;       /* what its file's name says (phase bits) */
+	unsigned dir;        /* what its folders say (W_EVAL or 0) */
 };
+
+/* The folders that hold a program's evaluation code, each a package of
+ * its own: detectron2/evaluation/ (evaluator.py inference_on_dataset,
+ * detectron2@v0.6), mmdet/evaluation/ (metrics, mmdetection@v3.3.0),
+ * rfdetr/evaluation/ (matching.py, roboflow/rf-detr@develop 2026),
+ * lm_eval's evaluator. Their code runs once a model is built, over the
+ * held-out data: a failure in them is the evaluation's. "test" and
+ * "val" are left out: a tests/ folder is a test suite's. */
+static const char *const eval_dirs[] = {
+	"eval", "evaluation", "evaluations", "evaluator", "evaluators", "validation",
+};
+
+/* W_EVAL when a folder of path p[0..n) (its file name left out) is one
+ * of eval_dirs, else 0. */
+static unsigned dir_says(const char *p, size_t n)
+{
+	size_t b = 0, e, i, dl;
+
+	for (e = 0; e < n; e++) {
+		if (p[e] != '/' && p[e] != '\\')
+			continue;
+		for (i = 0; i < ARRAY_N(eval_dirs); i++) {
+			dl = strlen(eval_dirs[i]);
+			if (e - b == dl && !strncmp(p + b, eval_dirs[i], dl))
+				return W_EVAL;
+		}
+		b = e + 1;
+	}
+	return 0;
+}
 
 /* What the file name of path p[0..n) says, its folders and ".py" left
  * out: a training script is most often named so (nanoGPT's train.py,
@@ -436,6 +467,7 @@ enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 		fr[i].ctor = ne - nm == 8 && !memcmp(nm, "__init__", 8);
 		fr[i].name = phases_of(fr[i].name);
 		fr[i].file = file_says(path, (size_t)(pe - path));
+		fr[i].dir = dir_says(path, (size_t)(pe - path));
 		fr[i].src = fr[i].srcw = 0;
 		/* its source line: the next line, unless another frame or the
 		 * exception's message */
@@ -498,6 +530,15 @@ enum oom_phase frame_words_phase(const char *t, size_t n, int reversed)
 		size_t at = reversed ? (total - nfr + k) % FRAME_WORDS_MAX
 				     : (total - 1 - k) % FRAME_WORDS_MAX;
 		got = one_phase(fr[at].file);
+	}
+	/* below it, the innermost program frame whose folder is an
+	 * evaluation package's (set 16 spent, w-spend16a: rf-detr's
+	 * rfdetr/evaluation/matching.py _compute_mask_iou, run by the
+	 * validation after an epoch; no function name there says so) */
+	for (k = 0; !got && k < nfr; k++) {
+		size_t at = reversed ? (total - nfr + k) % FRAME_WORDS_MAX
+				     : (total - 1 - k) % FRAME_WORDS_MAX;
+		got = fr[at].dir;
 	}
 	switch (got) {
 	case W_TRAIN: return OOM_PHASE_TRAINING_STEP;

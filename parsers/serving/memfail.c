@@ -661,5 +661,10 @@ void memfail_each_phrase(void (*fn)(const char *phrase, unsigned mark, void *arg
 		fn(phase_marks[i].phrase, MEMFAIL_MARK_PHASE |
 		   (phase_marks[i].flags & (PM_RESTART | PM_RELOAD) ? MEMFAIL_MARK_RESTART : 0u),
 		   arg);
+	/* a traceback's frame line ('File "x.py", line 3, in f'): its
+	 * names may place a failure where no header opened a traceback
+	 * (a paste of its last frames; frame_words.c, set 16 spent,
+	 * w-spend16a) */
+	fn("\", line ", MEMFAIL_MARK_PHASE, arg);
 	memfail_stack_each_phrase(fn, arg);
 }

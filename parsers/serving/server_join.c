@@ -29,6 +29,7 @@ void srv_join_clear(struct srv_join *j)
 	j->state = SRV_NONE;
 	j->tb_cut = 0;
 	j->chained = 0;
+	j->flat_frame = 0;
 	j->text[0] = 0;
 	j->text_n = 0;
 	j->text_oom = 0;
@@ -50,6 +51,19 @@ static int starts(const char *m, size_t n, const char *p)
 static int traceback_start(const char *m, size_t n)
 {
 	return starts(m, n, "Traceback (most recent call last)");
+}
+
+/* 1 when m[0..n) reads as a traceback's exception line: a dotted name
+ * (RuntimeError, torch.OutOfMemoryError) alone or before ':' -- a source
+ * line calls, assigns or indexes something first. */
+static int exception_line(const char *m, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && ((m[i] >= 'a' && m[i] <= 'z') || (m[i] >= 'A' && m[i] <= 'Z') ||
+			 (m[i] >= '0' && m[i] <= '9') || m[i] == '_' || m[i] == '.'))
+		i++;
+	return i > 0 && (i == n || m[i] == ':' || m[i] == '\r');
 }
 
 static int chain_start(const char *m, size_t n)
@@ -188,7 +202,21 @@ int srv_join_feed(struct srv_join *j, const struct srv_line *l, uint64_t lineno)
 	case SRV_FRAMES:
 		tb_add(j, m, n);
 		if (!n || m[0] == ' ' || m[0] == '\t')
+			return (j->flat_frame = 0), 1;
+		/* a traceback pasted where its indent was lost (an issue's
+		 * text outside a code block: Markdown drops the leading
+		 * blanks) still has its frames: a line that opens with
+		 * 'File "' is one, and the line under it its source, unless
+		 * that line is the exception's ("RuntimeError: ...") */
+		if (starts(m, n, "File \"")) {
+			j->flat_frame = 1;
 			return 1;
+		}
+		if (j->flat_frame && !exception_line(m, n)) {
+			j->flat_frame = 0;
+			return 1;
+		}
+		j->flat_frame = 0;
 		/* the exception line; a chained OOM keeps deciding the kind,
 		 * and so does any stack's memory failure unless a CUDA OOM
 		 * follows it: Python prints the failure first and an error

@@ -44,6 +44,9 @@ struct srv_join {
 	struct strbuf tb;       /* the traceback as printed */
 	int tb_cut;             /* lines were left out past SRV_TRACEBACK_MAX */
 	int chained;            /* a chained part's line came last */
+	int flat_frame;         /* the last line was a frame line printed
+				 * without its indent (its source line may
+				 * follow, unindented too) */
 	char text[SRV_JOIN_TEXT]; /* the exception line that decides the kind
 				 * (the first CUDA OOM of a chain, else its
 				 * first memory failure, else the last), or
