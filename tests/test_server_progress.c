@@ -83,6 +83,27 @@ static void logger_max_mem(void **state)
 	t_close(tl);
 }
 
+/* I-JEPA's descendants: '[1,    50/ 3843] ... [mem: 5.27e+04]', the
+ * step padded after the '/' and the peak in scientific notation, rising
+ * every 50 steps to the OOM at 2300: a creep, the verdict leak. */
+static void ijepa_mem_creep(void **state)
+{
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(parse_log(tl, REAL "c-pytorch-ijepa-vith14-fgdcc-plantnet-mem-rising-per-50-iters-"
+			      "leak/01-slurm-2932.out") > 0);
+	assert_int_equal(PROGRESS(tl, "steps_done"), 2300);
+	assert_int_equal(PROGRESS(tl, "steps_total"), 3843);
+	assert_int_equal(PROGRESS(tl, "first_step"), 0);
+	assert_int_equal(PROGRESS(tl, "max_mem_first_mb"), 46400);
+	assert_int_equal(PROGRESS(tl, "max_mem_last_mb"), 75900);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	assert_string_equal(t_text(tl, "SELECT cause FROM verdict"), "step_memory_creep");
+	t_close(tl);
+}
+
 /* Bars a terminal overwrote, one line with carriage returns: the last
  * wins; then a finished bar, which is no loop that failed. */
 static void carriage_returns_and_finished(void **state)
@@ -280,6 +301,7 @@ int main(void)
 		cmocka_unit_test(glued_bar_late_oom),
 		cmocka_unit_test(first_step_misconfig),
 		cmocka_unit_test(logger_max_mem),
+		cmocka_unit_test(ijepa_mem_creep),
 		cmocka_unit_test(carriage_returns_and_finished),
 		cmocka_unit_test(engine_bars_dropped),
 		cmocka_unit_test(serving_load_one_line),

@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_DIGITS 12   /* a step count longer than this is no step count */
@@ -39,6 +40,20 @@ static int64_t number(const char *m, size_t a, size_t b)
 	return v;
 }
 
+/* A logger's "[epoch, itr/ ipe]" (I-JEPA's descendants print
+ * '[%d, %5d/%5d]', the epoch then the step of the epoch's ipe, printf's
+ * padding after the '/'; FalsoMoralista/FGDCC engine_FGDCC.py
+ * log_stats, its output in slurm-2932.out@9e3bc91): with the ',' at m[k], where the epoch's digits start when
+ * a '[' opens them, else k (no '[' there: not this form). */
+static size_t epoch_before(const char *m, size_t k)
+{
+	size_t e = k;
+
+	while (e > 0 && dig(m[e - 1]) && k - e <= MAX_DIGITS)
+		e--;
+	return e < k && e > 0 && m[e - 1] == '[' ? e : k;
+}
+
 /* The bar whose '/' is at m[i] (n the line's length): 1 with *done and
  * *total when the digits around it are followed as one of the forms
  * says, else 0. *trainer: 1 for the form only a training loop draws
@@ -47,12 +62,16 @@ static int bar_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *tot
 		  int *trainer)
 {
 	size_t a, b, c, d;
+	int padded;
 	int spaced = i >= 2 && i + 2 < n && m[i - 1] == ' ' && m[i + 1] == ' ';
 
 	b = spaced ? i - 1 : i;      /* the digits before: [a, b) */
 	for (a = b; a > 0 && dig(m[a - 1]) && b - a <= MAX_DIGITS; a--)
 		;
 	c = spaced ? i + 2 : i + 1;  /* the digits after: [c, d) */
+	padded = !spaced && c < n && m[c] == ' ';
+	while (padded && c < n && m[c] == ' ' && c - i <= MAX_DIGITS)
+		c++;
 	for (d = c; d < n && dig(m[d]) && d - c <= MAX_DIGITS; d++)
 		;
 	if (a == b || c == d || b - a > MAX_DIGITS || d - c > MAX_DIGITS)
@@ -60,12 +79,14 @@ static int bar_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *tot
 	if (spaced) {                /* text-generation-webui: "128 / 7296 …" */
 		if (!(d + 4 <= n && !memcmp(m + d, " \xe2\x80\xa6", 4)))
 			return 0;
-	} else if (d + 1 < n && m[d] == ' ' && m[d + 1] == '[') {
+	} else if (!padded && d + 1 < n && m[d] == ' ' && m[d + 1] == '[') {
 		;                        /* tqdm: "12/500 [00:19<...]" */
 	} else if (d < n && m[d] == ']') {   /* a logger's "[ 940/3696]" */
 		size_t o = a;
 		while (o > 0 && m[o - 1] == ' ')
 			o--;
+		if (o > 0 && m[o - 1] == ',')    /* "[1,    50/ 3843]" */
+			o = epoch_before(m, o - 1);
 		if (o == 0 || m[o - 1] != '[')
 			return 0;
 	} else {
@@ -135,7 +156,34 @@ static int step_report_at(const char *m, size_t n, size_t i, int64_t *done, int6
 	return *total > 0 && *done <= *total;
 }
 
-/* "max mem: N" after a bar (MB, the peak so far); -1 when absent. */
+/* I-JEPA's "[mem: %.2e]" on its step line, torch.cuda.
+ * max_memory_allocated() / 1024.**2 (MB, the peak so far: the measure
+ * "max mem" is; facebookresearch/ijepa src/train.py@52c1ae9 log_stats),
+ * "4.64e+04"; -1 when absent or not a number closed by ']'. */
+static double mem_sci(const char *m, size_t n)
+{
+	const char *p = mem_find(m, n, "[mem: "), *e;
+	char buf[32];
+	size_t k;
+	double v;
+	char *end;
+
+	if (!p)
+		return -1;
+	p += 6;
+	for (e = p; e < m + n && e - p < 24 && *e != ']'; e++)
+		;
+	k = (size_t)(e - p);
+	if (e >= m + n || *e != ']' || k == 0 || !dig(*p))
+		return -1;
+	memcpy(buf, p, k);
+	buf[k] = '\0';
+	v = strtod(buf, &end);
+	return *end == '\0' && v >= 0 ? v : -1;
+}
+
+/* "max mem: N" after a bar (MB, the peak so far), or I-JEPA's "[mem:
+ * N]" (mem_sci); -1 when absent. */
 static double max_mem(const char *m, size_t n)
 {
 	const char *p = mem_find(m, n, "max mem: ");
@@ -143,7 +191,7 @@ static double max_mem(const char *m, size_t n)
 	int k = 0;
 
 	if (!p)
-		return -1;
+		return mem_sci(m, n);
 	for (p += 9; p < m + n && dig(*p) && k < MAX_DIGITS; p++, k++)
 		v = v * 10 + (*p - '0');
 	return k ? v : -1;
