@@ -124,6 +124,9 @@ ALLOW = [
     # set 15 spent (w-spend15c): Xinference's embedding models and
     # chatterbox's TTS run under PyTorch, no engine's lines
     ("xinference", TORCH), ("chatterbox", TORCH),
+    # set 16 spent (w-spend16b): infinity's embedding server runs under
+    # PyTorch, mindnlp under MindSpore; neither prints an engine's lines
+    ("infinity_emb", TORCH), ("mindnlp", set()),
     # set 15 spent (w-spend15a): whisper.cpp's programs (whisper-cli,
     # main, bench, its wasm examples) and rustformers' llm crate run
     # their own copies of ggml and print whisper_*/their own lines, none

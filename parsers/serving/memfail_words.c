@@ -570,6 +570,34 @@ const struct memfail_word memfail_words[] = {
 	 * to cudaMallocPitch")), which dense SLAM systems build on */
 	{ "Unable to cudaMalloc", MF_CUDA, 0 },
 	/* ---- end of set 15, spent round 14 (w-spend15b) ---- */
+	/* ---- set 16 spent (w-spend16b) ---- */
+	/* XLA's TPU compiler and runtime placing a buffer in a memory space
+	 * (hbm, or the core's scoped vmem) past its size: "Allocation
+	 * (size=%lld) would exceed memory (size=%lld) :: <allocation> ::
+	 * <hlo>" with the code RESOURCE_EXHAUSTED, raised by jax as
+	 * XlaRuntimeError / JaxRuntimeError, and by some wrappers as a bare
+	 * ValueError (openxla.org's "OOM debugging" page, its TPU example;
+	 * the TPU error-code page, code 1001 "HBM and Vmem OOM"; real pastes
+	 * of the same words for hbm and vmem in indexed copies) */
+	{ "would exceed memory (size=", MF_XLA, 0 },
+	/* PaddlePaddle's GPU allocators: the legacy buddy allocator
+	 * (paddle/fluid/memory/allocation/legacy_allocator.cc, 1.x, later
+	 * naive_best_fit_allocator.cc: "Cannot allocate %s in GPU %d,
+	 * avaliable %s, total %s, GpuMinChunkSize %s, GpuMaxChunkSize %s, GPU
+	 * memory used: %s.", a glog F line or ResourceExhaustedError; the
+	 * chunk-size words are printed by nothing else), and the 2.x CUDA
+	 * allocator (cuda_allocator.cc: "Out of memory error on GPU %d.
+	 * Cannot allocate %s memory on GPU %d, available memory is only %s.") */
+	{ "GpuMinChunkSize", MF_CUDA, 0 },
+	{ "Out of memory error on GPU", MF_CUDA, 0 },
+	/* MindSpore's dynamic memory pool (mindspore/ccsrc/backend/common/
+	 * mem_reuse/mem_dynamic_allocator.cc AddMemBlockAndMemBufByEagerFree,
+	 * 2.2-2.4: MS_LOG(ERROR) "TotalUsedMemStatistics : U [plus
+	 * TotalUsedByEventMemStatistics : E] plus alloc size : N is more than
+	 * total mem size : T."): the pool of the Ascend (or GPU) device, sized
+	 * at start-up, cannot take the request */
+	{ "is more than total mem size", MF_NPU, 0 },
+	/* ---- end of set 16 spent (w-spend16b) ---- */
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },

@@ -127,7 +127,19 @@ static int fairseq_epoch(const char *m, size_t n, size_t o, size_t a, size_t d)
  *    SimpleProgressBar.log: "{}:  {:5d} / {:d} {}" with the prefix
  *    f"epoch {epoch:03d}" of the training loop, fairseq_cli/train.py
  *    train; its validation's prefix is "valid on '<subset>' subset",
- *    indexed copies 0.10-0.12). */
+ *    indexed copies 0.10-0.12);
+ *  - the PaddlePaddle model zoo's fine-tuning and pre-training loops
+ *    (ERNIE's run_sequence_labeling.py, run_classifier.py, BERT's and
+ *    LARK's train.py, 2019-2020 indexed copies): "epoch: %d, progress:
+ *    %d/%d, step: %d, loss: %f, ..., speed: %f steps/s" every skip_steps
+ *    of the training loop; their evaluation prints "[dev evaluation]"
+ *    lines instead (set 16 spent, w-spend16b). */
+static int paddle_progress(const char *m, size_t n, size_t o, size_t d)
+{
+	return o >= 9 && !memcmp(m + o - 9, "progress:", 9) && d + 8 <= n &&
+	       !memcmp(m + d, ", step: ", 8);
+}
+
 static int step_report_at(const char *m, size_t n, size_t i, int64_t *done, int64_t *total)
 {
 	size_t a, b, c, d, o;
@@ -149,7 +161,7 @@ static int step_report_at(const char *m, size_t n, size_t i, int64_t *done, int6
 	       (o == 4 || !isalnum((unsigned char)m[o - 5]));
 	if (!onmt && !(o >= 5 && a - o == 1 && !memcmp(m + o - 5, "STEP:", 5) &&
 		       d + 16 <= n && !memcmp(m + d, " -- GLOBAL_STEP:", 16)) &&
-	    !fairseq_epoch(m, n, o, a, d))
+	    !fairseq_epoch(m, n, o, a, d) && !paddle_progress(m, n, o, d))
 		return 0;
 	*done = number(m, a, b);
 	*total = number(m, c, d);
