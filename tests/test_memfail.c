@@ -65,6 +65,15 @@ static const struct positive {
 	 * of max_num_seqs, placed by its own words at the cache's stage */
 	{ "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (524)",
 	  MF_VLLM_STATE, NA, NA, OOM_PHASE_KV_ALLOC },
+	/* set 16 spent (w-spend16c): ggml's Vulkan buffer creation (Jan
+	 * #6038) and vllm-metal's KV budget (vllm-metal #585), placed by its
+	 * own words at the cache's stage, Jan's wrapper at the model's load */
+	{ "Failed to load llama-server: llamacpp error: Error: ggml_vulkan: Memory allocation of size 638668800 failed.",
+	  MF_GGML, 638668800, NA, OOM_PHASE_LOAD_WEIGHTS },
+	{ "ValueError: Paged attention: not enough Metal memory for KV cache.",
+	  MF_MLX, NA, NA, OOM_PHASE_KV_ALLOC },
+	{ "ValueError: Paged attention: computed num_blocks too low (3 < minimum 16).",
+	  MF_MLX, NA, NA, OOM_PHASE_KV_ALLOC },
 	{ "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: "
 	  "172.98 MB, max allowed: 9.07 GB). Tried to allocate 6.25 MB on private pool.",
 	  MF_MPS, 6553600, NA, OOM_PHASE_UNKNOWN },

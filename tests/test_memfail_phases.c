@@ -38,6 +38,9 @@ static void phases(void **state)
 		  "The above exception was the direct cause of the following exception:\n\n"
 		  "  File \"vllm/v1/worker/gpu_worker.py\", line 180, in determine_available_memory\n",
 		  OOM_PHASE_WARMUP },
+		/* set 16 spent (w-spend16c): vLLM V1's load_model catches the
+		 * weights' OOM and says so before it re-raises */
+		{ "ERROR: Failed to load model - not enough GPU memory.", OOM_PHASE_LOAD_WEIGHTS },
 		/* DeepSpeed's inference engine loads a model; it trains nothing */
 		{ "  File \"bloom-ds-inference.py\", line 185, in <module>\n"
 		  "    model = deepspeed.init_inference(\n", OOM_PHASE_LOAD_WEIGHTS },

@@ -401,6 +401,17 @@ static const char *advise_cache(struct rule_ctx *c, const struct rl_phase *p, co
 	 * its engine arguments), LMCache's max_local_cpu_size */
 	if (!strcmp(p->family, "vllm_state"))
 		mamba_blocks(p, f);
+	/* set 16 spent (w-spend16c): vllm-metal's KV budget is MLX's Metal
+	 * limit times VLLM_METAL_MEMORY_FRACTION less the weights and the
+	 * profiled overhead (vllm_metal/v1/cache_policy.py
+	 * @v0.3.0.dev20260822162826); gpu_memory_utilization is not read */
+	else if (!strcmp(p->family, "mlx") && strstr(p->text, "Metal memory for KV cache"))
+		rl_advice(f, "vllm-metal's KV cache gets MLX's Metal limit times"
+			  " VLLM_METAL_MEMORY_FRACTION less the weights and the overhead its profile"
+			  " run measured, and that budget (kv_budget in its message) was not positive:"
+			  " raise VLLM_METAL_MEMORY_FRACTION, lower --max-num-batched-tokens (the"
+			  " profile run's size), or use a smaller or more quantized model;"
+			  " gpu_memory_utilization is not what it reads.");
 	else if (!strcmp(p->family, "host"))
 		rl_advice(f, "The KV cache's pool in host memory did not fit in the host's free"
 			  " memory; each rank allocates its own (SGLang's hierarchical cache:"

@@ -394,6 +394,13 @@ const struct memfail_word memfail_words[] = {
 	/* ggml's Vulkan backend: "ggml_vulkan: Device memory allocation of
 	 * size N failed." then vk's "ErrorOutOfDeviceMemory" */
 	{ "Device memory allocation of size", MF_GGML, 0 },
+	/* set 16 spent (w-spend16c): the same backend's buffer creation
+	 * (ggml/src/ggml-vulkan/ggml-vulkan.cpp ggml_vk_create_buffer_check,
+	 * llama.cpp b5000 to b7000: "ggml_vulkan: Memory allocation of size N
+	 * failed." then vk's status, rethrown), which llama-server, Jan and
+	 * LM Studio print when a Vulkan device (an iGPU's UMA heap included)
+	 * refuses the weights' or the context's buffers */
+	{ "ggml_vulkan: Memory allocation of size", MF_GGML, 0 },
 	{ "ErrorOutOfDeviceMemory", MF_GGML, 0 },
 	/* Vulkan's C name for the status: ggml's under ggml's names (Ollama's
 	 * list), else a Vulkan user of its own (memfail_stack_family): Dawn,
@@ -424,6 +431,17 @@ const struct memfail_word memfail_words[] = {
 	 * or increase gpu_memory_utilization.", vllm/config/compilation.py
 	 * resolve_cudagraph_mode_and_sizes, 2026; quoted in real pastes) */
 	{ "exceeds available Mamba cache blocks", MF_VLLM_STATE, 0 },
+	/* set 16 spent (w-spend16c): vllm-metal, vLLM's plugin for Apple
+	 * Silicon, budgets its paged KV cache as MLX's Metal limit times
+	 * VLLM_METAL_MEMORY_FRACTION less the weights and the profiled
+	 * overhead, and stops the start-up when that budget is not positive
+	 * or holds too few blocks (vllm_metal/v1/cache_policy.py
+	 * _validate_paged_attention_plan @v0.3.0.dev20260822162826: "Paged
+	 * attention: not enough Metal memory for KV cache. metal_limit=..,
+	 * ..., kv_budget=..GB" and "Paged attention: computed num_blocks too
+	 * low (N < minimum M)"); unified memory, read as MLX's */
+	{ "not enough Metal memory for KV cache", MF_MLX, 0 },
+	{ "Paged attention: computed num_blocks too low", MF_MLX, 0 },
 	/* kvcached (ovg-project/kvcached kvcached/kv_cache_manager.py
 	 * KVCacheManager._alloc, 2025-2026; its C++ XTensorBlockManager logs
 	 * the same words): the elastic pool, its pages mapped on the GPU on
