@@ -99,6 +99,39 @@ static void run_train_is_training(void **state)
 		    "training_step");
 }
 
+static void a_value_named_val_is_not_the_validation(void **state)
+{
+	(void)state;
+	/* TF 1.x training loops assign the fetched loss to a name ending in
+	 * "val" (`_, loss_val = sess.run([optimizer, loss], feed_dict=...)`,
+	 * public scripts in many repositories); the frames are TF 1.x's own
+	 * session.py (tensorflow/python/client/session.py@v1.15.0), the
+	 * traceback pasted without its indent. "loss_val" is the loss's value,
+	 * not a validation: nothing here says eval */
+	expect_text("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when "
+		    "allocating tensor with shape[512,64,64,64] and type float on "
+		    "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"
+		    "During handling of the above exception, another exception occurred:\n"
+		    "Traceback (most recent call last):\n"
+		    "File \"lm.py\", line 57, in <module>\n"
+		    "_, loss_val = sess.run([optimizer, loss], feed_dict=feed_dict)\n"
+		    "File \"/usr/lib/python3.6/site-packages/tensorflow/python/client/session.py\", "
+		    "line 956, in run\n"
+		    "run_metadata_ptr)\n"
+		    "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when "
+		    "allocating tensor with shape[512,64,64,64] and type float on "
+		    "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n",
+		    "unknown");
+	/* a validation split's name keeps saying so */
+	expect_text("Traceback (most recent call last):\n"
+		    "  File \"/home/u/cls/run.py\", line 90, in <module>\n"
+		    "    x_val = x_val.to(device)\n"
+		    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB "
+		    "(GPU 0; 23.65 GiB total capacity; 21.10 GiB already allocated; 0.98 GiB free; "
+		    "21.40 GiB reserved in total by PyTorch)\n",
+		    "eval");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +140,7 @@ int main(void)
 		cmocka_unit_test(headerless_frames_of_an_evaluation_package),
 		cmocka_unit_test(other_folders_say_nothing),
 		cmocka_unit_test(run_train_is_training),
+		cmocka_unit_test(a_value_named_val_is_not_the_validation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

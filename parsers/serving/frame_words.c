@@ -160,7 +160,7 @@ static unsigned word_says(const char *w, size_t n)
 static unsigned name_words(const char *s, size_t n)
 {
 	unsigned says = 0;
-	size_t i = 0, start;
+	size_t i = 0, start, prev = 0;
 
 	while (i < n) {
 		while (i < n && !is_alnum(s[i]))
@@ -172,8 +172,15 @@ static unsigned name_words(const char *s, size_t n)
 			    (is_lower(s[i - 1]) || (i + 1 < n && is_lower(s[i + 1]) && is_upper(s[i - 1]))))
 				break;
 		}
-		if (i > start)
+		if (i == start)
+			continue;
+		/* "val" closing a name after a word is its value (mean_loss_val,
+		 * max_val, ret_val: TF1's "_, loss_val = sess.run([optimizer,
+		 * loss])" training loops); opening one, or after a split's one
+		 * letter (val_loss, val_loader, x_val, y_val), the validation */
+		if (!(i - start == 3 && i == n && prev > 1 && !memcmp(s + start, "val", 3)))
 			says |= word_says(s + start, i - start);
+		prev = i - start;
 	}
 	return says;
 }
