@@ -32,6 +32,7 @@ ALLOW = [
     ("ik_llama", {"llama.cpp"}), ("koboldcpp", {"llama.cpp"}),
     ("llama-cpp-python", {"llama.cpp"}), ("llama-server", {"llama.cpp"}),
     ("llama.cpp", {"llama.cpp"}), ("llamacpp", {"llama.cpp"}),
+    ("jan", {"llama.cpp"}),   # Jan runs llama.cpp's llama-server (set 16 spent)
     ("vllm", {"vllm"} | TORCH), ("sglang", {"sglang"} | TORCH),
     ("tgi", {"tgi"} | TORCH),
     ("tensorrt-llm", {"tensorrt-llm", "triton"} | TORCH),
