@@ -194,21 +194,30 @@ failed:
  * readers' candidates of one line are left as they are (each reader
  * already folds its own lines). Runs after each candidate took its own
  * phase and family, before another paste's phase (derive_oom_paste). */
-#define SAME_LINE_KEEP "(SELECT min(k.rowid) FROM temp.oom_cand k JOIN event ke ON ke.id = k.event_id" \
-	" JOIN artifact ka ON ka.id = k.artifact_id WHERE k.kind <> 'mem_failure'" \
-	" AND k.artifact_id <> d.artifact_id AND ka.path = da.path AND ka.container IS da.container" \
-	" AND ke.line = de.line)"
+#define SAME_LINE_KEEP "(SELECT min(k.id) FROM temp.oom_same_spec k" \
+	" WHERE k.line = de.line AND k.path = da.path AND k.container IS da.container" \
+	" AND k.artifact <> d.artifact_id)"
 #define FOLDED(c) "(SELECT d." c " FROM temp.oom_cand d JOIN temp.oom_same_line s" \
 	" ON s.dropped = d.rowid WHERE s.kept = temp.oom_cand.rowid AND d." c " IS NOT NULL" \
 	" ORDER BY d.rowid LIMIT 1)"
 
 static const char same_line_sql[] =
+	/* the specific readers' candidates by file and line, indexed: each
+	 * generic failure looks up its own line, not every candidate */
+	"DROP TABLE IF EXISTS temp.oom_same_spec;"
+	"CREATE TEMP TABLE oom_same_spec AS SELECT k.rowid AS id, k.artifact_id AS artifact,"
+	" ka.path AS path, ka.container AS container, ke.line AS line FROM temp.oom_cand k"
+	" JOIN event ke ON ke.id = k.event_id JOIN artifact ka ON ka.id = k.artifact_id"
+	" WHERE k.kind <> 'mem_failure' AND ke.line IS NOT NULL;"
+	"CREATE INDEX temp.oom_same_spec_at ON oom_same_spec(line, path);"
 	"DROP TABLE IF EXISTS temp.oom_same_line;"
 	"CREATE TEMP TABLE oom_same_line AS SELECT d.rowid AS dropped, " SAME_LINE_KEEP " AS kept"
 	" FROM temp.oom_cand d JOIN event de ON de.id = d.event_id"
 	" JOIN artifact da ON da.id = d.artifact_id"
 	" WHERE d.kind = 'mem_failure' AND de.line IS NOT NULL;"
-	"DELETE FROM temp.oom_same_line WHERE kept IS NULL;";
+	"DELETE FROM temp.oom_same_line WHERE kept IS NULL;"
+	"DROP TABLE temp.oom_same_spec;"
+	"CREATE INDEX temp.oom_same_line_kept ON oom_same_line(kept);";
 
 static const char same_line_fold_sql[] =
 	"UPDATE temp.oom_cand SET"
