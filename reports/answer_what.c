@@ -293,6 +293,17 @@ void answer_what_happened(struct report_ctx *c, struct strbuf *out, const char *
 			sqlite3_finalize(st);
 			return;
 		}
+		if (r_int(c, "SELECT count(*) FROM verdict WHERE class = 'leak'", 0) > 0 &&
+		    r_int(c, "SELECT count(*) FROM event e" FAILURE_WHERE, 0) == 0) {
+			/* memory samples still rising with no failure anywhere
+			 * (analyzer/rules/samples.c, leak.c): a leak in progress,
+			 * said as such on the first screen */
+			strbuf_addstr(out, "No OOM recorded and nothing has failed yet, but memory"
+				      " is still rising: a leak in progress (the finding below"
+				      " gives its growth).");
+			sqlite3_finalize(st);
+			return;
+		}
 		strbuf_addstr(out, "No artifact records an OOM, a kill or a memory failure");
 		if (r_int(c, "SELECT count(*) FROM event e" FAILURE_WHERE, 0) > 0)
 			strbuf_addstr(out, ", but a failure was recorded: see the failures below.");

@@ -145,6 +145,9 @@ ALLOW = [
     # set 16 spent (w-spend16a): research scripts on PyTorch (MONAI's
     # inferer, RF-DETR's trainer), no engine's lines but PyTorch's
     ("clip-driven-universal-model", TORCH), ("rf-detr", TORCH), ("monai", TORCH),
+    # round 16 (w-leak17): Kaldi's cudadecoder (its own C++/CUDA) under
+    # Triton's Kaldi backend, host memory per run: no engine's lines
+    ("kaldi", set()),
 ]
 
 # words of a file's name that say which engines the paste held

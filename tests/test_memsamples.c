@@ -24,6 +24,12 @@
  * over its last samples has stopped growing: IPEX's "Epoch N, Memory
  * Usage: 1.89 GB" after its fix (intel/intel-extension-for-pytorch#615,
  * held-out set 12's healthy log, spent) is no leak.
+ *
+ * Round 16 (w-leak17): a leak in progress with no failure, as set 16's
+ * part f brought it: free -h's IEC units without the B ("6.9Gi") after
+ * a shell loop's "N.mem:" ordinal (kaldi-asr/kaldi#4814, 40 runs,
+ * moved from incoming), and torch.cuda.memory_allocated() printed under
+ * its own name with no unit (pytorch/pytorch#31497's shape).
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -302,6 +308,46 @@ static void rose_once_then_flat(void **state)
 	t_close(tl);
 }
 
+/* kaldi#4814: "N.mem: 6.9Gi" per run, 6.9 -> 27 Gi, no failure line. */
+static void iec_units_after_an_ordinal(void **state)
+{
+	static const char *flat = "1.mem: 6.9Gi\n2.mem: 7.0Gi\n3.mem: 6.9Gi\n"
+		"4.mem: 6.9Gi\n5.mem: 7.0Gi\n6.mem: 6.9Gi\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_file(tl, ANY "f-kaldi-triton-cudadecoder-host-ram-6.9-to-27gi-"
+				 "over-40-requests/01-memory-per-run.txt") >= 0);
+	assert_true(strncmp(series(tl), "mem|", 4) == 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event"), 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	assert_true(strstr(t_text(tl, "SELECT title FROM finding WHERE rule = 'samples'"),
+			   "over 40 pasted samples, 7066 MiB to 27648 MiB") != NULL);
+	t_close(tl);
+	/* the same prints holding their level: no finding */
+	tl = t_open();
+	t_parse_mem(tl, "memory_samples", "runs.txt", flat, 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule = 'samples'"), 0);
+	t_close(tl);
+}
+
+/* torch.cuda.memory_allocated() printed under its name, no unit. */
+static void memory_allocated_by_name(void **state)
+{
+	static const char *creep = "memory_allocated 1.2 memory_cached 4.0\n"
+		"memory_allocated 1.6 memory_cached 4.0\nmemory_allocated 2.0 memory_cached 4.0\n"
+		"memory_allocated 2.5 memory_cached 4.0\nmemory_allocated 2.9 memory_cached 6.0\n"
+		"memory_allocated 3.4 memory_cached 6.0\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_true(t_parse_mem(tl, "memory_samples", "prints.txt", creep, 0) > 0);
+	assert_true(strncmp(series(tl), "memory_allocated|", 17) == 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +363,8 @@ int main(void)
 		cmocka_unit_test(unit_in_the_line),
 		cmocka_unit_test(nvidia_smi_tables_over_pastes),
 		cmocka_unit_test(rose_once_then_flat),
+		cmocka_unit_test(iec_units_after_an_ordinal),
+		cmocka_unit_test(memory_allocated_by_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,7 +56,12 @@ static const char *const labels[] = {
  * and a plain "memory: 0.42". "peak" is not one: it is a running
  * maximum, not a sample. */
 static const char *const unitless[] = {
-	"current", "allocated", "reserved", "memory", "mem", "used", NULL
+	"current", "allocated", "reserved", "memory", "mem", "used",
+	/* the function's own name printed as the label ("memory_allocated
+	 * 7.16 memory_cached 19.1", pytorch/pytorch#31497's paste):
+	 * memory_allocated, memory_reserved and its old name memory_cached,
+	 * torch/cuda/memory.py@v2.5.0; max_memory_* is a running maximum */
+	"memory_allocated", "memory_reserved", "memory_cached", NULL
 };
 
 static const char *const steps[][2] = {
@@ -107,11 +112,21 @@ static void split(const char *l, size_t n, struct ms_line *t)
 }
 
 /* The label word tok is, or NULL. "memory.used [mib]" splits so the
- * label is "memory.used". */
+ * label is "memory.used". A run's ordinal printed before the label with
+ * a dot ("1.mem: 6.9Gi", a shell loop's "$i.mem: $(free -h ...)",
+ * kaldi-asr/kaldi#4814) is skipped: the label is the word after it. */
 static const char *label_of(const char *tok)
 {
 	int i;
 
+	if (isdigit((unsigned char)tok[0])) {
+		const char *p = tok;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p != '.' || !isalpha((unsigned char)p[1]))
+			return NULL;
+		tok = p + 1;
+	}
 	for (i = 0; labels[i]; i++)
 		if (!strcmp(tok, labels[i]))
 			return labels[i];
@@ -136,6 +151,10 @@ static double unit_of(const char *s)
 		{ "m", 1048576.0 }, { "mb", 1048576.0 }, { "mib", 1048576.0 },
 		{ "g", 1073741824.0 }, { "gb", 1073741824.0 }, { "gib", 1073741824.0 },
 		{ "t", 1099511627776.0 }, { "tb", 1099511627776.0 }, { "tib", 1099511627776.0 },
+		/* IEC prefixes without the B: free -h, kubectl top, numfmt --to=iec
+		 * ("6.9Gi", procps free.c@v4.0.4 scale_size) */
+		{ "ki", 1024.0 }, { "mi", 1048576.0 }, { "gi", 1073741824.0 },
+		{ "ti", 1099511627776.0 },
 		{ NULL, 0 }
 	};
 	int i;
