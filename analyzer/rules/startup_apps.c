@@ -18,6 +18,17 @@
  *   --no-gpu (the CPU backend: host memory instead of the card), and the
  *   decoders whisper_init_state sizes its state for: -bs (beam size), -bo
  *   (best of), and -p (processors, each with its own state).
+ *   mistral.rs (round 16, startup17; not a ggml program, but its stage
+ *   lines place a failure the same way, and vLLM's or llama.cpp's knobs
+ *   are no answer there): its server's flags, as its docs and threads
+ *   print them (EricLBuehler/mistral.rs docs/PAGED_ATTENTION.md and
+ *   mistralrs-server's CLI, indexed copies 2024-2026; pull 2022: the
+ *   PagedAttention pool defaults to 90 % of the card on CUDA): in-situ
+ *   quantisation (--isq Q4K) or a pre-quantized GGUF/UQFF model for the
+ *   weights, device mapping (-n / --num-device-layers) to keep layers
+ *   off the card, and the PagedAttention pool's size (--pa-gpu-mem MB,
+ *   --pa-gpu-mem-usage, --pa-ctxt-len tokens), --max-seq-len,
+ *   --no-paged-attn.
  */
 #include "analyzer/rules/rules.h"
 #include "analyzer/rules/rulelib.h"
@@ -43,6 +54,11 @@ static const struct ggml_app apps[] = {
 	  "-ng (--no-gpu: run on the CPU, in host memory)",
 	  "the decoders it runs at once: a smaller -bs (beam size) or -bo (best of), and"
 	  " fewer -p processors (each allocates its own state)" },
+	{ "mistral.rs",
+	  "in-situ quantization (--isq Q4K) or a pre-quantized (GGUF, UQFF) or smaller model",
+	  "device mapping that keeps layers off the card (-n / --num-device-layers)",
+	  "the PagedAttention pool (--pa-gpu-mem MB, --pa-gpu-mem-usage or --pa-ctxt-len)"
+	  " or --max-seq-len, or turn PagedAttention off (--no-paged-attn)" },
 };
 
 /* The row of p's app (the program whose stage line placed the failure),
