@@ -254,6 +254,7 @@
 	X(VC_KV_RETRACT, "kv_retract", NULL, NULL, "the engine retracted (preempted) requests: its KV cache pool ran full") \
 	X(VC_BATCH_FALLBACK, "batch_fallback", NULL, NULL, "the program ran out on one batch and went on with a smaller one, by its own words: that batch's load") \
 	X(VC_KV_POOL_LEAK, "kv_pool_leak", NULL, NULL, "leak: the engine's own check found KV-cache pool tokens never returned") \
+	X(VC_OFFLOAD_POOL_HELD, "offload_pool_held", NULL, NULL, "leak, likely: a KV offload store's fixed pool (LMCache) found nothing left to evict while serving: every chunk still held, unless that many requests held chunks at once") \
 	X(VC_NOT_RETURNED, "not_returned", NULL, NULL, "leak: a later OOM of the same card, asking no more than an earlier one, found more memory held (not returned between failures)") \
 	X(VC_RELOAD_AFTER_SERVING, "reload_after_serving", NULL, NULL, "leak, likely: a model load failed after the same process had served requests (no restart between): the earlier load's memory still held, unless a larger model was loaded") \
 	X(VC_CARD_AT_OOM, "card_at_oom", NULL, NULL, "reading: what the card held at the OOM") \

@@ -12,6 +12,33 @@
  * figures, the check's word alone (KVLEAK_WORD). More free than the pool
  * holds (an over-free, a double release) is an accounting bug, not a
  * leak: no finding.
+ *
+ * LMCache's offload store (rule_kvleak's second part, lmcache_held):
+ * its CPU pool is made whole at start-up (max_local_cpu_size) and a
+ * store or a retrieve that finds it full evicts before it fails:
+ * LocalCPUBackend.allocate (lmcache/v1/storage_backend/
+ * local_cpu_backend.py, indexed copy @000620e3; the same loop in the
+ * v0.2-v0.3 copies the threads ran) takes the cache policy's eviction
+ * candidates -- chunks neither pinned nor referenced (can_evict) --
+ * until the allocator has room, and only when none is left does it wait
+ * or give up; then the allocator's warning ("Failed to allocate memory
+ * for tensor(...) because no memory is available", memory_management.py
+ * TensorMemoryAllocator.allocate) or the store's ("Failed to allocate
+ * memory for the KV cache. The KV cache will not be stored.",
+ * cache_engine.py store) is what the log keeps. A full pool is therefore
+ * not ordinary content (that is evicted) but chunks still held: pins and
+ * references not released (a leak), or as many requests holding chunks
+ * at once as the pool holds (a load). The log shows neither count, so
+ * the finding says both and leans leak, below a counted check
+ * (LMCACHE_HELD). Only while serving (the phase read from the log): a
+ * start-up failure is the pool's size (startup.c). The P/D receiver's
+ * "Failed to allocate memory object, retrying" (nixl_connector_v3.py
+ * _mem_alloc_loop) waits on a transfer buffer with no eviction: left
+ * out.
+ * Calibration (this rule's code, round 16): tuning set 5 rows named, 2
+ * of them with a cause the thread establishes, both leak (LMCache's
+ * layerwise objects not freed; 0.3.x allocator buffers not returned);
+ * the other 3 establish none; incoming and healthy: none named.
  */
 #include "analyzer/rules/rulelib.h"
 
@@ -21,6 +48,7 @@
 
 #define KVLEAK_COUNTED 0.7   /* the engine's check, with the tokens it lost */
 #define KVLEAK_WORD 0.6      /* the engine's check, no figures */
+#define LMCACHE_HELD 0.45    /* LMCache's pool full past eviction: leak, likely */
 
 /* The number after key ("available_size=") in text; -1 when absent. */
 static double after(const char *text, const char *key)
@@ -35,7 +63,7 @@ static double after(const char *text, const char *key)
 	return end > p + strlen(key) ? v : -1;
 }
 
-int rule_kvleak(struct rule_ctx *c)
+static int sglang_check(struct rule_ctx *c)
 {
 	sqlite3_stmt *st = rl_prepare(c, "SELECT o.event_id, coalesce(CASE WHEN json_valid(e.data)"
 		" THEN json_extract(e.data, '$.text') END, e.summary, '') FROM oom o JOIN event e"
@@ -83,4 +111,56 @@ int rule_kvleak(struct rule_ctx *c)
 	if (fid < 0 || rl_evidence(c, fid, "event", ev, "the engine's leak check") < 0)
 		return -1;
 	return 1;
+}
+
+/* LMCache's pool full past its eviction while serving (see the top):
+ * 1 with a finding, 0 none, -1 error. */
+static int lmcache_held(struct rule_ctx *c)
+{
+	sqlite3_stmt *st = rl_prepare(c, "SELECT o.event_id, count(*) OVER () FROM oom o"
+		" JOIN event e ON e.id = o.event_id WHERE o.phase = 'serving' AND"
+		" coalesce(CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.text') END,"
+		" e.summary, '') LIKE '%LMCache%' AND (coalesce(CASE WHEN json_valid(e.data)"
+		" THEN json_extract(e.data, '$.text') END, e.summary, '')"
+		" LIKE '%because no memory is available%' OR coalesce(CASE WHEN json_valid(e.data)"
+		" THEN json_extract(e.data, '$.text') END, e.summary, '')"
+		" LIKE '%Failed to allocate memory for the KV cache%') ORDER BY o.id LIMIT 1");
+	struct rl_finding f;
+	int64_t ev, n, fid;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return c->failed ? -1 : 0;
+	}
+	ev = sqlite3_column_int64(st, 0);
+	n = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	rl_finding_init(&f, "kvleak", "leak", "offload_pool_held");
+	f.phase = "serving";
+	f.score = LMCACHE_HELD;
+	rl_fig(&f, "pool_failure_ooms", (double)n);
+	snprintf(f.title, sizeof(f.title), "LMCache's CPU pool had nothing left to evict while"
+		 " serving: the chunks in it were all still held -- not released (a leak),"
+		 " unless as many requests held chunks at once");
+	rl_advice(&f, "LMCache evicts cached chunks when its pool is full; it fails only when"
+		  " every chunk is pinned or referenced. Compare LMCache's local-CPU usage"
+		  " (its Prometheus gauges) across requests: climbing at a steady load is"
+		  " chunks not released, fixed by a newer LMCache release (restarting returns"
+		  " the pool); flat and high with many requests in flight is the load, which"
+		  " a larger max_local_cpu_size or fewer concurrent requests answers.");
+	fid = rl_finding_write(c, &f);
+	if (fid < 0 || rl_evidence(c, fid, "event", ev, "LMCache's allocation failure") < 0)
+		return -1;
+	return 1;
+}
+
+int rule_kvleak(struct rule_ctx *c)
+{
+	int r = sglang_check(c);
+
+	if (r != 0)
+		return r;
+	return lmcache_held(c);
 }
