@@ -346,6 +346,24 @@ static int new_run_line(struct srv_st *st, const struct srv_line *l)
 	return 1;
 }
 
+/* Round 16 (w-phase17): a loop's bar (srv_progress_line: not a load's
+ * or a data preparation's bar, not finished) drawn while the log's phase
+ * is a model's load that a PM_RELOAD line set ("Loading checkpoint
+ * shards", which tqdm ends at 100%): the load is over, the program runs
+ * its loop. The stage becomes what the bar's words say (eval, training:
+ * srv_progress_bar_phase), else unknown -- a failure after it is not the
+ * load's. Nothing once a request was served or while a failure is held. */
+static void loop_past_load(struct srv_st *st, const char *m, size_t n)
+{
+	struct srv_mem *mem = &st->mem;
+
+	if (mem->served || mem->held || !mem->stage_load || mem->phase != OOM_PHASE_LOAD_WEIGHTS)
+		return;
+	mem->phase = srv_progress_bar_phase(m, n);
+	mem->stage_load = mem->stage_projector = 0;
+	mem->stage_app = NULL;
+}
+
 /* One unwrapped line, in order: what it says of the engine, the pieces
  * over lines, TGI's Args block, the requests served, the configuration.
  * 0 or -1. */
@@ -389,7 +407,8 @@ static int read_line(struct srv_st *st)
 	 * training loop's (set 9 spent, w-spent9a) */
 	if (!(el.memfail & MEMFAIL_MARK_PHASE) ||
 	    (ph = memfail_phase_line(l->msg, l->n)) < OOM_PHASE_LOAD_WEIGHTS || ph > OOM_PHASE_WARMUP)
-		srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno);
+		if (srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno))
+			loop_past_load(st, l->msg, l->n);
 	if (el.train_log)   /* the scan found a Trainer's or DeepSpeed's label */
 		srv_progress_logged(&st->prog, l->msg, l->n, &l->t, lineno);
 	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
