@@ -197,7 +197,12 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	 * waits for those frames as a lone OOM does */
 	if (unplaced && st->piece_error == EE_TRT_OOM)
 		return srv_pend_hold(st, &e, 0);
-	if (unplaced && !strcmp(e.kind, "torch_oom"))
+	/* TensorFlow 1.x prints the op that failed on the line below its
+	 * exception ("\t [[Node: gradients/... = ...]]", the OpError's
+	 * message, errors_impl.py@v1.12.0), outside the piece: its graph-mode
+	 * failure waits for it as PyTorch's does (srv_stage_failed_below:
+	 * the op's scope, phase_rows_training.inc AN rows). Round 16 (w-phase17) */
+	if (unplaced && (!strcmp(e.kind, "torch_oom") || (failed && mf.family == MF_TF_BFC)))
 		return srv_pend_hold(st, &e, tb != NULL);
 	return srv_put_event(st, &e);
 }
