@@ -58,6 +58,10 @@ struct srv_st {
 	struct ol_time pend_cand_t;
 	int pend_tb;                /* it ended a traceback: only stage_failed_below */
 	uint64_t pend_end;          /* places it, within SRV_MEM_REPEAT lines */
+	/* the last line of a run of TensorFlow 1.x's definition frames
+	 * ("Caused by op 'name', defined at:" and the indented frame and
+	 * source lines under it: server_log.c def_frames); 0 none */
+	uint64_t def_line;
 };
 
 /* Contracts are stated above each function in server_held.c. */

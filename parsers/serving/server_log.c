@@ -197,7 +197,12 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	 * waits for those frames as a lone OOM does */
 	if (unplaced && st->piece_error == EE_TRT_OOM)
 		return srv_pend_hold(st, &e, 0);
-	if (unplaced && !strcmp(e.kind, "torch_oom"))
+	/* TensorFlow 1.x prints the op that failed on the line below its
+	 * exception ("\t [[Node: gradients/... = ...]]", the OpError's
+	 * message, errors_impl.py@v1.12.0), outside the piece: its graph-mode
+	 * failure waits for it as PyTorch's does (srv_stage_failed_below:
+	 * the op's scope, phase_rows_training.inc AN rows). Round 16 (w-phase17) */
+	if (unplaced && (!strcmp(e.kind, "torch_oom") || (failed && mf.family == MF_TF_BFC)))
 		return srv_pend_hold(st, &e, tb != NULL);
 	return srv_put_event(st, &e);
 }
@@ -346,6 +351,51 @@ static int new_run_line(struct srv_st *st, const struct srv_line *l)
 	return 1;
 }
 
+/* Round 16 (w-phase17). TensorFlow 1.x prints under a graph-mode op's
+ * failure where that op was built: "Caused by op 'gradients/conv_grad',
+ * defined at:" and the Python frames that defined it, then, for an op
+ * copied from another, "...which was originally created as op 'x',
+ * defined at:" and more (OpError.__str__, tensorflow/python/framework/
+ * errors_impl.py@v1.12.0: traceback.format_list(self._op.traceback)).
+ * Those frames ran when the graph was built -- a model's constructor, a
+ * build_model, an optimizer's minimize -- not when the step that failed
+ * ran: they name no phase (the op's name does: phase_rows_training.inc
+ * AN rows). 1 when line l (number lineno) is such a header or one of the
+ * indented frame and source lines right under it. */
+static int def_frames(struct srv_st *st, const struct srv_line *l, uint64_t lineno)
+{
+	if (st->def_line && lineno == st->def_line + 1 && l->n > 0 &&
+	    (l->msg[0] == ' ' || l->msg[0] == '\t')) {
+		st->def_line = lineno;
+		return 1;
+	}
+	st->def_line = 0;
+	if (l->n > 12 && mem_find(l->msg, l->n, ", defined at:") &&
+	    (mem_find(l->msg, l->n, "Caused by op ") || mem_find(l->msg, l->n, "created as op "))) {
+		st->def_line = lineno;
+		return 1;
+	}
+	return 0;
+}
+
+/* Round 16 (w-phase17): a loop's bar (srv_progress_line: not a load's
+ * or a data preparation's bar, not finished) drawn while the log's phase
+ * is a model's load that a PM_RELOAD line set ("Loading checkpoint
+ * shards", which tqdm ends at 100%): the load is over, the program runs
+ * its loop. The stage becomes what the bar's words say (eval, training:
+ * srv_progress_bar_phase), else unknown -- a failure after it is not the
+ * load's. Nothing once a request was served or while a failure is held. */
+static void loop_past_load(struct srv_st *st, const char *m, size_t n)
+{
+	struct srv_mem *mem = &st->mem;
+
+	if (mem->served || mem->held || !mem->stage_load || mem->phase != OOM_PHASE_LOAD_WEIGHTS)
+		return;
+	mem->phase = srv_progress_bar_phase(m, n);
+	mem->stage_load = mem->stage_projector = 0;
+	mem->stage_app = NULL;
+}
+
 /* One unwrapped line, in order: what it says of the engine, the pieces
  * over lines, TGI's Args block, the requests served, the configuration.
  * 0 or -1. */
@@ -354,7 +404,7 @@ static int read_line(struct srv_st *st)
 	const struct srv_line *l = &st->line;
 	uint64_t lineno = st->in->lineno;
 	struct engine_line el;
-	int r, said, in_piece, access = 0;
+	int r, said, in_piece, access = 0, def;
 	unsigned runs = 0;
 	enum oom_phase ph;
 
@@ -379,6 +429,7 @@ static int read_line(struct srv_st *st)
 	} else {
 		said = srv_engine_read(&st->engines, l, &el, st->mem.served);
 	}
+	def = def_frames(st, l, lineno);
 	if ((el.memfail & MEMFAIL_MARK_RESTART) && new_run_line(st, l)) {
 		srv_engine_new_run(&st->engines);
 		srv_answers_new_run(&st->mem.answers, lineno);
@@ -389,7 +440,8 @@ static int read_line(struct srv_st *st)
 	 * training loop's (set 9 spent, w-spent9a) */
 	if (!(el.memfail & MEMFAIL_MARK_PHASE) ||
 	    (ph = memfail_phase_line(l->msg, l->n)) < OOM_PHASE_LOAD_WEIGHTS || ph > OOM_PHASE_WARMUP)
-		srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno);
+		if (srv_progress_line(&st->prog, l->msg, l->n, &l->t, lineno))
+			loop_past_load(st, l->msg, l->n);
 	if (el.train_log)   /* the scan found a Trainer's or DeepSpeed's label */
 		srv_progress_logged(&st->prog, l->msg, l->n, &l->t, lineno);
 	srv_engine_counts(&st->engines, l->msg, l->n, lineno);
@@ -454,7 +506,8 @@ static int read_line(struct srv_st *st)
 	if (l->n > 4 && l->msg[0] == '>')   /* Python's prompt */
 		srv_mem_repl_line(&st->mem, l->msg, l->n);
 	if ((el.memfail || st->mem.held) &&
-	    (r = srv_mem_line(&st->mem, st->s, l, lineno, el.memfail,
+	    (r = srv_mem_line(&st->mem, st->s, l, lineno,
+			      def ? el.memfail & ~MEMFAIL_MARK_PHASE : el.memfail,
 			      el.error && memory_error(el.error))) != 0)
 		return r < 0 ? -1 : 0;
 	if ((r = cxx_abort(st)) != 0)

@@ -481,3 +481,66 @@ int srv_progress_finish(struct srv_progress *p, struct sink *s, int keep)
 	json_decref(ev.data);
 	return id < 0 ? -1 : 1;
 }
+
+/* Round 16 (w-phase17). tqdm draws "{desc}: NN%|{bar}| n/total [...]"
+ * (tqdm/std.py format_meter: l_bar = desc + ": " + percentage + "%|"),
+ * the desc the program's own words. A bar drawn after a model's load
+ * finished ("Loading checkpoint shards: 100%| 4/4", then a bar of the
+ * program's loop) is that loop's: the set-16 row (one nohup log of a
+ * fine-tuned model's test pipeline: the shards loaded, then
+ * "处理测试数据:  10%|█ | 5/50", processing the test data, each item's
+ * generation failing with the OOM) was placed in the load by the last
+ * stage line. Words of an evaluation or a test, of a training; English
+ * where a word starts (any case of its first letter), the Chinese ones
+ * anywhere (no word boundaries in CJK text). */
+static const char *const bar_eval_words[] = {
+	"eval", "Eval", "EVAL",
+	"valid", "Valid", "VALID",
+	"test", "Test", "TEST",
+	"\xe6\xb5\x8b\xe8\xaf\x95",   /* 测试 test */
+	"\xe8\xaf\x84\xe4\xbc\xb0",   /* 评估 evaluate */
+	"\xe9\xaa\x8c\xe8\xaf\x81",   /* 验证 validate */
+	NULL
+};
+
+static const char *const bar_train_words[] = {
+	"train", "Train", "TRAIN",
+	"\xe8\xae\xad\xe7\xbb\x83",   /* 训练 train */
+	NULL
+};
+
+static int desc_says(const char *d, size_t n, const char *const *words)
+{
+	size_t k, w, i;
+
+	for (k = 0; words[k]; k++) {
+		w = strlen(words[k]);
+		for (i = 0; i + w <= n; i++) {
+			if (memcmp(d + i, words[k], w))
+				continue;
+			/* an ASCII word begins a word; a CJK one anywhere */
+			if ((unsigned char)words[k][0] >= 0x80 || i == 0 ||
+			    !isalpha((unsigned char)d[i - 1]))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+enum oom_phase srv_progress_bar_phase(const char *m, size_t n)
+{
+	const char *bar = mem_find(m, n, "%|"), *a;
+	int ev, tr;
+
+	if (!bar)
+		return OOM_PHASE_UNKNOWN;
+	/* the description: back from the percentage to the bar's start (a
+	 * carriage return, a ']' closing the bar before it), 200 bytes */
+	for (a = bar; a > m && bar - a < 200 && a[-1] != '\r' && a[-1] != '\n' && a[-1] != ']'; a--)
+		;
+	ev = desc_says(a, (size_t)(bar - a), bar_eval_words);
+	tr = desc_says(a, (size_t)(bar - a), bar_train_words);
+	if (ev == tr)
+		return OOM_PHASE_UNKNOWN;
+	return ev ? OOM_PHASE_EVAL : OOM_PHASE_TRAINING_STEP;
+}

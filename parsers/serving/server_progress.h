@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "parsers/common/sink.h"
+#include "lib/engine_vocab.h"
 
 struct srv_progress {
 	int64_t step, total;         /* the last bar: steps done, of total (-1 unknown) */
@@ -80,5 +81,15 @@ int srv_progress_logged(struct srv_progress *p, const char *m, size_t n,
  * read and keep is 1. 1 when
  * written, 0 none, -1 when the sink failed. */
 int srv_progress_finish(struct srv_progress *p, struct sink *s, int keep);
+
+/* Round 16 (w-phase17): the phase a loop's bar on line m[0..n) names by
+ * the words of its description (tqdm's desc, the program's own text
+ * before "NN%|": "Evaluating", "Validation", "Test", a CJK
+ * "处理测试数据"): OOM_PHASE_EVAL for an evaluation's words,
+ * OOM_PHASE_TRAINING_STEP for a training's, else OOM_PHASE_UNKNOWN
+ * (no words, or both). Read for a bar srv_progress_line() took as a
+ * loop's that runs after a model's load finished: that loop is the
+ * stage the program is in, not the load (server_log.c). */
+enum oom_phase srv_progress_bar_phase(const char *m, size_t n);
 
 #endif
