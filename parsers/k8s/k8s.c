@@ -569,6 +569,8 @@ static int k8s_line(struct k8s_st *st, char *l, size_t n)
 		return 0;
 	if ((r = k8s_podpattern_line(st, t)))   /* set 10 spent (w-spent10b) */
 		return r < 0 ? -1 : 0;
+	if ((r = k8s_docker_event_line(st, t)))
+		return r < 0 ? -1 : 0;
 	if ((r = event_row(st, t))) {
 		if (st->in_msg)
 			msg_end(st);
@@ -661,6 +663,9 @@ int k8s_sniff(const unsigned char *head, size_t n)
 	if ((mem_find(h, n, "Last State:") || mem_find(h, n, "lastState")) &&
 	    (mem_find(h, n, "Exit Code:") || mem_find(h, n, "exitCode")))
 		return 40;
+	/* docker events: "container oom <id>" */
+	if (mem_find(h, n, "container oom ") && k8s_docker_events_in(h, n))
+		return 70;
 	/* docker inspect's State block */
 	if (mem_find(h, n, "\"OOMKilled\": ") && mem_find(h, n, "\"ExitCode\": "))
 		return mem_find(h, n, "\"OOMKilled\": true") ? 70 : 40;
