@@ -99,8 +99,8 @@ static void job_and_zsh_forms(void **state)
 
 /* A launcher's report of its worker's SIGKILL (readers17): DeepSpeed's
  * sigkill_handler line, the worker's command wrapped over lines, its
- * return code -9 at the end (OpenGVLab/AnomalyGPT, a 7B load on a small
- * host; deepspeed/launcher/launch.py@v0.12.3), and torchrun's
+ * return code -9 at the end (CASIA-LMC-Lab/AnomalyGPT #43, a 7B load on a
+ * small host; deepspeed/launcher/launch.py@v0.12.3), and torchrun's
  * ChildFailedError field (torch/distributed/elastic/multiprocessing/
  * errors/__init__.py@v2.1.0). Other codes and signals are no SIGKILL. */
 static void launcher_sigkill_lines(void **state)
