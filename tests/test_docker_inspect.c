@@ -69,11 +69,41 @@ static void oomkilled_false_137_is_no_oom(void **state)
 	t_close(tl);
 }
 
+/* `docker events`' "container oom" line (readers17; docker/for-linux
+ * #670, a kubelet's container: its labels name the pod): one kill at the
+ * event's time, the pod, namespace and container from the labels. A
+ * "die" event or an id too short is none. */
+static void docker_events_container_oom(void **state)
+{
+	static const char other[] =
+		"2019-05-04T18:05:46.000000000-05:00 container die 29d72966e0be (exitCode=137, name=x)\n"
+		"2019-05-04T18:05:46.000000000-05:00 container oom 29d7 (name=x)\n"
+		"grep 'container oom ' events.txt\n";
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file(tl, "tests/data/real/any_stack/"
+				      "docker-events-container-oom-k8s-annotations.log"), 0);
+	assert_int_equal(nevents(tl, "k8s_oom_kill"), 1);
+	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind = 'k8s_oom_kill'"),
+			 utc_ns(2019, 5, 4, 23, 5, 45, 11072877));
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.namespace') FROM event"),
+			    "jhub-prod");
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.container') FROM event"),
+			    "notebook");
+	t_close(tl);
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "k8s", "other", other, 0), 0);
+	assert_int_equal(nevents(tl, "k8s_oom_kill"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(oomkilled_true_is_a_kill),
 		cmocka_unit_test(oomkilled_false_137_is_no_oom),
+		cmocka_unit_test(docker_events_container_oom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

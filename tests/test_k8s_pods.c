@@ -105,6 +105,24 @@ static void restarts_are_no_oom(void **state)
 	t_close(tl);
 }
 
+/* KServe's model status beside `kubectl get pods` (readers17; the
+ * KServe Triton predictor in CrashLoopBackOff, tests/data/incoming): its
+ * lastFailureInfo's exitCode 137 is a SIGKILL, one process_crash and no
+ * OOM (the kubelet did not say OOMKilled); before, the folder was not
+ * read at all. */
+static void kserve_last_failure_137_is_a_sigkill(void **state)
+{
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file(tl, "tests/data/incoming/any_stack/"
+				      "a-k8s-kserve-triton-bert-predictor-crashloop-exit-137/"
+				      "02-model-status.yaml"), 0);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'process_crash'"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM event WHERE kind = 'k8s_oom_kill'"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +131,7 @@ int main(void)
 		cmocka_unit_test(restarts_are_no_oom),
 		cmocka_unit_test(two_pastes_one_kill),
 		cmocka_unit_test(two_pods_two_kills),
+		cmocka_unit_test(kserve_last_failure_137_is_a_sigkill),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,6 +97,39 @@ static void job_and_zsh_forms(void **state)
 	t_close(tl);
 }
 
+/* A launcher's report of its worker's SIGKILL (readers17): DeepSpeed's
+ * sigkill_handler line, the worker's command wrapped over lines, its
+ * return code -9 at the end (CASIA-LMC-Lab/AnomalyGPT #43, a 7B load on a
+ * small host; deepspeed/launcher/launch.py@v0.12.3), and torchrun's
+ * ChildFailedError field (torch/distributed/elastic/multiprocessing/
+ * errors/__init__.py@v2.1.0). Other codes and signals are no SIGKILL. */
+static void launcher_sigkill_lines(void **state)
+{
+	static const char text[] =
+		"  exitcode  : -9 (pid: 4242)\n"
+		"  traceback : Signal 9 (SIGKILL) received by PID 4242\n"
+		"  traceback : Signal 6 (SIGABRT) received by PID 4243\n"
+		"[ERROR] [launch.py:321:sigkill_handler] ['python', 'x.py'] exits with return code = 1\n"
+		"[ERROR] [launch.py:321:sigkill_handler] ['python', 'x.py'] exits with return code = -15\n"
+		"Signal 9 (SIGKILL) received by PID\n";
+	struct timeline *tl = t_open();
+	const char *q = "SELECT count(*) FROM event WHERE kind = 'process_crash' AND"
+			" json_extract(data, '$.source') = 'launcher'";
+
+	(void)state;
+	assert_int_equal(t_parse_file(tl, INC "b-deepspeed-anomalygpt-vicuna-load-sigkill-exit-minus-9.log"), 0);
+	assert_int_equal(t_int(tl, q), 1);
+	assert_int_equal(ooms(tl), 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"),
+			    "deepspeed_launcher");
+	t_close(tl);
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "torchrun", text, 0), 1);
+	assert_int_equal(t_int(tl, q), 1);
+	assert_int_equal(t_int(tl, "SELECT pid FROM event"), 4242);
+	t_close(tl);
+}
+
 /* Prose and cleanup helpers: no event. */
 static void prose_is_not_a_kill(void **state)
 {
@@ -151,6 +184,7 @@ int main(void)
 		cmocka_unit_test(compose_prefixed_entrypoint_job),
 		cmocka_unit_test(zh_locale_alone),
 		cmocka_unit_test(job_and_zsh_forms),
+		cmocka_unit_test(launcher_sigkill_lines),
 		cmocka_unit_test(prose_is_not_a_kill),
 		cmocka_unit_test(blank_last_line_reads_nothing),
 	};

@@ -122,8 +122,52 @@ static int alone_forms(const char *b, const char *e, struct sk_hit *h)
 	return 1;
 }
 
-/* Is [b, e) (one line, no newline) a shell's SIGKILL report? 1 and h
- * filled when it is. */
+/* Is [n, n + nl) at [b, e)? */
+static const char *find_in(const char *b, const char *e, const char *n)
+{
+	size_t nl = strlen(n);
+
+	for (; (size_t)(e - b) >= nl; b++)
+		if (*b == *n && !memcmp(b, n, nl))
+			return b;
+	return NULL;
+}
+
+/* A launcher's report that a worker it started died of signal 9, the
+ * line's end or middle (a launcher names the worker by its pid or its
+ * command, and prints this after the worker's last output):
+ *   DeepSpeed  "<cmd> exits with return code = -9" at the line's end
+ *              (deepspeed/launcher/launch.py@v0.12.3, sigkill_handler:
+ *              logger.error(f"{cmd} exits with return code =
+ *              {last_return_code}"); a Popen returncode of -N is signal N)
+ *   torchrun   "Signal 9 (SIGKILL) received by PID <pid>" (torch/
+ *              distributed/elastic/multiprocessing/errors/__init__.py
+ *              @v2.1.0, ProcessFailure: the "traceback :" field of a
+ *              ChildFailedError for a worker whose exitcode is -9)
+ * Another return code or signal is no SIGKILL and is not read. 1 when
+ * [b, e) is one, h filled. */
+static int launcher_forms(const char *b, const char *e, struct sk_hit *h)
+{
+	static const char ds[] = "exits with return code = -9";
+	static const char el[] = "Signal 9 (SIGKILL) received by PID ";
+	const char *k;
+
+	while (e > b && is_blank(e[-1]))
+		e--;
+	if ((size_t)(e - b) >= sizeof(ds) - 1 && !memcmp(e - (sizeof(ds) - 1), ds, sizeof(ds) - 1)) {
+		h->form = "deepspeed_launcher";
+		return 1;
+	}
+	if ((k = find_in(b, e, el)) && k + sizeof(el) - 1 < e && is_digit(k[sizeof(el) - 1])) {
+		h->form = "torchrun_worker";
+		h->pid = strtoll(k + sizeof(el) - 1, NULL, 10);
+		return 1;
+	}
+	return 0;
+}
+
+/* Is [b, e) (one line, no newline) a shell's or a launcher's SIGKILL
+ * report? 1 and h filled when it is. */
 static int shell_kill_line(const char *b, const char *e, struct sk_hit *h)
 {
 	const char *r;
@@ -134,7 +178,7 @@ static int shell_kill_line(const char *b, const char *e, struct sk_hit *h)
 		;
 	memset(h, 0, sizeof(*h));
 	h->pid = OL_NULL;
-	return bash_script(r, e, h) || alone_forms(r, e, h);
+	return bash_script(r, e, h) || alone_forms(r, e, h) || launcher_forms(r, e, h);
 }
 
 int shell_kill_sniff(const unsigned char *head, size_t n)
@@ -146,7 +190,7 @@ int shell_kill_sniff(const unsigned char *head, size_t n)
 		if (!(nl = memchr(p, '\n', (size_t)(e - p))))
 			nl = e;
 		if (memchr(p, 'K', (size_t)(nl - p)) || memchr(p, 'k', (size_t)(nl - p)) ||
-		    memchr(p, '\xe5', (size_t)(nl - p)))
+		    memchr(p, '\xe5', (size_t)(nl - p)) || memchr(p, '9', (size_t)(nl - p)))
 			if (shell_kill_line(p, nl, &h))
 				return 30;
 		if (nl == e)
@@ -186,21 +230,24 @@ static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no)
 {
 	json_t *d = json_object();
 	char summary[512], prog[64];
+	int launcher = !strcmp(h->form, "deepspeed_launcher") || !strcmp(h->form, "torchrun_worker");
 	struct ol_event ev;
 	int64_t id;
 
 	program_of(h->cmd, prog, sizeof(prog));
 	json_object_set_new(d, "signal", json_string("SIGKILL"));
 	json_object_set_new(d, "killer", json_null());
-	json_object_set_new(d, "source", json_string("shell"));
+	json_object_set_new(d, "source", json_string(launcher ? "launcher" : "shell"));
 	json_object_set_new(d, "form", json_string(h->form));
 	json_object_set_new(d, "command", ol_json_str(h->cmd[0] ? h->cmd : NULL));
 	json_object_set_new(d, "exit_code", ol_json_int(137));
 	json_object_set_new(d, "exit_code_inferred", json_true());
-	snprintf(summary, sizeof(summary), "the shell reported %s killed by SIGKILL: what sent"
+	if (launcher)
+		json_object_set_new(d, "return_code", ol_json_int(-9));
+	snprintf(summary, sizeof(summary), "the %s reported %s killed by SIGKILL: what sent"
 		 " it is not in the excerpt (inferred: the kernel's OOM killer, a cgroup limit or"
 		 " macOS jetsam are the usual senders; kill -9 and schedulers send it too)",
-		 prog[0] ? prog : "its job");
+		 launcher ? "launcher" : "shell", prog[0] ? prog : launcher ? "a worker" : "its job");
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = vocab_event_kind(VE_PROCESS_CRASH);
 	ev.t = ol_time_none();

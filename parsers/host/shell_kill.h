@@ -14,6 +14,12 @@
  *   zsh              "zsh: killed     python train.py"
  *   alone            a line that is only "Killed", "Killed: 9" or "已杀死"
  *                    (an interactive shell's foreground job, dash, sh)
+ * And a launcher's report of a worker it started dying of signal 9 (real
+ * paste: CASIA-LMC-Lab/AnomalyGPT #43, tests/data/incoming/any_stack;
+ * the sources are cited in shell_kill.c):
+ *   deepspeed        "[ERROR] [launch.py:320:sigkill_handler] [...] exits
+ *                    with return code = -9"
+ *   torchrun         "traceback : Signal 9 (SIGKILL) received by PID 1234"
  * A line where "killed" is a word in prose ("Killed process N", "killed
  * the old server", a script's pkill) is none of these and is not read.
  *

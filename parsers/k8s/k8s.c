@@ -481,6 +481,15 @@ static int container_key(struct k8s_st *st, const char *k, const char *orig, con
 		st->state_indent = indent;
 		return 1;
 	}
+	/* KServe's model status: a predictor's last failed load, {reason,
+	 * message, time, exitCode} (kserve pkg/apis/serving/v1beta1/
+	 * inference_service_status.go@v0.9.0, FailureInfo): read as a
+	 * terminated last state, so exit code 137 is a SIGKILL (no OOM) */
+	if (!strcmp(k, "lastfailureinfo")) {
+		st->in_state = st->state_last = st->state_term = 1;
+		st->state_indent = indent;
+		return 1;
+	}
 	if (!strcmp(k, "limits") || !strcmp(k, "requests")) {
 		st->res_mode = !strcmp(k, "limits") ? 1 : 2;
 		st->res_indent = indent;
@@ -568,6 +577,8 @@ static int k8s_line(struct k8s_st *st, char *l, size_t n)
 	if (k8s_pods_row(st, t))
 		return 0;
 	if ((r = k8s_podpattern_line(st, t)))   /* set 10 spent (w-spent10b) */
+		return r < 0 ? -1 : 0;
+	if ((r = k8s_docker_event_line(st, t)))
 		return r < 0 ? -1 : 0;
 	if ((r = event_row(st, t))) {
 		if (st->in_msg)
@@ -658,9 +669,13 @@ int k8s_sniff(const unsigned char *head, size_t n)
 		return 70;
 	/* a container's last termination: describe's "Last State:" / "Exit
 	 * Code:", or the pod status's "lastState" / "exitCode" (JSON, YAML) */
-	if ((mem_find(h, n, "Last State:") || mem_find(h, n, "lastState")) &&
+	if ((mem_find(h, n, "Last State:") || mem_find(h, n, "lastState") ||
+	     mem_find(h, n, "lastFailureInfo:")) &&
 	    (mem_find(h, n, "Exit Code:") || mem_find(h, n, "exitCode")))
 		return 40;
+	/* docker events: "container oom <id>" */
+	if (mem_find(h, n, "container oom ") && k8s_docker_events_in(h, n))
+		return 70;
 	/* docker inspect's State block */
 	if (mem_find(h, n, "\"OOMKilled\": ") && mem_find(h, n, "\"ExitCode\": "))
 		return mem_find(h, n, "\"OOMKilled\": true") ? 70 : 40;

@@ -106,6 +106,11 @@ int k8s_bare_pods_in(const char *h, size_t n);
 /* k8s_pods.c: FrameworkController's "PodPattern matched: ..." line with an
  * OOMKilled container: one kill. 1 read, 0 not one, -1 sink failed. */
 int k8s_podpattern_line(struct k8s_st *st, const char *t);
+/* k8s_docker_events.c: a `docker events` "container oom <id> (...)" line:
+ * one kill, the pod and container from the kubelet's labels. 1 read, 0
+ * not one, -1 sink failed; and the sniff's test for such a line. */
+int k8s_docker_event_line(struct k8s_st *st, const char *t);
+int k8s_docker_events_in(const char *h, size_t n);
 /* Count a record the sink stored (id >= 0): 0, or -1 when it failed. */
 int k8s_counted(struct k8s_st *st, int64_t id);
 /* The end of an object: what it said becomes events and meta, and the
