@@ -18,20 +18,43 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Whether l could name memory: a digit and one of the labels' letters. */
+/* Whether c starts a size unit: K, M, G or T (either case). */
+static int unit_letter(char c)
+{
+	return c == 'K' || c == 'M' || c == 'G' || c == 'T' || c == 'k' || c == 'm' ||
+	       c == 'g' || c == 't';
+}
+
+/* Whether l could carry a size: a digit then, after at most one space, a
+ * unit letter followed by i, B or b or by no letter ("5.65GB", "1234 MiB",
+ * "6.9Gi", "800M"); or a unit word in brackets ("(MB)", "[MiB]"). The
+ * figure's own check is memsamples_line's; this one keeps a long log fast
+ * (most lines carry no unit at all). */
 static int may_carry(const char *l, size_t n)
 {
 	size_t i;
-	int digit = 0, letter = 0;
 
-	for (i = 0; i < n && !(digit && letter); i++) {
-		char c = l[i];
-		if (c >= '0' && c <= '9')
-			digit = 1;
-		else if (c == 'm' || c == 'M' || c == 'r' || c == 'R' || c == 'u' || c == 'U')
-			letter = 1;
+	for (i = 0; i + 1 < n; i++) {
+		size_t j;
+		char c;
+		if (l[i] == '(' || l[i] == '[') {
+			j = i + 1;
+		} else if (l[i] >= '0' && l[i] <= '9') {
+			j = i + 1;
+			if (j < n && l[j] == ' ')
+				j++;
+		} else {
+			continue;
+		}
+		if (j >= n || !unit_letter(l[j]))
+			continue;
+		if (j + 1 >= n)
+			return 1;
+		c = l[j + 1];
+		if (c == 'i' || c == 'B' || c == 'b' || !isalnum((unsigned char)c))
+			return 1;
 	}
-	return digit && letter;
+	return 0;
 }
 
 /* Whether l states a memory failure ("out of memory", "Tried to
@@ -62,7 +85,7 @@ void ms_mixed_line(struct ms_mixed *m, const char *l, size_t n)
 	struct ms_mixed_series *s = NULL;
 	int i;
 
-	if (!may_carry(l, n) || names_failure(l, n) || !memsamples_line(l, n, &h))
+	if (!memchr(l, 'B', n) || !may_carry(l, n) || names_failure(l, n) || !memsamples_line(l, n, &h))
 		return;
 	for (i = 0; i < m->n; i++)
 		if (!strcmp(m->s[i].label, h.label))

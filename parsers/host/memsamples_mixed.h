@@ -32,8 +32,11 @@ struct ms_mixed {
 	struct ms_mixed_series s[MS_MIXED_LABELS];
 };
 
-/* Take one line l (n bytes) of a log. Cheap when the line names no
- * memory: a digit and an 'm', 'r' or 'u' are needed first. */
+/* Take one line l (n bytes) of a log. Cheap when the line states no
+ * size: a 'B' (GB, MB, KB, GiB, MiB: one memchr) and a digit with a unit
+ * letter after it are needed first, so a size written "1234M", "6.9Gi"
+ * or "mb" alone is not taken from a mixed log (the whole-file reader,
+ * memsamples.c, still takes them). */
 void ms_mixed_line(struct ms_mixed *m, const char *l, size_t n);
 
 /* Store the series of MEMSAMPLES_MIN samples at least as meta
