@@ -334,6 +334,66 @@ static int sample(const struct ms_line *t, const struct ms_table *tab, double *b
 	return 0;
 }
 
+/* Words before a label that make its figure something other than memory
+ * held: a running maximum (max_memory_allocated, "peak memory"), a
+ * capacity or a limit ("total memory", "memory limit" reads the other
+ * way and is flat), or memory free, which falls as a leak grows. */
+static const char *const not_held[] = {
+	"max", "peak", "maximum", "total", "free", "available", "avail", "limit",
+	"capacity", "reserved_max", NULL
+};
+
+static int is_not_held(const char *tok)
+{
+	int i;
+
+	for (i = 0; not_held[i]; i++)
+		if (!strcmp(tok, not_held[i]))
+			return 1;
+	return 0;
+}
+
+int memsamples_line(const char *l, size_t n, struct memsamples_hit *h)
+{
+	static struct ms_line t;   /* large: not on the stack */
+	const char *per;
+	int k, j, i;
+
+	split(l, n, &t);
+	for (k = 0; k < t.n; k++) {
+		const char *lab = label_of(t.tok[k]);
+		if (!lab)
+			continue;
+		if ((k > 0 && is_not_held(t.tok[k - 1])) ||
+		    (k + 1 < t.n && is_not_held(t.tok[k + 1])))
+			return 0;
+		/* the figure within three tokens of its label: "mem: 1234MB",
+		 * "memory (MB) 2796" with its unit a word of its own */
+		for (j = k + 1; j < t.n && j <= k + 3; j++) {
+			double b = figure(&t, j, 0);
+			size_t o;
+			if (b < 0 && isdigit((unsigned char)t.tok[j][0]) && line_unit(&t) > 0 &&
+			    (j + 1 >= t.n || unit_of(t.tok[j + 1]) == 0) && whole(t.tok[j]) >= 0)
+				b = strtod(t.tok[j], NULL) * line_unit(&t);
+			if (b < 0)
+				continue;
+			o = (size_t)snprintf(h->label, sizeof(h->label), "%s", lab);
+			for (i = k + 1; i < j && o + 1 < sizeof(h->label); i++)
+				if (!unit_of(t.tok[i]) && !isdigit((unsigned char)t.tok[i][0]))
+					o += (size_t)snprintf(h->label + o, sizeof(h->label) - o,
+							      " %s", t.tok[i]);
+			if (o >= sizeof(h->label))
+				h->label[sizeof(h->label) - 1] = 0;
+			h->label[strcspn(h->label, "|")] = 0;
+			h->bytes = b;
+			h->step = line_step(&t, &per);
+			h->per = per;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int memsamples_sniff(const unsigned char *head, size_t n)
 {
 	struct ms_table tab = { -1, 0, 0, "", "" };

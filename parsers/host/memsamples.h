@@ -60,4 +60,21 @@ int memsamples_sniff(const unsigned char *head, size_t n);
  * (>= 0), or -1 when the sink failed. */
 int memsamples_parse(struct input *in, struct sink *s);
 
+/* One memory figure a line of any log carries (memsamples_mixed.c): a
+ * label of this reader's, its figure with a unit within three tokens
+ * after it (the words between are part of the label: one series for
+ * "memory (before request)", another for "(after request)"), the step
+ * the line numbers. A label beside "max", "peak",
+ * "total", "free", "limit" is not memory held and gives none. */
+struct memsamples_hit {
+	char label[32];          /* the label word and the words between it
+				  * and its figure ("memory before request") */
+	const char *per;         /* static: the step word, NULL none */
+	double bytes;
+	double step;             /* -1 when the line numbers none */
+};
+
+/* Whether line l (n bytes) carries such a figure: 1 and *h filled, else 0. */
+int memsamples_line(const char *l, size_t n, struct memsamples_hit *h);
+
 #endif

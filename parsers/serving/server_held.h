@@ -20,6 +20,7 @@
 #include "parsers/serving/server_progress.h"
 #include "parsers/serving/server_stats.h"
 #include "parsers/serving/server_unwrap.h"
+#include "parsers/host/memsamples_mixed.h"
 
 #include <stdint.h>
 
@@ -35,6 +36,7 @@ struct srv_st {
 	struct srv_engine engines;
 	struct srv_mem mem;         /* the phase, the memory failure held */
 	struct srv_progress prog;   /* a training loop's bars */
+	struct ms_mixed samples;    /* memory prints among the lines */
 	enum engine_error piece_error; /* the first a piece's lines named */
 	/* the last torch_oom, to know its echo */
 	int last_oom_set;

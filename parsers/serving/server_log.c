@@ -604,7 +604,7 @@ int server_log_parse(struct input *in, struct sink *s)
 	struct srv_st *st = srv_new(in, s);
 	const char *raw;
 	size_t n;
-	int rc = -1, r;
+	int rc = -1, r, r2 = 0;
 
 	if (!st)
 		return -1;
@@ -613,6 +613,7 @@ int server_log_parse(struct input *in, struct sink *s)
 	while (input_getline(in, &raw, &n) == 1) {
 		enum oom_phase before = st->mem.phase;
 
+		ms_mixed_line(&st->samples, raw, n);   /* memory prints, any line */
 		if (uvicorn_line(st, raw, n, in->line_marked | in->line_also, &r)) {
 			if (r < 0)
 				goto out;
@@ -634,9 +635,10 @@ int server_log_parse(struct input *in, struct sink *s)
 	    srv_mem_finish(&st->mem, s) < 0 ||
 	    srv_stats_finish(&st->stats, s) < 0 ||
 	    (r = srv_progress_finish(&st->prog, s, !named_engine(&st->engines))) < 0 ||
-	    srv_engine_finish(&st->engines, s) < 0)
+	    srv_engine_finish(&st->engines, s) < 0 ||
+	    (r2 = ms_mixed_finish(&st->samples, s)) < 0)
 		goto out;
-	rc = st->records + st->stats.records + st->meta.records + st->engines.records +
+	rc = r2 + st->records + st->stats.records + st->meta.records + st->engines.records +
 	     st->mem.records + r;
 out:
 	srv_join_release(&st->join);

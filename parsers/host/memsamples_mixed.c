@@ -1,0 +1,153 @@
+/*
+ * memsamples_mixed.c -- memory prints inside a mixed log (see
+ * memsamples_mixed.h).
+ *
+ * Each line that carries a labelled figure (memsamples_line) adds a
+ * sample to its label's series. A line's step word and number (request,
+ * iteration, step, epoch, batch) number the sample; when not every
+ * sample is numbered so, the series is in line order ("sample"). A
+ * series whose step numbers fall back (a second run, several ranks
+ * printing the same label) is kept as printed: the rule finds no steady
+ * rise in a sawtooth, so it stays clean rather than guessing. A line
+ * that states a memory failure gives no sample (names_failure).
+ */
+#include "parsers/host/memsamples_mixed.h"
+#include "lib/vocab.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Whether c starts a size unit: K, M, G or T (either case). */
+static int unit_letter(char c)
+{
+	return c == 'K' || c == 'M' || c == 'G' || c == 'T' || c == 'k' || c == 'm' ||
+	       c == 'g' || c == 't';
+}
+
+/* Whether l could carry a size: a digit then, after at most one space, a
+ * unit letter followed by i, B or b or by no letter ("5.65GB", "1234 MiB",
+ * "6.9Gi", "800M"); or a unit word in brackets ("(MB)", "[MiB]"). The
+ * figure's own check is memsamples_line's; this one keeps a long log fast
+ * (most lines carry no unit at all). */
+static int may_carry(const char *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		size_t j;
+		char c;
+		if (l[i] == '(' || l[i] == '[') {
+			j = i + 1;
+		} else if (l[i] >= '0' && l[i] <= '9') {
+			j = i + 1;
+			if (j < n && l[j] == ' ')
+				j++;
+		} else {
+			continue;
+		}
+		if (j >= n || !unit_letter(l[j]))
+			continue;
+		if (j + 1 >= n)
+			return 1;
+		c = l[j + 1];
+		if (c == 'i' || c == 'B' || c == 'b' || !isalnum((unsigned char)c))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether l states a memory failure ("out of memory", "Tried to
+ * allocate", "failed to allocate"): its figures (capacity, in use, free)
+ * describe the failure, not a periodic sample, and the failure's own
+ * readers judge them. */
+static int names_failure(const char *l, size_t n)
+{
+	static const char *const w[] = { "out of memory", "to allocate", NULL };
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; w[k]; k++) {
+			size_t m = strlen(w[k]), j;
+			for (j = 0; j < m && i + j < n; j++)
+				if (tolower((unsigned char)l[i + j]) != w[k][j])
+					break;
+			if (j == m)
+				return 1;
+		}
+	return 0;
+}
+
+void ms_mixed_line(struct ms_mixed *m, const char *l, size_t n)
+{
+	struct memsamples_hit h;
+	struct ms_mixed_series *s = NULL;
+	int i;
+
+	if (!memchr(l, 'B', n) || !may_carry(l, n) || names_failure(l, n) || !memsamples_line(l, n, &h))
+		return;
+	for (i = 0; i < m->n; i++)
+		if (!strcmp(m->s[i].label, h.label))
+			s = &m->s[i];
+	if (!s) {
+		if (m->n >= MS_MIXED_LABELS)
+			return;
+		s = &m->s[m->n++];
+		memcpy(s->label, h.label, sizeof(s->label));
+		s->per = NULL;
+		s->n = 0;
+		s->stepped = 1;
+	}
+	if (s->n >= MEMSAMPLES_MAX)
+		return;
+	if (!s->per && h.per)
+		s->per = h.per;
+	if (h.step < 0 || (h.per && s->per && strcmp(h.per, s->per)))
+		s->stepped = 0;
+	s->v[s->n] = h.bytes;
+	s->st[s->n++] = h.step;
+}
+
+/* Append one figure; 0, or -1 when buf (size cap) is full. */
+static int put(char *buf, size_t cap, size_t *o, int first, double v)
+{
+	int w = snprintf(buf + *o, cap - *o, "%s%.0f", first ? "" : ",", v);
+
+	if (w < 0 || (size_t)w >= cap - *o)
+		return -1;
+	*o += (size_t)w;
+	return 0;
+}
+
+int ms_mixed_finish(struct ms_mixed *m, struct sink *sk)
+{
+	static char val[MEMSAMPLES_MAX * 48 + 128];
+	char key[64];
+	int i, k, out = 0;
+
+	for (i = 0; i < m->n; i++) {
+		const struct ms_mixed_series *s = &m->s[i];
+		int stepped = s->stepped && s->per;
+		size_t o;
+		if (s->n < MEMSAMPLES_MIN)
+			continue;
+		o = (size_t)snprintf(val, sizeof(val), "%s|%s|", s->label,
+				     stepped ? s->per : "sample");
+		for (k = 0; stepped && k < s->n; k++)
+			if (put(val, sizeof(val), &o, !k, s->st[k]) < 0)
+				return 0;
+		if (o + 2 >= sizeof(val))
+			return 0;
+		val[o++] = '|';
+		val[o] = 0;
+		for (k = 0; k < s->n; k++)
+			if (put(val, sizeof(val), &o, !k, s->v[k]) < 0)
+				return 0;
+		snprintf(key, sizeof(key), "%s%d", vocab_meta_key(VM_SAMPLES_SERIES), out);
+		if (sink_meta(sk, key, val) < 0)
+			return -1;
+		out++;
+	}
+	return out;
+}
