@@ -295,6 +295,36 @@ static void trainer_own_bar_places_step(void **state)
 	t_close(tl);
 }
 
+/* A load, then the failure's traceback, then a bar of another process
+ * of the same run (lm-evaluation-harness's "Running generate_until
+ * requests", lm_eval/evaluator.py@v0.4.2, drawn by tqdm) printed just
+ * after it: the bar does not end the load the failure happened in.
+ * The shape of set 15's BitDistiller row (a model quantised as it loads
+ * while another process evaluates), written here in the printed forms
+ * with made-up paths and figures. */
+static void bar_after_traceback_keeps_load(void **state)
+{
+	struct timeline *tl = t_open();
+	static const char *log =
+		"Loading checkpoint shards:   0%|          | 0/4 [00:00<?, ?it/s]"
+		"Loading checkpoint shards: 100%|##########| 4/4 [00:04<00:00,  1.05s/it]\n"
+		"Quantizing:   0%|          | 0/32 [00:00<?, ?it/s]"
+		"Quantizing:  16%|#6        | 5/32 [00:00<00:03,  7.92it/s]\n"
+		"Traceback (most recent call last):\n"
+		"  File \"/srv/q/test_task.py\", line 217, in main\n"
+		"    quant_model(model)\n"
+		"  File \"/srv/q/qlinear.py\", line 136, in quant_tensor\n"
+		"    x = torch.ones_like(x) * 15.0\n"
+		"torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB."
+		" GPU 1 has a total capacty of 23.64 GiB of which 45.69 MiB is free.\n"
+		"Running generate_until requests:   2%|2         | 7/300 [01:38<1:18:21, 16.05s/it]\n";
+	(void)state;
+	assert_true(parse_text(tl, log) > 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event"
+				   " WHERE kind = 'torch_oom'"), "load_weights");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +341,7 @@ int main(void)
 		cmocka_unit_test(trainer_dicts_alone),
 		cmocka_unit_test(trainer_dicts_then_oom),
 		cmocka_unit_test(trainer_own_bar_places_step),
+		cmocka_unit_test(bar_after_traceback_keeps_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -252,7 +252,12 @@ static int sampler_bar(const char *m, size_t s)
  *    data files" (data_files.py@2.14.0), "Extracting data files";
  *  - the transformers examples' tokenisation, desc="Running tokenizer on
  *    dataset" and "Grouping texts in chunks of N" (examples/pytorch/
- *    language-modeling/run_clm.py@v4.36.0).
+ *    language-modeling/run_clm.py@v4.36.0);
+ *  - a model's weights quantised as it loads, layer after layer:
+ *    optimum's GPTQ, tqdm(..., desc=f"Quantizing {block_name} blocks ")
+ *    (optimum/gptq/quantizer.py@v1.16.0 quantize_model), and research
+ *    scripts' own "Quantizing: 3/32" over the layers (set 15's
+ *    BitDistiller row lost its load to such a bar in round 16).
  * Matched where a word starts (not inside one). */
 static const char *const load_desc[] = {
 	"Loading ",
@@ -270,6 +275,8 @@ static const char *const load_desc[] = {
 	"Filter (",
 	"Running tokenizer",
 	"Grouping texts",
+	"Quantizing",
+	"Quantising",
 	NULL
 };
 
