@@ -95,6 +95,10 @@ static const struct positive {
 	  "270331, available_size=644, evictable_size=269628, protected_size=0",
 	  MF_SGLANG_KV, NA, NA, OOM_PHASE_SERVING },
 	{ "RuntimeError: CUDA error: out of memory", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
+	/* set 17 spent (w-spend17a): nvJPEG's allocator status through DALI's
+	 * decoder (nvjpeg.h status 5; DALI #486) */
+	{ "RuntimeError: Critical error in pipeline: Error in thread 4: [/opt/dali/dali/pipeline/operators/decoder/nvjpeg/decoupled_api/nvjpeg_decoder_decoupled_api.h:351] NVJPEG error \"5\" : NVJPEG_STATUS_ALLOCATOR_FAILURE n04418357/n04418357_26036.JPEG",
+	  MF_CUBLAS, NA, NA, OOM_PHASE_UNKNOWN },
 	/* round 8: vLLM's sleep-mode allocator, torch_memory_saver */
 	{ "(ActorModelRayActor pid=348952) RuntimeError: CUDA Error: out of memory at "
 	  "/workspace/csrc/cumem_allocator.cpp:62", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },

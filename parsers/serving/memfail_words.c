@@ -341,6 +341,11 @@ const struct memfail_word memfail_words[] = {
 	{ "CUSPARSE_STATUS_ALLOC_FAILED", MF_CUBLAS, 0 },
 	{ "CUFFT_ALLOC_FAILED", MF_CUBLAS, 0 },
 	{ "CURAND_STATUS_ALLOCATION_FAILED", MF_CUBLAS, 0 },
+	/* nvJPEG (nvjpeg.h, CUDA 10.0-12.x: NVJPEG_STATUS_ALLOCATOR_FAILURE
+	 * = 5, "the user-provided or default allocator failed"), raised
+	 * through DALI's decoder (dali/operators/decoder/nvjpeg, NVJPEG_CALL:
+	 * 'NVJPEG error "5" : NVJPEG_STATUS_ALLOCATOR_FAILURE', DALI 0.x-1.x) */
+	{ "NVJPEG_STATUS_ALLOCATOR_FAILURE", MF_CUBLAS, 0 },
 	/* NCCL (src/include/checks.h, cudawrap.h, alloc.h at v2.18-v2.29):
 	 * "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	 * then "Failed to CUDA calloc N bytes" (also "calloc async", "malloc",
