@@ -172,19 +172,31 @@ static const char *last_frame_find(const char *t, size_t n, const char *phrase)
 	return last;
 }
 
+/* 1 when the line [at, eol) ends with s. */
+static int ends_with(const char *at, const char *eol, const char *s)
+{
+	size_t k = strlen(s);
+
+	return (size_t)(eol - at) >= k && !memcmp(eol - k, s, k);
+}
+
 /* 1 when the frame line holding at names a constructor: it ends (before
- * blanks) with "in __init__" (PM_CTOR). */
+ * blanks) with "in __init__" (PM_CTOR), or with "in init" where a
+ * traceback pasted unfenced into a Markdown page (a GitHub issue) had
+ * its dunders eaten as bold marks: the frame's file then reads
+ * "whisper-fast_main_.py" and its function "init" (set 17, spent on
+ * w-spend17c: Purfview/whisper-standalone-win issue 50). A Python
+ * method named plain "init" on a PM_CTOR row's own module is not one
+ * of faster-whisper's (faster_whisper/transcribe.py@v0.5.1..v1.2.1). */
 static int frame_is_ctor(const char *at, const char *end)
 {
-	static const char ctor[] = "in __init__";
 	const char *eol = memchr(at, '\n', (size_t)(end - at));
 
 	if (!eol)
 		eol = end;
 	while (eol > at && (eol[-1] == ' ' || eol[-1] == '\t' || eol[-1] == '\r'))
 		eol--;
-	return (size_t)(eol - at) >= sizeof(ctor) - 1 &&
-	       !memcmp(eol - (sizeof(ctor) - 1), ctor, sizeof(ctor) - 1);
+	return ends_with(at, eol, "in __init__") || ends_with(at, eol, ", in init");
 }
 
 /* The phase text t[0..n) names by its frames, found the hints it holds:
