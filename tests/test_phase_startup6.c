@@ -166,7 +166,8 @@ static void comfyui_custom_loader_node_is_a_load(void **state)
 	assert_true(t_parse_mem(tl, "server_log", TANGOFLUX, text, n) > 0);
 	expect_event(tl, "load_weights", "frames");
 	t_close(tl);
-	/* the same report under the sampler's node: no stage named */
+	/* the same report under the sampler's node: the prompt's sampling,
+	 * serving (set 17 spent, w-spend17b: ComfyUI's sampler nodes) */
 	at = strstr(text, node);
 	assert_non_null(at);
 	edited = malloc(n + 1);
@@ -179,7 +180,7 @@ static void comfyui_custom_loader_node_is_a_load(void **state)
 				n - (sizeof(node) - 1) + 8) > 0);
 	assert_string_equal(t_text(tl, "SELECT coalesce(json_extract(data, '$.phase'), 'unknown')"
 				   " FROM event WHERE kind IN ('torch_oom', 'mem_failure') ORDER BY id"
-				   " LIMIT 1"), "unknown");
+				   " LIMIT 1"), "serving");
 	t_close(tl);
 	free(edited);
 	free(text);

@@ -333,6 +333,34 @@ static void tf_scopes_and_whole_names(void **state)
 	assert_int_equal(hint(lit), OOM_PHASE_EVAL);
 }
 
+/* Set 17 spent (w-spend17b): a TensorFlow op's line names its colocation
+ * class and inputs beside its own name; a gradient scope there places a
+ * training step. A Torch7 (luajit) traceback's optimizer update frame is a
+ * training step's, its deserialiser's (readObject) a model's build. */
+static void tf_colocation_and_lua_frames(void **state)
+{
+	static const char coloc[] =
+		"  [[Node: conv1/convolution = Conv2D[_class=[\"loc:@gradients/conv1/convolution_grad/F\"]](x, k)]]";
+	static const char input[] = "  [[Node: c/conv = Conv2D[T=DT_FLOAT](gradients/c/T-0, c/kernel)]]";
+	static const char adam[] =
+		"luajit: ./misc/optim_updates.lua:65: cuda runtime error (2) : out of memory\n"
+		"stack traceback:\n"
+		" [C]: in function 'new'\n"
+		"  ./misc/optim_updates.lua:65: in function 'adam'\n"
+		"  /x/train.lua:375: in main chunk\n";
+	static const char readobj[] =
+		"luajit: /x/torch/File.lua:298: cuda runtime error (2) : out of memory\n"
+		"stack traceback:\n"
+		"\t[C]: in function 'read'\n"
+		"\t/x/torch/File.lua:298: in function 'readObject'\n";
+
+	(void)state;
+	assert_int_equal(memfail_phase_after(coloc, sizeof(coloc) - 1), OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(memfail_phase_after(input, sizeof(input) - 1), OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(hint(adam), OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(hint(readobj), OOM_PHASE_LOAD_WEIGHTS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +373,7 @@ int main(void)
 		cmocka_unit_test(ready_lines_and_rust_errors),
 		cmocka_unit_test(progress_bars_place_a_failure),
 		cmocka_unit_test(tf_scopes_and_whole_names),
+		cmocka_unit_test(tf_colocation_and_lua_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -360,7 +360,13 @@ enum oom_phase memfail_phase_line(const char *line, size_t n)
 
 /* 1 when line l[0..n) is TensorFlow's name of the op that failed (it
  * starts, after blanks, with "[[") and phrase starts a name scope there:
- * after '/', '[', '{' or a blank (PM_TFNODE, phase_table.h). */
+ * after '/', '[', '{' or a blank (PM_TFNODE, phase_table.h), or in the
+ * names the op's line gives beside its own: its colocation class
+ * ("_class=[\"loc:@gradients/...\"]") and its inputs ("(a, b)"), which
+ * name ops of the same graph (tensorflow/core/graph/graph.cc, NodeDef's
+ * SummarizeNode@v1.12.0): a forward op colocated with or fed by a
+ * gradient op runs in a graph that holds a backward pass, a training
+ * step's (set 17 spent, w-spend17b). */
 static int tf_node_scope(const char *l, size_t n, const char *phrase)
 {
 	const char *end = l + n, *p = l;
@@ -372,7 +378,8 @@ static int tf_node_scope(const char *l, size_t n, const char *phrase)
 		return 0;
 	while ((p = mem_find(p, (size_t)(end - p), phrase))) {
 		c = p[-1];      /* the line starts with "[[": p > l */
-		if (c == '/' || c == '[' || c == '{' || c == ' ')
+		if (c == '/' || c == '[' || c == '{' || c == ' ' || c == '@' || c == '(' ||
+		    c == ',')
 			return 1;
 		p++;
 	}
