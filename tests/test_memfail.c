@@ -94,6 +94,10 @@ static const struct positive {
 	{ "`ValueError: token_to_kv_pool_allocator memory leak detected! self.max_total_num_tokens="
 	  "270331, available_size=644, evictable_size=269628, protected_size=0",
 	  MF_SGLANG_KV, NA, NA, OOM_PHASE_SERVING },
+	/* SGLang's busy-time pool checker (2026, set 17 spent) */
+	{ "AssertionError: SWA Pool Mem Leak Detected! [swa] total=322816, available=2816, "
+	  "evictable=308992, protected=2560, session_held=0, uncached=8704",
+	  MF_SGLANG_KV, NA, NA, OOM_PHASE_SERVING },
 	{ "RuntimeError: CUDA error: out of memory", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
 	/* set 17 spent (w-spend17a): nvJPEG's allocator status through DALI's
 	 * decoder (nvjpeg.h status 5; DALI #486) */

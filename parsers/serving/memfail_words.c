@@ -459,6 +459,13 @@ const struct memfail_word memfail_words[] = {
 	{ "< need_size=", MF_KVCACHED, 0 },
 	{ "memory leak detected!", MF_SGLANG_KV, 0 },
 	{ "KV cache pool leak detected", MF_SGLANG_KV, 0 },
+	/* SGLang's busy-time invariant checker (2026, SGLANG_ENABLE_STRICT_
+	 * MEM_CHECK_DURING_BUSY; python/sglang/srt/managers/
+	 * scheduler_runtime_checker_mixin.py, indexed copies):
+	 * self_check_during_busy asserts "Full Pool Mem Leak Detected! [full]
+	 * total=.., available=.., evictable=.., protected=.., session_held=..,
+	 * uncached=.." and the same for the "SWA" and hybrid pools */
+	{ "Pool Mem Leak Detected!", MF_SGLANG_KV, 0 },
 	/* Ray's memory monitor (python/ray/exceptions.py OutOfMemoryError,
 	 * 2.1+; raylet node_manager.cc's summary; RayOutOfMemoryError of
 	 * ray 0.6-1.x memory_monitor.py) */

@@ -370,6 +370,15 @@ int srv_mem_request_logger(const char *prefix, size_t n)
 	return 0;
 }
 
+/* Whether text[0..n) holds a digit. */
+static int has_digit(const char *text, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (text[i] >= '0' && text[i] <= '9')
+			return 1;
+	return 0;
+}
+
 int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, uint64_t lineno,
 		 unsigned marks, int told_error)
 {
@@ -397,6 +406,14 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 			    f.phase != OOM_PHASE_UNKNOWN) {
 				m->f.phase = f.phase;
 				m->f.phase_inside = f.phase_inside;
+			}
+			/* the exception's line after the source line that raised
+			 * it (a traceback's `assert ..., f"... {msg}"` then
+			 * "AssertionError: ... total=.."): the text with the
+			 * figures is the one kept */
+			if (!has_digit(m->text, m->text_n) && has_digit(l->msg, l->n)) {
+				m->text_n = l->n < SRV_MEM_TEXT ? l->n : SRV_MEM_TEXT;
+				memcpy(m->text, l->msg, m->text_n);
 			}
 			m->repeats++;
 			m->last_line = lineno;
