@@ -48,6 +48,19 @@ static int rest_is_command(const char *p, const char *e, int colon9, struct sk_h
 	return 1;
 }
 
+/* The number whose digits start at p, read no further than e (the line
+ * is not NUL-terminated: strtoll would run past its end); at most 18
+ * digits, so it cannot overflow. */
+static long long digits_to(const char *p, const char *e)
+{
+	long long v = 0;
+	int n = 0;
+
+	for (; p < e && is_digit(*p) && n < 18; p++, n++)
+		v = v * 10 + (*p - '0');
+	return v;
+}
+
 /* bash running a script: "NAME: line N: <blanks>PID Killed[: 9] CMD",
  * anywhere in [b, e). 1 when found. */
 static int bash_script(const char *b, const char *e, struct sk_hit *h)
@@ -76,7 +89,7 @@ static int bash_script(const char *b, const char *e, struct sk_hit *h)
 		if (!rest_is_command(k + 6, e, 1, h))
 			continue;
 		h->form = "bash_script";
-		h->pid = strtoll(d, NULL, 10);
+		h->pid = digits_to(d, k);
 		return 1;
 	}
 	return 0;
@@ -160,7 +173,7 @@ static int launcher_forms(const char *b, const char *e, struct sk_hit *h)
 	}
 	if ((k = find_in(b, e, el)) && k + sizeof(el) - 1 < e && is_digit(k[sizeof(el) - 1])) {
 		h->form = "torchrun_worker";
-		h->pid = strtoll(k + sizeof(el) - 1, NULL, 10);
+		h->pid = digits_to(k + sizeof(el) - 1, e);
 		return 1;
 	}
 	return 0;
