@@ -28,33 +28,26 @@ static int unit_letter(char c)
 	       c == 'g' || c == 't';
 }
 
-/* Whether l could carry a size: a digit then, after at most one space, a
- * unit letter followed by i, B or b or by no letter ("5.65GB", "1234 MiB",
- * "6.9Gi", "800M"); or a unit word in brackets ("(MB)", "[MiB]"). The
- * figure's own check is memsamples_line's; this one keeps a long log fast
- * (most lines carry no unit at all). */
+/* Whether l could carry a size: a 'B' with a unit letter before it (an
+ * 'i' between them allowed) and, before that, a digit (a space between
+ * allowed) or a bracket: "5.65GB", "1234 MiB", "(MB)", "[GiB]". The
+ * figure's own check is memsamples_line's; this one keeps a long log
+ * fast: one memchr a 'B' on the line, most lines have none or few. */
 static int may_carry(const char *l, size_t n)
 {
-	size_t i;
+	const char *p = memchr(l, 'B', n);
 
-	for (i = 0; i + 1 < n; i++) {
-		size_t j;
-		char c;
-		if (l[i] == '(' || l[i] == '[') {
-			j = i + 1;
-		} else if (l[i] >= '0' && l[i] <= '9') {
-			j = i + 1;
-			if (j < n && l[j] == ' ')
-				j++;
-		} else {
+	for (; p; p = memchr(p + 1, 'B', n - (size_t)(p + 1 - l))) {
+		size_t j = (size_t)(p - l);
+		if (j > 0 && l[j - 1] == 'i')
+			j--;
+		if (j == 0 || !unit_letter(l[--j]))
 			continue;
-		}
-		if (j >= n || !unit_letter(l[j]))
-			continue;
-		if (j + 1 >= n)
+		if (j > 0 && (l[j - 1] == '(' || l[j - 1] == '['))
 			return 1;
-		c = l[j + 1];
-		if (c == 'i' || c == 'B' || c == 'b' || !isalnum((unsigned char)c))
+		if (j > 0 && l[j - 1] == ' ')
+			j--;
+		if (j > 0 && l[j - 1] >= '0' && l[j - 1] <= '9')
 			return 1;
 	}
 	return 0;
@@ -88,7 +81,7 @@ void ms_mixed_line(struct ms_mixed *m, const char *l, size_t n)
 	struct ms_mixed_series *s = NULL;
 	int i;
 
-	if (!memchr(l, 'B', n) || !may_carry(l, n) || names_failure(l, n) || !memsamples_line(l, n, &h))
+	if (!may_carry(l, n) || !memsamples_line(l, n, &h) || names_failure(l, n))
 		return;
 	for (i = 0; i < m->n; i++)
 		if (!strcmp(m->s[i].label, h.label))
