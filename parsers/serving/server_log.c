@@ -613,12 +613,15 @@ int server_log_parse(struct input *in, struct sink *s)
 
 	if (!st)
 		return -1;
-	/* 'y' told apart: a line without it does not say "memory" */
-	input_mark_bytes(in, SRV_SPECIAL_BYTES, "y");
+	/* 'y' and 'B' told apart, in the same pass as the newline: a line
+	 * without 'y' does not say "memory"; one without either holds no
+	 * memory print ("5.65GB", "1234 MiB": memsamples_mixed's unit) */
+	input_mark_bytes(in, SRV_SPECIAL_BYTES, "yB");
 	while (input_getline(in, &raw, &n) == 1) {
 		enum oom_phase before = st->mem.phase;
 
-		ms_mixed_line(&st->samples, raw, n);   /* memory prints, any line */
+		if (in->line_also)   /* memory prints, any line with a 'B' */
+			ms_mixed_line(&st->samples, raw, n);
 		if (uvicorn_line(st, raw, n, in->line_marked | in->line_also, &r)) {
 			if (r < 0)
 				goto out;
