@@ -10,9 +10,11 @@
  */
 #include "testutil.h"
 #include "lib/timeutil.h"
+#include "analyzer/rules/rules.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int64_t nevents(struct timeline *tl, const char *kind)
 {
@@ -51,6 +53,13 @@ static void oomkilled_true_is_a_kill(void **state)
 			       "WHERE kind = 'k8s_oom_kill'"), 137);
 	assert_int_equal(t_int(tl, "SELECT time_ns FROM event WHERE kind = 'k8s_oom_kill'"),
 			 utc_ns(2024, 3, 1, 10, 5, 0, 0));
+	/* Docker's account names no pod: the finding does not say
+	 * Kubernetes ran it */
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(strncmp(t_text(tl, "SELECT title FROM finding WHERE rule = 'killers'"),
+			    "Container ", 10) == 0);
+	assert_null(strstr(t_text(tl, "SELECT title FROM finding WHERE rule = 'killers'"),
+			   "Kubernetes"));
 	t_close(tl);
 }
 

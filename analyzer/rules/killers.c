@@ -197,10 +197,23 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 			  " JOB --format=JobID,MaxRSS,ReqMem` shows what the step reached against"
 			  " what it asked for.");
 	} else {
-		snprintf(f.title, sizeof(f.title), "Kubernetes: %s%s%s was %s at its memory limit%s%s",
-			 m->comm[0] ? m->comm : "the container", m->where[0] ? " of pod " : "",
-			 m->where, m->reason[0] ? m->reason : "OOMKilled",
-			 m->limit > 0 ? " of " : "", m->limit > 0 ? rl_bytes(m->limit, b1, sizeof(b1)) : "");
+		/* no pod named, or a Docker name in its place (moby's API
+		 * names a container "/name": docker inspect's "Name"): a
+		 * container runtime's own account (docker inspect's State,
+		 * docker events' "container oom"), which does not say
+		 * Kubernetes ran it */
+		if (m->where[0] && m->where[0] != '/')
+			snprintf(f.title, sizeof(f.title), "Kubernetes: %s of pod %s was %s at its"
+				 " memory limit%s%s", m->comm[0] ? m->comm : "the container",
+				 m->where, m->reason[0] ? m->reason : "OOMKilled",
+				 m->limit > 0 ? " of " : "",
+				 m->limit > 0 ? rl_bytes(m->limit, b1, sizeof(b1)) : "");
+		else
+			snprintf(f.title, sizeof(f.title), "Container %s was %s at its memory limit%s%s",
+				 m->where[0] ? m->where + 1 : m->comm[0] ? m->comm : "(unnamed)",
+				 m->reason[0] ? m->reason : "OOMKilled",
+				 m->limit > 0 ? " of " : "",
+				 m->limit > 0 ? rl_bytes(m->limit, b1, sizeof(b1)) : "");
 		if (want > 0) {
 			rl_fig(&f, "suggested_limit_bytes", want);
 			rl_knob(&f, "memory_limit", "the memory limit", want,
@@ -209,7 +222,8 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 				" it fell short), or make the service hold less.",
 				rl_bytes(want, b1, sizeof(b1)), rl_bytes(m->limit, b2, sizeof(b2)));
 		} else {
-			rl_advice(&f, "Raise the container's memory limit (resources.limits.memory)"
+			rl_advice(&f, "Raise the container's memory limit (resources.limits.memory"
+				  " under Kubernetes; docker run --memory, compose's mem_limit)"
 				  " above its working set, or make the service hold less.");
 		}
 		if (m->request >= 0 && m->limit > 0 && m->request < m->limit)
