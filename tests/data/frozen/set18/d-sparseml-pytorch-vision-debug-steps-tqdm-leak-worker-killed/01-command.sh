@@ -1,0 +1,1 @@
+CUDA_VISIBLE_DEVICES=0,1,2,3 python scripts/pytorch_vision.py train --recipe-path ./dummy.yaml --arch-key resnet50 --dataset imagenet --dataset-path ~/ILSVRC --train-batch-size 256 --test-batch-size 512 --loader-num-workers 20 --debug-steps 1
