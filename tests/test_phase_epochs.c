@@ -8,7 +8,10 @@
  *    compiled_train_step's first run). Only the whole-line header counts;
  *  - LAVIS's MetricLogger lines of its evaluation loop ("Evaluation
  *    [ 570/1872]  eta: ...") are the evaluation's: no training progress,
- *    and a failure under them is in eval.
+ *    and a failure under them is in eval;
+ *  - MMEngine's loop lines name their mode ("Epoch(train)", "Epoch(val)",
+ *    "Iter(test)"): as mmengine/runner/log_processor.py@b06234c prints
+ *    them.
  */
 #include "testutil.h"
 #include "parsers/serving/memfail.h"
@@ -101,6 +104,33 @@ static void lavis_failure_in_evaluation(void **state)
 	t_close(tl);
 }
 
+static void mmengine_loop_modes(void **state)
+{
+	struct timeline *tl = t_open();
+	static const char log[] =
+		"2024/01/05 10:00:01 - mmengine - INFO - Epoch(train)  [1][ 50/500]  "
+		"lr: 1.0000e-02  eta: 1:02:03  time: 0.5000  data_time: 0.0100  "
+		"memory: 9000  loss: 1.2345\n"
+		"2024/01/05 10:05:01 - mmengine - INFO - Epoch(val)  [1][ 50/200]    "
+		"eta: 0:01:00  time: 0.2000  data_time: 0.0100  memory: 9100\n"
+		"torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB "
+		"(GPU 0; 23.69 GiB total capacity; 20.10 GiB already allocated; 1.06 GiB "
+		"free; 21.80 GiB reserved in total by PyTorch)\n";
+
+	(void)state;
+	assert_int_equal(line_phase("2024/01/05 10:00:01 - mmengine - INFO - Epoch(train) "
+				    " [1][ 50/500]  lr: 1.0000e-02"),
+			 OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(line_phase("Iter(train) [  50/1000]  lr: 1.0000e-02"),
+			 OOM_PHASE_TRAINING_STEP);
+	assert_int_equal(line_phase("Epoch(test) [ 50/500]    eta: 0:01:00"), OOM_PHASE_EVAL);
+	assert_int_equal(line_phase("Iter(val) [50/500]    eta: 0:01:00"), OOM_PHASE_EVAL);
+	/* a failure under the validation loop's line is the evaluation's */
+	assert_true(t_parse_mem(tl, "server_log", "mmengine.log", log, 0) > 0);
+	assert_string_equal(t_first_phase(tl), "eval");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +139,7 @@ int main(void)
 		cmocka_unit_test(keras3_without_header_is_unplaced),
 		cmocka_unit_test(lavis_evaluation_lines),
 		cmocka_unit_test(lavis_failure_in_evaluation),
+		cmocka_unit_test(mmengine_loop_modes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

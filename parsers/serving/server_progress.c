@@ -569,13 +569,19 @@ enum oom_phase srv_progress_bar_phase(const char *m, size_t n)
  * lavis/tasks/base_task.py@9625d41 _train_inner_loop, evaluation;
  * MetricLogger.log_every in lavis/common/logger.py). Such a bar is no
  * training progress: a failure under it is no training step's (set 17's
- * SeViLA evaluation log, read as a training loop in round 16). */
+ * SeViLA evaluation log, read as a training loop in round 16). So are
+ * MMEngine's val and test loops' lines. */
 static int eval_bar(const char *m, size_t s)
 {
 	size_t a = s;
 
 	while (a > 0 && s - a < 200 && m[a - 1] != '\r' && m[a - 1] != '\n')
 		a--;
+	/* MMEngine's loops name their mode in the line's head,
+	 * "Epoch(val) [1][ 50/500]", "Iter(test) [50/500]" (mmengine
+	 * mmengine/runner/log_processor.py@b06234c get_log_after_iter) */
+	if (mem_find(m + a, s - a, "(val) ") || mem_find(m + a, s - a, "(test) "))
+		return 1;
 	return desc_says(m + a, s - a, bar_eval_words) &&
 	       !desc_says(m + a, s - a, bar_train_words);
 }
