@@ -135,6 +135,12 @@ enum oom_phase memfail_mlc_phase(const char *l, size_t n, enum oom_phase ph);
  * PM_TQDM phase row counts only there); 0 otherwise (memfail_bar.c). */
 int memfail_opens_bar(const char *l, size_t n, const char *p);
 
+/* 1 when l[0..n) is an epoch's header line that phrase p opens: after
+ * blanks, p, the epoch's number, '/', the number of epochs, and nothing
+ * else but blanks (Keras's ProgbarLogger, "Epoch 3/10"); 0 otherwise
+ * (memfail_bar.c). */
+int memfail_epoch_header(const char *l, size_t n, const char *p);
+
 /* The phase a failure's text names (its traceback's function names,
  * llama.cpp's function prefixes, the engine's own phrase: the rows of
  * phase_table.c), or OOM_PHASE_UNKNOWN. The innermost engine frame wins

@@ -11,6 +11,19 @@
  * error: 48.08%", as cuTAGI's examples print it), up to the first "%|",
  * which must follow ": ", blanks and the percentage's digits. Any other
  * line holding the phrase ("Epoch 3 finished") names nothing.
+ *
+ * Round 17 (w-phase18): a PM_TQDM row's phrase also counts where it
+ * opens an epoch's header line alone, "Epoch N/M" and nothing after it.
+ * Keras's fit prints that line as each epoch begins, before the epoch's
+ * first step, then draws its own progress bar (not tqdm's) under it:
+ * ProgbarLogger.on_epoch_begin, io_utils.print_msg(f"Epoch {epoch +
+ * 1}/{self.epochs}") (keras-team/keras keras/callbacks.py@v2.11.0,
+ * keras/src/callbacks/progbar_logger.py@v3.3.3). A failure in the
+ * epoch's first step (the jitted train step's compile and first run,
+ * Keras 3 on JAX: "jit(compiled_train_step)") stands under that line
+ * with no bar drawn yet. evaluate() and predict() print no such line
+ * (on_test_begin/on_predict_begin only reset the bar), and fit's own
+ * validation at an epoch's end draws its bar after the epoch's steps.
  */
 #include "parsers/serving/memfail.h"
 #include "parsers/common/seriesutil.h"
@@ -43,4 +56,25 @@ int memfail_opens_bar(const char *l, size_t n, const char *p)
 	while (bar > q && bar[-1] == ' ')
 		bar--;
 	return bar > q && bar[-1] == ':';
+}
+
+int memfail_epoch_header(const char *l, size_t n, const char *p)
+{
+	const char *e = l + n, *q = l;
+	size_t w = strlen(p);
+	int a = 0, b = 0;
+
+	while (q < e && (*q == ' ' || *q == '\t'))
+		q++;
+	if ((size_t)(e - q) < w + 3 || memcmp(q, p, w))
+		return 0;
+	for (q += w; q < e && digit(*q) && a < 9; q++)
+		a++;
+	if (!a || q >= e || *q != '/')
+		return 0;
+	for (q++; q < e && digit(*q) && b < 9; q++)
+		b++;
+	while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+		q++;
+	return b && q == e;
 }

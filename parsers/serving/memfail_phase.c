@@ -311,7 +311,8 @@ static int client_request(const char *l, size_t n, const char *p)
 }
 
 /* The index in memfail_line_row of the first line row found in l[0..n) that
- * holds there (a PM_TQDM row only where its phrase opens a bar; an
+ * holds there (a PM_TQDM row only where its phrase opens a bar or an
+ * epoch's header line, memfail_bar.c; an
  * access-log row not where the line is a client's request, client_request),
  * or -1. */
 int memfail_first_line(const char *l, size_t n, const struct phrases_found *found)
@@ -319,7 +320,8 @@ int memfail_first_line(const char *l, size_t n, const struct phrases_found *foun
 	int i = memfail_set_first_of(found, T_PHASE_LINE), at = memfail_set_table_at(T_PHASE_LINE), next;
 
 	while (i >= 0 && (((phase_marks[memfail_line_row[i]].flags & PM_TQDM) &&
-			   !memfail_opens_bar(l, n, phase_marks[memfail_line_row[i]].phrase)) ||
+			   !memfail_opens_bar(l, n, phase_marks[memfail_line_row[i]].phrase) &&
+			   !memfail_epoch_header(l, n, phase_marks[memfail_line_row[i]].phrase)) ||
 			  (phase_marks[memfail_line_row[i]].phrase[0] == '"' &&
 			   phase_marks[memfail_line_row[i]].phase == OOM_PHASE_SERVING &&
 			   client_request(l, n, phase_marks[memfail_line_row[i]].phrase)))) {

@@ -58,7 +58,9 @@ enum phase_mark_kind {
  * only where the phrase opens a bar, that is is followed by a number,
  * the rest of the description, ": " and the bar's percentage ("Epoch 0:
  *   4%|", "Epoch 4/10 | training error: 43.58%:  40%|", tqdm's l_bar
- * "{desc}: {percentage}%|"; memfail_bar.c); any other line holding the
+ * "{desc}: {percentage}%|"; memfail_bar.c), or where it opens an
+ * epoch's header line alone ("Epoch 3/10", Keras's ProgbarLogger; round
+ * 17, memfail_bar.c memfail_epoch_header); any other line holding the
  * phrase names nothing. */
 #define PM_TQDM 4u
 

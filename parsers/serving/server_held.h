@@ -47,6 +47,11 @@ struct srv_st {
 	char wrap[1024];
 	size_t wrap_n;
 	uint64_t wrap_line;
+	/* the last line a "[rankN]:" carrier wrapped, inside a traceback
+	 * (server_log.c lockstep_twin) */
+	char twin[1024];
+	size_t twin_n;
+	int twin_rank;
 	/* a lone OOM message whose phase nothing named yet, held until the
 	 * piece after it: the traceback a chained exception or a repr prints
 	 * after the message ("The above exception was the direct cause ...",

@@ -604,6 +604,40 @@ static struct srv_st *srv_new(struct input *in, struct sink *s)
 	return st;
 }
 
+/* Round 17 (w-phase18): 1 when the line just unwrapped is another
+ * rank's copy of the traceback line read just before it. torchrun's
+ * workers print their tracebacks through the "[rankN]:" carrier
+ * (torch/distributed/elastic: local_rank_prefix / the redirected
+ * streams), and ranks that fail in lockstep print the same traceback at
+ * once, line by line interleaved: "[rank0]: Traceback ...", "[rank1]:
+ * Traceback ...", "[rank0]:   File ...", "[rank1]:   File ...". Read as
+ * one stream, each twin line restarts or breaks the traceback (a second
+ * "Traceback" header inside the first), and its frames are lost. While a
+ * traceback is open, a line whose carrier names another rank than the
+ * last such line's and whose text is that line's is the twin's copy: it
+ * is not read again. Lines that differ (the ranks' own devices in their
+ * OOM messages) are read as before. */
+static int lockstep_twin(struct srv_st *st)
+{
+	const struct srv_line *l = &st->line;
+	int twin;
+
+	if (l->carrier_rank < 0) {
+		st->twin_n = 0;
+		return 0;
+	}
+	twin = st->twin_n && st->twin_rank != l->carrier_rank && l->n == st->twin_n &&
+	       srv_join_open(&st->join) == SRV_FRAMES && !memcmp(st->twin, l->msg, l->n);
+	if (!twin && l->n <= sizeof(st->twin)) {
+		memcpy(st->twin, l->msg, l->n);
+		st->twin_n = l->n;
+		st->twin_rank = l->carrier_rank;
+	} else if (!twin) {
+		st->twin_n = 0;
+	}
+	return twin;
+}
+
 int server_log_parse(struct input *in, struct sink *s)
 {
 	struct srv_st *st = srv_new(in, s);
@@ -630,7 +664,7 @@ int server_log_parse(struct input *in, struct sink *s)
 			continue;   /* not a call on every access line */
 		}
 		if ((r = srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno)) < 0 ||
-		    (r == 0 && read_line(st) < 0))
+		    (r == 0 && !lockstep_twin(st) && read_line(st) < 0))
 			goto out;   /* r == 1: a CRI partial line, held */
 		if (r == 0 && st->mem.phase != before)
 			srv_mem_stage(&st->mem, before, &st->line.t, in->lineno);

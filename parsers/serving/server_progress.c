@@ -322,12 +322,14 @@ static int load_bar(const char *m, size_t n, size_t s)
 	return 0;
 }
 
+static int eval_bar(const char *m, size_t s);
+
 int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 		      const struct ol_time *t, uint64_t lineno)
 {
 	const char *s = memchr(m, '/', n);
 	int64_t done = -1, total = -1, d, tot;
-	int tr, trainer = 0;
+	int tr, trainer = 0, ev = 0;
 	double mem;
 
 	for (; s; s = memchr(s + 1, '/', n - (size_t)(s + 1 - m)))
@@ -336,13 +338,17 @@ int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 			done = d;    /* the last bar of the line: carriage returns glue them */
 			total = tot;
 			trainer = tr;
+			ev = eval_bar(m, (size_t)(s - m));
 		} else if (s > m && step_report_at(m, n, (size_t)(s - m), &d, &tot)) {
 			done = d;
 			total = tot;
 			trainer = 1;
+			ev = 0;
 		}
 	if (done < 0 || done == total)   /* none, or a loop that finished */
 		return 0;
+	if (ev)   /* an evaluation's loop ran: no training progress (eval_bar) */
+		return 1;
 	p->step = done;
 	p->total = total;
 	p->trainer = trainer;
@@ -550,4 +556,32 @@ enum oom_phase srv_progress_bar_phase(const char *m, size_t n)
 	if (ev == tr)
 		return OOM_PHASE_UNKNOWN;
 	return ev ? OOM_PHASE_EVAL : OOM_PHASE_TRAINING_STEP;
+}
+
+/* Round 17 (w-phase18): 1 when the bar whose '/' is at m[s] counts an
+ * evaluation's batches, not a training loop's: the words before it on
+ * its line (back to a carriage return, at most 200 bytes) say an
+ * evaluation's and not a training's (bar_eval_words, bar_train_words).
+ * The MetricLogger that the DETR/DeiT family and LAVIS share prints
+ * "{header}  [{i}/{n}]  eta: ..." every few batches of each loop, the
+ * header the loop's own: "Train: data epoch: [0]" in LAVIS's training
+ * loop, "Evaluation" in its evaluation (salesforce/LAVIS
+ * lavis/tasks/base_task.py@9625d41 _train_inner_loop, evaluation;
+ * MetricLogger.log_every in lavis/common/logger.py). Such a bar is no
+ * training progress: a failure under it is no training step's (set 17's
+ * SeViLA evaluation log, read as a training loop in round 16). So are
+ * MMEngine's val and test loops' lines. */
+static int eval_bar(const char *m, size_t s)
+{
+	size_t a = s;
+
+	while (a > 0 && s - a < 200 && m[a - 1] != '\r' && m[a - 1] != '\n')
+		a--;
+	/* MMEngine's loops name their mode in the line's head,
+	 * "Epoch(val) [1][ 50/500]", "Iter(test) [50/500]" (mmengine
+	 * mmengine/runner/log_processor.py@b06234c get_log_after_iter) */
+	if (mem_find(m + a, s - a, "(val) ") || mem_find(m + a, s - a, "(test) "))
+		return 1;
+	return desc_says(m + a, s - a, bar_eval_words) &&
+	       !desc_says(m + a, s - a, bar_train_words);
 }

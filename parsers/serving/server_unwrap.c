@@ -340,6 +340,7 @@ static int strip_carrier(struct srv_line *l)
 			;
 		if (k + 1 >= n || m[k] != ']' || m[k + 1] != ':')
 			return 0;
+		l->carrier_rank = k - 5 < 6 ? atoi(m + 5) : -1;
 		/* the prefix is "[rankN]:" and one space; the blanks after it
 		 * are the line's own (a traceback's frames are indented under
 		 * its "Traceback" line, which server_join.c reads) */
@@ -517,7 +518,7 @@ int srv_unwrap(struct srv_line *l, const char *raw, size_t n, int marked, struct
 	copy_plain(l, raw, n, marked);
 	l->t = ol_time_none();
 	l->pid = l->rank = OL_NULL;
-	l->tp = -1;
+	l->tp = l->carrier_rank = -1;
 	l->tag[0] = l->service[0] = 0;
 	l->hint = ENGINE_NONE;
 	l->prefix_n = 0;

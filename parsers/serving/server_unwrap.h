@@ -44,6 +44,7 @@ struct srv_line {
 	struct ol_time t;            /* its own time, else the last time seen */
 	int64_t pid;                 /* from "(... pid=N)", else OL_NULL */
 	int64_t rank;                /* "rank=N" inside that tag, else OL_NULL */
+	int carrier_rank;            /* torch's "[rankN]:" carrier, N; else -1 */
 	int tp;                      /* SGLang's "[... TPn]", else -1 */
 	char tag[SRV_NAME_MAX];      /* the last "(Name pid=N)" tag's name, or "" */
 	char service[SRV_NAME_MAX];  /* docker-compose service, vllm-omni stage,
