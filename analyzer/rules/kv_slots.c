@@ -4,8 +4,8 @@
  * `ollama`, parsers/serving/memfail_words.c, round 17).
  *
  * Learnt from Ollama's runner (llama/runner/runner.go and cache.go
- * @v0.4.7; the same in runner/llamarunner and runner/ollamarunner to
- * v0.12): the KV cache is allocated once for kvSize = num_ctx x parallel
+ * @v0.4.7; the same truncation and ShiftCacheSlot in
+ * runner/ollamarunner/runner.go and cache.go@v0.9.0): the KV cache is allocated once for kvSize = num_ctx x parallel
  * cells, and each sequence owns at most num_ctx of them (cache.go
  * NewInputCache: numCtx = kvSize / numSlots). A prompt longer than that
  * is cut to it ("truncating input prompt" limit=numCtx), and before a
