@@ -149,6 +149,10 @@ ALLOW = [
     # round 16 (w-leak17): Kaldi's cudadecoder (its own C++/CUDA) under
     # Triton's Kaldi backend, host memory per run: no engine's lines
     ("kaldi", set()),
+    # round 17 (w-spike18): llamafile embeds llama.cpp's server (its
+    # update_slots lines); MMDetection and the projects that vendor its
+    # assigners (MMRotate-DCFL) train on PyTorch, no engine's lines
+    ("llamafile", {"llama.cpp"}), ("mmdetection", TORCH), ("mmrotate-dcfl", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

@@ -56,6 +56,8 @@ int rule_reload(struct rule_ctx *c);
 int rule_retract(struct rule_ctx *c);
 int rule_projected(struct rule_ctx *c);   /* projected.c */
 int rule_queued(struct rule_ctx *c);      /* queued.c */
+int rule_kv_slots(struct rule_ctx *c);    /* kv_slots.c */
+int rule_input_op(struct rule_ctx *c);    /* input_op.c */
 int rule_fallback(struct rule_ctx *c);
 int rule_launch(struct rule_ctx *c);
 int rule_mps(struct rule_ctx *c);

@@ -55,6 +55,10 @@ const struct rule rule_table[] = {
 	  " no more, found more held", rule_returned },
 	{ "reload", "a model load that failed after the same process had served: the earlier"
 	  " load's memory not returned", rule_reload },
+	{ "input_op", "an OOM inside an operation one input sizes and no budget covers (vLLM's"
+	  " prompt logprobs, MMDetection's IoU assignment): that input's spike", rule_input_op },
+	{ "kv_slots", "Ollama's KV cache found full while serving (\"could not find a kv cache"
+	  " slot\"): the requests decoding at once held it", rule_kv_slots },
 	{ "queued", "requests queued beside those running at a serving OOM: the engine at its"
 	  " admission cap, with more demand than it runs at once", rule_queued },
 	{ "retract", "a serving engine preempted requests (SGLang's retraction): pressure before"

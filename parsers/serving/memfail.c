@@ -488,6 +488,9 @@ static const char *const continuations[] = {
 	 * buffer failed (Ollama's runner then panics "failed to decode
 	 * batch"): the decode of a batch names the phase */
 	"ggml_backend_sched_graph_compute_async failed", "llama_decode: failed to decode",
+	/* llama.cpp's server after either (round 17, w-spike18): "failed to
+	 * decode the batch: KV cache is full ..., ret = -3" */
+	"failed to decode the batch",
 	/* TensorRT-LLM's executor-creation table (the GiB before the figure) */
 	"The following component could not be created: ", TRT_TOTAL, TRT_FREE,
 	/* XLA's TPU report after its failure (the TPU runtime's reservation:

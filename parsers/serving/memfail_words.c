@@ -427,6 +427,26 @@ const struct memfail_word memfail_words[] = {
 	 * to v0.20.0: "memory layout cannot be allocated", "... with num_gpu
 	 * = N" when the layers were set), what the CLI's 500 carries */
 	{ "memory layout cannot be allocated", MF_OLLAMA, 0 },
+	/* round 17 (w-spike18): the KV cache full while serving. Ollama's
+	 * runners turn llama_decode's return 1 (no free cells for the batch)
+	 * into ErrKvCacheFull, "could not find a kv cache slot"
+	 * (llama/llama.go@v0.4.7 Decode; the new engine's kvcache/cache.go
+	 * @v0.6.0, "(length: N)" or "(cache: N batch: M)" after it in
+	 * kvcache/causal.go@v0.6.0,v0.9.0), and llama/runner/runner.go
+	 * @v0.4.7 run() panics on it ("failed to decode batch: %w"). The
+	 * cache is allocated once, num_ctx x the parallel sequences: a
+	 * memory it cannot grow, full (rule kv_slots judges it) */
+	{ "could not find a kv cache slot", MF_OLLAMA, 0 },
+	/* llama.cpp's server giving up after halving its batch down to 1
+	 * token: "update_slots : failed to decode the batch, n_batch = 1,
+	 * ret = 1" (examples/server/server.cpp update_slots, as Ollama
+	 * vendored it: llm/ext_server/server.cpp@v0.1.32,v0.3.0; llama.cpp#4185,
+	 * llamafile#244 and ollama#2048 quote it), later "failed to decode the
+	 * batch: KV cache is full - try increasing it via the context size"
+	 * (SRV_ERR in update_slots, tools/server/server.cpp, indexed copies
+	 * of 2025). After a Metal failure the same line continues that
+	 * failure (memfail.c continuations) */
+	{ "failed to decode the batch", MF_GGML, 0 },
 	/* set 13 spent (w-spend13c): vLLM's hybrid models keep one Mamba
 	 * state block per decoding sequence, the blocks counted from the same
 	 * budget as the KV cache; a max_num_seqs above them stops the start-up

@@ -31,6 +31,7 @@
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/input_ops.h"
 #include "parsers/serving/memfail_limit.h"
 #include "parsers/serving/phase_table.h"
 #include "parsers/serving/server_progress.h"
@@ -187,6 +188,7 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	}
 	if (!strcmp(e.kind, "torch_oom") || !strcmp(e.kind, "mem_failure")) {
 		srv_mem_put_stack(&st->mem, e.data);
+		srv_mem_put_input_op(&st->mem, e.data, st->in->lineno, tb);
 		if (by)
 			json_object_set_new(e.data, "phase_by", json_string(by));
 	}

@@ -3,6 +3,7 @@
  * memory failures as mem_failure events; see server_memfail.h.
  */
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/input_ops.h"
 #include "parsers/serving/memfail_limit.h"
 #include "parsers/serving/phase_table.h"
 #include "parsers/serving/frame_words.h"
@@ -179,6 +180,7 @@ static int flush(struct srv_mem *m, struct sink *s)
 	if (m->ctx_projector && ph == m->ctx)
 		json_object_set_new(e.data, "graph", json_string("projector"));
 	srv_mem_put_stack(m, e.data);
+	srv_mem_put_input_op(m, e.data, m->line, NULL);
 	json_object_set_new(e.data, "text", ol_json_strn(m->text, m->text_n));
 	memfail_put_figures(e.data, &m->f, m->text, m->text_n);
 	json_object_set_new(e.data, "repeats", json_integer(m->repeats));
@@ -580,6 +582,7 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 		m->stage_projector = m->stage_load = 0;
 		return 0;
 	}
+	srv_mem_input_op(m, l->msg, l->n, lineno);
 	srv_mem_frame(m, ph, rank, lineno);
 	if (m->frame_line == lineno) {
 		m->frame_loose = 1;

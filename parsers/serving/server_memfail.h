@@ -78,6 +78,10 @@ struct srv_mem {
 				      * the failure (the advice names its knobs) */
 	int inference;               /* DeepSpeed's inference engine was named:
 				      * no training stack from then on */
+	int input_op;                /* 1 + the row of the last operation a
+				      * frame named whose memory one input
+				      * sizes (input_ops.h), 0 none, */
+	uint64_t input_op_line;      /* and where */
 	/* the failure held */
 	int held;
 	struct memfail f;            /* its phase: what its own lines name */
