@@ -37,6 +37,11 @@ static const struct mem_family rows[] = {
 	{ "mlx", "MLX (Metal)", "unified", NULL, NULL, NULL, NULL, MEM_PLAT_MLX },
 	{ "nvmap", "Jetson's nvmap allocator (unified memory)", "unified", NULL, NULL, NULL, NULL,
 	  MEM_PLAT_JETSON },
+	/* transformers' bitsandbytes quantizers (quantizer_bnb_4bit.py
+	 * validate_environment): accelerate's device map left modules off
+	 * the CUDA card */
+	{ "hf_device_map", "transformers' device map (bitsandbytes, accelerate)", NULL, NULL, NULL,
+	  "CUDA graphs", NULL, MEM_PLAT_CUDA },
 	{ "xla", "XLA", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_XLA },
 	{ "tensorflow", "TensorFlow", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_CUDA },
 	{ "jax", "JAX", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_CUDA },

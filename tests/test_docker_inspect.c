@@ -107,12 +107,124 @@ static void docker_events_container_oom(void **state)
 	t_close(tl);
 }
 
+/* readers18: the reader records what told each kill (data.source) and
+ * the killers rule titles by it, not by the name's shape. podman's
+ * inspect (containers/podman pkg/api/handlers InspectContainerData,
+ * the same State keys as moby's) names a container with no leading '/':
+ * the '/' test read it as a Kubernetes pod. */
+static void source_not_name_says_docker(void **state)
+{
+	static const char podman[] =
+		"[\n"
+		"    {\n"
+		"        \"Name\": \"vllm\",\n"
+		"        \"State\": {\n"
+		"            \"Status\": \"exited\",\n"
+		"            \"Running\": false,\n"
+		"            \"OOMKilled\": true,\n"
+		"            \"ExitCode\": 137,\n"
+		"            \"FinishedAt\": \"2024-03-01T10:05:00.000000000Z\"\n"
+		"        }\n"
+		"    }\n"
+		"]\n";
+	static const char pods[] =
+		"NAME                          READY   STATUS      RESTARTS      AGE\n"
+		"vllm-deploy-6d5f7c9b8-x2k4l   0/1     OOMKilled   3 (45s ago)   5m12s\n";
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "k8s", "inspect", podman, 0) > 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.source') FROM event"
+				   " WHERE kind = 'k8s_oom_kill'"), "docker_inspect");
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(strncmp(t_text(tl, "SELECT title FROM finding WHERE rule = 'killers'"),
+			    "Container vllm ", 15) == 0);
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_file(tl, "tests/data/real/any_stack/"
+				 "docker-events-container-oom-k8s-annotations.log") == 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.source') FROM event"),
+			    "docker_events");
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "k8s", "pods", pods, 0) > 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.source') FROM event"),
+			    "kubectl_get");
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(strncmp(t_text(tl, "SELECT title FROM finding WHERE rule = 'killers'"),
+			    "Kubernetes: ", 12) == 0);
+	t_close(tl);
+}
+
+/* readers18: `docker inspect --format T NAMES` (docker/cli cli/command/
+ * inspect/inspector.go@28064c20: the template executed per container
+ * named, in order, then a newline). The templates runbooks give, each
+ * output line matched against its text: OOMKilled true a kill (the name
+ * from {{.Name}} or the command's names in order), false with 137 a
+ * SIGKILL. A runbook's prose after the command, a template with an
+ * action, a line that is not the template's: nothing. */
+static void format_outputs(void **state)
+{
+	static const char two[] =
+		"$ docker inspect --format='exit={{.State.ExitCode}} oom={{.State.OOMKilled}}'"
+		" vllm-a vllm-b\n"
+		"exit=0 oom=false\n"
+		"exit=137 oom=true\n"
+		"$ free -m\n";
+	static const char named[] =
+		"docker inspect --format '{{.Name}} {{.State.OOMKilled}} {{.State.ExitCode}}'"
+		" $(docker ps -aq)\n"
+		"/tgi true 137\n"
+		"/redis false 137\n";
+	static const char bare[] =
+		"# docker inspect aegis-v2 --format='{{.State.OOMKilled}}'\n"
+		"true\n";
+	static const char prose[] =
+		"OOM-killed (`docker inspect <container> --format '{{.State.OOMKilled}}'`\n"
+		"will say `true`) even though every service is configured correctly\n"
+		"docker inspect -f '{{if .State.OOMKilled}}oom{{end}}' x\n"
+		"oom\n"
+		"docker inspect -f '{{.State.OOMKilled}}' x\n"
+		"maybe\n"
+		"true\n";
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_true(t_parse_mem(tl, "k8s", "two", two, 0) > 0);
+	assert_int_equal(nevents(tl, "k8s_oom_kill"), 1);
+	assert_int_equal(nevents(tl, "process_crash"), 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.pod') FROM event"), "vllm-b");
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.exit_code') FROM event"), 137);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_true(strncmp(t_text(tl, "SELECT title FROM finding WHERE rule = 'killers'"),
+			    "Container vllm-b ", 17) == 0);
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "k8s", "named", named, 0) > 0);
+	assert_int_equal(nevents(tl, "k8s_oom_kill"), 1);
+	assert_int_equal(nevents(tl, "process_crash"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.pod') FROM event"
+				   " WHERE kind = 'k8s_oom_kill'"), "/tgi");
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "k8s", "bare", bare, 0) > 0);
+	assert_int_equal(nevents(tl, "k8s_oom_kill"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.pod') FROM event"), "aegis-v2");
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "k8s", "prose", prose, 0) >= 0);
+	assert_int_equal(nevents(tl, "k8s_oom_kill"), 0);
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(oomkilled_true_is_a_kill),
 		cmocka_unit_test(oomkilled_false_137_is_no_oom),
 		cmocka_unit_test(docker_events_container_oom),
+		cmocka_unit_test(source_not_name_says_docker),
+		cmocka_unit_test(format_outputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,19 @@ static const struct positive {
 	int device;
 	enum oom_phase phase;
 } positives[] = {
+	/* readers18: transformers' bitsandbytes quantizer refusing
+	 * accelerate's device map (quantizer_bnb_4bit.py validate_environment;
+	 * tests/data/incoming/any_stack/b-transformers-bnb-4bit-mistral-7b-*):
+	 * the card could not hold the quantized model, at from_pretrained */
+	{ "ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have "
+	  "enough GPU RAM to fit the quantized model. If you want to dispatch the model on the "
+	  "CPU or the disk while keeping these modules in 32-bit, you need to set "
+	  "`llm_int8_enable_fp32_cpu_offload=True` and pass a custom `device_map` to "
+	  "`from_pretrained`.", MF_HF_DISPATCH, NA, NA, OOM_PHASE_LOAD_WEIGHTS },
+	/* readers18: the TPU compiler's hbm report pasted without the
+	 * RESOURCE_EXHAUSTED line above it (flax #1733: tests/data/incoming/
+	 * any_stack/a-flax-tpu-conv3d-*) */
+	{ "Total hbm usage >= 11.47G:", MF_XLA, NA, NA, OOM_PHASE_UNKNOWN },
 	{ "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144817.04 MiB on device 0: "
 	  "cudaMalloc failed: out of memory", MF_GGML, 151851652956LL, 0, OOM_PHASE_UNKNOWN },
 	/* PyTorch's message quoted without its first words, wrapped (vllm

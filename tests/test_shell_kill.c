@@ -130,6 +130,41 @@ static void launcher_sigkill_lines(void **state)
 	t_close(tl);
 }
 
+/* A Go launcher's report of its child's SIGKILL (readers18): os/exec's
+ * "signal: killed" (Go src/os/exec_posix.go@go1.21.0) closing Ollama's
+ * "llama-server process has terminated: " (ollama #18396, a Jetson load
+ * killed by the host: tests/data/incoming/any_stack), and "exit status
+ * 137" when a shell stood between. The words in prose, another signal or
+ * another status are none. */
+static void go_launcher_signal_killed(void **state)
+{
+	static const char text[] =
+		"time=2024-07-01T10:00:05.000Z level=ERROR source=sched.go:443 msg=\"error loading"
+		" llama server\" error=\"llama runner process has terminated: exit status 137\"\n"
+		"level=ERROR msg=\"runner exited\" error=\"llama runner process has terminated:"
+		" exit status 2\"\n"
+		"error: signal: killedx\n"
+		"when it gets signal: killed processes leave no trace\n"
+		"llama runner process has terminated: signal: aborted (core dumped)\n";
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_file_as(tl, "shell_kill",
+					 INC "b-ollama-jetson-load-mode-dio-killed.log"), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.source') FROM event"),
+			    "launcher");
+	assert_int_equal(ooms(tl), 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"), "go_exec");
+	assert_string_equal(t_text(tl, "SELECT comm FROM event"), "llama-server");
+	t_close(tl);
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "go", text, 0), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"),
+			    "go_exec_137");
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.exit_code_inferred') FROM event"), 0);
+	t_close(tl);
+}
+
 /* Prose and cleanup helpers: no event. */
 static void prose_is_not_a_kill(void **state)
 {
@@ -185,6 +220,7 @@ int main(void)
 		cmocka_unit_test(zh_locale_alone),
 		cmocka_unit_test(job_and_zsh_forms),
 		cmocka_unit_test(launcher_sigkill_lines),
+		cmocka_unit_test(go_launcher_signal_killed),
 		cmocka_unit_test(prose_is_not_a_kill),
 		cmocka_unit_test(blank_last_line_reads_nothing),
 	};

@@ -143,7 +143,7 @@ const struct format format_table[] = {
 	  " limit (TERM_MEMLIMIT): its peak and request", lsf_job_sniff, lsf_job_parse, 1 },
 	{ "shell_kill", "a shell's report that its job was killed by SIGKILL (bash's \"line N: PID"
 	  " Killed CMD\", \"[1]+ Killed\", zsh's \"killed\", a lone \"Killed\"), or a launcher's"
-	  " (DeepSpeed's \"exits with return code = -9\", torchrun's \"Signal 9 (SIGKILL)\"): the sender not"
+	  " (DeepSpeed's \"exits with return code = -9\", torchrun's \"Signal 9 (SIGKILL)\", a Go launcher's \"signal: killed\"): the sender not"
 	  " shown", shell_kill_sniff, shell_kill_parse, 1 },
 	/* --- last: no row claimed the file, and it is text --- */
 	{ "text", "any other text file: read whole, line by line, by the generic"

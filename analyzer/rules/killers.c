@@ -37,6 +37,7 @@ struct kill_msg {
 	int64_t events;             /* Slurm: oom-kill events */
 	char unit[8];               /* Slurm's kill line: the unit its form counts in */
 	int64_t limit_printed;      /* ... and the limit as the line prints it */
+	char source[24];            /* Kubernetes parser: what told it (data.source) */
 };
 
 static void col_text(sqlite3_stmt *st, int i, char *buf, size_t n)
@@ -66,7 +67,7 @@ static int kill_read(struct rule_ctx *c, struct kill_msg *m)
 		"  json_extract(data, '$.containers[0].request_bytes')),"
 		" json_extract(data, '$.mem_available_percent'), json_extract(data, '$.mem_total_bytes'),"
 		" json_extract(data, '$.oom_kill_events'), json_extract(data, '$.printed_unit'),"
-		" json_extract(data, '$.limit_printed')"
+		" json_extract(data, '$.limit_printed'), json_extract(data, '$.source')"
 		" FROM event WHERE id = (SELECT o.event_id FROM oom o WHERE o.kind IN"
 		"  ('k8s_oom_kill', 'k8s_eviction', 'slurm_oom', 'lsf_memlimit', 'userspace_kill',"
 		"   'systemd_unit_oom')"
@@ -98,6 +99,7 @@ static int kill_read(struct rule_ctx *c, struct kill_msg *m)
 		col_text(st, 15, m->unit, sizeof(m->unit));
 		m->limit_printed = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1
 				   : sqlite3_column_int64(st, 16);
+		col_text(st, 17, m->source, sizeof(m->source));
 	}
 	sqlite3_finalize(st);
 	if (r != SQLITE_ROW && r != SQLITE_DONE)
@@ -151,6 +153,25 @@ static void lsf_say(struct rl_finding *f, const struct kill_msg *m)
 	}
 }
 
+/* Did Kubernetes run the container killed? What told the kill says
+ * (parsers/k8s records it as data.source): a container runtime's own
+ * account (docker inspect's State, docker events' "container oom")
+ * does not, unless the kubelet's labels named its pod; every other
+ * source is Kubernetes' (describe, the pod object, get pods, events,
+ * KServe, FrameworkController) when it names a pod. A database written
+ * before the source was recorded: moby's API names a container "/name"
+ * (docker inspect's "Name"), so a name with no '/' is a pod's. */
+static int kubernetes_said(const struct kill_msg *m)
+{
+	if (!m->where[0])
+		return 0;
+	if (!strcmp(m->source, "docker_inspect"))
+		return 0;
+	if (m->source[0])
+		return 1;   /* docker_events names a pod only from the kubelet's labels */
+	return m->where[0] != '/';
+}
+
 /* A container, a Slurm step or an LSF job killed at its memory limit. */
 static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 {
@@ -197,12 +218,7 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 			  " JOB --format=JobID,MaxRSS,ReqMem` shows what the step reached against"
 			  " what it asked for.");
 	} else {
-		/* no pod named, or a Docker name in its place (moby's API
-		 * names a container "/name": docker inspect's "Name"): a
-		 * container runtime's own account (docker inspect's State,
-		 * docker events' "container oom"), which does not say
-		 * Kubernetes ran it */
-		if (m->where[0] && m->where[0] != '/')
+		if (kubernetes_said(m))
 			snprintf(f.title, sizeof(f.title), "Kubernetes: %s of pod %s was %s at its"
 				 " memory limit%s%s", m->comm[0] ? m->comm : "the container",
 				 m->where, m->reason[0] ? m->reason : "OOMKilled",
@@ -210,7 +226,8 @@ static int limit_hit(struct rule_ctx *c, const struct kill_msg *m)
 				 m->limit > 0 ? rl_bytes(m->limit, b1, sizeof(b1)) : "");
 		else
 			snprintf(f.title, sizeof(f.title), "Container %s was %s at its memory limit%s%s",
-				 m->where[0] ? m->where + 1 : m->comm[0] ? m->comm : "(unnamed)",
+				 m->where[0] == '/' ? m->where + 1 : m->where[0] ? m->where
+				 : m->comm[0] ? m->comm : "(unnamed)",
 				 m->reason[0] ? m->reason : "OOMKilled",
 				 m->limit > 0 ? " of " : "",
 				 m->limit > 0 ? rl_bytes(m->limit, b1, sizeof(b1)) : "");

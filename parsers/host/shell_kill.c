@@ -159,6 +159,49 @@ static const char *find_in(const char *b, const char *e, const char *n)
  *              ChildFailedError for a worker whose exitcode is -9)
  * Another return code or signal is no SIGKILL and is not read. 1 when
  * [b, e) is one, h filled. */
+/* A Go program's report of a child it ran (os/exec's ExitError, its
+ * text os.ProcessState.String(), src/os/exec_posix.go@go1.21.0: "signal:
+ * " + the signal's name, which for 9 is "killed" in syscall's table,
+ * zerrors_linux_amd64.go; "exit status 137" when the child was a shell
+ * whose own child SIGKILL ended: 128 + 9), wrapped in the program's error
+ * ("llama runner process has terminated: signal: killed", ollama
+ * llm/server.go@v0.3.0; "... exit status 137" of a k8s operator's exec):
+ * the words follow ": " and end the line or the quoted error. The
+ * runner's name before " process has terminated" when printed. 1 when
+ * [b, e) holds one, h filled. */
+static int go_exec_form(const char *b, const char *e, struct sk_hit *h)
+{
+	static const char *const words[] = { "signal: killed", "exit status 137" };
+	static const char term[] = " process has terminated: ";
+	const char *k = NULL, *after, *t, *w;
+	size_t i, n = 0, which = 0;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]) && !k; i++) {
+		which = i;
+		n = strlen(words[i]);
+		for (k = find_in(b, e, words[i]); k; k = find_in(k + 1, e, words[i])) {
+			after = k + n;
+			if (k - b >= 2 && k[-2] == ':' && k[-1] == ' ' &&
+			    (after == e || *after == '"' || *after == '\\' || *after == ')' ||
+			     *after == '\r'))
+				break;
+		}
+	}
+	if (!k)
+		return 0;
+	h->form = which == 0 ? "go_exec" : "go_exec_137";
+	if ((t = find_in(b, k, term)) && t + sizeof(term) - 1 == k) {
+		for (w = t; w > b && w[-1] != ' ' && w[-1] != '"' && w[-1] != ':'; w--)
+			;
+		if (t - w == 6 && !memcmp(w, "runner", 6))
+			w = w - 6 >= b && !memcmp(w - 6, "llama ", 6) ? w - 6 : w;
+		n = (size_t)(t - w) < sizeof(h->cmd) - 1 ? (size_t)(t - w) : sizeof(h->cmd) - 1;
+		memcpy(h->cmd, w, n);
+		h->cmd[n] = 0;
+	}
+	return 1;
+}
+
 static int launcher_forms(const char *b, const char *e, struct sk_hit *h)
 {
 	static const char ds[] = "exits with return code = -9";
@@ -176,7 +219,7 @@ static int launcher_forms(const char *b, const char *e, struct sk_hit *h)
 		h->pid = digits_to(k + sizeof(el) - 1, e);
 		return 1;
 	}
-	return 0;
+	return go_exec_form(b, e, h);
 }
 
 /* Is [b, e) (one line, no newline) a shell's or a launcher's SIGKILL
@@ -203,7 +246,8 @@ int shell_kill_sniff(const unsigned char *head, size_t n)
 		if (!(nl = memchr(p, '\n', (size_t)(e - p))))
 			nl = e;
 		if (memchr(p, 'K', (size_t)(nl - p)) || memchr(p, 'k', (size_t)(nl - p)) ||
-		    memchr(p, '\xe5', (size_t)(nl - p)) || memchr(p, '9', (size_t)(nl - p)))
+		    memchr(p, '\xe5', (size_t)(nl - p)) || memchr(p, '9', (size_t)(nl - p)) ||
+		    memchr(p, '7', (size_t)(nl - p)))
 			if (shell_kill_line(p, nl, &h))
 				return 30;
 		if (nl == e)
@@ -243,7 +287,8 @@ static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no)
 {
 	json_t *d = json_object();
 	char summary[512], prog[64];
-	int launcher = !strcmp(h->form, "deepspeed_launcher") || !strcmp(h->form, "torchrun_worker");
+	int python = !strcmp(h->form, "deepspeed_launcher") || !strcmp(h->form, "torchrun_worker");
+	int launcher = python || !strncmp(h->form, "go_exec", 7);
 	struct ol_event ev;
 	int64_t id;
 
@@ -254,8 +299,8 @@ static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no)
 	json_object_set_new(d, "form", json_string(h->form));
 	json_object_set_new(d, "command", ol_json_str(h->cmd[0] ? h->cmd : NULL));
 	json_object_set_new(d, "exit_code", ol_json_int(137));
-	json_object_set_new(d, "exit_code_inferred", json_true());
-	if (launcher)
+	json_object_set_new(d, "exit_code_inferred", json_boolean(strcmp(h->form, "go_exec_137")));
+	if (python)
 		json_object_set_new(d, "return_code", ol_json_int(-9));
 	snprintf(summary, sizeof(summary), "the %s reported %s killed by SIGKILL: what sent"
 		 " it is not in the excerpt (inferred: the kernel's OOM killer, a cgroup limit or"

@@ -20,6 +20,11 @@
  *   deepspeed        "[ERROR] [launch.py:320:sigkill_handler] [...] exits
  *                    with return code = -9"
  *   torchrun         "traceback : Signal 9 (SIGKILL) received by PID 1234"
+ *   a Go launcher    "...: llama runner process has terminated: signal: killed"
+ *                    (os/exec's ExitError: Ollama's runner, an operator's
+ *                    exec; "exit status 137" when a shell in between
+ *                    reported its child's SIGKILL; readers18, ollama #18396
+ *                    in tests/data/incoming/any_stack)
  * A line where "killed" is a word in prose ("Killed process N", "killed
  * the old server", a script's pkill) is none of these and is not read.
  *

@@ -245,10 +245,12 @@ static int event_row(struct k8s_st *st, const char *t)
 		snprintf(st->pod, sizeof(st->pod), "%s", pod);
 	if (node[0])
 		snprintf(st->node, sizeof(st->node), "%s", node);
+	st->src = "kubectl_events";
 	if (!strcmp(reason, "Evicted"))
 		i = k8s_emit_eviction(st, row_message(we), &none, st->in->lineno);
 	else
 		i = k8s_emit_kill(st, NULL, reason, row_message(we), &none, st->in->lineno);
+	st->src = NULL;
 	return i < 0 ? -1 : 1;
 }
 
@@ -352,6 +354,7 @@ static int docker_state_key(struct k8s_st *st, const char *k, const char *v, int
 		return 1;
 	}
 	c = cur_container(st);
+	st->obj_src = "docker_inspect";
 	if (!strcmp(v, "true") && !c->reason[0]) {
 		snprintf(c->reason, sizeof(c->reason), "OOMKilled");
 		c->oom = 1;
@@ -486,6 +489,7 @@ static int container_key(struct k8s_st *st, const char *k, const char *orig, con
 	 * inference_service_status.go@v0.9.0, FailureInfo): read as a
 	 * terminated last state, so exit code 137 is a SIGKILL (no OOM) */
 	if (!strcmp(k, "lastfailureinfo")) {
+		st->obj_src = "kserve";
 		st->in_state = st->state_last = st->state_term = 1;
 		st->state_indent = indent;
 		return 1;
@@ -539,6 +543,8 @@ static void object_key(struct k8s_st *st, const char *k, const char *v, int inde
 static int on_key(struct k8s_st *st, const char *k, const char *orig, const char *v, int indent,
 		  int item)
 {
+	if (orig[0] >= 'A' && orig[0] <= 'Z')
+		st->describe = 1;
 	if (st->in_state && in_state_key(st, k, v, indent))
 		return 0;
 	st->in_state = 0;
@@ -574,6 +580,8 @@ static int k8s_line(struct k8s_st *st, char *l, size_t n)
 		return 0;
 	}
 	item = t[0] == '-' && t[1] == ' ';
+	if ((r = k8s_docker_format_line(st, t)))   /* readers18 */
+		return r < 0 ? -1 : 0;
 	if (k8s_pods_row(st, t))
 		return 0;
 	if ((r = k8s_podpattern_line(st, t)))   /* set 10 spent (w-spent10b) */
@@ -675,6 +683,9 @@ int k8s_sniff(const unsigned char *head, size_t n)
 		return 40;
 	/* docker events: "container oom <id>" */
 	if (mem_find(h, n, "container oom ") && k8s_docker_events_in(h, n))
+		return 70;
+	/* docker inspect --format's output under its command */
+	if (mem_find(h, n, ".State.OOMKilled") && k8s_docker_format_in(h, n))
 		return 70;
 	/* docker inspect's State block */
 	if (mem_find(h, n, "\"OOMKilled\": ") && mem_find(h, n, "\"ExitCode\": "))

@@ -90,6 +90,7 @@ int k8s_docker_event_line(struct k8s_st *st, const char *t)
 	const char *p = oom_action(t);
 	struct ol_time when = ol_time_none();
 	struct kcont c;
+	int r;
 
 	if (!p)
 		return 0;
@@ -105,5 +106,8 @@ int k8s_docker_event_line(struct k8s_st *st, const char *t)
 		st->pod[0] = 0;
 	if (!attr(p, "io.kubernetes.pod.namespace", st->ns, sizeof(st->ns)))
 		st->ns[0] = 0;
-	return k8s_emit_kill(st, &c, "OOMKilled", NULL, &when, c.line) < 0 ? -1 : 1;
+	st->src = "docker_events";
+	r = k8s_emit_kill(st, &c, "OOMKilled", NULL, &when, c.line) < 0 ? -1 : 1;
+	st->src = NULL;
+	return r;
 }

@@ -22,6 +22,21 @@
 #define MAX_CONT 16
 #define MAX_EVICT_CONT 8
 
+#define FMT_MAX 8
+
+/* `docker inspect --format T NAMES` (k8s_docker_format.c): the
+ * template's text around its fields (lit[0] before the first, lit[n]
+ * after the last), its fields, the containers named, the output lines
+ * read so far. */
+struct kfmt {
+	char lit[FMT_MAX + 1][48];
+	int field[FMT_MAX];
+	int n;
+	char ref[MAX_CONT][128];
+	int nref, row;
+	int on;                     /* the command was read, its output goes on */
+};
+
 /* A container of the pod being read. */
 struct kcont {
 	char name[128];
@@ -71,6 +86,15 @@ struct k8s_st {
 	char pods_ns[MAX_CONT][128];       /* a headerless row's namespace, "" none */
 	int npods_oom;
 	int pods_bare;              /* the columns came from a headerless row */
+	/* What told the record (its event's data.source; analyzer/rules/
+	 * killers.c titles by it): src, a one-line reader's while it emits
+	 * (docker_events, kubectl_get, kubectl_events, frameworkcontroller);
+	 * else obj_src, the object's own (docker_inspect, kserve); else
+	 * kubectl_describe when the object's keys were describe's
+	 * (capitalised), pod_object (YAML, JSON) when not. */
+	const char *src, *obj_src;
+	int describe;
+	struct kfmt fmt;            /* the last `docker inspect --format` command */
 };
 
 /* A Kubernetes quantity ("300Mi", "1Gi", "512M", "1.5G", "128974848",
@@ -111,6 +135,12 @@ int k8s_podpattern_line(struct k8s_st *st, const char *t);
  * not one, -1 sink failed; and the sniff's test for such a line. */
 int k8s_docker_event_line(struct k8s_st *st, const char *t);
 int k8s_docker_events_in(const char *h, size_t n);
+/* k8s_docker_format.c: a `docker inspect --format T NAMES` command or a
+ * line of its output (a kill when State.OOMKilled is true, a SIGKILL when
+ * false with exit code 137). 1 read, 0 not one, -1 sink failed; and the
+ * sniff's test for a command followed by such a line in h[0..n). */
+int k8s_docker_format_line(struct k8s_st *st, const char *t);
+int k8s_docker_format_in(const char *h, size_t n);
 /* Count a record the sink stored (id >= 0): 0, or -1 when it failed. */
 int k8s_counted(struct k8s_st *st, int64_t id);
 /* The end of an object: what it said becomes events and meta, and the

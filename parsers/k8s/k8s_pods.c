@@ -122,7 +122,10 @@ int k8s_pods_flush(struct k8s_st *st)
 		if (st->pods_ns[i][0])
 			snprintf(st->ns, sizeof(st->ns), "%s", st->pods_ns[i]);
 		c.name[0] = 0;   /* the container is not in the row */
-		if (k8s_emit_kill(st, &c, "OOMKilled", NULL, &none, c.line) < 0)
+		st->src = "kubectl_get";
+		i = k8s_emit_kill(st, &c, "OOMKilled", NULL, &none, c.line) < 0 ? -1 : i;
+		st->src = NULL;
+		if (i < 0)
 			return -1;
 	}
 	return 0;
@@ -205,6 +208,7 @@ int k8s_podpattern_line(struct k8s_st *st, const char *t)
 	struct ol_time none = ol_time_none();
 	char reason[48], code[16], name[128];
 	struct kcont c;
+	int r;
 
 	if (!p || !pattern_value(p, "reason", reason, sizeof(reason)) ||
 	    strcmp(reason, "OOMKilled"))
@@ -217,5 +221,8 @@ int k8s_podpattern_line(struct k8s_st *st, const char *t)
 		c.exit_code = k8s_int(code);
 	c.oom = 1;
 	c.line = st->in->lineno;
-	return k8s_emit_kill(st, &c, "OOMKilled", NULL, &none, c.line) < 0 ? -1 : 1;
+	st->src = "frameworkcontroller";
+	r = k8s_emit_kill(st, &c, "OOMKilled", NULL, &none, c.line) < 0 ? -1 : 1;
+	st->src = NULL;
+	return r;
 }

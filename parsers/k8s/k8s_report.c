@@ -205,6 +205,8 @@ static void object_json(struct k8s_st *st, json_t *d)
 	json_object_set_new(d, "node", ol_json_str(st->node[0] ? st->node : NULL));
 	json_object_set_new(d, "phase", ol_json_str(st->phase[0] ? st->phase : NULL));
 	json_object_set_new(d, "qos_class", ol_json_str(st->qos[0] ? st->qos : NULL));
+	json_object_set_new(d, "source", json_string(st->src ? st->src : st->obj_src ? st->obj_src
+						     : st->describe ? "kubectl_describe" : "pod_object"));
 }
 
 /* An eviction told by message m (may be NULL: the pod says Evicted and no
@@ -347,6 +349,8 @@ int k8s_flush(struct k8s_st *st)
 		return -1;
 	st->pod[0] = st->ns[0] = st->node[0] = st->reason[0] = st->phase[0] = st->qos[0] = 0;
 	st->ncont = st->evicted = st->in_state = st->res_mode = st->have_gathered = 0;
+	st->obj_src = NULL;
+	st->describe = 0;
 	st->cur = st->cont_indent = st->child_indent = -1;
 	st->obj_t = none;
 	st->obj_line = 0;

@@ -77,6 +77,9 @@ enum memfail_family {
 	MF_POOL,          /* a framework's own memory pool, sized once by a flag and
 			   * exhausted (DyNet's --dynet-mem, cnn's --cnn-mem; set 15,
 			   * w-spend15b) */
+	MF_HF_DISPATCH,   /* transformers' bitsandbytes quantizer refusing a device map
+			   * that put modules on the CPU or disk: the card could not
+			   * hold the quantized model (readers18) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

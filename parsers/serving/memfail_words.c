@@ -102,6 +102,21 @@ const struct memfail_word memfail_words[] = {
 	{ "at the bottom of memory", MF_XLA, 0 },
 	{ "Ran out of memory in memory space", MF_XLA, 0 },
 	{ "B) on device ordinal", MF_XLA, 0 },   /* not the kernel crypto's "request for %s" */
+	/* the TPU compiler's hbm report on its own, without the line above
+	 * it (a paste that kept the block: flax #1733, "Total hbm usage >=
+	 * 11.47G:" then the reserved/program/arguments rows, "Program hbm
+	 * requirement N:", "Largest program allocations in hbm:"). Printed
+	 * only with the RESOURCE_EXHAUSTED it explains; after that line the
+	 * block is its continuation (memfail.c continuations[]) */
+	{ "Total hbm usage >=", MF_XLA, MFW_START },
+	{ "Program hbm requirement ", MF_XLA, MFW_START },
+	/* transformers' bitsandbytes quantizers refusing the device map
+	 * accelerate made when the card could not hold the quantized model
+	 * (src/transformers/quantizers/quantizer_bnb_4bit.py and _8bit.py
+	 * validate_environment@009ba7ca: "Some modules are dispatched on the
+	 * CPU or the disk. Make sure you have enough GPU RAM to fit the
+	 * quantized model."): from_pretrained, before any weight was used */
+	{ "Some modules are dispatched on the CPU or the disk", MF_HF_DISPATCH, 0 },
 	/* MLX's own words for Metal's out-of-memory status: check_error() in
 	 * mlx/backend/metal/eval.cpp (ml-explore/mlx@f1606486, indexed copy;
 	 * the same since 0.0.x) throws "[METAL] Command buffer execution
@@ -751,6 +766,7 @@ static const char *const family_names[MF__COUNT] = {
 	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
 	[MF_KVCACHED] = "kvcached", [MF_NVMAP] = "nvmap",
 	[MF_VULKAN] = "vulkan", [MF_OPENVINO] = "openvino",
+	[MF_HF_DISPATCH] = "hf_device_map",
 	[MF_UNKNOWN] = "unknown",
 };
 
