@@ -43,21 +43,32 @@ sqlite3_stmt *rl_prepare(struct rule_ctx *c, const char *sql)
 	return st;
 }
 
-int rl_first_text(struct rule_ctx *c, const char *sql, char *out, size_t n)
+int rl_first_row(struct rule_ctx *c, const char *sql, sqlite3_stmt **out)
 {
 	sqlite3_stmt *st = rl_prepare(c, sql);
-	int r = 0;
+
+	*out = NULL;
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	*out = st;
+	return 1;
+}
+
+int rl_first_text(struct rule_ctx *c, const char *sql, char *out, size_t n)
+{
+	sqlite3_stmt *st;
 
 	if (n)
 		out[0] = 0;
-	if (!st)
+	if (rl_first_row(c, sql, &st) <= 0)
 		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(out, n, "%s", q_text(st, 0));
-		r = 1;
-	}
+	snprintf(out, n, "%s", q_text(st, 0));
 	sqlite3_finalize(st);
-	return r;
+	return 1;
 }
 
 int rl_exec(struct rule_ctx *c, const char *sql)

@@ -8,8 +8,8 @@
  */
 #include "analyzer/derive/dctx.h"
 #include "analyzer/store/samples.h"
+#include "lib/strci.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,21 +32,6 @@ const struct rl_memory_kind rl_memory_series[] = {
 	{ NULL, RL_SCOPE_HOST, 0, 0 }
 };
 
-/* hay contains needle, ignoring case. */
-static int has(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle), i;
-
-	for (; *hay; hay++) {
-		for (i = 0; i < n && hay[i] &&
-		     tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]); i++)
-			;
-		if (i == n)
-			return 1;
-	}
-	return 0;
-}
-
 /* A Grafana panel's series named for memory in use: its scope, and its
  * unit (DCGM's framebuffer fields are MiB); -1 when the name says
  * something else (a share, a limit, what is free). */
@@ -62,16 +47,16 @@ static int named_scope(const char *entity, double *unit)
 	if (!entity)
 		return -1;
 	for (i = 0; not_in_use[i]; i++)
-		if (has(entity, not_in_use[i]))
+		if (str_has_ci(entity, not_in_use[i]))
 			return -1;
 	for (i = 0; mem[i] && !m; i++)
-		m = has(entity, mem[i]);
+		m = str_has_ci(entity, mem[i]);
 	if (!m)
 		return -1;
 	if (unit)
-		*unit = has(entity, "DCGM_FI_DEV_FB") ? MIB : 1;
+		*unit = str_has_ci(entity, "DCGM_FI_DEV_FB") ? MIB : 1;
 	for (i = 0; gpu[i]; i++)
-		if (has(entity, gpu[i]))
+		if (str_has_ci(entity, gpu[i]))
 			return RL_SCOPE_GPU;
 	return RL_SCOPE_HOST;
 }

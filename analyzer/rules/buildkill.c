@@ -42,34 +42,31 @@ static double col_bytes(sqlite3_stmt *st, int i, double mul)
  * 1 read, 0 none, -1 failed. */
 static int read_oom(struct rule_ctx *c, struct bkill *b)
 {
-	sqlite3_stmt *st = rl_prepare(c,
+	sqlite3_stmt *st;
+	const unsigned char *v;
+
+	if (rl_first_row(c,
 		"SELECT o.kind, coalesce(o.phase, 'unknown'), o.victim_comm, o.victim_pid,"
 		" o.victim_bytes, o.build_tool, o.invoker_pid, coalesce(o.victim_event, o.event_id),"
 		" CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.memcg_limit_kb') END,"
 		" CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.ram_kb') END"
 		" FROM oom o LEFT JOIN event e ON e.id = o.event_id AND e.kind = 'oom_invoked'"
-		" WHERE o.id = 1 AND o.kind IN ('kernel_oom', 'memcg_oom') AND o.build_tool IS NOT NULL");
-	const unsigned char *v;
-	int r = 0;
-
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(b->kind, sizeof(b->kind), "%s", (const char *)sqlite3_column_text(st, 0));
-		snprintf(b->phase, sizeof(b->phase), "%s", (const char *)sqlite3_column_text(st, 1));
-		b->killed = sqlite3_column_type(st, 2) != SQLITE_NULL;
-		v = sqlite3_column_text(st, 5);   /* the victim's comm, else the invoker's */
-		snprintf(b->comm, sizeof(b->comm), "%s", v ? (const char *)v : "");
-		b->pid = sqlite3_column_type(st, b->killed ? 3 : 6) == SQLITE_NULL ? -1 :
-			 sqlite3_column_int64(st, b->killed ? 3 : 6);
-		b->rss = b->killed ? col_bytes(st, 4, 1) : -1;
-		b->event_id = sqlite3_column_int64(st, 7);
-		b->limit = col_bytes(st, 8, 1024);
-		b->ram = col_bytes(st, 9, 1024);
-		r = 1;
-	}
+		" WHERE o.id = 1 AND o.kind IN ('kernel_oom', 'memcg_oom') AND o.build_tool IS NOT NULL",
+		&st) <= 0)
+		return c->failed ? -1 : 0;
+	snprintf(b->kind, sizeof(b->kind), "%s", (const char *)sqlite3_column_text(st, 0));
+	snprintf(b->phase, sizeof(b->phase), "%s", (const char *)sqlite3_column_text(st, 1));
+	b->killed = sqlite3_column_type(st, 2) != SQLITE_NULL;
+	v = sqlite3_column_text(st, 5);   /* the victim's comm, else the invoker's */
+	snprintf(b->comm, sizeof(b->comm), "%s", v ? (const char *)v : "");
+	b->pid = sqlite3_column_type(st, b->killed ? 3 : 6) == SQLITE_NULL ? -1 :
+		 sqlite3_column_int64(st, b->killed ? 3 : 6);
+	b->rss = b->killed ? col_bytes(st, 4, 1) : -1;
+	b->event_id = sqlite3_column_int64(st, 7);
+	b->limit = col_bytes(st, 8, 1024);
+	b->ram = col_bytes(st, 9, 1024);
 	sqlite3_finalize(st);
-	return c->failed ? -1 : r;
+	return c->failed ? -1 : 1;
 }
 
 int rule_buildkill(struct rule_ctx *c)

@@ -42,24 +42,20 @@
 static int read_oom(struct rule_ctx *c, char *phase, size_t n, int64_t *event_id,
 		    int64_t *repeats)
 {
-	sqlite3_stmt *st = rl_prepare(c,
-		"SELECT coalesce(o.phase, 'unknown'), o.event_id,"
-		" coalesce(json_extract(e.data, '$.repeats'), 0)"
-		" FROM oom o JOIN event e ON e.id = o.event_id"
-		" WHERE o.id = 1 AND o.kind = 'mem_failure' AND json_valid(e.data)"
-		" AND lower(json_extract(e.data, '$.text')) LIKE '%cumem_allocator.cpp%'");
-	int r = 0;
+	sqlite3_stmt *st;
 
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(phase, n, "%s", (const char *)sqlite3_column_text(st, 0));
-		*event_id = sqlite3_column_int64(st, 1);
-		*repeats = sqlite3_column_int64(st, 2);
-		r = 1;
-	}
+	if (rl_first_row(c, "SELECT coalesce(o.phase, 'unknown'), o.event_id,"
+			 " coalesce(json_extract(e.data, '$.repeats'), 0)"
+			 " FROM oom o JOIN event e ON e.id = o.event_id"
+			 " WHERE o.id = 1 AND o.kind = 'mem_failure' AND json_valid(e.data)"
+			 " AND lower(json_extract(e.data, '$.text')) LIKE '%cumem_allocator.cpp%'",
+			 &st) <= 0)
+		return c->failed ? -1 : 0;
+	snprintf(phase, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	*event_id = sqlite3_column_int64(st, 1);
+	*repeats = sqlite3_column_int64(st, 2);
 	sqlite3_finalize(st);
-	return c->failed ? -1 : r;
+	return c->failed ? -1 : 1;
 }
 
 /* Writes one misconfig finding (cause sleep_allocator_failed) when the

@@ -29,20 +29,18 @@ int rule_fallback(struct rule_ctx *c)
 
 	if (!c->has_oom)
 		return 0;
-	st = rl_prepare(c, "SELECT o.event_id, o.survival_line, o.phase, CASE WHEN"
-			" json_valid(e.data) THEN coalesce(json_extract(e.data, '$.exception'),"
-			" json_extract(e.data, '$.text')) END FROM oom o JOIN event e ON e.id = o.event_id"
-			" WHERE o.id = 1 AND o.survival = 'survived' AND o.survival_by = 'batch_fallback'");
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		ev = sqlite3_column_int64(st, 0);
-		line = sqlite3_column_int64(st, 1);
-		snprintf(phase, sizeof(phase), "%s", sqlite3_column_text(st, 2) ?
-			 (const char *)sqlite3_column_text(st, 2) : "unknown");
-		snprintf(text, sizeof(text), "%s", sqlite3_column_text(st, 3) ?
-			 (const char *)sqlite3_column_text(st, 3) : "");
-	}
+	if (rl_first_row(c, "SELECT o.event_id, o.survival_line, o.phase, CASE WHEN"
+			 " json_valid(e.data) THEN coalesce(json_extract(e.data, '$.exception'),"
+			 " json_extract(e.data, '$.text')) END FROM oom o JOIN event e ON e.id = o.event_id"
+			 " WHERE o.id = 1 AND o.survival = 'survived' AND o.survival_by = 'batch_fallback'",
+			 &st) <= 0)
+		return c->failed ? -1 : 0;
+	ev = sqlite3_column_int64(st, 0);
+	line = sqlite3_column_int64(st, 1);
+	snprintf(phase, sizeof(phase), "%s", sqlite3_column_text(st, 2) ?
+		 (const char *)sqlite3_column_text(st, 2) : "unknown");
+	snprintf(text, sizeof(text), "%s", sqlite3_column_text(st, 3) ?
+		 (const char *)sqlite3_column_text(st, 3) : "");
 	sqlite3_finalize(st);
 	if (c->failed)
 		return -1;

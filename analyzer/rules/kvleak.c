@@ -78,23 +78,20 @@ static double after(const char *text, const char *key)
 
 static int sglang_check(struct rule_ctx *c)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT o.event_id, coalesce(CASE WHEN json_valid(e.data)"
-		" THEN json_extract(e.data, '$.text') END, e.summary, '') FROM oom o JOIN event e"
-		" ON e.id = o.event_id WHERE o.family = 'sglang_kv' ORDER BY coalesce(CASE WHEN"
-		" json_valid(e.data) THEN json_extract(e.data, '$.text') END, e.summary, '')"
-		" LIKE '%total%=%' DESC, o.id LIMIT 1");   /* the line with the counts first */
+	sqlite3_stmt *st;
 	struct rl_finding f;
 	char text[600];
 	double total, avail, evict, prot, held = -1, unc = -1, lost = -1;
 	int busy;
 	int64_t ev, fid;
 
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	/* each failure's text (its event's, else the summary) once; the line
+	 * with the counts first */
+	if (rl_first_row(c, "SELECT event_id, text FROM (SELECT o.id, o.event_id,"
+		" coalesce(CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.text') END,"
+		" e.summary, '') AS text FROM oom o JOIN event e ON e.id = o.event_id"
+		" WHERE o.family = 'sglang_kv') ORDER BY text LIKE '%total%=%' DESC, id LIMIT 1", &st) <= 0)
 		return c->failed ? -1 : 0;
-	}
 	ev = sqlite3_column_int64(st, 0);
 	snprintf(text, sizeof(text), "%s", q_text(st, 1));
 	sqlite3_finalize(st);
@@ -154,23 +151,19 @@ static int sglang_check(struct rule_ctx *c)
  * 1 with a finding, 0 none, -1 error. */
 static int lmcache_held(struct rule_ctx *c)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT o.event_id, count(*) OVER () FROM oom o"
-		" JOIN event e ON e.id = o.event_id WHERE o.phase = 'serving' AND"
-		" coalesce(CASE WHEN json_valid(e.data) THEN json_extract(e.data, '$.text') END,"
-		" e.summary, '') LIKE '%LMCache%' AND (coalesce(CASE WHEN json_valid(e.data)"
-		" THEN json_extract(e.data, '$.text') END, e.summary, '')"
-		" LIKE '%because no memory is available%' OR coalesce(CASE WHEN json_valid(e.data)"
-		" THEN json_extract(e.data, '$.text') END, e.summary, '')"
-		" LIKE '%Failed to allocate memory for the KV cache%') ORDER BY o.id LIMIT 1");
+	sqlite3_stmt *st;
 	struct rl_finding f;
 	int64_t ev, n, fid;
 
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	/* each serving OOM's text (its event's, else the summary) once; the
+	 * first LMCache pool failure, and how many there were */
+	if (rl_first_row(c, "SELECT event_id, count(*) OVER () FROM (SELECT o.id,"
+		" o.event_id, coalesce(CASE WHEN json_valid(e.data) THEN json_extract(e.data,"
+		" '$.text') END, e.summary, '') AS text FROM oom o JOIN event e ON e.id = o.event_id"
+		" WHERE o.phase = 'serving') WHERE text LIKE '%LMCache%' AND (text LIKE"
+		" '%because no memory is available%' OR text LIKE"
+		" '%Failed to allocate memory for the KV cache%') ORDER BY id LIMIT 1", &st) <= 0)
 		return c->failed ? -1 : 0;
-	}
 	ev = sqlite3_column_int64(st, 0);
 	n = sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);

@@ -54,20 +54,16 @@ static double figure(const char *text, const char *key, char *raw, size_t n)
 
 int rule_mps(struct rule_ctx *c)
 {
-	sqlite3_stmt *st = rl_prepare(c, "SELECT o.event_id, coalesce(CASE WHEN json_valid(e.data)"
-		" THEN json_extract(e.data, '$.text') END, e.summary, '') FROM oom o JOIN event e"
-		" ON e.id = o.event_id WHERE o.family = 'mps' ORDER BY o.id LIMIT 1");
+	sqlite3_stmt *st;
 	char text[1000], ra[24], ro[24], rm[24], rr[24], b1[32], b2[32];
 	double a, o, m, r, base, ratio;
 	struct rl_finding f;
 	int64_t ev, fid;
 
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (rl_first_row(c, "SELECT o.event_id, coalesce(CASE WHEN json_valid(e.data)"
+		" THEN json_extract(e.data, '$.text') END, e.summary, '') FROM oom o JOIN event e"
+		" ON e.id = o.event_id WHERE o.family = 'mps' ORDER BY o.id LIMIT 1", &st) <= 0)
 		return c->failed ? -1 : 0;
-	}
 	ev = sqlite3_column_int64(st, 0);
 	snprintf(text, sizeof(text), "%s", q_text(st, 1));
 	sqlite3_finalize(st);

@@ -43,17 +43,11 @@ int rule_xla(struct rule_ctx *c)
 
 	if (!q_has_table(c->db, "oom") || !q_has_table(c->db, "oom_load"))
 		return 0;   /* a timeline made by hand: no derived rows */
-	st = rl_prepare(c, "SELECT o.event_id, coalesce(o.requested_bytes, -1)"
+	if (rl_first_row(c, "SELECT o.event_id, coalesce(o.requested_bytes, -1)"
 		" FROM oom o WHERE o.id = 1 AND o.family = 'xla'"
 		" AND NOT EXISTS (SELECT 1 FROM oom_load l WHERE l.oom_id = 1"
-		"  AND (l.doing = 'serving' OR coalesce(l.at_start, 0) = 0))");
-
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+		"  AND (l.doing = 'serving' OR coalesce(l.at_start, 0) = 0))", &st) <= 0)
 		return c->failed ? -1 : 0;
-	}
 	ev = sqlite3_column_int64(st, 0);
 	asked = sqlite3_column_double(st, 1);
 	sqlite3_finalize(st);

@@ -15,9 +15,9 @@
  * start-up rises as it loads, and that is not a leak.
  */
 #include "parsers/host/memsamples_mixed.h"
+#include "lib/strci.h"
 #include "lib/vocab.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,19 +60,8 @@ static int may_carry(const char *l, size_t n)
 static int names_failure(const char *l, size_t n)
 {
 	static const char *const w[] = { "out of memory", "to allocate", NULL };
-	size_t i;
-	int k;
 
-	for (i = 0; i < n; i++)
-		for (k = 0; w[k]; k++) {
-			size_t m = strlen(w[k]), j;
-			for (j = 0; j < m && i + j < n; j++)
-				if (tolower((unsigned char)l[i + j]) != w[k][j])
-					break;
-			if (j == m)
-				return 1;
-		}
-	return 0;
+	return mem_has_any_ci(l, n, w);
 }
 
 void ms_mixed_line(struct ms_mixed *m, const char *l, size_t n)

@@ -8,6 +8,7 @@
  */
 #include "parsers/kernel/kernel_prefix.h"
 
+#include "lib/strci.h"
 #include "lib/timeutil.h"
 
 #include <string.h>
@@ -94,21 +95,17 @@ static const char *const month_names[12] = {
  * as they are. */
 int kprefix_named_month(const char *m, size_t n)
 {
-	char low[16];
-	size_t i;
 	int k;
 
 	if (n && m[n - 1] == '.')
 		n--;
-	if (!n || n >= sizeof(low))
+	if (!n)
 		return 0;
-	for (i = 0; i < n; i++)
-		low[i] = (char)(m[i] >= 'A' && m[i] <= 'Z' ? m[i] - 'A' + 'a' : m[i]);
 	for (k = 0; k < 12; k++) {
 		const char *a = month_names[k], *bar;
 		for (;; a = bar + 1) {
 			size_t l = (bar = strchr(a, '|')) ? (size_t)(bar - a) : strlen(a);
-			if (l == n && !memcmp(a, low, n))
+			if (l == n && mem_eq_ci(a, m, n))
 				return k + 1;
 			if (!bar)
 				break;

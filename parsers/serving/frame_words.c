@@ -59,6 +59,7 @@
  */
 #include "parsers/serving/frame_words.h"
 #include "parsers/common/seriesutil.h"
+#include "lib/strci.h"
 
 #include <string.h>
 
@@ -141,16 +142,10 @@ static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
 /* What the word w[0..n) says (0: nothing). */
 static unsigned word_says(const char *w, size_t n)
 {
-	char low[24];
 	size_t i;
 
-	if (n == 0 || n >= sizeof(low))
-		return 0;
-	for (i = 0; i < n; i++)
-		low[i] = is_upper(w[i]) ? (char)(w[i] - 'A' + 'a') : w[i];
-	low[n] = 0;
 	for (i = 0; i < ARRAY_N(words); i++)
-		if (!strcmp(low, words[i].word))
+		if (mem_is_ci(w, n, words[i].word))
 			return words[i].says;
 	return 0;
 }

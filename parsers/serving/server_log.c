@@ -386,16 +386,20 @@ static int def_frames(struct srv_st *st, const struct srv_line *l, uint64_t line
  * shards", which tqdm ends at 100%): the load is over, the program runs
  * its loop. The stage becomes what the bar's words say (eval, training:
  * srv_progress_bar_phase), else unknown -- a failure after it is not the
- * load's. Nothing once a request was served, while a failure is held or
- * waits for its phase (st->pend), or while a traceback is still open (a
- * bar drawn just after the failure, by another process of the same run,
- * does not place it: set 15's BitDistiller row, whose evaluation bar
- * follows its quantisation's traceback, lost its load in round 16). */
+ * load's. Nothing once a request was served, while srv_mem holds a
+ * failure, or while a traceback is still open (its failure takes the
+ * log's phase when the piece is taken: a bar drawn just after the
+ * failure, by another process of the same run, does not place it: set
+ * 15's BitDistiller row, whose evaluation bar follows its quantisation's
+ * traceback, lost its load in round 16). A lone failure waiting below
+ * (st->pend) needs no such guard: its phase was written into its data
+ * when it was read (take_piece, error_phase), a snapshot that only
+ * what is printed below it may replace (srv_pend_flush_by). */
 static void loop_past_load(struct srv_st *st, const char *m, size_t n)
 {
 	struct srv_mem *mem = &st->mem;
 
-	if (mem->served || mem->held || st->pend || srv_join_open(&st->join) != SRV_NONE ||
+	if (mem->served || mem->held || srv_join_open(&st->join) != SRV_NONE ||
 	    !mem->stage_load || mem->phase != OOM_PHASE_LOAD_WEIGHTS)
 		return;
 	mem->phase = srv_progress_bar_phase(m, n);

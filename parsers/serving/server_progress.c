@@ -8,6 +8,7 @@
 #include "parsers/serving/server_progress.h"
 #include "parsers/common/seriesutil.h"
 #include "lib/common.h"
+#include "lib/strci.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -504,12 +505,12 @@ int srv_progress_finish(struct srv_progress *p, struct sink *s, int keep)
  * "处理测试数据:  10%|█ | 5/50", processing the test data, each item's
  * generation failing with the OOM) was placed in the load by the last
  * stage line. Words of an evaluation or a test, of a training; English
- * where a word starts (any case of its first letter), the Chinese ones
+ * where a word starts (in any case), the Chinese ones
  * anywhere (no word boundaries in CJK text). */
 static const char *const bar_eval_words[] = {
-	"eval", "Eval", "EVAL",
-	"valid", "Valid", "VALID",
-	"test", "Test", "TEST",
+	"eval",
+	"valid",
+	"test",
 	"\xe6\xb5\x8b\xe8\xaf\x95",   /* 测试 test */
 	"\xe8\xaf\x84\xe4\xbc\xb0",   /* 评估 evaluate */
 	"\xe9\xaa\x8c\xe8\xaf\x81",   /* 验证 validate */
@@ -517,26 +518,22 @@ static const char *const bar_eval_words[] = {
 };
 
 static const char *const bar_train_words[] = {
-	"train", "Train", "TRAIN",
+	"train",
 	"\xe8\xae\xad\xe7\xbb\x83",   /* 训练 train */
 	NULL
 };
 
 static int desc_says(const char *d, size_t n, const char *const *words)
 {
-	size_t k, w, i;
+	const char *p;
+	size_t k;
 
-	for (k = 0; words[k]; k++) {
-		w = strlen(words[k]);
-		for (i = 0; i + w <= n; i++) {
-			if (memcmp(d + i, words[k], w))
-				continue;
+	for (k = 0; words[k]; k++)
+		for (p = d; (p = mem_find_ci(p, n - (size_t)(p - d), words[k])); p++)
 			/* an ASCII word begins a word; a CJK one anywhere */
-			if ((unsigned char)words[k][0] >= 0x80 || i == 0 ||
-			    !isalpha((unsigned char)d[i - 1]))
+			if ((unsigned char)words[k][0] >= 0x80 || p == d ||
+			    !isalpha((unsigned char)p[-1]))
 				return 1;
-		}
-	}
 	return 0;
 }
 

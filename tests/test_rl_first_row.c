@@ -1,0 +1,58 @@
+/*
+ * test_rl_first_row.c -- the rules' prepare-and-first-row helper
+ * (analyzer/derive/dctx.c, issue 27 round 17 review): the idiom the
+ * rules wrote by hand (prepare, step, "no row: finalize and return")
+ * as one call. A row: 1 and the statement on it, for the caller to read
+ * and finalize; no row: 0, nothing to finalize, no failure recorded; a
+ * query that does not prepare: -1 with the failure recorded, as
+ * rl_prepare records it.
+ */
+#include "testutil.h"
+#include "analyzer/rules/rulelib.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct rule_ctx *ctx_on(sqlite3 *db)
+{
+	struct rule_ctx *c = calloc(1, sizeof(*c));   /* large: the series cache */
+
+	assert_non_null(c);
+	c->db = db;
+	return c;
+}
+
+static void a_row_no_row_and_a_failure(void **state)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st = (sqlite3_stmt *)1;
+	struct rule_ctx *c;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE oom(id INTEGER, phase TEXT);"
+				      "INSERT INTO oom VALUES (1, 'serving'), (2, 'kv_alloc');",
+				      NULL, NULL, NULL), SQLITE_OK);
+	c = ctx_on(db);
+	assert_int_equal(rl_first_row(c, "SELECT phase FROM oom ORDER BY id", &st), 1);
+	assert_non_null(st);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "serving");
+	sqlite3_finalize(st);
+	assert_int_equal(rl_first_row(c, "SELECT phase FROM oom WHERE id = 3", &st), 0);
+	assert_null(st);
+	assert_int_equal(c->failed, 0);
+	assert_int_equal(rl_first_row(c, "SELECT phase FROM no_such_table", &st), -1);
+	assert_null(st);
+	assert_int_equal(c->failed, 1);
+	assert_non_null(strstr(c->err, "no_such_table"));
+	free(c);
+	sqlite3_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_row_no_row_and_a_failure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
