@@ -11,11 +11,12 @@
  * checkpoint shards", llama.cpp's "load_tensors: loading model
  * tensors"), as the event's "phase": the stage the program was in when
  * the SIGKILL came, where that line is at most SK_STAGE_NEAR lines above
- * the report. The rest of that output is the other line logs'.
+ * the report. The table is the serving parsers' (a layer above this
+ * one), so the caller passes its lookup in (shell_kill_parse_staged). The
+ * rest of that output is the other line logs'.
  */
 #include "parsers/host/shell_kill.h"
 #include "parsers/common/textclean.h"
-#include "parsers/serving/memfail.h"
 #include "lib/engine_vocab.h"
 #include "lib/vocab.h"
 
@@ -353,6 +354,11 @@ static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no, const st
 
 int shell_kill_parse(struct input *in, struct sink *s)
 {
+	return shell_kill_parse_staged(in, s, NULL);
+}
+
+int shell_kill_parse_staged(struct input *in, struct sink *s, shell_kill_stage_fn stage)
+{
 	char clean[SK_LINE];
 	const char *l, *r;
 	size_t len;
@@ -368,7 +374,7 @@ int shell_kill_parse(struct input *in, struct sink *s)
 			;
 		len = text_clean(r, (size_t)(l + len - r), clean, sizeof(clean), TC_ANSI);
 		if (!shell_kill_line(clean, clean + len, &h)) {
-			if ((ph = memfail_phase_line(clean, len)) != OOM_PHASE_UNKNOWN) {
+			if (stage && (ph = stage(clean, len)) != OOM_PHASE_UNKNOWN) {
 				st.phase = ph;
 				st.line = in->lineno;
 			}
