@@ -167,6 +167,9 @@ static void go_launcher_signal_killed(void **state)
 	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"),
 			    "go_exec_137");
 	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.exit_code_inferred') FROM event"), 0);
+	t_close(tl);
+}
+
 /* The stage the program's own lines last named above a kill is kept as
  * the event's phase (startup18): transformers' shard bar then a bare
  * lower-case "killed" retyped into the issue (tloen/alpaca-lora #546,
