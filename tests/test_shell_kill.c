@@ -155,7 +155,7 @@ static void go_launcher_signal_killed(void **state)
 
 	(void)state;
 	assert_int_equal(t_parse_file_as(tl, "shell_kill",
-					 INC "b-ollama-jetson-load-mode-dio-killed.log"), 1);
+					 "tests/data/real/any_stack/b-ollama-jetson-load-mode-dio-killed.log"), 1);
 	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.source') FROM event"),
 			    "launcher");
 	assert_int_equal(ooms(tl), 0);
