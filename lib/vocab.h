@@ -276,7 +276,8 @@
 	X(VC_SHM_LIMIT, "shm_limit", NULL, NULL, "misconfig: a data loader's workers ran out of shared memory (/dev/shm), by PyTorch's words: the container's shm size or the batches in flight (--shm-size, --ipc=host, num_workers)") \
 	X(VC_POOL_LIMIT, "pool_limit", NULL, NULL, "misconfig: a pool the program sized once at start-up by a setting is full, by its own words (DyNet's --dynet-mem, cnn's --cnn-mem, vLLM's CPU --swap-space): the setting or the step's size") \
 	X(VC_INPUT_SCALED_OP, "input_scaled_op", NULL, NULL, "spike: the failure was inside an operation one input sizes and no budget covers (vLLM's prompt logprobs, MMDetection's IoU assignment): that input, not the configuration") \
-	X(VC_PHASE_INFERRED, "phase_inferred", NULL, NULL, "misconfig, inferred from the phase, not shown by figures: an OOM after start-up at the first unit of work (or the failure alone), no finding showing growth or load")
+	X(VC_PHASE_INFERRED, "phase_inferred", NULL, NULL, "misconfig, inferred from the phase, not shown by figures: an OOM after start-up at the first unit of work (or the failure alone), no finding showing growth or load") \
+	X(VC_KILLED_AT_STARTUP, "killed_at_startup", NULL, NULL, "misconfig, likely: a SIGKILL of unknown sender while the log shows a start-up stage (loading weights, sizing caches), no OOM recorded: the start-up did not fit the host's memory (the sender inferred)")
 
 /* ---- classes (finding.class; verdict.class all but reading) ---- */
 #define VOCAB_CLASSES(X) \

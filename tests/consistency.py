@@ -309,8 +309,11 @@ def main(argv):
                 cls = (rep.get("verdict") or {}).get("class")
                 ooms = (rep.get("summary") or {}).get("ooms") or []
                 # a leak shown by pasted memory samples needs no OOM
-                # (analyzer/rules/samples.c); a healthy log never has one
-                untimed = (rep.get("verdict") or {}).get("cause") == "untimed_growth"
+                # (analyzer/rules/samples.c), nor a SIGKILL in a start-up
+                # stage (analyzer/rules/startup_killed.c); a healthy log
+                # never has one
+                untimed = (rep.get("verdict") or {}).get("cause") in ("untimed_growth",
+                                                                      "killed_at_startup")
                 if (healthy or not ooms) and cls != "no_oom" and (healthy or not untimed):
                     errs.append("verdict %s, but no artifact records an OOM (expected no_oom)"
                                 % cls)

@@ -117,11 +117,16 @@ static void launcher_sigkill_lines(void **state)
 			" json_extract(data, '$.source') = 'launcher'";
 
 	(void)state;
-	assert_int_equal(t_parse_file(tl, INC "b-deepspeed-anomalygpt-vicuna-load-sigkill-exit-minus-9.log"), 0);
+	assert_int_equal(t_parse_file(tl, "tests/data/real/any_stack/"
+				      "b-deepspeed-anomalygpt-vicuna-load-sigkill-exit-minus-9.log"), 0);
 	assert_int_equal(t_int(tl, q), 1);
 	assert_int_equal(ooms(tl), 0);
 	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"),
 			    "deepspeed_launcher");
+	/* PandaGPT's "Initializing language decoder from" three lines above
+	 * (phase_rows_frameworks.inc, startup18) */
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event"),
+			    "load_weights");
 	t_close(tl);
 	tl = t_open();
 	assert_int_equal(t_parse_mem(tl, "shell_kill", "torchrun", text, 0), 1);
@@ -150,7 +155,7 @@ static void go_launcher_signal_killed(void **state)
 
 	(void)state;
 	assert_int_equal(t_parse_file_as(tl, "shell_kill",
-					 INC "b-ollama-jetson-load-mode-dio-killed.log"), 1);
+					 "tests/data/real/any_stack/b-ollama-jetson-load-mode-dio-killed.log"), 1);
 	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.source') FROM event"),
 			    "launcher");
 	assert_int_equal(ooms(tl), 0);
@@ -162,6 +167,39 @@ static void go_launcher_signal_killed(void **state)
 	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"),
 			    "go_exec_137");
 	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.exit_code_inferred') FROM event"), 0);
+	t_close(tl);
+}
+
+/* The stage the program's own lines last named above a kill is kept as
+ * the event's phase (startup18): transformers' shard bar then a bare
+ * lower-case "killed" retyped into the issue (tloen/alpaca-lora #546,
+ * more host RAM fixed it), and llama.cpp's load_tensors lines then a
+ * shell's "Killed"; a kill with no stage line above it has no phase. */
+static void kill_keeps_the_stage_above_it(void **state)
+{
+	static const char gguf[] =
+		"load_tensors: loading model tensors, this can take a while... (mmap = true)\n"
+		"load_tensors: offloaded 41/43 layers to GPU\n"
+		"Killed\n";
+	static const char bare[] = "Killed\n";
+	struct timeline *tl = t_open();
+	const char *phase = "SELECT coalesce(json_extract(data, '$.phase'), '-') FROM event";
+
+	(void)state;
+	assert_int_equal(t_parse_file_as(tl, "shell_kill", "tests/data/real/any_stack/"
+			 "b-transformers-alpaca-lora-8bit-host-killed-loading-shards-52pct/02-failure.txt"), 1);
+	assert_int_equal(kills(tl), 1);
+	assert_int_equal(ooms(tl), 0);
+	assert_string_equal(t_text(tl, phase), "load_weights");
+	assert_int_equal(t_int(tl, "SELECT json_extract(data, '$.phase_line') FROM event"), 1);
+	t_close(tl);
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "gguf", gguf, 0), 1);
+	assert_string_equal(t_text(tl, phase), "load_weights");
+	t_close(tl);
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "bare", bare, 0), 1);
+	assert_string_equal(t_text(tl, phase), "-");
 	t_close(tl);
 }
 
@@ -221,6 +259,7 @@ int main(void)
 		cmocka_unit_test(job_and_zsh_forms),
 		cmocka_unit_test(launcher_sigkill_lines),
 		cmocka_unit_test(go_launcher_signal_killed),
+		cmocka_unit_test(kill_keeps_the_stage_above_it),
 		cmocka_unit_test(prose_is_not_a_kill),
 		cmocka_unit_test(blank_last_line_reads_nothing),
 	};

@@ -40,6 +40,7 @@
 #include "parsers/tools/ollama_ps.h"
 #include "parsers/host/lsf_job.h"
 #include "parsers/host/shell_kill.h"
+#include "parsers/serving/memfail.h"
 
 #include <string.h>
 
@@ -50,6 +51,14 @@ static int text_fallback_sniff(const unsigned char *head, size_t n)
 	(void)head;
 	(void)n;
 	return 0;
+}
+
+/* A shell's kill report, with the stage the program's lines above it
+ * name (parsers/host cannot reach the serving parsers' phase table; this
+ * layer joins the two). */
+static int shell_kill_with_stages(struct input *in, struct sink *s)
+{
+	return shell_kill_parse_staged(in, s, memfail_phase_line);
 }
 
 const struct format format_table[] = {
@@ -144,7 +153,7 @@ const struct format format_table[] = {
 	{ "shell_kill", "a shell's report that its job was killed by SIGKILL (bash's \"line N: PID"
 	  " Killed CMD\", \"[1]+ Killed\", zsh's \"killed\", a lone \"Killed\"), or a launcher's"
 	  " (DeepSpeed's \"exits with return code = -9\", torchrun's \"Signal 9 (SIGKILL)\", a Go launcher's \"signal: killed\"): the sender not"
-	  " shown", shell_kill_sniff, shell_kill_parse, 1 },
+	  " shown; the stage the lines above it name", shell_kill_sniff, shell_kill_with_stages, 1 },
 	/* --- last: no row claimed the file, and it is text --- */
 	{ "text", "any other text file: read whole, line by line, by the generic"
 	  " memory-failure recogniser (an allocation failure in any wording it knows, its"

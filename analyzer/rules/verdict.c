@@ -93,6 +93,9 @@ const struct rule rule_table[] = {
 	  rule_progress },
 	{ "samples", "memory samples pasted in file order (untimed) that keep rising: a leak,"
 	  " per sample or per request", rule_samples },
+	{ "startup_killed", "a SIGKILL of unknown sender while the program's lines show it"
+	  " starting (loading weights, sizing caches), no OOM recorded: a start-up that did not"
+	  " fit the host, likely", rule_startup_killed },
 	{ "training", "the knobs a training or evaluation step (or the MPS/XLA allocator)"
 	  " answers to, to try first", rule_training },
 	/* last: only when no other rule gave a class */
@@ -299,6 +302,14 @@ static int write_verdict(struct rule_ctx *c)
 		 * of one (samples.c), said as untimed */
 		snprintf(summary, sizeof(summary), "No OOM recorded, but a leak: %s.", title);
 		return insert_verdict(c, "leak", "untimed_growth", 0.7, summary,
+				      missing[0] ? missing : NULL);
+	}
+	if (!c->has_oom && title_of_rule(c, "startup_killed", title, sizeof(title))) {
+		/* no OOM recorded, but a SIGKILL in a start-up stage the log
+		 * names (startup_killed.c): the sender inferred */
+		snprintf(summary, sizeof(summary), "No OOM recorded, but a start-up's kill: %s.",
+			 title);
+		return insert_verdict(c, "misconfig", "killed_at_startup", 0.45, summary,
 				      missing[0] ? missing : NULL);
 	}
 	if (!c->has_oom)

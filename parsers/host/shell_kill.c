@@ -5,11 +5,19 @@
  *
  * Each line is looked at once: the part after its last carriage return
  * (a progress bar redrawn in place leaves its last frame there, and the
- * shell's report glued to it), cleaned of colour escapes. Nothing else of
- * the program's output is read here: the other line logs read it.
+ * shell's report glued to it), cleaned of colour escapes. Of the
+ * program's own output above a report only the stage its lines name is
+ * kept (the phase table's stage lines, memfail_phase_line(): "Loading
+ * checkpoint shards", llama.cpp's "load_tensors: loading model
+ * tensors"), as the event's "phase": the stage the program was in when
+ * the SIGKILL came, where that line is at most SK_STAGE_NEAR lines above
+ * the report. The table is the serving parsers' (a layer above this
+ * one), so the caller passes its lookup in (shell_kill_parse_staged). The
+ * rest of that output is the other line logs'.
  */
 #include "parsers/host/shell_kill.h"
 #include "parsers/common/textclean.h"
+#include "lib/engine_vocab.h"
 #include "lib/vocab.h"
 
 #include <stdio.h>
@@ -17,6 +25,14 @@
 #include <string.h>
 
 #define SK_LINE 2048
+
+/* A stage line counts for a kill only within this many lines above it:
+ * the program's last words before the kill were that stage's (a load's
+ * own lines, its progress bar, a launcher's "Killing subprocess" line per
+ * worker). A stage named long before, with a run's output since (an
+ * evaluation's progress after "Loading checkpoint shards": LAVIS in
+ * tests/data/incoming), says nothing of when the kill came. */
+#define SK_STAGE_NEAR 16
 
 /* What one report says: the form, the pid (OL_NULL when not printed) and
  * the command the shell ran ("" when not printed). */
@@ -107,7 +123,11 @@ static int alone_forms(const char *b, const char *e, struct sk_hit *h)
 		b++;
 	while (e > b && is_blank(e[-1]))
 		e--;
-	if ((e - b == 6 && !memcmp(b, "Killed", 6)) || (e - b == 9 && !memcmp(b, "Killed: 9", 9)) ||
+	/* "killed" in lower case: the same report retyped into an issue
+	 * (tloen/alpaca-lora #546: "Loading checkpoint shards: 52%" then
+	 * "killed"); a line holding only that word is no prose */
+	if ((e - b == 6 && (!memcmp(b, "Killed", 6) || !memcmp(b, "killed", 6))) ||
+	    (e - b == 9 && !memcmp(b, "Killed: 9", 9)) ||
 	    ((size_t)(e - b) == sizeof(zh) - 1 && !memcmp(b, zh, sizeof(zh) - 1))) {
 		h->form = "alone";
 		return 1;
@@ -281,9 +301,16 @@ static void program_of(const char *cmd, char *out, size_t on)
 	out[n] = 0;
 }
 
-/* The process_crash event of one report at line no. -1 when the sink
- * failed. */
-static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no)
+/* The stage the program's own lines last named before a report: its
+ * phase (OOM_PHASE_UNKNOWN none) and line number. */
+struct sk_stage {
+	enum oom_phase phase;
+	uint64_t line;
+};
+
+/* The process_crash event of one report at line no, with st the stage
+ * named above it. -1 when the sink failed. */
+static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no, const struct sk_stage *st)
 {
 	json_t *d = json_object();
 	char summary[512], prog[64];
@@ -302,6 +329,11 @@ static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no)
 	json_object_set_new(d, "exit_code_inferred", json_boolean(strcmp(h->form, "go_exec_137")));
 	if (python)
 		json_object_set_new(d, "return_code", ol_json_int(-9));
+	if (st->phase != OOM_PHASE_UNKNOWN && no - st->line <= SK_STAGE_NEAR) {
+		/* what the log shows the program doing, not why it was killed */
+		json_object_set_new(d, "phase", json_string(oom_phase_name(st->phase)));
+		json_object_set_new(d, "phase_line", ol_json_int((int64_t)st->line));
+	}
 	snprintf(summary, sizeof(summary), "the %s reported %s killed by SIGKILL: what sent"
 		 " it is not in the excerpt (inferred: the kernel's OOM killer, a cgroup limit or"
 		 " macOS jetsam are the usual senders; kill -9 and schedulers send it too)",
@@ -322,10 +354,17 @@ static int sk_send(struct sink *s, const struct sk_hit *h, uint64_t no)
 
 int shell_kill_parse(struct input *in, struct sink *s)
 {
+	return shell_kill_parse_staged(in, s, NULL);
+}
+
+int shell_kill_parse_staged(struct input *in, struct sink *s, shell_kill_stage_fn stage)
+{
 	char clean[SK_LINE];
 	const char *l, *r;
 	size_t len;
 	struct sk_hit h;
+	struct sk_stage st = { OOM_PHASE_UNKNOWN, 0 };
+	enum oom_phase ph;
 	int rc, sent = 0;
 
 	while ((rc = input_getline(in, &l, &len)) == 1) {
@@ -334,9 +373,14 @@ int shell_kill_parse(struct input *in, struct sink *s)
 		for (r = l + len; r > l && r[-1] != '\r'; r--)
 			;
 		len = text_clean(r, (size_t)(l + len - r), clean, sizeof(clean), TC_ANSI);
-		if (!shell_kill_line(clean, clean + len, &h))
+		if (!shell_kill_line(clean, clean + len, &h)) {
+			if (stage && (ph = stage(clean, len)) != OOM_PHASE_UNKNOWN) {
+				st.phase = ph;
+				st.line = in->lineno;
+			}
 			continue;
-		if (sk_send(s, &h, in->lineno) < 0)
+		}
+		if (sk_send(s, &h, in->lineno, &st) < 0)
 			return -1;
 		sent++;
 	}

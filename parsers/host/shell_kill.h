@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include "parsers/common/sink.h"
 #include "lib/input.h"
+#include "lib/vocab.h"
 
 /* How sure (0..100) that head holds a shell's SIGKILL report: 30 (a
  * line log, so the program's own output above it is read by the other
@@ -47,5 +48,15 @@ int shell_kill_sniff(const unsigned char *head, size_t n);
 
 /* Read in into s: the events sent, or -1 when the sink failed. */
 int shell_kill_parse(struct input *in, struct sink *s);
+
+/* The phase a line of the program's own output names (OOM_PHASE_UNKNOWN
+ * none): the phase table's stage lines, parsers/serving's
+ * memfail_phase_line(), which this layer may not include. */
+typedef enum oom_phase (*shell_kill_stage_fn)(const char *line, size_t n);
+
+/* shell_kill_parse(), and each event's data "phase" and "phase_line":
+ * the last stage stage() named within 16 lines above the report (stage
+ * NULL: none kept). */
+int shell_kill_parse_staged(struct input *in, struct sink *s, shell_kill_stage_fn stage);
 
 #endif
