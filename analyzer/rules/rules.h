@@ -64,6 +64,7 @@ int rule_static_fraction(struct rule_ctx *c);
 int rule_training(struct rule_ctx *c);
 int rule_progress(struct rule_ctx *c);
 int rule_samples(struct rule_ctx *c);
+int rule_leak_stated(struct rule_ctx *c);
 /* misconfig inferred from the phase when nothing else decides (phase_inferred.c) */
 int rule_phase_inferred(struct rule_ctx *c);
 /* The critic pass (critic.c): every finding's advice and title checked
