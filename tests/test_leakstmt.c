@@ -25,7 +25,7 @@ static void check_line(void **state)
 			" and is now 522977280.";
 	(void)state;
 	assert_int_equal(leakstmt_line(l, strlen(l), &o), 1);
-	assert_string_equal(o.kind, "cuda_check");
+	assert_string_equal(o.said_by, "cuda_check");
 	assert_int_equal(o.confirmed, 1);
 	assert_int_equal(o.device, 0);
 	assert_true(o.alloc_before == 2048 && o.alloc_after == 2560);
@@ -37,13 +37,11 @@ static void check_line(void **state)
 static void not_statements(void **state)
 {
 	static const char *const l[] = {
-		"UserWarning: resource_tracker: There appear to be 344 leaked semaphore objects to"
-		" clean up at shutdown",
+		"UserWarning: resource_tracker: There appear to be 344 leaked semaphore objects",
 		"    291 x = F.leaky_relu(x, self.negative_slope)  # 512 MB",
 		"no memory leak: 0 bytes",
 		"Process 30066: 7 leaks for 448 total leaked bytes.",
-		"Warning: WARNING: destroy_process_group() was not called before program exit, which"
-		" can leak resources.",
+		"destroy_process_group() was not called before program exit, which can leak resources.",
 		NULL };
 	struct leak_stated o;
 	int i;

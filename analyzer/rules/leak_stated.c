@@ -45,7 +45,7 @@ static int judge(struct rule_ctx *c, const struct leak_stated *s)
 {
 	struct rl_finding f;
 	char a[32], b[32], d[32], dev[32];
-	int check = strcmp(s->kind, "stated") != 0;
+	int check = strcmp(s->said_by, "stated") != 0;
 	int pair = !isnan(s->driver_before) && !isnan(s->driver_after);
 
 	if (!check && (isnan(s->leaked) || s->leaked <= 0))
@@ -60,7 +60,7 @@ static int judge(struct rule_ctx *c, const struct leak_stated *s)
 	if (check && pair)
 		snprintf(f.title, sizeof(f.title), "%s's own leak check %s a leak%s%s%s: driver"
 			 " memory %s before, %s after (+%s)",
-			 !strcmp(s->kind, "mps_check") ? "PyTorch MPS" : "PyTorch CUDA",
+			 !strcmp(s->said_by, "mps_check") ? "PyTorch MPS" : "PyTorch CUDA",
 			 s->confirmed ? "confirmed" : "reports (the driver did not confirm)",
 			 s->name[0] ? " in " : "", s->name, dev,
 			 ol_fmt_bytes(a, sizeof(a), s->driver_before),
@@ -68,7 +68,8 @@ static int judge(struct rule_ctx *c, const struct leak_stated *s)
 			 ol_fmt_bytes(d, sizeof(d), s->driver_after - s->driver_before));
 	else if (check)
 		snprintf(f.title, sizeof(f.title), "PyTorch %s's own leak check %s a leak%s%s%s%s%s",
-			 !strcmp(s->kind, "mps_check") ? "MPS" : "CUDA", s->confirmed ? "confirmed" : "reports", s->name[0] ? " in " : "", s->name,
+			 !strcmp(s->said_by, "mps_check") ? "MPS" : "CUDA",
+			 s->confirmed ? "confirmed" : "reports", s->name[0] ? " in " : "", s->name,
 			 dev, isnan(s->leaked) ? "" : ": ", isnan(s->leaked) ? "" :
 			 ol_fmt_bytes(d, sizeof(d), s->leaked));
 	else if (pair)
@@ -84,7 +85,7 @@ static int judge(struct rule_ctx *c, const struct leak_stated *s)
 		  " leaked (the test, the call between the two figures) a few times and check the"
 		  " growth is the same each time; then look for tensors, graphs or caches kept"
 		  " alive across calls (torch.%s.empty_cache() does not return memory still"
-		  " referenced).", !strcmp(s->kind, "mps_check") ? "mps" : "cuda");
+		  " referenced).", !strcmp(s->said_by, "mps_check") ? "mps" : "cuda");
 	if (!isnan(s->leaked))
 		rl_fig(&f, "leaked_bytes", s->leaked);
 	if (pair) {

@@ -125,7 +125,7 @@ static int torch_check(const char *l, size_t n, struct leak_stated *o)
 	o->confirmed = at >= 0;
 	if (at < 0 && (at = ci_find(l, n, 0, " caching allocator reports a memory leak")) < 0)
 		return 0;
-	snprintf(o->kind, sizeof(o->kind), "%s", check_kind(l, n, at));
+	snprintf(o->said_by, sizeof(o->said_by), "%s", check_kind(l, n, at));
 	check_name(l, n, at, o->name, sizeof(o->name));
 	o->alloc_before = figure_after(l, n, 0, "caching allocator allocated memory was ", NULL);
 	o->alloc_after = figure_after(l, n, 0, "and is now reported as ", NULL);
@@ -192,7 +192,7 @@ static int stated(const char *l, size_t n, struct leak_stated *o)
 			/* test/test_mps.py's TestMemoryLeak asserts "Detected {driver_after -
 			 * driver_before} bytes leak of GPU memory" (pytorch#114197): the
 			 * MPS driver's own figures compared, a check */
-			snprintf(o->kind, sizeof(o->kind), "%s",
+			snprintf(o->said_by, sizeof(o->said_by), "%s",
 				 ci_find(l, n, 0, "leak of gpu memory") >= 0 ? "mps_check" : "stated");
 			o->confirmed = 1;
 			o->leaked = v * u;
@@ -253,6 +253,21 @@ static int pair_line(const char *l, size_t n, char *stem, size_t cap, double *v)
 	return 0;
 }
 
+/* Whether the first 32 bytes of l hold "before" or "after" (any case):
+ * one pass, so that most lines cost no pair_line. */
+static int pair_gate(const char *l, size_t n)
+{
+	size_t i, m = n < 32 ? n : 32;
+
+	for (i = 4; i < m; i++)
+		if (((l[i] | 0x20) == 'r' && (l[i - 1] | 0x20) == 'e' && (l[i - 2] | 0x20) == 't' &&
+		     (l[i - 3] | 0x20) == 'f' && (l[i - 4] | 0x20) == 'a') ||
+		    ((l[i] | 0x20) == 'e' && (l[i - 1] | 0x20) == 'r' && (l[i - 2] | 0x20) == 'o' &&
+		     (l[i - 3] | 0x20) == 'f' && (l[i - 4] | 0x20) == 'e'))
+			return 1;
+	return 0;
+}
+
 /* Whether l holds "leak" in any case: one pass, a 'k' then its three
  * bytes before. */
 static int says_leak(const char *l, size_t n)
@@ -274,7 +289,8 @@ void leakstmt_take(struct leakstmt_set *m, const char *l, size_t n)
 	int k;
 
 	m->line++;
-	if ((k = pair_line(l, n, stem, sizeof(stem), &v)) == 1) {
+	k = pair_gate(l, n) ? pair_line(l, n, stem, sizeof(stem), &v) : 0;
+	if (k == 1) {
 		memcpy(m->stem, stem, sizeof(m->stem));
 		m->before = v;
 		m->before_set = 1;
@@ -296,7 +312,7 @@ void leakstmt_take(struct leakstmt_set *m, const char *l, size_t n)
 	    m->line - m->pair_line <= PAIR_LINES) {
 		o.driver_before = m->before;
 		o.driver_after = m->after;
-		if (!strcmp(o.kind, "stated"))   /* a check's name is its test's */
+		if (!strcmp(o.said_by, "stated"))   /* a check's name is its test's */
 			snprintf(o.name, sizeof(o.name), "%s", m->stem);
 	}
 	m->s[m->n++] = o;
@@ -317,7 +333,7 @@ int leakstmt_finish(struct leakstmt_set *m, struct sink *sk)
 
 	for (i = 0; i < m->n; i++) {
 		const struct leak_stated *s = &m->s[i];
-		size_t o = (size_t)snprintf(val, sizeof(val), "%s|%d|%d|", s->kind, s->confirmed,
+		size_t o = (size_t)snprintf(val, sizeof(val), "%s|%d|%d|", s->said_by, s->confirmed,
 					    s->device);
 		o = put(val, sizeof(val), o, s->alloc_before);
 		o = put(val, sizeof(val), o, s->alloc_after);
@@ -356,10 +372,10 @@ int leakstmt_decode(const char *val, struct leak_stated *o)
 	double d;
 
 	memset(o, 0, sizeof(*o));
-	if (!p || (k = (size_t)(p - val)) >= sizeof(o->kind))
+	if (!p || (k = (size_t)(p - val)) >= sizeof(o->said_by))
 		return -1;
-	memcpy(o->kind, val, k);
-	o->kind[k] = 0;
+	memcpy(o->said_by, val, k);
+	o->said_by[k] = 0;
 	p++;
 	o->confirmed = field(&p) == 1;
 	d = field(&p);

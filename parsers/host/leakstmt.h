@@ -37,7 +37,7 @@
 #define LEAKSTMT_NEAR 48    /* a generic statement's figure within this of its word */
 
 struct leak_stated {
-	char kind[12];          /* cuda_check, mps_check, stated */
+	char said_by[12];       /* cuda_check, mps_check, stated */
 	int confirmed;
 	int device;             /* -1 not stated */
 	double alloc_before, alloc_after, driver_before, driver_after, leaked; /* NAN none */
