@@ -206,6 +206,7 @@
 	X(VM_LAUNCH_PHASE, "launch.phase", NULL, "text", "the phase an inference-only CLI's pasted command runs its whole life in (`eval`: OpenNMT-py's translate.py, fairseq-generate, mlx_lm.evaluate, mlx_lm.perplexity, lm_eval); absent otherwise") \
 	X(VM_LAUNCH_KNOB, "launch.", "<knob>", "number", "a knob's value as a launch command or configuration pasted beside the failure states it (max_num_seqs, gpu_memory_utilization, ...: parsers/serving/launch_table.c)") \
 	X(VM_SAMPLES_SERIES, "samples.series.", "<n>", "text", "memory samples of one process or device pasted as lines, in file order (untimed): label, per, steps, bytes separated by bars (parsers/host/memsamples.c)") \
+	X(VM_LEAK_STATED, "leak.stated.", "<n>", "text", "a program's own leak statement (PyTorch's leak checks, 'Detected N bytes ... leak'): kind, confirmed, device, allocator and driver before/after, leaked bytes, name (parsers/host/leakstmt.c)") \
 	X(VM_BENCH_RUN, "bench.run.", "<n>", "text", "a load generator's run pasted beside the failure, in file order: tool, concurrency, rate, prompts, successful, failed, done or cmd, by bars (parsers/tools/bench_out.c)")
 
 /* ---- finding causes (finding.cause, verdict.cause) ---- */
@@ -263,9 +264,11 @@
 	X(VC_FIRST_STEP_DOES_NOT_FIT, "first_step_does_not_fit", NULL, NULL, "training, at its first steps: one step does not fit the card (batch size, sequence length, gradient checkpointing, mixed precision, ZeRO/offload)") \
 	X(VC_STEP_MEMORY_CREEP, "step_memory_creep", NULL, NULL, "leak: a training loop's peak memory crept up over its steps before the OOM") \
 	X(VC_LONG_BATCH, "long_batch", NULL, NULL, "training, after many steps at a flat peak: a batch larger than those before (a longer sequence) outgrew the room") \
+	X(VC_AFTER_WHOLE_EPOCH, "after_whole_epoch", NULL, NULL, "leak (leaning): a training OOM after at least one whole epoch of the same data: every batch had fit once, so memory held across steps explains it best") \
 	X(VC_LATE_STEP, "late_step", NULL, NULL, "reading: a training OOM after many steps; the log shows no memory trend to tell a leak from a longer batch") \
 	X(VC_LOAD_AT_OOM, "load_at_oom", NULL, NULL, "reading: the serving engine's load (running, waiting, KV cache usage) at the OOM") \
 	X(VC_TRAINING_KNOBS, "training_knobs", NULL, NULL, "reading: the knobs a training or evaluation step answers to, to try first; names no cause") \
+	X(VC_STATED_LEAK, "stated_leak", NULL, NULL, "leak: the program's own leak check (PyTorch's CUDA/MPS memory leak check) or its own words state that memory leaked, with the figures it printed") \
 	X(VC_UNTIMED_GROWTH, "untimed_growth", NULL, NULL, "leak: memory samples pasted in file order (untimed) kept rising, per sample or per request/iteration (no rate in time)") \
 	X(VC_BUILD_PARALLELISM, "build_parallelism", NULL, NULL, "misconfig: the OOM killer took a compiler or linker of a build (a JIT at start-up, an install): its parallel jobs do not fit host RAM (MAX_JOBS, NVCC_THREADS, -j)") \
 	X(VC_OFFLOAD_DOES_NOT_FIT, "offload_does_not_fit", NULL, NULL, "misconfig: a llama.cpp/Ollama GPU plan (the layers it offloaded) left less free than its compute graph needs, beside a GPU failure whose phase is not shown (num_gpu, --n-gpu-layers)") \

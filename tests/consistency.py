@@ -308,11 +308,12 @@ def main(argv):
             else:
                 cls = (rep.get("verdict") or {}).get("class")
                 ooms = (rep.get("summary") or {}).get("ooms") or []
-                # a leak shown by pasted memory samples needs no OOM
-                # (analyzer/rules/samples.c), nor a SIGKILL in a start-up
-                # stage (analyzer/rules/startup_killed.c); a healthy log
-                # never has one
+                # a leak shown by pasted memory samples or stated by the
+                # program's own check (analyzer/rules/samples.c, leak_stated.c)
+                # needs no OOM, nor a SIGKILL in a start-up stage
+                # (analyzer/rules/startup_killed.c); a healthy log never has one
                 untimed = (rep.get("verdict") or {}).get("cause") in ("untimed_growth",
+                                                                      "stated_leak",
                                                                       "killed_at_startup")
                 if (healthy or not ooms) and cls != "no_oom" and (healthy or not untimed):
                     errs.append("verdict %s, but no artifact records an OOM (expected no_oom)"

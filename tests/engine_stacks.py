@@ -81,6 +81,9 @@ ALLOW = [
     ("host_free", set()), ("ps_table", set()),
     # round 8 (w-seriesmore): docker stats and kubectl top tables: no engine's lines
     ("stats_table", set()),
+    # round 17 (w-leak18): leak checkers' reports pasted in leak threads
+    # (macOS leaks, valgrind memcheck): a tool's lines, no engine's
+    ("leaks_report", set()), ("valgrind", set()),
     # set 9 spent (w-spent9b): a Slurm job's stderr and the program it
     # ran (a PyTorch training): no engine's lines but PyTorch's
     ("slurm", TORCH),

@@ -41,6 +41,7 @@
 #define RUN_JUMP 1.5          /* running this many times its value before: not steady */
 #define MEM_FLAT 0.02         /* peak memory within this share over the bars: flat */
 #define LATE_STEPS 10         /* steps done for "after many steps" */
+#define WHOLE_EPOCH 1.0       /* the Trainer's fractional epoch: one whole epoch done */
 
 /* "step 989 of 5070" into buf. */
 static const char *steps_text(const struct load_row *r, char *buf, size_t n)
@@ -96,6 +97,27 @@ static int training(struct rule_ctx *c, const struct load_row *r)
 		rl_advice(&f, "A batch larger than those before (a longer sequence, a larger image)"
 			  " outgrew the room the others left: cap the sequence length (max_length,"
 			  " truncation), bucket or sort by length, or lower the batch size.");
+	} else if (isnan(r->steps_done) && r->at_start == 0 && !isnan(r->epoch) &&
+		   r->epoch >= WHOLE_EPOCH && r->logged_steps >= 2) {
+		/* a whole epoch done: every example of the data passed through a
+		 * step once at this batch size, the largest padded batch
+		 * included, so the step fit; what changed since is memory held
+		 * across steps (or a batch packed larger than any before:
+		 * varlen packing, a shuffled sampler: hence a leaning) */
+		rl_finding_init(&f, "progress", "leak", "after_whole_epoch");
+		f.phase = "training_step";
+		f.score = 0.35;
+		snprintf(f.title, sizeof(f.title), "The OOM came at epoch %.2f, after %.0f logged"
+			 " training steps: at least one whole epoch of the same data had fit, which"
+			 " leans leak (no memory figure in the log to confirm it)", r->epoch,
+			 r->logged_steps);
+		rl_advice(&f, "Every batch of the data had already passed once, so the step fit:"
+			  " log torch.cuda.memory_allocated() at each logging step; a value that"
+			  " climbs epoch over epoch confirms a leak (tensors kept across steps: losses"
+			  " without .item(), metrics accumulated on the GPU, eval outputs kept).");
+		rl_fig(&f, "epoch", r->epoch);
+		rl_fig(&f, "logged_steps", r->logged_steps);
+		return keep(c, &f);
 	} else if (isnan(r->steps_done) && r->at_start == 0 && !isnan(r->epoch)) {
 		/* the Trainer's log dicts alone: past the first steps, no steps */
 		rl_finding_init(&f, "progress", "reading", "late_step");

@@ -93,6 +93,8 @@ const struct rule rule_table[] = {
 	  rule_progress },
 	{ "samples", "memory samples pasted in file order (untimed) that keep rising: a leak,"
 	  " per sample or per request", rule_samples },
+	{ "leak_stated", "the program's own leak check or its own words state that memory"
+	  " leaked, with its figures", rule_leak_stated },
 	{ "startup_killed", "a SIGKILL of unknown sender while the program's lines show it"
 	  " starting (loading weights, sizing caches), no OOM recorded: a start-up that did not"
 	  " fit the host, likely", rule_startup_killed },
@@ -302,6 +304,15 @@ static int write_verdict(struct rule_ctx *c)
 		 * of one (samples.c), said as untimed */
 		snprintf(summary, sizeof(summary), "No OOM recorded, but a leak: %s.", title);
 		return insert_verdict(c, "leak", "untimed_growth", 0.7, summary,
+				      missing[0] ? missing : NULL);
+	}
+	if (!c->has_oom && rl_first_text(c, "SELECT title FROM finding WHERE rule ="
+					  " 'leak_stated' AND class = 'leak' ORDER BY score DESC, id"
+					  " LIMIT 1", title, sizeof(title))) {
+		/* no OOM, but the program says it leaked (leak_stated.c) */
+		snprintf(summary, sizeof(summary), "No OOM recorded, but a leak the program"
+			 " states: %s.", title);
+		return insert_verdict(c, "leak", "stated_leak", 0.7, summary,
 				      missing[0] ? missing : NULL);
 	}
 	if (!c->has_oom && title_of_rule(c, "startup_killed", title, sizeof(title))) {

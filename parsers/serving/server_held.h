@@ -21,6 +21,7 @@
 #include "parsers/serving/server_stats.h"
 #include "parsers/serving/server_unwrap.h"
 #include "parsers/host/memsamples_mixed.h"
+#include "parsers/host/leakstmt.h"
 
 #include <stdint.h>
 
@@ -37,6 +38,7 @@ struct srv_st {
 	struct srv_mem mem;         /* the phase, the memory failure held */
 	struct srv_progress prog;   /* a training loop's bars */
 	struct ms_mixed samples;    /* memory prints among the lines */
+	struct leakstmt_set leaks;  /* the program's own leak statements */
 	enum engine_error piece_error; /* the first a piece's lines named */
 	/* the last torch_oom, to know its echo */
 	int last_oom_set;

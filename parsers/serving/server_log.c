@@ -606,6 +606,7 @@ static struct srv_st *srv_new(struct input *in, struct sink *s)
 		srv_engine_init(&st->engines);
 		srv_mem_init(&st->mem);
 		srv_progress_init(&st->prog);
+		leakstmt_init(&st->leaks);
 	}
 	return st;
 }
@@ -649,7 +650,7 @@ int server_log_parse(struct input *in, struct sink *s)
 	struct srv_st *st = srv_new(in, s);
 	const char *raw;
 	size_t n;
-	int rc = -1, r, r2 = 0;
+	int rc = -1, r, r2 = 0, r3 = 0;
 
 	if (!st)
 		return -1;
@@ -662,6 +663,7 @@ int server_log_parse(struct input *in, struct sink *s)
 
 		if (in->line_also)   /* memory prints, any line with a 'B' */
 			ms_mixed_line(&st->samples, raw, n);
+		leakstmt_take(&st->leaks, raw, n);   /* "... leak" said by the program */
 		if (uvicorn_line(st, raw, n, in->line_marked | in->line_also, &r)) {
 			if (r < 0)
 				goto out;
@@ -684,9 +686,10 @@ int server_log_parse(struct input *in, struct sink *s)
 	    srv_stats_finish(&st->stats, s) < 0 ||
 	    (r = srv_progress_finish(&st->prog, s, !named_engine(&st->engines))) < 0 ||
 	    srv_engine_finish(&st->engines, s) < 0 ||
-	    (r2 = ms_mixed_finish(&st->samples, s)) < 0)
+	    (r2 = ms_mixed_finish(&st->samples, s)) < 0 ||
+	    (r3 = leakstmt_finish(&st->leaks, s)) < 0)
 		goto out;
-	rc = r2 + st->records + st->stats.records + st->meta.records + st->engines.records +
+	rc = r2 + r3 + st->records + st->stats.records + st->meta.records + st->engines.records +
 	     st->mem.records + r;
 out:
 	srv_join_release(&st->join);
