@@ -156,6 +156,8 @@ ALLOW = [
     # update_slots lines); MMDetection and the projects that vendor its
     # assigners (MMRotate-DCFL) train on PyTorch, no engine's lines
     ("llamafile", {"llama.cpp"}), ("mmdetection", TORCH), ("mmrotate-dcfl", TORCH),
+    # set 18 spent (w-spend18f): sentence-transformers runs on PyTorch
+    ("sentence-transformers", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held

@@ -30,6 +30,11 @@
  * a shell loop's "N.mem:" ordinal (kaldi-asr/kaldi#4814, 40 runs,
  * moved from incoming), and torch.cuda.memory_allocated() printed under
  * its own name with no unit (pytorch/pytorch#31497's shape).
+ *
+ * Round 17 (w-spend18f): a CSV column named with its label and unit
+ * joined ("iteration,memory_usage_in_MiB", sentence-transformers#1795's
+ * memleak.py output, held-out set 18, spent) is a series in that unit;
+ * a "max_rss_mb" column is a running maximum, not memory held.
  */
 #include "testutil.h"
 #include "analyzer/rules/rules.h"
@@ -348,6 +353,23 @@ static void memory_allocated_by_name(void **state)
 	t_close(tl);
 }
 
+/* A script's CSV whose column names carry the label and the unit. */
+static void compound_column_name(void **state)
+{
+	static const char *csv = "iteration,memory_usage_in_MiB\n0,1329.22265625\n"
+		"1,1431.140625\n[...]\n10,2250.69921875\n20,3121.921875\n30,4033.1875\n";
+	static const char *maxcol = "step,max_rss_mb\n0,100\n1,200\n2,300\n3,400\n";
+	struct timeline *tl = t_open();
+	(void)state;
+	assert_int_equal(memsamples_sniff((const unsigned char *)csv, strlen(csv)), 30);
+	assert_true(t_parse_mem(tl, "memory_samples", "memleak.csv", csv, 0) > 0);
+	assert_true(strncmp(series(tl), "memory|iteration|0,1,10,20,30|", 30) == 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	t_close(tl);
+	assert_int_equal(memsamples_sniff((const unsigned char *)maxcol, strlen(maxcol)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +387,7 @@ int main(void)
 		cmocka_unit_test(rose_once_then_flat),
 		cmocka_unit_test(iec_units_after_an_ordinal),
 		cmocka_unit_test(memory_allocated_by_name),
+		cmocka_unit_test(compound_column_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

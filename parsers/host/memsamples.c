@@ -198,11 +198,67 @@ static double whole(const char *s)
 	return end != s && (!*end || *end == '/') && v >= 0 ? (double)v : -1;
 }
 
+/* Words before a label that make its figure something other than memory
+ * held: a running maximum (max_memory_allocated, "peak memory"), a
+ * capacity or a limit ("total memory", "memory limit" reads the other
+ * way and is flat), or memory free, which falls as a leak grows. */
+static const char *const not_held[] = {
+	"max", "peak", "maximum", "total", "free", "available", "avail", "limit",
+	"capacity", "reserved_max", NULL
+};
+
+static int is_not_held(const char *tok)
+{
+	int i;
+
+	for (i = 0; not_held[i]; i++)
+		if (!strcmp(tok, not_held[i]))
+			return 1;
+	return 0;
+}
+
+/* A column name that carries its label and its unit as parts joined by
+ * '_' or '-', as a script's CSV header names them: "memory_usage_in_MiB"
+ * (huggingface/sentence-transformers#1795's memleak.py output,
+ * "iteration,memory_usage_in_MiB"), "rss_mb", "mem_used_mb". Returns the
+ * label word of labels[] among its parts with the unit of the last part
+ * that is one (two letters at least, or "bytes") in *unit; NULL when a
+ * part is missing or a part of not_held[] ("max_rss_mb", "free_mb")
+ * makes the column something other than memory held. */
+static const char *compound_label(const char *tok, double *unit)
+{
+	char buf[64], *p, *next;
+	const char *lab = NULL;
+	double u = 0;
+
+	if (!strchr(tok, '_') && !strchr(tok, '-'))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s", tok);
+	for (p = buf; p; p = next) {
+		size_t m = strcspn(p, "_-");
+		next = p[m] ? p + m + 1 : NULL;
+		p[m] = 0;
+		if (is_not_held(p))
+			return NULL;
+		if (!lab && isalpha((unsigned char)p[0]) && label_of(p))
+			lab = label_of(p);
+		else if (strlen(p) >= 2 && unit_of(p) > 0)
+			u = unit_of(p);
+		else if (!strcmp(p, "bytes"))
+			u = 1;
+	}
+	if (!lab || u <= 0)
+		return NULL;
+	*unit = u;
+	return lab;
+}
+
 /* A header line: a label token among words, no figure. Fills tab. */
 static int header(const struct ms_line *t, struct ms_table *tab)
 {
 	int k, col = -1;
 	const char *lab = NULL;
+	double named = 0;   /* the unit a compound column name states */
 
 	if (t->n < 2)
 		return 0;
@@ -210,6 +266,8 @@ static int header(const struct ms_line *t, struct ms_table *tab)
 		if (isdigit((unsigned char)t->tok[k][0]))
 			return 0;
 		if (col < 0 && (lab = label_of(t->tok[k])) != NULL)
+			col = k;
+		else if (col < 0 && (lab = compound_label(t->tok[k], &named)) != NULL)
 			col = k;
 	}
 	if (col < 0)
@@ -227,6 +285,8 @@ static int header(const struct ms_line *t, struct ms_table *tab)
 			u[strcspn(u, "]")] = 0;
 			tab->unit = unit_of(u);
 		}
+	if (!tab->unit && named > 0)
+		tab->unit = named;
 	if (!tab->unit && (!strcmp(lab, "rss") || !strcmp(lab, "res")))
 		tab->unit = 1024.0;   /* ps -o rss, top's RES: KiB */
 	snprintf(tab->label, sizeof(tab->label), "%s", lab);
@@ -331,25 +391,6 @@ static int sample(const struct ms_line *t, const struct ms_table *tab, double *b
 		}
 		return 1;
 	}
-	return 0;
-}
-
-/* Words before a label that make its figure something other than memory
- * held: a running maximum (max_memory_allocated, "peak memory"), a
- * capacity or a limit ("total memory", "memory limit" reads the other
- * way and is flat), or memory free, which falls as a leak grows. */
-static const char *const not_held[] = {
-	"max", "peak", "maximum", "total", "free", "available", "avail", "limit",
-	"capacity", "reserved_max", NULL
-};
-
-static int is_not_held(const char *tok)
-{
-	int i;
-
-	for (i = 0; not_held[i]; i++)
-		if (!strcmp(tok, not_held[i]))
-			return 1;
 	return 0;
 }
 
