@@ -17,6 +17,9 @@
 static void phases(void **state)
 {
 	static const struct { const char *text; enum oom_phase want; } hints[] = {
+		/* LocalAI's loader wraps a backend's failed load (a frame row: the failure's own text) */
+		{ "10:29PM ERR Server error error=\"could not load model (no success): Unexpected err=RuntimeError('CUDA error: out of memory')\"",
+		  OOM_PHASE_LOAD_WEIGHTS },
 		/* a traceback prints the outer frame first: the sampler's
 		 * warm-up run inside the profile run is the innermost */
 		{ "  File \"gpu_model_runner.py\", line 1400, in profile_run\n"
@@ -194,6 +197,13 @@ static void phases(void **state)
 		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "[GIN] 2025/04/29 - 12:31:50 | 200 |  2.279007182s |  127.0.0.1 | POST     \"/api/generate\"",
 		  OOM_PHASE_SERVING },
+		/* set 18 (w-spend18d): a 200 on an Ollama route that serves no
+		 * model (the CLI's /api/show before a load) is no request served */
+		{ "[GIN] 2025/06/10 - 04:59:11 | 200 |   30.935256ms |       127.0.0.1 | POST     \"/api/show\"",
+		  OOM_PHASE_UNKNOWN },
+		/* Easy Diffusion names the model type whose load failed */
+		{ "00:07:07.960 ERROR cuda:0 Error while loading vae model: C:\\EasyDiffusion\\models\\vae\\x.vae.pt",
+		  OOM_PHASE_LOAD_WEIGHTS },
 		{ "Starting minibatch loop.", OOM_PHASE_TRAINING_STEP },
 		/* the model's metadata: its tensors are loaded next (ollama 9170) */
 		{ "llm_load_print_meta: rope_yarn_log_mul    = 0.1000", OOM_PHASE_LOAD_WEIGHTS },

@@ -13,6 +13,7 @@
 #include "parsers/serving/frame_words.h"
 #include "parsers/common/phrases.h"
 #include "parsers/common/seriesutil.h"
+#include "parsers/serving/server_answers.h"
 
 #include <string.h>
 
@@ -310,6 +311,21 @@ static int client_request(const char *l, size_t n, const char *p)
 	return mem_find(w, (size_t)(at - w), "://") != NULL;
 }
 
+/* 1 when the access-log row p found in l[0..n) posts to a route that
+ * answers no inference: Ollama's GIN line '[GIN] ... | 200 | ... | POST
+ * "/api/show"' (the CLI's `ollama run` shows the model before it
+ * generates; /api/pull, /api/create ... likewise, server/routes.go).
+ * Such a 200 serves no model, so it marks no serving phase: a load
+ * refused after it is still a load (set 18, w-spend18d: Ollama 0.9.0
+ * in Docker, "model requires more system memory" after /api/show). */
+static int admin_request(const char *l, size_t n, const char *p)
+{
+	const char *at = mem_find(l, n, p);
+	size_t k = strlen(p);
+
+	return at && srv_answer_admin_route(at + k, n - (size_t)(at - l) - k);
+}
+
 /* The index in memfail_line_row of the first line row found in l[0..n) that
  * holds there (a PM_TQDM row only where its phrase opens a bar or an
  * epoch's header line, memfail_bar.c; an
@@ -324,7 +340,10 @@ int memfail_first_line(const char *l, size_t n, const struct phrases_found *foun
 			   !memfail_epoch_header(l, n, phase_marks[memfail_line_row[i]].phrase)) ||
 			  (phase_marks[memfail_line_row[i]].phrase[0] == '"' &&
 			   phase_marks[memfail_line_row[i]].phase == OOM_PHASE_SERVING &&
-			   client_request(l, n, phase_marks[memfail_line_row[i]].phrase)))) {
+			   client_request(l, n, phase_marks[memfail_line_row[i]].phrase)) ||
+			  (phase_marks[memfail_line_row[i]].phase == OOM_PHASE_SERVING &&
+			   !strcmp(phase_marks[memfail_line_row[i]].phrase, "| POST ") &&
+			   admin_request(l, n, phase_marks[memfail_line_row[i]].phrase)))) {
 		next = phrases_first(found, at + i + 1, memfail_set_table_at(T_PHASE_LINE + 1));
 		i = next < 0 ? -1 : next - at;
 	}

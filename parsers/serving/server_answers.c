@@ -43,6 +43,13 @@ static int ollama_admin(const char *path, size_t n)
 	return 0;
 }
 
+int srv_answer_admin_route(const char *path, size_t n)
+{
+	while (n && *path == ' ')
+		path++, n--;
+	return ollama_admin(path, n);
+}
+
 /* p past spaces and terminal colour codes ("\033[97;42m"), to end. */
 static const char *skip_blank(const char *p, const char *end)
 {

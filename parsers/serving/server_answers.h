@@ -95,6 +95,12 @@ struct srv_answers {
  * over the line. */
 enum srv_answer srv_answer_of(const char *m, size_t n);
 
+/* 1 when path[0..n), past leading spaces, is the quoted path of one of
+ * Ollama's routes that answer no inference ("\"/api/show\"", "\"/api/pull\"",
+ * server/routes.go): a 200 there serves no model (set 18, w-spend18d:
+ * memfail_phase.c's access-log rows skip it too). */
+int srv_answer_admin_route(const char *path, size_t n);
+
 /* srv_answer_of() of a line the caller knows starts "INFO:  " (uvicorn's
  * own lines, most of a busy server's log): the same answer, without
  * testing the start again. */
