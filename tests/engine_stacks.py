@@ -113,6 +113,8 @@ ALLOW = [
     # no engine's lines
     ("faster-whisper", set()), ("ctranslate2", set()), ("stable-ts", TORCH),
     ("ultralytics", TORCH),
+    # SparseML's training scripts run PyTorch, no engine's lines (set 18, w-spend18e)
+    ("sparseml", TORCH),
     # set 14 spent (w-spend14d): OpenNMT-py's train.py is its own
     # trainer on PyTorch, no engine's lines but PyTorch's
     ("opennmt-py", TORCH),

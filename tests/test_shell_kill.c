@@ -170,6 +170,37 @@ static void go_launcher_signal_killed(void **state)
 	t_close(tl);
 }
 
+/* PyTorch's DataLoader on a SIGKILLed worker (torch/csrc/DataLoader.cpp@
+ * v1.7.1), its pid a number or a paste's placeholder (neuralmagic/sparseml
+ * #152); a worker's other signals (Bus error, Aborted) are not kills. */
+static void dataloader_worker_killed(void **state)
+{
+	static const char text[] =
+		"RuntimeError: DataLoader worker (pid 9833) is killed by signal: Killed. \n";
+	static const char held[] =
+		"RuntimeError: DataLoader worker (pid <worker_pid>) is killed by signal: Killed.\n";
+	static const char other[] =
+		"RuntimeError: DataLoader worker (pid 6303) is killed by signal: Aborted. \n"
+		"RuntimeError: DataLoader worker (pid 51) is killed by signal: Bus error. \n";
+	struct timeline *tl = t_open();
+
+	(void)state;
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "dl", text, 0), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"),
+			    "dataloader_worker");
+	assert_int_equal(t_int(tl, "SELECT pid FROM event"), 9833);
+	assert_int_equal(ooms(tl), 0);
+	t_close(tl);
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "dl", held, 0), 1);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.form') FROM event"),
+			    "dataloader_worker");
+	t_close(tl);
+	tl = t_open();
+	assert_int_equal(t_parse_mem(tl, "shell_kill", "dl", other, 0), 0);
+	t_close(tl);
+}
+
 /* The stage the program's own lines last named above a kill is kept as
  * the event's phase (startup18): transformers' shard bar then a bare
  * lower-case "killed" retyped into the issue (tloen/alpaca-lora #546,
@@ -259,6 +290,7 @@ int main(void)
 		cmocka_unit_test(job_and_zsh_forms),
 		cmocka_unit_test(launcher_sigkill_lines),
 		cmocka_unit_test(go_launcher_signal_killed),
+		cmocka_unit_test(dataloader_worker_killed),
 		cmocka_unit_test(kill_keeps_the_stage_above_it),
 		cmocka_unit_test(prose_is_not_a_kill),
 		cmocka_unit_test(blank_last_line_reads_nothing),

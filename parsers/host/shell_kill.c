@@ -222,6 +222,32 @@ static int go_exec_form(const char *b, const char *e, struct sk_hit *h)
 	return 1;
 }
 
+/* PyTorch's DataLoader on a worker the kernel ended with SIGKILL: "DataLoader
+ * worker (pid N) is killed by signal: Killed." (torch/csrc/DataLoader.cpp@
+ * v1.7.1, _set_worker_signal_handlers' check: "DataLoader worker (pid " pid
+ * ") is killed by signal: " strsignal(si_status) "."; raised as a
+ * RuntimeError in the main process). Only strsignal(SIGKILL): a worker's
+ * Bus error (short /dev/shm), Aborted or Segmentation fault is no kill. */
+static int dataloader_form(const char *b, const char *e, struct sk_hit *h)
+{
+	static const char dl[] = "DataLoader worker (pid ";
+	static const char ks[] = ") is killed by signal: Killed";
+	const char *k, *t;
+
+	if (!(k = find_in(b, e, dl)))
+		return 0;
+	for (t = k + sizeof(dl) - 1; t < e && *t != ')' && *t != ' ' && t - k < 48; t++)
+		;
+	if (t == k + sizeof(dl) - 1 || (size_t)(e - t) < sizeof(ks) - 1 ||
+	    memcmp(t, ks, sizeof(ks) - 1))
+		return 0;
+	h->form = "dataloader_worker";
+	if (is_digit(k[sizeof(dl) - 1]))   /* else a paste's placeholder: "<worker_pid>", "XXX" */
+		h->pid = digits_to(k + sizeof(dl) - 1, e);
+	snprintf(h->cmd, sizeof(h->cmd), "DataLoader worker");
+	return 1;
+}
+
 static int launcher_forms(const char *b, const char *e, struct sk_hit *h)
 {
 	static const char ds[] = "exits with return code = -9";
@@ -239,7 +265,7 @@ static int launcher_forms(const char *b, const char *e, struct sk_hit *h)
 		h->pid = digits_to(k + sizeof(el) - 1, e);
 		return 1;
 	}
-	return go_exec_form(b, e, h);
+	return go_exec_form(b, e, h) || dataloader_form(b, e, h);
 }
 
 /* Is [b, e) (one line, no newline) a shell's or a launcher's SIGKILL

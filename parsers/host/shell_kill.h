@@ -25,6 +25,10 @@
  *                    exec; "exit status 137" when a shell in between
  *                    reported its child's SIGKILL; readers18, ollama #18396
  *                    in tests/data/incoming/any_stack)
+ *   PyTorch          "RuntimeError: DataLoader worker (pid 1234) is killed by
+ *                    signal: Killed." (torch/csrc/DataLoader.cpp@v1.7.1; real
+ *                    paste: neuralmagic/sparseml #152, tests/data/real/any_stack)
+ *                    -- a worker's own SIGKILL; other signals are not read
  * A line where "killed" is a word in prose ("Killed process N", "killed
  * the old server", a script's pkill) is none of these and is not read.
  *
