@@ -44,6 +44,8 @@ ALLOW = [
     ("k8s", set()), ("tensorflow", set()), ("estimator", TORCH),
     ("help_text", set()), ("nvidia_smi", set()),
     ("darknet", set()),  # set 11 spent (w-spent11a): its own C, no engine rows
+    ("deepfacelive", set()),  # set 18 spent (w-spend18c): ONNX Runtime, no engine rows
+    ("skainet", set()),  # set 18 spent (w-spend18c): Kotlin/JVM, no engine rows
     ("neuraltalk2", set()),  # set 17 spent (w-spend17b): Torch7/Lua, no engine rows
     ("ds4", set()),  # set 12 spent (w-spend12b): antirez/ds4, its own C, no engine rows
     # stacks the wordings round added (issue 27 item 1): no engine rows

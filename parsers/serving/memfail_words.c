@@ -130,6 +130,11 @@ const struct memfail_word memfail_words[] = {
 	 * status below, which ggml's line carries alone. */
 	{ "[METAL] Command buffer execution failed: Insufficient Memory", MF_MLX, 0 },
 	{ "kIOGPUCommandBufferCallbackErrorOutOfMemory", MF_METAL, 0 },
+	/* MPSGraph's runtime placing a buffer in a Metal heap it sized
+	 * (MPSRuntime GPUMemrefOps.mm, closed; apple/coreai-models #27 on
+	 * macOS 27 beta): "allocateMTLBufferFromMTLHeap: offset N + size M
+	 * exceeds heap total T", then a failed assertion: no room left */
+	{ "exceeds heap total", MF_MPS, 0 },
 	/* Jetson's nvmap allocator (L4T's libnvrm_mem, closed source; its
 	 * NvMapMem* functions print "NvMapMemAllocInternalTagged: <tag>
 	 * error <errno>", "NvMapMemHandleAlloc: error <errno>"): a CUDA or
