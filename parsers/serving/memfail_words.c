@@ -668,6 +668,33 @@ const struct memfail_word memfail_words[] = {
 	 * at start-up, cannot take the request */
 	{ "is more than total mem size", MF_NPU, 0 },
 	/* ---- end of set 16 spent (w-spend16b) ---- */
+	/* ---- set 18 spent (w-spend18a) ---- */
+	/* Caffe's host allocation (include/caffe/syncedmem.hpp@1.0
+	 * CaffeMallocHost: "*ptr = malloc(size); ... CHECK(*ptr) << "host
+	 * allocation of size " << size << " failed"", glog's "Check failed:
+	 * *ptr host allocation of size N failed"): a CPU-mode blob's malloc
+	 * refused, in RAM; in GPU mode the same blob is pinned through
+	 * cudaMallocHost and fails as CUDA_CHECK's "(2 vs. 0)" above */
+	{ "host allocation of size", MF_HOST, 0 },
+	/* the same check in the Caffe fork DeepDetect builds on
+	 * (jolibrain/caffe include/caffe/util/logging.hpp, 2016-2021: CHECK
+	 * throws CaffeErrorException(FILE ":" LINE " / Check failed (custom):
+	 * " #condition) and drops the streamed words), which DeepDetect's
+	 * JSON error body carries as dd_msg; CHECK(*ptr) is that malloc's
+	 * check, the only one on *ptr in Caffe's sources */
+	{ "Check failed (custom): *ptr", MF_HOST, 0 },
+	/* HTCondor's starter holding a job its memory limit killed, the
+	 * scheduler's kill like Slurm's above: the Docker universe
+	 * (src/condor_starter.V6.1/docker_proc.cpp, 8.x-23.x: "Docker job has
+	 * gone over memory limit of %d Mb", the slot's Memory), the vanilla
+	 * universe's cgroup (vanilla_proc.cpp outOfMemoryEvent: "Job has gone
+	 * over memory limit of N megabytes. Peak usage: U megabytes." in 8.x,
+	 * "Job has gone over cgroup memory limit of N megabytes. ... Consider
+	 * resubmitting with a higher request_memory." later); what the job
+	 * asked for (request_memory) did not hold it */
+	{ "gone over memory limit of", MF_HOST, 0 },
+	{ "gone over cgroup memory limit of", MF_HOST, 0 },
+	/* ---- end of set 18 spent (w-spend18a) ---- */
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
@@ -741,41 +768,4 @@ enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MF
 	if (has[MFS_ORT])
 		return MF_ORT;
 	return f;
-}
-
-/* A backend named as a word on a failure line whose wording is generic:
- * an engine's own message that names the backend it allocates through,
- * as antirez/ds4 at 8d57664 prints them (ds4_cuda.cu cuda_q8_f16_ptr and
- * its ROCm build; the real pastes of antirez/ds4 #78 and #410 under
- * tests/data/real/any_stack/a-ds4-*: "ds4: ROCm tensor alloc failed: out
- * of memory", "ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of
- * memory"). Case as the vendors write them; ROCm and HIP
- * before CUDA, which a ROCm build's messages may also name. Vulkan has
- * no family of its own (ggml's Vulkan wordings are ggml's): not here. */
-const struct memfail_backend memfail_backends[] = {
-	{ "ROCm", MF_HIP }, { "HIP", MF_HIP }, { "CUDA", MF_CUDA },
-	{ "Metal", MF_METAL }, { "SYCL", MF_SYCL },
-};
-const size_t memfail_backends_n = ARRAY_N(memfail_backends);
-
-static const char *const family_names[MF__COUNT] = {
-	[MF_NONE] = "none", [MF_CUDA] = "cuda", [MF_HIP] = "hip", [MF_GGML] = "ggml",
-	[MF_METAL] = "metal", [MF_MPS] = "mps", [MF_XLA] = "xla", [MF_CUBLAS] = "cublas",
-	[MF_CUDNN] = "cudnn", [MF_NCCL] = "nccl", [MF_TRT] = "trt", [MF_TF_BFC] = "tf_bfc",
-	[MF_TURBOMIND] = "turbomind", [MF_SGLANG_KV] = "sglang_kv",
-	[MF_VLLM_WARMUP] = "vllm_warmup", [MF_TORCH] = "torch", [MF_XPU] = "xpu",
-	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
-	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
-	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
-	[MF_FLASHINFER] = "flashinfer", [MF_POOL] = "pool",
-	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
-	[MF_KVCACHED] = "kvcached", [MF_NVMAP] = "nvmap",
-	[MF_VULKAN] = "vulkan", [MF_OPENVINO] = "openvino",
-	[MF_HF_DISPATCH] = "hf_device_map",
-	[MF_UNKNOWN] = "unknown",
-};
-
-const char *memfail_family_name(enum memfail_family f)
-{
-	return (unsigned)f < MF__COUNT && family_names[f] ? family_names[f] : "unknown";
 }

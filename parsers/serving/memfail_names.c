@@ -1,0 +1,48 @@
+/*
+ * memfail_names.c -- the names around a memory failure's wording: the
+ * backend a generic failure line names as a word, and each family's
+ * name as the oom table, JSON and report print it; see memfail_words.h.
+ *
+ * Split from memfail_words.c (which keeps the wordings themselves) when
+ * that file neared its size cap.
+ */
+#include "parsers/serving/memfail_words.h"
+
+#define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A backend named as a word on a failure line whose wording is generic:
+ * an engine's own message that names the backend it allocates through,
+ * as antirez/ds4 at 8d57664 prints them (ds4_cuda.cu cuda_q8_f16_ptr and
+ * its ROCm build; the real pastes of antirez/ds4 #78 and #410 under
+ * tests/data/real/any_stack/a-ds4-*: "ds4: ROCm tensor alloc failed: out
+ * of memory", "ds4: CUDA q8 fp16 cache alloc failed (64.00 MiB): out of
+ * memory"). Case as the vendors write them; ROCm and HIP
+ * before CUDA, which a ROCm build's messages may also name. Vulkan has
+ * no family of its own (ggml's Vulkan wordings are ggml's): not here. */
+const struct memfail_backend memfail_backends[] = {
+	{ "ROCm", MF_HIP }, { "HIP", MF_HIP }, { "CUDA", MF_CUDA },
+	{ "Metal", MF_METAL }, { "SYCL", MF_SYCL },
+};
+const size_t memfail_backends_n = ARRAY_N(memfail_backends);
+
+static const char *const family_names[MF__COUNT] = {
+	[MF_NONE] = "none", [MF_CUDA] = "cuda", [MF_HIP] = "hip", [MF_GGML] = "ggml",
+	[MF_METAL] = "metal", [MF_MPS] = "mps", [MF_XLA] = "xla", [MF_CUBLAS] = "cublas",
+	[MF_CUDNN] = "cudnn", [MF_NCCL] = "nccl", [MF_TRT] = "trt", [MF_TF_BFC] = "tf_bfc",
+	[MF_TURBOMIND] = "turbomind", [MF_SGLANG_KV] = "sglang_kv",
+	[MF_VLLM_WARMUP] = "vllm_warmup", [MF_TORCH] = "torch", [MF_XPU] = "xpu",
+	[MF_HOST] = "host", [MF_ORT] = "onnxruntime", [MF_RAY] = "ray", [MF_OLLAMA] = "ollama",
+	[MF_NPU] = "npu", [MF_MLX] = "mlx", [MF_SYCL] = "sycl", [MF_MLC] = "mlc",
+	[MF_TT] = "tt_metal", [MF_HPU] = "hpu", [MF_EXL2] = "exllamav2",
+	[MF_FLASHINFER] = "flashinfer", [MF_POOL] = "pool",
+	[MF_OPENCL] = "opencl", [MF_VLLM_STATE] = "vllm_state",
+	[MF_KVCACHED] = "kvcached", [MF_NVMAP] = "nvmap",
+	[MF_VULKAN] = "vulkan", [MF_OPENVINO] = "openvino",
+	[MF_HF_DISPATCH] = "hf_device_map",
+	[MF_UNKNOWN] = "unknown",
+};
+
+const char *memfail_family_name(enum memfail_family f)
+{
+	return (unsigned)f < MF__COUNT && family_names[f] ? family_names[f] : "unknown";
+}
