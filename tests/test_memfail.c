@@ -258,6 +258,10 @@ static const struct positive {
 	  MF_GGML, NA, 1, OOM_PHASE_PROFILE },
 	{ "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 99999999999999999999.00 MiB on "
 	  "device 0: cudaMalloc failed: out of memory", MF_GGML, NA, 0, OOM_PHASE_UNKNOWN },
+	/* PaddlePaddle Fluid 0.12's GpuMaxChunkSize enforce (gpu_info.cc@v0.12.0;
+	 * Paddle 8992, set 18 spent, w-spend18b) */
+	{ "paddle.fluid.core.EnforceNotMet: enforce allocating <= available failed, "
+	  "10513462067 > 1369702144", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
 };
 
 /* Real lines that mention memory running out and are no failure. */

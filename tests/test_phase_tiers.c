@@ -329,6 +329,22 @@ static void tf_scopes_and_whole_names(void **state)
 	assert_int_equal(memfail_phase_after("[[Node: pretraining/dense/MatMul = MatMul[T=DT_FLOAT]]]", 55),
 			 OOM_PHASE_UNKNOWN);
 	assert_int_equal(memfail_phase_after("saved to /data/training/ckpt-3", 30), OOM_PHASE_UNKNOWN);
+	/* set 18 spent (w-spend18b): a TF 1.x variable's initializer, an
+	 * optimizer's Apply kernel, dlib's trainer status line */
+	{
+		static const char as[] = "\t [[Node: fc6_1/biases/Assign = Assign[T=DT_FLOAT](fc6_1/biases, "
+					 "fc6_1/biases/initial_value)]]";
+		static const char gv[] = "  [[{{node conv1/weights/Initializer/random_uniform/RandomUniform}}]]";
+		static const char ap[] = "W tensorflow/core/framework/op_kernel.cc:1401] OP_REQUIRES failed at "
+					 "training_ops.cc:2816 : Resource exhausted: OOM";
+		static const char st[] = "step#: 0     learning rate: 0.1   average loss: 0";
+		static const char iv[] = "initial_value of the counter is 3";
+		assert_int_equal(memfail_phase_after(as, strlen(as)), OOM_PHASE_LOAD_WEIGHTS);
+		assert_int_equal(memfail_phase_after(gv, strlen(gv)), OOM_PHASE_LOAD_WEIGHTS);
+		assert_int_equal(memfail_phase_after(iv, strlen(iv)), OOM_PHASE_UNKNOWN);
+		assert_int_equal(memfail_phase_after(ap, strlen(ap)), OOM_PHASE_TRAINING_STEP);
+		assert_int_equal(memfail_phase_line(st, strlen(st)), OOM_PHASE_TRAINING_STEP);
+	}
 	assert_int_equal(hint(fit), OOM_PHASE_TRAINING_STEP);
 	assert_int_equal(hint(lit), OOM_PHASE_EVAL);
 }

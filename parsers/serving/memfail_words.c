@@ -695,6 +695,16 @@ const struct memfail_word memfail_words[] = {
 	{ "gone over memory limit of", MF_HOST, 0 },
 	{ "gone over cgroup memory limit of", MF_HOST, 0 },
 	/* ---- end of set 18 spent (w-spend18a) ---- */
+	/* ---- set 18 spent (w-spend18b) ----
+	 * PaddlePaddle Fluid's first GPU allocator (0.11-0.14, 2018): the
+	 * chunk it sizes from FLAGS_fraction_of_gpu_memory_to_use must fit
+	 * in what the card has free, PADDLE_ENFORCE_LE(allocating, available)
+	 * in GpuMaxChunkSize (paddle/fluid/platform/gpu_info.cc@v0.12.0),
+	 * whose enforce prints "enforce allocating <= available failed, A > B"
+	 * (platform/enforce.h __PADDLE_BINARY_COMPARE) as EnforceNotMet; the
+	 * words say a GPU allocation found too little free memory */
+	{ "allocating <= available failed", MF_CUDA, 0 },
+	/* ---- end of set 18 spent (w-spend18b) ---- */
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
