@@ -46,6 +46,11 @@ ALLOW = [
     ("darknet", set()),  # set 11 spent (w-spent11a): its own C, no engine rows
     ("deepfacelive", set()),  # set 18 spent (w-spend18c): ONNX Runtime, no engine rows
     ("skainet", set()),  # set 18 spent (w-spend18c): Kotlin/JVM, no engine rows
+    # set 18 spent (w-spend18a, b, d): LocalAI and Easy Diffusion load PyTorch
+    # backends; Caffe (CRF-RNN, segaware) and dlib are their own C++; HTCondor
+    # ran PyTorch and TensorFlow examples
+    ("localai", TORCH), ("easy", TORCH), ("crf-rnn", set()), ("segaware", set()),
+    ("htcondor", TORCH), ("dlib", set()),
     ("neuraltalk2", set()),  # set 17 spent (w-spend17b): Torch7/Lua, no engine rows
     ("ds4", set()),  # set 12 spent (w-spend12b): antirez/ds4, its own C, no engine rows
     # stacks the wordings round added (issue 27 item 1): no engine rows

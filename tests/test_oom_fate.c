@@ -250,32 +250,35 @@ static void comfy_failed_prompt_not_served(void **state)
  * Each runner start after a request answered is a run of its own
  * (srv_engine_new_run): its facts are its own row, and the failure is
  * judged against its own runner's (OOM_OTHER_LOG_RUN), not the 22 layers
- * a later runner stated (main kept one row holding the later values). */
+ * a later runner stated (main kept one row holding the later values).
+ * The desktop app's POST /api/show before the first runner is an admin
+ * route, no request served (set 18 spent, w-spend18d): the server's
+ * start and that runner are run 1, the failing runner run 2. */
 static void ollama_runs_own_rows(void **state)
 {
 	struct timeline *tl = t_open();
 	(void)state;
 	assert_true(t_parse_file(tl, OLLAMA "01-ollama-serve.log") >= 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
-	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 3'"), 2);
-	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 4'"), 22);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 2'"), 2);
+	assert_int_equal(t_int(tl, "SELECT gpu_layers FROM engine WHERE instance = 'run 3'"), 22);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 1);
 	assert_string_equal(t_text(tl, "SELECT instance FROM engine WHERE NOT " OOM_OTHER_LOG_RUN),
-			    "run 3");
+			    "run 2");
 	/* the run is a column the derivation set (schema 10), from the
 	 * parser's run starts, not the instance's text */
-	assert_int_equal(t_int(tl, "SELECT run FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 3);
-	assert_int_equal(t_int(tl, "SELECT run FROM engine WHERE instance = 'run 4'"), 4);
+	assert_int_equal(t_int(tl, "SELECT run FROM engine WHERE NOT " OOM_OTHER_LOG_RUN), 2);
+	assert_int_equal(t_int(tl, "SELECT run FROM engine WHERE instance = 'run 3'"), 3);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM engine WHERE run IS NULL"), 0);
 	assert_int_equal(t_int(tl, "SELECT json_array_length(value, '$.engine_runs') FROM meta"
-			       " WHERE key = 'server.answers'"), 3);
+			       " WHERE key = 'server.answers'"), 2);
 	{   /* the answer says which run of the log failed */
 		json_t *j = report_json(tl->db);
 		const char *what = json_string_value(json_object_get(json_object_get(j, "answer"),
 								     "what"));
 		assert_non_null(what);
-		assert_non_null(strstr(what, "Its log holds 4 runs of the engine"));
-		assert_non_null(strstr(what, "the OOM is of run 3"));
+		assert_non_null(strstr(what, "Its log holds 3 runs of the engine"));
+		assert_non_null(strstr(what, "the OOM is of run 2"));
 		json_decref(j);
 	}
 	t_close(tl);
