@@ -663,7 +663,6 @@ int server_log_parse(struct input *in, struct sink *s)
 
 		if (in->line_also)   /* memory prints, any line with a 'B' */
 			ms_mixed_line(&st->samples, raw, n);
-		leakstmt_take(&st->leaks, raw, n);   /* "... leak" said by the program */
 		if (uvicorn_line(st, raw, n, in->line_marked | in->line_also, &r)) {
 			if (r < 0)
 				goto out;
@@ -671,6 +670,7 @@ int server_log_parse(struct input *in, struct sink *s)
 				srv_mem_stage(&st->mem, before, NULL, in->lineno);
 			continue;   /* not a call on every access line */
 		}
+		leakstmt_take(&st->leaks, raw, n);   /* "... leak" said by the program */
 		if ((r = srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno)) < 0 ||
 		    (r == 0 && !lockstep_twin(st) && read_line(st) < 0))
 			goto out;   /* r == 1: a CRI partial line, held */
