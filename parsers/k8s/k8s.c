@@ -644,6 +644,27 @@ out:
 	return rc;
 }
 
+
+int k8s_each_head_line(const char *h, size_t n, char *line, size_t cap,
+		       int (*fn)(const char *line, void *arg), void *arg)
+{
+	const char *p = h, *e = h + n, *nl;
+	size_t k;
+	int r;
+
+	for (; p < e; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(e - p))))
+			nl = e;
+		k = (size_t)(nl - p) < cap - 1 ? (size_t)(nl - p) : cap - 1;
+		memcpy(line, p, k);
+		line[k] = 0;
+		if ((r = fn(line, arg)))
+			return r;
+		if (nl == e)
+			break;
+	}
+	return 0;
+}
 /* Does needle occur in [h, h + n) within 40 bytes after a "eason" (a
  * Reason: / reason: key)? */
 static int after_reason(const char *h, size_t n, const char *needle)

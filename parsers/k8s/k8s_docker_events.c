@@ -65,24 +65,17 @@ static int attr(const char *p, const char *key, char *out, size_t on)
 	return n > 0;
 }
 
+static int oom_line(const char *line, void *arg)
+{
+	(void)arg;
+	return oom_action(line) != NULL;
+}
+
 int k8s_docker_events_in(const char *h, size_t n)
 {
 	char line[512];
-	const char *p = h, *e = h + n, *nl;
-	size_t k;
 
-	for (; p < e; p = nl + 1) {
-		if (!(nl = memchr(p, '\n', (size_t)(e - p))))
-			nl = e;
-		k = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
-		memcpy(line, p, k);
-		line[k] = 0;
-		if (oom_action(line))
-			return 1;
-		if (nl == e)
-			break;
-	}
-	return 0;
+	return k8s_each_head_line(h, n, line, sizeof(line), oom_line, NULL);
 }
 
 int k8s_docker_event_line(struct k8s_st *st, const char *t)

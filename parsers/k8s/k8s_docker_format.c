@@ -300,28 +300,32 @@ int k8s_docker_format_line(struct k8s_st *st, const char *t)
 	return 0;
 }
 
+/* The sniff's state: the last command read, whether the line before was
+ * it or one of its outputs. */
+struct fmt_scan {
+	struct kfmt f;
+	char val[FMT_MAX][64];
+	int armed;
+};
+
+static int scan_line(const char *line, void *arg)
+{
+	struct fmt_scan *sc = arg;
+
+	if (command_parse(&sc->f, line))
+		sc->armed = 1;
+	else if (sc->armed && output_match(&sc->f, line, sc->val))
+		return 1;
+	else
+		sc->armed = 0;
+	return 0;
+}
+
 int k8s_docker_format_in(const char *h, size_t n)
 {
-	struct kfmt f;
-	char line[1024], val[FMT_MAX][64];
-	const char *p = h, *e = h + n, *nl;
-	size_t k;
-	int armed = 0;
+	struct fmt_scan sc;
+	char line[1024];
 
-	for (; p < e; p = nl + 1) {
-		if (!(nl = memchr(p, '\n', (size_t)(e - p))))
-			nl = e;
-		k = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
-		memcpy(line, p, k);
-		line[k] = 0;
-		if (command_parse(&f, line))
-			armed = 1;
-		else if (armed && output_match(&f, line, val))
-			return 1;
-		else
-			armed = 0;
-		if (nl == e)
-			break;
-	}
-	return 0;
+	sc.armed = 0;
+	return k8s_each_head_line(h, n, line, sizeof(line), scan_line, &sc);
 }

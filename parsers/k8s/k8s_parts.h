@@ -141,6 +141,12 @@ int k8s_docker_events_in(const char *h, size_t n);
  * sniff's test for a command followed by such a line in h[0..n). */
 int k8s_docker_format_line(struct k8s_st *st, const char *t);
 int k8s_docker_format_in(const char *h, size_t n);
+/* k8s.c: each line of a sniffed head h[0..n), copied NUL-terminated into
+ * line (cap bytes, a longer line cut), handed to fn; the first nonzero
+ * value fn returns, else 0 (the sniffs of docker events and of docker
+ * inspect --format's output). */
+int k8s_each_head_line(const char *h, size_t n, char *line, size_t cap,
+		       int (*fn)(const char *line, void *arg), void *arg);
 /* Count a record the sink stored (id >= 0): 0, or -1 when it failed. */
 int k8s_counted(struct k8s_st *st, int64_t id);
 /* The end of an object: what it said becomes events and meta, and the
