@@ -35,23 +35,20 @@ int rule_input_op(struct rule_ctx *c)
 	char op[32] = "", phase[24] = "unknown";
 	int64_t event_id = 0, fid;
 	sqlite3_stmt *st;
+	int r;
 
 	if (!c->has_oom)
 		return 0;
-	st = rl_prepare(c, "SELECT json_extract(e.data, '$.input_op'), coalesce(o.phase, 'unknown'),"
-			" o.event_id FROM oom o JOIN event e ON e.id = o.event_id"
-			" WHERE o.id = 1 AND json_valid(e.data)"
-			" AND json_extract(e.data, '$.input_op') IS NOT NULL");
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(op, sizeof(op), "%s", (const char *)sqlite3_column_text(st, 0));
-		snprintf(phase, sizeof(phase), "%s", (const char *)sqlite3_column_text(st, 1));
-		event_id = sqlite3_column_int64(st, 2);
-	}
+	r = rl_first_row(c, "SELECT json_extract(e.data, '$.input_op'), coalesce(o.phase, 'unknown'),"
+			 " o.event_id FROM oom o JOIN event e ON e.id = o.event_id"
+			 " WHERE o.id = 1 AND json_valid(e.data)"
+			 " AND json_extract(e.data, '$.input_op') IS NOT NULL", &st);
+	if (r <= 0)
+		return r;
+	snprintf(op, sizeof(op), "%s", (const char *)sqlite3_column_text(st, 0));
+	snprintf(phase, sizeof(phase), "%s", (const char *)sqlite3_column_text(st, 1));
+	event_id = sqlite3_column_int64(st, 2);
 	sqlite3_finalize(st);
-	if (c->failed)
-		return -1;
 	if (!op[0])
 		return 0;
 	rl_finding_init(&f, "input_op", "spike", "input_scaled_op");

@@ -75,19 +75,16 @@ int rule_startup_killed(struct rule_ctx *c)
 
 	if (c->has_oom)
 		return 0;
-	st = rl_prepare(c, "SELECT json_extract(e.data, '$.phase'), coalesce(e.line, 0),"
-			" coalesce(json_extract(e.data, '$.phase_line'), 0), coalesce(a.path, '') FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"
-			" WHERE e.kind = 'process_crash' AND json_valid(e.data)"
-			" AND json_extract(e.data, '$.signal') = 'SIGKILL'"
-			" AND json_extract(e.data, '$.killer') IS NULL"
-			" AND json_extract(e.data, '$.phase') IN ('load_weights', 'profile', 'kv_alloc',"
-			" 'graph_capture', 'warmup', 'startup') ORDER BY e.time_ns, e.id LIMIT 1");
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return 0;
-	}
+	r = rl_first_row(c, "SELECT json_extract(e.data, '$.phase'), coalesce(e.line, 0),"
+			 " coalesce(json_extract(e.data, '$.phase_line'), 0), coalesce(a.path, '')"
+			 " FROM event e LEFT JOIN artifact a ON a.id = e.artifact_id"
+			 " WHERE e.kind = 'process_crash' AND json_valid(e.data)"
+			 " AND json_extract(e.data, '$.signal') = 'SIGKILL'"
+			 " AND json_extract(e.data, '$.killer') IS NULL"
+			 " AND json_extract(e.data, '$.phase') IN ('load_weights', 'profile', 'kv_alloc',"
+			 " 'graph_capture', 'warmup', 'startup') ORDER BY e.time_ns, e.id LIMIT 1", &st);
+	if (r <= 0)
+		return r;
 	snprintf(phase, sizeof(phase), "%s", (const char *)sqlite3_column_text(st, 0));
 	line = sqlite3_column_int64(st, 1);
 	at = sqlite3_column_int64(st, 2);

@@ -6,6 +6,7 @@
  */
 #include "parsers/host/leakstmt.h"
 #include "lib/vocab.h"
+#include "lib/strci.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -15,19 +16,13 @@
 
 #define PAIR_LINES 4   /* a before/after pair within this many lines above */
 
-/* Offset of w in l[0..n), case-insensitive, from offset from; -1 none. */
+/* Offset of w in l[0..n), case-insensitive, from offset from; -1 none
+ * (lib/strci.h's mem_find_ci, as an offset). */
 static long ci_find(const char *l, size_t n, size_t from, const char *w)
 {
-	size_t m = strlen(w), i, j;
+	const char *p = from < n ? mem_find_ci(l + from, n - from, w) : NULL;
 
-	for (i = from; i + m <= n; i++) {
-		for (j = 0; j < m; j++)
-			if (tolower((unsigned char)l[i + j]) != w[j])
-				break;
-		if (j == m)
-			return (long)i;
-	}
-	return -1;
+	return p ? (long)(p - l) : -1;
 }
 
 /* The unsigned number at l[*i] (digits, one '.'), *i past it; NAN none. */
