@@ -1,0 +1,1 @@
+rf3 fold inputs='/data2/wmq/foundry-production/P2_6ACA_rf.json' ckpt_path='/data2/wmq/.foundry/checkpoints/rf3_foundry_01_24_latest_remapped.ckpt' out_dir=logs/inference_outs/demo/P2_6ACA diffusion_batch_size=1
