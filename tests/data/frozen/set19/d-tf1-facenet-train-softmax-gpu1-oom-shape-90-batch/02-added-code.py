@@ -1,0 +1,2 @@
+import os
+os.environ["CUDA_VISIBLE_DEVICES"] = "1"
