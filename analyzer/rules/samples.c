@@ -235,8 +235,10 @@ static int judge(struct rule_ctx *c, const char *val, const char *file, const ch
 	n = m.n;
 	/* a short series (fewer than the kind's own minimum, which a
 	 * counted x-axis allows): said as such, scored lower */
-	snprintf(few, sizeof(few), n < min ? "only %d readings, a weaker sign than"
-		 " a long series; " : "", n);
+	few[0] = 0;
+	if (n < min)
+		snprintf(few, sizeof(few), "only %d readings, a weaker sign than a long"
+			 " series; ", n);
 	by_step = m.stepped && m.st[n - 1] > m.st[0];
 	span = by_step ? m.st[n - 1] - m.st[0] : n - 1;
 	per_step = (v[n - 1] - v[0]) / span;
