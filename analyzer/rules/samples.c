@@ -25,8 +25,17 @@
  * (a fall over SAMPLES_DIP) is no finding, nor one whose growth stopped:
  * its last samples, half of it at least, hold flat (ends_flat). The finding has no OOM to judge;
  * the verdict names a leak without one only from this rule (verdict.c).
+ *
+ * A paste's own lines may give a short series: three readings whose
+ * x-axis counts the work done ("Memory usage after N prediction(s)",
+ * "epoch N ... memory X", memsamples_counted), in bytes, rising at every
+ * step to the last (short_rises: not a warm-up plateau) by the same
+ * material amount. It is a weaker sign than a long series: scored
+ * SAMPLES_SHORT_SCORE and said so in the title; alone, with no OOM after
+ * it, it stays a reading ("leak in progress"), never the verdict.
  */
 #include "analyzer/rules/rulelib.h"
+#include "analyzer/rules/samples_climb.h"
 #include "parsers/host/memsamples.h"
 #include "analyzer/store/samples.h"
 #include "lib/vocab.h"
@@ -44,6 +53,8 @@
 #define SAMPLES_SCORE 0.7
 #define SAMPLES_PLATEAU 3         /* samples that hold flat at the end ... */
 #define SAMPLES_FLAT 0.01         /* ... within 1 % of their level */
+#define SAMPLES_SHORT_SCORE 0.5   /* a short series: a weaker sign, no verdict alone */
+#define SAMPLES_SHORT_TAIL 0.25   /* its last rise, of its first at least */
 
 /* Whether v[0..n) rises nearly monotonically: at least MEMSAMPLES_MIN
  * samples, no fall larger than SAMPLES_DIP of the level, few falls. */
@@ -87,16 +98,41 @@ static int ends_flat(const double *v, int n)
 	return k >= SAMPLES_PLATEAU && 2 * k >= n;
 }
 
+/* Whether a short series (fewer than MEMSAMPLES_MIN samples, its x-axis
+ * counting the work done: memsamples_counted) rises at every step and
+ * keeps rising to its last: a warm-up plateau -- the first reading
+ * before the model or the first batch loaded, then flat ("idle 3.6 GB,
+ * after round 1 11.1 GB, after round 5 11.2 GB") -- is none: the last
+ * rise must be SAMPLES_SHORT_TAIL of the first at least and over
+ * SAMPLES_FLAT of the level. */
+static int short_rises(const struct memsamples_series *m)
+{
+	const double *v = m->v;
+	int i, n = m->n;
+
+	if (!m->stepped || m->unitless || !memsamples_counted(m->st, n))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (v[i] <= v[i - 1])
+			return 0;
+	return v[n - 1] - v[n - 2] >= SAMPLES_SHORT_TAIL * (v[1] - v[0]) &&
+	       v[n - 1] - v[n - 2] > SAMPLES_FLAT * v[n - 1];
+}
+
 /* Whether a series rises by a material amount: in bytes, SAMPLES_MIN_BYTES
  * and SAMPLES_MIN_FRAC of its first level; with its unit not stated, by
  * the ratio SAMPLES_MIN_RATIO at least (no amount can be judged). A
- * series whose growth stopped (ends_flat) is none. */
-static int rises(const struct memsamples_series *m, int min)
+ * series whose growth stopped (ends_flat) is none. Fewer than min
+ * samples only when counted (a paste's own lines may make a short
+ * series) and short_rises. */
+static int rises(const struct memsamples_series *m, int min, int counted)
 {
 	const double *v = m->v;
 	int n = m->n;
 
-	if (!rises_steadily(v, n, min) || ends_flat(v, n))
+	if (n < min && (!counted || !short_rises(m)))
+		return 0;
+	if (!rises_steadily(v, n, n < min ? n : min) || ends_flat(v, n))
 		return 0;
 	if (m->unitless)
 		return v[0] > 0 && v[n - 1] >= SAMPLES_MIN_RATIO * v[0];
@@ -126,32 +162,89 @@ static void unitless_finding(struct rl_finding *f, const struct memsamples_serie
 		  by_step ? m->per : "sample");
 }
 
+/* The phase a series' step word places it in: per request or
+ * prediction a server serving, per iteration, step, epoch or batch a
+ * training loop; NULL when its samples are not numbered. */
+static const char *phase_of(const struct memsamples_series *m)
+{
+	if (!m->stepped || m->st[m->n - 1] <= m->st[0])
+		return NULL;
+	return !strcmp(m->per, "request") || !strcmp(m->per, "prediction") ? "serving"
+									    : "training_step";
+}
+
+/* A sawtooth series whose last stretch climbs past every earlier tooth
+ * (samples_climb.c): a reading of a leak in progress, scored
+ * SAMPLES_SHORT_SCORE so that it is never the verdict alone. 1 written,
+ * 0 none, -1 failed. */
+static int climb_reading(struct rule_ctx *c, const struct memsamples_series *m,
+			 const char *file, const char *order)
+{
+	struct samples_climb k;
+	struct rl_finding f;
+	const double *v = m->v;
+	int n = m->n;
+	const char *per = phase_of(m) ? m->per : "sample";
+
+	if (!samples_trailing_climb(m, SAMPLES_DIP, SAMPLES_MIN_BYTES, SAMPLES_MIN_FRAC, &k))
+		return 0;
+	rl_finding_init(&f, "samples", "leak", "untimed_growth");
+	f.score = SAMPLES_SHORT_SCORE;
+	f.phase = phase_of(m);
+	rl_fig(&f, "samples", n);
+	rl_fig(&f, "climb_samples", n - k.from);
+	rl_fig(&f, "climb_first_bytes", v[k.from]);
+	rl_fig(&f, "last_bytes", v[n - 1]);
+	rl_fig(&f, "climb_bytes", k.climb);
+	rl_fig(&f, "earlier_high_bytes", k.high);
+	rl_fig(&f, "earlier_largest_tooth_bytes", k.amplitude);
+	snprintf(f.title, sizeof(f.title), "Memory (%s) fell back and rose in teeth, then climbed"
+		 " over its last %d samples without a dip, %.0f MiB to %.0f MiB, above every"
+		 " earlier figure (%.0f MiB): a leak in progress, a reading only (order"
+		 " inferred from %s, untimed)", m->label, n - k.from, v[k.from] / 1048576.0,
+		 v[n - 1] / 1048576.0, k.high / 1048576.0, order);
+	rl_advice(&f, "The samples in %s fell back several times (a collector or a cache"
+		  " trimming), then stopped falling: the last %d rose per %s to a new high,"
+		  " past every earlier tooth. That is how a leak shows once the trims no longer"
+		  " return memory, but a sawtooth can also end on a tall tooth: keep sampling"
+		  " (ps -o rss= -p PID with a time, every minute) beside the %s count; memory"
+		  " that goes on climbing at the same work is a leak.", file, n - k.from, per,
+		  per);
+	return rl_finding_write(c, &f) < 0 ? -1 : 1;
+}
+
 /* One series "label|per|steps|figures[|unit-not-stated]" of artifact
  * file (what the advice calls it), its order inferred from order (what
  * the title says), of min samples at least: a finding when it rises. 1
  * written, 0 none, -1 failed. */
 static int judge(struct rule_ctx *c, const char *val, const char *file, const char *order,
-		 int min, const char *unit)
+		 int min, const char *unit, int counted)
 {
 	static struct memsamples_series m;   /* large: not on the stack */
 	double per_step, span;
 	const double *v;
 	struct rl_finding f;
+	char few[80];
 	int n, by_step;
 
-	if (memsamples_decode(val, &m) < 0 || !rises(&m, min))
+	if (memsamples_decode(val, &m) < 0)
 		return 0;
+	if (!rises(&m, min, counted))
+		return climb_reading(c, &m, file, order);
 	v = m.v;
 	n = m.n;
+	/* a short series (fewer than the kind's own minimum, which a
+	 * counted x-axis allows): said as such, scored lower */
+	few[0] = 0;
+	if (n < min)
+		snprintf(few, sizeof(few), "only %d readings, a weaker sign than a long"
+			 " series; ", n);
 	by_step = m.stepped && m.st[n - 1] > m.st[0];
 	span = by_step ? m.st[n - 1] - m.st[0] : n - 1;
 	per_step = (v[n - 1] - v[0]) / span;
 	rl_finding_init(&f, "samples", "leak", "untimed_growth");
-	f.score = SAMPLES_SCORE;
-	/* numbered by request: a server serving; by iteration, step, epoch
-	 * or batch: a training loop */
-	if (by_step)
-		f.phase = !strcmp(m.per, "request") ? "serving" : "training_step";
+	f.score = n < min ? SAMPLES_SHORT_SCORE : SAMPLES_SCORE;
+	f.phase = phase_of(&m);
 	if (m.unitless) {
 		unitless_finding(&f, &m, by_step, file, order);
 		return rl_finding_write(c, &f) < 0 ? -1 : 1;
@@ -162,9 +255,9 @@ static int judge(struct rule_ctx *c, const char *val, const char *file, const ch
 	rl_fig(&f, "growth_bytes", v[n - 1] - v[0]);
 	rl_fig(&f, by_step ? "growth_per_step_bytes" : "growth_per_sample_bytes", per_step);
 	snprintf(f.title, sizeof(f.title), "Memory (%s) rose over %d pasted samples, %.0f MiB to"
-		 " %.0f MiB%s: %.1f MiB per %s (order inferred from %s, untimed)",
+		 " %.0f MiB%s: %.1f MiB per %s (%sorder inferred from %s, untimed)",
 		 m.label, n, v[0] / 1048576.0, v[n - 1] / 1048576.0, unit ? unit : "",
-		 per_step / 1048576.0, by_step ? m.per : "sample", order);
+		 per_step / 1048576.0, by_step ? m.per : "sample", few, order);
 	rl_advice(&f, "The samples in %s carry no time: their order is the file's, so the"
 		  " growth is per %s, not a rate in time. Memory that keeps rising %s after"
 		  " %s at the same work is held and not returned: a leak. Log it with a time"
@@ -312,7 +405,7 @@ static int untimed_series(struct rule_ctx *c, size_t u)
 			snprintf(files, sizeof(files), "%s", untimed[u].file);
 		r = judge(c, val, files, "the file names and each paste's order",
 			  untimed[u].min, untimed[u].name == VS_HOST_MEM_USED_BYTES
-			  ? free_unit_note(c, sid, unit, sizeof(unit)) : "");
+			  ? free_unit_note(c, sid, unit, sizeof(unit)) : "", 0);
 		n += r > 0 ? r : 0;
 	}
 	sqlite3_finalize(st);
@@ -334,7 +427,7 @@ int rule_samples(struct rule_ctx *c)
 		char val[SAMPLES_MAX * 32 + 128];
 		snprintf(val, sizeof(val), "%s", q_text(st, 0));
 		r = judge(c, val, file ? file + 1 : path, "the paste's lines", MEMSAMPLES_MIN,
-			  NULL);
+			  NULL, 1);
 		if (r < 0) {
 			sqlite3_finalize(st);
 			return -1;

@@ -299,9 +299,12 @@ static int write_verdict(struct rule_ctx *c)
 		return -1;
 	p = primary_class(cs);
 	rl_missing_evidence(c, missing, sizeof(missing));
-	if (!c->has_oom && title_of_rule(c, "samples", title, sizeof(title))) {
+	if (!c->has_oom && rl_first_text(c, "SELECT title FROM finding WHERE rule = 'samples'"
+					  " AND score >= 0.7 ORDER BY score DESC, id LIMIT 1",
+					  title, sizeof(title))) {
 		/* no OOM yet, but pasted samples that keep rising: a leak ahead
-		 * of one (samples.c), said as untimed */
+		 * of one (samples.c), said as untimed; a short series (three
+		 * readings, scored lower) stays a reading without an OOM */
 		snprintf(summary, sizeof(summary), "No OOM recorded, but a leak: %s.", title);
 		return insert_verdict(c, "leak", "untimed_growth", 0.7, summary,
 				      missing[0] ? missing : NULL);

@@ -27,6 +27,7 @@
 #define MS_TOK 48         /* tokens kept a line */
 #define MS_LINE 512       /* bytes of a line read */
 #define MS_MAX MEMSAMPLES_MAX
+#define MS_DEV 16         /* a device's name: "gpu0", "rank3" */
 
 struct ms_line {
 	char buf[MS_LINE + 1];
@@ -133,6 +134,15 @@ static const char *label_of(const char *tok)
 	return NULL;
 }
 
+/* An integer token's value, or -1. */
+static double whole(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	return end != s && (!*end || *end == '/') && v >= 0 ? (double)v : -1;
+}
+
 static const char *step_of(const char *tok)
 {
 	int i;
@@ -140,6 +150,37 @@ static const char *step_of(const char *tok)
 	for (i = 0; steps[i][0]; i++)
 		if (!strcmp(tok, steps[i][0]))
 			return steps[i][1];
+	return NULL;
+}
+
+/* Units of work a count names after the number, as a script prints the
+ * work done before a reading: "Memory usage after 3 prediction(s):
+ * 349.023 MiB" (tensorflow/tensorflow#38598's memleak output, the "(s)"
+ * split off), "RSS after 100 requests", "after 5 iterations". The
+ * singular and the plural; a prediction or an inference is a request
+ * served, named as printed. */
+static const char *const counted[][2] = {
+	{ "request", "request" }, { "requests", "request" }, { "call", "request" },
+	{ "calls", "request" }, { "prediction", "prediction" },
+	{ "predictions", "prediction" }, { "inference", "prediction" },
+	{ "inferences", "prediction" }, { "iteration", "iteration" },
+	{ "iterations", "iteration" }, { "step", "step" }, { "steps", "step" },
+	{ "epoch", "epoch" }, { "epochs", "epoch" }, { "batch", "batch" },
+	{ "batches", "batch" }, { NULL, NULL }
+};
+
+/* The work word of "after N <work>" at tok[k] ("after"), its count in
+ * *v; NULL when tokens k.. are not of that shape. */
+static const char *counted_at(const struct ms_line *t, int k, double *v)
+{
+	int i;
+
+	if (k + 2 >= t->n || strcmp(t->tok[k], "after") || (*v = whole(t->tok[k + 1])) < 0 ||
+	    strchr(t->tok[k + 1], '/'))
+		return NULL;
+	for (i = 0; counted[i][0]; i++)
+		if (!strcmp(t->tok[k + 2], counted[i][0]))
+			return counted[i][1];
 	return NULL;
 }
 
@@ -189,14 +230,6 @@ static double figure(const struct ms_line *t, int k, double dflt)
 	return u > 0 ? v * u : -1;
 }
 
-/* An integer token's value, or -1. */
-static double whole(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	return end != s && (!*end || *end == '/') && v >= 0 ? (double)v : -1;
-}
 
 /* Words before a label that make its figure something other than memory
  * held: a running maximum (max_memory_allocated, "peak memory"), a
@@ -295,7 +328,8 @@ static int header(const struct ms_line *t, struct ms_table *tab)
 }
 
 /* The step a line numbers: the last step word followed by an integer
- * ("epoch 1/50 - it 6/100": iteration 6, the finest), its word in *per;
+ * ("epoch 1/50 - it 6/100": iteration 6, the finest) or the last count
+ * of work done ("after 3 prediction(s)", counted_at), its word in *per;
  * -1 and NULL when none. */
 static double line_step(const struct ms_line *t, const char **per)
 {
@@ -307,6 +341,9 @@ static double line_step(const struct ms_line *t, const char **per)
 	for (k = 0; k + 1 < t->n; k++)
 		if ((w = step_of(t->tok[k])) != NULL && (v = whole(t->tok[k + 1])) >= 0) {
 			step = v;
+			*per = w;
+		} else if ((w = counted_at(t, k, &v)) != NULL) {
+			step = v;   /* "after 3 prediction(s)": the work done */
 			*per = w;
 		}
 	return step;
@@ -347,21 +384,56 @@ static double line_unit(const struct ms_line *t)
 	return 0;
 }
 
+/* The device a label's figure belongs to, named within the two tokens
+ * before it: "nvidia-smi GPU-0 memory (MB) 2796" (a script printing each
+ * card per iteration, NVlabs/nvdiffrast#23), "GPU 1 memory", "cuda:0
+ * mem", "rank3 memory". Written "gpu0" or "rank3" into out (size n);
+ * 0 when none. One series a device, never a zig-zag of several merged. */
+static int device_before(const struct ms_line *t, int k, char *out, size_t n)
+{
+	static const char *const dev[] = { "gpu", "cuda", "device", "rank", NULL };
+	int j, i;
+
+	for (j = k - 1; j >= 0 && j >= k - 2; j--)
+		for (i = 0; dev[i]; i++) {
+			size_t w = strlen(dev[i]);
+			const char *p = t->tok[j], *num = NULL;
+			if (strncmp(p, dev[i], w))
+				continue;
+			p += w;
+			if (*p == '-' || *p == '_')
+				p++;
+			if (isdigit((unsigned char)*p))
+				num = p;
+			else if (!*p && j + 1 < k && isdigit((unsigned char)t->tok[j + 1][0]))
+				num = t->tok[j + 1];
+			if (!num || strspn(num, "0123456789") != strlen(num) || strlen(num) > 3)
+				continue;
+			snprintf(out, n, "%s%s", i == 3 ? "rank" : "gpu", num);
+			return 1;
+		}
+	return 0;
+}
+
 /* One line's sample: its bytes (the number as printed when *bare: no
- * unit stated), its step (-1 none), its label and step word. Returns 1
- * when the line carries a figure, else 0. */
+ * unit stated), its step (-1 none), its label and step word, the device
+ * named before the label in dev (MS_DEV bytes, "" none). Returns 1 when
+ * the line carries a figure, else 0. */
 static int sample(const struct ms_line *t, const struct ms_table *tab, double *bytes,
-		  double *step, const char **label, const char **per, int *bare)
+		  double *step, const char **label, const char **per, int *bare, char *dev)
 {
 	int k;
 
 	*label = NULL;
 	*step = line_step(t, per);
 	*bare = 0;
+	dev[0] = 0;
 	for (k = 0; k < t->n; k++) {
 		int j;
 		if (!(*label = label_of(t->tok[k])))
 			continue;
+		if (!device_before(t, k, dev, MS_DEV))
+			dev[0] = 0;
 		for (j = k + 1; j < t->n; j++)
 			if ((*bytes = figure(t, j, 0)) >= 0)
 				return 1;
@@ -398,7 +470,7 @@ int memsamples_line(const char *l, size_t n, struct memsamples_hit *h)
 {
 	static struct ms_line t;   /* large: not on the stack */
 	const char *per;
-	int k, j, i;
+	int k, j, i, lim, skip, cut = 0;
 
 	split(l, n, &t);
 	for (k = 0; k < t.n; k++) {
@@ -410,17 +482,33 @@ int memsamples_line(const char *l, size_t n, struct memsamples_hit *h)
 			return 0;
 		/* the figure within three tokens of its label: "mem: 1234MB",
 		 * "memory (MB) 2796" with its unit a word of its own */
-		for (j = k + 1; j < t.n && j <= k + 3; j++) {
-			double b = figure(&t, j, 0);
+		for (j = k + 1, lim = k + 3, skip = -1; j < t.n && j <= lim; j++) {
+			double b, x;
 			size_t o;
+			if (counted_at(&t, j, &x)) {
+				/* "memory usage after 2 prediction(s): 344 MiB":
+				 * the count is the step, not part of the label */
+				skip = j + 2 + (j + 3 < t.n && !strcmp(t.tok[j + 3], "s"));
+				lim += skip - j + 1;
+				cut = j;
+				j = skip;
+				continue;
+			}
+			b = figure(&t, j, 0);
 			if (b < 0 && isdigit((unsigned char)t.tok[j][0]) && line_unit(&t) > 0 &&
 			    (j + 1 >= t.n || unit_of(t.tok[j + 1]) == 0) && whole(t.tok[j]) >= 0)
 				b = strtod(t.tok[j], NULL) * line_unit(&t);
 			if (b < 0)
 				continue;
-			o = (size_t)snprintf(h->label, sizeof(h->label), "%s", lab);
+			o = 0;
+			if (device_before(&t, k, h->label, sizeof(h->label) - 12)) {
+				o = strlen(h->label);
+				h->label[o++] = ' ';
+			}
+			o += (size_t)snprintf(h->label + o, sizeof(h->label) - o, "%s", lab);
 			for (i = k + 1; i < j && o + 1 < sizeof(h->label); i++)
-				if (!unit_of(t.tok[i]) && !isdigit((unsigned char)t.tok[i][0]))
+				if (!unit_of(t.tok[i]) && !isdigit((unsigned char)t.tok[i][0]) &&
+				    (skip < 0 || i < cut || i > skip))
 					o += (size_t)snprintf(h->label + o, sizeof(h->label) - o,
 							      " %s", t.tok[i]);
 			if (o >= sizeof(h->label))
@@ -435,10 +523,46 @@ int memsamples_line(const char *l, size_t n, struct memsamples_hit *h)
 	return 0;
 }
 
+/* Whether a line is a reporter's elision mark and nothing else ("[...]",
+ * "...", "[…]"): what was cut from a paste, no line of its own. */
+static int elision(const struct ms_line *t)
+{
+	const char *p = t->tok[0];
+	size_t dots;
+
+	if (t->n != 1)
+		return 0;
+	p += *p == '[';
+	if (!strncmp(p, "\xe2\x80\xa6", 3))   /* U+2026, the ellipsis */
+		p += 3;
+	else if ((dots = strspn(p, ".")) >= 2)
+		p += dots;
+	else
+		return 0;
+	p += *p == ']';
+	return !*p;
+}
+
+int memsamples_counted(const double *st, int n)
+{
+	int i;
+
+	if (n >= MEMSAMPLES_MIN)
+		return 1;
+	if (n < MEMSAMPLES_SHORT)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (st[i] < 0 || (i > 0 && st[i] <= st[i - 1]))
+			return 0;
+	return 1;
+}
+
 int memsamples_sniff(const unsigned char *head, size_t n)
 {
 	struct ms_table tab = { -1, 0, 0, "", "" };
 	struct ms_line t;
+	double steps[MEMSAMPLES_MIN];
+	char dev[MS_DEV];
 	size_t i = 0;
 	int lines = 0, hits = 0;
 
@@ -451,14 +575,20 @@ int memsamples_sniff(const unsigned char *head, size_t n)
 
 		split((const char *)head + i, len, &t);
 		i += len + 1;
-		if (!t.n)
+		if (!t.n || elision(&t))
 			continue;
 		lines++;
 		if (header(&t, &tab))
 			continue;
-		hits += sample(&t, &tab, &b, &st, &lab, &per, &bare);
+		if (sample(&t, &tab, &b, &st, &lab, &per, &bare, dev)) {
+			if (hits < MEMSAMPLES_MIN)   /* a first unnumbered: 0 */
+				steps[hits] = st < 0 && !hits ? 0 : st;
+			hits++;
+		}
 	}
-	return hits >= MEMSAMPLES_MIN && hits * 3 >= lines * 2 ? 30 : 0;
+	if (hits < MEMSAMPLES_MIN && !memsamples_counted(steps, hits))
+		return 0;
+	return hits * 3 >= lines * 2 ? 30 : 0;
 }
 
 /* Append "%s%.0f" (bytes) or "%s%.6g" (a figure as printed, when g) to
@@ -479,7 +609,7 @@ int memsamples_parse(struct input *in, struct sink *s)
 	struct ms_table tab = { -1, 0, 0, "", "" };
 	struct ms_line t;
 	const char *l, *lab0 = NULL, *per0 = NULL;
-	char key[64], val[MS_MAX * 32 + 128];
+	char key[64], val[MS_MAX * 32 + 128], dev[MS_DEV], dev0[MS_DEV] = "";
 	size_t len, o;
 	int rc, n = 0, stepped = 1, i, bare0 = 0;
 	double pend = -1;           /* a step a figure-less line numbered */
@@ -493,7 +623,7 @@ int memsamples_parse(struct input *in, struct sink *s)
 		split(l, len, &t);
 		if (!t.n || header(&t, &tab))
 			continue;
-		if (!sample(&t, &tab, &b, &step, &lab, &per, &bare)) {
+		if (!sample(&t, &tab, &b, &step, &lab, &per, &bare, dev)) {
 			/* a line that numbers a step and states no figure
 			 * ("epoch 1/50 - it 6/100 - loss: 2.473") numbers the
 			 * sample on the next line */
@@ -508,9 +638,12 @@ int memsamples_parse(struct input *in, struct sink *s)
 		if (!lab0) {
 			lab0 = lab;
 			bare0 = bare;
+			memcpy(dev0, dev, sizeof(dev0));
 		}
-		if (lab != lab0 || bare != bare0 || n >= MS_MAX)
-			continue;   /* one series: the first label's, in one kind of figure */
+		/* one series: the first label's, of the first device, in one
+		 * kind of figure */
+		if (lab != lab0 || bare != bare0 || strcmp(dev, dev0) || n >= MS_MAX)
+			continue;
 		if (!per0 && per)
 			per0 = per;
 		/* a first line without a step ("start", a baseline) is step 0 */
@@ -521,11 +654,13 @@ int memsamples_parse(struct input *in, struct sink *s)
 		v[n] = b;
 		st[n++] = step;
 	}
-	if (rc < 0 || n < MEMSAMPLES_MIN)
-		return 0;
 	if (!per0)
 		stepped = 0;
-	o = (size_t)snprintf(val, sizeof(val), "%s|%s|", lab0, stepped ? per0 : "sample");
+	/* three readings against a counted x-axis, or four of any kind */
+	if (rc < 0 || (n < MEMSAMPLES_MIN && (!stepped || !memsamples_counted(st, n))))
+		return 0;
+	o = (size_t)snprintf(val, sizeof(val), "%s%s%s|%s|", dev0, dev0[0] ? " " : "", lab0,
+			     stepped ? per0 : "sample");
 	for (i = 0; stepped && i < n; i++)
 		if (put(val, sizeof(val), &o, i ? "," : "", st[i], 0) < 0)
 			return 0;

@@ -33,6 +33,13 @@
 /* The fewest samples a paste needs to be read as a series. */
 #define MEMSAMPLES_MIN 4
 
+/* The fewest samples of a series whose every line counts the work done
+ * before it ("Memory usage after 2 prediction(s): 344.785 MiB", "epoch
+ * 2 ... memory 4.7 GiB"), its counts rising: three readings against a
+ * counted x-axis are a short series (memsamples_counted), judged more
+ * strictly and said as weaker than a long one (analyzer/rules/samples.c). */
+#define MEMSAMPLES_SHORT 3
+
 /* The most samples a series keeps (the first ones). */
 #define MEMSAMPLES_MAX 256
 
@@ -46,6 +53,11 @@ struct memsamples_series {
 	double v[MEMSAMPLES_MAX];  /* bytes (or as printed when unitless), paste order */
 	double st[MEMSAMPLES_MAX];
 };
+
+/* Whether n samples of steps st (-1: not numbered) make a series: n
+ * >= MEMSAMPLES_MIN, or MEMSAMPLES_SHORT and more when every sample is
+ * numbered and the numbers rise (a counted x-axis). */
+int memsamples_counted(const double *st, int n);
 
 /* Decode a meta samples.series.N value into *out. Returns 0, or -1 when
  * val is not of the shape memsamples_parse writes. */

@@ -130,7 +130,9 @@ int ms_mixed_finish(struct ms_mixed *m, struct sink *sk)
 		const struct ms_mixed_series *s = &m->s[i];
 		int stepped = s->stepped && s->per;
 		size_t o;
-		if (s->n < MEMSAMPLES_MIN)
+		/* four samples, or three that count the work done (the short
+		 * series, memsamples_counted) */
+		if (s->n < MEMSAMPLES_MIN && (!stepped || !memsamples_counted(s->st, s->n)))
 			continue;
 		/* Neither numbered nor naming its work: prints at stages of a
 		 * start-up (DeepSpeed's see_memory_usage, "CPU Virtual Memory:
