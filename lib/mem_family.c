@@ -89,6 +89,25 @@ static const struct mem_family rows[] = {
 	  "its memory (the pool is sized at start-up by --dynet-mem or --cnn-mem, in host"
 	  " memory or on a GPU as the build runs; the message does not say which)",
 	  NULL, NULL, NULL, MEM_PLAT_CUDA },
+	/* readers19: torch-directml (PyTorch on DirectX 12, Windows): any
+	 * vendor's card, so no CUDA platform of its own; Windows shows the
+	 * card's memory in Task Manager (Performance, "Dedicated GPU
+	 * memory"), where no nvidia-smi or rocm-smi may run */
+	{ "directml", "torch-directml (DirectML on DirectX 12)", NULL,
+	  "the card's dedicated video memory (DirectML)", NULL, NULL, NULL, MEM_PLAT_CUDA },
+	/* readers19: MindSpore's device memory pool (runtime actors'
+	 * "memory isn't enough and alloc failed", the dynamic allocator's
+	 * "is more than total mem size"): an Ascend NPU mostly, a GPU where
+	 * the graph ran on one */
+	{ "mindspore", "MindSpore's device memory pool", "accelerator",
+	  "the device's memory (MindSpore's pool; an Ascend NPU's HBM mostly)",
+	  "`npu-smi info` (its HBM usage) on the Ascend NPU, or the card's own monitor",
+	  NULL, NULL, MEM_PLAT_ACCEL },
+	/* readers19: macOS's memorystatus (xnu's jetsam) killing a process
+	 * when the machine's memory and swap ran out: the host's memory,
+	 * which on Apple silicon the GPU shares */
+	{ "jetsam", "macOS's memory pressure killer (jetsam)", "host", NULL, NULL, NULL, NULL,
+	  MEM_PLAT_CUDA },
 	{ "unknown", "An allocation", NULL, NULL, NULL, NULL, NULL, MEM_PLAT_CUDA },
 };
 

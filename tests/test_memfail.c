@@ -262,6 +262,40 @@ static const struct positive {
 	 * Paddle 8992, set 18 spent, w-spend18b) */
 	{ "paddle.fluid.core.EnforceNotMet: enforce allocating <= available failed, "
 	  "10513462067 > 1369702144", MF_CUDA, NA, NA, OOM_PHASE_UNKNOWN },
+	/* readers19: torch-directml's allocator (kijai/ComfyUI-HunyuanVideoWrapper
+	 * #211, tests/data/real/any_stack/r19-directml-*): the card's memory */
+	{ "RuntimeError: Could not allocate tensor with 530841600 bytes. There is not enough GPU "
+	  "video memory available!", MF_DIRECTML, 530841600, NA, OOM_PHASE_UNKNOWN },
+	/* readers19: MindSpore's runtime actors (graph_scheduler actors, 2.x:
+	 * "Device(id:" << id << ") memory isn't enough and alloc failed,
+	 * kernel name: " << name << ", alloc size: " << size << "B.") */
+	{ "RuntimeError: Device(id:1) memory isn't enough and alloc failed, kernel name: "
+	  "Default/network-WithLossCell/_backbone-Net/conv1-Conv2d/Conv2D-op1, alloc size: "
+	  "1073741824B.", MF_MINDSPORE, 1073741824LL, 1, OOM_PHASE_UNKNOWN },
+	/* readers19: MXNet's pooled GPU storage after its retry
+	 * (pooled_storage_manager.h@1.5.0), as MXNetError pasted it */
+	{ "MXNetError: cudaMalloc retry failed: out of memory", MF_CUDA, NA, NA,
+	  OOM_PHASE_UNKNOWN },
+	/* readers19: ONNX Runtime's DirectML provider (huggingface/diffusers
+	 * #552's quoted log): Windows' E_OUTOFMEMORY under DirectML's name */
+	{ "2022-10-18 13:56:21.2822368 [E:onnxruntime:, sequential_executor.cc:369 "
+	  "onnxruntime::SequentialExecutor::Execute] Non-zero status code returned while running "
+	  "MemcpyToHost node. Name:'Memcpy_token_29' Status Message: D:\\a\\_work\\1\\s\\"
+	  "onnxruntime\\core\\providers\\dml\\DmlExecutionProvider\\src\\"
+	  "MLOperatorAuthorImpl.cpp(1978)\\onnxruntime_pybind11_state.pyd!00007FFBDC8EBB9F: "
+	  "(caller: 00007FFBDCFFDEFF) Exception(3) tid(4304) 8007000E Not enough memory resources "
+	  "are available to complete this operation.", MF_DIRECTML, NA, NA, OOM_PHASE_SERVING },
+	/* readers19: V8's heap through Node.js (node doc/api/cli.md's
+	 * example) and .NET's managed heap: the host's memory */
+	{ "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript "
+	  "heap out of memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
+	/* readers19: macOS jetsam's no-paging-space kill (aedocw/
+	 * epub2tts-chatterbox #19): its MB is compressed memory, no request */
+	{ "kernel: memorystatus: killing largest compressed process python3.11 [5844] 43350 MB",
+	  MF_JETSAM, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "fatal error: out of memory", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
+	{ "Unhandled exception. System.OutOfMemoryException: Insufficient memory to continue the "
+	  "execution of the program.", MF_HOST, NA, NA, OOM_PHASE_UNKNOWN },
 };
 
 /* Real lines that mention memory running out and are no failure. */
@@ -330,6 +364,38 @@ static void families_and_figures(void **state)
 			fail_msg("phase %s, want %s: %s", oom_phase_name(f.phase),
 				 oom_phase_name(c->phase), c->line);
 	}
+}
+
+/* readers19: the free figure PaddlePaddle 2.x states (cuda_allocator.cc
+ * @v2.4.0: "... memory has been allocated and available memory is only
+ * %s."; PaddleOCR's docs quote the line) and MindSpore's older wording */
+static void readers19_figures(void **state)
+{
+	static const char paddle[] = "Out of memory error on GPU 0. Cannot allocate 120.000000MB "
+		"memory on GPU 0, 5.726685GB memory has been allocated and available memory is "
+		"only 41.250000MB.";
+	static const char ms_old[] = "Device memory isn't enough and alloc failed, actor name: "
+		"kernel_graph_0_memory_manager_actor, alloc size: 2097152";
+	static const char ms_rts[] = "RuntimeError: Malloc device memory failed, size[32212254720], "
+		"ret[207001], Device 3 Available HBM size:65464696832 free size:21102592000 may be "
+		"other processes occupying this card, check as: ps -ef|grep python";
+	struct memfail f;
+
+	(void)state;
+	assert_true(memfail_line(ms_rts, sizeof(ms_rts) - 1, &f));
+	assert_int_equal(f.family, MF_MINDSPORE);
+	assert_int_equal(f.device, 3);
+	assert_int_equal(f.requested_bytes, 32212254720LL);
+	assert_int_equal(f.total_bytes, 65464696832LL);
+	assert_int_equal(f.free_bytes, 21102592000LL);
+	assert_true(memfail_line(paddle, sizeof(paddle) - 1, &f));
+	assert_int_equal(f.family, MF_CUDA);
+	assert_int_equal(f.device, 0);
+	assert_true(f.requested_bytes >= 120 * MiB - MiB && f.requested_bytes <= 120 * MiB + MiB);
+	assert_true(f.free_bytes >= 41 * MiB && f.free_bytes <= 42 * MiB);
+	assert_true(memfail_line(ms_old, sizeof(ms_old) - 1, &f));
+	assert_int_equal(f.family, MF_MINDSPORE);
+	assert_int_equal(f.requested_bytes, 2097152);
 }
 
 static void not_failures(void **state)
@@ -436,6 +502,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(families_and_figures),
 		cmocka_unit_test(not_failures),
+		cmocka_unit_test(readers19_figures),
 		cmocka_unit_test(healthy_corpus),
 		cmocka_unit_test(continuations),
 	};

@@ -265,6 +265,11 @@ static const char *const requested_labels[] = {
 	/* set 15 spent (w-spend15a): ggml's context pool, "(needed N,
 	 * available M)" (ggml.c ggml_new_object, ggerganov/ggml@v0.0.1) */
 	"pool (needed ",
+	/* readers19: torch-directml's "Could not allocate tensor with N
+	 * bytes."; MindSpore's "..., alloc size: NB." (runtime actors, 2.x) */
+	"allocate tensor with ", "alloc size: ",
+	/* MindSpore's Ascend adapter: "Malloc device memory failed, size[N]" */
+	"failed, size[",
 };
 static const char *const total_labels[] = {
 	"total capacity of ", "max allowed: ", "<total capacity;",
@@ -273,13 +278,29 @@ static const char *const total_labels[] = {
 	/* OpenVINO's GPU plugin: its budget, the host's RAM (and a discrete
 	 * card's memory) */
 	"available memory size is ",
+	/* readers19: MindSpore's Ascend adapter, "Device D Available HBM
+	 * size:T free size:F" -- T is rtMemGetInfoEx's total */
+	"Available HBM size:",
 };
 static const char *const free_labels[] = { "of which ", "There are ", "< free;",
 	/* ggml's context pool: the bytes left in it (w-spend15a) */
-	", available " };
+	", available ",
+	/* readers19: PaddlePaddle 2.x's CUDA allocator (paddle/fluid/memory/
+	 * allocation/cuda_allocator.cc@v2.4.0, later paddle/phi/core/memory/
+	 * allocation/: "Out of memory error on GPU %d. Cannot allocate %s
+	 * memory on GPU %d, %s memory has been allocated and available memory
+	 * is only %s.") -- the card's free memory; the "allocated" figure is
+	 * Paddle's own use, not a total */
+	"available memory is only ",
+	/* readers19: MindSpore's Ascend adapter (above) */
+	" free size:" };
 static const char *const device_labels[] = {
 	"on device ", "current device: ", "GPU=", "GPU ", "cuda:", "CUDA", "ROCm", "GPU_",
 	"device: ", "device ", "device ordinal ", "NPU ",
+	/* readers19: MindSpore's "Device(id:0) memory isn't enough", its
+	 * Ascend adapter's "Device 0 Available HBM size:" (last: any label
+	 * above wins) */
+	"Device(id:", "Device ",
 };
 
 /* The device index after the first label followed by a digit, or -1. */

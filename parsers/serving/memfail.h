@@ -80,6 +80,14 @@ enum memfail_family {
 	MF_HF_DISPATCH,   /* transformers' bitsandbytes quantizer refusing a device map
 			   * that put modules on the CPU or disk: the card could not
 			   * hold the quantized model (readers18) */
+	MF_DIRECTML,      /* torch-directml's allocator on a DirectX 12 card (AMD, Intel,
+			   * NVIDIA under Windows): "There is not enough GPU video memory
+			   * available!" (readers19) */
+	MF_MINDSPORE,     /* MindSpore's runtime refusing a device tensor from its
+			   * memory pool (Ascend, GPU): "memory isn't enough and alloc
+			   * failed" (readers19) */
+	MF_JETSAM,        /* macOS's memorystatus (jetsam) killing a process when
+			   * memory and swap ran out (readers19) */
 	MF_UNKNOWN,       /* an unknown wording in an error context */
 	MF__COUNT
 };

@@ -666,7 +666,7 @@ const struct memfail_word memfail_words[] = {
 	 * TotalUsedByEventMemStatistics : E] plus alloc size : N is more than
 	 * total mem size : T."): the pool of the Ascend (or GPU) device, sized
 	 * at start-up, cannot take the request */
-	{ "is more than total mem size", MF_NPU, 0 },
+	{ "is more than total mem size", MF_MINDSPORE, 0 },
 	/* ---- end of set 16 spent (w-spend16b) ---- */
 	/* ---- set 18 spent (w-spend18a) ---- */
 	/* Caffe's host allocation (include/caffe/syncedmem.hpp@1.0
@@ -705,6 +705,74 @@ const struct memfail_word memfail_words[] = {
 	 * words say a GPU allocation found too little free memory */
 	{ "allocating <= available failed", MF_CUDA, 0 },
 	/* ---- end of set 18 spent (w-spend18b) ---- */
+	/* ---- readers19: families no reader knew ----
+	 * torch-directml, PyTorch's DirectX 12 backend on Windows (AMD, Intel
+	 * and NVIDIA cards through DirectML; closed source, the wording as its
+	 * allocator raises it: RuntimeError "Could not allocate tensor with N
+	 * bytes. There is not enough GPU video memory available!"). Learnt
+	 * from a family of real pastes, not one: ComfyUI #3869, sdnext #2916,
+	 * RVC-WebUI #1590, stable-diffusion-webui-amdgpu #38 and #592,
+	 * ComfyUI-HunyuanVideoWrapper #211 (tests/data/real/any_stack/
+	 * r19-directml-*). The words are the card's dedicated memory */
+	{ "not enough GPU video memory available", MF_DIRECTML, 0 },
+	/* MindSpore's runtime asking its device memory pool for a kernel's
+	 * output or a copied tensor (mindspore/ccsrc/runtime/graph_scheduler/
+	 * actor sources and pynative, 2.2-2.5 indexed copies: MS_LOG(ERROR or
+	 * EXCEPTION) << "Device(id:" << id << ") memory isn't enough and alloc
+	 * failed, kernel name: " << name << ", alloc size: " << size << "B.";
+	 * the 1.x memory manager "Device memory isn't enough and alloc
+	 * failed, actor name: ..., alloc size: N"; the CPU device writes
+	 * "Memory isn't enough", capitalised, not matched here: the host's
+	 * and no device). On Ascend or a GPU, whichever ran the graph */
+	{ "memory isn't enough and alloc failed", MF_MINDSPORE, 0 },
+	/* MindSpore's Ascend memory adapter reserving its pool from the
+	 * runtime (plugin/device/ascend/hal/device/ascend_memory_adapter.cc
+	 * AscendMemAdapter::MallocFromRts, 2.x indexed copy: on
+	 * ACL_ERROR_RT_MEMORY_ALLOCATION, 207001 in acl_base.h, "Malloc device
+	 * memory failed, size[N], ret[207001], Device D Available HBM size:T
+	 * free size:F may be other processes occupying this card") */
+	{ "Malloc device memory failed", MF_MINDSPORE, 0 },
+	/* MXNet's pooled GPU storage after freeing its pool and trying again
+	 * (src/storage/pooled_storage_manager.h@1.5.0 GPUPooledStorageManager::
+	 * Alloc: LOG(FATAL) << "cudaMalloc retry failed: " <<
+	 * cudaGetErrorString(e), glog's "[23:54:01] .../pooled_storage_manager.h:
+	 * 161: cudaMalloc retry failed: out of memory" as MXNetError): the
+	 * CUDA runtime's words, which the generic row read as unknown */
+	{ "cudaMalloc retry failed: out of memory", MF_CUDA, 0 },
+	/* V8's out-of-memory report as Node.js prints it (v8 src/api/api.cc
+	 * Utils::ReportOOMFailure: "Allocation failed - JavaScript heap out of
+	 * memory" for the heap, "... - process out of memory" otherwise; node
+	 * src/node_errors.cc OnFatalError: "FATAL ERROR: <location> <message>";
+	 * node's doc/api/cli.md quotes "FATAL ERROR: Ineffective mark-compacts
+	 * near heap limit Allocation failed - JavaScript heap out of memory"):
+	 * the JavaScript heap, in the host's memory, capped by
+	 * --max-old-space-size. Read before as an unknown wording */
+	{ "Allocation failed - JavaScript heap out of memory", MF_HOST, MFW_HOST },
+	{ "Allocation failed - process out of memory", MF_HOST, MFW_HOST },
+	/* Go's runtime giving up on the heap (runtime/malloc.go@go1.21:
+	 * throw("out of memory") when the OS refuses the arena; runtime/
+	 * panic.go prints a throw as "fatal error: " + s at the line's
+	 * start), alone when the "runtime: out of memory: cannot allocate"
+	 * line above it was cut: the process's memory, the host's */
+	{ "fatal error: out of memory", MF_HOST, MFW_START },
+	/* .NET's managed heap (dotnet/runtime src/libraries/System.Private.
+	 * CoreLib/src/System/OutOfMemoryException.cs, the runtime's own
+	 * throw; the Framework's "Exception of type 'System.OutOfMemory
+	 * Exception' was thrown."): the process's memory, the host's */
+	{ "System.OutOfMemoryException", MF_HOST, MFW_HOST },
+	/* macOS's kernel killing a process when the compressor and swap are
+	 * exhausted: no_paging_space_action (xnu bsd/kern/kern_proc.c at
+	 * xnu-12377, kern_memorystatus.c before: "memorystatus: killing
+	 * largest compressed process %s [%d] %llu MB", the MB being its
+	 * compressed memory, not RSS) and the swap-exhaustion kill ("killing
+	 * %s [%d] due to swap exhaustion", both in the kernel's string table
+	 * of macOS 15-26 kernelcaches), as `log show` prints them (aedocw/
+	 * epub2tts-chatterbox #19 under tests/data/incoming). Only these two:
+	 * memorystatus's idle-band kills ("killing_idle_process") are the
+	 * daemons a healthy Mac reclaims every day */
+	{ "memorystatus: killing largest compressed process", MF_JETSAM, MFW_HOST },
+	{ "due to swap exhaustion", MF_JETSAM, MFW_HOST },
+	/* ---- end of readers19 ---- */
 	/* the generic wordings: only in an error context */
 	{ "out of memory", MF_UNKNOWN, NEED_ERR },
 	{ "Out of memory", MF_UNKNOWN, NEED_ERR },
@@ -722,60 +790,3 @@ const struct memfail_word memfail_words[] = {
 	{ "OOM", MF_UNKNOWN, NEED_ERR | WORD },
 };
 const size_t memfail_words_n = ARRAY_N(memfail_words);
-
-/* What makes a generic wording an error, and what makes it advice
- * ("default" only as a help text says it: TensorRT's defaultAllocator
- * is no advice). */
-const char *const memfail_error_markers[] = {
-	"error", "Error", "ERROR", "xception", "EXCEPTION", "fatal", "Fatal", "FATAL",
-	"abort", "Abort", "ABORT", "panic", "failed", "Failed", "FAILED", "CRITICAL",
-};
-const size_t memfail_error_markers_n = ARRAY_N(memfail_error_markers);
-const char *const memfail_advice_words[] = {
-	"to avoid", "To avoid", "avoid ", "If you", "if you", "consider", "Consider", "may cause",
-	"can cause", "might ", "--help", "default ", "default:", "default=", "(default", "Default",
-	"prevent", "reduce the chance",
-};
-const size_t memfail_advice_words_n = ARRAY_N(memfail_advice_words);
-
-const char *const memfail_stacks[MFS__COUNT] = {
-	[MFS_GGML] = "ggml_", [MFS_TM] = "[TM]", [MFS_TRT] = "[TensorRT-LLM]", [MFS_NCCL] = "NCCL",
-	[MFS_BUFFER_OF_SIZE] = "buffer of size ", [MFS_LLAMA] = "llama_", [MFS_TRT_TAG] = "[TRT]",
-	[MFS_ORT] = "onnxruntime",
-	/* ggml's host buffers: its CPU buffer type and aligned malloc
-	 * (ggml-backend.c, ggml.c) and the graph allocator's "failed to
-	 * allocate CPU buffer" fail in RAM, not on a card (llama.cpp #8101) */
-	[MFS_HOST_CPU] = "ggml_backend_cpu_buffer_type", [MFS_HOST_ALIGNED] = "ggml_aligned_malloc",
-	[MFS_HOST_GALLOC] = "allocate CPU buffer",
-	/* set 4, spent round 4: ggml's CUDA source file named in its own
-	 * check's message, "CUDA error 2 at .../ggml-cuda.cu:7358: out of
-	 * memory" (CUDA_CHECK, ggml-cuda.cu@b1500, vendored by Ollama 0.1.x
-	 * under llm/llama.cpp/gguf/; later ggml/src/ggml-cuda/): the
-	 * failure is ggml's, as "ggml_" in a function's name says */
-	[MFS_GGML_SRC] = "ggml-cuda",
-};
-
-enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MFS__COUNT])
-{
-	if ((f == MF_CUDA || f == MF_HIP) && (has[MFS_GGML] || has[MFS_GGML_SRC]))
-		return MF_GGML;
-	if (f == MF_VULKAN && (has[MFS_GGML] || has[MFS_LLAMA]))
-		return MF_GGML;
-	if (f == MF_CUDA && has[MFS_TM])
-		return MF_TURBOMIND;
-	if (f != MF_UNKNOWN)
-		return f;
-	/* an unknown wording under a stack's own name is that stack's:
-	 * ggml's "failed to allocate Vulkan0 buffer", "failed to allocate
-	 * buffer of size N", llama.cpp's "failed to allocate compute
-	 * buffers" */
-	if (has[MFS_TRT] || has[MFS_TRT_TAG])
-		return MF_TRT;
-	if (has[MFS_NCCL])
-		return MF_NCCL;
-	if (has[MFS_GGML] || has[MFS_LLAMA] || has[MFS_GGML_SRC])
-		return MF_GGML;
-	if (has[MFS_ORT])
-		return MF_ORT;
-	return f;
-}

@@ -49,7 +49,8 @@ extern const size_t memfail_advice_words_n;
  * memfail_stack. */
 enum memfail_stack {
 	MFS_GGML, MFS_TM, MFS_TRT, MFS_NCCL, MFS_BUFFER_OF_SIZE, MFS_LLAMA, MFS_TRT_TAG,
-	MFS_ORT, MFS_HOST_CPU, MFS_HOST_ALIGNED, MFS_HOST_GALLOC, MFS_GGML_SRC, MFS__COUNT
+	MFS_ORT, MFS_HOST_CPU, MFS_HOST_ALIGNED, MFS_HOST_GALLOC, MFS_GGML_SRC, MFS_DML,
+	MFS__COUNT
 };
 extern const char *const memfail_stacks[MFS__COUNT];
 
