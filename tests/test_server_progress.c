@@ -357,6 +357,40 @@ static void diffusers_pipeline_load_then_loop(void **state)
 	t_close(tl);
 }
 
+/* Round 18 (w-phase19): a script's loop over a dataset calling
+ * transformers' generate: under a bare bar it is inference, serving-like;
+ * under a bar whose words say an evaluation ("Evaluating: 37%|"), the
+ * evaluation's. Printed forms, made-up paths and figures. */
+static void generate_loop_bar_words(void **state)
+{
+	static const char *tail =
+		"Traceback (most recent call last):\n"
+		"  File \"/home/u/run_dataset.py\", line 58, in <module>\n"
+		"    outputs = model.generate(**inputs, max_new_tokens=512)\n"
+		"  File \"/venv/lib/python3.10/site-packages/transformers/generation/utils.py\","
+		" line 1758, in generate\n"
+		"    result = self._sample(\n"
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+		" GPU 0 has a total capacity of 23.55 GiB of which 1.50 GiB is free.\n";
+	static const char *const bars[] = {
+		" 37%|###7      | 370/1000 [12:31<21:20,  2.03s/it]\n",
+		"Evaluating:  37%|###7      | 370/1000 [12:31<21:20,  2.03s/it]\n",
+	};
+	static const char *const want[] = { "serving", "eval" };
+	char text[2048];
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < 2; i++) {
+		struct timeline *tl = t_open();
+		snprintf(text, sizeof(text), "%s%s", bars[i], tail);
+		assert_true(parse_text(tl, text) > 0);
+		assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event"
+					   " WHERE kind = 'torch_oom'"), want[i]);
+		t_close(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +409,7 @@ int main(void)
 		cmocka_unit_test(trainer_own_bar_places_step),
 		cmocka_unit_test(bar_after_traceback_keeps_load),
 		cmocka_unit_test(diffusers_pipeline_load_then_loop),
+		cmocka_unit_test(generate_loop_bar_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

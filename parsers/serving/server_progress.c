@@ -348,6 +348,7 @@ int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 		}
 	if (done < 0)
 		return 0;
+	p->last_eval = ev;
 	/* a loop that finished, or an evaluation's loop (eval_bar): it ran,
 	 * but it is no training progress. A finished bar still says a
 	 * model's load above it is over (round 18, w-phase19: diffusers'

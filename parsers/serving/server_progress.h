@@ -62,6 +62,8 @@ struct srv_progress {
 	uint64_t ds_n;               /* its step lines read */
 	double epoch;                /* the Trainer's last logged epoch; -1 */
 	uint64_t logged;             /* the Trainer's training log dicts read */
+	int last_eval;               /* round 18: the last loop bar drawn (finished
+				      * or not) was an evaluation's (eval_bar) */
 };
 
 void srv_progress_init(struct srv_progress *p);
