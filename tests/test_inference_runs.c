@@ -110,9 +110,31 @@ static void chat_turn_is_serving(void **state)
 		"-> 2048     result = self._sample(\n"
 		"OutOfMemoryError: CUDA out of memory. Tried to allocate 2.68 GiB.\n";
 
+	/* round 18 (w-phase19): generate() under a frame that says an
+	 * evaluation is the evaluation's; under no such word (an offline
+	 * batch loop, run_batch above) it is inference, serving-like (set
+	 * 18's offline generation loops) -- it was eval before */
+	static const char in_eval[] =
+		"Cell In[106], line 15, in evaluate_batch(batch)\n"
+		"---> 15     outputs = model.generate(input_ids=inputs[\"input_ids\"].to(\"cuda\"))\n"
+		"File /venv/lib/python3.8/site-packages/transformers/generation/utils.py:2048,"
+		" in GenerationMixin.generate(self, inputs)\n"
+		"-> 2048     result = self._sample(\n"
+		"OutOfMemoryError: CUDA out of memory. Tried to allocate 2.68 GiB.\n";
+	static const char harness[] =
+		"  File \"/usr/lib/python3/site-packages/lm_eval/evaluator.py\", line 415, in evaluate\n"
+		"    resps = getattr(lm, reqtype)(cloned_reqs)\n"
+		"  File \"/usr/lib/python3/site-packages/lm_eval/models/huggingface.py\", line 1270, in generate_until\n"
+		"    cont = self._model_generate(\n"
+		"  File \"/usr/lib/python3/site-packages/transformers/generation/utils.py\", line 1758, in generate\n"
+		"    result = self._sample(\n"
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+
 	(void)state;
 	assert_int_equal(memfail_phase_hint(t, strlen(t)), OOM_PHASE_SERVING);
-	assert_int_equal(memfail_phase_hint(alone, strlen(alone)), OOM_PHASE_EVAL);
+	assert_int_equal(memfail_phase_hint(alone, strlen(alone)), OOM_PHASE_SERVING);
+	assert_int_equal(memfail_phase_hint(in_eval, strlen(in_eval)), OOM_PHASE_EVAL);
+	assert_int_equal(memfail_phase_hint(harness, strlen(harness)), OOM_PHASE_EVAL);
 }
 
 int main(void)

@@ -63,7 +63,8 @@ static void engine_before_framework(void **state)
 
 /* transformers' generate is a library call: inside a Trainer's step (an
  * RL trainer generating its rollouts) the step is the phase; alone it is
- * evaluation. */
+ * inference, here an evaluation's as the script's name says
+ * (eval_asr.py; round 18: memfail_phase.c library_inference). */
 static void framework_before_generic(void **state)
 {
 	static const char in_step[] =

@@ -325,6 +325,72 @@ static void bar_after_traceback_keeps_load(void **state)
 	t_close(tl);
 }
 
+/* Round 18 (w-phase19): diffusers' DiffusionPipeline.from_pretrained
+ * draws "Loading pipeline components...: N%|" while it loads the
+ * pipeline's modules (src/diffusers/pipelines/pipeline_utils.py); a
+ * failure under that bar, no other bar after it, is the load. Once the
+ * denoising loop's bar was drawn, even finished ("100%| 50/50"), the
+ * load is over: a failure in the VAE's decode after it is not the
+ * load's. The printed forms, with made-up paths and figures. */
+static void diffusers_pipeline_load_then_loop(void **state)
+{
+	static const char *load =
+		"Loading pipeline components...:  57%|#####7    | 4/7 [00:02<00:01,  1.91it/s]\n"
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 90.00 MiB."
+		" GPU 0 has a total capacity of 23.55 GiB of which 61.50 MiB is free.\n";
+	static const char *loop =
+		"Loading pipeline components...: 100%|##########| 7/7 [00:03<00:00,  2.01it/s]\n"
+		"100%|##########| 50/50 [00:12<00:00,  4.01it/s]\n"
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB."
+		" GPU 0 has a total capacity of 23.55 GiB of which 3.50 GiB is free.\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(parse_text(tl, load) > 0);
+	assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event"
+				   " WHERE kind = 'torch_oom'"), "load_weights");
+	t_close(tl);
+	tl = t_open();
+	assert_true(parse_text(tl, loop) > 0);
+	assert_string_equal(t_text(tl, "SELECT coalesce(json_extract(data, '$.phase'), 'none')"
+				   " FROM event WHERE kind = 'torch_oom'"), "unknown");
+	t_close(tl);
+}
+
+/* Round 18 (w-phase19): a script's loop over a dataset calling
+ * transformers' generate: under a bare bar it is inference, serving-like;
+ * under a bar whose words say an evaluation ("Evaluating: 37%|"), the
+ * evaluation's. Printed forms, made-up paths and figures. */
+static void generate_loop_bar_words(void **state)
+{
+	static const char *tail =
+		"Traceback (most recent call last):\n"
+		"  File \"/home/u/run_dataset.py\", line 58, in <module>\n"
+		"    outputs = model.generate(**inputs, max_new_tokens=512)\n"
+		"  File \"/venv/lib/python3.10/site-packages/transformers/generation/utils.py\","
+		" line 1758, in generate\n"
+		"    result = self._sample(\n"
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+		" GPU 0 has a total capacity of 23.55 GiB of which 1.50 GiB is free.\n";
+	static const char *const bars[] = {
+		" 37%|###7      | 370/1000 [12:31<21:20,  2.03s/it]\n",
+		"Evaluating:  37%|###7      | 370/1000 [12:31<21:20,  2.03s/it]\n",
+	};
+	static const char *const want[] = { "serving", "eval" };
+	char text[2048];
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < 2; i++) {
+		struct timeline *tl = t_open();
+		snprintf(text, sizeof(text), "%s%s", bars[i], tail);
+		assert_true(parse_text(tl, text) > 0);
+		assert_string_equal(t_text(tl, "SELECT json_extract(data, '$.phase') FROM event"
+					   " WHERE kind = 'torch_oom'"), want[i]);
+		t_close(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +408,8 @@ int main(void)
 		cmocka_unit_test(trainer_dicts_then_oom),
 		cmocka_unit_test(trainer_own_bar_places_step),
 		cmocka_unit_test(bar_after_traceback_keeps_load),
+		cmocka_unit_test(diffusers_pipeline_load_then_loop),
+		cmocka_unit_test(generate_loop_bar_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

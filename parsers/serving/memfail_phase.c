@@ -14,6 +14,7 @@
 #include "parsers/common/phrases.h"
 #include "parsers/common/seriesutil.h"
 #include "parsers/serving/server_answers.h"
+#include "lib/strci.h"
 
 #include <string.h>
 
@@ -210,6 +211,66 @@ static int frame_is_ctor(const char *at, const char *end)
  * names a stage decides (the cause is printed first). *rank: LEVEL_TOP
  * less the tier, LEVEL_TOP + 1 for none (lower wins when frames are read
  * a line at a time). */
+/* Round 18 (w-phase19): 1 when a program frame of traceback t[0..n) (a
+ * 'File "<path>"' outside site-packages and dist-packages) is a script
+ * whose file name opens with an evaluation's word ("eval_asr.py",
+ * "evaluate.py", "validate.py"), or any frame's function has a word
+ * opening so ("evaluate", "simple_evaluate", "run_validation"): the
+ * program says it evaluates. */
+static int script_says_eval(const char *t, size_t n)
+{
+	static const char *const eval_names[] = { "eval", "valid" };
+	const char *p = t, *end = t + n, *q, *b;
+	size_t k;
+
+	/* any frame's function (a library's too: lm-evaluation-harness's
+	 * evaluator.py "in evaluate", "in simple_evaluate", lm_eval/
+	 * evaluator.py@v0.4.2) whose name has a word opening so */
+	for (p = t; (p = mem_find(p, (size_t)(end - p), ", in ")); ) {
+		p += 5;
+		for (q = p; q < end && (is_ident(*q)); q++)
+			;
+		for (b = p; b < q; b++)
+			if (b == p || b[-1] == '_')
+				for (k = 0; k < ARRAY_N(eval_names); k++)
+					if ((size_t)(q - b) >= strlen(eval_names[k]) &&
+					    mem_find_ci(b, strlen(eval_names[k]), eval_names[k]) == b)
+						return 1;
+	}
+	p = t;
+	while ((p = mem_find(p, (size_t)(end - p), "File \""))) {
+		p += 6;
+		q = memchr(p, '"', (size_t)(end - p));
+		if (!q || q - p > 400)
+			continue;
+		if (mem_find(p, (size_t)(q - p), "-packages/") || mem_find(p, (size_t)(q - p), "-packages\\"))
+			continue;
+		for (b = q; b > p && b[-1] != '/' && b[-1] != '\\'; b--)
+			;
+		for (k = 0; k < ARRAY_N(eval_names); k++)
+			if ((size_t)(q - b) > strlen(eval_names[k]) &&
+			    mem_find_ci(b, strlen(eval_names[k]), eval_names[k]) == b)
+				return 1;
+	}
+	return 0;
+}
+
+/* Round 18 (w-phase19): the phase of a failure that only a generic
+ * library row of inference placed (transformers' GenerationMixin.generate,
+ * phase_rows_frameworks.inc): inference, a request's work -- an offline
+ * generation loop over a dataset is serving-like -- unless the program's
+ * own frames say an evaluation or a training called it (frame_words.c:
+ * "evaluate", "validate", "train" in a function's name or its source
+ * line) or the script's file name opens with "eval"/"valid". */
+static enum oom_phase library_inference(const char *t, size_t n)
+{
+	enum oom_phase w = frame_words_phase(t, n, printed_newest_first(t, n));
+
+	if (w == OOM_PHASE_EVAL || w == OOM_PHASE_TRAINING_STEP)
+		return w;
+	return script_says_eval(t, n) ? OOM_PHASE_EVAL : OOM_PHASE_SERVING;
+}
+
 enum oom_phase memfail_frames_phase(const char *t, size_t n, const struct phrases_found *found,
 				    int *rank, unsigned *flags)
 {
@@ -261,8 +322,10 @@ enum oom_phase memfail_frames_phase(const char *t, size_t n, const struct phrase
 		return w;
 	}
 	*rank = LEVEL_TOP - best_level;
-	*flags = best < 0 ? 0u : phase_marks[memfail_hint_row[best]].flags;
-	return best < 0 ? OOM_PHASE_UNKNOWN : phase_marks[memfail_hint_row[best]].phase;
+	*flags = phase_marks[memfail_hint_row[best]].flags;
+	if ((*flags & PM_GENERIC) && phase_marks[memfail_hint_row[best]].phase == OOM_PHASE_SERVING)
+		return library_inference(t, n);
+	return phase_marks[memfail_hint_row[best]].phase;
 }
 
 enum oom_phase memfail_phase_pick(enum oom_phase held, enum oom_phase named)

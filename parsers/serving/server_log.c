@@ -132,6 +132,12 @@ static int emit(struct srv_st *st, const char *exc, size_t en, const char *tb)
 	    !srv_mem_ran_past_load(st->mem.stage_load, own))
 		own = OOM_PHASE_UNKNOWN;
 	ph = srv_mem_phase(&st->mem, own);
+	/* round 18 (w-phase19): inference (a library's generate, an offline
+	 * loop over a dataset) under a loop bar whose words say an
+	 * evaluation ("Evaluating: 37%|", eval_bar), no request served: the
+	 * evaluation's */
+	if (ph == OOM_PHASE_SERVING && own == OOM_PHASE_SERVING && !st->mem.served && st->prog.last_eval)
+		ph = OOM_PHASE_EVAL;
 	by = srv_mem_phase_by(st->mem.served, own, st->mem.phase, ph);
 	if (by && words && own == ph && !st->mem.served)
 		by = "frame_names";

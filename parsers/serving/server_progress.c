@@ -346,9 +346,15 @@ int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 			trainer = 1;
 			ev = 0;
 		}
-	if (done < 0 || done == total)   /* none, or a loop that finished */
+	if (done < 0)
 		return 0;
-	if (ev)   /* an evaluation's loop ran: no training progress (eval_bar) */
+	p->last_eval = ev;
+	/* a loop that finished, or an evaluation's loop (eval_bar): it ran,
+	 * but it is no training progress. A finished bar still says a
+	 * model's load above it is over (round 18, w-phase19: diffusers'
+	 * "Loading pipeline components" bar, then the denoising loop's
+	 * "100%| 50/50", then a failure in the VAE's decode: not the load) */
+	if (done == total || ev)
 		return 1;
 	p->step = done;
 	p->total = total;

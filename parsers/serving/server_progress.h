@@ -62,14 +62,17 @@ struct srv_progress {
 	uint64_t ds_n;               /* its step lines read */
 	double epoch;                /* the Trainer's last logged epoch; -1 */
 	uint64_t logged;             /* the Trainer's training log dicts read */
+	int last_eval;               /* round 18: the last loop bar drawn (finished
+				      * or not) was an evaluation's (eval_bar) */
 };
 
 void srv_progress_init(struct srv_progress *p);
 
 /* Line m[0..n) (number lineno, its time t) read for progress. 1 when it
  * held a bar or a memory figure, 0 when not. An evaluation loop's bar
- * (its words before it say so, round 17) gives 1 but is not counted as
- * the training loop's progress. Never fails. */
+ * (its words before it say so, round 17) and a finished loop's bar
+ * (round 18) give 1 but are not counted as the training loop's
+ * progress. Never fails. */
 int srv_progress_line(struct srv_progress *p, const char *m, size_t n,
 		      const struct ol_time *t, uint64_t lineno);
 
