@@ -420,9 +420,10 @@ static int running_spike(struct rule_ctx *c)
 }
 
 /* The load the engine's own lines give at the OOM against the load
- * before it (derived row oom_load: a V1 SchedulerStats dump, a TGI
- * batch span, the last statistics line at the failure; the median of the
- * statistics lines of the LOAD_WINDOW_S before it): running requests at
+ * before it (derived row oom_load: a V1 SchedulerStats or SchedulerOutput
+ * dump, V0's batch info, a TGI batch span, the last statistics line at
+ * the failure; the median of the statistics lines of the LOAD_WINDOW_S
+ * before it): running requests at
  * least LOAD_JUMP times the typical count and LOAD_MIN_RISE more, with
  * at least two lines before the failure's to say what was typical. A
  * series too short for running_spike's change point still shows this. */

@@ -151,6 +151,10 @@ static const struct {
 	{ ES_RUNNING, V, 0, 1, { "num_running_reqs=" } },
 	{ ES_WAITING, V, 0, 1, { "num_waiting_reqs=" } },
 	{ ES_GPU_KV_USAGE, V, 0, 100, { "kv_cache_usage=", "gpu_cache_usage=" } },
+	/* V0's dump at a failure (dump_input.py@02e1673
+	 * dump_engine_exception_v0: "Batch info: requests_count=%s, ..."):
+	 * the requests of the failing batch */
+	{ ES_RUNNING, V, 0, 1, { "Batch info: requests_count=" } },
 	/* TGI's router: every line logged while a batch is in flight carries
 	 * its span, "batch{batch_size=12}:decode:..." (router/src/infer.rs,
 	 * batching_task: info_span!(parent: None, "batch", batch_size =
@@ -244,6 +248,9 @@ static const struct {
 	{ er_shard_failed, N, 0, 0, { "failed to start" } },
 	{ er_rank, N, 0, 0, { " rank=" } },
 	{ er_engine, T, 0, 1, { "text_generation_launcher", "text_generation_router" } },
+	/* V1's SchedulerOutput dumped at a failure (engine_readers_sched.c):
+	 * the requests of the failing step */
+	{ er_sched_batch, V, 0, 1, { "num_scheduled_tokens={" } },
 	{ er_trt_before, R, EF_KV_CACHE, 1, { " bytes for k/v cache" } },
 	{ er_trt_before, R, EF_KV_TOKENS, 1, { " tokens in paged KV cache" } },
 	{ er_trt_paged, R, 0, 1, { "for max tokens in paged KV cache (" } },

@@ -37,7 +37,8 @@ reader_fn er_size, er_num, er_error, er_stat, er_concurrency, er_can_use,
 	er_ggml_layers, er_ggml_buffer, er_ggml_free, er_ggml_kv_total, er_quoted_size,
 	er_ollama_buffer, er_quoted_list, er_ollama_evaluating, er_trt_gib, er_trt_component,
 	er_wrap_open, er_fraction,
-	er_ggml_breakdown, er_ggml_table;   /* engine_readers_ggml.c */
+	er_ggml_breakdown, er_ggml_table,   /* engine_readers_ggml.c */
+	er_sched_batch;                     /* engine_readers_sched.c */
 
 /* engine_readers.c's helpers, for the readers in other files
  * (engine_readers_trt.c): a decimal at s (spaces skipped; 0, *v and
