@@ -225,6 +225,7 @@ static int loop_start_gap(struct rule_ctx *c, double *gap)
 		" WHERE o.id = 1 AND o.phase = 'training_step' AND o.phase_source = 'stage_line'"
 		" AND json_extract(m.value, '$.phase') = 'training_step'"
 		" AND json_extract(m.value, '$.by') = 'stage_line'"
+		" AND coalesce(json_extract(m.value, '$.epoch'), 0) < 2"   /* lean_when.c's */
 		" AND e.line >= json_extract(m.value, '$.line')"
 		" AND NOT EXISTS (SELECT 1 FROM event t WHERE t.kind = 'train_progress'"
 		"  AND t.artifact_id IS e.artifact_id) LIMIT 1");

@@ -71,6 +71,9 @@ int rule_samples(struct rule_ctx *c);
 int rule_startup_killed(struct rule_ctx *c);
 /* the program's own leak check or statement (leak_stated.c) */
 int rule_leak_stated(struct rule_ctx *c);
+/* leak leaned from when it failed: an epoch counter past the first
+ * (lean_when.c) */
+int rule_lean_when(struct rule_ctx *c);
 /* misconfig inferred from the phase when nothing else decides (phase_inferred.c) */
 int rule_phase_inferred(struct rule_ctx *c);
 /* The critic pass (critic.c): every finding's advice and title checked

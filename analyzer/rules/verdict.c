@@ -100,6 +100,8 @@ const struct rule rule_table[] = {
 	  " fit the host, likely", rule_startup_killed },
 	{ "training", "the knobs a training or evaluation step (or the MPS/XLA allocator)"
 	  " answers to, to try first", rule_training },
+	{ "lean_when", "leak leaned from when it failed: the loop's own epoch counter says whole"
+	  " epochs of the same data had fit", rule_lean_when },
 	/* last: only when no other rule gave a class */
 	{ "phase_inferred", "misconfig inferred from the phase: an OOM at the first unit of work"
 	  " (or the failure alone) with nothing showing growth or load", rule_phase_inferred },

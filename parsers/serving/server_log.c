@@ -31,6 +31,7 @@
 #include "parsers/serving/server_join.h"
 #include "parsers/serving/server_meta.h"
 #include "parsers/serving/server_memfail.h"
+#include "parsers/serving/stage_epoch.h"
 #include "parsers/serving/input_ops.h"
 #include "parsers/serving/memfail_limit.h"
 #include "parsers/serving/phase_table.h"
@@ -680,8 +681,12 @@ int server_log_parse(struct input *in, struct sink *s)
 		if ((r = srv_unwrap(&st->line, raw, n, in->line_marked, s, in->lineno)) < 0 ||
 		    (r == 0 && !lockstep_twin(st) && read_line(st) < 0))
 			goto out;   /* r == 1: a CRI partial line, held */
-		if (r == 0 && st->mem.phase != before)
+		if (r == 0 && st->mem.phase != before) {
 			srv_mem_stage(&st->mem, before, &st->line.t, in->lineno);
+			if (st->mem.phase == OOM_PHASE_TRAINING_STEP &&
+			    (st->mem.stage_epoch = stage_epoch(raw, n)) >= 0)
+				st->mem.stage_epoch_named = 1;
+		}
 	}
 	/* the input ends inside a traceback, before its exception line: a
 	 * paste cut there (srv_mem_cut_traceback) */

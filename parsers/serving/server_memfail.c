@@ -707,6 +707,7 @@ void srv_mem_stage(struct srv_mem *m, enum oom_phase before, const struct ol_tim
 	if (m->phase == before || m->phase == OOM_PHASE_UNKNOWN)
 		return;
 	m->stage_line = lineno;
+	m->stage_epoch_named = 0;   /* the reader names the new stage's, if any */
 	if (t)
 		m->stage_t = *t;
 	else
@@ -730,17 +731,19 @@ void srv_mem_cut_traceback(struct srv_mem *m, const char *tb, size_t n, uint64_t
 /* The log's last stage as meta server.last_stage (srv_mem_finish). 0 or -1. */
 static int last_stage(const struct srv_mem *m, struct sink *s)
 {
-	char v[200], t[40] = "null";
+	char v[240], t[40] = "null", ep[32] = "";
 	int timed = m->stage_t.clock != OL_CLOCK_NONE && m->stage_t.utc_ns != OL_NULL;
 
 	if (!m->stage_line || m->phase == OOM_PHASE_UNKNOWN)
 		return 0;
 	if (timed)
 		snprintf(t, sizeof(t), "%lld", (long long)m->stage_t.utc_ns);
+	if (m->stage_epoch_named && !m->served)
+		snprintf(ep, sizeof(ep), ",\"epoch\":%ld", m->stage_epoch);
 	snprintf(v, sizeof(v), "{\"phase\":\"%s\",\"by\":\"%s\",\"line\":%llu,"
-		 "\"time_ns\":%s,\"clock\":\"%s\"}", vocab_phase(m->phase),
+		 "\"time_ns\":%s,\"clock\":\"%s\"%s}", vocab_phase(m->phase),
 		 m->served ? "request_served" : "stage_line", (unsigned long long)m->stage_line,
-		 t, !timed ? "none" : m->stage_t.clock == OL_CLOCK_LOCAL ? "local" : "utc");
+		 t, !timed ? "none" : m->stage_t.clock == OL_CLOCK_LOCAL ? "local" : "utc", ep);
 	return sink_meta(s, vocab_meta_key(VM_SERVER_LAST_STAGE), v) < 0 ? -1 : 0;
 }
 

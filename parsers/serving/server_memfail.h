@@ -129,6 +129,10 @@ struct srv_mem {
 	 * failures of the incident's other pastes (analyzer/derive/oom.c) */
 	struct ol_time stage_t;
 	uint64_t stage_line;
+	/* the epoch counter that stage line named (stage_epoch.h), set by
+	 * the log's reader; stage_epoch_named 0: none */
+	int stage_epoch_named;
+	long stage_epoch;
 	/* the requests' answers and the engine's restarts, in order
 	 * (server_answers.h): written at the end as meta server.answers */
 	struct srv_answers answers;
