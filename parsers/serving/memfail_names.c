@@ -1,10 +1,13 @@
 /*
  * memfail_names.c -- the names around a memory failure's wording: the
- * backend a generic failure line names as a word, and each family's
- * name as the oom table, JSON and report print it; see memfail_words.h.
+ * backend a generic failure line names as a word, the stacks whose names
+ * in the text make a wording theirs (memfail_stack_family), and each
+ * family's name as the oom table, JSON and report print it; see
+ * memfail_words.h.
  *
  * Split from memfail_words.c (which keeps the wordings themselves) when
- * that file neared its size cap.
+ * that file neared its size cap; the stacks and their decision moved
+ * here in round 19, for the same reason.
  */
 #include "parsers/serving/memfail_words.h"
 
@@ -45,4 +48,46 @@ static const char *const family_names[MF__COUNT] = {
 const char *memfail_family_name(enum memfail_family f)
 {
 	return (unsigned)f < MF__COUNT && family_names[f] ? family_names[f] : "unknown";
+}
+
+const char *const memfail_stacks[MFS__COUNT] = {
+	[MFS_GGML] = "ggml_", [MFS_TM] = "[TM]", [MFS_TRT] = "[TensorRT-LLM]", [MFS_NCCL] = "NCCL",
+	[MFS_BUFFER_OF_SIZE] = "buffer of size ", [MFS_LLAMA] = "llama_", [MFS_TRT_TAG] = "[TRT]",
+	[MFS_ORT] = "onnxruntime",
+	/* ggml's host buffers: its CPU buffer type and aligned malloc
+	 * (ggml-backend.c, ggml.c) and the graph allocator's "failed to
+	 * allocate CPU buffer" fail in RAM, not on a card (llama.cpp #8101) */
+	[MFS_HOST_CPU] = "ggml_backend_cpu_buffer_type", [MFS_HOST_ALIGNED] = "ggml_aligned_malloc",
+	[MFS_HOST_GALLOC] = "allocate CPU buffer",
+	/* set 4, spent round 4: ggml's CUDA source file named in its own
+	 * check's message, "CUDA error 2 at .../ggml-cuda.cu:7358: out of
+	 * memory" (CUDA_CHECK, ggml-cuda.cu@b1500, vendored by Ollama 0.1.x
+	 * under llm/llama.cpp/gguf/; later ggml/src/ggml-cuda/): the
+	 * failure is ggml's, as "ggml_" in a function's name says */
+	[MFS_GGML_SRC] = "ggml-cuda",
+};
+
+enum memfail_family memfail_stack_family(enum memfail_family f, const int has[MFS__COUNT])
+{
+	if ((f == MF_CUDA || f == MF_HIP) && (has[MFS_GGML] || has[MFS_GGML_SRC]))
+		return MF_GGML;
+	if (f == MF_VULKAN && (has[MFS_GGML] || has[MFS_LLAMA]))
+		return MF_GGML;
+	if (f == MF_CUDA && has[MFS_TM])
+		return MF_TURBOMIND;
+	if (f != MF_UNKNOWN)
+		return f;
+	/* an unknown wording under a stack's own name is that stack's:
+	 * ggml's "failed to allocate Vulkan0 buffer", "failed to allocate
+	 * buffer of size N", llama.cpp's "failed to allocate compute
+	 * buffers" */
+	if (has[MFS_TRT] || has[MFS_TRT_TAG])
+		return MF_TRT;
+	if (has[MFS_NCCL])
+		return MF_NCCL;
+	if (has[MFS_GGML] || has[MFS_LLAMA] || has[MFS_GGML_SRC])
+		return MF_GGML;
+	if (has[MFS_ORT])
+		return MF_ORT;
+	return f;
 }
