@@ -49,7 +49,7 @@ int input_op_find(const char *l, size_t n)
 {
 	size_t i;
 
-	/* every anchor holds "_i" or "prompt_logprob": one cheap test first */
+	/* every anchor holds a '_': one cheap test first */
 	if (!memchr(l, '_', n))
 		return -1;
 	for (i = 0; i < OPS_N; i++)
