@@ -75,11 +75,45 @@ static void a_step_failure_is_recorded(void **state)
 	sqlite3_close(db);
 }
 
+/* A loop of steps that ends on an error, not on the last row: rl_finalize
+ * records it (leak_stated's loop over its meta rows, round 19 review). */
+static void a_loop_ended_by_an_error(void **state)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct rule_ctx *c;
+	int rows = 0;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE event(id INTEGER, data TEXT);"
+				      "INSERT INTO event VALUES (1, '{\"a\": 1}'), (2, 'not json');",
+				      NULL, NULL, NULL), SQLITE_OK);
+	c = ctx_on(db);
+	st = rl_prepare(c, "SELECT json_extract(data, '$.a') FROM event");
+	assert_non_null(st);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		rows++;
+	assert_int_equal(rows, 1);
+	assert_int_equal(c->failed, 0);
+	assert_int_equal(rl_finalize(c, st), -1);
+	assert_int_equal(c->failed, 1);
+	assert_non_null(strstr(c->err, "JSON"));
+	st = rl_prepare(c, "SELECT id FROM event");
+	while (sqlite3_step(st) == SQLITE_ROW)
+		;
+	assert_int_equal(rl_finalize(c, st), 0);
+	assert_int_equal(rl_finalize(c, NULL), 0);
+	free(c);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_row_no_row_and_a_failure),
 		cmocka_unit_test(a_step_failure_is_recorded),
+		cmocka_unit_test(a_loop_ended_by_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

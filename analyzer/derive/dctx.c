@@ -62,6 +62,13 @@ int rl_first_row(struct rule_ctx *c, const char *sql, sqlite3_stmt **out)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+int rl_finalize(struct rule_ctx *c, sqlite3_stmt *st)
+{
+	if (sqlite3_finalize(st) == SQLITE_OK)
+		return 0;
+	return rl_sql_failed(c);   /* finalize leaves the step's error on the db */
+}
+
 int rl_first_text(struct rule_ctx *c, const char *sql, char *out, size_t n)
 {
 	sqlite3_stmt *st;

@@ -131,6 +131,11 @@ sqlite3_stmt *rl_prepare(struct rule_ctx *c, const char *sql);
  * as "nothing found". *st is NULL unless 1. For a query that binds
  * nothing; one with parameters keeps rl_prepare and its binds. */
 int rl_first_row(struct rule_ctx *c, const char *sql, sqlite3_stmt **st);
+/* Finalize st after a loop of steps (while sqlite3_step(st) ==
+ * SQLITE_ROW): 0 when its last step ended the rows; -1 with the step's
+ * error recorded when one failed, so that the loop's end is not read as
+ * "no more rows". st may be NULL (0). */
+int rl_finalize(struct rule_ctx *c, sqlite3_stmt *st);
 /* The first column of sql's first row as text into out (n bytes, "" when
  * none): 1 found, 0 no row or sql failed (failure recorded). */
 int rl_first_text(struct rule_ctx *c, const char *sql, char *out, size_t n);
