@@ -58,11 +58,6 @@ int input_op_find(const char *l, size_t n)
 	return -1;
 }
 
-const char *input_op_name(int row)
-{
-	return row >= 0 && (size_t)row < OPS_N ? ops[row].op : NULL;
-}
-
 void srv_mem_input_op(struct srv_mem *m, const char *l, size_t n, uint64_t lineno)
 {
 	int row = input_op_find(l, n);
