@@ -128,6 +128,16 @@ static int torch_check(const char *l, size_t n, struct leak_stated *o)
 	return 1;
 }
 
+#define NEGATION_NEAR 14   /* "without " this many bytes before "leak" negates it */
+
+/* Whether w starts within the NEGATION_NEAR bytes before p. */
+static int said_just_before(const char *l, size_t n, size_t p, const char *w)
+{
+	long q = ci_find(l, n, p > NEGATION_NEAR ? p - NEGATION_NEAR : 0, w);
+
+	return q >= 0 && q < (long)p;
+}
+
 /* Whether "leak" at p is the word (leak, leaked, leaks, leaking) and not
  * negated ("no leak", "not leak", "without leak"). */
 static int leak_word(const char *l, size_t n, size_t p)
@@ -138,16 +148,8 @@ static int leak_word(const char *l, size_t n, size_t p)
 		return 0;
 	if (e < n && (l[e] == 'y' || l[e] == 'Y'))
 		return 0;   /* leaky_relu */
-	if (ci_find(l, n, p > 14 ? p - 14 : 0, "no ") >= 0 &&
-	    ci_find(l, n, p > 14 ? p - 14 : 0, "no ") < (long)p)
-		return 0;
-	if (ci_find(l, n, p > 14 ? p - 14 : 0, "not ") >= 0 &&
-	    ci_find(l, n, p > 14 ? p - 14 : 0, "not ") < (long)p)
-		return 0;
-	if (ci_find(l, n, p > 14 ? p - 14 : 0, "without ") >= 0 &&
-	    ci_find(l, n, p > 14 ? p - 14 : 0, "without ") < (long)p)
-		return 0;
-	return 1;
+	return !said_just_before(l, n, p, "no ") && !said_just_before(l, n, p, "not ") &&
+	       !said_just_before(l, n, p, "without ");
 }
 
 /* A leak word with a byte figure within LEAKSTMT_NEAR of it. */
