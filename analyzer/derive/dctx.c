@@ -46,16 +46,27 @@ sqlite3_stmt *rl_prepare(struct rule_ctx *c, const char *sql)
 int rl_first_row(struct rule_ctx *c, const char *sql, sqlite3_stmt **out)
 {
 	sqlite3_stmt *st = rl_prepare(c, sql);
+	int rc;
 
 	*out = NULL;
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return 0;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = st;
+		return 1;
 	}
-	*out = st;
-	return 1;
+	if (rc != SQLITE_DONE)
+		rl_sql_failed(c);   /* before finalize: the message is the step's */
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int rl_finalize(struct rule_ctx *c, sqlite3_stmt *st)
+{
+	if (sqlite3_finalize(st) == SQLITE_OK)
+		return 0;
+	return rl_sql_failed(c);   /* finalize leaves the step's error on the db */
 }
 
 int rl_first_text(struct rule_ctx *c, const char *sql, char *out, size_t n)

@@ -125,11 +125,17 @@ int rl_sql_failed(struct rule_ctx *c);
 /* Prepare sql; NULL (failure recorded) when it does not prepare. */
 sqlite3_stmt *rl_prepare(struct rule_ctx *c, const char *sql);
 /* sql's first row: 1 with *st stepped onto it (the caller reads its
- * columns, then finalizes it); 0 when sql gives no row (or its step
- * fails: the rules read that as nothing found); -1 when sql does not
- * prepare (failure recorded). *st is NULL unless 1. For a query that
- * binds nothing; one with parameters keeps rl_prepare and its binds. */
+ * columns, then finalizes it); 0 when sql gives no row; -1 when sql
+ * does not prepare or its step fails (json_extract on text that is not
+ * JSON, say), the failure recorded either way: an error is never read
+ * as "nothing found". *st is NULL unless 1. For a query that binds
+ * nothing; one with parameters keeps rl_prepare and its binds. */
 int rl_first_row(struct rule_ctx *c, const char *sql, sqlite3_stmt **st);
+/* Finalize st after a loop of steps (while sqlite3_step(st) ==
+ * SQLITE_ROW): 0 when its last step ended the rows; -1 with the step's
+ * error recorded when one failed, so that the loop's end is not read as
+ * "no more rows". st may be NULL (0). */
+int rl_finalize(struct rule_ctx *c, sqlite3_stmt *st);
 /* The first column of sql's first row as text into out (n bytes, "" when
  * none): 1 found, 0 no row or sql failed (failure recorded). */
 int rl_first_text(struct rule_ctx *c, const char *sql, char *out, size_t n);

@@ -119,6 +119,5 @@ int rule_leak_stated(struct rule_ctx *c)
 		}
 		n += r;
 	}
-	sqlite3_finalize(st);
-	return n;
+	return rl_finalize(c, st) < 0 ? -1 : n;
 }

@@ -6,6 +6,7 @@
 #include "lib/timeutil.h"
 #include "lib/vocab.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,8 @@ int parse_uint_commas(const char *s, size_t n, int64_t *v, size_t *used)
 	return 0;
 }
 
+/* In the order they are tried: a longer unit before its prefix ("bytes"
+ * before "byte", every unit before "B"). */
 static const struct { const char *name; double mult; } size_units[] = {
 	{ "bytes", 1 }, { "byte", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
 	{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 }, { "kB", 1024.0 },
@@ -110,10 +113,34 @@ static const struct { const char *name; double mult; } size_units[] = {
 	{ "TB", 1099511627776.0 }, { "B", 1 }, { NULL, 0 }
 };
 
+double size_unit_at(const char *s, size_t n, unsigned flags, size_t *len)
+{
+	size_t k, l, j;
+
+	*len = 0;
+	for (k = 0; size_units[k].name; k++) {
+		const char *u = size_units[k].name;
+		l = strlen(u);
+		if (l > n)
+			continue;
+		for (j = 0; j < l; j++)
+			if (s[j] != u[j] && (!(flags & SU_ANY_CASE) ||
+					     tolower((unsigned char)s[j]) != tolower((unsigned char)u[j])))
+				break;
+		if (j < l)
+			continue;
+		if ((flags & SU_WHOLE_WORD) && l < n && isalnum((unsigned char)s[l]))
+			continue;
+		*len = l;
+		return size_units[k].mult;
+	}
+	return 0;
+}
+
 int64_t parse_size(const char *s, size_t n, size_t *used)
 {
-	double v;
-	size_t u, i, k;
+	double v, mult;
+	size_t u, i, l;
 
 	if (used)
 		*used = 0;
@@ -122,18 +149,12 @@ int64_t parse_size(const char *s, size_t n, size_t *used)
 	i = u;
 	while (i < n && s[i] == ' ')
 		i++;
-	for (k = 0; size_units[k].name; k++) {
-		size_t l = strlen(size_units[k].name);
-		if (i + l <= n && !memcmp(s + i, size_units[k].name, l)) {
-			double b = v * size_units[k].mult;
-			if (b > 9.2e18)
-				return OL_NULL;
-			if (used)
-				*used = i + l;
-			return (int64_t)(b + 0.5);
-		}
-	}
-	return OL_NULL;
+	mult = size_unit_at(s + i, n - i, 0, &l);
+	if (mult <= 0 || v * mult > 9.2e18)
+		return OL_NULL;
+	if (used)
+		*used = i + l;
+	return (int64_t)(v * mult + 0.5);
 }
 
 struct ol_time wall_time(const struct sink *s, int64_t wall_ns)

@@ -35,6 +35,15 @@ struct ol_time capsep_time(const struct capsep *sep);
  * are read as binary units, as PyTorch and vLLM print them). Leading
  * spaces skipped. Returns bytes and sets *used, or OL_NULL (used = 0). */
 int64_t parse_size(const char *s, size_t n, size_t *used);
+/* The byte unit that starts s[0..n) (no space skipped): its size in
+ * bytes with *len its length, or 0 with *len 0 when none. The units are
+ * parse_size's: "bytes", "byte", "KiB".."TiB", "kB", "KB".."TB", "B",
+ * each as written unless flags hold SU_ANY_CASE ("mb", "Gb"); with
+ * SU_WHOLE_WORD no letter or digit may follow ("B" of "Bar" is none).
+ * For readers of prose, where a figure's unit is written any way. */
+#define SU_ANY_CASE   1u
+#define SU_WHOLE_WORD 2u
+double size_unit_at(const char *s, size_t n, unsigned flags, size_t *len);
 /* A decimal number (strtod on a bounded copy). 0 on success. */
 int parse_num(const char *s, size_t n, double *v, size_t *used);
 /* A non-negative number then "GB" ("14.55 GB", leading spaces and spaces

@@ -7,6 +7,7 @@
 #include "parsers/host/leakstmt.h"
 #include "lib/vocab.h"
 #include "lib/strci.h"
+#include "parsers/common/seriesutil.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -65,28 +66,16 @@ static double figure_after(const char *l, size_t n, size_t from, const char *ph,
 	return v;
 }
 
-/* The byte unit at l[i] (a space allowed before it): its size in bytes,
- * 0 none. "bytes", "byte", "B", "KB", "KiB", "MB", "MiB", "GB", "GiB". */
+/* The byte unit at l[i] (one space allowed before it), any case and a
+ * whole word ("5 Mb", "12 bytes"): its size in bytes, 0 none. The units
+ * are parse_size's (parsers/common/seriesutil.h size_unit_at). */
 static double unit_at(const char *l, size_t n, size_t i)
 {
-	static const struct { const char *w; double b; } u[] = {
-		{ "bytes", 1 }, { "byte", 1 }, { "kib", 1024.0 }, { "kb", 1024.0 },
-		{ "mib", 1048576.0 }, { "mb", 1048576.0 }, { "gib", 1073741824.0 },
-		{ "gb", 1073741824.0 }, { "b", 1 },
-	};
-	size_t k, m, j;
+	size_t len;
 
 	if (i < n && l[i] == ' ')
 		i++;
-	for (k = 0; k < sizeof(u) / sizeof(u[0]); k++) {
-		m = strlen(u[k].w);
-		for (j = 0; j < m && i + j < n; j++)
-			if (tolower((unsigned char)l[i + j]) != u[k].w[j])
-				break;
-		if (j == m && (i + m >= n || !isalnum((unsigned char)l[i + m])))
-			return u[k].b;
-	}
-	return 0;
+	return i <= n ? size_unit_at(l + i, n - i, SU_ANY_CASE | SU_WHOLE_WORD, &len) : 0;
 }
 
 /* The word before " driver API" / " caching allocator": CUDA or MPS. */
@@ -139,6 +128,16 @@ static int torch_check(const char *l, size_t n, struct leak_stated *o)
 	return 1;
 }
 
+#define NEGATION_NEAR 14   /* "without " this many bytes before "leak" negates it */
+
+/* Whether w starts within the NEGATION_NEAR bytes before p. */
+static int said_just_before(const char *l, size_t n, size_t p, const char *w)
+{
+	long q = ci_find(l, n, p > NEGATION_NEAR ? p - NEGATION_NEAR : 0, w);
+
+	return q >= 0 && q < (long)p;
+}
+
 /* Whether "leak" at p is the word (leak, leaked, leaks, leaking) and not
  * negated ("no leak", "not leak", "without leak"). */
 static int leak_word(const char *l, size_t n, size_t p)
@@ -149,16 +148,8 @@ static int leak_word(const char *l, size_t n, size_t p)
 		return 0;
 	if (e < n && (l[e] == 'y' || l[e] == 'Y'))
 		return 0;   /* leaky_relu */
-	if (ci_find(l, n, p > 14 ? p - 14 : 0, "no ") >= 0 &&
-	    ci_find(l, n, p > 14 ? p - 14 : 0, "no ") < (long)p)
-		return 0;
-	if (ci_find(l, n, p > 14 ? p - 14 : 0, "not ") >= 0 &&
-	    ci_find(l, n, p > 14 ? p - 14 : 0, "not ") < (long)p)
-		return 0;
-	if (ci_find(l, n, p > 14 ? p - 14 : 0, "without ") >= 0 &&
-	    ci_find(l, n, p > 14 ? p - 14 : 0, "without ") < (long)p)
-		return 0;
-	return 1;
+	return !said_just_before(l, n, p, "no ") && !said_just_before(l, n, p, "not ") &&
+	       !said_just_before(l, n, p, "without ");
 }
 
 /* A leak word with a byte figure within LEAKSTMT_NEAR of it. */

@@ -49,18 +49,13 @@ int input_op_find(const char *l, size_t n)
 {
 	size_t i;
 
-	/* every anchor holds "_i" or "prompt_logprob": one cheap test first */
+	/* every anchor holds a '_': one cheap test first */
 	if (!memchr(l, '_', n))
 		return -1;
 	for (i = 0; i < OPS_N; i++)
 		if (mem_find(l, n, ops[i].anchor))
 			return (int)i;
 	return -1;
-}
-
-const char *input_op_name(int row)
-{
-	return row >= 0 && (size_t)row < OPS_N ? ops[row].op : NULL;
 }
 
 void srv_mem_input_op(struct srv_mem *m, const char *l, size_t n, uint64_t lineno)

@@ -22,10 +22,6 @@ struct srv_mem;
  * a few bounded searches, and only frame lines are asked. */
 int input_op_find(const char *l, size_t n);
 
-/* Its name ("prompt_logprobs", "iou_assignment"), as the event's
- * `input_op` says it; NULL for a row out of range. */
-const char *input_op_name(int row);
-
 /* Note frame line l[0..n), line lineno of the log, in m: the last
  * operation a frame named, and where. */
 void srv_mem_input_op(struct srv_mem *m, const char *l, size_t n, uint64_t lineno);

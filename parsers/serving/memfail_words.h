@@ -3,8 +3,10 @@
  * (parsers/serving/memfail.c) starts from: the phrases that are never a
  * failure, the wording families in the order they win, the error and
  * advice markers that decide a generic wording, and the stacks that
- * print a library's wording. Tables only; memfail.c puts every phrase
- * into its one-pass phrase set and reads them in this order.
+ * print a library's wording with the family they make of it, the
+ * backends and the families' printed names (all in memfail_names.c).
+ * Tables and lookups only; memfail.c puts every phrase into its
+ * one-pass phrase set and reads them in this order.
  *
  * Each wording is learnt from the source that prints it (the file and
  * the tag are named beside it in memfail_words.c) and, where a public
