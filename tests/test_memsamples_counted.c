@@ -201,6 +201,40 @@ static void one_series_a_device(void **state)
 	t_close(tl);
 }
 
+/* tensorflow/tensorflow#62839 (held-out set 19, spent): a Keras
+ * callback's psutil RSS each epoch printed inside brackets, "Memory usage
+ * after epoch 3 [mem_usage =  4.32 GB]": the unit token closes the
+ * bracket and is still the figure's unit; eleven epochs rising 3.41 to
+ * 7.36 GB are a leak while training. A bracketed token that is no unit
+ * ("3.41 GBs]") stays no figure. */
+static void bracketed_unit_per_epoch(void **state)
+{
+	static const char *glued = "Memory usage after epoch 0 [mem_usage=3.41GB]\n"
+		"Memory usage after epoch 1 [mem_usage=3.88GB]\n"
+		"Memory usage after epoch 2 [mem_usage=4.32GB]\n";
+	static const char *not_unit = "Memory usage after epoch 0 [mem_usage =  3.41 GBs]\n"
+		"Memory usage after epoch 1 [mem_usage =  3.88 GBs]\n"
+		"Memory usage after epoch 2 [mem_usage =  4.32 GBs]\n";
+	struct timeline *tl;
+	(void)state;
+	assert_int_equal(memsamples_sniff((const unsigned char *)glued, strlen(glued)), 30);
+	assert_int_equal(memsamples_sniff((const unsigned char *)not_unit, strlen(not_unit)), 0);
+	tl = t_open();
+	assert_true(t_parse_mem(tl, "memory_samples", "rss.txt", glued, 0) > 0);
+	assert_true(strncmp(series(tl), "memory|epoch|0,1,2|", 19) == 0);
+	t_close(tl);
+	tl = t_open();
+	assert_true(t_parse_file(tl, "tests/data/real/any_stack/"
+				 "f-tf2.13-keras-fit-host-memory-grows-per-epoch-a100/"
+				 "01-memory-per-epoch.txt") >= 0);
+	assert_true(strncmp(series(tl), "memory|epoch|0,1,2,3,", 21) == 0);
+	assert_int_equal(analyze_timeline(tl, NULL), 0);
+	assert_string_equal(t_text(tl, "SELECT class FROM verdict"), "leak");
+	assert_string_equal(t_text(tl, "SELECT phase FROM finding WHERE rule = 'samples'"),
+			    "training_step");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +246,7 @@ int main(void)
 		cmocka_unit_test(litellm_trailing_climb),
 		cmocka_unit_test(healthy_sawtooth_clean),
 		cmocka_unit_test(one_series_a_device),
+		cmocka_unit_test(bracketed_unit_per_epoch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -206,6 +206,22 @@ static double unit_of(const char *s)
 	return 0;
 }
 
+/* A unit's bytes as a figure's unit token may close a bracketed group:
+ * "[mem_usage =  3.41 GB]" (a script's f-string printing each epoch's
+ * psutil RSS in brackets, tensorflow/tensorflow#62839), the bracket
+ * dropped; 0 when s is not one. */
+static double unit_closing(const char *s)
+{
+	char u[8];
+	size_t m = strlen(s);
+
+	if (m < 2 || m >= sizeof(u) || s[m - 1] != ']')
+		return unit_of(s);
+	memcpy(u, s, m - 1);
+	u[m - 1] = 0;
+	return unit_of(u);
+}
+
 /* The figure token k (and k + 1 as its unit) state, in bytes; dflt is a
  * bare number's unit (0: a unit is needed). Signed numbers are deltas.
  * Returns the bytes, or -1. */
@@ -221,9 +237,9 @@ static double figure(const struct ms_line *t, int k, double dflt)
 	if (end == s || v < 0)
 		return -1;
 	if (*end) {
-		u = unit_of(end);
-	} else if (k + 1 < t->n && unit_of(t->tok[k + 1]) > 0) {
-		u = unit_of(t->tok[k + 1]);
+		u = unit_closing(end);
+	} else if (k + 1 < t->n && unit_closing(t->tok[k + 1]) > 0) {
+		u = unit_closing(t->tok[k + 1]);
 	} else {
 		u = dflt;
 	}
