@@ -237,6 +237,48 @@ static void task_table_localized_stamps(void **state)
 	t_close(tl);
 }
 
+/* A syslog line with no host ("Feb 10 06:02:20 kernel: ", journalctl
+ * of a host whose name is empty, or a paste that cut it: tarkah/tickrs
+ * #61, tests/data/incoming/any_stack): the task dump is read, not
+ * dropped as a line of no known shape. */
+static void syslog_without_host(void **state)
+{
+	static const char text[] =
+		"Feb 10 06:02:20 kernel: Tasks state (memory values in pages):\n"
+		"Feb 10 06:02:20 kernel: [  pid  ]   uid  tgid total_vm      rss pgtables_bytes "
+		"swapents oom_score_adj name\n"
+		"Feb 10 06:02:20 kernel: [2275268]     0 2275268  2001555   705854  9302016   "
+		"421501             0 tickrs\n"
+		"Feb 10 06:02:20 kernel: [2275331]     0 2275331  2149014   730901  9654272   "
+		"434922             0 tickrs\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(t_parse_mem(tl, KIND, "j.txt", text, sizeof(text) - 1) > 0);
+	assert_int_equal(kt_count(tl, "oom_invoked"), 1);
+	assert_int_equal(t_int(tl, "SELECT count(*) FROM task"), 2);
+	assert_int_equal(t_int(tl, "SELECT rss_pages FROM task WHERE pid = 2275331"), 730901);
+	t_close(tl);
+}
+
+/* A memcg kill quoted without its figures (leyabierta/leyabierta #101):
+ * the header ends at "invoked oom-killer", the victim line names the comm
+ * but not the pid. Both are the kernel's (mm/oom_kill.c@v6.6 wording):
+ * one report, one kill of bun. */
+static void memcg_kill_quoted_without_pid(void **state)
+{
+	static const char text[] =
+		"kernel: bun invoked oom-killer\n"
+		"kernel: Memory cgroup out of memory: Killed process (bun)\n";
+	struct timeline *tl = t_open();
+	(void)state;
+
+	assert_true(t_parse_mem(tl, KIND, "k.txt", text, sizeof(text) - 1) > 0);
+	assert_int_equal(kt_count(tl, "oom_kill"), 1);
+	assert_string_equal(t_text(tl, "SELECT comm FROM event WHERE kind='oom_kill'"), "bun");
+	t_close(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +289,8 @@ int main(void)
 		cmocka_unit_test(tz_option_makes_utc),
 		cmocka_unit_test(reboot_starts_new_boot_id),
 		cmocka_unit_test(task_table_localized_stamps),
+		cmocka_unit_test(syslog_without_host),
+		cmocka_unit_test(memcg_kill_quoted_without_pid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

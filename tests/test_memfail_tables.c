@@ -248,6 +248,30 @@ static void ggml_pool_assert_and_wasm(void **state)
 	assert_int_equal(memfail_phase_line(kv, sizeof(kv) - 1), OOM_PHASE_KV_ALLOC);
 }
 
+/* Set 19 spent (w-spend19b): ggml's scratch pool refusal (ggml.c
+ * ggml_new_tensor_impl, koboldcpp v1.36) is ggml's, host, with its
+ * figures; an uncaught C++ exception's "what():" line is an error
+ * context (dorado correct@v0.7.3); an automatic batch-size probe whose
+ * size detection failed is a warning, no failure (dorado 0.3.x). */
+static void scratch_pool_what_and_probe(void **state)
+{
+	static const char scratch[] = "Processing Prompt [BLAS] (7168 / 7321 tokens)ggml_new_tensor_impl: "
+				      "not enough space in the scratch memory pool (needed 1279262720, "
+				      "available 1197473792)";
+	static const char what[] = "  what():  Insufficient memory to run inference on cuda:0";
+	static const char probe[] = "[warning] Auto batchsize detection failed. Insufficient memory, "
+				    "required 8GB, available 7.8GB";
+	struct memfail f;
+
+	(void)state;
+	assert_true(memfail_line(scratch, sizeof(scratch) - 1, &f));
+	assert_int_equal(f.family, MF_GGML);
+	assert_true(f.host);
+	assert_int_equal(f.requested_bytes, 1279262720LL);
+	assert_true(memfail_line(what, sizeof(what) - 1, &f));
+	assert_false(memfail_line(probe, sizeof(probe) - 1, &f));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +280,7 @@ int main(void)
 		cmocka_unit_test(host_buffers),
 		cmocka_unit_test(scopes_and_accelerator_figures),
 		cmocka_unit_test(ggml_pool_assert_and_wasm),
+		cmocka_unit_test(scratch_pool_what_and_probe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,9 +34,16 @@ static const char *token_end(const char *s, const char *e, const char *stop)
 int m_header(struct kparse *kp, const struct krec *r, const char *p, const char *e)
 {
 	struct oomev *ev;
-	const char *k = find(p, e, " invoked oom-killer: "), *q, *c;
+	const char *k = find(p, e, " invoked oom-killer: "), *q, *c, *t = e;
 	int64_t v;
 
+	/* the header quoted without its figures ("bun invoked oom-killer",
+	 * leyabierta/leyabierta #101): dump_header's words up to the colon
+	 * (mm/oom_kill.c@v6.6), ending the line */
+	while (!k && t > p && is_space((unsigned char)t[-1]))
+		t--;
+	if (!k && t - p > 19 && !memcmp(t - 19, " invoked oom-killer", 19))
+		k = t - 19;
 	if (!k)
 		return 0;
 	if (report_close(kp) < 0)
@@ -45,7 +52,7 @@ int m_header(struct kparse *kp, const struct krec *r, const char *p, const char 
 	ev = &kp->ev;
 	ev->have_header = 1;
 	copy_str(ev->comm, sizeof(ev->comm), p, k);
-	q = k + 21;
+	q = k + 21 <= e ? k + 21 : e;
 	if ((c = find(q, e, "gfp_mask="))) {
 		const char *s = c + 9, *t = token_end(s, e, "(, ");
 		copy_str(ev->gfp, sizeof(ev->gfp), s, t);

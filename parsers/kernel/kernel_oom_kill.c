@@ -192,8 +192,18 @@ static int read_victim(const char *p, const char *e, struct victim *v)
 
 	memset(v, 0, sizeof(*v));
 	v->uid = OL_NULL;
-	if (!k || !(c = parse_int(k + 15, e, &v->pid)))
+	if (!k)
 		return 0;
+	/* the pid left out of a quote, "Memory cgroup out of memory: Killed
+	 * process (bun)" (leyabierta/leyabierta #101): the kernel's own
+	 * prefix before it (__oom_kill_process's message, mm/oom_kill.c@v6.6)
+	 * and the comm in parentheses make it the kernel's; the pid unknown */
+	if (k + 15 < e && k[15] == '(' && find(p, k, "ut of memory: ")) {
+		v->pid = OL_NULL;
+		c = k + 15;
+	} else if (!(c = parse_int(k + 15, e, &v->pid))) {
+		return 0;
+	}
 	v->memcg_wording = find(p, k, "Memory cgroup out of memory") != NULL;
 	fields = c;
 	if (starts(c, e, ", UID ")) {            /* RHEL 6 */

@@ -221,10 +221,21 @@ static const char *host_ident(const char *p, const char *e, struct krec *r, int 
 	h = p;
 	while (p < e && *p != ' ')
 		p++;
-	if (p == h || p >= e || p[-1] == ':')
+	if (p == h || p >= e)
 		return NULL;
-	i = p + 1;
-	colon = memchr(i, ':', (size_t)(e - i));
+	if (p[-1] == ':') {
+		/* no host: "Feb 10 06:02:20 kernel: ..." (journalctl and
+		 * rsyslog print an empty hostname as nothing; a paste may cut
+		 * it, tarkah/tickrs #61): only the kernel's own ident, so a
+		 * line's first "word:" is not taken for one */
+		if (p - h != 7 || memcmp(h, "kernel:", 7))
+			return NULL;
+		i = h;
+		colon = p - 1;
+	} else {
+		i = p + 1;
+		colon = memchr(i, ':', (size_t)(e - i));
+	}
 	if (!colon || colon == i)
 		return NULL;
 	if (memchr(i, ' ', (size_t)(colon - i)))

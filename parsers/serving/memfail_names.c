@@ -57,6 +57,12 @@ const char *memfail_family_name(enum memfail_family f)
 const char *const memfail_error_markers[] = {
 	"error", "Error", "ERROR", "xception", "EXCEPTION", "fatal", "Fatal", "FATAL",
 	"abort", "Abort", "ABORT", "panic", "failed", "Failed", "FAILED", "CRITICAL",
+	/* an uncaught C++ exception's message: libstdc++'s verbose terminate
+	 * handler (libsupc++/vterminate.cc, gcc-9..14) prints "terminate called
+	 * after throwing an instance of 'T'" and then "  what():  <message>"
+	 * on a line of its own (dorado correct@v0.7.3 throwing
+	 * "Insufficient memory to run inference on cuda:0") */
+	"what():",
 };
 const size_t memfail_error_markers_n = ARRAY_N(memfail_error_markers);
 const char *const memfail_advice_words[] = {

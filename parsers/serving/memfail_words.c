@@ -45,7 +45,11 @@ const char *const memfail_not_failures[] = {
 	/* TensorRT's builder (tactic selection): a tactic that needs more
 	 * than is free is skipped, the build goes on */
 	"Skipping tactic",
-};
+	/* a batch-size probe that could not size the batch from free memory
+	 * and goes on with a fixed one: dorado 0.3.x "[warning] Auto batchsize
+	 * detection failed. Insufficient memory, required 8GB, available
+	 * 7.8GB" (nanoporetech/dorado #211: below 8 GB it uses batch 128) */
+	"size detection failed", };
 const size_t memfail_not_failures_n = ARRAY_N(memfail_not_failures);
 
 const struct memfail_word memfail_words[] = {
@@ -586,6 +590,10 @@ const struct memfail_word memfail_words[] = {
 	 * in 2023), then GGML_ASSERT(false) or a NULL the caller uses. The
 	 * program's own sizing against its input, in RAM, never a device's */
 	{ "not enough space in the context's memory pool", MF_GGML, MFW_HOST },
+	/* the same from the scratch buffer (ggml_set_scratch; ggml.c
+	 * ggml_new_tensor_impl, llama.cpp master-2023-07 as koboldcpp v1.36
+	 * vendored it, LostRuins/koboldcpp #331), sized by the program */
+	{ "not enough space in the scratch memory pool", MF_GGML, MFW_HOST },
 	/* ggml's CPU buffer type before it named the size (ggml-backend.c
 	 * ggml_backend_cpu_buffer_type_alloc_buffer, late 2023 to spring
 	 * 2024, as whisper.cpp v1.5.x and llama.cpp b17xx-b26xx vendored it:
