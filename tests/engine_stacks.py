@@ -167,6 +167,8 @@ ALLOW = [
     ("llamafile", {"llama.cpp"}), ("mmdetection", TORCH), ("mmrotate-dcfl", TORCH),
     # set 18 spent (w-spend18f): sentence-transformers runs on PyTorch
     ("sentence-transformers", TORCH),
+    # set 19 spent (w-spend19c): LightLLM serves on PyTorch, its own pools
+    ("lightllm", TORCH),
 ]
 
 # words of a file's name that say which engines the paste held
