@@ -132,6 +132,9 @@ ALLOW = [
     # set 14 spent (w-spend14a): Keras on TensorFlow (graph mode), like
     # TensorFlow itself, prints no engine's lines
     ("keras", set()),
+    # set 19 spent (w-spend19a): DeepLabCut and tf-pose-estimation train
+    # on TensorFlow 1 (its BFC allocator's lines, no engine's)
+    ("deeplabcut", set()), ("tf-pose-estimation", set()),
     # round 14 (family15): openvino.genai runs OpenVINO's own C++ runtime
     # (its GPU plugin on an Intel GPU), no engine's lines
     ("openvino", set()),

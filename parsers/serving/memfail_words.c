@@ -390,6 +390,13 @@ const struct memfail_word memfail_words[] = {
 	 * failure itself when the paste cut its first line (elixir-nx/
 	 * bumblebee #203); within the failure's telling it continues it */
 	{ "total_region_allocated_bytes_:", MF_TF_BFC, 0 },
+	/* its TF 1.x close, the same summary's last chunk line, also printed
+	 * only from that failure path (DumpMemoryLog: "Sum Total of in-use
+	 * chunks: " HumanReadableNumBytes, then "Stats:" and the stats'
+	 * "Limit:"/"InUse:" lines; tensorflow/core/common_runtime/
+	 * bfc_allocator.cc@v1.8.0,v1.12.0): the failure when a paste kept
+	 * only the dump's tail (set 19 spent, w-spend19a) */
+	{ "Sum Total of in-use chunks", MF_TF_BFC, 0 },
 	/* TensorRT (defaultAllocator.cpp, executionContext.cpp, globWriter.cpp
 	 * through [TRT] [E]: "Error Code 1: Cuda Runtime (out of memory)",
 	 * "Error Code 2: OutOfMemory (Requested size was N bytes.)"); its

@@ -417,6 +417,15 @@ int srv_mem_line(struct srv_mem *m, struct sink *s, const struct srv_line *l, ui
 				m->text_n = l->n < SRV_MEM_TEXT ? l->n : SRV_MEM_TEXT;
 				memcpy(m->text, l->msg, m->text_n);
 			}
+			/* a repeat's figures fill those the held one lacks (TF
+			 * 2.x's BFC dump: "Sum Total of in-use chunks" told
+			 * first, then "total_region_allocated_bytes_: N
+			 * memory_limit_: L ..." with the limit; bfc_allocator.cc
+			 * @v2.4.0) */
+			if (m->f.total_bytes < 0)
+				m->f.total_bytes = f.total_bytes;
+			if (m->f.free_bytes < 0)
+				m->f.free_bytes = f.free_bytes;
 			m->repeats++;
 			m->last_line = lineno;
 			return 1;
