@@ -32,7 +32,7 @@ struct memfail_word {
 	unsigned flags;           /* MFW_* */
 };
 
-/* Never a failure, whatever else the line says. */
+/* Never a failure, whatever else the line says (memfail_not.c). */
 extern const char *const memfail_not_failures[];
 extern const size_t memfail_not_failures_n;
 
