@@ -135,6 +135,9 @@ ALLOW = [
     # set 19 spent (w-spend19a): DeepLabCut and tf-pose-estimation train
     # on TensorFlow 1 (its BFC allocator's lines, no engine's)
     ("deeplabcut", set()), ("tf-pose-estimation", set()),
+    # set 19 spent (w-spend19b): dorado, Oxford Nanopore's basecaller on
+    # libtorch C++, prints no engine's lines
+    ("dorado", set()),
     # round 14 (family15): openvino.genai runs OpenVINO's own C++ runtime
     # (its GPU plugin on an Intel GPU), no engine's lines
     ("openvino", set()),
