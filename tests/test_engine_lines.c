@@ -310,6 +310,29 @@ static void weak_labels_claim_no_engine(void **state)
 	assert_int_equal(el.nfacts, 1);
 }
 
+/* vLLM's gated labels ("Running: ", "Pending: ") name no engine alone:
+ * dorado's "[info] Running: \"correct\" ..." (nanoporetech/dorado #972,
+ * tests/data/real/any_stack/a-dorado-0.7.3-...) gave its log a vLLM
+ * instance. Beside a throughput the line is vLLM's as before. */
+static void gated_labels_claim_no_engine(void **state)
+{
+	static const char dorado[] =
+		"[2024-08-04 17:30:50.624] [info] Running: \"correct\" \"-m\" \"herro-v1/\"";
+	static const char pending[] = "Jobs Running: 3, Pending: 2";
+	static const char vllm[] =
+		"INFO 08-19 07:51:03 metrics.py:341] Avg prompt throughput: 0.0 tokens/s, Avg"
+		" generation throughput: 44.9 tokens/s, Running: 2 reqs, Swapped: 0 reqs, Pending: 3 reqs";
+	struct engine_line el;
+
+	(void)state;
+	engine_line(dorado, strlen(dorado), &el);
+	assert_int_equal(el.engine, ENGINE_NONE);
+	engine_line(pending, strlen(pending), &el);
+	assert_int_equal(el.engine, ENGINE_NONE);
+	assert_true(engine_line(vllm, strlen(vllm), &el));
+	assert_int_equal(el.engine, ENGINE_VLLM);
+}
+
 /* TensorRT-LLM's KV cache share of the free memory, as its settings and
  * its users state it (engine_readers.c er_fraction): a configuration
  * (NVIDIA's MLPerf harness flags), the sentence of mlcommons/inference
@@ -442,6 +465,7 @@ int main(void)
 		cmocka_unit_test(one_line_each_wording),
 		cmocka_unit_test(not_figures),
 		cmocka_unit_test(weak_labels_claim_no_engine),
+		cmocka_unit_test(gated_labels_claim_no_engine),
 		cmocka_unit_test(trt_kv_fraction),
 		cmocka_unit_test(preemption_warning),
 		cmocka_unit_test(detected_wherever),

@@ -672,8 +672,14 @@ static int read_anchor(const struct anchor *a, size_t at, void *arg)
 		return 0;
 	hold(&h, r->o);
 	a->read(r->o, a, r->line, r->line + at + a->len, r->end);
-	if (a->gated)
+	/* A gated label ("Running: ") names no engine by itself: where its
+	 * gate holds, the throughput or KV usage beside it already named
+	 * vLLM; where it fails, the line is anyone's ("Running: \"correct\""
+	 * in dorado's log). */
+	if (a->gated) {
 		r->gated |= r->o->stats_set & ~before;
+		return 0;
+	}
 	if (a->strong || took(r->o, &h))
 		note_engine(r->o, a);
 	return 0;
