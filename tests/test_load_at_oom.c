@@ -27,24 +27,6 @@ static int parse_log(struct timeline *tl, const char *rel)
 	return t_parse_file_as(tl, "server_log", rel);
 }
 
-/* text as a file of its own (vLLM's "07-28 09:06:50" has no year: the
- * file's time gives it, as for a user's log): 1 read, else 0. */
-static int parse_text(struct timeline *tl, const char *text)
-{
-	char path[] = "/tmp/oomlens-load-XXXXXX";
-	struct ingest_cfg cfg = { .quiet = 1 };
-	struct ingest_stats st;
-	char *p = path;
-	int fd = mkstemp(path), r;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-	r = ingest_paths(tl, &p, 1, &cfg, &st);
-	unlink(path);
-	return r == 0 && t_int(tl, "SELECT count(*) FROM artifact WHERE status = 'ok'") > 0;
-}
 
 #define LAST(tl, name) t_real(tl, "SELECT p.value FROM series s JOIN sample p ON" \
 			      " p.series_id = s.id WHERE s.name = '" name "'" \
@@ -112,7 +94,7 @@ static void spike_over_typical(void **state)
 	(void)state;
 
 	assert_non_null(text);
-	assert_true(parse_text(tl, text) > 0);
+	assert_true(t_parse_text(tl, text) > 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT running FROM oom_load"), 64);
 	assert_int_equal(t_int(tl, "SELECT running_typical FROM oom_load"), 5);
@@ -133,7 +115,7 @@ static void no_spike_without_history(void **state)
 	struct timeline *tl = t_open();
 	(void)state;
 
-	assert_true(parse_text(tl, OOM_LINE "ERROR 07-28 09:06:50 [dump_input.py:81] Dumping"
+	assert_true(t_parse_text(tl, OOM_LINE "ERROR 07-28 09:06:50 [dump_input.py:81] Dumping"
 			       " scheduler stats: SchedulerStats(num_running_reqs=809,"
 			       " num_waiting_reqs=0, kv_cache_usage=0.47516605700935377)\n") > 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
@@ -155,7 +137,7 @@ static void ramp_is_no_leak(void **state)
 	(void)state;
 
 	assert_non_null(text);
-	assert_true(parse_text(tl, text) > 0);
+	assert_true(t_parse_text(tl, text) > 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_true(t_real(tl, "SELECT kv_slope_pct_min FROM oom_load") > 50);
 	assert_int_equal(t_int(tl, "SELECT count(*) FROM finding WHERE rule IN ('spike', 'leak')"), 0);
@@ -183,7 +165,7 @@ static void steady_load_kv_climb(void **state)
 	snprintf(text + k, sizeof(text) - k, "%s", "ERROR 07-28 09:06:05 [core.py:588]"
 		 " torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.15 GiB. GPU 0"
 		 " has a total capacity of 79.19 GiB of which 200.00 MiB is free.\n");
-	assert_true(parse_text(tl, text) > 0);
+	assert_true(t_parse_text(tl, text) > 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT running_typical FROM oom_load"), 8);
 	assert_true(t_real(tl, "SELECT kv_r2 FROM oom_load") > 0.95);

@@ -25,23 +25,6 @@
 #define COUNT(tl, name) t_int(tl, "SELECT count(*) FROM series s JOIN sample p ON" \
 			      " p.series_id = s.id WHERE s.name = '" name "'")
 
-/* text as a file of its own: 1 read, else 0. */
-static int parse_text(struct timeline *tl, const char *text)
-{
-	char path[] = "/tmp/oomlens-sched-XXXXXX";
-	struct ingest_cfg cfg = { .quiet = 1 };
-	struct ingest_stats st;
-	char *p = path;
-	int fd = mkstemp(path), r;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-	r = ingest_paths(tl, &p, 1, &cfg, &st);
-	unlink(path);
-	return r == 0 && t_int(tl, "SELECT count(*) FROM artifact WHERE status = 'ok'") > 0;
-}
 
 #define DUMP_HEAD "(EngineCore_DP0 pid=1168) ERROR 07-28 09:06:50 [dump_input.py:79] Dumping" \
 	" scheduler output for model execution: SchedulerOutput(scheduled_new_reqs=[],"     \
@@ -95,7 +78,7 @@ static void dump_after_ramp_is_spike(void **state)
 	memcpy(text, ramp, n);
 	dump(text + n, cap, 40, 1);
 	strcat(text, OOM_LINE);
-	assert_true(parse_text(tl, text) > 0);
+	assert_true(t_parse_text(tl, text) > 0);
 	assert_int_equal(analyze_timeline(tl, NULL), 0);
 	assert_int_equal(t_int(tl, "SELECT running FROM oom_load"), 40);
 	assert_int_equal(t_int(tl, "SELECT running_typical FROM oom_load"), 5);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct timeline *t_open(void)
 {
@@ -74,6 +75,23 @@ int t_parse_file(struct timeline *tl, const char *relpath)
 
 	free(p);
 	return r;
+}
+
+int t_parse_text(struct timeline *tl, const char *text)
+{
+	char path[] = "/tmp/oomlens-test-XXXXXX";
+	struct ingest_cfg cfg = { .quiet = 1 };
+	struct ingest_stats st;
+	char *p = path;
+	int fd = mkstemp(path), r;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	r = ingest_paths(tl, &p, 1, &cfg, &st);
+	unlink(path);
+	return r == 0 && t_int(tl, "SELECT count(*) FROM artifact WHERE status = 'ok'") > 0;
 }
 
 static sqlite3_stmt *query(struct timeline *tl, const char *fmt, va_list ap)

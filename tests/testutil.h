@@ -25,6 +25,10 @@ int t_parse_file(struct timeline *tl, const char *relpath);
 /* Parse a file of the source tree as kind (no detection): t_parse_mem's
  * result. */
 int t_parse_file_as(struct timeline *tl, const char *kind, const char *relpath);
+/* Write text to a file of its own under /tmp and ingest it with
+ * detection, as a user's file is (a year-less stamp takes the file's
+ * time): 1 when it was read, else 0. */
+int t_parse_text(struct timeline *tl, const char *text);
 /* First column of the first row of a printf-formatted query. */
 int64_t t_int(struct timeline *tl, const char *fmt, ...);       /* NULL -> OL_NULL */
 double t_real(struct timeline *tl, const char *fmt, ...);
